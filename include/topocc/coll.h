@@ -1,0 +1,179 @@
+/*
+ * topocc/coll.h - collective operations, algorithms and their schedules.
+ *
+ * A schedule is the one intermediate representation between algorithms and
+ * evaluators. It is a sequence of steps; in each step a set of transfers
+ * (src rank -> dst rank, bytes, which data blocks, copy or reduce) happens.
+ * Steps are grouped into phases: consecutive steps whose traffic (the set of
+ * (src, dst, bytes) triples) is identical form one phase with a repeat count,
+ * so an evaluator computes a phase once. Transfers are not stored: the
+ * algorithm's emit function generates the transfers of one step on demand,
+ * so a 65,536-rank ring (2(N-1) steps of N transfers) costs O(N) memory.
+ *
+ * Data model (used by the data checker that proves every algorithm): each
+ * rank holds nslots integer slots. The operation's logical buffer is nblk
+ * blocks of blk_bytes each, in slots [0, nblk); all-to-all writes its output
+ * to slots [nblk, 2 nblk); slots beyond are scratch. A transfer carries
+ * segments (src_slot, dst_slot, count); within a step, every transfer reads
+ * its source slots as they were at the start of the step, then copies or adds
+ * into the destination. Transfers with src == dst are local copies and cost
+ * nothing in the evaluators.
+ *
+ * Sizes follow nccl-tests: bytes is the whole buffer (all-reduce, broadcast,
+ * reduce), the gathered output (all-gather), the input (reduce-scatter), what
+ * one rank sends in total, its own block included (all-to-all).
+ */
+#ifndef TOPOCC_COLL_H
+#define TOPOCC_COLL_H
+
+#include "topocc/core.h"
+#include "topocc/topo.h"
+
+typedef enum {
+    TC_OP_ALLREDUCE = 0,
+    TC_OP_REDUCESCATTER,
+    TC_OP_ALLGATHER,
+    TC_OP_ALLTOALL,
+    TC_OP_BROADCAST,
+    TC_OP_REDUCE,
+    TC_OP_COUNT
+} tc_op;
+
+/* In the order auto breaks ties. */
+typedef enum {
+    TC_ALGO_RING = 0,
+    TC_ALGO_BIRING,
+    TC_ALGO_RD,
+    TC_ALGO_RHD,
+    TC_ALGO_BINOMIAL,
+    TC_ALGO_DBTREE,
+    TC_ALGO_BRUCK,
+    TC_ALGO_PAIRWISE,
+    TC_ALGO_DIRECT,
+    TC_ALGO_TORUS,
+    TC_ALGO_TORUS_BI,
+    TC_ALGO_TORUS_MP,
+    TC_ALGO_SWING,
+    TC_ALGO_HIER,
+    TC_ALGO_AUTO,
+    TC_ALGO_COUNT
+} tc_algo;
+
+const char *tc_op_name(tc_op op);
+const char *tc_algo_name(tc_algo a);
+tc_status tc_op_parse(const char *s, tc_op *out, tc_err *err);
+/* nccl-tests bus bandwidth factor for p ranks. */
+double tc_op_busbw_factor(tc_op op, uint32_t p);
+
+/* How a phase's traffic looks, so the formula evaluator can cost it in
+ * closed form. */
+typedef enum {
+    TC_PAT_GENERIC = 0, /* anything; costed by its fan-out and bytes */
+    TC_PAT_SHIFT,       /* every rank r sends to (r + arg) mod p (arg may be negative) */
+    TC_PAT_XOR,         /* rank r sends to r ^ arg (ranks with partner >= p idle) */
+    TC_PAT_TORUS,       /* rings along torus dimensions: see tc_phase.dims_mask */
+    TC_PAT_LOCAL        /* intra-node (scale-up) traffic only */
+} tc_pattern;
+
+typedef struct tc_phase {
+    uint32_t first_step;  /* global index of the phase's first step */
+    uint32_t repeat;      /* steps in the phase, all with identical traffic */
+    tc_pattern pat;
+    int64_t arg;          /* SHIFT distance or XOR mask */
+    uint32_t dims_mask;   /* TORUS: bit 2d = dim d positive ring, bit 2d+1 negative */
+    uint32_t fanout;      /* most transfers any rank sends in one step */
+    double bytes;         /* largest transfer of the phase, bytes */
+    double rank_bytes;    /* most bytes any rank sends in one step */
+    char label[32];       /* e.g. "reduce-scatter", "all-gather dim 1" */
+} tc_phase;
+
+typedef struct tc_seg {
+    uint32_t src_slot, dst_slot, count;
+} tc_seg;
+
+typedef struct tc_xfer {
+    uint32_t src, dst;    /* ranks */
+    double bytes;
+    uint32_t seg_off, seg_cnt; /* into tc_xfers.segs */
+    uint8_t reduce;       /* 1: dst += src data, 0: dst = src data */
+} tc_xfer;
+
+/* A growable list of the transfers of one step. */
+typedef struct tc_xfers {
+    tc_xfer *v;
+    size_t n, cap;
+    tc_seg *segs;
+    size_t nseg, segcap;
+    bool with_data;       /* emit segments (data checker) or not (evaluators) */
+    bool oom;             /* an allocation failed */
+} tc_xfers;
+
+void tc_xfers_init(tc_xfers *x, bool with_data);
+void tc_xfers_clear(tc_xfers *x);
+void tc_xfers_free(tc_xfers *x);
+/* Appends a transfer; returns its index. Segments follow with tc_xfers_seg. */
+size_t tc_xfers_add(tc_xfers *x, uint32_t src, uint32_t dst, double bytes, bool reduce);
+/* Appends a segment to the last transfer (no-op unless with_data). A cyclic
+ * range is emitted as two segments. */
+void tc_xfers_seg(tc_xfers *x, uint32_t src_slot, uint32_t dst_slot, uint32_t count);
+
+typedef struct tc_coll_req {
+    tc_op op;
+    tc_algo algo;
+    uint32_t p;           /* ranks */
+    double bytes;         /* nccl-tests convention */
+    uint32_t chunks;      /* pipelining chunks (0 = algorithm default) */
+    uint32_t root;        /* broadcast/reduce root rank (default 0) */
+} tc_coll_req;
+
+struct tc_sched;
+typedef tc_status (*tc_emit_fn)(const struct tc_sched *s, uint32_t step, tc_xfers *out);
+
+typedef struct tc_sched {
+    tc_coll_req req;
+    tc_algo algo;         /* the algorithm that built it */
+    uint32_t nblk;        /* blocks of the logical buffer */
+    uint32_t nslots;      /* slots per rank (>= nblk; 2 nblk for all-to-all) */
+    double blk_bytes;     /* bytes of one block */
+    uint32_t nsteps;
+    tc_phase *phases;
+    uint32_t nphases, phase_cap;
+    tc_emit_fn emit;
+    void *state;          /* algorithm-private, freed with free() unless free_state is set */
+    void (*free_state)(void *);
+    /* Topology facts some algorithms need (torus dims, node size). */
+    int ndims;
+    uint32_t dims[TC_MAX_DIMS];
+    uint8_t wrap[TC_MAX_DIMS];
+    uint32_t node_size;
+    uint32_t params[8];   /* algorithm-private integers */
+} tc_sched;
+
+/* Parses "ring", "ring:chunks=8", "dbtree:chunks=64" into req->algo/chunks. */
+tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err);
+
+/* Whether (op, algo) is valid for p ranks on topo (topo may be NULL for
+ * topology-independent algorithms). On false, err says why and lists what is
+ * accepted. */
+bool tc_coll_valid(tc_op op, tc_algo algo, uint32_t p, const tc_topo *topo, tc_err *err);
+
+/* Builds the schedule of req on topo (topo may be NULL except for torus*
+ * and hier). algo must not be TC_ALGO_AUTO (the evaluators resolve it). */
+tc_status tc_coll_build(const tc_coll_req *req, const tc_topo *topo, tc_sched **out, tc_err *err);
+void tc_sched_free(tc_sched *s);
+
+/* Emits the transfers of step (0 <= step < nsteps) into out (cleared first). */
+tc_status tc_sched_emit(const tc_sched *s, uint32_t step, tc_xfers *out);
+
+/* The phase containing step. */
+const tc_phase *tc_sched_phase_of(const tc_sched *s, uint32_t step);
+
+/* Executes the schedule on integer buffers and verifies the exact result on
+ * every rank. Returns TC_OK or TC_EINTERNAL with the first mismatch in err. */
+tc_status tc_sched_check(const tc_sched *s, tc_err *err);
+
+/* For algorithm implementations: append a phase of repeat steps. */
+tc_phase *tc_sched_add_phase(tc_sched *s, uint32_t repeat, tc_pattern pat, int64_t arg,
+                             double bytes, const char *label);
+
+#endif

@@ -1,0 +1,85 @@
+/*
+ * topocc/core.h - status codes, error messages, units and spec parsing.
+ *
+ * Errors travel as values: every fallible function returns a tc_status and,
+ * on failure, fills a tc_err with one line that names what was wrong and what
+ * is accepted. Only the CLI turns them into text on stderr and exit codes.
+ * Units inside the library are bytes, seconds and bytes per second.
+ */
+#ifndef TOPOCC_CORE_H
+#define TOPOCC_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+typedef enum {
+    TC_OK = 0,
+    TC_EINVAL = 2,   /* bad input: the caller asked for something invalid */
+    TC_EINTERNAL = 1 /* a failure of topocc itself (allocation, invariant) */
+} tc_status;
+
+#define TC_ERR_LEN 320
+typedef struct tc_err {
+    char msg[TC_ERR_LEN];
+} tc_err;
+
+/* Formats into err (if non-NULL) and returns code. */
+tc_status tc_fail(tc_err *err, tc_status code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Allocation that reports failure as TC_EINTERNAL via the caller. */
+void *tc_calloc(size_t n, size_t size);
+
+/* Largest accepted size of a collective, 2^60 bytes. */
+#define TC_MAX_BYTES 1152921504606846976.0
+
+/* Parse "64KiB", "1GiB", "4MB", "512" (bytes). Powers of 2 for KiB/MiB/GiB/TiB,
+ * powers of 10 for KB/MB/GB/TB. Accepts fractional numbers. */
+tc_status tc_parse_size(const char *s, double *out, tc_err *err);
+/* Parse "400Gbps" (bits/s: bps, Kbps, Mbps, Gbps, Tbps) or "50GB/s" (bytes/s,
+ * powers of 10: B/s, KB/s, MB/s, GB/s, TB/s). Result in bytes per second. */
+tc_status tc_parse_rate(const char *s, double *out, tc_err *err);
+/* Parse "1us", "500ns", "2ms", "1s". Result in seconds. */
+tc_status tc_parse_time(const char *s, double *out, tc_err *err);
+/* Parse a positive integer that fits in uint32_t. */
+tc_status tc_parse_u32(const char *s, uint32_t *out, tc_err *err);
+/* Parse "8x8x16" into up to max values, each >= 1; *n receives the count. */
+tc_status tc_parse_dims(const char *s, uint32_t *vals, int max, int *n, tc_err *err);
+
+/* Human-readable formatting into buf (returns buf). */
+const char *tc_fmt_size(double bytes, char *buf, size_t len);   /* "64KiB" */
+const char *tc_fmt_time(double s, char *buf, size_t len);       /* "12.3us" */
+const char *tc_fmt_rate(double Bps, char *buf, size_t len);     /* "50.0GB/s" */
+
+/* A parsed "kind:key=val,key=val" spec. Keys and values point into storage. */
+#define TC_SPEC_MAX_KV 32
+typedef struct tc_spec {
+    char storage[512];
+    const char *kind;
+    int nkv;
+    const char *key[TC_SPEC_MAX_KV];
+    const char *val[TC_SPEC_MAX_KV];
+    bool used[TC_SPEC_MAX_KV];
+} tc_spec;
+
+/* Splits s at ':' then ',' and '='. An empty kind is allowed when s has no ':'
+ * and allow_bare is set (then the whole string is the kind). */
+tc_status tc_spec_parse(const char *s, tc_spec *sp, tc_err *err);
+/* Returns the value of key (marking it used) or NULL. */
+const char *tc_spec_get(tc_spec *sp, const char *key);
+/* Fails naming the first key not consumed by tc_spec_get; accepted lists the
+ * valid keys for the message. */
+tc_status tc_spec_check_unused(const tc_spec *sp, const char *what,
+                               const char *accepted, tc_err *err);
+
+/* Deterministic 64-bit mixing (splitmix64), used for hashing and the RNG. */
+static inline uint64_t tc_mix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+#endif

@@ -1,0 +1,59 @@
+/*
+ * topocc/eval.h - evaluators: the time a schedule takes on a topology.
+ *
+ * formula: closed forms, phase by phase, from the phase's traffic pattern and
+ *          the topology's structure (alpha-beta with the bottleneck share).
+ * steps:   bulk-synchronous; every transfer of a phase is routed on the graph,
+ *          flows are counted per directed link, a transfer takes
+ *          alpha + path latency + bytes / (min over its links of bw / flows),
+ *          a phase ends with its slowest transfer; identical steps once.
+ * All evaluators return the same result shape. lower_bound_s is the largest
+ * of the injection, bisection and latency bounds (docs/MODEL.md).
+ */
+#ifndef TOPOCC_EVAL_H
+#define TOPOCC_EVAL_H
+
+#include "topocc/coll.h"
+#include "topocc/topo.h"
+
+typedef enum { TC_MODE_FORMULA = 0, TC_MODE_STEPS = 1 } tc_mode;
+
+const char *tc_mode_name(tc_mode m);
+tc_status tc_mode_parse(const char *s, tc_mode *out, tc_err *err);
+
+typedef struct tc_eval_opts {
+    tc_mode mode;
+    tc_routing routing;
+    const uint32_t *rank_map;  /* rank -> endpoint; NULL = identity */
+} tc_eval_opts;
+
+typedef struct tc_result {
+    tc_op op;
+    tc_algo algo;              /* the algorithm used */
+    tc_algo algo_requested;
+    uint32_t chunks;
+    uint32_t ranks;
+    double bytes;
+    tc_mode mode;
+    double time_s;
+    double algbw_Bps, busbw_Bps;
+    double lower_bound_s;
+    uint32_t phases, steps;
+} tc_result;
+
+/* Lower bound on any algorithm's time for op on p ranks (docs/MODEL.md). */
+double tc_lower_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes,
+                      const uint32_t *rank_map);
+
+/* Time of one schedule. */
+tc_status tc_eval_formula(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o,
+                          double *time_s, tc_err *err);
+tc_status tc_eval_steps(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o,
+                        double *time_s, tc_err *err);
+
+/* The whole job: validates, resolves auto (fastest valid algorithm under the
+ * mode, ties in enum order), builds, evaluates and fills res. */
+tc_status tc_evaluate(const tc_topo *t, const tc_coll_req *req, const tc_eval_opts *o,
+                      tc_result *res, tc_err *err);
+
+#endif

@@ -1,0 +1,128 @@
+/*
+ * topocc/topo.h - network topologies as explicit graphs with their structure.
+ *
+ * A topology is a directed graph in CSR form: vertices are endpoints
+ * (0..n_endpoints-1, in generator order), then switches, then the scale-up
+ * node switches. Every physical cable is two directed links with their own
+ * bandwidth (bytes/s, per direction) and latency (s). Link IDs are stable:
+ * they are the indices of the links array, in generator order.
+ *
+ * Generators keep their structural coordinates (Clos levels, torus
+ * dimensions) so that routing is arithmetic, not a graph search.
+ */
+#ifndef TOPOCC_TOPO_H
+#define TOPOCC_TOPO_H
+
+#include "topocc/core.h"
+
+#define TC_MAX_LEVELS 6
+#define TC_MAX_DIMS 8
+
+typedef enum { TC_TOPO_CLOS = 1, TC_TOPO_TORUS = 2 } tc_topo_kind;
+
+typedef enum {
+    TC_LINK_FABRIC = 0, /* a link of the fabric (Clos level or torus dim) */
+    TC_LINK_NODE = 1    /* endpoint <-> scale-up node switch */
+} tc_link_kind;
+
+typedef struct tc_link {
+    uint32_t src, dst;  /* vertices */
+    double bw;          /* bytes per second, this direction */
+    double lat;         /* seconds */
+    uint8_t kind;       /* tc_link_kind */
+    uint8_t level;      /* Clos: 1 = host-leaf, 2 = leaf-level2, ...; torus: dimension index + 1 */
+    int8_t dir;         /* Clos: +1 up, -1 down; torus: +1 / -1 along the dimension; node: +1 to switch, -1 from it */
+} tc_link;
+
+typedef enum {
+    TC_ROUTE_DEFAULT = 0,  /* ecmp on a Clos, dor on a torus */
+    TC_ROUTE_ECMP,         /* Clos: hash(src, dst, seed) over equal-cost up-links */
+    TC_ROUTE_DMODK,        /* Clos: destination mod k (Zahavi) */
+    TC_ROUTE_DOR,          /* torus: dimension order, shortest way, ties split by source parity */
+    TC_ROUTE_DOR_POSITIVE  /* torus: dimension order, ties always positive */
+} tc_routing;
+
+typedef struct tc_topo {
+    tc_topo_kind kind;
+    char spec[512];            /* the canonical spec it was built from */
+
+    uint32_t n_endpoints;
+    uint32_t n_switches;       /* fabric switches (0 for a torus) */
+    uint32_t n_vertices;       /* endpoints + switches + node switches */
+    uint32_t n_links;          /* directed links */
+    tc_link *links;
+    uint32_t *out_off;         /* CSR: links leaving vertex v are out_link[out_off[v]..out_off[v+1]) */
+    uint32_t *out_link;
+
+    /* Clos: XGFT(h; m_1..m_h; w_1..w_h), p_i parallel links per level
+     * (aggregated into one link of p_i times the bandwidth). */
+    int levels;                           /* h */
+    uint32_t down[TC_MAX_LEVELS + 1];     /* m_i, index 1..h */
+    uint32_t up[TC_MAX_LEVELS + 1];       /* w_i, index 1..h */
+    uint32_t par[TC_MAX_LEVELS + 1];      /* p_i, index 1..h */
+    uint32_t level_count[TC_MAX_LEVELS + 1]; /* nodes at level i (0 = host slots, full tree) */
+    uint32_t level_vbase[TC_MAX_LEVELS + 1]; /* first vertex of level i (i >= 1) */
+    uint32_t up_lbase[TC_MAX_LEVELS + 1];    /* first up-link from level i-1 to level i */
+    uint32_t down_lbase[TC_MAX_LEVELS + 1];  /* first down-link from level i to level i-1 */
+    double level_bw[TC_MAX_LEVELS + 1];      /* per link (after parallel aggregation) */
+    double level_lat[TC_MAX_LEVELS + 1];
+
+    /* Torus */
+    int ndims;
+    uint32_t dims[TC_MAX_DIMS];
+    uint8_t wrap[TC_MAX_DIMS];
+    uint32_t stride[TC_MAX_DIMS];            /* coordinate strides, first dim fastest */
+    uint32_t plus_lbase[TC_MAX_DIMS];        /* link ID of (v, dim, +) is plus_lbase[d] + v, or UINT32_MAX if absent */
+    uint32_t minus_lbase[TC_MAX_DIMS];
+    double torus_bw, torus_lat;
+
+    /* Scale-up node: every node_size consecutive endpoints share a node switch. */
+    uint32_t node_size;        /* 0 or 1: none */
+    double node_bw, node_lat;
+    uint32_t node_vbase;       /* vertex of node switch 0 */
+    uint32_t node_lbase;       /* link (e -> switch) is node_lbase + 2e, (switch -> e) node_lbase + 2e + 1 */
+
+    double alpha;              /* per-message overhead, added once per transfer */
+    uint64_t seed;             /* ECMP hash seed */
+} tc_topo;
+
+/* Builds a topology from a spec string (see docs/MODEL.md for the grammar). */
+tc_status tc_topo_build(const char *spec, tc_topo **out, tc_err *err);
+void tc_topo_free(tc_topo *t);
+
+/* Scales every fabric link so that each endpoint's total fabric injection
+ * bandwidth equals rate (bytes/s). */
+tc_status tc_topo_equalize_injection(tc_topo *t, double rate, tc_err *err);
+
+/* Scales one directed link's bandwidth by factor (0 < factor). */
+tc_status tc_topo_degrade_link(tc_topo *t, uint32_t link, double factor, tc_err *err);
+
+/* Parses "ecmp", "dmodk", "dor", "dor-positive" and checks that it fits the topology. */
+tc_status tc_routing_parse(const char *s, const tc_topo *t, tc_routing *out, tc_err *err);
+const char *tc_routing_name(tc_routing r, const tc_topo *t);
+
+/* Upper bound on the number of links of any routed path. */
+uint32_t tc_topo_max_path(const tc_topo *t);
+
+/* Routes src -> dst (endpoints); writes link IDs into links (capacity
+ * tc_topo_max_path) and returns their count (0 when src == dst). */
+uint32_t tc_topo_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst,
+                       uint32_t *links);
+
+/* Summary figures, computed from the structure. */
+typedef struct tc_topo_info {
+    uint32_t endpoints, switches, links, diameter;   /* diameter in links, endpoint to endpoint */
+    double bisection_Bps;    /* one direction, across the worst balanced cut */
+    double injection_Bps;    /* fabric injection bandwidth of one endpoint (all its ports) */
+    uint32_t ports_per_endpoint;
+    double min_latency_s;    /* smallest endpoint-to-endpoint path latency (distinct endpoints) */
+    double max_latency_s;    /* largest routed path latency */
+    double oversub[TC_MAX_LEVELS + 1]; /* Clos: level i (1..h-1) down capacity / up capacity */
+} tc_topo_info;
+
+void tc_topo_get_info(const tc_topo *t, tc_topo_info *info);
+
+/* Writes a short description of link id into buf ("leaf 3 -> spine 1"). */
+const char *tc_topo_link_name(const tc_topo *t, uint32_t id, char *buf, size_t len);
+
+#endif

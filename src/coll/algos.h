@@ -1,0 +1,40 @@
+/*
+ * algos.h - internal interface between the schedule plumbing (sched.c) and
+ * the algorithm files (one per algorithm family).
+ *
+ * Every algorithm provides:
+ *   valid(op, p, topo, err): whether it implements op on p ranks on topo
+ *     (topo may be NULL: then only topology-independent algorithms are
+ *     valid); on false it may write a short reason into err (no list of
+ *     alternatives: sched.c adds that).
+ *   build(req, topo, s, err): fills nblk, nslots, blk_bytes, the phases
+ *     (tc_sched_add_phase, with fanout/bytes/rank_bytes exact), emit and
+ *     state. req has been validated by valid().
+ */
+#ifndef TOPOCC_COLL_ALGOS_H
+#define TOPOCC_COLL_ALGOS_H
+
+#include "topocc/coll.h"
+
+typedef struct tc_algo_impl {
+    bool (*valid)(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err);
+    tc_status (*build)(const tc_coll_req *req, const tc_topo *topo, tc_sched *s, tc_err *err);
+} tc_algo_impl;
+
+const tc_algo_impl *tc_algo_impl_of(tc_algo a);
+
+extern const tc_algo_impl tc_impl_ring, tc_impl_biring, tc_impl_rd, tc_impl_rhd,
+    tc_impl_binomial, tc_impl_dbtree, tc_impl_bruck, tc_impl_pairwise, tc_impl_direct,
+    tc_impl_torus, tc_impl_torus_bi, tc_impl_torus_mp, tc_impl_swing, tc_impl_hier;
+
+static inline bool tc_is_pow2(uint32_t p) { return p && !(p & (p - 1)); }
+static inline uint32_t tc_log2_floor(uint32_t p)
+{
+    uint32_t l = 0;
+    while ((p >> (l + 1)) != 0)
+        l++;
+    return l;
+}
+static inline uint32_t tc_log2_ceil(uint32_t p) { return p <= 1 ? 0 : tc_log2_floor(p - 1) + 1; }
+
+#endif

@@ -1,0 +1,132 @@
+/*
+ * ring.c - ring algorithms (Patarasuk & Yuan 2009; the NCCL ring).
+ *
+ * all-reduce = reduce-scatter then all-gather around the ring r -> r+1;
+ * reduce-scatter and all-gather are the halves. chunks = c runs the
+ * collective in c rounds of 1/c of the data each (more latency, same
+ * bandwidth in these models). Broadcast and reduce are pipelined chains
+ * root -> root+1 -> ... (reduce: the reverse) with the data cut into c chunks
+ * (default 64): c + p - 2 steps of n/c.
+ */
+#include "coll/algos.h"
+
+#define RING_PIPE_DEFAULT_CHUNKS 64
+
+static bool ring_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)
+{
+    (void)p, (void)topo;
+    if (op == TC_OP_ALLTOALL) {
+        tc_fail(err, TC_EINVAL, "ring has no all-to-all");
+        return false;
+    }
+    return true;
+}
+
+/* reduce-scatter step s (0..p-2) of round k: r sends block (r-s-1) to r+1. */
+static void emit_rs(const tc_sched *s, uint32_t k, uint32_t st, tc_xfers *x)
+{
+    uint32_t p = s->req.p, c = s->params[0];
+    for (uint32_t r = 0; r < p; r++) {
+        uint32_t b = (r + 2 * p - st - 1) % p;
+        tc_xfers_add(x, r, (r + 1) % p, s->blk_bytes, true);
+        tc_xfers_seg(x, b * c + k, b * c + k, 1);
+    }
+}
+
+/* all-gather step s (0..p-2) of round k: r sends block (r-s+off) to r+1. */
+static void emit_ag(const tc_sched *s, uint32_t k, uint32_t st, uint32_t off, tc_xfers *x)
+{
+    uint32_t p = s->req.p, c = s->params[0];
+    for (uint32_t r = 0; r < p; r++) {
+        uint32_t b = (r + 2 * p + off - st) % p;
+        tc_xfers_add(x, r, (r + 1) % p, s->blk_bytes, false);
+        tc_xfers_seg(x, b * c + k, b * c + k, 1);
+    }
+}
+
+static tc_status emit_ring(const tc_sched *s, uint32_t step, tc_xfers *x)
+{
+    uint32_t p = s->req.p, per = p - 1;
+    switch (s->req.op) {
+    case TC_OP_ALLREDUCE: {
+        uint32_t k = step / (2 * per), st = step % (2 * per);
+        if (st < per)
+            emit_rs(s, k, st, x);
+        else
+            emit_ag(s, k, st - per, 0, x);
+        return TC_OK;
+    }
+    case TC_OP_REDUCESCATTER:
+        emit_rs(s, step / per, step % per, x);
+        return TC_OK;
+    case TC_OP_ALLGATHER:
+        /* rank r owns block r at the start: step s sends block r - s */
+        emit_ag(s, step / per, step % per, 0, x);
+        return TC_OK;
+    default: {
+        /* pipelined chain; position i is rank root + i (broadcast) or
+         * root + p - 1 - i (reduce, flowing towards the root). */
+        uint32_t c = s->params[0], root = s->req.root;
+        bool red = s->req.op == TC_OP_REDUCE;
+        for (uint32_t i = 0; i + 1 < p; i++) {
+            if (step < i || step - i >= c)
+                continue;
+            uint32_t ch = step - i;
+            uint32_t from = red ? (root + p - 1 - i) % p : (root + i) % p;
+            uint32_t to = red ? (root + 2 * p - 2 - i) % p : (root + i + 1) % p;
+            tc_xfers_add(x, from, to, s->blk_bytes, red);
+            tc_xfers_seg(x, ch, ch, 1);
+        }
+        return TC_OK;
+    }
+    }
+}
+
+static tc_status ring_build(const tc_coll_req *req, const tc_topo *topo, tc_sched *s, tc_err *err)
+{
+    (void)topo, (void)err;
+    uint32_t p = req->p;
+    s->emit = emit_ring;
+    if (req->op == TC_OP_BROADCAST || req->op == TC_OP_REDUCE) {
+        uint32_t c = req->chunks ? req->chunks : RING_PIPE_DEFAULT_CHUNKS;
+        s->params[0] = c;
+        s->nblk = s->nslots = c;
+        s->blk_bytes = req->bytes / c;
+        if (p == 1)
+            return TC_OK;
+        /* Fill, steady state, drain: the number of active links is
+         * min(t+1, p-1, c, c+p-2-t), so steady steps (all p-1 or all c
+         * active in the same places) form one phase; others are single. */
+        uint32_t total = c + p - 2;
+        int64_t dir = req->op == TC_OP_REDUCE ? -1 : 1;
+        for (uint32_t t = 0; t < total;) {
+            uint32_t lo = t + 1 >= c ? t + 1 - c : 0; /* first active position */
+            uint32_t hi = t < p - 2 ? t : p - 2;      /* last active position */
+            /* Only the steady state (every link busy) repeats itself. */
+            uint32_t run = lo == 0 && hi == p - 2 ? c - t : 1;
+            if (!tc_sched_add_phase(s, run, TC_PAT_SHIFT, dir, s->blk_bytes,
+                                    req->op == TC_OP_REDUCE ? "chain reduce" : "chain broadcast"))
+                return tc_fail(err, TC_EINTERNAL, "out of memory");
+            t += run;
+        }
+        return TC_OK;
+    }
+    uint32_t c = req->chunks ? req->chunks : 1;
+    s->params[0] = c;
+    s->nblk = s->nslots = p * c;
+    s->blk_bytes = req->bytes / s->nblk;
+    if (p == 1)
+        return TC_OK;
+    for (uint32_t k = 0; k < c; k++) {
+        bool ok = true;
+        if (req->op != TC_OP_ALLGATHER)
+            ok = ok && tc_sched_add_phase(s, p - 1, TC_PAT_SHIFT, 1, s->blk_bytes, "reduce-scatter");
+        if (req->op != TC_OP_REDUCESCATTER)
+            ok = ok && tc_sched_add_phase(s, p - 1, TC_PAT_SHIFT, 1, s->blk_bytes, "all-gather");
+        if (!ok)
+            return tc_fail(err, TC_EINTERNAL, "out of memory");
+    }
+    return TC_OK;
+}
+
+const tc_algo_impl tc_impl_ring = {ring_valid, ring_build};

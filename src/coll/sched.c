@@ -1,0 +1,313 @@
+/*
+ * sched.c - the schedule IR: transfer lists, phases, and the plumbing every
+ * algorithm shares (names, parsing, validity, dispatch).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "coll/algos.h"
+
+void tc_xfers_init(tc_xfers *x, bool with_data)
+{
+    memset(x, 0, sizeof *x);
+    x->with_data = with_data;
+}
+
+void tc_xfers_clear(tc_xfers *x)
+{
+    x->n = 0;
+    x->nseg = 0;
+}
+
+void tc_xfers_free(tc_xfers *x)
+{
+    free(x->v);
+    free(x->segs);
+    bool wd = x->with_data;
+    memset(x, 0, sizeof *x);
+    x->with_data = wd;
+}
+
+size_t tc_xfers_add(tc_xfers *x, uint32_t src, uint32_t dst, double bytes, bool reduce)
+{
+    if (x->n == x->cap) {
+        size_t cap = x->cap ? 2 * x->cap : 256;
+        tc_xfer *v = realloc(x->v, cap * sizeof *v);
+        if (!v) {
+            x->oom = true;
+            return x->n ? x->n - 1 : 0;
+        }
+        x->v = v;
+        x->cap = cap;
+    }
+    tc_xfer *t = &x->v[x->n];
+    t->src = src;
+    t->dst = dst;
+    t->bytes = bytes;
+    t->seg_off = (uint32_t)x->nseg;
+    t->seg_cnt = 0;
+    t->reduce = reduce ? 1 : 0;
+    return x->n++;
+}
+
+void tc_xfers_seg(tc_xfers *x, uint32_t src_slot, uint32_t dst_slot, uint32_t count)
+{
+    if (!x->with_data || x->n == 0 || count == 0)
+        return;
+    if (x->nseg == x->segcap) {
+        size_t cap = x->segcap ? 2 * x->segcap : 256;
+        tc_seg *v = realloc(x->segs, cap * sizeof *v);
+        if (!v) {
+            x->oom = true;
+            return;
+        }
+        x->segs = v;
+        x->segcap = cap;
+    }
+    x->segs[x->nseg++] = (tc_seg){src_slot, dst_slot, count};
+    x->v[x->n - 1].seg_cnt++;
+}
+
+tc_phase *tc_sched_add_phase(tc_sched *s, uint32_t repeat, tc_pattern pat, int64_t arg,
+                             double bytes, const char *label)
+{
+    if (repeat == 0)
+        return NULL;
+    if (s->nphases == s->phase_cap) {
+        uint32_t cap = s->phase_cap ? 2 * s->phase_cap : 8;
+        tc_phase *v = realloc(s->phases, cap * sizeof *v);
+        if (!v)
+            return NULL;
+        s->phases = v;
+        s->phase_cap = cap;
+    }
+    tc_phase *ph = &s->phases[s->nphases++];
+    memset(ph, 0, sizeof *ph);
+    ph->first_step = s->nsteps;
+    ph->repeat = repeat;
+    ph->pat = pat;
+    ph->arg = arg;
+    ph->fanout = 1;
+    ph->bytes = bytes;
+    ph->rank_bytes = bytes;
+    snprintf(ph->label, sizeof ph->label, "%s", label ? label : "");
+    s->nsteps += repeat;
+    return ph;
+}
+
+const tc_phase *tc_sched_phase_of(const tc_sched *s, uint32_t step)
+{
+    /* Binary search: phases are in step order. */
+    uint32_t lo = 0, hi = s->nphases;
+    while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) / 2;
+        if (s->phases[mid].first_step <= step)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return s->nphases ? &s->phases[lo] : NULL;
+}
+
+tc_status tc_sched_emit(const tc_sched *s, uint32_t step, tc_xfers *out)
+{
+    tc_xfers_clear(out);
+    if (step >= s->nsteps)
+        return TC_EINTERNAL;
+    tc_status st = s->emit(s, step, out);
+    if (st == TC_OK && out->oom)
+        st = TC_EINTERNAL;
+    return st;
+}
+
+void tc_sched_free(tc_sched *s)
+{
+    if (!s)
+        return;
+    if (s->free_state)
+        s->free_state(s->state);
+    else
+        free(s->state);
+    free(s->phases);
+    free(s);
+}
+
+/* ---- names ---- */
+
+static const char *op_names[TC_OP_COUNT] = {
+    "allreduce", "reducescatter", "allgather", "alltoall", "broadcast", "reduce"};
+
+static const char *algo_names[TC_ALGO_COUNT] = {
+    "ring", "biring", "rd", "rhd", "binomial", "dbtree", "bruck", "pairwise", "direct",
+    "torus", "torus-bi", "torus-mp", "swing", "hier", "auto"};
+
+const char *tc_op_name(tc_op op)
+{
+    return (unsigned)op < TC_OP_COUNT ? op_names[op] : "?";
+}
+
+const char *tc_algo_name(tc_algo a)
+{
+    return (unsigned)a < TC_ALGO_COUNT ? algo_names[a] : "?";
+}
+
+tc_status tc_op_parse(const char *s, tc_op *out, tc_err *err)
+{
+    for (int i = 0; i < TC_OP_COUNT; i++)
+        if (s && strcmp(s, op_names[i]) == 0) {
+            *out = (tc_op)i;
+            return TC_OK;
+        }
+    return tc_fail(err, TC_EINVAL,
+                   "unknown operation '%s': accepted are allreduce, reducescatter, allgather, alltoall, broadcast, reduce",
+                   s ? s : "");
+}
+
+double tc_op_busbw_factor(tc_op op, uint32_t p)
+{
+    if (p <= 1)
+        return op == TC_OP_BROADCAST || op == TC_OP_REDUCE ? 1.0 : 0.0;
+    switch (op) {
+    case TC_OP_ALLREDUCE: return 2.0 * (p - 1) / p;
+    case TC_OP_REDUCESCATTER:
+    case TC_OP_ALLGATHER:
+    case TC_OP_ALLTOALL: return (double)(p - 1) / p;
+    default: return 1.0;
+    }
+}
+
+tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
+{
+    tc_spec sp;
+    tc_status st = tc_spec_parse(s, &sp, err);
+    if (st)
+        return st;
+    int found = -1;
+    for (int i = 0; i < TC_ALGO_COUNT; i++)
+        if (strcmp(sp.kind, algo_names[i]) == 0)
+            found = i;
+    if (found < 0)
+        return tc_fail(err, TC_EINVAL,
+                       "unknown algorithm '%s': accepted are ring, biring, rd, rhd, binomial, dbtree, bruck, pairwise, direct, torus, torus-bi, torus-mp, swing, hier, auto",
+                       sp.kind);
+    req->algo = (tc_algo)found;
+    const char *v = tc_spec_get(&sp, "chunks");
+    if (v) {
+        uint32_t c;
+        if (tc_parse_u32(v, &c, NULL) != TC_OK || c > 65536)
+            return tc_fail(err, TC_EINVAL, "invalid chunks '%s' in algorithm '%s': expected an integer from 1 to 65536", v, s);
+        req->chunks = c;
+    }
+    v = tc_spec_get(&sp, "root");
+    if (v) {
+        uint32_t r;
+        if (strcmp(v, "0") == 0)
+            r = 0;
+        else if (tc_parse_u32(v, &r, NULL) != TC_OK)
+            return tc_fail(err, TC_EINVAL, "invalid root '%s' in algorithm '%s': expected a rank number", v, s);
+        req->root = r;
+    }
+    return tc_spec_check_unused(&sp, "algorithm", "chunks (pipelining chunks), root (broadcast/reduce root rank)", err);
+}
+
+/* ---- validity and dispatch ---- */
+
+const tc_algo_impl *tc_algo_impl_of(tc_algo a)
+{
+    static const tc_algo_impl *table[TC_ALGO_COUNT] = {
+        [TC_ALGO_RING] = &tc_impl_ring,         [TC_ALGO_BIRING] = &tc_impl_biring,
+        [TC_ALGO_RD] = &tc_impl_rd,             [TC_ALGO_RHD] = &tc_impl_rhd,
+        [TC_ALGO_BINOMIAL] = &tc_impl_binomial, [TC_ALGO_DBTREE] = &tc_impl_dbtree,
+        [TC_ALGO_BRUCK] = &tc_impl_bruck,       [TC_ALGO_PAIRWISE] = &tc_impl_pairwise,
+        [TC_ALGO_DIRECT] = &tc_impl_direct,     [TC_ALGO_TORUS] = &tc_impl_torus,
+        [TC_ALGO_TORUS_BI] = &tc_impl_torus_bi, [TC_ALGO_TORUS_MP] = &tc_impl_torus_mp,
+        [TC_ALGO_SWING] = &tc_impl_swing,       [TC_ALGO_HIER] = &tc_impl_hier,
+    };
+    return (unsigned)a < TC_ALGO_COUNT ? table[a] : NULL;
+}
+
+/* Lists the algorithms valid for (op, p, topo) into buf. */
+static void list_valid(tc_op op, uint32_t p, const tc_topo *topo, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int a = 0; a < TC_ALGO_AUTO; a++) {
+        const tc_algo_impl *im = tc_algo_impl_of((tc_algo)a);
+        if (im && im->valid(op, p, topo, NULL) && n < len)
+            n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "", algo_names[a]);
+    }
+    if (!buf[0])
+        snprintf(buf, len, "none");
+}
+
+bool tc_coll_valid(tc_op op, tc_algo algo, uint32_t p, const tc_topo *topo, tc_err *err)
+{
+    if ((unsigned)op >= TC_OP_COUNT) {
+        tc_fail(err, TC_EINVAL, "unknown operation");
+        return false;
+    }
+    if (p == 0) {
+        tc_fail(err, TC_EINVAL, "invalid rank count 0: expected at least 1");
+        return false;
+    }
+    if (algo == TC_ALGO_AUTO) {
+        for (int a = 0; a < TC_ALGO_AUTO; a++) {
+            const tc_algo_impl *im = tc_algo_impl_of((tc_algo)a);
+            if (im && im->valid(op, p, topo, NULL))
+                return true;
+        }
+        tc_fail(err, TC_EINVAL, "no algorithm implements %s on %u ranks", op_names[op], p);
+        return false;
+    }
+    const tc_algo_impl *im = tc_algo_impl_of(algo);
+    tc_err why;
+    why.msg[0] = '\0';
+    if (im && im->valid(op, p, topo, &why))
+        return true;
+    char list[256];
+    list_valid(op, p, topo, list, sizeof list);
+    if (why.msg[0])
+        tc_fail(err, TC_EINVAL, "algorithm '%s' does not fit %s on %u ranks (%s): valid here are %s",
+                tc_algo_name(algo), op_names[op], p, why.msg, list);
+    else
+        tc_fail(err, TC_EINVAL, "algorithm '%s' does not fit %s on %u ranks: valid here are %s",
+                tc_algo_name(algo), op_names[op], p, list);
+    return false;
+}
+
+tc_status tc_coll_build(const tc_coll_req *req, const tc_topo *topo, tc_sched **out, tc_err *err)
+{
+    *out = NULL;
+    if (!(req->bytes > 0) || req->bytes > TC_MAX_BYTES)
+        return tc_fail(err, TC_EINVAL, "invalid size %g bytes: must be above 0 and at most 2^60", req->bytes);
+    if (req->algo == TC_ALGO_AUTO)
+        return tc_fail(err, TC_EINTERNAL, "tc_coll_build: auto must be resolved by the evaluator");
+    if ((req->op == TC_OP_BROADCAST || req->op == TC_OP_REDUCE) && req->root >= req->p)
+        return tc_fail(err, TC_EINVAL, "invalid root %u: expected a rank from 0 to %u", req->root, req->p - 1);
+    if (!tc_coll_valid(req->op, req->algo, req->p, topo, err))
+        return TC_EINVAL;
+    tc_sched *s = tc_calloc(1, sizeof *s);
+    if (!s)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    s->req = *req;
+    s->algo = req->algo;
+    if (topo) {
+        if (topo->kind == TC_TOPO_TORUS) {
+            s->ndims = topo->ndims;
+            memcpy(s->dims, topo->dims, sizeof s->dims);
+            memcpy(s->wrap, topo->wrap, sizeof s->wrap);
+        }
+        s->node_size = topo->node_size > 1 ? topo->node_size : 1;
+    } else {
+        s->node_size = 1;
+    }
+    tc_status st = tc_algo_impl_of(req->algo)->build(req, topo, s, err);
+    if (st == TC_OK && ((s->nphases == 0 && req->p > 1) || !s->emit || s->nblk == 0 || s->nslots < s->nblk))
+        st = tc_fail(err, TC_EINTERNAL, "algorithm %s built an incomplete schedule", tc_algo_name(req->algo));
+    if (st) {
+        tc_sched_free(s);
+        return st;
+    }
+    *out = s;
+    return TC_OK;
+}

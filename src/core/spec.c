@@ -1,0 +1,58 @@
+/* spec.c - "kind:key=val,key=val" strings, the shape of every spec. */
+#include <stdio.h>
+#include <string.h>
+#include "topocc/core.h"
+
+tc_status tc_spec_parse(const char *s, tc_spec *sp, tc_err *err)
+{
+    memset(sp, 0, sizeof *sp);
+    if (!s || !*s)
+        return tc_fail(err, TC_EINVAL, "empty spec: expected KIND:key=value,... e.g. torus:dims=8x8");
+    if (strlen(s) >= sizeof sp->storage)
+        return tc_fail(err, TC_EINVAL, "spec too long (%zu characters, at most %zu)", strlen(s), sizeof sp->storage - 1);
+    strcpy(sp->storage, s);
+    char *colon = strchr(sp->storage, ':');
+    sp->kind = sp->storage;
+    if (!colon)
+        return TC_OK;
+    *colon = '\0';
+    char *rest = colon + 1;
+    if (!*rest)
+        return tc_fail(err, TC_EINVAL, "malformed spec '%s': nothing after ':' (expected key=value,...)", s);
+    char *save = NULL;
+    for (char *tok = strtok_r(rest, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq || eq == tok || !eq[1])
+            return tc_fail(err, TC_EINVAL, "malformed spec '%s': '%s' is not key=value", s, tok);
+        if (sp->nkv >= TC_SPEC_MAX_KV)
+            return tc_fail(err, TC_EINVAL, "malformed spec '%s': more than %d keys", s, TC_SPEC_MAX_KV);
+        *eq = '\0';
+        for (int i = 0; i < sp->nkv; i++)
+            if (strcmp(sp->key[i], tok) == 0)
+                return tc_fail(err, TC_EINVAL, "malformed spec '%s': key '%s' given twice", s, tok);
+        sp->key[sp->nkv] = tok;
+        sp->val[sp->nkv] = eq + 1;
+        sp->nkv++;
+    }
+    if (strstr(s, ",,") || s[strlen(s) - 1] == ',')
+        return tc_fail(err, TC_EINVAL, "malformed spec '%s': empty key=value between commas", s);
+    return TC_OK;
+}
+
+const char *tc_spec_get(tc_spec *sp, const char *key)
+{
+    for (int i = 0; i < sp->nkv; i++)
+        if (strcmp(sp->key[i], key) == 0) {
+            sp->used[i] = true;
+            return sp->val[i];
+        }
+    return NULL;
+}
+
+tc_status tc_spec_check_unused(const tc_spec *sp, const char *what, const char *accepted, tc_err *err)
+{
+    for (int i = 0; i < sp->nkv; i++)
+        if (!sp->used[i])
+            return tc_fail(err, TC_EINVAL, "unknown key '%s' in %s spec: accepted keys are %s", sp->key[i], what, accepted);
+    return TC_OK;
+}
