@@ -1,0 +1,207 @@
+/*
+ * report.c - tables, CSV and JSON for results and topologies.
+ * The JSON field names are a stable schema (docs/SCHEMA.md); adding a field
+ * is compatible, renaming one bumps TC_SCHEMA_VERSION.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "topocc/report.h"
+
+tc_status tc_format_parse(const char *s, tc_format *out, tc_err *err)
+{
+    if (s && strcmp(s, "table") == 0)
+        *out = TC_FMT_TABLE;
+    else if (s && strcmp(s, "csv") == 0)
+        *out = TC_FMT_CSV;
+    else if (s && strcmp(s, "json") == 0)
+        *out = TC_FMT_JSON;
+    else
+        return tc_fail(err, TC_EINVAL, "unknown format '%s': accepted are table, csv, json", s ? s : "");
+    return TC_OK;
+}
+
+json_t *tc_report_result_json(const tc_result *r, const tc_topo *t, tc_routing routing)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "schema_version", json_integer(TC_SCHEMA_VERSION));
+    json_object_set_new(o, "topology", json_string(t->spec));
+    json_object_set_new(o, "op", json_string(tc_op_name(r->op)));
+    json_object_set_new(o, "algo", json_string(tc_algo_name(r->algo)));
+    json_object_set_new(o, "algo_requested", json_string(tc_algo_name(r->algo_requested)));
+    json_object_set_new(o, "chunks", json_integer(r->chunks));
+    json_object_set_new(o, "ranks", json_integer(r->ranks));
+    json_object_set_new(o, "bytes", json_real(r->bytes));
+    json_object_set_new(o, "mode", json_string(tc_mode_name(r->mode)));
+    json_object_set_new(o, "routing", json_string(tc_routing_name(routing, t)));
+    json_object_set_new(o, "alpha_s", json_real(t->alpha));
+    json_object_set_new(o, "time_s", json_real(r->time_s));
+    json_object_set_new(o, "algbw_Bps", json_real(r->algbw_Bps));
+    json_object_set_new(o, "busbw_Bps", json_real(r->busbw_Bps));
+    json_object_set_new(o, "lower_bound_s", json_real(r->lower_bound_s));
+    json_object_set_new(o, "phases", json_integer(r->phases));
+    json_object_set_new(o, "steps", json_integer(r->steps));
+    return o;
+}
+
+json_t *tc_report_topo_json(const tc_topo *t, bool links)
+{
+    tc_topo_info in;
+    tc_topo_get_info(t, &in);
+    json_t *o = json_object();
+    json_object_set_new(o, "schema_version", json_integer(TC_SCHEMA_VERSION));
+    json_object_set_new(o, "topology", json_string(t->spec));
+    json_object_set_new(o, "kind", json_string(t->kind == TC_TOPO_CLOS ? "clos" : "torus"));
+    json_object_set_new(o, "endpoints", json_integer(in.endpoints));
+    json_object_set_new(o, "switches", json_integer(in.switches));
+    json_object_set_new(o, "links", json_integer(in.links));
+    json_object_set_new(o, "diameter_links", json_integer(in.diameter));
+    json_object_set_new(o, "bisection_Bps", json_real(in.bisection_Bps));
+    json_object_set_new(o, "injection_Bps", json_real(in.injection_Bps));
+    json_object_set_new(o, "ports_per_endpoint", json_integer(in.ports_per_endpoint));
+    json_object_set_new(o, "min_latency_s", json_real(in.min_latency_s));
+    json_object_set_new(o, "max_latency_s", json_real(in.max_latency_s));
+    if (t->kind == TC_TOPO_CLOS) {
+        json_t *ov = json_array();
+        for (int i = 1; i < t->levels; i++)
+            json_array_append_new(ov, json_real(in.oversub[i]));
+        json_object_set_new(o, "oversubscription", ov);
+    }
+    if (links) {
+        json_t *ls = json_array();
+        char name[128];
+        for (uint32_t i = 0; i < t->n_links; i++) {
+            const tc_link *l = &t->links[i];
+            json_t *e = json_object();
+            json_object_set_new(e, "id", json_integer(i));
+            json_object_set_new(e, "src", json_integer(l->src));
+            json_object_set_new(e, "dst", json_integer(l->dst));
+            json_object_set_new(e, "name", json_string(tc_topo_link_name(t, i, name, sizeof name)));
+            json_object_set_new(e, "bw_Bps", json_real(l->bw));
+            json_object_set_new(e, "lat_s", json_real(l->lat));
+            json_array_append_new(ls, e);
+        }
+        json_object_set_new(o, "link_list", ls);
+    }
+    return o;
+}
+
+tc_status tc_table_init(tc_table *tb, int ncols)
+{
+    memset(tb, 0, sizeof *tb);
+    tb->ncols = ncols;
+    tb->right = tc_calloc((size_t)ncols, sizeof *tb->right);
+    return tb->right ? TC_OK : TC_EINTERNAL;
+}
+
+void tc_table_free(tc_table *tb)
+{
+    for (size_t i = 0; i < tb->nrows * (size_t)tb->ncols; i++)
+        free(tb->cells[i]);
+    free(tb->cells);
+    free(tb->right);
+    memset(tb, 0, sizeof *tb);
+}
+
+tc_status tc_table_row(tc_table *tb, const char *const *cells)
+{
+    if (tb->nrows == tb->cap) {
+        size_t cap = tb->cap ? 2 * tb->cap : 16;
+        char **v = realloc(tb->cells, cap * (size_t)tb->ncols * sizeof *v);
+        if (!v)
+            return TC_EINTERNAL;
+        tb->cells = v;
+        tb->cap = cap;
+    }
+    for (int c = 0; c < tb->ncols; c++) {
+        char *s = strdup(cells[c] ? cells[c] : "");
+        if (!s)
+            return TC_EINTERNAL;
+        tb->cells[tb->nrows * (size_t)tb->ncols + (size_t)c] = s;
+    }
+    tb->nrows++;
+    return TC_OK;
+}
+
+void tc_table_print(const tc_table *tb, FILE *f)
+{
+    size_t w[64] = {0};
+    int nc = tb->ncols < 64 ? tb->ncols : 64;
+    for (size_t r = 0; r < tb->nrows; r++)
+        for (int c = 0; c < nc; c++) {
+            size_t l = strlen(tb->cells[r * (size_t)tb->ncols + (size_t)c]);
+            if (l > w[c])
+                w[c] = l;
+        }
+    for (size_t r = 0; r < tb->nrows; r++) {
+        for (int c = 0; c < nc; c++) {
+            const char *s = tb->cells[r * (size_t)tb->ncols + (size_t)c];
+            if (tb->right[c])
+                fprintf(f, "%s%*s", c ? "  " : "", (int)w[c], s);
+            else if (c == nc - 1)
+                fprintf(f, "%s%s", c ? "  " : "", s);
+            else
+                fprintf(f, "%s%-*s", c ? "  " : "", (int)w[c], s);
+        }
+        fputc('\n', f);
+        if (r == 0) {
+            size_t tot = 0;
+            for (int c = 0; c < nc; c++)
+                tot += w[c] + (c ? 2 : 0);
+            for (size_t i = 0; i < tot; i++)
+                fputc('-', f);
+            fputc('\n', f);
+        }
+    }
+}
+
+static void csv_cell(const char *s, FILE *f)
+{
+    if (!strpbrk(s, ",\"\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+void tc_table_print_csv(const tc_table *tb, FILE *f)
+{
+    for (size_t r = 0; r < tb->nrows; r++) {
+        for (int c = 0; c < tb->ncols; c++) {
+            if (c)
+                fputc(',', f);
+            csv_cell(tb->cells[r * (size_t)tb->ncols + (size_t)c], f);
+        }
+        fputc('\n', f);
+    }
+}
+
+tc_status tc_write_json(json_t *v, const char *path, tc_err *err)
+{
+    size_t flags = JSON_INDENT(2) | JSON_REAL_PRECISION(12);
+    if (!path) {
+        if (json_dumpf(v, stdout, flags) != 0)
+            return tc_fail(err, TC_EINTERNAL, "cannot write JSON to standard output");
+        fputc('\n', stdout);
+        return TC_OK;
+    }
+    char tmp[4200];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
+        return tc_fail(err, TC_EINVAL, "output path too long: %s", path);
+    if (json_dump_file(v, tmp, flags) != 0) {
+        remove(tmp);
+        return tc_fail(err, TC_EINVAL, "cannot write '%s': check that its directory exists and is writable", path);
+    }
+    if (rename(tmp, path) != 0) {
+        remove(tmp);
+        return tc_fail(err, TC_EINVAL, "cannot rename the output into '%s'", path);
+    }
+    return TC_OK;
+}
