@@ -55,8 +55,9 @@ static const unit rate_units[] = {
     {"B/s", 1}, {"KB/s", 1e3}, {"MB/s", 1e6}, {"GB/s", 1e9}, {"TB/s", 1e12},
     {NULL, 0}};
 
+/* Divisors, not multipliers: 500 / 1e9 rounds to the same double as 500e-9. */
 static const unit time_units[] = {
-    {"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1},
+    {"ns", 1e9}, {"us", 1e6}, {"ms", 1e3}, {"s", 1},
     {NULL, 0}};
 
 tc_status tc_parse_size(const char *s, double *out, tc_err *err)
@@ -90,10 +91,10 @@ tc_status tc_parse_time(const char *s, double *out, tc_err *err)
 {
     double v, m;
     const char *suf;
-    if (!split_number(s, &v, &suf) || !lookup(time_units, suf, &m) || v * m > 1e6)
+    if (!split_number(s, &v, &suf) || !lookup(time_units, suf, &m) || v / m > 1e6)
         return tc_fail(err, TC_EINVAL,
                        "invalid time '%s': expected a non-negative number with ns, us, ms or s, e.g. 1us", s ? s : "");
-    *out = v * m;
+    *out = v / m;
     return TC_OK;
 }
 
