@@ -1,0 +1,7 @@
+#!/bin/sh
+# run.sh - the benchmarks of docs/PERFORMANCE.md (not part of the test suite).
+set -e
+B=build
+"$B/bench_formula"
+"$B/bench_steps"
+"$B/bench_schedgen"
