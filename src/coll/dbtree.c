@@ -1,0 +1,296 @@
+/*
+ * dbtree.c - NCCL's double binary tree (Sanders, Speck & Träff, "Two-tree
+ * algorithms for full bandwidth broadcast, reduction and scan", Parallel
+ * Computing 2009; NCCL 2.4's trees, src/graph/trees.cc).
+ *
+ * Tree 1 is NCCL's in-order binary tree over positions 1..n: a node's lowest
+ * set bit b gives its parent (q ^ b) | 2b (or q ^ b when that is beyond n)
+ * and its children q - b/2 and q + b/2 (the largest power of two <= b/2 that
+ * stays within n); the root is the largest power of two <= n. Odd positions
+ * are its leaves. Tree 2 is tree 1 with every rank moved one position on
+ * (cyclically), so the nodes that are interior in tree 2 are leaves in tree 1
+ * and vice versa: every rank is interior in at most one tree, and sends and
+ * receives about one half of the data in the bandwidth-bound steady state.
+ * (NCCL mirrors tree 1 for even n and shifts it for odd n; the shift alone
+ * keeps the interior sets disjoint for every n.)
+ *
+ * Each tree carries one half of the data cut into c chunks (default 64,
+ * "dbtree:chunks=N"): slots [0, c) travel on tree 1, [c, 2c) on tree 2.
+ * With D the larger tree depth, a node at depth d sends chunk k up at step
+ * k + D - d (reduce) and down to its children at step k + d (broadcast) or
+ * k + D + d (all-reduce, right behind the reduction): c + D - 1 steps for
+ * broadcast and reduce, c + 2D - 1 for all-reduce.
+ *
+ * all-reduce uses trees over all p ranks. Broadcast and reduce use trees over
+ * the p - 1 other ranks, hung below the root, which sends one half to each
+ * tree's root (or receives from them).
+ *
+ * Traffic in a step is fixed by the windows of active depths, so steps with
+ * equal windows (the steady state) form one phase; fill and drain steps are
+ * phases of their own. Fan-out is exact: ranks fall in classes by (depth,
+ * children) in both trees, and each phase takes the largest class.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "coll/algos.h"
+
+#define DBT_DEFAULT_CHUNKS 64
+#define DBT_MAXDEPTH 64
+
+typedef struct dbt_tree {
+    int32_t *parent;  /* per rank; -1 at the top */
+    int32_t *child;   /* two per rank; -1 none */
+    uint8_t *depth;   /* per rank */
+    uint32_t *order;  /* ranks by non-decreasing depth */
+    uint32_t off[DBT_MAXDEPTH + 2]; /* order[off[d] .. off[d+1]) have depth d */
+    uint32_t maxd;
+} dbt_tree;
+
+typedef struct dbt_state {
+    uint32_t c, D;
+    dbt_tree t[2];
+} dbt_state;
+
+static bool dbtree_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)
+{
+    (void)p, (void)topo;
+    if (op == TC_OP_BROADCAST || op == TC_OP_REDUCE || op == TC_OP_ALLREDUCE)
+        return true;
+    tc_fail(err, TC_EINVAL, "double binary tree has no %s", tc_op_name(op));
+    return false;
+}
+
+/* Rank at position q (1..n) of tree `which`: tree 2 holds at position q the
+ * rank that tree 1 holds at q - 1 (cyclically). With a top (broadcast and
+ * reduce), positions hold the ranks root+1 .. root+n. */
+static uint32_t pos_rank(uint32_t n, uint32_t which, bool top, uint32_t root, uint32_t p, uint64_t q)
+{
+    uint32_t i = (uint32_t)(q - 1);
+    if (which)
+        i = (i + n - 1) % n;
+    return top ? (root + 1 + i) % p : i;
+}
+
+static void build_tree(dbt_tree *T, uint32_t p, uint32_t which, bool top, uint32_t root)
+{
+    uint32_t n = top ? p - 1 : p;
+    uint64_t R = (uint64_t)1 << tc_log2_floor(n);
+    for (uint32_t r = 0; r < p; r++) {
+        T->parent[r] = -1;
+        T->child[2 * r] = T->child[2 * r + 1] = -1;
+    }
+    for (uint64_t q = 1; q <= n; q++) {
+        uint32_t r = pos_rank(n, which, top, root, p, q);
+        uint64_t bit = q & (~q + 1);
+        uint64_t up = (q ^ bit) | (bit << 1);
+        if (up > n)
+            up = q ^ bit;
+        T->parent[r] = up ? (int32_t)pos_rank(n, which, top, root, p, up) : (top ? (int32_t)root : -1);
+        uint64_t low = bit >> 1;
+        if (low) {
+            T->child[2 * r] = (int32_t)pos_rank(n, which, top, root, p, q - low);
+            for (uint64_t l = low; l; l >>= 1)
+                if (q + l <= n) {
+                    T->child[2 * r + 1] = (int32_t)pos_rank(n, which, top, root, p, q + l);
+                    break;
+                }
+        }
+    }
+    uint32_t start = pos_rank(n, which, top, root, p, R);
+    if (top) {
+        T->child[2 * root] = (int32_t)start;
+        start = root;
+    }
+    /* Breadth-first from the top: the queue is the by-depth order. */
+    uint32_t head = 0, tail = 1;
+    uint32_t cnt[DBT_MAXDEPTH + 1] = {0};
+    T->order[0] = start;
+    T->depth[start] = 0;
+    T->maxd = 0;
+    while (head < tail) {
+        uint32_t r = T->order[head++];
+        cnt[T->depth[r]]++;
+        if (T->depth[r] > T->maxd)
+            T->maxd = T->depth[r];
+        for (int j = 0; j < 2; j++) {
+            int32_t ch = T->child[2 * r + j];
+            if (ch >= 0) {
+                T->depth[ch] = (uint8_t)(T->depth[r] + 1);
+                T->order[tail++] = (uint32_t)ch;
+            }
+        }
+    }
+    T->off[0] = 0;
+    for (uint32_t d = 0; d <= DBT_MAXDEPTH; d++)
+        T->off[d + 1] = T->off[d] + cnt[d];
+}
+
+/* Depth windows active at step t: senders up at depths [ul, uh], down at
+ * [dl, dh]; an empty window is (1, 0). */
+typedef struct dbt_win {
+    int64_t ul, uh, dl, dh;
+} dbt_win;
+
+static dbt_win windows(tc_op op, uint32_t c, uint32_t D, uint32_t step)
+{
+    int64_t t = step, C = c, d = D;
+    dbt_win w = {1, 0, 1, 0};
+    if (op != TC_OP_BROADCAST) {
+        w.ul = d - t > 1 ? d - t : 1;
+        w.uh = d - t + C - 1 < d ? d - t + C - 1 : d;
+    }
+    if (op != TC_OP_REDUCE) {
+        int64_t base = op == TC_OP_ALLREDUCE ? d : 0;
+        w.dl = t - base - C + 1 > 0 ? t - base - C + 1 : 0;
+        w.dh = t - base < d - 1 ? t - base : d - 1;
+    }
+    if (w.ul > w.uh)
+        w.ul = 1, w.uh = 0;
+    if (w.dl > w.dh)
+        w.dl = 1, w.dh = 0;
+    return w;
+}
+
+static tc_status emit_dbtree(const tc_sched *s, uint32_t step, tc_xfers *x)
+{
+    const dbt_state *st = s->state;
+    uint32_t c = st->c, D = st->D;
+    tc_op op = s->req.op;
+    dbt_win w = windows(op, c, D, step);
+    int64_t base = op == TC_OP_ALLREDUCE ? D : 0;
+    for (uint32_t which = 0; which < 2; which++) {
+        const dbt_tree *T = &st->t[which];
+        for (int64_t d = w.ul; d <= w.uh && d <= T->maxd; d++) {
+            uint32_t k = (uint32_t)(step - D + d), sl = which * c + k;
+            for (uint32_t i = T->off[d]; i < T->off[d + 1]; i++) {
+                uint32_t r = T->order[i];
+                tc_xfers_add(x, r, (uint32_t)T->parent[r], s->blk_bytes, true);
+                tc_xfers_seg(x, sl, sl, 1);
+            }
+        }
+        for (int64_t d = w.dl; d <= w.dh && d <= T->maxd; d++) {
+            uint32_t k = (uint32_t)(step - base - d), sl = which * c + k;
+            for (uint32_t i = T->off[d]; i < T->off[d + 1]; i++) {
+                uint32_t r = T->order[i];
+                for (int j = 0; j < 2; j++)
+                    if (T->child[2 * r + j] >= 0) {
+                        tc_xfers_add(x, r, (uint32_t)T->child[2 * r + j], s->blk_bytes, false);
+                        tc_xfers_seg(x, sl, sl, 1);
+                    }
+            }
+        }
+    }
+    return TC_OK;
+}
+
+/* A rank class: its depth and child count in both trees. */
+#define DBT_KEY(d0, n0, d1, n1) ((((d0) * 3u + (n0)) * DBT_MAXDEPTH + (d1)) * 3u + (n1))
+
+static uint32_t class_fanout(uint32_t key, const dbt_win *w)
+{
+    uint32_t n1 = key % 3, d1 = key / 3 % DBT_MAXDEPTH, n0 = key / 3 / DBT_MAXDEPTH % 3,
+             d0 = key / 3 / DBT_MAXDEPTH / 3;
+    uint32_t d[2] = {d0, d1}, nc[2] = {n0, n1}, f = 0;
+    for (int i = 0; i < 2; i++) {
+        if (d[i] >= 1 && d[i] >= w->ul && d[i] <= w->uh)
+            f++;
+        if (d[i] >= w->dl && d[i] <= w->dh)
+            f += nc[i];
+    }
+    return f;
+}
+
+static tc_status dbtree_build(const tc_coll_req *req, const tc_topo *topo, tc_sched *s, tc_err *err)
+{
+    (void)topo;
+    uint32_t p = req->p, c = req->chunks ? req->chunks : DBT_DEFAULT_CHUNKS;
+    s->emit = emit_dbtree;
+    s->nblk = s->nslots = 2 * c;
+    s->blk_bytes = req->bytes / s->nblk;
+    if (p == 1)
+        return TC_OK;
+    size_t head = (sizeof(dbt_state) + 7) & ~(size_t)7;
+    size_t per = (size_t)p * (4 + 8 + 4 + 1);
+    char *mem = tc_calloc(1, head + 2 * per);
+    uint8_t *seen = tc_calloc(DBT_KEY(DBT_MAXDEPTH - 1, 2, DBT_MAXDEPTH - 1, 2) + 1, 1);
+    uint32_t *keys = NULL;
+    if (!mem || !seen) {
+        free(mem), free(seen);
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    }
+    dbt_state *st = (dbt_state *)mem;
+    s->state = st;
+    st->c = c;
+    bool top = req->op != TC_OP_ALLREDUCE;
+    char *q = mem + head;
+    /* The 4-byte arrays of both trees first, the depth bytes last. */
+    for (uint32_t which = 0; which < 2; which++) {
+        dbt_tree *T = &st->t[which];
+        T->parent = (int32_t *)q, q += (size_t)p * 4;
+        T->child = (int32_t *)q, q += (size_t)p * 8;
+        T->order = (uint32_t *)q, q += (size_t)p * 4;
+    }
+    for (uint32_t which = 0; which < 2; which++) {
+        st->t[which].depth = (uint8_t *)q, q += p;
+        build_tree(&st->t[which], p, which, top, req->root);
+    }
+    st->D = st->t[0].maxd > st->t[1].maxd ? st->t[0].maxd : st->t[1].maxd;
+
+    /* Distinct rank classes, for the exact fan-out of each phase. */
+    uint32_t nkeys = 0, kcap = 64;
+    keys = malloc(kcap * sizeof *keys);
+    tc_status rc = keys ? TC_OK : TC_EINTERNAL;
+    for (uint32_t r = 0; r < p && rc == TC_OK; r++) {
+        uint32_t nc[2];
+        for (int i = 0; i < 2; i++)
+            nc[i] = (st->t[i].child[2 * r] >= 0) + (st->t[i].child[2 * r + 1] >= 0);
+        uint32_t key = DBT_KEY(st->t[0].depth[r], nc[0], st->t[1].depth[r], nc[1]);
+        if (seen[key])
+            continue;
+        seen[key] = 1;
+        if (nkeys == kcap) {
+            uint32_t *v = realloc(keys, 2 * kcap * sizeof *v);
+            if (!v) {
+                rc = TC_EINTERNAL;
+                break;
+            }
+            keys = v, kcap *= 2;
+        }
+        keys[nkeys++] = key;
+    }
+
+    tc_op op = req->op;
+    uint32_t total = c + st->D - 1 + (op == TC_OP_ALLREDUCE ? st->D : 0);
+    for (uint32_t t = 0; t < total && rc == TC_OK;) {
+        dbt_win w = windows(op, c, st->D, t);
+        uint32_t run = 1;
+        while (t + run < total) {
+            dbt_win v = windows(op, c, st->D, t + run);
+            if (memcmp(&v, &w, sizeof v) != 0)
+                break;
+            run++;
+        }
+        uint32_t fan = 0;
+        for (uint32_t i = 0; i < nkeys; i++) {
+            uint32_t f = class_fanout(keys[i], &w);
+            fan = f > fan ? f : fan;
+        }
+        bool up = w.ul <= w.uh, down = w.dl <= w.dh;
+        tc_phase *ph = tc_sched_add_phase(s, run, TC_PAT_GENERIC, 0, s->blk_bytes,
+                                          up && down ? "dbtree reduce+broadcast"
+                                          : up       ? "dbtree reduce"
+                                                     : "dbtree broadcast");
+        if (!ph) {
+            rc = TC_EINTERNAL;
+            break;
+        }
+        ph->fanout = fan;
+        ph->rank_bytes = fan * s->blk_bytes;
+        t += run;
+    }
+    free(keys);
+    free(seen);
+    return rc == TC_OK ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
+}
+
+const tc_algo_impl tc_impl_dbtree = {dbtree_valid, dbtree_build};

@@ -1,0 +1,143 @@
+/*
+ * direct.c - direct algorithms: every transfer of the collective happens at
+ * once, each rank talking to every other rank in the same step (the "linear"
+ * or "spread-out" algorithms of MPI libraries; the all-to-all pattern NCCL
+ * uses with one send/recv pair per peer). One step of latency, p-1 messages
+ * per rank, so only a fully connected, non-blocking fabric sustains it.
+ *
+ * all-to-all: rank r sends its block j to rank j, which stores it in output
+ * slot nblk + r; its own block is a local copy. all-gather: r sends its block
+ * to every other rank. reduce-scatter: r sends block j to rank j, which adds
+ * it. all-reduce: direct reduce-scatter then direct all-gather (2 steps).
+ * broadcast: the root sends the buffer to every rank. reduce: every rank
+ * sends its buffer to the root. chunks are ignored (a single step has
+ * nothing to pipeline).
+ */
+#include "coll/algos.h"
+
+static bool direct_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)
+{
+    (void)op, (void)p, (void)topo, (void)err;
+    return true;
+}
+
+/* Every rank r sends block j (slot j) to rank j, reduced there. */
+static void emit_rs(const tc_sched *s, tc_xfers *x)
+{
+    uint32_t p = s->req.p;
+    for (uint32_t r = 0; r < p; r++)
+        for (uint32_t j = 0; j < p; j++)
+            if (j != r) {
+                tc_xfers_add(x, r, j, s->blk_bytes, true);
+                tc_xfers_seg(x, j, j, 1);
+            }
+}
+
+/* Every rank r sends its block r to every other rank. */
+static void emit_ag(const tc_sched *s, tc_xfers *x)
+{
+    uint32_t p = s->req.p;
+    for (uint32_t r = 0; r < p; r++)
+        for (uint32_t j = 0; j < p; j++)
+            if (j != r) {
+                tc_xfers_add(x, r, j, s->blk_bytes, false);
+                tc_xfers_seg(x, r, r, 1);
+            }
+}
+
+static tc_status emit_direct(const tc_sched *s, uint32_t step, tc_xfers *x)
+{
+    uint32_t p = s->req.p, root = s->req.root;
+    switch (s->req.op) {
+    case TC_OP_ALLTOALL:
+        for (uint32_t r = 0; r < p; r++)
+            for (uint32_t j = 0; j < p; j++) {
+                tc_xfers_add(x, r, j, s->blk_bytes, false);
+                tc_xfers_seg(x, j, s->nblk + r, 1);
+            }
+        break;
+    case TC_OP_ALLGATHER: emit_ag(s, x); break;
+    case TC_OP_REDUCESCATTER: emit_rs(s, x); break;
+    case TC_OP_ALLREDUCE:
+        if (step == 0)
+            emit_rs(s, x);
+        else
+            emit_ag(s, x);
+        break;
+    case TC_OP_BROADCAST:
+        for (uint32_t j = 0; j < p; j++)
+            if (j != root) {
+                tc_xfers_add(x, root, j, s->blk_bytes, false);
+                tc_xfers_seg(x, 0, 0, 1);
+            }
+        break;
+    case TC_OP_REDUCE:
+        for (uint32_t j = 0; j < p; j++)
+            if (j != root) {
+                tc_xfers_add(x, j, root, s->blk_bytes, true);
+                tc_xfers_seg(x, 0, 0, 1);
+            }
+        break;
+    default: return TC_EINTERNAL;
+    }
+    return TC_OK;
+}
+
+static bool add_phase(tc_sched *s, double bytes, uint32_t fanout, const char *label)
+{
+    /* On two ranks every transfer goes to the one other rank: a shift. */
+    uint32_t p = s->req.p;
+    tc_phase *ph = tc_sched_add_phase(s, 1, p == 2 ? TC_PAT_SHIFT : TC_PAT_GENERIC, p == 2 ? 1 : 0,
+                                      bytes, label);
+    if (!ph)
+        return false;
+    ph->fanout = fanout;
+    ph->rank_bytes = bytes * fanout;
+    return true;
+}
+
+static tc_status direct_build(const tc_coll_req *req, const tc_topo *topo, tc_sched *s, tc_err *err)
+{
+    (void)topo;
+    uint32_t p = req->p;
+    bool ok = true;
+    s->emit = emit_direct;
+    if (req->op == TC_OP_BROADCAST || req->op == TC_OP_REDUCE) {
+        s->nblk = s->nslots = 1;
+        s->blk_bytes = req->bytes;
+        if (p == 1)
+            return TC_OK;
+        if (req->op == TC_OP_BROADCAST)
+            ok = add_phase(s, s->blk_bytes, p - 1, "direct broadcast");
+        else
+            ok = add_phase(s, s->blk_bytes, 1, "direct reduce");
+        return ok ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
+    }
+    s->nblk = p;
+    s->nslots = req->op == TC_OP_ALLTOALL ? 2 * p : p;
+    s->blk_bytes = req->bytes / p;
+    if (p == 1) {
+        /* All-to-all on one rank still moves its block into the output
+         * region: one step holding only a (free) local copy. */
+        if (req->op == TC_OP_ALLTOALL) {
+            tc_phase *ph = tc_sched_add_phase(s, 1, TC_PAT_GENERIC, 0, 0, "local copy");
+            if (!ph)
+                return tc_fail(err, TC_EINTERNAL, "out of memory");
+            ph->fanout = 0;
+            ph->rank_bytes = 0;
+        }
+        return TC_OK;
+    }
+    switch (req->op) {
+    case TC_OP_ALLTOALL: ok = add_phase(s, s->blk_bytes, p - 1, "direct all-to-all"); break;
+    case TC_OP_ALLGATHER: ok = add_phase(s, s->blk_bytes, p - 1, "direct all-gather"); break;
+    case TC_OP_REDUCESCATTER: ok = add_phase(s, s->blk_bytes, p - 1, "direct reduce-scatter"); break;
+    default:
+        ok = add_phase(s, s->blk_bytes, p - 1, "direct reduce-scatter") &&
+             add_phase(s, s->blk_bytes, p - 1, "direct all-gather");
+        break;
+    }
+    return ok ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
+}
+
+const tc_algo_impl tc_impl_direct = {direct_valid, direct_build};
