@@ -9,6 +9,25 @@
  *
  * Generators keep their structural coordinates (Clos levels, torus
  * dimensions) so that routing is arithmetic, not a graph search.
+ *
+ * Link layout. Every cable is the pair (2c, 2c + 1) of one block, so the
+ * reverse of link id is id ^ 1 within the block (blocks start at even IDs):
+ *  - Clos, level i (1..h): the cable from level-(i-1) node c (a host when
+ *    i = 1) to its parent b (0 <= b < w_i) is cable c * w_i + b of the block;
+ *    its up link is up_lbase[i] + 2 * (c * w_i + b), its down link
+ *    down_lbase[i] + 2 * (c * w_i + b) (= up link + 1).
+ *  - Torus, dimension d: a line is the set of vertices that differ only in
+ *    coordinate d (line index: the vertex with coordinate d set to 0, counted
+ *    over the other coordinates, first fastest); cable x of a line joins
+ *    coordinate x to x + 1 (mod the size); a line has dim_cables[d] cables:
+ *    the size with wraparound, the size - 1 without, 1 for a size of 2.
+ *    The + link of cable x is plus_lbase[d] + 2 * (line * dim_cables[d] + x),
+ *    the - link (x + 1 -> x) minus_lbase[d] + 2 * (...) = the + link + 1.
+ *    tc_topo_torus_link does this arithmetic.
+ *  - Node links come last: node_lbase + 2e is endpoint e -> its node switch,
+ *    node_lbase + 2e + 1 the reverse.
+ * Vertices: endpoints, then Clos switches level by level (level-i node index
+ * B + wprod[i] * A, see tc_topo below), then node switches.
  */
 #ifndef TOPOCC_TOPO_H
 #define TOPOCC_TOPO_H
@@ -66,14 +85,21 @@ typedef struct tc_topo {
     uint32_t down_lbase[TC_MAX_LEVELS + 1];  /* first down-link from level i to level i-1 */
     double level_bw[TC_MAX_LEVELS + 1];      /* per link (after parallel aggregation) */
     double level_lat[TC_MAX_LEVELS + 1];
+    /* XGFT labels: a level-i node (a_h..a_{i+1}, b_i..b_1) has index
+     * B + wprod[i] * A with A = a_{i+1} + m_{i+1} * (a_{i+2} + ...) and
+     * B = b_1 + w_1 * (b_2 + w_2 * ...); host e has A = e. */
+    uint32_t span[TC_MAX_LEVELS + 1];        /* m_1 * .. * m_i: host slots under a level-i switch (span[0] = 1) */
+    uint32_t wprod[TC_MAX_LEVELS + 1];       /* w_1 * .. * w_i (wprod[0] = 1) */
+    int top_level;                           /* highest level a route between populated hosts climbs to */
 
     /* Torus */
     int ndims;
     uint32_t dims[TC_MAX_DIMS];
     uint8_t wrap[TC_MAX_DIMS];
     uint32_t stride[TC_MAX_DIMS];            /* coordinate strides, first dim fastest */
-    uint32_t plus_lbase[TC_MAX_DIMS];        /* link ID of (v, dim, +) is plus_lbase[d] + v, or UINT32_MAX if absent */
-    uint32_t minus_lbase[TC_MAX_DIMS];
+    uint32_t plus_lbase[TC_MAX_DIMS];        /* first + link of dimension d (layout above; tc_topo_torus_link) */
+    uint32_t minus_lbase[TC_MAX_DIMS];       /* plus_lbase[d] + 1 */
+    uint32_t dim_cables[TC_MAX_DIMS];        /* cables per line of dimension d */
     double torus_bw, torus_lat;
 
     /* Scale-up node: every node_size consecutive endpoints share a node switch. */
@@ -86,7 +112,15 @@ typedef struct tc_topo {
     uint64_t seed;             /* ECMP hash seed */
 } tc_topo;
 
-/* Builds a topology from a spec string (see docs/MODEL.md for the grammar). */
+/* Builds a topology from a spec string (see docs/MODEL.md for the grammar):
+ *   clos:down=m1x..xmH,up=w1x..xwH[,links=p1x..xpH][,hosts=N]
+ *   clos:hosts=N,radix=K[,tiers=2|3][,oversub=S]   (expands to the form above)
+ *   torus:dims=AxBx..[,wrap=1x0x..]
+ * with, for any kind: bw= (default 400Gbps), lat= (default 1us), on a Clos
+ * also bw1=.. bwH=, lat1=.. latH= per level (1 = host-leaf); alpha= (0),
+ * seed= (0), node=G[,node_bw=RATE (450GB/s)][,node_lat=TIME (250ns)].
+ * On success *out owns everything (tc_topo_free); on failure *out is NULL and
+ * err holds one line. */
 tc_status tc_topo_build(const char *spec, tc_topo **out, tc_err *err);
 void tc_topo_free(tc_topo *t);
 
@@ -101,22 +135,33 @@ tc_status tc_topo_degrade_link(tc_topo *t, uint32_t link, double factor, tc_err 
 tc_status tc_routing_parse(const char *s, const tc_topo *t, tc_routing *out, tc_err *err);
 const char *tc_routing_name(tc_routing r, const tc_topo *t);
 
+/* Torus: the link leaving vertex v along dimension dim in direction dir
+ * (+1 or -1), or UINT32_MAX where there is none (the end of a mesh line, the
+ * second direction of a dimension of size 2, or not a torus). */
+uint32_t tc_topo_torus_link(const tc_topo *t, uint32_t v, int dim, int dir);
+
 /* Upper bound on the number of links of any routed path. */
 uint32_t tc_topo_max_path(const tc_topo *t);
 
-/* Routes src -> dst (endpoints); writes link IDs into links (capacity
- * tc_topo_max_path) and returns their count (0 when src == dst). */
+/* Routes src -> dst (endpoints, both < n_endpoints); writes link IDs into links (capacity
+ * tc_topo_max_path) and returns their count (0 when src == dst). Two
+ * endpoints of one scale-up node always go through their node switch.
+ * Clos: climb to the lowest common ancestor level (the parent at each up hop
+ * chosen by ecmp or dmodk), then descend, which is unique. Torus: dimension
+ * order, shortest way. A routing that does not fit the kind (dmodk on a
+ * torus) is taken as TC_ROUTE_DEFAULT. O(path length), no allocation. */
 uint32_t tc_topo_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst,
                        uint32_t *links);
 
 /* Summary figures, computed from the structure. */
 typedef struct tc_topo_info {
     uint32_t endpoints, switches, links, diameter;   /* diameter in links, endpoint to endpoint */
+    uint32_t node_switches;  /* scale-up node switches (not counted in switches) */
     double bisection_Bps;    /* one direction, across the worst balanced cut */
     double injection_Bps;    /* fabric injection bandwidth of one endpoint (all its ports) */
     uint32_t ports_per_endpoint;
     double min_latency_s;    /* smallest endpoint-to-endpoint path latency (distinct endpoints) */
-    double max_latency_s;    /* largest routed path latency */
+    double max_latency_s;    /* largest routed path latency (both: link latencies, alpha not included) */
     double oversub[TC_MAX_LEVELS + 1]; /* Clos: level i (1..h-1) down capacity / up capacity */
 } tc_topo_info;
 

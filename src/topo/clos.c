@@ -1,0 +1,381 @@
+/*
+ * clos.c - generalised fat trees XGFT(h; m_1..m_h; w_1..w_h) (Ohring, Ibel,
+ * Das, Kumar, IPPS 1995), the hosts/radix/tiers/oversub shortcut that expands
+ * into one, and their arithmetic routing (ecmp, D-mod-k).
+ *
+ * Model: level 0 holds the hosts, levels 1..h the switches. A level-i node is
+ * labelled (a_h..a_{i+1}, b_i..b_1) with a_j < m_j and b_j < w_j; its parents
+ * replace a_{i+1} by each b_{i+1} < w_{i+1}. Two hosts whose labels agree
+ * above level L meet at level L, and every route between them climbs exactly
+ * to L: the climb picks one b per level, the descent is then unique.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "topo_int.h"
+
+/* "1", "1.5", "3": a plain positive decimal. */
+static bool parse_positive(const char *s, double *out)
+{
+    if (!s || !isdigit((unsigned char)s[0]))
+        return false;
+    for (const char *c = s; *c; c++)
+        if (!isdigit((unsigned char)*c) && *c != '.')
+            return false;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (*end || errno == ERANGE || !isfinite(v) || v <= 0)
+        return false;
+    *out = v;
+    return true;
+}
+
+/* The shortcut splits a radix-k leaf into k s/(s+1) down and k/(s+1) up
+ * ports, so s is valid exactly when s + 1 divides k (for integer s). */
+static tc_status oversub_error(uint32_t k, double s, tc_err *err)
+{
+    long lo = 0, hi = 0;
+    for (long c = (long)ceil(s) - 1; c >= 1; c--)
+        if (k % (uint32_t)(c + 1) == 0) {
+            lo = c;
+            break;
+        }
+    for (long c = (long)floor(s) + 1; c <= (long)k - 1; c++)
+        if (k % (uint32_t)(c + 1) == 0) {
+            hi = c;
+            break;
+        }
+    char near[96];
+    if (lo && hi)
+        snprintf(near, sizeof near, "nearest valid oversub values are %ld and %ld", lo, hi);
+    else if (lo || hi)
+        snprintf(near, sizeof near, "nearest valid oversub value is %ld", lo ? lo : hi);
+    else
+        snprintf(near, sizeof near, "no oversub value fits this radix");
+    return tc_fail(err, TC_EINVAL,
+                   "clos oversub=%g does not split radix %u into whole ports (radix*oversub/(oversub+1) down, "
+                   "radix/(oversub+1) up): %s",
+                   s, k, near);
+}
+
+/* Expands hosts/radix/tiers/oversub into XGFT parameters (see tc_topo_build
+ * and docs): 2 tiers: down = D x L, up = 1 x U, L = ceil(N/D) <= k leaves,
+ * U spines of L ports; 3 tiers (k-ary fat tree pods): down = D x k/2 x P,
+ * up = 1 x U x k/2, U aggregation switches per pod with k/2 ports each way,
+ * U*k/2 spines of P <= k ports, P = ceil(N/(D k/2)) pods. D = k s/(s+1),
+ * U = k/(s+1). */
+static tc_status expand_shortcut(tc_spec *sp, uint32_t hosts, int *h, uint32_t *m, uint32_t *w, tc_err *err)
+{
+    uint32_t k = 0, tiers = 0;
+    bool has_tiers = false;
+    tc_status st = tc_topo_get_u32(sp, "clos", "radix", &k, NULL, err);
+    if (st == TC_OK)
+        st = tc_topo_get_u32(sp, "clos", "tiers", &tiers, &has_tiers, err);
+    if (st != TC_OK)
+        return st;
+    if (k == 0)
+        return tc_fail(err, TC_EINVAL, "clos shortcut needs radix=K (switch ports), e.g. clos:hosts=4096,radix=32,tiers=3");
+    if (has_tiers && tiers != 2 && tiers != 3)
+        return tc_fail(err, TC_EINVAL, "clos tiers=%u: expected tiers=2 or tiers=3", tiers);
+    double s = 1;
+    const char *os = tc_spec_get(sp, "oversub");
+    if (os && !parse_positive(os, &s))
+        return tc_fail(err, TC_EINVAL, "clos oversub='%s': expected a positive number such as 1, 3 or 1.5", os);
+    double u = k / (s + 1);
+    double ur = floor(u + 0.5);
+    if (fabs(u - ur) > 1e-9 * u || ur < 1 || ur >= k)
+        return oversub_error(k, s, err);
+    uint32_t U = (uint32_t)ur, D = k - U;
+    uint64_t max2 = (uint64_t)D * k;
+    uint64_t max3 = k % 2 == 0 ? (uint64_t)D * (k / 2) * k : 0;
+    if (!has_tiers)
+        tiers = hosts <= max2 ? 2 : 3;
+    if (tiers == 3 && k % 2)
+        return tc_fail(err, TC_EINVAL,
+                       "clos tiers=3 needs an even radix (aggregation switches have radix/2 ports each way), radix=%u given", k);
+    uint64_t max = tiers == 2 ? max2 : max3;
+    if (hosts > max)
+        return tc_fail(err, TC_EINVAL,
+                       "clos radix=%u with oversub=%g and %u tiers reaches at most %llu hosts, hosts=%u given: %s",
+                       k, s, tiers, (unsigned long long)max, hosts,
+                       tiers == 2 ? "use tiers=3 or a larger radix" : "use a larger radix");
+    if (tiers == 2) {
+        *h = 2;
+        m[1] = D, m[2] = (hosts + D - 1) / D;
+        w[1] = 1, w[2] = U;
+    } else {
+        uint32_t pod = D * (k / 2);
+        *h = 3;
+        m[1] = D, m[2] = k / 2, m[3] = (hosts + pod - 1) / pod;
+        w[1] = 1, w[2] = U, w[3] = k / 2;
+    }
+    return TC_OK;
+}
+
+static tc_status read_structure(tc_spec *sp, tc_topo *t, uint32_t *hosts, bool *has_hosts, tc_err *err)
+{
+    tc_status st = tc_topo_get_u32(sp, "clos", "hosts", hosts, has_hosts, err);
+    if (st != TC_OK)
+        return st;
+    bool shortcut = tc_spec_get(sp, "radix") || tc_spec_get(sp, "tiers") || tc_spec_get(sp, "oversub");
+    bool xgft = tc_spec_get(sp, "down") || tc_spec_get(sp, "up") || tc_spec_get(sp, "links");
+    if (shortcut && xgft)
+        return tc_fail(err, TC_EINVAL,
+                       "clos spec mixes two forms: give down=,up=[,links=][,hosts=] or hosts=,radix=[,tiers=][,oversub=]");
+    for (int i = 0; i <= TC_MAX_LEVELS; i++)
+        t->par[i] = 1;
+    if (shortcut) {
+        if (!*has_hosts)
+            return tc_fail(err, TC_EINVAL, "clos shortcut needs hosts=N, e.g. clos:hosts=4096,radix=32,tiers=3");
+        return expand_shortcut(sp, *hosts, &t->levels, t->down, t->up, err);
+    }
+    if (!xgft || !tc_spec_get(sp, "down") || !tc_spec_get(sp, "up"))
+        return tc_fail(err, TC_EINVAL,
+                       "clos spec needs down=m1x..xmH,up=w1x..xwH (e.g. clos:down=8x8,up=1x8) "
+                       "or hosts=N,radix=K (e.g. clos:hosts=4096,radix=32,tiers=3)");
+    int nd = 0, nu = 0, np = 0;
+    st = tc_topo_get_list(sp, "clos", "down", t->down + 1, TC_MAX_LEVELS, &nd, err);
+    if (st == TC_OK)
+        st = tc_topo_get_list(sp, "clos", "up", t->up + 1, TC_MAX_LEVELS, &nu, err);
+    if (st == TC_OK && tc_spec_get(sp, "links"))
+        st = tc_topo_get_list(sp, "clos", "links", t->par + 1, TC_MAX_LEVELS, &np, err);
+    if (st != TC_OK)
+        return st;
+    if (nd != nu)
+        return tc_fail(err, TC_EINVAL,
+                       "clos down= has %d levels but up= has %d: give one value per switch level in both, e.g. down=8x8,up=1x8",
+                       nd, nu);
+    if (np && np != nd)
+        return tc_fail(err, TC_EINVAL, "clos links= has %d values for %d levels: give one per level, e.g. links=1x2", np,
+                       nd);
+    t->levels = nd;
+    return TC_OK;
+}
+
+static tc_status too_large(tc_err *err, const char *what, uint64_t n, uint64_t max)
+{
+    return tc_fail(err, TC_EINVAL, "clos too large: %llu %s, at most %llu", (unsigned long long)n, what,
+                   (unsigned long long)max);
+}
+
+static tc_status size_tree(tc_topo *t, uint32_t hosts, bool has_hosts, uint64_t *fabric_links, tc_err *err)
+{
+    int h = t->levels;
+    uint64_t span = 1, wp = 1;
+    t->span[0] = t->wprod[0] = 1;
+    for (int i = 1; i <= h; i++) {
+        span *= t->down[i];
+        wp *= t->up[i];
+        if (span > TC_TOPO_MAX_VERTICES)
+            return too_large(err, "host slots", span, TC_TOPO_MAX_VERTICES);
+        if (wp > TC_TOPO_MAX_VERTICES)
+            return too_large(err, "switches at one level", wp, TC_TOPO_MAX_VERTICES);
+        t->span[i] = (uint32_t)span, t->wprod[i] = (uint32_t)wp;
+    }
+    if (!has_hosts)
+        hosts = (uint32_t)span;
+    else if (hosts > span)
+        return tc_fail(err, TC_EINVAL, "clos hosts=%u exceeds the %llu host slots (the product of down=): raise down= or lower hosts",
+                       hosts, (unsigned long long)span);
+    t->n_endpoints = hosts;
+    t->level_count[0] = (uint32_t)span;
+    uint64_t vertices = hosts, links = 0;
+    for (int i = 1; i <= h; i++) {
+        uint64_t count = (uint64_t)(t->span[h] / t->span[i]) * t->wprod[i];
+        uint64_t children = i == 1 ? hosts : t->level_count[i - 1];
+        vertices += count;
+        if (vertices > TC_TOPO_MAX_VERTICES)
+            return too_large(err, "vertices", vertices, TC_TOPO_MAX_VERTICES);
+        t->level_count[i] = (uint32_t)count;
+        t->up_lbase[i] = (uint32_t)links;
+        t->down_lbase[i] = (uint32_t)links + 1;
+        links += 2 * children * t->up[i];
+        if (links > TC_TOPO_MAX_LINKS)
+            return too_large(err, "links", links, TC_TOPO_MAX_LINKS);
+    }
+    t->level_vbase[1] = hosts;
+    for (int i = 2; i <= h; i++)
+        t->level_vbase[i] = t->level_vbase[i - 1] + t->level_count[i - 1];
+    t->n_switches = (uint32_t)(vertices - hosts);
+    t->top_level = 0;
+    while (t->top_level < h && t->span[t->top_level] < hosts)
+        t->top_level++;
+    *fabric_links = links;
+    return TC_OK;
+}
+
+static tc_status read_links(tc_spec *sp, tc_topo *t, tc_err *err)
+{
+    double bw = TC_TOPO_DEFAULT_BW, lat = TC_TOPO_DEFAULT_LAT;
+    tc_status st = tc_topo_get_rate(sp, "clos", "bw", &bw, NULL, err);
+    if (st == TC_OK)
+        st = tc_topo_get_time(sp, "clos", "lat", &lat, NULL, err);
+    for (int i = 1; st == TC_OK && i <= t->levels; i++) {
+        char key[8];
+        double b = bw, l = lat;
+        snprintf(key, sizeof key, "bw%d", i);
+        st = tc_topo_get_rate(sp, "clos", key, &b, NULL, err);
+        snprintf(key, sizeof key, "lat%d", i);
+        if (st == TC_OK)
+            st = tc_topo_get_time(sp, "clos", key, &l, NULL, err);
+        /* p parallel cables between the same pair of switches carry what one
+         * cable of p times the bandwidth would: they are merged into one. */
+        t->level_bw[i] = b * t->par[i];
+        t->level_lat[i] = l;
+    }
+    return st;
+}
+
+tc_status tc_clos_configure(tc_spec *sp, tc_topo *t, uint64_t *fabric_links, tc_err *err)
+{
+    uint32_t hosts = 0;
+    bool has_hosts = false;
+    t->kind = TC_TOPO_CLOS;
+    tc_status st = read_structure(sp, t, &hosts, &has_hosts, err);
+    if (st == TC_OK)
+        st = size_tree(t, hosts, has_hosts, fabric_links, err);
+    if (st == TC_OK)
+        st = read_links(sp, t, err);
+    return st;
+}
+
+void tc_clos_fill(tc_topo *t)
+{
+    for (int i = 1; i <= t->levels; i++) {
+        uint32_t children = i == 1 ? t->n_endpoints : t->level_count[i - 1];
+        uint32_t cbase = i == 1 ? 0 : t->level_vbase[i - 1];
+        uint32_t m = t->down[i], w = t->up[i], wc = t->wprod[i - 1], wp = t->wprod[i];
+        double bw = t->level_bw[i], lat = t->level_lat[i];
+        tc_link *l = t->links + t->up_lbase[i];
+        for (uint32_t c = 0; c < children; c++) {
+            uint32_t bc = c % wc, a = c / wc / m;
+            for (uint32_t b = 0; b < w; b++) {
+                uint32_t parent = t->level_vbase[i] + bc + wc * b + wp * a;
+                *l++ = (tc_link){cbase + c, parent, bw, lat, TC_LINK_FABRIC, (uint8_t)i, +1};
+                *l++ = (tc_link){parent, cbase + c, bw, lat, TC_LINK_FABRIC, (uint8_t)i, -1};
+            }
+        }
+    }
+}
+
+static uint32_t pick_parent(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, int level)
+{
+    uint32_t w = t->up[level];
+    if (w == 1)
+        return 0;
+    if (r == TC_ROUTE_DMODK)
+        return dst / t->wprod[level - 1] % w;
+    uint64_t key = tc_mix64(((uint64_t)src << 32 | dst) ^ tc_mix64(t->seed));
+    return (uint32_t)(tc_mix64(key + (uint64_t)level) % w);
+}
+
+uint32_t tc_clos_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links)
+{
+    int top = 1;
+    while (src / t->span[top] != dst / t->span[top])
+        top++;
+    uint32_t n = 0, a = src, b = 0, idx = src;
+    for (int i = 1; i <= top; i++) {
+        uint32_t p = pick_parent(t, r, src, dst, i);
+        links[n++] = t->up_lbase[i] + 2 * (idx * t->up[i] + p);
+        b += t->wprod[i - 1] * p;
+        a /= t->down[i];
+        idx = b + t->wprod[i] * a;
+    }
+    for (int i = top; i >= 1; i--) {
+        uint32_t p = b / t->wprod[i - 1];
+        b %= t->wprod[i - 1];
+        uint32_t child = b + t->wprod[i - 1] * (dst / t->span[i - 1]);
+        links[n++] = t->down_lbase[i] + 2 * (child * t->up[i] + p);
+    }
+    return n;
+}
+
+void tc_clos_info(const tc_topo *t, tc_topo_info *info)
+{
+    uint32_t n = t->n_endpoints;
+    info->diameter = 2 * (uint32_t)t->top_level;
+    info->ports_per_endpoint = t->up[1];
+    info->injection_Bps = t->up[1] * t->level_bw[1];
+    /* Bisection: cutting below level j separates whole level-(j-1)
+     * subtrees, and n/2 hosts then own n/2 / span[j-1] of them, each with
+     * wprod[j] up-links of level_bw[j]; the cut is the cheapest such level
+     * among those routes use: (n/2) * min_j wprod[j] level_bw[j] / span[j-1].
+     * Exact when n/2 is a multiple of the subtree sizes (a full XGFT with an
+     * even top fan-out), a proportional share otherwise. */
+    double per_host = 0;
+    for (int j = 1; j <= t->top_level; j++) {
+        double c = t->wprod[j] * t->level_bw[j] / t->span[j - 1];
+        if (j == 1 || c < per_host)
+            per_host = c;
+    }
+    info->bisection_Bps = (n / 2) * per_host;
+    /* Hosts 0 and 1 meet at the lowest level whose subtree holds two slots. */
+    double lat = 0;
+    int low = 0;
+    while (n >= 2 && low < t->levels && t->span[low] < 2)
+        lat += 2 * t->level_lat[++low];
+    info->min_latency_s = lat;
+    lat = 0;
+    for (int j = 1; j <= t->top_level; j++)
+        lat += 2 * t->level_lat[j];
+    info->max_latency_s = lat;
+    for (int i = 1; i < t->levels; i++)
+        info->oversub[i] = (t->down[i] * t->level_bw[i]) / (t->up[i + 1] * t->level_bw[i + 1]);
+}
+
+/* Levels that all share one value collapse into bw= / lat=. */
+static void put_levels(const tc_topo *t, char *buf, size_t len, bool rate)
+{
+    char v[64];
+    int h = t->levels;
+    bool same = true;
+    for (int i = 2; i <= h; i++)
+        same &= rate ? t->level_bw[i] / t->par[i] == t->level_bw[1] / t->par[1] : t->level_lat[i] == t->level_lat[1];
+    for (int i = 1; i <= (same ? 1 : h); i++) {
+        const char *s = rate ? tc_topo_rate_str(t->level_bw[i] / t->par[i], v, sizeof v)
+                             : tc_topo_time_str(t->level_lat[i], v, sizeof v);
+        if (same)
+            tc_topo_put(buf, len, ",%s=%s", rate ? "bw" : "lat", s);
+        else
+            tc_topo_put(buf, len, ",%s%d=%s", rate ? "bw" : "lat", i, s);
+    }
+}
+
+void tc_clos_spec(const tc_topo *t, char *buf, size_t len)
+{
+    char a[96], b[96];
+    int h = t->levels;
+    tc_topo_put(buf, len, "clos:down=%s,up=%s", tc_topo_list_str(t->down + 1, h, a, sizeof a),
+                tc_topo_list_str(t->up + 1, h, b, sizeof b));
+    bool par = false;
+    for (int i = 1; i <= h; i++)
+        par |= t->par[i] != 1;
+    if (par)
+        tc_topo_put(buf, len, ",links=%s", tc_topo_list_str(t->par + 1, h, a, sizeof a));
+    if (t->n_endpoints != t->level_count[0])
+        tc_topo_put(buf, len, ",hosts=%u", t->n_endpoints);
+    put_levels(t, buf, len, true);
+    put_levels(t, buf, len, false);
+}
+
+const char *tc_clos_vertex_name(const tc_topo *t, uint32_t v, char *buf, size_t len)
+{
+    if (v < t->n_endpoints) {
+        snprintf(buf, len, "host %u", v);
+        return buf;
+    }
+    for (int i = 1; i <= t->levels; i++)
+        if (v < t->level_vbase[i] + t->level_count[i]) {
+            if (i == 1)
+                snprintf(buf, len, "leaf %u", v - t->level_vbase[i]);
+            else
+                snprintf(buf, len, "L%d %u", i, v - t->level_vbase[i]);
+            return buf;
+        }
+    snprintf(buf, len, "vertex %u", v);
+    return buf;
+}

@@ -1,0 +1,476 @@
+/*
+ * topo.c - building a topology from its spec (the keys every kind shares,
+ * the scale-up nodes, the CSR index, the canonical spec), routing dispatch,
+ * summary figures and link edits.
+ */
+#include <assert.h>
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "topo_int.h"
+
+#define COMMON_KEYS "alpha, seed, node, node_bw, node_lat"
+#define CLOS_KEYS "down, up, links, hosts, radix, tiers, oversub, bw, bw1..bw6, lat, lat1..lat6, " COMMON_KEYS
+#define TORUS_KEYS "dims, wrap, bw, lat, " COMMON_KEYS
+
+/* ---- spec helpers ---- */
+
+static tc_status keyed(tc_err *err, const char *kind, const char *key, const tc_err *inner)
+{
+    return tc_fail(err, TC_EINVAL, "%s key '%s': %s", kind, key, inner->msg);
+}
+
+tc_status tc_topo_get_rate(tc_spec *sp, const char *kind, const char *key, double *out, bool *given, tc_err *err)
+{
+    const char *v = tc_spec_get(sp, key);
+    tc_err e;
+    if (!v)
+        return TC_OK;
+    if (tc_parse_rate(v, out, &e) != TC_OK)
+        return keyed(err, kind, key, &e);
+    if (given)
+        *given = true;
+    return TC_OK;
+}
+
+tc_status tc_topo_get_time(tc_spec *sp, const char *kind, const char *key, double *out, bool *given, tc_err *err)
+{
+    const char *v = tc_spec_get(sp, key);
+    tc_err e;
+    if (!v)
+        return TC_OK;
+    if (tc_parse_time(v, out, &e) != TC_OK)
+        return keyed(err, kind, key, &e);
+    if (given)
+        *given = true;
+    return TC_OK;
+}
+
+tc_status tc_topo_get_u32(tc_spec *sp, const char *kind, const char *key, uint32_t *out, bool *given, tc_err *err)
+{
+    const char *v = tc_spec_get(sp, key);
+    tc_err e;
+    if (!v)
+        return TC_OK;
+    if (tc_parse_u32(v, out, &e) != TC_OK)
+        return keyed(err, kind, key, &e);
+    if (given)
+        *given = true;
+    return TC_OK;
+}
+
+tc_status tc_topo_get_list(tc_spec *sp, const char *kind, const char *key, uint32_t *vals, int max, int *n, tc_err *err)
+{
+    const char *v = tc_spec_get(sp, key);
+    tc_err e;
+    if (!v)
+        return TC_OK;
+    if (tc_parse_dims(v, vals, max, n, &e) != TC_OK)
+        return keyed(err, kind, key, &e);
+    return TC_OK;
+}
+
+void tc_topo_put(char *buf, size_t len, const char *fmt, ...)
+{
+    size_t off = strlen(buf);
+    if (off + 1 >= len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + off, len - off, fmt, ap);
+    va_end(ap);
+}
+
+const char *tc_topo_rate_str(double Bps, char *buf, size_t len)
+{
+    snprintf(buf, len, "%.12gGbps", Bps * 8 / 1e9);
+    return buf;
+}
+
+const char *tc_topo_time_str(double s, char *buf, size_t len)
+{
+    if (s < 1e-6)
+        snprintf(buf, len, "%.12gns", s * 1e9);
+    else
+        snprintf(buf, len, "%.12gus", s * 1e6);
+    return buf;
+}
+
+const char *tc_topo_list_str(const uint32_t *v, int n, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < n; i++)
+        tc_topo_put(buf, len, "%s%u", i ? "x" : "", v[i]);
+    return buf;
+}
+
+/* Unknown keys are reported before anything else so that a typo is named
+ * as such rather than as a missing key. */
+static bool accepted_key(const char *kind, const char *key)
+{
+    static const char *common[] = {"alpha", "seed", "node", "node_bw", "node_lat", NULL};
+    static const char *clos[] = {"down", "up", "links", "hosts", "radix", "tiers", "oversub", "bw", "lat", NULL};
+    static const char *torus[] = {"dims", "wrap", "bw", "lat", NULL};
+    for (const char **k = common; *k; k++)
+        if (strcmp(*k, key) == 0)
+            return true;
+    bool is_clos = strcmp(kind, "clos") == 0;
+    for (const char **k = is_clos ? clos : torus; *k; k++)
+        if (strcmp(*k, key) == 0)
+            return true;
+    if (is_clos && (strncmp(key, "bw", 2) == 0 || strncmp(key, "lat", 3) == 0)) {
+        const char *d = key + (key[0] == 'b' ? 2 : 3);
+        return d[0] >= '1' && d[0] <= '0' + TC_MAX_LEVELS && d[1] == '\0';
+    }
+    return false;
+}
+
+static tc_status check_keys(const tc_spec *sp, tc_err *err)
+{
+    const char *list = strcmp(sp->kind, "clos") == 0 ? CLOS_KEYS : TORUS_KEYS;
+    for (int i = 0; i < sp->nkv; i++)
+        if (!accepted_key(sp->kind, sp->key[i]))
+            return tc_fail(err, TC_EINVAL, "unknown key '%s' in %s spec: accepted keys are %s", sp->key[i], sp->kind,
+                           list);
+    return TC_OK;
+}
+
+static tc_status read_seed(tc_spec *sp, uint64_t *seed, tc_err *err)
+{
+    const char *v = tc_spec_get(sp, "seed");
+    if (!v)
+        return TC_OK;
+    for (const char *c = v; *c; c++)
+        if (!isdigit((unsigned char)*c))
+            return tc_fail(err, TC_EINVAL, "invalid seed '%s': expected a non-negative integer, e.g. seed=7", v);
+    errno = 0;
+    unsigned long long s = strtoull(v, NULL, 10);
+    if (errno == ERANGE)
+        return tc_fail(err, TC_EINVAL, "invalid seed '%s': expected a non-negative integer below 2^64", v);
+    *seed = s;
+    return TC_OK;
+}
+
+static tc_status read_common(tc_spec *sp, tc_topo *t, tc_err *err)
+{
+    const char *kind = sp->kind;
+    uint32_t g = 0;
+    bool has_node = false, has_bw = false, has_lat = false;
+    t->node_bw = TC_TOPO_DEFAULT_NODE_BW;
+    t->node_lat = TC_TOPO_DEFAULT_NODE_LAT;
+    tc_status st = tc_topo_get_time(sp, kind, "alpha", &t->alpha, NULL, err);
+    if (st == TC_OK)
+        st = read_seed(sp, &t->seed, err);
+    if (st == TC_OK)
+        st = tc_topo_get_u32(sp, kind, "node", &g, &has_node, err);
+    if (st == TC_OK)
+        st = tc_topo_get_rate(sp, kind, "node_bw", &t->node_bw, &has_bw, err);
+    if (st == TC_OK)
+        st = tc_topo_get_time(sp, kind, "node_lat", &t->node_lat, &has_lat, err);
+    if (st != TC_OK)
+        return st;
+    if ((has_bw || has_lat) && !has_node)
+        return tc_fail(err, TC_EINVAL, "%s spec: node_bw= and node_lat= need node=G (endpoints per scale-up node), e.g. node=8",
+                       kind);
+    if (has_node && t->n_endpoints % g != 0)
+        return tc_fail(err, TC_EINVAL, "%s spec: node=%u does not divide the %u endpoints: give a divisor of %u", kind, g,
+                       t->n_endpoints, t->n_endpoints);
+    t->node_size = g > 1 ? g : 0;
+    return TC_OK;
+}
+
+/* ---- building ---- */
+
+static tc_status build_csr(tc_topo *t)
+{
+    t->out_off = tc_calloc((size_t)t->n_vertices + 1, sizeof *t->out_off);
+    t->out_link = tc_calloc(t->n_links, sizeof *t->out_link);
+    if (!t->out_off || !t->out_link)
+        return TC_EINTERNAL;
+    for (uint32_t l = 0; l < t->n_links; l++)
+        t->out_off[t->links[l].src + 1]++;
+    for (uint32_t v = 0; v < t->n_vertices; v++)
+        t->out_off[v + 1] += t->out_off[v];
+    /* Fill by advancing each vertex's start, then shift the starts back. */
+    for (uint32_t l = 0; l < t->n_links; l++)
+        t->out_link[t->out_off[t->links[l].src]++] = l;
+    for (uint32_t v = t->n_vertices; v > 0; v--)
+        t->out_off[v] = t->out_off[v - 1];
+    t->out_off[0] = 0;
+    return TC_OK;
+}
+
+static void fill_nodes(tc_topo *t)
+{
+    if (t->node_size < 2)
+        return;
+    tc_link *l = t->links + t->node_lbase;
+    for (uint32_t e = 0; e < t->n_endpoints; e++) {
+        uint32_t sw = t->node_vbase + e / t->node_size;
+        *l++ = (tc_link){e, sw, t->node_bw, t->node_lat, TC_LINK_NODE, 0, +1};
+        *l++ = (tc_link){sw, e, t->node_bw, t->node_lat, TC_LINK_NODE, 0, -1};
+    }
+}
+
+static void canonical_spec(tc_topo *t)
+{
+    char a[64];
+    t->spec[0] = '\0';
+    if (t->kind == TC_TOPO_CLOS)
+        tc_clos_spec(t, t->spec, sizeof t->spec);
+    else
+        tc_torus_spec(t, t->spec, sizeof t->spec);
+    if (t->node_size > 1) {
+        tc_topo_put(t->spec, sizeof t->spec, ",node=%u,node_bw=%.12gGB/s", t->node_size, t->node_bw / 1e9);
+        tc_topo_put(t->spec, sizeof t->spec, ",node_lat=%s", tc_topo_time_str(t->node_lat, a, sizeof a));
+    }
+    if (t->alpha > 0)
+        tc_topo_put(t->spec, sizeof t->spec, ",alpha=%s", tc_topo_time_str(t->alpha, a, sizeof a));
+    if (t->seed)
+        tc_topo_put(t->spec, sizeof t->spec, ",seed=%llu", (unsigned long long)t->seed);
+}
+
+static tc_status configure(tc_spec *sp, tc_topo *t, uint64_t *fabric_links, tc_err *err)
+{
+    bool clos = strcmp(sp->kind, "clos") == 0, torus = strcmp(sp->kind, "torus") == 0;
+    if (!clos && !torus)
+        return tc_fail(err, TC_EINVAL,
+                       "unknown topology kind '%s': expected clos or torus, e.g. clos:down=8x8,up=1x8 or torus:dims=8x8x8",
+                       sp->kind);
+    tc_status st = check_keys(sp, err);
+    if (st != TC_OK)
+        return st;
+    st = clos ? tc_clos_configure(sp, t, fabric_links, err) : tc_torus_configure(sp, t, fabric_links, err);
+    if (st == TC_OK)
+        st = read_common(sp, t, err);
+    if (st == TC_OK)
+        st = tc_spec_check_unused(sp, sp->kind, clos ? CLOS_KEYS : TORUS_KEYS, err);
+    return st;
+}
+
+tc_status tc_topo_build(const char *spec, tc_topo **out, tc_err *err)
+{
+    if (!out)
+        return tc_fail(err, TC_EINVAL, "tc_topo_build: no place for the result");
+    *out = NULL;
+    tc_spec sp;
+    tc_status st = tc_spec_parse(spec, &sp, err);
+    if (st != TC_OK)
+        return st;
+    tc_topo *t = tc_calloc(1, sizeof *t);
+    if (!t)
+        return tc_fail(err, TC_EINTERNAL, "out of memory building '%s'", spec);
+    uint64_t fabric = 0;
+    st = configure(&sp, t, &fabric, err);
+    if (st != TC_OK) {
+        free(t);
+        return st;
+    }
+    uint32_t nodes = t->node_size > 1 ? t->n_endpoints / t->node_size : 0;
+    uint64_t links = fabric + (nodes ? 2ull * t->n_endpoints : 0);
+    uint64_t vertices = (uint64_t)t->n_endpoints + t->n_switches + nodes;
+    if (links > TC_TOPO_MAX_LINKS || vertices > TC_TOPO_MAX_VERTICES) {
+        free(t);
+        return tc_fail(err, TC_EINVAL, "topology too large: %llu vertices and %llu links, at most %u and %u",
+                       (unsigned long long)vertices, (unsigned long long)links, TC_TOPO_MAX_VERTICES, TC_TOPO_MAX_LINKS);
+    }
+    t->n_links = (uint32_t)links;
+    t->n_vertices = (uint32_t)vertices;
+    t->node_vbase = t->n_endpoints + t->n_switches;
+    t->node_lbase = (uint32_t)fabric;
+    t->links = tc_calloc(t->n_links, sizeof *t->links);
+    if (!t->links) {
+        tc_topo_free(t);
+        return tc_fail(err, TC_EINTERNAL, "out of memory for %llu links", (unsigned long long)links);
+    }
+    if (t->kind == TC_TOPO_CLOS)
+        tc_clos_fill(t);
+    else
+        tc_torus_fill(t);
+    fill_nodes(t);
+    if (build_csr(t) != TC_OK) {
+        tc_topo_free(t);
+        return tc_fail(err, TC_EINTERNAL, "out of memory for the adjacency of %llu vertices", (unsigned long long)vertices);
+    }
+    canonical_spec(t);
+    *out = t;
+    return TC_OK;
+}
+
+void tc_topo_free(tc_topo *t)
+{
+    if (!t)
+        return;
+    free(t->links);
+    free(t->out_off);
+    free(t->out_link);
+    free(t);
+}
+
+/* ---- edits ---- */
+
+static double injection(const tc_topo *t)
+{
+    tc_topo_info info;
+    tc_topo_get_info(t, &info);
+    return info.injection_Bps;
+}
+
+tc_status tc_topo_equalize_injection(tc_topo *t, double rate, tc_err *err)
+{
+    if (!t)
+        return tc_fail(err, TC_EINVAL, "equalize injection: no topology");
+    if (!(rate > 0) || !isfinite(rate))
+        return tc_fail(err, TC_EINVAL, "equalize injection: rate must be positive, e.g. 400Gbps");
+    double f = rate / injection(t);
+    for (uint32_t l = 0; l < t->n_links; l++)
+        if (t->links[l].kind == TC_LINK_FABRIC)
+            t->links[l].bw *= f;
+    for (int i = 1; i <= t->levels; i++)
+        t->level_bw[i] *= f;
+    t->torus_bw *= f;
+    return TC_OK;
+}
+
+tc_status tc_topo_degrade_link(tc_topo *t, uint32_t link, double factor, tc_err *err)
+{
+    if (!t)
+        return tc_fail(err, TC_EINVAL, "degrade link: no topology");
+    if (link >= t->n_links)
+        return tc_fail(err, TC_EINVAL, "degrade link: link %u does not exist (the topology has links 0..%u)", link,
+                       t->n_links - 1);
+    if (!(factor > 0) || !isfinite(factor))
+        return tc_fail(err, TC_EINVAL, "degrade link: factor %g must be above 0 (0.5 halves the bandwidth)", factor);
+    t->links[link].bw *= factor;
+    return TC_OK;
+}
+
+/* ---- routing ---- */
+
+static const struct {
+    const char *name;
+    tc_routing r;
+    tc_topo_kind kind;
+} routings[] = {
+    {"ecmp", TC_ROUTE_ECMP, TC_TOPO_CLOS},
+    {"dmodk", TC_ROUTE_DMODK, TC_TOPO_CLOS},
+    {"dor", TC_ROUTE_DOR, TC_TOPO_TORUS},
+    {"dor-positive", TC_ROUTE_DOR_POSITIVE, TC_TOPO_TORUS},
+};
+#define N_ROUTINGS (sizeof routings / sizeof *routings)
+
+tc_status tc_routing_parse(const char *s, const tc_topo *t, tc_routing *out, tc_err *err)
+{
+    if (s && strcmp(s, "default") == 0) {
+        *out = TC_ROUTE_DEFAULT;
+        return TC_OK;
+    }
+    for (size_t i = 0; s && i < N_ROUTINGS; i++) {
+        if (strcmp(s, routings[i].name) != 0)
+            continue;
+        if (t && t->kind != routings[i].kind)
+            return tc_fail(err, TC_EINVAL, "routing '%s' does not fit a %s: use %s", s,
+                           t->kind == TC_TOPO_CLOS ? "clos" : "torus",
+                           t->kind == TC_TOPO_CLOS ? "ecmp or dmodk" : "dor or dor-positive");
+        *out = routings[i].r;
+        return TC_OK;
+    }
+    return tc_fail(err, TC_EINVAL, "unknown routing '%s': expected ecmp or dmodk (clos), dor or dor-positive (torus)",
+                   s ? s : "");
+}
+
+static tc_routing resolve(tc_routing r, const tc_topo *t)
+{
+    tc_topo_kind want = r == TC_ROUTE_ECMP || r == TC_ROUTE_DMODK ? TC_TOPO_CLOS : TC_TOPO_TORUS;
+    if (r == TC_ROUTE_DEFAULT || t->kind != want)
+        return t->kind == TC_TOPO_CLOS ? TC_ROUTE_ECMP : TC_ROUTE_DOR;
+    return r;
+}
+
+const char *tc_routing_name(tc_routing r, const tc_topo *t)
+{
+    if (t)
+        r = resolve(r, t);
+    for (size_t i = 0; i < N_ROUTINGS; i++)
+        if (routings[i].r == r)
+            return routings[i].name;
+    return "default";
+}
+
+uint32_t tc_topo_max_path(const tc_topo *t)
+{
+    tc_topo_info info;
+    tc_topo_get_info(t, &info);
+    uint32_t fabric = t->kind == TC_TOPO_CLOS ? 2 * (uint32_t)t->top_level : info.diameter;
+    return t->node_size > 1 && fabric < 2 ? 2 : fabric;
+}
+
+uint32_t tc_topo_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links)
+{
+    assert(src < t->n_endpoints && dst < t->n_endpoints);
+    if (src == dst)
+        return 0;
+    if (t->node_size > 1 && src / t->node_size == dst / t->node_size) {
+        links[0] = t->node_lbase + 2 * src;
+        links[1] = t->node_lbase + 2 * dst + 1;
+        return 2;
+    }
+    r = resolve(r, t);
+    return t->kind == TC_TOPO_CLOS ? tc_clos_route(t, r, src, dst, links) : tc_torus_route(t, r, src, dst, links);
+}
+
+/* ---- figures and names ---- */
+
+void tc_topo_get_info(const tc_topo *t, tc_topo_info *info)
+{
+    memset(info, 0, sizeof *info);
+    info->endpoints = t->n_endpoints;
+    info->switches = t->n_switches;
+    info->links = t->n_links;
+    if (t->kind == TC_TOPO_CLOS)
+        tc_clos_info(t, info);
+    else
+        tc_torus_info(t, info);
+    uint32_t g = t->node_size;
+    if (g < 2)
+        return;
+    info->node_switches = t->n_endpoints / g;
+    double node = 2 * t->node_lat;
+    if (node < info->min_latency_s)
+        info->min_latency_s = node;
+    if (g == t->n_endpoints) {
+        /* One node holds everything: the fabric carries no route. */
+        info->diameter = 2;
+        info->max_latency_s = node;
+    } else if (node > info->max_latency_s) {
+        info->max_latency_s = node;
+    }
+}
+
+const char *tc_topo_link_name(const tc_topo *t, uint32_t id, char *buf, size_t len)
+{
+    if (!t || id >= t->n_links) {
+        snprintf(buf, len, "no link %u", id);
+        return buf;
+    }
+    const tc_link *l = &t->links[id];
+    if (l->kind == TC_LINK_NODE) {
+        uint32_t e = (id - t->node_lbase) / 2, node = e / t->node_size;
+        if (l->dir > 0)
+            snprintf(buf, len, "ep %u -> node %u", e, node);
+        else
+            snprintf(buf, len, "node %u -> ep %u", node, e);
+        return buf;
+    }
+    char a[96], b[96];
+    if (t->kind == TC_TOPO_CLOS)
+        snprintf(buf, len, "%s -> %s", tc_clos_vertex_name(t, l->src, a, sizeof a),
+                 tc_clos_vertex_name(t, l->dst, b, sizeof b));
+    else
+        snprintf(buf, len, "%s -> %s dim %d%c", tc_torus_vertex_name(t, l->src, a, sizeof a),
+                 tc_torus_vertex_name(t, l->dst, b, sizeof b), l->level - 1, l->dir > 0 ? '+' : '-');
+    return buf;
+}

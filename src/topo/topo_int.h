@@ -1,0 +1,52 @@
+/*
+ * topo_int.h - what the topology generators share inside src/topo: the
+ * per-kind configure / fill / route / info entry points and spec helpers.
+ */
+#ifndef TOPOCC_TOPO_INT_H
+#define TOPOCC_TOPO_INT_H
+
+#include <stdio.h>
+#include "topocc/topo.h"
+
+/* Bounds that keep every vertex and link ID in uint32 and the graph within a
+ * few GiB (a tc_link is 32 bytes). */
+#define TC_TOPO_MAX_VERTICES (1u << 26)
+#define TC_TOPO_MAX_LINKS (1u << 27)
+
+#define TC_TOPO_DEFAULT_BW (400e9 / 8)   /* 400Gbps */
+#define TC_TOPO_DEFAULT_LAT 1e-6
+#define TC_TOPO_DEFAULT_NODE_BW 450e9    /* one NVLink-4 endpoint, per direction */
+#define TC_TOPO_DEFAULT_NODE_LAT 250e-9
+
+/* Spec values under a key: absent leaves *out and *given untouched (given may
+ * be NULL); a bad value fails naming the key. */
+tc_status tc_topo_get_rate(tc_spec *sp, const char *kind, const char *key, double *out, bool *given, tc_err *err);
+tc_status tc_topo_get_time(tc_spec *sp, const char *kind, const char *key, double *out, bool *given, tc_err *err);
+tc_status tc_topo_get_u32(tc_spec *sp, const char *kind, const char *key, uint32_t *out, bool *given, tc_err *err);
+tc_status tc_topo_get_list(tc_spec *sp, const char *kind, const char *key, uint32_t *vals, int max, int *n,
+                           tc_err *err);
+
+/* Canonical spellings that the parsers read back exactly enough. */
+void tc_topo_put(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+const char *tc_topo_rate_str(double Bps, char *buf, size_t len);
+const char *tc_topo_time_str(double s, char *buf, size_t len);
+const char *tc_topo_list_str(const uint32_t *v, int n, char *buf, size_t len);
+
+/* Each kind: configure reads its keys and fills the structural fields,
+ * n_endpoints, n_switches and *fabric_links (directed); fill writes links
+ * 0..fabric_links-1; route writes a fabric route between distinct endpoints. */
+tc_status tc_clos_configure(tc_spec *sp, tc_topo *t, uint64_t *fabric_links, tc_err *err);
+void tc_clos_fill(tc_topo *t);
+uint32_t tc_clos_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links);
+void tc_clos_info(const tc_topo *t, tc_topo_info *info);
+void tc_clos_spec(const tc_topo *t, char *buf, size_t len);
+const char *tc_clos_vertex_name(const tc_topo *t, uint32_t v, char *buf, size_t len);
+
+tc_status tc_torus_configure(tc_spec *sp, tc_topo *t, uint64_t *fabric_links, tc_err *err);
+void tc_torus_fill(tc_topo *t);
+uint32_t tc_torus_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links);
+void tc_torus_info(const tc_topo *t, tc_topo_info *info);
+void tc_torus_spec(const tc_topo *t, char *buf, size_t len);
+const char *tc_torus_vertex_name(const tc_topo *t, uint32_t v, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,209 @@
+/*
+ * torus.c - k-ary n-cubes with per-dimension wraparound (a dimension without
+ * it is a mesh line), and dimension-order routing.
+ *
+ * Model: endpoints are the routers, numbered first dimension fastest. Along
+ * each dimension every line of vertices is a ring of `size` cables, or a
+ * line of size - 1 cables without wraparound; a dimension of size 2 has a
+ * single cable between its two vertices, wraparound or not (two cables
+ * between the same pair would be one port counted twice).
+ */
+#include <string.h>
+#include "topo_int.h"
+
+/* "1x1x0": one 0 or 1 per dimension. */
+static tc_status read_wrap(tc_spec *sp, tc_topo *t, tc_err *err)
+{
+    for (int d = 0; d < t->ndims; d++)
+        t->wrap[d] = 1;
+    const char *s = tc_spec_get(sp, "wrap");
+    if (!s)
+        return TC_OK;
+    int n = 0;
+    for (const char *c = s;; c += 2) {
+        if ((c[0] != '0' && c[0] != '1') || (c[1] != 'x' && c[1] != '\0'))
+            return tc_fail(err, TC_EINVAL, "torus wrap='%s': expected 0 or 1 per dimension joined by 'x', e.g. wrap=1x1x0", s);
+        if (n < TC_MAX_DIMS)
+            t->wrap[n] = (uint8_t)(c[0] == '1');
+        n++;
+        if (c[1] == '\0')
+            break;
+    }
+    if (n != t->ndims)
+        return tc_fail(err, TC_EINVAL, "torus wrap='%s' has %d values for %d dimensions: give one 0 or 1 per dimension", s, n,
+                       t->ndims);
+    return TC_OK;
+}
+
+tc_status tc_torus_configure(tc_spec *sp, tc_topo *t, uint64_t *fabric_links, tc_err *err)
+{
+    t->kind = TC_TOPO_TORUS;
+    if (!tc_spec_get(sp, "dims"))
+        return tc_fail(err, TC_EINVAL, "torus spec needs dims=AxBx.. (each size at least 2), e.g. torus:dims=8x8x8");
+    tc_status st = tc_topo_get_list(sp, "torus", "dims", t->dims, TC_MAX_DIMS, &t->ndims, err);
+    if (st != TC_OK)
+        return st;
+    uint64_t n = 1;
+    for (int d = 0; d < t->ndims; d++) {
+        if (t->dims[d] < 2)
+            return tc_fail(err, TC_EINVAL, "torus dimension %d has size %u: every size must be at least 2, e.g. dims=8x8", d,
+                           t->dims[d]);
+        n *= t->dims[d];
+        if (n > TC_TOPO_MAX_VERTICES)
+            return tc_fail(err, TC_EINVAL, "torus too large: more than %u endpoints", TC_TOPO_MAX_VERTICES);
+    }
+    st = read_wrap(sp, t, err);
+    if (st != TC_OK)
+        return st;
+    t->n_endpoints = (uint32_t)n;
+    uint64_t links = 0;
+    for (int d = 0; d < t->ndims; d++) {
+        uint32_t size = t->dims[d];
+        t->stride[d] = d == 0 ? 1 : t->stride[d - 1] * t->dims[d - 1];
+        t->dim_cables[d] = t->wrap[d] && size > 2 ? size : size - 1;
+        t->plus_lbase[d] = (uint32_t)links;
+        t->minus_lbase[d] = (uint32_t)links + 1;
+        links += 2 * (n / size) * t->dim_cables[d];
+        if (links > TC_TOPO_MAX_LINKS)
+            return tc_fail(err, TC_EINVAL, "torus too large: %llu links, at most %u", (unsigned long long)links,
+                           TC_TOPO_MAX_LINKS);
+    }
+    *fabric_links = links;
+    t->torus_bw = TC_TOPO_DEFAULT_BW;
+    t->torus_lat = TC_TOPO_DEFAULT_LAT;
+    st = tc_topo_get_rate(sp, "torus", "bw", &t->torus_bw, NULL, err);
+    if (st == TC_OK)
+        st = tc_topo_get_time(sp, "torus", "lat", &t->torus_lat, NULL, err);
+    return st;
+}
+
+void tc_torus_fill(tc_topo *t)
+{
+    for (int d = 0; d < t->ndims; d++) {
+        uint32_t size = t->dims[d], st = t->stride[d], ncab = t->dim_cables[d];
+        uint32_t lines = t->n_endpoints / size;
+        tc_link *l = t->links + t->plus_lbase[d];
+        for (uint32_t line = 0; line < lines; line++) {
+            uint32_t v0 = line / st * st * size + line % st;
+            for (uint32_t x = 0; x < ncab; x++) {
+                uint32_t a = v0 + x * st, b = v0 + (x + 1 == size ? 0 : x + 1) * st;
+                *l++ = (tc_link){a, b, t->torus_bw, t->torus_lat, TC_LINK_FABRIC, (uint8_t)(d + 1), +1};
+                *l++ = (tc_link){b, a, t->torus_bw, t->torus_lat, TC_LINK_FABRIC, (uint8_t)(d + 1), -1};
+            }
+        }
+    }
+}
+
+static uint32_t line_of(const tc_topo *t, uint32_t v, int d)
+{
+    uint32_t st = t->stride[d];
+    return v / (st * t->dims[d]) * st + v % st;
+}
+
+uint32_t tc_topo_torus_link(const tc_topo *t, uint32_t v, int d, int dir)
+{
+    if (!t || t->kind != TC_TOPO_TORUS || d < 0 || d >= t->ndims || v >= t->n_endpoints)
+        return UINT32_MAX;
+    uint32_t size = t->dims[d], ncab = t->dim_cables[d];
+    uint32_t x = v / t->stride[d] % size;
+    uint32_t base = t->plus_lbase[d] + 2 * line_of(t, v, d) * ncab;
+    if (dir > 0)
+        return x < ncab ? base + 2 * x : UINT32_MAX;
+    if (x > 0)
+        return base + 2 * (x - 1) + 1;
+    return ncab == size ? base + 2 * (size - 1) + 1 : UINT32_MAX;
+}
+
+/* Dimension order, dimension 0 first, the shorter way round; a tie (half
+ * way round an even ring) goes + from an even source coordinate and - from
+ * an odd one under dor, so opposite pairs use both directions, always +
+ * under dor-positive. A line (no wraparound, or size 2) has one way. */
+uint32_t tc_torus_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links)
+{
+    uint32_t n = 0, cur = src;
+    for (int d = 0; d < t->ndims; d++) {
+        uint32_t size = t->dims[d], st = t->stride[d], ncab = t->dim_cables[d];
+        uint32_t xs = cur / st % size, xd = dst / st % size;
+        if (xs == xd)
+            continue;
+        int dir;
+        uint32_t hops;
+        if (ncab != size) {
+            dir = xd > xs ? 1 : -1;
+            hops = xd > xs ? xd - xs : xs - xd;
+        } else {
+            uint32_t fwd = (xd + size - xs) % size, bwd = size - fwd;
+            if (fwd != bwd)
+                dir = fwd < bwd ? 1 : -1;
+            else
+                dir = r == TC_ROUTE_DOR_POSITIVE || xs % 2 == 0 ? 1 : -1;
+            hops = dir > 0 ? fwd : bwd;
+        }
+        uint32_t base = t->plus_lbase[d] + 2 * line_of(t, cur, d) * ncab;
+        uint32_t x = xs;
+        for (uint32_t h = 0; h < hops; h++) {
+            if (dir > 0) {
+                links[n++] = base + 2 * x;
+                x = x + 1 == size ? 0 : x + 1;
+            } else {
+                x = x == 0 ? size - 1 : x - 1;
+                links[n++] = base + 2 * x + 1;
+            }
+        }
+        cur = cur - xs * st + xd * st;
+    }
+    return n;
+}
+
+void tc_torus_info(const tc_topo *t, tc_topo_info *info)
+{
+    uint32_t n = t->n_endpoints, diam = 0, ports = 0;
+    double cut = 0;
+    for (int d = 0; d < t->ndims; d++) {
+        uint32_t size = t->dims[d];
+        bool ring = t->dim_cables[d] == size;
+        diam += ring ? size / 2 : size - 1;
+        ports += size > 2 ? 2 : 1;
+        /* A plane across dimension d severs one cable per line, two where
+         * the line is a ring; the longest dimension gives the smallest cut,
+         * but a mesh dimension can undercut a longer ring, hence the min. */
+        double c = (double)(n / size) * (ring ? 2 : 1) * t->torus_bw;
+        if (d == 0 || c < cut)
+            cut = c;
+    }
+    info->diameter = diam;
+    info->ports_per_endpoint = ports;
+    info->injection_Bps = ports * t->torus_bw;
+    info->bisection_Bps = cut;
+    info->min_latency_s = n >= 2 ? t->torus_lat : 0;
+    info->max_latency_s = diam * t->torus_lat;
+}
+
+void tc_torus_spec(const tc_topo *t, char *buf, size_t len)
+{
+    char a[96];
+    tc_topo_put(buf, len, "torus:dims=%s", tc_topo_list_str(t->dims, t->ndims, a, sizeof a));
+    bool all = true;
+    for (int d = 0; d < t->ndims; d++)
+        all &= t->wrap[d] != 0;
+    if (!all) {
+        tc_topo_put(buf, len, ",wrap=");
+        for (int d = 0; d < t->ndims; d++)
+            tc_topo_put(buf, len, "%s%d", d ? "x" : "", t->wrap[d]);
+    }
+    tc_topo_put(buf, len, ",bw=%s", tc_topo_rate_str(t->torus_bw, a, sizeof a));
+    tc_topo_put(buf, len, ",lat=%s", tc_topo_time_str(t->torus_lat, a, sizeof a));
+}
+
+const char *tc_torus_vertex_name(const tc_topo *t, uint32_t v, char *buf, size_t len)
+{
+    size_t off = 0;
+    buf[0] = '\0';
+    for (int d = 0; d < t->ndims && off < len; d++) {
+        int k = snprintf(buf + off, len - off, "%s%u", d ? "," : "(", v / t->stride[d] % t->dims[d]);
+        off += k > 0 ? (size_t)k : 0;
+    }
+    if (off < len)
+        snprintf(buf + off, len - off, ")");
+    return buf;
+}

@@ -1,0 +1,744 @@
+/*
+ * test_topo.c - the topology layer: counts and figures worked out by hand,
+ * every route on small Clos and torus instances checked against a
+ * breadth-first search of the graph, the routing rules (D-mod-k on shifts,
+ * dimension-order ties, mesh lines, scale-up nodes), link edits, and one
+ * test per kind of bad spec.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "topocc/topo.h"
+
+#define GBPS(x) ((x) * 1e9 / 8)
+
+static tc_topo *build(const char *spec)
+{
+    tc_topo *t = NULL;
+    tc_err err = {{0}};
+    if (tc_topo_build(spec, &t, &err) != TC_OK)
+        fail_msg("%s: %s", spec, err.msg);
+    return t;
+}
+
+static void assert_near(double a, double b)
+{
+    if (fabs(a - b) > 1e-9 * fabs(b) + 1e-18)
+        fail_msg("expected %.12g, got %.12g", b, a);
+}
+
+/* Hop distances from src over fabric links; on a Clos a route may not pass
+ * through another host (hosts do not forward). */
+static void bfs(const tc_topo *t, uint32_t src, uint32_t *dist, uint32_t *queue)
+{
+    for (uint32_t v = 0; v < t->n_vertices; v++)
+        dist[v] = UINT32_MAX;
+    uint32_t head = 0, tail = 0;
+    dist[src] = 0;
+    queue[tail++] = src;
+    while (head < tail) {
+        uint32_t v = queue[head++];
+        if (t->kind == TC_TOPO_CLOS && v != src && v < t->n_endpoints)
+            continue;
+        for (uint32_t k = t->out_off[v]; k < t->out_off[v + 1]; k++) {
+            const tc_link *l = &t->links[t->out_link[k]];
+            if (l->kind != TC_LINK_FABRIC || dist[l->dst] != UINT32_MAX)
+                continue;
+            dist[l->dst] = dist[v] + 1;
+            queue[tail++] = l->dst;
+        }
+    }
+}
+
+static void check_csr(const tc_topo *t)
+{
+    assert_int_equal(t->out_off[t->n_vertices], t->n_links);
+    for (uint32_t v = 0; v < t->n_vertices; v++)
+        for (uint32_t k = t->out_off[v]; k < t->out_off[v + 1]; k++)
+            assert_int_equal(t->links[t->out_link[k]].src, v);
+    for (uint32_t l = 0; l < t->n_links; l += 2) {
+        assert_int_equal(t->links[l].src, t->links[l + 1].dst);
+        assert_int_equal(t->links[l].dst, t->links[l + 1].src);
+    }
+}
+
+/* Every ordered pair: the route is a chain of links from src to dst, of the
+ * length of a shortest path, within tc_topo_max_path. */
+static void check_all_routes(const char *spec, tc_routing r)
+{
+    tc_topo *t = build(spec);
+    check_csr(t);
+    uint32_t maxp = tc_topo_max_path(t);
+    uint32_t *dist = calloc(t->n_vertices, sizeof *dist), *queue = calloc(t->n_vertices, sizeof *queue);
+    uint32_t *path = calloc(maxp + 1, sizeof *path);
+    uint32_t longest = 0;
+    for (uint32_t s = 0; s < t->n_endpoints; s++) {
+        bfs(t, s, dist, queue);
+        for (uint32_t d = 0; d < t->n_endpoints; d++) {
+            uint32_t n = tc_topo_route(t, r, s, d, path);
+            if (s == d) {
+                assert_int_equal(n, 0);
+                continue;
+            }
+            bool same_node = t->node_size > 1 && s / t->node_size == d / t->node_size;
+            uint32_t want = same_node ? 2 : dist[d];
+            if (n != want || n > maxp)
+                fail_msg("%s %s: %u -> %u has %u links, shortest is %u (bound %u)", spec, tc_routing_name(r, t), s, d, n,
+                         want, maxp);
+            uint32_t at = s;
+            for (uint32_t k = 0; k < n; k++) {
+                assert_true(path[k] < t->n_links);
+                const tc_link *l = &t->links[path[k]];
+                if (l->src != at)
+                    fail_msg("%s: %u -> %u: link %u starts at %u, not %u", spec, s, d, k, l->src, at);
+                assert_int_equal(l->kind, same_node ? TC_LINK_NODE : TC_LINK_FABRIC);
+                at = l->dst;
+            }
+            assert_int_equal(at, d);
+            if (n > longest)
+                longest = n;
+        }
+    }
+    tc_topo_info info;
+    tc_topo_get_info(t, &info);
+    if (t->node_size < 2)
+        assert_int_equal(longest, info.diameter);
+    free(dist), free(queue), free(path);
+    tc_topo_free(t);
+}
+
+static const char *small_clos[] = {
+    "clos:down=8x8,up=1x8",
+    "clos:down=4x4,up=2x4",
+    "clos:down=2x3x2,up=2x2x3",
+    "clos:down=4x4x4,up=1x4x4",
+    "clos:down=4x4x4,up=1x2x4,hosts=37",
+    "clos:down=3x5,up=1x2,links=2x3,hosts=11",
+    "clos:down=6,up=3",
+    "clos:hosts=50,radix=8,tiers=3,oversub=3",
+    "clos:down=4x4,up=1x4,node=2",
+};
+
+static void every_clos_route_is_a_shortest_chain_for_every_routing(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof small_clos / sizeof *small_clos; i++) {
+        check_all_routes(small_clos[i], TC_ROUTE_DEFAULT);
+        check_all_routes(small_clos[i], TC_ROUTE_ECMP);
+        check_all_routes(small_clos[i], TC_ROUTE_DMODK);
+    }
+    check_all_routes("clos:down=4x4,up=2x4,seed=12345", TC_ROUTE_ECMP);
+}
+
+static const char *small_torus[] = {
+    "torus:dims=4",      "torus:dims=5x4",     "torus:dims=4x4,wrap=1x0", "torus:dims=2x3x4",
+    "torus:dims=6x2,wrap=0x1", "torus:dims=3x3x3,wrap=0x1x0", "torus:dims=2x2", "torus:dims=4x4,node=4",
+};
+
+static void every_torus_route_is_a_shortest_chain_for_every_routing(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof small_torus / sizeof *small_torus; i++) {
+        check_all_routes(small_torus[i], TC_ROUTE_DEFAULT);
+        check_all_routes(small_torus[i], TC_ROUTE_DOR);
+        check_all_routes(small_torus[i], TC_ROUTE_DOR_POSITIVE);
+    }
+}
+
+static void clos_8x8_has_64_hosts_8_leaves_8_spines_and_256_links(void **state)
+{
+    (void)state;
+    tc_topo *t = build("clos:down=8x8,up=1x8");
+    tc_topo_info info;
+    tc_topo_get_info(t, &info);
+    assert_int_equal(info.endpoints, 64);
+    assert_int_equal(info.switches, 16);
+    assert_int_equal(t->level_count[1], 8);
+    assert_int_equal(t->level_count[2], 8);
+    assert_int_equal(info.links, 2 * (64 + 64));
+    assert_int_equal(t->n_vertices, 80);
+    assert_int_equal(info.diameter, 4);
+    assert_string_equal(t->spec, "clos:down=8x8,up=1x8,bw=400Gbps,lat=1us");
+    /* Every leaf reaches every spine once. */
+    for (uint32_t leaf = 0; leaf < 8; leaf++) {
+        uint32_t v = t->level_vbase[1] + leaf, ups = 0;
+        for (uint32_t k = t->out_off[v]; k < t->out_off[v + 1]; k++)
+            ups += t->links[t->out_link[k]].dir > 0;
+        assert_int_equal(ups, 8);
+    }
+    tc_topo_free(t);
+}
+
+static void kary_fat_tree_shortcut_has_k3_over_4_hosts_and_5k2_over_4_switches(void **state)
+{
+    (void)state;
+    for (uint32_t k = 4; k <= 16; k += 4) {
+        char spec[96];
+        snprintf(spec, sizeof spec, "clos:hosts=%u,radix=%u,tiers=3", k * k * k / 4, k);
+        tc_topo *t = build(spec);
+        tc_topo_info info;
+        tc_topo_get_info(t, &info);
+        assert_int_equal(info.endpoints, k * k * k / 4);
+        assert_int_equal(info.switches, 5 * k * k / 4);
+        assert_int_equal(t->levels, 3);
+        assert_near(info.oversub[1], 1.0);
+        assert_near(info.oversub[2], 1.0);
+        assert_near(info.bisection_Bps, k * k * k / 8 * GBPS(400));
+        tc_topo_free(t);
+    }
+    tc_topo *t = build("clos:hosts=1024,radix=16,tiers=3");
+    assert_string_equal(t->spec, "clos:down=8x8x16,up=1x8x8,bw=400Gbps,lat=1us");
+    tc_topo_free(t);
+}
+
+static void two_tier_shortcut_uses_as_many_leaves_as_the_hosts_need(void **state)
+{
+    (void)state;
+    tc_topo *t = build("clos:hosts=100,radix=16");
+    /* 8 down and 8 up ports per leaf: 13 leaves, the last one partly used. */
+    assert_int_equal(t->levels, 2);
+    assert_int_equal(t->down[1], 8);
+    assert_int_equal(t->down[2], 13);
+    assert_int_equal(t->up[2], 8);
+    assert_int_equal(t->n_endpoints, 100);
+    assert_string_equal(t->spec, "clos:down=8x13,up=1x8,hosts=100,bw=400Gbps,lat=1us");
+    tc_topo_free(t);
+}
+
+/* Shift by k on a full non-blocking two-tier Clos: D-mod-k sends the
+ * traffic of one leaf to distinct spines and each down-link carries one
+ * destination, so no link carries two flows. */
+static void count_shift_contention(const char *spec, uint32_t *worst)
+{
+    tc_topo *t = build(spec);
+    uint32_t n = t->n_endpoints, path[16];
+    uint32_t *flows = calloc(t->n_links, sizeof *flows);
+    *worst = 0;
+    for (uint32_t k = 1; k < n; k++) {
+        memset(flows, 0, t->n_links * sizeof *flows);
+        for (uint32_t s = 0; s < n; s++) {
+            uint32_t len = tc_topo_route(t, TC_ROUTE_DMODK, s, (s + k) % n, path);
+            for (uint32_t i = 0; i < len; i++)
+                if (++flows[path[i]] > *worst)
+                    *worst = flows[path[i]];
+        }
+    }
+    free(flows);
+    tc_topo_free(t);
+}
+
+static void dmodk_routes_every_shift_without_contention_on_nonblocking_clos(void **state)
+{
+    (void)state;
+    uint32_t worst;
+    count_shift_contention("clos:down=8x8,up=1x8", &worst);
+    assert_int_equal(worst, 1);
+    count_shift_contention("clos:down=4x16,up=1x4", &worst);
+    assert_int_equal(worst, 1);
+    count_shift_contention("clos:down=4x4x4,up=1x4x4", &worst);
+    assert_int_equal(worst, 1);
+}
+
+static void ecmp_depends_on_the_seed_and_only_on_it(void **state)
+{
+    (void)state;
+    tc_topo *a = build("clos:down=8x8,up=1x8,seed=1"), *b = build("clos:down=8x8,up=1x8,seed=1");
+    tc_topo *c = build("clos:down=8x8,up=1x8,seed=2");
+    uint32_t pa[4], pb[4], pc[4], differ = 0;
+    for (uint32_t d = 8; d < 64; d++) {
+        tc_topo_route(a, TC_ROUTE_ECMP, 0, d, pa);
+        tc_topo_route(b, TC_ROUTE_ECMP, 0, d, pb);
+        tc_topo_route(c, TC_ROUTE_ECMP, 0, d, pc);
+        assert_memory_equal(pa, pb, sizeof pa);
+        differ += pa[1] != pc[1];
+    }
+    assert_true(differ > 0);
+    tc_topo_free(a), tc_topo_free(b), tc_topo_free(c);
+}
+
+static int route_dir(const tc_topo *t, tc_routing r, uint32_t s, uint32_t d, int dim, uint32_t *hops)
+{
+    uint32_t path[32], n = tc_topo_route(t, r, s, d, path);
+    int dir = 0;
+    *hops = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (t->links[path[i]].level == dim + 1) {
+            dir = t->links[path[i]].dir;
+            (*hops)++;
+        }
+    return dir;
+}
+
+static void dor_splits_ties_by_source_parity_and_dor_positive_always_goes_plus(void **state)
+{
+    (void)state;
+    tc_topo *t = build("torus:dims=4x6");
+    uint32_t hops;
+    /* Half way round dimension 0 from x = 0 (even) and x = 1 (odd). */
+    assert_int_equal(route_dir(t, TC_ROUTE_DOR, 0, 2, 0, &hops), +1);
+    assert_int_equal(hops, 2);
+    assert_int_equal(route_dir(t, TC_ROUTE_DOR, 1, 3, 0, &hops), -1);
+    assert_int_equal(route_dir(t, TC_ROUTE_DOR, 3, 1, 0, &hops), -1);
+    assert_int_equal(route_dir(t, TC_ROUTE_DOR, 2, 0, 0, &hops), +1);
+    assert_int_equal(route_dir(t, TC_ROUTE_DOR_POSITIVE, 1, 3, 0, &hops), +1);
+    assert_int_equal(route_dir(t, TC_ROUTE_DOR_POSITIVE, 3, 1, 0, &hops), +1);
+    /* Dimension 1 (size 6): y = 1 -> 4 is a tie from an odd coordinate. */
+    assert_int_equal(route_dir(t, TC_ROUTE_DOR, 1 * 4, 4 * 4, 1, &hops), -1);
+    assert_int_equal(hops, 3);
+    assert_int_equal(route_dir(t, TC_ROUTE_DOR_POSITIVE, 1 * 4, 4 * 4, 1, &hops), +1);
+    /* Not a tie: the shorter way, whatever the parity. */
+    assert_int_equal(route_dir(t, TC_ROUTE_DOR, 1 * 4, 5 * 4, 1, &hops), -1);
+    assert_int_equal(hops, 2);
+    assert_int_equal(route_dir(t, TC_ROUTE_DOR_POSITIVE, 0, 5 * 4, 1, &hops), -1);
+    assert_int_equal(hops, 1);
+    /* Dimension order: dimension 0 first. */
+    uint32_t path[16], n = tc_topo_route(t, TC_ROUTE_DOR, 0, 1 + 4 * 1, path);
+    assert_int_equal(n, 2);
+    assert_int_equal(t->links[path[0]].level, 1);
+    assert_int_equal(t->links[path[1]].level, 2);
+    tc_topo_free(t);
+}
+
+static void mesh_dimensions_and_size_two_dimensions_route_the_only_way(void **state)
+{
+    (void)state;
+    tc_topo *t = build("torus:dims=4x8,wrap=1x0");
+    uint32_t hops;
+    /* y = 0 -> 7: one hop round a ring, seven along the mesh line. */
+    assert_int_equal(route_dir(t, TC_ROUTE_DOR, 0, 7 * 4, 1, &hops), +1);
+    assert_int_equal(hops, 7);
+    assert_int_equal(route_dir(t, TC_ROUTE_DOR_POSITIVE, 7 * 4, 0, 1, &hops), -1);
+    assert_int_equal(hops, 7);
+    assert_int_equal(tc_topo_torus_link(t, 7 * 4, 1, +1), UINT32_MAX);
+    assert_int_equal(tc_topo_torus_link(t, 0, 1, -1), UINT32_MAX);
+    assert_int_not_equal(tc_topo_torus_link(t, 0, 0, -1), UINT32_MAX);
+    tc_topo_free(t);
+
+    t = build("torus:dims=2x4");
+    tc_topo_info info;
+    tc_topo_get_info(t, &info);
+    assert_int_equal(info.ports_per_endpoint, 1 + 2);
+    assert_int_equal(info.links, 2 * (4 * 1 + 2 * 4));
+    assert_int_equal(route_dir(t, TC_ROUTE_DOR_POSITIVE, 1, 0, 0, &hops), -1);
+    assert_int_equal(hops, 1);
+    assert_int_equal(route_dir(t, TC_ROUTE_DOR, 0, 1, 0, &hops), +1);
+    tc_topo_free(t);
+}
+
+static void torus_link_arithmetic_matches_the_graph(void **state)
+{
+    (void)state;
+    tc_topo *t = build("torus:dims=3x4x2,wrap=1x0x1");
+    for (uint32_t v = 0; v < t->n_endpoints; v++)
+        for (int d = 0; d < t->ndims; d++)
+            for (int dir = -1; dir <= 1; dir += 2) {
+                uint32_t id = tc_topo_torus_link(t, v, d, dir);
+                if (id == UINT32_MAX)
+                    continue;
+                const tc_link *l = &t->links[id];
+                assert_int_equal(l->src, v);
+                assert_int_equal(l->level, d + 1);
+                assert_int_equal(l->dir, dir);
+                uint32_t x = v / t->stride[d] % t->dims[d];
+                uint32_t y = (x + t->dims[d] + (uint32_t)dir) % t->dims[d];
+                assert_int_equal(l->dst, v - x * t->stride[d] + y * t->stride[d]);
+            }
+    tc_topo_free(t);
+}
+
+static void same_node_pairs_route_through_the_node_switch(void **state)
+{
+    (void)state;
+    const char *specs[] = {"clos:down=8x8,up=1x8,node=8,node_bw=450GB/s,node_lat=100ns", "torus:dims=4x4,node=4"};
+    for (int i = 0; i < 2; i++) {
+        tc_topo *t = build(specs[i]);
+        uint32_t g = t->node_size, path[16];
+        assert_int_equal(t->n_vertices, t->n_endpoints + t->n_switches + t->n_endpoints / g);
+        for (tc_routing r = TC_ROUTE_DEFAULT; r <= TC_ROUTE_DOR_POSITIVE; r++) {
+            uint32_t n = tc_topo_route(t, r, 1, g - 1, path);
+            assert_int_equal(n, 2);
+            assert_int_equal(t->links[path[0]].src, 1);
+            assert_int_equal(t->links[path[0]].dst, t->node_vbase);
+            assert_int_equal(t->links[path[1]].dst, g - 1);
+            assert_int_equal(t->links[path[0]].kind, TC_LINK_NODE);
+            n = tc_topo_route(t, r, 1, g + 1, path);
+            for (uint32_t k = 0; k < n; k++)
+                assert_int_equal(t->links[path[k]].kind, TC_LINK_FABRIC);
+        }
+        tc_topo_info info;
+        tc_topo_get_info(t, &info);
+        assert_int_equal(info.node_switches, t->n_endpoints / g);
+        tc_topo_free(t);
+    }
+    tc_topo *t = build("clos:down=8x8,up=1x8,node=8,node_bw=450GB/s,node_lat=100ns");
+    tc_topo_info info;
+    tc_topo_get_info(t, &info);
+    assert_near(info.min_latency_s, 200e-9);
+    assert_near(t->node_bw, 450e9);
+    tc_topo_free(t);
+}
+
+static double fabric_out_bw(const tc_topo *t, uint32_t e)
+{
+    double sum = 0;
+    for (uint32_t k = t->out_off[e]; k < t->out_off[e + 1]; k++)
+        if (t->links[t->out_link[k]].kind == TC_LINK_FABRIC)
+            sum += t->links[t->out_link[k]].bw;
+    return sum;
+}
+
+static void equalize_injection_gives_every_endpoint_the_requested_rate(void **state)
+{
+    (void)state;
+    const char *specs[] = {"clos:down=4x4,up=2x4,links=2x1,bw2=100Gbps,node=2", "torus:dims=8x8x8", "torus:dims=4x2x3"};
+    for (int i = 0; i < 3; i++) {
+        tc_topo *t = build(specs[i]);
+        tc_err err = {{0}};
+        double node_bw = t->node_bw;
+        assert_int_equal(tc_topo_equalize_injection(t, GBPS(800), &err), TC_OK);
+        tc_topo_info info;
+        tc_topo_get_info(t, &info);
+        assert_near(info.injection_Bps, GBPS(800));
+        assert_near(fabric_out_bw(t, 0), GBPS(800));
+        for (uint32_t l = 0; l < t->n_links; l++)
+            if (t->links[l].kind == TC_LINK_NODE)
+                assert_near(t->links[l].bw, node_bw);
+        assert_int_equal(tc_topo_equalize_injection(t, 0, &err), TC_EINVAL);
+        tc_topo_free(t);
+    }
+    /* A multi-rail Clos keeps its level ratio: bw2 was a quarter of bw1 x 2. */
+    tc_topo *t = build("clos:down=4x4,up=2x4,links=2x1,bw2=100Gbps");
+    tc_err err = {{0}};
+    assert_int_equal(tc_topo_equalize_injection(t, GBPS(400), &err), TC_OK);
+    assert_near(t->level_bw[1], GBPS(200));
+    assert_near(t->level_bw[2], GBPS(25));
+    tc_topo_free(t);
+}
+
+static void nonblocking_three_tier_clos_figures_match_hand_computation(void **state)
+{
+    (void)state;
+    tc_topo *t = build("clos:down=16x16x16,up=1x16x16");
+    tc_topo_info info;
+    tc_topo_get_info(t, &info);
+    /* 4096 hosts; 256 leaves, 16 pods x 16 aggregation, 256 spines. */
+    assert_int_equal(info.endpoints, 4096);
+    assert_int_equal(info.switches, 256 + 256 + 256);
+    assert_int_equal(info.links, 2 * (4096 + 256 * 16 + 256 * 16));
+    assert_int_equal(info.diameter, 6);
+    assert_int_equal(info.ports_per_endpoint, 1);
+    assert_near(info.injection_Bps, GBPS(400));
+    assert_near(info.bisection_Bps, 2048 * GBPS(400));
+    assert_near(info.min_latency_s, 2e-6);
+    assert_near(info.max_latency_s, 6e-6);
+    assert_near(info.oversub[1], 1.0);
+    assert_near(info.oversub[2], 1.0);
+    assert_int_equal(tc_topo_max_path(t), 6);
+    tc_topo_free(t);
+}
+
+static void torus_16x16x16_figures_match_hand_computation(void **state)
+{
+    (void)state;
+    tc_topo *t = build("torus:dims=16x16x16,bw=100Gbps,lat=500ns");
+    tc_topo_info info;
+    tc_topo_get_info(t, &info);
+    assert_int_equal(info.endpoints, 4096);
+    assert_int_equal(info.switches, 0);
+    assert_int_equal(info.links, 3 * 4096 * 2);
+    assert_int_equal(info.diameter, 24);
+    assert_int_equal(info.ports_per_endpoint, 6);
+    assert_near(info.injection_Bps, 6 * GBPS(100));
+    /* 256 lines cross the cut plane, each ring twice. */
+    assert_near(info.bisection_Bps, 512 * GBPS(100));
+    assert_near(info.min_latency_s, 500e-9);
+    assert_near(info.max_latency_s, 24 * 500e-9);
+    assert_int_equal(tc_topo_max_path(t), 24);
+    tc_topo_free(t);
+
+    t = build("torus:dims=16x16x16,wrap=1x1x0");
+    tc_topo_get_info(t, &info);
+    assert_int_equal(info.diameter, 8 + 8 + 15);
+    assert_near(info.bisection_Bps, 256 * GBPS(400));
+    tc_topo_free(t);
+}
+
+static void tapered_clos_reports_oversubscription_two_at_the_leaves(void **state)
+{
+    (void)state;
+    tc_topo *t = build("clos:down=16x16x16,up=1x8x16");
+    tc_topo_info info;
+    tc_topo_get_info(t, &info);
+    assert_near(info.oversub[1], 2.0);
+    assert_near(info.oversub[2], 16.0 / 16.0);
+    assert_near(info.bisection_Bps, 1024 * GBPS(400));
+    tc_topo_free(t);
+}
+
+static void partially_populated_clos_builds_only_its_hosts(void **state)
+{
+    (void)state;
+    tc_topo *t = build("clos:down=8x8,up=1x8,hosts=20");
+    tc_topo_info info;
+    tc_topo_get_info(t, &info);
+    assert_int_equal(info.endpoints, 20);
+    assert_int_equal(info.switches, 16);
+    assert_int_equal(info.links, 2 * (20 + 64));
+    assert_int_equal(info.diameter, 4);
+    assert_near(info.bisection_Bps, 10 * GBPS(400));
+    tc_topo_free(t);
+    t = build("clos:down=8x8,up=1x8,hosts=8");
+    tc_topo_get_info(t, &info);
+    assert_int_equal(info.diameter, 2);
+    assert_int_equal(tc_topo_max_path(t), 2);
+    tc_topo_free(t);
+}
+
+static void oversub_three_with_radix_32_is_valid_and_two_names_the_nearest(void **state)
+{
+    (void)state;
+    tc_topo *t = build("clos:hosts=768,radix=32,tiers=2,oversub=3");
+    tc_topo_info info;
+    tc_topo_get_info(t, &info);
+    assert_int_equal(t->down[1], 24);
+    assert_int_equal(t->up[2], 8);
+    assert_near(info.oversub[1], 3.0);
+    tc_topo_free(t);
+    t = build("clos:hosts=4096,radix=32,tiers=3,oversub=3");
+    tc_topo_get_info(t, &info);
+    assert_near(info.oversub[1], 3.0);
+    assert_near(info.oversub[2], 1.0);
+    tc_topo_free(t);
+
+    tc_err err = {{0}};
+    t = (tc_topo *)&err;
+    assert_int_equal(tc_topo_build("clos:hosts=768,radix=32,oversub=2", &t, &err), TC_EINVAL);
+    assert_null(t);
+    assert_non_null(strstr(err.msg, "1 and 3"));
+}
+
+static void canonical_spec_builds_the_same_topology(void **state)
+{
+    (void)state;
+    const char *specs[] = {"clos:hosts=1000,radix=16,tiers=3,oversub=3,bw1=200Gbps,lat=500ns,seed=9",
+                           "clos:down=4x4,up=2x4,links=2x1,hosts=13,node=13,alpha=2us",
+                           "torus:dims=8x4x2,wrap=1x0x1,bw=50GB/s,node=4,node_bw=900GB/s,node_lat=300ns"};
+    for (int i = 0; i < 3; i++) {
+        tc_topo *a = build(specs[i]);
+        tc_topo *b = build(a->spec);
+        assert_string_equal(a->spec, b->spec);
+        assert_int_equal(a->n_links, b->n_links);
+        for (uint32_t l = 0; l < a->n_links; l++) {
+            assert_near(a->links[l].bw, b->links[l].bw);
+            assert_near(a->links[l].lat, b->links[l].lat);
+        }
+        assert_near(a->alpha, b->alpha);
+        assert_true(a->seed == b->seed);
+        tc_topo_free(a), tc_topo_free(b);
+    }
+}
+
+static void links_have_readable_names(void **state)
+{
+    (void)state;
+    char buf[96];
+    tc_topo *t = build("clos:down=8x8,up=1x8,node=4");
+    /* Host 5 has one up-link, cable 5 of level 1. */
+    assert_string_equal(tc_topo_link_name(t, t->up_lbase[1] + 2 * 5, buf, sizeof buf), "host 5 -> leaf 0");
+    assert_string_equal(tc_topo_link_name(t, t->up_lbase[2] + 2 * (3 * 8 + 1), buf, sizeof buf), "leaf 3 -> L2 1");
+    assert_string_equal(tc_topo_link_name(t, t->down_lbase[2] + 2 * (3 * 8 + 1), buf, sizeof buf), "L2 1 -> leaf 3");
+    assert_string_equal(tc_topo_link_name(t, t->node_lbase + 2 * 3, buf, sizeof buf), "ep 3 -> node 0");
+    assert_string_equal(tc_topo_link_name(t, t->node_lbase + 2 * 5 + 1, buf, sizeof buf), "node 1 -> ep 5");
+    assert_string_equal(tc_topo_link_name(t, t->n_links, buf, sizeof buf), "no link 384");
+    tc_topo_free(t);
+    t = build("torus:dims=4x4x4");
+    uint32_t v = 1 + 2 * 4;
+    assert_string_equal(tc_topo_link_name(t, tc_topo_torus_link(t, v, 0, +1), buf, sizeof buf), "(1,2,0) -> (2,2,0) dim 0+");
+    assert_string_equal(tc_topo_link_name(t, tc_topo_torus_link(t, v, 2, -1), buf, sizeof buf), "(1,2,0) -> (1,2,3) dim 2-");
+    tc_topo_free(t);
+}
+
+static void routing_names_parse_only_for_their_kind(void **state)
+{
+    (void)state;
+    tc_topo *clos = build("clos:down=4x4,up=1x4"), *torus = build("torus:dims=4x4");
+    tc_routing r;
+    tc_err err = {{0}};
+    assert_int_equal(tc_routing_parse("dmodk", clos, &r, &err), TC_OK);
+    assert_int_equal(r, TC_ROUTE_DMODK);
+    assert_int_equal(tc_routing_parse("dor-positive", torus, &r, &err), TC_OK);
+    assert_int_equal(r, TC_ROUTE_DOR_POSITIVE);
+    assert_int_equal(tc_routing_parse("dor", clos, &r, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "ecmp or dmodk"));
+    assert_int_equal(tc_routing_parse("ecmp", torus, &r, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "dor or dor-positive"));
+    assert_int_equal(tc_routing_parse("minimal", NULL, &r, &err), TC_EINVAL);
+    assert_string_equal(tc_routing_name(TC_ROUTE_DEFAULT, clos), "ecmp");
+    assert_string_equal(tc_routing_name(TC_ROUTE_DEFAULT, torus), "dor");
+    assert_string_equal(tc_routing_name(TC_ROUTE_DMODK, NULL), "dmodk");
+    tc_topo_free(clos), tc_topo_free(torus);
+}
+
+static void degrade_link_scales_one_direction_and_rejects_bad_input(void **state)
+{
+    (void)state;
+    tc_topo *t = build("torus:dims=4x4");
+    tc_err err = {{0}};
+    double bw = t->links[6].bw;
+    assert_int_equal(tc_topo_degrade_link(t, 6, 0.25, &err), TC_OK);
+    assert_near(t->links[6].bw, bw / 4);
+    assert_near(t->links[7].bw, bw);
+    err.msg[0] = '\0';
+    assert_int_equal(tc_topo_degrade_link(t, t->n_links, 0.5, &err), TC_EINVAL);
+    assert_true(err.msg[0] != '\0');
+    err.msg[0] = '\0';
+    assert_int_equal(tc_topo_degrade_link(t, 0, 0, &err), TC_EINVAL);
+    assert_true(err.msg[0] != '\0');
+    assert_int_equal(tc_topo_degrade_link(t, 0, -1, &err), TC_EINVAL);
+    tc_topo_free(t);
+}
+
+static void large_clos_and_torus_build_and_route(void **state)
+{
+    (void)state;
+    const char *specs[] = {"clos:down=32x32x64,up=1x32x32", "clos:down=16x64x64,up=1x64x64",
+                           "clos:hosts=65536,radix=64,tiers=3", "torus:dims=64x32x32"};
+    for (int i = 0; i < 4; i++) {
+        tc_topo *t = build(specs[i]);
+        assert_int_equal(t->n_endpoints, 65536);
+        uint32_t path[64], n = tc_topo_route(t, TC_ROUTE_DEFAULT, 0, 65535, path);
+        assert_true(n > 0 && n <= tc_topo_max_path(t));
+        assert_int_equal(t->links[path[0]].src, 0);
+        assert_int_equal(t->links[path[n - 1]].dst, 65535);
+        tc_topo_free(t);
+    }
+}
+
+/* ---- bad input: TC_EINVAL, one non-empty line, nothing built ---- */
+
+static void expect_einval(const char *spec, const char *needle)
+{
+    tc_topo *t = NULL;
+    tc_err err = {{0}};
+    tc_status st = tc_topo_build(spec, &t, &err);
+    if (st != TC_EINVAL)
+        fail_msg("%s: expected TC_EINVAL, got %d", spec, st);
+    assert_null(t);
+    assert_true(err.msg[0] != '\0');
+    assert_null(strchr(err.msg, '\n'));
+    if (needle && !strstr(err.msg, needle))
+        fail_msg("%s: message '%s' does not mention '%s'", spec, err.msg, needle);
+}
+
+static void malformed_spec_is_rejected(void **state)
+{
+    (void)state;
+    expect_einval("clos:down=8x8,,up=1x8", NULL);
+    expect_einval("clos:down", "key=value");
+    expect_einval("", NULL);
+    expect_einval("clos:down=8x,up=1x8", "down");
+    expect_einval("clos:down=8x8,up=1x8x1", "levels");
+    expect_einval("clos:down=8x8", "up=");
+    expect_einval("clos:up=1x8,radix=8,hosts=8", "mixes");
+    expect_einval("torus", "dims=");
+    expect_einval("clos:down=8x8,up=1x8,hosts=65", "host slots");
+    expect_einval("clos:down=8x8,up=1x8,seed=-1", "seed");
+}
+
+static void unknown_key_is_rejected_listing_accepted_keys(void **state)
+{
+    (void)state;
+    expect_einval("clos:down=8x8,up=1x8,speed=1", "accepted keys are down, up");
+    expect_einval("torus:dims=4x4,bw1=100Gbps", "accepted keys are dims");
+    expect_einval("clos:down=8x8,up=1x8,bw3=100Gbps", "bw3");
+}
+
+static void unknown_kind_is_rejected_naming_clos_and_torus(void **state)
+{
+    (void)state;
+    expect_einval("dragonfly:groups=9", "clos or torus");
+}
+
+static void radix_too_small_for_the_hosts_is_rejected_with_the_maximum(void **state)
+{
+    (void)state;
+    expect_einval("clos:hosts=2000,radix=16,tiers=3", "at most 1024 hosts");
+    expect_einval("clos:hosts=200,radix=16,tiers=2", "at most 128 hosts");
+    expect_einval("clos:hosts=100,radix=15,tiers=3,oversub=2", "even radix");
+    expect_einval("clos:hosts=100,tiers=3", "radix=");
+    expect_einval("clos:hosts=100,radix=16,tiers=4", "tiers=2 or tiers=3");
+}
+
+static void torus_dimension_of_size_zero_or_one_is_rejected(void **state)
+{
+    (void)state;
+    expect_einval("torus:dims=4x0", "dims");
+    expect_einval("torus:dims=4x1", "at least 2");
+    expect_einval("torus:dims=1", "at least 2");
+}
+
+static void wrap_list_of_the_wrong_length_is_rejected(void **state)
+{
+    (void)state;
+    expect_einval("torus:dims=4x4,wrap=1x1x1", "3 values for 2 dimensions");
+    expect_einval("torus:dims=4x4,wrap=1", "1 values for 2 dimensions");
+    expect_einval("torus:dims=4x4,wrap=1x2", "0 or 1");
+}
+
+static void bad_units_are_rejected_naming_the_key(void **state)
+{
+    (void)state;
+    expect_einval("clos:down=8x8,up=1x8,bw=400Gb", "'bw'");
+    expect_einval("torus:dims=4x4,lat=1sec", "'lat'");
+    expect_einval("torus:dims=4x4,node=2,node_bw=fast", "'node_bw'");
+    expect_einval("clos:down=8x8,up=1x8,alpha=3", "'alpha'");
+}
+
+static void node_size_not_dividing_the_endpoints_is_rejected(void **state)
+{
+    (void)state;
+    expect_einval("torus:dims=4x4,node=3", "does not divide the 16 endpoints");
+    expect_einval("clos:down=8x8,up=1x8,node_bw=450GB/s", "node=");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(clos_8x8_has_64_hosts_8_leaves_8_spines_and_256_links),
+        cmocka_unit_test(kary_fat_tree_shortcut_has_k3_over_4_hosts_and_5k2_over_4_switches),
+        cmocka_unit_test(two_tier_shortcut_uses_as_many_leaves_as_the_hosts_need),
+        cmocka_unit_test(every_clos_route_is_a_shortest_chain_for_every_routing),
+        cmocka_unit_test(every_torus_route_is_a_shortest_chain_for_every_routing),
+        cmocka_unit_test(dmodk_routes_every_shift_without_contention_on_nonblocking_clos),
+        cmocka_unit_test(ecmp_depends_on_the_seed_and_only_on_it),
+        cmocka_unit_test(dor_splits_ties_by_source_parity_and_dor_positive_always_goes_plus),
+        cmocka_unit_test(mesh_dimensions_and_size_two_dimensions_route_the_only_way),
+        cmocka_unit_test(torus_link_arithmetic_matches_the_graph),
+        cmocka_unit_test(same_node_pairs_route_through_the_node_switch),
+        cmocka_unit_test(equalize_injection_gives_every_endpoint_the_requested_rate),
+        cmocka_unit_test(nonblocking_three_tier_clos_figures_match_hand_computation),
+        cmocka_unit_test(torus_16x16x16_figures_match_hand_computation),
+        cmocka_unit_test(tapered_clos_reports_oversubscription_two_at_the_leaves),
+        cmocka_unit_test(partially_populated_clos_builds_only_its_hosts),
+        cmocka_unit_test(oversub_three_with_radix_32_is_valid_and_two_names_the_nearest),
+        cmocka_unit_test(canonical_spec_builds_the_same_topology),
+        cmocka_unit_test(links_have_readable_names),
+        cmocka_unit_test(routing_names_parse_only_for_their_kind),
+        cmocka_unit_test(degrade_link_scales_one_direction_and_rejects_bad_input),
+        cmocka_unit_test(large_clos_and_torus_build_and_route),
+        cmocka_unit_test(malformed_spec_is_rejected),
+        cmocka_unit_test(unknown_key_is_rejected_listing_accepted_keys),
+        cmocka_unit_test(unknown_kind_is_rejected_naming_clos_and_torus),
+        cmocka_unit_test(radix_too_small_for_the_hosts_is_rejected_with_the_maximum),
+        cmocka_unit_test(torus_dimension_of_size_zero_or_one_is_rejected),
+        cmocka_unit_test(wrap_list_of_the_wrong_length_is_rejected),
+        cmocka_unit_test(bad_units_are_rejected_naming_the_key),
+        cmocka_unit_test(node_size_not_dividing_the_endpoints_is_rejected),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
