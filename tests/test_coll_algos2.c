@@ -291,8 +291,9 @@ static void swing_takes_2_log2_p_steps_at_distances_1_1_3_5_11(void **state)
     assert_non_null(strstr(err.msg, "power-of-two"));
 }
 
-/* Building stays O(phases) and emitting one step O(transfers) at 65,536 ranks. */
-static void every_algorithm_builds_65536_ranks_quickly(void **state)
+/* Every algorithm builds and emits at 65,536 ranks (its speed is measured in
+ * bench/bench_schedgen.c, not asserted here). */
+static void every_algorithm_builds_and_emits_at_65536_ranks(void **state)
 {
     (void)state;
     uint32_t dims[] = {16, 16, 16, 16};
@@ -312,14 +313,9 @@ static void every_algorithm_builds_65536_ranks_quickly(void **state)
     tc_xfers_init(&x, false);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const tc_topo *t = cases[i].topo == 1 ? &tor : cases[i].topo == 2 ? &node : NULL;
-        clock_t c0 = clock();
         tc_sched *s = build(cases[i].op, cases[i].algo, 65536, 0, t);
         assert_int_equal(tc_sched_emit(s, s->nsteps - 1, &x), TC_OK);
         assert_true(x.n >= 65536);
-        double sec = (double)(clock() - c0) / CLOCKS_PER_SEC;
-        if (sec > 2.0)
-            fail_msg("%s/%s: %.2f s to build and emit a step", tc_op_name(cases[i].op),
-                     tc_algo_name(cases[i].algo), sec);
         tc_sched_free(s);
     }
     tc_xfers_free(&x);
@@ -339,7 +335,7 @@ int main(void)
         cmocka_unit_test(pairwise_alltoall_takes_p_minus_1_steps),
         cmocka_unit_test(bruck_takes_ceil_log2_p_steps),
         cmocka_unit_test(swing_takes_2_log2_p_steps_at_distances_1_1_3_5_11),
-        cmocka_unit_test(every_algorithm_builds_65536_ranks_quickly),
+        cmocka_unit_test(every_algorithm_builds_and_emits_at_65536_ranks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

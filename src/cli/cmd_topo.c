@@ -45,8 +45,8 @@ static void print_table(const tc_topo *t, bool links, bool csv)
     add2(&tb, "diameter", line);
     snprintf(line, sizeof line, "%s per direction", tc_fmt_rate(in.bisection_Bps, b1, sizeof b1));
     add2(&tb, "bisection", line);
-    snprintf(line, sizeof line, "%s per endpoint (%u fabric ports)", tc_fmt_rate(in.injection_Bps, b1, sizeof b1),
-             in.ports_per_endpoint);
+    snprintf(line, sizeof line, "%s per endpoint (%u fabric port%s)", tc_fmt_rate(in.injection_Bps, b1, sizeof b1),
+             in.ports_per_endpoint, in.ports_per_endpoint == 1 ? "" : "s");
     add2(&tb, "injection", line);
     snprintf(line, sizeof line, "%s min, %s max", tc_fmt_time(in.min_latency_s, b1, sizeof b1),
              tc_fmt_time(in.max_latency_s, b2, sizeof b2));

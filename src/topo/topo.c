@@ -332,6 +332,7 @@ tc_status tc_topo_equalize_injection(tc_topo *t, double rate, tc_err *err)
     for (int i = 1; i <= t->levels; i++)
         t->level_bw[i] *= f;
     t->torus_bw *= f;
+    canonical_spec(t); /* the spec states the equalized bandwidths */
     return TC_OK;
 }
 
