@@ -1,0 +1,138 @@
+/*
+ * bound.c - a lower bound on the time of any algorithm for a collective
+ * (docs/MODEL.md, "Lower bound"): the largest of
+ *
+ *  1. injection: the bytes one rank must send (or receive) over all the
+ *     links of its endpoint: all-reduce 2(p-1)/p S [Patarasuk & Yuan, JPDC
+ *     2009; Thakur et al., IJHPCA 2005], reduce-scatter, all-gather and
+ *     all-to-all (p-1)/p S, broadcast and reduce S (the root);
+ *  2. cuts: for a set of c ranks whose links to the other q = p - c ranks
+ *     have capacity C per direction, the bytes that must cross it over C:
+ *     all-to-all c q S / p (every rank sends S/p to every other), all-gather
+ *     and reduce-scatter max(c, q) S / p (each side needs the other side's
+ *     blocks, or contributions to its own; a block crosses once and is
+ *     copied on the far side), all-reduce, broadcast and reduce S (every
+ *     element of the result depends on data from both sides). The cuts
+ *     used are the Clos subtrees (C = w_1...w_{j+1} up-links of level j+1
+ *     around a level-j subtree) and the torus planes across one dimension
+ *     (N/d links per direction, twice with wraparound) [the all-to-all
+ *     bounds of the collectives reference: max((N-1)/N, s(N-k)/N) n/B on a
+ *     two-tier Clos, (d_max/8) n/b on a torus];
+ *  3. latency: one message round, alpha + the smallest endpoint-to-endpoint
+ *     latency. (ceil(log2 p) rounds bound a rank that sends one message at a
+ *     time; here a rank may send to all others in one step, so one round is
+ *     what every schedule must pay.)
+ */
+#include <math.h>
+#include "topocc/eval.h"
+
+/* Bytes across a cut with c ranks on one side and q on the other. */
+static double cut_bytes(tc_op op, double c, double q, double p, double S)
+{
+    switch (op) {
+    case TC_OP_ALLTOALL:
+        return c * q * S / p;
+    case TC_OP_ALLGATHER:
+    case TC_OP_REDUCESCATTER:
+        return (c > q ? c : q) * S / p;
+    default:
+        return S;
+    }
+}
+
+static double injection_bytes(tc_op op, double p, double S)
+{
+    switch (op) {
+    case TC_OP_ALLREDUCE:
+        return 2 * (p - 1) / p * S;
+    case TC_OP_REDUCESCATTER:
+    case TC_OP_ALLGATHER:
+    case TC_OP_ALLTOALL:
+        return (p - 1) / p * S;
+    default:
+        return S;
+    }
+}
+
+static double cut_time(tc_op op, uint64_t c, uint64_t p, double S, double cap)
+{
+    if (c == 0 || c >= p || !(cap > 0))
+        return 0;
+    return cut_bytes(op, (double)c, (double)(p - c), (double)p, S) / cap;
+}
+
+/* Clos: a level-j subtree (span_j host slots) reaches the rest only through
+ * its w_1...w_{j+1} up-links of level j+1. With rank r on endpoint r the
+ * first subtree holds min(span_j, p) ranks and the last one p mod span_j;
+ * with any other placement only p = all endpoints says how many ranks a
+ * subtree holds. A scale-up node straddling the subtree adds links across
+ * the cut: such levels are skipped. */
+static double clos_cuts(const tc_topo *t, tc_op op, uint64_t p, double S, bool identity)
+{
+    double best = 0;
+    uint64_t n = t->n_endpoints, ns = t->node_size > 1 ? t->node_size : 1;
+    if (!identity && p != n)
+        return 0;
+    for (int j = 1; j < t->levels; j++) {
+        uint64_t span = t->span[j];
+        if (span >= p || span % ns != 0)
+            continue;
+        double cap = (double)t->wprod[j + 1] * t->level_bw[j + 1];
+        best = fmax(best, cut_time(op, span, p, S, cap));
+        best = fmax(best, cut_time(op, p % span, p, S, cap));
+    }
+    return best;
+}
+
+/* Torus, all endpoints: the plane between coordinates floor(d/2) - 1 and
+ * floor(d/2) of dimension d leaves floor(d/2) N/d ranks on one side and
+ * severs N/d cables per direction, 2 N/d with wraparound (sizes > 2). A node
+ * straddles that plane unless it lies within one coordinate of d. */
+static double torus_cuts(const tc_topo *t, tc_op op, uint64_t p, double S)
+{
+    double best = 0;
+    uint64_t n = t->n_endpoints, ns = t->node_size > 1 ? t->node_size : 1;
+    if (p != n)
+        return 0;
+    for (int d = 0; d < t->ndims; d++) {
+        uint64_t D = t->dims[d], lines = n / D;
+        if (D < 2 || t->stride[d] % ns != 0)
+            continue;
+        double cap = (double)lines * (t->dim_cables[d] == D ? 2 : 1) * t->torus_bw;
+        best = fmax(best, cut_time(op, D / 2 * lines, p, S, cap));
+    }
+    return best;
+}
+
+/* The largest cut bound (internal: the formula evaluator's GENERIC phases
+ * use it for all-to-all-like traffic); 0 when no cut applies. */
+double tc_eval_cut_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes, bool identity)
+{
+    if (t->kind == TC_TOPO_CLOS)
+        return clos_cuts(t, op, p, bytes, identity);
+    if (t->kind == TC_TOPO_TORUS)
+        return torus_cuts(t, op, p, bytes);
+    return 0;
+}
+
+double tc_lower_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes, const uint32_t *rank_map)
+{
+    if (!t || p < 2 || !(bytes > 0) || (unsigned)op >= TC_OP_COUNT)
+        return 0;
+    tc_topo_info info;
+    tc_topo_get_info(t, &info);
+    bool identity = true;
+    for (uint32_t r = 0; rank_map && r < p && identity; r++)
+        identity = rank_map[r] == r;
+
+    /* 1. Injection: the endpoint's fabric ports and its node link. */
+    double inj = info.injection_Bps + (t->node_size > 1 ? t->node_bw : 0);
+    double lb = inj > 0 ? injection_bytes(op, p, bytes) / inj : 0;
+
+    /* 2. Cuts. */
+    lb = fmax(lb, tc_eval_cut_bound(t, op, p, bytes, identity));
+
+    /* 3. Latency: one round. */
+    lb = fmax(lb, t->alpha + info.min_latency_s);
+    return lb;
+}
