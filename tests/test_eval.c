@@ -1,0 +1,275 @@
+/*
+ * test_eval.c - the evaluators against each other, against hand-computed
+ * cases and against the bounds of the reference (shared collectives
+ * reference: nccl-tests busbw, all-to-all bisection bounds).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+#include "topocc/eval.h"
+
+static tc_topo *topo(const char *spec)
+{
+    tc_topo *t = NULL;
+    tc_err err = {{0}};
+    if (tc_topo_build(spec, &t, &err) != TC_OK)
+        fail_msg("%s: %s", spec, err.msg);
+    return t;
+}
+
+static double eval(const tc_topo *t, tc_op op, tc_algo algo, uint32_t p, double bytes, tc_mode mode, tc_routing r)
+{
+    tc_coll_req req = {.op = op, .algo = algo, .p = p, .bytes = bytes};
+    tc_eval_opts o = {.mode = mode, .routing = r};
+    tc_result res;
+    tc_err err = {{0}};
+    if (tc_evaluate(t, &req, &o, &res, &err) != TC_OK)
+        fail_msg("%s/%s p=%u: %s", tc_op_name(op), tc_algo_name(algo), p, err.msg);
+    return res.time_s;
+}
+
+static void assert_rel(double a, double b, double tol, const char *what)
+{
+    if (!(fabs(a - b) <= tol * fmax(fabs(a), fabs(b))))
+        fail_msg("%s: %.12g vs %.12g (rel %.3g)", what, a, b, fabs(a - b) / fmax(fabs(a), fabs(b)));
+}
+
+static void ring_allreduce_steps_matches_hand_computation_on_two_tier_clos(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=8x8,up=1x8,bw=400Gbps,lat=1us");
+    double S = 64.0 * 1048576;
+    /* 2(p-1) steps; the slowest hop crosses a spine: 4 links of 1 us; each
+     * step moves S/p at 50 GB/s with no link shared. */
+    double want = 126 * (4e-6 + S / 64 / 50e9);
+    assert_rel(eval(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 64, S, TC_MODE_STEPS, TC_ROUTE_DMODK), want, 1e-12, "steps");
+    assert_rel(eval(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 64, S, TC_MODE_FORMULA, TC_ROUTE_DMODK), want, 1e-12, "formula");
+    /* Inside one leaf only 2 links. */
+    want = 14 * (2e-6 + S / 8 / 50e9);
+    assert_rel(eval(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 8, S, TC_MODE_STEPS, TC_ROUTE_DMODK), want, 1e-12, "steps p=8");
+    tc_topo_free(t);
+}
+
+/* Shift and XOR patterns on a full non-blocking Clos with D-mod-k are
+ * contention-free, so the closed forms must agree with the step model. */
+static void formula_equals_steps_on_nonblocking_clos_with_dmodk(void **state)
+{
+    (void)state;
+    static const char *specs[] = {
+        "clos:down=8x8,up=1x8,bw=400Gbps,lat=1us",
+        "clos:down=4x4x4,up=1x4x4,bw=400Gbps,lat=1us",
+        "clos:down=4x4x4,up=1x4x4,bw1=200Gbps,bw2=400Gbps,bw3=800Gbps,lat1=1us,lat2=500ns,lat3=2us,alpha=3us",
+        "clos:down=8x8,up=1x8,node=4,node_bw=450GB/s,node_lat=200ns",
+    };
+    static const struct {
+        tc_op op;
+        tc_algo algo;
+    } cases[] = {
+        {TC_OP_ALLREDUCE, TC_ALGO_RING},       {TC_OP_REDUCESCATTER, TC_ALGO_RING},
+        {TC_OP_ALLGATHER, TC_ALGO_RING},       {TC_OP_ALLREDUCE, TC_ALGO_RD},
+        {TC_OP_ALLGATHER, TC_ALGO_RD},         {TC_OP_ALLREDUCE, TC_ALGO_RHD},
+        {TC_OP_REDUCESCATTER, TC_ALGO_RHD},    {TC_OP_ALLTOALL, TC_ALGO_PAIRWISE},
+        {TC_OP_ALLGATHER, TC_ALGO_BRUCK},      {TC_OP_BROADCAST, TC_ALGO_BINOMIAL},
+        {TC_OP_ALLREDUCE, TC_ALGO_HIER},
+    };
+    double sizes[] = {1024, 1048576, 1073741824};
+    for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+        tc_topo *t = topo(specs[i]);
+        for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+            if (!tc_coll_valid(cases[c].op, cases[c].algo, 64, t, NULL))
+                continue;
+            for (size_t k = 0; k < 3; k++) {
+                double f = eval(t, cases[c].op, cases[c].algo, 64, sizes[k], TC_MODE_FORMULA, TC_ROUTE_DMODK);
+                double s = eval(t, cases[c].op, cases[c].algo, 64, sizes[k], TC_MODE_STEPS, TC_ROUTE_DMODK);
+                char what[256];
+                snprintf(what, sizeof what, "%s %s/%s %.0fB", specs[i], tc_op_name(cases[c].op),
+                         tc_algo_name(cases[c].algo), sizes[k]);
+                assert_rel(f, s, 1e-9, what);
+            }
+        }
+        tc_topo_free(t);
+    }
+}
+
+/* Rings along torus dimensions map onto neighbour links. */
+static void formula_equals_steps_for_torus_rings(void **state)
+{
+    (void)state;
+    static const char *specs[] = {
+        "torus:dims=4x4", "torus:dims=4x4,wrap=1x0", "torus:dims=4x4x4", "torus:dims=8x8,wrap=0x0",
+        "torus:dims=2x3x4", "torus:dims=8x8x8,alpha=2us",
+    };
+    tc_algo algos[] = {TC_ALGO_TORUS, TC_ALGO_TORUS_BI, TC_ALGO_TORUS_MP};
+    tc_op ops[] = {TC_OP_ALLREDUCE, TC_OP_REDUCESCATTER, TC_OP_ALLGATHER};
+    for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+        tc_topo *t = topo(specs[i]);
+        for (size_t a = 0; a < 3; a++)
+            for (size_t o = 0; o < 3; o++) {
+                double f = eval(t, ops[o], algos[a], t->n_endpoints, 1 << 26, TC_MODE_FORMULA, TC_ROUTE_DEFAULT);
+                double s = eval(t, ops[o], algos[a], t->n_endpoints, 1 << 26, TC_MODE_STEPS, TC_ROUTE_DEFAULT);
+                char what[256];
+                snprintf(what, sizeof what, "%s %s/%s", specs[i], tc_op_name(ops[o]), tc_algo_name(algos[a]));
+                assert_rel(f, s, 1e-9, what);
+            }
+        tc_topo_free(t);
+    }
+}
+
+/* nccl-tests: busbw of a bandwidth-optimal algorithm approaches the
+ * per-endpoint injection bandwidth at large sizes. */
+static void busbw_of_bandwidth_optimal_algorithms_approaches_injection(void **state)
+{
+    (void)state;
+    struct {
+        const char *spec;
+        tc_op op;
+        tc_algo algo;
+    } cases[] = {
+        {"clos:down=16x16,up=1x16,bw=400Gbps", TC_OP_ALLREDUCE, TC_ALGO_RING},
+        {"clos:down=16x16,up=1x16,bw=400Gbps", TC_OP_ALLREDUCE, TC_ALGO_RHD},
+        {"clos:down=16x16,up=1x16,bw=400Gbps", TC_OP_REDUCESCATTER, TC_ALGO_RING},
+        {"clos:down=16x16,up=1x16,bw=400Gbps", TC_OP_ALLGATHER, TC_ALGO_RING},
+        {"clos:down=16x16,up=1x16,bw=400Gbps", TC_OP_ALLTOALL, TC_ALGO_PAIRWISE},
+        {"torus:dims=8x8x8", TC_OP_ALLREDUCE, TC_ALGO_TORUS_MP},
+        {"torus:dims=8x8x8", TC_OP_ALLGATHER, TC_ALGO_TORUS_MP},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        tc_topo *t = topo(cases[i].spec);
+        tc_err err;
+        assert_int_equal(tc_topo_equalize_injection(t, 50e9, &err), TC_OK);
+        for (int m = 0; m < 2; m++) {
+            tc_coll_req req = {.op = cases[i].op, .algo = cases[i].algo, .p = t->n_endpoints, .bytes = 4294967296.0};
+            tc_eval_opts o = {.mode = (tc_mode)m, .routing = t->kind == TC_TOPO_CLOS ? TC_ROUTE_DMODK : TC_ROUTE_DOR};
+            tc_result r;
+            assert_int_equal(tc_evaluate(t, &req, &o, &r, &err), TC_OK);
+            if (r.busbw_Bps < 0.98 * 50e9 || r.busbw_Bps > 50e9 * (1 + 1e-9))
+                fail_msg("%s %s/%s mode %d: busbw %.4g", cases[i].spec, tc_op_name(cases[i].op),
+                         tc_algo_name(cases[i].algo), m, r.busbw_Bps);
+        }
+        tc_topo_free(t);
+    }
+}
+
+/* Reference: all-to-all on a two-tier Clos with k hosts per leaf and
+ * oversubscription s takes t >= max((N-1)/N, s (N-k)/N) n / B. With
+ * D-mod-k the direct algorithm spreads the leaving flows evenly over the
+ * uplinks and meets the bound exactly (latency 0 to isolate the term). */
+static void alltoall_on_oversubscribed_clos_meets_the_bisection_bound(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=8x8,up=1x4,bw=400Gbps,lat=0s");
+    double n = 1 << 24, N = 64, k = 8, s = 2, B = 50e9;
+    double want = fmax((N - 1) / N, s * (N - k) / N) * n / B;
+    double got = eval(t, TC_OP_ALLTOALL, TC_ALGO_DIRECT, 64, n, TC_MODE_STEPS, TC_ROUTE_DMODK);
+    assert_rel(got, want, 1e-9, "direct all-to-all, steps, dmodk");
+    assert_rel(tc_lower_bound(t, TC_OP_ALLTOALL, 64, n, NULL), want, 1e-9, "lower bound");
+    tc_topo_free(t);
+}
+
+/* Reference: all-to-all on a torus is bisection-bound, (d_max/8) n/b with
+ * wraparound. Ties at distance d/2 split by parity load the two directions
+ * evenly and meet the bound; dor-positive sends every tie the positive way:
+ * a positive link then carries 1+2+..+8 = 36 flows of each row instead of
+ * 1+..+7 + 8/2 = 32, 12.5% more on 16-ary rings. */
+static void alltoall_on_torus_meets_the_bisection_bound_and_dor_positive_costs_an_eighth(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("torus:dims=16x16,bw=400Gbps,lat=0s");
+    double n = 1 << 24, b = 50e9;
+    double want = 16.0 / 8 * n / b;
+    assert_rel(eval(t, TC_OP_ALLTOALL, TC_ALGO_DIRECT, 256, n, TC_MODE_STEPS, TC_ROUTE_DOR), want, 1e-9, "dor");
+    assert_rel(tc_lower_bound(t, TC_OP_ALLTOALL, 256, n, NULL), want, 1e-9, "lower bound");
+    assert_rel(eval(t, TC_OP_ALLTOALL, TC_ALGO_DIRECT, 256, n, TC_MODE_STEPS, TC_ROUTE_DOR_POSITIVE), 1.125 * want,
+               1e-9, "dor-positive");
+    tc_topo_free(t);
+}
+
+static void auto_picks_the_fastest_valid_algorithm_and_reports_it(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=8x8,up=1x8");
+    for (int m = 0; m < 2; m++)
+        for (int op = 0; op < TC_OP_COUNT; op++) {
+            double sizes[] = {1024, 1 << 30};
+            for (int k = 0; k < 2; k++) {
+                tc_coll_req req = {.op = (tc_op)op, .algo = TC_ALGO_AUTO, .p = 64, .bytes = sizes[k]};
+                tc_eval_opts o = {.mode = (tc_mode)m};
+                tc_result r;
+                tc_err err;
+                assert_int_equal(tc_evaluate(t, &req, &o, &r, &err), TC_OK);
+                assert_int_equal(r.algo_requested, TC_ALGO_AUTO);
+                assert_true(r.algo != TC_ALGO_AUTO);
+                for (int a = 0; a < TC_ALGO_AUTO; a++) {
+                    if (!tc_coll_valid((tc_op)op, (tc_algo)a, 64, t, NULL))
+                        continue;
+                    double ta = eval(t, (tc_op)op, (tc_algo)a, 64, sizes[k], (tc_mode)m, TC_ROUTE_DEFAULT);
+                    assert_true(r.time_s <= ta);
+                    if (a < (int)r.algo)
+                        assert_true(ta > r.time_s); /* ties go to the earlier algorithm */
+                }
+            }
+        }
+    tc_topo_free(t);
+}
+
+static void every_evaluation_respects_the_lower_bound(void **state)
+{
+    (void)state;
+    static const char *specs[] = {"clos:down=8x8,up=1x8", "clos:down=8x8,up=1x2", "torus:dims=8x8",
+                                  "torus:dims=4x4x4,wrap=1x0x1"};
+    for (size_t i = 0; i < 4; i++) {
+        tc_topo *t = topo(specs[i]);
+        for (int m = 0; m < 2; m++)
+            for (int op = 0; op < TC_OP_COUNT; op++)
+                for (int a = 0; a < TC_ALGO_AUTO; a++) {
+                    if (!tc_coll_valid((tc_op)op, (tc_algo)a, 64, t, NULL))
+                        continue;
+                    double sizes[] = {64, 65536, 1 << 28};
+                    for (int k = 0; k < 3; k++) {
+                        tc_coll_req req = {.op = (tc_op)op, .algo = (tc_algo)a, .p = 64, .bytes = sizes[k]};
+                        tc_eval_opts o = {.mode = (tc_mode)m};
+                        tc_result r;
+                        tc_err err;
+                        assert_int_equal(tc_evaluate(t, &req, &o, &r, &err), TC_OK);
+                        if (r.time_s < r.lower_bound_s * (1 - 1e-9))
+                            fail_msg("%s %s/%s %s %.0fB: time %.6g below bound %.6g", specs[i], tc_op_name((tc_op)op),
+                                     tc_algo_name((tc_algo)a), tc_mode_name((tc_mode)m), sizes[k], r.time_s,
+                                     r.lower_bound_s);
+                    }
+                }
+        tc_topo_free(t);
+    }
+}
+
+static void more_ranks_than_endpoints_is_bad_input(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=8x8,up=1x8");
+    tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_RING, .p = 65, .bytes = 1024};
+    tc_eval_opts o = {.mode = TC_MODE_FORMULA};
+    tc_result r;
+    tc_err err;
+    assert_int_equal(tc_evaluate(t, &req, &o, &r, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "64"));
+    tc_topo_free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(ring_allreduce_steps_matches_hand_computation_on_two_tier_clos),
+        cmocka_unit_test(formula_equals_steps_on_nonblocking_clos_with_dmodk),
+        cmocka_unit_test(formula_equals_steps_for_torus_rings),
+        cmocka_unit_test(busbw_of_bandwidth_optimal_algorithms_approaches_injection),
+        cmocka_unit_test(alltoall_on_oversubscribed_clos_meets_the_bisection_bound),
+        cmocka_unit_test(alltoall_on_torus_meets_the_bisection_bound_and_dor_positive_costs_an_eighth),
+        cmocka_unit_test(auto_picks_the_fastest_valid_algorithm_and_reports_it),
+        cmocka_unit_test(every_evaluation_respects_the_lower_bound),
+        cmocka_unit_test(more_ranks_than_endpoints_is_bad_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
