@@ -245,6 +245,40 @@ static void every_evaluation_respects_the_lower_bound(void **state)
     }
 }
 
+/* A sweep builds each schedule once and rescales it: rescaled schedules stay
+ * exact (data checker) and give the same times as fresh builds. */
+static void sweeps_equal_single_evaluations_and_rescaled_schedules_stay_exact(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=4x4,up=1x2,node=2,node_bw=450GB/s");
+    double sizes[] = {1000, 65536, 3e8};
+    tc_result res[3];
+    tc_err err;
+    for (int m = 0; m < 2; m++)
+        for (int op = 0; op < TC_OP_COUNT; op++)
+            for (int a = 0; a <= TC_ALGO_AUTO; a++) {
+                if (!tc_coll_valid((tc_op)op, (tc_algo)a, 16, t, NULL))
+                    continue;
+                tc_coll_req req = {.op = (tc_op)op, .algo = (tc_algo)a, .p = 16};
+                tc_eval_opts o = {.mode = (tc_mode)m};
+                assert_int_equal(tc_evaluate_sweep(t, &req, sizes, 3, &o, res, &err), TC_OK);
+                for (int k = 0; k < 3; k++) {
+                    double one = eval(t, (tc_op)op, (tc_algo)a, 16, sizes[k], (tc_mode)m, TC_ROUTE_DEFAULT);
+                    assert_rel(res[k].time_s, one, 1e-12, "sweep vs single");
+                }
+                if (a == TC_ALGO_AUTO)
+                    continue;
+                req.bytes = 12345;
+                tc_sched *s = NULL;
+                assert_int_equal(tc_coll_build(&req, t, &s, &err), TC_OK);
+                tc_sched_set_bytes(s, 7777777);
+                if (tc_sched_check(s, &err) != TC_OK)
+                    fail_msg("rescaled %s/%s: %s", tc_op_name((tc_op)op), tc_algo_name((tc_algo)a), err.msg);
+                tc_sched_free(s);
+            }
+    tc_topo_free(t);
+}
+
 static void more_ranks_than_endpoints_is_bad_input(void **state)
 {
     (void)state;
@@ -269,6 +303,7 @@ int main(void)
         cmocka_unit_test(alltoall_on_torus_meets_the_bisection_bound_and_dor_positive_costs_an_eighth),
         cmocka_unit_test(auto_picks_the_fastest_valid_algorithm_and_reports_it),
         cmocka_unit_test(every_evaluation_respects_the_lower_bound),
+        cmocka_unit_test(sweeps_equal_single_evaluations_and_rescaled_schedules_stay_exact),
         cmocka_unit_test(more_ranks_than_endpoints_is_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

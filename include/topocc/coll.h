@@ -165,6 +165,11 @@ void tc_sched_free(tc_sched *s);
 /* Emits the transfers of step (0 <= step < nsteps) into out (cleared first). */
 tc_status tc_sched_emit(const tc_sched *s, uint32_t step, tc_xfers *out);
 
+/* Changes the schedule's size to bytes. Every algorithm's transfers are
+ * linear in the size, so a sweep over sizes builds a schedule once and
+ * rescales it (blk_bytes and the phases' bytes scale together). */
+void tc_sched_set_bytes(tc_sched *s, double bytes);
+
 /* The phase containing step. */
 const tc_phase *tc_sched_phase_of(const tc_sched *s, uint32_t step);
 

@@ -56,4 +56,10 @@ tc_status tc_eval_steps(const tc_topo *t, const tc_sched *s, const tc_eval_opts 
 tc_status tc_evaluate(const tc_topo *t, const tc_coll_req *req, const tc_eval_opts *o,
                       tc_result *res, tc_err *err);
 
+/* The same job over n sizes (req->bytes is ignored): every candidate
+ * algorithm's schedule is built once and rescaled for each size, which is
+ * what makes sweeps fast. res receives n results. */
+tc_status tc_evaluate_sweep(const tc_topo *t, const tc_coll_req *req, const double *sizes, size_t n,
+                            const tc_eval_opts *o, tc_result *res, tc_err *err);
+
 #endif

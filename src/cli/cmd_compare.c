@@ -284,22 +284,29 @@ static tc_status run(cli_args *a, cmp *c, tc_err *err)
     c->res = tc_calloc((size_t)c->nops * (size_t)c->nsizes * (size_t)c->ntopo, sizeof *c->res);
     if (!c->res)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
-    for (int oi = 0; oi < c->nops; oi++)
-        for (int si = 0; si < c->nsizes; si++)
-            for (int t = 0; t < c->ntopo; t++) {
-                tc_coll_req r = req;
-                r.op = c->ops[oi];
-                r.bytes = c->sizes[si];
-                if (!r.p)
-                    r.p = c->topo[t]->n_endpoints;
-                tc_eval_opts ot = o;
-                ot.routing = c->routing[t];
-                if ((st = tc_evaluate(c->topo[t], &r, &ot, cell(c, oi, si, t), err))) {
-                    char msg[TC_ERR_LEN];
-                    snprintf(msg, sizeof msg, "%s", err->msg);
-                    return tc_fail(err, st, "%s on %s: %s", tc_op_name(r.op), c->name[t], msg);
-                }
+    tc_result *tmp = tc_calloc((size_t)c->nsizes, sizeof *tmp);
+    if (!tmp)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    for (int oi = 0; oi < c->nops && st == TC_OK; oi++)
+        for (int t = 0; t < c->ntopo && st == TC_OK; t++) {
+            tc_coll_req r = req;
+            r.op = c->ops[oi];
+            if (!r.p)
+                r.p = c->topo[t]->n_endpoints;
+            tc_eval_opts ot = o;
+            ot.routing = c->routing[t];
+            if ((st = tc_evaluate_sweep(c->topo[t], &r, c->sizes, (size_t)c->nsizes, &ot, tmp, err))) {
+                char msg[TC_ERR_LEN];
+                snprintf(msg, sizeof msg, "%s", err->msg);
+                tc_fail(err, st, "%s on %s: %s", tc_op_name(r.op), c->name[t], msg);
+                break;
             }
+            for (int si = 0; si < c->nsizes; si++)
+                *cell(c, oi, si, t) = tmp[si];
+        }
+    free(tmp);
+    if (st)
+        return st;
     json_t *j = NULL;
     if (fmt == TC_FMT_JSON || a->out)
         j = to_json(c);

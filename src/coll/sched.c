@@ -90,9 +90,23 @@ tc_phase *tc_sched_add_phase(tc_sched *s, uint32_t repeat, tc_pattern pat, int64
     ph->fanout = 1;
     ph->bytes = bytes;
     ph->rank_bytes = bytes;
-    snprintf(ph->label, sizeof ph->label, "%s", label ? label : "");
+    if (label) {
+        strncpy(ph->label, label, sizeof ph->label - 1);
+        ph->label[sizeof ph->label - 1] = '\0';
+    }
     s->nsteps += repeat;
     return ph;
+}
+
+void tc_sched_set_bytes(tc_sched *s, double bytes)
+{
+    double f = bytes / s->req.bytes;
+    s->req.bytes = bytes;
+    s->blk_bytes *= f;
+    for (uint32_t i = 0; i < s->nphases; i++) {
+        s->phases[i].bytes *= f;
+        s->phases[i].rank_bytes *= f;
+    }
 }
 
 const tc_phase *tc_sched_phase_of(const tc_sched *s, uint32_t step)

@@ -1,8 +1,10 @@
 /*
  * evaluate.c - one collective on one topology: validation, the choice of
  * `auto`, schedule building and the chosen evaluator, into one result shape.
+ * A sweep over sizes builds each candidate schedule once and rescales it.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "topocc/eval.h"
 
@@ -22,76 +24,81 @@ tc_status tc_mode_parse(const char *s, tc_mode *out, tc_err *err)
     return TC_OK;
 }
 
-static tc_status eval_one(const tc_topo *t, const tc_coll_req *req, const tc_eval_opts *o, double *time_s,
-                          uint32_t *phases, uint32_t *steps, tc_err *err)
+static tc_status check_req(const tc_topo *t, const tc_coll_req *req, const double *sizes, size_t n, tc_err *err)
 {
-    tc_sched *s = NULL;
-    tc_status st = tc_coll_build(req, t, &s, err);
-    if (st)
-        return st;
-    if (o->mode == TC_MODE_STEPS)
-        st = tc_eval_steps(t, s, o, time_s, err);
-    else
-        st = tc_eval_formula(t, s, o, time_s, err);
-    if (st == TC_OK) {
-        *phases = s->nphases;
-        *steps = s->nsteps;
-    }
-    tc_sched_free(s);
-    return st;
-}
-
-tc_status tc_evaluate(const tc_topo *t, const tc_coll_req *req, const tc_eval_opts *o, tc_result *res, tc_err *err)
-{
-    memset(res, 0, sizeof *res);
     if (req->p == 0)
         return tc_fail(err, TC_EINVAL, "invalid rank count 0: expected 1 to %u", t->n_endpoints);
     if (req->p > t->n_endpoints)
         return tc_fail(err, TC_EINVAL, "%u ranks but the topology has only %u endpoints: expected 1 to %u", req->p,
                        t->n_endpoints, t->n_endpoints);
-    if (!(req->bytes > 0) || req->bytes > TC_MAX_BYTES)
-        return tc_fail(err, TC_EINVAL, "invalid size %g bytes: must be above 0 and at most 2^60", req->bytes);
+    for (size_t i = 0; i < n; i++)
+        if (!(sizes[i] > 0) || sizes[i] > TC_MAX_BYTES)
+            return tc_fail(err, TC_EINVAL, "invalid size %g bytes: must be above 0 and at most 2^60", sizes[i]);
     if (!tc_coll_valid(req->op, req->algo, req->p, t, err))
         return TC_EINVAL;
-    tc_coll_req r = *req;
-    double best = INFINITY;
-    uint32_t phases = 0, steps = 0;
-    tc_algo chosen = req->algo;
-    if (req->algo == TC_ALGO_AUTO) {
-        r.chunks = 0;
-        for (int a = 0; a < TC_ALGO_AUTO; a++) {
-            if (!tc_coll_valid(req->op, (tc_algo)a, req->p, t, NULL))
-                continue;
-            r.algo = (tc_algo)a;
+    return TC_OK;
+}
+
+static tc_status run_mode(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, double *time_s, tc_err *err)
+{
+    return o->mode == TC_MODE_STEPS ? tc_eval_steps(t, s, o, time_s, err) : tc_eval_formula(t, s, o, time_s, err);
+}
+
+tc_status tc_evaluate_sweep(const tc_topo *t, const tc_coll_req *req, const double *sizes, size_t n,
+                            const tc_eval_opts *o, tc_result *res, tc_err *err)
+{
+    tc_status st = check_req(t, req, sizes, n, err);
+    if (st)
+        return st;
+    for (size_t i = 0; i < n; i++) {
+        memset(&res[i], 0, sizeof res[i]);
+        res[i].time_s = INFINITY;
+    }
+    int lo = req->algo == TC_ALGO_AUTO ? 0 : (int)req->algo;
+    int hi = req->algo == TC_ALGO_AUTO ? TC_ALGO_AUTO : (int)req->algo + 1;
+    for (int a = lo; a < hi; a++) {
+        if (!tc_coll_valid(req->op, (tc_algo)a, req->p, t, NULL))
+            continue;
+        tc_coll_req r = *req;
+        r.algo = (tc_algo)a;
+        r.bytes = sizes[0];
+        if (req->algo == TC_ALGO_AUTO)
+            r.chunks = 0;
+        tc_sched *s = NULL;
+        if ((st = tc_coll_build(&r, t, &s, err)))
+            return st;
+        for (size_t i = 0; i < n && st == TC_OK; i++) {
+            tc_sched_set_bytes(s, sizes[i]);
             double tt;
-            uint32_t ph, stp;
-            tc_status st = eval_one(t, &r, o, &tt, &ph, &stp, err);
-            if (st)
-                return st;
-            if (tt < best) {
-                best = tt;
-                chosen = (tc_algo)a;
-                phases = ph;
-                steps = stp;
+            st = run_mode(t, s, o, &tt, err);
+            /* Strictly faster wins: ties go to the earlier algorithm. */
+            if (st == TC_OK && tt < res[i].time_s) {
+                res[i].time_s = tt;
+                res[i].algo = (tc_algo)a;
+                res[i].phases = s->nphases;
+                res[i].steps = s->nsteps;
             }
         }
-    } else {
-        tc_status st = eval_one(t, &r, o, &best, &phases, &steps, err);
+        tc_sched_free(s);
         if (st)
             return st;
     }
-    res->op = req->op;
-    res->algo = chosen;
-    res->algo_requested = req->algo;
-    res->chunks = req->algo == TC_ALGO_AUTO ? 0 : req->chunks;
-    res->ranks = req->p;
-    res->bytes = req->bytes;
-    res->mode = o->mode;
-    res->time_s = best;
-    res->algbw_Bps = best > 0 ? req->bytes / best : 0;
-    res->busbw_Bps = res->algbw_Bps * tc_op_busbw_factor(req->op, req->p);
-    res->lower_bound_s = tc_lower_bound(t, req->op, req->p, req->bytes, o->rank_map);
-    res->phases = phases;
-    res->steps = steps;
+    for (size_t i = 0; i < n; i++) {
+        tc_result *x = &res[i];
+        x->op = req->op;
+        x->algo_requested = req->algo;
+        x->chunks = req->algo == TC_ALGO_AUTO ? 0 : req->chunks;
+        x->ranks = req->p;
+        x->bytes = sizes[i];
+        x->mode = o->mode;
+        x->algbw_Bps = x->time_s > 0 ? sizes[i] / x->time_s : 0;
+        x->busbw_Bps = x->algbw_Bps * tc_op_busbw_factor(req->op, req->p);
+        x->lower_bound_s = tc_lower_bound(t, req->op, req->p, sizes[i], o->rank_map);
+    }
     return TC_OK;
+}
+
+tc_status tc_evaluate(const tc_topo *t, const tc_coll_req *req, const tc_eval_opts *o, tc_result *res, tc_err *err)
+{
+    return tc_evaluate_sweep(t, req, &req->bytes, 1, o, res, err);
 }
