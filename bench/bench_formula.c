@@ -44,6 +44,28 @@ int main(int argc, char **argv)
     t1 = bench_now();
     printf("tc_evaluate (build + formula + bound), 4 algorithms x 20 sizes: %.0f evaluations/s (%ld in %.3fs)\n",
            m / (t1 - t0), m, t1 - t0);
+
+    /* A sweep as `compare` runs it: auto over 20 sizes, every valid algorithm
+     * built once per operation and evaluated at every size. */
+    double sizes[20];
+    for (int i = 0; i < 20; i++)
+        sizes[i] = (double)(1024L << i);
+    tc_result res[20];
+    long evals = 0, rounds = n / 400 > 0 ? n / 400 : 1;
+    t0 = bench_now();
+    for (long i = 0; i < rounds; i++)
+        for (int op = 0; op < TC_OP_COUNT; op++) {
+            tc_coll_req r = req;
+            r.op = (tc_op)op;
+            r.algo = TC_ALGO_AUTO;
+            BENCH_CHECK(tc_evaluate_sweep(t, &r, sizes, 20, &o, res, &err), err);
+            for (int a = 0; a < TC_ALGO_AUTO; a++)
+                evals += tc_coll_valid((tc_op)op, (tc_algo)a, 4096, t, NULL) ? 20 : 0;
+            sink += res[19].time_s;
+        }
+    t1 = bench_now();
+    printf("tc_evaluate_sweep, auto over 6 operations x 20 sizes: %.0f algorithm evaluations/s (%ld in %.3fs)\n",
+           evals / (t1 - t0), evals, t1 - t0);
     printf("checksum %g\n", sink);
     tc_sched_free(s);
     tc_topo_free(t);

@@ -73,7 +73,7 @@ static void print_result(const tc_result *r, const tc_topo *t, tc_routing routin
     ROW("busbw", "%s", tc_fmt_rate(r->busbw_Bps, b, sizeof b));
     ROW("lower bound", "%s (time is %.3gx the bound)", tc_fmt_time(r->lower_bound_s, b, sizeof b),
         r->lower_bound_s > 0 ? r->time_s / r->lower_bound_s : 0);
-    ROW("phases", "%u (%u steps)", r->phases, r->steps);
+    ROW("phases", "%u (%u step%s)", r->phases, r->steps, r->steps == 1 ? "" : "s");
 #undef ROW
     if (fmt == TC_FMT_CSV)
         tc_table_print_csv(&tb, stdout);
