@@ -210,6 +210,61 @@ static void shifts_on_partial_or_oversubscribed_clos_never_undercut_steps(void *
     assert_true(equal * 10 >= total * 8);
 }
 
+static tc_sched *coll_rooted(const tc_topo *t, tc_op op, tc_algo a, uint32_t p, double bytes, uint32_t chunks,
+                             uint32_t root)
+{
+    tc_coll_req req = {.op = op, .algo = a, .p = p, .bytes = bytes, .chunks = chunks, .root = root};
+    tc_sched *s = NULL;
+    tc_err err = {{0}};
+    if (tc_coll_build(&req, t, &s, &err) != TC_OK)
+        fail_msg("%s/%s p=%u root=%u: %s", tc_op_name(op), tc_algo_name(a), p, root, err.msg);
+    return s;
+}
+
+/* Binomial tree levels and chain fill and drain are shifts sent by a range
+ * of ranks: only the pairs that exist climb the tree. */
+static void partial_shifts_of_trees_and_chains_equal_steps_on_nonblocking_clos(void **state)
+{
+    (void)state;
+    tc_topo *t = build("clos:down=8x8,up=1x8,bw=400Gbps,lat=1us");
+    double b = 1 << 20;
+    static const uint32_t roots[] = {0, 5};
+    /* Binomial from 0: levels 1, 2, 4 stay in leaf 0 (2 us), 8, 16, 32
+     * cross the spines (4 us). From 5 only 5 -> 6 stays in its leaf. */
+    static const double binomial_us[] = {3 * 2 + 3 * 4, 2 + 5 * 4};
+    /* Chain from 0 with 8 chunks: 70 steps; a step crosses a leaf when an
+     * active position is 7 mod 8, i.e. in steps 7 .. 62 (56 of them). */
+    static const double chain_us[] = {14 * 2 + 56 * 4};
+    for (size_t i = 0; i < 2; i++) {
+        char what[128];
+        tc_sched *s = coll_rooted(t, TC_OP_BROADCAST, TC_ALGO_BINOMIAL, 64, b, 0, roots[i]);
+        double f = formula(t, s, TC_ROUTE_DMODK);
+        snprintf(what, sizeof what, "binomial broadcast root %u", roots[i]);
+        assert_close(f, steps(t, s, TC_ROUTE_DMODK), 1e-9, what);
+        assert_close(f, binomial_us[i] * US + 6 * b / BW, 1e-12, what);
+        tc_sched_free(s);
+
+        s = coll_rooted(t, TC_OP_BROADCAST, TC_ALGO_RING, 64, b, 8, roots[i]);
+        f = formula(t, s, TC_ROUTE_DMODK);
+        snprintf(what, sizeof what, "chain broadcast root %u", roots[i]);
+        assert_close(f, steps(t, s, TC_ROUTE_DMODK), 1e-9, what);
+        if (roots[i] == 0)
+            assert_close(f, chain_us[0] * US + 70 * (b / 8) / BW, 1e-12, what);
+        tc_sched_free(s);
+
+        /* The same trees and chains backwards. */
+        s = coll_rooted(t, TC_OP_REDUCE, TC_ALGO_BINOMIAL, 64, b, 0, roots[i]);
+        snprintf(what, sizeof what, "binomial reduce root %u", roots[i]);
+        assert_close(formula(t, s, TC_ROUTE_DMODK), steps(t, s, TC_ROUTE_DMODK), 1e-9, what);
+        tc_sched_free(s);
+        s = coll_rooted(t, TC_OP_REDUCE, TC_ALGO_RING, 64, b, 8, roots[i]);
+        snprintf(what, sizeof what, "chain reduce root %u", roots[i]);
+        assert_close(formula(t, s, TC_ROUTE_DMODK), steps(t, s, TC_ROUTE_DMODK), 1e-9, what);
+        tc_sched_free(s);
+    }
+    tc_topo_free(t);
+}
+
 static void xor_crossing_an_oversubscribed_leaf_is_slowed_by_the_oversubscription(void **state)
 {
     (void)state;
@@ -565,6 +620,7 @@ int main(void)
         cmocka_unit_test(ring_on_three_tier_clos_pays_the_core_latency),
         cmocka_unit_test(shifts_and_xors_equal_steps_on_full_nonblocking_clos),
         cmocka_unit_test(shifts_on_partial_or_oversubscribed_clos_never_undercut_steps),
+        cmocka_unit_test(partial_shifts_of_trees_and_chains_equal_steps_on_nonblocking_clos),
         cmocka_unit_test(xor_crossing_an_oversubscribed_leaf_is_slowed_by_the_oversubscription),
         cmocka_unit_test(recursive_doubling_allreduce_on_oversubscribed_clos_matches_steps),
         cmocka_unit_test(scale_up_node_pairs_use_the_node_switch),

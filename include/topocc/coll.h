@@ -81,6 +81,11 @@ typedef struct tc_phase {
     tc_pattern pat;
     int64_t arg;          /* SHIFT distance or XOR mask */
     uint32_t dims_mask;   /* TORUS: bit 2d = dim d positive ring, bit 2d+1 negative */
+    /* SHIFT / XOR: the ranks that may send are (src_first + i) mod p for
+     * i in [0, src_count), in absolute rank numbers; src_count == 0 (the
+     * default) means every rank. Binomial tree levels and pipelined chain
+     * fill and drain send from such a range only. */
+    uint32_t src_first, src_count;
     uint32_t fanout;      /* most transfers any rank sends in one step */
     double bytes;         /* largest transfer of the phase, bytes */
     double rank_bytes;    /* most bytes any rank sends in one step */

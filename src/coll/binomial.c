@@ -4,8 +4,10 @@
  *
  * broadcast: with v = r - root (mod p), in step k (k = 0 .. ceil(lg p) - 1)
  * every v < 2^k sends the whole buffer to v + 2^k (if below p): every
- * transfer of a step is the shift r -> r + 2^k. reduce runs the same tree
- * backwards (k from high to low, v + 2^k adds into v). all-reduce is a
+ * transfer of a step is the shift r -> r + 2^k, sent by the range of ranks
+ * root .. root + min(2^k, p - 2^k) - 1 (tc_phase.src_first/src_count).
+ * reduce runs the same tree backwards (k from high to low, v + 2^k adds
+ * into v). all-reduce is a
  * binomial reduce to rank 0 then a binomial broadcast from it.
  * ceil(lg p) steps of n bytes each (twice that for all-reduce). chunks are
  * ignored: the whole buffer moves in every step.
@@ -49,10 +51,25 @@ static tc_status emit_binomial(const tc_sched *s, uint32_t step, tc_xfers *x)
     return TC_OK;
 }
 
+/* The phase of one tree level: v in [0, min(2^k, p - 2^k)) sends, i.e. the
+ * ranks root + v (broadcast, shift +2^k) or root + 2^k + v (reduce, -2^k). */
+static bool add_level(tc_sched *s, uint32_t root, uint32_t k, bool down)
+{
+    uint32_t p = s->req.p, d = 1u << k;
+    tc_phase *ph = tc_sched_add_phase(s, 1, TC_PAT_SHIFT, down ? (int64_t)d : -(int64_t)d, s->req.bytes,
+                                      down ? "binomial broadcast" : "binomial reduce");
+    if (!ph)
+        return false;
+    ph->src_first = down ? root : (uint32_t)(((uint64_t)root + d) % p);
+    ph->src_count = d < p - d ? d : p - d;
+    return true;
+}
+
 static tc_status binomial_build(const tc_coll_req *req, const tc_topo *topo, tc_sched *s, tc_err *err)
 {
     (void)topo;
     uint32_t K = tc_log2_ceil(req->p);
+    uint32_t root = req->op == TC_OP_ALLREDUCE ? 0 : req->root;
     s->params[0] = K;
     s->emit = emit_binomial;
     s->nblk = s->nslots = 1;
@@ -60,12 +77,10 @@ static tc_status binomial_build(const tc_coll_req *req, const tc_topo *topo, tc_
     bool ok = true;
     if (req->op != TC_OP_BROADCAST)
         for (uint32_t j = 0; j < K && ok; j++)
-            ok = tc_sched_add_phase(s, 1, TC_PAT_SHIFT, -(int64_t)(1u << (K - 1 - j)), req->bytes,
-                                    "binomial reduce") != NULL;
+            ok = add_level(s, root, K - 1 - j, false);
     if (req->op != TC_OP_REDUCE)
         for (uint32_t k = 0; k < K && ok; k++)
-            ok = tc_sched_add_phase(s, 1, TC_PAT_SHIFT, (int64_t)1 << k, req->bytes, "binomial broadcast") !=
-                 NULL;
+            ok = add_level(s, root, k, true);
     return ok ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
 }
 

@@ -146,14 +146,21 @@ static uint32_t chain_fanout(bool red, uint32_t p, uint32_t lo, uint32_t hi)
     return a <= b ? 2 : 1;
 }
 
-static tc_phase *add(tc_sched *s, uint32_t repeat, int64_t dir, uint32_t fanout, const char *label)
+/* chain: a broadcast or reduce chain step, where on two ranks only one rank
+ * sends (the root broadcasting, the other rank reducing into it). */
+static tc_phase *add(tc_sched *s, uint32_t repeat, int64_t dir, uint32_t fanout, bool chain, const char *label)
 {
     uint32_t p = s->req.p;
     tc_phase *ph;
     if (p == 2) {
         ph = tc_sched_add_phase(s, repeat, TC_PAT_SHIFT, dir, 2 * s->blk_bytes, label);
-        if (ph)
+        if (ph) {
             ph->rank_bytes = 2 * s->blk_bytes;
+            if (chain) {
+                ph->src_first = s->req.op == TC_OP_REDUCE ? 1 - s->req.root : s->req.root;
+                ph->src_count = 1;
+            }
+        }
         return ph;
     }
     ph = tc_sched_add_phase(s, repeat, TC_PAT_GENERIC, 0, s->blk_bytes, label);
@@ -184,7 +191,7 @@ static tc_status biring_build(const tc_coll_req *req, const tc_topo *topo, tc_sc
             uint32_t lo, hi;
             chain_window(p, c, t, &lo, &hi);
             uint32_t run = lo == 0 && hi == p - 2 ? c - t : 1;
-            if (!add(s, run, red ? -1 : 1, p == 2 ? 1 : chain_fanout(red, p, lo, hi),
+            if (!add(s, run, red ? -1 : 1, p == 2 ? 1 : chain_fanout(red, p, lo, hi), true,
                      red ? "bidirectional chain reduce" : "bidirectional chain bcast"))
                 return tc_fail(err, TC_EINTERNAL, "out of memory");
             t += run;
@@ -200,9 +207,9 @@ static tc_status biring_build(const tc_coll_req *req, const tc_topo *topo, tc_sc
     for (uint32_t k = 0; k < c; k++) {
         bool ok = true;
         if (req->op != TC_OP_ALLGATHER)
-            ok = ok && add(s, p - 1, 1, 2, "bidirectional reduce-scatter");
+            ok = ok && add(s, p - 1, 1, 2, false, "bidirectional reduce-scatter");
         if (req->op != TC_OP_REDUCESCATTER)
-            ok = ok && add(s, p - 1, 1, 2, "bidirectional all-gather");
+            ok = ok && add(s, p - 1, 1, 2, false, "bidirectional all-gather");
         if (!ok)
             return tc_fail(err, TC_EINTERNAL, "out of memory");
     }

@@ -7,7 +7,9 @@
  *
  * It also checks the promises evaluators rely on: every transfer's bytes
  * equal the blocks it carries, steps of one phase carry identical traffic,
- * and the phase's declared bytes, fan-out and per-rank bytes are exact.
+ * the phase's declared bytes, fan-out and per-rank bytes are exact, and a
+ * SHIFT or XOR phase's transfers follow the pattern from its declared
+ * sender range.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -39,6 +41,34 @@ static int cmp_xfer(const void *a, const void *b)
     return x->bytes < y->bytes ? -1 : x->bytes > y->bytes;
 }
 
+/* A non-local transfer against its phase's declared pattern: a SHIFT or XOR
+ * phase's transfers go where the pattern says, from its sender range. */
+static tc_status check_pattern(const tc_sched *s, uint32_t step, const tc_phase *ph, const tc_xfer *t, tc_err *err)
+{
+    uint32_t p = s->req.p;
+    if (ph->pat != TC_PAT_SHIFT && ph->pat != TC_PAT_XOR)
+        return TC_OK;
+    if (ph->src_count > 0) {
+        uint64_t off = ((uint64_t)t->src + p - ph->src_first % p) % p;
+        if (off >= ph->src_count)
+            return tc_fail(err, TC_EINTERNAL,
+                           "step %u (phase '%s'): transfer %u->%u from outside the declared senders "
+                           "%u + [0, %u) mod %u",
+                           step, ph->label, t->src, t->dst, ph->src_first, ph->src_count, p);
+    }
+    uint64_t want = UINT64_MAX; /* a negative XOR mask matches nothing */
+    if (ph->pat == TC_PAT_SHIFT) {
+        int64_t a = ph->arg % (int64_t)p;
+        want = ((uint64_t)t->src + (uint64_t)(a < 0 ? a + (int64_t)p : a)) % p;
+    } else if (ph->arg >= 0) {
+        want = (uint64_t)t->src ^ (uint64_t)ph->arg;
+    }
+    if (want != t->dst)
+        return tc_fail(err, TC_EINTERNAL, "step %u (phase '%s'): transfer %u->%u does not follow its %s %lld", step,
+                       ph->label, t->src, t->dst, ph->pat == TC_PAT_SHIFT ? "shift" : "xor", (long long)ph->arg);
+    return TC_OK;
+}
+
 /* Checks the step's transfers against its phase and the first step's traffic. */
 static tc_status check_traffic(const tc_sched *s, uint32_t step, const tc_phase *ph, tc_xfers *x,
                                tc_xfer **first, size_t *nfirst, tc_err *err)
@@ -64,17 +94,26 @@ static tc_status check_traffic(const tc_sched *s, uint32_t step, const tc_phase 
         if (!near(t->bytes, (double)cnt * s->blk_bytes) && st == TC_OK)
             st = tc_fail(err, TC_EINTERNAL, "step %u: transfer %u->%u claims %g bytes but carries %llu blocks of %g",
                          step, t->src, t->dst, t->bytes, (unsigned long long)cnt, s->blk_bytes);
+        if (st == TC_OK)
+            st = check_pattern(s, step, ph, t, err);
         maxb = fmax(maxb, t->bytes);
         fan[t->src]++;
         rb[t->src] += t->bytes;
         sorted[n++] = *t;
     }
-    uint32_t maxfan = 0;
+    uint32_t maxfan = 0, senders = 0;
     double maxrb = 0;
     for (uint32_t r = 0; r < p; r++) {
         maxfan = fan[r] > maxfan ? fan[r] : maxfan;
         maxrb = fmax(maxrb, rb[r]);
+        senders += fan[r] > 0;
     }
+    /* A shift's declared senders all send (a XOR's range may hold idle
+     * ranks: those whose partner is not in the exchange). */
+    uint32_t want_senders = ph->src_count ? ph->src_count : p;
+    if (st == TC_OK && ph->pat == TC_PAT_SHIFT && n > 0 && senders != want_senders)
+        st = tc_fail(err, TC_EINTERNAL, "step %u (phase '%s'): %u ranks send, the shift declares %u", step,
+                     ph->label, senders, want_senders);
     if (st == TC_OK && n > 0 && (!near(maxb, ph->bytes) || maxfan != ph->fanout || !near(maxrb, ph->rank_bytes)))
         st = tc_fail(err, TC_EINTERNAL,
                      "step %u (phase '%s'): declared bytes %g fanout %u rank_bytes %g, actual %g %u %g",

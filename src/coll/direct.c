@@ -111,6 +111,12 @@ static tc_status direct_build(const tc_coll_req *req, const tc_topo *topo, tc_sc
             ok = add_phase(s, s->blk_bytes, p - 1, "direct broadcast");
         else
             ok = add_phase(s, s->blk_bytes, 1, "direct reduce");
+        if (ok && p == 2) {
+            /* Only the root (broadcast) or the other rank (reduce) sends. */
+            tc_phase *ph = &s->phases[s->nphases - 1];
+            ph->src_first = req->op == TC_OP_BROADCAST ? req->root : 1 - req->root;
+            ph->src_count = 1;
+        }
         return ok ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
     }
     s->nblk = p;

@@ -69,6 +69,18 @@ static tc_status emit_rd(const tc_sched *s, uint32_t step, tc_xfers *x)
     return TC_OK;
 }
 
+/* The fold (or unfold) exchange of the first 2 rem ranks: pairs (2i, 2i+1),
+ * one side of each sending. */
+static bool add_fold(tc_sched *s, uint32_t rem, double bytes, const char *label)
+{
+    tc_phase *ph = tc_sched_add_phase(s, 1, TC_PAT_XOR, 1, bytes, label);
+    if (!ph)
+        return false;
+    ph->src_first = 0;
+    ph->src_count = 2 * rem;
+    return true;
+}
+
 static tc_status rd_build(const tc_coll_req *req, const tc_topo *topo, tc_sched *s, tc_err *err)
 {
     (void)topo;
@@ -82,7 +94,7 @@ static tc_status rd_build(const tc_coll_req *req, const tc_topo *topo, tc_sched 
     s->blk_bytes = req->bytes / s->nblk;
     bool ok = true;
     if (!ag && rem)
-        ok = tc_sched_add_phase(s, 1, TC_PAT_XOR, 1, s->blk_bytes, "rd fold") != NULL;
+        ok = add_fold(s, rem, s->blk_bytes, "rd fold");
     for (uint32_t k = 0; k < lg && ok; k++) {
         uint32_t m = 1u << k;
         /* With folded ranks the participants are not contiguous, so the
@@ -94,7 +106,7 @@ static tc_status rd_build(const tc_coll_req *req, const tc_topo *topo, tc_sched 
                                     "rd exchange") != NULL;
     }
     if (ok && !ag && rem)
-        ok = tc_sched_add_phase(s, 1, TC_PAT_XOR, 1, s->blk_bytes, "rd unfold") != NULL;
+        ok = add_fold(s, rem, s->blk_bytes, "rd unfold");
     return ok ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
 }
 

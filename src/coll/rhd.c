@@ -73,6 +73,18 @@ static tc_status emit_rhd(const tc_sched *s, uint32_t step, tc_xfers *x)
     return TC_OK;
 }
 
+/* The fold (or unfold) exchange of the first 2 rem ranks: pairs (2i, 2i+1),
+ * one side of each sending. */
+static bool add_fold(tc_sched *s, uint32_t rem, double bytes, const char *label)
+{
+    tc_phase *ph = tc_sched_add_phase(s, 1, TC_PAT_XOR, 1, bytes, label);
+    if (!ph)
+        return false;
+    ph->src_first = 0;
+    ph->src_count = 2 * rem;
+    return true;
+}
+
 static tc_status rhd_build(const tc_coll_req *req, const tc_topo *topo, tc_sched *s, tc_err *err)
 {
     (void)topo;
@@ -88,7 +100,7 @@ static tc_status rhd_build(const tc_coll_req *req, const tc_topo *topo, tc_sched
     tc_pattern pat = rem ? TC_PAT_GENERIC : TC_PAT_XOR;
     bool ok = true;
     if (rem)
-        ok = tc_sched_add_phase(s, 1, TC_PAT_XOR, 1, req->bytes, "rhd fold") != NULL;
+        ok = add_fold(s, rem, req->bytes, "rhd fold");
     for (uint32_t j = 0; j < lg && ok; j++) {
         uint32_t m = pp >> (j + 1);
         ok = tc_sched_add_phase(s, 1, pat, rem ? 0 : m, m * s->blk_bytes, "recursive halving") != NULL;
@@ -98,7 +110,7 @@ static tc_status rhd_build(const tc_coll_req *req, const tc_topo *topo, tc_sched
         ok = tc_sched_add_phase(s, 1, pat, rem ? 0 : m, m * s->blk_bytes, "recursive doubling") != NULL;
     }
     if (ok && rem)
-        ok = tc_sched_add_phase(s, 1, TC_PAT_XOR, 1, req->bytes, "rhd unfold") != NULL;
+        ok = add_fold(s, rem, req->bytes, "rhd unfold");
     return ok ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
 }
 

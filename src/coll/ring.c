@@ -104,9 +104,15 @@ static tc_status ring_build(const tc_coll_req *req, const tc_topo *topo, tc_sche
             uint32_t hi = t < p - 2 ? t : p - 2;      /* last active position */
             /* Only the steady state (every link busy) repeats itself. */
             uint32_t run = lo == 0 && hi == p - 2 ? c - t : 1;
-            if (!tc_sched_add_phase(s, run, TC_PAT_SHIFT, dir, s->blk_bytes,
-                                    req->op == TC_OP_REDUCE ? "chain reduce" : "chain broadcast"))
+            tc_phase *ph = tc_sched_add_phase(s, run, TC_PAT_SHIFT, dir, s->blk_bytes,
+                                              req->op == TC_OP_REDUCE ? "chain reduce" : "chain broadcast");
+            if (!ph)
                 return tc_fail(err, TC_EINTERNAL, "out of memory");
+            /* The active positions lo..hi send: ranks root + lo .. root + hi
+             * (broadcast), root + p - 1 - hi .. root + p - 1 - lo (reduce). */
+            uint64_t first = req->op == TC_OP_REDUCE ? (uint64_t)req->root + p - 1 - hi : (uint64_t)req->root + lo;
+            ph->src_first = (uint32_t)(first % p);
+            ph->src_count = hi - lo + 1;
             t += run;
         }
         return TC_OK;

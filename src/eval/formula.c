@@ -15,10 +15,16 @@
  *    over the subtree's W_j = w_1...w_j up-links (by destination mod W_j),
  *    is arithmetic on intervals of rank numbers [D-mod-k: Zahavi et al.,
  *    "Optimized InfiniBand fat-tree routing for shift all-to-all
- *    communication patterns", CCPE 2010].
+ *    communication patterns", CCPE 2010]. A SHIFT sent by a range of ranks
+ *    only (tc_phase.src_first/src_count: binomial tree levels, pipelined
+ *    chain fill and drain) is the same interval arithmetic on at most four
+ *    pieces of sources with one offset each, evaluated at the groups where
+ *    a piece starts or ends; a XOR from a range is the full XOR with at most
+ *    src_count flows per link.
  *  - SHIFT / XOR on a torus: dimension-order hops per dimension, and the
  *    flows per link bounded by the hops (every flow starts its run along a
- *    dimension at a different vertex).
+ *    dimension at a different vertex). From a range of ranks: the full
+ *    pattern's hops and loads bound them, loads capped at src_count.
  *  - TORUS (rings along dimensions), LOCAL (intra-node): one hop, or the
  *    line's way back on a mesh dimension.
  *  - GENERIC, and anything whose structure the closed forms do not cover
@@ -56,7 +62,7 @@ typedef struct fm_ctx {
     bool cached;
     tc_pattern c_pat;
     int64_t c_arg;
-    uint32_t c_mask, c_fanout;
+    uint32_t c_mask, c_fanout, c_first, c_count;
     fm_shape c_shape;
 } fm_ctx;
 
@@ -208,6 +214,135 @@ static grp_stats shift_groups(uint64_t p, uint64_t k, uint64_t H, uint64_t w)
     return st;
 }
 
+/* Most integers of n intervals [s_i, s_i + l_i) (s_i >= 0) together that
+ * share one residue mod w: every interval holds floor(l_i / w) of each
+ * residue and one more of the l_i mod w residues that follow s_i; the most
+ * of those windows over one residue is reached at the start of one. */
+static uint64_t max_per_residue_n(const int64_t *s, const int64_t *l, int n, uint64_t w)
+{
+    if (n == 0)
+        return 0;
+    if (n == 1)
+        return ceil_div((uint64_t)l[0], w);
+    uint64_t base = 0, best = 0, r[4], a[4];
+    for (int i = 0; i < n; i++) {
+        uint64_t q = (uint64_t)l[i] / w;
+        base += q;
+        r[i] = (uint64_t)l[i] - q * w;
+        a[i] = r[i] ? (uint64_t)s[i] % w : 0;
+    }
+    for (int i = 0; i < n; i++) {
+        if (!r[i])
+            continue;
+        uint64_t cnt = 0;
+        for (int j = 0; j < n; j++)
+            cnt += r[j] && (a[i] >= a[j] ? a[i] - a[j] : a[i] + w - a[j]) < r[j];
+        if (cnt > best)
+            best = cnt;
+    }
+    return base + best;
+}
+
+/* A shift sent only by the ranks [s, s + n) mod p (0 < n < p), as at most
+ * four pieces of sources [a, b) in [0, p), each moving by d (k or k - p). */
+typedef struct shift_part {
+    int64_t p, k, s, n;
+    int npc;
+    int64_t a[4], b[4], d[4];
+} shift_part;
+
+static void shift_part_init(shift_part *sp, uint64_t p, uint64_t k, uint64_t s, uint64_t n)
+{
+    int64_t P = (int64_t)p, K = (int64_t)k, e = (int64_t)(s + n);
+    int64_t iv[2][2] = {{(int64_t)s, e < P ? e : P}, {0, e > P ? e - P : 0}};
+    sp->p = P, sp->k = K, sp->s = (int64_t)s, sp->n = (int64_t)n, sp->npc = 0;
+    for (int i = 0; i < 2; i++) {
+        int64_t a = iv[i][0], b = iv[i][1], cut = P - K;
+        if (imin(b, cut) > a) {
+            sp->a[sp->npc] = a, sp->b[sp->npc] = imin(b, cut), sp->d[sp->npc++] = K;
+        }
+        if (b > imax(a, cut)) {
+            sp->a[sp->npc] = imax(a, cut), sp->b[sp->npc] = b, sp->d[sp->npc++] = K - P;
+        }
+    }
+}
+
+/* One group g = [gH, min(gH + H, p)) against a partial shift: per piece,
+ * the sources inside the group and the destinations inside it are one
+ * interval each, so are the leaving and the entering destinations. */
+static void part_group(const shift_part *sp, int64_t H, uint64_t w, int64_t g, grp_stats *st)
+{
+    int64_t gH = g * H, gE = imin(gH + H, sp->p);
+    int64_t ls[4], ll[4], es[4], el[4];
+    int nl = 0, ne = 0;
+    for (int i = 0; i < sp->npc; i++) {
+        int64_t a = sp->a[i], b = sp->b[i], d = sp->d[i];
+        int64_t x = imax(a, gH), y = imin(b, gE);
+        if (x < y) {
+            int64_t lo, hi;
+            if (d > 0) {
+                lo = imax(x + d, gE), hi = y + d;
+                st->stay = st->stay || imin(y + d, gE) > x + d;
+            } else {
+                lo = x + d, hi = imin(y + d, gH);
+                st->stay = st->stay || y + d > gH;
+            }
+            if (hi > lo)
+                ls[nl] = lo, ll[nl++] = hi - lo;
+        }
+        int64_t u = imax(a + d, gH), v = imin(b + d, gE);
+        if (u < v) {
+            /* Sources d below (d > 0) or -d above the destination. */
+            int64_t lo = d > 0 ? u : imax(u, gE + d), hi = d > 0 ? imin(v, gH + d) : v;
+            if (hi > lo)
+                es[ne] = lo, el[ne++] = hi - lo;
+        }
+    }
+    if (nl)
+        st->leave = true;
+    uint64_t up = max_per_residue_n(ls, ll, nl, w), down = max_per_residue_n(es, el, ne, w);
+    uint64_t m = up > down ? up : down;
+    if (m > st->per_link)
+        st->per_link = m;
+}
+
+/* The groups of H endpoints against a partial shift. A group with none of
+ * the boundaries 0, s, s + n, p - k (sources) and k, s + k, s + n + k
+ * (their destinations) inside it sends and receives one interval of one
+ * piece or nothing, the same for every such group between two boundaries;
+ * so the group holding the rank before each boundary b and the next group
+ * (the first one at or after b) speak for all. */
+static grp_stats part_groups(const shift_part *sp, uint64_t H, uint64_t w)
+{
+    grp_stats st = {false, false, 0};
+    int64_t p = sp->p, k = sp->k, h = (int64_t)H;
+    if (h >= p) {
+        st.stay = true;
+        return st;
+    }
+    int64_t last = (p - 1) / h, e = sp->s + sp->n, sk = sp->s + k, ek;
+    e -= e >= p ? p : 0;
+    sk -= sk >= p ? p : 0;
+    ek = e + k - (e + k >= p ? p : 0);
+    int64_t bnd[7] = {0, sp->s, e, p - k, k, sk, ek};
+    int64_t done[14];
+    int nd = 0;
+    for (int i = 0; i < 7; i++) {
+        int64_t q = (bnd[i] ? bnd[i] - 1 : p - 1) / h;
+        int64_t cand[2] = {q, q < last ? q + 1 : 0};
+        for (int j = 0; j < 2; j++) {
+            bool seen = false;
+            for (int m = 0; m < nd && !seen; m++)
+                seen = done[m] == cand[j];
+            if (seen)
+                continue;
+            done[nd++] = cand[j];
+            part_group(sp, h, w, cand[j], &st);
+        }
+    }
+    return st;
+}
+
 /* XOR r <-> r ^ m against groups of H consecutive endpoints: a partner lies
  * in the source's aligned block of B = 2^(hb+1) (hb the mask's top bit), so
  * B | H keeps every pair inside; a power-of-two H < B sends every pair out,
@@ -240,15 +375,31 @@ static void node_term(const tc_topo *t, fm_shape *sh)
     add_term(sh, 2 * t->node_lat, 1 / t->node_bw);
 }
 
+/* The groups of H endpoints against the phase's pattern: a shift by k
+ * (partial when sp is set) or a XOR by k; a XOR sent by a range of xn ranks
+ * (0: all) puts at most xn flows on a link. */
+static grp_stats pattern_groups(uint64_t p, bool is_xor, uint64_t k, const shift_part *sp, uint64_t xn,
+                                uint64_t H, uint64_t w)
+{
+    if (sp)
+        return part_groups(sp, H, w);
+    if (!is_xor)
+        return shift_groups(p, k, H, w);
+    grp_stats g = xor_groups(p, k, H, w);
+    if (xn && g.per_link > xn)
+        g.per_link = xn;
+    return g;
+}
+
 /* Clos: the fabric class at the highest occurring LCA level Lmax takes
  * 2 sum_{i<=Lmax} lat_i + bytes * max_{j<=Lmax} per_link_j / bw_j; lower
  * classes have less latency and a subset of those links, so it dominates. */
-static void clos_pattern(fm_ctx *c, bool is_xor, uint64_t k, fm_shape *sh)
+static void clos_pattern(fm_ctx *c, bool is_xor, uint64_t k, const shift_part *sp, uint64_t xn, fm_shape *sh)
 {
     const tc_topo *t = c->t;
     uint64_t p = c->p, ns = t->node_size > 1 ? t->node_size : 1;
     if (ns > 1) {
-        grp_stats g = is_xor ? xor_groups(p, k, ns, 1) : shift_groups(p, k, ns, 1);
+        grp_stats g = pattern_groups(p, is_xor, k, sp, xn, ns, 1);
         if (g.stay)
             node_term(t, sh);
         if (!g.leave)
@@ -261,7 +412,7 @@ static void clos_pattern(fm_ctx *c, bool is_xor, uint64_t k, fm_shape *sh)
         if (H == 1)
             g = (grp_stats){false, true, 1}; /* one flow out of and into each host */
         else
-            g = is_xor ? xor_groups(p, k, H, w) : shift_groups(p, k, H, w);
+            g = pattern_groups(p, is_xor, k, sp, xn, H, w);
         if (!g.leave)
             break; /* nothing leaves these subtrees, so nothing leaves larger ones */
         lat += 2 * t->level_lat[j];
@@ -309,7 +460,7 @@ static void torus_offset(const tc_topo *t, tc_routing r, int d, uint64_t o, uint
  * along a dimension from a distinct vertex, so a link carries at most as
  * many flows as the longest run through it; with one offset per line this
  * is exact. */
-static void torus_shift(fm_ctx *c, uint64_t k, fm_shape *sh)
+static void torus_shift(fm_ctx *c, uint64_t k, uint64_t nmax, fm_shape *sh)
 {
     const tc_topo *t = c->t;
     uint64_t rem = k, hops = 0, load = 0;
@@ -321,6 +472,8 @@ static void torus_shift(fm_ctx *c, uint64_t k, fm_shape *sh)
             torus_offset(t, c->routing, d, (a + 1) % D, &hd, &load);
         hops += hd;
     }
+    if (nmax && load > nmax)
+        load = nmax;
     add_term(sh, (double)hops * t->torus_lat, (double)load / t->torus_bw);
 }
 
@@ -329,7 +482,7 @@ static void torus_shift(fm_ctx *c, uint64_t k, fm_shape *sh)
  * coordinate by 2^b (the shorter way round a ring: min(2^b, D - 2^b), a tie
  * at D/2); a several-bit digit moves by at most a_d (D/2 on a ring), and
  * links carry at most that many flows. */
-static void torus_xor(fm_ctx *c, uint64_t m, fm_shape *sh)
+static void torus_xor(fm_ctx *c, uint64_t m, uint64_t nmax, fm_shape *sh)
 {
     const tc_topo *t = c->t;
     uint64_t hops = 0, load = 0;
@@ -346,6 +499,8 @@ static void torus_xor(fm_ctx *c, uint64_t m, fm_shape *sh)
         }
         hops += hd;
     }
+    if (nmax && load > nmax)
+        load = nmax;
     add_term(sh, (double)hops * t->torus_lat, (double)load / t->torus_bw);
 }
 
@@ -435,26 +590,35 @@ static bool structured_shape(fm_ctx *c, const tc_phase *ph, fm_shape *sh)
     memset(sh, 0, sizeof *sh);
     if (!c->identity)
         return false;
+    /* SHIFT / XOR sent by part of the ranks only. */
+    bool part = ph->src_count > 0 && ph->src_count < p;
     switch (ph->pat) {
     case TC_PAT_SHIFT: {
         int64_t a = ph->arg % (int64_t)p;
         uint64_t k = (uint64_t)(a < 0 ? a + (int64_t)p : a);
         if (k == 0)
             return true;
+        shift_part sp;
+        if (part)
+            shift_part_init(&sp, p, k, ph->src_first % p, ph->src_count);
         if (t->kind == TC_TOPO_CLOS) {
-            clos_pattern(c, false, k, sh);
+            clos_pattern(c, false, k, part ? &sp : NULL, 0, sh);
             return true;
         }
         if (p != t->n_endpoints)
             return false;
         if (t->node_size > 1) {
-            grp_stats g = shift_groups(p, k, t->node_size, 1);
+            grp_stats g = part ? part_groups(&sp, t->node_size, 1) : shift_groups(p, k, t->node_size, 1);
             if (g.stay)
                 node_term(t, sh);
             if (!g.leave)
                 return true;
         }
-        torus_shift(c, k, sh);
+        /* From part of the ranks: the full shift's flows include these, and
+         * dimension-order routes do not depend on the other flows, so its
+         * hops and loads bound theirs; no link carries more than the
+         * src_count flows. */
+        torus_shift(c, k, part ? ph->src_count : 0, sh);
         return true;
     }
     case TC_PAT_XOR: {
@@ -464,7 +628,7 @@ static bool structured_shape(fm_ctx *c, const tc_phase *ph, fm_shape *sh)
         if ((1ull << high_bit(m)) >= p)
             return true; /* every partner is >= p: nobody sends */
         if (t->kind == TC_TOPO_CLOS) {
-            clos_pattern(c, true, m, sh);
+            clos_pattern(c, true, m, NULL, part ? ph->src_count : 0, sh);
             return true;
         }
         for (int d = 0; d < t->ndims; d++)
@@ -477,7 +641,7 @@ static bool structured_shape(fm_ctx *c, const tc_phase *ph, fm_shape *sh)
             if (!g.leave)
                 return true;
         }
-        torus_xor(c, m, sh);
+        torus_xor(c, m, part ? ph->src_count : 0, sh);
         return true;
     }
     case TC_PAT_TORUS:
@@ -505,7 +669,7 @@ static double phase_time(fm_ctx *c, const tc_phase *ph)
     if (ph->pat == TC_PAT_GENERIC || ph->pat == TC_PAT_LOCAL)
         return generic_time(c, ph);
     if (!(c->cached && c->c_pat == ph->pat && c->c_arg == ph->arg && c->c_mask == ph->dims_mask &&
-          c->c_fanout == ph->fanout)) {
+          c->c_fanout == ph->fanout && c->c_first == ph->src_first && c->c_count == ph->src_count)) {
         fm_shape sh;
         if (!structured_shape(c, ph, &sh))
             return generic_time(c, ph);
@@ -514,6 +678,8 @@ static double phase_time(fm_ctx *c, const tc_phase *ph)
         c->c_arg = ph->arg;
         c->c_mask = ph->dims_mask;
         c->c_fanout = ph->fanout;
+        c->c_first = ph->src_first;
+        c->c_count = ph->src_count;
         c->c_shape = sh;
     }
     if (c->c_shape.n == 0)
