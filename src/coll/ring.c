@@ -68,9 +68,10 @@ static tc_status emit_ring(const tc_sched *s, uint32_t step, tc_xfers *x)
          * root + p - 1 - i (reduce, flowing towards the root). */
         uint32_t c = s->params[0], root = s->req.root;
         bool red = s->req.op == TC_OP_REDUCE;
-        for (uint32_t i = 0; i + 1 < p; i++) {
-            if (step < i || step - i >= c)
-                continue;
+        /* Only positions lo..hi are active: O(active) per step, not O(p). */
+        uint32_t lo = step + 1 >= c ? step + 1 - c : 0;
+        uint32_t hi = step < p - 2 ? step : p - 2;
+        for (uint32_t i = lo; i <= hi; i++) {
             uint32_t ch = step - i;
             uint32_t from = red ? (root + p - 1 - i) % p : (root + i) % p;
             uint32_t to = red ? (root + 2 * p - 2 - i) % p : (root + i + 1) % p;

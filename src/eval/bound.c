@@ -24,7 +24,7 @@
  *     what every schedule must pay.)
  */
 #include <math.h>
-#include "topocc/eval.h"
+#include "eval/eval_int.h"
 
 /* Bytes across a cut with c ranks on one side and q on the other. */
 static double cut_bytes(tc_op op, double c, double q, double p, double S)

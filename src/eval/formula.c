@@ -37,12 +37,11 @@
  */
 #include <math.h>
 #include <string.h>
-#include "topocc/eval.h"
+#include "eval/eval_int.h"
 
 #define FM_TERMS 4
 
 /* bound.c: the largest cut bound of op on p ranks (0 when none applies). */
-double tc_eval_cut_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes, bool identity);
 
 /* max_i (lat[i] + bytes * inv[i]); n = 0: no transfer leaves its rank. */
 typedef struct fm_shape {
