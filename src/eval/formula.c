@@ -41,8 +41,6 @@
 
 #define FM_TERMS 4
 
-/* bound.c: the largest cut bound of op on p ranks (0 when none applies). */
-
 /* max_i (lat[i] + bytes * inv[i]); n = 0: no transfer leaves its rank. */
 typedef struct fm_shape {
     int n;
