@@ -1,0 +1,132 @@
+/*
+ * topocc/flow.h - the flow evaluator: an event-driven, flow-level simulation
+ * of one or more schedules sharing one network (docs/MODEL.md, "flow").
+ *
+ * Every transfer of a schedule is a flow. Issued at time t0, it waits the
+ * per-message overhead alpha, then sends its bytes at its max-min fair rate
+ * (progressive filling; the rate changes whenever a flow that shares a link
+ * with it starts or ends), and completes when its last byte has crossed the
+ * path: + the path's latency (sum of its links' latencies). Alone on its
+ * path it takes alpha + latency + bytes / bottleneck bandwidth, the steps
+ * evaluator's expression.
+ *
+ * Dependencies are per rank, not lock-step (tc_flow_deps): a transfer of
+ * step s starts once its sender has what it forwards (its receives of
+ * earlier steps are delivered), its sender's earlier sends have left (one
+ * NIC queue, in step order; without it a pipelined chain or tree would send
+ * all its chunks at once) and, by default, its receiver has reached step s
+ * too (rendezvous: a receiver still busy with an earlier step is not flooded
+ * by senders that ran ahead). A slow link delays only what depends on it.
+ * Steps are generated lazily, so memory grows with the transfers in flight,
+ * not with the schedule.
+ *
+ * Links with bandwidth <= 0 are down: a transfer routed over one fails with
+ * "no path". Degraded links (tc_topo_degrade_link) are simply slower.
+ */
+#ifndef TOPOCC_FLOW_H
+#define TOPOCC_FLOW_H
+
+#include "topocc/coll.h"
+#include "topocc/topo.h"
+
+typedef enum {
+    /* One path per transfer, from the routing (ecmp hash, dmodk, dor,
+     * dor-positive): tc_topo_route. */
+    TC_MULTIPATH_ROUTE = 0,
+    /* A fluid split over every equal-cost path with equal fractions: on a
+     * Clos every choice of parent on the way up to the lowest common
+     * ancestor; on a torus dimension order with both directions of a tie
+     * (half way round an even ring). Paths over a down link are dropped and
+     * the fractions renormalised. */
+    TC_MULTIPATH_SPRAY
+} tc_multipath;
+
+/* When a transfer of step s from rank a to rank b may start. "Rank x has
+ * reached step s": every transfer x receives in a step before s has been
+ * delivered and every transfer x sends in a step before s has been sent
+ * (its last byte has left x; the delivery may still be under way). */
+typedef enum {
+    TC_DEPS_RENDEZVOUS = 0, /* default: a and b have both reached s (b has posted its receive) */
+    TC_DEPS_FIFO,           /* a has reached s; b may still be busy with earlier steps */
+    TC_DEPS_RECV            /* a's receives of steps before s are delivered; nothing else */
+} tc_flow_deps;
+
+/* Default event budget: every flow start, end of sending and delivery is
+ * one event (three per transfer over the network, one per local transfer). */
+#define TC_FLOW_DEFAULT_EVENT_BUDGET 200000000ULL
+/* Default cap on the slices of the trace file. */
+#define TC_FLOW_DEFAULT_TRACE_SLICES 1000000ULL
+/* Events within this relative distance of the earliest pending one (and at
+ * least 1e-15 s) are handled as one batch, with one rate recomputation. */
+#define TC_FLOW_BATCH_REL 1e-9
+
+typedef struct tc_flow_opts {
+    tc_routing routing;        /* TC_MULTIPATH_ROUTE: the path of each transfer */
+    tc_multipath multipath;
+    tc_flow_deps deps;
+    double rate_cap_Bps;       /* per-flow rate cap, bytes/s; 0: none */
+    uint64_t event_budget;     /* 0: TC_FLOW_DEFAULT_EVENT_BUDGET */
+    const char *trace_path;    /* NULL: no trace; else a Chrome trace-event JSON file */
+    uint64_t trace_max_slices; /* 0: TC_FLOW_DEFAULT_TRACE_SLICES */
+} tc_flow_opts;
+
+typedef struct tc_flow_job {
+    const tc_sched *sched;
+    const uint32_t *rank_map;  /* rank -> endpoint; NULL: rank r on endpoint r */
+    double start_s;            /* >= 0: when the job's ranks issue their first sends */
+} tc_flow_job;
+
+typedef struct tc_flow_job_result {
+    double start_s, finish_s;  /* finish: the last transfer's completion (start if none) */
+    double time_s;             /* finish - start */
+    /* Over the ranks, the time (from the job's start) of each rank's last
+     * completed transfer, sent or received (0 for a rank without any). */
+    double rank_finish_min_s, rank_finish_median_s, rank_finish_max_s;
+    uint64_t transfers;        /* transfers completed, local copies included */
+} tc_flow_job_result;
+
+typedef struct tc_link_load {
+    uint32_t link;
+    double bytes;              /* carried over the run */
+    double utilisation;        /* bytes / (bw * makespan) */
+} tc_link_load;
+
+#define TC_FLOW_HOT_LINKS 10
+
+typedef struct tc_flow_result {
+    size_t njobs;
+    tc_flow_job_result *jobs;  /* njobs, in the order given */
+    uint64_t events;
+    uint64_t batches;          /* rate recomputations */
+    double makespan_s;         /* last finish - first start */
+    tc_link_load hot[TC_FLOW_HOT_LINKS]; /* most bytes first */
+    size_t nhot;
+    double mean_utilisation;   /* over the links that carried traffic */
+    uint64_t trace_slices;     /* slices written */
+    bool trace_truncated;      /* more transfers than trace_max_slices */
+} tc_flow_result;
+
+/* Simulates njobs (>= 1) schedules at once on t. Fails with TC_EINVAL (and
+ * one line in err) for: a rank_map entry beyond the endpoints; a schedule
+ * with more ranks than endpoints (without a map); a transfer to or from a
+ * rank beyond the schedule's; two endpoints with no path (a link with bw
+ * <= 0 on it); a run past the event budget; a schedule whose dependencies
+ * can never be met; a trace file that cannot be written. On success res
+ * owns res->jobs (tc_flow_result_free). Never blocks: the budget bounds the
+ * work. */
+tc_status tc_flow_run(const tc_topo *t, const tc_flow_job *jobs, size_t njobs, const tc_flow_opts *o,
+                      tc_flow_result *res, tc_err *err);
+void tc_flow_result_free(tc_flow_result *res);
+
+/* The time of each job run alone (start 0, no trace), into alone_s[njobs]:
+ * with tc_flow_run on all of them, slowdown_i = res.jobs[i].time_s /
+ * alone_s[i]. */
+tc_status tc_flow_alone(const tc_topo *t, const tc_flow_job *jobs, size_t njobs, const tc_flow_opts *o,
+                        double *alone_s, tc_err *err);
+
+/* Convenience: the time of one schedule alone (tc_flow_run with one job at
+ * time 0 and no trace), the shape of tc_eval_steps. */
+tc_status tc_flow_time(const tc_topo *t, const tc_sched *s, const uint32_t *rank_map, const tc_flow_opts *o,
+                       double *time_s, tc_err *err);
+
+#endif

@@ -1,0 +1,1105 @@
+/*
+ * flow.c - the flow evaluator: an event-driven, flow-level simulation of
+ * schedules on a network with max-min fair sharing (docs/MODEL.md, "flow";
+ * the model of SimGrid's flow-level network, Velho et al., "On the validity
+ * of flow-level TCP network models for grid and cloud simulations", ACM
+ * TOMACS 23(4), 2013, without its TCP corrections).
+ *
+ * A transfer issued at t0 waits alpha, then sends (its flow is in the rate
+ * solver, maxmin.c), then propagates for its path latency and is delivered.
+ * Each flow has exactly one pending event at a time (start, end of sending,
+ * delivery), so one indexed heap of flows keyed by that time is the event
+ * queue. Events within TC_FLOW_BATCH_REL of the earliest are one batch, after
+ * which the solver recomputes the rates of the components that changed, and
+ * only flows whose rate changed get a new finish time. A flow's bytes left
+ * are brought up to date only when its rate changes (rem -= rate * elapsed).
+ *
+ * Dependencies (flow.h): per rank, issue[r] is the next step whose sends it
+ * has not issued, pend[r] its undelivered receives of steps before issue[r],
+ * outst[r] its sends still being sent. Steps are emitted on demand into a
+ * window [lo, hi) of slots (one per step: transfers sorted by sender, and per
+ * rank the receives not yet delivered); a slot is reused once every rank has
+ * passed it and all its transfers are delivered.
+ *
+ * Data layout: flows are structs of arrays indexed by flow id, ids recycled
+ * through a free list; link byte counters are one array by link ID. Nothing
+ * is allocated per event once the arrays have grown.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "eval/flow_int.h"
+#include "topocc/flow.h"
+
+#define NONE UINT32_MAX
+
+enum { ST_ALPHA = 0, ST_XMIT = 1, ST_PROP = 2 };
+
+typedef struct fl_step {
+    uint32_t *off;        /* p + 1: rank r's sends are [off[r], off[r + 1]) */
+    uint32_t *recv_left;  /* p: receives of rank r not yet delivered */
+    uint32_t *wait;       /* p: rendezvous: first flow parked until rank r reaches the step (f_next links) */
+    uint32_t *dst;        /* by sender */
+    double *bytes;
+    size_t n, cap;
+    uint64_t incomplete;  /* transfers not yet delivered */
+    uint32_t unissued;    /* ranks that have not passed the step */
+} fl_step;
+
+typedef struct fl_job {
+    const tc_sched *s;
+    const uint32_t *map;
+    uint32_t p, nsteps;
+    double start;
+    uint32_t *issue, *pend, *outst;
+    double *fin;          /* per rank: last delivery it took part in */
+    fl_step *win;
+    uint32_t wcap, lo, hi; /* wcap a power of two; step s lives in win[s & (wcap - 1)] */
+    double finish;
+    uint64_t transfers;
+} fl_job;
+
+typedef struct fl_ready {
+    uint32_t job, rank;
+} fl_ready;
+
+typedef struct fl_sim {
+    const tc_topo *t;
+    tc_flow_opts o;
+    fl_job *jobs;
+    size_t njobs;
+    tc_mm mm;
+    double *cap;          /* link capacities for the solver (bw, down links 0) */
+    double *link_bytes;
+    tc_xfers xf;
+
+    /* Flows, struct of arrays by id. */
+    uint32_t fcap, fhigh;
+    uint32_t *f_job, *f_step, *f_src, *f_dst, *f_hpos, *f_next;
+    double *f_bytes, *f_rem, *f_tlast, *f_rate, *f_lat, *f_issue;
+    uint8_t *f_state;
+    uint32_t *free_ids;
+    uint32_t nfree;
+
+    /* Event heap: key and flow, f_hpos[flow] its position. */
+    double *hk;
+    uint32_t *hf;
+    uint32_t hn;
+
+    fl_ready *ready;
+    size_t nready, ready_cap;
+
+    uint32_t *path;       /* scratch: one transfer's incidences */
+    double *pw;
+    uint32_t stride;
+
+    double now;
+    uint64_t events, budget, batches;
+    FILE *trace;
+    char *trace_tmp;
+    uint64_t slices, max_slices;
+    bool truncated;
+    tc_err *err;
+    tc_status st;
+} fl_sim;
+
+static tc_status oom(fl_sim *S)
+{
+    if (S->st == TC_OK)
+        S->st = tc_fail(S->err, TC_EINTERNAL, "flow evaluator: out of memory");
+    return S->st;
+}
+
+static bool grow_to(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    size_t c = *cap ? *cap : 256;
+    while (c < need)
+        c *= 2;
+    void *v = realloc(*p, c * elem);
+    if (!v)
+        return false;
+    *p = v;
+    *cap = c;
+    return true;
+}
+
+/* ---- the event heap (indexed by flow) ---- */
+
+static void heap_place(fl_sim *S, uint32_t i, double key, uint32_t f)
+{
+    S->hk[i] = key;
+    S->hf[i] = f;
+    S->f_hpos[f] = i;
+}
+
+static void heap_up(fl_sim *S, uint32_t i)
+{
+    double key = S->hk[i];
+    uint32_t f = S->hf[i];
+    while (i > 0) {
+        uint32_t up = (i - 1) / 2;
+        if (S->hk[up] <= key)
+            break;
+        heap_place(S, i, S->hk[up], S->hf[up]);
+        i = up;
+    }
+    heap_place(S, i, key, f);
+}
+
+static void heap_down(fl_sim *S, uint32_t i)
+{
+    double key = S->hk[i];
+    uint32_t f = S->hf[i], n = S->hn;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && S->hk[c + 1] < S->hk[c])
+            c++;
+        if (S->hk[c] >= key)
+            break;
+        heap_place(S, i, S->hk[c], S->hf[c]);
+        i = c;
+    }
+    heap_place(S, i, key, f);
+}
+
+/* Sets flow f's event time (the heap has room for every flow id). */
+static void heap_set(fl_sim *S, uint32_t f, double key)
+{
+    uint32_t i = S->f_hpos[f];
+    if (i == NONE) {
+        i = S->hn++;
+        heap_place(S, i, key, f);
+        heap_up(S, i);
+        return;
+    }
+    double old = S->hk[i];
+    S->hk[i] = key;
+    if (key < old)
+        heap_up(S, i);
+    else
+        heap_down(S, i);
+}
+
+/* Removes flow f from the heap. */
+static void heap_remove(fl_sim *S, uint32_t f)
+{
+    uint32_t i = S->f_hpos[f];
+    S->f_hpos[f] = NONE;
+    if (--S->hn == i)
+        return;
+    double old = S->hk[i];
+    heap_place(S, i, S->hk[S->hn], S->hf[S->hn]);
+    if (S->hk[i] < old)
+        heap_up(S, i);
+    else
+        heap_down(S, i);
+}
+
+/* ---- flow ids ---- */
+
+static bool flows_grow(fl_sim *S)
+{
+    size_t c = S->fcap ? 2 * (size_t)S->fcap : 4096;
+#define FL_GROW(arr)                                                  \
+    do {                                                              \
+        void *v_ = realloc(S->arr, c * sizeof *S->arr);               \
+        if (!v_)                                                      \
+            return false;                                             \
+        S->arr = v_;                                                  \
+    } while (0)
+    FL_GROW(f_job);
+    FL_GROW(f_step);
+    FL_GROW(f_src);
+    FL_GROW(f_dst);
+    FL_GROW(f_hpos);
+    FL_GROW(f_next);
+    FL_GROW(f_bytes);
+    FL_GROW(f_rem);
+    FL_GROW(f_tlast);
+    FL_GROW(f_rate);
+    FL_GROW(f_lat);
+    FL_GROW(f_issue);
+    FL_GROW(f_state);
+    FL_GROW(free_ids);
+    FL_GROW(hk);
+    FL_GROW(hf);
+#undef FL_GROW
+    S->fcap = (uint32_t)c;
+    return true;
+}
+
+static uint32_t flow_new(fl_sim *S)
+{
+    if (S->nfree)
+        return S->free_ids[--S->nfree];
+    if (S->fhigh == S->fcap && (S->fcap >= UINT32_MAX / 4 || !flows_grow(S)))
+        return NONE;
+    return S->fhigh++;
+}
+
+/* ---- paths ---- */
+
+/* Clos spray: surviving equal-cost paths below a prefix of up-hop choices.
+ * At depth i the walk is at level-i node idx (source side) with prefix sum
+ * B = sum_j<=i wprod[j-1] b_j; level j = i + 1 offers up[j] parents b, whose
+ * up link and matching down link (clos.c's link layout) must both be up. */
+static double clos_count(const fl_sim *S, int i, int top, uint32_t idx, uint32_t B, uint32_t src, uint32_t dst)
+{
+    if (i == top)
+        return 1;
+    const tc_topo *t = S->t;
+    int j = i + 1;
+    double sum = 0;
+    for (uint32_t b = 0; b < t->up[j]; b++) {
+        uint32_t ul = t->up_lbase[j] + 2 * (idx * t->up[j] + b);
+        uint32_t dl = t->down_lbase[j] + 2 * ((B + t->wprod[j - 1] * (dst / t->span[j - 1])) * t->up[j] + b);
+        if (S->cap[ul] <= 0 || S->cap[dl] <= 0)
+            continue;
+        uint32_t B2 = B + t->wprod[j - 1] * b;
+        sum += clos_count(S, j, top, B2 + t->wprod[j] * (src / t->span[j]), B2, src, dst);
+    }
+    return sum;
+}
+
+static void clos_emit(fl_sim *S, int i, int top, uint32_t idx, uint32_t B, uint32_t src, uint32_t dst, double total,
+                      uint32_t *n)
+{
+    if (i == top)
+        return;
+    const tc_topo *t = S->t;
+    int j = i + 1;
+    for (uint32_t b = 0; b < t->up[j]; b++) {
+        uint32_t ul = t->up_lbase[j] + 2 * (idx * t->up[j] + b);
+        uint32_t dl = t->down_lbase[j] + 2 * ((B + t->wprod[j - 1] * (dst / t->span[j - 1])) * t->up[j] + b);
+        if (S->cap[ul] <= 0 || S->cap[dl] <= 0)
+            continue;
+        uint32_t B2 = B + t->wprod[j - 1] * b;
+        uint32_t idx2 = B2 + t->wprod[j] * (src / t->span[j]);
+        double c = clos_count(S, j, top, idx2, B2, src, dst);
+        if (c <= 0)
+            continue;
+        S->path[*n] = ul;
+        S->pw[(*n)++] = c / total;
+        S->path[*n] = dl;
+        S->pw[(*n)++] = c / total;
+        clos_emit(S, j, top, idx2, B2, src, dst, total, n);
+    }
+}
+
+/* Torus spray: dimension order; the links of dimension d depend only on the
+ * direction taken in d, so a tie splits that dimension's load in halves
+ * (a down direction leaves the whole load to the other). */
+static uint32_t torus_spray(fl_sim *S, uint32_t src, uint32_t dst)
+{
+    const tc_topo *t = S->t;
+    uint32_t n = 0, cur = src;
+    for (int d = 0; d < t->ndims; d++) {
+        uint32_t size = t->dims[d], st = t->stride[d];
+        uint32_t xs = cur / st % size, xd = dst / st % size;
+        if (xs == xd)
+            continue;
+        int dirs[2], nd = 0;
+        uint32_t hops[2];
+        if (t->dim_cables[d] != size) {
+            dirs[nd] = xd > xs ? 1 : -1;
+            hops[nd++] = xd > xs ? xd - xs : xs - xd;
+        } else {
+            uint32_t fwd = (xd + size - xs) % size, bwd = size - fwd;
+            if (fwd <= bwd) {
+                dirs[nd] = 1;
+                hops[nd++] = fwd;
+            }
+            if (bwd <= fwd) {
+                dirs[nd] = -1;
+                hops[nd++] = bwd;
+            }
+        }
+        bool ok[2] = {true, true};
+        int alive = 0;
+        for (int k = 0; k < nd; k++) {
+            uint32_t v = cur;
+            for (uint32_t h = 0; h < hops[k] && ok[k]; h++) {
+                uint32_t l = tc_topo_torus_link(t, v, d, dirs[k]);
+                ok[k] = l != NONE && S->cap[l] > 0;
+                v = t->links[l].dst;
+            }
+            alive += ok[k];
+        }
+        if (!alive)
+            return 0;
+        for (int k = 0; k < nd; k++) {
+            if (!ok[k])
+                continue;
+            uint32_t v = cur;
+            for (uint32_t h = 0; h < hops[k]; h++) {
+                uint32_t l = tc_topo_torus_link(t, v, d, dirs[k]);
+                S->path[n] = l;
+                S->pw[n++] = 1.0 / alive;
+                v = t->links[l].dst;
+            }
+        }
+        cur = cur - xs * st + xd * st;
+    }
+    return n;
+}
+
+/* The incidences of a transfer from endpoint a to b into S->path / S->pw;
+ * 0 when every path crosses a down link. */
+static uint32_t route(fl_sim *S, uint32_t a, uint32_t b)
+{
+    const tc_topo *t = S->t;
+    bool local = t->node_size > 1 && a / t->node_size == b / t->node_size;
+    if (S->o.multipath == TC_MULTIPATH_SPRAY && !local) {
+        if (t->kind == TC_TOPO_TORUS)
+            return torus_spray(S, a, b);
+        int top = 1;
+        while (a / t->span[top] != b / t->span[top])
+            top++;
+        double total = clos_count(S, 0, top, a, 0, a, b);
+        uint32_t n = 0;
+        if (total > 0)
+            clos_emit(S, 0, top, a, 0, a, b, total, &n);
+        return n;
+    }
+    uint32_t n = tc_topo_route(t, S->o.routing, a, b, S->path);
+    for (uint32_t k = 0; k < n; k++) {
+        if (S->cap[S->path[k]] <= 0)
+            return 0;
+        S->pw[k] = 1;
+    }
+    return n;
+}
+
+/* Most incidences a transfer can have. */
+static uint32_t max_incidences(const tc_topo *t, tc_multipath mp)
+{
+    uint32_t n = tc_topo_max_path(t);
+    if (mp != TC_MULTIPATH_SPRAY)
+        return n < 2 ? 2 : n;
+    uint32_t s = 2;
+    if (t->kind == TC_TOPO_CLOS)
+        for (int i = 1; i <= t->levels; i++)
+            s += 2 * t->wprod[i];
+    else
+        for (int d = 0; d < t->ndims; d++)
+            s += t->dims[d];
+    return s > n ? s : n;
+}
+
+/* ---- the trace ---- */
+
+static void trace_slice(fl_sim *S, uint32_t job, uint32_t step, uint32_t src, uint32_t dst, double bytes, double t0,
+                        double t1)
+{
+    if (!S->trace)
+        return;
+    if (S->slices >= S->max_slices) {
+        S->truncated = true;
+        return;
+    }
+    fprintf(S->trace,
+            "%s{\"name\":\"step %u -> %u\",\"cat\":\"transfer\",\"ph\":\"X\",\"pid\":%u,\"tid\":%u,"
+            "\"ts\":%.6f,\"dur\":%.6f,\"args\":{\"bytes\":%.17g}}",
+            S->slices ? ",\n" : "\n", step, dst, job, src, t0 * 1e6, (t1 - t0) * 1e6, bytes);
+    S->slices++;
+}
+
+static tc_status trace_open(fl_sim *S)
+{
+    size_t len = strlen(S->o.trace_path) + 16;
+    S->trace_tmp = malloc(len);
+    if (!S->trace_tmp)
+        return oom(S);
+    snprintf(S->trace_tmp, len, "%s.tmp", S->o.trace_path);
+    S->trace = fopen(S->trace_tmp, "w");
+    if (!S->trace)
+        return S->st = tc_fail(S->err, TC_EINVAL, "cannot write trace file '%s': %s", S->o.trace_path,
+                               strerror(errno));
+    fputs("{\"traceEvents\":[", S->trace);
+    return TC_OK;
+}
+
+static tc_status trace_close(fl_sim *S, bool keep)
+{
+    if (!S->trace)
+        return TC_OK;
+    FILE *f = S->trace;
+    S->trace = NULL;
+    if (!keep) {
+        fclose(f);
+        remove(S->trace_tmp);
+        return TC_OK;
+    }
+    for (size_t j = 0; j < S->njobs; j++)
+        fprintf(f, "%s{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%zu,\"args\":{\"name\":\"job %zu\"}}",
+                S->slices || j ? ",\n" : "\n", j, j);
+    fputs("\n],\"displayTimeUnit\":\"ns\"}\n", f);
+    bool bad = ferror(f) != 0;
+    bad |= fclose(f) != 0;
+    if (bad || rename(S->trace_tmp, S->o.trace_path) != 0) {
+        remove(S->trace_tmp);
+        return S->st = tc_fail(S->err, TC_EINVAL, "cannot write trace file '%s': %s", S->o.trace_path,
+                               strerror(errno));
+    }
+    return TC_OK;
+}
+
+/* ---- steps and ranks ---- */
+
+static fl_step *slot(fl_job *J, uint32_t s)
+{
+    return &J->win[s & (J->wcap - 1)];
+}
+
+static bool window_grow(fl_job *J)
+{
+    uint32_t nc = J->wcap ? 2 * J->wcap : 4;
+    fl_step *w = calloc(nc, sizeof *w);
+    if (!w)
+        return false;
+    bool *used = calloc(nc, sizeof *used);
+    if (!used) {
+        free(w);
+        return false;
+    }
+    for (uint32_t s = J->lo; s < J->hi; s++) {
+        w[s & (nc - 1)] = *slot(J, s);
+        used[s & (nc - 1)] = true;
+    }
+    /* Idle slots keep their buffers in the free places. */
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < J->wcap; i++) {
+        bool live = false;
+        for (uint32_t s = J->lo; s < J->hi && !live; s++)
+            live = (s & (J->wcap - 1)) == i;
+        if (live)
+            continue;
+        while (used[k])
+            k++;
+        w[k] = J->win[i];
+        used[k] = true;
+    }
+    free(used);
+    free(J->win);
+    J->win = w;
+    J->wcap = nc;
+    return true;
+}
+
+/* Emits step J->hi into the window. */
+static tc_status emit_next(fl_sim *S, size_t j)
+{
+    fl_job *J = &S->jobs[j];
+    if (J->hi - J->lo == J->wcap && !window_grow(J))
+        return oom(S);
+    uint32_t s = J->hi;
+    if (tc_sched_emit(J->s, s, &S->xf) != TC_OK)
+        return S->st = tc_fail(S->err, TC_EINTERNAL, "job %zu: schedule %s: emitting step %u failed", j,
+                               tc_algo_name(J->s->algo), s);
+    fl_step *st = slot(J, s);
+    size_t n = S->xf.n;
+    uint32_t p = J->p;
+    if (!st->off) {
+        st->off = calloc((size_t)p + 1, sizeof *st->off);
+        st->recv_left = calloc(p, sizeof *st->recv_left);
+        st->wait = malloc(p * sizeof *st->wait);
+        if (!st->off || !st->recv_left || !st->wait)
+            return oom(S);
+    }
+    if (n > st->cap) {
+        size_t c = st->cap;
+        void *d = st->dst;
+        if (!grow_to(&d, &c, n, sizeof *st->dst))
+            return oom(S);
+        st->dst = d;
+        c = st->cap;
+        void *b = st->bytes;
+        if (!grow_to(&b, &c, n, sizeof *st->bytes))
+            return oom(S);
+        st->bytes = b;
+        st->cap = c;
+    }
+    memset(st->off, 0, ((size_t)p + 1) * sizeof *st->off);
+    memset(st->recv_left, 0, (size_t)p * sizeof *st->recv_left);
+    memset(st->wait, 0xff, (size_t)p * sizeof *st->wait);
+    for (size_t i = 0; i < n; i++) {
+        const tc_xfer *x = &S->xf.v[i];
+        if (x->src >= p || x->dst >= p)
+            return S->st = tc_fail(S->err, TC_EINVAL,
+                                   "job %zu: step %u has a transfer from rank %u to rank %u, but the schedule has "
+                                   "ranks 0..%u only",
+                                   j, s, x->src, x->dst, p - 1);
+        st->off[x->src + 1]++;
+        st->recv_left[x->dst]++;
+    }
+    for (uint32_t r = 0; r < p; r++)
+        st->off[r + 1] += st->off[r];
+    /* Counting sort by sender: off[r] is the next free place of rank r, then
+     * shifts back to the start of its range. */
+    for (size_t i = 0; i < n; i++) {
+        const tc_xfer *x = &S->xf.v[i];
+        uint32_t k = st->off[x->src]++;
+        st->dst[k] = x->dst;
+        st->bytes[k] = x->bytes;
+    }
+    for (uint32_t r = p; r > 0; r--)
+        st->off[r] = st->off[r - 1];
+    st->off[0] = 0;
+    st->n = n;
+    st->incomplete = n;
+    st->unissued = p;
+    J->hi++;
+    return TC_OK;
+}
+
+static void retire(fl_job *J)
+{
+    while (J->lo < J->hi) {
+        fl_step *st = slot(J, J->lo);
+        if (st->unissued || st->incomplete)
+            break;
+        J->lo++;
+    }
+}
+
+static void push_ready(fl_sim *S, uint32_t job, uint32_t rank)
+{
+    if (!grow_to((void **)&S->ready, &S->ready_cap, S->nready + 1, sizeof *S->ready)) {
+        oom(S);
+        return;
+    }
+    S->ready[S->nready++] = (fl_ready){job, rank};
+}
+
+static bool count_event(fl_sim *S)
+{
+    if (++S->events <= S->budget)
+        return true;
+    if (S->st == TC_OK)
+        S->st = tc_fail(S->err, TC_EINVAL,
+                        "the run exceeded the event budget of %llu events; raise it with --event-budget",
+                        (unsigned long long)S->budget);
+    return false;
+}
+
+/* A transfer is delivered at time t (issued at t0). */
+static void deliver(fl_sim *S, uint32_t job, uint32_t s, uint32_t src, uint32_t dst, double bytes, double t0,
+                    double t)
+{
+    fl_job *J = &S->jobs[job];
+    fl_step *st = slot(J, s);
+    st->recv_left[dst]--;
+    st->incomplete--;
+    J->transfers++;
+    if (t > J->finish)
+        J->finish = t;
+    if (t > J->fin[src])
+        J->fin[src] = t;
+    if (t > J->fin[dst])
+        J->fin[dst] = t;
+    if (s < J->issue[dst] && --J->pend[dst] == 0)
+        push_ready(S, job, dst);
+    trace_slice(S, job, s, src, dst, bytes, t0, t);
+    retire(J);
+}
+
+/* The flow starts sending: route it and hand it to the solver. */
+static void flow_start(fl_sim *S, uint32_t f)
+{
+    fl_job *J = &S->jobs[S->f_job[f]];
+    uint32_t a = J->map ? J->map[S->f_src[f]] : S->f_src[f];
+    uint32_t b = J->map ? J->map[S->f_dst[f]] : S->f_dst[f];
+    uint32_t n = route(S, a, b);
+    if (n == 0) {
+        if (S->st == TC_OK)
+            S->st = tc_fail(S->err, TC_EINVAL, "no path from endpoint %u to %u: every route crosses a link that is down (bandwidth 0)",
+                            a, b);
+        return;
+    }
+    double lat = 0, bytes = S->f_bytes[f];
+    for (uint32_t k = 0; k < n; k++) {
+        lat += S->pw[k] * S->t->links[S->path[k]].lat;
+        S->link_bytes[S->path[k]] += S->pw[k] * bytes;
+    }
+    S->f_lat[f] = lat;
+    S->f_state[f] = ST_XMIT;
+    S->f_tlast[f] = S->now;
+    S->f_rate[f] = 0;
+    S->f_rem[f] = bytes;
+    if (!(bytes > 0)) {
+        /* Nothing to send: ends now (same batch). */
+        heap_set(S, f, S->now);
+        return;
+    }
+    if (tc_mm_add(&S->mm, f, S->path, S->o.multipath == TC_MULTIPATH_SPRAY ? S->pw : NULL, n) != TC_OK)
+        oom(S);
+}
+
+/* The transfer of flow f may go: it waits alpha, then sends. */
+static void flow_go(fl_sim *S, uint32_t f)
+{
+    S->f_issue[f] = S->now;
+    if (S->t->alpha > 0)
+        heap_set(S, f, S->now + S->t->alpha);
+    else
+        flow_start(S, f);
+}
+
+/* Rank r issues every step it may (flow.h's rule). Passing step s, it
+ * counts its undelivered receives of s as pending and, under rendezvous,
+ * releases the transfers of s parked for it. */
+static void advance(fl_sim *S, uint32_t job, uint32_t r)
+{
+    fl_job *J = &S->jobs[job];
+    bool sender_fifo = S->o.deps != TC_DEPS_RECV, rdv = S->o.deps == TC_DEPS_RENDEZVOUS;
+    while (S->st == TC_OK && J->issue[r] < J->nsteps && J->pend[r] == 0 && (!sender_fifo || J->outst[r] == 0)) {
+        uint32_t s = J->issue[r];
+        while (J->hi <= s && S->st == TC_OK)
+            emit_next(S, job);
+        if (S->st)
+            return;
+        fl_step *st = slot(J, s);
+        J->issue[r] = s + 1;
+        J->pend[r] += st->recv_left[r];
+        st->unissued--;
+        for (uint32_t k = st->off[r]; k < st->off[r + 1] && S->st == TC_OK; k++) {
+            uint32_t d = st->dst[k];
+            uint32_t a = J->map ? J->map[r] : r, b = J->map ? J->map[d] : d;
+            if (!count_event(S))
+                return;
+            if (a == b && (!rdv || J->issue[d] > s)) {
+                /* A local copy: instantaneous. */
+                deliver(S, job, s, r, d, st->bytes[k], S->now, S->now);
+                continue;
+            }
+            uint32_t f = flow_new(S);
+            if (f == NONE) {
+                oom(S);
+                return;
+            }
+            S->f_job[f] = job;
+            S->f_step[f] = s;
+            S->f_src[f] = r;
+            S->f_dst[f] = d;
+            S->f_bytes[f] = st->bytes[k];
+            S->f_issue[f] = S->now;
+            S->f_hpos[f] = NONE;
+            S->f_state[f] = ST_ALPHA;
+            J->outst[r]++;
+            if (rdv && J->issue[d] <= s) {
+                S->f_next[f] = st->wait[d];
+                st->wait[d] = f;
+            } else {
+                flow_go(S, f);
+            }
+        }
+        if (rdv) {
+            uint32_t f = st->wait[r];
+            st->wait[r] = NONE;
+            for (; f != NONE && S->st == TC_OK; f = S->f_next[f]) {
+                fl_job *JJ = J;
+                uint32_t a = JJ->map ? JJ->map[S->f_src[f]] : S->f_src[f], b = JJ->map ? JJ->map[r] : r;
+                if (a == b) {
+                    deliver(S, job, s, S->f_src[f], r, S->f_bytes[f], S->f_issue[f], S->now);
+                    J->outst[S->f_src[f]]--;
+                    if (J->outst[S->f_src[f]] == 0 && J->pend[S->f_src[f]] == 0)
+                        push_ready(S, job, S->f_src[f]);
+                    S->free_ids[S->nfree++] = f;
+                } else {
+                    flow_go(S, f);
+                }
+            }
+        }
+        retire(J);
+    }
+}
+
+static void drain_ready(fl_sim *S)
+{
+    while (S->nready && S->st == TC_OK) {
+        fl_ready x = S->ready[--S->nready];
+        advance(S, x.job, x.rank);
+    }
+}
+
+/* Handles flow f's pending event at time t. */
+static void flow_event(fl_sim *S, uint32_t f, double t)
+{
+    switch (S->f_state[f]) {
+    case ST_ALPHA:
+        /* Off the heap until the solver gives it a rate. */
+        heap_remove(S, f);
+        flow_start(S, f);
+        break;
+    case ST_XMIT: {
+        if (S->f_bytes[f] > 0)
+            tc_mm_remove(&S->mm, f);
+        S->f_rem[f] = 0;
+        S->f_tlast[f] = t;
+        S->f_state[f] = ST_PROP;
+        heap_set(S, f, t + S->f_lat[f]);
+        fl_job *J = &S->jobs[S->f_job[f]];
+        uint32_t r = S->f_src[f];
+        if (--J->outst[r] == 0 && S->o.deps != TC_DEPS_RECV && J->pend[r] == 0)
+            push_ready(S, S->f_job[f], r);
+        break;
+    }
+    default:
+        deliver(S, S->f_job[f], S->f_step[f], S->f_src[f], S->f_dst[f], S->f_bytes[f], S->f_issue[f], t);
+        heap_remove(S, f);
+        S->free_ids[S->nfree++] = f;
+        break;
+    }
+}
+
+/* New rates for the flows the solver changed: bytes left are brought to
+ * now at the old rate, the end of sending moves. */
+static void apply_rates(fl_sim *S)
+{
+    if (tc_mm_solve(&S->mm) != TC_OK) {
+        oom(S);
+        return;
+    }
+    for (size_t i = 0; i < S->mm.nchanged; i++) {
+        uint32_t f = S->mm.changed[i];
+        double rem = S->f_rem[f] - S->f_rate[f] * (S->now - S->f_tlast[f]);
+        if (rem < 0)
+            rem = 0;
+        double r = tc_mm_rate(&S->mm, f);
+        S->f_rem[f] = rem;
+        S->f_tlast[f] = S->now;
+        S->f_rate[f] = r;
+        heap_set(S, f, S->now + rem / r);
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* ---- setup, the loop, results ---- */
+
+static tc_status check_jobs(const tc_topo *t, const tc_flow_job *jobs, size_t njobs, tc_err *err)
+{
+    if (!t || !jobs || njobs == 0)
+        return tc_fail(err, TC_EINVAL, "flow: no jobs to run (give at least one schedule)");
+    for (size_t j = 0; j < njobs; j++) {
+        const tc_flow_job *J = &jobs[j];
+        if (!J->sched)
+            return tc_fail(err, TC_EINVAL, "flow: job %zu has no schedule", j);
+        uint32_t p = J->sched->req.p;
+        if (!(J->start_s >= 0) || !isfinite(J->start_s))
+            return tc_fail(err, TC_EINVAL, "flow: job %zu starts at %g s: a start time must be 0 or later", j,
+                           J->start_s);
+        if (!J->rank_map && p > t->n_endpoints)
+            return tc_fail(err, TC_EINVAL, "flow: job %zu has %u ranks but the topology has only %u endpoints", j, p,
+                           t->n_endpoints);
+        for (uint32_t r = 0; J->rank_map && r < p; r++)
+            if (J->rank_map[r] >= t->n_endpoints)
+                return tc_fail(err, TC_EINVAL,
+                               "flow: job %zu maps rank %u to endpoint %u, but the topology has endpoints 0..%u", j, r,
+                               J->rank_map[r], t->n_endpoints - 1);
+    }
+    return TC_OK;
+}
+
+static tc_status sim_init(fl_sim *S, const tc_topo *t, const tc_flow_job *jobs, size_t njobs, const tc_flow_opts *o,
+                          tc_err *err)
+{
+    memset(S, 0, sizeof *S);
+    S->t = t;
+    if (o)
+        S->o = *o;
+    S->err = err;
+    S->njobs = njobs;
+    S->budget = S->o.event_budget ? S->o.event_budget : TC_FLOW_DEFAULT_EVENT_BUDGET;
+    S->max_slices = S->o.trace_max_slices ? S->o.trace_max_slices : TC_FLOW_DEFAULT_TRACE_SLICES;
+    tc_xfers_init(&S->xf, false);
+    S->stride = max_incidences(t, S->o.multipath);
+    if (S->stride > 65535)
+        return S->st = tc_fail(err, TC_EINVAL, "flow: spraying over this topology needs %u links per transfer; at most "
+                                               "65535 are supported, use multipath route",
+                               S->stride);
+    S->cap = malloc((size_t)t->n_links * sizeof *S->cap);
+    S->link_bytes = calloc(t->n_links ? t->n_links : 1, sizeof *S->link_bytes);
+    S->path = malloc(S->stride * sizeof *S->path);
+    S->pw = malloc(S->stride * sizeof *S->pw);
+    S->jobs = calloc(njobs, sizeof *S->jobs);
+    if (!S->cap || !S->link_bytes || !S->path || !S->pw || !S->jobs)
+        return oom(S);
+    for (uint32_t l = 0; l < t->n_links; l++)
+        S->cap[l] = t->links[l].bw > 0 ? t->links[l].bw : 0;
+    if (tc_mm_init(&S->mm, t->n_links, S->cap, S->stride, S->o.rate_cap_Bps) != TC_OK)
+        return oom(S);
+    for (size_t j = 0; j < njobs; j++) {
+        fl_job *J = &S->jobs[j];
+        J->s = jobs[j].sched;
+        J->map = jobs[j].rank_map;
+        J->p = J->s->req.p;
+        J->nsteps = J->s->nsteps;
+        J->start = jobs[j].start_s;
+        J->finish = J->start;
+        J->issue = calloc(J->p, sizeof *J->issue);
+        J->pend = calloc(J->p, sizeof *J->pend);
+        J->outst = calloc(J->p, sizeof *J->outst);
+        J->fin = malloc(J->p * sizeof *J->fin);
+        if (!J->issue || !J->pend || !J->outst || !J->fin || !window_grow(J))
+            return oom(S);
+        for (uint32_t r = 0; r < J->p; r++)
+            J->fin[r] = J->start;
+    }
+    if (S->o.trace_path)
+        return trace_open(S);
+    return TC_OK;
+}
+
+static void sim_free(fl_sim *S)
+{
+    for (size_t j = 0; S->jobs && j < S->njobs; j++) {
+        fl_job *J = &S->jobs[j];
+        for (uint32_t i = 0; i < J->wcap; i++) {
+            free(J->win[i].off);
+            free(J->win[i].recv_left);
+            free(J->win[i].wait);
+            free(J->win[i].dst);
+            free(J->win[i].bytes);
+        }
+        free(J->win);
+        free(J->issue);
+        free(J->pend);
+        free(J->outst);
+        free(J->fin);
+    }
+    free(S->jobs);
+    tc_mm_free(&S->mm);
+    free(S->cap);
+    free(S->link_bytes);
+    free(S->path);
+    free(S->pw);
+    tc_xfers_free(&S->xf);
+    free(S->f_job);
+    free(S->f_step);
+    free(S->f_src);
+    free(S->f_dst);
+    free(S->f_hpos);
+    free(S->f_next);
+    free(S->f_bytes);
+    free(S->f_rem);
+    free(S->f_tlast);
+    free(S->f_rate);
+    free(S->f_lat);
+    free(S->f_issue);
+    free(S->f_state);
+    free(S->free_ids);
+    free(S->hk);
+    free(S->hf);
+    free(S->ready);
+    if (S->trace) {
+        fclose(S->trace);
+        remove(S->trace_tmp);
+    }
+    free(S->trace_tmp);
+}
+
+/* Job order by start time (stable by index). */
+static void sort_jobs(const fl_sim *S, size_t *order)
+{
+    for (size_t i = 0; i < S->njobs; i++)
+        order[i] = i;
+    for (size_t i = 1; i < S->njobs; i++)
+        for (size_t k = i; k > 0 && S->jobs[order[k]].start < S->jobs[order[k - 1]].start; k--) {
+            size_t x = order[k];
+            order[k] = order[k - 1];
+            order[k - 1] = x;
+        }
+}
+
+static void sim_loop(fl_sim *S, const size_t *order)
+{
+    size_t next_job = 0;
+    while (S->st == TC_OK) {
+        double next = S->hn ? S->hk[0] : INFINITY;
+        if (next_job < S->njobs && S->jobs[order[next_job]].start < next)
+            next = S->jobs[order[next_job]].start;
+        if (next == INFINITY)
+            break;
+        double end = next + fmax(next * TC_FLOW_BATCH_REL, 1e-15);
+        S->now = next;
+        while (next_job < S->njobs && S->jobs[order[next_job]].start <= end) {
+            fl_job *J = &S->jobs[order[next_job]];
+            for (uint32_t r = J->p; r-- > 0;)
+                push_ready(S, (uint32_t)order[next_job], r);
+            next_job++;
+        }
+        drain_ready(S);
+        while (S->st == TC_OK && S->hn && S->hk[0] <= end) {
+            /* The flow stays at the top while its event runs (new events are
+             * no earlier), so its next event is one sift down, not a pop and
+             * a push. */
+            double t = S->hk[0];
+            uint32_t f = S->hf[0];
+            if (t > S->now)
+                S->now = t;
+            /* A start was counted when the transfer was issued. */
+            if (S->f_state[f] != ST_ALPHA && !count_event(S))
+                break;
+            flow_event(S, f, t);
+            drain_ready(S);
+        }
+        if (S->st == TC_OK)
+            apply_rates(S);
+        S->batches++;
+    }
+}
+
+/* Every rank must have passed every step: otherwise some receive was never
+ * sent. */
+static tc_status check_done(fl_sim *S)
+{
+    for (size_t j = 0; j < S->njobs; j++) {
+        const fl_job *J = &S->jobs[j];
+        for (uint32_t r = 0; r < J->p; r++)
+            if (J->issue[r] < J->nsteps)
+                return S->st = tc_fail(S->err, TC_EINVAL,
+                                       "job %zu deadlocks: rank %u waits at step %u for %u receive(s) of earlier "
+                                       "steps that are never delivered",
+                                       j, r, J->issue[r], J->pend[r]);
+    }
+    return TC_OK;
+}
+
+static tc_status results(fl_sim *S, tc_flow_result *res)
+{
+    res->njobs = S->njobs;
+    res->jobs = calloc(S->njobs, sizeof *res->jobs);
+    double *tmp = NULL;
+    if (!res->jobs)
+        return oom(S);
+    double first = INFINITY, last = 0;
+    for (size_t j = 0; j < S->njobs; j++) {
+        fl_job *J = &S->jobs[j];
+        tc_flow_job_result *x = &res->jobs[j];
+        x->start_s = J->start;
+        x->finish_s = J->finish;
+        x->time_s = J->finish - J->start;
+        x->transfers = J->transfers;
+        double *v = realloc(tmp, (J->p ? J->p : 1) * sizeof *v);
+        if (!v) {
+            free(tmp);
+            return oom(S);
+        }
+        tmp = v;
+        for (uint32_t r = 0; r < J->p; r++)
+            tmp[r] = J->fin[r] - J->start;
+        qsort(tmp, J->p, sizeof *tmp, cmp_double);
+        if (J->p) {
+            x->rank_finish_min_s = tmp[0];
+            x->rank_finish_max_s = tmp[J->p - 1];
+            x->rank_finish_median_s = J->p % 2 ? tmp[J->p / 2] : (tmp[J->p / 2 - 1] + tmp[J->p / 2]) / 2;
+        }
+        first = fmin(first, J->start);
+        last = fmax(last, J->finish);
+    }
+    free(tmp);
+    res->events = S->events;
+    res->batches = S->batches;
+    res->makespan_s = last - first;
+    double util = 0;
+    size_t used = 0;
+    for (uint32_t l = 0; l < S->t->n_links; l++) {
+        double b = S->link_bytes[l];
+        if (!(b > 0))
+            continue;
+        double u = res->makespan_s > 0 && S->cap[l] > 0 ? b / (S->cap[l] * res->makespan_s) : 0;
+        util += u;
+        used++;
+        /* Insert into the top list, most bytes first (ties: lower ID). */
+        size_t k = res->nhot < TC_FLOW_HOT_LINKS ? res->nhot++ : TC_FLOW_HOT_LINKS;
+        if (k == TC_FLOW_HOT_LINKS) {
+            if (!(b > res->hot[k - 1].bytes))
+                continue;
+            k--;
+        }
+        while (k > 0 && res->hot[k - 1].bytes < b) {
+            res->hot[k] = res->hot[k - 1];
+            k--;
+        }
+        res->hot[k] = (tc_link_load){l, b, u};
+    }
+    res->mean_utilisation = used ? util / used : 0;
+    res->trace_slices = S->slices;
+    res->trace_truncated = S->truncated;
+    return TC_OK;
+}
+
+tc_status tc_flow_run(const tc_topo *t, const tc_flow_job *jobs, size_t njobs, const tc_flow_opts *o,
+                      tc_flow_result *res, tc_err *err)
+{
+    memset(res, 0, sizeof *res);
+    tc_status st = check_jobs(t, jobs, njobs, err);
+    if (st)
+        return st;
+    fl_sim S;
+    size_t *order = malloc(njobs * sizeof *order);
+    st = order ? sim_init(&S, t, jobs, njobs, o, err) : tc_fail(err, TC_EINTERNAL, "flow evaluator: out of memory");
+    if (st == TC_OK) {
+        sort_jobs(&S, order);
+        sim_loop(&S, order);
+        if (S.st == TC_OK)
+            check_done(&S);
+        if (S.st == TC_OK)
+            results(&S, res);
+        trace_close(&S, S.st == TC_OK);
+        st = S.st;
+    }
+    if (order)
+        sim_free(&S);
+    free(order);
+    if (st)
+        tc_flow_result_free(res);
+    return st;
+}
+
+void tc_flow_result_free(tc_flow_result *res)
+{
+    if (!res)
+        return;
+    free(res->jobs);
+    memset(res, 0, sizeof *res);
+}
+
+tc_status tc_flow_time(const tc_topo *t, const tc_sched *s, const uint32_t *rank_map, const tc_flow_opts *o,
+                       double *time_s, tc_err *err)
+{
+    tc_flow_opts oo;
+    memset(&oo, 0, sizeof oo);
+    if (o)
+        oo = *o;
+    oo.trace_path = NULL;
+    tc_flow_job job = {s, rank_map, 0};
+    tc_flow_result res;
+    tc_status st = tc_flow_run(t, &job, 1, &oo, &res, err);
+    if (st == TC_OK)
+        *time_s = res.jobs[0].time_s;
+    tc_flow_result_free(&res);
+    return st;
+}
+
+tc_status tc_flow_alone(const tc_topo *t, const tc_flow_job *jobs, size_t njobs, const tc_flow_opts *o,
+                        double *alone_s, tc_err *err)
+{
+    for (size_t j = 0; j < njobs; j++) {
+        tc_status st = tc_flow_time(t, jobs[j].sched, jobs[j].rank_map, o, &alone_s[j], err);
+        if (st)
+            return st;
+    }
+    return TC_OK;
+}

@@ -1,0 +1,98 @@
+/*
+ * flow_int.h - the max-min fair rate solver behind the flow evaluator
+ * (maxmin.c), exposed inside the library and to the tests.
+ *
+ * A tc_mm holds the flows that are transmitting and the links they cross.
+ * Every flow has a list of incidences (link, weight): weight 1 for a flow
+ * on one routed path; for a flow split over several paths with fixed
+ * fractions, the sum of the fractions of its paths that use the link. A
+ * flow of rate x puts x * weight on each of its links.
+ *
+ * Rates are max-min fair with an optional per-flow cap (progressive filling,
+ * Bertsekas & Gallager, Data Networks, 2nd ed., section 6.5.2): raise every
+ * unfrozen flow's rate together; when a link fills, freeze the flows that
+ * cross it; a flow that reaches the cap freezes too. Weighted links fill at
+ * cap / sum of the weights of their unfrozen flows.
+ *
+ * tc_mm_solve recomputes only what changed since the last solve: the
+ * connected components (flows joined by shared links) that contain a link
+ * where a flow was added or removed. Flows of other components keep their
+ * rates, which is exact: max-min rates of a component depend only on the
+ * component.
+ */
+#ifndef TOPOCC_FLOW_INT_H
+#define TOPOCC_FLOW_INT_H
+
+#include "topocc/core.h"
+
+/* One flow's place in one link's list. */
+typedef struct tc_mm_ent {
+    uint32_t flow;
+    uint32_t k; /* index of the incidence in the flow's list */
+} tc_mm_ent;
+
+typedef struct tc_mm_link {
+    tc_mm_ent *v;
+    uint32_t n, cap;
+} tc_mm_link;
+
+typedef struct tc_mm {
+    uint32_t nlinks;
+    const double *cap;     /* capacity per link (bytes/s); the caller's array */
+    double rate_cap;       /* per-flow cap; 0 or INFINITY: none */
+    uint32_t stride;       /* most incidences per flow */
+
+    /* Flows, struct of arrays indexed by flow id (ids chosen by the caller). */
+    uint32_t fcap;         /* ids < fcap have storage */
+    uint32_t *inc_link;    /* [id * stride + k] */
+    double *inc_w;
+    uint32_t *inc_pos;     /* position of the incidence in its link's list */
+    uint16_t *inc_n;       /* incidences of flow id; 0: not in the solver */
+    double *rate;
+    uint32_t *fmark;       /* epoch of the last solve that visited the flow */
+
+    /* Links. */
+    tc_mm_link *lists;
+    uint32_t *lmark;       /* epoch of the last solve that visited the link */
+    double *rc, *wsum;     /* solve scratch: capacity left, unfrozen weight */
+    uint32_t *ucount;      /* solve scratch: unfrozen flows */
+    uint32_t epoch;
+
+    uint32_t *dirty;       /* links whose flow set changed since the last solve */
+    uint32_t ndirty, dirty_cap;
+    uint8_t *is_dirty;
+
+    /* Solve scratch and output. */
+    uint32_t *comp_links, *comp_flows;
+    size_t ncomp_links, ncomp_flows, comp_links_cap, comp_flows_cap;
+    double *heap_key;
+    uint32_t *heap_link;
+    size_t heap_n, heap_cap;
+    uint32_t *changed;     /* flows whose rate changed in the last solve */
+    size_t nchanged, changed_cap;
+    bool oom;
+} tc_mm;
+
+/* nlinks links with capacities cap[0..nlinks) (kept by pointer; a capacity
+ * must be above 0 for any link a flow uses); stride: most links per flow;
+ * rate_cap: 0 for none. */
+tc_status tc_mm_init(tc_mm *m, uint32_t nlinks, const double *cap, uint32_t stride, double rate_cap);
+void tc_mm_free(tc_mm *m);
+
+/* Adds flow id (not already present) over n incidences (1 <= n <= stride;
+ * w NULL: every weight 1). Its rate is 0 until the next solve. */
+tc_status tc_mm_add(tc_mm *m, uint32_t id, const uint32_t *links, const double *w, uint32_t n);
+/* Removes flow id. */
+void tc_mm_remove(tc_mm *m, uint32_t id);
+
+/* Recomputes the rates of the components touched since the last solve.
+ * Afterwards m->changed[0..nchanged) lists the flows whose rate changed
+ * (new flows included). Fails only when out of memory. */
+tc_status tc_mm_solve(tc_mm *m);
+
+static inline double tc_mm_rate(const tc_mm *m, uint32_t id)
+{
+    return m->rate[id];
+}
+
+#endif
