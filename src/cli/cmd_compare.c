@@ -194,6 +194,21 @@ static void print_summary(cmp *c, FILE *f)
             si = sj + 1;
         }
         fputc('\n', f);
+        /* How each other topology compares with the first, over all sizes. */
+        for (int t = 1; t < c->ntopo; t++) {
+            double lo = INFINITY, hi = 0;
+            int at_lo = 0, at_hi = 0;
+            for (int k = 0; k < c->nsizes; k++) {
+                double r = cell(c, oi, k, t)->time_s / cell(c, oi, k, 0)->time_s;
+                if (r < lo)
+                    lo = r, at_lo = k;
+                if (r > hi)
+                    hi = r, at_hi = k;
+            }
+            fprintf(f, "    %s takes %.2fx (at %s) to %.2fx (at %s) the time of %s\n", c->name[t], lo,
+                    tc_fmt_size(c->sizes[at_lo], b1, sizeof b1), hi, tc_fmt_size(c->sizes[at_hi], b2, sizeof b2),
+                    c->name[0]);
+        }
     }
 }
 
