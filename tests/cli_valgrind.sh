@@ -1,0 +1,30 @@
+#!/bin/sh
+# cli_valgrind.sh - the CLI's main paths leak nothing and touch no invalid
+# memory under valgrind (memcheck).
+# usage: tests/cli_valgrind.sh path/to/topocc
+set -u
+T="$1"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+run() {
+    valgrind --leak-check=full --show-leak-kinds=definite,indirect,possible --errors-for-leak-kinds=definite,indirect,possible \
+        --error-exitcode=99 -q "$T" "$@" >/dev/null 2>"$tmp/vg"
+    rc=$?
+    if [ "$rc" -eq 99 ] || grep -q "==[0-9]*==" "$tmp/vg"; then
+        echo "FAIL under valgrind: topocc $*"
+        cat "$tmp/vg"
+        fails=$((fails + 1))
+    fi
+}
+run topo "clos:down=8x8,up=1x4" --links
+run topo "torus:dims=4x4,node=2" --format json
+run collective --topo "clos:down=8x8,up=1x4" --op allreduce --size 1MiB --mode steps --format json
+run collective --topo "torus:dims=4x4x4" --op alltoall --size 1MiB --mode steps
+run compare --default
+run compare --topo "clos:down=8x8,up=1x8" --topo "torus:dims=8x8" --op allreduce --sizes 1KiB:1MiB --out "$tmp/out.json" --format csv
+run collective --topo "torus:dims=4x4" --op allreduce --algo "ring:chunks=x" --size 1MiB
+run collective --topo "clos:down=8x8,up=1x8" --op allreduce --algo torus --size 1MiB
+run topo "torus:dims=4x1"
+[ "$fails" -eq 0 ] && echo "no leaks or memory errors on the CLI's main paths"
+exit "$fails"
