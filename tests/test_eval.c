@@ -54,6 +54,24 @@ static void ring_allreduce_steps_matches_hand_computation_on_two_tier_clos(void 
     tc_topo_free(t);
 }
 
+/* alpha is a per-message overhead serialized at the sender (LogGP's o): a
+ * rank sending k messages in a step pays k alpha. */
+static void per_message_overhead_is_paid_once_per_message_by_the_sender(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=8,up=1,bw=400Gbps,lat=0s,alpha=1us");
+    double S = 8e6, B = 50e9;
+    /* direct all-to-all: 7 messages of S/8 share the host link */
+    double want = 7e-6 + 7 * (S / 8) / B;
+    assert_rel(eval(t, TC_OP_ALLTOALL, TC_ALGO_DIRECT, 8, S, TC_MODE_STEPS, TC_ROUTE_DEFAULT), want, 1e-12, "steps");
+    assert_rel(eval(t, TC_OP_ALLTOALL, TC_ALGO_DIRECT, 8, S, TC_MODE_FORMULA, TC_ROUTE_DEFAULT), want, 1e-12,
+               "formula");
+    /* ring all-reduce: one message per rank per step, 14 steps */
+    want = 14 * (1e-6 + (S / 8) / B);
+    assert_rel(eval(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 8, S, TC_MODE_STEPS, TC_ROUTE_DEFAULT), want, 1e-12, "ring");
+    tc_topo_free(t);
+}
+
 /* Shift and XOR patterns on a full non-blocking Clos with D-mod-k are
  * contention-free, so the closed forms must agree with the step model. */
 static void formula_equals_steps_on_nonblocking_clos_with_dmodk(void **state)
@@ -296,6 +314,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ring_allreduce_steps_matches_hand_computation_on_two_tier_clos),
+        cmocka_unit_test(per_message_overhead_is_paid_once_per_message_by_the_sender),
         cmocka_unit_test(formula_equals_steps_on_nonblocking_clos_with_dmodk),
         cmocka_unit_test(formula_equals_steps_for_torus_rings),
         cmocka_unit_test(busbw_of_bandwidth_optimal_algorithms_approaches_injection),

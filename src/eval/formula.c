@@ -575,7 +575,7 @@ static double generic_time(fm_ctx *c, const tc_phase *ph)
         }
         B = fmax(B, cut);
     }
-    return c->t->alpha + in->max_latency_s + B;
+    return c->t->alpha * ph->fanout + in->max_latency_s + B;
 }
 
 /* The shape of a structured phase, or false when the closed forms do not
@@ -661,7 +661,7 @@ static double phase_time(fm_ctx *c, const tc_phase *ph)
         double rb = ph->rank_bytes > ph->bytes ? ph->rank_bytes : ph->bytes;
         if (ph->fanout == 0 || rb <= 0)
             return 0;
-        return t->alpha + 2 * t->node_lat + rb / t->node_bw;
+        return t->alpha * ph->fanout + 2 * t->node_lat + rb / t->node_bw;
     }
     if (ph->pat == TC_PAT_GENERIC || ph->pat == TC_PAT_LOCAL)
         return generic_time(c, ph);
@@ -681,7 +681,7 @@ static double phase_time(fm_ctx *c, const tc_phase *ph)
     }
     if (c->c_shape.n == 0)
         return 0;
-    return t->alpha + shape_time(&c->c_shape, ph->bytes);
+    return t->alpha * ph->fanout + shape_time(&c->c_shape, ph->bytes);
 }
 
 tc_status tc_eval_formula(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, double *time_s, tc_err *err)

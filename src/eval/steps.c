@@ -5,7 +5,10 @@
  * Each is routed on the graph; every directed link is shared equally by the
  * flows that cross it. A transfer takes
  *     alpha + sum of its links' latencies + bytes / min over its links (bw / flows),
- * and the step ends with its slowest transfer. The steps of one phase carry
+ * and the step ends with its slowest transfer. alpha is a per-message
+ * overhead paid by the sender for each message, one after another (LogGP's
+ * o): a rank sending k transfers in a step pays k alpha before its last one
+ * leaves, and every transfer of that rank is charged k alpha. The steps of one phase carry
  * identical traffic, so each phase is computed once and multiplied by its
  * repeat count. Local transfers (src == dst) cost nothing.
  *
@@ -20,6 +23,7 @@
 
 typedef struct steps_ws {
     uint32_t *count;        /* flows per link, n_links */
+    uint32_t *sends;        /* messages per sending rank in the current step, p */
     uint32_t *path_links;   /* flat paths of the current step */
     size_t *path_off;       /* transfer i's path is path_links[path_off[i]..path_off[i+1]) */
     size_t cap_links, cap_xfers;
@@ -28,6 +32,7 @@ typedef struct steps_ws {
 static void ws_free(steps_ws *w)
 {
     free(w->count);
+    free(w->sends);
     free(w->path_links);
     free(w->path_off);
 }
@@ -64,6 +69,7 @@ static double step_time(const tc_topo *t, const tc_eval_opts *o, const tc_xfers 
             continue;
         uint32_t s = o->rank_map ? o->rank_map[tr->src] : tr->src;
         uint32_t d = o->rank_map ? o->rank_map[tr->dst] : tr->dst;
+        w->sends[tr->src]++;
         uint32_t n = tc_topo_route(t, o->routing, s, d, w->path_links + k);
         for (uint32_t j = 0; j < n; j++)
             w->count[w->path_links[k + j]]++;
@@ -84,12 +90,14 @@ static double step_time(const tc_topo *t, const tc_eval_opts *o, const tc_xfers 
             if (sh < share)
                 share = sh;
         }
-        double tt = t->alpha + lat + (share < INFINITY ? tr->bytes / share : 0);
+        double tt = t->alpha * w->sends[tr->src] + lat + (share < INFINITY ? tr->bytes / share : 0);
         if (tt > worst)
             worst = tt;
     }
     for (size_t j = 0; j < k; j++)
         w->count[w->path_links[j]] = 0;
+    for (size_t i = 0; i < x->n; i++)
+        w->sends[x->v[i].src] = 0;
     return worst;
 }
 
@@ -98,9 +106,10 @@ tc_status tc_eval_steps(const tc_topo *t, const tc_sched *s, const tc_eval_opts 
     steps_ws w;
     memset(&w, 0, sizeof w);
     w.count = tc_calloc(t->n_links, sizeof *w.count);
+    w.sends = tc_calloc(s->req.p, sizeof *w.sends);
     tc_xfers x;
     tc_xfers_init(&x, false);
-    tc_status st = w.count ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
+    tc_status st = w.count && w.sends ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
     double total = 0;
     uint32_t maxpath = tc_topo_max_path(t);
     for (uint32_t i = 0; i < s->nphases && st == TC_OK; i++) {
