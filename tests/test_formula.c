@@ -36,7 +36,7 @@ static void assert_close(double got, double want, double rel, const char *what)
 
 static double formula(const tc_topo *t, const tc_sched *s, tc_routing r)
 {
-    tc_eval_opts o = {TC_MODE_FORMULA, r, NULL};
+    tc_eval_opts o = {.mode = TC_MODE_FORMULA, .routing = r};
     double v = -1;
     tc_err err = {{0}};
     if (tc_eval_formula(t, s, &o, &v, &err) != TC_OK)
@@ -46,7 +46,7 @@ static double formula(const tc_topo *t, const tc_sched *s, tc_routing r)
 
 static double steps(const tc_topo *t, const tc_sched *s, tc_routing r)
 {
-    tc_eval_opts o = {TC_MODE_STEPS, r, NULL};
+    tc_eval_opts o = {.mode = TC_MODE_STEPS, .routing = r};
     double v = -1;
     tc_err err = {{0}};
     if (tc_eval_steps(t, s, &o, &v, &err) != TC_OK)
@@ -478,7 +478,7 @@ static void a_rank_map_falls_back_to_generic_and_identity_does_not(void **state)
     uint32_t map[64];
     for (uint32_t r = 0; r < 64; r++)
         map[r] = r;
-    tc_eval_opts o = {TC_MODE_FORMULA, TC_ROUTE_DMODK, map};
+    tc_eval_opts o = {.mode = TC_MODE_FORMULA, .routing = TC_ROUTE_DMODK, .rank_map = map};
     double a, b;
     assert_int_equal(tc_eval_formula(t, s, &o, &a, NULL), TC_OK);
     assert_close(a, 4 * US + 1e6 / BW, 1e-12, "identity map");
@@ -496,7 +496,7 @@ static void formula_rejects_more_ranks_than_endpoints_and_adds_alpha_per_step(vo
     (void)state;
     tc_topo *t = build("clos:down=8x8,up=1x8,bw=400Gbps,lat=1us,alpha=2us");
     tc_sched *s = pattern(65, TC_PAT_SHIFT, 1, 1e6);
-    tc_eval_opts o = {TC_MODE_FORMULA, TC_ROUTE_DMODK, NULL};
+    tc_eval_opts o = {.mode = TC_MODE_FORMULA, .routing = TC_ROUTE_DMODK};
     double v;
     tc_err err = {{0}};
     assert_int_equal(tc_eval_formula(t, s, &o, &v, &err), TC_EINVAL);
@@ -515,7 +515,7 @@ static void formula_runs_over_a_million_ring_evaluations_per_second(void **state
     (void)state;
     tc_topo *t = build("clos:down=16x16x16,up=1x16x16,bw=400Gbps,lat=1us");
     tc_sched *s = coll(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 4096, 1 << 30);
-    tc_eval_opts o = {TC_MODE_FORMULA, TC_ROUTE_DEFAULT, NULL};
+    tc_eval_opts o = {.mode = TC_MODE_FORMULA, .routing = TC_ROUTE_DEFAULT};
     struct timespec a, b;
     double v, sum = 0;
     int n = 200000;

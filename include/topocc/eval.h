@@ -7,6 +7,8 @@
  *          flows are counted per directed link, a transfer takes
  *          alpha + path latency + bytes / (min over its links of bw / flows),
  *          a phase ends with its slowest transfer; identical steps once.
+ * flow:    event-driven, flow-level, max-min fair sharing, dependencies per
+ *          rank (topocc/flow.h).
  * All evaluators return the same result shape. lower_bound_s is the largest
  * of the injection, bisection and latency bounds (docs/MODEL.md).
  */
@@ -14,9 +16,10 @@
 #define TOPOCC_EVAL_H
 
 #include "topocc/coll.h"
+#include "topocc/flow.h"
 #include "topocc/topo.h"
 
-typedef enum { TC_MODE_FORMULA = 0, TC_MODE_STEPS = 1 } tc_mode;
+typedef enum { TC_MODE_FORMULA = 0, TC_MODE_STEPS = 1, TC_MODE_FLOW = 2 } tc_mode;
 
 const char *tc_mode_name(tc_mode m);
 tc_status tc_mode_parse(const char *s, tc_mode *out, tc_err *err);
@@ -25,6 +28,7 @@ typedef struct tc_eval_opts {
     tc_mode mode;
     tc_routing routing;
     const uint32_t *rank_map;  /* rank -> endpoint; NULL = identity */
+    const tc_flow_opts *flow;  /* TC_MODE_FLOW settings; NULL = defaults (its routing is replaced by routing) */
 } tc_eval_opts;
 
 typedef struct tc_result {

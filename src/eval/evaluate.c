@@ -10,7 +10,7 @@
 
 const char *tc_mode_name(tc_mode m)
 {
-    return m == TC_MODE_STEPS ? "steps" : "formula";
+    return m == TC_MODE_STEPS ? "steps" : m == TC_MODE_FLOW ? "flow" : "formula";
 }
 
 tc_status tc_mode_parse(const char *s, tc_mode *out, tc_err *err)
@@ -19,8 +19,10 @@ tc_status tc_mode_parse(const char *s, tc_mode *out, tc_err *err)
         *out = TC_MODE_FORMULA;
     else if (s && strcmp(s, "steps") == 0)
         *out = TC_MODE_STEPS;
+    else if (s && strcmp(s, "flow") == 0)
+        *out = TC_MODE_FLOW;
     else
-        return tc_fail(err, TC_EINVAL, "unknown mode '%s': accepted are formula, steps", s ? s : "");
+        return tc_fail(err, TC_EINVAL, "unknown mode '%s': accepted are formula, steps, flow", s ? s : "");
     return TC_OK;
 }
 
@@ -41,6 +43,15 @@ static tc_status check_req(const tc_topo *t, const tc_coll_req *req, const doubl
 
 static tc_status run_mode(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, double *time_s, tc_err *err)
 {
+    if (o->mode == TC_MODE_FLOW) {
+        tc_flow_opts fo;
+        memset(&fo, 0, sizeof fo);
+        if (o->flow)
+            fo = *o->flow;
+        fo.routing = o->routing;
+        fo.trace_path = NULL;
+        return tc_flow_time(t, s, o->rank_map, &fo, time_s, err);
+    }
     return o->mode == TC_MODE_STEPS ? tc_eval_steps(t, s, o, time_s, err) : tc_eval_formula(t, s, o, time_s, err);
 }
 
