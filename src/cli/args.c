@@ -1,4 +1,5 @@
 /* args.c - option parsing and the pieces every subcommand shares. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,13 @@ static const opt_def defs[] = {
     {"--format", false, offsetof(cli_args, format)},
     {"--equalize", false, offsetof(cli_args, equalize)},
     {"--out", false, offsetof(cli_args, out)},
+    {"--rate-cap", false, offsetof(cli_args, rate_cap)},
+    {"--multipath", false, offsetof(cli_args, multipath)},
+    {"--deps", false, offsetof(cli_args, deps)},
+    {"--event-budget", false, offsetof(cli_args, event_budget)},
+    {"--trace", false, offsetof(cli_args, trace)},
+    {"--jobs", false, offsetof(cli_args, jobs)},
+    {"--degrade", false, 0},
     {"--links", true, offsetof(cli_args, links)},
     {"--help", true, offsetof(cli_args, help)},
     {"--default", true, offsetof(cli_args, dflt)},
@@ -84,6 +92,12 @@ tc_status cli_parse(int argc, char **argv, int first, const char *cmd, const cha
             a->topo[a->ntopo++] = val;
             continue;
         }
+        if (strcmp(name, "--degrade") == 0) {
+            if (a->ndegrade >= CLI_MAX_DEGRADE)
+                return tc_fail(err, TC_EINVAL, "at most %d --degrade options", CLI_MAX_DEGRADE);
+            a->degrade[a->ndegrade++] = val;
+            continue;
+        }
         const char **field = (const char **)((char *)a + d->off);
         if (*field)
             return tc_fail(err, TC_EINVAL, "option %s given twice", name);
@@ -92,26 +106,86 @@ tc_status cli_parse(int argc, char **argv, int first, const char *cmd, const cha
     return TC_OK;
 }
 
-tc_status cli_topo(const char *spec, const char *equalize, tc_topo **out, tc_err *err)
+/* "link:ID=FACTOR" */
+static tc_status degrade_one(tc_topo *t, const char *s, tc_err *err)
+{
+    unsigned long id;
+    double f;
+    int used = 0;
+    if (sscanf(s, "link:%lu=%lf%n", &id, &f, &used) != 2 || s[used] != '\0' || strncmp(s, "link:", 5) != 0 ||
+        !(s[5] >= '0' && s[5] <= '9'))
+        return tc_fail(err, TC_EINVAL,
+                       "invalid --degrade '%s': expected link:ID=FACTOR, e.g. link:17=0.5 (IDs from topocc topo SPEC --links)",
+                       s);
+    if (id >= t->n_links)
+        return tc_fail(err, TC_EINVAL, "invalid --degrade '%s': link %lu does not exist (links are 0 to %u)", s, id,
+                       t->n_links - 1);
+    if (!(f > 0) || f > 1e6)
+        return tc_fail(err, TC_EINVAL, "invalid --degrade '%s': the factor must be above 0 (0.5 halves the bandwidth)", s);
+    return tc_topo_degrade_link(t, (uint32_t)id, f, err);
+}
+
+tc_status cli_topo(const char *spec, const cli_args *a, tc_topo **out, tc_err *err)
 {
     tc_status st = tc_topo_build(spec, out, err);
-    if (st || !equalize)
+    if (st)
         return st;
-    if (strncmp(equalize, "injection=", 10) != 0) {
-        tc_topo_free(*out);
-        *out = NULL;
-        return tc_fail(err, TC_EINVAL, "invalid --equalize '%s': expected injection=RATE, e.g. injection=400Gbps",
-                       equalize);
+    const char *equalize = a->equalize;
+    if (equalize) {
+        double rate;
+        if (strncmp(equalize, "injection=", 10) != 0)
+            st = tc_fail(err, TC_EINVAL, "invalid --equalize '%s': expected injection=RATE, e.g. injection=400Gbps",
+                         equalize);
+        else if ((st = tc_parse_rate(equalize + 10, &rate, err)) == TC_OK)
+            st = tc_topo_equalize_injection(*out, rate, err);
     }
-    double rate;
-    st = tc_parse_rate(equalize + 10, &rate, err);
-    if (st == TC_OK)
-        st = tc_topo_equalize_injection(*out, rate, err);
+    for (int i = 0; i < a->ndegrade && st == TC_OK; i++)
+        st = degrade_one(*out, a->degrade[i], err);
     if (st) {
         tc_topo_free(*out);
         *out = NULL;
     }
     return st;
+}
+
+tc_status cli_flow_opts(const cli_args *a, tc_mode mode, tc_flow_opts *fo, tc_err *err)
+{
+    memset(fo, 0, sizeof *fo);
+    const char *given = a->rate_cap ? "--rate-cap" : a->multipath ? "--multipath" : a->deps ? "--deps"
+                      : a->event_budget ? "--event-budget" : a->trace ? "--trace" : NULL;
+    if (given && mode != TC_MODE_FLOW)
+        return tc_fail(err, TC_EINVAL, "%s applies to the flow simulator: add --mode flow", given);
+    tc_status st;
+    if (a->rate_cap && (st = tc_parse_rate(a->rate_cap, &fo->rate_cap_Bps, err)))
+        return st;
+    if (a->multipath) {
+        if (strcmp(a->multipath, "route") == 0)
+            fo->multipath = TC_MULTIPATH_ROUTE;
+        else if (strcmp(a->multipath, "spray") == 0)
+            fo->multipath = TC_MULTIPATH_SPRAY;
+        else
+            return tc_fail(err, TC_EINVAL, "unknown --multipath '%s': accepted are route, spray", a->multipath);
+    }
+    if (a->deps) {
+        if (strcmp(a->deps, "rendezvous") == 0)
+            fo->deps = TC_DEPS_RENDEZVOUS;
+        else if (strcmp(a->deps, "fifo") == 0)
+            fo->deps = TC_DEPS_FIFO;
+        else if (strcmp(a->deps, "recv") == 0)
+            fo->deps = TC_DEPS_RECV;
+        else
+            return tc_fail(err, TC_EINVAL, "unknown --deps '%s': accepted are rendezvous, fifo, recv", a->deps);
+    }
+    if (a->event_budget) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(a->event_budget, &end, 10);
+        if (*end || errno || v == 0 || a->event_budget[0] == '-')
+            return tc_fail(err, TC_EINVAL, "invalid --event-budget '%s': expected a positive integer", a->event_budget);
+        fo->event_budget = v;
+    }
+    fo->trace_path = a->trace;
+    return TC_OK;
 }
 
 tc_status cli_sizes(const char *s, double **out, int *n, tc_err *err)

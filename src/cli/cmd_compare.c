@@ -11,8 +11,10 @@
 
 static const char *help =
     "usage: topocc compare --topo A --topo B [...] --op OP[,OP...] --sizes MIN:MAX[:FACTOR]\n"
-    "                      [--names a,b,..] [--algo auto] [--ranks N] [--mode formula|steps]\n"
-    "                      [--equalize injection=RATE] [--format table|csv|json] [--out FILE]\n"
+    "                      [--names a,b,..] [--algo auto] [--ranks N] [--mode formula|steps|flow]\n"
+    "                      [--routing R] [--equalize injection=RATE] [--degrade link:ID=FACTOR]\n"
+    "                      [--rate-cap RATE] [--multipath route|spray] [--deps rendezvous|fifo|recv]\n"
+    "                      [--event-budget N] [--format table|csv|json] [--out FILE]\n"
     "       topocc compare --default\n"
     "\n"
     "Times each operation on each topology for sizes MIN, MIN*FACTOR, ... up to MAX\n"
@@ -30,10 +32,8 @@ static const char *help =
     "  topocc compare --topo clos:down=8x8,up=1x8 --topo torus:dims=8x8 \\\n"
     "      --equalize injection=400Gbps --op allreduce,alltoall --sizes 1KiB:1GiB:16\n";
 
-static const char *accepted = "--topo --names --op --algo --sizes --ranks --mode --routing --equalize --format "
-                              "--out --default --help";
-
-tc_status cli_common(const cli_args *a, tc_coll_req *req, tc_eval_opts *o, tc_format *fmt, tc_err *err);
+static const char *accepted = "--topo --names --op --algo --sizes --ranks --mode --routing --equalize --degrade "
+                              "--rate-cap --multipath --deps --event-budget --format --out --default --help";
 
 #define MAX_OPS TC_OP_COUNT
 
@@ -284,11 +284,13 @@ static tc_status run(cli_args *a, cmp *c, tc_err *err)
         return tc_fail(err, TC_EINVAL, "unexpected argument '%s' (see topocc compare --help)", a->positional[0]);
     if (a->ntopo < 1 || !a->op || !a->sizes)
         return tc_fail(err, TC_EINVAL, "compare needs --topo SPEC (one or more), --op OP[,OP] and --sizes MIN:MAX[:FACTOR], or --default");
-    if ((st = cli_common(a, &req, &o, &fmt, err)) || (st = parse_ops(a->op, c, err)) ||
+    tc_flow_opts fo;
+    if ((st = cli_common(a, &req, &o, &fmt, err)) || (st = cli_flow_opts(a, o.mode, &fo, err)) ||
+        (st = parse_ops(a->op, c, err)) ||
         (st = cli_sizes(a->sizes, &c->sizes, &c->nsizes, err)))
         return st;
     for (int t = 0; t < a->ntopo; t++) {
-        if ((st = cli_topo(a->topo[t], a->equalize, &c->topo[t], err)))
+        if ((st = cli_topo(a->topo[t], a, &c->topo[t], err)))
             return st;
         c->ntopo++;
         if (a->routing && (st = tc_routing_parse(a->routing, c->topo[t], &c->routing[t], err)))
@@ -310,6 +312,7 @@ static tc_status run(cli_args *a, cmp *c, tc_err *err)
                 r.p = c->topo[t]->n_endpoints;
             tc_eval_opts ot = o;
             ot.routing = c->routing[t];
+            ot.flow = &fo;
             if ((st = tc_evaluate_sweep(c->topo[t], &r, c->sizes, (size_t)c->nsizes, &ot, tmp, err))) {
                 char msg[TC_ERR_LEN];
                 snprintf(msg, sizeof msg, "%s", err->msg);

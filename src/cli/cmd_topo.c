@@ -4,7 +4,8 @@
 #include "cli/cli.h"
 
 static const char *help =
-    "usage: topocc topo SPEC [--links] [--equalize injection=RATE] [--format table|csv|json]\n"
+    "usage: topocc topo SPEC [--links] [--equalize injection=RATE] [--degrade link:ID=FACTOR]\n"
+    "                        [--format table|csv|json]\n"
     "\n"
     "Prints endpoints, switches, links, diameter, bisection bandwidth, injection\n"
     "bandwidth per endpoint and, for a Clos, the oversubscription of each level.\n"
@@ -94,7 +95,7 @@ int cmd_topo(int argc, char **argv)
 {
     cli_args a;
     tc_err err = {{0}};
-    tc_status st = cli_parse(argc, argv, 2, "topo", "--links --equalize --format --help", &a, &err);
+    tc_status st = cli_parse(argc, argv, 2, "topo", "--links --equalize --degrade --format --help", &a, &err);
     if (st)
         return cli_exit(st, &err);
     if (a.help) {
@@ -108,7 +109,7 @@ int cmd_topo(int argc, char **argv)
     if (a.format && (st = tc_format_parse(a.format, &fmt, &err)))
         return cli_exit(st, &err);
     tc_topo *t = NULL;
-    if ((st = cli_topo(a.positional[0], a.equalize, &t, &err)))
+    if ((st = cli_topo(a.positional[0], &a, &t, &err)))
         return cli_exit(st, &err);
     if (fmt == TC_FMT_JSON) {
         json_t *j = tc_report_topo_json(t, a.links);

@@ -12,6 +12,7 @@ static const char *usage =
     "  topo SPEC [--links]        describe a topology: endpoints, switches, bisection, injection\n"
     "  collective                 time one collective on one topology\n"
     "  compare                    topologies side by side over message sizes\n"
+    "  concurrent                 several collectives sharing the network (flow simulation)\n"
     "\n"
     "example:\n"
     "  topocc collective --topo clos:down=8x8,up=1x8,bw=400Gbps,lat=1us \\\n"
@@ -39,7 +40,9 @@ int main(int argc, char **argv)
         return cmd_collective(argc, argv);
     if (strcmp(argv[1], "compare") == 0)
         return cmd_compare(argc, argv);
-    fprintf(stderr, "topocc: unknown command '%s': accepted are topo, collective, compare (see topocc --help)\n",
+    if (strcmp(argv[1], "concurrent") == 0)
+        return cmd_concurrent(argc, argv);
+    fprintf(stderr, "topocc: unknown command '%s': accepted are topo, collective, compare, concurrent (see topocc --help)\n",
             argv[1]);
     return 2;
 }
