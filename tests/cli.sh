@@ -70,12 +70,43 @@ bad "topo without spec" topo
 bad "node not dividing endpoints" topo "torus:dims=3x3,node=2,node_bw=450GB/s"
 bad "unwritable output" compare --topo "$CLOS" --op allreduce --sizes 1KiB:1MiB --out /nonexistent/dir/x.json
 
+# --- flow simulator and concurrent jobs: bad input ---
+printf '{"jobs": [{"op": "allreduce", "size": "1MiB", "endpoints": "0-7"}' >"$tmp/trunc.json"
+printf '{"jobs": [{"op": "allreduce", "size": "1MiB", "endpoints": "0-7", "colour": 1}]}' >"$tmp/key.json"
+printf '{"jobs": [{"op": "allreduce", "size": "1MiB", "endpoints": "0-99"}]}' >"$tmp/range.json"
+printf '{"jobs": [{"op": "allreduce", "size": "1MiB", "endpoints": [0, 1, 1]}]}' >"$tmp/twice.json"
+printf '{"jobs": [{"op": "allreduce", "size": "0", "endpoints": "0-7"}]}' >"$tmp/size.json"
+printf '{"jobs": [{"op": "allreduce", "size": "1MiB"}]}' >"$tmp/noeps.json"
+printf '{"jobs": []}' >"$tmp/empty.json"
+printf '{"jobs": [{"op": "alltoall", "algo": "ring", "size": "1MiB", "endpoints": "0-7"}]}' >"$tmp/algo.json"
+bad "jobs file that is not valid JSON (says where)" concurrent --topo "$CLOS" --jobs "$tmp/trunc.json"
+grep -q "line 1" "$tmp/err" || { echo "FAIL: JSON error does not say where"; fails=$((fails + 1)); }
+bad "jobs file with an unknown key" concurrent --topo "$CLOS" --jobs "$tmp/key.json"
+grep -q "jobs\[0\]" "$tmp/err" || { echo "FAIL: job error does not say which job"; fails=$((fails + 1)); }
+bad "jobs file with endpoints beyond the topology" concurrent --topo "$CLOS" --jobs "$tmp/range.json"
+bad "jobs file with an endpoint twice" concurrent --topo "$CLOS" --jobs "$tmp/twice.json"
+bad "jobs file with a size of 0" concurrent --topo "$CLOS" --jobs "$tmp/size.json"
+bad "jobs file without endpoints" concurrent --topo "$CLOS" --jobs "$tmp/noeps.json"
+bad "jobs file without jobs" concurrent --topo "$CLOS" --jobs "$tmp/empty.json"
+bad "jobs file with an algorithm that does not fit" concurrent --topo "$CLOS" --jobs "$tmp/algo.json"
+bad "missing jobs file" concurrent --topo "$CLOS" --jobs "$tmp/none.json"
+bad "flow option without flow mode" collective --topo "$CLOS" --op allreduce --size 1MiB --rate-cap 100Gbps
+bad "unknown multipath" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --multipath random
+bad "unknown deps" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --deps eager
+bad "event budget exceeded" collective --topo "$CLOS" --op allreduce --algo ring --size 1MiB --mode flow --event-budget 10
+bad "bad event budget" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --event-budget -3
+bad "degrade a link that does not exist" collective --topo "$CLOS" --op allreduce --size 1MiB --degrade link:100000=0.5
+bad "malformed degrade" collective --topo "$CLOS" --op allreduce --size 1MiB --degrade port:3=0.5
+bad "degrade factor of 0 is a failure, not a degradation" collective --topo "$CLOS" --op allreduce --size 1MiB --degrade link:3=0
+bad "unwritable trace" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace /nonexistent/dir/t.json
+
 # --- help texts explain themselves with an example ---
 good "no arguments" "example" 
 good "--help" "example" --help
 good "topo --help" "example" topo --help
 good "collective --help" "example" collective --help
 good "compare --help" "example" compare --help
+good "concurrent --help" "example" concurrent --help
 
 # --- main paths ---
 good "topo summary" "bisection" topo "$CLOS"
@@ -93,6 +124,17 @@ good "compare json" '"results"' compare --topo "$CLOS" --topo "torus:dims=8x8" -
 good "compare writes --out" "where each topology wins" compare --topo "$CLOS" --topo "torus:dims=8x8" --op allreduce --sizes 1KiB:1MiB --out "$tmp/r.json"
 [ -s "$tmp/r.json" ] && grep -q '"results"' "$tmp/r.json" || { echo "FAIL: --out file missing"; fails=$((fails + 1)); }
 ls "$tmp" | grep -q '\.tmp\.' && { echo "FAIL: temporary file left behind"; fails=$((fails + 1)); }
+
+good "collective flow mode" "hottest links" collective --topo "$CLOS" --op alltoall --size 1MiB --mode flow
+good "collective flow json" '"hot_links"' collective --topo "$CLOS" --op allreduce --algo ring --size 1MiB --mode flow --format json
+good "collective flow with rate cap and spray" "rate cap 25GB/s" collective --topo "$CLOS" --op allreduce --algo rhd --size 1MiB --mode flow --rate-cap 200Gbps --multipath spray
+good "collective flow writes a trace" "slices" collective --topo "$CLOS" --op allreduce --algo ring --size 1MiB --mode flow --trace "$tmp/trace.json"
+grep -q '"traceEvents"' "$tmp/trace.json" || { echo "FAIL: trace file missing"; fails=$((fails + 1)); }
+good "degraded link in steps mode" "time" collective --topo "$CLOS" --op allreduce --size 1MiB --mode steps --degrade link:0=0.5 --degrade link:1=0.25
+good "compare in flow mode" "where each topology wins" compare --topo "$CLOS" --topo "torus:dims=8x8" --op allreduce --sizes 1KiB:1MiB:32 --mode flow
+printf '{"jobs": [{"name": "A", "op": "allreduce", "algo": "ring", "size": "1MiB", "endpoints": "0,8"}, {"name": "B", "op": "alltoall", "size": "1MiB", "endpoints": [1, 9, 17], "start": "5us"}]}' >"$tmp/jobs.json"
+good "concurrent jobs" "slowdown" concurrent --topo "clos:down=8x8,up=1x1" --jobs "$tmp/jobs.json"
+good "concurrent jobs json" '"slowdown"' concurrent --topo "clos:down=8x8,up=1x1" --jobs "$tmp/jobs.json" --format json
 
 if [ "$fails" -ne 0 ]; then
     echo "$fails CLI checks failed"
