@@ -218,6 +218,112 @@ static void maxmin_incremental_solve_equals_solving_from_scratch(void **state)
     tc_mm_free(&inc);
 }
 
+/* Re-solving by level (flow_int.h) against solving from scratch, in one
+ * large component: departures of the fastest flows (what a simulation sees:
+ * the fastest finish first), of random flows, and arrivals, with weighted
+ * incidences and a rate cap in some runs. budget 1 re-solves every change by
+ * level; 40 mixes the two ways within one solve. */
+static void level_run(uint32_t budget, bool weighted, double rate_cap, uint64_t seed)
+{
+    enum { L = 24, F = 400 };
+    double cap[L];
+    uint64_t x = seed;
+    for (int l = 0; l < L; l++) {
+        x = tc_mix64(x);
+        cap[l] = 1 + (double)(x % 50);
+    }
+    tc_mm inc;
+    mm_setup(&inc, cap, L, rate_cap);
+    inc.comp_budget = budget;
+    uint32_t links[F][4], nl[F];
+    double w[F][4];
+    bool alive[F] = {false};
+    double worst = 0;
+    uint64_t level_alive = 0;
+    for (int round = 0; round < 150; round++) {
+        x = tc_mix64(x);
+        int kind = (int)(x % 4);
+        for (int k = 0; k < 12; k++) {
+            x = tc_mix64(x);
+            uint32_t f = (uint32_t)(x % F);
+            if (kind == 0 && round > 0) {
+                /* The fastest flow leaves (lowest id among ties). */
+                double best = -1;
+                uint32_t bf = F;
+                for (uint32_t g = 0; g < F; g++)
+                    if (alive[g] && tc_mm_rate(&inc, g) > best) {
+                        best = tc_mm_rate(&inc, g);
+                        bf = g;
+                    }
+                if (bf < F) {
+                    tc_mm_remove(&inc, bf);
+                    alive[bf] = false;
+                }
+                continue;
+            }
+            if (alive[f]) {
+                if (kind != 3) {
+                    tc_mm_remove(&inc, f);
+                    alive[f] = false;
+                }
+                continue;
+            }
+            if (kind == 1)
+                continue;
+            nl[f] = 1 + (uint32_t)(x >> 8) % 4;
+            uint32_t start = (uint32_t)(x >> 16) % L;
+            for (uint32_t j = 0; j < nl[f]; j++) {
+                links[f][j] = (start + j * (1 + (uint32_t)(x >> 24) % 5)) % L;
+                w[f][j] = weighted ? 0.25 * (1 + (double)((x >> (32 + 2 * j)) % 4)) : 1;
+            }
+            /* Distinct links. */
+            for (uint32_t j = 1; j < nl[f]; j++)
+                for (uint32_t i = 0; i < j; i++)
+                    if (links[f][i] == links[f][j])
+                        nl[f] = j;
+            add(&inc, f, nl[f], links[f], weighted ? w[f] : NULL);
+            alive[f] = true;
+        }
+        uint64_t before = inc.level_solves;
+        assert_int_equal(tc_mm_solve(&inc), TC_OK);
+        for (uint32_t f = 0; f < F && inc.level_solves > before; f++)
+            level_alive += alive[f];
+        tc_mm ref;
+        mm_setup(&ref, cap, L, rate_cap);
+        for (uint32_t f = 0; f < F; f++)
+            if (alive[f])
+                add(&ref, f, nl[f], links[f], weighted ? w[f] : NULL);
+        assert_int_equal(tc_mm_solve(&ref), TC_OK);
+        assert_int_equal(ref.level_solves, 0);
+        for (uint32_t f = 0; f < F; f++)
+            if (alive[f]) {
+                double a = tc_mm_rate(&inc, f), b = tc_mm_rate(&ref, f);
+                if (!(fabs(a - b) <= 1e-12 * fmax(a, b)))
+                    fail_msg("budget %u weighted %d cap %g seed %llu round %d kind %d flow %u: %.12g vs %.12g", budget,
+                             weighted, rate_cap, (unsigned long long)seed, round, kind, f, a, b);
+                worst = fmax(worst, fabs(a - b) / b);
+            }
+        tc_mm_free(&ref);
+    }
+    /* Level solves did happen, and filled again only part of the flows
+     * (the worst difference is some 1e-14). */
+    assert_true(inc.level_solves > 100);
+    assert_true(inc.level_flows < 0.9 * (double)level_alive);
+    assert_true(worst < 1e-12);
+    tc_mm_free(&inc);
+}
+
+static void maxmin_solve_by_level_equals_solving_from_scratch(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        level_run(1, false, 0, seed);
+        level_run(1, true, 0, seed);
+        level_run(1, false, 7.5, seed);
+        level_run(40, true, 9, seed);
+    }
+}
+
 /* ---- agreement with the steps evaluator ---- */
 
 /* Where every transfer of a step is alike and no link is shared, rank-level
@@ -486,6 +592,48 @@ static void spray_avoids_a_down_link_that_route_reports(void **state)
     tc_topo_free(t);
 }
 
+/* The per-message overhead is serialized at the sender (LogGP's o): rank 0
+ * issuing 3 messages at once starts them at alpha, 2 alpha and 3 alpha. The
+ * messages are short against alpha, so each has host 0's up-link to itself:
+ * the last is delivered at 3 alpha + 2 us + bytes / B. Steps charges every
+ * message of a 3-message sender 3 alpha and a third of the up-link for the
+ * whole step, so it is the later. Rank 4 sends one message: alpha. */
+static void alpha_is_paid_once_per_message_one_after_another(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=8,up=1,alpha=1us");
+    hand h = {4,
+              {{.src = 0, .dst = 1, .bytes = 1e3},
+               {.src = 0, .dst = 2, .bytes = 1e3},
+               {.src = 0, .dst = 3, .bytes = 1e3},
+               {.src = 4, .dst = 5, .bytes = 1e3}}};
+    tc_sched s;
+    hand_sched(&s, &h, 8, 1);
+    tc_flow_job job = {&s, NULL, 0};
+    tc_flow_opts o = {0};
+    tc_flow_result res;
+    tc_err err = {{0}};
+    assert_int_equal(tc_flow_run(t, &job, 1, &o, &res, &err), TC_OK);
+    assert_rel(res.jobs[0].time_s, 3e-6 + 2e-6 + 1e3 / B400, 1e-9, "three messages");
+    /* Ranks 6 and 7 idle (0), 1, 4 and 5 at alpha, 2 at 2 alpha, 0 and 3 at
+     * 3 alpha (plus 2 us + bytes / B): the median is the first message's. */
+    assert_rel(res.jobs[0].rank_finish_median_s, 1e-6 + 2e-6 + 1e3 / B400, 1e-9, "the first message");
+    tc_phase ph = {.first_step = 0, .repeat = 1};
+    s.phases = &ph;
+    s.nphases = 1;
+    assert_true(steps_time(t, &s, TC_ROUTE_DEFAULT) >= res.jobs[0].time_s);
+    tc_flow_result_free(&res);
+    /* Two steps: rank 0 has sent step 0 once its third message has left (3
+     * alpha + bytes / B); its step-1 messages start alpha, 2 alpha and 3
+     * alpha after that (their receivers have posted by then), the last is
+     * delivered at 6 alpha + 2 bytes / B + 2 us. */
+    hand_sched(&s, &h, 8, 2);
+    assert_int_equal(tc_flow_run(t, &job, 1, &o, &res, &err), TC_OK);
+    assert_rel(res.jobs[0].time_s, 6e-6 + 2e-6 + 2e3 / B400, 1e-9, "two steps");
+    tc_flow_result_free(&res);
+    tc_topo_free(t);
+}
+
 static void a_transfer_to_a_rank_beyond_the_schedule_is_bad_input(void **state)
 {
     (void)state;
@@ -657,6 +805,7 @@ int main(void)
         cmocka_unit_test(maxmin_respects_the_rate_cap),
         cmocka_unit_test(maxmin_weighted_split_fills_links_by_fraction),
         cmocka_unit_test(maxmin_incremental_solve_equals_solving_from_scratch),
+        cmocka_unit_test(maxmin_solve_by_level_equals_solving_from_scratch),
         cmocka_unit_test(flow_equals_steps_where_uncongested),
         cmocka_unit_test(straggler_under_rhd_delays_only_the_ranks_that_depend_on_it),
         cmocka_unit_test(straggler_under_dbtree_paces_the_pipeline_like_lock_step),
@@ -665,6 +814,7 @@ int main(void)
         cmocka_unit_test(alltoall_on_torus_lies_between_the_bound_and_steps),
         cmocka_unit_test(spray_splits_a_tie_over_both_directions_of_a_ring),
         cmocka_unit_test(spray_avoids_a_down_link_that_route_reports),
+        cmocka_unit_test(alpha_is_paid_once_per_message_one_after_another),
         cmocka_unit_test(a_transfer_to_a_rank_beyond_the_schedule_is_bad_input),
         cmocka_unit_test(exceeding_the_event_budget_is_bad_input),
         cmocka_unit_test(a_link_with_no_bandwidth_is_no_path),

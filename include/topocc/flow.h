@@ -3,12 +3,15 @@
  * of one or more schedules sharing one network (docs/MODEL.md, "flow").
  *
  * Every transfer of a schedule is a flow. Issued at time t0, it waits the
- * per-message overhead alpha, then sends its bytes at its max-min fair rate
- * (progressive filling; the rate changes whenever a flow that shares a link
- * with it starts or ends), and completes when its last byte has crossed the
- * path: + the path's latency (sum of its links' latencies). Alone on its
- * path it takes alpha + latency + bytes / bottleneck bandwidth, the steps
- * evaluator's expression.
+ * per-message overhead alpha, serialized at the sender (LogGP's o): it
+ * starts at max(t0, the sender's overhead clock) + alpha and the clock moves
+ * to that start, so k messages issued together start at alpha, 2 alpha, ...,
+ * k alpha. It then sends its bytes at its max-min fair rate (progressive
+ * filling; the rate changes whenever a flow that shares a link with it
+ * starts or ends), and completes when its last byte has crossed the path: +
+ * the path's latency (sum of its links' latencies). Alone on its path, the
+ * only message of its sender, it takes alpha + latency + bytes / bottleneck
+ * bandwidth, the steps evaluator's expression.
  *
  * Dependencies are per rank, not lock-step (tc_flow_deps): a transfer of
  * step s starts once its sender has what it forwards (its receives of

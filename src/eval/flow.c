@@ -5,8 +5,9 @@
  * of flow-level TCP network models for grid and cloud simulations", ACM
  * TOMACS 23(4), 2013, without its TCP corrections).
  *
- * A transfer issued at t0 waits alpha, then sends (its flow is in the rate
- * solver, maxmin.c), then propagates for its path latency and is delivered.
+ * A transfer issued at t0 waits alpha after its sender's earlier messages
+ * (the sender's overhead clock), then sends (its flow is in the rate solver,
+ * maxmin.c), then propagates for its path latency and is delivered.
  * Each flow has exactly one pending event at a time (start, end of sending,
  * delivery), so one indexed heap of flows keyed by that time is the event
  * queue. Events within TC_FLOW_BATCH_REL of the earliest are one batch, after
@@ -55,6 +56,7 @@ typedef struct fl_job {
     double start;
     uint32_t *issue, *pend, *outst;
     double *fin;          /* per rank: last delivery it took part in */
+    double *oclk;         /* per rank: when its last message started (the overhead clock) */
     fl_step *win;
     uint32_t wcap, lo, hi; /* wcap a power of two; step s lives in win[s & (wcap - 1)] */
     double finish;
@@ -641,14 +643,21 @@ static void flow_start(fl_sim *S, uint32_t f)
         oom(S);
 }
 
-/* The transfer of flow f may go: it waits alpha, then sends. */
+/* The transfer of flow f may go: its sender pays alpha for it after the
+ * overheads of the messages it issued before (LogGP's o, serialized at the
+ * sender), then it sends. */
 static void flow_go(fl_sim *S, uint32_t f)
 {
     S->f_issue[f] = S->now;
-    if (S->t->alpha > 0)
-        heap_set(S, f, S->now + S->t->alpha);
-    else
+    double alpha = S->t->alpha;
+    if (alpha > 0) {
+        double *clk = &S->jobs[S->f_job[f]].oclk[S->f_src[f]];
+        double start = (*clk > S->now ? *clk : S->now) + alpha;
+        *clk = start;
+        heap_set(S, f, start);
+    } else {
         flow_start(S, f);
+    }
 }
 
 /* Rank r issues every step it may (flow.h's rule). Passing step s, it
@@ -851,7 +860,8 @@ static tc_status sim_init(fl_sim *S, const tc_topo *t, const tc_flow_job *jobs, 
         J->pend = calloc(J->p, sizeof *J->pend);
         J->outst = calloc(J->p, sizeof *J->outst);
         J->fin = malloc(J->p * sizeof *J->fin);
-        if (!J->issue || !J->pend || !J->outst || !J->fin || !window_grow(J))
+        J->oclk = calloc(J->p, sizeof *J->oclk);
+        if (!J->issue || !J->pend || !J->outst || !J->fin || !J->oclk || !window_grow(J))
             return oom(S);
         for (uint32_t r = 0; r < J->p; r++)
             J->fin[r] = J->start;
@@ -877,6 +887,7 @@ static void sim_free(fl_sim *S)
         free(J->pend);
         free(J->outst);
         free(J->fin);
+        free(J->oclk);
     }
     free(S->jobs);
     tc_mm_free(&S->mm);

@@ -19,6 +19,18 @@
  * where a flow was added or removed. Flows of other components keep their
  * rates, which is exact: max-min rates of a component depend only on the
  * component.
+ *
+ * A component too large to re-solve whole (more than comp_budget link
+ * entries to visit) is re-solved by level instead (maxmin.c): progressive
+ * filling run on the changed network is the old run until the lowest level
+ * x0 a change can affect (the smallest rate of a departed flow; for an
+ * arrival, capacity / total weight on each of its links, a lower bound of
+ * the level where that link can fill now). Flows frozen below x0 keep their
+ * rates and only the flows at x0 or above (and the new ones) are filled
+ * again, from what the others leave on each link. The solver then keeps per
+ * link the load of its flows and, per bottleneck link, the flows it froze
+ * and their level, so the flows at or above x0 are found without visiting
+ * the others.
  */
 #ifndef TOPOCC_FLOW_INT_H
 #define TOPOCC_FLOW_INT_H
@@ -71,7 +83,26 @@ typedef struct tc_mm {
     uint32_t *changed;     /* flows whose rate changed in the last solve */
     size_t nchanged, changed_cap;
     bool oom;
+
+    /* Re-solving by level (maxmin.c), switched on the first time a
+     * component exceeds comp_budget link entries. */
+    uint32_t comp_budget;  /* 0: TC_MM_COMP_BUDGET; tests lower it */
+    bool track;
+    double *load;          /* per link: sum of rate * weight of its flows */
+    double *wtot;          /* per link: sum of the weights of its flows */
+    uint32_t *bneck;       /* per flow: the link that froze it, nlinks: the cap, UINT32_MAX: no rate yet */
+    uint32_t *gpos;        /* per flow: its place in its bottleneck's group */
+    tc_mm_link *groups;    /* nlinks + 1: per bottleneck, the flows it froze (ent.k unused) */
+    double *glevel;        /* nlinks + 1: their rate */
+    double x0;             /* the lowest level a change since the last solve can affect */
+    uint32_t *fresh;       /* flows added since the last solve */
+    size_t nfresh, fresh_cap;
+    uint64_t level_solves; /* statistics: solves by level, */
+    uint64_t level_flows;  /* the flows they filled again */
 } tc_mm;
+
+/* Link entries a component may have before it is re-solved by level. */
+#define TC_MM_COMP_BUDGET 32768u
 
 /* nlinks links with capacities cap[0..nlinks) (kept by pointer; a capacity
  * must be above 0 for any link a flow uses); stride: most links per flow;

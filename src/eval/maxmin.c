@@ -10,6 +10,22 @@
  * with lazily refreshed keys is exact: a popped key that is stale is pushed
  * again with its current value.
  *
+ * Large components are re-solved by level (flow_int.h): the run of
+ * progressive filling on the changed network equals the old run below x0,
+ * the lowest level a change can affect. A departed flow f of rate r_f kept
+ * every link on its path unfilled below r_f, and those links now carry less,
+ * so none of them fills below r_f; a link where a flow arrived and whose
+ * flows now weigh W in total cannot fill below cap / W (every flow puts at
+ * most the level times its weight on it), and a link that filled at level L
+ * in the old run had L >= cap / W_old >= cap / W. Below x0 = the least of
+ * these bounds nothing fills differently, so flows frozen below x0 keep their
+ * rates; the rest (every flow frozen at x0 or above: the groups of the
+ * bottleneck links with level >= x0, plus the new flows) are filled again
+ * from level 0 on links whose capacity is what the kept flows leave (the
+ * link's load minus the old load of the refilled flows), which reaches the
+ * same state at x0 and continues as the new run. Any x0 below the true one
+ * is exact too, it only refills more flows.
+ *
  * Data layout: flows are structs of arrays indexed by flow id with a fixed
  * stride of incidences, so adding and removing a flow never allocates once
  * the arrays have grown; each link keeps an array of (flow, incidence)
@@ -48,6 +64,7 @@ tc_status tc_mm_init(tc_mm *m, uint32_t nlinks, const double *cap, uint32_t stri
     m->wsum = calloc(nlinks ? nlinks : 1, sizeof *m->wsum);
     m->ucount = calloc(nlinks ? nlinks : 1, sizeof *m->ucount);
     m->is_dirty = calloc(nlinks ? nlinks : 1, 1);
+    m->x0 = INFINITY;
     if (!m->lists || !m->lmark || !m->rc || !m->wsum || !m->ucount || !m->is_dirty) {
         tc_mm_free(m);
         return TC_EINTERNAL;
@@ -78,6 +95,16 @@ void tc_mm_free(tc_mm *m)
     free(m->heap_key);
     free(m->heap_link);
     free(m->changed);
+    if (m->groups)
+        for (uint32_t g = 0; g <= m->nlinks; g++)
+            free(m->groups[g].v);
+    free(m->groups);
+    free(m->glevel);
+    free(m->load);
+    free(m->wtot);
+    free(m->bneck);
+    free(m->gpos);
+    free(m->fresh);
     memset(m, 0, sizeof *m);
 }
 
@@ -107,8 +134,15 @@ static bool reserve_flows(tc_mm *m, uint32_t id)
     uint32_t *fm = realloc(m->fmark, c * sizeof *fm);
     if (fm)
         m->fmark = fm;
-    if (!il || !iw || !ip || !in || !r || !fm)
+    uint32_t *bn = realloc(m->bneck, c * sizeof *bn);
+    if (bn)
+        m->bneck = bn;
+    uint32_t *gp = realloc(m->gpos, c * sizeof *gp);
+    if (gp)
+        m->gpos = gp;
+    if (!il || !iw || !ip || !in || !r || !fm || !bn || !gp)
         return false;
+    memset(m->bneck + m->fcap, 0xff, (c - m->fcap) * sizeof *bn);
     memset(m->inc_n + m->fcap, 0, (c - m->fcap) * sizeof *in);
     memset(m->fmark + m->fcap, 0, (c - m->fcap) * sizeof *fm);
     memset(m->rate + m->fcap, 0, (c - m->fcap) * sizeof *r);
@@ -126,6 +160,39 @@ static bool mark_dirty(tc_mm *m, uint32_t l)
     m->dirty_cap = (uint32_t)cap;
     m->is_dirty[l] = 1;
     m->dirty[m->ndirty++] = l;
+    return true;
+}
+
+/* ---- bottleneck groups (only while tracking levels) ---- */
+
+static void group_leave(tc_mm *m, uint32_t f)
+{
+    uint32_t g = m->bneck[f];
+    if (g == UINT32_MAX)
+        return;
+    tc_mm_link *G = &m->groups[g];
+    uint32_t last = G->v[--G->n].flow, pos = m->gpos[f];
+    G->v[pos].flow = last;
+    m->gpos[last] = pos;
+    m->bneck[f] = UINT32_MAX;
+}
+
+static bool group_join(tc_mm *m, uint32_t f, uint32_t g, double level)
+{
+    m->glevel[g] = level;
+    if (m->bneck[f] == g)
+        return true;
+    group_leave(m, f);
+    tc_mm_link *G = &m->groups[g];
+    if (G->n == G->cap) {
+        size_t c = G->cap;
+        if (!grow((void **)&G->v, &c, (size_t)G->n + 1, sizeof *G->v))
+            return false;
+        G->cap = (uint32_t)c;
+    }
+    m->gpos[f] = G->n;
+    G->v[G->n++].flow = f;
+    m->bneck[f] = g;
     return true;
 }
 
@@ -149,15 +216,30 @@ tc_status tc_mm_add(tc_mm *m, uint32_t id, const uint32_t *links, const double *
         m->inc_w[base + k] = w ? w[k] : 1.0;
         m->inc_pos[base + k] = L->n;
         L->v[L->n++] = (tc_mm_ent){id, k};
+        if (m->track)
+            m->wtot[l] += m->inc_w[base + k];
     }
     m->inc_n[id] = (uint16_t)n;
     m->rate[id] = 0;
+    m->bneck[id] = UINT32_MAX;
+    if (m->track) {
+        if (!grow((void **)&m->fresh, &m->fresh_cap, m->nfresh + 1, sizeof *m->fresh))
+            return TC_EINTERNAL;
+        m->fresh[m->nfresh++] = id;
+    }
     return TC_OK;
 }
 
 void tc_mm_remove(tc_mm *m, uint32_t id)
 {
     size_t base = (size_t)id * m->stride;
+    bool track = m->track;
+    double r = m->rate[id];
+    if (track && m->bneck[id] != UINT32_MAX) {
+        if (r < m->x0)
+            m->x0 = r;
+        group_leave(m, id);
+    }
     for (uint32_t k = 0; k < m->inc_n[id]; k++) {
         uint32_t l = m->inc_link[base + k];
         tc_mm_link *L = &m->lists[l];
@@ -165,6 +247,15 @@ void tc_mm_remove(tc_mm *m, uint32_t id)
         tc_mm_ent last = L->v[--L->n];
         L->v[pos] = last;
         m->inc_pos[(size_t)last.flow * m->stride + last.k] = pos;
+        if (track) {
+            if (L->n == 0) {
+                m->load[l] = 0;
+                m->wtot[l] = 0;
+            } else {
+                m->load[l] -= r * m->inc_w[base + k];
+                m->wtot[l] -= m->inc_w[base + k];
+            }
+        }
         if (!mark_dirty(m, l))
             m->oom = true;
     }
@@ -229,10 +320,12 @@ static void heap_pop(tc_mm *m)
 /* ---- solve ---- */
 
 /* The component of link l (not yet visited in this solve): breadth-first
- * over links and the flows on them. */
-static bool collect(tc_mm *m, uint32_t l0)
+ * over links and the flows on them. *big is set (and the walk stops) past
+ * budget link entries. */
+static bool collect(tc_mm *m, uint32_t l0, size_t budget, bool *big)
 {
     uint32_t ep = m->epoch;
+    size_t seen = 0;
     m->ncomp_links = m->ncomp_flows = 0;
     if (!grow((void **)&m->comp_links, &m->comp_links_cap, 1, sizeof *m->comp_links))
         return false;
@@ -240,6 +333,11 @@ static bool collect(tc_mm *m, uint32_t l0)
     m->comp_links[m->ncomp_links++] = l0;
     for (size_t q = 0; q < m->ncomp_links; q++) {
         const tc_mm_link *L = &m->lists[m->comp_links[q]];
+        seen += L->n;
+        if (seen > budget) {
+            *big = true;
+            return true;
+        }
         for (uint32_t j = 0; j < L->n; j++) {
             uint32_t f = L->v[j].flow;
             if (m->fmark[f] == ep)
@@ -264,11 +362,20 @@ static bool collect(tc_mm *m, uint32_t l0)
     return true;
 }
 
-static bool set_rate(tc_mm *m, uint32_t f, double r)
+/* Flow f gets rate r from bottleneck g (a link, or nlinks: the cap). */
+static bool set_rate(tc_mm *m, uint32_t f, double r, uint32_t g)
 {
-    if (m->rate[f] == r)
+    if (m->track && !group_join(m, f, g, r))
+        return false;
+    double old = m->rate[f];
+    if (old == r)
         return true;
     m->rate[f] = r;
+    if (m->track) {
+        size_t base = (size_t)f * m->stride;
+        for (uint32_t k = 0; k < m->inc_n[f]; k++)
+            m->load[m->inc_link[base + k]] += (r - old) * m->inc_w[base + k];
+    }
     if (!grow((void **)&m->changed, &m->changed_cap, m->nchanged + 1, sizeof *m->changed))
         return false;
     m->changed[m->nchanged++] = f;
@@ -281,12 +388,15 @@ static bool solve_single(tc_mm *m, uint32_t f)
 {
     size_t base = (size_t)f * m->stride;
     double r = m->rate_cap;
+    uint32_t g = m->nlinks;
     for (uint32_t k = 0; k < m->inc_n[f]; k++) {
         double s = m->cap[m->inc_link[base + k]] / m->inc_w[base + k];
-        if (s < r)
+        if (s < r) {
             r = s;
+            g = m->inc_link[base + k];
+        }
     }
-    return set_rate(m, f, r);
+    return set_rate(m, f, r, g);
 }
 
 /* Freezes flow f at rate x: its load leaves the filling of its links. The
@@ -304,21 +414,17 @@ static void freeze(tc_mm *m, uint32_t f, double x)
     }
 }
 
-static bool fill(tc_mm *m)
+/* Progressive filling of the flows comp_flows (fmark == epoch: unfrozen)
+ * over comp_links, whose rc, wsum and ucount are set. */
+static bool fill_run(tc_mm *m)
 {
     m->heap_n = 0;
     for (size_t i = 0; i < m->ncomp_links; i++) {
         uint32_t l = m->comp_links[i];
-        const tc_mm_link *L = &m->lists[l];
-        double ws = 0;
-        for (uint32_t j = 0; j < L->n; j++)
-            ws += m->inc_w[(size_t)L->v[j].flow * m->stride + L->v[j].k];
-        m->rc[l] = m->cap[l];
-        m->wsum[l] = ws;
-        m->ucount[l] = L->n;
-        if (L->n && !heap_push(m, m->cap[l] / ws, l))
+        if (m->ucount[l] && !heap_push(m, (m->rc[l] > 0 ? m->rc[l] : 0) / m->wsum[l], l))
             return false;
     }
+    uint32_t unfrozen_mark = m->epoch;
     size_t unfrozen = m->ncomp_flows;
     uint32_t frozen = m->epoch + 1;
     while (m->heap_n && unfrozen) {
@@ -338,11 +444,11 @@ static bool fill(tc_mm *m)
         const tc_mm_link *L = &m->lists[l];
         for (uint32_t j = 0; j < L->n; j++) {
             uint32_t f = L->v[j].flow;
-            if (m->fmark[f] == frozen)
+            if (m->fmark[f] != unfrozen_mark)
                 continue;
             freeze(m, f, s);
             unfrozen--;
-            if (!set_rate(m, f, s))
+            if (!set_rate(m, f, s, l))
                 return false;
         }
     }
@@ -352,11 +458,135 @@ static bool fill(tc_mm *m)
         if (m->fmark[f] != frozen) {
             m->fmark[f] = frozen;
             unfrozen--;
-            if (!set_rate(m, f, m->rate_cap))
+            if (!set_rate(m, f, m->rate_cap, m->nlinks))
                 return false;
         }
     }
     return true;
+}
+
+/* A whole component (collect): every link starts empty. */
+static bool fill(tc_mm *m)
+{
+    for (size_t i = 0; i < m->ncomp_links; i++) {
+        uint32_t l = m->comp_links[i];
+        const tc_mm_link *L = &m->lists[l];
+        double ws = 0;
+        for (uint32_t j = 0; j < L->n; j++)
+            ws += m->inc_w[(size_t)L->v[j].flow * m->stride + L->v[j].k];
+        m->rc[l] = m->cap[l];
+        m->wsum[l] = ws;
+        m->ucount[l] = L->n;
+    }
+    return fill_run(m);
+}
+
+static void next_epoch(tc_mm *m)
+{
+    if (m->epoch >= UINT32_MAX - 4) {
+        memset(m->lmark, 0, (size_t)m->nlinks * sizeof *m->lmark);
+        memset(m->fmark, 0, (size_t)m->fcap * sizeof *m->fmark);
+        m->epoch = 0;
+    }
+    m->epoch += 2;
+}
+
+/* Starts level tracking: loads and weights of every link from the flows in
+ * the solver, every group empty. The first solve by level is then whole. */
+static bool track_start(tc_mm *m)
+{
+    size_t nl = m->nlinks ? m->nlinks : 1;
+    m->load = calloc(nl, sizeof *m->load);
+    m->wtot = calloc(nl, sizeof *m->wtot);
+    m->groups = calloc((size_t)m->nlinks + 1, sizeof *m->groups);
+    m->glevel = calloc((size_t)m->nlinks + 1, sizeof *m->glevel);
+    if (!m->load || !m->wtot || !m->groups || !m->glevel)
+        return false;
+    for (uint32_t f = 0; f < m->fcap; f++) {
+        m->bneck[f] = UINT32_MAX;
+        size_t base = (size_t)f * m->stride;
+        for (uint32_t k = 0; k < m->inc_n[f]; k++) {
+            m->load[m->inc_link[base + k]] += m->rate[f] * m->inc_w[base + k];
+            m->wtot[m->inc_link[base + k]] += m->inc_w[base + k];
+        }
+    }
+    m->track = true;
+    return true;
+}
+
+/* Flow f joins the flows filled again (not yet marked). */
+static bool level_take(tc_mm *m, uint32_t f, bool whole)
+{
+    uint32_t ep = m->epoch;
+    m->fmark[f] = ep;
+    if (!grow((void **)&m->comp_flows, &m->comp_flows_cap, m->ncomp_flows + 1, sizeof *m->comp_flows))
+        return false;
+    m->comp_flows[m->ncomp_flows++] = f;
+    size_t base = (size_t)f * m->stride;
+    uint32_t n = m->inc_n[f];
+    if (!grow((void **)&m->comp_links, &m->comp_links_cap, m->ncomp_links + n, sizeof *m->comp_links))
+        return false;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t l = m->inc_link[base + k];
+        double w = m->inc_w[base + k];
+        if (m->lmark[l] != ep) {
+            m->lmark[l] = ep;
+            m->comp_links[m->ncomp_links++] = l;
+            m->rc[l] = whole ? m->cap[l] : m->cap[l] - m->load[l];
+            m->wsum[l] = 0;
+            m->ucount[l] = 0;
+        }
+        if (!whole)
+            m->rc[l] += m->rate[f] * w;
+        m->wsum[l] += w;
+        m->ucount[l]++;
+    }
+    return true;
+}
+
+/* Re-solves by level everything that changed since the last solve (whole:
+ * every flow). */
+static bool level_solve(tc_mm *m, bool whole)
+{
+    next_epoch(m);
+    m->level_solves++;
+    m->ncomp_links = m->ncomp_flows = 0;
+    if (whole) {
+        for (uint32_t f = 0; f < m->fcap; f++)
+            if (m->inc_n[f] && !level_take(m, f, true))
+                return false;
+        m->level_flows += m->ncomp_flows;
+        return fill_run(m);
+    }
+    double x0 = m->x0;
+    for (size_t i = 0; i < m->nfresh; i++) {
+        uint32_t f = m->fresh[i];
+        if (!m->inc_n[f] || m->bneck[f] != UINT32_MAX)
+            continue;
+        size_t base = (size_t)f * m->stride;
+        for (uint32_t k = 0; k < m->inc_n[f]; k++) {
+            uint32_t l = m->inc_link[base + k];
+            /* A hair lower: wtot is a running sum. */
+            double b = m->cap[l] / m->wtot[l] * (1 - 1e-9);
+            if (b < x0)
+                x0 = b;
+        }
+    }
+    for (uint32_t g = 0; g <= m->nlinks; g++) {
+        tc_mm_link *G = &m->groups[g];
+        if (G->n == 0 || m->glevel[g] < x0)
+            continue;
+        for (uint32_t j = 0; j < G->n; j++)
+            if (!level_take(m, G->v[j].flow, false))
+                return false;
+    }
+    for (size_t i = 0; i < m->nfresh; i++) {
+        uint32_t f = m->fresh[i];
+        if (m->inc_n[f] && m->bneck[f] == UINT32_MAX && m->fmark[f] != m->epoch && !level_take(m, f, false))
+            return false;
+    }
+    m->level_flows += m->ncomp_flows;
+    return m->ncomp_flows == 0 || fill_run(m);
 }
 
 tc_status tc_mm_solve(tc_mm *m)
@@ -368,23 +598,27 @@ tc_status tc_mm_solve(tc_mm *m)
         return TC_OK;
     /* Two epochs per solve: epoch marks visited, epoch + 1 frozen. Components
      * are disjoint, so a flow frozen in one is never reached from another. */
-    if (m->epoch >= UINT32_MAX - 4) {
-        memset(m->lmark, 0, (size_t)m->nlinks * sizeof *m->lmark);
-        memset(m->fmark, 0, (size_t)m->fcap * sizeof *m->fmark);
-        m->epoch = 0;
-    }
-    m->epoch += 2;
-    bool ok = true;
-    for (uint32_t i = 0; i < m->ndirty && ok; i++) {
+    next_epoch(m);
+    bool ok = true, big = false;
+    size_t budget = m->comp_budget ? m->comp_budget : TC_MM_COMP_BUDGET;
+    for (uint32_t i = 0; i < m->ndirty && ok && !big; i++) {
         uint32_t l = m->dirty[i];
         if (m->lmark[l] == m->epoch || m->lists[l].n == 0)
             continue;
-        ok = collect(m, l);
-        if (ok)
+        ok = collect(m, l, budget, &big);
+        if (ok && !big)
             ok = m->ncomp_flows == 1 ? solve_single(m, m->comp_flows[0]) : fill(m);
+    }
+    /* Components solved whole above are consistent with the rest, so the
+     * level solve may count their changes too: that only lowers x0. */
+    if (ok && big) {
+        bool whole = !m->track;
+        ok = (m->track || track_start(m)) && level_solve(m, whole);
     }
     for (uint32_t i = 0; i < m->ndirty; i++)
         m->is_dirty[m->dirty[i]] = 0;
     m->ndirty = 0;
+    m->nfresh = 0;
+    m->x0 = INFINITY;
     return ok ? TC_OK : TC_EINTERNAL;
 }
