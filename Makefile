@@ -1,5 +1,5 @@
 # Thin wrapper over CMake. `make run` and `make test` install what is missing.
-DEBS := cmake gcc make pkg-config libjansson-dev libcmocka-dev valgrind
+DEBS := cmake gcc make pkg-config libjansson-dev libcmocka-dev valgrind zlib1g-dev libopenblas-dev liblapacke-dev dataset-fashion-mnist
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: all deps build run test test-plain test-asan bench clean

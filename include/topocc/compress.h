@@ -1,0 +1,101 @@
+/*
+ * topocc/compress.h - gradient compression: real codecs on float32 arrays,
+ * their cost model (bytes on the wire, the collective that carries them,
+ * compute), and the aggregation of n data-parallel workers exactly as
+ * PyTorch DDP applies a communication hook to one bucket.
+ *
+ * References: shared compression reference (Han et al., HotNets 2024;
+ * Agarwal et al., MLSys 2022); docs/MODEL.md, "Compression".
+ */
+#ifndef TOPOCC_COMPRESS_H
+#define TOPOCC_COMPRESS_H
+
+#include "topocc/core.h"
+#include "topocc/coll.h"
+
+typedef enum {
+    TC_CODEC_FP32 = 0,
+    TC_CODEC_FP16,
+    TC_CODEC_BF16,
+    TC_CODEC_INT8,        /* stochastic quantization, one scale shared by all workers */
+    TC_CODEC_INT4,
+    TC_CODEC_THC,         /* randomized Hadamard transform (shared seed) + table quantization, integer sums */
+    TC_CODEC_TOPK,        /* values + indices, carried by all-gather */
+    TC_CODEC_TOPK_SHARED, /* one index set for all workers, values all-reduced */
+    TC_CODEC_RANDK,       /* k coordinates chosen by a shared seed */
+    TC_CODEC_POWERSGD,    /* rank-r low-rank approximation, two all-reduces, warm start */
+    TC_CODEC_SIGNSGD,     /* signs + scale, carried by all-gather, error feedback */
+    TC_CODEC_COUNT
+} tc_codec_kind;
+
+/* A codec and its parameters, as parsed from "topk:ratio=0.01". */
+typedef struct tc_codec_spec {
+    tc_codec_kind kind;
+    double ratio;          /* topk, topk-shared, randk: fraction of coordinates kept (default 0.01) */
+    uint32_t rank;         /* powersgd: rank r (default 4) */
+    uint32_t bits;         /* thc: bits per table index (default 4, 1..8); int8 = 8, int4 = 4 */
+    bool error_feedback;   /* default: on for the biased codecs (topk, topk-shared, randk, powersgd, signsgd) */
+    uint64_t seed;         /* shared seed (default 1) */
+    char name[64];         /* canonical form, e.g. "topk:ratio=0.01" */
+} tc_codec_spec;
+
+const char *tc_codec_kind_name(tc_codec_kind k);  /* "fp32", "topk-shared", ... */
+/* Parses "fp32", "bf16", "topk:ratio=0.01", "powersgd:rank=4", "thc:bits=4",
+ * "randk:ratio=0.05,seed=7", "topk:ratio=0.01,ef=0". Errors name the codec
+ * or key and list what is accepted. */
+tc_status tc_codec_parse(const char *s, tc_codec_spec *out, tc_err *err);
+
+/* What one bucket of d float32 coordinates costs on the wire for n workers. */
+typedef struct tc_codec_wire {
+    tc_op op;              /* TC_OP_ALLREDUCE or TC_OP_ALLGATHER */
+    uint32_t collectives;  /* how many collectives of that op (PowerSGD: 2) */
+    double size[2];        /* each collective's size, nccl-tests convention (all-gather: the gathered output) */
+    double bits_per_coord; /* total wire bits of one worker's contribution per coordinate (reporting) */
+    const char *integer_sums; /* how the codec handles integer sum growth, one line; NULL if not integer */
+} tc_codec_wire;
+
+/* Bytes on the wire for d coordinates and n workers. An all-reduce of b-bit
+ * integers over n workers needs ceil((b + ceil(log2 n)) / 8) bytes per
+ * coordinate (the sum must not overflow): int8 over 64 workers costs as much
+ * as BF16. */
+void tc_codec_wire_cost(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_codec_wire *out);
+
+/* Memory traffic of encode + decode, bytes per coordinate (reads and writes
+ * of one worker), for the roofline estimate of an accelerator. */
+double tc_codec_bytes_touched(const tc_codec_spec *c, uint64_t d, uint32_t n);
+
+/* An accelerator for the roofline: codec throughput (GB/s of float32 input)
+ * = 4 * mem_bw / bytes_touched_per_coordinate, capped by compute where the
+ * codec has O(d log d) or O(d r) work. */
+typedef struct tc_accel {
+    const char *name;      /* "h100", "tpu-v5p", ... */
+    double mem_Bps;        /* memory bandwidth */
+    double flops;          /* dense 16-bit FLOP/s */
+} tc_accel;
+/* Looks up "h100" or "tpu" (documented entries); NULL if unknown. */
+const tc_accel *tc_accel_find(const char *name);
+/* Encode+decode throughput of c on a, bytes of float32 input per second. */
+double tc_codec_accel_throughput(const tc_codec_spec *c, const tc_accel *a, uint64_t d, uint32_t n);
+
+/* Runtime: one codec instance for buckets of d coordinates and n workers,
+ * holding each worker's error-feedback memory and PowerSGD's warm-started Q. */
+typedef struct tc_codec tc_codec;
+tc_status tc_codec_create(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_codec **out, tc_err *err);
+void tc_codec_free(tc_codec *c);
+/* DDP semantics for one bucket: each worker w adds its error feedback to
+ * grads[w], compresses, the contributions are aggregated by the declared
+ * collective's semantics (integer sums, gathered sparse sets, ...), and the
+ * decoded mean (sum / n) is written to out (d floats), which every worker
+ * applies; each worker's error feedback becomes (its input + memory) minus
+ * what its own contribution decodes to. step feeds the shared seeds.
+ * grads are not modified. */
+tc_status tc_codec_aggregate(tc_codec *c, const float *const *grads, float *out, uint64_t step, tc_err *err);
+
+/* Single-threaded encode+decode throughput of c on this machine: bytes of
+ * float32 input per second, measured over about `seconds`, with d
+ * coordinates per call. Also measures memcpy bandwidth in the same run
+ * (copy_Bps: bytes copied per second) for comparison. */
+tc_status tc_codec_measure(const tc_codec_spec *c, uint64_t d, double seconds, double *enc_dec_Bps, double *copy_Bps,
+                           tc_err *err);
+
+#endif

@@ -1,0 +1,60 @@
+/*
+ * topocc/train.h - measured accuracy: a real model trained on the real
+ * Fashion-MNIST data set with n simulated data-parallel workers, each bucket
+ * of gradients aggregated through a codec exactly as DDP's communication
+ * hook would (topocc/compress.h). Deterministic for a seed; the matrix
+ * products use OpenBLAS with one thread.
+ */
+#ifndef TOPOCC_TRAIN_H
+#define TOPOCC_TRAIN_H
+
+#include "topocc/compress.h"
+
+#define TC_FASHION_MNIST_DIR "/usr/share/datasets/fashion-mnist"
+
+typedef struct tc_train_opts {
+    const char *data_dir;     /* NULL: TC_FASHION_MNIST_DIR */
+    const char *model;        /* "mlp" (default) or "cnn" */
+    uint32_t workers;         /* simulated data-parallel workers (default 8) */
+    uint32_t batch;           /* samples per worker per step (default 32) */
+    uint32_t steps;           /* default 2000 */
+    uint32_t eval_every;      /* test accuracy every this many steps (default 100) */
+    double lr;                /* SGD learning rate (default 0.05), momentum 0.9 */
+    uint64_t seed;            /* default 1 */
+    uint32_t train_subset;    /* use the first N training images (0: all 60,000) */
+    uint32_t test_subset;     /* evaluate on the first N test images (0: all 10,000) */
+    uint64_t bucket_bytes;    /* DDP bucket size (default 25 MB) */
+} tc_train_opts;
+
+/* Fills the defaults above into o (fields left 0/NULL). */
+void tc_train_defaults(tc_train_opts *o);
+
+typedef struct tc_acc_point {
+    uint32_t step;
+    double test_acc;          /* fraction in [0, 1] */
+    double train_loss;        /* mean cross-entropy over the steps since the last point */
+} tc_acc_point;
+
+typedef struct tc_acc_curve {
+    tc_codec_spec codec;
+    size_t n;
+    tc_acc_point *pts;
+} tc_acc_curve;
+
+/* Trains once per codec (same seed, same data order) and records test
+ * accuracy against steps. Errors: a missing data set ("install the Debian
+ * package dataset-fashion-mnist"), a corrupt IDX header, invalid options. */
+tc_status tc_train_run(const tc_train_opts *o, const tc_codec_spec *codecs, size_t ncodecs, tc_acc_curve *curves,
+                       tc_err *err);
+void tc_acc_curves_free(tc_acc_curve *curves, size_t n);
+
+/* The accuracy file (JSON, docs/SCHEMA.md): written atomically, read back
+ * with validation (a file that does not match says what and where). */
+tc_status tc_acc_write(const char *path, const tc_train_opts *o, const tc_acc_curve *curves, size_t n, tc_err *err);
+tc_status tc_acc_read(const char *path, tc_train_opts *o, tc_acc_curve **curves, size_t *n, tc_err *err);
+
+/* Steps to reach target accuracy (linear interpolation between recorded
+ * points); a negative value if the curve never reaches it. */
+double tc_acc_steps_to(const tc_acc_curve *c, double target);
+
+#endif
