@@ -54,5 +54,8 @@ int cmd_topo(int argc, char **argv);
 int cmd_collective(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_concurrent(int argc, char **argv);
+int cmd_codec_bench(int argc, char **argv);
+int cmd_train_accuracy(int argc, char **argv);
+int cmd_compress(int argc, char **argv);
 
 #endif

@@ -13,6 +13,9 @@ static const char *usage =
     "  collective                 time one collective on one topology\n"
     "  compare                    topologies side by side over message sizes\n"
     "  concurrent                 several collectives sharing the network (flow simulation)\n"
+    "  codec-bench                gradient codecs' encode+decode throughput on this machine\n"
+    "  train-accuracy             train on Fashion-MNIST with each codec, record accuracy\n"
+    "  compress                   does gradient compression pay, end to end (time to accuracy)\n"
     "\n"
     "example:\n"
     "  topocc collective --topo clos:down=8x8,up=1x8,bw=400Gbps,lat=1us \\\n"
@@ -42,7 +45,13 @@ int main(int argc, char **argv)
         return cmd_compare(argc, argv);
     if (strcmp(argv[1], "concurrent") == 0)
         return cmd_concurrent(argc, argv);
-    fprintf(stderr, "topocc: unknown command '%s': accepted are topo, collective, compare, concurrent (see topocc --help)\n",
+    if (strcmp(argv[1], "codec-bench") == 0)
+        return cmd_codec_bench(argc, argv);
+    if (strcmp(argv[1], "train-accuracy") == 0)
+        return cmd_train_accuracy(argc, argv);
+    if (strcmp(argv[1], "compress") == 0)
+        return cmd_compress(argc, argv);
+    fprintf(stderr, "topocc: unknown command '%s': accepted are topo, collective, compare, concurrent, codec-bench, train-accuracy, compress (see topocc --help)\n",
             argv[1]);
     return 2;
 }
