@@ -1,0 +1,164 @@
+/*
+ * topocc/workload.h - one data-parallel training iteration on a network:
+ * a model zoo, gradient buckets that become ready during the backward pass,
+ * their encode / collective(s) / decode through a codec, and the time to a
+ * target accuracy that follows from it.
+ *
+ * The model (docs/MODEL.md, "Gradient compression, end to end"): PyTorch
+ * DDP's bucketed all-reduce overlapped with the backward pass (Li et al.,
+ * "PyTorch Distributed", VLDB 2020), the codec hooks applied per bucket, and
+ * the utility measure of Han et al. (HotNets 2024) and Agarwal et al. (MLSys
+ * 2022): time to accuracy against a 16-bit all-reduce baseline.
+ */
+#ifndef TOPOCC_WORKLOAD_H
+#define TOPOCC_WORKLOAD_H
+
+#include "topocc/compress.h"
+#include "topocc/eval.h"
+#include "topocc/train.h"
+
+/* PyTorch DDP's default bucket_cap_mb = 25, in MiB (25 * 1024 * 1024 bytes). */
+#define TC_DDP_BUCKET_BYTES (25.0 * 1048576.0)
+/* Default model FLOPs utilisation where a model does not state its own. */
+#define TC_DEFAULT_MFU 0.40
+/* Default target: this fraction of the reference run's final accuracy. */
+#define TC_TARGET_FRACTION 0.95
+
+/* ---- model zoo ---------------------------------------------------------- */
+
+typedef struct tc_model {
+    char name[64];          /* "resnet50", or "custom" */
+    double params;          /* parameters; gradients are float32, 4 bytes each */
+    uint32_t layers;        /* layers with parameters, assumed equal in size */
+    double flops_sample;    /* training FLOPs (forward + backward) per sample; 0 for a custom model */
+    uint32_t batch;         /* samples per worker per iteration; 0 for a custom model */
+    double flops_iter;      /* training FLOPs per iteration per worker (flops_sample * batch) */
+    double mfu;             /* model FLOPs utilisation assumed for this model */
+    double train_samples;   /* samples of the reference training run (0: use steps) */
+    double steps;           /* custom: baseline steps to the target (default 10000); zoo: 0 */
+    const char *source;     /* where the figures come from */
+} tc_model;
+
+/* The zoo as stored (flops_iter is filled in by tc_model_parse). */
+size_t tc_model_zoo_count(void);
+const tc_model *tc_model_zoo_get(size_t i);
+
+/* Parses a zoo name with optional overrides ("resnet50", "bert-large:batch=16")
+ * or a custom model "params=25.6M,layers=54,flops=6.3T[,steps=N]" (flops per
+ * iteration per worker, forward + backward; K M G T P suffixes or 1e9 forms). */
+tc_status tc_model_parse(const char *s, tc_model *out, tc_err *err);
+
+/* Baseline steps to the target for w workers: train_samples / (batch * w),
+ * or the custom model's steps. */
+double tc_model_baseline_steps(const tc_model *m, uint32_t workers);
+
+/* ---- the iteration timeline -------------------------------------------- */
+
+/* One gradient bucket on the timeline. Inputs first, then what
+ * tc_iter_timeline writes. */
+typedef struct tc_iter_bucket {
+    double bytes;       /* float32 gradient bytes */
+    double ready_frac;  /* share of the backward pass done when the bucket's gradients are complete, (0, 1] */
+    double enc_s;       /* encode time on the codec engine */
+    double comm_s;      /* network time: all its collectives, one after the other */
+    double dec_s;       /* decode time on the codec engine */
+    /* outputs */
+    double ready_at, enc_end, comm_start, comm_end, done_at;
+} tc_iter_bucket;
+
+typedef struct tc_iter_time {
+    double fwd_s, bwd_s;   /* pure compute */
+    double compute_s;      /* fwd_s + bwd_s */
+    double bwd_end_s;      /* when the backward pass finished (delayed by codec work unless offloaded) */
+    double iter_s;         /* the backward pass and every bucket done */
+    double exposed_s;      /* iter_s - compute_s: communication and codec work not hidden */
+    double codec_s;        /* encode + decode, all buckets */
+    double comm_s;         /* network time, all buckets */
+} tc_iter_time;
+
+/*
+ * Runs one iteration: forward [0, fwd]; the backward pass does bwd seconds
+ * of work, and bucket i is ready when ready_frac[i] of it is done (buckets in
+ * order, ready_frac non-decreasing). A ready bucket is encoded, sent (the
+ * network carries one bucket at a time, in order) and decoded. Encode and
+ * decode tasks run one at a time, first come first served, on the codec
+ * engine: the accelerator itself, where a task pauses the backward pass for
+ * its duration (offload false), or a separate engine (offload true). The
+ * iteration ends when the backward pass and every bucket are done.
+ */
+tc_status tc_iter_timeline(double fwd_s, double bwd_s, tc_iter_bucket *b, size_t n, bool offload, tc_iter_time *out,
+                           tc_err *err);
+
+/* DDP's bucket assignment: the model's equal layers, last layer first, go
+ * into a bucket until it holds at least bucket_bytes; a bucket is ready when
+ * its last (earliest) layer's backward is done. *out is malloc'ed (free()). */
+tc_status tc_buckets_make(const tc_model *m, double bucket_bytes, tc_iter_bucket **out, size_t *n, tc_err *err);
+
+/* ---- one codec on one network ------------------------------------------ */
+
+typedef struct tc_workload {
+    tc_model model;
+    const tc_accel *accel;   /* compute speed and the codec roofline */
+    double mfu;              /* 0: the model's */
+    uint32_t workers;        /* data-parallel ranks, on endpoints 0..workers-1 */
+    double bucket_bytes;     /* 0: TC_DDP_BUCKET_BYTES */
+    bool offload;            /* codec work on a separate engine */
+    tc_eval_opts eval;       /* evaluator of the collectives (algorithm: auto) */
+} tc_workload;
+
+typedef struct tc_codec_iter {
+    tc_codec_spec codec;
+    tc_op op;                /* the collective that carries it */
+    uint32_t collectives;    /* per bucket */
+    double bits_per_coord;
+    tc_algo algo;            /* the algorithm auto chose for the largest bucket's first collective */
+    double codec_Bps;        /* encode + decode throughput used for the largest bucket (0: no codec work) */
+    size_t nbuckets;
+    double coll_bytes;       /* collective sizes per iteration, nccl-tests convention */
+    double sent_bytes;       /* bytes each worker sends per iteration (size * busbw factor) */
+    tc_iter_time t;
+} tc_codec_iter;
+
+/* Compute times of the workload: fwd = flops_iter / 3 / (accel flops * mfu),
+ * bwd = 2 fwd. */
+void tc_workload_compute(const tc_workload *w, double *fwd_s, double *bwd_s);
+
+/* One iteration of w with codec c on t. codec_Bps > 0 overrides the
+ * accelerator roofline (tc_codec_accel_throughput). */
+tc_status tc_workload_iteration(const tc_topo *t, const tc_workload *w, const tc_codec_spec *c, double codec_Bps,
+                                tc_codec_iter *out, tc_err *err);
+
+/* ---- time to accuracy -------------------------------------------------- */
+
+/* Steps-to-target ratios from measured curves: the reference is the fp32
+ * curve, else the bf16 one; target <= 0 means TC_TARGET_FRACTION of the
+ * reference's final accuracy. ratio[i] = steps(i) / steps(reference), or -1
+ * where curve i never reaches the target. */
+tc_status tc_steps_ratios(const tc_acc_curve *curves, size_t n, double target, double *target_used, size_t *ref,
+                          double *ratio, tc_err *err);
+
+typedef struct tc_tta {
+    double steps_ratio;   /* < 0: does not reach the target */
+    double steps;         /* baseline steps * ratio (NAN if it does not reach) */
+    double tta_s;         /* iteration time * steps (NAN if it does not reach) */
+    double speedup_bf16;  /* tta(bf16) / tta(this); NAN where either does not reach or bf16 is absent */
+    double speedup_fp32;
+} tc_tta;
+
+/* Time to accuracy of n codecs; i_bf16 / i_fp32 index the baselines (-1: absent). */
+void tc_tta_compute(const double *iter_s, const double *ratio, size_t n, double baseline_steps, long i_bf16,
+                    long i_fp32, tc_tta *out);
+
+/* The regime boundary on a bandwidth sweep: bw ascending, speedup[i] the
+ * codec's speedup over BF16 at bw[i] (NAN: does not reach the target).
+ * Returns the bandwidth up to which the codec beats BF16 at every swept
+ * point, interpolated (log-log) between the last point where it wins and the
+ * first where it does not; INFINITY if it wins everywhere, 0 if it does not
+ * win at the lowest bandwidth. */
+double tc_crossover_bw(const double *bw, const double *speedup, size_t n);
+
+/* The default sweep: 10, 25, 50, 100, 200, 400, 800, 1600 Gb/s per endpoint
+ * (bytes/s into rates[], at most 8); returns the count. */
+size_t tc_sweep_default_rates(double *rates);
+
+#endif

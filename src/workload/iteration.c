@@ -1,0 +1,356 @@
+/*
+ * iteration.c - one data-parallel training iteration with bucketed,
+ * overlapped and possibly compressed gradient communication, and the time
+ * to accuracy that follows (docs/MODEL.md, "Gradient compression, end to
+ * end").
+ *
+ * The timeline follows PyTorch DDP (Li et al., "PyTorch Distributed:
+ * Experiences on Accelerating Data Parallel Training", VLDB 2020): gradients
+ * go into buckets (25 MiB) in reverse layer order, a bucket's collective is
+ * launched as soon as its last gradient is computed, collectives run one
+ * after the other in bucket order, and the optimizer step waits for all of
+ * them. A communication hook (compression) encodes the bucket before its
+ * collective and decodes the result after it; those kernels run on the
+ * accelerator and so pause the backward pass for their duration (Agarwal et
+ * al., MLSys 2022), unless they are offloaded to a separate engine.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "topocc/workload.h"
+
+static tc_status check_timeline_input(double fwd_s, double bwd_s, const tc_iter_bucket *b, size_t n, tc_err *err)
+{
+    if (!(fwd_s >= 0) || !(bwd_s >= 0) || !isfinite(fwd_s) || !isfinite(bwd_s))
+        return tc_fail(err, TC_EINVAL, "forward and backward times must be finite and >= 0");
+    double prev = 0;
+    for (size_t i = 0; i < n; i++) {
+        const tc_iter_bucket *x = &b[i];
+        if (!(x->ready_frac > 0) || x->ready_frac > 1 || x->ready_frac < prev)
+            return tc_fail(err, TC_EINVAL, "bucket %zu: ready_frac %g must be in (0, 1] and non-decreasing", i,
+                           x->ready_frac);
+        if (!(x->enc_s >= 0) || !(x->comm_s >= 0) || !(x->dec_s >= 0) || !isfinite(x->enc_s + x->comm_s + x->dec_s))
+            return tc_fail(err, TC_EINVAL, "bucket %zu: encode, communication and decode times must be finite and >= 0",
+                           i);
+        prev = x->ready_frac;
+    }
+    return TC_OK;
+}
+
+/* An encoded bucket goes on the network when the previous one has left it. */
+static void launch(tc_iter_bucket *x, double t, double *net_free)
+{
+    x->enc_end = t;
+    x->comm_start = t > *net_free ? t : *net_free;
+    x->comm_end = x->comm_start + x->comm_s;
+    *net_free = x->comm_end;
+}
+
+/*
+ * The codec engine serves encode and decode tasks one at a time, in order of
+ * arrival (an encode arrives when its bucket is ready, a decode when its
+ * bucket's collectives end; ties: the decode first). Encodes arrive in
+ * bucket order, and so do decodes (the network is FIFO), so two queues,
+ * ne (encoded) <= nr (ready) and nd (decoded) <= ne, are the whole state.
+ */
+static void run_on_accelerator(double fwd_s, double bwd_s, tc_iter_bucket *b, size_t n, double *bwd_end)
+{
+    double t = fwd_s, done = 0, net_free = 0;
+    size_t nr = 0, ne = 0, nd = 0;
+    *bwd_end = bwd_s > 0 ? NAN : fwd_s;
+    for (;;) {
+        while (nr < n && b[nr].ready_frac * bwd_s <= done) {
+            b[nr].ready_at = t;
+            nr++;
+        }
+        bool dec_ok = nd < ne && b[nd].comm_end <= t, enc_ok = ne < nr;
+        if (dec_ok && (!enc_ok || b[nd].comm_end <= b[ne].ready_at)) {
+            t += b[nd].dec_s;
+            b[nd++].done_at = t;
+            continue;
+        }
+        if (enc_ok) {
+            t += b[ne].enc_s;
+            launch(&b[ne++], t, &net_free);
+            continue;
+        }
+        if (done < bwd_s) {
+            /* Backward work until the next bucket is ready or a decode arrives. */
+            double target = nr < n ? b[nr].ready_frac * bwd_s : bwd_s;
+            double next = nd < ne ? b[nd].comm_end : INFINITY;
+            if (t + (target - done) <= next) {
+                t += target - done;
+                done = target;
+            } else {
+                done = fmin(done + (next - t), target);
+                t = next;
+            }
+            if (done >= bwd_s)
+                *bwd_end = t;
+            continue;
+        }
+        if (nd == n)
+            break;
+        t = b[nd].comm_end; /* idle until the next decode can start */
+    }
+}
+
+static void run_offloaded(double fwd_s, double bwd_s, tc_iter_bucket *b, size_t n, double *bwd_end)
+{
+    double te = 0, net_free = 0;
+    size_t ne = 0, nd = 0;
+    for (size_t i = 0; i < n; i++)
+        b[i].ready_at = fwd_s + b[i].ready_frac * bwd_s;
+    *bwd_end = fwd_s + bwd_s;
+    while (nd < n) {
+        double enc_arr = ne < n ? b[ne].ready_at : INFINITY;
+        double dec_arr = nd < ne ? b[nd].comm_end : INFINITY;
+        if (dec_arr <= enc_arr) {
+            te = fmax(te, dec_arr) + b[nd].dec_s;
+            b[nd++].done_at = te;
+        } else {
+            te = fmax(te, enc_arr) + b[ne].enc_s;
+            launch(&b[ne++], te, &net_free);
+        }
+    }
+}
+
+tc_status tc_iter_timeline(double fwd_s, double bwd_s, tc_iter_bucket *b, size_t n, bool offload, tc_iter_time *out,
+                           tc_err *err)
+{
+    tc_status st = check_timeline_input(fwd_s, bwd_s, b, n, err);
+    if (st)
+        return st;
+    memset(out, 0, sizeof *out);
+    double bwd_end;
+    if (offload)
+        run_offloaded(fwd_s, bwd_s, b, n, &bwd_end);
+    else
+        run_on_accelerator(fwd_s, bwd_s, b, n, &bwd_end);
+    out->fwd_s = fwd_s;
+    out->bwd_s = bwd_s;
+    out->compute_s = fwd_s + bwd_s;
+    out->bwd_end_s = bwd_end;
+    out->iter_s = bwd_end;
+    for (size_t i = 0; i < n; i++) {
+        out->iter_s = fmax(out->iter_s, b[i].done_at);
+        out->codec_s += b[i].enc_s + b[i].dec_s;
+        out->comm_s += b[i].comm_s;
+    }
+    out->exposed_s = out->iter_s - out->compute_s;
+    return TC_OK;
+}
+
+tc_status tc_buckets_make(const tc_model *m, double bucket_bytes, tc_iter_bucket **out, size_t *n, tc_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    if (!(m->params > 0) || m->layers == 0)
+        return tc_fail(err, TC_EINVAL, "the model needs parameters and at least one layer");
+    if (!(bucket_bytes > 0) || !isfinite(bucket_bytes))
+        return tc_fail(err, TC_EINVAL, "the bucket size must be above 0");
+    double layer = 4.0 * m->params / m->layers;
+    /* Layers per bucket: the bucket closes once it holds at least bucket_bytes. */
+    double per = ceil(bucket_bytes / layer - 1e-9);
+    if (per < 1)
+        per = 1;
+    size_t nb = (size_t)ceil(m->layers / per);
+    tc_iter_bucket *b = tc_calloc(nb, sizeof *b);
+    if (!b)
+        return tc_fail(err, TC_EINTERNAL, "out of memory (%zu buckets)", nb);
+    uint32_t done = 0;
+    for (size_t i = 0; i < nb; i++) {
+        uint32_t k = (uint32_t)fmin(per, (double)(m->layers - done));
+        done += k;
+        b[i].bytes = layer * k;
+        b[i].ready_frac = i + 1 == nb ? 1.0 : (double)done / m->layers;
+    }
+    *out = b;
+    *n = nb;
+    return TC_OK;
+}
+
+void tc_workload_compute(const tc_workload *w, double *fwd_s, double *bwd_s)
+{
+    double mfu = w->mfu > 0 ? w->mfu : w->model.mfu > 0 ? w->model.mfu : TC_DEFAULT_MFU;
+    *fwd_s = w->model.flops_iter / 3.0 / (w->accel->flops * mfu);
+    *bwd_s = 2 * *fwd_s;
+}
+
+/* Collective times by (op, size): buckets are mostly of one size. */
+typedef struct comm_cache {
+    int n;
+    tc_op op[8];
+    double bytes[8], time[8];
+    tc_algo algo[8];
+} comm_cache;
+
+static tc_status comm_time(const tc_topo *t, const tc_workload *w, comm_cache *cc, tc_op op, double bytes,
+                           double *time, tc_algo *algo, tc_err *err)
+{
+    for (int i = 0; i < cc->n; i++)
+        if (cc->op[i] == op && cc->bytes[i] == bytes) {
+            *time = cc->time[i];
+            *algo = cc->algo[i];
+            return TC_OK;
+        }
+    tc_coll_req req = {.op = op, .algo = TC_ALGO_AUTO, .p = w->workers, .bytes = bytes};
+    tc_result r;
+    tc_status st = tc_evaluate(t, &req, &w->eval, &r, err);
+    if (st)
+        return st;
+    int k = cc->n < 8 ? cc->n++ : 7;
+    cc->op[k] = op;
+    cc->bytes[k] = bytes;
+    cc->time[k] = r.time_s;
+    cc->algo[k] = r.algo;
+    *time = r.time_s;
+    *algo = r.algo;
+    return TC_OK;
+}
+
+tc_status tc_workload_iteration(const tc_topo *t, const tc_workload *w, const tc_codec_spec *c, double codec_Bps,
+                                tc_codec_iter *out, tc_err *err)
+{
+    memset(out, 0, sizeof *out);
+    out->codec = *c;
+    if (!w->accel)
+        return tc_fail(err, TC_EINVAL, "no accelerator given");
+    if (w->workers < 2 || w->workers > t->n_endpoints)
+        return tc_fail(err, TC_EINVAL, "%u workers: expected 2 to %u (the topology's endpoints)", w->workers,
+                       t->n_endpoints);
+    double fwd, bwd;
+    tc_workload_compute(w, &fwd, &bwd);
+    if (!(fwd >= 0) || !isfinite(fwd))
+        return tc_fail(err, TC_EINVAL, "the model's compute time is not finite (FLOPs %g)", w->model.flops_iter);
+    tc_iter_bucket *b;
+    size_t nb;
+    tc_status st = tc_buckets_make(&w->model, w->bucket_bytes > 0 ? w->bucket_bytes : TC_DDP_BUCKET_BYTES, &b, &nb, err);
+    if (st)
+        return st;
+    comm_cache cc = {0};
+    uint64_t thr_d = 0;
+    double thr = 0;
+    for (size_t i = 0; i < nb && st == TC_OK; i++) {
+        uint64_t d = (uint64_t)llround(b[i].bytes / 4);
+        if (d == 0)
+            d = 1;
+        tc_codec_wire wc;
+        memset(&wc, 0, sizeof wc);
+        tc_codec_wire_cost(c, d, w->workers, &wc);
+        if (wc.collectives < 1 || wc.collectives > 2) {
+            st = tc_fail(err, TC_EINTERNAL, "codec %s: %u collectives per bucket", c->name, wc.collectives);
+            break;
+        }
+        for (uint32_t k = 0; k < wc.collectives && st == TC_OK; k++) {
+            double tk = 0;
+            tc_algo a = TC_ALGO_AUTO;
+            if (wc.size[k] > 0)
+                st = comm_time(t, w, &cc, wc.op, wc.size[k], &tk, &a, err);
+            b[i].comm_s += tk;
+            out->coll_bytes += wc.size[k];
+            out->sent_bytes += wc.size[k] * tc_op_busbw_factor(wc.op, w->workers);
+            if (i == 0 && k == 0) {
+                out->op = wc.op;
+                out->collectives = wc.collectives;
+                out->bits_per_coord = wc.bits_per_coord;
+                out->algo = a;
+            }
+        }
+        /* Encode + decode time: the bucket's float32 bytes at the codec's
+         * throughput, split evenly between the two. FP32 does no codec work. */
+        if (c->kind != TC_CODEC_FP32) {
+            if (codec_Bps > 0) {
+                thr = codec_Bps;
+            } else if (d != thr_d) {
+                thr = tc_codec_accel_throughput(c, w->accel, d, w->workers);
+                thr_d = d;
+            }
+            if (!(thr > 0)) {
+                st = tc_fail(err, TC_EINTERNAL, "codec %s: no throughput on %s", c->name, w->accel->name);
+                break;
+            }
+            if (i == 0)
+                out->codec_Bps = thr;
+            double s = isinf(thr) ? 0 : b[i].bytes / thr;
+            b[i].enc_s = b[i].dec_s = s / 2;
+        }
+    }
+    if (st == TC_OK)
+        st = tc_iter_timeline(fwd, bwd, b, nb, w->offload, &out->t, err);
+    out->nbuckets = nb;
+    free(b);
+    return st;
+}
+
+tc_status tc_steps_ratios(const tc_acc_curve *curves, size_t n, double target, double *target_used, size_t *ref,
+                          double *ratio, tc_err *err)
+{
+    size_t r = n;
+    for (size_t i = 0; i < n && r == n; i++)
+        if (curves[i].codec.kind == TC_CODEC_FP32)
+            r = i;
+    for (size_t i = 0; i < n && r == n; i++)
+        if (curves[i].codec.kind == TC_CODEC_BF16)
+            r = i;
+    if (r == n)
+        return tc_fail(err, TC_EINVAL, "the accuracy curves have neither fp32 nor bf16: one is needed as the reference");
+    if (curves[r].n == 0)
+        return tc_fail(err, TC_EINVAL, "the reference curve (%s) has no points", curves[r].codec.name);
+    if (!(target > 0))
+        target = TC_TARGET_FRACTION * curves[r].pts[curves[r].n - 1].test_acc;
+    double s_ref = tc_acc_steps_to(&curves[r], target);
+    if (s_ref < 0)
+        return tc_fail(err, TC_EINVAL, "the reference (%s) never reaches the target accuracy %.4g: choose a lower "
+                                       "--target-acc", curves[r].codec.name, target);
+    if (!(s_ref > 0))
+        return tc_fail(err, TC_EINVAL, "the reference (%s) reaches the target accuracy %.4g at step 0: choose a "
+                                       "higher --target-acc", curves[r].codec.name, target);
+    for (size_t i = 0; i < n; i++) {
+        double s = tc_acc_steps_to(&curves[i], target);
+        ratio[i] = s < 0 ? -1 : s / s_ref;
+    }
+    *target_used = target;
+    *ref = r;
+    return TC_OK;
+}
+
+void tc_tta_compute(const double *iter_s, const double *ratio, size_t n, double baseline_steps, long i_bf16,
+                    long i_fp32, tc_tta *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        out[i].steps_ratio = ratio[i];
+        out[i].steps = ratio[i] < 0 ? NAN : baseline_steps * ratio[i];
+        out[i].tta_s = ratio[i] < 0 ? NAN : iter_s[i] * out[i].steps;
+    }
+    for (size_t i = 0; i < n; i++) {
+        double b = i_bf16 >= 0 ? out[i_bf16].tta_s : NAN, f = i_fp32 >= 0 ? out[i_fp32].tta_s : NAN;
+        out[i].speedup_bf16 = isfinite(b) && isfinite(out[i].tta_s) ? b / out[i].tta_s : NAN;
+        out[i].speedup_fp32 = isfinite(f) && isfinite(out[i].tta_s) ? f / out[i].tta_s : NAN;
+    }
+}
+
+double tc_crossover_bw(const double *bw, const double *speedup, size_t n)
+{
+    if (n == 0 || !(speedup[0] > 1))
+        return 0;
+    size_t k = 0;
+    while (k + 1 < n && speedup[k + 1] > 1)
+        k++;
+    if (k + 1 == n)
+        return INFINITY;
+    /* speedup[k] > 1 >= speedup[k + 1]: where log speedup crosses 0, on log bw. */
+    double s1 = log(speedup[k]), s2 = isfinite(speedup[k + 1]) && speedup[k + 1] > 0 ? log(speedup[k + 1]) : -INFINITY;
+    if (!isfinite(s2))
+        return bw[k];
+    double f = s1 / (s1 - s2);
+    return exp(log(bw[k]) + f * (log(bw[k + 1]) - log(bw[k])));
+}
+
+size_t tc_sweep_default_rates(double *rates)
+{
+    static const double gbps[] = {10, 25, 50, 100, 200, 400, 800, 1600};
+    for (size_t i = 0; i < 8; i++)
+        rates[i] = gbps[i] * 1e9 / 8;
+    return 8;
+}
