@@ -118,8 +118,9 @@ void tc_xfers_clear(tc_xfers *x);
 void tc_xfers_free(tc_xfers *x);
 /* Appends a transfer; returns its index. Segments follow with tc_xfers_seg. */
 size_t tc_xfers_add(tc_xfers *x, uint32_t src, uint32_t dst, double bytes, bool reduce);
-/* Appends a segment to the last transfer (no-op unless with_data). A cyclic
- * range is emitted as two segments. */
+/* Appends a segment to the last transfer (no-op unless with_data); a
+ * segment that continues the previous one extends it. A cyclic range is
+ * emitted as two segments. */
 void tc_xfers_seg(tc_xfers *x, uint32_t src_slot, uint32_t dst_slot, uint32_t count);
 
 typedef struct tc_coll_req {

@@ -23,22 +23,6 @@
  */
 #include "coll/algos.h"
 
-/* Appends a segment, extending the transfer's last one when both ends continue it. */
-static void seg_add(tc_xfers *x, uint32_t src, uint32_t dst, uint32_t cnt)
-{
-    if (!x->with_data || x->n == 0 || cnt == 0)
-        return;
-    tc_xfer *t = &x->v[x->n - 1];
-    if (t->seg_cnt > 0) {
-        tc_seg *g = &x->segs[x->nseg - 1];
-        if (g->src_slot + g->count == src && g->dst_slot + g->count == dst) {
-            g->count += cnt;
-            return;
-        }
-    }
-    tc_xfers_seg(x, src, dst, cnt);
-}
-
 static bool bruck_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)
 {
     (void)p, (void)topo;
@@ -81,7 +65,7 @@ static tc_status emit_alltoall(const tc_sched *s, uint32_t k, tc_xfers *x)
     uint32_t w = 2 * nb; /* working buffer base */
     if (p == 1) {
         tc_xfers_add(x, 0, 0, 0, false);
-        seg_add(x, 0, nb, 1);
+        tc_xfers_seg(x, 0, nb, 1);
         return TC_OK;
     }
     bool first = k == 0, last = k + 1 == K;
@@ -96,7 +80,7 @@ static tc_status emit_alltoall(const tc_sched *s, uint32_t k, tc_xfers *x)
                 continue;
             uint32_t from = first ? (r + i) % p : w + i;
             uint32_t to = last ? nb + (dst + p - i) % p : w + i;
-            seg_add(x, from, to, 1);
+            tc_xfers_seg(x, from, to, 1);
         }
     }
     if (!x->with_data || !(first || last))
@@ -110,7 +94,7 @@ static tc_status emit_alltoall(const tc_sched *s, uint32_t k, tc_xfers *x)
                 continue;
             uint32_t from = first ? (r + i) % p : w + i;
             uint32_t to = last ? nb + (r + p - i) % p : w + i;
-            seg_add(x, from, to, 1);
+            tc_xfers_seg(x, from, to, 1);
         }
     }
     return TC_OK;

@@ -22,22 +22,6 @@
 
 typedef enum { HS_INTRA_RS, HS_INTER_RS, HS_INTER_AG, HS_INTRA_AG } hier_stage;
 
-/* Appends a segment, extending the transfer's last one when both ends continue it. */
-static void seg_add(tc_xfers *x, uint32_t src, uint32_t dst, uint32_t cnt)
-{
-    if (!x->with_data || x->n == 0 || cnt == 0)
-        return;
-    tc_xfer *t = &x->v[x->n - 1];
-    if (t->seg_cnt > 0) {
-        tc_seg *g = &x->segs[x->nseg - 1];
-        if (g->src_slot + g->count == src && g->dst_slot + g->count == dst) {
-            g->count += cnt;
-            return;
-        }
-    }
-    tc_xfers_seg(x, src, dst, cnt);
-}
-
 static bool hier_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)
 {
     if (op != TC_OP_ALLREDUCE && op != TC_OP_REDUCESCATTER && op != TC_OP_ALLGATHER) {
@@ -88,7 +72,7 @@ static tc_status emit_hier(const tc_sched *s, uint32_t step, tc_xfers *x)
             tc_xfers_add(x, r, base + (l + 1) % G, N * s->blk_bytes, red);
             for (uint32_t n = 0; x->with_data && n < N; n++) {
                 uint32_t slot = (n * G + j) * c + k;
-                seg_add(x, slot, slot, 1);
+                tc_xfers_seg(x, slot, slot, 1);
             }
         }
     } else {
@@ -97,7 +81,7 @@ static tc_status emit_hier(const tc_sched *s, uint32_t step, tc_xfers *x)
             uint32_t m = (n + 2 * N - t - (red ? 1 : 0)) % N; /* node whose block is sent */
             uint32_t slot = (m * G + l) * c + k;
             tc_xfers_add(x, r, (r + G) % p, s->blk_bytes, red);
-            seg_add(x, slot, slot, 1);
+            tc_xfers_seg(x, slot, slot, 1);
         }
     }
     return TC_OK;

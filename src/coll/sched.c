@@ -54,6 +54,16 @@ void tc_xfers_seg(tc_xfers *x, uint32_t src_slot, uint32_t dst_slot, uint32_t co
 {
     if (!x->with_data || x->n == 0 || count == 0)
         return;
+    /* A run that continues the transfer's last segment extends it: block
+     * sets built one block at a time stay a few segments. */
+    tc_xfer *t = &x->v[x->n - 1];
+    if (t->seg_cnt > 0) {
+        tc_seg *g = &x->segs[x->nseg - 1];
+        if (g->src_slot + g->count == src_slot && g->dst_slot + g->count == dst_slot) {
+            g->count += count;
+            return;
+        }
+    }
     if (x->nseg == x->segcap) {
         size_t cap = x->segcap ? 2 * x->segcap : 256;
         tc_seg *v = realloc(x->segs, cap * sizeof *v);

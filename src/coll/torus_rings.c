@@ -78,22 +78,6 @@ typedef struct tr_group {
     tr_member mem[TR_MAX_PARTS];
 } tr_group;
 
-/* Appends a segment, extending the transfer's last one when both ends continue it. */
-static void seg_add(tc_xfers *x, uint32_t src, uint32_t dst, uint32_t cnt)
-{
-    if (!x->with_data || x->n == 0 || cnt == 0)
-        return;
-    tc_xfer *t = &x->v[x->n - 1];
-    if (t->seg_cnt > 0) {
-        tc_seg *g = &x->segs[x->nseg - 1];
-        if (g->src_slot + g->count == src && g->dst_slot + g->count == dst) {
-            g->count += cnt;
-            return;
-        }
-    }
-    tc_xfers_seg(x, src, dst, cnt);
-}
-
 static bool torus_valid_common(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)
 {
     if (op != TC_OP_ALLREDUCE && op != TC_OP_REDUCESCATTER && op != TC_OP_ALLGATHER) {
@@ -189,7 +173,7 @@ static void emit_blocks(const tc_sched *s, const tr_state *ts, uint32_t q, uint3
     uint32_t P = ts->nparts, c = ts->rounds;
     for (;;) {
         uint32_t slot = (b * P + q) * c + round;
-        seg_add(x, slot, slot, 1);
+        tc_xfers_seg(x, slot, slot, 1);
         uint32_t i = 0;
         for (; i < nf; i++) {
             uint32_t d = fd[i];
