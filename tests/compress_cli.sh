@@ -1,0 +1,104 @@
+#!/bin/sh
+# compress_cli.sh - the contract of `topocc compress`: bad input gets one
+# line on stderr, exit code 2 and nothing on stdout; the help text's example
+# works; the table, CSV and JSON carry the documented fields; the accuracy
+# file path works end to end (a short training run writes it).
+# usage: tests/compress_cli.sh path/to/topocc
+set -u
+T="$1"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+CLOS="clos:down=8x8,up=1x8,bw=400Gbps,lat=1us"
+R="--steps-ratio topk:ratio=0.01=1.3"
+
+bad() { # description, args...
+    what="$1"; shift
+    "$T" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    lines=$(wc -l <"$tmp/err")
+    if [ "$rc" -ne 2 ] || [ -s "$tmp/out" ] || [ "$lines" -ne 1 ]; then
+        echo "FAIL (bad input: $what): rc=$rc stderr lines=$lines stdout bytes=$(wc -c <"$tmp/out")"
+        cat "$tmp/err"
+        fails=$((fails + 1))
+    fi
+}
+
+good() { # description, pattern, args...
+    what="$1"; pat="$2"; shift 2
+    "$T" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" -ne 0 ] || ! grep -q -- "$pat" "$tmp/out" || [ -s "$tmp/err" ]; then
+        echo "FAIL ($what): rc=$rc, expected '$pat' on stdout"
+        head -5 "$tmp/out" "$tmp/err"
+        fails=$((fails + 1))
+    fi
+}
+
+# --- bad input ---
+bad "unknown model" compress --topo "$CLOS" --model resnet51 --codec topk $R
+bad "custom model without flops" compress --topo "$CLOS" --model params=1M,layers=2 --codec topk $R
+bad "custom model with a bad number" compress --topo "$CLOS" --model params=x,layers=2,flops=1T --codec topk $R
+bad "custom model with an unknown key" compress --topo "$CLOS" --model params=1M,layers=2,flops=1T,foo=1 --codec topk $R
+bad "zoo model with an unknown key" compress --topo "$CLOS" --model resnet50:depth=3 --codec topk $R
+bad "workers beyond the endpoints" compress --topo "$CLOS" --model resnet50 --workers 65 --codec topk $R
+bad "one worker" compress --topo "$CLOS" --model resnet50 --workers 1 --codec topk $R
+bad "unknown codec" compress --topo "$CLOS" --model resnet50 --codec zip $R
+bad "steps ratio for a codec not asked for" compress --topo "$CLOS" --model resnet50 --codec topk $R --steps-ratio powersgd=1.1
+bad "steps ratio for an unknown codec" compress --topo "$CLOS" --model resnet50 --codec topk $R --steps-ratio zip=1.1
+bad "steps ratio of 0" compress --topo "$CLOS" --model resnet50 --codec topk --steps-ratio topk=0
+bad "steps ratio missing for a codec" compress --topo "$CLOS" --model resnet50 --codec topk --codec powersgd $R
+bad "unknown accelerator" compress --topo "$CLOS" --model resnet50 --codec topk $R --accel a100
+bad "missing accuracy file" compress --topo "$CLOS" --model resnet50 --codec topk --accuracy "$tmp/none.json"
+bad "accuracy file that is not one" compress --topo "$CLOS" --model resnet50 --codec topk --accuracy /etc/hostname
+bad "accuracy and steps ratio together" compress --topo "$CLOS" --model resnet50 --codec topk $R --accuracy x.json
+bad "target with steps ratio" compress --topo "$CLOS" --model resnet50 --codec topk $R --target-acc 0.8
+bad "target above 1" compress --topo "$CLOS" --model resnet50 --codec topk --target-acc 1.5 --accuracy x.json
+bad "throughput for a codec not asked for" compress --topo "$CLOS" --model resnet50 --codec topk $R --codec-throughput thc=5
+bad "throughput of 0" compress --topo "$CLOS" --model resnet50 --codec topk $R --codec-throughput topk=0
+bad "bucket of 0" compress --topo "$CLOS" --model resnet50 --codec topk $R --bucket 0
+bad "mfu above 1" compress --topo "$CLOS" --model resnet50 --codec topk $R --mfu 2
+bad "unknown option" compress --topo "$CLOS" --model resnet50 --codec topk $R --fast
+bad "no codec" compress --topo "$CLOS" --model resnet50
+bad "unknown mode" compress --topo "$CLOS" --model resnet50 --codec topk $R --mode exact
+bad "unknown format" compress --topo "$CLOS" --model resnet50 --codec topk $R --format xml
+
+# --- help and its example ---
+good "help" "example:" compress --help
+ex=$("$T" compress --help | sed -n '/^example:/,$p' | tail -n +2 | tr -d '\\\n' | sed 's/^ *topocc //')
+# shellcheck disable=SC2086
+good "help example runs" "beats bf16" $ex
+
+# --- main paths ---
+good "table" "time to acc" compress --topo "$CLOS" --model resnet50 --workers 64 --codec topk:ratio=0.01 $R
+good "baselines added" "^bf16 " compress --topo "$CLOS" --model resnet50 --workers 64 --codec topk:ratio=0.01 $R
+good "never reaches" "does not reach the target" compress --topo "$CLOS" --model resnet50 --codec signsgd --steps-ratio signsgd=never
+good "custom model" "custom" compress --topo "$CLOS" --model params=100M,layers=20,flops=2T --codec powersgd --steps-ratio powersgd=1.1
+good "csv" "^codec,collective," compress --topo "$CLOS" --model bert-large --codec topk:ratio=0.01 $R --format csv
+good "offload" "offloaded" compress --topo "$CLOS" --model vgg16 --codec topk:ratio=0.01 $R --offload
+good "given throughput" "^topk" compress --topo "$CLOS" --model gpt2-xl --codec topk:ratio=0.01 $R --codec-throughput topk=2
+good "steps mode" "steps mode" compress --topo "$CLOS" --model resnet50 --codec topk:ratio=0.01 $R --mode steps
+good "json" '"schema_version"' compress --topo "$CLOS" --model resnet50 --codec topk:ratio=0.01 $R --format json --sweep-bw
+for f in '"inputs"' '"codec_throughputs"' '"results"' '"speedup_vs_bf16"' '"time_to_accuracy_s"' '"crossover"' \
+    '"wire_bytes_per_iteration"' '"exposed_s"' '"steps_ratio_source"'; do
+    grep -q -- "$f" "$tmp/out" || { echo "FAIL (json): no $f"; fails=$((fails + 1)); }
+done
+
+# --- accuracy file, end to end (a short training run) ---
+if [ -d /usr/share/datasets/fashion-mnist ]; then
+    if "$T" train-accuracy --codec bf16 --codec topk:ratio=0.01 --steps 200 --eval-every 50 \
+        --out "$tmp/acc.json" >/dev/null 2>"$tmp/err"; then
+        good "accuracy file" "time to acc" compress --topo "$CLOS" --model resnet50 --codec topk:ratio=0.01 \
+            --accuracy "$tmp/acc.json"
+        bad "codec missing from the accuracy file" compress --topo "$CLOS" --model resnet50 --codec powersgd \
+            --accuracy "$tmp/acc.json"
+    else
+        echo "note: train-accuracy did not run ($(head -1 "$tmp/err")); accuracy-file checks skipped"
+    fi
+fi
+
+if [ "$fails" -ne 0 ]; then
+    echo "$fails compress CLI check(s) failed"
+    exit 1
+fi
+echo "compress CLI: all checks passed"
