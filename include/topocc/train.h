@@ -24,7 +24,10 @@ typedef struct tc_train_opts {
     uint32_t train_subset;    /* use the first N training images (0: all 60,000) */
     uint32_t test_subset;     /* evaluate on the first N test images (0: all 10,000) */
     uint64_t bucket_bytes;    /* DDP bucket size (default 25 MB) */
+    uint32_t hidden;          /* mlp: hidden units (default TC_TRAIN_DEFAULT_HIDDEN) */
 } tc_train_opts;
+
+#define TC_TRAIN_DEFAULT_HIDDEN 128
 
 /* Fills the defaults above into o (fields left 0/NULL). */
 void tc_train_defaults(tc_train_opts *o);
@@ -32,7 +35,8 @@ void tc_train_defaults(tc_train_opts *o);
 typedef struct tc_acc_point {
     uint32_t step;
     double test_acc;          /* fraction in [0, 1] */
-    double train_loss;        /* mean cross-entropy over the steps since the last point */
+    double train_loss;        /* mean cross-entropy over the steps since the last point
+                                 (step 0: of the first batch); NAN once training diverged */
 } tc_acc_point;
 
 typedef struct tc_acc_curve {
@@ -42,19 +46,27 @@ typedef struct tc_acc_curve {
 } tc_acc_curve;
 
 /* Trains once per codec (same seed, same data order) and records test
- * accuracy against steps. Errors: a missing data set ("install the Debian
- * package dataset-fashion-mnist"), a corrupt IDX header, invalid options. */
+ * accuracy against steps: a point at step 0 (the initial model), every
+ * eval_every steps and at the last step. curves[i] (caller's array of
+ * ncodecs) receives codec i's curve. Errors: a missing data set ("install
+ * the Debian package dataset-fashion-mnist"), a corrupt IDX header, invalid
+ * options (then no curve is left allocated). */
 tc_status tc_train_run(const tc_train_opts *o, const tc_codec_spec *codecs, size_t ncodecs, tc_acc_curve *curves,
                        tc_err *err);
+/* Frees the points of curves[0..n) (not the array itself). */
 void tc_acc_curves_free(tc_acc_curve *curves, size_t n);
 
 /* The accuracy file (JSON, docs/SCHEMA.md): written atomically, read back
- * with validation (a file that does not match says what and where). */
+ * with validation (a file that does not match says what and where, e.g.
+ * "curves[2].points[5].test_acc: expected a number in [0,1]"). tc_acc_read
+ * fills o (data_dir NULL) and allocates *curves: release it with
+ * tc_acc_curves_free(*curves, *n) then free(*curves). */
 tc_status tc_acc_write(const char *path, const tc_train_opts *o, const tc_acc_curve *curves, size_t n, tc_err *err);
 tc_status tc_acc_read(const char *path, tc_train_opts *o, tc_acc_curve **curves, size_t *n, tc_err *err);
 
-/* Steps to reach target accuracy (linear interpolation between recorded
- * points); a negative value if the curve never reaches it. */
+/* Steps to reach target accuracy: the first crossing, linearly interpolated
+ * between the two recorded points around it (the first point's step if it
+ * already reaches it); a negative value if the curve never reaches it. */
 double tc_acc_steps_to(const tc_acc_curve *c, double target);
 
 #endif
