@@ -9,22 +9,23 @@
  * (the sender's overhead clock), then sends (its flow is in the rate solver,
  * maxmin.c), then propagates for its path latency and is delivered.
  * Each flow has exactly one pending event at a time (start, end of sending,
- * delivery), so one indexed heap of flows keyed by that time is the event
- * queue. Events within TC_FLOW_BATCH_REL of the earliest are one batch, after
+ * delivery), so one indexed 4-ary heap of flows keyed by that time is the
+ * event queue. Events within TC_FLOW_BATCH_REL of the earliest are one batch, after
  * which the solver recomputes the rates of the components that changed, and
  * only flows whose rate changed get a new finish time. A flow's bytes left
  * are brought up to date only when its rate changes (rem -= rate * elapsed).
  *
- * Dependencies (flow.h): per rank, issue[r] is the next step whose sends it
- * has not issued, pend[r] its undelivered receives of steps before issue[r],
- * outst[r] its sends still being sent. Steps are emitted on demand into a
+ * Dependencies (flow.h): per rank (fl_rank), issue is the next step whose
+ * sends it has not issued, pend its undelivered receives of steps before
+ * issue, outst its sends still being sent. Steps are emitted on demand into a
  * window [lo, hi) of slots (one per step: transfers sorted by sender, and per
  * rank the receives not yet delivered); a slot is reused once every rank has
  * passed it and all its transfers are delivered.
  *
  * Data layout: flows are structs of arrays indexed by flow id, ids recycled
- * through a free list; link byte counters are one array by link ID. Nothing
- * is allocated per event once the arrays have grown.
+ * through a free list; a rank's counters are one struct (fl_rank), and so is
+ * what a step holds for a rank (fl_srank); link byte counters are one array
+ * by link ID. Nothing is allocated per event once the arrays have grown.
  */
 #include <errno.h>
 #include <math.h>
@@ -38,25 +39,42 @@
 
 enum { ST_ALPHA = 0, ST_XMIT = 1, ST_PROP = 2 };
 
+/* What a step holds for one rank, together: one cache line serves the
+ * rank's sends, receives and parked transfers. */
+typedef struct fl_srank {
+    uint32_t first, end;  /* its sends are xv[first, end) */
+    uint32_t recv_left;   /* its receives not yet delivered */
+    uint32_t wait;        /* rendezvous: first flow parked until it reaches the step (f_next links) */
+} fl_srank;
+
+typedef struct fl_sxfer {
+    uint32_t dst;
+    double bytes;
+} fl_sxfer;
+
 typedef struct fl_step {
-    uint32_t *off;        /* p + 1: rank r's sends are [off[r], off[r + 1]) */
-    uint32_t *recv_left;  /* p: receives of rank r not yet delivered */
-    uint32_t *wait;       /* p: rendezvous: first flow parked until rank r reaches the step (f_next links) */
-    uint32_t *dst;        /* by sender */
-    double *bytes;
+    fl_srank *sr;         /* p */
+    fl_sxfer *xv;         /* by sender */
     size_t n, cap;
     uint64_t incomplete;  /* transfers not yet delivered */
     uint32_t unissued;    /* ranks that have not passed the step */
 } fl_step;
+
+/* A rank's state, together (flow.h's rule): issue is the next step whose
+ * sends it has not issued, pend its undelivered receives of steps before
+ * issue, outst its sends still being sent. */
+typedef struct fl_rank {
+    uint32_t issue, pend, outst;
+    double fin;           /* last delivery it took part in */
+    double oclk;          /* when its last message started (the overhead clock) */
+} fl_rank;
 
 typedef struct fl_job {
     const tc_sched *s;
     const uint32_t *map;
     uint32_t p, nsteps;
     double start;
-    uint32_t *issue, *pend, *outst;
-    double *fin;          /* per rank: last delivery it took part in */
-    double *oclk;         /* per rank: when its last message started (the overhead clock) */
+    fl_rank *rk;          /* p */
     fl_step *win;
     uint32_t wcap, lo, hi; /* wcap a power of two; step s lives in win[s & (wcap - 1)] */
     double finish;
@@ -66,6 +84,12 @@ typedef struct fl_job {
 typedef struct fl_ready {
     uint32_t job, rank;
 } fl_ready;
+
+typedef struct fl_hent {
+    double key;
+    uint32_t f;
+} fl_hent;
+_Static_assert(sizeof(fl_hent) == 16, "four heap entries per cache line");
 
 typedef struct fl_sim {
     const tc_topo *t;
@@ -85,9 +109,10 @@ typedef struct fl_sim {
     uint32_t *free_ids;
     uint32_t nfree;
 
-    /* Event heap: key and flow, f_hpos[flow] its position. */
-    double *hk;
-    uint32_t *hf;
+    /* Event heap: f_hpos[flow] its position. heap = heap_mem + 3, heap_mem
+     * 64-byte aligned, so that the children 4i + 1 .. 4i + 4 of node i fill
+     * one cache line. */
+    fl_hent *heap, *heap_mem;
     uint32_t hn;
 
     fl_ready *ready;
@@ -131,43 +156,57 @@ static bool grow_to(void **p, size_t *cap, size_t need, size_t elem)
 
 /* ---- the event heap (indexed by flow) ---- */
 
-static void heap_place(fl_sim *S, uint32_t i, double key, uint32_t f)
+/* A 4-ary heap of (time, flow) pairs: the four children of a node share one
+ * cache line (fl_sim.heap), and the tree is half as deep as a binary one. */
+#define HEAP_D 4
+
+static void heap_place(fl_sim *S, uint32_t i, fl_hent e)
 {
-    S->hk[i] = key;
-    S->hf[i] = f;
-    S->f_hpos[f] = i;
+    S->heap[i] = e;
+    S->f_hpos[e.f] = i;
 }
 
 static void heap_up(fl_sim *S, uint32_t i)
 {
-    double key = S->hk[i];
-    uint32_t f = S->hf[i];
+    fl_hent e = S->heap[i];
     while (i > 0) {
-        uint32_t up = (i - 1) / 2;
-        if (S->hk[up] <= key)
+        uint32_t up = (i - 1) / HEAP_D;
+        if (S->heap[up].key <= e.key)
             break;
-        heap_place(S, i, S->hk[up], S->hf[up]);
+        heap_place(S, i, S->heap[up]);
         i = up;
     }
-    heap_place(S, i, key, f);
+    heap_place(S, i, e);
 }
 
 static void heap_down(fl_sim *S, uint32_t i)
 {
-    double key = S->hk[i];
-    uint32_t f = S->hf[i], n = S->hn;
+    fl_hent e = S->heap[i];
+    uint32_t n = S->hn;
     for (;;) {
-        uint32_t c = 2 * i + 1;
+        uint32_t c = HEAP_D * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n && S->hk[c + 1] < S->hk[c])
-            c++;
-        if (S->hk[c] >= key)
+        uint32_t best;
+        const fl_hent *h = S->heap;
+        if (c + HEAP_D <= n) {
+            /* All four children: a tournament, with no loop. */
+            uint32_t a = h[c + 1].key < h[c].key ? c + 1 : c;
+            uint32_t b = h[c + 3].key < h[c + 2].key ? c + 3 : c + 2;
+            best = h[b].key < h[a].key ? b : a;
+        } else {
+            best = c;
+            for (uint32_t k = c + 1; k < n; k++)
+                if (h[k].key < h[best].key)
+                    best = k;
+        }
+        double bk = h[best].key;
+        if (bk >= e.key)
             break;
-        heap_place(S, i, S->hk[c], S->hf[c]);
-        i = c;
+        heap_place(S, i, S->heap[best]);
+        i = best;
     }
-    heap_place(S, i, key, f);
+    heap_place(S, i, e);
 }
 
 /* Sets flow f's event time (the heap has room for every flow id). */
@@ -176,12 +215,12 @@ static void heap_set(fl_sim *S, uint32_t f, double key)
     uint32_t i = S->f_hpos[f];
     if (i == NONE) {
         i = S->hn++;
-        heap_place(S, i, key, f);
+        heap_place(S, i, (fl_hent){key, f});
         heap_up(S, i);
         return;
     }
-    double old = S->hk[i];
-    S->hk[i] = key;
+    double old = S->heap[i].key;
+    S->heap[i].key = key;
     if (key < old)
         heap_up(S, i);
     else
@@ -195,9 +234,9 @@ static void heap_remove(fl_sim *S, uint32_t f)
     S->f_hpos[f] = NONE;
     if (--S->hn == i)
         return;
-    double old = S->hk[i];
-    heap_place(S, i, S->hk[S->hn], S->hf[S->hn]);
-    if (S->hk[i] < old)
+    double old = S->heap[i].key;
+    heap_place(S, i, S->heap[S->hn]);
+    if (S->heap[i].key < old)
         heap_up(S, i);
     else
         heap_down(S, i);
@@ -229,9 +268,15 @@ static bool flows_grow(fl_sim *S)
     FL_GROW(f_issue);
     FL_GROW(f_state);
     FL_GROW(free_ids);
-    FL_GROW(hk);
-    FL_GROW(hf);
 #undef FL_GROW
+    fl_hent *h = aligned_alloc(64, (c + 4) * sizeof *h);
+    if (!h)
+        return false;
+    if (S->heap_mem)
+        memcpy(h + 3, S->heap, S->hn * sizeof *h);
+    free(S->heap_mem);
+    S->heap_mem = h;
+    S->heap = h + 3;
     S->fcap = (uint32_t)c;
     return true;
 }
@@ -463,11 +508,10 @@ static bool window_grow(fl_job *J)
 {
     uint32_t nc = J->wcap ? 2 * J->wcap : 4;
     fl_step *w = calloc(nc, sizeof *w);
-    if (!w)
-        return false;
     bool *used = calloc(nc, sizeof *used);
-    if (!used) {
+    if (!w || !used) {
         free(w);
+        free(used);
         return false;
     }
     for (uint32_t s = J->lo; s < J->hi; s++) {
@@ -507,29 +551,21 @@ static tc_status emit_next(fl_sim *S, size_t j)
     fl_step *st = slot(J, s);
     size_t n = S->xf.n;
     uint32_t p = J->p;
-    if (!st->off) {
-        st->off = calloc((size_t)p + 1, sizeof *st->off);
-        st->recv_left = calloc(p, sizeof *st->recv_left);
-        st->wait = malloc(p * sizeof *st->wait);
-        if (!st->off || !st->recv_left || !st->wait)
+    if (!st->sr) {
+        st->sr = malloc((p ? p : 1) * sizeof *st->sr);
+        if (!st->sr)
             return oom(S);
     }
     if (n > st->cap) {
         size_t c = st->cap;
-        void *d = st->dst;
-        if (!grow_to(&d, &c, n, sizeof *st->dst))
+        void *x = st->xv;
+        if (!grow_to(&x, &c, n, sizeof *st->xv))
             return oom(S);
-        st->dst = d;
-        c = st->cap;
-        void *b = st->bytes;
-        if (!grow_to(&b, &c, n, sizeof *st->bytes))
-            return oom(S);
-        st->bytes = b;
+        st->xv = x;
         st->cap = c;
     }
-    memset(st->off, 0, ((size_t)p + 1) * sizeof *st->off);
-    memset(st->recv_left, 0, (size_t)p * sizeof *st->recv_left);
-    memset(st->wait, 0xff, (size_t)p * sizeof *st->wait);
+    for (uint32_t r = 0; r < p; r++)
+        st->sr[r] = (fl_srank){0, 0, 0, NONE};
     for (size_t i = 0; i < n; i++) {
         const tc_xfer *x = &S->xf.v[i];
         if (x->src >= p || x->dst >= p)
@@ -537,22 +573,22 @@ static tc_status emit_next(fl_sim *S, size_t j)
                                    "job %zu: step %u has a transfer from rank %u to rank %u, but the schedule has "
                                    "ranks 0..%u only",
                                    j, s, x->src, x->dst, p - 1);
-        st->off[x->src + 1]++;
-        st->recv_left[x->dst]++;
+        st->sr[x->src].end++;
+        st->sr[x->dst].recv_left++;
     }
-    for (uint32_t r = 0; r < p; r++)
-        st->off[r + 1] += st->off[r];
-    /* Counting sort by sender: off[r] is the next free place of rank r, then
-     * shifts back to the start of its range. */
+    /* Counting sort by sender: end counts, then is the next free place of
+     * the rank's range, and ends at its end. */
+    uint32_t acc = 0;
+    for (uint32_t r = 0; r < p; r++) {
+        fl_srank *e = &st->sr[r];
+        uint32_t c = e->end;
+        e->first = e->end = acc;
+        acc += c;
+    }
     for (size_t i = 0; i < n; i++) {
         const tc_xfer *x = &S->xf.v[i];
-        uint32_t k = st->off[x->src]++;
-        st->dst[k] = x->dst;
-        st->bytes[k] = x->bytes;
+        st->xv[st->sr[x->src].end++] = (fl_sxfer){x->dst, x->bytes};
     }
-    for (uint32_t r = p; r > 0; r--)
-        st->off[r] = st->off[r - 1];
-    st->off[0] = 0;
     st->n = n;
     st->incomplete = n;
     st->unissued = p;
@@ -596,16 +632,17 @@ static void deliver(fl_sim *S, uint32_t job, uint32_t s, uint32_t src, uint32_t 
 {
     fl_job *J = &S->jobs[job];
     fl_step *st = slot(J, s);
-    st->recv_left[dst]--;
+    st->sr[dst].recv_left--;
     st->incomplete--;
     J->transfers++;
     if (t > J->finish)
         J->finish = t;
-    if (t > J->fin[src])
-        J->fin[src] = t;
-    if (t > J->fin[dst])
-        J->fin[dst] = t;
-    if (s < J->issue[dst] && --J->pend[dst] == 0)
+    if (t > J->rk[src].fin)
+        J->rk[src].fin = t;
+    fl_rank *D = &J->rk[dst];
+    if (t > D->fin)
+        D->fin = t;
+    if (s < D->issue && --D->pend == 0)
         push_ready(S, job, dst);
     trace_slice(S, job, s, src, dst, bytes, t0, t);
     retire(J);
@@ -651,7 +688,7 @@ static void flow_go(fl_sim *S, uint32_t f)
     S->f_issue[f] = S->now;
     double alpha = S->t->alpha;
     if (alpha > 0) {
-        double *clk = &S->jobs[S->f_job[f]].oclk[S->f_src[f]];
+        double *clk = &S->jobs[S->f_job[f]].rk[S->f_src[f]].oclk;
         double start = (*clk > S->now ? *clk : S->now) + alpha;
         *clk = start;
         heap_set(S, f, start);
@@ -666,25 +703,30 @@ static void flow_go(fl_sim *S, uint32_t f)
 static void advance(fl_sim *S, uint32_t job, uint32_t r)
 {
     fl_job *J = &S->jobs[job];
+    fl_rank *R = &J->rk[r];
     bool sender_fifo = S->o.deps != TC_DEPS_RECV, rdv = S->o.deps == TC_DEPS_RENDEZVOUS;
-    while (S->st == TC_OK && J->issue[r] < J->nsteps && J->pend[r] == 0 && (!sender_fifo || J->outst[r] == 0)) {
-        uint32_t s = J->issue[r];
+    const uint32_t *map = J->map;
+    while (S->st == TC_OK && R->issue < J->nsteps && R->pend == 0 && (!sender_fifo || R->outst == 0)) {
+        uint32_t s = R->issue;
         while (J->hi <= s && S->st == TC_OK)
             emit_next(S, job);
         if (S->st)
             return;
         fl_step *st = slot(J, s);
-        J->issue[r] = s + 1;
-        J->pend[r] += st->recv_left[r];
+        fl_srank *me = &st->sr[r];
+        R->issue = s + 1;
+        R->pend += me->recv_left;
         st->unissued--;
-        for (uint32_t k = st->off[r]; k < st->off[r + 1] && S->st == TC_OK; k++) {
-            uint32_t d = st->dst[k];
-            uint32_t a = J->map ? J->map[r] : r, b = J->map ? J->map[d] : d;
+        uint32_t a = map ? map[r] : r;
+        for (uint32_t k = me->first; k < me->end && S->st == TC_OK; k++) {
+            uint32_t d = st->xv[k].dst;
+            double bytes = st->xv[k].bytes;
+            uint32_t b = map ? map[d] : d;
             if (!count_event(S))
                 return;
-            if (a == b && (!rdv || J->issue[d] > s)) {
+            if (a == b && (!rdv || J->rk[d].issue > s)) {
                 /* A local copy: instantaneous. */
-                deliver(S, job, s, r, d, st->bytes[k], S->now, S->now);
+                deliver(S, job, s, r, d, bytes, S->now, S->now);
                 continue;
             }
             uint32_t f = flow_new(S);
@@ -696,29 +738,31 @@ static void advance(fl_sim *S, uint32_t job, uint32_t r)
             S->f_step[f] = s;
             S->f_src[f] = r;
             S->f_dst[f] = d;
-            S->f_bytes[f] = st->bytes[k];
+            S->f_bytes[f] = bytes;
             S->f_issue[f] = S->now;
             S->f_hpos[f] = NONE;
             S->f_state[f] = ST_ALPHA;
-            J->outst[r]++;
-            if (rdv && J->issue[d] <= s) {
-                S->f_next[f] = st->wait[d];
-                st->wait[d] = f;
+            R->outst++;
+            if (rdv && J->rk[d].issue <= s) {
+                fl_srank *dr = &st->sr[d];
+                S->f_next[f] = dr->wait;
+                dr->wait = f;
             } else {
                 flow_go(S, f);
             }
         }
         if (rdv) {
-            uint32_t f = st->wait[r];
-            st->wait[r] = NONE;
+            uint32_t f = me->wait;
+            me->wait = NONE;
+            uint32_t b = map ? map[r] : r;
             for (; f != NONE && S->st == TC_OK; f = S->f_next[f]) {
-                fl_job *JJ = J;
-                uint32_t a = JJ->map ? JJ->map[S->f_src[f]] : S->f_src[f], b = JJ->map ? JJ->map[r] : r;
-                if (a == b) {
-                    deliver(S, job, s, S->f_src[f], r, S->f_bytes[f], S->f_issue[f], S->now);
-                    J->outst[S->f_src[f]]--;
-                    if (J->outst[S->f_src[f]] == 0 && J->pend[S->f_src[f]] == 0)
-                        push_ready(S, job, S->f_src[f]);
+                uint32_t src = S->f_src[f];
+                if ((map ? map[src] : src) == b) {
+                    deliver(S, job, s, src, r, S->f_bytes[f], S->f_issue[f], S->now);
+                    fl_rank *Q = &J->rk[src];
+                    Q->outst--;
+                    if (Q->outst == 0 && Q->pend == 0)
+                        push_ready(S, job, src);
                     S->free_ids[S->nfree++] = f;
                 } else {
                     flow_go(S, f);
@@ -755,7 +799,7 @@ static void flow_event(fl_sim *S, uint32_t f, double t)
         heap_set(S, f, t + S->f_lat[f]);
         fl_job *J = &S->jobs[S->f_job[f]];
         uint32_t r = S->f_src[f];
-        if (--J->outst[r] == 0 && S->o.deps != TC_DEPS_RECV && J->pend[r] == 0)
+        if (--J->rk[r].outst == 0 && S->o.deps != TC_DEPS_RECV && J->rk[r].pend == 0)
             push_ready(S, S->f_job[f], r);
         break;
     }
@@ -856,15 +900,11 @@ static tc_status sim_init(fl_sim *S, const tc_topo *t, const tc_flow_job *jobs, 
         J->nsteps = J->s->nsteps;
         J->start = jobs[j].start_s;
         J->finish = J->start;
-        J->issue = calloc(J->p, sizeof *J->issue);
-        J->pend = calloc(J->p, sizeof *J->pend);
-        J->outst = calloc(J->p, sizeof *J->outst);
-        J->fin = malloc(J->p * sizeof *J->fin);
-        J->oclk = calloc(J->p, sizeof *J->oclk);
-        if (!J->issue || !J->pend || !J->outst || !J->fin || !J->oclk || !window_grow(J))
+        J->rk = calloc(J->p ? J->p : 1, sizeof *J->rk);
+        if (!J->rk || !window_grow(J))
             return oom(S);
         for (uint32_t r = 0; r < J->p; r++)
-            J->fin[r] = J->start;
+            J->rk[r].fin = J->start;
     }
     if (S->o.trace_path)
         return trace_open(S);
@@ -876,18 +916,11 @@ static void sim_free(fl_sim *S)
     for (size_t j = 0; S->jobs && j < S->njobs; j++) {
         fl_job *J = &S->jobs[j];
         for (uint32_t i = 0; i < J->wcap; i++) {
-            free(J->win[i].off);
-            free(J->win[i].recv_left);
-            free(J->win[i].wait);
-            free(J->win[i].dst);
-            free(J->win[i].bytes);
+            free(J->win[i].sr);
+            free(J->win[i].xv);
         }
         free(J->win);
-        free(J->issue);
-        free(J->pend);
-        free(J->outst);
-        free(J->fin);
-        free(J->oclk);
+        free(J->rk);
     }
     free(S->jobs);
     tc_mm_free(&S->mm);
@@ -910,8 +943,7 @@ static void sim_free(fl_sim *S)
     free(S->f_issue);
     free(S->f_state);
     free(S->free_ids);
-    free(S->hk);
-    free(S->hf);
+    free(S->heap_mem);
     free(S->ready);
     if (S->trace) {
         fclose(S->trace);
@@ -937,7 +969,7 @@ static void sim_loop(fl_sim *S, const size_t *order)
 {
     size_t next_job = 0;
     while (S->st == TC_OK) {
-        double next = S->hn ? S->hk[0] : INFINITY;
+        double next = S->hn ? S->heap[0].key : INFINITY;
         if (next_job < S->njobs && S->jobs[order[next_job]].start < next)
             next = S->jobs[order[next_job]].start;
         if (next == INFINITY)
@@ -951,12 +983,12 @@ static void sim_loop(fl_sim *S, const size_t *order)
             next_job++;
         }
         drain_ready(S);
-        while (S->st == TC_OK && S->hn && S->hk[0] <= end) {
+        while (S->st == TC_OK && S->hn && S->heap[0].key <= end) {
             /* The flow stays at the top while its event runs (new events are
              * no earlier), so its next event is one sift down, not a pop and
              * a push. */
-            double t = S->hk[0];
-            uint32_t f = S->hf[0];
+            double t = S->heap[0].key;
+            uint32_t f = S->heap[0].f;
             if (t > S->now)
                 S->now = t;
             /* A start was counted when the transfer was issued. */
@@ -978,11 +1010,11 @@ static tc_status check_done(fl_sim *S)
     for (size_t j = 0; j < S->njobs; j++) {
         const fl_job *J = &S->jobs[j];
         for (uint32_t r = 0; r < J->p; r++)
-            if (J->issue[r] < J->nsteps)
+            if (J->rk[r].issue < J->nsteps)
                 return S->st = tc_fail(S->err, TC_EINVAL,
                                        "job %zu deadlocks: rank %u waits at step %u for %u receive(s) of earlier "
                                        "steps that are never delivered",
-                                       j, r, J->issue[r], J->pend[r]);
+                                       j, r, J->rk[r].issue, J->rk[r].pend);
     }
     return TC_OK;
 }
@@ -1009,7 +1041,7 @@ static tc_status results(fl_sim *S, tc_flow_result *res)
         }
         tmp = v;
         for (uint32_t r = 0; r < J->p; r++)
-            tmp[r] = J->fin[r] - J->start;
+            tmp[r] = J->rk[r].fin - J->start;
         qsort(tmp, J->p, sizeof *tmp, cmp_double);
         if (J->p) {
             x->rank_finish_min_s = tmp[0];

@@ -43,9 +43,14 @@ typedef struct tc_mm_ent {
     uint32_t k; /* index of the incidence in the flow's list */
 } tc_mm_ent;
 
+/* A link's flows; the first TC_MM_INLINE live in the link itself (v points
+ * to inl), so a lightly used link costs no second cache line. */
+#define TC_MM_INLINE 2
+
 typedef struct tc_mm_link {
     tc_mm_ent *v;
     uint32_t n, cap;
+    tc_mm_ent inl[TC_MM_INLINE];
 } tc_mm_link;
 
 typedef struct tc_mm {

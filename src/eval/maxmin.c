@@ -69,6 +69,10 @@ tc_status tc_mm_init(tc_mm *m, uint32_t nlinks, const double *cap, uint32_t stri
         tc_mm_free(m);
         return TC_EINTERNAL;
     }
+    for (uint32_t l = 0; l < nlinks; l++) {
+        m->lists[l].v = m->lists[l].inl;
+        m->lists[l].cap = TC_MM_INLINE;
+    }
     return TC_OK;
 }
 
@@ -76,7 +80,8 @@ void tc_mm_free(tc_mm *m)
 {
     if (m->lists)
         for (uint32_t l = 0; l < m->nlinks; l++)
-            free(m->lists[l].v);
+            if (m->lists[l].v != m->lists[l].inl)
+                free(m->lists[l].v);
     free(m->lists);
     free(m->lmark);
     free(m->rc);
@@ -205,9 +210,13 @@ tc_status tc_mm_add(tc_mm *m, uint32_t id, const uint32_t *links, const double *
         uint32_t l = links[k];
         tc_mm_link *L = &m->lists[l];
         if (L->n == L->cap) {
-            size_t c = L->cap;
-            if (!grow((void **)&L->v, &c, (size_t)L->n + 1, sizeof *L->v))
+            size_t c = 2 * (size_t)L->cap;
+            tc_mm_ent *v = L->v == L->inl ? malloc(c * sizeof *v) : realloc(L->v, c * sizeof *v);
+            if (!v)
                 return TC_EINTERNAL;
+            if (L->v == L->inl)
+                memcpy(v, L->inl, sizeof L->inl);
+            L->v = v;
             L->cap = (uint32_t)c;
         }
         if (!mark_dirty(m, l))
@@ -244,9 +253,11 @@ void tc_mm_remove(tc_mm *m, uint32_t id)
         uint32_t l = m->inc_link[base + k];
         tc_mm_link *L = &m->lists[l];
         uint32_t pos = m->inc_pos[base + k];
-        tc_mm_ent last = L->v[--L->n];
-        L->v[pos] = last;
-        m->inc_pos[(size_t)last.flow * m->stride + last.k] = pos;
+        if (pos != --L->n) {
+            tc_mm_ent last = L->v[L->n];
+            L->v[pos] = last;
+            m->inc_pos[(size_t)last.flow * m->stride + last.k] = pos;
+        }
         if (track) {
             if (L->n == 0) {
                 m->load[l] = 0;
