@@ -1,0 +1,398 @@
+/*
+ * test_workload.c - the training iteration model (docs/MODEL.md, "Gradient
+ * compression, end to end") on hand-computed timelines, the codecs' cost as
+ * the iteration sees it, and time to accuracy.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "topocc/workload.h"
+#include "topocc/train.h"
+
+static void near(double a, double b, const char *what)
+{
+    if (!(fabs(a - b) <= 1e-12 * fmax(1, fmax(fabs(a), fabs(b)))))
+        fail_msg("%s: %.15g, expected %.15g", what, a, b);
+}
+
+static void rel(double a, double b, double tol, const char *what)
+{
+    if (!(fabs(a - b) <= tol * fmax(fabs(a), fabs(b))))
+        fail_msg("%s: %.12g vs %.12g", what, a, b);
+}
+
+static tc_iter_time timeline(double fwd, double bwd, tc_iter_bucket *b, size_t n, bool offload)
+{
+    tc_iter_time t;
+    tc_err err = {{0}};
+    if (tc_iter_timeline(fwd, bwd, b, n, offload, &t, &err))
+        fail_msg("timeline: %s", err.msg);
+    return t;
+}
+
+/* One bucket, no codec: it is ready when the backward pass ends, so its
+ * collective is entirely exposed: t = fwd + bwd + comm. */
+static void one_bucket_is_exposed(void **state)
+{
+    (void)state;
+    tc_iter_bucket b = {.bytes = 1, .ready_frac = 1, .comm_s = 0.5};
+    tc_iter_time t = timeline(1, 2, &b, 1, false);
+    near(t.iter_s, 3.5, "iteration");
+    near(t.exposed_s, 0.5, "exposed");
+    near(t.compute_s, 3, "compute");
+    near(b.comm_start, 3, "comm start");
+    /* No communication at all: the iteration is the compute. */
+    b.comm_s = 0;
+    near(timeline(1, 2, &b, 1, false).iter_s, 3, "no comm");
+}
+
+/* Two buckets ready at half and all of the backward pass (t = 2 and 3):
+ * bucket 0's collective (0.8) ends at 2.8, under the backward pass; the last
+ * bucket carries nothing. Nothing is exposed. */
+static void communication_hidden_behind_backward(void **state)
+{
+    (void)state;
+    tc_iter_bucket b[2] = {{.bytes = 1, .ready_frac = 0.5, .comm_s = 0.8}, {.bytes = 1, .ready_frac = 1}};
+    tc_iter_time t = timeline(1, 2, b, 2, false);
+    near(b[0].ready_at, 2, "ready 0");
+    near(b[0].comm_end, 2.8, "comm end 0");
+    near(t.iter_s, 3, "iteration");
+    near(t.exposed_s, 0, "exposed");
+    /* t = fwd + max(bwd, bwd/2 + comm0) as comm0 grows past bwd/2. */
+    b[0].comm_s = 1.7;
+    near(timeline(1, 2, b, 2, false).iter_s, 1 + fmax(2, 1 + 1.7), "bucket 0 longer than the rest of backward");
+}
+
+/* Two buckets of 1.5 s each, ready at 2 and 3: bucket 0 goes 2 -> 3.5,
+ * bucket 1 waits for the network until 3.5 and ends at 5: 2 s exposed. */
+static void communication_exposed_and_serialized(void **state)
+{
+    (void)state;
+    tc_iter_bucket b[2] = {{.bytes = 1, .ready_frac = 0.5, .comm_s = 1.5}, {.bytes = 1, .ready_frac = 1, .comm_s = 1.5}};
+    tc_iter_time t = timeline(1, 2, b, 2, false);
+    near(b[1].ready_at, 3, "ready 1");
+    near(b[1].comm_start, 3.5, "bucket 1 waits for bucket 0");
+    near(t.iter_s, 5, "iteration");
+    near(t.exposed_s, 2, "exposed");
+    near(t.comm_s, 3, "network time");
+    /* No forward, ready at 1 and 2, 3 s each: 1 -> 4, 4 -> 7. */
+    b[0].comm_s = b[1].comm_s = 3;
+    t = timeline(0, 2, b, 2, false);
+    near(b[0].comm_end, 4, "bucket 0 end");
+    near(b[1].comm_start, 4, "bucket 1 start");
+    near(t.iter_s, 7, "serialized");
+}
+
+/*
+ * Encode and decode on the accelerator pause the backward pass. fwd 1, bwd 2,
+ * buckets at 1/2 and 1, encode 0.25, collective 0.5, decode 0.25 each:
+ *   2.00 bucket 0 ready, encode to 2.25, collective 2.25 -> 2.75
+ *   2.25 backward resumes (1 s left), 0.5 done by 2.75
+ *   2.75 decode bucket 0 to 3.00
+ *   3.00 backward resumes, ends at 3.50: bucket 1 ready
+ *   3.50 encode to 3.75, collective to 4.25, decode to 4.50.
+ * Offloaded, the backward pass ends at 3 and the iteration at 4.
+ */
+static void codec_work_delays_compute(void **state)
+{
+    (void)state;
+    tc_iter_bucket b[2] = {{.bytes = 1, .ready_frac = 0.5, .enc_s = 0.25, .comm_s = 0.5, .dec_s = 0.25},
+                           {.bytes = 1, .ready_frac = 1, .enc_s = 0.25, .comm_s = 0.5, .dec_s = 0.25}};
+    tc_iter_time t = timeline(1, 2, b, 2, false);
+    near(b[0].comm_start, 2.25, "comm 0 start");
+    near(b[0].done_at, 3, "bucket 0 decoded");
+    near(b[1].ready_at, 3.5, "bucket 1 ready");
+    near(t.bwd_end_s, 3.5, "backward end");
+    near(t.iter_s, 4.5, "iteration");
+    near(t.codec_s, 1, "codec time");
+    near(t.exposed_s, 1.5, "exposed");
+    t = timeline(1, 2, b, 2, true);
+    near(t.bwd_end_s, 3, "offloaded backward end");
+    near(b[1].comm_start, 3.25, "offloaded comm 1 start");
+    near(t.iter_s, 4, "offloaded iteration");
+}
+
+/* Seven layers of 10 MB, 25 MB buckets: DDP closes a bucket once it holds at
+ * least the cap, so buckets of 3, 3 and 1 layers, ready after 3/7, 6/7, 7/7. */
+static void buckets_follow_ddp_assignment(void **state)
+{
+    (void)state;
+    tc_model m = {.params = 7 * 2.5e6, .layers = 7};
+    tc_iter_bucket *b;
+    size_t n;
+    tc_err err = {{0}};
+    assert_int_equal(tc_buckets_make(&m, 25e6, &b, &n, &err), TC_OK);
+    assert_int_equal(n, 3);
+    near(b[0].bytes, 30e6, "bucket 0 bytes");
+    near(b[2].bytes, 10e6, "bucket 2 bytes");
+    near(b[0].ready_frac, 3.0 / 7, "bucket 0 ready");
+    near(b[1].ready_frac, 6.0 / 7, "bucket 1 ready");
+    near(b[2].ready_frac, 1, "bucket 2 ready");
+    free(b);
+    /* A layer above the cap is a bucket of its own. */
+    assert_int_equal(tc_buckets_make(&m, 1e6, &b, &n, &err), TC_OK);
+    assert_int_equal(n, 7);
+    free(b);
+}
+
+static void models_parse(void **state)
+{
+    (void)state;
+    tc_model m;
+    tc_err err = {{0}};
+    assert_int_equal(tc_model_parse("resnet50", &m, &err), TC_OK);
+    rel(m.params, 25.557e6, 1e-3, "resnet50 params");
+    rel(m.flops_iter, 256 * 3 * 2 * 4.09e9, 1e-12, "resnet50 flops");
+    assert_int_equal(tc_model_parse("bert-large:batch=16", &m, &err), TC_OK);
+    assert_int_equal(m.batch, 16);
+    assert_int_equal(tc_model_parse("params=25.6M,layers=50,flops=6.3T", &m, &err), TC_OK);
+    rel(m.params, 25.6e6, 1e-12, "custom params");
+    rel(m.flops_iter, 6.3e12, 1e-12, "custom flops");
+    assert_int_equal(m.layers, 50);
+    near(tc_model_baseline_steps(&m, 64), 10000, "custom steps");
+    for (size_t i = 0; i < tc_model_zoo_count(); i++) {
+        char s[80];
+        snprintf(s, sizeof s, "%s", tc_model_zoo_get(i)->name);
+        assert_int_equal(tc_model_parse(s, &m, &err), TC_OK);
+        assert_true(m.flops_iter > 0 && m.params > 0 && m.layers > 0 && m.train_samples > 0);
+    }
+    const char *bad[] = {"resnet51", "params=1M,layers=2", "params=x,layers=2,flops=1T", "params=1M,layers=2,flops=1T,foo=1",
+                         "resnet50:batch=0", "params=1M,layers=0,flops=1T", "params=-1,layers=2,flops=1T",
+                         "resnet50:mfu=2", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        err.msg[0] = '\0';
+        if (tc_model_parse(bad[i], &m, &err) != TC_EINVAL)
+            fail_msg("'%s' accepted", bad[i]);
+        assert_true(err.msg[0] && !strchr(err.msg, '\n'));
+    }
+}
+
+static tc_topo *topo(const char *spec)
+{
+    tc_topo *t = NULL;
+    tc_err err = {{0}};
+    if (tc_topo_build(spec, &t, &err))
+        fail_msg("%s: %s", spec, err.msg);
+    return t;
+}
+
+static tc_codec_spec codec(const char *s)
+{
+    tc_codec_spec c;
+    tc_err err = {{0}};
+    if (tc_codec_parse(s, &c, &err))
+        fail_msg("%s: %s", s, err.msg);
+    return c;
+}
+
+static tc_workload workload(const char *model, uint32_t workers)
+{
+    tc_workload w;
+    memset(&w, 0, sizeof w);
+    tc_err err = {{0}};
+    if (tc_model_parse(model, &w.model, &err))
+        fail_msg("%s: %s", model, err.msg);
+    w.accel = tc_accel_find("h100");
+    assert_non_null(w.accel);
+    w.workers = workers;
+    return w;
+}
+
+static tc_codec_iter iterate(const tc_topo *t, const tc_workload *w, const char *c, double Bps)
+{
+    tc_codec_spec cs = codec(c);
+    tc_codec_iter it;
+    tc_err err = {{0}};
+    if (tc_workload_iteration(t, w, &cs, Bps, &it, &err))
+        fail_msg("%s: %s", c, err.msg);
+    return it;
+}
+
+static double coll(const tc_topo *t, tc_op op, uint32_t p, double bytes)
+{
+    tc_coll_req req = {.op = op, .algo = TC_ALGO_AUTO, .p = p, .bytes = bytes};
+    tc_eval_opts o = {0};
+    tc_result r;
+    tc_err err = {{0}};
+    if (tc_evaluate(t, &req, &o, &r, &err))
+        fail_msg("%s", err.msg);
+    return r.time_s;
+}
+
+/* Every bucket's network time is its codec's collectives through the
+ * evaluator: PowerSGD's two all-reduces, FP32's one. Eight layers of exactly
+ * 25 MiB make eight identical buckets. */
+static void powersgd_pays_two_collectives(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=8x8,up=1x8,bw=100Gbps");
+    char m[96];
+    snprintf(m, sizeof m, "params=%.0f,layers=8,flops=1T", 8 * TC_DDP_BUCKET_BYTES / 4);
+    tc_workload w = workload(m, 64);
+    tc_codec_spec ps = codec("powersgd");
+    tc_codec_wire wc;
+    uint64_t d = (uint64_t)(TC_DDP_BUCKET_BYTES / 4);
+    tc_codec_wire_cost(&ps, d, 64, &wc);
+    assert_int_equal(wc.collectives, 2);
+    tc_codec_iter it = iterate(t, &w, "powersgd", 0);
+    assert_int_equal(it.nbuckets, 8);
+    assert_int_equal(it.collectives, 2);
+    rel(it.t.comm_s, 8 * (coll(t, wc.op, 64, wc.size[0]) + coll(t, wc.op, 64, wc.size[1])), 1e-12, "powersgd network");
+    near(it.coll_bytes, 8 * (wc.size[0] + wc.size[1]), "powersgd bytes");
+    it = iterate(t, &w, "fp32", 0);
+    rel(it.t.comm_s, 8 * coll(t, TC_OP_ALLREDUCE, 64, TC_DDP_BUCKET_BYTES), 1e-12, "fp32 network");
+    near(it.t.codec_s, 0, "fp32 does no codec work");
+    /* A throughput given overrides the roofline: 1 GB/s over 8 x 25 MiB. */
+    it = iterate(t, &w, "bf16", 1e9);
+    rel(it.t.codec_s, 8 * TC_DDP_BUCKET_BYTES / 1e9, 1e-12, "given throughput");
+    tc_topo_free(t);
+}
+
+/* TopK's index sets differ between workers, so it is all-gathered: what
+ * every worker receives grows with the workers; an all-reduce does not. */
+static void allgather_codec_cost_grows_with_workers(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=8x8,up=1x8,bw=100Gbps");
+    double prev_bytes = 0, prev_comm = 0, bf16_bytes = 0;
+    uint32_t ns[] = {4, 16, 64};
+    for (int i = 0; i < 3; i++) {
+        tc_workload w = workload("resnet50", ns[i]);
+        tc_codec_iter it = iterate(t, &w, "topk:ratio=0.01", 0);
+        assert_int_equal(it.op, TC_OP_ALLGATHER);
+        assert_true(it.coll_bytes > prev_bytes * 1.5);
+        assert_true(it.t.comm_s > prev_comm);
+        prev_bytes = it.coll_bytes;
+        prev_comm = it.t.comm_s;
+        tc_codec_iter b = iterate(t, &w, "bf16", 0);
+        if (i)
+            near(b.coll_bytes, bf16_bytes, "bf16 all-reduce size does not depend on workers");
+        bf16_bytes = b.coll_bytes;
+    }
+    tc_topo_free(t);
+}
+
+/* Time to accuracy = iteration time x baseline steps x steps ratio; the
+ * speedups are ratios of it, and BF16 against itself is 1. */
+static void steps_ratio_carries_to_time_to_accuracy(void **state)
+{
+    (void)state;
+    double iter[4] = {2.0, 1.2, 0.8, 0.5}; /* fp32, bf16, a codec, one that does not converge */
+    double ratio[4] = {1, 1, 1.25, -1};
+    tc_tta r[4];
+    tc_tta_compute(iter, ratio, 4, 1000, 1, 0, r);
+    near(r[1].speedup_bf16, 1, "bf16 vs itself");
+    near(r[0].speedup_fp32, 1, "fp32 vs itself");
+    near(r[2].tta_s, 0.8 * 1000 * 1.25, "tta");
+    near(r[2].steps, 1250, "steps");
+    near(r[2].speedup_bf16, 1.2 / (0.8 * 1.25), "speedup vs bf16");
+    near(r[2].speedup_fp32, 2.0 / (0.8 * 1.25), "speedup vs fp32");
+    near(r[1].speedup_fp32, 2.0 / 1.2, "bf16 vs fp32");
+    assert_true(isnan(r[3].tta_s) && isnan(r[3].speedup_bf16));
+    /* No bf16 row: no speedup against it. */
+    tc_tta_compute(iter, ratio, 4, 1000, -1, 0, r);
+    assert_true(isnan(r[2].speedup_bf16));
+}
+
+static void steps_ratios_from_curves(void **state)
+{
+    (void)state;
+    tc_acc_point p32[] = {{0, 0.1, 0}, {100, 0.5, 0}, {200, 0.8, 0}, {300, 0.9, 0}, {400, 1.0, 0}};
+    tc_acc_point pk[] = {{0, 0.1, 0}, {100, 0.3, 0}, {200, 0.5, 0}, {300, 0.7, 0}, {400, 0.95, 0}};
+    tc_acc_point pn[] = {{0, 0.1, 0}, {400, 0.5, 0}};
+    tc_acc_curve c[3] = {{.n = 5, .pts = pk}, {.n = 5, .pts = p32}, {.n = 2, .pts = pn}};
+    c[0].codec = codec("topk:ratio=0.01");
+    c[1].codec = codec("fp32");
+    c[2].codec = codec("signsgd");
+    double target, ratio[3];
+    size_t ref;
+    tc_err err = {{0}};
+    assert_int_equal(tc_steps_ratios(c, 3, 0, &target, &ref, ratio, &err), TC_OK);
+    assert_int_equal(ref, 1);
+    near(target, 0.95, "target = 95% of the reference's final accuracy");
+    near(ratio[1], 1, "reference");
+    near(ratio[0], 400.0 / 350, "topk ratio");
+    near(ratio[2], -1, "never reaches");
+    assert_int_equal(tc_steps_ratios(c, 3, 0.8, &target, &ref, ratio, &err), TC_OK);
+    near(ratio[0], 340.0 / 200, "given target");
+    assert_int_equal(tc_steps_ratios(c, 3, 0.99999, &target, &ref, ratio, &err), TC_OK);
+    assert_int_equal(tc_steps_ratios(c, 3, 1.5, &target, &ref, ratio, &err), TC_EINVAL);
+    c[1].codec = codec("int8");
+    assert_int_equal(tc_steps_ratios(c, 3, 0, &target, &ref, ratio, &err), TC_EINVAL);
+}
+
+/* Sweeping the fabric bandwidth: a compressing codec's advantage over BF16
+ * shrinks as bandwidth grows, so its speedup is non-increasing and the
+ * crossover separates the bandwidths where it wins from those where it
+ * does not. */
+static void sweep_crossover_is_monotone(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=8x8,up=1x8,bw=400Gbps");
+    tc_workload w = workload("resnet50", 64);
+    double rates[8], sp[8], prev = INFINITY;
+    size_t nr = tc_sweep_default_rates(rates);
+    assert_int_equal(nr, 8);
+    tc_err err = {{0}};
+    for (size_t i = 0; i < nr; i++) {
+        assert_int_equal(tc_topo_equalize_injection(t, rates[i], &err), TC_OK);
+        tc_codec_iter b = iterate(t, &w, "bf16", 0), c = iterate(t, &w, "powersgd", 20e9);
+        double it[2] = {b.t.iter_s, c.t.iter_s}, ratio[2] = {1, 1};
+        tc_tta r[2];
+        tc_tta_compute(it, ratio, 2, 1000, 0, -1, r);
+        near(r[0].speedup_bf16, 1, "bf16 vs itself");
+        sp[i] = r[1].speedup_bf16;
+        assert_true(sp[i] <= prev * (1 + 1e-12));
+        prev = sp[i];
+    }
+    double x = tc_crossover_bw(rates, sp, nr);
+    assert_true(sp[0] > 1);       /* 10 Gb/s: compression pays */
+    assert_true(sp[nr - 1] <= 1); /* 1.6 Tb/s: it does not */
+    assert_true(x > rates[0] && x < rates[nr - 1]);
+    for (size_t i = 0; i < nr; i++)
+        assert_true((rates[i] < x) == (sp[i] > 1));
+    /* Hand cases of the interpolation. */
+    double bw[3] = {1, 10, 100}, s1[3] = {2, 0.5, 0.2}, s2[3] = {2, 1.5, 1.1}, s3[3] = {0.9, 2, 2};
+    near(tc_crossover_bw(bw, s1, 3), sqrt(10), "log-log midpoint");
+    assert_true(isinf(tc_crossover_bw(bw, s2, 3)));
+    near(tc_crossover_bw(bw, s3, 3), 0, "loses at the lowest bandwidth");
+    tc_topo_free(t);
+}
+
+/* Bad input to the iteration: workers beyond the endpoints. */
+static void workers_beyond_endpoints_refused(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=8x8,up=1x8");
+    tc_workload w = workload("resnet50", 65);
+    tc_codec_spec c = codec("bf16");
+    tc_codec_iter it;
+    tc_err err = {{0}};
+    assert_int_equal(tc_workload_iteration(t, &w, &c, 0, &it, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "64"));
+    tc_topo_free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(one_bucket_is_exposed),
+        cmocka_unit_test(communication_hidden_behind_backward),
+        cmocka_unit_test(communication_exposed_and_serialized),
+        cmocka_unit_test(codec_work_delays_compute),
+        cmocka_unit_test(buckets_follow_ddp_assignment),
+        cmocka_unit_test(models_parse),
+        cmocka_unit_test(powersgd_pays_two_collectives),
+        cmocka_unit_test(allgather_codec_cost_grows_with_workers),
+        cmocka_unit_test(steps_ratio_carries_to_time_to_accuracy),
+        cmocka_unit_test(steps_ratios_from_curves),
+        cmocka_unit_test(sweep_crossover_is_monotone),
+        cmocka_unit_test(workers_beyond_endpoints_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
