@@ -350,7 +350,7 @@ static void sweep_crossover_is_monotone(void **state)
         assert_true(sp[i] <= prev * (1 + 1e-12));
         prev = sp[i];
     }
-    double x = tc_crossover_bw(rates, sp, nr);
+    double x = tc_crossover_bw(rates, sp, nr, 1.0);
     assert_true(sp[0] > 1);       /* 10 Gb/s: compression pays */
     assert_true(sp[nr - 1] <= 1); /* 1.6 Tb/s: it does not */
     assert_true(x > rates[0] && x < rates[nr - 1]);
@@ -358,9 +358,12 @@ static void sweep_crossover_is_monotone(void **state)
         assert_true((rates[i] < x) == (sp[i] > 1));
     /* Hand cases of the interpolation. */
     double bw[3] = {1, 10, 100}, s1[3] = {2, 0.5, 0.2}, s2[3] = {2, 1.5, 1.1}, s3[3] = {0.9, 2, 2};
-    near(tc_crossover_bw(bw, s1, 3), sqrt(10), "log-log midpoint");
-    assert_true(isinf(tc_crossover_bw(bw, s2, 3)));
-    near(tc_crossover_bw(bw, s3, 3), 0, "loses at the lowest bandwidth");
+    near(tc_crossover_bw(bw, s1, 3, 1.0), sqrt(10), "log-log midpoint");
+    /* With a margin: 2 -> 0.5 crosses 1.25 at 10^(log(1.6) / log(4)). */
+    near(tc_crossover_bw(bw, s1, 3, 1.25), pow(10, log(1.6) / log(4)), "margin");
+    assert_true(isinf(tc_crossover_bw(bw, s2, 3, 1.0)));
+    near(tc_crossover_bw(bw, s2, 3, 1.2), 10 * pow(10, log(1.5 / 1.2) / log(1.5 / 1.1)), "margin at the top");
+    near(tc_crossover_bw(bw, s3, 3, 1.0), 0, "loses at the lowest bandwidth");
     tc_topo_free(t);
 }
 

@@ -149,13 +149,17 @@ typedef struct tc_tta {
 void tc_tta_compute(const double *iter_s, const double *ratio, size_t n, double baseline_steps, long i_bf16,
                     long i_fp32, tc_tta *out);
 
+/* A codec "beats" BF16 when its speedup exceeds this: a win of under 1% is
+ * within the model's precision (the regime map does not call it a win). */
+#define TC_BEAT_THRESHOLD 1.01
+
 /* The regime boundary on a bandwidth sweep: bw ascending, speedup[i] the
- * codec's speedup over BF16 at bw[i] (NAN: does not reach the target).
- * Returns the bandwidth up to which the codec beats BF16 at every swept
- * point, interpolated (log-log) between the last point where it wins and the
- * first where it does not; INFINITY if it wins everywhere, 0 if it does not
- * win at the lowest bandwidth. */
-double tc_crossover_bw(const double *bw, const double *speedup, size_t n);
+ * codec's speedup over BF16 at bw[i] (NAN: does not reach the target); a
+ * point is a win where speedup > threshold. Returns the bandwidth up to
+ * which the codec wins at every swept point, interpolated (log-log) between
+ * the last point where it wins and the first where it does not; INFINITY if
+ * it wins everywhere, 0 if it does not win at the lowest bandwidth. */
+double tc_crossover_bw(const double *bw, const double *speedup, size_t n, double threshold);
 
 /* The default sweep: 10, 25, 50, 100, 200, 400, 800, 1600 Gb/s per endpoint
  * (bytes/s into rates[], at most 8); returns the count. */

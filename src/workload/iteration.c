@@ -330,17 +330,19 @@ void tc_tta_compute(const double *iter_s, const double *ratio, size_t n, double 
     }
 }
 
-double tc_crossover_bw(const double *bw, const double *speedup, size_t n)
+double tc_crossover_bw(const double *bw, const double *speedup, size_t n, double threshold)
 {
-    if (n == 0 || !(speedup[0] > 1))
+    if (n == 0 || !(speedup[0] > threshold))
         return 0;
     size_t k = 0;
-    while (k + 1 < n && speedup[k + 1] > 1)
+    while (k + 1 < n && speedup[k + 1] > threshold)
         k++;
     if (k + 1 == n)
         return INFINITY;
-    /* speedup[k] > 1 >= speedup[k + 1]: where log speedup crosses 0, on log bw. */
-    double s1 = log(speedup[k]), s2 = isfinite(speedup[k + 1]) && speedup[k + 1] > 0 ? log(speedup[k + 1]) : -INFINITY;
+    /* speedup[k] > threshold >= speedup[k + 1]: where log(speedup / threshold)
+     * crosses 0, on log bw. */
+    double s1 = log(speedup[k] / threshold);
+    double s2 = isfinite(speedup[k + 1]) && speedup[k + 1] > 0 ? log(speedup[k + 1] / threshold) : -INFINITY;
     if (!isfinite(s2))
         return bw[k];
     double f = s1 / (s1 - s2);
