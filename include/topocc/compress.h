@@ -40,6 +40,11 @@ typedef struct tc_codec_spec {
 } tc_codec_spec;
 
 const char *tc_codec_kind_name(tc_codec_kind k);  /* "fp32", "topk-shared", ... */
+/* The defaults of a kind (the values listed above), name filled in. */
+void tc_codec_defaults(tc_codec_kind k, tc_codec_spec *out);
+/* Rewrites c->name from the fields (the canonical form tc_codec_parse gives):
+ * the kind's main parameter always, seed and ef only where not default. */
+void tc_codec_spec_name(tc_codec_spec *c);
 /* Parses "fp32", "bf16", "topk:ratio=0.01", "powersgd:rank=4", "thc:bits=4",
  * "randk:ratio=0.05,seed=7", "topk:ratio=0.01,ef=0". Errors name the codec
  * or key and list what is accepted. */
@@ -90,6 +95,10 @@ void tc_codec_free(tc_codec *c);
  * what its own contribution decodes to. step feeds the shared seeds.
  * grads are not modified. */
 tc_status tc_codec_aggregate(tc_codec *c, const float *const *grads, float *out, uint64_t step, tc_err *err);
+/* Coordinates per bucket (d of tc_codec_create). */
+uint64_t tc_codec_dim(const tc_codec *c);
+/* Worker w's error-feedback memory (d floats), NULL when the codec has none. */
+const float *tc_codec_memory(const tc_codec *c, uint32_t worker);
 
 /* Single-threaded encode+decode throughput of c on this machine: bytes of
  * float32 input per second, measured over about `seconds`, with d

@@ -1,0 +1,162 @@
+/*
+ * codec.c - the codec instance: validation of a spec against a bucket,
+ * the error-feedback memories, and DDP's per-bucket aggregation dispatched to
+ * the kind's kernels.
+ *
+ * Error feedback [Seide et al., "1-bit SGD", Interspeech 2014; Karimireddy et
+ * al., ICML 2019]: worker w compresses p_w = g_w + e_w and keeps
+ * e_w <- p_w - (what its own contribution decodes to). The memory buffer holds
+ * p_w during the step (g_w is added into it in place), and the kind's
+ * kernels overwrite it with the new memory once they have read it.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include "compress/codec_int.h"
+
+static const cx_ops *ops_of(tc_codec_kind k)
+{
+    switch (k) {
+    case TC_CODEC_FP32:
+    case TC_CODEC_FP16:
+    case TC_CODEC_BF16: return &cx_cast_ops;
+    case TC_CODEC_INT8:
+    case TC_CODEC_INT4: return &cx_quant_ops;
+    case TC_CODEC_THC: return &cx_thc_ops;
+    case TC_CODEC_TOPK: return &cx_topk_ops;
+    case TC_CODEC_TOPK_SHARED: return &cx_topk_shared_ops;
+    case TC_CODEC_RANDK: return &cx_randk_ops;
+    case TC_CODEC_POWERSGD: return &cx_powersgd_ops;
+    case TC_CODEC_SIGNSGD: return &cx_signsgd_ops;
+    default: return NULL;
+    }
+}
+
+bool cx_is_sparse(tc_codec_kind k)
+{
+    return k == TC_CODEC_TOPK || k == TC_CODEC_TOPK_SHARED || k == TC_CODEC_RANDK;
+}
+
+uint64_t cx_k(double ratio, uint64_t d)
+{
+    if (!(ratio > 0) || !isfinite(ratio))
+        return 0;
+    /* the tolerance keeps ratio = 0.1 of d = 10 at k = 1 despite rounding */
+    double k = ceil(ratio * (double)d * (1 - 1e-12));
+    return k > 1.8e19 ? UINT64_MAX : (uint64_t)k;
+}
+
+tc_status tc_codec_create(const tc_codec_spec *spec, uint64_t d, uint32_t n, tc_codec **out, tc_err *err)
+{
+    *out = NULL;
+    const cx_ops *ops = spec ? ops_of(spec->kind) : NULL;
+    if (!ops)
+        return tc_fail(err, TC_EINVAL, "unknown codec kind: parse one with tc_codec_parse");
+    const char *name = tc_codec_kind_name(spec->kind);
+    if (d < 1 || d > UINT32_MAX)
+        return tc_fail(err, TC_EINVAL, "%s: a bucket of %llu coordinates: accepted are 1 to 2^32 - 1 (32-bit indices)",
+                       name, (unsigned long long)d);
+    if (n < 1 || n > (1u << 24))
+        return tc_fail(err, TC_EINVAL, "%s: %u workers: accepted are 1 to 2^24", name, n);
+    uint64_t k = 0;
+    if (cx_is_sparse(spec->kind)) {
+        k = cx_k(spec->ratio, d);
+        if (k < 1 || k > d)
+            return tc_fail(err, TC_EINVAL,
+                           "%s: ratio=%g keeps k = %llu of %llu coordinates: k must be 1 to d (accepted are 0 < ratio <= 1)",
+                           name, spec->ratio, (unsigned long long)k, (unsigned long long)d);
+    }
+    tc_codec *c = tc_calloc(1, sizeof *c);
+    if (!c)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    c->spec = *spec;
+    c->ops = ops;
+    c->d = d;
+    c->n = n;
+    c->k = k;
+    c->ef = spec->error_feedback;
+    c->xin = tc_calloc(n, sizeof *c->xin);
+    tc_status st = c->xin ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
+    if (st == TC_OK && c->ef) {
+        c->mem = tc_calloc(n, sizeof *c->mem);
+        c->emem = tc_calloc(n, sizeof *c->emem);
+        st = c->mem && c->emem ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
+        for (uint32_t w = 0; st == TC_OK && w < n; w++) {
+            c->mem[w] = c->emem[w] = tc_calloc(d, sizeof **c->mem);
+            if (!c->mem[w])
+                st = tc_fail(err, TC_EINTERNAL, "out of memory for %u error-feedback memories of %llu floats", n,
+                             (unsigned long long)d);
+        }
+    }
+    if (st == TC_OK)
+        st = ops->init(c, err);
+    if (st) {
+        tc_codec_free(c);
+        return st;
+    }
+    *out = c;
+    return TC_OK;
+}
+
+void tc_codec_free(tc_codec *c)
+{
+    if (!c)
+        return;
+    for (uint32_t w = 0; c->mem && w < c->n; w++)
+        free(c->mem[w]);
+    free(c->mem);
+    free(c->emem);
+    free(c->xin);
+    free(c->q8);
+    free(c->acc);
+    free(c->rot);
+    free(c->h16);
+    free(c->facc);
+    free(c->keys);
+    free(c->cand);
+    free(c->ckey);
+    free(c->idx);
+    free(c->vals);
+    free(c->vsum);
+    free(c->bitmap);
+    free(c->bits);
+    free(c->P);
+    free(c->Q);
+    free(c->Qw);
+    free(c->tau);
+    free(c->work);
+    free(c);
+}
+
+CX_WIDE static void add_into(float *restrict m, const float *restrict g, uint64_t d)
+{
+    CX_LOOP(i, d, m[i] += g[i]);
+}
+
+tc_status tc_codec_aggregate(tc_codec *c, const float *const *grads, float *out, uint64_t step, tc_err *err)
+{
+    if (!c || !grads || !out)
+        return tc_fail(err, TC_EINVAL, "tc_codec_aggregate: NULL codec, gradients or output");
+    for (uint32_t w = 0; w < c->n; w++)
+        if (!grads[w])
+            return tc_fail(err, TC_EINVAL, "tc_codec_aggregate: worker %u has no gradient", w);
+    for (uint32_t w = 0; w < c->n; w++) {
+        if (!c->ef) {
+            c->xin[w] = grads[w];
+            continue;
+        }
+        add_into(c->mem[w], grads[w], c->d);
+        c->xin[w] = c->mem[w];
+    }
+    c->ops->aggregate(c, c->xin, c->ef ? c->emem : NULL, out, step);
+    return TC_OK;
+}
+
+uint64_t tc_codec_dim(const tc_codec *c)
+{
+    return c->d;
+}
+
+const float *tc_codec_memory(const tc_codec *c, uint32_t worker)
+{
+    return c->ef && worker < c->n ? c->mem[worker] : NULL;
+}

@@ -1,0 +1,197 @@
+/*
+ * codec_int.h - what the codecs share inside the compress layer: the codec
+ * instance, the per-kind operations table, the 16-bit casts, the per-lane
+ * random numbers of stochastic rounding, the fast Walsh-Hadamard transform
+ * and the O(d) top-k selection. The integer codecs' encode and decode steps
+ * are exposed here so that the tests can sum the integer vectors themselves
+ * and check that the sum decodes to exactly what tc_codec_aggregate returns.
+ */
+#ifndef TOPOCC_CODEC_INT_H
+#define TOPOCC_CODEC_INT_H
+
+#include <string.h>
+#include "topocc/compress.h"
+
+/* GCC's -O2 cost model ("very-cheap") vectorises a loop only when no scalar
+ * epilogue and no run-time alias check are needed. So the hot loops run as
+ * blocks of CX_VEC iterations with a constant trip count, then a scalar tail,
+ * and the kernels take restrict pointers. */
+#define CX_VEC 64
+#define CX_LOOP(i, n, ...)                                                   \
+    do {                                                                     \
+        uint64_t i##_b = 0, i##_n = (n);                                     \
+        for (; i##_b + CX_VEC <= i##_n; i##_b += CX_VEC)                     \
+            for (uint64_t i = i##_b; i < i##_b + CX_VEC; i++) {              \
+                __VA_ARGS__;                                                 \
+            }                                                                \
+        for (uint64_t i = i##_b; i < i##_n; i++) {                           \
+            __VA_ARGS__;                                                     \
+        }                                                                    \
+    } while (0)
+
+/* The hot kernels are compiled for x86-64-v4 (AVX-512), v3 (AVX2) and the
+ * baseline, and the loader picks one for the CPU (GCC's target_clones): the
+ * same plain loops, wider vectors where the machine has them. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+#define CX_WIDE __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define CX_WIDE
+#endif
+
+/* All-ones when c, else zero: selects without branches (if-conversion is
+ * not done for the -O2 vectoriser). */
+static inline uint32_t cx_mask(int c)
+{
+    return 0u - (uint32_t)(c != 0);
+}
+static inline uint32_t cx_sel(uint32_t m, uint32_t a, uint32_t b)
+{
+    return (a & m) | (b & ~m);
+}
+
+/* Stochastic rounding draws its uniforms from CX_LANES independent xorshift32
+ * generators [Marsaglia, "Xorshift RNGs", J. Stat. Software 2003], one per
+ * lane of a block, so the loop vectorises; 16 lanes fill four SSE or two AVX
+ * registers. */
+#define CX_LANES 64
+typedef struct cx_lanes {
+    uint32_t s[CX_LANES];
+} cx_lanes;
+
+/* Seeds the lanes from a key (seed, step, worker, purpose mixed together). */
+void cx_lanes_seed(cx_lanes *r, uint64_t key);
+/* A key that differs for every (seed, step, worker, purpose). */
+static inline uint64_t cx_key(uint64_t seed, uint64_t step, uint64_t worker, uint64_t purpose)
+{
+    return tc_mix64(tc_mix64(tc_mix64(seed ^ (purpose << 56)) ^ step) ^ worker);
+}
+
+/* Bits of a float and back, without aliasing violations. */
+static inline uint32_t cx_fbits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+static inline float cx_bitsf(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+/* IEEE 754 binary16 and bfloat16, round to nearest even (cast.c). */
+void cx_to_f16(const float *restrict x, float mul, uint16_t *restrict h, uint64_t d);
+void cx_from_f16(const uint16_t *restrict h, float *restrict x, uint64_t d);
+void cx_to_bf16(const float *restrict x, float mul, uint16_t *restrict h, uint64_t d);
+void cx_from_bf16(const uint16_t *restrict h, float *restrict x, uint64_t d);
+
+/* max |x_i| and sum |x_i| with lane-wise partial results (vectorisable). */
+float cx_max_abs(const float *x, uint64_t d);
+double cx_sum_abs(const float *x, uint64_t d);
+
+/* Fast Walsh-Hadamard transform of x (length a power of two), unnormalised:
+ * n log2 n additions [Fino & Algazi, IEEE Trans. Computers 1976]. */
+void cx_fwht(float *x, uint64_t n);
+
+/* The indices of the k largest |x_i| (ties: lowest index first), ascending,
+ * in O(d) expected time: a threshold from a random sample, one filtering pass,
+ * an exact quickselect among the candidates (sparse.c). keys, cand and ckey
+ * are scratch of d entries each. */
+void cx_topk(const float *x, uint64_t d, uint64_t k, uint64_t seed, uint32_t *keys, uint32_t *cand, uint32_t *ckey,
+             uint32_t *idx);
+
+/* Shapes shared by the kernels and the cost model (codec.c, thc.c,
+ * powersgd.c): k = ceil(ratio d) (0 if ratio is not in (0, inf)); THC's
+ * padded length and full-chunk length; PowerSGD's a x b matrix. */
+bool cx_is_sparse(tc_codec_kind k);
+uint64_t cx_k(double ratio, uint64_t d);
+uint64_t cx_thc_dpad(uint64_t d, uint64_t *chunk);
+void cx_psgd_shape(uint64_t d, uint64_t *a, uint64_t *b);
+
+typedef struct cx_ops cx_ops;
+
+struct tc_codec {
+    tc_codec_spec spec;
+    const cx_ops *ops;
+    uint64_t d;
+    uint32_t n;
+    bool ef;
+    float **mem;        /* n error-feedback memories of d floats (NULL when off) */
+    const float **xin;  /* n pointers: this step's inputs (gradient + memory) */
+    float **emem;       /* n pointers to write memories through (NULL when off) */
+
+    /* integer codecs (int8, int4, thc) */
+    uint32_t qmax;      /* int8/int4: levels -qmax..qmax; thc: indices 0..qmax */
+    int8_t *q8;         /* one worker's integers (block or whole bucket) */
+    int32_t *acc;       /* integer sums */
+    float *rot;         /* thc: one worker's rotated, padded bucket */
+    uint64_t dpad;      /* thc: padded length */
+    uint64_t chunk;     /* thc: transform length of the full chunks */
+
+    /* 16-bit casts */
+    uint16_t *h16;
+    float *facc;        /* fp32 sums (casts), dense scratch */
+
+    /* sparse codecs (topk, topk-shared, randk) */
+    uint64_t k;
+    uint32_t *keys, *cand, *ckey, *idx;
+    float *vals, *vsum;
+    uint64_t *bitmap;   /* randk: Floyd's sampling */
+
+    /* signsgd */
+    uint32_t *bits;
+
+    /* powersgd: the bucket is the column-major b x a matrix X = M^T */
+    uint64_t pa, pb, pfull, ptail; /* a, b, full columns, length of the last partial one */
+    uint32_t r;
+    float *P, *Q, *Qw, *tau, *work;
+    int lwork;
+};
+
+/* The per-kind operations: aggregate applies DDP semantics to x (inputs
+ * already include the error feedback) and, when e is non-NULL, turns each
+ * e[w] (the same buffer as x[w]) into the new memory in place, once it has
+ * been encoded;
+ * one is the measured path: one worker's encode, the local sum of its single
+ * contribution, and the decode; out may be x (decoding into the bucket). */
+struct cx_ops {
+    tc_status (*init)(tc_codec *c, tc_err *err);
+    void (*aggregate)(tc_codec *c, const float *const *x, float *const *e, float *out, uint64_t step);
+    void (*one)(tc_codec *c, const float *x, float *out, uint64_t step);
+};
+
+extern const cx_ops cx_cast_ops, cx_quant_ops, cx_thc_ops, cx_topk_ops, cx_topk_shared_ops, cx_randk_ops,
+    cx_powersgd_ops, cx_signsgd_ops;
+
+/* q = stochastic rounding of x * mul + add, clamped to [lo, hi]; the lanes
+ * carry across calls so a bucket encoded in blocks (multiples of
+ * 2 CX_LANES) draws the same numbers as one encoded whole (quant.c). */
+void cx_sround_block(const float *restrict x, uint64_t m, float mul, float add, float lo, float hi,
+                     cx_lanes *restrict r, int8_t *restrict q);
+/* acc = q (first) or acc += q; out = sum * mul + add. */
+void cx_widen(const int8_t *restrict q, int32_t *restrict acc, uint64_t m, bool first);
+void cx_dequant(const int32_t *restrict sum, float mul, float add, float *restrict out, uint64_t m);
+
+/* Integer all-reduce codecs (int8, int4, thc), step by step:
+ * scale = the shared scale (max over workers, the tiny all-reduce(max));
+ * encode writes worker w's integers (len = cx_int_len: d, or the padded
+ * length for thc) and, when e is non-NULL (then e == x), turns e into its new
+ * error-feedback memory;
+ * decode turns the integer sum of `count` contributions into their mean.
+ * tc_codec_aggregate is exactly scale, encode per worker, integer sum, decode. */
+uint64_t cx_int_len(const tc_codec *c);
+float cx_int_scale(tc_codec *c, const float *const *x, uint64_t step);
+void cx_int_encode(tc_codec *c, const float *x, float *e, float scale, uint64_t step, uint32_t w, int8_t *q);
+void cx_int_decode(tc_codec *c, const int32_t *sum, uint32_t count, float scale, uint64_t step, float *out);
+
+/* A deterministic, roughly N(0, 1) test vector (measure.c). */
+void cx_fill_gradient(float *x, uint64_t d, uint64_t seed);
+
+void cx_int_aggregate(tc_codec *c, const float *const *x, float *const *e, float *out, uint64_t step);
+/* thc.c's halves of the above */
+float cx_thc_scale(tc_codec *c, const float *const *x, uint64_t step);
+void cx_thc_encode(tc_codec *c, const float *x, float *e, float scale, uint64_t step, uint32_t w, int8_t *q);
+void cx_thc_decode(tc_codec *c, const int32_t *sum, uint32_t count, float scale, uint64_t step, float *out);
+
+#endif

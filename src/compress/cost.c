@@ -1,0 +1,212 @@
+/*
+ * cost.c - what a codec costs: bytes on the wire and the collective that
+ * carries them, memory traffic of encode + decode, and the roofline estimate
+ * of its throughput on an accelerator. docs/MODEL.md, "Compression codecs",
+ * has the table this file implements.
+ *
+ * Integer sums: an all-reduce of b-bit integers over n workers must carry
+ * b + ceil(log2 n) bits per coordinate so that no partial sum overflows,
+ * rounded up to whole bytes (an integer data type). int8's levels -127..127
+ * need 9 bits from n = 2 on: int8 costs as much as bf16 on any real job.
+ * (NCCL has 8-, 32- and 64-bit integer types only; the byte-rounded width is
+ * the ideal an implementation can reach, e.g. with a custom reduction.)
+ */
+#include <math.h>
+#include <string.h>
+#include "compress/codec_int.h"
+
+static uint32_t ceil_log2(uint32_t n)
+{
+    uint32_t b = 0;
+    while (b < 32 && (1ull << b) < n)
+        b++;
+    return b;
+}
+
+/* Bytes per coordinate of an n-way sum of b-bit integers. */
+static double int_bytes(uint32_t b, uint32_t n)
+{
+    return (double)((b + ceil_log2(n) + 7) / 8);
+}
+
+static uint64_t k_of(const tc_codec_spec *c, uint64_t d)
+{
+    uint64_t k = cx_k(c->ratio, d);
+    return k < 1 ? 1 : k > d ? d : k;
+}
+
+static uint32_t int_bits(const tc_codec_spec *c)
+{
+    return c->kind == TC_CODEC_INT8 ? 8 : c->kind == TC_CODEC_INT4 ? 4 : c->bits;
+}
+
+void tc_codec_wire_cost(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_codec_wire *out)
+{
+    memset(out, 0, sizeof *out);
+    if (d < 1)
+        d = 1;
+    if (n < 1)
+        n = 1;
+    double D = (double)d, N = (double)n;
+    out->op = TC_OP_ALLREDUCE;
+    out->collectives = 1;
+    switch (c->kind) {
+    case TC_CODEC_FP32:
+        out->size[0] = 4 * D;
+        break;
+    case TC_CODEC_FP16:
+    case TC_CODEC_BF16:
+        out->size[0] = 2 * D;
+        break;
+    case TC_CODEC_INT8:
+    case TC_CODEC_INT4:
+    case TC_CODEC_THC: {
+        double len = c->kind == TC_CODEC_THC ? (double)cx_thc_dpad(d, NULL) : D;
+        out->collectives = 2;
+        out->size[0] = int_bytes(int_bits(c), n) * len;
+        out->size[1] = 4; /* all-reduce(max) of the shared scale */
+        out->integer_sums =
+            c->kind == TC_CODEC_THC
+                ? "thc: b-bit table indices summed in ceil((b + ceil(log2 n)) / 8) bytes per padded coordinate, plus a 4-byte all-reduce(max) of the scale"
+                : c->kind == TC_CODEC_INT8
+                      ? "int8: levels -127..127 summed in ceil((8 + ceil(log2 n)) / 8) bytes: 2 bytes (as bf16) for 2 to 256 workers, plus a 4-byte all-reduce(max) of the scale"
+                      : "int4: levels -7..7 summed in ceil((4 + ceil(log2 n)) / 8) bytes: 1 byte up to 16 workers, 2 up to 4096, plus a 4-byte all-reduce(max) of the scale";
+        break;
+    }
+    case TC_CODEC_TOPK:
+        out->op = TC_OP_ALLGATHER;
+        out->size[0] = N * 8 * (double)k_of(c, d); /* the gathered output: n sets of k (value, index) */
+        break;
+    case TC_CODEC_TOPK_SHARED:
+        out->collectives = 2;
+        out->size[0] = 4 * (double)k_of(c, d); /* values */
+        out->size[1] = 4 * (double)k_of(c, d); /* the leader's indices, as an all-reduce others add zeros to */
+        break;
+    case TC_CODEC_RANDK:
+        out->size[0] = 4 * (double)k_of(c, d);
+        break;
+    case TC_CODEC_POWERSGD: {
+        uint64_t a, b;
+        cx_psgd_shape(d, &a, &b);
+        out->collectives = 2;
+        out->size[0] = 4 * (double)a * c->rank;
+        out->size[1] = 4 * (double)b * c->rank;
+        break;
+    }
+    case TC_CODEC_SIGNSGD:
+        out->op = TC_OP_ALLGATHER;
+        out->size[0] = N * (double)((d + 7) / 8 + 4); /* sign bits + the worker's scale */
+        break;
+    default:
+        break;
+    }
+    double per_worker = out->op == TC_OP_ALLGATHER ? out->size[0] / N : out->size[0] + out->size[1];
+    out->bits_per_coord = 8 * per_worker / D;
+}
+
+/* Memory traffic, bytes per coordinate of one worker's encode + decode, each
+ * kernel fused (the gradient is read once per pass; messages written and
+ * read at their wire width w; rho = k / d):
+ *   fp32            8          read x, write x / n (DDP's pre-division)
+ *   fp16, bf16      12         read 4, write 2; read 2, write 4
+ *   int8, int4      12 + 2w    max pass 4; read 4, write w; read w, write 4
+ *   thc             (16 + 2w) dpad/d   transform: read 4, write 4 (rotated,
+ *                              kept for the max); quantize: read 4, write w;
+ *                              decode: read w, inverse in on-chip memory, write 4
+ *   topk            8 + 8 rho + 12 n rho  filter pass 4; write k values and
+ *                              indices; zero the output 4; read n gathered sets
+ *                              (8 n rho), scatter n k values (4 n rho)
+ *   topk-shared     8 + 24 rho  the leader's filter pass 4, indices 4 rho;
+ *                              gather 4 rho, write 4 rho; zero 4; read values
+ *                              and indices 8 rho; scatter 4 rho
+ *   randk           4 + 24 rho  indices 4 rho; gather 4 rho, write 4 rho;
+ *                              zero 4; read 8 rho, scatter 4 rho
+ *   powersgd        12         read M twice (P = M Q, Q = M^T P), write P Q^T
+ *   signsgd         12 + (n + 1)/8  L1 norm 4; signs: read 4, write 1/8;
+ *                              read n/8 gathered bits, write 4
+ * Error feedback adds 8 (read the memory to form g + e, write it back) when
+ * the codec reads the whole input anyway; randk adds 12 (it must now read the
+ * gradient too); powersgd adds 16 (g + e is stored, reread after the second
+ * all-reduce, and the memory written). */
+double tc_codec_bytes_touched(const tc_codec_spec *c, uint64_t d, uint32_t n)
+{
+    if (d < 1)
+        d = 1;
+    if (n < 1)
+        n = 1;
+    double rho = (double)k_of(c, d) / (double)d, N = (double)n, ef = c->error_feedback ? 8 : 0, b = 0;
+    switch (c->kind) {
+    case TC_CODEC_FP32: b = 8; break;
+    case TC_CODEC_FP16:
+    case TC_CODEC_BF16: b = 12; break;
+    case TC_CODEC_INT8:
+    case TC_CODEC_INT4: b = 12 + 2 * int_bytes(int_bits(c), n); break;
+    case TC_CODEC_THC:
+        b = (16 + 2 * int_bytes(c->bits, n)) * (double)cx_thc_dpad(d, NULL) / (double)d;
+        break;
+    case TC_CODEC_TOPK: b = 8 + 8 * rho + 12 * N * rho; break;
+    case TC_CODEC_TOPK_SHARED: b = 8 + 24 * rho; break;
+    case TC_CODEC_RANDK:
+        b = 4 + 24 * rho;
+        ef = c->error_feedback ? 12 : 0;
+        break;
+    case TC_CODEC_POWERSGD:
+        b = 12;
+        ef = c->error_feedback ? 16 : 0;
+        break;
+    case TC_CODEC_SIGNSGD: b = 12 + (N + 1) / 8; break;
+    default: b = 8; break;
+    }
+    return b + ef;
+}
+
+/* Arithmetic per coordinate where it can bound the throughput: THC's two
+ * transforms (log2 C additions each per padded coordinate, C the chunk) and
+ * about 8 operations for signs, scaling and rounding; PowerSGD's three
+ * products, 6 a b r per step. Elementwise codecs are memory bound. */
+static double flops_per_coord(const tc_codec_spec *c, uint64_t d)
+{
+    if (c->kind == TC_CODEC_THC) {
+        uint64_t C;
+        double dpad = (double)cx_thc_dpad(d, &C);
+        return (2 * log2((double)C) + 8) * dpad / (double)d;
+    }
+    if (c->kind == TC_CODEC_POWERSGD) {
+        uint64_t a, b;
+        cx_psgd_shape(d, &a, &b);
+        return 6.0 * (double)a * (double)b * c->rank / (double)d;
+    }
+    return 0;
+}
+
+/* Peak figures from the vendors' data sheets:
+ * NVIDIA H100 Tensor Core GPU datasheet (SXM5): 3.35 TB/s HBM3, 989 TFLOP/s
+ *   dense BF16 (1,979 with sparsity);
+ * Google Cloud TPU v5p documentation: 2,765 GB/s HBM2e, 459 TFLOP/s BF16.
+ * The compute cap uses the dense 16-bit peak: optimistic for THC's additions,
+ * which run on vector units unless the transform is written as small matrix
+ * products for the tensor cores. */
+static const tc_accel accels[] = {
+    {"h100", 3.35e12, 989e12},
+    {"tpu-v5p", 2.765e12, 459e12},
+};
+
+const tc_accel *tc_accel_find(const char *name)
+{
+    if (!name)
+        return NULL;
+    if (strcmp(name, "tpu") == 0)
+        return &accels[1];
+    for (size_t i = 0; i < sizeof accels / sizeof *accels; i++)
+        if (strcmp(name, accels[i].name) == 0)
+            return &accels[i];
+    return NULL;
+}
+
+double tc_codec_accel_throughput(const tc_codec_spec *c, const tc_accel *a, uint64_t d, uint32_t n)
+{
+    double mem = 4 * a->mem_Bps / tc_codec_bytes_touched(c, d, n);
+    double f = flops_per_coord(c, d);
+    double cap = f > 0 ? 4 * a->flops / f : INFINITY;
+    return mem < cap ? mem : cap;
+}

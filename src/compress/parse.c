@@ -1,0 +1,151 @@
+/*
+ * parse.c - codec names, defaults and specs ("topk:ratio=0.01,ef=0").
+ * Defaults: ratio 0.01, rank 4 (the DDP hook's default is 1; 4 is the
+ * paper's usual setting), thc bits 4, seed 1, error feedback on for the
+ * biased codecs (topk, topk-shared, randk, powersgd, signsgd).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "compress/codec_int.h"
+
+static const char *const names[TC_CODEC_COUNT] = {"fp32", "fp16", "bf16", "int8", "int4", "thc",
+                                                   "topk", "topk-shared", "randk", "powersgd", "signsgd"};
+
+/* keys each kind accepts, for parsing and for the messages */
+static const char *const keys_of[TC_CODEC_COUNT] = {
+    "ef", "ef", "ef", "seed, ef", "seed, ef", "bits, seed, ef", "ratio, seed, ef", "ratio, seed, ef",
+    "ratio, seed, ef", "rank, seed, ef", "ef"};
+
+#define ACCEPTED_CODECS "fp32, fp16, bf16, int8, int4, thc, topk, topk-shared, randk, powersgd, signsgd"
+
+const char *tc_codec_kind_name(tc_codec_kind k)
+{
+    return (unsigned)k < TC_CODEC_COUNT ? names[k] : "?";
+}
+
+static bool biased(tc_codec_kind k)
+{
+    return k == TC_CODEC_TOPK || k == TC_CODEC_TOPK_SHARED || k == TC_CODEC_RANDK || k == TC_CODEC_POWERSGD ||
+           k == TC_CODEC_SIGNSGD;
+}
+
+static bool has_key(tc_codec_kind k, const char *key)
+{
+    const char *p = keys_of[k];
+    size_t n = strlen(key);
+    for (const char *q = strstr(p, key); q; q = strstr(q + 1, key))
+        if ((q == p || q[-1] == ' ') && (q[n] == ',' || q[n] == '\0'))
+            return true;
+    return false;
+}
+
+void tc_codec_defaults(tc_codec_kind k, tc_codec_spec *out)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = k;
+    out->ratio = cx_is_sparse(k) ? 0.01 : 0;
+    out->rank = k == TC_CODEC_POWERSGD ? 4 : 0;
+    out->bits = k == TC_CODEC_THC ? 4 : k == TC_CODEC_INT8 ? 8 : k == TC_CODEC_INT4 ? 4 : 0;
+    out->error_feedback = biased(k);
+    out->seed = 1;
+    tc_codec_spec_name(out);
+}
+
+void tc_codec_spec_name(tc_codec_spec *c)
+{
+    char buf[sizeof c->name];
+    size_t n = (size_t)snprintf(buf, sizeof buf, "%s", tc_codec_kind_name(c->kind));
+    char sep = ':';
+#define ADD(...)                                                                   \
+    do {                                                                           \
+        if (n < sizeof buf)                                                        \
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "%c", sep);             \
+        if (n < sizeof buf)                                                        \
+            n += (size_t)snprintf(buf + n, sizeof buf - n, __VA_ARGS__);           \
+        sep = ',';                                                                 \
+    } while (0)
+    if ((unsigned)c->kind < TC_CODEC_COUNT) {
+        if (has_key(c->kind, "ratio"))
+            ADD("ratio=%g", c->ratio);
+        if (has_key(c->kind, "rank"))
+            ADD("rank=%u", c->rank);
+        if (has_key(c->kind, "bits"))
+            ADD("bits=%u", c->bits);
+        if (has_key(c->kind, "seed") && c->seed != 1)
+            ADD("seed=%llu", (unsigned long long)c->seed);
+        if (c->error_feedback != biased(c->kind))
+            ADD("ef=%d", c->error_feedback ? 1 : 0);
+    }
+#undef ADD
+    memcpy(c->name, buf, sizeof c->name);
+    c->name[sizeof c->name - 1] = '\0';
+}
+
+static tc_status parse_uint(const char *codec, const char *key, const char *v, uint64_t lo, uint64_t hi,
+                            const char *accepted, uint64_t *out, tc_err *err)
+{
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (v[0] < '0' || v[0] > '9' || *end || errno || x < lo || x > hi)
+        return tc_fail(err, TC_EINVAL, "%s: %s=%s is out of range: accepted are %s", codec, key, v, accepted);
+    *out = x;
+    return TC_OK;
+}
+
+tc_status tc_codec_parse(const char *s, tc_codec_spec *out, tc_err *err)
+{
+    tc_spec sp;
+    tc_status st = tc_spec_parse(s, &sp, err);
+    if (st)
+        return st;
+    int kind = -1;
+    for (int k = 0; k < TC_CODEC_COUNT; k++)
+        if (strcmp(sp.kind, names[k]) == 0)
+            kind = k;
+    if (kind < 0)
+        return tc_fail(err, TC_EINVAL, "unknown codec '%s': accepted are " ACCEPTED_CODECS, sp.kind);
+    tc_codec_spec c;
+    tc_codec_defaults((tc_codec_kind)kind, &c);
+    const char *name = names[kind];
+    uint64_t u;
+    const char *v;
+    if (has_key(c.kind, "ratio") && (v = tc_spec_get(&sp, "ratio"))) {
+        char *end;
+        double r = strtod(v, &end);
+        if (*end || !(r > 0) || !(r <= 1))
+            return tc_fail(err, TC_EINVAL, "%s: ratio=%s is out of range: accepted are 0 < ratio <= 1, e.g. ratio=0.01",
+                           name, v);
+        c.ratio = r;
+    }
+    if (has_key(c.kind, "rank") && (v = tc_spec_get(&sp, "rank"))) {
+        if ((st = parse_uint(name, "rank", v, 1, 1u << 20, "integers >= 1 (at most the bucket matrix's smaller side)",
+                             &u, err)))
+            return st;
+        c.rank = (uint32_t)u;
+    }
+    if (has_key(c.kind, "bits") && (v = tc_spec_get(&sp, "bits"))) {
+        if ((st = parse_uint(name, "bits", v, 1, 8, "1 to 8", &u, err)))
+            return st;
+        c.bits = (uint32_t)u;
+    }
+    if (has_key(c.kind, "seed") && (v = tc_spec_get(&sp, "seed"))) {
+        if ((st = parse_uint(name, "seed", v, 0, UINT64_MAX, "unsigned 64-bit integers", &u, err)))
+            return st;
+        c.seed = u;
+    }
+    if ((v = tc_spec_get(&sp, "ef"))) {
+        if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
+            return tc_fail(err, TC_EINVAL, "%s: ef=%s: accepted are 0 (off) and 1 (on)", name, v);
+        c.error_feedback = v[0] == '1';
+    }
+    char what[64];
+    snprintf(what, sizeof what, "%s codec", name);
+    if ((st = tc_spec_check_unused(&sp, what, keys_of[kind], err)))
+        return st;
+    tc_codec_spec_name(&c);
+    *out = c;
+    return TC_OK;
+}
