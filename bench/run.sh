@@ -5,3 +5,5 @@ B=build
 "$B/bench_formula"
 "$B/bench_steps"
 "$B/bench_schedgen"
+"$B/bench_codec"
+"$B/bench_flow"

@@ -100,6 +100,11 @@ bad "malformed degrade" collective --topo "$CLOS" --op allreduce --size 1MiB --d
 bad "degrade factor of 0 is a failure, not a degradation" collective --topo "$CLOS" --op allreduce --size 1MiB --degrade link:3=0
 bad "unwritable trace" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace /nonexistent/dir/t.json
 
+bad "codec-bench with an unknown codec" codec-bench --codec bogus
+bad "codec-bench with a size of 0" codec-bench --size 0
+bad "train-accuracy with a data set that is not there" train-accuracy --data "$tmp/nowhere" --steps 10
+grep -q "dataset-fashion-mnist" "$tmp/err" || { echo "FAIL: missing data set does not name its Debian package"; fails=$((fails + 1)); }
+
 # --- help texts explain themselves with an example ---
 good "no arguments" "example" 
 good "--help" "example" --help
@@ -107,6 +112,9 @@ good "topo --help" "example" topo --help
 good "collective --help" "example" collective --help
 good "compare --help" "example" compare --help
 good "concurrent --help" "example" concurrent --help
+good "codec-bench --help" "example" codec-bench --help
+good "train-accuracy --help" "example" train-accuracy --help
+good "compress --help" "example" compress --help
 
 # --- main paths ---
 good "topo summary" "bisection" topo "$CLOS"
@@ -135,6 +143,8 @@ good "compare in flow mode" "where each topology wins" compare --topo "$CLOS" --
 printf '{"jobs": [{"name": "A", "op": "allreduce", "algo": "ring", "size": "1MiB", "endpoints": "0,8"}, {"name": "B", "op": "alltoall", "size": "1MiB", "endpoints": [1, 9, 17], "start": "5us"}]}' >"$tmp/jobs.json"
 good "concurrent jobs" "slowdown" concurrent --topo "clos:down=8x8,up=1x1" --jobs "$tmp/jobs.json"
 good "concurrent jobs json" '"slowdown"' concurrent --topo "clos:down=8x8,up=1x1" --jobs "$tmp/jobs.json" --format json
+
+good "codec-bench measures a codec beside the copy bandwidth" "copy" codec-bench --codec bf16 --size 1MiB --seconds 0.05
 
 if [ "$fails" -ne 0 ]; then
     echo "$fails CLI checks failed"
