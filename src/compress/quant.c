@@ -86,10 +86,11 @@ static inline uint32_t xorshift32(uint32_t *state)
  * error outside the range (truncation is the floor for v >= 0). */
 static inline int32_t sround(float v, uint32_t r16, int32_t span, int32_t lo)
 {
+    /* floor(v + u) is floor(v) + 1 exactly when u >= 1 - frac(v): with
+     * probability frac(v). v < 2^8 and u on a 2^-17 grid, so v + u is exact
+     * in float (24 bits). */
     float u = (float)(int32_t)r16 * 0x1p-16f + 0x1p-17f;
-    int32_t t = (int32_t)v;
-    float frac = v - (float)t;
-    int32_t q = t - (int32_t)cx_mask(u < frac);
+    int32_t q = (int32_t)(v + u);
     q = (int32_t)cx_sel(cx_mask(q > span), (uint32_t)span, (uint32_t)q);
     q = (int32_t)cx_sel(cx_mask(q < 0), 0u, (uint32_t)q);
     return q + lo;
