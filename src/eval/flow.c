@@ -187,20 +187,14 @@ static void heap_down(fl_sim *S, uint32_t i)
         uint32_t c = HEAP_D * i + 1;
         if (c >= n)
             break;
-        uint32_t best;
-        const fl_hent *h = S->heap;
-        if (c + HEAP_D <= n) {
-            /* All four children: a tournament, with no loop. */
-            uint32_t a = h[c + 1].key < h[c].key ? c + 1 : c;
-            uint32_t b = h[c + 3].key < h[c + 2].key ? c + 3 : c + 2;
-            best = h[b].key < h[a].key ? b : a;
-        } else {
-            best = c;
-            for (uint32_t k = c + 1; k < n; k++)
-                if (h[k].key < h[best].key)
-                    best = k;
-        }
-        double bk = h[best].key;
+        uint32_t best = c;
+        double bk = S->heap[c].key;
+        uint32_t last = c + HEAP_D < n ? c + HEAP_D : n;
+        for (uint32_t k = c + 1; k < last; k++)
+            if (S->heap[k].key < bk) {
+                bk = S->heap[k].key;
+                best = k;
+            }
         if (bk >= e.key)
             break;
         heap_place(S, i, S->heap[best]);
