@@ -18,6 +18,10 @@ tc_status tc_format_parse(const char *s, tc_format *out, tc_err *err);
  * the routing used. */
 json_t *tc_report_result_json(const tc_result *r, const tc_topo *t, tc_routing routing);
 
+/* The hottest links of a flow run as a JSON array of {link, name, bytes,
+ * utilisation}. */
+json_t *tc_report_hot_links_json(const tc_topo *t, const tc_flow_result *fr);
+
 /* Topology summary and optional link list as JSON. */
 json_t *tc_report_topo_json(const tc_topo *t, bool links);
 

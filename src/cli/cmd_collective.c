@@ -108,16 +108,7 @@ static json_t *flow_json(const tc_topo *t, const flow_extra *fx)
     json_object_set_new(f, "rank_finish_median_s", json_real(fr->jobs[0].rank_finish_median_s));
     json_object_set_new(f, "rank_finish_max_s", json_real(fr->jobs[0].rank_finish_max_s));
     json_object_set_new(f, "mean_link_utilisation", json_real(fr->mean_utilisation));
-    json_t *hot = json_array();
-    char name[128];
-    for (size_t i = 0; i < fr->nhot; i++) {
-        json_t *h = json_object();
-        json_object_set_new(h, "link", json_integer(fr->hot[i].link));
-        json_object_set_new(h, "name", json_string(tc_topo_link_name(t, fr->hot[i].link, name, sizeof name)));
-        json_object_set_new(h, "bytes", json_real(fr->hot[i].bytes));
-        json_object_set_new(h, "utilisation", json_real(fr->hot[i].utilisation));
-        json_array_append_new(hot, h);
-    }
+    json_t *hot = tc_report_hot_links_json(t, &fx->fr);
     json_object_set_new(f, "hot_links", hot);
     json_object_set_new(f, "trace_slices", json_integer((json_int_t)fr->trace_slices));
     json_object_set_new(f, "trace_truncated", json_boolean(fr->trace_truncated));

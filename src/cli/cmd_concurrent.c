@@ -297,16 +297,7 @@ static void report(const jobs *js, const tc_flow_result *fr, const double *alone
             json_array_append_new(arr, e);
         }
         json_object_set_new(o, "jobs", arr);
-        json_t *hot = json_array();
-        char name[128];
-        for (size_t i = 0; i < fr->nhot; i++) {
-            json_t *h = json_object();
-            json_object_set_new(h, "link", json_integer(fr->hot[i].link));
-            json_object_set_new(h, "name", json_string(tc_topo_link_name(t, fr->hot[i].link, name, sizeof name)));
-            json_object_set_new(h, "bytes", json_real(fr->hot[i].bytes));
-            json_object_set_new(h, "utilisation", json_real(fr->hot[i].utilisation));
-            json_array_append_new(hot, h);
-        }
+        json_t *hot = tc_report_hot_links_json(t, fr);
         json_object_set_new(o, "hot_links", hot);
         tc_write_json(o, NULL, NULL);
         json_decref(o);

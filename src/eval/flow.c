@@ -139,21 +139,6 @@ static tc_status oom(fl_sim *S)
     return S->st;
 }
 
-static bool grow_to(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return true;
-    size_t c = *cap ? *cap : 256;
-    while (c < need)
-        c *= 2;
-    void *v = realloc(*p, c * elem);
-    if (!v)
-        return false;
-    *p = v;
-    *cap = c;
-    return true;
-}
-
 /* ---- the event heap (indexed by flow) ---- */
 
 /* A 4-ary heap of (time, flow) pairs: the four children of a node share one
@@ -553,7 +538,7 @@ static tc_status emit_next(fl_sim *S, size_t j)
     if (n > st->cap) {
         size_t c = st->cap;
         void *x = st->xv;
-        if (!grow_to(&x, &c, n, sizeof *st->xv))
+        if (!tc_grow(&x, &c, n, sizeof *st->xv))
             return oom(S);
         st->xv = x;
         st->cap = c;
@@ -602,7 +587,7 @@ static void retire(fl_job *J)
 
 static void push_ready(fl_sim *S, uint32_t job, uint32_t rank)
 {
-    if (!grow_to((void **)&S->ready, &S->ready_cap, S->nready + 1, sizeof *S->ready)) {
+    if (!tc_grow((void **)&S->ready, &S->ready_cap, S->nready + 1, sizeof *S->ready)) {
         oom(S);
         return;
     }

@@ -35,7 +35,25 @@
 #ifndef TOPOCC_FLOW_INT_H
 #define TOPOCC_FLOW_INT_H
 
+#include <stdlib.h>
 #include "topocc/core.h"
+
+/* Grows *p (an array of elem-sized items, capacity *cap) by doubling until it
+ * holds need items; false (and *p unchanged) when memory runs out. */
+static inline bool tc_grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    size_t c = *cap ? *cap : 64;
+    while (c < need)
+        c *= 2;
+    void *v = realloc(*p, c * elem);
+    if (!v)
+        return false;
+    *p = v;
+    *cap = c;
+    return true;
+}
 
 /* One flow's place in one link's list. */
 typedef struct tc_mm_ent {

@@ -36,21 +36,6 @@
 #include <string.h>
 #include "eval/flow_int.h"
 
-static bool grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return true;
-    size_t c = *cap ? *cap : 64;
-    while (c < need)
-        c *= 2;
-    void *v = realloc(*p, c * elem);
-    if (!v)
-        return false;
-    *p = v;
-    *cap = c;
-    return true;
-}
-
 tc_status tc_mm_init(tc_mm *m, uint32_t nlinks, const double *cap, uint32_t stride, double rate_cap)
 {
     memset(m, 0, sizeof *m);
@@ -160,7 +145,7 @@ static bool mark_dirty(tc_mm *m, uint32_t l)
     if (m->is_dirty[l])
         return true;
     size_t cap = m->dirty_cap;
-    if (!grow((void **)&m->dirty, &cap, (size_t)m->ndirty + 1, sizeof *m->dirty))
+    if (!tc_grow((void **)&m->dirty, &cap, (size_t)m->ndirty + 1, sizeof *m->dirty))
         return false;
     m->dirty_cap = (uint32_t)cap;
     m->is_dirty[l] = 1;
@@ -191,7 +176,7 @@ static bool group_join(tc_mm *m, uint32_t f, uint32_t g, double level)
     tc_mm_link *G = &m->groups[g];
     if (G->n == G->cap) {
         size_t c = G->cap;
-        if (!grow((void **)&G->v, &c, (size_t)G->n + 1, sizeof *G->v))
+        if (!tc_grow((void **)&G->v, &c, (size_t)G->n + 1, sizeof *G->v))
             return false;
         G->cap = (uint32_t)c;
     }
@@ -232,7 +217,7 @@ tc_status tc_mm_add(tc_mm *m, uint32_t id, const uint32_t *links, const double *
     m->rate[id] = 0;
     m->bneck[id] = UINT32_MAX;
     if (m->track) {
-        if (!grow((void **)&m->fresh, &m->fresh_cap, m->nfresh + 1, sizeof *m->fresh))
+        if (!tc_grow((void **)&m->fresh, &m->fresh_cap, m->nfresh + 1, sizeof *m->fresh))
             return TC_EINTERNAL;
         m->fresh[m->nfresh++] = id;
     }
@@ -338,7 +323,7 @@ static bool collect(tc_mm *m, uint32_t l0, size_t budget, bool *big)
     uint32_t ep = m->epoch;
     size_t seen = 0;
     m->ncomp_links = m->ncomp_flows = 0;
-    if (!grow((void **)&m->comp_links, &m->comp_links_cap, 1, sizeof *m->comp_links))
+    if (!tc_grow((void **)&m->comp_links, &m->comp_links_cap, 1, sizeof *m->comp_links))
         return false;
     m->lmark[l0] = ep;
     m->comp_links[m->ncomp_links++] = l0;
@@ -354,12 +339,12 @@ static bool collect(tc_mm *m, uint32_t l0, size_t budget, bool *big)
             if (m->fmark[f] == ep)
                 continue;
             m->fmark[f] = ep;
-            if (!grow((void **)&m->comp_flows, &m->comp_flows_cap, m->ncomp_flows + 1, sizeof *m->comp_flows))
+            if (!tc_grow((void **)&m->comp_flows, &m->comp_flows_cap, m->ncomp_flows + 1, sizeof *m->comp_flows))
                 return false;
             m->comp_flows[m->ncomp_flows++] = f;
             size_t base = (size_t)f * m->stride;
             uint32_t n = m->inc_n[f];
-            if (!grow((void **)&m->comp_links, &m->comp_links_cap, m->ncomp_links + n, sizeof *m->comp_links))
+            if (!tc_grow((void **)&m->comp_links, &m->comp_links_cap, m->ncomp_links + n, sizeof *m->comp_links))
                 return false;
             for (uint32_t k = 0; k < n; k++) {
                 uint32_t l = m->inc_link[base + k];
@@ -387,7 +372,7 @@ static bool set_rate(tc_mm *m, uint32_t f, double r, uint32_t g)
         for (uint32_t k = 0; k < m->inc_n[f]; k++)
             m->load[m->inc_link[base + k]] += (r - old) * m->inc_w[base + k];
     }
-    if (!grow((void **)&m->changed, &m->changed_cap, m->nchanged + 1, sizeof *m->changed))
+    if (!tc_grow((void **)&m->changed, &m->changed_cap, m->nchanged + 1, sizeof *m->changed))
         return false;
     m->changed[m->nchanged++] = f;
     return true;
@@ -530,12 +515,12 @@ static bool level_take(tc_mm *m, uint32_t f, bool whole)
 {
     uint32_t ep = m->epoch;
     m->fmark[f] = ep;
-    if (!grow((void **)&m->comp_flows, &m->comp_flows_cap, m->ncomp_flows + 1, sizeof *m->comp_flows))
+    if (!tc_grow((void **)&m->comp_flows, &m->comp_flows_cap, m->ncomp_flows + 1, sizeof *m->comp_flows))
         return false;
     m->comp_flows[m->ncomp_flows++] = f;
     size_t base = (size_t)f * m->stride;
     uint32_t n = m->inc_n[f];
-    if (!grow((void **)&m->comp_links, &m->comp_links_cap, m->ncomp_links + n, sizeof *m->comp_links))
+    if (!tc_grow((void **)&m->comp_links, &m->comp_links_cap, m->ncomp_links + n, sizeof *m->comp_links))
         return false;
     for (uint32_t k = 0; k < n; k++) {
         uint32_t l = m->inc_link[base + k];

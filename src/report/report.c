@@ -45,6 +45,21 @@ json_t *tc_report_result_json(const tc_result *r, const tc_topo *t, tc_routing r
     return o;
 }
 
+json_t *tc_report_hot_links_json(const tc_topo *t, const tc_flow_result *fr)
+{
+    json_t *hot = json_array();
+    char name[128];
+    for (size_t i = 0; i < fr->nhot; i++) {
+        json_t *h = json_object();
+        json_object_set_new(h, "link", json_integer(fr->hot[i].link));
+        json_object_set_new(h, "name", json_string(tc_topo_link_name(t, fr->hot[i].link, name, sizeof name)));
+        json_object_set_new(h, "bytes", json_real(fr->hot[i].bytes));
+        json_object_set_new(h, "utilisation", json_real(fr->hot[i].utilisation));
+        json_array_append_new(hot, h);
+    }
+    return hot;
+}
+
 json_t *tc_report_topo_json(const tc_topo *t, bool links)
 {
     tc_topo_info in;
