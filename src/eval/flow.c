@@ -592,6 +592,17 @@ static void push_ready(fl_sim *S, uint32_t job, uint32_t rank)
         return;
     }
     S->ready[S->nready++] = (fl_ready){job, rank};
+    /* The rank's next step was emitted long ago and is out of cache by now:
+     * fetch its record (and, for the usual one send per rank, its transfer)
+     * while the rest of the batch is processed. */
+    fl_job *J = &S->jobs[job];
+    uint32_t s = J->rk[rank].issue;
+    if (s >= J->lo && s < J->hi) {
+        const fl_step *st = slot(J, s);
+        __builtin_prefetch(&st->sr[rank]);
+        if (rank < st->n)
+            __builtin_prefetch(&st->xv[rank]);
+    }
 }
 
 static bool count_event(fl_sim *S)
