@@ -217,10 +217,10 @@ static void topk_one(tc_codec *c, const float *x, float *out, uint64_t step)
     scatter(c->vals, c->idx, c->k, 1.0f / (float)c->n, out, c->d);
 }
 
-static void shared_aggregate(tc_codec *c, const float *const *x, float *const *e, float *out, uint64_t step)
+/* The all-reduce of the shared-index codecs: vsum = sum over workers of
+ * their values at c->idx; each worker's error feedback forgets what it sent. */
+static void sum_at_indices(tc_codec *c, const float *const *x, float *const *e)
 {
-    uint32_t leader = (uint32_t)(step % c->n);
-    cx_topk(x[leader], c->d, c->k, sample_seed(c, step, leader), c->keys, c->cand, c->ckey, c->idx);
     for (uint32_t w = 0; w < c->n; w++) {
         gather(x[w], c->idx, c->k, w == 0 ? c->vsum : c->vals);
         if (w > 0)
@@ -229,6 +229,13 @@ static void shared_aggregate(tc_codec *c, const float *const *x, float *const *e
         if (e)
             forget_sent(e[w], c->idx, c->k);
     }
+}
+
+static void shared_aggregate(tc_codec *c, const float *const *x, float *const *e, float *out, uint64_t step)
+{
+    uint32_t leader = (uint32_t)(step % c->n);
+    cx_topk(x[leader], c->d, c->k, sample_seed(c, step, leader), c->keys, c->cand, c->ckey, c->idx);
+    sum_at_indices(c, x, e);
     scatter(c->vsum, c->idx, c->k, 1.0f / (float)c->n, out, c->d);
 }
 
@@ -265,14 +272,7 @@ static float randk_mul(const tc_codec *c)
 static void randk_aggregate(tc_codec *c, const float *const *x, float *const *e, float *out, uint64_t step)
 {
     randk_indices(c, step);
-    for (uint32_t w = 0; w < c->n; w++) {
-        gather(x[w], c->idx, c->k, w == 0 ? c->vsum : c->vals);
-        if (w > 0)
-            for (uint64_t j = 0; j < c->k; j++)
-                c->vsum[j] += c->vals[j];
-        if (e)
-            forget_sent(e[w], c->idx, c->k);
-    }
+    sum_at_indices(c, x, e);
     scatter(c->vsum, c->idx, c->k, randk_mul(c), out, c->d);
 }
 
