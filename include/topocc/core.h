@@ -73,6 +73,65 @@ const char *tc_spec_get(tc_spec *sp, const char *key);
 tc_status tc_spec_check_unused(const tc_spec *sp, const char *what,
                                const char *accepted, tc_err *err);
 
+/* ---- files --------------------------------------------------------------
+ * Nothing the user asked to be written is left half-written: a file is
+ * written under a temporary name beside its destination and renamed into
+ * place only once it is complete. */
+typedef struct tc_atomic_file {
+    void *f;          /* FILE *, open for writing */
+    char path[4096];  /* the destination */
+    char tmp[4160];   /* the temporary name, path.tmp.PID */
+} tc_atomic_file;
+
+/* Opens a temporary file beside path; fails (TC_EINVAL) naming path when its
+ * directory cannot be written. */
+tc_status tc_atomic_open(tc_atomic_file *af, const char *path, tc_err *err);
+/* Flushes, closes and renames into place; on any failure removes the
+ * temporary file and says why. */
+tc_status tc_atomic_commit(tc_atomic_file *af, tc_err *err);
+/* Closes and removes the temporary file (nothing is written). */
+void tc_atomic_abort(tc_atomic_file *af);
+
+/* JSON out: 2-space indentation, keys in insertion order, every real in
+ * its shortest form that reads back to the same double (so a value written
+ * and read back is bit for bit the same). NaN and infinities, which JSON
+ * cannot hold, are written as null. */
+struct json_t;
+/* Writes v to f followed by a newline; false on a write error. */
+bool tc_json_dumpf(const struct json_t *v, void *f);
+/* Writes v to path atomically, or to standard output when path is NULL. */
+tc_status tc_json_write(const struct json_t *v, const char *path, tc_err *err);
+/* The shortest "%.Ng" (N = 1..17) of v that strtod reads back to v. */
+const char *tc_fmt_shortest(double v, char *buf, size_t len);
+
+/* ---- progress -------------------------------------------------------------
+ * Long runs report progress through a callback in their run options; the
+ * library never prints. */
+typedef struct tc_progress {
+    const char *what;       /* "training", "flow simulation", ... */
+    double fraction;        /* 0..1, or < 0 when unknown */
+    double done, total;     /* units done and in all (total 0: unknown) */
+    const char *unit;       /* "steps", "events", "cells", ... */
+    double rate;            /* units per second so far (0: unknown) */
+    double mem_bytes;       /* memory in use by the run, estimated (0: unknown) */
+} tc_progress;
+typedef void (*tc_progress_fn)(void *ud, const tc_progress *p);
+
+/* Fails (TC_EINVAL) when need_bytes exceeds limit_bytes (> 0): the one
+ * line gives the estimate, the limit and the flag that raises it
+ * (--mem-limit). what names the run ("the flow simulation"). */
+tc_status tc_mem_check(double need_bytes, double limit_bytes, const char *what, tc_err *err);
+/* Physical memory of this machine in bytes (0: unknown). */
+double tc_mem_physical(void);
+
+/* The version of this build ("0.3.0"), its git commit ("unknown" outside a
+ * git checkout; "-dirty" appended when the tree had changes), its CMake
+ * build type, and the optional dependencies found, one short line. */
+const char *tc_version(void);
+const char *tc_commit(void);
+const char *tc_build_type(void);
+const char *tc_optional_deps(void);
+
 /* Deterministic 64-bit mixing (splitmix64), used for hashing and the RNG. */
 static inline uint64_t tc_mix64(uint64_t x)
 {

@@ -71,12 +71,15 @@ typedef struct tc_flow_opts {
     uint64_t event_budget;     /* 0: TC_FLOW_DEFAULT_EVENT_BUDGET */
     const char *trace_path;    /* NULL: no trace; else a Chrome trace-event JSON file */
     uint64_t trace_max_slices; /* 0: TC_FLOW_DEFAULT_TRACE_SLICES */
+    tc_progress_fn progress;   /* NULL: none; else called about once a second of simulation work */
+    void *progress_ud;
 } tc_flow_opts;
 
 typedef struct tc_flow_job {
     const tc_sched *sched;
     const uint32_t *rank_map;  /* rank -> endpoint; NULL: rank r on endpoint r */
     double start_s;            /* >= 0: when the job's ranks issue their first sends */
+    const char *name;          /* the job's name in the trace (NULL: "job N") */
 } tc_flow_job;
 
 typedef struct tc_flow_job_result {
@@ -120,6 +123,10 @@ typedef struct tc_flow_result {
 tc_status tc_flow_run(const tc_topo *t, const tc_flow_job *jobs, size_t njobs, const tc_flow_opts *o,
                       tc_flow_result *res, tc_err *err);
 void tc_flow_result_free(tc_flow_result *res);
+
+/* Estimated peak memory of tc_flow_run on these jobs, bytes: what a run
+ * is refused on before it starts when it exceeds the memory limit. */
+double tc_flow_mem_estimate(const tc_topo *t, const tc_flow_job *jobs, size_t njobs, const tc_flow_opts *o);
 
 /* The time of each job run alone (start 0, no trace), into alone_s[njobs]:
  * with tc_flow_run on all of them, slowdown_i = res.jobs[i].time_s /

@@ -41,7 +41,59 @@ void tc_table_print(const tc_table *tb, FILE *f);
 void tc_table_print_csv(const tc_table *tb, FILE *f);
 
 /* Writes a JSON value to path atomically (temporary file, then rename), or
- * to stdout when path is NULL. */
+ * to stdout when path is NULL (tc_json_write: shortest round-trip numbers). */
 tc_status tc_write_json(json_t *v, const char *path, tc_err *err);
+
+/* ---- typed result tables --------------------------------------------------
+ * Every table a command prints is one of these: the text rendering formats
+ * numbers for people ("45.93ms"), the CSV rendering writes them in SI base
+ * units, shortest round-trip, under a column name that carries the unit
+ * ("time_s", "busbw_Bps"). */
+typedef enum {
+    TC_COL_TEXT = 0,  /* a string */
+    TC_COL_COUNT,     /* an integer count: "%.0f" */
+    TC_COL_BYTES,     /* bytes: "64MiB" */
+    TC_COL_SECONDS,   /* seconds: "12.3us" */
+    TC_COL_BPS,       /* bytes per second: "50GB/s" */
+    TC_COL_NUM        /* a plain number, printed with fmt (default "%.4g") */
+} tc_col_kind;
+
+typedef struct tc_col {
+    const char *csv;    /* CSV column name with its unit, e.g. "time_s" */
+    const char *label;  /* text header, e.g. "time" */
+    tc_col_kind kind;
+    const char *fmt;    /* TC_COL_NUM: printf format of the text rendering ("%.3fx", "%.1f%%") */
+    double scale;       /* TC_COL_NUM: the text shows value * scale (0: 1) */
+} tc_col;
+
+typedef struct tc_cell {
+    double v;           /* numeric cells; NAN: missing ("-" in text, empty in CSV) */
+    char *s;            /* text cells (owned) */
+} tc_cell;
+
+#define TC_RTABLE_MAX_COLS 64
+typedef struct tc_rtable {
+    char name[48];      /* the table's name: DIR/<name>.csv */
+    int ncols;
+    tc_col cols[TC_RTABLE_MAX_COLS];
+    size_t nrows, cap;
+    tc_cell *cells;     /* nrows * ncols */
+    bool oom;
+} tc_rtable;
+
+void tc_rtable_init(tc_rtable *t, const char *name);
+/* Adds a column; returns its index. */
+int tc_rtable_col(tc_rtable *t, const char *csv, const char *label, tc_col_kind kind, const char *fmt, double scale);
+/* Appends an empty row (every cell missing); returns its index. */
+size_t tc_rtable_row(tc_rtable *t);
+void tc_rtable_num(tc_rtable *t, size_t row, int col, double v);
+void tc_rtable_text(tc_rtable *t, size_t row, int col, const char *s);
+void tc_rtable_free(tc_rtable *t);
+/* Text rendering: header, a rule, aligned columns (text left, numbers right). */
+void tc_rtable_print(const tc_rtable *t, FILE *f);
+/* CSV rendering: header of csv names, numbers shortest round-trip in SI units. */
+void tc_rtable_print_csv(const tc_rtable *t, FILE *f);
+/* CSV into a file, atomically. */
+tc_status tc_rtable_write_csv(const tc_rtable *t, const char *path, tc_err *err);
 
 #endif

@@ -25,6 +25,8 @@ typedef struct tc_train_opts {
     uint32_t test_subset;     /* evaluate on the first N test images (0: all 10,000) */
     uint64_t bucket_bytes;    /* DDP bucket size (default 25 MB) */
     uint32_t hidden;          /* mlp: hidden units (default TC_TRAIN_DEFAULT_HIDDEN) */
+    tc_progress_fn progress;  /* NULL: none; else called as training advances */
+    void *progress_ud;
 } tc_train_opts;
 
 #define TC_TRAIN_DEFAULT_HIDDEN 128
@@ -63,6 +65,14 @@ void tc_acc_curves_free(tc_acc_curve *curves, size_t n);
  * tc_acc_curves_free(*curves, *n) then free(*curves). */
 tc_status tc_acc_write(const char *path, const tc_train_opts *o, const tc_acc_curve *curves, size_t n, tc_err *err);
 tc_status tc_acc_read(const char *path, tc_train_opts *o, tc_acc_curve **curves, size_t *n, tc_err *err);
+
+/* The accuracy file as a JSON value (new reference) and back: the same
+ * fields and checks as tc_acc_write / tc_acc_read; `what` names the source
+ * in messages ("the accuracy file 'x.json'", "scenario compress.accuracy"). */
+struct json_t;
+struct json_t *tc_acc_to_json(const tc_train_opts *o, const tc_acc_curve *curves, size_t n);
+tc_status tc_acc_from_json(const struct json_t *root, const char *what, tc_train_opts *o, tc_acc_curve **curves,
+                           size_t *n, tc_err *err);
 
 /* Steps to reach target accuracy: the first crossing, linearly interpolated
  * between the two recorded points around it (the first point's step if it

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "topocc/report.h"
 
 tc_status tc_format_parse(const char *s, tc_format *out, tc_err *err)
@@ -200,23 +199,5 @@ void tc_table_print_csv(const tc_table *tb, FILE *f)
 
 tc_status tc_write_json(json_t *v, const char *path, tc_err *err)
 {
-    size_t flags = JSON_INDENT(2) | JSON_REAL_PRECISION(12);
-    if (!path) {
-        if (json_dumpf(v, stdout, flags) != 0)
-            return tc_fail(err, TC_EINTERNAL, "cannot write JSON to standard output");
-        fputc('\n', stdout);
-        return TC_OK;
-    }
-    char tmp[4200];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
-        return tc_fail(err, TC_EINVAL, "output path too long: %s", path);
-    if (json_dump_file(v, tmp, flags) != 0) {
-        remove(tmp);
-        return tc_fail(err, TC_EINVAL, "cannot write '%s': check that its directory exists and is writable", path);
-    }
-    if (rename(tmp, path) != 0) {
-        remove(tmp);
-        return tc_fail(err, TC_EINVAL, "cannot rename the output into '%s'", path);
-    }
-    return TC_OK;
+    return tc_json_write(v, path, err);
 }

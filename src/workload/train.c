@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jansson.h>
-#include "topocc/report.h"
+#include "topocc/core.h"
 #include "workload/train_int.h"
 
 #define TRAIN_CLASSES 10u
@@ -373,7 +373,7 @@ tc_status tc_acc_write(const char *path, const tc_train_opts *opts, const tc_acc
     for (size_t i = 0; i < n; i++)
         json_array_append_new(cs, curve_json(&curves[i]));
     json_object_set_new(j, "curves", cs);
-    tc_status st = tc_write_json(j, path, err);
+    tc_status st = tc_json_write(j, path, err);
     json_decref(j);
     return st;
 }

@@ -1,0 +1,232 @@
+/*
+ * topocc/scenario.h - everything one evaluation needs, in one value.
+ *
+ * A scenario names a command (what to compute) and every input of it: the
+ * topologies and their edits (equalized injection, degraded links), the job
+ * (how many ranks, on which endpoints in which order), the operations,
+ * algorithms and sizes, the evaluator and its options, the jobs of a
+ * concurrent run, the codecs, model and accuracy data of a compression
+ * study. It is read from command-line flags and from a JSON file through one
+ * key table (docs/SCENARIO.md gives every key by its path, e.g.
+ * network.topo[0]), written back as canonical JSON (input files embedded by
+ * content), and recorded in every result, so a result can be reproduced from
+ * its own record (topocc replay).
+ *
+ * The generic entry point, tc_scenario_run, takes a resolved scenario and
+ * returns a typed outcome; the report layer renders an outcome as a table,
+ * CSV or JSON.
+ */
+#ifndef TOPOCC_SCENARIO_H
+#define TOPOCC_SCENARIO_H
+
+#include "topocc/coll.h"
+#include "topocc/eval.h"
+#include "topocc/flow.h"
+#include "topocc/place.h"
+#include "topocc/topo.h"
+#include "topocc/train.h"
+
+#define TC_SCENARIO_VERSION 1
+
+typedef enum {
+    TC_CMD_TOPO = 0,
+    TC_CMD_COLLECTIVE,
+    TC_CMD_COMPARE,
+    TC_CMD_CONCURRENT,
+    TC_CMD_CODEC_BENCH,
+    TC_CMD_TRAIN_ACCURACY,
+    TC_CMD_COMPRESS,
+    TC_CMD_COUNT
+} tc_command;
+
+const char *tc_command_name(tc_command c);   /* "codec-bench", ... */
+tc_status tc_command_parse(const char *s, tc_command *out, tc_err *err);
+
+#define TC_SCN_MAX_TOPOS 16
+#define TC_SCN_MAX_DEGRADE 64
+#define TC_SCN_MAX_ALGOS 16
+#define TC_SCN_MAX_CODECS 32
+#define TC_SCN_MAX_SIZES 10000
+#define TC_SCN_MAX_JOBS 1024
+
+typedef struct tc_scn_degrade {
+    uint32_t link;           /* directed link ID (topocc topo SPEC --links) */
+    double factor;           /* bandwidth multiplier, > 0 */
+} tc_scn_degrade;
+
+/* A value per codec: a steps ratio (< 0: never reaches the target) or an
+ * encode+decode throughput in bytes/s. codec is a canonical codec spec or
+ * a codec kind ("topk" for every topk codec). */
+typedef struct tc_scn_codec_value {
+    char codec[96];
+    double value;
+} tc_scn_codec_value;
+
+/* One job of a concurrent run. */
+typedef struct tc_scn_job {
+    char name[64];
+    tc_op op;
+    char algo[96];           /* "auto" or an algorithm spec (chunks=, root= inside) */
+    double bytes;            /* nccl-tests convention */
+    double start_s;          /* >= 0 */
+    tc_job_place place;      /* its endpoints, in rank order (policy TC_PLACE_LIST) */
+} tc_scn_job;
+
+typedef struct tc_scenario {
+    tc_command command;
+    char version[32];        /* of the topocc that wrote it; "" when unknown */
+    char commit[48];
+
+    /* network.* */
+    char topo[TC_SCN_MAX_TOPOS][512];   /* canonical specs, before the edits below */
+    int ntopo;
+    char names[TC_SCN_MAX_TOPOS][32];   /* compare: one short name per topology */
+    int nnames;
+    double equalize_Bps;                /* > 0: every endpoint's fabric injection set to this */
+    tc_scn_degrade degrade[TC_SCN_MAX_DEGRADE];
+    int ndegrade;
+    char routing[16];                   /* "default", "ecmp", "dmodk", "dor", "dor-positive" */
+    bool links;                         /* topo: list every directed link */
+
+    /* job.* : the ranks of the job and where they run */
+    tc_job_place job;
+
+    /* collective.* (collective, compare) */
+    tc_op ops[TC_OP_COUNT];
+    int nops;
+    char algos[TC_SCN_MAX_ALGOS][96];   /* "auto", "all" or algorithm specs */
+    int nalgos;
+    double *sizes;                      /* bytes, owned; at most TC_SCN_MAX_SIZES */
+    size_t nsizes;
+
+    /* eval.* and flow.* */
+    tc_mode mode;
+    double rate_cap_Bps;                /* 0: none */
+    tc_multipath multipath;
+    tc_flow_deps deps;
+    uint64_t event_budget;              /* 0: TC_FLOW_DEFAULT_EVENT_BUDGET */
+    char trace[4096];                   /* "": no trace file */
+
+    /* concurrent.jobs (the jobs file, by content) */
+    tc_scn_job *jobs;                   /* owned */
+    size_t njobs;
+
+    /* codecs (codec-bench, train-accuracy, compress), canonical specs */
+    char codecs[TC_SCN_MAX_CODECS][96];
+    int ncodecs;
+
+    /* compress.* */
+    char model[256];                    /* zoo name with overrides, or a custom model spec */
+    char accel[16];                     /* "h100", "tpu" */
+    double mfu;                         /* 0: the model's */
+    double bucket_bytes;                /* 0: TC_DDP_BUCKET_BYTES */
+    bool offload, sweep_bw;
+    double target_acc;                  /* 0: the default rule (0.95 x the reference's final) */
+    tc_scn_codec_value steps_ratio[TC_SCN_MAX_CODECS];
+    int nsteps_ratio;
+    tc_scn_codec_value throughput[TC_SCN_MAX_CODECS];
+    int nthroughput;
+    /* An accuracy file, embedded by content (owned; tc_acc_curves_free). */
+    tc_acc_curve *accuracy;
+    size_t naccuracy;
+    tc_train_opts accuracy_opts;        /* the training that produced it */
+
+    /* train.* (train-accuracy; compress when it measures accuracy now).
+     * train.model and train.data_dir point into the fields below. */
+    tc_train_opts train;
+    char train_model[16];
+    char data_dir[4096];
+
+    /* codec_bench.* */
+    double bench_bytes;                 /* bucket size */
+    double bench_seconds;               /* measuring time per codec */
+    uint32_t bench_workers;             /* workers of the roofline estimate */
+} tc_scenario;
+
+/* A scenario of command c with every default filled in (not yet resolved:
+ * no topology). Returns NULL when out of memory. */
+tc_scenario *tc_scenario_new(tc_command c);
+void tc_scenario_free(tc_scenario *s);
+/* A deep copy (NULL when out of memory). */
+tc_scenario *tc_scenario_clone(const tc_scenario *s);
+
+/* Validates every value against the others and puts each in canonical
+ * form: topology specs as the generator writes them, algorithm and codec
+ * specs canonical, defaults explicit. Idempotent. */
+tc_status tc_scenario_resolve(tc_scenario *s, tc_err *err);
+
+/* ---- the key table: JSON and flags ---------------------------------------
+ * Reading merges into s: a key present replaces the value (a list replaces
+ * the whole list). An unknown key is named with the nearest valid one; a
+ * value of the wrong type names its key and the type expected; a syntax
+ * error gives line and column. `what` names the source in messages. */
+tc_status tc_scenario_read_json(tc_scenario *s, const struct json_t *root, const char *what, tc_err *err);
+tc_status tc_scenario_load(tc_scenario *s, const char *path, tc_err *err);   /* "-": standard input */
+/* Canonical JSON of a resolved scenario (new reference): only the keys that
+ * apply to its command (and mode), every number shortest round-trip. */
+struct json_t *tc_scenario_to_json(const tc_scenario *s);
+
+/* The command-line options, grouped (network, job, algorithm, eval, flow,
+ * codec, compress, train, codec-bench, output, general). */
+typedef struct tc_option {
+    const char *flag;        /* "--topo" */
+    const char *key;         /* the scenario key it sets ("network.topo"), or NULL (output and general options) */
+    const char *group;
+    const char *metavar;     /* "SPEC"; NULL for a switch */
+    unsigned commands;       /* bit c: accepted by command c */
+    bool list;               /* may be repeated; occurrences form the list */
+    const char *help;        /* one line */
+} tc_option;
+size_t tc_option_count(void);
+const tc_option *tc_option_get(size_t i);
+/* The option spelled flag that command c accepts, or NULL. */
+const tc_option *tc_option_find(const char *flag, tc_command c);
+/* The valid flag nearest to flag (edit distance), for "did you mean". */
+const char *tc_option_nearest(const char *flag, tc_command c);
+
+/* Applies one flag occurrence to s. first is true for the first occurrence
+ * of a list flag on the command line (it clears the list read from a
+ * scenario file). Output and general options are not scenario keys: they
+ * are refused here. */
+tc_status tc_scenario_set_flag(tc_scenario *s, const char *flag, const char *value, bool first, tc_err *err);
+
+/* Checks that every option given applies to the resolved scenario's mode
+ * (--trace with --mode steps is refused). given[] lists the flags used. */
+tc_status tc_scenario_check_flags(const tc_scenario *s, const char *const *given, size_t ngiven, tc_err *err);
+
+/* ---- building what a scenario describes ------------------------------- */
+
+/* The networks of a scenario: each topology built, equalized, degraded,
+ * with its routing and display name. */
+typedef struct tc_net {
+    int n;
+    tc_topo *topo[TC_SCN_MAX_TOPOS];
+    char name[TC_SCN_MAX_TOPOS][32];
+    tc_routing routing[TC_SCN_MAX_TOPOS];
+} tc_net;
+tc_status tc_net_build(const tc_scenario *s, tc_net *net, tc_err *err);
+void tc_net_free(tc_net *net);
+
+/* The evaluator options of network i (mode, routing, flow options);
+ * fo receives the flow options o->flow points to. */
+void tc_scenario_eval_opts(const tc_scenario *s, const tc_net *net, int i, tc_eval_opts *o, tc_flow_opts *fo);
+
+/* ---- running ----------------------------------------------------------- */
+
+typedef struct tc_run_opts {
+    tc_progress_fn progress;   /* NULL: no progress reports */
+    void *progress_ud;
+    double mem_limit_bytes;    /* > 0: refuse a run whose estimated memory exceeds it */
+} tc_run_opts;
+
+/* What a scenario produced: the command's own outcome type (topocc/outcome.h). */
+typedef struct tc_outcome {
+    tc_command command;
+    void *value;               /* tc_<command>_out */
+} tc_outcome;
+
+/* The one entry point: runs a resolved scenario. */
+tc_status tc_scenario_run(const tc_scenario *s, const tc_run_opts *ro, tc_outcome *out, tc_err *err);
+void tc_outcome_free(tc_outcome *o);
+
+#endif

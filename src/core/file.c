@@ -1,0 +1,212 @@
+/*
+ * file.c - output that is never half-written (temporary file + rename) and
+ * JSON written with every number in its shortest round-trip form, so a
+ * result or scenario read back is bit for bit what was written.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <jansson.h>
+#include "topocc/core.h"
+
+tc_status tc_atomic_open(tc_atomic_file *af, const char *path, tc_err *err)
+{
+    memset(af, 0, sizeof *af);
+    if (!path || !*path)
+        return tc_fail(err, TC_EINVAL, "empty output path");
+    if (strlen(path) >= sizeof af->path)
+        return tc_fail(err, TC_EINVAL, "output path too long (at most %zu bytes): %.64s...", sizeof af->path - 1, path);
+    snprintf(af->path, sizeof af->path, "%s", path);
+    snprintf(af->tmp, sizeof af->tmp, "%s.tmp.%ld", path, (long)getpid());
+    af->f = fopen(af->tmp, "w");
+    if (!af->f)
+        return tc_fail(err, TC_EINVAL, "cannot write '%s': %s (check that its directory exists and is writable)", path,
+                       strerror(errno));
+    return TC_OK;
+}
+
+tc_status tc_atomic_commit(tc_atomic_file *af, tc_err *err)
+{
+    FILE *f = af->f;
+    af->f = NULL;
+    if (!f)
+        return tc_fail(err, TC_EINTERNAL, "internal: commit of a file that is not open");
+    bool bad = ferror(f) != 0;
+    bad |= fflush(f) != 0;
+    bad |= fsync(fileno(f)) != 0 && errno != EINVAL;
+    bad |= fclose(f) != 0;
+    if (bad) {
+        int e = errno;
+        remove(af->tmp);
+        return tc_fail(err, TC_EINVAL, "cannot write '%s': %s", af->path, strerror(e));
+    }
+    if (rename(af->tmp, af->path) != 0) {
+        int e = errno;
+        remove(af->tmp);
+        return tc_fail(err, TC_EINVAL, "cannot rename the output into '%s': %s", af->path, strerror(e));
+    }
+    return TC_OK;
+}
+
+void tc_atomic_abort(tc_atomic_file *af)
+{
+    if (af->f) {
+        fclose(af->f);
+        af->f = NULL;
+        remove(af->tmp);
+    }
+}
+
+const char *tc_fmt_shortest(double v, char *buf, size_t len)
+{
+    if (!isfinite(v)) {
+        snprintf(buf, len, "null");
+        return buf;
+    }
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, len, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+    return buf;
+}
+
+static void put_string(const char *s, size_t n, FILE *f)
+{
+    fputc('"', f);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        switch (c) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\t': fputs("\\t", f); break;
+        case '\b': fputs("\\b", f); break;
+        case '\f': fputs("\\f", f); break;
+        default:
+            if (c < 0x20)
+                fprintf(f, "\\u%04x", c);
+            else
+                fputc(c, f); /* UTF-8 passes through: jansson holds valid UTF-8 only */
+        }
+    }
+    fputc('"', f);
+}
+
+static void indent(int depth, FILE *f)
+{
+    fputc('\n', f);
+    for (int i = 0; i < depth; i++)
+        fputs("  ", f);
+}
+
+/* Scalars and empty containers on one line; arrays of scalars on one line
+ * too (a list of sizes or endpoints stays readable); objects one key a line. */
+static bool is_scalar(const json_t *v)
+{
+    return !json_is_object(v) && !json_is_array(v);
+}
+
+static void dump(const json_t *v, int depth, FILE *f)
+{
+    char b[40];
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: {
+        if (json_object_size(v) == 0) {
+            fputs("{}", f);
+            return;
+        }
+        fputc('{', f);
+        const char *k;
+        json_t *x;
+        bool first = true;
+        json_object_foreach((json_t *)v, k, x) {
+            if (!first)
+                fputc(',', f);
+            first = false;
+            indent(depth + 1, f);
+            put_string(k, strlen(k), f);
+            fputs(": ", f);
+            dump(x, depth + 1, f);
+        }
+        indent(depth, f);
+        fputc('}', f);
+        return;
+    }
+    case JSON_ARRAY: {
+        size_t n = json_array_size(v);
+        if (n == 0) {
+            fputs("[]", f);
+            return;
+        }
+        bool flat = true;
+        for (size_t i = 0; i < n && flat; i++)
+            flat = is_scalar(json_array_get(v, i));
+        fputc('[', f);
+        for (size_t i = 0; i < n; i++) {
+            if (i)
+                fputs(flat ? ", " : ",", f);
+            if (!flat)
+                indent(depth + 1, f);
+            dump(json_array_get(v, i), depth + 1, f);
+        }
+        if (!flat)
+            indent(depth, f);
+        fputc(']', f);
+        return;
+    }
+    case JSON_STRING:
+        put_string(json_string_value(v), json_string_length(v), f);
+        return;
+    case JSON_INTEGER:
+        fprintf(f, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+        return;
+    case JSON_REAL: {
+        double d = json_real_value(v);
+        tc_fmt_shortest(d, b, sizeof b);
+        /* A real that prints as an integer keeps a mark of being real only
+         * where it matters to a reader: JSON numbers have no type, so none. */
+        fputs(b, f);
+        return;
+    }
+    case JSON_TRUE:
+        fputs("true", f);
+        return;
+    case JSON_FALSE:
+        fputs("false", f);
+        return;
+    case JSON_NULL:
+        fputs("null", f);
+        return;
+    }
+}
+
+bool tc_json_dumpf(const struct json_t *v, void *fp)
+{
+    FILE *f = fp;
+    dump(v, 0, f);
+    fputc('\n', f);
+    return ferror(f) == 0;
+}
+
+tc_status tc_json_write(const struct json_t *v, const char *path, tc_err *err)
+{
+    if (!path) {
+        if (!tc_json_dumpf(v, stdout) || fflush(stdout) != 0)
+            return tc_fail(err, TC_EINTERNAL, "cannot write JSON to standard output");
+        return TC_OK;
+    }
+    tc_atomic_file af;
+    tc_status st = tc_atomic_open(&af, path, err);
+    if (st)
+        return st;
+    if (!tc_json_dumpf(v, af.f)) {
+        tc_atomic_abort(&af);
+        return tc_fail(err, TC_EINVAL, "cannot write '%s'", path);
+    }
+    return tc_atomic_commit(&af, err);
+}
