@@ -6,9 +6,14 @@
  *   bench_flow a2a       direct all-to-all 1GiB, 1,024 endpoints, clos:down=32x32,up=1x32
  *   bench_flow scale     ring all-reduce at several N and the fitted growth exponent
  *   bench_flow a2ascale  direct all-to-all at several N and the fitted growth exponent
- *   bench_flow SPEC OP ALGO [RANKS] [spray]   any case (OP: allreduce, alltoall, ...)
+ *   bench_flow SPEC OP ALGO [RANKS] [spray] [deps=fifo|recv] [size=SIZE] [progress]
+ *                                    any case (OP: allreduce, alltoall, ...);
+ *                                    progress: with a progress callback (that
+ *                                    only counts its calls)
  *
- * Prints wall time, events, events per second, batches and peak memory.
+ * Prints wall time, events, events per second, batches, and the peak memory
+ * (resident) of the process after the flow run against the memory before it
+ * and tc_flow_mem_estimate.
  */
 #include <math.h>
 #include <string.h>
@@ -16,14 +21,28 @@
 #include "topocc/eval.h"
 #include "topocc/flow.h"
 
+typedef struct bench_opts {
+    tc_multipath mp;
+    tc_flow_deps deps;
+    double bytes;
+    bool progress;
+} bench_opts;
+
+static void count_calls(void *ud, const tc_progress *p)
+{
+    (void)p;
+    (*(uint64_t *)ud)++;
+}
+
 typedef struct run {
     double wall, modelled, steps;
     uint64_t events, batches;
 } run;
 
-static run bench_one(const char *spec, tc_op op, tc_algo algo, uint32_t p, double bytes, tc_multipath mp,
-                     bool quiet)
+static run bench_run(const char *spec, tc_op op, tc_algo algo, uint32_t p, const bench_opts *bo, bool quiet)
 {
+    tc_multipath mp = bo->mp;
+    double bytes = bo->bytes;
     tc_err err = {{0}};
     tc_topo *t = NULL;
     BENCH_CHECK(tc_topo_build(spec, &t, &err), err);
@@ -35,23 +54,40 @@ static run bench_one(const char *spec, tc_op op, tc_algo algo, uint32_t p, doubl
     tc_flow_opts o;
     memset(&o, 0, sizeof o);
     o.multipath = mp;
-    tc_flow_job job = {s, NULL, 0};
+    o.deps = bo->deps;
+    uint64_t calls = 0;
+    if (bo->progress) {
+        o.progress = count_calls;
+        o.progress_ud = &calls;
+    }
+    tc_flow_job job = {.sched = s};
     tc_flow_result res;
+    double before = bench_peak_mib(), est = tc_flow_mem_estimate(t, &job, 1, &o) / (1 << 20);
     double t0 = bench_now();
     BENCH_CHECK(tc_flow_run(t, &job, 1, &o, &res, &err), err);
     run r = {bench_now() - t0, res.jobs[0].time_s, 0, res.events, res.batches};
+    double peak = bench_peak_mib();
     tc_eval_opts eo = {.mode = TC_MODE_STEPS};
     BENCH_CHECK(tc_eval_steps(t, s, &eo, &r.steps, &err), err);
     if (!quiet)
         printf("%s %s/%s p=%u %s: flow %.6g s (steps %.6g s) modelled; wall %.3f s, %llu events (%.3g/s), "
-               "%llu batches, peak %.0f MiB\n",
+               "%llu batches, peak %.1f MiB (%.1f MiB before the run; estimate %.1f MiB)\n",
                spec, tc_op_name(op), tc_algo_name(algo), p, mp == TC_MULTIPATH_SPRAY ? "spray" : "route",
                r.modelled, r.steps, r.wall, (unsigned long long)r.events, r.events / r.wall,
-               (unsigned long long)r.batches, bench_peak_mib());
+               (unsigned long long)r.batches, peak, before, est);
+    if (!quiet && bo->progress)
+        printf("progress: %llu calls\n", (unsigned long long)calls);
     tc_flow_result_free(&res);
     tc_sched_free(s);
     tc_topo_free(t);
     return r;
+}
+
+static run bench_one(const char *spec, tc_op op, tc_algo algo, uint32_t p, double bytes, tc_multipath mp,
+                     bool quiet)
+{
+    bench_opts bo = {mp, TC_DEPS_RENDEZVOUS, bytes, false};
+    return bench_run(spec, op, algo, p, &bo, quiet);
 }
 
 /* Least-squares slope of log(wall) against log(N). */
@@ -96,10 +132,27 @@ int main(int argc, char **argv)
         BENCH_CHECK(tc_op_parse(argv[2], &req.op, &err), err);
         BENCH_CHECK(tc_algo_parse(argv[3], &req, &err), err);
         uint32_t p = argc > 4 ? (uint32_t)atol(argv[4]) : 0;
-        bool spray = argc > 5 && strcmp(argv[5], "spray") == 0;
-        bench_one(argv[1], req.op, req.algo, p, 1 << 30, spray ? TC_MULTIPATH_SPRAY : TC_MULTIPATH_ROUTE, false);
+        bench_opts bo = {TC_MULTIPATH_ROUTE, TC_DEPS_RENDEZVOUS, 1 << 30, false};
+        for (int i = 5; i < argc; i++) {
+            if (strcmp(argv[i], "spray") == 0)
+                bo.mp = TC_MULTIPATH_SPRAY;
+            else if (strcmp(argv[i], "progress") == 0)
+                bo.progress = true;
+            else if (strcmp(argv[i], "deps=fifo") == 0)
+                bo.deps = TC_DEPS_FIFO;
+            else if (strcmp(argv[i], "deps=recv") == 0)
+                bo.deps = TC_DEPS_RECV;
+            else if (strncmp(argv[i], "size=", 5) == 0)
+                BENCH_CHECK(tc_parse_size(argv[i] + 5, &bo.bytes, &err), err);
+            else {
+                fprintf(stderr, "bench_flow: unknown option '%s'\n", argv[i]);
+                return 2;
+            }
+        }
+        bench_run(argv[1], req.op, req.algo, p, &bo, false);
     } else {
-        fprintf(stderr, "usage: bench_flow ring2|ring3|a2a|scale|a2ascale | SPEC OP ALGO [RANKS] [spray]\n");
+        fprintf(stderr, "usage: bench_flow ring2|ring3|a2a|scale|a2ascale | SPEC OP ALGO [RANKS] [spray] [deps=fifo|recv] "
+                        "[size=SIZE] [progress]\n");
         return 2;
     }
     return 0;

@@ -9,7 +9,7 @@
 #include <jansson.h>
 #include "topocc/eval.h"
 
-#define TC_SCHEMA_VERSION 1
+#define TC_SCHEMA_VERSION 2
 
 typedef enum { TC_FMT_TABLE = 0, TC_FMT_CSV, TC_FMT_JSON } tc_format;
 tc_status tc_format_parse(const char *s, tc_format *out, tc_err *err);

@@ -141,6 +141,10 @@ typedef struct tc_scenario {
     double bench_bytes;                 /* bucket size */
     double bench_seconds;               /* measuring time per codec */
     uint32_t bench_workers;             /* workers of the roofline estimate */
+
+    /* Bookkeeping: bit k is set when key k of the table was given (from a
+     * file or a flag) and, in flag_mask, when a flag gave it. */
+    uint64_t given_mask, flag_mask;
 } tc_scenario;
 
 /* A scenario of command c with every default filled in (not yet resolved:
@@ -184,15 +188,17 @@ const tc_option *tc_option_find(const char *flag, tc_command c);
 /* The valid flag nearest to flag (edit distance), for "did you mean". */
 const char *tc_option_nearest(const char *flag, tc_command c);
 
-/* Applies one flag occurrence to s. first is true for the first occurrence
- * of a list flag on the command line (it clears the list read from a
- * scenario file). Output and general options are not scenario keys: they
- * are refused here. */
-tc_status tc_scenario_set_flag(tc_scenario *s, const char *flag, const char *value, bool first, tc_err *err);
+/* Applies a flag to s: values are its n occurrences on the command line (n
+ * is 1 but for list options, whose occurrences replace the whole list read
+ * from a scenario file). Output and general options are not scenario keys:
+ * they are refused here. */
+tc_status tc_scenario_set_flag(tc_scenario *s, const char *flag, const char *const *values, size_t n, tc_err *err);
 
-/* Checks that every option given applies to the resolved scenario's mode
- * (--trace with --mode steps is refused). given[] lists the flags used. */
-tc_status tc_scenario_check_flags(const tc_scenario *s, const char *const *given, size_t ngiven, tc_err *err);
+/* Checks that every key given (from a file or a flag) applies to the
+ * resolved scenario: --rate-cap with --mode steps, --seed of a placement
+ * that is not random, --target-acc with --steps-ratio are refused, naming
+ * the flag (or the key, when a file gave it) and what would make it apply. */
+tc_status tc_scenario_check_given(const tc_scenario *s, tc_err *err);
 
 /* ---- building what a scenario describes ------------------------------- */
 

@@ -1,4 +1,4 @@
-/* main.c - topocc: dispatch to subcommands and the general help. */
+/* main.c - topocc: dispatch to subcommands, the general help, --version. */
 #include <stdio.h>
 #include <string.h>
 #include "cli/cli.h"
@@ -10,12 +10,17 @@ static const char *usage =
     "\n"
     "commands:\n"
     "  topo SPEC [--links]        describe a topology: endpoints, switches, bisection, injection\n"
-    "  collective                 time one collective on one topology\n"
+    "  collective                 time one collective on one topology (or a size sweep, or rank algorithms)\n"
     "  compare                    topologies side by side over message sizes\n"
     "  concurrent                 several collectives sharing the network (flow simulation)\n"
     "  codec-bench                gradient codecs' encode+decode throughput on this machine\n"
     "  train-accuracy             train on Fashion-MNIST with each codec, record accuracy\n"
     "  compress                   does gradient compression pay, end to end (time to accuracy)\n"
+    "  replay FILE                run a saved scenario or result again (- for stdin)\n"
+    "\n"
+    "every command: --scenario FILE (read the scenario; flags replace its values),\n"
+    "  --print-scenario (print it resolved, do not run), --format table|csv|json,\n"
+    "  --out FILE, --out-dir DIR, --quiet, --mem-limit BYTES (docs/SCENARIO.md)\n"
     "\n"
     "example:\n"
     "  topocc collective --topo clos:down=8x8,up=1x8,bw=400Gbps,lat=1us \\\n"
@@ -37,21 +42,20 @@ int main(int argc, char **argv)
         fputs(usage, stdout);
         return 0;
     }
-    if (strcmp(argv[1], "topo") == 0)
-        return cmd_topo(argc, argv);
-    if (strcmp(argv[1], "collective") == 0)
-        return cmd_collective(argc, argv);
-    if (strcmp(argv[1], "compare") == 0)
-        return cmd_compare(argc, argv);
-    if (strcmp(argv[1], "concurrent") == 0)
-        return cmd_concurrent(argc, argv);
-    if (strcmp(argv[1], "codec-bench") == 0)
-        return cmd_codec_bench(argc, argv);
-    if (strcmp(argv[1], "train-accuracy") == 0)
-        return cmd_train_accuracy(argc, argv);
-    if (strcmp(argv[1], "compress") == 0)
-        return cmd_compress(argc, argv);
-    fprintf(stderr, "topocc: unknown command '%s': accepted are topo, collective, compare, concurrent, codec-bench, train-accuracy, compress (see topocc --help)\n",
-            argv[1]);
-    return 2;
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+        printf("topocc %s\ncommit %s\nbuild %s\noptional %s\n", tc_version(), tc_commit(), tc_build_type(),
+               tc_optional_deps());
+        return 0;
+    }
+    if (strcmp(argv[1], "replay") == 0)
+        return cli_replay(argc, argv, 2);
+    tc_command c;
+    tc_err err;
+    if (tc_command_parse(argv[1], &c, &err)) {
+        fprintf(stderr, "topocc: unknown command '%s': accepted are topo, collective, compare, concurrent, "
+                        "codec-bench, train-accuracy, compress, replay (see topocc --help)\n",
+                argv[1]);
+        return 2;
+    }
+    return cli_command(c, argc, argv, 2);
 }

@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "eval/flow_int.h"
 #include "topocc/flow.h"
 
@@ -79,6 +80,8 @@ typedef struct fl_job {
     uint32_t wcap, lo, hi; /* wcap a power of two; step s lives in win[s & (wcap - 1)] */
     double finish;
     uint64_t transfers;
+    const char *name;     /* in the trace; NULL: "job N" */
+    uint8_t *seen;        /* tracing: ranks with a track (a slice as sender) */
 } fl_job;
 
 typedef struct fl_ready {
@@ -128,6 +131,13 @@ typedef struct fl_sim {
     char *trace_tmp;
     uint64_t slices, max_slices;
     bool truncated;
+
+    /* count_event's slow path (event budget, progress) runs when events
+     * reach tick_at, so the hot path is one comparison. */
+    uint64_t tick_at;
+    double prog_t0, prog_last; /* wall clock: start, last report */
+    double prog_total;         /* transfers of all jobs (0: unknown) */
+
     tc_err *err;
     tc_status st;
 } fl_sim;
@@ -429,6 +439,7 @@ static void trace_slice(fl_sim *S, uint32_t job, uint32_t step, uint32_t src, ui
         S->truncated = true;
         return;
     }
+    S->jobs[job].seen[src] = 1;
     fprintf(S->trace,
             "%s{\"name\":\"step %u -> %u\",\"cat\":\"transfer\",\"ph\":\"X\",\"pid\":%u,\"tid\":%u,"
             "\"ts\":%.6f,\"dur\":%.6f,\"args\":{\"bytes\":%.17g}}",
@@ -451,6 +462,46 @@ static tc_status trace_open(fl_sim *S)
     return TC_OK;
 }
 
+/* s as a JSON string (quotes, backslashes and control characters escaped). */
+static void trace_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            fprintf(f, "\\%c", *c);
+        else if (*c < 0x20)
+            fprintf(f, "\\u%04x", *c);
+        else
+            fputc(*c, f);
+    }
+    fputc('"', f);
+}
+
+/* Metadata events, so that a viewer (Perfetto, chrome://tracing) labels
+ * each job's process with its name and each rank's track with its rank and
+ * endpoint instead of bare pid and tid numbers. */
+static void trace_names(fl_sim *S, FILE *f)
+{
+    bool first = S->slices == 0;
+    for (size_t j = 0; j < S->njobs; j++) {
+        const fl_job *J = &S->jobs[j];
+        fprintf(f, "%s{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%zu,\"args\":{\"name\":", first ? "\n" : ",\n",
+                j);
+        first = false;
+        if (J->name)
+            trace_str(f, J->name);
+        else
+            fprintf(f, "\"job %zu\"", j);
+        fputs("}}", f);
+        for (uint32_t r = 0; r < J->p; r++)
+            if (J->seen[r])
+                fprintf(f,
+                        ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%zu,\"tid\":%u,"
+                        "\"args\":{\"name\":\"rank %u (endpoint %u)\"}}",
+                        j, r, r, J->map ? J->map[r] : r);
+    }
+}
+
 static tc_status trace_close(fl_sim *S, bool keep)
 {
     if (!S->trace)
@@ -462,9 +513,7 @@ static tc_status trace_close(fl_sim *S, bool keep)
         remove(S->trace_tmp);
         return TC_OK;
     }
-    for (size_t j = 0; j < S->njobs; j++)
-        fprintf(f, "%s{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%zu,\"args\":{\"name\":\"job %zu\"}}",
-                S->slices || j ? ",\n" : "\n", j, j);
+    trace_names(S, f);
     fputs("\n],\"displayTimeUnit\":\"ns\"}\n", f);
     bool bad = ferror(f) != 0;
     bad |= fclose(f) != 0;
@@ -605,15 +654,119 @@ static void push_ready(fl_sim *S, uint32_t job, uint32_t rank)
     }
 }
 
-static bool count_event(fl_sim *S)
+/* ---- memory in use, progress ---- */
+
+/* Bytes of one flow id in this file's arrays: f_job .. f_next, f_bytes ..
+ * f_issue, f_state, free_ids, its heap entry. */
+#define FLOW_ID_BYTES (6 * sizeof(uint32_t) + 6 * sizeof(double) + 1 + sizeof(uint32_t) + sizeof(fl_hent))
+/* Bytes of one flow id in the solver (maxmin.c) besides its stride of
+ * incidences: inc_n, rate, fmark, bneck, gpos. */
+#define MM_ID_BYTES (sizeof(uint16_t) + sizeof(double) + 3 * sizeof(uint32_t))
+/* One incidence: inc_link, inc_w, inc_pos. */
+#define MM_INC_BYTES (2 * sizeof(uint32_t) + sizeof(double))
+/* Per link, allocated whatever the traffic: cap, link_bytes here; lists,
+ * lmark, rc, wsum, ucount, is_dirty, dirty, the fair-share heap, and when
+ * the solver re-solves by level load, wtot, groups, glevel. */
+#define LINK_BYTES (2 * sizeof(double) + sizeof(tc_mm_link) + 4 + 8 + 8 + 4 + 1 + 4 + 12 + 8 + 8 + \
+                    sizeof(tc_mm_link) + 8)
+
+/* What the simulator has allocated now, from the capacities of its arrays
+ * (O(links); called a few times a second at most). */
+static double sim_mem_now(const fl_sim *S)
 {
-    if (++S->events <= S->budget)
+    const tc_mm *m = &S->mm;
+    double b = (double)S->fcap * FLOW_ID_BYTES + (double)m->fcap * (MM_ID_BYTES + m->stride * MM_INC_BYTES);
+    b += (double)(m->comp_links_cap + m->comp_flows_cap + m->changed_cap + m->fresh_cap) * sizeof(uint32_t);
+    b += (double)S->t->n_links * LINK_BYTES + (double)S->ready_cap * sizeof(fl_ready);
+    b += (double)S->xf.cap * sizeof(tc_xfer) + (double)S->xf.segcap * sizeof(tc_seg);
+    for (uint32_t l = 0; l < S->t->n_links; l++) {
+        b += m->lists[l].cap > TC_MM_INLINE ? (double)m->lists[l].cap * sizeof(tc_mm_ent) : 0;
+        b += m->groups ? (double)m->groups[l].cap * sizeof(tc_mm_ent) : 0;
+    }
+    for (size_t j = 0; j < S->njobs; j++) {
+        const fl_job *J = &S->jobs[j];
+        b += (double)J->p * (sizeof(fl_rank) + (J->seen ? 1 : 0));
+        for (uint32_t i = 0; i < J->wcap; i++)
+            b += (J->win[i].sr ? (double)J->p * sizeof(fl_srank) : 0) + (double)J->win[i].cap * sizeof(fl_sxfer);
+    }
+    return b;
+}
+
+/* Events between two looks at the clock: a few milliseconds at the usual
+ * millions of events per second, and nothing measurable on the hot path. */
+#define PROGRESS_EVENTS 4096
+/* Wall seconds between two progress reports, at least. */
+#define PROGRESS_PERIOD 0.25
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* The next event count at which count_event takes its slow path: past
+ * the budget, or time to look at the clock. */
+static void set_tick(fl_sim *S)
+{
+    uint64_t at = add_sat(S->budget, 1);
+    if (S->o.progress && add_sat(S->events, PROGRESS_EVENTS) < at)
+        at = add_sat(S->events, PROGRESS_EVENTS);
+    S->tick_at = at;
+}
+
+static void report(fl_sim *S, double now, bool last)
+{
+    double done = 0;
+    for (size_t j = 0; j < S->njobs; j++)
+        done += (double)S->jobs[j].transfers;
+    /* The total counts each phase by its first step; at the end what was
+     * done is the total, whatever the other steps of a phase held. */
+    double total = S->prog_total > 0 ? fmax(S->prog_total, done) : 0;
+    if (last)
+        total = done;
+    double el = now - S->prog_t0;
+    tc_progress pr = {
+        .what = "flow simulation",
+        .fraction = total > 0 ? done / total : -1,
+        .done = done,
+        .total = total,
+        .unit = "transfers",
+        .rate = el > 0 ? done / el : 0,
+        .mem_bytes = sim_mem_now(S),
+    };
+    S->o.progress(S->o.progress_ud, &pr);
+    S->prog_last = now;
+}
+
+static bool event_tick(fl_sim *S)
+{
+    if (S->events > S->budget) {
+        if (S->st == TC_OK)
+            S->st = tc_fail(S->err, TC_EINVAL,
+                            "the run exceeded the event budget of %llu events; raise it with --event-budget",
+                            (unsigned long long)S->budget);
+        return false;
+    }
+    if (S->o.progress) {
+        double now = wall_now();
+        if (now - S->prog_last >= PROGRESS_PERIOD)
+            report(S, now, false);
+    }
+    set_tick(S);
+    return true;
+}
+
+static inline bool count_event(fl_sim *S)
+{
+    if (++S->events < S->tick_at)
         return true;
-    if (S->st == TC_OK)
-        S->st = tc_fail(S->err, TC_EINVAL,
-                        "the run exceeded the event budget of %llu events; raise it with --event-budget",
-                        (unsigned long long)S->budget);
-    return false;
+    return event_tick(S);
 }
 
 /* A transfer is delivered at time t (issued at t0). */
@@ -854,6 +1007,41 @@ static tc_status check_jobs(const tc_topo *t, const tc_flow_job *jobs, size_t nj
     return TC_OK;
 }
 
+/* Transfers of the whole schedule, local copies included: every step of a
+ * phase has the same traffic, so its first step counts for all (emitted
+ * once per phase: at most the work of emitting the schedule, which the
+ * run does anyway). 0 when unknown. */
+static double sched_transfers(fl_sim *S, const tc_sched *s)
+{
+    double n = 0;
+    uint32_t steps = 0;
+    for (uint32_t i = 0; i < s->nphases; i++) {
+        const tc_phase *ph = &s->phases[i];
+        if (ph->repeat == 0)
+            continue;
+        if (tc_sched_emit(s, ph->first_step, &S->xf) != TC_OK)
+            return 0;
+        n += (double)ph->repeat * (double)S->xf.n;
+        steps += ph->repeat;
+    }
+    return steps == s->nsteps ? n : 0;
+}
+
+static void progress_init(fl_sim *S)
+{
+    S->prog_t0 = S->prog_last = wall_now();
+    double total = 0;
+    for (size_t j = 0; j < S->njobs; j++) {
+        double n = sched_transfers(S, S->jobs[j].s);
+        if (n <= 0 && S->jobs[j].nsteps > 0) {
+            total = 0;
+            break;
+        }
+        total += n;
+    }
+    S->prog_total = total;
+}
+
 static tc_status sim_init(fl_sim *S, const tc_topo *t, const tc_flow_job *jobs, size_t njobs, const tc_flow_opts *o,
                           tc_err *err)
 {
@@ -890,12 +1078,18 @@ static tc_status sim_init(fl_sim *S, const tc_topo *t, const tc_flow_job *jobs, 
         J->nsteps = J->s->nsteps;
         J->start = jobs[j].start_s;
         J->finish = J->start;
+        J->name = jobs[j].name;
         J->rk = calloc(J->p ? J->p : 1, sizeof *J->rk);
         if (!J->rk || !window_grow(J))
+            return oom(S);
+        if (S->o.trace_path && !(J->seen = calloc(J->p ? J->p : 1, 1)))
             return oom(S);
         for (uint32_t r = 0; r < J->p; r++)
             J->rk[r].fin = J->start;
     }
+    if (S->o.progress)
+        progress_init(S);
+    set_tick(S);
     if (S->o.trace_path)
         return trace_open(S);
     return TC_OK;
@@ -911,6 +1105,7 @@ static void sim_free(fl_sim *S)
         }
         free(J->win);
         free(J->rk);
+        free(J->seen);
     }
     free(S->jobs);
     tc_mm_free(&S->mm);
@@ -1009,6 +1204,28 @@ static tc_status check_done(fl_sim *S)
     return TC_OK;
 }
 
+static void memstat(fl_sim *S)
+{
+    if (!getenv("FLOW_MEMSTAT"))
+        return;
+    size_t links_ent = 0, groups_ent = 0;
+    for (uint32_t l = 0; l < S->t->n_links; l++)
+        links_ent += S->mm.lists[l].cap > TC_MM_INLINE ? S->mm.lists[l].cap : 0;
+    for (uint32_t l = 0; S->mm.groups && l <= S->t->n_links; l++)
+        groups_ent += S->mm.groups[l].cap;
+    size_t xv = 0, wcap = 0, srb = 0;
+    for (size_t j = 0; j < S->njobs; j++) {
+        wcap += S->jobs[j].wcap;
+        for (uint32_t i = 0; i < S->jobs[j].wcap; i++) {
+            xv += S->jobs[j].win[i].cap;
+            srb += S->jobs[j].win[i].sr ? S->jobs[j].p : 0;
+        }
+    }
+    fprintf(stderr, "MEMSTAT links=%u stride=%u fcap=%u fhigh=%u mmfcap=%u wcap=%zu sr=%zu xv=%zu xfcap=%zu linkent=%zu groupent=%zu ready=%zu comp_l=%zu comp_f=%zu changed=%zu fresh=%zu dirty=%u heap=%zu track=%d\n",
+            S->t->n_links, S->stride, S->fcap, S->fhigh, S->mm.fcap, wcap, srb, xv, S->xf.cap, links_ent, groups_ent,
+            S->ready_cap, S->mm.comp_links_cap, S->mm.comp_flows_cap, S->mm.changed_cap, S->mm.fresh_cap,
+            S->mm.dirty_cap, S->mm.heap_cap, S->mm.track);
+}
 static tc_status results(fl_sim *S, tc_flow_result *res)
 {
     res->njobs = S->njobs;
@@ -1086,8 +1303,11 @@ tc_status tc_flow_run(const tc_topo *t, const tc_flow_job *jobs, size_t njobs, c
     if (st == TC_OK) {
         sort_jobs(&S, order);
         sim_loop(&S, order);
+        memstat(&S);
         if (S.st == TC_OK)
             check_done(&S);
+        if (S.st == TC_OK && S.o.progress)
+            report(&S, wall_now(), true);
         if (S.st == TC_OK)
             results(&S, res);
         trace_close(&S, S.st == TC_OK);
@@ -1117,7 +1337,7 @@ tc_status tc_flow_time(const tc_topo *t, const tc_sched *s, const uint32_t *rank
     if (o)
         oo = *o;
     oo.trace_path = NULL;
-    tc_flow_job job = {s, rank_map, 0};
+    tc_flow_job job = {.sched = s, .rank_map = rank_map};
     tc_flow_result res;
     tc_status st = tc_flow_run(t, &job, 1, &oo, &res, err);
     if (st == TC_OK)
@@ -1135,4 +1355,123 @@ tc_status tc_flow_alone(const tc_topo *t, const tc_flow_job *jobs, size_t njobs,
             return st;
     }
     return TC_OK;
+}
+
+/* ---- the memory estimate ----
+ *
+ * The run's memory is, from the largest part down:
+ * - flows in flight (transmitting, propagating, or under rendezvous parked
+ *   until the receiver reaches the step): FLOW_ID_BYTES + MM_ID_BYTES + a
+ *   stride of incidences + an entry in each link list it crosses + a place
+ *   in the solver's scratch (component, changed, bottleneck group);
+ * - the transfers of the steps in the window (fl_sxfer each) and of the
+ *   step being emitted (tc_xfer each);
+ * - per rank its fl_rank and, per window slot, its fl_srank;
+ * - per link LINK_BYTES.
+ * Flows in flight: a rank sends a step only once its sends of the step
+ * before have left (FIFO and rendezvous) or its receives of earlier steps
+ * are in (recv), so the flows in flight stay near one step's transfers: the
+ * largest step's (a direct all-to-all is one step: every transfer at once).
+ * Figures measured against this estimate: docs/PERFORMANCE.md, "Memory
+ * estimate of the flow simulator". */
+
+/* Window slots charged per job: long schedules keep only a few steps live
+ * (a ring: 4 slots), short ones may hold all of them. */
+#define EST_SLOTS 32
+/* Flows in flight per transfer of the largest step: see est_job. */
+#define EST_INFLIGHT 1.0
+/* Allocator overhead and doubling slack of the link lists and groups. */
+#define EST_SLACK 1.15
+
+typedef struct est_step {
+    double xfers;   /* transfers of one step, local copies counted as one per rank */
+    uint32_t steps; /* steps with that many */
+} est_step;
+
+static int cmp_est_desc(const void *a, const void *b)
+{
+    double x = ((const est_step *)a)->xfers, y = ((const est_step *)b)->xfers;
+    return (x < y) - (x > y);
+}
+
+typedef struct est_job_out {
+    double bytes;    /* the job's own arrays: ranks, window */
+    double inflight; /* flows in flight, most */
+    double max_step; /* transfers of its largest step */
+} est_job_out;
+
+/* A job from its phases, without emitting a transfer: a phase's step has
+ * at most senders x fanout transfers over the network and, at most, one
+ * local copy per rank. */
+static est_job_out est_job(const tc_flow_job *jb, bool trace)
+{
+    const tc_sched *s = jb->sched;
+    uint32_t p = s->req.p;
+    est_job_out out = {0, 0, 0};
+    est_step *v = malloc((s->nphases ? s->nphases : 1) * sizeof *v);
+    double net_max = 0;
+    for (uint32_t i = 0; i < s->nphases; i++) {
+        const tc_phase *ph = &s->phases[i];
+        uint32_t senders = ph->src_count && ph->src_count < p ? ph->src_count : p;
+        double net = (double)senders * ph->fanout;
+        net_max = fmax(net_max, net);
+        out.max_step = fmax(out.max_step, net + p);
+        if (v)
+            v[i] = (est_step){net + p, ph->repeat};
+    }
+    out.inflight = EST_INFLIGHT * net_max;
+    /* The window: the largest steps, up to EST_SLOTS of them. */
+    uint32_t slots = s->nsteps < EST_SLOTS ? s->nsteps : EST_SLOTS, left = slots;
+    double xv = 0;
+    if (v) {
+        qsort(v, s->nphases, sizeof *v, cmp_est_desc);
+        for (uint32_t i = 0; i < s->nphases && left; i++) {
+            uint32_t k = v[i].steps < left ? v[i].steps : left;
+            xv += k * v[i].xfers;
+            left -= k;
+        }
+    } else {
+        xv = slots * out.max_step;
+    }
+    free(v);
+    out.bytes = (double)p * (sizeof(fl_rank) + sizeof(fl_ready) + (trace ? 1 : 0)) +
+                (double)slots * p * sizeof(fl_srank) + xv * sizeof(fl_sxfer);
+    return out;
+}
+
+static double pow2_at_least(double x, double min)
+{
+    double c = min;
+    while (c < x)
+        c *= 2;
+    return c;
+}
+
+double tc_flow_mem_estimate(const tc_topo *t, const tc_flow_job *jobs, size_t njobs, const tc_flow_opts *o)
+{
+    if (!t || !jobs)
+        return 0;
+    tc_flow_opts oo;
+    memset(&oo, 0, sizeof oo);
+    if (o)
+        oo = *o;
+    double stride = max_incidences(t, oo.multipath);
+    double bytes = 0, flows = 0, max_step = 0;
+    for (size_t j = 0; j < njobs; j++) {
+        if (!jobs[j].sched)
+            continue;
+        est_job_out e = est_job(&jobs[j], oo.trace_path != NULL);
+        bytes += e.bytes;
+        flows += e.inflight;
+        max_step = fmax(max_step, e.max_step);
+    }
+    /* Per flow: its ids here and in the solver (the solver's flags are set
+     * for its whole power-of-two capacity), its incidences (a stride each,
+     * entries in link lists at most a stride), its scratch places. */
+    bytes += flows * (FLOW_ID_BYTES + sizeof(uint32_t) * 3 + stride * MM_INC_BYTES +
+                      EST_SLACK * (stride + 1) * sizeof(tc_mm_ent));
+    bytes += pow2_at_least(flows, 1024) * MM_ID_BYTES;
+    bytes += max_step * sizeof(tc_xfer);
+    bytes += (double)t->n_links * LINK_BYTES * EST_SLACK;
+    return bytes;
 }

@@ -23,6 +23,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <jansson.h>
 #include "topocc/core.h"
 #include "workload/train_int.h"
@@ -31,6 +32,7 @@
 #define TRAIN_MOMENTUM 0.9 /* torch.optim.SGD momentum; no dampening, no Nesterov */
 #define TRAIN_EVAL_CHUNK 500u
 #define TRAIN_MAX_BUCKETS TC_MLP_TENSORS
+#define TRAIN_PROGRESS_S 0.25 /* wall time between progress reports */
 
 void tc_train_defaults(tc_train_opts *o)
 {
@@ -222,8 +224,42 @@ static tc_status aggregate_and_step(run *r, uint64_t step, tc_err *err)
     return TC_OK;
 }
 
+/* Progress over every codec's steps: reported at most every
+ * TRAIN_PROGRESS_S of wall time, so a fast run is not slowed by its
+ * reports, and once at the end. */
+typedef struct progress {
+    tc_progress_fn fn;
+    void *ud;
+    double done, total;
+    double t0, last;
+} progress;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void progress_report(progress *p, bool final)
+{
+    if (!p->fn)
+        return;
+    double t = now_s();
+    if (!final && t - p->last < TRAIN_PROGRESS_S)
+        return;
+    p->last = t;
+    tc_progress r = {.what = "training",
+                     .fraction = p->total > 0 ? p->done / p->total : -1.0,
+                     .done = p->done,
+                     .total = p->total,
+                     .unit = "steps",
+                     .rate = t > p->t0 ? p->done / (t - p->t0) : 0.0};
+    p->fn(p->ud, &r);
+}
+
 static tc_status train_one(const tc_train_opts *o, const tc_dataset *train, const tc_dataset *test,
-                           const tc_codec_spec *spec, tc_acc_curve *c, tc_err *err)
+                           const tc_codec_spec *spec, progress *pg, tc_acc_curve *c, tc_err *err)
 {
     run r;
     memset(&r, 0, sizeof r);
@@ -250,6 +286,8 @@ static tc_status train_one(const tc_train_opts *o, const tc_dataset *train, cons
         since++;
         if ((st = aggregate_and_step(&r, step - 1, err)))
             break;
+        pg->done++;
+        progress_report(pg, false);
         if (step % o->eval_every == 0 || step == o->steps) {
             double mean = loss / (samples * since);
             c->pts[c->n++] = (tc_acc_point){step, test_accuracy(&r.m, &r.evalw, test, r.eidx),
@@ -292,11 +330,15 @@ tc_status tc_train_run(const tc_train_opts *opts, const tc_codec_spec *codecs, s
     else if ((uint64_t)o.workers * o.batch > train.n)
         st = tc_fail(err, TC_EINVAL, "%u workers x batch %u = %llu samples per step exceed the %u training images",
                      o.workers, o.batch, (unsigned long long)o.workers * o.batch, train.n);
+    progress pg = {o.progress, o.progress_ud, 0.0, (double)o.steps * (double)ncodecs, now_s(), 0.0};
+    pg.last = pg.t0;
     size_t done = 0;
     for (; !st && done < ncodecs; done++)
-        st = train_one(&o, &train, &test, &codecs[done], &curves[done], err);
+        st = train_one(&o, &train, &test, &codecs[done], &pg, &curves[done], err);
     if (st)
         tc_acc_curves_free(curves, done);
+    else
+        progress_report(&pg, true);
     tc_dataset_free(&train);
     tc_dataset_free(&test);
     return st;
@@ -328,6 +370,9 @@ double tc_acc_steps_to(const tc_acc_curve *c, double target)
 /* ---- the accuracy file ---- */
 
 #define ACC_SCHEMA_VERSION 1
+/* The highest schema_version of a train-accuracy JSON document (the file's
+ * fields plus "command" and "scenario") that the reader accepts. */
+#define ACC_DOC_SCHEMA_MAX 2
 #define ACC_DATASET "fashion-mnist"
 
 static json_t *curve_json(const tc_acc_curve *c)
@@ -347,14 +392,17 @@ static json_t *curve_json(const tc_acc_curve *c)
     return o;
 }
 
-tc_status tc_acc_write(const char *path, const tc_train_opts *opts, const tc_acc_curve *curves, size_t n,
-                       tc_err *err)
+/* The accuracy file as a value; NULL for a seed JSON cannot hold or when
+ * out of memory (tc_acc_write says which). */
+json_t *tc_acc_to_json(const tc_train_opts *opts, const tc_acc_curve *curves, size_t n)
 {
     tc_train_opts o = *opts;
     tc_train_defaults(&o);
     if (o.seed > (uint64_t)INT64_MAX)
-        return tc_fail(err, TC_EINVAL, "seed %llu: expected at most 2^63-1", (unsigned long long)o.seed);
+        return NULL;
     json_t *j = json_object();
+    if (!j)
+        return NULL;
     json_object_set_new(j, "schema_version", json_integer(ACC_SCHEMA_VERSION));
     json_object_set_new(j, "dataset", json_string(ACC_DATASET));
     json_object_set_new(j, "model", json_string(o.model));
@@ -373,20 +421,31 @@ tc_status tc_acc_write(const char *path, const tc_train_opts *opts, const tc_acc
     for (size_t i = 0; i < n; i++)
         json_array_append_new(cs, curve_json(&curves[i]));
     json_object_set_new(j, "curves", cs);
+    return j;
+}
+
+tc_status tc_acc_write(const char *path, const tc_train_opts *opts, const tc_acc_curve *curves, size_t n,
+                       tc_err *err)
+{
+    if (opts->seed > (uint64_t)INT64_MAX)
+        return tc_fail(err, TC_EINVAL, "seed %llu: expected at most 2^63-1", (unsigned long long)opts->seed);
+    json_t *j = tc_acc_to_json(opts, curves, n);
+    if (!j)
+        return tc_fail(err, TC_EINTERNAL, "out of memory writing the accuracy file");
     tc_status st = tc_json_write(j, path, err);
     json_decref(j);
     return st;
 }
 
-/* Validation of the file: every check names the file and the field. */
+/* Validation: every check names the source (`what`) and the field. */
 typedef struct acc_reader {
-    const char *path;
+    const char *what;
     tc_err *err;
 } acc_reader;
 
 static tc_status bad(const acc_reader *rd, const char *where, const char *what)
 {
-    return tc_fail(rd->err, TC_EINVAL, "accuracy file '%s': %s: %s", rd->path, where, what);
+    return tc_fail(rd->err, TC_EINVAL, "%s: %s: %s", rd->what, where, what);
 }
 
 static tc_status get_uint(const acc_reader *rd, json_t *obj, const char *key, json_int_t lo, json_int_t hi,
@@ -418,7 +477,10 @@ static tc_status read_header(const acc_reader *rd, json_t *j, tc_train_opts *o)
 {
     tc_status st;
     uint64_t version = 0;
-    if ((st = get_uint(rd, j, "schema_version", ACC_SCHEMA_VERSION, ACC_SCHEMA_VERSION, false, &version)))
+    /* A train-accuracy document holds the file's fields under topocc's
+     * document schema_version (docs/SCHEMA.md); a plain file, its own. */
+    json_int_t vmax = json_is_string(json_object_get(j, "command")) ? ACC_DOC_SCHEMA_MAX : ACC_SCHEMA_VERSION;
+    if ((st = get_uint(rd, j, "schema_version", ACC_SCHEMA_VERSION, vmax, false, &version)))
         return st;
     json_t *v = json_object_get(j, "dataset");
     if (!json_is_string(v) || strcmp(json_string_value(v), ACC_DATASET) != 0)
@@ -492,7 +554,7 @@ static tc_status read_curve(const acc_reader *rd, json_t *e, size_t i, uint32_t 
         return bad(rd, where, "expected a non-empty array of points");
     c->pts = tc_calloc(json_array_size(pts), sizeof *c->pts);
     if (!c->pts)
-        return tc_fail(rd->err, TC_EINTERNAL, "out of memory reading '%s'", rd->path);
+        return tc_fail(rd->err, TC_EINTERNAL, "out of memory reading %s", rd->what);
     int64_t prev = -1;
     for (size_t k = 0; k < json_array_size(pts); k++) {
         snprintf(where, sizeof where, "curves[%zu].points[%zu]", i, k);
@@ -505,34 +567,49 @@ static tc_status read_curve(const acc_reader *rd, json_t *e, size_t i, uint32_t 
     return TC_OK;
 }
 
-tc_status tc_acc_read(const char *path, tc_train_opts *o, tc_acc_curve **curves, size_t *n, tc_err *err)
+tc_status tc_acc_from_json(const json_t *root, const char *what, tc_train_opts *o, tc_acc_curve **curves,
+                           size_t *n, tc_err *err)
 {
     *curves = NULL;
     *n = 0;
     memset(o, 0, sizeof *o);
-    acc_reader rd = {path, err};
-    json_error_t je;
-    json_t *j = json_load_file(path, 0, &je);
-    if (!j && je.line > 0)
-        return tc_fail(err, TC_EINVAL, "accuracy file '%s': line %d: %s", path, je.line, je.text);
-    if (!j)
-        return tc_fail(err, TC_EINVAL, "accuracy file '%s': %s", path, je.text);
+    if (!what)
+        what = "the accuracy data";
+    acc_reader rd = {what, err};
+    json_t *j = (json_t *)root; /* jansson's getters take non-const; nothing is modified */
     tc_status st = json_is_object(j) ? read_header(&rd, j, o) : bad(&rd, "top level", "expected an object");
     json_t *cs = json_object_get(j, "curves");
     if (!st && (!json_is_array(cs) || json_array_size(cs) == 0))
         st = bad(&rd, "curves", "expected a non-empty array of {codec, points}");
     if (!st && !(*curves = tc_calloc(json_array_size(cs), sizeof **curves)))
-        st = tc_fail(err, TC_EINTERNAL, "out of memory reading '%s'", path);
+        st = tc_fail(err, TC_EINTERNAL, "out of memory reading %s", what);
     for (size_t i = 0; !st && i < json_array_size(cs); i++) {
         st = read_curve(&rd, json_array_get(cs, i), i, o->steps, &(*curves)[i]);
         *n = i + 1;
     }
-    json_decref(j);
     if (st) {
         tc_acc_curves_free(*curves, *n);
         free(*curves);
         *curves = NULL;
         *n = 0;
     }
+    return st;
+}
+
+tc_status tc_acc_read(const char *path, tc_train_opts *o, tc_acc_curve **curves, size_t *n, tc_err *err)
+{
+    *curves = NULL;
+    *n = 0;
+    memset(o, 0, sizeof *o);
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    if (!j && je.line > 0)
+        return tc_fail(err, TC_EINVAL, "accuracy file '%s': line %d: %s", path, je.line, je.text);
+    if (!j)
+        return tc_fail(err, TC_EINVAL, "accuracy file '%s': %s", path, je.text);
+    char what[4200];
+    snprintf(what, sizeof what, "accuracy file '%s'", path);
+    tc_status st = tc_acc_from_json(j, what, o, curves, n, err);
+    json_decref(j);
     return st;
 }

@@ -1,0 +1,154 @@
+/*
+ * topocc/outcome_net.h - the outcomes of the network commands: topo,
+ * collective, compare and concurrent (conventions in topocc/outcome.h).
+ *
+ * Each outcome keeps the built networks (tc_net) it was computed on, so it
+ * can be rendered after the scenario's inputs are gone: link names, specs
+ * and injection bandwidths come from the topologies themselves.
+ */
+#ifndef TOPOCC_OUTCOME_NET_H
+#define TOPOCC_OUTCOME_NET_H
+
+#include <stdio.h>
+#include "topocc/report.h"
+#include "topocc/scenario.h"
+
+/* The flow simulator's settings of a run, for the record of its result. */
+typedef struct tc_flow_setup {
+    tc_multipath multipath;
+    tc_flow_deps deps;
+    double rate_cap_Bps;       /* 0: none */
+    char trace[4096];          /* "": no trace written */
+} tc_flow_setup;
+
+/* ---- topo ----------------------------------------------------------------- */
+
+typedef struct tc_topo_out {
+    tc_net net;                /* net.topo[0] is the topology described */
+    tc_topo_info info;
+    bool links;                /* list every directed link */
+} tc_topo_out;
+
+tc_status tc_run_topo(const tc_scenario *s, const tc_run_opts *ro, tc_topo_out **out, tc_err *err);
+void tc_topo_out_free(tc_topo_out *o);
+json_t *tc_topo_json(const tc_topo_out *o, const tc_scenario *s);
+size_t tc_topo_tables(const tc_topo_out *o, const tc_scenario *s, tc_rtable *tabs, size_t max);
+void tc_topo_print(const tc_topo_out *o, const tc_scenario *s, FILE *f);
+
+/* ---- collective ------------------------------------------------------------
+ * One operation on one topology over sizes x algorithms. The algorithm
+ * rows are the scenario's algorithms in order, "all" expanded into every
+ * algorithm valid for (op, ranks, topology) in enum order. */
+
+typedef struct tc_coll_row {
+    char requested[96];        /* "auto", "ring:chunks=8", or an algorithm "all" gave */
+    tc_algo algo;              /* as requested (TC_ALGO_AUTO for auto) */
+    uint32_t chunks, root;     /* as requested (0: the default) */
+} tc_coll_row;
+
+typedef struct tc_collective_out {
+    tc_net net;                /* net.topo[0] */
+    tc_topo_info info;
+    tc_routing routing;
+    tc_mode mode;
+    tc_op op;
+    uint32_t ranks;
+    size_t nalgos, nsizes;
+    tc_coll_row *rows;         /* nalgos */
+    tc_result *res;            /* nalgos x nsizes: tc_collective_at */
+    /* One size, one algorithm, mode flow: the details of the run. */
+    bool has_flow;
+    tc_flow_result flow;
+    tc_flow_setup flow_setup;
+} tc_collective_out;
+
+static inline const tc_result *tc_collective_at(const tc_collective_out *o, size_t algo, size_t size)
+{
+    return &o->res[algo * o->nsizes + size];
+}
+
+tc_status tc_run_collective(const tc_scenario *s, const tc_run_opts *ro, tc_collective_out **out, tc_err *err);
+void tc_collective_out_free(tc_collective_out *o);
+json_t *tc_collective_json(const tc_collective_out *o, const tc_scenario *s);
+size_t tc_collective_tables(const tc_collective_out *o, const tc_scenario *s, tc_rtable *tabs, size_t max);
+void tc_collective_print(const tc_collective_out *o, const tc_scenario *s, FILE *f);
+
+/* The places of the algorithm rows at one size, fastest first (ties keep
+ * the row order): order[0..nalgos) receives row indices. */
+void tc_collective_ranking(const tc_collective_out *o, size_t size, size_t *order);
+
+/* The size-sweep table in the nccl-tests column order (size, count, type,
+ * redop, root, time, algbw, busbw), then algo and the lower bound. Adds its
+ * columns when t has none, then appends one row per result. */
+void tc_sizes_table(tc_rtable *t, const tc_result *res, size_t n, uint32_t root);
+
+/* ---- compare ----------------------------------------------------------------
+ * Operations x sizes x topologies, one algorithm request for every cell. */
+
+typedef struct tc_compare_out {
+    tc_net net;                /* names in net.name */
+    tc_topo_info info[TC_SCN_MAX_TOPOS];
+    uint32_t ranks[TC_SCN_MAX_TOPOS];
+    tc_mode mode;
+    char algo[96];             /* as requested */
+    tc_op ops[TC_OP_COUNT];
+    int nops;
+    double *sizes;
+    size_t nsizes;
+    tc_result *res;            /* [op][size][topology]: tc_compare_at */
+} tc_compare_out;
+
+static inline const tc_result *tc_compare_at(const tc_compare_out *o, int op, size_t size, int topo)
+{
+    return &o->res[((size_t)op * o->nsizes + size) * (size_t)o->net.n + (size_t)topo];
+}
+
+tc_status tc_run_compare(const tc_scenario *s, const tc_run_opts *ro, tc_compare_out **out, tc_err *err);
+void tc_compare_out_free(tc_compare_out *o);
+json_t *tc_compare_json(const tc_compare_out *o, const tc_scenario *s);
+size_t tc_compare_tables(const tc_compare_out *o, const tc_scenario *s, tc_rtable *tabs, size_t max);
+void tc_compare_print(const tc_compare_out *o, const tc_scenario *s, FILE *f);
+
+/* The topologies within 0.1% of the fastest in one cell, as a bit mask;
+ * *best is the fastest time, *second the fastest outside the mask
+ * (INFINITY when every topology ties). */
+unsigned tc_compare_winners(const tc_compare_out *o, int op, size_t size, double *best, double *second);
+
+/* ---- concurrent --------------------------------------------------------------
+ * Jobs sharing one network in the flow simulator. */
+
+typedef struct tc_concurrent_job {
+    char name[64];
+    tc_op op;
+    tc_algo algo;              /* the algorithm run (auto resolved) */
+    bool auto_chosen;          /* algo was chosen by auto */
+    uint32_t chunks, root;
+    uint32_t ranks;
+    double bytes;
+    double alone_s;            /* its time alone on the network */
+    double slowdown;           /* time together / alone */
+} tc_concurrent_job;
+
+typedef struct tc_concurrent_out {
+    tc_net net;                /* net.topo[0] */
+    tc_topo_info info;
+    tc_routing routing;
+    size_t njobs;
+    tc_concurrent_job *jobs;
+    tc_flow_result flow;       /* flow.jobs[i]: job i together with the others */
+    tc_flow_setup flow_setup;
+} tc_concurrent_out;
+
+tc_status tc_run_concurrent(const tc_scenario *s, const tc_run_opts *ro, tc_concurrent_out **out, tc_err *err);
+void tc_concurrent_out_free(tc_concurrent_out *o);
+json_t *tc_concurrent_json(const tc_concurrent_out *o, const tc_scenario *s);
+size_t tc_concurrent_tables(const tc_concurrent_out *o, const tc_scenario *s, tc_rtable *tabs, size_t max);
+void tc_concurrent_print(const tc_concurrent_out *o, const tc_scenario *s, FILE *f);
+
+/* ---- shared by the renderings ------------------------------------------ */
+
+/* The hottest links of a flow run as a table "hot_links": link, name,
+ * bytes, utilisation. */
+void tc_hot_links_table(tc_rtable *t, const tc_topo *topo, const tc_flow_result *fr);
+
+#endif

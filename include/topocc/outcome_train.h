@@ -1,0 +1,125 @@
+/*
+ * topocc/outcome_train.h - the outcomes of the compression commands
+ * (codec-bench, train-accuracy, compress): typed values, no text. The
+ * runners are in src/scenario/run_{codec_bench,train,compress}.c, the
+ * renderings (JSON document, typed tables, text) in src/report/rep_train.c.
+ * Conventions: topocc/outcome.h.
+ */
+#ifndef TOPOCC_OUTCOME_TRAIN_H
+#define TOPOCC_OUTCOME_TRAIN_H
+
+#include <stdio.h>
+#include "topocc/report.h"
+#include "topocc/scenario.h"
+#include "topocc/workload.h"
+
+/* ---- codec-bench ----------------------------------------------------------
+ * Encode + decode throughput measured on one core of this machine next to
+ * memcpy bandwidth measured in the same run, and the roofline estimates. */
+typedef struct tc_codec_bench_row {
+    tc_codec_spec codec;
+    double enc_dec_Bps;      /* measured: bytes of float32 input per second */
+    double copy_Bps;         /* measured: memcpy bytes per second */
+    double h100_Bps, tpu_Bps; /* roofline estimates (tc_codec_accel_throughput) */
+} tc_codec_bench_row;
+
+typedef struct tc_codec_bench_out {
+    double bytes;            /* the bucket measured: 4 x coordinates */
+    uint64_t coordinates;
+    double seconds;          /* measuring time per codec */
+    uint32_t workers;        /* of the roofline estimate */
+    size_t n;
+    tc_codec_bench_row rows[TC_SCN_MAX_CODECS]; /* the scenario's codecs, or every kind (TC_CODEC_COUNT) */
+} tc_codec_bench_out;
+
+tc_status tc_run_codec_bench(const tc_scenario *s, const tc_run_opts *ro, tc_codec_bench_out **out, tc_err *err);
+void tc_codec_bench_out_free(tc_codec_bench_out *out);
+
+/* ---- train-accuracy -------------------------------------------------------
+ * Test accuracy against steps, one curve per codec (topocc/train.h). */
+typedef struct tc_train_accuracy_out {
+    tc_train_opts opts;      /* as run, defaults filled; model and data_dir point into the fields below */
+    char model[16];
+    char data_dir[4096];
+    size_t n;
+    tc_acc_curve *curves;    /* n curves, owned */
+} tc_train_accuracy_out;
+
+tc_status tc_run_train_accuracy(const tc_scenario *s, const tc_run_opts *ro, tc_train_accuracy_out **out,
+                                tc_err *err);
+void tc_train_accuracy_out_free(tc_train_accuracy_out *out);
+
+/* ---- compress -------------------------------------------------------------
+ * Per codec one DDP iteration on the network and the steps to the target
+ * give the time to accuracy against the BF16 and FP32 baselines. */
+#define TC_COMPRESS_MAX_CODECS (TC_SCN_MAX_CODECS + 2)
+#define TC_COMPRESS_MAX_RATES 8
+
+typedef struct tc_compress_row {
+    tc_codec_spec codec;
+    bool requested;          /* among the scenario's codecs (not only an added baseline) */
+    double thr_given;        /* encode + decode throughput given, bytes/s (0: the roofline) */
+    double steps_ratio;      /* steps to the target over the reference's; < 0: never reaches it */
+    const char *ratio_source; /* "measured", "given", "assumed" (static) */
+    tc_codec_iter it;
+    tc_tta tta;
+} tc_compress_row;
+
+typedef struct tc_compress_out {
+    /* the workload */
+    tc_model model;
+    const tc_accel *accel;   /* static (tc_accel_find) */
+    double mfu;              /* used: the scenario's, else the model's */
+    uint32_t workers;        /* the job's ranks */
+    double bucket_bytes;     /* used (TC_DDP_BUCKET_BYTES by default) */
+    bool offload;
+    tc_mode mode;
+    char topology[512];      /* the network's spec (after the scenario's edits) */
+    char routing[32];
+    double injection_Bps;    /* of the network's endpoints (the sweep point that equals it) */
+    double fwd_s, bwd_s, baseline_steps;
+    /* the codecs: fp32, bf16, then the scenario's in order */
+    size_t n;
+    tc_compress_row rows[TC_COMPRESS_MAX_CODECS];
+    long i_fp32, i_bf16;
+    /* accuracy */
+    const char *acc_source;  /* "file" (compress.accuracy), "trained", "given" (static) */
+    double target;           /* measured sources: the target used */
+    bool target_given;
+    char reference[16];      /* the reference curve's kind: "fp32" or "bf16" */
+    double reference_final;
+    bool have_training;
+    tc_train_opts training;  /* the training of the curves; model points to training_model, data_dir NULL */
+    char training_model[16];
+    /* the regime map (compress.sweep_bw) */
+    size_t nrates;           /* 0: no sweep */
+    double rates[TC_COMPRESS_MAX_RATES];   /* injection per endpoint, bytes/s, ascending */
+    double sweep_iter_s[TC_COMPRESS_MAX_RATES][TC_COMPRESS_MAX_CODECS];
+    double sweep_tta_s[TC_COMPRESS_MAX_RATES][TC_COMPRESS_MAX_CODECS];
+    double sweep_speedup[TC_COMPRESS_MAX_RATES][TC_COMPRESS_MAX_CODECS];
+    double crossover_Bps[TC_COMPRESS_MAX_CODECS]; /* tc_crossover_bw with TC_BEAT_THRESHOLD */
+} tc_compress_out;
+
+tc_status tc_run_compress(const tc_scenario *s, const tc_run_opts *ro, tc_compress_out **out, tc_err *err);
+void tc_compress_out_free(tc_compress_out *out);
+
+/* ---- reports (src/report/rep_train.c) ------------------------------------
+ * tc_NAME_json: the whole document (new reference; NULL when out of memory),
+ * "scenario" included. tc_NAME_tables: fills up to max tables (the caller
+ * frees each with tc_rtable_free), the primary first; returns the count.
+ * tc_NAME_print: the text for people. */
+json_t *tc_codec_bench_json(const tc_codec_bench_out *out, const tc_scenario *s);
+size_t tc_codec_bench_tables(const tc_codec_bench_out *out, const tc_scenario *s, tc_rtable *tabs, size_t max);
+void tc_codec_bench_print(const tc_codec_bench_out *out, const tc_scenario *s, FILE *f);
+
+/* The document is the accuracy file (tc_acc_to_json: compress reads it
+ * back) with topocc's schema_version, "command" and "scenario". */
+json_t *tc_train_accuracy_json(const tc_train_accuracy_out *out, const tc_scenario *s);
+size_t tc_train_accuracy_tables(const tc_train_accuracy_out *out, const tc_scenario *s, tc_rtable *tabs, size_t max);
+void tc_train_accuracy_print(const tc_train_accuracy_out *out, const tc_scenario *s, FILE *f);
+
+json_t *tc_compress_json(const tc_compress_out *out, const tc_scenario *s);
+size_t tc_compress_tables(const tc_compress_out *out, const tc_scenario *s, tc_rtable *tabs, size_t max);
+void tc_compress_print(const tc_compress_out *out, const tc_scenario *s, FILE *f);
+
+#endif

@@ -1,0 +1,359 @@
+/*
+ * driver.c - every subcommand through one path: flags (the library's
+ * option table) and an optional scenario file become one resolved
+ * scenario; the library runs it; the report layer writes the outcome.
+ * Nothing here decides a number or formats a result.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#include "cli/cli.h"
+#include "cli/progress.h"
+#include "topocc/render.h"
+
+#define MAX_GIVEN 64
+#define MAX_VALUES 64
+
+typedef struct given {
+    const tc_option *opt;
+    const char *vals[MAX_VALUES];
+    size_t n;
+} given;
+
+typedef struct cli_in {
+    tc_command cmd;
+    bool replay;
+    given g[MAX_GIVEN];
+    size_t ng;
+    const char *positional;
+    const char *format, *out, *out_dir, *scenario, *mem_limit;
+    bool quiet, print_scenario, help, dflt;
+} cli_in;
+
+int cli_exit(tc_status st, const tc_err *err)
+{
+    if (st == TC_OK)
+        return 0;
+    fprintf(stderr, "topocc: %s\n", err && err->msg[0] ? err->msg : "internal error");
+    return st == TC_EINVAL ? 2 : 1;
+}
+
+/* Which commands accept flag, for "it belongs to ..." messages. */
+static void owners(const char *flag, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    unsigned seen = 0;
+    for (size_t i = 0; i < tc_option_count(); i++) {
+        const tc_option *o = tc_option_get(i);
+        if (strcmp(o->flag, flag) != 0)
+            continue;
+        for (int c = 0; c < TC_CMD_COUNT; c++)
+            if ((o->commands & (1u << c)) && !(seen & (1u << c))) {
+                size_t l = strlen(buf);
+                snprintf(buf + l, len - l, "%s%s", seen ? ", " : "", tc_command_name((tc_command)c));
+                seen |= 1u << c;
+            }
+    }
+}
+
+/* Replay takes only the output and general options that do not describe a
+ * scenario. */
+static const tc_option *find_option(const cli_in *in, const char *flag)
+{
+    if (!in->replay)
+        return tc_option_find(flag, in->cmd);
+    const tc_option *o = tc_option_find(flag, TC_CMD_COLLECTIVE);
+    if (o && !o->key && strcmp(flag, "--scenario") != 0 && strcmp(flag, "--default") != 0)
+        return o;
+    return NULL;
+}
+
+static tc_status unknown_option(const cli_in *in, const char *name, tc_err *err)
+{
+    const char *what = in->replay ? "replay" : tc_command_name(in->cmd);
+    char who[256];
+    owners(name, who, sizeof who);
+    if (who[0] && !in->replay)
+        return tc_fail(err, TC_EINVAL, "option %s does not apply to 'topocc %s' (it belongs to %s)", name, what, who);
+    if (in->replay)
+        return tc_fail(err, TC_EINVAL, "unknown option '%s' for 'topocc replay': accepted are --format, --out, "
+                                       "--out-dir, --quiet, --print-scenario, --mem-limit, --help",
+                       name);
+    return tc_fail(err, TC_EINVAL, "unknown option '%s' for 'topocc %s' (did you mean %s? see topocc %s --help)", name,
+                   what, tc_option_nearest(name, in->cmd), what);
+}
+
+static tc_status record(cli_in *in, const tc_option *o, const char *val, tc_err *err)
+{
+    const char *f = o->flag;
+    if (!o->key) {
+        const char **slot = strcmp(f, "--format") == 0     ? &in->format
+                            : strcmp(f, "--out") == 0      ? &in->out
+                            : strcmp(f, "--out-dir") == 0  ? &in->out_dir
+                            : strcmp(f, "--scenario") == 0 ? &in->scenario
+                            : strcmp(f, "--mem-limit") == 0 ? &in->mem_limit
+                                                            : NULL;
+        bool *flag = strcmp(f, "--quiet") == 0            ? &in->quiet
+                     : strcmp(f, "--print-scenario") == 0 ? &in->print_scenario
+                     : strcmp(f, "--help") == 0           ? &in->help
+                     : strcmp(f, "--default") == 0        ? &in->dflt
+                                                          : NULL;
+        if ((slot && *slot) || (flag && *flag))
+            return tc_fail(err, TC_EINVAL, "option %s given twice", f);
+        if (slot)
+            *slot = val;
+        if (flag)
+            *flag = true;
+        return TC_OK;
+    }
+    for (size_t i = 0; i < in->ng; i++)
+        if (in->g[i].opt == o) {
+            if (!o->list)
+                return tc_fail(err, TC_EINVAL, "option %s given twice (it takes one value)", f);
+            if (in->g[i].n == MAX_VALUES)
+                return tc_fail(err, TC_EINVAL, "option %s given more than %d times", f, MAX_VALUES);
+            in->g[i].vals[in->g[i].n++] = val;
+            return TC_OK;
+        }
+    if (in->ng == MAX_GIVEN)
+        return tc_fail(err, TC_EINVAL, "too many options");
+    in->g[in->ng].opt = o;
+    in->g[in->ng].vals[0] = val;
+    in->g[in->ng++].n = 1;
+    return TC_OK;
+}
+
+static tc_status parse(cli_in *in, int argc, char **argv, int first, tc_err *err)
+{
+    const char *what = in->replay ? "replay" : tc_command_name(in->cmd);
+    for (int i = first; i < argc; i++) {
+        const char *arg = strcmp(argv[i], "-h") == 0 ? "--help" : argv[i];
+        if (strncmp(arg, "--", 2) != 0 || !arg[2]) {
+            if (in->positional || (!in->replay && in->cmd != TC_CMD_TOPO) || !arg[0])
+                return tc_fail(err, TC_EINVAL, "unexpected argument '%s' (see topocc %s --help)", arg, what);
+            in->positional = arg;
+            continue;
+        }
+        char name[64];
+        const char *eq = strchr(arg, '=');
+        size_t nl = eq ? (size_t)(eq - arg) : strlen(arg);
+        snprintf(name, sizeof name, "%.*s", (int)(nl < sizeof name ? nl : sizeof name - 1), arg);
+        const tc_option *o = find_option(in, name);
+        if (!o)
+            return unknown_option(in, name, err);
+        const char *val = NULL;
+        if (!o->metavar) {
+            if (eq)
+                return tc_fail(err, TC_EINVAL, "option %s takes no value", name);
+        } else {
+            val = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
+            if (!val || !*val)
+                return tc_fail(err, TC_EINVAL, "option %s needs a value: %s %s (see topocc %s --help)", name, name,
+                               o->metavar, what);
+        }
+        tc_status st = record(in, o, val, err);
+        if (st)
+            return st;
+    }
+    return TC_OK;
+}
+
+static tc_status set_flags(tc_scenario *s, const cli_in *in, tc_err *err)
+{
+    for (size_t i = 0; i < in->ng; i++) {
+        tc_status st = tc_scenario_set_flag(s, in->g[i].opt->flag, in->g[i].vals, in->g[i].n, err);
+        if (st)
+            return st;
+    }
+    return TC_OK;
+}
+
+/* compare --default: the built-in scenario of `make run`. */
+static tc_status apply_default(tc_scenario *s, const cli_in *in, tc_err *err)
+{
+    static const char *topos[] = {"clos:down=16x16x16,up=1x16x16,bw=400Gbps,lat=1us",
+                                  "clos:down=16x16x16,up=1x8x16,bw=400Gbps,lat=1us", "torus:dims=16x16x16,lat=1us"};
+    static const char *names[] = {"clos,clos-2:1,torus"}, *ops[] = {"allreduce,reducescatter,allgather,alltoall"},
+                      *sizes[] = {"1KiB:4GiB:4"}, *eq[] = {"injection=400Gbps"};
+    for (size_t i = 0; i < in->ng; i++) {
+        const char *f = in->g[i].opt->flag;
+        if (!strcmp(f, "--topo") || !strcmp(f, "--op") || !strcmp(f, "--sizes") || !strcmp(f, "--names") ||
+            !strcmp(f, "--equalize"))
+            return tc_fail(err, TC_EINVAL, "--default sets the topologies, operations and sizes itself: drop %s", f);
+    }
+    if (in->scenario)
+        return tc_fail(err, TC_EINVAL, "--default and --scenario both give the scenario: give one");
+    tc_status st;
+    if ((st = tc_scenario_set_flag(s, "--topo", topos, 3, err)) || (st = tc_scenario_set_flag(s, "--names", names, 1, err)) ||
+        (st = tc_scenario_set_flag(s, "--op", ops, 1, err)) || (st = tc_scenario_set_flag(s, "--sizes", sizes, 1, err)))
+        return st;
+    return tc_scenario_set_flag(s, "--equalize", eq, 1, err);
+}
+
+static tc_status mem_limit(const cli_in *in, double *out, tc_err *err)
+{
+    *out = 0.75 * tc_mem_physical();
+    if (!in->mem_limit)
+        return TC_OK;
+    tc_err e2;
+    if (tc_parse_size(in->mem_limit, out, &e2) || !(*out > 0))
+        return tc_fail(err, TC_EINVAL, "invalid --mem-limit '%s': expected a size such as 16GiB", in->mem_limit);
+    return TC_OK;
+}
+
+/* Refuses an output that cannot be written before the run, not after. */
+static tc_status check_writable(const char *path, tc_err *err)
+{
+    tc_atomic_file af;
+    tc_status st = tc_atomic_open(&af, path, err);
+    if (st == TC_OK)
+        tc_atomic_abort(&af);
+    return st;
+}
+
+static tc_status run_and_write(const tc_scenario *s, const cli_in *in, tc_err *err)
+{
+    tc_format fmt = TC_FMT_TABLE;
+    tc_status st;
+    if (in->format && (st = tc_format_parse(in->format, &fmt, err)))
+        return st;
+    if (in->print_scenario) {
+        json_t *j = tc_scenario_to_json(s);
+        st = tc_json_write(j, NULL, err);
+        json_decref(j);
+        return st;
+    }
+    tc_run_opts ro = {0};
+    if ((st = mem_limit(in, &ro.mem_limit_bytes, err)) || (in->out && (st = check_writable(in->out, err))))
+        return st;
+    cli_progress prog;
+    cli_progress_init(&prog, in->quiet);
+    ro.progress = cli_progress_cb;
+    ro.progress_ud = &prog;
+    tc_outcome o;
+    st = tc_scenario_run(s, &ro, &o, err);
+    cli_progress_done(&prog);
+    if (st == TC_OK && in->out)
+        st = tc_outcome_write_file(&o, s, in->out, fmt, err);
+    if (st == TC_OK && in->out_dir)
+        st = tc_outcome_write_dir(&o, s, in->out_dir, err);
+    if (st == TC_OK)
+        st = tc_outcome_write(&o, s, fmt, stdout, err);
+    tc_outcome_free(&o);
+    return st;
+}
+
+static tc_status command(cli_in *in, tc_err *err)
+{
+    tc_scenario *s = tc_scenario_new(in->cmd);
+    if (!s)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    tc_status st = TC_OK;
+    if (in->scenario)
+        st = tc_scenario_load(s, in->scenario, err);
+    if (st == TC_OK) {
+        /* The scenario records the topocc that runs it. */
+        snprintf(s->version, sizeof s->version, "%s", tc_version());
+        snprintf(s->commit, sizeof s->commit, "%s", tc_commit());
+    }
+    if (st == TC_OK && in->dflt)
+        st = apply_default(s, in, err);
+    if (st == TC_OK && in->positional) {
+        const char *v[1] = {in->positional};
+        for (size_t i = 0; i < in->ng && st == TC_OK; i++)
+            if (strcmp(in->g[i].opt->flag, "--topo") == 0)
+                st = tc_fail(err, TC_EINVAL, "give the topology once: topocc topo SPEC");
+        if (st == TC_OK)
+            st = tc_scenario_set_flag(s, "--topo", v, 1, err);
+    }
+    if (st == TC_OK && (st = set_flags(s, in, err)) == TC_OK && (st = tc_scenario_resolve(s, err)) == TC_OK)
+        st = tc_scenario_check_given(s, err);
+    if (st == TC_OK)
+        st = run_and_write(s, in, err);
+    tc_scenario_free(s);
+    return st;
+}
+
+int cli_command(tc_command c, int argc, char **argv, int first)
+{
+    cli_in in = {.cmd = c};
+    tc_err err = {{0}};
+    tc_status st = parse(&in, argc, argv, first, &err);
+    if (st == TC_OK && in.help) {
+        cli_help(c, stdout);
+        return 0;
+    }
+    if (st == TC_OK && c == TC_CMD_TOPO && !in.positional && !in.scenario && !in.ng)
+        st = tc_fail(&err, TC_EINVAL, "expected one topology spec, e.g. topocc topo clos:down=8x8,up=1x8");
+    if (st == TC_OK)
+        st = command(&in, &err);
+    return cli_exit(st, &err);
+}
+
+/* ---- replay ---- */
+
+static tc_status replay(cli_in *in, tc_err *err)
+{
+    if (!in->positional)
+        return tc_fail(err, TC_EINVAL, "replay needs a file: topocc replay RESULT.json (or a scenario; - for stdin)");
+    json_error_t je;
+    bool stdin_ = strcmp(in->positional, "-") == 0;
+    json_t *root = stdin_ ? json_loadf(stdin, JSON_REJECT_DUPLICATES, &je)
+                          : json_load_file(in->positional, JSON_REJECT_DUPLICATES, &je);
+    if (!root)
+        return je.line > 0 ? tc_fail(err, TC_EINVAL, "%s line %d, column %d: %s", in->positional, je.line, je.column,
+                                     je.text)
+                           : tc_fail(err, TC_EINVAL, "%s: %s", in->positional, je.text);
+    json_t *scn = json_object_get(root, "scenario");
+    if (!json_is_object(scn))
+        scn = root;
+    const json_t *cmd = json_object_get(scn, "command");
+    tc_status st = TC_OK;
+    if (!json_is_string(cmd))
+        st = tc_fail(err, TC_EINVAL, "%s: no \"command\": expected a scenario or a result written by topocc",
+                     in->positional);
+    else
+        st = tc_command_parse(json_string_value(cmd), &in->cmd, err);
+    tc_scenario *s = st == TC_OK ? tc_scenario_new(in->cmd) : NULL;
+    if (st == TC_OK && !s)
+        st = tc_fail(err, TC_EINTERNAL, "out of memory");
+    char what[300];
+    snprintf(what, sizeof what, "%.256s", in->positional);
+    if (st == TC_OK)
+        st = tc_scenario_read_json(s, scn, what, err);
+    json_decref(root);
+    if (st == TC_OK && (strcmp(s->version, tc_version()) != 0 || strcmp(s->commit, tc_commit()) != 0))
+        fprintf(stderr, "topocc: warning: %s was written by topocc %s (%s); this is %s (%s): numbers may differ\n",
+                in->positional, s->version, s->commit, tc_version(), tc_commit());
+    if (st == TC_OK) {
+        snprintf(s->version, sizeof s->version, "%s", tc_version());
+        snprintf(s->commit, sizeof s->commit, "%s", tc_commit());
+        if ((st = tc_scenario_resolve(s, err)) == TC_OK && (st = tc_scenario_check_given(s, err)) == TC_OK)
+            st = run_and_write(s, in, err);
+    }
+    tc_scenario_free(s);
+    return st;
+}
+
+int cli_replay(int argc, char **argv, int first)
+{
+    cli_in in = {.replay = true};
+    tc_err err = {{0}};
+    tc_status st = parse(&in, argc, argv, first, &err);
+    if (st == TC_OK && in.help) {
+        printf("usage: topocc replay FILE [--format table|csv|json] [--out FILE] [--out-dir DIR] [--quiet]\n"
+               "                          [--print-scenario] [--mem-limit BYTES]\n\n"
+               "Runs the scenario of FILE again: a result any command wrote with --format json\n"
+               "or --out (its \"scenario\" field), or a scenario (--print-scenario); - reads\n"
+               "standard input. On the same binary and CPU the numbers are the same bit for\n"
+               "bit; measured values (codec-bench throughputs) are measured again. A file\n"
+               "written by another version or commit of topocc gives a warning.\n\n"
+               "example:\n"
+               "  topocc collective --topo clos:down=8x8,up=1x8 --op allreduce --size 64MiB --out r.json\n"
+               "  topocc replay r.json --format json\n");
+        return 0;
+    }
+    if (st == TC_OK)
+        st = replay(&in, &err);
+    return cli_exit(st, &err);
+}

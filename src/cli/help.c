@@ -1,0 +1,128 @@
+/* help.c - every command's help: what it does and an example (written
+ * here), then its options, generated from the option table so the two
+ * cannot drift apart. */
+#include <stdio.h>
+#include <string.h>
+#include "cli/cli.h"
+
+typedef struct cmd_help {
+    const char *usage, *text, *example;
+} cmd_help;
+
+static const cmd_help helps[TC_CMD_COUNT] = {
+    [TC_CMD_TOPO] = {"topocc topo SPEC [--links] [--equalize injection=RATE] [--degrade link:ID=FACTOR]...",
+                     "Prints endpoints, switches, links, diameter, bisection bandwidth, injection\n"
+                     "bandwidth per endpoint and, for a Clos, the oversubscription of each level.\n"
+                     "--links lists every directed link with its stable ID (the IDs other\n"
+                     "commands use to name a link).\n",
+                     "  topocc topo clos:down=8x8,up=1x8,bw=400Gbps,lat=1us\n"
+                     "  topocc topo torus:dims=4x4,wrap=1x0 --links\n"},
+    [TC_CMD_COLLECTIVE] =
+        {"topocc collective --topo SPEC --op OP (--size BYTES | --sizes MIN:MAX[:F]) [--algo ALGO|all|A,B]",
+         "Times one collective on one topology: time, algbw, busbw (nccl-tests factors),\n"
+         "the lower bound, phases. --sizes gives a table over sizes (nccl-tests columns);\n"
+         "--algo all (or a list) ranks the valid algorithms by time.\n"
+         "OP:    allreduce, reducescatter, allgather, alltoall, broadcast, reduce\n"
+         "ALGO:  ring, biring, rd, rhd, binomial, dbtree, bruck, pairwise, direct, torus,\n"
+         "       torus-bi, torus-mp, swing, hier, auto (default: the fastest valid one);\n"
+         "       parameters: chunks=N (pipelining), root=R (broadcast/reduce)\n"
+         "BYTES: nccl-tests convention (whole buffer; all-gather output; reduce-scatter\n"
+         "       input; all-to-all: what one rank sends), e.g. 64MiB\n"
+         "mode:  formula (closed forms, default), steps (phase by phase on the graph) or\n"
+         "       flow (event-driven, max-min fair sharing, dependencies per rank)\n",
+         "  topocc collective --topo clos:down=8x8,up=1x8,bw=400Gbps,lat=1us \\\n"
+         "      --op allreduce --algo ring --size 1GiB --mode steps --format json\n"
+         "  topocc collective --topo clos:down=8x8,up=1x4 --op alltoall --size 16MiB \\\n"
+         "      --mode flow --trace a2a.json\n"},
+    [TC_CMD_COMPARE] =
+        {"topocc compare --topo A --topo B [...] --op OP[,OP...] --sizes MIN:MAX[:FACTOR]   |   topocc compare --default",
+         "Times each operation on each topology for sizes MIN, MIN*FACTOR, ... up to MAX\n"
+         "(factor 4 by default) with the requested algorithm (auto: the fastest valid one,\n"
+         "reported per cell), prints the ratios against the first topology and says where\n"
+         "each topology wins. Topologies must have equal endpoint counts unless --ranks\n"
+         "runs the same job size on each. --equalize gives every endpoint of every\n"
+         "topology the same total fabric injection bandwidth.\n"
+         "--default runs the built-in scenario ('make run'): 4,096 endpoints at 400 Gb/s\n"
+         "injection each, 1 us per link: a non-blocking 3-tier Clos, the same Clos 2:1\n"
+         "oversubscribed at the leaf, and a 16x16x16 torus at equal injection bandwidth;\n"
+         "allreduce, reducescatter, allgather, alltoall from 1 KiB to 4 GiB.\n",
+         "  topocc compare --topo clos:down=8x8,up=1x8 --topo torus:dims=8x8 \\\n"
+         "      --equalize injection=400Gbps --op allreduce,alltoall --sizes 1KiB:1GiB:16\n"},
+    [TC_CMD_CONCURRENT] =
+        {"topocc concurrent --topo SPEC --jobs FILE",
+         "Runs every job of FILE at once in the flow simulator (max-min fair sharing of\n"
+         "every link) and prints each job's time, its time alone and the slowdown.\n"
+         "FILE is JSON:\n"
+         "  {\"jobs\": [\n"
+         "    {\"name\": \"A\", \"op\": \"allreduce\", \"algo\": \"ring\", \"size\": \"256MiB\",\n"
+         "     \"endpoints\": \"0-31\", \"start\": \"0us\"},\n"
+         "    {\"name\": \"B\", \"op\": \"alltoall\", \"size\": \"64MiB\", \"endpoints\": [32, 40, 48, 56]}]}\n"
+         "op, size and endpoints are required; endpoints is a list or ranges \"a-b,c\" (rank i\n"
+         "runs on the i-th endpoint listed); algo defaults to auto (chosen by the formula\n"
+         "evaluator for the job alone); start defaults to 0; chunks and root are optional.\n"
+         "The jobs are embedded in the scenario by content.\n",
+         "  topocc concurrent --topo clos:down=8x8,up=1x2 --jobs jobs.json --trace run.json\n"},
+    [TC_CMD_CODEC_BENCH] =
+        {"topocc codec-bench [--codec C]... [--size BYTES] [--seconds S] [--workers N]",
+         "Measures, on one core of this machine, the encode + decode throughput of\n"
+         "each codec (GB/s of float32 input: encode, the local sum of the single\n"
+         "contribution, decode into the bucket) and memcpy bandwidth, alternately in\n"
+         "the same run, and prints their ratio with the roofline estimates of the\n"
+         "codec on an H100 and a TPU v5p (docs/MODEL.md, \"Compression codecs\").\n"
+         "Without --codec, every codec with its defaults. The figures are measured:\n"
+         "a replay measures them again.\n",
+         "  topocc codec-bench --codec bf16 --codec topk:ratio=0.01 --size 4MiB --seconds 0.2\n"},
+    [TC_CMD_TRAIN_ACCURACY] =
+        {"topocc train-accuracy [--codec C]... [--steps N] [--out FILE] [training options]",
+         "Trains an MLP (784 -> hidden -> 10, ReLU, softmax cross-entropy; SGD with\n"
+         "momentum 0.9) on the Fashion-MNIST data set with N simulated data-parallel\n"
+         "workers. Each worker computes the gradient of its own mini-batch; the gradient\n"
+         "is cut into DDP buckets and every bucket is aggregated through the codec\n"
+         "(error feedback, compress, the collective's sums, decompress), as a DDP\n"
+         "communication hook would. Every codec gets the same seed and data order; the\n"
+         "run is deterministic. Test accuracy is recorded at step 0, every --eval-every\n"
+         "steps and at the end. Default codecs: fp32, bf16, int8, topk:ratio=0.01,\n"
+         "powersgd:rank=4. --out FILE.json writes the accuracy file read by compress.\n",
+         "  topocc train-accuracy --codec fp32 --codec topk:ratio=0.01 --steps 300 \\\n"
+         "      --batch 16 --train-subset 10000 --test-subset 2000 --eval-every 100\n"},
+    [TC_CMD_COMPRESS] =
+        {"topocc compress --topo SPEC --model MODEL --codec C [--codec C ...] [--workers N]\n"
+         "                       [--accuracy FILE | --steps-ratio C=R ...] [--sweep-bw]",
+         "Does gradient compression pay, end to end? For each codec, one DDP training\n"
+         "iteration on the network and the steps it needs to a target accuracy give the\n"
+         "time to accuracy, against the BF16 and FP32 all-reduce baselines (always\n"
+         "included). MODEL: a zoo name (resnet50, vgg16, bert-large, gpt2-xl, llama-7b,\n"
+         "optionally :batch=B,mfu=F) or params=N,layers=L,flops=F[,steps=S][,mfu=F] where\n"
+         "F is the training FLOPs of one iteration of one worker and S the baseline's\n"
+         "steps to the target (default 10000). Steps to the target: --steps-ratio C=R\n"
+         "gives steps(C) / steps(fp32) directly (R may be 'never'); --accuracy FILE reads\n"
+         "curves from 'topocc train-accuracy --out FILE'; with neither, a short\n"
+         "Fashion-MNIST training run measures them now. Codec work runs on the\n"
+         "accelerator and pauses its compute unless --offload; its speed is the\n"
+         "accelerator roofline unless --codec-throughput gives it. --sweep-bw: the\n"
+         "regime map from 10 Gb/s to 1.6 Tb/s per endpoint and where each codec beats bf16.\n",
+         "  topocc compress --topo clos:down=8x8,up=1x8,bw=10Gbps --model resnet50 --workers 64 \\\n"
+         "      --codec powersgd:rank=4 --codec topk:ratio=0.01 --steps-ratio powersgd:rank=4=1.1 \\\n"
+         "      --steps-ratio topk:ratio=0.01=1.3 --sweep-bw\n"},
+};
+
+void cli_help(tc_command c, FILE *f)
+{
+    const cmd_help *h = &helps[c];
+    fprintf(f, "usage: %s [OPTIONS]\n\n%s\noptions:\n", h->usage, h->text);
+    const char *group = "";
+    for (size_t i = 0; i < tc_option_count(); i++) {
+        const tc_option *o = tc_option_get(i);
+        if (!(o->commands & (1u << c)))
+            continue;
+        if (strcmp(o->group, group) != 0) {
+            group = o->group;
+            fprintf(f, "  %s:\n", group);
+        }
+        char left[64];
+        snprintf(left, sizeof left, "%s%s%s%s", o->flag, o->metavar ? " " : "", o->metavar ? o->metavar : "",
+                 o->list ? " ..." : "");
+        fprintf(f, "    %-30s %s\n", left, o->help);
+    }
+    fprintf(f, "\nexample:\n%s", h->example);
+}

@@ -1,0 +1,817 @@
+/*
+ * rep_net.c - the renderings of the network commands' outcomes (topo,
+ * collective, compare, concurrent): the JSON document (docs/SCHEMA.md), the
+ * typed tables (text and SI-unit CSV) and the text for people.
+ *
+ * JSON and CSV carry numbers in SI base units only; formatting such as
+ * "45.93ms" or "1.994x" happens in the text rendering alone.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "topocc/outcome_net.h"
+
+static const char *multipath_name(tc_multipath m)
+{
+    return m == TC_MULTIPATH_SPRAY ? "spray" : "route";
+}
+
+static const char *deps_name(tc_flow_deps d)
+{
+    return d == TC_DEPS_FIFO ? "fifo" : d == TC_DEPS_RECV ? "recv" : "rendezvous";
+}
+
+/* The scenario that produced a result, so it can be reproduced from its
+ * own record. */
+static void add_scenario(json_t *o, const tc_scenario *s)
+{
+    json_t *j = s ? tc_scenario_to_json(s) : NULL;
+    if (j)
+        json_object_set_new(o, "scenario", j);
+}
+
+/* One line naming the topology with what bounds every collective on it:
+ * its endpoints and the injection bandwidth of each. */
+static void net_header(FILE *f, const tc_topo *t, const tc_topo_info *in)
+{
+    char b[32];
+    fprintf(f, "topology %s (%u endpoints, injection %s per endpoint)\n", t->spec, in->endpoints,
+            tc_fmt_rate(in->injection_Bps, b, sizeof b));
+}
+
+/* Field/value rows of the text renderings. */
+static void kv(tc_table *tb, const char *k, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void kv(tc_table *tb, const char *k, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    const char *row[2] = {k, line};
+    tc_table_row(tb, row);
+}
+
+/* The table builders write into tabs[n] while there is room: a caller
+ * that wants the primary table only passes max 1. */
+#define ADD_TABLE(build)         \
+    do {                         \
+        if (n < max) {           \
+            build(o, &tabs[n]);  \
+            n++;                 \
+        }                        \
+    } while (0)
+
+void tc_hot_links_table(tc_rtable *t, const tc_topo *topo, const tc_flow_result *fr)
+{
+    tc_rtable_init(t, "hot_links");
+    int c_link = tc_rtable_col(t, "link", "link", TC_COL_COUNT, NULL, 0);
+    int c_name = tc_rtable_col(t, "name", "name", TC_COL_TEXT, NULL, 0);
+    int c_bytes = tc_rtable_col(t, "bytes", "bytes", TC_COL_BYTES, NULL, 0);
+    int c_util = tc_rtable_col(t, "utilisation", "busy", TC_COL_NUM, "%.1f%%", 100);
+    char name[128];
+    for (size_t i = 0; i < fr->nhot; i++) {
+        size_t r = tc_rtable_row(t);
+        tc_rtable_num(t, r, c_link, fr->hot[i].link);
+        tc_rtable_text(t, r, c_name, tc_topo_link_name(topo, fr->hot[i].link, name, sizeof name));
+        tc_rtable_num(t, r, c_bytes, fr->hot[i].bytes);
+        tc_rtable_num(t, r, c_util, fr->hot[i].utilisation);
+    }
+}
+
+static void print_hot_links(FILE *f, const tc_topo *t, const tc_flow_result *fr, const char *indent, size_t max)
+{
+    char b[32], name[128];
+    for (size_t i = 0; i < fr->nhot && i < max; i++)
+        fprintf(f, "%s%s (link %u): %s, %.1f%% busy\n", indent, tc_topo_link_name(t, fr->hot[i].link, name, sizeof name),
+                fr->hot[i].link, tc_fmt_size(fr->hot[i].bytes, b, sizeof b), 100 * fr->hot[i].utilisation);
+}
+
+/* ---- topo ------------------------------------------------------------------ */
+
+json_t *tc_topo_json(const tc_topo_out *o, const tc_scenario *s)
+{
+    json_t *j = tc_report_topo_json(o->net.topo[0], o->links);
+    add_scenario(j, s);
+    return j;
+}
+
+static void topo_summary_table(const tc_topo_out *o, tc_rtable *t)
+{
+    static const char *oversub[TC_MAX_LEVELS + 1] = {"", "oversub_level1", "oversub_level2", "oversub_level3",
+                                                     "oversub_level4", "oversub_level5", "oversub_level6"};
+    const tc_topo *tp = o->net.topo[0];
+    const tc_topo_info *in = &o->info;
+    tc_rtable_init(t, "topology");
+    int c[16];
+    c[0] = tc_rtable_col(t, "topology", "topology", TC_COL_TEXT, NULL, 0);
+    c[1] = tc_rtable_col(t, "kind", "kind", TC_COL_TEXT, NULL, 0);
+    c[2] = tc_rtable_col(t, "endpoints", "endpoints", TC_COL_COUNT, NULL, 0);
+    c[3] = tc_rtable_col(t, "switches", "switches", TC_COL_COUNT, NULL, 0);
+    c[4] = tc_rtable_col(t, "links", "links", TC_COL_COUNT, NULL, 0);
+    c[5] = tc_rtable_col(t, "diameter_links", "diameter", TC_COL_COUNT, NULL, 0);
+    c[6] = tc_rtable_col(t, "bisection_Bps", "bisection", TC_COL_BPS, NULL, 0);
+    c[7] = tc_rtable_col(t, "injection_Bps", "injection", TC_COL_BPS, NULL, 0);
+    c[8] = tc_rtable_col(t, "ports_per_endpoint", "ports", TC_COL_COUNT, NULL, 0);
+    c[9] = tc_rtable_col(t, "min_latency_s", "min latency", TC_COL_SECONDS, NULL, 0);
+    c[10] = tc_rtable_col(t, "max_latency_s", "max latency", TC_COL_SECONDS, NULL, 0);
+    int c_ov = t->ncols;
+    for (int i = 1; tp->kind == TC_TOPO_CLOS && i < tp->levels && i <= TC_MAX_LEVELS; i++)
+        tc_rtable_col(t, oversub[i], oversub[i], TC_COL_NUM, "%.3g:1", 0);
+    size_t r = tc_rtable_row(t);
+    tc_rtable_text(t, r, c[0], tp->spec);
+    tc_rtable_text(t, r, c[1], tp->kind == TC_TOPO_CLOS ? "clos" : "torus");
+    const double v[] = {in->endpoints, in->switches, in->links, in->diameter, in->bisection_Bps, in->injection_Bps,
+                        in->ports_per_endpoint, in->min_latency_s, in->max_latency_s};
+    for (int i = 0; i < 9; i++)
+        tc_rtable_num(t, r, c[2 + i], v[i]);
+    for (int i = c_ov; i < t->ncols; i++)
+        tc_rtable_num(t, r, i, in->oversub[1 + i - c_ov]);
+}
+
+static void topo_links_table(const tc_topo *tp, tc_rtable *t)
+{
+    tc_rtable_init(t, "links");
+    int c_id = tc_rtable_col(t, "id", "id", TC_COL_COUNT, NULL, 0);
+    int c_name = tc_rtable_col(t, "name", "link", TC_COL_TEXT, NULL, 0);
+    int c_bw = tc_rtable_col(t, "bw_Bps", "bandwidth", TC_COL_BPS, NULL, 0);
+    int c_lat = tc_rtable_col(t, "lat_s", "latency", TC_COL_SECONDS, NULL, 0);
+    int c_kind = tc_rtable_col(t, "kind", "kind", TC_COL_TEXT, NULL, 0);
+    int c_src = tc_rtable_col(t, "src", "src", TC_COL_COUNT, NULL, 0);
+    int c_dst = tc_rtable_col(t, "dst", "dst", TC_COL_COUNT, NULL, 0);
+    char name[128];
+    for (uint32_t i = 0; i < tp->n_links; i++) {
+        const tc_link *l = &tp->links[i];
+        size_t r = tc_rtable_row(t);
+        tc_rtable_num(t, r, c_id, i);
+        tc_rtable_text(t, r, c_name, tc_topo_link_name(tp, i, name, sizeof name));
+        tc_rtable_num(t, r, c_bw, l->bw);
+        tc_rtable_num(t, r, c_lat, l->lat);
+        tc_rtable_text(t, r, c_kind, l->kind == TC_LINK_NODE ? "node" : "fabric");
+        tc_rtable_num(t, r, c_src, l->src);
+        tc_rtable_num(t, r, c_dst, l->dst);
+    }
+}
+
+size_t tc_topo_tables(const tc_topo_out *o, const tc_scenario *s, tc_rtable *tabs, size_t max)
+{
+    (void)s;
+    size_t n = 0;
+    ADD_TABLE(topo_summary_table);
+    if (o->links && n < max)
+        topo_links_table(o->net.topo[0], &tabs[n++]);
+    return n;
+}
+
+static void topo_kv(const tc_topo_out *o, tc_table *tb)
+{
+    const tc_topo *t = o->net.topo[0];
+    const tc_topo_info *in = &o->info;
+    char b1[64], b2[64], line[512];
+    kv(tb, "topology", "%s", t->spec);
+    if (t->kind == TC_TOPO_CLOS)
+        kv(tb, "kind", "clos (%d switch levels)", t->levels);
+    else
+        kv(tb, "kind", "torus (%d dimensions)", t->ndims);
+    kv(tb, "endpoints", "%u", in->endpoints);
+    kv(tb, "switches", "%u", in->switches);
+    kv(tb, "links", "%u directed (%u cables)", in->links, in->links / 2);
+    kv(tb, "diameter", "%u links", in->diameter);
+    kv(tb, "bisection", "%s per direction", tc_fmt_rate(in->bisection_Bps, b1, sizeof b1));
+    kv(tb, "injection", "%s per endpoint (%u fabric port%s)", tc_fmt_rate(in->injection_Bps, b1, sizeof b1),
+       in->ports_per_endpoint, in->ports_per_endpoint == 1 ? "" : "s");
+    kv(tb, "path latency", "%s min, %s max", tc_fmt_time(in->min_latency_s, b1, sizeof b1),
+       tc_fmt_time(in->max_latency_s, b2, sizeof b2));
+    if (t->kind == TC_TOPO_CLOS) {
+        size_t n = 0;
+        line[0] = '\0';
+        for (int i = 1; i < t->levels && n < sizeof line; i++)
+            n += (size_t)snprintf(line + n, sizeof line - n, "%slevel %d %.3g:1", i > 1 ? ", " : "", i, in->oversub[i]);
+        kv(tb, "oversubscription", "%s", t->levels > 1 ? line : "none (one level)");
+    }
+    if (t->node_size > 1)
+        kv(tb, "scale-up node", "%u endpoints per node, %s, %s", t->node_size, tc_fmt_rate(t->node_bw, b1, sizeof b1),
+           tc_fmt_time(t->node_lat, b2, sizeof b2));
+}
+
+void tc_topo_print(const tc_topo_out *o, const tc_scenario *s, FILE *f)
+{
+    (void)s;
+    tc_table tb;
+    if (tc_table_init(&tb, 2))
+        return;
+    kv(&tb, "field", "value");
+    topo_kv(o, &tb);
+    tc_table_print(&tb, f);
+    tc_table_free(&tb);
+    if (!o->links)
+        return;
+    tc_rtable t;
+    topo_links_table(o->net.topo[0], &t);
+    fputc('\n', f);
+    tc_rtable_print(&t, f);
+    tc_rtable_free(&t);
+}
+
+/* ---- collective -------------------------------------------------------------- */
+
+static bool coll_single(const tc_collective_out *o)
+{
+    return o->nalgos == 1 && o->nsizes == 1;
+}
+
+static json_t *flow_json(const tc_topo *t, const tc_flow_result *fr, const tc_flow_setup *fs)
+{
+    json_t *f = json_object();
+    json_object_set_new(f, "events", json_integer((json_int_t)fr->events));
+    json_object_set_new(f, "batches", json_integer((json_int_t)fr->batches));
+    json_object_set_new(f, "multipath", json_string(multipath_name(fs->multipath)));
+    json_object_set_new(f, "deps", json_string(deps_name(fs->deps)));
+    json_object_set_new(f, "rate_cap_Bps", fs->rate_cap_Bps > 0 ? json_real(fs->rate_cap_Bps) : json_null());
+    json_object_set_new(f, "rank_finish_min_s", json_real(fr->jobs[0].rank_finish_min_s));
+    json_object_set_new(f, "rank_finish_median_s", json_real(fr->jobs[0].rank_finish_median_s));
+    json_object_set_new(f, "rank_finish_max_s", json_real(fr->jobs[0].rank_finish_max_s));
+    json_object_set_new(f, "mean_link_utilisation", json_real(fr->mean_utilisation));
+    json_object_set_new(f, "hot_links", tc_report_hot_links_json(t, fr));
+    json_object_set_new(f, "trace_slices", json_integer((json_int_t)fr->trace_slices));
+    json_object_set_new(f, "trace_truncated", json_boolean(fr->trace_truncated));
+    return f;
+}
+
+/* The place of row a in a ranking (1: fastest). */
+static size_t coll_place(const tc_collective_out *o, size_t a, const size_t *order)
+{
+    for (size_t k = 0; k < o->nalgos; k++)
+        if (order[k] == a)
+            return k + 1;
+    return 0;
+}
+
+static json_t *coll_results_json(const tc_collective_out *o)
+{
+    const tc_topo *t = o->net.topo[0];
+    json_t *rs = json_array();
+    size_t *order = tc_calloc(o->nalgos, sizeof *order);
+    for (size_t si = 0; order && si < o->nsizes; si++) {
+        tc_collective_ranking(o, si, order);
+        for (size_t a = 0; a < o->nalgos; a++) {
+            json_t *e = tc_report_result_json(tc_collective_at(o, a, si), t, o->routing);
+            json_object_del(e, "schema_version");
+            json_object_set_new(e, "requested", json_string(o->rows[a].requested));
+            json_object_set_new(e, "root", json_integer(o->rows[a].root));
+            if (o->nalgos > 1)
+                json_object_set_new(e, "rank", json_integer((json_int_t)coll_place(o, a, order)));
+            json_array_append_new(rs, e);
+        }
+    }
+    free(order);
+    return rs;
+}
+
+json_t *tc_collective_json(const tc_collective_out *o, const tc_scenario *s)
+{
+    const tc_topo *t = o->net.topo[0];
+    json_t *j;
+    if (coll_single(o)) {
+        j = tc_report_result_json(&o->res[0], t, o->routing);
+        if (o->has_flow)
+            json_object_set_new(j, "flow", flow_json(t, &o->flow, &o->flow_setup));
+    } else {
+        j = json_object();
+        json_object_set_new(j, "schema_version", json_integer(TC_SCHEMA_VERSION));
+        json_object_set_new(j, "command", json_string("collective"));
+        json_object_set_new(j, "topology", json_string(t->spec));
+        json_object_set_new(j, "injection_Bps", json_real(o->info.injection_Bps));
+        json_object_set_new(j, "op", json_string(tc_op_name(o->op)));
+        json_object_set_new(j, "ranks", json_integer(o->ranks));
+        json_object_set_new(j, "mode", json_string(tc_mode_name(o->mode)));
+        json_object_set_new(j, "routing", json_string(tc_routing_name(o->routing, t)));
+        json_object_set_new(j, "results", coll_results_json(o));
+    }
+    add_scenario(j, s);
+    return j;
+}
+
+/* The one-row table of a single result: every number in its own column,
+ * the flow run's figures too when there was one. */
+static void coll_result_table(const tc_collective_out *o, tc_rtable *t)
+{
+    const tc_result *r = &o->res[0];
+    const tc_topo *tp = o->net.topo[0];
+    tc_rtable_init(t, "result");
+    int c_op = tc_rtable_col(t, "op", "op", TC_COL_TEXT, NULL, 0);
+    int c_algo = tc_rtable_col(t, "algo", "algo", TC_COL_TEXT, NULL, 0);
+    int c0 = t->ncols;
+    tc_rtable_col(t, "ranks", "ranks", TC_COL_COUNT, NULL, 0);
+    tc_rtable_col(t, "bytes", "size", TC_COL_BYTES, NULL, 0);
+    tc_rtable_col(t, "time_s", "time", TC_COL_SECONDS, NULL, 0);
+    tc_rtable_col(t, "algbw_Bps", "algbw", TC_COL_BPS, NULL, 0);
+    tc_rtable_col(t, "busbw_Bps", "busbw", TC_COL_BPS, NULL, 0);
+    tc_rtable_col(t, "lower_bound_s", "lower bound", TC_COL_SECONDS, NULL, 0);
+    tc_rtable_col(t, "phases", "phases", TC_COL_COUNT, NULL, 0);
+    tc_rtable_col(t, "steps", "steps", TC_COL_COUNT, NULL, 0);
+    tc_rtable_col(t, "chunks", "chunks", TC_COL_COUNT, NULL, 0);
+    tc_rtable_col(t, "injection_Bps", "injection", TC_COL_BPS, NULL, 0);
+    int c1 = t->ncols;
+    int c_req = tc_rtable_col(t, "algo_requested", "requested", TC_COL_TEXT, NULL, 0);
+    int c_mode = tc_rtable_col(t, "mode", "mode", TC_COL_TEXT, NULL, 0);
+    int c_routing = tc_rtable_col(t, "routing", "routing", TC_COL_TEXT, NULL, 0);
+    int c_topo = tc_rtable_col(t, "topology", "topology", TC_COL_TEXT, NULL, 0);
+    int c2 = t->ncols;
+    if (o->has_flow) {
+        tc_rtable_col(t, "events", "events", TC_COL_COUNT, NULL, 0);
+        tc_rtable_col(t, "batches", "batches", TC_COL_COUNT, NULL, 0);
+        tc_rtable_col(t, "rank_finish_min_s", "finish min", TC_COL_SECONDS, NULL, 0);
+        tc_rtable_col(t, "rank_finish_median_s", "finish median", TC_COL_SECONDS, NULL, 0);
+        tc_rtable_col(t, "rank_finish_max_s", "finish max", TC_COL_SECONDS, NULL, 0);
+        tc_rtable_col(t, "mean_link_utilisation", "mean link use", TC_COL_NUM, "%.1f%%", 100);
+    }
+    size_t row = tc_rtable_row(t);
+    tc_rtable_text(t, row, c_op, tc_op_name(r->op));
+    tc_rtable_text(t, row, c_algo, tc_algo_name(r->algo));
+    const double v[] = {r->ranks,         r->bytes,  r->time_s, r->algbw_Bps, r->busbw_Bps,
+                        r->lower_bound_s, r->phases, r->steps,  r->chunks,    o->info.injection_Bps};
+    for (int i = 0; i < c1 - c0; i++)
+        tc_rtable_num(t, row, c0 + i, v[i]);
+    tc_rtable_text(t, row, c_req, tc_algo_name(r->algo_requested));
+    tc_rtable_text(t, row, c_mode, tc_mode_name(r->mode));
+    tc_rtable_text(t, row, c_routing, tc_routing_name(o->routing, tp));
+    tc_rtable_text(t, row, c_topo, tp->spec);
+    if (!o->has_flow)
+        return;
+    const tc_flow_result *fr = &o->flow;
+    const double w[] = {(double)fr->events, (double)fr->batches, fr->jobs[0].rank_finish_min_s,
+                        fr->jobs[0].rank_finish_median_s, fr->jobs[0].rank_finish_max_s, fr->mean_utilisation};
+    for (int i = 0; i < 6; i++)
+        tc_rtable_num(t, row, c2 + i, w[i]);
+}
+
+static const char *redop_name(tc_op op)
+{
+    return op == TC_OP_ALLREDUCE || op == TC_OP_REDUCESCATTER || op == TC_OP_REDUCE ? "sum" : "none";
+}
+
+void tc_sizes_table(tc_rtable *t, const tc_result *res, size_t n, uint32_t root)
+{
+    if (t->ncols == 0) {
+        /* nccl-tests' columns first, in its order, so the two line up. */
+        tc_rtable_col(t, "bytes", "size", TC_COL_BYTES, NULL, 0);
+        tc_rtable_col(t, "count", "count", TC_COL_COUNT, NULL, 0);
+        tc_rtable_col(t, "type", "type", TC_COL_TEXT, NULL, 0);
+        tc_rtable_col(t, "redop", "redop", TC_COL_TEXT, NULL, 0);
+        tc_rtable_col(t, "root", "root", TC_COL_COUNT, NULL, 0);
+        tc_rtable_col(t, "time_s", "time", TC_COL_SECONDS, NULL, 0);
+        tc_rtable_col(t, "algbw_Bps", "algbw", TC_COL_BPS, NULL, 0);
+        tc_rtable_col(t, "busbw_Bps", "busbw", TC_COL_BPS, NULL, 0);
+        tc_rtable_col(t, "algo", "algo", TC_COL_TEXT, NULL, 0);
+        tc_rtable_col(t, "lower_bound_s", "lower bound", TC_COL_SECONDS, NULL, 0);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const tc_result *r = &res[i];
+        bool rooted = r->op == TC_OP_BROADCAST || r->op == TC_OP_REDUCE;
+        size_t row = tc_rtable_row(t);
+        tc_rtable_num(t, row, 0, r->bytes);
+        tc_rtable_num(t, row, 1, floor(r->bytes / 4)); /* float32 elements */
+        tc_rtable_text(t, row, 2, "float");
+        tc_rtable_text(t, row, 3, redop_name(r->op));
+        tc_rtable_num(t, row, 4, rooted ? (double)root : -1);
+        tc_rtable_num(t, row, 5, r->time_s);
+        tc_rtable_num(t, row, 6, r->algbw_Bps);
+        tc_rtable_num(t, row, 7, r->busbw_Bps);
+        tc_rtable_text(t, row, 8, tc_algo_name(r->algo));
+        tc_rtable_num(t, row, 9, r->lower_bound_s);
+    }
+}
+
+/* Every algorithm row ranked by time, size by size. */
+static void coll_algorithms_table(const tc_collective_out *o, tc_rtable *t)
+{
+    tc_rtable_init(t, "algorithms");
+    int c_size = tc_rtable_col(t, "bytes", "size", TC_COL_BYTES, NULL, 0);
+    int c_rank = tc_rtable_col(t, "rank", "rank", TC_COL_COUNT, NULL, 0);
+    int c_req = tc_rtable_col(t, "requested", "requested", TC_COL_TEXT, NULL, 0);
+    int c_algo = tc_rtable_col(t, "algo", "algo", TC_COL_TEXT, NULL, 0);
+    int c_time = tc_rtable_col(t, "time_s", "time", TC_COL_SECONDS, NULL, 0);
+    int c_bus = tc_rtable_col(t, "busbw_Bps", "busbw", TC_COL_BPS, NULL, 0);
+    int c_lb = tc_rtable_col(t, "lower_bound_s", "lower bound", TC_COL_SECONDS, NULL, 0);
+    int c_ratio = tc_rtable_col(t, "ratio_to_bound", "x bound", TC_COL_NUM, "%.3gx", 0);
+    size_t *order = tc_calloc(o->nalgos, sizeof *order);
+    if (!order) {
+        t->oom = true;
+        return;
+    }
+    for (size_t si = 0; si < o->nsizes; si++) {
+        tc_collective_ranking(o, si, order);
+        for (size_t k = 0; k < o->nalgos; k++) {
+            const tc_result *r = tc_collective_at(o, order[k], si);
+            size_t row = tc_rtable_row(t);
+            tc_rtable_num(t, row, c_size, r->bytes);
+            tc_rtable_num(t, row, c_rank, (double)(k + 1));
+            tc_rtable_text(t, row, c_req, o->rows[order[k]].requested);
+            tc_rtable_text(t, row, c_algo, tc_algo_name(r->algo));
+            tc_rtable_num(t, row, c_time, r->time_s);
+            tc_rtable_num(t, row, c_bus, r->busbw_Bps);
+            tc_rtable_num(t, row, c_lb, r->lower_bound_s);
+            tc_rtable_num(t, row, c_ratio, r->lower_bound_s > 0 ? r->time_s / r->lower_bound_s : NAN);
+        }
+    }
+    free(order);
+}
+
+/* Every row's size sweep, algorithm after algorithm. */
+static void coll_sizes_table(const tc_collective_out *o, tc_rtable *t)
+{
+    tc_rtable_init(t, "sizes");
+    for (size_t a = 0; a < o->nalgos; a++)
+        tc_sizes_table(t, tc_collective_at(o, a, 0), o->nsizes, o->rows[a].root);
+}
+
+size_t tc_collective_tables(const tc_collective_out *o, const tc_scenario *s, tc_rtable *tabs, size_t max)
+{
+    (void)s;
+    size_t n = 0;
+    if (coll_single(o)) {
+        ADD_TABLE(coll_result_table);
+        if (o->has_flow && n < max)
+            tc_hot_links_table(&tabs[n++], o->net.topo[0], &o->flow);
+        return n;
+    }
+    if (o->nalgos > 1)
+        ADD_TABLE(coll_algorithms_table);
+    if (o->nsizes > 1)
+        ADD_TABLE(coll_sizes_table);
+    return n;
+}
+
+static void coll_flow_kv(const tc_collective_out *o, tc_table *tb)
+{
+    const tc_flow_result *fr = &o->flow;
+    const tc_flow_setup *fs = &o->flow_setup;
+    const tc_topo *t = o->net.topo[0];
+    char b[64], b2[64], b3[64], name[128];
+    kv(tb, "flow", "multipath %s, deps %s, rate cap %s", multipath_name(fs->multipath), deps_name(fs->deps),
+       fs->rate_cap_Bps > 0 ? tc_fmt_rate(fs->rate_cap_Bps, b, sizeof b) : "none");
+    kv(tb, "events", "%llu (%llu rate recomputations)", (unsigned long long)fr->events,
+       (unsigned long long)fr->batches);
+    kv(tb, "rank finish", "min %s, median %s, max %s", tc_fmt_time(fr->jobs[0].rank_finish_min_s, b, sizeof b),
+       tc_fmt_time(fr->jobs[0].rank_finish_median_s, b2, sizeof b2),
+       tc_fmt_time(fr->jobs[0].rank_finish_max_s, b3, sizeof b3));
+    kv(tb, "links", "mean utilisation %.1f%% over the links that carried traffic", 100 * fr->mean_utilisation);
+    for (size_t i = 0; i < fr->nhot && i < 5; i++)
+        kv(tb, i ? "" : "hottest links", "%s (link %u): %s, %.1f%% busy",
+           tc_topo_link_name(t, fr->hot[i].link, name, sizeof name), fr->hot[i].link,
+           tc_fmt_size(fr->hot[i].bytes, b, sizeof b), 100 * fr->hot[i].utilisation);
+    if (fs->trace[0])
+        kv(tb, "trace", "%s: %llu slices%s", fs->trace, (unsigned long long)fr->trace_slices,
+           fr->trace_truncated ? " (cut at the cap; raise it in the library's trace_max_slices)" : "");
+}
+
+static void coll_print_single(const tc_collective_out *o, FILE *f)
+{
+    const tc_result *r = &o->res[0];
+    const tc_topo *t = o->net.topo[0];
+    char b[64];
+    tc_table tb;
+    if (tc_table_init(&tb, 2))
+        return;
+    kv(&tb, "field", "value");
+    kv(&tb, "topology", "%s", t->spec);
+    kv(&tb, "injection", "%s per endpoint (%u endpoints)", tc_fmt_rate(o->info.injection_Bps, b, sizeof b),
+       o->info.endpoints);
+    kv(&tb, "op", "%s", tc_op_name(r->op));
+    if (r->algo_requested == TC_ALGO_AUTO)
+        kv(&tb, "algorithm", "%s (chosen by auto)", tc_algo_name(r->algo));
+    else
+        kv(&tb, "algorithm", "%s", tc_algo_name(r->algo));
+    kv(&tb, "ranks", "%u", r->ranks);
+    kv(&tb, "size", "%s", tc_fmt_size(r->bytes, b, sizeof b));
+    kv(&tb, "mode", "%s (routing %s)", tc_mode_name(r->mode), tc_routing_name(o->routing, t));
+    kv(&tb, "time", "%s", tc_fmt_time(r->time_s, b, sizeof b));
+    kv(&tb, "algbw", "%s", tc_fmt_rate(r->algbw_Bps, b, sizeof b));
+    kv(&tb, "busbw", "%s", tc_fmt_rate(r->busbw_Bps, b, sizeof b));
+    kv(&tb, "lower bound", "%s (time is %.3gx the bound)", tc_fmt_time(r->lower_bound_s, b, sizeof b),
+       r->lower_bound_s > 0 ? r->time_s / r->lower_bound_s : 0);
+    kv(&tb, "phases", "%u (%u step%s)", r->phases, r->steps, r->steps == 1 ? "" : "s");
+    if (o->has_flow)
+        coll_flow_kv(o, &tb);
+    tc_table_print(&tb, f);
+    tc_table_free(&tb);
+}
+
+void tc_collective_print(const tc_collective_out *o, const tc_scenario *s, FILE *f)
+{
+    if (coll_single(o)) {
+        coll_print_single(o, f);
+        return;
+    }
+    const tc_topo *t = o->net.topo[0];
+    net_header(f, t, &o->info);
+    fprintf(f, "%s on %u ranks, mode %s (routing %s)\n", tc_op_name(o->op), o->ranks, tc_mode_name(o->mode),
+            tc_routing_name(o->routing, t));
+    /* The primary table only: with several algorithms the size table
+     * repeats the ranking's numbers in another order. */
+    tc_rtable tab;
+    if (tc_collective_tables(o, s, &tab, 1) != 1)
+        return;
+    fprintf(f, "\n%s\n", o->nalgos > 1 ? "algorithms, fastest first at each size:" : "by size:");
+    tc_rtable_print(&tab, f);
+    tc_rtable_free(&tab);
+}
+
+/* ---- compare ------------------------------------------------------------------ */
+
+static double cmp_ratio(const tc_compare_out *o, int oi, size_t si, int t)
+{
+    return tc_compare_at(o, oi, si, t)->time_s / tc_compare_at(o, oi, si, 0)->time_s;
+}
+
+json_t *tc_compare_json(const tc_compare_out *o, const tc_scenario *s)
+{
+    json_t *j = json_object();
+    json_object_set_new(j, "schema_version", json_integer(TC_SCHEMA_VERSION));
+    json_object_set_new(j, "command", json_string("compare"));
+    json_t *ts = json_array();
+    for (int t = 0; t < o->net.n; t++) {
+        json_t *e = json_object();
+        json_object_set_new(e, "name", json_string(o->net.name[t]));
+        json_object_set_new(e, "topology", json_string(o->net.topo[t]->spec));
+        json_object_set_new(e, "endpoints", json_integer(o->info[t].endpoints));
+        json_object_set_new(e, "injection_Bps", json_real(o->info[t].injection_Bps));
+        json_array_append_new(ts, e);
+    }
+    json_object_set_new(j, "topologies", ts);
+    json_t *rs = json_array();
+    for (int oi = 0; oi < o->nops; oi++)
+        for (size_t si = 0; si < o->nsizes; si++)
+            for (int t = 0; t < o->net.n; t++) {
+                json_t *e = tc_report_result_json(tc_compare_at(o, oi, si, t), o->net.topo[t], o->net.routing[t]);
+                json_object_del(e, "schema_version");
+                json_object_set_new(e, "name", json_string(o->net.name[t]));
+                json_object_set_new(e, "ratio_to_first", json_real(cmp_ratio(o, oi, si, t)));
+                json_array_append_new(rs, e);
+            }
+    json_object_set_new(j, "results", rs);
+    add_scenario(j, s);
+    return j;
+}
+
+static void cmp_results_table(const tc_compare_out *o, tc_rtable *t)
+{
+    tc_rtable_init(t, "results");
+    int c_op = tc_rtable_col(t, "op", "op", TC_COL_TEXT, NULL, 0);
+    int c_bytes = tc_rtable_col(t, "bytes", "size", TC_COL_BYTES, NULL, 0);
+    int c_name = tc_rtable_col(t, "name", "name", TC_COL_TEXT, NULL, 0);
+    int c_topo = tc_rtable_col(t, "topology", "topology", TC_COL_TEXT, NULL, 0);
+    int c_algo = tc_rtable_col(t, "algo", "algo", TC_COL_TEXT, NULL, 0);
+    int c_time = tc_rtable_col(t, "time_s", "time", TC_COL_SECONDS, NULL, 0);
+    int c_alg = tc_rtable_col(t, "algbw_Bps", "algbw", TC_COL_BPS, NULL, 0);
+    int c_bus = tc_rtable_col(t, "busbw_Bps", "busbw", TC_COL_BPS, NULL, 0);
+    int c_lb = tc_rtable_col(t, "lower_bound_s", "lower bound", TC_COL_SECONDS, NULL, 0);
+    int c_ratio = tc_rtable_col(t, "ratio_to_first", "ratio", TC_COL_NUM, "%.3g", 0);
+    for (int oi = 0; oi < o->nops; oi++)
+        for (size_t si = 0; si < o->nsizes; si++)
+            for (int k = 0; k < o->net.n; k++) {
+                const tc_result *r = tc_compare_at(o, oi, si, k);
+                size_t row = tc_rtable_row(t);
+                tc_rtable_text(t, row, c_op, tc_op_name(r->op));
+                tc_rtable_num(t, row, c_bytes, r->bytes);
+                tc_rtable_text(t, row, c_name, o->net.name[k]);
+                tc_rtable_text(t, row, c_topo, o->net.topo[k]->spec);
+                tc_rtable_text(t, row, c_algo, tc_algo_name(r->algo));
+                tc_rtable_num(t, row, c_time, r->time_s);
+                tc_rtable_num(t, row, c_alg, r->algbw_Bps);
+                tc_rtable_num(t, row, c_bus, r->busbw_Bps);
+                tc_rtable_num(t, row, c_lb, r->lower_bound_s);
+                tc_rtable_num(t, row, c_ratio, cmp_ratio(o, oi, si, k));
+            }
+}
+
+size_t tc_compare_tables(const tc_compare_out *o, const tc_scenario *s, tc_rtable *tabs, size_t max)
+{
+    (void)s;
+    size_t n = 0;
+    ADD_TABLE(cmp_results_table);
+    return n;
+}
+
+/* One operation as a wide table: size, then time and algorithm per
+ * topology, then each topology's ratio to the first. */
+static void cmp_print_op(const tc_compare_out *o, int oi, FILE *f)
+{
+    int nt = o->net.n, nc = 1 + 2 * nt + (nt - 1);
+    tc_table tb;
+    if (tc_table_init(&tb, nc))
+        return;
+    for (int i = 0; i < nc; i++)
+        tb.right[i] = true;
+    char cell[3 * TC_SCN_MAX_TOPOS + 1][80];
+    const char *row[3 * TC_SCN_MAX_TOPOS + 1];
+    for (int i = 0; i < nc; i++)
+        row[i] = cell[i];
+    snprintf(cell[0], sizeof cell[0], "size");
+    for (int t = 0; t < nt; t++) {
+        snprintf(cell[1 + 2 * t], sizeof cell[0], "%s", o->net.name[t]);
+        snprintf(cell[2 + 2 * t], sizeof cell[0], "algo");
+        tb.right[2 + 2 * t] = false;
+    }
+    for (int t = 1; t < nt; t++)
+        snprintf(cell[2 * nt + t], sizeof cell[0], "%s/%s", o->net.name[t], o->net.name[0]);
+    tc_table_row(&tb, row);
+    for (size_t si = 0; si < o->nsizes; si++) {
+        tc_fmt_size(o->sizes[si], cell[0], sizeof cell[0]);
+        for (int t = 0; t < nt; t++) {
+            const tc_result *r = tc_compare_at(o, oi, si, t);
+            tc_fmt_time(r->time_s, cell[1 + 2 * t], sizeof cell[0]);
+            snprintf(cell[2 + 2 * t], sizeof cell[0], "%s", tc_algo_name(r->algo));
+        }
+        for (int t = 1; t < nt; t++)
+            snprintf(cell[2 * nt + t], sizeof cell[0], "%.3g", cmp_ratio(o, oi, si, t));
+        tc_table_row(&tb, row);
+    }
+    fprintf(f, "%s%s (time per operation; ratio > 1: slower than %s)\n", oi ? "\n" : "", tc_op_name(o->ops[oi]),
+            o->net.name[0]);
+    tc_table_print(&tb, f);
+    tc_table_free(&tb);
+}
+
+/* The sizes from si on where the same topologies win, and the largest
+ * margin over the next topology among them. */
+static size_t cmp_run_of(const tc_compare_out *o, int oi, size_t si, unsigned *mask, double *gain)
+{
+    double best, second;
+    *mask = tc_compare_winners(o, oi, si, &best, &second);
+    *gain = second / best;
+    size_t sj = si;
+    while (sj + 1 < o->nsizes) {
+        if (tc_compare_winners(o, oi, sj + 1, &best, &second) != *mask)
+            break;
+        sj++;
+        *gain = fmax(*gain, second / best);
+    }
+    return sj;
+}
+
+static void cmp_print_wins(const tc_compare_out *o, int oi, FILE *f)
+{
+    char b1[32], b2[32];
+    fprintf(f, "  %s:", tc_op_name(o->ops[oi]));
+    for (size_t si = 0; si < o->nsizes;) {
+        unsigned m;
+        double gain;
+        size_t sj = cmp_run_of(o, oi, si, &m, &gain);
+        fprintf(f, "%s ", si ? ";" : "");
+        int k = 0;
+        for (int t = 0; t < o->net.n; t++)
+            if (m & (1u << t))
+                fprintf(f, "%s%s", k++ ? " = " : "", o->net.name[t]);
+        fprintf(f, " %s %s %s", k > 1 ? "tie" : "fastest", si == sj ? "at" : "from",
+                tc_fmt_size(o->sizes[si], b1, sizeof b1));
+        if (sj > si)
+            fprintf(f, " to %s", tc_fmt_size(o->sizes[sj], b2, sizeof b2));
+        if (isfinite(gain))
+            fprintf(f, " (up to %.2fx faster than the next)", gain);
+        si = sj + 1;
+    }
+    fputc('\n', f);
+    /* How each other topology compares with the first, over all sizes. */
+    for (int t = 1; t < o->net.n; t++) {
+        double lo = INFINITY, hi = 0;
+        size_t at_lo = 0, at_hi = 0;
+        for (size_t k = 0; k < o->nsizes; k++) {
+            double r = cmp_ratio(o, oi, k, t);
+            if (r < lo)
+                lo = r, at_lo = k;
+            if (r > hi)
+                hi = r, at_hi = k;
+        }
+        fprintf(f, "    %s takes %.2fx (at %s) to %.2fx (at %s) the time of %s\n", o->net.name[t], lo,
+                tc_fmt_size(o->sizes[at_lo], b1, sizeof b1), hi, tc_fmt_size(o->sizes[at_hi], b2, sizeof b2),
+                o->net.name[0]);
+    }
+}
+
+void tc_compare_print(const tc_compare_out *o, const tc_scenario *s, FILE *f)
+{
+    (void)s;
+    char b[32];
+    fprintf(f, "topologies:\n");
+    for (int t = 0; t < o->net.n; t++)
+        fprintf(f, "  %-10s %s  (%u endpoints, injection %s)\n", o->net.name[t], o->net.topo[t]->spec,
+                o->info[t].endpoints, tc_fmt_rate(o->info[t].injection_Bps, b, sizeof b));
+    bool is_auto = strncmp(o->algo, "auto", 4) == 0 && (o->algo[4] == '\0' || o->algo[4] == ':');
+    fprintf(f, "mode %s, algorithm %s%s", tc_mode_name(o->mode), o->algo, is_auto ? " (fastest valid per cell)" : "");
+    bool same = true;
+    for (int t = 1; t < o->net.n; t++)
+        same = same && o->ranks[t] == o->ranks[0];
+    if (same && o->net.n > 0 && o->ranks[0] != o->info[0].endpoints)
+        fprintf(f, ", %u ranks", o->ranks[0]);
+    fprintf(f, "\n\n");
+    for (int oi = 0; oi < o->nops; oi++)
+        cmp_print_op(o, oi, f);
+    if (o->net.n < 2)
+        return;
+    fprintf(f, "\nwhere each topology wins:\n");
+    for (int oi = 0; oi < o->nops; oi++)
+        cmp_print_wins(o, oi, f);
+}
+
+/* ---- concurrent --------------------------------------------------------------- */
+
+json_t *tc_concurrent_json(const tc_concurrent_out *o, const tc_scenario *s)
+{
+    const tc_topo *t = o->net.topo[0];
+    const tc_flow_result *fr = &o->flow;
+    json_t *j = json_object();
+    json_object_set_new(j, "schema_version", json_integer(TC_SCHEMA_VERSION));
+    json_object_set_new(j, "command", json_string("concurrent"));
+    json_object_set_new(j, "topology", json_string(t->spec));
+    json_object_set_new(j, "routing", json_string(tc_routing_name(o->routing, t)));
+    json_object_set_new(j, "events", json_integer((json_int_t)fr->events));
+    json_object_set_new(j, "makespan_s", json_real(fr->makespan_s));
+    json_t *arr = json_array();
+    for (size_t i = 0; i < o->njobs; i++) {
+        const tc_concurrent_job *jb = &o->jobs[i];
+        const tc_flow_job_result *r = &fr->jobs[i];
+        json_t *e = json_object();
+        json_object_set_new(e, "name", json_string(jb->name));
+        json_object_set_new(e, "op", json_string(tc_op_name(jb->op)));
+        json_object_set_new(e, "algo", json_string(tc_algo_name(jb->algo)));
+        json_object_set_new(e, "ranks", json_integer(jb->ranks));
+        json_object_set_new(e, "bytes", json_real(jb->bytes));
+        json_object_set_new(e, "start_s", json_real(r->start_s));
+        json_object_set_new(e, "finish_s", json_real(r->finish_s));
+        json_object_set_new(e, "time_s", json_real(r->time_s));
+        json_object_set_new(e, "alone_s", json_real(jb->alone_s));
+        json_object_set_new(e, "slowdown", json_real(jb->slowdown));
+        json_object_set_new(e, "rank_finish_min_s", json_real(r->rank_finish_min_s));
+        json_object_set_new(e, "rank_finish_median_s", json_real(r->rank_finish_median_s));
+        json_object_set_new(e, "rank_finish_max_s", json_real(r->rank_finish_max_s));
+        json_array_append_new(arr, e);
+    }
+    json_object_set_new(j, "jobs", arr);
+    json_object_set_new(j, "hot_links", tc_report_hot_links_json(t, fr));
+    add_scenario(j, s);
+    return j;
+}
+
+static void conc_jobs_table(const tc_concurrent_out *o, tc_rtable *t)
+{
+    tc_rtable_init(t, "jobs");
+    int c[12];
+    c[0] = tc_rtable_col(t, "job", "job", TC_COL_TEXT, NULL, 0);
+    c[1] = tc_rtable_col(t, "op", "op", TC_COL_TEXT, NULL, 0);
+    c[2] = tc_rtable_col(t, "algo", "algo", TC_COL_TEXT, NULL, 0);
+    c[3] = tc_rtable_col(t, "ranks", "ranks", TC_COL_COUNT, NULL, 0);
+    c[4] = tc_rtable_col(t, "bytes", "size", TC_COL_BYTES, NULL, 0);
+    c[5] = tc_rtable_col(t, "start_s", "start", TC_COL_SECONDS, NULL, 0);
+    c[6] = tc_rtable_col(t, "time_s", "time", TC_COL_SECONDS, NULL, 0);
+    c[7] = tc_rtable_col(t, "alone_s", "alone", TC_COL_SECONDS, NULL, 0);
+    c[8] = tc_rtable_col(t, "slowdown", "slowdown", TC_COL_NUM, "%.3fx", 0);
+    c[9] = tc_rtable_col(t, "rank_finish_min_s", "finish min", TC_COL_SECONDS, NULL, 0);
+    c[10] = tc_rtable_col(t, "rank_finish_median_s", "median", TC_COL_SECONDS, NULL, 0);
+    c[11] = tc_rtable_col(t, "rank_finish_max_s", "max", TC_COL_SECONDS, NULL, 0);
+    for (size_t i = 0; i < o->njobs; i++) {
+        const tc_concurrent_job *jb = &o->jobs[i];
+        const tc_flow_job_result *r = &o->flow.jobs[i];
+        size_t row = tc_rtable_row(t);
+        tc_rtable_text(t, row, c[0], jb->name);
+        tc_rtable_text(t, row, c[1], tc_op_name(jb->op));
+        tc_rtable_text(t, row, c[2], tc_algo_name(jb->algo));
+        const double v[] = {jb->ranks, jb->bytes, r->start_s, r->time_s, jb->alone_s, jb->slowdown,
+                            r->rank_finish_min_s, r->rank_finish_median_s, r->rank_finish_max_s};
+        for (int k = 0; k < 9; k++)
+            tc_rtable_num(t, row, c[3 + k], v[k]);
+    }
+}
+
+size_t tc_concurrent_tables(const tc_concurrent_out *o, const tc_scenario *s, tc_rtable *tabs, size_t max)
+{
+    (void)s;
+    size_t n = 0;
+    ADD_TABLE(conc_jobs_table);
+    if (n < max)
+        tc_hot_links_table(&tabs[n++], o->net.topo[0], &o->flow);
+    return n;
+}
+
+void tc_concurrent_print(const tc_concurrent_out *o, const tc_scenario *s, FILE *f)
+{
+    (void)s;
+    const tc_topo *t = o->net.topo[0];
+    const tc_flow_result *fr = &o->flow;
+    char b[32];
+    net_header(f, t, &o->info);
+    fprintf(f, "flow simulation (routing %s)\n\n", tc_routing_name(o->routing, t));
+    tc_rtable tb;
+    conc_jobs_table(o, &tb);
+    tc_rtable_print(&tb, f);
+    tc_rtable_free(&tb);
+    fprintf(f, "\nmakespan %s, %llu events; hottest links:\n", tc_fmt_time(fr->makespan_s, b, sizeof b),
+            (unsigned long long)fr->events);
+    print_hot_links(f, t, fr, "  ", 5);
+    if (o->flow_setup.trace[0])
+        fprintf(f, "trace %s: %llu slices%s\n", o->flow_setup.trace, (unsigned long long)fr->trace_slices,
+                fr->trace_truncated ? " (cut at the cap)" : "");
+}

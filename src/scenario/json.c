@@ -1,0 +1,196 @@
+/*
+ * json.c - a scenario in and out of JSON through the key table. Reading is
+ * strict (an unknown key is an error naming the nearest valid one, since a
+ * misspelt key silently ignored is a silently wrong answer); writing is
+ * canonical (the table's order, only the keys that apply, shortest
+ * round-trip numbers), so what is written reads back to itself.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "scenario/keys.h"
+
+static const char *top_scalars[] = {"scenario_version", "command", "topocc", NULL};
+
+static bool is_section(const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; i < tc_scn_key_count(); i++) {
+        const char *p = tc_scn_key_get(i)->path;
+        if (strncmp(p, name, n) == 0 && p[n] == '.')
+            return true;
+    }
+    return false;
+}
+
+/* The valid path nearest to path. */
+static const char *nearest_path(const char *path)
+{
+    const char *best = NULL;
+    size_t bd = (size_t)-1;
+    for (size_t i = 0; i < tc_scn_key_count(); i++) {
+        size_t d = tc_scn_distance(path, tc_scn_key_get(i)->path);
+        if (d < bd)
+            bd = d, best = tc_scn_key_get(i)->path;
+    }
+    for (int i = 0; top_scalars[i]; i++) {
+        size_t d = tc_scn_distance(path, top_scalars[i]);
+        if (d < bd)
+            bd = d, best = top_scalars[i];
+    }
+    return best;
+}
+
+static tc_status unknown(const char *what, const char *path, tc_err *err)
+{
+    return tc_fail(err, TC_EINVAL, "%s: unknown key '%s' (did you mean '%s'? docs/SCENARIO.md lists every key)", what,
+                   path, nearest_path(path));
+}
+
+/* Every key of root must be in the table (or a top-level scalar). */
+static tc_status check_known(const json_t *root, const char *what, tc_err *err)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)root, k, v) {
+        bool top = false;
+        for (int i = 0; top_scalars[i]; i++)
+            top = top || strcmp(k, top_scalars[i]) == 0;
+        if (top || tc_scn_key_index(k) >= 0)
+            continue;
+        if (!is_section(k))
+            return unknown(what, k, err);
+        if (!json_is_object(v))
+            return tc_fail(err, TC_EINVAL, "%s: %s: expected an object (a section of keys)", what, k);
+        const char *k2;
+        json_t *v2;
+        json_object_foreach(v, k2, v2) {
+            char path[256];
+            snprintf(path, sizeof path, "%s.%s", k, k2);
+            if (tc_scn_key_index(path) < 0)
+                return unknown(what, path, err);
+        }
+    }
+    return TC_OK;
+}
+
+static const json_t *lookup(const json_t *root, const char *path)
+{
+    const char *dot = strchr(path, '.');
+    if (!dot)
+        return json_object_get(root, path);
+    char sec[64];
+    snprintf(sec, sizeof sec, "%.*s", (int)(dot - path), path);
+    const json_t *o = json_object_get(root, sec);
+    return json_is_object(o) ? json_object_get(o, dot + 1) : NULL;
+}
+
+static tc_status read_header(tc_scenario *s, const json_t *root, const char *what, tc_err *err)
+{
+    const json_t *v = json_object_get(root, "scenario_version");
+    if (v && (!json_is_integer(v) || json_integer_value(v) < 1))
+        return tc_fail(err, TC_EINVAL, "%s: scenario_version: expected an integer (1)", what);
+    if (v && json_integer_value(v) > TC_SCENARIO_VERSION)
+        return tc_fail(err, TC_EINVAL, "%s: scenario_version %lld is newer than this topocc reads (%d): upgrade topocc",
+                       what, (long long)json_integer_value(v), TC_SCENARIO_VERSION);
+    v = json_object_get(root, "command");
+    if (v) {
+        tc_command c;
+        tc_err e2;
+        if (!json_is_string(v) || tc_command_parse(json_string_value(v), &c, &e2))
+            return tc_fail(err, TC_EINVAL, "%s: command: %s", what,
+                           json_is_string(v) ? e2.msg : "expected a string such as \"collective\"");
+        if (c != s->command)
+            return tc_fail(err, TC_EINVAL, "%s: the scenario is for 'topocc %s', not 'topocc %s'", what,
+                           tc_command_name(c), tc_command_name(s->command));
+    }
+    v = json_object_get(root, "topocc");
+    if (v) {
+        const json_t *ver = json_object_get(v, "version"), *com = json_object_get(v, "commit");
+        if (!json_is_object(v) || json_object_size(v) != 2 || !json_is_string(ver) || !json_is_string(com))
+            return tc_fail(err, TC_EINVAL, "%s: topocc: expected {\"version\": \"...\", \"commit\": \"...\"}", what);
+        snprintf(s->version, sizeof s->version, "%s", json_string_value(ver));
+        snprintf(s->commit, sizeof s->commit, "%s", json_string_value(com));
+    }
+    return TC_OK;
+}
+
+tc_status tc_scenario_read_json(tc_scenario *s, const json_t *root, const char *what, tc_err *err)
+{
+    if (!json_is_object(root))
+        return tc_fail(err, TC_EINVAL, "%s: expected a JSON object (a scenario, or a result with a \"scenario\")",
+                       what);
+    tc_status st;
+    if ((st = check_known(root, what, err)) || (st = read_header(s, root, what, err)))
+        return st;
+    for (size_t i = 0; i < tc_scn_key_count(); i++) {
+        const tc_scn_key *k = tc_scn_key_get(i);
+        const json_t *v = lookup(root, k->path);
+        if (!v)
+            continue;
+        char where[300];
+        snprintf(where, sizeof where, "%s: %s", what, k->path);
+        if (!(k->cmds & TC_CMD_BIT(s->command)))
+            return tc_fail(err, TC_EINVAL, "%s does not apply to 'topocc %s'", where, tc_command_name(s->command));
+        if ((st = tc_scn_set_key(s, k->path, v, where, err)))
+            return st;
+    }
+    return TC_OK;
+}
+
+tc_status tc_scenario_load(tc_scenario *s, const char *path, tc_err *err)
+{
+    json_error_t je;
+    bool in = strcmp(path, "-") == 0;
+    json_t *root = in ? json_loadf(stdin, JSON_REJECT_DUPLICATES, &je)
+                      : json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    char what[300];
+    snprintf(what, sizeof what, "scenario %.256s", in ? "(standard input)" : path);
+    if (!root) {
+        if (je.line <= 0)
+            return tc_fail(err, TC_EINVAL, "%s: %s", what, je.text);
+        return tc_fail(err, TC_EINVAL, "%s line %d, column %d: %s", what, je.line, je.column, je.text);
+    }
+    /* A saved result holds its scenario. */
+    const json_t *scn = json_object_get(root, "scenario");
+    if (json_is_object(scn) && json_object_get(root, "schema_version"))
+        snprintf(what, sizeof what, "result %.256s: scenario", in ? "(standard input)" : path);
+    tc_status st = tc_scenario_read_json(s, json_is_object(scn) ? scn : root, what, err);
+    json_decref(root);
+    return st;
+}
+
+static json_t *section(json_t *root, const char *path, const char **leaf)
+{
+    const char *dot = strchr(path, '.');
+    if (!dot) {
+        *leaf = path;
+        return root;
+    }
+    char sec[64];
+    snprintf(sec, sizeof sec, "%.*s", (int)(dot - path), path);
+    json_t *o = json_object_get(root, sec);
+    if (!o) {
+        o = json_object();
+        json_object_set_new(root, sec, o);
+    }
+    *leaf = dot + 1;
+    return o;
+}
+
+json_t *tc_scenario_to_json(const tc_scenario *s)
+{
+    json_t *root = json_object();
+    json_object_set_new(root, "scenario_version", json_integer(TC_SCENARIO_VERSION));
+    json_object_set_new(root, "command", json_string(tc_command_name(s->command)));
+    json_object_set_new(root, "topocc", json_pack("{s:s, s:s}", "version", s->version, "commit", s->commit));
+    for (size_t i = 0; i < tc_scn_key_count(); i++) {
+        const tc_scn_key *k = tc_scn_key_get(i);
+        if (!tc_scn_key_applies(k, s))
+            continue;
+        const char *leaf;
+        json_t *o = section(root, k->path, &leaf);
+        json_object_set_new(o, leaf, k->get(s));
+    }
+    return root;
+}

@@ -1,0 +1,1209 @@
+/*
+ * keys.c - the scenario's key table: every key by its path, the commands it
+ * applies to, how its value is read from JSON and written back canonically.
+ * Flags (options.c) set keys through the same readers, so a flag and a key
+ * can never disagree on what a value means.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "scenario/scenario_int.h"
+#include "scenario/keys.h"
+#include "topocc/compress.h"
+
+/* ---- readers of one value ---- */
+
+static const char *type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "a list";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER:
+    case JSON_REAL: return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    default: return "null";
+    }
+}
+
+static tc_status wrong(const json_t *v, const char *where, const char *expected, tc_err *err)
+{
+    return tc_fail(err, TC_EINVAL, "%s: expected %s, got %s", where, expected, type_name(v));
+}
+
+typedef enum { U_PLAIN, U_SIZE, U_RATE, U_TIME } unit_kind;
+
+/* A number, or a string with its unit ("64MiB", "400Gbps", "1us"). */
+static tc_status num_of(const json_t *v, unit_kind u, const char *where, double *out, tc_err *err)
+{
+    static const char *what[] = {"a number", "a size (bytes, or a string such as \"64MiB\")",
+                                 "a rate (bytes/s, or a string such as \"400Gbps\")",
+                                 "a time (seconds, or a string such as \"1us\")"};
+    if (json_is_number(v)) {
+        *out = json_number_value(v);
+        if (!isfinite(*out))
+            return tc_fail(err, TC_EINVAL, "%s: expected a finite number", where);
+        return TC_OK;
+    }
+    if (!json_is_string(v))
+        return wrong(v, where, what[u], err);
+    const char *s = json_string_value(v);
+    tc_err e2;
+    tc_status st = TC_OK;
+    if (u == U_SIZE)
+        st = tc_parse_size(s, out, &e2);
+    else if (u == U_RATE)
+        st = tc_parse_rate(s, out, &e2);
+    else if (u == U_TIME)
+        st = tc_parse_time(s, out, &e2);
+    else {
+        char *end;
+        *out = strtod(s, &end);
+        if (end == s || *end || !isfinite(*out))
+            return tc_fail(err, TC_EINVAL, "%s: '%s' is not a number", where, s);
+    }
+    if (st)
+        return tc_fail(err, TC_EINVAL, "%s: %s", where, e2.msg);
+    return TC_OK;
+}
+
+static tc_status num_in(const json_t *v, unit_kind u, double lo, double hi, bool lo_open, const char *where,
+                        double *out, tc_err *err)
+{
+    tc_status st = num_of(v, u, where, out, err);
+    if (st)
+        return st;
+    if ((lo_open ? !(*out > lo) : !(*out >= lo)) || *out > hi)
+        return tc_fail(err, TC_EINVAL, "%s: %g is out of range: expected %s %g and at most %g", where, *out,
+                       lo_open ? "above" : "at least", lo, hi);
+    return TC_OK;
+}
+
+/* An integer (a JSON integer, or a string of digits) in [lo, hi]. */
+static tc_status int_in(const json_t *v, uint64_t lo, uint64_t hi, const char *where, uint64_t *out, tc_err *err)
+{
+    if (json_is_integer(v) && json_integer_value(v) >= 0) {
+        *out = (uint64_t)json_integer_value(v);
+    } else if (json_is_string(v) && isdigit((unsigned char)json_string_value(v)[0])) {
+        char *end;
+        *out = strtoull(json_string_value(v), &end, 10);
+        if (*end)
+            return tc_fail(err, TC_EINVAL, "%s: '%s' is not an integer", where, json_string_value(v));
+    } else if (json_is_real(v) && json_real_value(v) == floor(json_real_value(v)) && json_real_value(v) >= 0 &&
+               json_real_value(v) < 1.8e19) {
+        *out = (uint64_t)json_real_value(v);
+    } else {
+        return wrong(v, where, "a non-negative integer", err);
+    }
+    if (*out < lo || *out > hi)
+        return tc_fail(err, TC_EINVAL, "%s: %llu is out of range: expected %llu to %llu", where,
+                       (unsigned long long)*out, (unsigned long long)lo, (unsigned long long)hi);
+    return TC_OK;
+}
+
+static tc_status str_of(const json_t *v, const char *where, char *dst, size_t cap, tc_err *err)
+{
+    if (!json_is_string(v))
+        return wrong(v, where, "a string", err);
+    const char *s = json_string_value(v);
+    if (strlen(s) >= cap)
+        return tc_fail(err, TC_EINVAL, "%s: '%.40s...' is too long (at most %zu characters)", where, s, cap - 1);
+    if (!*s)
+        return tc_fail(err, TC_EINVAL, "%s: expected a non-empty string", where);
+    snprintf(dst, cap, "%s", s);
+    return TC_OK;
+}
+
+static tc_status bool_of(const json_t *v, const char *where, bool *out, tc_err *err)
+{
+    if (!json_is_boolean(v))
+        return wrong(v, where, "true or false", err);
+    *out = json_is_true(v);
+    return TC_OK;
+}
+
+static tc_status enum_of(const json_t *v, const char *where, const char *const *names, int n, int *out, tc_err *err)
+{
+    char list[256] = "";
+    for (int i = 0; i < n; i++) {
+        if (json_is_string(v) && strcmp(json_string_value(v), names[i]) == 0) {
+            *out = i;
+            return TC_OK;
+        }
+        size_t l = strlen(list);
+        snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", names[i]);
+    }
+    if (!json_is_string(v))
+        return wrong(v, where, "a string", err);
+    return tc_fail(err, TC_EINVAL, "%s: unknown value '%s': accepted are %s", where, json_string_value(v), list);
+}
+
+/* A list key accepts a list, or one value standing for a list of one. */
+static size_t list_len(const json_t *v)
+{
+    return json_is_array(v) ? json_array_size(v) : 1;
+}
+
+static const json_t *list_get(const json_t *v, size_t i)
+{
+    return json_is_array(v) ? json_array_get(v, i) : v;
+}
+
+static tc_status list_cap(const json_t *v, size_t max, const char *where, tc_err *err)
+{
+    if (json_is_array(v) && json_array_size(v) > max)
+        return tc_fail(err, TC_EINVAL, "%s: %zu entries, at most %zu", where, json_array_size(v), max);
+    return TC_OK;
+}
+
+#define WHERE_I(buf, where, i) snprintf(buf, sizeof buf, "%s[%zu]", where, i)
+
+static tc_status strings_of(const json_t *v, const char *where, char *dst, size_t cap, size_t max, int *n,
+                            tc_err *err)
+{
+    tc_status st = list_cap(v, max, where, err);
+    char w[256];
+    for (size_t i = 0; st == TC_OK && i < list_len(v); i++) {
+        WHERE_I(w, where, i);
+        st = str_of(list_get(v, i), w, dst + i * cap, cap, err);
+    }
+    if (st == TC_OK)
+        *n = (int)list_len(v);
+    return st;
+}
+
+/* ---- the keys ---- */
+
+static const char *routing_names[] = {"default", "ecmp", "dmodk", "dor", "dor-positive"};
+static const char *mode_names[] = {"formula", "steps", "flow"};
+static const char *multipath_names[] = {"route", "spray"};
+static const char *deps_names[] = {"rendezvous", "fifo", "recv"};
+
+#define SET(name) static tc_status name(tc_scenario *s, const json_t *v, const char *where, tc_err *err)
+#define GET(name) static json_t *name(const tc_scenario *s)
+
+SET(set_topo)
+{
+    return strings_of(v, where, s->topo[0], sizeof s->topo[0], TC_SCN_MAX_TOPOS, &s->ntopo, err);
+}
+GET(get_topo)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < s->ntopo; i++)
+        json_array_append_new(a, json_string(s->topo[i]));
+    return a;
+}
+
+SET(set_names)
+{
+    tc_status st = strings_of(v, where, s->names[0], sizeof s->names[0], TC_SCN_MAX_TOPOS, &s->nnames, err);
+    for (int i = 0; st == TC_OK && i < s->nnames; i++)
+        if (strchr(s->names[i], ','))
+            st = tc_fail(err, TC_EINVAL, "%s[%d]: a name cannot hold a comma", where, i);
+    return st;
+}
+GET(get_names)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < s->nnames; i++)
+        json_array_append_new(a, json_string(s->names[i]));
+    return a;
+}
+
+SET(set_equalize)
+{
+    if (json_is_null(v)) {
+        s->equalize_Bps = 0;
+        return TC_OK;
+    }
+    return num_in(v, U_RATE, 0, 1e18, true, where, &s->equalize_Bps, err);
+}
+GET(get_equalize)
+{
+    return s->equalize_Bps > 0 ? json_real(s->equalize_Bps) : json_null();
+}
+
+/* "link:ID=FACTOR" or {"link": ID, "factor": F}. */
+static tc_status degrade_of(const json_t *v, const char *where, tc_scn_degrade *d, tc_err *err)
+{
+    if (json_is_string(v)) {
+        const char *s = json_string_value(v);
+        unsigned long id;
+        double f;
+        int used = 0;
+        if (strncmp(s, "link:", 5) != 0 || !isdigit((unsigned char)s[5]) ||
+            sscanf(s, "link:%lu=%lf%n", &id, &f, &used) != 2 || s[used] != '\0' || id > UINT32_MAX)
+            return tc_fail(err, TC_EINVAL, "%s: '%s' is not link:ID=FACTOR, e.g. link:17=0.5 (IDs from topocc topo "
+                                           "SPEC --links)",
+                           where, s);
+        d->link = (uint32_t)id;
+        d->factor = f;
+    } else if (json_is_object(v)) {
+        const char *k;
+        json_t *x;
+        json_object_foreach((json_t *)v, k, x) if (strcmp(k, "link") && strcmp(k, "factor")) return tc_fail(
+            err, TC_EINVAL, "%s: unknown key '%s': accepted are link, factor", where, k);
+        uint64_t id;
+        char w[300];
+        snprintf(w, sizeof w, "%s.link", where);
+        tc_status st = int_in(json_object_get(v, "link") ? json_object_get(v, "link") : json_null(), 0, UINT32_MAX,
+                              w, &id, err);
+        if (st)
+            return st;
+        d->link = (uint32_t)id;
+        snprintf(w, sizeof w, "%s.factor", where);
+        if ((st = num_of(json_object_get(v, "factor") ? json_object_get(v, "factor") : json_null(), U_PLAIN, w,
+                         &d->factor, err)))
+            return st;
+    } else {
+        return wrong(v, where, "link:ID=FACTOR or {\"link\": ID, \"factor\": F}", err);
+    }
+    if (!(d->factor > 0) || d->factor > 1e6)
+        return tc_fail(err, TC_EINVAL, "%s: the factor must be above 0 (0.5 halves the bandwidth; a failed link is "
+                                       "not a degradation)",
+                       where);
+    return TC_OK;
+}
+SET(set_degrade)
+{
+    tc_status st = list_cap(v, TC_SCN_MAX_DEGRADE, where, err);
+    char w[256];
+    for (size_t i = 0; st == TC_OK && i < list_len(v); i++) {
+        WHERE_I(w, where, i);
+        st = degrade_of(list_get(v, i), w, &s->degrade[i], err);
+    }
+    if (st == TC_OK)
+        s->ndegrade = (int)list_len(v);
+    return st;
+}
+GET(get_degrade)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < s->ndegrade; i++)
+        json_array_append_new(a, json_pack("{s:I, s:f}", "link", (json_int_t)s->degrade[i].link, "factor",
+                                           s->degrade[i].factor));
+    return a;
+}
+
+SET(set_routing)
+{
+    int k;
+    tc_status st = enum_of(v, where, routing_names, 5, &k, err);
+    if (st == TC_OK)
+        snprintf(s->routing, sizeof s->routing, "%s", routing_names[k]);
+    return st;
+}
+GET(get_routing)
+{
+    return json_string(s->routing);
+}
+
+SET(set_links)
+{
+    return bool_of(v, where, &s->links, err);
+}
+GET(get_links)
+{
+    return json_boolean(s->links);
+}
+
+SET(set_ranks)
+{
+    uint64_t r = 0;
+    tc_status st = json_is_null(v) ? TC_OK : int_in(v, 1, UINT32_MAX, where, &r, err);
+    if (st == TC_OK)
+        s->job.ranks = (uint32_t)r;
+    return st;
+}
+GET(get_ranks)
+{
+    return s->job.ranks ? json_integer(s->job.ranks) : json_null();
+}
+
+SET(set_place)
+{
+    static const char *names[] = {"first", "random", "list"};
+    int k;
+    tc_status st = enum_of(v, where, names, 3, &k, err);
+    if (st == TC_OK)
+        s->job.policy = (tc_place_policy)k;
+    return st;
+}
+GET(get_place)
+{
+    return json_string(tc_place_name(s->job.policy));
+}
+
+SET(set_seed)
+{
+    return int_in(v, 0, INT64_MAX, where, &s->job.seed, err);
+}
+GET(get_seed)
+{
+    return json_integer((json_int_t)s->job.seed);
+}
+
+/* A list of endpoints, or a string of ranges "0-63,128". */
+static tc_status endpoints_of(const json_t *v, const char *where, uint32_t **out, uint32_t *n, tc_err *err)
+{
+    if (json_is_string(v)) {
+        tc_err e2;
+        if (tc_place_parse_ranges(json_string_value(v), out, n, &e2))
+            return tc_fail(err, TC_EINVAL, "%s: %s", where, e2.msg);
+        return TC_OK;
+    }
+    if (!json_is_array(v) || json_array_size(v) == 0)
+        return wrong(v, where, "a non-empty list of endpoints or a string of ranges such as \"0-63\"", err);
+    size_t k = json_array_size(v);
+    if (k > UINT32_MAX)
+        return tc_fail(err, TC_EINVAL, "%s: too many endpoints", where);
+    uint32_t *m = malloc(k * sizeof *m);
+    if (!m)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    char w[256];
+    for (size_t i = 0; i < k; i++) {
+        uint64_t x;
+        WHERE_I(w, where, i);
+        tc_status st = int_in(json_array_get(v, i), 0, UINT32_MAX - 1, w, &x, err);
+        if (st) {
+            free(m);
+            return st;
+        }
+        m[i] = (uint32_t)x;
+    }
+    *out = m;
+    *n = (uint32_t)k;
+    return TC_OK;
+}
+static json_t *endpoints_json(const uint32_t *v, uint32_t n)
+{
+    json_t *a = json_array();
+    for (uint32_t i = 0; i < n; i++)
+        json_array_append_new(a, json_integer(v[i]));
+    return a;
+}
+SET(set_endpoints)
+{
+    uint32_t *m = NULL, n = 0;
+    tc_status st = json_is_null(v) ? TC_OK : endpoints_of(v, where, &m, &n, err);
+    if (st)
+        return st;
+    free(s->job.endpoints);
+    s->job.endpoints = m;
+    s->job.nendpoints = n;
+    if (m)
+        s->job.policy = TC_PLACE_LIST;
+    return TC_OK;
+}
+GET(get_endpoints)
+{
+    return endpoints_json(s->job.endpoints, s->job.nendpoints);
+}
+
+SET(set_ops)
+{
+    tc_status st = list_cap(v, TC_OP_COUNT, where, err);
+    char w[256];
+    int n = 0;
+    for (size_t i = 0; st == TC_OK && i < list_len(v); i++) {
+        WHERE_I(w, where, i);
+        const json_t *x = list_get(v, i);
+        tc_err e2;
+        if (!json_is_string(x))
+            st = wrong(x, w, "an operation name such as \"allreduce\"", err);
+        else if (tc_op_parse(json_string_value(x), &s->ops[n], &e2))
+            st = tc_fail(err, TC_EINVAL, "%s: %s", w, e2.msg);
+        for (int j = 0; st == TC_OK && j < n; j++)
+            if (s->ops[j] == s->ops[n])
+                st = tc_fail(err, TC_EINVAL, "%s: operation '%s' listed twice", w, tc_op_name(s->ops[n]));
+        n++;
+    }
+    if (st == TC_OK)
+        s->nops = n;
+    return st;
+}
+GET(get_ops)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < s->nops; i++)
+        json_array_append_new(a, json_string(tc_op_name(s->ops[i])));
+    return a;
+}
+
+SET(set_algos)
+{
+    return strings_of(v, where, s->algos[0], sizeof s->algos[0], TC_SCN_MAX_ALGOS, &s->nalgos, err);
+}
+GET(get_algos)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < s->nalgos; i++)
+        json_array_append_new(a, json_string(s->algos[i]));
+    return a;
+}
+
+/* "MIN:MAX[:FACTOR]": MIN, MIN * FACTOR, ... up to MAX (factor 4 by default). */
+tc_status tc_scn_size_range(const char *s, double **out, size_t *n, tc_err *err)
+{
+    char buf[128];
+    if (strlen(s) >= sizeof buf)
+        return tc_fail(err, TC_EINVAL, "invalid sizes '%.40s': expected MIN:MAX[:FACTOR], e.g. 1KiB:4GiB:4", s);
+    snprintf(buf, sizeof buf, "%s", s);
+    char *parts[3] = {buf, NULL, NULL};
+    int np = 1;
+    for (char *c = buf; *c; c++)
+        if (*c == ':') {
+            if (np == 3)
+                return tc_fail(err, TC_EINVAL, "invalid sizes '%s': expected MIN:MAX[:FACTOR], e.g. 1KiB:4GiB:4", s);
+            *c = '\0';
+            parts[np++] = c + 1;
+        }
+    double lo, hi, factor = 4;
+    tc_status st = tc_parse_size(parts[0], &lo, err);
+    if (st)
+        return st;
+    hi = lo;
+    if (np >= 2 && (st = tc_parse_size(parts[1], &hi, err)))
+        return st;
+    if (np == 3) {
+        char *end;
+        factor = strtod(parts[2], &end);
+        if (end == parts[2] || *end || !(factor > 1.0001) || factor > 1e6)
+            return tc_fail(err, TC_EINVAL, "invalid size factor '%s': expected a number above 1, e.g. 4", parts[2]);
+    }
+    if (hi < lo)
+        return tc_fail(err, TC_EINVAL, "invalid sizes '%s': the maximum is below the minimum", s);
+    size_t cnt = 0;
+    for (double x = lo; x <= hi * (1 + 1e-12) && cnt <= TC_SCN_MAX_SIZES; x *= factor)
+        cnt++;
+    if (cnt > TC_SCN_MAX_SIZES)
+        return tc_fail(err, TC_EINVAL, "invalid sizes '%s': more than %d sizes", s, TC_SCN_MAX_SIZES);
+    double *v = malloc(cnt * sizeof *v);
+    if (!v)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    double x = lo;
+    for (size_t i = 0; i < cnt; i++, x *= factor)
+        v[i] = x;
+    *out = v;
+    *n = cnt;
+    return TC_OK;
+}
+
+SET(set_sizes)
+{
+    double *vals = NULL;
+    size_t n = 0;
+    tc_status st;
+    if (json_is_string(v) && strchr(json_string_value(v), ':')) {
+        tc_err e2;
+        if ((st = tc_scn_size_range(json_string_value(v), &vals, &n, &e2)))
+            return tc_fail(err, st, "%s: %s", where, e2.msg);
+    } else {
+        if ((st = list_cap(v, TC_SCN_MAX_SIZES, where, err)))
+            return st;
+        n = list_len(v);
+        if (n == 0)
+            return tc_fail(err, TC_EINVAL, "%s: expected at least one size", where);
+        vals = malloc(n * sizeof *vals);
+        if (!vals)
+            return tc_fail(err, TC_EINTERNAL, "out of memory");
+        char w[256];
+        for (size_t i = 0; i < n && st == TC_OK; i++) {
+            WHERE_I(w, where, i);
+            st = num_in(list_get(v, i), U_SIZE, 0, TC_MAX_BYTES, true, w, &vals[i], err);
+        }
+        if (st) {
+            free(vals);
+            return st;
+        }
+    }
+    free(s->sizes);
+    s->sizes = vals;
+    s->nsizes = n;
+    return TC_OK;
+}
+GET(get_sizes)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < s->nsizes; i++)
+        json_array_append_new(a, json_real(s->sizes[i]));
+    return a;
+}
+
+SET(set_mode)
+{
+    int k;
+    tc_status st = enum_of(v, where, mode_names, 3, &k, err);
+    if (st == TC_OK)
+        s->mode = (tc_mode)k;
+    return st;
+}
+GET(get_mode)
+{
+    return json_string(mode_names[s->mode]);
+}
+
+SET(set_rate_cap)
+{
+    if (json_is_null(v)) {
+        s->rate_cap_Bps = 0;
+        return TC_OK;
+    }
+    return num_in(v, U_RATE, 0, 1e18, true, where, &s->rate_cap_Bps, err);
+}
+GET(get_rate_cap)
+{
+    return s->rate_cap_Bps > 0 ? json_real(s->rate_cap_Bps) : json_null();
+}
+
+SET(set_multipath)
+{
+    int k;
+    tc_status st = enum_of(v, where, multipath_names, 2, &k, err);
+    if (st == TC_OK)
+        s->multipath = (tc_multipath)k;
+    return st;
+}
+GET(get_multipath)
+{
+    return json_string(multipath_names[s->multipath]);
+}
+
+SET(set_deps)
+{
+    int k;
+    tc_status st = enum_of(v, where, deps_names, 3, &k, err);
+    if (st == TC_OK)
+        s->deps = (tc_flow_deps)k;
+    return st;
+}
+GET(get_deps)
+{
+    return json_string(deps_names[s->deps]);
+}
+
+SET(set_budget)
+{
+    return int_in(v, 1, UINT64_MAX / 2, where, &s->event_budget, err);
+}
+GET(get_budget)
+{
+    return json_integer((json_int_t)s->event_budget);
+}
+
+SET(set_trace)
+{
+    if (json_is_null(v)) {
+        s->trace[0] = '\0';
+        return TC_OK;
+    }
+    return str_of(v, where, s->trace, sizeof s->trace, err);
+}
+GET(get_trace)
+{
+    return s->trace[0] ? json_string(s->trace) : json_null();
+}
+
+SET(set_codecs)
+{
+    return strings_of(v, where, s->codecs[0], sizeof s->codecs[0], TC_SCN_MAX_CODECS, &s->ncodecs, err);
+}
+GET(get_codecs)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < s->ncodecs; i++)
+        json_array_append_new(a, json_string(s->codecs[i]));
+    return a;
+}
+
+SET(set_model)
+{
+    return str_of(v, where, s->model, sizeof s->model, err);
+}
+GET(get_model)
+{
+    return json_string(s->model);
+}
+
+SET(set_accel)
+{
+    return str_of(v, where, s->accel, sizeof s->accel, err);
+}
+GET(get_accel)
+{
+    return json_string(s->accel);
+}
+
+SET(set_mfu)
+{
+    if (json_is_null(v)) {
+        s->mfu = 0;
+        return TC_OK;
+    }
+    return num_in(v, U_PLAIN, 0, 1, true, where, &s->mfu, err);
+}
+GET(get_mfu)
+{
+    return s->mfu > 0 ? json_real(s->mfu) : json_null();
+}
+
+SET(set_bucket)
+{
+    return num_in(v, U_SIZE, 1, TC_MAX_BYTES, false, where, &s->bucket_bytes, err);
+}
+GET(get_bucket)
+{
+    return json_real(s->bucket_bytes);
+}
+
+SET(set_offload)
+{
+    return bool_of(v, where, &s->offload, err);
+}
+GET(get_offload)
+{
+    return json_boolean(s->offload);
+}
+
+SET(set_sweep)
+{
+    return bool_of(v, where, &s->sweep_bw, err);
+}
+GET(get_sweep)
+{
+    return json_boolean(s->sweep_bw);
+}
+
+/* A fraction, or a percentage "85%". */
+SET(set_target)
+{
+    if (json_is_null(v)) {
+        s->target_acc = 0;
+        return TC_OK;
+    }
+    double x;
+    if (json_is_string(v)) {
+        const char *t = json_string_value(v);
+        char *end;
+        x = strtod(t, &end);
+        bool pct = *end == '%' && end[1] == '\0';
+        if (end == t || (*end && !pct))
+            return tc_fail(err, TC_EINVAL, "%s: '%s' is not an accuracy: expected a fraction like 0.85 or a "
+                                           "percentage like 85%%",
+                           where, t);
+        if (pct)
+            x /= 100;
+    } else {
+        tc_status st = num_of(v, U_PLAIN, where, &x, err);
+        if (st)
+            return st;
+    }
+    if (!(x > 0) || x > 1)
+        return tc_fail(err, TC_EINVAL, "%s: the accuracy must be in (0, 1] (or (0%%, 100%%])", where);
+    s->target_acc = x;
+    return TC_OK;
+}
+GET(get_target)
+{
+    return s->target_acc > 0 ? json_real(s->target_acc) : json_null();
+}
+
+/* "CODEC=VALUE" splits at the last '=' (the codec may hold '='). */
+static bool split_last_eq(const char *s, char *name, size_t len, const char **val)
+{
+    const char *eq = strrchr(s, '=');
+    if (!eq || eq == s || !eq[1] || (size_t)(eq - s) >= len)
+        return false;
+    memcpy(name, s, (size_t)(eq - s));
+    name[eq - s] = '\0';
+    *val = eq + 1;
+    return true;
+}
+
+/* steps_ratio entries: "C=R" / "C=never" or {"codec": C, "ratio": R|null}. */
+static tc_status ratio_of(const json_t *v, const char *where, tc_scn_codec_value *out, tc_err *err)
+{
+    const char *val = NULL;
+    json_t *num = NULL;
+    if (json_is_string(v)) {
+        if (!split_last_eq(json_string_value(v), out->codec, sizeof out->codec, &val))
+            return tc_fail(err, TC_EINVAL, "%s: '%s' is not CODEC=RATIO, e.g. topk:ratio=0.01=1.3", where,
+                           json_string_value(v));
+    } else if (json_is_object(v) && json_is_string(json_object_get(v, "codec")) && json_object_get(v, "ratio") &&
+               json_object_size(v) == 2) {
+        snprintf(out->codec, sizeof out->codec, "%s", json_string_value(json_object_get(v, "codec")));
+        num = json_object_get(v, "ratio");
+        if (json_is_null(num) || (json_is_string(num) && strcmp(json_string_value(num), "never") == 0))
+            val = "never";
+        else if (json_is_string(num))
+            val = json_string_value(num);
+    } else {
+        return wrong(v, where, "CODEC=RATIO or {\"codec\": C, \"ratio\": R or null (never)}", err);
+    }
+    if (val && strcmp(val, "never") == 0) {
+        out->value = -1;
+        return TC_OK;
+    }
+    double r;
+    char *end = NULL;
+    if (val)
+        r = strtod(val, &end);
+    else
+        r = json_number_value(num);
+    if ((val && (end == val || *end)) || (!val && !json_is_number(num)) || !(r > 0) || !isfinite(r) || r > 1e6)
+        return tc_fail(err, TC_EINVAL, "%s: the ratio must be a number above 0 or 'never'", where);
+    out->value = r;
+    return TC_OK;
+}
+SET(set_ratios)
+{
+    tc_status st = list_cap(v, TC_SCN_MAX_CODECS, where, err);
+    char w[256];
+    for (size_t i = 0; st == TC_OK && i < list_len(v); i++) {
+        WHERE_I(w, where, i);
+        st = ratio_of(list_get(v, i), w, &s->steps_ratio[i], err);
+    }
+    if (st == TC_OK)
+        s->nsteps_ratio = (int)list_len(v);
+    return st;
+}
+GET(get_ratios)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < s->nsteps_ratio; i++)
+        json_array_append_new(a, json_pack("{s:s, s:o}", "codec", s->steps_ratio[i].codec, "ratio",
+                                           s->steps_ratio[i].value < 0 ? json_null()
+                                                                       : json_real(s->steps_ratio[i].value)));
+    return a;
+}
+
+/* codec_throughput entries: "C=GB/s" (a bare number is GB/s) or {"codec": C, "Bps": B}. */
+static tc_status thr_of(const json_t *v, const char *where, tc_scn_codec_value *out, tc_err *err)
+{
+    const char *val;
+    if (json_is_string(v)) {
+        if (!split_last_eq(json_string_value(v), out->codec, sizeof out->codec, &val))
+            return tc_fail(err, TC_EINVAL, "%s: '%s' is not CODEC=GB/s, e.g. topk=5 or powersgd:rank=4=20GB/s", where,
+                           json_string_value(v));
+        char *end;
+        double b = strtod(val, &end);
+        tc_err e2;
+        if (end != val && *end == '\0')
+            b *= 1e9;
+        else if (tc_parse_rate(val, &b, &e2))
+            return tc_fail(err, TC_EINVAL, "%s: '%s' is not a rate, e.g. 20 (GB/s) or 20GB/s", where, val);
+        out->value = b;
+    } else if (json_is_object(v) && json_is_string(json_object_get(v, "codec")) &&
+               json_is_number(json_object_get(v, "Bps")) && json_object_size(v) == 2) {
+        snprintf(out->codec, sizeof out->codec, "%s", json_string_value(json_object_get(v, "codec")));
+        out->value = json_number_value(json_object_get(v, "Bps"));
+    } else {
+        return wrong(v, where, "CODEC=GB/s or {\"codec\": C, \"Bps\": B}", err);
+    }
+    if (!(out->value > 0) || !isfinite(out->value))
+        return tc_fail(err, TC_EINVAL, "%s: the rate must be above 0", where);
+    return TC_OK;
+}
+SET(set_thr)
+{
+    tc_status st = list_cap(v, TC_SCN_MAX_CODECS, where, err);
+    char w[256];
+    for (size_t i = 0; st == TC_OK && i < list_len(v); i++) {
+        WHERE_I(w, where, i);
+        st = thr_of(list_get(v, i), w, &s->throughput[i], err);
+    }
+    if (st == TC_OK)
+        s->nthroughput = (int)list_len(v);
+    return st;
+}
+GET(get_thr)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < s->nthroughput; i++)
+        json_array_append_new(a, json_pack("{s:s, s:f}", "codec", s->throughput[i].codec, "Bps",
+                                           s->throughput[i].value));
+    return a;
+}
+
+SET(set_accuracy)
+{
+    tc_scn_clear_accuracy(s);
+    if (json_is_null(v))
+        return TC_OK;
+    if (!json_is_object(v))
+        return wrong(v, where, "an accuracy file's content (an object with curves) or null", err);
+    return tc_acc_from_json(v, where, &s->accuracy_opts, &s->accuracy, &s->naccuracy, err);
+}
+GET(get_accuracy)
+{
+    if (!s->naccuracy)
+        return json_null();
+    return tc_acc_to_json(&s->accuracy_opts, s->accuracy, s->naccuracy);
+}
+
+/* ---- concurrent jobs (the jobs file, by content) ---- */
+
+static tc_status job_of(const json_t *o, const char *where, size_t i, tc_scn_job *j, tc_err *err)
+{
+    static const char *keys[] = {"name", "op", "algo", "size", "endpoints", "start", "chunks", "root", NULL};
+    if (!json_is_object(o))
+        return tc_fail(err, TC_EINVAL, "%s: expected an object with op, size and endpoints", where);
+    const char *key;
+    json_t *val;
+    json_object_foreach((json_t *)o, key, val) {
+        bool known = false;
+        for (int k = 0; keys[k]; k++)
+            known = known || strcmp(key, keys[k]) == 0;
+        if (!known)
+            return tc_fail(err, TC_EINVAL, "%s: unknown key '%s': accepted are name, op, algo, size, endpoints, start, "
+                                           "chunks, root",
+                           where, key);
+    }
+    char w[320];
+    tc_err e2;
+    tc_status st;
+    json_t *x = json_object_get(o, "name");
+    if (x && (st = (snprintf(w, sizeof w, "%s.name", where), str_of(x, w, j->name, sizeof j->name, err))))
+        return st;
+    if (!x)
+        snprintf(j->name, sizeof j->name, "job%zu", i);
+    x = json_object_get(o, "op");
+    if (!json_is_string(x))
+        return tc_fail(err, TC_EINVAL, "%s.op: missing (a string such as \"allreduce\")", where);
+    if (tc_op_parse(json_string_value(x), &j->op, &e2))
+        return tc_fail(err, TC_EINVAL, "%s.op: %s", where, e2.msg);
+    snprintf(w, sizeof w, "%s.size", where);
+    if (!(x = json_object_get(o, "size")))
+        return tc_fail(err, TC_EINVAL, "%s: missing (bytes, or a string such as \"64MiB\")", w);
+    if ((st = num_in(x, U_SIZE, 0, TC_MAX_BYTES, true, w, &j->bytes, err)))
+        return st;
+    /* The algorithm with chunks= and root= folded in, canonical. */
+    tc_coll_req req;
+    memset(&req, 0, sizeof req);
+    req.algo = TC_ALGO_AUTO;
+    x = json_object_get(o, "algo");
+    if (x && !json_is_string(x))
+        return tc_fail(err, TC_EINVAL, "%s.algo: expected a string such as \"ring\"", where);
+    if (x && tc_algo_parse(json_string_value(x), &req, &e2))
+        return tc_fail(err, TC_EINVAL, "%s.algo: %s", where, e2.msg);
+    uint64_t c;
+    snprintf(w, sizeof w, "%s.chunks", where);
+    if ((x = json_object_get(o, "chunks")) && (st = int_in(x, 1, 65536, w, &c, err)))
+        return st;
+    if (x)
+        req.chunks = (uint32_t)c;
+    snprintf(w, sizeof w, "%s.root", where);
+    if ((x = json_object_get(o, "root")) && (st = int_in(x, 0, UINT32_MAX - 1, w, &c, err)))
+        return st;
+    if (x)
+        req.root = (uint32_t)c;
+    int n = snprintf(j->algo, sizeof j->algo, "%s", tc_algo_name(req.algo));
+    if (req.chunks)
+        n += snprintf(j->algo + n, sizeof j->algo - (size_t)n, ":chunks=%u", req.chunks);
+    if (req.root)
+        snprintf(j->algo + n, sizeof j->algo - (size_t)n, "%sroot=%u", req.chunks ? "," : ":", req.root);
+    snprintf(w, sizeof w, "%s.start", where);
+    j->start_s = 0;
+    if ((x = json_object_get(o, "start")) && (st = num_in(x, U_TIME, 0, 1e9, false, w, &j->start_s, err)))
+        return st;
+    snprintf(w, sizeof w, "%s.endpoints", where);
+    if (!(x = json_object_get(o, "endpoints")))
+        return tc_fail(err, TC_EINVAL, "%s: missing (a list of endpoints or ranges such as \"0-63\")", w);
+    j->place.policy = TC_PLACE_LIST;
+    if ((st = endpoints_of(x, w, &j->place.endpoints, &j->place.nendpoints, err)))
+        return st;
+    if (req.root >= j->place.nendpoints && (j->op == TC_OP_BROADCAST || j->op == TC_OP_REDUCE))
+        return tc_fail(err, TC_EINVAL, "%s.root: rank %u but the job has %u ranks", where, req.root,
+                       j->place.nendpoints);
+    if (req.algo != TC_ALGO_AUTO && !tc_coll_valid(j->op, req.algo, j->place.nendpoints, NULL, &e2) &&
+        req.algo != TC_ALGO_TORUS && req.algo != TC_ALGO_TORUS_BI && req.algo != TC_ALGO_TORUS_MP &&
+        req.algo != TC_ALGO_HIER)
+        return tc_fail(err, TC_EINVAL, "%s: %s", where, e2.msg);
+    return TC_OK;
+}
+
+tc_status tc_scn_jobs_from_json(tc_scenario *s, const json_t *v, const char *where, tc_err *err)
+{
+    if (!json_is_array(v) || json_array_size(v) == 0)
+        return tc_fail(err, TC_EINVAL, "%s: expected a list of at least one job", where);
+    if (json_array_size(v) > TC_SCN_MAX_JOBS)
+        return tc_fail(err, TC_EINVAL, "%s: %zu jobs, at most %d", where, json_array_size(v), TC_SCN_MAX_JOBS);
+    size_t n = json_array_size(v);
+    tc_scn_job *jobs = tc_calloc(n, sizeof *jobs);
+    if (!jobs)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    tc_status st = TC_OK;
+    char w[300];
+    for (size_t i = 0; i < n && st == TC_OK; i++) {
+        WHERE_I(w, where, i);
+        st = job_of(json_array_get(v, i), w, i, &jobs[i], err);
+    }
+    if (st) {
+        for (size_t i = 0; i < n; i++)
+            free(jobs[i].place.endpoints);
+        free(jobs);
+        return st;
+    }
+    tc_scn_clear_jobs(s);
+    s->jobs = jobs;
+    s->njobs = n;
+    return TC_OK;
+}
+SET(set_jobs)
+{
+    return tc_scn_jobs_from_json(s, v, where, err);
+}
+GET(get_jobs)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < s->njobs; i++) {
+        const tc_scn_job *j = &s->jobs[i];
+        json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:f, s:o, s:f}", "name", j->name, "op", tc_op_name(j->op),
+                                           "algo", j->algo, "size", j->bytes, "endpoints",
+                                           endpoints_json(j->place.endpoints, j->place.nendpoints), "start",
+                                           j->start_s));
+    }
+    return a;
+}
+
+/* ---- training and codec-bench ---- */
+
+#define U32_KEY(fn, field, lo)                                                                                       \
+    SET(set_##fn)                                                                                                    \
+    {                                                                                                                \
+        uint64_t x;                                                                                                  \
+        tc_status st = int_in(v, lo, UINT32_MAX, where, &x, err);                                                    \
+        if (st == TC_OK)                                                                                             \
+            s->field = (uint32_t)x;                                                                                  \
+        return st;                                                                                                   \
+    }                                                                                                                \
+    GET(get_##fn)                                                                                                    \
+    {                                                                                                                \
+        return json_integer(s->field);                                                                               \
+    }
+
+U32_KEY(t_hidden, train.hidden, 1)
+U32_KEY(t_workers, train.workers, 1)
+U32_KEY(t_batch, train.batch, 1)
+U32_KEY(t_steps, train.steps, 1)
+U32_KEY(t_eval, train.eval_every, 1)
+U32_KEY(t_trsub, train.train_subset, 0)
+U32_KEY(t_tesub, train.test_subset, 0)
+U32_KEY(b_workers, bench_workers, 1)
+
+SET(set_t_model)
+{
+    static const char *names[] = {"mlp"};
+    int k;
+    tc_status st = enum_of(v, where, names, 1, &k, err);
+    if (st == TC_OK)
+        snprintf(s->train_model, sizeof s->train_model, "%s", names[k]);
+    return st;
+}
+GET(get_t_model)
+{
+    return json_string(s->train_model);
+}
+
+SET(set_t_lr)
+{
+    return num_in(v, U_PLAIN, 0, 100, true, where, &s->train.lr, err);
+}
+GET(get_t_lr)
+{
+    return json_real(s->train.lr);
+}
+
+SET(set_t_seed)
+{
+    return int_in(v, 1, INT64_MAX, where, &s->train.seed, err);
+}
+GET(get_t_seed)
+{
+    return json_integer((json_int_t)s->train.seed);
+}
+
+SET(set_t_bucket)
+{
+    double b;
+    tc_status st = num_in(v, U_SIZE, 4, 1e18, false, where, &b, err);
+    if (st == TC_OK)
+        s->train.bucket_bytes = (uint64_t)b;
+    return st;
+}
+GET(get_t_bucket)
+{
+    return json_integer((json_int_t)s->train.bucket_bytes);
+}
+
+SET(set_t_data)
+{
+    return str_of(v, where, s->data_dir, sizeof s->data_dir, err);
+}
+GET(get_t_data)
+{
+    return json_string(s->data_dir);
+}
+
+SET(set_b_size)
+{
+    return num_in(v, U_SIZE, 4, 4.0 * 1073741824.0, false, where, &s->bench_bytes, err);
+}
+GET(get_b_size)
+{
+    return json_real(s->bench_bytes);
+}
+
+SET(set_b_seconds)
+{
+    return num_in(v, U_PLAIN, 0, 600, true, where, &s->bench_seconds, err);
+}
+GET(get_b_seconds)
+{
+    return json_real(s->bench_seconds);
+}
+
+/* ---- applicability ---- */
+
+static bool flow_mode(const tc_scenario *s)
+{
+    return s->mode == TC_MODE_FLOW;
+}
+static bool random_place(const tc_scenario *s)
+{
+    return s->job.policy == TC_PLACE_RANDOM;
+}
+static bool list_place(const tc_scenario *s)
+{
+    return s->job.policy == TC_PLACE_LIST;
+}
+static bool ranks_place(const tc_scenario *s)
+{
+    return s->job.policy != TC_PLACE_LIST;
+}
+/* compress trains now only when neither ratios nor an accuracy file are given. */
+static bool trains_now(const tc_scenario *s)
+{
+    return s->command == TC_CMD_TRAIN_ACCURACY || (!s->nsteps_ratio && !s->naccuracy);
+}
+static bool measured_acc(const tc_scenario *s)
+{
+    return !s->nsteps_ratio;
+}
+
+#define B(c) TC_CMD_BIT(TC_CMD_##c)
+#define NETC (B(COLLECTIVE) | B(COMPARE) | B(CONCURRENT) | B(COMPRESS))
+#define JOBC (B(COLLECTIVE) | B(COMPARE) | B(COMPRESS))
+#define TRAINC (B(TRAIN_ACCURACY) | B(COMPRESS))
+
+/* In canonical order: the JSON is written in this order. */
+static const tc_scn_key keys[] = {
+    {"network.topo", NETC | B(TOPO), NULL, set_topo, get_topo, ""},
+    {"network.names", B(COMPARE), NULL, set_names, get_names, ""},
+    {"network.equalize_injection_Bps", NETC | B(TOPO), NULL, set_equalize, get_equalize, ""},
+    {"network.degrade", NETC | B(TOPO), NULL, set_degrade, get_degrade, ""},
+    {"network.routing", NETC, NULL, set_routing, get_routing, ""},
+    {"network.links", B(TOPO), NULL, set_links, get_links, ""},
+    {"job.ranks", JOBC, ranks_place, set_ranks, get_ranks, "a placement of N ranks (not --endpoints)"},
+    {"job.place", JOBC, NULL, set_place, get_place, ""},
+    {"job.seed", JOBC, random_place, set_seed, get_seed, "--place random"},
+    {"job.endpoints", JOBC, list_place, set_endpoints, get_endpoints, "--place list"},
+    {"collective.op", B(COLLECTIVE) | B(COMPARE), NULL, set_ops, get_ops, ""},
+    {"collective.algo", B(COLLECTIVE) | B(COMPARE), NULL, set_algos, get_algos, ""},
+    {"collective.sizes", B(COLLECTIVE) | B(COMPARE), NULL, set_sizes, get_sizes, ""},
+    {"eval.mode", JOBC, NULL, set_mode, get_mode, ""},
+    {"flow.rate_cap_Bps", NETC, flow_mode, set_rate_cap, get_rate_cap, "--mode flow"},
+    {"flow.multipath", NETC, flow_mode, set_multipath, get_multipath, "--mode flow"},
+    {"flow.deps", NETC, flow_mode, set_deps, get_deps, "--mode flow"},
+    {"flow.event_budget", NETC, flow_mode, set_budget, get_budget, "--mode flow"},
+    {"flow.trace", B(COLLECTIVE) | B(CONCURRENT), flow_mode, set_trace, get_trace, "--mode flow"},
+    {"concurrent.jobs", B(CONCURRENT), NULL, set_jobs, get_jobs, ""},
+    {"codecs", B(CODEC_BENCH) | TRAINC, NULL, set_codecs, get_codecs, ""},
+    {"compress.model", B(COMPRESS), NULL, set_model, get_model, ""},
+    {"compress.accel", B(COMPRESS), NULL, set_accel, get_accel, ""},
+    {"compress.mfu", B(COMPRESS), NULL, set_mfu, get_mfu, ""},
+    {"compress.bucket_bytes", B(COMPRESS), NULL, set_bucket, get_bucket, ""},
+    {"compress.offload", B(COMPRESS), NULL, set_offload, get_offload, ""},
+    {"compress.sweep_bw", B(COMPRESS), NULL, set_sweep, get_sweep, ""},
+    {"compress.target_acc", B(COMPRESS), measured_acc, set_target, get_target,
+     "measured accuracy (--accuracy or training now), not --steps-ratio"},
+    {"compress.steps_ratio", B(COMPRESS), NULL, set_ratios, get_ratios, ""},
+    {"compress.codec_throughput", B(COMPRESS), NULL, set_thr, get_thr, ""},
+    {"compress.accuracy", B(COMPRESS), NULL, set_accuracy, get_accuracy, ""},
+    {"train.model", TRAINC, trains_now, set_t_model, get_t_model, "training now (not --steps-ratio or --accuracy)"},
+    {"train.hidden", TRAINC, trains_now, set_t_hidden, get_t_hidden, "training now (not --steps-ratio or --accuracy)"},
+    {"train.workers", TRAINC, trains_now, set_t_workers, get_t_workers,
+     "training now (not --steps-ratio or --accuracy)"},
+    {"train.batch", TRAINC, trains_now, set_t_batch, get_t_batch, "training now (not --steps-ratio or --accuracy)"},
+    {"train.steps", TRAINC, trains_now, set_t_steps, get_t_steps, "training now (not --steps-ratio or --accuracy)"},
+    {"train.eval_every", TRAINC, trains_now, set_t_eval, get_t_eval,
+     "training now (not --steps-ratio or --accuracy)"},
+    {"train.lr", TRAINC, trains_now, set_t_lr, get_t_lr, "training now (not --steps-ratio or --accuracy)"},
+    {"train.seed", TRAINC, trains_now, set_t_seed, get_t_seed, "training now (not --steps-ratio or --accuracy)"},
+    {"train.train_subset", TRAINC, trains_now, set_t_trsub, get_t_trsub,
+     "training now (not --steps-ratio or --accuracy)"},
+    {"train.test_subset", TRAINC, trains_now, set_t_tesub, get_t_tesub,
+     "training now (not --steps-ratio or --accuracy)"},
+    {"train.bucket_bytes", TRAINC, trains_now, set_t_bucket, get_t_bucket,
+     "training now (not --steps-ratio or --accuracy)"},
+    {"train.data_dir", TRAINC, trains_now, set_t_data, get_t_data, "training now (not --steps-ratio or --accuracy)"},
+    {"codec_bench.size_bytes", B(CODEC_BENCH), NULL, set_b_size, get_b_size, ""},
+    {"codec_bench.seconds", B(CODEC_BENCH), NULL, set_b_seconds, get_b_seconds, ""},
+    {"codec_bench.workers", B(CODEC_BENCH), NULL, set_b_workers, get_b_workers, ""},
+};
+
+size_t tc_scn_key_count(void)
+{
+    return sizeof keys / sizeof *keys;
+}
+
+const tc_scn_key *tc_scn_key_get(size_t i)
+{
+    return i < tc_scn_key_count() ? &keys[i] : NULL;
+}
+
+int tc_scn_key_index(const char *path)
+{
+    for (size_t i = 0; i < tc_scn_key_count(); i++)
+        if (strcmp(keys[i].path, path) == 0)
+            return (int)i;
+    return -1;
+}
+
+bool tc_scn_key_applies(const tc_scn_key *k, const tc_scenario *s)
+{
+    return (k->cmds & TC_CMD_BIT(s->command)) && (!k->cond || k->cond(s));
+}
+
+tc_status tc_scn_set_key(tc_scenario *s, const char *path, const json_t *v, const char *where, tc_err *err)
+{
+    int i = tc_scn_key_index(path);
+    if (i < 0)
+        return tc_fail(err, TC_EINTERNAL, "internal: no scenario key %s", path);
+    tc_status st = keys[i].set(s, v, where, err);
+    if (st == TC_OK)
+        s->given_mask |= 1ull << i;
+    return st;
+}
+
+size_t tc_scn_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return 64;
+    size_t d[64][64];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            size_t c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            size_t x = d[i - 1][j] + 1, y = d[i][j - 1] + 1;
+            d[i][j] = c < x ? (c < y ? c : y) : (x < y ? x : y);
+        }
+    return d[la][lb];
+}

@@ -1,0 +1,398 @@
+/*
+ * options.c - the one option table of every subcommand. A flag either sets
+ * a scenario key (through the key table's reader, so a flag and a JSON key
+ * mean the same thing) or is an output or general option the CLI handles.
+ * The same flag means the same thing in every command that accepts it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "scenario/keys.h"
+
+typedef enum {
+    F_VALUE = 0,  /* the value as a JSON string */
+    F_SWITCH,     /* no value: true */
+    F_LIST,       /* repeatable: the occurrences form a list */
+    F_COMMA,      /* a comma-separated list */
+    F_ALGOS,      /* a comma-separated list of algorithm specs (whose parameters hold commas too) */
+    F_ONE_SIZE,   /* one size: a list of one */
+    F_EQUALIZE,   /* injection=RATE */
+    F_PLACE,      /* POLICY[:seed=S] */
+    F_JOBS_FILE,  /* a jobs file, embedded by content */
+    F_ACC_FILE,   /* an accuracy file, embedded by content */
+    F_OUTPUT      /* not a scenario key */
+} flag_kind;
+
+typedef struct opt_def {
+    tc_option o;
+    flag_kind kind;
+} opt_def;
+
+#define B(c) TC_CMD_BIT(TC_CMD_##c)
+#define ALL TC_CMDS_ALL
+#define NETC (B(COLLECTIVE) | B(COMPARE) | B(CONCURRENT) | B(COMPRESS))
+#define EVALC (B(COLLECTIVE) | B(COMPARE) | B(COMPRESS))
+#define RUNC (ALL & ~B(TOPO))
+
+static const opt_def opts[] = {
+    /* network */
+    {{"--topo", "network.topo", "network", "SPEC", NETC | B(TOPO), true, "topology spec (repeat for compare)"}, F_LIST},
+    {{"--names", "network.names", "network", "A,B,..", B(COMPARE), false, "a short name per topology"}, F_COMMA},
+    {{"--equalize", "network.equalize_injection_Bps", "network", "injection=RATE", NETC | B(TOPO), false,
+      "give every endpoint this total fabric injection bandwidth"},
+     F_EQUALIZE},
+    {{"--degrade", "network.degrade", "network", "link:ID=FACTOR", NETC | B(TOPO), true,
+      "scale one directed link's bandwidth (IDs from topocc topo SPEC --links)"},
+     F_LIST},
+    {{"--routing", "network.routing", "network", "R", NETC, false,
+      "Clos: ecmp (default) or dmodk; torus: dor (default) or dor-positive"},
+     F_VALUE},
+    {{"--links", "network.links", "network", NULL, B(TOPO), false, "list every directed link with its ID"}, F_SWITCH},
+    /* job */
+    {{"--ranks", "job.ranks", "job", "N", B(COLLECTIVE) | B(COMPARE), false,
+      "ranks of the job (default: every endpoint)"},
+     F_VALUE},
+    {{"--workers", "job.ranks", "job", "N", B(COMPRESS), false, "data-parallel workers (default: every endpoint)"},
+     F_VALUE},
+    {{"--place", "job.place", "job", "POLICY", EVALC, false,
+      "first (default: ranks on endpoints 0..N-1), random[:seed=S], list (with --endpoints)"},
+     F_PLACE},
+    {{"--endpoints", "job.endpoints", "job", "RANGES", EVALC, false,
+      "the job's endpoints in rank order, e.g. 0-31,64-95 (placement list)"},
+     F_VALUE},
+    /* algorithm */
+    {{"--op", "collective.op", "algorithm", "OP[,OP]", B(COLLECTIVE) | B(COMPARE), false,
+      "allreduce, reducescatter, allgather, alltoall, broadcast, reduce"},
+     F_COMMA},
+    {{"--algo", "collective.algo", "algorithm", "ALGO[,ALGO]", B(COLLECTIVE) | B(COMPARE), false,
+      "an algorithm (auto: the fastest valid; collective: all, or a list, ranks them)"},
+     F_ALGOS},
+    {{"--size", "collective.sizes", "algorithm", "BYTES", B(COLLECTIVE), false,
+      "message size, nccl-tests convention (e.g. 64MiB)"},
+     F_ONE_SIZE},
+    {{"--sizes", "collective.sizes", "algorithm", "MIN:MAX[:F]", B(COLLECTIVE) | B(COMPARE), false,
+      "sizes MIN, MIN*F, ... up to MAX (F = 4 by default)"},
+     F_VALUE},
+    /* evaluator */
+    {{"--mode", "eval.mode", "eval", "MODE", EVALC, false,
+      "formula (default), steps (phase by phase on the graph) or flow (event-driven)"},
+     F_VALUE},
+    {{"--rate-cap", "flow.rate_cap_Bps", "flow", "RATE", NETC, false, "cap every flow's rate (NIC efficiency)"},
+     F_VALUE},
+    {{"--multipath", "flow.multipath", "flow", "route|spray", NETC, false,
+      "one routed path per transfer, or split over every equal-cost path"},
+     F_VALUE},
+    {{"--deps", "flow.deps", "flow", "rendezvous|fifo|recv", NETC, false, "when a transfer may start"}, F_VALUE},
+    {{"--event-budget", "flow.event_budget", "flow", "N", NETC, false, "bound the simulation (default 200000000)"},
+     F_VALUE},
+    {{"--trace", "flow.trace", "flow", "FILE", B(COLLECTIVE) | B(CONCURRENT), false,
+      "write a Chrome trace (Perfetto) of the simulation"},
+     F_VALUE},
+    /* concurrent */
+    {{"--jobs", "concurrent.jobs", "concurrent", "FILE", B(CONCURRENT), false,
+      "the jobs (JSON, embedded in the scenario by content)"},
+     F_JOBS_FILE},
+    /* codecs */
+    {{"--codec", "codecs", "codec", "C", B(CODEC_BENCH) | B(TRAIN_ACCURACY) | B(COMPRESS), true,
+      "a codec spec, repeatable (fp32, bf16, int8, topk:ratio=0.01, powersgd:rank=4, ...)"},
+     F_LIST},
+    /* compress */
+    {{"--model", "compress.model", "compress", "MODEL", B(COMPRESS), false,
+      "resnet50, vgg16, bert-large, gpt2-xl, llama-7b[:batch=B,mfu=F] or params=N,layers=L,flops=F"},
+     F_VALUE},
+    {{"--accel", "compress.accel", "compress", "h100|tpu", B(COMPRESS), false, "the accelerator (default h100)"},
+     F_VALUE},
+    {{"--mfu", "compress.mfu", "compress", "F", B(COMPRESS), false, "model FLOPs utilisation (default: the model's)"},
+     F_VALUE},
+    {{"--bucket", "compress.bucket_bytes", "compress", "BYTES", B(COMPRESS), false,
+      "DDP bucket size (default 25MiB)"},
+     F_VALUE},
+    {{"--offload", "compress.offload", "compress", NULL, B(COMPRESS), false,
+      "codec work on a separate engine, not the accelerator"},
+     F_SWITCH},
+    {{"--sweep-bw", "compress.sweep_bw", "compress", NULL, B(COMPRESS), false,
+      "the regime map over fabric bandwidth per endpoint"},
+     F_SWITCH},
+    {{"--target-acc", "compress.target_acc", "compress", "A", B(COMPRESS), false,
+      "target accuracy, a fraction or a percentage (default: 95% of the reference's final)"},
+     F_VALUE},
+    {{"--steps-ratio", "compress.steps_ratio", "compress", "C=R", B(COMPRESS), true,
+      "steps(C) / steps(fp32) to the target (R may be never)"},
+     F_LIST},
+    {{"--codec-throughput", "compress.codec_throughput", "compress", "C=GB/s", B(COMPRESS), true,
+      "encode+decode speed of codec C (or of a kind)"},
+     F_LIST},
+    {{"--accuracy", "compress.accuracy", "compress", "FILE", B(COMPRESS), false,
+      "accuracy curves from topocc train-accuracy --out FILE (embedded by content)"},
+     F_ACC_FILE},
+    /* training */
+    {{"--model", "train.model", "train", "mlp", B(TRAIN_ACCURACY), false, "the proxy model (mlp)"}, F_VALUE},
+    {{"--hidden", "train.hidden", "train", "N", B(TRAIN_ACCURACY), false, "hidden units [128]"}, F_VALUE},
+    {{"--workers", "train.workers", "train", "N", B(TRAIN_ACCURACY), false, "simulated data-parallel workers [8]"},
+     F_VALUE},
+    {{"--batch", "train.batch", "train", "N", B(TRAIN_ACCURACY), false, "samples per worker per step [32]"},
+     F_VALUE},
+    {{"--steps", "train.steps", "train", "N", B(TRAIN_ACCURACY), false, "training steps [2000]"}, F_VALUE},
+    {{"--eval-every", "train.eval_every", "train", "N", B(TRAIN_ACCURACY), false, "steps between test points [100]"},
+     F_VALUE},
+    {{"--lr", "train.lr", "train", "X", B(TRAIN_ACCURACY), false, "SGD learning rate [0.05], momentum 0.9"},
+     F_VALUE},
+    {{"--seed", "train.seed", "train", "N", B(TRAIN_ACCURACY), false, "initialization and data order [1]"}, F_VALUE},
+    {{"--train-subset", "train.train_subset", "train", "N", B(TRAIN_ACCURACY), false,
+      "first N training images, 0 = all [0]"},
+     F_VALUE},
+    {{"--test-subset", "train.test_subset", "train", "N", B(TRAIN_ACCURACY), false, "first N test images, 0 = all [0]"},
+     F_VALUE},
+    {{"--bucket", "train.bucket_bytes", "train", "BYTES", B(TRAIN_ACCURACY), false, "DDP bucket size [25MB]"},
+     F_VALUE},
+    {{"--data", "train.data_dir", "train", "DIR", B(TRAIN_ACCURACY), false,
+      "the Fashion-MNIST directory (Debian package dataset-fashion-mnist)"},
+     F_VALUE},
+    /* codec-bench */
+    {{"--size", "codec_bench.size_bytes", "codec-bench", "BYTES", B(CODEC_BENCH), false, "bucket size [25MiB]"},
+     F_VALUE},
+    {{"--seconds", "codec_bench.seconds", "codec-bench", "S", B(CODEC_BENCH), false, "measuring time per codec [0.5]"},
+     F_VALUE},
+    {{"--workers", "codec_bench.workers", "codec-bench", "N", B(CODEC_BENCH), false, "workers of the roofline [8]"},
+     F_VALUE},
+    /* output and general: not scenario keys */
+    {{"--format", NULL, "output", "table|csv|json", ALL, false, "what stdout gets (default table)"}, F_OUTPUT},
+    {{"--out", NULL, "output", "FILE", ALL, false,
+      "also write the result to FILE (.json: JSON, .csv: the primary table + FILE.scenario.json)"},
+     F_OUTPUT},
+    {{"--out-dir", NULL, "output", "DIR", RUNC, false, "write every table as DIR/<table>.csv and DIR/scenario.json"},
+     F_OUTPUT},
+    {{"--quiet", NULL, "output", NULL, ALL, false, "no progress reports on stderr"}, F_OUTPUT},
+    {{"--scenario", NULL, "general", "FILE", ALL, false,
+      "read the scenario from FILE (a scenario or a saved result; - for stdin); flags replace its values"},
+     F_OUTPUT},
+    {{"--print-scenario", NULL, "general", NULL, ALL, false, "print the resolved scenario as JSON; do not run it"},
+     F_OUTPUT},
+    {{"--mem-limit", NULL, "general", "BYTES", RUNC, false,
+      "refuse runs estimated above this memory (default 75% of physical memory)"},
+     F_OUTPUT},
+    {{"--default", NULL, "general", NULL, B(COMPARE), false, "the built-in scenario of make run"}, F_OUTPUT},
+    {{"--help", NULL, "general", NULL, ALL, false, "this help"}, F_OUTPUT},
+};
+
+#define NOPTS (sizeof opts / sizeof *opts)
+
+size_t tc_option_count(void)
+{
+    return NOPTS;
+}
+
+const tc_option *tc_option_get(size_t i)
+{
+    return i < NOPTS ? &opts[i].o : NULL;
+}
+
+static const opt_def *find_def(const char *flag, tc_command c)
+{
+    for (size_t i = 0; i < NOPTS; i++)
+        if (strcmp(opts[i].o.flag, flag) == 0 && (opts[i].o.commands & TC_CMD_BIT(c)))
+            return &opts[i];
+    return NULL;
+}
+
+const tc_option *tc_option_find(const char *flag, tc_command c)
+{
+    const opt_def *d = find_def(flag, c);
+    return d ? &d->o : NULL;
+}
+
+const char *tc_option_nearest(const char *flag, tc_command c)
+{
+    const char *best = NULL;
+    size_t bd = (size_t)-1;
+    for (size_t i = 0; i < NOPTS; i++) {
+        if (!(opts[i].o.commands & TC_CMD_BIT(c)))
+            continue;
+        size_t d = tc_scn_distance(flag, opts[i].o.flag);
+        if (d < bd)
+            bd = d, best = opts[i].o.flag;
+    }
+    return best;
+}
+
+/* Splits "a,b,c" into a JSON list. For algorithm specs a piece with '='
+ * and no ':' continues the previous one ("ring:chunks=8,root=2,dbtree"). */
+static json_t *split(const char *v, bool algos)
+{
+    json_t *a = json_array();
+    const char *p = v;
+    char buf[512];
+    while (true) {
+        const char *c = strchr(p, ',');
+        size_t n = c ? (size_t)(c - p) : strlen(p);
+        snprintf(buf, sizeof buf, "%.*s", (int)(n < sizeof buf ? n : sizeof buf - 1), p);
+        size_t k = json_array_size(a);
+        if (algos && k && strchr(buf, '=') && !strchr(buf, ':')) {
+            char joined[1100];
+            snprintf(joined, sizeof joined, "%.500s,%.500s", json_string_value(json_array_get(a, k - 1)), buf);
+            json_array_set_new(a, k - 1, json_string(joined));
+        } else {
+            json_array_append_new(a, json_string(buf));
+        }
+        if (!c)
+            break;
+        p = c + 1;
+    }
+    return a;
+}
+
+static tc_status read_file(const char *path, const char *kind, json_t **out, tc_err *err)
+{
+    json_error_t je;
+    *out = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (*out)
+        return TC_OK;
+    if (je.line <= 0)
+        return tc_fail(err, TC_EINVAL, "%s '%s': %s", kind, path, je.text);
+    return tc_fail(err, TC_EINVAL, "%s '%s' line %d, column %d: %s", kind, path, je.line, je.column, je.text);
+}
+
+static tc_status jobs_file(tc_scenario *s, const char *path, tc_err *err)
+{
+    json_t *root;
+    tc_status st = read_file(path, "jobs file", &root, err);
+    if (st)
+        return st;
+    char what[300];
+    snprintf(what, sizeof what, "jobs file '%.256s'", path);
+    const char *k;
+    json_t *v;
+    if (!json_is_object(root))
+        st = tc_fail(err, TC_EINVAL, "%s: expected {\"jobs\": [ ... ]}", what);
+    else
+        json_object_foreach(root, k, v) if (strcmp(k, "jobs") != 0 && st == TC_OK) st =
+            tc_fail(err, TC_EINVAL, "%s: unknown top-level key '%s': accepted is jobs", what, k);
+    if (st == TC_OK) {
+        char where[320];
+        snprintf(where, sizeof where, "%s: jobs", what);
+        json_t *jobs = json_object_get(root, "jobs");
+        st = tc_scn_set_key(s, "concurrent.jobs", jobs ? jobs : json_null(), where, err);
+    }
+    json_decref(root);
+    return st;
+}
+
+static tc_status acc_file(tc_scenario *s, const char *path, tc_err *err)
+{
+    json_t *root;
+    tc_status st = read_file(path, "accuracy file", &root, err);
+    if (st)
+        return st;
+    char what[300];
+    snprintf(what, sizeof what, "accuracy file '%.256s'", path);
+    st = tc_scn_set_key(s, "compress.accuracy", root, what, err);
+    json_decref(root);
+    return st;
+}
+
+/* POLICY[:seed=S] */
+static tc_status place_flag(tc_scenario *s, const char *v, tc_err *err)
+{
+    char pol[32];
+    const char *colon = strchr(v, ':');
+    snprintf(pol, sizeof pol, "%.*s", (int)(colon ? (size_t)(colon - v) : strlen(v)), v);
+    json_t *j = json_string(pol);
+    tc_status st = tc_scn_set_key(s, "job.place", j, "--place", err);
+    json_decref(j);
+    if (st || !colon)
+        return st;
+    if (strncmp(colon + 1, "seed=", 5) != 0 || !colon[6])
+        return tc_fail(err, TC_EINVAL, "--place '%s': expected POLICY or random:seed=S", v);
+    j = json_string(colon + 6);
+    st = tc_scn_set_key(s, "job.seed", j, "--place seed", err);
+    json_decref(j);
+    if (st == TC_OK)
+        s->flag_mask |= 1ull << tc_scn_key_index("job.seed");
+    return st;
+}
+
+static json_t *flag_value(const opt_def *d, const char *const *values, size_t n)
+{
+    switch (d->kind) {
+    case F_SWITCH:
+        return json_true();
+    case F_LIST: {
+        json_t *a = json_array();
+        for (size_t i = 0; i < n; i++)
+            json_array_append_new(a, json_string(values[i]));
+        return a;
+    }
+    case F_COMMA:
+        return split(values[0], false);
+    case F_ALGOS:
+        return split(values[0], true);
+    case F_ONE_SIZE:
+        return json_pack("[s]", values[0]);
+    default:
+        return json_string(values[0]);
+    }
+}
+
+tc_status tc_scenario_set_flag(tc_scenario *s, const char *flag, const char *const *values, size_t n, tc_err *err)
+{
+    const opt_def *d = find_def(flag, s->command);
+    if (!d || d->kind == F_OUTPUT)
+        return tc_fail(err, TC_EINTERNAL, "internal: %s is not a scenario option of %s", flag,
+                       tc_command_name(s->command));
+    int ki = tc_scn_key_index(d->o.key);
+    if (ki < 0)
+        return tc_fail(err, TC_EINTERNAL, "internal: no scenario key %s", d->o.key);
+    if (s->flag_mask & (1ull << ki)) {
+        for (size_t i = 0; i < NOPTS; i++)
+            if (&opts[i] != d && opts[i].o.key && strcmp(opts[i].o.key, d->o.key) == 0 &&
+                (opts[i].o.commands & TC_CMD_BIT(s->command)))
+                return tc_fail(err, TC_EINVAL, "%s and %s set the same thing: give one", opts[i].o.flag, flag);
+        return tc_fail(err, TC_EINVAL, "option %s given twice", flag);
+    }
+    tc_status st;
+    if (d->kind == F_JOBS_FILE)
+        st = jobs_file(s, values[0], err);
+    else if (d->kind == F_ACC_FILE)
+        st = acc_file(s, values[0], err);
+    else if (d->kind == F_PLACE)
+        st = place_flag(s, values[0], err);
+    else if (d->kind == F_EQUALIZE) {
+        if (strncmp(values[0], "injection=", 10) != 0 || !values[0][10])
+            return tc_fail(err, TC_EINVAL, "invalid --equalize '%s': expected injection=RATE, e.g. injection=400Gbps",
+                           values[0]);
+        json_t *j = json_string(values[0] + 10);
+        st = tc_scn_set_key(s, d->o.key, j, "--equalize injection", err);
+        json_decref(j);
+    } else {
+        json_t *j = flag_value(d, values, n);
+        st = tc_scn_set_key(s, d->o.key, j, flag, err);
+        json_decref(j);
+    }
+    if (st == TC_OK)
+        s->flag_mask |= 1ull << ki;
+    return st;
+}
+
+/* The flag that sets path in command c, for messages. */
+static const char *flag_of(const char *path, tc_command c)
+{
+    for (size_t i = 0; i < NOPTS; i++)
+        if (opts[i].o.key && strcmp(opts[i].o.key, path) == 0 && (opts[i].o.commands & TC_CMD_BIT(c)))
+            return opts[i].o.flag;
+    return NULL;
+}
+
+tc_status tc_scenario_check_given(const tc_scenario *s, tc_err *err)
+{
+    for (size_t i = 0; i < tc_scn_key_count(); i++) {
+        const tc_scn_key *k = tc_scn_key_get(i);
+        if (!(s->given_mask & (1ull << i)) || tc_scn_key_applies(k, s))
+            continue;
+        const char *flag = flag_of(k->path, s->command);
+        if ((s->flag_mask & (1ull << i)) && flag)
+            return tc_fail(err, TC_EINVAL, "%s applies only with %s", flag, k->needs);
+        return tc_fail(err, TC_EINVAL, "scenario key %s applies only with %s%s%s%s", k->path, k->needs,
+                       flag ? " (" : "", flag ? flag : "", flag ? ")" : "");
+    }
+    return TC_OK;
+}

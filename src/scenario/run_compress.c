@@ -1,0 +1,483 @@
+/*
+ * run_compress.c - the compress scenario: does gradient compression pay,
+ * end to end? For each codec one DDP training iteration on the network
+ * (topocc/workload.h) and the steps it needs to a target accuracy give the
+ * time to accuracy, against the BF16 and FP32 all-reduce baselines
+ * (docs/MODEL.md, "Gradient compression, end to end"). The steps ratios
+ * are given, read from embedded accuracy curves, or measured now by a short
+ * Fashion-MNIST training run. The bandwidth sweep (the regime map) runs
+ * the same job on copies of the scenario with another injection rate; the
+ * scenario's own network is never edited.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "topocc/outcome.h"
+
+/* What the evaluations of one run share. */
+typedef struct job {
+    const tc_scenario *s;
+    const tc_run_opts *ro;
+    tc_compress_out *o;
+    tc_workload w;
+    uint32_t *map;     /* the job's rank map (owned) */
+} job;
+
+/* ---- the codecs ---- */
+
+static int find_codec(const tc_compress_out *o, const char *name)
+{
+    for (size_t i = 0; i < o->n; i++)
+        if (strcmp(o->rows[i].codec.name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+static void codec_list(const tc_compress_out *o, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < o->n; i++) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, len - l, "%s%s", i ? ", " : "", o->rows[i].codec.name);
+    }
+}
+
+static tc_status add_codec(tc_compress_out *o, const char *spec, bool requested, tc_err *err)
+{
+    tc_codec_spec c;
+    tc_status st = tc_codec_parse(spec, &c, err);
+    if (st)
+        return st;
+    int k = find_codec(o, c.name);
+    if (k >= 0) {
+        o->rows[k].requested |= requested;
+        return TC_OK;
+    }
+    if (o->n >= TC_COMPRESS_MAX_CODECS)
+        return tc_fail(err, TC_EINVAL, "at most %d codecs (--codec)", TC_SCN_MAX_CODECS);
+    tc_compress_row *x = &o->rows[o->n++];
+    memset(x, 0, sizeof *x);
+    x->codec = c;
+    x->requested = requested;
+    return TC_OK;
+}
+
+/* The baselines first, then the scenario's codecs in order, each once. */
+static tc_status make_codecs(tc_compress_out *o, const tc_scenario *s, tc_err *err)
+{
+    tc_status st;
+    if ((st = add_codec(o, "fp32", false, err)) || (st = add_codec(o, "bf16", false, err)))
+        return st;
+    for (int i = 0; i < s->ncodecs; i++)
+        if ((st = add_codec(o, s->codecs[i], true, err)))
+            return st;
+    o->i_fp32 = 0;
+    o->i_bf16 = 1;
+    return TC_OK;
+}
+
+static bool is_kind(const char *name)
+{
+    for (int k = 0; k < TC_CODEC_COUNT; k++)
+        if (strcmp(name, tc_codec_kind_name((tc_codec_kind)k)) == 0)
+            return true;
+    return false;
+}
+
+/* Which codecs a per-codec value names: level[k] = 2 where it is codec k's
+ * spec, 1 where it is a bare kind ("topk": every topk codec), else 0. A
+ * value that names none of the codecs is an error. */
+static tc_status value_rows(const tc_compress_out *o, const char *name, const char *flag, int *level, tc_err *err)
+{
+    bool kind = is_kind(name);
+    tc_codec_spec c;
+    tc_err e2 = {{0}};
+    if (!kind && tc_codec_parse(name, &c, &e2))
+        return tc_fail(err, TC_EINVAL, "invalid %s '%s': %s", flag, name, e2.msg);
+    int hits = 0;
+    for (size_t k = 0; k < o->n; k++) {
+        const tc_codec_spec *r = &o->rows[k].codec;
+        level[k] = kind ? (strcmp(tc_codec_kind_name(r->kind), name) == 0) : 2 * (strcmp(r->name, c.name) == 0);
+        hits += level[k] > 0;
+    }
+    if (hits)
+        return TC_OK;
+    char list[1024];
+    codec_list(o, list, sizeof list);
+    return tc_fail(err, TC_EINVAL, "%s for codec '%s', which is not among the codecs (%s): add --codec %s", flag,
+                   kind ? name : c.name, list, kind ? name : c.name);
+}
+
+/* Given encode+decode throughputs: a codec's own value beats its kind's;
+ * among equals the later one wins. */
+static tc_status apply_throughputs(tc_compress_out *o, const tc_scenario *s, tc_err *err)
+{
+    int prio[TC_COMPRESS_MAX_CODECS] = {0}, level[TC_COMPRESS_MAX_CODECS];
+    for (int i = 0; i < s->nthroughput; i++) {
+        const tc_scn_codec_value *v = &s->throughput[i];
+        if (!(v->value > 0) || !isfinite(v->value))
+            return tc_fail(err, TC_EINVAL, "invalid --codec-throughput for codec '%s': the rate must be above 0, "
+                                           "e.g. %s=20GB/s", v->codec, v->codec);
+        tc_status st = value_rows(o, v->codec, "--codec-throughput", level, err);
+        if (st)
+            return st;
+        for (size_t k = 0; k < o->n; k++)
+            if (level[k] && level[k] >= prio[k]) {
+                o->rows[k].thr_given = v->value;
+                prio[k] = level[k];
+            }
+    }
+    return TC_OK;
+}
+
+/* ---- the steps ratios ---- */
+
+static tc_status check_ratio(const tc_scn_codec_value *v, tc_err *err)
+{
+    if (v->value < 0 || (v->value > 0 && isfinite(v->value) && v->value <= 1e6))
+        return TC_OK;
+    return tc_fail(err, TC_EINVAL, "invalid --steps-ratio for codec '%s': %g; the ratio must be a number above 0 "
+                                   "(at most 1e6) or 'never'", v->codec, v->value);
+}
+
+/* A codec's own ratio beats its kind's; the same codec twice is an error.
+ * The baselines not given converge alike (ratio 1, assumed). */
+static tc_status ratios_given(tc_compress_out *o, const tc_scenario *s, tc_err *err)
+{
+    int prio[TC_COMPRESS_MAX_CODECS] = {0}, level[TC_COMPRESS_MAX_CODECS];
+    o->acc_source = "given";
+    for (int i = 0; i < s->nsteps_ratio; i++) {
+        const tc_scn_codec_value *v = &s->steps_ratio[i];
+        tc_status st = check_ratio(v, err);
+        if (st || (st = value_rows(o, v->codec, "--steps-ratio", level, err)))
+            return st;
+        for (size_t k = 0; k < o->n; k++) {
+            if (!level[k] || level[k] < prio[k])
+                continue;
+            if (level[k] == prio[k])
+                return tc_fail(err, TC_EINVAL, "--steps-ratio for codec '%s' given twice", o->rows[k].codec.name);
+            o->rows[k].steps_ratio = v->value < 0 ? -1.0 : v->value;
+            o->rows[k].ratio_source = "given";
+            prio[k] = level[k];
+        }
+    }
+    for (size_t k = 0; k < o->n; k++) {
+        tc_compress_row *x = &o->rows[k];
+        if (x->ratio_source)
+            continue;
+        if (x->codec.kind != TC_CODEC_FP32 && x->codec.kind != TC_CODEC_BF16)
+            return tc_fail(err, TC_EINVAL, "no --steps-ratio for codec '%s': give %s=R (its steps to the target "
+                                           "over fp32's) or use --accuracy FILE", x->codec.name, x->codec.name);
+        x->steps_ratio = 1;
+        x->ratio_source = "assumed";
+    }
+    return TC_OK;
+}
+
+static void curve_list(const tc_acc_curve *cv, size_t nc, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < nc; i++) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, len - l, "%s%s", i ? ", " : "", cv[i].codec.name);
+    }
+}
+
+/* Ratios from curves (embedded or trained now); where names them. */
+static tc_status ratios_from_curves(tc_compress_out *o, const tc_acc_curve *cv, size_t nc, const char *where,
+                                   tc_err *err)
+{
+    double *ratio = tc_calloc(nc ? nc : 1, sizeof *ratio);
+    if (!ratio)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    size_t ref = 0;
+    tc_status st = tc_steps_ratios(cv, nc, o->target_given ? o->target : 0, &o->target, &ref, ratio, err);
+    if (st == TC_OK) {
+        snprintf(o->reference, sizeof o->reference, "%s", tc_codec_kind_name(cv[ref].codec.kind));
+        o->reference_final = cv[ref].pts[cv[ref].n - 1].test_acc;
+    }
+    for (size_t k = 0; k < o->n && st == TC_OK; k++) {
+        tc_compress_row *x = &o->rows[k];
+        size_t j = 0;
+        while (j < nc && strcmp(cv[j].codec.name, x->codec.name) != 0)
+            j++;
+        if (j < nc) {
+            x->steps_ratio = ratio[j];
+            x->ratio_source = "measured";
+        } else if (!x->requested) {
+            /* An added baseline missing from the curves: BF16 gradients
+             * converge like FP32 ones (the DDP bf16 hook's premise). */
+            x->steps_ratio = 1;
+            x->ratio_source = "assumed";
+        } else {
+            char list[1024];
+            curve_list(cv, nc, list, sizeof list);
+            st = tc_fail(err, TC_EINVAL, "%s has no curve for codec '%s' (it has %s)", where, x->codec.name, list);
+        }
+    }
+    free(ratio);
+    return st;
+}
+
+/* Records the training options behind the curves (no data directory, no
+ * callback: the outcome outlives both). */
+static void keep_training(tc_compress_out *o, const tc_train_opts *t)
+{
+    o->have_training = true;
+    o->training = *t;
+    snprintf(o->training_model, sizeof o->training_model, "%s", t->model ? t->model : "mlp");
+    o->training.model = o->training_model;
+    o->training.data_dir = NULL;
+    o->training.progress = NULL;
+    o->training.progress_ud = NULL;
+}
+
+static tc_status ratios_embedded(tc_compress_out *o, const tc_scenario *s, tc_err *err)
+{
+    o->acc_source = "file";
+    keep_training(o, &s->accuracy_opts);
+    return ratios_from_curves(o, s->accuracy, s->naccuracy, "the accuracy file (--accuracy)", err);
+}
+
+/* No accuracy given: a short run on Fashion-MNIST, every codec on the same
+ * seed and data order (the scenario's train.* options). */
+static tc_status ratios_trained(const job *J, tc_err *err)
+{
+    tc_compress_out *o = J->o;
+    o->acc_source = "trained";
+    tc_train_opts to = J->s->train;
+    to.progress = J->ro ? J->ro->progress : NULL;
+    to.progress_ud = J->ro ? J->ro->progress_ud : NULL;
+    tc_train_defaults(&to);
+    keep_training(o, &to);
+    tc_codec_spec specs[TC_COMPRESS_MAX_CODECS];
+    for (size_t k = 0; k < o->n; k++)
+        specs[k] = o->rows[k].codec;
+    tc_acc_curve *cv = tc_calloc(o->n, sizeof *cv);
+    if (!cv)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    tc_status st = tc_train_run(&to, specs, o->n, cv, err);
+    if (st == TC_OK)
+        st = ratios_from_curves(o, cv, o->n, "the training run", err);
+    tc_acc_curves_free(cv, o->n);
+    free(cv);
+    return st;
+}
+
+static tc_status steps_ratios(const job *J, tc_err *err)
+{
+    const tc_scenario *s = J->s;
+    if (s->nsteps_ratio)
+        return ratios_given(J->o, s, err);
+    if (s->naccuracy)
+        return ratios_embedded(J->o, s, err);
+    return ratios_trained(J, err);
+}
+
+/* ---- the workload ---- */
+
+/* The checks of values a scenario file could carry past the flag parser. */
+static tc_status check_inputs(const tc_scenario *s, tc_err *err)
+{
+    if (s->ntopo < 1 || !s->model[0] || s->ncodecs < 1)
+        return tc_fail(err, TC_EINVAL, "compress needs --topo SPEC, --model MODEL and at least one --codec C (see "
+                                       "topocc compress --help)");
+    if (s->naccuracy && s->nsteps_ratio)
+        return tc_fail(err, TC_EINVAL, "--accuracy and --steps-ratio are alternatives: give one");
+    if (s->target_acc > 0 && s->nsteps_ratio)
+        return tc_fail(err, TC_EINVAL, "--target-acc applies to measured accuracy (--accuracy or training), not to "
+                                       "--steps-ratio");
+    if (s->target_acc < 0 || s->target_acc > 1 || isnan(s->target_acc))
+        return tc_fail(err, TC_EINVAL, "invalid --target-acc %g: the accuracy must be in (0, 1] (or (0%%, 100%%])",
+                       s->target_acc);
+    if (s->mfu < 0 || s->mfu > 1 || isnan(s->mfu))
+        return tc_fail(err, TC_EINVAL, "invalid --mfu %g: expected a fraction in (0, 1], e.g. 0.4", s->mfu);
+    if (s->bucket_bytes != 0 && !(s->bucket_bytes >= 1 && s->bucket_bytes <= TC_MAX_BYTES))
+        return tc_fail(err, TC_EINVAL, "invalid --bucket %g: expected a size of at least 1 byte, e.g. 25MiB",
+                       s->bucket_bytes);
+    return TC_OK;
+}
+
+static tc_status make_workload(job *J, const tc_net *net, tc_flow_opts *fo, tc_err *err)
+{
+    const tc_scenario *s = J->s;
+    tc_compress_out *o = J->o;
+    tc_workload *w = &J->w;
+    tc_status st;
+    if ((st = tc_model_parse(s->model, &w->model, err)))
+        return st;
+    w->accel = tc_accel_find(s->accel[0] ? s->accel : "h100");
+    if (!w->accel)
+        return tc_fail(err, TC_EINVAL, "unknown accelerator '%s': accepted are h100, tpu", s->accel);
+    w->mfu = s->mfu;
+    w->bucket_bytes = s->bucket_bytes;
+    w->offload = s->offload;
+    uint32_t p = 0;
+    if ((st = tc_place_map(net->topo[0], &s->job, &J->map, &p, err)))
+        return st;
+    if (p < 2)
+        return tc_fail(err, TC_EINVAL, "--workers %u: data parallelism needs at least 2 workers", p);
+    w->workers = p;
+    tc_scenario_eval_opts(s, net, 0, &w->eval, fo);
+    fo->trace_path = NULL; /* many collectives, no one trace: compress records none */
+    w->eval.rank_map = J->map;
+    o->model = w->model;
+    o->accel = w->accel;
+    o->mfu = w->mfu > 0 ? w->mfu : w->model.mfu;
+    o->workers = p;
+    o->bucket_bytes = w->bucket_bytes > 0 ? w->bucket_bytes : TC_DDP_BUCKET_BYTES;
+    o->offload = w->offload;
+    o->mode = w->eval.mode;
+    snprintf(o->topology, sizeof o->topology, "%s", net->topo[0]->spec);
+    snprintf(o->routing, sizeof o->routing, "%s", tc_routing_name(w->eval.routing, net->topo[0]));
+    tc_topo_info info;
+    tc_topo_get_info(net->topo[0], &info);
+    o->injection_Bps = info.injection_Bps;
+    o->baseline_steps = tc_model_baseline_steps(&w->model, p);
+    tc_workload_compute(w, &o->fwd_s, &o->bwd_s);
+    return TC_OK;
+}
+
+/* ---- evaluation ---- */
+
+/* One iteration per codec on t; iter[k] its time. */
+static tc_status evaluate_all(const tc_compress_out *o, const tc_topo *t, const tc_workload *w, tc_codec_iter *its,
+                              double *iter, tc_err *err)
+{
+    for (size_t k = 0; k < o->n; k++) {
+        tc_status st = tc_workload_iteration(t, w, &o->rows[k].codec, o->rows[k].thr_given, &its[k], err);
+        if (st)
+            return st;
+        iter[k] = its[k].t.iter_s;
+    }
+    return TC_OK;
+}
+
+static void time_to_accuracy(const tc_compress_out *o, const double *iter, tc_tta *tta)
+{
+    double ratio[TC_COMPRESS_MAX_CODECS];
+    for (size_t k = 0; k < o->n; k++)
+        ratio[k] = o->rows[k].steps_ratio;
+    tc_tta_compute(iter, ratio, o->n, o->baseline_steps, o->i_bf16, o->i_fp32, tta);
+}
+
+static void report(const job *J, const char *what, const char *unit, double done, double total)
+{
+    if (!J->ro || !J->ro->progress)
+        return;
+    tc_progress p = {.what = what, .fraction = total > 0 ? done / total : -1, .done = done, .total = total,
+                     .unit = unit};
+    J->ro->progress(J->ro->progress_ud, &p);
+}
+
+/* Sweep point i: the scenario copied with every endpoint's injection set
+ * to the rate, built and evaluated like the main network. */
+static tc_status sweep_point(const job *J, size_t i, tc_err *err)
+{
+    tc_compress_out *o = J->o;
+    tc_scenario *c = tc_scenario_clone(J->s);
+    if (!c)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    c->equalize_Bps = o->rates[i];
+    tc_net net;
+    tc_status st = tc_net_build(c, &net, err);
+    if (st == TC_OK) {
+        tc_workload w = J->w;
+        tc_flow_opts fo;
+        tc_scenario_eval_opts(c, &net, 0, &w.eval, &fo);
+        fo.trace_path = NULL;
+        w.eval.rank_map = J->map;  /* equalizing keeps the endpoints: the same map */
+        tc_codec_iter its[TC_COMPRESS_MAX_CODECS];
+        double iter[TC_COMPRESS_MAX_CODECS];
+        tc_tta tta[TC_COMPRESS_MAX_CODECS];
+        if ((st = evaluate_all(o, net.topo[0], &w, its, iter, err)) == TC_OK) {
+            time_to_accuracy(o, iter, tta);
+            for (size_t k = 0; k < o->n; k++) {
+                o->sweep_iter_s[i][k] = iter[k];
+                o->sweep_tta_s[i][k] = tta[k].tta_s;
+                o->sweep_speedup[i][k] = tta[k].speedup_bf16;
+            }
+        }
+        tc_net_free(&net);
+    }
+    tc_scenario_free(c);
+    return st;
+}
+
+/* The regime map and, per codec, the bandwidth below which it beats bf16
+ * by over TC_BEAT_THRESHOLD (the rule of the table's summary too). */
+static tc_status sweep(const job *J, tc_err *err)
+{
+    tc_compress_out *o = J->o;
+    o->nrates = tc_sweep_default_rates(o->rates);
+    for (size_t i = 0; i < o->nrates; i++) {
+        tc_status st = sweep_point(J, i, err);
+        if (st)
+            return st;
+        report(J, "bandwidth sweep", "rates", (double)(i + 1), (double)o->nrates);
+    }
+    for (size_t k = 0; k < o->n; k++) {
+        double sp[TC_COMPRESS_MAX_RATES];
+        for (size_t i = 0; i < o->nrates; i++)
+            sp[i] = o->sweep_speedup[i][k];
+        o->crossover_Bps[k] = tc_crossover_bw(o->rates, sp, o->nrates, TC_BEAT_THRESHOLD);
+    }
+    return TC_OK;
+}
+
+static tc_status run_main(job *J, tc_err *err)
+{
+    tc_compress_out *o = J->o;
+    const tc_scenario *s = J->s;
+    tc_status st;
+    if ((st = check_inputs(s, err)) || (st = make_codecs(o, s, err)) || (st = apply_throughputs(o, s, err)))
+        return st;
+    o->target = s->target_acc;
+    o->target_given = s->target_acc > 0;
+    tc_net net;
+    if ((st = tc_net_build(s, &net, err)))
+        return st;
+    tc_flow_opts fo;
+    st = make_workload(J, &net, &fo, err);
+    if (st == TC_OK)
+        st = steps_ratios(J, err);
+    tc_codec_iter its[TC_COMPRESS_MAX_CODECS];
+    double iter[TC_COMPRESS_MAX_CODECS];
+    if (st == TC_OK && (st = evaluate_all(o, net.topo[0], &J->w, its, iter, err)) == TC_OK) {
+        tc_tta tta[TC_COMPRESS_MAX_CODECS];
+        time_to_accuracy(o, iter, tta);
+        for (size_t k = 0; k < o->n; k++) {
+            o->rows[k].it = its[k];
+            o->rows[k].tta = tta[k];
+        }
+    }
+    tc_net_free(&net);
+    return st;
+}
+
+tc_status tc_run_compress(const tc_scenario *s, const tc_run_opts *ro, tc_compress_out **out, tc_err *err)
+{
+    *out = NULL;
+    job J;
+    memset(&J, 0, sizeof J);
+    J.s = s;
+    J.ro = ro;
+    J.o = tc_calloc(1, sizeof *J.o);
+    if (!J.o)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    tc_status st = run_main(&J, err);
+    if (st == TC_OK && s->sweep_bw)
+        st = sweep(&J, err);
+    free(J.map);
+    if (st) {
+        tc_compress_out_free(J.o);
+        return st;
+    }
+    *out = J.o;
+    return TC_OK;
+}
+
+void tc_compress_out_free(tc_compress_out *out)
+{
+    free(out);
+}

@@ -1,0 +1,589 @@
+/*
+ * run_net.c - the network commands of a scenario: topo, collective, compare
+ * and concurrent. Each runner builds the scenario's networks, evaluates and
+ * returns an outcome that owns everything its renderings need (the networks
+ * included); nothing here prints.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "topocc/outcome_net.h"
+
+static tc_status oom(tc_err *err)
+{
+    return tc_fail(err, TC_EINTERNAL, "out of memory");
+}
+
+/* Puts "prefix: " before the message already in err, so an error deep in
+ * the evaluator names the cell or job it came from. */
+static tc_status prefixed(tc_err *err, tc_status st, const char *prefix)
+{
+    if (!err)
+        return st;
+    char msg[TC_ERR_LEN];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    return tc_fail(err, st, "%s: %s", prefix, msg);
+}
+
+static void flow_setup_of(const tc_flow_opts *fo, tc_flow_setup *fs)
+{
+    fs->multipath = fo->multipath;
+    fs->deps = fo->deps;
+    fs->rate_cap_Bps = fo->rate_cap_Bps;
+    snprintf(fs->trace, sizeof fs->trace, "%s", fo->trace_path ? fo->trace_path : "");
+}
+
+/* The flow options of network i, with the caller's progress callback. */
+static void eval_opts(const tc_scenario *s, const tc_net *net, int i, const tc_run_opts *ro, tc_eval_opts *o,
+                      tc_flow_opts *fo)
+{
+    memset(o, 0, sizeof *o);
+    memset(fo, 0, sizeof *fo);
+    tc_scenario_eval_opts(s, net, i, o, fo);
+    fo->progress = ro ? ro->progress : NULL;
+    fo->progress_ud = ro ? ro->progress_ud : NULL;
+    o->flow = fo;
+}
+
+static double mem_limit(const tc_run_opts *ro)
+{
+    return ro ? ro->mem_limit_bytes : 0;
+}
+
+/* Refuses a flow sweep of req (every valid algorithm for auto) whose
+ * largest simulation would need more memory than the limit. Without a
+ * limit nothing can be refused, so no schedule is built for the estimate. */
+static tc_status sweep_mem_check(const tc_topo *t, const tc_coll_req *req, double bytes, const uint32_t *map,
+                                 const tc_flow_opts *fo, const tc_run_opts *ro, tc_err *err)
+{
+    if (!(mem_limit(ro) > 0))
+        return TC_OK;
+    int lo = req->algo == TC_ALGO_AUTO ? 0 : (int)req->algo;
+    int hi = req->algo == TC_ALGO_AUTO ? TC_ALGO_AUTO : (int)req->algo + 1;
+    double need = 0;
+    for (int a = lo; a < hi; a++) {
+        if (!tc_coll_valid(req->op, (tc_algo)a, req->p, t, NULL))
+            continue;
+        tc_coll_req r = *req;
+        r.algo = (tc_algo)a;
+        r.bytes = bytes;
+        if (req->algo == TC_ALGO_AUTO)
+            r.chunks = 0;
+        tc_sched *sc = NULL;
+        if (tc_coll_build(&r, t, &sc, NULL) != TC_OK)
+            continue; /* the evaluation reports why */
+        tc_flow_job job = {.sched = sc, .rank_map = map, .start_s = 0};
+        need = fmax(need, tc_flow_mem_estimate(t, &job, 1, fo));
+        tc_sched_free(sc);
+    }
+    return tc_mem_check(need, mem_limit(ro), "the flow simulation", err);
+}
+
+static double max_of(const double *v, size_t n)
+{
+    double m = 0;
+    for (size_t i = 0; i < n; i++)
+        m = fmax(m, v[i]);
+    return m;
+}
+
+/* ---- topo ---------------------------------------------------------------- */
+
+tc_status tc_run_topo(const tc_scenario *s, const tc_run_opts *ro, tc_topo_out **out, tc_err *err)
+{
+    (void)ro;
+    *out = NULL;
+    tc_topo_out *o = tc_calloc(1, sizeof *o);
+    if (!o)
+        return oom(err);
+    tc_status st = tc_net_build(s, &o->net, err);
+    if (st == TC_OK && o->net.n < 1)
+        st = tc_fail(err, TC_EINVAL, "topo needs a topology (network.topo[0], e.g. clos:down=8x8,up=1x8)");
+    if (st) {
+        tc_topo_out_free(o);
+        return st;
+    }
+    tc_topo_get_info(o->net.topo[0], &o->info);
+    o->links = s->links;
+    *out = o;
+    return TC_OK;
+}
+
+void tc_topo_out_free(tc_topo_out *o)
+{
+    if (!o)
+        return;
+    tc_net_free(&o->net);
+    free(o);
+}
+
+/* ---- collective ---------------------------------------------------------- */
+
+/* The algorithm rows: the scenario's algorithms in order, "all" expanded
+ * into every valid algorithm (auto excluded: it would repeat one of them). */
+static tc_status coll_rows(const tc_scenario *s, const tc_topo *t, tc_collective_out *o, tc_err *err)
+{
+    int nalgos = s->nalgos > 0 ? s->nalgos : 1;
+    o->rows = tc_calloc((size_t)nalgos * TC_ALGO_COUNT, sizeof *o->rows);
+    if (!o->rows)
+        return oom(err);
+    for (int i = 0; i < nalgos; i++) {
+        const char *spec = s->nalgos > 0 ? s->algos[i] : "auto";
+        if (strcmp(spec, "all") == 0) {
+            for (int a = 0; a < TC_ALGO_AUTO; a++) {
+                if (!tc_coll_valid(o->op, (tc_algo)a, o->ranks, t, NULL))
+                    continue;
+                tc_coll_row *r = &o->rows[o->nalgos++];
+                snprintf(r->requested, sizeof r->requested, "%s", tc_algo_name((tc_algo)a));
+                r->algo = (tc_algo)a;
+            }
+            continue;
+        }
+        tc_coll_req q = {.algo = TC_ALGO_AUTO};
+        tc_status st = tc_algo_parse(spec, &q, err);
+        if (st)
+            return st;
+        tc_coll_row *r = &o->rows[o->nalgos++];
+        snprintf(r->requested, sizeof r->requested, "%s", spec);
+        r->algo = q.algo;
+        r->chunks = q.chunks;
+        r->root = q.root;
+    }
+    if (o->nalgos == 0)
+        return tc_fail(err, TC_EINVAL, "no algorithm is valid for %s on %u ranks of this topology",
+                       tc_op_name(o->op), o->ranks);
+    return TC_OK;
+}
+
+/* Runs the chosen algorithm once more through tc_flow_run for the details
+ * (events, rank finish spread, hottest links, trace): tc_evaluate keeps
+ * only the time. */
+static tc_status flow_detail(const tc_topo *t, const tc_coll_row *row, const tc_result *r, const uint32_t *map,
+                             const tc_flow_opts *fo, tc_collective_out *o, tc_err *err)
+{
+    tc_coll_req q = {.op = r->op, .algo = r->algo, .p = r->ranks, .bytes = r->bytes, .root = row->root};
+    q.chunks = row->algo == TC_ALGO_AUTO ? 0 : row->chunks;
+    tc_sched *sc = NULL;
+    tc_status st = tc_coll_build(&q, t, &sc, err);
+    if (st)
+        return st;
+    tc_flow_job job = {.sched = sc, .rank_map = map, .start_s = 0};
+    st = tc_flow_run(t, &job, 1, fo, &o->flow, err);
+    o->has_flow = st == TC_OK;
+    tc_sched_free(sc);
+    return st;
+}
+
+static tc_status coll_eval(const tc_scenario *s, const tc_run_opts *ro, tc_collective_out *o, tc_err *err)
+{
+    const tc_topo *t = o->net.topo[0];
+    tc_eval_opts eo;
+    tc_flow_opts fo;
+    eval_opts(s, &o->net, 0, ro, &eo, &fo);
+    o->routing = eo.routing;
+    o->mode = eo.mode;
+    flow_setup_of(&fo, &o->flow_setup);
+    uint32_t *map = NULL;
+    tc_status st = tc_place_map(t, &s->job, &map, &o->ranks, err);
+    if (st)
+        return st;
+    eo.rank_map = map;
+    if ((st = coll_rows(s, t, o, err)))
+        goto done;
+    o->res = tc_calloc(o->nalgos * o->nsizes, sizeof *o->res);
+    if (!o->res) {
+        st = oom(err);
+        goto done;
+    }
+    for (size_t i = 0; i < o->nalgos && st == TC_OK; i++) {
+        const tc_coll_row *row = &o->rows[i];
+        tc_coll_req req = {.op = o->op, .algo = row->algo, .p = o->ranks, .chunks = row->chunks, .root = row->root};
+        if (eo.mode == TC_MODE_FLOW &&
+            (st = sweep_mem_check(t, &req, max_of(s->sizes, o->nsizes), map, &fo, ro, err)))
+            break;
+        st = tc_evaluate_sweep(t, &req, s->sizes, o->nsizes, &eo, &o->res[i * o->nsizes], err);
+        if (st && o->nalgos > 1)
+            st = prefixed(err, st, row->requested);
+    }
+    if (st == TC_OK && o->nalgos == 1 && o->nsizes == 1 && eo.mode == TC_MODE_FLOW)
+        st = flow_detail(t, &o->rows[0], &o->res[0], map, &fo, o, err);
+done:
+    free(map);
+    return st;
+}
+
+tc_status tc_run_collective(const tc_scenario *s, const tc_run_opts *ro, tc_collective_out **out, tc_err *err)
+{
+    *out = NULL;
+    if (s->nops < 1 || s->nsizes < 1 || !s->sizes)
+        return tc_fail(err, TC_EINVAL, "collective needs an operation (collective.ops) and at least one size (collective.sizes)");
+    tc_collective_out *o = tc_calloc(1, sizeof *o);
+    if (!o)
+        return oom(err);
+    o->op = s->ops[0];
+    o->nsizes = s->nsizes;
+    tc_status st = tc_net_build(s, &o->net, err);
+    if (st == TC_OK && o->net.n < 1)
+        st = tc_fail(err, TC_EINVAL, "collective needs a topology (network.topo[0])");
+    if (st == TC_OK) {
+        tc_topo_get_info(o->net.topo[0], &o->info);
+        st = coll_eval(s, ro, o, err);
+    }
+    if (st) {
+        tc_collective_out_free(o);
+        return st;
+    }
+    *out = o;
+    return TC_OK;
+}
+
+void tc_collective_out_free(tc_collective_out *o)
+{
+    if (!o)
+        return;
+    if (o->has_flow)
+        tc_flow_result_free(&o->flow);
+    free(o->rows);
+    free(o->res);
+    tc_net_free(&o->net);
+    free(o);
+}
+
+void tc_collective_ranking(const tc_collective_out *o, size_t size, size_t *order)
+{
+    /* Insertion sort: stable, and a handful of algorithms. */
+    for (size_t i = 0; i < o->nalgos; i++) {
+        size_t j = i;
+        double ti = tc_collective_at(o, i, size)->time_s;
+        while (j > 0 && tc_collective_at(o, order[j - 1], size)->time_s > ti) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = i;
+    }
+}
+
+/* ---- compare --------------------------------------------------------------- */
+
+/* Cells done out of all, reported through the run options. */
+typedef struct cell_progress {
+    const tc_run_opts *ro;
+    double done, total;
+    struct timespec t0;
+} cell_progress;
+
+static void cells_report(cell_progress *cp)
+{
+    if (!cp->ro || !cp->ro->progress)
+        return;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double el = (double)(now.tv_sec - cp->t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - cp->t0.tv_nsec);
+    tc_progress p = {.what = "compare", .fraction = cp->total > 0 ? cp->done / cp->total : -1,
+                     .done = cp->done, .total = cp->total, .unit = "cells",
+                     .rate = el > 0 ? cp->done / el : 0};
+    cp->ro->progress(cp->ro->progress_ud, &p);
+}
+
+/* A job of the same size on every topology: the endpoint counts are equal,
+ * or the job's ranks (or endpoint list) fix its size. */
+static tc_status cmp_check_sizes(const tc_scenario *s, const tc_compare_out *o, tc_err *err)
+{
+    if (s->job.ranks > 0 || s->job.policy == TC_PLACE_LIST)
+        return TC_OK;
+    for (int t = 1; t < o->net.n; t++)
+        if (o->info[t].endpoints != o->info[0].endpoints)
+            return tc_fail(err, TC_EINVAL,
+                           "compare needs topologies with equal endpoint counts (%s has %u, %s has %u): give --ranks N "
+                           "to run the same job size on each",
+                           o->net.name[0], o->info[0].endpoints, o->net.name[t], o->info[t].endpoints);
+    return TC_OK;
+}
+
+static tc_status cmp_algo(const tc_scenario *s, tc_compare_out *o, tc_coll_req *req, tc_err *err)
+{
+    if (s->nalgos > 1 || (s->nalgos == 1 && strcmp(s->algos[0], "all") == 0))
+        return tc_fail(err, TC_EINVAL, "compare takes one algorithm for every cell: 'auto' (the fastest per cell) or "
+                                       "an algorithm such as ring");
+    snprintf(o->algo, sizeof o->algo, "%s", s->nalgos ? s->algos[0] : "auto");
+    req->algo = TC_ALGO_AUTO;
+    return tc_algo_parse(o->algo, req, err);
+}
+
+/* One operation on topology t over every size, into the grid. */
+static tc_status cmp_sweep(const tc_scenario *s, const tc_run_opts *ro, tc_compare_out *o, const tc_coll_req *base,
+                           int oi, int t, const uint32_t *map, tc_result *tmp, tc_err *err)
+{
+    tc_eval_opts eo;
+    tc_flow_opts fo;
+    eval_opts(s, &o->net, t, NULL, &eo, &fo); /* progress: in cells, not per simulation */
+    eo.rank_map = map;
+    o->mode = eo.mode;
+    tc_coll_req req = *base;
+    req.op = o->ops[oi];
+    req.p = o->ranks[t];
+    tc_status st = TC_OK;
+    if (eo.mode == TC_MODE_FLOW)
+        st = sweep_mem_check(o->net.topo[t], &req, max_of(o->sizes, o->nsizes), map, &fo, ro, err);
+    if (st == TC_OK)
+        st = tc_evaluate_sweep(o->net.topo[t], &req, o->sizes, o->nsizes, &eo, tmp, err);
+    if (st) {
+        char where[96];
+        snprintf(where, sizeof where, "%s on %s", tc_op_name(req.op), o->net.name[t]);
+        return prefixed(err, st, where);
+    }
+    for (size_t si = 0; si < o->nsizes; si++)
+        o->res[((size_t)oi * o->nsizes + si) * (size_t)o->net.n + (size_t)t] = tmp[si];
+    return TC_OK;
+}
+
+static tc_status cmp_grid(const tc_scenario *s, const tc_run_opts *ro, tc_compare_out *o, const tc_coll_req *req,
+                          uint32_t **maps, tc_err *err)
+{
+    tc_result *tmp = tc_calloc(o->nsizes, sizeof *tmp);
+    o->res = tc_calloc((size_t)o->nops * o->nsizes * (size_t)o->net.n, sizeof *o->res);
+    if (!tmp || !o->res) {
+        free(tmp);
+        return oom(err);
+    }
+    cell_progress cp = {.ro = s->mode == TC_MODE_FORMULA ? NULL : ro,
+                        .total = (double)o->nops * (double)o->nsizes * o->net.n};
+    clock_gettime(CLOCK_MONOTONIC, &cp.t0);
+    cells_report(&cp);
+    tc_status st = TC_OK;
+    for (int oi = 0; oi < o->nops && st == TC_OK; oi++)
+        for (int t = 0; t < o->net.n && st == TC_OK; t++) {
+            st = cmp_sweep(s, ro, o, req, oi, t, maps[t], tmp, err);
+            cp.done += (double)o->nsizes;
+            if (st == TC_OK)
+                cells_report(&cp);
+        }
+    free(tmp);
+    return st;
+}
+
+static tc_status cmp_eval(const tc_scenario *s, const tc_run_opts *ro, tc_compare_out *o, tc_err *err)
+{
+    tc_coll_req req = {0};
+    tc_status st = cmp_algo(s, o, &req, err);
+    if (st)
+        return st;
+    for (int t = 0; t < o->net.n; t++)
+        tc_topo_get_info(o->net.topo[t], &o->info[t]);
+    if ((st = cmp_check_sizes(s, o, err)))
+        return st;
+    uint32_t *maps[TC_SCN_MAX_TOPOS] = {0};
+    for (int t = 0; t < o->net.n && st == TC_OK; t++)
+        if ((st = tc_place_map(o->net.topo[t], &s->job, &maps[t], &o->ranks[t], err)))
+            st = prefixed(err, st, o->net.name[t]);
+    if (st == TC_OK)
+        st = cmp_grid(s, ro, o, &req, maps, err);
+    for (int t = 0; t < o->net.n; t++)
+        free(maps[t]);
+    return st;
+}
+
+tc_status tc_run_compare(const tc_scenario *s, const tc_run_opts *ro, tc_compare_out **out, tc_err *err)
+{
+    *out = NULL;
+    if (s->nops < 1 || s->nsizes < 1 || !s->sizes || s->ntopo < 1)
+        return tc_fail(err, TC_EINVAL, "compare needs topologies (network.topo), operations (collective.ops) and "
+                                       "sizes (collective.sizes)");
+    tc_compare_out *o = tc_calloc(1, sizeof *o);
+    if (!o)
+        return oom(err);
+    o->nops = s->nops;
+    memcpy(o->ops, s->ops, (size_t)s->nops * sizeof *o->ops);
+    o->nsizes = s->nsizes;
+    o->sizes = tc_calloc(s->nsizes, sizeof *o->sizes);
+    tc_status st = o->sizes ? TC_OK : oom(err);
+    if (st == TC_OK) {
+        memcpy(o->sizes, s->sizes, s->nsizes * sizeof *o->sizes);
+        st = tc_net_build(s, &o->net, err);
+    }
+    if (st == TC_OK)
+        st = cmp_eval(s, ro, o, err);
+    if (st) {
+        tc_compare_out_free(o);
+        return st;
+    }
+    *out = o;
+    return TC_OK;
+}
+
+void tc_compare_out_free(tc_compare_out *o)
+{
+    if (!o)
+        return;
+    free(o->sizes);
+    free(o->res);
+    tc_net_free(&o->net);
+    free(o);
+}
+
+unsigned tc_compare_winners(const tc_compare_out *o, int op, size_t size, double *best, double *second)
+{
+    *best = INFINITY;
+    for (int t = 0; t < o->net.n; t++)
+        *best = fmin(*best, tc_compare_at(o, op, size, t)->time_s);
+    unsigned m = 0;
+    *second = INFINITY;
+    for (int t = 0; t < o->net.n; t++) {
+        double v = tc_compare_at(o, op, size, t)->time_s;
+        if (v <= *best * 1.001) /* within 0.1%: a tie, not a win */
+            m |= 1u << t;
+        else
+            *second = fmin(*second, v);
+    }
+    return m;
+}
+
+/* ---- concurrent ------------------------------------------------------------ */
+
+/* What one job runs: its rank map and schedule, built once. */
+typedef struct job_run {
+    uint32_t *map;
+    tc_sched *sched;
+} job_run;
+
+/* Validates job i and builds its schedule; every message names the job. */
+static tc_status job_build(const tc_scn_job *sj, const tc_topo *t, tc_concurrent_job *j, job_run *jr, tc_err *err)
+{
+    tc_coll_req req = {.op = sj->op, .algo = TC_ALGO_AUTO, .bytes = sj->bytes};
+    tc_status st = tc_algo_parse(sj->algo[0] ? sj->algo : "auto", &req, err);
+    if (st)
+        return st;
+    if (!(sj->bytes > 0) || sj->bytes > TC_MAX_BYTES)
+        return tc_fail(err, TC_EINVAL, "size %g bytes: must be above 0 and at most 2^60", sj->bytes);
+    if (!(sj->start_s >= 0) || !isfinite(sj->start_s))
+        return tc_fail(err, TC_EINVAL, "start %g s: must be 0 or later", sj->start_s);
+    if ((st = tc_place_map(t, &sj->place, &jr->map, &req.p, err)))
+        return st;
+    if (req.root >= req.p && (req.op == TC_OP_BROADCAST || req.op == TC_OP_REDUCE))
+        return tc_fail(err, TC_EINVAL, "root rank %u but the job has %u ranks", req.root, req.p);
+    if (!tc_coll_valid(req.op, req.algo, req.p, t, err))
+        return TC_EINVAL;
+    j->auto_chosen = req.algo == TC_ALGO_AUTO;
+    if (j->auto_chosen) {
+        /* The fastest valid algorithm for the job alone, by the formula
+         * evaluator on its endpoints: cheap, and the same choice as a
+         * collective run of the job would make. */
+        tc_eval_opts o2 = {.mode = TC_MODE_FORMULA, .rank_map = jr->map};
+        tc_result res;
+        if ((st = tc_evaluate(t, &req, &o2, &res, err)))
+            return st;
+        req.algo = res.algo;
+        req.chunks = 0;
+    }
+    j->op = req.op;
+    j->algo = req.algo;
+    j->chunks = req.chunks;
+    j->root = req.root;
+    j->ranks = req.p;
+    j->bytes = req.bytes;
+    return tc_coll_build(&req, t, &jr->sched, err);
+}
+
+static tc_status jobs_build(const tc_scenario *s, const tc_topo *t, tc_concurrent_out *o, job_run *jr,
+                            tc_flow_job *fj, tc_err *err)
+{
+    for (size_t i = 0; i < s->njobs; i++) {
+        const tc_scn_job *sj = &s->jobs[i];
+        tc_concurrent_job *j = &o->jobs[i];
+        if (sj->name[0])
+            snprintf(j->name, sizeof j->name, "%s", sj->name);
+        else
+            snprintf(j->name, sizeof j->name, "job%zu", i);
+        tc_status st = job_build(sj, t, j, &jr[i], err);
+        if (st) {
+            char where[96];
+            snprintf(where, sizeof where, "jobs[%zu] (%s)", i, j->name);
+            return prefixed(err, st, where);
+        }
+        fj[i] = (tc_flow_job){.sched = jr[i].sched, .rank_map = jr[i].map, .start_s = sj->start_s, .name = j->name};
+    }
+    return TC_OK;
+}
+
+static tc_status jobs_run(const tc_scenario *s, const tc_run_opts *ro, tc_concurrent_out *o, const tc_flow_job *fj,
+                          tc_err *err)
+{
+    const tc_topo *t = o->net.topo[0];
+    tc_eval_opts eo;
+    tc_flow_opts fo;
+    eval_opts(s, &o->net, 0, ro, &eo, &fo);
+    o->routing = fo.routing = eo.routing;
+    flow_setup_of(&fo, &o->flow_setup);
+    double *alone = tc_calloc(o->njobs, sizeof *alone);
+    if (!alone)
+        return oom(err);
+    tc_status st = tc_mem_check(tc_flow_mem_estimate(t, fj, o->njobs, &fo), mem_limit(ro), "the flow simulation", err);
+    if (st == TC_OK)
+        st = tc_flow_alone(t, fj, o->njobs, &fo, alone, err);
+    if (st == TC_OK && (st = tc_flow_run(t, fj, o->njobs, &fo, &o->flow, err)) == TC_OK)
+        for (size_t i = 0; i < o->njobs; i++) {
+            o->jobs[i].alone_s = alone[i];
+            o->jobs[i].slowdown = alone[i] > 0 ? o->flow.jobs[i].time_s / alone[i] : 1.0;
+        }
+    free(alone);
+    return st;
+}
+
+static tc_status conc_eval(const tc_scenario *s, const tc_run_opts *ro, tc_concurrent_out *o, tc_err *err)
+{
+    const tc_topo *t = o->net.topo[0];
+    job_run *jr = tc_calloc(s->njobs, sizeof *jr);
+    tc_flow_job *fj = tc_calloc(s->njobs, sizeof *fj);
+    o->jobs = tc_calloc(s->njobs, sizeof *o->jobs);
+    tc_status st = jr && fj && o->jobs ? TC_OK : oom(err);
+    if (st == TC_OK)
+        st = jobs_build(s, t, o, jr, fj, err);
+    o->njobs = s->njobs;
+    if (st == TC_OK)
+        st = jobs_run(s, ro, o, fj, err);
+    for (size_t i = 0; jr && i < s->njobs; i++) {
+        free(jr[i].map);
+        tc_sched_free(jr[i].sched);
+    }
+    free(jr);
+    free(fj);
+    return st;
+}
+
+tc_status tc_run_concurrent(const tc_scenario *s, const tc_run_opts *ro, tc_concurrent_out **out, tc_err *err)
+{
+    *out = NULL;
+    if (s->njobs < 1 || !s->jobs)
+        return tc_fail(err, TC_EINVAL, "concurrent needs at least one job (concurrent.jobs, or --jobs FILE)");
+    if (s->njobs > TC_SCN_MAX_JOBS)
+        return tc_fail(err, TC_EINVAL, "%zu jobs: at most %d", s->njobs, TC_SCN_MAX_JOBS);
+    tc_concurrent_out *o = tc_calloc(1, sizeof *o);
+    if (!o)
+        return oom(err);
+    tc_status st = tc_net_build(s, &o->net, err);
+    if (st == TC_OK && o->net.n < 1)
+        st = tc_fail(err, TC_EINVAL, "concurrent needs a topology (network.topo[0])");
+    if (st == TC_OK) {
+        tc_topo_get_info(o->net.topo[0], &o->info);
+        st = conc_eval(s, ro, o, err);
+    }
+    if (st) {
+        tc_concurrent_out_free(o);
+        return st;
+    }
+    *out = o;
+    return TC_OK;
+}
+
+void tc_concurrent_out_free(tc_concurrent_out *o)
+{
+    if (!o)
+        return;
+    if (o->flow.jobs) /* tc_flow_run leaves it zeroed when it fails */
+        tc_flow_result_free(&o->flow);
+    free(o->jobs);
+    tc_net_free(&o->net);
+    free(o);
+}

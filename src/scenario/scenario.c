@@ -1,0 +1,404 @@
+/*
+ * scenario.c - the scenario value: defaults, copies, resolution into
+ * canonical form, and the networks it describes.
+ *
+ * Resolution is where a scenario is checked as a whole (a value against the
+ * others: the endpoints of a job against the topology, a degraded link ID
+ * against the links that exist) and put in the one form that is written
+ * back, so that a scenario read from its own JSON resolves to itself.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "scenario/keys.h"
+#include "topocc/compress.h"
+#include "topocc/workload.h"
+
+static const char *cmd_names[TC_CMD_COUNT] = {"topo",        "collective",     "compare", "concurrent",
+                                              "codec-bench", "train-accuracy", "compress"};
+
+const char *tc_command_name(tc_command c)
+{
+    return (unsigned)c < TC_CMD_COUNT ? cmd_names[c] : "?";
+}
+
+tc_status tc_command_parse(const char *s, tc_command *out, tc_err *err)
+{
+    for (int i = 0; i < TC_CMD_COUNT; i++)
+        if (s && strcmp(s, cmd_names[i]) == 0) {
+            *out = (tc_command)i;
+            return TC_OK;
+        }
+    return tc_fail(err, TC_EINVAL,
+                   "unknown command '%s': accepted are topo, collective, compare, concurrent, codec-bench, "
+                   "train-accuracy, compress",
+                   s ? s : "");
+}
+
+/* The defaults of compress's own short training run (topocc train-accuracy
+ * has the full options): 1000 steps on 2000 test images keep it near a
+ * minute. */
+static void compress_train_defaults(tc_train_opts *o)
+{
+    o->workers = 8;
+    o->steps = 1000;
+    o->eval_every = 50;
+    o->test_subset = 2000;
+}
+
+tc_scenario *tc_scenario_new(tc_command c)
+{
+    tc_scenario *s = tc_calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->command = c;
+    snprintf(s->version, sizeof s->version, "%s", tc_version());
+    snprintf(s->commit, sizeof s->commit, "%s", tc_commit());
+    snprintf(s->routing, sizeof s->routing, "default");
+    s->job.policy = TC_PLACE_FIRST;
+    snprintf(s->algos[0], sizeof s->algos[0], "auto");
+    s->nalgos = 1;
+    s->mode = c == TC_CMD_CONCURRENT ? TC_MODE_FLOW : TC_MODE_FORMULA;
+    s->event_budget = TC_FLOW_DEFAULT_EVENT_BUDGET;
+    snprintf(s->accel, sizeof s->accel, "h100");
+    s->bucket_bytes = TC_DDP_BUCKET_BYTES;
+    if (c == TC_CMD_COMPRESS)
+        compress_train_defaults(&s->train);
+    if (c == TC_CMD_TRAIN_ACCURACY) {
+        static const char *dflt[] = {"fp32", "bf16", "int8", "topk:ratio=0.01", "powersgd:rank=4"};
+        for (int i = 0; i < 5; i++)
+            snprintf(s->codecs[i], sizeof s->codecs[i], "%s", dflt[i]);
+        s->ncodecs = 5;
+    }
+    snprintf(s->train_model, sizeof s->train_model, "mlp");
+    snprintf(s->data_dir, sizeof s->data_dir, "%s", TC_FASHION_MNIST_DIR);
+    s->train.model = s->train_model;
+    s->train.data_dir = s->data_dir;
+    tc_train_defaults(&s->train);
+    s->bench_bytes = 25.0 * 1048576;
+    s->bench_seconds = 0.5;
+    s->bench_workers = 8;
+    return s;
+}
+
+void tc_scn_clear_accuracy(tc_scenario *s)
+{
+    if (s->accuracy) {
+        tc_acc_curves_free(s->accuracy, s->naccuracy);
+        free(s->accuracy);
+    }
+    s->accuracy = NULL;
+    s->naccuracy = 0;
+    memset(&s->accuracy_opts, 0, sizeof s->accuracy_opts);
+}
+
+void tc_scn_clear_jobs(tc_scenario *s)
+{
+    for (size_t i = 0; i < s->njobs; i++)
+        free(s->jobs[i].place.endpoints);
+    free(s->jobs);
+    s->jobs = NULL;
+    s->njobs = 0;
+}
+
+void tc_scenario_free(tc_scenario *s)
+{
+    if (!s)
+        return;
+    free(s->sizes);
+    free(s->job.endpoints);
+    tc_scn_clear_jobs(s);
+    tc_scn_clear_accuracy(s);
+    free(s);
+}
+
+static void *dup_mem(const void *p, size_t n, bool *oom)
+{
+    if (!p || n == 0)
+        return NULL;
+    void *q = malloc(n);
+    if (!q)
+        *oom = true;
+    else
+        memcpy(q, p, n);
+    return q;
+}
+
+tc_scenario *tc_scenario_clone(const tc_scenario *s)
+{
+    tc_scenario *c = malloc(sizeof *c);
+    if (!c)
+        return NULL;
+    *c = *s;
+    bool oom = false;
+    c->sizes = dup_mem(s->sizes, s->nsizes * sizeof *s->sizes, &oom);
+    c->job.endpoints = dup_mem(s->job.endpoints, (size_t)s->job.nendpoints * sizeof(uint32_t), &oom);
+    c->jobs = dup_mem(s->jobs, s->njobs * sizeof *s->jobs, &oom);
+    for (size_t i = 0; c->jobs && i < s->njobs; i++)
+        c->jobs[i].place.endpoints =
+            dup_mem(s->jobs[i].place.endpoints, (size_t)s->jobs[i].place.nendpoints * sizeof(uint32_t), &oom);
+    c->accuracy = dup_mem(s->accuracy, s->naccuracy * sizeof *s->accuracy, &oom);
+    for (size_t i = 0; c->accuracy && i < s->naccuracy; i++)
+        c->accuracy[i].pts = dup_mem(s->accuracy[i].pts, s->accuracy[i].n * sizeof *s->accuracy[i].pts, &oom);
+    c->train.model = c->train_model;
+    c->train.data_dir = c->data_dir;
+    if (oom) {
+        /* Free what was copied without touching the original's pointers. */
+        if (!c->jobs)
+            c->njobs = 0;
+        if (!c->accuracy)
+            c->naccuracy = 0;
+        tc_scenario_free(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* ---- the networks ---- */
+
+tc_status tc_net_build(const tc_scenario *s, tc_net *net, tc_err *err)
+{
+    memset(net, 0, sizeof *net);
+    if (s->ntopo < 1)
+        return tc_fail(err, TC_EINVAL, "no topology: give --topo SPEC (scenario key network.topo)");
+    tc_status st = TC_OK;
+    for (int i = 0; i < s->ntopo && st == TC_OK; i++) {
+        tc_topo *t = NULL;
+        if ((st = tc_topo_build(s->topo[i], &t, err)))
+            break;
+        net->topo[net->n++] = t;
+        if (s->equalize_Bps > 0 && (st = tc_topo_equalize_injection(t, s->equalize_Bps, err)))
+            break;
+        for (int k = 0; k < s->ndegrade && st == TC_OK; k++) {
+            const tc_scn_degrade *d = &s->degrade[k];
+            if (d->link >= t->n_links)
+                st = tc_fail(err, TC_EINVAL, "--degrade link:%u=%g: link %u does not exist in %s (links are 0 to %u; "
+                                             "see topocc topo SPEC --links)",
+                             d->link, d->factor, d->link, s->topo[i], t->n_links - 1);
+            else
+                st = tc_topo_degrade_link(t, d->link, d->factor, err);
+        }
+        if (st == TC_OK && strcmp(s->routing, "default") != 0)
+            st = tc_routing_parse(s->routing, t, &net->routing[i], err);
+        if (i < s->nnames)
+            snprintf(net->name[i], sizeof net->name[i], "%s", s->names[i]);
+        else
+            snprintf(net->name[i], sizeof net->name[i], "%c", 'A' + i);
+    }
+    if (st)
+        tc_net_free(net);
+    return st;
+}
+
+void tc_net_free(tc_net *net)
+{
+    for (int i = 0; i < net->n; i++)
+        tc_topo_free(net->topo[i]);
+    memset(net, 0, sizeof *net);
+}
+
+void tc_scenario_eval_opts(const tc_scenario *s, const tc_net *net, int i, tc_eval_opts *o, tc_flow_opts *fo)
+{
+    memset(o, 0, sizeof *o);
+    memset(fo, 0, sizeof *fo);
+    o->mode = s->mode;
+    o->routing = net && i < net->n ? net->routing[i] : TC_ROUTE_DEFAULT;
+    fo->routing = o->routing;
+    fo->multipath = s->multipath;
+    fo->deps = s->deps;
+    fo->rate_cap_Bps = s->rate_cap_Bps;
+    fo->event_budget = s->event_budget;
+    fo->trace_path = s->trace[0] ? s->trace : NULL;
+    o->flow = fo;
+}
+
+/* ---- resolution ---- */
+
+/* "ring:chunks=8,root=2" in the one order the parser accepts it back. */
+static tc_status canonical_algo(char *a, size_t len, tc_err *err)
+{
+    if (strcmp(a, "all") == 0)
+        return TC_OK;
+    tc_coll_req req;
+    memset(&req, 0, sizeof req);
+    tc_status st = tc_algo_parse(a, &req, err);
+    if (st)
+        return st;
+    char buf[96];
+    int n = snprintf(buf, sizeof buf, "%s", tc_algo_name(req.algo));
+    if (req.chunks)
+        n += snprintf(buf + n, sizeof buf - (size_t)n, ":chunks=%u", req.chunks);
+    if (req.root)
+        snprintf(buf + n, sizeof buf - (size_t)n, "%sroot=%u", req.chunks ? "," : ":", req.root);
+    snprintf(a, len, "%s", buf);
+    return TC_OK;
+}
+
+static tc_status canonical_codec(char *c, size_t len, tc_err *err)
+{
+    tc_codec_spec sp;
+    tc_status st = tc_codec_parse(c, &sp, err);
+    if (st == TC_OK)
+        snprintf(c, len, "%s", sp.name);
+    return st;
+}
+
+/* A per-codec value names a codec spec or a codec kind (all of that kind). */
+static tc_status canonical_codec_or_kind(char *c, size_t len, const char *what, tc_err *err)
+{
+    for (int k = 0; k < TC_CODEC_COUNT; k++)
+        if (strcmp(c, tc_codec_kind_name((tc_codec_kind)k)) == 0 && strchr(c, ':') == NULL) {
+            /* A bare kind that is also a full spec ("topk") stays a kind. */
+            return TC_OK;
+        }
+    tc_err e2;
+    if (canonical_codec(c, len, &e2))
+        return tc_fail(err, TC_EINVAL, "%s '%s': %s", what, c, e2.msg);
+    return TC_OK;
+}
+
+static tc_status resolve_topologies(tc_scenario *s, tc_err *err)
+{
+    if (s->command == TC_CMD_CODEC_BENCH || s->command == TC_CMD_TRAIN_ACCURACY)
+        return TC_OK;
+    if (s->ntopo < 1)
+        return tc_fail(err, TC_EINVAL, "%s needs a topology: --topo SPEC (scenario key network.topo)",
+                       tc_command_name(s->command));
+    if (s->command != TC_CMD_COMPARE && s->ntopo > 1)
+        return tc_fail(err, TC_EINVAL, "%s takes one topology, %d given (compare takes several)",
+                       tc_command_name(s->command), s->ntopo);
+    for (int i = 0; i < s->ntopo; i++) {
+        tc_topo *t = NULL;
+        tc_status st = tc_topo_build(s->topo[i], &t, err);
+        if (st)
+            return st;
+        snprintf(s->topo[i], sizeof s->topo[i], "%s", t->spec);
+        tc_topo_free(t);
+    }
+    if (s->command == TC_CMD_COMPARE && s->nnames && s->nnames != s->ntopo)
+        return tc_fail(err, TC_EINVAL, "--names lists %d names for %d topologies", s->nnames, s->ntopo);
+    if (s->command == TC_CMD_COMPARE && !s->nnames) {
+        for (int i = 0; i < s->ntopo; i++)
+            snprintf(s->names[i], sizeof s->names[i], "%c", 'A' + i);
+        s->nnames = s->ntopo;
+    }
+    for (int i = 0; i < s->nnames; i++)
+        for (int j = 0; j < i; j++)
+            if (strcmp(s->names[i], s->names[j]) == 0)
+                return tc_fail(err, TC_EINVAL, "--names lists '%s' twice: each topology needs its own name",
+                               s->names[i]);
+    /* Everything that needs the built networks: equalize, degraded link
+     * IDs, routing, the job's endpoints on every topology. */
+    tc_net net;
+    tc_status st = tc_net_build(s, &net, err);
+    if (st)
+        return st;
+    bool job = s->command == TC_CMD_COLLECTIVE || s->command == TC_CMD_COMPARE || s->command == TC_CMD_COMPRESS;
+    for (int i = 0; job && i < net.n && st == TC_OK; i++) {
+        uint32_t *map = NULL, p = 0;
+        if ((st = tc_place_map(net.topo[i], &s->job, &map, &p, err)) && net.n > 1) {
+            char msg[TC_ERR_LEN];
+            snprintf(msg, sizeof msg, "%s", err->msg);
+            tc_fail(err, st, "on %s: %s", net.name[i], msg);
+        }
+        free(map);
+    }
+    for (size_t j = 0; s->command == TC_CMD_CONCURRENT && j < s->njobs && st == TC_OK; j++) {
+        uint32_t *map = NULL, p = 0;
+        if ((st = tc_place_map(net.topo[0], &s->jobs[j].place, &map, &p, err))) {
+            char msg[TC_ERR_LEN];
+            snprintf(msg, sizeof msg, "%s", err->msg);
+            tc_fail(err, st, "concurrent.jobs[%zu] (%s): %s", j, s->jobs[j].name, msg);
+        }
+        free(map);
+    }
+    tc_net_free(&net);
+    return st;
+}
+
+static tc_status resolve_collective(tc_scenario *s, tc_err *err)
+{
+    if (s->command != TC_CMD_COLLECTIVE && s->command != TC_CMD_COMPARE)
+        return TC_OK;
+    if (s->nops < 1)
+        return tc_fail(err, TC_EINVAL, "%s needs an operation: --op OP (allreduce, reducescatter, allgather, "
+                                       "alltoall, broadcast, reduce)",
+                       tc_command_name(s->command));
+    if (s->command == TC_CMD_COLLECTIVE && s->nops > 1)
+        return tc_fail(err, TC_EINVAL, "collective times one operation, %d given (compare takes several)", s->nops);
+    if (s->nsizes < 1)
+        return tc_fail(err, TC_EINVAL, "%s needs a size: --size BYTES or --sizes MIN:MAX[:FACTOR]",
+                       tc_command_name(s->command));
+    if (s->command == TC_CMD_COMPARE && (s->nalgos != 1 || strcmp(s->algos[0], "all") == 0))
+        return tc_fail(err, TC_EINVAL, "compare runs one algorithm per cell (auto by default); rank several with "
+                                       "topocc collective --algo all");
+    for (int i = 0; i < s->nalgos; i++) {
+        tc_status st = canonical_algo(s->algos[i], sizeof s->algos[i], err);
+        if (st)
+            return st;
+        if (strcmp(s->algos[i], "all") == 0 && s->nalgos > 1)
+            return tc_fail(err, TC_EINVAL, "--algo all ranks every valid algorithm: give it alone");
+    }
+    return TC_OK;
+}
+
+static tc_status resolve_codecs(tc_scenario *s, tc_err *err)
+{
+    tc_status st;
+    for (int i = 0; i < s->ncodecs; i++)
+        if ((st = canonical_codec(s->codecs[i], sizeof s->codecs[i], err)))
+            return st;
+    if (s->command != TC_CMD_COMPRESS)
+        return TC_OK;
+    if (s->ncodecs < 1)
+        return tc_fail(err, TC_EINVAL, "compress needs at least one --codec C (e.g. --codec topk:ratio=0.01)");
+    if (s->naccuracy && s->nsteps_ratio)
+        return tc_fail(err, TC_EINVAL, "--accuracy and --steps-ratio are alternatives: give one");
+    if (s->target_acc > 0 && s->nsteps_ratio)
+        return tc_fail(err, TC_EINVAL, "--target-acc applies to measured accuracy (--accuracy or training), not to "
+                                       "--steps-ratio");
+    for (int i = 0; i < s->nsteps_ratio; i++)
+        if ((st = canonical_codec_or_kind(s->steps_ratio[i].codec, sizeof s->steps_ratio[i].codec, "--steps-ratio",
+                                          err)))
+            return st;
+    for (int i = 0; i < s->nthroughput; i++)
+        if ((st = canonical_codec_or_kind(s->throughput[i].codec, sizeof s->throughput[i].codec,
+                                          "--codec-throughput", err)))
+            return st;
+    tc_model m;
+    if ((st = tc_model_parse(s->model, &m, err)))
+        return st;
+    if (!tc_accel_find(s->accel))
+        return tc_fail(err, TC_EINVAL, "unknown accelerator '%s': accepted are h100, tpu", s->accel);
+    return TC_OK;
+}
+
+tc_status tc_scenario_resolve(tc_scenario *s, tc_err *err)
+{
+    tc_status st;
+    if (s->command == TC_CMD_CONCURRENT) {
+        s->mode = TC_MODE_FLOW;
+        if (s->njobs < 1)
+            return tc_fail(err, TC_EINVAL, "concurrent needs jobs: --jobs FILE (scenario key concurrent.jobs)");
+    }
+    if (s->command == TC_CMD_COMPRESS && !s->model[0])
+        return tc_fail(err, TC_EINVAL, "compress needs --model MODEL (e.g. resnet50)");
+    /* --endpoints alone implies the list placement. */
+    if (s->job.nendpoints && s->job.policy == TC_PLACE_FIRST && !(s->given_mask & (1ull << tc_scn_key_index("job.place"))))
+        s->job.policy = TC_PLACE_LIST;
+    if (s->job.policy == TC_PLACE_LIST) {
+        if (!s->job.nendpoints)
+            return tc_fail(err, TC_EINVAL, "placement 'list' needs its endpoints: --endpoints 0-63,128");
+        s->job.ranks = 0;
+    }
+    if ((st = resolve_topologies(s, err)) || (st = resolve_collective(s, err)) || (st = resolve_codecs(s, err)))
+        return st;
+    if (s->command == TC_CMD_COLLECTIVE && s->trace[0] && (s->nsizes > 1 || s->nalgos > 1 ||
+                                                           strcmp(s->algos[0], "all") == 0))
+        return tc_fail(err, TC_EINVAL, "--trace records one simulation: give one --size and one algorithm");
+    s->train.model = s->train_model;
+    s->train.data_dir = s->data_dir;
+    tc_train_defaults(&s->train);
+    return TC_OK;
+}

@@ -1,0 +1,345 @@
+/*
+ * test_scenario.c - the scenario layer: JSON written and read back is the
+ * same scenario (canonical), flags and keys mean the same thing, bad input
+ * is named precisely, placements and partitions are what they say.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <jansson.h>
+#include "topocc/place.h"
+#include "topocc/report.h"
+#include "topocc/scenario.h"
+
+static char *dump(const tc_scenario *s)
+{
+    json_t *j = tc_scenario_to_json(s);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_true(tc_json_dumpf(j, f));
+    fclose(f);
+    json_decref(j);
+    return buf;
+}
+
+/* Flags -> resolve -> JSON -> read -> resolve -> JSON: identical. */
+static void round_trip(tc_command c, const char *const *flags, size_t n)
+{
+    tc_err err = {{0}};
+    tc_scenario *s = tc_scenario_new(c);
+    for (size_t i = 0; i + 1 < n; i += 2) {
+        const char *v[1] = {flags[i + 1]};
+        tc_status st = tc_scenario_set_flag(s, flags[i], v, 1, &err);
+        if (st)
+            fail_msg("%s %s: %s", flags[i], flags[i + 1], err.msg);
+    }
+    if (tc_scenario_resolve(s, &err) || tc_scenario_check_given(s, &err))
+        fail_msg("resolve: %s", err.msg);
+    char *a = dump(s);
+    json_error_t je;
+    json_t *j = json_loads(a, 0, &je);
+    assert_non_null(j);
+    tc_scenario *t = tc_scenario_new(c);
+    if (tc_scenario_read_json(t, j, "test", &err) || tc_scenario_resolve(t, &err) || tc_scenario_check_given(t, &err))
+        fail_msg("read back: %s\n%s", err.msg, a);
+    char *b = dump(t);
+    assert_string_equal(a, b);
+    /* A copy is the same scenario too. */
+    tc_scenario *u = tc_scenario_clone(t);
+    char *d = dump(u);
+    assert_string_equal(a, d);
+    free(a), free(b), free(d);
+    json_decref(j);
+    tc_scenario_free(s), tc_scenario_free(t), tc_scenario_free(u);
+}
+
+static void scenario_json_round_trip_is_identical_for_every_command(void **state)
+{
+    (void)state;
+    const char *topo[] = {"--topo", "clos:down=8x8,up=1x4", "--degrade", "link:3=0.5", "--equalize",
+                          "injection=100Gbps"};
+    round_trip(TC_CMD_TOPO, topo, 6);
+    const char *coll[] = {"--topo", "torus:dims=4x4", "--op", "allreduce", "--algo", "ring:chunks=4", "--sizes",
+                          "1KiB:1MiB:8", "--mode", "flow", "--rate-cap", "100Gbps", "--ranks", "12", "--place",
+                          "random:seed=7"};
+    round_trip(TC_CMD_COLLECTIVE, coll, 16);
+    const char *cmp[] = {"--topo", "clos:down=8x8,up=1x8", "--names", "a", "--op", "allreduce,alltoall", "--sizes",
+                         "1KiB:1GiB:16", "--routing", "ecmp"};
+    round_trip(TC_CMD_COMPARE, cmp, 10);
+    const char *cb[] = {"--codec", "bf16", "--size", "4MiB", "--seconds", "0.2"};
+    round_trip(TC_CMD_CODEC_BENCH, cb, 6);
+    const char *ta[] = {"--codec", "fp32", "--steps", "300", "--lr", "0.1", "--seed", "3"};
+    round_trip(TC_CMD_TRAIN_ACCURACY, ta, 8);
+    const char *cp[] = {"--topo", "clos:down=8x8,up=1x8,bw=10Gbps", "--model", "resnet50", "--codec",
+                        "topk:ratio=0.01", "--steps-ratio", "topk:ratio=0.01=1.3", "--sweep-bw", "", "--workers", "16"};
+    round_trip(TC_CMD_COMPRESS, cp, 12);
+}
+
+static void random_flag_combinations_round_trip(void **state)
+{
+    (void)state;
+    static const char *topos[] = {"clos:down=8x8,up=1x8", "clos:down=4x4,up=1x2,bw=100Gbps,lat=500ns",
+                                  "torus:dims=4x4x2", "torus:dims=8x8,wrap=1x0", "clos:hosts=64,radix=16,tiers=2"};
+    static const char *ops[] = {"allreduce", "reducescatter", "allgather", "alltoall", "broadcast", "reduce"};
+    static const char *modes[] = {"formula", "steps", "flow"};
+    static const char *algos[] = {"auto", "ring", "all", "rhd,ring", "direct", "binomial:chunks=2"};
+    uint64_t x = 42;
+    for (int it = 0; it < 60; it++) {
+        const char *f[24];
+        size_t n = 0;
+        char ranks[16], size[32];
+        x = tc_mix64(x);
+        f[n++] = "--topo", f[n++] = topos[x % 5];
+        f[n++] = "--op", f[n++] = ops[(x >> 8) % 6];
+        f[n++] = "--mode", f[n++] = modes[(x >> 16) % 3];
+        snprintf(size, sizeof size, "%lluKiB", (unsigned long long)(1 + (x >> 24) % 5000));
+        f[n++] = "--size", f[n++] = size;
+        if ((x >> 40) & 1) {
+            snprintf(ranks, sizeof ranks, "%u", (unsigned)(2 + (x >> 41) % 14));
+            f[n++] = "--ranks", f[n++] = ranks;
+        }
+        if ((x >> 50) & 1)
+            f[n++] = "--place", f[n++] = "random:seed=5";
+        if ((x >> 52) & 1)
+            f[n++] = "--algo", f[n++] = algos[(x >> 53) % 6];
+        if ((x >> 56) % 3 == 0 && (x >> 16) % 3 == 2)
+            f[n++] = "--multipath", f[n++] = "spray";
+        round_trip(TC_CMD_COLLECTIVE, f, n);
+    }
+}
+
+static tc_status read_text(tc_scenario *s, const char *text, tc_err *err)
+{
+    json_error_t je;
+    json_t *j = json_loads(text, 0, &je);
+    assert_non_null(j);
+    tc_status st = tc_scenario_read_json(s, j, "f.json", err);
+    json_decref(j);
+    return st;
+}
+
+static void unknown_key_names_the_nearest_valid_key(void **state)
+{
+    (void)state;
+    tc_err err = {{0}};
+    tc_scenario *s = tc_scenario_new(TC_CMD_COLLECTIVE);
+    assert_int_equal(read_text(s, "{\"network\": {\"topos\": [\"torus:dims=4x4\"]}}", &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "network.topos"));
+    assert_non_null(strstr(err.msg, "network.topo'"));
+    assert_int_equal(read_text(s, "{\"colective\": {}}", &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "colective"));
+    tc_scenario_free(s);
+}
+
+static void wrong_type_names_the_key_and_the_type(void **state)
+{
+    (void)state;
+    tc_err err = {{0}};
+    tc_scenario *s = tc_scenario_new(TC_CMD_COLLECTIVE);
+    assert_int_equal(read_text(s, "{\"eval\": {\"mode\": 3}}", &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "eval.mode"));
+    assert_non_null(strstr(err.msg, "expected a string"));
+    assert_int_equal(read_text(s, "{\"job\": {\"ranks\": \"many\"}}", &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "job.ranks"));
+    assert_int_equal(read_text(s, "{\"codecs\": [\"bf16\"]}", &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "does not apply"));
+    assert_int_equal(read_text(s, "{\"command\": \"compare\"}", &err), TC_EINVAL);
+    tc_scenario_free(s);
+}
+
+static void command_line_list_replaces_the_file_list(void **state)
+{
+    (void)state;
+    tc_err err = {{0}};
+    tc_scenario *s = tc_scenario_new(TC_CMD_COMPARE);
+    assert_int_equal(read_text(s, "{\"network\": {\"topo\": [\"torus:dims=4x4\", \"torus:dims=2x8\"]}, "
+                                  "\"collective\": {\"op\": [\"allreduce\"], \"sizes\": [\"1MiB\", 2048]}}",
+                               &err),
+                     TC_OK);
+    assert_int_equal(s->ntopo, 2);
+    assert_true(s->nsizes == 2 && s->sizes[0] == 1048576 && s->sizes[1] == 2048);
+    const char *v[1] = {"clos:down=4x4,up=1x4"};
+    assert_int_equal(tc_scenario_set_flag(s, "--topo", v, 1, &err), TC_OK);
+    assert_int_equal(s->ntopo, 1);
+    assert_string_equal(s->topo[0], "clos:down=4x4,up=1x4");
+    tc_scenario_free(s);
+}
+
+static void flags_that_do_not_apply_to_the_mode_are_refused(void **state)
+{
+    (void)state;
+    tc_err err = {{0}};
+    tc_scenario *s = tc_scenario_new(TC_CMD_COLLECTIVE);
+    const char *t[1] = {"clos:down=4x4,up=1x4"}, *op[1] = {"allreduce"}, *sz[1] = {"1MiB"}, *rc[1] = {"1Gbps"},
+               *seed[1] = {"first"};
+    assert_int_equal(tc_scenario_set_flag(s, "--topo", t, 1, &err), TC_OK);
+    assert_int_equal(tc_scenario_set_flag(s, "--op", op, 1, &err), TC_OK);
+    assert_int_equal(tc_scenario_set_flag(s, "--size", sz, 1, &err), TC_OK);
+    assert_int_equal(tc_scenario_set_flag(s, "--rate-cap", rc, 1, &err), TC_OK);
+    assert_int_equal(tc_scenario_resolve(s, &err), TC_OK);
+    assert_int_equal(tc_scenario_check_given(s, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "--rate-cap"));
+    assert_non_null(strstr(err.msg, "--mode flow"));
+    /* --size and --sizes set one key: giving both is a conflict. */
+    const char *szs[1] = {"1KiB:1MiB"};
+    assert_int_equal(tc_scenario_set_flag(s, "--sizes", szs, 1, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "--size"));
+    (void)seed;
+    tc_scenario_free(s);
+}
+
+static void degraded_link_is_recorded_and_rebuilt(void **state)
+{
+    (void)state;
+    tc_err err = {{0}};
+    tc_scenario *s = tc_scenario_new(TC_CMD_COLLECTIVE);
+    assert_int_equal(read_text(s, "{\"network\": {\"topo\": [\"clos:down=4x4,up=1x4\"], \"degrade\": "
+                                  "[\"link:3=0.25\", {\"link\": 5, \"factor\": 0.5}]}, \"collective\": "
+                                  "{\"op\": [\"allreduce\"], \"sizes\": [1e6]}}",
+                               &err),
+                     TC_OK);
+    assert_int_equal(tc_scenario_resolve(s, &err), TC_OK);
+    tc_net net;
+    assert_int_equal(tc_net_build(s, &net, &err), TC_OK);
+    tc_topo *plain = NULL;
+    assert_int_equal(tc_topo_build(s->topo[0], &plain, &err), TC_OK);
+    assert_true(net.topo[0]->links[3].bw == 0.25 * plain->links[3].bw);
+    assert_true(net.topo[0]->links[5].bw == 0.5 * plain->links[5].bw);
+    assert_true(net.topo[0]->links[4].bw == plain->links[4].bw);
+    tc_topo_free(plain);
+    tc_net_free(&net);
+    tc_scenario_free(s);
+}
+
+static void random_placement_is_a_seeded_permutation(void **state)
+{
+    (void)state;
+    tc_err err = {{0}};
+    tc_topo *t = NULL;
+    assert_int_equal(tc_topo_build("torus:dims=8x8", &t, &err), TC_OK);
+    for (uint64_t seed = 0; seed < 20; seed++) {
+        tc_job_place jp = {.policy = TC_PLACE_RANDOM, .ranks = (uint32_t)(1 + seed * 3), .seed = seed};
+        uint32_t *a, *b, pa, pb;
+        assert_int_equal(tc_place_map(t, &jp, &a, &pa, &err), TC_OK);
+        assert_int_equal(tc_place_map(t, &jp, &b, &pb, &err), TC_OK);
+        assert_int_equal(pa, jp.ranks);
+        assert_memory_equal(a, b, pa * sizeof *a);
+        uint8_t seen[64] = {0};
+        for (uint32_t i = 0; i < pa; i++) {
+            assert_true(a[i] < 64);
+            assert_int_equal(seen[a[i]]++, 0);
+        }
+        free(a), free(b);
+    }
+    tc_job_place all = {.policy = TC_PLACE_RANDOM, .seed = 1};
+    uint32_t *m, p;
+    assert_int_equal(tc_place_map(t, &all, &m, &p, &err), TC_OK);
+    assert_int_equal(p, 64);
+    uint32_t moved = 0;
+    for (uint32_t i = 0; i < p; i++)
+        moved += m[i] != i;
+    assert_true(moved > 32);
+    free(m);
+    uint32_t twice[] = {1, 2, 1};
+    tc_job_place bad = {.policy = TC_PLACE_LIST, .endpoints = twice, .nendpoints = 3};
+    assert_int_equal(tc_place_map(t, &bad, &m, &p, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "twice"));
+    tc_topo_free(t);
+}
+
+static void partitions_cover_every_rank_once(void **state)
+{
+    (void)state;
+    tc_err err = {{0}};
+    tc_topo *t = NULL;
+    assert_int_equal(tc_topo_build("clos:down=8x4,up=1x4,node=4", &t, &err), TC_OK);
+    uint32_t map[32];
+    for (uint32_t r = 0; r < 32; r++)
+        map[r] = (r * 5) % 32; /* a scrambled but whole placement */
+    tc_partition pt;
+    assert_int_equal(tc_partition_make(TC_PART_BLOCK, 8, 32, NULL, NULL, &pt, &err), TC_OK);
+    assert_int_equal(pt.ngroups, 4);
+    assert_int_equal(pt.group_of[9], 1);
+    tc_partition_free(&pt);
+    assert_int_equal(tc_partition_make(TC_PART_STRIDE, 8, 32, NULL, NULL, &pt, &err), TC_OK);
+    assert_int_equal(pt.ngroups, 8);
+    assert_int_equal(pt.members[pt.first[1]], 1);
+    assert_int_equal(pt.members[pt.first[1] + 1], 9);
+    tc_partition_free(&pt);
+    assert_int_equal(tc_partition_make(TC_PART_NODE, 0, 32, map, t, &pt, &err), TC_OK);
+    assert_int_equal(pt.ngroups, 8);
+    for (uint32_t g = 0; g < pt.ngroups; g++) {
+        assert_int_equal(pt.first[g + 1] - pt.first[g], 4);
+        for (uint32_t k = pt.first[g]; k < pt.first[g + 1]; k++)
+            assert_int_equal(map[pt.members[k]] / 4, map[pt.members[pt.first[g]]] / 4);
+    }
+    tc_partition_free(&pt);
+    assert_int_equal(tc_partition_make(TC_PART_BLOCK, 5, 32, NULL, NULL, &pt, &err), TC_EINVAL);
+    tc_topo_free(t);
+}
+
+static void shortest_numbers_read_back_exactly(void **state)
+{
+    (void)state;
+    uint64_t x = 7;
+    char b[40];
+    for (int i = 0; i < 100000; i++) {
+        x = tc_mix64(x);
+        double v;
+        memcpy(&v, &x, sizeof v);
+        if (!(v == v) || v - v != 0)
+            continue;
+        tc_fmt_shortest(v, b, sizeof b);
+        assert_true(strtod(b, NULL) == v);
+    }
+    assert_string_equal(tc_fmt_shortest(0.1, b, sizeof b), "0.1");
+    assert_string_equal(tc_fmt_shortest(67108864, b, sizeof b), "67108864");
+}
+
+static void csv_cells_are_numbers_in_si_units(void **state)
+{
+    (void)state;
+    tc_rtable t;
+    tc_rtable_init(&t, "x");
+    int a = tc_rtable_col(&t, "time_s", "time", TC_COL_SECONDS, NULL, 0);
+    int b = tc_rtable_col(&t, "name", "name", TC_COL_TEXT, NULL, 0);
+    size_t r = tc_rtable_row(&t);
+    tc_rtable_num(&t, r, a, 4.593e-2);
+    tc_rtable_text(&t, r, b, "a,b");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    tc_rtable_print_csv(&t, f);
+    fclose(f);
+    assert_string_equal(buf, "time_s,name\n0.04593,\"a,b\"\n");
+    free(buf);
+    f = open_memstream(&buf, &len);
+    tc_rtable_print(&t, f);
+    fclose(f);
+    assert_non_null(strstr(buf, "45.93ms"));
+    free(buf);
+    tc_rtable_free(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(scenario_json_round_trip_is_identical_for_every_command),
+        cmocka_unit_test(random_flag_combinations_round_trip),
+        cmocka_unit_test(unknown_key_names_the_nearest_valid_key),
+        cmocka_unit_test(wrong_type_names_the_key_and_the_type),
+        cmocka_unit_test(command_line_list_replaces_the_file_list),
+        cmocka_unit_test(flags_that_do_not_apply_to_the_mode_are_refused),
+        cmocka_unit_test(degraded_link_is_recorded_and_rebuilt),
+        cmocka_unit_test(random_placement_is_a_seeded_permutation),
+        cmocka_unit_test(partitions_cover_every_rank_once),
+        cmocka_unit_test(shortest_numbers_read_back_exactly),
+        cmocka_unit_test(csv_cells_are_numbers_in_si_units),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
