@@ -146,6 +146,75 @@ good "concurrent jobs json" '"slowdown"' concurrent --topo "clos:down=8x8,up=1x1
 
 good "codec-bench measures a codec beside the copy bandwidth" "copy" codec-bench --codec bf16 --size 1MiB --seconds 0.05
 
+# --- one option table: the same contract everywhere ---
+bad "repeated single-valued flag" collective --topo "$CLOS" --op allreduce --size 1MiB --mode steps --mode flow
+bad "repeated flag in compress" compress --topo "$CLOS" --model resnet50 --model vgg16 --codec topk --steps-ratio topk=1
+bad "unknown flag names the nearest" collective --topo "$CLOS" --op allreduce --size 1MiB --sise 2MiB
+grep -q -- "--size" "$tmp/err" || { echo "FAIL: unknown flag does not name the nearest"; fails=$((fails + 1)); }
+bad "flag of another command" collective --topo "$CLOS" --op allreduce --size 1MiB --codec bf16
+grep -q "compress" "$tmp/err" || { echo "FAIL: foreign flag does not say where it belongs"; fails=$((fails + 1)); }
+bad "trace with steps mode" collective --topo "$CLOS" --op allreduce --size 1MiB --mode steps --trace "$tmp/t.json"
+bad "size and sizes together" collective --topo "$CLOS" --op allreduce --size 1MiB --sizes 1KiB:1MiB
+bad "seed of a placement that is not random" collective --topo "$CLOS" --op allreduce --size 1MiB --place first:seed=3
+bad "ranks with endpoints" collective --topo "$CLOS" --op allreduce --size 1MiB --ranks 4 --endpoints 0-3
+bad "compare of different endpoint counts" compare --topo "$CLOS" --topo "torus:dims=4x4" --op allreduce --sizes 1KiB
+grep -q -- "--ranks" "$tmp/err" || { echo "FAIL: compare refusal does not say how to fix it"; fails=$((fails + 1)); }
+good "compare of different endpoint counts with --ranks" "where each topology wins" compare --topo "$CLOS" --topo "torus:dims=4x4" --op allreduce --sizes 1KiB:1MiB --ranks 16
+good "compress accepts the network and flow flags" "time to acc" compress --topo "$CLOS" --model resnet50 --workers 16 --codec topk --steps-ratio topk=1 --degrade link:0=0.5 --mode flow --rate-cap 300Gbps --quiet
+
+# --- scenario files ---
+printf '{"network": {"topos": ["%s"]}}' "$CLOS" >"$tmp/s_unknown.json"
+bad "scenario with an unknown key" collective --scenario "$tmp/s_unknown.json" --op allreduce --size 1MiB
+grep -q "network.topo'" "$tmp/err" || { echo "FAIL: unknown key does not name the nearest valid key"; fails=$((fails + 1)); }
+printf '{"eval": {"mode": 3}}' >"$tmp/s_type.json"
+bad "scenario with a wrong type" collective --scenario "$tmp/s_type.json" --topo "$CLOS" --op allreduce --size 1MiB
+grep -q "eval.mode" "$tmp/err" || { echo "FAIL: wrong type does not name the key"; fails=$((fails + 1)); }
+printf '{"network": {"topo": ["%s"],\n  }' "$CLOS" >"$tmp/s_syntax.json"
+bad "scenario with a syntax error" collective --scenario "$tmp/s_syntax.json"
+grep -q "line 2" "$tmp/err" || { echo "FAIL: syntax error does not give the line"; fails=$((fails + 1)); }
+printf '{"command": "compare"}' >"$tmp/s_cmd.json"
+bad "scenario of another command" collective --scenario "$tmp/s_cmd.json"
+bad "replay of a file that is not a scenario" replay /etc/hostname
+bad "replay without a file" replay
+bad "replay with a scenario flag" replay "$tmp/s_cmd.json" --topo "$CLOS"
+
+# A result reproduces itself: the degraded time is in the record.
+"$T" collective --topo "$CLOS" --op allreduce --algo ring --size 64MiB --mode steps --degrade link:0=0.1 \
+    --format json >"$tmp/deg.json" 2>"$tmp/err" || { echo "FAIL: degraded run"; fails=$((fails + 1)); }
+"$T" replay "$tmp/deg.json" --format json >"$tmp/deg2.json" 2>"$tmp/err"
+cmp -s "$tmp/deg.json" "$tmp/deg2.json" || { echo "FAIL: replay of a degraded result differs"; diff "$tmp/deg.json" "$tmp/deg2.json" | head; fails=$((fails + 1)); }
+[ -s "$tmp/err" ] && { echo "FAIL: replay on the same binary warns"; cat "$tmp/err"; fails=$((fails + 1)); }
+"$T" collective --topo "$CLOS" --op allreduce --algo ring --size 64MiB --mode steps --format json >"$tmp/healthy.json"
+cmp -s "$tmp/deg.json" "$tmp/healthy.json" && { echo "FAIL: degraded and healthy results are the same"; fails=$((fails + 1)); }
+"$T" replay - --format json <"$tmp/deg.json" >"$tmp/deg3.json" && cmp -s "$tmp/deg.json" "$tmp/deg3.json" || { echo "FAIL: replay from stdin"; fails=$((fails + 1)); }
+# print-scenario: the scenario alone, and it runs to the same result.
+"$T" collective --topo "$CLOS" --op allreduce --algo ring --size 64MiB --mode steps --degrade link:0=0.1 --print-scenario >"$tmp/scn.json"
+"$T" collective --scenario "$tmp/scn.json" --format json >"$tmp/deg4.json" && cmp -s "$tmp/deg.json" "$tmp/deg4.json" || { echo "FAIL: --scenario of --print-scenario differs"; fails=$((fails + 1)); }
+# --out F.csv writes the scenario beside it; --out-dir writes every table.
+good "csv to a file" "where each topology wins" compare --topo "$CLOS" --topo "torus:dims=8x8" --op allreduce --sizes 1KiB:1MiB --out "$tmp/r.csv"
+[ -s "$tmp/r.scenario.json" ] && grep -q '"scenario_version"' "$tmp/r.scenario.json" || { echo "FAIL: F.scenario.json missing"; fails=$((fails + 1)); }
+good "out-dir" "where each topology wins" compare --topo "$CLOS" --topo "torus:dims=8x8" --op allreduce --sizes 1KiB:1MiB --out-dir "$tmp/dir"
+[ -s "$tmp/dir/results.csv" ] && [ -s "$tmp/dir/scenario.json" ] || { echo "FAIL: out-dir tables missing"; ls "$tmp/dir"; fails=$((fails + 1)); }
+# CSV and JSON hold numbers, never "45.93ms" or "1.994x".
+for args in "compare --topo $CLOS --topo torus:dims=8x8 --op allreduce,alltoall --sizes 1KiB:1MiB" \
+    "collective --topo $CLOS --op allreduce --sizes 1KiB:1MiB" "collective --topo $CLOS --op allreduce --size 1MiB --algo all" \
+    "concurrent --topo clos:down=8x8,up=1x1 --jobs $tmp/jobs.json" "topo $CLOS"; do
+    # shellcheck disable=SC2086
+    "$T" $args --format csv >"$tmp/o.csv" 2>/dev/null
+    # shellcheck disable=SC2086
+    "$T" $args --format json >"$tmp/o.json" 2>/dev/null
+    U='[0-9.]+(ns|us|ms|min|h|d|B|KiB|MiB|GiB|TiB|KB/s|MB/s|GB/s|TB/s|Gb/s|Tb/s|x|%)'
+    if grep -Eq "(^|,)$U(,|\$)" "$tmp/o.csv" || grep -Eq "\": \"$U\"" "$tmp/o.json"; then
+        echo "FAIL: formatted number in CSV or JSON of: $args"; grep -Eh "(^|,)$U(,|\$)|\": \"$U\"" "$tmp/o.csv" "$tmp/o.json" | head -3
+        fails=$((fails + 1))
+    fi
+done
+good "size sweep" "busbw" collective --topo "$CLOS" --op allreduce --sizes 1KiB:16MiB
+good "algorithm ranking" "rhd" collective --topo "$CLOS" --op allreduce --size 16MiB --algo all
+good "version" "commit" --version
+good "random placement" "busbw" collective --topo "$CLOS" --op allreduce --size 1MiB --ranks 16 --place random:seed=3 --mode steps
+good "every result header states the injection per endpoint" "injection" collective --topo "torus:dims=4x4" --op allreduce --size 1MiB
+
 if [ "$fails" -ne 0 ]; then
     echo "$fails CLI checks failed"
     exit 1

@@ -14,6 +14,7 @@
 #include "topocc/place.h"
 #include "topocc/report.h"
 #include "topocc/scenario.h"
+#include "scenario/keys.h"
 
 static char *dump(const tc_scenario *s)
 {
@@ -326,6 +327,27 @@ static void csv_cells_are_numbers_in_si_units(void **state)
     tc_rtable_free(&t);
 }
 
+/* docs/SCENARIO.md defines every key of the table and every flag. */
+static void every_key_and_flag_is_documented(void **state)
+{
+    (void)state;
+    FILE *f = fopen(TOPOCC_SOURCE_DIR "/docs/SCENARIO.md", "r");
+    assert_non_null(f);
+    static char doc[1 << 17];
+    size_t n = fread(doc, 1, sizeof doc - 1, f);
+    doc[n] = '\0';
+    fclose(f);
+    for (size_t i = 0; i < tc_scn_key_count(); i++) {
+        char q[128];
+        snprintf(q, sizeof q, "`%s`", tc_scn_key_get(i)->path);
+        if (!strstr(doc, q))
+            fail_msg("docs/SCENARIO.md does not define %s", q);
+    }
+    for (size_t i = 0; i < tc_option_count(); i++)
+        if (!strstr(doc, tc_option_get(i)->flag))
+            fail_msg("docs/SCENARIO.md does not mention %s", tc_option_get(i)->flag);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -340,6 +362,7 @@ int main(void)
         cmocka_unit_test(partitions_cover_every_rank_once),
         cmocka_unit_test(shortest_numbers_read_back_exactly),
         cmocka_unit_test(csv_cells_are_numbers_in_si_units),
+        cmocka_unit_test(every_key_and_flag_is_documented),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1221,8 +1221,8 @@ static void memstat(fl_sim *S)
             srb += S->jobs[j].win[i].sr ? S->jobs[j].p : 0;
         }
     }
-    fprintf(stderr, "MEMSTAT links=%u stride=%u fcap=%u fhigh=%u mmfcap=%u wcap=%zu sr=%zu xv=%zu xfcap=%zu linkent=%zu groupent=%zu ready=%zu comp_l=%zu comp_f=%zu changed=%zu fresh=%zu dirty=%u heap=%zu track=%d\n",
-            S->t->n_links, S->stride, S->fcap, S->fhigh, S->mm.fcap, wcap, srb, xv, S->xf.cap, links_ent, groups_ent,
+    fprintf(stderr, "MEMSTAT nsteps=%u links=%u stride=%u fcap=%u fhigh=%u mmfcap=%u wcap=%zu sr=%zu xv=%zu xfcap=%zu linkent=%zu groupent=%zu ready=%zu comp_l=%zu comp_f=%zu changed=%zu fresh=%zu dirty=%u heap=%zu track=%d\n",
+            S->jobs[0].nsteps, S->t->n_links, S->stride, S->fcap, S->fhigh, S->mm.fcap, wcap, srb, xv, S->xf.cap, links_ent, groups_ent,
             S->ready_cap, S->mm.comp_links_cap, S->mm.comp_flows_cap, S->mm.changed_cap, S->mm.fresh_cap,
             S->mm.dirty_cap, S->mm.heap_cap, S->mm.track);
 }

@@ -82,10 +82,14 @@ static void header_value(const char *key, const json_t *v, FILE *f)
     } else if (json_is_array(v)) {
         if (json_array_size(v) == 0)
             fputs("-", f);
+        /* Elements that hold commas themselves (topology specs) are set apart. */
+        bool commas = false;
+        for (size_t i = 0; i < json_array_size(v); i++)
+            commas |= json_is_string(json_array_get(v, i)) && strchr(json_string_value(json_array_get(v, i)), ',');
         for (size_t i = 0; i < json_array_size(v); i++) {
             const json_t *x = json_array_get(v, i);
             if (i)
-                fputc(',', f);
+                fputs(commas ? " | " : ",", f);
             if (json_is_object(x) && json_is_integer(json_object_get(x, "link")))
                 fprintf(f, "link:%lld=%s", (long long)json_integer_value(json_object_get(x, "link")),
                         tc_fmt_shortest(json_number_value(json_object_get(x, "factor")), b, sizeof b));

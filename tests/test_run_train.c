@@ -1,0 +1,550 @@
+/*
+ * test_run_train.c - the compression commands' scenarios: compress equals
+ * its parts (tc_workload_iteration + tc_tta_compute), the bandwidth sweep
+ * leaves the main result alone and agrees with it at the network's own
+ * rate, the accuracy file round-trips exactly (also inside a
+ * train-accuracy document), codec-bench measures, CSV numbers parse, and
+ * the errors name the option. Training only on a few steps, and only where
+ * the Fashion-MNIST data set is installed.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <jansson.h>
+#include "topocc/outcome.h"
+
+#define CLOS "clos:down=8x8,up=1x8,bw=400Gbps,lat=1us"
+
+static bool have_data(void)
+{
+    return access(TC_FASHION_MNIST_DIR "/train-images-idx3-ubyte.gz", R_OK) == 0 &&
+           access(TC_FASHION_MNIST_DIR "/t10k-labels-idx1-ubyte.gz", R_OK) == 0;
+}
+
+static void set_value(tc_scn_codec_value *v, const char *codec, double value)
+{
+    snprintf(v->codec, sizeof v->codec, "%s", codec);
+    v->value = value;
+}
+
+/* compress on CLOS, 64 workers, resnet50, two codecs with given ratios. */
+static tc_scenario *compress_scenario(bool sweep)
+{
+    tc_scenario *s = tc_scenario_new(TC_CMD_COMPRESS);
+    assert_non_null(s);
+    snprintf(s->topo[0], sizeof s->topo[0], "%s", CLOS);
+    s->ntopo = 1;
+    snprintf(s->model, sizeof s->model, "resnet50");
+    snprintf(s->codecs[0], sizeof s->codecs[0], "topk:ratio=0.01");
+    snprintf(s->codecs[1], sizeof s->codecs[1], "powersgd:rank=4");
+    s->ncodecs = 2;
+    set_value(&s->steps_ratio[0], "topk:ratio=0.01", 1.3);
+    set_value(&s->steps_ratio[1], "powersgd", 1.1);
+    s->nsteps_ratio = 2;
+    s->job.ranks = 64;
+    s->sweep_bw = sweep;
+    tc_err err = {{0}};
+    if (tc_scenario_resolve(s, &err))
+        fail_msg("resolve: %s", err.msg);
+    return s;
+}
+
+static tc_compress_out *run_compress(const tc_scenario *s)
+{
+    tc_compress_out *o = NULL;
+    tc_err err = {{0}};
+    if (tc_run_compress(s, NULL, &o, &err))
+        fail_msg("compress: %s", err.msg);
+    return o;
+}
+
+static void compress_equals_its_parts(void **state)
+{
+    (void)state;
+    tc_scenario *s = compress_scenario(false);
+    tc_compress_out *o = run_compress(s);
+    assert_int_equal(o->n, 4);
+    const char *names[4] = {"fp32", "bf16", "topk:ratio=0.01", "powersgd:rank=4"};
+    double ratio[4] = {1, 1, 1.3, 1.1};
+    tc_topo *t = NULL;
+    tc_err err = {{0}};
+    assert_int_equal(tc_topo_build(CLOS, &t, &err), TC_OK);
+    tc_workload w;
+    memset(&w, 0, sizeof w);
+    assert_int_equal(tc_model_parse("resnet50", &w.model, &err), TC_OK);
+    w.accel = tc_accel_find("h100");
+    w.workers = 64;
+    double iter[4];
+    for (int k = 0; k < 4; k++) {
+        tc_codec_spec c;
+        tc_codec_iter it;
+        assert_int_equal(tc_codec_parse(names[k], &c, &err), TC_OK);
+        assert_int_equal(tc_workload_iteration(t, &w, &c, 0, &it, &err), TC_OK);
+        assert_string_equal(o->rows[k].codec.name, names[k]);
+        assert_true(o->rows[k].steps_ratio == ratio[k]);
+        assert_true(o->rows[k].it.t.iter_s == it.t.iter_s);
+        assert_true(o->rows[k].it.sent_bytes == it.sent_bytes);
+        iter[k] = it.t.iter_s;
+    }
+    tc_tta tta[4];
+    tc_tta_compute(iter, ratio, 4, tc_model_baseline_steps(&w.model, 64), 1, 0, tta);
+    for (int k = 0; k < 4; k++) {
+        assert_true(o->rows[k].tta.tta_s == tta[k].tta_s);
+        assert_true(o->rows[k].tta.speedup_bf16 == tta[k].speedup_bf16 ||
+                    (isnan(tta[k].speedup_bf16) && isnan(o->rows[k].tta.speedup_bf16)));
+    }
+    assert_string_equal(o->acc_source, "given");
+    assert_string_equal(o->rows[0].ratio_source, "assumed");
+    assert_string_equal(o->rows[3].ratio_source, "given");
+    tc_topo_free(t);
+    tc_compress_out_free(o);
+    tc_scenario_free(s);
+}
+
+static void sweep_leaves_the_main_result_alone(void **state)
+{
+    (void)state;
+    tc_scenario *s0 = compress_scenario(false), *s1 = compress_scenario(true);
+    char before[sizeof s1->topo[0]];
+    memcpy(before, s1->topo[0], sizeof before);
+    tc_compress_out *a = run_compress(s0), *b = run_compress(s1);
+    assert_memory_equal(before, s1->topo[0], sizeof before);   /* the scenario is not edited */
+    assert_int_equal(a->n, b->n);
+    assert_string_equal(a->topology, b->topology);
+    assert_int_equal(b->nrates, 8);
+    size_t own = b->nrates;
+    for (size_t i = 0; i < b->nrates; i++)
+        if (b->rates[i] == b->injection_Bps)
+            own = i;
+    assert_true(own < b->nrates); /* 400 Gb/s is a swept rate */
+    for (size_t k = 0; k < a->n; k++) {
+        assert_true(a->rows[k].it.t.iter_s == b->rows[k].it.t.iter_s);
+        assert_true(a->rows[k].tta.tta_s == b->rows[k].tta.tta_s);
+        assert_true(b->sweep_iter_s[own][k] == b->rows[k].it.t.iter_s);
+        assert_true(b->sweep_tta_s[own][k] == b->rows[k].tta.tta_s);
+        double x = b->sweep_speedup[own][k], y = b->rows[k].tta.speedup_bf16;
+        assert_true(x == y || (isnan(x) && isnan(y)));
+    }
+    /* Lower bandwidth, longer iterations: the sweep did change the network. */
+    assert_true(b->sweep_iter_s[0][1] > b->rows[1].it.t.iter_s);
+    tc_compress_out_free(a);
+    tc_compress_out_free(b);
+    tc_scenario_free(s0);
+    tc_scenario_free(s1);
+}
+
+static void expect_compress_error(tc_scenario *s, const char *what)
+{
+    tc_compress_out *o = (tc_compress_out *)1;
+    tc_err err = {{0}};
+    assert_int_equal(tc_run_compress(s, NULL, &o, &err), TC_EINVAL);
+    assert_null(o);
+    if (!strstr(err.msg, what))
+        fail_msg("expected '%s' in: %s", what, err.msg);
+    assert_null(strchr(err.msg, '\n'));
+    tc_scenario_free(s);
+}
+
+static void compress_errors_name_the_option(void **state)
+{
+    (void)state;
+    tc_scenario *s = compress_scenario(false);
+    set_value(&s->steps_ratio[2], "int8", 1.2);
+    s->nsteps_ratio = 3;
+    expect_compress_error(s, "--steps-ratio for codec 'int8', which is not among the codecs (fp32, bf16, "
+                             "topk:ratio=0.01, powersgd:rank=4)");
+    s = compress_scenario(false);
+    s->nsteps_ratio = 1;
+    expect_compress_error(s, "no --steps-ratio for codec 'powersgd:rank=4'");
+    s = compress_scenario(false);
+    set_value(&s->steps_ratio[2], "topk:ratio=0.01", 2);
+    s->nsteps_ratio = 3;
+    expect_compress_error(s, "given twice");
+    s = compress_scenario(false);
+    s->steps_ratio[0].value = 0;
+    expect_compress_error(s, "--steps-ratio");
+    s = compress_scenario(false);
+    set_value(&s->throughput[0], "thc", 5e9);
+    s->nthroughput = 1;
+    expect_compress_error(s, "--codec-throughput for codec 'thc'");
+    s = compress_scenario(false);
+    s->job.ranks = 1;
+    expect_compress_error(s, "at least 2 workers");
+    s = compress_scenario(false);
+    s->mfu = 2;
+    expect_compress_error(s, "--mfu");
+}
+
+/* A kind's value applies to every codec of the kind, a spec's to its own. */
+static void codec_values_by_kind_and_spec(void **state)
+{
+    (void)state;
+    tc_scenario *s = compress_scenario(false);
+    set_value(&s->throughput[0], "topk:ratio=0.01", 7e9);
+    set_value(&s->throughput[1], "topk", 3e9);
+    set_value(&s->throughput[2], "powersgd", 2e9);
+    s->nthroughput = 3;
+    tc_compress_out *o = run_compress(s);
+    assert_true(o->rows[2].thr_given == 7e9);
+    assert_true(o->rows[2].it.codec_Bps == 7e9);
+    assert_true(o->rows[3].thr_given == 2e9);
+    assert_true(o->rows[0].thr_given == 0);
+    tc_compress_out_free(o);
+    s->steps_ratio[1].value = -1; /* never */
+    o = run_compress(s);
+    assert_true(o->rows[3].steps_ratio < 0);
+    assert_true(isnan(o->rows[3].tta.tta_s));
+    tc_compress_out_free(o);
+    tc_scenario_free(s);
+}
+
+/* ---- the accuracy file ---- */
+
+static void check_same_curves(const tc_acc_curve *a, const tc_acc_curve *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(a[i].codec.name, b[i].codec.name);
+        assert_int_equal(a[i].n, b[i].n);
+        for (size_t k = 0; k < a[i].n; k++) {
+            assert_int_equal(a[i].pts[k].step, b[i].pts[k].step);
+            assert_true(a[i].pts[k].test_acc == b[i].pts[k].test_acc);
+            double x = a[i].pts[k].train_loss, y = b[i].pts[k].train_loss;
+            assert_true(x == y || (isnan(x) && isnan(y)));
+        }
+    }
+}
+
+/* The value through its text (tc_json_dumpf) and back. */
+static json_t *through_text(const json_t *j)
+{
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    assert_true(tc_json_dumpf(j, f));
+    rewind(f);
+    json_error_t je;
+    json_t *r = json_loadf(f, 0, &je);
+    fclose(f);
+    if (!r)
+        fail_msg("reading back: %s", je.text);
+    return r;
+}
+
+static void accuracy_json_round_trips_exactly(void **state)
+{
+    (void)state;
+    tc_acc_point p[4] = {{0, 0.1, 2.302585092994046}, {50, 1.0 / 3.0, 0.7}, {99, 0.8123456789012345, NAN},
+                         {100, 1.0, 1e-300}};
+    tc_acc_curve in[2];
+    tc_err err = {{0}};
+    assert_int_equal(tc_codec_parse("fp32", &in[0].codec, &err), TC_OK);
+    assert_int_equal(tc_codec_parse("randk:ratio=0.05,seed=7", &in[1].codec, &err), TC_OK);
+    in[0].n = 4, in[0].pts = p;
+    in[1].n = 3, in[1].pts = p + 1;
+    tc_train_opts o;
+    memset(&o, 0, sizeof o);
+    o.steps = 100;
+    o.lr = 0.037;
+    o.seed = 9007199254740993ULL; /* above 2^53: must not pass through a double */
+    o.train_subset = 1234;
+    tc_train_defaults(&o);
+    json_t *j = tc_acc_to_json(&o, in, 2);
+    assert_non_null(j);
+    json_t *r = through_text(j);
+    tc_train_opts back;
+    tc_acc_curve *c = NULL;
+    size_t n = 0;
+    if (tc_acc_from_json(r, "the test's curves", &back, &c, &n, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(n, 2);
+    check_same_curves(in, c, 2);
+    assert_true(back.lr == o.lr);
+    assert_true(back.seed == o.seed);
+    assert_int_equal(back.train_subset, o.train_subset);
+    assert_int_equal(back.steps, o.steps);
+    assert_true(back.bucket_bytes == o.bucket_bytes);
+    tc_acc_curves_free(c, n);
+    free(c);
+    /* A bad field names the source given. */
+    json_object_set_new(r, "lr", json_string("fast"));
+    assert_int_equal(tc_acc_from_json(r, "the test's curves", &back, &c, &n, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "the test's curves: lr"));
+    assert_null(c);
+    json_decref(r);
+    json_decref(j);
+}
+
+/* The train-accuracy document (schema_version, command, scenario around
+ * the file's fields) reads back as an accuracy file. */
+static void train_accuracy_document_is_an_accuracy_file(void **state)
+{
+    (void)state;
+    tc_scenario *s = tc_scenario_new(TC_CMD_TRAIN_ACCURACY);
+    tc_err err = {{0}};
+    assert_int_equal(tc_scenario_resolve(s, &err), TC_OK);
+    tc_train_accuracy_out *out = calloc(1, sizeof *out);
+    out->opts = s->train;
+    out->n = 1;
+    out->curves = calloc(1, sizeof *out->curves);
+    out->curves[0].pts = calloc(2, sizeof *out->curves[0].pts);
+    out->curves[0].n = 2;
+    out->curves[0].pts[0] = (tc_acc_point){0, 0.1, 2.3};
+    out->curves[0].pts[1] = (tc_acc_point){out->opts.steps, 0.85, 0.4};
+    assert_int_equal(tc_codec_parse("int8", &out->curves[0].codec, &err), TC_OK);
+    json_t *doc = tc_train_accuracy_json(out, s);
+    assert_non_null(doc);
+    assert_string_equal(json_string_value(json_object_get(doc, "command")), "train-accuracy");
+    assert_int_equal(json_integer_value(json_object_get(doc, "schema_version")), TC_SCHEMA_VERSION);
+    assert_true(json_is_object(json_object_get(doc, "scenario")));
+    json_t *r = through_text(doc);
+    tc_train_opts back;
+    tc_acc_curve *c = NULL;
+    size_t n = 0;
+    if (tc_acc_from_json(r, "the document", &back, &c, &n, &err))
+        fail_msg("%s", err.msg);
+    check_same_curves(out->curves, c, 1);
+    tc_acc_curves_free(c, n);
+    free(c);
+    /* typed tables: curves (long), then final */
+    tc_rtable tabs[4];
+    assert_int_equal(tc_train_accuracy_tables(out, s, tabs, 4), 2);
+    assert_string_equal(tabs[0].name, "curves");
+    assert_int_equal(tabs[0].nrows, 2);
+    assert_string_equal(tabs[1].name, "final");
+    tc_rtable_free(&tabs[0]);
+    tc_rtable_free(&tabs[1]);
+    json_decref(r);
+    json_decref(doc);
+    tc_train_accuracy_out_free(out);
+    tc_scenario_free(s);
+}
+
+/* ---- CSV ---- */
+
+/* Splits one CSV line (quotes as RFC 4180) into cells in place. */
+static int csv_cells(char *line, char **cells, int max)
+{
+    int n = 0;
+    char *w = line, *p = line;
+    while (n < max) {
+        cells[n++] = w;
+        bool q = *p == '"';
+        p += q;
+        for (; *p; p++) {
+            if (q && *p == '"' && p[1] == '"')
+                *w++ = *p++;
+            else if (q && *p == '"')
+                q = false;
+            else if (!q && (*p == ',' || *p == '\n'))
+                break;
+            else
+                *w++ = *p;
+        }
+        char end = *p;
+        *w++ = '\0';
+        if (end != ',')
+            break;
+        p++;
+    }
+    return n;
+}
+
+/* Every cell of a numeric column is empty or a whole number strtod reads;
+ * headers carry no unit-less duplicates of text. */
+static void check_csv(const tc_rtable *t)
+{
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    tc_rtable_print_csv(t, f);
+    rewind(f);
+    char line[8192], *cells[TC_RTABLE_MAX_COLS];
+    assert_non_null(fgets(line, sizeof line, f));
+    assert_int_equal(csv_cells(line, cells, TC_RTABLE_MAX_COLS), t->ncols);
+    size_t rows = 0;
+    while (fgets(line, sizeof line, f)) {
+        assert_int_equal(csv_cells(line, cells, TC_RTABLE_MAX_COLS), t->ncols);
+        for (int c = 0; c < t->ncols; c++) {
+            if (t->cols[c].kind == TC_COL_TEXT || !cells[c][0])
+                continue;
+            char *end;
+            strtod(cells[c], &end);
+            if (*end)
+                fail_msg("%s: column %s: '%s' is not a number", t->name, t->cols[c].csv, cells[c]);
+        }
+        rows++;
+    }
+    assert_int_equal(rows, t->nrows);
+    fclose(f);
+}
+
+static void compress_tables_are_si_csv(void **state)
+{
+    (void)state;
+    tc_scenario *s = compress_scenario(true);
+    tc_compress_out *o = run_compress(s);
+    tc_rtable tabs[4];
+    size_t n = tc_compress_tables(o, s, tabs, 4);
+    assert_int_equal(n, 3);
+    assert_string_equal(tabs[0].name, "codecs");
+    assert_string_equal(tabs[1].name, "sweep");
+    assert_string_equal(tabs[2].name, "crossover");
+    assert_int_equal(tabs[0].nrows, o->n);
+    assert_int_equal(tabs[1].nrows, o->n * o->nrates);
+    for (size_t i = 0; i < n; i++) {
+        check_csv(&tabs[i]);
+        tc_rtable_free(&tabs[i]);
+    }
+    /* Fewer slots than tables: the primary first, nothing leaks. */
+    assert_int_equal(tc_compress_tables(o, s, tabs, 1), 1);
+    assert_string_equal(tabs[0].name, "codecs");
+    tc_rtable_free(&tabs[0]);
+    /* The text and the document render. */
+    FILE *f = tmpfile();
+    tc_compress_print(o, s, f);
+    assert_true(ftell(f) > 0);
+    fclose(f);
+    json_t *j = tc_compress_json(o, s);
+    assert_non_null(json_object_get(j, "sweep"));
+    assert_non_null(json_object_get(j, "scenario"));
+    json_decref(j);
+    tc_compress_out_free(o);
+    tc_scenario_free(s);
+}
+
+/* ---- codec-bench ---- */
+
+static void codec_bench_measures(void **state)
+{
+    (void)state;
+    tc_scenario *s = tc_scenario_new(TC_CMD_CODEC_BENCH);
+    snprintf(s->codecs[0], sizeof s->codecs[0], "bf16");
+    snprintf(s->codecs[1], sizeof s->codecs[1], "topk:ratio=0.01");
+    s->ncodecs = 2;
+    s->bench_bytes = 65536;
+    s->bench_seconds = 0.01;
+    tc_err err = {{0}};
+    assert_int_equal(tc_scenario_resolve(s, &err), TC_OK);
+    int calls = 0;
+    tc_codec_bench_out *o = NULL;
+    if (tc_run_codec_bench(s, NULL, &o, &err))
+        fail_msg("%s", err.msg);
+    (void)calls;
+    assert_int_equal(o->n, 2);
+    for (size_t i = 0; i < o->n; i++) {
+        assert_true(o->rows[i].enc_dec_Bps > 0 && isfinite(o->rows[i].enc_dec_Bps));
+        assert_true(o->rows[i].copy_Bps > 0 && isfinite(o->rows[i].copy_Bps));
+        assert_true(o->rows[i].h100_Bps > 0 && o->rows[i].tpu_Bps > 0);
+    }
+    json_t *j = tc_codec_bench_json(o, s);
+    assert_true(json_is_true(json_object_get(j, "measured")));
+    json_t *c0 = json_array_get(json_object_get(j, "codecs"), 0);
+    assert_string_equal(json_string_value(json_object_get(c0, "source")), "measured");
+    json_decref(j);
+    tc_rtable t;
+    assert_int_equal(tc_codec_bench_tables(o, s, &t, 1), 1);
+    check_csv(&t);
+    tc_rtable_free(&t);
+    tc_codec_bench_out_free(o);
+    /* A codec that does not fit the bucket fails before any measuring. */
+    s->bench_bytes = 4;
+    snprintf(s->codecs[1], sizeof s->codecs[1], "powersgd:rank=4");
+    assert_int_equal(tc_run_codec_bench(s, NULL, &o, &err), TC_EINVAL);
+    assert_null(o);
+    tc_scenario_free(s);
+}
+
+/* ---- training (only with the data set) ---- */
+
+typedef struct seen {
+    int calls;
+    double done, total;
+} seen;
+
+static void on_progress(void *ud, const tc_progress *p)
+{
+    seen *x = ud;
+    x->calls++;
+    x->done = p->done;
+    x->total = p->total;
+    assert_string_equal(p->what, "training");
+    assert_string_equal(p->unit, "steps");
+}
+
+static void train_accuracy_reports_progress(void **state)
+{
+    (void)state;
+    if (!have_data())
+        skip();
+    tc_scenario *s = tc_scenario_new(TC_CMD_TRAIN_ACCURACY);
+    snprintf(s->codecs[0], sizeof s->codecs[0], "fp32");
+    snprintf(s->codecs[1], sizeof s->codecs[1], "topk:ratio=0.01");
+    s->ncodecs = 2;
+    s->train.steps = 20;
+    s->train.eval_every = 10;
+    s->train.batch = 8;
+    s->train.train_subset = 1000;
+    s->train.test_subset = 200;
+    tc_err err = {{0}};
+    assert_int_equal(tc_scenario_resolve(s, &err), TC_OK);
+    seen x = {0, 0, 0};
+    tc_run_opts ro = {on_progress, &x, 0};
+    tc_train_accuracy_out *o = NULL;
+    if (tc_run_train_accuracy(s, &ro, &o, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(o->n, 2);
+    assert_int_equal(o->curves[0].n, 3); /* steps 0, 10, 20 */
+    assert_true(x.calls >= 1);
+    assert_true(x.done == 40 && x.total == 40);
+    assert_null(o->opts.progress);
+    tc_train_accuracy_out_free(o);
+    tc_scenario_free(s);
+}
+
+/* compress measuring its ratios now: a short run, the baselines trained too. */
+static void compress_trains_when_no_ratios_are_given(void **state)
+{
+    (void)state;
+    if (!have_data())
+        skip();
+    tc_scenario *s = compress_scenario(false);
+    s->nsteps_ratio = 0;
+    s->ncodecs = 1;
+    s->train.steps = 30;
+    s->train.eval_every = 10;
+    s->train.batch = 8;
+    s->train.train_subset = 1000;
+    s->train.test_subset = 200;
+    s->target_acc = 0.3;
+    tc_compress_out *o = run_compress(s);
+    assert_string_equal(o->acc_source, "trained");
+    assert_true(o->have_training);
+    assert_int_equal(o->training.steps, 30);
+    assert_true(o->target == 0.3);
+    assert_string_equal(o->reference, "fp32");
+    for (size_t k = 0; k < o->n; k++)
+        assert_string_equal(o->rows[k].ratio_source, "measured");
+    tc_compress_out_free(o);
+    tc_scenario_free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(compress_equals_its_parts),
+        cmocka_unit_test(sweep_leaves_the_main_result_alone),
+        cmocka_unit_test(compress_errors_name_the_option),
+        cmocka_unit_test(codec_values_by_kind_and_spec),
+        cmocka_unit_test(accuracy_json_round_trips_exactly),
+        cmocka_unit_test(train_accuracy_document_is_an_accuracy_file),
+        cmocka_unit_test(compress_tables_are_si_csv),
+        cmocka_unit_test(codec_bench_measures),
+        cmocka_unit_test(train_accuracy_reports_progress),
+        cmocka_unit_test(compress_trains_when_no_ratios_are_given),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
