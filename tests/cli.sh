@@ -209,6 +209,34 @@ for args in "compare --topo $CLOS --topo torus:dims=8x8 --op allreduce,alltoall 
         fails=$((fails + 1))
     fi
 done
+# Round trip for every command (the README's examples among them): the
+# scenario printed, read back and printed again is the same; the result
+# replayed from its own JSON is the same, bit for bit.
+printf '{"jobs": [{"name": "A", "op": "allreduce", "algo": "ring", "size": "64MiB", "endpoints": "0,4"}, {"name": "B", "op": "allreduce", "algo": "ring", "size": "64MiB", "endpoints": [1, 5], "start": "0us"}]}' >"$tmp/jobs2.json"
+while IFS= read -r line; do
+    [ -z "$line" ] && continue
+    cmd=${line%% *}
+    # shellcheck disable=SC2086
+    "$T" $line --print-scenario >"$tmp/rt1.json" 2>"$tmp/err" || { echo "FAIL (print-scenario): $line"; cat "$tmp/err"; fails=$((fails + 1)); continue; }
+    "$T" "$cmd" --scenario "$tmp/rt1.json" --print-scenario >"$tmp/rt2.json" 2>"$tmp/err"
+    cmp -s "$tmp/rt1.json" "$tmp/rt2.json" || { echo "FAIL (scenario round trip): $line"; diff "$tmp/rt1.json" "$tmp/rt2.json" | head -5; fails=$((fails + 1)); }
+    # shellcheck disable=SC2086
+    "$T" $line --format json --quiet >"$tmp/rr1.json" 2>"$tmp/err" || { echo "FAIL (run): $line"; cat "$tmp/err"; fails=$((fails + 1)); continue; }
+    "$T" replay "$tmp/rr1.json" --format json --quiet >"$tmp/rr2.json" 2>"$tmp/err"
+    cmp -s "$tmp/rr1.json" "$tmp/rr2.json" || { echo "FAIL (replay differs): $line"; diff "$tmp/rr1.json" "$tmp/rr2.json" | head -5; fails=$((fails + 1)); }
+done <<EOF_CMDS
+topo clos:down=8x8,up=1x4,bw=400Gbps,lat=1us
+topo torus:dims=4x4,wrap=1x0 --links --degrade link:3=0.5
+collective --topo clos:down=8x8,up=1x4,bw=400Gbps,lat=1us --op alltoall --algo direct --size 16MiB --mode steps
+collective --topo clos:down=8x8,up=1x4,bw=400Gbps,lat=1us --op alltoall --algo direct --size 16MiB --mode steps --routing dmodk
+collective --topo clos:down=8x8,up=1x8 --op allreduce --sizes 1KiB:64MiB:8 --algo all --ranks 48 --place random:seed=9
+collective --topo torus:dims=4x4x4 --op allgather --size 4MiB --mode flow --multipath spray --rate-cap 300Gbps
+compare --topo clos:down=16x16x16,up=1x16x16,lat=1us,alpha=2us --topo torus:dims=16x16x16,lat=1us,alpha=2us --equalize injection=400Gbps --names clos,torus --op allreduce --sizes 1KiB:1GiB:16
+compare --topo clos:down=8x8,up=1x8 --topo torus:dims=8x8 --op allreduce --sizes 1KiB:1MiB:32 --mode flow
+concurrent --topo clos:down=4x2,up=1x1 --jobs $tmp/jobs2.json
+compress --topo clos:down=8x8,up=1x8,bw=400Gbps,lat=1us --model resnet50 --workers 64 --codec powersgd:rank=2 --codec topk:ratio=0.01 --codec int8 --steps-ratio powersgd:rank=2=1 --steps-ratio topk:ratio=0.01=1 --steps-ratio int8=1 --sweep-bw
+EOF_CMDS
+
 good "size sweep" "busbw" collective --topo "$CLOS" --op allreduce --sizes 1KiB:16MiB
 good "algorithm ranking" "rhd" collective --topo "$CLOS" --op allreduce --size 16MiB --algo all
 good "version" "commit" --version

@@ -300,6 +300,9 @@ static void shortest_numbers_read_back_exactly(void **state)
     }
     assert_string_equal(tc_fmt_shortest(0.1, b, sizeof b), "0.1");
     assert_string_equal(tc_fmt_shortest(67108864, b, sizeof b), "67108864");
+    assert_string_equal(tc_fmt_shortest(1000, b, sizeof b), "1000");
+    assert_string_equal(tc_fmt_shortest(-0.0, b, sizeof b), "-0");
+    assert_string_equal(tc_fmt_shortest(1e-6, b, sizeof b), "1e-06");
 }
 
 static void csv_cells_are_numbers_in_si_units(void **state)

@@ -66,6 +66,11 @@ const char *tc_fmt_shortest(double v, char *buf, size_t len)
         snprintf(buf, len, "null");
         return buf;
     }
+    /* Whole numbers as integers ("1000", not "1e+03"): exact below 2^53. */
+    if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+        snprintf(buf, len, "%.0f", v);
+        return buf;
+    }
     for (int prec = 1; prec <= 17; prec++) {
         snprintf(buf, len, "%.*g", prec, v);
         if (strtod(buf, NULL) == v)
