@@ -235,7 +235,14 @@ compare --topo clos:down=16x16x16,up=1x16x16,lat=1us,alpha=2us --topo torus:dims
 compare --topo clos:down=8x8,up=1x8 --topo torus:dims=8x8 --op allreduce --sizes 1KiB:1MiB:32 --mode flow
 concurrent --topo clos:down=4x2,up=1x1 --jobs $tmp/jobs2.json
 compress --topo clos:down=8x8,up=1x8,bw=400Gbps,lat=1us --model resnet50 --workers 64 --codec powersgd:rank=2 --codec topk:ratio=0.01 --codec int8 --steps-ratio powersgd:rank=2=1 --steps-ratio topk:ratio=0.01=1 --steps-ratio int8=1 --sweep-bw
+$([ -d /usr/share/datasets/fashion-mnist ] && echo "train-accuracy --codec bf16 --codec topk:ratio=0.01 --steps 20 --eval-every 10 --train-subset 1000 --test-subset 200")
 EOF_CMDS
+# codec-bench measures: its scenario round-trips, its replay measures again.
+"$T" codec-bench --codec bf16 --size 64KiB --seconds 0.01 --print-scenario >"$tmp/cb1.json"
+"$T" codec-bench --scenario "$tmp/cb1.json" --print-scenario >"$tmp/cb2.json"
+cmp -s "$tmp/cb1.json" "$tmp/cb2.json" || { echo "FAIL: codec-bench scenario round trip"; fails=$((fails + 1)); }
+"$T" codec-bench --codec bf16 --size 64KiB --seconds 0.01 --format json --quiet >"$tmp/cb3.json"
+good "codec-bench replay measures again" '"measured"' replay "$tmp/cb3.json" --format json --quiet
 
 good "size sweep" "busbw" collective --topo "$CLOS" --op allreduce --sizes 1KiB:16MiB
 good "algorithm ranking" "rhd" collective --topo "$CLOS" --op allreduce --size 16MiB --algo all

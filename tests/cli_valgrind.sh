@@ -26,5 +26,14 @@ run compare --topo "clos:down=8x8,up=1x8" --topo "torus:dims=8x8" --op allreduce
 run collective --topo "torus:dims=4x4" --op allreduce --algo "ring:chunks=x" --size 1MiB
 run collective --topo "clos:down=8x8,up=1x8" --op allreduce --algo torus --size 1MiB
 run topo "torus:dims=4x1"
+run collective --topo "clos:down=8x8,up=1x4" --op allreduce --sizes 1KiB:1MiB --algo all --format csv
+run collective --topo "clos:down=4x4,up=1x2" --op allreduce --size 1MiB --mode flow --degrade link:0=0.5 --out "$tmp/r.json"
+run replay "$tmp/r.json" --format json
+run collective --topo "clos:down=4x4,up=1x2" --op allreduce --size 1MiB --print-scenario
+run collective --scenario "$tmp/r.json" --mode steps --out-dir "$tmp/d"
+run compress --topo "clos:down=8x8,up=1x8" --model resnet50 --codec topk:ratio=0.01 --steps-ratio topk:ratio=0.01=1.3 --sweep-bw --format json
+run collective --topo "clos:down=8x8,up=1x4" --op allreduce --size 1MiB --colour
+printf '{"network": {"topos": []}}' >"$tmp/bad.json"
+run collective --scenario "$tmp/bad.json"
 [ "$fails" -eq 0 ] && echo "no leaks or memory errors on the CLI's main paths"
 exit "$fails"
