@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "topocc/outcome_net.h"
+#include "topocc/render.h"
 
 #define MiB 1048576.0
 

@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include <jansson.h>
-#include "topocc/outcome.h"
+#include "topocc/render.h"
 
 #define CLOS "clos:down=8x8,up=1x8,bw=400Gbps,lat=1us"
 
@@ -354,8 +354,8 @@ static int csv_cells(char *line, char **cells, int max)
     return n;
 }
 
-/* Every cell of a numeric column is empty or a whole number strtod reads;
- * headers carry no unit-less duplicates of text. */
+/* Every cell of a numeric column is empty or a number strtod reads whole
+ * (no "1.99x", no "3.83min"); every row has every column. */
 static void check_csv(const tc_rtable *t)
 {
     FILE *f = tmpfile();
@@ -416,6 +416,25 @@ static void compress_tables_are_si_csv(void **state)
     tc_scenario_free(s);
 }
 
+/* ---- progress ---- */
+
+typedef struct seen {
+    int calls;
+    double done, total;
+    const char *what, *unit;   /* expected */
+} seen;
+
+static void on_progress(void *ud, const tc_progress *p)
+{
+    seen *x = ud;
+    x->calls++;
+    x->done = p->done;
+    x->total = p->total;
+    assert_string_equal(p->what, x->what);
+    assert_string_equal(p->unit, x->unit);
+    assert_true(p->done <= p->total);
+}
+
 /* ---- codec-bench ---- */
 
 static void codec_bench_measures(void **state)
@@ -429,11 +448,13 @@ static void codec_bench_measures(void **state)
     s->bench_seconds = 0.01;
     tc_err err = {{0}};
     assert_int_equal(tc_scenario_resolve(s, &err), TC_OK);
-    int calls = 0;
+    seen x = {0, 0, 0, "codec-bench", "codecs"};
+    tc_run_opts ro = {on_progress, &x, 0};
     tc_codec_bench_out *o = NULL;
-    if (tc_run_codec_bench(s, NULL, &o, &err))
+    if (tc_run_codec_bench(s, &ro, &o, &err))
         fail_msg("%s", err.msg);
-    (void)calls;
+    assert_int_equal(x.calls, 2);
+    assert_true(x.done == 2 && x.total == 2);
     assert_int_equal(o->n, 2);
     for (size_t i = 0; i < o->n; i++) {
         assert_true(o->rows[i].enc_dec_Bps > 0 && isfinite(o->rows[i].enc_dec_Bps));
@@ -460,21 +481,6 @@ static void codec_bench_measures(void **state)
 
 /* ---- training (only with the data set) ---- */
 
-typedef struct seen {
-    int calls;
-    double done, total;
-} seen;
-
-static void on_progress(void *ud, const tc_progress *p)
-{
-    seen *x = ud;
-    x->calls++;
-    x->done = p->done;
-    x->total = p->total;
-    assert_string_equal(p->what, "training");
-    assert_string_equal(p->unit, "steps");
-}
-
 static void train_accuracy_reports_progress(void **state)
 {
     (void)state;
@@ -491,7 +497,7 @@ static void train_accuracy_reports_progress(void **state)
     s->train.test_subset = 200;
     tc_err err = {{0}};
     assert_int_equal(tc_scenario_resolve(s, &err), TC_OK);
-    seen x = {0, 0, 0};
+    seen x = {0, 0, 0, "training", "steps"};
     tc_run_opts ro = {on_progress, &x, 0};
     tc_train_accuracy_out *o = NULL;
     if (tc_run_train_accuracy(s, &ro, &o, &err))

@@ -10,7 +10,6 @@
 #define TOPOCC_OUTCOME_NET_H
 
 #include <stdio.h>
-#include "topocc/report.h"
 #include "topocc/scenario.h"
 
 /* The flow simulator's settings of a run, for the record of its result. */
@@ -31,9 +30,6 @@ typedef struct tc_topo_out {
 
 tc_status tc_run_topo(const tc_scenario *s, const tc_run_opts *ro, tc_topo_out **out, tc_err *err);
 void tc_topo_out_free(tc_topo_out *o);
-json_t *tc_topo_json(const tc_topo_out *o, const tc_scenario *s);
-size_t tc_topo_tables(const tc_topo_out *o, const tc_scenario *s, tc_rtable *tabs, size_t max);
-void tc_topo_print(const tc_topo_out *o, const tc_scenario *s, FILE *f);
 
 /* ---- collective ------------------------------------------------------------
  * One operation on one topology over sizes x algorithms. The algorithm
@@ -69,18 +65,11 @@ static inline const tc_result *tc_collective_at(const tc_collective_out *o, size
 
 tc_status tc_run_collective(const tc_scenario *s, const tc_run_opts *ro, tc_collective_out **out, tc_err *err);
 void tc_collective_out_free(tc_collective_out *o);
-json_t *tc_collective_json(const tc_collective_out *o, const tc_scenario *s);
-size_t tc_collective_tables(const tc_collective_out *o, const tc_scenario *s, tc_rtable *tabs, size_t max);
-void tc_collective_print(const tc_collective_out *o, const tc_scenario *s, FILE *f);
 
 /* The places of the algorithm rows at one size, fastest first (ties keep
  * the row order): order[0..nalgos) receives row indices. */
 void tc_collective_ranking(const tc_collective_out *o, size_t size, size_t *order);
 
-/* The size-sweep table in the nccl-tests column order (size, count, type,
- * redop, root, time, algbw, busbw), then algo and the lower bound. Adds its
- * columns when t has none, then appends one row per result. */
-void tc_sizes_table(tc_rtable *t, const tc_result *res, size_t n, uint32_t root);
 
 /* ---- compare ----------------------------------------------------------------
  * Operations x sizes x topologies, one algorithm request for every cell. */
@@ -105,9 +94,6 @@ static inline const tc_result *tc_compare_at(const tc_compare_out *o, int op, si
 
 tc_status tc_run_compare(const tc_scenario *s, const tc_run_opts *ro, tc_compare_out **out, tc_err *err);
 void tc_compare_out_free(tc_compare_out *o);
-json_t *tc_compare_json(const tc_compare_out *o, const tc_scenario *s);
-size_t tc_compare_tables(const tc_compare_out *o, const tc_scenario *s, tc_rtable *tabs, size_t max);
-void tc_compare_print(const tc_compare_out *o, const tc_scenario *s, FILE *f);
 
 /* The topologies within 0.1% of the fastest in one cell, as a bit mask;
  * *best is the fastest time, *second the fastest outside the mask
@@ -141,14 +127,7 @@ typedef struct tc_concurrent_out {
 
 tc_status tc_run_concurrent(const tc_scenario *s, const tc_run_opts *ro, tc_concurrent_out **out, tc_err *err);
 void tc_concurrent_out_free(tc_concurrent_out *o);
-json_t *tc_concurrent_json(const tc_concurrent_out *o, const tc_scenario *s);
-size_t tc_concurrent_tables(const tc_concurrent_out *o, const tc_scenario *s, tc_rtable *tabs, size_t max);
-void tc_concurrent_print(const tc_concurrent_out *o, const tc_scenario *s, FILE *f);
 
-/* ---- shared by the renderings ------------------------------------------ */
 
-/* The hottest links of a flow run as a table "hot_links": link, name,
- * bytes, utilisation. */
-void tc_hot_links_table(tc_rtable *t, const tc_topo *topo, const tc_flow_result *fr);
 
 #endif

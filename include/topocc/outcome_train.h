@@ -9,7 +9,6 @@
 #define TOPOCC_OUTCOME_TRAIN_H
 
 #include <stdio.h>
-#include "topocc/report.h"
 #include "topocc/scenario.h"
 #include "topocc/workload.h"
 
@@ -103,23 +102,7 @@ typedef struct tc_compress_out {
 tc_status tc_run_compress(const tc_scenario *s, const tc_run_opts *ro, tc_compress_out **out, tc_err *err);
 void tc_compress_out_free(tc_compress_out *out);
 
-/* ---- reports (src/report/rep_train.c) ------------------------------------
- * tc_NAME_json: the whole document (new reference; NULL when out of memory),
- * "scenario" included. tc_NAME_tables: fills up to max tables (the caller
- * frees each with tc_rtable_free), the primary first; returns the count.
- * tc_NAME_print: the text for people. */
-json_t *tc_codec_bench_json(const tc_codec_bench_out *out, const tc_scenario *s);
-size_t tc_codec_bench_tables(const tc_codec_bench_out *out, const tc_scenario *s, tc_rtable *tabs, size_t max);
-void tc_codec_bench_print(const tc_codec_bench_out *out, const tc_scenario *s, FILE *f);
 
-/* The document is the accuracy file (tc_acc_to_json: compress reads it
- * back) with topocc's schema_version, "command" and "scenario". */
-json_t *tc_train_accuracy_json(const tc_train_accuracy_out *out, const tc_scenario *s);
-size_t tc_train_accuracy_tables(const tc_train_accuracy_out *out, const tc_scenario *s, tc_rtable *tabs, size_t max);
-void tc_train_accuracy_print(const tc_train_accuracy_out *out, const tc_scenario *s, FILE *f);
 
-json_t *tc_compress_json(const tc_compress_out *out, const tc_scenario *s);
-size_t tc_compress_tables(const tc_compress_out *out, const tc_scenario *s, tc_rtable *tabs, size_t max);
-void tc_compress_print(const tc_compress_out *out, const tc_scenario *s, FILE *f);
 
 #endif

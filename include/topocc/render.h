@@ -11,6 +11,42 @@
 #include "topocc/outcome.h"
 #include "topocc/report.h"
 
+/* ---- each command's renderings (report/rep_net.c, report/rep_train.c) ----
+ * tc_NAME_json: the whole document (new reference), "scenario" included;
+ * the train-accuracy document is the accuracy file (compress reads it back)
+ * with topocc's schema_version, "command" and "scenario".
+ * tc_NAME_tables: fills up to max typed tables, the primary first (the
+ * caller frees each with tc_rtable_free); returns the count.
+ * tc_NAME_print: the text for people. */
+json_t *tc_topo_json(const tc_topo_out *o, const tc_scenario *s);
+size_t tc_topo_tables(const tc_topo_out *o, const tc_scenario *s, tc_rtable *tabs, size_t max);
+void tc_topo_print(const tc_topo_out *o, const tc_scenario *s, FILE *f);
+json_t *tc_collective_json(const tc_collective_out *o, const tc_scenario *s);
+size_t tc_collective_tables(const tc_collective_out *o, const tc_scenario *s, tc_rtable *tabs, size_t max);
+void tc_collective_print(const tc_collective_out *o, const tc_scenario *s, FILE *f);
+/* The size-sweep table in the nccl-tests column order (size, count, type,
+ * redop, root, time, algbw, busbw), then algo and the lower bound. Adds its
+ * columns when t has none, then appends one row per result. */
+void tc_sizes_table(tc_rtable *t, const tc_result *res, size_t n, uint32_t root);
+json_t *tc_compare_json(const tc_compare_out *o, const tc_scenario *s);
+size_t tc_compare_tables(const tc_compare_out *o, const tc_scenario *s, tc_rtable *tabs, size_t max);
+void tc_compare_print(const tc_compare_out *o, const tc_scenario *s, FILE *f);
+json_t *tc_concurrent_json(const tc_concurrent_out *o, const tc_scenario *s);
+size_t tc_concurrent_tables(const tc_concurrent_out *o, const tc_scenario *s, tc_rtable *tabs, size_t max);
+void tc_concurrent_print(const tc_concurrent_out *o, const tc_scenario *s, FILE *f);
+/* The hottest links of a flow run as a table "hot_links": link, name,
+ * bytes, utilisation. */
+void tc_hot_links_table(tc_rtable *t, const tc_topo *topo, const tc_flow_result *fr);
+json_t *tc_codec_bench_json(const tc_codec_bench_out *out, const tc_scenario *s);
+size_t tc_codec_bench_tables(const tc_codec_bench_out *out, const tc_scenario *s, tc_rtable *tabs, size_t max);
+void tc_codec_bench_print(const tc_codec_bench_out *out, const tc_scenario *s, FILE *f);
+json_t *tc_train_accuracy_json(const tc_train_accuracy_out *out, const tc_scenario *s);
+size_t tc_train_accuracy_tables(const tc_train_accuracy_out *out, const tc_scenario *s, tc_rtable *tabs, size_t max);
+void tc_train_accuracy_print(const tc_train_accuracy_out *out, const tc_scenario *s, FILE *f);
+json_t *tc_compress_json(const tc_compress_out *out, const tc_scenario *s);
+size_t tc_compress_tables(const tc_compress_out *out, const tc_scenario *s, tc_rtable *tabs, size_t max);
+void tc_compress_print(const tc_compress_out *out, const tc_scenario *s, FILE *f);
+
 /* The whole JSON document of an outcome (new reference). */
 json_t *tc_outcome_json(const tc_outcome *o, const tc_scenario *s);
 /* The outcome's typed tables, its primary table first; returns the count.

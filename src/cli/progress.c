@@ -1,84 +1,196 @@
-/* progress.c - the renderer of tc_progress reports (see progress.h). */
-#include <stdio.h>
+/* progress.c - the renderer of tc_progress reports (progress.h). */
+#include <math.h>
+#include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 #include "cli/progress.h"
 
-static double now(void)
+/* A run shorter than this shows nothing on a terminal. */
+#define TTY_QUIET_S 1.0
+/* Redraws of the bar, at most this often (the library reports at ~4 Hz). */
+#define TTY_PERIOD_S 0.2
+/* Without a terminal: one line this often, the first after as long. */
+#define LOG_PERIOD_S 10.0
+#define BAR_LEN 20
+
+static double mono_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-void cli_progress_init(cli_progress *p, bool quiet)
+static int term_cols(void)
 {
-    p->quiet = quiet;
-    p->tty = isatty(STDERR_FILENO) == 1;
-    p->drawn = false;
-    p->start = p->last = now();
-    p->width = 0;
+    struct winsize ws;
+    if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    return 0;
 }
 
-static const char *dur(double s, char *buf, size_t len)
+void cli_progress_init(cli_progress *p, bool quiet)
 {
-    if (s < 0 || s != s)
-        snprintf(buf, len, "?");
-    else if (s < 100)
-        snprintf(buf, len, "%.0fs", s);
-    else if (s < 6000)
-        snprintf(buf, len, "%.0fmin", s / 60);
+    memset(p, 0, sizeof *p);
+    p->quiet = quiet;
+    p->out = stderr;
+    p->tty = isatty(STDERR_FILENO) == 1;
+    p->cols = p->tty ? term_cols() : 0;
+    p->clock = mono_now;
+    p->start = p->clock();
+    p->last = -1;
+}
+
+/* 1234567 -> "1.23M": counts stay short whatever their size. */
+static const char *fmt_count(double v, char *buf, size_t len)
+{
+    static const char sfx[] = " kMGTP";
+    int i = 0;
+    while (fabs(v) >= 1000 && i < 5) {
+        v /= 1000;
+        i++;
+    }
+    if (i == 0)
+        snprintf(buf, len, "%.0f", v);
     else
-        snprintf(buf, len, "%.1fh", s / 3600);
+        snprintf(buf, len, "%.3g%c", v, sfx[i]);
     return buf;
+}
+
+/* Seconds as "42s", "3m05s", "2h07m": an ETA needs no more precision. */
+static const char *fmt_dur(double s, char *buf, size_t len)
+{
+    if (!(s >= 0) || !isfinite(s))
+        snprintf(buf, len, "?");
+    else if (s < 60)
+        snprintf(buf, len, "%.0fs", s);
+    else if (s < 3600)
+        snprintf(buf, len, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
+    else if (s < 360000)
+        snprintf(buf, len, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
+    else
+        snprintf(buf, len, "%.0fh", s / 3600);
+    return buf;
+}
+
+/* Memory in decimal units, as --mem-limit reads them. */
+static const char *fmt_mem(double b, char *buf, size_t len)
+{
+    if (b >= 1e9)
+        snprintf(buf, len, "%.1f GB", b / 1e9);
+    else
+        snprintf(buf, len, "%.0f MB", b / 1e6);
+    return buf;
+}
+
+/* What a line says: fraction (< 0: unknown), rate, ETA. */
+typedef struct prog_view {
+    const char *what, *unit;
+    double f, rate, eta;
+} prog_view;
+
+static prog_view view(const cli_progress *p, const tc_progress *pr, double t)
+{
+    double el = t - p->start;
+    prog_view v = {pr->what ? pr->what : "working", pr->unit ? pr->unit : "", -1, 0, -1};
+    v.f = pr->fraction >= 0 ? pr->fraction : pr->total > 0 ? pr->done / pr->total : -1;
+    if (v.f > 1)
+        v.f = 1;
+    v.rate = pr->rate > 0 ? pr->rate : el > 0 ? pr->done / el : 0;
+    if (pr->total > 0 && v.rate > 0)
+        v.eta = fmax(pr->total - pr->done, 0) / v.rate;
+    else if (v.f > 0)
+        v.eta = el * (1 - v.f) / v.f;
+    return v;
+}
+
+/* The terminal line: "flow simulation  42% [########............]
+ * 1.21M/2.88M transfers  3.1M/s  ETA 12s  mem 1.2 GB". */
+static void tty_line(const prog_view *v, const tc_progress *pr, char *line, size_t len)
+{
+    char d[16], tot[16], r[16], eta[16], mem[24];
+    size_t n = 0;
+    n += (size_t)snprintf(line + n, len - n, "%s", v->what);
+    if (v->f >= 0) {
+        char bar[BAR_LEN + 1];
+        int k = (int)(v->f * BAR_LEN);
+        for (int i = 0; i < BAR_LEN; i++)
+            bar[i] = i < k ? '#' : '.';
+        bar[BAR_LEN] = '\0';
+        n += (size_t)snprintf(line + n, len - n, " %3.0f%% [%s]", 100 * v->f, bar);
+    }
+    if (n < len && pr->total > 0)
+        n += (size_t)snprintf(line + n, len - n, " %s/%s %s", fmt_count(pr->done, d, sizeof d),
+                              fmt_count(pr->total, tot, sizeof tot), v->unit);
+    else if (n < len)
+        n += (size_t)snprintf(line + n, len - n, " %s %s", fmt_count(pr->done, d, sizeof d), v->unit);
+    if (n < len && v->rate > 0)
+        n += (size_t)snprintf(line + n, len - n, "  %s/s", fmt_count(v->rate, r, sizeof r));
+    if (n < len && v->eta >= 0)
+        n += (size_t)snprintf(line + n, len - n, "  ETA %s", fmt_dur(v->eta, eta, sizeof eta));
+    if (n < len && pr->mem_bytes > 0)
+        snprintf(line + n, len - n, "  mem %s", fmt_mem(pr->mem_bytes, mem, sizeof mem));
+}
+
+/* The log line: "topocc: flow simulation: 42%, 3.1M transfers/s, ETA 12s". */
+static void log_line(const prog_view *v, const tc_progress *pr, char *line, size_t len)
+{
+    char d[16], r[16], eta[16];
+    size_t n = (size_t)snprintf(line, len, "topocc: %s: ", v->what);
+    if (v->f >= 0)
+        n += (size_t)snprintf(line + n, len - n, "%.0f%%", 100 * v->f);
+    else
+        n += (size_t)snprintf(line + n, len - n, "%s %s", fmt_count(pr->done, d, sizeof d), v->unit);
+    if (n < len && v->rate > 0)
+        n += (size_t)snprintf(line + n, len - n, ", %s %s/s", fmt_count(v->rate, r, sizeof r), v->unit);
+    if (n < len && v->eta >= 0)
+        snprintf(line + n, len - n, ", ETA %s", fmt_dur(v->eta, eta, sizeof eta));
+}
+
+static void tty_draw(cli_progress *p, const char *line)
+{
+    /* One column short of the width: writing the last column would wrap
+     * on some terminals and \r would then redraw on the next line. */
+    int max = (p->cols > 1 ? p->cols : 80) - 1;
+    int w = (int)strlen(line);
+    if (w > max)
+        w = max;
+    fprintf(p->out, "\r%.*s", w, line);
+    if (p->width > w)
+        fprintf(p->out, "%*s", p->width - w, "");
+    p->width = w;
 }
 
 void cli_progress_cb(void *ud, const tc_progress *pr)
 {
     cli_progress *p = ud;
-    if (!p || p->quiet)
+    if (!p || p->quiet || !pr)
         return;
-    double t = now(), el = t - p->start;
-    /* A terminal sees a bar after the first second; a log one line every 10 s. */
-    if (p->tty ? (el < 1 || t - p->last < 0.1) : (t - p->last < 10))
+    double t = p->clock(), since = p->last < 0 ? t - p->start : t - p->last;
+    bool due = p->tty ? t - p->start >= TTY_QUIET_S && (p->last < 0 || since >= TTY_PERIOD_S)
+                      : since >= LOG_PERIOD_S;
+    if (!due)
         return;
     p->last = t;
-    double f = pr->fraction >= 0 ? pr->fraction : pr->total > 0 ? pr->done / pr->total : -1;
-    double rate = pr->rate > 0 ? pr->rate : el > 0 ? pr->done / el : 0;
-    double eta = f > 0 && f < 1 ? el * (1 - f) / f : -1;
-    char line[256], b1[16], b2[16], mem[32] = "";
-    if (pr->mem_bytes > 0)
-        snprintf(mem, sizeof mem, ", %.3g GB", pr->mem_bytes / 1e9);
-    if (f >= 0) {
-        char bar[21];
-        int k = (int)(f * 20 + 0.5);
-        for (int i = 0; i < 20; i++)
-            bar[i] = i < k ? '#' : '.';
-        bar[20] = '\0';
-        snprintf(line, sizeof line, "%s [%s] %3.0f%% %.0f/%.0f %s, %.3g %s/s, ETA %s (%s elapsed)%s",
-                 pr->what ? pr->what : "", bar, 100 * f, pr->done, pr->total, pr->unit ? pr->unit : "", rate,
-                 pr->unit ? pr->unit : "", dur(eta, b1, sizeof b1), dur(el, b2, sizeof b2), mem);
-    } else {
-        snprintf(line, sizeof line, "%s: %.0f %s, %.3g %s/s (%s elapsed)%s", pr->what ? pr->what : "", pr->done,
-                 pr->unit ? pr->unit : "", rate, pr->unit ? pr->unit : "", dur(el, b2, sizeof b2), mem);
-    }
+    prog_view v = view(p, pr, t);
+    char line[512];
     if (p->tty) {
-        int w = fprintf(stderr, "\r%s", line) - 1;
-        for (int i = w; i < p->width; i++)
-            fputc(' ', stderr);
-        p->width = w;
-        p->drawn = true;
+        tty_line(&v, pr, line, sizeof line);
+        tty_draw(p, line);
     } else {
-        fprintf(stderr, "topocc: %s\n", line);
+        log_line(&v, pr, line, sizeof line);
+        fprintf(p->out, "%s\n", line);
     }
-    fflush(stderr);
+    fflush(p->out);
 }
 
 void cli_progress_done(cli_progress *p)
 {
-    if (p->drawn && p->tty) {
-        fprintf(stderr, "\r%*s\r", p->width, "");
-        fflush(stderr);
+    if (!p || p->quiet)
+        return;
+    if (p->tty && p->width > 0) {
+        fprintf(p->out, "\r%*s\r", p->width, "");
+        fflush(p->out);
     }
-    p->drawn = false;
+    p->width = 0;
 }

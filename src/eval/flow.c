@@ -1359,32 +1359,36 @@ tc_status tc_flow_alone(const tc_topo *t, const tc_flow_job *jobs, size_t njobs,
 
 /* ---- the memory estimate ----
  *
- * The run's memory is, from the largest part down:
+ * The run's memory is, from the largest part down (measured against the
+ * estimate: docs/PERFORMANCE.md, "Memory estimate of the flow simulator"):
  * - flows in flight (transmitting, propagating, or under rendezvous parked
  *   until the receiver reaches the step): FLOW_ID_BYTES + MM_ID_BYTES + a
- *   stride of incidences + an entry in each link list it crosses + a place
- *   in the solver's scratch (component, changed, bottleneck group);
- * - the transfers of the steps in the window (fl_sxfer each) and of the
- *   step being emitted (tc_xfer each);
- * - per rank its fl_rank and, per window slot, its fl_srank;
- * - per link LINK_BYTES.
- * Flows in flight: a rank sends a step only once its sends of the step
- * before have left (FIFO and rendezvous) or its receives of earlier steps
- * are in (recv), so the flows in flight stay near one step's transfers: the
- * largest step's (a direct all-to-all is one step: every transfer at once).
- * Figures measured against this estimate: docs/PERFORMANCE.md, "Memory
- * estimate of the flow simulator". */
+ *   stride of incidences + an entry in each list of a link it crosses + its
+ *   places in the solver's scratch (component, changed, bottleneck group);
+ * - the window: per live step, an fl_srank per rank and an fl_sxfer per
+ *   transfer; the step being emitted: a tc_xfer per transfer;
+ * - per rank its fl_rank; per link LINK_BYTES.
+ * Flows in flight: a rank issues a step once its sends of the step before
+ * have left (FIFO, rendezvous) or its receives of earlier steps are in
+ * (recv), so what is in flight stays near the largest step's transfers
+ * (measured: at most 1.03 times; a direct all-to-all is one step, every
+ * transfer at once).
+ * Live steps: where every rank works in every step the ranks stay within a
+ * few steps of each other (a ring: 4 to 16 live steps); where some ranks
+ * idle (pipelined chains, trees: phases with a sender range, broadcast,
+ * reduce) an idle rank runs ahead to the step of its next receive, so up
+ * to every step is live (a chain broadcast on 2,048 ranks: 2,110 steps of
+ * 2,048 fl_srank, 66 MiB). */
 
-/* Window slots charged per job: long schedules keep only a few steps live
- * (a ring: 4 slots), short ones may hold all of them. */
+/* Live steps charged to a long schedule whose ranks all work every step
+ * (measured: at most 32, pairwise exchange under recv). */
 #define EST_SLOTS 32
-/* Flows in flight per transfer of the largest step: see est_job. */
-#define EST_INFLIGHT 1.0
-/* Allocator overhead and doubling slack of the link lists and groups. */
+/* Allocator overhead, doubling slack of the link lists and bottleneck
+ * groups, and flows in flight beyond the largest step. */
 #define EST_SLACK 1.15
 
 typedef struct est_step {
-    double xfers;   /* transfers of one step, local copies counted as one per rank */
+    double xfers;   /* transfers over the network in one step, at most */
     uint32_t steps; /* steps with that many */
 } est_step;
 
@@ -1397,42 +1401,57 @@ static int cmp_est_desc(const void *a, const void *b)
 typedef struct est_job_out {
     double bytes;    /* the job's own arrays: ranks, window */
     double inflight; /* flows in flight, most */
-    double max_step; /* transfers of its largest step */
+    double max_step; /* transfers of its largest step, local copies included */
 } est_job_out;
 
-/* A job from its phases, without emitting a transfer: a phase's step has
- * at most senders x fanout transfers over the network and, at most, one
- * local copy per rank. */
+/* A phase's transfers over the network per step, at most, from its
+ * metadata: its senders times its fan-out. Broadcast and reduce move each
+ * block to (from) each rank once, so a rank receives (sends) at most one
+ * transfer per tree per step (two trees: dbtree); their senders times
+ * fan-out would charge the direct broadcast's root fan-out to every rank. */
+static double est_phase(const tc_sched *s, const tc_phase *ph, bool *partial)
+{
+    uint32_t p = s->req.p;
+    bool range = ph->src_count > 0 && ph->src_count < p;
+    *partial |= range;
+    double net = (double)(range ? ph->src_count : p) * ph->fanout;
+    if (s->req.op == TC_OP_BROADCAST || s->req.op == TC_OP_REDUCE)
+        net = fmin(net, 2.0 * p);
+    return net;
+}
+
+/* The transfers of the window: its slots filled with the largest steps. */
+static double est_window(est_step *v, uint32_t n, uint32_t slots)
+{
+    qsort(v, n, sizeof *v, cmp_est_desc);
+    double x = 0;
+    for (uint32_t i = 0; i < n && slots; i++) {
+        uint32_t k = v[i].steps < slots ? v[i].steps : slots;
+        x += k * v[i].xfers;
+        slots -= k;
+    }
+    return x;
+}
+
+/* A job from its phases, without emitting a transfer. */
 static est_job_out est_job(const tc_flow_job *jb, bool trace)
 {
     const tc_sched *s = jb->sched;
     uint32_t p = s->req.p;
     est_job_out out = {0, 0, 0};
     est_step *v = malloc((s->nphases ? s->nphases : 1) * sizeof *v);
-    double net_max = 0;
+    bool partial = s->req.op == TC_OP_BROADCAST || s->req.op == TC_OP_REDUCE;
     for (uint32_t i = 0; i < s->nphases; i++) {
-        const tc_phase *ph = &s->phases[i];
-        uint32_t senders = ph->src_count && ph->src_count < p ? ph->src_count : p;
-        double net = (double)senders * ph->fanout;
-        net_max = fmax(net_max, net);
-        out.max_step = fmax(out.max_step, net + p);
+        double net = est_phase(s, &s->phases[i], &partial);
+        out.inflight = fmax(out.inflight, net);
         if (v)
-            v[i] = (est_step){net + p, ph->repeat};
+            v[i] = (est_step){net, s->phases[i].repeat};
     }
-    out.inflight = EST_INFLIGHT * net_max;
-    /* The window: the largest steps, up to EST_SLOTS of them. */
-    uint32_t slots = s->nsteps < EST_SLOTS ? s->nsteps : EST_SLOTS, left = slots;
-    double xv = 0;
-    if (v) {
-        qsort(v, s->nphases, sizeof *v, cmp_est_desc);
-        for (uint32_t i = 0; i < s->nphases && left; i++) {
-            uint32_t k = v[i].steps < left ? v[i].steps : left;
-            xv += k * v[i].xfers;
-            left -= k;
-        }
-    } else {
-        xv = slots * out.max_step;
-    }
+    /* Local copies (a direct all-to-all's own blocks): at most one per
+     * rank, in the emitted step only (their window entries are noise). */
+    out.max_step = out.inflight + p;
+    uint32_t slots = partial || s->nsteps <= 2 * EST_SLOTS ? s->nsteps : EST_SLOTS;
+    double xv = v ? est_window(v, s->nphases, slots) : slots * out.inflight;
     free(v);
     out.bytes = (double)p * (sizeof(fl_rank) + sizeof(fl_ready) + (trace ? 1 : 0)) +
                 (double)slots * p * sizeof(fl_srank) + xv * sizeof(fl_sxfer);
@@ -1451,27 +1470,24 @@ double tc_flow_mem_estimate(const tc_topo *t, const tc_flow_job *jobs, size_t nj
 {
     if (!t || !jobs)
         return 0;
-    tc_flow_opts oo;
-    memset(&oo, 0, sizeof oo);
-    if (o)
-        oo = *o;
-    double stride = max_incidences(t, oo.multipath);
+    tc_multipath mp = o ? o->multipath : TC_MULTIPATH_ROUTE;
+    double stride = max_incidences(t, mp);
     double bytes = 0, flows = 0, max_step = 0;
     for (size_t j = 0; j < njobs; j++) {
         if (!jobs[j].sched)
             continue;
-        est_job_out e = est_job(&jobs[j], oo.trace_path != NULL);
+        est_job_out e = est_job(&jobs[j], o && o->trace_path);
         bytes += e.bytes;
         flows += e.inflight;
         max_step = fmax(max_step, e.max_step);
     }
-    /* Per flow: its ids here and in the solver (the solver's flags are set
-     * for its whole power-of-two capacity), its incidences (a stride each,
-     * entries in link lists at most a stride), its scratch places. */
-    bytes += flows * (FLOW_ID_BYTES + sizeof(uint32_t) * 3 + stride * MM_INC_BYTES +
-                      EST_SLACK * (stride + 1) * sizeof(tc_mm_ent));
-    bytes += pow2_at_least(flows, 1024) * MM_ID_BYTES;
+    /* Per flow: its ids here and in the solver (whose flags are set over
+     * its whole power-of-two capacity), a stride of incidences, at most a
+     * stride of link list entries and a bottleneck group entry, its places
+     * in the component and changed lists. */
+    double per_flow = FLOW_ID_BYTES + stride * MM_INC_BYTES + (stride + 1) * sizeof(tc_mm_ent) + 2 * sizeof(uint32_t);
+    bytes += EST_SLACK * flows * per_flow + pow2_at_least(flows, 1024) * MM_ID_BYTES;
     bytes += max_step * sizeof(tc_xfer);
-    bytes += (double)t->n_links * LINK_BYTES * EST_SLACK;
+    bytes += (double)t->n_links * LINK_BYTES;
     return bytes;
 }

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "topocc/outcome_net.h"
+#include "topocc/render.h"
 
 static const char *multipath_name(tc_multipath m)
 {

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "topocc/outcome_train.h"
+#include "topocc/render.h"
 
 /* The scenario that produced a result, so it can be reproduced from its
  * own record. */

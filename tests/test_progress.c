@@ -1,0 +1,163 @@
+/* test_progress.c - the CLI's progress renderer (src/cli/progress.c, built
+ * in here): silent at first, a bar redrawn in place on a terminal, a line
+ * every 10 s in a log, nothing when quiet. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+#include "cli/progress.c"
+
+/* The renderer's clock, driven by the test. */
+static double fake_t;
+static double fake_clock(void)
+{
+    return fake_t;
+}
+
+static void setup(cli_progress *p, bool tty, bool quiet)
+{
+    fake_t = 100;
+    cli_progress_init(p, quiet);
+    p->out = tmpfile();
+    assert_non_null(p->out);
+    p->tty = tty;
+    p->cols = 100;
+    p->clock = fake_clock;
+    p->start = fake_t;
+}
+
+/* What was written so far (the stream stays open). */
+static const char *written(cli_progress *p, char *buf, size_t len)
+{
+    fflush(p->out);
+    long n = ftell(p->out);
+    rewind(p->out);
+    size_t got = fread(buf, 1, len - 1, p->out);
+    buf[got] = '\0';
+    fseek(p->out, n, SEEK_SET);
+    return buf;
+}
+
+static tc_progress report(double done, double total)
+{
+    return (tc_progress){.what = "flow simulation", .fraction = total > 0 ? done / total : -1, .done = done,
+                         .total = total, .unit = "transfers", .rate = 1e6, .mem_bytes = 2.5e9};
+}
+
+static void terminal_bar_after_one_second_then_cleared(void **state)
+{
+    (void)state;
+    cli_progress p;
+    char buf[2048];
+    setup(&p, true, false);
+    tc_progress r = report(1e6, 3e6);
+    fake_t = 100.5;
+    cli_progress_cb(&p, &r);
+    assert_string_equal(written(&p, buf, sizeof buf), "");
+    fake_t = 101.2;
+    r = report(1.2e6, 3e6);
+    cli_progress_cb(&p, &r);
+    written(&p, buf, sizeof buf);
+    assert_true(buf[0] == '\r');
+    assert_null(strchr(buf, '\n'));
+    assert_non_null(strstr(buf, "flow simulation"));
+    assert_non_null(strstr(buf, " 40%"));
+    assert_non_null(strstr(buf, "1.2M/3M transfers"));
+    assert_non_null(strstr(buf, "1M/s"));
+    assert_non_null(strstr(buf, "ETA 2s"));
+    assert_non_null(strstr(buf, "mem 2.5 GB"));
+    size_t first = strlen(buf);
+    cli_progress_done(&p);
+    written(&p, buf, sizeof buf);
+    /* Cleared: blanks over the bar, the cursor back at the start. */
+    assert_true(strlen(buf) == 2 * first + 1);
+    assert_true(buf[strlen(buf) - 1] == '\r');
+    assert_null(strchr(buf, '\n'));
+    fclose(p.out);
+}
+
+static void terminal_bar_fits_the_width(void **state)
+{
+    (void)state;
+    cli_progress p;
+    char buf[2048];
+    setup(&p, true, false);
+    p.cols = 30;
+    tc_progress r = report(5, 10);
+    fake_t = 102;
+    cli_progress_cb(&p, &r);
+    written(&p, buf, sizeof buf);
+    assert_int_equal(strlen(buf), 1 + 29);
+    fclose(p.out);
+}
+
+static void log_line_every_ten_seconds(void **state)
+{
+    (void)state;
+    cli_progress p;
+    char buf[2048];
+    setup(&p, false, false);
+    tc_progress r = report(1e6, 4e6);
+    for (fake_t = 100; fake_t < 109.9; fake_t += 0.25)
+        cli_progress_cb(&p, &r);
+    assert_string_equal(written(&p, buf, sizeof buf), "");
+    fake_t = 110;
+    cli_progress_cb(&p, &r);
+    assert_string_equal(written(&p, buf, sizeof buf),
+                        "topocc: flow simulation: 25%, 1M transfers/s, ETA 3s\n");
+    fake_t = 115;
+    cli_progress_cb(&p, &r);
+    fake_t = 120.1;
+    cli_progress_cb(&p, &r);
+    written(&p, buf, sizeof buf);
+    assert_int_equal(strchr(buf, '\n') - buf + 1, (long)strlen(buf) / 2);
+    cli_progress_done(&p);
+    assert_null(strchr(written(&p, buf, sizeof buf), '\r'));
+    fclose(p.out);
+}
+
+static void unknown_total_has_no_percentage_or_eta(void **state)
+{
+    (void)state;
+    cli_progress p;
+    char buf[2048];
+    setup(&p, true, false);
+    tc_progress r = report(12345, 0);
+    fake_t = 103;
+    cli_progress_cb(&p, &r);
+    written(&p, buf, sizeof buf);
+    assert_non_null(strstr(buf, "12.3k transfers"));
+    assert_null(strchr(buf, '%'));
+    assert_null(strstr(buf, "ETA"));
+    fclose(p.out);
+}
+
+static void quiet_prints_nothing(void **state)
+{
+    (void)state;
+    for (int tty = 0; tty < 2; tty++) {
+        cli_progress p;
+        char buf[256];
+        setup(&p, tty, true);
+        tc_progress r = report(1, 2);
+        for (fake_t = 100; fake_t < 200; fake_t += 1)
+            cli_progress_cb(&p, &r);
+        cli_progress_done(&p);
+        assert_string_equal(written(&p, buf, sizeof buf), "");
+        fclose(p.out);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(terminal_bar_after_one_second_then_cleared),
+        cmocka_unit_test(terminal_bar_fits_the_width),
+        cmocka_unit_test(log_line_every_ten_seconds),
+        cmocka_unit_test(unknown_total_has_no_percentage_or_eta),
+        cmocka_unit_test(quiet_prints_nothing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
