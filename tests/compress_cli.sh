@@ -84,6 +84,21 @@ for f in '"inputs"' '"codec_throughputs"' '"results"' '"speedup_vs_bf16"' '"time
     grep -q -- "$f" "$tmp/out" || { echo "FAIL (json): no $f"; fails=$((fails + 1)); }
 done
 
+# --- CSV and JSON hold numbers in SI units, never "3.83min" or "1.99x" ---
+U='[0-9.]+(ns|us|ms|min|h|d|B|KiB|MiB|GiB|TiB|KB/s|MB/s|GB/s|TB/s|Gb/s|Tb/s|x|%)'
+for args in "compress --topo $CLOS --model resnet50 --codec topk:ratio=0.01 $R --sweep-bw" \
+    "codec-bench --codec bf16 --codec topk:ratio=0.01 --size 64KiB --seconds 0.01"; do
+    # shellcheck disable=SC2086
+    "$T" $args --format csv --quiet >"$tmp/o.csv" 2>/dev/null
+    # shellcheck disable=SC2086
+    "$T" $args --format json --quiet >"$tmp/o.json" 2>/dev/null
+    if ! [ -s "$tmp/o.csv" ] || grep -Eq "(^|,)$U(,|\$)" "$tmp/o.csv" || grep -Eq "\": \"$U\"" "$tmp/o.json"; then
+        echo "FAIL: formatted number (or no output) in CSV or JSON of: $args"; fails=$((fails + 1))
+    fi
+done
+bad "compress with a flow option without flow mode" compress --topo "$CLOS" --model resnet50 --codec topk $R --rate-cap 100Gbps
+bad "compress with a target and steps ratios (conflicting flags)" compress --topo "$CLOS" --model resnet50 --codec topk $R --target-acc 0.5
+
 # --- accuracy file, end to end (a short training run) ---
 if [ -d /usr/share/datasets/fashion-mnist ]; then
     if "$T" train-accuracy --codec bf16 --codec topk:ratio=0.01 --steps 200 --eval-every 50 \

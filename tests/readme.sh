@@ -78,7 +78,7 @@ function run(    sh, line, rc, k, nout, out) {
     close(sh)
     if (rc == "")
         fail("could not run \"" cmd "\"")
-    if (rc + 0 > 1)
+    if (rc + 0 != 0 && rc + 0 != 2)
         printf "%s:%d: note: \"%s\" exits with %s\n", file, cmd_line, cmd, rc > "/dev/stderr"
     while (nout > 0 && out[nout] == "")
         nout--

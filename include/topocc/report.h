@@ -25,7 +25,8 @@ json_t *tc_report_hot_links_json(const tc_topo *t, const tc_flow_result *fr);
 /* Topology summary and optional link list as JSON. */
 json_t *tc_report_topo_json(const tc_topo *t, bool links);
 
-/* A text table: rows of cells, printed with aligned columns, or as CSV. */
+/* A text table of preformatted cells, printed with aligned columns (text
+ * renderings only: CSV comes from typed tables, tc_rtable). */
 typedef struct tc_table {
     int ncols;
     size_t nrows, cap;
@@ -38,7 +39,6 @@ void tc_table_free(tc_table *tb);
 /* Appends a row of ncols strings (copied). */
 tc_status tc_table_row(tc_table *tb, const char *const *cells);
 void tc_table_print(const tc_table *tb, FILE *f);
-void tc_table_print_csv(const tc_table *tb, FILE *f);
 
 /* Writes a JSON value to path atomically (temporary file, then rename), or
  * to stdout when path is NULL (tc_json_write: shortest round-trip numbers). */

@@ -170,33 +170,6 @@ void tc_table_print(const tc_table *tb, FILE *f)
     }
 }
 
-static void csv_cell(const char *s, FILE *f)
-{
-    if (!strpbrk(s, ",\"\n")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-void tc_table_print_csv(const tc_table *tb, FILE *f)
-{
-    for (size_t r = 0; r < tb->nrows; r++) {
-        for (int c = 0; c < tb->ncols; c++) {
-            if (c)
-                fputc(',', f);
-            csv_cell(tb->cells[r * (size_t)tb->ncols + (size_t)c], f);
-        }
-        fputc('\n', f);
-    }
-}
-
 tc_status tc_write_json(json_t *v, const char *path, tc_err *err)
 {
     return tc_json_write(v, path, err);
