@@ -16,21 +16,22 @@ $C2 broadcast ring 2048
 $C2 alltoall direct 1024 spray
 torus:dims=16x16x8 allreduce torus 2048
 torus:dims=16x16x8 alltoall direct 2048
-torus:dims=8x8x8 alltoall direct 512 spray"
+torus:dims=8x8x8 alltoall direct 512 spray
+torus:dims=16x16x8 allreduce ring 2048 size=1KiB
+clos:down=16x16x16,up=1x16x16 allreduce ring 4096 size=1KiB"
 [ "${2:-}" = quick ] && cases=$(echo "$cases" | grep -v "direct 2048")
-printf '%-50s %10s %10s %10s %8s\n' case estimate peak run ratio
+printf '%-72s %10s %10s %10s %6s\n' case estimate peak run ratio
 echo "$cases" | while read -r spec op algo ranks extra; do
     line=$("$B/bench_flow" "$spec" "$op" "$algo" "$ranks" $extra)
     # "... peak P MiB (B MiB before the run; estimate E MiB)"
-    echo "$line" | awk -v c="$op $algo $ranks $extra on $spec" '{
+    echo "$line" | awk -v c="$op $algo $ranks $extra $spec" '{
         for (i = 1; i <= NF; i++) {
             if ($i == "peak") peak = $(i + 1)
-            if ($i == "(" ) {}
-            if ($i == "before") before = $(i - 2); 
+            if ($i == "before") before = $(i - 2)
             if ($i == "estimate") est = $(i + 1)
         }
         sub(/^\(/, "", before)
         run = peak - before
-        printf "%-50s %8.1f M %8.1f M %8.1f M %8.2f\n", substr(c, 1, 50), est, peak, run, est / run
+        printf "%-72s %8.1f M %8.1f M %8.1f M %6.2f\n", c, est, peak, run, est / run
     }'
 done

@@ -63,7 +63,7 @@ static void terminal_bar_after_one_second_then_cleared(void **state)
     assert_true(buf[0] == '\r');
     assert_null(strchr(buf, '\n'));
     assert_non_null(strstr(buf, "flow simulation"));
-    assert_non_null(strstr(buf, " 40%"));
+    assert_non_null(strstr(buf, " 40% [########............] "));
     assert_non_null(strstr(buf, "1.2M/3M transfers"));
     assert_non_null(strstr(buf, "1M/s"));
     assert_non_null(strstr(buf, "ETA 2s"));
@@ -90,6 +90,24 @@ static void terminal_bar_fits_the_width(void **state)
     cli_progress_cb(&p, &r);
     written(&p, buf, sizeof buf);
     assert_int_equal(strlen(buf), 1 + 29);
+    fclose(p.out);
+}
+
+/* On a narrow terminal the bar goes first, the figures stay. */
+static void narrow_terminal_drops_the_bar(void **state)
+{
+    (void)state;
+    cli_progress p;
+    char buf[2048];
+    setup(&p, true, false);
+    p.cols = 72;
+    tc_progress r = report(1.2e6, 3e6);
+    fake_t = 102;
+    cli_progress_cb(&p, &r);
+    written(&p, buf, sizeof buf);
+    assert_null(strchr(buf, '['));
+    assert_true(strlen(buf) <= 72);
+    assert_non_null(strstr(buf, "ETA 2s mem 2.5 GB"));
     fclose(p.out);
 }
 
@@ -129,6 +147,10 @@ static void unknown_total_has_no_percentage_or_eta(void **state)
     cli_progress_cb(&p, &r);
     written(&p, buf, sizeof buf);
     assert_non_null(strstr(buf, "12.3k transfers"));
+    r = report(999700, 0);
+    fake_t = 104;
+    cli_progress_cb(&p, &r);
+    assert_non_null(strstr(written(&p, buf, sizeof buf), " 1M transfers"));
     assert_null(strchr(buf, '%'));
     assert_null(strstr(buf, "ETA"));
     fclose(p.out);
@@ -155,6 +177,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(terminal_bar_after_one_second_then_cleared),
         cmocka_unit_test(terminal_bar_fits_the_width),
+        cmocka_unit_test(narrow_terminal_drops_the_bar),
         cmocka_unit_test(log_line_every_ten_seconds),
         cmocka_unit_test(unknown_total_has_no_percentage_or_eta),
         cmocka_unit_test(quiet_prints_nothing),

@@ -12,7 +12,11 @@
 #define TTY_PERIOD_S 0.2
 /* Without a terminal: one line this often, the first after as long. */
 #define LOG_PERIOD_S 10.0
+/* The bar: 20 or 10 characters, where the line leaves that much room and
+ * BAR_SLACK more (so it does not come and go as the figures lengthen). */
 #define BAR_LEN 20
+#define BAR_MIN 10
+#define BAR_SLACK 6
 
 static double mono_now(void)
 {
@@ -46,7 +50,8 @@ static const char *fmt_count(double v, char *buf, size_t len)
 {
     static const char sfx[] = " kMGTP";
     int i = 0;
-    while (fabs(v) >= 1000 && i < 5) {
+    /* 999.7 would print as "1e+03" at 3 digits: it is 1.00k. */
+    while (fabs(v) >= 999.5 && i < 5) {
         v /= 1000;
         i++;
     }
@@ -104,32 +109,36 @@ static prog_view view(const cli_progress *p, const tc_progress *pr, double t)
     return v;
 }
 
-/* The terminal line: "flow simulation  42% [########............]
- * 1.21M/2.88M transfers  3.1M/s  ETA 12s  mem 1.2 GB". */
-static void tty_line(const prog_view *v, const tc_progress *pr, char *line, size_t len)
+/* The terminal line: "flow simulation 42% [#####.......] 1.21M/2.88M
+ * transfers 3.1M/s ETA 12s mem 1.2 GB", within width characters (on 80
+ * columns, without the bar). */
+static void tty_line(const prog_view *v, const tc_progress *pr, int width, char *line, size_t len)
 {
-    char d[16], tot[16], r[16], eta[16], mem[24];
-    size_t n = 0;
-    n += (size_t)snprintf(line + n, len - n, "%s", v->what);
-    if (v->f >= 0) {
-        char bar[BAR_LEN + 1];
-        int k = (int)(v->f * BAR_LEN);
-        for (int i = 0; i < BAR_LEN; i++)
-            bar[i] = i < k ? '#' : '.';
-        bar[BAR_LEN] = '\0';
-        n += (size_t)snprintf(line + n, len - n, " %3.0f%% [%s]", 100 * v->f, bar);
-    }
-    if (n < len && pr->total > 0)
-        n += (size_t)snprintf(line + n, len - n, " %s/%s %s", fmt_count(pr->done, d, sizeof d),
-                              fmt_count(pr->total, tot, sizeof tot), v->unit);
-    else if (n < len)
-        n += (size_t)snprintf(line + n, len - n, " %s %s", fmt_count(pr->done, d, sizeof d), v->unit);
-    if (n < len && v->rate > 0)
-        n += (size_t)snprintf(line + n, len - n, "  %s/s", fmt_count(v->rate, r, sizeof r));
-    if (n < len && v->eta >= 0)
-        n += (size_t)snprintf(line + n, len - n, "  ETA %s", fmt_dur(v->eta, eta, sizeof eta));
-    if (n < len && pr->mem_bytes > 0)
-        snprintf(line + n, len - n, "  mem %s", fmt_mem(pr->mem_bytes, mem, sizeof mem));
+    char head[96], tail[160], d[16], tot[16], r[16], eta[16], mem[24];
+    size_t n = (size_t)snprintf(head, sizeof head, "%s", v->what);
+    if (v->f >= 0 && n < sizeof head)
+        snprintf(head + n, sizeof head - n, " %.0f%%", 100 * v->f);
+    if (pr->total > 0)
+        n = (size_t)snprintf(tail, sizeof tail, " %s/%s %s", fmt_count(pr->done, d, sizeof d),
+                             fmt_count(pr->total, tot, sizeof tot), v->unit);
+    else
+        n = (size_t)snprintf(tail, sizeof tail, " %s %s", fmt_count(pr->done, d, sizeof d), v->unit);
+    if (n < sizeof tail && v->rate > 0)
+        n += (size_t)snprintf(tail + n, sizeof tail - n, " %s/s", fmt_count(v->rate, r, sizeof r));
+    if (n < sizeof tail && v->eta >= 0)
+        n += (size_t)snprintf(tail + n, sizeof tail - n, " ETA %s", fmt_dur(v->eta, eta, sizeof eta));
+    if (n < sizeof tail && pr->mem_bytes > 0)
+        snprintf(tail + n, sizeof tail - n, " mem %s", fmt_mem(pr->mem_bytes, mem, sizeof mem));
+    int room = width - (int)strlen(head) - (int)strlen(tail) - 3;
+    int bar = v->f < 0 ? 0 : room >= BAR_LEN + BAR_SLACK ? BAR_LEN : room >= BAR_MIN + BAR_SLACK ? BAR_MIN : 0;
+    char b[BAR_LEN + 1];
+    for (int i = 0; i < bar; i++)
+        b[i] = i < (int)(v->f * bar) ? '#' : '.';
+    b[bar] = '\0';
+    if (bar)
+        snprintf(line, len, "%s [%s]%s", head, b, tail);
+    else
+        snprintf(line, len, "%s%s", head, tail);
 }
 
 /* The log line: "topocc: flow simulation: 42%, 3.1M transfers/s, ETA 12s". */
@@ -147,11 +156,16 @@ static void log_line(const prog_view *v, const tc_progress *pr, char *line, size
         snprintf(line + n, len - n, ", ETA %s", fmt_dur(v->eta, eta, sizeof eta));
 }
 
+/* One column short of the width: writing the last column would wrap on
+ * some terminals and \r would then redraw on the next line. */
+static int tty_width(const cli_progress *p)
+{
+    return (p->cols > 1 ? p->cols : 80) - 1;
+}
+
 static void tty_draw(cli_progress *p, const char *line)
 {
-    /* One column short of the width: writing the last column would wrap
-     * on some terminals and \r would then redraw on the next line. */
-    int max = (p->cols > 1 ? p->cols : 80) - 1;
+    int max = tty_width(p);
     int w = (int)strlen(line);
     if (w > max)
         w = max;
@@ -175,7 +189,7 @@ void cli_progress_cb(void *ud, const tc_progress *pr)
     prog_view v = view(p, pr, t);
     char line[512];
     if (p->tty) {
-        tty_line(&v, pr, line, sizeof line);
+        tty_line(&v, pr, tty_width(p), line, sizeof line);
         tty_draw(p, line);
     } else {
         log_line(&v, pr, line, sizeof line);

@@ -233,9 +233,12 @@ static void heap_remove(fl_sim *S, uint32_t f)
 
 /* ---- flow ids ---- */
 
+/* Flow ids the arrays start with. */
+#define FLOW_IDS_MIN 4096
+
 static bool flows_grow(fl_sim *S)
 {
-    size_t c = S->fcap ? 2 * (size_t)S->fcap : 4096;
+    size_t c = S->fcap ? 2 * (size_t)S->fcap : FLOW_IDS_MIN;
 #define FL_GROW(arr)                                                  \
     do {                                                              \
         void *v_ = realloc(S->arr, c * sizeof *S->arr);               \
@@ -1204,28 +1207,6 @@ static tc_status check_done(fl_sim *S)
     return TC_OK;
 }
 
-static void memstat(fl_sim *S)
-{
-    if (!getenv("FLOW_MEMSTAT"))
-        return;
-    size_t links_ent = 0, groups_ent = 0;
-    for (uint32_t l = 0; l < S->t->n_links; l++)
-        links_ent += S->mm.lists[l].cap > TC_MM_INLINE ? S->mm.lists[l].cap : 0;
-    for (uint32_t l = 0; S->mm.groups && l <= S->t->n_links; l++)
-        groups_ent += S->mm.groups[l].cap;
-    size_t xv = 0, wcap = 0, srb = 0;
-    for (size_t j = 0; j < S->njobs; j++) {
-        wcap += S->jobs[j].wcap;
-        for (uint32_t i = 0; i < S->jobs[j].wcap; i++) {
-            xv += S->jobs[j].win[i].cap;
-            srb += S->jobs[j].win[i].sr ? S->jobs[j].p : 0;
-        }
-    }
-    fprintf(stderr, "MEMSTAT nsteps=%u links=%u stride=%u fcap=%u fhigh=%u mmfcap=%u wcap=%zu sr=%zu xv=%zu xfcap=%zu linkent=%zu groupent=%zu ready=%zu comp_l=%zu comp_f=%zu changed=%zu fresh=%zu dirty=%u heap=%zu track=%d\n",
-            S->jobs[0].nsteps, S->t->n_links, S->stride, S->fcap, S->fhigh, S->mm.fcap, wcap, srb, xv, S->xf.cap, links_ent, groups_ent,
-            S->ready_cap, S->mm.comp_links_cap, S->mm.comp_flows_cap, S->mm.changed_cap, S->mm.fresh_cap,
-            S->mm.dirty_cap, S->mm.heap_cap, S->mm.track);
-}
 static tc_status results(fl_sim *S, tc_flow_result *res)
 {
     res->njobs = S->njobs;
@@ -1303,7 +1284,6 @@ tc_status tc_flow_run(const tc_topo *t, const tc_flow_job *jobs, size_t njobs, c
     if (st == TC_OK) {
         sort_jobs(&S, order);
         sim_loop(&S, order);
-        memstat(&S);
         if (S.st == TC_OK)
             check_done(&S);
         if (S.st == TC_OK && S.o.progress)
@@ -1363,8 +1343,10 @@ tc_status tc_flow_alone(const tc_topo *t, const tc_flow_job *jobs, size_t njobs,
  * estimate: docs/PERFORMANCE.md, "Memory estimate of the flow simulator"):
  * - flows in flight (transmitting, propagating, or under rendezvous parked
  *   until the receiver reaches the step): FLOW_ID_BYTES + MM_ID_BYTES + a
- *   stride of incidences + an entry in each list of a link it crosses + its
- *   places in the solver's scratch (component, changed, bottleneck group);
+ *   stride of incidences + an entry in the list of each link it crosses
+ *   (counted as the links of a path between two endpoints drawn at random)
+ *   + its places in the solver's scratch (component, changed, bottleneck
+ *   group);
  * - the window: per live step, an fl_srank per rank and an fl_sxfer per
  *   transfer; the step being emitted: a tc_xfer per transfer;
  * - per rank its fl_rank; per link LINK_BYTES.
@@ -1373,16 +1355,33 @@ tc_status tc_flow_alone(const tc_topo *t, const tc_flow_job *jobs, size_t njobs,
  * (recv), so what is in flight stays near the largest step's transfers
  * (measured: at most 1.03 times; a direct all-to-all is one step, every
  * transfer at once).
- * Live steps: where every rank works in every step the ranks stay within a
- * few steps of each other (a ring: 4 to 16 live steps); where some ranks
- * idle (pipelined chains, trees: phases with a sender range, broadcast,
- * reduce) an idle rank runs ahead to the step of its next receive, so up
- * to every step is live (a chain broadcast on 2,048 ranks: 2,110 steps of
- * 2,048 fl_srank, 66 MiB). */
+ * Live steps: where every rank works in every step the ranks stay within
+ * some steps of each other (a ring: 4 to 128 live steps, EST_SLOTS); where
+ * some ranks idle (pipelined chains, trees: phases with a sender range,
+ * broadcast, reduce) an idle rank runs ahead to the step of its next
+ * receive, so up to every step is live (a chain broadcast on 2,048 ranks:
+ * 2,110 steps of 2,048 fl_srank, 66 MiB).
+ *
+ * Estimate against the peak resident memory of the run (bench/
+ * mem_estimate.sh; 1 GiB; "clos2" is clos:hosts=2048,radix=64,tiers=2):
+ *   direct all-to-all 1,024 ranks, clos2            306 MiB   281 MiB
+ *   direct all-to-all 2,048 ranks, clos2          1,222 MiB 1,118 MiB
+ *   direct all-to-all 4,096, clos:down=16x16x16   5,765 MiB 5,219 MiB
+ *   direct all-to-all 2,048, torus:dims=16x16x8   2,622 MiB 2,326 MiB
+ *   direct all-to-all 512 spray, torus:dims=8x8x8   228 MiB   175 MiB
+ *   ring broadcast 2,048 ranks, clos2              69.7 MiB  66.9 MiB
+ *   ring all-reduce 2,048 ranks 1 KiB, 16x16x8     11.3 MiB  10.0 MiB
+ *   ring all-reduce 1,024 ranks, clos2              3.8 MiB   1.1 MiB
+ * Small runs are charged for the most live steps seen and for link tables
+ * that are resident only where touched: up to 3.75 times, tens of MiB. */
 
-/* Live steps charged to a long schedule whose ranks all work every step
- * (measured: at most 32, pairwise exchange under recv). */
+/* Live steps charged to a long schedule whose ranks all work every step:
+ * EST_SLOTS, or one per EST_RANKS_PER_SLOT ranks on more ranks. Measured
+ * (the window's power-of-two capacity): a ring on a Clos 4 to 16 up to
+ * 2,048 ranks, 128 on 3,000 and 4,096 ranks (1 KiB) and on a 16x16x8 torus
+ * at 2,048; a pairwise exchange up to 32. */
 #define EST_SLOTS 32
+#define EST_RANKS_PER_SLOT 16
 /* Allocator overhead, doubling slack of the link lists and bottleneck
  * groups, and flows in flight beyond the largest step. */
 #define EST_SLACK 1.15
@@ -1450,12 +1449,38 @@ static est_job_out est_job(const tc_flow_job *jb, bool trace)
     /* Local copies (a direct all-to-all's own blocks): at most one per
      * rank, in the emitted step only (their window entries are noise). */
     out.max_step = out.inflight + p;
-    uint32_t slots = partial || s->nsteps <= 2 * EST_SLOTS ? s->nsteps : EST_SLOTS;
+    uint32_t slots = s->nsteps;
+    if (!partial && slots > 2 * EST_SLOTS) {
+        uint32_t live = p / EST_RANKS_PER_SLOT > EST_SLOTS ? p / EST_RANKS_PER_SLOT : EST_SLOTS;
+        slots = live < slots ? live : slots;
+    }
     double xv = v ? est_window(v, s->nphases, slots) : slots * out.inflight;
     free(v);
     out.bytes = (double)p * (sizeof(fl_rank) + sizeof(fl_ready) + (trace ? 1 : 0)) +
                 (double)slots * p * sizeof(fl_srank) + xv * sizeof(fl_sxfer);
     return out;
+}
+
+/* Links on a path between two endpoints, on average over EST_PAIRS pairs
+ * drawn at random: the link list entries of a large step (an all-to-all's
+ * pairs are all pairs). Spraying holds every path: the most incidences. */
+#define EST_PAIRS 256
+
+static double est_path_links(const tc_topo *t, const tc_flow_opts *o, double stride)
+{
+    if ((o && o->multipath == TC_MULTIPATH_SPRAY) || t->n_endpoints < 2)
+        return stride;
+    uint32_t *path = malloc(tc_topo_max_path(t) * sizeof *path + 1);
+    if (!path)
+        return stride;
+    double sum = 0;
+    for (uint64_t i = 0; i < EST_PAIRS; i++) {
+        uint64_t h = tc_mix64(i);
+        uint32_t a = (uint32_t)(h % t->n_endpoints), b = (uint32_t)((h >> 32) % t->n_endpoints);
+        sum += tc_topo_route(t, o ? o->routing : TC_ROUTE_DEFAULT, a, b, path);
+    }
+    free(path);
+    return sum / EST_PAIRS;
 }
 
 static double pow2_at_least(double x, double min)
@@ -1482,11 +1507,13 @@ double tc_flow_mem_estimate(const tc_topo *t, const tc_flow_job *jobs, size_t nj
         max_step = fmax(max_step, e.max_step);
     }
     /* Per flow: its ids here and in the solver (whose flags are set over
-     * its whole power-of-two capacity), a stride of incidences, at most a
-     * stride of link list entries and a bottleneck group entry, its places
+     * its whole power-of-two capacity), a stride of incidences, an entry in
+     * each link list of its path and a bottleneck group entry, its places
      * in the component and changed lists. */
-    double per_flow = FLOW_ID_BYTES + stride * MM_INC_BYTES + (stride + 1) * sizeof(tc_mm_ent) + 2 * sizeof(uint32_t);
-    bytes += EST_SLACK * flows * per_flow + pow2_at_least(flows, 1024) * MM_ID_BYTES;
+    double hops = est_path_links(t, o, stride);
+    double per_flow = stride * MM_INC_BYTES + (hops + 1) * sizeof(tc_mm_ent) + 2 * sizeof(uint32_t);
+    bytes += EST_SLACK * (flows * per_flow + fmax(flows, FLOW_IDS_MIN) * FLOW_ID_BYTES);
+    bytes += pow2_at_least(flows, 1024) * MM_ID_BYTES;
     bytes += max_step * sizeof(tc_xfer);
     bytes += (double)t->n_links * LINK_BYTES;
     return bytes;
