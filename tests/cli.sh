@@ -244,6 +244,9 @@ cmp -s "$tmp/cb1.json" "$tmp/cb2.json" || { echo "FAIL: codec-bench scenario rou
 "$T" codec-bench --codec bf16 --size 64KiB --seconds 0.01 --format json --quiet >"$tmp/cb3.json"
 good "codec-bench replay measures again" '"measured"' replay "$tmp/cb3.json" --format json --quiet
 
+bad "a run above the memory limit is refused before it starts" collective --topo "clos:down=16x16,up=1x16" --op alltoall --algo direct --size 1MiB --mode flow --mem-limit 10MB
+grep -q -- "--mem-limit" "$tmp/err" || { echo "FAIL: memory refusal does not name the flag"; fails=$((fails + 1)); }
+bad "bad memory limit" collective --topo "$CLOS" --op allreduce --size 1MiB --mem-limit lots
 good "size sweep" "busbw" collective --topo "$CLOS" --op allreduce --sizes 1KiB:16MiB
 good "algorithm ranking" "rhd" collective --topo "$CLOS" --op allreduce --size 16MiB --algo all
 good "version" "commit" --version

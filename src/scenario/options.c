@@ -158,7 +158,7 @@ static const opt_def opts[] = {
     /* output and general: not scenario keys */
     {{"--format", NULL, "output", "table|csv|json", ALL, false, "what stdout gets (default table)"}, F_OUTPUT},
     {{"--out", NULL, "output", "FILE", ALL, false,
-      "also write the result to FILE (.json: JSON, .csv: the primary table + FILE.scenario.json)"},
+      "also write the result to FILE: *.csv the primary table (+ *.scenario.json), *.txt the text, else JSON"},
      F_OUTPUT},
     {{"--out-dir", NULL, "output", "DIR", RUNC, false, "write every table as DIR/<table>.csv and DIR/scenario.json"},
      F_OUTPUT},
