@@ -247,6 +247,24 @@ good "codec-bench replay measures again" '"measured"' replay "$tmp/cb3.json" --f
 bad "a run above the memory limit is refused before it starts" collective --topo "clos:down=16x16,up=1x16" --op alltoall --algo direct --size 1MiB --mode flow --mem-limit 10MB
 grep -q -- "--mem-limit" "$tmp/err" || { echo "FAIL: memory refusal does not name the flag"; fails=$((fails + 1)); }
 bad "bad memory limit" collective --topo "$CLOS" --op allreduce --size 1MiB --mem-limit lots
+# Flags replace what a saved scenario says, even where that changes what applies.
+"$T" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --rate-cap 300Gbps --place random:seed=4 --ranks 8 --out "$tmp/rf.json" >/dev/null
+good "a flag overrides a saved flow scenario" "formula" collective --scenario "$tmp/rf.json" --mode formula --place first
+bad "place and endpoints that disagree" collective --topo "$CLOS" --op allreduce --size 1MiB --place random --endpoints 0-3
+bad "endpoint ranges beyond any topology" collective --topo "$CLOS" --op allreduce --size 1MiB --endpoints 0-100000000,0-100000000
+bad "--out to a directory, refused before the run" collective --topo "$CLOS" --op allreduce --size 1MiB --out "$tmp"
+good "--out to a device writes through it" "busbw" collective --topo "$CLOS" --op allreduce --size 1MiB --out /dev/null
+[ -c /dev/null ] || { echo "FAIL: /dev/null is no longer a device"; fails=$((fails + 1)); }
+good "--print-scenario with --out" '"scenario_version"' collective --topo "$CLOS" --op allreduce --size 1MiB --print-scenario --out "$tmp/ps.json"
+grep -q '"scenario_version"' "$tmp/ps.json" || { echo "FAIL: --print-scenario --out wrote nothing"; fails=$((fails + 1)); }
+bad "--print-scenario with csv" collective --topo "$CLOS" --op allreduce --size 1MiB --print-scenario --format csv
+printf '{"scenario": {"command": "collective"}, "network": {"topo": ["%s"]}}' "$CLOS" >"$tmp/stray.json"
+bad "a scenario file with a stray scenario key" collective --scenario "$tmp/stray.json" --op allreduce --size 1MiB
+printf '{"collective": {"algo": []}}' >"$tmp/empty.json"
+bad "an empty algorithm list" collective --scenario "$tmp/empty.json" --topo "$CLOS" --op allreduce --size 1MiB
+good "topo writes its tables to a directory" "bisection" topo "$CLOS" --links --out-dir "$tmp/topodir"
+[ -s "$tmp/topodir/links.csv" ] || { echo "FAIL: topo --out-dir has no links.csv"; ls "$tmp/topodir"; fails=$((fails + 1)); }
+
 good "size sweep" "busbw" collective --topo "$CLOS" --op allreduce --sizes 1KiB:16MiB
 good "algorithm ranking" "rhd" collective --topo "$CLOS" --op allreduce --size 16MiB --algo all
 good "version" "commit" --version

@@ -33,7 +33,11 @@ typedef struct tc_job_place {
  * endpoint beyond the topology or listed twice, or an empty job. */
 tc_status tc_place_map(const tc_topo *t, const tc_job_place *jp, uint32_t **map, uint32_t *p, tc_err *err);
 
-/* Parses endpoint ranges "0-63,128,130-131" into a malloc'ed list. */
+/* The most endpoints a list may hold (2^24: beyond any topology built). */
+#define TC_PLACE_MAX_ENDPOINTS 16777216u
+
+/* Parses endpoint ranges "0-63,128,130-131" into a malloc'ed list of at
+ * most TC_PLACE_MAX_ENDPOINTS. */
 tc_status tc_place_parse_ranges(const char *s, uint32_t **list, uint32_t *n, tc_err *err);
 
 /* Sub-groups: a partition of a job's p ranks into groups, each group's

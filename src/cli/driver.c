@@ -4,8 +4,10 @@
  * scenario; the library runs it; the report layer writes the outcome.
  * Nothing here decides a number or formats a result.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <jansson.h>
 #include "cli/cli.h"
 #include "cli/progress.h"
@@ -211,6 +213,18 @@ static tc_status check_writable(const char *path, tc_err *err)
     return st;
 }
 
+/* The directory of --out-dir exists (or is made) and takes a file. */
+static tc_status check_dir(const char *dir, tc_err *err)
+{
+    char probe[4200];
+    if (strlen(dir) > 4000)
+        return tc_fail(err, TC_EINVAL, "--out-dir: the name is too long (at most 4000 bytes)");
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return tc_fail(err, TC_EINVAL, "cannot create the directory '%s': %s", dir, strerror(errno));
+    snprintf(probe, sizeof probe, "%s/scenario.json", dir);
+    return check_writable(probe, err);
+}
+
 static tc_status run_and_write(const tc_scenario *s, const cli_in *in, tc_err *err)
 {
     tc_format fmt = TC_FMT_TABLE;
@@ -218,13 +232,20 @@ static tc_status run_and_write(const tc_scenario *s, const cli_in *in, tc_err *e
     if (in->format && (st = tc_format_parse(in->format, &fmt, err)))
         return st;
     if (in->print_scenario) {
+        if (in->out_dir || (in->format && fmt != TC_FMT_JSON))
+            return tc_fail(err, TC_EINVAL, "--print-scenario prints the scenario as JSON (to stdout and --out FILE): "
+                                           "drop %s",
+                           in->out_dir ? "--out-dir" : "--format");
         json_t *j = tc_scenario_to_json(s);
-        st = tc_json_write(j, NULL, err);
+        st = in->out ? tc_json_write(j, in->out, err) : TC_OK;
+        if (st == TC_OK)
+            st = tc_json_write(j, NULL, err);
         json_decref(j);
         return st;
     }
     tc_run_opts ro = {0};
-    if ((st = mem_limit(in, &ro.mem_limit_bytes, err)) || (in->out && (st = check_writable(in->out, err))))
+    if ((st = mem_limit(in, &ro.mem_limit_bytes, err)) || (in->out && (st = check_writable(in->out, err))) ||
+        (in->out_dir && (st = check_dir(in->out_dir, err))))
         return st;
     cli_progress prog;
     cli_progress_init(&prog, in->quiet);
@@ -292,6 +313,15 @@ int cli_command(tc_command c, int argc, char **argv, int first)
 
 /* ---- replay ---- */
 
+/* A string from a file, shown on one line: control characters become '?'. */
+static void printable(char *dst, size_t len, const char *src)
+{
+    snprintf(dst, len, "%s", src);
+    for (char *c = dst; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+}
+
 static tc_status replay(cli_in *in, tc_err *err)
 {
     if (!in->positional)
@@ -304,8 +334,10 @@ static tc_status replay(cli_in *in, tc_err *err)
         return je.line > 0 ? tc_fail(err, TC_EINVAL, "%s line %d, column %d: %s", in->positional, je.line, je.column,
                                      je.text)
                            : tc_fail(err, TC_EINVAL, "%s: %s", in->positional, je.text);
+    /* A result (schema_version and a scenario) holds its scenario; anything
+     * else is read as a scenario, where a stray "scenario" key is unknown. */
     json_t *scn = json_object_get(root, "scenario");
-    if (!json_is_object(scn))
+    if (!json_is_object(scn) || !json_object_get(root, "schema_version"))
         scn = root;
     const json_t *cmd = json_object_get(scn, "command");
     tc_status st = TC_OK;
@@ -322,14 +354,20 @@ static tc_status replay(cli_in *in, tc_err *err)
     if (st == TC_OK)
         st = tc_scenario_read_json(s, scn, what, err);
     json_decref(root);
-    if (st == TC_OK && (strcmp(s->version, tc_version()) != 0 || strcmp(s->commit, tc_commit()) != 0))
-        fprintf(stderr, "topocc: warning: %s was written by topocc %s (%s); this is %s (%s): numbers may differ\n",
-                in->positional, s->version, s->commit, tc_version(), tc_commit());
+    char ver[sizeof s->version], com[sizeof s->commit];
     if (st == TC_OK) {
+        printable(ver, sizeof ver, s->version);
+        printable(com, sizeof com, s->commit);
         snprintf(s->version, sizeof s->version, "%s", tc_version());
         snprintf(s->commit, sizeof s->commit, "%s", tc_commit());
-        if ((st = tc_scenario_resolve(s, err)) == TC_OK && (st = tc_scenario_check_given(s, err)) == TC_OK)
-            st = run_and_write(s, in, err);
+        st = tc_scenario_resolve(s, err);
+    }
+    if (st == TC_OK && (st = tc_scenario_check_given(s, err)) == TC_OK) {
+        if (strcmp(ver, tc_version()) != 0 || strcmp(com, tc_commit()) != 0)
+            fprintf(stderr, "topocc: warning: %.256s was written by topocc %s (%s); this is %s (%s): numbers may "
+                            "differ\n",
+                    in->positional, ver, com, tc_version(), tc_commit());
+        st = run_and_write(s, in, err);
     }
     tc_scenario_free(s);
     return st;

@@ -3,12 +3,15 @@
  * JSON written with every number in its shortest round-trip form, so a
  * result or scenario read back is bit for bit what was written.
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <jansson.h>
 #include "topocc/core.h"
 
@@ -20,7 +23,25 @@ tc_status tc_atomic_open(tc_atomic_file *af, const char *path, tc_err *err)
     if (strlen(path) >= sizeof af->path)
         return tc_fail(err, TC_EINVAL, "output path too long (at most %zu bytes): %.64s...", sizeof af->path - 1, path);
     snprintf(af->path, sizeof af->path, "%s", path);
-    snprintf(af->tmp, sizeof af->tmp, "%s.tmp.%ld", path, (long)getpid());
+    struct stat sb;
+    if (stat(path, &sb) == 0) {
+        if (S_ISDIR(sb.st_mode))
+            return tc_fail(err, TC_EINVAL, "cannot write '%s': it is a directory (give a file name)", path);
+        if (!S_ISREG(sb.st_mode)) {
+            /* A device or a pipe (/dev/null, a FIFO) is written in place:
+             * renaming over it would replace it with a file. */
+            af->direct = true;
+            af->f = fopen(path, "w");
+            if (!af->f)
+                return tc_fail(err, TC_EINVAL, "cannot write '%s': %s", path, strerror(errno));
+            return TC_OK;
+        }
+        /* A link to a file: the file is replaced, the link stays. */
+        char real[PATH_MAX];
+        if (realpath(path, real) && strlen(real) < sizeof af->path)
+            snprintf(af->path, sizeof af->path, "%s", real);
+    }
+    snprintf(af->tmp, sizeof af->tmp, "%s.tmp.%ld", af->path, (long)getpid());
     af->f = fopen(af->tmp, "w");
     if (!af->f)
         return tc_fail(err, TC_EINVAL, "cannot write '%s': %s (check that its directory exists and is writable)", path,
@@ -36,6 +57,10 @@ tc_status tc_atomic_commit(tc_atomic_file *af, tc_err *err)
         return tc_fail(err, TC_EINTERNAL, "internal: commit of a file that is not open");
     bool bad = ferror(f) != 0;
     bad |= fflush(f) != 0;
+    if (af->direct) {
+        bad |= fclose(f) != 0;
+        return bad ? tc_fail(err, TC_EINVAL, "cannot write '%s': %s", af->path, strerror(errno)) : TC_OK;
+    }
     bad |= fsync(fileno(f)) != 0 && errno != EINVAL;
     bad |= fclose(f) != 0;
     if (bad) {
@@ -56,7 +81,8 @@ void tc_atomic_abort(tc_atomic_file *af)
     if (af->f) {
         fclose(af->f);
         af->f = NULL;
-        remove(af->tmp);
+        if (!af->direct)
+            remove(af->tmp);
     }
 }
 

@@ -44,8 +44,12 @@ tc_status tc_place_parse_ranges(const char *s, uint32_t **list, uint32_t *n, tc_
             b = strtoul(p + 1, &end, 10);
             p = end;
         }
-        if (b < a || b >= UINT32_MAX || b - a > 100000000UL)
+        if (b < a || b >= UINT32_MAX)
             goto bad;
+        if (b - a + 1 > TC_PLACE_MAX_ENDPOINTS - k) {
+            free(v);
+            return tc_fail(err, TC_EINVAL, "'%.40s': more than %u endpoints", s, TC_PLACE_MAX_ENDPOINTS);
+        }
         for (unsigned long x = a; x <= b; x++) {
             if (k == cap) {
                 uint32_t *w = realloc(v, 2 * cap * sizeof *w);

@@ -585,8 +585,8 @@ static void print_header(const tc_compress_out *o, FILE *f)
         fprintf(f, ", %.4g TFLOP per iteration\n", m->flops_iter / 1e12);
     fprintf(f, "compute     %s at %.0f%% MFU: forward %s, backward %s per iteration\n", o->accel->name, 100 * o->mfu,
             tc_fmt_time(o->fwd_s, b[0], 64), tc_fmt_time(o->bwd_s, b[1], 64));
-    fprintf(f, "network     %s, %u workers, %s mode; %zu buckets of %s%s\n", o->topology, o->workers,
-            tc_mode_name(o->mode), o->n ? o->rows[0].it.nbuckets : 0, tc_fmt_size(o->bucket_bytes, b[0], 64),
+    fprintf(f, "network     %s (injection %s per endpoint), %u workers, %s mode; %zu buckets of %s%s\n",
+            o->topology, tc_fmt_rate(o->injection_Bps, b[1], 64), o->workers, tc_mode_name(o->mode), o->n ? o->rows[0].it.nbuckets : 0, tc_fmt_size(o->bucket_bytes, b[0], 64),
             o->offload ? ", codec work offloaded" : ", codec work on the accelerator");
     if (strcmp(o->acc_source, "given") == 0) {
         fprintf(f, "accuracy    steps ratios as given (--steps-ratio)\n");

@@ -123,6 +123,7 @@ tc_status tc_scenario_read_json(tc_scenario *s, const json_t *root, const char *
     tc_status st;
     if ((st = check_known(root, what, err)) || (st = read_header(s, root, what, err)))
         return st;
+    uint64_t before = s->given_mask;
     for (size_t i = 0; i < tc_scn_key_count(); i++) {
         const tc_scn_key *k = tc_scn_key_get(i);
         const json_t *v = lookup(root, k->path);
@@ -135,6 +136,19 @@ tc_status tc_scenario_read_json(tc_scenario *s, const json_t *root, const char *
         if ((st = tc_scn_set_key(s, k->path, v, where, err)))
             return st;
     }
+    /* The file's keys must apply to the file's own scenario; a flag given
+     * later may change what applies (--mode formula over a flow scenario),
+     * and then the keys it made moot are dropped, not refused. */
+    uint64_t file = s->given_mask & ~before;
+    int ip = tc_scn_key_index("job.place"), ie = tc_scn_key_index("job.endpoints");
+    if ((file & (1ull << ie)) && !(file & (1ull << ip)) && s->job.nendpoints)
+        s->job.policy = TC_PLACE_LIST;
+    for (size_t i = 0; i < tc_scn_key_count(); i++) {
+        const tc_scn_key *k = tc_scn_key_get(i);
+        if ((file & (1ull << i)) && !tc_scn_key_applies(k, s))
+            return tc_fail(err, TC_EINVAL, "%s: %s applies only with %s", what, k->path, k->needs);
+    }
+    s->given_mask = before;
     return TC_OK;
 }
 
@@ -153,9 +167,10 @@ tc_status tc_scenario_load(tc_scenario *s, const char *path, tc_err *err)
     }
     /* A saved result holds its scenario. */
     const json_t *scn = json_object_get(root, "scenario");
-    if (json_is_object(scn) && json_object_get(root, "schema_version"))
+    bool result = json_is_object(scn) && json_object_get(root, "schema_version");
+    if (result)
         snprintf(what, sizeof what, "result %.256s: scenario", in ? "(standard input)" : path);
-    tc_status st = tc_scenario_read_json(s, json_is_object(scn) ? scn : root, what, err);
+    tc_status st = tc_scenario_read_json(s, result ? scn : root, what, err);
     json_decref(root);
     return st;
 }

@@ -5,6 +5,7 @@
  * can never disagree on what a value means.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,9 +90,13 @@ static tc_status int_in(const json_t *v, uint64_t lo, uint64_t hi, const char *w
         *out = (uint64_t)json_integer_value(v);
     } else if (json_is_string(v) && isdigit((unsigned char)json_string_value(v)[0])) {
         char *end;
+        errno = 0;
         *out = strtoull(json_string_value(v), &end, 10);
         if (*end)
             return tc_fail(err, TC_EINVAL, "%s: '%s' is not an integer", where, json_string_value(v));
+        if (errno == ERANGE)
+            return tc_fail(err, TC_EINVAL, "%s: '%.30s' is out of range: expected %llu to %llu", where,
+                           json_string_value(v), (unsigned long long)lo, (unsigned long long)hi);
     } else if (json_is_real(v) && json_real_value(v) == floor(json_real_value(v)) && json_real_value(v) >= 0 &&
                json_real_value(v) < 1.8e19) {
         *out = (uint64_t)json_real_value(v);
@@ -152,8 +157,10 @@ static const json_t *list_get(const json_t *v, size_t i)
     return json_is_array(v) ? json_array_get(v, i) : v;
 }
 
-static tc_status list_cap(const json_t *v, size_t max, const char *where, tc_err *err)
+static tc_status list_cap(const json_t *v, size_t min, size_t max, const char *where, tc_err *err)
 {
+    if (json_is_array(v) && json_array_size(v) < min)
+        return tc_fail(err, TC_EINVAL, "%s: expected at least one entry", where);
     if (json_is_array(v) && json_array_size(v) > max)
         return tc_fail(err, TC_EINVAL, "%s: %zu entries, at most %zu", where, json_array_size(v), max);
     return TC_OK;
@@ -164,7 +171,7 @@ static tc_status list_cap(const json_t *v, size_t max, const char *where, tc_err
 static tc_status strings_of(const json_t *v, const char *where, char *dst, size_t cap, size_t max, int *n,
                             tc_err *err)
 {
-    tc_status st = list_cap(v, max, where, err);
+    tc_status st = list_cap(v, 1, max, where, err);
     char w[256];
     for (size_t i = 0; st == TC_OK && i < list_len(v); i++) {
         WHERE_I(w, where, i);
@@ -262,14 +269,14 @@ static tc_status degrade_of(const json_t *v, const char *where, tc_scn_degrade *
         return wrong(v, where, "link:ID=FACTOR or {\"link\": ID, \"factor\": F}", err);
     }
     if (!(d->factor > 0) || d->factor > 1e6)
-        return tc_fail(err, TC_EINVAL, "%s: the factor must be above 0 (0.5 halves the bandwidth; a failed link is "
-                                       "not a degradation)",
+        return tc_fail(err, TC_EINVAL, "%s: the factor must be above 0 and at most 1e6 (0.5 halves the bandwidth; "
+                                       "a factor of 0 would be a failed link, which rerouting does not model yet)",
                        where);
     return TC_OK;
 }
 SET(set_degrade)
 {
-    tc_status st = list_cap(v, TC_SCN_MAX_DEGRADE, where, err);
+    tc_status st = list_cap(v, 0, TC_SCN_MAX_DEGRADE, where, err);
     char w[256];
     for (size_t i = 0; st == TC_OK && i < list_len(v); i++) {
         WHERE_I(w, where, i);
@@ -358,8 +365,8 @@ static tc_status endpoints_of(const json_t *v, const char *where, uint32_t **out
     if (!json_is_array(v) || json_array_size(v) == 0)
         return wrong(v, where, "a non-empty list of endpoints or a string of ranges such as \"0-63\"", err);
     size_t k = json_array_size(v);
-    if (k > UINT32_MAX)
-        return tc_fail(err, TC_EINVAL, "%s: too many endpoints", where);
+    if (k > TC_PLACE_MAX_ENDPOINTS)
+        return tc_fail(err, TC_EINVAL, "%s: more than %u endpoints", where, TC_PLACE_MAX_ENDPOINTS);
     uint32_t *m = malloc(k * sizeof *m);
     if (!m)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
@@ -394,8 +401,6 @@ SET(set_endpoints)
     free(s->job.endpoints);
     s->job.endpoints = m;
     s->job.nendpoints = n;
-    if (m)
-        s->job.policy = TC_PLACE_LIST;
     return TC_OK;
 }
 GET(get_endpoints)
@@ -405,7 +410,7 @@ GET(get_endpoints)
 
 SET(set_ops)
 {
-    tc_status st = list_cap(v, TC_OP_COUNT, where, err);
+    tc_status st = list_cap(v, 1, TC_OP_COUNT, where, err);
     char w[256];
     int n = 0;
     for (size_t i = 0; st == TC_OK && i < list_len(v); i++) {
@@ -502,7 +507,7 @@ SET(set_sizes)
         if ((st = tc_scn_size_range(json_string_value(v), &vals, &n, &e2)))
             return tc_fail(err, st, "%s: %s", where, e2.msg);
     } else {
-        if ((st = list_cap(v, TC_SCN_MAX_SIZES, where, err)))
+        if ((st = list_cap(v, 1, TC_SCN_MAX_SIZES, where, err)))
             return st;
         n = list_len(v);
         if (n == 0)
@@ -760,7 +765,7 @@ static tc_status ratio_of(const json_t *v, const char *where, tc_scn_codec_value
 }
 SET(set_ratios)
 {
-    tc_status st = list_cap(v, TC_SCN_MAX_CODECS, where, err);
+    tc_status st = list_cap(v, 0, TC_SCN_MAX_CODECS, where, err);
     char w[256];
     for (size_t i = 0; st == TC_OK && i < list_len(v); i++) {
         WHERE_I(w, where, i);
@@ -809,7 +814,7 @@ static tc_status thr_of(const json_t *v, const char *where, tc_scn_codec_value *
 }
 SET(set_thr)
 {
-    tc_status st = list_cap(v, TC_SCN_MAX_CODECS, where, err);
+    tc_status st = list_cap(v, 0, TC_SCN_MAX_CODECS, where, err);
     char w[256];
     for (size_t i = 0; st == TC_OK && i < list_len(v); i++) {
         WHERE_I(w, where, i);

@@ -32,7 +32,6 @@ typedef struct opt_def {
 #define ALL TC_CMDS_ALL
 #define NETC (B(COLLECTIVE) | B(COMPARE) | B(CONCURRENT) | B(COMPRESS))
 #define EVALC (B(COLLECTIVE) | B(COMPARE) | B(COMPRESS))
-#define RUNC (ALL & ~B(TOPO))
 
 static const opt_def opts[] = {
     /* network */
@@ -160,7 +159,7 @@ static const opt_def opts[] = {
     {{"--out", NULL, "output", "FILE", ALL, false,
       "also write the result to FILE: *.csv the primary table (+ *.scenario.json), *.txt the text, else JSON"},
      F_OUTPUT},
-    {{"--out-dir", NULL, "output", "DIR", RUNC, false, "write every table as DIR/<table>.csv and DIR/scenario.json"},
+    {{"--out-dir", NULL, "output", "DIR", ALL, false, "write every table as DIR/<table>.csv and DIR/scenario.json"},
      F_OUTPUT},
     {{"--quiet", NULL, "output", NULL, ALL, false, "no progress reports on stderr"}, F_OUTPUT},
     {{"--scenario", NULL, "general", "FILE", ALL, false,
@@ -168,8 +167,8 @@ static const opt_def opts[] = {
      F_OUTPUT},
     {{"--print-scenario", NULL, "general", NULL, ALL, false, "print the resolved scenario as JSON; do not run it"},
      F_OUTPUT},
-    {{"--mem-limit", NULL, "general", "BYTES", RUNC, false,
-      "refuse runs estimated above this memory (default 75% of physical memory)"},
+    {{"--mem-limit", NULL, "general", "BYTES", B(COLLECTIVE) | B(COMPARE) | B(CONCURRENT), false,
+      "refuse flow simulations estimated above this memory (default 75% of physical memory)"},
      F_OUTPUT},
     {{"--default", NULL, "general", NULL, B(COMPARE), false, "the built-in scenario of make run"}, F_OUTPUT},
     {{"--help", NULL, "general", NULL, ALL, false, "this help"}, F_OUTPUT},

@@ -346,6 +346,13 @@ static tc_status resolve_collective(tc_scenario *s, tc_err *err)
 static tc_status resolve_codecs(tc_scenario *s, tc_err *err)
 {
     tc_status st;
+    /* codec-bench without codecs measures every one: say which. */
+    if (s->command == TC_CMD_CODEC_BENCH && s->ncodecs == 0)
+        for (int k = 0; k < TC_CODEC_COUNT && k < TC_SCN_MAX_CODECS; k++) {
+            tc_codec_spec c;
+            tc_codec_defaults((tc_codec_kind)k, &c);
+            snprintf(s->codecs[s->ncodecs++], sizeof s->codecs[0], "%s", c.name);
+        }
     for (int i = 0; i < s->ncodecs; i++)
         if ((st = canonical_codec(s->codecs[i], sizeof s->codecs[i], err)))
             return st;
@@ -384,8 +391,10 @@ tc_status tc_scenario_resolve(tc_scenario *s, tc_err *err)
     }
     if (s->command == TC_CMD_COMPRESS && !s->model[0])
         return tc_fail(err, TC_EINVAL, "compress needs --model MODEL (e.g. resnet50)");
-    /* --endpoints alone implies the list placement. */
-    if (s->job.nendpoints && s->job.policy == TC_PLACE_FIRST && !(s->given_mask & (1ull << tc_scn_key_index("job.place"))))
+    /* --endpoints implies the list placement, unless --place says otherwise
+     * (then check_given refuses the pair). */
+    uint64_t ep = 1ull << tc_scn_key_index("job.endpoints"), pl = 1ull << tc_scn_key_index("job.place");
+    if ((s->given_mask & ep) && !(s->given_mask & pl))
         s->job.policy = TC_PLACE_LIST;
     if (s->job.policy == TC_PLACE_LIST) {
         if (!s->job.nendpoints)
