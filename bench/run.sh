@@ -7,3 +7,4 @@ B=build
 "$B/bench_schedgen"
 "$B/bench_codec"
 "$B/bench_flow"
+"$B/bench_check"

@@ -249,7 +249,8 @@ grep -q -- "--mem-limit" "$tmp/err" || { echo "FAIL: memory refusal does not nam
 bad "bad memory limit" collective --topo "$CLOS" --op allreduce --size 1MiB --mem-limit lots
 # Flags replace what a saved scenario says, even where that changes what applies.
 "$T" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --rate-cap 300Gbps --place random:seed=4 --ranks 8 --out "$tmp/rf.json" >/dev/null
-good "a flag overrides a saved flow scenario" "formula" collective --scenario "$tmp/rf.json" --mode formula --place first
+good "a flag overrides a saved flow scenario" "formula" collective --scenario "$tmp/rf.json" --mode formula --routing dmodk --place first
+bad "a saved ECMP scenario in formula mode" collective --scenario "$tmp/rf.json" --mode formula
 bad "place and endpoints that disagree" collective --topo "$CLOS" --op allreduce --size 1MiB --place random --endpoints 0-3
 bad "endpoint ranges beyond any topology" collective --topo "$CLOS" --op allreduce --size 1MiB --endpoints 0-100000000,0-100000000
 bad "--out to a directory, refused before the run" collective --topo "$CLOS" --op allreduce --size 1MiB --out "$tmp"

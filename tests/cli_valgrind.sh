@@ -21,7 +21,7 @@ run topo "clos:down=8x8,up=1x4" --links
 run topo "torus:dims=4x4,node=2" --format json
 run collective --topo "clos:down=8x8,up=1x4" --op allreduce --size 1MiB --mode steps --format json
 run collective --topo "torus:dims=4x4x4" --op alltoall --size 1MiB --mode steps
-run compare --default
+run compare --topo "clos:down=4x4,up=1x4" --topo "torus:dims=4x4" --op allreduce,alltoall --sizes 1KiB:1MiB:32
 run compare --topo "clos:down=8x8,up=1x8" --topo "torus:dims=8x8" --op allreduce --sizes 1KiB:1MiB --out "$tmp/out.json" --format csv
 run collective --topo "torus:dims=4x4" --op allreduce --algo "ring:chunks=x" --size 1MiB
 run collective --topo "clos:down=8x8,up=1x8" --op allreduce --algo torus --size 1MiB

@@ -1,8 +1,8 @@
 /*
  * test_coll_algos1.c - hand-checked properties of the biring, rd, rhd,
  * binomial, dbtree and direct schedules: step counts, per-step sizes and
- * patterns, fan-out, the double binary tree's disjoint interiors, and which
- * (operation, rank count) pairs each algorithm rejects.
+ * patterns, fan-out and fan-in, the double binary tree's disjoint
+ * interiors, and which (operation, rank count) pairs each algorithm rejects.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -95,13 +95,22 @@ static void direct_is_one_step_per_exchange(void **state)
     tc_sched *s = build(TC_OP_ALLTOALL, TC_ALGO_DIRECT, 9, 900, 0, 0);
     assert_int_equal(s->nsteps, 1);
     assert_int_equal(s->phases[0].fanout, 8);
+    assert_int_equal(s->phases[0].fanin, 8);
     assert_true(s->phases[0].bytes == 100 && s->phases[0].rank_bytes == 800);
+    assert_true(s->phases[0].rank_bytes_in == 800);
     tc_sched_free(s);
     s = build(TC_OP_ALLREDUCE, TC_ALGO_DIRECT, 9, 900, 0, 0);
     assert_int_equal(s->nsteps, 2);
     tc_sched_free(s);
     s = build(TC_OP_BROADCAST, TC_ALGO_DIRECT, 9, 900, 0, 4);
     assert_int_equal(s->phases[0].fanout, 8);
+    assert_int_equal(s->phases[0].fanin, 1);
+    tc_sched_free(s);
+    /* Reduce: the p - 1 others all send into the root at once. */
+    s = build(TC_OP_REDUCE, TC_ALGO_DIRECT, 9, 900, 0, 4);
+    assert_int_equal(s->phases[0].fanout, 1);
+    assert_int_equal(s->phases[0].fanin, 8);
+    assert_true(s->phases[0].rank_bytes == 900 && s->phases[0].rank_bytes_in == 8 * 900);
     tc_sched_free(s);
     /* One rank: all-to-all still copies its block into the output. */
     s = build(TC_OP_ALLTOALL, TC_ALGO_DIRECT, 1, 900, 0, 0);
@@ -117,7 +126,9 @@ static void biring_sends_both_ways(void **state)
         assert_int_equal(s->nsteps, ops[i] == TC_OP_ALLREDUCE ? 14 : 7);
         for (uint32_t j = 0; j < s->nphases; j++) {
             assert_int_equal(s->phases[j].fanout, 2);
+            assert_int_equal(s->phases[j].fanin, 2);
             assert_true(s->phases[j].bytes == 100 && s->phases[j].rank_bytes == 200);
+            assert_true(s->phases[j].rank_bytes_in == 200);
         }
         tc_sched_free(s);
     }
@@ -129,6 +140,7 @@ static void biring_sends_both_ways(void **state)
     /* Two ranks: both halves go to the one neighbour as one transfer. */
     s = build(TC_OP_ALLREDUCE, TC_ALGO_BIRING, 2, 1600, 0, 0);
     assert_int_equal(s->phases[0].fanout, 1);
+    assert_int_equal(s->phases[0].fanin, 1);
     assert_int_equal(s->phases[0].pat, TC_PAT_SHIFT);
     tc_sched_free(s);
 }

@@ -93,6 +93,28 @@ static void torus_rings_are_exact_on_8x8x8(void **state)
             build_and_check(ring_ops[o], torus_algos[a], 512, 0, &t);
 }
 
+/* Every power of two up to 1,024 that the shapes above miss (1, 2, 4, 16, 64
+ * and 512 are there), meshes included (2,048, 4,096 and odd counts:
+ * test_coll_scale_topo.c). */
+static void torus_rings_are_exact_at_every_power_of_two(void **state)
+{
+    (void)state;
+    static const struct {
+        int nd;
+        uint32_t dims[4];
+        bool wrap;
+    } shapes[] = {
+        {3, {2, 2, 2}, true},    {3, {2, 4, 4}, false}, {3, {4, 4, 8}, true},
+        {4, {4, 4, 4, 4}, true}, {3, {8, 8, 16}, true}, {2, {32, 32}, false},
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        tc_topo t = torus_topo(shapes[i].nd, shapes[i].dims, shapes[i].wrap);
+        for (size_t a = 0; a < 3; a++)
+            for (size_t o = 0; o < 3; o++)
+                build_and_check(ring_ops[o], torus_algos[a], t.n_endpoints, 0, &t);
+    }
+}
+
 static void torus_allreduce_on_4x4_takes_two_times_3_plus_3_steps(void **state)
 {
     (void)state;
@@ -131,6 +153,7 @@ static void torus_mp_keeps_all_2D_ports_busy(void **state)
     double total = 0;
     for (uint32_t i = 0; i < s->nphases; i++) {
         assert_int_equal(s->phases[i].fanout, 6);
+        assert_int_equal(s->phases[i].fanin, 6);
         assert_int_equal(s->phases[i].dims_mask, 0x3F);
         total += s->phases[i].repeat * s->phases[i].rank_bytes;
     }
@@ -169,6 +192,8 @@ static void torus_rings_reject_other_topologies(void **state)
     }
 }
 
+/* Node sizes 2, 4, 8: every multiple up to 70, every power of two up to
+ * 1,024, and 1000. */
 static void hier_is_exact_for_node_sizes_2_4_8(void **state)
 {
     (void)state;
@@ -177,7 +202,8 @@ static void hier_is_exact_for_node_sizes_2_4_8(void **state)
         uint32_t ps[80], n = 0;
         for (uint32_t p = 2; p <= 70; p++)
             ps[n++] = p;
-        ps[n++] = 128;
+        for (uint32_t p = 128; p <= 1024; p *= 2)
+            ps[n++] = p;
         ps[n++] = 1000;
         for (uint32_t i = 0; i < n; i++) {
             uint32_t p = ps[i];
@@ -326,6 +352,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(torus_rings_are_exact_on_many_shapes),
         cmocka_unit_test(torus_rings_are_exact_on_8x8x8),
+        cmocka_unit_test(torus_rings_are_exact_at_every_power_of_two),
         cmocka_unit_test(torus_allreduce_on_4x4_takes_two_times_3_plus_3_steps),
         cmocka_unit_test(torus_mp_keeps_all_2D_ports_busy),
         cmocka_unit_test(torus_rings_reject_other_topologies),

@@ -70,7 +70,7 @@ static void scenario_json_round_trip_is_identical_for_every_command(void **state
                           "random:seed=7"};
     round_trip(TC_CMD_COLLECTIVE, coll, 16);
     const char *cmp[] = {"--topo", "clos:down=8x8,up=1x8", "--names", "a", "--op", "allreduce,alltoall", "--sizes",
-                         "1KiB:1GiB:16", "--routing", "ecmp"};
+                         "1KiB:1GiB:16", "--routing", "dmodk"};
     round_trip(TC_CMD_COMPARE, cmp, 10);
     const char *cb[] = {"--codec", "bf16", "--size", "4MiB", "--seconds", "0.2"};
     round_trip(TC_CMD_CODEC_BENCH, cb, 6);

@@ -75,6 +75,9 @@ typedef enum {
     TC_PAT_LOCAL        /* intra-node (scale-up) traffic only */
 } tc_pattern;
 
+/* A phase's figures are exact, not bounds: fanout, fanin, bytes, rank_bytes
+ * and rank_bytes_in are the maxima over its steps' transfers, local copies
+ * (src == dst) excluded, and tc_sched_check proves them for every step. */
 typedef struct tc_phase {
     uint32_t first_step;  /* global index of the phase's first step */
     uint32_t repeat;      /* steps in the phase, all with identical traffic */
@@ -87,8 +90,10 @@ typedef struct tc_phase {
      * fill and drain send from such a range only. */
     uint32_t src_first, src_count;
     uint32_t fanout;      /* most transfers any rank sends in one step */
+    uint32_t fanin;       /* most transfers any rank receives in one step */
     double bytes;         /* largest transfer of the phase, bytes */
     double rank_bytes;    /* most bytes any rank sends in one step */
+    double rank_bytes_in; /* most bytes any rank receives in one step */
     char label[32];       /* e.g. "reduce-scatter", "all-gather dim 1" */
 } tc_phase;
 
@@ -180,8 +185,24 @@ void tc_sched_set_bytes(tc_sched *s, double bytes);
 const tc_phase *tc_sched_phase_of(const tc_sched *s, uint32_t step);
 
 /* Executes the schedule on integer buffers and verifies the exact result on
- * every rank. Returns TC_OK or TC_EINTERNAL with the first mismatch in err. */
+ * every rank, and every phase's declared metadata (pattern, senders, bytes,
+ * fanout, fanin, rank_bytes, rank_bytes_in) against every step's transfers.
+ * Memory O(p nslots). Returns TC_OK or TC_EINTERNAL with the first mismatch
+ * in err. */
 tc_status tc_sched_check(const tc_sched *s, tc_err *err);
+
+/* tc_sched_check on a sample, for rank counts whose p x nslots buffers do
+ * not fit: the same blocks_per_rank slots of [0, nblk), drawn from seed
+ * (the same seed, the same sample), are tracked on every rank, so memory is
+ * O(blocks_per_rank p) plus O(nslots) for the slot map; only the segments
+ * that write a tracked slot are executed, and the final result is verified
+ * for the tracked slots. The traffic and metadata checks are those of
+ * tc_sched_check, on every step in full, so run time still grows with the
+ * transfers emitted. A segment that writes a tracked slot must read a
+ * tracked slot (true of every algorithm whose blocks keep their slot index,
+ * i.e. all but all-to-all): otherwise, and for all-to-all, it returns
+ * TC_EINVAL. With blocks_per_rank >= nslots it is tc_sched_check. */
+tc_status tc_sched_check_sampled(const tc_sched *s, uint32_t blocks_per_rank, uint64_t seed, tc_err *err);
 
 /* For algorithm implementations: append a phase of repeat steps. */
 tc_phase *tc_sched_add_phase(tc_sched *s, uint32_t repeat, tc_pattern pat, int64_t arg,

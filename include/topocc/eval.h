@@ -22,6 +22,12 @@
 typedef enum { TC_MODE_FORMULA = 0, TC_MODE_STEPS = 1, TC_MODE_FLOW = 2 } tc_mode;
 
 const char *tc_mode_name(tc_mode m);
+
+/* The routing an evaluator models when asked for `requested`: the
+ * default is D-mod-k on a Clos for formula (its closed forms are exact for
+ * it) and ECMP for steps and flow; dimension order on a torus. An explicit
+ * routing is kept (tc_evaluate refuses ECMP with formula). */
+tc_routing tc_eval_routing(tc_mode m, const tc_topo *t, tc_routing requested);
 tc_status tc_mode_parse(const char *s, tc_mode *out, tc_err *err);
 
 typedef struct tc_eval_opts {
@@ -39,6 +45,7 @@ typedef struct tc_result {
     uint32_t ranks;
     double bytes;
     tc_mode mode;
+    tc_routing routing;        /* the routing modelled (tc_eval_routing) */
     double time_s;
     double algbw_Bps, busbw_Bps;
     double lower_bound_s;
@@ -54,6 +61,26 @@ tc_status tc_eval_formula(const tc_topo *t, const tc_sched *s, const tc_eval_opt
                           double *time_s, tc_err *err);
 tc_status tc_eval_steps(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o,
                         double *time_s, tc_err *err);
+
+/* One phase as the formula evaluator costed it (topocc collective --phases). */
+typedef struct tc_phase_eval {
+    double time_s;         /* one step of the phase */
+    uint32_t repeat;       /* steps in the phase */
+    bool closed_form;      /* a closed form (exact); false: evaluated on the routed graph */
+    uint32_t bottleneck;   /* graph: the link that limits the slowest transfer (UINT32_MAX: none) */
+    char binds[96];        /* what binds: "latency", "bandwidth", or the bottleneck link's name */
+} tc_phase_eval;
+
+/* The formula evaluator phase by phase: pe[0..s->nphases) and the total. */
+tc_status tc_eval_formula_phases(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, tc_phase_eval *pe,
+                                 double *time_s, tc_err *err);
+
+/* The same at n sizes (sizes[k]; the schedule as built is at
+ * s->req.bytes): a phase is routed once for all sizes. times[k]. */
+tc_status tc_eval_formula_sweep(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, const double *sizes,
+                                size_t n, double *times, tc_err *err);
+tc_status tc_eval_steps_sweep(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, const double *sizes,
+                              size_t n, double *times, tc_err *err);
 
 /* The whole job: validates, resolves auto (fastest valid algorithm under the
  * mode, ties in enum order), builds, evaluates and fills res. */

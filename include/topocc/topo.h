@@ -108,6 +108,7 @@ typedef struct tc_topo {
     uint32_t node_vbase;       /* vertex of node switch 0 */
     uint32_t node_lbase;       /* link (e -> switch) is node_lbase + 2e, (switch -> e) node_lbase + 2e + 1 */
 
+    uint32_t n_degraded;       /* links whose bandwidth tc_topo_degrade_link changed */
     double alpha;              /* per-message overhead, added once per transfer */
     uint64_t seed;             /* ECMP hash seed */
 } tc_topo;

@@ -8,8 +8,10 @@
  *     valid); on false it may write a short reason into err (no list of
  *     alternatives: sched.c adds that).
  *   build(req, topo, s, err): fills nblk, nslots, blk_bytes, the phases
- *     (tc_sched_add_phase, with fanout/bytes/rank_bytes exact), emit and
- *     state. req has been validated by valid().
+ *     (tc_sched_add_phase; bytes, fanout, fanin, rank_bytes and
+ *     rank_bytes_in exact, the defaults being fanout = fanin = 1 and
+ *     rank_bytes = rank_bytes_in = bytes), emit and state. req has been
+ *     validated by valid().
  */
 #ifndef TOPOCC_COLL_ALGOS_H
 #define TOPOCC_COLL_ALGOS_H

@@ -146,16 +146,32 @@ static uint32_t chain_fanout(bool red, uint32_t p, uint32_t lo, uint32_t hi)
     return a <= b ? 2 : 1;
 }
 
+/* Most transfers one rank receives at a chain step with window [lo, hi]
+ * (p > 2). Broadcast: rank root+d (d >= 1) receives from position d-1 of A
+ * and p-1-d of B, a pair (e, p-2-e). Reduce: the root receives from
+ * position p-2 of both chains; rank root+d, 2 <= d <= p-2, from position
+ * p-2-d of A and d-2 of B, a pair (e, p-4-e). */
+static uint32_t chain_fanin(bool red, uint32_t p, uint32_t lo, uint32_t hi)
+{
+    int64_t top = red ? (int64_t)p - 4 : (int64_t)p - 2;
+    if (red && hi == p - 2)
+        return 2;
+    int64_t a = lo > top - hi ? lo : top - hi;
+    int64_t b = hi < top - lo ? hi : top - lo;
+    return top >= 0 && a <= b ? 2 : 1;
+}
+
 /* chain: a broadcast or reduce chain step, where on two ranks only one rank
  * sends (the root broadcasting, the other rank reducing into it). */
-static tc_phase *add(tc_sched *s, uint32_t repeat, int64_t dir, uint32_t fanout, bool chain, const char *label)
+static tc_phase *add(tc_sched *s, uint32_t repeat, int64_t dir, uint32_t fanout, uint32_t fanin, bool chain,
+                     const char *label)
 {
     uint32_t p = s->req.p;
     tc_phase *ph;
     if (p == 2) {
         ph = tc_sched_add_phase(s, repeat, TC_PAT_SHIFT, dir, 2 * s->blk_bytes, label);
         if (ph) {
-            ph->rank_bytes = 2 * s->blk_bytes;
+            ph->rank_bytes = ph->rank_bytes_in = 2 * s->blk_bytes;
             if (chain) {
                 ph->src_first = s->req.op == TC_OP_REDUCE ? 1 - s->req.root : s->req.root;
                 ph->src_count = 1;
@@ -166,7 +182,9 @@ static tc_phase *add(tc_sched *s, uint32_t repeat, int64_t dir, uint32_t fanout,
     ph = tc_sched_add_phase(s, repeat, TC_PAT_GENERIC, 0, s->blk_bytes, label);
     if (ph) {
         ph->fanout = fanout;
+        ph->fanin = fanin;
         ph->rank_bytes = fanout * s->blk_bytes;
+        ph->rank_bytes_in = fanin * s->blk_bytes;
     }
     return ph;
 }
@@ -191,7 +209,8 @@ static tc_status biring_build(const tc_coll_req *req, const tc_topo *topo, tc_sc
             uint32_t lo, hi;
             chain_window(p, c, t, &lo, &hi);
             uint32_t run = lo == 0 && hi == p - 2 ? c - t : 1;
-            if (!add(s, run, red ? -1 : 1, p == 2 ? 1 : chain_fanout(red, p, lo, hi), true,
+            if (!add(s, run, red ? -1 : 1, p == 2 ? 1 : chain_fanout(red, p, lo, hi),
+                     p == 2 ? 1 : chain_fanin(red, p, lo, hi), true,
                      red ? "bidirectional chain reduce" : "bidirectional chain bcast"))
                 return tc_fail(err, TC_EINTERNAL, "out of memory");
             t += run;
@@ -207,9 +226,9 @@ static tc_status biring_build(const tc_coll_req *req, const tc_topo *topo, tc_sc
     for (uint32_t k = 0; k < c; k++) {
         bool ok = true;
         if (req->op != TC_OP_ALLGATHER)
-            ok = ok && add(s, p - 1, 1, 2, false, "bidirectional reduce-scatter");
+            ok = ok && add(s, p - 1, 1, 2, 2, false, "bidirectional reduce-scatter");
         if (req->op != TC_OP_REDUCESCATTER)
-            ok = ok && add(s, p - 1, 1, 2, false, "bidirectional all-gather");
+            ok = ok && add(s, p - 1, 1, 2, 2, false, "bidirectional all-gather");
         if (!ok)
             return tc_fail(err, TC_EINTERNAL, "out of memory");
     }

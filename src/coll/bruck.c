@@ -120,7 +120,7 @@ static tc_status bruck_build(const tc_coll_req *req, const tc_topo *topo, tc_sch
         tc_phase *ph = tc_sched_add_phase(s, 1, TC_PAT_GENERIC, 0, 0, "local copy");
         if (!ph)
             return tc_fail(err, TC_EINTERNAL, "out of memory");
-        ph->fanout = 0;
+        ph->fanout = ph->fanin = 0;
         return TC_OK;
     }
     for (uint32_t k = 0; k < K; k++) {

@@ -5,11 +5,18 @@
  * exact; slots that must be overwritten start as distinct negative poison,
  * so a missing or doubled contribution never cancels out.
  *
- * It also checks the promises evaluators rely on: every transfer's bytes
- * equal the blocks it carries, steps of one phase carry identical traffic,
- * the phase's declared bytes, fan-out and per-rank bytes are exact, and a
- * SHIFT or XOR phase's transfers follow the pattern from its declared
- * sender range.
+ * It also checks, for every step, the promises evaluators rely on: every
+ * transfer's bytes equal the blocks it carries; the steps of a phase carry
+ * identical traffic; the phase's declared bytes, fanout, fanin, rank_bytes
+ * and rank_bytes_in are exact; a SHIFT or XOR phase's transfers follow the
+ * pattern from its declared sender range; a LOCAL phase stays inside
+ * scale-up nodes; a TORUS phase moves data between ring neighbours on
+ * exactly the rings its dims_mask names.
+ *
+ * Cost: O(transfers + segments) per step, plus a sort for phases that repeat
+ * (to compare their steps); the final comparison is O(p x tracked slots),
+ * each slot's expected sum computed once. The sampled mode tracks a few
+ * slots on every rank so 65,536-rank schedules fit in memory.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -31,23 +38,76 @@ static bool near(double a, double b)
     return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b)) + 1e-300;
 }
 
-static int cmp_xfer(const void *a, const void *b)
-{
-    const tc_xfer *x = a, *y = b;
-    if (x->src != y->src)
-        return x->src < y->src ? -1 : 1;
-    if (x->dst != y->dst)
-        return x->dst < y->dst ? -1 : 1;
-    return x->bytes < y->bytes ? -1 : x->bytes > y->bytes;
-}
+/* ---- traffic: the phase metadata against the transfers ---- */
 
-/* A non-local transfer against its phase's declared pattern: a SHIFT or XOR
- * phase's transfers go where the pattern says, from its sender range. */
-static tc_status check_pattern(const tc_sched *s, uint32_t step, const tc_phase *ph, const tc_xfer *t, tc_err *err)
+typedef struct chk_traffic {
+    uint32_t *fan_out, *fan_in;   /* per rank; all zero between steps */
+    double *rb_out, *rb_in;
+    tc_xfer *first;               /* the phase's first step, as emitted */
+    tc_xfer *first_sorted;        /* the same sorted, made when needed */
+    tc_xfer *sorted;              /* this step, sorted */
+    size_t first_cap, nfirst, first_sorted_cap, sorted_cap;
+    bool have_first_sorted;
+    uint32_t stride[TC_MAX_DIMS]; /* torus: rank = sum of coordinate x stride */
+} chk_traffic;
+
+/* One step's figures, and the ranks where the maxima are (for messages). */
+typedef struct step_tally {
+    size_t n;                     /* transfers between distinct ranks */
+    double maxb, rb_out, rb_in;
+    uint32_t fan_out, fan_in, senders, mask;
+    uint32_t out_rank, in_rank, rbo_rank, rbi_rank;
+} step_tally;
+
+static tc_status traffic_init(chk_traffic *tr, const tc_sched *s, tc_err *err)
 {
     uint32_t p = s->req.p;
-    if (ph->pat != TC_PAT_SHIFT && ph->pat != TC_PAT_XOR)
-        return TC_OK;
+    memset(tr, 0, sizeof *tr);
+    tr->fan_out = tc_calloc(p, sizeof *tr->fan_out);
+    tr->fan_in = tc_calloc(p, sizeof *tr->fan_in);
+    tr->rb_out = tc_calloc(p, sizeof *tr->rb_out);
+    tr->rb_in = tc_calloc(p, sizeof *tr->rb_in);
+    uint32_t st = 1;
+    for (int d = 0; d < s->ndims && d < TC_MAX_DIMS; d++) {
+        tr->stride[d] = st;
+        st *= s->dims[d];
+    }
+    if (!tr->fan_out || !tr->fan_in || !tr->rb_out || !tr->rb_in)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    return TC_OK;
+}
+
+static void traffic_free(chk_traffic *tr)
+{
+    free(tr->fan_out), free(tr->fan_in), free(tr->rb_out), free(tr->rb_in);
+    free(tr->first), free(tr->first_sorted), free(tr->sorted);
+}
+
+/* Ranks, slot ranges, and bytes against the blocks carried. */
+static tc_status check_xfer(const tc_sched *s, uint32_t step, const tc_xfers *x, const tc_xfer *t, tc_err *err)
+{
+    uint32_t p = s->req.p, ns = s->nslots;
+    if (t->src >= p || t->dst >= p)
+        return tc_fail(err, TC_EINTERNAL, "step %u: transfer %u->%u outside %u ranks", step, t->src, t->dst, p);
+    uint64_t cnt = 0;
+    for (uint32_t k = 0; k < t->seg_cnt; k++) {
+        const tc_seg *g = &x->segs[t->seg_off + k];
+        if ((uint64_t)g->src_slot + g->count > ns || (uint64_t)g->dst_slot + g->count > ns)
+            return tc_fail(err, TC_EINTERNAL, "step %u: transfer %u->%u has a segment outside %u slots", step,
+                           t->src, t->dst, ns);
+        cnt += g->count;
+    }
+    if (t->src != t->dst && !near(t->bytes, (double)cnt * s->blk_bytes))
+        return tc_fail(err, TC_EINTERNAL, "step %u: transfer %u->%u claims %g bytes but carries %llu blocks of %g",
+                       step, t->src, t->dst, t->bytes, (unsigned long long)cnt, s->blk_bytes);
+    return TC_OK;
+}
+
+/* SHIFT / XOR: the transfer goes where the pattern says, from the declared
+ * sender range. */
+static tc_status check_shift_xor(const tc_sched *s, uint32_t step, const tc_phase *ph, const tc_xfer *t, tc_err *err)
+{
+    uint32_t p = s->req.p;
     if (ph->src_count > 0) {
         uint64_t off = ((uint64_t)t->src + p - ph->src_first % p) % p;
         if (off >= ph->src_count)
@@ -69,145 +129,389 @@ static tc_status check_pattern(const tc_sched *s, uint32_t step, const tc_phase 
     return TC_OK;
 }
 
-/* Checks the step's transfers against its phase and the first step's traffic. */
-static tc_status check_traffic(const tc_sched *s, uint32_t step, const tc_phase *ph, tc_xfers *x,
-                               tc_xfer **first, size_t *nfirst, tc_err *err)
+/* The dims_mask bits of the rings that carry src -> dst: dst is src's
+ * neighbour along one dimension d, +1 (bit 2d) or -1 (bit 2d+1) around the
+ * ring (both in a dimension of size 2). A mesh dimension closes its ring
+ * logically (torus_rings.c; the formula evaluator routes the last-to-first
+ * transfer back along the line), so wrap does not change who is a ring
+ * neighbour, only the route. 0: not ring neighbours. */
+static uint32_t ring_bits(const tc_sched *s, const chk_traffic *tr, uint32_t src, uint32_t dst)
 {
-    uint32_t p = s->req.p;
-    double maxb = 0;
-    uint32_t *fan = tc_calloc(p, sizeof *fan);
-    double *rb = tc_calloc(p, sizeof *rb);
-    tc_xfer *sorted = tc_calloc(x->n, sizeof *sorted);
-    if (!fan || !rb || !sorted) {
-        free(fan), free(rb), free(sorted);
-        return tc_fail(err, TC_EINTERNAL, "out of memory");
-    }
-    size_t n = 0;
-    tc_status st = TC_OK;
-    for (size_t i = 0; i < x->n; i++) {
-        const tc_xfer *t = &x->v[i];
-        if (t->src == t->dst)
+    uint32_t bits = 0;
+    for (int d = 0; d < s->ndims; d++) {
+        uint32_t n = s->dims[d], a = src / tr->stride[d] % n, b = dst / tr->stride[d] % n;
+        if (a == b)
             continue;
-        uint64_t cnt = 0;
-        for (uint32_t k = 0; k < t->seg_cnt; k++)
-            cnt += x->segs[t->seg_off + k].count;
-        if (!near(t->bytes, (double)cnt * s->blk_bytes) && st == TC_OK)
-            st = tc_fail(err, TC_EINTERNAL, "step %u: transfer %u->%u claims %g bytes but carries %llu blocks of %g",
-                         step, t->src, t->dst, t->bytes, (unsigned long long)cnt, s->blk_bytes);
-        if (st == TC_OK)
-            st = check_pattern(s, step, ph, t, err);
-        maxb = fmax(maxb, t->bytes);
-        fan[t->src]++;
-        rb[t->src] += t->bytes;
-        sorted[n++] = *t;
+        if (bits)
+            return 0; /* differs in two dimensions */
+        if (b == (a + 1) % n)
+            bits |= 1u << (2 * d);
+        if (b == (a + n - 1) % n)
+            bits |= 1u << (2 * d + 1);
+        if (!bits)
+            return 0;
     }
-    uint32_t maxfan = 0, senders = 0;
-    double maxrb = 0;
-    for (uint32_t r = 0; r < p; r++) {
-        maxfan = fan[r] > maxfan ? fan[r] : maxfan;
-        maxrb = fmax(maxrb, rb[r]);
-        senders += fan[r] > 0;
+    return bits;
+}
+
+/* The transfer against its phase's declared pattern; *mask collects the
+ * torus rings used. */
+static tc_status check_pattern(const tc_sched *s, const chk_traffic *tr, uint32_t step, const tc_phase *ph,
+                               const tc_xfer *t, uint32_t *mask, tc_err *err)
+{
+    switch (ph->pat) {
+    case TC_PAT_SHIFT:
+    case TC_PAT_XOR: return check_shift_xor(s, step, ph, t, err);
+    case TC_PAT_LOCAL: {
+        /* Rank r is endpoint r, so its node is r / node_size. */
+        uint32_t G = s->node_size ? s->node_size : 1;
+        if (t->src / G != t->dst / G)
+            return tc_fail(err, TC_EINTERNAL, "step %u (phase '%s'): LOCAL transfer %u->%u leaves its node of %u ranks",
+                           step, ph->label, t->src, t->dst, G);
+        return TC_OK;
     }
+    case TC_PAT_TORUS: {
+        uint32_t hit = ring_bits(s, tr, t->src, t->dst) & ph->dims_mask;
+        if (!hit)
+            return tc_fail(err, TC_EINTERNAL,
+                           "step %u (phase '%s'): TORUS transfer %u->%u is not between neighbours on a ring of "
+                           "dims_mask 0x%x",
+                           step, ph->label, t->src, t->dst, ph->dims_mask);
+        *mask |= hit;
+        return TC_OK;
+    }
+    default: return TC_OK;
+    }
+}
+
+static void tally(chk_traffic *tr, const tc_xfer *t, step_tally *tl)
+{
+    uint32_t a = ++tr->fan_out[t->src], b = ++tr->fan_in[t->dst];
+    double ro = tr->rb_out[t->src] += t->bytes, ri = tr->rb_in[t->dst] += t->bytes;
+    /* Sizes are non-negative, so running maxima are the step's maxima. */
+    tl->n++;
+    tl->senders += a == 1;
+    tl->maxb = fmax(tl->maxb, t->bytes);
+    if (a > tl->fan_out)
+        tl->fan_out = a, tl->out_rank = t->src;
+    if (b > tl->fan_in)
+        tl->fan_in = b, tl->in_rank = t->dst;
+    if (ro > tl->rb_out)
+        tl->rb_out = ro, tl->rbo_rank = t->src;
+    if (ri > tl->rb_in)
+        tl->rb_in = ri, tl->rbi_rank = t->dst;
+}
+
+/* The step's figures against the phase's declaration: exact, not bounds. */
+static tc_status check_declared(const tc_sched *s, uint32_t step, const tc_phase *ph, const step_tally *tl, tc_err *err)
+{
+    const char *l = ph->label;
+    if (!near(tl->maxb, ph->bytes))
+        return tc_fail(err, TC_EINTERNAL, "step %u (phase '%s'): declared bytes %g, largest transfer %g", step, l,
+                       ph->bytes, tl->maxb);
+    if (tl->fan_out != ph->fanout)
+        return tc_fail(err, TC_EINTERNAL, "step %u (phase '%s'): declared fanout %u, actual %u (rank %u sends %u)",
+                       step, l, ph->fanout, tl->fan_out, tl->out_rank, tl->fan_out);
+    if (tl->fan_in != ph->fanin)
+        return tc_fail(err, TC_EINTERNAL, "step %u (phase '%s'): declared fanin %u, actual %u (rank %u receives %u)",
+                       step, l, ph->fanin, tl->fan_in, tl->in_rank, tl->fan_in);
+    if (!near(tl->rb_out, ph->rank_bytes))
+        return tc_fail(err, TC_EINTERNAL, "step %u (phase '%s'): declared rank_bytes %g, actual %g (rank %u sends it)",
+                       step, l, ph->rank_bytes, tl->rb_out, tl->rbo_rank);
+    if (!near(tl->rb_in, ph->rank_bytes_in))
+        return tc_fail(err, TC_EINTERNAL,
+                       "step %u (phase '%s'): declared rank_bytes_in %g, actual %g (rank %u receives it)", step, l,
+                       ph->rank_bytes_in, tl->rb_in, tl->rbi_rank);
     /* A shift's declared senders all send (a XOR's range may hold idle
      * ranks: those whose partner is not in the exchange). */
-    uint32_t want_senders = ph->src_count ? ph->src_count : p;
-    if (st == TC_OK && ph->pat == TC_PAT_SHIFT && n > 0 && senders != want_senders)
-        st = tc_fail(err, TC_EINTERNAL, "step %u (phase '%s'): %u ranks send, the shift declares %u", step,
-                     ph->label, senders, want_senders);
-    if (st == TC_OK && n > 0 && (!near(maxb, ph->bytes) || maxfan != ph->fanout || !near(maxrb, ph->rank_bytes)))
-        st = tc_fail(err, TC_EINTERNAL,
-                     "step %u (phase '%s'): declared bytes %g fanout %u rank_bytes %g, actual %g %u %g",
-                     step, ph->label, ph->bytes, ph->fanout, ph->rank_bytes, maxb, maxfan, maxrb);
-    qsort(sorted, n, sizeof *sorted, cmp_xfer);
-    if (st == TC_OK) {
-        if (step == ph->first_step) {
-            free(*first);
-            *first = sorted;
-            *nfirst = n;
-            sorted = NULL;
-        } else {
-            bool same = n == *nfirst;
-            for (size_t i = 0; same && i < n; i++)
-                same = sorted[i].src == (*first)[i].src && sorted[i].dst == (*first)[i].dst &&
-                       near(sorted[i].bytes, (*first)[i].bytes);
-            if (!same)
-                st = tc_fail(err, TC_EINTERNAL, "step %u differs in traffic from the first step of its phase '%s'",
-                             step, ph->label);
+    uint32_t want_senders = ph->src_count ? ph->src_count : s->req.p;
+    if (ph->pat == TC_PAT_SHIFT && tl->n > 0 && tl->senders != want_senders)
+        return tc_fail(err, TC_EINTERNAL, "step %u (phase '%s'): %u ranks send, the shift declares %u", step, l,
+                       tl->senders, want_senders);
+    if (ph->pat == TC_PAT_TORUS && tl->mask != ph->dims_mask)
+        return tc_fail(err, TC_EINTERNAL, "step %u (phase '%s'): declared dims_mask 0x%x, rings used 0x%x", step, l,
+                       ph->dims_mask, tl->mask);
+    return TC_OK;
+}
+
+static int cmp_xfer(const void *a, const void *b)
+{
+    const tc_xfer *x = a, *y = b;
+    if (x->src != y->src)
+        return x->src < y->src ? -1 : 1;
+    if (x->dst != y->dst)
+        return x->dst < y->dst ? -1 : 1;
+    return x->bytes < y->bytes ? -1 : x->bytes > y->bytes;
+}
+
+static bool same_xfer(const tc_xfer *a, const tc_xfer *b)
+{
+    return a->src == b->src && a->dst == b->dst && near(a->bytes, b->bytes);
+}
+
+static tc_status reserve(tc_xfer **v, size_t *cap, size_t n, tc_err *err)
+{
+    if (n > *cap) {
+        tc_xfer *w = realloc(*v, n * sizeof *w);
+        if (!w)
+            return tc_fail(err, TC_EINTERNAL, "out of memory");
+        *v = w, *cap = n;
+    }
+    return TC_OK;
+}
+
+/* Copies the step's n non-local transfers into *v (grown as needed). */
+static tc_status copy_nonlocal(const tc_xfers *x, size_t n, tc_xfer **v, size_t *cap, tc_err *err)
+{
+    if (reserve(v, cap, n, err))
+        return TC_EINTERNAL;
+    size_t k = 0;
+    for (size_t i = 0; i < x->n; i++)
+        if (x->v[i].src != x->v[i].dst)
+            (*v)[k++] = x->v[i];
+    return TC_OK;
+}
+
+/* Whether the step's transfers and the first step's are the same multiset,
+ * by sorting both (the first step's once per phase). */
+static tc_status same_sorted(chk_traffic *tr, const tc_xfers *x, size_t n, bool *same, tc_err *err)
+{
+    tc_status st = copy_nonlocal(x, n, &tr->sorted, &tr->sorted_cap, err);
+    if (st == TC_OK && !tr->have_first_sorted) {
+        st = reserve(&tr->first_sorted, &tr->first_sorted_cap, n, err);
+        if (st == TC_OK && n > 0) {
+            memcpy(tr->first_sorted, tr->first, n * sizeof *tr->first);
+            qsort(tr->first_sorted, n, sizeof *tr->first_sorted, cmp_xfer);
+        }
+        tr->have_first_sorted = st == TC_OK;
+    }
+    if (st)
+        return st;
+    qsort(tr->sorted, n, sizeof *tr->sorted, cmp_xfer);
+    *same = true;
+    for (size_t i = 0; *same && i < n; i++)
+        *same = same_xfer(&tr->sorted[i], &tr->first_sorted[i]);
+    return TC_OK;
+}
+
+/* The steps of a repeated phase carry the same (src, dst, bytes) multiset:
+ * evaluators cost the first step only. Emitters usually list a phase's
+ * transfers in the same order every step, so steps are compared in emission
+ * order first and sorted only when that differs. */
+static tc_status check_same_traffic(chk_traffic *tr, uint32_t step, const tc_phase *ph, const tc_xfers *x,
+                                    size_t n, tc_err *err)
+{
+    if (ph->repeat == 1)
+        return TC_OK;
+    if (step == ph->first_step) {
+        tr->nfirst = n;
+        tr->have_first_sorted = false;
+        return copy_nonlocal(x, n, &tr->first, &tr->first_cap, err);
+    }
+    bool same = n == tr->nfirst;
+    for (size_t i = 0, k = 0; same && i < x->n; i++)
+        if (x->v[i].src != x->v[i].dst)
+            same = same_xfer(&x->v[i], &tr->first[k++]);
+    if (!same && n == tr->nfirst) {
+        tc_status st = same_sorted(tr, x, n, &same, err);
+        if (st)
+            return st;
+    }
+    if (!same)
+        return tc_fail(err, TC_EINTERNAL, "step %u differs in traffic from the first step of its phase '%s'", step,
+                       ph->label);
+    return TC_OK;
+}
+
+/* Checks the step's transfers against its phase and the phase's first step. */
+static tc_status check_traffic(const tc_sched *s, chk_traffic *tr, uint32_t step, const tc_phase *ph,
+                               const tc_xfers *x, tc_err *err)
+{
+    step_tally tl;
+    memset(&tl, 0, sizeof tl);
+    tc_status st = TC_OK;
+    size_t i = 0;
+    for (; i < x->n && st == TC_OK; i++) {
+        const tc_xfer *t = &x->v[i];
+        st = check_xfer(s, step, x, t, err);
+        if (st == TC_OK && t->src != t->dst) {
+            st = check_pattern(s, tr, step, ph, t, &tl.mask, err);
+            tally(tr, t, &tl);
         }
     }
-    free(fan), free(rb), free(sorted);
+    /* Back to zero for the next step: O(transfers), not O(p). */
+    for (size_t j = 0; j < i; j++) {
+        const tc_xfer *t = &x->v[j];
+        if (t->src < s->req.p && t->dst < s->req.p) {
+            tr->fan_out[t->src] = tr->fan_in[t->dst] = 0;
+            tr->rb_out[t->src] = tr->rb_in[t->dst] = 0;
+        }
+    }
+    if (st == TC_OK)
+        st = check_declared(s, step, ph, &tl, err);
+    if (st == TC_OK)
+        st = check_same_traffic(tr, step, ph, x, tl.n, err);
     return st;
 }
 
-static tc_status run_step(const tc_sched *s, uint32_t step, int64_t *buf, tc_xfers *x, int64_t **tmp,
-                          size_t *tmpcap, tc_err *err)
+/* ---- data: execution on tracked slots ---- */
+
+typedef struct chk_data {
+    const tc_sched *s;
+    uint32_t p, w;       /* ranks, tracked slots per rank */
+    uint32_t *slots;     /* sampled: the tracked slots, ascending; NULL: every slot */
+    int32_t *where;      /* sampled: slot -> index into slots, or -1 */
+    int64_t *buf;        /* p x w values */
+    int64_t *sum;        /* reductions: per tracked slot, the sum over ranks */
+    int64_t *tmp;        /* values read in the current step */
+    size_t tmpcap;
+} chk_data;
+
+static uint32_t slot_of(const chk_data *d, uint32_t k)
 {
-    uint32_t p = s->req.p, ns = s->nslots;
-    size_t total = 0;
-    for (size_t i = 0; i < x->n; i++) {
-        const tc_xfer *t = &x->v[i];
-        if (t->src >= p || t->dst >= p)
-            return tc_fail(err, TC_EINTERNAL, "step %u: transfer %u->%u outside %u ranks", step, t->src, t->dst, p);
-        for (uint32_t k = 0; k < t->seg_cnt; k++) {
-            const tc_seg *g = &x->segs[t->seg_off + k];
-            if ((uint64_t)g->src_slot + g->count > ns || (uint64_t)g->dst_slot + g->count > ns)
-                return tc_fail(err, TC_EINTERNAL, "step %u: segment outside %u slots", step, ns);
-            total += g->count;
+    return d->slots ? d->slots[k] : k;
+}
+
+static bool is_reduction(tc_op op)
+{
+    return op == TC_OP_ALLREDUCE || op == TC_OP_REDUCESCATTER || op == TC_OP_REDUCE;
+}
+
+/* Fills the buffers and, for reductions, each tracked slot's expected sum
+ * (computed once: the final comparison is then O(p x w), not O(p^2 x w)). */
+static void init_buffers(chk_data *d)
+{
+    const tc_sched *s = d->s;
+    uint32_t nb = s->nblk, c = nb / d->p;
+    for (uint32_t r = 0; r < d->p; r++)
+        for (uint32_t k = 0; k < d->w; k++) {
+            uint32_t j = slot_of(d, k);
+            int64_t v = poison(r, j);
+            if (j < nb) {
+                switch (s->req.op) {
+                case TC_OP_ALLGATHER: v = j / c == r ? init_val(r, j) : v; break;
+                case TC_OP_BROADCAST: v = r == s->req.root ? init_val(r, j) : v; break;
+                default: v = init_val(r, j); break;
+                }
+            }
+            d->buf[(size_t)r * d->w + k] = v;
+            if (d->sum && j < nb)
+                d->sum[k] += v;
         }
+}
+
+static tc_status data_init(chk_data *d, const tc_sched *s, uint32_t *slots, int32_t *where, uint32_t w, tc_err *err)
+{
+    memset(d, 0, sizeof *d);
+    d->s = s;
+    d->p = s->req.p;
+    d->w = w;
+    d->slots = slots;
+    d->where = where;
+    d->buf = tc_calloc((size_t)d->p * w, sizeof *d->buf);
+    if (is_reduction(s->req.op))
+        d->sum = tc_calloc(w, sizeof *d->sum);
+    if (!d->buf || (is_reduction(s->req.op) && !d->sum))
+        return tc_fail(err, TC_EINTERNAL, "out of memory for %u ranks x %u slots", d->p, w);
+    init_buffers(d);
+    return TC_OK;
+}
+
+static void data_free(chk_data *d)
+{
+    free(d->slots), free(d->where), free(d->buf), free(d->sum), free(d->tmp);
+}
+
+/* The tracked indices [*k0, *k1) whose slots a segment writes. */
+static void written(const chk_data *d, const tc_seg *g, uint32_t *k0, uint32_t *k1)
+{
+    if (!d->slots) {
+        *k0 = g->dst_slot, *k1 = g->dst_slot + g->count;
+        return;
     }
-    if (total > *tmpcap) {
-        int64_t *v = realloc(*tmp, total * sizeof *v);
+    uint32_t lo = 0, hi = d->w, end = g->dst_slot + g->count;
+    while (lo < hi) { /* first tracked slot >= dst_slot */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (d->slots[mid] < g->dst_slot)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *k0 = *k1 = lo;
+    while (*k1 < d->w && d->slots[*k1] < end)
+        (*k1)++;
+}
+
+/* Reads every source value the step writes to a tracked slot into tmp. */
+static tc_status read_sources(chk_data *d, uint32_t step, const tc_xfers *x, tc_err *err)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < x->n; i++)
+        for (uint32_t g = 0; g < x->v[i].seg_cnt; g++) {
+            uint32_t k0, k1;
+            written(d, &x->segs[x->v[i].seg_off + g], &k0, &k1);
+            total += k1 - k0;
+        }
+    if (total > d->tmpcap) {
+        int64_t *v = realloc(d->tmp, total * sizeof *v);
         if (!v)
             return tc_fail(err, TC_EINTERNAL, "out of memory");
-        *tmp = v;
-        *tmpcap = total;
+        d->tmp = v, d->tmpcap = total;
     }
-    /* Read every source as it was at the start of the step, then write. */
-    size_t k = 0;
+    size_t n = 0;
     for (size_t i = 0; i < x->n; i++) {
         const tc_xfer *t = &x->v[i];
+        const int64_t *src = d->buf + (size_t)t->src * d->w;
         for (uint32_t g = 0; g < t->seg_cnt; g++) {
             const tc_seg *sg = &x->segs[t->seg_off + g];
-            memcpy(*tmp + k, buf + (size_t)t->src * ns + sg->src_slot, sg->count * sizeof(int64_t));
-            k += sg->count;
-        }
-    }
-    k = 0;
-    for (size_t i = 0; i < x->n; i++) {
-        const tc_xfer *t = &x->v[i];
-        for (uint32_t g = 0; g < t->seg_cnt; g++) {
-            const tc_seg *sg = &x->segs[t->seg_off + g];
-            int64_t *d = buf + (size_t)t->dst * ns + sg->dst_slot;
-            for (uint32_t e = 0; e < sg->count; e++)
-                d[e] = t->reduce ? d[e] + (*tmp)[k + e] : (*tmp)[k + e];
-            k += sg->count;
+            uint32_t k0, k1;
+            written(d, sg, &k0, &k1);
+            if (!d->slots) {
+                for (uint32_t k = 0; k < sg->count; k++)
+                    d->tmp[n++] = src[sg->src_slot + k];
+                continue;
+            }
+            for (uint32_t k = k0; k < k1; k++) {
+                uint32_t from = sg->src_slot + (d->slots[k] - sg->dst_slot);
+                if (d->where[from] < 0)
+                    return tc_fail(err, TC_EINVAL,
+                                   "sampled check: step %u moves slot %u to slot %u (%u->%u), and only the "
+                                   "second is sampled: use tc_sched_check",
+                                   step, from, d->slots[k], t->src, t->dst);
+                d->tmp[n++] = src[d->where[from]];
+            }
         }
     }
     return TC_OK;
 }
 
-static void init_buffers(const tc_sched *s, int64_t *buf)
+/* Executes one step: every transfer reads its sources as they were at the
+ * start of the step, then copies or adds into its destination. */
+static tc_status run_step(chk_data *d, uint32_t step, const tc_xfers *x, tc_err *err)
 {
-    uint32_t p = s->req.p, ns = s->nslots, nb = s->nblk, c = nb / (p ? p : 1);
-    for (uint32_t r = 0; r < p; r++)
-        for (uint32_t j = 0; j < ns; j++) {
-            int64_t v = poison(r, j);
-            if (j < nb) {
-                switch (s->req.op) {
-                case TC_OP_ALLGATHER: v = j / c == r ? init_val(r, j) : poison(r, j); break;
-                case TC_OP_BROADCAST: v = r == s->req.root ? init_val(r, j) : poison(r, j); break;
-                default: v = init_val(r, j); break;
-                }
-            }
-            buf[(size_t)r * ns + j] = v;
+    tc_status st = read_sources(d, step, x, err);
+    if (st)
+        return st;
+    size_t n = 0;
+    for (size_t i = 0; i < x->n; i++) {
+        const tc_xfer *t = &x->v[i];
+        int64_t *dst = d->buf + (size_t)t->dst * d->w;
+        for (uint32_t g = 0; g < t->seg_cnt; g++) {
+            uint32_t k0, k1;
+            written(d, &x->segs[t->seg_off + g], &k0, &k1);
+            for (uint32_t k = k0; k < k1; k++, n++)
+                dst[k] = t->reduce ? dst[k] + d->tmp[n] : d->tmp[n];
         }
+    }
+    return TC_OK;
 }
 
-/* The value rank r must hold in slot j at the end, or false if j is free. */
-static bool expected(const tc_sched *s, uint32_t r, uint32_t j, int64_t *v)
+/* The value rank r must hold in tracked slot k at the end, or false if the
+ * slot is free. */
+static bool expected(const chk_data *d, uint32_t r, uint32_t k, int64_t *v)
 {
-    uint32_t p = s->req.p, nb = s->nblk, c = nb / p;
-    int64_t sum = 0;
+    const tc_sched *s = d->s;
+    uint32_t nb = s->nblk, c = nb / d->p, j = slot_of(d, k);
     switch (s->req.op) {
     case TC_OP_ALLREDUCE:
     case TC_OP_REDUCESCATTER:
@@ -215,9 +519,7 @@ static bool expected(const tc_sched *s, uint32_t r, uint32_t j, int64_t *v)
         if (j >= nb || (s->req.op == TC_OP_REDUCESCATTER && j / c != r) ||
             (s->req.op == TC_OP_REDUCE && r != s->req.root))
             return false;
-        for (uint32_t q = 0; q < p; q++)
-            sum += init_val(q, j);
-        *v = sum;
+        *v = d->sum[k];
         return true;
     case TC_OP_ALLGATHER:
         if (j >= nb)
@@ -232,7 +534,7 @@ static bool expected(const tc_sched *s, uint32_t r, uint32_t j, int64_t *v)
     case TC_OP_ALLTOALL:
         if (j < nb || j >= 2 * nb)
             return false;
-        /* output block from q, element i  = q's input block for r, element i */
+        /* output block from q, element i = q's input block for r, element i */
         *v = init_val((j - nb) / c, r * c + (j - nb) % c);
         return true;
     default:
@@ -240,7 +542,24 @@ static bool expected(const tc_sched *s, uint32_t r, uint32_t j, int64_t *v)
     }
 }
 
-tc_status tc_sched_check(const tc_sched *s, tc_err *err)
+static tc_status verify(const chk_data *d, tc_err *err)
+{
+    const tc_sched *s = d->s;
+    for (uint32_t r = 0; r < d->p; r++)
+        for (uint32_t k = 0; k < d->w; k++) {
+            int64_t want, got = d->buf[(size_t)r * d->w + k];
+            if (expected(d, r, k, &want) && got != want)
+                return tc_fail(err, TC_EINTERNAL, "%s/%s p=%u: rank %u slot %u holds %lld, expected %lld",
+                               tc_op_name(s->req.op), tc_algo_name(s->algo), d->p, r, slot_of(d, k),
+                               (long long)got, (long long)want);
+        }
+    return TC_OK;
+}
+
+/* ---- the driver ---- */
+
+/* What must hold before any step runs: block layout, sizes, phase cover. */
+static tc_status check_layout(const tc_sched *s, tc_err *err)
 {
     uint32_t p = s->req.p;
     tc_op op = s->req.op;
@@ -248,52 +567,104 @@ tc_status tc_sched_check(const tc_sched *s, tc_err *err)
         return tc_fail(err, TC_EINTERNAL, "%s needs nblk (%u) divisible by p (%u)", tc_op_name(op), s->nblk, p);
     if (op == TC_OP_ALLTOALL && s->nslots < 2 * s->nblk)
         return tc_fail(err, TC_EINTERNAL, "alltoall needs 2 nblk slots");
-    if (!near(s->blk_bytes * s->nblk, s->req.bytes * (op == TC_OP_ALLTOALL ? 1 : 1)))
+    if (!near(s->blk_bytes * s->nblk, s->req.bytes))
         return tc_fail(err, TC_EINTERNAL, "nblk * blk_bytes (%g) differs from the size %g", s->blk_bytes * s->nblk,
                        s->req.bytes);
+    uint64_t torus_p = 1;
+    for (int d = 0; d < s->ndims && d < TC_MAX_DIMS; d++)
+        torus_p *= s->dims[d];
     uint32_t steps = 0;
     for (uint32_t i = 0; i < s->nphases; i++) {
-        if (s->phases[i].first_step != steps)
-            return tc_fail(err, TC_EINTERNAL, "phase %u starts at step %u, expected %u", i, s->phases[i].first_step, steps);
-        steps += s->phases[i].repeat;
+        const tc_phase *ph = &s->phases[i];
+        if (ph->first_step != steps)
+            return tc_fail(err, TC_EINTERNAL, "phase %u starts at step %u, expected %u", i, ph->first_step, steps);
+        if (ph->pat == TC_PAT_TORUS && (s->ndims < 1 || s->ndims > TC_MAX_DIMS || torus_p != p))
+            return tc_fail(err, TC_EINTERNAL, "phase %u ('%s') is TORUS but the schedule has no torus of %u ranks", i,
+                           ph->label, p);
+        steps += ph->repeat;
     }
     if (steps != s->nsteps)
         return tc_fail(err, TC_EINTERNAL, "phases cover %u steps, schedule has %u", steps, s->nsteps);
+    return TC_OK;
+}
 
-    int64_t *buf = tc_calloc((size_t)p * s->nslots, sizeof *buf);
-    if (!buf)
-        return tc_fail(err, TC_EINTERNAL, "out of memory");
-    init_buffers(s, buf);
+static tc_status run_check(const tc_sched *s, chk_data *d, tc_err *err)
+{
+    chk_traffic tr;
+    tc_status st = traffic_init(&tr, s, err);
     tc_xfers x;
     tc_xfers_init(&x, true);
-    int64_t *tmp = NULL;
-    size_t tmpcap = 0;
-    tc_xfer *first = NULL;
-    size_t nfirst = 0;
-    tc_status st = TC_OK;
     for (uint32_t step = 0; step < s->nsteps && st == TC_OK; step++) {
         st = tc_sched_emit(s, step, &x);
         if (st) {
             tc_fail(err, st, "step %u: emit failed", step);
             break;
         }
-        st = check_traffic(s, step, tc_sched_phase_of(s, step), &x, &first, &nfirst, err);
+        st = check_traffic(s, &tr, step, tc_sched_phase_of(s, step), &x, err);
         if (st == TC_OK)
-            st = run_step(s, step, buf, &x, &tmp, &tmpcap, err);
+            st = run_step(d, step, &x, err);
     }
-    for (uint32_t r = 0; r < p && st == TC_OK; r++)
-        for (uint32_t j = 0; j < s->nslots; j++) {
-            int64_t want;
-            if (expected(s, r, j, &want) && buf[(size_t)r * s->nslots + j] != want) {
-                st = tc_fail(err, TC_EINTERNAL, "%s/%s p=%u: rank %u slot %u holds %lld, expected %lld",
-                             tc_op_name(op), tc_algo_name(s->algo), p, r, j,
-                             (long long)buf[(size_t)r * s->nslots + j], (long long)want);
-                break;
-            }
-        }
-    free(first);
-    free(tmp);
-    free(buf);
+    if (st == TC_OK)
+        st = verify(d, err);
+    traffic_free(&tr);
     tc_xfers_free(&x);
+    return st;
+}
+
+tc_status tc_sched_check(const tc_sched *s, tc_err *err)
+{
+    tc_status st = check_layout(s, err);
+    if (st)
+        return st;
+    chk_data d;
+    st = data_init(&d, s, NULL, NULL, s->nslots, err);
+    if (st == TC_OK)
+        st = run_check(s, &d, err);
+    data_free(&d);
+    return st;
+}
+
+/* Draws k distinct slots of [0, n) (Floyd's algorithm), marks them in where
+ * (then numbers them in ascending order) and lists them in slots. */
+static void draw_sample(uint32_t n, uint32_t k, uint64_t seed, uint32_t *slots, int32_t *where)
+{
+    for (uint32_t j = n - k, i = 0; j < n; j++, i++) {
+        uint32_t t = (uint32_t)(tc_mix64(seed ^ tc_mix64(j)) % ((uint64_t)j + 1));
+        where[where[t] < 0 ? t : j] = 0;
+    }
+    uint32_t m = 0;
+    for (uint32_t j = 0; j < n; j++)
+        if (where[j] == 0) {
+            slots[m] = j;
+            where[j] = (int32_t)m++;
+        }
+}
+
+tc_status tc_sched_check_sampled(const tc_sched *s, uint32_t blocks_per_rank, uint64_t seed, tc_err *err)
+{
+    if (blocks_per_rank == 0)
+        return tc_fail(err, TC_EINVAL, "sampled check: blocks_per_rank must be at least 1");
+    if (blocks_per_rank >= s->nslots)
+        return tc_sched_check(s, err);
+    if (s->req.op == TC_OP_ALLTOALL)
+        return tc_fail(err, TC_EINVAL,
+                       "sampled check: all-to-all moves blocks between slot indices; use tc_sched_check");
+    tc_status st = check_layout(s, err);
+    if (st)
+        return st;
+    uint32_t k = blocks_per_rank < s->nblk ? blocks_per_rank : s->nblk;
+    uint32_t *slots = tc_calloc(k, sizeof *slots);
+    int32_t *where = malloc((size_t)s->nslots * sizeof *where);
+    if (!slots || !where) {
+        free(slots), free(where);
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    }
+    memset(where, 0xff, (size_t)s->nslots * sizeof *where); /* -1: not sampled */
+    draw_sample(s->nblk, k, seed, slots, where);
+    chk_data d;
+    st = data_init(&d, s, slots, where, k, err);
+    if (st == TC_OK)
+        st = run_check(s, &d, err);
+    data_free(&d);
     return st;
 }

@@ -27,8 +27,8 @@
  *
  * Traffic in a step is fixed by the windows of active depths, so steps with
  * equal windows (the steady state) form one phase; fill and drain steps are
- * phases of their own. Fan-out is exact: ranks fall in classes by (depth,
- * children) in both trees, and each phase takes the largest class.
+ * phases of their own. Fan-out and fan-in are exact: ranks fall in classes by
+ * (depth, children) in both trees, and each phase takes the largest class.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -186,16 +186,39 @@ static tc_status emit_dbtree(const tc_sched *s, uint32_t step, tc_xfers *x)
 /* A rank class: its depth and child count in both trees. */
 #define DBT_KEY(d0, n0, d1, n1) ((((d0) * 3u + (n0)) * DBT_MAXDEPTH + (d1)) * 3u + (n1))
 
+static void class_decode(uint32_t key, uint32_t d[2], uint32_t nc[2])
+{
+    nc[1] = key % 3, d[1] = key / 3 % DBT_MAXDEPTH, nc[0] = key / 3 / DBT_MAXDEPTH % 3;
+    d[0] = key / 3 / DBT_MAXDEPTH / 3;
+}
+
+/* Transfers a rank of the class sends: to its parent while its depth sends
+ * up, to each child while its depth sends down. */
 static uint32_t class_fanout(uint32_t key, const dbt_win *w)
 {
-    uint32_t n1 = key % 3, d1 = key / 3 % DBT_MAXDEPTH, n0 = key / 3 / DBT_MAXDEPTH % 3,
-             d0 = key / 3 / DBT_MAXDEPTH / 3;
-    uint32_t d[2] = {d0, d1}, nc[2] = {n0, n1}, f = 0;
+    uint32_t d[2], nc[2], f = 0;
+    class_decode(key, d, nc);
     for (int i = 0; i < 2; i++) {
         if (d[i] >= 1 && d[i] >= w->ul && d[i] <= w->uh)
             f++;
         if (d[i] >= w->dl && d[i] <= w->dh)
             f += nc[i];
+    }
+    return f;
+}
+
+/* Transfers a rank of the class receives: from each child while the depth
+ * below sends up (the reduction into an interior node: 2 per tree), from its
+ * parent while the depth above sends down. */
+static uint32_t class_fanin(uint32_t key, const dbt_win *w)
+{
+    uint32_t d[2], nc[2], f = 0;
+    class_decode(key, d, nc);
+    for (int i = 0; i < 2; i++) {
+        if (d[i] + 1 >= w->ul && d[i] + 1 <= w->uh)
+            f += nc[i];
+        if (d[i] >= 1 && d[i] - 1 >= w->dl && d[i] - 1 <= w->dh)
+            f++;
     }
     return f;
 }
@@ -270,10 +293,11 @@ static tc_status dbtree_build(const tc_coll_req *req, const tc_topo *topo, tc_sc
                 break;
             run++;
         }
-        uint32_t fan = 0;
+        uint32_t fan = 0, fin = 0;
         for (uint32_t i = 0; i < nkeys; i++) {
-            uint32_t f = class_fanout(keys[i], &w);
+            uint32_t f = class_fanout(keys[i], &w), g = class_fanin(keys[i], &w);
             fan = f > fan ? f : fan;
+            fin = g > fin ? g : fin;
         }
         bool up = w.ul <= w.uh, down = w.dl <= w.dh;
         tc_phase *ph = tc_sched_add_phase(s, run, TC_PAT_GENERIC, 0, s->blk_bytes,
@@ -285,7 +309,9 @@ static tc_status dbtree_build(const tc_coll_req *req, const tc_topo *topo, tc_sc
             break;
         }
         ph->fanout = fan;
+        ph->fanin = fin;
         ph->rank_bytes = fan * s->blk_bytes;
+        ph->rank_bytes_in = fin * s->blk_bytes;
         t += run;
     }
     free(keys);

@@ -83,7 +83,10 @@ static tc_status emit_direct(const tc_sched *s, uint32_t step, tc_xfers *x)
     return TC_OK;
 }
 
-static bool add_phase(tc_sched *s, double bytes, uint32_t fanout, const char *label)
+/* fanout / fanin: transfers a rank sends / receives (p - 1 for every rank
+ * in the all-pairs steps; broadcast 1 in, p - 1 out of the root; reduce
+ * the reverse, p - 1 into the root). */
+static bool add_phase(tc_sched *s, double bytes, uint32_t fanout, uint32_t fanin, const char *label)
 {
     /* On two ranks every transfer goes to the one other rank: a shift. */
     uint32_t p = s->req.p;
@@ -92,7 +95,9 @@ static bool add_phase(tc_sched *s, double bytes, uint32_t fanout, const char *la
     if (!ph)
         return false;
     ph->fanout = fanout;
+    ph->fanin = fanin;
     ph->rank_bytes = bytes * fanout;
+    ph->rank_bytes_in = bytes * fanin;
     return true;
 }
 
@@ -108,9 +113,9 @@ static tc_status direct_build(const tc_coll_req *req, const tc_topo *topo, tc_sc
         if (p == 1)
             return TC_OK;
         if (req->op == TC_OP_BROADCAST)
-            ok = add_phase(s, s->blk_bytes, p - 1, "direct broadcast");
+            ok = add_phase(s, s->blk_bytes, p - 1, 1, "direct broadcast");
         else
-            ok = add_phase(s, s->blk_bytes, 1, "direct reduce");
+            ok = add_phase(s, s->blk_bytes, 1, p - 1, "direct reduce");
         if (ok && p == 2) {
             /* Only the root (broadcast) or the other rank (reduce) sends. */
             tc_phase *ph = &s->phases[s->nphases - 1];
@@ -129,18 +134,18 @@ static tc_status direct_build(const tc_coll_req *req, const tc_topo *topo, tc_sc
             tc_phase *ph = tc_sched_add_phase(s, 1, TC_PAT_GENERIC, 0, 0, "local copy");
             if (!ph)
                 return tc_fail(err, TC_EINTERNAL, "out of memory");
-            ph->fanout = 0;
-            ph->rank_bytes = 0;
+            ph->fanout = ph->fanin = 0;
+            ph->rank_bytes = ph->rank_bytes_in = 0;
         }
         return TC_OK;
     }
     switch (req->op) {
-    case TC_OP_ALLTOALL: ok = add_phase(s, s->blk_bytes, p - 1, "direct all-to-all"); break;
-    case TC_OP_ALLGATHER: ok = add_phase(s, s->blk_bytes, p - 1, "direct all-gather"); break;
-    case TC_OP_REDUCESCATTER: ok = add_phase(s, s->blk_bytes, p - 1, "direct reduce-scatter"); break;
+    case TC_OP_ALLTOALL: ok = add_phase(s, s->blk_bytes, p - 1, p - 1, "direct all-to-all"); break;
+    case TC_OP_ALLGATHER: ok = add_phase(s, s->blk_bytes, p - 1, p - 1, "direct all-gather"); break;
+    case TC_OP_REDUCESCATTER: ok = add_phase(s, s->blk_bytes, p - 1, p - 1, "direct reduce-scatter"); break;
     default:
-        ok = add_phase(s, s->blk_bytes, p - 1, "direct reduce-scatter") &&
-             add_phase(s, s->blk_bytes, p - 1, "direct all-gather");
+        ok = add_phase(s, s->blk_bytes, p - 1, p - 1, "direct reduce-scatter") &&
+             add_phase(s, s->blk_bytes, p - 1, p - 1, "direct all-gather");
         break;
     }
     return ok ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");

@@ -97,9 +97,13 @@ tc_phase *tc_sched_add_phase(tc_sched *s, uint32_t repeat, tc_pattern pat, int64
     ph->repeat = repeat;
     ph->pat = pat;
     ph->arg = arg;
+    /* The common case: every rank sends and receives at most one transfer,
+     * of the phase's largest size. Algorithms override what differs. */
     ph->fanout = 1;
+    ph->fanin = 1;
     ph->bytes = bytes;
     ph->rank_bytes = bytes;
+    ph->rank_bytes_in = bytes;
     if (label) {
         strncpy(ph->label, label, sizeof ph->label - 1);
         ph->label[sizeof ph->label - 1] = '\0';
@@ -116,6 +120,7 @@ void tc_sched_set_bytes(tc_sched *s, double bytes)
     for (uint32_t i = 0; i < s->nphases; i++) {
         s->phases[i].bytes *= f;
         s->phases[i].rank_bytes *= f;
+        s->phases[i].rank_bytes_in *= f;
     }
 }
 

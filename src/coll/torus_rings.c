@@ -304,8 +304,10 @@ static tc_status torus_build_kind(tr_kind kind, const tc_coll_req *req, tc_sched
             if (!ph)
                 return tc_fail(err, TC_EINTERNAL, "out of memory");
             ph->dims_mask = mask;
-            ph->fanout = ng;
-            ph->rank_bytes = sumb * s->blk_bytes;
+            /* Each message group is a translation along one ring, so every
+             * rank also receives one transfer per group. */
+            ph->fanout = ph->fanin = ng;
+            ph->rank_bytes = ph->rank_bytes_in = sumb * s->blk_bytes;
         }
     return TC_OK;
 }

@@ -11,4 +11,20 @@
  * The formula evaluator's GENERIC phases use it for all-to-all-like traffic. */
 double tc_eval_cut_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes, bool identity);
 
+/* The steps evaluator one phase at a time (the formula evaluator's graph
+ * path): a workspace for topology t and p ranks, and the time of one step
+ * of phase `phase` on the routed graph, with the link that limits the
+ * slowest transfer (UINT32_MAX: latency alone). o->routing is used as
+ * given (resolve it with tc_eval_routing first). */
+typedef struct tc_steps_ws tc_steps_ws;
+tc_steps_ws *tc_steps_ws_new(const tc_topo *t, uint32_t p);
+void tc_steps_ws_free(tc_steps_ws *w);
+/* The same at n sizes: out[k] is the phase's step time with every
+ * transfer's bytes times scale[k] (a sweep routes each phase once). */
+tc_status tc_steps_phase_sweep(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, const tc_eval_opts *o,
+                               uint32_t phase, const double *scale, size_t n, double *out, uint32_t *bottleneck,
+                               tc_err *err);
+tc_status tc_steps_phase(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, uint32_t phase,
+                         double *time_s, uint32_t *bottleneck, tc_err *err);
+
 #endif

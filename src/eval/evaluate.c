@@ -26,6 +26,15 @@ tc_status tc_mode_parse(const char *s, tc_mode *out, tc_err *err)
     return TC_OK;
 }
 
+tc_routing tc_eval_routing(tc_mode m, const tc_topo *t, tc_routing requested)
+{
+    if (requested != TC_ROUTE_DEFAULT)
+        return requested;
+    if (t->kind != TC_TOPO_CLOS)
+        return TC_ROUTE_DOR;
+    return m == TC_MODE_FORMULA ? TC_ROUTE_DMODK : TC_ROUTE_ECMP;
+}
+
 static tc_status check_req(const tc_topo *t, const tc_coll_req *req, const double *sizes, size_t n, tc_err *err)
 {
     if (req->p == 0)
@@ -38,6 +47,16 @@ static tc_status check_req(const tc_topo *t, const tc_coll_req *req, const doubl
             return tc_fail(err, TC_EINVAL, "invalid size %g bytes: must be above 0 and at most 2^60", sizes[i]);
     if (!tc_coll_valid(req->op, req->algo, req->p, t, err))
         return TC_EINVAL;
+    return TC_OK;
+}
+
+/* ECMP's hash collisions are a property of each flow's path: only the
+ * evaluators that route every flow model them. */
+static tc_status check_routing(const tc_eval_opts *o, tc_err *err)
+{
+    if (o->mode == TC_MODE_FORMULA && o->routing == TC_ROUTE_ECMP)
+        return tc_fail(err, TC_EINVAL, "routing ecmp needs --mode steps or flow: formula models D-mod-k (dmodk), "
+                                       "which has no hash collisions");
     return TC_OK;
 }
 
@@ -59,12 +78,15 @@ tc_status tc_evaluate_sweep(const tc_topo *t, const tc_coll_req *req, const doub
                             const tc_eval_opts *o, tc_result *res, tc_err *err)
 {
     tc_status st = check_req(t, req, sizes, n, err);
-    if (st)
+    if (st || (st = check_routing(o, err)))
         return st;
     for (size_t i = 0; i < n; i++) {
         memset(&res[i], 0, sizeof res[i]);
         res[i].time_s = INFINITY;
     }
+    double *tt = tc_calloc(n, sizeof *tt);
+    if (!tt)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
     int lo = req->algo == TC_ALGO_AUTO ? 0 : (int)req->algo;
     int hi = req->algo == TC_ALGO_AUTO ? TC_ALGO_AUTO : (int)req->algo + 1;
     for (int a = lo; a < hi; a++) {
@@ -76,24 +98,35 @@ tc_status tc_evaluate_sweep(const tc_topo *t, const tc_coll_req *req, const doub
         if (req->algo == TC_ALGO_AUTO)
             r.chunks = 0;
         tc_sched *s = NULL;
-        if ((st = tc_coll_build(&r, t, &s, err)))
+        if ((st = tc_coll_build(&r, t, &s, err))) {
+            free(tt);
             return st;
-        for (size_t i = 0; i < n && st == TC_OK; i++) {
+        }
+        /* formula and steps: each phase is routed once for every size. */
+        if (o->mode == TC_MODE_FORMULA)
+            st = tc_eval_formula_sweep(t, s, o, sizes, n, tt, err);
+        else if (o->mode == TC_MODE_STEPS)
+            st = tc_eval_steps_sweep(t, s, o, sizes, n, tt, err);
+        for (size_t i = 0; i < n && st == TC_OK && o->mode == TC_MODE_FLOW; i++) {
             tc_sched_set_bytes(s, sizes[i]);
-            double tt;
-            st = run_mode(t, s, o, &tt, err);
+            st = run_mode(t, s, o, &tt[i], err);
+        }
+        for (size_t i = 0; i < n && st == TC_OK; i++) {
             /* Strictly faster wins: ties go to the earlier algorithm. */
-            if (st == TC_OK && tt < res[i].time_s) {
-                res[i].time_s = tt;
+            if (tt[i] < res[i].time_s) {
+                res[i].time_s = tt[i];
                 res[i].algo = (tc_algo)a;
                 res[i].phases = s->nphases;
                 res[i].steps = s->nsteps;
             }
         }
         tc_sched_free(s);
-        if (st)
+        if (st) {
+            free(tt);
             return st;
+        }
     }
+    free(tt);
     for (size_t i = 0; i < n; i++) {
         tc_result *x = &res[i];
         x->op = req->op;
@@ -102,6 +135,7 @@ tc_status tc_evaluate_sweep(const tc_topo *t, const tc_coll_req *req, const doub
         x->ranks = req->p;
         x->bytes = sizes[i];
         x->mode = o->mode;
+        x->routing = tc_eval_routing(o->mode, t, o->routing);
         x->algbw_Bps = x->time_s > 0 ? sizes[i] / x->time_s : 0;
         x->busbw_Bps = x->algbw_Bps * tc_op_busbw_factor(req->op, req->p);
         x->lower_bound_s = tc_lower_bound(t, req->op, req->p, sizes[i], o->rank_map);

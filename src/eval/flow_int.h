@@ -25,12 +25,13 @@
  * filling run on the changed network is the old run until the lowest level
  * x0 a change can affect (the smallest rate of a departed flow; for an
  * arrival, capacity / total weight on each of its links, a lower bound of
- * the level where that link can fill now). Flows frozen below x0 keep their
- * rates and only the flows at x0 or above (and the new ones) are filled
- * again, from what the others leave on each link. The solver then keeps per
- * link the load of its flows and, per bottleneck link, the flows it froze
- * and their level, so the flows at or above x0 are found without visiting
- * the others.
+ * the level where that link can fill now; each less 1e-9 relative, as levels
+ * equal in exact arithmetic may differ by rounding). Flows frozen below x0
+ * keep their rates and only the flows at x0 or above (and the new ones) are
+ * filled again, from what the others leave on each link. The solver then
+ * keeps per link the load of its flows and, per bottleneck link, the flows
+ * it froze and their level, so the flows at or above x0 are found without
+ * visiting the others.
  */
 #ifndef TOPOCC_FLOW_INT_H
 #define TOPOCC_FLOW_INT_H
@@ -116,7 +117,7 @@ typedef struct tc_mm {
     uint32_t *bneck;       /* per flow: the link that froze it, nlinks: the cap, UINT32_MAX: no rate yet */
     uint32_t *gpos;        /* per flow: its place in its bottleneck's group */
     tc_mm_link *groups;    /* nlinks + 1: per bottleneck, the flows it froze (ent.k unused) */
-    double *glevel;        /* nlinks + 1: their rate */
+    double *glevel;        /* nlinks + 1: at least the rate of each of its flows; -INFINITY: none */
     double x0;             /* the lowest level a change since the last solve can affect */
     uint32_t *fresh;       /* flows added since the last solve */
     size_t nfresh, fresh_cap;

@@ -36,6 +36,8 @@
  * an ideal spreading, or an upper bound where the pattern mixes classes.
  */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "eval/eval_int.h"
 
@@ -51,16 +53,9 @@ typedef struct fm_ctx {
     const tc_topo *t;
     tc_routing routing;
     uint32_t p;
-    bool identity;       /* rank r is endpoint r */
-    bool have_info;
-    tc_topo_info info;
-    /* The last structured phase's shape: consecutive phases often share
-     * their pattern (ring reduce-scatter then all-gather). */
-    bool cached;
-    tc_pattern c_pat;
-    int64_t c_arg;
-    uint32_t c_mask, c_fanout, c_first, c_count;
-    fm_shape c_shape;
+    const uint32_t *rank_map;
+    bool closed_ok;      /* identity map, no degraded link, D-mod-k on a Clos */
+    tc_steps_ws *ws;     /* the graph path, made on first use */
 } fm_ctx;
 
 static void add_term(fm_shape *sh, double lat, double inv)
@@ -87,15 +82,6 @@ static double shape_time(const fm_shape *sh, double bytes)
             worst = v;
     }
     return worst;
-}
-
-static const tc_topo_info *ctx_info(fm_ctx *c)
-{
-    if (!c->have_info) {
-        tc_topo_get_info(c->t, &c->info);
-        c->have_info = true;
-    }
-    return &c->info;
 }
 
 static inline bool is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
@@ -391,18 +377,23 @@ static grp_stats pattern_groups(uint64_t p, bool is_xor, uint64_t k, const shift
 /* Clos: the fabric class at the highest occurring LCA level Lmax takes
  * 2 sum_{i<=Lmax} lat_i + bytes * max_{j<=Lmax} per_link_j / bw_j; lower
  * classes have less latency and a subset of those links, so it dominates. */
-static void clos_pattern(fm_ctx *c, bool is_xor, uint64_t k, const shift_part *sp, uint64_t xn, fm_shape *sh)
+static bool clos_pattern(fm_ctx *c, bool is_xor, uint64_t k, const shift_part *sp, uint64_t xn, fm_shape *sh)
 {
     const tc_topo *t = c->t;
     uint64_t p = c->p, ns = t->node_size > 1 ? t->node_size : 1;
+    /* One class: every flow climbs to the same level, so the busiest link
+     * of every level carries a flow of the longest latency, and the
+     * expression below is the steps time, not a bound. */
+    bool one_class = true;
     if (ns > 1) {
         grp_stats g = pattern_groups(p, is_xor, k, sp, xn, ns, 1);
+        one_class = !(g.stay && g.leave);
         if (g.stay)
             node_term(t, sh);
         if (!g.leave)
-            return;
+            return one_class;
     }
-    double lat = 0, inv = 0;
+    double lat = 0, inv = 0, floor_inv = 0;
     for (int j = 1; j <= t->levels; j++) {
         uint64_t H = t->span[j - 1], w = t->wprod[j];
         grp_stats g;
@@ -412,185 +403,38 @@ static void clos_pattern(fm_ctx *c, bool is_xor, uint64_t k, const shift_part *s
             g = pattern_groups(p, is_xor, k, sp, xn, H, w);
         if (!g.leave)
             break; /* nothing leaves these subtrees, so nothing leaves larger ones */
+        one_class = one_class && !g.stay;
         lat += 2 * t->level_lat[j];
         double iv = (double)g.per_link / t->level_bw[j];
         if (iv > inv)
             inv = iv;
+        if (1 / t->level_bw[j] > floor_inv)
+            floor_inv = 1 / t->level_bw[j];
     }
     add_term(sh, lat, inv);
+    /* The expression bounds every flow from above (the longest path, the
+     * busiest link of any level it climbs through), and a flow of the top
+     * class crosses every one of those levels with at least itself on each
+     * link: at least lat + bytes max_j 1 / bw_j. Where the two meet, or
+     * where every flow is of that class (the busiest link of each level then
+     * carries one), it is the steps time exactly. A XOR from a range caps
+     * its loads at the range: a bound only. */
+    return inv == floor_inv || (one_class && !(is_xor && xn));
 }
 
-/* Torus dimension d, every flow of a line moving by offset o (0 < o < D):
- * hops of the longest transfer and flows on the busiest link. A ring goes
- * the shorter way, so all of a line's flows go one way and each link
- * carries o of them; a tie (o = D/2) splits by source parity under dor
- * (ceil(D/4) flows per link), all positive under dor-positive. A line
- * (mesh, or size 2) sends x < D - o up by o and the rest back by D - o;
- * at most min(o, D - o) flows cover any link. */
-static void torus_offset(const tc_topo *t, tc_routing r, int d, uint64_t o, uint64_t *hops, uint64_t *load)
-{
-    uint64_t D = t->dims[d];
-    if (o == 0)
-        return;
-    uint64_t h, l;
-    if (t->dim_cables[d] == D) {
-        uint64_t f = o, b = D - o;
-        if (f != b)
-            h = l = f < b ? f : b;
-        else {
-            h = f;
-            l = r == TC_ROUTE_DOR_POSITIVE ? f : ceil_div(f, 2);
-        }
-    } else {
-        h = o > D - o ? o : D - o;
-        l = o < D - o ? o : D - o;
-    }
-    if (h > *hops)
-        *hops = h;
-    if (l > *load)
-        *load = l;
-}
-
-/* Torus SHIFT on all N endpoints: k in mixed radix (first dimension
- * fastest) has digit a_d; dimension d moves by a_d, or a_d + 1 where the
- * lower digits carry (possible iff k mod stride_d != 0). Every flow runs
- * along a dimension from a distinct vertex, so a link carries at most as
- * many flows as the longest run through it; with one offset per line this
- * is exact. */
-static void torus_shift(fm_ctx *c, uint64_t k, uint64_t nmax, fm_shape *sh)
-{
-    const tc_topo *t = c->t;
-    uint64_t rem = k, hops = 0, load = 0;
-    for (int d = 0; d < t->ndims; d++) {
-        uint64_t D = t->dims[d], a = rem % D, hd = 0;
-        rem /= D;
-        torus_offset(t, c->routing, d, a, &hd, &load);
-        if (k % t->stride[d] != 0)
-            torus_offset(t, c->routing, d, (a + 1) % D, &hd, &load);
-        hops += hd;
-    }
-    if (nmax && load > nmax)
-        load = nmax;
-    add_term(sh, (double)hops * t->torus_lat, (double)load / t->torus_bw);
-}
-
-/* Torus XOR with every size a power of two: the mask acts on each
- * coordinate separately (digit a_d). A single-bit digit 2^b moves every
- * coordinate by 2^b (the shorter way round a ring: min(2^b, D - 2^b), a tie
- * at D/2); a several-bit digit moves by at most a_d (D/2 on a ring), and
- * links carry at most that many flows. */
-static void torus_xor(fm_ctx *c, uint64_t m, uint64_t nmax, fm_shape *sh)
-{
-    const tc_topo *t = c->t;
-    uint64_t hops = 0, load = 0;
-    for (int d = 0; d < t->ndims; d++) {
-        uint64_t D = t->dims[d], a = m / t->stride[d] % D, hd = 0;
-        if (a == 0)
-            continue;
-        if (is_pow2(a))
-            torus_offset(t, c->routing, d, a, &hd, &load);
-        else {
-            hd = t->dim_cables[d] == D && a > D / 2 ? D / 2 : a;
-            if (hd > load)
-                load = hd;
-        }
-        hops += hd;
-    }
-    if (nmax && load > nmax)
-        load = nmax;
-    add_term(sh, (double)hops * t->torus_lat, (double)load / t->torus_bw);
-}
-
-/* TORUS rings. A ring dimension (or one of size 2, a single cable): one hop,
- * each link carries its own direction's flow. A mesh dimension: the
- * last-to-first transfer goes D - 1 hops back on the opposite direction's
- * links, which then carry 2 flows if that direction's ring is active too,
- * and so do the links the other way back crosses. More transfers than
- * active directions (several messages to one neighbour) share that
- * neighbour's link: every ring is charged the excess, an upper bound. */
-static void torus_rings(fm_ctx *c, uint32_t mask, uint32_t fanout, fm_shape *sh)
-{
-    const tc_topo *t = c->t;
-    uint32_t ndir = 0;
-    for (int d = 0; d < t->ndims; d++) {
-        uint32_t b = mask >> (2 * d) & 3u;
-        if (t->dims[d] == 2)
-            ndir += b != 0;
-        else
-            ndir += (b & 1u) + (b >> 1);
-    }
-    double mult = fanout > ndir ? fanout - ndir + 1.0 : 1.0;
-    double wrap_lat = 0, mesh_lat1 = 0, mesh_lat2 = 0;
-    bool any = false, m1 = false, m2 = false;
-    for (int d = 0; d < t->ndims; d++) {
-        uint32_t b = mask >> (2 * d) & 3u, D = t->dims[d];
-        if (!b || D < 2)
-            continue;
-        if (D == 2 || t->dim_cables[d] == D) {
-            any = true;
-            wrap_lat = t->torus_lat;
-        } else if (b == 3u) {
-            m2 = true;
-            mesh_lat2 = fmax(mesh_lat2, (D - 1) * t->torus_lat);
-        } else {
-            m1 = true;
-            mesh_lat1 = fmax(mesh_lat1, (D - 1) * t->torus_lat);
-        }
-    }
-    if (any)
-        add_term(sh, wrap_lat, mult / t->torus_bw);
-    if (m1)
-        add_term(sh, mesh_lat1, mult / t->torus_bw);
-    if (m2)
-        add_term(sh, mesh_lat2, 2 * mult / t->torus_bw);
-}
-
-/* GENERIC: alpha + L + B with L the largest routed path latency and
- *   B = max(bytes / port_bw, rank_bytes / (min(fanout, ports) port_bw))
- * (a rank's transfers spread over at most min(fanout, ports) ports, one
- * transfer uses one). An all-to-all-like phase (2 fanout >= p - 1: peers
- * spread evenly over the others) also crosses every cut: with c of the p
- * ranks inside a cut of capacity C, c (p - c) / (p - 1) rank_bytes cross it,
- * the all-to-all cut bound of rank_bytes p / (p - 1) bytes (bound.c: Clos
- * subtrees, torus planes). Where no such cut is known (a rank map on part of
- * the machine, a torus partly used), the topology's bisection scaled to the
- * p ranks' share of the machine stands in:
- *   floor(p/2) ceil(p/2) / (p - 1) rank_bytes / (bisection min(1, p/N)). */
-static double generic_time(fm_ctx *c, const tc_phase *ph)
-{
-    if (ph->fanout == 0 || (ph->bytes <= 0 && ph->rank_bytes <= 0))
-        return 0;
-    const tc_topo_info *in = ctx_info(c);
-    uint32_t ports = in->ports_per_endpoint ? in->ports_per_endpoint : 1;
-    double port_bw = in->injection_Bps / ports;
-    uint32_t use = ph->fanout < ports ? ph->fanout : ports;
-    double rb = ph->rank_bytes > ph->bytes ? ph->rank_bytes : ph->bytes;
-    double B = fmax(ph->bytes / port_bw, rb / (use * port_bw));
-    uint64_t p = c->p;
-    if (ph->fanout > 1 && p >= 2 && 2ull * ph->fanout + 1 >= p) {
-        double cut = tc_eval_cut_bound(c->t, TC_OP_ALLTOALL, c->p, rb * p / (p - 1), c->identity);
-        if (cut <= 0 && in->bisection_Bps > 0) {
-            double share = p < c->t->n_endpoints ? (double)p / c->t->n_endpoints : 1.0;
-            cut = (double)(p / 2) * (double)((p + 1) / 2) / (double)(p - 1) * rb / (in->bisection_Bps * share);
-        }
-        B = fmax(B, cut);
-    }
-    return c->t->alpha * ph->fanout + in->max_latency_s + B;
-}
-
-/* The shape of a structured phase, or false when the closed forms do not
- * cover it (then GENERIC). */
-static bool structured_shape(fm_ctx *c, const tc_phase *ph, fm_shape *sh)
+/* The exact closed form of a phase, when it has one: a SHIFT or XOR on a
+ * Clos routed by D-mod-k, ranks on their own endpoints, no degraded link,
+ * and every flow in one class (clos_pattern). Everything else is evaluated
+ * on the routed graph. */
+static bool exact_shape(fm_ctx *c, const tc_phase *ph, fm_shape *sh)
 {
     const tc_topo *t = c->t;
     uint64_t p = c->p;
     memset(sh, 0, sizeof *sh);
-    if (!c->identity)
+    if (!c->closed_ok || t->kind != TC_TOPO_CLOS)
         return false;
-    /* SHIFT / XOR sent by part of the ranks only. */
     bool part = ph->src_count > 0 && ph->src_count < p;
-    switch (ph->pat) {
-    case TC_PAT_SHIFT: {
+    if (ph->pat == TC_PAT_SHIFT) {
         int64_t a = ph->arg % (int64_t)p;
         uint64_t k = (uint64_t)(a < 0 ? a + (int64_t)p : a);
         if (k == 0)
@@ -598,119 +442,118 @@ static bool structured_shape(fm_ctx *c, const tc_phase *ph, fm_shape *sh)
         shift_part sp;
         if (part)
             shift_part_init(&sp, p, k, ph->src_first % p, ph->src_count);
-        if (t->kind == TC_TOPO_CLOS) {
-            clos_pattern(c, false, k, part ? &sp : NULL, 0, sh);
-            return true;
-        }
-        if (p != t->n_endpoints)
-            return false;
-        if (t->node_size > 1) {
-            grp_stats g = part ? part_groups(&sp, t->node_size, 1) : shift_groups(p, k, t->node_size, 1);
-            if (g.stay)
-                node_term(t, sh);
-            if (!g.leave)
-                return true;
-        }
-        /* From part of the ranks: the full shift's flows include these, and
-         * dimension-order routes do not depend on the other flows, so its
-         * hops and loads bound theirs; no link carries more than the
-         * src_count flows. */
-        torus_shift(c, k, part ? ph->src_count : 0, sh);
-        return true;
+        return clos_pattern(c, false, k, part ? &sp : NULL, 0, sh);
     }
-    case TC_PAT_XOR: {
+    if (ph->pat == TC_PAT_XOR) {
         if (ph->arg <= 0)
             return ph->arg == 0;
         uint64_t m = (uint64_t)ph->arg;
         if ((1ull << high_bit(m)) >= p)
             return true; /* every partner is >= p: nobody sends */
-        if (t->kind == TC_TOPO_CLOS) {
-            clos_pattern(c, true, m, NULL, part ? ph->src_count : 0, sh);
-            return true;
-        }
-        for (int d = 0; d < t->ndims; d++)
-            if (!is_pow2(t->dims[d]))
-                return false;
-        if (t->node_size > 1) {
-            grp_stats g = xor_groups(p, m, t->node_size, 1);
-            if (g.stay)
-                node_term(t, sh);
-            if (!g.leave)
-                return true;
-        }
-        torus_xor(c, m, part ? ph->src_count : 0, sh);
-        return true;
+        return clos_pattern(c, true, m, NULL, part ? ph->src_count : 0, sh);
     }
-    case TC_PAT_TORUS:
-        if (t->kind != TC_TOPO_TORUS || p != t->n_endpoints)
-            return false;
-        torus_rings(c, ph->dims_mask, ph->fanout, sh);
-        if (t->node_size > 1)
-            add_term(sh, 2 * t->node_lat, (double)(ph->fanout ? ph->fanout : 1) / t->node_bw);
-        return true;
-    default:
-        return false;
-    }
+    return false;
 }
 
-static double phase_time(fm_ctx *c, const tc_phase *ph)
+static tc_status phase_times(fm_ctx *c, const tc_sched *s, uint32_t i, const double *scale, size_t n, double *out,
+                             tc_phase_eval *pe, tc_err *err)
 {
-    const tc_topo *t = c->t;
-    if (ph->pat == TC_PAT_LOCAL && c->identity && t->node_size > 1) {
-        /* Each rank's transfers leave over its one node link. */
-        double rb = ph->rank_bytes > ph->bytes ? ph->rank_bytes : ph->bytes;
-        if (ph->fanout == 0 || rb <= 0)
-            return 0;
-        return t->alpha * ph->fanout + 2 * t->node_lat + rb / t->node_bw;
+    const tc_phase *ph = &s->phases[i];
+    fm_shape sh;
+    if (exact_shape(c, ph, &sh)) {
+        for (size_t k = 0; k < n; k++)
+            out[k] = sh.n ? c->t->alpha * ph->fanout + shape_time(&sh, ph->bytes * scale[k]) : 0;
+        if (pe) {
+            pe->closed_form = true;
+            pe->bottleneck = UINT32_MAX;
+            int b = 0;
+            for (int j = 1; j < sh.n; j++)
+                if (sh.lat[j] + ph->bytes * sh.inv[j] > sh.lat[b] + ph->bytes * sh.inv[b])
+                    b = j;
+            snprintf(pe->binds, sizeof pe->binds, sh.n == 0 ? "nothing (no transfer leaves its rank)"
+                                                 : sh.inv[b] * ph->bytes >= sh.lat[b] ? "bandwidth"
+                                                                                      : "latency");
+        }
+        return TC_OK;
     }
-    if (ph->pat == TC_PAT_GENERIC || ph->pat == TC_PAT_LOCAL)
-        return generic_time(c, ph);
-    if (!(c->cached && c->c_pat == ph->pat && c->c_arg == ph->arg && c->c_mask == ph->dims_mask &&
-          c->c_fanout == ph->fanout && c->c_first == ph->src_first && c->c_count == ph->src_count)) {
-        fm_shape sh;
-        if (!structured_shape(c, ph, &sh))
-            return generic_time(c, ph);
-        c->cached = true;
-        c->c_pat = ph->pat;
-        c->c_arg = ph->arg;
-        c->c_mask = ph->dims_mask;
-        c->c_fanout = ph->fanout;
-        c->c_first = ph->src_first;
-        c->c_count = ph->src_count;
-        c->c_shape = sh;
+    if (!c->ws && !(c->ws = tc_steps_ws_new(c->t, c->p)))
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    tc_eval_opts o = {.mode = TC_MODE_FORMULA, .routing = c->routing, .rank_map = c->rank_map};
+    uint32_t bn = UINT32_MAX;
+    tc_status st = tc_steps_phase_sweep(c->ws, c->t, s, &o, i, scale, n, out, &bn, err);
+    if (st == TC_OK && pe) {
+        pe->closed_form = false;
+        pe->bottleneck = bn;
+        if (bn == UINT32_MAX)
+            snprintf(pe->binds, sizeof pe->binds, "latency");
+        else
+            tc_topo_link_name(c->t, bn, pe->binds, sizeof pe->binds);
     }
-    if (c->c_shape.n == 0)
-        return 0;
-    return t->alpha * ph->fanout + shape_time(&c->c_shape, ph->bytes);
+    return st;
+}
+
+static void ctx_init(fm_ctx *c, const tc_topo *t, const tc_sched *s, const tc_eval_opts *o)
+{
+    memset(c, 0, sizeof *c);
+    c->t = t;
+    c->routing = tc_eval_routing(TC_MODE_FORMULA, t, o ? o->routing : TC_ROUTE_DEFAULT);
+    c->p = s->req.p;
+    c->rank_map = o ? o->rank_map : NULL;
+    bool identity = true;
+    for (uint32_t r = 0; c->rank_map && r < c->p && identity; r++)
+        identity = c->rank_map[r] == r;
+    c->closed_ok = identity && t->n_degraded == 0 && (t->kind != TC_TOPO_CLOS || c->routing == TC_ROUTE_DMODK);
+}
+
+static tc_status formula_run(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, const double *sizes, size_t n,
+                             double *times, tc_phase_eval *pe, tc_err *err)
+{
+    if (!t || !s || !times)
+        return tc_fail(err, TC_EINTERNAL, "formula evaluator: missing topology, schedule or result");
+    if (s->req.p > t->n_endpoints)
+        return tc_fail(err, TC_EINVAL, "%u ranks but the topology has only %u endpoints: expected 1 to %u", s->req.p,
+                       t->n_endpoints, t->n_endpoints);
+    fm_ctx c;
+    ctx_init(&c, t, s, o);
+    double *scale = tc_calloc(n, sizeof *scale), *tmp = tc_calloc(n, sizeof *tmp);
+    tc_status st = scale && tmp ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
+    for (size_t k = 0; k < n && st == TC_OK; k++) {
+        scale[k] = s->req.bytes > 0 ? sizes[k] / s->req.bytes : 1;
+        times[k] = 0;
+    }
+    for (uint32_t i = 0; i < s->nphases && st == TC_OK; i++) {
+        if (!s->phases[i].repeat)
+            continue;
+        if ((st = phase_times(&c, s, i, scale, n, tmp, pe ? &pe[i] : NULL, err)))
+            break;
+        for (size_t k = 0; k < n; k++)
+            times[k] += s->phases[i].repeat * tmp[k];
+        if (pe) {
+            pe[i].time_s = tmp[0];
+            pe[i].repeat = s->phases[i].repeat;
+        }
+    }
+    tc_steps_ws_free(c.ws);
+    free(scale);
+    free(tmp);
+    return st;
+}
+
+tc_status tc_eval_formula_sweep(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, const double *sizes,
+                                size_t n, double *times, tc_err *err)
+{
+    return formula_run(t, s, o, sizes, n, times, NULL, err);
 }
 
 tc_status tc_eval_formula(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, double *time_s, tc_err *err)
 {
-    if (!t || !s || !time_s)
-        return tc_fail(err, TC_EINTERNAL, "formula evaluator: missing topology, schedule or result");
-    uint32_t p = s->req.p;
-    if (p > t->n_endpoints)
-        return tc_fail(err, TC_EINVAL, "%u ranks but the topology has only %u endpoints: expected 1 to %u", p,
-                       t->n_endpoints, t->n_endpoints);
-    fm_ctx c;
-    c.t = t;
-    c.routing = o ? o->routing : TC_ROUTE_DEFAULT;
-    c.p = p;
-    c.have_info = false;
-    c.cached = false;
-    c.identity = true;
-    if (o && o->rank_map) {
-        /* Structure is only known for rank r on endpoint r; stops at the
-         * first rank placed elsewhere. */
-        for (uint32_t r = 0; r < p && c.identity; r++)
-            c.identity = o->rank_map[r] == r;
-    }
-    double total = 0;
-    for (uint32_t i = 0; i < s->nphases; i++) {
-        const tc_phase *ph = &s->phases[i];
-        if (ph->repeat)
-            total += ph->repeat * phase_time(&c, ph);
-    }
-    *time_s = total;
-    return TC_OK;
+    return s ? formula_run(t, s, o, &s->req.bytes, 1, time_s, NULL, err)
+             : tc_fail(err, TC_EINTERNAL, "formula evaluator: missing schedule");
+}
+
+tc_status tc_eval_formula_phases(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, tc_phase_eval *pe,
+                                 double *time_s, tc_err *err)
+{
+    memset(pe, 0, s->nphases * sizeof *pe);
+    return formula_run(t, s, o, &s->req.bytes, 1, time_s, pe, err);
 }

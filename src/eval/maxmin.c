@@ -6,7 +6,8 @@
  * (capacity left / unfrozen weight): the smallest share is the next level;
  * the link's unfrozen flows freeze at it, which removes their load from
  * their other links. Freezing a flow at the current level x on a link whose
- * share s >= x gives (c - x w) / (n - w) >= s, so shares only rise and a heap
+ * share s >= x gives (c - x w) / (n - w) >= s, so shares only rise (in exact
+ * arithmetic; rounded, they may dip a few ulps: MM_DEPART_TOL) and a heap
  * with lazily refreshed keys is exact: a popped key that is stale is pushed
  * again with its current value.
  *
@@ -19,12 +20,13 @@
  * most the level times its weight on it), and a link that filled at level L
  * in the old run had L >= cap / W_old >= cap / W. Below x0 = the least of
  * these bounds nothing fills differently, so flows frozen below x0 keep their
- * rates; the rest (every flow frozen at x0 or above: the groups of the
- * bottleneck links with level >= x0, plus the new flows) are filled again
- * from level 0 on links whose capacity is what the kept flows leave (the
- * link's load minus the old load of the refilled flows), which reaches the
- * same state at x0 and continues as the new run. Any x0 below the true one
- * is exact too, it only refills more flows.
+ * rates (x0 is taken a hair below the bounds, MM_DEPART_TOL); the rest
+ * (every flow frozen at x0 or above: the groups of the bottleneck links with
+ * level >= x0, plus the new flows) are filled again from level 0 on links
+ * whose capacity is what the kept flows leave (the link's load minus the old
+ * load of the refilled flows), which reaches the same state at x0 and
+ * continues as the new run. Any x0 below the true one is exact too, it only
+ * refills more flows.
  *
  * Data layout: flows are structs of arrays indexed by flow id with a fixed
  * stride of incidences, so adding and removing a flow never allocates once
@@ -35,6 +37,24 @@
 #include <stdlib.h>
 #include <string.h>
 #include "eval/flow_int.h"
+
+/* Margins below the bounds on x0 (relative), far above rounding: refilling
+ * a few more flows is always exact, keeping one too many is not.
+ *
+ * Departures need theirs. Computed shares need not rise: when a link fills
+ * at x and its flows freeze, a second link of the departed flow's path whose
+ * exact share is x too can compute (c - x w) / (n - w) a few ulps below x,
+ * and freeze its flows at that lower level. Compared exactly with x0 = x,
+ * that link's flows would keep their rates although the departure frees
+ * capacity on it (two links of 12.5 with five flows each, four on both:
+ * 2.5 kept where 3.125 is right; test_maxmin.c).
+ *
+ * Arrivals: cap / W is strictly below the level of the link in the old run
+ * (W grew by the new flow's weight), and flows of a group at exactly that
+ * level keep their rates in the new run too, so the margin only covers
+ * wtot's running sum drifting low; no test can tell it is there. */
+#define MM_DEPART_TOL 1e-9
+#define MM_ARRIVE_TOL 1e-9
 
 tc_status tc_mm_init(tc_mm *m, uint32_t nlinks, const double *cap, uint32_t stride, double rate_cap)
 {
@@ -155,6 +175,10 @@ static bool mark_dirty(tc_mm *m, uint32_t l)
 
 /* ---- bottleneck groups (only while tracking levels) ---- */
 
+/* glevel[g] is at least the rate of every flow of group g (-INFINITY for
+ * an empty one): a group is filled again when glevel >= x0, so no flow at
+ * x0 or above is missed even where a group holds flows frozen in different
+ * solves at levels equal only up to rounding. */
 static void group_leave(tc_mm *m, uint32_t f)
 {
     uint32_t g = m->bneck[f];
@@ -165,13 +189,24 @@ static void group_leave(tc_mm *m, uint32_t f)
     G->v[pos].flow = last;
     m->gpos[last] = pos;
     m->bneck[f] = UINT32_MAX;
+    if (G->n == 0)
+        m->glevel[g] = -INFINITY;
+}
+
+/* Before every flow of group g is given a new rate: its old levels no longer
+ * bound anything. */
+static void group_reset(tc_mm *m, uint32_t g)
+{
+    if (m->track)
+        m->glevel[g] = -INFINITY;
 }
 
 static bool group_join(tc_mm *m, uint32_t f, uint32_t g, double level)
 {
-    m->glevel[g] = level;
-    if (m->bneck[f] == g)
+    if (m->bneck[f] == g) {
+        m->glevel[g] = fmax(m->glevel[g], level);
         return true;
+    }
     group_leave(m, f);
     tc_mm_link *G = &m->groups[g];
     if (G->n == G->cap) {
@@ -183,6 +218,7 @@ static bool group_join(tc_mm *m, uint32_t f, uint32_t g, double level)
     m->gpos[f] = G->n;
     G->v[G->n++].flow = f;
     m->bneck[f] = g;
+    m->glevel[g] = fmax(m->glevel[g], level);
     return true;
 }
 
@@ -230,8 +266,10 @@ void tc_mm_remove(tc_mm *m, uint32_t id)
     bool track = m->track;
     double r = m->rate[id];
     if (track && m->bneck[id] != UINT32_MAX) {
-        if (r < m->x0)
-            m->x0 = r;
+        /* Every link on the path filled at r or above, up to rounding. */
+        double lo = r * (1 - MM_DEPART_TOL);
+        if (lo < m->x0)
+            m->x0 = lo;
         group_leave(m, id);
     }
     for (uint32_t k = 0; k < m->inc_n[id]; k++) {
@@ -386,6 +424,7 @@ static bool solve_single(tc_mm *m, uint32_t f)
     double r = m->rate_cap;
     uint32_t g = m->nlinks;
     for (uint32_t k = 0; k < m->inc_n[f]; k++) {
+        group_reset(m, m->inc_link[base + k]);
         double s = m->cap[m->inc_link[base + k]] / m->inc_w[base + k];
         if (s < r) {
             r = s;
@@ -473,6 +512,7 @@ static bool fill(tc_mm *m)
         m->rc[l] = m->cap[l];
         m->wsum[l] = ws;
         m->ucount[l] = L->n;
+        group_reset(m, l);
     }
     return fill_run(m);
 }
@@ -498,6 +538,8 @@ static bool track_start(tc_mm *m)
     m->glevel = calloc((size_t)m->nlinks + 1, sizeof *m->glevel);
     if (!m->load || !m->wtot || !m->groups || !m->glevel)
         return false;
+    for (uint32_t g = 0; g <= m->nlinks; g++)
+        m->glevel[g] = -INFINITY;
     for (uint32_t f = 0; f < m->fcap; f++) {
         m->bneck[f] = UINT32_MAX;
         size_t base = (size_t)f * m->stride;
@@ -562,8 +604,8 @@ static bool level_solve(tc_mm *m, bool whole)
         size_t base = (size_t)f * m->stride;
         for (uint32_t k = 0; k < m->inc_n[f]; k++) {
             uint32_t l = m->inc_link[base + k];
-            /* A hair lower: wtot is a running sum. */
-            double b = m->cap[l] / m->wtot[l] * (1 - 1e-9);
+            /* A hair lower: wtot is a running sum, levels are rounded. */
+            double b = m->cap[l] / m->wtot[l] * (1 - MM_ARRIVE_TOL);
             if (b < x0)
                 x0 = b;
         }
@@ -575,6 +617,7 @@ static bool level_solve(tc_mm *m, bool whole)
         for (uint32_t j = 0; j < G->n; j++)
             if (!level_take(m, G->v[j].flow, false))
                 return false;
+        group_reset(m, g);
     }
     for (size_t i = 0; i < m->nfresh; i++) {
         uint32_t f = m->fresh[i];

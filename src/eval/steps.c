@@ -12,122 +12,149 @@
  * identical traffic, so each phase is computed once and multiplied by its
  * repeat count. Local transfers (src == dst) cost nothing.
  *
- * Data layout for the hot loop: the paths of one step are stored flat
- * (path_links, path_off) and the per-link flow counts in one array indexed
- * by link ID, reset only where touched.
+ * Data layout for the hot loop: the per-link flow counts in one array
+ * indexed by link ID; routes are recomputed rather than stored (routing is
+ * arithmetic, and a stored all-to-all step would take gigabytes).
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "topocc/eval.h"
+#include "eval/eval_int.h"
 
-typedef struct steps_ws {
+struct tc_steps_ws {
     uint32_t *count;        /* flows per link, n_links */
     uint32_t *sends;        /* messages per sending rank in the current step, p */
-    uint32_t *path_links;   /* flat paths of the current step */
-    size_t *path_off;       /* transfer i's path is path_links[path_off[i]..path_off[i+1]) */
-    size_t cap_links, cap_xfers;
-} steps_ws;
+    uint32_t *path;         /* one route, tc_topo_max_path links */
+    tc_xfers x;
+};
 
-static void ws_free(steps_ws *w)
+tc_steps_ws *tc_steps_ws_new(const tc_topo *t, uint32_t p)
 {
+    tc_steps_ws *w = tc_calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    w->count = tc_calloc(t->n_links, sizeof *w->count);
+    w->sends = tc_calloc(p, sizeof *w->sends);
+    w->path = tc_calloc(tc_topo_max_path(t) + 1, sizeof *w->path);
+    tc_xfers_init(&w->x, false);
+    if (!w->count || !w->sends || !w->path) {
+        tc_steps_ws_free(w);
+        return NULL;
+    }
+    return w;
+}
+
+void tc_steps_ws_free(tc_steps_ws *w)
+{
+    if (!w)
+        return;
     free(w->count);
     free(w->sends);
-    free(w->path_links);
-    free(w->path_off);
+    free(w->path);
+    tc_xfers_free(&w->x);
+    free(w);
 }
 
-static bool ws_reserve(steps_ws *w, size_t nx, size_t maxpath)
+/* Time of one step's transfers on t at n scales of their bytes (a
+ * transfer's time is affine in its bytes: alpha k + latency + bytes /
+ * share, so one routing serves every size of a sweep): out[i] for
+ * scale[i]. *bottleneck receives the link that gives the slowest transfer
+ * at the first scale its smallest share (UINT32_MAX: none). Two passes
+ * route every transfer twice (count the flows per link, then read each
+ * transfer's share) instead of storing the paths: an all-to-all step on
+ * 4,096 ranks has 16.7 million of them. */
+static void step_times(const tc_topo *t, const tc_eval_opts *o, const tc_xfers *x, tc_steps_ws *w, const double *scale,
+                       size_t n, double *out, uint32_t *bottleneck)
 {
-    if (nx + 1 > w->cap_xfers) {
-        size_t *v = realloc(w->path_off, (nx + 1) * sizeof *v);
-        if (!v)
-            return false;
-        w->path_off = v;
-        w->cap_xfers = nx + 1;
-    }
-    size_t need = nx * maxpath;
-    if (need > w->cap_links) {
-        uint32_t *v = realloc(w->path_links, (need ? need : 1) * sizeof *v);
-        if (!v)
-            return false;
-        w->path_links = v;
-        w->cap_links = need;
-    }
-    return true;
-}
-
-/* Time of one step's transfers on t. */
-static double step_time(const tc_topo *t, const tc_eval_opts *o, const tc_xfers *x, steps_ws *w)
-{
-    uint32_t maxpath = tc_topo_max_path(t);
-    size_t k = 0;
+    uint32_t *path = w->path;
     for (size_t i = 0; i < x->n; i++) {
         const tc_xfer *tr = &x->v[i];
-        w->path_off[i] = k;
         if (tr->src == tr->dst)
             continue;
         uint32_t s = o->rank_map ? o->rank_map[tr->src] : tr->src;
         uint32_t d = o->rank_map ? o->rank_map[tr->dst] : tr->dst;
         w->sends[tr->src]++;
-        uint32_t n = tc_topo_route(t, o->routing, s, d, w->path_links + k);
-        for (uint32_t j = 0; j < n; j++)
-            w->count[w->path_links[k + j]]++;
-        k += n;
-        (void)maxpath;
+        uint32_t m = tc_topo_route(t, o->routing, s, d, path);
+        for (uint32_t j = 0; j < m; j++)
+            w->count[path[j]]++;
     }
-    w->path_off[x->n] = k;
-    double worst = 0;
+    for (size_t q = 0; q < n; q++)
+        out[q] = 0;
+    *bottleneck = UINT32_MAX;
     for (size_t i = 0; i < x->n; i++) {
         const tc_xfer *tr = &x->v[i];
         if (tr->src == tr->dst)
             continue;
+        uint32_t s = o->rank_map ? o->rank_map[tr->src] : tr->src;
+        uint32_t d = o->rank_map ? o->rank_map[tr->dst] : tr->dst;
+        uint32_t m = tc_topo_route(t, o->routing, s, d, path);
         double lat = 0, share = INFINITY;
-        for (size_t j = w->path_off[i]; j < w->path_off[i + 1]; j++) {
-            const tc_link *l = &t->links[w->path_links[j]];
+        uint32_t low = UINT32_MAX;
+        for (uint32_t j = 0; j < m; j++) {
+            const tc_link *l = &t->links[path[j]];
             lat += l->lat;
-            double sh = l->bw / w->count[w->path_links[j]];
+            double sh = l->bw / w->count[path[j]];
             if (sh < share)
-                share = sh;
+                share = sh, low = path[j];
         }
-        double tt = t->alpha * w->sends[tr->src] + lat + (share < INFINITY ? tr->bytes / share : 0);
-        if (tt > worst)
-            worst = tt;
+        double a = t->alpha * w->sends[tr->src] + lat, b = share < INFINITY ? tr->bytes / share : 0;
+        if (a + b * scale[0] > out[0])
+            *bottleneck = low;
+        for (size_t q = 0; q < n; q++)
+            if (a + b * scale[q] > out[q])
+                out[q] = a + b * scale[q];
     }
-    for (size_t j = 0; j < k; j++)
-        w->count[w->path_links[j]] = 0;
+    memset(w->count, 0, (size_t)t->n_links * sizeof *w->count);
     for (size_t i = 0; i < x->n; i++)
         w->sends[x->v[i].src] = 0;
-    return worst;
+}
+
+tc_status tc_steps_phase_sweep(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, const tc_eval_opts *o,
+                               uint32_t phase, const double *scale, size_t n, double *out, uint32_t *bottleneck,
+                               tc_err *err)
+{
+    const tc_phase *ph = &s->phases[phase];
+    if (tc_sched_emit(s, ph->first_step, &w->x))
+        return tc_fail(err, TC_EINTERNAL, "schedule %s: emitting step %u failed", tc_algo_name(s->algo),
+                       ph->first_step);
+    uint32_t b;
+    step_times(t, o, &w->x, w, scale, n, out, bottleneck ? bottleneck : &b);
+    return TC_OK;
+}
+
+tc_status tc_steps_phase(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, uint32_t phase,
+                         double *time_s, uint32_t *bottleneck, tc_err *err)
+{
+    const double one = 1;
+    return tc_steps_phase_sweep(w, t, s, o, phase, &one, 1, time_s, bottleneck, err);
+}
+
+tc_status tc_eval_steps_sweep(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, const double *sizes,
+                              size_t n, double *times, tc_err *err)
+{
+    tc_steps_ws *w = tc_steps_ws_new(t, s->req.p);
+    double *scale = tc_calloc(n, sizeof *scale), *tmp = tc_calloc(n, sizeof *tmp);
+    tc_status st = w && scale && tmp ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
+    tc_eval_opts oo = *o;
+    oo.routing = tc_eval_routing(TC_MODE_STEPS, t, o->routing);
+    for (size_t k = 0; k < n && st == TC_OK; k++) {
+        scale[k] = s->req.bytes > 0 ? sizes[k] / s->req.bytes : 1;
+        times[k] = 0;
+    }
+    for (uint32_t i = 0; i < s->nphases && st == TC_OK; i++) {
+        if (!s->phases[i].repeat)
+            continue;
+        if ((st = tc_steps_phase_sweep(w, t, s, &oo, i, scale, n, tmp, NULL, err)) == TC_OK)
+            for (size_t k = 0; k < n; k++)
+                times[k] += s->phases[i].repeat * tmp[k];
+    }
+    tc_steps_ws_free(w);
+    free(scale);
+    free(tmp);
+    return st;
 }
 
 tc_status tc_eval_steps(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, double *time_s, tc_err *err)
 {
-    steps_ws w;
-    memset(&w, 0, sizeof w);
-    w.count = tc_calloc(t->n_links, sizeof *w.count);
-    w.sends = tc_calloc(s->req.p, sizeof *w.sends);
-    tc_xfers x;
-    tc_xfers_init(&x, false);
-    tc_status st = w.count && w.sends ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
-    double total = 0;
-    uint32_t maxpath = tc_topo_max_path(t);
-    for (uint32_t i = 0; i < s->nphases && st == TC_OK; i++) {
-        const tc_phase *ph = &s->phases[i];
-        st = tc_sched_emit(s, ph->first_step, &x);
-        if (st) {
-            tc_fail(err, TC_EINTERNAL, "schedule %s: emitting step %u failed", tc_algo_name(s->algo), ph->first_step);
-            break;
-        }
-        if (!ws_reserve(&w, x.n, maxpath)) {
-            st = tc_fail(err, TC_EINTERNAL, "out of memory for %zu transfers", x.n);
-            break;
-        }
-        total += ph->repeat * step_time(t, o, &x, &w);
-    }
-    ws_free(&w);
-    tc_xfers_free(&x);
-    if (st == TC_OK)
-        *time_s = total;
-    return st;
+    return tc_eval_steps_sweep(t, s, o, &s->req.bytes, 1, time_s, err);
 }

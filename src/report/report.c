@@ -23,6 +23,8 @@ tc_status tc_format_parse(const char *s, tc_format *out, tc_err *err)
 
 json_t *tc_report_result_json(const tc_result *r, const tc_topo *t, tc_routing routing)
 {
+    if (routing == TC_ROUTE_DEFAULT)
+        routing = tc_eval_routing(r->mode, t, routing);
     json_t *o = json_object();
     json_object_set_new(o, "schema_version", json_integer(TC_SCHEMA_VERSION));
     json_object_set_new(o, "topology", json_string(t->spec));

@@ -182,7 +182,7 @@ static tc_status coll_eval(const tc_scenario *s, const tc_run_opts *ro, tc_colle
     tc_eval_opts eo;
     tc_flow_opts fo;
     eval_opts(s, &o->net, 0, ro, &eo, &fo);
-    o->routing = eo.routing;
+    o->routing = tc_eval_routing(eo.mode, t, eo.routing); /* the routing modelled */
     o->mode = eo.mode;
     flow_setup_of(&fo, &o->flow_setup);
     uint32_t *map = NULL;
@@ -514,7 +514,7 @@ static tc_status jobs_run(const tc_scenario *s, const tc_run_opts *ro, tc_concur
     tc_eval_opts eo;
     tc_flow_opts fo;
     eval_opts(s, &o->net, 0, ro, &eo, &fo);
-    o->routing = fo.routing = eo.routing;
+    o->routing = fo.routing = tc_eval_routing(TC_MODE_FLOW, t, eo.routing);
     flow_setup_of(&fo, &o->flow_setup);
     double *alone = tc_calloc(o->njobs, sizeof *alone);
     if (!alone)

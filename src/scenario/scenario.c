@@ -381,6 +381,35 @@ static tc_status resolve_codecs(tc_scenario *s, tc_err *err)
     return TC_OK;
 }
 
+/* The routing actually modelled, where one name says it: D-mod-k on a Clos
+ * in formula mode (its closed forms are exact for it; ECMP's hash
+ * collisions need the evaluators that route every flow), ECMP in steps and
+ * flow, dimension order on a torus. Topologies of both kinds keep
+ * "default" (each result records its own). */
+static tc_status resolve_routing(tc_scenario *s, tc_err *err)
+{
+    bool uses = s->command == TC_CMD_COLLECTIVE || s->command == TC_CMD_COMPARE || s->command == TC_CMD_CONCURRENT ||
+                s->command == TC_CMD_COMPRESS;
+    if (!uses)
+        return TC_OK;
+    if (s->mode == TC_MODE_FORMULA && strcmp(s->routing, "ecmp") == 0)
+        return tc_fail(err, TC_EINVAL, "--routing ecmp needs --mode steps or flow: formula models D-mod-k (dmodk), "
+                                       "which has no hash collisions");
+    if (strcmp(s->routing, "default") != 0)
+        return TC_OK;
+    int clos = 0, torus = 0;
+    for (int i = 0; i < s->ntopo; i++) {
+        if (strncmp(s->topo[i], "clos", 4) == 0)
+            clos++;
+        else
+            torus++;
+    }
+    if (clos && torus)
+        return TC_OK;
+    snprintf(s->routing, sizeof s->routing, "%s", torus ? "dor" : s->mode == TC_MODE_FORMULA ? "dmodk" : "ecmp");
+    return TC_OK;
+}
+
 tc_status tc_scenario_resolve(tc_scenario *s, tc_err *err)
 {
     tc_status st;
@@ -401,7 +430,8 @@ tc_status tc_scenario_resolve(tc_scenario *s, tc_err *err)
             return tc_fail(err, TC_EINVAL, "placement 'list' needs its endpoints: --endpoints 0-63,128");
         s->job.ranks = 0;
     }
-    if ((st = resolve_topologies(s, err)) || (st = resolve_collective(s, err)) || (st = resolve_codecs(s, err)))
+    if ((st = resolve_topologies(s, err)) || (st = resolve_collective(s, err)) || (st = resolve_codecs(s, err)) ||
+        (st = resolve_routing(s, err)))
         return st;
     if (s->command == TC_CMD_COLLECTIVE && s->trace[0] && (s->nsizes > 1 || s->nalgos > 1 ||
                                                            strcmp(s->algos[0], "all") == 0))

@@ -346,6 +346,8 @@ tc_status tc_topo_degrade_link(tc_topo *t, uint32_t link, double factor, tc_err 
     if (!(factor > 0) || !isfinite(factor))
         return tc_fail(err, TC_EINVAL, "degrade link: factor %g must be above 0 (0.5 halves the bandwidth)", factor);
     t->links[link].bw *= factor;
+    if (factor != 1)
+        t->n_degraded++;
     return TC_OK;
 }
 

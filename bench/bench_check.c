@@ -1,0 +1,57 @@
+/*
+ * bench_check.c - the data checker at 65,536 ranks (docs/PERFORMANCE.md).
+ *
+ * The algorithms whose per-rank state is O(1) blocks (binomial, rd
+ * all-reduce, dbtree, the ring and biring chains, direct broadcast and
+ * reduce) are checked in full (tc_sched_check). Those whose state is O(p)
+ * blocks would need p^2 = 4.3 x 10^9 values in full, so they are checked on
+ * a seeded sample of 64 slots per rank (tc_sched_check_sampled, O(64 p)
+ * values); only those that emit few transfers in all run here (rd and Bruck
+ * all-gather, rhd): ring, biring, pairwise, hier and torus emit billions of
+ * transfers or segments at this size, whatever is sampled.
+ *
+ * Usage: bench_check [p] (default 65536).
+ */
+#include "bench_common.h"
+#include "topocc/coll.h"
+
+typedef struct bench_case {
+    tc_op op;
+    tc_algo algo;
+    bool sampled;
+} bench_case;
+
+static const bench_case cases[] = {
+    {TC_OP_BROADCAST, TC_ALGO_BINOMIAL, false}, {TC_OP_REDUCE, TC_ALGO_BINOMIAL, false},
+    {TC_OP_ALLREDUCE, TC_ALGO_BINOMIAL, false}, {TC_OP_ALLREDUCE, TC_ALGO_RD, false},
+    {TC_OP_BROADCAST, TC_ALGO_DBTREE, false},   {TC_OP_REDUCE, TC_ALGO_DBTREE, false},
+    {TC_OP_ALLREDUCE, TC_ALGO_DBTREE, false},   {TC_OP_BROADCAST, TC_ALGO_RING, false},
+    {TC_OP_REDUCE, TC_ALGO_RING, false},        {TC_OP_BROADCAST, TC_ALGO_BIRING, false},
+    {TC_OP_REDUCE, TC_ALGO_BIRING, false},      {TC_OP_BROADCAST, TC_ALGO_DIRECT, false},
+    {TC_OP_REDUCE, TC_ALGO_DIRECT, false},      {TC_OP_ALLGATHER, TC_ALGO_RD, true},
+    {TC_OP_ALLGATHER, TC_ALGO_BRUCK, true},     {TC_OP_ALLREDUCE, TC_ALGO_RHD, true},
+    {TC_OP_REDUCESCATTER, TC_ALGO_RHD, true},
+};
+
+int main(int argc, char **argv)
+{
+    uint32_t p = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 65536;
+    double total = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const bench_case *c = &cases[i];
+        tc_err err = {{0}};
+        tc_coll_req req = {.op = c->op, .algo = c->algo, .p = p, .bytes = 1 << 30, .root = p / 3};
+        tc_sched *s = NULL;
+        BENCH_CHECK(tc_coll_build(&req, NULL, &s, &err), err);
+        double t0 = bench_now();
+        BENCH_CHECK(c->sampled ? tc_sched_check_sampled(s, 64, 1, &err) : tc_sched_check(s, &err), err);
+        double dt = bench_now() - t0;
+        total += dt;
+        printf("%-14s %-9s p %6u steps %6u slots %6u %-14s %8.3f s  peak %6.0f MiB\n", tc_op_name(c->op),
+               tc_algo_name(c->algo), p, s->nsteps, s->nslots, c->sampled ? "sampled 64" : "full", dt,
+               bench_peak_mib());
+        tc_sched_free(s);
+    }
+    printf("total %.3f s, peak memory %.0f MiB\n", total, bench_peak_mib());
+    return 0;
+}

@@ -1,0 +1,74 @@
+#!/bin/sh
+# mutate_maxmin.sh - do the max-min solver's tests notice when a tolerance of
+# its re-solve by level is removed? (docs/VALIDATION.md). Not part of the
+# test suite: it builds a copy of the source tree, a few minutes.
+#
+# The working tree (tracked and untracked files that git does not ignore) is
+# copied to a temporary directory and built there once unchanged (the tests
+# must pass); then, one at a time, a sed on src/eval/maxmin.c removes one
+# tolerance, test_maxmin and test_flow are rebuilt and run, and the mutation
+# is "caught" when either fails. The control mutation drops the arrival bound
+# altogether: it shows that the tests exercise arrivals at all.
+#
+# usage: bench/mutate_maxmin.sh [SOURCE_DIR]
+# Prints one line per mutation; exits 1 if any is not caught, 2 on a setup
+# failure (the copy does not build or its tests fail unmutated).
+set -u
+SRC=$(cd "${1:-$(dirname "$0")/..}" && pwd)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/mutate_maxmin.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT INT TERM
+TREE="$WORK/src"
+BUILD="$WORK/build"
+TARGET=src/eval/maxmin.c
+LOG="$WORK/log"
+
+copy_tree() {
+    mkdir -p "$TREE"
+    if git -C "$SRC" rev-parse --git-dir >/dev/null 2>&1; then
+        (cd "$SRC" && git ls-files -z --cached --others --exclude-standard |
+            tar cf - --null -T - --no-recursion --ignore-failed-read 2>/dev/null) | tar xf - -C "$TREE"
+    else
+        (cd "$SRC" && tar cf - --exclude='./build*' .) | tar xf - -C "$TREE"
+    fi
+}
+
+# Rebuilds the two tests and runs them; 0 when both pass.
+build_and_test() {
+    cmake --build "$BUILD" -j2 --target test_maxmin test_flow >"$LOG" 2>&1 || return 3
+    "$BUILD/test_maxmin" >>"$LOG" 2>&1 && "$BUILD/test_flow" >>"$LOG" 2>&1
+}
+
+copy_tree
+cp "$TREE/$TARGET" "$WORK/maxmin.orig"
+if ! cmake -S "$TREE" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >"$LOG" 2>&1 || ! build_and_test; then
+    echo "mutate_maxmin: the unmutated copy does not build or pass its tests:" >&2
+    tail -20 "$LOG" >&2
+    exit 2
+fi
+
+missed=0
+# name|sed expression on src/eval/maxmin.c
+while IFS='|' read -r name expr; do
+    sed "$expr" "$WORK/maxmin.orig" >"$TREE/$TARGET"
+    if cmp -s "$WORK/maxmin.orig" "$TREE/$TARGET"; then
+        echo "mutate_maxmin: the sed for '$name' changed nothing (source moved on?)" >&2
+        exit 2
+    fi
+    build_and_test </dev/null
+    rc=$?
+    if [ $rc -eq 3 ]; then
+        echo "mutate_maxmin: '$name' does not build:" >&2
+        tail -20 "$LOG" >&2
+        exit 2
+    elif [ $rc -ne 0 ]; then
+        echo "$name: caught ($(grep -m1 -E 'ERROR|FAILED' "$LOG" | cut -c1-150))"
+    else
+        echo "$name: NOT caught"
+        missed=1
+    fi
+done <<'EOF'
+departure tolerance removed (MM_DEPART_TOL 0)|s/^#define MM_DEPART_TOL .*/#define MM_DEPART_TOL 0.0/
+arrival tolerance removed (MM_ARRIVE_TOL 0)|s/^#define MM_ARRIVE_TOL .*/#define MM_ARRIVE_TOL 0.0/
+control: arrival bound dropped|s/^\( *\)if (b < x0)$/\1if (0 \&\& b < x0)/
+EOF
+exit $missed

@@ -1,0 +1,170 @@
+/*
+ * test_invariants.c - the evaluators' invariant on randomized cases: the
+ * formula evaluator equals steps under the same routing to 1e-9 (a phase
+ * is either an exact closed form or evaluated on the routed graph), and
+ * formula, steps and flow are all at least the lower bound.
+ *
+ * The cases come from a fixed, recorded seed set: Clos with oversubscription
+ * and tapered bandwidths, scale-up nodes, tori and meshes, every operation
+ * and valid algorithm, 2 to 300 ranks (first endpoints or a random
+ * placement), sizes from 1 KiB to 1 GiB, a degraded link in some. A failure
+ * prints the case and its seed. Cases where flow exceeds steps by more than
+ * 1% are counted (docs/VALIDATION.md says why they exist).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "topocc/eval.h"
+#include "topocc/place.h"
+
+#define SEED0 20261202ull
+#if defined(__SANITIZE_ADDRESS__)
+#define NCASES 100
+#else
+#define NCASES 520
+#endif
+
+typedef struct rng {
+    uint64_t x;
+} rng;
+
+static uint64_t next(rng *r)
+{
+    return r->x = tc_mix64(r->x);
+}
+
+static uint32_t pick(rng *r, uint32_t n)
+{
+    return (uint32_t)(next(r) % n);
+}
+
+/* A topology spec drawn from r. */
+static void draw_topo(rng *r, char *spec, size_t len)
+{
+    static const char *node[] = {"", ",node=2,node_bw=200GB/s", ",node=4"};
+    switch (pick(r, 5)) {
+    case 0: { /* two-level Clos, maybe oversubscribed, maybe tapered */
+        uint32_t m1 = 2 + pick(r, 7), m2 = 2 + pick(r, 7), w2 = 1 + pick(r, m1);
+        snprintf(spec, len, "clos:down=%ux%u,up=1x%u,bw1=400Gbps,bw2=%uGbps,lat=1us%s", m1, m2, w2,
+                 100 * (1 + pick(r, 8)), m1 % 2 == 0 ? node[pick(r, 2)] : "");
+        break;
+    }
+    case 1: { /* three levels, several parents at level 1 */
+        uint32_t m1 = 2 + pick(r, 4), m2 = 2 + pick(r, 3), m3 = 2 + pick(r, 3);
+        snprintf(spec, len, "clos:down=%ux%ux%u,up=%ux%ux%u,lat=500ns,alpha=%uns", m1, m2, m3, 1 + pick(r, 2),
+                 1 + pick(r, m1), 1 + pick(r, m2), 100 * pick(r, 3));
+        break;
+    }
+    case 2: { /* radix form */
+        static const char *s[] = {"clos:hosts=96,radix=16,tiers=2,oversub=3", "clos:hosts=128,radix=16,tiers=2",
+                                  "clos:hosts=96,radix=16,tiers=3", "clos:down=8x8x6,up=1x4x4,bw3=200Gbps",
+                                  "torus:dims=8x8x5,wrap=1x1x0", "clos:down=8x8x6,up=2x4x2,node=8"};
+        snprintf(spec, len, "%s", s[pick(r, 6)]);
+        break;
+    }
+    case 3: { /* torus / mesh 2D */
+        uint32_t a = 2 + pick(r, 6), b = 2 + pick(r, 6);
+        snprintf(spec, len, "torus:dims=%ux%u,wrap=%ux%u,lat=1us%s", a, b, pick(r, 2), pick(r, 2),
+                 a % 2 == 0 ? node[pick(r, 2)] : "");
+        break;
+    }
+    default: { /* torus 3D */
+        uint32_t a = 2 + pick(r, 4), b = 2 + pick(r, 4), c = 2 + pick(r, 3);
+        snprintf(spec, len, "torus:dims=%ux%ux%u,lat=2us", a, b, c);
+        break;
+    }
+    }
+}
+
+static bool near(double a, double b, double rel)
+{
+    return fabs(a - b) <= rel * fmax(fabs(a), fabs(b)) + 1e-18;
+}
+
+static void one_case(uint64_t seed, int *flow_over)
+{
+    rng r = {seed};
+    char spec[256], what[512];
+    draw_topo(&r, spec, sizeof spec);
+    tc_err err = {{0}};
+    tc_topo *t = NULL;
+    if (tc_topo_build(spec, &t, &err))
+        fail_msg("seed %llu: %s: %s", (unsigned long long)seed, spec, err.msg);
+    uint32_t n = t->n_endpoints;
+    uint32_t p = 2 + pick(&r, (n < 300 ? n : 300) - 1);
+    tc_op op = (tc_op)pick(&r, TC_OP_COUNT);
+    double bytes = 1024.0 * pow(2, (double)(next(&r) % 1000) / 1000 * 20);
+    bool degrade = pick(&r, 4) == 0;
+    if (degrade)
+        tc_topo_degrade_link(t, pick(&r, t->n_links), 0.1 + 0.8 * (double)(next(&r) % 1000) / 1000, &err);
+    tc_job_place jp = {.policy = pick(&r, 5) == 0 ? TC_PLACE_RANDOM : TC_PLACE_FIRST, .ranks = p, .seed = seed};
+    uint32_t *map = NULL, pp;
+    assert_int_equal(tc_place_map(t, &jp, &map, &pp, &err), TC_OK);
+    /* Every valid algorithm of the operation, one drawn. */
+    tc_algo valid[TC_ALGO_COUNT];
+    int nv = 0;
+    for (int a = 0; a < TC_ALGO_AUTO; a++)
+        if (tc_coll_valid(op, (tc_algo)a, p, t, NULL))
+            valid[nv++] = (tc_algo)a;
+    if (nv == 0) {
+        free(map);
+        tc_topo_free(t);
+        return;
+    }
+    tc_coll_req req = {.op = op, .algo = valid[pick(&r, (uint32_t)nv)], .p = p, .bytes = bytes};
+    if (pick(&r, 4) == 0)
+        req.chunks = 1 + pick(&r, 8);
+    if (op == TC_OP_BROADCAST || op == TC_OP_REDUCE)
+        req.root = pick(&r, p);
+    snprintf(what, sizeof what, "seed %llu: %s %s/%s p=%u bytes=%.17g chunks=%u root=%u %s%s", (unsigned long long)seed,
+             spec, tc_op_name(op), tc_algo_name(req.algo), p, bytes, req.chunks, req.root,
+             jp.policy == TC_PLACE_RANDOM ? "random placement" : "first endpoints", degrade ? ", a degraded link" : "");
+    tc_sched *s = NULL;
+    if (tc_coll_build(&req, t, &s, &err))
+        fail_msg("%s: build: %s", what, err.msg);
+    tc_routing routing = tc_eval_routing(TC_MODE_FORMULA, t, TC_ROUTE_DEFAULT);
+    tc_eval_opts o = {.mode = TC_MODE_FORMULA, .routing = routing, .rank_map = map};
+    double f, st, fl;
+    if (tc_eval_formula(t, s, &o, &f, &err))
+        fail_msg("%s: formula: %s", what, err.msg);
+    o.mode = TC_MODE_STEPS;
+    if (tc_eval_steps(t, s, &o, &st, &err))
+        fail_msg("%s: steps: %s", what, err.msg);
+    tc_flow_opts fo = {.routing = routing};
+    if (tc_flow_time(t, s, map, &fo, &fl, &err))
+        fail_msg("%s: flow: %s", what, err.msg);
+    double lb = tc_lower_bound(t, op, p, bytes, map);
+    if (!near(f, st, 1e-9))
+        fail_msg("%s: formula %.17g != steps %.17g (routing %s)", what, f, st, tc_routing_name(routing, t));
+    if (f < lb * (1 - 1e-9) || st < lb * (1 - 1e-9) || fl < lb * (1 - 1e-9))
+        fail_msg("%s: below the lower bound %.17g: formula %.17g steps %.17g flow %.17g", what, lb, f, st, fl);
+    if (fl > st * 1.01) {
+        (*flow_over)++;
+        printf("flow above steps: %s: flow %.6g steps %.6g (x%.3f)\n", what, fl, st, fl / st);
+    }
+    tc_sched_free(s);
+    free(map);
+    tc_topo_free(t);
+}
+
+static void formula_equals_steps_and_no_evaluator_beats_the_lower_bound(void **state)
+{
+    (void)state;
+    int over = 0;
+    for (uint64_t i = 0; i < NCASES; i++)
+        one_case(tc_mix64(SEED0 + i), &over);
+    printf("%d cases; flow above steps by more than 1%% in %d\n", NCASES, over);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(formula_equals_steps_and_no_evaluator_beats_the_lower_bound),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
