@@ -10,8 +10,11 @@
  * all-gather, rhd): ring, biring, pairwise, hier and torus emit billions of
  * transfers or segments at this size, whatever is sampled.
  *
- * Usage: bench_check [p] (default 65536).
+ * Usage: bench_check [p] (default 65536), or bench_check ring P RUNS: the
+ * median of RUNS full checks of ring all-reduce on P ranks (the checker's
+ * own cost at moderate size).
  */
+#include <string.h>
 #include "bench_common.h"
 #include "topocc/coll.h"
 
@@ -33,8 +36,36 @@ static const bench_case cases[] = {
     {TC_OP_REDUCESCATTER, TC_ALGO_RHD, true},
 };
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int ring_median(uint32_t p, int runs)
+{
+    double t[101];
+    runs = runs < 1 ? 1 : runs > 101 ? 101 : runs;
+    tc_err err = {{0}};
+    tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_RING, .p = p, .bytes = 1 << 30};
+    tc_sched *s = NULL;
+    BENCH_CHECK(tc_coll_build(&req, NULL, &s, &err), err);
+    for (int i = 0; i < runs; i++) {
+        double t0 = bench_now();
+        BENCH_CHECK(tc_sched_check(s, &err), err);
+        t[i] = bench_now() - t0;
+    }
+    qsort(t, (size_t)runs, sizeof *t, cmp_double);
+    printf("allreduce ring p %u: check median %.3f s of %d (min %.3f, max %.3f), peak %.0f MiB\n", p, t[runs / 2],
+           runs, t[0], t[runs - 1], bench_peak_mib());
+    tc_sched_free(s);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 2 && strcmp(argv[1], "ring") == 0)
+        return ring_median((uint32_t)strtoul(argv[2], NULL, 10), argc > 3 ? atoi(argv[3]) : 5);
     uint32_t p = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 65536;
     double total = 0;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {

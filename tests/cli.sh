@@ -266,6 +266,12 @@ bad "an empty algorithm list" collective --scenario "$tmp/empty.json" --topo "$C
 good "topo writes its tables to a directory" "bisection" topo "$CLOS" --links --out-dir "$tmp/topodir"
 [ -s "$tmp/topodir/links.csv" ] || { echo "FAIL: topo --out-dir has no links.csv"; ls "$tmp/topodir"; fails=$((fails + 1)); }
 
+good "formula phases say how each was costed" "closed form" collective --topo "clos:down=8x8,up=1x2" --op allreduce --algo rhd --size 64MiB --phases
+good "formula phases on the graph" "routed graph" collective --topo "clos:down=8x8,up=1x2" --op reduce --algo direct --size 64MiB --phases
+bad "phases outside formula mode" collective --topo "$CLOS" --op allreduce --size 1MiB --phases --mode steps
+bad "ecmp with formula" collective --topo "$CLOS" --op allreduce --size 1MiB --routing ecmp
+grep -q -- "--mode steps" "$tmp/err" || { echo "FAIL: ecmp with formula does not name --mode steps"; fails=$((fails + 1)); }
+good "formula honours a degraded link" "time is 1.01x" collective --topo "$CLOS" --op allreduce --algo ring --size 64MiB --degrade link:0=0.1
 good "size sweep" "busbw" collective --topo "$CLOS" --op allreduce --sizes 1KiB:16MiB
 good "algorithm ranking" "rhd" collective --topo "$CLOS" --op allreduce --size 16MiB --algo all
 good "version" "commit" --version

@@ -53,6 +53,10 @@ typedef struct tc_collective_out {
     tc_coll_row *rows;         /* nalgos */
     tc_result *res;            /* nalgos x nsizes: tc_collective_at */
     /* One size, one algorithm, mode flow: the details of the run. */
+    /* One size, one algorithm, --phases: each phase as formula costed it. */
+    size_t nphases;
+    tc_phase_eval *phases;     /* nphases */
+    char (*phase_labels)[32];  /* nphases */
     bool has_flow;
     tc_flow_result flow;
     tc_flow_setup flow_setup;

@@ -95,6 +95,7 @@ typedef struct tc_scenario {
     tc_op ops[TC_OP_COUNT];
     int nops;
     char algos[TC_SCN_MAX_ALGOS][96];   /* "auto", "all" or algorithm specs */
+    bool phases;                        /* collective, formula: cost each phase, say how */
     int nalgos;
     double *sizes;                      /* bytes, owned; at most TC_SCN_MAX_SIZES */
     size_t nsizes;

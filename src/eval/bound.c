@@ -115,6 +115,28 @@ double tc_eval_cut_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes, b
     return 0;
 }
 
+/* The smallest and second smallest of each endpoint's total bandwidth out
+ * of it and into it (its links as they are, degraded ones included), over
+ * the job's endpoints: a rank sends and receives through its own links. */
+static void endpoint_bw(const tc_topo *t, uint32_t p, const uint32_t *map, double lo[2])
+{
+    lo[0] = lo[1] = INFINITY;
+    for (uint32_t r = 0; r < p; r++) {
+        uint32_t e = map ? map[r] : r;
+        double out = 0, in = 0;
+        for (uint32_t k = t->out_off[e]; k < t->out_off[e + 1]; k++) {
+            uint32_t l = t->out_link[k];
+            out += t->links[l].bw;
+            in += t->links[l ^ 1u].bw; /* a cable's two directions are l and l ^ 1 */
+        }
+        double b = fmin(out, in);
+        if (b < lo[0])
+            lo[1] = lo[0], lo[0] = b;
+        else if (b < lo[1])
+            lo[1] = b;
+    }
+}
+
 double tc_lower_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes, const uint32_t *rank_map)
 {
     if (!t || p < 2 || !(bytes > 0) || (unsigned)op >= TC_OP_COUNT)
@@ -125,9 +147,14 @@ double tc_lower_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes, cons
     for (uint32_t r = 0; rank_map && r < p && identity; r++)
         identity = rank_map[r] == r;
 
-    /* 1. Injection: the endpoint's fabric ports and its node link. */
-    double inj = info.injection_Bps + (t->node_size > 1 ? t->node_bw : 0);
-    double lb = inj > 0 ? injection_bytes(op, p, bytes) / inj : 0;
+    /* 1. Injection: every rank's bytes through its own links (fabric ports
+     * and node link, as degraded). Broadcast and reduce load the root one
+     * way and every other rank the other: the second slowest endpoint
+     * stands for a rank that is not the root. */
+    double lo[2];
+    endpoint_bw(t, p, rank_map, lo);
+    double inj = op == TC_OP_BROADCAST || op == TC_OP_REDUCE ? lo[1] : lo[0];
+    double lb = inj > 0 && isfinite(inj) ? injection_bytes(op, p, bytes) / inj : 0;
 
     /* 2. Cuts. */
     lb = fmax(lb, tc_eval_cut_bound(t, op, p, bytes, identity));

@@ -278,6 +278,17 @@ json_t *tc_collective_json(const tc_collective_out *o, const tc_scenario *s)
         j = tc_report_result_json(&o->res[0], t, o->routing);
         if (o->has_flow)
             json_object_set_new(j, "flow", flow_json(t, &o->flow, &o->flow_setup));
+        if (o->nphases) {
+            json_t *ps = json_array();
+            for (size_t i = 0; i < o->nphases; i++) {
+                const tc_phase_eval *pe = &o->phases[i];
+                json_array_append_new(ps, json_pack("{s:s, s:I, s:f, s:f, s:b, s:s}", "label", o->phase_labels[i],
+                                                    "steps", (json_int_t)pe->repeat, "step_time_s", pe->time_s,
+                                                    "time_s", pe->time_s * pe->repeat, "closed_form",
+                                                    pe->closed_form, "binds", pe->binds));
+            }
+            json_object_set_new(j, "phases", ps);
+        }
     } else {
         j = json_object();
         json_object_set_new(j, "schema_version", json_integer(TC_SCHEMA_VERSION));
@@ -428,6 +439,29 @@ static void coll_sizes_table(const tc_collective_out *o, tc_rtable *t)
         tc_sizes_table(t, tc_collective_at(o, a, 0), o->nsizes, o->rows[a].root);
 }
 
+static void coll_phases_table(const tc_collective_out *o, tc_rtable *t)
+{
+    tc_rtable_init(t, "phases");
+    int c_i = tc_rtable_col(t, "phase", "phase", TC_COL_COUNT, NULL, 0);
+    int c_l = tc_rtable_col(t, "label", "label", TC_COL_TEXT, NULL, 0);
+    int c_r = tc_rtable_col(t, "steps", "steps", TC_COL_COUNT, NULL, 0);
+    int c_s = tc_rtable_col(t, "step_time_s", "per step", TC_COL_SECONDS, NULL, 0);
+    int c_t = tc_rtable_col(t, "time_s", "time", TC_COL_SECONDS, NULL, 0);
+    int c_h = tc_rtable_col(t, "evaluated", "evaluated", TC_COL_TEXT, NULL, 0);
+    int c_b = tc_rtable_col(t, "binds", "binds", TC_COL_TEXT, NULL, 0);
+    for (size_t i = 0; i < o->nphases; i++) {
+        const tc_phase_eval *pe = &o->phases[i];
+        size_t r = tc_rtable_row(t);
+        tc_rtable_num(t, r, c_i, (double)i);
+        tc_rtable_text(t, r, c_l, o->phase_labels[i]);
+        tc_rtable_num(t, r, c_r, pe->repeat);
+        tc_rtable_num(t, r, c_s, pe->time_s);
+        tc_rtable_num(t, r, c_t, pe->time_s * pe->repeat);
+        tc_rtable_text(t, r, c_h, pe->closed_form ? "closed form" : "routed graph");
+        tc_rtable_text(t, r, c_b, pe->binds);
+    }
+}
+
 size_t tc_collective_tables(const tc_collective_out *o, const tc_scenario *s, tc_rtable *tabs, size_t max)
 {
     (void)s;
@@ -436,6 +470,8 @@ size_t tc_collective_tables(const tc_collective_out *o, const tc_scenario *s, tc
         ADD_TABLE(coll_result_table);
         if (o->has_flow && n < max)
             tc_hot_links_table(&tabs[n++], o->net.topo[0], &o->flow);
+        if (o->nphases && n < max)
+            coll_phases_table(o, &tabs[n++]);
         return n;
     }
     if (o->nalgos > 1)
@@ -504,6 +540,13 @@ void tc_collective_print(const tc_collective_out *o, const tc_scenario *s, FILE 
 {
     if (coll_single(o)) {
         coll_print_single(o, f);
+        if (o->nphases) {
+            tc_rtable tab;
+            coll_phases_table(o, &tab);
+            fprintf(f, "\nphases (formula: a closed form where it is exact, else the routed graph):\n");
+            tc_rtable_print(&tab, f);
+            tc_rtable_free(&tab);
+        }
         return;
     }
     const tc_topo *t = o->net.topo[0];

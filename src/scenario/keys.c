@@ -538,6 +538,15 @@ GET(get_sizes)
     return a;
 }
 
+SET(set_phases)
+{
+    return bool_of(v, where, &s->phases, err);
+}
+GET(get_phases)
+{
+    return json_boolean(s->phases);
+}
+
 SET(set_mode)
 {
     int k;
@@ -1077,6 +1086,10 @@ static bool flow_mode(const tc_scenario *s)
 {
     return s->mode == TC_MODE_FLOW;
 }
+static bool formula_mode(const tc_scenario *s)
+{
+    return s->mode == TC_MODE_FORMULA;
+}
 static bool random_place(const tc_scenario *s)
 {
     return s->job.policy == TC_PLACE_RANDOM;
@@ -1120,6 +1133,7 @@ static const tc_scn_key keys[] = {
     {"collective.algo", B(COLLECTIVE) | B(COMPARE), NULL, set_algos, get_algos, ""},
     {"collective.sizes", B(COLLECTIVE) | B(COMPARE), NULL, set_sizes, get_sizes, ""},
     {"eval.mode", JOBC, NULL, set_mode, get_mode, ""},
+    {"eval.phases", B(COLLECTIVE), formula_mode, set_phases, get_phases, "--mode formula"},
     {"flow.rate_cap_Bps", NETC, flow_mode, set_rate_cap, get_rate_cap, "--mode flow"},
     {"flow.multipath", NETC, flow_mode, set_multipath, get_multipath, "--mode flow"},
     {"flow.deps", NETC, flow_mode, set_deps, get_deps, "--mode flow"},

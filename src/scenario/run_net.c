@@ -176,6 +176,30 @@ static tc_status flow_detail(const tc_topo *t, const tc_coll_row *row, const tc_
     return st;
 }
 
+/* The chosen algorithm's phases as the formula evaluator costs them. */
+static tc_status phase_detail(const tc_topo *t, const tc_coll_row *row, const tc_result *r, const tc_eval_opts *eo,
+                              tc_collective_out *o, tc_err *err)
+{
+    tc_coll_req q = {.op = r->op, .algo = r->algo, .p = r->ranks, .bytes = r->bytes, .root = row->root};
+    q.chunks = row->algo == TC_ALGO_AUTO ? 0 : row->chunks;
+    tc_sched *sc = NULL;
+    tc_status st = tc_coll_build(&q, t, &sc, err);
+    if (st)
+        return st;
+    o->phases = tc_calloc(sc->nphases, sizeof *o->phases);
+    o->phase_labels = tc_calloc(sc->nphases, sizeof *o->phase_labels);
+    double total;
+    if (!o->phases || !o->phase_labels)
+        st = oom(err);
+    else if ((st = tc_eval_formula_phases(t, sc, eo, o->phases, &total, err)) == TC_OK) {
+        o->nphases = sc->nphases;
+        for (uint32_t i = 0; i < sc->nphases; i++)
+            snprintf(o->phase_labels[i], sizeof o->phase_labels[i], "%s", sc->phases[i].label);
+    }
+    tc_sched_free(sc);
+    return st;
+}
+
 static tc_status coll_eval(const tc_scenario *s, const tc_run_opts *ro, tc_collective_out *o, tc_err *err)
 {
     const tc_topo *t = o->net.topo[0];
@@ -209,6 +233,8 @@ static tc_status coll_eval(const tc_scenario *s, const tc_run_opts *ro, tc_colle
     }
     if (st == TC_OK && o->nalgos == 1 && o->nsizes == 1 && eo.mode == TC_MODE_FLOW)
         st = flow_detail(t, &o->rows[0], &o->res[0], map, &fo, o, err);
+    if (st == TC_OK && s->phases && o->nalgos == 1 && o->nsizes == 1 && eo.mode == TC_MODE_FORMULA)
+        st = phase_detail(t, &o->rows[0], &o->res[0], &eo, o, err);
 done:
     free(map);
     return st;
@@ -245,6 +271,8 @@ void tc_collective_out_free(tc_collective_out *o)
         return;
     if (o->has_flow)
         tc_flow_result_free(&o->flow);
+    free(o->phases);
+    free(o->phase_labels);
     free(o->rows);
     free(o->res);
     tc_net_free(&o->net);

@@ -433,6 +433,9 @@ tc_status tc_scenario_resolve(tc_scenario *s, tc_err *err)
     if ((st = resolve_topologies(s, err)) || (st = resolve_collective(s, err)) || (st = resolve_codecs(s, err)) ||
         (st = resolve_routing(s, err)))
         return st;
+    if (s->command == TC_CMD_COLLECTIVE && s->phases && (s->nsizes > 1 || s->nalgos > 1 ||
+                                                          strcmp(s->algos[0], "all") == 0))
+        return tc_fail(err, TC_EINVAL, "--phases details one evaluation: give one --size and one algorithm");
     if (s->command == TC_CMD_COLLECTIVE && s->trace[0] && (s->nsizes > 1 || s->nalgos > 1 ||
                                                            strcmp(s->algos[0], "all") == 0))
         return tc_fail(err, TC_EINVAL, "--trace records one simulation: give one --size and one algorithm");
