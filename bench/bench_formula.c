@@ -6,6 +6,7 @@
  * tc_eval_formula on a prebuilt schedule, and of a whole tc_evaluate (schedule
  * build + formula + lower bound), each run for a fixed time.
  */
+#include <stdlib.h>
 #include <string.h>
 #include "bench_common.h"
 #include "topocc/eval.h"
@@ -18,7 +19,10 @@ static double rate_formula(const tc_topo *t, const tc_sched *s, double budget, d
     long n = 0;
     double t0 = bench_now(), t1 = t0, tt;
     while (t1 - t0 < budget) {
-        for (int i = 0; i < 64; i++, n++) {
+        /* Closed-form schedules take microseconds, graph-evaluated ones up
+         * to seconds: batches sized by the first evaluation's time. */
+        int batch = n == 0 ? 1 : n < 64 && (t1 - t0) / n > 1e-3 ? 1 : 64;
+        for (int i = 0; i < batch; i++, n++) {
             BENCH_CHECK(tc_eval_formula(t, s, &o, &tt, &err), err);
             *sink += tt;
         }
@@ -35,7 +39,8 @@ static double rate_evaluate(const tc_topo *t, tc_coll_req req, double budget, do
     long n = 0;
     double t0 = bench_now(), t1 = t0;
     while (t1 - t0 < budget) {
-        for (int i = 0; i < 8; i++, n++) {
+        int batch = n == 0 || (t1 - t0) / n > 1e-3 ? 1 : 8;
+        for (int i = 0; i < batch; i++, n++) {
             tc_result r;
             req.bytes = (double)(1024L << (n % 20));
             BENCH_CHECK(tc_evaluate(t, &req, &o, &r, &err), err);
@@ -54,7 +59,7 @@ int main(int argc, char **argv)
     BENCH_CHECK(tc_topo_build("clos:down=16x16x16,up=1x16x16,bw=400Gbps,lat=1us", &clos, &err), err);
     BENCH_CHECK(tc_topo_build("torus:dims=16x16x16,bw=66.67Gbps,lat=1us", &torus, &err), err);
     double sink = 0;
-    printf("%-14s %-9s %7s %16s %16s\n", "operation", "algorithm", "phases", "formula/s", "evaluate/s");
+    printf("%-14s %-9s %7s %7s %16s %16s\n", "operation", "algorithm", "phases", "graph", "formula/s", "evaluate/s");
     for (int op = 0; op < TC_OP_COUNT; op++)
         for (int a = 0; a < TC_ALGO_AUTO; a++) {
             bool tor = a == TC_ALGO_TORUS || a == TC_ALGO_TORUS_BI || a == TC_ALGO_TORUS_MP;
@@ -64,10 +69,20 @@ int main(int argc, char **argv)
             tc_coll_req req = {.op = (tc_op)op, .algo = (tc_algo)a, .p = 4096, .bytes = 1 << 30};
             tc_sched *s = NULL;
             BENCH_CHECK(tc_coll_build(&req, t, &s, &err), err);
+            /* How many phases the routed graph costs (the rest: closed forms). */
+            tc_phase_eval *pe = calloc(s->nphases, sizeof *pe);
+            tc_eval_opts o0 = {.mode = TC_MODE_FORMULA};
+            double tt;
+            uint32_t graph = 0;
+            BENCH_CHECK(tc_eval_formula_phases(t, s, &o0, pe, &tt, &err), err);
+            for (uint32_t i = 0; i < s->nphases; i++)
+                graph += pe[i].repeat && !pe[i].closed_form;
+            free(pe);
             double f = rate_formula(t, s, budget, &sink);
             double e = rate_evaluate(t, req, budget, &sink);
-            printf("%-14s %-9s %7u %16.0f %16.0f\n", tc_op_name((tc_op)op), tc_algo_name((tc_algo)a), s->nphases, f,
-                   e);
+            printf("%-14s %-9s %7u %7u %16.1f %16.1f\n", tc_op_name((tc_op)op), tc_algo_name((tc_algo)a), s->nphases,
+                   graph, f, e);
+            fflush(stdout);
             tc_sched_free(s);
         }
     printf("checksum %g\n", sink);
