@@ -151,8 +151,10 @@ double tc_lower_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes, cons
      * and node link, as degraded). Broadcast and reduce load the root one
      * way and every other rank the other: the second slowest endpoint
      * stands for a rank that is not the root. */
-    double lo[2];
-    endpoint_bw(t, p, rank_map, lo);
+    double lo[2] = {info.injection_Bps + (t->node_size > 1 ? t->node_bw : 0), 0};
+    lo[1] = lo[0];
+    if (t->n_degraded) /* every endpoint is alike otherwise */
+        endpoint_bw(t, p, rank_map, lo);
     double inj = op == TC_OP_BROADCAST || op == TC_OP_REDUCE ? lo[1] : lo[0];
     double lb = inj > 0 && isfinite(inj) ? injection_bytes(op, p, bytes) / inj : 0;
 
