@@ -287,7 +287,7 @@ json_t *tc_collective_json(const tc_collective_out *o, const tc_scenario *s)
                                                     "time_s", pe->time_s * pe->repeat, "closed_form",
                                                     pe->closed_form, "binds", pe->binds));
             }
-            json_object_set_new(j, "phases", ps);
+            json_object_set_new(j, "phase_detail", ps);
         }
     } else {
         j = json_object();
