@@ -67,6 +67,22 @@ static double cut_time(tc_op op, uint64_t c, uint64_t p, double S, double cap)
  * with any other placement only p = all endpoints says how many ranks a
  * subtree holds. A scale-up node straddling the subtree adds links across
  * the cut: such levels are skipped. */
+/* The capacity out of and into Clos subtree a of level j (its W_{j+1}
+ * up-links and their down-links, as they are: degraded ones included),
+ * the smaller direction. Level-j nodes of subtree a are B + W_j a. */
+static double clos_subtree_cap(const tc_topo *t, int j, uint64_t a)
+{
+    double up = 0, down = 0;
+    uint64_t w = t->up[j + 1];
+    for (uint64_t B = 0; B < t->wprod[j]; B++)
+        for (uint64_t b = 0; b < w; b++) {
+            uint64_t l = t->up_lbase[j + 1] + 2 * ((B + (uint64_t)t->wprod[j] * a) * w + b);
+            up += t->links[l].bw;
+            down += t->links[l + 1].bw;
+        }
+    return fmin(up, down);
+}
+
 static double clos_cuts(const tc_topo *t, tc_op op, uint64_t p, double S, bool identity)
 {
     double best = 0;
@@ -78,8 +94,12 @@ static double clos_cuts(const tc_topo *t, tc_op op, uint64_t p, double S, bool i
         if (span >= p || span % ns != 0)
             continue;
         double cap = (double)t->wprod[j + 1] * t->level_bw[j + 1];
-        best = fmax(best, cut_time(op, span, p, S, cap));
-        best = fmax(best, cut_time(op, p % span, p, S, cap));
+        /* With a degraded link, the subtrees' own links (rank r on endpoint
+         * r: the first holds min(span, p) ranks, subtree p / span the rest). */
+        double c0 = t->n_degraded && identity ? clos_subtree_cap(t, j, 0) : cap;
+        double c1 = t->n_degraded && identity && p % span ? clos_subtree_cap(t, j, p / span) : cap;
+        best = fmax(best, cut_time(op, span, p, S, c0));
+        best = fmax(best, cut_time(op, p % span, p, S, c1));
     }
     return best;
 }
@@ -88,6 +108,24 @@ static double clos_cuts(const tc_topo *t, tc_op op, uint64_t p, double S, bool i
  * floor(d/2) of dimension d leaves floor(d/2) N/d ranks on one side and
  * severs N/d cables per direction, 2 N/d with wraparound (sizes > 2). A node
  * straddles that plane unless it lies within one coordinate of d. */
+/* The capacity across the plane of dimension d between coordinates h - 1
+ * and h (and, with wraparound, between D - 1 and 0), links as they are,
+ * the smaller direction. */
+static double torus_plane_cap(const tc_topo *t, int d, uint32_t h)
+{
+    double plus = 0, minus = 0;
+    uint32_t D = t->dims[d];
+    for (uint32_t v = 0; v < t->n_endpoints; v++) {
+        uint32_t x = v / t->stride[d] % D;
+        if (x == h - 1 || (x == D - 1 && t->dim_cables[d] == D)) {
+            uint32_t l = tc_topo_torus_link(t, v, d, +1);
+            if (l != UINT32_MAX)
+                plus += t->links[l].bw, minus += t->links[l + 1].bw;
+        }
+    }
+    return fmin(plus, minus);
+}
+
 static double torus_cuts(const tc_topo *t, tc_op op, uint64_t p, double S)
 {
     double best = 0;
@@ -99,6 +137,8 @@ static double torus_cuts(const tc_topo *t, tc_op op, uint64_t p, double S)
         if (D < 2 || t->stride[d] % ns != 0)
             continue;
         double cap = (double)lines * (t->dim_cables[d] == D ? 2 : 1) * t->torus_bw;
+        if (t->n_degraded)
+            cap = torus_plane_cap(t, d, (uint32_t)(D / 2));
         best = fmax(best, cut_time(op, D / 2 * lines, p, S, cap));
     }
     return best;
