@@ -161,9 +161,45 @@ static void formula_equals_steps_and_no_evaluator_beats_the_lower_bound(void **s
     printf("%d cases; flow above steps by more than 1%% in %d\n", NCASES, over);
 }
 
+/* The complete exchange's closed form (every rank to every other, D-mod-k)
+ * against steps on full, oversubscribed, tapered and partly used Clos. */
+static void complete_exchange_closed_form_equals_steps(void **state)
+{
+    (void)state;
+    static const char *specs[] = {"clos:down=8x8,up=1x8", "clos:down=8x8,up=1x2,bw2=100Gbps",
+                                  "clos:down=4x4x4,up=1x2x2,lat=300ns", "clos:down=4x4x4,up=2x4x2",
+                                  "clos:down=16x16,up=1x4,alpha=1us", "clos:hosts=96,radix=16,tiers=3"};
+    static const tc_op ops[] = {TC_OP_ALLTOALL, TC_OP_ALLGATHER, TC_OP_REDUCESCATTER, TC_OP_ALLREDUCE};
+    tc_err err = {{0}};
+    int closed = 0;
+    for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+        tc_topo *t = NULL;
+        assert_int_equal(tc_topo_build(specs[i], &t, &err), TC_OK);
+        for (uint32_t p = 3; p <= t->n_endpoints; p += 1 + p / 3)
+            for (int k = 0; k < 4; k++) {
+                tc_coll_req req = {.op = ops[k], .algo = TC_ALGO_DIRECT, .p = p, .bytes = 1e6 + p};
+                tc_sched *s = NULL;
+                assert_int_equal(tc_coll_build(&req, t, &s, &err), TC_OK);
+                tc_eval_opts o = {.mode = TC_MODE_FORMULA, .routing = TC_ROUTE_DMODK};
+                double f, st;
+                tc_phase_eval pe[4];
+                assert_int_equal(tc_eval_formula_phases(t, s, &o, pe, &f, &err), TC_OK);
+                closed += pe[0].closed_form;
+                o.mode = TC_MODE_STEPS;
+                assert_int_equal(tc_eval_steps(t, s, &o, &st, &err), TC_OK);
+                if (!near(f, st, 1e-9))
+                    fail_msg("%s p=%u %s: formula %.17g, steps %.17g", specs[i], p, tc_op_name(ops[k]), f, st);
+                tc_sched_free(s);
+            }
+        tc_topo_free(t);
+    }
+    assert_true(closed > 0); /* the closed form, not the graph, was compared */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(complete_exchange_closed_form_equals_steps),
         cmocka_unit_test(formula_equals_steps_and_no_evaluator_beats_the_lower_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -72,7 +72,8 @@ typedef enum {
     TC_PAT_SHIFT,       /* every rank r sends to (r + arg) mod p (arg may be negative) */
     TC_PAT_XOR,         /* rank r sends to r ^ arg (ranks with partner >= p idle) */
     TC_PAT_TORUS,       /* rings along torus dimensions: see tc_phase.dims_mask */
-    TC_PAT_LOCAL        /* intra-node (scale-up) traffic only */
+    TC_PAT_LOCAL,       /* intra-node (scale-up) traffic only */
+    TC_PAT_ALL          /* complete exchange: every rank sends one transfer of the phase's bytes to every other rank */
 } tc_pattern;
 
 /* A phase's figures are exact, not bounds: fanout, fanin, bytes, rank_bytes

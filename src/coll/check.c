@@ -170,6 +170,12 @@ static tc_status check_pattern(const tc_sched *s, const chk_traffic *tr, uint32_
                            step, ph->label, t->src, t->dst, G);
         return TC_OK;
     }
+    case TC_PAT_ALL:
+        if (!near(t->bytes, ph->bytes))
+            return tc_fail(err, TC_EINTERNAL, "step %u (phase '%s'): complete-exchange transfer %u->%u of %g bytes, "
+                                              "the phase's are %g",
+                           step, ph->label, t->src, t->dst, t->bytes, ph->bytes);
+        return TC_OK;
     case TC_PAT_TORUS: {
         uint32_t hit = ring_bits(s, tr, t->src, t->dst) & ph->dims_mask;
         if (!hit)
@@ -323,6 +329,36 @@ static tc_status check_same_traffic(chk_traffic *tr, uint32_t step, const tc_pha
     return TC_OK;
 }
 
+/* A complete exchange: p (p - 1) transfers, every ordered pair of distinct
+ * ranks once (a bitmap of the pairs up to 16,384 ranks). */
+static tc_status check_complete(const tc_sched *s, uint32_t step, const tc_phase *ph, const tc_xfers *x, size_t n,
+                                tc_err *err)
+{
+    uint64_t p = s->req.p;
+    if (n != p * (p - 1))
+        return tc_fail(err, TC_EINTERNAL, "step %u (phase '%s'): a complete exchange of %llu ranks has %llu transfers, "
+                                          "not %zu",
+                       step, ph->label, (unsigned long long)p, (unsigned long long)(p * (p - 1)), n);
+    if (p > 16384)
+        return TC_OK;
+    uint8_t *seen = tc_calloc((size_t)(p * p / 8 + 1), 1);
+    if (!seen)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    tc_status st = TC_OK;
+    for (size_t i = 0; i < x->n && st == TC_OK; i++) {
+        const tc_xfer *t = &x->v[i];
+        if (t->src == t->dst)
+            continue;
+        uint64_t k = (uint64_t)t->src * p + t->dst;
+        if (seen[k / 8] & (1u << (k % 8)))
+            st = tc_fail(err, TC_EINTERNAL, "step %u (phase '%s'): transfer %u->%u twice in a complete exchange", step,
+                         ph->label, t->src, t->dst);
+        seen[k / 8] |= (uint8_t)(1u << (k % 8));
+    }
+    free(seen);
+    return st;
+}
+
 /* Checks the step's transfers against its phase and the phase's first step. */
 static tc_status check_traffic(const tc_sched *s, chk_traffic *tr, uint32_t step, const tc_phase *ph,
                                const tc_xfers *x, tc_err *err)
@@ -349,6 +385,8 @@ static tc_status check_traffic(const tc_sched *s, chk_traffic *tr, uint32_t step
     }
     if (st == TC_OK)
         st = check_declared(s, step, ph, &tl, err);
+    if (st == TC_OK && ph->pat == TC_PAT_ALL)
+        st = check_complete(s, step, ph, x, tl.n, err);
     if (st == TC_OK)
         st = check_same_traffic(tr, step, ph, x, tl.n, err);
     return st;

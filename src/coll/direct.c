@@ -90,7 +90,8 @@ static bool add_phase(tc_sched *s, double bytes, uint32_t fanout, uint32_t fanin
 {
     /* On two ranks every transfer goes to the one other rank: a shift. */
     uint32_t p = s->req.p;
-    tc_phase *ph = tc_sched_add_phase(s, 1, p == 2 ? TC_PAT_SHIFT : TC_PAT_GENERIC, p == 2 ? 1 : 0,
+    bool all = fanout == p - 1 && fanin == p - 1;
+    tc_phase *ph = tc_sched_add_phase(s, 1, p == 2 ? TC_PAT_SHIFT : all ? TC_PAT_ALL : TC_PAT_GENERIC, p == 2 ? 1 : 0,
                                       bytes, label);
     if (!ph)
         return false;

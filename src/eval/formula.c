@@ -41,7 +41,7 @@
 #include <string.h>
 #include "eval/eval_int.h"
 
-#define FM_TERMS 4
+#define FM_TERMS (TC_MAX_LEVELS + 2)
 
 /* max_i (lat[i] + bytes * inv[i]); n = 0: no transfer leaves its rank. */
 typedef struct fm_shape {
@@ -422,6 +422,87 @@ static bool clos_pattern(fm_ctx *c, bool is_xor, uint64_t k, const shift_part *s
     return inv == floor_inv || (one_class && !(is_xor && xn));
 }
 
+/* How many x in [0, n) have x mod W == r. */
+static int64_t res_below(int64_t n, int64_t W, int64_t r)
+{
+    return n > r ? (n - r - 1) / W + 1 : 0;
+}
+
+static int64_t res_in(int64_t lo, int64_t hi, int64_t W, int64_t r)
+{
+    return hi > lo ? res_below(hi, W, r) - res_below(lo, W, r) : 0;
+}
+
+/* The ranks [lo, hi) of the level-(L-1) subtree holding rank x. */
+static void subtree(const tc_topo *t, int64_t p, int64_t x, int L, int64_t *lo, int64_t *hi)
+{
+    int64_t H = t->span[L - 1];
+    *lo = x / H * H;
+    *hi = imin(*lo + H, p);
+}
+
+/* A complete exchange (every rank sends b to every other) on a Clos under
+ * D-mod-k. A transfer's time is max over its links of lat + b c_l / B_l (c_l
+ * flows on link l), so the slowest transfer takes max over links of
+ * (the longest path through l) + b c_l / B_l: per link, from counts.
+ * D-mod-k takes a flow to d up link d mod W_j of each level-(j-1) subtree it
+ * leaves and down link d mod W_j into the one that holds d: the up link r
+ * of subtree X carries |X| x (ranks outside X of residue r) flows, the down
+ * link r carries (ranks outside X) x (ranks in X of residue r). The longest
+ * path through a link climbs to the highest level whose subtree around X
+ * still leaves a rank outside it (of residue r, going up). One term per
+ * level of that highest climb. */
+static void complete_exchange(fm_ctx *c, fm_shape *sh)
+{
+    const tc_topo *t = c->t;
+    int64_t p = c->p;
+    int h = t->levels;
+    double inv[TC_MAX_LEVELS + 1] = {0};
+    bool has[TC_MAX_LEVELS + 1] = {false};
+    for (int j = 1; j <= h; j++) {
+        int64_t H = t->span[j - 1], W = t->wprod[j];
+        double bw = t->level_bw[j];
+        for (int64_t lo = 0; lo < p; lo += H) {
+            int64_t hi = imin(lo + H, p), nx = hi - lo;
+            int top_any = 0; /* highest level with a rank outside the subtree around X */
+            for (int L = h; L >= j && !top_any; L--) {
+                int64_t ylo, yhi;
+                subtree(t, p, lo, L, &ylo, &yhi);
+                if (yhi - ylo < p)
+                    top_any = L;
+            }
+            if (!top_any)
+                continue; /* every rank is inside X: nothing crosses its links */
+            for (int64_t r = 0; r < W; r++) {
+                int64_t in_r = res_in(lo, hi, W, r), out_r = res_below(p, W, r) - in_r;
+                if (out_r > 0) {
+                    int L = j;
+                    for (int k = h; k > j; k--) {
+                        int64_t ylo, yhi;
+                        subtree(t, p, lo, k, &ylo, &yhi);
+                        if (res_below(p, W, r) - res_in(ylo, yhi, W, r) > 0) {
+                            L = k;
+                            break;
+                        }
+                    }
+                    inv[L] = fmax(inv[L], (double)(nx * out_r) / bw);
+                    has[L] = true;
+                }
+                if (in_r > 0) {
+                    inv[top_any] = fmax(inv[top_any], (double)((p - nx) * in_r) / bw);
+                    has[top_any] = true;
+                }
+            }
+        }
+    }
+    double lat = 0;
+    for (int L = 1; L <= h; L++) {
+        lat += 2 * t->level_lat[L];
+        if (has[L])
+            add_term(sh, lat, inv[L]);
+    }
+}
+
 /* The exact closed form of a phase, when it has one: a SHIFT or XOR on a
  * Clos routed by D-mod-k, ranks on their own endpoints, no degraded link,
  * and every flow in one class (clos_pattern). Everything else is evaluated
@@ -433,6 +514,12 @@ static bool exact_shape(fm_ctx *c, const tc_phase *ph, fm_shape *sh)
     memset(sh, 0, sizeof *sh);
     if (!c->closed_ok || t->kind != TC_TOPO_CLOS)
         return false;
+    if (ph->pat == TC_PAT_ALL) {
+        if (t->node_size > 1 || p < 2)
+            return false;
+        complete_exchange(c, sh);
+        return true;
+    }
     bool part = ph->src_count > 0 && ph->src_count < p;
     if (ph->pat == TC_PAT_SHIFT) {
         int64_t a = ph->arg % (int64_t)p;
