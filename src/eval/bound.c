@@ -67,10 +67,18 @@ static double cut_time(tc_op op, uint64_t c, uint64_t p, double S, double cap)
  * with any other placement only p = all endpoints says how many ranks a
  * subtree holds. A scale-up node straddling the subtree adds links across
  * the cut: such levels are skipped. */
+/* All-reduce and all-to-all move their cut bytes both ways: the weaker
+ * direction binds. The others may need one direction only, which one
+ * depends on where the root or the larger side is: the stronger one. */
+static double pick_dir(tc_op op, double up, double down)
+{
+    return op == TC_OP_ALLREDUCE || op == TC_OP_ALLTOALL ? fmin(up, down) : fmax(up, down);
+}
+
 /* The capacity out of and into Clos subtree a of level j (its W_{j+1}
- * up-links and their down-links, as they are: degraded ones included),
- * the smaller direction. Level-j nodes of subtree a are B + W_j a. */
-static double clos_subtree_cap(const tc_topo *t, int j, uint64_t a)
+ * up-links and their down-links, as they are: degraded ones included), the
+ * direction op needs. Level-j nodes of subtree a are B + W_j a. */
+static double clos_subtree_cap(const tc_topo *t, tc_op op, int j, uint64_t a)
 {
     double up = 0, down = 0;
     uint64_t w = t->up[j + 1];
@@ -80,7 +88,7 @@ static double clos_subtree_cap(const tc_topo *t, int j, uint64_t a)
             up += t->links[l].bw;
             down += t->links[l + 1].bw;
         }
-    return fmin(up, down);
+    return pick_dir(op, up, down);
 }
 
 static double clos_cuts(const tc_topo *t, tc_op op, uint64_t p, double S, bool identity)
@@ -96,8 +104,8 @@ static double clos_cuts(const tc_topo *t, tc_op op, uint64_t p, double S, bool i
         double cap = (double)t->wprod[j + 1] * t->level_bw[j + 1];
         /* With a degraded link, the subtrees' own links (rank r on endpoint
          * r: the first holds min(span, p) ranks, subtree p / span the rest). */
-        double c0 = t->n_degraded && identity ? clos_subtree_cap(t, j, 0) : cap;
-        double c1 = t->n_degraded && identity && p % span ? clos_subtree_cap(t, j, p / span) : cap;
+        double c0 = t->n_degraded && identity ? clos_subtree_cap(t, op, j, 0) : cap;
+        double c1 = t->n_degraded && identity && p % span ? clos_subtree_cap(t, op, j, p / span) : cap;
         best = fmax(best, cut_time(op, span, p, S, c0));
         best = fmax(best, cut_time(op, p % span, p, S, c1));
     }
@@ -111,7 +119,7 @@ static double clos_cuts(const tc_topo *t, tc_op op, uint64_t p, double S, bool i
 /* The capacity across the plane of dimension d between coordinates h - 1
  * and h (and, with wraparound, between D - 1 and 0), links as they are,
  * the smaller direction. */
-static double torus_plane_cap(const tc_topo *t, int d, uint32_t h)
+static double torus_plane_cap(const tc_topo *t, tc_op op, int d, uint32_t h)
 {
     double plus = 0, minus = 0;
     uint32_t D = t->dims[d];
@@ -123,7 +131,7 @@ static double torus_plane_cap(const tc_topo *t, int d, uint32_t h)
                 plus += t->links[l].bw, minus += t->links[l + 1].bw;
         }
     }
-    return fmin(plus, minus);
+    return pick_dir(op, plus, minus);
 }
 
 static double torus_cuts(const tc_topo *t, tc_op op, uint64_t p, double S)
@@ -138,7 +146,7 @@ static double torus_cuts(const tc_topo *t, tc_op op, uint64_t p, double S)
             continue;
         double cap = (double)lines * (t->dim_cables[d] == D ? 2 : 1) * t->torus_bw;
         if (t->n_degraded)
-            cap = torus_plane_cap(t, d, (uint32_t)(D / 2));
+            cap = torus_plane_cap(t, op, d, (uint32_t)(D / 2));
         best = fmax(best, cut_time(op, D / 2 * lines, p, S, cap));
     }
     return best;
@@ -155,12 +163,20 @@ double tc_eval_cut_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes, b
     return 0;
 }
 
-/* The smallest and second smallest of each endpoint's total bandwidth out
- * of it and into it (its links as they are, degraded ones included), over
- * the job's endpoints: a rank sends and receives through its own links. */
-static void endpoint_bw(const tc_topo *t, uint32_t p, const uint32_t *map, double lo[2])
+/* The smallest and second smallest, over the job's endpoints, of each
+ * endpoint's total bandwidth out of it (lo_out) and into it (lo_in), its
+ * links as they are, degraded ones included. */
+static void push2(double v, double lo[2])
 {
-    lo[0] = lo[1] = INFINITY;
+    if (v < lo[0])
+        lo[1] = lo[0], lo[0] = v;
+    else if (v < lo[1])
+        lo[1] = v;
+}
+
+static void endpoint_bw(const tc_topo *t, uint32_t p, const uint32_t *map, double lo_out[2], double lo_in[2])
+{
+    lo_out[0] = lo_out[1] = lo_in[0] = lo_in[1] = INFINITY;
     for (uint32_t r = 0; r < p; r++) {
         uint32_t e = map ? map[r] : r;
         double out = 0, in = 0;
@@ -169,12 +185,31 @@ static void endpoint_bw(const tc_topo *t, uint32_t p, const uint32_t *map, doubl
             out += t->links[l].bw;
             in += t->links[l ^ 1u].bw; /* a cable's two directions are l and l ^ 1 */
         }
-        double b = fmin(out, in);
-        if (b < lo[0])
-            lo[1] = lo[0], lo[0] = b;
-        else if (b < lo[1])
-            lo[1] = b;
+        push2(out, lo_out);
+        push2(in, lo_in);
     }
+}
+
+/* With a degraded link ranks differ: what every rank must send and
+ * receive, at the slowest endpoint in that direction. All-reduce: each
+ * rank's contributions must leave it and the result reach it, S each way;
+ * reduce-scatter sends, all-gather receives (p-1)/p S; all-to-all both;
+ * broadcast and reduce load every rank but the root, one way, so at the
+ * second slowest endpoint (one of the two slowest is not the root). */
+static double injection_degraded(const tc_topo *t, tc_op op, uint32_t p, double S, const uint32_t *map)
+{
+    double lo_out[2], lo_in[2], f = (double)(p - 1) / p * S, out = 0, in = 0;
+    endpoint_bw(t, p, map, lo_out, lo_in);
+    switch (op) {
+    case TC_OP_ALLREDUCE: out = S / lo_out[0], in = S / lo_in[0]; break;
+    case TC_OP_REDUCESCATTER: out = f / lo_out[0]; break;
+    case TC_OP_ALLGATHER: in = f / lo_in[0]; break;
+    case TC_OP_ALLTOALL: out = f / lo_out[0], in = f / lo_in[0]; break;
+    case TC_OP_BROADCAST: in = S / lo_in[1]; break;
+    default: out = S / lo_out[1]; break;
+    }
+    double v = fmax(out, in);
+    return isfinite(v) ? v : 0;
 }
 
 double tc_lower_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes, const uint32_t *rank_map)
@@ -191,12 +226,10 @@ double tc_lower_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes, cons
      * and node link, as degraded). Broadcast and reduce load the root one
      * way and every other rank the other: the second slowest endpoint
      * stands for a rank that is not the root. */
-    double lo[2] = {info.injection_Bps + (t->node_size > 1 ? t->node_bw : 0), 0};
-    lo[1] = lo[0];
-    if (t->n_degraded) /* every endpoint is alike otherwise */
-        endpoint_bw(t, p, rank_map, lo);
-    double inj = op == TC_OP_BROADCAST || op == TC_OP_REDUCE ? lo[1] : lo[0];
-    double lb = inj > 0 && isfinite(inj) ? injection_bytes(op, p, bytes) / inj : 0;
+    double inj = info.injection_Bps + (t->node_size > 1 ? t->node_bw : 0);
+    double lb = t->n_degraded ? injection_degraded(t, op, p, bytes, rank_map)
+                : inj > 0     ? injection_bytes(op, p, bytes) / inj
+                              : 0;
 
     /* 2. Cuts. */
     lb = fmax(lb, tc_eval_cut_bound(t, op, p, bytes, identity));

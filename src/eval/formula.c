@@ -1,39 +1,20 @@
 /*
- * formula.c - the closed-form evaluator.
+ * formula.c - the formula evaluator: a closed form where it is exact, the
+ * routed graph elsewhere (docs/MODEL.md, "formula").
  *
- * Model (docs/MODEL.md, "formula"): a schedule takes
- *     sum over phases of repeat * phase time,
- * and a phase's time is alpha plus the worst of a few affine terms
- * lat + bytes / share, one per class of transfers the phase's traffic
- * pattern produces on the topology's structure. The terms come from the
- * pattern and the structure alone, in O(levels) or O(dims) work per phase:
- * no per-rank loop, no routing, no allocation.
- *
- *  - SHIFT / XOR on a Clos: transfers fall into classes by the level of
- *    their lowest common ancestor; which levels occur and how many flows
- *    leave (or enter) a level-(j-1) subtree, and how D-mod-k spreads them
- *    over the subtree's W_j = w_1...w_j up-links (by destination mod W_j),
- *    is arithmetic on intervals of rank numbers [D-mod-k: Zahavi et al.,
- *    "Optimized InfiniBand fat-tree routing for shift all-to-all
- *    communication patterns", CCPE 2010]. A SHIFT sent by a range of ranks
- *    only (tc_phase.src_first/src_count: binomial tree levels, pipelined
- *    chain fill and drain) is the same interval arithmetic on at most four
- *    pieces of sources with one offset each, evaluated at the groups where
- *    a piece starts or ends; a XOR from a range is the full XOR with at most
- *    src_count flows per link.
- *  - SHIFT / XOR on a torus: dimension-order hops per dimension, and the
- *    flows per link bounded by the hops (every flow starts its run along a
- *    dimension at a different vertex). From a range of ranks: the full
- *    pattern's hops and loads bound them, loads capped at src_count.
- *  - TORUS (rings along dimensions), LOCAL (intra-node): one hop, or the
- *    line's way back on a mesh dimension.
- *  - GENERIC, and anything whose structure the closed forms do not cover
- *    (a rank map other than the identity, a torus shift on part of the
- *    machine): alpha-beta with the topology's bottlenecks (injection ports,
- *    bisection, largest path latency).
- * On a full non-blocking Clos under D-mod-k, and for torus rings, the result
- * equals the steps evaluator's exactly; elsewhere it is the steps result of
- * an ideal spreading, or an upper bound where the pattern mixes classes.
+ * A schedule takes the sum over phases of repeat * phase time. A phase has
+ * a closed form only where it provably equals the steps evaluator under the
+ * same routing:
+ *  - SHIFT / XOR on a Clos under D-mod-k: transfers fall into classes by the
+ *    level of their lowest common ancestor; how many flows leave (or enter)
+ *    a level-(j-1) subtree and how D-mod-k spreads them over its W_j
+ *    up-links is interval arithmetic on rank numbers [Zahavi et al., CCPE
+ *    2010]. The expression is exact where the busiest links carry one flow
+ *    or every flow is of one class (clos_pattern says which).
+ *  - ALL (the complete exchange) on a Clos under D-mod-k: per-link counts
+ *    from residues, and the longest path through each link.
+ * Every other phase, any rank map but the identity, and any degraded link:
+ * the steps path, tc_steps_phase_sweep, one routing for every size.
  */
 #include <math.h>
 #include <stdio.h>
@@ -417,9 +398,10 @@ static bool clos_pattern(fm_ctx *c, bool is_xor, uint64_t k, const shift_part *s
      * class crosses every one of those levels with at least itself on each
      * link: at least lat + bytes max_j 1 / bw_j. Where the two meet, or
      * where every flow is of that class (the busiest link of each level then
-     * carries one), it is the steps time exactly. A XOR from a range caps
-     * its loads at the range: a bound only. */
-    return inv == floor_inv || (one_class && !(is_xor && xn));
+     * carries one), it is the steps time exactly. A XOR from a range takes
+     * the full XOR's classes, some of which its senders may not have: a
+     * bound only, never claimed exact. */
+    return !(is_xor && xn) && (inv == floor_inv || one_class);
 }
 
 /* How many x in [0, n) have x mod W == r. */
