@@ -12,31 +12,7 @@
 #include <time.h>
 #include <cmocka.h>
 #include "topocc/coll.h"
-
-static tc_topo torus_topo(int nd, const uint32_t *dims, bool wrap)
-{
-    tc_topo t;
-    memset(&t, 0, sizeof t);
-    t.kind = TC_TOPO_TORUS;
-    t.ndims = nd;
-    t.n_endpoints = 1;
-    for (int d = 0; d < nd; d++) {
-        t.dims[d] = dims[d];
-        t.wrap[d] = wrap;
-        t.n_endpoints *= dims[d];
-    }
-    return t;
-}
-
-static tc_topo node_topo(uint32_t p, uint32_t G)
-{
-    tc_topo t;
-    memset(&t, 0, sizeof t);
-    t.kind = TC_TOPO_CLOS;
-    t.n_endpoints = p;
-    t.node_size = G;
-    return t;
-}
+#include "coll_topos.h"
 
 static tc_sched *build(tc_op op, tc_algo algo, uint32_t p, uint32_t chunks, const tc_topo *t)
 {

@@ -14,35 +14,11 @@
 #include <string.h>
 #include <cmocka.h>
 #include "topocc/coll.h"
+#include "coll_topos.h"
 
 /* AddressSanitizer runs these 5 to 10 times slower: skipped there. */
 #if !defined(__SANITIZE_ADDRESS__)
 static const tc_op ring_ops[] = {TC_OP_ALLREDUCE, TC_OP_REDUCESCATTER, TC_OP_ALLGATHER};
-
-static tc_topo torus_topo(int nd, const uint32_t *dims, bool wrap)
-{
-    tc_topo t;
-    memset(&t, 0, sizeof t);
-    t.kind = TC_TOPO_TORUS;
-    t.ndims = nd;
-    t.n_endpoints = 1;
-    for (int d = 0; d < nd; d++) {
-        t.dims[d] = dims[d];
-        t.wrap[d] = wrap;
-        t.n_endpoints *= dims[d];
-    }
-    return t;
-}
-
-static tc_topo node_topo(uint32_t p, uint32_t G)
-{
-    tc_topo t;
-    memset(&t, 0, sizeof t);
-    t.kind = TC_TOPO_CLOS;
-    t.n_endpoints = p;
-    t.node_size = G;
-    return t;
-}
 
 static void build_and_check(tc_op op, tc_algo algo, uint32_t p, const tc_topo *t)
 {

@@ -47,6 +47,9 @@ json_t *tc_compress_json(const tc_compress_out *out, const tc_scenario *s);
 size_t tc_compress_tables(const tc_compress_out *out, const tc_scenario *s, tc_rtable *tabs, size_t max);
 void tc_compress_print(const tc_compress_out *out, const tc_scenario *s, FILE *f);
 
+/* Adds "scenario": the canonical scenario s (when s is given) to o. */
+void tc_report_add_scenario(json_t *o, const tc_scenario *s);
+
 /* The whole JSON document of an outcome (new reference). */
 json_t *tc_outcome_json(const tc_outcome *o, const tc_scenario *s);
 /* The outcome's typed tables, its primary table first; returns the count.

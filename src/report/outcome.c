@@ -11,6 +11,13 @@
 #include <sys/stat.h>
 #include "topocc/render.h"
 
+void tc_report_add_scenario(json_t *o, const tc_scenario *s)
+{
+    json_t *j = s ? tc_scenario_to_json(s) : NULL;
+    if (j)
+        json_object_set_new(o, "scenario", j);
+}
+
 json_t *tc_outcome_json(const tc_outcome *o, const tc_scenario *s)
 {
     switch (o->command) {

@@ -25,13 +25,6 @@ static const char *deps_name(tc_flow_deps d)
 
 /* The scenario that produced a result, so it can be reproduced from its
  * own record. */
-static void add_scenario(json_t *o, const tc_scenario *s)
-{
-    json_t *j = s ? tc_scenario_to_json(s) : NULL;
-    if (j)
-        json_object_set_new(o, "scenario", j);
-}
-
 /* One line naming the topology with what bounds every collective on it:
  * its endpoints and the injection bandwidth of each. */
 static void net_header(FILE *f, const tc_topo *t, const tc_topo_info *in)
@@ -94,7 +87,7 @@ static void print_hot_links(FILE *f, const tc_topo *t, const tc_flow_result *fr,
 json_t *tc_topo_json(const tc_topo_out *o, const tc_scenario *s)
 {
     json_t *j = tc_report_topo_json(o->net.topo[0], o->links);
-    add_scenario(j, s);
+    tc_report_add_scenario(j, s);
     return j;
 }
 
@@ -301,7 +294,7 @@ json_t *tc_collective_json(const tc_collective_out *o, const tc_scenario *s)
         json_object_set_new(j, "routing", json_string(tc_routing_name(o->routing, t)));
         json_object_set_new(j, "results", coll_results_json(o));
     }
-    add_scenario(j, s);
+    tc_report_add_scenario(j, s);
     return j;
 }
 
@@ -596,7 +589,7 @@ json_t *tc_compare_json(const tc_compare_out *o, const tc_scenario *s)
                 json_array_append_new(rs, e);
             }
     json_object_set_new(j, "results", rs);
-    add_scenario(j, s);
+    tc_report_add_scenario(j, s);
     return j;
 }
 
@@ -795,7 +788,7 @@ json_t *tc_concurrent_json(const tc_concurrent_out *o, const tc_scenario *s)
     }
     json_object_set_new(j, "jobs", arr);
     json_object_set_new(j, "hot_links", tc_report_hot_links_json(t, fr));
-    add_scenario(j, s);
+    tc_report_add_scenario(j, s);
     return j;
 }
 

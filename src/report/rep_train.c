@@ -15,13 +15,6 @@
 
 /* The scenario that produced a result, so it can be reproduced from its
  * own record. */
-static void add_scenario(json_t *o, const tc_scenario *s)
-{
-    json_t *j = s ? tc_scenario_to_json(s) : NULL;
-    if (j)
-        json_object_set_new(o, "scenario", j);
-}
-
 /* A number JSON can hold, else null (NaN, infinities: not defined). */
 static json_t *num(double v)
 {
@@ -55,7 +48,7 @@ json_t *tc_codec_bench_json(const tc_codec_bench_out *out, const tc_scenario *s)
                           "coordinates", (json_int_t)out->coordinates, "seconds", out->seconds, "workers",
                           (int)out->workers, "codecs", arr);
     if (o)
-        add_scenario(o, s);
+        tc_report_add_scenario(o, s);
     return o;
 }
 
@@ -119,7 +112,7 @@ json_t *tc_train_accuracy_json(const tc_train_accuracy_out *out, const tc_scenar
             json_object_set(o, k, v);
     }
     json_decref(acc);
-    add_scenario(o, s);
+    tc_report_add_scenario(o, s);
     return o;
 }
 
@@ -428,7 +421,7 @@ json_t *tc_compress_json(const tc_compress_out *out, const tc_scenario *s)
     json_object_set_new(o, "results", res);
     if (out->nrates)
         json_object_set_new(o, "sweep", sweep_json(out));
-    add_scenario(o, s);
+    tc_report_add_scenario(o, s);
     return o;
 }
 

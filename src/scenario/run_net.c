@@ -99,8 +99,6 @@ tc_status tc_run_topo(const tc_scenario *s, const tc_run_opts *ro, tc_topo_out *
     if (!o)
         return oom(err);
     tc_status st = tc_net_build(s, &o->net, err);
-    if (st == TC_OK && o->net.n < 1)
-        st = tc_fail(err, TC_EINVAL, "topo needs a topology (network.topo[0], e.g. clos:down=8x8,up=1x8)");
     if (st) {
         tc_topo_out_free(o);
         return st;
@@ -251,8 +249,6 @@ tc_status tc_run_collective(const tc_scenario *s, const tc_run_opts *ro, tc_coll
     o->op = s->ops[0];
     o->nsizes = s->nsizes;
     tc_status st = tc_net_build(s, &o->net, err);
-    if (st == TC_OK && o->net.n < 1)
-        st = tc_fail(err, TC_EINVAL, "collective needs a topology (network.topo[0])");
     if (st == TC_OK) {
         tc_topo_get_info(o->net.topo[0], &o->info);
         st = coll_eval(s, ro, o, err);
@@ -591,8 +587,6 @@ tc_status tc_run_concurrent(const tc_scenario *s, const tc_run_opts *ro, tc_conc
     if (!o)
         return oom(err);
     tc_status st = tc_net_build(s, &o->net, err);
-    if (st == TC_OK && o->net.n < 1)
-        st = tc_fail(err, TC_EINVAL, "concurrent needs a topology (network.topo[0])");
     if (st == TC_OK) {
         tc_topo_get_info(o->net.topo[0], &o->info);
         st = conc_eval(s, ro, o, err);
