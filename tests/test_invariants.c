@@ -196,6 +196,45 @@ static void complete_exchange_closed_form_equals_steps(void **state)
     assert_true(closed > 0); /* the closed form, not the graph, was compared */
 }
 
+/* The same on tori and meshes under both dimension orders: rings of odd and
+ * even size (half way round: k/2 odd and even), lines, size 2, mixed
+ * wraparound, one to four dimensions, every rank. */
+static void torus_complete_exchange_closed_form_equals_steps(void **state)
+{
+    (void)state;
+    static const char *specs[] = {"torus:dims=4", "torus:dims=5", "torus:dims=6", "torus:dims=2x2", "torus:dims=4x4",
+                                  "torus:dims=6x10", "torus:dims=3x8,wrap=0x1", "torus:dims=7x4,wrap=1x0,lat=300ns",
+                                  "torus:dims=2x7x6,wrap=1x0x1", "torus:dims=8x6x5,alpha=1us", "torus:dims=3x4x2x5",
+                                  "torus:dims=12x9,wrap=0x0"};
+    static const tc_routing routes[] = {TC_ROUTE_DOR, TC_ROUTE_DOR_POSITIVE};
+    static const tc_op ops[] = {TC_OP_ALLTOALL, TC_OP_ALLGATHER, TC_OP_REDUCESCATTER, TC_OP_ALLREDUCE};
+    tc_err err = {{0}};
+    int closed = 0;
+    for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+        tc_topo *t = NULL;
+        assert_int_equal(tc_topo_build(specs[i], &t, &err), TC_OK);
+        for (int r = 0; r < 2; r++)
+            for (int k = 0; k < 4; k++) {
+                tc_coll_req req = {.op = ops[k], .algo = TC_ALGO_DIRECT, .p = t->n_endpoints, .bytes = 1e6 + 7};
+                tc_sched *s = NULL;
+                assert_int_equal(tc_coll_build(&req, t, &s, &err), TC_OK);
+                tc_eval_opts o = {.mode = TC_MODE_FORMULA, .routing = routes[r]};
+                double f, st;
+                tc_phase_eval pe[4];
+                assert_int_equal(tc_eval_formula_phases(t, s, &o, pe, &f, &err), TC_OK);
+                closed += pe[0].closed_form;
+                o.mode = TC_MODE_STEPS;
+                assert_int_equal(tc_eval_steps(t, s, &o, &st, &err), TC_OK);
+                if (!near(f, st, 1e-9))
+                    fail_msg("%s %s %s: formula %.17g, steps %.17g", specs[i], tc_routing_name(routes[r], t),
+                             tc_op_name(ops[k]), f, st);
+                tc_sched_free(s);
+            }
+        tc_topo_free(t);
+    }
+    assert_true(closed > 0);
+}
+
 /* Found by review: a XOR sent by part of the ranks (rd's fold) is not an
  * exact closed form; the lower bound with degraded links counts what every
  * rank must move, one direction at a time, and a cut in the direction the
@@ -250,6 +289,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(complete_exchange_closed_form_equals_steps),
+        cmocka_unit_test(torus_complete_exchange_closed_form_equals_steps),
         cmocka_unit_test(review_regressions),
         cmocka_unit_test(formula_equals_steps_and_no_evaluator_beats_the_lower_bound),
     };

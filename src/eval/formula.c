@@ -13,6 +13,9 @@
  *    or every flow is of one class (clos_pattern says which).
  *  - ALL (the complete exchange) on a Clos under D-mod-k: per-link counts
  *    from residues, and the longest path through each link.
+ *  - ALL over every endpoint of a torus or mesh under dimension order: the
+ *    busiest link of each dimension and direction by counting, per line,
+ *    the coordinate pairs whose way crosses it.
  * Every other phase, any rank map but the identity, and any degraded link:
  * the steps path, tc_steps_phase_sweep, one routing for every size.
  */
@@ -22,7 +25,7 @@
 #include <string.h>
 #include "eval/eval_int.h"
 
-#define FM_TERMS (TC_MAX_LEVELS + 2)
+#define FM_TERMS (2 * TC_MAX_DIMS > TC_MAX_LEVELS + 2 ? 2 * TC_MAX_DIMS : TC_MAX_LEVELS + 2)
 
 /* max_i (lat[i] + bytes * inv[i]); n = 0: no transfer leaves its rank. */
 typedef struct fm_shape {
@@ -47,8 +50,8 @@ static void add_term(fm_shape *sh, double lat, double inv)
         sh->n++;
         return;
     }
-    /* Never reached with the patterns below (at most 3 terms); keep an
-     * upper bound if it were. */
+    /* Never reached with the patterns below (at most 2 per torus
+     * dimension or one per Clos level); keep an upper bound if it were. */
     int i = sh->n - 1;
     sh->lat[i] = fmax(sh->lat[i], lat);
     sh->inv[i] = fmax(sh->inv[i], inv);
@@ -485,16 +488,88 @@ static void complete_exchange(fm_ctx *c, fm_shape *sh)
     }
 }
 
-/* The exact closed form of a phase, when it has one: a SHIFT or XOR on a
- * Clos routed by D-mod-k, ranks on their own endpoints, no degraded link,
- * and every flow in one class (clos_pattern). Everything else is evaluated
- * on the routed graph. */
+/* The most hops a route takes along dimension d of a torus, in either
+ * direction (a ring: half way round; a line: end to end). */
+static uint32_t dim_max_hops(const tc_topo *t, int d)
+{
+    uint32_t k = t->dims[d];
+    return t->dim_cables[d] == k ? k / 2 : k - 1;
+}
+
+/* A complete exchange over every endpoint of a torus under dimension-order
+ * routing (tc_torus_route). Routing dimension d, a pair's route runs along
+ * the line that holds the destination's coordinates in the dimensions
+ * already routed and the source's in the rest, so every line of dimension d
+ * carries the pairs of (N/k) source-destination combinations for each pair
+ * (a, b) of its coordinates, and a link's count is N/k times the number of
+ * (a, b) whose way along the line crosses it:
+ *  - a line (no wraparound, or size 2): link x -> x+1 is crossed by
+ *    (x+1)(k-1-x) of them, most in the middle, floor(k/2) ceil(k/2);
+ *  - a ring of odd k: every offset 1..m = (k-1)/2 goes its short way, and
+ *    an offset of delta hops crosses each link of its direction delta times
+ *    over the k starting points: m(m+1)/2 per link either way;
+ *  - a ring of even k: offsets 1..k/2-1 as above, and the tie k/2 goes +
+ *    from an even coordinate and - from an odd one under dor (k/2
+ *    consecutive starting points cross a link, at most ceil(k/4) of them
+ *    even, or odd), + from all under dor-positive (k/2, none the other way).
+ * A transfer's time is lat + b max over its links (count / bw); every
+ * coordinate of the other dimensions is free on a link's line, so the
+ * longest route through the busiest link of (d, direction) takes the most
+ * hops along d in that direction plus the most along every other
+ * dimension: one term per dimension and direction. */
+static void torus_complete_exchange(fm_ctx *c, fm_shape *sh)
+{
+    const tc_topo *t = c->t;
+    uint64_t n = t->n_endpoints;
+    uint32_t all_hops = 0;
+    for (int d = 0; d < t->ndims; d++)
+        all_hops += dim_max_hops(t, d);
+    for (int d = 0; d < t->ndims; d++) {
+        uint64_t k = t->dims[d], cnt[2], hops[2];
+        uint32_t other = all_hops - dim_max_hops(t, d);
+        if (t->dim_cables[d] != k) {
+            cnt[0] = cnt[1] = (k / 2) * ((k + 1) / 2);
+            hops[0] = hops[1] = k - 1;
+        } else if (k % 2) {
+            uint64_t m = (k - 1) / 2;
+            cnt[0] = cnt[1] = m * (m + 1) / 2;
+            hops[0] = hops[1] = m;
+        } else {
+            uint64_t m = k / 2 - 1, base = m * (m + 1) / 2;
+            if (c->routing == TC_ROUTE_DOR_POSITIVE) {
+                cnt[0] = base + k / 2, hops[0] = k / 2;
+                cnt[1] = base, hops[1] = m;
+            } else {
+                cnt[0] = cnt[1] = base + (k + 2) / 4;
+                hops[0] = hops[1] = k / 2;
+            }
+        }
+        for (int dir = 0; dir < 2; dir++)
+            if (cnt[dir])
+                add_term(sh, (double)(hops[dir] + other) * t->torus_lat,
+                         (double)(n / k * cnt[dir]) / t->torus_bw);
+    }
+}
+
+/* The exact closed form of a phase, when it has one: ranks on their own
+ * endpoints, no degraded link, and a SHIFT or XOR on a Clos routed by
+ * D-mod-k with every flow in one class (clos_pattern), a complete exchange
+ * on a Clos under D-mod-k, or a complete exchange over a whole torus under
+ * dimension order. Everything else is evaluated on the routed graph. */
 static bool exact_shape(fm_ctx *c, const tc_phase *ph, fm_shape *sh)
 {
     const tc_topo *t = c->t;
     uint64_t p = c->p;
     memset(sh, 0, sizeof *sh);
-    if (!c->closed_ok || t->kind != TC_TOPO_CLOS)
+    if (!c->closed_ok)
+        return false;
+    if (t->kind == TC_TOPO_TORUS) {
+        if (ph->pat != TC_PAT_ALL || t->node_size > 1 || p != t->n_endpoints || p < 2)
+            return false;
+        torus_complete_exchange(c, sh);
+        return true;
+    }
+    if (t->kind != TC_TOPO_CLOS)
         return false;
     if (ph->pat == TC_PAT_ALL) {
         if (t->node_size > 1 || p < 2)
