@@ -235,6 +235,49 @@ static void torus_complete_exchange_closed_form_equals_steps(void **state)
     assert_true(closed > 0);
 }
 
+/* Binomial trees on whole subtrees take short cuts in the partial shift's
+ * closed form (whole groups moving by whole groups, or a phase inside one
+ * group); against steps with aligned and unaligned roots and rank counts. */
+static void binomial_closed_form_equals_steps(void **state)
+{
+    (void)state;
+    static const char *specs[] = {"clos:down=16x16x4,up=1x4x4", "clos:down=8x8x8,up=1x8x2,bw2=100Gbps",
+                                  "clos:down=4x4x4,up=1x3x4,lat=300ns", "clos:down=8x4,up=1x4,node=4"};
+    static const tc_op ops[] = {TC_OP_BROADCAST, TC_OP_REDUCE, TC_OP_ALLREDUCE};
+    static const uint32_t ps[] = {16, 32, 48, 64, 96, 128, 256, 512};
+    static const uint32_t roots[] = {0, 16, 5};
+    tc_err err = {{0}};
+    int closed = 0;
+    for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+        tc_topo *t = NULL;
+        assert_int_equal(tc_topo_build(specs[i], &t, &err), TC_OK);
+        for (size_t q = 0; q < sizeof ps / sizeof *ps && ps[q] <= t->n_endpoints; q++)
+            for (int k = 0; k < 3; k++)
+                for (int r = 0; r < 3; r++) {
+                    tc_coll_req req = {.op = ops[k], .algo = TC_ALGO_BINOMIAL, .p = ps[q], .bytes = 3e6 + 1,
+                                       .root = roots[r] % ps[q]};
+                    tc_sched *s = NULL;
+                    assert_int_equal(tc_coll_build(&req, t, &s, &err), TC_OK);
+                    tc_eval_opts o = {.mode = TC_MODE_FORMULA, .routing = TC_ROUTE_DMODK};
+                    double f, st;
+                    tc_phase_eval *pe = calloc(s->nphases, sizeof *pe);
+                    assert_non_null(pe);
+                    assert_int_equal(tc_eval_formula_phases(t, s, &o, pe, &f, &err), TC_OK);
+                    for (uint32_t j = 0; j < s->nphases; j++)
+                        closed += pe[j].closed_form;
+                    free(pe);
+                    o.mode = TC_MODE_STEPS;
+                    assert_int_equal(tc_eval_steps(t, s, &o, &st, &err), TC_OK);
+                    if (!near(f, st, 1e-9))
+                        fail_msg("%s p=%u root=%u %s: formula %.17g, steps %.17g", specs[i], ps[q], req.root,
+                                 tc_op_name(ops[k]), f, st);
+                    tc_sched_free(s);
+                }
+        tc_topo_free(t);
+    }
+    assert_true(closed > 0);
+}
+
 /* Found by review: a XOR sent by part of the ranks (rd's fold) is not an
  * exact closed form; the lower bound with degraded links counts what every
  * rank must move, one direction at a time, and a cut in the direction the
@@ -290,6 +333,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(complete_exchange_closed_form_equals_steps),
         cmocka_unit_test(torus_complete_exchange_closed_form_equals_steps),
+        cmocka_unit_test(binomial_closed_form_equals_steps),
         cmocka_unit_test(review_regressions),
         cmocka_unit_test(formula_equals_steps_and_no_evaluator_beats_the_lower_bound),
     };

@@ -192,11 +192,15 @@ static uint64_t max_per_residue_n(const int64_t *s, const int64_t *l, int n, uin
     if (n == 1)
         return ceil_div((uint64_t)l[0], w);
     uint64_t base = 0, best = 0, r[4], a[4];
+    /* Powers of two (most fabrics) by masks: divisions are most of the
+     * time of a partial shift's closed form. */
+    bool p2 = is_pow2(w);
+    int sh = p2 ? high_bit(w) : 0;
     for (int i = 0; i < n; i++) {
-        uint64_t q = (uint64_t)l[i] / w;
+        uint64_t q = p2 ? (uint64_t)l[i] >> sh : (uint64_t)l[i] / w;
         base += q;
         r[i] = (uint64_t)l[i] - q * w;
-        a[i] = r[i] ? (uint64_t)s[i] % w : 0;
+        a[i] = r[i] ? (p2 ? (uint64_t)s[i] & (w - 1) : (uint64_t)s[i] % w) : 0;
     }
     for (int i = 0; i < n; i++) {
         if (!r[i])
@@ -284,6 +288,21 @@ static grp_stats part_groups(const shift_part *sp, uint64_t H, uint64_t w)
     grp_stats st = {false, false, 0};
     int64_t p = sp->p, k = sp->k, h = (int64_t)H;
     if (h >= p) {
+        st.stay = true;
+        return st;
+    }
+    /* Two common shapes without the walk below (binomial trees on aligned
+     * subtrees). Whole groups move by whole groups: each sends its H
+     * transfers to H consecutive ranks of another group. Or the sources and
+     * their destinations (no wrap) all lie in one group: nothing leaves. */
+    if (p % h == 0 && sp->s % h == 0 && sp->n % h == 0 && k % h == 0) {
+        st.leave = true;
+        st.per_link = ceil_div(H, w);
+        return st;
+    }
+    int64_t ds = sp->s + k - (sp->s + k >= p ? p : 0);
+    if (sp->s + sp->n <= p && ds + sp->n <= p && sp->s / h == (sp->s + sp->n - 1) / h && ds / h == sp->s / h &&
+        (ds + sp->n - 1) / h == sp->s / h) {
         st.stay = true;
         return st;
     }
