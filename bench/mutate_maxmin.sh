@@ -1,14 +1,15 @@
 #!/bin/sh
-# mutate_maxmin.sh - do the max-min solver's tests notice when a tolerance of
-# its re-solve by level is removed? (docs/VALIDATION.md). Not part of the
+# mutate_maxmin.sh - do the max-min solver's tests notice when the tolerance
+# of its re-solve by level is removed? (docs/VALIDATION.md). Not part of the
 # test suite: it builds a copy of the source tree, a few minutes.
 #
 # The working tree (tracked and untracked files that git does not ignore) is
 # copied to a temporary directory and built there once unchanged (the tests
-# must pass); then, one at a time, a sed on src/eval/maxmin.c removes one
-# tolerance, test_maxmin and test_flow are rebuilt and run, and the mutation
-# is "caught" when either fails. The control mutation drops the arrival bound
-# altogether: it shows that the tests exercise arrivals at all.
+# must pass); then, one at a time, a sed on src/eval/maxmin.c plants one
+# mutation, test_maxmin and test_flow are rebuilt and run, and the mutation
+# is "caught" when either fails. The mutations: the departure tolerance
+# removed, and a control that drops the arrival bound altogether (it shows
+# that the tests exercise arrivals at all).
 #
 # usage: bench/mutate_maxmin.sh [SOURCE_DIR]
 # Prints one line per mutation; exits 1 if any is not caught, 2 on a setup
@@ -68,7 +69,6 @@ while IFS='|' read -r name expr; do
     fi
 done <<'EOF'
 departure tolerance removed (MM_DEPART_TOL 0)|s/^#define MM_DEPART_TOL .*/#define MM_DEPART_TOL 0.0/
-arrival tolerance removed (MM_ARRIVE_TOL 0)|s/^#define MM_ARRIVE_TOL .*/#define MM_ARRIVE_TOL 0.0/
 control: arrival bound dropped|s/^\( *\)if (b < x0)$/\1if (0 \&\& b < x0)/
 EOF
 exit $missed

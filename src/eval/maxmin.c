@@ -38,23 +38,22 @@
 #include <string.h>
 #include "eval/flow_int.h"
 
-/* Margins below the bounds on x0 (relative), far above rounding: refilling
- * a few more flows is always exact, keeping one too many is not.
+/* The margin below a departure's bound on x0 (relative), far above
+ * rounding: refilling a few more flows is always exact, keeping one too
+ * many is not. Computed shares need not rise: when a link fills at x and
+ * its flows freeze, a second link of the departed flow's path whose exact
+ * share is x too can compute (c - x w) / (n - w) a few ulps below x, and
+ * freeze its flows at that lower level. Compared exactly with x0 = x, that
+ * link's flows would keep their rates although the departure frees capacity
+ * on it (two links of 12.5 with five flows each, four on both: 2.5 kept
+ * where 3.125 is right; test_maxmin.c).
  *
- * Departures need theirs. Computed shares need not rise: when a link fills
- * at x and its flows freeze, a second link of the departed flow's path whose
- * exact share is x too can compute (c - x w) / (n - w) a few ulps below x,
- * and freeze its flows at that lower level. Compared exactly with x0 = x,
- * that link's flows would keep their rates although the departure frees
- * capacity on it (two links of 12.5 with five flows each, four on both:
- * 2.5 kept where 3.125 is right; test_maxmin.c).
- *
- * Arrivals: cap / W is strictly below the level of the link in the old run
- * (W grew by the new flow's weight), and flows of a group at exactly that
- * level keep their rates in the new run too, so the margin only covers
- * wtot's running sum drifting low; no test can tell it is there. */
+ * Arrivals need none. A group kept because its level g lies a few ulps
+ * above the computed cap / W (W is a running sum, rounded) would, in the
+ * new run, freeze where that link fills, and the link cannot fill below the
+ * exact cap / W: the kept rate is off by those ulps, not more. A departure
+ * is different: there the flows kept should have risen by the freed share. */
 #define MM_DEPART_TOL 1e-9
-#define MM_ARRIVE_TOL 1e-9
 
 tc_status tc_mm_init(tc_mm *m, uint32_t nlinks, const double *cap, uint32_t stride, double rate_cap)
 {
@@ -604,8 +603,7 @@ static bool level_solve(tc_mm *m, bool whole)
         size_t base = (size_t)f * m->stride;
         for (uint32_t k = 0; k < m->inc_n[f]; k++) {
             uint32_t l = m->inc_link[base + k];
-            /* A hair lower: wtot is a running sum, levels are rounded. */
-            double b = m->cap[l] / m->wtot[l] * (1 - MM_ARRIVE_TOL);
+            double b = m->cap[l] / m->wtot[l];
             if (b < x0)
                 x0 = b;
         }
