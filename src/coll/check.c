@@ -399,6 +399,7 @@ typedef struct chk_data {
     uint32_t p, w;       /* ranks, tracked slots per rank */
     uint32_t *slots;     /* sampled: the tracked slots, ascending; NULL: every slot */
     int32_t *where;      /* sampled: slot -> index into slots, or -1 */
+    uint32_t *below;     /* sampled: slot j -> how many tracked slots are < j (nslots + 1) */
     int64_t *buf;        /* p x w values */
     int64_t *sum;        /* reductions: per tracked slot, the sum over ranks */
     int64_t *tmp;        /* values read in the current step */
@@ -457,7 +458,7 @@ static tc_status data_init(chk_data *d, const tc_sched *s, uint32_t *slots, int3
 
 static void data_free(chk_data *d)
 {
-    free(d->slots), free(d->where), free(d->buf), free(d->sum), free(d->tmp);
+    free(d->slots), free(d->where), free(d->below), free(d->buf), free(d->sum), free(d->tmp);
 }
 
 /* The tracked indices [*k0, *k1) whose slots a segment writes. */
@@ -467,17 +468,8 @@ static void written(const chk_data *d, const tc_seg *g, uint32_t *k0, uint32_t *
         *k0 = g->dst_slot, *k1 = g->dst_slot + g->count;
         return;
     }
-    uint32_t lo = 0, hi = d->w, end = g->dst_slot + g->count;
-    while (lo < hi) { /* first tracked slot >= dst_slot */
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (d->slots[mid] < g->dst_slot)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    *k0 = *k1 = lo;
-    while (*k1 < d->w && d->slots[*k1] < end)
-        (*k1)++;
+    *k0 = d->below[g->dst_slot];
+    *k1 = d->below[g->dst_slot + g->count];
 }
 
 /* Reads every source value the step writes to a tracked slot into tmp. */
@@ -701,6 +693,12 @@ tc_status tc_sched_check_sampled(const tc_sched *s, uint32_t blocks_per_rank, ui
     draw_sample(s->nblk, k, seed, slots, where);
     chk_data d;
     st = data_init(&d, s, slots, where, k, err);
+    if (st == TC_OK && !(d.below = malloc(((size_t)s->nslots + 1) * sizeof *d.below)))
+        st = tc_fail(err, TC_EINTERNAL, "out of memory");
+    for (uint32_t j = 0, m = 0; st == TC_OK && j <= s->nslots; j++) {
+        d.below[j] = m;
+        m += j < s->nslots && where[j] >= 0;
+    }
     if (st == TC_OK)
         st = run_check(s, &d, err);
     data_free(&d);
