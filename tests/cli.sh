@@ -49,11 +49,15 @@ bad "negative size" collective --topo "$CLOS" --op allreduce --size -5KiB
 bad "unknown size unit" collective --topo "$CLOS" --op allreduce --size 5KBytes
 bad "unknown rate unit" collective --topo "clos:down=8x8,up=1x8,bw=400Gbit" --op allreduce --size 1MiB
 bad "unknown time unit" collective --topo "clos:down=8x8,up=1x8,lat=1min" --op allreduce --size 1MiB
+bad "hop latency without a unit" collective --topo "clos:down=8x8,up=1x8,hop_lat=100" --op allreduce --size 1MiB
+bad "negative hop latency" topo "torus:dims=4x4,hop_lat=-5ns"
+bad "node switch latency without nodes" topo "clos:down=8x8,up=1x8,node_hop_lat=10ns"
 bad "unknown operation" collective --topo "$CLOS" --op allsum --size 1MiB
 bad "unknown algorithm" collective --topo "$CLOS" --op allreduce --algo fancy --size 1MiB
 bad "unknown algorithm parameter" collective --topo "$CLOS" --op allreduce --algo ring:depth=3 --size 1MiB
 bad "algorithm that does not fit the topology" collective --topo "$CLOS" --op allreduce --algo torus --size 1MiB
 bad "algorithm that does not fit the rank count" collective --topo "$CLOS" --op allreduce --algo swing --ranks 6 --size 1MiB
+bad "neighbor exchange on an odd rank count" collective --topo "$CLOS" --op allgather --algo neighbor --ranks 7 --size 1MiB
 bad "algorithm that does not fit the operation" collective --topo "$CLOS" --op alltoall --algo ring --size 1MiB
 bad "more ranks than endpoints" collective --topo "$CLOS" --op allreduce --ranks 65 --size 1MiB
 bad "zero ranks" collective --topo "$CLOS" --op allreduce --ranks 0 --size 1MiB
@@ -93,6 +97,12 @@ bad "missing jobs file" concurrent --topo "$CLOS" --jobs "$tmp/none.json"
 bad "flow option without flow mode" collective --topo "$CLOS" --op allreduce --size 1MiB --rate-cap 100Gbps
 bad "unknown multipath" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --multipath random
 bad "unknown deps" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --deps eager
+bad "negative eager limit" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --eager-limit -4KiB
+bad "garbage eager limit" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --eager-limit lots
+bad "eager limit of 0" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --eager-limit 0
+bad "eager limit outside flow mode" collective --topo "$CLOS" --op allreduce --size 1MiB --mode steps --eager-limit 8KiB
+grep -q -- "--eager-limit applies only with --mode flow and --deps auto" "$tmp/err" || { echo "FAIL: eager limit refusal does not say where it applies"; fails=$((fails + 1)); }
+bad "eager limit with deps rendezvous" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --deps rendezvous --eager-limit 8KiB
 bad "event budget exceeded" collective --topo "$CLOS" --op allreduce --algo ring --size 1MiB --mode flow --event-budget 10
 bad "bad event budget" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --event-budget -3
 bad "degrade a link that does not exist" collective --topo "$CLOS" --op allreduce --size 1MiB --degrade link:100000=0.5
@@ -136,6 +146,9 @@ ls "$tmp" | grep -q '\.tmp\.' && { echo "FAIL: temporary file left behind"; fail
 good "collective flow mode" "hottest links" collective --topo "$CLOS" --op alltoall --size 1MiB --mode flow
 good "collective flow json" '"hot_links"' collective --topo "$CLOS" --op allreduce --algo ring --size 1MiB --mode flow --format json
 good "collective flow with rate cap and spray" "rate cap 25GB/s" collective --topo "$CLOS" --op allreduce --algo rhd --size 1MiB --mode flow --rate-cap 200Gbps --multipath spray
+good "flow states the eager limit" "deps auto (eager up to 8KiB)" collective --topo "$CLOS" --op reducescatter --algo ring --size 1MiB --mode flow --eager-limit 8KiB
+good "flow json records the eager limit" '"eager_limit_bytes": 65536' collective --topo "$CLOS" --op reducescatter --algo ring --size 1MiB --mode flow --format json
+good "flow json has no eager limit under fifo" '"eager_limit_bytes": null' collective --topo "$CLOS" --op reducescatter --algo ring --size 1MiB --mode flow --deps fifo --format json
 good "collective flow writes a trace" "slices" collective --topo "$CLOS" --op allreduce --algo ring --size 1MiB --mode flow --trace "$tmp/trace.json"
 grep -q '"traceEvents"' "$tmp/trace.json" || { echo "FAIL: trace file missing"; fails=$((fails + 1)); }
 good "degraded link in steps mode" "time" collective --topo "$CLOS" --op allreduce --size 1MiB --mode steps --degrade link:0=0.5 --degrade link:1=0.25
@@ -231,9 +244,12 @@ collective --topo clos:down=8x8,up=1x4,bw=400Gbps,lat=1us --op alltoall --algo d
 collective --topo clos:down=8x8,up=1x4,bw=400Gbps,lat=1us --op alltoall --algo direct --size 16MiB --mode steps --routing dmodk
 collective --topo clos:down=8x8,up=1x8 --op allreduce --sizes 1KiB:64MiB:8 --algo all --ranks 48 --place random:seed=9
 collective --topo torus:dims=4x4x4 --op allgather --size 4MiB --mode flow --multipath spray --rate-cap 300Gbps
+collective --topo clos:down=8x8,up=1x8 --op reducescatter --algo ring --size 1MiB --mode flow --eager-limit 8KiB
+collective --topo clos:down=8x8,up=1x2,bw=12.5GB/s,lat=1us --op allreduce --algo rhd:order=far,binomial:tree=highbit,rhd --size 16MiB --mode flow --routing dmodk
 compare --topo clos:down=16x16x16,up=1x16x16,lat=1us,alpha=2us --topo torus:dims=16x16x16,lat=1us,alpha=2us --equalize injection=400Gbps --names clos,torus --op allreduce --sizes 1KiB:1GiB:16
 compare --topo clos:down=8x8,up=1x8 --topo torus:dims=8x8 --op allreduce --sizes 1KiB:1MiB:32 --mode flow
 concurrent --topo clos:down=4x2,up=1x1 --jobs $tmp/jobs2.json
+concurrent --topo clos:down=4x2,up=1x1 --jobs $tmp/jobs2.json --deps auto --eager-limit 16KiB
 compress --topo clos:down=8x8,up=1x8,bw=400Gbps,lat=1us --model resnet50 --workers 64 --codec powersgd:rank=2 --codec topk:ratio=0.01 --codec int8 --steps-ratio powersgd:rank=2=1 --steps-ratio topk:ratio=0.01=1 --steps-ratio int8=1 --sweep-bw
 $([ -d /usr/share/datasets/fashion-mnist ] && echo "train-accuracy --codec bf16 --codec topk:ratio=0.01 --steps 20 --eval-every 10 --train-subset 1000 --test-subset 200")
 EOF_CMDS
@@ -271,9 +287,17 @@ good "formula phases on the graph" "routed graph" collective --topo "clos:down=8
 bad "phases outside formula mode" collective --topo "$CLOS" --op allreduce --size 1MiB --phases --mode steps
 bad "ecmp with formula" collective --topo "$CLOS" --op allreduce --size 1MiB --routing ecmp
 grep -q -- "--mode steps" "$tmp/err" || { echo "FAIL: ecmp with formula does not name --mode steps"; fails=$((fails + 1)); }
-good "formula honours a degraded link" "26.68ms" collective --topo "$CLOS" --op allreduce --algo ring --size 64MiB --degrade link:0=0.1
+good "specs state every latency" "lat=50ns,hop_lat=100ns,alpha=1.1us" topo "clos:down=8x8,up=1x8"
+good "topo reports the path latency with switches" "200ns min, 500ns max" topo "clos:down=8x8,up=1x8"
+good "result header states lat, hop_lat and alpha" "topo=torus:dims=4x4,bw=400Gbps,lat=20ns,hop_lat=0ns,alpha=0ns" collective --topo "torus:dims=4x4,lat=20ns,hop_lat=0,alpha=0" --op allreduce --size 1MiB
+good "json result records hop_lat" '"hop_lat_s": 1e-07' collective --topo "$CLOS,hop_lat=100ns" --op allreduce --size 1MiB --format json
+good "formula honours a degraded link" "26.68ms" collective --topo "$CLOS,hop_lat=0,alpha=0" --op allreduce --algo ring --size 64MiB --degrade link:0=0.1
 good "size sweep" "busbw" collective --topo "$CLOS" --op allreduce --sizes 1KiB:16MiB
 good "algorithm ranking" "rhd" collective --topo "$CLOS" --op allreduce --size 16MiB --algo all
+good "a variant is named in the result" "algorithm  *rhd:order=far" collective --topo "$CLOS" --op allreduce --size 16MiB --algo rhd:order=far
+good "a variant is named in the JSON result" '"algo": "binomial:tree=highbit"' collective --topo "$CLOS" --op broadcast --size 1MiB --algo binomial:tree=highbit --format json
+bad "an order that does not exist" collective --topo "$CLOS" --op allreduce --size 1MiB --algo rhd:order=sideways
+bad "an order for an algorithm without one" collective --topo "$CLOS" --op allreduce --size 1MiB --algo ring:order=far
 good "version" "commit" --version
 good "random placement" "busbw" collective --topo "$CLOS" --op allreduce --size 1MiB --ranks 16 --place random:seed=3 --mode steps
 good "every result header states the injection per endpoint" "injection" collective --topo "torus:dims=4x4" --op allreduce --size 1MiB

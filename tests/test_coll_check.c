@@ -82,6 +82,11 @@ ALGO_TEST(bruck_schedules_are_exact_for_every_rank_count, TC_ALGO_BRUCK)
 ALGO_TEST(pairwise_schedules_are_exact_for_every_rank_count, TC_ALGO_PAIRWISE)
 ALGO_TEST(direct_schedules_are_exact_for_every_rank_count, TC_ALGO_DIRECT)
 ALGO_TEST(swing_schedules_are_exact_for_every_rank_count, TC_ALGO_SWING)
+ALGO_TEST(shift_schedules_are_exact_for_every_rank_count, TC_ALGO_SHIFT)
+ALGO_TEST(scatter_ring_schedules_are_exact_for_every_rank_count, TC_ALGO_SCATTER_RING)
+ALGO_TEST(rsg_schedules_are_exact_for_every_rank_count, TC_ALGO_RSG)
+ALGO_TEST(neighbor_schedules_are_exact_for_every_rank_count, TC_ALGO_NEIGHBOR)
+ALGO_TEST(segring_schedules_are_exact_for_every_rank_count, TC_ALGO_SEGRING)
 
 int main(void)
 {
@@ -96,6 +101,11 @@ int main(void)
         cmocka_unit_test(pairwise_schedules_are_exact_for_every_rank_count),
         cmocka_unit_test(direct_schedules_are_exact_for_every_rank_count),
         cmocka_unit_test(swing_schedules_are_exact_for_every_rank_count),
+        cmocka_unit_test(shift_schedules_are_exact_for_every_rank_count),
+        cmocka_unit_test(scatter_ring_schedules_are_exact_for_every_rank_count),
+        cmocka_unit_test(rsg_schedules_are_exact_for_every_rank_count),
+        cmocka_unit_test(neighbor_schedules_are_exact_for_every_rank_count),
+        cmocka_unit_test(segring_schedules_are_exact_for_every_rank_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 #include "topocc/eval.h"
@@ -41,7 +42,7 @@ static void assert_rel(double a, double b, double tol, const char *what)
 static void ring_allreduce_steps_matches_hand_computation_on_two_tier_clos(void **state)
 {
     (void)state;
-    tc_topo *t = topo("clos:down=8x8,up=1x8,bw=400Gbps,lat=1us");
+    tc_topo *t = topo("clos:down=8x8,up=1x8,bw=400Gbps,lat=1us,hop_lat=0,alpha=0");
     double S = 64.0 * 1048576;
     /* 2(p-1) steps; the slowest hop crosses a spine: 4 links of 1 us; each
      * step moves S/p at 50 GB/s with no link shared. */
@@ -54,12 +55,113 @@ static void ring_allreduce_steps_matches_hand_computation_on_two_tier_clos(void 
     tc_topo_free(t);
 }
 
+/* Every phase of the schedule costed by a closed form, at the given time. */
+static void assert_closed_form(const tc_topo *t, tc_op op, tc_algo algo, uint32_t p, double bytes, tc_routing r,
+                               double want)
+{
+    tc_coll_req req = {.op = op, .algo = algo, .p = p, .bytes = bytes};
+    tc_eval_opts o = {.mode = TC_MODE_FORMULA, .routing = r};
+    tc_sched *s = NULL;
+    tc_err err = {{0}};
+    assert_int_equal(tc_coll_build(&req, t, &s, &err), TC_OK);
+    tc_phase_eval *pe = calloc(s->nphases, sizeof *pe);
+    double f = 0;
+    assert_non_null(pe);
+    assert_int_equal(tc_eval_formula_phases(t, s, &o, pe, &f, &err), TC_OK);
+    for (uint32_t i = 0; i < s->nphases; i++)
+        if (s->phases[i].repeat && !pe[i].closed_form)
+            fail_msg("%s/%s: phase %u is not a closed form", tc_op_name(op), tc_algo_name(algo), i);
+    assert_rel(f, want, 1e-12, "closed form");
+    free(pe);
+    tc_sched_free(s);
+}
+
+static double eval_map(const tc_topo *t, tc_op op, tc_algo algo, uint32_t p, double bytes, tc_mode mode,
+                       tc_routing r, const uint32_t *map)
+{
+    tc_coll_req req = {.op = op, .algo = algo, .p = p, .bytes = bytes};
+    tc_eval_opts o = {.mode = mode, .routing = r, .rank_map = map};
+    tc_result res;
+    tc_err err = {{0}};
+    if (tc_evaluate(t, &req, &o, &res, &err) != TC_OK)
+        fail_msg("%s/%s p=%u: %s", tc_op_name(op), tc_algo_name(algo), p, err.msg);
+    return res.time_s;
+}
+
+/* A path's latency is its cables' lat plus hop_lat per switch or router it
+ * passes through, the same in formula (closed forms and the routed graph),
+ * steps, flow and the lower bound's latency term; hand values below. */
+static void path_latency_counts_switches_and_routers_in_every_evaluator(void **state)
+{
+    (void)state;
+    const tc_mode modes[] = {TC_MODE_FORMULA, TC_MODE_STEPS, TC_MODE_FLOW};
+    const char *names[] = {"formula", "steps", "flow"};
+    double S = 8.0 * 1048576, B = 50e9, a = 1e-6;
+    char what[96];
+
+    /* 3-level Clos: a route over the core crosses 6 cables and 5 switches. */
+    tc_topo *t = topo("clos:down=4x4x4,up=1x4x4,bw=400Gbps,lat=50ns,hop_lat=100ns,alpha=1us");
+    double core = 6 * 50e-9 + 5 * 100e-9;
+    /* Ring all-reduce on 64 ranks: every step's slowest transfer (15 -> 16)
+     * crosses the core; D-mod-k shares no link (formula: closed form). */
+    double want = 126 * (a + core + S / 64 / B);
+    for (int m = 0; m < 2; m++) {
+        snprintf(what, sizeof what, "clos ring p=64 %s", names[m]);
+        assert_rel(eval(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 64, S, modes[m], TC_ROUTE_DMODK), want, 1e-12, what);
+    }
+    assert_closed_form(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 64, S, TC_ROUTE_DMODK, want);
+    /* Two ranks on hosts 0 and 63: both transfers of each of the 2 steps
+     * cross the core, in every evaluator. */
+    const uint32_t far[] = {0, 63};
+    want = 2 * (a + core + S / 2 / B);
+    for (int m = 0; m < 3; m++) {
+        snprintf(what, sizeof what, "clos 0 <-> 63 %s", names[m]);
+        assert_rel(eval_map(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 2, S, modes[m], TC_ROUTE_DMODK, far), want, 1e-9,
+                   what);
+    }
+    /* The latency bound: alpha + two hosts of one leaf (2 cables, 1 switch). */
+    assert_rel(tc_lower_bound(t, TC_OP_ALLREDUCE, 64, 1, NULL), a + 2 * 50e-9 + 100e-9, 1e-12, "clos bound");
+    tc_topo_free(t);
+
+    /* 4x4 torus: (0,0) to (2,2) is 4 links, each entering a router. */
+    t = topo("torus:dims=4x4,bw=400Gbps,lat=50ns,hop_lat=100ns,alpha=1us");
+    double hop = 50e-9 + 100e-9;
+    /* Direct all-to-all (the torus complete exchange's closed form): 15
+     * messages per sender; the busiest link of each dimension and direction
+     * carries 8 flows, and the longest route through it is 4 hops. */
+    want = 15 * a + 4 * hop + 8 * (S / 16) / B;
+    for (int m = 0; m < 2; m++) {
+        snprintf(what, sizeof what, "torus direct all-to-all %s", names[m]);
+        assert_rel(eval(t, TC_OP_ALLTOALL, TC_ALGO_DIRECT, 16, S, modes[m], TC_ROUTE_DOR), want, 1e-12, what);
+    }
+    assert_closed_form(t, TC_OP_ALLTOALL, TC_ALGO_DIRECT, 16, S, TC_ROUTE_DOR, want);
+    const uint32_t opp[] = {0, 10};
+    want = 2 * (a + 4 * hop + S / 2 / B);
+    for (int m = 0; m < 3; m++) {
+        snprintf(what, sizeof what, "torus 0 <-> 10 %s", names[m]);
+        assert_rel(eval_map(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 2, S, modes[m], TC_ROUTE_DOR, opp), want, 1e-9, what);
+    }
+    assert_rel(tc_lower_bound(t, TC_OP_ALLREDUCE, 16, 1, NULL), a + hop, 1e-12, "torus bound");
+    tc_topo_free(t);
+
+    /* A scale-up node: 2 node links and the node switch between them; a ring
+     * inside one node (formula: the node term of the closed form). */
+    t = topo("clos:down=8x8,up=1x8,lat=50ns,hop_lat=100ns,node=8,node_bw=450GB/s,node_lat=20ns,node_hop_lat=30ns,"
+             "alpha=1us");
+    want = 14 * (a + 2 * 20e-9 + 30e-9 + S / 8 / 450e9);
+    for (int m = 0; m < 3; m++) {
+        snprintf(what, sizeof what, "node ring %s", names[m]);
+        assert_rel(eval(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 8, S, modes[m], TC_ROUTE_DMODK), want, 1e-9, what);
+    }
+    tc_topo_free(t);
+}
+
 /* alpha is a per-message overhead serialized at the sender (LogGP's o): a
  * rank sending k messages in a step pays k alpha. */
 static void per_message_overhead_is_paid_once_per_message_by_the_sender(void **state)
 {
     (void)state;
-    tc_topo *t = topo("clos:down=8,up=1,bw=400Gbps,lat=0s,alpha=1us");
+    tc_topo *t = topo("clos:down=8,up=1,bw=400Gbps,lat=0s,hop_lat=0,alpha=1us");
     double S = 8e6, B = 50e9;
     /* direct all-to-all: 7 messages of S/8 share the host link */
     double want = 7e-6 + 7 * (S / 8) / B;
@@ -78,10 +180,10 @@ static void formula_equals_steps_on_nonblocking_clos_with_dmodk(void **state)
 {
     (void)state;
     static const char *specs[] = {
-        "clos:down=8x8,up=1x8,bw=400Gbps,lat=1us",
-        "clos:down=4x4x4,up=1x4x4,bw=400Gbps,lat=1us",
-        "clos:down=4x4x4,up=1x4x4,bw1=200Gbps,bw2=400Gbps,bw3=800Gbps,lat1=1us,lat2=500ns,lat3=2us,alpha=3us",
-        "clos:down=8x8,up=1x8,node=4,node_bw=450GB/s,node_lat=200ns",
+        "clos:down=8x8,up=1x8,bw=400Gbps,lat=1us,hop_lat=0,alpha=0",
+        "clos:down=4x4x4,up=1x4x4,bw=400Gbps,lat=1us,hop_lat=0,alpha=0",
+        "clos:down=4x4x4,up=1x4x4,bw1=200Gbps,bw2=400Gbps,bw3=800Gbps,lat1=1us,lat2=500ns,lat3=2us,hop_lat=0,alpha=3us",
+        "clos:down=8x8,up=1x8,node=4,node_bw=450GB/s,node_lat=200ns,lat=1us,hop_lat=0,alpha=0",
     };
     static const struct {
         tc_op op;
@@ -118,8 +220,8 @@ static void formula_equals_steps_for_torus_rings(void **state)
 {
     (void)state;
     static const char *specs[] = {
-        "torus:dims=4x4", "torus:dims=4x4,wrap=1x0", "torus:dims=4x4x4", "torus:dims=8x8,wrap=0x0",
-        "torus:dims=2x3x4", "torus:dims=8x8x8,alpha=2us",
+        "torus:dims=4x4,lat=1us,hop_lat=0,alpha=0", "torus:dims=4x4,wrap=1x0,lat=1us,hop_lat=0,alpha=0", "torus:dims=4x4x4,lat=1us,hop_lat=0,alpha=0", "torus:dims=8x8,wrap=0x0,lat=1us,hop_lat=0,alpha=0",
+        "torus:dims=2x3x4,lat=1us,hop_lat=0,alpha=0", "torus:dims=8x8x8,lat=1us,hop_lat=0,alpha=2us",
     };
     tc_algo algos[] = {TC_ALGO_TORUS, TC_ALGO_TORUS_BI, TC_ALGO_TORUS_MP};
     tc_op ops[] = {TC_OP_ALLREDUCE, TC_OP_REDUCESCATTER, TC_OP_ALLGATHER};
@@ -147,13 +249,13 @@ static void busbw_of_bandwidth_optimal_algorithms_approaches_injection(void **st
         tc_op op;
         tc_algo algo;
     } cases[] = {
-        {"clos:down=16x16,up=1x16,bw=400Gbps", TC_OP_ALLREDUCE, TC_ALGO_RING},
-        {"clos:down=16x16,up=1x16,bw=400Gbps", TC_OP_ALLREDUCE, TC_ALGO_RHD},
-        {"clos:down=16x16,up=1x16,bw=400Gbps", TC_OP_REDUCESCATTER, TC_ALGO_RING},
-        {"clos:down=16x16,up=1x16,bw=400Gbps", TC_OP_ALLGATHER, TC_ALGO_RING},
-        {"clos:down=16x16,up=1x16,bw=400Gbps", TC_OP_ALLTOALL, TC_ALGO_PAIRWISE},
-        {"torus:dims=8x8x8", TC_OP_ALLREDUCE, TC_ALGO_TORUS_MP},
-        {"torus:dims=8x8x8", TC_OP_ALLGATHER, TC_ALGO_TORUS_MP},
+        {"clos:down=16x16,up=1x16,bw=400Gbps,lat=1us,hop_lat=0,alpha=0", TC_OP_ALLREDUCE, TC_ALGO_RING},
+        {"clos:down=16x16,up=1x16,bw=400Gbps,lat=1us,hop_lat=0,alpha=0", TC_OP_ALLREDUCE, TC_ALGO_RHD},
+        {"clos:down=16x16,up=1x16,bw=400Gbps,lat=1us,hop_lat=0,alpha=0", TC_OP_REDUCESCATTER, TC_ALGO_RING},
+        {"clos:down=16x16,up=1x16,bw=400Gbps,lat=1us,hop_lat=0,alpha=0", TC_OP_ALLGATHER, TC_ALGO_RING},
+        {"clos:down=16x16,up=1x16,bw=400Gbps,lat=1us,hop_lat=0,alpha=0", TC_OP_ALLTOALL, TC_ALGO_PAIRWISE},
+        {"torus:dims=8x8x8,lat=1us,hop_lat=0,alpha=0", TC_OP_ALLREDUCE, TC_ALGO_TORUS_MP},
+        {"torus:dims=8x8x8,lat=1us,hop_lat=0,alpha=0", TC_OP_ALLGATHER, TC_ALGO_TORUS_MP},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         tc_topo *t = topo(cases[i].spec);
@@ -179,7 +281,7 @@ static void busbw_of_bandwidth_optimal_algorithms_approaches_injection(void **st
 static void alltoall_on_oversubscribed_clos_meets_the_bisection_bound(void **state)
 {
     (void)state;
-    tc_topo *t = topo("clos:down=8x8,up=1x4,bw=400Gbps,lat=0s");
+    tc_topo *t = topo("clos:down=8x8,up=1x4,bw=400Gbps,lat=0s,hop_lat=0,alpha=0");
     double n = 1 << 24, N = 64, k = 8, s = 2, B = 50e9;
     double want = fmax((N - 1) / N, s * (N - k) / N) * n / B;
     double got = eval(t, TC_OP_ALLTOALL, TC_ALGO_DIRECT, 64, n, TC_MODE_STEPS, TC_ROUTE_DMODK);
@@ -196,7 +298,7 @@ static void alltoall_on_oversubscribed_clos_meets_the_bisection_bound(void **sta
 static void alltoall_on_torus_meets_the_bisection_bound_and_dor_positive_costs_an_eighth(void **state)
 {
     (void)state;
-    tc_topo *t = topo("torus:dims=16x16,bw=400Gbps,lat=0s");
+    tc_topo *t = topo("torus:dims=16x16,bw=400Gbps,lat=0s,hop_lat=0,alpha=0");
     double n = 1 << 24, b = 50e9;
     double want = 16.0 / 8 * n / b;
     assert_rel(eval(t, TC_OP_ALLTOALL, TC_ALGO_DIRECT, 256, n, TC_MODE_STEPS, TC_ROUTE_DOR), want, 1e-9, "dor");
@@ -209,7 +311,7 @@ static void alltoall_on_torus_meets_the_bisection_bound_and_dor_positive_costs_a
 static void auto_picks_the_fastest_valid_algorithm_and_reports_it(void **state)
 {
     (void)state;
-    tc_topo *t = topo("clos:down=8x8,up=1x8");
+    tc_topo *t = topo("clos:down=8x8,up=1x8,lat=1us,hop_lat=0,alpha=0");
     for (int m = 0; m < 2; m++)
         for (int op = 0; op < TC_OP_COUNT; op++) {
             double sizes[] = {1024, 1 << 30};
@@ -237,8 +339,8 @@ static void auto_picks_the_fastest_valid_algorithm_and_reports_it(void **state)
 static void every_evaluation_respects_the_lower_bound(void **state)
 {
     (void)state;
-    static const char *specs[] = {"clos:down=8x8,up=1x8", "clos:down=8x8,up=1x2", "torus:dims=8x8",
-                                  "torus:dims=4x4x4,wrap=1x0x1"};
+    static const char *specs[] = {"clos:down=8x8,up=1x8,lat=1us,hop_lat=0,alpha=0", "clos:down=8x8,up=1x2,lat=1us,hop_lat=0,alpha=0", "torus:dims=8x8,lat=1us,hop_lat=0,alpha=0",
+                                  "torus:dims=4x4x4,wrap=1x0x1,lat=1us,hop_lat=0,alpha=0"};
     for (size_t i = 0; i < 4; i++) {
         tc_topo *t = topo(specs[i]);
         for (int m = 0; m < 2; m++)
@@ -268,7 +370,7 @@ static void every_evaluation_respects_the_lower_bound(void **state)
 static void sweeps_equal_single_evaluations_and_rescaled_schedules_stay_exact(void **state)
 {
     (void)state;
-    tc_topo *t = topo("clos:down=4x4,up=1x2,node=2,node_bw=450GB/s");
+    tc_topo *t = topo("clos:down=4x4,up=1x2,node=2,node_bw=450GB/s,lat=1us,hop_lat=0,alpha=0");
     double sizes[] = {1000, 65536, 3e8};
     tc_result res[3];
     tc_err err;
@@ -300,7 +402,7 @@ static void sweeps_equal_single_evaluations_and_rescaled_schedules_stay_exact(vo
 static void more_ranks_than_endpoints_is_bad_input(void **state)
 {
     (void)state;
-    tc_topo *t = topo("clos:down=8x8,up=1x8");
+    tc_topo *t = topo("clos:down=8x8,up=1x8,lat=1us,hop_lat=0,alpha=0");
     tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_RING, .p = 65, .bytes = 1024};
     tc_eval_opts o = {.mode = TC_MODE_FORMULA};
     tc_result r;
@@ -315,6 +417,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ring_allreduce_steps_matches_hand_computation_on_two_tier_clos),
         cmocka_unit_test(per_message_overhead_is_paid_once_per_message_by_the_sender),
+        cmocka_unit_test(path_latency_counts_switches_and_routers_in_every_evaluator),
         cmocka_unit_test(formula_equals_steps_on_nonblocking_clos_with_dmodk),
         cmocka_unit_test(formula_equals_steps_for_torus_rings),
         cmocka_unit_test(busbw_of_bandwidth_optimal_algorithms_approaches_injection),

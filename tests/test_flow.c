@@ -338,16 +338,16 @@ static void flow_equals_steps_where_uncongested(void **state)
         uint32_t p;
         tc_routing r;
     } cases[] = {
-        {"torus:dims=4x4", TC_OP_ALLREDUCE, TC_ALGO_TORUS, 16, TC_ROUTE_DOR},
-        {"torus:dims=4x4,alpha=2us", TC_OP_ALLREDUCE, TC_ALGO_TORUS_BI, 16, TC_ROUTE_DOR},
-        {"torus:dims=4x4x4", TC_OP_ALLGATHER, TC_ALGO_TORUS, 64, TC_ROUTE_DOR},
-        {"torus:dims=4x4x4", TC_OP_REDUCESCATTER, TC_ALGO_TORUS_BI, 64, TC_ROUTE_DOR},
-        {"clos:down=8x8,up=1x8", TC_OP_ALLREDUCE, TC_ALGO_RING, 8, TC_ROUTE_ECMP},
-        {"clos:down=8x8,up=1x8,alpha=3us", TC_OP_ALLGATHER, TC_ALGO_RING, 8, TC_ROUTE_ECMP},
-        {"clos:down=16,up=1", TC_OP_ALLREDUCE, TC_ALGO_RD, 16, TC_ROUTE_ECMP},
-        {"clos:down=16,up=1", TC_OP_ALLREDUCE, TC_ALGO_RHD, 16, TC_ROUTE_ECMP},
-        {"clos:down=16,up=1,lat=3us,alpha=1us", TC_OP_REDUCESCATTER, TC_ALGO_RHD, 16, TC_ROUTE_ECMP},
-        {"clos:down=8x8,up=1x8", TC_OP_ALLREDUCE, TC_ALGO_RING, 64, TC_ROUTE_DMODK},
+        {"torus:dims=4x4,lat=1us,hop_lat=0,alpha=0", TC_OP_ALLREDUCE, TC_ALGO_TORUS, 16, TC_ROUTE_DOR},
+        {"torus:dims=4x4,lat=1us,hop_lat=0,alpha=2us", TC_OP_ALLREDUCE, TC_ALGO_TORUS_BI, 16, TC_ROUTE_DOR},
+        {"torus:dims=4x4x4,lat=1us,hop_lat=0,alpha=0", TC_OP_ALLGATHER, TC_ALGO_TORUS, 64, TC_ROUTE_DOR},
+        {"torus:dims=4x4x4,lat=1us,hop_lat=0,alpha=0", TC_OP_REDUCESCATTER, TC_ALGO_TORUS_BI, 64, TC_ROUTE_DOR},
+        {"clos:down=8x8,up=1x8,lat=1us,hop_lat=0,alpha=0", TC_OP_ALLREDUCE, TC_ALGO_RING, 8, TC_ROUTE_ECMP},
+        {"clos:down=8x8,up=1x8,lat=1us,hop_lat=0,alpha=3us", TC_OP_ALLGATHER, TC_ALGO_RING, 8, TC_ROUTE_ECMP},
+        {"clos:down=16,up=1,lat=1us,hop_lat=0,alpha=0", TC_OP_ALLREDUCE, TC_ALGO_RD, 16, TC_ROUTE_ECMP},
+        {"clos:down=16,up=1,lat=1us,hop_lat=0,alpha=0", TC_OP_ALLREDUCE, TC_ALGO_RHD, 16, TC_ROUTE_ECMP},
+        {"clos:down=16,up=1,lat=3us,hop_lat=0,alpha=1us", TC_OP_REDUCESCATTER, TC_ALGO_RHD, 16, TC_ROUTE_ECMP},
+        {"clos:down=8x8,up=1x8,lat=1us,hop_lat=0,alpha=0", TC_OP_ALLREDUCE, TC_ALGO_RING, 64, TC_ROUTE_DMODK},
     };
     double sizes[] = {4096, 1 << 20, 1 << 28};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -377,7 +377,8 @@ static void flow_equals_steps_where_uncongested(void **state)
 /* ---- stragglers ---- */
 
 /* 8 ranks on one switch, no latency, host 0's up-link at half bandwidth.
- * rhd all-reduce moves S/2, S/4, S/8 then S/8, S/4, S/2 and rank 0 sends in
+ * rhd:order=far all-reduce (partners 4, 2, 1 apart, then 1, 2, 4) moves
+ * S/2, S/4, S/8 then S/8, S/4, S/2 and rank 0 sends in
  * every step at B/2, its sends leaving one after another: its chain takes
  * 2 (7S/8) / B = 3.5 T (T = S / B), which is also what lock-step gives. The
  * others finish earlier, by hand (see docs/MODEL.md, "flow"): ranks 1, 3, 5,
@@ -385,11 +386,13 @@ static void flow_equals_steps_where_uncongested(void **state)
 static void straggler_under_rhd_delays_only_the_ranks_that_depend_on_it(void **state)
 {
     (void)state;
-    tc_topo *t = topo("clos:down=8,up=1,lat=0s");
+    tc_topo *t = topo("clos:down=8,up=1,lat=0s,hop_lat=0,alpha=0");
     tc_err err = {{0}};
     assert_int_equal(tc_topo_degrade_link(t, t->up_lbase[1], 0.5, &err), TC_OK);
     double S = 1 << 26, T = S / B400;
-    tc_sched *s = sched(t, TC_OP_ALLREDUCE, TC_ALGO_RHD, 8, S);
+    tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_RHD, .p = 8, .bytes = S, .variant = TC_VARIANT_FAR};
+    tc_sched *s = NULL;
+    assert_int_equal(tc_coll_build(&req, t, &s, &err), TC_OK);
     tc_flow_job job = {s, NULL, 0, NULL};
     tc_flow_opts o = {0};
     tc_flow_result res;
@@ -419,7 +422,7 @@ static void straggler_under_rhd_delays_only_the_ranks_that_depend_on_it(void **s
 static void straggler_under_dbtree_paces_the_pipeline_like_lock_step(void **state)
 {
     (void)state;
-    tc_topo *t = topo("clos:down=8,up=1,lat=0s");
+    tc_topo *t = topo("clos:down=8,up=1,lat=0s,hop_lat=0,alpha=0");
     double S = 1 << 26, T = S / B400;
     tc_sched *s = sched(t, TC_OP_ALLREDUCE, TC_ALGO_DBTREE, 8, S);
     tc_flow_opts o = {0}, recv = {.deps = TC_DEPS_RECV};
@@ -445,7 +448,7 @@ static void straggler_under_dbtree_paces_the_pipeline_like_lock_step(void **stat
 static void concurrent_rings_sharing_an_uplink_each_get_half(void **state)
 {
     (void)state;
-    tc_topo *t = topo("clos:down=4x2,up=1x1");
+    tc_topo *t = topo("clos:down=4x2,up=1x1,lat=1us,hop_lat=0,alpha=0");
     double S = 1 << 28;
     tc_sched *s = sched(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 2, S);
     uint32_t ma[] = {0, 4}, mb[] = {1, 5};
@@ -483,7 +486,7 @@ static void concurrent_rings_sharing_an_uplink_each_get_half(void **state)
 static void alltoall_on_oversubscribed_clos_meets_the_cut_bound(void **state)
 {
     (void)state;
-    tc_topo *t = topo("clos:down=4x4,up=1x1");
+    tc_topo *t = topo("clos:down=4x4,up=1x1,lat=1us,hop_lat=0,alpha=0");
     double S = 1 << 26;
     tc_sched *s = sched(t, TC_OP_ALLTOALL, TC_ALGO_DIRECT, 16, S);
     tc_flow_opts o = {0};
@@ -503,7 +506,7 @@ static void alltoall_on_oversubscribed_clos_meets_the_cut_bound(void **state)
 static void alltoall_on_torus_lies_between_the_bound_and_steps(void **state)
 {
     (void)state;
-    tc_topo *t = topo("torus:dims=4x4");
+    tc_topo *t = topo("torus:dims=4x4,lat=1us,hop_lat=0,alpha=0");
     double S = 1 << 26;
     tc_sched *s = sched(t, TC_OP_ALLTOALL, TC_ALGO_DIRECT, 16, S);
     tc_flow_opts o = {0};
@@ -550,7 +553,7 @@ static void hand_sched(tc_sched *s, hand *h, uint32_t p, uint32_t steps)
 static void spray_splits_a_tie_over_both_directions_of_a_ring(void **state)
 {
     (void)state;
-    tc_topo *t = topo("torus:dims=4,alpha=1us");
+    tc_topo *t = topo("torus:dims=4,lat=1us,hop_lat=0,alpha=1us");
     hand h = {1, {{.src = 0, .dst = 2, .bytes = 1e6}}};
     tc_sched s;
     hand_sched(&s, &h, 4, 1);
@@ -567,7 +570,7 @@ static void spray_splits_a_tie_over_both_directions_of_a_ring(void **state)
 static void spray_avoids_a_down_link_that_route_reports(void **state)
 {
     (void)state;
-    tc_topo *t = topo("clos:down=2x2,up=1x2");
+    tc_topo *t = topo("clos:down=2x2,up=1x2,lat=1us,hop_lat=0,alpha=0");
     /* 0 -> 2 crosses leaf 0 up to a spine; kill leaf 0's up-link to spine
      * 0 and to spine 1 in turn: one of them is the routed one. */
     hand h = {1, {{.src = 0, .dst = 2, .bytes = 1e6}}};
@@ -601,7 +604,7 @@ static void spray_avoids_a_down_link_that_route_reports(void **state)
 static void alpha_is_paid_once_per_message_one_after_another(void **state)
 {
     (void)state;
-    tc_topo *t = topo("clos:down=8,up=1,alpha=1us");
+    tc_topo *t = topo("clos:down=8,up=1,lat=1us,hop_lat=0,alpha=1us");
     hand h = {4,
               {{.src = 0, .dst = 1, .bytes = 1e3},
                {.src = 0, .dst = 2, .bytes = 1e3},
@@ -637,7 +640,7 @@ static void alpha_is_paid_once_per_message_one_after_another(void **state)
 static void a_transfer_to_a_rank_beyond_the_schedule_is_bad_input(void **state)
 {
     (void)state;
-    tc_topo *t = topo("clos:down=8,up=1");
+    tc_topo *t = topo("clos:down=8,up=1,lat=1us,hop_lat=0,alpha=0");
     hand h = {2, {{.src = 0, .dst = 1, .bytes = 1e3}, {.src = 1, .dst = 4, .bytes = 1e3}}};
     tc_sched s;
     hand_sched(&s, &h, 4, 2);
@@ -652,7 +655,7 @@ static void a_transfer_to_a_rank_beyond_the_schedule_is_bad_input(void **state)
 static void exceeding_the_event_budget_is_bad_input(void **state)
 {
     (void)state;
-    tc_topo *t = topo("clos:down=8,up=1");
+    tc_topo *t = topo("clos:down=8,up=1,lat=1us,hop_lat=0,alpha=0");
     tc_sched *s = sched(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 8, 1 << 20);
     tc_flow_opts o = {.event_budget = 100};
     double x;
@@ -673,7 +676,7 @@ static void exceeding_the_event_budget_is_bad_input(void **state)
 static void a_link_with_no_bandwidth_is_no_path(void **state)
 {
     (void)state;
-    tc_topo *t = topo("clos:down=8,up=1");
+    tc_topo *t = topo("clos:down=8,up=1,lat=1us,hop_lat=0,alpha=0");
     t->links[t->up_lbase[1] + 2 * 3].bw = 0; /* host 3 -> leaf */
     tc_sched *s = sched(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 8, 1 << 20);
     tc_flow_opts o = {0};
@@ -688,7 +691,7 @@ static void a_link_with_no_bandwidth_is_no_path(void **state)
 static void a_rank_map_beyond_the_endpoints_is_bad_input(void **state)
 {
     (void)state;
-    tc_topo *t = topo("clos:down=8,up=1");
+    tc_topo *t = topo("clos:down=8,up=1,lat=1us,hop_lat=0,alpha=0");
     tc_sched *s = sched(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 2, 1 << 20);
     uint32_t map[] = {0, 8};
     double x;
@@ -706,7 +709,7 @@ static void a_rank_map_beyond_the_endpoints_is_bad_input(void **state)
 static void schedules_of_valid_ranks_always_complete(void **state)
 {
     (void)state;
-    tc_topo *t = topo("clos:down=8,up=1");
+    tc_topo *t = topo("clos:down=8,up=1,lat=1us,hop_lat=0,alpha=0");
     hand h = {3, {{.src = 0, .dst = 3, .bytes = 1e3}, {.src = 1, .dst = 3, .bytes = 1e3}, {.src = 2, .dst = 2, .bytes = 5}}};
     tc_sched s;
     hand_sched(&s, &h, 4, 3);
@@ -739,7 +742,7 @@ static void trace_is_valid_json_with_one_slice_per_transfer(void **state)
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     close(fd);
-    tc_topo *t = topo("clos:down=4x2,up=1x2");
+    tc_topo *t = topo("clos:down=4x2,up=1x2,lat=1us,hop_lat=0,alpha=0");
     tc_sched *s = sched(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 8, 1 << 20);
     tc_flow_job jobs[] = {{s, NULL, 0, NULL}, {s, NULL, 1e-3, NULL}};
     tc_flow_opts o = {.trace_path = path};

@@ -101,7 +101,7 @@ static tc_sched *pattern(uint32_t p, tc_pattern pat, int64_t arg, double bytes)
 static void ring_allreduce_matches_hand_value_on_two_tier_clos(void **state)
 {
     (void)state;
-    tc_topo *t = build("clos:down=8x8,up=1x8,bw=400Gbps,lat=1us");
+    tc_topo *t = build("clos:down=8x8,up=1x8,bw=400Gbps,lat=1us,hop_lat=0,alpha=0");
     double S = 64.0 * 1024 * 1024;
     tc_sched *s = coll(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 64, S);
     /* 2 x 63 steps; the 8 leaf-crossing pairs climb to the spines (4 links,
@@ -116,7 +116,7 @@ static void ring_allreduce_matches_hand_value_on_two_tier_clos(void **state)
 static void ring_allreduce_busbw_reaches_injection_bandwidth_at_4GiB(void **state)
 {
     (void)state;
-    tc_topo *t = build("clos:down=8x8,up=1x8,bw=400Gbps,lat=1us");
+    tc_topo *t = build("clos:down=8x8,up=1x8,bw=400Gbps,lat=1us,hop_lat=0,alpha=0");
     double S = 4.0 * 1024 * 1024 * 1024;
     tc_sched *s = coll(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 64, S);
     double tt = formula(t, s, TC_ROUTE_DMODK);
@@ -134,7 +134,7 @@ static void ring_on_three_tier_clos_pays_the_core_latency(void **state)
     (void)state;
     /* XGFT(3; 4,4,4; 1,4,4): 64 hosts, pods of 16; the ring crosses the
      * core between pods: 6 links, 6 us. */
-    tc_topo *t = build("clos:down=4x4x4,up=1x4x4,bw=400Gbps,lat=1us");
+    tc_topo *t = build("clos:down=4x4x4,up=1x4x4,bw=400Gbps,lat=1us,hop_lat=0,alpha=0");
     double S = 1 << 20;
     tc_sched *s = coll(t, TC_OP_ALLGATHER, TC_ALGO_RING, 64, S);
     double want = 63 * (6 * US + (S / 64) / BW);
@@ -150,12 +150,12 @@ static void shifts_and_xors_equal_steps_on_full_nonblocking_clos(void **state)
 {
     (void)state;
     static const char *specs[] = {
-        "clos:down=8x8,up=1x8,bw=400Gbps,lat=1us",
-        "clos:down=4x4x4,up=1x4x4,bw=400Gbps,lat=1us",
-        "clos:down=4x4x4,up=2x2x4,bw=400Gbps,lat=1us,lat2=2us",
-        "clos:down=4x6,up=1x4,bw=400Gbps,lat=1us",
-        "clos:down=8x4,up=1x4,bw1=100Gbps,bw2=200Gbps,lat=500ns",
-        "clos:down=8x8,up=1x8,node=4,node_bw=450GB/s,lat=1us",
+        "clos:down=8x8,up=1x8,bw=400Gbps,lat=1us,hop_lat=0,alpha=0",
+        "clos:down=4x4x4,up=1x4x4,bw=400Gbps,lat=1us,hop_lat=0,alpha=0",
+        "clos:down=4x4x4,up=2x2x4,bw=400Gbps,lat=1us,lat2=2us,hop_lat=0,alpha=0",
+        "clos:down=4x6,up=1x4,bw=400Gbps,lat=1us,hop_lat=0,alpha=0",
+        "clos:down=8x4,up=1x4,bw1=100Gbps,bw2=200Gbps,lat=500ns,hop_lat=0,alpha=0",
+        "clos:down=8x8,up=1x8,node=4,node_bw=450GB/s,lat=1us,hop_lat=0,alpha=0",
     };
     for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
         tc_topo *t = build(specs[i]);
@@ -183,10 +183,10 @@ static void shifts_on_partial_or_oversubscribed_clos_never_undercut_steps(void *
 {
     (void)state;
     static const char *specs[] = {
-        "clos:down=8x8,up=1x8,bw=400Gbps,lat=1us",
-        "clos:down=8x8,up=1x2,bw=400Gbps,lat=1us",
-        "clos:down=4x4x4,up=1x2x2,bw=400Gbps,lat=1us",
-        "clos:down=6x5,up=1x3,bw=400Gbps,lat=1us",
+        "clos:down=8x8,up=1x8,bw=400Gbps,lat=1us,hop_lat=0,alpha=0",
+        "clos:down=8x8,up=1x2,bw=400Gbps,lat=1us,hop_lat=0,alpha=0",
+        "clos:down=4x4x4,up=1x2x2,bw=400Gbps,lat=1us,hop_lat=0,alpha=0",
+        "clos:down=6x5,up=1x3,bw=400Gbps,lat=1us,hop_lat=0,alpha=0",
     };
     static const uint32_t ps[] = {2, 5, 12, 20, 29, 37, 48, 63};
     int equal = 0, total = 0;
@@ -213,7 +213,9 @@ static void shifts_on_partial_or_oversubscribed_clos_never_undercut_steps(void *
 static tc_sched *coll_rooted(const tc_topo *t, tc_op op, tc_algo a, uint32_t p, double bytes, uint32_t chunks,
                              uint32_t root)
 {
-    tc_coll_req req = {.op = op, .algo = a, .p = p, .bytes = bytes, .chunks = chunks, .root = root};
+    /* binomial:tree=highbit: its levels are shifts sent by a range of ranks. */
+    tc_coll_req req = {.op = op, .algo = a, .p = p, .bytes = bytes, .chunks = chunks, .root = root,
+                       .variant = a == TC_ALGO_BINOMIAL ? TC_VARIANT_HIGHBIT : TC_VARIANT_DEFAULT};
     tc_sched *s = NULL;
     tc_err err = {{0}};
     if (tc_coll_build(&req, t, &s, &err) != TC_OK)
@@ -221,12 +223,12 @@ static tc_sched *coll_rooted(const tc_topo *t, tc_op op, tc_algo a, uint32_t p, 
     return s;
 }
 
-/* Binomial tree levels and chain fill and drain are shifts sent by a range
- * of ranks: only the pairs that exist climb the tree. */
+/* Binomial tree levels (binomial:tree=highbit) and chain fill and drain are
+ * shifts sent by a range of ranks: only the pairs that exist climb the tree. */
 static void partial_shifts_of_trees_and_chains_equal_steps_on_nonblocking_clos(void **state)
 {
     (void)state;
-    tc_topo *t = build("clos:down=8x8,up=1x8,bw=400Gbps,lat=1us");
+    tc_topo *t = build("clos:down=8x8,up=1x8,bw=400Gbps,lat=1us,hop_lat=0,alpha=0");
     double b = 1 << 20;
     static const uint32_t roots[] = {0, 5};
     /* Binomial from 0: levels 1, 2, 4 stay in leaf 0 (2 us), 8, 16, 32
@@ -271,7 +273,7 @@ static void xor_crossing_an_oversubscribed_leaf_is_slowed_by_the_oversubscriptio
     /* 8 hosts per leaf, 2 up-links: 4:1. A mask inside the leaf: 2 links,
      * 2 us, full rate. A mask of 8: all 8 hosts of a leaf leave through 2
      * links, 4 flows each: 4 links, 4 us, a quarter of the rate. */
-    tc_topo *t = build("clos:down=8x8,up=1x2,bw=400Gbps,lat=1us");
+    tc_topo *t = build("clos:down=8x8,up=1x2,bw=400Gbps,lat=1us,hop_lat=0,alpha=0");
     double b = 1 << 20;
     tc_sched *in = pattern(64, TC_PAT_XOR, 4, b), *out = pattern(64, TC_PAT_XOR, 8, b);
     assert_close(formula(t, in, TC_ROUTE_DMODK), 2 * US + b / BW, 1e-12, "xor 4");
@@ -289,7 +291,7 @@ static void xor_crossing_an_oversubscribed_leaf_is_slowed_by_the_oversubscriptio
 static void recursive_doubling_allreduce_on_oversubscribed_clos_matches_steps(void **state)
 {
     (void)state;
-    tc_topo *t = build("clos:down=8x8,up=1x2,bw=400Gbps,lat=1us");
+    tc_topo *t = build("clos:down=8x8,up=1x2,bw=400Gbps,lat=1us,hop_lat=0,alpha=0");
     double S = 1 << 24;
     tc_sched *s = coll(t, TC_OP_ALLREDUCE, TC_ALGO_RD, 64, S);
     /* 6 exchanges of S: masks 1, 2, 4 inside the leaf (2 us, S/B), masks
@@ -306,7 +308,7 @@ static void scale_up_node_pairs_use_the_node_switch(void **state)
     (void)state;
     /* node=8 is the leaf: the ring's in-node pairs take 2 x 250 ns at
      * 450 GB/s, the node-crossing pair 4 us at 50 GB/s. */
-    tc_topo *t = build("clos:down=8x8,up=1x8,bw=400Gbps,lat=1us,node=8,node_bw=450GB/s,node_lat=250ns");
+    tc_topo *t = build("clos:down=8x8,up=1x8,bw=400Gbps,lat=1us,node=8,node_bw=450GB/s,node_lat=250ns,hop_lat=0,alpha=0");
     double b = 1e8;
     tc_sched *s = pattern(64, TC_PAT_SHIFT, 1, b);
     assert_close(formula(t, s, TC_ROUTE_DMODK), 4 * US + b / BW, 1e-12, "ring");
@@ -333,8 +335,8 @@ static void torus_rings_match_hand_values_on_wrapped_and_mesh_4x4(void **state)
 {
     (void)state;
     double S = 1 << 24;
-    tc_topo *w = build("torus:dims=4x4,bw=400Gbps,lat=1us");
-    tc_topo *m = build("torus:dims=4x4,wrap=0x0,bw=400Gbps,lat=1us");
+    tc_topo *w = build("torus:dims=4x4,bw=400Gbps,lat=1us,hop_lat=0,alpha=0");
+    tc_topo *m = build("torus:dims=4x4,wrap=0x0,bw=400Gbps,lat=1us,hop_lat=0,alpha=0");
     /* Unidirectional dimension-ordered all-reduce, 16 blocks of S/16:
      * reduce-scatter dim 0 (3 steps of 4 blocks), dim 1 (3 steps of 1
      * block), then the all-gathers back. Wrapped: 1 hop each. */
@@ -366,10 +368,10 @@ static void torus_ring_algorithms_equal_steps(void **state)
 {
     (void)state;
     static const char *specs[] = {
-        "torus:dims=4x4,bw=400Gbps,lat=1us",
-        "torus:dims=4x4,wrap=0x0,bw=400Gbps,lat=1us",
-        "torus:dims=4x3x2,wrap=1x0x1,bw=400Gbps,lat=1us",
-        "torus:dims=8x2x5,wrap=0x1x1,bw=100Gbps,lat=300ns",
+        "torus:dims=4x4,bw=400Gbps,lat=1us,hop_lat=0,alpha=0",
+        "torus:dims=4x4,wrap=0x0,bw=400Gbps,lat=1us,hop_lat=0,alpha=0",
+        "torus:dims=4x3x2,wrap=1x0x1,bw=400Gbps,lat=1us,hop_lat=0,alpha=0",
+        "torus:dims=8x2x5,wrap=0x1x1,bw=100Gbps,lat=300ns,hop_lat=0,alpha=0",
     };
     static const tc_algo algos[] = {TC_ALGO_TORUS, TC_ALGO_TORUS_BI, TC_ALGO_TORUS_MP};
     static const tc_op ops[] = {TC_OP_ALLREDUCE, TC_OP_REDUCESCATTER, TC_OP_ALLGATHER};
@@ -397,9 +399,9 @@ static void torus_shifts_and_xors_bound_steps_and_match_uniform_ones(void **stat
 {
     (void)state;
     static const char *specs[] = {
-        "torus:dims=4x4,bw=400Gbps,lat=1us",
-        "torus:dims=8x4,wrap=0x1,bw=400Gbps,lat=1us",
-        "torus:dims=6x5,bw=400Gbps,lat=1us",
+        "torus:dims=4x4,bw=400Gbps,lat=1us,hop_lat=0,alpha=0",
+        "torus:dims=8x4,wrap=0x1,bw=400Gbps,lat=1us,hop_lat=0,alpha=0",
+        "torus:dims=6x5,bw=400Gbps,lat=1us,hop_lat=0,alpha=0",
     };
     for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
         tc_topo *t = build(specs[i]);
@@ -425,7 +427,7 @@ static void torus_shifts_and_xors_bound_steps_and_match_uniform_ones(void **stat
      * is that tie along dimension 0 plus a carry into dimension 1 for
      * half the vertices (3 hops); xor 1 swaps neighbours (1 hop); a shift
      * of 1 moves along dimension 0 and carries from the last column. */
-    tc_topo *t = build("torus:dims=4x4,bw=400Gbps,lat=1us");
+    tc_topo *t = build("torus:dims=4x4,bw=400Gbps,lat=1us,hop_lat=0,alpha=0");
     double b = 1e6;
     struct {
         tc_pattern pat;
@@ -451,7 +453,7 @@ static void generic_phases_use_ports_and_bisection(void **state)
     /* Direct all-to-all on a non-blocking 64-host Clos: one port carries
      * 63 blocks of S/64; the bisection (32 x 50e9) is not the bottleneck:
      * 4 us + 63 (S/64) / 50e9, what steps finds too. */
-    tc_topo *t = build("clos:down=8x8,up=1x8,bw=400Gbps,lat=1us");
+    tc_topo *t = build("clos:down=8x8,up=1x8,bw=400Gbps,lat=1us,hop_lat=0,alpha=0");
     double S = 1 << 26;
     tc_sched *s = coll(t, TC_OP_ALLTOALL, TC_ALGO_DIRECT, 64, S);
     double want = 4 * US + 63 * (S / 64) / BW;
@@ -462,7 +464,7 @@ static void generic_phases_use_ports_and_bisection(void **state)
     /* On an 8x8 torus the bisection binds: 16 x 50e9 across the cut,
      * 32 x 32 / 63 x (63 S/64) crossing: S / (2 x 50e9) over 4 ports'
      * 63 S / 64 / 200e9; the path latency is the diameter, 8 us. */
-    t = build("torus:dims=8x8,bw=400Gbps,lat=1us");
+    t = build("torus:dims=8x8,bw=400Gbps,lat=1us,hop_lat=0,alpha=0");
     s = coll(t, TC_OP_ALLTOALL, TC_ALGO_DIRECT, 64, S);
     want = 8 * US + 32.0 * 32 / 63 * (63 * S / 64) / (16 * BW);
     assert_close(formula(t, s, TC_ROUTE_DOR), want, 1e-12, "direct a2a torus");
@@ -473,7 +475,7 @@ static void generic_phases_use_ports_and_bisection(void **state)
 static void a_rank_map_falls_back_to_generic_and_identity_does_not(void **state)
 {
     (void)state;
-    tc_topo *t = build("clos:down=8x8,up=1x8,bw=400Gbps,lat=1us");
+    tc_topo *t = build("clos:down=8x8,up=1x8,bw=400Gbps,lat=1us,hop_lat=0,alpha=0");
     tc_sched *s = pattern(64, TC_PAT_SHIFT, 1, 1e6);
     uint32_t map[64];
     for (uint32_t r = 0; r < 64; r++)
@@ -494,7 +496,7 @@ static void a_rank_map_falls_back_to_generic_and_identity_does_not(void **state)
 static void formula_rejects_more_ranks_than_endpoints_and_adds_alpha_per_step(void **state)
 {
     (void)state;
-    tc_topo *t = build("clos:down=8x8,up=1x8,bw=400Gbps,lat=1us,alpha=2us");
+    tc_topo *t = build("clos:down=8x8,up=1x8,bw=400Gbps,lat=1us,hop_lat=0,alpha=2us");
     tc_sched *s = pattern(65, TC_PAT_SHIFT, 1, 1e6);
     tc_eval_opts o = {.mode = TC_MODE_FORMULA, .routing = TC_ROUTE_DMODK};
     double v;
@@ -513,7 +515,7 @@ static void formula_rejects_more_ranks_than_endpoints_and_adds_alpha_per_step(vo
 static void formula_runs_over_a_million_ring_evaluations_per_second(void **state)
 {
     (void)state;
-    tc_topo *t = build("clos:down=16x16x16,up=1x16x16,bw=400Gbps,lat=1us");
+    tc_topo *t = build("clos:down=16x16x16,up=1x16x16,bw=400Gbps,lat=1us,hop_lat=0,alpha=0");
     tc_sched *s = coll(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 4096, 1 << 30);
     tc_eval_opts o = {.mode = TC_MODE_FORMULA, .routing = TC_ROUTE_DEFAULT};
     struct timespec a, b;
@@ -540,11 +542,11 @@ static void all_to_all_bound_matches_reference_on_oversubscribed_clos(void **sta
     (void)state;
     /* Two tiers, k = 8 hosts per leaf, 2 up-links: s = 4, N = 64.
      * Reference: t >= max((N-1)/N, s (N-k)/N) n / B = 3.5 n / B. */
-    tc_topo *t = build("clos:down=8x8,up=1x2,bw=400Gbps,lat=1us");
+    tc_topo *t = build("clos:down=8x8,up=1x2,bw=400Gbps,lat=1us,hop_lat=0,alpha=0");
     double n = 1 << 30;
     assert_close(tc_lower_bound(t, TC_OP_ALLTOALL, 64, n, NULL), 3.5 * n / BW, 1e-12, "oversub a2a");
     /* Non-blocking: the injection term (N-1)/N n / B. */
-    tc_topo *nb = build("clos:down=8x8,up=1x8,bw=400Gbps,lat=1us");
+    tc_topo *nb = build("clos:down=8x8,up=1x8,bw=400Gbps,lat=1us,hop_lat=0,alpha=0");
     assert_close(tc_lower_bound(nb, TC_OP_ALLTOALL, 64, n, NULL), 63.0 / 64 * n / BW, 1e-12, "non-blocking a2a");
     tc_topo_free(t);
     tc_topo_free(nb);
@@ -555,9 +557,9 @@ static void all_to_all_bound_matches_reference_on_torus(void **state)
     (void)state;
     double n = 1 << 30;
     /* 8x8 with wraparound: (d_max / 8) n / b = n / b; mesh: (d_max / 4) n / b. */
-    tc_topo *w = build("torus:dims=8x8,bw=400Gbps,lat=1us");
-    tc_topo *m = build("torus:dims=8x8,wrap=0x0,bw=400Gbps,lat=1us");
-    tc_topo *l = build("torus:dims=16x4x4,bw=400Gbps,lat=1us");
+    tc_topo *w = build("torus:dims=8x8,bw=400Gbps,lat=1us,hop_lat=0,alpha=0");
+    tc_topo *m = build("torus:dims=8x8,wrap=0x0,bw=400Gbps,lat=1us,hop_lat=0,alpha=0");
+    tc_topo *l = build("torus:dims=16x4x4,bw=400Gbps,lat=1us,hop_lat=0,alpha=0");
     assert_close(tc_lower_bound(w, TC_OP_ALLTOALL, 64, n, NULL), n / BW, 1e-12, "wrap");
     assert_close(tc_lower_bound(m, TC_OP_ALLTOALL, 64, n, NULL), 2 * n / BW, 1e-12, "mesh");
     assert_close(tc_lower_bound(l, TC_OP_ALLTOALL, 256, n, NULL), 2 * n / BW, 1e-12, "16x4x4");
@@ -569,7 +571,7 @@ static void all_to_all_bound_matches_reference_on_torus(void **state)
 static void injection_and_latency_bounds(void **state)
 {
     (void)state;
-    tc_topo *t = build("clos:down=8x8,up=1x8,bw=400Gbps,lat=1us,alpha=3us");
+    tc_topo *t = build("clos:down=8x8,up=1x8,bw=400Gbps,lat=1us,hop_lat=0,alpha=3us");
     double S = 1 << 30;
     assert_close(tc_lower_bound(t, TC_OP_ALLREDUCE, 64, S, NULL), 2.0 * 63 / 64 * S / BW, 1e-12, "allreduce");
     assert_close(tc_lower_bound(t, TC_OP_ALLGATHER, 64, S, NULL), 63.0 / 64 * S / BW, 1e-12, "allgather");
@@ -584,10 +586,10 @@ static void no_algorithm_beats_the_lower_bound(void **state)
 {
     (void)state;
     static const char *specs[] = {
-        "clos:down=8x8,up=1x2,bw=400Gbps,lat=1us",
-        "clos:down=4x4x4,up=1x4x2,bw=400Gbps,lat=1us,node=4",
-        "torus:dims=4x4x4,bw=400Gbps,lat=1us",
-        "torus:dims=8x8,wrap=1x0,bw=400Gbps,lat=1us,alpha=1us",
+        "clos:down=8x8,up=1x2,bw=400Gbps,lat=1us,hop_lat=0,alpha=0",
+        "clos:down=4x4x4,up=1x4x2,bw=400Gbps,lat=1us,node=4,hop_lat=0,alpha=0",
+        "torus:dims=4x4x4,bw=400Gbps,lat=1us,hop_lat=0,alpha=0",
+        "torus:dims=8x8,wrap=1x0,bw=400Gbps,lat=1us,hop_lat=0,alpha=1us",
     };
     static const double sizes[] = {64, 65536, 1 << 26};
     for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {

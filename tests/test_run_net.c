@@ -341,7 +341,7 @@ static void add_job(tc_scenario *s, const char *name, const uint32_t *eps, uint3
 
 static tc_scenario *readme_jobs(void)
 {
-    tc_scenario *s = scn(TC_CMD_CONCURRENT, "clos:down=4x2,up=1x1");
+    tc_scenario *s = scn(TC_CMD_CONCURRENT, "clos:down=4x2,up=1x1,lat=1us,hop_lat=0,alpha=0");
     const uint32_t a[] = {0, 4}, b[] = {1, 5};
     add_job(s, "A", a, 2);
     add_job(s, "B", b, 2);
@@ -474,6 +474,98 @@ static void text_has(memtext *m, const char *needle)
     free(m->buf);
 }
 
+/* Winners of one cell re-derived from the raw results (not through
+ * tc_compare_winners): every topology within 0.1% of the fastest. */
+static unsigned winners_of(const tc_compare_out *o, int k, int oi, size_t si)
+{
+    double best = INFINITY;
+    for (int t = 0; t < o->net.n; t++)
+        best = fmin(best, tc_compare_at_set(o, k, oi, si, t)->time_s);
+    unsigned m = 0;
+    for (int t = 0; t < o->net.n; t++)
+        if (tc_compare_at_set(o, k, oi, si, t)->time_s <= best * 1.001)
+            m |= 1u << t;
+    return m;
+}
+
+/* With network.alphas, compare evaluates every alpha; each conclusion is
+ * re-derived at each alpha from the raw times: the runs tile the sizes, the
+ * masks are those of every size in the run at every alpha, a run "holds"
+ * exactly when the winners are the same at every alpha, neighbouring runs
+ * differ, and the text states each. The cells at alpha k equal a direct
+ * evaluation of a topology with alpha=k. */
+static void compare_conclusions_hold_at_every_alpha_or_say_where_they_flip(void **state)
+{
+    (void)state;
+    tc_scenario *s = cmp_scn("clos:down=4x4,up=1x4,lat=1us", "torus:dims=4x4,lat=1us");
+    const double sizes[] = {256, 1024, 16384, 262144, 4 * MiB, 64 * MiB};
+    set_sizes(s, sizes, 6);
+    const double alphas[] = {0, 500e-9, 2e-6, 5e-6};
+    memcpy(s->alphas, alphas, sizeof alphas);
+    s->nalphas = 4;
+    resolve(s);
+    tc_compare_out *o = NULL;
+    tc_err err = {{0}};
+    assert_int_equal(tc_run_compare(s, NULL, &o, &err), TC_OK);
+    assert_int_equal(o->nset, 5);
+    /* Each alpha is really evaluated: the cells equal a topology built with it. */
+    tc_topo *t5 = topo("torus:dims=4x4,lat=1us,alpha=5us");
+    tc_result want = direct(t5, TC_OP_ALLREDUCE, TC_ALGO_AUTO, 1024, TC_MODE_FORMULA);
+    assert_true(fabs(tc_compare_at_set(o, 4, 0, 1, 1)->time_s - want.time_s) <= 1e-12 * want.time_s);
+    tc_topo_free(t5);
+    assert_true(tc_compare_at_set(o, 4, 0, 0, 0)->time_s > tc_compare_at_set(o, 1, 0, 0, 0)->time_s);
+    int held = 0, flipped = 0;
+    memtext m;
+    tc_compare_print(o, s, mem_open(&m));
+    fflush(m.f);
+    for (int oi = 0; oi < o->nops; oi++) {
+        tc_compare_run runs[6];
+        size_t n = tc_compare_conclusions(o, oi, runs);
+        size_t next = 0;
+        for (size_t i = 0; i < n; i++) {
+            const tc_compare_run *r = &runs[i];
+            assert_int_equal(r->from, next);
+            next = r->to + 1;
+            bool same = true;
+            for (int k = 0; k < o->nset; k++) {
+                for (size_t si = r->from; si <= r->to; si++)
+                    if (winners_of(o, k, oi, si) != r->mask[k])
+                        fail_msg("%s run %zu: alpha setting %d size %zu: mask %u, re-derived %u",
+                                 tc_op_name(o->ops[oi]), i, k, si, r->mask[k], winners_of(o, k, oi, si));
+                same = same && r->mask[k] == r->mask[0];
+            }
+            assert_int_equal(r->holds, same);
+            if (i > 0)
+                assert_true(memcmp(runs[i - 1].mask, r->mask, (size_t)o->nset * sizeof *r->mask) != 0);
+            held += same;
+            flipped += !same;
+        }
+        assert_int_equal(next, o->nsizes);
+    }
+    /* Both kinds occur on this pair, and the text says each. */
+    assert_true(held > 0 && flipped > 0);
+    assert_non_null(strstr(m.buf, "at every alpha"));
+    assert_non_null(strstr(m.buf, "it depends on alpha"));
+    text_has(&m, "checked at alpha as specified, 0, 500ns, 2us, 5us");
+    tc_compare_out_free(o);
+    /* Steps mode costs every alpha in one routed sweep: each cell equals a
+     * topology built with that alpha, lower bound included. */
+    s->mode = TC_MODE_STEPS;
+    resolve(s);
+    assert_int_equal(tc_run_compare(s, NULL, &o, &err), TC_OK);
+    tc_topo *t2 = topo("clos:down=4x4,up=1x4,lat=1us,alpha=500ns");
+    for (size_t si = 0; si < o->nsizes; si++) {
+        tc_result w = direct(t2, TC_OP_ALLTOALL, TC_ALGO_AUTO, sizes[si], TC_MODE_STEPS);
+        const tc_result *g = tc_compare_at_set(o, 2, 1, si, 0);
+        assert_true(fabs(g->time_s - w.time_s) <= 1e-12 * w.time_s);
+        assert_true(fabs(g->lower_bound_s - w.lower_bound_s) <= 1e-12 * w.lower_bound_s);
+        assert_int_equal(g->algo, w.algo);
+    }
+    tc_topo_free(t2);
+    tc_compare_out_free(o);
+    tc_scenario_free(s);
+}
+
 static void check_tables(const tc_rtable *tabs, size_t n, const char *primary)
 {
     assert_true(n >= 1);
@@ -600,6 +692,7 @@ int main(void)
         cmocka_unit_test(size_sweep_gives_the_numbers_of_single_size_runs),
         cmocka_unit_test(compare_refuses_unequal_endpoint_counts_unless_ranks_fix_the_job),
         cmocka_unit_test(compare_winners_tie_within_a_tenth_of_a_percent),
+        cmocka_unit_test(compare_conclusions_hold_at_every_alpha_or_say_where_they_flip),
         cmocka_unit_test(compare_in_steps_mode_reports_progress_in_cells),
         cmocka_unit_test(degraded_link_changes_the_steps_time_like_tc_topo_degrade_link),
         cmocka_unit_test(two_jobs_sharing_a_leaf_uplink_each_run_about_twice_as_long),

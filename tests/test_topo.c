@@ -163,7 +163,7 @@ static void clos_8x8_has_64_hosts_8_leaves_8_spines_and_256_links(void **state)
     assert_int_equal(info.links, 2 * (64 + 64));
     assert_int_equal(t->n_vertices, 80);
     assert_int_equal(info.diameter, 4);
-    assert_string_equal(t->spec, "clos:down=8x8,up=1x8,bw=400Gbps,lat=1us");
+    assert_string_equal(t->spec, "clos:down=8x8,up=1x8,bw=400Gbps,lat=50ns,hop_lat=100ns,alpha=1.1us");
     /* Every leaf reaches every spine once. */
     for (uint32_t leaf = 0; leaf < 8; leaf++) {
         uint32_t v = t->level_vbase[1] + leaf, ups = 0;
@@ -192,7 +192,7 @@ static void kary_fat_tree_shortcut_has_k3_over_4_hosts_and_5k2_over_4_switches(v
         tc_topo_free(t);
     }
     tc_topo *t = build("clos:hosts=1024,radix=16,tiers=3");
-    assert_string_equal(t->spec, "clos:down=8x8x16,up=1x8x8,bw=400Gbps,lat=1us");
+    assert_string_equal(t->spec, "clos:down=8x8x16,up=1x8x8,bw=400Gbps,lat=50ns,hop_lat=100ns,alpha=1.1us");
     tc_topo_free(t);
 }
 
@@ -206,7 +206,7 @@ static void two_tier_shortcut_uses_as_many_leaves_as_the_hosts_need(void **state
     assert_int_equal(t->down[2], 13);
     assert_int_equal(t->up[2], 8);
     assert_int_equal(t->n_endpoints, 100);
-    assert_string_equal(t->spec, "clos:down=8x13,up=1x8,hosts=100,bw=400Gbps,lat=1us");
+    assert_string_equal(t->spec, "clos:down=8x13,up=1x8,hosts=100,bw=400Gbps,lat=50ns,hop_lat=100ns,alpha=1.1us");
     tc_topo_free(t);
 }
 
@@ -383,6 +383,73 @@ static void same_node_pairs_route_through_the_node_switch(void **state)
     tc_topo_free(t);
 }
 
+/* A path's latency is its cables' lat plus hop_lat per switch or router it
+ * passes through (topo.h, "Latency"), and the link lats carry exactly that. */
+static double route_lat(const tc_topo *t, uint32_t a, uint32_t b, uint32_t *hops)
+{
+    uint32_t path[32];
+    uint32_t n = tc_topo_route(t, TC_ROUTE_DEFAULT, a, b, path);
+    double lat = 0;
+    for (uint32_t k = 0; k < n; k++)
+        lat += t->links[path[k]].lat;
+    if (hops)
+        *hops = n;
+    return lat;
+}
+
+static void path_latency_is_cables_plus_switches_traversed(void **state)
+{
+    (void)state;
+    uint32_t n;
+    /* A 3-level Clos with a different cable latency per level: hosts 0 and
+     * 1 share a leaf (2 level-1 cables, the leaf); 0 and 4 meet at level 2
+     * (2 cables of levels 1 and 2, leaf, L2, leaf); 0 and 63 at the top
+     * (6 cables, 5 switches). */
+    tc_topo *t = build("clos:down=4x4x4,up=1x4x4,lat1=10ns,lat2=20ns,lat3=40ns,hop_lat=100ns");
+    assert_near(route_lat(t, 0, 1, &n), 2 * 10e-9 + 100e-9);
+    assert_int_equal(n, 2);
+    assert_near(route_lat(t, 0, 4, &n), 2 * (10e-9 + 20e-9) + 3 * 100e-9);
+    assert_int_equal(n, 4);
+    assert_near(route_lat(t, 0, 63, &n), 2 * (10e-9 + 20e-9 + 40e-9) + 5 * 100e-9);
+    assert_int_equal(n, 6);
+    assert_near(route_lat(t, 63, 0, NULL), 640e-9);
+    assert_near(tc_topo_clos_path_lat(t, 3), 640e-9);
+    assert_near(tc_topo_clos_path_lat(t, 0), 0);
+    tc_topo_info info;
+    tc_topo_get_info(t, &info);
+    assert_near(info.min_latency_s, 120e-9);
+    assert_near(info.max_latency_s, 640e-9);
+    /* The link into a host carries no traversal, every other link one. */
+    assert_near(t->links[t->up_lbase[1]].lat, 110e-9);
+    assert_near(t->links[t->down_lbase[1]].lat, 10e-9);
+    assert_near(t->links[t->down_lbase[2]].lat, 120e-9);
+    tc_topo_free(t);
+
+    /* A torus: a route of h links passes through h routers (every one but
+     * the source's own): (2,2) is 4 hops from (0,0) on a 4x4 torus. */
+    t = build("torus:dims=4x4,lat=50ns,hop_lat=100ns");
+    assert_near(route_lat(t, 0, 1, &n), 150e-9);
+    assert_int_equal(n, 1);
+    assert_near(route_lat(t, 0, 10, &n), 4 * 150e-9);
+    assert_int_equal(n, 4);
+    tc_topo_get_info(t, &info);
+    assert_near(info.min_latency_s, 150e-9);
+    assert_near(info.max_latency_s, 600e-9);
+    tc_topo_free(t);
+
+    /* A scale-up node: 2 node links and the node switch between them. */
+    t = build("clos:down=8x8,up=1x8,lat=50ns,hop_lat=100ns,node=8,node_lat=20ns,node_hop_lat=30ns");
+    assert_near(route_lat(t, 1, 7, &n), 2 * 20e-9 + 30e-9);
+    assert_int_equal(n, 2);
+    assert_near(route_lat(t, 1, 9, NULL), 4 * 50e-9 + 3 * 100e-9); /* nodes and leaves coincide */
+    tc_topo_get_info(t, &info);
+    assert_near(info.min_latency_s, 70e-9);
+    assert_near(info.max_latency_s, 4 * 50e-9 + 3 * 100e-9);
+    assert_string_equal(t->spec, "clos:down=8x8,up=1x8,bw=400Gbps,lat=50ns,hop_lat=100ns,node=8,node_bw=450GB/s,"
+                                 "node_lat=20ns,node_hop_lat=30ns,alpha=1.1us");
+    tc_topo_free(t);
+}
+
 static double fabric_out_bw(const tc_topo *t, uint32_t e)
 {
     double sum = 0;
@@ -434,8 +501,10 @@ static void nonblocking_three_tier_clos_figures_match_hand_computation(void **st
     assert_int_equal(info.ports_per_endpoint, 1);
     assert_near(info.injection_Bps, GBPS(400));
     assert_near(info.bisection_Bps, 2048 * GBPS(400));
-    assert_near(info.min_latency_s, 2e-6);
-    assert_near(info.max_latency_s, 6e-6);
+    /* Default latencies: 50 ns per cable, 100 ns per switch. Two hosts of
+     * one leaf: 2 cables, 1 switch; across the core: 6 cables, 5 switches. */
+    assert_near(info.min_latency_s, 2 * 50e-9 + 100e-9);
+    assert_near(info.max_latency_s, 6 * 50e-9 + 5 * 100e-9);
     assert_near(info.oversub[1], 1.0);
     assert_near(info.oversub[2], 1.0);
     assert_int_equal(tc_topo_max_path(t), 6);
@@ -445,7 +514,7 @@ static void nonblocking_three_tier_clos_figures_match_hand_computation(void **st
 static void torus_16x16x16_figures_match_hand_computation(void **state)
 {
     (void)state;
-    tc_topo *t = build("torus:dims=16x16x16,bw=100Gbps,lat=500ns");
+    tc_topo *t = build("torus:dims=16x16x16,bw=100Gbps,lat=500ns,hop_lat=250ns");
     tc_topo_info info;
     tc_topo_get_info(t, &info);
     assert_int_equal(info.endpoints, 4096);
@@ -456,8 +525,9 @@ static void torus_16x16x16_figures_match_hand_computation(void **state)
     assert_near(info.injection_Bps, 6 * GBPS(100));
     /* 256 lines cross the cut plane, each ring twice. */
     assert_near(info.bisection_Bps, 512 * GBPS(100));
-    assert_near(info.min_latency_s, 500e-9);
-    assert_near(info.max_latency_s, 24 * 500e-9);
+    /* Every link enters a router: 750 ns per hop. */
+    assert_near(info.min_latency_s, 750e-9);
+    assert_near(info.max_latency_s, 24 * 750e-9);
     assert_int_equal(tc_topo_max_path(t), 24);
     tc_topo_free(t);
 
@@ -527,8 +597,10 @@ static void canonical_spec_builds_the_same_topology(void **state)
     (void)state;
     const char *specs[] = {"clos:hosts=1000,radix=16,tiers=3,oversub=3,bw1=200Gbps,lat=500ns,seed=9",
                            "clos:down=4x4,up=2x4,links=2x1,hosts=13,node=13,alpha=2us",
-                           "torus:dims=8x4x2,wrap=1x0x1,bw=50GB/s,node=4,node_bw=900GB/s,node_lat=300ns"};
-    for (int i = 0; i < 3; i++) {
+                           "torus:dims=8x4x2,wrap=1x0x1,bw=50GB/s,node=4,node_bw=900GB/s,node_lat=300ns",
+                           "clos:down=4x4x4,up=1x4x4,lat1=10ns,lat3=2us,hop_lat=0,node=2,node_hop_lat=35ns,alpha=0",
+                           "torus:dims=4x4,hop_lat=1.5us,alpha=250ns"};
+    for (int i = 0; i < 5; i++) {
         tc_topo *a = build(specs[i]);
         tc_topo *b = build(a->spec);
         assert_string_equal(a->spec, b->spec);
@@ -538,6 +610,8 @@ static void canonical_spec_builds_the_same_topology(void **state)
             assert_near(a->links[l].lat, b->links[l].lat);
         }
         assert_near(a->alpha, b->alpha);
+        assert_near(a->hop_lat, b->hop_lat);
+        assert_near(a->node_hop_lat, b->node_hop_lat);
         assert_true(a->seed == b->seed);
         tc_topo_free(a), tc_topo_free(b);
     }
@@ -697,6 +771,10 @@ static void bad_units_are_rejected_naming_the_key(void **state)
     expect_einval("torus:dims=4x4,lat=1sec", "'lat'");
     expect_einval("torus:dims=4x4,node=2,node_bw=fast", "'node_bw'");
     expect_einval("clos:down=8x8,up=1x8,alpha=3", "'alpha'");
+    expect_einval("clos:down=8x8,up=1x8,hop_lat=100", "'hop_lat'");
+    expect_einval("torus:dims=4x4,hop_lat=-1us", "'hop_lat'");
+    expect_einval("clos:down=8x8,up=1x8,hop_lat=fast", "'hop_lat'");
+    expect_einval("torus:dims=4x4,node=2,node_hop_lat=1parsec", "'node_hop_lat'");
 }
 
 static void node_size_not_dividing_the_endpoints_is_rejected(void **state)
@@ -704,6 +782,7 @@ static void node_size_not_dividing_the_endpoints_is_rejected(void **state)
     (void)state;
     expect_einval("torus:dims=4x4,node=3", "does not divide the 16 endpoints");
     expect_einval("clos:down=8x8,up=1x8,node_bw=450GB/s", "node=");
+    expect_einval("clos:down=8x8,up=1x8,node_hop_lat=50ns", "node=");
 }
 
 int main(void)
@@ -720,6 +799,7 @@ int main(void)
         cmocka_unit_test(mesh_dimensions_and_size_two_dimensions_route_the_only_way),
         cmocka_unit_test(torus_link_arithmetic_matches_the_graph),
         cmocka_unit_test(same_node_pairs_route_through_the_node_switch),
+        cmocka_unit_test(path_latency_is_cables_plus_switches_traversed),
         cmocka_unit_test(equalize_injection_gives_every_endpoint_the_requested_rate),
         cmocka_unit_test(nonblocking_three_tier_clos_figures_match_hand_computation),
         cmocka_unit_test(torus_16x16x16_figures_match_hand_computation),

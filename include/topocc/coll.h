@@ -55,6 +55,11 @@ typedef enum {
     TC_ALGO_TORUS_MP,
     TC_ALGO_SWING,
     TC_ALGO_HIER,
+    TC_ALGO_SHIFT,
+    TC_ALGO_SCATTER_RING,
+    TC_ALGO_RSG,
+    TC_ALGO_NEIGHBOR,
+    TC_ALGO_SEGRING,
     TC_ALGO_AUTO,
     TC_ALGO_COUNT
 } tc_algo;
@@ -129,6 +134,17 @@ size_t tc_xfers_add(tc_xfers *x, uint32_t src, uint32_t dst, double bytes, bool 
  * emitted as two segments. */
 void tc_xfers_seg(tc_xfers *x, uint32_t src_slot, uint32_t dst_slot, uint32_t count);
 
+/* An algorithm's variant, tc_coll_req.variant (docs/MODEL.md). Each value
+ * belongs to one algorithm; TC_VARIANT_DEFAULT is its default. */
+typedef enum {
+    TC_VARIANT_DEFAULT = 0,
+    TC_VARIANT_NEAR,      /* rhd "order=near": partners 1, 2, 4, ... apart first (MPICH's all-reduce; its default) */
+    TC_VARIANT_FAR,       /* rhd "order=far": partners p/2, p/4, ... apart first (MPICH's reduce-scatter; its default) */
+    TC_VARIANT_LOWBIT,    /* binomial "tree=lowbit": a rank's parent clears its lowest set bit (MPICH; the default) */
+    TC_VARIANT_HIGHBIT,   /* binomial "tree=highbit": the parent clears the highest set bit */
+    TC_VARIANT_COUNT
+} tc_variant;
+
 typedef struct tc_coll_req {
     tc_op op;
     tc_algo algo;
@@ -136,7 +152,34 @@ typedef struct tc_coll_req {
     double bytes;         /* nccl-tests convention */
     uint32_t chunks;      /* pipelining chunks (0 = algorithm default) */
     uint32_t root;        /* broadcast/reduce root rank (default 0) */
+    tc_variant variant;   /* "rhd:order=", "binomial:tree=" (TC_VARIANT_DEFAULT = the algorithm's default) */
+    uint32_t elt;         /* bytes per element: bytes is a whole number of them and blocks are whole
+                             elements (tc_coll_round); 0: fluid bytes, blocks of bytes / nblk */
 } tc_coll_req;
+
+/* Element types (--dtype): float32 (4 bytes), fp16, bf16 (2), fp8, int8
+ * (1), fp64 (8). Returns the element size, or 0 for an unknown name. */
+uint32_t tc_dtype_size(const char *name);
+/* nccl-tests' name of the type ("float", "half", "bfloat16", "f8e4m3",
+ * "int8", "double"); "float" for NULL or an unknown name. */
+const char *tc_dtype_nccl_name(const char *name);
+
+/* The size nccl-tests runs for op on p ranks when asked for bytes of
+ * elements of elt bytes (its GetCollByteCount functions): count =
+ * floor(bytes / elt); all-gather, reduce-scatter and all-to-all move
+ * (count / p) & ~(16 / elt - 1) elements per rank, p of them in all; the
+ * others count. elt = 0: bytes unchanged. */
+double tc_coll_rounded_bytes(tc_op op, uint32_t p, double bytes, uint32_t elt);
+
+/* req->bytes rounded as above; refuses (TC_EINVAL, one line naming the
+ * smallest size that works) a size that rounds to zero elements. */
+tc_status tc_coll_round(tc_coll_req *req, tc_err *err);
+
+/* The bytes of one block when a buffer of bytes is cut into nblk blocks:
+ * bytes / nblk without elements; with elements of elt bytes, MPICH's split
+ * (the first count mod nblk blocks one element more) and its largest
+ * block, which the evaluators time every block at. */
+double tc_block_bytes(double bytes, uint32_t elt, uint32_t nblk);
 
 struct tc_sched;
 typedef tc_status (*tc_emit_fn)(const struct tc_sched *s, uint32_t step, tc_xfers *out);
@@ -161,8 +204,21 @@ typedef struct tc_sched {
     uint32_t params[8];   /* algorithm-private integers */
 } tc_sched;
 
-/* Parses "ring", "ring:chunks=8", "dbtree:chunks=64" into req->algo/chunks. */
+/* Parses "ring", "ring:chunks=8", "dbtree:chunks=64", "rhd:order=far",
+ * "binomial:tree=highbit,root=3" into req->algo/chunks/root/variant. */
 tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err);
+
+/* The option a variant is written as ("order=far"); "" for the default. */
+const char *tc_variant_name(tc_variant v);
+
+/* Writes req's algorithm with the options it sets, in the one order
+ * tc_algo_parse reads back: "rhd", "rhd:order=far", "ring:chunks=8,root=2".
+ * Returns buf. */
+char *tc_algo_format(const tc_coll_req *req, char *buf, size_t len);
+
+/* The algorithm and its variant as results name it: "rhd" (the default),
+ * "rhd:order=far", "binomial:tree=highbit". Returns buf. */
+char *tc_algo_variant_name(tc_algo a, tc_variant v, char *buf, size_t len);
 
 /* Whether (op, algo) is valid for p ranks on topo (topo may be NULL for
  * topology-independent algorithms). On false, err says why and lists what is
@@ -177,9 +233,12 @@ void tc_sched_free(tc_sched *s);
 /* Emits the transfers of step (0 <= step < nsteps) into out (cleared first). */
 tc_status tc_sched_emit(const tc_sched *s, uint32_t step, tc_xfers *out);
 
-/* Changes the schedule's size to bytes. Every algorithm's transfers are
- * linear in the size, so a sweep over sizes builds a schedule once and
- * rescales it (blk_bytes and the phases' bytes scale together). */
+/* Changes the schedule's size to bytes (with elements: already rounded,
+ * tc_coll_round). Every transfer carries whole blocks, so a sweep over
+ * sizes builds a schedule once and rescales it: blk_bytes and the phases'
+ * bytes scale together by tc_sched_scale (the size ratio without elements,
+ * the ratio of the largest blocks with them). */
+double tc_sched_scale(const tc_sched *s, double bytes);
 void tc_sched_set_bytes(tc_sched *s, double bytes);
 
 /* The phase containing step. */

@@ -35,6 +35,10 @@ typedef struct tc_eval_opts {
     tc_routing routing;
     const uint32_t *rank_map;  /* rank -> endpoint; NULL = identity */
     const tc_flow_opts *flow;  /* TC_MODE_FLOW settings; NULL = defaults (its routing is replaced by routing) */
+    /* Formula and steps sweeps: the per-message overhead at each size of the
+     * sweep in place of the topology's alpha (NULL: the topology's); one
+     * routing then serves every (size, alpha) point. */
+    const double *alphas;
 } tc_eval_opts;
 
 typedef struct tc_result {
@@ -42,6 +46,7 @@ typedef struct tc_result {
     tc_algo algo;              /* the algorithm used */
     tc_algo algo_requested;
     uint32_t chunks;
+    tc_variant variant;        /* the variant run (TC_VARIANT_DEFAULT for auto); tc_algo_variant_name */
     uint32_t ranks;
     double bytes;
     tc_mode mode;
@@ -50,11 +55,15 @@ typedef struct tc_result {
     double algbw_Bps, busbw_Bps;
     double lower_bound_s;
     uint32_t phases, steps;
+    uint32_t elt;              /* bytes per element (0: fluid sizes) */
 } tc_result;
 
 /* Lower bound on any algorithm's time for op on p ranks (docs/MODEL.md). */
 double tc_lower_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes,
                       const uint32_t *rank_map);
+/* The same with a per-message overhead alpha in place of the topology's. */
+double tc_lower_bound_alpha(const tc_topo *t, tc_op op, uint32_t p, double bytes, const uint32_t *rank_map,
+                            double alpha);
 
 /* Time of one schedule. */
 tc_status tc_eval_formula(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o,

@@ -17,9 +17,11 @@
  * step s starts once its sender has what it forwards (its receives of
  * earlier steps are delivered), its sender's earlier sends have left (one
  * NIC queue, in step order; without it a pipelined chain or tree would send
- * all its chunks at once) and, by default, its receiver has reached step s
- * too (rendezvous: a receiver still busy with an earlier step is not flooded
- * by senders that ran ahead). A slow link delays only what depends on it.
+ * all its chunks at once) and, by default, if it is larger than the eager
+ * limit, its receiver has reached step s too (rendezvous: a receiver still
+ * busy with an earlier step is not flooded by large messages from senders
+ * that ran ahead; a small message is sent eagerly, without waiting). A slow
+ * link delays only what depends on it.
  * Steps are generated lazily, so memory grows with the transfers in flight,
  * not with the schedule.
  *
@@ -49,10 +51,16 @@ typedef enum {
  * delivered and every transfer x sends in a step before s has been sent
  * (its last byte has left x; the delivery may still be under way). */
 typedef enum {
-    TC_DEPS_RENDEZVOUS = 0, /* default: a and b have both reached s (b has posted its receive) */
+    TC_DEPS_AUTO = 0,       /* default: a transfer of at most eager_limit_bytes as FIFO (eager),
+                             * a larger one as RENDEZVOUS */
+    TC_DEPS_RENDEZVOUS,     /* a and b have both reached s (b has posted its receive) */
     TC_DEPS_FIFO,           /* a has reached s; b may still be busy with earlier steps */
     TC_DEPS_RECV            /* a's receives of steps before s are delivered; nothing else */
 } tc_flow_deps;
+
+/* Default eager limit of TC_DEPS_AUTO, bytes (64 KiB): an assumption, in
+ * the range of MPI stacks' eager thresholds (docs/MODEL.md, "flow"). */
+#define TC_FLOW_DEFAULT_EAGER_LIMIT 65536.0
 
 /* Default event budget: every flow start, end of sending and delivery is
  * one event (three per transfer over the network, one per local transfer). */
@@ -67,6 +75,8 @@ typedef struct tc_flow_opts {
     tc_routing routing;        /* TC_MULTIPATH_ROUTE: the path of each transfer */
     tc_multipath multipath;
     tc_flow_deps deps;
+    double eager_limit_bytes;  /* TC_DEPS_AUTO: the largest transfer sent eagerly (inclusive);
+                                * 0: TC_FLOW_DEFAULT_EAGER_LIMIT */
     double rate_cap_Bps;       /* per-flow rate cap, bytes/s; 0: none */
     uint64_t event_budget;     /* 0: TC_FLOW_DEFAULT_EVENT_BUDGET */
     const char *trace_path;    /* NULL: no trace; else a Chrome trace-event JSON file */
@@ -113,13 +123,13 @@ typedef struct tc_flow_result {
 } tc_flow_result;
 
 /* Simulates njobs (>= 1) schedules at once on t. Fails with TC_EINVAL (and
- * one line in err) for: a rank_map entry beyond the endpoints; a schedule
- * with more ranks than endpoints (without a map); a transfer to or from a
- * rank beyond the schedule's; two endpoints with no path (a link with bw
- * <= 0 on it); a run past the event budget; a schedule whose dependencies
- * can never be met; a trace file that cannot be written. On success res
- * owns res->jobs (tc_flow_result_free). Never blocks: the budget bounds the
- * work. */
+ * one line in err) for: an eager limit below 0 or not a number; a rank_map
+ * entry beyond the endpoints; a schedule with more ranks than endpoints
+ * (without a map); a transfer to or from a rank beyond the schedule's; two
+ * endpoints with no path (a link with bw <= 0 on it); a run past the event
+ * budget; a schedule whose dependencies can never be met; a trace file that
+ * cannot be written. On success res owns res->jobs (tc_flow_result_free).
+ * Never blocks: the budget bounds the work. */
 tc_status tc_flow_run(const tc_topo *t, const tc_flow_job *jobs, size_t njobs, const tc_flow_opts *o,
                       tc_flow_result *res, tc_err *err);
 void tc_flow_result_free(tc_flow_result *res);

@@ -16,6 +16,7 @@
 typedef struct tc_flow_setup {
     tc_multipath multipath;
     tc_flow_deps deps;
+    double eager_limit_bytes;  /* deps auto: the largest message sent eagerly (0: the default) */
     double rate_cap_Bps;       /* 0: none */
     char trace[4096];          /* "": no trace written */
 } tc_flow_setup;
@@ -40,6 +41,7 @@ typedef struct tc_coll_row {
     char requested[96];        /* "auto", "ring:chunks=8", or an algorithm "all" gave */
     tc_algo algo;              /* as requested (TC_ALGO_AUTO for auto) */
     uint32_t chunks, root;     /* as requested (0: the default) */
+    tc_variant variant;        /* as requested ("rhd:order=far"; TC_VARIANT_DEFAULT: the default) */
 } tc_coll_row;
 
 typedef struct tc_collective_out {
@@ -49,6 +51,7 @@ typedef struct tc_collective_out {
     tc_mode mode;
     tc_op op;
     uint32_t ranks;
+    char dtype[12];            /* the element type (collective.dtype) */
     size_t nalgos, nsizes;
     tc_coll_row *rows;         /* nalgos */
     tc_result *res;            /* nalgos x nsizes: tc_collective_at */
@@ -88,12 +91,23 @@ typedef struct tc_compare_out {
     int nops;
     double *sizes;
     size_t nsizes;
-    tc_result *res;            /* [op][size][topology]: tc_compare_at */
+    /* Setting 0: the topologies as specified; setting k >= 1: every
+     * topology at the per-message overhead alpha[k] (network.alphas). */
+    int nset;
+    double alpha[TC_SCN_MAX_ALPHAS + 1];
+    tc_result *res;            /* [setting][op][size][topology]: tc_compare_at_set */
 } tc_compare_out;
 
+static inline const tc_result *tc_compare_at_set(const tc_compare_out *o, int set, int op, size_t size, int topo)
+{
+    return &o->res[(((size_t)set * (size_t)o->nops + (size_t)op) * o->nsizes + size) * (size_t)o->net.n +
+                   (size_t)topo];
+}
+
+/* As specified (setting 0). */
 static inline const tc_result *tc_compare_at(const tc_compare_out *o, int op, size_t size, int topo)
 {
-    return &o->res[((size_t)op * o->nsizes + size) * (size_t)o->net.n + (size_t)topo];
+    return tc_compare_at_set(o, 0, op, size, topo);
 }
 
 tc_status tc_run_compare(const tc_scenario *s, const tc_run_opts *ro, tc_compare_out **out, tc_err *err);
@@ -103,6 +117,24 @@ void tc_compare_out_free(tc_compare_out *o);
  * *best is the fastest time, *second the fastest outside the mask
  * (INFINITY when every topology ties). */
 unsigned tc_compare_winners(const tc_compare_out *o, int op, size_t size, double *best, double *second);
+unsigned tc_compare_winners_set(const tc_compare_out *o, int set, int op, size_t size, double *best,
+                                double *second);
+
+/* A conclusion: over sizes [from, to] of one operation the winners (bit
+ * masks of topologies within 0.1% of the fastest) are the same at each
+ * size, setting by setting; holds: and the same at every setting. gain:
+ * the most the winners are faster than the next, over the run and the
+ * settings where it holds. */
+typedef struct tc_compare_run {
+    size_t from, to;
+    bool holds;
+    double gain;
+    unsigned mask[TC_SCN_MAX_ALPHAS + 1];
+} tc_compare_run;
+
+/* The conclusions for operation op, in size order, into runs (at most
+ * o->nsizes); returns how many. */
+size_t tc_compare_conclusions(const tc_compare_out *o, int op, tc_compare_run *runs);
 
 /* ---- concurrent --------------------------------------------------------------
  * Jobs sharing one network in the flow simulator. */
@@ -113,6 +145,7 @@ typedef struct tc_concurrent_job {
     tc_algo algo;              /* the algorithm run (auto resolved) */
     bool auto_chosen;          /* algo was chosen by auto */
     uint32_t chunks, root;
+    tc_variant variant;        /* the variant run (tc_algo_variant_name) */
     uint32_t ranks;
     double bytes;
     double alone_s;            /* its time alone on the network */

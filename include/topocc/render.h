@@ -27,7 +27,7 @@ void tc_collective_print(const tc_collective_out *o, const tc_scenario *s, FILE 
 /* The size-sweep table in the nccl-tests column order (size, count, type,
  * redop, root, time, algbw, busbw), then algo and the lower bound. Adds its
  * columns when t has none, then appends one row per result. */
-void tc_sizes_table(tc_rtable *t, const tc_result *res, size_t n, uint32_t root);
+void tc_sizes_table(tc_rtable *t, const tc_result *res, size_t n, uint32_t root, const char *dtype);
 json_t *tc_compare_json(const tc_compare_out *o, const tc_scenario *s);
 size_t tc_compare_tables(const tc_compare_out *o, const tc_scenario *s, tc_rtable *tabs, size_t max);
 void tc_compare_print(const tc_compare_out *o, const tc_scenario *s, FILE *f);

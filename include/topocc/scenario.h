@@ -48,6 +48,7 @@ tc_status tc_command_parse(const char *s, tc_command *out, tc_err *err);
 #define TC_SCN_MAX_CODECS 32
 #define TC_SCN_MAX_SIZES 10000
 #define TC_SCN_MAX_JOBS 1024
+#define TC_SCN_MAX_ALPHAS 15
 
 typedef struct tc_scn_degrade {
     uint32_t link;           /* directed link ID (topocc topo SPEC --links) */
@@ -81,6 +82,8 @@ typedef struct tc_scenario {
     char topo[TC_SCN_MAX_TOPOS][512];   /* canonical specs, before the edits below */
     int ntopo;
     char names[TC_SCN_MAX_TOPOS][32];   /* compare: one short name per topology */
+    double alphas[TC_SCN_MAX_ALPHAS];   /* compare: per-message overheads to check conclusions at (s) */
+    int nalphas;
     int nnames;
     double equalize_Bps;                /* > 0: every endpoint's fabric injection set to this */
     tc_scn_degrade degrade[TC_SCN_MAX_DEGRADE];
@@ -98,13 +101,15 @@ typedef struct tc_scenario {
     bool phases;                        /* collective, formula: cost each phase, say how */
     int nalgos;
     double *sizes;                      /* bytes, owned; at most TC_SCN_MAX_SIZES */
+    char dtype[12];                     /* element type (tc_dtype_size): sizes are whole elements */
     size_t nsizes;
 
     /* eval.* and flow.* */
     tc_mode mode;
     double rate_cap_Bps;                /* 0: none */
     tc_multipath multipath;
-    tc_flow_deps deps;
+    tc_flow_deps deps;                  /* default TC_DEPS_AUTO */
+    double eager_limit_bytes;           /* deps auto: the largest message sent eagerly */
     uint64_t event_budget;              /* 0: TC_FLOW_DEFAULT_EVENT_BUDGET */
     char trace[4096];                   /* "": no trace file */
 

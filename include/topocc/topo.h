@@ -26,6 +26,17 @@
  *    tc_topo_torus_link does this arithmetic.
  *  - Node links come last: node_lbase + 2e is endpoint e -> its node switch,
  *    node_lbase + 2e + 1 the reverse.
+ *
+ * Latency. A route's latency is the sum of its links' lat: each cable's
+ * latency (lat=, latI=, node_lat=) plus one traversal latency for every
+ * switch or router the route passes through, carried by the link that
+ * enters it: on a Clos every up link and every down link into a switch
+ * (level >= 2) carries hop_lat, the down link into a host none, so a route
+ * that climbs to level L crosses 2L cables and 2L - 1 switches; on a torus
+ * every link enters a router and carries hop_lat, so a route of h links
+ * passes through h routers (every one but the source's own); a node link
+ * into its node switch carries node_hop_lat, the way out none, so two
+ * endpoints of one node are 2 node_lat + node_hop_lat apart.
  * Vertices: endpoints, then Clos switches level by level (level-i node index
  * B + wprod[i] * A, see tc_topo below), then node switches.
  */
@@ -47,7 +58,8 @@ typedef enum {
 typedef struct tc_link {
     uint32_t src, dst;  /* vertices */
     double bw;          /* bytes per second, this direction */
-    double lat;         /* seconds */
+    double lat;         /* seconds: the cable's latency, plus the traversal latency of the switch or
+                         * router the link enters (hop_lat; node_hop_lat into a node switch) */
     uint8_t kind;       /* tc_link_kind */
     uint8_t level;      /* Clos: 1 = host-leaf, 2 = leaf-level2, ...; torus: dimension index + 1 */
     int8_t dir;         /* Clos: +1 up, -1 down; torus: +1 / -1 along the dimension; node: +1 to switch, -1 from it */
@@ -84,7 +96,7 @@ typedef struct tc_topo {
     uint32_t up_lbase[TC_MAX_LEVELS + 1];    /* first up-link from level i-1 to level i */
     uint32_t down_lbase[TC_MAX_LEVELS + 1];  /* first down-link from level i to level i-1 */
     double level_bw[TC_MAX_LEVELS + 1];      /* per link (after parallel aggregation) */
-    double level_lat[TC_MAX_LEVELS + 1];
+    double level_lat[TC_MAX_LEVELS + 1];     /* per cable, without hop_lat */
     /* XGFT labels: a level-i node (a_h..a_{i+1}, b_i..b_1) has index
      * B + wprod[i] * A with A = a_{i+1} + m_{i+1} * (a_{i+2} + ...) and
      * B = b_1 + w_1 * (b_2 + w_2 * ...); host e has A = e. */
@@ -100,16 +112,18 @@ typedef struct tc_topo {
     uint32_t plus_lbase[TC_MAX_DIMS];        /* first + link of dimension d (layout above; tc_topo_torus_link) */
     uint32_t minus_lbase[TC_MAX_DIMS];       /* plus_lbase[d] + 1 */
     uint32_t dim_cables[TC_MAX_DIMS];        /* cables per line of dimension d */
-    double torus_bw, torus_lat;
+    double torus_bw, torus_lat;              /* per cable; a link's lat adds hop_lat */
 
     /* Scale-up node: every node_size consecutive endpoints share a node switch. */
     uint32_t node_size;        /* 0 or 1: none */
     double node_bw, node_lat;
+    double node_hop_lat;       /* traversal of a node switch (on the link into it) */
     uint32_t node_vbase;       /* vertex of node switch 0 */
     uint32_t node_lbase;       /* link (e -> switch) is node_lbase + 2e, (switch -> e) node_lbase + 2e + 1 */
 
     uint32_t n_degraded;       /* links whose bandwidth tc_topo_degrade_link changed */
-    double alpha;              /* per-message overhead, added once per transfer */
+    double hop_lat;            /* traversal of a fabric switch (Clos) or router (torus), seconds */
+    double alpha;              /* per-message overhead paid by the sender (LogGP o), once per transfer */
     uint64_t seed;             /* ECMP hash seed */
 } tc_topo;
 
@@ -117,9 +131,12 @@ typedef struct tc_topo {
  *   clos:down=m1x..xmH,up=w1x..xwH[,links=p1x..xpH][,hosts=N]
  *   clos:hosts=N,radix=K[,tiers=2|3][,oversub=S]   (expands to the form above)
  *   torus:dims=AxBx..[,wrap=1x0x..]
- * with, for any kind: bw= (default 400Gbps), lat= (default 1us), on a Clos
- * also bw1=.. bwH=, lat1=.. latH= per level (1 = host-leaf); alpha= (0),
- * seed= (0), node=G[,node_bw=RATE (450GB/s)][,node_lat=TIME (250ns)].
+ * with, for any kind: bw= (default 400Gbps), lat= (per cable, default 50ns),
+ * on a Clos also bw1=.. bwH=, lat1=.. latH= per level (1 = host-leaf);
+ * hop_lat= (per switch or router traversed, default 100ns), alpha= (per
+ * message, default 1.1us), seed= (0), node=G[,node_bw=RATE (450GB/s)]
+ * [,node_lat=TIME (250ns)][,node_hop_lat=TIME (0)]. Sources of the defaults:
+ * docs/MODEL.md, "Latency and overhead defaults".
  * On success *out owns everything (tc_topo_free); on failure *out is NULL and
  * err holds one line. */
 tc_status tc_topo_build(const char *spec, tc_topo **out, tc_err *err);
@@ -140,6 +157,12 @@ const char *tc_routing_name(tc_routing r, const tc_topo *t);
  * (+1 or -1), or UINT32_MAX where there is none (the end of a mesh line, the
  * second direction of a dimension of size 2, or not a torus). */
 uint32_t tc_topo_torus_link(const tc_topo *t, uint32_t v, int dim, int dir);
+
+/* Clos: the latency of a route that climbs to level L (1..levels) and comes
+ * back down: 2 (lat_1 + .. + lat_L) for its 2L cables plus (2L - 1) hop_lat
+ * for the switches it passes through; 0 for L <= 0. Equal, to rounding, to
+ * the sum of the lat of the route's links. */
+double tc_topo_clos_path_lat(const tc_topo *t, int L);
 
 /* Upper bound on the number of links of any routed path. */
 uint32_t tc_topo_max_path(const tc_topo *t);
@@ -162,7 +185,8 @@ typedef struct tc_topo_info {
     double injection_Bps;    /* fabric injection bandwidth of one endpoint (all its ports) */
     uint32_t ports_per_endpoint;
     double min_latency_s;    /* smallest endpoint-to-endpoint path latency (distinct endpoints) */
-    double max_latency_s;    /* largest routed path latency (both: link latencies, alpha not included) */
+    double max_latency_s;    /* largest routed path latency (both: cables and switch or router
+                              * traversals, the sum of the links' lat; alpha not included) */
     double oversub[TC_MAX_LEVELS + 1]; /* Clos: level i (1..h-1) down capacity / up capacity */
 } tc_topo_info;
 

@@ -173,21 +173,25 @@ static tc_status set_flags(tc_scenario *s, const cli_in *in, tc_err *err)
 /* compare --default: the built-in scenario of `make run`. */
 static tc_status apply_default(tc_scenario *s, const cli_in *in, tc_err *err)
 {
-    static const char *topos[] = {"clos:down=16x16x16,up=1x16x16,bw=400Gbps,lat=1us",
-                                  "clos:down=16x16x16,up=1x8x16,bw=400Gbps,lat=1us", "torus:dims=16x16x16,lat=1us"};
+    static const char *topos[] = {"clos:down=16x16x16,up=1x16x16,bw=400Gbps",
+                                  "clos:down=16x16x16,up=1x8x16,bw=400Gbps", "torus:dims=16x16x16"};
     static const char *names[] = {"clos,clos-2:1,torus"}, *ops[] = {"allreduce,reducescatter,allgather,alltoall"},
-                      *sizes[] = {"1KiB:4GiB:4"}, *eq[] = {"injection=400Gbps"};
+                      *sizes[] = {"64KiB:4GiB:4"}, *eq[] = {"injection=400Gbps"},
+                      *alphas[] = {"0,500ns,1us,2us,5us"};
     for (size_t i = 0; i < in->ng; i++) {
         const char *f = in->g[i].opt->flag;
         if (!strcmp(f, "--topo") || !strcmp(f, "--op") || !strcmp(f, "--sizes") || !strcmp(f, "--names") ||
-            !strcmp(f, "--equalize"))
-            return tc_fail(err, TC_EINVAL, "--default sets the topologies, operations and sizes itself: drop %s", f);
+            !strcmp(f, "--equalize") || !strcmp(f, "--alphas"))
+            return tc_fail(err, TC_EINVAL,
+                           "--default sets the topologies, operations, sizes and alphas itself: drop %s", f);
     }
     if (in->scenario)
         return tc_fail(err, TC_EINVAL, "--default and --scenario both give the scenario: give one");
     tc_status st;
     if ((st = tc_scenario_set_flag(s, "--topo", topos, 3, err)) || (st = tc_scenario_set_flag(s, "--names", names, 1, err)) ||
         (st = tc_scenario_set_flag(s, "--op", ops, 1, err)) || (st = tc_scenario_set_flag(s, "--sizes", sizes, 1, err)))
+        return st;
+    if ((st = tc_scenario_set_flag(s, "--alphas", alphas, 1, err)))
         return st;
     return tc_scenario_set_flag(s, "--equalize", eq, 1, err);
 }

@@ -24,12 +24,18 @@ static const cmd_help helps[TC_CMD_COUNT] = {
          "--algo all (or a list) ranks the valid algorithms by time.\n"
          "OP:    allreduce, reducescatter, allgather, alltoall, broadcast, reduce\n"
          "ALGO:  ring, biring, rd, rhd, binomial, dbtree, bruck, pairwise, direct, torus,\n"
-         "       torus-bi, torus-mp, swing, hier, auto (default: the fastest valid one);\n"
-         "       parameters: chunks=N (pipelining), root=R (broadcast/reduce)\n"
+         "       torus-bi, torus-mp, swing, hier, shift, scatter-ring, rsg, neighbor,\n"
+         "       segring, auto (default: the fastest valid one);\n"
+         "       parameters: chunks=N (pipelining), root=R (broadcast/reduce),\n"
+         "       order=near|far (rhd), tree=lowbit|highbit (binomial)\n"
          "BYTES: nccl-tests convention (whole buffer; all-gather output; reduce-scatter\n"
          "       input; all-to-all: what one rank sends), e.g. 64MiB\n"
          "mode:  formula (closed forms, default), steps (phase by phase on the graph) or\n"
-         "       flow (event-driven, max-min fair sharing, dependencies per rank)\n",
+         "       flow (event-driven, max-min fair sharing, dependencies per rank)\n"
+         "deps:  (flow) rank a has reached step s when its receives of earlier steps are\n"
+         "       delivered and its sends of earlier steps have left; --deps says what\n"
+         "       else a transfer of step s from a to b waits for (auto: b too, if the\n"
+         "       message is above --eager-limit, 64KiB by default)\n",
          "  topocc collective --topo clos:down=8x8,up=1x8,bw=400Gbps,lat=1us \\\n"
          "      --op allreduce --algo ring --size 1GiB --mode steps --format json\n"
          "  topocc collective --topo clos:down=8x8,up=1x4 --op alltoall --size 16MiB \\\n"
@@ -60,7 +66,8 @@ static const cmd_help helps[TC_CMD_COUNT] = {
          "op, size and endpoints are required; endpoints is a list or ranges \"a-b,c\" (rank i\n"
          "runs on the i-th endpoint listed); algo defaults to auto (chosen by the formula\n"
          "evaluator for the job alone); start defaults to 0; chunks and root are optional.\n"
-         "The jobs are embedded in the scenario by content.\n",
+         "The jobs are embedded in the scenario by content. --deps and --eager-limit\n"
+         "apply to every job.\n",
          "  topocc concurrent --topo clos:down=8x8,up=1x2 --jobs jobs.json --trace run.json\n"},
     [TC_CMD_CODEC_BENCH] =
         {"topocc codec-bench [--codec C]... [--size BYTES] [--seconds S] [--workers N]",

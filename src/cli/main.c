@@ -32,7 +32,8 @@ static const char *usage =
     "  clos:down=16x16x16,up=1x16x16[,links=..][,hosts=N]   generalised fat tree (XGFT)\n"
     "  clos:hosts=4096,radix=32,tiers=3,oversub=1             fat tree from switch radix\n"
     "  torus:dims=16x16x16[,wrap=1x1x0]                       torus / mesh\n"
-    "  keys for all: bw=, bw1=.., lat=, lat1=.., alpha=, seed=, node=G,node_bw=,node_lat=\n"
+    "  keys for all: bw=, bw1=.., lat= (per cable), lat1=.., hop_lat= (per switch or router),\n"
+    "                alpha= (per message), seed=, node=G,node_bw=,node_lat=,node_hop_lat=\n"
     "  units: B KiB MiB GiB KB MB GB | Gbps GB/s | ns us ms s\n"
     "\n"
     "exit codes: 0 success, 2 bad input (one line on stderr), 1 internal failure\n";

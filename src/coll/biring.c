@@ -1,9 +1,10 @@
 /*
  * biring.c - bidirectional ring: the data is cut in two halves; one half runs
- * the ring algorithm r -> r+1, the other its mirror r -> r-1, in the same
+ * ring.c's schedules (MPICH's MPIR_Allreduce_intra_ring block order, NCCL's
+ * chains; see ring.c) r -> r+1, the other their mirror r -> r-1, in the same
  * steps. Every rank then sends on both of its ring links at once (fan-out 2),
- * which halves the bandwidth term on full-duplex links (the bidirectional
- * rings of torus all-reduce; Patarasuk & Yuan 2009 for the ring itself).
+ * which halves the bandwidth term on full-duplex links. The combination is
+ * topocc's; no library function is reproduced.
  *
  * all-reduce = reduce-scatter then all-gather in both directions;
  * reduce-scatter and all-gather are the halves. Rank r's block is cut into
@@ -199,7 +200,7 @@ static tc_status biring_build(const tc_coll_req *req, const tc_topo *topo, tc_sc
         bool red = req->op == TC_OP_REDUCE;
         s->params[0] = c;
         s->nblk = s->nslots = 2 * c;
-        s->blk_bytes = req->bytes / s->nblk;
+        s->blk_bytes = tc_block_bytes(req->bytes, req->elt, s->nblk);
         if (p == 1)
             return TC_OK;
         /* As ring.c: only the steady state, where every chain position is
@@ -220,7 +221,7 @@ static tc_status biring_build(const tc_coll_req *req, const tc_topo *topo, tc_sc
     uint32_t c = req->chunks ? req->chunks : 1;
     s->params[0] = c;
     s->nblk = s->nslots = 2 * p * c;
-    s->blk_bytes = req->bytes / s->nblk;
+    s->blk_bytes = tc_block_bytes(req->bytes, req->elt, s->nblk);
     if (p == 1)
         return TC_OK;
     for (uint32_t k = 0; k < c; k++) {

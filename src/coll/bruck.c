@@ -1,12 +1,17 @@
 /*
- * bruck.c - Bruck's log-step all-gather and all-to-all (Bruck, Ho, Kipnis,
- * Upfal, Weathersby, "Efficient algorithms for all-to-all communications in
- * multiport message-passing systems", IEEE TPDS 1997).
+ * bruck.c - Bruck's log-step all-gather and all-to-all, as MPICH's
+ * MPIR_Allgather_intra_brucks and MPIR_Alltoall_intra_brucks (pmodels/mpich
+ * v5.0.1, src/mpi/coll/allgather/allgather_intra_brucks.c and
+ * src/mpi/coll/alltoall/alltoall_intra_brucks.c), both citing Bruck et al.,
+ * IEEE TPDS, Nov. 1997. The traffic is MPICH's: all-gather step k sends the
+ * min(2^k, p - 2^k) blocks held to r - 2^k; all-to-all step k sends the
+ * blocks whose bit k is set to r + 2^k. The local rotations differ (below)
+ * and cost nothing in these models.
  *
  * All-gather: in step k (k < ceil(log2 p)) rank r sends the min(2^k, p - 2^k)
  * blocks r, r+1, ... (mod p) it holds to r - 2^k. Blocks are addressed by
- * their absolute index, so they land in place and the paper's final local
- * rotation is not needed. Cost: ceil(lg p) a + n(p-1)/p b.
+ * their absolute index, so they land in place and MPICH's final local
+ * rotation (its tmp_buf rotated down by r blocks) is not needed. Cost: ceil(lg p) a + n(p-1)/p b.
  *
  * All-to-all: rank r's working buffer W (scratch slots [2 nblk, 3 nblk))
  * holds at position i the block travelling i hops forward. The initial
@@ -113,7 +118,7 @@ static tc_status bruck_build(const tc_coll_req *req, const tc_topo *topo, tc_sch
     s->emit = emit_bruck;
     s->nblk = p;
     s->nslots = a2a ? 3 * p : p;
-    s->blk_bytes = req->bytes / p;
+    s->blk_bytes = tc_block_bytes(req->bytes, req->elt, p);
     s->params[0] = K;
     if (a2a && p == 1) {
         /* Only the local copy of the rank's own block to the output. */

@@ -100,6 +100,23 @@ static tc_status check_xfer(const tc_sched *s, uint32_t step, const tc_xfers *x,
     if (t->src != t->dst && !near(t->bytes, (double)cnt * s->blk_bytes))
         return tc_fail(err, TC_EINTERNAL, "step %u: transfer %u->%u claims %g bytes but carries %llu blocks of %g",
                        step, t->src, t->dst, t->bytes, (unsigned long long)cnt, s->blk_bytes);
+    if (s->req.elt && t->src != t->dst) {
+        /* Whole elements: block j holds q + (j < r) of them (MPICH's split);
+         * the transfer is timed at the largest block, at most one element
+         * per block above what it carries. */
+        uint64_t count = (uint64_t)(s->req.bytes / s->req.elt), q = count / s->nblk, r = count % s->nblk, el = 0;
+        for (uint32_t k = 0; k < t->seg_cnt; k++) {
+            const tc_seg *g = &x->segs[t->seg_off + k];
+            for (uint32_t j = 0; j < g->count; j++)
+                el += q + ((g->src_slot + j) % s->nblk < r);
+        }
+        double exact = (double)el * s->req.elt;
+        if (x->with_data && (t->bytes < exact * (1 - 1e-12) || t->bytes > exact + (double)cnt * s->req.elt * (1 + 1e-12)))
+            return tc_fail(err, TC_EINTERNAL,
+                           "step %u: transfer %u->%u claims %g bytes for %llu elements of %u bytes in %llu blocks",
+                           step, t->src, t->dst, t->bytes, (unsigned long long)el, s->req.elt,
+                           (unsigned long long)cnt);
+    }
     return TC_OK;
 }
 
@@ -597,7 +614,13 @@ static tc_status check_layout(const tc_sched *s, tc_err *err)
         return tc_fail(err, TC_EINTERNAL, "%s needs nblk (%u) divisible by p (%u)", tc_op_name(op), s->nblk, p);
     if (op == TC_OP_ALLTOALL && s->nslots < 2 * s->nblk)
         return tc_fail(err, TC_EINTERNAL, "alltoall needs 2 nblk slots");
-    if (!near(s->blk_bytes * s->nblk, s->req.bytes))
+    if (s->req.elt) {
+        double count = floor(s->req.bytes / s->req.elt);
+        if (count * s->req.elt != s->req.bytes || s->blk_bytes != tc_block_bytes(s->req.bytes, s->req.elt, s->nblk))
+            return tc_fail(err, TC_EINTERNAL,
+                           "size %g is not whole elements of %u bytes, or blocks of %g bytes are not its largest of %u",
+                           s->req.bytes, s->req.elt, s->blk_bytes, s->nblk);
+    } else if (!near(s->blk_bytes * s->nblk, s->req.bytes))
         return tc_fail(err, TC_EINTERNAL, "nblk * blk_bytes (%g) differs from the size %g", s->blk_bytes * s->nblk,
                        s->req.bytes);
     uint64_t torus_p = 1;

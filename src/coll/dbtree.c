@@ -1,7 +1,19 @@
 /*
- * dbtree.c - NCCL's double binary tree (Sanders, Speck & Träff, "Two-tree
- * algorithms for full bandwidth broadcast, reduction and scan", Parallel
- * Computing 2009; NCCL 2.4's trees, src/graph/trees.cc).
+ * dbtree.c - double binary trees, after NCCL's ncclGetBtree and
+ * ncclGetDtree (NVIDIA/nccl v2.30.7-1, src/graph/trees.cc) and the two-tree
+ * idea of Sanders, Speck & Träff, "Two-tree algorithms for full bandwidth
+ * broadcast, reduction and scan", Parallel Computing 2009 (abstract read).
+ *
+ * Against NCCL: for p a power of two the all-reduce trees are
+ * ncclGetDtree's for p ranks with NCCL rank k as rank k - 1 mod p (tree 2,
+ * NCCL's mirror for even p, coincides with the shift below; the 8-rank
+ * trees are tests/test_coll_order.c's table). For other p they differ: NCCL
+ * puts rank 0 above the in-order tree of ranks 1..p-1 and mirrors tree 1
+ * (p even) or shifts it (p odd); topocc builds the in-order tree over
+ * positions 1..p and always shifts. NCCL builds its trees over nodes, with
+ * chains inside a node; topocc over ranks. Broadcast and reduce over two
+ * trees hung below the root are topocc's (the shape of NCCL's trees for p
+ * ranks with the root as NCCL's rank 0).
  *
  * Tree 1 is NCCL's in-order binary tree over positions 1..n: a node's lowest
  * set bit b gives its parent (q ^ b) | 2b (or q ^ b when that is beyond n)
@@ -229,7 +241,7 @@ static tc_status dbtree_build(const tc_coll_req *req, const tc_topo *topo, tc_sc
     uint32_t p = req->p, c = req->chunks ? req->chunks : DBT_DEFAULT_CHUNKS;
     s->emit = emit_dbtree;
     s->nblk = s->nslots = 2 * c;
-    s->blk_bytes = req->bytes / s->nblk;
+    s->blk_bytes = tc_block_bytes(req->bytes, req->elt, s->nblk);
     if (p == 1)
         return TC_OK;
     size_t head = (sizeof(dbt_state) + 7) & ~(size_t)7;

@@ -1,9 +1,14 @@
 /*
  * direct.c - direct algorithms: every transfer of the collective happens at
- * once, each rank talking to every other rank in the same step (the "linear"
- * or "spread-out" algorithms of MPI libraries; the all-to-all pattern NCCL
- * uses with one send/recv pair per peer). One step of latency, p-1 messages
- * per rank, so only a fully connected, non-blocking fabric sustains it.
+ * once, each rank talking to every other rank in the same step. all-to-all
+ * is MPICH's MPIR_Alltoall_intra_scattered (pmodels/mpich v5.0.1,
+ * src/mpi/coll/alltoall/alltoall_intra_scattered.c) with
+ * MPIR_CVAR_ALLTOALL_THROTTLE = 0 (every isend and irecv posted at once;
+ * MPICH's default is 32 at a time, src/mpi/coll/cvars.txt, which topocc
+ * does not model; MPICH also sends the rank's own block through itself, a
+ * local copy here). The other operations are topocc's by the same rule. One
+ * step of latency, p-1 messages per rank, so only a fully connected,
+ * non-blocking fabric sustains it.
  *
  * all-to-all: rank r sends its block j to rank j, which stores it in output
  * slot nblk + r; its own block is a local copy. all-gather: r sends its block
@@ -127,7 +132,7 @@ static tc_status direct_build(const tc_coll_req *req, const tc_topo *topo, tc_sc
     }
     s->nblk = p;
     s->nslots = req->op == TC_OP_ALLTOALL ? 2 * p : p;
-    s->blk_bytes = req->bytes / p;
+    s->blk_bytes = tc_block_bytes(req->bytes, req->elt, p);
     if (p == 1) {
         /* All-to-all on one rank still moves its block into the output
          * region: one step holding only a (free) local copy. */

@@ -6,10 +6,15 @@
  * All-reduce: ring reduce-scatter among the G local ranks (slice l to local
  * rank l), then G concurrent inter-node ring all-reduces, local rank l of
  * every node on slice l ((n, l) -> (n+1 mod N, l), i.e. r -> r + G mod p),
- * then ring all-gather inside the node. This is the two-level scheme of
- * NCCL's and Horovod's hierarchical all-reduce (intra-node reduce-scatter,
- * inter-node all-reduce on 1/G of the data, intra-node all-gather); the
- * fabric carries 2(N-1)/N n/G per rank. Reduce-scatter is intra
+ * then ring all-gather inside the node. This is the scheme of Horovod's
+ * NCCLHierarchicalAllreduce::Execute (horovod/horovod,
+ * horovod/common/ops/nccl_operations.cc at commit 76d382d7): NCCL
+ * ReduceScatter inside the node, an MPI Allreduce across nodes by every
+ * local rank in parallel on its 1/G, NCCL Allgather inside the node. topocc
+ * runs every stage as a ring (Horovod leaves each to NCCL and MPI) and cuts
+ * the data in equal slices (Horovod reduces a remainder not divisible by G
+ * separately, through local rank G - 1). The fabric carries 2(N-1)/N n/G
+ * per rank. Reduce-scatter is intra
  * reduce-scatter then inter-node reduce-scatter; all-gather is inter-node
  * all-gather then intra all-gather.
  *
@@ -99,7 +104,7 @@ static tc_status hier_build(const tc_coll_req *req, const tc_topo *topo, tc_sche
         T += len[i];
     s->emit = emit_hier;
     s->nblk = s->nslots = p * c;
-    s->blk_bytes = req->bytes / s->nblk;
+    s->blk_bytes = tc_block_bytes(req->bytes, req->elt, s->nblk);
     s->params[0] = c;
     s->params[1] = T;
     static const char *labels[4] = {"intra reduce-scatter", "inter reduce-scatter", "inter all-gather",

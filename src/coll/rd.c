@@ -1,16 +1,22 @@
 /*
- * rd.c - recursive doubling (Thakur, Rabenseifner & Gropp, "Optimization of
- * Collective Communication Operations in MPICH", IJHPCA 2005).
+ * rd.c - recursive doubling.
  *
- * all-reduce: in step k rank r exchanges its whole vector with r ^ 2^k and
- * both add: lg p steps of n bytes. For p not a power of two, p' = 2^floor(lg p)
- * and rem = p - p': the first 2 rem ranks pair up, each odd one sends its
- * vector to its even neighbour (which adds it) and sits out; the p' remaining
- * ranks run the exchange; at the end every even one returns the result to its
- * odd neighbour: lg p' + 2 steps.
+ * all-reduce follows MPICH's MPIR_Allreduce_intra_recursive_doubling
+ * (pmodels/mpich v5.0.1, src/mpi/coll/allreduce/
+ * allreduce_intra_recursive_doubling.c): in step k rank r exchanges its
+ * whole vector with r ^ 2^k (masks 1, 2, ..., p'/2) and both add: lg p steps
+ * of n bytes. For p not a power of two, p' = 2^floor(lg p) and
+ * rem = p - p': each even rank below 2 rem sends its vector to rank + 1
+ * (which adds it and takes part as participant rank / 2) and sits out; the
+ * others take part as rank - rem; the p' participants run the exchange; at
+ * the end each odd rank below 2 rem returns the result to rank - 1:
+ * lg p' + 2 steps.
  *
- * all-gather (p a power of two): in step k rank r sends the 2^k blocks it
- * holds (the aligned group containing block r) to r ^ 2^k: lg p steps of
+ * all-gather (p a power of two) follows MPICH's
+ * MPIR_Allgather_intra_recursive_doubling (same release,
+ * src/mpi/coll/allgather/allgather_intra_recursive_doubling.c, which asserts
+ * a power-of-two size): in step k rank r sends the 2^k blocks it holds (the
+ * aligned group of its subtree root r >> k << k) to r ^ 2^k: lg p steps of
  * n 2^k / p bytes. chunks are ignored.
  */
 #include "coll/algos.h"
@@ -31,11 +37,12 @@ static bool rd_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)
 }
 
 /* params: [0] p', [1] rem, [2] lg p'. Rank of the exchange participant nr:
- * the survivors of the folded pairs are the even ranks below 2 rem. */
+ * the survivors of the folded pairs are the odd ranks below 2 rem (MPICH's
+ * newrank = rank / 2). */
 static uint32_t rank_of(const tc_sched *s, uint32_t nr)
 {
     uint32_t rem = s->params[1];
-    return nr < rem ? 2 * nr : nr + rem;
+    return nr < rem ? 2 * nr + 1 : nr + rem;
 }
 
 static tc_status emit_rd(const tc_sched *s, uint32_t step, tc_xfers *x)
@@ -54,7 +61,8 @@ static tc_status emit_rd(const tc_sched *s, uint32_t step, tc_xfers *x)
         if (step == 0 || step == lg + 1) {
             bool fold = step == 0;
             for (uint32_t i = 0; i < rem; i++) {
-                tc_xfers_add(x, fold ? 2 * i + 1 : 2 * i, fold ? 2 * i : 2 * i + 1, s->blk_bytes, fold);
+                /* Fold: 2i -> 2i+1 (added); unfold: 2i+1 -> 2i. */
+                tc_xfers_add(x, fold ? 2 * i : 2 * i + 1, fold ? 2 * i + 1 : 2 * i, s->blk_bytes, fold);
                 tc_xfers_seg(x, 0, 0, 1);
             }
             return TC_OK;
@@ -91,7 +99,7 @@ static tc_status rd_build(const tc_coll_req *req, const tc_topo *topo, tc_sched 
     s->emit = emit_rd;
     bool ag = req->op == TC_OP_ALLGATHER;
     s->nblk = s->nslots = ag ? p : 1;
-    s->blk_bytes = req->bytes / s->nblk;
+    s->blk_bytes = tc_block_bytes(req->bytes, req->elt, s->nblk);
     bool ok = true;
     if (!ag && rem)
         ok = add_fold(s, rem, s->blk_bytes, "rd fold");

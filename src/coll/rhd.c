@@ -1,23 +1,40 @@
 /*
- * rhd.c - Rabenseifner's all-reduce: reduce-scatter by recursive halving,
- * then all-gather by recursive doubling (Thakur, Rabenseifner & Gropp,
- * "Optimization of Collective Communication Operations in MPICH", IJHPCA
- * 2005; MPICH's reduce_scatter_allgather all-reduce).
+ * rhd.c - recursive halving and doubling (Rabenseifner's algorithm).
  *
- * With p' = 2^floor(lg p) participants holding p' blocks: reduce-scatter
- * step j exchanges with nr ^ m, m = p'/2^(j+1), sending the half of the
- * current range that the partner keeps (m blocks, reduced there), so after
- * lg p' steps participant nr owns block nr; the all-gather runs the steps
- * backwards (m = 1, 2, ..., p'/2) sending the range held. 2 lg p' steps of
- * n/2, n/4, ..., n/p', n/p', ..., n/2.
+ * all-reduce follows MPICH's MPIR_Allreduce_intra_reduce_scatter_allgather
+ * (pmodels/mpich v5.0.1, src/mpi/coll/allreduce/
+ * allreduce_intra_reduce_scatter_allgather.c): a reduce-scatter by recursive
+ * halving "beginning with processes that are distance 1 apart", then an
+ * all-gather by recursive doubling back down. With p' = 2^floor(lg p)
+ * participants holding p' blocks, reduce-scatter step j exchanges with
+ * nr ^ 2^j (masks 1, 2, ..., p'/2): the participant whose bit j is 0 keeps
+ * the lower half of its current range of blocks and sends the upper half,
+ * the other the reverse, so participant nr ends with block bitreverse(nr)
+ * reduced; the all-gather runs masks p'/2, ..., 2, 1, each participant
+ * sending the range it holds. 2 lg p' steps of n/2, n/4, ..., n/p', n/p',
+ * ..., n/2. reduce-scatter follows MPICH's
+ * MPIR_Reduce_scatter_intra_recursive_halving (same release,
+ * src/mpi/coll/reduce_scatter/reduce_scatter_intra_recursive_halving.c):
+ * masks p'/2, p'/4, ..., 1 (the farthest partner first), the lower rank
+ * keeping the lower half, so participant nr ends with block nr.
  *
- * p not a power of two (rem = p - p'), as MPICH: among the first 2 rem ranks
- * each even one sends its whole vector to its odd neighbour, which adds it
- * and takes part; at the end each odd one returns the whole result. Two more
- * steps of n bytes, so (2 lg p' + 2) steps in all.
+ * "rhd:order=near|far" chooses the order of the partners; the default is
+ * near for all-reduce and far for reduce-scatter, MPICH's. all-reduce with
+ * order=far is the far-first halving above then the doubling in reverse
+ * (masks 1, 2, ..., p'/2). reduce-scatter with order=near is not MPICH's:
+ * masks 1, 2, ..., p'/2, keeping the blocks whose bit j equals the rank's
+ * (strided sets), so rank r still ends with block r.
  *
- * reduce-scatter (p a power of two) is the first half alone; it leaves block
- * r on rank r. chunks are ignored.
+ * p not a power of two (all-reduce, rem = p - p'), as MPICH: each even rank
+ * below 2 rem sends its whole vector to rank + 1, which adds it and takes
+ * part as participant rank / 2 (the others, rank - rem); at the end each odd
+ * rank below 2 rem returns the whole result to rank - 1. Two more steps of
+ * n bytes, so (2 lg p' + 2) steps in all.
+ *
+ * Differences from MPICH: block sizes are tc_block_bytes's (MPICH gives the
+ * first count mod p' blocks one element more); reduce-scatter needs p a
+ * power of two (MPICH folds the others as its all-reduce does) and equal
+ * counts per rank (MPI_Reduce_scatter_block's case). chunks are ignored.
  */
 #include "coll/algos.h"
 
@@ -36,18 +53,63 @@ static bool rhd_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)
     return false;
 }
 
-/* params: [0] p', [1] rem, [2] lg p'. Participant nr's rank: the odd ranks
- * below 2 rem absorb their even neighbours. */
+/* params: [0] p', [1] rem, [2] lg p', [3] 1 for order=near. Participant
+ * nr's rank: the odd ranks below 2 rem absorb their even neighbours. */
 static uint32_t rank_of(const tc_sched *s, uint32_t nr)
 {
     uint32_t rem = s->params[1];
     return nr < rem ? 2 * nr + 1 : nr + rem;
 }
 
+/* Near order, contiguous ranges (MPICH's all-reduce): the first block of
+ * participant nr's range before mask 2^j, of width p' / 2^j. */
+static uint32_t near_start(uint32_t pp, uint32_t nr, uint32_t j)
+{
+    uint32_t start = 0;
+    for (uint32_t i = 0; i < j; i++)
+        if (nr >> i & 1)
+            start += pp >> (i + 1);
+    return start;
+}
+
+/* One exchange step (fold and unfold excluded): rs = reduce-scatter, j = the
+ * mask's bit. */
+static void emit_exchange(const tc_sched *s, bool rs, uint32_t j, tc_xfers *x)
+{
+    uint32_t pp = s->params[0];
+    bool near = s->params[3] != 0, ar = s->req.op == TC_OP_ALLREDUCE;
+    uint32_t m = 1u << j;
+    for (uint32_t nr = 0; nr < pp; nr++) {
+        uint32_t peer = nr ^ m;
+        if (!near) {
+            /* Far: the aligned group of m blocks; halving sends the half the
+             * partner keeps, doubling the range held. */
+            uint32_t base = rs ? peer & ~(m - 1) : nr & ~(m - 1);
+            tc_xfers_add(x, rank_of(s, nr), rank_of(s, peer), m * s->blk_bytes, rs);
+            tc_xfers_seg(x, base, base, m);
+        } else if (ar) {
+            /* Near, MPICH: the half of the current range the partner keeps
+             * (halving), or the half this participant kept (doubling). */
+            uint32_t half = pp >> (j + 1), start = near_start(pp, nr, j);
+            uint32_t keeper = rs ? peer : nr;
+            uint32_t base = start + ((keeper >> j & 1) ? half : 0);
+            tc_xfers_add(x, rank_of(s, nr), rank_of(s, peer), half * s->blk_bytes, rs);
+            tc_xfers_seg(x, base, base, half);
+        } else {
+            /* Near reduce-scatter: the blocks congruent to the partner
+             * mod 2^(j+1), one segment each. */
+            uint32_t step = m << 1, n = pp >> (j + 1);
+            tc_xfers_add(x, nr, peer, n * s->blk_bytes, true);
+            for (uint32_t b = peer & (step - 1); b < pp && x->with_data; b += step)
+                tc_xfers_seg(x, b, b, 1);
+        }
+    }
+}
+
 static tc_status emit_rhd(const tc_sched *s, uint32_t step, tc_xfers *x)
 {
-    uint32_t pp = s->params[0], rem = s->params[1], lg = s->params[2];
-    bool ar = s->req.op == TC_OP_ALLREDUCE;
+    uint32_t rem = s->params[1], lg = s->params[2];
+    bool ar = s->req.op == TC_OP_ALLREDUCE, near = s->params[3] != 0;
     if (ar && rem) {
         if (step == 0 || step == 2 * lg + 1) {
             bool fold = step == 0;
@@ -61,15 +123,11 @@ static tc_status emit_rhd(const tc_sched *s, uint32_t step, tc_xfers *x)
         step--;
     }
     bool rs = step < lg;
-    uint32_t m = rs ? pp >> (step + 1) : 1u << (step - lg);
-    for (uint32_t nr = 0; nr < pp; nr++) {
-        uint32_t peer = nr ^ m;
-        /* Halving: send the half the partner keeps. Doubling: send the
-         * range held, the aligned group of m blocks around nr. */
-        uint32_t base = rs ? peer & ~(m - 1) : nr & ~(m - 1);
-        tc_xfers_add(x, rank_of(s, nr), rank_of(s, peer), m * s->blk_bytes, rs);
-        tc_xfers_seg(x, base, base, m);
-    }
+    uint32_t i = rs ? step : step - lg;
+    /* Halving: near masks 1, 2, ...; far p'/2, p'/4, .... Doubling runs
+     * the halving's masks backwards. */
+    uint32_t j = rs ? (near ? i : lg - 1 - i) : (near ? lg - 1 - i : i);
+    emit_exchange(s, rs, j, x);
     return TC_OK;
 }
 
@@ -93,24 +151,30 @@ static tc_status rhd_build(const tc_coll_req *req, const tc_topo *topo, tc_sched
     s->params[0] = pp;
     s->params[1] = rem;
     s->params[2] = lg;
+    /* MPICH's orders by default: near for all-reduce, far for reduce-scatter. */
+    bool near = req->variant == TC_VARIANT_NEAR || (req->variant != TC_VARIANT_FAR && ar);
+    s->params[3] = near;
     s->emit = emit_rhd;
     s->nblk = s->nslots = pp;
-    s->blk_bytes = req->bytes / pp;
+    s->blk_bytes = tc_block_bytes(req->bytes, req->elt, pp);
     /* Folded participants are not contiguous rank numbers: no XOR then. */
     tc_pattern pat = rem ? TC_PAT_GENERIC : TC_PAT_XOR;
     bool ok = true;
     if (rem)
-        ok = add_fold(s, rem, req->bytes, "rhd fold");
-    for (uint32_t j = 0; j < lg && ok; j++) {
-        uint32_t m = pp >> (j + 1);
-        ok = tc_sched_add_phase(s, 1, pat, rem ? 0 : m, m * s->blk_bytes, "recursive halving") != NULL;
+        ok = add_fold(s, rem, pp * s->blk_bytes, "rhd fold");
+    /* Step i of the halving uses mask 2^j and sends p'/2^(i+1) blocks in
+     * either order; the doubling mirrors it. */
+    for (uint32_t i = 0; i < lg && ok; i++) {
+        uint32_t j = near ? i : lg - 1 - i;
+        ok = tc_sched_add_phase(s, 1, pat, rem ? 0 : 1u << j, (pp >> (i + 1)) * s->blk_bytes, "recursive halving") !=
+             NULL;
     }
-    for (uint32_t j = 0; ar && j < lg && ok; j++) {
-        uint32_t m = 1u << j;
-        ok = tc_sched_add_phase(s, 1, pat, rem ? 0 : m, m * s->blk_bytes, "recursive doubling") != NULL;
+    for (uint32_t i = 0; ar && i < lg && ok; i++) {
+        uint32_t j = near ? lg - 1 - i : i;
+        ok = tc_sched_add_phase(s, 1, pat, rem ? 0 : 1u << j, (1u << i) * s->blk_bytes, "recursive doubling") != NULL;
     }
     if (ok && rem)
-        ok = add_fold(s, rem, req->bytes, "rhd unfold");
+        ok = add_fold(s, rem, pp * s->blk_bytes, "rhd unfold");
     return ok ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
 }
 

@@ -1,12 +1,30 @@
 /*
- * ring.c - ring algorithms (Patarasuk & Yuan 2009; the NCCL ring).
+ * ring.c - ring algorithms.
  *
- * all-reduce = reduce-scatter then all-gather around the ring r -> r+1;
- * reduce-scatter and all-gather are the halves. chunks = c runs the
- * collective in c rounds of 1/c of the data each (more latency, same
- * bandwidth in these models). Broadcast and reduce are pipelined chains
- * root -> root+1 -> ... (reduce: the reverse) with the data cut into c chunks
- * (default 64): c + p - 2 steps of n/c.
+ * all-reduce follows MPICH's MPIR_Allreduce_intra_ring (pmodels/mpich
+ * v5.0.1, src/mpi/coll/allreduce/allreduce_intra_ring.c): p - 1 steps in
+ * which rank r sends block r - 1 - i to r + 1 and adds the block r - 2 - i
+ * it receives, so rank r ends with block r; then MPIR_Allgatherv_intra_ring
+ * (src/mpi/coll/allgatherv/allgatherv_intra_ring.c): p - 1 steps in which r
+ * sends block r - i to r + 1. reduce-scatter is the first half; all-gather
+ * is MPIR_Allgather_intra_ring (src/mpi/coll/allgather/allgather_intra_ring.c),
+ * the same block order. Differences from MPICH: block sizes are
+ * tc_block_bytes's (MPICH: ceil(count / p) elements, the last block the
+ * rest); MPICH's all-gatherv cuts a block above MPIR_CVAR_ALLGATHERV_
+ * PIPELINE_MSG_SIZE into pieces sent one after another, topocc sends it
+ * whole. chunks = c runs the collective in c rounds of 1/c of the data each
+ * (more latency, same bandwidth in these models; not an MPICH parameter).
+ * The ring is the idea of Patarasuk & Yuan, "Bandwidth optimal all-reduce
+ * algorithms for clusters of workstations", JPDC 69(2), 2009 (abstract).
+ *
+ * Broadcast and reduce are the pipelined chains of NCCL's ring broadcast
+ * and reduce (NVIDIA/nccl v2.30.7-1, src/device/broadcast.h and
+ * src/device/reduce.h, runRing): broadcast root -> root+1 -> ... ->
+ * root-1, every rank forwarding each chunk as it arrives; NCCL's reduce
+ * runs root+1 -> root+2 -> ... -> root-1 -> root, topocc's the mirror
+ * root-1 -> root-2 -> ... -> root+1 -> root (the same steps and sizes, the
+ * ring walked the other way). The data is cut into c chunks (default 64;
+ * NCCL's chunk size comes from its protocol): c + p - 2 steps of n/c.
  */
 #include "coll/algos.h"
 
@@ -92,7 +110,7 @@ static tc_status ring_build(const tc_coll_req *req, const tc_topo *topo, tc_sche
         uint32_t c = req->chunks ? req->chunks : RING_PIPE_DEFAULT_CHUNKS;
         s->params[0] = c;
         s->nblk = s->nslots = c;
-        s->blk_bytes = req->bytes / c;
+        s->blk_bytes = tc_block_bytes(req->bytes, req->elt, c);
         if (p == 1)
             return TC_OK;
         /* Fill, steady state, drain: the number of active links is
@@ -121,7 +139,7 @@ static tc_status ring_build(const tc_coll_req *req, const tc_topo *topo, tc_sche
     uint32_t c = req->chunks ? req->chunks : 1;
     s->params[0] = c;
     s->nblk = s->nslots = p * c;
-    s->blk_bytes = req->bytes / s->nblk;
+    s->blk_bytes = tc_block_bytes(req->bytes, req->elt, s->nblk);
     if (p == 1)
         return TC_OK;
     for (uint32_t k = 0; k < c; k++) {

@@ -112,9 +112,16 @@ tc_phase *tc_sched_add_phase(tc_sched *s, uint32_t repeat, tc_pattern pat, int64
     return ph;
 }
 
+double tc_sched_scale(const tc_sched *s, double bytes)
+{
+    if (!s->req.elt)
+        return s->req.bytes > 0 ? bytes / s->req.bytes : 1;
+    return s->blk_bytes > 0 ? tc_block_bytes(bytes, s->req.elt, s->nblk) / s->blk_bytes : 1;
+}
+
 void tc_sched_set_bytes(tc_sched *s, double bytes)
 {
-    double f = bytes / s->req.bytes;
+    double f = tc_sched_scale(s, bytes);
     s->req.bytes = bytes;
     s->blk_bytes *= f;
     for (uint32_t i = 0; i < s->nphases; i++) {
@@ -168,7 +175,8 @@ static const char *op_names[TC_OP_COUNT] = {
 
 static const char *algo_names[TC_ALGO_COUNT] = {
     "ring", "biring", "rd", "rhd", "binomial", "dbtree", "bruck", "pairwise", "direct",
-    "torus", "torus-bi", "torus-mp", "swing", "hier", "auto"};
+    "torus", "torus-bi", "torus-mp", "swing", "hier", "shift", "scatter-ring", "rsg", "neighbor", "segring",
+    "auto"};
 
 const char *tc_op_name(tc_op op)
 {
@@ -205,6 +213,71 @@ double tc_op_busbw_factor(tc_op op, uint32_t p)
     }
 }
 
+uint32_t tc_dtype_size(const char *name)
+{
+    static const struct {
+        const char *name;
+        uint32_t size;
+    } t[] = {{"float32", 4}, {"fp16", 2}, {"bf16", 2}, {"fp8", 1}, {"int8", 1}, {"fp64", 8}};
+    for (size_t i = 0; name && i < sizeof t / sizeof *t; i++)
+        if (strcmp(name, t[i].name) == 0)
+            return t[i].size;
+    return 0;
+}
+
+const char *tc_dtype_nccl_name(const char *name)
+{
+    static const char *const t[][2] = {{"float32", "float"}, {"fp16", "half"}, {"bf16", "bfloat16"},
+                                       {"fp8", "f8e4m3"},    {"int8", "int8"},  {"fp64", "double"}};
+    for (size_t i = 0; name && i < sizeof t / sizeof *t; i++)
+        if (strcmp(name, t[i][0]) == 0)
+            return t[i][1];
+    return "float";
+}
+
+static bool per_rank_count(tc_op op)
+{
+    return op == TC_OP_ALLGATHER || op == TC_OP_REDUCESCATTER || op == TC_OP_ALLTOALL;
+}
+
+double tc_coll_rounded_bytes(tc_op op, uint32_t p, double bytes, uint32_t elt)
+{
+    if (elt == 0 || !(bytes > 0))
+        return bytes;
+    uint64_t count = (uint64_t)(bytes / elt);
+    if (per_rank_count(op) && p > 0) {
+        uint64_t align = elt < 16 ? 16 / elt : 1;
+        count = (count / p) & ~(align - 1);
+        count *= p;
+    }
+    return (double)count * elt;
+}
+
+tc_status tc_coll_round(tc_coll_req *req, tc_err *err)
+{
+    double b = tc_coll_rounded_bytes(req->op, req->p, req->bytes, req->elt);
+    if (req->elt && !(b > 0)) {
+        uint64_t align = req->elt < 16 ? 16 / req->elt : 1;
+        double least = per_rank_count(req->op) ? (double)align * req->p * req->elt : req->elt;
+        return tc_fail(err, TC_EINVAL,
+                       "%s of %g bytes over %u ranks is zero whole elements of %u bytes%s: give at least %.0f bytes",
+                       tc_op_name(req->op), req->bytes, req->p, req->elt,
+                       per_rank_count(req->op) ? " per rank after nccl-tests' 16-byte rounding" : "", least);
+    }
+    req->bytes = b;
+    return TC_OK;
+}
+
+double tc_block_bytes(double bytes, uint32_t elt, uint32_t nblk)
+{
+    if (nblk == 0)
+        return 0;
+    if (elt == 0)
+        return bytes / nblk;
+    uint64_t count = (uint64_t)(bytes / elt);
+    return (double)((count + nblk - 1) / nblk) * elt;
+}
+
 tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
 {
     tc_spec sp;
@@ -217,7 +290,7 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
             found = i;
     if (found < 0)
         return tc_fail(err, TC_EINVAL,
-                       "unknown algorithm '%s': accepted are ring, biring, rd, rhd, binomial, dbtree, bruck, pairwise, direct, torus, torus-bi, torus-mp, swing, hier, auto",
+                       "unknown algorithm '%s': accepted are ring, biring, rd, rhd, binomial, dbtree, bruck, pairwise, direct, torus, torus-bi, torus-mp, swing, hier, shift, scatter-ring, rsg, neighbor, segring, auto",
                        sp.kind);
     req->algo = (tc_algo)found;
     const char *v = tc_spec_get(&sp, "chunks");
@@ -236,7 +309,83 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
             return tc_fail(err, TC_EINVAL, "invalid root '%s' in algorithm '%s': expected a rank number", v, s);
         req->root = r;
     }
-    return tc_spec_check_unused(&sp, "algorithm", "chunks (pipelining chunks), root (broadcast/reduce root rank)", err);
+    req->variant = TC_VARIANT_DEFAULT;
+    v = tc_spec_get(&sp, "order");
+    if (v) {
+        if (req->algo != TC_ALGO_RHD)
+            return tc_fail(err, TC_EINVAL, "order= in algorithm '%s': only rhd has it (rhd:order=near|far)", s);
+        if (strcmp(v, "near") == 0)
+            req->variant = TC_VARIANT_NEAR;
+        else if (strcmp(v, "far") == 0)
+            req->variant = TC_VARIANT_FAR;
+        else
+            return tc_fail(err, TC_EINVAL, "invalid order '%s' in algorithm '%s': accepted are near, far", v, s);
+    }
+    v = tc_spec_get(&sp, "tree");
+    if (v) {
+        if (req->algo != TC_ALGO_BINOMIAL)
+            return tc_fail(err, TC_EINVAL, "tree= in algorithm '%s': only binomial has it (binomial:tree=lowbit|highbit)",
+                           s);
+        if (strcmp(v, "lowbit") == 0)
+            req->variant = TC_VARIANT_LOWBIT;
+        else if (strcmp(v, "highbit") == 0)
+            req->variant = TC_VARIANT_HIGHBIT;
+        else
+            return tc_fail(err, TC_EINVAL, "invalid tree '%s' in algorithm '%s': accepted are lowbit, highbit", v, s);
+    }
+    return tc_spec_check_unused(&sp, "algorithm",
+                                "chunks (pipelining chunks), root (broadcast/reduce root rank), order (rhd: near, far), "
+                                "tree (binomial: lowbit, highbit)",
+                                err);
+}
+
+const char *tc_variant_name(tc_variant v)
+{
+    switch (v) {
+    case TC_VARIANT_NEAR: return "order=near";
+    case TC_VARIANT_FAR: return "order=far";
+    case TC_VARIANT_LOWBIT: return "tree=lowbit";
+    case TC_VARIANT_HIGHBIT: return "tree=highbit";
+    default: return "";
+    }
+}
+
+/* Appends ":opt" (the first option) or ",opt" to buf at *n. */
+static void append_opt(char *buf, size_t len, size_t *n, bool *first, const char *opt)
+{
+    if (*n < len) {
+        int k = snprintf(buf + *n, len - *n, "%s%s", *first ? ":" : ",", opt);
+        if (k > 0)
+            *n += (size_t)k;
+    }
+    *first = false;
+}
+
+char *tc_algo_format(const tc_coll_req *req, char *buf, size_t len)
+{
+    if (!len)
+        return buf;
+    int k = snprintf(buf, len, "%s", tc_algo_name(req->algo));
+    size_t n = k > 0 ? (size_t)k : 0;
+    bool first = true;
+    char opt[32];
+    if (req->chunks) {
+        snprintf(opt, sizeof opt, "chunks=%u", req->chunks);
+        append_opt(buf, len, &n, &first, opt);
+    }
+    if (req->root) {
+        snprintf(opt, sizeof opt, "root=%u", req->root);
+        append_opt(buf, len, &n, &first, opt);
+    }
+    if (req->variant != TC_VARIANT_DEFAULT)
+        append_opt(buf, len, &n, &first, tc_variant_name(req->variant));
+    return buf;
+}
+
+char *tc_algo_variant_name(tc_algo a, tc_variant v, char *buf, size_t len)
+{
+    tc_coll_req req = {.algo = a, .variant = v};
+    return tc_algo_format(&req, buf, len);
 }
 
 /* ---- validity and dispatch ---- */
@@ -251,6 +400,9 @@ const tc_algo_impl *tc_algo_impl_of(tc_algo a)
         [TC_ALGO_DIRECT] = &tc_impl_direct,     [TC_ALGO_TORUS] = &tc_impl_torus,
         [TC_ALGO_TORUS_BI] = &tc_impl_torus_bi, [TC_ALGO_TORUS_MP] = &tc_impl_torus_mp,
         [TC_ALGO_SWING] = &tc_impl_swing,       [TC_ALGO_HIER] = &tc_impl_hier,
+        [TC_ALGO_SHIFT] = &tc_impl_shift,       [TC_ALGO_SCATTER_RING] = &tc_impl_scatter_ring,
+        [TC_ALGO_RSG] = &tc_impl_rsg,           [TC_ALGO_NEIGHBOR] = &tc_impl_neighbor,
+        [TC_ALGO_SEGRING] = &tc_impl_segring,
     };
     return (unsigned)a < TC_ALGO_COUNT ? table[a] : NULL;
 }

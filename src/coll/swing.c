@@ -1,7 +1,13 @@
 /*
  * swing.c - Swing all-reduce, bandwidth-optimal variant (De Sensi, Bonato,
  * Saam, Hoefler, "Swing: Short-cutting Rings for Higher Bandwidth Allreduce",
- * NSDI 2024), for p a power of two.
+ * NSDI 2024, arXiv:2401.09356v2), for p a power of two. The peer rule
+ * below is the paper's pi(r, s) with rho(s) = sum_{i<=s} (-2)^i (read in a
+ * summary of the paper, https://themoonlight.io/review/swing-short-cutting-
+ * rings-for-higher-bandwidth-allreduce); the block sets sent in each step
+ * (reach, below) are topocc's derivation, proven by the data checker, and
+ * not checked against the paper's; the paper's multidimensional-torus and
+ * non-power-of-two versions are not implemented.
  *
  * In step s (0 <= s < L = log2 p) rank r exchanges with
  * peer(r, s) = r + rho(s) (r even) or r - rho(s) (r odd), mod p, where
@@ -106,7 +112,7 @@ static tc_status swing_build(const tc_coll_req *req, const tc_topo *topo, tc_sch
     uint32_t p = req->p, L = tc_log2_floor(p);
     s->emit = emit_swing;
     s->nblk = s->nslots = p;
-    s->blk_bytes = req->bytes / p;
+    s->blk_bytes = tc_block_bytes(req->bytes, req->elt, p);
     s->params[0] = L;
     if (req->op != TC_OP_ALLGATHER)
         for (uint32_t k = 0; k < L; k++)

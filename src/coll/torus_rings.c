@@ -10,9 +10,12 @@
  *
  * All-reduce is a reduce-scatter along the dimensions in order, each stage a
  * ring reduce-scatter (k - 1 steps for a dimension of size k) on the block
- * set the previous stages left, then the all-gathers in reverse order
- * [after the dimension-ordered rings of Patarasuk & Yuan and the bucket
- * algorithms of Jain & Sabharwal, ICS 2010]. Reduce-scatter and all-gather
+ * set the previous stages left, then the all-gathers in reverse order. The
+ * schedules are topocc's; the idea is that of the bucket algorithms of Jain
+ * & Sabharwal, "Optimal bucket algorithms for large MPI collectives on torus
+ * interconnects", ICS 2010 (abstract read: all-gather, reduce-scatter and
+ * all-reduce as rings per dimension, on bidirectional links), whose exact
+ * schedules are not reproduced here. Reduce-scatter and all-gather
  * are the halves. Block b is finally owned by rank b: the set a rank holds
  * after the stages of dimensions F is the blocks whose coordinates in F
  * equal its own, and a stage along d splits that set by coordinate d.
@@ -23,8 +26,10 @@
  *   torus-mp: the data in 2D parts, one per (first dimension j, direction):
  *             part (j, dir) reduce-scatters along j, j+1, ..., j+D-1 (mod D)
  *             in direction dir, then all-gathers in reverse, so all 2D ports
- *             of a node are busy at once [multiported collectives, Sack &
- *             Gropp, TOPC 2015; Jain & Sabharwal]. With unequal dimension
+ *             of a node are busy at once (the multiported idea of Sack &
+ *             Gropp, "Collective algorithms for multiported torus
+ *             networks", ACM TOPC 1(2), 2015, abstract read; their
+ *             algorithms are not reproduced). With unequal dimension
  *             sizes parts change stage at different times.
  *
  * Dimensions of size 1 have no ring and are skipped (D above counts the
@@ -251,7 +256,7 @@ static tc_status torus_build_kind(tr_kind kind, const tc_coll_req *req, tc_sched
         st *= (int)s->dims[d];
     }
     s->nblk = s->nslots = p * P * c;
-    s->blk_bytes = req->bytes / s->nblk;
+    s->blk_bytes = tc_block_bytes(req->bytes, req->elt, s->nblk);
     bool rs = req->op != TC_OP_ALLGATHER, ag = req->op != TC_OP_REDUCESCATTER;
     for (uint32_t q = 0; q < P; q++) {
         tr_part *pt = &ts->part[q];

@@ -91,9 +91,14 @@ tc_status tc_parse_time(const char *s, double *out, tc_err *err)
 {
     double v, m;
     const char *suf;
+    if (s && strcmp(s, "0") == 0) { /* zero needs no unit */
+        *out = 0;
+        return TC_OK;
+    }
     if (!split_number(s, &v, &suf) || !lookup(time_units, suf, &m) || v / m > 1e6)
         return tc_fail(err, TC_EINVAL,
-                       "invalid time '%s': expected a non-negative number with ns, us, ms or s, e.g. 1us", s ? s : "");
+                       "invalid time '%s': expected 0 or a non-negative number with ns, us, ms or s, e.g. 1us",
+                       s ? s : "");
     *out = v / m;
     return TC_OK;
 }

@@ -214,6 +214,12 @@ static double injection_degraded(const tc_topo *t, tc_op op, uint32_t p, double 
 
 double tc_lower_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes, const uint32_t *rank_map)
 {
+    return t ? tc_lower_bound_alpha(t, op, p, bytes, rank_map, t->alpha) : 0;
+}
+
+double tc_lower_bound_alpha(const tc_topo *t, tc_op op, uint32_t p, double bytes, const uint32_t *rank_map,
+                            double alpha)
+{
     if (!t || p < 2 || !(bytes > 0) || (unsigned)op >= TC_OP_COUNT)
         return 0;
     tc_topo_info info;
@@ -235,6 +241,6 @@ double tc_lower_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes, cons
     lb = fmax(lb, tc_eval_cut_bound(t, op, p, bytes, identity));
 
     /* 3. Latency: one round. */
-    lb = fmax(lb, t->alpha + info.min_latency_s);
+    lb = fmax(lb, alpha + info.min_latency_s);
     return lb;
 }

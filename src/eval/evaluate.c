@@ -74,12 +74,37 @@ static tc_status run_mode(const tc_topo *t, const tc_sched *s, const tc_eval_opt
     return o->mode == TC_MODE_STEPS ? tc_eval_steps(t, s, o, time_s, err) : tc_eval_formula(t, s, o, time_s, err);
 }
 
-tc_status tc_evaluate_sweep(const tc_topo *t, const tc_coll_req *req, const double *sizes, size_t n,
+static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const double *sizes, size_t n,
+                               const tc_eval_opts *o, tc_result *res, tc_err *err);
+
+tc_status tc_evaluate_sweep(const tc_topo *t, const tc_coll_req *req, const double *asked, size_t n,
                             const tc_eval_opts *o, tc_result *res, tc_err *err)
 {
-    tc_status st = check_req(t, req, sizes, n, err);
+    tc_status st = check_req(t, req, asked, n, err);
     if (st || (st = check_routing(o, err)))
         return st;
+    if (o->alphas && o->mode == TC_MODE_FLOW)
+        return tc_fail(err, TC_EINTERNAL, "per-size alphas apply to the formula and steps sweeps, not to flow");
+    /* Whole elements: the sizes nccl-tests would run, reported as such. */
+    double *sizes = tc_calloc(n, sizeof *sizes);
+    if (!sizes)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    for (size_t i = 0; i < n && st == TC_OK; i++) {
+        tc_coll_req r = *req;
+        r.bytes = asked[i];
+        st = tc_coll_round(&r, err);
+        sizes[i] = r.bytes;
+    }
+    if (st == TC_OK)
+        st = sweep_rounded(t, req, sizes, n, o, res, err);
+    free(sizes);
+    return st;
+}
+
+static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const double *sizes, size_t n,
+                               const tc_eval_opts *o, tc_result *res, tc_err *err)
+{
+    tc_status st = TC_OK;
     for (size_t i = 0; i < n; i++) {
         memset(&res[i], 0, sizeof res[i]);
         res[i].time_s = INFINITY;
@@ -95,8 +120,10 @@ tc_status tc_evaluate_sweep(const tc_topo *t, const tc_coll_req *req, const doub
         tc_coll_req r = *req;
         r.algo = (tc_algo)a;
         r.bytes = sizes[0];
-        if (req->algo == TC_ALGO_AUTO)
+        if (req->algo == TC_ALGO_AUTO) {
             r.chunks = 0;
+            r.variant = TC_VARIANT_DEFAULT;
+        }
         tc_sched *s = NULL;
         if ((st = tc_coll_build(&r, t, &s, err))) {
             free(tt);
@@ -132,13 +159,16 @@ tc_status tc_evaluate_sweep(const tc_topo *t, const tc_coll_req *req, const doub
         x->op = req->op;
         x->algo_requested = req->algo;
         x->chunks = req->algo == TC_ALGO_AUTO ? 0 : req->chunks;
+        x->variant = req->algo == TC_ALGO_AUTO ? TC_VARIANT_DEFAULT : req->variant;
         x->ranks = req->p;
         x->bytes = sizes[i];
+        x->elt = req->elt;
         x->mode = o->mode;
         x->routing = tc_eval_routing(o->mode, t, o->routing);
         x->algbw_Bps = x->time_s > 0 ? sizes[i] / x->time_s : 0;
         x->busbw_Bps = x->algbw_Bps * tc_op_busbw_factor(req->op, req->p);
-        x->lower_bound_s = tc_lower_bound(t, req->op, req->p, sizes[i], o->rank_map);
+        x->lower_bound_s = o->alphas ? tc_lower_bound_alpha(t, req->op, req->p, sizes[i], o->rank_map, o->alphas[i])
+                                     : tc_lower_bound(t, req->op, req->p, sizes[i], o->rank_map);
     }
     return TC_OK;
 }

@@ -17,10 +17,13 @@
  *
  * Dependencies (flow.h): per rank (fl_rank), issue is the next step whose
  * sends it has not issued, pend its undelivered receives of steps before
- * issue, outst its sends still being sent. Steps are emitted on demand into a
- * window [lo, hi) of slots (one per step: transfers sorted by sender, and per
- * rank the receives not yet delivered); a slot is reused once every rank has
- * passed it and all its transfers are delivered.
+ * issue, outst its sends still being sent. A transfer that must wait for its
+ * receiver (rendezvous; under auto, one above the eager limit) is parked on
+ * the receiver's slot of its step until the receiver reaches the step. Steps
+ * are emitted on demand into a window [lo, hi) of slots (one per step:
+ * transfers sorted by sender, and per rank the receives not yet delivered);
+ * a slot is reused once every rank has passed it and all its transfers are
+ * delivered.
  *
  * Data layout: flows are structs of arrays indexed by flow id, ids recycled
  * through a free list; a rank's counters are one struct (fl_rank), and so is
@@ -843,14 +846,23 @@ static void flow_go(fl_sim *S, uint32_t f)
     }
 }
 
+/* Whether a transfer of these bytes waits for its receiver to reach its
+ * step: always under rendezvous; under auto when it is above the eager
+ * limit (a message at the limit is eager); never under fifo and recv. */
+static bool waits_for_receiver(const fl_sim *S, double bytes)
+{
+    return S->o.deps == TC_DEPS_RENDEZVOUS || (S->o.deps == TC_DEPS_AUTO && bytes > S->o.eager_limit_bytes);
+}
+
 /* Rank r issues every step it may (flow.h's rule). Passing step s, it
- * counts its undelivered receives of s as pending and, under rendezvous,
- * releases the transfers of s parked for it. */
+ * counts its undelivered receives of s as pending and, under rendezvous
+ * and auto, releases the transfers of s parked for it. */
 static void advance(fl_sim *S, uint32_t job, uint32_t r)
 {
     fl_job *J = &S->jobs[job];
     fl_rank *R = &J->rk[r];
-    bool sender_fifo = S->o.deps != TC_DEPS_RECV, rdv = S->o.deps == TC_DEPS_RENDEZVOUS;
+    bool sender_fifo = S->o.deps != TC_DEPS_RECV;
+    bool may_park = S->o.deps == TC_DEPS_RENDEZVOUS || S->o.deps == TC_DEPS_AUTO;
     const uint32_t *map = J->map;
     while (S->st == TC_OK && R->issue < J->nsteps && R->pend == 0 && (!sender_fifo || R->outst == 0)) {
         uint32_t s = R->issue;
@@ -870,7 +882,8 @@ static void advance(fl_sim *S, uint32_t job, uint32_t r)
             uint32_t b = map ? map[d] : d;
             if (!count_event(S))
                 return;
-            if (a == b && (!rdv || J->rk[d].issue > s)) {
+            bool park = waits_for_receiver(S, bytes) && J->rk[d].issue <= s;
+            if (a == b && !park) {
                 /* A local copy: instantaneous. */
                 deliver(S, job, s, r, d, bytes, S->now, S->now);
                 continue;
@@ -889,7 +902,7 @@ static void advance(fl_sim *S, uint32_t job, uint32_t r)
             S->f_hpos[f] = NONE;
             S->f_state[f] = ST_ALPHA;
             R->outst++;
-            if (rdv && J->rk[d].issue <= s) {
+            if (park) {
                 fl_srank *dr = &st->sr[d];
                 S->f_next[f] = dr->wait;
                 dr->wait = f;
@@ -897,7 +910,7 @@ static void advance(fl_sim *S, uint32_t job, uint32_t r)
                 flow_go(S, f);
             }
         }
-        if (rdv) {
+        if (may_park) {
             uint32_t f = me->wait;
             me->wait = NONE;
             uint32_t b = map ? map[r] : r;
@@ -1053,6 +1066,11 @@ static tc_status sim_init(fl_sim *S, const tc_topo *t, const tc_flow_job *jobs, 
     if (o)
         S->o = *o;
     S->err = err;
+    if (!(S->o.eager_limit_bytes >= 0))
+        return S->st = tc_fail(err, TC_EINVAL, "flow: eager limit %g bytes: expected 0 (the default, %g bytes) or more",
+                               S->o.eager_limit_bytes, TC_FLOW_DEFAULT_EAGER_LIMIT);
+    if (S->o.eager_limit_bytes == 0)
+        S->o.eager_limit_bytes = TC_FLOW_DEFAULT_EAGER_LIMIT;
     S->njobs = njobs;
     S->budget = S->o.event_budget ? S->o.event_budget : TC_FLOW_DEFAULT_EVENT_BUDGET;
     S->max_slices = S->o.trace_max_slices ? S->o.trace_max_slices : TC_FLOW_DEFAULT_TRACE_SLICES;

@@ -40,6 +40,7 @@ typedef struct fm_ctx {
     const uint32_t *rank_map;
     bool closed_ok;      /* identity map, no degraded link, D-mod-k on a Clos */
     tc_steps_ws *ws;     /* the graph path, made on first use */
+    const double *alphas; /* per size (tc_eval_opts.alphas), or NULL */
 } fm_ctx;
 
 static void add_term(fm_shape *sh, double lat, double inv)
@@ -354,11 +355,11 @@ static grp_stats xor_groups(uint64_t p, uint64_t m, uint64_t H, uint64_t w)
     return st;
 }
 
-/* Scale-up node term: 2 node links, one flow per link for a permutation
- * whose every rank sends one transfer. */
+/* Scale-up node term: 2 node links and the node switch between them, one
+ * flow per link for a permutation whose every rank sends one transfer. */
 static void node_term(const tc_topo *t, fm_shape *sh)
 {
-    add_term(sh, 2 * t->node_lat, 1 / t->node_bw);
+    add_term(sh, 2 * t->node_lat + t->node_hop_lat, 1 / t->node_bw);
 }
 
 /* The groups of H endpoints against the phase's pattern: a shift by k
@@ -378,8 +379,9 @@ static grp_stats pattern_groups(uint64_t p, bool is_xor, uint64_t k, const shift
 }
 
 /* Clos: the fabric class at the highest occurring LCA level Lmax takes
- * 2 sum_{i<=Lmax} lat_i + bytes * max_{j<=Lmax} per_link_j / bw_j; lower
- * classes have less latency and a subset of those links, so it dominates. */
+ * 2 sum_{i<=Lmax} lat_i + (2 Lmax - 1) hop_lat (tc_topo_clos_path_lat) +
+ * bytes * max_{j<=Lmax} per_link_j / bw_j; lower classes have less latency
+ * and a subset of those links, so it dominates. */
 static bool clos_pattern(fm_ctx *c, bool is_xor, uint64_t k, const shift_part *sp, uint64_t xn, fm_shape *sh)
 {
     const tc_topo *t = c->t;
@@ -396,7 +398,8 @@ static bool clos_pattern(fm_ctx *c, bool is_xor, uint64_t k, const shift_part *s
         if (!g.leave)
             return one_class;
     }
-    double lat = 0, inv = 0, floor_inv = 0;
+    double inv = 0, floor_inv = 0;
+    int top = 0;
     for (int j = 1; j <= t->levels; j++) {
         uint64_t H = t->span[j - 1], w = t->wprod[j];
         grp_stats g;
@@ -407,14 +410,14 @@ static bool clos_pattern(fm_ctx *c, bool is_xor, uint64_t k, const shift_part *s
         if (!g.leave)
             break; /* nothing leaves these subtrees, so nothing leaves larger ones */
         one_class = one_class && !g.stay;
-        lat += 2 * t->level_lat[j];
+        top = j;
         double iv = (double)g.per_link / t->level_bw[j];
         if (iv > inv)
             inv = iv;
         if (1 / t->level_bw[j] > floor_inv)
             floor_inv = 1 / t->level_bw[j];
     }
-    add_term(sh, lat, inv);
+    add_term(sh, tc_topo_clos_path_lat(t, top), inv);
     /* The expression bounds every flow from above (the longest path, the
      * busiest link of any level it climbs through), and a flow of the top
      * class crosses every one of those levels with at least itself on each
@@ -499,12 +502,9 @@ static void complete_exchange(fm_ctx *c, fm_shape *sh)
             }
         }
     }
-    double lat = 0;
-    for (int L = 1; L <= h; L++) {
-        lat += 2 * t->level_lat[L];
+    for (int L = 1; L <= h; L++)
         if (has[L])
-            add_term(sh, lat, inv[L]);
-    }
+            add_term(sh, tc_topo_clos_path_lat(t, L), inv[L]);
 }
 
 /* The most hops a route takes along dimension d of a torus, in either
@@ -531,7 +531,8 @@ static uint32_t dim_max_hops(const tc_topo *t, int d)
  *    from an even coordinate and - from an odd one under dor (k/2
  *    consecutive starting points cross a link, at most ceil(k/4) of them
  *    even, or odd), + from all under dor-positive (k/2, none the other way).
- * A transfer's time is lat + b max over its links (count / bw); every
+ * A transfer's time is lat + b max over its links (count / bw), each link's
+ * lat the cable's and the router it enters (torus_lat + hop_lat); every
  * coordinate of the other dimensions is free on a link's line, so the
  * longest route through the busiest link of (d, direction) takes the most
  * hops along d in that direction plus the most along every other
@@ -565,7 +566,7 @@ static void torus_complete_exchange(fm_ctx *c, fm_shape *sh)
         }
         for (int dir = 0; dir < 2; dir++)
             if (cnt[dir])
-                add_term(sh, (double)(hops[dir] + other) * t->torus_lat,
+                add_term(sh, (double)(hops[dir] + other) * (t->torus_lat + t->hop_lat),
                          (double)(n / k * cnt[dir]) / t->torus_bw);
     }
 }
@@ -625,7 +626,9 @@ static tc_status phase_times(fm_ctx *c, const tc_sched *s, uint32_t i, const dou
     fm_shape sh;
     if (exact_shape(c, ph, &sh)) {
         for (size_t k = 0; k < n; k++)
-            out[k] = sh.n ? c->t->alpha * ph->fanout + shape_time(&sh, ph->bytes * scale[k]) : 0;
+            out[k] = sh.n ? (c->alphas ? c->alphas[k] : c->t->alpha) * ph->fanout +
+                                shape_time(&sh, ph->bytes * scale[k])
+                         : 0;
         if (pe) {
             pe->closed_form = true;
             pe->bottleneck = UINT32_MAX;
@@ -641,7 +644,7 @@ static tc_status phase_times(fm_ctx *c, const tc_sched *s, uint32_t i, const dou
     }
     if (!c->ws && !(c->ws = tc_steps_ws_new(c->t, c->p)))
         return tc_fail(err, TC_EINTERNAL, "out of memory");
-    tc_eval_opts o = {.mode = TC_MODE_FORMULA, .routing = c->routing, .rank_map = c->rank_map};
+    tc_eval_opts o = {.mode = TC_MODE_FORMULA, .routing = c->routing, .rank_map = c->rank_map, .alphas = c->alphas};
     uint32_t bn = UINT32_MAX;
     tc_status st = tc_steps_phase_sweep(c->ws, c->t, s, &o, i, scale, n, out, &bn, err);
     if (st == TC_OK && pe) {
@@ -662,6 +665,7 @@ static void ctx_init(fm_ctx *c, const tc_topo *t, const tc_sched *s, const tc_ev
     c->routing = tc_eval_routing(TC_MODE_FORMULA, t, o ? o->routing : TC_ROUTE_DEFAULT);
     c->p = s->req.p;
     c->rank_map = o ? o->rank_map : NULL;
+    c->alphas = o ? o->alphas : NULL;
     bool identity = true;
     for (uint32_t r = 0; c->rank_map && r < c->p && identity; r++)
         identity = c->rank_map[r] == r;
@@ -681,7 +685,7 @@ static tc_status formula_run(const tc_topo *t, const tc_sched *s, const tc_eval_
     double *scale = tc_calloc(n, sizeof *scale), *tmp = tc_calloc(n, sizeof *tmp);
     tc_status st = scale && tmp ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
     for (size_t k = 0; k < n && st == TC_OK; k++) {
-        scale[k] = s->req.bytes > 0 ? sizes[k] / s->req.bytes : 1;
+        scale[k] = tc_sched_scale(s, sizes[k]);
         times[k] = 0;
     }
     for (uint32_t i = 0; i < s->nphases && st == TC_OK; i++) {

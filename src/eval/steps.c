@@ -97,12 +97,15 @@ static void step_times(const tc_topo *t, const tc_eval_opts *o, const tc_xfers *
             if (sh < share)
                 share = sh, low = path[j];
         }
-        double a = t->alpha * w->sends[tr->src] + lat, b = share < INFINITY ? tr->bytes / share : 0;
-        if (a + b * scale[0] > out[0])
-            *bottleneck = low;
-        for (size_t q = 0; q < n; q++)
-            if (a + b * scale[q] > out[q])
-                out[q] = a + b * scale[q];
+        double k = w->sends[tr->src], b = share < INFINITY ? tr->bytes / share : 0;
+        for (size_t q = 0; q < n; q++) {
+            double v = (o->alphas ? o->alphas[q] : t->alpha) * k + lat + b * scale[q];
+            if (v > out[q]) {
+                if (q == 0)
+                    *bottleneck = low;
+                out[q] = v;
+            }
+        }
     }
     memset(w->count, 0, (size_t)t->n_links * sizeof *w->count);
     for (size_t i = 0; i < x->n; i++)
@@ -138,7 +141,7 @@ tc_status tc_eval_steps_sweep(const tc_topo *t, const tc_sched *s, const tc_eval
     tc_eval_opts oo = *o;
     oo.routing = tc_eval_routing(TC_MODE_STEPS, t, o->routing);
     for (size_t k = 0; k < n && st == TC_OK; k++) {
-        scale[k] = s->req.bytes > 0 ? sizes[k] / s->req.bytes : 1;
+        scale[k] = tc_sched_scale(s, sizes[k]);
         times[k] = 0;
     }
     for (uint32_t i = 0; i < s->nphases && st == TC_OK; i++) {

@@ -13,6 +13,9 @@
 #include <string.h>
 #include "topocc/render.h"
 
+/* The algorithm a result ran, its variant included ("rhd:order=far"). */
+#define RESULT_ALGO(r) tc_algo_variant_name((r)->algo, (r)->variant, (char[64]){0}, 64)
+
 static const char *multipath_name(tc_multipath m)
 {
     return m == TC_MULTIPATH_SPRAY ? "spray" : "route";
@@ -20,7 +23,7 @@ static const char *multipath_name(tc_multipath m)
 
 static const char *deps_name(tc_flow_deps d)
 {
-    return d == TC_DEPS_FIFO ? "fifo" : d == TC_DEPS_RECV ? "recv" : "rendezvous";
+    return d == TC_DEPS_AUTO ? "auto" : d == TC_DEPS_FIFO ? "fifo" : d == TC_DEPS_RECV ? "recv" : "rendezvous";
 }
 
 /* The scenario that produced a result, so it can be reproduced from its
@@ -177,6 +180,9 @@ static void topo_kv(const tc_topo_out *o, tc_table *tb)
        in->ports_per_endpoint, in->ports_per_endpoint == 1 ? "" : "s");
     kv(tb, "path latency", "%s min, %s max", tc_fmt_time(in->min_latency_s, b1, sizeof b1),
        tc_fmt_time(in->max_latency_s, b2, sizeof b2));
+    kv(tb, "hop latency", "%s per %s traversed", tc_fmt_time(t->hop_lat, b1, sizeof b1),
+       t->kind == TC_TOPO_CLOS ? "switch" : "router");
+    kv(tb, "alpha", "%s per message (sender overhead)", tc_fmt_time(t->alpha, b1, sizeof b1));
     if (t->kind == TC_TOPO_CLOS) {
         size_t n = 0;
         line[0] = '\0';
@@ -185,8 +191,9 @@ static void topo_kv(const tc_topo_out *o, tc_table *tb)
         kv(tb, "oversubscription", "%s", t->levels > 1 ? line : "none (one level)");
     }
     if (t->node_size > 1)
-        kv(tb, "scale-up node", "%u endpoints per node, %s, %s", t->node_size, tc_fmt_rate(t->node_bw, b1, sizeof b1),
-           tc_fmt_time(t->node_lat, b2, sizeof b2));
+        kv(tb, "scale-up node", "%u endpoints per node, %s, %s per link, %s per node switch", t->node_size,
+           tc_fmt_rate(t->node_bw, b1, sizeof b1), tc_fmt_time(t->node_lat, b2, sizeof b2),
+           tc_fmt_time(t->node_hop_lat, line, sizeof line));
 }
 
 void tc_topo_print(const tc_topo_out *o, const tc_scenario *s, FILE *f)
@@ -222,6 +229,8 @@ static json_t *flow_json(const tc_topo *t, const tc_flow_result *fr, const tc_fl
     json_object_set_new(f, "batches", json_integer((json_int_t)fr->batches));
     json_object_set_new(f, "multipath", json_string(multipath_name(fs->multipath)));
     json_object_set_new(f, "deps", json_string(deps_name(fs->deps)));
+    json_object_set_new(f, "eager_limit_bytes",
+                        fs->deps == TC_DEPS_AUTO ? json_real(fs->eager_limit_bytes) : json_null());
     json_object_set_new(f, "rate_cap_Bps", fs->rate_cap_Bps > 0 ? json_real(fs->rate_cap_Bps) : json_null());
     json_object_set_new(f, "rank_finish_min_s", json_real(fr->jobs[0].rank_finish_min_s));
     json_object_set_new(f, "rank_finish_median_s", json_real(fr->jobs[0].rank_finish_median_s));
@@ -334,12 +343,12 @@ static void coll_result_table(const tc_collective_out *o, tc_rtable *t)
     }
     size_t row = tc_rtable_row(t);
     tc_rtable_text(t, row, c_op, tc_op_name(r->op));
-    tc_rtable_text(t, row, c_algo, tc_algo_name(r->algo));
+    tc_rtable_text(t, row, c_algo, RESULT_ALGO(r));
     const double v[] = {r->ranks,         r->bytes,  r->time_s, r->algbw_Bps, r->busbw_Bps,
                         r->lower_bound_s, r->phases, r->steps,  r->chunks,    o->info.injection_Bps};
     for (int i = 0; i < c1 - c0; i++)
         tc_rtable_num(t, row, c0 + i, v[i]);
-    tc_rtable_text(t, row, c_req, tc_algo_name(r->algo_requested));
+    tc_rtable_text(t, row, c_req, tc_algo_variant_name(r->algo_requested, r->variant, (char[64]){0}, 64));
     tc_rtable_text(t, row, c_mode, tc_mode_name(r->mode));
     tc_rtable_text(t, row, c_routing, tc_routing_name(o->routing, tp));
     tc_rtable_text(t, row, c_topo, tp->spec);
@@ -357,7 +366,7 @@ static const char *redop_name(tc_op op)
     return op == TC_OP_ALLREDUCE || op == TC_OP_REDUCESCATTER || op == TC_OP_REDUCE ? "sum" : "none";
 }
 
-void tc_sizes_table(tc_rtable *t, const tc_result *res, size_t n, uint32_t root)
+void tc_sizes_table(tc_rtable *t, const tc_result *res, size_t n, uint32_t root, const char *dtype)
 {
     if (t->ncols == 0) {
         /* nccl-tests' columns first, in its order, so the two line up. */
@@ -377,14 +386,14 @@ void tc_sizes_table(tc_rtable *t, const tc_result *res, size_t n, uint32_t root)
         bool rooted = r->op == TC_OP_BROADCAST || r->op == TC_OP_REDUCE;
         size_t row = tc_rtable_row(t);
         tc_rtable_num(t, row, 0, r->bytes);
-        tc_rtable_num(t, row, 1, floor(r->bytes / 4)); /* float32 elements */
-        tc_rtable_text(t, row, 2, "float");
+        tc_rtable_num(t, row, 1, floor(r->bytes / (r->elt ? r->elt : 4)));
+        tc_rtable_text(t, row, 2, tc_dtype_nccl_name(dtype));
         tc_rtable_text(t, row, 3, redop_name(r->op));
         tc_rtable_num(t, row, 4, rooted ? (double)root : -1);
         tc_rtable_num(t, row, 5, r->time_s);
         tc_rtable_num(t, row, 6, r->algbw_Bps);
         tc_rtable_num(t, row, 7, r->busbw_Bps);
-        tc_rtable_text(t, row, 8, tc_algo_name(r->algo));
+        tc_rtable_text(t, row, 8, RESULT_ALGO(r));
         tc_rtable_num(t, row, 9, r->lower_bound_s);
     }
 }
@@ -414,7 +423,7 @@ static void coll_algorithms_table(const tc_collective_out *o, tc_rtable *t)
             tc_rtable_num(t, row, c_size, r->bytes);
             tc_rtable_num(t, row, c_rank, (double)(k + 1));
             tc_rtable_text(t, row, c_req, o->rows[order[k]].requested);
-            tc_rtable_text(t, row, c_algo, tc_algo_name(r->algo));
+            tc_rtable_text(t, row, c_algo, RESULT_ALGO(r));
             tc_rtable_num(t, row, c_time, r->time_s);
             tc_rtable_num(t, row, c_bus, r->busbw_Bps);
             tc_rtable_num(t, row, c_lb, r->lower_bound_s);
@@ -429,7 +438,7 @@ static void coll_sizes_table(const tc_collective_out *o, tc_rtable *t)
 {
     tc_rtable_init(t, "sizes");
     for (size_t a = 0; a < o->nalgos; a++)
-        tc_sizes_table(t, tc_collective_at(o, a, 0), o->nsizes, o->rows[a].root);
+        tc_sizes_table(t, tc_collective_at(o, a, 0), o->nsizes, o->rows[a].root, o->dtype);
 }
 
 static void coll_phases_table(const tc_collective_out *o, tc_rtable *t)
@@ -479,8 +488,10 @@ static void coll_flow_kv(const tc_collective_out *o, tc_table *tb)
     const tc_flow_result *fr = &o->flow;
     const tc_flow_setup *fs = &o->flow_setup;
     const tc_topo *t = o->net.topo[0];
-    char b[64], b2[64], b3[64], name[128];
-    kv(tb, "flow", "multipath %s, deps %s, rate cap %s", multipath_name(fs->multipath), deps_name(fs->deps),
+    char b[64], b2[64], b3[64], name[128], eager[96] = "";
+    if (fs->deps == TC_DEPS_AUTO)
+        snprintf(eager, sizeof eager, " (eager up to %s)", tc_fmt_size(fs->eager_limit_bytes, b2, sizeof b2));
+    kv(tb, "flow", "multipath %s, deps %s%s, rate cap %s", multipath_name(fs->multipath), deps_name(fs->deps), eager,
        fs->rate_cap_Bps > 0 ? tc_fmt_rate(fs->rate_cap_Bps, b, sizeof b) : "none");
     kv(tb, "events", "%llu (%llu rate recomputations)", (unsigned long long)fr->events,
        (unsigned long long)fr->batches);
@@ -511,9 +522,9 @@ static void coll_print_single(const tc_collective_out *o, FILE *f)
        o->info.endpoints);
     kv(&tb, "op", "%s", tc_op_name(r->op));
     if (r->algo_requested == TC_ALGO_AUTO)
-        kv(&tb, "algorithm", "%s (chosen by auto)", tc_algo_name(r->algo));
+        kv(&tb, "algorithm", "%s (chosen by auto)", RESULT_ALGO(r));
     else
-        kv(&tb, "algorithm", "%s", tc_algo_name(r->algo));
+        kv(&tb, "algorithm", "%s", RESULT_ALGO(r));
     kv(&tb, "ranks", "%u", r->ranks);
     kv(&tb, "size", "%s", tc_fmt_size(r->bytes, b, sizeof b));
     kv(&tb, "mode", "%s (routing %s)", tc_mode_name(r->mode), tc_routing_name(o->routing, t));
@@ -563,6 +574,59 @@ static double cmp_ratio(const tc_compare_out *o, int oi, size_t si, int t)
     return tc_compare_at(o, oi, si, t)->time_s / tc_compare_at(o, oi, si, 0)->time_s;
 }
 
+static json_t *mask_json(const tc_compare_out *o, unsigned m)
+{
+    json_t *a = json_array();
+    for (int t = 0; t < o->net.n; t++)
+        if (m & (1u << t))
+            json_array_append_new(a, json_string(o->net.name[t]));
+    return a;
+}
+
+/* With network.alphas: the results at each alpha, and the conclusions. */
+static void cmp_alpha_json(const tc_compare_out *o, json_t *j)
+{
+    json_t *sets = json_array();
+    for (int k = 1; k < o->nset; k++) {
+        json_t *e = json_object(), *rs = json_array();
+        json_object_set_new(e, "alpha_s", json_real(o->alpha[k]));
+        for (int oi = 0; oi < o->nops; oi++)
+            for (size_t si = 0; si < o->nsizes; si++)
+                for (int t = 0; t < o->net.n; t++) {
+                    const tc_result *r = tc_compare_at_set(o, k, oi, si, t);
+                    json_array_append_new(rs, json_pack("{s:s, s:s, s:f, s:s, s:f}", "op", tc_op_name(r->op),
+                                                        "name", o->net.name[t], "bytes", r->bytes, "algo",
+                                                        RESULT_ALGO(r), "time_s", r->time_s));
+                }
+        json_object_set_new(e, "results", rs);
+        json_array_append_new(sets, e);
+    }
+    json_object_set_new(j, "alpha_results", sets);
+    json_t *cs = json_array();
+    tc_compare_run *runs = tc_calloc(o->nsizes, sizeof *runs);
+    for (int oi = 0; runs && oi < o->nops; oi++) {
+        size_t n = tc_compare_conclusions(o, oi, runs);
+        for (size_t i = 0; i < n; i++) {
+            const tc_compare_run *r = &runs[i];
+            json_t *e = json_object(), *by = json_array();
+            json_object_set_new(e, "op", json_string(tc_op_name(o->ops[oi])));
+            json_object_set_new(e, "from_bytes", json_real(o->sizes[r->from]));
+            json_object_set_new(e, "to_bytes", json_real(o->sizes[r->to]));
+            json_object_set_new(e, "holds_at_every_alpha", json_boolean(r->holds));
+            for (int k = 0; k < o->nset; k++) {
+                json_t *b = json_object();
+                json_object_set_new(b, "alpha_s", k ? json_real(o->alpha[k]) : json_string("as specified"));
+                json_object_set_new(b, "winners", mask_json(o, r->mask[k]));
+                json_array_append_new(by, b);
+            }
+            json_object_set_new(e, "by_alpha", by);
+            json_array_append_new(cs, e);
+        }
+    }
+    free(runs);
+    json_object_set_new(j, "conclusions", cs);
+}
+
 json_t *tc_compare_json(const tc_compare_out *o, const tc_scenario *s)
 {
     json_t *j = json_object();
@@ -589,6 +653,8 @@ json_t *tc_compare_json(const tc_compare_out *o, const tc_scenario *s)
                 json_array_append_new(rs, e);
             }
     json_object_set_new(j, "results", rs);
+    if (o->nset > 1)
+        cmp_alpha_json(o, j);
     tc_report_add_scenario(j, s);
     return j;
 }
@@ -615,7 +681,7 @@ static void cmp_results_table(const tc_compare_out *o, tc_rtable *t)
                 tc_rtable_num(t, row, c_bytes, r->bytes);
                 tc_rtable_text(t, row, c_name, o->net.name[k]);
                 tc_rtable_text(t, row, c_topo, o->net.topo[k]->spec);
-                tc_rtable_text(t, row, c_algo, tc_algo_name(r->algo));
+                tc_rtable_text(t, row, c_algo, RESULT_ALGO(r));
                 tc_rtable_num(t, row, c_time, r->time_s);
                 tc_rtable_num(t, row, c_alg, r->algbw_Bps);
                 tc_rtable_num(t, row, c_bus, r->busbw_Bps);
@@ -624,11 +690,38 @@ static void cmp_results_table(const tc_compare_out *o, tc_rtable *t)
             }
 }
 
+/* With network.alphas: every cell at every alpha. */
+static void cmp_alpha_table(const tc_compare_out *o, tc_rtable *t)
+{
+    tc_rtable_init(t, "alpha_results");
+    int c_alpha = tc_rtable_col(t, "alpha_s", "alpha", TC_COL_SECONDS, NULL, 0);
+    int c_op = tc_rtable_col(t, "op", "op", TC_COL_TEXT, NULL, 0);
+    int c_bytes = tc_rtable_col(t, "bytes", "size", TC_COL_BYTES, NULL, 0);
+    int c_name = tc_rtable_col(t, "name", "name", TC_COL_TEXT, NULL, 0);
+    int c_algo = tc_rtable_col(t, "algo", "algo", TC_COL_TEXT, NULL, 0);
+    int c_time = tc_rtable_col(t, "time_s", "time", TC_COL_SECONDS, NULL, 0);
+    for (int k = 1; k < o->nset; k++)
+        for (int oi = 0; oi < o->nops; oi++)
+            for (size_t si = 0; si < o->nsizes; si++)
+                for (int q = 0; q < o->net.n; q++) {
+                    const tc_result *r = tc_compare_at_set(o, k, oi, si, q);
+                    size_t row = tc_rtable_row(t);
+                    tc_rtable_num(t, row, c_alpha, o->alpha[k]);
+                    tc_rtable_text(t, row, c_op, tc_op_name(r->op));
+                    tc_rtable_num(t, row, c_bytes, r->bytes);
+                    tc_rtable_text(t, row, c_name, o->net.name[q]);
+                    tc_rtable_text(t, row, c_algo, RESULT_ALGO(r));
+                    tc_rtable_num(t, row, c_time, r->time_s);
+                }
+}
+
 size_t tc_compare_tables(const tc_compare_out *o, const tc_scenario *s, tc_rtable *tabs, size_t max)
 {
     (void)s;
     size_t n = 0;
     ADD_TABLE(cmp_results_table);
+    if (o->nset > 1)
+        ADD_TABLE(cmp_alpha_table);
     return n;
 }
 
@@ -660,7 +753,7 @@ static void cmp_print_op(const tc_compare_out *o, int oi, FILE *f)
         for (int t = 0; t < nt; t++) {
             const tc_result *r = tc_compare_at(o, oi, si, t);
             tc_fmt_time(r->time_s, cell[1 + 2 * t], sizeof cell[0]);
-            snprintf(cell[2 + 2 * t], sizeof cell[0], "%s", tc_algo_name(r->algo));
+            snprintf(cell[2 + 2 * t], sizeof cell[0], "%s", RESULT_ALGO(r));
         }
         for (int t = 1; t < nt; t++)
             snprintf(cell[2 * nt + t], sizeof cell[0], "%.3g", cmp_ratio(o, oi, si, t));
@@ -672,45 +765,73 @@ static void cmp_print_op(const tc_compare_out *o, int oi, FILE *f)
     tc_table_free(&tb);
 }
 
-/* The sizes from si on where the same topologies win, and the largest
- * margin over the next topology among them. */
-static size_t cmp_run_of(const tc_compare_out *o, int oi, size_t si, unsigned *mask, double *gain)
+/* "clos = torus" for a mask of winners. */
+static void print_mask(const tc_compare_out *o, unsigned m, FILE *f)
 {
-    double best, second;
-    *mask = tc_compare_winners(o, oi, si, &best, &second);
-    *gain = second / best;
-    size_t sj = si;
-    while (sj + 1 < o->nsizes) {
-        if (tc_compare_winners(o, oi, sj + 1, &best, &second) != *mask)
-            break;
-        sj++;
-        *gain = fmax(*gain, second / best);
+    int k = 0;
+    for (int t = 0; t < o->net.n; t++)
+        if (m & (1u << t))
+            fprintf(f, "%s%s", k++ ? " = " : "", o->net.name[t]);
+    fprintf(f, " %s", k > 1 ? "tie" : "fastest");
+}
+
+static const char *set_label(const tc_compare_out *o, int k, char *buf, size_t len)
+{
+    if (k == 0)
+        return "as specified";
+    return o->alpha[k] > 0 ? tc_fmt_time(o->alpha[k], buf, len) : "0";
+}
+
+/* One line per conclusion when alpha is varied; the sizes, then either
+ * the winners at every alpha, or the winners at each group of alphas. */
+static void cmp_print_run(const tc_compare_out *o, const tc_compare_run *r, FILE *f)
+{
+    char b1[32], b2[32];
+    fprintf(f, "%s", o->nset > 1 ? "\n    " : "");
+    if (r->holds)
+        print_mask(o, r->mask[0], f);
+    fprintf(f, "%s%s %s", r->holds ? " " : "", r->from == r->to ? "at" : "from",
+            tc_fmt_size(o->sizes[r->from], b1, sizeof b1));
+    if (r->to > r->from)
+        fprintf(f, " to %s", tc_fmt_size(o->sizes[r->to], b2, sizeof b2));
+    if (r->holds) {
+        if (o->nset > 1)
+            fprintf(f, " at every alpha");
+        if (isfinite(r->gain))
+            fprintf(f, " (up to %.2fx faster than the next)", r->gain);
+        return;
     }
-    return sj;
+    /* Where it flips: the settings grouped by their winners. */
+    fprintf(f, " it depends on alpha:");
+    bool done[TC_SCN_MAX_ALPHAS + 1] = {false};
+    for (int k = 0, g = 0; k < o->nset; k++) {
+        if (done[k])
+            continue;
+        fprintf(f, "%s ", g++ ? ";" : "");
+        print_mask(o, r->mask[k], f);
+        fprintf(f, " at alpha");
+        for (int j = k, c = 0; j < o->nset; j++)
+            if (!done[j] && r->mask[j] == r->mask[k]) {
+                done[j] = true;
+                fprintf(f, "%s %s", c++ ? "," : "", set_label(o, j, b1, sizeof b1));
+            }
+    }
 }
 
 static void cmp_print_wins(const tc_compare_out *o, int oi, FILE *f)
 {
     char b1[32], b2[32];
+    tc_compare_run *runs = tc_calloc(o->nsizes, sizeof *runs);
+    if (!runs)
+        return;
+    size_t n = tc_compare_conclusions(o, oi, runs);
     fprintf(f, "  %s:", tc_op_name(o->ops[oi]));
-    for (size_t si = 0; si < o->nsizes;) {
-        unsigned m;
-        double gain;
-        size_t sj = cmp_run_of(o, oi, si, &m, &gain);
-        fprintf(f, "%s ", si ? ";" : "");
-        int k = 0;
-        for (int t = 0; t < o->net.n; t++)
-            if (m & (1u << t))
-                fprintf(f, "%s%s", k++ ? " = " : "", o->net.name[t]);
-        fprintf(f, " %s %s %s", k > 1 ? "tie" : "fastest", si == sj ? "at" : "from",
-                tc_fmt_size(o->sizes[si], b1, sizeof b1));
-        if (sj > si)
-            fprintf(f, " to %s", tc_fmt_size(o->sizes[sj], b2, sizeof b2));
-        if (isfinite(gain))
-            fprintf(f, " (up to %.2fx faster than the next)", gain);
-        si = sj + 1;
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "%s", i && o->nset == 1 ? "; " : o->nset == 1 ? " " : "");
+        cmp_print_run(o, &runs[i], f);
     }
     fputc('\n', f);
+    free(runs);
     /* How each other topology compares with the first, over all sizes. */
     for (int t = 1; t < o->net.n; t++) {
         double lo = INFINITY, hi = 0;
@@ -722,9 +843,9 @@ static void cmp_print_wins(const tc_compare_out *o, int oi, FILE *f)
             if (r > hi)
                 hi = r, at_hi = k;
         }
-        fprintf(f, "    %s takes %.2fx (at %s) to %.2fx (at %s) the time of %s\n", o->net.name[t], lo,
+        fprintf(f, "    %s takes %.2fx (at %s) to %.2fx (at %s) the time of %s%s\n", o->net.name[t], lo,
                 tc_fmt_size(o->sizes[at_lo], b1, sizeof b1), hi, tc_fmt_size(o->sizes[at_hi], b2, sizeof b2),
-                o->net.name[0]);
+                o->net.name[0], o->nset > 1 ? " (alpha as specified)" : "");
     }
 }
 
@@ -748,7 +869,15 @@ void tc_compare_print(const tc_compare_out *o, const tc_scenario *s, FILE *f)
         cmp_print_op(o, oi, f);
     if (o->net.n < 2)
         return;
-    fprintf(f, "\nwhere each topology wins:\n");
+    fprintf(f, "\nwhere each topology wins");
+    if (o->nset > 1) {
+        char b2[32];
+        fprintf(f, " (checked at alpha as specified");
+        for (int k = 1; k < o->nset; k++)
+            fprintf(f, ", %s", o->alpha[k] > 0 ? tc_fmt_time(o->alpha[k], b2, sizeof b2) : "0");
+        fprintf(f, ")");
+    }
+    fprintf(f, ":\n");
     for (int oi = 0; oi < o->nops; oi++)
         cmp_print_wins(o, oi, f);
 }
@@ -773,7 +902,7 @@ json_t *tc_concurrent_json(const tc_concurrent_out *o, const tc_scenario *s)
         json_t *e = json_object();
         json_object_set_new(e, "name", json_string(jb->name));
         json_object_set_new(e, "op", json_string(tc_op_name(jb->op)));
-        json_object_set_new(e, "algo", json_string(tc_algo_name(jb->algo)));
+        json_object_set_new(e, "algo", json_string(tc_algo_variant_name(jb->algo, jb->variant, (char[64]){0}, 64)));
         json_object_set_new(e, "ranks", json_integer(jb->ranks));
         json_object_set_new(e, "bytes", json_real(jb->bytes));
         json_object_set_new(e, "start_s", json_real(r->start_s));
@@ -814,7 +943,7 @@ static void conc_jobs_table(const tc_concurrent_out *o, tc_rtable *t)
         size_t row = tc_rtable_row(t);
         tc_rtable_text(t, row, c[0], jb->name);
         tc_rtable_text(t, row, c[1], tc_op_name(jb->op));
-        tc_rtable_text(t, row, c[2], tc_algo_name(jb->algo));
+        tc_rtable_text(t, row, c[2], tc_algo_variant_name(jb->algo, jb->variant, (char[64]){0}, 64));
         const double v[] = {jb->ranks, jb->bytes, r->start_s, r->time_s, jb->alone_s, jb->slowdown,
                             r->rank_finish_min_s, r->rank_finish_median_s, r->rank_finish_max_s};
         for (int k = 0; k < 9; k++)

@@ -29,13 +29,16 @@ json_t *tc_report_result_json(const tc_result *r, const tc_topo *t, tc_routing r
     json_object_set_new(o, "schema_version", json_integer(TC_SCHEMA_VERSION));
     json_object_set_new(o, "topology", json_string(t->spec));
     json_object_set_new(o, "op", json_string(tc_op_name(r->op)));
-    json_object_set_new(o, "algo", json_string(tc_algo_name(r->algo)));
-    json_object_set_new(o, "algo_requested", json_string(tc_algo_name(r->algo_requested)));
+    char buf[64];
+    json_object_set_new(o, "algo", json_string(tc_algo_variant_name(r->algo, r->variant, buf, sizeof buf)));
+    json_object_set_new(o, "algo_requested",
+                        json_string(tc_algo_variant_name(r->algo_requested, r->variant, buf, sizeof buf)));
     json_object_set_new(o, "chunks", json_integer(r->chunks));
     json_object_set_new(o, "ranks", json_integer(r->ranks));
     json_object_set_new(o, "bytes", json_real(r->bytes));
     json_object_set_new(o, "mode", json_string(tc_mode_name(r->mode)));
     json_object_set_new(o, "routing", json_string(tc_routing_name(routing, t)));
+    json_object_set_new(o, "hop_lat_s", json_real(t->hop_lat));
     json_object_set_new(o, "alpha_s", json_real(t->alpha));
     json_object_set_new(o, "time_s", json_real(r->time_s));
     json_object_set_new(o, "algbw_Bps", json_real(r->algbw_Bps));
@@ -78,6 +81,8 @@ json_t *tc_report_topo_json(const tc_topo *t, bool links)
     json_object_set_new(o, "ports_per_endpoint", json_integer(in.ports_per_endpoint));
     json_object_set_new(o, "min_latency_s", json_real(in.min_latency_s));
     json_object_set_new(o, "max_latency_s", json_real(in.max_latency_s));
+    json_object_set_new(o, "hop_lat_s", json_real(t->hop_lat));
+    json_object_set_new(o, "alpha_s", json_real(t->alpha));
     if (t->kind == TC_TOPO_CLOS) {
         json_t *ov = json_array();
         for (int i = 1; i < t->levels; i++)

@@ -187,7 +187,8 @@ static tc_status strings_of(const json_t *v, const char *where, char *dst, size_
 static const char *routing_names[] = {"default", "ecmp", "dmodk", "dor", "dor-positive"};
 static const char *mode_names[] = {"formula", "steps", "flow"};
 static const char *multipath_names[] = {"route", "spray"};
-static const char *deps_names[] = {"rendezvous", "fifo", "recv"};
+/* In tc_flow_deps order. */
+static const char *deps_names[] = {"auto", "rendezvous", "fifo", "recv"};
 
 #define SET(name) static tc_status name(tc_scenario *s, const json_t *v, const char *where, tc_err *err)
 #define GET(name) static json_t *name(const tc_scenario *s)
@@ -217,6 +218,46 @@ GET(get_names)
     json_t *a = json_array();
     for (int i = 0; i < s->nnames; i++)
         json_array_append_new(a, json_string(s->names[i]));
+    return a;
+}
+
+SET(set_dtype)
+{
+    char d[sizeof s->dtype];
+    tc_status st = str_of(v, where, d, sizeof d, err);
+    if (st == TC_OK && !tc_dtype_size(d))
+        st = tc_fail(err, TC_EINVAL, "%s: unknown element type '%s': accepted are float32, fp16, bf16, fp8, int8, fp64",
+                     where, d);
+    if (st == TC_OK)
+        snprintf(s->dtype, sizeof s->dtype, "%s", d);
+    return st;
+}
+GET(get_dtype)
+{
+    return json_string(s->dtype[0] ? s->dtype : "float32");
+}
+
+SET(set_alphas)
+{
+    tc_status st = list_cap(v, 0, TC_SCN_MAX_ALPHAS, where, err);
+    size_t n = st ? 0 : list_len(v);
+    double a[TC_SCN_MAX_ALPHAS];
+    char w[256];
+    for (size_t i = 0; i < n && st == TC_OK; i++) {
+        WHERE_I(w, where, i);
+        st = num_in(list_get(v, i), U_TIME, 0, 1, false, w, &a[i], err);
+    }
+    if (st)
+        return st;
+    memcpy(s->alphas, a, n * sizeof *a);
+    s->nalphas = (int)n;
+    return TC_OK;
+}
+GET(get_alphas)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < s->nalphas; i++)
+        json_array_append_new(a, json_real(s->alphas[i]));
     return a;
 }
 
@@ -589,7 +630,7 @@ GET(get_multipath)
 SET(set_deps)
 {
     int k;
-    tc_status st = enum_of(v, where, deps_names, 3, &k, err);
+    tc_status st = enum_of(v, where, deps_names, 4, &k, err);
     if (st == TC_OK)
         s->deps = (tc_flow_deps)k;
     return st;
@@ -597,6 +638,17 @@ SET(set_deps)
 GET(get_deps)
 {
     return json_string(deps_names[s->deps]);
+}
+
+/* Above 0: the library reads 0 as its default, and a limit of 0 would be
+ * rendezvous for every message that carries data (--deps rendezvous). */
+SET(set_eager_limit)
+{
+    return num_in(v, U_SIZE, 0, TC_MAX_BYTES, true, where, &s->eager_limit_bytes, err);
+}
+GET(get_eager_limit)
+{
+    return json_real(s->eager_limit_bytes);
 }
 
 SET(set_budget)
@@ -914,11 +966,7 @@ static tc_status job_of(const json_t *o, const char *where, size_t i, tc_scn_job
         return st;
     if (x)
         req.root = (uint32_t)c;
-    int n = snprintf(j->algo, sizeof j->algo, "%s", tc_algo_name(req.algo));
-    if (req.chunks)
-        n += snprintf(j->algo + n, sizeof j->algo - (size_t)n, ":chunks=%u", req.chunks);
-    if (req.root)
-        snprintf(j->algo + n, sizeof j->algo - (size_t)n, "%sroot=%u", req.chunks ? "," : ":", req.root);
+    tc_algo_format(&req, j->algo, sizeof j->algo);
     snprintf(w, sizeof w, "%s.start", where);
     j->start_s = 0;
     if ((x = json_object_get(o, "start")) && (st = num_in(x, U_TIME, 0, 1e9, false, w, &j->start_s, err)))
@@ -1086,6 +1134,11 @@ static bool flow_mode(const tc_scenario *s)
 {
     return s->mode == TC_MODE_FLOW;
 }
+/* The eager limit matters only where it decides: flow mode, deps auto. */
+static bool flow_auto_deps(const tc_scenario *s)
+{
+    return s->mode == TC_MODE_FLOW && s->deps == TC_DEPS_AUTO;
+}
 static bool formula_mode(const tc_scenario *s)
 {
     return s->mode == TC_MODE_FORMULA;
@@ -1121,6 +1174,7 @@ static bool measured_acc(const tc_scenario *s)
 static const tc_scn_key keys[] = {
     {"network.topo", NETC | B(TOPO), NULL, set_topo, get_topo, ""},
     {"network.names", B(COMPARE), NULL, set_names, get_names, ""},
+    {"network.alphas", B(COMPARE), NULL, set_alphas, get_alphas, ""},
     {"network.equalize_injection_Bps", NETC | B(TOPO), NULL, set_equalize, get_equalize, ""},
     {"network.degrade", NETC | B(TOPO), NULL, set_degrade, get_degrade, ""},
     {"network.routing", NETC, NULL, set_routing, get_routing, ""},
@@ -1132,11 +1186,13 @@ static const tc_scn_key keys[] = {
     {"collective.op", B(COLLECTIVE) | B(COMPARE), NULL, set_ops, get_ops, ""},
     {"collective.algo", B(COLLECTIVE) | B(COMPARE), NULL, set_algos, get_algos, ""},
     {"collective.sizes", B(COLLECTIVE) | B(COMPARE), NULL, set_sizes, get_sizes, ""},
+    {"collective.dtype", B(COLLECTIVE) | B(COMPARE) | B(CONCURRENT), NULL, set_dtype, get_dtype, ""},
     {"eval.mode", JOBC, NULL, set_mode, get_mode, ""},
     {"eval.phases", B(COLLECTIVE), formula_mode, set_phases, get_phases, "--mode formula"},
     {"flow.rate_cap_Bps", NETC, flow_mode, set_rate_cap, get_rate_cap, "--mode flow"},
     {"flow.multipath", NETC, flow_mode, set_multipath, get_multipath, "--mode flow"},
     {"flow.deps", NETC, flow_mode, set_deps, get_deps, "--mode flow"},
+    {"flow.eager_limit_bytes", NETC, flow_auto_deps, set_eager_limit, get_eager_limit, "--mode flow and --deps auto"},
     {"flow.event_budget", NETC, flow_mode, set_budget, get_budget, "--mode flow"},
     {"flow.trace", B(COLLECTIVE) | B(CONCURRENT), flow_mode, set_trace, get_trace, "--mode flow"},
     {"concurrent.jobs", B(CONCURRENT), NULL, set_jobs, get_jobs, ""},

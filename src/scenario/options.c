@@ -37,6 +37,10 @@ static const opt_def opts[] = {
     /* network */
     {{"--topo", "network.topo", "network", "SPEC", NETC | B(TOPO), true, "topology spec (repeat for compare)"}, F_LIST},
     {{"--names", "network.names", "network", "A,B,..", B(COMPARE), false, "a short name per topology"}, F_COMMA},
+    {{"--alphas", "network.alphas", "network", "T,T,..", B(COMPARE), false,
+      "also compare with every topology at each of these per-message overheads (e.g. 0,1us,5us); a conclusion "
+      "is stated as holding only where it holds at every one"},
+     F_COMMA},
     {{"--equalize", "network.equalize_injection_Bps", "network", "injection=RATE", NETC | B(TOPO), false,
       "give every endpoint this total fabric injection bandwidth"},
      F_EQUALIZE},
@@ -72,6 +76,10 @@ static const opt_def opts[] = {
     {{"--sizes", "collective.sizes", "algorithm", "MIN:MAX[:F]", B(COLLECTIVE) | B(COMPARE), false,
       "sizes MIN, MIN*F, ... up to MAX (F = 4 by default)"},
      F_VALUE},
+    {{"--dtype", "collective.dtype", "algorithm", "TYPE", B(COLLECTIVE) | B(COMPARE) | B(CONCURRENT), false,
+      "element type: float32 (default), fp16, bf16, fp8, int8, fp64; sizes are whole elements, rounded as "
+      "nccl-tests does"},
+     F_VALUE},
     /* evaluator */
     {{"--mode", "eval.mode", "eval", "MODE", EVALC, false,
       "formula (default), steps (phase by phase on the graph) or flow (event-driven)"},
@@ -84,7 +92,14 @@ static const opt_def opts[] = {
     {{"--multipath", "flow.multipath", "flow", "route|spray", NETC, false,
       "one routed path per transfer, or split over every equal-cost path"},
      F_VALUE},
-    {{"--deps", "flow.deps", "flow", "rendezvous|fifo|recv", NETC, false, "when a transfer may start"}, F_VALUE},
+    {{"--deps", "flow.deps", "flow", "DEPS", NETC, false,
+      "when a transfer of step s from a to b starts: auto (default): as fifo if at most --eager-limit bytes, "
+      "else as rendezvous; rendezvous: a and b have reached s; fifo: a has reached s; recv: a's receives of "
+      "earlier steps are delivered"},
+     F_VALUE},
+    {{"--eager-limit", "flow.eager_limit_bytes", "flow", "SIZE", NETC, false,
+      "deps auto: the largest message sent without waiting for its receiver (default 64KiB)"},
+     F_VALUE},
     {{"--event-budget", "flow.event_budget", "flow", "N", NETC, false, "bound the simulation (default 200000000)"},
      F_VALUE},
     {{"--trace", "flow.trace", "flow", "FILE", B(COLLECTIVE) | B(CONCURRENT), false,

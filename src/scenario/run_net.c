@@ -31,6 +31,7 @@ static void flow_setup_of(const tc_flow_opts *fo, tc_flow_setup *fs)
 {
     fs->multipath = fo->multipath;
     fs->deps = fo->deps;
+    fs->eager_limit_bytes = fo->eager_limit_bytes > 0 ? fo->eager_limit_bytes : TC_FLOW_DEFAULT_EAGER_LIMIT;
     fs->rate_cap_Bps = fo->rate_cap_Bps;
     snprintf(fs->trace, sizeof fs->trace, "%s", fo->trace_path ? fo->trace_path : "");
 }
@@ -69,8 +70,10 @@ static tc_status sweep_mem_check(const tc_topo *t, const tc_coll_req *req, doubl
         tc_coll_req r = *req;
         r.algo = (tc_algo)a;
         r.bytes = bytes;
-        if (req->algo == TC_ALGO_AUTO)
+        if (req->algo == TC_ALGO_AUTO) {
             r.chunks = 0;
+            r.variant = TC_VARIANT_DEFAULT;
+        }
         tc_sched *sc = NULL;
         if (tc_coll_build(&r, t, &sc, NULL) != TC_OK)
             continue; /* the evaluation reports why */
@@ -148,6 +151,7 @@ static tc_status coll_rows(const tc_scenario *s, const tc_topo *t, tc_collective
         r->algo = q.algo;
         r->chunks = q.chunks;
         r->root = q.root;
+        r->variant = q.variant;
     }
     if (o->nalgos == 0)
         return tc_fail(err, TC_EINVAL, "no algorithm is valid for %s on %u ranks of this topology",
@@ -163,6 +167,7 @@ static tc_status flow_detail(const tc_topo *t, const tc_coll_row *row, const tc_
 {
     tc_coll_req q = {.op = r->op, .algo = r->algo, .p = r->ranks, .bytes = r->bytes, .root = row->root};
     q.chunks = row->algo == TC_ALGO_AUTO ? 0 : row->chunks;
+    q.variant = row->algo == TC_ALGO_AUTO ? TC_VARIANT_DEFAULT : row->variant;
     tc_sched *sc = NULL;
     tc_status st = tc_coll_build(&q, t, &sc, err);
     if (st)
@@ -180,6 +185,7 @@ static tc_status phase_detail(const tc_topo *t, const tc_coll_row *row, const tc
 {
     tc_coll_req q = {.op = r->op, .algo = r->algo, .p = r->ranks, .bytes = r->bytes, .root = row->root};
     q.chunks = row->algo == TC_ALGO_AUTO ? 0 : row->chunks;
+    q.variant = row->algo == TC_ALGO_AUTO ? TC_VARIANT_DEFAULT : row->variant;
     tc_sched *sc = NULL;
     tc_status st = tc_coll_build(&q, t, &sc, err);
     if (st)
@@ -221,7 +227,9 @@ static tc_status coll_eval(const tc_scenario *s, const tc_run_opts *ro, tc_colle
     }
     for (size_t i = 0; i < o->nalgos && st == TC_OK; i++) {
         const tc_coll_row *row = &o->rows[i];
-        tc_coll_req req = {.op = o->op, .algo = row->algo, .p = o->ranks, .chunks = row->chunks, .root = row->root};
+        tc_coll_req req = {.op = o->op, .algo = row->algo, .p = o->ranks, .chunks = row->chunks, .root = row->root,
+                           .variant = row->variant,
+                           .elt = tc_dtype_size(s->dtype)};
         if (eo.mode == TC_MODE_FLOW &&
             (st = sweep_mem_check(t, &req, max_of(s->sizes, o->nsizes), map, &fo, ro, err)))
             break;
@@ -247,6 +255,7 @@ tc_status tc_run_collective(const tc_scenario *s, const tc_run_opts *ro, tc_coll
     if (!o)
         return oom(err);
     o->op = s->ops[0];
+    snprintf(o->dtype, sizeof o->dtype, "%s", s->dtype);
     o->nsizes = s->nsizes;
     tc_status st = tc_net_build(s, &o->net, err);
     if (st == TC_OK) {
@@ -336,61 +345,95 @@ static tc_status cmp_algo(const tc_scenario *s, tc_compare_out *o, tc_coll_req *
     return tc_algo_parse(o->algo, req, err);
 }
 
-/* One operation on topology t over every size, into the grid. */
+/* One operation on topology t over n (size, alpha) points (alphas NULL:
+ * the topology's own), into tmp. */
 static tc_status cmp_sweep(const tc_scenario *s, const tc_run_opts *ro, tc_compare_out *o, const tc_coll_req *base,
-                           int oi, int t, const uint32_t *map, tc_result *tmp, tc_err *err)
+                           int oi, int t, const uint32_t *map, const double *sizes, const double *alphas, size_t n,
+                           tc_result *tmp, tc_err *err)
 {
     tc_eval_opts eo;
     tc_flow_opts fo;
     eval_opts(s, &o->net, t, NULL, &eo, &fo); /* progress: in cells, not per simulation */
     eo.rank_map = map;
+    eo.alphas = alphas;
     o->mode = eo.mode;
     tc_coll_req req = *base;
     req.op = o->ops[oi];
     req.p = o->ranks[t];
     tc_status st = TC_OK;
     if (eo.mode == TC_MODE_FLOW)
-        st = sweep_mem_check(o->net.topo[t], &req, max_of(o->sizes, o->nsizes), map, &fo, ro, err);
+        st = sweep_mem_check(o->net.topo[t], &req, max_of(sizes, n), map, &fo, ro, err);
     if (st == TC_OK)
-        st = tc_evaluate_sweep(o->net.topo[t], &req, o->sizes, o->nsizes, &eo, tmp, err);
+        st = tc_evaluate_sweep(o->net.topo[t], &req, sizes, n, &eo, tmp, err);
     if (st) {
         char where[96];
         snprintf(where, sizeof where, "%s on %s", tc_op_name(req.op), o->net.name[t]);
         return prefixed(err, st, where);
     }
-    for (size_t si = 0; si < o->nsizes; si++)
-        o->res[((size_t)oi * o->nsizes + si) * (size_t)o->net.n + (size_t)t] = tmp[si];
     return TC_OK;
 }
 
+static tc_result *cell(tc_compare_out *o, int k, int oi, size_t si, int t)
+{
+    return &o->res[(((size_t)k * (size_t)o->nops + (size_t)oi) * o->nsizes + si) * (size_t)o->net.n + (size_t)t];
+}
+
+/* Every setting (the topologies' own alpha, then each of network.alphas).
+ * Formula and steps cost all of them in one sweep per (operation,
+ * topology): the routing does not depend on alpha. Flow runs each setting
+ * with the topologies' alpha edited in place (they are this run's own) and
+ * restored after. */
 static tc_status cmp_grid(const tc_scenario *s, const tc_run_opts *ro, tc_compare_out *o, const tc_coll_req *req,
                           uint32_t **maps, tc_err *err)
 {
-    tc_result *tmp = tc_calloc(o->nsizes, sizeof *tmp);
-    o->res = tc_calloc((size_t)o->nops * o->nsizes * (size_t)o->net.n, sizeof *o->res);
-    if (!tmp || !o->res) {
-        free(tmp);
+    o->nset = 1 + s->nalphas;
+    o->alpha[0] = NAN;
+    for (int k = 0; k < s->nalphas; k++)
+        o->alpha[k + 1] = s->alphas[k];
+    size_t cells = (size_t)o->nops * o->nsizes * (size_t)o->net.n, npt = (size_t)o->nset * o->nsizes;
+    tc_result *tmp = tc_calloc(npt, sizeof *tmp);
+    double *sz = tc_calloc(npt, sizeof *sz), *al = tc_calloc(npt, sizeof *al);
+    o->res = tc_calloc((size_t)o->nset * cells, sizeof *o->res);
+    if (!tmp || !sz || !al || !o->res) {
+        free(tmp), free(sz), free(al);
         return oom(err);
     }
-    cell_progress cp = {.ro = s->mode == TC_MODE_FORMULA ? NULL : ro,
-                        .total = (double)o->nops * (double)o->nsizes * o->net.n};
+    bool flow = s->mode == TC_MODE_FLOW;
+    cell_progress cp = {.ro = s->mode == TC_MODE_FORMULA ? NULL : ro, .total = (double)o->nset * (double)cells};
     clock_gettime(CLOCK_MONOTONIC, &cp.t0);
     cells_report(&cp);
     tc_status st = TC_OK;
-    for (int oi = 0; oi < o->nops && st == TC_OK; oi++)
-        for (int t = 0; t < o->net.n && st == TC_OK; t++) {
-            st = cmp_sweep(s, ro, o, req, oi, t, maps[t], tmp, err);
-            cp.done += (double)o->nsizes;
-            if (st == TC_OK)
-                cells_report(&cp);
-        }
-    free(tmp);
+    double own[TC_SCN_MAX_TOPOS];
+    for (int t = 0; t < o->net.n; t++)
+        own[t] = o->net.topo[t]->alpha;
+    for (int k = 0; k < (flow ? o->nset : 1) && st == TC_OK; k++) {
+        for (int t = 0; flow && t < o->net.n; t++)
+            o->net.topo[t]->alpha = k ? o->alpha[k] : own[t];
+        for (int oi = 0; oi < o->nops && st == TC_OK; oi++)
+            for (int t = 0; t < o->net.n && st == TC_OK; t++) {
+                size_t n = flow ? o->nsizes : npt;
+                for (size_t i = 0; i < n; i++) {
+                    int kk = (int)(i / o->nsizes);
+                    sz[i] = o->sizes[i % o->nsizes];
+                    al[i] = kk ? o->alpha[kk] : own[t];
+                }
+                st = cmp_sweep(s, ro, o, req, oi, t, maps[t], sz, flow ? NULL : al, n, tmp, err);
+                for (size_t i = 0; i < n && st == TC_OK; i++)
+                    *cell(o, flow ? k : (int)(i / o->nsizes), oi, i % o->nsizes, t) = tmp[i];
+                cp.done += (double)n;
+                if (st == TC_OK)
+                    cells_report(&cp);
+            }
+    }
+    for (int t = 0; t < o->net.n; t++)
+        o->net.topo[t]->alpha = own[t];
+    free(tmp), free(sz), free(al);
     return st;
 }
 
 static tc_status cmp_eval(const tc_scenario *s, const tc_run_opts *ro, tc_compare_out *o, tc_err *err)
 {
-    tc_coll_req req = {0};
+    tc_coll_req req = {.elt = tc_dtype_size(s->dtype)};
     tc_status st = cmp_algo(s, o, &req, err);
     if (st)
         return st;
@@ -449,13 +492,54 @@ void tc_compare_out_free(tc_compare_out *o)
 
 unsigned tc_compare_winners(const tc_compare_out *o, int op, size_t size, double *best, double *second)
 {
+    return tc_compare_winners_set(o, 0, op, size, best, second);
+}
+
+/* The winners' masks at every setting, for one size. */
+static bool masks_at(const tc_compare_out *o, int op, size_t size, unsigned *mask, double *gain)
+{
+    bool same = true;
+    *gain = 0;
+    for (int k = 0; k < o->nset; k++) {
+        double best, second;
+        mask[k] = tc_compare_winners_set(o, k, op, size, &best, &second);
+        same = same && mask[k] == mask[0];
+        *gain = fmax(*gain, second / best);
+    }
+    return same;
+}
+
+size_t tc_compare_conclusions(const tc_compare_out *o, int op, tc_compare_run *runs)
+{
+    size_t n = 0;
+    for (size_t si = 0; si < o->nsizes;) {
+        tc_compare_run *r = &runs[n++];
+        r->from = r->to = si;
+        r->holds = masks_at(o, op, si, r->mask, &r->gain);
+        unsigned m[TC_SCN_MAX_ALPHAS + 1];
+        double g;
+        while (r->to + 1 < o->nsizes) {
+            masks_at(o, op, r->to + 1, m, &g);
+            if (memcmp(m, r->mask, (size_t)o->nset * sizeof *m) != 0)
+                break;
+            r->to++;
+            r->gain = fmax(r->gain, g);
+        }
+        si = r->to + 1;
+    }
+    return n;
+}
+
+unsigned tc_compare_winners_set(const tc_compare_out *o, int set, int op, size_t size, double *best,
+                                double *second)
+{
     *best = INFINITY;
     for (int t = 0; t < o->net.n; t++)
-        *best = fmin(*best, tc_compare_at(o, op, size, t)->time_s);
+        *best = fmin(*best, tc_compare_at_set(o, set, op, size, t)->time_s);
     unsigned m = 0;
     *second = INFINITY;
     for (int t = 0; t < o->net.n; t++) {
-        double v = tc_compare_at(o, op, size, t)->time_s;
+        double v = tc_compare_at_set(o, set, op, size, t)->time_s;
         if (v <= *best * 1.001) /* within 0.1%: a tie, not a win */
             m |= 1u << t;
         else
@@ -473,9 +557,10 @@ typedef struct job_run {
 } job_run;
 
 /* Validates job i and builds its schedule; every message names the job. */
-static tc_status job_build(const tc_scn_job *sj, const tc_topo *t, tc_concurrent_job *j, job_run *jr, tc_err *err)
+static tc_status job_build(const tc_scn_job *sj, uint32_t elt, const tc_topo *t, tc_concurrent_job *j, job_run *jr,
+                           tc_err *err)
 {
-    tc_coll_req req = {.op = sj->op, .algo = TC_ALGO_AUTO, .bytes = sj->bytes};
+    tc_coll_req req = {.op = sj->op, .algo = TC_ALGO_AUTO, .bytes = sj->bytes, .elt = elt};
     tc_status st = tc_algo_parse(sj->algo[0] ? sj->algo : "auto", &req, err);
     if (st)
         return st;
@@ -489,6 +574,8 @@ static tc_status job_build(const tc_scn_job *sj, const tc_topo *t, tc_concurrent
         return tc_fail(err, TC_EINVAL, "root rank %u but the job has %u ranks", req.root, req.p);
     if (!tc_coll_valid(req.op, req.algo, req.p, t, err))
         return TC_EINVAL;
+    if ((st = tc_coll_round(&req, err)))
+        return st;
     j->auto_chosen = req.algo == TC_ALGO_AUTO;
     if (j->auto_chosen) {
         /* The fastest valid algorithm for the job alone, by the formula
@@ -504,6 +591,7 @@ static tc_status job_build(const tc_scn_job *sj, const tc_topo *t, tc_concurrent
     j->op = req.op;
     j->algo = req.algo;
     j->chunks = req.chunks;
+    j->variant = req.variant;
     j->root = req.root;
     j->ranks = req.p;
     j->bytes = req.bytes;
@@ -520,7 +608,7 @@ static tc_status jobs_build(const tc_scenario *s, const tc_topo *t, tc_concurren
             snprintf(j->name, sizeof j->name, "%s", sj->name);
         else
             snprintf(j->name, sizeof j->name, "job%zu", i);
-        tc_status st = job_build(sj, t, j, &jr[i], err);
+        tc_status st = job_build(sj, tc_dtype_size(s->dtype), t, j, &jr[i], err);
         if (st) {
             char where[96];
             snprintf(where, sizeof where, "jobs[%zu] (%s)", i, j->name);

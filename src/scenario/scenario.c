@@ -59,7 +59,10 @@ tc_scenario *tc_scenario_new(tc_command c)
     s->job.policy = TC_PLACE_FIRST;
     snprintf(s->algos[0], sizeof s->algos[0], "auto");
     s->nalgos = 1;
+    snprintf(s->dtype, sizeof s->dtype, "float32");
     s->mode = c == TC_CMD_CONCURRENT ? TC_MODE_FLOW : TC_MODE_FORMULA;
+    s->deps = TC_DEPS_AUTO;
+    s->eager_limit_bytes = TC_FLOW_DEFAULT_EAGER_LIMIT;
     s->event_budget = TC_FLOW_DEFAULT_EVENT_BUDGET;
     snprintf(s->accel, sizeof s->accel, "h100");
     s->bucket_bytes = TC_DDP_BUCKET_BYTES;
@@ -207,6 +210,7 @@ void tc_scenario_eval_opts(const tc_scenario *s, const tc_net *net, int i, tc_ev
     fo->routing = o->routing;
     fo->multipath = s->multipath;
     fo->deps = s->deps;
+    fo->eager_limit_bytes = s->eager_limit_bytes;
     fo->rate_cap_Bps = s->rate_cap_Bps;
     fo->event_budget = s->event_budget;
     fo->trace_path = s->trace[0] ? s->trace : NULL;
@@ -215,7 +219,8 @@ void tc_scenario_eval_opts(const tc_scenario *s, const tc_net *net, int i, tc_ev
 
 /* ---- resolution ---- */
 
-/* "ring:chunks=8,root=2" in the one order the parser accepts it back. */
+/* "ring:chunks=8,root=2", "rhd:order=far" in the one order the parser
+ * accepts it back (tc_algo_format). */
 static tc_status canonical_algo(char *a, size_t len, tc_err *err)
 {
     if (strcmp(a, "all") == 0)
@@ -226,12 +231,7 @@ static tc_status canonical_algo(char *a, size_t len, tc_err *err)
     if (st)
         return st;
     char buf[96];
-    int n = snprintf(buf, sizeof buf, "%s", tc_algo_name(req.algo));
-    if (req.chunks)
-        n += snprintf(buf + n, sizeof buf - (size_t)n, ":chunks=%u", req.chunks);
-    if (req.root)
-        snprintf(buf + n, sizeof buf - (size_t)n, "%sroot=%u", req.chunks ? "," : ":", req.root);
-    snprintf(a, len, "%s", buf);
+    snprintf(a, len, "%s", tc_algo_format(&req, buf, sizeof buf));
     return TC_OK;
 }
 

@@ -248,14 +248,17 @@ void tc_clos_fill(tc_topo *t)
         uint32_t children = i == 1 ? t->n_endpoints : t->level_count[i - 1];
         uint32_t cbase = i == 1 ? 0 : t->level_vbase[i - 1];
         uint32_t m = t->down[i], w = t->up[i], wc = t->wprod[i - 1], wp = t->wprod[i];
-        double bw = t->level_bw[i], lat = t->level_lat[i];
+        /* A link carries the traversal of the switch it enters: every up
+         * link, and every down link but those into a host (topo.h, "Latency"). */
+        double bw = t->level_bw[i], up_lat = t->level_lat[i] + t->hop_lat;
+        double down_lat = t->level_lat[i] + (i > 1 ? t->hop_lat : 0);
         tc_link *l = t->links + t->up_lbase[i];
         for (uint32_t c = 0; c < children; c++) {
             uint32_t bc = c % wc, a = c / wc / m;
             for (uint32_t b = 0; b < w; b++) {
                 uint32_t parent = t->level_vbase[i] + bc + wc * b + wp * a;
-                *l++ = (tc_link){cbase + c, parent, bw, lat, TC_LINK_FABRIC, (uint8_t)i, +1};
-                *l++ = (tc_link){parent, cbase + c, bw, lat, TC_LINK_FABRIC, (uint8_t)i, -1};
+                *l++ = (tc_link){cbase + c, parent, bw, up_lat, TC_LINK_FABRIC, (uint8_t)i, +1};
+                *l++ = (tc_link){parent, cbase + c, bw, down_lat, TC_LINK_FABRIC, (uint8_t)i, -1};
             }
         }
     }
@@ -294,6 +297,18 @@ uint32_t tc_clos_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t ds
     return n;
 }
 
+double tc_topo_clos_path_lat(const tc_topo *t, int L)
+{
+    if (!t || t->kind != TC_TOPO_CLOS || L <= 0)
+        return 0;
+    if (L > t->levels)
+        L = t->levels;
+    double lat = 0;
+    for (int i = 1; i <= L; i++)
+        lat += 2 * t->level_lat[i];
+    return lat + (2 * L - 1) * t->hop_lat;
+}
+
 void tc_clos_info(const tc_topo *t, tc_topo_info *info)
 {
     uint32_t n = t->n_endpoints;
@@ -314,15 +329,11 @@ void tc_clos_info(const tc_topo *t, tc_topo_info *info)
     }
     info->bisection_Bps = (n / 2) * per_host;
     /* Hosts 0 and 1 meet at the lowest level whose subtree holds two slots. */
-    double lat = 0;
     int low = 0;
     while (n >= 2 && low < t->levels && t->span[low] < 2)
-        lat += 2 * t->level_lat[++low];
-    info->min_latency_s = lat;
-    lat = 0;
-    for (int j = 1; j <= t->top_level; j++)
-        lat += 2 * t->level_lat[j];
-    info->max_latency_s = lat;
+        low++;
+    info->min_latency_s = tc_topo_clos_path_lat(t, low);
+    info->max_latency_s = tc_topo_clos_path_lat(t, t->top_level);
     for (int i = 1; i < t->levels; i++)
         info->oversub[i] = (t->down[i] * t->level_bw[i]) / (t->up[i + 1] * t->level_bw[i + 1]);
 }

@@ -12,7 +12,7 @@
 #include <string.h>
 #include "topo_int.h"
 
-#define COMMON_KEYS "alpha, seed, node, node_bw, node_lat"
+#define COMMON_KEYS "hop_lat, alpha, seed, node, node_bw, node_lat, node_hop_lat"
 #define CLOS_KEYS "down, up, links, hosts, radix, tiers, oversub, bw, bw1..bw6, lat, lat1..lat6, " COMMON_KEYS
 #define TORUS_KEYS "dims, wrap, bw, lat, " COMMON_KEYS
 
@@ -111,7 +111,7 @@ const char *tc_topo_list_str(const uint32_t *v, int n, char *buf, size_t len)
  * as such rather than as a missing key. */
 static bool accepted_key(const char *kind, const char *key)
 {
-    static const char *common[] = {"alpha", "seed", "node", "node_bw", "node_lat", NULL};
+    static const char *common[] = {"hop_lat", "alpha", "seed", "node", "node_bw", "node_lat", "node_hop_lat", NULL};
     static const char *clos[] = {"down", "up", "links", "hosts", "radix", "tiers", "oversub", "bw", "lat", NULL};
     static const char *torus[] = {"dims", "wrap", "bw", "lat", NULL};
     for (const char **k = common; *k; k++)
@@ -158,10 +158,15 @@ static tc_status read_common(tc_spec *sp, tc_topo *t, tc_err *err)
 {
     const char *kind = sp->kind;
     uint32_t g = 0;
-    bool has_node = false, has_bw = false, has_lat = false;
+    bool has_node = false, has_bw = false, has_lat = false, has_hop = false;
     t->node_bw = TC_TOPO_DEFAULT_NODE_BW;
     t->node_lat = TC_TOPO_DEFAULT_NODE_LAT;
-    tc_status st = tc_topo_get_time(sp, kind, "alpha", &t->alpha, NULL, err);
+    t->node_hop_lat = TC_TOPO_DEFAULT_NODE_HOP_LAT;
+    t->hop_lat = TC_TOPO_DEFAULT_HOP_LAT;
+    t->alpha = TC_TOPO_DEFAULT_ALPHA;
+    tc_status st = tc_topo_get_time(sp, kind, "hop_lat", &t->hop_lat, NULL, err);
+    if (st == TC_OK)
+        st = tc_topo_get_time(sp, kind, "alpha", &t->alpha, NULL, err);
     if (st == TC_OK)
         st = read_seed(sp, &t->seed, err);
     if (st == TC_OK)
@@ -170,10 +175,13 @@ static tc_status read_common(tc_spec *sp, tc_topo *t, tc_err *err)
         st = tc_topo_get_rate(sp, kind, "node_bw", &t->node_bw, &has_bw, err);
     if (st == TC_OK)
         st = tc_topo_get_time(sp, kind, "node_lat", &t->node_lat, &has_lat, err);
+    if (st == TC_OK)
+        st = tc_topo_get_time(sp, kind, "node_hop_lat", &t->node_hop_lat, &has_hop, err);
     if (st != TC_OK)
         return st;
-    if ((has_bw || has_lat) && !has_node)
-        return tc_fail(err, TC_EINVAL, "%s spec: node_bw= and node_lat= need node=G (endpoints per scale-up node), e.g. node=8",
+    if ((has_bw || has_lat || has_hop) && !has_node)
+        return tc_fail(err, TC_EINVAL,
+                       "%s spec: node_bw=, node_lat= and node_hop_lat= need node=G (endpoints per scale-up node), e.g. node=8",
                        kind);
     if (has_node && t->n_endpoints % g != 0)
         return tc_fail(err, TC_EINVAL, "%s spec: node=%u does not divide the %u endpoints: give a divisor of %u", kind, g,
@@ -210,7 +218,8 @@ static void fill_nodes(tc_topo *t)
     tc_link *l = t->links + t->node_lbase;
     for (uint32_t e = 0; e < t->n_endpoints; e++) {
         uint32_t sw = t->node_vbase + e / t->node_size;
-        *l++ = (tc_link){e, sw, t->node_bw, t->node_lat, TC_LINK_NODE, 0, +1};
+        /* The link into the node switch carries its traversal (topo.h, "Latency"). */
+        *l++ = (tc_link){e, sw, t->node_bw, t->node_lat + t->node_hop_lat, TC_LINK_NODE, 0, +1};
         *l++ = (tc_link){sw, e, t->node_bw, t->node_lat, TC_LINK_NODE, 0, -1};
     }
 }
@@ -223,12 +232,15 @@ static void canonical_spec(tc_topo *t)
         tc_clos_spec(t, t->spec, sizeof t->spec);
     else
         tc_torus_spec(t, t->spec, sizeof t->spec);
+    /* Every latency is stated, defaults included: a spec read back, or read
+     * by a later version with other defaults, builds the same network. */
+    tc_topo_put(t->spec, sizeof t->spec, ",hop_lat=%s", tc_topo_time_str(t->hop_lat, a, sizeof a));
     if (t->node_size > 1) {
         tc_topo_put(t->spec, sizeof t->spec, ",node=%u,node_bw=%.12gGB/s", t->node_size, t->node_bw / 1e9);
         tc_topo_put(t->spec, sizeof t->spec, ",node_lat=%s", tc_topo_time_str(t->node_lat, a, sizeof a));
+        tc_topo_put(t->spec, sizeof t->spec, ",node_hop_lat=%s", tc_topo_time_str(t->node_hop_lat, a, sizeof a));
     }
-    if (t->alpha > 0)
-        tc_topo_put(t->spec, sizeof t->spec, ",alpha=%s", tc_topo_time_str(t->alpha, a, sizeof a));
+    tc_topo_put(t->spec, sizeof t->spec, ",alpha=%s", tc_topo_time_str(t->alpha, a, sizeof a));
     if (t->seed)
         tc_topo_put(t->spec, sizeof t->spec, ",seed=%llu", (unsigned long long)t->seed);
 }
@@ -441,7 +453,7 @@ void tc_topo_get_info(const tc_topo *t, tc_topo_info *info)
     if (g < 2)
         return;
     info->node_switches = t->n_endpoints / g;
-    double node = 2 * t->node_lat;
+    double node = 2 * t->node_lat + t->node_hop_lat;
     if (node < info->min_latency_s)
         info->min_latency_s = node;
     if (g == t->n_endpoints) {

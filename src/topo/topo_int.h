@@ -14,9 +14,18 @@
 #define TC_TOPO_MAX_LINKS (1u << 27)
 
 #define TC_TOPO_DEFAULT_BW (400e9 / 8)   /* 400Gbps */
-#define TC_TOPO_DEFAULT_LAT 1e-6
+/* Latency defaults (docs/MODEL.md, "Latency and overhead defaults", with
+ * their sources): a cable is its propagation delay over an assumed length,
+ * a switch or router traversal a vendor's port-to-port figure, alpha a
+ * measured MPI send overhead over InfiniBand (LogGP o_s). */
+#define TC_TOPO_CABLE_M 10.0             /* assumed cable length, metres */
+#define TC_TOPO_PROP_S_PER_M 5e-9        /* propagation delay in fibre, s per metre */
+#define TC_TOPO_DEFAULT_LAT (TC_TOPO_CABLE_M * TC_TOPO_PROP_S_PER_M) /* 50ns per cable */
+#define TC_TOPO_DEFAULT_HOP_LAT 100e-9   /* per switch or router traversed */
+#define TC_TOPO_DEFAULT_ALPHA 1.1e-6     /* per message, paid by the sender */
 #define TC_TOPO_DEFAULT_NODE_BW 450e9    /* one NVLink-4 endpoint, per direction */
 #define TC_TOPO_DEFAULT_NODE_LAT 250e-9
+#define TC_TOPO_DEFAULT_NODE_HOP_LAT 0   /* node_lat's default stands for the whole link */
 
 /* Spec values under a key: absent leaves *out and *given untouched (given may
  * be NULL); a bad value fails naming the key. */

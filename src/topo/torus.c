@@ -79,6 +79,9 @@ tc_status tc_torus_configure(tc_spec *sp, tc_topo *t, uint64_t *fabric_links, tc
 
 void tc_torus_fill(tc_topo *t)
 {
+    /* Every link enters a router: a route of h links passes through h
+     * routers, every one but the source's own (topo.h, "Latency"). */
+    double lat = t->torus_lat + t->hop_lat;
     for (int d = 0; d < t->ndims; d++) {
         uint32_t size = t->dims[d], st = t->stride[d], ncab = t->dim_cables[d];
         uint32_t lines = t->n_endpoints / size;
@@ -87,8 +90,8 @@ void tc_torus_fill(tc_topo *t)
             uint32_t v0 = line / st * st * size + line % st;
             for (uint32_t x = 0; x < ncab; x++) {
                 uint32_t a = v0 + x * st, b = v0 + (x + 1 == size ? 0 : x + 1) * st;
-                *l++ = (tc_link){a, b, t->torus_bw, t->torus_lat, TC_LINK_FABRIC, (uint8_t)(d + 1), +1};
-                *l++ = (tc_link){b, a, t->torus_bw, t->torus_lat, TC_LINK_FABRIC, (uint8_t)(d + 1), -1};
+                *l++ = (tc_link){a, b, t->torus_bw, lat, TC_LINK_FABRIC, (uint8_t)(d + 1), +1};
+                *l++ = (tc_link){b, a, t->torus_bw, lat, TC_LINK_FABRIC, (uint8_t)(d + 1), -1};
             }
         }
     }
@@ -175,8 +178,8 @@ void tc_torus_info(const tc_topo *t, tc_topo_info *info)
     info->ports_per_endpoint = ports;
     info->injection_Bps = ports * t->torus_bw;
     info->bisection_Bps = cut;
-    info->min_latency_s = n >= 2 ? t->torus_lat : 0;
-    info->max_latency_s = diam * t->torus_lat;
+    info->min_latency_s = n >= 2 ? t->torus_lat + t->hop_lat : 0;
+    info->max_latency_s = diam * (t->torus_lat + t->hop_lat);
 }
 
 void tc_torus_spec(const tc_topo *t, char *buf, size_t len)
