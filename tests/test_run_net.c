@@ -488,7 +488,7 @@ static unsigned winners_of(const tc_compare_out *o, int k, int oi, size_t si)
     return m;
 }
 
-/* With network.alphas, compare evaluates every alpha; each conclusion is
+/* With network.alphas_s, compare evaluates every alpha; each conclusion is
  * re-derived at each alpha from the raw times: the runs tile the sizes, the
  * masks are those of every size in the run at every alpha, a run "holds"
  * exactly when the winners are the same at every alpha, neighbouring runs

@@ -92,7 +92,7 @@ typedef struct tc_compare_out {
     double *sizes;
     size_t nsizes;
     /* Setting 0: the topologies as specified; setting k >= 1: every
-     * topology at the per-message overhead alpha[k] (network.alphas). */
+     * topology at the per-message overhead alpha[k] (network.alphas_s). */
     int nset;
     double alpha[TC_SCN_MAX_ALPHAS + 1];
     tc_result *res;            /* [setting][op][size][topology]: tc_compare_at_set */

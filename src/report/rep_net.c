@@ -583,7 +583,7 @@ static json_t *mask_json(const tc_compare_out *o, unsigned m)
     return a;
 }
 
-/* With network.alphas: the results at each alpha, and the conclusions. */
+/* With network.alphas_s: the results at each alpha, and the conclusions. */
 static void cmp_alpha_json(const tc_compare_out *o, json_t *j)
 {
     json_t *sets = json_array();
@@ -690,7 +690,7 @@ static void cmp_results_table(const tc_compare_out *o, tc_rtable *t)
             }
 }
 
-/* With network.alphas: every cell at every alpha. */
+/* With network.alphas_s: every cell at every alpha. */
 static void cmp_alpha_table(const tc_compare_out *o, tc_rtable *t)
 {
     tc_rtable_init(t, "alpha_results");

@@ -1174,7 +1174,7 @@ static bool measured_acc(const tc_scenario *s)
 static const tc_scn_key keys[] = {
     {"network.topo", NETC | B(TOPO), NULL, set_topo, get_topo, ""},
     {"network.names", B(COMPARE), NULL, set_names, get_names, ""},
-    {"network.alphas", B(COMPARE), NULL, set_alphas, get_alphas, ""},
+    {"network.alphas_s", B(COMPARE), NULL, set_alphas, get_alphas, ""},
     {"network.equalize_injection_Bps", NETC | B(TOPO), NULL, set_equalize, get_equalize, ""},
     {"network.degrade", NETC | B(TOPO), NULL, set_degrade, get_degrade, ""},
     {"network.routing", NETC, NULL, set_routing, get_routing, ""},

@@ -37,7 +37,7 @@ static const opt_def opts[] = {
     /* network */
     {{"--topo", "network.topo", "network", "SPEC", NETC | B(TOPO), true, "topology spec (repeat for compare)"}, F_LIST},
     {{"--names", "network.names", "network", "A,B,..", B(COMPARE), false, "a short name per topology"}, F_COMMA},
-    {{"--alphas", "network.alphas", "network", "T,T,..", B(COMPARE), false,
+    {{"--alphas", "network.alphas_s", "network", "T,T,..", B(COMPARE), false,
       "also compare with every topology at each of these per-message overheads (e.g. 0,1us,5us); a conclusion "
       "is stated as holding only where it holds at every one"},
      F_COMMA},

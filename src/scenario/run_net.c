@@ -378,7 +378,7 @@ static tc_result *cell(tc_compare_out *o, int k, int oi, size_t si, int t)
     return &o->res[(((size_t)k * (size_t)o->nops + (size_t)oi) * o->nsizes + si) * (size_t)o->net.n + (size_t)t];
 }
 
-/* Every setting (the topologies' own alpha, then each of network.alphas).
+/* Every setting (the topologies' own alpha, then each of network.alphas_s).
  * Formula and steps cost all of them in one sweep per (operation,
  * topology): the routing does not depend on alpha. Flow runs each setting
  * with the topologies' alpha edited in place (they are this run's own) and
