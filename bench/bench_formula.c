@@ -59,14 +59,17 @@ int main(int argc, char **argv)
     BENCH_CHECK(tc_topo_build("clos:down=16x16x16,up=1x16x16,bw=400Gbps,lat=1us", &clos, &err), err);
     BENCH_CHECK(tc_topo_build("torus:dims=16x16x16,bw=66.67Gbps,lat=1us", &torus, &err), err);
     double sink = 0;
-    printf("%-14s %-9s %7s %7s %16s %16s\n", "operation", "algorithm", "phases", "graph", "formula/s", "evaluate/s");
+    printf("%-14s %-22s %7s %7s %16s %16s\n", "operation", "algorithm", "phases", "graph", "formula/s", "evaluate/s");
     for (int op = 0; op < TC_OP_COUNT; op++)
-        for (int a = 0; a < TC_ALGO_AUTO; a++) {
+        for (int a = 0, hb = 0; a < TC_ALGO_AUTO; a += hb ? 0 : 1) {
+            /* binomial twice: MPICH's tree, then the highbit tree (ranges). */
+            hb = a == TC_ALGO_BINOMIAL && !hb;
             bool tor = a == TC_ALGO_TORUS || a == TC_ALGO_TORUS_BI || a == TC_ALGO_TORUS_MP;
             const tc_topo *t = tor ? torus : clos;
             if (!tc_coll_valid((tc_op)op, (tc_algo)a, 4096, t, NULL))
                 continue;
-            tc_coll_req req = {.op = (tc_op)op, .algo = (tc_algo)a, .p = 4096, .bytes = 1 << 30};
+            tc_coll_req req = {.op = (tc_op)op, .algo = (tc_algo)a, .p = 4096, .bytes = 1 << 30,
+                               .variant = a == TC_ALGO_BINOMIAL && !hb ? TC_VARIANT_HIGHBIT : TC_VARIANT_DEFAULT};
             tc_sched *s = NULL;
             BENCH_CHECK(tc_coll_build(&req, t, &s, &err), err);
             /* How many phases the routed graph costs (the rest: closed forms). */
@@ -80,8 +83,9 @@ int main(int argc, char **argv)
             free(pe);
             double f = rate_formula(t, s, budget, &sink);
             double e = rate_evaluate(t, req, budget, &sink);
-            printf("%-14s %-9s %7u %7u %16.1f %16.1f\n", tc_op_name((tc_op)op), tc_algo_name((tc_algo)a), s->nphases,
-                   graph, f, e);
+            char name[64];
+            tc_algo_format(&req, name, sizeof name);
+            printf("%-14s %-22s %7u %7u %16.1f %16.1f\n", tc_op_name((tc_op)op), name, s->nphases, graph, f, e);
             fflush(stdout);
             tc_sched_free(s);
         }

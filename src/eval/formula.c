@@ -580,7 +580,7 @@ static bool exact_shape(fm_ctx *c, const tc_phase *ph, fm_shape *sh)
 {
     const tc_topo *t = c->t;
     uint64_t p = c->p;
-    memset(sh, 0, sizeof *sh);
+    sh->n = 0; /* add_term fills the terms it counts */
     if (!c->closed_ok)
         return false;
     if (t->kind == TC_TOPO_TORUS) {
