@@ -49,9 +49,10 @@ static const cmd_help helps[TC_CMD_COUNT] = {
          "runs the same job size on each. --equalize gives every endpoint of every\n"
          "topology the same total fabric injection bandwidth.\n"
          "--default runs the built-in scenario ('make run'): 4,096 endpoints at 400 Gb/s\n"
-         "injection each, 1 us per link: a non-blocking 3-tier Clos, the same Clos 2:1\n"
+         "injection each, default latencies: a non-blocking 3-tier Clos, the same Clos 2:1\n"
          "oversubscribed at the leaf, and a 16x16x16 torus at equal injection bandwidth;\n"
-         "allreduce, reducescatter, allgather, alltoall from 1 KiB to 4 GiB.\n",
+         "allreduce, reducescatter, allgather, alltoall from 64 KiB to 4 GiB, at the\n"
+         "topologies' alpha and at alpha 0, 0.5, 1, 2, 5 us (--alphas).\n",
          "  topocc compare --topo clos:down=8x8,up=1x8 --topo torus:dims=8x8 \\\n"
          "      --equalize injection=400Gbps --op allreduce,alltoall --sizes 1KiB:1GiB:16\n"},
     [TC_CMD_CONCURRENT] =
