@@ -302,6 +302,14 @@ good "version" "commit" --version
 good "random placement" "busbw" collective --topo "$CLOS" --op allreduce --size 1MiB --ranks 16 --place random:seed=3 --mode steps
 good "every result header states the injection per endpoint" "injection" collective --topo "torus:dims=4x4" --op allreduce --size 1MiB
 
+# OpenBLAS and LAPACKE are opened on first use (src/core/blas.c): the
+# executable does not load them to start (PowerSGD and training, which use
+# them, run in test_compress, test_train and compress_cli.sh).
+if command -v ldd >/dev/null 2>&1 && ldd "$T" | grep -q -e libopenblas -e liblapacke; then
+    echo "FAIL: topocc links OpenBLAS or LAPACKE at start-up"
+    fails=$((fails + 1))
+fi
+
 if [ "$fails" -ne 0 ]; then
     echo "$fails CLI checks failed"
     exit 1

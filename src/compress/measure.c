@@ -14,7 +14,7 @@
  * gradient is a deterministic, roughly normal vector (sum of four uniforms).
  * OpenBLAS (PowerSGD) is held to one thread during the run.
  */
-#include <cblas.h>
+#include "core/blas.h"
 #include <stdlib.h>
 #include <time.h>
 #include "compress/codec_int.h"

@@ -22,8 +22,7 @@
  * the last, partial column of X (length `tail`) goes through gemv / ger.
  */
 #include <math.h>
-#include <cblas.h>
-#include <lapacke.h>
+#include "core/blas.h"
 #include "compress/codec_int.h"
 
 #define PURPOSE_Q0 6

@@ -6,7 +6,7 @@
  * dW2 = dZ^T H, dH = (dZ W2) * [H > 0], dW1 = dH^T X; bias gradients are the
  * column sums.
  */
-#include <cblas.h>
+#include "core/blas.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -19,7 +19,7 @@
  * and OpenBLAS runs on one thread, so a run is reproducible bit for bit and
  * every codec sees the same data order.
  */
-#include <cblas.h>
+#include "core/blas.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
