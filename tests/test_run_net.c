@@ -301,6 +301,33 @@ static void compare_in_steps_mode_reports_progress_in_cells(void **state)
     tc_scenario_free(s);
 }
 
+/* One size and one named algorithm in flow mode: one simulation gives the
+ * time and the details; both equal a separate simulation of the schedule. */
+static void flow_details_come_from_the_one_simulation(void **state)
+{
+    (void)state;
+    const double size = 4 * MiB;
+    tc_scenario *s = coll_scn("clos:down=4x4,up=1x2,lat=1us", TC_OP_ALLREDUCE, &size, 1, "ring", TC_MODE_FLOW);
+    resolve(s);
+    tc_collective_out *o = run_coll(s);
+    assert_true(o->has_flow);
+    assert_true(o->flow.events > 0);
+    assert_true(o->res[0].time_s == o->flow.jobs[0].time_s);
+    tc_topo *t = topo("clos:down=4x4,up=1x2,lat=1us");
+    tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_RING, .p = 16, .bytes = size, .elt = 4};
+    tc_sched *sc = NULL;
+    tc_err err = {{0}};
+    assert_int_equal(tc_coll_build(&req, t, &sc, &err), TC_OK);
+    tc_flow_opts fo = {.routing = TC_ROUTE_ECMP};
+    double alone;
+    assert_int_equal(tc_flow_time(t, sc, NULL, &fo, &alone, &err), TC_OK);
+    assert_true(alone == o->res[0].time_s);
+    tc_sched_free(sc);
+    tc_topo_free(t);
+    tc_collective_out_free(o);
+    tc_scenario_free(s);
+}
+
 static void degraded_link_changes_the_steps_time_like_tc_topo_degrade_link(void **state)
 {
     (void)state;
@@ -692,6 +719,7 @@ int main(void)
         cmocka_unit_test(size_sweep_gives_the_numbers_of_single_size_runs),
         cmocka_unit_test(compare_refuses_unequal_endpoint_counts_unless_ranks_fix_the_job),
         cmocka_unit_test(compare_winners_tie_within_a_tenth_of_a_percent),
+        cmocka_unit_test(flow_details_come_from_the_one_simulation),
         cmocka_unit_test(compare_conclusions_hold_at_every_alpha_or_say_where_they_flip),
         cmocka_unit_test(compare_in_steps_mode_reports_progress_in_cells),
         cmocka_unit_test(degraded_link_changes_the_steps_time_like_tc_topo_degrade_link),

@@ -39,6 +39,11 @@ typedef struct tc_eval_opts {
      * sweep in place of the topology's alpha (NULL: the topology's); one
      * routing then serves every (size, alpha) point. */
     const double *alphas;
+    /* Flow mode, one size and one algorithm (not auto): the simulation's
+     * whole result (events, rank finishes, hottest links; the trace the flow
+     * options name is written), so that a caller wanting them does not run
+     * it twice. NULL: the time only. Freed by the caller (tc_flow_result_free). */
+    tc_flow_result *flow_detail;
 } tc_eval_opts;
 
 typedef struct tc_result {

@@ -60,6 +60,22 @@ static tc_status check_routing(const tc_eval_opts *o, tc_err *err)
     return TC_OK;
 }
 
+/* One simulation with its whole result kept (tc_eval_opts.flow_detail). */
+static tc_status run_flow_detail(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, double *time_s,
+                                 tc_err *err)
+{
+    tc_flow_opts fo;
+    memset(&fo, 0, sizeof fo);
+    if (o->flow)
+        fo = *o->flow;
+    fo.routing = o->routing;
+    tc_flow_job job = {.sched = s, .rank_map = o->rank_map};
+    tc_status st = tc_flow_run(t, &job, 1, &fo, o->flow_detail, err);
+    if (st == TC_OK)
+        *time_s = o->flow_detail->jobs[0].time_s;
+    return st;
+}
+
 static tc_status run_mode(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, double *time_s, tc_err *err)
 {
     if (o->mode == TC_MODE_FLOW) {
@@ -136,7 +152,8 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
             st = tc_eval_steps_sweep(t, s, o, sizes, n, tt, err);
         for (size_t i = 0; i < n && st == TC_OK && o->mode == TC_MODE_FLOW; i++) {
             tc_sched_set_bytes(s, sizes[i]);
-            st = run_mode(t, s, o, &tt[i], err);
+            st = o->flow_detail && n == 1 && hi == lo + 1 ? run_flow_detail(t, s, o, &tt[i], err)
+                                                          : run_mode(t, s, o, &tt[i], err);
         }
         for (size_t i = 0; i < n && st == TC_OK; i++) {
             /* Strictly faster wins: ties go to the earlier algorithm. */

@@ -233,11 +233,16 @@ static tc_status coll_eval(const tc_scenario *s, const tc_run_opts *ro, tc_colle
         if (eo.mode == TC_MODE_FLOW &&
             (st = sweep_mem_check(t, &req, max_of(s->sizes, o->nsizes), map, &fo, ro, err)))
             break;
+        /* One size and one named algorithm in flow mode: the run itself
+         * gives the details (auto: the winner runs again below). */
+        bool one = o->nalgos == 1 && o->nsizes == 1 && eo.mode == TC_MODE_FLOW && row->algo != TC_ALGO_AUTO;
+        eo.flow_detail = one ? &o->flow : NULL;
         st = tc_evaluate_sweep(t, &req, s->sizes, o->nsizes, &eo, &o->res[i * o->nsizes], err);
+        o->has_flow = one && st == TC_OK;
         if (st && o->nalgos > 1)
             st = prefixed(err, st, row->requested);
     }
-    if (st == TC_OK && o->nalgos == 1 && o->nsizes == 1 && eo.mode == TC_MODE_FLOW)
+    if (st == TC_OK && o->nalgos == 1 && o->nsizes == 1 && eo.mode == TC_MODE_FLOW && !o->has_flow)
         st = flow_detail(t, &o->rows[0], &o->res[0], map, &fo, o, err);
     if (st == TC_OK && s->phases && o->nalgos == 1 && o->nsizes == 1 && eo.mode == TC_MODE_FORMULA)
         st = phase_detail(t, &o->rows[0], &o->res[0], &eo, o, err);
