@@ -302,6 +302,13 @@ good "version" "commit" --version
 good "random placement" "busbw" collective --topo "$CLOS" --op allreduce --size 1MiB --ranks 16 --place random:seed=3 --mode steps
 good "every result header states the injection per endpoint" "injection" collective --topo "torus:dims=4x4" --op allreduce --size 1MiB
 
+bad "alphas: a time without a unit" compare --topo clos:down=4x4,up=1x4 --topo torus:dims=4x4 --op allreduce --sizes 1KiB:1MiB --alphas 1x
+bad "alphas: above 1 s" compare --topo clos:down=4x4,up=1x4 --topo torus:dims=4x4 --op allreduce --sizes 1KiB:1MiB --alphas 2s
+bad "alphas: only compare" collective --topo clos:down=4x4,up=1x4 --op allreduce --size 1MiB --alphas 1us
+bad "dtype: unknown" collective --topo clos:down=4x4,up=1x4 --op allreduce --size 1MiB --dtype float16
+bad "dtype: a size of zero whole elements per rank" collective --topo clos:down=4x4,up=1x4 --op allgather --size 8 --dtype fp64
+good "dtype: the rounded size is reported" "^allreduce,ring,16,1000," collective --topo clos:down=4x4,up=1x4 --op allreduce --algo ring --size 1001 --dtype bf16 --format csv
+
 # OpenBLAS and LAPACKE are opened on first use (src/core/blas.c): the
 # executable does not load them to start (PowerSGD and training, which use
 # them, run in test_compress, test_train and compress_cli.sh).
