@@ -11,7 +11,8 @@
  * rest that a sample can check: the torus algorithms (on a 16x16x16x16
  * torus at 65,536), hier (8 ranks per node), swing, and the ring and biring
  * all-reduce chains; their emission alone is 10^8 to 10^10 transfers or
- * segments at 65,536, whatever is sampled, so they take minutes each.
+ * segments at 65,536, whatever is sampled, so they take minutes each (torus-mp
+ * more than an hour; docs/PERFORMANCE.md has the times).
  * All-to-all moves blocks between slot indices, which a slot sample cannot
  * follow (tc_sched_check_sampled refuses it).
  *
