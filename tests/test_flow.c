@@ -21,24 +21,7 @@
 
 #define B400 50e9 /* 400Gbps in bytes/s, the default link */
 
-static tc_topo *topo(const char *spec)
-{
-    tc_topo *t = NULL;
-    tc_err err = {{0}};
-    if (tc_topo_build(spec, &t, &err) != TC_OK)
-        fail_msg("%s: %s", spec, err.msg);
-    return t;
-}
-
-static tc_sched *sched(const tc_topo *t, tc_op op, tc_algo algo, uint32_t p, double bytes)
-{
-    tc_coll_req req = {.op = op, .algo = algo, .p = p, .bytes = bytes};
-    tc_sched *s = NULL;
-    tc_err err = {{0}};
-    if (tc_coll_build(&req, t, &s, &err) != TC_OK)
-        fail_msg("%s/%s p=%u: %s", tc_op_name(op), tc_algo_name(algo), p, err.msg);
-    return s;
-}
+#include "build_helpers.h"
 
 static void assert_rel(double a, double b, double tol, const char *what)
 {
