@@ -326,6 +326,17 @@ static void flow_details_come_from_the_one_simulation(void **state)
     tc_topo_free(t);
     tc_collective_out_free(o);
     tc_scenario_free(s);
+    /* auto runs its pick again for the details: the same schedule, whole
+     * elements included (13 ranks, a size that does not split evenly). */
+    const double odd = 1000004;
+    s = coll_scn("clos:down=4x4,up=1x2,lat=1us", TC_OP_ALLREDUCE, &odd, 1, "auto", TC_MODE_FLOW);
+    s->job.ranks = 13;
+    resolve(s);
+    o = run_coll(s);
+    assert_true(o->has_flow);
+    assert_true(o->res[0].time_s == o->flow.jobs[0].time_s);
+    tc_collective_out_free(o);
+    tc_scenario_free(s);
 }
 
 static void degraded_link_changes_the_steps_time_like_tc_topo_degrade_link(void **state)

@@ -159,17 +159,26 @@ static tc_status coll_rows(const tc_scenario *s, const tc_topo *t, tc_collective
     return TC_OK;
 }
 
-/* Runs the chosen algorithm once more through tc_flow_run for the details
- * (events, rank finish spread, hottest links, trace): tc_evaluate keeps
- * only the time. */
+/* Runs auto's pick once more through tc_flow_run for the details (events,
+ * rank finish spread, hottest links, trace); a named algorithm gets them
+ * from its one run (tc_eval_opts.flow_detail). */
+/* The schedule the result r ran: its algorithm (auto resolved), size
+ * (already whole elements) and element size. */
+static tc_status chosen_sched(const tc_topo *t, const tc_coll_row *row, const tc_result *r, tc_sched **sc,
+                              tc_err *err)
+{
+    tc_coll_req q = {.op = r->op, .algo = r->algo, .p = r->ranks, .bytes = r->bytes, .root = row->root,
+                     .elt = r->elt};
+    q.chunks = row->algo == TC_ALGO_AUTO ? 0 : row->chunks;
+    q.variant = row->algo == TC_ALGO_AUTO ? TC_VARIANT_DEFAULT : row->variant;
+    return tc_coll_build(&q, t, sc, err);
+}
+
 static tc_status flow_detail(const tc_topo *t, const tc_coll_row *row, const tc_result *r, const uint32_t *map,
                              const tc_flow_opts *fo, tc_collective_out *o, tc_err *err)
 {
-    tc_coll_req q = {.op = r->op, .algo = r->algo, .p = r->ranks, .bytes = r->bytes, .root = row->root};
-    q.chunks = row->algo == TC_ALGO_AUTO ? 0 : row->chunks;
-    q.variant = row->algo == TC_ALGO_AUTO ? TC_VARIANT_DEFAULT : row->variant;
     tc_sched *sc = NULL;
-    tc_status st = tc_coll_build(&q, t, &sc, err);
+    tc_status st = chosen_sched(t, row, r, &sc, err);
     if (st)
         return st;
     tc_flow_job job = {.sched = sc, .rank_map = map, .start_s = 0};
@@ -183,11 +192,8 @@ static tc_status flow_detail(const tc_topo *t, const tc_coll_row *row, const tc_
 static tc_status phase_detail(const tc_topo *t, const tc_coll_row *row, const tc_result *r, const tc_eval_opts *eo,
                               tc_collective_out *o, tc_err *err)
 {
-    tc_coll_req q = {.op = r->op, .algo = r->algo, .p = r->ranks, .bytes = r->bytes, .root = row->root};
-    q.chunks = row->algo == TC_ALGO_AUTO ? 0 : row->chunks;
-    q.variant = row->algo == TC_ALGO_AUTO ? TC_VARIANT_DEFAULT : row->variant;
     tc_sched *sc = NULL;
-    tc_status st = tc_coll_build(&q, t, &sc, err);
+    tc_status st = chosen_sched(t, row, r, &sc, err);
     if (st)
         return st;
     o->phases = tc_calloc(sc->nphases, sizeof *o->phases);
