@@ -98,10 +98,14 @@ typedef struct tc_compare_out {
     tc_result *res;            /* [setting][op][size][topology]: tc_compare_at_set */
 } tc_compare_out;
 
+static inline size_t tc_compare_index(const tc_compare_out *o, int set, int op, size_t size, int topo)
+{
+    return (((size_t)set * (size_t)o->nops + (size_t)op) * o->nsizes + size) * (size_t)o->net.n + (size_t)topo;
+}
+
 static inline const tc_result *tc_compare_at_set(const tc_compare_out *o, int set, int op, size_t size, int topo)
 {
-    return &o->res[(((size_t)set * (size_t)o->nops + (size_t)op) * o->nsizes + size) * (size_t)o->net.n +
-                   (size_t)topo];
+    return &o->res[tc_compare_index(o, set, op, size, topo)];
 }
 
 /* As specified (setting 0). */

@@ -384,11 +384,6 @@ static tc_status cmp_sweep(const tc_scenario *s, const tc_run_opts *ro, tc_compa
     return TC_OK;
 }
 
-static tc_result *cell(tc_compare_out *o, int k, int oi, size_t si, int t)
-{
-    return &o->res[(((size_t)k * (size_t)o->nops + (size_t)oi) * o->nsizes + si) * (size_t)o->net.n + (size_t)t];
-}
-
 /* Every setting (the topologies' own alpha, then each of network.alphas_s).
  * Formula and steps cost all of them in one sweep per (operation,
  * topology): the routing does not depend on alpha. Flow runs each setting
@@ -430,7 +425,7 @@ static tc_status cmp_grid(const tc_scenario *s, const tc_run_opts *ro, tc_compar
                 }
                 st = cmp_sweep(s, ro, o, req, oi, t, maps[t], sz, flow ? NULL : al, n, tmp, err);
                 for (size_t i = 0; i < n && st == TC_OK; i++)
-                    *cell(o, flow ? k : (int)(i / o->nsizes), oi, i % o->nsizes, t) = tmp[i];
+                    o->res[tc_compare_index(o, flow ? k : (int)(i / o->nsizes), oi, i % o->nsizes, t)] = tmp[i];
                 cp.done += (double)n;
                 if (st == TC_OK)
                     cells_report(&cp);
