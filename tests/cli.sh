@@ -103,6 +103,10 @@ bad "eager limit of 0" collective --topo "$CLOS" --op allreduce --size 1MiB --mo
 bad "eager limit outside flow mode" collective --topo "$CLOS" --op allreduce --size 1MiB --mode steps --eager-limit 8KiB
 grep -q -- "--eager-limit applies only with --mode flow and --deps auto" "$tmp/err" || { echo "FAIL: eager limit refusal does not say where it applies"; fails=$((fails + 1)); }
 bad "eager limit with deps rendezvous" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --deps rendezvous --eager-limit 8KiB
+bad "--no-skip with a value" collective --topo "$CLOS" --op allreduce --algo ring --size 1MiB --mode flow --no-skip=3
+bad "--no-skip given twice" collective --topo "$CLOS" --op allreduce --algo ring --size 1MiB --mode flow --no-skip --no-skip
+bad "--no-skip outside flow mode" collective --topo "$CLOS" --op allreduce --size 1MiB --mode steps --no-skip
+grep -q -- "--no-skip applies only with --mode flow" "$tmp/err" || { echo "FAIL: --no-skip refusal does not say where it applies"; fails=$((fails + 1)); }
 bad "event budget exceeded" collective --topo "$CLOS" --op allreduce --algo ring --size 1MiB --mode flow --event-budget 10
 bad "bad event budget" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --event-budget -3
 bad "degrade a link that does not exist" collective --topo "$CLOS" --op allreduce --size 1MiB --degrade link:100000=0.5
@@ -149,6 +153,12 @@ good "collective flow with rate cap and spray" "rate cap 25GB/s" collective --to
 good "flow states the eager limit" "deps auto (eager up to 8KiB)" collective --topo "$CLOS" --op reducescatter --algo ring --size 1MiB --mode flow --eager-limit 8KiB
 good "flow json records the eager limit" '"eager_limit_bytes": 65536' collective --topo "$CLOS" --op reducescatter --algo ring --size 1MiB --mode flow --format json
 good "flow json has no eager limit under fifo" '"eager_limit_bytes": null' collective --topo "$CLOS" --op reducescatter --algo ring --size 1MiB --mode flow --deps fifo --format json
+good "flow accepts --no-skip" "events" collective --topo "$CLOS" --op reducescatter --algo ring --size 1MiB --mode flow --no-skip
+good "flow says --no-skip turned skipping off" "repetition     off (--no-skip)" collective --topo "$CLOS" --op reducescatter --algo ring --size 1MiB --mode flow --no-skip
+good "flow json records repetition skipping" '"steps_skipped"' collective --topo "$CLOS" --op reducescatter --algo ring --size 1MiB --mode flow --format json
+good "--no-skip is in the scenario" '"skip": false' collective --topo "$CLOS" --op reducescatter --algo ring --size 1MiB --mode flow --no-skip --print-scenario
+good "skipping is on by default" '"skip": true' collective --topo "$CLOS" --op reducescatter --algo ring --size 1MiB --mode flow --print-scenario
+good "help lists --no-skip" "no skipping of repeated steps" collective --help
 good "collective flow writes a trace" "slices" collective --topo "$CLOS" --op allreduce --algo ring --size 1MiB --mode flow --trace "$tmp/trace.json"
 grep -q '"traceEvents"' "$tmp/trace.json" || { echo "FAIL: trace file missing"; fails=$((fails + 1)); }
 good "degraded link in steps mode" "time" collective --topo "$CLOS" --op allreduce --size 1MiB --mode steps --degrade link:0=0.5 --degrade link:1=0.25
@@ -156,6 +166,7 @@ good "compare in flow mode" "where each topology wins" compare --topo "$CLOS" --
 printf '{"jobs": [{"name": "A", "op": "allreduce", "algo": "ring", "size": "1MiB", "endpoints": "0,8"}, {"name": "B", "op": "alltoall", "size": "1MiB", "endpoints": [1, 9, 17], "start": "5us"}]}' >"$tmp/jobs.json"
 good "concurrent jobs" "slowdown" concurrent --topo "clos:down=8x8,up=1x1" --jobs "$tmp/jobs.json"
 good "concurrent jobs json" '"slowdown"' concurrent --topo "clos:down=8x8,up=1x1" --jobs "$tmp/jobs.json" --format json
+good "concurrent accepts --no-skip" "slowdown" concurrent --topo "clos:down=8x8,up=1x1" --jobs "$tmp/jobs.json" --no-skip
 
 good "codec-bench measures a codec beside the copy bandwidth" "copy" codec-bench --codec bf16 --size 1MiB --seconds 0.05
 
@@ -245,11 +256,13 @@ collective --topo clos:down=8x8,up=1x4,bw=400Gbps,lat=1us --op alltoall --algo d
 collective --topo clos:down=8x8,up=1x8 --op allreduce --sizes 1KiB:64MiB:8 --algo all --ranks 48 --place random:seed=9
 collective --topo torus:dims=4x4x4 --op allgather --size 4MiB --mode flow --multipath spray --rate-cap 300Gbps
 collective --topo clos:down=8x8,up=1x8 --op reducescatter --algo ring --size 1MiB --mode flow --eager-limit 8KiB
+collective --topo clos:down=8x8,up=1x8 --op allreduce --algo ring --size 1MiB --mode flow --no-skip
 collective --topo clos:down=8x8,up=1x2,bw=12.5GB/s,lat=1us --op allreduce --algo rhd:order=far,binomial:tree=highbit,rhd --size 16MiB --mode flow --routing dmodk
 compare --topo clos:down=16x16x16,up=1x16x16,lat=1us,alpha=2us --topo torus:dims=16x16x16,lat=1us,alpha=2us --equalize injection=400Gbps --names clos,torus --op allreduce --sizes 1KiB:1GiB:16
 compare --topo clos:down=8x8,up=1x8 --topo torus:dims=8x8 --op allreduce --sizes 1KiB:1MiB:32 --mode flow
 concurrent --topo clos:down=4x2,up=1x1 --jobs $tmp/jobs2.json
 concurrent --topo clos:down=4x2,up=1x1 --jobs $tmp/jobs2.json --deps auto --eager-limit 16KiB
+concurrent --topo clos:down=4x2,up=1x1 --jobs $tmp/jobs2.json --no-skip
 compress --topo clos:down=8x8,up=1x8,bw=400Gbps,lat=1us --model resnet50 --workers 64 --codec powersgd:rank=2 --codec topk:ratio=0.01 --codec int8 --steps-ratio powersgd:rank=2=1 --steps-ratio topk:ratio=0.01=1 --steps-ratio int8=1 --sweep-bw
 $([ -d /usr/share/datasets/fashion-mnist ] && echo "train-accuracy --codec bf16 --codec topk:ratio=0.01 --steps 20 --eval-every 10 --train-subset 1000 --test-subset 200")
 EOF_CMDS

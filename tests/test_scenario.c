@@ -67,8 +67,8 @@ static void scenario_json_round_trip_is_identical_for_every_command(void **state
     round_trip(TC_CMD_TOPO, topo, 6);
     const char *coll[] = {"--topo", "torus:dims=4x4", "--op", "allreduce", "--algo", "ring:chunks=4", "--sizes",
                           "1KiB:1MiB:8", "--mode", "flow", "--rate-cap", "100Gbps", "--ranks", "12", "--place",
-                          "random:seed=7"};
-    round_trip(TC_CMD_COLLECTIVE, coll, 16);
+                          "random:seed=7", "--no-skip", ""};
+    round_trip(TC_CMD_COLLECTIVE, coll, 18);
     const char *cmp[] = {"--topo", "clos:down=8x8,up=1x8", "--names", "a", "--op", "allreduce,alltoall", "--sizes",
                          "1KiB:1GiB:16", "--routing", "dmodk"};
     round_trip(TC_CMD_COMPARE, cmp, 10);
@@ -110,6 +110,8 @@ static void random_flag_combinations_round_trip(void **state)
             f[n++] = "--algo", f[n++] = algos[(x >> 53) % 6];
         if ((x >> 56) % 3 == 0 && (x >> 16) % 3 == 2)
             f[n++] = "--multipath", f[n++] = "spray";
+        if ((x >> 58) & 1 && (x >> 16) % 3 == 2)
+            f[n++] = "--no-skip", f[n++] = "";
         round_trip(TC_CMD_COLLECTIVE, f, n);
     }
 }
@@ -351,6 +353,73 @@ static void every_key_and_flag_is_documented(void **state)
             fail_msg("docs/SCENARIO.md does not mention %s", tc_option_get(i)->flag);
 }
 
+/* flow.skip: on by default and written out in flow mode; --no-skip turns
+ * it off, in the scenario's JSON and in the simulator's options; a file's
+ * key is read back, must be a boolean, and applies only in flow mode. */
+static void no_skip_reaches_the_scenario_and_the_simulator(void **state)
+{
+    (void)state;
+    tc_err err = {{0}};
+    const char *flags[] = {"--topo", "clos:down=4x4,up=1x2", "--op", "allreduce", "--size", "1MiB", "--mode", "flow"};
+    tc_scenario *s = tc_scenario_new(TC_CMD_COLLECTIVE);
+    for (size_t i = 0; i < 8; i += 2)
+        assert_int_equal(tc_scenario_set_flag(s, flags[i], &flags[i + 1], 1, &err), TC_OK);
+    assert_int_equal(tc_scenario_resolve(s, &err), TC_OK);
+    char *a = dump(s);
+    assert_non_null(strstr(a, "\"skip\": true"));
+    free(a);
+    tc_eval_opts eo;
+    tc_flow_opts fo;
+    tc_scenario_eval_opts(s, NULL, 0, &eo, &fo);
+    assert_false(fo.no_skip);
+    const char *none[1] = {""};
+    assert_int_equal(tc_scenario_set_flag(s, "--no-skip", none, 1, &err), TC_OK);
+    assert_int_equal(tc_scenario_check_given(s, &err), TC_OK);
+    a = dump(s);
+    assert_non_null(strstr(a, "\"skip\": false"));
+    free(a);
+    tc_scenario_eval_opts(s, NULL, 0, &eo, &fo);
+    assert_true(fo.no_skip);
+    assert_int_equal(tc_scenario_set_flag(s, "--no-skip", none, 1, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "--no-skip"));
+    tc_scenario_free(s);
+    /* Concurrent and compress run the flow simulator too. */
+    const tc_scn_key *k = tc_scn_key_get((size_t)tc_scn_key_index("flow.skip"));
+    assert_non_null(k);
+    tc_scenario *c = tc_scenario_new(TC_CMD_CONCURRENT);
+    assert_true(tc_scn_key_applies(k, c));
+    assert_non_null(tc_option_find("--no-skip", TC_CMD_CONCURRENT));
+    assert_non_null(tc_option_find("--no-skip", TC_CMD_COMPARE));
+    assert_non_null(tc_option_find("--no-skip", TC_CMD_COMPRESS));
+    assert_null(tc_option_find("--no-skip", TC_CMD_TOPO));
+    tc_scenario_free(c);
+    /* From a file: false is read, a string is refused, steps mode refuses it. */
+    json_error_t je;
+    static const char *const texts[] = {
+        "{\"eval\": {\"mode\": \"flow\"}, \"flow\": {\"skip\": false}}",
+        "{\"eval\": {\"mode\": \"flow\"}, \"flow\": {\"skip\": \"no\"}}",
+        "{\"eval\": {\"mode\": \"steps\"}, \"flow\": {\"skip\": false}}",
+    };
+    for (int i = 0; i < 3; i++) {
+        s = tc_scenario_new(TC_CMD_COLLECTIVE);
+        json_t *j = json_loads(texts[i], 0, &je);
+        assert_non_null(j);
+        tc_status st = tc_scenario_read_json(s, j, "f.json", &err);
+        if (st == TC_OK)
+            st = tc_scenario_check_given(s, &err);
+        if (i == 0) {
+            assert_int_equal(st, TC_OK);
+            assert_false(s->skip);
+        } else {
+            assert_int_equal(st, TC_EINVAL);
+            assert_non_null(strstr(err.msg, "flow.skip"));
+            assert_null(strchr(err.msg, '\n'));
+        }
+        json_decref(j);
+        tc_scenario_free(s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -366,6 +435,7 @@ int main(void)
         cmocka_unit_test(shortest_numbers_read_back_exactly),
         cmocka_unit_test(csv_cells_are_numbers_in_si_units),
         cmocka_unit_test(every_key_and_flag_is_documented),
+        cmocka_unit_test(no_skip_reaches_the_scenario_and_the_simulator),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -69,7 +69,7 @@ typedef enum {
 #define TC_FLOW_DEFAULT_TRACE_SLICES 1000000ULL
 /* Events within this relative distance of the earliest pending one (and at
  * least 1e-15 s) are handled as one batch, with one rate recomputation. */
-#define TC_FLOW_BATCH_REL 1e-9
+#define TC_FLOW_BATCH_REL 1e-12
 
 typedef struct tc_flow_opts {
     tc_routing routing;        /* TC_MULTIPATH_ROUTE: the path of each transfer */
@@ -83,6 +83,7 @@ typedef struct tc_flow_opts {
     uint64_t trace_max_slices; /* 0: TC_FLOW_DEFAULT_TRACE_SLICES */
     tc_progress_fn progress;   /* NULL: none; else called about once a second of simulation work */
     void *progress_ud;
+    bool no_skip;              /* true: simulate every step (no repetition skipping) */
 } tc_flow_opts;
 
 typedef struct tc_flow_job {
@@ -120,6 +121,14 @@ typedef struct tc_flow_result {
     double mean_utilisation;   /* over the links that carried traffic */
     uint64_t trace_slices;     /* slices written */
     bool trace_truncated;      /* more transfers than trace_max_slices */
+    /* Repetition skipping (flow.h, "Repeating state"): steps of the job
+     * simulated event by event and steps advanced over as repeats, the
+     * first step at which a repetition was found (UINT32_MAX: none), and
+     * when skipping was off, why ("--no-skip", "tracing", "several jobs";
+     * NULL: it was on). */
+    uint64_t steps_simulated, steps_skipped;
+    uint32_t repeat_from_step;
+    const char *skip_off;
 } tc_flow_result;
 
 /* Simulates njobs (>= 1) schedules at once on t. Fails with TC_EINVAL (and

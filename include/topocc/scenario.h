@@ -111,6 +111,7 @@ typedef struct tc_scenario {
     tc_flow_deps deps;                  /* default TC_DEPS_AUTO */
     double eager_limit_bytes;           /* deps auto: the largest message sent eagerly */
     uint64_t event_budget;              /* 0: TC_FLOW_DEFAULT_EVENT_BUDGET */
+    bool skip;                          /* flow.skip: advance over repeated steps (default true) */
     char trace[4096];                   /* "": no trace file */
 
     /* concurrent.jobs (the jobs file, by content) */

@@ -36,114 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "eval/flow_int.h"
-#include "topocc/flow.h"
-
-#define NONE UINT32_MAX
-
-enum { ST_ALPHA = 0, ST_XMIT = 1, ST_PROP = 2 };
-
-/* What a step holds for one rank, together: one cache line serves the
- * rank's sends, receives and parked transfers. */
-typedef struct fl_srank {
-    uint32_t first, end;  /* its sends are xv[first, end) */
-    uint32_t recv_left;   /* its receives not yet delivered */
-    uint32_t wait;        /* rendezvous: first flow parked until it reaches the step (f_next links) */
-} fl_srank;
-
-typedef struct fl_sxfer {
-    uint32_t dst;
-    double bytes;
-} fl_sxfer;
-
-typedef struct fl_step {
-    fl_srank *sr;         /* p */
-    fl_sxfer *xv;         /* by sender */
-    size_t n, cap;
-    uint64_t incomplete;  /* transfers not yet delivered */
-    uint32_t unissued;    /* ranks that have not passed the step */
-} fl_step;
-
-/* A rank's state, together (flow.h's rule): issue is the next step whose
- * sends it has not issued, pend its undelivered receives of steps before
- * issue, outst its sends still being sent. */
-typedef struct fl_rank {
-    uint32_t issue, pend, outst;
-    double fin;           /* last delivery it took part in */
-    double oclk;          /* when its last message started (the overhead clock) */
-} fl_rank;
-
-typedef struct fl_job {
-    const tc_sched *s;
-    const uint32_t *map;
-    uint32_t p, nsteps;
-    double start;
-    fl_rank *rk;          /* p */
-    fl_step *win;
-    uint32_t wcap, lo, hi; /* wcap a power of two; step s lives in win[s & (wcap - 1)] */
-    double finish;
-    uint64_t transfers;
-    const char *name;     /* in the trace; NULL: "job N" */
-    uint8_t *seen;        /* tracing: ranks with a track (a slice as sender) */
-} fl_job;
-
-typedef struct fl_ready {
-    uint32_t job, rank;
-} fl_ready;
-
-typedef struct fl_hent {
-    double key;
-    uint32_t f;
-} fl_hent;
-_Static_assert(sizeof(fl_hent) == 16, "four heap entries per cache line");
-
-typedef struct fl_sim {
-    const tc_topo *t;
-    tc_flow_opts o;
-    fl_job *jobs;
-    size_t njobs;
-    tc_mm mm;
-    double *cap;          /* link capacities for the solver (bw, down links 0) */
-    double *link_bytes;
-    tc_xfers xf;
-
-    /* Flows, struct of arrays by id. */
-    uint32_t fcap, fhigh;
-    uint32_t *f_job, *f_step, *f_src, *f_dst, *f_hpos, *f_next;
-    double *f_bytes, *f_rem, *f_tlast, *f_rate, *f_lat, *f_issue;
-    uint8_t *f_state;
-    uint32_t *free_ids;
-    uint32_t nfree;
-
-    /* Event heap: f_hpos[flow] its position. heap = heap_mem + 3, heap_mem
-     * 64-byte aligned, so that the children 4i + 1 .. 4i + 4 of node i fill
-     * one cache line. */
-    fl_hent *heap, *heap_mem;
-    uint32_t hn;
-
-    fl_ready *ready;
-    size_t nready, ready_cap;
-
-    uint32_t *path;       /* scratch: one transfer's incidences */
-    double *pw;
-    uint32_t stride;
-
-    double now;
-    uint64_t events, budget, batches;
-    FILE *trace;
-    char *trace_tmp;
-    uint64_t slices, max_slices;
-    bool truncated;
-
-    /* count_event's slow path (event budget, progress) runs when events
-     * reach tick_at, so the hot path is one comparison. */
-    uint64_t tick_at;
-    double prog_t0, prog_last; /* wall clock: start, last report */
-    double prog_total;         /* transfers of all jobs (0: unknown) */
-
-    tc_err *err;
-    tc_status st;
-} fl_sim;
+#include "eval/flow_sim.h"
 
 static tc_status oom(fl_sim *S)
 {
@@ -283,6 +176,12 @@ static uint32_t flow_new(fl_sim *S)
     if (S->fhigh == S->fcap && (S->fcap >= UINT32_MAX / 4 || !flows_grow(S)))
         return NONE;
     return S->fhigh++;
+}
+
+static void flow_free(fl_sim *S, uint32_t f)
+{
+    S->f_state[f] = ST_FREE;
+    S->free_ids[S->nfree++] = f;
 }
 
 /* ---- paths ---- */
@@ -533,11 +432,6 @@ static tc_status trace_close(fl_sim *S, bool keep)
 
 /* ---- steps and ranks ---- */
 
-static fl_step *slot(fl_job *J, uint32_t s)
-{
-    return &J->win[s & (J->wcap - 1)];
-}
-
 static bool window_grow(fl_job *J)
 {
     uint32_t nc = J->wcap ? 2 * J->wcap : 4;
@@ -627,6 +521,33 @@ static tc_status emit_next(fl_sim *S, size_t j)
     st->incomplete = n;
     st->unissued = p;
     J->hi++;
+    return TC_OK;
+}
+
+/* Step s of job j (in the window) gets its transfers again from the
+ * schedule, keeping what the ranks did with it (receives left, parked
+ * flows): after a skip its slot holds an earlier step of the same phase,
+ * whose traffic is the same but whose transfers of one sender may come in
+ * another order. */
+tc_status fl_reemit(fl_sim *S, size_t j, uint32_t s)
+{
+    fl_job *J = &S->jobs[j];
+    fl_step *st = slot(J, s);
+    if (tc_sched_emit(J->s, s, &S->xf) != TC_OK || S->xf.n != st->n)
+        return S->st = tc_fail(S->err, TC_EINTERNAL, "job %zu: schedule %s: step %u differs from the steps of its phase",
+                               j, tc_algo_name(J->s->algo), s);
+    uint32_t p = J->p;
+    for (uint32_t r = 0; r < p; r++)
+        st->sr[r].end = st->sr[r].first;
+    for (size_t i = 0; i < S->xf.n; i++) {
+        const tc_xfer *x = &S->xf.v[i];
+        uint32_t lim = x->src + 1 < p ? st->sr[x->src + 1].first : (uint32_t)st->n;
+        if (x->src >= p || st->sr[x->src].end >= lim)
+            return S->st = tc_fail(S->err, TC_EINTERNAL,
+                                   "job %zu: schedule %s: step %u differs from the steps of its phase", j,
+                                   tc_algo_name(J->s->algo), s);
+        st->xv[st->sr[x->src].end++] = (fl_sxfer){x->dst, x->bytes};
+    }
     return TC_OK;
 }
 
@@ -922,7 +843,7 @@ static void advance(fl_sim *S, uint32_t job, uint32_t r)
                     Q->outst--;
                     if (Q->outst == 0 && Q->pend == 0)
                         push_ready(S, job, src);
-                    S->free_ids[S->nfree++] = f;
+                    flow_free(S, f);
                 } else {
                     flow_go(S, f);
                 }
@@ -965,7 +886,7 @@ static void flow_event(fl_sim *S, uint32_t f, double t)
     default:
         deliver(S, S->f_job[f], S->f_step[f], S->f_src[f], S->f_dst[f], S->f_bytes[f], S->f_issue[f], t);
         heap_remove(S, f);
-        S->free_ids[S->nfree++] = f;
+        flow_free(S, f);
         break;
     }
 }
@@ -1111,6 +1032,8 @@ static tc_status sim_init(fl_sim *S, const tc_topo *t, const tc_flow_job *jobs, 
     if (S->o.progress)
         progress_init(S);
     set_tick(S);
+    if (fl_skip_init(S) != TC_OK)
+        return S->st;
     if (S->o.trace_path)
         return trace_open(S);
     return TC_OK;
@@ -1118,6 +1041,7 @@ static tc_status sim_init(fl_sim *S, const tc_topo *t, const tc_flow_job *jobs, 
 
 static void sim_free(fl_sim *S)
 {
+    fl_skip_free(S);
     for (size_t j = 0; S->jobs && j < S->njobs; j++) {
         fl_job *J = &S->jobs[j];
         for (uint32_t i = 0; i < J->wcap; i++) {
@@ -1206,6 +1130,8 @@ static void sim_loop(fl_sim *S, const size_t *order)
         if (S->st == TC_OK)
             apply_rates(S);
         S->batches++;
+        if (S->skip && S->st == TC_OK)
+            fl_skip_batch(S);
     }
 }
 
@@ -1286,6 +1212,13 @@ static tc_status results(fl_sim *S, tc_flow_result *res)
     res->mean_utilisation = used ? util / used : 0;
     res->trace_slices = S->slices;
     res->trace_truncated = S->truncated;
+    uint64_t steps = 0;
+    for (size_t j = 0; j < S->njobs; j++)
+        steps += S->jobs[j].nsteps;
+    res->steps_skipped = S->steps_skipped;
+    res->steps_simulated = steps - S->steps_skipped;
+    res->repeat_from_step = S->repeat_from;
+    res->skip_off = S->skip_off;
     return TC_OK;
 }
 

@@ -222,11 +222,51 @@ static bool coll_single(const tc_collective_out *o)
     return o->nalgos == 1 && o->nsizes == 1;
 }
 
+/* Repetition skipping (tc_flow_result): steps simulated and skipped, the
+ * step the repetition was found at (null: none) and why skipping was off
+ * (null: it was on). */
+static void repetition_json(json_t *f, const tc_flow_result *fr)
+{
+    json_object_set_new(f, "steps_simulated", json_integer((json_int_t)fr->steps_simulated));
+    json_object_set_new(f, "steps_skipped", json_integer((json_int_t)fr->steps_skipped));
+    json_object_set_new(f, "repeat_from_step",
+                        fr->repeat_from_step == UINT32_MAX || fr->steps_simulated == 0
+                            ? json_null()
+                            : json_integer(fr->repeat_from_step));
+    json_object_set_new(f, "skip_off", fr->skip_off ? json_string(fr->skip_off) : json_null());
+}
+
+/* The text of the repetition line, or false when there is nothing to say
+ * (a result from a simulator that does not report it: nothing simulated
+ * and skipping not said to be off). */
+static bool repetition_text(const tc_flow_result *fr, char *buf, size_t len)
+{
+    if (fr->skip_off)
+        snprintf(buf, len, "off (%s)", fr->skip_off);
+    else if (fr->steps_simulated == 0)
+        return false;
+    else if (fr->steps_skipped > 0 && fr->repeat_from_step != UINT32_MAX)
+        snprintf(buf, len, "%llu steps simulated, %llu skipped (repeating from step %u)",
+                 (unsigned long long)fr->steps_simulated, (unsigned long long)fr->steps_skipped,
+                 fr->repeat_from_step);
+    else if (fr->steps_skipped > 0)
+        snprintf(buf, len, "%llu steps simulated, %llu skipped", (unsigned long long)fr->steps_simulated,
+                 (unsigned long long)fr->steps_skipped);
+    else if (fr->repeat_from_step != UINT32_MAX)
+        snprintf(buf, len, "%llu steps simulated, none skipped (repeating from step %u)",
+                 (unsigned long long)fr->steps_simulated, fr->repeat_from_step);
+    else
+        snprintf(buf, len, "%llu steps simulated, none skipped (no repeating state found)",
+                 (unsigned long long)fr->steps_simulated);
+    return true;
+}
+
 static json_t *flow_json(const tc_topo *t, const tc_flow_result *fr, const tc_flow_setup *fs)
 {
     json_t *f = json_object();
     json_object_set_new(f, "events", json_integer((json_int_t)fr->events));
     json_object_set_new(f, "batches", json_integer((json_int_t)fr->batches));
+    repetition_json(f, fr);
     json_object_set_new(f, "multipath", json_string(multipath_name(fs->multipath)));
     json_object_set_new(f, "deps", json_string(deps_name(fs->deps)));
     json_object_set_new(f, "eager_limit_bytes",
@@ -495,6 +535,9 @@ static void coll_flow_kv(const tc_collective_out *o, tc_table *tb)
        fs->rate_cap_Bps > 0 ? tc_fmt_rate(fs->rate_cap_Bps, b, sizeof b) : "none");
     kv(tb, "events", "%llu (%llu rate recomputations)", (unsigned long long)fr->events,
        (unsigned long long)fr->batches);
+    char rep[160];
+    if (repetition_text(fr, rep, sizeof rep))
+        kv(tb, "repetition", "%s", rep);
     kv(tb, "rank finish", "min %s, median %s, max %s", tc_fmt_time(fr->jobs[0].rank_finish_min_s, b, sizeof b),
        tc_fmt_time(fr->jobs[0].rank_finish_median_s, b2, sizeof b2),
        tc_fmt_time(fr->jobs[0].rank_finish_max_s, b3, sizeof b3));
@@ -894,6 +937,7 @@ json_t *tc_concurrent_json(const tc_concurrent_out *o, const tc_scenario *s)
     json_object_set_new(j, "topology", json_string(t->spec));
     json_object_set_new(j, "routing", json_string(tc_routing_name(o->routing, t)));
     json_object_set_new(j, "events", json_integer((json_int_t)fr->events));
+    repetition_json(j, fr);
     json_object_set_new(j, "makespan_s", json_real(fr->makespan_s));
     json_t *arr = json_array();
     for (size_t i = 0; i < o->njobs; i++) {
@@ -976,6 +1020,9 @@ void tc_concurrent_print(const tc_concurrent_out *o, const tc_scenario *s, FILE 
     fprintf(f, "\nmakespan %s, %llu events; hottest links:\n", tc_fmt_time(fr->makespan_s, b, sizeof b),
             (unsigned long long)fr->events);
     print_hot_links(f, t, fr, "  ", 5);
+    char rep[160];
+    if (repetition_text(fr, rep, sizeof rep))
+        fprintf(f, "repetition %s\n", rep);
     if (o->flow_setup.trace[0])
         fprintf(f, "trace %s: %llu slices%s\n", o->flow_setup.trace, (unsigned long long)fr->trace_slices,
                 fr->trace_truncated ? " (cut at the cap)" : "");

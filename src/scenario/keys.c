@@ -660,6 +660,15 @@ GET(get_budget)
     return json_integer((json_int_t)s->event_budget);
 }
 
+SET(set_skip)
+{
+    return bool_of(v, where, &s->skip, err);
+}
+GET(get_skip)
+{
+    return json_boolean(s->skip);
+}
+
 SET(set_trace)
 {
     if (json_is_null(v)) {
@@ -1194,6 +1203,7 @@ static const tc_scn_key keys[] = {
     {"flow.deps", NETC, flow_mode, set_deps, get_deps, "--mode flow"},
     {"flow.eager_limit_bytes", NETC, flow_auto_deps, set_eager_limit, get_eager_limit, "--mode flow and --deps auto"},
     {"flow.event_budget", NETC, flow_mode, set_budget, get_budget, "--mode flow"},
+    {"flow.skip", NETC, flow_mode, set_skip, get_skip, "--mode flow"},
     {"flow.trace", B(COLLECTIVE) | B(CONCURRENT), flow_mode, set_trace, get_trace, "--mode flow"},
     {"concurrent.jobs", B(CONCURRENT), NULL, set_jobs, get_jobs, ""},
     {"codecs", B(CODEC_BENCH) | TRAINC, NULL, set_codecs, get_codecs, ""},

@@ -12,6 +12,7 @@
 typedef enum {
     F_VALUE = 0,  /* the value as a JSON string */
     F_SWITCH,     /* no value: true */
+    F_SWITCH_OFF, /* no value: false (--no-X) */
     F_LIST,       /* repeatable: the occurrences form a list */
     F_COMMA,      /* a comma-separated list */
     F_ALGOS,      /* a comma-separated list of algorithm specs (whose parameters hold commas too) */
@@ -102,6 +103,9 @@ static const opt_def opts[] = {
      F_VALUE},
     {{"--event-budget", "flow.event_budget", "flow", "N", NETC, false, "bound the simulation (default 200000000)"},
      F_VALUE},
+    {{"--no-skip", "flow.skip", "flow", NULL, NETC, false,
+      "simulate every step: no skipping of repeated steps (flow mode)"},
+     F_SWITCH_OFF},
     {{"--trace", "flow.trace", "flow", "FILE", B(COLLECTIVE) | B(CONCURRENT), false,
       "write a Chrome trace (Perfetto) of the simulation"},
      F_VALUE},
@@ -333,6 +337,8 @@ static json_t *flag_value(const opt_def *d, const char *const *values, size_t n)
     switch (d->kind) {
     case F_SWITCH:
         return json_true();
+    case F_SWITCH_OFF:
+        return json_false();
     case F_LIST: {
         json_t *a = json_array();
         for (size_t i = 0; i < n; i++)

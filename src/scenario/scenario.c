@@ -64,6 +64,7 @@ tc_scenario *tc_scenario_new(tc_command c)
     s->deps = TC_DEPS_AUTO;
     s->eager_limit_bytes = TC_FLOW_DEFAULT_EAGER_LIMIT;
     s->event_budget = TC_FLOW_DEFAULT_EVENT_BUDGET;
+    s->skip = true;
     snprintf(s->accel, sizeof s->accel, "h100");
     s->bucket_bytes = TC_DDP_BUCKET_BYTES;
     if (c == TC_CMD_COMPRESS)
@@ -213,6 +214,7 @@ void tc_scenario_eval_opts(const tc_scenario *s, const tc_net *net, int i, tc_ev
     fo->eager_limit_bytes = s->eager_limit_bytes;
     fo->rate_cap_Bps = s->rate_cap_Bps;
     fo->event_budget = s->event_budget;
+    fo->no_skip = !s->skip;
     fo->trace_path = s->trace[0] ? s->trace : NULL;
     o->flow = fo;
 }

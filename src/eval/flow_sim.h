@@ -1,0 +1,141 @@
+/*
+ * flow_sim.h - the flow simulator's state (flow.c), shared with its
+ * repetition skipping (flow_skip.c).
+ */
+#ifndef TOPOCC_FLOW_SIM_H
+#define TOPOCC_FLOW_SIM_H
+
+#include <stdio.h>
+#include "eval/flow_int.h"
+#include "topocc/flow.h"
+
+#define NONE UINT32_MAX
+
+/* A flow's state; ST_FREE: its id is on the free list. */
+enum { ST_ALPHA = 0, ST_XMIT = 1, ST_PROP = 2, ST_FREE = 3 };
+
+/* What a step holds for one rank, together: one cache line serves the
+ * rank's sends, receives and parked transfers. */
+typedef struct fl_srank {
+    uint32_t first, end;  /* its sends are xv[first, end) */
+    uint32_t recv_left;   /* its receives not yet delivered */
+    uint32_t wait;        /* rendezvous: first flow parked until it reaches the step (f_next links) */
+} fl_srank;
+
+typedef struct fl_sxfer {
+    uint32_t dst;
+    double bytes;
+} fl_sxfer;
+
+typedef struct fl_step {
+    fl_srank *sr;         /* p */
+    fl_sxfer *xv;         /* by sender */
+    size_t n, cap;
+    uint64_t incomplete;  /* transfers not yet delivered */
+    uint32_t unissued;    /* ranks that have not passed the step */
+} fl_step;
+
+/* A rank's state, together (flow.h's rule): issue is the next step whose
+ * sends it has not issued, pend its undelivered receives of steps before
+ * issue, outst its sends still being sent. */
+typedef struct fl_rank {
+    uint32_t issue, pend, outst;
+    double fin;           /* last delivery it took part in */
+    double oclk;          /* when its last message started (the overhead clock) */
+} fl_rank;
+
+typedef struct fl_job {
+    const tc_sched *s;
+    const uint32_t *map;
+    uint32_t p, nsteps;
+    double start;
+    fl_rank *rk;          /* p */
+    fl_step *win;
+    uint32_t wcap, lo, hi; /* wcap a power of two; step s lives in win[s & (wcap - 1)] */
+    double finish;
+    uint64_t transfers;
+    const char *name;     /* in the trace; NULL: "job N" */
+    uint8_t *seen;        /* tracing: ranks with a track (a slice as sender) */
+} fl_job;
+
+typedef struct fl_ready {
+    uint32_t job, rank;
+} fl_ready;
+
+typedef struct fl_hent {
+    double key;
+    uint32_t f;
+} fl_hent;
+_Static_assert(sizeof(fl_hent) == 16, "four heap entries per cache line");
+
+typedef struct fl_sim {
+    const tc_topo *t;
+    tc_flow_opts o;
+    fl_job *jobs;
+    size_t njobs;
+    tc_mm mm;
+    double *cap;          /* link capacities for the solver (bw, down links 0) */
+    double *link_bytes;
+    tc_xfers xf;
+
+    /* Flows, struct of arrays by id. */
+    uint32_t fcap, fhigh;
+    uint32_t *f_job, *f_step, *f_src, *f_dst, *f_hpos, *f_next;
+    double *f_bytes, *f_rem, *f_tlast, *f_rate, *f_lat, *f_issue;
+    uint8_t *f_state;
+    uint32_t *free_ids;
+    uint32_t nfree;
+
+    /* Event heap: f_hpos[flow] its position. heap = heap_mem + 3, heap_mem
+     * 64-byte aligned, so that the children 4i + 1 .. 4i + 4 of node i fill
+     * one cache line. */
+    fl_hent *heap, *heap_mem;
+    uint32_t hn;
+
+    fl_ready *ready;
+    size_t nready, ready_cap;
+
+    uint32_t *path;       /* scratch: one transfer's incidences */
+    double *pw;
+    uint32_t stride;
+
+    double now;
+    uint64_t events, budget, batches;
+    FILE *trace;
+    char *trace_tmp;
+    uint64_t slices, max_slices;
+    bool truncated;
+
+    /* count_event's slow path (event budget, progress) runs when events
+     * reach tick_at, so the hot path is one comparison. */
+    uint64_t tick_at;
+    double prog_t0, prog_last; /* wall clock: start, last report */
+    double prog_total;         /* transfers of all jobs (0: unknown) */
+
+    tc_err *err;
+    tc_status st;
+
+    struct fl_skip *skip; /* repetition skipping (flow_skip.c); NULL: off */
+    const char *skip_off; /* why it is off (NULL: on) */
+    uint64_t steps_skipped;
+    uint32_t repeat_from;
+} fl_sim;
+
+static inline fl_step *slot(fl_job *J, uint32_t s)
+{
+    return &J->win[s & (J->wcap - 1)];
+}
+
+/* ---- repetition skipping (flow_skip.c) ---- */
+
+/* Sets S->skip (or S->skip_off with the reason it stays off). */
+tc_status fl_skip_init(fl_sim *S);
+/* After a batch (rates applied, nothing ready): looks for a repeating
+ * state and advances over the repeats. */
+void fl_skip_batch(fl_sim *S);
+void fl_skip_free(fl_sim *S);
+/* Re-emits the transfers of step s into its slot, keeping what the ranks
+ * did with it (flow.c). */
+tc_status fl_reemit(fl_sim *S, size_t j, uint32_t s);
+
+#endif

@@ -1,0 +1,396 @@
+/*
+ * flow_skip.c - repetition skipping for the flow simulator (docs/MODEL.md,
+ * "flow: repeating state").
+ *
+ * The steps of a phase carry identical traffic (coll.h; the data checker
+ * proves it for every algorithm). Simulating such a phase on a network
+ * where every step meets the same conditions, the state at the moment the
+ * reference rank (rank 0) passes step k + d is often the state at which it
+ * passed step k with every step number moved by d and every time by some
+ * delta: then, the simulation being deterministic and the steps ahead
+ * carrying the same traffic, it would repeat itself every d steps until the
+ * phase ends, and it can be advanced over m repeats at once: every step
+ * number by m d, every time by m delta, every counter by m times its
+ * growth over one repeat.
+ *
+ * The state compared (at the end of a batch, rates applied) is everything
+ * that decides what happens next, as offsets from the reference (step k,
+ * time now):
+ * - the window of live steps [lo, hi) and every rank's next step, pending
+ *   receives and sends in flight; what a live step still holds for a rank
+ *   (receives left, parked transfers) follows from these and the flows;
+ * - every live flow: its step, sender, receiver, bytes, state (waiting its
+ *   overhead, parked, sending, propagating), bytes left, rate, event time,
+ *   issue time, path latency;
+ * - every rank's overhead clock (where it is later than now: an earlier
+ *   clock no longer delays anything) and last delivery; the job's finish.
+ * The discrete part must be identical. Continuous values are compared
+ * after the shift: they were computed in absolute time, so an offset
+ * carries the rounding of its absolute time (a few ulps of now), and no
+ * two steps' offsets are bitwise equal. Values agree when they differ by
+ * at most SKIP_ULPS ulps of now (bytes left: that times the rate; rates:
+ * SKIP_REL relative); the repeats taken are then limited so that the
+ * largest difference found, accumulated over them, stays below SKIP_BOUND
+ * of the time simulated. Anything else (another ordering, a flow more or
+ * less, a rank a step further) is no repetition, and the simulation goes on
+ * event by event: skipping never assumes a symmetry, it finds one.
+ *
+ * Not skipped: several jobs (their steps do not advance together), a
+ * trace (every slice is written), --no-skip.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "eval/flow_sim.h"
+
+/* Offsets that differ by at most this many ulps of the absolute time are
+ * the same offset. */
+#define SKIP_ULPS 512.0
+/* Rates that differ by at most this relative amount are the same rate. */
+#define SKIP_REL 1e-12
+/* The repeats taken at once: their accumulated difference at most this
+ * fraction of the simulated time. */
+#define SKIP_BOUND 1e-11
+/* A phase with fewer steps left than this is not worth a snapshot. */
+#define SKIP_MIN_LEFT 4
+
+typedef struct sk_flow {
+    int32_t step;          /* f_step - k */
+    uint32_t src, dst;
+    uint8_t state, heap;   /* heap: it has a pending event */
+    double bytes, rem, rate, key, issue, lat; /* rem at now; key, issue: - now */
+} sk_flow;
+
+typedef struct sk_rank {
+    int32_t issue;         /* - k */
+    uint32_t pend, outst;
+    double fin, oclk;      /* - now; oclk no earlier than 0 */
+} sk_rank;
+
+typedef struct sk_snap {
+    bool valid;
+    uint32_t k;            /* the reference rank's next step */
+    double now;
+    int32_t lo, hi;
+    double finish;
+    uint64_t transfers;
+    sk_rank *rk;
+    sk_flow *fl;
+    size_t nfl, flcap;
+    double *lb;            /* link bytes */
+} sk_snap;
+
+/* Steps back a repetition is looked for (the most steps per repeat). */
+#define SKIP_HIST 64
+
+typedef struct sk_hist {
+    uint32_t k;
+    uint64_t h;
+} sk_hist;
+
+typedef struct fl_skip {
+    sk_snap a, b;          /* a: the candidate (valid: taken, to compare at step target); b: scratch */
+    uint32_t target;
+    uint32_t last_issue;   /* the reference rank's next step at the last look */
+    sk_hist hist[SKIP_HIST]; /* hashes of the discrete state at the last steps */
+    uint32_t hpos, nhist;
+} fl_skip;
+
+static void snap_free(sk_snap *x)
+{
+    free(x->rk);
+    free(x->fl);
+    free(x->lb);
+}
+
+void fl_skip_free(fl_sim *S)
+{
+    if (!S->skip)
+        return;
+    snap_free(&S->skip->a);
+    snap_free(&S->skip->b);
+    free(S->skip);
+    S->skip = NULL;
+}
+
+tc_status fl_skip_init(fl_sim *S)
+{
+    S->repeat_from = UINT32_MAX;
+    if (S->o.no_skip)
+        S->skip_off = "--no-skip";
+    else if (S->o.trace_path)
+        S->skip_off = "tracing";
+    else if (S->njobs != 1)
+        S->skip_off = "several jobs";
+    if (S->skip_off)
+        return TC_OK;
+    fl_job *J = &S->jobs[0];
+    fl_skip *k = calloc(1, sizeof *k);
+    if (!k)
+        return S->st = tc_fail(S->err, TC_EINTERNAL, "flow evaluator: out of memory");
+    S->skip = k;
+    size_t p = J->p ? J->p : 1, nl = S->t->n_links ? S->t->n_links : 1;
+    k->a.rk = malloc(p * sizeof *k->a.rk);
+    k->b.rk = malloc(p * sizeof *k->b.rk);
+    k->a.lb = malloc(nl * sizeof *k->a.lb);
+    k->b.lb = malloc(nl * sizeof *k->b.lb);
+    if (!k->a.rk || !k->b.rk || !k->a.lb || !k->b.lb) {
+        fl_skip_free(S);
+        return S->st = tc_fail(S->err, TC_EINTERNAL, "flow evaluator: out of memory");
+    }
+    return TC_OK;
+}
+
+/* The phase holding step s (phases are in step order). */
+static const tc_phase *phase_of(const tc_sched *s, uint32_t step)
+{
+    uint32_t lo = 0, hi = s->nphases;
+    while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) / 2;
+        if (s->phases[mid].first_step <= step)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    const tc_phase *ph = s->nphases ? &s->phases[lo] : NULL;
+    if (!ph || step < ph->first_step || step - ph->first_step >= ph->repeat)
+        return NULL;
+    return ph;
+}
+
+static int cmp_flow(const void *pa, const void *pb)
+{
+    const sk_flow *a = pa, *b = pb;
+    if (a->step != b->step)
+        return a->step < b->step ? -1 : 1;
+    if (a->src != b->src)
+        return a->src < b->src ? -1 : 1;
+    if (a->dst != b->dst)
+        return a->dst < b->dst ? -1 : 1;
+    if (a->state != b->state)
+        return a->state < b->state ? -1 : 1;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return (a->bytes > b->bytes) - (a->bytes < b->bytes);
+}
+
+/* The state now, relative to the reference rank's next step k. */
+static bool snap_take(fl_sim *S, sk_snap *x, uint32_t k)
+{
+    fl_job *J = &S->jobs[0];
+    double now = S->now;
+    x->k = k;
+    x->now = now;
+    x->lo = (int32_t)(J->lo - k);
+    x->hi = (int32_t)(J->hi - k);
+    x->finish = J->finish - now;
+    x->transfers = J->transfers;
+    for (uint32_t r = 0; r < J->p; r++) {
+        const fl_rank *R = &J->rk[r];
+        x->rk[r] = (sk_rank){(int32_t)(R->issue - k), R->pend, R->outst, R->fin - now, fmax(R->oclk - now, 0)};
+    }
+    size_t live = S->fhigh - S->nfree;
+    if (!tc_grow((void **)&x->fl, &x->flcap, live ? live : 1, sizeof *x->fl))
+        return false;
+    size_t n = 0;
+    for (uint32_t f = 0; f < S->fhigh; f++) {
+        uint8_t st = S->f_state[f];
+        if (st == ST_FREE)
+            continue;
+        sk_flow *e = &x->fl[n++];
+        bool in_heap = S->f_hpos[f] != NONE;
+        e->step = (int32_t)(S->f_step[f] - k);
+        e->src = S->f_src[f];
+        e->dst = S->f_dst[f];
+        e->state = st;
+        e->heap = in_heap;
+        e->bytes = S->f_bytes[f];
+        e->lat = st == ST_ALPHA ? 0 : S->f_lat[f];
+        e->rate = st == ST_XMIT ? S->f_rate[f] : 0;
+        e->rem = st == ST_XMIT ? S->f_rem[f] - S->f_rate[f] * (now - S->f_tlast[f]) : 0;
+        e->key = in_heap ? S->heap[S->f_hpos[f]].key - now : 0;
+        e->issue = S->f_issue[f] - now;
+    }
+    x->nfl = n;
+    qsort(x->fl, n, sizeof *x->fl, cmp_flow);
+    memcpy(x->lb, S->link_bytes, S->t->n_links * sizeof *x->lb);
+    x->valid = true;
+    return true;
+}
+
+/* Whether b repeats a; *err: the largest difference of a time, seconds. */
+static bool snap_same(const sk_snap *a, const sk_snap *b, uint32_t p, double *err)
+{
+    if (a->lo != b->lo || a->hi != b->hi || a->nfl != b->nfl)
+        return false;
+    double tol = SKIP_ULPS * DBL_EPSILON * fmax(b->now, DBL_MIN);
+    double e = fabs(a->finish - b->finish);
+    for (uint32_t r = 0; r < p; r++) {
+        const sk_rank *x = &a->rk[r], *y = &b->rk[r];
+        if (x->issue != y->issue || x->pend != y->pend || x->outst != y->outst) {
+            return false;
+        }
+        e = fmax(e, fmax(fabs(x->fin - y->fin), fabs(x->oclk - y->oclk)));
+    }
+    if (!(e <= tol)) {
+        return false;
+    }
+    for (size_t i = 0; i < a->nfl; i++) {
+        const sk_flow *x = &a->fl[i], *y = &b->fl[i];
+        if (x->step != y->step || x->src != y->src || x->dst != y->dst || x->state != y->state ||
+            x->heap != y->heap || x->bytes != y->bytes || x->lat != y->lat)
+            return false;
+        if (!(fabs(x->rate - y->rate) <= SKIP_REL * fmax(x->rate, y->rate)))
+            return false;
+        double d = fmax(fabs(x->key - y->key), fabs(x->issue - y->issue));
+        if (x->rate > 0)
+            d = fmax(d, fabs(x->rem - y->rem) / x->rate);
+        else if (x->rem != y->rem)
+            return false;
+        if (!(d <= tol))
+            return false;
+        e = fmax(e, d);
+    }
+    *err = e;
+    return true;
+}
+
+/* Moves every step of job 0 by K and every time by D: the state m repeats
+ * later (a, b: the repeat's two ends, for the counters' growth). */
+static void shift(fl_sim *S, const sk_snap *a, const sk_snap *b, uint32_t m, uint32_t K, double D)
+{
+    fl_job *J = &S->jobs[0];
+    S->now += D;
+    for (uint32_t f = 0; f < S->fhigh; f++) {
+        if (S->f_state[f] == ST_FREE)
+            continue;
+        S->f_step[f] += K;
+        S->f_tlast[f] += D;
+        S->f_issue[f] += D;
+    }
+    for (uint32_t i = 0; i < S->hn; i++)
+        S->heap[i].key += D;
+    for (uint32_t r = 0; r < J->p; r++) {
+        fl_rank *R = &J->rk[r];
+        R->issue += K;
+        R->fin += D;
+        R->oclk += D;
+    }
+    J->finish += D;
+    J->transfers += (uint64_t)m * (b->transfers - a->transfers);
+    for (uint32_t l = 0; l < S->t->n_links; l++)
+        S->link_bytes[l] += m * (b->lb[l] - a->lb[l]);
+    /* The window: step s's slot becomes step s + K's. */
+    uint32_t mask = J->wcap - 1, rot = K & mask;
+    if (rot) {
+        fl_step *w = malloc(J->wcap * sizeof *w);
+        if (!w) {
+            S->st = tc_fail(S->err, TC_EINTERNAL, "flow evaluator: out of memory");
+            return;
+        }
+        for (uint32_t i = 0; i < J->wcap; i++)
+            w[(i + rot) & mask] = J->win[i];
+        memcpy(J->win, w, J->wcap * sizeof *w);
+        free(w);
+    }
+    J->lo += K;
+    J->hi += K;
+    for (uint32_t s = J->lo; s < J->hi && S->st == TC_OK; s++)
+        fl_reemit(S, 0, s);
+}
+
+/* A hash of the discrete state relative to step k (independent of the
+ * order of the flows): equal states have equal hashes. */
+static uint64_t state_hash(fl_sim *S, uint32_t k)
+{
+    fl_job *J = &S->jobs[0];
+    uint64_t h = tc_mix64(((uint64_t)(J->lo - k) << 32) ^ (J->hi - k));
+    for (uint32_t r = 0; r < J->p; r++) {
+        const fl_rank *R = &J->rk[r];
+        h += tc_mix64(((uint64_t)r << 40) ^ ((uint64_t)(R->issue - k) << 20) ^ R->pend ^ ((uint64_t)R->outst << 56));
+    }
+    for (uint32_t f = 0; f < S->fhigh; f++) {
+        uint8_t st = S->f_state[f];
+        if (st == ST_FREE)
+            continue;
+        uint64_t bits;
+        double bytes = S->f_bytes[f];
+        memcpy(&bits, &bytes, sizeof bits);
+        uint64_t x = ((uint64_t)(S->f_step[f] - k) << 40) ^ ((uint64_t)S->f_src[f] << 20) ^ S->f_dst[f] ^
+                     ((uint64_t)st << 60) ^ ((uint64_t)(S->f_hpos[f] != NONE) << 63);
+        h += tc_mix64(x ^ tc_mix64(bits));
+    }
+    return h;
+}
+
+void fl_skip_batch(fl_sim *S)
+{
+    fl_skip *sk = S->skip;
+    fl_job *J = &S->jobs[0];
+    uint32_t k = J->p ? J->rk[0].issue : 0;
+    if (k == sk->last_issue)
+        return;
+    sk->last_issue = k;
+    sk_snap *a = &sk->a, *b = &sk->b;
+    const tc_phase *ph = k < J->nsteps ? phase_of(J->s, k) : NULL;
+    if (!ph || ph->first_step + ph->repeat - k < SKIP_MIN_LEFT || J->lo < ph->first_step) {
+        a->valid = false;
+        sk->nhist = 0;
+        return;
+    }
+    uint32_t ph_end = ph->first_step + ph->repeat;
+    if (a->valid && k >= sk->target) {
+        /* The candidate's time has come: does the state repeat it? */
+        bool ok = k == sk->target && snap_take(S, b, k);
+        if (S->st)
+            return;
+        double err = 0;
+        uint32_t d = k - a->k;
+        double delta = b->now - a->now;
+        if (ok && delta > 0 && snap_same(a, b, J->p, &err) && J->hi + d <= ph_end) {
+            /* Repeats, each moving the window by d: all inside the phase,
+             * their accumulated difference within the bound. */
+            uint64_t m = (ph_end - J->hi) / d;
+            if (err > 0) {
+                /* m err <= SKIP_BOUND (now + m delta) */
+                double lim = err > SKIP_BOUND * delta ? SKIP_BOUND * b->now / (err - SKIP_BOUND * delta) : INFINITY;
+                if (lim < (double)m)
+                    m = (uint64_t)lim;
+            }
+            if (m >= 1) {
+                if (S->repeat_from == UINT32_MAX)
+                    S->repeat_from = a->k;
+                shift(S, a, b, (uint32_t)m, (uint32_t)(m * d), (double)m * delta);
+                S->steps_skipped += m * d;
+                sk->last_issue = J->rk[0].issue;
+                a->valid = false;
+                sk->nhist = 0;
+                return;
+            }
+        }
+        a->valid = false;
+    }
+    /* A step whose discrete state was seen d steps ago (the nearest) is a
+     * candidate: it may repeat d steps from now. */
+    uint64_t h = state_hash(S, k);
+    if (!a->valid) {
+        for (uint32_t i = 0; i < sk->nhist && i < SKIP_HIST; i++) {
+            const sk_hist *e = &sk->hist[(sk->hpos + SKIP_HIST - 1 - i) % SKIP_HIST];
+            if (e->h != h || e->k >= k)
+                continue;
+            uint32_t d = k - e->k;
+            if (J->hi + 2 * d <= ph_end) {
+                if (!snap_take(S, a, k)) {
+                    S->st = tc_fail(S->err, TC_EINTERNAL, "flow evaluator: out of memory");
+                    return;
+                }
+                sk->target = k + d;
+            }
+            break;
+        }
+    }
+    sk->hist[sk->hpos] = (sk_hist){k, h};
+    sk->hpos = (sk->hpos + 1) % SKIP_HIST;
+    sk->nhist++;
+}

@@ -1,0 +1,358 @@
+/*
+ * test_flow_skip.c - repetition skipping in the flow simulator
+ * (flow_skip.c): with it, every algorithm's result equals the full
+ * simulation (to 1e-9 relative) on symmetric and asymmetric networks,
+ * with degraded links, under every dependency rule, at random rank counts
+ * and sizes and at 1,024 ranks; and it does skip where the state repeats.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "build_helpers.h"
+#include "topocc/flow.h"
+
+#define REL 1e-9
+
+static double max_rel; /* the largest difference seen, printed */
+
+static void near(double a, double b, const char *what, const char *ctx)
+{
+    if (fmax(fabs(a), fabs(b)) > 0)
+        max_rel = fmax(max_rel, fabs(a - b) / fmax(fabs(a), fabs(b)));
+    if (!(fabs(a - b) <= REL * fmax(fabs(a), fabs(b)) + 1e-18))
+        fail_msg("%s: %s with skipping %.17g, without %.17g (rel %.3g)", ctx, what, a, b,
+                 fabs(a - b) / fmax(fabs(a), fabs(b)));
+}
+
+typedef struct tally {
+    uint64_t runs, skipped_runs, steps, skipped;
+} tally;
+
+/* Runs the jobs with and without skipping and compares everything the
+ * result reports. */
+static void compare_jobs(const tc_topo *t, const tc_flow_job *jobs, size_t nj, tc_flow_opts o, const char *ctx,
+                         tally *ty)
+{
+    tc_flow_result a, b;
+    tc_err err = {{0}};
+    o.no_skip = false;
+    tc_status sa = tc_flow_run(t, jobs, nj, &o, &a, &err);
+    if (sa != TC_OK)
+        fail_msg("%s: %s", ctx, err.msg);
+    o.no_skip = true;
+    if (tc_flow_run(t, jobs, nj, &o, &b, &err) != TC_OK)
+        fail_msg("%s (no skip): %s", ctx, err.msg);
+    assert_non_null(b.skip_off);
+    assert_string_equal(b.skip_off, "--no-skip");
+    assert_int_equal(b.steps_skipped, 0);
+    near(a.makespan_s, b.makespan_s, "makespan", ctx);
+    for (size_t j = 0; j < nj; j++) {
+        near(a.jobs[j].time_s, b.jobs[j].time_s, "time", ctx);
+        near(a.jobs[j].rank_finish_min_s, b.jobs[j].rank_finish_min_s, "first rank finish", ctx);
+        near(a.jobs[j].rank_finish_median_s, b.jobs[j].rank_finish_median_s, "median rank finish", ctx);
+        near(a.jobs[j].rank_finish_max_s, b.jobs[j].rank_finish_max_s, "last rank finish", ctx);
+        if (a.jobs[j].transfers != b.jobs[j].transfers)
+            fail_msg("%s: %llu transfers with skipping, %llu without", ctx, (unsigned long long)a.jobs[j].transfers,
+                     (unsigned long long)b.jobs[j].transfers);
+    }
+    near(a.mean_utilisation, b.mean_utilisation, "mean utilisation", ctx);
+    assert_int_equal(a.nhot, b.nhot);
+    for (size_t i = 0; i < a.nhot; i++)
+        near(a.hot[i].bytes, b.hot[i].bytes, "bytes of a hot link", ctx);
+    uint64_t steps = 0;
+    for (size_t j = 0; j < nj; j++)
+        steps += jobs[j].sched->nsteps;
+    assert_int_equal(a.steps_simulated + a.steps_skipped, steps);
+    assert_int_equal(b.steps_simulated, steps);
+    if (a.steps_skipped) {
+        assert_true(a.repeat_from_step < steps);
+        assert_null(a.skip_off);
+    } else {
+        assert_int_equal(a.repeat_from_step, UINT32_MAX);
+    }
+    ty->runs++;
+    ty->skipped_runs += a.steps_skipped > 0;
+    ty->steps += steps;
+    ty->skipped += a.steps_skipped;
+    tc_flow_result_free(&a);
+    tc_flow_result_free(&b);
+}
+
+static void compare_one(const tc_topo *t, const tc_sched *s, const uint32_t *map, tc_flow_opts o, const char *ctx,
+                        tally *ty)
+{
+    tc_flow_job job = {.sched = s, .rank_map = map};
+    compare_jobs(t, &job, 1, o, ctx, ty);
+}
+
+static uint64_t rng_next(uint64_t *x)
+{
+    *x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return tc_mix64(*x);
+}
+
+/* Every algorithm of every operation that builds at p ranks, at two sizes
+ * (per-step messages below and above the eager limit) under a dependency
+ * rule drawn at random. */
+static void every_algorithm(const char *spec, uint32_t p, uint64_t seed, int degrade, tally *ty)
+{
+    tc_topo *t = topo(spec);
+    uint64_t x = seed;
+    char ctx[256];
+    if (degrade) {
+        for (int i = 0; i < degrade; i++) {
+            uint32_t l = (uint32_t)(rng_next(&x) % t->n_links);
+            tc_err err = {{0}};
+            if (tc_topo_degrade_link(t, l, 0.25, &err) != TC_OK)
+                fail_msg("%s: %s", spec, err.msg);
+        }
+    }
+    const double sizes[] = {64.0 * 1024 * p / 16, 4.0 * 1024 * 1024 * p / 8};
+    int ring_runs = 0, ring_skipped = 0;
+    for (int op = 0; op < TC_OP_COUNT; op++)
+        for (int al = 0; al < TC_ALGO_AUTO; al++)
+            for (size_t z = 0; z < 2; z++) {
+                tc_coll_req req = {.op = (tc_op)op, .algo = (tc_algo)al, .p = p, .bytes = sizes[z]};
+                tc_sched *s = NULL;
+                tc_err err = {{0}};
+                if (tc_coll_build(&req, t, &s, &err) != TC_OK)
+                    continue;
+                tc_flow_opts o = {0};
+                o.deps = (tc_flow_deps)(rng_next(&x) % 4);
+                if (t->kind == TC_TOPO_CLOS && rng_next(&x) % 3 == 0)
+                    o.routing = TC_ROUTE_DMODK;
+                if (rng_next(&x) % 5 == 0)
+                    o.multipath = TC_MULTIPATH_SPRAY;
+                snprintf(ctx, sizeof ctx, "%s degrade=%d: %s/%s p=%u bytes=%g deps=%d routing=%d multipath=%d", spec,
+                         degrade, tc_op_name(req.op), tc_algo_name(req.algo), p, sizes[z], (int)o.deps,
+                         (int)o.routing, (int)o.multipath);
+                uint64_t before = ty->skipped;
+                compare_one(t, s, NULL, o, ctx, ty);
+                if (req.op == TC_OP_ALLREDUCE && req.algo == TC_ALGO_RING) {
+                    ring_runs++;
+                    ring_skipped += ty->skipped > before;
+                }
+                if (getenv("SKIP_VERBOSE"))
+                    print_message("%s: %llu of %u skipped\n", ctx, (unsigned long long)(ty->skipped - before), s->nsteps);
+                tc_sched_free(s);
+            }
+    /* A ring all-reduce on a network without degraded links repeats (at
+     * one size at least: under rendezvous a transient can outlast a short
+     * ring): the test means something only if it skips. */
+    if (!degrade && ring_runs && !ring_skipped)
+        fail_msg("%s: no ring all-reduce skipped a step", spec);
+    tc_topo_free(t);
+}
+
+static void every_algorithm_on_symmetric_networks(void **state)
+{
+    (void)state;
+    tally ty = {0};
+    every_algorithm("clos:down=8x8,up=1x8,bw=12.5GB/s,lat=1us", 64, 1, 0, &ty);
+    every_algorithm("clos:down=4x4x4,up=1x4x4,alpha=0", 64, 2, 0, &ty);
+    every_algorithm("torus:dims=4x4x4,lat=1us", 64, 3, 0, &ty);
+    every_algorithm("torus:dims=8x4,wrap=0x1", 32, 4, 0, &ty);
+    print_message("symmetric: %llu runs, %llu skipped, %llu of %llu steps skipped\n", (unsigned long long)ty.runs,
+                  (unsigned long long)ty.skipped_runs, (unsigned long long)ty.skipped, (unsigned long long)ty.steps);
+    assert_true(ty.skipped_runs * 8 > ty.runs);
+}
+
+static void every_algorithm_on_asymmetric_and_degraded_networks(void **state)
+{
+    (void)state;
+    tally ty = {0};
+    every_algorithm("clos:down=8x8,up=1x2,lat=1us", 64, 5, 0, &ty);
+    every_algorithm("clos:down=6x5,up=1x3,lat=1us", 30, 6, 0, &ty);
+    every_algorithm("clos:down=8x8,up=1x8,bw=12.5GB/s,lat=1us", 64, 7, 1, &ty);
+    every_algorithm("clos:down=8x8,up=1x8,bw=12.5GB/s,lat=1us", 48, 8, 3, &ty);
+    every_algorithm("torus:dims=4x4x4,lat=1us", 64, 9, 2, &ty);
+    every_algorithm("torus:dims=5x3,lat=1us", 15, 10, 1, &ty);
+    print_message("asymmetric: %llu runs, %llu skipped, %llu of %llu steps skipped\n", (unsigned long long)ty.runs,
+                  (unsigned long long)ty.skipped_runs, (unsigned long long)ty.skipped, (unsigned long long)ty.steps);
+}
+
+/* Random shapes, rank counts (not all endpoints: a rank map), sizes,
+ * latencies, alpha and rate caps. */
+static void random_cases(void **state)
+{
+    (void)state;
+    uint64_t x = 12345;
+    tally ty = {0};
+    for (int c = 0; c < 60; c++) {
+        char spec[160];
+        if (rng_next(&x) % 2) {
+            uint32_t a = 2 + (uint32_t)(rng_next(&x) % 7), b = 2 + (uint32_t)(rng_next(&x) % 5);
+            uint32_t u = 1 + (uint32_t)(rng_next(&x) % b);
+            snprintf(spec, sizeof spec, "clos:down=%ux%u,up=1x%u,lat=%uns,alpha=%uns", a, b, u,
+                     (unsigned)(rng_next(&x) % 2000), (unsigned)(rng_next(&x) % 3000));
+        } else {
+            uint32_t a = 2 + (uint32_t)(rng_next(&x) % 6), b = 2 + (uint32_t)(rng_next(&x) % 6);
+            snprintf(spec, sizeof spec, "torus:dims=%ux%u,lat=%uns,alpha=%uns", a, b, (unsigned)(rng_next(&x) % 2000),
+                     (unsigned)(rng_next(&x) % 3000));
+        }
+        tc_topo *t = topo(spec);
+        if (rng_next(&x) % 3 == 0) {
+            tc_err err = {{0}};
+            if (tc_topo_degrade_link(t, (uint32_t)(rng_next(&x) % t->n_links), 0.5, &err) != TC_OK)
+                fail_msg("%s", err.msg);
+        }
+        uint32_t n = t->n_endpoints;
+        uint32_t p = 2 + (uint32_t)(rng_next(&x) % (n - 1));
+        /* p distinct endpoints in random order */
+        uint32_t *map = malloc(n * sizeof *map);
+        for (uint32_t i = 0; i < n; i++)
+            map[i] = i;
+        for (uint32_t i = n - 1; i > 0; i--) {
+            uint32_t k = (uint32_t)(rng_next(&x) % (i + 1)), v = map[i];
+            map[i] = map[k];
+            map[k] = v;
+        }
+        bool use_map = rng_next(&x) % 2;
+        tc_op op = (tc_op)(rng_next(&x) % TC_OP_COUNT);
+        tc_algo al = TC_ALGO_RING;
+        double bytes = (double)(1 + rng_next(&x) % (1u << 24));
+        tc_sched *s = NULL;
+        tc_err err = {{0}};
+        /* an algorithm drawn among those that build for this operation at
+         * p ranks (many need a power of two or a torus) */
+        for (int tries = 0; tries < 32 && !s; tries++) {
+            al = (tc_algo)(rng_next(&x) % TC_ALGO_AUTO);
+            tc_coll_req req = {.op = op, .algo = al, .p = p, .bytes = bytes};
+            if (tc_coll_build(&req, t, &s, &err) != TC_OK)
+                s = NULL;
+        }
+        if (s) {
+            tc_flow_opts o = {0};
+            o.deps = (tc_flow_deps)(rng_next(&x) % 4);
+            o.eager_limit_bytes = (double)(1 + rng_next(&x) % (1u << 20));
+            if (rng_next(&x) % 4 == 0)
+                o.rate_cap_Bps = 1e9 * (double)(1 + rng_next(&x) % 50);
+            char ctx[320];
+            snprintf(ctx, sizeof ctx, "case %d %s: %s/%s p=%u bytes=%g map=%d deps=%d", c, spec, tc_op_name(op),
+                     tc_algo_name(al), p, bytes, use_map, (int)o.deps);
+            compare_one(t, s, use_map ? map : NULL, o, ctx, &ty);
+            tc_sched_free(s);
+        }
+        free(map);
+        tc_topo_free(t);
+    }
+    print_message("random: %llu runs, %llu skipped, %llu of %llu steps skipped\n", (unsigned long long)ty.runs,
+                  (unsigned long long)ty.skipped_runs, (unsigned long long)ty.skipped, (unsigned long long)ty.steps);
+}
+
+/* 1,024 ranks: the algorithms whose phases repeat many steps, symmetric and
+ * with a degraded link. */
+static void at_1024_ranks(void **state)
+{
+    (void)state;
+    tally ty = {0};
+    const char *specs[] = {"clos:hosts=1024,radix=64,tiers=2", "torus:dims=8x8x16"};
+    /* biring and dbtree take seconds each in full simulation on the Clos
+     * (bench/ runs them there) */
+    const tc_algo algos[] = {TC_ALGO_RING, TC_ALGO_RHD, TC_ALGO_TORUS, TC_ALGO_BIRING, TC_ALGO_DBTREE};
+    for (int sp = 0; sp < 2; sp++)
+        for (int deg = 0; deg < 2; deg++) {
+            tc_topo *t = topo(specs[sp]);
+            if (deg) {
+                tc_err err = {{0}};
+                if (tc_topo_degrade_link(t, t->n_links / 3, 0.5, &err) != TC_OK)
+                    fail_msg("%s", err.msg);
+            }
+            for (size_t a = 0; a < (sp ? 5u : 3u); a++) {
+                tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = algos[a], .p = 1024, .bytes = 1 << 30};
+                tc_sched *s = NULL;
+                tc_err err = {{0}};
+                if (tc_coll_build(&req, t, &s, &err) != TC_OK)
+                    continue;
+                char ctx[200];
+                snprintf(ctx, sizeof ctx, "%s degraded=%d %s", specs[sp], deg, tc_algo_name(algos[a]));
+                tc_flow_opts o = {0};
+                compare_one(t, s, NULL, o, ctx, &ty);
+                tc_sched_free(s);
+            }
+            tc_topo_free(t);
+        }
+    print_message("1024: %llu runs, %llu skipped, %llu of %llu steps skipped\n", (unsigned long long)ty.runs,
+                  (unsigned long long)ty.skipped_runs, (unsigned long long)ty.skipped, (unsigned long long)ty.steps);
+}
+
+/* A ring on a symmetric Clos repeats after a few steps: most steps are
+ * skipped, and the report says where the repetition began. */
+static void a_ring_on_a_symmetric_clos_skips_most_steps(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:hosts=1024,radix=64,tiers=2");
+    tc_sched *s = sched(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 1024, 1 << 30);
+    tc_flow_job job = {.sched = s};
+    tc_flow_opts o = {0};
+    tc_flow_result r;
+    tc_err err = {{0}};
+    assert_int_equal(tc_flow_run(t, &job, 1, &o, &r, &err), TC_OK);
+    assert_null(r.skip_off);
+    assert_true(r.steps_skipped > 9 * s->nsteps / 10);
+    assert_true(r.repeat_from_step < 100);
+    tc_flow_result_free(&r);
+    tc_sched_free(s);
+    tc_topo_free(t);
+}
+
+/* Several jobs and tracing simulate every step and say so; the results
+ * are those of the full simulation. */
+static void several_jobs_and_traces_are_not_skipped(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=8x8,up=1x8,bw=12.5GB/s,lat=1us");
+    tc_sched *s = sched(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 32, 1 << 24);
+    uint32_t m1[32], m2[32];
+    for (uint32_t r = 0; r < 32; r++) {
+        m1[r] = r;
+        m2[r] = 32 + r;
+    }
+    tc_flow_job jobs[2] = {{.sched = s, .rank_map = m1}, {.sched = s, .rank_map = m2, .start_s = 1e-6}};
+    tc_flow_opts o = {0};
+    tc_flow_result r;
+    tc_err err = {{0}};
+    assert_int_equal(tc_flow_run(t, jobs, 2, &o, &r, &err), TC_OK);
+    assert_string_equal(r.skip_off, "several jobs");
+    assert_int_equal(r.steps_skipped, 0);
+    tc_flow_result_free(&r);
+    tally ty = {0};
+    compare_jobs(t, jobs, 2, o, "two jobs", &ty);
+    char path[] = "/tmp/topocc_skip_trace_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    o.trace_path = path;
+    assert_int_equal(tc_flow_run(t, jobs, 1, &o, &r, &err), TC_OK);
+    assert_string_equal(r.skip_off, "tracing");
+    assert_int_equal(r.steps_skipped, 0);
+    tc_flow_result_free(&r);
+    remove(path);
+    tc_sched_free(s);
+    tc_topo_free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_ring_on_a_symmetric_clos_skips_most_steps),
+        cmocka_unit_test(several_jobs_and_traces_are_not_skipped),
+        cmocka_unit_test(every_algorithm_on_symmetric_networks),
+        cmocka_unit_test(every_algorithm_on_asymmetric_and_degraded_networks),
+        cmocka_unit_test(random_cases),
+        cmocka_unit_test(at_1024_ranks),
+    };
+    if (getenv("TEST_FILTER"))
+        cmocka_set_test_filter(getenv("TEST_FILTER"));
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    print_message("largest relative difference, skipping against not: %.3g\n", max_rel);
+    return rc;
+}
