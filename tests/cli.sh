@@ -156,6 +156,10 @@ good "flow json has no eager limit under fifo" '"eager_limit_bytes": null' colle
 good "flow accepts --no-skip" "events" collective --topo "$CLOS" --op reducescatter --algo ring --size 1MiB --mode flow --no-skip
 good "flow says --no-skip turned skipping off" "repetition     off (--no-skip)" collective --topo "$CLOS" --op reducescatter --algo ring --size 1MiB --mode flow --no-skip
 good "flow json records repetition skipping" '"steps_skipped"' collective --topo "$CLOS" --op reducescatter --algo ring --size 1MiB --mode flow --format json
+good "flow folds a ring by pod on a three-level Clos" "symmetry       ranks translated by 16: 16 of 64 ranks simulated" collective --topo "clos:down=4x4x4,up=1x4x4" --routing dmodk --op allreduce --algo ring --size 2MiB --mode flow
+good "flow says why it does not fold a degraded ring" "symmetry       none (no translation" collective --topo "clos:down=4x4x4,up=1x4x4" --routing dmodk --degrade link:0=0.5 --op allreduce --algo ring --size 2MiB --mode flow
+good "flow says --no-skip turned folding off" "symmetry       none (--no-skip)" collective --topo "clos:down=4x4x4,up=1x4x4" --op allreduce --algo ring --size 2MiB --mode flow --no-skip
+good "flow json records rank symmetry" '"symmetry_ranks": 16' collective --topo "clos:down=4x4x4,up=1x4x4" --routing dmodk --op allreduce --algo ring --size 2MiB --mode flow --format json
 good "--no-skip is in the scenario" '"skip": false' collective --topo "$CLOS" --op reducescatter --algo ring --size 1MiB --mode flow --no-skip --print-scenario
 good "skipping is on by default" '"skip": true' collective --topo "$CLOS" --op reducescatter --algo ring --size 1MiB --mode flow --print-scenario
 good "help lists --no-skip" "no skipping of repeated steps" collective --help

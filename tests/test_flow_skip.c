@@ -33,7 +33,7 @@ static void near(double a, double b, const char *what, const char *ctx)
 }
 
 typedef struct tally {
-    uint64_t runs, skipped_runs, steps, skipped;
+    uint64_t runs, skipped_runs, steps, skipped, folded;
 } tally;
 
 /* Runs the jobs with and without skipping and compares everything the
@@ -82,6 +82,14 @@ static void compare_jobs(const tc_topo *t, const tc_flow_job *jobs, size_t nj, t
     ty->skipped_runs += a.steps_skipped > 0;
     ty->steps += steps;
     ty->skipped += a.steps_skipped;
+    ty->folded += a.fold_ranks > 0;
+    assert_int_equal(b.fold_ranks, 0);
+    if (a.fold_ranks) {
+        assert_null(a.fold_off);
+        assert_true(a.fold_copies >= 2);
+    } else {
+        assert_non_null(a.fold_off);
+    }
     tc_flow_result_free(&a);
     tc_flow_result_free(&b);
 }
@@ -160,9 +168,11 @@ static void every_algorithm_on_symmetric_networks(void **state)
     every_algorithm("clos:down=4x4x4,up=1x4x4,alpha=0", 64, 2, 0, &ty);
     every_algorithm("torus:dims=4x4x4,lat=1us", 64, 3, 0, &ty);
     every_algorithm("torus:dims=8x4,wrap=0x1", 32, 4, 0, &ty);
-    print_message("symmetric: %llu runs, %llu skipped, %llu of %llu steps skipped\n", (unsigned long long)ty.runs,
-                  (unsigned long long)ty.skipped_runs, (unsigned long long)ty.skipped, (unsigned long long)ty.steps);
+    print_message("symmetric: %llu runs, %llu skipped, %llu folded, %llu of %llu steps skipped\n", (unsigned long long)ty.runs,
+                  (unsigned long long)ty.skipped_runs, (unsigned long long)ty.folded, (unsigned long long)ty.skipped,
+                  (unsigned long long)ty.steps);
     assert_true(ty.skipped_runs * 8 > ty.runs);
+    assert_true(ty.folded * 8 > ty.runs);
 }
 
 static void every_algorithm_on_asymmetric_and_degraded_networks(void **state)
@@ -175,8 +185,9 @@ static void every_algorithm_on_asymmetric_and_degraded_networks(void **state)
     every_algorithm("clos:down=8x8,up=1x8,bw=12.5GB/s,lat=1us", 48, 8, 3, &ty);
     every_algorithm("torus:dims=4x4x4,lat=1us", 64, 9, 2, &ty);
     every_algorithm("torus:dims=5x3,lat=1us", 15, 10, 1, &ty);
-    print_message("asymmetric: %llu runs, %llu skipped, %llu of %llu steps skipped\n", (unsigned long long)ty.runs,
-                  (unsigned long long)ty.skipped_runs, (unsigned long long)ty.skipped, (unsigned long long)ty.steps);
+    print_message("asymmetric: %llu runs, %llu skipped, %llu folded, %llu of %llu steps skipped\n", (unsigned long long)ty.runs,
+                  (unsigned long long)ty.skipped_runs, (unsigned long long)ty.folded, (unsigned long long)ty.skipped,
+                  (unsigned long long)ty.steps);
 }
 
 /* Random shapes, rank counts (not all endpoints: a rank map), sizes,
@@ -244,8 +255,9 @@ static void random_cases(void **state)
         free(map);
         tc_topo_free(t);
     }
-    print_message("random: %llu runs, %llu skipped, %llu of %llu steps skipped\n", (unsigned long long)ty.runs,
-                  (unsigned long long)ty.skipped_runs, (unsigned long long)ty.skipped, (unsigned long long)ty.steps);
+    print_message("random: %llu runs, %llu skipped, %llu folded, %llu of %llu steps skipped\n", (unsigned long long)ty.runs,
+                  (unsigned long long)ty.skipped_runs, (unsigned long long)ty.folded, (unsigned long long)ty.skipped,
+                  (unsigned long long)ty.steps);
 }
 
 /* 1,024 ranks: the algorithms whose phases repeat many steps, symmetric and
@@ -280,8 +292,9 @@ static void at_1024_ranks(void **state)
             }
             tc_topo_free(t);
         }
-    print_message("1024: %llu runs, %llu skipped, %llu of %llu steps skipped\n", (unsigned long long)ty.runs,
-                  (unsigned long long)ty.skipped_runs, (unsigned long long)ty.skipped, (unsigned long long)ty.steps);
+    print_message("1024: %llu runs, %llu skipped, %llu folded, %llu of %llu steps skipped\n", (unsigned long long)ty.runs,
+                  (unsigned long long)ty.skipped_runs, (unsigned long long)ty.folded, (unsigned long long)ty.skipped,
+                  (unsigned long long)ty.steps);
 }
 
 /* A ring on a symmetric Clos repeats after a few steps: most steps are
@@ -300,6 +313,47 @@ static void a_ring_on_a_symmetric_clos_skips_most_steps(void **state)
     assert_true(r.steps_skipped > 9 * s->nsteps / 10);
     assert_true(r.repeat_from_step < 100);
     tc_flow_result_free(&r);
+    tc_sched_free(s);
+    tc_topo_free(t);
+}
+
+/* Rank symmetry: an eager ring on a three-level Clos under D-mod-k is
+ * the same in every pod, so one pod's ranks are simulated (with a rank map
+ * that translates, too); it then repeats with the period of a pod's ring.
+ * A degraded link on the ring's path breaks the symmetry: no fold, the
+ * reason said, the same answer. */
+static void a_ring_folds_by_pod(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=4x4x4,up=1x4x4");
+    tc_sched *s = sched(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 64, 64 * 32768.0);
+    uint32_t map[64];
+    for (uint32_t r = 0; r < 64; r++)
+        map[r] = (r + 16) % 64;
+    tc_flow_opts o = {0};
+    o.routing = TC_ROUTE_DMODK;
+    tally ty = {0};
+    for (int m = 0; m < 2; m++) {
+        tc_flow_job job = {.sched = s, .rank_map = m ? map : NULL};
+        tc_flow_result r;
+        tc_err err = {{0}};
+        assert_int_equal(tc_flow_run(t, &job, 1, &o, &r, &err), TC_OK);
+        assert_int_equal(r.fold_ranks, 16);
+        assert_int_equal(r.fold_copies, 4);
+        assert_true(r.steps_skipped > 0);
+        tc_flow_result_free(&r);
+        compare_one(t, s, m ? map : NULL, o, m ? "pod fold, translated map" : "pod fold", &ty);
+    }
+    tc_err err = {{0}};
+    assert_int_equal(tc_topo_degrade_link(t, 0, 0.5, &err), TC_OK);
+    tc_flow_job job = {.sched = s};
+    tc_flow_result r;
+    assert_int_equal(tc_flow_run(t, &job, 1, &o, &r, &err), TC_OK);
+    assert_int_equal(r.fold_ranks, 0);
+    assert_non_null(r.fold_off);
+    assert_non_null(strstr(r.fold_off, "no translation"));
+    tc_flow_result_free(&r);
+    compare_one(t, s, NULL, o, "pod fold, degraded", &ty);
     tc_sched_free(s);
     tc_topo_free(t);
 }
@@ -345,6 +399,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_ring_on_a_symmetric_clos_skips_most_steps),
         cmocka_unit_test(several_jobs_and_traces_are_not_skipped),
+        cmocka_unit_test(a_ring_folds_by_pod),
         cmocka_unit_test(every_algorithm_on_symmetric_networks),
         cmocka_unit_test(every_algorithm_on_asymmetric_and_degraded_networks),
         cmocka_unit_test(random_cases),

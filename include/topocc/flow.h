@@ -129,6 +129,13 @@ typedef struct tc_flow_result {
     uint64_t steps_simulated, steps_skipped;
     uint32_t repeat_from_step;
     const char *skip_off;
+    /* Rank symmetry (docs/MODEL.md, "Rank symmetry"): a translation of the
+     * ranks by fold_ranks mapped the run onto itself, so ranks
+     * 0..fold_ranks-1 were simulated, each standing for fold_copies ranks
+     * (0, 0: not folded; fold_off says why: "--no-skip", "tracing",
+     * "several jobs", or that no translation was a symmetry). */
+    uint32_t fold_ranks, fold_copies;
+    const char *fold_off;
 } tc_flow_result;
 
 /* Simulates njobs (>= 1) schedules at once on t. Fails with TC_EINVAL (and

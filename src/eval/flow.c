@@ -317,6 +317,11 @@ static uint32_t route(fl_sim *S, uint32_t a, uint32_t b)
     return n;
 }
 
+uint32_t fl_route(fl_sim *S, uint32_t a, uint32_t b)
+{
+    return route(S, a, b);
+}
+
 /* Most incidences a transfer can have. */
 static uint32_t max_incidences(const tc_topo *t, tc_multipath mp)
 {
@@ -494,15 +499,21 @@ static tc_status emit_next(fl_sim *S, size_t j)
     }
     for (uint32_t r = 0; r < p; r++)
         st->sr[r] = (fl_srank){0, 0, 0, NONE};
+    /* Folded: the transfers of ranks 0..p-1 only (the others are their
+     * images); a receiver beyond is its class's rank. */
+    size_t kept = 0;
     for (size_t i = 0; i < n; i++) {
         const tc_xfer *x = &S->xf.v[i];
-        if (x->src >= p || x->dst >= p)
+        if (x->src >= J->pfull || x->dst >= J->pfull)
             return S->st = tc_fail(S->err, TC_EINVAL,
                                    "job %zu: step %u has a transfer from rank %u to rank %u, but the schedule has "
                                    "ranks 0..%u only",
-                                   j, s, x->src, x->dst, p - 1);
+                                   j, s, x->src, x->dst, J->pfull - 1);
+        if (x->src >= p)
+            continue;
         st->sr[x->src].end++;
-        st->sr[x->dst].recv_left++;
+        st->sr[fold_rank(S, x->dst)].recv_left++;
+        kept++;
     }
     /* Counting sort by sender: end counts, then is the next free place of
      * the rank's range, and ends at its end. */
@@ -515,10 +526,11 @@ static tc_status emit_next(fl_sim *S, size_t j)
     }
     for (size_t i = 0; i < n; i++) {
         const tc_xfer *x = &S->xf.v[i];
-        st->xv[st->sr[x->src].end++] = (fl_sxfer){x->dst, x->bytes};
+        if (x->src < p)
+            st->xv[st->sr[x->src].end++] = (fl_sxfer){x->dst, x->bytes};
     }
-    st->n = n;
-    st->incomplete = n;
+    st->n = kept;
+    st->incomplete = kept;
     st->unissued = p;
     J->hi++;
     return TC_OK;
@@ -533,21 +545,28 @@ tc_status fl_reemit(fl_sim *S, size_t j, uint32_t s)
 {
     fl_job *J = &S->jobs[j];
     fl_step *st = slot(J, s);
-    if (tc_sched_emit(J->s, s, &S->xf) != TC_OK || S->xf.n != st->n)
+    uint32_t p = J->p;
+    if (tc_sched_emit(J->s, s, &S->xf) != TC_OK || (p == J->pfull && S->xf.n != st->n))
         return S->st = tc_fail(S->err, TC_EINTERNAL, "job %zu: schedule %s: step %u differs from the steps of its phase",
                                j, tc_algo_name(J->s->algo), s);
-    uint32_t p = J->p;
     for (uint32_t r = 0; r < p; r++)
         st->sr[r].end = st->sr[r].first;
+    size_t kept = 0;
     for (size_t i = 0; i < S->xf.n; i++) {
         const tc_xfer *x = &S->xf.v[i];
+        if (x->src >= p && x->src < J->pfull)
+            continue;
         uint32_t lim = x->src + 1 < p ? st->sr[x->src + 1].first : (uint32_t)st->n;
         if (x->src >= p || st->sr[x->src].end >= lim)
             return S->st = tc_fail(S->err, TC_EINTERNAL,
                                    "job %zu: schedule %s: step %u differs from the steps of its phase", j,
                                    tc_algo_name(J->s->algo), s);
         st->xv[st->sr[x->src].end++] = (fl_sxfer){x->dst, x->bytes};
+        kept++;
     }
+    if (kept != st->n)
+        return S->st = tc_fail(S->err, TC_EINTERNAL, "job %zu: schedule %s: step %u differs from the steps of its phase",
+                               j, tc_algo_name(J->s->algo), s);
     return TC_OK;
 }
 
@@ -702,6 +721,7 @@ static void deliver(fl_sim *S, uint32_t job, uint32_t s, uint32_t src, uint32_t 
 {
     fl_job *J = &S->jobs[job];
     fl_step *st = slot(J, s);
+    dst = fold_rank(S, dst);
     st->sr[dst].recv_left--;
     st->incomplete--;
     J->transfers++;
@@ -732,10 +752,12 @@ static void flow_start(fl_sim *S, uint32_t f)
         return;
     }
     double lat = 0, bytes = S->f_bytes[f];
-    for (uint32_t k = 0; k < n; k++) {
+    for (uint32_t k = 0; k < n; k++)
         lat += S->pw[k] * S->t->links[S->path[k]].lat;
+    if (S->fold_T)
+        n = fl_fold_path(S, n);
+    for (uint32_t k = 0; k < n; k++)
         S->link_bytes[S->path[k]] += S->pw[k] * bytes;
-    }
     S->f_lat[f] = lat;
     S->f_state[f] = ST_XMIT;
     S->f_tlast[f] = S->now;
@@ -746,7 +768,7 @@ static void flow_start(fl_sim *S, uint32_t f)
         heap_set(S, f, S->now);
         return;
     }
-    if (tc_mm_add(&S->mm, f, S->path, S->o.multipath == TC_MULTIPATH_SPRAY ? S->pw : NULL, n) != TC_OK)
+    if (tc_mm_add(&S->mm, f, S->path, S->o.multipath == TC_MULTIPATH_SPRAY || S->fold_T ? S->pw : NULL, n) != TC_OK)
         oom(S);
 }
 
@@ -803,7 +825,8 @@ static void advance(fl_sim *S, uint32_t job, uint32_t r)
             uint32_t b = map ? map[d] : d;
             if (!count_event(S))
                 return;
-            bool park = waits_for_receiver(S, bytes) && J->rk[d].issue <= s;
+            uint32_t dc = fold_rank(S, d);
+            bool park = waits_for_receiver(S, bytes) && J->rk[dc].issue <= s;
             if (a == b && !park) {
                 /* A local copy: instantaneous. */
                 deliver(S, job, s, r, d, bytes, S->now, S->now);
@@ -824,7 +847,7 @@ static void advance(fl_sim *S, uint32_t job, uint32_t r)
             S->f_state[f] = ST_ALPHA;
             R->outst++;
             if (park) {
-                fl_srank *dr = &st->sr[d];
+                fl_srank *dr = &st->sr[dc];
                 S->f_next[f] = dr->wait;
                 dr->wait = f;
             } else {
@@ -976,7 +999,8 @@ static void progress_init(fl_sim *S)
         }
         total += n;
     }
-    S->prog_total = total;
+    /* Folded, the transfers done count one class of ranks. */
+    S->prog_total = S->fold_T ? total / S->fold_n : total;
 }
 
 static tc_status sim_init(fl_sim *S, const tc_topo *t, const tc_flow_job *jobs, size_t njobs, const tc_flow_opts *o,
@@ -1016,7 +1040,7 @@ static tc_status sim_init(fl_sim *S, const tc_topo *t, const tc_flow_job *jobs, 
         fl_job *J = &S->jobs[j];
         J->s = jobs[j].sched;
         J->map = jobs[j].rank_map;
-        J->p = J->s->req.p;
+        J->p = J->pfull = J->s->req.p;
         J->nsteps = J->s->nsteps;
         J->start = jobs[j].start_s;
         J->finish = J->start;
@@ -1029,6 +1053,8 @@ static tc_status sim_init(fl_sim *S, const tc_topo *t, const tc_flow_job *jobs, 
         for (uint32_t r = 0; r < J->p; r++)
             J->rk[r].fin = J->start;
     }
+    if (fl_fold_init(S) != TC_OK)
+        return S->st;
     if (S->o.progress)
         progress_init(S);
     set_tick(S);
@@ -1056,6 +1082,8 @@ static void sim_free(fl_sim *S)
     tc_mm_free(&S->mm);
     free(S->cap);
     free(S->link_bytes);
+    free(S->lrep);
+    free(S->lw);
     free(S->path);
     free(S->pw);
     tc_xfers_free(&S->xf);
@@ -1165,7 +1193,9 @@ static tc_status results(fl_sim *S, tc_flow_result *res)
         x->start_s = J->start;
         x->finish_s = J->finish;
         x->time_s = J->finish - J->start;
-        x->transfers = J->transfers;
+        /* Folded (j = 0): each simulated rank and transfer stands for n. */
+        uint64_t n = j == 0 && S->fold_T ? S->fold_n : 1;
+        x->transfers = J->transfers * n;
         double *v = realloc(tmp, (J->p ? J->p : 1) * sizeof *v);
         if (!v) {
             free(tmp);
@@ -1176,17 +1206,22 @@ static tc_status results(fl_sim *S, tc_flow_result *res)
             tmp[r] = J->rk[r].fin - J->start;
         qsort(tmp, J->p, sizeof *tmp, cmp_double);
         if (J->p) {
+            /* Over all ranks: the sorted values each n times. */
+            uint64_t P = (uint64_t)J->p * n;
             x->rank_finish_min_s = tmp[0];
             x->rank_finish_max_s = tmp[J->p - 1];
-            x->rank_finish_median_s = J->p % 2 ? tmp[J->p / 2] : (tmp[J->p / 2 - 1] + tmp[J->p / 2]) / 2;
+            x->rank_finish_median_s = P % 2 ? tmp[P / 2 / n] : (tmp[(P / 2 - 1) / n] + tmp[P / 2 / n]) / 2;
         }
         first = fmin(first, J->start);
         last = fmax(last, J->finish);
     }
     free(tmp);
-    res->events = S->events;
+    res->events = S->fold_T ? S->events * S->fold_n : S->events;
     res->batches = S->batches;
     res->makespan_s = last - first;
+    if (S->fold_T)
+        for (uint32_t l = 0; l < S->t->n_links; l++)
+            S->link_bytes[l] = S->link_bytes[S->lrep[l]];
     double util = 0;
     size_t used = 0;
     for (uint32_t l = 0; l < S->t->n_links; l++) {
@@ -1219,6 +1254,9 @@ static tc_status results(fl_sim *S, tc_flow_result *res)
     res->steps_simulated = steps - S->steps_skipped;
     res->repeat_from_step = S->repeat_from;
     res->skip_off = S->skip_off;
+    res->fold_ranks = S->fold_T;
+    res->fold_copies = S->fold_T ? S->fold_n : 0;
+    res->fold_off = S->fold_off;
     return TC_OK;
 }
 
@@ -1383,11 +1421,13 @@ static double est_window(est_step *v, uint32_t n, uint32_t slots)
     return x;
 }
 
-/* A job from its phases, without emitting a transfer. */
-static est_job_out est_job(const tc_flow_job *jb, bool trace)
+/* A job from its phases, without emitting a transfer; folded (rank
+ * symmetry) to T of its ranks (T = p: not folded). */
+static est_job_out est_job(const tc_flow_job *jb, bool trace, uint32_t T)
 {
     const tc_sched *s = jb->sched;
     uint32_t p = s->req.p;
+    double frac = p ? (double)T / p : 1;
     est_job_out out = {0, 0, 0};
     est_step *v = malloc((s->nphases ? s->nphases : 1) * sizeof *v);
     bool partial = s->req.op == TC_OP_BROADCAST || s->req.op == TC_OP_REDUCE;
@@ -1408,7 +1448,8 @@ static est_job_out est_job(const tc_flow_job *jb, bool trace)
     double xv = v ? est_window(v, s->nphases, slots) : slots * out.inflight;
     free(v);
     out.bytes = (double)p * (sizeof(fl_rank) + sizeof(fl_ready) + (trace ? 1 : 0)) +
-                (double)slots * p * sizeof(fl_srank) + xv * sizeof(fl_sxfer);
+                frac * ((double)slots * p * sizeof(fl_srank) + xv * sizeof(fl_sxfer));
+    out.inflight *= frac;
     return out;
 }
 
@@ -1442,6 +1483,41 @@ static double pow2_at_least(double x, double min)
     return c;
 }
 
+/* The ranks a run of one job simulates under rank symmetry (flow_fold.c;
+ * 0: not folded), found as the run finds them. */
+static uint32_t fold_probe(const tc_topo *t, const tc_flow_job *job, const tc_flow_opts *o)
+{
+    fl_sim S;
+    memset(&S, 0, sizeof S);
+    tc_err err = {{0}};
+    S.t = t;
+    if (o)
+        S.o = *o;
+    S.err = &err;
+    S.njobs = 1;
+    tc_xfers_init(&S.xf, false);
+    S.stride = max_incidences(t, S.o.multipath);
+    fl_job J = {.s = job->sched, .map = job->rank_map, .p = job->sched->req.p, .pfull = job->sched->req.p};
+    S.jobs = &J;
+    S.cap = malloc((t->n_links ? t->n_links : 1) * sizeof *S.cap);
+    S.path = malloc(S.stride * sizeof *S.path);
+    S.pw = malloc(S.stride * sizeof *S.pw);
+    uint32_t T = 0;
+    if (S.cap && S.path && S.pw) {
+        for (uint32_t l = 0; l < t->n_links; l++)
+            S.cap[l] = t->links[l].bw > 0 ? t->links[l].bw : 0;
+        if (fl_fold_init(&S) == TC_OK)
+            T = S.fold_T;
+    }
+    free(S.cap);
+    free(S.path);
+    free(S.pw);
+    free(S.lrep);
+    free(S.lw);
+    tc_xfers_free(&S.xf);
+    return T;
+}
+
 double tc_flow_mem_estimate(const tc_topo *t, const tc_flow_job *jobs, size_t njobs, const tc_flow_opts *o)
 {
     if (!t || !jobs)
@@ -1449,10 +1525,11 @@ double tc_flow_mem_estimate(const tc_topo *t, const tc_flow_job *jobs, size_t nj
     tc_multipath mp = o ? o->multipath : TC_MULTIPATH_ROUTE;
     double stride = max_incidences(t, mp);
     double bytes = 0, flows = 0, max_step = 0;
+    uint32_t T = njobs == 1 && jobs[0].sched ? fold_probe(t, jobs, o) : 0;
     for (size_t j = 0; j < njobs; j++) {
         if (!jobs[j].sched)
             continue;
-        est_job_out e = est_job(&jobs[j], o && o->trace_path);
+        est_job_out e = est_job(&jobs[j], o && o->trace_path, T ? T : jobs[j].sched->req.p);
         bytes += e.bytes;
         flows += e.inflight;
         max_step = fmax(max_step, e.max_step);

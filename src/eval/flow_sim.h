@@ -47,7 +47,8 @@ typedef struct fl_rank {
 typedef struct fl_job {
     const tc_sched *s;
     const uint32_t *map;
-    uint32_t p, nsteps;
+    uint32_t p, nsteps;   /* p: the ranks simulated (folded: T) */
+    uint32_t pfull;       /* the schedule's ranks */
     double start;
     fl_rank *rk;          /* p */
     fl_step *win;
@@ -119,12 +120,38 @@ typedef struct fl_sim {
     const char *skip_off; /* why it is off (NULL: on) */
     uint64_t steps_skipped;
     uint32_t repeat_from;
+
+    /* Rank symmetry (flow_fold.c): ranks 0..fold_T-1 stand for all, each
+     * for fold_n; 0: off (fold_off says why). */
+    uint32_t fold_T, fold_n;
+    uint32_t *lrep;       /* link -> its orbit's representative */
+    double *lw;           /* fold_n / the size of the link's orbit */
+    const char *fold_off;
 } fl_sim;
+
+/* The simulated rank that receives for rank d (its class). */
+static inline uint32_t fold_rank(const fl_sim *S, uint32_t d)
+{
+    return S->fold_T && d >= S->fold_T ? d % S->fold_T : d;
+}
 
 static inline fl_step *slot(fl_job *J, uint32_t s)
 {
     return &J->win[s & (J->wcap - 1)];
 }
+
+/* The incidences of a transfer from endpoint a to b into S->path / S->pw
+ * (flow.c); 0 when every path crosses a down link. */
+uint32_t fl_route(fl_sim *S, uint32_t a, uint32_t b);
+
+/* ---- rank symmetry (flow_fold.c) ---- */
+
+/* Looks for a translation of job 0's ranks that is a symmetry of the run;
+ * sets fold_T, fold_n, lrep, lw and job 0's p (or fold_off). */
+tc_status fl_fold_init(fl_sim *S);
+/* Maps the n incidences in S->path / S->pw to orbit representatives with
+ * their weights; returns their number. */
+uint32_t fl_fold_path(fl_sim *S, uint32_t n);
 
 /* ---- repetition skipping (flow_skip.c) ---- */
 

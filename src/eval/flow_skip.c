@@ -82,11 +82,13 @@ typedef struct sk_snap {
 } sk_snap;
 
 /* Steps back a repetition is looked for (the most steps per repeat). */
-#define SKIP_HIST 64
+#define SKIP_HIST 8192
 
 typedef struct sk_hist {
     uint32_t k;
-    uint64_t h;
+    uint64_t h;            /* the discrete state's hash */
+    double c;              /* the sum of the times compared, as offsets from now */
+    double tol;            /* how far c may be from an equal state's */
 } sk_hist;
 
 typedef struct fl_skip {
@@ -301,15 +303,22 @@ static void shift(fl_sim *S, const sk_snap *a, const sk_snap *b, uint32_t m, uin
 }
 
 /* A hash of the discrete state relative to step k (independent of the
- * order of the flows): equal states have equal hashes. */
-static uint64_t state_hash(fl_sim *S, uint32_t k)
+ * order of the flows): equal states have equal hashes; and in e the sum
+ * of the times snap_same compares (as offsets from now) with the
+ * tolerance two equal states' sums can differ by. States whose discrete
+ * part is the same at every step (a lock-step ring) differ in their
+ * times only: the sum finds the step that repeats them. */
+static uint64_t state_hash(fl_sim *S, uint32_t k, sk_hist *e)
 {
     fl_job *J = &S->jobs[0];
+    double now = S->now, c = J->finish - now;
     uint64_t h = tc_mix64(((uint64_t)(J->lo - k) << 32) ^ (J->hi - k));
     for (uint32_t r = 0; r < J->p; r++) {
         const fl_rank *R = &J->rk[r];
         h += tc_mix64(((uint64_t)r << 40) ^ ((uint64_t)(R->issue - k) << 20) ^ R->pend ^ ((uint64_t)R->outst << 56));
+        c += (R->fin - now) + fmax(R->oclk - now, 0);
     }
+    size_t terms = 1 + 2 * (size_t)J->p;
     for (uint32_t f = 0; f < S->fhigh; f++) {
         uint8_t st = S->f_state[f];
         if (st == ST_FREE)
@@ -320,7 +329,16 @@ static uint64_t state_hash(fl_sim *S, uint32_t k)
         uint64_t x = ((uint64_t)(S->f_step[f] - k) << 40) ^ ((uint64_t)S->f_src[f] << 20) ^ S->f_dst[f] ^
                      ((uint64_t)st << 60) ^ ((uint64_t)(S->f_hpos[f] != NONE) << 63);
         h += tc_mix64(x ^ tc_mix64(bits));
+        c += S->f_issue[f] - now;
+        if (S->f_hpos[f] != NONE)
+            c += S->heap[S->f_hpos[f]].key - now;
+        terms += 2;
     }
+    e->k = k;
+    e->h = h;
+    e->c = c;
+    /* each term within SKIP_ULPS ulps of now, and its sum's rounding */
+    e->tol = 4.0 * (double)terms * SKIP_ULPS * DBL_EPSILON * fmax(now, DBL_MIN);
     return h;
 }
 
@@ -373,11 +391,12 @@ void fl_skip_batch(fl_sim *S)
     }
     /* A step whose discrete state was seen d steps ago (the nearest) is a
      * candidate: it may repeat d steps from now. */
-    uint64_t h = state_hash(S, k);
+    sk_hist cur;
+    uint64_t h = state_hash(S, k, &cur);
     if (!a->valid) {
         for (uint32_t i = 0; i < sk->nhist && i < SKIP_HIST; i++) {
             const sk_hist *e = &sk->hist[(sk->hpos + SKIP_HIST - 1 - i) % SKIP_HIST];
-            if (e->h != h || e->k >= k)
+            if (e->h != h || e->k >= k || !(fabs(e->c - cur.c) <= fmax(e->tol, cur.tol)))
                 continue;
             uint32_t d = k - e->k;
             if (J->hi + 2 * d <= ph_end) {
@@ -390,7 +409,7 @@ void fl_skip_batch(fl_sim *S)
             break;
         }
     }
-    sk->hist[sk->hpos] = (sk_hist){k, h};
+    sk->hist[sk->hpos] = cur;
     sk->hpos = (sk->hpos + 1) % SKIP_HIST;
     sk->nhist++;
 }

@@ -234,6 +234,22 @@ static void repetition_json(json_t *f, const tc_flow_result *fr)
                             ? json_null()
                             : json_integer(fr->repeat_from_step));
     json_object_set_new(f, "skip_off", fr->skip_off ? json_string(fr->skip_off) : json_null());
+    json_object_set_new(f, "symmetry_ranks", fr->fold_ranks ? json_integer(fr->fold_ranks) : json_null());
+    json_object_set_new(f, "symmetry_off", fr->fold_off ? json_string(fr->fold_off) : json_null());
+}
+
+/* The text of the symmetry line (rank symmetry), or false when there is
+ * nothing to say. */
+static bool symmetry_text(const tc_flow_result *fr, char *buf, size_t len)
+{
+    if (fr->fold_ranks)
+        snprintf(buf, len, "ranks translated by %u: %u of %llu ranks simulated", fr->fold_ranks, fr->fold_ranks,
+                 (unsigned long long)fr->fold_ranks * fr->fold_copies);
+    else if (fr->fold_off)
+        snprintf(buf, len, "none (%s)", fr->fold_off);
+    else
+        return false;
+    return true;
 }
 
 /* The text of the repetition line, or false when there is nothing to say
@@ -538,6 +554,8 @@ static void coll_flow_kv(const tc_collective_out *o, tc_table *tb)
     char rep[160];
     if (repetition_text(fr, rep, sizeof rep))
         kv(tb, "repetition", "%s", rep);
+    if (symmetry_text(fr, rep, sizeof rep))
+        kv(tb, "symmetry", "%s", rep);
     kv(tb, "rank finish", "min %s, median %s, max %s", tc_fmt_time(fr->jobs[0].rank_finish_min_s, b, sizeof b),
        tc_fmt_time(fr->jobs[0].rank_finish_median_s, b2, sizeof b2),
        tc_fmt_time(fr->jobs[0].rank_finish_max_s, b3, sizeof b3));
@@ -1023,6 +1041,8 @@ void tc_concurrent_print(const tc_concurrent_out *o, const tc_scenario *s, FILE 
     char rep[160];
     if (repetition_text(fr, rep, sizeof rep))
         fprintf(f, "repetition %s\n", rep);
+    if (symmetry_text(fr, rep, sizeof rep))
+        fprintf(f, "symmetry   %s\n", rep);
     if (o->flow_setup.trace[0])
         fprintf(f, "trace %s: %llu slices%s\n", o->flow_setup.trace, (unsigned long long)fr->trace_slices,
                 fr->trace_truncated ? " (cut at the cap)" : "");

@@ -104,7 +104,7 @@ static const opt_def opts[] = {
     {{"--event-budget", "flow.event_budget", "flow", "N", NETC, false, "bound the simulation (default 200000000)"},
      F_VALUE},
     {{"--no-skip", "flow.skip", "flow", NULL, NETC, false,
-      "simulate every step: no skipping of repeated steps (flow mode)"},
+      "simulate every step of every rank: no skipping of repeated steps, no folding of symmetric ranks (flow mode)"},
      F_SWITCH_OFF},
     {{"--trace", "flow.trace", "flow", "FILE", B(COLLECTIVE) | B(CONCURRENT), false,
       "write a Chrome trace (Perfetto) of the simulation"},

@@ -1,0 +1,279 @@
+/*
+ * flow_fold.c - rank symmetry for the flow simulator (docs/MODEL.md,
+ * "flow: rank symmetry").
+ *
+ * A translation of the ranks by T (rank r -> r + T mod p) that maps the
+ * schedule, the routes and the links' bandwidths and latencies onto
+ * themselves maps every state of the simulation onto a state of the same
+ * simulation: the run starts symmetric (every rank at step 0, nothing in
+ * flight) and every rule of the simulator (dependencies, overhead clocks,
+ * max-min rates, which are unique) commutes with the translation, so it
+ * stays symmetric. Then ranks r and r + T do the same things at the same
+ * times, and only the ranks 0..T-1 need simulating: each of their
+ * transfers stands for n = p / T, its images.
+ *
+ * The folded simulation keeps the ranks 0..T-1 and the transfers they
+ * send; a transfer to rank d is received by rank d mod T (the receive of
+ * rank d's image), and is routed on its real path. The max-min rates of
+ * the whole network are those of the folded one in which each link stands
+ * for its orbit (the links the translation maps it to): a flow that
+ * crosses c links of one orbit of size o weighs c n / o on the orbit's
+ * representative, and the capacities are equal along an orbit. So the
+ * folded run is the whole run, seen through one class of ranks: times,
+ * rates and orders are those of the full simulation.
+ *
+ * Nothing is assumed: the translation is tried for every divisor T of p
+ * (smallest first) and kept only if, for every phase (whose steps carry
+ * identical traffic), the set of (sender, receiver, bytes) of its first
+ * step is invariant, and for every transfer (a, b) of it the path of
+ * (a + T, b + T) is the image of the path of (a, b) under one consistent
+ * bijection of the links that keeps bandwidth and latency (and spray
+ * fractions). A degraded link that a transfer crosses, an uneven rank map,
+ * ECMP hashes that do not translate: no fold, the whole network is run.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "eval/flow_sim.h"
+
+typedef struct fd_x {
+    uint32_t src, dst;
+    double bytes;
+} fd_x;
+
+static int cmp_x(const void *a, const void *b)
+{
+    const fd_x *x = a, *y = b;
+    if (x->src != y->src)
+        return x->src < y->src ? -1 : 1;
+    if (x->dst != y->dst)
+        return x->dst < y->dst ? -1 : 1;
+    return x->bytes < y->bytes ? -1 : x->bytes > y->bytes;
+}
+
+static uint32_t endpoint(const fl_job *J, uint32_t r)
+{
+    return J->map ? J->map[r] : r;
+}
+
+typedef struct fd_try {
+    uint32_t *sig, *inv;   /* the link bijection found so far (NONE: none yet) */
+    uint32_t *p1, *p2;     /* scratch paths */
+    double *w1, *w2;
+    fd_x *a, *b;           /* scratch transfer lists */
+    size_t xcap;
+    uint32_t *sent;        /* p: the phase it last sent in, + 1 */
+} fd_try;
+
+static bool link_map(fl_sim *S, fd_try *w, uint32_t l1, uint32_t l2)
+{
+    const tc_link *L1 = &S->t->links[l1], *L2 = &S->t->links[l2];
+    if (S->cap[l1] != S->cap[l2] || L1->lat != L2->lat)
+        return false;
+    if (w->sig[l1] == NONE && w->inv[l2] == NONE) {
+        w->sig[l1] = l2;
+        w->inv[l2] = l1;
+        return true;
+    }
+    return w->sig[l1] == l2 && w->inv[l2] == l1;
+}
+
+/* Whether the translation by T maps transfer (a, b)'s path onto (a+T, b+T)'s. */
+static bool path_maps(fl_sim *S, fd_try *w, const fl_job *J, uint32_t a, uint32_t b, uint32_t T)
+{
+    uint32_t p = J->pfull;
+    uint32_t ea = endpoint(J, a), eb = endpoint(J, b);
+    uint32_t fa = endpoint(J, (a + T) % p), fb = endpoint(J, (b + T) % p);
+    if ((ea == eb) != (fa == fb))
+        return false;
+    if (ea == eb)
+        return true;
+    uint32_t n1 = fl_route(S, ea, eb);
+    memcpy(w->p1, S->path, n1 * sizeof *w->p1);
+    memcpy(w->w1, S->pw, n1 * sizeof *w->w1);
+    uint32_t n2 = fl_route(S, fa, fb);
+    if (n1 == 0 || n1 != n2)
+        return false;
+    for (uint32_t k = 0; k < n1; k++)
+        if (w->w1[k] != S->pw[k] || !link_map(S, w, w->p1[k], S->path[k]))
+            return false;
+    return true;
+}
+
+/* Whether the translation of the ranks by T is a symmetry of job 0's run. */
+static bool try_T(fl_sim *S, fd_try *w, uint32_t T)
+{
+    fl_job *J = &S->jobs[0];
+    const tc_sched *s = J->s;
+    uint32_t p = J->pfull;
+    uint32_t nl = S->t->n_links;
+    for (uint32_t l = 0; l < nl; l++)
+        w->sig[l] = w->inv[l] = NONE;
+    memset(w->sent, 0, p * sizeof *w->sent);
+    for (uint32_t i = 0; i < s->nphases; i++) {
+        const tc_phase *ph = &s->phases[i];
+        if (ph->repeat == 0)
+            continue;
+        if (tc_sched_emit(s, ph->first_step, &S->xf) != TC_OK)
+            return false;
+        size_t n = S->xf.n;
+        if (n > w->xcap) {
+            size_t c = w->xcap;
+            void *x = w->a;
+            if (!tc_grow(&x, &c, n, sizeof *w->a))
+                return false;
+            w->a = x;
+            x = w->b;
+            c = w->xcap;
+            if (!tc_grow(&x, &c, n, sizeof *w->b))
+                return false;
+            w->b = x;
+            w->xcap = c;
+        }
+        /* Routes first, in rank order: a translation that fails, fails
+         * at the first boundary it crosses. */
+        for (size_t k = 0; k < n; k++) {
+            const tc_xfer *x = &S->xf.v[k];
+            if (x->src >= p || x->dst >= p || w->sent[x->src] == i + 1 || !path_maps(S, w, J, x->src, x->dst, T))
+                return false;
+            w->sent[x->src] = i + 1;
+            w->a[k] = (fd_x){x->src, x->dst, x->bytes};
+            w->b[k] = (fd_x){(x->src + T) % p, (x->dst + T) % p, x->bytes};
+        }
+        qsort(w->a, n, sizeof *w->a, cmp_x);
+        qsort(w->b, n, sizeof *w->b, cmp_x);
+        for (size_t k = 0; k < n; k++)
+            if (cmp_x(&w->a[k], &w->b[k]))
+                return false;
+    }
+    return true;
+}
+
+/* Orbits of the links the bijection reaches: a representative (the
+ * smallest ID) and the weight n / orbit size. */
+static bool orbits(fl_sim *S, fd_try *w, uint32_t n)
+{
+    uint32_t nl = S->t->n_links;
+    for (uint32_t l = 0; l < nl; l++) {
+        S->lrep[l] = l;
+        S->lw[l] = 1;
+    }
+    uint8_t *seen = calloc(nl ? nl : 1, 1);
+    if (!seen)
+        return false;
+    bool ok = true;
+    for (uint32_t l = 0; l < nl && ok; l++) {
+        if (seen[l] || w->sig[l] == NONE)
+            continue;
+        uint32_t c = 0, x = l;
+        do {
+            seen[x] = 1;
+            S->lrep[x] = l;
+            x = w->sig[x];
+            c++;
+        } while (x != NONE && x != l && c <= n);
+        if (x != l || n % c) {
+            ok = false;
+            break;
+        }
+        x = l;
+        do {
+            S->lw[x] = (double)(n / c);
+            x = w->sig[x];
+        } while (x != l);
+    }
+    free(seen);
+    return ok;
+}
+
+tc_status fl_fold_init(fl_sim *S)
+{
+    S->fold_T = 0;
+    if (S->o.no_skip)
+        S->fold_off = "--no-skip";
+    else if (S->o.trace_path)
+        S->fold_off = "tracing";
+    else if (S->njobs != 1)
+        S->fold_off = "several jobs";
+    if (S->fold_off)
+        return TC_OK;
+    fl_job *J = &S->jobs[0];
+    uint32_t p = J->pfull, nl = S->t->n_links;
+    /* A rank with several messages in a step orders them (its overhead
+     * clock) by when each may go, and ties between ranks are broken by
+     * the order events are handled, which no translation keeps. */
+    uint64_t steps = 0;
+    for (uint32_t i = 0; i < J->s->nphases; i++) {
+        steps += J->s->phases[i].repeat;
+        if (J->s->phases[i].repeat && J->s->phases[i].fanout > 1) {
+            S->fold_off = "a rank sends several messages in a step";
+            return TC_OK;
+        }
+    }
+    /* Phases that do not cover the schedule cannot vouch for it. */
+    if (steps != J->s->nsteps) {
+        S->fold_off = "the schedule's phases do not cover its steps";
+        return TC_OK;
+    }
+    S->fold_off = "no translation of the ranks maps the schedule, its routes and the links onto themselves";
+    if (p < 2 || nl == 0)
+        return TC_OK;
+    fd_try w = {0};
+    w.sig = malloc(nl * sizeof *w.sig);
+    w.inv = malloc(nl * sizeof *w.inv);
+    w.p1 = malloc(S->stride * sizeof *w.p1);
+    w.w1 = malloc(S->stride * sizeof *w.w1);
+    w.sent = malloc(p * sizeof *w.sent);
+    S->lrep = malloc(nl * sizeof *S->lrep);
+    S->lw = malloc(nl * sizeof *S->lw);
+    tc_status st = TC_OK;
+    if (!w.sig || !w.inv || !w.p1 || !w.w1 || !w.sent || !S->lrep || !S->lw) {
+        st = S->st = tc_fail(S->err, TC_EINTERNAL, "flow evaluator: out of memory");
+    } else {
+        for (uint32_t T = 1; T <= p / 2; T++) {
+            if (p % T || !try_T(S, &w, T))
+                continue;
+            if (!orbits(S, &w, p / T))
+                continue;
+            S->fold_T = T;
+            S->fold_n = p / T;
+            S->fold_off = NULL;
+            J->p = T;
+            break;
+        }
+    }
+    free(w.sig);
+    free(w.inv);
+    free(w.p1);
+    free(w.w1);
+    free(w.a);
+    free(w.b);
+    free(w.sent);
+    if (!S->fold_T) {
+        free(S->lrep);
+        free(S->lw);
+        S->lrep = NULL;
+        S->lw = NULL;
+    }
+    return st;
+}
+
+uint32_t fl_fold_path(fl_sim *S, uint32_t n)
+{
+    /* Representatives, with the weights of every link of an orbit summed. */
+    uint32_t m = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t r = S->lrep[S->path[k]];
+        double x = S->pw[k] * S->lw[S->path[k]];
+        uint32_t i = 0;
+        while (i < m && S->path[i] != r)
+            i++;
+        if (i < m) {
+            S->pw[i] += x;
+        } else {
+            S->path[m] = r;
+            S->pw[m++] = x;
+        }
+    }
+    return m;
+}
