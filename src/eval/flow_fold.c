@@ -38,6 +38,7 @@
 
 typedef struct fd_x {
     uint32_t src, dst;
+    uint32_t ord;          /* its place among its sender's transfers of the step */
     double bytes;
 } fd_x;
 
@@ -48,6 +49,8 @@ static int cmp_x(const void *a, const void *b)
         return x->src < y->src ? -1 : 1;
     if (x->dst != y->dst)
         return x->dst < y->dst ? -1 : 1;
+    if (x->ord != y->ord)
+        return x->ord < y->ord ? -1 : 1;
     return x->bytes < y->bytes ? -1 : x->bytes > y->bytes;
 }
 
@@ -62,7 +65,7 @@ typedef struct fd_try {
     double *w1, *w2;
     fd_x *a, *b;           /* scratch transfer lists */
     size_t xcap;
-    uint32_t *sent;        /* p: the phase it last sent in, + 1 */
+    uint32_t *sent;        /* p: transfers of each sender so far in the step */
 } fd_try;
 
 static bool link_map(fl_sim *S, fd_try *w, uint32_t l1, uint32_t l2)
@@ -109,7 +112,6 @@ static bool try_T(fl_sim *S, fd_try *w, uint32_t T)
     uint32_t nl = S->t->n_links;
     for (uint32_t l = 0; l < nl; l++)
         w->sig[l] = w->inv[l] = NONE;
-    memset(w->sent, 0, p * sizeof *w->sent);
     for (uint32_t i = 0; i < s->nphases; i++) {
         const tc_phase *ph = &s->phases[i];
         if (ph->repeat == 0)
@@ -131,14 +133,16 @@ static bool try_T(fl_sim *S, fd_try *w, uint32_t T)
             w->xcap = c;
         }
         /* Routes first, in rank order: a translation that fails, fails
-         * at the first boundary it crosses. */
+         * at the first boundary it crosses. A rank's transfers keep their
+         * order (its overhead clock takes them in that order). */
+        memset(w->sent, 0, p * sizeof *w->sent);
         for (size_t k = 0; k < n; k++) {
             const tc_xfer *x = &S->xf.v[k];
-            if (x->src >= p || x->dst >= p || w->sent[x->src] == i + 1 || !path_maps(S, w, J, x->src, x->dst, T))
+            if (x->src >= p || x->dst >= p || !path_maps(S, w, J, x->src, x->dst, T))
                 return false;
-            w->sent[x->src] = i + 1;
-            w->a[k] = (fd_x){x->src, x->dst, x->bytes};
-            w->b[k] = (fd_x){(x->src + T) % p, (x->dst + T) % p, x->bytes};
+            uint32_t ord = w->sent[x->src]++;
+            w->a[k] = (fd_x){x->src, x->dst, ord, x->bytes};
+            w->b[k] = (fd_x){(x->src + T) % p, (x->dst + T) % p, ord, x->bytes};
         }
         qsort(w->a, n, sizeof *w->a, cmp_x);
         qsort(w->b, n, sizeof *w->b, cmp_x);
@@ -199,14 +203,22 @@ tc_status fl_fold_init(fl_sim *S)
         return TC_OK;
     fl_job *J = &S->jobs[0];
     uint32_t p = J->pfull, nl = S->t->n_links;
-    /* A rank with several messages in a step orders them (its overhead
-     * clock) by when each may go, and ties between ranks are broken by
-     * the order events are handled, which no translation keeps. */
+    /* A rank's messages take its overhead clock in the order they may go.
+     * Issued together, that is the schedule's order, which the check below
+     * requires to translate; but a message parked until its receiver
+     * reaches the step goes when the receiver does, and receivers that
+     * reach their steps at one instant do so in the order events are
+     * handled, which no translation keeps. So a rank with several
+     * messages in a step folds only without overhead (alpha 0) or without
+     * parking (every message eager). */
     uint64_t steps = 0;
+    double eager = S->o.eager_limit_bytes > 0 ? S->o.eager_limit_bytes : TC_FLOW_DEFAULT_EAGER_LIMIT;
     for (uint32_t i = 0; i < J->s->nphases; i++) {
-        steps += J->s->phases[i].repeat;
-        if (J->s->phases[i].repeat && J->s->phases[i].fanout > 1) {
-            S->fold_off = "a rank sends several messages in a step";
+        const tc_phase *ph = &J->s->phases[i];
+        steps += ph->repeat;
+        bool parks = S->o.deps == TC_DEPS_RENDEZVOUS || (S->o.deps == TC_DEPS_AUTO && ph->bytes > eager);
+        if (ph->repeat && ph->fanout > 1 && S->t->alpha > 0 && parks) {
+            S->fold_off = "a rank sends several messages in a step, some of them parked until their receivers are ready";
             return TC_OK;
         }
     }
