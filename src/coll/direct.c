@@ -11,7 +11,10 @@
  * non-blocking fabric sustains it.
  *
  * all-to-all: rank r sends its block j to rank j, which stores it in output
- * slot nblk + r; its own block is a local copy. all-gather: r sends its block
+ * slot nblk + r; its own block is a local copy. A rank posts its sends in
+ * MPICH's order, to r, r-1, r-2, ... (mod p) (`dst = (rank - i - ii +
+ * comm_size) % comm_size` in the file above): the order its overhead clock
+ * takes them in, in flow mode. all-gather: r sends its block
  * to every other rank. reduce-scatter: r sends block j to rank j, which adds
  * it. all-reduce: direct reduce-scatter then direct all-gather (2 steps).
  * broadcast: the root sends the buffer to every rank. reduce: every rank
@@ -55,8 +58,11 @@ static tc_status emit_direct(const tc_sched *s, uint32_t step, tc_xfers *x)
     uint32_t p = s->req.p, root = s->req.root;
     switch (s->req.op) {
     case TC_OP_ALLTOALL:
+        /* MPICH's order of the isends: dst = (rank - i) mod p, i = 0..p-1
+         * (its own block first). */
         for (uint32_t r = 0; r < p; r++)
-            for (uint32_t j = 0; j < p; j++) {
+            for (uint32_t i = 0; i < p; i++) {
+                uint32_t j = (r + p - i) % p;
                 tc_xfers_add(x, r, j, s->blk_bytes, false);
                 tc_xfers_seg(x, j, s->nblk + r, 1);
             }
