@@ -36,24 +36,6 @@
 #include <string.h>
 #include "eval/flow_sim.h"
 
-typedef struct fd_x {
-    uint32_t src, dst;
-    uint32_t ord;          /* its place among its sender's transfers of the step */
-    double bytes;
-} fd_x;
-
-static int cmp_x(const void *a, const void *b)
-{
-    const fd_x *x = a, *y = b;
-    if (x->src != y->src)
-        return x->src < y->src ? -1 : 1;
-    if (x->dst != y->dst)
-        return x->dst < y->dst ? -1 : 1;
-    if (x->ord != y->ord)
-        return x->ord < y->ord ? -1 : 1;
-    return x->bytes < y->bytes ? -1 : x->bytes > y->bytes;
-}
-
 static uint32_t endpoint(const fl_job *J, uint32_t r)
 {
     return J->map ? J->map[r] : r;
@@ -63,9 +45,10 @@ typedef struct fd_try {
     uint32_t *sig, *inv;   /* the link bijection found so far (NONE: none yet) */
     uint32_t *p1, *p2;     /* scratch paths */
     double *w1, *w2;
-    fd_x *a, *b;           /* scratch transfer lists */
+    uint32_t *idx;         /* a step's transfers grouped by sender */
     size_t xcap;
-    uint32_t *sent;        /* p: transfers of each sender so far in the step */
+    uint32_t *off;         /* p + 1: where each sender's group starts */
+    uint32_t *sent;        /* p: the next place in each sender's group */
 } fd_try;
 
 static bool link_map(fl_sim *S, fd_try *w, uint32_t l1, uint32_t l2)
@@ -119,36 +102,43 @@ static bool try_T(fl_sim *S, fd_try *w, uint32_t T)
         if (tc_sched_emit(s, ph->first_step, &S->xf) != TC_OK)
             return false;
         size_t n = S->xf.n;
+        if (n >= UINT32_MAX)
+            return false;
         if (n > w->xcap) {
             size_t c = w->xcap;
-            void *x = w->a;
-            if (!tc_grow(&x, &c, n, sizeof *w->a))
+            void *x = w->idx;
+            if (!tc_grow(&x, &c, n, sizeof *w->idx))
                 return false;
-            w->a = x;
-            x = w->b;
-            c = w->xcap;
-            if (!tc_grow(&x, &c, n, sizeof *w->b))
-                return false;
-            w->b = x;
+            w->idx = x;
             w->xcap = c;
         }
         /* Routes first, in rank order: a translation that fails, fails
-         * at the first boundary it crosses. A rank's transfers keep their
-         * order (its overhead clock takes them in that order). */
-        memset(w->sent, 0, p * sizeof *w->sent);
+         * at the first boundary it crosses. */
+        memset(w->off, 0, (p + 1) * sizeof *w->off);
         for (size_t k = 0; k < n; k++) {
             const tc_xfer *x = &S->xf.v[k];
             if (x->src >= p || x->dst >= p || !path_maps(S, w, J, x->src, x->dst, T))
                 return false;
-            uint32_t ord = w->sent[x->src]++;
-            w->a[k] = (fd_x){x->src, x->dst, ord, x->bytes};
-            w->b[k] = (fd_x){(x->src + T) % p, (x->dst + T) % p, ord, x->bytes};
+            w->off[x->src + 1]++;
         }
-        qsort(w->a, n, sizeof *w->a, cmp_x);
-        qsort(w->b, n, sizeof *w->b, cmp_x);
+        /* Each sender's transfers in the emitted order (a counting sort):
+         * sender a + T's k-th must be sender a's k-th translated, since a
+         * rank's overhead clock takes its messages in that order. */
+        for (uint32_t r = 0; r < p; r++)
+            w->off[r + 1] += w->off[r];
+        memcpy(w->sent, w->off, p * sizeof *w->sent);
         for (size_t k = 0; k < n; k++)
-            if (cmp_x(&w->a[k], &w->b[k]))
+            w->idx[w->sent[S->xf.v[k].src]++] = (uint32_t)k;
+        for (uint32_t a = 0; a < p; a++) {
+            uint32_t b = (a + T) % p, na = w->off[a + 1] - w->off[a];
+            if (w->off[b + 1] - w->off[b] != na)
                 return false;
+            for (uint32_t k = 0; k < na; k++) {
+                const tc_xfer *x = &S->xf.v[w->idx[w->off[a] + k]], *y = &S->xf.v[w->idx[w->off[b] + k]];
+                if (y->dst != (x->dst + T) % p || y->bytes != x->bytes)
+                    return false;
+            }
+        }
     }
     return true;
 }
@@ -236,10 +226,11 @@ tc_status fl_fold_init(fl_sim *S)
     w.p1 = malloc(S->stride * sizeof *w.p1);
     w.w1 = malloc(S->stride * sizeof *w.w1);
     w.sent = malloc(p * sizeof *w.sent);
+    w.off = malloc(((size_t)p + 1) * sizeof *w.off);
     S->lrep = malloc(nl * sizeof *S->lrep);
     S->lw = malloc(nl * sizeof *S->lw);
     tc_status st = TC_OK;
-    if (!w.sig || !w.inv || !w.p1 || !w.w1 || !w.sent || !S->lrep || !S->lw) {
+    if (!w.sig || !w.inv || !w.p1 || !w.w1 || !w.sent || !w.off || !S->lrep || !S->lw) {
         st = S->st = tc_fail(S->err, TC_EINTERNAL, "flow evaluator: out of memory");
     } else {
         for (uint32_t T = 1; T <= p / 2; T++) {
@@ -258,8 +249,8 @@ tc_status fl_fold_init(fl_sim *S)
     free(w.inv);
     free(w.p1);
     free(w.w1);
-    free(w.a);
-    free(w.b);
+    free(w.idx);
+    free(w.off);
     free(w.sent);
     if (!S->fold_T) {
         free(S->lrep);
