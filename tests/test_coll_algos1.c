@@ -101,6 +101,21 @@ static void direct_is_one_step_per_exchange(void **state)
     assert_int_equal(s->phases[0].fanin, 8);
     assert_true(s->phases[0].bytes == 100 && s->phases[0].rank_bytes == 800);
     assert_true(s->phases[0].rank_bytes_in == 800);
+    /* MPICH's scattered all-to-all posts rank r's isends to dst = (r - i)
+     * mod p, i = 0..p-1 (pmodels/mpich alltoall_intra_scattered.c): every
+     * sender's transfers come in that order. */
+    tc_xfers x;
+    tc_xfers_init(&x, false);
+    assert_int_equal(tc_sched_emit(s, 0, &x), TC_OK);
+    uint32_t next[9] = {0};
+    for (size_t i = 0; i < x.n; i++) {
+        uint32_t r = x.v[i].src;
+        assert_true(r < 9 && next[r] < 9);
+        assert_int_equal(x.v[i].dst, (r + 9 - next[r]++) % 9);
+    }
+    for (uint32_t r = 0; r < 9; r++)
+        assert_int_equal(next[r], 9);
+    tc_xfers_free(&x);
     tc_sched_free(s);
     s = build(TC_OP_ALLREDUCE, TC_ALGO_DIRECT, 9, 900, 0, 0);
     assert_int_equal(s->nsteps, 2);

@@ -290,9 +290,8 @@ static uint32_t torus_spray(fl_sim *S, uint32_t src, uint32_t dst)
     return n;
 }
 
-/* The incidences of a transfer from endpoint a to b into S->path / S->pw;
- * 0 when every path crosses a down link. */
-static uint32_t route(fl_sim *S, uint32_t a, uint32_t b)
+/* flow_sim.h */
+uint32_t fl_route(fl_sim *S, uint32_t a, uint32_t b)
 {
     const tc_topo *t = S->t;
     bool local = t->node_size > 1 && a / t->node_size == b / t->node_size;
@@ -315,11 +314,6 @@ static uint32_t route(fl_sim *S, uint32_t a, uint32_t b)
         S->pw[k] = 1;
     }
     return n;
-}
-
-uint32_t fl_route(fl_sim *S, uint32_t a, uint32_t b)
-{
-    return route(S, a, b);
 }
 
 /* Most incidences a transfer can have. */
@@ -536,6 +530,12 @@ static tc_status emit_next(fl_sim *S, size_t j)
     return TC_OK;
 }
 
+static tc_status reemit_differs(fl_sim *S, size_t j, uint32_t s)
+{
+    return S->st = tc_fail(S->err, TC_EINTERNAL, "job %zu: schedule %s: step %u differs from the steps of its phase", j,
+                           tc_algo_name(S->jobs[j].s->algo), s);
+}
+
 /* Step s of job j (in the window) gets its transfers again from the
  * schedule, keeping what the ranks did with it (receives left, parked
  * flows): after a skip its slot holds an earlier step of the same phase,
@@ -546,28 +546,24 @@ tc_status fl_reemit(fl_sim *S, size_t j, uint32_t s)
     fl_job *J = &S->jobs[j];
     fl_step *st = slot(J, s);
     uint32_t p = J->p;
-    if (tc_sched_emit(J->s, s, &S->xf) != TC_OK || (p == J->pfull && S->xf.n != st->n))
-        return S->st = tc_fail(S->err, TC_EINTERNAL, "job %zu: schedule %s: step %u differs from the steps of its phase",
-                               j, tc_algo_name(J->s->algo), s);
+    if (tc_sched_emit(J->s, s, &S->xf) != TC_OK)
+        return reemit_differs(S, j, s);
     for (uint32_t r = 0; r < p; r++)
         st->sr[r].end = st->sr[r].first;
     size_t kept = 0;
     for (size_t i = 0; i < S->xf.n; i++) {
         const tc_xfer *x = &S->xf.v[i];
-        if (x->src >= p && x->src < J->pfull)
-            continue;
+        if (x->src >= J->pfull)
+            return reemit_differs(S, j, s);
+        if (x->src >= p)
+            continue; /* folded: an image */
         uint32_t lim = x->src + 1 < p ? st->sr[x->src + 1].first : (uint32_t)st->n;
-        if (x->src >= p || st->sr[x->src].end >= lim)
-            return S->st = tc_fail(S->err, TC_EINTERNAL,
-                                   "job %zu: schedule %s: step %u differs from the steps of its phase", j,
-                                   tc_algo_name(J->s->algo), s);
+        if (st->sr[x->src].end >= lim)
+            return reemit_differs(S, j, s);
         st->xv[st->sr[x->src].end++] = (fl_sxfer){x->dst, x->bytes};
         kept++;
     }
-    if (kept != st->n)
-        return S->st = tc_fail(S->err, TC_EINTERNAL, "job %zu: schedule %s: step %u differs from the steps of its phase",
-                               j, tc_algo_name(J->s->algo), s);
-    return TC_OK;
+    return kept == st->n ? TC_OK : reemit_differs(S, j, s);
 }
 
 static void retire(fl_job *J)
@@ -744,7 +740,7 @@ static void flow_start(fl_sim *S, uint32_t f)
     fl_job *J = &S->jobs[S->f_job[f]];
     uint32_t a = J->map ? J->map[S->f_src[f]] : S->f_src[f];
     uint32_t b = J->map ? J->map[S->f_dst[f]] : S->f_dst[f];
-    uint32_t n = route(S, a, b);
+    uint32_t n = fl_route(S, a, b);
     if (n == 0) {
         if (S->st == TC_OK)
             S->st = tc_fail(S->err, TC_EINVAL, "no path from endpoint %u to %u: every route crosses a link that is down (bandwidth 0)",

@@ -144,18 +144,10 @@ tc_status fl_skip_init(fl_sim *S)
     return TC_OK;
 }
 
-/* The phase holding step s (phases are in step order). */
+/* The phase holding step s, or NULL when no phase covers it. */
 static const tc_phase *phase_of(const tc_sched *s, uint32_t step)
 {
-    uint32_t lo = 0, hi = s->nphases;
-    while (hi - lo > 1) {
-        uint32_t mid = (lo + hi) / 2;
-        if (s->phases[mid].first_step <= step)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    const tc_phase *ph = s->nphases ? &s->phases[lo] : NULL;
+    const tc_phase *ph = tc_sched_phase_of(s, step);
     if (!ph || step < ph->first_step || step - ph->first_step >= ph->repeat)
         return NULL;
     return ph;
