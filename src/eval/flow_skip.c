@@ -92,6 +92,11 @@ typedef struct sk_hist {
 } sk_hist;
 
 typedef struct fl_skip {
+    /* Per phase of job 0's schedule, the steps [run_first, run_end) of the
+     * run of consecutive phases it belongs to: phases whose steps carry
+     * the same transfers in the same order (a ring's reduce-scatter and
+     * all-gather), which the simulator cannot tell apart. */
+    uint32_t *run_first, *run_end;
     sk_snap a, b;          /* a: the candidate (valid: taken, to compare at step target); b: scratch */
     uint32_t target;
     uint32_t last_issue;   /* the reference rank's next step at the last look */
@@ -112,8 +117,70 @@ void fl_skip_free(fl_sim *S)
         return;
     snap_free(&S->skip->a);
     snap_free(&S->skip->b);
+    free(S->skip->run_first);
+    free(S->skip->run_end);
     free(S->skip);
     S->skip = NULL;
+}
+
+/* Whether two phases' figures allow the same traffic (cheap, before the
+ * steps are emitted and compared). */
+static bool phase_alike(const tc_phase *x, const tc_phase *y)
+{
+    return x->pat == y->pat && x->arg == y->arg && x->dims_mask == y->dims_mask && x->src_first == y->src_first &&
+           x->src_count == y->src_count && x->fanout == y->fanout && x->fanin == y->fanin && x->bytes == y->bytes &&
+           x->rank_bytes == y->rank_bytes && x->rank_bytes_in == y->rank_bytes_in;
+}
+
+static bool xfers_same(const tc_xfers *x, const tc_xfers *y)
+{
+    if (x->n != y->n)
+        return false;
+    for (size_t i = 0; i < x->n; i++)
+        if (x->v[i].src != y->v[i].src || x->v[i].dst != y->v[i].dst || x->v[i].bytes != y->v[i].bytes)
+            return false;
+    return true;
+}
+
+/* Joins consecutive phases whose first steps (hence, the IR's rule, all
+ * their steps) carry the same transfers in the same order into runs. */
+static bool runs_init(fl_sim *S, const tc_sched *s, fl_skip *k)
+{
+    uint32_t n = s->nphases;
+    k->run_first = malloc((n ? n : 1) * sizeof *k->run_first);
+    k->run_end = malloc((n ? n : 1) * sizeof *k->run_end);
+    if (!k->run_first || !k->run_end)
+        return false;
+    tc_xfers a, b;
+    tc_xfers_init(&a, false);
+    tc_xfers_init(&b, false);
+    bool ok = true, have_a = false;
+    for (uint32_t i = 0; i < n && ok; i++) {
+        const tc_phase *ph = &s->phases[i];
+        k->run_first[i] = ph->first_step;
+        if (i > 0 && ph->repeat && s->phases[i - 1].repeat && phase_alike(ph, &s->phases[i - 1]) &&
+            s->phases[i - 1].first_step + s->phases[i - 1].repeat == ph->first_step) {
+            if (!have_a)
+                ok = tc_sched_emit(s, s->phases[i - 1].first_step, &a) == TC_OK && !a.oom;
+            ok = ok && tc_sched_emit(s, ph->first_step, &b) == TC_OK && !b.oom;
+            if (ok && xfers_same(&a, &b))
+                k->run_first[i] = k->run_first[i - 1];
+            tc_xfers x = a;
+            a = b;
+            b = x;
+            have_a = ok;
+        } else {
+            have_a = false;
+        }
+    }
+    for (uint32_t i = n; i-- > 0;)
+        k->run_end[i] = i + 1 < n && k->run_first[i + 1] == k->run_first[i] ? k->run_end[i + 1]
+                                                                           : s->phases[i].first_step + s->phases[i].repeat;
+    tc_xfers_free(&a);
+    tc_xfers_free(&b);
+    if (!ok && S->st == TC_OK)
+        S->st = tc_fail(S->err, TC_EINTERNAL, "flow evaluator: out of memory");
+    return ok;
 }
 
 tc_status fl_skip_init(fl_sim *S)
@@ -141,7 +208,9 @@ tc_status fl_skip_init(fl_sim *S)
         fl_skip_free(S);
         return S->st = tc_fail(S->err, TC_EINTERNAL, "flow evaluator: out of memory");
     }
-    return TC_OK;
+    if (!runs_init(S, J->s, k))
+        fl_skip_free(S);
+    return S->st;
 }
 
 /* The phase holding step s, or NULL when no phase covers it. */
@@ -344,12 +413,13 @@ void fl_skip_batch(fl_sim *S)
     sk->last_issue = k;
     sk_snap *a = &sk->a, *b = &sk->b;
     const tc_phase *ph = k < J->nsteps ? phase_of(J->s, k) : NULL;
-    if (!ph || ph->first_step + ph->repeat - k < SKIP_MIN_LEFT || J->lo < ph->first_step) {
+    size_t pi = ph ? (size_t)(ph - J->s->phases) : 0;
+    uint32_t ph_end = ph ? sk->run_end[pi] : 0;
+    if (!ph || ph_end - k < SKIP_MIN_LEFT || J->lo < sk->run_first[pi]) {
         a->valid = false;
         sk->nhist = 0;
         return;
     }
-    uint32_t ph_end = ph->first_step + ph->repeat;
     if (a->valid && k >= sk->target) {
         /* The candidate's time has come: does the state repeat it? */
         bool ok = k == sk->target && snap_take(S, b, k);
