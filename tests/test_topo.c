@@ -122,6 +122,9 @@ static const char *small_clos[] = {
     "clos:down=6,up=3",
     "clos:hosts=50,radix=8,tiers=3,oversub=3",
     "clos:down=4x4,up=1x4,node=2",
+    "clos:down=4x4,up=1x4,node=4,rail=4",
+    "clos:down=4x4x2,up=1x2x2,node=8,rail=2",
+    "clos:down=2x4x2,up=2x2x2,node=4,rail=4",
 };
 
 static void every_clos_route_is_a_shortest_chain_for_every_routing(void **state)
@@ -777,6 +780,71 @@ static void bad_units_are_rejected_naming_the_key(void **state)
     expect_einval("torus:dims=4x4,node=2,node_hop_lat=1parsec", "'node_hop_lat'");
 }
 
+/* Rail-optimized: endpoint i of every node is on the leaves of its rail
+ * (G / R consecutive endpoints per rail), endpoints stay numbered node by
+ * node, every leaf holds one rail's ports only, and two endpoints of one
+ * rail on one leaf meet at the leaf while endpoints of two rails climb to
+ * the spines. */
+static void rail_optimized_clos_puts_endpoint_i_of_every_node_on_its_rail(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *spec;
+        uint32_t G, R;
+    } cases[] = {{"clos:down=8x8,up=1x8,node=8,rail=8", 8, 8},
+                 {"clos:down=4x8,up=1x8,node=8,rail=4", 8, 4},
+                 {"clos:down=16x4,up=1x4,node=8,rail=8", 8, 8},
+                 {"clos:down=4x4x4,up=1x4x4,node=4,rail=2", 4, 2}};
+    uint32_t path[16];
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        tc_topo *t = build(cases[c].spec);
+        uint32_t G = t->node_size, R = t->rails, n = t->n_endpoints;
+        assert_int_equal(G, cases[c].G);
+        assert_int_equal(R, cases[c].R);
+        uint32_t D = t->down[1], nleaves = t->level_count[1];
+        uint32_t *leaf_rail = malloc(nleaves * sizeof *leaf_rail);
+        uint8_t *seen = calloc(n, 1);
+        for (uint32_t l = 0; l < nleaves; l++)
+            leaf_rail[l] = UINT32_MAX;
+        for (uint32_t e = 0; e < n; e++) {
+            uint32_t s = tc_topo_slot(t, e);
+            assert_true(s < n);
+            assert_false(seen[s]); /* a bijection */
+            seen[s] = 1;
+            /* the endpoint's own up-link leaves the endpoint's vertex for leaf s / D */
+            const tc_link *up = &t->links[t->up_lbase[1] + 2 * (s * t->up[1])];
+            assert_int_equal(up->src, e);
+            assert_int_equal(up->dst, t->level_vbase[1] + s / D);
+            uint32_t rail = e % G / (G / R);
+            if (leaf_rail[s / D] == UINT32_MAX)
+                leaf_rail[s / D] = rail;
+            if (D <= n / R)
+                assert_int_equal(leaf_rail[s / D], rail); /* a leaf of one rail */
+        }
+        /* GPU 0 of nodes 0 and 1 share a leaf; GPU 0 and the first GPU of
+         * the next rail in one node (different leaves unless a leaf holds
+         * several rails) route over the node switch; across nodes, two
+         * rails climb above the leaves when they are on different leaves. */
+        assert_int_equal(tc_topo_route(t, TC_ROUTE_DMODK, 0, G, path), 2);
+        uint32_t other = G + G / R; /* node 1, rail 1 */
+        uint32_t hops = tc_topo_route(t, TC_ROUTE_DMODK, 0, other, path);
+        uint32_t s0 = tc_topo_slot(t, 0), s1 = tc_topo_slot(t, other);
+        int top = 1;
+        while (s0 / t->span[top] != s1 / t->span[top])
+            top++;
+        if (t->levels == 2)
+            assert_int_equal(hops, s0 / D == s1 / D ? 2 : 4);
+        assert_int_equal(hops, 2 * top);
+        free(leaf_rail);
+        free(seen);
+        tc_topo_free(t);
+    }
+    expect_einval("clos:down=8x8,up=1x8,node=8,rail=3", "does not divide the node of 8");
+    expect_einval("clos:down=8x8,up=1x8,rail=8", "needs node=G");
+    expect_einval("clos:down=16x6,up=1x6,node=8,rail=8", "neither fill whole leaves");
+    expect_einval("torus:dims=4x4,node=4,rail=4", "unknown key 'rail'");
+}
+
 static void node_size_not_dividing_the_endpoints_is_rejected(void **state)
 {
     (void)state;
@@ -819,6 +887,7 @@ int main(void)
         cmocka_unit_test(wrap_list_of_the_wrong_length_is_rejected),
         cmocka_unit_test(bad_units_are_rejected_naming_the_key),
         cmocka_unit_test(node_size_not_dividing_the_endpoints_is_rejected),
+        cmocka_unit_test(rail_optimized_clos_puts_endpoint_i_of_every_node_on_its_rail),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -120,6 +120,13 @@ typedef struct tc_topo {
     double node_hop_lat;       /* traversal of a node switch (on the link into it) */
     uint32_t node_vbase;       /* vertex of node switch 0 */
     uint32_t node_lbase;       /* link (e -> switch) is node_lbase + 2e, (switch -> e) node_lbase + 2e + 1 */
+    /* Rail-optimized Clos (rail=R with node=G): a node's G endpoints are on
+     * R rails, G/R consecutive endpoints each; rail j of every node is on
+     * the leaves of rail j. Endpoints stay numbered node by node; the Clos
+     * host slot of endpoint e is hslot[e] (slots rail by rail, node by node
+     * within a rail), and the Clos arithmetic (links, routing) is on slots. */
+    uint32_t rails;            /* 0: not rail-optimized (hslot NULL, the identity) */
+    uint32_t *hslot;           /* n_endpoints */
 
     uint32_t n_degraded;       /* links whose bandwidth tc_topo_degrade_link changed */
     double hop_lat;            /* traversal of a fabric switch (Clos) or router (torus), seconds */
@@ -135,7 +142,9 @@ typedef struct tc_topo {
  * on a Clos also bw1=.. bwH=, lat1=.. latH= per level (1 = host-leaf);
  * hop_lat= (per switch or router traversed, default 100ns), alpha= (per
  * message, default 1.1us), seed= (0), node=G[,node_bw=RATE (450GB/s)]
- * [,node_lat=TIME (250ns)][,node_hop_lat=TIME (0)]. Sources of the defaults:
+ * [,node_lat=TIME (250ns)][,node_hop_lat=TIME (0)], on a Clos with node=
+ * also rail=R (R divides G; each rail's ports fill whole leaves or a leaf
+ * holds whole rails). Sources of the defaults:
  * docs/MODEL.md, "Latency and overhead defaults".
  * On success *out owns everything (tc_topo_free); on failure *out is NULL and
  * err holds one line. */
@@ -176,6 +185,12 @@ uint32_t tc_topo_max_path(const tc_topo *t);
  * torus) is taken as TC_ROUTE_DEFAULT. O(path length), no allocation. */
 uint32_t tc_topo_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst,
                        uint32_t *links);
+
+/* The Clos host slot of endpoint e (e itself unless rail-optimized). */
+static inline uint32_t tc_topo_slot(const tc_topo *t, uint32_t e)
+{
+    return t->hslot ? t->hslot[e] : e;
+}
 
 /* Summary figures, computed from the structure. */
 typedef struct tc_topo_info {

@@ -224,7 +224,7 @@ double tc_lower_bound_alpha(const tc_topo *t, tc_op op, uint32_t p, double bytes
         return 0;
     tc_topo_info info;
     tc_topo_get_info(t, &info);
-    bool identity = true;
+    bool identity = !t->hslot; /* rails: rank r is not host slot r */
     for (uint32_t r = 0; rank_map && r < p && identity; r++)
         identity = rank_map[r] == r;
 

@@ -298,13 +298,15 @@ uint32_t fl_route(fl_sim *S, uint32_t a, uint32_t b)
     if (S->o.multipath == TC_MULTIPATH_SPRAY && !local) {
         if (t->kind == TC_TOPO_TORUS)
             return torus_spray(S, a, b);
+        /* The Clos arithmetic is on host slots (rails). */
+        uint32_t sa = tc_topo_slot(t, a), sb = tc_topo_slot(t, b);
         int top = 1;
-        while (a / t->span[top] != b / t->span[top])
+        while (sa / t->span[top] != sb / t->span[top])
             top++;
-        double total = clos_count(S, 0, top, a, 0, a, b);
+        double total = clos_count(S, 0, top, sa, 0, sa, sb);
         uint32_t n = 0;
         if (total > 0)
-            clos_emit(S, 0, top, a, 0, a, b, total, &n);
+            clos_emit(S, 0, top, sa, 0, sa, sb, total, &n);
         return n;
     }
     uint32_t n = tc_topo_route(t, S->o.routing, a, b, S->path);

@@ -242,6 +242,16 @@ tc_status tc_clos_configure(tc_spec *sp, tc_topo *t, uint64_t *fabric_links, tc_
     return st;
 }
 
+/* The endpoint at host slot c (the inverse of topo.c's fill_rails). */
+static uint32_t slot_endpoint(const tc_topo *t, uint32_t c)
+{
+    if (!t->rails)
+        return c;
+    uint32_t g = t->node_size, k = g / t->rails, nk = t->n_endpoints / g * k;
+    uint32_t j = c / nk, rem = c % nk;
+    return rem / k * g + j * k + rem % k;
+}
+
 void tc_clos_fill(tc_topo *t)
 {
     for (int i = 1; i <= t->levels; i++) {
@@ -255,10 +265,12 @@ void tc_clos_fill(tc_topo *t)
         tc_link *l = t->links + t->up_lbase[i];
         for (uint32_t c = 0; c < children; c++) {
             uint32_t bc = c % wc, a = c / wc / m;
+            /* Level 1: child c is host slot c, the vertex of its endpoint. */
+            uint32_t v = i == 1 ? slot_endpoint(t, c) : cbase + c;
             for (uint32_t b = 0; b < w; b++) {
                 uint32_t parent = t->level_vbase[i] + bc + wc * b + wp * a;
-                *l++ = (tc_link){cbase + c, parent, bw, up_lat, TC_LINK_FABRIC, (uint8_t)i, +1};
-                *l++ = (tc_link){parent, cbase + c, bw, down_lat, TC_LINK_FABRIC, (uint8_t)i, -1};
+                *l++ = (tc_link){v, parent, bw, up_lat, TC_LINK_FABRIC, (uint8_t)i, +1};
+                *l++ = (tc_link){parent, v, bw, down_lat, TC_LINK_FABRIC, (uint8_t)i, -1};
             }
         }
     }
@@ -277,6 +289,8 @@ static uint32_t pick_parent(const tc_topo *t, tc_routing r, uint32_t src, uint32
 
 uint32_t tc_clos_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links)
 {
+    src = tc_topo_slot(t, src);
+    dst = tc_topo_slot(t, dst);
     int top = 1;
     while (src / t->span[top] != dst / t->span[top])
         top++;

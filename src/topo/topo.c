@@ -13,7 +13,7 @@
 #include "topo_int.h"
 
 #define COMMON_KEYS "hop_lat, alpha, seed, node, node_bw, node_lat, node_hop_lat"
-#define CLOS_KEYS "down, up, links, hosts, radix, tiers, oversub, bw, bw1..bw6, lat, lat1..lat6, " COMMON_KEYS
+#define CLOS_KEYS "down, up, links, hosts, radix, tiers, oversub, bw, bw1..bw6, lat, lat1..lat6, rail, " COMMON_KEYS
 #define TORUS_KEYS "dims, wrap, bw, lat, " COMMON_KEYS
 
 /* ---- spec helpers ---- */
@@ -112,7 +112,7 @@ const char *tc_topo_list_str(const uint32_t *v, int n, char *buf, size_t len)
 static bool accepted_key(const char *kind, const char *key)
 {
     static const char *common[] = {"hop_lat", "alpha", "seed", "node", "node_bw", "node_lat", "node_hop_lat", NULL};
-    static const char *clos[] = {"down", "up", "links", "hosts", "radix", "tiers", "oversub", "bw", "lat", NULL};
+    static const char *clos[] = {"down", "up", "links", "hosts", "radix", "tiers", "oversub", "bw", "lat", "rail", NULL};
     static const char *torus[] = {"dims", "wrap", "bw", "lat", NULL};
     for (const char **k = common; *k; k++)
         if (strcmp(*k, key) == 0)
@@ -154,6 +154,32 @@ static tc_status read_seed(tc_spec *sp, uint64_t *seed, tc_err *err)
     return TC_OK;
 }
 
+/* rail=R: R divides the node size G, and a rail's N G / R ports (N nodes)
+ * fill whole leaves, or a leaf holds whole rails: otherwise a leaf would
+ * mix rails in part, which is no rail-optimized fabric. */
+static tc_status read_rails(tc_spec *sp, tc_topo *t, uint32_t g, bool has_node, tc_err *err)
+{
+    uint32_t R = 0;
+    bool has_rail = false;
+    tc_status st = tc_topo_get_u32(sp, sp->kind, "rail", &R, &has_rail, err);
+    if (st != TC_OK || !has_rail)
+        return st;
+    if (!has_node || g < 2)
+        return tc_fail(err, TC_EINVAL, "clos rail=%u needs node=G (GPUs per node, G >= 2) with R dividing G, e.g. node=8,rail=8",
+                       R);
+    if (R == 0 || g % R != 0)
+        return tc_fail(err, TC_EINVAL, "clos rail=%u does not divide the node of %u endpoints: give a divisor of %u (%u: one rail per endpoint)",
+                       R, g, g, g);
+    uint32_t nodes = t->n_endpoints / g, per_rail = nodes * (g / R), D = t->down[1];
+    if (per_rail % D != 0 && D % per_rail != 0)
+        return tc_fail(err, TC_EINVAL,
+                       "clos rail=%u: a rail has %u ports (%u nodes x %u), which neither fill whole leaves of %u ports "
+                       "nor fit a leaf a whole number of times: change the node count or the leaf size",
+                       R, per_rail, nodes, g / R, D);
+    t->rails = R;
+    return TC_OK;
+}
+
 static tc_status read_common(tc_spec *sp, tc_topo *t, tc_err *err)
 {
     const char *kind = sp->kind;
@@ -187,7 +213,7 @@ static tc_status read_common(tc_spec *sp, tc_topo *t, tc_err *err)
         return tc_fail(err, TC_EINVAL, "%s spec: node=%u does not divide the %u endpoints: give a divisor of %u", kind, g,
                        t->n_endpoints, t->n_endpoints);
     t->node_size = g > 1 ? g : 0;
-    return TC_OK;
+    return read_rails(sp, t, g, has_node, err);
 }
 
 /* ---- building ---- */
@@ -224,6 +250,23 @@ static void fill_nodes(tc_topo *t)
     }
 }
 
+/* Rail-optimized: endpoint e = node n, index i in the node (G per node,
+ * k = G / R per rail) is on rail j = i / k at slot j (N k) + n k + i mod k. */
+static bool fill_rails(tc_topo *t)
+{
+    if (!t->rails)
+        return true;
+    t->hslot = tc_calloc(t->n_endpoints, sizeof *t->hslot);
+    if (!t->hslot)
+        return false;
+    uint32_t g = t->node_size, k = g / t->rails, nodes = t->n_endpoints / g;
+    for (uint32_t e = 0; e < t->n_endpoints; e++) {
+        uint32_t n = e / g, i = e % g;
+        t->hslot[e] = i / k * (nodes * k) + n * k + i % k;
+    }
+    return true;
+}
+
 static void canonical_spec(tc_topo *t)
 {
     char a[64];
@@ -239,6 +282,8 @@ static void canonical_spec(tc_topo *t)
         tc_topo_put(t->spec, sizeof t->spec, ",node=%u,node_bw=%.12gGB/s", t->node_size, t->node_bw / 1e9);
         tc_topo_put(t->spec, sizeof t->spec, ",node_lat=%s", tc_topo_time_str(t->node_lat, a, sizeof a));
         tc_topo_put(t->spec, sizeof t->spec, ",node_hop_lat=%s", tc_topo_time_str(t->node_hop_lat, a, sizeof a));
+        if (t->rails)
+            tc_topo_put(t->spec, sizeof t->spec, ",rail=%u", t->rails);
     }
     tc_topo_put(t->spec, sizeof t->spec, ",alpha=%s", tc_topo_time_str(t->alpha, a, sizeof a));
     if (t->seed)
@@ -298,6 +343,11 @@ tc_status tc_topo_build(const char *spec, tc_topo **out, tc_err *err)
         tc_topo_free(t);
         return tc_fail(err, TC_EINTERNAL, "out of memory for %llu links", (unsigned long long)links);
     }
+    if (!fill_rails(t)) {
+        uint32_t n = t->n_endpoints;
+        tc_topo_free(t);
+        return tc_fail(err, TC_EINTERNAL, "out of memory for the rails of %u endpoints", n);
+    }
     if (t->kind == TC_TOPO_CLOS)
         tc_clos_fill(t);
     else
@@ -317,6 +367,7 @@ void tc_topo_free(tc_topo *t)
     if (!t)
         return;
     free(t->links);
+    free(t->hslot);
     free(t->out_off);
     free(t->out_link);
     free(t);
