@@ -326,6 +326,23 @@ bad "dtype: unknown" collective --topo clos:down=4x4,up=1x4 --op allreduce --siz
 bad "dtype: a size of zero whole elements per rank" collective --topo clos:down=4x4,up=1x4 --op allgather --size 8 --dtype fp64
 good "dtype: the rounded size is reported" "^allreduce,ring,16,1000," collective --topo clos:down=4x4,up=1x4 --op allreduce --algo ring --size 1001 --dtype bf16 --format csv
 
+# Presets from hardware profiles (docs/PROFILES.md)
+good "preset: a DGX H100 pair is a rail-optimized Clos" "rail=8" topo --preset dgx-h100:nodes=2
+good "preset: a TPU slice is a torus" "torus:dims=8x8x8" topo --preset tpu-v5p:dims=8x8x8
+bad "preset: unknown, listing the known" collective --preset dgx-h999 --op allreduce --size 1MiB
+bad "preset: a node count that needs a third tier" collective --preset dgx-h100:nodes=48 --op allreduce --size 1MiB
+bad "preset: an unknown key" topo --preset dgx-h100:gpus=4
+bad "preset: a profile with a missing field" topo --preset bad-missing --profiles "$(dirname "$0")/data/profiles"
+bad "preset: --profiles without a preset" topo --topo "$CLOS" --profiles /tmp
+"$T" collective --preset dgx-h100:nodes=2 --op allreduce --algo ring --size 1GiB --format json >"$tmp/pre.json" 2>"$tmp/err"
+"$T" replay "$tmp/pre.json" --format json >"$tmp/pre2.json" 2>>"$tmp/err"
+if ! cmp -s "$tmp/pre.json" "$tmp/pre2.json" || ! grep -q '"dgx-h100"' "$tmp/pre.json" || [ -s "$tmp/err" ]; then
+    echo "FAIL: a preset's result does not replay to itself with its profile embedded"
+    fails=$((fails + 1))
+fi
+"$T" collective --preset dgx-h100:nodes=2 --op allreduce --size 1GiB --preset dgx-a100 >"$tmp/out" 2>"$tmp/err"
+grep -q "takes one topology" "$tmp/err" || { echo "FAIL: two presets for collective not refused"; fails=$((fails + 1)); }
+
 # OpenBLAS and LAPACKE are opened on first use (src/core/blas.c): the
 # executable does not load them to start (PowerSGD and training, which use
 # them, run in test_compress, test_train and compress_cli.sh).

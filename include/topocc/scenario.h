@@ -90,6 +90,14 @@ typedef struct tc_scenario {
     int ndegrade;
     char routing[16];                   /* "default", "ecmp", "dmodk", "dor", "dor-positive" */
     bool links;                         /* topo: list every directed link */
+    /* Presets (NAME[:nodes=N]), expanded by tc_scenario_resolve into
+     * topologies after those of network.topo, then cleared; the profiles
+     * they read are kept by content in profiles (a JSON object, name ->
+     * profile; owned; NULL: none). */
+    char preset[TC_SCN_MAX_TOPOS][128];
+    int npreset;
+    char profiles_dir[4096];            /* searched first ("": the default path) */
+    char *profiles;
 
     /* job.* : the ranks of the job and where they run */
     tc_job_place job;

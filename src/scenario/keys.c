@@ -205,6 +205,70 @@ GET(get_topo)
     return a;
 }
 
+SET(set_preset)
+{
+    /* [] is a resolved scenario's: its presets are in network.topo. */
+    if (json_is_array(v) && json_array_size(v) == 0) {
+        s->npreset = 0;
+        return TC_OK;
+    }
+    return strings_of(v, where, s->preset[0], sizeof s->preset[0], TC_SCN_MAX_TOPOS, &s->npreset, err);
+}
+GET(get_preset)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < s->npreset; i++)
+        json_array_append_new(a, json_string(s->preset[i]));
+    return a;
+}
+
+SET(set_profiles_dir)
+{
+    if (json_is_null(v)) {
+        s->profiles_dir[0] = '\0';
+        return TC_OK;
+    }
+    return str_of(v, where, s->profiles_dir, sizeof s->profiles_dir, err);
+}
+GET(get_profiles_dir)
+{
+    return s->profiles_dir[0] ? json_string(s->profiles_dir) : json_null();
+}
+
+/* The profiles used, by content: kept as they are (the presets that read
+ * them were expanded into network.topo). */
+SET(set_profiles)
+{
+    if (json_is_null(v)) {
+        free(s->profiles);
+        s->profiles = NULL;
+        return TC_OK;
+    }
+    if (!json_is_object(v))
+        return tc_fail(err, TC_EINVAL, "%s: expected an object of profiles by name", where);
+    char *txt = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+    if (!txt)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    free(s->profiles);
+    s->profiles = txt;
+    return TC_OK;
+}
+GET(get_profiles)
+{
+    json_t *o = s->profiles ? json_loads(s->profiles, 0, NULL) : NULL;
+    return o ? o : json_null();
+}
+/* Presets are expanded and cleared by resolving (which forgets that the
+ * key was given): a resolved scenario has its topologies in network.topo. */
+static bool has_presets(const tc_scenario *s)
+{
+    return s->npreset > 0;
+}
+static bool has_profiles(const tc_scenario *s)
+{
+    return s->profiles != NULL || s->npreset > 0;
+}
+
 SET(set_names)
 {
     tc_status st = strings_of(v, where, s->names[0], sizeof s->names[0], TC_SCN_MAX_TOPOS, &s->nnames, err);
@@ -1182,6 +1246,9 @@ static bool measured_acc(const tc_scenario *s)
 /* In canonical order: the JSON is written in this order. */
 static const tc_scn_key keys[] = {
     {"network.topo", NETC | B(TOPO), NULL, set_topo, get_topo, ""},
+    {"network.preset", NETC | B(TOPO), has_presets, set_preset, get_preset, "a preset"},
+    {"network.profiles_dir", NETC | B(TOPO), has_profiles, set_profiles_dir, get_profiles_dir, "--preset"},
+    {"network.profiles", NETC | B(TOPO), has_profiles, set_profiles, get_profiles, "--preset"},
     {"network.names", B(COMPARE), NULL, set_names, get_names, ""},
     {"network.alphas_s", B(COMPARE), NULL, set_alphas, get_alphas, ""},
     {"network.equalize_injection_Bps", NETC | B(TOPO), NULL, set_equalize, get_equalize, ""},

@@ -37,6 +37,12 @@ typedef struct opt_def {
 static const opt_def opts[] = {
     /* network */
     {{"--topo", "network.topo", "network", "SPEC", NETC | B(TOPO), true, "topology spec (repeat for compare)"}, F_LIST},
+    {{"--preset", "network.preset", "network", "NAME[:nodes=N]", NETC | B(TOPO), true,
+      "a topology from a hardware profile (e.g. dgx-h100:nodes=4; profiles/ lists them)"},
+     F_LIST},
+    {{"--profiles", "network.profiles_dir", "network", "DIR", NETC | B(TOPO), false,
+      "look for hardware profiles in DIR first"},
+     F_VALUE},
     {{"--names", "network.names", "network", "A,B,..", B(COMPARE), false, "a short name per topology"}, F_COMMA},
     {{"--alphas", "network.alphas_s", "network", "T,T,..", B(COMPARE), false,
       "also compare with every topology at each of these per-message overheads (e.g. 0,1us,5us); a conclusion "

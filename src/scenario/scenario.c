@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "scenario/keys.h"
+#include <jansson.h>
 #include "topocc/compress.h"
+#include "topocc/profile.h"
 #include "topocc/workload.h"
 
 static const char *cmd_names[TC_CMD_COUNT] = {"topo",        "collective",     "compare", "concurrent",
@@ -111,6 +113,7 @@ void tc_scenario_free(tc_scenario *s)
     if (!s)
         return;
     free(s->sizes);
+    free(s->profiles);
     free(s->job.endpoints);
     tc_scn_clear_jobs(s);
     tc_scn_clear_accuracy(s);
@@ -142,6 +145,7 @@ tc_scenario *tc_scenario_clone(const tc_scenario *s)
     for (size_t i = 0; c->jobs && i < s->njobs; i++)
         c->jobs[i].place.endpoints =
             dup_mem(s->jobs[i].place.endpoints, (size_t)s->jobs[i].place.nendpoints * sizeof(uint32_t), &oom);
+    c->profiles = s->profiles ? dup_mem(s->profiles, strlen(s->profiles) + 1, &oom) : NULL;
     c->accuracy = dup_mem(s->accuracy, s->naccuracy * sizeof *s->accuracy, &oom);
     for (size_t i = 0; c->accuracy && i < s->naccuracy; i++)
         c->accuracy[i].pts = dup_mem(s->accuracy[i].pts, s->accuracy[i].n * sizeof *s->accuracy[i].pts, &oom);
@@ -260,12 +264,55 @@ static tc_status canonical_codec_or_kind(char *c, size_t len, const char *what, 
     return TC_OK;
 }
 
+/* Presets become topologies after network.topo's; the profiles they read
+ * are kept by content in s->profiles, and the presets are cleared (a
+ * resolved scenario has its topologies as specs: resolving is idempotent). */
+static tc_status resolve_presets(tc_scenario *s, tc_err *err)
+{
+    if (s->npreset == 0)
+        return TC_OK;
+    if (s->ntopo + s->npreset > TC_SCN_MAX_TOPOS)
+        return tc_fail(err, TC_EINVAL, "%d topologies and %d presets: at most %d in all", s->ntopo, s->npreset,
+                       TC_SCN_MAX_TOPOS);
+    json_t *all = s->profiles ? json_loads(s->profiles, 0, NULL) : json_object();
+    if (!all)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    tc_status st = TC_OK;
+    for (int i = 0; i < s->npreset && st == TC_OK; i++) {
+        tc_profile *p = NULL;
+        st = tc_preset_expand(s->preset[i], s->profiles_dir[0] ? s->profiles_dir : NULL, s->topo[s->ntopo],
+                              sizeof s->topo[0], &p, err);
+        if (st)
+            break;
+        s->ntopo++;
+        json_t *c = json_loads(tc_profile_json(p), 0, NULL);
+        if (!c || json_object_set_new(all, tc_profile_name(p), c))
+            st = tc_fail(err, TC_EINTERNAL, "out of memory");
+        tc_profile_free(p);
+    }
+    if (st == TC_OK) {
+        char *txt = json_dumps(all, JSON_COMPACT | JSON_SORT_KEYS);
+        if (!txt)
+            st = tc_fail(err, TC_EINTERNAL, "out of memory");
+        free(s->profiles);
+        s->profiles = txt;
+        s->npreset = 0;
+        s->given_mask &= ~(1ull << tc_scn_key_index("network.preset"));
+        s->flag_mask &= ~(1ull << tc_scn_key_index("network.preset"));
+    }
+    json_decref(all);
+    return st;
+}
+
 static tc_status resolve_topologies(tc_scenario *s, tc_err *err)
 {
     if (s->command == TC_CMD_CODEC_BENCH || s->command == TC_CMD_TRAIN_ACCURACY)
         return TC_OK;
+    tc_status pst = resolve_presets(s, err);
+    if (pst)
+        return pst;
     if (s->ntopo < 1)
-        return tc_fail(err, TC_EINVAL, "%s needs a topology: --topo SPEC (scenario key network.topo)",
+        return tc_fail(err, TC_EINVAL, "%s needs a topology: --topo SPEC or --preset NAME (scenario key network.topo)",
                        tc_command_name(s->command));
     if (s->command != TC_CMD_COMPARE && s->ntopo > 1)
         return tc_fail(err, TC_EINVAL, "%s takes one topology, %d given (compare takes several)",

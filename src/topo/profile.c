@@ -1,0 +1,430 @@
+/*
+ * profile.c - hardware profiles (topocc/profile.h, docs/PROFILES.md): JSON
+ * files found on a search path, read with their sources, and presets that
+ * expand a profile into a topology spec.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include "topocc/profile.h"
+#include "topocc/topo.h"
+
+#ifndef TOPOCC_SHARE_DIR
+#define TOPOCC_SHARE_DIR ""
+#endif
+#ifndef TOPOCC_PROFILES_SRC
+#define TOPOCC_PROFILES_SRC ""
+#endif
+
+#define PROFILE_SCHEMA "topocc-profile/1"
+#define MAX_DIRS 16
+
+struct tc_profile {
+    char name[64];
+    char kind[16];
+    char path[4200];
+    json_t *root;
+    char *canon;
+};
+
+/* The search path: dir, $TOPOCC_PROFILE_PATH's entries, the share
+ * directory, the source tree. Empty entries are skipped. */
+static int search_dirs(const char *dir, char dirs[][4096], int max)
+{
+    int n = 0;
+    if (dir && *dir && n < max)
+        snprintf(dirs[n++], 4096, "%s", dir);
+    const char *env = getenv("TOPOCC_PROFILE_PATH");
+    while (env && *env && n < max) {
+        const char *colon = strchr(env, ':');
+        size_t len = colon ? (size_t)(colon - env) : strlen(env);
+        if (len > 0 && len < 4096)
+            snprintf(dirs[n++], 4096, "%.*s", (int)len, env);
+        env = colon ? colon + 1 : NULL;
+    }
+    if (*TOPOCC_SHARE_DIR && n < max)
+        snprintf(dirs[n++], 4096, "%s", TOPOCC_SHARE_DIR);
+    if (*TOPOCC_PROFILES_SRC && n < max)
+        snprintf(dirs[n++], 4096, "%s", TOPOCC_PROFILES_SRC);
+    return n;
+}
+
+static bool valid_name(const char *s)
+{
+    if (!*s || strlen(s) >= 64 || s[0] == '.')
+        return false;
+    for (const char *c = s; *c; c++)
+        if (!isalnum((unsigned char)*c) && *c != '-' && *c != '_' && *c != '.')
+            return false;
+    return true;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void tc_profile_list(const char *dir, char *buf, size_t len)
+{
+    char dirs[MAX_DIRS][4096];
+    int nd = search_dirs(dir, dirs, MAX_DIRS);
+    char *names[256];
+    size_t n = 0;
+    for (int i = 0; i < nd; i++) {
+        DIR *d = opendir(dirs[i]);
+        if (!d)
+            continue;
+        struct dirent *e;
+        while ((e = readdir(d)) && n < sizeof names / sizeof *names) {
+            size_t l = strlen(e->d_name);
+            if (l <= 5 || strcmp(e->d_name + l - 5, ".json") != 0)
+                continue;
+            char nm[64];
+            if (l - 5 >= sizeof nm)
+                continue;
+            snprintf(nm, sizeof nm, "%.*s", (int)(l - 5), e->d_name);
+            bool dup = !valid_name(nm);
+            for (size_t k = 0; k < n && !dup; k++)
+                dup = strcmp(names[k], nm) == 0;
+            if (!dup && (names[n] = strdup(nm)))
+                n++;
+        }
+        closedir(d);
+    }
+    qsort(names, n, sizeof *names, cmp_str);
+    if (len)
+        buf[0] = '\0';
+    size_t at = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (len && at < len) {
+            int w = snprintf(buf + at, len - at, "%s%s", k ? ", " : "", names[k]);
+            at += w > 0 ? (size_t)w : 0;
+        }
+        free(names[k]);
+    }
+    if (n == 0 && len)
+        snprintf(buf, len, "(none found)");
+}
+
+/* Every field: an object with "value" (a number, a string, true or false) and a
+ * "source" string or "assumed": true. */
+static tc_status check_fields(const char *path, json_t *fields, tc_err *err)
+{
+    const char *k;
+    json_t *f;
+    json_object_foreach(fields, k, f) {
+        if (!json_is_object(f))
+            return tc_fail(err, TC_EINVAL, "profile %s: field 'fields.%s' must be an object with value and source", path,
+                           k);
+        json_t *v = json_object_get(f, "value");
+        if (!v || !(json_is_number(v) || json_is_string(v) || json_is_boolean(v)))
+            return tc_fail(err, TC_EINVAL,
+                           "profile %s: field 'fields.%s.value' is missing or not a number, string, true or false", path,
+                           k);
+        json_t *src = json_object_get(f, "source"), *as = json_object_get(f, "assumed");
+        if (src && !json_is_string(src))
+            return tc_fail(err, TC_EINVAL, "profile %s: field 'fields.%s.source' must be a string", path, k);
+        if (as && !json_is_boolean(as))
+            return tc_fail(err, TC_EINVAL, "profile %s: field 'fields.%s.assumed' must be true or false", path, k);
+        if (!(src && json_string_length(src) > 0) && !json_is_true(as))
+            return tc_fail(err, TC_EINVAL,
+                           "profile %s: field 'fields.%s' has no source: give \"source\" (URL or document) or "
+                           "\"assumed\": true",
+                           path, k);
+    }
+    return TC_OK;
+}
+
+static tc_status read_profile(tc_profile *p, const char *path, tc_err *err)
+{
+    json_error_t je;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!root)
+        return tc_fail(err, TC_EINVAL, "profile %s: line %d column %d: %s", path, je.line, je.column, je.text);
+    p->root = root;
+    if (strlen(path) >= sizeof p->path)
+        return tc_fail(err, TC_EINVAL, "profile path too long (at most %zu bytes)", sizeof p->path - 1);
+    memcpy(p->path, path, strlen(path) + 1);
+    if (!json_is_object(root))
+        return tc_fail(err, TC_EINVAL, "profile %s: expected a JSON object", path);
+    const char *need[] = {"schema", "name", "kind", "title"};
+    for (size_t i = 0; i < sizeof need / sizeof *need; i++)
+        if (!json_is_string(json_object_get(root, need[i])))
+            return tc_fail(err, TC_EINVAL, "profile %s: field '%s' is missing or not a string", path, need[i]);
+    if (strcmp(json_string_value(json_object_get(root, "schema")), PROFILE_SCHEMA) != 0)
+        return tc_fail(err, TC_EINVAL, "profile %s: schema '%s' is not %s", path,
+                       json_string_value(json_object_get(root, "schema")), PROFILE_SCHEMA);
+    const char *kind = json_string_value(json_object_get(root, "kind"));
+    if (strcmp(kind, "gpu-node") != 0 && strcmp(kind, "tpu-slice") != 0)
+        return tc_fail(err, TC_EINVAL, "profile %s: kind '%s': expected gpu-node or tpu-slice", path, kind);
+    snprintf(p->kind, sizeof p->kind, "%s", kind);
+    json_t *fields = json_object_get(root, "fields");
+    if (!json_is_object(fields))
+        return tc_fail(err, TC_EINVAL, "profile %s: field 'fields' is missing or not an object", path);
+    tc_status st = check_fields(path, fields, err);
+    if (st)
+        return st;
+    p->canon = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
+    if (!p->canon)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    return TC_OK;
+}
+
+tc_status tc_profile_load(const char *name, const char *dir, tc_profile **out, tc_err *err)
+{
+    *out = NULL;
+    char known[2048];
+    if (!valid_name(name)) {
+        tc_profile_list(dir, known, sizeof known);
+        return tc_fail(err, TC_EINVAL, "unknown preset '%s': known are %s", name, known);
+    }
+    char dirs[MAX_DIRS][4096];
+    int nd = search_dirs(dir, dirs, MAX_DIRS);
+    for (int i = 0; i < nd; i++) {
+        char path[4200];
+        int w = snprintf(path, sizeof path, "%s/%s.json", dirs[i], name);
+        if (w < 0 || (size_t)w >= sizeof path)
+            continue;
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        fclose(f);
+        tc_profile *p = calloc(1, sizeof *p);
+        if (!p)
+            return tc_fail(err, TC_EINTERNAL, "out of memory");
+        tc_status st = read_profile(p, path, err);
+        if (st == TC_OK && strcmp(json_string_value(json_object_get(p->root, "name")), name) != 0)
+            st = tc_fail(err, TC_EINVAL, "profile %s: field 'name' is '%s', not the file's name '%s'", path,
+                         json_string_value(json_object_get(p->root, "name")), name);
+        if (st) {
+            tc_profile_free(p);
+            return st;
+        }
+        snprintf(p->name, sizeof p->name, "%s", name);
+        *out = p;
+        return TC_OK;
+    }
+    tc_profile_list(dir, known, sizeof known);
+    return tc_fail(err, TC_EINVAL, "unknown preset '%s': known are %s", name, known);
+}
+
+void tc_profile_free(tc_profile *p)
+{
+    if (!p)
+        return;
+    json_decref(p->root);
+    free(p->canon);
+    free(p);
+}
+
+const char *tc_profile_name(const tc_profile *p)
+{
+    return p->name;
+}
+const char *tc_profile_kind(const tc_profile *p)
+{
+    return p->kind;
+}
+const char *tc_profile_path(const tc_profile *p)
+{
+    return p->path;
+}
+const char *tc_profile_json(const tc_profile *p)
+{
+    return p->canon;
+}
+
+static json_t *field(const tc_profile *p, const char *name)
+{
+    json_t *f = json_object_get(json_object_get(p->root, "fields"), name);
+    return f ? json_object_get(f, "value") : NULL;
+}
+
+tc_status tc_profile_num(const tc_profile *p, const char *name, double *out, tc_err *err)
+{
+    json_t *v = field(p, name);
+    if (!v)
+        return tc_fail(err, TC_EINVAL, "profile %s: field 'fields.%s' is missing", p->path, name);
+    if (!json_is_number(v))
+        return tc_fail(err, TC_EINVAL, "profile %s: field 'fields.%s.value' must be a number", p->path, name);
+    *out = json_number_value(v);
+    return TC_OK;
+}
+
+tc_status tc_profile_str(const tc_profile *p, const char *name, const char **out, tc_err *err)
+{
+    json_t *v = field(p, name);
+    if (!v)
+        return tc_fail(err, TC_EINVAL, "profile %s: field 'fields.%s' is missing", p->path, name);
+    if (!json_is_string(v))
+        return tc_fail(err, TC_EINVAL, "profile %s: field 'fields.%s.value' must be a string", p->path, name);
+    *out = json_string_value(v);
+    return TC_OK;
+}
+
+/* ---- presets ---- */
+
+/* A positive whole number field. */
+static tc_status count_field(const tc_profile *p, const char *name, uint32_t *out, tc_err *err)
+{
+    double v = 0;
+    tc_status st = tc_profile_num(p, name, &v, err);
+    if (st)
+        return st;
+    if (!(v >= 1 && v <= 1e6 && v == (double)(uint32_t)v))
+        return tc_fail(err, TC_EINVAL, "profile %s: field 'fields.%s.value' must be a whole number from 1, not %g",
+                       p->path, name, v);
+    *out = (uint32_t)v;
+    return TC_OK;
+}
+
+static tc_status pos_field(const tc_profile *p, const char *name, double *out, tc_err *err)
+{
+    tc_status st = tc_profile_num(p, name, out, err);
+    if (st == TC_OK && !(*out > 0 && *out < 1e30))
+        st = tc_fail(err, TC_EINVAL, "profile %s: field 'fields.%s.value' must be positive, not %g", p->path, name, *out);
+    return st;
+}
+
+/* A GPU node profile, nodes=N: N nodes of G GPUs behind an NVSwitch
+ * (node=G, node_bw = NVLink bandwidth x efficiency), R NICs per node on R
+ * rails of a two-tier rail-optimized Clos of the profile's leaf radix
+ * (rail=R; G/R GPUs per NIC, each with an equal share of it). A rail's
+ * N G/R ports take one leaf when they fit in half its ports (the other half
+ * go up), else whole leaves of half its ports. */
+static tc_status expand_gpu_node(const tc_profile *p, uint32_t nodes, char *spec, size_t len, tc_err *err)
+{
+    uint32_t G = 0, R = 0, radix = 0;
+    double nv = 0, eff = 0, nvlat = 0, nic = 0, swlat = 0, cable = 0;
+    tc_status st = count_field(p, "gpus_per_node", &G, err);
+    if (!st)
+        st = count_field(p, "nics_per_node", &R, err);
+    if (!st)
+        st = pos_field(p, "nvlink_GBps_per_direction", &nv, err);
+    if (!st)
+        st = pos_field(p, "nvlink_efficiency", &eff, err);
+    if (!st)
+        st = pos_field(p, "nvlink_lat_ns", &nvlat, err);
+    if (!st)
+        st = pos_field(p, "nic_Gbps", &nic, err);
+    if (!st)
+        st = count_field(p, "leaf_radix", &radix, err);
+    if (!st)
+        st = pos_field(p, "switch_lat_ns", &swlat, err);
+    if (!st)
+        st = pos_field(p, "cable_lat_ns", &cable, err);
+    if (st)
+        return st;
+    if (eff > 1)
+        return tc_fail(err, TC_EINVAL, "profile %s: field 'fields.nvlink_efficiency.value' must be at most 1, not %g",
+                       p->path, eff);
+    if (G % R != 0)
+        return tc_fail(err, TC_EINVAL,
+                       "profile %s: %u NICs per node do not fit %u GPUs per node: the NICs must divide the GPUs", p->path,
+                       R, G);
+    if (radix < 2 || radix % 2)
+        return tc_fail(err, TC_EINVAL, "profile %s: field 'fields.leaf_radix.value' must be even, not %u", p->path,
+                       radix);
+    uint32_t k = G / R;
+    double port = nic / k; /* Gb/s per GPU */
+    char node[256];
+    snprintf(node, sizeof node, "bw=%.12gGbps,lat=%.12gns,hop_lat=%.12gns,node=%u,node_bw=%.12gGB/s,node_lat=%.12gns",
+             port, cable, swlat, G, nv * eff, nvlat);
+    if (nodes == 1) {
+        snprintf(spec, len, "clos:down=%u,up=1,%s", G, node);
+        return TC_OK;
+    }
+    uint64_t K = (uint64_t)nodes * k, D = radix / 2;
+    if (K <= D) {
+        snprintf(spec, len, "clos:down=%llux%u,up=1x%llu,%s,rail=%u", (unsigned long long)K, R, (unsigned long long)K,
+                 node, R);
+        return TC_OK;
+    }
+    uint64_t L = R * (K / D);
+    if (K % D != 0 || L > radix)
+        return tc_fail(err, TC_EINVAL,
+                       "preset %s:nodes=%u: a two-tier rail-optimized fabric of radix-%u switches takes up to %llu nodes "
+                       "per rail leaf, or multiples of %llu up to %llu nodes; give such a node count or a --topo spec",
+                       p->name, nodes, radix, (unsigned long long)(D / k), (unsigned long long)(D / k),
+                       (unsigned long long)((uint64_t)radix / R * D / k));
+    snprintf(spec, len, "clos:down=%llux%llu,up=1x%llu,%s,rail=%u", (unsigned long long)D, (unsigned long long)L,
+             (unsigned long long)D, node, R);
+    return TC_OK;
+}
+
+/* A TPU slice profile, dims=AxBxC (default its own): a 3D torus of chips,
+ * one link of the ICI bandwidth per direction between neighbours. */
+static tc_status expand_tpu(const tc_profile *p, const char *dims, char *spec, size_t len, tc_err *err)
+{
+    double ici = 0, lat = 0, hop = 0;
+    const char *def = NULL;
+    tc_status st = pos_field(p, "ici_GBps_per_link_per_direction", &ici, err);
+    if (!st)
+        st = pos_field(p, "ici_lat_ns", &lat, err);
+    if (!st)
+        st = pos_field(p, "router_lat_ns", &hop, err);
+    if (!st)
+        st = tc_profile_str(p, "slice_dims", &def, err);
+    if (st)
+        return st;
+    snprintf(spec, len, "torus:dims=%s,bw=%.12gGB/s,lat=%.12gns,hop_lat=%.12gns", dims ? dims : def, ici, lat, hop);
+    return TC_OK;
+}
+
+tc_status tc_preset_expand(const char *preset, const char *dir, char *spec, size_t len, tc_profile **prof, tc_err *err)
+{
+    *prof = NULL;
+    char name[64];
+    const char *colon = strchr(preset, ':');
+    size_t nl = colon ? (size_t)(colon - preset) : strlen(preset);
+    if (nl == 0 || nl >= sizeof name)
+        return tc_fail(err, TC_EINVAL, "preset '%s': expected NAME[:nodes=N], e.g. dgx-h100:nodes=4", preset);
+    snprintf(name, sizeof name, "%.*s", (int)nl, preset);
+    tc_profile *p = NULL;
+    tc_status st = tc_profile_load(name, dir, &p, err);
+    if (st)
+        return st;
+    uint32_t nodes = 1;
+    const char *dims = NULL;
+    char dimbuf[64];
+    if (colon) {
+        tc_spec sp;
+        char tmp[512];
+        snprintf(tmp, sizeof tmp, "%s:%s", name, colon + 1);
+        st = tc_spec_parse(tmp, &sp, err);
+        bool gpu = strcmp(p->kind, "gpu-node") == 0;
+        for (int i = 0; st == TC_OK && i < sp.nkv; i++) {
+            if (gpu && strcmp(sp.key[i], "nodes") == 0) {
+                char *end;
+                unsigned long v = strtoul(sp.val[i], &end, 10);
+                if (*end || !isdigit((unsigned char)sp.val[i][0]) || v < 1 || v > (1u << 20))
+                    st = tc_fail(err, TC_EINVAL, "preset %s: nodes='%s': expected a whole number from 1 to %u", name,
+                                 sp.val[i], 1u << 20);
+                nodes = (uint32_t)v;
+            } else if (!gpu && strcmp(sp.key[i], "dims") == 0) {
+                snprintf(dimbuf, sizeof dimbuf, "%s", sp.val[i]);
+                dims = dimbuf;
+            } else {
+                st = tc_fail(err, TC_EINVAL, "preset %s: unknown key '%s': a %s preset takes %s", name, sp.key[i], p->kind,
+                             gpu ? "nodes=N" : "dims=AxBxC");
+            }
+        }
+    }
+    if (st == TC_OK)
+        st = strcmp(p->kind, "gpu-node") == 0 ? expand_gpu_node(p, nodes, spec, len, err)
+                                              : expand_tpu(p, dims, spec, len, err);
+    if (st == TC_OK) {
+        /* The spec must build: a bad profile value is named here, not later. */
+        tc_topo *t = NULL;
+        st = tc_topo_build(spec, &t, err);
+        tc_topo_free(t);
+    }
+    if (st) {
+        tc_profile_free(p);
+        return st;
+    }
+    *prof = p;
+    return TC_OK;
+}

@@ -1,0 +1,158 @@
+/*
+ * test_profile.c - hardware profiles and presets: the search path, the
+ * checks on every field, the expansion of a GPU node and a TPU slice into
+ * topologies (checked by hand), and every profile shipped in profiles/
+ * loads, has a source or says assumed for every field, and builds.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <jansson.h>
+#include "topocc/profile.h"
+#include "topocc/topo.h"
+
+#define DATA TOPOCC_SOURCE_DIR "/tests/data/profiles"
+
+static void expand_ok(const char *preset, const char *want)
+{
+    char spec[512];
+    tc_profile *p = NULL;
+    tc_err err = {{0}};
+    if (tc_preset_expand(preset, DATA, spec, sizeof spec, &p, &err) != TC_OK)
+        fail_msg("%s: %s", preset, err.msg);
+    if (strcmp(spec, want) != 0)
+        fail_msg("%s: got %s, want %s", preset, spec, want);
+    tc_profile_free(p);
+}
+
+static void expand_fails(const char *preset, const char *needle)
+{
+    char spec[512];
+    tc_profile *p = NULL;
+    tc_err err = {{0}};
+    assert_int_equal(tc_preset_expand(preset, DATA, spec, sizeof spec, &p, &err), TC_EINVAL);
+    assert_null(p);
+    if (!strstr(err.msg, needle))
+        fail_msg("%s: message '%s' lacks '%s'", preset, err.msg, needle);
+    assert_null(strchr(err.msg, '\n'));
+}
+
+/* A GPU node: node=G with the NVLink bandwidth times its efficiency, one
+ * rail per NIC, leaves of half the radix; one node is its NVSwitch alone. */
+static void gpu_node_presets_expand_to_rail_optimized_clos(void **state)
+{
+    (void)state;
+    const char *node = "bw=400Gbps,lat=25ns,hop_lat=200ns,node=8,node_bw=300GB/s,node_lat=300ns";
+    char want[512];
+    snprintf(want, sizeof want, "clos:down=8,up=1,%s", node);
+    expand_ok("test-node", want);
+    expand_ok("test-node:nodes=1", want);
+    snprintf(want, sizeof want, "clos:down=4x8,up=1x4,%s,rail=8", node);
+    expand_ok("test-node:nodes=4", want);
+    snprintf(want, sizeof want, "clos:down=8x16,up=1x8,%s,rail=8", node);
+    expand_ok("test-node:nodes=16", want);
+    /* two GPUs per NIC: each has half of it, four rails */
+    expand_ok("test-half:nodes=4",
+              "clos:down=8x4,up=1x8,bw=200Gbps,lat=25ns,hop_lat=200ns,node=8,node_bw=300GB/s,node_lat=300ns,rail=4");
+
+    /* The topology: 4 nodes of 8, GPU g of every node on rail g's leaf. */
+    char spec[512];
+    tc_profile *p = NULL;
+    tc_err err = {{0}};
+    assert_int_equal(tc_preset_expand("test-node:nodes=4", DATA, spec, sizeof spec, &p, &err), TC_OK);
+    assert_string_equal(tc_profile_name(p), "test-node");
+    assert_string_equal(tc_profile_kind(p), "gpu-node");
+    assert_non_null(strstr(tc_profile_json(p), "\"nvlink_efficiency\""));
+    tc_profile_free(p);
+    tc_topo *t = NULL;
+    assert_int_equal(tc_topo_build(spec, &t, &err), TC_OK);
+    assert_int_equal(t->n_endpoints, 32);
+    assert_int_equal(t->rails, 8);
+    uint32_t path[16];
+    for (uint32_t g = 0; g < 8; g++)
+        for (uint32_t n = 1; n < 4; n++)
+            assert_int_equal(tc_topo_route(t, TC_ROUTE_DMODK, g, 8 * n + g, path), 2); /* one rail leaf */
+    assert_int_equal(tc_topo_route(t, TC_ROUTE_DMODK, 0, 9, path), 4);                /* across rails */
+    assert_true(t->node_bw == 300e9);
+    tc_topo_free(t);
+}
+
+static void tpu_presets_expand_to_a_torus(void **state)
+{
+    (void)state;
+    expand_ok("test-tpu", "torus:dims=4x4x4,bw=50GB/s,lat=500ns,hop_lat=100ns");
+    expand_ok("test-tpu:dims=8x8x16", "torus:dims=8x8x16,bw=50GB/s,lat=500ns,hop_lat=100ns");
+    expand_fails("test-tpu:nodes=4", "a tpu-slice preset takes dims=AxBxC");
+}
+
+static void bad_presets_and_profiles_are_named(void **state)
+{
+    (void)state;
+    expand_fails("no-such-node:nodes=2", "unknown preset 'no-such-node': known are ");
+    expand_fails("no-such-node", "test-node");    /* the list names the known ones */
+    expand_fails("../etc/passwd", "unknown preset");
+    expand_fails("bad-missing:nodes=2", "field 'fields.nic_Gbps' is missing");
+    expand_fails("bad-missing", "bad-missing.json");
+    expand_fails("bad-type", "'fields.gpus_per_node.value' must be a number");
+    expand_fails("bad-nics", "3 NICs per node do not fit 8 GPUs per node");
+    expand_fails("bad-source", "field 'fields.nic_Gbps' has no source");
+    expand_fails("bad-syntax", "bad-syntax.json: line");
+    expand_fails("test-node:nodes=0", "nodes='0'");
+    expand_fails("test-node:nodes=x", "nodes='x'");
+    expand_fails("test-node:gpus=4", "unknown key 'gpus'");
+    expand_fails("test-node:nodes=12", "two-tier rail-optimized fabric");
+    expand_fails("test-node:nodes=24", "two-tier rail-optimized fabric");
+    expand_fails(":nodes=2", "expected NAME[:nodes=N]");
+}
+
+/* The profiles shipped: each loads from the default path, every field has
+ * a value and a source or says assumed, and its preset builds at 1 and 2
+ * nodes (GPU nodes) or its own slice (TPU). */
+static void shipped_profiles_load_with_sources_and_build(void **state)
+{
+    (void)state;
+    DIR *d = opendir(TOPOCC_SOURCE_DIR "/profiles");
+    assert_non_null(d);
+    struct dirent *e;
+    int n = 0;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (l <= 5 || strcmp(e->d_name + l - 5, ".json") != 0)
+            continue;
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(l - 5), e->d_name);
+        tc_profile *p = NULL;
+        tc_err err = {{0}};
+        if (tc_profile_load(name, NULL, &p, &err) != TC_OK)
+            fail_msg("%s: %s", name, err.msg);
+        char spec[512], preset[96];
+        bool gpu = strcmp(tc_profile_kind(p), "gpu-node") == 0;
+        tc_profile_free(p);
+        for (int k = 0; k < (gpu ? 2 : 1); k++) {
+            snprintf(preset, sizeof preset, "%s%s", name, gpu && k ? ":nodes=2" : "");
+            if (tc_preset_expand(preset, NULL, spec, sizeof spec, &p, &err) != TC_OK)
+                fail_msg("%s: %s", preset, err.msg);
+            tc_profile_free(p);
+        }
+        n++;
+    }
+    closedir(d);
+    assert_true(n >= 6);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(gpu_node_presets_expand_to_rail_optimized_clos),
+        cmocka_unit_test(tpu_presets_expand_to_a_torus),
+        cmocka_unit_test(bad_presets_and_profiles_are_named),
+        cmocka_unit_test(shipped_profiles_load_with_sources_and_build),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
