@@ -48,7 +48,7 @@ static void expand_fails(const char *preset, const char *needle)
 static void gpu_node_presets_expand_to_rail_optimized_clos(void **state)
 {
     (void)state;
-    const char *node = "bw=400Gbps,lat=25ns,hop_lat=200ns,node=8,node_bw=300GB/s,node_lat=300ns";
+    const char *node = "bw=400Gbps,lat=25ns,hop_lat=200ns,node=8,node_bw=300GB/s,node_lat=300ns,arch=hopper";
     char want[512];
     snprintf(want, sizeof want, "clos:down=8,up=1,%s", node);
     expand_ok("test-node", want);
@@ -59,7 +59,7 @@ static void gpu_node_presets_expand_to_rail_optimized_clos(void **state)
     expand_ok("test-node:nodes=16", want);
     /* two GPUs per NIC: each has half of it, four rails */
     expand_ok("test-half:nodes=4",
-              "clos:down=8x4,up=1x8,bw=200Gbps,lat=25ns,hop_lat=200ns,node=8,node_bw=300GB/s,node_lat=300ns,rail=4");
+              "clos:down=8x4,up=1x8,bw=200Gbps,lat=25ns,hop_lat=200ns,node=8,node_bw=300GB/s,node_lat=300ns,arch=hopper,rail=4");
 
     /* The topology: 4 nodes of 8, GPU g of every node on rail g's leaf. */
     char spec[512];

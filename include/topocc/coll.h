@@ -61,8 +61,16 @@ typedef enum {
     TC_ALGO_NEIGHBOR,
     TC_ALGO_SEGRING,
     TC_ALGO_AUTO,
+    /* NCCL's own algorithms: after auto, so that auto and "all" (the
+     * MPI-style algorithms, alpha per message) never pick them. */
+    TC_ALGO_NCCL_RING,
     TC_ALGO_COUNT
 } tc_algo;
+
+/* NCCL's protocols (coll/nccl.c). TC_PROTO_NONE: an MPI-style schedule
+ * (the topology's alpha per message). */
+typedef enum { TC_PROTO_NONE = 0, TC_PROTO_LL, TC_PROTO_LL128, TC_PROTO_SIMPLE, TC_PROTO_COUNT } tc_proto;
+const char *tc_proto_name(tc_proto p);  /* "LL", "LL128", "Simple" */
 
 const char *tc_op_name(tc_op op);
 const char *tc_algo_name(tc_algo a);
@@ -112,6 +120,7 @@ typedef struct tc_xfer {
     double bytes;
     uint32_t seg_off, seg_cnt; /* into tc_xfers.segs */
     uint8_t reduce;       /* 1: dst += src data, 0: dst = src data */
+    uint16_t lane;        /* the independent lane it belongs to (tc_sched.lanes; 0 otherwise) */
 } tc_xfer;
 
 /* A growable list of the transfers of one step. */
@@ -155,6 +164,8 @@ typedef struct tc_coll_req {
     tc_variant variant;   /* "rhd:order=", "binomial:tree=" (TC_VARIANT_DEFAULT = the algorithm's default) */
     uint32_t elt;         /* bytes per element: bytes is a whole number of them and blocks are whole
                              elements (tc_coll_round); 0: fluid bytes, blocks of bytes / nblk */
+    uint32_t channels;    /* nccl-*: channels (0 = the default, coll/nccl.c) */
+    tc_proto proto;       /* nccl-*: the protocol (TC_PROTO_NONE = Simple) */
 } tc_coll_req;
 
 /* Element types (--dtype): float32 (4 bytes), fp16, bf16 (2), fp8, int8
@@ -202,6 +213,24 @@ typedef struct tc_sched {
     uint8_t wrap[TC_MAX_DIMS];
     uint32_t node_size;
     uint32_t params[8];   /* algorithm-private integers */
+    /* nccl-* schedules (proto != TC_PROTO_NONE): what the protocol costs,
+     * in place of the topology's alpha (docs/MODEL.md, "NCCL's protocols").
+     * Every transfer pays lat_intra_s (both ends in one scale-up node) or
+     * lat_inter_s after it may go, not serialized with the sender's other
+     * transfers (channels run in parallel); its wire bytes are its bytes
+     * times wire; its rate (bytes of payload per second) is at most
+     * rate_cap_Bps (0: none); the collective pays base_s once. In flow
+     * mode a sender runs at most credit_steps steps ahead of a receiver in
+     * its node, credit_steps_inter of one in another node. */
+    tc_proto proto;
+    double base_s, lat_intra_s, lat_inter_s, wire, rate_cap_Bps;
+    uint32_t credit_steps, credit_steps_inter; /* inside a scale-up node; between nodes */
+    uint32_t channels;    /* channels the schedule uses */
+    /* Lanes (> 1): the transfers of lane k form a schedule of their own
+     * that shares only the network with the others (NCCL's channels run
+     * independently): the flow simulator gives every rank a step of its
+     * own in each lane. 0 or 1: one lane. */
+    uint32_t lanes;
 } tc_sched;
 
 /* Parses "ring", "ring:chunks=8", "dbtree:chunks=64", "rhd:order=far",

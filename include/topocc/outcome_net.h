@@ -42,6 +42,8 @@ typedef struct tc_coll_row {
     tc_algo algo;              /* as requested (TC_ALGO_AUTO for auto) */
     uint32_t chunks, root;     /* as requested (0: the default) */
     tc_variant variant;        /* as requested ("rhd:order=far"; TC_VARIANT_DEFAULT: the default) */
+    uint32_t channels;         /* nccl-*: as requested (0: the default) */
+    tc_proto proto;            /* nccl-*: as requested (TC_PROTO_NONE: the default) */
 } tc_coll_row;
 
 typedef struct tc_collective_out {

@@ -65,6 +65,11 @@ typedef struct tc_link {
     int8_t dir;         /* Clos: +1 up, -1 down; torus: +1 / -1 along the dimension; node: +1 to switch, -1 from it */
 } tc_link;
 
+/* The GPU generation of the endpoints (arch=), for NCCL's per-generation
+ * constants (coll/nccl.c). */
+typedef enum { TC_ARCH_NONE = 0, TC_ARCH_VOLTA, TC_ARCH_AMPERE, TC_ARCH_HOPPER, TC_ARCH_BLACKWELL } tc_arch;
+const char *tc_arch_name(tc_arch a);
+
 typedef enum {
     TC_ROUTE_DEFAULT = 0,  /* ecmp on a Clos, dor on a torus */
     TC_ROUTE_ECMP,         /* Clos: hash(src, dst, seed) over equal-cost up-links */
@@ -126,6 +131,7 @@ typedef struct tc_topo {
      * host slot of endpoint e is hslot[e] (slots rail by rail, node by node
      * within a rail), and the Clos arithmetic (links, routing) is on slots. */
     uint32_t rails;            /* 0: not rail-optimized (hslot NULL, the identity) */
+    uint8_t arch;              /* tc_arch of the endpoints (arch=); TC_ARCH_NONE: not given */
     uint32_t *hslot;           /* n_endpoints */
 
     uint32_t n_degraded;       /* links whose bandwidth tc_topo_degrade_link changed */
@@ -144,7 +150,8 @@ typedef struct tc_topo {
  * message, default 1.1us), seed= (0), node=G[,node_bw=RATE (450GB/s)]
  * [,node_lat=TIME (250ns)][,node_hop_lat=TIME (0)], on a Clos with node=
  * also rail=R (R divides G; each rail's ports fill whole leaves or a leaf
- * holds whole rails). Sources of the defaults:
+ * holds whole rails); and arch=volta|ampere|hopper|blackwell (the GPUs'
+ * generation, for NCCL's constants). Sources of the defaults:
  * docs/MODEL.md, "Latency and overhead defaults".
  * On success *out owns everything (tc_topo_free); on failure *out is NULL and
  * err holds one line. */

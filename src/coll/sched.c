@@ -44,6 +44,7 @@ size_t tc_xfers_add(tc_xfers *x, uint32_t src, uint32_t dst, double bytes, bool 
     t->src = src;
     t->dst = dst;
     t->bytes = bytes;
+    t->lane = 0;
     t->seg_off = (uint32_t)x->nseg;
     t->seg_cnt = 0;
     t->reduce = reduce ? 1 : 0;
@@ -176,7 +177,7 @@ static const char *op_names[TC_OP_COUNT] = {
 static const char *algo_names[TC_ALGO_COUNT] = {
     "ring", "biring", "rd", "rhd", "binomial", "dbtree", "bruck", "pairwise", "direct",
     "torus", "torus-bi", "torus-mp", "swing", "hier", "shift", "scatter-ring", "rsg", "neighbor", "segring",
-    "auto"};
+    "auto", "nccl-ring"};
 
 const char *tc_op_name(tc_op op)
 {
@@ -290,7 +291,7 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
             found = i;
     if (found < 0)
         return tc_fail(err, TC_EINVAL,
-                       "unknown algorithm '%s': accepted are ring, biring, rd, rhd, binomial, dbtree, bruck, pairwise, direct, torus, torus-bi, torus-mp, swing, hier, shift, scatter-ring, rsg, neighbor, segring, auto",
+                       "unknown algorithm '%s': accepted are ring, biring, rd, rhd, binomial, dbtree, bruck, pairwise, direct, torus, torus-bi, torus-mp, swing, hier, shift, scatter-ring, rsg, neighbor, segring, auto, nccl-ring",
                        sp.kind);
     req->algo = (tc_algo)found;
     const char *v = tc_spec_get(&sp, "chunks");
@@ -333,9 +334,36 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
         else
             return tc_fail(err, TC_EINVAL, "invalid tree '%s' in algorithm '%s': accepted are lowbit, highbit", v, s);
     }
+    req->channels = 0;
+    req->proto = TC_PROTO_NONE;
+    bool nccl = req->algo == TC_ALGO_NCCL_RING;
+    v = tc_spec_get(&sp, "channels");
+    if (v) {
+        uint32_t c;
+        if (!nccl)
+            return tc_fail(err, TC_EINVAL, "channels= in algorithm '%s': only nccl-ring has it", s);
+        if (tc_parse_u32(v, &c, NULL) != TC_OK || c < 1 || c > 32)
+            return tc_fail(err, TC_EINVAL, "invalid channels '%s' in algorithm '%s': expected 1 to 32", v, s);
+        req->channels = c;
+    }
+    v = tc_spec_get(&sp, "proto");
+    if (v) {
+        if (!nccl)
+            return tc_fail(err, TC_EINVAL, "proto= in algorithm '%s': only nccl-ring has it", s);
+        if (strcmp(v, "LL") == 0 || strcmp(v, "ll") == 0)
+            req->proto = TC_PROTO_LL;
+        else if (strcmp(v, "LL128") == 0 || strcmp(v, "ll128") == 0)
+            req->proto = TC_PROTO_LL128;
+        else if (strcmp(v, "Simple") == 0 || strcmp(v, "simple") == 0)
+            req->proto = TC_PROTO_SIMPLE;
+        else
+            return tc_fail(err, TC_EINVAL, "invalid proto '%s' in algorithm '%s': accepted are LL, LL128, Simple", v, s);
+    }
+    if (nccl && req->chunks)
+        return tc_fail(err, TC_EINVAL, "chunks= in algorithm '%s': nccl-ring chunks as its protocol does", s);
     return tc_spec_check_unused(&sp, "algorithm",
                                 "chunks (pipelining chunks), root (broadcast/reduce root rank), order (rhd: near, far), "
-                                "tree (binomial: lowbit, highbit)",
+                                "tree (binomial: lowbit, highbit), channels and proto (nccl-ring: LL, LL128, Simple)",
                                 err);
 }
 
@@ -379,6 +407,14 @@ char *tc_algo_format(const tc_coll_req *req, char *buf, size_t len)
     }
     if (req->variant != TC_VARIANT_DEFAULT)
         append_opt(buf, len, &n, &first, tc_variant_name(req->variant));
+    if (req->channels) {
+        snprintf(opt, sizeof opt, "channels=%u", req->channels);
+        append_opt(buf, len, &n, &first, opt);
+    }
+    if (req->proto) {
+        snprintf(opt, sizeof opt, "proto=%s", tc_proto_name(req->proto));
+        append_opt(buf, len, &n, &first, opt);
+    }
     return buf;
 }
 
@@ -402,7 +438,7 @@ const tc_algo_impl *tc_algo_impl_of(tc_algo a)
         [TC_ALGO_SWING] = &tc_impl_swing,       [TC_ALGO_HIER] = &tc_impl_hier,
         [TC_ALGO_SHIFT] = &tc_impl_shift,       [TC_ALGO_SCATTER_RING] = &tc_impl_scatter_ring,
         [TC_ALGO_RSG] = &tc_impl_rsg,           [TC_ALGO_NEIGHBOR] = &tc_impl_neighbor,
-        [TC_ALGO_SEGRING] = &tc_impl_segring,
+        [TC_ALGO_SEGRING] = &tc_impl_segring,   [TC_ALGO_NCCL_RING] = &tc_impl_nccl_ring,
     };
     return (unsigned)a < TC_ALGO_COUNT ? table[a] : NULL;
 }

@@ -21,6 +21,9 @@ tc_steps_ws *tc_steps_ws_new(const tc_topo *t, uint32_t p);
 void tc_steps_ws_free(tc_steps_ws *w);
 /* The same at n sizes: out[k] is the phase's step time with every
  * transfer's bytes times scale[k] (a sweep routes each phase once). */
+/* An nccl-* schedule's latency, base included (steps.c). */
+tc_status tc_steps_nccl_latency(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, const tc_eval_opts *o,
+                                double *lat_s, tc_err *err);
 tc_status tc_steps_phase_sweep(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, const tc_eval_opts *o,
                                uint32_t phase, const double *scale, size_t n, double *out, uint32_t *bottleneck,
                                tc_err *err);

@@ -145,8 +145,27 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
             free(tt);
             return st;
         }
-        /* formula and steps: each phase is routed once for every size. */
-        if (o->mode == TC_MODE_FORMULA)
+        if (a == TC_ALGO_NCCL_RING) {
+            /* Channels, loops and chunks follow the size: one schedule per
+             * size, not one rescaled. */
+            for (size_t i = 0; i < n && st == TC_OK; i++) {
+                if (i > 0) {
+                    tc_sched_free(s);
+                    s = NULL;
+                    r.bytes = sizes[i];
+                    if ((st = tc_coll_build(&r, t, &s, err)))
+                        break;
+                }
+                st = o->flow_detail && n == 1 && o->mode == TC_MODE_FLOW ? run_flow_detail(t, s, o, &tt[i], err)
+                                                                          : run_mode(t, s, o, &tt[i], err);
+                if (st == TC_OK && tt[i] < res[i].time_s) {
+                    res[i].time_s = tt[i];
+                    res[i].algo = (tc_algo)a;
+                    res[i].phases = s->nphases;
+                    res[i].steps = s->nsteps;
+                }
+            }
+        } else if (o->mode == TC_MODE_FORMULA)
             st = tc_eval_formula_sweep(t, s, o, sizes, n, tt, err);
         else if (o->mode == TC_MODE_STEPS)
             st = tc_eval_steps_sweep(t, s, o, sizes, n, tt, err);
@@ -155,7 +174,7 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
             st = o->flow_detail && n == 1 && hi == lo + 1 ? run_flow_detail(t, s, o, &tt[i], err)
                                                           : run_mode(t, s, o, &tt[i], err);
         }
-        for (size_t i = 0; i < n && st == TC_OK; i++) {
+        for (size_t i = 0; i < n && st == TC_OK && a != TC_ALGO_NCCL_RING; i++) {
             /* Strictly faster wins: ties go to the earlier algorithm. */
             if (tt[i] < res[i].time_s) {
                 res[i].time_s = tt[i];

@@ -318,6 +318,23 @@ uint32_t fl_route(fl_sim *S, uint32_t a, uint32_t b)
     return n;
 }
 
+/* The steps of one loop of an nccl-* schedule's rings. */
+static uint32_t nccl_loop_steps(const tc_sched *s)
+{
+    uint32_t R = s->req.p;
+    return s->req.op == TC_OP_ALLREDUCE ? 2 * (R - 1) : R - 1;
+}
+
+/* The latency of the route from endpoint a to b (as flow_start takes it). */
+static double fl_path_lat(fl_sim *S, uint32_t a, uint32_t b)
+{
+    uint32_t n = fl_route(S, a, b);
+    double lat = 0;
+    for (uint32_t k = 0; k < n; k++)
+        lat += S->pw[k] * S->t->links[S->path[k]].lat;
+    return lat;
+}
+
 /* Most incidences a transfer can have. */
 static uint32_t max_incidences(const tc_topo *t, tc_multipath mp)
 {
@@ -400,11 +417,16 @@ static void trace_names(fl_sim *S, FILE *f)
             fprintf(f, "\"job %zu\"", j);
         fputs("}}", f);
         for (uint32_t r = 0; r < J->p; r++)
-            if (J->seen[r])
+            if (J->seen[r] && J->lanes > 1)
+                fprintf(f,
+                        ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%zu,\"tid\":%u,"
+                        "\"args\":{\"name\":\"rank %u channel %u (endpoint %u)\"}}",
+                        j, r, r % J->pfull, r / J->pfull, fl_ep(J, r));
+            else if (J->seen[r])
                 fprintf(f,
                         ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%zu,\"tid\":%u,"
                         "\"args\":{\"name\":\"rank %u (endpoint %u)\"}}",
-                        j, r, r, J->map ? J->map[r] : r);
+                        j, r, r, fl_ep(J, r));
     }
 }
 
@@ -505,10 +527,14 @@ static tc_status emit_next(fl_sim *S, size_t j)
                                    "job %zu: step %u has a transfer from rank %u to rank %u, but the schedule has "
                                    "ranks 0..%u only",
                                    j, s, x->src, x->dst, J->pfull - 1);
-        if (x->src >= p)
+        if (J->lanes > 1 && x->lane >= J->lanes)
+            return S->st = tc_fail(S->err, TC_EINTERNAL, "job %zu: step %u has a transfer in lane %u of %u", j, s,
+                                   x->lane, J->lanes);
+        uint32_t vs = fl_vrank(J, x->lane, x->src);
+        if (vs >= p)
             continue;
-        st->sr[x->src].end++;
-        st->sr[fold_rank(S, x->dst)].recv_left++;
+        st->sr[vs].end++;
+        st->sr[fold_rank(S, fl_vrank(J, x->lane, x->dst))].recv_left++;
         kept++;
     }
     /* Counting sort by sender: end counts, then is the next free place of
@@ -522,8 +548,9 @@ static tc_status emit_next(fl_sim *S, size_t j)
     }
     for (size_t i = 0; i < n; i++) {
         const tc_xfer *x = &S->xf.v[i];
-        if (x->src < p)
-            st->xv[st->sr[x->src].end++] = (fl_sxfer){x->dst, x->bytes};
+        uint32_t vs = fl_vrank(J, x->lane, x->src);
+        if (vs < p)
+            st->xv[st->sr[vs].end++] = (fl_sxfer){fl_vrank(J, x->lane, x->dst), x->bytes};
     }
     st->n = kept;
     st->incomplete = kept;
@@ -555,14 +582,15 @@ tc_status fl_reemit(fl_sim *S, size_t j, uint32_t s)
     size_t kept = 0;
     for (size_t i = 0; i < S->xf.n; i++) {
         const tc_xfer *x = &S->xf.v[i];
-        if (x->src >= J->pfull)
+        if (x->src >= J->pfull || (J->lanes > 1 && x->lane >= J->lanes))
             return reemit_differs(S, j, s);
-        if (x->src >= p)
+        uint32_t vs = fl_vrank(J, x->lane, x->src);
+        if (vs >= p)
             continue; /* folded: an image */
-        uint32_t lim = x->src + 1 < p ? st->sr[x->src + 1].first : (uint32_t)st->n;
-        if (st->sr[x->src].end >= lim)
+        uint32_t lim = vs + 1 < p ? st->sr[vs + 1].first : (uint32_t)st->n;
+        if (st->sr[vs].end >= lim)
             return reemit_differs(S, j, s);
-        st->xv[st->sr[x->src].end++] = (fl_sxfer){x->dst, x->bytes};
+        st->xv[st->sr[vs].end++] = (fl_sxfer){fl_vrank(J, x->lane, x->dst), x->bytes};
         kept++;
     }
     return kept == st->n ? TC_OK : reemit_differs(S, j, s);
@@ -740,8 +768,8 @@ static void deliver(fl_sim *S, uint32_t job, uint32_t s, uint32_t src, uint32_t 
 static void flow_start(fl_sim *S, uint32_t f)
 {
     fl_job *J = &S->jobs[S->f_job[f]];
-    uint32_t a = J->map ? J->map[S->f_src[f]] : S->f_src[f];
-    uint32_t b = J->map ? J->map[S->f_dst[f]] : S->f_dst[f];
+    uint32_t a = fl_ep(J, S->f_src[f]);
+    uint32_t b = fl_ep(J, S->f_dst[f]);
     uint32_t n = fl_route(S, a, b);
     if (n == 0) {
         if (S->st == TC_OK)
@@ -756,6 +784,8 @@ static void flow_start(fl_sim *S, uint32_t f)
         n = fl_fold_path(S, n);
     for (uint32_t k = 0; k < n; k++)
         S->link_bytes[S->path[k]] += S->pw[k] * bytes;
+    if (J->s->proto && S->f_step[f] >= nccl_loop_steps(J->s))
+        lat = 0; /* pipelined behind the first loop (flow_go) */
     S->f_lat[f] = lat;
     S->f_state[f] = ST_XMIT;
     S->f_tlast[f] = S->now;
@@ -776,6 +806,31 @@ static void flow_start(fl_sim *S, uint32_t f)
 static void flow_go(fl_sim *S, uint32_t f)
 {
     S->f_issue[f] = S->now;
+    const fl_job *J = &S->jobs[S->f_job[f]];
+    const tc_sched *sc = J->s;
+    if (sc->proto && S->f_step[f] >= nccl_loop_steps(sc)) {
+        /* A later loop runs behind the first in NCCL's pipeline: no step
+         * latency (and no propagation: flow_start). */
+        flow_start(S, f);
+        return;
+    }
+    if (sc->proto) {
+        /* An NCCL protocol's step latency, by where the two ends are; the
+         * channels run in parallel: no overhead clock. */
+        const tc_topo *t = S->t;
+        uint32_t a = fl_ep(J, S->f_src[f]);
+        uint32_t b = fl_ep(J, S->f_dst[f]);
+        bool local = t->node_size > 1 && a / t->node_size == b / t->node_size;
+        double lat = local ? sc->lat_intra_s : sc->lat_inter_s;
+        /* The protocol's step latency includes a path's: the path adds only
+         * what it has beyond (flow_start's latency; max(step, path) in all). */
+        lat -= fl_path_lat(S, a, b);
+        if (lat > 0)
+            heap_set(S, f, S->now + lat);
+        else
+            flow_start(S, f);
+        return;
+    }
     double alpha = S->t->alpha;
     if (alpha > 0) {
         double *clk = &S->jobs[S->f_job[f]].rk[S->f_src[f]].oclk;
@@ -802,9 +857,14 @@ static void advance(fl_sim *S, uint32_t job, uint32_t r)
 {
     fl_job *J = &S->jobs[job];
     fl_rank *R = &J->rk[r];
-    bool sender_fifo = S->o.deps != TC_DEPS_RECV;
+    /* NCCL's credits (deps auto on an nccl-* schedule): a sender runs up to
+     * credit_steps steps ahead of its receiver and does not wait for its
+     * own sends (docs/MODEL.md, "NCCL's ring and protocols"). */
+    bool credit = J->s->proto && S->o.deps == TC_DEPS_AUTO;
+    const tc_topo *t = S->t;
+    double wire = J->s->proto ? J->s->wire : 1;
+    bool sender_fifo = S->o.deps != TC_DEPS_RECV && !credit;
     bool may_park = S->o.deps == TC_DEPS_RENDEZVOUS || S->o.deps == TC_DEPS_AUTO;
-    const uint32_t *map = J->map;
     while (S->st == TC_OK && R->issue < J->nsteps && R->pend == 0 && (!sender_fifo || R->outst == 0)) {
         uint32_t s = R->issue;
         while (J->hi <= s && S->st == TC_OK)
@@ -816,15 +876,19 @@ static void advance(fl_sim *S, uint32_t job, uint32_t r)
         R->issue = s + 1;
         R->pend += me->recv_left;
         st->unissued--;
-        uint32_t a = map ? map[r] : r;
+        uint32_t a = fl_ep(J, r);
         for (uint32_t k = me->first; k < me->end && S->st == TC_OK; k++) {
             uint32_t d = st->xv[k].dst;
             double bytes = st->xv[k].bytes;
-            uint32_t b = map ? map[d] : d;
+            uint32_t b = fl_ep(J, d);
             if (!count_event(S))
                 return;
             uint32_t dc = fold_rank(S, d);
-            bool park = waits_for_receiver(S, bytes) && J->rk[dc].issue <= s;
+            uint32_t slack = 1;
+            if (credit)
+                slack = t->node_size > 1 && a / t->node_size == b / t->node_size ? J->s->credit_steps
+                                                                                  : J->s->credit_steps_inter;
+            bool park = (credit || waits_for_receiver(S, bytes)) && J->rk[dc].issue + slack <= s + 1;
             if (a == b && !park) {
                 /* A local copy: instantaneous. */
                 deliver(S, job, s, r, d, bytes, S->now, S->now);
@@ -839,13 +903,14 @@ static void advance(fl_sim *S, uint32_t job, uint32_t r)
             S->f_step[f] = s;
             S->f_src[f] = r;
             S->f_dst[f] = d;
-            S->f_bytes[f] = bytes;
+            S->f_bytes[f] = bytes * wire;
             S->f_issue[f] = S->now;
             S->f_hpos[f] = NONE;
             S->f_state[f] = ST_ALPHA;
             R->outst++;
             if (park) {
-                fl_srank *dr = &st->sr[dc];
+                /* parked on the step the receiver must pass */
+                fl_srank *dr = &slot(J, s + 1 - slack)->sr[dc];
                 S->f_next[f] = dr->wait;
                 dr->wait = f;
             } else {
@@ -855,11 +920,11 @@ static void advance(fl_sim *S, uint32_t job, uint32_t r)
         if (may_park) {
             uint32_t f = me->wait;
             me->wait = NONE;
-            uint32_t b = map ? map[r] : r;
+            uint32_t b = fl_ep(J, r);
             for (; f != NONE && S->st == TC_OK; f = S->f_next[f]) {
                 uint32_t src = S->f_src[f];
-                if ((map ? map[src] : src) == b) {
-                    deliver(S, job, s, src, r, S->f_bytes[f], S->f_issue[f], S->now);
+                if (fl_ep(J, src) == b) {
+                    deliver(S, job, S->f_step[f], src, r, S->f_bytes[f], S->f_issue[f], S->now);
                     fl_rank *Q = &J->rk[src];
                     Q->outst--;
                     if (Q->outst == 0 && Q->pend == 0)
@@ -1032,6 +1097,22 @@ static tc_status sim_init(fl_sim *S, const tc_topo *t, const tc_flow_job *jobs, 
         return oom(S);
     for (uint32_t l = 0; l < t->n_links; l++)
         S->cap[l] = t->links[l].bw > 0 ? t->links[l].bw : 0;
+    /* An NCCL protocol's rate cap (coll.h; on payload, so on the wire it is
+     * times the wire factor) is the solver's cap: every job must have the
+     * same one. */
+    double proto_cap = -1;
+    for (size_t j = 0; j < njobs; j++) {
+        const tc_sched *s = jobs[j].sched;
+        double c = s->proto && s->rate_cap_Bps > 0 ? s->rate_cap_Bps * s->wire : 0;
+        if (proto_cap >= 0 && c != proto_cap)
+            return S->st = tc_fail(err, TC_EINVAL,
+                                   "flow: jobs whose NCCL protocols cap the rate differently cannot run together "
+                                   "(job %zu: %g B/s, an earlier job %g B/s; 0: none)",
+                                   j, c, proto_cap);
+        proto_cap = c;
+    }
+    if (proto_cap > 0 && (!(S->o.rate_cap_Bps > 0) || proto_cap < S->o.rate_cap_Bps))
+        S->o.rate_cap_Bps = proto_cap;
     if (tc_mm_init(&S->mm, t->n_links, S->cap, S->stride, S->o.rate_cap_Bps) != TC_OK)
         return oom(S);
     for (size_t j = 0; j < njobs; j++) {
@@ -1039,6 +1120,10 @@ static tc_status sim_init(fl_sim *S, const tc_topo *t, const tc_flow_job *jobs, 
         J->s = jobs[j].sched;
         J->map = jobs[j].rank_map;
         J->p = J->pfull = J->s->req.p;
+        J->lanes = J->s->lanes > 1 ? J->s->lanes : 1;
+        if ((uint64_t)J->p * J->lanes > UINT32_MAX / 2)
+            return S->st = tc_fail(err, TC_EINVAL, "flow: job %zu has %u ranks in %u lanes: too many", j, J->p, J->lanes);
+        J->p *= J->lanes;
         J->nsteps = J->s->nsteps;
         J->start = jobs[j].start_s;
         J->finish = J->start;
@@ -1188,9 +1273,11 @@ static tc_status results(fl_sim *S, tc_flow_result *res)
     for (size_t j = 0; j < S->njobs; j++) {
         fl_job *J = &S->jobs[j];
         tc_flow_job_result *x = &res->jobs[j];
+        /* An NCCL protocol's base latency: once, at the end. */
+        double base = J->s->proto ? J->s->base_s : 0;
         x->start_s = J->start;
-        x->finish_s = J->finish;
-        x->time_s = J->finish - J->start;
+        x->finish_s = J->finish + base;
+        x->time_s = J->finish + base - J->start;
         /* Folded (j = 0): each simulated rank and transfer stands for n. */
         uint64_t n = j == 0 && S->fold_T ? S->fold_n : 1;
         x->transfers = J->transfers * n;
@@ -1200,14 +1287,18 @@ static tc_status results(fl_sim *S, tc_flow_result *res)
             return oom(S);
         }
         tmp = v;
-        for (uint32_t r = 0; r < J->p; r++)
+        /* A rank finishes with the last of its lanes. */
+        uint32_t np = J->lanes > 1 ? J->pfull : J->p;
+        for (uint32_t r = 0; r < np; r++)
             tmp[r] = J->rk[r].fin - J->start;
-        qsort(tmp, J->p, sizeof *tmp, cmp_double);
-        if (J->p) {
+        for (uint32_t v = np; v < J->p; v++)
+            tmp[v % np] = fmax(tmp[v % np], J->rk[v].fin - J->start);
+        qsort(tmp, np, sizeof *tmp, cmp_double);
+        if (np) {
             /* Over all ranks: the sorted values each n times. */
-            uint64_t P = (uint64_t)J->p * n;
+            uint64_t P = (uint64_t)np * n;
             x->rank_finish_min_s = tmp[0];
-            x->rank_finish_max_s = tmp[J->p - 1];
+            x->rank_finish_max_s = tmp[np - 1];
             x->rank_finish_median_s = P % 2 ? tmp[P / 2 / n] : (tmp[(P / 2 - 1) / n] + tmp[P / 2 / n]) / 2;
         }
         first = fmin(first, J->start);

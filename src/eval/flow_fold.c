@@ -189,6 +189,8 @@ tc_status fl_fold_init(fl_sim *S)
         S->fold_off = "tracing";
     else if (S->njobs != 1)
         S->fold_off = "several jobs";
+    else if (S->jobs[0].lanes > 1)
+        S->fold_off = "independent lanes (channels)";
     if (S->fold_off)
         return TC_OK;
     fl_job *J = &S->jobs[0];

@@ -49,6 +49,7 @@ typedef struct fl_job {
     const uint32_t *map;
     uint32_t p, nsteps;   /* p: the ranks simulated (folded: T) */
     uint32_t pfull;       /* the schedule's ranks */
+    uint32_t lanes;       /* the schedule's lanes (>= 1): rank r of lane k is simulated rank k pfull + r */
     double start;
     fl_rank *rk;          /* p */
     fl_step *win;
@@ -128,6 +129,19 @@ typedef struct fl_sim {
     double *lw;           /* fold_n / the size of the link's orbit */
     const char *fold_off;
 } fl_sim;
+
+/* The endpoint of simulated rank v (its lane's rank, through the map). */
+static inline uint32_t fl_ep(const fl_job *J, uint32_t v)
+{
+    uint32_t r = v >= J->pfull ? v % J->pfull : v;
+    return J->map ? J->map[r] : r;
+}
+
+/* The simulated rank of a transfer's end r in lane k. */
+static inline uint32_t fl_vrank(const fl_job *J, uint32_t lane, uint32_t r)
+{
+    return lane && J->lanes > 1 ? lane * J->pfull + r : r;
+}
 
 /* The simulated rank that receives for rank d (its class). */
 static inline uint32_t fold_rank(const fl_sim *S, uint32_t d)

@@ -158,7 +158,9 @@ static bool runs_init(fl_sim *S, const tc_sched *s, fl_skip *k)
     for (uint32_t i = 0; i < n && ok; i++) {
         const tc_phase *ph = &s->phases[i];
         k->run_first[i] = ph->first_step;
-        if (i > 0 && ph->repeat && s->phases[i - 1].repeat && phase_alike(ph, &s->phases[i - 1]) &&
+        /* An nccl-* schedule's first loop differs from its later ones in
+         * latency, not in transfers: never joined. */
+        if (i > 0 && !s->proto && ph->repeat && s->phases[i - 1].repeat && phase_alike(ph, &s->phases[i - 1]) &&
             s->phases[i - 1].first_step + s->phases[i - 1].repeat == ph->first_step) {
             if (!have_a)
                 ok = tc_sched_emit(s, s->phases[i - 1].first_step, &a) == TC_OK && !a.oom;

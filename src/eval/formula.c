@@ -670,7 +670,7 @@ static void ctx_init(fm_ctx *c, const tc_topo *t, const tc_sched *s, const tc_ev
     for (uint32_t r = 0; c->rank_map && r < c->p && identity; r++)
         identity = c->rank_map[r] == r;
     /* Rails: ranks are not host slots (the steps path routes them). */
-    c->closed_ok = identity && !t->hslot && t->n_degraded == 0 && (t->kind != TC_TOPO_CLOS || c->routing == TC_ROUTE_DMODK);
+    c->closed_ok = identity && !t->hslot && !s->proto && t->n_degraded == 0 && (t->kind != TC_TOPO_CLOS || c->routing == TC_ROUTE_DMODK);
 }
 
 static tc_status formula_run(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, const double *sizes, size_t n,
@@ -685,9 +685,17 @@ static tc_status formula_run(const tc_topo *t, const tc_sched *s, const tc_eval_
     ctx_init(&c, t, s, o);
     double *scale = tc_calloc(n, sizeof *scale), *tmp = tc_calloc(n, sizeof *tmp);
     tc_status st = scale && tmp ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
+    double lat = 0;
+    if (st == TC_OK && s->proto) {
+        if (!c.ws && !(c.ws = tc_steps_ws_new(t, c.p)))
+            st = tc_fail(err, TC_EINTERNAL, "out of memory");
+        tc_eval_opts oo = {.mode = TC_MODE_FORMULA, .routing = c.routing, .rank_map = c.rank_map};
+        if (st == TC_OK)
+            st = tc_steps_nccl_latency(c.ws, t, s, &oo, &lat, err);
+    }
     for (size_t k = 0; k < n && st == TC_OK; k++) {
         scale[k] = tc_sched_scale(s, sizes[k]);
-        times[k] = 0;
+        times[k] = lat; /* an NCCL protocol's latency (0 for the others) */
     }
     for (uint32_t i = 0; i < s->nphases && st == TC_OK; i++) {
         if (!s->phases[i].repeat)

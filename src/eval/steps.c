@@ -63,9 +63,13 @@ void tc_steps_ws_free(tc_steps_ws *w)
  * route every transfer twice (count the flows per link, then read each
  * transfer's share) instead of storing the paths: an all-to-all step on
  * 4,096 ranks has 16.7 million of them. */
-static void step_times(const tc_topo *t, const tc_eval_opts *o, const tc_xfers *x, tc_steps_ws *w, const double *scale,
-                       size_t n, double *out, uint32_t *bottleneck)
+static void step_times(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *o, const tc_xfers *x, tc_steps_ws *w,
+                       const double *scale, size_t n, double *out, uint32_t *bottleneck)
 {
+    /* An NCCL protocol (coll.h): its step latency instead of alpha, its
+     * wire bytes, its rate cap. */
+    bool proto = sc->proto != TC_PROTO_NONE;
+    double wire = proto ? sc->wire : 1, cap = proto && sc->rate_cap_Bps > 0 ? sc->rate_cap_Bps * sc->wire : INFINITY;
     uint32_t *path = w->path;
     for (size_t i = 0; i < x->n; i++) {
         const tc_xfer *tr = &x->v[i];
@@ -98,6 +102,15 @@ static void step_times(const tc_topo *t, const tc_eval_opts *o, const tc_xfers *
                 share = sh, low = path[j];
         }
         double k = w->sends[tr->src], b = share < INFINITY ? tr->bytes / share : 0;
+        if (proto) {
+            /* The latency is the rings' critical path (tc_steps_nccl_latency),
+             * added once: a step costs its bytes. */
+            lat = 0;
+            k = 0;
+            if (cap < share)
+                share = cap, low = UINT32_MAX;
+            b = share < INFINITY ? tr->bytes * wire / share : 0;
+        }
         for (size_t q = 0; q < n; q++) {
             double v = (o->alphas ? o->alphas[q] : t->alpha) * k + lat + b * scale[q];
             if (v > out[q]) {
@@ -112,6 +125,67 @@ static void step_times(const tc_topo *t, const tc_eval_opts *o, const tc_xfers *
         w->sends[x->v[i].src] = 0;
 }
 
+/* An nccl-* schedule's latency: a chunk crosses one hop per step and the
+ * next step waits for it, so the steps of one loop of a channel's ring
+ * chain up; NCCL's protocols forward a chunk as its lines or slices arrive,
+ * so the loops after the first run behind it in a pipeline and add no
+ * latency of their own. The latency is the largest sum of hop latencies
+ * over the nsteps_loop consecutive hops of one loop (2(R-1) for all-reduce,
+ * R-1 for reduce-scatter and all-gather) of any channel's ring, a hop's
+ * latency being the protocol's step latency for its kind (inside a node or
+ * between nodes) or its path's, whichever is larger; plus the base latency
+ * once. This is NCCL's own latency model (src/graph/tuning.cc:241-248:
+ * (nsteps - nInterSteps) intra + nInterSteps inter) with the hops of the
+ * rings as placed. Step 0 holds every channel's ring as transfers
+ * k R .. k R + R - 1, position i to i + 1. */
+tc_status tc_steps_nccl_latency(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, const tc_eval_opts *o,
+                                double *lat_s, tc_err *err)
+{
+    *lat_s = s->base_s;
+    if (s->nsteps == 0)
+        return TC_OK;
+    if (tc_sched_emit(s, 0, &w->x))
+        return tc_fail(err, TC_EINTERNAL, "schedule %s: emitting step 0 failed", tc_algo_name(s->algo));
+    uint32_t R = s->req.p, C = s->channels;
+    if (w->x.n != (size_t)C * R)
+        return tc_fail(err, TC_EINTERNAL, "schedule %s: step 0 has %zu transfers, not %u channels of %u", tc_algo_name(s->algo),
+                       w->x.n, C, R);
+    double *h = malloc(2 * (size_t)R * sizeof *h);
+    if (!h)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    uint64_t m = s->req.op == TC_OP_ALLREDUCE ? 2 * (uint64_t)(R - 1) : R - 1, full = m / R, rest = m % R;
+    double best = 0;
+    for (uint32_t k = 0; k < C; k++) {
+        double ring = 0;
+        for (uint32_t i = 0; i < R; i++) {
+            const tc_xfer *tr = &w->x.v[(size_t)k * R + i];
+            uint32_t a = o->rank_map ? o->rank_map[tr->src] : tr->src;
+            uint32_t b = o->rank_map ? o->rank_map[tr->dst] : tr->dst;
+            uint32_t n = tc_topo_route(t, o->routing, a, b, w->path);
+            double pl = 0;
+            for (uint32_t j = 0; j < n; j++)
+                pl += t->links[w->path[j]].lat;
+            bool local = t->node_size > 1 && a / t->node_size == b / t->node_size;
+            h[i] = h[i + R] = fmax(pl, local ? s->lat_intra_s : s->lat_inter_s);
+            ring += h[i];
+        }
+        /* the best window of rest consecutive hops, after full turns */
+        double win = 0;
+        for (uint64_t i = 0; i < rest; i++)
+            win += h[i];
+        double top = win;
+        for (uint32_t i = 1; i < R && rest; i++) {
+            win += h[i + rest - 1] - h[i - 1];
+            if (win > top)
+                top = win;
+        }
+        best = fmax(best, (double)full * ring + top);
+    }
+    free(h);
+    *lat_s += best;
+    return TC_OK;
+}
+
 tc_status tc_steps_phase_sweep(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, const tc_eval_opts *o,
                                uint32_t phase, const double *scale, size_t n, double *out, uint32_t *bottleneck,
                                tc_err *err)
@@ -121,7 +195,7 @@ tc_status tc_steps_phase_sweep(tc_steps_ws *w, const tc_topo *t, const tc_sched 
         return tc_fail(err, TC_EINTERNAL, "schedule %s: emitting step %u failed", tc_algo_name(s->algo),
                        ph->first_step);
     uint32_t b;
-    step_times(t, o, &w->x, w, scale, n, out, bottleneck ? bottleneck : &b);
+    step_times(t, s, o, &w->x, w, scale, n, out, bottleneck ? bottleneck : &b);
     return TC_OK;
 }
 
@@ -140,9 +214,12 @@ tc_status tc_eval_steps_sweep(const tc_topo *t, const tc_sched *s, const tc_eval
     tc_status st = w && scale && tmp ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
     tc_eval_opts oo = *o;
     oo.routing = tc_eval_routing(TC_MODE_STEPS, t, o->routing);
+    double lat = 0;
+    if (st == TC_OK && s->proto)
+        st = tc_steps_nccl_latency(w, t, s, &oo, &lat, err);
     for (size_t k = 0; k < n && st == TC_OK; k++) {
         scale[k] = tc_sched_scale(s, sizes[k]);
-        times[k] = 0;
+        times[k] = lat; /* an NCCL protocol's latency (0 for the others) */
     }
     for (uint32_t i = 0; i < s->nphases && st == TC_OK; i++) {
         if (!s->phases[i].repeat)

@@ -152,6 +152,8 @@ static tc_status coll_rows(const tc_scenario *s, const tc_topo *t, tc_collective
         r->chunks = q.chunks;
         r->root = q.root;
         r->variant = q.variant;
+        r->channels = q.channels;
+        r->proto = q.proto;
     }
     if (o->nalgos == 0)
         return tc_fail(err, TC_EINVAL, "no algorithm is valid for %s on %u ranks of this topology",
@@ -171,6 +173,8 @@ static tc_status chosen_sched(const tc_topo *t, const tc_coll_row *row, const tc
                      .elt = r->elt};
     q.chunks = row->algo == TC_ALGO_AUTO ? 0 : row->chunks;
     q.variant = row->algo == TC_ALGO_AUTO ? TC_VARIANT_DEFAULT : row->variant;
+    q.channels = row->channels;
+    q.proto = row->proto;
     return tc_coll_build(&q, t, sc, err);
 }
 
@@ -234,7 +238,7 @@ static tc_status coll_eval(const tc_scenario *s, const tc_run_opts *ro, tc_colle
     for (size_t i = 0; i < o->nalgos && st == TC_OK; i++) {
         const tc_coll_row *row = &o->rows[i];
         tc_coll_req req = {.op = o->op, .algo = row->algo, .p = o->ranks, .chunks = row->chunks, .root = row->root,
-                           .variant = row->variant,
+                           .variant = row->variant, .channels = row->channels, .proto = row->proto,
                            .elt = tc_dtype_size(s->dtype)};
         if (eo.mode == TC_MODE_FLOW &&
             (st = sweep_mem_check(t, &req, max_of(s->sizes, o->nsizes), map, &fo, ro, err)))

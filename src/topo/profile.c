@@ -298,7 +298,10 @@ static tc_status expand_gpu_node(const tc_profile *p, uint32_t nodes, char *spec
 {
     uint32_t G = 0, R = 0, radix = 0;
     double nv = 0, eff = 0, nvlat = 0, nic = 0, swlat = 0, cable = 0;
+    const char *arch = NULL;
     tc_status st = count_field(p, "gpus_per_node", &G, err);
+    if (!st)
+        st = tc_profile_str(p, "gpu_arch", &arch, err);
     if (!st)
         st = count_field(p, "nics_per_node", &R, err);
     if (!st)
@@ -330,8 +333,9 @@ static tc_status expand_gpu_node(const tc_profile *p, uint32_t nodes, char *spec
     uint32_t k = G / R;
     double port = nic / k; /* Gb/s per GPU */
     char node[256];
-    snprintf(node, sizeof node, "bw=%.12gGbps,lat=%.12gns,hop_lat=%.12gns,node=%u,node_bw=%.12gGB/s,node_lat=%.12gns",
-             port, cable, swlat, G, nv * eff, nvlat);
+    snprintf(node, sizeof node,
+             "bw=%.12gGbps,lat=%.12gns,hop_lat=%.12gns,node=%u,node_bw=%.12gGB/s,node_lat=%.12gns,arch=%.16s", port,
+             cable, swlat, G, nv * eff, nvlat, arch);
     if (nodes == 1) {
         snprintf(spec, len, "clos:down=%u,up=1,%s", G, node);
         return TC_OK;

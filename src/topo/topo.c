@@ -12,7 +12,7 @@
 #include <string.h>
 #include "topo_int.h"
 
-#define COMMON_KEYS "hop_lat, alpha, seed, node, node_bw, node_lat, node_hop_lat"
+#define COMMON_KEYS "hop_lat, alpha, seed, node, node_bw, node_lat, node_hop_lat, arch"
 #define CLOS_KEYS "down, up, links, hosts, radix, tiers, oversub, bw, bw1..bw6, lat, lat1..lat6, rail, " COMMON_KEYS
 #define TORUS_KEYS "dims, wrap, bw, lat, " COMMON_KEYS
 
@@ -111,7 +111,7 @@ const char *tc_topo_list_str(const uint32_t *v, int n, char *buf, size_t len)
  * as such rather than as a missing key. */
 static bool accepted_key(const char *kind, const char *key)
 {
-    static const char *common[] = {"hop_lat", "alpha", "seed", "node", "node_bw", "node_lat", "node_hop_lat", NULL};
+    static const char *common[] = {"hop_lat", "alpha", "seed", "node", "node_bw", "node_lat", "node_hop_lat", "arch", NULL};
     static const char *clos[] = {"down", "up", "links", "hosts", "radix", "tiers", "oversub", "bw", "lat", "rail", NULL};
     static const char *torus[] = {"dims", "wrap", "bw", "lat", NULL};
     for (const char **k = common; *k; k++)
@@ -180,6 +180,26 @@ static tc_status read_rails(tc_spec *sp, tc_topo *t, uint32_t g, bool has_node, 
     return TC_OK;
 }
 
+static const char *arch_names[] = {"", "volta", "ampere", "hopper", "blackwell"};
+
+const char *tc_arch_name(tc_arch a)
+{
+    return (unsigned)a < sizeof arch_names / sizeof *arch_names && a ? arch_names[a] : "-";
+}
+
+static tc_status read_arch(tc_spec *sp, tc_topo *t, tc_err *err)
+{
+    const char *v = tc_spec_get(sp, "arch");
+    if (!v)
+        return TC_OK;
+    for (unsigned i = 1; i < sizeof arch_names / sizeof *arch_names; i++)
+        if (strcmp(v, arch_names[i]) == 0) {
+            t->arch = (uint8_t)i;
+            return TC_OK;
+        }
+    return tc_fail(err, TC_EINVAL, "%s spec: arch='%s': accepted are volta, ampere, hopper, blackwell", sp->kind, v);
+}
+
 static tc_status read_common(tc_spec *sp, tc_topo *t, tc_err *err)
 {
     const char *kind = sp->kind;
@@ -195,6 +215,8 @@ static tc_status read_common(tc_spec *sp, tc_topo *t, tc_err *err)
         st = tc_topo_get_time(sp, kind, "alpha", &t->alpha, NULL, err);
     if (st == TC_OK)
         st = read_seed(sp, &t->seed, err);
+    if (st == TC_OK)
+        st = read_arch(sp, t, err);
     if (st == TC_OK)
         st = tc_topo_get_u32(sp, kind, "node", &g, &has_node, err);
     if (st == TC_OK)
@@ -285,6 +307,8 @@ static void canonical_spec(tc_topo *t)
         if (t->rails)
             tc_topo_put(t->spec, sizeof t->spec, ",rail=%u", t->rails);
     }
+    if (t->arch)
+        tc_topo_put(t->spec, sizeof t->spec, ",arch=%s", tc_arch_name((tc_arch)t->arch));
     tc_topo_put(t->spec, sizeof t->spec, ",alpha=%s", tc_topo_time_str(t->alpha, a, sizeof a));
     if (t->seed)
         tc_topo_put(t->spec, sizeof t->spec, ",seed=%llu", (unsigned long long)t->seed);

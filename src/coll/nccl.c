@@ -1,0 +1,283 @@
+/*
+ * nccl.c - NCCL's ring (nccl-ring) and the costs of its protocols, as
+ * NVIDIA/nccl v2.21.5-1 (commit ab2b89c4) has them (docs/MODEL.md, "NCCL's
+ * ring and protocols"; every constant below names its file and line there).
+ *
+ * Channels. NCCL runs C channels at once, each a ring over all ranks on its
+ * own part of the buffer (src/enqueue.cc:431-489, one contiguous slice per
+ * channel since v2.20; topocc cuts the buffer into C equal slices). Ring
+ * order (src/graph/connect.cc:39-109): channel k visits node 0's GPUs, then
+ * node 1's, ...; a node is entered and left through the NIC of the
+ * channel's rail, and with an entry and an exit NIC that differ, odd nodes
+ * swap them (connect.cc:383-396), so that every hop between nodes stays on
+ * one rail. topocc's channel k enters even nodes at GPU a = k mod G and
+ * leaves at b = a + 1 (visiting a, a-1, ..., b), odd nodes the other way
+ * (b, b+1, ..., a): node n's exit GPU and node n+1's entry GPU are the same
+ * GPU index, hence the same rail of a rail-optimized Clos; with an odd node
+ * count the hop from the last node back to node 0 changes rail (NCCL would
+ * send it through PXN). Ranks are GPUs node by node (rank r: GPU r mod G of
+ * node r / G, G the topology's node size).
+ *
+ * Chunks. Each channel runs its slice in loops of R chunks (R ranks), a
+ * chunk being at most the protocol's chunk size: Simple 2 MiB (the buffer,
+ * 4 MiB, over NCCL_STEPS = 8 slots, times 4 steps per chunk), LL 32 KiB,
+ * LL128 576,000 B (src/enqueue.cc:1722-1729, src/include/collectives.h:
+ * 13-23, src/init.cc:542-544). An all-reduce loop is 2(R-1) steps
+ * (src/device/all_reduce.h:12-80), a reduce-scatter or all-gather loop
+ * R-1. NCCL fills whole loops of full chunks and cuts the last loop's
+ * chunks smaller (enqueue.cc:225-245); topocc cuts the slice into the same
+ * number of loops of equal chunks (the same steps and bytes, chunks of one
+ * size). Small messages use fewer channels: NCCL lowers the count while the
+ * bytes are below channels x threads x threshold (enqueue.cc:1589-1593;
+ * threads 512 LL and Simple, 640 LL128; thresholds 8 x ranks LL, 8 LL128,
+ * 64 Simple, src/include/comm.h:35-37, src/graph/tuning.cc:376-383).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "coll/algos.h"
+
+const char *tc_proto_name(tc_proto p)
+{
+    switch (p) {
+    case TC_PROTO_LL: return "LL";
+    case TC_PROTO_LL128: return "LL128";
+    case TC_PROTO_SIMPLE: return "Simple";
+    default: return "none";
+    }
+}
+
+/* ---- NCCL v2.21.5-1's tuning constants (src/graph/tuning.cc) ---- */
+
+/* baseLat[Ring][proto], us (tuning.cc:56-59): LL, LL128, Simple. */
+static const double base_lat_us[3] = {6.6, 14.0, 8.4};
+/* hwLat[NVLINK] and hwLat[NET] for Ring, us (tuning.cc:67-77). */
+static const double hw_nvlink_us[3] = {.6, 1.9, 3.4};
+static const double hw_net_us[3] = {2.7, 4.0, 14.0};
+/* The network overhead a multi-node ring step pays at least, us (1 on
+ * Intel and other CPUs, 2 on AMD: tuning.cc:108-118), three times for
+ * Simple (tuning.cc:242-247). topocc does not model the host CPU: Intel's
+ * (assumed). */
+#define NET_OVERHEAD_US 1.0
+/* llMaxBws (tuning.cc:86-90), GB/s, by row then 1, 2, >= 4 nodes: one
+ * node takes the row of its GPU generation (Volta, Ampere, Hopper), more
+ * nodes row 0 (Intel CPUs; row 1 is AMD's). */
+static const double ll_max_bw[3][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}};
+/* perChMaxRingLL128Bws (tuning.cc:92-96), GB/s per search channel. */
+static const double ll128_per_ch[3] = {20.0, 20.0, 36.7};
+
+/* Chunk payload of one ring step (see the top of the file). */
+static double chunk_bytes(tc_proto p)
+{
+    return p == TC_PROTO_LL ? 32768.0 : p == TC_PROTO_LL128 ? 576000.0 : 2097152.0;
+}
+
+/* Bytes on the wire per byte of payload: LL lines carry 8 data bytes and 8
+ * flag bytes (src/include/device.h:38-51); LL128 lines 120 of 128
+ * (device.h:70-72). */
+static double wire_factor(tc_proto p)
+{
+    return p == TC_PROTO_LL ? 2.0 : p == TC_PROTO_LL128 ? 128.0 / 120.0 : 1.0;
+}
+
+/* The row of the architecture tables: Volta 0, Ampere 1, Hopper and later
+ * 2 (v2.21.5-1 has no Blackwell row: a newer GPU takes Hopper's,
+ * tuning.cc:139). Unknown: Hopper. */
+static int arch_row(const tc_topo *t)
+{
+    if (!t || t->arch == TC_ARCH_NONE)
+        return 2;
+    return t->arch == TC_ARCH_VOLTA ? 0 : t->arch == TC_ARCH_AMPERE ? 1 : 2;
+}
+
+/* Fills the protocol's costs into s (coll.h): nodes is the number of
+ * scale-up nodes the ranks span, C the channels used. */
+static void proto_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t C)
+{
+    tc_proto p = s->proto;
+    int i = p - TC_PROTO_LL;
+    s->base_s = base_lat_us[i] * 1e-6;
+    double intra = hw_nvlink_us[i];
+    if (nodes > 1)
+        intra = fmax(intra, NET_OVERHEAD_US * (p == TC_PROTO_SIMPLE ? 3 : 1));
+    s->lat_intra_s = intra * 1e-6;
+    s->lat_inter_s = hw_net_us[i] * 1e-6;
+    s->wire = wire_factor(p);
+    int col = nodes <= 2 ? (int)nodes - 1 : 2, row = nodes == 1 ? arch_row(t) : 0;
+    if (col < 0)
+        col = 0;
+    /* LL: the whole collective's bus bandwidth at most llMaxBw (tuning.cc:
+     * 180), shared by its C channels; LL128: each of NCCL's search channels
+     * (half the channels run: connect.cc:443) at most perChMaxRingLL128Bw
+     * (tuning.cc:181). */
+    if (p == TC_PROTO_LL)
+        s->rate_cap_Bps = ll_max_bw[row][col] * 1e9 / C;
+    else if (p == TC_PROTO_LL128)
+        s->rate_cap_Bps = ll128_per_ch[arch_row(t)] * 1e9 / 2;
+    else
+        s->rate_cap_Bps = 0;
+    /* NCCL_STEPS = 8 FIFO slots per connection (device.h:22): a Simple
+     * ring chunk takes 4 of them, an LL or LL128 chunk 1. A network hop
+     * has a second FIFO of 8 slots on the far side, filled by the proxy
+     * (src/transport/net.cc:1052-1074, 1232-1285): twice the chunks. */
+    s->credit_steps = p == TC_PROTO_SIMPLE ? 2 : 8;
+    s->credit_steps_inter = 2 * s->credit_steps;
+}
+
+/* ---- the ring ---- */
+
+typedef struct nccl_ring_state {
+    uint32_t C, R, L;      /* channels, ranks, loops per channel */
+    uint32_t *order;       /* C x R: channel k's ring, position -> rank */
+} nccl_ring_state;
+
+static void ring_state_free(void *p)
+{
+    nccl_ring_state *st = p;
+    if (!st)
+        return;
+    free(st->order);
+    free(st);
+}
+
+static bool nccl_ring_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)
+{
+    if (op != TC_OP_ALLREDUCE && op != TC_OP_REDUCESCATTER && op != TC_OP_ALLGATHER) {
+        tc_fail(err, TC_EINVAL, "nccl-ring implements allreduce, reducescatter and allgather");
+        return false;
+    }
+    uint32_t G = topo && topo->node_size > 1 ? topo->node_size : 1;
+    if (p > G && p % G) {
+        tc_fail(err, TC_EINVAL, "nccl-ring needs whole nodes: p a multiple of the node size %u", G);
+        return false;
+    }
+    return true;
+}
+
+/* Channel k's ring: node by node, each node entered and left on the same
+ * rails as its neighbours (the top of the file). */
+static void ring_order(uint32_t k, uint32_t R, uint32_t G, uint32_t *order)
+{
+    if (G <= 1 || R <= G) {
+        /* One node (or none): its GPUs from a = k mod n downwards. */
+        uint32_t n = R, a = k % n;
+        for (uint32_t i = 0; i < n; i++)
+            order[i] = (a + n - i) % n;
+        return;
+    }
+    uint32_t nodes = R / G, a = k % G, b = (a + 1) % G, at = 0;
+    for (uint32_t n = 0; n < nodes; n++)
+        for (uint32_t i = 0; i < G; i++)
+            order[at++] = n * G + (n % 2 == 0 ? (a + G - i) % G : (b + i) % G);
+}
+
+/* Step st of the schedule: every channel's ring takes one step of its
+ * current loop. */
+static tc_status emit_nccl_ring(const tc_sched *s, uint32_t step, tc_xfers *x)
+{
+    const nccl_ring_state *st = s->state;
+    uint32_t C = st->C, R = st->R, L = st->L;
+    tc_op op = s->req.op;
+    uint32_t per = op == TC_OP_ALLREDUCE ? 2 * (R - 1) : R - 1;
+    uint32_t l = step / per, t = step % per;
+    for (uint32_t k = 0; k < C; k++) {
+        const uint32_t *order = st->order + (size_t)k * R;
+        for (uint32_t i = 0; i < R; i++) {
+            uint32_t src = order[i], dst = order[(i + 1) % R], slot;
+            bool red;
+            if (op == TC_OP_ALLREDUCE) {
+                /* positions own chunks: i sends chunk i-1-t, then i-(t-(R-1)) */
+                uint32_t j = t < R - 1 ? (i + 2 * R - 1 - t) % R : (i + 2 * R - (t - (R - 1))) % R;
+                red = t < R - 1;
+                slot = (k * L + l) * R + j;
+            } else {
+                /* blocks belong to ranks: the owner at position j */
+                uint32_t j = op == TC_OP_REDUCESCATTER ? (i + 2 * R - 1 - t) % R : (i + R - t) % R;
+                red = op == TC_OP_REDUCESCATTER;
+                slot = order[j] * (C * L) + k * L + l;
+            }
+            size_t at = tc_xfers_add(x, src, dst, s->blk_bytes, red);
+            if (!x->oom)
+                x->v[at].lane = (uint16_t)k;
+            tc_xfers_seg(x, slot, slot, 1);
+        }
+    }
+    return x->oom ? TC_EINTERNAL : TC_OK;
+}
+
+/* Channels: the request's, or twice the rails (about one NCCL search
+ * channel per NIC, doubled at run time: connect.cc:443), or twice the node
+ * size without rails; at most 32 (MAXCHANNELS, device.h:54); then fewer
+ * for small messages as NCCL does. */
+static uint32_t channels_for(const tc_coll_req *req, const tc_topo *topo, uint32_t R, uint32_t G)
+{
+    uint32_t C = req->channels;
+    if (!C)
+        C = topo && topo->rails ? 2 * topo->rails : 2 * (G > 1 ? G : 1);
+    if (C > 32)
+        C = 32;
+    tc_proto p = req->proto ? req->proto : TC_PROTO_SIMPLE;
+    double nt = p == TC_PROTO_LL128 ? 640 : 512;
+    double th = p == TC_PROTO_LL ? 8.0 * R : p == TC_PROTO_LL128 ? 8 : 64;
+    while (C >= 2 && req->bytes < C * nt * th)
+        C--;
+    return C ? C : 1;
+}
+
+static tc_status nccl_ring_build(const tc_coll_req *req, const tc_topo *topo, tc_sched *s, tc_err *err)
+{
+    uint32_t R = req->p, G = topo && topo->node_size > 1 ? topo->node_size : 1;
+    if (G > R)
+        G = R;
+    s->proto = req->proto ? req->proto : TC_PROTO_SIMPLE;
+    uint32_t C = channels_for(req, topo, R, G);
+    double Q = chunk_bytes(s->proto);
+    /* Loops per channel: the slice over R chunks of at most Q (all-reduce),
+     * or each rank's part of the slice over chunks of at most Q. */
+    double per_channel = req->bytes / C;
+    double loops = req->op == TC_OP_ALLREDUCE ? ceil(per_channel / (R * Q)) : ceil(per_channel / R / Q);
+    if (loops < 1)
+        loops = 1;
+    uint64_t nblk = (uint64_t)C * (uint64_t)loops * R;
+    if (nblk > UINT32_MAX / 2)
+        return tc_fail(err, TC_EINVAL, "nccl-ring: %.0f chunks are too many (at most 2^31)", (double)nblk);
+    nccl_ring_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    s->state = st;
+    s->free_state = ring_state_free;
+    st->C = C, st->R = R, st->L = (uint32_t)loops;
+    st->order = malloc((size_t)C * R * sizeof *st->order);
+    if (!st->order)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    for (uint32_t k = 0; k < C; k++)
+        ring_order(k, R, G, st->order + (size_t)k * R);
+    s->nblk = s->nslots = (uint32_t)nblk;
+    s->blk_bytes = tc_block_bytes(req->bytes, req->elt, s->nblk);
+    s->emit = emit_nccl_ring;
+    s->channels = C;
+    s->lanes = C;
+    proto_costs(s, topo, R > G ? R / G : 1, C);
+    if (R == 1)
+        return TC_OK;
+    uint32_t per = req->op == TC_OP_ALLREDUCE ? 2 * (R - 1) : R - 1;
+    /* The first loop, then the others: the same transfers, but the later
+     * loops run behind the first in the protocol's pipeline (no step
+     * latency of their own, docs/MODEL.md), so the flow simulator must not
+     * take one for a repeat of the other. */
+    for (int part = 0; part < 2; part++) {
+        uint32_t repeat = part == 0 ? per : (st->L - 1) * per;
+        if (!repeat)
+            continue;
+        tc_phase *ph = tc_sched_add_phase(s, repeat, TC_PAT_GENERIC, 0, s->blk_bytes,
+                                          part == 0 ? "ring channels, loop 1" : "ring channels, loops 2..");
+        if (!ph)
+            return tc_fail(err, TC_EINTERNAL, "out of memory");
+        /* Every rank sends one chunk per channel and receives one. */
+        ph->fanout = ph->fanin = C;
+        ph->rank_bytes = ph->rank_bytes_in = C * s->blk_bytes;
+    }
+    return TC_OK;
+}
+
+const tc_algo_impl tc_impl_nccl_ring = {nccl_ring_valid, nccl_ring_build};

@@ -1,0 +1,259 @@
+/*
+ * test_nccl.c - NCCL's ring (nccl-ring) and its protocols: the schedule
+ * executed on real buffers (tc_sched_check) for many rank counts, node
+ * sizes, rails, channels, protocols and sizes; every hop between nodes on
+ * one rail; the protocol costs NCCL v2.21.5-1's tables give, by hand.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+#include "topocc/coll.h"
+#include "topocc/eval.h"
+#include "topocc/topo.h"
+#include "build_helpers.h"
+
+static tc_sched *build(const tc_topo *t, tc_op op, uint32_t p, double bytes, uint32_t elt, uint32_t channels,
+                       tc_proto proto)
+{
+    tc_coll_req req = {.op = op, .algo = TC_ALGO_NCCL_RING, .p = p, .bytes = bytes, .elt = elt,
+                       .channels = channels, .proto = proto};
+    tc_err err = {{0}};
+    if (elt && tc_coll_round(&req, &err) != TC_OK)
+        fail_msg("round: %s", err.msg);
+    tc_sched *s = NULL;
+    if (tc_coll_build(&req, t, &s, &err) != TC_OK)
+        fail_msg("%s p=%u bytes=%g: %s", tc_op_name(op), p, bytes, err.msg);
+    return s;
+}
+
+/* The data checker on every combination: node sizes 1 (no node), 2, 4 and
+ * 8, with and without rails, whole node counts from 1 to 9 (odd and even),
+ * 1 to 5 channels and the default, the three protocols, sizes that leave
+ * chunks of uneven elements. */
+static void nccl_ring_moves_the_right_data(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *spec;
+        uint32_t G;
+    } topos[] = {{"clos:down=16x4,up=1x4", 1},
+                 {"clos:down=16x4,up=1x4,node=2", 2},
+                 {"clos:down=16x4,up=1x4,node=4,rail=4", 4},
+                 {"clos:down=9x8,up=1x9,node=8,rail=8", 8},
+                 {"clos:down=9x8,up=1x9,node=8,rail=4", 8}};
+    static const tc_op ops[] = {TC_OP_ALLREDUCE, TC_OP_REDUCESCATTER, TC_OP_ALLGATHER};
+    int checked = 0, looped = 0;
+    for (size_t ti = 0; ti < sizeof topos / sizeof *topos; ti++) {
+        tc_topo *t = topo(topos[ti].spec);
+        uint32_t G = topos[ti].G;
+        for (uint32_t nodes = 1; nodes <= 9 && nodes * G <= t->n_endpoints; nodes++) {
+            uint32_t p = nodes * G;
+            if (p < 2)
+                continue;
+            for (size_t oi = 0; oi < 3; oi++)
+                for (uint32_t c = 0; c <= 5; c += 2 + (c == 0))
+                    for (int pr = TC_PROTO_LL; pr <= TC_PROTO_SIMPLE; pr++) {
+                        /* several loops of each protocol's chunk, or a few elements */
+                        double big = pr == TC_PROTO_SIMPLE ? 3000001.0 : 50001.0;
+                        double bytes = (c == 3 ? 16.0 : c == 0 ? big : 2 * big + 1) * 4 * p;
+                        tc_sched *s = build(t, ops[oi], p, bytes, 4, c, (tc_proto)pr);
+                        tc_err err = {{0}};
+                        tc_status st = s->nblk <= 2048 ? tc_sched_check(s, &err)
+                                                        : tc_sched_check_sampled(s, 16, 7, &err);
+                        if (st != TC_OK)
+                            fail_msg("%s %s p=%u channels=%u %s: %s", topos[ti].spec, tc_op_name(ops[oi]), p, c,
+                                     tc_proto_name((tc_proto)pr), err.msg);
+                        checked++;
+                        uint32_t per = ops[oi] == TC_OP_ALLREDUCE ? 2 * (p - 1) : p - 1;
+                        looped += s->nsteps > per;
+                        tc_sched_free(s);
+                    }
+        }
+        tc_topo_free(t);
+    }
+    /* Large rank counts, one node size: p up to 1,024 */
+    tc_topo *t = topo("clos:hosts=1024,radix=64,tiers=2,node=8,rail=8");
+    for (uint32_t p = 16; p <= 1024; p *= 4) {
+        tc_sched *s = build(t, TC_OP_ALLREDUCE, p, 1 << 20, 4, 2, TC_PROTO_SIMPLE);
+        tc_err err = {{0}};
+        if (tc_sched_check_sampled(s, 16, 3, &err) != TC_OK)
+            fail_msg("p=%u: %s", p, err.msg);
+        tc_sched_free(s);
+        checked++;
+    }
+    tc_topo_free(t);
+    print_message("%d nccl-ring schedules checked, %d of several loops\n", checked, looped);
+    assert_true(looped > checked / 4);
+}
+
+/* With an even number of nodes every hop between nodes joins GPUs of the
+ * same index: on a rail-optimized Clos it stays on its rail's leaf; with
+ * an odd number exactly one hop per channel (back to node 0) changes rail.
+ * Every channel's ring visits every rank once. */
+static void hops_between_nodes_stay_on_their_rail(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=9x8,up=1x9,node=8,rail=8");
+    for (uint32_t nodes = 2; nodes <= 9; nodes++) {
+        uint32_t p = nodes * 8;
+        tc_sched *s = build(t, TC_OP_ALLREDUCE, p, 64.0 * 1024 * 1024, 4, 16, TC_PROTO_SIMPLE);
+        assert_int_equal(s->channels, 16);
+        tc_xfers x;
+        tc_xfers_init(&x, false);
+        assert_int_equal(tc_sched_emit(s, 0, &x), TC_OK);
+        assert_int_equal(x.n, 16 * p);
+        uint32_t off_rail = 0, rails_used = 0;
+        uint8_t used[8] = {0};
+        for (size_t i = 0; i < x.n; i++) {
+            uint32_t a = x.v[i].src, b = x.v[i].dst;
+            if (a / 8 == b / 8)
+                continue;
+            if (a % 8 != b % 8)
+                off_rail++;
+            else if (!used[a % 8]++)
+                rails_used++;
+        }
+        assert_int_equal(off_rail, nodes % 2 ? 16 : 0);
+        assert_int_equal(rails_used, 8); /* every rail carries traffic */
+        tc_xfers_free(&x);
+        tc_sched_free(s);
+    }
+    tc_topo_free(t);
+}
+
+/* The costs of each protocol, from NCCL v2.21.5-1's tables by hand: base
+ * latency (tuning.cc:56-59), per step NVLink and network latencies
+ * (:67-77), the network overhead on multi-node rings (1 us, x3 for
+ * Simple), LL's whole-collective cap over the channels (llMaxBws, :86-90),
+ * LL128's per search channel cap (:92-96), the wire factors. */
+static void protocol_costs_are_nccls(void **state)
+{
+    (void)state;
+    tc_topo *one = topo("clos:down=8,up=1,node=8,arch=hopper");
+    tc_topo *two = topo("clos:down=2x8,up=1x2,node=8,rail=8,arch=ampere");
+    tc_sched *s = build(one, TC_OP_ALLREDUCE, 8, 1 << 30, 4, 16, TC_PROTO_LL);
+    assert_true(fabs(s->base_s - 6.6e-6) < 1e-12);
+    assert_true(fabs(s->lat_intra_s - 0.6e-6) < 1e-12);
+    assert_true(fabs(s->rate_cap_Bps - 141.0e9 / 16) < 1);
+    assert_true(s->wire == 2.0);
+    tc_sched_free(s);
+    s = build(one, TC_OP_ALLREDUCE, 8, 1 << 30, 4, 16, TC_PROTO_LL128);
+    assert_true(fabs(s->base_s - 14.0e-6) < 1e-12);
+    assert_true(fabs(s->lat_intra_s - 1.9e-6) < 1e-12);
+    assert_true(fabs(s->rate_cap_Bps - 36.7e9 / 2) < 1);
+    assert_true(fabs(s->wire - 128.0 / 120.0) < 1e-15);
+    tc_sched_free(s);
+    s = build(two, TC_OP_ALLREDUCE, 16, 1 << 30, 4, 16, TC_PROTO_SIMPLE);
+    assert_true(fabs(s->base_s - 8.4e-6) < 1e-12);
+    assert_true(fabs(s->lat_intra_s - 3.4e-6) < 1e-12); /* max(3.4 NVLink, 3 x 1 us overhead) */
+    assert_true(fabs(s->lat_inter_s - 14.0e-6) < 1e-12);
+    assert_true(s->rate_cap_Bps == 0 && s->wire == 1.0);
+    assert_int_equal(s->credit_steps, 2);
+    tc_sched_free(s);
+    s = build(two, TC_OP_ALLREDUCE, 16, 1 << 30, 4, 16, TC_PROTO_LL);
+    assert_true(fabs(s->lat_intra_s - 1.0e-6) < 1e-12); /* max(0.6, 1 us overhead) */
+    assert_true(fabs(s->lat_inter_s - 2.7e-6) < 1e-12);
+    assert_true(fabs(s->rate_cap_Bps - 39.0e9 / 16) < 1); /* multi-node row 0, 2 nodes */
+    tc_sched_free(s);
+    /* small messages run on fewer channels: 8 B on one */
+    s = build(one, TC_OP_ALLREDUCE, 8, 8, 4, 16, TC_PROTO_LL);
+    assert_int_equal(s->channels, 1);
+    tc_sched_free(s);
+    tc_topo_free(one);
+    tc_topo_free(two);
+}
+
+static double eval_time(const tc_topo *t, tc_op op, double bytes, tc_proto proto, uint32_t channels, tc_mode mode,
+                        bool no_skip, tc_routing routing)
+{
+    tc_coll_req req = {.op = op, .algo = TC_ALGO_NCCL_RING, .p = t->n_endpoints, .bytes = bytes, .elt = 4,
+                       .channels = channels, .proto = proto};
+    tc_flow_opts fo = {0};
+    fo.no_skip = no_skip;
+    tc_eval_opts o = {.mode = mode, .routing = routing, .flow = &fo};
+    tc_result r;
+    tc_err err = {{0}};
+    if (tc_evaluate(t, &req, &o, &r, &err) != TC_OK)
+        fail_msg("evaluate: %s", err.msg);
+    return r.time_s;
+}
+
+/* Where the rings carry little data the time is the rings' latency, and
+ * formula, steps and flow give the same (flow follows each channel's ring
+ * on its own, the others take its critical path); on one node at any
+ * size the three agree; flow with repetition skipping equals flow without
+ * (NCCL's later loops differ from the first, the channels are lanes). */
+static void evaluators_agree_and_skipping_is_exact(void **state)
+{
+    (void)state;
+    static const char *specs[] = {"clos:down=8,up=1,node=8,node_bw=370.8GB/s,arch=hopper",
+                                  "clos:down=2x8,up=1x2,node=8,rail=8,node_bw=370.8GB/s,arch=hopper",
+                                  "clos:down=3x8,up=1x3,node=8,rail=8,arch=ampere", "clos:down=4x4,up=1x4,node=4,rail=2"};
+    static const tc_op ops[] = {TC_OP_ALLREDUCE, TC_OP_REDUCESCATTER, TC_OP_ALLGATHER};
+    for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+        tc_topo *t = topo(specs[i]);
+        for (size_t o = 0; o < 3; o++)
+            for (int pr = TC_PROTO_LL; pr <= TC_PROTO_SIMPLE; pr++) {
+                double small = 64.0 * t->n_endpoints;
+                double f = eval_time(t, ops[o], small, (tc_proto)pr, 0, TC_MODE_FORMULA, false, TC_ROUTE_DMODK);
+                double st = eval_time(t, ops[o], small, (tc_proto)pr, 0, TC_MODE_STEPS, false, TC_ROUTE_DMODK);
+                double fl = eval_time(t, ops[o], small, (tc_proto)pr, 0, TC_MODE_FLOW, false, TC_ROUTE_DMODK);
+                if (fabs(f - st) > 1e-9 * f || fabs(fl - f) > 0.01 * f)
+                    fail_msg("%s %s %s small: formula %g steps %g flow %g", specs[i], tc_op_name(ops[o]),
+                             tc_proto_name((tc_proto)pr), f, st, fl);
+                for (int k = 0; k < 2; k++) {
+                    double bytes = k ? 3.0e7 * t->n_endpoints : 1.0e5 * t->n_endpoints;
+                    double a = eval_time(t, ops[o], bytes, (tc_proto)pr, 3, TC_MODE_FLOW, false, TC_ROUTE_DMODK);
+                    double b = eval_time(t, ops[o], bytes, (tc_proto)pr, 3, TC_MODE_FLOW, true, TC_ROUTE_DMODK);
+                    if (fabs(a - b) > 1e-9 * b)
+                        fail_msg("%s %s %s %g B: skipping %.17g, not %.17g", specs[i], tc_op_name(ops[o]),
+                                 tc_proto_name((tc_proto)pr), bytes, a, b);
+                    if (t->n_endpoints == t->node_size) {
+                        double fm = eval_time(t, ops[o], bytes, (tc_proto)pr, 3, TC_MODE_FORMULA, false,
+                                              TC_ROUTE_DMODK);
+                        if (fabs(fm - a) > 0.01 * fm)
+                            fail_msg("%s %s %s %g B one node: formula %g flow %g", specs[i], tc_op_name(ops[o]),
+                                     tc_proto_name((tc_proto)pr), bytes, fm, a);
+                    }
+                }
+            }
+        tc_topo_free(t);
+    }
+}
+
+/* Hand-computed: 8 GPUs on one NVSwitch (370.8 GB/s each way, NCCL's
+ * 18 x 20.6), ring all-reduce of 1 GiB, Simple: the NCCL latency 8.4 +
+ * 14 x 3.4 us plus 2 (7/8) S / 370.8 GB/s; the bus bandwidth tends to the
+ * node bandwidth. LL at 8 B: 6.6 + 14 x 0.6 = 15.0 us, NCCL's own figure
+ * for this node (tuning.cc's tables). */
+static void one_nvswitch_node_by_hand(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=8,up=1,node=8,node_bw=370.8GB/s,node_lat=250ns,arch=hopper");
+    double S = 1073741824.0;
+    double want = 8.4e-6 + 14 * 3.4e-6 + 2.0 * 7 / 8 * S / 370.8e9;
+    double got = eval_time(t, TC_OP_ALLREDUCE, S, TC_PROTO_SIMPLE, 16, TC_MODE_FORMULA, false, TC_ROUTE_DMODK);
+    if (fabs(got - want) > 1e-6 * want)
+        fail_msg("1 GiB Simple: %.9g s, by hand %.9g s", got, want);
+    got = eval_time(t, TC_OP_ALLREDUCE, 8, TC_PROTO_LL, 0, TC_MODE_FORMULA, false, TC_ROUTE_DMODK);
+    if (fabs(got - 15.0e-6) > 1e-9)
+        fail_msg("8 B LL: %.9g s, NCCL's model 15.0 us", got);
+    tc_topo_free(t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(nccl_ring_moves_the_right_data),
+        cmocka_unit_test(hops_between_nodes_stay_on_their_rail),
+        cmocka_unit_test(protocol_costs_are_nccls),
+        cmocka_unit_test(evaluators_agree_and_skipping_is_exact),
+        cmocka_unit_test(one_nvswitch_node_by_hand),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
