@@ -14,6 +14,8 @@
 
 /* Runs `topocc CMD args...` (argv[first..] are the arguments). */
 int cli_command(tc_command c, int argc, char **argv, int first);
+/* Runs `topocc nccl-tests ...` (nccl_tests.c). */
+int cli_nccl_tests(int argc, char **argv, int first);
 /* Runs `topocc replay FILE [output options]`. */
 int cli_replay(int argc, char **argv, int first);
 /* The help of command c: description, options from the table, example. */

@@ -16,6 +16,7 @@ static const char *usage =
     "  codec-bench                gradient codecs' encode+decode throughput on this machine\n"
     "  train-accuracy             train on Fashion-MNIST with each codec, record accuracy\n"
     "  compress                   does gradient compression pay, end to end (time to accuracy)\n"
+    "  nccl-tests                 what nccl-tests would print on a cluster (--compare: against a run)\n"
     "  replay FILE                run a saved scenario or result again (- for stdin)\n"
     "\n"
     "every command: --scenario FILE (read the scenario; flags replace its values),\n"
@@ -51,11 +52,13 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "replay") == 0)
         return cli_replay(argc, argv, 2);
+    if (strcmp(argv[1], "nccl-tests") == 0)
+        return cli_nccl_tests(argc, argv, 2);
     tc_command c;
     tc_err err;
     if (tc_command_parse(argv[1], &c, &err)) {
         fprintf(stderr, "topocc: unknown command '%s': accepted are topo, collective, compare, concurrent, "
-                        "codec-bench, train-accuracy, compress, replay (see topocc --help)\n",
+                        "codec-bench, train-accuracy, compress, nccl-tests, replay (see topocc --help)\n",
                 argv[1]);
         return 2;
     }

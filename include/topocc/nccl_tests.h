@@ -1,0 +1,41 @@
+/*
+ * topocc/nccl_tests.h - nccl-tests' output, written and read
+ * (docs/NCCL_TESTS.md). The columns, formats and bus-bandwidth factors are
+ * those of NVIDIA/nccl-tests v2.13.10 (commit d2d40cc8): src/common.cu
+ * (header, rows, "# Avg bus bandwidth"), src/all_reduce.cu and the other
+ * GetBw functions (busbw = algbw x 2(n-1)/n for all-reduce, (n-1)/n for
+ * all-gather, reduce-scatter and all-to-all, 1 for broadcast and reduce).
+ */
+#ifndef TOPOCC_NCCL_TESTS_H
+#define TOPOCC_NCCL_TESTS_H
+
+#include <stdio.h>
+#include "topocc/outcome_net.h"
+
+/* Writes the collective's sizes (row 0 of o) as nccl-tests prints them:
+ * the header, one row per size with the out-of-place and in-place columns
+ * (the same prediction in both; #wrong "N/A": nothing is validated), the
+ * footer with the mean bus bandwidth of every printed value. what: a
+ * comment line naming the topology and algorithm. */
+void tc_nccl_tests_write(FILE *f, const tc_collective_out *o, const char *what);
+
+/* One measured size of a saved nccl-tests output. */
+typedef struct tc_nccl_row {
+    double bytes;
+    double time_s;      /* out-of-place; 0 when the file gives none */
+    double busbw_Bps;   /* out-of-place */
+} tc_nccl_row;
+
+/* Reads a saved nccl-tests output (the text all_reduce_perf and the
+ * others print, versions 2.x: rows of size, count, type, redop, root, then
+ * time, algbw, busbw and #wrong out of place and in place; comment lines
+ * start with '#'), or a table of "size_bytes busbw_GBps" lines after a
+ * "# topocc: table-only" line. A line that is neither is refused with its
+ * number. *rows is owned by the caller (free). */
+tc_status tc_nccl_tests_read(const char *path, tc_nccl_row **rows, size_t *n, tc_err *err);
+
+/* The nccl-tests bus bandwidth of op over p ranks: bytes / time / 1e9 x
+ * the factor above, in bytes per second. */
+double tc_nccl_tests_busbw(tc_op op, uint32_t p, double bytes, double time_s);
+
+#endif

@@ -1,0 +1,327 @@
+/*
+ * nccl_tests.c - `topocc nccl-tests`: nccl-tests' command line in, its
+ * output out (docs/NCCL_TESTS.md). The flags become a collective scenario
+ * (the same evaluation as `topocc collective --sizes`); the size sweep is
+ * printed in nccl-tests' columns; --compare reads a saved nccl-tests output
+ * and prints predicted against measured bus bandwidth, size by size.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli/cli.h"
+#include "topocc/nccl_tests.h"
+#include "topocc/outcome_net.h"
+
+static const char *help =
+    "usage: topocc nccl-tests (--preset NAME[:nodes=N] | --topo SPEC) [--op OP] -b MIN -e MAX [-f F]\n"
+    "                         [-g GPUS_PER_NODE] [-d TYPE] [-o REDOP] [-r ROOT] [--algo ALGO]\n"
+    "                         [--mode formula|steps|flow] [--compare FILE] [--profiles DIR]\n"
+    "\n"
+    "Predicts what nccl-tests (all_reduce_perf, all_gather_perf, ...) would print on the\n"
+    "cluster: its columns in its order, bus bandwidth as nccl-tests computes it, the\n"
+    "'# Avg bus bandwidth' line. Ranks are nodes x GPUs per node (-g: the first g of each\n"
+    "node; default all). -n -w -c -m -a -G -z take a value and are accepted and ignored\n"
+    "(they change how nccl-tests measures, not what is predicted).\n"
+    "  --op OP        allreduce (default), allgather, reducescatter, broadcast, reduce, alltoall\n"
+    "  -b, -e, -f     sizes as nccl-tests: MIN, MIN*F, ... up to MAX (F default 2); 8, 1K, 8M, 8G\n"
+    "  -d TYPE        float (default), half, bfloat16, double, int8, f8e4m3 (nccl-tests' names)\n"
+    "  -o REDOP       sum (default); prod, min, max, avg are timed as sum\n"
+    "  -r ROOT        root of broadcast and reduce (default 0)\n"
+    "  --algo ALGO    default nccl-ring (NCCL's ring, Simple); any algorithm of collective\n"
+    "  --compare FILE a saved nccl-tests output: predicted against measured, per size, with\n"
+    "                 the error; without -b/-e the file's sizes are predicted\n"
+    "\n"
+    "example:\n"
+    "  topocc nccl-tests --preset dgx-h100:nodes=2 --op allreduce -b 8 -e 8G -f 2\n";
+
+typedef struct nt_in {
+    const char *preset, *topo, *profiles, *op, *b, *e, *f, *g, *d, *o, *r, *algo, *mode, *compare, *routing;
+} nt_in;
+
+/* nccl-tests' size argument: a number with an optional K, M, G suffix
+ * (powers of 2, as its parsesize does). */
+static tc_status nt_size(const char *s, const char *flag, double *out, tc_err *err)
+{
+    char *end;
+    double v = strtod(s, &end);
+    double m = 1;
+    if (*end == 'K' || *end == 'k')
+        m = 1024, end++;
+    else if (*end == 'M' || *end == 'm')
+        m = 1024.0 * 1024, end++;
+    else if (*end == 'G' || *end == 'g')
+        m = 1024.0 * 1024 * 1024, end++;
+    if (end == s || *end || !(v > 0) || !isfinite(v))
+        return tc_fail(err, TC_EINVAL, "invalid %s '%s': expected a size in bytes with an optional K, M or G, e.g. 8M",
+                       flag, s);
+    *out = v * m;
+    return TC_OK;
+}
+
+static tc_status nt_dtype(const char *d, const char **out, tc_err *err)
+{
+    static const char *const map[][2] = {{"float", "float32"}, {"half", "fp16"},  {"bfloat16", "bf16"},
+                                         {"double", "fp64"},   {"int8", "int8"},  {"f8e4m3", "fp8"}};
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (strcmp(d, map[i][0]) == 0) {
+            *out = map[i][1];
+            return TC_OK;
+        }
+    return tc_fail(err, TC_EINVAL, "invalid -d '%s': accepted are float, half, bfloat16, double, int8, f8e4m3", d);
+}
+
+static tc_status parse(nt_in *in, int argc, char **argv, int first, bool *helped, tc_err *err)
+{
+    static const char *ignored[] = {"-n", "-w", "-c", "-m", "-a", "-G", "-z", "-i", "-t", "-p", NULL};
+    for (int i = first; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            *helped = true;
+            return TC_OK;
+        }
+        struct {
+            const char *flag;
+            const char **dst;
+        } t[] = {{"--preset", &in->preset}, {"--topo", &in->topo},       {"--profiles", &in->profiles},
+                 {"--op", &in->op},         {"-b", &in->b},              {"--minbytes", &in->b},
+                 {"-e", &in->e},            {"--maxbytes", &in->e},      {"-f", &in->f},
+                 {"--stepfactor", &in->f},  {"-g", &in->g},              {"--ngpus", &in->g},
+                 {"-d", &in->d},            {"--datatype", &in->d},      {"-o", &in->o},
+                 {"--op-redop", &in->o},    {"-r", &in->r},              {"--root", &in->r},
+                 {"--algo", &in->algo},     {"--mode", &in->mode},       {"--compare", &in->compare},
+                 {"--routing", &in->routing}};
+        bool done = false;
+        for (size_t k = 0; k < sizeof t / sizeof *t && !done; k++)
+            if (!strcmp(a, t[k].flag)) {
+                if (i + 1 >= argc)
+                    return tc_fail(err, TC_EINVAL, "%s needs a value (see topocc nccl-tests --help)", a);
+                *t[k].dst = argv[++i];
+                done = true;
+            }
+        for (size_t k = 0; ignored[k] && !done; k++)
+            if (!strcmp(a, ignored[k])) {
+                if (i + 1 >= argc)
+                    return tc_fail(err, TC_EINVAL, "%s needs a value (see topocc nccl-tests --help)", a);
+                i++;
+                done = true;
+            }
+        if (!done)
+            return tc_fail(err, TC_EINVAL, "unknown nccl-tests option '%s' (see topocc nccl-tests --help)", a);
+    }
+    return TC_OK;
+}
+
+static tc_status set1(tc_scenario *s, const char *flag, const char *v, tc_err *err)
+{
+    const char *vals[1] = {v};
+    return tc_scenario_set_flag(s, flag, vals, 1, err);
+}
+
+/* The sizes nccl-tests would run, -b -e -f, as a list (at most
+ * TC_SCN_MAX_SIZES). */
+static tc_status nt_sizes(const nt_in *in, const tc_nccl_row *rows, size_t nrows, double **out, size_t *n,
+                          tc_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    double *v = malloc(TC_SCN_MAX_SIZES * sizeof *v);
+    if (!v)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    tc_status st = TC_OK;
+    if (!in->b && !in->e && rows) {
+        for (size_t i = 0; i < nrows && *n < TC_SCN_MAX_SIZES; i++)
+            v[(*n)++] = rows[i].bytes;
+    } else {
+        double lo = 32 * 1024 * 1024, hi = lo, f = 2; /* nccl-tests' defaults: 32M..32M */
+        if ((in->b && (st = nt_size(in->b, "-b", &lo, err))) || (in->e && (st = nt_size(in->e, "-e", &hi, err)))) {
+            free(v);
+            return st;
+        }
+        if (!in->e)
+            hi = lo > hi ? lo : hi;
+        if (in->f) {
+            char *end;
+            f = strtod(in->f, &end);
+            if (*end || !(f >= 2) || f != floor(f) || f > 1e6) {
+                free(v);
+                return tc_fail(err, TC_EINVAL, "invalid -f '%s': expected a whole step factor of at least 2", in->f);
+            }
+        }
+        if (hi < lo) {
+            free(v);
+            return tc_fail(err, TC_EINVAL, "-e %s is below -b %s: give MAX >= MIN", in->e, in->b);
+        }
+        for (double x = lo; x <= hi && *n < TC_SCN_MAX_SIZES; x *= f)
+            v[(*n)++] = x;
+    }
+    *out = v;
+    return TC_OK;
+}
+
+/* -g: the first g GPUs of every node (every endpoint of a flat topology). */
+static tc_status nt_place(tc_scenario *s, const nt_in *in, tc_err *err)
+{
+    if (!in->g)
+        return TC_OK;
+    char *end;
+    long g = strtol(in->g, &end, 10);
+    if (*end || g < 1 || g > 1 << 20)
+        return tc_fail(err, TC_EINVAL, "invalid -g '%s': expected GPUs per node, a whole number from 1", in->g);
+    tc_topo *t = NULL;
+    tc_status st = tc_topo_build(s->topo[0], &t, err);
+    if (st)
+        return st;
+    uint32_t G = t->node_size > 1 ? t->node_size : 1, n = t->n_endpoints;
+    tc_topo_free(t);
+    if ((uint32_t)g > G)
+        return tc_fail(err, TC_EINVAL, "-g %ld: the nodes have %u GPUs", g, G);
+    if ((uint32_t)g == G)
+        return TC_OK;
+    size_t cap = (size_t)n * 12 + 1;
+    char *list = malloc(cap);
+    if (!list)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    size_t at = 0;
+    for (uint32_t node = 0; node < n / G; node++)
+        for (uint32_t i = 0; i < (uint32_t)g; i++)
+            at += (size_t)snprintf(list + at, cap - at, "%s%u", at ? "," : "", node * G + i);
+    st = set1(s, "--place", "list", err);
+    if (st == TC_OK)
+        st = set1(s, "--endpoints", list, err);
+    free(list);
+    return st;
+}
+
+static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows, size_t nrows, tc_err *err)
+{
+    tc_status st = TC_OK;
+    if (!in->preset == !in->topo)
+        return tc_fail(err, TC_EINVAL, "nccl-tests needs the cluster: --preset NAME[:nodes=N] or --topo SPEC (one)");
+    if (in->profiles)
+        st = set1(s, "--profiles", in->profiles, err);
+    if (st == TC_OK)
+        st = set1(s, in->preset ? "--preset" : "--topo", in->preset ? in->preset : in->topo, err);
+    if (st == TC_OK)
+        st = set1(s, "--op", in->op ? in->op : "allreduce", err);
+    if (st == TC_OK)
+        st = set1(s, "--algo", in->algo ? in->algo : "nccl-ring", err);
+    const char *dt = "float32";
+    if (st == TC_OK && in->d)
+        st = nt_dtype(in->d, &dt, err);
+    if (st == TC_OK)
+        st = set1(s, "--dtype", dt, err);
+    if (st == TC_OK && in->o && strcmp(in->o, "sum") && strcmp(in->o, "prod") && strcmp(in->o, "min") &&
+        strcmp(in->o, "max") && strcmp(in->o, "avg"))
+        st = tc_fail(err, TC_EINVAL, "invalid -o '%s': accepted are sum, prod, min, max, avg", in->o);
+    if (st == TC_OK && in->mode)
+        st = set1(s, "--mode", in->mode, err);
+    if (st == TC_OK && in->routing)
+        st = set1(s, "--routing", in->routing, err);
+    if (st == TC_OK && in->r) {
+        /* nccl-tests' root rides on the algorithm: ALGO:root=R */
+        char a[160];
+        snprintf(a, sizeof a, "%s%sroot=%s", in->algo ? in->algo : "nccl-ring",
+                 strchr(in->algo ? in->algo : "nccl-ring", ':') ? "," : ":", in->r);
+        st = set1(s, "--algo", a, err);
+    }
+    double *sizes = NULL;
+    size_t n = 0;
+    if (st == TC_OK)
+        st = nt_sizes(in, rows, nrows, &sizes, &n, err);
+    if (st == TC_OK) {
+        free(s->sizes);
+        s->sizes = sizes;
+        s->nsizes = n;
+        s->given_mask |= 0; /* sizes set directly: a list, as a scenario file gives it */
+    }
+    if (st == TC_OK)
+        st = tc_scenario_resolve(s, err);
+    if (st == TC_OK && in->g) {
+        st = nt_place(s, in, err);
+        if (st == TC_OK)
+            st = tc_scenario_resolve(s, err);
+    }
+    return st;
+}
+
+/* Predicted against measured: size, both bus bandwidths, the error; then
+ * the median |error| by size band. */
+static void compare(const tc_collective_out *o, const tc_nccl_row *rows, size_t nrows, const char *path)
+{
+    printf("# compare with %s (out-of-place busbw)\n", path);
+    printf("#%11s  %12s  %12s  %8s\n", "size", "predicted", "measured", "error");
+    printf("#%11s  %12s  %12s  %8s\n", "(B)", "(GB/s)", "(GB/s)", "(%)");
+    double err_band[3][TC_SCN_MAX_SIZES];
+    size_t nb[3] = {0};
+    for (size_t i = 0; i < o->nsizes; i++) {
+        const tc_result *r = tc_collective_at(o, 0, i);
+        const tc_nccl_row *m = NULL;
+        for (size_t k = 0; k < nrows && !m; k++)
+            if (rows[k].bytes == r->bytes)
+                m = &rows[k];
+        double pred = tc_nccl_tests_busbw(r->op, r->ranks, r->bytes, r->time_s) / 1e9;
+        if (!m || !(m->busbw_Bps > 0)) {
+            printf("%12.0f  %12.2f  %12s  %8s\n", r->bytes, pred, "-", "-");
+            continue;
+        }
+        double meas = m->busbw_Bps / 1e9, e = 100 * (pred - meas) / meas;
+        printf("%12.0f  %12.2f  %12.2f  %+8.1f\n", r->bytes, pred, meas, e);
+        int b = r->bytes < 1048576 ? 0 : r->bytes < 268435456 ? 1 : 2;
+        err_band[b][nb[b]++] = fabs(e);
+    }
+    static const char *band[3] = {"< 1 MiB", "1 MiB .. 256 MiB", ">= 256 MiB"};
+    for (int b = 0; b < 3; b++) {
+        if (!nb[b])
+            continue;
+        /* median by insertion sort: at most a few dozen sizes */
+        for (size_t i = 1; i < nb[b]; i++)
+            for (size_t j = i; j > 0 && err_band[b][j - 1] > err_band[b][j]; j--) {
+                double x = err_band[b][j];
+                err_band[b][j] = err_band[b][j - 1];
+                err_band[b][j - 1] = x;
+            }
+        size_t k = nb[b];
+        double med = k % 2 ? err_band[b][k / 2] : (err_band[b][k / 2 - 1] + err_band[b][k / 2]) / 2;
+        printf("# median |error| %-16s : %.1f%% over %zu sizes\n", band[b], med, k);
+    }
+}
+
+int cli_nccl_tests(int argc, char **argv, int first)
+{
+    nt_in in = {0};
+    tc_err err = {{0}};
+    bool helped = false;
+    tc_status st = parse(&in, argc, argv, first, &helped, &err);
+    if (st == TC_OK && helped) {
+        fputs(help, stdout);
+        return 0;
+    }
+    tc_nccl_row *rows = NULL;
+    size_t nrows = 0;
+    if (st == TC_OK && in.compare)
+        st = tc_nccl_tests_read(in.compare, &rows, &nrows, &err);
+    tc_scenario *s = st == TC_OK ? tc_scenario_new(TC_CMD_COLLECTIVE) : NULL;
+    if (st == TC_OK && !s)
+        st = tc_fail(&err, TC_EINTERNAL, "out of memory");
+    if (st == TC_OK)
+        st = build(&in, s, rows, nrows, &err);
+    tc_collective_out *o = NULL;
+    if (st == TC_OK) {
+        tc_run_opts ro = {0};
+        st = tc_run_collective(s, &ro, &o, &err);
+    }
+    if (st == TC_OK) {
+        char what[900];
+        const tc_result *r = tc_collective_at(o, 0, 0);
+        snprintf(what, sizeof what, "%s, %u ranks, %s, mode %s", o->net.topo[0]->spec, o->ranks, o->rows[0].requested,
+                 tc_mode_name(r->mode));
+        tc_nccl_tests_write(stdout, o, what);
+        if (rows)
+            compare(o, rows, nrows, in.compare);
+        fflush(stdout);
+    }
+    tc_collective_out_free(o);
+    tc_scenario_free(s);
+    free(rows);
+    return cli_exit(st, &err);
+}

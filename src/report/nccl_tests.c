@@ -1,0 +1,188 @@
+/*
+ * nccl_tests.c - nccl-tests' output written and read (topocc/nccl_tests.h).
+ * Formats from NVIDIA/nccl-tests v2.13.10, src/common.cu: rows
+ * "%12li  %12li  %8s  %6s  %6i" then twice "  %7s  %6.2f  %6.2f  %5s" (time
+ * in us as %7.2f below 100, %7.1f below 10,000, %7.0f above); the footer
+ * "# Avg bus bandwidth    : %g", the mean of every busbw printed.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "topocc/nccl_tests.h"
+
+double tc_nccl_tests_busbw(tc_op op, uint32_t p, double bytes, double time_s)
+{
+    if (!(time_s > 0))
+        return 0;
+    return bytes / time_s * tc_op_busbw_factor(op, p);
+}
+
+/* nccl-tests' count column: elements per rank for all-gather and
+ * reduce-scatter, per peer for all-to-all, of the buffer otherwise. */
+static long count_of(tc_op op, uint32_t p, double bytes, uint32_t elt)
+{
+    double count = floor(bytes / (elt ? elt : 4));
+    if (p && (op == TC_OP_ALLGATHER || op == TC_OP_REDUCESCATTER || op == TC_OP_ALLTOALL))
+        count = floor(count / p);
+    return (long)count;
+}
+
+static const char *redop_of(tc_op op)
+{
+    return op == TC_OP_ALLREDUCE || op == TC_OP_REDUCESCATTER || op == TC_OP_REDUCE ? "sum" : "none";
+}
+
+static void time_str(double us, char *buf, size_t len)
+{
+    snprintf(buf, len, us < 100 ? "%7.2f" : us < 10000 ? "%7.1f" : "%7.0f", us);
+}
+
+void tc_nccl_tests_write(FILE *f, const tc_collective_out *o, const char *what)
+{
+    size_t n = o->nsizes;
+    const tc_result *first = tc_collective_at(o, 0, 0), *last = tc_collective_at(o, 0, n ? n - 1 : 0);
+    fprintf(f, "# nThread 1 nGpus 1 minBytes %.0f maxBytes %.0f step: (topocc sizes) warmup iters: 0 iters: 0 "
+               "agg iters: 1 validation: 0 graph: 0\n",
+            n ? first->bytes : 0, n ? last->bytes : 0);
+    fprintf(f, "#\n# topocc prediction: %s\n#\n", what);
+    fprintf(f, "#                                                              out-of-place                       "
+               "in-place          \n");
+    fprintf(f, "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   "
+               "algbw   busbw #wrong\n");
+    fprintf(f, "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  "
+               "(GB/s)  (GB/s)       \n");
+    double sum = 0;
+    size_t cnt = 0;
+    for (size_t i = 0; i < n; i++) {
+        const tc_result *r = tc_collective_at(o, 0, i);
+        bool rooted = r->op == TC_OP_BROADCAST || r->op == TC_OP_REDUCE;
+        uint32_t root = rooted ? o->rows[0].root : 0;
+        double algbw = r->time_s > 0 ? r->bytes / 1e9 / r->time_s : 0;
+        double busbw = tc_nccl_tests_busbw(r->op, r->ranks, r->bytes, r->time_s) / 1e9;
+        char t[32];
+        time_str(r->time_s * 1e6, t, sizeof t);
+        fprintf(f, "%12li  %12li  %8s  %6s  %6i", (long)r->bytes, count_of(r->op, r->ranks, r->bytes, r->elt),
+                tc_dtype_nccl_name(o->dtype), redop_of(r->op), rooted ? (int)root : -1);
+        for (int k = 0; k < 2; k++)
+            fprintf(f, "  %7s  %6.2f  %6.2f  %5s", t, algbw, busbw, "N/A");
+        fputc('\n', f);
+        sum += 2 * busbw;
+        cnt += 2;
+    }
+    fprintf(f, "# Out of bounds values : 0 OK\n");
+    fprintf(f, "# Avg bus bandwidth    : %g \n", cnt ? sum / (double)cnt : 0);
+    fprintf(f, "#\n");
+}
+
+/* ---- reading ---- */
+
+static bool num(const char *s, double *out)
+{
+    if (!s || !*s)
+        return false;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (*end || errno == ERANGE || !isfinite(v))
+        return false;
+    *out = v;
+    return true;
+}
+
+/* Splits line (modified) at blanks into at most max tokens. */
+static int tokens(char *line, char **tok, int max)
+{
+    int n = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(line, " \t\r\n", &save); t && n < max; t = strtok_r(NULL, " \t\r\n", &save))
+        tok[n++] = t;
+    return n;
+}
+
+tc_status tc_nccl_tests_read(const char *path, tc_nccl_row **rows, size_t *n, tc_err *err)
+{
+    *rows = NULL;
+    *n = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return tc_fail(err, TC_EINVAL, "nccl-tests file %s: %s", path, strerror(errno));
+    tc_nccl_row *v = NULL;
+    size_t nv = 0, cap = 0;
+    char line[4096];
+    long lineno = 0;
+    bool table_only = false;
+    tc_status st = TC_OK;
+    while (st == TC_OK && fgets(line, sizeof line, f)) {
+        lineno++;
+        size_t len = strlen(line);
+        if (len == sizeof line - 1 && line[len - 1] != '\n') {
+            st = tc_fail(err, TC_EINVAL, "nccl-tests file %s line %ld: longer than %zu bytes", path, lineno,
+                         sizeof line - 2);
+            break;
+        }
+        const char *p = line;
+        while (isspace((unsigned char)*p))
+            p++;
+        if (*p == '#') {
+            if (strncmp(p, "# topocc: table-only", 20) == 0)
+                table_only = true;
+            continue;
+        }
+        if (!*p)
+            continue;
+        char *tok[32];
+        int nt = tokens(line, tok, 32);
+        tc_nccl_row r = {0};
+        double x;
+        if (table_only) {
+            if (nt != 2 || !num(tok[0], &r.bytes) || !num(tok[1], &x) || !(r.bytes > 0) || x < 0) {
+                st = tc_fail(err, TC_EINVAL,
+                             "nccl-tests file %s line %ld: expected 'size_bytes busbw_GBps' after '# topocc: table-only'",
+                             path, lineno);
+                break;
+            }
+            r.busbw_Bps = x * 1e9;
+        } else {
+            /* size count type redop root time algbw busbw #wrong [in-place ...] */
+            double cnt, root, t, alg, bus;
+            if (nt < 9 || !num(tok[0], &r.bytes) || !num(tok[1], &cnt) || !num(tok[4], &root) || !num(tok[5], &t) ||
+                !num(tok[6], &alg) || !num(tok[7], &bus) || r.bytes < 0 || t < 0 || bus < 0) {
+                st = tc_fail(err, TC_EINVAL,
+                             "nccl-tests file %s line %ld: expected a row 'size count type redop root time algbw "
+                             "busbw #wrong ...' (or a comment starting with '#')",
+                             path, lineno);
+                break;
+            }
+            r.time_s = t * 1e-6;
+            r.busbw_Bps = bus * 1e9;
+        }
+        if (!(r.bytes > 0))
+            continue; /* nccl-tests prints size 0 rows; nothing to predict */
+        if (nv == cap) {
+            size_t c = cap ? 2 * cap : 32;
+            tc_nccl_row *w = realloc(v, c * sizeof *w);
+            if (!w) {
+                st = tc_fail(err, TC_EINTERNAL, "out of memory");
+                break;
+            }
+            v = w;
+            cap = c;
+        }
+        v[nv++] = r;
+    }
+    if (st == TC_OK && ferror(f))
+        st = tc_fail(err, TC_EINVAL, "nccl-tests file %s: read error", path);
+    fclose(f);
+    if (st == TC_OK && nv == 0)
+        st = tc_fail(err, TC_EINVAL, "nccl-tests file %s: no result rows (lines 'size count type redop root time algbw busbw ...')",
+                     path);
+    if (st) {
+        free(v);
+        return st;
+    }
+    *rows = v;
+    *n = nv;
+    return TC_OK;
+}
