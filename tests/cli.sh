@@ -343,6 +343,37 @@ fi
 "$T" collective --preset dgx-h100:nodes=2 --op allreduce --size 1GiB --preset dgx-a100 >"$tmp/out" 2>"$tmp/err"
 grep -q "takes one topology" "$tmp/err" || { echo "FAIL: two presets for collective not refused"; fails=$((fails + 1)); }
 
+# nccl-tests in and out (docs/NCCL_TESTS.md)
+good "nccl-tests: its columns" "#       size         count      type   redop    root     time   algbw   busbw #wrong" nccl-tests --preset dgx-h100:nodes=2 -b 8 -e 1M -f 4
+good "nccl-tests: the average line" "^# Avg bus bandwidth    : " nccl-tests --preset dgx-h100 -b 1M -e 1G -f 8 -d bfloat16
+good "nccl-tests: a row as nccl-tests prints it" "^     1048576        262144     float     sum      -1 " nccl-tests --preset dgx-h100 -b 1M -e 1M -n 20 -w 5 -c 1
+good "nccl-tests: all-gather counts per rank" "^     1048576         32768     float    none      -1 " nccl-tests --preset dgx-h100 --op allgather -b 1M -e 1M
+good "nccl-tests: compare, by size band" "^# median |error| >= 256 MiB" nccl-tests --preset dgx-h100:nodes=2 --algo nccl-ring:channels=24 --compare "$(dirname "$0")/data/nccl-tests/nccltests309_gjaion_h100_2node_ib400_allreduce_ring_minctas24_qps2.txt"
+good "nccl-tests: -g 4 of 8 GPUs" "16 ranks" nccl-tests --preset dgx-h100:nodes=4 -g 4 -b 1M -e 1M
+good "nccl: the choice is reported" "nccl:LL,1ch" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
+bad "nccl-tests: an unknown option" nccl-tests --preset dgx-h100 -q 3
+bad "nccl-tests: no cluster" nccl-tests -b 8 -e 1M
+bad "nccl-tests: an unknown type" nccl-tests --preset dgx-h100 -d float17
+bad "nccl-tests: MAX below MIN" nccl-tests --preset dgx-h100 -b 1M -e 8
+bad "nccl-tests: a step factor of 1" nccl-tests --preset dgx-h100 -b 8 -e 1M -f 1
+bad "nccl-tests: more GPUs per node than the node has" nccl-tests --preset dgx-h100 -g 9 -b 8 -e 8
+printf '# header\n     1048576        262144     float     sum      -1    12.5  83.9  146.8  0\nthis is not a row\n' >"$tmp/bad_nt.txt"
+bad "nccl-tests: an unreadable row, by line" nccl-tests --preset dgx-h100 --compare "$tmp/bad_nt.txt"
+"$T" nccl-tests --preset dgx-h100 --compare "$tmp/bad_nt.txt" 2>"$tmp/err" >/dev/null
+grep -q "line 3" "$tmp/err" || { echo "FAIL: an unreadable nccl-tests row is not named by its line"; fails=$((fails + 1)); }
+export NCCL_ALGO=Tree
+bad "nccl: NCCL_ALGO without Ring" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
+"$T" collective --preset dgx-h100 --op allreduce --algo nccl --size 8 2>"$tmp/err" >/dev/null
+grep -q "NCCL_ALGO=Tree excludes Ring" "$tmp/err" || { echo "FAIL: NCCL_ALGO=Tree not refused"; fails=$((fails + 1)); }
+unset NCCL_ALGO
+export NCCL_PROTO=Fast
+bad "nccl: a bad NCCL_PROTO" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
+unset NCCL_PROTO
+export NCCL_PROTO=^LL
+good "nccl: NCCL_PROTO=^LL is honoured and recorded" "proto=LL128|Simple" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
+unset NCCL_PROTO
+bad "nccl-ring: two protocols" collective --preset dgx-h100 --op allreduce --algo "nccl-ring:proto=LL|Simple" --size 8
+
 # OpenBLAS and LAPACKE are opened on first use (src/core/blas.c): the
 # executable does not load them to start (PowerSGD and training, which use
 # them, run in test_compress, test_train and compress_cli.sh).

@@ -246,6 +246,56 @@ static void one_nvswitch_node_by_hand(void **state)
     tc_topo_free(t);
 }
 
+/* NCCL's choice on one H100 node with NCCL's ring graph for it, 12
+ * search channels of 30 GB/s (360 GB/s; 24 channels run): its model, by
+ * hand from tuning.cc's tables, picks LL up to 3,591,707 B, LL128 up to
+ * 36,432,000 B, Simple above (busBw LL min(141, 360 / 2), LL128
+ * min(0.92 x 360, 12 x 36.7), Simple 360; latencies 15.0, 40.6, 56.0 us;
+ * algBw = busBw x 8/14); a mask leaves out what it excludes; Blackwell
+ * never runs LL128. */
+static void nccl_chooses_protocols_as_its_model(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=8,up=1,node=8,node_bw=360GB/s,arch=hopper");
+    double ll_ll128 = 3591707, ll128_simple = 36432000; /* solved by hand */
+    struct {
+        double bytes;
+        tc_proto want;
+    } c[] = {{8, TC_PROTO_LL},
+             {ll_ll128 * 0.98, TC_PROTO_LL},
+             {ll_ll128 * 1.02, TC_PROTO_LL128},
+             {ll128_simple * 0.98, TC_PROTO_LL128},
+             {ll128_simple * 1.02, TC_PROTO_SIMPLE},
+             {1 << 30, TC_PROTO_SIMPLE}};
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL, .p = 8, .bytes = c[i].bytes, .channels = 24};
+        tc_proto got = tc_nccl_choose(&req, t, NULL);
+        if (got != c[i].want)
+            fail_msg("%.0f bytes: %s, NCCL's model %s", c[i].bytes, tc_proto_name(got), tc_proto_name(c[i].want));
+    }
+    tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL, .p = 8, .bytes = 8, .channels = 24,
+                       .proto_mask = 1u << TC_PROTO_LL128 | 1u << TC_PROTO_SIMPLE};
+    assert_int_equal(tc_nccl_choose(&req, t, NULL), TC_PROTO_LL128);
+    tc_topo_free(t);
+    t = topo("clos:down=8,up=1,node=8,node_bw=721.8GB/s,arch=blackwell");
+    for (double b = 8; b < 1e10; b *= 4) {
+        tc_coll_req q = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL, .p = 8, .bytes = b};
+        assert_int_not_equal(tc_nccl_choose(&q, t, NULL), TC_PROTO_LL128);
+    }
+    tc_topo_free(t);
+    /* the proto syntax of NCCL_PROTO */
+    tc_proto p = TC_PROTO_NONE;
+    uint8_t m = 0;
+    tc_err err = {{0}};
+    assert_int_equal(tc_proto_parse("^ll128", true, &p, &m, &err), TC_OK);
+    assert_int_equal(m, 1u << TC_PROTO_LL | 1u << TC_PROTO_SIMPLE);
+    assert_int_equal(tc_proto_parse("LL,Simple", true, &p, &m, &err), TC_OK);
+    assert_int_equal(m, 1u << TC_PROTO_LL | 1u << TC_PROTO_SIMPLE);
+    assert_int_equal(tc_proto_parse("Tree", true, &p, &m, &err), TC_EINVAL);
+    assert_int_equal(tc_proto_parse("^LL|LL128|Simple", true, &p, &m, &err), TC_EINVAL);
+    assert_int_equal(tc_proto_parse("LL|Simple", false, &p, &m, &err), TC_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -254,6 +304,7 @@ int main(void)
         cmocka_unit_test(protocol_costs_are_nccls),
         cmocka_unit_test(evaluators_agree_and_skipping_is_exact),
         cmocka_unit_test(one_nvswitch_node_by_hand),
+        cmocka_unit_test(nccl_chooses_protocols_as_its_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

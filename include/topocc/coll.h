@@ -64,6 +64,7 @@ typedef enum {
     /* NCCL's own algorithms: after auto, so that auto and "all" (the
      * MPI-style algorithms, alpha per message) never pick them. */
     TC_ALGO_NCCL_RING,
+    TC_ALGO_NCCL,         /* NCCL's choice: its tuning model picks the protocol (coll/nccl.c) */
     TC_ALGO_COUNT
 } tc_algo;
 
@@ -71,6 +72,10 @@ typedef enum {
  * (the topology's alpha per message). */
 typedef enum { TC_PROTO_NONE = 0, TC_PROTO_LL, TC_PROTO_LL128, TC_PROTO_SIMPLE, TC_PROTO_COUNT } tc_proto;
 const char *tc_proto_name(tc_proto p);  /* "LL", "LL128", "Simple" */
+/* Parses a protocol as NCCL_PROTO gives it: names case-insensitive,
+ * separated by '|' or ',', a leading '^' for "all but". With one name and
+ * !as_mask it sets *proto; otherwise *mask (bit 1 << TC_PROTO_x). */
+tc_status tc_proto_parse(const char *s, bool as_mask, tc_proto *proto, uint8_t *mask, tc_err *err);
 
 const char *tc_op_name(tc_op op);
 const char *tc_algo_name(tc_algo a);
@@ -165,7 +170,13 @@ typedef struct tc_coll_req {
     uint32_t elt;         /* bytes per element: bytes is a whole number of them and blocks are whole
                              elements (tc_coll_round); 0: fluid bytes, blocks of bytes / nblk */
     uint32_t channels;    /* nccl-*: channels (0 = the default, coll/nccl.c) */
-    tc_proto proto;       /* nccl-*: the protocol (TC_PROTO_NONE = Simple) */
+    tc_proto proto;       /* nccl-*: the protocol (TC_PROTO_NONE: Simple; nccl: its choice) */
+    /* nccl-*, as NCCL's environment sets them (docs/MODEL.md): the
+     * protocols nccl may choose (bit 1 << TC_PROTO_x; 0: NCCL's default
+     * rule), bounds on the channels (0: none), the Simple buffer (0: 4 MiB). */
+    uint8_t proto_mask;
+    uint32_t min_channels, max_channels;
+    double buffsize;
 } tc_coll_req;
 
 /* Element types (--dtype): float32 (4 bytes), fp16, bf16 (2), fp8, int8
@@ -232,6 +243,11 @@ typedef struct tc_sched {
      * own in each lane. 0 or 1: one lane. */
     uint32_t lanes;
 } tc_sched;
+
+/* NCCL v2.21.5-1's choice of protocol for a ring (its tuning model,
+ * src/graph/tuning.cc; bandwidths from the topology): the protocol with
+ * the least predicted time among those req allows; *pred_s its time. */
+tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, double *pred_s);
 
 /* Parses "ring", "ring:chunks=8", "dbtree:chunks=64", "rhd:order=far",
  * "binomial:tree=highbit,root=3" into req->algo/chunks/root/variant. */

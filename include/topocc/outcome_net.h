@@ -44,6 +44,9 @@ typedef struct tc_coll_row {
     tc_variant variant;        /* as requested ("rhd:order=far"; TC_VARIANT_DEFAULT: the default) */
     uint32_t channels;         /* nccl-*: as requested (0: the default) */
     tc_proto proto;            /* nccl-*: as requested (TC_PROTO_NONE: the default) */
+    uint8_t proto_mask;        /* nccl: the protocols it may choose (0: NCCL's rule) */
+    uint32_t min_channels, max_channels;
+    double buffsize;
 } tc_coll_row;
 
 typedef struct tc_collective_out {

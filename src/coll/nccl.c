@@ -35,6 +35,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "coll/algos.h"
 
 const char *tc_proto_name(tc_proto p)
@@ -45,6 +46,49 @@ const char *tc_proto_name(tc_proto p)
     case TC_PROTO_SIMPLE: return "Simple";
     default: return "none";
     }
+}
+
+tc_status tc_proto_parse(const char *s, bool as_mask, tc_proto *proto, uint8_t *mask, tc_err *err)
+{
+    bool neg = s[0] == '^';
+    const char *p = neg ? s + 1 : s;
+    uint8_t m = 0;
+    int names = 0;
+    while (*p) {
+        size_t n = strcspn(p, "|,");
+        tc_proto found = TC_PROTO_NONE;
+        for (int k = TC_PROTO_LL; k <= TC_PROTO_SIMPLE; k++) {
+            const char *nm = tc_proto_name((tc_proto)k);
+            if (strlen(nm) == n && strncasecmp(p, nm, n) == 0)
+                found = (tc_proto)k;
+        }
+        if (!found)
+            return tc_fail(err, TC_EINVAL, "invalid protocol '%.*s' in '%s': accepted are LL, LL128, Simple (a list "
+                                           "with | or ',', ^ for all but)",
+                           (int)n, p, s);
+        m |= (uint8_t)(1u << found);
+        names++;
+        *proto = found;
+        p += n;
+        if (*p)
+            p++;
+    }
+    if (!names)
+        return tc_fail(err, TC_EINVAL, "empty protocol '%s': accepted are LL, LL128, Simple", s);
+    if (neg)
+        m = (uint8_t)(~m & (1u << TC_PROTO_LL | 1u << TC_PROTO_LL128 | 1u << TC_PROTO_SIMPLE));
+    if (!as_mask) {
+        if (neg || names > 1)
+            return tc_fail(err, TC_EINVAL, "'%s': nccl-ring runs one protocol (LL, LL128 or Simple); nccl chooses "
+                                           "among several",
+                           s);
+        return TC_OK;
+    }
+    *proto = TC_PROTO_NONE;
+    *mask = m;
+    if (!m)
+        return tc_fail(err, TC_EINVAL, "'%s' allows no protocol", s);
+    return TC_OK;
 }
 
 /* ---- NCCL v2.21.5-1's tuning constants (src/graph/tuning.cc) ---- */
@@ -66,10 +110,12 @@ static const double ll_max_bw[3][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {
 /* perChMaxRingLL128Bws (tuning.cc:92-96), GB/s per search channel. */
 static const double ll128_per_ch[3] = {20.0, 20.0, 36.7};
 
-/* Chunk payload of one ring step (see the top of the file). */
-static double chunk_bytes(tc_proto p)
+/* Chunk payload of one ring step (see the top of the file); Simple's is
+ * its buffer (NCCL_BUFFSIZE, default 4 MiB: src/init.cc:544) over the 8
+ * slots, times 4 steps per chunk. */
+static double chunk_bytes(tc_proto p, double buffsize)
 {
-    return p == TC_PROTO_LL ? 32768.0 : p == TC_PROTO_LL128 ? 576000.0 : 2097152.0;
+    return p == TC_PROTO_LL ? 32768.0 : p == TC_PROTO_LL128 ? 576000.0 : (buffsize > 0 ? buffsize : 4194304.0) / 8 * 4;
 }
 
 /* Bytes on the wire per byte of payload: LL lines carry 8 data bytes and 8
@@ -214,6 +260,12 @@ static uint32_t channels_for(const tc_coll_req *req, const tc_topo *topo, uint32
     uint32_t C = req->channels;
     if (!C)
         C = topo && topo->rails ? 2 * topo->rails : 2 * (G > 1 ? G : 1);
+    /* NCCL_MAX_NCHANNELS truncates, NCCL_MIN_NCHANNELS duplicates
+     * (src/graph/connect.cc:461-470); at most MAXCHANNELS = 32. */
+    if (req->max_channels && C > req->max_channels)
+        C = req->max_channels;
+    if (req->min_channels && C < req->min_channels)
+        C = req->min_channels;
     if (C > 32)
         C = 32;
     tc_proto p = req->proto ? req->proto : TC_PROTO_SIMPLE;
@@ -231,7 +283,7 @@ static tc_status nccl_ring_build(const tc_coll_req *req, const tc_topo *topo, tc
         G = R;
     s->proto = req->proto ? req->proto : TC_PROTO_SIMPLE;
     uint32_t C = channels_for(req, topo, R, G);
-    double Q = chunk_bytes(s->proto);
+    double Q = chunk_bytes(s->proto, req->buffsize);
     /* Loops per channel: the slice over R chunks of at most Q (all-reduce),
      * or each rank's part of the slice over chunks of at most Q. */
     double per_channel = req->bytes / C;
@@ -281,3 +333,82 @@ static tc_status nccl_ring_build(const tc_coll_req *req, const tc_topo *topo, tc
 }
 
 const tc_algo_impl tc_impl_nccl_ring = {nccl_ring_valid, nccl_ring_build};
+
+/* ---- nccl: NCCL's choice of protocol ---- */
+
+/* perChMaxRingLL128Bws's LL128 enable rule (tuning.cc:305-317): LL128 is on
+ * by default for compute capabilities 7.0, 8.0 and 9.0 only (the path
+ * conditions hold on NVSwitch nodes and rail-optimized NICs); v2.21.5-1
+ * leaves it off on Blackwell. An explicit mask (NCCL_PROTO) bypasses the
+ * rule, as in NCCL. */
+static uint8_t default_mask(const tc_topo *t)
+{
+    uint8_t m = 1u << TC_PROTO_LL | 1u << TC_PROTO_SIMPLE;
+    if (!t || t->arch != TC_ARCH_BLACKWELL)
+        m |= 1u << TC_PROTO_LL128;
+    return m;
+}
+
+tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, double *pred_s)
+{
+    uint32_t R = req->p, G = topo && topo->node_size > 1 ? topo->node_size : 1;
+    if (G > R)
+        G = R;
+    uint32_t nodes = R > G ? R / G : 1;
+    /* ncclTopoTuneModel's steps (tuning.cc:158-163). */
+    double nsteps = req->op == TC_OP_ALLREDUCE ? 2.0 * (R - 1) : R - 1;
+    double ninter = nodes > 1 ? (req->op == TC_OP_ALLREDUCE ? 2.0 * nodes : nodes - 1.0) : 0;
+    /* The graph's bandwidth (GB/s), from the topology instead of NCCL's
+     * search: the NVLink share of a GPU on one node; between nodes also
+     * the node's NICs together (a ring per channel, channels over the
+     * NICs). */
+    double bus = 0;
+    if (topo) {
+        tc_topo_info in;
+        tc_topo_get_info(topo, &in);
+        double nvl = topo->node_size > 1 ? topo->node_bw : in.injection_Bps;
+        bus = nodes > 1 ? fmin(nvl, in.injection_Bps * G) : nvl;
+    }
+    bus /= 1e9;
+    uint32_t C = channels_for(req, topo, R, G);
+    int row = nodes == 1 ? arch_row(topo) : 0, col = nodes <= 2 ? (int)nodes - 1 : 2;
+    double ppn = (double)R / nodes;
+    uint8_t mask = req->proto_mask ? req->proto_mask : default_mask(topo);
+    tc_proto best = TC_PROTO_NONE;
+    double best_t = INFINITY;
+    for (int p = TC_PROTO_LL; p <= TC_PROTO_SIMPLE; p++) {
+        if (!(mask & 1u << p))
+            continue;
+        int i = p - TC_PROTO_LL;
+        double b = bus;
+        if (p == TC_PROTO_LL)
+            b = fmin(ll_max_bw[row][col], b * .5);                          /* tuning.cc:180 */
+        else if (p == TC_PROTO_LL128)
+            b = fmin(b * (ppn < 2 ? 0.7 : 0.92), (C / 2.0) * ll128_per_ch[arch_row(topo)]); /* :181 */
+        double intra = hw_nvlink_us[i];
+        if (nodes > 1)
+            intra = fmax(intra, NET_OVERHEAD_US * (p == TC_PROTO_SIMPLE ? 3 : 1));
+        double lat = base_lat_us[i] + (nsteps - ninter) * intra + ninter * hw_net_us[i]; /* :241-248 */
+        double alg = b * R / nsteps;                                        /* :213-219 */
+        double t_us = lat + req->bytes / (1000 * alg);                      /* :443 */
+        if (t_us < best_t) {                                                /* strict: LL first on ties */
+            best_t = t_us;
+            best = (tc_proto)p;
+        }
+    }
+    if (pred_s)
+        *pred_s = best_t * 1e-6;
+    return best;
+}
+
+static tc_status nccl_build(const tc_coll_req *req, const tc_topo *topo, tc_sched *s, tc_err *err)
+{
+    tc_coll_req r = *req;
+    if (!r.proto)
+        r.proto = tc_nccl_choose(req, topo, NULL);
+    if (!r.proto)
+        return tc_fail(err, TC_EINVAL, "nccl: no protocol is allowed (proto= excludes LL, LL128 and Simple)");
+    return nccl_ring_build(&r, topo, s, err);
+}
+
+const tc_algo_impl tc_impl_nccl = {nccl_ring_valid, nccl_build};

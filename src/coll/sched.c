@@ -177,7 +177,7 @@ static const char *op_names[TC_OP_COUNT] = {
 static const char *algo_names[TC_ALGO_COUNT] = {
     "ring", "biring", "rd", "rhd", "binomial", "dbtree", "bruck", "pairwise", "direct",
     "torus", "torus-bi", "torus-mp", "swing", "hier", "shift", "scatter-ring", "rsg", "neighbor", "segring",
-    "auto", "nccl-ring"};
+    "auto", "nccl-ring", "nccl"};
 
 const char *tc_op_name(tc_op op)
 {
@@ -291,7 +291,7 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
             found = i;
     if (found < 0)
         return tc_fail(err, TC_EINVAL,
-                       "unknown algorithm '%s': accepted are ring, biring, rd, rhd, binomial, dbtree, bruck, pairwise, direct, torus, torus-bi, torus-mp, swing, hier, shift, scatter-ring, rsg, neighbor, segring, auto, nccl-ring",
+                       "unknown algorithm '%s': accepted are ring, biring, rd, rhd, binomial, dbtree, bruck, pairwise, direct, torus, torus-bi, torus-mp, swing, hier, shift, scatter-ring, rsg, neighbor, segring, auto, nccl-ring, nccl",
                        sp.kind);
     req->algo = (tc_algo)found;
     const char *v = tc_spec_get(&sp, "chunks");
@@ -334,36 +334,48 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
         else
             return tc_fail(err, TC_EINVAL, "invalid tree '%s' in algorithm '%s': accepted are lowbit, highbit", v, s);
     }
-    req->channels = 0;
+    req->channels = req->min_channels = req->max_channels = 0;
     req->proto = TC_PROTO_NONE;
-    bool nccl = req->algo == TC_ALGO_NCCL_RING;
-    v = tc_spec_get(&sp, "channels");
-    if (v) {
+    req->proto_mask = 0;
+    req->buffsize = 0;
+    bool nccl = req->algo == TC_ALGO_NCCL_RING || req->algo == TC_ALGO_NCCL;
+    static const char *const counts[] = {"channels", "minch", "maxch"};
+    uint32_t *cdst[] = {&req->channels, &req->min_channels, &req->max_channels};
+    for (int k = 0; k < 3; k++) {
+        v = tc_spec_get(&sp, counts[k]);
+        if (!v)
+            continue;
         uint32_t c;
         if (!nccl)
-            return tc_fail(err, TC_EINVAL, "channels= in algorithm '%s': only nccl-ring has it", s);
+            return tc_fail(err, TC_EINVAL, "%s= in algorithm '%s': only nccl-ring and nccl have it", counts[k], s);
         if (tc_parse_u32(v, &c, NULL) != TC_OK || c < 1 || c > 32)
-            return tc_fail(err, TC_EINVAL, "invalid channels '%s' in algorithm '%s': expected 1 to 32", v, s);
-        req->channels = c;
+            return tc_fail(err, TC_EINVAL, "invalid %s '%s' in algorithm '%s': expected 1 to 32", counts[k], v, s);
+        *cdst[k] = c;
+    }
+    v = tc_spec_get(&sp, "buffsize");
+    if (v) {
+        double b;
+        tc_err e2;
+        if (!nccl)
+            return tc_fail(err, TC_EINVAL, "buffsize= in algorithm '%s': only nccl-ring and nccl have it", s);
+        if (tc_parse_size(v, &b, &e2) != TC_OK || b < 65536 || b > 1073741824.0)
+            return tc_fail(err, TC_EINVAL, "invalid buffsize '%s' in algorithm '%s': expected 64KiB to 1GiB", v, s);
+        req->buffsize = b;
     }
     v = tc_spec_get(&sp, "proto");
     if (v) {
         if (!nccl)
-            return tc_fail(err, TC_EINVAL, "proto= in algorithm '%s': only nccl-ring has it", s);
-        if (strcmp(v, "LL") == 0 || strcmp(v, "ll") == 0)
-            req->proto = TC_PROTO_LL;
-        else if (strcmp(v, "LL128") == 0 || strcmp(v, "ll128") == 0)
-            req->proto = TC_PROTO_LL128;
-        else if (strcmp(v, "Simple") == 0 || strcmp(v, "simple") == 0)
-            req->proto = TC_PROTO_SIMPLE;
-        else
-            return tc_fail(err, TC_EINVAL, "invalid proto '%s' in algorithm '%s': accepted are LL, LL128, Simple", v, s);
+            return tc_fail(err, TC_EINVAL, "proto= in algorithm '%s': only nccl-ring and nccl have it", s);
+        st = tc_proto_parse(v, req->algo == TC_ALGO_NCCL, &req->proto, &req->proto_mask, err);
+        if (st)
+            return tc_fail(err, st, "algorithm '%s': %s", s, err->msg);
     }
     if (nccl && req->chunks)
-        return tc_fail(err, TC_EINVAL, "chunks= in algorithm '%s': nccl-ring chunks as its protocol does", s);
+        return tc_fail(err, TC_EINVAL, "chunks= in algorithm '%s': NCCL chunks as its protocol does", s);
     return tc_spec_check_unused(&sp, "algorithm",
                                 "chunks (pipelining chunks), root (broadcast/reduce root rank), order (rhd: near, far), "
-                                "tree (binomial: lowbit, highbit), channels and proto (nccl-ring: LL, LL128, Simple)",
+                                "tree (binomial: lowbit, highbit); nccl-ring and nccl: proto, channels, minch, maxch, "
+                                "buffsize",
                                 err);
 }
 
@@ -414,6 +426,25 @@ char *tc_algo_format(const tc_coll_req *req, char *buf, size_t len)
     if (req->proto) {
         snprintf(opt, sizeof opt, "proto=%s", tc_proto_name(req->proto));
         append_opt(buf, len, &n, &first, opt);
+    } else if (req->proto_mask) {
+        /* as a list joined by '|' */
+        size_t k = (size_t)snprintf(opt, sizeof opt, "proto=");
+        for (int p = TC_PROTO_LL; p <= TC_PROTO_SIMPLE; p++)
+            if (req->proto_mask & 1u << p)
+                k += (size_t)snprintf(opt + k, sizeof opt - k, "%s%s", k > 6 ? "|" : "", tc_proto_name((tc_proto)p));
+        append_opt(buf, len, &n, &first, opt);
+    }
+    if (req->min_channels) {
+        snprintf(opt, sizeof opt, "minch=%u", req->min_channels);
+        append_opt(buf, len, &n, &first, opt);
+    }
+    if (req->max_channels) {
+        snprintf(opt, sizeof opt, "maxch=%u", req->max_channels);
+        append_opt(buf, len, &n, &first, opt);
+    }
+    if (req->buffsize) {
+        snprintf(opt, sizeof opt, "buffsize=%.0f", req->buffsize);
+        append_opt(buf, len, &n, &first, opt);
     }
     return buf;
 }
@@ -439,6 +470,7 @@ const tc_algo_impl *tc_algo_impl_of(tc_algo a)
         [TC_ALGO_SHIFT] = &tc_impl_shift,       [TC_ALGO_SCATTER_RING] = &tc_impl_scatter_ring,
         [TC_ALGO_RSG] = &tc_impl_rsg,           [TC_ALGO_NEIGHBOR] = &tc_impl_neighbor,
         [TC_ALGO_SEGRING] = &tc_impl_segring,   [TC_ALGO_NCCL_RING] = &tc_impl_nccl_ring,
+        [TC_ALGO_NCCL] = &tc_impl_nccl,
     };
     return (unsigned)a < TC_ALGO_COUNT ? table[a] : NULL;
 }

@@ -14,7 +14,19 @@
 #include "topocc/render.h"
 
 /* The algorithm a result ran, its variant included ("rhd:order=far"). */
-#define RESULT_ALGO(r) tc_algo_variant_name((r)->algo, (r)->variant, (char[64]){0}, 64)
+#define RESULT_ALGO(r) result_algo((r), (char[96]){0}, 96)
+
+/* The algorithm a result ran: with its variant, or an NCCL protocol and
+ * channel count ("nccl:Simple,24ch"). */
+static const char *result_algo(const tc_result *r, char *buf, size_t len)
+{
+    tc_algo_variant_name(r->algo, r->variant, buf, len);
+    if (r->proto) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, len - n, "%s%s,%uch", strchr(buf, ':') ? "," : ":", tc_proto_name(r->proto), r->channels);
+    }
+    return buf;
+}
 
 static const char *multipath_name(tc_multipath m)
 {

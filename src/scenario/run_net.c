@@ -154,6 +154,10 @@ static tc_status coll_rows(const tc_scenario *s, const tc_topo *t, tc_collective
         r->variant = q.variant;
         r->channels = q.channels;
         r->proto = q.proto;
+        r->proto_mask = q.proto_mask;
+        r->min_channels = q.min_channels;
+        r->max_channels = q.max_channels;
+        r->buffsize = q.buffsize;
     }
     if (o->nalgos == 0)
         return tc_fail(err, TC_EINVAL, "no algorithm is valid for %s on %u ranks of this topology",
@@ -175,6 +179,10 @@ static tc_status chosen_sched(const tc_topo *t, const tc_coll_row *row, const tc
     q.variant = row->algo == TC_ALGO_AUTO ? TC_VARIANT_DEFAULT : row->variant;
     q.channels = row->channels;
     q.proto = row->proto;
+    q.proto_mask = row->proto_mask;
+    q.min_channels = row->min_channels;
+    q.max_channels = row->max_channels;
+    q.buffsize = row->buffsize;
     return tc_coll_build(&q, t, sc, err);
 }
 
@@ -239,6 +247,8 @@ static tc_status coll_eval(const tc_scenario *s, const tc_run_opts *ro, tc_colle
         const tc_coll_row *row = &o->rows[i];
         tc_coll_req req = {.op = o->op, .algo = row->algo, .p = o->ranks, .chunks = row->chunks, .root = row->root,
                            .variant = row->variant, .channels = row->channels, .proto = row->proto,
+                           .proto_mask = row->proto_mask, .min_channels = row->min_channels,
+                           .max_channels = row->max_channels, .buffsize = row->buffsize,
                            .elt = tc_dtype_size(s->dtype)};
         if (eo.mode == TC_MODE_FLOW &&
             (st = sweep_mem_check(t, &req, max_of(s->sizes, o->nsizes), map, &fo, ro, err)))

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "scenario/keys.h"
 #include <jansson.h>
 #include "topocc/compress.h"
@@ -227,6 +228,58 @@ void tc_scenario_eval_opts(const tc_scenario *s, const tc_net *net, int i, tc_ev
 
 /* "ring:chunks=8,root=2", "rhd:order=far" in the one order the parser
  * accepts it back (tc_algo_format). */
+/* NCCL's environment, as NCCL reads it (docs/MODEL.md, "NCCL's choice"),
+ * where the algorithm spec does not say: NCCL_PROTO (nccl only: the
+ * protocols it may choose), NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS,
+ * NCCL_BUFFSIZE; NCCL_ALGO must allow Ring, the one algorithm modelled.
+ * The values land in the spec, so the scenario records them. */
+static tc_status nccl_env(tc_coll_req *req, tc_err *err)
+{
+    const char *v = getenv("NCCL_ALGO");
+    if (v && *v && req->algo == TC_ALGO_NCCL) {
+        /* a list of names, '^' for all but; Ring must stay allowed */
+        bool neg = v[0] == '^', ring = false;
+        const char *p = neg ? v + 1 : v;
+        while (*p) {
+            size_t n = strcspn(p, ",");
+            if (n == 4 && strncasecmp(p, "ring", 4) == 0)
+                ring = true;
+            p += n;
+            if (*p)
+                p++;
+        }
+        if (ring == neg)
+            return tc_fail(err, TC_EINVAL, "NCCL_ALGO=%s excludes Ring, the one NCCL algorithm topocc models (Tree, "
+                                           "NVLS and CollNet are not): allow Ring or unset NCCL_ALGO",
+                           v);
+    }
+    tc_status st = TC_OK;
+    v = getenv("NCCL_PROTO");
+    if (v && *v && req->algo == TC_ALGO_NCCL && !req->proto && !req->proto_mask &&
+        (st = tc_proto_parse(v, true, &req->proto, &req->proto_mask, err)))
+        return tc_fail(err, st, "NCCL_PROTO: %s", err->msg);
+    static const char *const names[] = {"NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS"};
+    uint32_t *dst[] = {&req->min_channels, &req->max_channels};
+    for (int k = 0; k < 2; k++) {
+        v = getenv(names[k]);
+        if (!v || !*v || *dst[k])
+            continue;
+        uint32_t c;
+        if (tc_parse_u32(v, &c, NULL) != TC_OK || c < 1 || c > 32)
+            return tc_fail(err, TC_EINVAL, "%s=%s: expected 1 to 32", names[k], v);
+        *dst[k] = c;
+    }
+    v = getenv("NCCL_BUFFSIZE");
+    if (v && *v && !req->buffsize) {
+        char *end;
+        double b = strtod(v, &end);
+        if (*end || !(b >= 65536) || b > 1073741824.0)
+            return tc_fail(err, TC_EINVAL, "NCCL_BUFFSIZE=%s: expected bytes from 65536 to 1073741824", v);
+        req->buffsize = b;
+    }
+    return TC_OK;
+}
+
 static tc_status canonical_algo(char *a, size_t len, tc_err *err)
 {
     if (strcmp(a, "all") == 0)
@@ -234,6 +287,8 @@ static tc_status canonical_algo(char *a, size_t len, tc_err *err)
     tc_coll_req req;
     memset(&req, 0, sizeof req);
     tc_status st = tc_algo_parse(a, &req, err);
+    if (st == TC_OK && (req.algo == TC_ALGO_NCCL || req.algo == TC_ALGO_NCCL_RING))
+        st = nccl_env(&req, err);
     if (st)
         return st;
     char buf[96];
