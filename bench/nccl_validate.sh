@@ -1,0 +1,52 @@
+#!/bin/sh
+# nccl_validate.sh - topocc nccl-tests --compare on the published nccl-tests
+# results in tests/data/nccl-tests/ (docs/VALIDATION.md, "nccl-tests"): one
+# line per case with the median |busbw error| per size band, as a Markdown
+# table. Cases whose measured run used what topocc does not model yet
+# (NVLink SHARP, IB SHARP, NCCL's tree) are listed with the reason and
+# compared all the same, so the gap shows. No constant is fitted: every
+# case is held out. Usage: bench/nccl_validate.sh [BUILD_DIR]
+set -u
+B=${1:-build}
+T="$B/topocc"
+D="$(dirname "$0")/../tests/data/nccl-tests"
+[ -x "$T" ] || { echo "nccl_validate.sh: build first (make build)" >&2; exit 2; }
+
+# file | modelled? | topocc arguments
+cases() {
+cat <<'EOF'
+nccltests309_gjaion_h100_2node_ib400_allreduce_ring_minctas24_qps2.txt|yes: Ring forced, 24 channels|--preset dgx-h100:nodes=2 --algo nccl-ring:channels=24
+meta_gcm_a100_1node_8gpu_allreduce_fixture.txt|yes: one A100 node (no NVLS on A100)|--preset dgx-a100 --algo nccl
+oci_bm_gpu4_8_a100_1node_8gpu_allreduce_10GiB_ubuntu.txt|yes: one A100 node|--preset dgx-a100 --algo nccl
+gcp_a3ultra_2node_1gpu_H200_roce_allreduce.txt|yes: 2 GPUs, one 400G NIC each|--topo clos:down=2,up=1,bw=400Gbps,arch=hopper --algo nccl
+gcp_a3ultra_2node_1gpu_H200_roce_allgather.txt|yes: 2 GPUs, one 400G NIC each|--topo clos:down=2,up=1,bw=400Gbps,arch=hopper --algo nccl --op allgather
+gcp_a4_2node_16xB200_roce_allgather.txt|yes: all-gather between nodes runs Ring|--preset dgx-b200:nodes=2 --algo nccl --op allgather
+meta_gcm_a100_2node_16gpu_allreduce_fixture.txt|partly: fabric not stated (DGX A100 assumed); NCCL may pick Tree|--preset dgx-a100:nodes=2 --algo nccl
+oci_bm_gpu4_8_a100_2node_roce_allreduce_10GiB.txt|partly: 16 x 100G RoCE as 8 x 200G; NCCL may pick Tree|--preset dgx-a100:nodes=2 --algo nccl
+aws_p4de_2node_16xA100_efa_allreduce.txt|partly: 4 x 100G EFA per node (2 GPUs per NIC); NCCL may pick Tree|--topo clos:down=2x4,up=1x2,node=8,rail=4,bw=50Gbps,node_bw=240GB/s,arch=ampere --algo nccl
+aws_p5_1node_8xH100_nvswitch_allreduce.txt|no: NVLS likely (issue 12)|--preset dgx-h100 --algo nccl
+nccltests290_h100_1node_8gpu_nvswitch_allreduce.txt|no: NVLS (issue 12)|--preset dgx-h100 --algo nccl
+nccltests309_qoofyk_xe9680_h100_2node_ib_ndr_allreduce.txt|no: NVLSTree likely (issue 12)|--preset dgx-h100:nodes=2 --algo nccl
+nccltests309_gjaion_h100_2node_ib400_allreduce_default.txt|no: Tree/NVLSTree likely|--preset dgx-h100:nodes=2 --algo nccl
+nccltests309_gjaion_h100_4node_ib400_allreduce_default.txt|no: Tree/NVLSTree likely|--preset dgx-h100:nodes=4 --algo nccl
+nccltests309_gjaion_h100_8node_ib400_allreduce_default.txt|no: Tree/NVLSTree likely|--preset dgx-h100:nodes=8 --algo nccl
+oci_bm_gpu_h100_8_2node_roce_allreduce.txt|no: NVLS/NVLSTree likely|--preset dgx-h100:nodes=2 --algo nccl
+aws_p5_2node_16xH100_efa_allreduce.txt|no: NVLS/NVLSTree likely|--preset dgx-h100:nodes=2 --algo nccl
+EOF
+}
+
+# Before: the same cluster with MPI's ring (one ring, alpha per message,
+# no protocol), what topocc could say before its NCCL algorithms.
+echo "| case | modelled | < 1 MiB | 1-256 MiB | >= 256 MiB | before (MPI ring): < 1 MiB | 1-256 MiB | >= 256 MiB |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|"
+cases | while IFS='|' read -r f why args; do
+    before=$(echo "$args" | sed 's/--algo [^ ]*/--algo ring/')
+    # shellcheck disable=SC2086
+    out=$("$T" nccl-tests $args --compare "$D/$f" 2>&1) || { echo "| $f | $why | error: $(echo "$out" | tail -1) | | | | | |"; continue; }
+    # shellcheck disable=SC2086
+    old=$("$T" nccl-tests $before --compare "$D/$f" 2>&1)
+    band() { echo "$1" | sed -n "s/^# median |error| $2 *: \\([0-9.]*%\\) over .*/\\1/p"; }
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "${f%.txt}" "$why" "$(band "$out" '< 1 MiB')" \
+        "$(band "$out" '1 MiB .. 256 MiB')" "$(band "$out" '>= 256 MiB')" "$(band "$old" '< 1 MiB')" \
+        "$(band "$old" '1 MiB .. 256 MiB')" "$(band "$old" '>= 256 MiB')"
+done
