@@ -328,7 +328,7 @@ good "dtype: the rounded size is reported" "^allreduce,ring,16,1000," collective
 
 # Presets from hardware profiles (docs/PROFILES.md)
 good "preset: a DGX H100 pair is a rail-optimized Clos" "rail=8" topo --preset dgx-h100:nodes=2
-good "preset: a TPU slice is a torus" "torus:dims=8x8x8" topo --preset tpu-v5p:dims=8x8x8
+good "preset: a TPU slice is a torus" "torus:dims=8x8x8" topo --preset tpu-v5p-slice:dims=8x8x8
 bad "preset: unknown, listing the known" collective --preset dgx-h999 --op allreduce --size 1MiB
 bad "preset: a node count that needs a third tier" collective --preset dgx-h100:nodes=48 --op allreduce --size 1MiB
 bad "preset: an unknown key" topo --preset dgx-h100:gpus=4

@@ -48,7 +48,7 @@ bad "steps ratio for a codec not asked for" compress --topo "$CLOS" --model resn
 bad "steps ratio for an unknown codec" compress --topo "$CLOS" --model resnet50 --codec topk $R --steps-ratio zip=1.1
 bad "steps ratio of 0" compress --topo "$CLOS" --model resnet50 --codec topk --steps-ratio topk=0
 bad "steps ratio missing for a codec" compress --topo "$CLOS" --model resnet50 --codec topk --codec powersgd $R
-bad "unknown accelerator" compress --topo "$CLOS" --model resnet50 --codec topk $R --accel a100
+bad "unknown accelerator" compress --topo "$CLOS" --model resnet50 --codec topk $R --accel a1000
 bad "missing accuracy file" compress --topo "$CLOS" --model resnet50 --codec topk --accuracy "$tmp/none.json"
 bad "accuracy file that is not one" compress --topo "$CLOS" --model resnet50 --codec topk --accuracy /etc/hostname
 bad "accuracy and steps ratio together" compress --topo "$CLOS" --model resnet50 --codec topk $R --accuracy x.json

@@ -526,8 +526,15 @@ static void roofline_is_memory_bound_except_where_compute_caps_it(void **state)
     const tc_accel *h = tc_accel_find("h100"), *t = tc_accel_find("tpu");
     assert_non_null(h);
     assert_non_null(t);
-    assert_null(tc_accel_find("a100"));
+    assert_null(tc_accel_find("a1000"));
     assert_true(h->mem_Bps == 3.35e12 && h->flops == 989e12);
+    /* the accelerator profiles (in profiles/, their sources in them) */
+    const tc_accel *a = tc_accel_find("a100"), *v = tc_accel_find("v100");
+    assert_non_null(a);
+    assert_non_null(v);
+    assert_true(fabs(a->mem_Bps - 2.039e12) < 1 && fabs(a->flops - 312e12) < 1);
+    assert_true(fabs(v->mem_Bps - 0.9e12) < 1 && fabs(v->flops - 125e12) < 1);
+    assert_true(fabs(t->mem_Bps - 2.765e12) < 1 && fabs(t->flops - 459e12) < 1 && strcmp(t->name, "tpu-v5p") == 0);
     tc_codec_spec s = spec_of("bf16");
     assert_true(tc_codec_bytes_touched(&s, 1 << 20, 8) == 12);
     assert_true(fabs(tc_codec_accel_throughput(&s, h, 1 << 20, 8) - 4 * 3.35e12 / 12) < 1);

@@ -77,8 +77,11 @@ typedef struct tc_accel {
     double mem_Bps;        /* memory bandwidth */
     double flops;          /* dense 16-bit FLOP/s */
 } tc_accel;
-/* Looks up "h100" or "tpu" (documented entries); NULL if unknown. */
+/* Looks up an accelerator profile by name ("h100", "a100", "tpu-v5p"; "tpu"
+ * is tpu-v5p): docs/PROFILES.md. NULL if unknown. */
 const tc_accel *tc_accel_find(const char *name);
+/* The known accelerators' names, comma-separated, into buf. */
+void tc_accel_names(char *buf, size_t len);
 /* Encode+decode throughput of c on a, bytes of float32 input per second. */
 double tc_codec_accel_throughput(const tc_codec_spec *c, const tc_accel *a, uint64_t d, uint32_t n);
 

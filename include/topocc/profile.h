@@ -4,7 +4,7 @@
  * the presets that turn a profile into a topology spec.
  *
  * A profile is NAME.json (docs/PROFILES.md gives the schema):
- *   {"schema": "topocc-profile/1", "name": NAME, "kind": "gpu-node" | "tpu-slice",
+ *   {"schema": "topocc-profile/1", "name": NAME, "kind": "gpu-node" | "tpu-slice" | "accelerator",
  *    "title": "...", "fields": {FIELD: {"value": NUMBER | STRING | BOOL, "unit": "...",
  *    "source": "URL or document, version", "assumed": false}, ...}}
  * Every field has a value and either a source or "assumed": true.
@@ -36,6 +36,9 @@ const char *tc_profile_json(const tc_profile *p);
 tc_status tc_profile_num(const tc_profile *p, const char *field, double *out, tc_err *err);
 tc_status tc_profile_str(const tc_profile *p, const char *field, const char **out, tc_err *err);
 
+/* Every profile name found on the search path, sorted, comma-separated,
+ * into buf; with kind, only the profiles of that kind. */
+void tc_profile_list_kind(const char *dir, const char *kind, char *buf, size_t len);
 /* Every profile name found on the search path, sorted, comma-separated,
  * into buf. */
 void tc_profile_list(const char *dir, char *buf, size_t len);

@@ -12,7 +12,10 @@
  * the ideal an implementation can reach, e.g. with a custom reduction.)
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+#include <threads.h>
+#include "topocc/profile.h"
 #include "compress/codec_int.h"
 
 static uint32_t ceil_log2(uint32_t n)
@@ -186,21 +189,61 @@ static double flops_per_coord(const tc_codec_spec *c, uint64_t d)
  * The compute cap uses the dense 16-bit peak: optimistic for THC's additions,
  * which run on vector units unless the transform is written as small matrix
  * products for the tensor cores. */
-static const tc_accel accels[] = {
-    {"h100", 3.35e12, 989e12},
-    {"tpu-v5p", 2.765e12, 459e12},
-};
+/* The accelerators are the "accelerator" profiles on the profile search
+ * path (docs/PROFILES.md; dense16_TFLOPS, mem_TBps with their sources),
+ * read once. "tpu" names tpu-v5p. */
+#define MAX_ACCELS 64
+static tc_accel accel_tab[MAX_ACCELS];
+static char accel_name[MAX_ACCELS][64];
+static size_t n_accels;
+static once_flag accel_once = ONCE_FLAG_INIT;
+
+static void accel_load(void)
+{
+    char names[4096];
+    tc_profile_list_kind(NULL, "accelerator", names, sizeof names);
+    for (char *save = NULL, *nm = strtok_r(names, ", ", &save); nm && n_accels < MAX_ACCELS;
+         nm = strtok_r(NULL, ", ", &save)) {
+        tc_profile *p = NULL;
+        tc_err err;
+        double fl = 0, mem = 0;
+        if (tc_profile_load(nm, NULL, &p, &err) != TC_OK)
+            continue;
+        if (tc_profile_num(p, "dense16_TFLOPS", &fl, &err) == TC_OK && tc_profile_num(p, "mem_TBps", &mem, &err) == TC_OK &&
+            fl > 0 && mem > 0) {
+            snprintf(accel_name[n_accels], sizeof accel_name[0], "%s", nm);
+            accel_tab[n_accels] = (tc_accel){accel_name[n_accels], mem * 1e12, fl * 1e12};
+            n_accels++;
+        }
+        tc_profile_free(p);
+    }
+}
 
 const tc_accel *tc_accel_find(const char *name)
 {
     if (!name)
         return NULL;
+    call_once(&accel_once, accel_load);
     if (strcmp(name, "tpu") == 0)
-        return &accels[1];
-    for (size_t i = 0; i < sizeof accels / sizeof *accels; i++)
-        if (strcmp(name, accels[i].name) == 0)
-            return &accels[i];
+        name = "tpu-v5p";
+    for (size_t i = 0; i < n_accels; i++)
+        if (strcmp(name, accel_tab[i].name) == 0)
+            return &accel_tab[i];
     return NULL;
+}
+
+void tc_accel_names(char *buf, size_t len)
+{
+    call_once(&accel_once, accel_load);
+    size_t at = 0;
+    if (len)
+        buf[0] = '\0';
+    for (size_t i = 0; i < n_accels && at < len; i++) {
+        int w = snprintf(buf + at, len - at, "%s%s", i ? ", " : "", accel_tab[i].name);
+        at += w > 0 ? (size_t)w : 0;
+    }
+    if (!n_accels && len)
+        snprintf(buf, len, "none (no accelerator profile found)");
 }
 
 double tc_codec_accel_throughput(const tc_codec_spec *c, const tc_accel *a, uint64_t d, uint32_t n)

@@ -307,8 +307,11 @@ static tc_status make_workload(job *J, const tc_net *net, tc_flow_opts *fo, tc_e
     if ((st = tc_model_parse(s->model, &w->model, err)))
         return st;
     w->accel = tc_accel_find(s->accel[0] ? s->accel : "h100");
-    if (!w->accel)
-        return tc_fail(err, TC_EINVAL, "unknown accelerator '%s': accepted are h100, tpu", s->accel);
+    if (!w->accel) {
+        char known[1024];
+        tc_accel_names(known, sizeof known);
+        return tc_fail(err, TC_EINVAL, "unknown accelerator '%s': accepted are %s (tpu: tpu-v5p)", s->accel, known);
+    }
     w->mfu = s->mfu;
     w->bucket_bytes = s->bucket_bytes;
     w->offload = s->offload;

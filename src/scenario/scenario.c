@@ -481,7 +481,11 @@ static tc_status resolve_codecs(tc_scenario *s, tc_err *err)
     if ((st = tc_model_parse(s->model, &m, err)))
         return st;
     if (!tc_accel_find(s->accel))
-        return tc_fail(err, TC_EINVAL, "unknown accelerator '%s': accepted are h100, tpu", s->accel);
+    {
+        char known[1024];
+        tc_accel_names(known, sizeof known);
+        return tc_fail(err, TC_EINVAL, "unknown accelerator '%s': accepted are %s (tpu: tpu-v5p)", s->accel, known);
+    }
     return TC_OK;
 }
 

@@ -68,6 +68,23 @@ static int cmp_str(const void *a, const void *b)
 
 void tc_profile_list(const char *dir, char *buf, size_t len)
 {
+    tc_profile_list_kind(dir, NULL, buf, len);
+}
+
+/* Whether profile name (found first on the path) is of this kind. */
+static bool of_kind(const char *name, const char *dir, const char *kind)
+{
+    tc_profile *p = NULL;
+    tc_err err;
+    if (tc_profile_load(name, dir, &p, &err) != TC_OK)
+        return false;
+    bool ok = strcmp(p->kind, kind) == 0;
+    tc_profile_free(p);
+    return ok;
+}
+
+void tc_profile_list_kind(const char *dir, const char *kind, char *buf, size_t len)
+{
     char dirs[MAX_DIRS][4096];
     int nd = search_dirs(dir, dirs, MAX_DIRS);
     char *names[256];
@@ -88,6 +105,8 @@ void tc_profile_list(const char *dir, char *buf, size_t len)
             bool dup = !valid_name(nm);
             for (size_t k = 0; k < n && !dup; k++)
                 dup = strcmp(names[k], nm) == 0;
+            if (!dup && kind && !of_kind(nm, dir, kind))
+                dup = true;
             if (!dup && (names[n] = strdup(nm)))
                 n++;
         }
@@ -157,8 +176,8 @@ static tc_status read_profile(tc_profile *p, const char *path, tc_err *err)
         return tc_fail(err, TC_EINVAL, "profile %s: schema '%s' is not %s", path,
                        json_string_value(json_object_get(root, "schema")), PROFILE_SCHEMA);
     const char *kind = json_string_value(json_object_get(root, "kind"));
-    if (strcmp(kind, "gpu-node") != 0 && strcmp(kind, "tpu-slice") != 0)
-        return tc_fail(err, TC_EINVAL, "profile %s: kind '%s': expected gpu-node or tpu-slice", path, kind);
+    if (strcmp(kind, "gpu-node") != 0 && strcmp(kind, "tpu-slice") != 0 && strcmp(kind, "accelerator") != 0)
+        return tc_fail(err, TC_EINVAL, "profile %s: kind '%s': expected gpu-node, tpu-slice or accelerator", path, kind);
     snprintf(p->kind, sizeof p->kind, "%s", kind);
     json_t *fields = json_object_get(root, "fields");
     if (!json_is_object(fields))
@@ -390,6 +409,13 @@ tc_status tc_preset_expand(const char *preset, const char *dir, char *spec, size
     tc_status st = tc_profile_load(name, dir, &p, err);
     if (st)
         return st;
+    if (strcmp(p->kind, "accelerator") == 0) {
+        st = tc_fail(err, TC_EINVAL, "preset %s: an accelerator profile describes a chip, not a network: give a gpu-node "
+                                     "or tpu-slice profile (e.g. dgx-h100, tpu-v5p-slice)",
+                     name);
+        tc_profile_free(p);
+        return st;
+    }
     uint32_t nodes = 1;
     const char *dims = NULL;
     char dimbuf[64];
