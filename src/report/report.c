@@ -34,6 +34,10 @@ json_t *tc_report_result_json(const tc_result *r, const tc_topo *t, tc_routing r
     json_object_set_new(o, "algo_requested",
                         json_string(tc_algo_variant_name(r->algo_requested, r->variant, buf, sizeof buf)));
     json_object_set_new(o, "chunks", json_integer(r->chunks));
+    if (r->proto) {
+        json_object_set_new(o, "proto", json_string(tc_proto_name(r->proto)));
+        json_object_set_new(o, "channels", json_integer(r->channels));
+    }
     json_object_set_new(o, "ranks", json_integer(r->ranks));
     json_object_set_new(o, "bytes", json_real(r->bytes));
     json_object_set_new(o, "mode", json_string(tc_mode_name(r->mode)));
