@@ -26,6 +26,8 @@ static const cmd_help helps[TC_CMD_COUNT] = {
          "ALGO:  ring, biring, rd, rhd, binomial, dbtree, bruck, pairwise, direct, torus,\n"
          "       torus-bi, torus-mp, swing, hier, shift, scatter-ring, rsg, neighbor,\n"
          "       segring, auto (default: the fastest valid one);\n"
+         "       NCCL's: nccl-ring (its ring; proto=LL|LL128|Simple, channels=C),\n"
+         "       nccl (the protocol NCCL's tuning model picks; NCCL_* variables apply);\n"
          "       parameters: chunks=N (pipelining), root=R (broadcast/reduce),\n"
          "       order=near|far (rhd), tree=lowbit|highbit (binomial)\n"
          "BYTES: nccl-tests convention (whole buffer; all-gather output; reduce-scatter\n"
