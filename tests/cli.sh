@@ -350,7 +350,7 @@ good "nccl-tests: a row as nccl-tests prints it" "^     1048576        262144   
 good "nccl-tests: all-gather counts per rank" "^     1048576         32768     float    none      -1 " nccl-tests --preset dgx-h100 --op allgather -b 1M -e 1M
 good "nccl-tests: compare, by size band" "^# median |error| >= 256 MiB" nccl-tests --preset dgx-h100:nodes=2 --algo nccl-ring:channels=24 --compare "$(dirname "$0")/data/nccl-tests/nccltests309_gjaion_h100_2node_ib400_allreduce_ring_minctas24_qps2.txt"
 good "nccl-tests: -g 4 of 8 GPUs" "16 ranks" nccl-tests --preset dgx-h100:nodes=4 -g 4 -b 1M -e 1M
-good "nccl: the choice is reported" "nccl:LL,1ch" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
+good "nccl: the choice is reported" "nccl:Ring,LL,1ch" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
 bad "nccl-tests: an unknown option" nccl-tests --preset dgx-h100 -q 3
 bad "nccl-tests: no cluster" nccl-tests -b 8 -e 1M
 bad "nccl-tests: an unknown type" nccl-tests --preset dgx-h100 -d float17
@@ -361,10 +361,12 @@ printf '# header\n     1048576        262144     float     sum      -1    12.5  
 bad "nccl-tests: an unreadable row, by line" nccl-tests --preset dgx-h100 --compare "$tmp/bad_nt.txt"
 "$T" nccl-tests --preset dgx-h100 --compare "$tmp/bad_nt.txt" 2>"$tmp/err" >/dev/null
 grep -q "line 3" "$tmp/err" || { echo "FAIL: an unreadable nccl-tests row is not named by its line"; fails=$((fails + 1)); }
-export NCCL_ALGO=Tree
-bad "nccl: NCCL_ALGO without Ring" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
+export NCCL_ALGO=NVLS
+bad "nccl: NCCL_ALGO with neither Ring nor Tree" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
 "$T" collective --preset dgx-h100 --op allreduce --algo nccl --size 8 2>"$tmp/err" >/dev/null
-grep -q "NCCL_ALGO=Tree excludes Ring" "$tmp/err" || { echo "FAIL: NCCL_ALGO=Tree not refused"; fails=$((fails + 1)); }
+grep -q "allows neither Ring nor Tree" "$tmp/err" || { echo "FAIL: NCCL_ALGO=NVLS not refused"; fails=$((fails + 1)); }
+export NCCL_ALGO=Tree
+good "nccl: NCCL_ALGO=Tree is honoured" "nccl:Tree,LL" collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl --size 8
 unset NCCL_ALGO
 export NCCL_PROTO=Fast
 bad "nccl: a bad NCCL_PROTO" collective --preset dgx-h100 --op allreduce --algo nccl --size 8

@@ -269,18 +269,18 @@ static void nccl_chooses_protocols_as_its_model(void **state)
              {1 << 30, TC_PROTO_SIMPLE}};
     for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
         tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL, .p = 8, .bytes = c[i].bytes, .channels = 24};
-        tc_proto got = tc_nccl_choose(&req, t, NULL);
+        tc_proto got = tc_nccl_choose(&req, t, NULL, NULL);
         if (got != c[i].want)
             fail_msg("%.0f bytes: %s, NCCL's model %s", c[i].bytes, tc_proto_name(got), tc_proto_name(c[i].want));
     }
     tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL, .p = 8, .bytes = 8, .channels = 24,
                        .proto_mask = 1u << TC_PROTO_LL128 | 1u << TC_PROTO_SIMPLE};
-    assert_int_equal(tc_nccl_choose(&req, t, NULL), TC_PROTO_LL128);
+    assert_int_equal(tc_nccl_choose(&req, t, NULL, NULL), TC_PROTO_LL128);
     tc_topo_free(t);
     t = topo("clos:down=8,up=1,node=8,node_bw=721.8GB/s,arch=blackwell");
     for (double b = 8; b < 1e10; b *= 4) {
         tc_coll_req q = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL, .p = 8, .bytes = b};
-        assert_int_not_equal(tc_nccl_choose(&q, t, NULL), TC_PROTO_LL128);
+        assert_int_not_equal(tc_nccl_choose(&q, t, NULL, NULL), TC_PROTO_LL128);
     }
     tc_topo_free(t);
     /* the proto syntax of NCCL_PROTO */
@@ -296,6 +296,131 @@ static void nccl_chooses_protocols_as_its_model(void **state)
     assert_int_equal(tc_proto_parse("LL|Simple", false, &p, &m, &err), TC_EINVAL);
 }
 
+/* NCCL's node trees (src/graph/trees.cc), the examples computed from its
+ * code: tree 0 over 4, 5 and 8 nodes, tree 1 mirrored (even) or shifted
+ * (odd). Written as parent;children. */
+static void node_trees_are_nccls(void **state)
+{
+    (void)state;
+    static const struct {
+        int n, t;
+        const char *want;
+    } c[] = {{4, 0, "-;2 2;- 0;1,3 2;-"},
+             {4, 1, "1;- 3;2,0 1;- -;1"},
+             {5, 0, "-;4 2;- 4;1,3 2;- 0;2"},
+             {5, 1, "1;3 -;0 3;- 0;2,4 3;-"},
+             {8, 0, "-;4 2;- 4;1,3 2;- 0;2,6 6;- 4;5,7 6;-"},
+             {8, 1, "1;- 3;2,0 1;- 7;5,1 5;- 3;6,4 5;- -;3"}};
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        char got[256] = "";
+        size_t at = 0;
+        for (int r = 0; r < c[i].n; r++) {
+            int p, a, b;
+            tc_nccl_node_tree(c[i].n, c[i].t, r, &p, &a, &b);
+            char ps[16], kids[32] = "";
+            snprintf(ps, sizeof ps, p < 0 ? "-" : "%d", p);
+            if (a >= 0 && b >= 0)
+                snprintf(kids, sizeof kids, "%d,%d", a, b);
+            else if (a >= 0 || b >= 0)
+                snprintf(kids, sizeof kids, "%d", a >= 0 ? a : b);
+            else
+                snprintf(kids, sizeof kids, "-");
+            at += (size_t)snprintf(got + at, sizeof got - at, "%s%s;%s", r ? " " : "", ps, kids);
+        }
+        if (strcmp(got, c[i].want) != 0)
+            fail_msg("n=%d tree %d: %s, NCCL's %s", c[i].n, c[i].t, got, c[i].want);
+    }
+}
+
+/* The tree on real buffers: node sizes 1 to 8 with and without rails,
+ * 1 to 9 nodes, channels, protocols, sizes of a few elements and of many
+ * chunks; the hand latency of 4 DGX-like nodes (NCCL's tree formula, 
+ * tuning.cc:250-252: 6.8 + 2 (7 x 0.6 + log2(4) x 5.0) us for LL); formula
+ * and flow agree at small sizes; skipping is exact; NCCL's choice takes the
+ * tree for small messages across nodes and the ring for large ones. */
+static void nccl_tree_moves_the_right_data_and_times_as_nccl(void **state)
+{
+    (void)state;
+    static const char *specs[] = {"clos:down=16x4,up=1x4", "clos:down=16x4,up=1x4,node=2",
+                                  "clos:down=16x4,up=1x4,node=4,rail=4", "clos:down=9x8,up=1x9,node=8,rail=8"};
+    int checked = 0;
+    for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+        tc_topo *t = topo(specs[i]);
+        uint32_t G = t->node_size > 1 ? t->node_size : 1;
+        for (uint32_t nodes = 1; nodes <= 9 && nodes * G <= t->n_endpoints; nodes++) {
+            uint32_t p = nodes * G;
+            if (p < 2)
+                continue;
+            for (uint32_t c = 0; c <= 5; c += 2 + (c == 0))
+                for (int pr = TC_PROTO_LL; pr <= TC_PROTO_SIMPLE; pr++) {
+                    double big = pr == TC_PROTO_SIMPLE ? 600001.0 : 40001.0;
+                    double bytes = (c == 3 ? 16.0 : c == 0 ? big : 2 * big + 1) * 4 * p;
+                    tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL_TREE, .p = p, .bytes = bytes,
+                                       .elt = 4, .channels = c, .proto = (tc_proto)pr};
+                    tc_err err = {{0}};
+                    tc_sched *s = NULL;
+                    if (tc_coll_round(&req, &err) != TC_OK || tc_coll_build(&req, t, &s, &err) != TC_OK)
+                        fail_msg("%s p=%u: %s", specs[i], p, err.msg);
+                    tc_status st = s->nblk <= 2048 ? tc_sched_check(s, &err) : tc_sched_check_sampled(s, 16, 7, &err);
+                    if (st != TC_OK)
+                        fail_msg("%s p=%u channels=%u %s: %s", specs[i], p, c, tc_proto_name((tc_proto)pr), err.msg);
+                    tc_sched_free(s);
+                    checked++;
+                }
+        }
+        tc_topo_free(t);
+    }
+    print_message("%d nccl-tree schedules checked\n", checked);
+
+    tc_topo *t = topo("clos:down=4x8,up=1x4,node=8,rail=8,arch=hopper");
+    tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL_TREE, .p = 32, .bytes = 8, .proto = TC_PROTO_LL};
+    tc_eval_opts o = {.mode = TC_MODE_FORMULA, .routing = TC_ROUTE_DMODK};
+    tc_result r;
+    tc_err err = {{0}};
+    assert_int_equal(tc_evaluate(t, &req, &o, &r, &err), TC_OK);
+    double want = 6.8e-6 + 2 * (7 * 0.6e-6 + 2 * 5.0e-6);
+    if (fabs(r.time_s - want) > 0.01e-6)
+        fail_msg("tree LL 8 B on 4 nodes: %.9g s, NCCL's formula %.9g s", r.time_s, want);
+    tc_flow_opts fo = {0};
+    for (int pr = TC_PROTO_LL; pr <= TC_PROTO_SIMPLE; pr++)
+        for (int k = 0; k < 3; k++) {
+            double bytes = k == 0 ? 256 : k == 1 ? 4.0e6 : 6.0e7;
+            tc_coll_req q = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL_TREE, .p = 32, .bytes = bytes, .elt = 4,
+                             .channels = 4, .proto = (tc_proto)pr};
+            tc_result a, b, f;
+            tc_eval_opts of = {.mode = TC_MODE_FLOW, .routing = TC_ROUTE_DMODK, .flow = &fo};
+            fo.no_skip = false;
+            assert_int_equal(tc_evaluate(t, &q, &of, &a, &err), TC_OK);
+            fo.no_skip = true;
+            assert_int_equal(tc_evaluate(t, &q, &of, &b, &err), TC_OK);
+            if (fabs(a.time_s - b.time_s) > 1e-9 * b.time_s)
+                fail_msg("tree %s %g B: skipping %.17g, not %.17g", tc_proto_name((tc_proto)pr), bytes, a.time_s,
+                         b.time_s);
+            assert_int_equal(tc_evaluate(t, &q, &o, &f, &err), TC_OK);
+            if (k == 0 && fabs(f.time_s - a.time_s) > 0.01 * f.time_s)
+                fail_msg("tree %s %g B: formula %g, flow %g", tc_proto_name((tc_proto)pr), bytes, f.time_s, a.time_s);
+        }
+    tc_algo al = TC_ALGO_NCCL_RING;
+    tc_coll_req c = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL, .p = 32, .bytes = 8};
+    tc_nccl_choose(&c, t, &al, NULL);
+    assert_int_equal(al, TC_ALGO_NCCL_TREE);
+    c.bytes = 8.0 * 1024 * 1024 * 1024;
+    tc_nccl_choose(&c, t, &al, NULL);
+    assert_int_equal(al, TC_ALGO_NCCL_RING);
+    c.bytes = 8;
+    c.algo_mask = 1;
+    tc_nccl_choose(&c, t, &al, NULL);
+    assert_int_equal(al, TC_ALGO_NCCL_RING);
+    uint8_t m = 0;
+    assert_int_equal(tc_nccl_algo_parse("^Tree", &m, &err), TC_OK);
+    assert_int_equal(m, 1);
+    assert_int_equal(tc_nccl_algo_parse("NVLS,Tree", &m, &err), TC_OK);
+    assert_int_equal(m, 2);
+    assert_int_equal(tc_nccl_algo_parse("NVLS", &m, &err), TC_EINVAL);
+    assert_int_equal(tc_nccl_algo_parse("Fancy", &m, &err), TC_EINVAL);
+    tc_topo_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -305,6 +430,8 @@ int main(void)
         cmocka_unit_test(evaluators_agree_and_skipping_is_exact),
         cmocka_unit_test(one_nvswitch_node_by_hand),
         cmocka_unit_test(nccl_chooses_protocols_as_its_model),
+        cmocka_unit_test(node_trees_are_nccls),
+        cmocka_unit_test(nccl_tree_moves_the_right_data_and_times_as_nccl),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

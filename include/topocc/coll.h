@@ -65,6 +65,7 @@ typedef enum {
      * MPI-style algorithms, alpha per message) never pick them. */
     TC_ALGO_NCCL_RING,
     TC_ALGO_NCCL,         /* NCCL's choice: its tuning model picks the protocol (coll/nccl.c) */
+    TC_ALGO_NCCL_TREE,    /* NCCL's double binary tree across nodes, chains inside them */
     TC_ALGO_COUNT
 } tc_algo;
 
@@ -72,6 +73,19 @@ typedef enum {
  * (the topology's alpha per message). */
 typedef enum { TC_PROTO_NONE = 0, TC_PROTO_LL, TC_PROTO_LL128, TC_PROTO_SIMPLE, TC_PROTO_COUNT } tc_proto;
 const char *tc_proto_name(tc_proto p);  /* "LL", "LL128", "Simple" */
+/* The algorithms of NCCL_ALGO's syntax ("Ring,Tree", "^Tree", '|' or ','
+ * between names, case-insensitive) that topocc models, as a mask (bit 0
+ * Ring, bit 1 Tree); names of NCCL's other algorithms (NVLS, NVLSTree,
+ * CollNetDirect, CollNetChain, PAT) are accepted and left out; none of the
+ * two left is refused. */
+tc_status tc_nccl_algo_parse(const char *s, uint8_t *mask, tc_err *err);
+/* NCCL's trees over n nodes (src/graph/trees.cc): node r's parent and up to
+ * two children (-1: none) in tree t, 0 (ncclGetBtree) or 1 (ncclGetDtree's
+ * second: the first mirrored for even n, shifted by one for odd n). */
+void tc_nccl_node_tree(int n, int t, int r, int *parent, int *c0, int *c1);
+/* nccl-ring, nccl, nccl-tree: NCCL's algorithms (their protocol's costs
+ * instead of alpha; one schedule per size). */
+bool tc_algo_is_nccl(tc_algo a);
 /* Parses a protocol as NCCL_PROTO gives it: names case-insensitive,
  * separated by '|' or ',', a leading '^' for "all but". With one name and
  * !as_mask it sets *proto; otherwise *mask (bit 1 << TC_PROTO_x). */
@@ -126,6 +140,7 @@ typedef struct tc_xfer {
     uint32_t seg_off, seg_cnt; /* into tc_xfers.segs */
     uint8_t reduce;       /* 1: dst += src data, 0: dst = src data */
     uint16_t lane;        /* the independent lane it belongs to (tc_sched.lanes; 0 otherwise) */
+    uint8_t piped;        /* nccl-*: it runs behind an earlier chunk of its lane's pipeline (no step latency) */
 } tc_xfer;
 
 /* A growable list of the transfers of one step. */
@@ -175,6 +190,7 @@ typedef struct tc_coll_req {
      * protocols nccl may choose (bit 1 << TC_PROTO_x; 0: NCCL's default
      * rule), bounds on the channels (0: none), the Simple buffer (0: 4 MiB). */
     uint8_t proto_mask;
+    uint8_t algo_mask;    /* nccl: the algorithms it may choose (bit 0 Ring, bit 1 Tree; 0: both) */
     uint32_t min_channels, max_channels;
     double buffsize;
 } tc_coll_req;
@@ -242,12 +258,19 @@ typedef struct tc_sched {
      * independently): the flow simulator gives every rank a step of its
      * own in each lane. 0 or 1: one lane. */
     uint32_t lanes;
+    tc_algo nccl_impl;    /* nccl-*: the schedule's own algorithm (nccl-ring or nccl-tree) */
+    /* nccl-tree: the rank pairs of the longest root-to-leaf path of its
+     * first channel's tree (its latency is twice theirs: up and down);
+     * owned, freed with the schedule. */
+    uint32_t *lat_pairs;
+    uint32_t nlat_pairs;
 } tc_sched;
 
-/* NCCL v2.21.5-1's choice of protocol for a ring (its tuning model,
- * src/graph/tuning.cc; bandwidths from the topology): the protocol with
- * the least predicted time among those req allows; *pred_s its time. */
-tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, double *pred_s);
+/* NCCL v2.21.5-1's choice (its tuning model, src/graph/tuning.cc;
+ * bandwidths from the topology): the algorithm (nccl-ring or nccl-tree,
+ * into *algo) and protocol with the least predicted time among those req
+ * allows; *pred_s its time. */
+tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *algo, double *pred_s);
 
 /* Parses "ring", "ring:chunks=8", "dbtree:chunks=64", "rhd:order=far",
  * "binomial:tree=highbit,root=3" into req->algo/chunks/root/variant. */

@@ -54,6 +54,7 @@ typedef struct tc_result {
     tc_variant variant;        /* the variant run (TC_VARIANT_DEFAULT for auto); tc_algo_variant_name */
     tc_proto proto;            /* nccl-*: the protocol run (nccl: its choice); TC_PROTO_NONE otherwise */
     uint32_t channels;         /* nccl-*: the channels run */
+    tc_algo nccl_impl;         /* nccl-*: nccl-ring or nccl-tree (nccl: its choice) */
     uint32_t ranks;
     double bytes;
     tc_mode mode;

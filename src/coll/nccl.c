@@ -91,6 +91,41 @@ tc_status tc_proto_parse(const char *s, bool as_mask, tc_proto *proto, uint8_t *
     return TC_OK;
 }
 
+tc_status tc_nccl_algo_parse(const char *s, uint8_t *mask, tc_err *err)
+{
+    static const char *const others[] = {"NVLS", "NVLSTree", "CollNetDirect", "CollNetChain", "PAT"};
+    bool neg = s[0] == '^';
+    const char *p = neg ? s + 1 : s;
+    uint8_t m = 0;
+    while (*p) {
+        size_t n = strcspn(p, "|,");
+        if (n == 4 && strncasecmp(p, "ring", 4) == 0)
+            m |= 1;
+        else if (n == 4 && strncasecmp(p, "tree", 4) == 0)
+            m |= 2;
+        else {
+            bool known = false;
+            for (size_t k = 0; k < sizeof others / sizeof *others; k++)
+                known |= strlen(others[k]) == n && strncasecmp(p, others[k], n) == 0;
+            if (!known)
+                return tc_fail(err, TC_EINVAL, "unknown NCCL algorithm '%.*s' in '%s': accepted are Ring, Tree (and "
+                                               "NVLS, NVLSTree, CollNetDirect, CollNetChain, PAT, not modelled)",
+                               (int)n, p, s);
+        }
+        p += n;
+        if (*p)
+            p++;
+    }
+    if (neg)
+        m = (uint8_t)(~m & 3);
+    if (!m)
+        return tc_fail(err, TC_EINVAL, "'%s' allows neither Ring nor Tree, the NCCL algorithms topocc models (NVLS, "
+                                       "CollNet and PAT are not)",
+                       s);
+    *mask = m;
+    return TC_OK;
+}
+
 /* ---- NCCL v2.21.5-1's tuning constants (src/graph/tuning.cc) ---- */
 
 /* baseLat[Ring][proto], us (tuning.cc:56-59): LL, LL128, Simple. */
@@ -170,6 +205,53 @@ static void proto_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t 
     s->credit_steps_inter = 2 * s->credit_steps;
 }
 
+/* The tree's constants (tuning.cc): baseLat[Tree] (:56-59), hwLat NVLink
+ * and network for Tree (:67-77), perChMaxTreeBws and perChMaxTreeLL128Bws
+ * (:97-106) by architecture row and 1, 2, >= 4 nodes. */
+static const double tree_base_us[3] = {6.8, 14.0, 0};
+static const double tree_nvlink_us[3] = {.6, 1.25, 28};
+static const double tree_net_us[3] = {5.0, 8.5, 28};
+static const double tree_per_ch[3][3] = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}};
+static const double tree_ll128_per_ch[3][3] = {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}};
+
+/* The graph's bandwidth NCCL's model starts from (GB/s), from the topology:
+ * a GPU's NVLink share on one node; between nodes also the node's NICs. */
+static double graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G)
+{
+    if (!topo)
+        return 0;
+    tc_topo_info in;
+    tc_topo_get_info(topo, &in);
+    double nvl = topo->node_size > 1 ? topo->node_bw : in.injection_Bps;
+    return (nodes > 1 ? fmin(nvl, in.injection_Bps * G) : nvl) / 1e9;
+}
+
+/* A tree's protocol costs (coll.h), in place of the ring's. The caps are
+ * NCCL's tree bus bandwidths (tuning.cc:182-184: x 0.92 up to the search
+ * channels x perChMaxTreeBw; LL a further / 3.8 up to llMaxBw; LL128 x 7/9
+ * on one node, 120/128 on several, up to perChMaxTreeLL128Bw) shared by
+ * the channels; a chunk is one FIFO step: 8 in flight, twice that across a
+ * network hop. */
+static void tree_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t C, uint32_t Cfull)
+{
+    int i = s->proto - TC_PROTO_LL, row = arch_row(t), col = nodes <= 2 ? (int)nodes - 1 : 2;
+    if (col < 0)
+        col = 0;
+    uint32_t G = t && t->node_size > 1 ? t->node_size : 1;
+    s->base_s = tree_base_us[i] * 1e-6;
+    s->lat_intra_s = tree_nvlink_us[i] * 1e-6;
+    s->lat_inter_s = tree_net_us[i] * 1e-6;
+    double search = Cfull / 2.0 > 1 ? Cfull / 2.0 : 1;
+    double bw = graph_bw(t, nodes, G), bus = fmin(bw * .92, search * tree_per_ch[row][col]);
+    if (s->proto == TC_PROTO_LL)
+        bus = fmin(bus / 3.8, ll_max_bw[nodes == 1 ? row : 0][col]);
+    else if (s->proto == TC_PROTO_LL128)
+        bus = fmin(bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), search * tree_ll128_per_ch[row][col]);
+    s->rate_cap_Bps = bus > 0 ? bus * 1e9 / C : 0;
+    s->credit_steps = 8;
+    s->credit_steps_inter = 16;
+}
+
 /* ---- the ring ---- */
 
 typedef struct nccl_ring_state {
@@ -243,8 +325,10 @@ static tc_status emit_nccl_ring(const tc_sched *s, uint32_t step, tc_xfers *x)
                 slot = order[j] * (C * L) + k * L + l;
             }
             size_t at = tc_xfers_add(x, src, dst, s->blk_bytes, red);
-            if (!x->oom)
+            if (!x->oom) {
                 x->v[at].lane = (uint16_t)k;
+                x->v[at].piped = l > 0; /* later loops run behind the first */
+            }
             tc_xfers_seg(x, slot, slot, 1);
         }
     }
@@ -309,6 +393,7 @@ static tc_status nccl_ring_build(const tc_coll_req *req, const tc_topo *topo, tc
     s->emit = emit_nccl_ring;
     s->channels = C;
     s->lanes = C;
+    s->nccl_impl = TC_ALGO_NCCL_RING;
     proto_costs(s, topo, R > G ? R / G : 1, C);
     if (R == 1)
         return TC_OK;
@@ -349,7 +434,24 @@ static uint8_t default_mask(const tc_topo *t)
     return m;
 }
 
-tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, double *pred_s)
+/* treeCorrectionFactor (tuning.cc:412-416), by protocol then log2 of
+ * bytes / 64 (0..22; none from 512 MiB up). */
+static const double tree_corr[3][23] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
+
+static int log2i(double x)
+{
+    int l = 0;
+    while (x >= 2) {
+        x /= 2;
+        l++;
+    }
+    return l;
+}
+
+tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *algo, double *pred_s)
 {
     uint32_t R = req->p, G = topo && topo->node_size > 1 ? topo->node_size : 1;
     if (G > R)
@@ -358,57 +460,386 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, double *pre
     /* ncclTopoTuneModel's steps (tuning.cc:158-163). */
     double nsteps = req->op == TC_OP_ALLREDUCE ? 2.0 * (R - 1) : R - 1;
     double ninter = nodes > 1 ? (req->op == TC_OP_ALLREDUCE ? 2.0 * nodes : nodes - 1.0) : 0;
-    /* The graph's bandwidth (GB/s), from the topology instead of NCCL's
-     * search: the NVLink share of a GPU on one node; between nodes also
-     * the node's NICs together (a ring per channel, channels over the
-     * NICs). */
-    double bus = 0;
-    if (topo) {
-        tc_topo_info in;
-        tc_topo_get_info(topo, &in);
-        double nvl = topo->node_size > 1 ? topo->node_bw : in.injection_Bps;
-        bus = nodes > 1 ? fmin(nvl, in.injection_Bps * G) : nvl;
-    }
-    bus /= 1e9;
+    double bus = graph_bw(topo, nodes, G);
     uint32_t C = channels_for(req, topo, R, G);
-    int row = nodes == 1 ? arch_row(topo) : 0, col = nodes <= 2 ? (int)nodes - 1 : 2;
+    tc_coll_req full = *req;
+    full.bytes = INFINITY;
+    double search = channels_for(&full, topo, R, G) / 2.0;
+    if (search < 1)
+        search = 1;
+    int row = nodes == 1 ? arch_row(topo) : 0, col = nodes <= 2 ? (int)nodes - 1 : 2, arow = arch_row(topo);
     double ppn = (double)R / nodes;
     uint8_t mask = req->proto_mask ? req->proto_mask : default_mask(topo);
+    uint8_t amask = req->algo_mask ? req->algo_mask : 3;
+    if (req->op != TC_OP_ALLREDUCE || R < 2)
+        amask &= 1; /* NCCL's tree is all-reduce only */
     tc_proto best = TC_PROTO_NONE;
+    tc_algo best_a = TC_ALGO_NCCL_RING;
     double best_t = INFINITY;
-    for (int p = TC_PROTO_LL; p <= TC_PROTO_SIMPLE; p++) {
-        if (!(mask & 1u << p))
+    /* Tree (algorithm 0) before Ring (1) on a tie, LL before LL128 before
+     * Simple (src/enqueue.cc:1484-1539). */
+    for (int a = 1; a >= 0; a--) {
+        bool tree = a == 1;
+        if (!(amask & (tree ? 2 : 1)))
             continue;
-        int i = p - TC_PROTO_LL;
-        double b = bus;
-        if (p == TC_PROTO_LL)
-            b = fmin(ll_max_bw[row][col], b * .5);                          /* tuning.cc:180 */
-        else if (p == TC_PROTO_LL128)
-            b = fmin(b * (ppn < 2 ? 0.7 : 0.92), (C / 2.0) * ll128_per_ch[arch_row(topo)]); /* :181 */
-        double intra = hw_nvlink_us[i];
-        if (nodes > 1)
-            intra = fmax(intra, NET_OVERHEAD_US * (p == TC_PROTO_SIMPLE ? 3 : 1));
-        double lat = base_lat_us[i] + (nsteps - ninter) * intra + ninter * hw_net_us[i]; /* :241-248 */
-        double alg = b * R / nsteps;                                        /* :213-219 */
-        double t_us = lat + req->bytes / (1000 * alg);                      /* :443 */
-        if (t_us < best_t) {                                                /* strict: LL first on ties */
-            best_t = t_us;
-            best = (tc_proto)p;
+        for (int p = TC_PROTO_LL; p <= TC_PROTO_SIMPLE; p++) {
+            if (!(mask & 1u << p))
+                continue;
+            int i = p - TC_PROTO_LL;
+            double b, lat;
+            if (tree) {
+                b = fmin(bus * .92, search * tree_per_ch[arow][col]);              /* :182 */
+                if (p == TC_PROTO_LL)
+                    b = fmin(b / 3.8, ll_max_bw[row][col]);                        /* :183 */
+                else if (p == TC_PROTO_LL128)
+                    b = fmin(b * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), search * tree_ll128_per_ch[arow][col]);
+                lat = tree_base_us[i] + 2 * ((floor(ppn) - 1) * tree_nvlink_us[i] + log2i(nodes) * tree_net_us[i]);
+                b *= .5;                                                          /* :213-219 */
+                int ls = log2i(req->bytes / 64);
+                if (ls < 23)
+                    b *= tree_corr[i][ls];                                        /* :435 */
+            } else {
+                b = bus;
+                if (p == TC_PROTO_LL)
+                    b = fmin(ll_max_bw[row][col], b * .5);                        /* :180 */
+                else if (p == TC_PROTO_LL128)
+                    b = fmin(b * (ppn < 2 ? 0.7 : 0.92), search * ll128_per_ch[arow]); /* :181 */
+                double intra = hw_nvlink_us[i];
+                if (nodes > 1)
+                    intra = fmax(intra, NET_OVERHEAD_US * (p == TC_PROTO_SIMPLE ? 3 : 1));
+                lat = base_lat_us[i] + (nsteps - ninter) * intra + ninter * hw_net_us[i]; /* :241-248 */
+                b *= R / nsteps;                                                  /* :213-219 */
+                if (p == TC_PROTO_SIMPLE && nodes > 1 && req->op == TC_OP_ALLREDUCE &&
+                    req->bytes / ((double)C * R) >= 64)
+                    lat *= 1.4;                                                   /* :437-440 */
+            }
+            double t_us = lat + req->bytes / (1000 * b);                          /* :443 */
+            if (t_us < best_t) {
+                best_t = t_us;
+                best = (tc_proto)p;
+                best_a = tree ? TC_ALGO_NCCL_TREE : TC_ALGO_NCCL_RING;
+            }
         }
     }
+    if (algo)
+        *algo = best_a;
     if (pred_s)
         *pred_s = best_t * 1e-6;
     return best;
 }
 
+static tc_status nccl_tree_build(const tc_coll_req *req, const tc_topo *topo, tc_sched *s, tc_err *err);
+
 static tc_status nccl_build(const tc_coll_req *req, const tc_topo *topo, tc_sched *s, tc_err *err)
 {
     tc_coll_req r = *req;
-    if (!r.proto)
-        r.proto = tc_nccl_choose(req, topo, NULL);
+    tc_algo a = TC_ALGO_NCCL_RING;
+    tc_coll_req q = *req;
+    if (req->proto)
+        q.proto_mask = (uint8_t)(1u << req->proto);
+    r.proto = tc_nccl_choose(&q, topo, &a, NULL);
     if (!r.proto)
         return tc_fail(err, TC_EINVAL, "nccl: no protocol is allowed (proto= excludes LL, LL128 and Simple)");
-    return nccl_ring_build(&r, topo, s, err);
+    return a == TC_ALGO_NCCL_TREE ? nccl_tree_build(&r, topo, s, err) : nccl_ring_build(&r, topo, s, err);
 }
 
 const tc_algo_impl tc_impl_nccl = {nccl_ring_valid, nccl_build};
+
+/* ---- the tree (nccl-tree) ----
+ *
+ * NCCL's tree all-reduce (src/device/all_reduce.h, runTreeSplit): inside a
+ * node the GPUs form a chain from the GPU at the NIC (ncclTopoPreset,
+ * src/graph/connect.cc:50-60); across nodes a double binary tree of nodes
+ * (src/graph/trees.cc: ncclGetBtree, and ncclGetDtree's second tree, the
+ * first mirrored for an even node count and shifted by one for an odd one),
+ * channels [0, C/2) on the first tree and [C/2, C) on the second
+ * (connect.cc:144-167). A node's top GPU talks to its parent node's top GPU
+ * and takes its child nodes' (NCCL's TREE pattern; its BALANCED pattern
+ * spreads the children over the first two GPUs). Each chunk is reduced up
+ * and broadcast down, the two directions overlapping (runTreeSplit). Chunks
+ * are one FIFO step: Simple 512 KiB, LL 32 KiB, LL128 576,000 B
+ * (src/enqueue.cc:1722-1729). Channel k's chain starts at GPU k mod G, so
+ * the channels spread over the NICs (rails). Pipelined as `dbtree`: a GPU at
+ * depth d sends chunk m up at step m + D - d and down at step m + D + d (D
+ * the deepest GPU): chunks + 2D - 1 steps. */
+
+/* ncclGetBtree over n nodes: node r's parent and up to two children. */
+static void btree(int n, int r, int *parent, int *c0, int *c1)
+{
+    *c0 = *c1 = -1;
+    if (r == 0) {
+        *parent = -1;
+        int b = 1;
+        while (b * 2 < n)
+            b *= 2;
+        *c1 = n > 1 ? b : -1;
+        return;
+    }
+    int b = r & -r;
+    int up = (r & ~b) | (b << 1);
+    *parent = up >= n ? r & ~b : up;
+    int h = b / 2;
+    if (!h)
+        return;
+    *c0 = r - h;
+    for (int hh = h; hh > 0; hh /= 2)
+        if (r + hh < n) {
+            *c1 = r + hh;
+            break;
+        }
+}
+
+/* Node r's parent and children in tree t (0 or 1) over n nodes. */
+void tc_nccl_node_tree(int n, int t, int r, int *parent, int *c0, int *c1)
+{
+    if (t == 0) {
+        btree(n, r, parent, c0, c1);
+        return;
+    }
+    if (n % 2 == 0) {
+        btree(n, n - 1 - r, parent, c0, c1);
+        int *v[3] = {parent, c0, c1};
+        for (int i = 0; i < 3; i++)
+            if (*v[i] >= 0)
+                *v[i] = n - 1 - *v[i];
+    } else {
+        btree(n, (r - 1 + n) % n, parent, c0, c1);
+        int *v[3] = {parent, c0, c1};
+        for (int i = 0; i < 3; i++)
+            if (*v[i] >= 0)
+                *v[i] = (*v[i] + 1) % n;
+    }
+}
+
+typedef struct nccl_tree_state {
+    uint32_t C, R, nch, D; /* channels, ranks, chunks per channel, deepest depth */
+    int32_t *up;           /* C x R: parent rank, -1 at the root */
+    int32_t *down;         /* C x R x 3: children, -1 none */
+    uint32_t *depth;       /* C x R */
+} nccl_tree_state;
+
+static void tree_state_free(void *p)
+{
+    nccl_tree_state *st = p;
+    if (!st)
+        return;
+    free(st->up);
+    free(st->down);
+    free(st->depth);
+    free(st);
+}
+
+static bool nccl_tree_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)
+{
+    if (op != TC_OP_ALLREDUCE) {
+        tc_fail(err, TC_EINVAL, "nccl-tree implements allreduce (NCCL's tree is all-reduce only)");
+        return false;
+    }
+    return nccl_ring_valid(op, p, topo, err);
+}
+
+static tc_status emit_nccl_tree(const tc_sched *s, uint32_t step, tc_xfers *x)
+{
+    const nccl_tree_state *st = s->state;
+    uint32_t C = st->C, R = st->R, n = st->nch, D = st->D;
+    for (uint32_t k = 0; k < C; k++)
+        for (uint32_t r = 0; r < R; r++) {
+            size_t i = (size_t)k * R + r;
+            uint32_t d = st->depth[i];
+            /* up: chunk m = step - (D - d) */
+            if (st->up[i] >= 0 && step + d >= D && step + d - D < n) {
+                uint32_t m = step + d - D, slot = k * n + m;
+                size_t at = tc_xfers_add(x, r, (uint32_t)st->up[i], s->blk_bytes, true);
+                if (!x->oom) {
+                    x->v[at].lane = (uint16_t)k;
+                    x->v[at].piped = m > 0;
+                }
+                tc_xfers_seg(x, slot, slot, 1);
+            }
+            /* down: chunk m = step - (D + d) */
+            if (step >= D + d && step - D - d < n)
+                for (int c = 0; c < 3; c++) {
+                    int32_t ch = st->down[i * 3 + c];
+                    if (ch < 0)
+                        continue;
+                    uint32_t m = step - D - d, slot = k * n + m;
+                    size_t at = tc_xfers_add(x, r, (uint32_t)ch, s->blk_bytes, false);
+                    if (!x->oom) {
+                        x->v[at].lane = (uint16_t)k;
+                        x->v[at].piped = m > 0;
+                    }
+                    tc_xfers_seg(x, slot, slot, 1);
+                }
+        }
+    return x->oom ? TC_EINTERNAL : TC_OK;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static tc_status nccl_tree_build(const tc_coll_req *req, const tc_topo *topo, tc_sched *s, tc_err *err)
+{
+    uint32_t R = req->p, G = topo && topo->node_size > 1 ? topo->node_size : 1;
+    if (G > R)
+        G = R;
+    uint32_t M = R / G;
+    s->proto = req->proto ? req->proto : TC_PROTO_SIMPLE;
+    /* the channels before the small-message cut decide the two halves */
+    tc_coll_req full = *req;
+    full.bytes = INFINITY;
+    uint32_t Cfull = channels_for(&full, topo, R, G), C = channels_for(req, topo, R, G);
+    /* one FIFO step per chunk: Simple's buffer over 8 slots */
+    double Q = s->proto == TC_PROTO_SIMPLE ? (req->buffsize > 0 ? req->buffsize : 4194304.0) / 8
+                                           : chunk_bytes(s->proto, req->buffsize);
+    if (s->proto == TC_PROTO_LL128) {
+        /* NCCL halves the LL128 tree chunk for small messages
+         * (src/enqueue.cc:1762-1767). */
+        double ppn = (double)R / M, steps = 1 + log2i(M) + 0.1 * ppn;
+        while (req->bytes / (C * Q) < steps * 64 / ppn && Q > 131072)
+            Q /= 2;
+        while (req->bytes / (C * Q) < steps * 16 / ppn && Q > 32768)
+            Q /= 2;
+    }
+    double nch = ceil(req->bytes / C / Q);
+    if (nch < 1)
+        nch = 1;
+    /* LL and LL128 forward each line as it arrives: a chunk does not wait
+     * whole at every GPU. The model cuts the channel's slice into pieces
+     * of at least 4 KiB, up to 8 per level of the tree, so that filling
+     * and draining the pipeline costs a few pieces, not whole chunks. */
+    if (s->proto != TC_PROTO_SIMPLE)
+        nch = fmax(nch, fmin(8.0 * (G - 1 + log2i(M) + 1), ceil(req->bytes / C / 4096)));
+    if ((double)C * nch > UINT32_MAX / 2)
+        return tc_fail(err, TC_EINVAL, "nccl-tree: %.0f chunks are too many (at most 2^31)", C * nch);
+    nccl_tree_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    s->state = st;
+    s->free_state = tree_state_free;
+    st->C = C, st->R = R, st->nch = (uint32_t)nch;
+    st->up = malloc((size_t)C * R * sizeof *st->up);
+    st->down = malloc((size_t)C * R * 3 * sizeof *st->down);
+    st->depth = malloc((size_t)C * R * sizeof *st->depth);
+    if (!st->up || !st->down || !st->depth)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    uint32_t D = 0;
+    for (uint32_t k = 0; k < C; k++) {
+        int t = k >= (Cfull + 1) / 2 && Cfull > 1;
+        uint32_t a = k % G;
+        int32_t *up = st->up + (size_t)k * R, *down = st->down + (size_t)k * R * 3;
+        uint32_t *dep = st->depth + (size_t)k * R;
+        for (uint32_t r = 0; r < R; r++)
+            down[3 * r] = down[3 * r + 1] = down[3 * r + 2] = -1;
+        /* node depths: walk each node up to the root */
+        for (uint32_t x = 0; x < M; x++) {
+            int par, c0, c1, nd = 0, y = (int)x;
+            for (;;) {
+                tc_nccl_node_tree((int)M, t, y, &par, &c0, &c1);
+                if (par < 0)
+                    break;
+                y = par;
+                nd++;
+            }
+            tc_nccl_node_tree((int)M, t, (int)x, &par, &c0, &c1);
+            for (uint32_t i = 0; i < G; i++) {
+                uint32_t g = x * G + (a + i) % G;
+                dep[g] = (uint32_t)nd + i;
+                if (dep[g] > D)
+                    D = dep[g];
+                if (i > 0)
+                    up[g] = (int32_t)(x * G + (a + i - 1) % G);
+                else
+                    up[g] = par < 0 ? -1 : (int32_t)((uint32_t)par * G + a);
+                int nc = 0;
+                if (i + 1 < G)
+                    down[3 * g + nc++] = (int32_t)(x * G + (a + i + 1) % G);
+                if (i == 0) {
+                    if (c0 >= 0)
+                        down[3 * g + nc++] = (int32_t)((uint32_t)c0 * G + a);
+                    if (c1 >= 0)
+                        down[3 * g + nc++] = (int32_t)((uint32_t)c1 * G + a);
+                }
+            }
+        }
+    }
+    st->D = D;
+    s->nblk = s->nslots = C * st->nch;
+    s->blk_bytes = tc_block_bytes(req->bytes, req->elt, s->nblk);
+    s->emit = emit_nccl_tree;
+    s->channels = C;
+    s->lanes = C;
+    s->nccl_impl = TC_ALGO_NCCL_TREE;
+    proto_costs(s, topo, M, C);
+    tree_costs(s, topo, M, C, Cfull);
+    /* The latency path: channel 0's deepest GPU up to the root. */
+    uint32_t deep = 0;
+    for (uint32_t r = 0; r < R; r++)
+        if (st->depth[r] > st->depth[deep])
+            deep = r;
+    s->lat_pairs = malloc((2 * (size_t)st->depth[deep] + 2) * sizeof *s->lat_pairs);
+    if (!s->lat_pairs)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    for (int32_t g = (int32_t)deep; st->up[g] >= 0; g = st->up[g]) {
+        s->lat_pairs[2 * s->nlat_pairs] = (uint32_t)g;
+        s->lat_pairs[2 * s->nlat_pairs + 1] = (uint32_t)st->up[g];
+        s->nlat_pairs++;
+    }
+    if (R == 1)
+        return TC_OK;
+    /* Phases: the steps between the moments some depth's up or down
+     * traffic starts, leaves its first chunk (piped from then on) or ends. */
+    uint32_t total = st->nch + 2 * D - 1, nb = 0, n = st->nch;
+    uint32_t *b = malloc((6 * ((size_t)D + 1) + 2) * sizeof *b);
+    if (!b)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    b[nb++] = 0;
+    b[nb++] = total;
+    for (uint32_t d = 0; d <= D; d++) {
+        uint32_t cand[6] = {D - d, D - d + 1, D - d + n, D + d, D + d + 1, D + d + n};
+        for (int i = 0; i < 6; i++)
+            if (cand[i] < total)
+                b[nb++] = cand[i];
+    }
+    qsort(b, nb, sizeof *b, cmp_u32);
+    tc_xfers x;
+    tc_xfers_init(&x, false);
+    uint32_t *out = calloc(R, sizeof *out), *in = calloc(R, sizeof *in);
+    tc_status rc = out && in ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
+    for (uint32_t i = 0; i + 1 < nb && rc == TC_OK; i++) {
+        if (b[i] == b[i + 1])
+            continue;
+        if (emit_nccl_tree(s, b[i], &x) != TC_OK) {
+            rc = tc_fail(err, TC_EINTERNAL, "out of memory");
+            break;
+        }
+        uint32_t fo = 0, fi = 0;
+        for (size_t j = 0; j < x.n; j++) {
+            if (++out[x.v[j].src] > fo)
+                fo = out[x.v[j].src];
+            if (++in[x.v[j].dst] > fi)
+                fi = in[x.v[j].dst];
+        }
+        for (size_t j = 0; j < x.n; j++)
+            out[x.v[j].src] = in[x.v[j].dst] = 0;
+        tc_xfers_clear(&x);
+        tc_phase *ph = tc_sched_add_phase(s, b[i + 1] - b[i], TC_PAT_GENERIC, 0, s->blk_bytes, "tree channels");
+        if (!ph) {
+            rc = tc_fail(err, TC_EINTERNAL, "out of memory");
+            break;
+        }
+        ph->fanout = fo ? fo : 1;
+        ph->fanin = fi ? fi : 1;
+        ph->rank_bytes = ph->fanout * s->blk_bytes;
+        ph->rank_bytes_in = ph->fanin * s->blk_bytes;
+    }
+    tc_xfers_free(&x);
+    free(out);
+    free(in);
+    free(b);
+    return rc;
+}
+
+const tc_algo_impl tc_impl_nccl_tree = {nccl_tree_valid, nccl_tree_build};

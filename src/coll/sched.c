@@ -45,6 +45,7 @@ size_t tc_xfers_add(tc_xfers *x, uint32_t src, uint32_t dst, double bytes, bool 
     t->dst = dst;
     t->bytes = bytes;
     t->lane = 0;
+    t->piped = 0;
     t->seg_off = (uint32_t)x->nseg;
     t->seg_cnt = 0;
     t->reduce = reduce ? 1 : 0;
@@ -166,7 +167,13 @@ void tc_sched_free(tc_sched *s)
     else
         free(s->state);
     free(s->phases);
+    free(s->lat_pairs);
     free(s);
+}
+
+bool tc_algo_is_nccl(tc_algo a)
+{
+    return a == TC_ALGO_NCCL_RING || a == TC_ALGO_NCCL || a == TC_ALGO_NCCL_TREE;
 }
 
 /* ---- names ---- */
@@ -177,7 +184,7 @@ static const char *op_names[TC_OP_COUNT] = {
 static const char *algo_names[TC_ALGO_COUNT] = {
     "ring", "biring", "rd", "rhd", "binomial", "dbtree", "bruck", "pairwise", "direct",
     "torus", "torus-bi", "torus-mp", "swing", "hier", "shift", "scatter-ring", "rsg", "neighbor", "segring",
-    "auto", "nccl-ring", "nccl"};
+    "auto", "nccl-ring", "nccl", "nccl-tree"};
 
 const char *tc_op_name(tc_op op)
 {
@@ -291,7 +298,7 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
             found = i;
     if (found < 0)
         return tc_fail(err, TC_EINVAL,
-                       "unknown algorithm '%s': accepted are ring, biring, rd, rhd, binomial, dbtree, bruck, pairwise, direct, torus, torus-bi, torus-mp, swing, hier, shift, scatter-ring, rsg, neighbor, segring, auto, nccl-ring, nccl",
+                       "unknown algorithm '%s': accepted are ring, biring, rd, rhd, binomial, dbtree, bruck, pairwise, direct, torus, torus-bi, torus-mp, swing, hier, shift, scatter-ring, rsg, neighbor, segring, auto, nccl-ring, nccl, nccl-tree",
                        sp.kind);
     req->algo = (tc_algo)found;
     const char *v = tc_spec_get(&sp, "chunks");
@@ -338,7 +345,7 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
     req->proto = TC_PROTO_NONE;
     req->proto_mask = 0;
     req->buffsize = 0;
-    bool nccl = req->algo == TC_ALGO_NCCL_RING || req->algo == TC_ALGO_NCCL;
+    bool nccl = tc_algo_is_nccl(req->algo);
     static const char *const counts[] = {"channels", "minch", "maxch"};
     uint32_t *cdst[] = {&req->channels, &req->min_channels, &req->max_channels};
     for (int k = 0; k < 3; k++) {
@@ -362,13 +369,28 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
             return tc_fail(err, TC_EINVAL, "invalid buffsize '%s' in algorithm '%s': expected 64KiB to 1GiB", v, s);
         req->buffsize = b;
     }
+    req->algo_mask = 0;
+    v = tc_spec_get(&sp, "algo");
+    if (v) {
+        if (req->algo != TC_ALGO_NCCL)
+            return tc_fail(err, TC_EINVAL, "algo= in algorithm '%s': only nccl has it (nccl:algo=Ring|Tree)", s);
+        st = tc_nccl_algo_parse(v, &req->algo_mask, err);
+        if (st) {
+            char m[TC_ERR_LEN];
+            snprintf(m, sizeof m, "%s", err->msg);
+            return tc_fail(err, st, "algorithm '%s': %s", s, m);
+        }
+    }
     v = tc_spec_get(&sp, "proto");
     if (v) {
         if (!nccl)
             return tc_fail(err, TC_EINVAL, "proto= in algorithm '%s': only nccl-ring and nccl have it", s);
         st = tc_proto_parse(v, req->algo == TC_ALGO_NCCL, &req->proto, &req->proto_mask, err);
-        if (st)
-            return tc_fail(err, st, "algorithm '%s': %s", s, err->msg);
+        if (st) {
+            char m[TC_ERR_LEN];
+            snprintf(m, sizeof m, "%s", err->msg);
+            return tc_fail(err, st, "algorithm '%s': %s", s, m);
+        }
     }
     if (nccl && req->chunks)
         return tc_fail(err, TC_EINVAL, "chunks= in algorithm '%s': NCCL chunks as its protocol does", s);
@@ -434,6 +456,8 @@ char *tc_algo_format(const tc_coll_req *req, char *buf, size_t len)
                 k += (size_t)snprintf(opt + k, sizeof opt - k, "%s%s", k > 6 ? "|" : "", tc_proto_name((tc_proto)p));
         append_opt(buf, len, &n, &first, opt);
     }
+    if (req->algo_mask && req->algo_mask != 3)
+        append_opt(buf, len, &n, &first, req->algo_mask == 1 ? "algo=Ring" : "algo=Tree");
     if (req->min_channels) {
         snprintf(opt, sizeof opt, "minch=%u", req->min_channels);
         append_opt(buf, len, &n, &first, opt);
@@ -470,7 +494,7 @@ const tc_algo_impl *tc_algo_impl_of(tc_algo a)
         [TC_ALGO_SHIFT] = &tc_impl_shift,       [TC_ALGO_SCATTER_RING] = &tc_impl_scatter_ring,
         [TC_ALGO_RSG] = &tc_impl_rsg,           [TC_ALGO_NEIGHBOR] = &tc_impl_neighbor,
         [TC_ALGO_SEGRING] = &tc_impl_segring,   [TC_ALGO_NCCL_RING] = &tc_impl_nccl_ring,
-        [TC_ALGO_NCCL] = &tc_impl_nccl,
+        [TC_ALGO_NCCL] = &tc_impl_nccl,         [TC_ALGO_NCCL_TREE] = &tc_impl_nccl_tree,
     };
     return (unsigned)a < TC_ALGO_COUNT ? table[a] : NULL;
 }

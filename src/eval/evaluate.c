@@ -145,7 +145,7 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
             free(tt);
             return st;
         }
-        if (a == TC_ALGO_NCCL_RING || a == TC_ALGO_NCCL) {
+        if (tc_algo_is_nccl((tc_algo)a)) {
             /* Channels, loops and chunks follow the size: one schedule per
              * size, not one rescaled. */
             for (size_t i = 0; i < n && st == TC_OK; i++) {
@@ -165,6 +165,7 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
                     res[i].steps = s->nsteps;
                     res[i].proto = s->proto;
                     res[i].channels = s->channels;
+                    res[i].nccl_impl = s->nccl_impl;
                 }
             }
         } else if (o->mode == TC_MODE_FORMULA)
@@ -176,7 +177,7 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
             st = o->flow_detail && n == 1 && hi == lo + 1 ? run_flow_detail(t, s, o, &tt[i], err)
                                                           : run_mode(t, s, o, &tt[i], err);
         }
-        for (size_t i = 0; i < n && st == TC_OK && a != TC_ALGO_NCCL_RING && a != TC_ALGO_NCCL; i++) {
+        for (size_t i = 0; i < n && st == TC_OK && !tc_algo_is_nccl((tc_algo)a); i++) {
             /* Strictly faster wins: ties go to the earlier algorithm. */
             if (tt[i] < res[i].time_s) {
                 res[i].time_s = tt[i];

@@ -155,6 +155,7 @@ static bool flows_grow(fl_sim *S)
     FL_GROW(f_lat);
     FL_GROW(f_issue);
     FL_GROW(f_state);
+    FL_GROW(f_piped);
     FL_GROW(free_ids);
 #undef FL_GROW
     fl_hent *h = aligned_alloc(64, (c + 4) * sizeof *h);
@@ -316,13 +317,6 @@ uint32_t fl_route(fl_sim *S, uint32_t a, uint32_t b)
         S->pw[k] = 1;
     }
     return n;
-}
-
-/* The steps of one loop of an nccl-* schedule's rings. */
-static uint32_t nccl_loop_steps(const tc_sched *s)
-{
-    uint32_t R = s->req.p;
-    return s->req.op == TC_OP_ALLREDUCE ? 2 * (R - 1) : R - 1;
 }
 
 /* The latency of the route from endpoint a to b (as flow_start takes it). */
@@ -550,7 +544,7 @@ static tc_status emit_next(fl_sim *S, size_t j)
         const tc_xfer *x = &S->xf.v[i];
         uint32_t vs = fl_vrank(J, x->lane, x->src);
         if (vs < p)
-            st->xv[st->sr[vs].end++] = (fl_sxfer){fl_vrank(J, x->lane, x->dst), x->bytes};
+            st->xv[st->sr[vs].end++] = (fl_sxfer){fl_vrank(J, x->lane, x->dst), x->piped, x->bytes};
     }
     st->n = kept;
     st->incomplete = kept;
@@ -590,7 +584,7 @@ tc_status fl_reemit(fl_sim *S, size_t j, uint32_t s)
         uint32_t lim = vs + 1 < p ? st->sr[vs + 1].first : (uint32_t)st->n;
         if (st->sr[vs].end >= lim)
             return reemit_differs(S, j, s);
-        st->xv[st->sr[vs].end++] = (fl_sxfer){fl_vrank(J, x->lane, x->dst), x->bytes};
+        st->xv[st->sr[vs].end++] = (fl_sxfer){fl_vrank(J, x->lane, x->dst), x->piped, x->bytes};
         kept++;
     }
     return kept == st->n ? TC_OK : reemit_differs(S, j, s);
@@ -629,8 +623,8 @@ static void push_ready(fl_sim *S, uint32_t job, uint32_t rank)
 /* ---- memory in use, progress ---- */
 
 /* Bytes of one flow id in this file's arrays: f_job .. f_next, f_bytes ..
- * f_issue, f_state, free_ids, its heap entry. */
-#define FLOW_ID_BYTES (6 * sizeof(uint32_t) + 6 * sizeof(double) + 1 + sizeof(uint32_t) + sizeof(fl_hent))
+ * f_issue, f_state, f_piped, free_ids, its heap entry. */
+#define FLOW_ID_BYTES (6 * sizeof(uint32_t) + 6 * sizeof(double) + 2 + sizeof(uint32_t) + sizeof(fl_hent))
 /* Bytes of one flow id in the solver (maxmin.c) besides its stride of
  * incidences: inc_n, rate, fmark, bneck, gpos. */
 #define MM_ID_BYTES (sizeof(uint16_t) + sizeof(double) + 3 * sizeof(uint32_t))
@@ -784,8 +778,8 @@ static void flow_start(fl_sim *S, uint32_t f)
         n = fl_fold_path(S, n);
     for (uint32_t k = 0; k < n; k++)
         S->link_bytes[S->path[k]] += S->pw[k] * bytes;
-    if (J->s->proto && S->f_step[f] >= nccl_loop_steps(J->s))
-        lat = 0; /* pipelined behind the first loop (flow_go) */
+    if (J->s->proto && S->f_piped[f])
+        lat = 0; /* pipelined behind an earlier chunk (flow_go) */
     S->f_lat[f] = lat;
     S->f_state[f] = ST_XMIT;
     S->f_tlast[f] = S->now;
@@ -808,7 +802,7 @@ static void flow_go(fl_sim *S, uint32_t f)
     S->f_issue[f] = S->now;
     const fl_job *J = &S->jobs[S->f_job[f]];
     const tc_sched *sc = J->s;
-    if (sc->proto && S->f_step[f] >= nccl_loop_steps(sc)) {
+    if (sc->proto && S->f_piped[f]) {
         /* A later loop runs behind the first in NCCL's pipeline: no step
          * latency (and no propagation: flow_start). */
         flow_start(S, f);
@@ -904,6 +898,7 @@ static void advance(fl_sim *S, uint32_t job, uint32_t r)
             S->f_src[f] = r;
             S->f_dst[f] = d;
             S->f_bytes[f] = bytes * wire;
+            S->f_piped[f] = (uint8_t)st->xv[k].piped;
             S->f_issue[f] = S->now;
             S->f_hpos[f] = NONE;
             S->f_state[f] = ST_ALPHA;
@@ -1183,6 +1178,7 @@ static void sim_free(fl_sim *S)
     free(S->f_lat);
     free(S->f_issue);
     free(S->f_state);
+    free(S->f_piped);
     free(S->free_ids);
     free(S->heap_mem);
     free(S->ready);

@@ -24,6 +24,7 @@ typedef struct fl_srank {
 
 typedef struct fl_sxfer {
     uint32_t dst;
+    uint32_t piped;       /* tc_xfer.piped */
     double bytes;
 } fl_sxfer;
 
@@ -85,6 +86,7 @@ typedef struct fl_sim {
     uint32_t *f_job, *f_step, *f_src, *f_dst, *f_hpos, *f_next;
     double *f_bytes, *f_rem, *f_tlast, *f_rate, *f_lat, *f_issue;
     uint8_t *f_state;
+    uint8_t *f_piped;     /* nccl-*: no step latency, no propagation (tc_xfer.piped) */
     uint32_t *free_ids;
     uint32_t nfree;
 

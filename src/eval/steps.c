@@ -144,6 +144,23 @@ tc_status tc_steps_nccl_latency(tc_steps_ws *w, const tc_topo *t, const tc_sched
     *lat_s = s->base_s;
     if (s->nsteps == 0)
         return TC_OK;
+    if (s->lat_pairs) {
+        /* a tree: its longest path up, then down */
+        double sum = 0;
+        for (uint32_t i = 0; i < s->nlat_pairs; i++) {
+            uint32_t a = s->lat_pairs[2 * i], b = s->lat_pairs[2 * i + 1];
+            a = o->rank_map ? o->rank_map[a] : a;
+            b = o->rank_map ? o->rank_map[b] : b;
+            uint32_t n = tc_topo_route(t, o->routing, a, b, w->path);
+            double pl = 0;
+            for (uint32_t j = 0; j < n; j++)
+                pl += t->links[w->path[j]].lat;
+            bool local = t->node_size > 1 && a / t->node_size == b / t->node_size;
+            sum += fmax(pl, local ? s->lat_intra_s : s->lat_inter_s);
+        }
+        *lat_s += 2 * sum;
+        return TC_OK;
+    }
     if (tc_sched_emit(s, 0, &w->x))
         return tc_fail(err, TC_EINTERNAL, "schedule %s: emitting step 0 failed", tc_algo_name(s->algo));
     uint32_t R = s->req.p, C = s->channels;

@@ -230,34 +230,27 @@ void tc_scenario_eval_opts(const tc_scenario *s, const tc_net *net, int i, tc_ev
  * accepts it back (tc_algo_format). */
 /* NCCL's environment, as NCCL reads it (docs/MODEL.md, "NCCL's choice"),
  * where the algorithm spec does not say: NCCL_PROTO (nccl only: the
- * protocols it may choose), NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS,
- * NCCL_BUFFSIZE; NCCL_ALGO must allow Ring, the one algorithm modelled.
+ * protocols it may choose), NCCL_ALGO (nccl only: Ring and Tree are
+ * modelled), NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, NCCL_BUFFSIZE.
  * The values land in the spec, so the scenario records them. */
 static tc_status nccl_env(tc_coll_req *req, tc_err *err)
 {
-    const char *v = getenv("NCCL_ALGO");
-    if (v && *v && req->algo == TC_ALGO_NCCL) {
-        /* a list of names, '^' for all but; Ring must stay allowed */
-        bool neg = v[0] == '^', ring = false;
-        const char *p = neg ? v + 1 : v;
-        while (*p) {
-            size_t n = strcspn(p, ",");
-            if (n == 4 && strncasecmp(p, "ring", 4) == 0)
-                ring = true;
-            p += n;
-            if (*p)
-                p++;
-        }
-        if (ring == neg)
-            return tc_fail(err, TC_EINVAL, "NCCL_ALGO=%s excludes Ring, the one NCCL algorithm topocc models (Tree, "
-                                           "NVLS and CollNet are not): allow Ring or unset NCCL_ALGO",
-                           v);
-    }
     tc_status st = TC_OK;
+    const char *v = getenv("NCCL_ALGO");
+    if (v && *v && req->algo == TC_ALGO_NCCL && !req->algo_mask && (st = tc_nccl_algo_parse(v, &req->algo_mask, err)))
+    {
+        char m[TC_ERR_LEN];
+        snprintf(m, sizeof m, "%s", err->msg);
+        return tc_fail(err, st, "NCCL_ALGO=%s: %s", v, m);
+    }
     v = getenv("NCCL_PROTO");
     if (v && *v && req->algo == TC_ALGO_NCCL && !req->proto && !req->proto_mask &&
         (st = tc_proto_parse(v, true, &req->proto, &req->proto_mask, err)))
-        return tc_fail(err, st, "NCCL_PROTO: %s", err->msg);
+    {
+        char m[TC_ERR_LEN];
+        snprintf(m, sizeof m, "%s", err->msg);
+        return tc_fail(err, st, "NCCL_PROTO=%s: %s", v, m);
+    }
     static const char *const names[] = {"NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS"};
     uint32_t *dst[] = {&req->min_channels, &req->max_channels};
     for (int k = 0; k < 2; k++) {
@@ -287,7 +280,7 @@ static tc_status canonical_algo(char *a, size_t len, tc_err *err)
     tc_coll_req req;
     memset(&req, 0, sizeof req);
     tc_status st = tc_algo_parse(a, &req, err);
-    if (st == TC_OK && (req.algo == TC_ALGO_NCCL || req.algo == TC_ALGO_NCCL_RING))
+    if (st == TC_OK && tc_algo_is_nccl(req.algo))
         st = nccl_env(&req, err);
     if (st)
         return st;
