@@ -368,6 +368,8 @@ grep -q "allows neither Ring nor Tree" "$tmp/err" || { echo "FAIL: NCCL_ALGO=NVL
 export NCCL_ALGO=Tree
 good "nccl: NCCL_ALGO=Tree is honoured" "nccl:Tree,LL" collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl --size 8
 unset NCCL_ALGO
+good "nccl: algo=Ring in the spec is honoured" "nccl:Ring,LL" collective --preset dgx-h100:nodes=4 --op allreduce --algo nccl:algo=Ring --size 8
+good "nccl: NCCL's model takes the tree for 8 B over 4 nodes" "nccl:Tree,LL" collective --preset dgx-h100:nodes=4 --op allreduce --algo nccl --size 8
 export NCCL_PROTO=Fast
 bad "nccl: a bad NCCL_PROTO" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
 unset NCCL_PROTO

@@ -45,6 +45,7 @@ typedef struct tc_coll_row {
     uint32_t channels;         /* nccl-*: as requested (0: the default) */
     tc_proto proto;            /* nccl-*: as requested (TC_PROTO_NONE: the default) */
     uint8_t proto_mask;        /* nccl: the protocols it may choose (0: NCCL's rule) */
+    uint8_t algo_mask;         /* nccl: the algorithms it may choose (0: Ring and Tree) */
     uint32_t min_channels, max_channels;
     double buffsize;
 } tc_coll_row;

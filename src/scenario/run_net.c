@@ -155,6 +155,7 @@ static tc_status coll_rows(const tc_scenario *s, const tc_topo *t, tc_collective
         r->channels = q.channels;
         r->proto = q.proto;
         r->proto_mask = q.proto_mask;
+        r->algo_mask = q.algo_mask;
         r->min_channels = q.min_channels;
         r->max_channels = q.max_channels;
         r->buffsize = q.buffsize;
@@ -180,6 +181,7 @@ static tc_status chosen_sched(const tc_topo *t, const tc_coll_row *row, const tc
     q.channels = row->channels;
     q.proto = row->proto;
     q.proto_mask = row->proto_mask;
+    q.algo_mask = row->algo_mask;
     q.min_channels = row->min_channels;
     q.max_channels = row->max_channels;
     q.buffsize = row->buffsize;
@@ -247,7 +249,8 @@ static tc_status coll_eval(const tc_scenario *s, const tc_run_opts *ro, tc_colle
         const tc_coll_row *row = &o->rows[i];
         tc_coll_req req = {.op = o->op, .algo = row->algo, .p = o->ranks, .chunks = row->chunks, .root = row->root,
                            .variant = row->variant, .channels = row->channels, .proto = row->proto,
-                           .proto_mask = row->proto_mask, .min_channels = row->min_channels,
+                           .proto_mask = row->proto_mask, .algo_mask = row->algo_mask,
+                           .min_channels = row->min_channels,
                            .max_channels = row->max_channels, .buffsize = row->buffsize,
                            .elt = tc_dtype_size(s->dtype)};
         if (eo.mode == TC_MODE_FLOW &&
