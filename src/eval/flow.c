@@ -1511,8 +1511,10 @@ static double est_window(est_step *v, uint32_t n, uint32_t slots)
 static est_job_out est_job(const tc_flow_job *jb, bool trace, uint32_t T)
 {
     const tc_sched *s = jb->sched;
-    uint32_t p = s->req.p;
-    double frac = p ? (double)T / p : 1;
+    /* lanes (nccl-*): every rank a simulated rank in each */
+    uint32_t lanes = s->lanes > 1 ? s->lanes : 1;
+    uint32_t p = s->req.p * lanes;
+    double frac = s->req.p ? (double)T / s->req.p : 1;
     est_job_out out = {0, 0, 0};
     est_step *v = malloc((s->nphases ? s->nphases : 1) * sizeof *v);
     bool partial = s->req.op == TC_OP_BROADCAST || s->req.op == TC_OP_REDUCE;
@@ -1582,7 +1584,8 @@ static uint32_t fold_probe(const tc_topo *t, const tc_flow_job *job, const tc_fl
     S.njobs = 1;
     tc_xfers_init(&S.xf, false);
     S.stride = max_incidences(t, S.o.multipath);
-    fl_job J = {.s = job->sched, .map = job->rank_map, .p = job->sched->req.p, .pfull = job->sched->req.p};
+    fl_job J = {.s = job->sched, .map = job->rank_map, .p = job->sched->req.p, .pfull = job->sched->req.p,
+                .lanes = job->sched->lanes > 1 ? job->sched->lanes : 1};
     S.jobs = &J;
     S.cap = malloc((t->n_links ? t->n_links : 1) * sizeof *S.cap);
     S.path = malloc(S.stride * sizeof *S.path);
