@@ -349,12 +349,16 @@ good "nccl-tests: the average line" "^# Avg bus bandwidth    : " nccl-tests --pr
 good "nccl-tests: a row as nccl-tests prints it" "^     1048576        262144     float     sum      -1 " nccl-tests --preset dgx-h100 -b 1M -e 1M -n 20 -w 5 -c 1
 good "nccl-tests: all-gather counts per rank" "^     1048576         32768     float    none      -1 " nccl-tests --preset dgx-h100 --op allgather -b 1M -e 1M
 good "nccl-tests: compare, by size band" "^# median |error| >= 256 MiB" nccl-tests --preset dgx-h100:nodes=2 --algo nccl-ring:channels=24 --compare "$(dirname "$0")/data/nccl-tests/nccltests309_gjaion_h100_2node_ib400_allreduce_ring_minctas24_qps2.txt"
-good "nccl-tests: -g 4 of 8 GPUs" "16 ranks" nccl-tests --preset dgx-h100:nodes=4 -g 4 -b 1M -e 1M
+good "nccl-tests: -g 4 of 8 GPUs with MPI's ring" "16 ranks" nccl-tests --preset dgx-h100:nodes=4 -g 4 -b 1M -e 1M --algo ring
 good "nccl: the choice is reported" "nccl:Ring,LL,1ch" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
 bad "nccl-tests: an unknown option" nccl-tests --preset dgx-h100 -q 3
 bad "nccl-tests: no cluster" nccl-tests -b 8 -e 1M
 bad "nccl-tests: an unknown type" nccl-tests --preset dgx-h100 -d float17
 bad "nccl-tests: MAX below MIN" nccl-tests --preset dgx-h100 -b 1M -e 8
+bad "nccl-tests: MAX below the default MIN" nccl-tests --preset dgx-h100 -e 8
+good "nccl-tests: a broadcast root" "      -1 \|       1 " nccl-tests --preset dgx-h100:nodes=2 --op broadcast -r 1 -b 64 -e 64
+bad "nccl: a placement that splits nodes" collective --preset dgx-h100:nodes=4 --place list --endpoints 0-3,8-11,16-19,24-27 --op allreduce --algo nccl-ring --size 1MiB
+bad "nccl-tests: -g below the node size with NCCL's ring" nccl-tests --preset dgx-h100:nodes=4 -g 4 -b 1M -e 1M
 bad "nccl-tests: a step factor of 1" nccl-tests --preset dgx-h100 -b 8 -e 1M -f 1
 bad "nccl-tests: more GPUs per node than the node has" nccl-tests --preset dgx-h100 -g 9 -b 8 -e 8
 printf '# header\n     1048576        262144     float     sum      -1    12.5  83.9  146.8  0\nthis is not a row\n' >"$tmp/bad_nt.txt"

@@ -29,7 +29,8 @@ typedef struct tc_nccl_row {
 /* Reads a saved nccl-tests output (the text all_reduce_perf and the
  * others print, versions 2.x: rows of size, count, type, redop, root, then
  * time, algbw, busbw and #wrong out of place and in place; comment lines
- * start with '#'), or a table of "size_bytes busbw_GBps" lines after a
+ * start with '#'; NCCL's own log lines, "NCCL INFO", "NCCL WARN" and "NCCL
+ * version", are skipped), or a table of "size_bytes busbw_GBps" lines after a
  * "# topocc: table-only" line. A line that is neither is refused with its
  * number. *rows is owned by the caller (free). */
 tc_status tc_nccl_tests_read(const char *path, tc_nccl_row **rows, size_t *n, tc_err *err);

@@ -149,7 +149,8 @@ static tc_status nt_sizes(const nt_in *in, const tc_nccl_row *rows, size_t nrows
         }
         if (hi < lo) {
             free(v);
-            return tc_fail(err, TC_EINVAL, "-e %s is below -b %s: give MAX >= MIN", in->e, in->b);
+            return tc_fail(err, TC_EINVAL, "-e %s is below -b %s: give MAX >= MIN", in->e ? in->e : "(default 32M)",
+                           in->b ? in->b : "(default 32M)");
         }
         for (double x = lo; x <= hi && *n < TC_SCN_MAX_SIZES; x *= f)
             v[(*n)++] = x;
@@ -203,8 +204,20 @@ static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows,
         st = set1(s, in->preset ? "--preset" : "--topo", in->preset ? in->preset : in->topo, err);
     if (st == TC_OK)
         st = set1(s, "--op", in->op ? in->op : "allreduce", err);
-    if (st == TC_OK)
-        st = set1(s, "--algo", in->algo ? in->algo : "nccl-ring", err);
+    /* NCCL's ring for the operations it runs as a ring; MPI's choice for
+     * the others (nccl-ring has no broadcast, reduce or all-to-all). */
+    const char *op = in->op ? in->op : "allreduce";
+    bool ringable = !strcmp(op, "allreduce") || !strcmp(op, "allgather") || !strcmp(op, "reducescatter");
+    const char *algo = in->algo ? in->algo : ringable ? "nccl-ring" : "auto";
+    if (st == TC_OK) {
+        /* nccl-tests' root rides on the algorithm: ALGO:root=R */
+        char a[160];
+        if (in->r)
+            snprintf(a, sizeof a, "%s%sroot=%s", algo, strchr(algo, ':') ? "," : ":", in->r);
+        else
+            snprintf(a, sizeof a, "%s", algo);
+        st = set1(s, "--algo", a, err);
+    }
     const char *dt = "float32";
     if (st == TC_OK && in->d)
         st = nt_dtype(in->d, &dt, err);
@@ -217,13 +230,6 @@ static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows,
         st = set1(s, "--mode", in->mode, err);
     if (st == TC_OK && in->routing)
         st = set1(s, "--routing", in->routing, err);
-    if (st == TC_OK && in->r) {
-        /* nccl-tests' root rides on the algorithm: ALGO:root=R */
-        char a[160];
-        snprintf(a, sizeof a, "%s%sroot=%s", in->algo ? in->algo : "nccl-ring",
-                 strchr(in->algo ? in->algo : "nccl-ring", ':') ? "," : ":", in->r);
-        st = set1(s, "--algo", a, err);
-    }
     double *sizes = NULL;
     size_t n = 0;
     if (st == TC_OK)

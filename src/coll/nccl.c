@@ -339,7 +339,7 @@ static tc_status emit_nccl_ring(const tc_sched *s, uint32_t step, tc_xfers *x)
  * channel per NIC, doubled at run time: connect.cc:443), or twice the node
  * size without rails; at most 32 (MAXCHANNELS, device.h:54); then fewer
  * for small messages as NCCL does. */
-static uint32_t channels_for(const tc_coll_req *req, const tc_topo *topo, uint32_t R, uint32_t G)
+static uint32_t channels_for(const tc_coll_req *req, const tc_topo *topo, uint32_t R, uint32_t G, bool tree)
 {
     uint32_t C = req->channels;
     if (!C)
@@ -354,7 +354,8 @@ static uint32_t channels_for(const tc_coll_req *req, const tc_topo *topo, uint32
         C = 32;
     tc_proto p = req->proto ? req->proto : TC_PROTO_SIMPLE;
     double nt = p == TC_PROTO_LL128 ? 640 : 512;
-    double th = p == TC_PROTO_LL ? 8.0 * R : p == TC_PROTO_LL128 ? 8 : 64;
+    /* threadThresholds: Ring LL 8 x ranks, Tree LL 8, LL128 8, Simple 64 */
+    double th = p == TC_PROTO_LL ? (tree ? 8.0 : 8.0 * R) : p == TC_PROTO_LL128 ? 8 : 64;
     while (C >= 2 && req->bytes < C * nt * th)
         C--;
     return C ? C : 1;
@@ -366,7 +367,7 @@ static tc_status nccl_ring_build(const tc_coll_req *req, const tc_topo *topo, tc
     if (G > R)
         G = R;
     s->proto = req->proto ? req->proto : TC_PROTO_SIMPLE;
-    uint32_t C = channels_for(req, topo, R, G);
+    uint32_t C = channels_for(req, topo, R, G, false);
     double Q = chunk_bytes(s->proto, req->buffsize);
     /* Loops per channel: the slice over R chunks of at most Q (all-reduce),
      * or each rank's part of the slice over chunks of at most Q. */
@@ -461,10 +462,9 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
     double nsteps = req->op == TC_OP_ALLREDUCE ? 2.0 * (R - 1) : R - 1;
     double ninter = nodes > 1 ? (req->op == TC_OP_ALLREDUCE ? 2.0 * nodes : nodes - 1.0) : 0;
     double bus = graph_bw(topo, nodes, G);
-    uint32_t C = channels_for(req, topo, R, G);
     tc_coll_req full = *req;
     full.bytes = INFINITY;
-    double search = channels_for(&full, topo, R, G) / 2.0;
+    double search = channels_for(&full, topo, R, G, false) / 2.0;
     if (search < 1)
         search = 1;
     int row = nodes == 1 ? arch_row(topo) : 0, col = nodes <= 2 ? (int)nodes - 1 : 2, arow = arch_row(topo);
@@ -473,6 +473,8 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
     uint8_t amask = req->algo_mask ? req->algo_mask : 3;
     if (req->op != TC_OP_ALLREDUCE || R < 2)
         amask &= 1; /* NCCL's tree is all-reduce only */
+    if (!amask)
+        amask = 1;  /* as NCCL, which falls back to Ring when nothing else is left */
     tc_proto best = TC_PROTO_NONE;
     tc_algo best_a = TC_ALGO_NCCL_RING;
     double best_t = INFINITY;
@@ -510,7 +512,7 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
                 lat = base_lat_us[i] + (nsteps - ninter) * intra + ninter * hw_net_us[i]; /* :241-248 */
                 b *= R / nsteps;                                                  /* :213-219 */
                 if (p == TC_PROTO_SIMPLE && nodes > 1 && req->op == TC_OP_ALLREDUCE &&
-                    req->bytes / ((double)C * R) >= 64)
+                    req->bytes / (2 * search * R) >= 64) /* comm->nChannels: all of them */
                     lat *= 1.4;                                                   /* :437-440 */
             }
             double t_us = lat + req->bytes / (1000 * b);                          /* :443 */
@@ -690,7 +692,7 @@ static tc_status nccl_tree_build(const tc_coll_req *req, const tc_topo *topo, tc
     /* the channels before the small-message cut decide the two halves */
     tc_coll_req full = *req;
     full.bytes = INFINITY;
-    uint32_t Cfull = channels_for(&full, topo, R, G), C = channels_for(req, topo, R, G);
+    uint32_t Cfull = channels_for(&full, topo, R, G, true), C = channels_for(req, topo, R, G, true);
     /* one FIFO step per chunk: Simple's buffer over 8 slots */
     double Q = s->proto == TC_PROTO_SIMPLE ? (req->buffsize > 0 ? req->buffsize : 4194304.0) / 8
                                            : chunk_bytes(s->proto, req->buffsize);

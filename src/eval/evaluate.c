@@ -50,6 +50,24 @@ static tc_status check_req(const tc_topo *t, const tc_coll_req *req, const doubl
     return TC_OK;
 }
 
+/* NCCL's algorithms take rank r as GPU r mod G of node r / G (coll/nccl.c):
+ * a rank map must keep that, whole nodes in some order. */
+static tc_status check_nccl_map(const tc_topo *t, const tc_coll_req *req, const uint32_t *map, tc_err *err)
+{
+    uint32_t G = t->node_size > 1 ? t->node_size : 1;
+    if (!tc_algo_is_nccl(req->algo) || !map || G == 1)
+        return TC_OK;
+    for (uint32_t r = 0; r < req->p; r++) {
+        uint32_t first = r - r % G;
+        if (map[r] % G != r % G || map[r] / G != map[first] / G)
+            return tc_fail(err, TC_EINVAL,
+                           "%s takes rank r as GPU r mod %u of a node, node by node; the placement puts rank %u on "
+                           "endpoint %u: place whole nodes (or use an MPI-style algorithm)",
+                           tc_algo_name(req->algo), G, r, map[r]);
+    }
+    return TC_OK;
+}
+
 /* ECMP's hash collisions are a property of each flow's path: only the
  * evaluators that route every flow model them. */
 static tc_status check_routing(const tc_eval_opts *o, tc_err *err)
@@ -97,7 +115,7 @@ tc_status tc_evaluate_sweep(const tc_topo *t, const tc_coll_req *req, const doub
                             const tc_eval_opts *o, tc_result *res, tc_err *err)
 {
     tc_status st = check_req(t, req, asked, n, err);
-    if (st || (st = check_routing(o, err)))
+    if (st || (st = check_routing(o, err)) || (st = check_nccl_map(t, req, o->rank_map, err)))
         return st;
     if (o->alphas && o->mode == TC_MODE_FLOW)
         return tc_fail(err, TC_EINTERNAL, "per-size alphas apply to the formula and steps sweeps, not to flow");
@@ -172,7 +190,7 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
             st = tc_eval_formula_sweep(t, s, o, sizes, n, tt, err);
         else if (o->mode == TC_MODE_STEPS)
             st = tc_eval_steps_sweep(t, s, o, sizes, n, tt, err);
-        for (size_t i = 0; i < n && st == TC_OK && o->mode == TC_MODE_FLOW; i++) {
+        for (size_t i = 0; i < n && st == TC_OK && o->mode == TC_MODE_FLOW && !tc_algo_is_nccl((tc_algo)a); i++) {
             tc_sched_set_bytes(s, sizes[i]);
             st = o->flow_detail && n == 1 && hi == lo + 1 ? run_flow_detail(t, s, o, &tt[i], err)
                                                           : run_mode(t, s, o, &tt[i], err);

@@ -1286,9 +1286,9 @@ static tc_status results(fl_sim *S, tc_flow_result *res)
         /* A rank finishes with the last of its lanes. */
         uint32_t np = J->lanes > 1 ? J->pfull : J->p;
         for (uint32_t r = 0; r < np; r++)
-            tmp[r] = J->rk[r].fin - J->start;
+            tmp[r] = J->rk[r].fin + base - J->start;
         for (uint32_t v = np; v < J->p; v++)
-            tmp[v % np] = fmax(tmp[v % np], J->rk[v].fin - J->start);
+            tmp[v % np] = fmax(tmp[v % np], J->rk[v].fin + base - J->start);
         qsort(tmp, np, sizeof *tmp, cmp_double);
         if (np) {
             /* Over all ranks: the sorted values each n times. */

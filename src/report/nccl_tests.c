@@ -132,6 +132,9 @@ tc_status tc_nccl_tests_read(const char *path, tc_nccl_row **rows, size_t *n, tc
         }
         if (!*p)
             continue;
+        /* NCCL's own log lines interleaved with the table (NCCL_DEBUG) */
+        if (strstr(p, "NCCL INFO") || strstr(p, "NCCL WARN") || strstr(p, "NCCL version"))
+            continue;
         char *tok[32];
         int nt = tokens(line, tok, 32);
         tc_nccl_row r = {0};

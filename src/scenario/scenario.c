@@ -284,8 +284,12 @@ static tc_status canonical_algo(char *a, size_t len, tc_err *err)
         st = nccl_env(&req, err);
     if (st)
         return st;
-    char buf[96];
-    snprintf(a, len, "%s", tc_algo_format(&req, buf, sizeof buf));
+    char buf[512];
+    tc_algo_format(&req, buf, sizeof buf);
+    if (strlen(buf) >= len || strlen(buf) >= sizeof buf - 1)
+        return tc_fail(err, TC_EINVAL, "algorithm '%s' is too long written out ('%.60s...', at most %zu characters)", a,
+                       buf, len - 1);
+    memcpy(a, buf, strlen(buf) + 1);
     return TC_OK;
 }
 
