@@ -21,6 +21,10 @@ tc_steps_ws *tc_steps_ws_new(const tc_topo *t, uint32_t p);
 void tc_steps_ws_free(tc_steps_ws *w);
 /* The same at n sizes: out[k] is the phase's step time with every
  * transfer's bytes times scale[k] (a sweep routes each phase once). */
+/* The bottleneck step_times reports when an NCCL protocol's rate cap, not
+ * a link, limits the slowest transfer. */
+#define TC_BOTTLENECK_CAP (UINT32_MAX - 1)
+
 /* An nccl-* schedule's latency, base included (steps.c). */
 tc_status tc_steps_nccl_latency(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, const tc_eval_opts *o,
                                 double *lat_s, tc_err *err);

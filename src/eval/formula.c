@@ -649,9 +649,11 @@ static tc_status phase_times(fm_ctx *c, const tc_sched *s, uint32_t i, const dou
     tc_status st = tc_steps_phase_sweep(c->ws, c->t, s, &o, i, scale, n, out, &bn, err);
     if (st == TC_OK && pe) {
         pe->closed_form = false;
-        pe->bottleneck = bn;
+        pe->bottleneck = bn == TC_BOTTLENECK_CAP ? UINT32_MAX : bn;
         if (bn == UINT32_MAX)
             snprintf(pe->binds, sizeof pe->binds, "latency");
+        else if (bn == TC_BOTTLENECK_CAP)
+            snprintf(pe->binds, sizeof pe->binds, "the protocol's rate cap");
         else
             tc_topo_link_name(c->t, bn, pe->binds, sizeof pe->binds);
     }

@@ -108,7 +108,7 @@ static void step_times(const tc_topo *t, const tc_sched *sc, const tc_eval_opts 
             lat = 0;
             k = 0;
             if (cap < share)
-                share = cap, low = UINT32_MAX;
+                share = cap, low = TC_BOTTLENECK_CAP;
             b = share < INFINITY ? tr->bytes * wire / share : 0;
         }
         for (size_t q = 0; q < n; q++) {

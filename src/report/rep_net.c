@@ -559,7 +559,10 @@ static void coll_flow_kv(const tc_collective_out *o, tc_table *tb)
     const tc_flow_setup *fs = &o->flow_setup;
     const tc_topo *t = o->net.topo[0];
     char b[64], b2[64], b3[64], name[128], eager[96] = "";
-    if (fs->deps == TC_DEPS_AUTO)
+    const tc_result *r0 = tc_collective_at(o, 0, 0);
+    if (fs->deps == TC_DEPS_AUTO && r0->proto)
+        snprintf(eager, sizeof eager, " (NCCL's FIFO credits; the protocol's rate cap applies)");
+    else if (fs->deps == TC_DEPS_AUTO)
         snprintf(eager, sizeof eager, " (eager up to %s)", tc_fmt_size(fs->eager_limit_bytes, b2, sizeof b2));
     kv(tb, "flow", "multipath %s, deps %s%s, rate cap %s", multipath_name(fs->multipath), deps_name(fs->deps), eager,
        fs->rate_cap_Bps > 0 ? tc_fmt_rate(fs->rate_cap_Bps, b, sizeof b) : "none");
