@@ -396,8 +396,10 @@ static tc_status nccl_ring_build(const tc_coll_req *req, const tc_topo *topo, tc
     s->lanes = C;
     s->nccl_impl = TC_ALGO_NCCL_RING;
     proto_costs(s, topo, R > G ? R / G : 1, C);
-    if (R == 1)
+    if (R == 1) {
+        s->base_s = 0; /* nothing to communicate: no collective to launch over the network */
         return TC_OK;
+    }
     uint32_t per = req->op == TC_OP_ALLREDUCE ? 2 * (R - 1) : R - 1;
     /* The first loop, then the others: the same transfers, but the later
      * loops run behind the first in the protocol's pipeline (no step
@@ -789,8 +791,10 @@ static tc_status nccl_tree_build(const tc_coll_req *req, const tc_topo *topo, tc
         s->lat_pairs[2 * s->nlat_pairs + 1] = (uint32_t)st->up[g];
         s->nlat_pairs++;
     }
-    if (R == 1)
+    if (R == 1) {
+        s->base_s = 0; /* nothing to communicate, as for the ring */
         return TC_OK;
+    }
     /* Phases: the steps between the moments some depth's up or down
      * traffic starts, leaves its first chunk (piped from then on) or ends. */
     uint32_t total = st->nch + 2 * D - 1, nb = 0, n = st->nch;
