@@ -42,12 +42,8 @@ typedef struct tc_coll_row {
     tc_algo algo;              /* as requested (TC_ALGO_AUTO for auto) */
     uint32_t chunks, root;     /* as requested (0: the default) */
     tc_variant variant;        /* as requested ("rhd:order=far"; TC_VARIANT_DEFAULT: the default) */
-    uint32_t channels;         /* nccl-*: as requested (0: the default) */
-    tc_proto proto;            /* nccl-*: as requested (TC_PROTO_NONE: the default) */
-    uint8_t proto_mask;        /* nccl: the protocols it may choose (0: NCCL's rule) */
-    uint8_t algo_mask;         /* nccl: the algorithms it may choose (0: Ring and Tree) */
-    uint32_t min_channels, max_channels;
-    double buffsize;
+    tc_coll_req spec;          /* the request as parsed: runs take its nccl-* options from it (channels,
+                                * proto, proto and algorithm masks, channel bounds, buffsize) */
 } tc_coll_row;
 
 typedef struct tc_collective_out {

@@ -161,6 +161,14 @@ static double wire_factor(tc_proto p)
     return p == TC_PROTO_LL ? 2.0 : p == TC_PROTO_LL128 ? 128.0 / 120.0 : 1.0;
 }
 
+/* A ring hop inside a node, us: NVLink's step latency, raised on a
+ * multi-node ring to the network overhead (x3 for Simple). */
+static double ring_intra_us(tc_proto p, uint32_t nodes)
+{
+    double intra = hw_nvlink_us[p - TC_PROTO_LL];
+    return nodes > 1 ? fmax(intra, NET_OVERHEAD_US * (p == TC_PROTO_SIMPLE ? 3 : 1)) : intra;
+}
+
 /* The row of the architecture tables: Volta 0, Ampere 1, Hopper and later
  * 2 (v2.21.5-1 has no Blackwell row: a newer GPU takes Hopper's,
  * tuning.cc:139). Unknown: Hopper. */
@@ -178,10 +186,7 @@ static void proto_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t 
     tc_proto p = s->proto;
     int i = p - TC_PROTO_LL;
     s->base_s = base_lat_us[i] * 1e-6;
-    double intra = hw_nvlink_us[i];
-    if (nodes > 1)
-        intra = fmax(intra, NET_OVERHEAD_US * (p == TC_PROTO_SIMPLE ? 3 : 1));
-    s->lat_intra_s = intra * 1e-6;
+    s->lat_intra_s = ring_intra_us(p, nodes) * 1e-6;
     s->lat_inter_s = hw_net_us[i] * 1e-6;
     s->wire = wire_factor(p);
     int col = nodes <= 2 ? (int)nodes - 1 : 2, row = nodes == 1 ? arch_row(t) : 0;
@@ -250,6 +255,19 @@ static void tree_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t C
     s->rate_cap_Bps = bus > 0 ? bus * 1e9 / C : 0;
     s->credit_steps = 8;
     s->credit_steps_inter = 16;
+}
+
+/* Appends a transfer of one chunk (slot) in lane k; piped: it runs behind
+ * an earlier chunk of the lane's pipeline. */
+static void add_chunk(tc_xfers *x, uint32_t src, uint32_t dst, double bytes, bool red, uint32_t k, uint32_t slot,
+                      bool piped)
+{
+    size_t at = tc_xfers_add(x, src, dst, bytes, red);
+    if (!x->oom) {
+        x->v[at].lane = (uint16_t)k;
+        x->v[at].piped = piped;
+    }
+    tc_xfers_seg(x, slot, slot, 1);
 }
 
 /* ---- the ring ---- */
@@ -324,12 +342,7 @@ static tc_status emit_nccl_ring(const tc_sched *s, uint32_t step, tc_xfers *x)
                 red = op == TC_OP_REDUCESCATTER;
                 slot = order[j] * (C * L) + k * L + l;
             }
-            size_t at = tc_xfers_add(x, src, dst, s->blk_bytes, red);
-            if (!x->oom) {
-                x->v[at].lane = (uint16_t)k;
-                x->v[at].piped = l > 0; /* later loops run behind the first */
-            }
-            tc_xfers_seg(x, slot, slot, 1);
+            add_chunk(x, src, dst, s->blk_bytes, red, k, slot, l > 0); /* later loops run behind the first */
         }
     }
     return x->oom ? TC_EINTERNAL : TC_OK;
@@ -508,10 +521,8 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
                     b = fmin(ll_max_bw[row][col], b * .5);                        /* :180 */
                 else if (p == TC_PROTO_LL128)
                     b = fmin(b * (ppn < 2 ? 0.7 : 0.92), search * ll128_per_ch[arow]); /* :181 */
-                double intra = hw_nvlink_us[i];
-                if (nodes > 1)
-                    intra = fmax(intra, NET_OVERHEAD_US * (p == TC_PROTO_SIMPLE ? 3 : 1));
-                lat = base_lat_us[i] + (nsteps - ninter) * intra + ninter * hw_net_us[i]; /* :241-248 */
+                lat = base_lat_us[i] + (nsteps - ninter) * ring_intra_us((tc_proto)p, nodes) +
+                      ninter * hw_net_us[i];                                          /* :241-248 */
                 b *= R / nsteps;                                                  /* :213-219 */
                 if (p == TC_PROTO_SIMPLE && nodes > 1 && req->op == TC_OP_ALLREDUCE &&
                     req->bytes / (2 * search * R) >= 64) /* comm->nChannels: all of them */
@@ -652,13 +663,8 @@ static tc_status emit_nccl_tree(const tc_sched *s, uint32_t step, tc_xfers *x)
             uint32_t d = st->depth[i];
             /* up: chunk m = step - (D - d) */
             if (st->up[i] >= 0 && step + d >= D && step + d - D < n) {
-                uint32_t m = step + d - D, slot = k * n + m;
-                size_t at = tc_xfers_add(x, r, (uint32_t)st->up[i], s->blk_bytes, true);
-                if (!x->oom) {
-                    x->v[at].lane = (uint16_t)k;
-                    x->v[at].piped = m > 0;
-                }
-                tc_xfers_seg(x, slot, slot, 1);
+                uint32_t m = step + d - D;
+                add_chunk(x, r, (uint32_t)st->up[i], s->blk_bytes, true, k, k * n + m, m > 0);
             }
             /* down: chunk m = step - (D + d) */
             if (step >= D + d && step - D - d < n)
@@ -666,13 +672,8 @@ static tc_status emit_nccl_tree(const tc_sched *s, uint32_t step, tc_xfers *x)
                     int32_t ch = st->down[i * 3 + c];
                     if (ch < 0)
                         continue;
-                    uint32_t m = step - D - d, slot = k * n + m;
-                    size_t at = tc_xfers_add(x, r, (uint32_t)ch, s->blk_bytes, false);
-                    if (!x->oom) {
-                        x->v[at].lane = (uint16_t)k;
-                        x->v[at].piped = m > 0;
-                    }
-                    tc_xfers_seg(x, slot, slot, 1);
+                    uint32_t m = step - D - d;
+                    add_chunk(x, r, (uint32_t)ch, s->blk_bytes, false, k, k * n + m, m > 0);
                 }
         }
     return x->oom ? TC_EINTERNAL : TC_OK;

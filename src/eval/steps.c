@@ -138,6 +138,21 @@ static void step_times(const tc_topo *t, const tc_sched *sc, const tc_eval_opts 
  * (nsteps - nInterSteps) intra + nInterSteps inter) with the hops of the
  * rings as placed. Step 0 holds every channel's ring as transfers
  * k R .. k R + R - 1, position i to i + 1. */
+/* One hop of an nccl-* schedule from rank a to b: the protocol's step
+ * latency for its kind or its path's, whichever is larger. */
+static double nccl_hop(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, uint32_t a,
+                       uint32_t b)
+{
+    a = o->rank_map ? o->rank_map[a] : a;
+    b = o->rank_map ? o->rank_map[b] : b;
+    uint32_t n = tc_topo_route(t, o->routing, a, b, w->path);
+    double pl = 0;
+    for (uint32_t j = 0; j < n; j++)
+        pl += t->links[w->path[j]].lat;
+    bool local = t->node_size > 1 && a / t->node_size == b / t->node_size;
+    return fmax(pl, local ? s->lat_intra_s : s->lat_inter_s);
+}
+
 tc_status tc_steps_nccl_latency(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, const tc_eval_opts *o,
                                 double *lat_s, tc_err *err)
 {
@@ -147,17 +162,8 @@ tc_status tc_steps_nccl_latency(tc_steps_ws *w, const tc_topo *t, const tc_sched
     if (s->lat_pairs) {
         /* a tree: its longest path up, then down */
         double sum = 0;
-        for (uint32_t i = 0; i < s->nlat_pairs; i++) {
-            uint32_t a = s->lat_pairs[2 * i], b = s->lat_pairs[2 * i + 1];
-            a = o->rank_map ? o->rank_map[a] : a;
-            b = o->rank_map ? o->rank_map[b] : b;
-            uint32_t n = tc_topo_route(t, o->routing, a, b, w->path);
-            double pl = 0;
-            for (uint32_t j = 0; j < n; j++)
-                pl += t->links[w->path[j]].lat;
-            bool local = t->node_size > 1 && a / t->node_size == b / t->node_size;
-            sum += fmax(pl, local ? s->lat_intra_s : s->lat_inter_s);
-        }
+        for (uint32_t i = 0; i < s->nlat_pairs; i++)
+            sum += nccl_hop(w, t, s, o, s->lat_pairs[2 * i], s->lat_pairs[2 * i + 1]);
         *lat_s += 2 * sum;
         return TC_OK;
     }
@@ -176,14 +182,7 @@ tc_status tc_steps_nccl_latency(tc_steps_ws *w, const tc_topo *t, const tc_sched
         double ring = 0;
         for (uint32_t i = 0; i < R; i++) {
             const tc_xfer *tr = &w->x.v[(size_t)k * R + i];
-            uint32_t a = o->rank_map ? o->rank_map[tr->src] : tr->src;
-            uint32_t b = o->rank_map ? o->rank_map[tr->dst] : tr->dst;
-            uint32_t n = tc_topo_route(t, o->routing, a, b, w->path);
-            double pl = 0;
-            for (uint32_t j = 0; j < n; j++)
-                pl += t->links[w->path[j]].lat;
-            bool local = t->node_size > 1 && a / t->node_size == b / t->node_size;
-            h[i] = h[i + R] = fmax(pl, local ? s->lat_intra_s : s->lat_inter_s);
+            h[i] = h[i + R] = nccl_hop(w, t, s, o, tr->src, tr->dst);
             ring += h[i];
         }
         /* the best window of rest consecutive hops, after full turns */

@@ -152,13 +152,7 @@ static tc_status coll_rows(const tc_scenario *s, const tc_topo *t, tc_collective
         r->chunks = q.chunks;
         r->root = q.root;
         r->variant = q.variant;
-        r->channels = q.channels;
-        r->proto = q.proto;
-        r->proto_mask = q.proto_mask;
-        r->algo_mask = q.algo_mask;
-        r->min_channels = q.min_channels;
-        r->max_channels = q.max_channels;
-        r->buffsize = q.buffsize;
+        r->spec = q;
     }
     if (o->nalgos == 0)
         return tc_fail(err, TC_EINVAL, "no algorithm is valid for %s on %u ranks of this topology",
@@ -169,6 +163,19 @@ static tc_status coll_rows(const tc_scenario *s, const tc_topo *t, tc_collective
 /* Runs auto's pick once more through tc_flow_run for the details (events,
  * rank finish spread, hottest links, trace); a named algorithm gets them
  * from its one run (tc_eval_opts.flow_detail). */
+/* The nccl-* options of row into q. */
+static void nccl_options(tc_coll_req *q, const tc_coll_row *row)
+{
+    const tc_coll_req *p = &row->spec;
+    q->channels = p->channels;
+    q->proto = p->proto;
+    q->proto_mask = p->proto_mask;
+    q->algo_mask = p->algo_mask;
+    q->min_channels = p->min_channels;
+    q->max_channels = p->max_channels;
+    q->buffsize = p->buffsize;
+}
+
 /* The schedule the result r ran: its algorithm (auto resolved), size
  * (already whole elements) and element size. */
 static tc_status chosen_sched(const tc_topo *t, const tc_coll_row *row, const tc_result *r, tc_sched **sc,
@@ -178,13 +185,7 @@ static tc_status chosen_sched(const tc_topo *t, const tc_coll_row *row, const tc
                      .elt = r->elt};
     q.chunks = row->algo == TC_ALGO_AUTO ? 0 : row->chunks;
     q.variant = row->algo == TC_ALGO_AUTO ? TC_VARIANT_DEFAULT : row->variant;
-    q.channels = row->channels;
-    q.proto = row->proto;
-    q.proto_mask = row->proto_mask;
-    q.algo_mask = row->algo_mask;
-    q.min_channels = row->min_channels;
-    q.max_channels = row->max_channels;
-    q.buffsize = row->buffsize;
+    nccl_options(&q, row);
     return tc_coll_build(&q, t, sc, err);
 }
 
@@ -248,11 +249,8 @@ static tc_status coll_eval(const tc_scenario *s, const tc_run_opts *ro, tc_colle
     for (size_t i = 0; i < o->nalgos && st == TC_OK; i++) {
         const tc_coll_row *row = &o->rows[i];
         tc_coll_req req = {.op = o->op, .algo = row->algo, .p = o->ranks, .chunks = row->chunks, .root = row->root,
-                           .variant = row->variant, .channels = row->channels, .proto = row->proto,
-                           .proto_mask = row->proto_mask, .algo_mask = row->algo_mask,
-                           .min_channels = row->min_channels,
-                           .max_channels = row->max_channels, .buffsize = row->buffsize,
-                           .elt = tc_dtype_size(s->dtype)};
+                           .variant = row->variant, .elt = tc_dtype_size(s->dtype)};
+        nccl_options(&req, row);
         if (eo.mode == TC_MODE_FLOW &&
             (st = sweep_mem_check(t, &req, max_of(s->sizes, o->nsizes), map, &fo, ro, err)))
             break;
