@@ -23,7 +23,7 @@ gcp_a3ultra_2node_1gpu_H200_roce_allgather.txt|yes: 2 GPUs, one 400G NIC each|--
 gcp_a4_2node_16xB200_roce_allgather.txt|yes: all-gather between nodes runs Ring|--preset dgx-b200:nodes=2 --algo nccl --op allgather
 meta_gcm_a100_2node_16gpu_allreduce_fixture.txt|partly: fabric not stated (DGX A100 assumed); NCCL may pick Tree|--preset dgx-a100:nodes=2 --algo nccl
 oci_bm_gpu4_8_a100_2node_roce_allreduce_10GiB.txt|partly: 16 x 100G RoCE as 8 x 200G; NCCL may pick Tree|--preset dgx-a100:nodes=2 --algo nccl
-aws_p4de_2node_16xA100_efa_allreduce.txt|partly: 4 x 100G EFA per node (2 GPUs per NIC); NCCL may pick Tree|--topo clos:down=2x4,up=1x2,node=8,rail=4,bw=50Gbps,node_bw=240GB/s,arch=ampere --algo nccl
+aws_p4de_2node_16xA100_efa_allreduce.txt|partly: 4 x 100G EFA per node, 2 GPUs per NIC (nics=4); NCCL may pick Tree|--topo clos:down=2x4,up=1x2,node=8,nics=4,rail=4,bw=100Gbps,node_bw=240GB/s,arch=ampere --algo nccl
 aws_p5_1node_8xH100_nvswitch_allreduce.txt|no: NVLS likely (issue 12)|--preset dgx-h100 --algo nccl
 nccltests290_h100_1node_8gpu_nvswitch_allreduce.txt|no: NVLS (issue 12)|--preset dgx-h100 --algo nccl
 nccltests309_qoofyk_xe9680_h100_2node_ib_ndr_allreduce.txt|no: NVLSTree likely (issue 12)|--preset dgx-h100:nodes=2 --algo nccl

@@ -40,6 +40,9 @@ bad "unknown topology kind" collective --topo "ring:n=8" --op allreduce --size 1
 bad "unknown key" collective --topo "$CLOS,foo=1" --op allreduce --size 1MiB
 bad "radix too small for hosts" topo "clos:hosts=100000,radix=8,tiers=2"
 bad "oversubscription that does not divide" topo "clos:hosts=512,radix=32,tiers=2,oversub=2"
+bad "NICs that do not fit the node" topo "clos:down=4x2,up=1x2,node=8,nics=3"
+bad "GPUs per NIC that do not fit the node" topo "clos:down=4x2,up=1x2,node=8,gpus_per_nic=3"
+bad "rails that do not divide the NICs" topo "clos:down=8x4,up=1x4,node=8,nics=4,rail=8"
 bad "torus dimension of 0" topo "torus:dims=4x0"
 bad "torus dimension of 1" topo "torus:dims=4x1"
 bad "wraparound list of the wrong length" topo "torus:dims=4x4,wrap=1"

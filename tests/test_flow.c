@@ -549,6 +549,35 @@ static void spray_splits_a_tie_over_both_directions_of_a_ring(void **state)
     tc_topo_free(t);
 }
 
+/* Two endpoints behind one NIC share its fabric port (nics=2 on nodes of
+ * 4: endpoints 0 and 1 share NIC 0, 2 and 3 NIC 1, 4 and 5 NIC 2): 0 -> 4
+ * and 1 -> 5 take twice as long as 0 -> 4 and 2 -> 6, routed and sprayed;
+ * the path is 2 cables of 1 us (the NIC links add nic_lat = 0). */
+static void endpoints_behind_one_nic_share_its_port(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=4x2,up=1x2,node=4,nics=2,bw=100Gbps,lat=1us,hop_lat=0,alpha=0");
+    double B = 100e9 / 8, S = 1e6;
+    hand shared = {2, {{.src = 0, .dst = 4, .bytes = S}, {.src = 1, .dst = 5, .bytes = S}}};
+    hand apart = {2, {{.src = 0, .dst = 4, .bytes = S}, {.src = 2, .dst = 6, .bytes = S}}};
+    tc_sched a, b;
+    hand_sched(&a, &shared, 16, 1);
+    hand_sched(&b, &apart, 16, 1);
+    tc_flow_opts o = {0}, sp = {.multipath = TC_MULTIPATH_SPRAY};
+    assert_rel(flow_time(t, &a, &o), 2e-6 + 2 * S / B, 1e-12, "shared NIC, routed");
+    assert_rel(flow_time(t, &a, &sp), 2e-6 + 2 * S / B, 1e-12, "shared NIC, sprayed");
+    assert_rel(flow_time(t, &b, &o), 2e-6 + S / B, 1e-12, "two NICs, routed");
+    assert_rel(flow_time(t, &b, &sp), 2e-6 + S / B, 1e-12, "two NICs, sprayed");
+    tc_topo_free(t);
+    /* A slower endpoint-NIC link (PCIe) binds one transfer alone. */
+    t = topo("clos:down=4x2,up=1x2,node=4,nics=2,bw=100Gbps,lat=1us,hop_lat=0,alpha=0,nic_bw=50Gbps,nic_lat=0.5us");
+    hand one = {1, {{.src = 0, .dst = 4, .bytes = S}}};
+    tc_sched c;
+    hand_sched(&c, &one, 16, 1);
+    assert_rel(flow_time(t, &c, &o), 3e-6 + S / (B / 2), 1e-12, "PCIe-bound");
+    tc_topo_free(t);
+}
+
 /* Spray on a Clos avoids a down link that the routed path would take. */
 static void spray_avoids_a_down_link_that_route_reports(void **state)
 {
@@ -801,6 +830,7 @@ int main(void)
         cmocka_unit_test(alltoall_on_torus_lies_between_the_bound_and_steps),
         cmocka_unit_test(spray_splits_a_tie_over_both_directions_of_a_ring),
         cmocka_unit_test(spray_avoids_a_down_link_that_route_reports),
+        cmocka_unit_test(endpoints_behind_one_nic_share_its_port),
         cmocka_unit_test(alpha_is_paid_once_per_message_one_after_another),
         cmocka_unit_test(a_transfer_to_a_rank_beyond_the_schedule_is_bad_input),
         cmocka_unit_test(exceeding_the_event_budget_is_bad_input),

@@ -66,8 +66,10 @@ static void draw_topo(rng *r, char *spec, size_t len)
         static const char *s[] = {"clos:hosts=96,radix=16,tiers=2,oversub=3", "clos:hosts=128,radix=16,tiers=2",
                                   "clos:hosts=96,radix=16,tiers=3", "clos:down=8x8x6,up=1x4x4,bw3=200Gbps",
                                   "torus:dims=8x8x5,wrap=1x1x0", "clos:down=8x8x6,up=2x4x2,node=8",
-                                  "clos:down=8x8,up=1x4,node=8,rail=8", "clos:down=4x8x4,up=1x4x4,node=8,rail=4"};
-        snprintf(spec, len, "%s", s[pick(r, 8)]);
+                                  "clos:down=8x8,up=1x4,node=8,rail=8", "clos:down=4x8x4,up=1x4x4,node=8,rail=4",
+                                  "clos:down=8x4,up=1x4,node=8,nics=4,rail=4,bw=100Gbps",
+                                  "clos:down=4x8x2,up=1x2x2,node=8,gpus_per_nic=4,nic_bw=32GB/s,nic_lat=200ns"};
+        snprintf(spec, len, "%s", s[pick(r, 10)]);
         break;
     }
     case 3: { /* torus / mesh 2D */

@@ -32,7 +32,7 @@ static tc_sched *build(const tc_topo *t, tc_op op, uint32_t p, double bytes, uin
 }
 
 /* The data checker on every combination: node sizes 1 (no node), 2, 4 and
- * 8, with and without rails, whole node counts from 1 to 9 (odd and even),
+ * 8, with and without rails and shared NICs, whole node counts from 1 to 9 (odd and even),
  * 1 to 5 channels and the default, the three protocols, sizes that leave
  * chunks of uneven elements. */
 static void nccl_ring_moves_the_right_data(void **state)
@@ -45,7 +45,9 @@ static void nccl_ring_moves_the_right_data(void **state)
                  {"clos:down=16x4,up=1x4,node=2", 2},
                  {"clos:down=16x4,up=1x4,node=4,rail=4", 4},
                  {"clos:down=9x8,up=1x9,node=8,rail=8", 8},
-                 {"clos:down=9x8,up=1x9,node=8,rail=4", 8}};
+                 {"clos:down=9x8,up=1x9,node=8,rail=4", 8},
+                 {"clos:down=9x4,up=1x9,node=8,nics=4,rail=4", 8},
+                 {"clos:down=9x2,up=1x2,node=4,gpus_per_nic=2", 4}};
     static const tc_op ops[] = {TC_OP_ALLREDUCE, TC_OP_REDUCESCATTER, TC_OP_ALLGATHER};
     int checked = 0, looped = 0;
     for (size_t ti = 0; ti < sizeof topos / sizeof *topos; ti++) {
@@ -332,7 +334,8 @@ static void node_trees_are_nccls(void **state)
     }
 }
 
-/* The tree on real buffers: node sizes 1 to 8 with and without rails,
+/* The tree on real buffers: node sizes 1 to 8 with and without rails and
+ * shared NICs,
  * 1 to 9 nodes, channels, protocols, sizes of a few elements and of many
  * chunks; the hand latency of 4 DGX-like nodes (NCCL's tree formula, 
  * tuning.cc:250-252: 6.8 + 2 (7 x 0.6 + log2(4) x 5.0) us for LL); formula
@@ -342,7 +345,8 @@ static void nccl_tree_moves_the_right_data_and_times_as_nccl(void **state)
 {
     (void)state;
     static const char *specs[] = {"clos:down=16x4,up=1x4", "clos:down=16x4,up=1x4,node=2",
-                                  "clos:down=16x4,up=1x4,node=4,rail=4", "clos:down=9x8,up=1x9,node=8,rail=8"};
+                                  "clos:down=16x4,up=1x4,node=4,rail=4", "clos:down=9x8,up=1x9,node=8,rail=8",
+                                  "clos:down=9x4,up=1x9,node=8,nics=4,rail=4"};
     int checked = 0;
     for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
         tc_topo *t = topo(specs[i]);

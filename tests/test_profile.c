@@ -57,9 +57,11 @@ static void gpu_node_presets_expand_to_rail_optimized_clos(void **state)
     expand_ok("test-node:nodes=4", want);
     snprintf(want, sizeof want, "clos:down=8x16,up=1x8,%s,rail=8", node);
     expand_ok("test-node:nodes=16", want);
-    /* two GPUs per NIC: each has half of it, four rails */
-    expand_ok("test-half:nodes=4",
-              "clos:down=8x4,up=1x8,bw=200Gbps,lat=25ns,hop_lat=200ns,node=8,node_bw=300GB/s,node_lat=300ns,arch=hopper,rail=4");
+    /* two GPUs share each of 4 NICs (nics=4), one rail per NIC */
+    expand_ok("test-half:nodes=4", "clos:down=4x4,up=1x4,bw=400Gbps,lat=25ns,hop_lat=200ns,node=8,node_bw=300GB/s,"
+                                   "node_lat=300ns,nics=4,arch=hopper,rail=4");
+    expand_ok("test-half", "clos:down=4,up=1,bw=400Gbps,lat=25ns,hop_lat=200ns,node=8,node_bw=300GB/s,"
+                           "node_lat=300ns,nics=4,arch=hopper");
 
     /* The topology: 4 nodes of 8, GPU g of every node on rail g's leaf. */
     char spec[512];

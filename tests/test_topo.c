@@ -32,8 +32,8 @@ static void assert_near(double a, double b)
         fail_msg("expected %.12g, got %.12g", b, a);
 }
 
-/* Hop distances from src over fabric links; on a Clos a route may not pass
- * through another host (hosts do not forward). */
+/* Hop distances from src over fabric and NIC links; on a Clos a route may
+ * not pass through another host (hosts do not forward). */
 static void bfs(const tc_topo *t, uint32_t src, uint32_t *dist, uint32_t *queue)
 {
     for (uint32_t v = 0; v < t->n_vertices; v++)
@@ -47,7 +47,7 @@ static void bfs(const tc_topo *t, uint32_t src, uint32_t *dist, uint32_t *queue)
             continue;
         for (uint32_t k = t->out_off[v]; k < t->out_off[v + 1]; k++) {
             const tc_link *l = &t->links[t->out_link[k]];
-            if (l->kind != TC_LINK_FABRIC || dist[l->dst] != UINT32_MAX)
+            if (l->kind == TC_LINK_NODE || dist[l->dst] != UINT32_MAX)
                 continue;
             dist[l->dst] = dist[v] + 1;
             queue[tail++] = l->dst;
@@ -96,7 +96,9 @@ static void check_all_routes(const char *spec, tc_routing r)
                 const tc_link *l = &t->links[path[k]];
                 if (l->src != at)
                     fail_msg("%s: %u -> %u: link %u starts at %u, not %u", spec, s, d, k, l->src, at);
-                assert_int_equal(l->kind, same_node ? TC_LINK_NODE : TC_LINK_FABRIC);
+                /* across nodes: fabric links, with a NIC link at both ends where there are NICs */
+                bool nic_end = t->nics && (k == 0 || k == n - 1);
+                assert_int_equal(l->kind, same_node ? TC_LINK_NODE : nic_end ? TC_LINK_NIC : TC_LINK_FABRIC);
                 at = l->dst;
             }
             assert_int_equal(at, d);
@@ -125,6 +127,10 @@ static const char *small_clos[] = {
     "clos:down=4x4,up=1x4,node=4,rail=4",
     "clos:down=4x4x2,up=1x2x2,node=8,rail=2",
     "clos:down=2x4x2,up=2x2x2,node=4,rail=4",
+    "clos:down=4x4,up=1x4,node=4,nics=2",
+    "clos:down=4x4x2,up=1x2x2,node=8,nics=4,rail=2",
+    "clos:down=2x4x2,up=2x2x2,node=4,gpus_per_nic=2,rail=2",
+    "clos:hosts=24,radix=8,node=4,nics=2",
 };
 
 static void every_clos_route_is_a_shortest_chain_for_every_routing(void **state)
@@ -845,6 +851,75 @@ static void rail_optimized_clos_puts_endpoint_i_of_every_node_on_its_rail(void *
     expect_einval("torus:dims=4x4,node=4,rail=4", "unknown key 'rail'");
 }
 
+/* Shared NICs: G / K consecutive endpoints of a node behind one NIC vertex
+ * that owns the node's fabric port; an endpoint reaches it over its own
+ * NIC link; endpoints sharing a NIC share its up-link, with rails a NIC is
+ * on its rail's leaf; the figures count NICs as host slots. */
+static void shared_nics_own_the_fabric_ports_of_their_endpoints(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *spec;
+        uint32_t G, K, R, endpoints;
+    } cases[] = {{"clos:down=4x2,up=1x2,node=8,nics=4,bw=100Gbps", 8, 4, 0, 16},
+                 {"clos:down=4x2,up=1x2,node=8,gpus_per_nic=2,bw=100Gbps", 8, 4, 0, 16},
+                 {"clos:down=8x4,up=1x4,node=8,nics=4,rail=4", 8, 4, 4, 64},
+                 {"clos:down=4x4x2,up=1x2x2,node=8,nics=2,rail=2", 8, 2, 2, 128},
+                 {"clos:hosts=96,radix=8,node=8,nics=2", 8, 2, 0, 96}};
+    uint32_t path[16];
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        tc_topo *t = build(cases[c].spec);
+        uint32_t G = cases[c].G, K = cases[c].K, k = G / K, n = t->n_endpoints;
+        assert_int_equal(n, cases[c].endpoints);
+        assert_int_equal(t->nics, K);
+        assert_int_equal(t->rails, cases[c].R);
+        assert_int_equal(t->n_slots, n / k);
+        assert_int_equal(t->n_vertices, n + t->n_switches + n / G + n / k);
+        for (uint32_t e = 0; e < n; e++) {
+            uint32_t s = tc_topo_slot(t, e), nic = t->nic_vbase + s;
+            assert_true(s < t->n_slots);
+            assert_int_equal(s, tc_topo_slot(t, e / k * k)); /* the NIC of its group */
+            const tc_link *l = &t->links[t->nic_lbase + 2 * e];
+            assert_int_equal(l->kind, TC_LINK_NIC);
+            assert_int_equal(l->src, e);
+            assert_int_equal(l->dst, nic);
+            assert_int_equal(t->links[t->nic_lbase + 2 * e + 1].dst, e);
+            /* the NIC's up-link: from the NIC vertex to a leaf */
+            const tc_link *up = &t->links[t->up_lbase[1] + 2 * (s * t->up[1])];
+            assert_int_equal(up->src, nic);
+            if (cases[c].R) {
+                uint32_t rail = e % G / k / (K / cases[c].R), per_rail = n / G * (K / cases[c].R);
+                assert_int_equal(s / per_rail, rail);
+            }
+        }
+        /* 0 and 1 (one NIC when k > 1) to the same GPUs of node 1 share the
+         * NIC's up-link; the route has the NIC links at both ends. */
+        uint32_t n0 = tc_topo_route(t, TC_ROUTE_DMODK, 0, G, path);
+        assert_int_equal(path[0], t->nic_lbase);
+        assert_int_equal(path[n0 - 1], t->nic_lbase + 2 * G + 1);
+        uint32_t first = path[1];
+        tc_topo_route(t, TC_ROUTE_DMODK, 1, G + 1, path);
+        assert_int_equal(path[1] == first, k > 1);
+        tc_topo_info info;
+        tc_topo_get_info(t, &info);
+        assert_true(fabs(info.injection_Bps - t->up[1] * t->level_bw[1] / k) <= 1e-9 * info.injection_Bps);
+        /* the spec reads back to the same network */
+        tc_topo *u = build(t->spec);
+        assert_string_equal(u->spec, t->spec);
+        assert_int_equal(u->n_links, t->n_links);
+        tc_topo_free(u);
+        tc_topo_free(t);
+    }
+    expect_einval("clos:down=4x2,up=1x2,node=8,nics=3", "nics=3 does not fit a node of 8 GPUs");
+    expect_einval("clos:down=4x2,up=1x2,node=8,gpus_per_nic=3", "gpus_per_nic=3 does not fit a node of 8");
+    expect_einval("clos:down=4x2,up=1x2,nics=4", "needs node=G");
+    expect_einval("clos:down=4x2,up=1x2,node=8,nics=4,gpus_per_nic=2", "both nics= and gpus_per_nic=");
+    expect_einval("clos:down=8x4,up=1x4,node=8,nics=4,rail=8", "does not divide the 4 NICs");
+    expect_einval("clos:down=4x2,up=1x2,node=8,nic_bw=64GB/s", "need nics=K");
+    expect_einval("clos:down=4x2,up=1x2,node=8,nics=4,hosts=15", "not a whole number of NICs");
+    expect_einval("torus:dims=4x4,node=4,nics=2", "unknown key 'nics'");
+}
+
 static void node_size_not_dividing_the_endpoints_is_rejected(void **state)
 {
     (void)state;
@@ -888,6 +963,7 @@ int main(void)
         cmocka_unit_test(bad_units_are_rejected_naming_the_key),
         cmocka_unit_test(node_size_not_dividing_the_endpoints_is_rejected),
         cmocka_unit_test(rail_optimized_clos_puts_endpoint_i_of_every_node_on_its_rail),
+        cmocka_unit_test(shared_nics_own_the_fabric_ports_of_their_endpoints),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,8 +24,11 @@
  *    The + link of cable x is plus_lbase[d] + 2 * (line * dim_cables[d] + x),
  *    the - link (x + 1 -> x) minus_lbase[d] + 2 * (...) = the + link + 1.
  *    tc_topo_torus_link does this arithmetic.
- *  - Node links come last: node_lbase + 2e is endpoint e -> its node switch,
+ *  - Node links follow: node_lbase + 2e is endpoint e -> its node switch,
  *    node_lbase + 2e + 1 the reverse.
+ *  - NIC links (nics=) come last: nic_lbase + 2e is endpoint e -> its NIC,
+ *    nic_lbase + 2e + 1 the reverse. The level-1 cables of a Clos with
+ *    NICs start at the NIC (host slot c is NIC vertex nic_vbase + c).
  *
  * Latency. A route's latency is the sum of its links' lat: each cable's
  * latency (lat=, latI=, node_lat=) plus one traversal latency for every
@@ -36,9 +39,11 @@
  * every link enters a router and carries hop_lat, so a route of h links
  * passes through h routers (every one but the source's own); a node link
  * into its node switch carries node_hop_lat, the way out none, so two
- * endpoints of one node are 2 node_lat + node_hop_lat apart.
+ * endpoints of one node are 2 node_lat + node_hop_lat apart; an endpoint's
+ * link to its NIC carries nic_lat each way (a route between NICs adds 2
+ * nic_lat).
  * Vertices: endpoints, then Clos switches level by level (level-i node index
- * B + wprod[i] * A, see tc_topo below), then node switches.
+ * B + wprod[i] * A, see tc_topo below), then node switches, then NICs.
  */
 #ifndef TOPOCC_TOPO_H
 #define TOPOCC_TOPO_H
@@ -52,7 +57,8 @@ typedef enum { TC_TOPO_CLOS = 1, TC_TOPO_TORUS = 2 } tc_topo_kind;
 
 typedef enum {
     TC_LINK_FABRIC = 0, /* a link of the fabric (Clos level or torus dim) */
-    TC_LINK_NODE = 1    /* endpoint <-> scale-up node switch */
+    TC_LINK_NODE = 1,   /* endpoint <-> scale-up node switch */
+    TC_LINK_NIC = 2     /* endpoint <-> its NIC (nics= or gpus_per_nic=: the PCIe path) */
 } tc_link_kind;
 
 typedef struct tc_link {
@@ -130,9 +136,21 @@ typedef struct tc_topo {
      * the leaves of rail j. Endpoints stay numbered node by node; the Clos
      * host slot of endpoint e is hslot[e] (slots rail by rail, node by node
      * within a rail), and the Clos arithmetic (links, routing) is on slots. */
-    uint32_t rails;            /* 0: not rail-optimized (hslot NULL, the identity) */
+    uint32_t rails;            /* 0: not rail-optimized */
+    /* Shared NICs (Clos, nics=K or gpus_per_nic=k with node=G): a node's G
+     * endpoints share K NICs, G/K consecutive endpoints each. A NIC is a
+     * vertex (nic_vbase + its host slot) with the node's fabric ports; an
+     * endpoint reaches it over its own link (nic_lbase + 2e: e -> NIC,
+     * + 1 the reverse) of nic_bw (default: the NIC's fabric bandwidth) and
+     * nic_lat. Host slots are then NICs: node by node, or with rail=R (R
+     * dividing K) rail by rail. */
+    uint32_t nics;             /* NICs per node; 0: one fabric port set per endpoint, no NIC vertex */
+    double nic_bw, nic_lat;
+    bool nic_bw_given;         /* nic_bw= given; otherwise it follows the NIC's fabric bandwidth */
+    uint32_t nic_vbase, nic_lbase;
+    uint32_t n_slots;          /* Clos host slots populated: n_endpoints / (G/K) with NICs, else n_endpoints */
     uint8_t arch;              /* tc_arch of the endpoints (arch=); TC_ARCH_NONE: not given */
-    uint32_t *hslot;           /* n_endpoints */
+    uint32_t *hslot;           /* n_endpoints (NULL: slot = endpoint) */
 
     uint32_t n_degraded;       /* links whose bandwidth tc_topo_degrade_link changed */
     double hop_lat;            /* traversal of a fabric switch (Clos) or router (torus), seconds */
@@ -150,7 +168,10 @@ typedef struct tc_topo {
  * message, default 1.1us), seed= (0), node=G[,node_bw=RATE (450GB/s)]
  * [,node_lat=TIME (250ns)][,node_hop_lat=TIME (0)], on a Clos with node=
  * also rail=R (R divides G; each rail's ports fill whole leaves or a leaf
- * holds whole rails); and arch=volta|ampere|hopper|blackwell (the GPUs'
+ * holds whole rails), nics=K or gpus_per_nic=k (K NICs per node, K = G/k,
+ * shared by G/K endpoints each; R then divides K) with nic_bw=RATE (the
+ * endpoint-NIC link, default the NIC's fabric bandwidth) and nic_lat=TIME
+ * (0); and arch=volta|ampere|hopper|blackwell (the GPUs'
  * generation, for NCCL's constants). Sources of the defaults:
  * docs/MODEL.md, "Latency and overhead defaults".
  * On success *out owns everything (tc_topo_free); on failure *out is NULL and
@@ -193,7 +214,8 @@ uint32_t tc_topo_max_path(const tc_topo *t);
 uint32_t tc_topo_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst,
                        uint32_t *links);
 
-/* The Clos host slot of endpoint e (e itself unless rail-optimized). */
+/* The Clos host slot of endpoint e (e itself unless rail-optimized or
+ * behind a shared NIC). */
 static inline uint32_t tc_topo_slot(const tc_topo *t, uint32_t e)
 {
     return t->hslot ? t->hslot[e] : e;

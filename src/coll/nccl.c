@@ -349,14 +349,14 @@ static tc_status emit_nccl_ring(const tc_sched *s, uint32_t step, tc_xfers *x)
 }
 
 /* Channels: the request's, or twice the rails (about one NCCL search
- * channel per NIC, doubled at run time: connect.cc:443), or twice the node
- * size without rails; at most 32 (MAXCHANNELS, device.h:54); then fewer
- * for small messages as NCCL does. */
+ * channel per NIC, doubled at run time: connect.cc:443), or twice the NICs
+ * of a node (nics=), or twice the node size without either; at most 32
+ * (MAXCHANNELS, device.h:54); then fewer for small messages as NCCL does. */
 static uint32_t channels_for(const tc_coll_req *req, const tc_topo *topo, uint32_t R, uint32_t G, bool tree)
 {
     uint32_t C = req->channels;
     if (!C)
-        C = topo && topo->rails ? 2 * topo->rails : 2 * (G > 1 ? G : 1);
+        C = topo && topo->rails ? 2 * topo->rails : topo && topo->nics ? 2 * topo->nics : 2 * (G > 1 ? G : 1);
     /* NCCL_MAX_NCHANNELS truncates, NCCL_MIN_NCHANNELS duplicates
      * (src/graph/connect.cc:461-470); at most MAXCHANNELS = 32. */
     if (req->max_channels && C > req->max_channels)

@@ -94,11 +94,12 @@ static double clos_subtree_cap(const tc_topo *t, tc_op op, int j, uint64_t a)
 static double clos_cuts(const tc_topo *t, tc_op op, uint64_t p, double S, bool identity)
 {
     double best = 0;
-    uint64_t n = t->n_endpoints, ns = t->node_size > 1 ? t->node_size : 1;
-    if (!identity && p != n)
+    uint64_t n = t->n_endpoints, ns = t->node_size > 1 ? t->node_size : 1, per_slot = n / t->n_slots;
+    /* A rail's subtree holds part of every node: node links cross each cut. */
+    if ((!identity && p != n) || t->rails)
         return 0;
     for (int j = 1; j < t->levels; j++) {
-        uint64_t span = t->span[j];
+        uint64_t span = (uint64_t)t->span[j] * per_slot; /* endpoints under a level-j switch */
         if (span >= p || span % ns != 0)
             continue;
         double cap = (double)t->wprod[j + 1] * t->level_bw[j + 1];
@@ -232,7 +233,9 @@ double tc_lower_bound_alpha(const tc_topo *t, tc_op op, uint32_t p, double bytes
      * and node link, as degraded). Broadcast and reduce load the root one
      * way and every other rank the other: the second slowest endpoint
      * stands for a rank that is not the root. */
-    double inj = info.injection_Bps + (t->node_size > 1 ? t->node_bw : 0);
+    /* Behind a shared NIC an endpoint may have it to itself. */
+    double fab = t->nics ? fmin(t->links[t->nic_lbase].bw, t->up[1] * t->level_bw[1]) : info.injection_Bps;
+    double inj = fab + (t->node_size > 1 ? t->node_bw : 0);
     double lb = t->n_degraded ? injection_degraded(t, op, p, bytes, rank_map)
                 : inj > 0     ? injection_bytes(op, p, bytes) / inj
                               : 0;

@@ -306,6 +306,17 @@ uint32_t fl_route(fl_sim *S, uint32_t a, uint32_t b)
             top++;
         double total = clos_count(S, 0, top, sa, 0, sa, sb);
         uint32_t n = 0;
+        if (t->nics) { /* behind shared NICs: the endpoint's link to its NIC, and the other's at the end */
+            uint32_t up = t->nic_lbase + 2 * a, down = t->nic_lbase + 2 * b + 1;
+            if (total <= 0 || S->cap[up] <= 0 || S->cap[down] <= 0)
+                return 0;
+            S->path[n] = up;
+            S->pw[n++] = 1;
+            clos_emit(S, 0, top, sa, 0, sa, sb, total, &n);
+            S->path[n] = down;
+            S->pw[n++] = 1;
+            return n;
+        }
         if (total > 0)
             clos_emit(S, 0, top, sa, 0, sa, sb, total, &n);
         return n;
@@ -335,7 +346,7 @@ static uint32_t max_incidences(const tc_topo *t, tc_multipath mp)
     uint32_t n = tc_topo_max_path(t);
     if (mp != TC_MULTIPATH_SPRAY)
         return n < 2 ? 2 : n;
-    uint32_t s = 2;
+    uint32_t s = 2 + (t->nics ? 2 : 0);
     if (t->kind == TC_TOPO_CLOS)
         for (int i = 1; i <= t->levels; i++)
             s += 2 * t->wprod[i];

@@ -159,7 +159,7 @@ static void topo_links_table(const tc_topo *tp, tc_rtable *t)
         tc_rtable_text(t, r, c_name, tc_topo_link_name(tp, i, name, sizeof name));
         tc_rtable_num(t, r, c_bw, l->bw);
         tc_rtable_num(t, r, c_lat, l->lat);
-        tc_rtable_text(t, r, c_kind, l->kind == TC_LINK_NODE ? "node" : "fabric");
+        tc_rtable_text(t, r, c_kind, l->kind == TC_LINK_NODE ? "node" : l->kind == TC_LINK_NIC ? "nic" : "fabric");
         tc_rtable_num(t, r, c_src, l->src);
         tc_rtable_num(t, r, c_dst, l->dst);
     }
@@ -190,8 +190,13 @@ static void topo_kv(const tc_topo_out *o, tc_table *tb)
     kv(tb, "links", "%u directed (%u cables)", in->links, in->links / 2);
     kv(tb, "diameter", "%u links", in->diameter);
     kv(tb, "bisection", "%s per direction", tc_fmt_rate(in->bisection_Bps, b1, sizeof b1));
-    kv(tb, "injection", "%s per endpoint (%u fabric port%s)", tc_fmt_rate(in->injection_Bps, b1, sizeof b1),
-       in->ports_per_endpoint, in->ports_per_endpoint == 1 ? "" : "s");
+    if (t->nics)
+        kv(tb, "injection", "%s per endpoint (its share of a NIC of %u fabric port%s, %u endpoints per NIC)",
+           tc_fmt_rate(in->injection_Bps, b1, sizeof b1), in->ports_per_endpoint, in->ports_per_endpoint == 1 ? "" : "s",
+           t->node_size / t->nics);
+    else
+        kv(tb, "injection", "%s per endpoint (%u fabric port%s)", tc_fmt_rate(in->injection_Bps, b1, sizeof b1),
+           in->ports_per_endpoint, in->ports_per_endpoint == 1 ? "" : "s");
     kv(tb, "path latency", "%s min, %s max", tc_fmt_time(in->min_latency_s, b1, sizeof b1),
        tc_fmt_time(in->max_latency_s, b2, sizeof b2));
     kv(tb, "hop latency", "%s per %s traversed", tc_fmt_time(t->hop_lat, b1, sizeof b1),
@@ -208,6 +213,10 @@ static void topo_kv(const tc_topo_out *o, tc_table *tb)
         kv(tb, "scale-up node", "%u endpoints per node, %s, %s per link, %s per node switch", t->node_size,
            tc_fmt_rate(t->node_bw, b1, sizeof b1), tc_fmt_time(t->node_lat, b2, sizeof b2),
            tc_fmt_time(t->node_hop_lat, line, sizeof line));
+    if (t->nics)
+        kv(tb, "NICs", "%u per node (%u endpoints each), %s and %s per endpoint link to its NIC%s", t->nics,
+           t->node_size / t->nics, tc_fmt_rate(t->links[t->nic_lbase].bw, b1, sizeof b1),
+           tc_fmt_time(t->nic_lat, b2, sizeof b2), t->nic_bw_given ? "" : " (the NIC's own bandwidth)");
 }
 
 void tc_topo_print(const tc_topo_out *o, const tc_scenario *s, FILE *f)

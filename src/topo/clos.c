@@ -67,7 +67,8 @@ static tc_status oversub_error(uint32_t k, double s, tc_err *err)
  * up = 1 x U x k/2, U aggregation switches per pod with k/2 ports each way,
  * U*k/2 spines of P <= k ports, P = ceil(N/(D k/2)) pods. D = k s/(s+1),
  * U = k/(s+1). */
-static tc_status expand_shortcut(tc_spec *sp, uint32_t hosts, int *h, uint32_t *m, uint32_t *w, tc_err *err)
+static tc_status expand_shortcut(tc_spec *sp, uint32_t hosts, uint32_t per_slot, int *h, uint32_t *m, uint32_t *w,
+                                 tc_err *err)
 {
     uint32_t k = 0, tiers = 0;
     bool has_tiers = false;
@@ -99,8 +100,8 @@ static tc_status expand_shortcut(tc_spec *sp, uint32_t hosts, int *h, uint32_t *
     uint64_t max = tiers == 2 ? max2 : max3;
     if (hosts > max)
         return tc_fail(err, TC_EINVAL,
-                       "clos radix=%u with oversub=%g and %u tiers reaches at most %llu hosts, hosts=%u given: %s",
-                       k, s, tiers, (unsigned long long)max, hosts,
+                       "clos radix=%u with oversub=%g and %u tiers reaches at most %llu hosts, hosts=%llu given: %s",
+                       k, s, tiers, (unsigned long long)(max * per_slot), (unsigned long long)hosts * per_slot,
                        tiers == 2 ? "use tiers=3 or a larger radix" : "use a larger radix");
     if (tiers == 2) {
         *h = 2;
@@ -115,11 +116,54 @@ static tc_status expand_shortcut(tc_spec *sp, uint32_t hosts, int *h, uint32_t *
     return TC_OK;
 }
 
-static tc_status read_structure(tc_spec *sp, tc_topo *t, uint32_t *hosts, bool *has_hosts, tc_err *err)
+/* nics=K or gpus_per_nic=k (with node=G): the endpoints behind one NIC,
+ * G / K; 1 without NICs. */
+static tc_status read_nics(tc_spec *sp, tc_topo *t, uint32_t *per_slot, tc_err *err)
+{
+    uint32_t g = 0, K = 0, k = 0;
+    bool has_node = false, has_k = false, has_gk = false;
+    tc_status st = tc_topo_get_u32(sp, "clos", "node", &g, &has_node, err);
+    if (st == TC_OK)
+        st = tc_topo_get_u32(sp, "clos", "nics", &K, &has_k, err);
+    if (st == TC_OK)
+        st = tc_topo_get_u32(sp, "clos", "gpus_per_nic", &k, &has_gk, err);
+    if (st == TC_OK)
+        st = tc_topo_get_rate(sp, "clos", "nic_bw", &t->nic_bw, &t->nic_bw_given, err);
+    if (st == TC_OK)
+        st = tc_topo_get_time(sp, "clos", "nic_lat", &t->nic_lat, NULL, err);
+    if (st != TC_OK)
+        return st;
+    *per_slot = 1;
+    if (!has_k && !has_gk) {
+        if (t->nic_bw_given || tc_spec_get(sp, "nic_lat"))
+            return tc_fail(err, TC_EINVAL, "clos nic_bw= and nic_lat= need nics=K (NICs per node), e.g. node=8,nics=4");
+        return TC_OK;
+    }
+    const char *key = has_k ? "nics" : "gpus_per_nic";
+    if (has_k && has_gk)
+        return tc_fail(err, TC_EINVAL, "clos spec gives both nics= and gpus_per_nic=: give one (nics=K NICs per node, or "
+                                       "gpus_per_nic=k with K = G / k)");
+    if (!has_node || g < 2)
+        return tc_fail(err, TC_EINVAL, "clos %s= needs node=G (GPUs per node, G >= 2), e.g. node=8,nics=4", key);
+    uint32_t v = has_k ? K : k;
+    if (v == 0 || g % v != 0)
+        return tc_fail(err, TC_EINVAL, "clos %s=%u does not fit a node of %u GPUs: give a divisor of %u", key, v, g, g);
+    t->nics = has_k ? K : g / k;
+    *per_slot = g / t->nics;
+    return TC_OK;
+}
+
+static tc_status read_structure(tc_spec *sp, tc_topo *t, uint32_t per_slot, uint32_t *hosts, bool *has_hosts,
+                                tc_err *err)
 {
     tc_status st = tc_topo_get_u32(sp, "clos", "hosts", hosts, has_hosts, err);
     if (st != TC_OK)
         return st;
+    if (*has_hosts && *hosts % per_slot != 0)
+        return tc_fail(err, TC_EINVAL, "clos hosts=%u is not a whole number of NICs of %u endpoints each: give a "
+                                       "multiple of %u",
+                       *hosts, per_slot, per_slot);
+    *hosts /= per_slot; /* host slots: NICs */
     bool shortcut = tc_spec_get(sp, "radix") || tc_spec_get(sp, "tiers") || tc_spec_get(sp, "oversub");
     bool xgft = tc_spec_get(sp, "down") || tc_spec_get(sp, "up") || tc_spec_get(sp, "links");
     if (shortcut && xgft)
@@ -130,7 +174,7 @@ static tc_status read_structure(tc_spec *sp, tc_topo *t, uint32_t *hosts, bool *
     if (shortcut) {
         if (!*has_hosts)
             return tc_fail(err, TC_EINVAL, "clos shortcut needs hosts=N, e.g. clos:hosts=4096,radix=32,tiers=3");
-        return expand_shortcut(sp, *hosts, &t->levels, t->down, t->up, err);
+        return expand_shortcut(sp, *hosts, per_slot, &t->levels, t->down, t->up, err);
     }
     if (!xgft || !tc_spec_get(sp, "down") || !tc_spec_get(sp, "up"))
         return tc_fail(err, TC_EINVAL,
@@ -161,7 +205,9 @@ static tc_status too_large(tc_err *err, const char *what, uint64_t n, uint64_t m
                    (unsigned long long)max);
 }
 
-static tc_status size_tree(tc_topo *t, uint32_t hosts, bool has_hosts, uint64_t *fabric_links, tc_err *err)
+/* hosts: the populated host slots (NICs with nics=), per_slot endpoints each. */
+static tc_status size_tree(tc_topo *t, uint32_t hosts, bool has_hosts, uint32_t per_slot, uint64_t *fabric_links,
+                           tc_err *err)
 {
     int h = t->levels;
     uint64_t span = 1, wp = 1;
@@ -178,11 +224,15 @@ static tc_status size_tree(tc_topo *t, uint32_t hosts, bool has_hosts, uint64_t 
     if (!has_hosts)
         hosts = (uint32_t)span;
     else if (hosts > span)
-        return tc_fail(err, TC_EINVAL, "clos hosts=%u exceeds the %llu host slots (the product of down=): raise down= or lower hosts",
-                       hosts, (unsigned long long)span);
-    t->n_endpoints = hosts;
+        return tc_fail(err, TC_EINVAL, "clos hosts=%llu exceeds the %llu host slots (the product of down=%s): raise down= or lower hosts",
+                       (unsigned long long)hosts * per_slot, (unsigned long long)span * per_slot,
+                       per_slot > 1 ? ", times the endpoints per NIC" : "");
+    if ((uint64_t)hosts * per_slot > TC_TOPO_MAX_VERTICES)
+        return too_large(err, "endpoints", (uint64_t)hosts * per_slot, TC_TOPO_MAX_VERTICES);
+    t->n_slots = hosts;
+    t->n_endpoints = hosts * per_slot;
     t->level_count[0] = (uint32_t)span;
-    uint64_t vertices = hosts, links = 0;
+    uint64_t vertices = t->n_endpoints, links = 0;
     for (int i = 1; i <= h; i++) {
         uint64_t count = (uint64_t)(t->span[h] / t->span[i]) * t->wprod[i];
         uint64_t children = i == 1 ? hosts : t->level_count[i - 1];
@@ -196,10 +246,10 @@ static tc_status size_tree(tc_topo *t, uint32_t hosts, bool has_hosts, uint64_t 
         if (links > TC_TOPO_MAX_LINKS)
             return too_large(err, "links", links, TC_TOPO_MAX_LINKS);
     }
-    t->level_vbase[1] = hosts;
+    t->level_vbase[1] = t->n_endpoints;
     for (int i = 2; i <= h; i++)
         t->level_vbase[i] = t->level_vbase[i - 1] + t->level_count[i - 1];
-    t->n_switches = (uint32_t)(vertices - hosts);
+    t->n_switches = (uint32_t)(vertices - t->n_endpoints);
     t->top_level = 0;
     while (t->top_level < h && t->span[t->top_level] < hosts)
         t->top_level++;
@@ -231,20 +281,25 @@ static tc_status read_links(tc_spec *sp, tc_topo *t, tc_err *err)
 
 tc_status tc_clos_configure(tc_spec *sp, tc_topo *t, uint64_t *fabric_links, tc_err *err)
 {
-    uint32_t hosts = 0;
+    uint32_t hosts = 0, per_slot = 1;
     bool has_hosts = false;
     t->kind = TC_TOPO_CLOS;
-    tc_status st = read_structure(sp, t, &hosts, &has_hosts, err);
+    tc_status st = read_nics(sp, t, &per_slot, err);
     if (st == TC_OK)
-        st = size_tree(t, hosts, has_hosts, fabric_links, err);
+        st = read_structure(sp, t, per_slot, &hosts, &has_hosts, err);
+    if (st == TC_OK)
+        st = size_tree(t, hosts, has_hosts, per_slot, fabric_links, err);
     if (st == TC_OK)
         st = read_links(sp, t, err);
     return st;
 }
 
-/* The endpoint at host slot c (the inverse of topo.c's fill_rails). */
-static uint32_t slot_endpoint(const tc_topo *t, uint32_t c)
+/* The vertex at host slot c: its NIC, or the endpoint there (the inverse
+ * of topo.c's fill_slots). */
+static uint32_t slot_vertex(const tc_topo *t, uint32_t c)
 {
+    if (t->nics)
+        return t->nic_vbase + c;
     if (!t->rails)
         return c;
     uint32_t g = t->node_size, k = g / t->rails, nk = t->n_endpoints / g * k;
@@ -255,7 +310,7 @@ static uint32_t slot_endpoint(const tc_topo *t, uint32_t c)
 void tc_clos_fill(tc_topo *t)
 {
     for (int i = 1; i <= t->levels; i++) {
-        uint32_t children = i == 1 ? t->n_endpoints : t->level_count[i - 1];
+        uint32_t children = i == 1 ? t->n_slots : t->level_count[i - 1];
         uint32_t cbase = i == 1 ? 0 : t->level_vbase[i - 1];
         uint32_t m = t->down[i], w = t->up[i], wc = t->wprod[i - 1], wp = t->wprod[i];
         /* A link carries the traversal of the switch it enters: every up
@@ -265,8 +320,8 @@ void tc_clos_fill(tc_topo *t)
         tc_link *l = t->links + t->up_lbase[i];
         for (uint32_t c = 0; c < children; c++) {
             uint32_t bc = c % wc, a = c / wc / m;
-            /* Level 1: child c is host slot c, the vertex of its endpoint. */
-            uint32_t v = i == 1 ? slot_endpoint(t, c) : cbase + c;
+            /* Level 1: child c is host slot c, the vertex of its endpoint or NIC. */
+            uint32_t v = i == 1 ? slot_vertex(t, c) : cbase + c;
             for (uint32_t b = 0; b < w; b++) {
                 uint32_t parent = t->level_vbase[i] + bc + wc * b + wp * a;
                 *l++ = (tc_link){v, parent, bw, up_lat, TC_LINK_FABRIC, (uint8_t)i, +1};
@@ -289,12 +344,16 @@ static uint32_t pick_parent(const tc_topo *t, tc_routing r, uint32_t src, uint32
 
 uint32_t tc_clos_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links)
 {
+    uint32_t n = 0;
+    if (t->nics)
+        links[n++] = t->nic_lbase + 2 * src; /* to its NIC, and from the other NIC at the end */
+    uint32_t e_dst = dst;
     src = tc_topo_slot(t, src);
     dst = tc_topo_slot(t, dst);
     int top = 1;
     while (src / t->span[top] != dst / t->span[top])
         top++;
-    uint32_t n = 0, a = src, b = 0, idx = src;
+    uint32_t a = src, b = 0, idx = src;
     for (int i = 1; i <= top; i++) {
         uint32_t p = pick_parent(t, r, src, dst, i);
         links[n++] = t->up_lbase[i] + 2 * (idx * t->up[i] + p);
@@ -308,6 +367,8 @@ uint32_t tc_clos_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t ds
         uint32_t child = b + t->wprod[i - 1] * (dst / t->span[i - 1]);
         links[n++] = t->down_lbase[i] + 2 * (child * t->up[i] + p);
     }
+    if (t->nics)
+        links[n++] = t->nic_lbase + 2 * e_dst + 1;
     return n;
 }
 
@@ -325,10 +386,15 @@ double tc_topo_clos_path_lat(const tc_topo *t, int L)
 
 void tc_clos_info(const tc_topo *t, tc_topo_info *info)
 {
-    uint32_t n = t->n_endpoints;
-    info->diameter = 2 * (uint32_t)t->top_level;
+    uint32_t n = t->n_slots, per_slot = t->n_endpoints / t->n_slots;
+    bool nic = t->nics != 0;
+    info->diameter = 2 * (uint32_t)t->top_level + (nic ? 2 : 0);
     info->ports_per_endpoint = t->up[1];
-    info->injection_Bps = t->up[1] * t->level_bw[1];
+    /* Behind a shared NIC an endpoint's share of it: its fabric ports over
+     * the endpoints there, at most its own link to the NIC. */
+    info->injection_Bps = t->up[1] * t->level_bw[1] / per_slot;
+    if (nic && t->nic_bw_given && t->nic_bw < info->injection_Bps)
+        info->injection_Bps = t->nic_bw;
     /* Bisection: cutting below level j separates whole level-(j-1)
      * subtrees, and n/2 hosts then own n/2 / span[j-1] of them, each with
      * wprod[j] up-links of level_bw[j]; the cut is the cheapest such level
@@ -342,12 +408,13 @@ void tc_clos_info(const tc_topo *t, tc_topo_info *info)
             per_host = c;
     }
     info->bisection_Bps = (n / 2) * per_host;
-    /* Hosts 0 and 1 meet at the lowest level whose subtree holds two slots. */
+    /* Slots 0 and 1 meet at the lowest level whose subtree holds two slots. */
     int low = 0;
     while (n >= 2 && low < t->levels && t->span[low] < 2)
         low++;
-    info->min_latency_s = tc_topo_clos_path_lat(t, low);
-    info->max_latency_s = tc_topo_clos_path_lat(t, t->top_level);
+    double nl = nic ? 2 * t->nic_lat : 0;
+    info->min_latency_s = (low ? nl : 0) + tc_topo_clos_path_lat(t, low);
+    info->max_latency_s = nl + tc_topo_clos_path_lat(t, t->top_level);
     for (int i = 1; i < t->levels; i++)
         info->oversub[i] = (t->down[i] * t->level_bw[i]) / (t->up[i + 1] * t->level_bw[i + 1]);
 }
@@ -381,7 +448,7 @@ void tc_clos_spec(const tc_topo *t, char *buf, size_t len)
         par |= t->par[i] != 1;
     if (par)
         tc_topo_put(buf, len, ",links=%s", tc_topo_list_str(t->par + 1, h, a, sizeof a));
-    if (t->n_endpoints != t->level_count[0])
+    if (t->n_slots != t->level_count[0])
         tc_topo_put(buf, len, ",hosts=%u", t->n_endpoints);
     put_levels(t, buf, len, true);
     put_levels(t, buf, len, false);
@@ -391,6 +458,10 @@ const char *tc_clos_vertex_name(const tc_topo *t, uint32_t v, char *buf, size_t 
 {
     if (v < t->n_endpoints) {
         snprintf(buf, len, "host %u", v);
+        return buf;
+    }
+    if (t->nics && v >= t->nic_vbase) {
+        snprintf(buf, len, "nic %u", v - t->nic_vbase);
         return buf;
     }
     for (int i = 1; i <= t->levels; i++)

@@ -310,9 +310,9 @@ static tc_status pos_field(const tc_profile *p, const char *name, double *out, t
 /* A GPU node profile, nodes=N: N nodes of G GPUs behind an NVSwitch
  * (node=G, node_bw = NVLink bandwidth x efficiency), R NICs per node on R
  * rails of a two-tier rail-optimized Clos of the profile's leaf radix
- * (rail=R; G/R GPUs per NIC, each with an equal share of it). A rail's
- * N G/R ports take one leaf when they fit in half its ports (the other half
- * go up), else whole leaves of half its ports. */
+ * (rail=R; with fewer NICs than GPUs, nics=R: G/R GPUs share each NIC). A
+ * rail's N ports take one leaf when they fit in half its ports (the other
+ * half go up), else whole leaves of half its ports. */
 static tc_status expand_gpu_node(const tc_profile *p, uint32_t nodes, char *spec, size_t len, tc_err *err)
 {
     uint32_t G = 0, R = 0, radix = 0;
@@ -349,17 +349,17 @@ static tc_status expand_gpu_node(const tc_profile *p, uint32_t nodes, char *spec
     if (radix < 2 || radix % 2)
         return tc_fail(err, TC_EINVAL, "profile %s: field 'fields.leaf_radix.value' must be even, not %u", p->path,
                        radix);
-    uint32_t k = G / R;
-    double port = nic / k; /* Gb/s per GPU */
-    char node[256];
+    char node[256], nics[32] = "";
+    if (R < G)
+        snprintf(nics, sizeof nics, ",nics=%u", R);
     snprintf(node, sizeof node,
-             "bw=%.12gGbps,lat=%.12gns,hop_lat=%.12gns,node=%u,node_bw=%.12gGB/s,node_lat=%.12gns,arch=%.16s", port,
-             cable, swlat, G, nv * eff, nvlat, arch);
+             "bw=%.12gGbps,lat=%.12gns,hop_lat=%.12gns,node=%u,node_bw=%.12gGB/s,node_lat=%.12gns%s,arch=%.16s", nic,
+             cable, swlat, G, nv * eff, nvlat, nics, arch);
     if (nodes == 1) {
-        snprintf(spec, len, "clos:down=%u,up=1,%s", G, node);
+        snprintf(spec, len, "clos:down=%u,up=1,%s", R, node);
         return TC_OK;
     }
-    uint64_t K = (uint64_t)nodes * k, D = radix / 2;
+    uint64_t K = nodes, D = radix / 2; /* a rail's ports: one NIC per node */
     if (K <= D) {
         snprintf(spec, len, "clos:down=%llux%u,up=1x%llu,%s,rail=%u", (unsigned long long)K, R, (unsigned long long)K,
                  node, R);
@@ -370,8 +370,8 @@ static tc_status expand_gpu_node(const tc_profile *p, uint32_t nodes, char *spec
         return tc_fail(err, TC_EINVAL,
                        "preset %s:nodes=%u: a two-tier rail-optimized fabric of radix-%u switches takes up to %llu nodes "
                        "per rail leaf, or multiples of %llu up to %llu nodes; give such a node count or a --topo spec",
-                       p->name, nodes, radix, (unsigned long long)(D / k), (unsigned long long)(D / k),
-                       (unsigned long long)((uint64_t)radix / R * D / k));
+                       p->name, nodes, radix, (unsigned long long)D, (unsigned long long)D,
+                       (unsigned long long)((uint64_t)radix / R * D));
     snprintf(spec, len, "clos:down=%llux%llu,up=1x%llu,%s,rail=%u", (unsigned long long)D, (unsigned long long)L,
              (unsigned long long)D, node, R);
     return TC_OK;

@@ -13,7 +13,9 @@
 #include "topo_int.h"
 
 #define COMMON_KEYS "hop_lat, alpha, seed, node, node_bw, node_lat, node_hop_lat, arch"
-#define CLOS_KEYS "down, up, links, hosts, radix, tiers, oversub, bw, bw1..bw6, lat, lat1..lat6, rail, " COMMON_KEYS
+#define CLOS_KEYS                                                                                                       \
+    "down, up, links, hosts, radix, tiers, oversub, bw, bw1..bw6, lat, lat1..lat6, rail, nics, gpus_per_nic, nic_bw, "  \
+    "nic_lat, " COMMON_KEYS
 #define TORUS_KEYS "dims, wrap, bw, lat, " COMMON_KEYS
 
 /* ---- spec helpers ---- */
@@ -112,7 +114,8 @@ const char *tc_topo_list_str(const uint32_t *v, int n, char *buf, size_t len)
 static bool accepted_key(const char *kind, const char *key)
 {
     static const char *common[] = {"hop_lat", "alpha", "seed", "node", "node_bw", "node_lat", "node_hop_lat", "arch", NULL};
-    static const char *clos[] = {"down", "up", "links", "hosts", "radix", "tiers", "oversub", "bw", "lat", "rail", NULL};
+    static const char *clos[] = {"down", "up",  "links", "hosts", "radix",        "tiers",  "oversub", "bw",
+                                 "lat",  "rail", "nics", "gpus_per_nic", "nic_bw", "nic_lat", NULL};
     static const char *torus[] = {"dims", "wrap", "bw", "lat", NULL};
     for (const char **k = common; *k; k++)
         if (strcmp(*k, key) == 0)
@@ -154,9 +157,10 @@ static tc_status read_seed(tc_spec *sp, uint64_t *seed, tc_err *err)
     return TC_OK;
 }
 
-/* rail=R: R divides the node size G, and a rail's N G / R ports (N nodes)
- * fill whole leaves, or a leaf holds whole rails: otherwise a leaf would
- * mix rails in part, which is no rail-optimized fabric. */
+/* rail=R: R divides the node's host slots S (its G endpoints, or its K
+ * NICs with nics=), and a rail's N S / R ports (N nodes) fill whole leaves,
+ * or a leaf holds whole rails: otherwise a leaf would mix rails in part,
+ * which is no rail-optimized fabric. */
 static tc_status read_rails(tc_spec *sp, tc_topo *t, uint32_t g, bool has_node, tc_err *err)
 {
     uint32_t R = 0;
@@ -167,15 +171,21 @@ static tc_status read_rails(tc_spec *sp, tc_topo *t, uint32_t g, bool has_node, 
     if (!has_node || g < 2)
         return tc_fail(err, TC_EINVAL, "clos rail=%u needs node=G (GPUs per node, G >= 2) with R dividing G, e.g. node=8,rail=8",
                        R);
-    if (R == 0 || g % R != 0)
+    uint32_t S = t->nics ? t->nics : g;
+    if (R == 0 || S % R != 0) {
+        if (t->nics)
+            return tc_fail(err, TC_EINVAL, "clos rail=%u does not divide the %u NICs of a node: give a divisor of %u (%u: "
+                                           "one rail per NIC)",
+                           R, S, S, S);
         return tc_fail(err, TC_EINVAL, "clos rail=%u does not divide the node of %u endpoints: give a divisor of %u (%u: one rail per endpoint)",
                        R, g, g, g);
-    uint32_t nodes = t->n_endpoints / g, per_rail = nodes * (g / R), D = t->down[1];
+    }
+    uint32_t nodes = t->n_endpoints / g, per_rail = nodes * (S / R), D = t->down[1];
     if (per_rail % D != 0 && D % per_rail != 0)
         return tc_fail(err, TC_EINVAL,
                        "clos rail=%u: a rail has %u ports (%u nodes x %u), which neither fill whole leaves of %u ports "
                        "nor fit a leaf a whole number of times: change the node count or the leaf size",
-                       R, per_rail, nodes, g / R, D);
+                       R, per_rail, nodes, S / R, D);
     t->rails = R;
     return TC_OK;
 }
@@ -272,21 +282,39 @@ static void fill_nodes(tc_topo *t)
     }
 }
 
-/* Rail-optimized: endpoint e = node n, index i in the node (G per node,
- * k = G / R per rail) is on rail j = i / k at slot j (N k) + n k + i mod k. */
-static bool fill_rails(tc_topo *t)
+/* Host slots. Endpoint e = node n, index i in the node (G per node) is
+ * behind slot i' = i / (G / S) of its node's S slots (S = K NICs, or G).
+ * Rail-optimized (k = S / R slots per rail and node): rail j = i' / k,
+ * slot j (N k) + n k + i' mod k; otherwise slot n S + i'. */
+static bool fill_slots(tc_topo *t)
 {
-    if (!t->rails)
+    if (!t->rails && !t->nics)
         return true;
     t->hslot = tc_calloc(t->n_endpoints, sizeof *t->hslot);
     if (!t->hslot)
         return false;
-    uint32_t g = t->node_size, k = g / t->rails, nodes = t->n_endpoints / g;
+    uint32_t g = t->node_size, S = t->nics ? t->nics : g, per = g / S, nodes = t->n_endpoints / g;
+    uint32_t k = t->rails ? S / t->rails : S;
     for (uint32_t e = 0; e < t->n_endpoints; e++) {
-        uint32_t n = e / g, i = e % g;
-        t->hslot[e] = i / k * (nodes * k) + n * k + i % k;
+        uint32_t n = e / g, i = e % g / per;
+        t->hslot[e] = t->rails ? i / k * (nodes * k) + n * k + i % k : n * S + i;
     }
     return true;
+}
+
+/* An endpoint's link to its NIC, each way nic_bw (or the NIC's fabric
+ * bandwidth) and nic_lat. */
+static void fill_nics(tc_topo *t)
+{
+    if (!t->nics)
+        return;
+    double bw = t->nic_bw_given ? t->nic_bw : t->up[1] * t->level_bw[1];
+    tc_link *l = t->links + t->nic_lbase;
+    for (uint32_t e = 0; e < t->n_endpoints; e++) {
+        uint32_t nic = t->nic_vbase + t->hslot[e];
+        *l++ = (tc_link){e, nic, bw, t->nic_lat, TC_LINK_NIC, 0, +1};
+        *l++ = (tc_link){nic, e, bw, t->nic_lat, TC_LINK_NIC, 0, -1};
+    }
 }
 
 static void canonical_spec(tc_topo *t)
@@ -304,6 +332,13 @@ static void canonical_spec(tc_topo *t)
         tc_topo_put(t->spec, sizeof t->spec, ",node=%u,node_bw=%.12gGB/s", t->node_size, t->node_bw / 1e9);
         tc_topo_put(t->spec, sizeof t->spec, ",node_lat=%s", tc_topo_time_str(t->node_lat, a, sizeof a));
         tc_topo_put(t->spec, sizeof t->spec, ",node_hop_lat=%s", tc_topo_time_str(t->node_hop_lat, a, sizeof a));
+        if (t->nics) {
+            tc_topo_put(t->spec, sizeof t->spec, ",nics=%u", t->nics);
+            if (t->nic_bw_given)
+                tc_topo_put(t->spec, sizeof t->spec, ",nic_bw=%s", tc_topo_rate_str(t->nic_bw, a, sizeof a));
+            if (t->nic_lat != 0)
+                tc_topo_put(t->spec, sizeof t->spec, ",nic_lat=%s", tc_topo_time_str(t->nic_lat, a, sizeof a));
+        }
         if (t->rails)
             tc_topo_put(t->spec, sizeof t->spec, ",rail=%u", t->rails);
     }
@@ -350,9 +385,11 @@ tc_status tc_topo_build(const char *spec, tc_topo **out, tc_err *err)
         free(t);
         return st;
     }
+    if (!t->n_slots)
+        t->n_slots = t->n_endpoints;
     uint32_t nodes = t->node_size > 1 ? t->n_endpoints / t->node_size : 0;
-    uint64_t links = fabric + (nodes ? 2ull * t->n_endpoints : 0);
-    uint64_t vertices = (uint64_t)t->n_endpoints + t->n_switches + nodes;
+    uint64_t links = fabric + (nodes ? 2ull * t->n_endpoints : 0) + (t->nics ? 2ull * t->n_endpoints : 0);
+    uint64_t vertices = (uint64_t)t->n_endpoints + t->n_switches + nodes + (t->nics ? t->n_slots : 0);
     if (links > TC_TOPO_MAX_LINKS || vertices > TC_TOPO_MAX_VERTICES) {
         free(t);
         return tc_fail(err, TC_EINVAL, "topology too large: %llu vertices and %llu links, at most %u and %u",
@@ -362,21 +399,24 @@ tc_status tc_topo_build(const char *spec, tc_topo **out, tc_err *err)
     t->n_vertices = (uint32_t)vertices;
     t->node_vbase = t->n_endpoints + t->n_switches;
     t->node_lbase = (uint32_t)fabric;
+    t->nic_vbase = t->node_vbase + nodes;
+    t->nic_lbase = t->node_lbase + (nodes ? 2 * t->n_endpoints : 0);
     t->links = tc_calloc(t->n_links, sizeof *t->links);
     if (!t->links) {
         tc_topo_free(t);
         return tc_fail(err, TC_EINTERNAL, "out of memory for %llu links", (unsigned long long)links);
     }
-    if (!fill_rails(t)) {
+    if (!fill_slots(t)) {
         uint32_t n = t->n_endpoints;
         tc_topo_free(t);
-        return tc_fail(err, TC_EINTERNAL, "out of memory for the rails of %u endpoints", n);
+        return tc_fail(err, TC_EINTERNAL, "out of memory for the host slots of %u endpoints", n);
     }
     if (t->kind == TC_TOPO_CLOS)
         tc_clos_fill(t);
     else
         tc_torus_fill(t);
     fill_nodes(t);
+    fill_nics(t);
     if (build_csr(t) != TC_OK) {
         tc_topo_free(t);
         return tc_fail(err, TC_EINTERNAL, "out of memory for the adjacency of %llu vertices", (unsigned long long)vertices);
@@ -414,7 +454,7 @@ tc_status tc_topo_equalize_injection(tc_topo *t, double rate, tc_err *err)
         return tc_fail(err, TC_EINVAL, "equalize injection: rate must be positive, e.g. 400Gbps");
     double f = rate / injection(t);
     for (uint32_t l = 0; l < t->n_links; l++)
-        if (t->links[l].kind == TC_LINK_FABRIC)
+        if (t->links[l].kind == TC_LINK_FABRIC || (t->links[l].kind == TC_LINK_NIC && !t->nic_bw_given))
             t->links[l].bw *= f;
     for (int i = 1; i <= t->levels; i++)
         t->level_bw[i] *= f;
@@ -494,7 +534,7 @@ uint32_t tc_topo_max_path(const tc_topo *t)
 {
     tc_topo_info info;
     tc_topo_get_info(t, &info);
-    uint32_t fabric = t->kind == TC_TOPO_CLOS ? 2 * (uint32_t)t->top_level : info.diameter;
+    uint32_t fabric = t->kind == TC_TOPO_CLOS ? 2 * (uint32_t)t->top_level + (t->nics ? 2 : 0) : info.diameter;
     return t->node_size > 1 && fabric < 2 ? 2 : fabric;
 }
 
@@ -547,6 +587,14 @@ const char *tc_topo_link_name(const tc_topo *t, uint32_t id, char *buf, size_t l
         return buf;
     }
     const tc_link *l = &t->links[id];
+    if (l->kind == TC_LINK_NIC) {
+        uint32_t e = (id - t->nic_lbase) / 2, nic = t->hslot[e];
+        if (l->dir > 0)
+            snprintf(buf, len, "ep %u -> nic %u", e, nic);
+        else
+            snprintf(buf, len, "nic %u -> ep %u", nic, e);
+        return buf;
+    }
     if (l->kind == TC_LINK_NODE) {
         uint32_t e = (id - t->node_lbase) / 2, node = e / t->node_size;
         if (l->dir > 0)
