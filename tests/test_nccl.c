@@ -417,12 +417,65 @@ static void nccl_tree_moves_the_right_data_and_times_as_nccl(void **state)
     assert_int_equal(al, TC_ALGO_NCCL_RING);
     uint8_t m = 0;
     assert_int_equal(tc_nccl_algo_parse("^Tree", &m, &err), TC_OK);
-    assert_int_equal(m, 1);
+    assert_int_equal(m, 1 | 4 | 8);
     assert_int_equal(tc_nccl_algo_parse("NVLS,Tree", &m, &err), TC_OK);
-    assert_int_equal(m, 2);
-    assert_int_equal(tc_nccl_algo_parse("NVLS", &m, &err), TC_EINVAL);
+    assert_int_equal(m, 2 | 4);
+    assert_int_equal(tc_nccl_algo_parse("nvlstree|CollNetDirect", &m, &err), TC_OK);
+    assert_int_equal(m, 8);
+    assert_int_equal(tc_nccl_algo_parse("CollNetChain,PAT", &m, &err), TC_EINVAL);
     assert_int_equal(tc_nccl_algo_parse("Fancy", &m, &err), TC_EINVAL);
     tc_topo_free(t);
+}
+
+/* NVLS and NVLSTree on real buffers, the node switches' buffers included:
+ * one node of 3 to 8 GPUs; 2 to 9 nodes of 4 or 8 GPUs with a NIC per GPU
+ * or shared NICs; 1, 2, 5 and the default 16 channels; sizes of a few
+ * elements and of several chunks per channel; p up to 1,024 sampled. */
+static void nccl_nvls_moves_the_right_data(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *spec;
+        bool tree;
+    } topos[] = {{"clos:down=8,up=1,node=8,node_reduce=1,arch=hopper", false},
+                 {"clos:down=9x8,up=1x9,node=8,rail=8,node_reduce=1", true},
+                 {"clos:down=9x4,up=1x9,node=8,nics=4,rail=4,node_reduce=1", true},
+                 {"clos:down=9x4,up=1x9,node=4,node_reduce=1", true}};
+    int checked = 0;
+    for (size_t ti = 0; ti < sizeof topos / sizeof *topos; ti++) {
+        tc_topo *t = topo(topos[ti].spec);
+        uint32_t G = t->node_size;
+        for (uint32_t p = topos[ti].tree ? 2 * G : 3; p <= (topos[ti].tree ? 9 * G : G); p += topos[ti].tree ? G : 1)
+            for (uint32_t c = 0; c <= 5; c += 1 + (c == 0) + 2 * (c == 2))
+                for (int big = 0; big < 2; big++) {
+                    tc_coll_req req = {.op = TC_OP_ALLREDUCE,
+                                       .algo = topos[ti].tree ? TC_ALGO_NCCL_NVLS_TREE : TC_ALGO_NCCL_NVLS,
+                                       .p = p, .bytes = (big ? 300001.0 * 64 : 17.0) * 4 * p, .elt = 4, .channels = c};
+                    tc_err err = {{0}};
+                    tc_sched *s = NULL;
+                    if (tc_coll_round(&req, &err) != TC_OK || tc_coll_build(&req, t, &s, &err) != TC_OK)
+                        fail_msg("%s p=%u: %s", topos[ti].spec, p, err.msg);
+                    assert_int_equal(s->nsw, p / (p < G ? p : G));
+                    tc_status st = s->nblk <= 4096 ? tc_sched_check(s, &err) : tc_sched_check_sampled(s, 32, 5, &err);
+                    if (st != TC_OK)
+                        fail_msg("%s p=%u channels=%u bytes=%g: %s", topos[ti].spec, p, c, req.bytes, err.msg);
+                    tc_sched_free(s);
+                    checked++;
+                }
+        tc_topo_free(t);
+    }
+    tc_topo *t = topo("clos:hosts=1024,radix=64,tiers=2,node=8,rail=8,node_reduce=1");
+    for (uint32_t p = 16; p <= 1024; p *= 4) {
+        tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL_NVLS_TREE, .p = p, .bytes = 1 << 26};
+        tc_err err = {{0}};
+        tc_sched *s = NULL;
+        if (tc_coll_build(&req, t, &s, &err) != TC_OK || tc_sched_check_sampled(s, 16, 3, &err) != TC_OK)
+            fail_msg("p=%u: %s", p, err.msg);
+        tc_sched_free(s);
+        checked++;
+    }
+    tc_topo_free(t);
+    print_message("%d nccl-nvls schedules checked\n", checked);
 }
 
 int main(void)
@@ -436,6 +489,7 @@ int main(void)
         cmocka_unit_test(nccl_chooses_protocols_as_its_model),
         cmocka_unit_test(node_trees_are_nccls),
         cmocka_unit_test(nccl_tree_moves_the_right_data_and_times_as_nccl),
+        cmocka_unit_test(nccl_nvls_moves_the_right_data),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -66,6 +66,8 @@ typedef enum {
     TC_ALGO_NCCL_RING,
     TC_ALGO_NCCL,         /* NCCL's choice: its tuning model picks the protocol (coll/nccl.c) */
     TC_ALGO_NCCL_TREE,    /* NCCL's double binary tree across nodes, chains inside them */
+    TC_ALGO_NCCL_NVLS,    /* NCCL's NVLS: the node switch reduces and multicasts (one node) */
+    TC_ALGO_NCCL_NVLS_TREE, /* NCCL's NVLSTree: NVLS inside the nodes, a double binary tree of nodes */
     TC_ALGO_COUNT
 } tc_algo;
 
@@ -75,9 +77,9 @@ typedef enum { TC_PROTO_NONE = 0, TC_PROTO_LL, TC_PROTO_LL128, TC_PROTO_SIMPLE, 
 const char *tc_proto_name(tc_proto p);  /* "LL", "LL128", "Simple" */
 /* The algorithms of NCCL_ALGO's syntax ("Ring,Tree", "^Tree", '|' or ','
  * between names, case-insensitive) that topocc models, as a mask (bit 0
- * Ring, bit 1 Tree); names of NCCL's other algorithms (NVLS, NVLSTree,
- * CollNetDirect, CollNetChain, PAT) are accepted and left out; none of the
- * two left is refused. */
+ * Ring, bit 1 Tree, bit 2 NVLS, bit 3 NVLSTree); names of NCCL's other
+ * algorithms (CollNetDirect, CollNetChain, PAT) are accepted and left out;
+ * none of the modelled ones left is refused. */
 tc_status tc_nccl_algo_parse(const char *s, uint8_t *mask, tc_err *err);
 /* NCCL's trees over n nodes (src/graph/trees.cc): node r's parent and up to
  * two children (-1: none) in tree t, 0 (ncclGetBtree) or 1 (ncclGetDtree's
@@ -86,6 +88,9 @@ void tc_nccl_node_tree(int n, int t, int r, int *parent, int *c0, int *c1);
 /* nccl-ring, nccl, nccl-tree: NCCL's algorithms (their protocol's costs
  * instead of alpha; one schedule per size). */
 bool tc_algo_is_nccl(tc_algo a);
+/* NCCL's name of the algorithm an nccl-* schedule runs: "Ring", "Tree",
+ * "NVLS", "NVLSTree". */
+const char *tc_nccl_algo_label(tc_algo impl);
 /* Parses a protocol as NCCL_PROTO gives it: names case-insensitive,
  * separated by '|' or ',', a leading '^' for "all but". With one name and
  * !as_mask it sets *proto; otherwise *mask (bit 1 << TC_PROTO_x). */
@@ -190,7 +195,8 @@ typedef struct tc_coll_req {
      * protocols nccl may choose (bit 1 << TC_PROTO_x; 0: NCCL's default
      * rule), bounds on the channels (0: none), the Simple buffer (0: 4 MiB). */
     uint8_t proto_mask;
-    uint8_t algo_mask;    /* nccl: the algorithms it may choose (bit 0 Ring, bit 1 Tree; 0: both) */
+    uint8_t algo_mask;    /* nccl: the algorithms it may choose (bit 0 Ring, bit 1 Tree, bit 2 NVLS, bit 3
+                             NVLSTree; 0: all) */
     uint32_t min_channels, max_channels;
     double buffsize;
 } tc_coll_req;
@@ -264,7 +270,30 @@ typedef struct tc_sched {
      * owned, freed with the schedule. */
     uint32_t *lat_pairs;
     uint32_t nlat_pairs;
+    /* In-network reduction (nccl-nvls, nccl-nvls-tree): participants p ..
+     * p + nsw - 1 are switches, which receive transfers, reduce them and
+     * send (multicast) like ranks; the data checker keeps a buffer for
+     * each. Participant p + i is the node switch of the scale-up node that
+     * holds rank sw_rank[i] (owned, freed with the schedule). */
+    uint32_t nsw;
+    uint32_t *sw_rank;
 } tc_sched;
+
+/* Participants of a schedule: its ranks and its switches. */
+static inline uint32_t tc_sched_parts(const tc_sched *s)
+{
+    return s->req.p + s->nsw;
+}
+
+/* The topology vertex of participant id: a rank's endpoint (map NULL:
+ * rank r on endpoint r), a switch participant's node switch. */
+static inline uint32_t tc_sched_vertex(const tc_sched *s, const tc_topo *t, const uint32_t *map, uint32_t id)
+{
+    if (id < s->req.p)
+        return map ? map[id] : id;
+    uint32_t r = s->sw_rank[id - s->req.p], e = map ? map[r] : r;
+    return t->node_vbase + e / t->node_size;
+}
 
 /* NCCL v2.21.5-1's choice (its tuning model, src/graph/tuning.cc;
  * bandwidths from the topology): the algorithm (nccl-ring or nccl-tree,

@@ -129,6 +129,7 @@ typedef struct tc_topo {
     uint32_t node_size;        /* 0 or 1: none */
     double node_bw, node_lat;
     double node_hop_lat;       /* traversal of a node switch (on the link into it) */
+    bool node_reduce;          /* node_reduce=1: the node switch reduces and multicasts (NVLink SHARP) */
     uint32_t node_vbase;       /* vertex of node switch 0 */
     uint32_t node_lbase;       /* link (e -> switch) is node_lbase + 2e, (switch -> e) node_lbase + 2e + 1 */
     /* Rail-optimized Clos (rail=R with node=G): a node's G endpoints are on
@@ -166,7 +167,8 @@ typedef struct tc_topo {
  * on a Clos also bw1=.. bwH=, lat1=.. latH= per level (1 = host-leaf);
  * hop_lat= (per switch or router traversed, default 100ns), alpha= (per
  * message, default 1.1us), seed= (0), node=G[,node_bw=RATE (450GB/s)]
- * [,node_lat=TIME (250ns)][,node_hop_lat=TIME (0)], on a Clos with node=
+ * [,node_lat=TIME (250ns)][,node_hop_lat=TIME (0)][,node_reduce=0|1 (default 0; 1: the
+ * node switch reduces and multicasts, NVLink SHARP)], on a Clos with node=
  * also rail=R (R divides G; each rail's ports fill whole leaves or a leaf
  * holds whole rails), nics=K or gpus_per_nic=k (K NICs per node, K = G/k,
  * shared by G/K endpoints each; R then divides K) with nic_bw=RATE (the
@@ -204,7 +206,14 @@ double tc_topo_clos_path_lat(const tc_topo *t, int L);
 /* Upper bound on the number of links of any routed path. */
 uint32_t tc_topo_max_path(const tc_topo *t);
 
-/* Routes src -> dst (endpoints, both < n_endpoints); writes link IDs into links (capacity
+/* The scale-up node of vertex v: an endpoint's, or a node switch's own;
+ * UINT32_MAX for any other vertex or without nodes. */
+uint32_t tc_topo_node_of(const tc_topo *t, uint32_t v);
+
+/* Routes src -> dst (endpoints, both < n_endpoints, or one of them the node
+ * switch of the other's node: then the one node link between them, an
+ * in-network reduction's hop; any other vertex: 0 links, no route); writes
+ * link IDs into links (capacity
  * tc_topo_max_path) and returns their count (0 when src == dst). Two
  * endpoints of one scale-up node always go through their node switch.
  * Clos: climb to the lowest common ancestor level (the parent at each up hop

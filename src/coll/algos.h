@@ -28,7 +28,13 @@ const tc_algo_impl *tc_algo_impl_of(tc_algo a);
 extern const tc_algo_impl tc_impl_ring, tc_impl_biring, tc_impl_rd, tc_impl_rhd,
     tc_impl_binomial, tc_impl_dbtree, tc_impl_bruck, tc_impl_pairwise, tc_impl_direct,
     tc_impl_torus, tc_impl_torus_bi, tc_impl_torus_mp, tc_impl_swing, tc_impl_hier, tc_impl_shift,
-    tc_impl_scatter_ring, tc_impl_rsg, tc_impl_neighbor, tc_impl_segring, tc_impl_nccl_ring, tc_impl_nccl, tc_impl_nccl_tree;
+    tc_impl_scatter_ring, tc_impl_rsg, tc_impl_neighbor, tc_impl_segring, tc_impl_nccl_ring, tc_impl_nccl, tc_impl_nccl_tree,
+    tc_impl_nccl_nvls, tc_impl_nccl_nvls_tree;
+
+/* NCCL v2.21.5-1's predicted time (us) of NVLS (tree false) or NVLSTree
+ * for req on t, by its tuning model; INFINITY where NCCL would not enable
+ * it (coll/nccl_nvls.c). */
+double tc_nccl_nvls_time_us(const tc_coll_req *req, const tc_topo *t, bool tree);
 
 static inline bool tc_is_pow2(uint32_t p) { return p && !(p & (p - 1)); }
 static inline uint32_t tc_log2_floor(uint32_t p)

@@ -61,7 +61,7 @@ typedef struct step_tally {
 
 static tc_status traffic_init(chk_traffic *tr, const tc_sched *s, tc_err *err)
 {
-    uint32_t p = s->req.p;
+    uint32_t p = tc_sched_parts(s); /* ranks and switches */
     memset(tr, 0, sizeof *tr);
     tr->fan_out = tc_calloc(p, sizeof *tr->fan_out);
     tr->fan_in = tc_calloc(p, sizeof *tr->fan_in);
@@ -86,9 +86,12 @@ static void traffic_free(chk_traffic *tr)
 /* Ranks, slot ranges, and bytes against the blocks carried. */
 static tc_status check_xfer(const tc_sched *s, uint32_t step, const tc_xfers *x, const tc_xfer *t, tc_err *err)
 {
-    uint32_t p = s->req.p, ns = s->nslots;
+    uint32_t p = tc_sched_parts(s), ns = s->nslots;
     if (t->src >= p || t->dst >= p)
-        return tc_fail(err, TC_EINTERNAL, "step %u: transfer %u->%u outside %u ranks", step, t->src, t->dst, p);
+        return tc_fail(err, TC_EINTERNAL, "step %u: transfer %u->%u outside %u ranks and %u switches", step, t->src,
+                       t->dst, s->req.p, s->nsw);
+    if (s->nsw && t->src >= s->req.p && t->dst >= s->req.p && t->src != t->dst)
+        return tc_fail(err, TC_EINTERNAL, "step %u: transfer %u->%u between two switches", step, t->src, t->dst);
     uint64_t cnt = 0;
     for (uint32_t k = 0; k < t->seg_cnt; k++) {
         const tc_seg *g = &x->segs[t->seg_off + k];
@@ -180,9 +183,11 @@ static tc_status check_pattern(const tc_sched *s, const chk_traffic *tr, uint32_
     case TC_PAT_SHIFT:
     case TC_PAT_XOR: return check_shift_xor(s, step, ph, t, err);
     case TC_PAT_LOCAL: {
-        /* Rank r is endpoint r, so its node is r / node_size. */
-        uint32_t G = s->node_size ? s->node_size : 1;
-        if (t->src / G != t->dst / G)
+        /* Rank r is endpoint r, so its node is r / node_size; a switch
+         * participant's is that of the rank it stands beside. */
+        uint32_t G = s->node_size ? s->node_size : 1, p = s->req.p;
+        uint32_t a = t->src < p ? t->src : s->sw_rank[t->src - p], b = t->dst < p ? t->dst : s->sw_rank[t->dst - p];
+        if (a / G != b / G)
             return tc_fail(err, TC_EINTERNAL, "step %u (phase '%s'): LOCAL transfer %u->%u leaves its node of %u ranks",
                            step, ph->label, t->src, t->dst, G);
         return TC_OK;
@@ -395,7 +400,7 @@ static tc_status check_traffic(const tc_sched *s, chk_traffic *tr, uint32_t step
     /* Back to zero for the next step: O(transfers), not O(p). */
     for (size_t j = 0; j < i; j++) {
         const tc_xfer *t = &x->v[j];
-        if (t->src < s->req.p && t->dst < s->req.p) {
+        if (t->src < tc_sched_parts(s) && t->dst < tc_sched_parts(s)) {
             tr->fan_out[t->src] = tr->fan_in[t->dst] = 0;
             tr->rb_out[t->src] = tr->rb_in[t->dst] = 0;
         }
@@ -414,10 +419,11 @@ static tc_status check_traffic(const tc_sched *s, chk_traffic *tr, uint32_t step
 typedef struct chk_data {
     const tc_sched *s;
     uint32_t p, w;       /* ranks, tracked slots per rank */
+    uint32_t P;          /* participants: the ranks, then the schedule's switches */
     uint32_t *slots;     /* sampled: the tracked slots, ascending; NULL: every slot */
     int32_t *where;      /* sampled: slot -> index into slots, or -1 */
     uint32_t *below;     /* sampled: slot j -> how many tracked slots are < j (nslots + 1) */
-    int64_t *buf;        /* p x w values */
+    int64_t *buf;        /* P x w values */
     int64_t *sum;        /* reductions: per tracked slot, the sum over ranks */
     int64_t *tmp;        /* values read in the current step */
     size_t tmpcap;
@@ -439,11 +445,11 @@ static void init_buffers(chk_data *d)
 {
     const tc_sched *s = d->s;
     uint32_t nb = s->nblk, c = nb / d->p;
-    for (uint32_t r = 0; r < d->p; r++)
+    for (uint32_t r = 0; r < d->P; r++)
         for (uint32_t k = 0; k < d->w; k++) {
             uint32_t j = slot_of(d, k);
             int64_t v = poison(r, j);
-            if (j < nb) {
+            if (j < nb && r < d->p) { /* a switch starts with nothing */
                 switch (s->req.op) {
                 case TC_OP_ALLGATHER: v = j / c == r ? init_val(r, j) : v; break;
                 case TC_OP_BROADCAST: v = r == s->req.root ? init_val(r, j) : v; break;
@@ -451,7 +457,7 @@ static void init_buffers(chk_data *d)
                 }
             }
             d->buf[(size_t)r * d->w + k] = v;
-            if (d->sum && j < nb)
+            if (d->sum && j < nb && r < d->p)
                 d->sum[k] += v;
         }
 }
@@ -461,10 +467,11 @@ static tc_status data_init(chk_data *d, const tc_sched *s, uint32_t *slots, int3
     memset(d, 0, sizeof *d);
     d->s = s;
     d->p = s->req.p;
+    d->P = tc_sched_parts(s);
     d->w = w;
     d->slots = slots;
     d->where = where;
-    d->buf = tc_calloc((size_t)d->p * w, sizeof *d->buf);
+    d->buf = tc_calloc((size_t)d->P * w, sizeof *d->buf);
     if (is_reduction(s->req.op))
         d->sum = tc_calloc(w, sizeof *d->sum);
     if (!d->buf || (is_reduction(s->req.op) && !d->sum))
@@ -589,16 +596,37 @@ static bool expected(const chk_data *d, uint32_t r, uint32_t k, int64_t *v)
     }
 }
 
+/* A switch's buffer: every block slot it was written ends holding the
+ * block's result (an in-network reduction keeps no partial behind:
+ * the last it multicasts is the result). */
+static bool switch_expected(const chk_data *d, uint32_t k, int64_t *v)
+{
+    const tc_sched *s = d->s;
+    uint32_t nb = s->nblk, c = nb / d->p, j = slot_of(d, k);
+    if (j >= nb)
+        return false;
+    switch (s->req.op) {
+    case TC_OP_ALLREDUCE:
+    case TC_OP_REDUCESCATTER:
+    case TC_OP_REDUCE: *v = d->sum[k]; return true;
+    case TC_OP_ALLGATHER: *v = init_val(j / c, j); return true;
+    case TC_OP_BROADCAST: *v = init_val(s->req.root, j); return true;
+    default: return false;
+    }
+}
+
 static tc_status verify(const chk_data *d, tc_err *err)
 {
     const tc_sched *s = d->s;
-    for (uint32_t r = 0; r < d->p; r++)
+    for (uint32_t r = 0; r < d->P; r++)
         for (uint32_t k = 0; k < d->w; k++) {
             int64_t want, got = d->buf[(size_t)r * d->w + k];
-            if (expected(d, r, k, &want) && got != want)
-                return tc_fail(err, TC_EINTERNAL, "%s/%s p=%u: rank %u slot %u holds %lld, expected %lld",
-                               tc_op_name(s->req.op), tc_algo_name(s->algo), d->p, r, slot_of(d, k),
-                               (long long)got, (long long)want);
+            bool sw = r >= d->p, has = sw ? got != poison(r, slot_of(d, k)) && switch_expected(d, k, &want)
+                                          : expected(d, r, k, &want);
+            if (has && got != want)
+                return tc_fail(err, TC_EINTERNAL, "%s/%s p=%u: %s %u slot %u holds %lld, expected %lld",
+                               tc_op_name(s->req.op), tc_algo_name(s->algo), d->p, sw ? "switch" : "rank",
+                               sw ? r - d->p : r, slot_of(d, k), (long long)got, (long long)want);
         }
     return TC_OK;
 }

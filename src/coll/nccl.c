@@ -93,7 +93,7 @@ tc_status tc_proto_parse(const char *s, bool as_mask, tc_proto *proto, uint8_t *
 
 tc_status tc_nccl_algo_parse(const char *s, uint8_t *mask, tc_err *err)
 {
-    static const char *const others[] = {"NVLS", "NVLSTree", "CollNetDirect", "CollNetChain", "PAT"};
+    static const char *const others[] = {"CollNetDirect", "CollNetChain", "PAT"};
     bool neg = s[0] == '^';
     const char *p = neg ? s + 1 : s;
     uint8_t m = 0;
@@ -103,13 +103,17 @@ tc_status tc_nccl_algo_parse(const char *s, uint8_t *mask, tc_err *err)
             m |= 1;
         else if (n == 4 && strncasecmp(p, "tree", 4) == 0)
             m |= 2;
+        else if (n == 4 && strncasecmp(p, "nvls", 4) == 0)
+            m |= 4;
+        else if (n == 8 && strncasecmp(p, "nvlstree", 8) == 0)
+            m |= 8;
         else {
             bool known = false;
             for (size_t k = 0; k < sizeof others / sizeof *others; k++)
                 known |= strlen(others[k]) == n && strncasecmp(p, others[k], n) == 0;
             if (!known)
-                return tc_fail(err, TC_EINVAL, "unknown NCCL algorithm '%.*s' in '%s': accepted are Ring, Tree (and "
-                                               "NVLS, NVLSTree, CollNetDirect, CollNetChain, PAT, not modelled)",
+                return tc_fail(err, TC_EINVAL, "unknown NCCL algorithm '%.*s' in '%s': accepted are Ring, Tree, NVLS, "
+                                               "NVLSTree (and CollNetDirect, CollNetChain, PAT, not modelled)",
                                (int)n, p, s);
         }
         p += n;
@@ -117,10 +121,10 @@ tc_status tc_nccl_algo_parse(const char *s, uint8_t *mask, tc_err *err)
             p++;
     }
     if (neg)
-        m = (uint8_t)(~m & 3);
+        m = (uint8_t)(~m & 15);
     if (!m)
-        return tc_fail(err, TC_EINVAL, "'%s' allows neither Ring nor Tree, the NCCL algorithms topocc models (NVLS, "
-                                       "CollNet and PAT are not)",
+        return tc_fail(err, TC_EINVAL, "'%s' allows none of Ring, Tree, NVLS, NVLSTree, the NCCL algorithms topocc "
+                                       "models (CollNet and PAT are not)",
                        s);
     *mask = m;
     return TC_OK;
@@ -485,9 +489,11 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
     int row = nodes == 1 ? arch_row(topo) : 0, col = nodes <= 2 ? (int)nodes - 1 : 2, arow = arch_row(topo);
     double ppn = (double)R / nodes;
     uint8_t mask = req->proto_mask ? req->proto_mask : default_mask(topo);
-    uint8_t amask = req->algo_mask ? req->algo_mask : 3;
+    uint8_t amask = req->algo_mask ? req->algo_mask : 15;
     if (req->op != TC_OP_ALLREDUCE || R < 2)
-        amask &= 1; /* NCCL's tree is all-reduce only */
+        amask &= 1; /* NCCL's tree, NVLS and NVLSTree (as modelled) are all-reduce only */
+    if (!(amask & 3) && !(mask & 1u << TC_PROTO_SIMPLE))
+        amask = 1;  /* NVLS runs Simple only */
     if (!amask)
         amask = 1;  /* as NCCL, which falls back to Ring when nothing else is left */
     tc_proto best = TC_PROTO_NONE;
@@ -536,6 +542,24 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
             }
         }
     }
+    /* NVLS (algorithm 4) and NVLSTree (5), Simple only, after Tree and
+     * Ring: they win only strictly faster (enqueue.cc:1484-1539). */
+    for (int a = 0; a < 2 && (mask & 1u << TC_PROTO_SIMPLE); a++) {
+        if (!(amask & (a ? 8 : 4)))
+            continue;
+        double t_us = tc_nccl_nvls_time_us(req, topo, a == 1);
+        if (t_us < best_t) {
+            best_t = t_us;
+            best = TC_PROTO_SIMPLE;
+            best_a = a ? TC_ALGO_NCCL_NVLS_TREE : TC_ALGO_NCCL_NVLS;
+        }
+    }
+    if (best == TC_PROTO_NONE && (amask & 1) == 0) {
+        /* NVLS or NVLSTree asked for where they cannot run: the ring */
+        tc_coll_req ring = *req;
+        ring.algo_mask = 1;
+        return tc_nccl_choose(&ring, topo, algo, pred_s);
+    }
     if (algo)
         *algo = best_a;
     if (pred_s)
@@ -555,6 +579,8 @@ static tc_status nccl_build(const tc_coll_req *req, const tc_topo *topo, tc_sche
     r.proto = tc_nccl_choose(&q, topo, &a, NULL);
     if (!r.proto)
         return tc_fail(err, TC_EINVAL, "nccl: no protocol is allowed (proto= excludes LL, LL128 and Simple)");
+    if (a == TC_ALGO_NCCL_NVLS || a == TC_ALGO_NCCL_NVLS_TREE)
+        return tc_algo_impl_of(a)->build(&r, topo, s, err);
     return a == TC_ALGO_NCCL_TREE ? nccl_tree_build(&r, topo, s, err) : nccl_ring_build(&r, topo, s, err);
 }
 

@@ -168,12 +168,24 @@ void tc_sched_free(tc_sched *s)
         free(s->state);
     free(s->phases);
     free(s->lat_pairs);
+    free(s->sw_rank);
     free(s);
 }
 
 bool tc_algo_is_nccl(tc_algo a)
 {
-    return a == TC_ALGO_NCCL_RING || a == TC_ALGO_NCCL || a == TC_ALGO_NCCL_TREE;
+    return a == TC_ALGO_NCCL_RING || a == TC_ALGO_NCCL || a == TC_ALGO_NCCL_TREE || a == TC_ALGO_NCCL_NVLS ||
+           a == TC_ALGO_NCCL_NVLS_TREE;
+}
+
+const char *tc_nccl_algo_label(tc_algo impl)
+{
+    switch (impl) {
+    case TC_ALGO_NCCL_TREE: return "Tree";
+    case TC_ALGO_NCCL_NVLS: return "NVLS";
+    case TC_ALGO_NCCL_NVLS_TREE: return "NVLSTree";
+    default: return "Ring";
+    }
 }
 
 /* ---- names ---- */
@@ -184,7 +196,7 @@ static const char *op_names[TC_OP_COUNT] = {
 static const char *algo_names[TC_ALGO_COUNT] = {
     "ring", "biring", "rd", "rhd", "binomial", "dbtree", "bruck", "pairwise", "direct",
     "torus", "torus-bi", "torus-mp", "swing", "hier", "shift", "scatter-ring", "rsg", "neighbor", "segring",
-    "auto", "nccl-ring", "nccl", "nccl-tree"};
+    "auto", "nccl-ring", "nccl", "nccl-tree", "nccl-nvls", "nccl-nvls-tree"};
 
 const char *tc_op_name(tc_op op)
 {
@@ -298,7 +310,7 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
             found = i;
     if (found < 0)
         return tc_fail(err, TC_EINVAL,
-                       "unknown algorithm '%s': accepted are ring, biring, rd, rhd, binomial, dbtree, bruck, pairwise, direct, torus, torus-bi, torus-mp, swing, hier, shift, scatter-ring, rsg, neighbor, segring, auto, nccl-ring, nccl, nccl-tree",
+                       "unknown algorithm '%s': accepted are ring, biring, rd, rhd, binomial, dbtree, bruck, pairwise, direct, torus, torus-bi, torus-mp, swing, hier, shift, scatter-ring, rsg, neighbor, segring, auto, nccl-ring, nccl, nccl-tree, nccl-nvls, nccl-nvls-tree",
                        sp.kind);
     req->algo = (tc_algo)found;
     const char *v = tc_spec_get(&sp, "chunks");
@@ -495,6 +507,7 @@ const tc_algo_impl *tc_algo_impl_of(tc_algo a)
         [TC_ALGO_RSG] = &tc_impl_rsg,           [TC_ALGO_NEIGHBOR] = &tc_impl_neighbor,
         [TC_ALGO_SEGRING] = &tc_impl_segring,   [TC_ALGO_NCCL_RING] = &tc_impl_nccl_ring,
         [TC_ALGO_NCCL] = &tc_impl_nccl,         [TC_ALGO_NCCL_TREE] = &tc_impl_nccl_tree,
+        [TC_ALGO_NCCL_NVLS] = &tc_impl_nccl_nvls, [TC_ALGO_NCCL_NVLS_TREE] = &tc_impl_nccl_nvls_tree,
     };
     return (unsigned)a < TC_ALGO_COUNT ? table[a] : NULL;
 }

@@ -37,6 +37,7 @@ typedef struct fm_ctx {
     const tc_topo *t;
     tc_routing routing;
     uint32_t p;
+    uint32_t parts;      /* ranks and switch participants */
     const uint32_t *rank_map;
     bool closed_ok;      /* identity map, no degraded link, D-mod-k on a Clos */
     tc_steps_ws *ws;     /* the graph path, made on first use */
@@ -642,7 +643,7 @@ static tc_status phase_times(fm_ctx *c, const tc_sched *s, uint32_t i, const dou
         }
         return TC_OK;
     }
-    if (!c->ws && !(c->ws = tc_steps_ws_new(c->t, c->p)))
+    if (!c->ws && !(c->ws = tc_steps_ws_new(c->t, c->parts)))
         return tc_fail(err, TC_EINTERNAL, "out of memory");
     tc_eval_opts o = {.mode = TC_MODE_FORMULA, .routing = c->routing, .rank_map = c->rank_map, .alphas = c->alphas};
     uint32_t bn = UINT32_MAX;
@@ -666,6 +667,7 @@ static void ctx_init(fm_ctx *c, const tc_topo *t, const tc_sched *s, const tc_ev
     c->t = t;
     c->routing = tc_eval_routing(TC_MODE_FORMULA, t, o ? o->routing : TC_ROUTE_DEFAULT);
     c->p = s->req.p;
+    c->parts = tc_sched_parts(s);
     c->rank_map = o ? o->rank_map : NULL;
     c->alphas = o ? o->alphas : NULL;
     bool identity = true;
@@ -689,7 +691,7 @@ static tc_status formula_run(const tc_topo *t, const tc_sched *s, const tc_eval_
     tc_status st = scale && tmp ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
     double lat = 0;
     if (st == TC_OK && s->proto) {
-        if (!c.ws && !(c.ws = tc_steps_ws_new(t, c.p)))
+        if (!c.ws && !(c.ws = tc_steps_ws_new(t, c.parts)))
             st = tc_fail(err, TC_EINTERNAL, "out of memory");
         tc_eval_opts oo = {.mode = TC_MODE_FORMULA, .routing = c.routing, .rank_map = c.rank_map};
         if (st == TC_OK)

@@ -75,8 +75,7 @@ static void step_times(const tc_topo *t, const tc_sched *sc, const tc_eval_opts 
         const tc_xfer *tr = &x->v[i];
         if (tr->src == tr->dst)
             continue;
-        uint32_t s = o->rank_map ? o->rank_map[tr->src] : tr->src;
-        uint32_t d = o->rank_map ? o->rank_map[tr->dst] : tr->dst;
+        uint32_t s = tc_sched_vertex(sc, t, o->rank_map, tr->src), d = tc_sched_vertex(sc, t, o->rank_map, tr->dst);
         w->sends[tr->src]++;
         uint32_t m = tc_topo_route(t, o->routing, s, d, path);
         for (uint32_t j = 0; j < m; j++)
@@ -89,8 +88,7 @@ static void step_times(const tc_topo *t, const tc_sched *sc, const tc_eval_opts 
         const tc_xfer *tr = &x->v[i];
         if (tr->src == tr->dst)
             continue;
-        uint32_t s = o->rank_map ? o->rank_map[tr->src] : tr->src;
-        uint32_t d = o->rank_map ? o->rank_map[tr->dst] : tr->dst;
+        uint32_t s = tc_sched_vertex(sc, t, o->rank_map, tr->src), d = tc_sched_vertex(sc, t, o->rank_map, tr->dst);
         uint32_t m = tc_topo_route(t, o->routing, s, d, path);
         double lat = 0, share = INFINITY;
         uint32_t low = UINT32_MAX;
@@ -143,13 +141,13 @@ static void step_times(const tc_topo *t, const tc_sched *sc, const tc_eval_opts 
 static double nccl_hop(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, uint32_t a,
                        uint32_t b)
 {
-    a = o->rank_map ? o->rank_map[a] : a;
-    b = o->rank_map ? o->rank_map[b] : b;
+    a = tc_sched_vertex(s, t, o->rank_map, a);
+    b = tc_sched_vertex(s, t, o->rank_map, b);
     uint32_t n = tc_topo_route(t, o->routing, a, b, w->path);
     double pl = 0;
     for (uint32_t j = 0; j < n; j++)
         pl += t->links[w->path[j]].lat;
-    bool local = t->node_size > 1 && a / t->node_size == b / t->node_size;
+    bool local = t->node_size > 1 && tc_topo_node_of(t, a) == tc_topo_node_of(t, b);
     return fmax(pl, local ? s->lat_intra_s : s->lat_inter_s);
 }
 
@@ -225,7 +223,7 @@ tc_status tc_steps_phase(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, co
 tc_status tc_eval_steps_sweep(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, const double *sizes,
                               size_t n, double *times, tc_err *err)
 {
-    tc_steps_ws *w = tc_steps_ws_new(t, s->req.p);
+    tc_steps_ws *w = tc_steps_ws_new(t, tc_sched_parts(s));
     double *scale = tc_calloc(n, sizeof *scale), *tmp = tc_calloc(n, sizeof *tmp);
     tc_status st = w && scale && tmp ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
     tc_eval_opts oo = *o;

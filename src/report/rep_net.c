@@ -23,8 +23,8 @@ static const char *result_algo(const tc_result *r, char *buf, size_t len)
     tc_algo_variant_name(r->algo, r->variant, buf, len);
     if (r->proto) {
         size_t n = strlen(buf);
-        snprintf(buf + n, len - n, "%s%s%s,%uch", strchr(buf, ':') ? "," : ":",
-                 r->algo == TC_ALGO_NCCL ? (r->nccl_impl == TC_ALGO_NCCL_TREE ? "Tree," : "Ring,") : "",
+        snprintf(buf + n, len - n, "%s%s%s%s,%uch", strchr(buf, ':') ? "," : ":",
+                 r->algo == TC_ALGO_NCCL ? tc_nccl_algo_label(r->nccl_impl) : "", r->algo == TC_ALGO_NCCL ? "," : "",
                  tc_proto_name(r->proto), r->channels);
     }
     return buf;

@@ -37,7 +37,7 @@ json_t *tc_report_result_json(const tc_result *r, const tc_topo *t, tc_routing r
     if (r->proto) {
         json_object_set_new(o, "proto", json_string(tc_proto_name(r->proto)));
         json_object_set_new(o, "channels", json_integer(r->channels));
-        json_object_set_new(o, "nccl_algo", json_string(r->nccl_impl == TC_ALGO_NCCL_TREE ? "Tree" : "Ring"));
+        json_object_set_new(o, "nccl_algo", json_string(tc_nccl_algo_label(r->nccl_impl)));
     }
     json_object_set_new(o, "ranks", json_integer(r->ranks));
     json_object_set_new(o, "bytes", json_real(r->bytes));

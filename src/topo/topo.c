@@ -12,7 +12,7 @@
 #include <string.h>
 #include "topo_int.h"
 
-#define COMMON_KEYS "hop_lat, alpha, seed, node, node_bw, node_lat, node_hop_lat, arch"
+#define COMMON_KEYS "hop_lat, alpha, seed, node, node_bw, node_lat, node_hop_lat, node_reduce, arch"
 #define CLOS_KEYS                                                                                                       \
     "down, up, links, hosts, radix, tiers, oversub, bw, bw1..bw6, lat, lat1..lat6, rail, nics, gpus_per_nic, nic_bw, "  \
     "nic_lat, " COMMON_KEYS
@@ -113,7 +113,8 @@ const char *tc_topo_list_str(const uint32_t *v, int n, char *buf, size_t len)
  * as such rather than as a missing key. */
 static bool accepted_key(const char *kind, const char *key)
 {
-    static const char *common[] = {"hop_lat", "alpha", "seed", "node", "node_bw", "node_lat", "node_hop_lat", "arch", NULL};
+    static const char *common[] = {"hop_lat",      "alpha",       "seed", "node", "node_bw", "node_lat",
+                                   "node_hop_lat", "node_reduce", "arch", NULL};
     static const char *clos[] = {"down", "up",  "links", "hosts", "radix",        "tiers",  "oversub", "bw",
                                  "lat",  "rail", "nics", "gpus_per_nic", "nic_bw", "nic_lat", NULL};
     static const char *torus[] = {"dims", "wrap", "bw", "lat", NULL};
@@ -237,10 +238,21 @@ static tc_status read_common(tc_spec *sp, tc_topo *t, tc_err *err)
         st = tc_topo_get_time(sp, kind, "node_hop_lat", &t->node_hop_lat, &has_hop, err);
     if (st != TC_OK)
         return st;
-    if ((has_bw || has_lat || has_hop) && !has_node)
+    uint32_t red = 0;
+    bool has_red = false;
+    st = tc_topo_get_u32(sp, kind, "node_reduce", &red, &has_red, err);
+    if (st != TC_OK)
+        return st;
+    if (has_red && red > 1)
+        return tc_fail(err, TC_EINVAL, "%s spec: node_reduce=%u: accepted are 0 and 1 (1: the node switch reduces and "
+                                       "multicasts, as NVLink SHARP)",
+                       kind, red);
+    if ((has_bw || has_lat || has_hop || red) && !has_node)
         return tc_fail(err, TC_EINVAL,
-                       "%s spec: node_bw=, node_lat= and node_hop_lat= need node=G (endpoints per scale-up node), e.g. node=8",
+                       "%s spec: node_bw=, node_lat=, node_hop_lat= and node_reduce= need node=G (endpoints per scale-up "
+                       "node), e.g. node=8",
                        kind);
+    t->node_reduce = red == 1;
     if (has_node && t->n_endpoints % g != 0)
         return tc_fail(err, TC_EINVAL, "%s spec: node=%u does not divide the %u endpoints: give a divisor of %u", kind, g,
                        t->n_endpoints, t->n_endpoints);
@@ -332,6 +344,8 @@ static void canonical_spec(tc_topo *t)
         tc_topo_put(t->spec, sizeof t->spec, ",node=%u,node_bw=%.12gGB/s", t->node_size, t->node_bw / 1e9);
         tc_topo_put(t->spec, sizeof t->spec, ",node_lat=%s", tc_topo_time_str(t->node_lat, a, sizeof a));
         tc_topo_put(t->spec, sizeof t->spec, ",node_hop_lat=%s", tc_topo_time_str(t->node_hop_lat, a, sizeof a));
+        if (t->node_reduce)
+            tc_topo_put(t->spec, sizeof t->spec, ",node_reduce=1");
         if (t->nics) {
             tc_topo_put(t->spec, sizeof t->spec, ",nics=%u", t->nics);
             if (t->nic_bw_given)
@@ -538,11 +552,28 @@ uint32_t tc_topo_max_path(const tc_topo *t)
     return t->node_size > 1 && fabric < 2 ? 2 : fabric;
 }
 
+uint32_t tc_topo_node_of(const tc_topo *t, uint32_t v)
+{
+    if (t->node_size < 2)
+        return UINT32_MAX;
+    if (v < t->n_endpoints)
+        return v / t->node_size;
+    uint32_t nodes = t->n_endpoints / t->node_size;
+    return v >= t->node_vbase && v - t->node_vbase < nodes ? v - t->node_vbase : UINT32_MAX;
+}
+
 uint32_t tc_topo_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links)
 {
-    assert(src < t->n_endpoints && dst < t->n_endpoints);
     if (src == dst)
         return 0;
+    if (src >= t->n_endpoints || dst >= t->n_endpoints) {
+        /* an endpoint and its own node switch: the node link between them */
+        uint32_t e = src < t->n_endpoints ? src : dst, sw = src < t->n_endpoints ? dst : src;
+        if (e >= t->n_endpoints || tc_topo_node_of(t, sw) != tc_topo_node_of(t, e) || tc_topo_node_of(t, e) == UINT32_MAX)
+            return 0;
+        links[0] = t->node_lbase + 2 * e + (src == sw);
+        return 1;
+    }
     if (t->node_size > 1 && src / t->node_size == dst / t->node_size) {
         links[0] = t->node_lbase + 2 * src;
         links[1] = t->node_lbase + 2 * dst + 1;

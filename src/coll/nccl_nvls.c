@@ -1,0 +1,429 @@
+/*
+ * nccl_nvls.c - NCCL's in-network all-reduce over NVLink SHARP: NVLS on one
+ * node (nccl-nvls) and NVLSTree across nodes (nccl-nvls-tree), as NVIDIA/nccl
+ * v2.21.5-1 (commit ab2b89c4) runs them (docs/MODEL.md, "NCCL's NVLS").
+ *
+ * The node switch is a participant of the schedule (tc_sched.nsw): it
+ * receives the GPUs' chunks, reduces them and multicasts the result, as the
+ * NVSwitch does for multimem.ld_reduce and multimem.st
+ * (src/device/all_reduce.h:361-429, runNvls; :497-597 NVLSTree). The buffer
+ * is cut over C channels (NCCL_NVLS_NCHANNELS, default 16:
+ * src/transport/nvls.cc:232) and H heads (one per GPU on one node, one per
+ * NIC across nodes: src/graph/search.cc:574-580, 899-902); each (channel,
+ * head) runs a pipeline of chunks. For chunk m of head h in channel k:
+ *  - every GPU of a node sends it to its node switch, which reduces (the
+ *    head's ld_reduce pulls the shard from all GPUs);
+ *  - the switch gives the node's sum to the head (ld_reduce's result);
+ *  - across nodes the heads h of all nodes reduce up NCCL's double binary
+ *    tree of nodes (channel k on tree k mod 2: src/graph/connect.cc:263-309)
+ *    and broadcast the result down it;
+ *  - each head stores the result to its node switch (multimem.st), which
+ *    multicasts it to every GPU of the node.
+ * A participant at depth d (root head 0, a head at node depth n at n, its
+ * node's switch n + 1 going up and down, the node's GPUs n + 2) moves chunk
+ * m up at step m + D - d and down at step m + D + d (D = deepest node + 2):
+ * chunks + D + deepest node + 1 steps. Blocks: (k nch + m) H + h.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "coll/algos.h"
+
+/* NCCL v2.21.5-1's NVLS constants (src/graph/tuning.cc, src/graph/search.cc,
+ * src/enqueue.cc, src/transport/nvls.cc). */
+#define NVLS_CHANNELS 16           /* NCCL_NVLS_NCHANNELS (nvls.cc:232) */
+#define NVLS_CHUNK 131072.0        /* NCCL_NVLS_CHUNKSIZE (nvls.cc:233) */
+#define NVLS_HW_LAT_US 25.0        /* hwLat[NVLINK][NVLS][Simple] = [NVLINK][NVLSTree] (tuning.cc:65-78) */
+#define NVLSTREE_NET_LAT_US 14.0   /* hwLat[NET][NVLSTree][Simple] (tuning.cc:65-78) */
+#define NVLS_ALG_RATIO (5.0 / 6.0) /* bus to algorithm bandwidth for NVLS and NVLSTree (tuning.cc:213-219) */
+/* The speeds NCCL's graph search tries on SM90, GB/s (search.cc:855-856). */
+static const double speed_intra[] = {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3};
+static const double speed_inter[] = {48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12};
+
+static int log2i(uint32_t x)
+{
+    int l = 0;
+    while (x >= 2) {
+        x /= 2;
+        l++;
+    }
+    return l;
+}
+
+/* The largest speed of the list at most cap (0 if none). */
+static double speed_at_most(const double *v, size_t n, double cap)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i] <= cap * (1 + 1e-12))
+            return v[i];
+    return 0;
+}
+
+/* Scale-up node size G (ranks per node, p on one node) and heads H: the GPUs
+ * on one node, the NICs of a node across nodes. */
+static void nvls_shape(uint32_t p, const tc_topo *t, uint32_t *G, uint32_t *M, uint32_t *H)
+{
+    uint32_t g = t && t->node_size > 1 ? t->node_size : 1;
+    if (g > p)
+        g = p;
+    *G = g;
+    *M = p / g;
+    *H = *M == 1 ? g : t->nics ? t->nics : g;
+}
+
+/* Why NVLS cannot run (NULL if it can): NVLink SHARP needs a node switch
+ * that reduces (node_reduce=1), more than 2 GPUs of the job on a node
+ * (nvls.cc:241), a GPU of compute capability 9.0 or later
+ * (search.cc:893). */
+static const char *nvls_refusal(tc_op op, uint32_t p, const tc_topo *t, bool tree)
+{
+    if (op != TC_OP_ALLREDUCE)
+        return "implements allreduce only (NVLSTree is all-reduce only; NVLS's all-gather and reduce-scatter are not "
+               "modelled)";
+    if (!t || t->node_size < 2 || !t->node_reduce)
+        return "needs scale-up node switches that reduce and multicast (node=G with node_reduce=1, NVLink SHARP of "
+               "NVSwitch 3 and later): the topology's node switches do not";
+    if (t->arch == TC_ARCH_VOLTA || t->arch == TC_ARCH_AMPERE)
+        return "needs Hopper or later GPUs (arch=hopper or blackwell): NCCL enables NVLS from compute capability 9.0";
+    uint32_t G = t->node_size;
+    if (!tree && p > G)
+        return "runs inside one node (p at most the node size); across nodes NCCL runs NVLS over CollNet (not modelled) "
+               "or NVLSTree (nccl-nvls-tree)";
+    if (tree && (p <= G || p % G))
+        return "runs across nodes: p a multiple of the node size and at least two nodes (nccl-nvls on one node)";
+    if ((p < G ? p : G) <= 2)
+        return "needs more than 2 GPUs per node (NCCL disables NVLS at 2 or fewer: src/transport/nvls.cc:241)";
+    return NULL;
+}
+
+static bool valid_common(tc_op op, uint32_t p, const tc_topo *t, bool tree, tc_err *err)
+{
+    const char *why = nvls_refusal(op, p, t, tree);
+    if (why)
+        tc_fail(err, TC_EINVAL, "%s %s", tree ? "nccl-nvls-tree" : "nccl-nvls", why);
+    return !why;
+}
+
+static bool nvls_valid(tc_op op, uint32_t p, const tc_topo *t, tc_err *err)
+{
+    return valid_common(op, p, t, false, err);
+}
+
+static bool nvls_tree_valid(tc_op op, uint32_t p, const tc_topo *t, tc_err *err)
+{
+    return valid_common(op, p, t, true, err);
+}
+
+/* NCCL's NVLS graph bandwidths (GB/s per channel, one channel per head):
+ * the search charges every GPU's NVLink (H + 1) bwIntra (each head's
+ * channel once, its own twice: search.cc:337-368); across nodes one speed
+ * must also fit a head's NIC, and a second pass raises bwInter alone
+ * (search.cc:1021-1024). */
+static void nvls_graph_bw(const tc_topo *t, uint32_t M, uint32_t H, double *bw_intra, double *bw_inter)
+{
+    tc_topo_info in;
+    tc_topo_get_info(t, &in);
+    double nvl = t->node_size > 1 ? t->node_bw / 1e9 : 0;
+    double nic = in.injection_Bps * t->node_size / H / 1e9;
+    size_t ni = sizeof speed_intra / sizeof *speed_intra, ne = sizeof speed_inter / sizeof *speed_inter;
+    if (M == 1) {
+        *bw_intra = speed_at_most(speed_intra, ni, nvl / (H + 1));
+        *bw_inter = *bw_intra;
+        return;
+    }
+    *bw_intra = speed_at_most(speed_inter, ne, fmin(nvl / (H + 1), nic));
+    *bw_inter = fmax(*bw_intra, speed_at_most(speed_inter, ne, nic));
+}
+
+double tc_nccl_nvls_time_us(const tc_coll_req *req, const tc_topo *t, bool tree)
+{
+    if (nvls_refusal(req->op, req->p, t, tree) || req->elt == 1) /* no 8-bit type reduces in NVLS (device.h:423-440) */
+        return INFINITY;
+    uint32_t G, M, H;
+    nvls_shape(req->p, t, &G, &M, &H);
+    double bi, be;
+    nvls_graph_bw(t, M, H, &bi, &be);
+    /* tuning.cc:174-177, 213-219, 258-262 */
+    double bw = tree ? fmin(bi, M <= 2 ? be : be / 2) : fmin(bi, be);
+    double alg = H * bw * NVLS_ALG_RATIO;
+    double lat = tree ? NVLS_HW_LAT_US + 2 * log2i(M) * NVLSTREE_NET_LAT_US : NVLS_HW_LAT_US;
+    return alg > 0 ? lat + req->bytes / (1000 * alg) : INFINITY;
+}
+
+/* ---- the schedule ---- */
+
+typedef struct nvls_state {
+    uint32_t C, H, G, M, nch, D, maxnd;
+    uint32_t *nd;        /* 2 x M: node depth in tree 0 and tree 1 */
+    int32_t *parent;     /* 2 x M */
+    int32_t *child;      /* 2 x M x 2 */
+} nvls_state;
+
+static void nvls_state_free(void *p)
+{
+    nvls_state *st = p;
+    if (!st)
+        return;
+    free(st->nd), free(st->parent), free(st->child);
+    free(st);
+}
+
+/* A transfer of block h of chunk m in channel k; h = H: one for each of the
+ * H blocks (a GPU's shards to its switch, the switch's multicast to a
+ * GPU), so that every transfer is one block and the shares of a link
+ * follow its bytes. */
+static void add_blocks(tc_xfers *x, const tc_sched *s, uint32_t src, uint32_t dst, bool red, uint32_t k, uint32_t m,
+                       uint32_t h)
+{
+    const nvls_state *st = s->state;
+    uint32_t first = (k * st->nch + m) * st->H;
+    for (uint32_t b = h < st->H ? h : 0; b < (h < st->H ? h + 1 : st->H); b++) {
+        size_t at = tc_xfers_add(x, src, dst, s->blk_bytes, red);
+        if (!x->oom) {
+            x->v[at].lane = (uint16_t)k;
+            x->v[at].piped = m > 0;
+        }
+        tc_xfers_seg(x, first + b, first + b, 1);
+    }
+}
+
+/* The chunk a stage at offset o moves at step, or false. */
+static bool chunk_at(uint32_t step, uint32_t o, uint32_t nch, uint32_t *m)
+{
+    if (step < o || step - o >= nch)
+        return false;
+    *m = step - o;
+    return true;
+}
+
+static tc_status emit_nvls(const tc_sched *s, uint32_t step, tc_xfers *x)
+{
+    const nvls_state *st = s->state;
+    uint32_t C = st->C, H = st->H, G = st->G, M = st->M, D = st->D, n = st->nch, p = s->req.p;
+    uint32_t per = G / H; /* GPUs per head (NIC) */
+    for (uint32_t k = 0; k < C; k++) {
+        uint32_t tr = k % 2, m;
+        for (uint32_t node = 0; node < M; node++) {
+            uint32_t nd = st->nd[tr * M + node], sw = p + node, base = node * G;
+            /* up: the GPUs to their switch (the first copies, the others add) */
+            if (chunk_at(step, D - nd - 2, n, &m))
+                for (uint32_t g = 0; g < G; g++)
+                    add_blocks(x, s, base + g, sw, g > 0, k, m, H);
+            /* the switch's sum to each head */
+            if (chunk_at(step, D - nd - 1, n, &m))
+                for (uint32_t h = 0; h < H; h++)
+                    add_blocks(x, s, sw, base + h * per, false, k, m, h);
+        }
+        for (uint32_t node = 0; node < M; node++) {
+            uint32_t nd = st->nd[tr * M + node], base = node * G;
+            int32_t par = st->parent[tr * M + node];
+            /* heads up the tree of nodes (after the switches' copies) */
+            if (par >= 0 && chunk_at(step, D - nd, n, &m))
+                for (uint32_t h = 0; h < H; h++)
+                    add_blocks(x, s, base + h * per, (uint32_t)par * G + h * per, true, k, m, h);
+        }
+        for (uint32_t node = 0; node < M; node++) {
+            uint32_t nd = st->nd[tr * M + node], sw = p + node, base = node * G;
+            /* down: each head to its child nodes' heads and to its switch */
+            if (chunk_at(step, D + nd, n, &m))
+                for (uint32_t h = 0; h < H; h++) {
+                    for (int c = 0; c < 2; c++) {
+                        int32_t ch = st->child[(tr * M + node) * 2 + c];
+                        if (ch >= 0)
+                            add_blocks(x, s, base + h * per, (uint32_t)ch * G + h * per, false, k, m, h);
+                    }
+                    add_blocks(x, s, base + h * per, sw, false, k, m, h);
+                }
+            /* the switch multicasts the result to the node's GPUs */
+            if (chunk_at(step, D + nd + 1, n, &m))
+                for (uint32_t g = 0; g < G; g++)
+                    add_blocks(x, s, sw, base + g, false, k, m, H);
+        }
+    }
+    return x->oom ? TC_EINTERNAL : TC_OK;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Phases: the steps between the moments a stage starts, leaves its first
+ * chunk (piped from then on) or ends; each phase's figures from its first
+ * step. */
+static tc_status nvls_phases(tc_sched *s, tc_err *err)
+{
+    const nvls_state *st = s->state;
+    uint32_t D = st->D, n = st->nch, total = n + D + st->maxnd + 1, P = tc_sched_parts(s);
+    size_t cap = 15 * ((size_t)st->maxnd + 1) + 2, nb = 0;
+    uint32_t *b = malloc(cap * sizeof *b);
+    uint32_t *fo = calloc(P, sizeof *fo), *fi = calloc(P, sizeof *fi);
+    double *bo = calloc(P, sizeof *bo), *bi = calloc(P, sizeof *bi);
+    tc_xfers x;
+    tc_xfers_init(&x, false);
+    tc_status rc = b && fo && fi && bo && bi ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
+    if (rc == TC_OK) {
+        b[nb++] = 0;
+        b[nb++] = total;
+        for (uint32_t nd = 0; nd <= st->maxnd; nd++) {
+            uint32_t o[5] = {D - nd - 2, D - nd - 1, D - nd, D + nd, D + nd + 1};
+            for (int i = 0; i < 5; i++) {
+                uint32_t c3[3] = {o[i], o[i] + 1, o[i] + n};
+                for (int j = 0; j < 3; j++)
+                    if (c3[j] < total)
+                        b[nb++] = c3[j];
+            }
+        }
+        qsort(b, nb, sizeof *b, cmp_u32);
+    }
+    for (size_t i = 0; i + 1 < nb && rc == TC_OK; i++) {
+        if (b[i] == b[i + 1])
+            continue;
+        tc_xfers_clear(&x);
+        if (emit_nvls(s, b[i], &x) != TC_OK) {
+            rc = tc_fail(err, TC_EINTERNAL, "out of memory");
+            break;
+        }
+        uint32_t mfo = 0, mfi = 0;
+        double mb = 0, mbo = 0, mbi = 0;
+        for (size_t j = 0; j < x.n; j++) {
+            const tc_xfer *t = &x.v[j];
+            mfo = ++fo[t->src] > mfo ? fo[t->src] : mfo;
+            mfi = ++fi[t->dst] > mfi ? fi[t->dst] : mfi;
+            bo[t->src] += t->bytes, bi[t->dst] += t->bytes;
+            mbo = fmax(mbo, bo[t->src]), mbi = fmax(mbi, bi[t->dst]), mb = fmax(mb, t->bytes);
+        }
+        for (size_t j = 0; j < x.n; j++) {
+            fo[x.v[j].src] = fi[x.v[j].dst] = 0;
+            bo[x.v[j].src] = bi[x.v[j].dst] = 0;
+        }
+        tc_phase *ph = tc_sched_add_phase(s, b[i + 1] - b[i], TC_PAT_GENERIC, 0, mb, st->M > 1 ? "nvls tree" : "nvls");
+        if (!ph) {
+            rc = tc_fail(err, TC_EINTERNAL, "out of memory");
+            break;
+        }
+        ph->fanout = mfo ? mfo : 1;
+        ph->fanin = mfi ? mfi : 1;
+        ph->rank_bytes = mbo;
+        ph->rank_bytes_in = mbi;
+    }
+    tc_xfers_free(&x);
+    free(b), free(fo), free(fi), free(bo), free(bi);
+    return rc;
+}
+
+static tc_status nvls_build_common(const tc_coll_req *req, const tc_topo *t, tc_sched *s, bool tree, tc_err *err)
+{
+    uint32_t G, M, H;
+    nvls_shape(req->p, t, &G, &M, &H);
+    uint32_t C = req->channels ? req->channels : NVLS_CHANNELS;
+    if (C > 32)
+        C = 32; /* MAXCHANNELS (src/include/device.h:54) */
+    /* The chunk (src/enqueue.cc:1742-1761): NVLS 128 KiB, smaller for
+     * small messages; NVLSTree at most 64 KiB from 4 nodes on. */
+    double Q = NVLS_CHUNK, ops = (double)C * H, B = req->bytes;
+    if (!tree) {
+        if (B < 64 * ops * Q && Q > 65536)
+            Q = 65536;
+        if (B < 8 * ops * Q && Q > 32768)
+            Q = 32768;
+        if (B < 2 * ops * Q && Q > 16384)
+            Q = 16384;
+    } else {
+        if (M >= 4)
+            Q = 65536;
+        if (B < 4 * ops * Q && Q > 65536)
+            Q = 65536;
+        if (B < ops * Q && Q > 32768)
+            Q = 32768;
+    }
+    double nch = ceil(B / (ops * Q));
+    if (nch < 1)
+        nch = 1;
+    if (ops * nch > UINT32_MAX / 2)
+        return tc_fail(err, TC_EINVAL, "%s: %.0f chunks are too many (at most 2^31)", tree ? "nccl-nvls-tree" : "nccl-nvls",
+                       ops * nch);
+    nvls_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    s->state = st;
+    s->free_state = nvls_state_free;
+    st->C = C, st->H = H, st->G = G, st->M = M, st->nch = (uint32_t)nch;
+    st->nd = calloc(2 * (size_t)M, sizeof *st->nd);
+    st->parent = malloc(2 * (size_t)M * sizeof *st->parent);
+    st->child = malloc(4 * (size_t)M * sizeof *st->child);
+    s->sw_rank = malloc((size_t)M * sizeof *s->sw_rank);
+    if (!st->nd || !st->parent || !st->child || !s->sw_rank)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    for (uint32_t tr = 0; tr < 2; tr++)
+        for (uint32_t x = 0; x < M; x++) {
+            int par, c0, c1, y = (int)x, d = 0;
+            tc_nccl_node_tree((int)M, (int)tr, (int)x, &par, &c0, &c1);
+            st->parent[tr * M + x] = par;
+            st->child[(tr * M + x) * 2] = c0;
+            st->child[(tr * M + x) * 2 + 1] = c1;
+            for (int q = par; q >= 0; d++) {
+                y = q;
+                int a, b2;
+                tc_nccl_node_tree((int)M, (int)tr, y, &q, &a, &b2);
+            }
+            st->nd[tr * M + x] = (uint32_t)d;
+            if ((uint32_t)d > st->maxnd)
+                st->maxnd = (uint32_t)d;
+        }
+    st->D = st->maxnd + 2;
+    s->nsw = M;
+    for (uint32_t x = 0; x < M; x++)
+        s->sw_rank[x] = x * G;
+    s->nblk = s->nslots = (uint32_t)(ops * nch);
+    s->blk_bytes = tc_block_bytes(req->bytes, req->elt, s->nblk);
+    s->emit = emit_nvls;
+    s->channels = C;
+    s->lanes = C;
+    s->nccl_impl = tree ? TC_ALGO_NCCL_NVLS_TREE : TC_ALGO_NCCL_NVLS;
+    /* Costs: Simple only (tuning.cc:172); the latency is NCCL's
+     * (tuning.cc:258-262) once, with no step latency of its own; each byte
+     * costs 6/5 on the wire (NCCL's 5/6 from bus to algorithm bandwidth,
+     * docs/MODEL.md); one chunk per FIFO step (chunkSteps 1), 8 in flight,
+     * twice that across the network. */
+    s->proto = TC_PROTO_SIMPLE;
+    s->base_s = (tree ? NVLS_HW_LAT_US + 2 * log2i(M) * NVLSTREE_NET_LAT_US : NVLS_HW_LAT_US) * 1e-6;
+    s->lat_intra_s = s->lat_inter_s = 0;
+    s->wire = 1 / NVLS_ALG_RATIO;
+    s->rate_cap_Bps = 0;
+    s->credit_steps = 8;
+    s->credit_steps_inter = 16;
+    /* The latency path: a GPU of the deepest node of channel 0's tree up
+     * to the root head (the evaluators count it up and down). */
+    uint32_t deep = 0;
+    for (uint32_t x = 0; x < M; x++)
+        if (st->nd[x] > st->nd[deep])
+            deep = x;
+    s->lat_pairs = malloc((2 * (size_t)st->maxnd + 4) * sizeof *s->lat_pairs);
+    if (!s->lat_pairs)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    uint32_t gpu = deep * G + (G > 1 ? 1 : 0), sw = req->p + deep, head = deep * G;
+    uint32_t *lp = s->lat_pairs;
+    lp[0] = gpu, lp[1] = sw, lp[2] = sw, lp[3] = head;
+    s->nlat_pairs = 2;
+    for (int32_t x = (int32_t)deep; st->parent[x] >= 0; x = st->parent[x]) {
+        lp[2 * s->nlat_pairs] = (uint32_t)x * G;
+        lp[2 * s->nlat_pairs + 1] = (uint32_t)st->parent[x] * G;
+        s->nlat_pairs++;
+    }
+    return nvls_phases(s, err);
+}
+
+static tc_status nvls_build(const tc_coll_req *req, const tc_topo *t, tc_sched *s, tc_err *err)
+{
+    return nvls_build_common(req, t, s, false, err);
+}
+
+static tc_status nvls_tree_build(const tc_coll_req *req, const tc_topo *t, tc_sched *s, tc_err *err)
+{
+    return nvls_build_common(req, t, s, true, err);
+}
+
+const tc_algo_impl tc_impl_nccl_nvls = {nvls_valid, nvls_build};
+const tc_algo_impl tc_impl_nccl_nvls_tree = {nvls_tree_valid, nvls_tree_build};
