@@ -368,10 +368,12 @@ printf '# header\n     1048576        262144     float     sum      -1    12.5  
 bad "nccl-tests: an unreadable row, by line" nccl-tests --preset dgx-h100 --compare "$tmp/bad_nt.txt"
 "$T" nccl-tests --preset dgx-h100 --compare "$tmp/bad_nt.txt" 2>"$tmp/err" >/dev/null
 grep -q "line 3" "$tmp/err" || { echo "FAIL: an unreadable nccl-tests row is not named by its line"; fails=$((fails + 1)); }
-export NCCL_ALGO=NVLS
-bad "nccl: NCCL_ALGO with neither Ring nor Tree" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
+export NCCL_ALGO=CollNetDirect
+bad "nccl: NCCL_ALGO with no modelled algorithm" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
 "$T" collective --preset dgx-h100 --op allreduce --algo nccl --size 8 2>"$tmp/err" >/dev/null
-grep -q "allows neither Ring nor Tree" "$tmp/err" || { echo "FAIL: NCCL_ALGO=NVLS not refused"; fails=$((fails + 1)); }
+grep -q "allows none of Ring, Tree, NVLS, NVLSTree" "$tmp/err" || { echo "FAIL: NCCL_ALGO=CollNetDirect not refused"; fails=$((fails + 1)); }
+export NCCL_ALGO=NVLS
+good "nccl: NCCL_ALGO=NVLS is honoured" "nccl:NVLS,Simple" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
 export NCCL_ALGO=Tree
 good "nccl: NCCL_ALGO=Tree is honoured" "nccl:Tree,LL" collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl --size 8
 unset NCCL_ALGO
@@ -384,6 +386,10 @@ export NCCL_PROTO=^LL
 good "nccl: NCCL_PROTO=^LL is honoured and recorded" "proto=LL128|Simple" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
 unset NCCL_PROTO
 bad "nccl-ring: two protocols" collective --preset dgx-h100 --op allreduce --algo "nccl-ring:proto=LL|Simple" --size 8
+bad "nccl-nvls: node switches that do not reduce" collective --preset dgx-a100 --op allreduce --algo nccl-nvls --size 1GiB
+bad "nccl-nvls across nodes" collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl-nvls --size 1GiB
+good "nccl-nvls on one DGX H100" "nccl-nvls:Simple,16ch" collective --preset dgx-h100 --op allreduce --algo nccl-nvls --size 1GiB
+good "nccl picks NVLSTree on two DGX H100" "nccl:NVLSTree,Simple" collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl --size 1GiB
 
 # OpenBLAS and LAPACKE are opened on first use (src/core/blas.c): the
 # executable does not load them to start (PowerSGD and training, which use

@@ -478,6 +478,97 @@ static void nccl_nvls_moves_the_right_data(void **state)
     print_message("%d nccl-nvls schedules checked\n", checked);
 }
 
+static double nvls_eval(const tc_topo *t, tc_algo a, uint32_t p, double bytes, tc_mode mode, tc_result *r)
+{
+    tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = a, .p = p, .bytes = bytes, .elt = 4};
+    tc_eval_opts o = {.mode = mode, .routing = TC_ROUTE_DMODK};
+    tc_err err = {{0}};
+    if (tc_evaluate(t, &req, &o, r, &err) != TC_OK)
+        fail_msg("evaluate: %s", err.msg);
+    return r->time_s;
+}
+
+/* NVLS on one node of 8 H100 by hand. Per GPU and direction an all-reduce
+ * of S moves S (its shards to the switch, the multicast back) and S / 8
+ * (the head's shard from the switch and back to it), each byte 6/5 on the
+ * wire: the time tends to 9/8 x 6/5 S / node_bw, so busbw = 2 x 7/8 S / t
+ * tends to 14/9 x 5/6 = 1.296 times node_bw, above the link's rate, which
+ * no rank-to-rank algorithm can pass. NCCL's model (tuning.cc): NVLS
+ * 8 heads x 40 GB/s (the largest search speed with 9 x 40 <= 370.8) x 5/6
+ * = 266.7 GB/s and 25 us; ring LL 15 us and min(141, 370.8 / 2) x 8/14
+ * GB/s; LL128 and Simple always slower than NVLS: LL up to 1,154,535 B,
+ * NVLS above. */
+static void nvls_on_one_h100_node_by_hand(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=8,up=1,node=8,node_bw=370.8GB/s,node_reduce=1,arch=hopper");
+    tc_result r;
+    double S = 16.0 * (1 << 30), bw = 370.8e9;
+    double f = nvls_eval(t, TC_ALGO_NCCL_NVLS, 8, S, TC_MODE_FORMULA, &r);
+    double st = nvls_eval(t, TC_ALGO_NCCL_NVLS, 8, S, TC_MODE_STEPS, &r);
+    if (fabs(f - st) > 1e-9 * st)
+        fail_msg("formula %.9g s, steps %.9g s", f, st);
+    double busbw = 2.0 * 7 / 8 * S / st, want = 14.0 / 9 * 5 / 6 * bw;
+    if (!(busbw > bw) || fabs(busbw - want) > 0.005 * want)
+        fail_msg("busbw %.6g GB/s, by hand %.6g GB/s (line rate %.6g)", busbw / 1e9, want / 1e9, bw / 1e9);
+    /* the lower bound of a reducing switch: S each way through the node link */
+    if (r.lower_bound_s > st || fabs(r.lower_bound_s - S / (bw + 50e9)) > 1e-9 * r.lower_bound_s)
+        fail_msg("lower bound %.9g s, by hand %.9g s", r.lower_bound_s, S / (bw + 50e9));
+    /* NCCL's model */
+    tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL, .p = 8, .bytes = 1 << 30, .elt = 4};
+    tc_algo a;
+    double pred;
+    assert_int_equal(tc_nccl_choose(&req, t, &a, &pred), TC_PROTO_SIMPLE);
+    assert_int_equal(a, TC_ALGO_NCCL_NVLS);
+    double alg = 8 * 40 * 5.0 / 6;
+    if (fabs(pred - (25 + req.bytes / (1000 * alg)) * 1e-6) > 1e-12)
+        fail_msg("NCCL's NVLS time %.9g s, by hand %.9g s", pred, (25 + req.bytes / (1000 * alg)) * 1e-6);
+    double ll = 141.0 * 8 / 14, cross = 10 / (1 / ll - 1 / alg) * 1000;
+    req.bytes = floor(cross * 0.99);
+    assert_int_equal(tc_nccl_choose(&req, t, &a, NULL), TC_PROTO_LL);
+    assert_int_equal(a, TC_ALGO_NCCL_RING);
+    req.bytes = ceil(cross * 1.01);
+    tc_nccl_choose(&req, t, &a, NULL);
+    assert_int_equal(a, TC_ALGO_NCCL_NVLS);
+    req.algo_mask = 1 | 2; /* NCCL_ALGO=Ring,Tree */
+    tc_nccl_choose(&req, t, &a, NULL);
+    assert_int_equal(a, TC_ALGO_NCCL_RING);
+    req.algo_mask = 4; /* NVLS only, at 8-bit elements: no NVLS, so the ring */
+    req.elt = 1;
+    tc_nccl_choose(&req, t, &a, NULL);
+    assert_int_equal(a, TC_ALGO_NCCL_RING);
+    tc_topo_free(t);
+
+    /* Where it cannot run, one line says why. */
+    tc_err err = {{0}};
+    t = topo("clos:down=8,up=1,node=8,arch=hopper");
+    assert_false(tc_coll_valid(TC_OP_ALLREDUCE, TC_ALGO_NCCL_NVLS, 8, t, &err));
+    assert_non_null(strstr(err.msg, "node_reduce=1"));
+    tc_topo_free(t);
+    t = topo("clos:down=8,up=1,node=8,node_reduce=1,arch=ampere");
+    assert_false(tc_coll_valid(TC_OP_ALLREDUCE, TC_ALGO_NCCL_NVLS, 8, t, &err));
+    assert_non_null(strstr(err.msg, "Hopper"));
+    tc_topo_free(t);
+    t = topo("clos:down=2x8,up=1x2,node=8,node_reduce=1");
+    assert_false(tc_coll_valid(TC_OP_ALLREDUCE, TC_ALGO_NCCL_NVLS, 16, t, &err));
+    assert_non_null(strstr(err.msg, "nccl-nvls-tree"));
+    assert_false(tc_coll_valid(TC_OP_ALLREDUCE, TC_ALGO_NCCL_NVLS_TREE, 8, t, &err));
+    assert_false(tc_coll_valid(TC_OP_ALLGATHER, TC_ALGO_NCCL_NVLS_TREE, 16, t, &err));
+    assert_false(tc_coll_valid(TC_OP_ALLREDUCE, TC_ALGO_NCCL_NVLS, 2, t, &err));
+    assert_non_null(strstr(err.msg, "more than 2 GPUs"));
+    assert_true(tc_coll_valid(TC_OP_ALLREDUCE, TC_ALGO_NCCL_NVLS_TREE, 16, t, &err));
+    /* NVLSTree across two nodes: formula and steps agree; the NICs (one
+     * 400 Gb/s per GPU) carry S per node and direction over both trees,
+     * so NVLink's 9/8 x 6/5 S binds at 2 nodes as on one */
+    double ft = nvls_eval(t, TC_ALGO_NCCL_NVLS_TREE, 16, S, TC_MODE_FORMULA, &r);
+    double sp = nvls_eval(t, TC_ALGO_NCCL_NVLS_TREE, 16, S, TC_MODE_STEPS, &r);
+    if (fabs(ft - sp) > 1e-9 * sp)
+        fail_msg("tree: formula %.9g s, steps %.9g s", ft, sp);
+    if (fabs(sp - 9.0 / 8 * 6 / 5 * S / 450e9) > 0.01 * sp)
+        fail_msg("tree: %.9g s, by hand %.9g s", sp, 9.0 / 8 * 6 / 5 * S / 450e9);
+    tc_topo_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -490,6 +581,7 @@ int main(void)
         cmocka_unit_test(node_trees_are_nccls),
         cmocka_unit_test(nccl_tree_moves_the_right_data_and_times_as_nccl),
         cmocka_unit_test(nccl_nvls_moves_the_right_data),
+        cmocka_unit_test(nvls_on_one_h100_node_by_hand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

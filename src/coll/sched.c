@@ -468,8 +468,15 @@ char *tc_algo_format(const tc_coll_req *req, char *buf, size_t len)
                 k += (size_t)snprintf(opt + k, sizeof opt - k, "%s%s", k > 6 ? "|" : "", tc_proto_name((tc_proto)p));
         append_opt(buf, len, &n, &first, opt);
     }
-    if (req->algo_mask && req->algo_mask != 3)
-        append_opt(buf, len, &n, &first, req->algo_mask == 1 ? "algo=Ring" : "algo=Tree");
+    if (req->algo_mask && req->algo_mask != 15) {
+        /* NCCL_ALGO's syntax, '|' between names (',' separates options) */
+        static const char *const names[4] = {"Ring", "Tree", "NVLS", "NVLSTree"};
+        char list[48] = "algo=";
+        for (int b = 0, k = 0; b < 4; b++)
+            if (req->algo_mask & 1u << b)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k++ ? "|" : "", names[b]);
+        append_opt(buf, len, &n, &first, list);
+    }
     if (req->min_channels) {
         snprintf(opt, sizeof opt, "minch=%u", req->min_channels);
         append_opt(buf, len, &n, &first, opt);
