@@ -63,6 +63,24 @@ bad "no codec" compress --topo "$CLOS" --model resnet50
 bad "unknown mode" compress --topo "$CLOS" --model resnet50 --codec topk $R --mode exact
 bad "unknown format" compress --topo "$CLOS" --model resnet50 --codec topk $R --format xml
 
+# --- accelerator profiles from --profiles DIR (docs/PROFILES.md) ---
+P="$(dirname "$0")/data/profiles"
+good "accelerator from --profiles" "^compute     test-accel at" compress --topo "$CLOS" --model resnet50 --codec topk $R \
+    --profiles "$P" --accel test-accel
+bad "accelerator of a directory not given" compress --topo "$CLOS" --model resnet50 --codec topk $R --accel test-accel
+bad "unknown accelerator with --profiles" compress --topo "$CLOS" --model resnet50 --codec topk $R --profiles "$P" \
+    --accel no-such-chip
+{ grep -q "accepted are .*test-accel" "$tmp/err" && grep -q "h100" "$tmp/err"; } ||
+    { echo "FAIL: the unknown accelerator's list lacks the directory's or the default path's: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+bad "a profile that is no accelerator" compress --topo "$CLOS" --model resnet50 --codec topk $R --profiles "$P" \
+    --accel test-node
+# the result embeds the profile: it replays with the directory gone
+mkdir "$tmp/prof" && cp "$P/test-accel.json" "$tmp/prof/"
+"$T" compress --topo "$CLOS" --model resnet50 --codec topk $R --profiles "$tmp/prof" --accel test-accel \
+    --out "$tmp/accel.json" --quiet >/dev/null 2>&1 || { echo "FAIL: --out with --profiles"; fails=$((fails + 1)); }
+rm -r "$tmp/prof"
+good "replay with the accelerator embedded" "^compute     test-accel at" replay "$tmp/accel.json"
+
 # --- help and its example ---
 good "help" "example:" compress --help
 ex=$("$T" compress --help | sed -n '/^example:/,$p' | tail -n +2 | tr -d '\\\n' | sed 's/^ *topocc //')

@@ -2,7 +2,8 @@
  * test_profile.c - hardware profiles and presets: the search path, the
  * checks on every field, the expansion of a GPU node and a TPU slice into
  * topologies (checked by hand), and every profile shipped in profiles/
- * loads, has a source or says assumed for every field, and builds.
+ * loads, has a source or says assumed for every field, and builds;
+ * accelerator profiles are found in a given directory as presets are.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <cmocka.h>
 #include <dirent.h>
 #include <jansson.h>
+#include "topocc/compress.h"
 #include "topocc/profile.h"
 #include "topocc/topo.h"
 
@@ -113,6 +115,72 @@ static void bad_presets_and_profiles_are_named(void **state)
     expand_fails(":nodes=2", "expected NAME[:nodes=N]");
 }
 
+/* An accelerator profile is looked up in the directory given first, then on
+ * the default path (tests/data/profiles/test-accel.json: made-up figures,
+ * on no default path); an unknown name lists the known ones of both. */
+static void accelerators_are_found_in_the_directory_given(void **state)
+{
+    (void)state;
+    tc_accel a;
+    char name[64];
+    tc_err err = {{0}};
+    if (tc_accel_lookup("test-accel", DATA, &a, name, sizeof name, &err) != TC_OK)
+        fail_msg("test-accel: %s", err.msg);
+    assert_string_equal(a.name, "test-accel");
+    assert_ptr_equal(a.name, name);
+    assert_true(a.flops == 100e12 && a.mem_Bps == 2e12);
+    /* the default path still serves with a directory given */
+    assert_int_equal(tc_accel_lookup("h100", DATA, &a, name, sizeof name, &err), TC_OK);
+    assert_true(a.flops == 989e12 && a.mem_Bps == 3.35e12);
+    assert_int_equal(tc_accel_lookup("tpu", DATA, &a, name, sizeof name, &err), TC_OK);
+    assert_string_equal(a.name, "tpu-v5p");
+
+    /* not without the directory: the default path does not hold it */
+    assert_null(tc_accel_find("test-accel"));
+    assert_int_equal(tc_accel_lookup("test-accel", NULL, &a, name, sizeof name, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "unknown accelerator 'test-accel': accepted are "));
+    assert_non_null(strstr(err.msg, "h100"));
+    assert_null(strstr(err.msg, "test-accel,"));
+    assert_null(strchr(err.msg, '\n'));
+    /* an unknown name lists the accelerators of the directory and of the path, no others */
+    assert_int_equal(tc_accel_lookup("no-such-chip", DATA, &a, name, sizeof name, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "unknown accelerator 'no-such-chip'"));
+    assert_non_null(strstr(err.msg, "test-accel"));
+    assert_non_null(strstr(err.msg, "h100"));
+    assert_null(strstr(err.msg, "test-node"));
+    assert_null(strchr(err.msg, '\n'));
+    /* a profile of another kind is no accelerator */
+    assert_int_equal(tc_accel_lookup("test-node", DATA, &a, name, sizeof name, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "needs an accelerator profile"));
+
+    /* A profile's content (as a scenario embeds it) reads back as the file did. */
+    tc_profile *p = NULL, *q = NULL;
+    assert_int_equal(tc_accel_profile_load("test-accel", DATA, &p, &err), TC_OK);
+    if (tc_profile_from_json("test-accel", tc_profile_json(p), "scenario network.profiles.test-accel", &q, &err))
+        fail_msg("from json: %s", err.msg);
+    assert_string_equal(tc_profile_json(p), tc_profile_json(q));
+    assert_string_equal(tc_profile_kind(q), "accelerator");
+    assert_int_equal(tc_accel_from_profile(q, &a, name, sizeof name, &err), TC_OK);
+    assert_true(a.flops == 100e12 && a.mem_Bps == 2e12);
+    tc_profile_free(q);
+    /* kept under another name, or without a field, it is refused */
+    assert_int_equal(tc_profile_from_json("h100", tc_profile_json(p), "x", &q, &err), TC_EINVAL);
+    assert_null(q);
+    assert_non_null(strstr(err.msg, "field 'name' is 'test-accel'"));
+    json_t *j = json_loads(tc_profile_json(p), 0, NULL);
+    json_object_del(json_object_get(j, "fields"), "mem_TBps");
+    char *txt = json_dumps(j, JSON_COMPACT);
+    assert_int_equal(tc_profile_from_json("test-accel", txt, "x", &q, &err), TC_OK);
+    assert_int_equal(tc_accel_from_profile(q, &a, name, sizeof name, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "fields.mem_TBps"));
+    tc_profile_free(q);
+    free(txt);
+    json_decref(j);
+    assert_int_equal(tc_profile_from_json("test-accel", "{\"schema\": 1}", "x", &q, &err), TC_EINVAL);
+    assert_null(q);
+    tc_profile_free(p);
+}
+
 /* The profiles shipped: each loads from the default path, every field has
  * a value and a source or says assumed, and its preset builds at 1 and 2
  * nodes (GPU nodes) or its own slice (TPU). */
@@ -167,6 +235,7 @@ int main(void)
         cmocka_unit_test(gpu_node_presets_expand_to_rail_optimized_clos),
         cmocka_unit_test(tpu_presets_expand_to_a_torus),
         cmocka_unit_test(bad_presets_and_profiles_are_named),
+        cmocka_unit_test(accelerators_are_found_in_the_directory_given),
         cmocka_unit_test(shipped_profiles_load_with_sources_and_build),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 #include <jansson.h>
+#include "topocc/compress.h"
+#include "topocc/outcome.h"
 #include "topocc/place.h"
 #include "topocc/report.h"
 #include "topocc/scenario.h"
@@ -332,6 +334,91 @@ static void csv_cells_are_numbers_in_si_units(void **state)
     tc_rtable_free(&t);
 }
 
+/* compress's accelerator: looked up in --profiles DIR first, embedded by
+ * content in network.profiles, and used from there when the scenario is
+ * read back without the directory (tests/data/profiles/test-accel.json:
+ * made-up figures, on no default path). */
+#define PROFILES TOPOCC_SOURCE_DIR "/tests/data/profiles"
+static tc_scenario *compress_with(const char *dir, const char *accel, tc_err *err)
+{
+    const char *f[] = {"--topo", "clos:down=8x8,up=1x8,bw=10Gbps", "--model", "resnet50", "--codec", "topk:ratio=0.01",
+                       "--steps-ratio", "topk:ratio=0.01=1.3", "--accel", accel, "--profiles", dir};
+    tc_scenario *s = tc_scenario_new(TC_CMD_COMPRESS);
+    for (size_t i = 0; i + 1 < sizeof f / sizeof *f; i += 2) {
+        const char *v[1] = {f[i + 1]};
+        if (tc_scenario_set_flag(s, f[i], v, 1, err))
+            fail_msg("%s %s: %s", f[i], f[i + 1], err->msg);
+    }
+    return s;
+}
+
+static void accelerator_profile_is_found_embedded_and_read_back(void **state)
+{
+    (void)state;
+    tc_err err = {{0}};
+    tc_accel a;
+    char name[64];
+    /* with the directory: found, and kept with the scenario */
+    tc_scenario *s = compress_with(PROFILES, "test-accel", &err);
+    if (tc_scenario_resolve(s, &err) || tc_scenario_check_given(s, &err))
+        fail_msg("resolve: %s", err.msg);
+    assert_int_equal(tc_scenario_accel(s, &a, name, sizeof name, &err), TC_OK);
+    assert_string_equal(a.name, "test-accel");
+    assert_true(a.flops == 100e12 && a.mem_Bps == 2e12);
+    char *text = dump(s);
+    json_t *j = json_loads(text, 0, NULL);
+    assert_non_null(j);
+    json_t *emb = json_object_get(json_object_get(json_object_get(j, "network"), "profiles"), "test-accel");
+    assert_string_equal(json_string_value(json_object_get(emb, "kind")), "accelerator");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(j, "compress"), "accel")), "test-accel");
+
+    /* read back with the directory gone: the embedded profile is used */
+    json_object_set_new(json_object_get(j, "network"), "profiles_dir", json_string("/nonexistent/topocc-profiles"));
+    tc_scenario *t = tc_scenario_new(TC_CMD_COMPRESS);
+    if (tc_scenario_read_json(t, j, "test", &err) || tc_scenario_resolve(t, &err) || tc_scenario_check_given(t, &err))
+        fail_msg("read back: %s", err.msg);
+    assert_int_equal(tc_scenario_accel(t, &a, name, sizeof name, &err), TC_OK);
+    assert_true(a.flops == 100e12 && a.mem_Bps == 2e12);
+    tc_compress_out *o = NULL;
+    if (tc_run_compress(t, NULL, &o, &err))
+        fail_msg("run: %s", err.msg);
+    assert_string_equal(o->accel->name, "test-accel");
+    assert_true(o->accel->flops == 100e12);
+    tc_compress_out_free(o);
+    tc_scenario_free(t);
+    /* ... and without the embedded profile too, it is unknown */
+    json_object_set_new(json_object_get(j, "network"), "profiles", json_object());
+    t = tc_scenario_new(TC_CMD_COMPRESS);
+    assert_int_equal(tc_scenario_read_json(t, j, "test", &err), TC_OK);
+    assert_int_equal(tc_scenario_resolve(t, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "unknown accelerator 'test-accel'"));
+    tc_scenario_free(t);
+    json_decref(j);
+    free(text);
+    tc_scenario_free(s);
+
+    /* without the directory: unknown, one line listing the default path's */
+    s = compress_with(PROFILES, "test-accel", &err);
+    s->profiles_dir[0] = '\0';
+    assert_int_equal(tc_scenario_resolve(s, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "unknown accelerator 'test-accel': accepted are "));
+    assert_non_null(strstr(err.msg, "h100"));
+    assert_null(strchr(err.msg, '\n'));
+    tc_scenario_free(s);
+    /* an unknown name with the directory lists both */
+    s = compress_with(PROFILES, "no-such-chip", &err);
+    assert_int_equal(tc_scenario_resolve(s, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "test-accel"));
+    assert_non_null(strstr(err.msg, "h100"));
+    tc_scenario_free(s);
+
+    /* the scenario round-trips byte for byte, its profile embedded */
+    const char *cp[] = {"--topo", "clos:down=8x8,up=1x8,bw=10Gbps", "--model", "resnet50", "--codec",
+                        "topk:ratio=0.01", "--steps-ratio", "topk:ratio=0.01=1.3", "--accel", "test-accel",
+                        "--profiles", PROFILES};
+    round_trip(TC_CMD_COMPRESS, cp, 12);
+}
+
 /* docs/SCENARIO.md defines every key of the table and every flag. */
 static void every_key_and_flag_is_documented(void **state)
 {
@@ -434,6 +521,7 @@ int main(void)
         cmocka_unit_test(partitions_cover_every_rank_once),
         cmocka_unit_test(shortest_numbers_read_back_exactly),
         cmocka_unit_test(csv_cells_are_numbers_in_si_units),
+        cmocka_unit_test(accelerator_profile_is_found_embedded_and_read_back),
         cmocka_unit_test(every_key_and_flag_is_documented),
         cmocka_unit_test(no_skip_reaches_the_scenario_and_the_simulator),
     };

@@ -12,6 +12,7 @@
 
 #include "topocc/core.h"
 #include "topocc/coll.h"
+#include "topocc/profile.h"
 
 typedef enum {
     TC_CODEC_FP32 = 0,
@@ -82,6 +83,25 @@ typedef struct tc_accel {
 const tc_accel *tc_accel_find(const char *name);
 /* The known accelerators' names, comma-separated, into buf. */
 void tc_accel_names(char *buf, size_t len);
+/* tc_accel_find and tc_accel_names read the default path only; these take
+ * the directory a scenario gives (network.profiles_dir, --profiles DIR),
+ * searched first, as presets do (topocc/profile.h). */
+/* The profile an accelerator name reads: "tpu" is tpu-v5p, others
+ * themselves. */
+const char *tc_accel_profile_name(const char *name);
+/* The accelerator profile p describes: kind "accelerator" with positive
+ * dense16_TFLOPS and mem_TBps (a failure names the field and the profile).
+ * out->name points to namebuf (len bytes), which receives the name. */
+tc_status tc_accel_from_profile(const tc_profile *p, tc_accel *out, char *namebuf, size_t len, tc_err *err);
+/* Loads the profile of accelerator name, dir first (NULL: none), then the
+ * default path. An unknown name fails with one line that lists the
+ * accelerator profiles found in dir and on the default path. */
+tc_status tc_accel_profile_load(const char *name, const char *dir, tc_profile **out, tc_err *err);
+/* tc_accel_profile_load then tc_accel_from_profile: the accelerator, by value. */
+tc_status tc_accel_lookup(const char *name, const char *dir, tc_accel *out, char *namebuf, size_t len, tc_err *err);
+/* The accelerator profiles found in dir (NULL: none) and on the default
+ * path, sorted, comma-separated, into buf. */
+void tc_accel_names_in(const char *dir, char *buf, size_t len);
 /* Encode+decode throughput of c on a, bytes of float32 input per second. */
 double tc_codec_accel_throughput(const tc_codec_spec *c, const tc_accel *a, uint64_t d, uint32_t n);
 

@@ -67,7 +67,9 @@ typedef struct tc_compress_row {
 typedef struct tc_compress_out {
     /* the workload */
     tc_model model;
-    const tc_accel *accel;   /* static (tc_accel_find) */
+    const tc_accel *accel;   /* &accel_used */
+    tc_accel accel_used;     /* the scenario's (tc_scenario_accel); name points to accel_name */
+    char accel_name[64];
     double mfu;              /* used: the scenario's, else the model's */
     uint32_t workers;        /* the job's ranks */
     double bucket_bytes;     /* used (TC_DDP_BUCKET_BYTES by default) */

@@ -1,7 +1,7 @@
 /*
  * topocc/profile.h - hardware profiles: one JSON schema and one directory
- * for every hardware description topocc uses (GPU nodes, TPU slices), and
- * the presets that turn a profile into a topology spec.
+ * for every hardware description topocc uses (GPU nodes, TPU slices,
+ * accelerators), and the presets that turn a profile into a topology spec.
  *
  * A profile is NAME.json (docs/PROFILES.md gives the schema):
  *   {"schema": "topocc-profile/1", "name": NAME, "kind": "gpu-node" | "tpu-slice" | "accelerator",
@@ -24,6 +24,13 @@ typedef struct tc_profile tc_profile;
  * (NULL: none). A missing or mistyped field is named with the file. */
 tc_status tc_profile_load(const char *name, const char *dir, tc_profile **out, tc_err *err);
 void tc_profile_free(tc_profile *p);
+/* A profile from its content (JSON text, e.g. one a scenario embeds in
+ * network.profiles), checked as a file is; its "name" must be name. origin
+ * names it in messages (e.g. "scenario network.profiles.h100") and is its
+ * tc_profile_path. */
+tc_status tc_profile_from_json(const char *name, const char *json, const char *origin, tc_profile **out, tc_err *err);
+/* Whether NAME.json is on the search path (dir first, NULL: none). */
+bool tc_profile_exists(const char *name, const char *dir);
 
 const char *tc_profile_name(const tc_profile *p);
 const char *tc_profile_kind(const tc_profile *p);

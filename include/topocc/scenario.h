@@ -92,8 +92,8 @@ typedef struct tc_scenario {
     bool links;                         /* topo: list every directed link */
     /* Presets (NAME[:nodes=N]), expanded by tc_scenario_resolve into
      * topologies after those of network.topo, then cleared; the profiles
-     * they read are kept by content in profiles (a JSON object, name ->
-     * profile; owned; NULL: none). */
+     * they read, and compress's accelerator profile, are kept by content
+     * in profiles (a JSON object, name -> profile; owned; NULL: none). */
     char preset[TC_SCN_MAX_TOPOS][128];
     int npreset;
     char profiles_dir[4096];            /* searched first ("": the default path) */
@@ -132,7 +132,7 @@ typedef struct tc_scenario {
 
     /* compress.* */
     char model[256];                    /* zoo name with overrides, or a custom model spec */
-    char accel[16];                     /* "h100", "tpu" */
+    char accel[64];                     /* an accelerator profile's name: "h100", "tpu" (tpu-v5p), ... */
     double mfu;                         /* 0: the model's */
     double bucket_bytes;                /* 0: TC_DDP_BUCKET_BYTES */
     bool offload, sweep_bw;
@@ -227,6 +227,13 @@ typedef struct tc_net {
 } tc_net;
 tc_status tc_net_build(const tc_scenario *s, tc_net *net, tc_err *err);
 void tc_net_free(tc_net *net);
+
+/* The accelerator of compress.accel (topocc/compress.h): the profile
+ * embedded in network.profiles under its name, else the one found in
+ * network.profiles_dir, else on the default path. out->name points to
+ * namebuf (len bytes). An unknown name fails listing the known ones. */
+struct tc_accel;
+tc_status tc_scenario_accel(const tc_scenario *s, struct tc_accel *out, char *namebuf, size_t len, tc_err *err);
 
 /* The evaluator options of network i (mode, routing, flow options);
  * fo receives the flow options o->flow points to. */

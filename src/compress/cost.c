@@ -190,8 +190,10 @@ static double flops_per_coord(const tc_codec_spec *c, uint64_t d)
  * which run on vector units unless the transform is written as small matrix
  * products for the tensor cores. */
 /* The accelerators are the "accelerator" profiles on the profile search
- * path (docs/PROFILES.md; dense16_TFLOPS, mem_TBps with their sources),
- * read once. "tpu" names tpu-v5p. */
+ * path (docs/PROFILES.md; dense16_TFLOPS, mem_TBps with their sources).
+ * tc_accel_find's table holds the default path's, read once; a directory
+ * given (--profiles) is searched by tc_accel_lookup, which reads the files
+ * each time. "tpu" names tpu-v5p. */
 #define MAX_ACCELS 64
 static tc_accel accel_tab[MAX_ACCELS];
 static char accel_name[MAX_ACCELS][64];
@@ -230,6 +232,62 @@ const tc_accel *tc_accel_find(const char *name)
         if (strcmp(name, accel_tab[i].name) == 0)
             return &accel_tab[i];
     return NULL;
+}
+
+const char *tc_accel_profile_name(const char *name)
+{
+    return name && strcmp(name, "tpu") == 0 ? "tpu-v5p" : name;
+}
+
+tc_status tc_accel_from_profile(const tc_profile *p, tc_accel *out, char *namebuf, size_t len, tc_err *err)
+{
+    if (strcmp(tc_profile_kind(p), "accelerator") != 0)
+        return tc_fail(err, TC_EINVAL, "profile %s: kind '%s': --accel needs an accelerator profile (a chip)",
+                       tc_profile_path(p), tc_profile_kind(p));
+    double fl = 0, mem = 0;
+    tc_status st = tc_profile_num(p, "dense16_TFLOPS", &fl, err);
+    if (st == TC_OK)
+        st = tc_profile_num(p, "mem_TBps", &mem, err);
+    if (st)
+        return st;
+    if (!(fl > 0 && fl < 1e12) || !(mem > 0 && mem < 1e12))
+        return tc_fail(err, TC_EINVAL, "profile %s: field 'fields.%s.value' must be positive, not %g",
+                       tc_profile_path(p), fl > 0 && fl < 1e12 ? "mem_TBps" : "dense16_TFLOPS",
+                       fl > 0 && fl < 1e12 ? mem : fl);
+    const char *name = tc_profile_name(p);
+    if (strlen(name) >= len)
+        return tc_fail(err, TC_EINTERNAL, "internal: accelerator name '%s' longer than its buffer", name);
+    snprintf(namebuf, len, "%s", name);
+    *out = (tc_accel){namebuf, mem * 1e12, fl * 1e12};
+    return TC_OK;
+}
+
+void tc_accel_names_in(const char *dir, char *buf, size_t len)
+{
+    tc_profile_list_kind(dir, "accelerator", buf, len);
+}
+
+tc_status tc_accel_profile_load(const char *name, const char *dir, tc_profile **out, tc_err *err)
+{
+    *out = NULL;
+    const char *pn = tc_accel_profile_name(name);
+    if (!pn || !tc_profile_exists(pn, dir)) {
+        char known[2048];
+        tc_accel_names_in(dir, known, sizeof known);
+        return tc_fail(err, TC_EINVAL, "unknown accelerator '%s': accepted are %s (tpu: tpu-v5p)", name ? name : "",
+                       known);
+    }
+    return tc_profile_load(pn, dir, out, err);
+}
+
+tc_status tc_accel_lookup(const char *name, const char *dir, tc_accel *out, char *namebuf, size_t len, tc_err *err)
+{
+    tc_profile *p = NULL;
+    tc_status st = tc_accel_profile_load(name, dir, &p, err);
+    if (st == TC_OK)
+        st = tc_accel_from_profile(p, out, namebuf, len, err);
+    tc_profile_free(p);
+    return st;
 }
 
 void tc_accel_names(char *buf, size_t len)

@@ -264,9 +264,10 @@ static bool has_presets(const tc_scenario *s)
 {
     return s->npreset > 0;
 }
+/* compress reads an accelerator profile (compress.accel) too. */
 static bool has_profiles(const tc_scenario *s)
 {
-    return s->profiles != NULL || s->npreset > 0;
+    return s->profiles != NULL || s->npreset > 0 || s->command == TC_CMD_COMPRESS;
 }
 
 SET(set_names)

@@ -128,7 +128,8 @@ static const opt_def opts[] = {
       "resnet50, vgg16, bert-large, gpt2-xl, llama-7b[:batch=B,mfu=F] or params=N,layers=L,flops=F"},
      F_VALUE},
     {{"--accel", "compress.accel", "compress", "NAME", B(COMPRESS), false,
-      "the accelerator: an accelerator profile (h100 by default; a100, b200, tpu-v5p, ...; docs/PROFILES.md)"},
+      "the accelerator: an accelerator profile (h100 by default; a100, b200, tpu-v5p, ...; searched in --profiles DIR "
+      "first; docs/PROFILES.md)"},
      F_VALUE},
     {{"--mfu", "compress.mfu", "compress", "F", B(COMPRESS), false, "model FLOPs utilisation (default: the model's)"},
      F_VALUE},

@@ -306,12 +306,10 @@ static tc_status make_workload(job *J, const tc_net *net, tc_flow_opts *fo, tc_e
     tc_status st;
     if ((st = tc_model_parse(s->model, &w->model, err)))
         return st;
-    w->accel = tc_accel_find(s->accel[0] ? s->accel : "h100");
-    if (!w->accel) {
-        char known[1024];
-        tc_accel_names(known, sizeof known);
-        return tc_fail(err, TC_EINVAL, "unknown accelerator '%s': accepted are %s (tpu: tpu-v5p)", s->accel, known);
-    }
+    /* The profile the resolved scenario embeds, else the search path. */
+    if ((st = tc_scenario_accel(s, &o->accel_used, o->accel_name, sizeof o->accel_name, err)))
+        return st;
+    w->accel = &o->accel_used;
     w->mfu = s->mfu;
     w->bucket_bytes = s->bucket_bytes;
     w->offload = s->offload;

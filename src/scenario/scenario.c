@@ -316,6 +316,28 @@ static tc_status canonical_codec_or_kind(char *c, size_t len, const char *what, 
     return TC_OK;
 }
 
+/* Keeps profile p by content in s->profiles (network.profiles), under its
+ * name, replacing one of that name. */
+static tc_status embed_profile(tc_scenario *s, const tc_profile *p, tc_err *err)
+{
+    json_t *all = s->profiles ? json_loads(s->profiles, 0, NULL) : json_object();
+    if (!all)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    tc_status st = TC_OK;
+    json_t *c = json_loads(tc_profile_json(p), 0, NULL);
+    if (!c || json_object_set_new(all, tc_profile_name(p), c))
+        st = tc_fail(err, TC_EINTERNAL, "out of memory");
+    char *txt = st == TC_OK ? json_dumps(all, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    if (st == TC_OK && !txt)
+        st = tc_fail(err, TC_EINTERNAL, "out of memory");
+    if (st == TC_OK) {
+        free(s->profiles);
+        s->profiles = txt;
+    }
+    json_decref(all);
+    return st;
+}
+
 /* Presets become topologies after network.topo's; the profiles they read
  * are kept by content in s->profiles, and the presets are cleared (a
  * resolved scenario has its topologies as specs: resolving is idempotent). */
@@ -326,9 +348,6 @@ static tc_status resolve_presets(tc_scenario *s, tc_err *err)
     if (s->ntopo + s->npreset > TC_SCN_MAX_TOPOS)
         return tc_fail(err, TC_EINVAL, "%d topologies and %d presets: at most %d in all", s->ntopo, s->npreset,
                        TC_SCN_MAX_TOPOS);
-    json_t *all = s->profiles ? json_loads(s->profiles, 0, NULL) : json_object();
-    if (!all)
-        return tc_fail(err, TC_EINTERNAL, "out of memory");
     tc_status st = TC_OK;
     for (int i = 0; i < s->npreset && st == TC_OK; i++) {
         tc_profile *p = NULL;
@@ -337,22 +356,115 @@ static tc_status resolve_presets(tc_scenario *s, tc_err *err)
         if (st)
             break;
         s->ntopo++;
-        json_t *c = json_loads(tc_profile_json(p), 0, NULL);
-        if (!c || json_object_set_new(all, tc_profile_name(p), c))
-            st = tc_fail(err, TC_EINTERNAL, "out of memory");
+        st = embed_profile(s, p, err);
         tc_profile_free(p);
     }
     if (st == TC_OK) {
-        char *txt = json_dumps(all, JSON_COMPACT | JSON_SORT_KEYS);
-        if (!txt)
-            st = tc_fail(err, TC_EINTERNAL, "out of memory");
-        free(s->profiles);
-        s->profiles = txt;
         s->npreset = 0;
         s->given_mask &= ~(1ull << tc_scn_key_index("network.preset"));
         s->flag_mask &= ~(1ull << tc_scn_key_index("network.preset"));
     }
+    return st;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The accelerator profiles known to s: those embedded in network.profiles
+ * and those found in network.profiles_dir and on the default path, sorted,
+ * comma-separated. */
+static void accel_names(const tc_scenario *s, char *buf, size_t len)
+{
+    char path[2048];
+    tc_accel_names_in(s->profiles_dir[0] ? s->profiles_dir : NULL, path, sizeof path);
+    const char *names[256];
+    size_t n = 0;
+    if (strcmp(path, "(none found)") != 0)
+        for (char *save = NULL, *nm = strtok_r(path, ", ", &save); nm && n < 256; nm = strtok_r(NULL, ", ", &save))
+            names[n++] = nm;
+    json_t *all = s->profiles ? json_loads(s->profiles, 0, NULL) : NULL;
+    const char *k;
+    json_t *c;
+    if (all) {
+        json_object_foreach(all, k, c) {
+            const char *kind = json_string_value(json_object_get(c, "kind"));
+            bool dup = !kind || strcmp(kind, "accelerator") != 0;
+            for (size_t i = 0; i < n && !dup; i++)
+                dup = strcmp(names[i], k) == 0;
+            if (!dup && n < 256)
+                names[n++] = k;
+        }
+    }
+    qsort(names, n, sizeof *names, cmp_name);
+    size_t at = 0;
+    if (len)
+        snprintf(buf, len, "%s", n ? "" : "none (no accelerator profile found)");
+    for (size_t i = 0; i < n && at < len; i++) {
+        int w = snprintf(buf + at, len - at, "%s%s", i ? ", " : "", names[i]);
+        at += w > 0 ? (size_t)w : 0;
+    }
     json_decref(all);
+}
+
+/* The accelerator profile of compress.accel: the one embedded in
+ * network.profiles under its name, else network.profiles_dir's, else the
+ * default path's; fresh (a flag gave --accel or --profiles, as a --preset
+ * flag reads its file): the files first, then the embedded one. *prof
+ * receives the profile (the caller frees it). */
+static tc_status scn_accel_profile(const tc_scenario *s, bool fresh, tc_profile **prof, tc_err *err)
+{
+    *prof = NULL;
+    const char *name = s->accel[0] ? s->accel : "h100";
+    const char *pn = tc_accel_profile_name(name);
+    const char *dir = s->profiles_dir[0] ? s->profiles_dir : NULL;
+    json_t *all = s->profiles ? json_loads(s->profiles, 0, NULL) : NULL;
+    json_t *c = all ? json_object_get(all, pn) : NULL;
+    bool file = tc_profile_exists(pn, dir);
+    tc_status st;
+    if (c && !(fresh && file)) {
+        char origin[128];
+        snprintf(origin, sizeof origin, "scenario network.profiles.%.64s", pn);
+        char *txt = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS);
+        st = txt ? tc_profile_from_json(pn, txt, origin, prof, err) : tc_fail(err, TC_EINTERNAL, "out of memory");
+        free(txt);
+    } else if (file) {
+        st = tc_accel_profile_load(name, dir, prof, err);
+    } else {
+        char known[1024];
+        accel_names(s, known, sizeof known);
+        st = tc_fail(err, TC_EINVAL, "unknown accelerator '%s': accepted are %s (tpu: tpu-v5p)", name, known);
+    }
+    json_decref(all);
+    return st;
+}
+
+tc_status tc_scenario_accel(const tc_scenario *s, tc_accel *out, char *namebuf, size_t len, tc_err *err)
+{
+    tc_profile *p = NULL;
+    tc_status st = scn_accel_profile(s, false, &p, err);
+    if (st == TC_OK)
+        st = tc_accel_from_profile(p, out, namebuf, len, err);
+    tc_profile_free(p);
+    return st;
+}
+
+/* compress's accelerator: found (read again from the files when --accel
+ * or --profiles is given as a flag, as a --preset flag is), checked, and
+ * kept by content in network.profiles beside the presets' profiles. */
+static tc_status resolve_accel(tc_scenario *s, tc_err *err)
+{
+    uint64_t flags = (1ull << tc_scn_key_index("compress.accel")) | (1ull << tc_scn_key_index("network.profiles_dir"));
+    tc_profile *p = NULL;
+    tc_accel a;
+    char name[64];
+    tc_status st = scn_accel_profile(s, (s->flag_mask & flags) != 0, &p, err);
+    if (st == TC_OK)
+        st = tc_accel_from_profile(p, &a, name, sizeof name, err);
+    if (st == TC_OK)
+        st = embed_profile(s, p, err);
+    tc_profile_free(p);
     return st;
 }
 
@@ -477,13 +589,7 @@ static tc_status resolve_codecs(tc_scenario *s, tc_err *err)
     tc_model m;
     if ((st = tc_model_parse(s->model, &m, err)))
         return st;
-    if (!tc_accel_find(s->accel))
-    {
-        char known[1024];
-        tc_accel_names(known, sizeof known);
-        return tc_fail(err, TC_EINVAL, "unknown accelerator '%s': accepted are %s (tpu: tpu-v5p)", s->accel, known);
-    }
-    return TC_OK;
+    return resolve_accel(s, err);
 }
 
 /* The routing actually modelled, where one name says it: D-mod-k on a Clos

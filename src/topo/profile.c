@@ -156,12 +156,10 @@ static tc_status check_fields(const char *path, json_t *fields, tc_err *err)
     return TC_OK;
 }
 
-static tc_status read_profile(tc_profile *p, const char *path, tc_err *err)
+/* Checks a profile's content (root, owned by p from here) and keeps it;
+ * path names it in messages (a file, or where in a scenario it was). */
+static tc_status check_profile(tc_profile *p, json_t *root, const char *path, tc_err *err)
 {
-    json_error_t je;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    if (!root)
-        return tc_fail(err, TC_EINVAL, "profile %s: line %d column %d: %s", path, je.line, je.column, je.text);
     p->root = root;
     if (strlen(path) >= sizeof p->path)
         return tc_fail(err, TC_EINVAL, "profile path too long (at most %zu bytes)", sizeof p->path - 1);
@@ -191,42 +189,96 @@ static tc_status read_profile(tc_profile *p, const char *path, tc_err *err)
     return TC_OK;
 }
 
-tc_status tc_profile_load(const char *name, const char *dir, tc_profile **out, tc_err *err)
+static tc_status read_profile(tc_profile *p, const char *path, tc_err *err)
+{
+    json_error_t je;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!root)
+        return tc_fail(err, TC_EINVAL, "profile %s: line %d column %d: %s", path, je.line, je.column, je.text);
+    return check_profile(p, root, path, err);
+}
+
+/* Whether the name in p's content is name (what: the file's name, or the
+ * key it is embedded under). */
+static tc_status check_name(tc_profile *p, const char *name, const char *what, tc_err *err)
+{
+    const char *in = json_string_value(json_object_get(p->root, "name"));
+    if (strcmp(in, name) != 0)
+        return tc_fail(err, TC_EINVAL, "profile %s: field 'name' is '%s', not %s '%s'", p->path, in, what, name);
+    snprintf(p->name, sizeof p->name, "%s", name);
+    return TC_OK;
+}
+
+tc_status tc_profile_from_json(const char *name, const char *json, const char *origin, tc_profile **out, tc_err *err)
 {
     *out = NULL;
-    char known[2048];
-    if (!valid_name(name)) {
-        tc_profile_list(dir, known, sizeof known);
-        return tc_fail(err, TC_EINVAL, "unknown preset '%s': known are %s", name, known);
+    if (!valid_name(name))
+        return tc_fail(err, TC_EINVAL, "profile %s: '%s' is not a profile name (letters, digits, '-', '_', '.')",
+                       origin, name);
+    json_error_t je;
+    json_t *root = json_loads(json, JSON_REJECT_DUPLICATES, &je);
+    if (!root)
+        return tc_fail(err, TC_EINVAL, "profile %s: line %d column %d: %s", origin, je.line, je.column, je.text);
+    tc_profile *p = calloc(1, sizeof *p);
+    if (!p) {
+        json_decref(root);
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
     }
+    tc_status st = check_profile(p, root, origin, err);
+    if (st == TC_OK)
+        st = check_name(p, name, "the name it is kept under", err);
+    if (st) {
+        tc_profile_free(p);
+        return st;
+    }
+    *out = p;
+    return TC_OK;
+}
+
+/* The first NAME.json on the search path into path; false if none. */
+static bool find_file(const char *name, const char *dir, char *path, size_t len)
+{
     char dirs[MAX_DIRS][4096];
     int nd = search_dirs(dir, dirs, MAX_DIRS);
     for (int i = 0; i < nd; i++) {
-        char path[4200];
-        int w = snprintf(path, sizeof path, "%s/%s.json", dirs[i], name);
-        if (w < 0 || (size_t)w >= sizeof path)
+        int w = snprintf(path, len, "%s/%s.json", dirs[i], name);
+        if (w < 0 || (size_t)w >= len)
             continue;
         FILE *f = fopen(path, "r");
-        if (!f)
-            continue;
-        fclose(f);
-        tc_profile *p = calloc(1, sizeof *p);
-        if (!p)
-            return tc_fail(err, TC_EINTERNAL, "out of memory");
-        tc_status st = read_profile(p, path, err);
-        if (st == TC_OK && strcmp(json_string_value(json_object_get(p->root, "name")), name) != 0)
-            st = tc_fail(err, TC_EINVAL, "profile %s: field 'name' is '%s', not the file's name '%s'", path,
-                         json_string_value(json_object_get(p->root, "name")), name);
-        if (st) {
-            tc_profile_free(p);
-            return st;
+        if (f) {
+            fclose(f);
+            return true;
         }
-        snprintf(p->name, sizeof p->name, "%s", name);
-        *out = p;
-        return TC_OK;
     }
-    tc_profile_list(dir, known, sizeof known);
-    return tc_fail(err, TC_EINVAL, "unknown preset '%s': known are %s", name, known);
+    return false;
+}
+
+bool tc_profile_exists(const char *name, const char *dir)
+{
+    char path[4200];
+    return valid_name(name) && find_file(name, dir, path, sizeof path);
+}
+
+tc_status tc_profile_load(const char *name, const char *dir, tc_profile **out, tc_err *err)
+{
+    *out = NULL;
+    char known[2048], path[4200];
+    if (!valid_name(name) || !find_file(name, dir, path, sizeof path)) {
+        tc_profile_list(dir, known, sizeof known);
+        return tc_fail(err, TC_EINVAL, "unknown preset '%s': known are %s", name, known);
+    }
+    tc_profile *p = calloc(1, sizeof *p);
+    if (!p)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    tc_status st = read_profile(p, path, err);
+    if (st == TC_OK)
+        st = check_name(p, name, "the file's name", err);
+    if (st) {
+        tc_profile_free(p);
+        return st;
+    }
+    *out = p;
+    return TC_OK;
 }
 
 void tc_profile_free(tc_profile *p)
@@ -349,12 +401,19 @@ static tc_status expand_gpu_node(const tc_profile *p, uint32_t nodes, char *spec
     if (radix < 2 || radix % 2)
         return tc_fail(err, TC_EINVAL, "profile %s: field 'fields.leaf_radix.value' must be even, not %u", p->path,
                        radix);
-    char node[256], nics[32] = "";
+    /* nvlink_sharp (optional, 0 or 1): the NVSwitch reduces and multicasts */
+    double sharp = 0;
+    if (field(p, "nvlink_sharp") && (st = tc_profile_num(p, "nvlink_sharp", &sharp, err)) != TC_OK)
+        return st;
+    if (sharp != 0 && sharp != 1)
+        return tc_fail(err, TC_EINVAL, "profile %s: field 'fields.nvlink_sharp.value' must be 0 or 1, not %g", p->path,
+                       sharp);
+    char node[288], nics[32] = "";
     if (R < G)
         snprintf(nics, sizeof nics, ",nics=%u", R);
     snprintf(node, sizeof node,
-             "bw=%.12gGbps,lat=%.12gns,hop_lat=%.12gns,node=%u,node_bw=%.12gGB/s,node_lat=%.12gns%s,arch=%.16s", nic,
-             cable, swlat, G, nv * eff, nvlat, nics, arch);
+             "bw=%.12gGbps,lat=%.12gns,hop_lat=%.12gns,node=%u,node_bw=%.12gGB/s,node_lat=%.12gns%s%s,arch=%.16s", nic,
+             cable, swlat, G, nv * eff, nvlat, sharp == 1 ? ",node_reduce=1" : "", nics, arch);
     if (nodes == 1) {
         snprintf(spec, len, "clos:down=%u,up=1,%s", R, node);
         return TC_OK;
