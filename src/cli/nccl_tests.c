@@ -27,7 +27,7 @@ static const char *help =
     "  -d TYPE        float (default), half, bfloat16, double, int8, f8e4m3 (nccl-tests' names)\n"
     "  -o REDOP       sum (default); prod, min, max, avg are timed as sum\n"
     "  -r ROOT        root of broadcast and reduce (default 0)\n"
-    "  --algo ALGO    default nccl-ring (NCCL's ring, Simple); any algorithm of collective\n"
+    "  --algo ALGO    default nccl (NCCL's choice of algorithm and protocol); any algorithm of collective\n"
     "  --compare FILE a saved nccl-tests output: predicted against measured, per size, with\n"
     "                 the error; without -b/-e the file's sizes are predicted\n"
     "\n"
@@ -204,11 +204,12 @@ static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows,
         st = set1(s, in->preset ? "--preset" : "--topo", in->preset ? in->preset : in->topo, err);
     if (st == TC_OK)
         st = set1(s, "--op", in->op ? in->op : "allreduce", err);
-    /* NCCL's ring for the operations it runs as a ring; MPI's choice for
-     * the others (nccl-ring has no broadcast, reduce or all-to-all). */
+    /* NCCL's own choice (its tuning model) for the operations NCCL's
+     * modelled algorithms run, as a real nccl-tests run would get; MPI's
+     * choice for the others (no broadcast, reduce or all-to-all yet). */
     const char *op = in->op ? in->op : "allreduce";
     bool ringable = !strcmp(op, "allreduce") || !strcmp(op, "allgather") || !strcmp(op, "reducescatter");
-    const char *algo = in->algo ? in->algo : ringable ? "nccl-ring" : "auto";
+    const char *algo = in->algo ? in->algo : ringable ? "nccl" : "auto";
     if (st == TC_OK) {
         /* nccl-tests' root rides on the algorithm: ALGO:root=R */
         char a[160];

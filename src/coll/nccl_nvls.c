@@ -249,67 +249,92 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Whether the stage at offset o moves a chunk at step. */
+static bool on(uint32_t step, uint32_t o, uint32_t nch)
+{
+    return step >= o && step - o < nch;
+}
+
+/* One step's figures, counted from the structure (as emit_nvls sends),
+ * without emitting: per node, its switch, a head GPU and a GPU that is no
+ * head (all GPUs of a node but the heads send and receive alike), summed
+ * over the channels. Every transfer is one block. */
+static void step_figures(const tc_sched *s, uint32_t step, uint32_t *fanout, uint32_t *fanin)
+{
+    const nvls_state *st = s->state;
+    uint32_t C = st->C, H = st->H, G = st->G, M = st->M, D = st->D, n = st->nch;
+    uint32_t fo = 0, fi = 0;
+    for (uint32_t x = 0; x < M; x++) {
+        uint32_t so = 0, si = 0, ho = 0, hi = 0, go = 0, gi = 0;
+        for (uint32_t k = 0; k < C; k++) {
+            uint32_t tr = k % 2, nd = st->nd[tr * M + x], nc = 0;
+            int32_t par = st->parent[tr * M + x];
+            uint32_t A = on(step, D - nd - 2, n), B = on(step, D - nd - 1, n);
+            uint32_t U = par >= 0 && on(step, D - nd, n), Dn = on(step, D + nd, n), Mc = on(step, D + nd + 1, n);
+            uint32_t from_children = 0, from_parent = par >= 0 && on(step, D + nd - 1, n);
+            for (int c = 0; c < 2; c++) {
+                int32_t ch = st->child[(tr * M + x) * 2 + c];
+                if (ch >= 0) {
+                    nc++;
+                    from_children += on(step, D - nd - 1, n); /* a child head (depth nd + 1) sends up */
+                }
+            }
+            so += B * H + Mc * G * H;
+            si += A * G * H + Dn * H;
+            go += A * H, gi += Mc * H;
+            ho += A * H + U + Dn * (nc + 1);
+            hi += Mc * H + B + from_children + from_parent;
+        }
+        uint32_t o3[3] = {so, ho, G > H ? go : ho}, i3[3] = {si, hi, G > H ? gi : hi};
+        for (int i = 0; i < 3; i++) {
+            fo = o3[i] > fo ? o3[i] : fo;
+            fi = i3[i] > fi ? i3[i] : fi;
+        }
+    }
+    *fanout = fo, *fanin = fi;
+}
+
 /* Phases: the steps between the moments a stage starts, leaves its first
  * chunk (piped from then on) or ends; each phase's figures from its first
  * step. */
 static tc_status nvls_phases(tc_sched *s, tc_err *err)
 {
     const nvls_state *st = s->state;
-    uint32_t D = st->D, n = st->nch, total = n + D + st->maxnd + 1, P = tc_sched_parts(s);
+    uint32_t D = st->D, n = st->nch, total = n + D + st->maxnd + 1;
     size_t cap = 15 * ((size_t)st->maxnd + 1) + 2, nb = 0;
     uint32_t *b = malloc(cap * sizeof *b);
-    uint32_t *fo = calloc(P, sizeof *fo), *fi = calloc(P, sizeof *fi);
-    double *bo = calloc(P, sizeof *bo), *bi = calloc(P, sizeof *bi);
-    tc_xfers x;
-    tc_xfers_init(&x, false);
-    tc_status rc = b && fo && fi && bo && bi ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
-    if (rc == TC_OK) {
-        b[nb++] = 0;
-        b[nb++] = total;
-        for (uint32_t nd = 0; nd <= st->maxnd; nd++) {
-            uint32_t o[5] = {D - nd - 2, D - nd - 1, D - nd, D + nd, D + nd + 1};
-            for (int i = 0; i < 5; i++) {
-                uint32_t c3[3] = {o[i], o[i] + 1, o[i] + n};
-                for (int j = 0; j < 3; j++)
-                    if (c3[j] < total)
-                        b[nb++] = c3[j];
-            }
+    if (!b)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    b[nb++] = 0;
+    b[nb++] = total;
+    for (uint32_t nd = 0; nd <= st->maxnd; nd++) {
+        uint32_t o[5] = {D - nd - 2, D - nd - 1, D - nd, D + nd, D + nd + 1};
+        for (int i = 0; i < 5; i++) {
+            uint32_t c3[3] = {o[i], o[i] + 1, o[i] + n};
+            for (int j = 0; j < 3; j++)
+                if (c3[j] < total)
+                    b[nb++] = c3[j];
         }
-        qsort(b, nb, sizeof *b, cmp_u32);
     }
+    qsort(b, nb, sizeof *b, cmp_u32);
+    tc_status rc = TC_OK;
     for (size_t i = 0; i + 1 < nb && rc == TC_OK; i++) {
         if (b[i] == b[i + 1])
             continue;
-        tc_xfers_clear(&x);
-        if (emit_nvls(s, b[i], &x) != TC_OK) {
-            rc = tc_fail(err, TC_EINTERNAL, "out of memory");
-            break;
-        }
-        uint32_t mfo = 0, mfi = 0;
-        double mb = 0, mbo = 0, mbi = 0;
-        for (size_t j = 0; j < x.n; j++) {
-            const tc_xfer *t = &x.v[j];
-            mfo = ++fo[t->src] > mfo ? fo[t->src] : mfo;
-            mfi = ++fi[t->dst] > mfi ? fi[t->dst] : mfi;
-            bo[t->src] += t->bytes, bi[t->dst] += t->bytes;
-            mbo = fmax(mbo, bo[t->src]), mbi = fmax(mbi, bi[t->dst]), mb = fmax(mb, t->bytes);
-        }
-        for (size_t j = 0; j < x.n; j++) {
-            fo[x.v[j].src] = fi[x.v[j].dst] = 0;
-            bo[x.v[j].src] = bi[x.v[j].dst] = 0;
-        }
-        tc_phase *ph = tc_sched_add_phase(s, b[i + 1] - b[i], TC_PAT_GENERIC, 0, mb, st->M > 1 ? "nvls tree" : "nvls");
+        uint32_t fo, fi;
+        step_figures(s, b[i], &fo, &fi);
+        tc_phase *ph = tc_sched_add_phase(s, b[i + 1] - b[i], TC_PAT_GENERIC, 0, s->blk_bytes,
+                                          st->M > 1 ? "nvls tree" : "nvls");
         if (!ph) {
             rc = tc_fail(err, TC_EINTERNAL, "out of memory");
             break;
         }
-        ph->fanout = mfo ? mfo : 1;
-        ph->fanin = mfi ? mfi : 1;
-        ph->rank_bytes = mbo;
-        ph->rank_bytes_in = mbi;
+        ph->fanout = fo ? fo : 1;
+        ph->fanin = fi ? fi : 1;
+        ph->rank_bytes = ph->fanout * s->blk_bytes;
+        ph->rank_bytes_in = ph->fanin * s->blk_bytes;
     }
-    tc_xfers_free(&x);
-    free(b), free(fo), free(fi), free(bo), free(bi);
+    free(b);
     return rc;
 }
 
