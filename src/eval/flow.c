@@ -9,8 +9,10 @@
  * (the sender's overhead clock), then sends (its flow is in the rate solver,
  * maxmin.c), then propagates for its path latency and is delivered.
  * Each flow has exactly one pending event at a time (start, end of sending,
- * delivery), so one indexed 4-ary heap of flows keyed by that time is the
- * event queue. Events within TC_FLOW_BATCH_REL of the earliest are one batch, after
+ * delivery), so a queue of flows keyed by that time is the event queue:
+ * FIFO lanes of nondecreasing times, where most times go, and an indexed
+ * 4-ary heap for the rest ("the event queue" below). Events within
+ * TC_FLOW_BATCH_REL of the earliest are one batch, after
  * which the solver recomputes the rates of the components that changed, and
  * only flows whose rate changed get a new finish time. A flow's bytes left
  * are brought up to date only when its rate changes (rem -= rate * elapsed).
@@ -19,16 +21,20 @@
  * sends it has not issued, pend its undelivered receives of steps before
  * issue, outst its sends still being sent. A transfer that must wait for its
  * receiver (rendezvous; under auto, one above the eager limit) is parked on
- * the receiver's slot of its step until the receiver reaches the step. Steps
- * are emitted on demand into a window [lo, hi) of slots (one per step:
- * transfers sorted by sender, and per rank the receives not yet delivered);
- * a slot is reused once every rank has passed it and all its transfers are
- * delivered.
+ * the receiver's entry for its step until the receiver reaches the step.
+ * Steps are emitted on demand into a window [lo, hi) of slots, one per step:
+ * its transfers sorted by sender (a table, fl_tab, shared by consecutive
+ * steps that carry the same transfers) and its counters; a slot is reused
+ * once every rank has passed it and all its transfers are delivered. What a
+ * step holds for one rank, receives delivered before the rank reached the
+ * step and transfers parked on it, is kept by the rank (fl_ahead), for the
+ * steps ahead of it that have any: memory in proportion to the ranks and
+ * steps in flight, not to ranks times live steps.
  *
  * Data layout: flows are structs of arrays indexed by flow id, ids recycled
- * through a free list; a rank's counters are one struct (fl_rank), and so is
- * what a step holds for a rank (fl_srank); link byte counters are one array
- * by link ID. Nothing is allocated per event once the arrays have grown.
+ * through a free list; a rank's counters are one struct (fl_rank, 32
+ * bytes); link byte counters are one array by link ID. Nothing is allocated
+ * per event once the arrays have grown.
  */
 #include <errno.h>
 #include <math.h>
@@ -45,7 +51,19 @@ static tc_status oom(fl_sim *S)
     return S->st;
 }
 
-/* ---- the event heap (indexed by flow) ---- */
+/* ---- the event queue ----
+ *
+ * Each flow with a pending event is in one of two places. Most events are
+ * scheduled a fixed delay after the event that schedules them (a start
+ * alpha after the issue, a delivery a path latency after the end of
+ * sending, an end of sending at one of a few rates), so the times inserted
+ * by one kind come in order: such a time goes at the tail of a lane, a
+ * FIFO of nondecreasing times (the lane whose tail is the latest no later
+ * than it). A time no lane can take goes to an indexed 4-ary heap. The
+ * earliest event is the earliest of the heap's top and the lanes' heads
+ * (ties: the heap first, then the lanes in order). A flow in a lane whose
+ * time changes leaves a stale entry behind (its generation is no longer
+ * the flow's), skipped when it reaches the head. */
 
 /* A 4-ary heap of (time, flow) pairs: the four children of a node share one
  * cache line (fl_sim.heap), and the tree is half as deep as a binary one. */
@@ -94,29 +112,10 @@ static void heap_down(fl_sim *S, uint32_t i)
     heap_place(S, i, e);
 }
 
-/* Sets flow f's event time (the heap has room for every flow id). */
-static void heap_set(fl_sim *S, uint32_t f, double key)
-{
-    uint32_t i = S->f_hpos[f];
-    if (i == NONE) {
-        i = S->hn++;
-        heap_place(S, i, (fl_hent){key, f});
-        heap_up(S, i);
-        return;
-    }
-    double old = S->heap[i].key;
-    S->heap[i].key = key;
-    if (key < old)
-        heap_up(S, i);
-    else
-        heap_down(S, i);
-}
-
-/* Removes flow f from the heap. */
+/* Removes flow f, in the heap, from it. */
 static void heap_remove(fl_sim *S, uint32_t f)
 {
     uint32_t i = S->f_hpos[f];
-    S->f_hpos[f] = NONE;
     if (--S->hn == i)
         return;
     double old = S->heap[i].key;
@@ -125,6 +124,170 @@ static void heap_remove(fl_sim *S, uint32_t f)
         heap_up(S, i);
     else
         heap_down(S, i);
+}
+
+/* Lane L's i-th entry from its head. */
+static inline fl_hent *lane_at(fl_lane *L, uint32_t i)
+{
+    return &L->v[(L->head + i) & (L->cap - 1)];
+}
+
+/* Lane k's head and tail times, after a change. */
+static inline void lane_ends(fl_sim *S, uint32_t k)
+{
+    fl_lane *L = &S->lanes[k];
+    S->qhead[k] = L->n ? L->v[L->head].key : INFINITY;
+    S->qtail[k] = L->n ? lane_at(L, L->n - 1)->key : -INFINITY;
+}
+
+/* Drops lane k's head, and the stale entries behind it. */
+static void lane_pop(fl_sim *S, uint32_t k)
+{
+    fl_lane *L = &S->lanes[k];
+    L->head = (L->head + 1) & (L->cap - 1);
+    L->n--;
+    while (L->n && S->f_hpos[L->v[L->head].f] != FL_LANE_POS(k, L->head)) {
+        L->head = (L->head + 1) & (L->cap - 1);
+        L->n--;
+        S->q_stale--;
+    }
+    if (L->n)
+        S->qhead[k] = L->v[L->head].key;
+    else
+        lane_ends(S, k);
+}
+
+/* Lane k's entries that are not stale, in order, into a new array of nc
+ * (at least their number); false when out of memory. */
+static bool lane_rebuild(fl_sim *S, uint32_t k, uint32_t nc)
+{
+    fl_lane *L = &S->lanes[k];
+    fl_hent *v = malloc(nc * sizeof *v);
+    if (!v)
+        return false;
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < L->n; i++) {
+        uint32_t at = (L->head + i) & (L->cap - 1);
+        if (S->f_hpos[L->v[at].f] == FL_LANE_POS(k, at))
+            v[m++] = L->v[at];
+        else
+            S->q_stale--;
+    }
+    for (uint32_t i = 0; i < m; i++)
+        S->f_hpos[v[i].f] = FL_LANE_POS(k, i);
+    free(L->v);
+    L->v = v;
+    L->cap = nc;
+    L->head = 0;
+    L->n = m;
+    lane_ends(S, k);
+    return true;
+}
+
+/* Appends (key, f) to lane k; false when it cannot take it. */
+static bool lane_push(fl_sim *S, uint32_t k, double key, uint32_t f)
+{
+    fl_lane *L = &S->lanes[k];
+    if (L->n == L->cap && (L->cap >= FL_LANE_MAX || !lane_rebuild(S, k, L->cap ? 2 * L->cap : 256)))
+        return false;
+    uint32_t at = (L->head + L->n++) & (L->cap - 1);
+    L->v[at] = (fl_hent){key, f};
+    S->f_hpos[f] = FL_LANE_POS(k, at);
+    if (L->n == 1)
+        S->qhead[k] = key;
+    S->qtail[k] = key;
+    return true;
+}
+
+/* Takes flow f out of the queue (it has a pending event). */
+static void q_remove(fl_sim *S, uint32_t f)
+{
+    uint32_t h = S->f_hpos[f];
+    if (!FL_IN_LANE(h)) {
+        heap_remove(S, f);
+        S->f_hpos[f] = NONE;
+        return;
+    }
+    uint32_t k = FL_LANE_OF(h);
+    S->f_hpos[f] = NONE;
+    if (S->lanes[k].head == FL_LANE_AT(h)) {
+        lane_pop(S, k);
+        return;
+    }
+    /* Left behind, stale; rebuilt away when the stale outnumber the rest. */
+    if (++S->q_stale > 1024 && S->q_stale > 2 * (uint64_t)S->fhigh)
+        for (uint32_t i = 0; i < FL_LANES; i++)
+            if (S->lanes[i].n && !lane_rebuild(S, i, S->lanes[i].cap))
+                oom(S);
+}
+
+/* Sets flow f's event time (the heap has room for every flow id). */
+static void q_set(fl_sim *S, uint32_t f, double key)
+{
+    uint32_t h = S->f_hpos[f];
+    if (h != NONE && !FL_IN_LANE(h)) {
+        /* in the heap: moved there */
+        double old = S->heap[h].key;
+        S->heap[h].key = key;
+        if (key < old)
+            heap_up(S, h);
+        else
+            heap_down(S, h);
+        return;
+    }
+    if (h != NONE)
+        q_remove(S, f);
+    /* The lane whose tail is the latest no later than key; else an empty
+     * one; else the heap. */
+    int best = -1;
+    double bk = -INFINITY;
+    for (int k = 0; k < FL_LANES; k++) {
+        double tk = S->qtail[k];
+        if (tk <= key && tk > bk) {
+            bk = tk;
+            best = k;
+        }
+    }
+    for (int k = 0; k < FL_LANES && best < 0; k++)
+        if (!S->lanes[k].n)
+            best = k;
+    if (best >= 0 && lane_push(S, (uint32_t)best, key, f))
+        return;
+    uint32_t i = S->hn++;
+    heap_place(S, i, (fl_hent){key, f});
+    heap_up(S, i);
+}
+
+/* The earliest event: false when there is none. */
+static inline bool q_peek(const fl_sim *S, double *key, uint32_t *f)
+{
+    double bk = S->hn ? S->heap[0].key : INFINITY;
+    int best = -1;
+    for (int k = 0; k < FL_LANES; k++)
+        if (S->qhead[k] < bk) {
+            bk = S->qhead[k];
+            best = k;
+        }
+    *key = bk;
+    if (best >= 0) {
+        *f = S->lanes[best].v[S->lanes[best].head].f;
+        return true;
+    }
+    *f = S->hn ? S->heap[0].f : NONE;
+    return S->hn != 0;
+}
+
+/* flow_sim.h */
+void fl_queue_shift(fl_sim *S, double D)
+{
+    for (uint32_t i = 0; i < S->hn; i++)
+        S->heap[i].key += D;
+    for (uint32_t k = 0; k < FL_LANES; k++) {
+        fl_lane *L = &S->lanes[k];
+        for (uint32_t i = 0; i < L->n; i++)
+            lane_at(L, i)->key += D;
+        lane_ends(S, k);
+    }
 }
 
 /* ---- flow ids ---- */
@@ -340,6 +503,15 @@ static double fl_path_lat(fl_sim *S, uint32_t a, uint32_t b)
     return lat;
 }
 
+/* Each sender's last route is kept (fl_rcache) where that takes at most
+ * RCACHE_MAX bytes in all. */
+#define RCACHE_MAX (32.0 * 1024 * 1024)
+
+static double rcache_bytes(uint32_t stride)
+{
+    return sizeof(fl_rcache) + (double)stride * (sizeof(uint32_t) + sizeof(double));
+}
+
 /* Most incidences a transfer can have. */
 static uint32_t max_incidences(const tc_topo *t, tc_multipath mp)
 {
@@ -464,34 +636,142 @@ static bool window_grow(fl_job *J)
 {
     uint32_t nc = J->wcap ? 2 * J->wcap : 4;
     fl_step *w = calloc(nc, sizeof *w);
-    bool *used = calloc(nc, sizeof *used);
-    if (!w || !used) {
-        free(w);
-        free(used);
+    if (!w)
         return false;
-    }
-    for (uint32_t s = J->lo; s < J->hi; s++) {
+    for (uint32_t s = J->lo; s < J->hi; s++)
         w[s & (nc - 1)] = *slot(J, s);
-        used[s & (nc - 1)] = true;
-    }
-    /* Idle slots keep their buffers in the free places. */
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < J->wcap; i++) {
-        bool live = false;
-        for (uint32_t s = J->lo; s < J->hi && !live; s++)
-            live = (s & (J->wcap - 1)) == i;
-        if (live)
-            continue;
-        while (used[k])
-            k++;
-        w[k] = J->win[i];
-        used[k] = true;
-    }
-    free(used);
     free(J->win);
     J->win = w;
     J->wcap = nc;
     return true;
+}
+
+/* A table with room for n transfers: a spare one, or a new one (refs 0). */
+static fl_tab *tab_get(fl_job *J, size_t n)
+{
+    fl_tab *T;
+    if (J->nspare) {
+        T = J->spare[--J->nspare];
+    } else {
+        if (!tc_grow((void **)&J->tabs, &J->tabs_cap, J->ntabs + 1, sizeof *J->tabs))
+            return NULL;
+        fl_tab **sp = realloc(J->spare, J->tabs_cap * sizeof *sp);
+        if (!sp)
+            return NULL;
+        J->spare = sp;
+        T = calloc(1, sizeof *T);
+        if (!T)
+            return NULL;
+        T->rk = malloc((J->p ? J->p : 1) * sizeof *T->rk);
+        if (!T->rk) {
+            free(T);
+            return NULL;
+        }
+        J->tabs[J->ntabs++] = T;
+    }
+    T->refs = 0;
+    if (n > T->cap) {
+        size_t c = T->cap;
+        void *x = T->xv;
+        if (!tc_grow(&x, &c, n, sizeof *T->xv)) {
+            J->spare[J->nspare++] = T;
+            return NULL;
+        }
+        T->xv = x;
+        T->cap = c;
+    }
+    return T;
+}
+
+/* Drops a reference to T: with none left it is spare. */
+static void tab_put(fl_job *J, fl_tab *T)
+{
+    if (--T->refs == 0)
+        J->spare[J->nspare++] = T;
+}
+
+/* Whether two tables hold the same transfers in the same order. */
+static bool tab_same(const fl_tab *a, const fl_tab *b, uint32_t p)
+{
+    return a == b || (a->n == b->n && memcmp(a->rk, b->rk, (size_t)p * sizeof *a->rk) == 0 &&
+                      memcmp(a->xv, b->xv, a->n * sizeof *a->xv) == 0);
+}
+
+/* The transfers of step s of job j, just emitted into S->xf, as a new
+ * table in *out (refs 0). */
+static tc_status tab_fill(fl_sim *S, size_t j, uint32_t s, fl_tab **out)
+{
+    fl_job *J = &S->jobs[j];
+    size_t n = S->xf.n;
+    uint32_t p = J->p;
+    fl_tab *T = tab_get(J, n);
+    if (!T)
+        return oom(S);
+    for (uint32_t r = 0; r < p; r++)
+        T->rk[r] = (fl_trank){0, 0, 0};
+    /* Folded: the transfers of ranks 0..p-1 only (the others are their
+     * images); a receiver beyond is its class's rank. */
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        const tc_xfer *x = &S->xf.v[i];
+        if (x->src >= J->pfull || x->dst >= J->pfull) {
+            J->spare[J->nspare++] = T;
+            return S->st = tc_fail(S->err, TC_EINVAL,
+                                   "job %zu: step %u has a transfer from rank %u to rank %u, but the schedule has "
+                                   "ranks 0..%u only",
+                                   j, s, x->src, x->dst, J->pfull - 1);
+        }
+        if (J->lanes > 1 && x->lane >= J->lanes) {
+            J->spare[J->nspare++] = T;
+            return S->st = tc_fail(S->err, TC_EINTERNAL, "job %zu: step %u has a transfer in lane %u of %u", j, s,
+                                   x->lane, J->lanes);
+        }
+        uint32_t vs = fl_vrank(J, x->lane, x->src);
+        if (vs >= p)
+            continue;
+        T->rk[vs].end++;
+        T->rk[fold_rank(S, fl_vrank(J, x->lane, x->dst))].recv++;
+        kept++;
+    }
+    /* Counting sort by sender: end counts, then is the next free place of
+     * the rank's range, and ends at its end. */
+    uint32_t acc = 0;
+    for (uint32_t r = 0; r < p; r++) {
+        fl_trank *e = &T->rk[r];
+        uint32_t c = e->end;
+        e->first = e->end = acc;
+        acc += c;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const tc_xfer *x = &S->xf.v[i];
+        uint32_t vs = fl_vrank(J, x->lane, x->src);
+        if (vs < p)
+            T->xv[T->rk[vs].end++] = (fl_sxfer){fl_vrank(J, x->lane, x->dst), x->piped, x->bytes};
+    }
+    T->n = kept;
+    *out = T;
+    return TC_OK;
+}
+
+/* Step s's slot takes table T (shared with the step emitted last when it
+ * holds the same transfers), which becomes the job's last. */
+static void tab_set(fl_job *J, fl_step *st, fl_tab *T)
+{
+    if (J->last && T != J->last && tab_same(J->last, T, J->p)) {
+        if (T->refs == 0)
+            J->spare[J->nspare++] = T;
+        T = J->last;
+    }
+    T->refs++;
+    if (st->tab)
+        tab_put(J, st->tab);
+    st->tab = T;
+    if (J->last != T) {
+        T->refs++;
+        if (J->last)
+            tab_put(J, J->last);
+        J->last = T;
+    }
 }
 
 /* Emits step J->hi into the window. */
@@ -504,62 +784,14 @@ static tc_status emit_next(fl_sim *S, size_t j)
     if (tc_sched_emit(J->s, s, &S->xf) != TC_OK)
         return S->st = tc_fail(S->err, TC_EINTERNAL, "job %zu: schedule %s: emitting step %u failed", j,
                                tc_algo_name(J->s->algo), s);
+    fl_tab *T;
+    if (tab_fill(S, j, s, &T) != TC_OK)
+        return S->st;
     fl_step *st = slot(J, s);
-    size_t n = S->xf.n;
-    uint32_t p = J->p;
-    if (!st->sr) {
-        st->sr = malloc((p ? p : 1) * sizeof *st->sr);
-        if (!st->sr)
-            return oom(S);
-    }
-    if (n > st->cap) {
-        size_t c = st->cap;
-        void *x = st->xv;
-        if (!tc_grow(&x, &c, n, sizeof *st->xv))
-            return oom(S);
-        st->xv = x;
-        st->cap = c;
-    }
-    for (uint32_t r = 0; r < p; r++)
-        st->sr[r] = (fl_srank){0, 0, 0, NONE};
-    /* Folded: the transfers of ranks 0..p-1 only (the others are their
-     * images); a receiver beyond is its class's rank. */
-    size_t kept = 0;
-    for (size_t i = 0; i < n; i++) {
-        const tc_xfer *x = &S->xf.v[i];
-        if (x->src >= J->pfull || x->dst >= J->pfull)
-            return S->st = tc_fail(S->err, TC_EINVAL,
-                                   "job %zu: step %u has a transfer from rank %u to rank %u, but the schedule has "
-                                   "ranks 0..%u only",
-                                   j, s, x->src, x->dst, J->pfull - 1);
-        if (J->lanes > 1 && x->lane >= J->lanes)
-            return S->st = tc_fail(S->err, TC_EINTERNAL, "job %zu: step %u has a transfer in lane %u of %u", j, s,
-                                   x->lane, J->lanes);
-        uint32_t vs = fl_vrank(J, x->lane, x->src);
-        if (vs >= p)
-            continue;
-        st->sr[vs].end++;
-        st->sr[fold_rank(S, fl_vrank(J, x->lane, x->dst))].recv_left++;
-        kept++;
-    }
-    /* Counting sort by sender: end counts, then is the next free place of
-     * the rank's range, and ends at its end. */
-    uint32_t acc = 0;
-    for (uint32_t r = 0; r < p; r++) {
-        fl_srank *e = &st->sr[r];
-        uint32_t c = e->end;
-        e->first = e->end = acc;
-        acc += c;
-    }
-    for (size_t i = 0; i < n; i++) {
-        const tc_xfer *x = &S->xf.v[i];
-        uint32_t vs = fl_vrank(J, x->lane, x->src);
-        if (vs < p)
-            st->xv[st->sr[vs].end++] = (fl_sxfer){fl_vrank(J, x->lane, x->dst), x->piped, x->bytes};
-    }
-    st->n = kept;
-    st->incomplete = kept;
-    st->unissued = p;
+    st->tab = NULL;
+    tab_set(J, st, T);
+    st->incomplete = st->tab->n;
+    st->unissued = J->p;
     J->hi++;
     return TC_OK;
 }
@@ -571,10 +803,11 @@ static tc_status reemit_differs(fl_sim *S, size_t j, uint32_t s)
 }
 
 /* Step s of job j (in the window) gets its transfers again from the
- * schedule, keeping what the ranks did with it (receives left, parked
- * flows): after a skip its slot holds an earlier step of the same phase,
- * whose traffic is the same but whose transfers of one sender may come in
- * another order. */
+ * schedule, keeping what the ranks did with it (receives delivered ahead,
+ * parked flows: the ranks' entries, fl_ahead): after a skip its slot holds
+ * an earlier step of the same phase, whose traffic is the same but whose
+ * transfers of one sender may come in another order. Every rank's sends
+ * and receives must number the same. */
 tc_status fl_reemit(fl_sim *S, size_t j, uint32_t s)
 {
     fl_job *J = &S->jobs[j];
@@ -582,23 +815,23 @@ tc_status fl_reemit(fl_sim *S, size_t j, uint32_t s)
     uint32_t p = J->p;
     if (tc_sched_emit(J->s, s, &S->xf) != TC_OK)
         return reemit_differs(S, j, s);
-    for (uint32_t r = 0; r < p; r++)
-        st->sr[r].end = st->sr[r].first;
-    size_t kept = 0;
-    for (size_t i = 0; i < S->xf.n; i++) {
-        const tc_xfer *x = &S->xf.v[i];
-        if (x->src >= J->pfull || (J->lanes > 1 && x->lane >= J->lanes))
-            return reemit_differs(S, j, s);
-        uint32_t vs = fl_vrank(J, x->lane, x->src);
-        if (vs >= p)
-            continue; /* folded: an image */
-        uint32_t lim = vs + 1 < p ? st->sr[vs + 1].first : (uint32_t)st->n;
-        if (st->sr[vs].end >= lim)
-            return reemit_differs(S, j, s);
-        st->xv[st->sr[vs].end++] = (fl_sxfer){fl_vrank(J, x->lane, x->dst), x->piped, x->bytes};
-        kept++;
+    fl_tab *T;
+    if (tab_fill(S, j, s, &T) != TC_OK)
+        return S->st;
+    const fl_tab *O = st->tab;
+    bool ok = T->n == O->n;
+    for (uint32_t r = 0; r < p && ok; r++)
+        ok = T->rk[r].end - T->rk[r].first == O->rk[r].end - O->rk[r].first && T->rk[r].recv == O->rk[r].recv;
+    if (!ok) {
+        J->spare[J->nspare++] = T;
+        return reemit_differs(S, j, s);
     }
-    return kept == st->n ? TC_OK : reemit_differs(S, j, s);
+    if (tab_same(T, O, p)) {
+        J->spare[J->nspare++] = T;
+        T = st->tab;
+    }
+    tab_set(J, st, T);
+    return TC_OK;
 }
 
 static void retire(fl_job *J)
@@ -607,8 +840,45 @@ static void retire(fl_job *J)
         fl_step *st = slot(J, J->lo);
         if (st->unissued || st->incomplete)
             break;
+        tab_put(J, st->tab);
+        st->tab = NULL;
         J->lo++;
     }
+}
+
+/* flow_sim.h */
+fl_ahead *fl_ahead_at(fl_job *J, uint32_t r, uint32_t s)
+{
+    fl_rank *R = &J->rk[r];
+    uint32_t need = s - R->issue + 1;
+    if (need > R->acap) {
+        if (need > UINT32_MAX / 2)
+            return NULL;
+        uint32_t nc = R->acap ? 2 * R->acap : 4;
+        while (nc < need)
+            nc *= 2;
+        fl_ahead *a = malloc(nc * sizeof *a), *o = J->ah[r];
+        if (!a)
+            return NULL;
+        for (uint32_t i = 0; i < nc; i++)
+            a[i] = (fl_ahead){0, NONE};
+        for (uint32_t k = 0; k < R->acap; k++) {
+            uint32_t t = R->issue + k;
+            a[t & (nc - 1)] = o[t & (R->acap - 1)];
+        }
+        free(o);
+        J->ah[r] = a;
+        R->acap = nc;
+    }
+    return &J->ah[r][s & (R->acap - 1)];
+}
+
+static inline fl_ahead *ahead(fl_job *J, uint32_t r, uint32_t s)
+{
+    const fl_rank *R = &J->rk[r];
+    if (s - R->issue < R->acap)
+        return &J->ah[r][s & (R->acap - 1)];
+    return fl_ahead_at(J, r, s);
 }
 
 static void push_ready(fl_sim *S, uint32_t job, uint32_t rank)
@@ -624,10 +894,10 @@ static void push_ready(fl_sim *S, uint32_t job, uint32_t rank)
     fl_job *J = &S->jobs[job];
     uint32_t s = J->rk[rank].issue;
     if (s >= J->lo && s < J->hi) {
-        const fl_step *st = slot(J, s);
-        __builtin_prefetch(&st->sr[rank]);
-        if (rank < st->n)
-            __builtin_prefetch(&st->xv[rank]);
+        const fl_tab *T = slot(J, s)->tab;
+        __builtin_prefetch(&T->rk[rank]);
+        if (rank < T->n)
+            __builtin_prefetch(&T->xv[rank]);
     }
 }
 
@@ -662,9 +932,13 @@ static double sim_mem_now(const fl_sim *S)
     }
     for (size_t j = 0; j < S->njobs; j++) {
         const fl_job *J = &S->jobs[j];
-        b += (double)J->p * (sizeof(fl_rank) + (J->seen ? 1 : 0));
-        for (uint32_t i = 0; i < J->wcap; i++)
-            b += (J->win[i].sr ? (double)J->p * sizeof(fl_srank) : 0) + (double)J->win[i].cap * sizeof(fl_sxfer);
+        b += (double)J->p * (sizeof(fl_rank) + sizeof(fl_ahead *) + (J->seen ? 1 : 0)) + (double)J->wcap * sizeof(fl_step);
+        b += J->rc ? (double)J->p * rcache_bytes(S->stride) : 0;
+        b += (double)J->tabs_cap * 2 * sizeof(fl_tab *);
+        for (uint32_t i = 0; i < J->ntabs; i++)
+            b += sizeof(fl_tab) + (double)J->p * sizeof(fl_trank) + (double)J->tabs[i]->cap * sizeof(fl_sxfer);
+        for (uint32_t r = 0; r < J->p; r++)
+            b += (double)J->rk[r].acap * sizeof(fl_ahead);
     }
     return b;
 }
@@ -753,7 +1027,6 @@ static void deliver(fl_sim *S, uint32_t job, uint32_t s, uint32_t src, uint32_t 
     fl_job *J = &S->jobs[job];
     fl_step *st = slot(J, s);
     dst = fold_rank(S, dst);
-    st->sr[dst].recv_left--;
     st->incomplete--;
     J->transfers++;
     if (t > J->finish)
@@ -763,32 +1036,90 @@ static void deliver(fl_sim *S, uint32_t job, uint32_t s, uint32_t src, uint32_t 
     fl_rank *D = &J->rk[dst];
     if (t > D->fin)
         D->fin = t;
-    if (s < D->issue && --D->pend == 0)
-        push_ready(S, job, dst);
+    if (s < D->issue) {
+        if (--D->pend == 0)
+            push_ready(S, job, dst);
+    } else {
+        /* ahead of the receiver: counted when it reaches the step */
+        fl_ahead *e = ahead(J, dst, s);
+        if (!e) {
+            oom(S);
+            return;
+        }
+        e->got++;
+    }
     trace_slice(S, job, s, src, dst, bytes, t0, t);
     retire(J);
+}
+
+/* Adds the bytes started on sender src's cached route to its links. */
+static void rc_flush(fl_sim *S, fl_job *J, uint32_t src)
+{
+    fl_rcache *c = &J->rc[src];
+    if (!(c->bytes != 0))
+        return;
+    const uint32_t *path = J->rc_path + (size_t)src * S->stride;
+    const double *pw = J->rc_pw + (size_t)src * S->stride;
+    for (uint32_t k = 0; k < c->n; k++)
+        S->link_bytes[path[k]] += pw[k] * c->bytes;
+    c->bytes = 0;
+}
+
+/* flow_sim.h */
+void fl_flush_bytes(fl_sim *S)
+{
+    for (size_t j = 0; j < S->njobs; j++)
+        for (uint32_t r = 0; S->jobs[j].rc && r < S->jobs[j].p; r++)
+            rc_flush(S, &S->jobs[j], r);
 }
 
 /* The flow starts sending: route it and hand it to the solver. */
 static void flow_start(fl_sim *S, uint32_t f)
 {
     fl_job *J = &S->jobs[S->f_job[f]];
-    uint32_t a = fl_ep(J, S->f_src[f]);
+    uint32_t src = S->f_src[f];
+    uint32_t a = fl_ep(J, src);
     uint32_t b = fl_ep(J, S->f_dst[f]);
-    uint32_t n = fl_route(S, a, b);
-    if (n == 0) {
-        if (S->st == TC_OK)
-            S->st = tc_fail(S->err, TC_EINVAL, "no path from endpoint %u to %u: every route crosses a link that is down (bandwidth 0)",
-                            a, b);
-        return;
-    }
+    const uint32_t *path = S->path;
+    const double *pw = S->pw;
+    uint32_t n;
     double lat = 0, bytes = S->f_bytes[f];
-    for (uint32_t k = 0; k < n; k++)
-        lat += S->pw[k] * S->t->links[S->path[k]].lat;
-    if (S->fold_T)
-        n = fl_fold_path(S, n);
-    for (uint32_t k = 0; k < n; k++)
-        S->link_bytes[S->path[k]] += S->pw[k] * bytes;
+    fl_rcache *c = J->rc ? &J->rc[src] : NULL;
+    if (c && c->n && c->dst == b) {
+        /* the sender's last route (a ring sends to one rank every step);
+         * its links count the bytes later */
+        n = c->n;
+        lat = c->lat;
+        path = J->rc_path + (size_t)src * S->stride;
+        pw = J->rc_pw + (size_t)src * S->stride;
+        c->bytes += bytes;
+    } else {
+        if (c)
+            rc_flush(S, J, src);
+        n = fl_route(S, a, b);
+        if (n == 0) {
+            if (S->st == TC_OK)
+                S->st = tc_fail(S->err, TC_EINVAL,
+                                "no path from endpoint %u to %u: every route crosses a link that is down (bandwidth 0)", a,
+                                b);
+            return;
+        }
+        for (uint32_t k = 0; k < n; k++)
+            lat += S->pw[k] * S->t->links[S->path[k]].lat;
+        if (S->fold_T)
+            n = fl_fold_path(S, n);
+        if (c) {
+            c->dst = b;
+            c->n = n;
+            c->lat = lat;
+            c->bytes = bytes;
+            memcpy(J->rc_path + (size_t)src * S->stride, S->path, n * sizeof *S->path);
+            memcpy(J->rc_pw + (size_t)src * S->stride, S->pw, n * sizeof *S->pw);
+        } else {
+            for (uint32_t k = 0; k < n; k++)
+                S->link_bytes[path[k]] += pw[k] * bytes;
+        }
+    }
     if (J->s->proto && S->f_piped[f])
         lat = 0; /* pipelined behind an earlier chunk (flow_go) */
     S->f_lat[f] = lat;
@@ -798,10 +1129,10 @@ static void flow_start(fl_sim *S, uint32_t f)
     S->f_rem[f] = bytes;
     if (!(bytes > 0)) {
         /* Nothing to send: ends now (same batch). */
-        heap_set(S, f, S->now);
+        q_set(S, f, S->now);
         return;
     }
-    if (tc_mm_add(&S->mm, f, S->path, S->o.multipath == TC_MULTIPATH_SPRAY || S->fold_T ? S->pw : NULL, n) != TC_OK)
+    if (tc_mm_add(&S->mm, f, path, S->o.multipath == TC_MULTIPATH_SPRAY || S->fold_T ? pw : NULL, n) != TC_OK)
         oom(S);
 }
 
@@ -831,7 +1162,7 @@ static void flow_go(fl_sim *S, uint32_t f)
          * what it has beyond (flow_start's latency; max(step, path) in all). */
         lat -= fl_path_lat(S, a, b);
         if (lat > 0)
-            heap_set(S, f, S->now + lat);
+            q_set(S, f, S->now + lat);
         else
             flow_start(S, f);
         return;
@@ -841,7 +1172,7 @@ static void flow_go(fl_sim *S, uint32_t f)
         double *clk = &S->jobs[S->f_job[f]].rk[S->f_src[f]].oclk;
         double start = (*clk > S->now ? *clk : S->now) + alpha;
         *clk = start;
-        heap_set(S, f, start);
+        q_set(S, f, start);
     } else {
         flow_start(S, f);
     }
@@ -877,14 +1208,23 @@ static void advance(fl_sim *S, uint32_t job, uint32_t r)
         if (S->st)
             return;
         fl_step *st = slot(J, s);
-        fl_srank *me = &st->sr[r];
+        const fl_tab *T = st->tab;
+        const fl_trank *me = &T->rk[r];
+        /* what reached the rank's entry for s before it did */
+        uint32_t got = 0, wait = NONE;
+        if (R->acap) {
+            fl_ahead *e = &J->ah[r][s & (R->acap - 1)];
+            got = e->got;
+            wait = e->wait;
+            *e = (fl_ahead){0, NONE};
+        }
         R->issue = s + 1;
-        R->pend += me->recv_left;
+        R->pend += me->recv - got;
         st->unissued--;
         uint32_t a = fl_ep(J, r);
         for (uint32_t k = me->first; k < me->end && S->st == TC_OK; k++) {
-            uint32_t d = st->xv[k].dst;
-            double bytes = st->xv[k].bytes;
+            uint32_t d = T->xv[k].dst;
+            double bytes = T->xv[k].bytes;
             uint32_t b = fl_ep(J, d);
             if (!count_event(S))
                 return;
@@ -909,14 +1249,18 @@ static void advance(fl_sim *S, uint32_t job, uint32_t r)
             S->f_src[f] = r;
             S->f_dst[f] = d;
             S->f_bytes[f] = bytes * wire;
-            S->f_piped[f] = (uint8_t)st->xv[k].piped;
+            S->f_piped[f] = (uint8_t)T->xv[k].piped;
             S->f_issue[f] = S->now;
             S->f_hpos[f] = NONE;
             S->f_state[f] = ST_ALPHA;
             R->outst++;
             if (park) {
                 /* parked on the step the receiver must pass */
-                fl_srank *dr = &slot(J, s + 1 - slack)->sr[dc];
+                fl_ahead *dr = ahead(J, dc, s + 1 - slack);
+                if (!dr) {
+                    oom(S);
+                    return;
+                }
                 S->f_next[f] = dr->wait;
                 dr->wait = f;
             } else {
@@ -924,8 +1268,7 @@ static void advance(fl_sim *S, uint32_t job, uint32_t r)
             }
         }
         if (may_park) {
-            uint32_t f = me->wait;
-            me->wait = NONE;
+            uint32_t f = wait;
             uint32_t b = fl_ep(J, r);
             for (; f != NONE && S->st == TC_OK; f = S->f_next[f]) {
                 uint32_t src = S->f_src[f];
@@ -959,7 +1302,7 @@ static void flow_event(fl_sim *S, uint32_t f, double t)
     switch (S->f_state[f]) {
     case ST_ALPHA:
         /* Off the heap until the solver gives it a rate. */
-        heap_remove(S, f);
+        q_remove(S, f);
         flow_start(S, f);
         break;
     case ST_XMIT: {
@@ -968,7 +1311,7 @@ static void flow_event(fl_sim *S, uint32_t f, double t)
         S->f_rem[f] = 0;
         S->f_tlast[f] = t;
         S->f_state[f] = ST_PROP;
-        heap_set(S, f, t + S->f_lat[f]);
+        q_set(S, f, t + S->f_lat[f]);
         fl_job *J = &S->jobs[S->f_job[f]];
         uint32_t r = S->f_src[f];
         if (--J->rk[r].outst == 0 && S->o.deps != TC_DEPS_RECV && J->rk[r].pend == 0)
@@ -977,7 +1320,7 @@ static void flow_event(fl_sim *S, uint32_t f, double t)
     }
     default:
         deliver(S, S->f_job[f], S->f_step[f], S->f_src[f], S->f_dst[f], S->f_bytes[f], S->f_issue[f], t);
-        heap_remove(S, f);
+        q_remove(S, f);
         flow_free(S, f);
         break;
     }
@@ -1000,7 +1343,7 @@ static void apply_rates(fl_sim *S)
         S->f_rem[f] = rem;
         S->f_tlast[f] = S->now;
         S->f_rate[f] = r;
-        heap_set(S, f, S->now + rem / r);
+        q_set(S, f, S->now + rem / r);
     }
 }
 
@@ -1080,6 +1423,8 @@ static tc_status sim_init(fl_sim *S, const tc_topo *t, const tc_flow_job *jobs, 
     if (o)
         S->o = *o;
     S->err = err;
+    for (uint32_t k = 0; k < FL_LANES; k++)
+        lane_ends(S, k);
     if (!(S->o.eager_limit_bytes >= 0))
         return S->st = tc_fail(err, TC_EINVAL, "flow: eager limit %g bytes: expected 0 (the default, %g bytes) or more",
                                S->o.eager_limit_bytes, TC_FLOW_DEFAULT_EAGER_LIMIT);
@@ -1135,8 +1480,16 @@ static tc_status sim_init(fl_sim *S, const tc_topo *t, const tc_flow_job *jobs, 
         J->finish = J->start;
         J->name = jobs[j].name;
         J->rk = calloc(J->p ? J->p : 1, sizeof *J->rk);
-        if (!J->rk || !window_grow(J))
+        J->ah = calloc(J->p ? J->p : 1, sizeof *J->ah);
+        if (!J->rk || !J->ah || !window_grow(J))
             return oom(S);
+        if ((double)J->p * rcache_bytes(S->stride) <= RCACHE_MAX) {
+            J->rc = calloc(J->p ? J->p : 1, sizeof *J->rc);
+            J->rc_path = malloc((J->p ? J->p : 1) * (size_t)S->stride * sizeof *J->rc_path);
+            J->rc_pw = malloc((J->p ? J->p : 1) * (size_t)S->stride * sizeof *J->rc_pw);
+            if (!J->rc || !J->rc_path || !J->rc_pw)
+                return oom(S);
+        }
         if (S->o.trace_path && !(J->seen = calloc(J->p ? J->p : 1, 1)))
             return oom(S);
         for (uint32_t r = 0; r < J->p; r++)
@@ -1159,12 +1512,21 @@ static void sim_free(fl_sim *S)
     fl_skip_free(S);
     for (size_t j = 0; S->jobs && j < S->njobs; j++) {
         fl_job *J = &S->jobs[j];
-        for (uint32_t i = 0; i < J->wcap; i++) {
-            free(J->win[i].sr);
-            free(J->win[i].xv);
+        for (uint32_t i = 0; i < J->ntabs; i++) {
+            free(J->tabs[i]->rk);
+            free(J->tabs[i]->xv);
+            free(J->tabs[i]);
         }
+        free(J->tabs);
+        free(J->spare);
         free(J->win);
+        for (uint32_t r = 0; J->ah && r < J->p; r++)
+            free(J->ah[r]);
+        free(J->ah);
         free(J->rk);
+        free(J->rc);
+        free(J->rc_path);
+        free(J->rc_pw);
         free(J->seen);
     }
     free(S->jobs);
@@ -1192,6 +1554,8 @@ static void sim_free(fl_sim *S)
     free(S->f_piped);
     free(S->free_ids);
     free(S->heap_mem);
+    for (uint32_t k = 0; k < FL_LANES; k++)
+        free(S->lanes[k].v);
     free(S->ready);
     if (S->trace) {
         fclose(S->trace);
@@ -1217,7 +1581,10 @@ static void sim_loop(fl_sim *S, const size_t *order)
 {
     size_t next_job = 0;
     while (S->st == TC_OK) {
-        double next = S->hn ? S->heap[0].key : INFINITY;
+        double next;
+        uint32_t f;
+        if (!q_peek(S, &next, &f))
+            next = INFINITY;
         if (next_job < S->njobs && S->jobs[order[next_job]].start < next)
             next = S->jobs[order[next_job]].start;
         if (next == INFINITY)
@@ -1231,12 +1598,8 @@ static void sim_loop(fl_sim *S, const size_t *order)
             next_job++;
         }
         drain_ready(S);
-        while (S->st == TC_OK && S->hn && S->heap[0].key <= end) {
-            /* The flow stays at the top while its event runs (new events are
-             * no earlier), so its next event is one sift down, not a pop and
-             * a push. */
-            double t = S->heap[0].key;
-            uint32_t f = S->heap[0].f;
+        double t;
+        while (S->st == TC_OK && q_peek(S, &t, &f) && t <= end) {
             if (t > S->now)
                 S->now = t;
             /* A start was counted when the transfer was issued. */
@@ -1271,6 +1634,7 @@ static tc_status check_done(fl_sim *S)
 
 static tc_status results(fl_sim *S, tc_flow_result *res)
 {
+    fl_flush_bytes(S);
     res->njobs = S->njobs;
     res->jobs = calloc(S->njobs, sizeof *res->jobs);
     double *tmp = NULL;
@@ -1432,8 +1796,10 @@ tc_status tc_flow_alone(const tc_topo *t, const tc_flow_job *jobs, size_t njobs,
  *   (counted as the links of a path between two endpoints drawn at random)
  *   + its places in the solver's scratch (component, changed, bottleneck
  *   group);
- * - the window: per live step, an fl_srank per rank and an fl_sxfer per
- *   transfer; the step being emitted: a tc_xfer per transfer;
+ * - the window: per live step, a table (an fl_trank per rank, an fl_sxfer
+ *   per transfer; steps with the same transfers share one, charged to each
+ *   here) and the ranks' entries ahead; the step being emitted: a tc_xfer
+ *   per transfer;
  * - per rank its fl_rank; per link LINK_BYTES.
  * Flows in flight: a rank issues a step once its sends of the step before
  * have left (FIFO, rendezvous) or its receives of earlier steps are in
@@ -1445,7 +1811,8 @@ tc_status tc_flow_alone(const tc_topo *t, const tc_flow_job *jobs, size_t njobs,
  * some ranks idle (pipelined chains, trees: phases with a sender range,
  * broadcast, reduce) an idle rank runs ahead to the step of its next
  * receive, so up to every step is live (a chain broadcast on 2,048 ranks:
- * 2,110 steps of 2,048 fl_srank, 66 MiB).
+ * 2,110 steps live, charged 2,048 rank records each, 66 MiB, though its
+ * steps share few tables).
  *
  * Estimate against the peak resident memory of the run (bench/
  * mem_estimate.sh; 1 GiB; "clos2" is clos:hosts=2048,radix=64,tiers=2):
@@ -1467,6 +1834,10 @@ tc_status tc_flow_alone(const tc_topo *t, const tc_flow_job *jobs, size_t njobs,
  * at 2,048; a pairwise exchange up to 32. */
 #define EST_SLOTS 32
 #define EST_RANKS_PER_SLOT 16
+/* Per live step and rank: the step's table record (steps that carry the
+ * same transfers share one table, each charged its own here) and half an
+ * entry ahead (only a rank behind its senders has entries ahead). */
+#define EST_RANK_STEP_BYTES (sizeof(fl_trank) + sizeof(fl_ahead) / 2)
 /* Allocator overhead, doubling slack of the link lists and bottleneck
  * groups, and flows in flight beyond the largest step. */
 #define EST_SLACK 1.15
@@ -1546,7 +1917,7 @@ static est_job_out est_job(const tc_flow_job *jb, bool trace, uint32_t T)
     double xv = v ? est_window(v, s->nphases, slots) : slots * out.inflight;
     free(v);
     out.bytes = (double)p * (sizeof(fl_rank) + sizeof(fl_ready) + (trace ? 1 : 0)) +
-                frac * ((double)slots * p * sizeof(fl_srank) + xv * sizeof(fl_sxfer));
+                frac * ((double)slots * p * EST_RANK_STEP_BYTES + xv * sizeof(fl_sxfer));
     out.inflight *= frac;
     return out;
 }
@@ -1630,6 +2001,10 @@ double tc_flow_mem_estimate(const tc_topo *t, const tc_flow_job *jobs, size_t nj
             continue;
         est_job_out e = est_job(&jobs[j], o && o->trace_path, T ? T : jobs[j].sched->req.p);
         bytes += e.bytes;
+        /* each sender's last route (flow_start), where kept */
+        double ranks = (double)(T ? T : jobs[j].sched->req.p) * (jobs[j].sched->lanes > 1 ? jobs[j].sched->lanes : 1);
+        if (ranks * rcache_bytes((uint32_t)stride) <= RCACHE_MAX)
+            bytes += ranks * rcache_bytes((uint32_t)stride);
         flows += e.inflight;
         max_step = fmax(max_step, e.max_step);
     }

@@ -14,13 +14,12 @@
 /* A flow's state; ST_FREE: its id is on the free list. */
 enum { ST_ALPHA = 0, ST_XMIT = 1, ST_PROP = 2, ST_FREE = 3 };
 
-/* What a step holds for one rank, together: one cache line serves the
- * rank's sends, receives and parked transfers. */
-typedef struct fl_srank {
-    uint32_t first, end;  /* its sends are xv[first, end) */
-    uint32_t recv_left;   /* its receives not yet delivered */
-    uint32_t wait;        /* rendezvous: first flow parked until it reaches the step (f_next links) */
-} fl_srank;
+/* A step's transfers, for one rank: its sends are xv[first, end), recv
+ * its receives. */
+typedef struct fl_trank {
+    uint32_t first, end;
+    uint32_t recv;
+} fl_trank;
 
 typedef struct fl_sxfer {
     uint32_t dst;
@@ -28,22 +27,56 @@ typedef struct fl_sxfer {
     double bytes;
 } fl_sxfer;
 
-typedef struct fl_step {
-    fl_srank *sr;         /* p */
-    fl_sxfer *xv;         /* by sender */
+/* The transfers of a step, by sender: immutable once emitted, and shared
+ * (refs) by consecutive steps that carry the same ones (the steps of a
+ * ring's phases), so that a window of thousands of live steps holds one. */
+typedef struct fl_tab {
+    fl_trank *rk;         /* p */
+    fl_sxfer *xv;
     size_t n, cap;
+    uint32_t refs;        /* steps (and the job's last) using it; 0: spare */
+} fl_tab;
+
+/* A live step: its transfers and what is left of it. What it holds for
+ * one rank (receives delivered before the rank reached it, transfers
+ * parked until it does) is the rank's (fl_job.ah). */
+typedef struct fl_step {
+    fl_tab *tab;
     uint64_t incomplete;  /* transfers not yet delivered */
     uint32_t unissued;    /* ranks that have not passed the step */
 } fl_step;
 
+/* A rank's entry for a step it has not passed yet: receives of the step
+ * already delivered, and (rendezvous) the first flow parked until the rank
+ * reaches the step (f_next links). */
+typedef struct fl_ahead {
+    uint32_t got;
+    uint32_t wait;
+} fl_ahead;
+
 /* A rank's state, together (flow.h's rule): issue is the next step whose
  * sends it has not issued, pend its undelivered receives of steps before
- * issue, outst its sends still being sent. */
+ * issue, outst its sends still being sent. Its entries for steps s from
+ * issue on are fl_job.ah[r][s & (acap - 1)] (acap a power of two, 0: none
+ * yet): only a rank that receives or has transfers parked ahead of its own
+ * step has any, so the memory follows the ranks in flight, not ranks times
+ * steps. */
 typedef struct fl_rank {
     uint32_t issue, pend, outst;
+    uint32_t acap;
     double fin;           /* last delivery it took part in */
     double oclk;          /* when its last message started (the overhead clock) */
 } fl_rank;
+_Static_assert(sizeof(fl_rank) == 32, "two ranks per cache line");
+
+/* A sender's last route, after folding (flow_start): to endpoint dst, n
+ * incidences (0: none yet), its latency, and the bytes started on it not
+ * yet added to its links' counters (fl_flush_bytes). */
+typedef struct fl_rcache {
+    uint32_t dst, n;
+    double lat;
+    double bytes;
+} fl_rcache;
 
 typedef struct fl_job {
     const tc_sched *s;
@@ -53,8 +86,17 @@ typedef struct fl_job {
     uint32_t lanes;       /* the schedule's lanes (>= 1): rank r of lane k is simulated rank k pfull + r */
     double start;
     fl_rank *rk;          /* p */
+    fl_ahead **ah;        /* p: each rank's entries ahead (fl_rank) */
+    fl_rcache *rc;        /* p, or NULL: each sender's last route, */
+    uint32_t *rc_path;    /* its links (stride per sender) */
+    double *rc_pw;        /* and their weights */
     fl_step *win;
     uint32_t wcap, lo, hi; /* wcap a power of two; step s lives in win[s & (wcap - 1)] */
+    fl_tab **tabs;        /* every table allocated (in use or spare) */
+    fl_tab **spare;       /* those with no reference */
+    uint32_t ntabs, nspare;
+    size_t tabs_cap;
+    fl_tab *last;         /* the table of the step emitted last (a reference) */
     double finish;
     uint64_t transfers;
     const char *name;     /* in the trace; NULL: "job N" */
@@ -70,6 +112,23 @@ typedef struct fl_hent {
     uint32_t f;
 } fl_hent;
 _Static_assert(sizeof(fl_hent) == 16, "four heap entries per cache line");
+
+/* The event queue's lanes (flow.c): FIFOs of nondecreasing times, rings
+ * of cap entries (a power of two) from head. A flow in lane k at ring
+ * index i has f_hpos FL_LANE_POS(k, i); an entry no flow points at is
+ * stale. */
+#define FL_LANES 8
+#define FL_LANE_MAX (1u << 27)
+#define FL_LANE_POS(k, i) (0x80000000u | ((uint32_t)(k) << 27) | (uint32_t)(i))
+#define FL_IN_LANE(h) (((h) & 0x80000000u) != 0)
+#define FL_LANE_OF(h) (((h) >> 27) & 0xFu)
+#define FL_LANE_AT(h) ((h) & (FL_LANE_MAX - 1))
+_Static_assert(FL_LANES <= 8, "lane positions stay below NONE");
+
+typedef struct fl_lane {
+    fl_hent *v;
+    uint32_t head, n, cap;
+} fl_lane;
 
 typedef struct fl_sim {
     const tc_topo *t;
@@ -90,11 +149,17 @@ typedef struct fl_sim {
     uint32_t *free_ids;
     uint32_t nfree;
 
-    /* Event heap: f_hpos[flow] its position. heap = heap_mem + 3, heap_mem
-     * 64-byte aligned, so that the children 4i + 1 .. 4i + 4 of node i fill
-     * one cache line. */
+    /* Event queue (flow.c): lanes, and a heap for the times no lane takes.
+     * f_hpos[flow]: its place (NONE: no pending event; FL_IN_LANE: a
+     * lane's; else its position in the heap). heap = heap_mem + 3,
+     * heap_mem 64-byte aligned, so that the children 4i + 1 .. 4i + 4 of
+     * node i fill one cache line. */
     fl_hent *heap, *heap_mem;
     uint32_t hn;
+    fl_lane lanes[FL_LANES];
+    double qhead[FL_LANES]; /* each lane's head time (INFINITY: empty) */
+    double qtail[FL_LANES]; /* each lane's tail time (-INFINITY: empty) */
+    uint64_t q_stale;     /* stale lane entries */
 
     fl_ready *ready;
     size_t nready, ready_cap;
@@ -151,6 +216,17 @@ static inline uint32_t fold_rank(const fl_sim *S, uint32_t d)
     return S->fold_T && d >= S->fold_T ? d % S->fold_T : d;
 }
 
+/* The time of flow f's pending event (f_hpos[f] != NONE). */
+static inline double fl_qkey(const fl_sim *S, uint32_t f)
+{
+    uint32_t h = S->f_hpos[f];
+    if (FL_IN_LANE(h)) {
+        const fl_lane *L = &S->lanes[FL_LANE_OF(h)];
+        return L->v[FL_LANE_AT(h)].key;
+    }
+    return S->heap[h].key;
+}
+
 static inline fl_step *slot(fl_job *J, uint32_t s)
 {
     return &J->win[s & (J->wcap - 1)];
@@ -180,5 +256,11 @@ void fl_skip_free(fl_sim *S);
 /* Re-emits the transfers of step s into its slot, keeping what the ranks
  * did with it (flow.c). */
 tc_status fl_reemit(fl_sim *S, size_t j, uint32_t s);
+/* Brings the link byte counters up to date (flow.c). */
+void fl_flush_bytes(fl_sim *S);
+/* Adds D to every pending event's time (flow.c). */
+void fl_queue_shift(fl_sim *S, double D);
+/* Rank r's entry for step s (s >= its issue); NULL when out of memory. */
+fl_ahead *fl_ahead_at(fl_job *J, uint32_t r, uint32_t s);
 
 #endif

@@ -274,11 +274,12 @@ static bool snap_take(fl_sim *S, sk_snap *x, uint32_t k)
         e->lat = st == ST_ALPHA ? 0 : S->f_lat[f];
         e->rate = st == ST_XMIT ? S->f_rate[f] : 0;
         e->rem = st == ST_XMIT ? S->f_rem[f] - S->f_rate[f] * (now - S->f_tlast[f]) : 0;
-        e->key = in_heap ? S->heap[S->f_hpos[f]].key - now : 0;
+        e->key = in_heap ? fl_qkey(S, f) - now : 0;
         e->issue = S->f_issue[f] - now;
     }
     x->nfl = n;
     qsort(x->fl, n, sizeof *x->fl, cmp_flow);
+    fl_flush_bytes(S);
     memcpy(x->lb, S->link_bytes, S->t->n_links * sizeof *x->lb);
     x->valid = true;
     return true;
@@ -334,16 +335,34 @@ static void shift(fl_sim *S, const sk_snap *a, const sk_snap *b, uint32_t m, uin
         S->f_tlast[f] += D;
         S->f_issue[f] += D;
     }
-    for (uint32_t i = 0; i < S->hn; i++)
-        S->heap[i].key += D;
+    fl_queue_shift(S, D);
     for (uint32_t r = 0; r < J->p; r++) {
         fl_rank *R = &J->rk[r];
         R->issue += K;
         R->fin += D;
         R->oclk += D;
+        /* Its entries ahead, at step s & (acap - 1), follow their steps. */
+        uint32_t am = R->acap - 1, ar = K & am;
+        if (R->acap && ar) {
+            for (uint32_t i = 0, n = 0; n < R->acap; i++) {
+                /* rotate by ar in place: cycles of the permutation */
+                uint32_t start = i, cur = i;
+                fl_ahead *ah = J->ah[r];
+                fl_ahead v = ah[cur];
+                do {
+                    uint32_t nxt = (cur + ar) & am;
+                    fl_ahead w = ah[nxt];
+                    ah[nxt] = v;
+                    v = w;
+                    cur = nxt;
+                    n++;
+                } while (cur != start);
+            }
+        }
     }
     J->finish += D;
     J->transfers += (uint64_t)m * (b->transfers - a->transfers);
+    fl_flush_bytes(S);
     for (uint32_t l = 0; l < S->t->n_links; l++)
         S->link_bytes[l] += m * (b->lb[l] - a->lb[l]);
     /* The window: step s's slot becomes step s + K's. */
@@ -394,7 +413,7 @@ static uint64_t state_hash(fl_sim *S, uint32_t k, sk_hist *e)
         h += tc_mix64(x ^ tc_mix64(bits));
         c += S->f_issue[f] - now;
         if (S->f_hpos[f] != NONE)
-            c += S->heap[S->f_hpos[f]].key - now;
+            c += fl_qkey(S, f) - now;
         terms += 2;
     }
     e->k = k;
