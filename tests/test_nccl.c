@@ -508,6 +508,12 @@ static void nvls_on_one_h100_node_by_hand(void **state)
     double st = nvls_eval(t, TC_ALGO_NCCL_NVLS, 8, S, TC_MODE_STEPS, &r);
     if (fabs(f - st) > 1e-9 * st)
         fail_msg("formula %.9g s, steps %.9g s", f, st);
+    /* flow: one chunk in flight per connection, the pipeline as in steps */
+    double fl = nvls_eval(t, TC_ALGO_NCCL_NVLS, 8, S / 16, TC_MODE_FLOW, &r);
+    double st16 = nvls_eval(t, TC_ALGO_NCCL_NVLS, 8, S / 16, TC_MODE_STEPS, &r);
+    if (fabs(fl - st16) > 0.01 * st16)
+        fail_msg("1 GiB: flow %.9g s, steps %.9g s", fl, st16);
+    nvls_eval(t, TC_ALGO_NCCL_NVLS, 8, S, TC_MODE_STEPS, &r);
     double busbw = 2.0 * 7 / 8 * S / st, want = 14.0 / 9 * 5 / 6 * bw;
     if (!(busbw > bw) || fabs(busbw - want) > 0.005 * want)
         fail_msg("busbw %.6g GB/s, by hand %.6g GB/s (line rate %.6g)", busbw / 1e9, want / 1e9, bw / 1e9);
@@ -566,6 +572,11 @@ static void nvls_on_one_h100_node_by_hand(void **state)
         fail_msg("tree: formula %.9g s, steps %.9g s", ft, sp);
     if (fabs(sp - 9.0 / 8 * 6 / 5 * S / 450e9) > 0.01 * sp)
         fail_msg("tree: %.9g s, by hand %.9g s", sp, 9.0 / 8 * 6 / 5 * S / 450e9);
+    /* and flow, at 1 GiB, within 2% of steps (lanes progress on their own) */
+    double tf = nvls_eval(t, TC_ALGO_NCCL_NVLS_TREE, 16, S / 16, TC_MODE_FLOW, &r);
+    double ts = nvls_eval(t, TC_ALGO_NCCL_NVLS_TREE, 16, S / 16, TC_MODE_STEPS, &r);
+    if (fabs(tf - ts) > 0.02 * ts)
+        fail_msg("tree 1 GiB: flow %.9g s, steps %.9g s", tf, ts);
     tc_topo_free(t);
 }
 

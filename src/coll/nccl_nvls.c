@@ -410,15 +410,18 @@ static tc_status nvls_build_common(const tc_coll_req *req, const tc_topo *t, tc_
     /* Costs: Simple only (tuning.cc:172); the latency is NCCL's
      * (tuning.cc:258-262) once, with no step latency of its own; each byte
      * costs 6/5 on the wire (NCCL's 5/6 from bus to algorithm bandwidth,
-     * docs/MODEL.md); one chunk per FIFO step (chunkSteps 1), 8 in flight,
-     * twice that across the network. */
+     * docs/MODEL.md); one chunk in flight per connection in flow mode:
+     * NCCL's FIFO (8 slots) sends its chunks in order, where the flow
+     * simulator would share a link among a connection's chunks in flight
+     * and so hold every chunk of a burst to its end, idling the stages
+     * that wait on each chunk's round trip through the switch. */
     s->proto = TC_PROTO_SIMPLE;
     s->base_s = (tree ? NVLS_HW_LAT_US + 2 * log2i(M) * NVLSTREE_NET_LAT_US : NVLS_HW_LAT_US) * 1e-6;
     s->lat_intra_s = s->lat_inter_s = 0;
     s->wire = 1 / NVLS_ALG_RATIO;
     s->rate_cap_Bps = 0;
-    s->credit_steps = 8;
-    s->credit_steps_inter = 16;
+    s->credit_steps = 1;
+    s->credit_steps_inter = 1;
     /* The latency path: a GPU of the deepest node of channel 0's tree up
      * to the root head (the evaluators count it up and down). */
     uint32_t deep = 0;

@@ -87,10 +87,6 @@ static tc_status run_flow_detail(const tc_topo *t, const tc_sched *s, const tc_e
     if (o->flow)
         fo = *o->flow;
     fo.routing = o->routing;
-    if (s->nsw)
-        return tc_fail(err, TC_EINVAL, "%s: the flow simulator does not run in-network reduction yet: use --mode "
-                                       "formula or steps",
-                       tc_algo_name(s->algo));
     tc_flow_job job = {.sched = s, .rank_map = o->rank_map};
     tc_status st = tc_flow_run(t, &job, 1, &fo, o->flow_detail, err);
     if (st == TC_OK)
@@ -100,10 +96,6 @@ static tc_status run_flow_detail(const tc_topo *t, const tc_sched *s, const tc_e
 
 static tc_status run_mode(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, double *time_s, tc_err *err)
 {
-    if (o->mode == TC_MODE_FLOW && s->nsw)
-        return tc_fail(err, TC_EINVAL, "%s: the flow simulator does not run in-network reduction yet: use --mode "
-                                       "formula or steps",
-                       tc_algo_name(s->algo));
     if (o->mode == TC_MODE_FLOW) {
         tc_flow_opts fo;
         memset(&fo, 0, sizeof fo);

@@ -458,7 +458,7 @@ static uint32_t torus_spray(fl_sim *S, uint32_t src, uint32_t dst)
 uint32_t fl_route(fl_sim *S, uint32_t a, uint32_t b)
 {
     const tc_topo *t = S->t;
-    bool local = t->node_size > 1 && a / t->node_size == b / t->node_size;
+    bool local = fl_same_node(t, a, b);
     if (S->o.multipath == TC_MULTIPATH_SPRAY && !local) {
         if (t->kind == TC_TOPO_TORUS)
             return torus_spray(S, a, b);
@@ -1156,7 +1156,7 @@ static void flow_go(fl_sim *S, uint32_t f)
         const tc_topo *t = S->t;
         uint32_t a = fl_ep(J, S->f_src[f]);
         uint32_t b = fl_ep(J, S->f_dst[f]);
-        bool local = t->node_size > 1 && a / t->node_size == b / t->node_size;
+        bool local = fl_same_node(t, a, b);
         double lat = local ? sc->lat_intra_s : sc->lat_inter_s;
         /* The protocol's step latency includes a path's: the path adds only
          * what it has beyond (flow_start's latency; max(step, path) in all). */
@@ -1231,8 +1231,7 @@ static void advance(fl_sim *S, uint32_t job, uint32_t r)
             uint32_t dc = fold_rank(S, d);
             uint32_t slack = 1;
             if (credit)
-                slack = t->node_size > 1 && a / t->node_size == b / t->node_size ? J->s->credit_steps
-                                                                                  : J->s->credit_steps_inter;
+                slack = fl_same_node(t, a, b) ? J->s->credit_steps : J->s->credit_steps_inter;
             bool park = (credit || waits_for_receiver(S, bytes)) && J->rk[dc].issue + slack <= s + 1;
             if (a == b && !park) {
                 /* A local copy: instantaneous. */
@@ -1470,7 +1469,8 @@ static tc_status sim_init(fl_sim *S, const tc_topo *t, const tc_flow_job *jobs, 
         fl_job *J = &S->jobs[j];
         J->s = jobs[j].sched;
         J->map = jobs[j].rank_map;
-        J->p = J->pfull = J->s->req.p;
+        J->topo = t;
+        J->p = J->pfull = tc_sched_parts(J->s);
         J->lanes = J->s->lanes > 1 ? J->s->lanes : 1;
         if ((uint64_t)J->p * J->lanes > UINT32_MAX / 2)
             return S->st = tc_fail(err, TC_EINVAL, "flow: job %zu has %u ranks in %u lanes: too many", j, J->p, J->lanes);
@@ -1895,7 +1895,7 @@ static est_job_out est_job(const tc_flow_job *jb, bool trace, uint32_t T)
     const tc_sched *s = jb->sched;
     /* lanes (nccl-*): every rank a simulated rank in each */
     uint32_t lanes = s->lanes > 1 ? s->lanes : 1;
-    uint32_t p = s->req.p * lanes;
+    uint32_t p = tc_sched_parts(s) * lanes;
     double frac = s->req.p ? (double)T / s->req.p : 1;
     est_job_out out = {0, 0, 0};
     est_step *v = malloc((s->nphases ? s->nphases : 1) * sizeof *v);
@@ -1966,7 +1966,8 @@ static uint32_t fold_probe(const tc_topo *t, const tc_flow_job *job, const tc_fl
     S.njobs = 1;
     tc_xfers_init(&S.xf, false);
     S.stride = max_incidences(t, S.o.multipath);
-    fl_job J = {.s = job->sched, .map = job->rank_map, .p = job->sched->req.p, .pfull = job->sched->req.p,
+    fl_job J = {.s = job->sched, .map = job->rank_map, .topo = t, .p = tc_sched_parts(job->sched),
+                .pfull = tc_sched_parts(job->sched),
                 .lanes = job->sched->lanes > 1 ? job->sched->lanes : 1};
     S.jobs = &J;
     S.cap = malloc((t->n_links ? t->n_links : 1) * sizeof *S.cap);

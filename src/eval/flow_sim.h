@@ -81,8 +81,9 @@ typedef struct fl_rcache {
 typedef struct fl_job {
     const tc_sched *s;
     const uint32_t *map;
+    const tc_topo *topo;  /* where switch participants are (tc_sched_vertex) */
     uint32_t p, nsteps;   /* p: the ranks simulated (folded: T) */
-    uint32_t pfull;       /* the schedule's ranks */
+    uint32_t pfull;       /* the schedule's participants: its ranks, then its switches */
     uint32_t lanes;       /* the schedule's lanes (>= 1): rank r of lane k is simulated rank k pfull + r */
     double start;
     fl_rank *rk;          /* p */
@@ -197,11 +198,18 @@ typedef struct fl_sim {
     const char *fold_off;
 } fl_sim;
 
-/* The endpoint of simulated rank v (its lane's rank, through the map). */
+/* The vertex of simulated rank v: its lane's rank's endpoint, through the
+ * map, or a switch participant's node switch. */
 static inline uint32_t fl_ep(const fl_job *J, uint32_t v)
 {
     uint32_t r = v >= J->pfull ? v % J->pfull : v;
-    return J->map ? J->map[r] : r;
+    return r < J->s->req.p ? (J->map ? J->map[r] : r) : tc_sched_vertex(J->s, J->topo, J->map, r);
+}
+
+/* Whether two vertices (endpoints or node switches) share a scale-up node. */
+static inline bool fl_same_node(const tc_topo *t, uint32_t a, uint32_t b)
+{
+    return t->node_size > 1 && tc_topo_node_of(t, a) == tc_topo_node_of(t, b);
 }
 
 /* The simulated rank of a transfer's end r in lane k. */
