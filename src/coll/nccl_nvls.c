@@ -152,8 +152,14 @@ double tc_nccl_nvls_time_us(const tc_coll_req *req, const tc_topo *t, bool tree)
 
 /* ---- the schedule ---- */
 
+/* Lanes: channels that move the same transfers at the same steps (all of
+ * them on one node; those of one tree across nodes, when both trees have
+ * as many) are one lane, whose transfers carry one block of each: the
+ * same link shares in steps and formula, a few times fewer transfers.
+ * Lane q holds channels q, q + L, q + 2L, ... (L lanes) on tree q mod 2. */
 typedef struct nvls_state {
     uint32_t C, H, G, M, nch, D, maxnd;
+    uint32_t L, per_lane;   /* lanes, channels per lane */
     uint32_t *nd;        /* 2 x M: node depth in tree 0 and tree 1 */
     int32_t *parent;     /* 2 x M */
     int32_t *child;      /* 2 x M x 2 */
@@ -168,22 +174,24 @@ static void nvls_state_free(void *p)
     free(st);
 }
 
-/* A transfer of block h of chunk m in channel k; h = H: one for each of the
- * H blocks (a GPU's shards to its switch, the switch's multicast to a
- * GPU), so that every transfer is one block and the shares of a link
- * follow its bytes. */
-static void add_blocks(tc_xfers *x, const tc_sched *s, uint32_t src, uint32_t dst, bool red, uint32_t k, uint32_t m,
+/* A transfer of block h of chunk m in each channel of lane q; h = H: one
+ * for each of the H blocks (a GPU's shards to its switch, the switch's
+ * multicast to a GPU), so that every transfer is one block per channel and
+ * the shares of a link follow its bytes. */
+static void add_blocks(tc_xfers *x, const tc_sched *s, uint32_t src, uint32_t dst, bool red, uint32_t q, uint32_t m,
                        uint32_t h)
 {
     const nvls_state *st = s->state;
-    uint32_t first = (k * st->nch + m) * st->H;
     for (uint32_t b = h < st->H ? h : 0; b < (h < st->H ? h + 1 : st->H); b++) {
-        size_t at = tc_xfers_add(x, src, dst, s->blk_bytes, red);
+        size_t at = tc_xfers_add(x, src, dst, s->blk_bytes * st->per_lane, red);
         if (!x->oom) {
-            x->v[at].lane = (uint16_t)k;
+            x->v[at].lane = (uint16_t)q;
             x->v[at].piped = m > 0;
         }
-        tc_xfers_seg(x, first + b, first + b, 1);
+        for (uint32_t k = q; k < st->C; k += st->L) {
+            uint32_t blk = (k * st->nch + m) * st->H + b;
+            tc_xfers_seg(x, blk, blk, 1);
+        }
     }
 }
 
@@ -199,9 +207,9 @@ static bool chunk_at(uint32_t step, uint32_t o, uint32_t nch, uint32_t *m)
 static tc_status emit_nvls(const tc_sched *s, uint32_t step, tc_xfers *x)
 {
     const nvls_state *st = s->state;
-    uint32_t C = st->C, H = st->H, G = st->G, M = st->M, D = st->D, n = st->nch, p = s->req.p;
+    uint32_t H = st->H, G = st->G, M = st->M, D = st->D, n = st->nch, p = s->req.p;
     uint32_t per = G / H; /* GPUs per head (NIC) */
-    for (uint32_t k = 0; k < C; k++) {
+    for (uint32_t k = 0; k < st->L; k++) {
         uint32_t tr = k % 2, m;
         for (uint32_t node = 0; node < M; node++) {
             uint32_t nd = st->nd[tr * M + node], sw = p + node, base = node * G;
@@ -262,11 +270,11 @@ static bool on(uint32_t step, uint32_t o, uint32_t nch)
 static void step_figures(const tc_sched *s, uint32_t step, uint32_t *fanout, uint32_t *fanin)
 {
     const nvls_state *st = s->state;
-    uint32_t C = st->C, H = st->H, G = st->G, M = st->M, D = st->D, n = st->nch;
+    uint32_t H = st->H, G = st->G, M = st->M, D = st->D, n = st->nch;
     uint32_t fo = 0, fi = 0;
     for (uint32_t x = 0; x < M; x++) {
         uint32_t so = 0, si = 0, ho = 0, hi = 0, go = 0, gi = 0;
-        for (uint32_t k = 0; k < C; k++) {
+        for (uint32_t k = 0; k < st->L; k++) {
             uint32_t tr = k % 2, nd = st->nd[tr * M + x], nc = 0;
             int32_t par = st->parent[tr * M + x];
             uint32_t A = on(step, D - nd - 2, n), B = on(step, D - nd - 1, n);
@@ -323,16 +331,16 @@ static tc_status nvls_phases(tc_sched *s, tc_err *err)
             continue;
         uint32_t fo, fi;
         step_figures(s, b[i], &fo, &fi);
-        tc_phase *ph = tc_sched_add_phase(s, b[i + 1] - b[i], TC_PAT_GENERIC, 0, s->blk_bytes,
-                                          st->M > 1 ? "nvls tree" : "nvls");
+        double xb = s->blk_bytes * st->per_lane; /* every transfer's bytes */
+        tc_phase *ph = tc_sched_add_phase(s, b[i + 1] - b[i], TC_PAT_GENERIC, 0, xb, st->M > 1 ? "nvls tree" : "nvls");
         if (!ph) {
             rc = tc_fail(err, TC_EINTERNAL, "out of memory");
             break;
         }
         ph->fanout = fo ? fo : 1;
         ph->fanin = fi ? fi : 1;
-        ph->rank_bytes = ph->fanout * s->blk_bytes;
-        ph->rank_bytes_in = ph->fanin * s->blk_bytes;
+        ph->rank_bytes = ph->fanout * xb;
+        ph->rank_bytes_in = ph->fanin * xb;
     }
     free(b);
     return rc;
@@ -375,6 +383,8 @@ static tc_status nvls_build_common(const tc_coll_req *req, const tc_topo *t, tc_
     s->state = st;
     s->free_state = nvls_state_free;
     st->C = C, st->H = H, st->G = G, st->M = M, st->nch = (uint32_t)nch;
+    st->L = M == 1 ? 1 : C % 2 == 0 ? (C >= 2 ? 2 : 1) : C;
+    st->per_lane = C / st->L;
     st->nd = calloc(2 * (size_t)M, sizeof *st->nd);
     st->parent = malloc(2 * (size_t)M * sizeof *st->parent);
     st->child = malloc(4 * (size_t)M * sizeof *st->child);
@@ -405,7 +415,7 @@ static tc_status nvls_build_common(const tc_coll_req *req, const tc_topo *t, tc_
     s->blk_bytes = tc_block_bytes(req->bytes, req->elt, s->nblk);
     s->emit = emit_nvls;
     s->channels = C;
-    s->lanes = C;
+    s->lanes = st->L;
     s->nccl_impl = tree ? TC_ALGO_NCCL_NVLS_TREE : TC_ALGO_NCCL_NVLS;
     /* Costs: Simple only (tuning.cc:172); the latency is NCCL's
      * (tuning.cc:258-262) once, with no step latency of its own; each byte
