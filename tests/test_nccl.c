@@ -447,10 +447,14 @@ static void nccl_nvls_moves_the_right_data(void **state)
         uint32_t G = t->node_size;
         for (uint32_t p = topos[ti].tree ? 2 * G : 3; p <= (topos[ti].tree ? 9 * G : G); p += topos[ti].tree ? G : 1)
             for (uint32_t c = 0; c <= 5; c += 1 + (c == 0) + 2 * (c == 2))
-                for (int big = 0; big < 2; big++) {
-                    tc_coll_req req = {.op = TC_OP_ALLREDUCE,
+                for (int big = 0; big < 6; big++) {
+                    /* all-reduce; on one node also all-gather and reduce-scatter */
+                    tc_op op = big < 2 ? TC_OP_ALLREDUCE : big < 4 ? TC_OP_ALLGATHER : TC_OP_REDUCESCATTER;
+                    if (topos[ti].tree && op != TC_OP_ALLREDUCE)
+                        continue;
+                    tc_coll_req req = {.op = op,
                                        .algo = topos[ti].tree ? TC_ALGO_NCCL_NVLS_TREE : TC_ALGO_NCCL_NVLS,
-                                       .p = p, .bytes = (big ? 300001.0 * 64 : 17.0) * 4 * p, .elt = 4, .channels = c};
+                                       .p = p, .bytes = (big % 2 ? 300001.0 * 64 : 17.0) * 4 * p, .elt = 4, .channels = c};
                     tc_err err = {{0}};
                     tc_sched *s = NULL;
                     if (tc_coll_round(&req, &err) != TC_OK || tc_coll_build(&req, t, &s, &err) != TC_OK)
@@ -543,6 +547,29 @@ static void nvls_on_one_h100_node_by_hand(void **state)
     req.elt = 1;
     tc_nccl_choose(&req, t, &a, NULL);
     assert_int_equal(a, TC_ALGO_NCCL_RING);
+
+    /* All-gather (and reduce-scatter) by NVLS: each GPU receives S (sends
+     * S/8), 6/5 on the wire: busbw 7/8 x 5/6 node_bw, below the ring's 7/8
+     * node_bw, as NVIDIA says of it (https://github.com/NVIDIA/nccl/issues/
+     * 1506); NCCL's model: 266.7 GB/s algbw against the ring's 370.8 x 8/7,
+     * so NCCL picks the ring. */
+    for (int rs = 0; rs < 2; rs++) {
+        tc_coll_req g = {.op = rs ? TC_OP_REDUCESCATTER : TC_OP_ALLGATHER, .algo = TC_ALGO_NCCL_NVLS, .p = 8,
+                         .bytes = S, .elt = 4};
+        tc_eval_opts o = {.mode = TC_MODE_STEPS, .routing = TC_ROUTE_DMODK};
+        tc_err e2 = {{0}};
+        if (tc_evaluate(t, &g, &o, &r, &e2) != TC_OK)
+            fail_msg("%s: %s", tc_op_name(g.op), e2.msg);
+        double bb = 7.0 / 8 * S / r.time_s, w = 7.0 / 8 * 5 / 6 * bw;
+        if (fabs(bb - w) > 0.005 * w)
+            fail_msg("%s busbw %.6g GB/s, by hand %.6g", tc_op_name(g.op), bb / 1e9, w / 1e9);
+        g.algo = TC_ALGO_NCCL;
+        tc_nccl_choose(&g, t, &a, NULL);
+        assert_int_equal(a, TC_ALGO_NCCL_RING);
+        g.algo_mask = 4;
+        tc_nccl_choose(&g, t, &a, NULL);
+        assert_int_equal(a, TC_ALGO_NCCL_NVLS);
+    }
     tc_topo_free(t);
 
     /* Where it cannot run, one line says why. */
@@ -560,6 +587,7 @@ static void nvls_on_one_h100_node_by_hand(void **state)
     assert_non_null(strstr(err.msg, "nccl-nvls-tree"));
     assert_false(tc_coll_valid(TC_OP_ALLREDUCE, TC_ALGO_NCCL_NVLS_TREE, 8, t, &err));
     assert_false(tc_coll_valid(TC_OP_ALLGATHER, TC_ALGO_NCCL_NVLS_TREE, 16, t, &err));
+    assert_false(tc_coll_valid(TC_OP_BROADCAST, TC_ALGO_NCCL_NVLS, 8, t, &err));
     assert_false(tc_coll_valid(TC_OP_ALLREDUCE, TC_ALGO_NCCL_NVLS, 2, t, &err));
     assert_non_null(strstr(err.msg, "more than 2 GPUs"));
     assert_true(tc_coll_valid(TC_OP_ALLREDUCE, TC_ALGO_NCCL_NVLS_TREE, 16, t, &err));

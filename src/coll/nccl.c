@@ -490,8 +490,10 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
     double ppn = (double)R / nodes;
     uint8_t mask = req->proto_mask ? req->proto_mask : default_mask(topo);
     uint8_t amask = req->algo_mask ? req->algo_mask : 15;
-    if (req->op != TC_OP_ALLREDUCE || R < 2)
-        amask &= 1; /* NCCL's tree, NVLS and NVLSTree (as modelled) are all-reduce only */
+    if (R < 2)
+        amask &= 1;
+    else if (req->op != TC_OP_ALLREDUCE)
+        amask &= 1 | 4; /* NCCL's tree and NVLSTree are all-reduce only; NVLS also gathers and scatters */
     if (!(amask & 3) && !(mask & 1u << TC_PROTO_SIMPLE))
         amask = 1;  /* NVLS runs Simple only */
     if (!amask)

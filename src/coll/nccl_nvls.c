@@ -77,9 +77,9 @@ static void nvls_shape(uint32_t p, const tc_topo *t, uint32_t *G, uint32_t *M, u
  * (search.cc:893). */
 static const char *nvls_refusal(tc_op op, uint32_t p, const tc_topo *t, bool tree)
 {
-    if (op != TC_OP_ALLREDUCE)
-        return "implements allreduce only (NVLSTree is all-reduce only; NVLS's all-gather and reduce-scatter are not "
-               "modelled)";
+    if (op != TC_OP_ALLREDUCE && (tree || (op != TC_OP_ALLGATHER && op != TC_OP_REDUCESCATTER)))
+        return tree ? "implements allreduce only (as NVLSTree: src/device/generate.py:76-82)"
+                    : "implements allreduce, allgather and reducescatter (as NVLS: src/device/generate.py:76-82)";
     if (!t || t->node_size < 2 || !t->node_reduce)
         return "needs scale-up node switches that reduce and multicast (node=G with node_reduce=1, NVLink SHARP of "
                "NVSwitch 3 and later): the topology's node switches do not";
@@ -158,6 +158,7 @@ double tc_nccl_nvls_time_us(const tc_coll_req *req, const tc_topo *t, bool tree)
  * same link shares in steps and formula, a few times fewer transfers.
  * Lane q holds channels q, q + L, q + 2L, ... (L lanes) on tree q mod 2. */
 typedef struct nvls_state {
+    tc_op op;               /* all-reduce; on one node also all-gather, reduce-scatter */
     uint32_t C, H, G, M, nch, D, maxnd;
     uint32_t L, per_lane;   /* lanes, channels per lane */
     uint32_t *nd;        /* 2 x M: node depth in tree 0 and tree 1 */
@@ -204,8 +205,58 @@ static bool chunk_at(uint32_t step, uint32_t o, uint32_t nch, uint32_t *m)
     return true;
 }
 
+/* NVLS reduce-scatter and all-gather on one node (src/device/
+ * reduce_scatter.h:78-155, all_gather.h:88-161): rank r's part is blocks
+ * (r C + k) nch + m. Reduce-scatter: every GPU sends each rank's chunk to
+ * the switch, which adds them up (ld_reduce), then the sum to its owner;
+ * all-gather: the owner stores its chunk to the switch (multimem.st),
+ * which multicasts it to every GPU. Chunk m at steps m and m + 1. */
+static void add_part(tc_xfers *x, const tc_sched *s, uint32_t src, uint32_t dst, bool red, uint32_t r, uint32_t m)
+{
+    const nvls_state *st = s->state;
+    size_t at = tc_xfers_add(x, src, dst, s->blk_bytes * st->per_lane, red);
+    if (!x->oom) {
+        x->v[at].lane = 0;
+        x->v[at].piped = m > 0;
+    }
+    for (uint32_t k = 0; k < st->C; k++) {
+        uint32_t blk = (r * st->C + k) * st->nch + m;
+        tc_xfers_seg(x, blk, blk, 1);
+    }
+}
+
+static void emit_nvls_rsag(const tc_sched *s, uint32_t step, tc_xfers *x)
+{
+    const nvls_state *st = s->state;
+    uint32_t p = s->req.p, sw = p, m;
+    bool rs = st->op == TC_OP_REDUCESCATTER;
+    if (chunk_at(step, 0, st->nch, &m)) {
+        if (rs) {
+            for (uint32_t g = 0; g < p; g++)
+                for (uint32_t r = 0; r < p; r++)
+                    add_part(x, s, g, sw, g > 0, r, m);
+        } else {
+            for (uint32_t r = 0; r < p; r++)
+                add_part(x, s, r, sw, false, r, m);
+        }
+    }
+    if (chunk_at(step, 1, st->nch, &m)) {
+        for (uint32_t r = 0; r < p; r++) {
+            if (rs)
+                add_part(x, s, sw, r, false, r, m);
+            else
+                for (uint32_t g = 0; g < p; g++)
+                    add_part(x, s, sw, g, false, r, m);
+        }
+    }
+}
+
 static tc_status emit_nvls(const tc_sched *s, uint32_t step, tc_xfers *x)
 {
+    if (((const nvls_state *)s->state)->op != TC_OP_ALLREDUCE) {
+        emit_nvls_rsag(s, step, x);
+        return x->oom ? TC_EINTERNAL : TC_OK;
+    }
     const nvls_state *st = s->state;
     uint32_t H = st->H, G = st->G, M = st->M, D = st->D, n = st->nch, p = s->req.p;
     uint32_t per = G / H; /* GPUs per head (NIC) */
@@ -272,6 +323,15 @@ static void step_figures(const tc_sched *s, uint32_t step, uint32_t *fanout, uin
     const nvls_state *st = s->state;
     uint32_t H = st->H, G = st->G, M = st->M, D = st->D, n = st->nch;
     uint32_t fo = 0, fi = 0;
+    if (st->op != TC_OP_ALLREDUCE) {
+        /* one node of G ranks: the first stage at step m, the second at m + 1 */
+        uint32_t a = on(step, 0, n), b = on(step, 1, n), rs = st->op == TC_OP_REDUCESCATTER;
+        uint32_t gpu_out = a * (rs ? G : 1), gpu_in = b * (rs ? 1 : G);
+        uint32_t sw_in = a * (rs ? G * G : G), sw_out = b * (rs ? G : G * G);
+        *fanout = gpu_out > sw_out ? gpu_out : sw_out;
+        *fanin = gpu_in > sw_in ? gpu_in : sw_in;
+        return;
+    }
     for (uint32_t x = 0; x < M; x++) {
         uint32_t so = 0, si = 0, ho = 0, hi = 0, go = 0, gi = 0;
         for (uint32_t k = 0; k < st->L; k++) {
@@ -308,14 +368,21 @@ static void step_figures(const tc_sched *s, uint32_t step, uint32_t *fanout, uin
 static tc_status nvls_phases(tc_sched *s, tc_err *err)
 {
     const nvls_state *st = s->state;
-    uint32_t D = st->D, n = st->nch, total = n + D + st->maxnd + 1;
+    bool ar = st->op == TC_OP_ALLREDUCE;
+    uint32_t D = st->D, n = st->nch, total = ar ? n + D + st->maxnd + 1 : n + 1;
     size_t cap = 15 * ((size_t)st->maxnd + 1) + 2, nb = 0;
     uint32_t *b = malloc(cap * sizeof *b);
     if (!b)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
     b[nb++] = 0;
     b[nb++] = total;
-    for (uint32_t nd = 0; nd <= st->maxnd; nd++) {
+    if (!ar) {
+        uint32_t c3[3] = {1, n, n + 1};
+        for (int j = 0; j < 3; j++)
+            if (c3[j] < total)
+                b[nb++] = c3[j];
+    }
+    for (uint32_t nd = 0; ar && nd <= st->maxnd; nd++) {
         uint32_t o[5] = {D - nd - 2, D - nd - 1, D - nd, D + nd, D + nd + 1};
         for (int i = 0; i < 5; i++) {
             uint32_t c3[3] = {o[i], o[i] + 1, o[i] + n};
@@ -382,6 +449,7 @@ static tc_status nvls_build_common(const tc_coll_req *req, const tc_topo *t, tc_
         return tc_fail(err, TC_EINTERNAL, "out of memory");
     s->state = st;
     s->free_state = nvls_state_free;
+    st->op = req->op;
     st->C = C, st->H = H, st->G = G, st->M = M, st->nch = (uint32_t)nch;
     st->L = M == 1 ? 1 : C % 2 == 0 ? (C >= 2 ? 2 : 1) : C;
     st->per_lane = C / st->L;
@@ -444,7 +512,7 @@ static tc_status nvls_build_common(const tc_coll_req *req, const tc_topo *t, tc_
     uint32_t gpu = deep * G + (G > 1 ? 1 : 0), sw = req->p + deep, head = deep * G;
     uint32_t *lp = s->lat_pairs;
     lp[0] = gpu, lp[1] = sw, lp[2] = sw, lp[3] = head;
-    s->nlat_pairs = 2;
+    s->nlat_pairs = req->op == TC_OP_ALLREDUCE ? 2 : 1; /* counted there and back */
     for (int32_t x = (int32_t)deep; st->parent[x] >= 0; x = st->parent[x]) {
         lp[2 * s->nlat_pairs] = (uint32_t)x * G;
         lp[2 * s->nlat_pairs + 1] = (uint32_t)st->parent[x] * G;
