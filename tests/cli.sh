@@ -351,6 +351,10 @@ good "nccl-tests: its columns" "#       size         count      type   redop    
 good "nccl-tests: the average line" "^# Avg bus bandwidth    : " nccl-tests --preset dgx-h100 -b 1M -e 1G -f 8 -d bfloat16
 good "nccl-tests: a row as nccl-tests prints it" "^     1048576        262144     float     sum      -1 " nccl-tests --preset dgx-h100 -b 1M -e 1M -n 20 -w 5 -c 1
 good "nccl-tests: all-gather counts per rank" "^     1048576         32768     float    none      -1 " nccl-tests --preset dgx-h100 --op allgather -b 1M -e 1M
+good "nccl-tests: all-to-all runs NCCL's grouped send/recv" "^     1048576         16384     float    none      -1 " nccl-tests --preset dgx-h100:nodes=2 --op alltoall -b 1M -e 1M
+good "collective: nccl on all-to-all is nccl-a2a" "nccl:AllToAll,Simple" collective --topo "$CLOS" --op alltoall --algo nccl --size 64MiB
+good "collective: nccl-pat with one GPU per node" "nccl-pat:Simple" collective --topo "$CLOS" --op allgather --algo nccl-pat --size 1MiB
+bad "nccl-pat on nodes of 8 GPUs" collective --topo "clos:down=8x8,up=1x8,node=8" --op allgather --algo nccl-pat --size 1MiB
 good "nccl-tests: compare, by size band" "^# median |error| >= 256 MiB" nccl-tests --preset dgx-h100:nodes=2 --algo nccl-ring:channels=24 --compare "$(dirname "$0")/data/nccl-tests/nccltests309_gjaion_h100_2node_ib400_allreduce_ring_minctas24_qps2.txt"
 good "nccl-tests: -g 4 of 8 GPUs with MPI's ring" "16 ranks" nccl-tests --preset dgx-h100:nodes=4 -g 4 -b 1M -e 1M --algo ring
 good "nccl: the choice is reported" "nccl:Ring,LL,1ch" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
@@ -390,6 +394,35 @@ bad "nccl-nvls: node switches that do not reduce" collective --preset dgx-a100 -
 bad "nccl-nvls across nodes" collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl-nvls --size 1GiB
 good "nccl-nvls on one DGX H100" "nccl-nvls:Simple,16ch" collective --preset dgx-h100 --op allreduce --algo nccl-nvls --size 1GiB
 good "nccl picks NVLSTree on two DGX H100" "nccl:NVLSTree,Simple" collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl --size 1GiB
+
+# --- collectives over sub-groups (--group) ---
+NODES="clos:down=8x8,up=1x8,node=8"
+bad "group: stride not dividing the ranks" collective --topo "$NODES" --op allreduce --size 1MiB --group stride=5
+bad "group: node without scale-up nodes" collective --topo "$CLOS" --op allreduce --size 1MiB --group node
+bad "group: axes on a Clos" collective --topo "$NODES" --op allreduce --size 1MiB --group axes=x
+bad "group: groups of 1 rank" collective --topo "$NODES" --op allreduce --size 1MiB --group stride=64
+bad "group: nodes holding unequal ranks" collective --topo "$NODES" --op allreduce --size 1MiB --group node --ranks 12
+bad "group: axes off a slice" collective --topo torus:dims=4x4 --op allreduce --size 1MiB --group axes=x --ranks 6
+bad "group: a dimension the torus lacks" collective --topo torus:dims=4x4 --op allreduce --size 1MiB --group axes=z
+bad "group: unknown spec" collective --topo "$NODES" --op allreduce --size 1MiB --group rows
+bad "group: NCCL's algorithms" collective --topo "$NODES" --op allreduce --size 1MiB --group node --algo nccl-ring
+bad "group: root beyond the group" collective --topo "$NODES" --op broadcast --algo binomial:root=9 --size 1MiB --group node
+bad "group: not a compare option" compare --topo "$NODES" --op allreduce --sizes 1MiB:4MiB --group node
+good "group: the groups in the text" "8 groups of 8 ranks" collective --topo "$NODES" --op allreduce --size 1MiB --group stride=8 --quiet
+good "group: lock step in formula" "the slowest group only" collective --topo "$NODES" --op allreduce --size 1MiB --group node --quiet
+good "group: each group's finish in flow" "spread" collective --topo torus:dims=4x4x4 --op allgather --size 1MiB --group axes=x --mode flow --quiet
+good "group: groups in the JSON" '"fastest_s"' collective --topo "$NODES" --op allreduce --size 1MiB --group stride=8 --mode flow --format json --quiet
+good "group: the canonical spec in the scenario" '"group": "axes=xz"' collective --topo torus:dims=4x4x4 --op allreduce --size 1MiB --group axes=zx --print-scenario
+good "group: CSV columns" "group_fastest_s" collective --topo "$NODES" --op allreduce --sizes 1MiB:4MiB --group node --format csv --quiet
+"$T" collective --topo "$NODES" --op allreduce --size 1MiB --group stride=8 --mode flow --out "$tmp/g.json" --quiet >/dev/null 2>&1
+good "group: replay gives the same groups" '"count": 8' replay "$tmp/g.json" --format json --quiet
+# rail-optimized: every stride group on its own rail, one group's time alone
+gt=$("$T" collective --topo "$NODES,rail=8" --op allreduce --algo ring --size 64MiB --group stride=8 --format json --quiet | grep '"time_s"')
+at=$("$T" collective --topo "$NODES,rail=8" --op allreduce --algo ring --size 64MiB --endpoints 0,8,16,24,32,40,48,56 --format json --quiet | grep '"time_s"')
+if [ -z "$gt" ] || [ "$gt" != "$at" ]; then
+    echo "FAIL (group: rail groups equal one group alone): '$gt' against '$at'"
+    fails=$((fails + 1))
+fi
 
 # OpenBLAS and LAPACKE are opened on first use (src/core/blas.c): the
 # executable does not load them to start (PowerSGD and training, which use

@@ -68,6 +68,8 @@ typedef enum {
     TC_ALGO_NCCL_TREE,    /* NCCL's double binary tree across nodes, chains inside them */
     TC_ALGO_NCCL_NVLS,    /* NCCL's NVLS: the node switch reduces and multicasts (one node) */
     TC_ALGO_NCCL_NVLS_TREE, /* NCCL's NVLSTree: NVLS inside the nodes, a double binary tree of nodes */
+    TC_ALGO_NCCL_PAT,     /* NCCL's PAT all-gather and reduce-scatter (v2.23.4-1; one GPU per node) */
+    TC_ALGO_NCCL_A2A,     /* NCCL's all-to-all: grouped send/recv to every peer, as nccl-tests runs it */
     TC_ALGO_COUNT
 } tc_algo;
 
@@ -77,9 +79,9 @@ typedef enum { TC_PROTO_NONE = 0, TC_PROTO_LL, TC_PROTO_LL128, TC_PROTO_SIMPLE, 
 const char *tc_proto_name(tc_proto p);  /* "LL", "LL128", "Simple" */
 /* The algorithms of NCCL_ALGO's syntax ("Ring,Tree", "^Tree", '|' or ','
  * between names, case-insensitive) that topocc models, as a mask (bit 0
- * Ring, bit 1 Tree, bit 2 NVLS, bit 3 NVLSTree); names of NCCL's other
- * algorithms (CollNetDirect, CollNetChain, PAT) are accepted and left out;
- * none of the modelled ones left is refused. */
+ * Ring, bit 1 Tree, bit 2 NVLS, bit 3 NVLSTree, bit 4 PAT); names of NCCL's
+ * other algorithms (CollNetDirect, CollNetChain) are accepted and left
+ * out; none of the modelled ones left is refused. */
 tc_status tc_nccl_algo_parse(const char *s, uint8_t *mask, tc_err *err);
 /* NCCL's trees over n nodes (src/graph/trees.cc): node r's parent and up to
  * two children (-1: none) in tree t, 0 (ncclGetBtree) or 1 (ncclGetDtree's
@@ -89,7 +91,7 @@ void tc_nccl_node_tree(int n, int t, int r, int *parent, int *c0, int *c1);
  * instead of alpha; one schedule per size). */
 bool tc_algo_is_nccl(tc_algo a);
 /* NCCL's name of the algorithm an nccl-* schedule runs: "Ring", "Tree",
- * "NVLS", "NVLSTree". */
+ * "NVLS", "NVLSTree", "PAT", "AllToAll". */
 const char *tc_nccl_algo_label(tc_algo impl);
 /* Parses a protocol as NCCL_PROTO gives it: names case-insensitive,
  * separated by '|' or ',', a leading '^' for "all but". With one name and
@@ -196,7 +198,7 @@ typedef struct tc_coll_req {
      * rule), bounds on the channels (0: none), the Simple buffer (0: 4 MiB). */
     uint8_t proto_mask;
     uint8_t algo_mask;    /* nccl: the algorithms it may choose (bit 0 Ring, bit 1 Tree, bit 2 NVLS, bit 3
-                             NVLSTree; 0: all) */
+                             NVLSTree, bit 4 PAT; 0: all) */
     uint32_t min_channels, max_channels;
     double buffsize;
 } tc_coll_req;
@@ -296,9 +298,12 @@ static inline uint32_t tc_sched_vertex(const tc_sched *s, const tc_topo *t, cons
 }
 
 /* NCCL v2.21.5-1's choice (its tuning model, src/graph/tuning.cc;
- * bandwidths from the topology): the algorithm (nccl-ring or nccl-tree,
+ * bandwidths from the topology): the algorithm (nccl-ring, nccl-tree,
+ * nccl-nvls, nccl-nvls-tree, or v2.23.4-1's nccl-pat where NCCL enables it,
  * into *algo) and protocol with the least predicted time among those req
- * allows; *pred_s its time. */
+ * allows; *pred_s its time. For all-to-all: nccl-a2a and the protocol NCCL
+ * gives its point-to-point work (its tuning model has none: *pred_s is
+ * topocc's estimate, coll/nccl_a2a.c). */
 tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *algo, double *pred_s);
 
 /* Parses "ring", "ring:chunks=8", "dbtree:chunks=64", "rhd:order=far",
@@ -364,5 +369,58 @@ tc_status tc_sched_check_sampled(const tc_sched *s, uint32_t blocks_per_rank, ui
 /* For algorithm implementations: append a phase of repeat steps. */
 tc_phase *tc_sched_add_phase(tc_sched *s, uint32_t repeat, tc_pattern pat, int64_t arg,
                              double bytes, const char *label);
+
+/* ---- collectives over sub-groups (coll/group.c) ---------------------------
+ * A job's p ranks split into ngroups disjoint groups of size ranks each (a
+ * tensor-parallel group inside each node, a data-parallel group across
+ * nodes, one axis of a torus slice); every group runs the same collective at
+ * the same time. A group's inner rank i is job rank members[g size + i]. */
+typedef struct tc_groups {
+    uint32_t p;                 /* the job's ranks */
+    uint32_t ngroups, size;     /* groups, ranks in each (>= 2) */
+    const uint32_t *members;    /* ngroups x size job ranks, group by group */
+    /* ndims > 0: every group is a torus of these dimensions (groups along
+     * torus axes; inner ranks numbered first dimension fastest), which the
+     * torus algorithms need. 0: none. */
+    int ndims;
+    uint32_t dims[TC_MAX_DIMS];
+    uint8_t wrap[TC_MAX_DIMS];
+} tc_groups;
+
+/* Checks that g partitions 0..p-1 into ngroups groups of size >= 2 ranks
+ * (every rank in exactly one group); TC_EINVAL with one line otherwise. */
+tc_status tc_groups_check(const tc_groups *g, tc_err *err);
+
+/* The topology an inner schedule (one group's) is valid for and built on:
+ * NULL for plain groups (topology-independent algorithms only), else *buf
+ * filled as a torus of g's dims (only the fields algorithms read). */
+const tc_topo *tc_groups_inner_topo(const tc_groups *g, tc_topo *buf);
+
+/* Whether (op, algo) is valid for one group of g: tc_coll_valid on the
+ * group's size and inner topology; NCCL's algorithms are refused. */
+bool tc_coll_valid_groups(tc_op op, tc_algo algo, const tc_groups *g, tc_err *err);
+
+/* The wrapper schedule of inner (one group's schedule, inner->req.p ==
+ * g->size) run by every group of g at once: its p is the job's, its steps
+ * are inner's, a step's transfers are inner's for each group with the
+ * group's ranks mapped to job ranks, its phases inner's with pattern
+ * GENERIC (the figures stay exact: groups are disjoint), so the formula
+ * evaluator costs every phase on the routed graph, groups contending.
+ * Takes ownership of inner (freed with the wrapper, or on failure). */
+tc_status tc_sched_group(tc_sched *inner, const tc_groups *g, tc_sched **out, tc_err *err);
+
+/* Builds req (req->p: the group's size) for one group and wraps it. */
+tc_status tc_coll_build_groups(const tc_coll_req *req, const tc_groups *g, tc_sched **out, tc_err *err);
+
+/* A wrapper's inner schedule (NULL: s is not a wrapper). It is kept at the
+ * wrapper's size (tc_sched_set_bytes on the wrapper reaches it when the
+ * wrapper next emits). */
+tc_sched *tc_sched_group_inner(const tc_sched *s);
+
+/* Verifies a wrapper: no transfer crosses groups, and each group's
+ * transfers, mapped back to its inner ranks, pass tc_sched_check (every
+ * group's result is its own collective's, the inner phases' figures
+ * exact). */
+tc_status tc_sched_check_groups(const tc_sched *s, tc_err *err);
 
 #endif

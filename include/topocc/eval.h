@@ -64,6 +64,17 @@ typedef struct tc_result {
     double lower_bound_s;
     uint32_t phases, steps;
     uint32_t elt;              /* bytes per element (0: fluid sizes) */
+    /* Sub-groups (tc_evaluate_groups_sweep): groups > 0 groups of
+     * group_size ranks each ran the collective at once (ranks: the job's;
+     * bytes, algbw and busbw: one group's); time_s is the slowest group's.
+     * Flow mode simulates each group as a job of its own: group_fastest_s is
+     * the fastest group's time, group_slowest and group_fastest their
+     * indices. Formula and steps run the groups in lock step (a step ends
+     * with the slowest transfer of any group) and give the slowest only:
+     * group_fastest_s is then NAN. */
+    uint32_t groups, group_size;
+    uint32_t group_slowest, group_fastest;
+    double group_fastest_s;
 } tc_result;
 
 /* Lower bound on any algorithm's time for op on p ranks (docs/MODEL.md). */
@@ -109,5 +120,27 @@ tc_status tc_evaluate(const tc_topo *t, const tc_coll_req *req, const tc_eval_op
  * what makes sweeps fast. res receives n results. */
 tc_status tc_evaluate_sweep(const tc_topo *t, const tc_coll_req *req, const double *sizes, size_t n,
                             const tc_eval_opts *o, tc_result *res, tc_err *err);
+
+/* One collective run by every group of g at once (topocc/coll.h,
+ * tc_groups), over n sizes (req->p: the group's size; req->bytes ignored;
+ * sizes are per group, rounded to whole elements for the group's size).
+ * o->rank_map places the job's g->p ranks. Auto picks, per size, the
+ * fastest algorithm valid for one group (its size; along torus axes, the
+ * group's torus), evaluated with every group running. formula and steps
+ * evaluate the wrapper schedule (tc_sched_group: every phase on the routed
+ * graph); flow runs each group as a job of its own (tc_flow_run with
+ * g->ngroups jobs) for each group's completion. NCCL's algorithms are
+ * refused. The lower bound is the largest over the groups of one group's
+ * bound on its own endpoints. With o->flow_detail (flow, one size) the
+ * winner's whole simulation is kept (its jobs are the groups). */
+tc_status tc_evaluate_groups_sweep(const tc_topo *t, const tc_coll_req *req, const tc_groups *g, const double *sizes,
+                                   size_t n, const tc_eval_opts *o, tc_result *res, tc_err *err);
+
+/* The flow jobs of a grouped run: job i is group i's inner schedule s on
+ * its ranks' endpoints (map: the job's rank map, NULL: identity);
+ * maps receives g->p endpoints (group by group) the jobs point into, and
+ * names the jobs' names ("group N", 24 characters each). */
+void tc_groups_flow_jobs(const tc_sched *s, const tc_groups *g, const uint32_t *map, uint32_t *maps,
+                         char (*names)[24], tc_flow_job *jobs);
 
 #endif

@@ -63,8 +63,12 @@ typedef struct tc_collective_out {
     tc_phase_eval *phases;     /* nphases */
     char (*phase_labels)[32];  /* nphases */
     bool has_flow;
-    tc_flow_result flow;
+    tc_flow_result flow;       /* with groups: one job per group (flow.jobs[g]) */
     tc_flow_setup flow_setup;
+    /* Sub-groups (job.group): every group ran the collective at once;
+     * ranks is the job's, each result's group fields say the rest. */
+    tc_group_spec group;       /* TC_GROUP_NONE: the whole job */
+    uint32_t ngroups, group_size;
 } tc_collective_out;
 
 static inline const tc_result *tc_collective_at(const tc_collective_out *o, size_t algo, size_t size)

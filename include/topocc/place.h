@@ -61,4 +61,40 @@ tc_status tc_partition_make(tc_partition_kind kind, uint32_t k, uint32_t p, cons
                             tc_partition *out, tc_err *err);
 void tc_partition_free(tc_partition *pt);
 
+/* Collectives over sub-groups (topocc collective --group): how a job's
+ * ranks split into groups that each run the collective. */
+typedef enum {
+    TC_GROUP_NONE = 0,   /* the whole job is one collective */
+    TC_GROUP_NODE,       /* "node": the ranks of each scale-up node */
+    TC_GROUP_STRIDE,     /* "stride=S": group i = ranks i, i+S, i+2S, ... (one rank per node when S is the node size) */
+    TC_GROUP_BLOCK,      /* "block=K": K consecutive ranks per group */
+    TC_GROUP_AXES        /* "axes=xy": on a torus, the ranks that differ only along the named dimensions */
+} tc_group_kind;
+
+typedef struct tc_group_spec {
+    tc_group_kind kind;
+    uint32_t k;          /* STRIDE: S; BLOCK: K; AXES: bit d = dimension d (x = 0, y = 1, z = 2; digits 0-7) */
+} tc_group_spec;
+
+/* Parses "node", "stride=S", "block=K", "axes=LIST" (LIST: letters x, y, z
+ * or digits 0-7, each dimension once); "" or "none": TC_GROUP_NONE. */
+tc_status tc_group_parse(const char *s, tc_group_spec *out, tc_err *err);
+/* The canonical spec ("stride=8", "axes=xz"; "none"). Returns buf. */
+char *tc_group_format(const tc_group_spec *g, char *buf, size_t len);
+
+/* The groups of spec for a job of p ranks placed by map (NULL: rank r on
+ * endpoint r) on t, as a partition whose groups all hold the same number
+ * (>= 2) of ranks. Members are in increasing rank order, except along torus
+ * axes: there by their coordinates along the named dimensions, first
+ * dimension fastest, and *ndims, dims, wrap receive the groups' torus (the
+ * named dimensions the job spans more than one coordinate of; wrap only
+ * where it spans the whole dimension); *ndims = 0 otherwise. Fails
+ * (TC_EINVAL, one line saying why) where the spec does not partition the
+ * job: a stride or block not dividing p, node without scale-up nodes or
+ * with nodes holding unequal numbers of ranks, axes on a topology that is
+ * not a torus or with the job not on a slice (a box) of it, a group of one
+ * rank. */
+tc_status tc_group_make(const tc_group_spec *spec, uint32_t p, const uint32_t *map, const tc_topo *t,
+                        tc_partition *out, int *ndims, uint32_t *dims, uint8_t *wrap, tc_err *err);
+
 #endif

@@ -101,6 +101,7 @@ typedef struct tc_scenario {
 
     /* job.* : the ranks of the job and where they run */
     tc_job_place job;
+    tc_group_spec group;                /* job.group: collectives over sub-groups (TC_GROUP_NONE: the whole job) */
 
     /* collective.* (collective, compare) */
     tc_op ops[TC_OP_COUNT];

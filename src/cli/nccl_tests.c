@@ -205,10 +205,12 @@ static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows,
     if (st == TC_OK)
         st = set1(s, "--op", in->op ? in->op : "allreduce", err);
     /* NCCL's own choice (its tuning model) for the operations NCCL's
-     * modelled algorithms run, as a real nccl-tests run would get; MPI's
-     * choice for the others (no broadcast, reduce or all-to-all yet). */
+     * modelled algorithms run, as a real nccl-tests run would get (all-to-all:
+     * its grouped send/recv, nccl-a2a); MPI's choice for the others (no
+     * broadcast or reduce yet). */
     const char *op = in->op ? in->op : "allreduce";
-    bool ringable = !strcmp(op, "allreduce") || !strcmp(op, "allgather") || !strcmp(op, "reducescatter");
+    bool ringable = !strcmp(op, "allreduce") || !strcmp(op, "allgather") || !strcmp(op, "reducescatter") ||
+                    !strcmp(op, "alltoall");
     const char *algo = in->algo ? in->algo : ringable ? "nccl" : "auto";
     if (st == TC_OK) {
         /* nccl-tests' root rides on the algorithm: ALGO:root=R */

@@ -29,12 +29,27 @@ extern const tc_algo_impl tc_impl_ring, tc_impl_biring, tc_impl_rd, tc_impl_rhd,
     tc_impl_binomial, tc_impl_dbtree, tc_impl_bruck, tc_impl_pairwise, tc_impl_direct,
     tc_impl_torus, tc_impl_torus_bi, tc_impl_torus_mp, tc_impl_swing, tc_impl_hier, tc_impl_shift,
     tc_impl_scatter_ring, tc_impl_rsg, tc_impl_neighbor, tc_impl_segring, tc_impl_nccl_ring, tc_impl_nccl, tc_impl_nccl_tree,
-    tc_impl_nccl_nvls, tc_impl_nccl_nvls_tree;
+    tc_impl_nccl_nvls, tc_impl_nccl_nvls_tree, tc_impl_nccl_pat, tc_impl_nccl_a2a;
 
 /* NCCL v2.21.5-1's predicted time (us) of NVLS (tree false) or NVLSTree
  * for req on t, by its tuning model; INFINITY where NCCL would not enable
  * it (coll/nccl_nvls.c). */
 double tc_nccl_nvls_time_us(const tc_coll_req *req, const tc_topo *t, bool tree);
+
+/* NCCL v2.23.4-1's PAT (coll/nccl_pat.c): its latency by NCCL's model
+ * (us, tuning.cc:276-281) and its predicted time (us; INFINITY where NCCL
+ * would not enable it). */
+double tc_nccl_pat_latency_us(uint32_t p);
+double tc_nccl_pat_time_us(const tc_coll_req *req, const tc_topo *t);
+/* nccl-a2a's time (us, topocc's estimate: NCCL has no model of
+ * point-to-point work) and protocol (coll/nccl_a2a.c). */
+double tc_nccl_a2a_time_us(const tc_coll_req *req, const tc_topo *t, tc_proto *proto);
+/* coll/nccl.c: the channels of the communicator (req's, or the default,
+ * within minch/maxch; before NCCL's cut for small sizes), and the graph
+ * bandwidth NCCL's model starts from (GB/s) for G GPUs per node over
+ * nodes nodes. */
+uint32_t tc_nccl_channels_full(const tc_coll_req *req, const tc_topo *topo);
+double tc_nccl_graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G);
 
 static inline bool tc_is_pow2(uint32_t p) { return p && !(p & (p - 1)); }
 static inline uint32_t tc_log2_floor(uint32_t p)

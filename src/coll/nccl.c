@@ -93,7 +93,7 @@ tc_status tc_proto_parse(const char *s, bool as_mask, tc_proto *proto, uint8_t *
 
 tc_status tc_nccl_algo_parse(const char *s, uint8_t *mask, tc_err *err)
 {
-    static const char *const others[] = {"CollNetDirect", "CollNetChain", "PAT"};
+    static const char *const others[] = {"CollNetDirect", "CollNetChain"};
     bool neg = s[0] == '^';
     const char *p = neg ? s + 1 : s;
     uint8_t m = 0;
@@ -107,13 +107,15 @@ tc_status tc_nccl_algo_parse(const char *s, uint8_t *mask, tc_err *err)
             m |= 4;
         else if (n == 8 && strncasecmp(p, "nvlstree", 8) == 0)
             m |= 8;
+        else if (n == 3 && strncasecmp(p, "pat", 3) == 0)
+            m |= 16;
         else {
             bool known = false;
             for (size_t k = 0; k < sizeof others / sizeof *others; k++)
                 known |= strlen(others[k]) == n && strncasecmp(p, others[k], n) == 0;
             if (!known)
                 return tc_fail(err, TC_EINVAL, "unknown NCCL algorithm '%.*s' in '%s': accepted are Ring, Tree, NVLS, "
-                                               "NVLSTree (and CollNetDirect, CollNetChain, PAT, not modelled)",
+                                               "NVLSTree, PAT (and CollNetDirect, CollNetChain, not modelled)",
                                (int)n, p, s);
         }
         p += n;
@@ -121,10 +123,10 @@ tc_status tc_nccl_algo_parse(const char *s, uint8_t *mask, tc_err *err)
             p++;
     }
     if (neg)
-        m = (uint8_t)(~m & 15);
+        m = (uint8_t)(~m & 31);
     if (!m)
-        return tc_fail(err, TC_EINVAL, "'%s' allows none of Ring, Tree, NVLS, NVLSTree, the NCCL algorithms topocc "
-                                       "models (CollNet and PAT are not)",
+        return tc_fail(err, TC_EINVAL, "'%s' allows none of Ring, Tree, NVLS, NVLSTree, PAT, the NCCL algorithms "
+                                       "topocc models (CollNet is not)",
                        s);
     *mask = m;
     return TC_OK;
@@ -233,6 +235,11 @@ static double graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G)
     tc_topo_get_info(topo, &in);
     double nvl = topo->node_size > 1 ? topo->node_bw : in.injection_Bps;
     return (nodes > 1 ? fmin(nvl, in.injection_Bps * G) : nvl) / 1e9;
+}
+
+double tc_nccl_graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G)
+{
+    return graph_bw(topo, nodes, G);
 }
 
 /* A tree's protocol costs (coll.h), in place of the ring's. The caps are
@@ -378,6 +385,16 @@ static uint32_t channels_for(const tc_coll_req *req, const tc_topo *topo, uint32
     return C ? C : 1;
 }
 
+uint32_t tc_nccl_channels_full(const tc_coll_req *req, const tc_topo *topo)
+{
+    uint32_t G = topo && topo->node_size > 1 ? topo->node_size : 1;
+    if (G > req->p)
+        G = req->p;
+    tc_coll_req full = *req;
+    full.bytes = INFINITY;
+    return channels_for(&full, topo, req->p, G, false);
+}
+
 static tc_status nccl_ring_build(const tc_coll_req *req, const tc_topo *topo, tc_sched *s, tc_err *err)
 {
     uint32_t R = req->p, G = topo && topo->node_size > 1 ? topo->node_size : 1;
@@ -473,6 +490,16 @@ static int log2i(double x)
 
 tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *algo, double *pred_s)
 {
+    if (req->op == TC_OP_ALLTOALL) {
+        /* grouped send/recv: nccl-a2a, the protocol of its pieces */
+        tc_proto pr = TC_PROTO_SIMPLE;
+        double t_us = tc_nccl_a2a_time_us(req, topo, &pr);
+        if (algo)
+            *algo = TC_ALGO_NCCL_A2A;
+        if (pred_s)
+            *pred_s = t_us * 1e-6;
+        return pr;
+    }
     uint32_t R = req->p, G = topo && topo->node_size > 1 ? topo->node_size : 1;
     if (G > R)
         G = R;
@@ -489,13 +516,15 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
     int row = nodes == 1 ? arch_row(topo) : 0, col = nodes <= 2 ? (int)nodes - 1 : 2, arow = arch_row(topo);
     double ppn = (double)R / nodes;
     uint8_t mask = req->proto_mask ? req->proto_mask : default_mask(topo);
-    uint8_t amask = req->algo_mask ? req->algo_mask : 15;
+    uint8_t amask = req->algo_mask ? req->algo_mask : 31;
     if (R < 2)
         amask &= 1;
     else if (req->op != TC_OP_ALLREDUCE)
-        amask &= 1 | 4; /* NCCL's tree and NVLSTree are all-reduce only; NVLS also gathers and scatters */
+        amask &= 1 | 4 | 16; /* NCCL's tree and NVLSTree are all-reduce only; NVLS also gathers and scatters */
+    if ((req->op != TC_OP_ALLGATHER && req->op != TC_OP_REDUCESCATTER) || R < 2)
+        amask &= 15;     /* PAT is all-gather and reduce-scatter only */
     if (!(amask & 3) && !(mask & 1u << TC_PROTO_SIMPLE))
-        amask = 1;  /* NVLS runs Simple only */
+        amask = 1;  /* NVLS and PAT run Simple only */
     if (!amask)
         amask = 1;  /* as NCCL, which falls back to Ring when nothing else is left */
     tc_proto best = TC_PROTO_NONE;
@@ -556,8 +585,18 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
             best_a = a ? TC_ALGO_NCCL_NVLS_TREE : TC_ALGO_NCCL_NVLS;
         }
     }
+    /* PAT (algorithm 6 of v2.23.4-1, Simple only), last: it wins only
+     * strictly faster (tuning.cc:171-193, 276-281 at v2.23.4-1) */
+    if ((amask & 16) && (mask & 1u << TC_PROTO_SIMPLE)) {
+        double t_us = tc_nccl_pat_time_us(req, topo);
+        if (t_us < best_t) {
+            best_t = t_us;
+            best = TC_PROTO_SIMPLE;
+            best_a = TC_ALGO_NCCL_PAT;
+        }
+    }
     if (best == TC_PROTO_NONE && (amask & 1) == 0) {
-        /* NVLS or NVLSTree asked for where they cannot run: the ring */
+        /* NVLS, NVLSTree or PAT asked for where they cannot run: the ring */
         tc_coll_req ring = *req;
         ring.algo_mask = 1;
         return tc_nccl_choose(&ring, topo, algo, pred_s);
@@ -581,12 +620,27 @@ static tc_status nccl_build(const tc_coll_req *req, const tc_topo *topo, tc_sche
     r.proto = tc_nccl_choose(&q, topo, &a, NULL);
     if (!r.proto)
         return tc_fail(err, TC_EINVAL, "nccl: no protocol is allowed (proto= excludes LL, LL128 and Simple)");
-    if (a == TC_ALGO_NCCL_NVLS || a == TC_ALGO_NCCL_NVLS_TREE)
+    if (a == TC_ALGO_NCCL_NVLS || a == TC_ALGO_NCCL_NVLS_TREE || a == TC_ALGO_NCCL_PAT || a == TC_ALGO_NCCL_A2A) {
+        if (a == TC_ALGO_NCCL_A2A)
+            r.proto = req->proto; /* its own rule unless proto= says */
         return tc_algo_impl_of(a)->build(&r, topo, s, err);
+    }
     return a == TC_ALGO_NCCL_TREE ? nccl_tree_build(&r, topo, s, err) : nccl_ring_build(&r, topo, s, err);
 }
 
-const tc_algo_impl tc_impl_nccl = {nccl_ring_valid, nccl_build};
+/* nccl: the ring's operations, and all-to-all (nccl-a2a). */
+static bool nccl_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)
+{
+    if (op == TC_OP_ALLTOALL)
+        return tc_algo_impl_of(TC_ALGO_NCCL_A2A)->valid(op, p, topo, err);
+    if (op != TC_OP_ALLREDUCE && op != TC_OP_REDUCESCATTER && op != TC_OP_ALLGATHER) {
+        tc_fail(err, TC_EINVAL, "nccl implements allreduce, reducescatter, allgather and alltoall");
+        return false;
+    }
+    return nccl_ring_valid(op, p, topo, err);
+}
+
+const tc_algo_impl tc_impl_nccl = {nccl_valid, nccl_build};
 
 /* ---- the tree (nccl-tree) ----
  *

@@ -175,7 +175,7 @@ void tc_sched_free(tc_sched *s)
 bool tc_algo_is_nccl(tc_algo a)
 {
     return a == TC_ALGO_NCCL_RING || a == TC_ALGO_NCCL || a == TC_ALGO_NCCL_TREE || a == TC_ALGO_NCCL_NVLS ||
-           a == TC_ALGO_NCCL_NVLS_TREE;
+           a == TC_ALGO_NCCL_NVLS_TREE || a == TC_ALGO_NCCL_PAT || a == TC_ALGO_NCCL_A2A;
 }
 
 const char *tc_nccl_algo_label(tc_algo impl)
@@ -184,6 +184,8 @@ const char *tc_nccl_algo_label(tc_algo impl)
     case TC_ALGO_NCCL_TREE: return "Tree";
     case TC_ALGO_NCCL_NVLS: return "NVLS";
     case TC_ALGO_NCCL_NVLS_TREE: return "NVLSTree";
+    case TC_ALGO_NCCL_PAT: return "PAT";
+    case TC_ALGO_NCCL_A2A: return "AllToAll";
     default: return "Ring";
     }
 }
@@ -196,7 +198,7 @@ static const char *op_names[TC_OP_COUNT] = {
 static const char *algo_names[TC_ALGO_COUNT] = {
     "ring", "biring", "rd", "rhd", "binomial", "dbtree", "bruck", "pairwise", "direct",
     "torus", "torus-bi", "torus-mp", "swing", "hier", "shift", "scatter-ring", "rsg", "neighbor", "segring",
-    "auto", "nccl-ring", "nccl", "nccl-tree", "nccl-nvls", "nccl-nvls-tree"};
+    "auto", "nccl-ring", "nccl", "nccl-tree", "nccl-nvls", "nccl-nvls-tree", "nccl-pat", "nccl-a2a"};
 
 const char *tc_op_name(tc_op op)
 {
@@ -310,7 +312,7 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
             found = i;
     if (found < 0)
         return tc_fail(err, TC_EINVAL,
-                       "unknown algorithm '%s': accepted are ring, biring, rd, rhd, binomial, dbtree, bruck, pairwise, direct, torus, torus-bi, torus-mp, swing, hier, shift, scatter-ring, rsg, neighbor, segring, auto, nccl-ring, nccl, nccl-tree, nccl-nvls, nccl-nvls-tree",
+                       "unknown algorithm '%s': accepted are ring, biring, rd, rhd, binomial, dbtree, bruck, pairwise, direct, torus, torus-bi, torus-mp, swing, hier, shift, scatter-ring, rsg, neighbor, segring, auto, nccl-ring, nccl, nccl-tree, nccl-nvls, nccl-nvls-tree, nccl-pat, nccl-a2a",
                        sp.kind);
     req->algo = (tc_algo)found;
     const char *v = tc_spec_get(&sp, "chunks");
@@ -468,11 +470,11 @@ char *tc_algo_format(const tc_coll_req *req, char *buf, size_t len)
                 k += (size_t)snprintf(opt + k, sizeof opt - k, "%s%s", k > 6 ? "|" : "", tc_proto_name((tc_proto)p));
         append_opt(buf, len, &n, &first, opt);
     }
-    if (req->algo_mask && req->algo_mask != 15) {
+    if (req->algo_mask && req->algo_mask != 31) {
         /* NCCL_ALGO's syntax, '|' between names (',' separates options) */
-        static const char *const names[4] = {"Ring", "Tree", "NVLS", "NVLSTree"};
+        static const char *const names[5] = {"Ring", "Tree", "NVLS", "NVLSTree", "PAT"};
         char list[48] = "algo=";
-        for (int b = 0, k = 0; b < 4; b++)
+        for (int b = 0, k = 0; b < 5; b++)
             if (req->algo_mask & 1u << b)
                 snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k++ ? "|" : "", names[b]);
         append_opt(buf, len, &n, &first, list);
@@ -515,6 +517,7 @@ const tc_algo_impl *tc_algo_impl_of(tc_algo a)
         [TC_ALGO_SEGRING] = &tc_impl_segring,   [TC_ALGO_NCCL_RING] = &tc_impl_nccl_ring,
         [TC_ALGO_NCCL] = &tc_impl_nccl,         [TC_ALGO_NCCL_TREE] = &tc_impl_nccl_tree,
         [TC_ALGO_NCCL_NVLS] = &tc_impl_nccl_nvls, [TC_ALGO_NCCL_NVLS_TREE] = &tc_impl_nccl_nvls_tree,
+        [TC_ALGO_NCCL_PAT] = &tc_impl_nccl_pat,   [TC_ALGO_NCCL_A2A] = &tc_impl_nccl_a2a,
     };
     return (unsigned)a < TC_ALGO_COUNT ? table[a] : NULL;
 }

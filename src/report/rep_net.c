@@ -300,7 +300,15 @@ static bool repetition_text(const tc_flow_result *fr, char *buf, size_t len)
     return true;
 }
 
-static json_t *flow_json(const tc_topo *t, const tc_flow_result *fr, const tc_flow_setup *fs)
+/* The flow job whose rank finishes a collective reports: the slowest
+ * group's with groups, else the one job. */
+static size_t flow_job_of(const tc_collective_out *o)
+{
+    const tc_result *r = &o->res[0];
+    return o->ngroups && r->groups && r->group_slowest < o->flow.njobs ? r->group_slowest : 0;
+}
+
+static json_t *flow_json(const tc_topo *t, const tc_flow_result *fr, const tc_flow_setup *fs, size_t job)
 {
     json_t *f = json_object();
     json_object_set_new(f, "events", json_integer((json_int_t)fr->events));
@@ -311,9 +319,9 @@ static json_t *flow_json(const tc_topo *t, const tc_flow_result *fr, const tc_fl
     json_object_set_new(f, "eager_limit_bytes",
                         fs->deps == TC_DEPS_AUTO ? json_real(fs->eager_limit_bytes) : json_null());
     json_object_set_new(f, "rate_cap_Bps", fs->rate_cap_Bps > 0 ? json_real(fs->rate_cap_Bps) : json_null());
-    json_object_set_new(f, "rank_finish_min_s", json_real(fr->jobs[0].rank_finish_min_s));
-    json_object_set_new(f, "rank_finish_median_s", json_real(fr->jobs[0].rank_finish_median_s));
-    json_object_set_new(f, "rank_finish_max_s", json_real(fr->jobs[0].rank_finish_max_s));
+    json_object_set_new(f, "rank_finish_min_s", json_real(fr->jobs[job].rank_finish_min_s));
+    json_object_set_new(f, "rank_finish_median_s", json_real(fr->jobs[job].rank_finish_median_s));
+    json_object_set_new(f, "rank_finish_max_s", json_real(fr->jobs[job].rank_finish_max_s));
     json_object_set_new(f, "mean_link_utilisation", json_real(fr->mean_utilisation));
     json_object_set_new(f, "hot_links", tc_report_hot_links_json(t, fr));
     json_object_set_new(f, "trace_slices", json_integer((json_int_t)fr->trace_slices));
@@ -358,7 +366,7 @@ json_t *tc_collective_json(const tc_collective_out *o, const tc_scenario *s)
     if (coll_single(o)) {
         j = tc_report_result_json(&o->res[0], t, o->routing);
         if (o->has_flow)
-            json_object_set_new(j, "flow", flow_json(t, &o->flow, &o->flow_setup));
+            json_object_set_new(j, "flow", flow_json(t, &o->flow, &o->flow_setup, flow_job_of(o)));
         if (o->nphases) {
             json_t *ps = json_array();
             for (size_t i = 0; i < o->nphases; i++) {
@@ -381,6 +389,10 @@ json_t *tc_collective_json(const tc_collective_out *o, const tc_scenario *s)
         json_object_set_new(j, "mode", json_string(tc_mode_name(o->mode)));
         json_object_set_new(j, "routing", json_string(tc_routing_name(o->routing, t)));
         json_object_set_new(j, "results", coll_results_json(o));
+    }
+    if (o->ngroups) {
+        char b[48];
+        json_object_set_new(j, "group", json_string(tc_group_format(&o->group, b, sizeof b)));
     }
     tc_report_add_scenario(j, s);
     return j;
@@ -411,6 +423,14 @@ static void coll_result_table(const tc_collective_out *o, tc_rtable *t)
     int c_mode = tc_rtable_col(t, "mode", "mode", TC_COL_TEXT, NULL, 0);
     int c_routing = tc_rtable_col(t, "routing", "routing", TC_COL_TEXT, NULL, 0);
     int c_topo = tc_rtable_col(t, "topology", "topology", TC_COL_TEXT, NULL, 0);
+    int c_groups = -1;
+    if (o->ngroups) {
+        c_groups = tc_rtable_col(t, "group", "group", TC_COL_TEXT, NULL, 0);
+        tc_rtable_col(t, "groups", "groups", TC_COL_COUNT, NULL, 0);
+        tc_rtable_col(t, "group_size", "group size", TC_COL_COUNT, NULL, 0);
+        tc_rtable_col(t, "group_fastest_s", "fastest group", TC_COL_SECONDS, NULL, 0);
+        tc_rtable_col(t, "group_spread_s", "group spread", TC_COL_SECONDS, NULL, 0);
+    }
     int c2 = t->ncols;
     if (o->has_flow) {
         tc_rtable_col(t, "events", "events", TC_COL_COUNT, NULL, 0);
@@ -431,11 +451,20 @@ static void coll_result_table(const tc_collective_out *o, tc_rtable *t)
     tc_rtable_text(t, row, c_mode, tc_mode_name(r->mode));
     tc_rtable_text(t, row, c_routing, tc_routing_name(o->routing, tp));
     tc_rtable_text(t, row, c_topo, tp->spec);
+    if (c_groups >= 0) {
+        char b[48];
+        tc_rtable_text(t, row, c_groups, tc_group_format(&o->group, b, sizeof b));
+        tc_rtable_num(t, row, c_groups + 1, r->groups);
+        tc_rtable_num(t, row, c_groups + 2, r->group_size);
+        tc_rtable_num(t, row, c_groups + 3, r->group_fastest_s); /* NAN (empty): formula and steps */
+        tc_rtable_num(t, row, c_groups + 4, r->time_s - r->group_fastest_s);
+    }
     if (!o->has_flow)
         return;
     const tc_flow_result *fr = &o->flow;
-    const double w[] = {(double)fr->events, (double)fr->batches, fr->jobs[0].rank_finish_min_s,
-                        fr->jobs[0].rank_finish_median_s, fr->jobs[0].rank_finish_max_s, fr->mean_utilisation};
+    size_t jb = flow_job_of(o);
+    const double w[] = {(double)fr->events, (double)fr->batches, fr->jobs[jb].rank_finish_min_s,
+                        fr->jobs[jb].rank_finish_median_s, fr->jobs[jb].rank_finish_max_s, fr->mean_utilisation};
     for (int i = 0; i < 6; i++)
         tc_rtable_num(t, row, c2 + i, w[i]);
 }
@@ -489,6 +518,7 @@ static void coll_algorithms_table(const tc_collective_out *o, tc_rtable *t)
     int c_bus = tc_rtable_col(t, "busbw_Bps", "busbw", TC_COL_BPS, NULL, 0);
     int c_lb = tc_rtable_col(t, "lower_bound_s", "lower bound", TC_COL_SECONDS, NULL, 0);
     int c_ratio = tc_rtable_col(t, "ratio_to_bound", "x bound", TC_COL_NUM, "%.3gx", 0);
+    int c_gf = o->ngroups ? tc_rtable_col(t, "group_fastest_s", "fastest group", TC_COL_SECONDS, NULL, 0) : -1;
     size_t *order = tc_calloc(o->nalgos, sizeof *order);
     if (!order) {
         t->oom = true;
@@ -507,6 +537,8 @@ static void coll_algorithms_table(const tc_collective_out *o, tc_rtable *t)
             tc_rtable_num(t, row, c_bus, r->busbw_Bps);
             tc_rtable_num(t, row, c_lb, r->lower_bound_s);
             tc_rtable_num(t, row, c_ratio, r->lower_bound_s > 0 ? r->time_s / r->lower_bound_s : NAN);
+            if (c_gf >= 0)
+                tc_rtable_num(t, row, c_gf, r->group_fastest_s);
         }
     }
     free(order);
@@ -516,8 +548,18 @@ static void coll_algorithms_table(const tc_collective_out *o, tc_rtable *t)
 static void coll_sizes_table(const tc_collective_out *o, tc_rtable *t)
 {
     tc_rtable_init(t, "sizes");
-    for (size_t a = 0; a < o->nalgos; a++)
+    int c_gf = -1;
+    if (o->ngroups) {
+        /* nccl-tests' columns first (no rows yet), then the groups' */
+        tc_sizes_table(t, NULL, 0, 0, o->dtype);
+        c_gf = tc_rtable_col(t, "group_fastest_s", "fastest group", TC_COL_SECONDS, NULL, 0);
+    }
+    for (size_t a = 0; a < o->nalgos; a++) {
+        size_t row0 = t->nrows;
         tc_sizes_table(t, tc_collective_at(o, a, 0), o->nsizes, o->rows[a].root, o->dtype);
+        for (size_t i = 0; c_gf >= 0 && i < o->nsizes; i++)
+            tc_rtable_num(t, row0 + i, c_gf, tc_collective_at(o, a, i)->group_fastest_s);
+    }
 }
 
 static void coll_phases_table(const tc_collective_out *o, tc_rtable *t)
@@ -582,9 +624,11 @@ static void coll_flow_kv(const tc_collective_out *o, tc_table *tb)
         kv(tb, "repetition", "%s", rep);
     if (symmetry_text(fr, rep, sizeof rep))
         kv(tb, "symmetry", "%s", rep);
-    kv(tb, "rank finish", "min %s, median %s, max %s", tc_fmt_time(fr->jobs[0].rank_finish_min_s, b, sizeof b),
-       tc_fmt_time(fr->jobs[0].rank_finish_median_s, b2, sizeof b2),
-       tc_fmt_time(fr->jobs[0].rank_finish_max_s, b3, sizeof b3));
+    size_t jb = flow_job_of(o);
+    kv(tb, o->ngroups ? "rank finish" : "rank finish", "%smin %s, median %s, max %s",
+       o->ngroups ? "slowest group: " : "", tc_fmt_time(fr->jobs[jb].rank_finish_min_s, b, sizeof b),
+       tc_fmt_time(fr->jobs[jb].rank_finish_median_s, b2, sizeof b2),
+       tc_fmt_time(fr->jobs[jb].rank_finish_max_s, b3, sizeof b3));
     kv(tb, "links", "mean utilisation %.1f%% over the links that carried traffic", 100 * fr->mean_utilisation);
     for (size_t i = 0; i < fr->nhot && i < 5; i++)
         kv(tb, i ? "" : "hottest links", "%s (link %u): %s, %.1f%% busy",
@@ -613,9 +657,20 @@ static void coll_print_single(const tc_collective_out *o, FILE *f)
     else
         kv(&tb, "algorithm", "%s", RESULT_ALGO(r));
     kv(&tb, "ranks", "%u", r->ranks);
+    if (o->ngroups) {
+        char g[48], b2[64], b3[64];
+        kv(&tb, "groups", "%s: %u groups of %u ranks, all at once; size, algbw, busbw and bound per group",
+           tc_group_format(&o->group, g, sizeof g), r->groups, r->group_size);
+        if (!isnan(r->group_fastest_s))
+            kv(&tb, "group finish", "slowest %s (group %u), fastest %s (group %u), spread %s",
+               tc_fmt_time(r->time_s, b, sizeof b), r->group_slowest, tc_fmt_time(r->group_fastest_s, b2, sizeof b2),
+               r->group_fastest, tc_fmt_time(r->time_s - r->group_fastest_s, b3, sizeof b3));
+        else
+            kv(&tb, "group finish", "the slowest group only (%s runs the groups in lock step)", tc_mode_name(r->mode));
+    }
     kv(&tb, "size", "%s", tc_fmt_size(r->bytes, b, sizeof b));
     kv(&tb, "mode", "%s (routing %s)", tc_mode_name(r->mode), tc_routing_name(o->routing, t));
-    kv(&tb, "time", "%s", tc_fmt_time(r->time_s, b, sizeof b));
+    kv(&tb, "time", "%s%s", tc_fmt_time(r->time_s, b, sizeof b), o->ngroups ? " (the slowest group)" : "");
     kv(&tb, "algbw", "%s", tc_fmt_rate(r->algbw_Bps, b, sizeof b));
     kv(&tb, "busbw", "%s", tc_fmt_rate(r->busbw_Bps, b, sizeof b));
     kv(&tb, "lower bound", "%s (time is %.3gx the bound)", tc_fmt_time(r->lower_bound_s, b, sizeof b),
@@ -644,6 +699,12 @@ void tc_collective_print(const tc_collective_out *o, const tc_scenario *s, FILE 
     net_header(f, t, &o->info);
     fprintf(f, "%s on %u ranks, mode %s (routing %s)\n", tc_op_name(o->op), o->ranks, tc_mode_name(o->mode),
             tc_routing_name(o->routing, t));
+    if (o->ngroups) {
+        char g[48];
+        fprintf(f, "groups %s: %u groups of %u ranks, all at once; times are the slowest group's%s\n",
+                tc_group_format(&o->group, g, sizeof g), o->ngroups, o->group_size,
+                o->mode == TC_MODE_FLOW ? " (fastest group beside)" : " (groups in lock step)");
+    }
     /* The primary table only: with several algorithms the size table
      * repeats the ranking's numbers in another order. */
     tc_rtable tab;

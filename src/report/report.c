@@ -3,6 +3,7 @@
  * The JSON field names are a stable schema (docs/SCHEMA.md); adding a field
  * is compatible, renaming one bumps TC_SCHEMA_VERSION.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,22 @@ json_t *tc_report_result_json(const tc_result *r, const tc_topo *t, tc_routing r
     json_object_set_new(o, "lower_bound_s", json_real(r->lower_bound_s));
     json_object_set_new(o, "phases", json_integer(r->phases));
     json_object_set_new(o, "steps", json_integer(r->steps));
+    if (r->groups) {
+        /* Sub-groups: time_s is the slowest group's; flow gives every
+         * group's completion, formula and steps the slowest only. */
+        bool each = r->mode == TC_MODE_FLOW && !isnan(r->group_fastest_s);
+        json_t *g = json_object();
+        json_object_set_new(g, "count", json_integer(r->groups));
+        json_object_set_new(g, "size", json_integer(r->group_size));
+        json_object_set_new(g, "slowest_s", json_real(r->time_s));
+        json_object_set_new(g, "fastest_s", each ? json_real(r->group_fastest_s) : json_null());
+        json_object_set_new(g, "spread_s", each ? json_real(r->time_s - r->group_fastest_s) : json_null());
+        json_object_set_new(g, "slowest_group", each ? json_integer(r->group_slowest) : json_null());
+        json_object_set_new(g, "fastest_group", each ? json_integer(r->group_fastest) : json_null());
+        json_object_set_new(g, "timing", json_string(each ? "each group simulated as a job of its own"
+                                                          : "groups in lock step: the slowest group only"));
+        json_object_set_new(o, "groups", g);
+    }
     return o;
 }
 

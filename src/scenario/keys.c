@@ -514,6 +514,25 @@ GET(get_endpoints)
     return endpoints_json(s->job.endpoints, s->job.nendpoints);
 }
 
+SET(set_group)
+{
+    if (json_is_null(v)) {
+        memset(&s->group, 0, sizeof s->group);
+        return TC_OK;
+    }
+    if (!json_is_string(v))
+        return wrong(v, where, "a string (node, stride=S, block=K, axes=LIST)", err);
+    tc_err e2;
+    if (tc_group_parse(json_string_value(v), &s->group, &e2))
+        return tc_fail(err, TC_EINVAL, "%s: %s", where, e2.msg);
+    return TC_OK;
+}
+GET(get_group)
+{
+    char b[48];
+    return s->group.kind == TC_GROUP_NONE ? json_null() : json_string(tc_group_format(&s->group, b, sizeof b));
+}
+
 SET(set_ops)
 {
     tc_status st = list_cap(v, 1, TC_OP_COUNT, where, err);
@@ -1225,6 +1244,10 @@ static bool list_place(const tc_scenario *s)
 {
     return s->job.policy == TC_PLACE_LIST;
 }
+static bool has_group(const tc_scenario *s)
+{
+    return s->group.kind != TC_GROUP_NONE;
+}
 static bool ranks_place(const tc_scenario *s)
 {
     return s->job.policy != TC_PLACE_LIST;
@@ -1260,6 +1283,7 @@ static const tc_scn_key keys[] = {
     {"job.place", JOBC, NULL, set_place, get_place, ""},
     {"job.seed", JOBC, random_place, set_seed, get_seed, "--place random"},
     {"job.endpoints", JOBC, list_place, set_endpoints, get_endpoints, "--place list"},
+    {"job.group", B(COLLECTIVE), has_group, set_group, get_group, "a group (--group node, stride=S, block=K, axes=LIST)"},
     {"collective.op", B(COLLECTIVE) | B(COMPARE), NULL, set_ops, get_ops, ""},
     {"collective.algo", B(COLLECTIVE) | B(COMPARE), NULL, set_algos, get_algos, ""},
     {"collective.sizes", B(COLLECTIVE) | B(COMPARE), NULL, set_sizes, get_sizes, ""},

@@ -124,7 +124,8 @@ void tc_topo_out_free(tc_topo_out *o)
 
 /* The algorithm rows: the scenario's algorithms in order, "all" expanded
  * into every valid algorithm (auto excluded: it would repeat one of them). */
-static tc_status coll_rows(const tc_scenario *s, const tc_topo *t, tc_collective_out *o, tc_err *err)
+static tc_status coll_rows(const tc_scenario *s, const tc_topo *t, const tc_groups *g, tc_collective_out *o,
+                           tc_err *err)
 {
     int nalgos = s->nalgos > 0 ? s->nalgos : 1;
     o->rows = tc_calloc((size_t)nalgos * TC_ALGO_COUNT, sizeof *o->rows);
@@ -134,7 +135,8 @@ static tc_status coll_rows(const tc_scenario *s, const tc_topo *t, tc_collective
         const char *spec = s->nalgos > 0 ? s->algos[i] : "auto";
         if (strcmp(spec, "all") == 0) {
             for (int a = 0; a < TC_ALGO_AUTO; a++) {
-                if (!tc_coll_valid(o->op, (tc_algo)a, o->ranks, t, NULL))
+                if (g ? !tc_coll_valid_groups(o->op, (tc_algo)a, g, NULL)
+                      : !tc_coll_valid(o->op, (tc_algo)a, o->ranks, t, NULL))
                     continue;
                 tc_coll_row *r = &o->rows[o->nalgos++];
                 snprintf(r->requested, sizeof r->requested, "%s", tc_algo_name((tc_algo)a));
@@ -154,6 +156,9 @@ static tc_status coll_rows(const tc_scenario *s, const tc_topo *t, tc_collective
         r->variant = q.variant;
         r->spec = q;
     }
+    if (o->nalgos == 0 && g)
+        return tc_fail(err, TC_EINVAL, "no algorithm is valid for %s on groups of %u ranks", tc_op_name(o->op),
+                       g->size);
     if (o->nalgos == 0)
         return tc_fail(err, TC_EINVAL, "no algorithm is valid for %s on %u ranks of this topology",
                        tc_op_name(o->op), o->ranks);
@@ -203,14 +208,11 @@ static tc_status flow_detail(const tc_topo *t, const tc_coll_row *row, const tc_
     return st;
 }
 
-/* The chosen algorithm's phases as the formula evaluator costs them. */
-static tc_status phase_detail(const tc_topo *t, const tc_coll_row *row, const tc_result *r, const tc_eval_opts *eo,
-                              tc_collective_out *o, tc_err *err)
+/* Fills o's phases as the formula evaluator costs sc's; frees sc. */
+static tc_status formula_phases(const tc_topo *t, tc_sched *sc, const tc_eval_opts *eo, tc_collective_out *o,
+                                tc_err *err)
 {
-    tc_sched *sc = NULL;
-    tc_status st = chosen_sched(t, row, r, &sc, err);
-    if (st)
-        return st;
+    tc_status st = TC_OK;
     o->phases = tc_calloc(sc->nphases, sizeof *o->phases);
     o->phase_labels = tc_calloc(sc->nphases, sizeof *o->phase_labels);
     double total;
@@ -222,6 +224,120 @@ static tc_status phase_detail(const tc_topo *t, const tc_coll_row *row, const tc
             snprintf(o->phase_labels[i], sizeof o->phase_labels[i], "%s", sc->phases[i].label);
     }
     tc_sched_free(sc);
+    return st;
+}
+
+/* The chosen algorithm's phases as the formula evaluator costs them. */
+static tc_status phase_detail(const tc_topo *t, const tc_coll_row *row, const tc_result *r, const tc_eval_opts *eo,
+                              tc_collective_out *o, tc_err *err)
+{
+    tc_sched *sc = NULL;
+    tc_status st = chosen_sched(t, row, r, &sc, err);
+    return st ? st : formula_phases(t, sc, eo, o, err);
+}
+
+/* ---- collective over sub-groups ---- */
+
+/* Refuses a grouped flow sweep whose largest simulation (every group a
+ * job) would need more memory than the limit. */
+static tc_status groups_mem_check(const tc_topo *t, const tc_coll_req *req, const tc_groups *g, double bytes,
+                                  const uint32_t *map, const tc_flow_opts *fo, const tc_run_opts *ro, tc_err *err)
+{
+    if (!(mem_limit(ro) > 0))
+        return TC_OK;
+    tc_topo ibuf;
+    const tc_topo *it = tc_groups_inner_topo(g, &ibuf);
+    uint32_t *maps = tc_calloc(g->p, sizeof *maps);
+    char(*names)[24] = tc_calloc(g->ngroups, sizeof *names);
+    tc_flow_job *jobs = tc_calloc(g->ngroups, sizeof *jobs);
+    double need = 0;
+    int lo = req->algo == TC_ALGO_AUTO ? 0 : (int)req->algo;
+    int hi = req->algo == TC_ALGO_AUTO ? TC_ALGO_AUTO : (int)req->algo + 1;
+    for (int a = lo; a < hi && maps && names && jobs; a++) {
+        if (!tc_coll_valid_groups(req->op, (tc_algo)a, g, NULL))
+            continue;
+        tc_coll_req r = *req;
+        r.algo = (tc_algo)a;
+        r.bytes = bytes;
+        if (req->algo == TC_ALGO_AUTO) {
+            r.chunks = 0;
+            r.variant = TC_VARIANT_DEFAULT;
+        }
+        tc_sched *sc = NULL;
+        if (tc_coll_build(&r, it, &sc, NULL) != TC_OK)
+            continue; /* the evaluation reports why */
+        tc_groups_flow_jobs(sc, g, map, maps, names, jobs);
+        need = fmax(need, tc_flow_mem_estimate(t, jobs, g->ngroups, fo));
+        tc_sched_free(sc);
+    }
+    tc_status st = maps && names && jobs ? tc_mem_check(need, mem_limit(ro), "the flow simulation", err) : oom(err);
+    free(maps);
+    free(names);
+    free(jobs);
+    return st;
+}
+
+/* The chosen algorithm's wrapper schedule, its phases as formula costs them. */
+static tc_status groups_phase_detail(const tc_topo *t, const tc_coll_row *row, const tc_result *r,
+                                     const tc_groups *g, const tc_eval_opts *eo, tc_collective_out *o, tc_err *err)
+{
+    tc_coll_req q = {.op = r->op, .algo = r->algo, .p = g->size, .bytes = r->bytes, .root = row->root,
+                     .elt = r->elt};
+    q.chunks = row->algo == TC_ALGO_AUTO ? 0 : row->chunks;
+    q.variant = row->algo == TC_ALGO_AUTO ? TC_VARIANT_DEFAULT : row->variant;
+    tc_sched *sc = NULL;
+    tc_status st = tc_coll_build_groups(&q, g, &sc, err);
+    return st ? st : formula_phases(t, sc, eo, o, err);
+}
+
+static tc_status coll_groups_eval(const tc_scenario *s, const tc_run_opts *ro, tc_collective_out *o,
+                                  tc_eval_opts *eo, const tc_flow_opts *fo, const uint32_t *map, tc_err *err)
+{
+    const tc_topo *t = o->net.topo[0];
+    tc_partition pt;
+    tc_groups g = {.p = o->ranks};
+    tc_status st = tc_group_make(&s->group, o->ranks, map, t, &pt, &g.ndims, g.dims, g.wrap, err);
+    if (st)
+        return st;
+    g.ngroups = pt.ngroups;
+    g.size = pt.ngroups ? pt.first[1] - pt.first[0] : 0;
+    g.members = pt.members;
+    o->group = s->group;
+    o->ngroups = g.ngroups;
+    o->group_size = g.size;
+    if ((st = tc_groups_check(&g, err)) || (st = coll_rows(s, t, &g, o, err)))
+        goto done;
+    o->res = tc_calloc(o->nalgos * o->nsizes, sizeof *o->res);
+    if (!o->res) {
+        st = oom(err);
+        goto done;
+    }
+    bool one = o->nalgos == 1 && o->nsizes == 1 && eo->mode == TC_MODE_FLOW;
+    for (size_t i = 0; i < o->nalgos && st == TC_OK; i++) {
+        const tc_coll_row *row = &o->rows[i];
+        tc_coll_req req = {.op = o->op, .algo = row->algo, .p = g.size, .chunks = row->chunks, .root = row->root,
+                           .variant = row->variant, .elt = tc_dtype_size(s->dtype)};
+        if (eo->mode == TC_MODE_FLOW &&
+            (st = groups_mem_check(t, &req, &g, max_of(s->sizes, o->nsizes), map, fo, ro, err)))
+            break;
+        eo->flow_detail = one ? &o->flow : NULL;
+        st = tc_evaluate_groups_sweep(t, &req, &g, s->sizes, o->nsizes, eo, &o->res[i * o->nsizes], err);
+        o->has_flow = one && st == TC_OK;
+        if (st && o->nalgos > 1)
+            st = prefixed(err, st, row->requested);
+    }
+    eo->flow_detail = NULL;
+    if (st == TC_OK && s->phases && o->nalgos == 1 && o->nsizes == 1 && eo->mode == TC_MODE_FORMULA)
+        st = groups_phase_detail(t, &o->rows[0], &o->res[0], &g, eo, o, err);
+done:
+    if (st) {
+        char b[48], m[TC_ERR_LEN];
+        snprintf(m, sizeof m, "%s", err ? err->msg : "");
+        /* name the group where the message does not */
+        if (strncmp(m, "group ", 6) != 0 && strncmp(m, "sub-groups", 10) != 0)
+            st = tc_fail(err, st, "group %s: %s", tc_group_format(&s->group, b, sizeof b), m);
+    }
+    tc_partition_free(&pt);
     return st;
 }
 
@@ -239,7 +355,11 @@ static tc_status coll_eval(const tc_scenario *s, const tc_run_opts *ro, tc_colle
     if (st)
         return st;
     eo.rank_map = map;
-    if ((st = coll_rows(s, t, o, err)))
+    if (s->group.kind != TC_GROUP_NONE) {
+        st = coll_groups_eval(s, ro, o, &eo, &fo, map, err);
+        goto done;
+    }
+    if ((st = coll_rows(s, t, NULL, o, err)))
         goto done;
     o->res = tc_calloc(o->nalgos * o->nsizes, sizeof *o->res);
     if (!o->res) {
