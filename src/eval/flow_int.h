@@ -62,41 +62,72 @@ typedef struct tc_mm_ent {
     uint32_t k; /* index of the incidence in the flow's list */
 } tc_mm_ent;
 
-/* A link's flows; the first TC_MM_INLINE live in the link itself (v points
- * to inl), so a lightly used link costs no second cache line. */
-#define TC_MM_INLINE 2
+/* A link's flows; while it has room for one (cap 1) the entry lives in the
+ * link itself, so a lightly used link costs no second cache line. */
+#define TC_MM_INLINE 1
 
+/* A link: its list of flows, its capacity and its mark, in 32 bytes (two
+ * to a cache line: a host's up- and down-link share one). */
 typedef struct tc_mm_link {
+    union {
+        tc_mm_ent *v;   /* cap > 1 */
+        tc_mm_ent one;  /* cap 1 */
+    } e;
+    uint32_t n, cap;
+    double bw;          /* capacity (bytes/s), copied at tc_mm_init */
+    uint32_t mark;      /* epoch of the last solve that visited the link;
+                           epoch + 1: changed since (dirty) */
+    uint32_t ucount;    /* solve scratch: unfrozen flows */
+} tc_mm_link;
+
+_Static_assert(sizeof(tc_mm_link) == 32, "two links to a cache line");
+
+/* Solve scratch of a link: capacity left, unfrozen weight. */
+typedef struct tc_mm_scr {
+    double rc, wsum;
+} tc_mm_scr;
+
+/* The flows a bottleneck link froze (ent.k unused). */
+typedef struct tc_mm_group {
     tc_mm_ent *v;
     uint32_t n, cap;
-    tc_mm_ent inl[TC_MM_INLINE];
-} tc_mm_link;
+} tc_mm_group;
+
+/* One incidence of a flow: its link and its place in the link's list. */
+typedef struct tc_mm_inc {
+    uint32_t link, pos;
+} tc_mm_inc;
+
+/* A flow, stored in a record of fixed size (tc_mm.frec bytes) with its
+ * incidences after it: a flow on up to 6 links fits one cache line. The
+ * weights are kept apart (tc_mm.inc_w) and only for flows given weights;
+ * a flow added without is `unit` (every weight 1). */
+typedef struct tc_mm_flow {
+    double rate;
+    uint32_t mark;     /* epoch of the last solve that visited the flow; epoch + 1: frozen */
+    uint16_t n;        /* incidences; 0: not in the solver */
+    uint16_t unit;     /* every weight is 1 (inc_w not kept) */
+    tc_mm_inc inc[];   /* [stride] */
+} tc_mm_flow;
 
 typedef struct tc_mm {
     uint32_t nlinks;
-    const double *cap;     /* capacity per link (bytes/s); the caller's array */
     double rate_cap;       /* per-flow cap; 0 or INFINITY: none */
     uint32_t stride;       /* most incidences per flow */
 
-    /* Flows, struct of arrays indexed by flow id (ids chosen by the caller). */
+    /* Flows, records indexed by flow id (ids chosen by the caller). */
     uint32_t fcap;         /* ids < fcap have storage */
-    uint32_t *inc_link;    /* [id * stride + k] */
-    double *inc_w;
-    uint32_t *inc_pos;     /* position of the incidence in its link's list */
-    uint16_t *inc_n;       /* incidences of flow id; 0: not in the solver */
-    double *rate;
-    uint32_t *fmark;       /* epoch of the last solve that visited the flow */
+    size_t frec;           /* bytes of one record */
+    unsigned char *flows;  /* fcap records (tc_mm_flow_at) */
+    double *inc_w;         /* [id * stride + k]: weights of the flows not unit; NULL until one is added */
 
     /* Links. */
     tc_mm_link *lists;
-    uint32_t *lmark;       /* epoch of the last solve that visited the link */
-    double *rc, *wsum;     /* solve scratch: capacity left, unfrozen weight */
-    uint32_t *ucount;      /* solve scratch: unfrozen flows */
+    tc_mm_scr *scr;        /* per link, used by solves of several flows */
     uint32_t epoch;
 
     uint32_t *dirty;       /* links whose flow set changed since the last solve */
     uint32_t ndirty, dirty_cap;
-    uint8_t *is_dirty;
 
     /* Solve scratch and output. */
     uint32_t *comp_links, *comp_flows;
@@ -114,9 +145,9 @@ typedef struct tc_mm {
     bool track;
     double *load;          /* per link: sum of rate * weight of its flows */
     double *wtot;          /* per link: sum of the weights of its flows */
-    uint32_t *bneck;       /* per flow: the link that froze it, nlinks: the cap, UINT32_MAX: no rate yet */
+    uint32_t *bneck;       /* per flow: the link that froze it, nlinks: the cap, UINT32_MAX: no rate yet (kept while tracking) */
     uint32_t *gpos;        /* per flow: its place in its bottleneck's group */
-    tc_mm_link *groups;    /* nlinks + 1: per bottleneck, the flows it froze (ent.k unused) */
+    tc_mm_group *groups;   /* nlinks + 1: per bottleneck, the flows it froze */
     double *glevel;        /* nlinks + 1: at least the rate of each of its flows; -INFINITY: none */
     double x0;             /* the lowest level a change since the last solve can affect */
     uint32_t *fresh;       /* flows added since the last solve */
@@ -125,12 +156,17 @@ typedef struct tc_mm {
     uint64_t level_flows;  /* the flows they filled again */
 } tc_mm;
 
+static inline tc_mm_flow *tc_mm_flow_at(const tc_mm *m, uint32_t id)
+{
+    return (tc_mm_flow *)(m->flows + (size_t)id * m->frec);
+}
+
 /* Link entries a component may have before it is re-solved by level. */
 #define TC_MM_COMP_BUDGET 32768u
 
-/* nlinks links with capacities cap[0..nlinks) (kept by pointer; a capacity
- * must be above 0 for any link a flow uses); stride: most links per flow;
- * rate_cap: 0 for none. */
+/* nlinks links with capacities cap[0..nlinks) (copied; a capacity must be
+ * above 0 for any link a flow uses); stride: most links per flow; rate_cap:
+ * 0 for none. */
 tc_status tc_mm_init(tc_mm *m, uint32_t nlinks, const double *cap, uint32_t stride, double rate_cap);
 void tc_mm_free(tc_mm *m);
 
@@ -147,7 +183,7 @@ tc_status tc_mm_solve(tc_mm *m);
 
 static inline double tc_mm_rate(const tc_mm *m, uint32_t id)
 {
-    return m->rate[id];
+    return tc_mm_flow_at(m, id)->rate;
 }
 
 #endif

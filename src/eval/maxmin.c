@@ -28,10 +28,19 @@
  * continues as the new run. Any x0 below the true one is exact too, it only
  * refills more flows.
  *
- * Data layout: flows are structs of arrays indexed by flow id with a fixed
- * stride of incidences, so adding and removing a flow never allocates once
- * the arrays have grown; each link keeps an array of (flow, incidence)
- * entries with the entry's position stored in the flow, for O(1) removal.
+ * Data layout: a flow is a record of fixed size indexed by its id, its
+ * incidences (link, place in the link's list) inside it, so adding and
+ * removing a flow never allocates once the records have grown and a flow
+ * on up to six links is one cache line; weights are kept apart and only for
+ * flows given some. A link is half a cache line: its list of (flow,
+ * incidence) entries (inline while it holds one), its capacity and its
+ * marks; the scratch of solves over several flows is kept apart. The
+ * entry's position is stored in the flow, for O(1) removal.
+ *
+ * Most components in a simulation are one flow alone on its links (a ring:
+ * every flow, all the time): a dirty link holding one flow whose every link
+ * holds only it is solved as such without the breadth-first walk, with
+ * the same result and in the same order.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -55,27 +64,46 @@
  * is different: there the flows kept should have risen by the freed share. */
 #define MM_DEPART_TOL 1e-9
 
+/* Flow f's weight on its k-th incidence. */
+static inline double inc_weight(const tc_mm *m, const tc_mm_flow *F, uint32_t f, uint32_t k)
+{
+    return F->unit ? 1.0 : m->inc_w[(size_t)f * m->stride + k];
+}
+
+/* Link L's entries. */
+static inline tc_mm_ent *ents(tc_mm_link *L)
+{
+    return L->cap == 1 ? &L->e.one : L->e.v;
+}
+
+/* bytes of memory aligned to a cache line (NULL when out of memory). */
+static void *alloc_lines(size_t bytes)
+{
+    bytes = (bytes + 63) & ~(size_t)63;
+    return aligned_alloc(64, bytes ? bytes : 64);
+}
+
 tc_status tc_mm_init(tc_mm *m, uint32_t nlinks, const double *cap, uint32_t stride, double rate_cap)
 {
     memset(m, 0, sizeof *m);
     m->nlinks = nlinks;
-    m->cap = cap;
     m->stride = stride ? stride : 1;
     m->rate_cap = rate_cap > 0 ? rate_cap : INFINITY;
-    m->lists = calloc(nlinks ? nlinks : 1, sizeof *m->lists);
-    m->lmark = calloc(nlinks ? nlinks : 1, sizeof *m->lmark);
-    m->rc = calloc(nlinks ? nlinks : 1, sizeof *m->rc);
-    m->wsum = calloc(nlinks ? nlinks : 1, sizeof *m->wsum);
-    m->ucount = calloc(nlinks ? nlinks : 1, sizeof *m->ucount);
-    m->is_dirty = calloc(nlinks ? nlinks : 1, 1);
+    size_t rec = sizeof(tc_mm_flow) + (size_t)m->stride * sizeof(tc_mm_inc);
+    m->frec = rec <= 512 ? (rec + 63) & ~(size_t)63 : (rec + 15) & ~(size_t)15;
+    size_t nl = nlinks ? nlinks : 1;
+    m->lists = alloc_lines(nl * sizeof *m->lists);
+    m->scr = malloc(nl * sizeof *m->scr);
     m->x0 = INFINITY;
-    if (!m->lists || !m->lmark || !m->rc || !m->wsum || !m->ucount || !m->is_dirty) {
+    if (!m->lists || !m->scr) {
         tc_mm_free(m);
         return TC_EINTERNAL;
     }
+    memset(m->lists, 0, nl * sizeof *m->lists);
     for (uint32_t l = 0; l < nlinks; l++) {
-        m->lists[l].v = m->lists[l].inl;
-        m->lists[l].cap = TC_MM_INLINE;
+        tc_mm_link *L = &m->lists[l];
+        L->cap = 1;
+        L->bw = cap[l];
     }
     return TC_OK;
 }
@@ -84,21 +112,13 @@ void tc_mm_free(tc_mm *m)
 {
     if (m->lists)
         for (uint32_t l = 0; l < m->nlinks; l++)
-            if (m->lists[l].v != m->lists[l].inl)
-                free(m->lists[l].v);
+            if (m->lists[l].cap > 1)
+                free(m->lists[l].e.v);
     free(m->lists);
-    free(m->lmark);
-    free(m->rc);
-    free(m->wsum);
-    free(m->ucount);
-    free(m->is_dirty);
+    free(m->scr);
     free(m->dirty);
-    free(m->inc_link);
+    free(m->flows);
     free(m->inc_w);
-    free(m->inc_pos);
-    free(m->inc_n);
-    free(m->rate);
-    free(m->fmark);
     free(m->comp_links);
     free(m->comp_flows);
     free(m->heap_key);
@@ -124,50 +144,49 @@ static bool reserve_flows(tc_mm *m, uint32_t id)
     size_t c = m->fcap ? m->fcap : 1024;
     while (c <= id)
         c *= 2;
-    size_t s = m->stride;
-    uint32_t *il = realloc(m->inc_link, c * s * sizeof *il);
-    if (il)
-        m->inc_link = il;
-    double *iw = realloc(m->inc_w, c * s * sizeof *iw);
-    if (iw)
-        m->inc_w = iw;
-    uint32_t *ip = realloc(m->inc_pos, c * s * sizeof *ip);
-    if (ip)
-        m->inc_pos = ip;
-    uint16_t *in = realloc(m->inc_n, c * sizeof *in);
-    if (in)
-        m->inc_n = in;
-    double *r = realloc(m->rate, c * sizeof *r);
-    if (r)
-        m->rate = r;
-    uint32_t *fm = realloc(m->fmark, c * sizeof *fm);
-    if (fm)
-        m->fmark = fm;
-    uint32_t *bn = realloc(m->bneck, c * sizeof *bn);
-    if (bn)
-        m->bneck = bn;
-    uint32_t *gp = realloc(m->gpos, c * sizeof *gp);
-    if (gp)
-        m->gpos = gp;
-    if (!il || !iw || !ip || !in || !r || !fm || !bn || !gp)
+    size_t old = m->fcap, s = m->stride;
+    unsigned char *fl = alloc_lines(c * m->frec);
+    if (!fl)
         return false;
-    memset(m->bneck + m->fcap, 0xff, (c - m->fcap) * sizeof *bn);
-    memset(m->inc_n + m->fcap, 0, (c - m->fcap) * sizeof *in);
-    memset(m->fmark + m->fcap, 0, (c - m->fcap) * sizeof *fm);
-    memset(m->rate + m->fcap, 0, (c - m->fcap) * sizeof *r);
+    if (old)
+        memcpy(fl, m->flows, old * m->frec);
+    memset(fl + old * m->frec, 0, (c - old) * m->frec);
+    free(m->flows);
+    m->flows = fl;
+    if (m->inc_w) {
+        double *iw = realloc(m->inc_w, c * s * sizeof *iw);
+        if (!iw)
+            return false;
+        m->inc_w = iw;
+    }
+    if (m->track) {
+        uint32_t *bn = realloc(m->bneck, c * sizeof *bn);
+        if (bn)
+            m->bneck = bn;
+        uint32_t *gp = realloc(m->gpos, c * sizeof *gp);
+        if (gp)
+            m->gpos = gp;
+        if (!bn || !gp)
+            return false;
+        memset(m->bneck + old, 0xff, (c - old) * sizeof *bn);
+    }
     m->fcap = (uint32_t)c;
     return true;
 }
 
+/* Link l's flow set changed: its mark is epoch + 1 until the next solve. */
 static bool mark_dirty(tc_mm *m, uint32_t l)
 {
-    if (m->is_dirty[l])
+    tc_mm_link *L = &m->lists[l];
+    if (L->mark == m->epoch + 1)
         return true;
-    size_t cap = m->dirty_cap;
-    if (!tc_grow((void **)&m->dirty, &cap, (size_t)m->ndirty + 1, sizeof *m->dirty))
-        return false;
-    m->dirty_cap = (uint32_t)cap;
-    m->is_dirty[l] = 1;
+    if (m->ndirty == m->dirty_cap) {
+        size_t cap = m->dirty_cap;
+        if (!tc_grow((void **)&m->dirty, &cap, (size_t)m->ndirty + 1, sizeof *m->dirty))
+            return false;
+        m->dirty_cap = (uint32_t)cap;
+    }
+    L->mark = m->epoch + 1;
     m->dirty[m->ndirty++] = l;
     return true;
 }
@@ -183,7 +202,7 @@ static void group_leave(tc_mm *m, uint32_t f)
     uint32_t g = m->bneck[f];
     if (g == UINT32_MAX)
         return;
-    tc_mm_link *G = &m->groups[g];
+    tc_mm_group *G = &m->groups[g];
     uint32_t last = G->v[--G->n].flow, pos = m->gpos[f];
     G->v[pos].flow = last;
     m->gpos[last] = pos;
@@ -207,7 +226,7 @@ static bool group_join(tc_mm *m, uint32_t f, uint32_t g, double level)
         return true;
     }
     group_leave(m, f);
-    tc_mm_link *G = &m->groups[g];
+    tc_mm_group *G = &m->groups[g];
     if (G->n == G->cap) {
         size_t c = G->cap;
         if (!tc_grow((void **)&G->v, &c, (size_t)G->n + 1, sizeof *G->v))
@@ -225,33 +244,37 @@ tc_status tc_mm_add(tc_mm *m, uint32_t id, const uint32_t *links, const double *
 {
     if (n == 0 || n > m->stride || !reserve_flows(m, id))
         return TC_EINTERNAL;
+    if (w && !m->inc_w && !(m->inc_w = malloc((size_t)m->fcap * m->stride * sizeof *m->inc_w)))
+        return TC_EINTERNAL;
+    tc_mm_flow *F = tc_mm_flow_at(m, id);
     size_t base = (size_t)id * m->stride;
     for (uint32_t k = 0; k < n; k++) {
         uint32_t l = links[k];
         tc_mm_link *L = &m->lists[l];
         if (L->n == L->cap) {
-            size_t c = 2 * (size_t)L->cap;
-            tc_mm_ent *v = L->v == L->inl ? malloc(c * sizeof *v) : realloc(L->v, c * sizeof *v);
+            size_t c = L->cap == 1 ? 4 : 2 * (size_t)L->cap;
+            tc_mm_ent *v = L->cap == 1 ? malloc(c * sizeof *v) : realloc(L->e.v, c * sizeof *v);
             if (!v)
                 return TC_EINTERNAL;
-            if (L->v == L->inl)
-                memcpy(v, L->inl, sizeof L->inl);
-            L->v = v;
+            if (L->cap == 1)
+                v[0] = L->e.one;
+            L->e.v = v;
             L->cap = (uint32_t)c;
         }
         if (!mark_dirty(m, l))
             return TC_EINTERNAL;
-        m->inc_link[base + k] = l;
-        m->inc_w[base + k] = w ? w[k] : 1.0;
-        m->inc_pos[base + k] = L->n;
-        L->v[L->n++] = (tc_mm_ent){id, k};
+        F->inc[k] = (tc_mm_inc){l, L->n};
+        if (w)
+            m->inc_w[base + k] = w[k];
+        ents(L)[L->n++] = (tc_mm_ent){id, k};
         if (m->track)
-            m->wtot[l] += m->inc_w[base + k];
+            m->wtot[l] += w ? w[k] : 1.0;
     }
-    m->inc_n[id] = (uint16_t)n;
-    m->rate[id] = 0;
-    m->bneck[id] = UINT32_MAX;
+    F->n = (uint16_t)n;
+    F->unit = w == NULL;
+    F->rate = 0;
     if (m->track) {
+        m->bneck[id] = UINT32_MAX;
         if (!tc_grow((void **)&m->fresh, &m->fresh_cap, m->nfresh + 1, sizeof *m->fresh))
             return TC_EINTERNAL;
         m->fresh[m->nfresh++] = id;
@@ -261,9 +284,9 @@ tc_status tc_mm_add(tc_mm *m, uint32_t id, const uint32_t *links, const double *
 
 void tc_mm_remove(tc_mm *m, uint32_t id)
 {
-    size_t base = (size_t)id * m->stride;
+    tc_mm_flow *F = tc_mm_flow_at(m, id);
     bool track = m->track;
-    double r = m->rate[id];
+    double r = F->rate;
     if (track && m->bneck[id] != UINT32_MAX) {
         /* Every link on the path filled at r or above, up to rounding. */
         double lo = r * (1 - MM_DEPART_TOL);
@@ -271,29 +294,30 @@ void tc_mm_remove(tc_mm *m, uint32_t id)
             m->x0 = lo;
         group_leave(m, id);
     }
-    for (uint32_t k = 0; k < m->inc_n[id]; k++) {
-        uint32_t l = m->inc_link[base + k];
+    for (uint32_t k = 0; k < F->n; k++) {
+        uint32_t l = F->inc[k].link;
         tc_mm_link *L = &m->lists[l];
-        uint32_t pos = m->inc_pos[base + k];
+        uint32_t pos = F->inc[k].pos;
         if (pos != --L->n) {
-            tc_mm_ent last = L->v[L->n];
-            L->v[pos] = last;
-            m->inc_pos[(size_t)last.flow * m->stride + last.k] = pos;
+            tc_mm_ent *v = ents(L), last = v[L->n];
+            v[pos] = last;
+            tc_mm_flow_at(m, last.flow)->inc[last.k].pos = pos;
         }
         if (track) {
+            double w = inc_weight(m, F, id, k);
             if (L->n == 0) {
                 m->load[l] = 0;
                 m->wtot[l] = 0;
             } else {
-                m->load[l] -= r * m->inc_w[base + k];
-                m->wtot[l] -= m->inc_w[base + k];
+                m->load[l] -= r * w;
+                m->wtot[l] -= w;
             }
         }
         if (!mark_dirty(m, l))
             m->oom = true;
     }
-    m->inc_n[id] = 0;
-    m->rate[id] = 0;
+    F->n = 0;
+    F->rate = 0;
 }
 
 /* ---- the heap of links by fair share ---- */
@@ -352,7 +376,7 @@ static void heap_pop(tc_mm *m)
 
 /* ---- solve ---- */
 
-/* The component of link l (not yet visited in this solve): breadth-first
+/* The component of link l0 (not yet visited in this solve): breadth-first
  * over links and the flows on them. *big is set (and the walk stops) past
  * budget link entries. */
 static bool collect(tc_mm *m, uint32_t l0, size_t budget, bool *big)
@@ -362,32 +386,33 @@ static bool collect(tc_mm *m, uint32_t l0, size_t budget, bool *big)
     m->ncomp_links = m->ncomp_flows = 0;
     if (!tc_grow((void **)&m->comp_links, &m->comp_links_cap, 1, sizeof *m->comp_links))
         return false;
-    m->lmark[l0] = ep;
+    m->lists[l0].mark = ep;
     m->comp_links[m->ncomp_links++] = l0;
     for (size_t q = 0; q < m->ncomp_links; q++) {
-        const tc_mm_link *L = &m->lists[m->comp_links[q]];
+        tc_mm_link *L = &m->lists[m->comp_links[q]];
+        const tc_mm_ent *v = ents(L);
         seen += L->n;
         if (seen > budget) {
             *big = true;
             return true;
         }
         for (uint32_t j = 0; j < L->n; j++) {
-            uint32_t f = L->v[j].flow;
-            if (m->fmark[f] == ep)
+            uint32_t f = v[j].flow;
+            tc_mm_flow *F = tc_mm_flow_at(m, f);
+            if (F->mark == ep)
                 continue;
-            m->fmark[f] = ep;
+            F->mark = ep;
             if (!tc_grow((void **)&m->comp_flows, &m->comp_flows_cap, m->ncomp_flows + 1, sizeof *m->comp_flows))
                 return false;
             m->comp_flows[m->ncomp_flows++] = f;
-            size_t base = (size_t)f * m->stride;
-            uint32_t n = m->inc_n[f];
+            uint32_t n = F->n;
             if (!tc_grow((void **)&m->comp_links, &m->comp_links_cap, m->ncomp_links + n, sizeof *m->comp_links))
                 return false;
             for (uint32_t k = 0; k < n; k++) {
-                uint32_t l = m->inc_link[base + k];
-                if (m->lmark[l] != ep) {
-                    m->lmark[l] = ep;
-                    m->comp_links[m->ncomp_links++] = l;
+                tc_mm_link *K = &m->lists[F->inc[k].link];
+                if (K->mark != ep) {
+                    K->mark = ep;
+                    m->comp_links[m->ncomp_links++] = F->inc[k].link;
                 }
             }
         }
@@ -400,16 +425,16 @@ static bool set_rate(tc_mm *m, uint32_t f, double r, uint32_t g)
 {
     if (m->track && !group_join(m, f, g, r))
         return false;
-    double old = m->rate[f];
+    tc_mm_flow *F = tc_mm_flow_at(m, f);
+    double old = F->rate;
     if (old == r)
         return true;
-    m->rate[f] = r;
-    if (m->track) {
-        size_t base = (size_t)f * m->stride;
-        for (uint32_t k = 0; k < m->inc_n[f]; k++)
-            m->load[m->inc_link[base + k]] += (r - old) * m->inc_w[base + k];
-    }
-    if (!tc_grow((void **)&m->changed, &m->changed_cap, m->nchanged + 1, sizeof *m->changed))
+    F->rate = r;
+    if (m->track)
+        for (uint32_t k = 0; k < F->n; k++)
+            m->load[F->inc[k].link] += (r - old) * inc_weight(m, F, f, k);
+    if (m->nchanged == m->changed_cap &&
+        !tc_grow((void **)&m->changed, &m->changed_cap, m->nchanged + 1, sizeof *m->changed))
         return false;
     m->changed[m->nchanged++] = f;
     return true;
@@ -419,43 +444,45 @@ static bool set_rate(tc_mm *m, uint32_t f, double r, uint32_t g)
  * path, or the cap. */
 static bool solve_single(tc_mm *m, uint32_t f)
 {
-    size_t base = (size_t)f * m->stride;
+    const tc_mm_flow *F = tc_mm_flow_at(m, f);
     double r = m->rate_cap;
     uint32_t g = m->nlinks;
-    for (uint32_t k = 0; k < m->inc_n[f]; k++) {
-        group_reset(m, m->inc_link[base + k]);
-        double s = m->cap[m->inc_link[base + k]] / m->inc_w[base + k];
+    for (uint32_t k = 0; k < F->n; k++) {
+        uint32_t l = F->inc[k].link;
+        group_reset(m, l);
+        double s = m->lists[l].bw / inc_weight(m, F, f, k);
         if (s < r) {
             r = s;
-            g = m->inc_link[base + k];
+            g = l;
         }
     }
     return set_rate(m, f, r, g);
 }
 
 /* Freezes flow f at rate x: its load leaves the filling of its links. The
- * frozen mark is the flow's fmark set to epoch + 1. */
+ * frozen mark is the flow's mark set to epoch + 1. */
 static void freeze(tc_mm *m, uint32_t f, double x)
 {
-    size_t base = (size_t)f * m->stride;
-    m->fmark[f] = m->epoch + 1;
-    for (uint32_t k = 0; k < m->inc_n[f]; k++) {
-        uint32_t l = m->inc_link[base + k];
-        double w = m->inc_w[base + k];
-        m->rc[l] -= x * w;
-        m->wsum[l] -= w;
-        m->ucount[l]--;
+    tc_mm_flow *F = tc_mm_flow_at(m, f);
+    F->mark = m->epoch + 1;
+    for (uint32_t k = 0; k < F->n; k++) {
+        uint32_t l = F->inc[k].link;
+        double w = inc_weight(m, F, f, k);
+        m->scr[l].rc -= x * w;
+        m->scr[l].wsum -= w;
+        m->lists[l].ucount--;
     }
 }
 
-/* Progressive filling of the flows comp_flows (fmark == epoch: unfrozen)
+/* Progressive filling of the flows comp_flows (mark == epoch: unfrozen)
  * over comp_links, whose rc, wsum and ucount are set. */
 static bool fill_run(tc_mm *m)
 {
     m->heap_n = 0;
     for (size_t i = 0; i < m->ncomp_links; i++) {
         uint32_t l = m->comp_links[i];
-        if (m->ucount[l] && !heap_push(m, (m->rc[l] > 0 ? m->rc[l] : 0) / m->wsum[l], l))
+        const tc_mm_scr *C = &m->scr[l];
+        if (m->lists[l].ucount && !heap_push(m, (C->rc > 0 ? C->rc : 0) / C->wsum, l))
             return false;
     }
     uint32_t unfrozen_mark = m->epoch;
@@ -465,9 +492,11 @@ static bool fill_run(tc_mm *m)
         uint32_t l = m->heap_link[0];
         double key = m->heap_key[0];
         heap_pop(m);
-        if (m->ucount[l] == 0)
+        tc_mm_link *L = &m->lists[l];
+        if (L->ucount == 0)
             continue;
-        double s = (m->rc[l] > 0 ? m->rc[l] : 0) / m->wsum[l];
+        const tc_mm_scr *C = &m->scr[l];
+        double s = (C->rc > 0 ? C->rc : 0) / C->wsum;
         if (s > key) {
             if (!heap_push(m, s, l))
                 return false;
@@ -475,10 +504,10 @@ static bool fill_run(tc_mm *m)
         }
         if (s >= m->rate_cap)
             break;
-        const tc_mm_link *L = &m->lists[l];
+        const tc_mm_ent *v = ents(L);
         for (uint32_t j = 0; j < L->n; j++) {
-            uint32_t f = L->v[j].flow;
-            if (m->fmark[f] != unfrozen_mark)
+            uint32_t f = v[j].flow;
+            if (tc_mm_flow_at(m, f)->mark != unfrozen_mark)
                 continue;
             freeze(m, f, s);
             unfrozen--;
@@ -489,8 +518,9 @@ static bool fill_run(tc_mm *m)
     /* What is left is held by the cap alone. */
     for (size_t i = 0; unfrozen && i < m->ncomp_flows; i++) {
         uint32_t f = m->comp_flows[i];
-        if (m->fmark[f] != frozen) {
-            m->fmark[f] = frozen;
+        tc_mm_flow *F = tc_mm_flow_at(m, f);
+        if (F->mark != frozen) {
+            F->mark = frozen;
             unfrozen--;
             if (!set_rate(m, f, m->rate_cap, m->nlinks))
                 return false;
@@ -504,13 +534,16 @@ static bool fill(tc_mm *m)
 {
     for (size_t i = 0; i < m->ncomp_links; i++) {
         uint32_t l = m->comp_links[i];
-        const tc_mm_link *L = &m->lists[l];
+        tc_mm_link *L = &m->lists[l];
+        const tc_mm_ent *v = ents(L);
         double ws = 0;
-        for (uint32_t j = 0; j < L->n; j++)
-            ws += m->inc_w[(size_t)L->v[j].flow * m->stride + L->v[j].k];
-        m->rc[l] = m->cap[l];
-        m->wsum[l] = ws;
-        m->ucount[l] = L->n;
+        for (uint32_t j = 0; j < L->n; j++) {
+            uint32_t f = v[j].flow;
+            ws += inc_weight(m, tc_mm_flow_at(m, f), f, v[j].k);
+        }
+        m->scr[l].rc = L->bw;
+        m->scr[l].wsum = ws;
+        L->ucount = L->n;
         group_reset(m, l);
     }
     return fill_run(m);
@@ -519,8 +552,10 @@ static bool fill(tc_mm *m)
 static void next_epoch(tc_mm *m)
 {
     if (m->epoch >= UINT32_MAX - 4) {
-        memset(m->lmark, 0, (size_t)m->nlinks * sizeof *m->lmark);
-        memset(m->fmark, 0, (size_t)m->fcap * sizeof *m->fmark);
+        for (uint32_t l = 0; l < m->nlinks; l++)
+            m->lists[l].mark = 0;
+        for (uint32_t f = 0; f < m->fcap; f++)
+            tc_mm_flow_at(m, f)->mark = 0;
         m->epoch = 0;
     }
     m->epoch += 2;
@@ -530,21 +565,24 @@ static void next_epoch(tc_mm *m)
  * the solver, every group empty. The first solve by level is then whole. */
 static bool track_start(tc_mm *m)
 {
-    size_t nl = m->nlinks ? m->nlinks : 1;
+    size_t nl = m->nlinks ? m->nlinks : 1, nf = m->fcap ? m->fcap : 1;
     m->load = calloc(nl, sizeof *m->load);
     m->wtot = calloc(nl, sizeof *m->wtot);
     m->groups = calloc((size_t)m->nlinks + 1, sizeof *m->groups);
     m->glevel = calloc((size_t)m->nlinks + 1, sizeof *m->glevel);
-    if (!m->load || !m->wtot || !m->groups || !m->glevel)
+    m->bneck = malloc(nf * sizeof *m->bneck);
+    m->gpos = malloc(nf * sizeof *m->gpos);
+    if (!m->load || !m->wtot || !m->groups || !m->glevel || !m->bneck || !m->gpos)
         return false;
     for (uint32_t g = 0; g <= m->nlinks; g++)
         m->glevel[g] = -INFINITY;
     for (uint32_t f = 0; f < m->fcap; f++) {
         m->bneck[f] = UINT32_MAX;
-        size_t base = (size_t)f * m->stride;
-        for (uint32_t k = 0; k < m->inc_n[f]; k++) {
-            m->load[m->inc_link[base + k]] += m->rate[f] * m->inc_w[base + k];
-            m->wtot[m->inc_link[base + k]] += m->inc_w[base + k];
+        const tc_mm_flow *F = tc_mm_flow_at(m, f);
+        for (uint32_t k = 0; k < F->n; k++) {
+            double w = inc_weight(m, F, f, k);
+            m->load[F->inc[k].link] += F->rate * w;
+            m->wtot[F->inc[k].link] += w;
         }
     }
     m->track = true;
@@ -555,28 +593,29 @@ static bool track_start(tc_mm *m)
 static bool level_take(tc_mm *m, uint32_t f, bool whole)
 {
     uint32_t ep = m->epoch;
-    m->fmark[f] = ep;
+    tc_mm_flow *F = tc_mm_flow_at(m, f);
+    F->mark = ep;
     if (!tc_grow((void **)&m->comp_flows, &m->comp_flows_cap, m->ncomp_flows + 1, sizeof *m->comp_flows))
         return false;
     m->comp_flows[m->ncomp_flows++] = f;
-    size_t base = (size_t)f * m->stride;
-    uint32_t n = m->inc_n[f];
+    uint32_t n = F->n;
     if (!tc_grow((void **)&m->comp_links, &m->comp_links_cap, m->ncomp_links + n, sizeof *m->comp_links))
         return false;
     for (uint32_t k = 0; k < n; k++) {
-        uint32_t l = m->inc_link[base + k];
-        double w = m->inc_w[base + k];
-        if (m->lmark[l] != ep) {
-            m->lmark[l] = ep;
+        uint32_t l = F->inc[k].link;
+        tc_mm_link *L = &m->lists[l];
+        double w = inc_weight(m, F, f, k);
+        if (L->mark != ep) {
+            L->mark = ep;
             m->comp_links[m->ncomp_links++] = l;
-            m->rc[l] = whole ? m->cap[l] : m->cap[l] - m->load[l];
-            m->wsum[l] = 0;
-            m->ucount[l] = 0;
+            m->scr[l].rc = whole ? L->bw : L->bw - m->load[l];
+            m->scr[l].wsum = 0;
+            L->ucount = 0;
         }
         if (!whole)
-            m->rc[l] += m->rate[f] * w;
-        m->wsum[l] += w;
-        m->ucount[l]++;
+            m->scr[l].rc += F->rate * w;
+        m->scr[l].wsum += w;
+        L->ucount++;
     }
     return true;
 }
@@ -590,7 +629,7 @@ static bool level_solve(tc_mm *m, bool whole)
     m->ncomp_links = m->ncomp_flows = 0;
     if (whole) {
         for (uint32_t f = 0; f < m->fcap; f++)
-            if (m->inc_n[f] && !level_take(m, f, true))
+            if (tc_mm_flow_at(m, f)->n && !level_take(m, f, true))
                 return false;
         m->level_flows += m->ncomp_flows;
         return fill_run(m);
@@ -598,18 +637,18 @@ static bool level_solve(tc_mm *m, bool whole)
     double x0 = m->x0;
     for (size_t i = 0; i < m->nfresh; i++) {
         uint32_t f = m->fresh[i];
-        if (!m->inc_n[f] || m->bneck[f] != UINT32_MAX)
+        const tc_mm_flow *F = tc_mm_flow_at(m, f);
+        if (!F->n || m->bneck[f] != UINT32_MAX)
             continue;
-        size_t base = (size_t)f * m->stride;
-        for (uint32_t k = 0; k < m->inc_n[f]; k++) {
-            uint32_t l = m->inc_link[base + k];
-            double b = m->cap[l] / m->wtot[l];
+        for (uint32_t k = 0; k < F->n; k++) {
+            uint32_t l = F->inc[k].link;
+            double b = m->lists[l].bw / m->wtot[l];
             if (b < x0)
                 x0 = b;
         }
     }
     for (uint32_t g = 0; g <= m->nlinks; g++) {
-        tc_mm_link *G = &m->groups[g];
+        tc_mm_group *G = &m->groups[g];
         if (G->n == 0 || m->glevel[g] < x0)
             continue;
         for (uint32_t j = 0; j < G->n; j++)
@@ -619,11 +658,34 @@ static bool level_solve(tc_mm *m, bool whole)
     }
     for (size_t i = 0; i < m->nfresh; i++) {
         uint32_t f = m->fresh[i];
-        if (m->inc_n[f] && m->bneck[f] == UINT32_MAX && m->fmark[f] != m->epoch && !level_take(m, f, false))
+        const tc_mm_flow *F = tc_mm_flow_at(m, f);
+        if (F->n && m->bneck[f] == UINT32_MAX && F->mark != m->epoch && !level_take(m, f, false))
             return false;
     }
     m->level_flows += m->ncomp_flows;
     return m->ncomp_flows == 0 || fill_run(m);
+}
+
+/* Whether the component of dirty link L (not yet visited, with flows) is its
+ * one flow alone on every link of its path, within the budget; then the
+ * flow and its links are marked visited and *f is the flow. collect would
+ * find the same component (seen = the flow's links). */
+static bool lone_flow(tc_mm *m, tc_mm_link *L, size_t budget, uint32_t *f)
+{
+    if (L->n != 1)
+        return false;
+    uint32_t id = ents(L)[0].flow;
+    tc_mm_flow *F = tc_mm_flow_at(m, id);
+    if (F->n > budget)
+        return false;
+    for (uint32_t k = 0; k < F->n; k++)
+        if (m->lists[F->inc[k].link].n != 1)
+            return false;
+    F->mark = m->epoch;
+    for (uint32_t k = 0; k < F->n; k++)
+        m->lists[F->inc[k].link].mark = m->epoch;
+    *f = id;
+    return true;
 }
 
 tc_status tc_mm_solve(tc_mm *m)
@@ -633,15 +695,22 @@ tc_status tc_mm_solve(tc_mm *m)
         return TC_EINTERNAL;
     if (m->ndirty == 0)
         return TC_OK;
-    /* Two epochs per solve: epoch marks visited, epoch + 1 frozen. Components
-     * are disjoint, so a flow frozen in one is never reached from another. */
+    /* Two epochs per solve: epoch marks visited, epoch + 1 frozen (flows).
+     * Components are disjoint, so a flow frozen in one is never reached
+     * from another. Advancing the epoch also clears every dirty mark. */
     next_epoch(m);
     bool ok = true, big = false;
     size_t budget = m->comp_budget ? m->comp_budget : TC_MM_COMP_BUDGET;
     for (uint32_t i = 0; i < m->ndirty && ok && !big; i++) {
         uint32_t l = m->dirty[i];
-        if (m->lmark[l] == m->epoch || m->lists[l].n == 0)
+        tc_mm_link *L = &m->lists[l];
+        if (L->mark == m->epoch || L->n == 0)
             continue;
+        uint32_t f;
+        if (lone_flow(m, L, budget, &f)) {
+            ok = solve_single(m, f);
+            continue;
+        }
         ok = collect(m, l, budget, &big);
         if (ok && !big)
             ok = m->ncomp_flows == 1 ? solve_single(m, m->comp_flows[0]) : fill(m);
@@ -652,8 +721,6 @@ tc_status tc_mm_solve(tc_mm *m)
         bool whole = !m->track;
         ok = (m->track || track_start(m)) && level_solve(m, whole);
     }
-    for (uint32_t i = 0; i < m->ndirty; i++)
-        m->is_dirty[m->dirty[i]] = 0;
     m->ndirty = 0;
     m->nfresh = 0;
     m->x0 = INFINITY;
