@@ -34,6 +34,8 @@ nccltests309_gjaion_h100_8node_ib400_allreduce_default.txt|partly: as 4 nodes|--
 nccltests309_gjaion_h100_8node_ib400_allreduce_default.txt|the same, NVLSTree forced|--preset dgx-h100:nodes=8 --algo nccl:algo=NVLSTree
 oci_bm_gpu_h100_8_2node_roce_allreduce.txt|yes: NVLSTree likely (465 GB/s); RoCE as InfiniBand|--preset dgx-h100:nodes=2 --algo nccl
 aws_p5_2node_16xH100_efa_allreduce.txt|partly: NVLSTree likely (487 GB/s); EFA's per-message costs are not InfiniBand's|--preset dgx-h100:nodes=2 --algo nccl
+coreweave_gb200_nvl72_1rack_72gpu_allreduce.txt|partly: one NVL72 rack; the example scripts set NCCL_NVLS_ENABLE=0, so NCCL's model with NVLS off (Ring)|--preset gb200-nvl72 --algo nccl:algo=Ring|Tree
+coreweave_gb200_nvl72_1rack_72gpu_allreduce.txt|the same with NVLS allowed (NCCL's default)|--preset gb200-nvl72 --algo nccl
 EOF
 }
 
