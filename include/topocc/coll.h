@@ -327,6 +327,13 @@ char *tc_algo_variant_name(tc_algo a, tc_variant v, char *buf, size_t len);
  * accepted. */
 bool tc_coll_valid(tc_op op, tc_algo algo, uint32_t p, const tc_topo *topo, tc_err *err);
 
+/* The algorithms a request tries: [*lo, *hi), every MPI-style one for
+ * auto, else its own. */
+void tc_coll_candidates(const tc_coll_req *req, int *lo, int *hi);
+/* req as candidate algorithm a at bytes: auto's candidates run with their
+ * default chunks and variant. */
+tc_coll_req tc_coll_candidate(const tc_coll_req *req, tc_algo a, double bytes);
+
 /* Builds the schedule of req on topo (topo may be NULL except for torus*
  * and hier). algo must not be TC_ALGO_AUTO (the evaluators resolve it). */
 tc_status tc_coll_build(const tc_coll_req *req, const tc_topo *topo, tc_sched **out, tc_err *err);

@@ -51,6 +51,20 @@ double tc_nccl_a2a_time_us(const tc_coll_req *req, const tc_topo *t, tc_proto *p
 uint32_t tc_nccl_channels_full(const tc_coll_req *req, const tc_topo *topo);
 double tc_nccl_graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G);
 
+/* qsort's comparison of uint32_t. */
+static inline int tc_cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Bytes on the wire per byte of payload of an NCCL protocol (coll/nccl.c). */
+double tc_nccl_wire_factor(tc_proto p);
+
+/* Appends the one step of a schedule that only copies locally (one rank):
+ * no transfer between ranks, so no fan-out, fan-in or bytes. */
+tc_status tc_sched_add_copy_phase(tc_sched *s, tc_err *err);
+
 static inline bool tc_is_pow2(uint32_t p) { return p && !(p & (p - 1)); }
 static inline uint32_t tc_log2_floor(uint32_t p)
 {

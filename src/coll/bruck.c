@@ -122,10 +122,9 @@ static tc_status bruck_build(const tc_coll_req *req, const tc_topo *topo, tc_sch
     s->params[0] = K;
     if (a2a && p == 1) {
         /* Only the local copy of the rank's own block to the output. */
-        tc_phase *ph = tc_sched_add_phase(s, 1, TC_PAT_GENERIC, 0, 0, "local copy");
-        if (!ph)
-            return tc_fail(err, TC_EINTERNAL, "out of memory");
-        ph->fanout = ph->fanin = 0;
+        tc_status cst = tc_sched_add_copy_phase(s, err);
+        if (cst)
+            return cst;
         return TC_OK;
     }
     for (uint32_t k = 0; k < K; k++) {

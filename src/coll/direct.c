@@ -143,11 +143,9 @@ static tc_status direct_build(const tc_coll_req *req, const tc_topo *topo, tc_sc
         /* All-to-all on one rank still moves its block into the output
          * region: one step holding only a (free) local copy. */
         if (req->op == TC_OP_ALLTOALL) {
-            tc_phase *ph = tc_sched_add_phase(s, 1, TC_PAT_GENERIC, 0, 0, "local copy");
-            if (!ph)
-                return tc_fail(err, TC_EINTERNAL, "out of memory");
-            ph->fanout = ph->fanin = 0;
-            ph->rank_bytes = ph->rank_bytes_in = 0;
+            tc_status cst = tc_sched_add_copy_phase(s, err);
+            if (cst)
+                return cst;
         }
         return TC_OK;
     }

@@ -162,7 +162,7 @@ static double chunk_bytes(tc_proto p, double buffsize)
 /* Bytes on the wire per byte of payload: LL lines carry 8 data bytes and 8
  * flag bytes (src/include/device.h:38-51); LL128 lines 120 of 128
  * (device.h:70-72). */
-static double wire_factor(tc_proto p)
+double tc_nccl_wire_factor(tc_proto p)
 {
     return p == TC_PROTO_LL ? 2.0 : p == TC_PROTO_LL128 ? 128.0 / 120.0 : 1.0;
 }
@@ -194,7 +194,7 @@ static void proto_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t 
     s->base_s = base_lat_us[i] * 1e-6;
     s->lat_intra_s = ring_intra_us(p, nodes) * 1e-6;
     s->lat_inter_s = hw_net_us[i] * 1e-6;
-    s->wire = wire_factor(p);
+    s->wire = tc_nccl_wire_factor(p);
     int col = nodes <= 2 ? (int)nodes - 1 : 2, row = nodes == 1 ? arch_row(t) : 0;
     if (col < 0)
         col = 0;
@@ -761,12 +761,6 @@ static tc_status emit_nccl_tree(const tc_sched *s, uint32_t step, tc_xfers *x)
     return x->oom ? TC_EINTERNAL : TC_OK;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
 static tc_status nccl_tree_build(const tc_coll_req *req, const tc_topo *topo, tc_sched *s, tc_err *err)
 {
     uint32_t R = req->p, G = topo && topo->node_size > 1 ? topo->node_size : 1;
@@ -892,7 +886,7 @@ static tc_status nccl_tree_build(const tc_coll_req *req, const tc_topo *topo, tc
             if (cand[i] < total)
                 b[nb++] = cand[i];
     }
-    qsort(b, nb, sizeof *b, cmp_u32);
+    qsort(b, nb, sizeof *b, tc_cmp_u32);
     tc_xfers x;
     tc_xfers_init(&x, false);
     uint32_t *out = calloc(R, sizeof *out), *in = calloc(R, sizeof *in);

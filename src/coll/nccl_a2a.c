@@ -259,7 +259,7 @@ static tc_status a2a_build(const tc_coll_req *req, const tc_topo *t, tc_sched *s
     s->proto = req->proto ? req->proto : a2a_proto(B);
     s->base_s = p > 1 ? a2a_latency_us(s->proto, N) * 1e-6 : 0;
     s->lat_intra_s = s->lat_inter_s = 0;
-    s->wire = s->proto == TC_PROTO_LL ? 2.0 : s->proto == TC_PROTO_LL128 ? 128.0 / 120.0 : 1.0;
+    s->wire = tc_nccl_wire_factor(s->proto);
     s->rate_cap_Bps = 0;
     s->credit_steps = s->credit_steps_inter = P2P_GROUP;
     s->lat_pairs = malloc(2 * sizeof *s->lat_pairs);
@@ -268,11 +268,9 @@ static tc_status a2a_build(const tc_coll_req *req, const tc_topo *t, tc_sched *s
     s->nlat_pairs = 0;
     if (p == 1) {
         st->entry[0] = 0;
-        tc_phase *ph = tc_sched_add_phase(s, 1, TC_PAT_GENERIC, 0, 0, "local copy");
-        if (!ph)
-            return tc_fail(err, TC_EINTERNAL, "out of memory");
-        ph->fanout = ph->fanin = 0;
-        ph->rank_bytes = ph->rank_bytes_in = 0;
+        tc_status cst = tc_sched_add_copy_phase(s, err);
+        if (cst)
+            return cst;
         return TC_OK;
     }
     /* a step per entry where some rank sends to another */

@@ -40,16 +40,6 @@
 static const double speed_intra[] = {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3};
 static const double speed_inter[] = {48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12};
 
-static int log2i(uint32_t x)
-{
-    int l = 0;
-    while (x >= 2) {
-        x /= 2;
-        l++;
-    }
-    return l;
-}
-
 /* The largest speed of the list at most cap (0 if none). */
 static double speed_at_most(const double *v, size_t n, double cap)
 {
@@ -135,6 +125,12 @@ static void nvls_graph_bw(const tc_topo *t, uint32_t M, uint32_t H, double *bw_i
     *bw_inter = fmax(*bw_intra, speed_at_most(speed_inter, ne, nic));
 }
 
+/* NCCL's latency of NVLS, or of NVLSTree over M nodes, us (tuning.cc:258-262). */
+static double nvls_lat_us(bool tree, uint32_t M)
+{
+    return tree ? NVLS_HW_LAT_US + 2 * (int)tc_log2_floor(M) * NVLSTREE_NET_LAT_US : NVLS_HW_LAT_US;
+}
+
 double tc_nccl_nvls_time_us(const tc_coll_req *req, const tc_topo *t, bool tree)
 {
     if (nvls_refusal(req->op, req->p, t, tree) || req->elt == 1) /* no 8-bit type reduces in NVLS (device.h:423-440) */
@@ -146,7 +142,7 @@ double tc_nccl_nvls_time_us(const tc_coll_req *req, const tc_topo *t, bool tree)
     /* tuning.cc:174-177, 213-219, 258-262 */
     double bw = tree ? fmin(bi, M <= 2 ? be : be / 2) : fmin(bi, be);
     double alg = H * bw * NVLS_ALG_RATIO;
-    double lat = tree ? NVLS_HW_LAT_US + 2 * log2i(M) * NVLSTREE_NET_LAT_US : NVLS_HW_LAT_US;
+    double lat = nvls_lat_us(tree, M);
     return alg > 0 ? lat + req->bytes / (1000 * alg) : INFINITY;
 }
 
@@ -302,12 +298,6 @@ static tc_status emit_nvls(const tc_sched *s, uint32_t step, tc_xfers *x)
     return x->oom ? TC_EINTERNAL : TC_OK;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Whether the stage at offset o moves a chunk at step. */
 static bool on(uint32_t step, uint32_t o, uint32_t nch)
 {
@@ -391,7 +381,7 @@ static tc_status nvls_phases(tc_sched *s, tc_err *err)
                     b[nb++] = c3[j];
         }
     }
-    qsort(b, nb, sizeof *b, cmp_u32);
+    qsort(b, nb, sizeof *b, tc_cmp_u32);
     tc_status rc = TC_OK;
     for (size_t i = 0; i + 1 < nb && rc == TC_OK; i++) {
         if (b[i] == b[i + 1])
@@ -494,7 +484,7 @@ static tc_status nvls_build_common(const tc_coll_req *req, const tc_topo *t, tc_
      * and so hold every chunk of a burst to its end, idling the stages
      * that wait on each chunk's round trip through the switch. */
     s->proto = TC_PROTO_SIMPLE;
-    s->base_s = (tree ? NVLS_HW_LAT_US + 2 * log2i(M) * NVLSTREE_NET_LAT_US : NVLS_HW_LAT_US) * 1e-6;
+    s->base_s = nvls_lat_us(tree, M) * 1e-6;
     s->lat_intra_s = s->lat_inter_s = 0;
     s->wire = 1 / NVLS_ALG_RATIO;
     s->rate_cap_Bps = 0;

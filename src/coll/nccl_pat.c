@@ -546,18 +546,10 @@ static bool pat_valid(tc_op op, uint32_t p, const tc_topo *t, tc_err *err)
     return !why;
 }
 
-static int log2i(uint32_t x)
-{
-    int l = 0;
-    while (x >= 2)
-        x /= 2, l++;
-    return l;
-}
-
 double tc_nccl_pat_latency_us(uint32_t p)
 {
     /* tuning.cc:276-281: 8 + log2i(nNodes) (interLat / 3.5) + nRanks 2.8 */
-    return 8 + log2i(p) * (PAT_NET_LAT_US / 3.5) + p * 2.8;
+    return 8 + (int)tc_log2_floor(p) * (PAT_NET_LAT_US / 3.5) + p * 2.8;
 }
 
 double tc_nccl_pat_time_us(const tc_coll_req *req, const tc_topo *t)

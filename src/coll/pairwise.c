@@ -75,10 +75,9 @@ static tc_status pairwise_build(const tc_coll_req *req, const tc_topo *topo, tc_
         return TC_OK;
     }
     if (p == 1) {
-        tc_phase *ph = tc_sched_add_phase(s, 1, TC_PAT_GENERIC, 0, 0, "local copy");
-        if (!ph)
-            return tc_fail(err, TC_EINTERNAL, "out of memory");
-        ph->fanout = ph->fanin = 0;
+        tc_status cst = tc_sched_add_copy_phase(s, err);
+        if (cst)
+            return cst;
         return TC_OK;
     }
     for (uint32_t i = 1; i < p; i++)

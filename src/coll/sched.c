@@ -522,6 +522,33 @@ const tc_algo_impl *tc_algo_impl_of(tc_algo a)
     return (unsigned)a < TC_ALGO_COUNT ? table[a] : NULL;
 }
 
+void tc_coll_candidates(const tc_coll_req *req, int *lo, int *hi)
+{
+    *lo = req->algo == TC_ALGO_AUTO ? 0 : (int)req->algo;
+    *hi = req->algo == TC_ALGO_AUTO ? TC_ALGO_AUTO : (int)req->algo + 1;
+}
+
+tc_coll_req tc_coll_candidate(const tc_coll_req *req, tc_algo a, double bytes)
+{
+    tc_coll_req r = *req;
+    r.algo = a;
+    r.bytes = bytes;
+    if (req->algo == TC_ALGO_AUTO) {
+        r.chunks = 0;
+        r.variant = TC_VARIANT_DEFAULT;
+    }
+    return r;
+}
+
+tc_status tc_sched_add_copy_phase(tc_sched *s, tc_err *err)
+{
+    tc_phase *ph = tc_sched_add_phase(s, 1, TC_PAT_GENERIC, 0, 0, "local copy");
+    if (!ph)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    ph->fanout = ph->fanin = 0;
+    return TC_OK;
+}
+
 /* Lists the algorithms valid for (op, p, topo) into buf. */
 static void list_valid(tc_op op, uint32_t p, const tc_topo *topo, char *buf, size_t len)
 {

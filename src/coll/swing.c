@@ -59,12 +59,6 @@ static uint32_t peer(uint32_t r, uint32_t s, uint32_t p)
     return (uint32_t)(((int64_t)r + d + 2 * (int64_t)p) % p);
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Emits reach(q, from) as segments, one per run of consecutive blocks. */
 static tc_status emit_reach(const tc_sched *s, uint32_t q, uint32_t from, uint32_t *buf, tc_xfers *x)
 {
@@ -75,7 +69,7 @@ static tc_status emit_reach(const tc_sched *s, uint32_t q, uint32_t from, uint32
             buf[n + i] = peer(buf[i], t, p);
         n *= 2;
     }
-    qsort(buf, n, sizeof *buf, cmp_u32);
+    qsort(buf, n, sizeof *buf, tc_cmp_u32);
     for (uint32_t i = 0; i < n;) {
         uint32_t j = i + 1;
         while (j < n && buf[j] == buf[j - 1] + 1)

@@ -228,12 +228,6 @@ static void add_stage(tr_part *pt, uint32_t oi, bool ag, const uint32_t *dims)
     pt->nst++;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static tc_status torus_build_kind(tr_kind kind, const tc_coll_req *req, tc_sched *s, tc_err *err)
 {
     uint32_t p = req->p, c = req->chunks ? req->chunks : 1;
@@ -280,7 +274,7 @@ static tc_status torus_build_kind(tr_kind kind, const tc_coll_req *req, tc_sched
     for (uint32_t q = 0; q < P; q++)
         for (uint32_t i = 0; i < ts->part[q].nst; i++)
             bnd[nb++] = ts->part[q].start[i];
-    qsort(bnd, nb, sizeof *bnd, cmp_u32);
+    qsort(bnd, nb, sizeof *bnd, tc_cmp_u32);
     uint32_t nu = 0;
     for (uint32_t i = 0; i < nb; i++)
         if (nu == 0 || bnd[nu - 1] != bnd[i])

@@ -146,18 +146,12 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
     double *tt = tc_calloc(n, sizeof *tt);
     if (!tt)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
-    int lo = req->algo == TC_ALGO_AUTO ? 0 : (int)req->algo;
-    int hi = req->algo == TC_ALGO_AUTO ? TC_ALGO_AUTO : (int)req->algo + 1;
+    int lo, hi;
+    tc_coll_candidates(req, &lo, &hi);
     for (int a = lo; a < hi; a++) {
         if (!tc_coll_valid(req->op, (tc_algo)a, req->p, t, NULL))
             continue;
-        tc_coll_req r = *req;
-        r.algo = (tc_algo)a;
-        r.bytes = sizes[0];
-        if (req->algo == TC_ALGO_AUTO) {
-            r.chunks = 0;
-            r.variant = TC_VARIANT_DEFAULT;
-        }
+        tc_coll_req r = tc_coll_candidate(req, (tc_algo)a, sizes[0]);
         tc_sched *s = NULL;
         if ((st = tc_coll_build(&r, t, &s, err))) {
             free(tt);

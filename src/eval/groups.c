@@ -145,20 +145,14 @@ tc_status tc_evaluate_groups_sweep(const tc_topo *t, const tc_coll_req *req, con
     }
     tc_topo ibuf;
     const tc_topo *it = tc_groups_inner_topo(g, &ibuf);
-    int lo = req->algo == TC_ALGO_AUTO ? 0 : (int)req->algo;
-    int hi = req->algo == TC_ALGO_AUTO ? TC_ALGO_AUTO : (int)req->algo + 1;
+    int lo, hi;
+    tc_coll_candidates(req, &lo, &hi);
     bool one = hi == lo + 1 && n == 1 && o->mode == TC_MODE_FLOW && o->flow_detail;
     bool kept = false;
     for (int a = lo; a < hi && st == TC_OK; a++) {
         if (!tc_coll_valid_groups(req->op, (tc_algo)a, g, NULL))
             continue;
-        tc_coll_req r = *req;
-        r.algo = (tc_algo)a;
-        r.bytes = sizes[0];
-        if (req->algo == TC_ALGO_AUTO) {
-            r.chunks = 0;
-            r.variant = TC_VARIANT_DEFAULT;
-        }
+        tc_coll_req r = tc_coll_candidate(req, (tc_algo)a, sizes[0]);
         tc_sched *inner = NULL, *w = NULL;
         if ((st = tc_coll_build(&r, it, &inner, err)))
             break;

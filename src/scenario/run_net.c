@@ -61,19 +61,13 @@ static tc_status sweep_mem_check(const tc_topo *t, const tc_coll_req *req, doubl
 {
     if (!(mem_limit(ro) > 0))
         return TC_OK;
-    int lo = req->algo == TC_ALGO_AUTO ? 0 : (int)req->algo;
-    int hi = req->algo == TC_ALGO_AUTO ? TC_ALGO_AUTO : (int)req->algo + 1;
+    int lo, hi;
+    tc_coll_candidates(req, &lo, &hi);
     double need = 0;
     for (int a = lo; a < hi; a++) {
         if (!tc_coll_valid(req->op, (tc_algo)a, req->p, t, NULL))
             continue;
-        tc_coll_req r = *req;
-        r.algo = (tc_algo)a;
-        r.bytes = bytes;
-        if (req->algo == TC_ALGO_AUTO) {
-            r.chunks = 0;
-            r.variant = TC_VARIANT_DEFAULT;
-        }
+        tc_coll_req r = tc_coll_candidate(req, (tc_algo)a, bytes);
         tc_sched *sc = NULL;
         if (tc_coll_build(&r, t, &sc, NULL) != TC_OK)
             continue; /* the evaluation reports why */
@@ -251,18 +245,12 @@ static tc_status groups_mem_check(const tc_topo *t, const tc_coll_req *req, cons
     char(*names)[24] = tc_calloc(g->ngroups, sizeof *names);
     tc_flow_job *jobs = tc_calloc(g->ngroups, sizeof *jobs);
     double need = 0;
-    int lo = req->algo == TC_ALGO_AUTO ? 0 : (int)req->algo;
-    int hi = req->algo == TC_ALGO_AUTO ? TC_ALGO_AUTO : (int)req->algo + 1;
+    int lo, hi;
+    tc_coll_candidates(req, &lo, &hi);
     for (int a = lo; a < hi && maps && names && jobs; a++) {
         if (!tc_coll_valid_groups(req->op, (tc_algo)a, g, NULL))
             continue;
-        tc_coll_req r = *req;
-        r.algo = (tc_algo)a;
-        r.bytes = bytes;
-        if (req->algo == TC_ALGO_AUTO) {
-            r.chunks = 0;
-            r.variant = TC_VARIANT_DEFAULT;
-        }
+        tc_coll_req r = tc_coll_candidate(req, (tc_algo)a, bytes);
         tc_sched *sc = NULL;
         if (tc_coll_build(&r, it, &sc, NULL) != TC_OK)
             continue; /* the evaluation reports why */
