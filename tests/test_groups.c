@@ -18,6 +18,7 @@
 #include "topocc/coll.h"
 #include "topocc/eval.h"
 #include "topocc/flow.h"
+#include "topocc/nccl_tests.h"
 #include "topocc/place.h"
 
 #include "build_helpers.h"
@@ -558,6 +559,63 @@ static void sizes_round_per_group_and_nccl_is_refused(void **state)
     tc_topo_free(t);
 }
 
+/* nccl-tests over sub-communicators (topocc nccl-tests --group): count
+ * and busbw use the group's rank count, not the job's. */
+static void nccl_tests_rows_over_groups_use_the_group_size(void **state)
+{
+    (void)state;
+    const tc_op ops[] = {TC_OP_ALLREDUCE, TC_OP_ALLGATHER};
+    for (int k = 0; k < 2; k++) {
+        tc_scenario *s = tc_scenario_new(TC_CMD_COLLECTIVE);
+        assert_non_null(s);
+        snprintf(s->topo[0], sizeof s->topo[0], "clos:down=4x8,up=1x4,node=8");
+        s->ntopo = 1;
+        s->ops[0] = ops[k];
+        s->nops = 1;
+        free(s->sizes);
+        s->sizes = malloc(sizeof *s->sizes);
+        assert_non_null(s->sizes);
+        s->sizes[0] = 8388608;
+        s->nsizes = 1;
+        tc_err err = {{0}};
+        assert_int_equal(tc_group_parse("stride=8", &s->group, &err), TC_OK);
+        if (tc_scenario_resolve(s, &err) != TC_OK)
+            fail_msg("resolve: %s", err.msg);
+        tc_collective_out *o = NULL;
+        if (tc_run_collective(s, NULL, &o, &err) != TC_OK)
+            fail_msg("collective: %s", err.msg);
+        const tc_result *r = tc_collective_at(o, 0, 0);
+        assert_int_equal(r->ranks, 32);
+        assert_int_equal(tc_nccl_tests_ranks(r), 4);
+        assert_true(tc_nccl_tests_busbw(r->op, tc_nccl_tests_ranks(r), r->bytes, r->time_s) == r->busbw_Bps);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        assert_non_null(f);
+        tc_nccl_tests_write(f, o, "test");
+        fclose(f);
+        /* the row: size, count, type, redop, root, time, algbw, busbw */
+        const char *row = strstr(buf, "\n     8388608 ");
+        assert_non_null(row);
+        long size, count;
+        char type[16], redop[16];
+        int root;
+        double us, algbw, busbw;
+        assert_int_equal(sscanf(row, "%ld %ld %15s %15s %d %lf %lf %lf", &size, &count, type, redop, &root, &us,
+                                &algbw, &busbw),
+                         8);
+        assert_int_equal(count, ops[k] == TC_OP_ALLREDUCE ? 8388608 / 4 : 8388608 / 4 / 4);
+        /* 2(n-1)/n = 1.5 (all-reduce), (n-1)/n = 0.75 (all-gather) for n = 4;
+         * the job's 32 ranks would give 1.94 and 0.97 */
+        double factor = ops[k] == TC_OP_ALLREDUCE ? 1.5 : 0.75;
+        assert_true(fabs(busbw - factor * r->algbw_Bps / 1e9) <= 0.006);
+        assert_true(fabs(algbw - r->algbw_Bps / 1e9) <= 0.006);
+        free(buf);
+        tc_collective_out_free(o);
+        tc_scenario_free(s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -572,6 +630,7 @@ int main(void)
         cmocka_unit_test(formula_equals_steps_over_groups),
         cmocka_unit_test(flow_jobs_agree_with_the_wrapper),
         cmocka_unit_test(sizes_round_per_group_and_nccl_is_refused),
+        cmocka_unit_test(nccl_tests_rows_over_groups_use_the_group_size),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -700,6 +700,240 @@ static void primary_csv_tables_hold_plain_numbers_and_json_records_the_scenario(
     tc_scenario_free(s);
 }
 
+/* ---- sub-groups in compare and concurrent ---- */
+
+static void set_group(tc_scenario *s, const char *spec)
+{
+    tc_err err = {{0}};
+    if (tc_group_parse(spec, &s->group, &err) != TC_OK)
+        fail_msg("%s: %s", spec, err.msg);
+}
+
+static bool same_or_both_nan(double a, double b)
+{
+    return a == b || (isnan(a) && isnan(b));
+}
+
+/* Every cell of a compare with --group is collective --group on that
+ * topology, exactly, in every mode. */
+static void compare_with_groups_gives_collective_group_on_each_topology(void **state)
+{
+    (void)state;
+    const char *topos[2] = {"torus:dims=4x4x4", "clos:down=8x8,up=1x8"};
+    const double sizes[] = {1 * MiB, 4 * MiB};
+    const struct {
+        tc_mode mode;
+        const char *algo;
+    } runs[] = {{TC_MODE_FORMULA, "ring"}, {TC_MODE_FORMULA, "auto"}, {TC_MODE_STEPS, "ring"},
+                {TC_MODE_STEPS, "auto"},   {TC_MODE_FLOW, "ring"}};
+    for (size_t k = 0; k < sizeof runs / sizeof *runs; k++) {
+        tc_scenario *s = scn(TC_CMD_COMPARE, topos[0]);
+        snprintf(s->topo[1], sizeof s->topo[1], "%s", topos[1]);
+        s->ntopo = 2;
+        s->ops[0] = TC_OP_ALLREDUCE;
+        s->nops = 1;
+        set_sizes(s, sizes, 2);
+        snprintf(s->algos[0], sizeof s->algos[0], "%s", runs[k].algo);
+        s->nalgos = 1;
+        s->mode = runs[k].mode;
+        set_group(s, "stride=8");
+        resolve(s);
+        tc_compare_out *o = NULL;
+        tc_err err = {{0}};
+        if (tc_run_compare(s, NULL, &o, &err) != TC_OK)
+            fail_msg("compare: %s", err.msg);
+        assert_int_equal(o->group.kind, TC_GROUP_STRIDE);
+        for (int t = 0; t < 2; t++) {
+            assert_int_equal(o->ngroups[t], 8);
+            assert_int_equal(o->group_size[t], 8);
+            tc_scenario *c = coll_scn(topos[t], TC_OP_ALLREDUCE, sizes, 2, runs[k].algo, runs[k].mode);
+            set_group(c, "stride=8");
+            tc_collective_out *co = run_coll(c);
+            for (size_t i = 0; i < 2; i++) {
+                const tc_result *a = tc_compare_at(o, 0, i, t), *b = tc_collective_at(co, 0, i);
+                assert_true(a->time_s == b->time_s);
+                assert_true(a->busbw_Bps == b->busbw_Bps);
+                assert_true(a->lower_bound_s == b->lower_bound_s);
+                assert_true(a->bytes == b->bytes);
+                assert_int_equal(a->algo, b->algo);
+                assert_int_equal(a->groups, 8);
+                assert_int_equal(a->group_size, 8);
+                assert_int_equal(a->ranks, 64);
+                assert_true(same_or_both_nan(a->group_fastest_s, b->group_fastest_s));
+                assert_true(runs[k].mode == TC_MODE_FLOW ? !isnan(a->group_fastest_s) : isnan(a->group_fastest_s));
+            }
+            tc_collective_out_free(co);
+            tc_scenario_free(c);
+        }
+        /* The renderings say it is per group. */
+        tc_rtable tab;
+        assert_int_equal(tc_compare_tables(o, s, &tab, 1), 1);
+        bool col = false;
+        for (int c = 0; c < tab.ncols; c++)
+            col = col || strcmp(tab.cols[c].csv, "group_size") == 0;
+        assert_true(col);
+        tc_rtable_free(&tab);
+        json_t *j = tc_compare_json(o, s);
+        assert_string_equal(json_string_value(json_object_get(j, "group")), "stride=8");
+        assert_int_equal(json_integer_value(json_object_get(json_array_get(json_object_get(j, "topologies"), 1),
+                                                            "group_size")),
+                         8);
+        json_decref(j);
+        tc_compare_out_free(o);
+        tc_scenario_free(s);
+    }
+}
+
+static void compare_refuses_a_group_that_does_not_fit_a_topology_naming_it(void **state)
+{
+    (void)state;
+    const double size = 1 * MiB;
+    const struct {
+        const char *group, *algo, *needle;
+    } bad[] = {{"node", "auto", "topology A (torus:dims=4x4x4"},
+               {"axes=x", "auto", "topology B (clos:down=8x8,up=1x8"},
+               {"stride=5", "auto", "topology A (torus:dims=4x4x4"},
+               {"node", "nccl-ring", "sub-groups"}};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        tc_scenario *s = scn(TC_CMD_COMPARE, "torus:dims=4x4x4");
+        snprintf(s->topo[1], sizeof s->topo[1], "clos:down=8x8,up=1x8,node=8");
+        s->ntopo = 2;
+        s->ops[0] = TC_OP_ALLREDUCE;
+        s->nops = 1;
+        set_sizes(s, &size, 1);
+        snprintf(s->algos[0], sizeof s->algos[0], "%s", bad[k].algo);
+        s->nalgos = 1;
+        set_group(s, bad[k].group);
+        if (strcmp(bad[k].group, "node") == 0 && strcmp(bad[k].algo, "auto") != 0)
+            snprintf(s->topo[0], sizeof s->topo[0], "torus:dims=4x4x4,node=8"); /* only the algorithm is wrong */
+        resolve(s);
+        tc_compare_out *o = NULL;
+        tc_err err = {{0}};
+        assert_int_equal(tc_run_compare(s, NULL, &o, &err), TC_EINVAL);
+        assert_null(o);
+        if (!strstr(err.msg, bad[k].needle) || !strstr(err.msg, "group") || strchr(err.msg, '\n'))
+            fail_msg("group %s: '%s' does not name '%s'", bad[k].group, err.msg, bad[k].needle);
+        tc_scenario_free(s);
+    }
+}
+
+static void add_group_job(tc_scenario *s, const char *name, uint32_t first, uint32_t n, const char *algo,
+                          const char *group)
+{
+    uint32_t *eps = malloc(n * sizeof *eps);
+    assert_non_null(eps);
+    for (uint32_t i = 0; i < n; i++)
+        eps[i] = first + i;
+    add_job(s, name, eps, n);
+    free(eps);
+    tc_scn_job *j = &s->jobs[s->njobs - 1];
+    j->bytes = 16 * MiB;
+    snprintf(j->algo, sizeof j->algo, "%s", algo);
+    tc_err err = {{0}};
+    if (group && tc_group_parse(group, &j->group, &err) != TC_OK)
+        fail_msg("%s: %s", group, err.msg);
+}
+
+/* A grouped job runs each group as a flow job of its own, as collective
+ * --group --mode flow does: alone, the same simulation, the same times;
+ * auto chooses as collective --group chooses. */
+static void concurrent_grouped_job_is_collective_group_in_flow(void **state)
+{
+    (void)state;
+    const char *topo = "clos:down=8x8,up=1x8,node=8";
+    const char *algos[] = {"ring", "auto"};
+    for (int a = 0; a < 2; a++) {
+        tc_scenario *s = scn(TC_CMD_CONCURRENT, topo);
+        add_group_job(s, "dp", 0, 64, algos[a], "stride=8");
+        resolve(s);
+        tc_concurrent_out *o = NULL;
+        tc_err err = {{0}};
+        if (tc_run_concurrent(s, NULL, &o, &err) != TC_OK)
+            fail_msg("concurrent: %s", err.msg);
+        const tc_concurrent_job *j = &o->jobs[0];
+        assert_int_equal(o->flow.njobs, 8);
+        assert_int_equal(j->nflow, 8);
+        assert_int_equal(j->ngroups, 8);
+        assert_int_equal(j->group_size, 8);
+        assert_int_equal(j->ranks, 64);
+
+        const double size = 16 * MiB;
+        tc_scenario *c = coll_scn(topo, TC_OP_ALLREDUCE, &size, 1, algos[a], TC_MODE_FLOW);
+        set_group(c, "stride=8");
+        tc_collective_out *co = run_coll(c);
+        const tc_result *r = tc_collective_at(co, 0, 0);
+        if (a == 1) {
+            /* auto: collective --group's formula choice; then the same run */
+            tc_scenario *cf = coll_scn(topo, TC_OP_ALLREDUCE, &size, 1, "auto", TC_MODE_FORMULA);
+            set_group(cf, "stride=8");
+            tc_collective_out *cfo = run_coll(cf);
+            assert_int_equal(j->algo, tc_collective_at(cfo, 0, 0)->algo);
+            assert_true(j->auto_chosen);
+            tc_collective_out_free(cfo);
+            tc_scenario_free(cf);
+            tc_collective_out_free(co);
+            tc_scenario_free(c);
+            char named[32];
+            snprintf(named, sizeof named, "%s", tc_algo_name(j->algo));
+            c = coll_scn(topo, TC_OP_ALLREDUCE, &size, 1, named, TC_MODE_FLOW);
+            set_group(c, "stride=8");
+            co = run_coll(c);
+            r = tc_collective_at(co, 0, 0);
+        }
+        assert_int_equal(j->algo, r->algo);
+        assert_true(j->res.time_s == r->time_s);
+        assert_true(j->group_fastest_s == r->group_fastest_s);
+        assert_int_equal(j->group_slowest, r->group_slowest);
+        assert_int_equal(j->group_fastest, r->group_fastest);
+        assert_true(j->alone_s == r->time_s);
+        assert_true(j->slowdown == 1.0);
+        assert_true(j->bytes == r->bytes);
+        tc_collective_out_free(co);
+        tc_scenario_free(c);
+        tc_concurrent_out_free(o);
+        tc_scenario_free(s);
+    }
+
+    /* Beside another job: its flow jobs follow the groups', and the
+     * grouped job's figures are its slowest group's. */
+    tc_scenario *s = scn(TC_CMD_CONCURRENT, "clos:down=8x8,up=1x2,node=8");
+    add_group_job(s, "dp", 0, 32, "ring", "stride=8");
+    add_group_job(s, "other", 32, 32, "ring", NULL);
+    resolve(s);
+    tc_concurrent_out *o = NULL;
+    tc_err err = {{0}};
+    if (tc_run_concurrent(s, NULL, &o, &err) != TC_OK)
+        fail_msg("concurrent: %s", err.msg);
+    assert_int_equal(o->flow.njobs, 9);
+    assert_int_equal(o->jobs[0].nflow, 8);
+    assert_int_equal(o->jobs[1].flow_first, 8);
+    assert_int_equal(o->jobs[1].nflow, 1);
+    assert_true(isnan(o->jobs[1].group_fastest_s));
+    assert_true(o->jobs[1].res.time_s == o->flow.jobs[8].time_s);
+    double slowest = 0;
+    for (size_t k = 0; k < 8; k++)
+        slowest = fmax(slowest, o->flow.jobs[k].time_s);
+    assert_true(o->jobs[0].res.time_s == slowest);
+    assert_true(o->jobs[0].res.time_s == o->flow.jobs[o->jobs[0].group_slowest].time_s);
+    assert_true(o->jobs[0].slowdown == o->jobs[0].res.time_s / o->jobs[0].alone_s);
+    json_t *jj = tc_concurrent_json(o, s);
+    json_t *j0 = json_array_get(json_object_get(jj, "jobs"), 0);
+    assert_string_equal(json_string_value(json_object_get(j0, "group")), "stride=8");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(j0, "groups"), "size")), 4);
+    assert_null(json_object_get(json_array_get(json_object_get(jj, "jobs"), 1), "groups"));
+    json_decref(jj);
+    tc_concurrent_out_free(o);
+
+    /* A group that does not fit names the job. */
+    set_group(s, "none");
+    tc_err e2;
+    assert_int_equal(tc_group_parse("axes=x", &s->jobs[0].group, &e2), TC_OK);
+    assert_int_equal(tc_run_concurrent(s, NULL, &o, &err), TC_EINVAL);
+    assert_null(o);
+    assert_non_null(strstr(err.msg, "jobs[0] (dp): group axes=x"));
+    tc_scenario_free(s);
+}
+
 static void flow_run_over_the_memory_limit_is_refused_before_it_starts(void **state)
 {
     (void)state;
@@ -738,6 +972,9 @@ int main(void)
         cmocka_unit_test(concurrent_errors_name_the_job),
         cmocka_unit_test(primary_csv_tables_hold_plain_numbers_and_json_records_the_scenario),
         cmocka_unit_test(flow_run_over_the_memory_limit_is_refused_before_it_starts),
+        cmocka_unit_test(compare_with_groups_gives_collective_group_on_each_topology),
+        cmocka_unit_test(compare_refuses_a_group_that_does_not_fit_a_topology_naming_it),
+        cmocka_unit_test(concurrent_grouped_job_is_collective_group_in_flow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -83,6 +83,66 @@ static void scenario_json_round_trip_is_identical_for_every_command(void **state
     round_trip(TC_CMD_COMPRESS, cp, 12);
 }
 
+/* The group of compare (job.group) and of a concurrent job (its "group"
+ * key) is written canonically and read back as the same scenario. */
+static void groups_of_compare_and_concurrent_round_trip(void **state)
+{
+    (void)state;
+    const char *cmp[] = {"--topo", "torus:dims=4x4x4", "--op", "allreduce", "--sizes", "1MiB:4MiB",
+                         "--group", "axes=zx"};
+    round_trip(TC_CMD_COMPARE, cmp, 8);
+    tc_err err = {{0}};
+    tc_scenario *s = tc_scenario_new(TC_CMD_COMPARE);
+    for (size_t i = 0; i < 8; i += 2) {
+        const char *v[1] = {cmp[i + 1]};
+        assert_int_equal(tc_scenario_set_flag(s, cmp[i], v, 1, &err), TC_OK);
+    }
+    assert_int_equal(tc_scenario_resolve(s, &err), TC_OK);
+    char *a = dump(s);
+    assert_non_null(strstr(a, "\"group\": \"axes=xz\""));
+    free(a);
+    tc_scenario_free(s);
+
+    char path[] = "/tmp/topocc_jobs_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs("{\"jobs\": [{\"name\": \"dp\", \"op\": \"allreduce\", \"size\": \"16MiB\", \"endpoints\": \"0-63\", "
+          "\"group\": \"stride=8\"}, {\"name\": \"b\", \"op\": \"allgather\", \"size\": 4096, "
+          "\"endpoints\": [64, 65]}]}",
+          f);
+    fclose(f);
+    const char *conc[] = {"--topo", "clos:down=8x16,up=1x8", "--jobs", path};
+    round_trip(TC_CMD_CONCURRENT, conc, 4);
+    s = tc_scenario_new(TC_CMD_CONCURRENT);
+    for (size_t i = 0; i < 4; i += 2) {
+        const char *v[1] = {conc[i + 1]};
+        assert_int_equal(tc_scenario_set_flag(s, conc[i], v, 1, &err), TC_OK);
+    }
+    assert_int_equal(tc_scenario_resolve(s, &err), TC_OK);
+    assert_int_equal(s->jobs[0].group.kind, TC_GROUP_STRIDE);
+    assert_int_equal(s->jobs[0].group.k, 8);
+    assert_int_equal(s->jobs[1].group.kind, TC_GROUP_NONE);
+    a = dump(s);
+    assert_non_null(strstr(a, "\"group\": \"stride=8\""));
+    assert_null(strstr(strstr(a, "\"name\": \"b\""), "\"group\""));
+    free(a);
+    tc_scenario_free(s);
+
+    /* A bad group in the jobs file names the job's key. */
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{\"jobs\": [{\"op\": \"allreduce\", \"size\": 4096, \"endpoints\": \"0-7\", \"group\": \"rows\"}]}", f);
+    fclose(f);
+    s = tc_scenario_new(TC_CMD_CONCURRENT);
+    const char *v[1] = {path};
+    assert_int_equal(tc_scenario_set_flag(s, "--jobs", v, 1, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "jobs[0].group: invalid group 'rows'"));
+    tc_scenario_free(s);
+    remove(path);
+}
+
 static void random_flag_combinations_round_trip(void **state)
 {
     (void)state;
@@ -512,6 +572,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(scenario_json_round_trip_is_identical_for_every_command),
         cmocka_unit_test(random_flag_combinations_round_trip),
+        cmocka_unit_test(groups_of_compare_and_concurrent_round_trip),
         cmocka_unit_test(unknown_key_names_the_nearest_valid_key),
         cmocka_unit_test(wrong_type_names_the_key_and_the_type),
         cmocka_unit_test(command_line_list_replaces_the_file_list),

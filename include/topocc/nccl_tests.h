@@ -39,4 +39,9 @@ tc_status tc_nccl_tests_read(const char *path, tc_nccl_row **rows, size_t *n, tc
  * the factor above, in bytes per second. */
 double tc_nccl_tests_busbw(tc_op op, uint32_t p, double bytes, double time_s);
 
+/* The ranks of the communicator a result's collective ran on: the job's,
+ * or with sub-groups (topocc nccl-tests --group) one group's: nccl-tests'
+ * count and busbw over a sub-communicator use its own rank count. */
+uint32_t tc_nccl_tests_ranks(const tc_result *r);
+
 #endif

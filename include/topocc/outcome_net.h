@@ -85,7 +85,10 @@ void tc_collective_ranking(const tc_collective_out *o, size_t size, size_t *orde
 
 
 /* ---- compare ----------------------------------------------------------------
- * Operations x sizes x topologies, one algorithm request for every cell. */
+ * Operations x sizes x topologies, one algorithm request for every cell.
+ * With job.group every cell runs the collective in every group of the job
+ * at once (as collective --group on that topology): the cell's result is
+ * the slowest group's, its size, algbw and busbw one group's. */
 
 typedef struct tc_compare_out {
     tc_net net;                /* names in net.name */
@@ -102,6 +105,10 @@ typedef struct tc_compare_out {
     int nset;
     double alpha[TC_SCN_MAX_ALPHAS + 1];
     tc_result *res;            /* [setting][op][size][topology]: tc_compare_at_set */
+    /* Sub-groups (job.group): the spec, and on each topology the groups it
+     * made (node and axes depend on the topology). */
+    tc_group_spec group;       /* TC_GROUP_NONE: the whole job */
+    uint32_t ngroups[TC_SCN_MAX_TOPOS], group_size[TC_SCN_MAX_TOPOS];
 } tc_compare_out;
 
 static inline size_t tc_compare_index(const tc_compare_out *o, int set, int op, size_t size, int topo)
@@ -147,7 +154,10 @@ typedef struct tc_compare_run {
 size_t tc_compare_conclusions(const tc_compare_out *o, int op, tc_compare_run *runs);
 
 /* ---- concurrent --------------------------------------------------------------
- * Jobs sharing one network in the flow simulator. */
+ * Jobs sharing one network in the flow simulator. A job with a group (its
+ * "group" key, the grammar of job.group) runs its collective in every group
+ * of its ranks at once, each group a flow job of its own, as collective
+ * --group --mode flow does: the job's figures are its slowest group's. */
 
 typedef struct tc_concurrent_job {
     char name[64];
@@ -158,8 +168,18 @@ typedef struct tc_concurrent_job {
     tc_variant variant;        /* the variant run (tc_algo_variant_name) */
     uint32_t ranks;
     double bytes;
-    double alone_s;            /* its time alone on the network */
+    double alone_s;            /* its time alone on the network (a grouped job: all its groups, no other job) */
     double slowdown;           /* time together / alone */
+    /* The job's flow figures: flow.jobs[flow_first]; a grouped job's are its
+     * slowest group's (flow.jobs[flow_first + group_slowest]). */
+    tc_flow_job_result res;
+    size_t flow_first, nflow;  /* its flow jobs: flow.jobs[flow_first ..+ nflow) (1, or one per group) */
+    /* Sub-groups: ranks is the job's, bytes one group's; the fastest group
+     * beside the slowest. */
+    tc_group_spec group;       /* TC_GROUP_NONE: the whole job */
+    uint32_t ngroups, group_size;
+    uint32_t group_slowest, group_fastest;
+    double group_fastest_s;    /* the fastest group's time (NAN without groups) */
 } tc_concurrent_job;
 
 typedef struct tc_concurrent_out {
@@ -168,7 +188,8 @@ typedef struct tc_concurrent_out {
     tc_routing routing;
     size_t njobs;
     tc_concurrent_job *jobs;
-    tc_flow_result flow;       /* flow.jobs[i]: job i together with the others */
+    tc_flow_result flow;       /* the simulated jobs together: a job's are jobs[i].flow_first ..+ nflow
+                                * (without groups flow.jobs[i] is job i) */
     tc_flow_setup flow_setup;
 } tc_concurrent_out;
 

@@ -71,6 +71,8 @@ typedef struct tc_scn_job {
     double bytes;            /* nccl-tests convention */
     double start_s;          /* >= 0 */
     tc_job_place place;      /* its endpoints, in rank order (policy TC_PLACE_LIST) */
+    tc_group_spec group;     /* "group": the collective in every group of the job's ranks at once (as job.group;
+                              * TC_GROUP_NONE: the whole job) */
 } tc_scn_job;
 
 typedef struct tc_scenario {
@@ -101,7 +103,8 @@ typedef struct tc_scenario {
 
     /* job.* : the ranks of the job and where they run */
     tc_job_place job;
-    tc_group_spec group;                /* job.group: collectives over sub-groups (TC_GROUP_NONE: the whole job) */
+    tc_group_spec group;                /* job.group: collectives over sub-groups (TC_GROUP_NONE: the whole job);
+                                         * collective and compare (concurrent: each job's own, tc_scn_job.group) */
 
     /* collective.* (collective, compare) */
     tc_op ops[TC_OP_COUNT];

@@ -50,7 +50,9 @@ static const cmd_help helps[TC_CMD_COUNT] = {
          "reported per cell), prints the ratios against the first topology and says where\n"
          "each topology wins. Topologies must have equal endpoint counts unless --ranks\n"
          "runs the same job size on each. --equalize gives every endpoint of every\n"
-         "topology the same total fabric injection bandwidth.\n"
+         "topology the same total fabric injection bandwidth. --group SPEC runs every\n"
+         "cell in every group of the job at once (as collective --group on that topology):\n"
+         "times are the slowest group's, sizes and busbw one group's.\n"
          "--default runs the built-in scenario ('make run'): 4,096 endpoints at 400 Gb/s\n"
          "injection each, default latencies: a non-blocking 3-tier Clos, the same Clos 2:1\n"
          "oversubscribed at the leaf, and a 16x16x16 torus at equal injection bandwidth;\n"
@@ -70,6 +72,9 @@ static const cmd_help helps[TC_CMD_COUNT] = {
          "op, size and endpoints are required; endpoints is a list or ranges \"a-b,c\" (rank i\n"
          "runs on the i-th endpoint listed); algo defaults to auto (chosen by the formula\n"
          "evaluator for the job alone); start defaults to 0; chunks and root are optional.\n"
+         "\"group\": \"stride=8\" (node, stride=S, block=K, axes=LIST, as collective --group)\n"
+         "runs the job's collective in every group of its ranks at once, each group a flow\n"
+         "job of its own; the job's figures are its slowest group's, size one group's.\n"
          "The jobs are embedded in the scenario by content. --deps and --eager-limit\n"
          "apply to every job.\n",
          "  topocc concurrent --topo clos:down=8x8,up=1x2 --jobs jobs.json --trace run.json\n"},

@@ -15,7 +15,7 @@
 static const char *help =
     "usage: topocc nccl-tests (--preset NAME[:nodes=N] | --topo SPEC) [--op OP] -b MIN -e MAX [-f F]\n"
     "                         [-g GPUS_PER_NODE] [-d TYPE] [-o REDOP] [-r ROOT] [--algo ALGO]\n"
-    "                         [--mode formula|steps|flow] [--compare FILE] [--profiles DIR]\n"
+    "                         [--mode formula|steps|flow] [--group SPEC] [--compare FILE] [--profiles DIR]\n"
     "\n"
     "Predicts what nccl-tests (all_reduce_perf, all_gather_perf, ...) would print on the\n"
     "cluster: its columns in its order, bus bandwidth as nccl-tests computes it, the\n"
@@ -28,6 +28,11 @@ static const char *help =
     "  -o REDOP       sum (default); prod, min, max, avg are timed as sum\n"
     "  -r ROOT        root of broadcast and reduce (default 0)\n"
     "  --algo ALGO    default nccl (NCCL's choice of algorithm and protocol); any algorithm of collective\n"
+    "  --group SPEC   run it in every group of the ranks at once, as nccl-tests over sub-communicators:\n"
+    "                 node, stride=S (e.g. the data-parallel groups, stride=8 on 8-GPU nodes), block=K,\n"
+    "                 axes=LIST (topocc collective --group); count, algbw and busbw are one group's (busbw\n"
+    "                 with the group's rank count), time the slowest group's; NCCL's algorithms are not\n"
+    "                 modelled over groups: the default is then auto (MPI-style, the fastest valid)\n"
     "  --compare FILE a saved nccl-tests output: predicted against measured, per size, with\n"
     "                 the error; without -b/-e the file's sizes are predicted\n"
     "\n"
@@ -35,7 +40,7 @@ static const char *help =
     "  topocc nccl-tests --preset dgx-h100:nodes=2 --op allreduce -b 8 -e 8G -f 2\n";
 
 typedef struct nt_in {
-    const char *preset, *topo, *profiles, *op, *b, *e, *f, *g, *d, *o, *r, *algo, *mode, *compare, *routing;
+    const char *preset, *topo, *profiles, *op, *b, *e, *f, *g, *d, *o, *r, *algo, *mode, *compare, *routing, *group;
 } nt_in;
 
 /* nccl-tests' size argument: a number with an optional K, M, G suffix
@@ -89,7 +94,7 @@ static tc_status parse(nt_in *in, int argc, char **argv, int first, bool *helped
                  {"-d", &in->d},            {"--datatype", &in->d},      {"-o", &in->o},
                  {"--op-redop", &in->o},    {"-r", &in->r},              {"--root", &in->r},
                  {"--algo", &in->algo},     {"--mode", &in->mode},       {"--compare", &in->compare},
-                 {"--routing", &in->routing}};
+                 {"--routing", &in->routing}, {"--group", &in->group}};
         bool done = false;
         for (size_t k = 0; k < sizeof t / sizeof *t && !done; k++)
             if (!strcmp(a, t[k].flag)) {
@@ -211,7 +216,7 @@ static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows,
     const char *op = in->op ? in->op : "allreduce";
     bool ringable = !strcmp(op, "allreduce") || !strcmp(op, "allgather") || !strcmp(op, "reducescatter") ||
                     !strcmp(op, "alltoall");
-    const char *algo = in->algo ? in->algo : ringable ? "nccl" : "auto";
+    const char *algo = in->algo ? in->algo : ringable && !in->group ? "nccl" : "auto";
     if (st == TC_OK) {
         /* nccl-tests' root rides on the algorithm: ALGO:root=R */
         char a[160];
@@ -233,6 +238,8 @@ static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows,
         st = set1(s, "--mode", in->mode, err);
     if (st == TC_OK && in->routing)
         st = set1(s, "--routing", in->routing, err);
+    if (st == TC_OK && in->group)
+        st = set1(s, "--group", in->group, err);
     double *sizes = NULL;
     size_t n = 0;
     if (st == TC_OK)
@@ -268,7 +275,7 @@ static void compare(const tc_collective_out *o, const tc_nccl_row *rows, size_t 
         for (size_t k = 0; k < nrows && !m; k++)
             if (rows[k].bytes == r->bytes)
                 m = &rows[k];
-        double pred = tc_nccl_tests_busbw(r->op, r->ranks, r->bytes, r->time_s) / 1e9;
+        double pred = tc_nccl_tests_busbw(r->op, tc_nccl_tests_ranks(r), r->bytes, r->time_s) / 1e9;
         if (!m || !(m->busbw_Bps > 0)) {
             printf("%12.0f  %12.2f  %12s  %8s\n", r->bytes, pred, "-", "-");
             continue;
@@ -322,8 +329,13 @@ int cli_nccl_tests(int argc, char **argv, int first)
     if (st == TC_OK) {
         char what[900];
         const tc_result *r = tc_collective_at(o, 0, 0);
-        snprintf(what, sizeof what, "%s, %u ranks, %s, mode %s", o->net.topo[0]->spec, o->ranks, o->rows[0].requested,
-                 tc_mode_name(r->mode));
+        char groups[160] = "", g[48];
+        if (o->ngroups)
+            snprintf(groups, sizeof groups, ", groups %s: %u groups of %u ranks at once (count, algbw, busbw: one "
+                                            "group's; time: the slowest group's)",
+                     tc_group_format(&o->group, g, sizeof g), o->ngroups, o->group_size);
+        snprintf(what, sizeof what, "%s, %u ranks, %s, mode %s%s", o->net.topo[0]->spec, o->ranks,
+                 o->rows[0].requested, tc_mode_name(r->mode), groups);
         tc_nccl_tests_write(stdout, o, what);
         if (rows)
             compare(o, rows, nrows, in.compare);

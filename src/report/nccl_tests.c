@@ -19,6 +19,11 @@ double tc_nccl_tests_busbw(tc_op op, uint32_t p, double bytes, double time_s)
     return bytes / time_s * tc_op_busbw_factor(op, p);
 }
 
+uint32_t tc_nccl_tests_ranks(const tc_result *r)
+{
+    return r->groups && r->group_size ? r->group_size : r->ranks;
+}
+
 /* nccl-tests' count column: elements per rank for all-gather and
  * reduce-scatter, per peer for all-to-all, of the buffer otherwise. */
 static long count_of(tc_op op, uint32_t p, double bytes, uint32_t elt)
@@ -60,10 +65,11 @@ void tc_nccl_tests_write(FILE *f, const tc_collective_out *o, const char *what)
         bool rooted = r->op == TC_OP_BROADCAST || r->op == TC_OP_REDUCE;
         uint32_t root = rooted ? o->rows[0].root : 0;
         double algbw = r->time_s > 0 ? r->bytes / 1e9 / r->time_s : 0;
-        double busbw = tc_nccl_tests_busbw(r->op, r->ranks, r->bytes, r->time_s) / 1e9;
+        uint32_t p = tc_nccl_tests_ranks(r);
+        double busbw = tc_nccl_tests_busbw(r->op, p, r->bytes, r->time_s) / 1e9;
         char t[32];
         time_str(r->time_s * 1e6, t, sizeof t);
-        fprintf(f, "%12li  %12li  %8s  %6s  %6i", (long)r->bytes, count_of(r->op, r->ranks, r->bytes, r->elt),
+        fprintf(f, "%12li  %12li  %8s  %6s  %6i", (long)r->bytes, count_of(r->op, p, r->bytes, r->elt),
                 tc_dtype_nccl_name(o->dtype), redop_of(r->op), rooted ? (int)root : -1);
         for (int k = 0; k < 2; k++)
             fprintf(f, "  %7s  %6.2f  %6.2f  %5s", t, algbw, busbw, "N/A");

@@ -787,9 +787,17 @@ json_t *tc_compare_json(const tc_compare_out *o, const tc_scenario *s)
         json_object_set_new(e, "topology", json_string(o->net.topo[t]->spec));
         json_object_set_new(e, "endpoints", json_integer(o->info[t].endpoints));
         json_object_set_new(e, "injection_Bps", json_real(o->info[t].injection_Bps));
+        if (o->group.kind != TC_GROUP_NONE) {
+            json_object_set_new(e, "groups", json_integer(o->ngroups[t]));
+            json_object_set_new(e, "group_size", json_integer(o->group_size[t]));
+        }
         json_array_append_new(ts, e);
     }
     json_object_set_new(j, "topologies", ts);
+    if (o->group.kind != TC_GROUP_NONE) {
+        char b[48];
+        json_object_set_new(j, "group", json_string(tc_group_format(&o->group, b, sizeof b)));
+    }
     json_t *rs = json_array();
     for (int oi = 0; oi < o->nops; oi++)
         for (size_t si = 0; si < o->nsizes; si++)
@@ -820,6 +828,15 @@ static void cmp_results_table(const tc_compare_out *o, tc_rtable *t)
     int c_bus = tc_rtable_col(t, "busbw_Bps", "busbw", TC_COL_BPS, NULL, 0);
     int c_lb = tc_rtable_col(t, "lower_bound_s", "lower bound", TC_COL_SECONDS, NULL, 0);
     int c_ratio = tc_rtable_col(t, "ratio_to_first", "ratio", TC_COL_NUM, "%.3g", 0);
+    int c_groups = -1;
+    char gspec[48];
+    if (o->group.kind != TC_GROUP_NONE) {
+        tc_group_format(&o->group, gspec, sizeof gspec);
+        c_groups = tc_rtable_col(t, "group", "group", TC_COL_TEXT, NULL, 0);
+        tc_rtable_col(t, "groups", "groups", TC_COL_COUNT, NULL, 0);
+        tc_rtable_col(t, "group_size", "group size", TC_COL_COUNT, NULL, 0);
+        tc_rtable_col(t, "group_fastest_s", "fastest group", TC_COL_SECONDS, NULL, 0);
+    }
     for (int oi = 0; oi < o->nops; oi++)
         for (size_t si = 0; si < o->nsizes; si++)
             for (int k = 0; k < o->net.n; k++) {
@@ -835,6 +852,12 @@ static void cmp_results_table(const tc_compare_out *o, tc_rtable *t)
                 tc_rtable_num(t, row, c_bus, r->busbw_Bps);
                 tc_rtable_num(t, row, c_lb, r->lower_bound_s);
                 tc_rtable_num(t, row, c_ratio, cmp_ratio(o, oi, si, k));
+                if (c_groups >= 0) {
+                    tc_rtable_text(t, row, c_groups, gspec);
+                    tc_rtable_num(t, row, c_groups + 1, r->groups);
+                    tc_rtable_num(t, row, c_groups + 2, r->group_size);
+                    tc_rtable_num(t, row, c_groups + 3, r->group_fastest_s); /* NAN (empty): formula and steps */
+                }
             }
 }
 
@@ -907,8 +930,8 @@ static void cmp_print_op(const tc_compare_out *o, int oi, FILE *f)
             snprintf(cell[2 * nt + t], sizeof cell[0], "%.3g", cmp_ratio(o, oi, si, t));
         tc_table_row(&tb, row);
     }
-    fprintf(f, "%s%s (time per operation; ratio > 1: slower than %s)\n", oi ? "\n" : "", tc_op_name(o->ops[oi]),
-            o->net.name[0]);
+    fprintf(f, "%s%s (time per operation%s; ratio > 1: slower than %s)\n", oi ? "\n" : "", tc_op_name(o->ops[oi]),
+            o->group.kind != TC_GROUP_NONE ? " per group, the slowest group" : "", o->net.name[0]);
     tc_table_print(&tb, f);
     tc_table_free(&tb);
 }
@@ -1002,9 +1025,14 @@ void tc_compare_print(const tc_compare_out *o, const tc_scenario *s, FILE *f)
     (void)s;
     char b[32];
     fprintf(f, "topologies:\n");
-    for (int t = 0; t < o->net.n; t++)
-        fprintf(f, "  %-10s %s  (%u endpoints, injection %s)\n", o->net.name[t], o->net.topo[t]->spec,
+    bool grouped = o->group.kind != TC_GROUP_NONE;
+    for (int t = 0; t < o->net.n; t++) {
+        fprintf(f, "  %-10s %s  (%u endpoints, injection %s", o->net.name[t], o->net.topo[t]->spec,
                 o->info[t].endpoints, tc_fmt_rate(o->info[t].injection_Bps, b, sizeof b));
+        if (grouped)
+            fprintf(f, "; %u groups of %u ranks", o->ngroups[t], o->group_size[t]);
+        fprintf(f, ")\n");
+    }
     bool is_auto = strncmp(o->algo, "auto", 4) == 0 && (o->algo[4] == '\0' || o->algo[4] == ':');
     fprintf(f, "mode %s, algorithm %s%s", tc_mode_name(o->mode), o->algo, is_auto ? " (fastest valid per cell)" : "");
     bool same = true;
@@ -1012,6 +1040,13 @@ void tc_compare_print(const tc_compare_out *o, const tc_scenario *s, FILE *f)
         same = same && o->ranks[t] == o->ranks[0];
     if (same && o->net.n > 0 && o->ranks[0] != o->info[0].endpoints)
         fprintf(f, ", %u ranks", o->ranks[0]);
+    if (grouped) {
+        char g[48];
+        fprintf(f, "\ngroups %s: every cell runs the collective in every group at once; times are the slowest "
+                   "group's, sizes one group's%s",
+                tc_group_format(&o->group, g, sizeof g),
+                o->mode == TC_MODE_FLOW ? "" : " (groups in lock step)");
+    }
     fprintf(f, "\n\n");
     for (int oi = 0; oi < o->nops; oi++)
         cmp_print_op(o, oi, f);
@@ -1047,7 +1082,7 @@ json_t *tc_concurrent_json(const tc_concurrent_out *o, const tc_scenario *s)
     json_t *arr = json_array();
     for (size_t i = 0; i < o->njobs; i++) {
         const tc_concurrent_job *jb = &o->jobs[i];
-        const tc_flow_job_result *r = &fr->jobs[i];
+        const tc_flow_job_result *r = &jb->res;
         json_t *e = json_object();
         json_object_set_new(e, "name", json_string(jb->name));
         json_object_set_new(e, "op", json_string(tc_op_name(jb->op)));
@@ -1062,6 +1097,22 @@ json_t *tc_concurrent_json(const tc_concurrent_out *o, const tc_scenario *s)
         json_object_set_new(e, "rank_finish_min_s", json_real(r->rank_finish_min_s));
         json_object_set_new(e, "rank_finish_median_s", json_real(r->rank_finish_median_s));
         json_object_set_new(e, "rank_finish_max_s", json_real(r->rank_finish_max_s));
+        if (jb->ngroups) {
+            /* Every group a flow job of its own: the job's figures above
+             * are its slowest group's (rank_finish_* that group's ranks). */
+            char b[48];
+            json_t *g = json_object();
+            json_object_set_new(e, "group", json_string(tc_group_format(&jb->group, b, sizeof b)));
+            json_object_set_new(g, "count", json_integer(jb->ngroups));
+            json_object_set_new(g, "size", json_integer(jb->group_size));
+            json_object_set_new(g, "slowest_s", json_real(r->time_s));
+            json_object_set_new(g, "fastest_s", json_real(jb->group_fastest_s));
+            json_object_set_new(g, "spread_s", json_real(r->time_s - jb->group_fastest_s));
+            json_object_set_new(g, "slowest_group", json_integer(jb->group_slowest));
+            json_object_set_new(g, "fastest_group", json_integer(jb->group_fastest));
+            json_object_set_new(g, "timing", json_string("each group simulated as a job of its own"));
+            json_object_set_new(e, "groups", g);
+        }
         json_array_append_new(arr, e);
     }
     json_object_set_new(j, "jobs", arr);
@@ -1086,9 +1137,19 @@ static void conc_jobs_table(const tc_concurrent_out *o, tc_rtable *t)
     c[9] = tc_rtable_col(t, "rank_finish_min_s", "finish min", TC_COL_SECONDS, NULL, 0);
     c[10] = tc_rtable_col(t, "rank_finish_median_s", "median", TC_COL_SECONDS, NULL, 0);
     c[11] = tc_rtable_col(t, "rank_finish_max_s", "max", TC_COL_SECONDS, NULL, 0);
+    bool grouped = false;
+    for (size_t i = 0; i < o->njobs; i++)
+        grouped = grouped || o->jobs[i].ngroups;
+    int c_groups = -1;
+    if (grouped) {
+        c_groups = tc_rtable_col(t, "group", "group", TC_COL_TEXT, NULL, 0);
+        tc_rtable_col(t, "groups", "groups", TC_COL_COUNT, NULL, 0);
+        tc_rtable_col(t, "group_size", "group size", TC_COL_COUNT, NULL, 0);
+        tc_rtable_col(t, "group_fastest_s", "fastest group", TC_COL_SECONDS, NULL, 0);
+    }
     for (size_t i = 0; i < o->njobs; i++) {
         const tc_concurrent_job *jb = &o->jobs[i];
-        const tc_flow_job_result *r = &o->flow.jobs[i];
+        const tc_flow_job_result *r = &jb->res;
         size_t row = tc_rtable_row(t);
         tc_rtable_text(t, row, c[0], jb->name);
         tc_rtable_text(t, row, c[1], tc_op_name(jb->op));
@@ -1097,6 +1158,13 @@ static void conc_jobs_table(const tc_concurrent_out *o, tc_rtable *t)
                             r->rank_finish_min_s, r->rank_finish_median_s, r->rank_finish_max_s};
         for (int k = 0; k < 9; k++)
             tc_rtable_num(t, row, c[3 + k], v[k]);
+        if (c_groups >= 0 && jb->ngroups) { /* a job without groups: empty */
+            char b[48];
+            tc_rtable_text(t, row, c_groups, tc_group_format(&jb->group, b, sizeof b));
+            tc_rtable_num(t, row, c_groups + 1, jb->ngroups);
+            tc_rtable_num(t, row, c_groups + 2, jb->group_size);
+            tc_rtable_num(t, row, c_groups + 3, jb->group_fastest_s);
+        }
     }
 }
 
@@ -1117,7 +1185,17 @@ void tc_concurrent_print(const tc_concurrent_out *o, const tc_scenario *s, FILE 
     const tc_flow_result *fr = &o->flow;
     char b[32];
     net_header(f, t, &o->info);
-    fprintf(f, "flow simulation (routing %s)\n\n", tc_routing_name(o->routing, t));
+    fprintf(f, "flow simulation (routing %s)\n", tc_routing_name(o->routing, t));
+    for (size_t i = 0; i < o->njobs; i++) {
+        const tc_concurrent_job *jb = &o->jobs[i];
+        char g[48];
+        if (jb->ngroups)
+            fprintf(f, "%s: groups %s, %u groups of %u ranks at once, each a flow job; its times are the slowest "
+                       "group's (group %u), size one group's\n",
+                    jb->name, tc_group_format(&jb->group, g, sizeof g), jb->ngroups, jb->group_size,
+                    jb->group_slowest);
+    }
+    fputc('\n', f);
     tc_rtable tb;
     conc_jobs_table(o, &tb);
     tc_rtable_print(&tb, f);

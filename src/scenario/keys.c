@@ -1007,7 +1007,7 @@ GET(get_accuracy)
 
 static tc_status job_of(const json_t *o, const char *where, size_t i, tc_scn_job *j, tc_err *err)
 {
-    static const char *keys[] = {"name", "op", "algo", "size", "endpoints", "start", "chunks", "root", NULL};
+    static const char *keys[] = {"name", "op", "algo", "size", "endpoints", "start", "chunks", "root", "group", NULL};
     if (!json_is_object(o))
         return tc_fail(err, TC_EINVAL, "%s: expected an object with op, size and endpoints", where);
     const char *key;
@@ -1018,7 +1018,7 @@ static tc_status job_of(const json_t *o, const char *where, size_t i, tc_scn_job
             known = known || strcmp(key, keys[k]) == 0;
         if (!known)
             return tc_fail(err, TC_EINVAL, "%s: unknown key '%s': accepted are name, op, algo, size, endpoints, start, "
-                                           "chunks, root",
+                                           "chunks, root, group",
                            where, key);
     }
     char w[320];
@@ -1070,6 +1070,18 @@ static tc_status job_of(const json_t *o, const char *where, size_t i, tc_scn_job
     j->place.policy = TC_PLACE_LIST;
     if ((st = endpoints_of(x, w, &j->place.endpoints, &j->place.nendpoints, err)))
         return st;
+    /* A group: the collective runs in every group of the job's ranks, so
+     * the root and the algorithm are one group's; the groups need the
+     * topology (node, axes), so the run checks them. */
+    memset(&j->group, 0, sizeof j->group);
+    if ((x = json_object_get(o, "group")) && !json_is_null(x)) {
+        if (!json_is_string(x))
+            return tc_fail(err, TC_EINVAL, "%s.group: expected a string (node, stride=S, block=K, axes=LIST)", where);
+        if (tc_group_parse(json_string_value(x), &j->group, &e2))
+            return tc_fail(err, TC_EINVAL, "%s.group: %s", where, e2.msg);
+    }
+    if (j->group.kind != TC_GROUP_NONE)
+        return TC_OK;
     if (req.root >= j->place.nendpoints && (j->op == TC_OP_BROADCAST || j->op == TC_OP_REDUCE))
         return tc_fail(err, TC_EINVAL, "%s.root: rank %u but the job has %u ranks", where, req.root,
                        j->place.nendpoints);
@@ -1116,10 +1128,14 @@ GET(get_jobs)
     json_t *a = json_array();
     for (size_t i = 0; i < s->njobs; i++) {
         const tc_scn_job *j = &s->jobs[i];
-        json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:f, s:o, s:f}", "name", j->name, "op", tc_op_name(j->op),
-                                           "algo", j->algo, "size", j->bytes, "endpoints",
-                                           endpoints_json(j->place.endpoints, j->place.nendpoints), "start",
-                                           j->start_s));
+        json_t *e = json_pack("{s:s, s:s, s:s, s:f, s:o, s:f}", "name", j->name, "op", tc_op_name(j->op), "algo",
+                              j->algo, "size", j->bytes, "endpoints",
+                              endpoints_json(j->place.endpoints, j->place.nendpoints), "start", j->start_s);
+        if (e && j->group.kind != TC_GROUP_NONE) {
+            char b[48];
+            json_object_set_new(e, "group", json_string(tc_group_format(&j->group, b, sizeof b)));
+        }
+        json_array_append_new(a, e);
     }
     return a;
 }
@@ -1283,7 +1299,8 @@ static const tc_scn_key keys[] = {
     {"job.place", JOBC, NULL, set_place, get_place, ""},
     {"job.seed", JOBC, random_place, set_seed, get_seed, "--place random"},
     {"job.endpoints", JOBC, list_place, set_endpoints, get_endpoints, "--place list"},
-    {"job.group", B(COLLECTIVE), has_group, set_group, get_group, "a group (--group node, stride=S, block=K, axes=LIST)"},
+    {"job.group", B(COLLECTIVE) | B(COMPARE), has_group, set_group, get_group,
+     "a group (--group node, stride=S, block=K, axes=LIST)"},
     {"collective.op", B(COLLECTIVE) | B(COMPARE), NULL, set_ops, get_ops, ""},
     {"collective.algo", B(COLLECTIVE) | B(COMPARE), NULL, set_algos, get_algos, ""},
     {"collective.sizes", B(COLLECTIVE) | B(COMPARE), NULL, set_sizes, get_sizes, ""},

@@ -70,8 +70,9 @@ static const opt_def opts[] = {
     {{"--endpoints", "job.endpoints", "job", "RANGES", EVALC, false,
       "the job's endpoints in rank order, e.g. 0-31,64-95 (placement list)"},
      F_VALUE},
-    {{"--group", "job.group", "job", "SPEC", B(COLLECTIVE), false,
-      "run the collective in every group of the job at once: node (each scale-up node's ranks), stride=S "
+    {{"--group", "job.group", "job", "SPEC", B(COLLECTIVE) | B(COMPARE), false,
+      "run the collective in every group of the job at once (compare: in every cell; concurrent: a job's "
+      "\"group\" key): node (each scale-up node's ranks), stride=S "
       "(ranks i, i+S, ...), block=K (K consecutive ranks), axes=x|y|z|xy.. (torus: ranks differing only along "
       "those dimensions)"},
      F_VALUE},

@@ -278,22 +278,48 @@ static tc_status groups_phase_detail(const tc_topo *t, const tc_coll_row *row, c
     return st ? st : formula_phases(t, sc, eo, o, err);
 }
 
+/* The groups of a spec for a job of p ranks placed by map on t: the
+ * partition, and the tc_groups pointing into it (ng->g). */
+typedef struct net_groups {
+    tc_partition pt;
+    tc_groups g;
+} net_groups;
+
+static tc_status groups_make(const tc_group_spec *spec, uint32_t p, const uint32_t *map, const tc_topo *t,
+                             net_groups *ng, tc_err *err)
+{
+    memset(ng, 0, sizeof *ng);
+    ng->g.p = p;
+    tc_status st = tc_group_make(spec, p, map, t, &ng->pt, &ng->g.ndims, ng->g.dims, ng->g.wrap, err);
+    if (st)
+        return st;
+    ng->g.ngroups = ng->pt.ngroups;
+    ng->g.size = ng->pt.ngroups ? ng->pt.first[1] - ng->pt.first[0] : 0;
+    ng->g.members = ng->pt.members;
+    return tc_groups_check(&ng->g, err);
+}
+
+/* Names the group spec in err's message where the message does not. */
+static tc_status group_named(const tc_group_spec *spec, tc_status st, tc_err *err)
+{
+    char b[48], m[TC_ERR_LEN];
+    snprintf(m, sizeof m, "%s", err ? err->msg : "");
+    if (strncmp(m, "group ", 6) == 0 || strncmp(m, "sub-groups", 10) == 0)
+        return st;
+    return tc_fail(err, st, "group %s: %s", tc_group_format(spec, b, sizeof b), m);
+}
+
 static tc_status coll_groups_eval(const tc_scenario *s, const tc_run_opts *ro, tc_collective_out *o,
                                   tc_eval_opts *eo, const tc_flow_opts *fo, const uint32_t *map, tc_err *err)
 {
     const tc_topo *t = o->net.topo[0];
-    tc_partition pt;
-    tc_groups g = {.p = o->ranks};
-    tc_status st = tc_group_make(&s->group, o->ranks, map, t, &pt, &g.ndims, g.dims, g.wrap, err);
-    if (st)
-        return st;
-    g.ngroups = pt.ngroups;
-    g.size = pt.ngroups ? pt.first[1] - pt.first[0] : 0;
-    g.members = pt.members;
+    net_groups ng;
+    tc_status st = groups_make(&s->group, o->ranks, map, t, &ng, err);
+    tc_groups g = ng.g;
     o->group = s->group;
     o->ngroups = g.ngroups;
     o->group_size = g.size;
-    if ((st = tc_groups_check(&g, err)) || (st = coll_rows(s, t, &g, o, err)))
+    if (st || (st = coll_rows(s, t, &g, o, err)))
         goto done;
     o->res = tc_calloc(o->nalgos * o->nsizes, sizeof *o->res);
     if (!o->res) {
@@ -318,14 +344,9 @@ static tc_status coll_groups_eval(const tc_scenario *s, const tc_run_opts *ro, t
     if (st == TC_OK && s->phases && o->nalgos == 1 && o->nsizes == 1 && eo->mode == TC_MODE_FORMULA)
         st = groups_phase_detail(t, &o->rows[0], &o->res[0], &g, eo, o, err);
 done:
-    if (st) {
-        char b[48], m[TC_ERR_LEN];
-        snprintf(m, sizeof m, "%s", err ? err->msg : "");
-        /* name the group where the message does not */
-        if (strncmp(m, "group ", 6) != 0 && strncmp(m, "sub-groups", 10) != 0)
-            st = tc_fail(err, st, "group %s: %s", tc_group_format(&s->group, b, sizeof b), m);
-    }
-    tc_partition_free(&pt);
+    if (st)
+        st = group_named(&s->group, st, err);
+    tc_partition_free(&ng.pt);
     return st;
 }
 
@@ -482,8 +503,8 @@ static tc_status cmp_algo(const tc_scenario *s, tc_compare_out *o, tc_coll_req *
 /* One operation on topology t over n (size, alpha) points (alphas NULL:
  * the topology's own), into tmp. */
 static tc_status cmp_sweep(const tc_scenario *s, const tc_run_opts *ro, tc_compare_out *o, const tc_coll_req *base,
-                           int oi, int t, const uint32_t *map, const double *sizes, const double *alphas, size_t n,
-                           tc_result *tmp, tc_err *err)
+                           int oi, int t, const uint32_t *map, const tc_groups *g, const double *sizes,
+                           const double *alphas, size_t n, tc_result *tmp, tc_err *err)
 {
     tc_eval_opts eo;
     tc_flow_opts fo;
@@ -493,12 +514,16 @@ static tc_status cmp_sweep(const tc_scenario *s, const tc_run_opts *ro, tc_compa
     o->mode = eo.mode;
     tc_coll_req req = *base;
     req.op = o->ops[oi];
-    req.p = o->ranks[t];
+    req.p = g ? g->size : o->ranks[t];
     tc_status st = TC_OK;
     if (eo.mode == TC_MODE_FLOW)
-        st = sweep_mem_check(o->net.topo[t], &req, max_of(sizes, n), map, &fo, ro, err);
+        st = g ? groups_mem_check(o->net.topo[t], &req, g, max_of(sizes, n), map, &fo, ro, err)
+               : sweep_mem_check(o->net.topo[t], &req, max_of(sizes, n), map, &fo, ro, err);
     if (st == TC_OK)
-        st = tc_evaluate_sweep(o->net.topo[t], &req, sizes, n, &eo, tmp, err);
+        st = g ? tc_evaluate_groups_sweep(o->net.topo[t], &req, g, sizes, n, &eo, tmp, err)
+               : tc_evaluate_sweep(o->net.topo[t], &req, sizes, n, &eo, tmp, err);
+    if (st && g)
+        st = group_named(&s->group, st, err);
     if (st) {
         char where[96];
         snprintf(where, sizeof where, "%s on %s", tc_op_name(req.op), o->net.name[t]);
@@ -513,7 +538,7 @@ static tc_status cmp_sweep(const tc_scenario *s, const tc_run_opts *ro, tc_compa
  * with the topologies' alpha edited in place (they are this run's own) and
  * restored after. */
 static tc_status cmp_grid(const tc_scenario *s, const tc_run_opts *ro, tc_compare_out *o, const tc_coll_req *req,
-                          uint32_t **maps, tc_err *err)
+                          uint32_t **maps, const net_groups *ng, tc_err *err)
 {
     o->nset = 1 + s->nalphas;
     o->alpha[0] = NAN;
@@ -546,7 +571,8 @@ static tc_status cmp_grid(const tc_scenario *s, const tc_run_opts *ro, tc_compar
                     sz[i] = o->sizes[i % o->nsizes];
                     al[i] = kk ? o->alpha[kk] : own[t];
                 }
-                st = cmp_sweep(s, ro, o, req, oi, t, maps[t], sz, flow ? NULL : al, n, tmp, err);
+                st = cmp_sweep(s, ro, o, req, oi, t, maps[t], ng ? &ng[t].g : NULL, sz, flow ? NULL : al, n, tmp,
+                               err);
                 for (size_t i = 0; i < n && st == TC_OK; i++)
                     o->res[tc_compare_index(o, flow ? k : (int)(i / o->nsizes), oi, i % o->nsizes, t)] = tmp[i];
                 cp.done += (double)n;
@@ -574,10 +600,27 @@ static tc_status cmp_eval(const tc_scenario *s, const tc_run_opts *ro, tc_compar
     for (int t = 0; t < o->net.n && st == TC_OK; t++)
         if ((st = tc_place_map(o->net.topo[t], &s->job, &maps[t], &o->ranks[t], err)))
             st = prefixed(err, st, o->net.name[t]);
+    /* Sub-groups: made on each topology before anything runs, so a spec
+     * that does not fit one of them fails naming it. */
+    bool grouped = s->group.kind != TC_GROUP_NONE;
+    net_groups ng[TC_SCN_MAX_TOPOS];
+    memset(ng, 0, sizeof ng);
+    o->group = s->group;
+    for (int t = 0; grouped && t < o->net.n && st == TC_OK; t++) {
+        if ((st = groups_make(&s->group, o->ranks[t], maps[t], o->net.topo[t], &ng[t], err))) {
+            char where[640];
+            snprintf(where, sizeof where, "topology %s (%s)", o->net.name[t], o->net.topo[t]->spec);
+            st = prefixed(err, group_named(&s->group, st, err), where);
+        }
+        o->ngroups[t] = ng[t].g.ngroups;
+        o->group_size[t] = ng[t].g.size;
+    }
     if (st == TC_OK)
-        st = cmp_grid(s, ro, o, &req, maps, err);
-    for (int t = 0; t < o->net.n; t++)
+        st = cmp_grid(s, ro, o, &req, maps, grouped ? ng : NULL, err);
+    for (int t = 0; t < o->net.n; t++) {
         free(maps[t]);
+        tc_partition_free(&ng[t].pt);
+    }
     return st;
 }
 
@@ -679,11 +722,85 @@ unsigned tc_compare_winners_set(const tc_compare_out *o, int set, int op, size_t
 
 /* ---- concurrent ------------------------------------------------------------ */
 
-/* What one job runs: its rank map and schedule, built once. */
+/* What one job runs: its rank map and schedule, built once. A grouped
+ * job's schedule is one group's, run by every group as a flow job of its
+ * own (as collective --group --mode flow runs it): maps holds the groups'
+ * endpoints, group by group, names the flow jobs' names. */
 typedef struct job_run {
     uint32_t *map;
     tc_sched *sched;
+    net_groups ng;
+    uint32_t *maps;
+    char (*gnames)[24];
+    char (*names)[96];
 } job_run;
+
+static void job_run_free(job_run *jr)
+{
+    free(jr->map);
+    tc_sched_free(jr->sched);
+    tc_partition_free(&jr->ng.pt);
+    free(jr->maps);
+    free(jr->gnames);
+    free(jr->names);
+}
+
+static bool rooted(tc_op op)
+{
+    return op == TC_OP_BROADCAST || op == TC_OP_REDUCE;
+}
+
+/* The request as run into the job's record. */
+static void job_record(const tc_coll_req *req, tc_concurrent_job *j)
+{
+    j->op = req->op;
+    j->algo = req->algo;
+    j->chunks = req->chunks;
+    j->variant = req->variant;
+    j->root = req->root;
+    j->bytes = req->bytes;
+}
+
+/* A grouped job (req->p: the job's ranks, placed by jr->map): its groups,
+ * one group's schedule (auto: the fastest valid for the groups running
+ * together, by formula, as collective --group chooses), the groups' maps. */
+static tc_status job_build_groups(const tc_scn_job *sj, const tc_topo *t, tc_coll_req *req, tc_concurrent_job *j,
+                                  job_run *jr, tc_err *err)
+{
+    tc_status st = groups_make(&sj->group, req->p, jr->map, t, &jr->ng, err);
+    const tc_groups *g = &jr->ng.g;
+    j->group = sj->group;
+    j->ngroups = g->ngroups;
+    j->group_size = g->size;
+    j->ranks = req->p;
+    req->p = g->size;
+    if (st == TC_OK && req->root >= g->size && rooted(req->op))
+        st = tc_fail(err, TC_EINVAL, "root rank %u but the groups have %u ranks (root= is a rank of each group)",
+                     req->root, g->size);
+    if (st == TC_OK && !tc_coll_valid_groups(req->op, req->algo, g, err))
+        st = TC_EINVAL;
+    if (st == TC_OK)
+        st = tc_coll_round(req, err);
+    j->auto_chosen = req->algo == TC_ALGO_AUTO;
+    if (st == TC_OK && j->auto_chosen) {
+        tc_eval_opts o2 = {.mode = TC_MODE_FORMULA, .rank_map = jr->map};
+        tc_result res;
+        if ((st = tc_evaluate_groups_sweep(t, req, g, &req->bytes, 1, &o2, &res, err)) == TC_OK) {
+            req->algo = res.algo;
+            req->chunks = 0;
+        }
+    }
+    if (st)
+        return group_named(&sj->group, st, err);
+    job_record(req, j);
+    tc_topo ibuf;
+    if ((st = tc_coll_build(req, tc_groups_inner_topo(g, &ibuf), &jr->sched, err)))
+        return st;
+    jr->maps = tc_calloc(g->p, sizeof *jr->maps);
+    jr->gnames = tc_calloc(g->ngroups, sizeof *jr->gnames);
+    jr->names = tc_calloc(g->ngroups, sizeof *jr->names);
+    return jr->maps && jr->gnames && jr->names ? TC_OK : oom(err);
+}
 
 /* Validates job i and builds its schedule; every message names the job. */
 static tc_status job_build(const tc_scn_job *sj, uint32_t elt, const tc_topo *t, tc_concurrent_job *j, job_run *jr,
@@ -699,7 +816,10 @@ static tc_status job_build(const tc_scn_job *sj, uint32_t elt, const tc_topo *t,
         return tc_fail(err, TC_EINVAL, "start %g s: must be 0 or later", sj->start_s);
     if ((st = tc_place_map(t, &sj->place, &jr->map, &req.p, err)))
         return st;
-    if (req.root >= req.p && (req.op == TC_OP_BROADCAST || req.op == TC_OP_REDUCE))
+    j->group_fastest_s = NAN;
+    if (sj->group.kind != TC_GROUP_NONE)
+        return job_build_groups(sj, t, &req, j, jr, err);
+    if (req.root >= req.p && rooted(req.op))
         return tc_fail(err, TC_EINVAL, "root rank %u but the job has %u ranks", req.root, req.p);
     if (!tc_coll_valid(req.op, req.algo, req.p, t, err))
         return TC_EINVAL;
@@ -717,19 +837,17 @@ static tc_status job_build(const tc_scn_job *sj, uint32_t elt, const tc_topo *t,
         req.algo = res.algo;
         req.chunks = 0;
     }
-    j->op = req.op;
-    j->algo = req.algo;
-    j->chunks = req.chunks;
-    j->variant = req.variant;
-    j->root = req.root;
+    job_record(&req, j);
     j->ranks = req.p;
-    j->bytes = req.bytes;
     return tc_coll_build(&req, t, &jr->sched, err);
 }
 
-static tc_status jobs_build(const tc_scenario *s, const tc_topo *t, tc_concurrent_out *o, job_run *jr,
-                            tc_flow_job *fj, tc_err *err)
+/* Builds every job; *nflow receives the flow jobs they make (a grouped
+ * job one per group). */
+static tc_status jobs_build(const tc_scenario *s, const tc_topo *t, tc_concurrent_out *o, job_run *jr, size_t *nflow,
+                            tc_err *err)
 {
+    *nflow = 0;
     for (size_t i = 0; i < s->njobs; i++) {
         const tc_scn_job *sj = &s->jobs[i];
         tc_concurrent_job *j = &o->jobs[i];
@@ -743,13 +861,84 @@ static tc_status jobs_build(const tc_scenario *s, const tc_topo *t, tc_concurren
             snprintf(where, sizeof where, "jobs[%zu] (%s)", i, j->name);
             return prefixed(err, st, where);
         }
-        fj[i] = (tc_flow_job){.sched = jr[i].sched, .rank_map = jr[i].map, .start_s = sj->start_s, .name = j->name};
+        j->flow_first = *nflow;
+        j->nflow = j->ngroups ? j->ngroups : 1;
+        *nflow += j->nflow;
     }
     return TC_OK;
 }
 
+/* The flow jobs of every job, in job order. */
+static void jobs_flow(const tc_scenario *s, const tc_concurrent_out *o, job_run *jr, tc_flow_job *fj)
+{
+    for (size_t i = 0; i < s->njobs; i++) {
+        const tc_concurrent_job *j = &o->jobs[i];
+        tc_flow_job *f = fj + j->flow_first;
+        if (!j->ngroups) {
+            *f = (tc_flow_job){.sched = jr[i].sched, .rank_map = jr[i].map, .start_s = s->jobs[i].start_s,
+                               .name = j->name};
+            continue;
+        }
+        tc_groups_flow_jobs(jr[i].sched, &jr[i].ng.g, jr[i].map, jr[i].maps, jr[i].gnames, f);
+        for (uint32_t g = 0; g < j->ngroups; g++) {
+            snprintf(jr[i].names[g], sizeof jr[i].names[g], "%.60s %s", j->name, jr[i].gnames[g]);
+            f[g].name = jr[i].names[g];
+            f[g].start_s = s->jobs[i].start_s;
+        }
+    }
+}
+
+/* A job's time alone on the network: its one flow job, or all its groups
+ * together (start 0, no trace, as tc_flow_alone). */
+static tc_status job_alone(const tc_topo *t, const tc_flow_job *fj, size_t n, const tc_flow_opts *fo, double *alone,
+                           tc_err *err)
+{
+    if (n == 1)
+        return tc_flow_alone(t, fj, 1, fo, alone, err);
+    tc_flow_job *v = tc_calloc(n, sizeof *v);
+    if (!v)
+        return oom(err);
+    for (size_t k = 0; k < n; k++) {
+        v[k] = fj[k];
+        v[k].start_s = 0;
+    }
+    tc_flow_opts oo = *fo;
+    oo.trace_path = NULL;
+    tc_flow_result res;
+    memset(&res, 0, sizeof res);
+    tc_status st = tc_flow_run(t, v, n, &oo, &res, err);
+    *alone = 0;
+    for (size_t k = 0; st == TC_OK && k < n; k++)
+        *alone = fmax(*alone, res.jobs[k].time_s);
+    if (st == TC_OK)
+        tc_flow_result_free(&res);
+    free(v);
+    return st;
+}
+
+/* Job j's figures from the run: its one flow job's, or its slowest group's
+ * with the fastest beside (ties: the lowest group). */
+static void job_figures(const tc_flow_result *fr, tc_concurrent_job *j)
+{
+    const tc_flow_job_result *r = fr->jobs + j->flow_first;
+    size_t slow = 0, fast = 0;
+    for (size_t k = 1; k < j->nflow; k++) {
+        if (r[k].time_s > r[slow].time_s)
+            slow = k;
+        if (r[k].time_s < r[fast].time_s)
+            fast = k;
+    }
+    j->res = r[slow];
+    if (j->ngroups) {
+        j->group_slowest = (uint32_t)slow;
+        j->group_fastest = (uint32_t)fast;
+        j->group_fastest_s = r[fast].time_s;
+    }
+    j->slowdown = j->alone_s > 0 ? j->res.time_s / j->alone_s : 1.0;
+}
+
 static tc_status jobs_run(const tc_scenario *s, const tc_run_opts *ro, tc_concurrent_out *o, const tc_flow_job *fj,
-                          tc_err *err)
+                          size_t nflow, tc_err *err)
 {
     const tc_topo *t = o->net.topo[0];
     tc_eval_opts eo;
@@ -757,18 +946,12 @@ static tc_status jobs_run(const tc_scenario *s, const tc_run_opts *ro, tc_concur
     eval_opts(s, &o->net, 0, ro, &eo, &fo);
     o->routing = fo.routing = tc_eval_routing(TC_MODE_FLOW, t, eo.routing);
     flow_setup_of(&fo, &o->flow_setup);
-    double *alone = tc_calloc(o->njobs, sizeof *alone);
-    if (!alone)
-        return oom(err);
-    tc_status st = tc_mem_check(tc_flow_mem_estimate(t, fj, o->njobs, &fo), mem_limit(ro), "the flow simulation", err);
-    if (st == TC_OK)
-        st = tc_flow_alone(t, fj, o->njobs, &fo, alone, err);
-    if (st == TC_OK && (st = tc_flow_run(t, fj, o->njobs, &fo, &o->flow, err)) == TC_OK)
-        for (size_t i = 0; i < o->njobs; i++) {
-            o->jobs[i].alone_s = alone[i];
-            o->jobs[i].slowdown = alone[i] > 0 ? o->flow.jobs[i].time_s / alone[i] : 1.0;
-        }
-    free(alone);
+    tc_status st = tc_mem_check(tc_flow_mem_estimate(t, fj, nflow, &fo), mem_limit(ro), "the flow simulation", err);
+    for (size_t i = 0; i < o->njobs && st == TC_OK; i++)
+        st = job_alone(t, fj + o->jobs[i].flow_first, o->jobs[i].nflow, &fo, &o->jobs[i].alone_s, err);
+    if (st == TC_OK && (st = tc_flow_run(t, fj, nflow, &fo, &o->flow, err)) == TC_OK)
+        for (size_t i = 0; i < o->njobs; i++)
+            job_figures(&o->flow, &o->jobs[i]);
     return st;
 }
 
@@ -776,18 +959,21 @@ static tc_status conc_eval(const tc_scenario *s, const tc_run_opts *ro, tc_concu
 {
     const tc_topo *t = o->net.topo[0];
     job_run *jr = tc_calloc(s->njobs, sizeof *jr);
-    tc_flow_job *fj = tc_calloc(s->njobs, sizeof *fj);
+    tc_flow_job *fj = NULL;
     o->jobs = tc_calloc(s->njobs, sizeof *o->jobs);
-    tc_status st = jr && fj && o->jobs ? TC_OK : oom(err);
+    size_t nflow = 0;
+    tc_status st = jr && o->jobs ? TC_OK : oom(err);
     if (st == TC_OK)
-        st = jobs_build(s, t, o, jr, fj, err);
+        st = jobs_build(s, t, o, jr, &nflow, err);
     o->njobs = s->njobs;
-    if (st == TC_OK)
-        st = jobs_run(s, ro, o, fj, err);
-    for (size_t i = 0; jr && i < s->njobs; i++) {
-        free(jr[i].map);
-        tc_sched_free(jr[i].sched);
+    if (st == TC_OK && !(fj = tc_calloc(nflow, sizeof *fj)))
+        st = oom(err);
+    if (st == TC_OK) {
+        jobs_flow(s, o, jr, fj);
+        st = jobs_run(s, ro, o, fj, nflow, err);
     }
+    for (size_t i = 0; jr && i < s->njobs; i++)
+        job_run_free(&jr[i]);
     free(jr);
     free(fj);
     return st;
