@@ -372,10 +372,25 @@ printf '# header\n     1048576        262144     float     sum      -1    12.5  
 bad "nccl-tests: an unreadable row, by line" nccl-tests --preset dgx-h100 --compare "$tmp/bad_nt.txt"
 "$T" nccl-tests --preset dgx-h100 --compare "$tmp/bad_nt.txt" 2>"$tmp/err" >/dev/null
 grep -q "line 3" "$tmp/err" || { echo "FAIL: an unreadable nccl-tests row is not named by its line"; fails=$((fails + 1)); }
-export NCCL_ALGO=CollNetDirect
-bad "nccl: NCCL_ALGO with no modelled algorithm" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
+export NCCL_ALGO="^Ring|Tree|NVLS|NVLSTree|PAT|CollNet"
+bad "nccl: NCCL_ALGO that allows no algorithm" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
 "$T" collective --preset dgx-h100 --op allreduce --algo nccl --size 8 2>"$tmp/err" >/dev/null
-grep -q "allows none of Ring, Tree, NVLS, NVLSTree" "$tmp/err" || { echo "FAIL: NCCL_ALGO=CollNetDirect not refused"; fails=$((fails + 1)); }
+grep -q "allows none of Ring, Tree, NVLS, NVLSTree" "$tmp/err" || { echo "FAIL: an NCCL_ALGO that allows nothing is not refused"; fails=$((fails + 1)); }
+export NCCL_ALGO=CollNetDirect
+good "nccl: NCCL_ALGO=CollNetDirect without SHARP falls back to the ring, as NCCL" "nccl:Ring" collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl --size 64MiB
+good "nccl: NCCL_ALGO=CollNetChain with SHARP" "nccl:CollNetChain,Simple" collective --preset dgx-h100:nodes=2,sharp=1 --op allreduce --algo nccl:algo=CollNetChain --size 64MiB
+good "nccl-collnet-direct on a SHARP fabric" "nccl-collnet-direct:Simple" collective --preset dgx-h100:nodes=4,sharp=1 --op allreduce --algo nccl-collnet-direct --size 64MiB --mode flow
+bad "nccl-collnet-chain where the fabric does not reduce" collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl-collnet-chain --size 64MiB
+good "nccl-a2a: PXN by default, every byte on its rail: ECMP as fast as D-mod-k" "busbw          90.72GB/s" collective --preset dgx-h100:nodes=2 --op alltoall --algo nccl-a2a --size 64MiB --mode flow
+good "nccl-a2a:pxn=0 crosses rails: ECMP's hash collisions" "busbw          35.46GB/s" collective --preset dgx-h100:nodes=2 --op alltoall --algo nccl-a2a:pxn=0 --size 64MiB --mode flow
+export NCCL_PXN_DISABLE=1
+good "NCCL_PXN_DISABLE=1 as pxn=0" "busbw          35.46GB/s" collective --preset dgx-h100:nodes=2 --op alltoall --algo nccl --size 64MiB --mode flow
+export NCCL_PXN_DISABLE=2
+bad "NCCL_PXN_DISABLE=2" collective --preset dgx-h100:nodes=2 --op alltoall --algo nccl --size 64MiB
+unset NCCL_PXN_DISABLE
+bad "pxn= on an algorithm without it" collective --preset dgx-h100:nodes=2 --op alltoall --algo direct:pxn=1 --size 64MiB
+bad "pxn=2" collective --preset dgx-h100:nodes=2 --op alltoall --algo nccl-a2a:pxn=2 --size 64MiB
+bad "preset: sharp=2" collective --preset dgx-h100:nodes=2,sharp=2 --op allreduce --algo nccl --size 64MiB
 export NCCL_ALGO=NVLS
 good "nccl: NCCL_ALGO=NVLS is honoured" "nccl:NVLS,Simple" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
 export NCCL_ALGO=Tree
@@ -407,7 +422,7 @@ bad "group: a dimension the torus lacks" collective --topo torus:dims=4x4 --op a
 bad "group: unknown spec" collective --topo "$NODES" --op allreduce --size 1MiB --group rows
 bad "group: NCCL's algorithms" collective --topo "$NODES" --op allreduce --size 1MiB --group node --algo nccl-ring
 bad "group: root beyond the group" collective --topo "$NODES" --op broadcast --algo binomial:root=9 --size 1MiB --group node
-bad "group: not a compare option" compare --topo "$NODES" --op allreduce --sizes 1MiB:4MiB --group node
+bad "group: not a concurrent flag (a job's group key)" concurrent --topo "$NODES" --jobs /dev/null --group node
 good "group: the groups in the text" "8 groups of 8 ranks" collective --topo "$NODES" --op allreduce --size 1MiB --group stride=8 --quiet
 good "group: lock step in formula" "the slowest group only" collective --topo "$NODES" --op allreduce --size 1MiB --group node --quiet
 good "group: each group's finish in flow" "spread" collective --topo torus:dims=4x4x4 --op allgather --size 1MiB --group axes=x --mode flow --quiet
@@ -423,6 +438,66 @@ if [ -z "$gt" ] || [ "$gt" != "$at" ]; then
     echo "FAIL (group: rail groups equal one group alone): '$gt' against '$at'"
     fails=$((fails + 1))
 fi
+
+# --group in compare: each cell is collective --group on that topology
+TOR="torus:dims=4x4x4"
+bad "group: compare, node on a topology without nodes" compare --topo "$TOR" --topo "$NODES" --op allreduce --sizes 1MiB:4MiB --group node
+"$T" compare --topo "$TOR" --topo "$NODES" --op allreduce --sizes 1MiB:4MiB --group node 2>"$tmp/err" >/dev/null
+grep -q "topology A (torus:dims=4x4x4" "$tmp/err" || { echo "FAIL: compare --group node does not name the torus: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+bad "group: compare, axes on the Clos" compare --topo "$TOR" --topo "$NODES" --op allreduce --sizes 1MiB:4MiB --group axes=x
+bad "group: compare, a stride not dividing the ranks" compare --topo "$TOR" --topo "$NODES" --op allreduce --sizes 1MiB:4MiB --group stride=6
+bad "group: compare, NCCL's algorithms" compare --topo "$TOR,node=8" --topo "$NODES" --op allreduce --sizes 1MiB:4MiB --group node --algo nccl-ring
+good "group: compare says per group" "8 groups of 8 ranks" compare --topo "$TOR" --topo "$NODES" --op allreduce --sizes 1MiB:4MiB --group stride=8 --quiet
+good "group: compare CSV columns" "group_size" compare --topo "$TOR" --topo "$NODES" --op allreduce --sizes 1MiB:4MiB --group stride=8 --format csv --quiet
+for m in formula steps flow; do
+    # results by size, then topology: the Clos (B) is every second one
+    ct=$("$T" compare --topo "$TOR" --topo "$CLOS" --op allreduce --algo ring --sizes 1MiB:4MiB --group stride=8 --mode $m --format json --quiet | grep '"time_s"' | awk 'NR % 2 == 0' | tr -d ' ,')
+    lt=$("$T" collective --topo "$CLOS" --op allreduce --algo ring --sizes 1MiB:4MiB --group stride=8 --mode $m --format json --quiet | grep '"time_s"' | tr -d ' ,')
+    if [ -z "$ct" ] || [ "$ct" != "$lt" ]; then
+        echo "FAIL (group: compare $m cell equals collective --group on the Clos): '$ct' against '$lt'"
+        fails=$((fails + 1))
+    fi
+done
+"$T" compare --topo "$TOR" --topo "$NODES" --op allreduce --sizes 1MiB:4MiB --group stride=8 --format json --quiet >"$tmp/cg.json" 2>"$tmp/err"
+"$T" replay "$tmp/cg.json" --format json --quiet >"$tmp/cg2.json" 2>>"$tmp/err"
+if ! cmp -s "$tmp/cg.json" "$tmp/cg2.json" || ! grep -q '"group": "stride=8"' "$tmp/cg.json" || [ -s "$tmp/err" ]; then
+    echo "FAIL: compare --group does not replay to itself with its group recorded"
+    fails=$((fails + 1))
+fi
+# a job's group in concurrent
+printf '{"jobs": [{"name": "dp", "op": "allreduce", "algo": "ring", "size": "16MiB", "endpoints": "0-63", "group": "stride=8"}]}' >"$tmp/gj.json"
+good "group: concurrent, a job's groups" "8 groups of 8 ranks" concurrent --topo "$NODES" --jobs "$tmp/gj.json" --quiet
+jt=$("$T" concurrent --topo "$NODES" --jobs "$tmp/gj.json" --format json --quiet | grep -m1 '"time_s"' | tr -d ' ,')
+ft=$("$T" collective --topo "$NODES" --op allreduce --algo ring --size 16MiB --group stride=8 --mode flow --format json --quiet | grep -m1 '"time_s"' | tr -d ' ,')
+if [ -z "$jt" ] || [ "$jt" != "$ft" ]; then
+    echo "FAIL (group: a grouped concurrent job alone equals collective --group in flow): '$jt' against '$ft'"
+    fails=$((fails + 1))
+fi
+"$T" concurrent --topo "$NODES" --jobs "$tmp/gj.json" --format json --quiet >"$tmp/cj.json" 2>"$tmp/err"
+"$T" replay "$tmp/cj.json" --format json --quiet >"$tmp/cj2.json" 2>>"$tmp/err"
+if ! cmp -s "$tmp/cj.json" "$tmp/cj2.json" || ! grep -q '"group": "stride=8"' "$tmp/cj.json" || [ -s "$tmp/err" ]; then
+    echo "FAIL: a concurrent job's group does not replay to itself"
+    fails=$((fails + 1))
+fi
+printf '{"jobs": [{"op": "allreduce", "size": "16MiB", "endpoints": "0-63", "group": "axes=x"}]}' >"$tmp/gj2.json"
+bad "group: concurrent, axes on a Clos" concurrent --topo "$NODES" --jobs "$tmp/gj2.json"
+printf '{"jobs": [{"op": "allreduce", "size": "16MiB", "endpoints": "0-63", "group": "rows"}]}' >"$tmp/gj3.json"
+bad "group: concurrent, an unknown spec" concurrent --topo "$NODES" --jobs "$tmp/gj3.json"
+# nccl-tests over the data-parallel groups: busbw with the group's 4 ranks
+good "nccl-tests --group: the groups in the header" "groups stride=8: 8 groups of 4 ranks" nccl-tests --preset dgx-h100:nodes=4 --group stride=8 -b 1M -e 1M
+"$T" nccl-tests --preset dgx-h100:nodes=4 --group stride=8 -b 1M -e 64M -f 8 >"$tmp/ntg" 2>"$tmp/err"
+rows=$(awk '!/^#/ && NF >= 8 { n++; if ($8 < 1.5 * $7 - 0.011 || $8 > 1.5 * $7 + 0.011 || $2 != $1 / 4) bad++ } END { print n + 0, bad + 0 }' "$tmp/ntg")
+if [ "$rows" != "3 0" ] || [ -s "$tmp/err" ]; then
+    echo "FAIL (nccl-tests --group: busbw = algbw x 2(4-1)/4, count per buffer): rows, bad = $rows"
+    cat "$tmp/ntg" "$tmp/err"
+    fails=$((fails + 1))
+fi
+good "nccl-tests --group: all-gather counts per group rank" "^     1048576         65536     float    none      -1 " nccl-tests --preset dgx-h100:nodes=4 --group stride=8 --op allgather -b 1M -e 1M
+good "nccl-tests --group with --compare" "^# median |error|" nccl-tests --preset dgx-h100:nodes=2 --group stride=8 --compare "$(dirname "$0")/data/nccl-tests/nccltests309_gjaion_h100_2node_ib400_allreduce_ring_minctas24_qps2.txt"
+bad "nccl-tests --group: NCCL's algorithms" nccl-tests --preset dgx-h100:nodes=4 --group stride=8 --algo nccl -b 1M -e 1M
+bad "nccl-tests --group: a stride not dividing the ranks" nccl-tests --preset dgx-h100:nodes=4 --group stride=5 -b 1M -e 1M
+bad "nccl-tests --group: an unknown spec" nccl-tests --preset dgx-h100:nodes=4 --group rows -b 1M -e 1M
+bad "nccl-tests --group: node on one node's ranks" nccl-tests --preset dgx-h100 --group stride=8 -b 1M -e 1M
 
 # OpenBLAS and LAPACKE are opened on first use (src/core/blas.c): the
 # executable does not load them to start (PowerSGD and training, which use

@@ -352,8 +352,10 @@ static void review_regressions(void **state)
 static void nccl_algorithms_agree_on_random_gpu_clusters(void **state)
 {
     (void)state;
-    static const tc_algo algos[] = {TC_ALGO_NCCL_RING, TC_ALGO_NCCL_TREE, TC_ALGO_NCCL_NVLS, TC_ALGO_NCCL_NVLS_TREE,
-                                    TC_ALGO_NCCL};
+    static const tc_algo algos[] = {TC_ALGO_NCCL_RING,         TC_ALGO_NCCL_TREE,
+                                    TC_ALGO_NCCL_NVLS,         TC_ALGO_NCCL_NVLS_TREE,
+                                    TC_ALGO_NCCL,              TC_ALGO_NCCL_COLLNET_CHAIN,
+                                    TC_ALGO_NCCL_COLLNET_DIRECT};
     static const tc_op ops[] = {TC_OP_ALLREDUCE, TC_OP_ALLGATHER, TC_OP_REDUCESCATTER};
     int cases = 0, nvls = 0;
     double worst = 1;
@@ -365,13 +367,15 @@ static void nccl_algorithms_agree_on_random_gpu_clusters(void **state)
                  K < G ? ",nics=" : "", K < G ? (G == 8 ? "4" : "2") : "", pick(&r, 3) ? ",node_reduce=1" : "");
         if (pick(&r, 2))
             snprintf(spec + strlen(spec), sizeof spec - strlen(spec), ",rail=%u", K);
+        if (pick(&r, 2))
+            snprintf(spec + strlen(spec), sizeof spec - strlen(spec), ",sharp=1");
         tc_err err = {{0}};
         tc_topo *t = NULL;
         if (tc_topo_build(spec, &t, &err))
             fail_msg("%s: %s", spec, err.msg);
         uint32_t p = G * (1 + pick(&r, nodes));
         tc_op op = ops[pick(&r, 3)];
-        tc_algo a = algos[pick(&r, 5)];
+        tc_algo a = algos[pick(&r, 7)];
         if (!tc_coll_valid(op, a, p, t, NULL)) {
             tc_topo_free(t);
             continue;
@@ -400,7 +404,8 @@ static void nccl_algorithms_agree_on_random_gpu_clusters(void **state)
         double lb = rs.lower_bound_s;
         if (rf.time_s < lb * (1 - 1e-9) || rl.time_s < lb * (1 - 1e-9))
             fail_msg("%s: below the lower bound %.17g: formula %.17g flow %.17g", what, lb, rf.time_s, rl.time_s);
-        bool in_net = rs.nccl_impl == TC_ALGO_NCCL_NVLS || rs.nccl_impl == TC_ALGO_NCCL_NVLS_TREE;
+        bool in_net = rs.nccl_impl == TC_ALGO_NCCL_NVLS || rs.nccl_impl == TC_ALGO_NCCL_NVLS_TREE ||
+                      rs.nccl_impl == TC_ALGO_NCCL_COLLNET_CHAIN || rs.nccl_impl == TC_ALGO_NCCL_COLLNET_DIRECT;
         double tol = in_net ? 1.15 : 1.6, ratio = fmax(rl.time_s / rs.time_s, rs.time_s / rl.time_s);
         if (ratio > tol)
             fail_msg("%s: flow %.6g s against steps %.6g s", what, rl.time_s, rs.time_s);
@@ -409,7 +414,8 @@ static void nccl_algorithms_agree_on_random_gpu_clusters(void **state)
         cases++;
         tc_topo_free(t);
     }
-    printf("%d NCCL cases (%d NVLS or NVLSTree); flow and steps differ by at most x%.3f\n", cases, nvls, worst);
+    printf("%d NCCL cases (%d in-network: NVLS, NVLSTree, CollNet); flow and steps differ by at most x%.3f\n", cases,
+           nvls, worst);
     assert_true(cases >= NCCL_DRAWS / 3 && nvls >= NCCL_DRAWS / 16);
 }
 

@@ -417,12 +417,16 @@ static void nccl_tree_moves_the_right_data_and_times_as_nccl(void **state)
     assert_int_equal(al, TC_ALGO_NCCL_RING);
     uint8_t m = 0;
     assert_int_equal(tc_nccl_algo_parse("^Tree", &m, &err), TC_OK);
-    assert_int_equal(m, 1 | 4 | 8 | 16); /* PAT (v2.23.4-1) is bit 16 */
+    assert_int_equal(m, 1 | 4 | 8 | 16 | 32 | 64); /* PAT (v2.23.4-1) is bit 16, CollNetDirect 32, CollNetChain 64 */
     assert_int_equal(tc_nccl_algo_parse("NVLS,Tree", &m, &err), TC_OK);
     assert_int_equal(m, 2 | 4);
     assert_int_equal(tc_nccl_algo_parse("nvlstree|CollNetDirect", &m, &err), TC_OK);
-    assert_int_equal(m, 8);
-    assert_int_equal(tc_nccl_algo_parse("CollNetChain,CollNetDirect", &m, &err), TC_EINVAL);
+    assert_int_equal(m, 8 | 32);
+    assert_int_equal(tc_nccl_algo_parse("CollNetChain,CollNetDirect", &m, &err), TC_OK);
+    assert_int_equal(m, 32 | 64);
+    assert_int_equal(tc_nccl_algo_parse("collnet", &m, &err), TC_OK);
+    assert_int_equal(m, 32 | 64);
+    assert_int_equal(tc_nccl_algo_parse("^Ring|Tree|NVLS|NVLSTree|PAT|CollNet", &m, &err), TC_EINVAL);
     assert_int_equal(tc_nccl_algo_parse("Fancy", &m, &err), TC_EINVAL);
     tc_topo_free(t);
 }

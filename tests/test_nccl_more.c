@@ -16,6 +16,7 @@
 #include "topocc/coll.h"
 #include "topocc/eval.h"
 #include "topocc/topo.h"
+#include "coll/algos.h"
 #include "build_helpers.h"
 #include "coll_topos.h"
 
@@ -165,7 +166,7 @@ static void pat_latency_and_choice_by_hand(void **state)
     assert_int_equal(tc_nccl_algo_parse("pat", &m, &err), TC_OK);
     assert_int_equal(m, 16);
     assert_int_equal(tc_nccl_algo_parse("^PAT", &m, &err), TC_OK);
-    assert_int_equal(m, 15);
+    assert_int_equal(m, 15 | 32 | 64);
     tc_coll_req spec = {0};
     assert_int_equal(tc_algo_parse("nccl:algo=Ring|PAT", &spec, &err), TC_OK);
     assert_int_equal(spec.algo_mask, 17);
@@ -212,9 +213,14 @@ static void a2a_moves_the_right_data(void **state)
     printf("%d nccl-a2a schedules checked (%d LL, %d on several channels per peer)\n", checked, ll, lanes);
 
     /* NCCL's peer order (init.cc:1313-1334): for d = 0 .. nodes/4 the node
-     * deltas d, -d, nodes/2 - d, -(nodes/2 - d), none twice */
+     * deltas d, -d, nodes/2 - d, -(nodes/2 - d), none twice (PXN off, so
+     * that every peer step is one schedule step of direct sends) */
     tc_topo t = node_topo(40, 8);
-    tc_sched *s = build(&t, TC_OP_ALLTOALL, TC_ALGO_NCCL_A2A, 40, 40.0 * 40 * 1024, 4, 0);
+    tc_coll_req req = {.op = TC_OP_ALLTOALL, .algo = TC_ALGO_NCCL_A2A, .p = 40, .bytes = 40.0 * 40 * 1024, .elt = 4};
+    tc_sched *s = NULL;
+    tc_err err = {{0}};
+    if (tc_nccl_a2a_build(&req, &t, false, &s, &err) != TC_OK)
+        fail_msg("nccl-a2a without PXN: %s", err.msg);
     static const int want[] = {0, 2, 3, 1, 4}; /* 5 nodes: 0, then 2, 3 (-2), then 1, 4 (-1) */
     tc_xfers x;
     tc_xfers_init(&x, false);

@@ -70,6 +70,8 @@ typedef enum {
     TC_ALGO_NCCL_NVLS_TREE, /* NCCL's NVLSTree: NVLS inside the nodes, a double binary tree of nodes */
     TC_ALGO_NCCL_PAT,     /* NCCL's PAT all-gather and reduce-scatter (v2.23.4-1; one GPU per node) */
     TC_ALGO_NCCL_A2A,     /* NCCL's all-to-all: grouped send/recv to every peer, as nccl-tests runs it */
+    TC_ALGO_NCCL_COLLNET_CHAIN,  /* NCCL's CollNetChain: chains inside nodes, SHARP in the fabric */
+    TC_ALGO_NCCL_COLLNET_DIRECT, /* NCCL's CollNetDirect: scatter to the heads, SHARP in the fabric */
     TC_ALGO_COUNT
 } tc_algo;
 
@@ -78,10 +80,9 @@ typedef enum {
 typedef enum { TC_PROTO_NONE = 0, TC_PROTO_LL, TC_PROTO_LL128, TC_PROTO_SIMPLE, TC_PROTO_COUNT } tc_proto;
 const char *tc_proto_name(tc_proto p);  /* "LL", "LL128", "Simple" */
 /* The algorithms of NCCL_ALGO's syntax ("Ring,Tree", "^Tree", '|' or ','
- * between names, case-insensitive) that topocc models, as a mask (bit 0
- * Ring, bit 1 Tree, bit 2 NVLS, bit 3 NVLSTree, bit 4 PAT); names of NCCL's
- * other algorithms (CollNetDirect, CollNetChain) are accepted and left
- * out; none of the modelled ones left is refused. */
+ * between names, case-insensitive) as a mask (bit 0 Ring, bit 1 Tree, bit 2
+ * NVLS, bit 3 NVLSTree, bit 4 PAT, bit 5 CollNetDirect, bit 6
+ * CollNetChain; "CollNet" both); a list that leaves none is refused. */
 tc_status tc_nccl_algo_parse(const char *s, uint8_t *mask, tc_err *err);
 /* NCCL's trees over n nodes (src/graph/trees.cc): node r's parent and up to
  * two children (-1: none) in tree t, 0 (ncclGetBtree) or 1 (ncclGetDtree's
@@ -91,7 +92,7 @@ void tc_nccl_node_tree(int n, int t, int r, int *parent, int *c0, int *c1);
  * instead of alpha; one schedule per size). */
 bool tc_algo_is_nccl(tc_algo a);
 /* NCCL's name of the algorithm an nccl-* schedule runs: "Ring", "Tree",
- * "NVLS", "NVLSTree", "PAT", "AllToAll". */
+ * "NVLS", "NVLSTree", "PAT", "AllToAll", "CollNetChain", "CollNetDirect". */
 const char *tc_nccl_algo_label(tc_algo impl);
 /* Parses a protocol as NCCL_PROTO gives it: names case-insensitive,
  * separated by '|' or ',', a leading '^' for "all but". With one name and
@@ -198,7 +199,8 @@ typedef struct tc_coll_req {
      * rule), bounds on the channels (0: none), the Simple buffer (0: 4 MiB). */
     uint8_t proto_mask;
     uint8_t algo_mask;    /* nccl: the algorithms it may choose (bit 0 Ring, bit 1 Tree, bit 2 NVLS, bit 3
-                             NVLSTree, bit 4 PAT; 0: all) */
+                             NVLSTree, bit 4 PAT, bit 5 CollNetDirect, bit 6 CollNetChain; 0: all) */
+    uint8_t pxn;          /* nccl-a2a and nccl (all-to-all): PXN, 0 NCCL's default (on), 1 pxn=1, 2 pxn=0 */
     uint32_t min_channels, max_channels;
     double buffsize;
 } tc_coll_req;
@@ -279,6 +281,13 @@ typedef struct tc_sched {
      * holds rank sw_rank[i] (owned, freed with the schedule). */
     uint32_t nsw;
     uint32_t *sw_rank;
+    /* Switches in the fabric (nccl-collnet-*; NULL: all node switches):
+     * switch i is a Clos switch at level sw_level[i] (1 = leaf; 0: the
+     * node switch) above the rank sw_rank[i], the one whose index within
+     * that rank's level-L ancestors (the up-link choices b_1..b_L as
+     * b_1 + w_1 (b_2 + ...)) is sw_pick[i]. Owned, freed with the schedule. */
+    uint8_t *sw_level;
+    uint32_t *sw_pick;
 } tc_sched;
 
 /* Participants of a schedule: its ranks and its switches. */
@@ -288,12 +297,17 @@ static inline uint32_t tc_sched_parts(const tc_sched *s)
 }
 
 /* The topology vertex of participant id: a rank's endpoint (map NULL:
- * rank r on endpoint r), a switch participant's node switch. */
+ * rank r on endpoint r), a switch participant's node switch or Clos
+ * switch. */
 static inline uint32_t tc_sched_vertex(const tc_sched *s, const tc_topo *t, const uint32_t *map, uint32_t id)
 {
     if (id < s->req.p)
         return map ? map[id] : id;
-    uint32_t r = s->sw_rank[id - s->req.p], e = map ? map[r] : r;
+    uint32_t i = id - s->req.p, r = s->sw_rank[i], e = map ? map[r] : r;
+    if (s->sw_level && s->sw_level[i]) {
+        uint32_t L = s->sw_level[i];
+        return t->level_vbase[L] + s->sw_pick[i] + t->wprod[L] * (tc_topo_slot(t, e) / t->span[L]);
+    }
     return t->node_vbase + e / t->node_size;
 }
 

@@ -130,6 +130,7 @@ typedef struct tc_topo {
     double node_bw, node_lat;
     double node_hop_lat;       /* traversal of a node switch (on the link into it) */
     bool node_reduce;          /* node_reduce=1: the node switch reduces and multicasts (NVLink SHARP) */
+    bool sharp;                /* Clos sharp=1: the fabric switches reduce and multicast (InfiniBand SHARP) */
     uint32_t node_vbase;       /* vertex of node switch 0 */
     uint32_t node_lbase;       /* link (e -> switch) is node_lbase + 2e, (switch -> e) node_lbase + 2e + 1 */
     /* Rail-optimized Clos (rail=R with node=G): a node's G endpoints are on
@@ -173,7 +174,8 @@ typedef struct tc_topo {
  * holds whole rails), nics=K or gpus_per_nic=k (K NICs per node, K = G/k,
  * shared by G/K endpoints each; R then divides K) with nic_bw=RATE (the
  * endpoint-NIC link, default the NIC's fabric bandwidth) and nic_lat=TIME
- * (0); and arch=volta|ampere|hopper|blackwell (the GPUs'
+ * (0); on a Clos sharp=0|1 (1: the fabric switches reduce and multicast,
+ * InfiniBand SHARP); and arch=volta|ampere|hopper|blackwell (the GPUs'
  * generation, for NCCL's constants). Sources of the defaults:
  * docs/MODEL.md, "Latency and overhead defaults".
  * On success *out owns everything (tc_topo_free); on failure *out is NULL and
@@ -210,9 +212,15 @@ uint32_t tc_topo_max_path(const tc_topo *t);
  * UINT32_MAX for any other vertex or without nodes. */
 uint32_t tc_topo_node_of(const tc_topo *t, uint32_t v);
 
+/* Whether vertices a and b (endpoints or node switches) are in one
+ * scale-up node. */
+bool tc_topo_same_node(const tc_topo *t, uint32_t a, uint32_t b);
+
 /* Routes src -> dst (endpoints, both < n_endpoints, or one of them the node
  * switch of the other's node: then the one node link between them, an
- * in-network reduction's hop; any other vertex: 0 links, no route); writes
+ * in-network reduction's hop; on a Clos, a fabric switch and an endpoint or
+ * switch below it: the unique tree path between them, a hop of a reduction
+ * in the fabric; any other pair: 0 links, no route); writes
  * link IDs into links (capacity
  * tc_topo_max_path) and returns their count (0 when src == dst). Two
  * endpoints of one scale-up node always go through their node switch.

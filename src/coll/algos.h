@@ -29,12 +29,53 @@ extern const tc_algo_impl tc_impl_ring, tc_impl_biring, tc_impl_rd, tc_impl_rhd,
     tc_impl_binomial, tc_impl_dbtree, tc_impl_bruck, tc_impl_pairwise, tc_impl_direct,
     tc_impl_torus, tc_impl_torus_bi, tc_impl_torus_mp, tc_impl_swing, tc_impl_hier, tc_impl_shift,
     tc_impl_scatter_ring, tc_impl_rsg, tc_impl_neighbor, tc_impl_segring, tc_impl_nccl_ring, tc_impl_nccl, tc_impl_nccl_tree,
-    tc_impl_nccl_nvls, tc_impl_nccl_nvls_tree, tc_impl_nccl_pat, tc_impl_nccl_a2a;
+    tc_impl_nccl_nvls, tc_impl_nccl_nvls_tree, tc_impl_nccl_pat, tc_impl_nccl_a2a, tc_impl_nccl_collnet_chain,
+    tc_impl_nccl_collnet_direct;
 
 /* NCCL v2.21.5-1's predicted time (us) of NVLS (tree false) or NVLSTree
  * for req on t, by its tuning model; INFINITY where NCCL would not enable
  * it (coll/nccl_nvls.c). */
 double tc_nccl_nvls_time_us(const tc_coll_req *req, const tc_topo *t, bool tree);
+/* The largest speed (GB/s) of NCCL's SM90 graph search list, inter-node or
+ * intra-node, at most cap; 0 if none (coll/nccl_nvls.c). */
+double tc_nccl_speed_at_most(bool inter, double cap);
+/* CollNetDirect's or CollNetChain's time by NCCL's tuning model, us
+ * (INFINITY where it cannot run: coll/nccl_collnet.c). */
+double tc_nccl_collnet_time_us(const tc_coll_req *req, const tc_topo *t, bool direct);
+
+/* SHARP reduction trees in the fabric (coll/nccl_collnet.c): tree j joins
+ * head j of each of M nodes of G GPUs with H heads (head j of node n is
+ * rank n G + j G / H); its switches are schedule participants after those
+ * the schedule has (tc_sched.nsw, sw_rank, sw_level, sw_pick, grown here). */
+typedef struct tc_sharp {
+    uint32_t H, M, G, D;  /* D: the tallest tree's levels */
+    uint32_t base;        /* participant of the first tree switch (after the schedule's earlier switches) */
+    uint32_t *top;        /* H: tree j's root level */
+    uint32_t *leaf;       /* H x M: the participant node n's head j sends to */
+    int32_t *parent;      /* per switch: its parent participant, -1 at a root */
+    uint32_t *first_child, *next_sib;   /* per switch: its switch children (UINT32_MAX: none) */
+    uint32_t *heads_first, *heads_next; /* per leaf, per H x M: a leaf's heads as a list of nodes */
+    uint32_t *tree_first; /* H + 1: tree j's switches are tree_first[j] .. tree_first[j + 1] - 1 */
+} tc_sharp;
+tc_status tc_sharp_build(tc_sched *s, const tc_topo *t, tc_sharp *sh, uint32_t H, uint32_t M, uint32_t G, tc_err *err);
+void tc_sharp_free(tc_sharp *sh);
+/* Appends one transfer of chunk m of tree j in lane q. */
+typedef void (*tc_sharp_add)(tc_xfers *x, const tc_sched *s, uint32_t src, uint32_t dst, bool red, uint32_t q,
+                             uint32_t m, uint32_t j);
+/* Tree j's transfers at step (nch chunks): the heads send chunk m up at
+ * o0 + m, a level-L switch to its parent at o0 + L + m; the root (level
+ * T) multicasts at o0 + T + m, a level-L switch down at o0 + 2T - L + m,
+ * so the heads hold the result after step o0 + 2T - 1 + m. */
+void tc_sharp_emit(const tc_sched *s, const tc_sharp *sh, uint32_t step, uint32_t nch, uint32_t j, uint32_t o0,
+                   uint32_t q, tc_sharp_add add, tc_xfers *x);
+/* Tree 0's latency path, node 0's head up to the root, as participant
+ * pairs into lp; returns the pairs. */
+uint32_t tc_sharp_lat_pairs(const tc_sched *s, const tc_sharp *sh, uint32_t *lp);
+/* The phases of a pipeline of nch chunks through stages one-step stages
+ * (stage o moves chunk m at step o + m): one phase between the steps where
+ * a stage starts, pipes its second chunk or ends, its figures counted on
+ * its first step through s->emit; every transfer xb bytes. */
+tc_status tc_pipeline_phases(tc_sched *s, uint32_t nch, uint32_t stages, double xb, const char *label, tc_err *err);
 
 /* NCCL v2.23.4-1's PAT (coll/nccl_pat.c): its latency by NCCL's model
  * (us, tuning.cc:276-281) and its predicted time (us; INFINITY where NCCL
@@ -44,6 +85,13 @@ double tc_nccl_pat_time_us(const tc_coll_req *req, const tc_topo *t);
 /* nccl-a2a's time (us, topocc's estimate: NCCL has no model of
  * point-to-point work) and protocol (coll/nccl_a2a.c). */
 double tc_nccl_a2a_time_us(const tc_coll_req *req, const tc_topo *t, tc_proto *proto);
+/* nccl-a2a's PXN (coll/nccl_a2a.c): whether NCCL would relay cross-node
+ * sends on t for p ranks (whole nodes of G >= 2 GPUs, more than one node,
+ * more than one NIC per node), and the schedule with PXN on (NCCL's
+ * default, NCCL_PXN_DISABLE=0: what tc_coll_build builds) or off
+ * (NCCL_PXN_DISABLE=1). */
+bool tc_nccl_a2a_pxn_applies(const tc_topo *t, uint32_t p);
+tc_status tc_nccl_a2a_build(const tc_coll_req *req, const tc_topo *topo, bool pxn, tc_sched **out, tc_err *err);
 /* coll/nccl.c: the channels of the communicator (req's, or the default,
  * within minch/maxch; before NCCL's cut for small sizes), and the graph
  * bandwidth NCCL's model starts from (GB/s) for G GPUs per node over

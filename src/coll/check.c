@@ -90,8 +90,9 @@ static tc_status check_xfer(const tc_sched *s, uint32_t step, const tc_xfers *x,
     if (t->src >= p || t->dst >= p)
         return tc_fail(err, TC_EINTERNAL, "step %u: transfer %u->%u outside %u ranks and %u switches", step, t->src,
                        t->dst, s->req.p, s->nsw);
-    if (s->nsw && t->src >= s->req.p && t->dst >= s->req.p && t->src != t->dst)
-        return tc_fail(err, TC_EINTERNAL, "step %u: transfer %u->%u between two switches", step, t->src, t->dst);
+    if (s->nsw && t->src >= s->req.p && t->dst >= s->req.p && t->src != t->dst &&
+        !(s->sw_level && s->sw_level[t->src - s->req.p] && s->sw_level[t->dst - s->req.p]))
+        return tc_fail(err, TC_EINTERNAL, "step %u: transfer %u->%u between two node switches", step, t->src, t->dst);
     uint64_t cnt = 0;
     for (uint32_t k = 0; k < t->seg_cnt; k++) {
         const tc_seg *g = &x->segs[t->seg_off + k];

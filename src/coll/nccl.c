@@ -93,7 +93,6 @@ tc_status tc_proto_parse(const char *s, bool as_mask, tc_proto *proto, uint8_t *
 
 tc_status tc_nccl_algo_parse(const char *s, uint8_t *mask, tc_err *err)
 {
-    static const char *const others[] = {"CollNetDirect", "CollNetChain"};
     bool neg = s[0] == '^';
     const char *p = neg ? s + 1 : s;
     uint8_t m = 0;
@@ -109,24 +108,25 @@ tc_status tc_nccl_algo_parse(const char *s, uint8_t *mask, tc_err *err)
             m |= 8;
         else if (n == 3 && strncasecmp(p, "pat", 3) == 0)
             m |= 16;
-        else {
-            bool known = false;
-            for (size_t k = 0; k < sizeof others / sizeof *others; k++)
-                known |= strlen(others[k]) == n && strncasecmp(p, others[k], n) == 0;
-            if (!known)
-                return tc_fail(err, TC_EINVAL, "unknown NCCL algorithm '%.*s' in '%s': accepted are Ring, Tree, NVLS, "
-                                               "NVLSTree, PAT (and CollNetDirect, CollNetChain, not modelled)",
-                               (int)n, p, s);
-        }
+        else if (n == 13 && strncasecmp(p, "collnetdirect", 13) == 0)
+            m |= 32;
+        else if (n == 12 && strncasecmp(p, "collnetchain", 12) == 0)
+            m |= 64;
+        else if (n == 7 && strncasecmp(p, "collnet", 7) == 0)
+            m |= 32 | 64; /* NCCL's older name for both (src/graph/tuning.cc parseList) */
+        else
+            return tc_fail(err, TC_EINVAL, "unknown NCCL algorithm '%.*s' in '%s': accepted are Ring, Tree, NVLS, "
+                                           "NVLSTree, PAT, CollNetDirect, CollNetChain",
+                           (int)n, p, s);
         p += n;
         if (*p)
             p++;
     }
     if (neg)
-        m = (uint8_t)(~m & 31);
+        m = (uint8_t)(~m & 127);
     if (!m)
-        return tc_fail(err, TC_EINVAL, "'%s' allows none of Ring, Tree, NVLS, NVLSTree, PAT, the NCCL algorithms "
-                                       "topocc models (CollNet is not)",
+        return tc_fail(err, TC_EINVAL, "'%s' allows none of Ring, Tree, NVLS, NVLSTree, PAT, CollNetDirect, "
+                                       "CollNetChain",
                        s);
     *mask = m;
     return TC_OK;
@@ -516,13 +516,14 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
     int row = nodes == 1 ? arch_row(topo) : 0, col = nodes <= 2 ? (int)nodes - 1 : 2, arow = arch_row(topo);
     double ppn = (double)R / nodes;
     uint8_t mask = req->proto_mask ? req->proto_mask : default_mask(topo);
-    uint8_t amask = req->algo_mask ? req->algo_mask : 31;
+    uint8_t amask = req->algo_mask ? req->algo_mask : 127;
     if (R < 2)
         amask &= 1;
     else if (req->op != TC_OP_ALLREDUCE)
-        amask &= 1 | 4 | 16; /* NCCL's tree and NVLSTree are all-reduce only; NVLS also gathers and scatters */
+        amask &= 1 | 4 | 16; /* NCCL's tree, NVLSTree and (as modelled) CollNet are all-reduce only; NVLS also
+                              * gathers and scatters */
     if ((req->op != TC_OP_ALLGATHER && req->op != TC_OP_REDUCESCATTER) || R < 2)
-        amask &= 15;     /* PAT is all-gather and reduce-scatter only */
+        amask &= ~16u;   /* PAT is all-gather and reduce-scatter only */
     if (!(amask & 3) && !(mask & 1u << TC_PROTO_SIMPLE))
         amask = 1;  /* NVLS and PAT run Simple only */
     if (!amask)
@@ -573,6 +574,19 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
             }
         }
     }
+    /* CollNetDirect (algorithm 2) and CollNetChain (3), Simple only, where
+     * the fabric reduces (sharp=1: NCCL's CollNet plugin present and
+     * enabled), after Tree and Ring: they win only strictly faster. */
+    for (int a = 0; a < 2 && (mask & 1u << TC_PROTO_SIMPLE); a++) {
+        if (!(amask & (a ? 64 : 32)))
+            continue;
+        double t_us = tc_nccl_collnet_time_us(req, topo, a == 0);
+        if (t_us < best_t) {
+            best_t = t_us;
+            best = TC_PROTO_SIMPLE;
+            best_a = a ? TC_ALGO_NCCL_COLLNET_CHAIN : TC_ALGO_NCCL_COLLNET_DIRECT;
+        }
+    }
     /* NVLS (algorithm 4) and NVLSTree (5), Simple only, after Tree and
      * Ring: they win only strictly faster (enqueue.cc:1484-1539). */
     for (int a = 0; a < 2 && (mask & 1u << TC_PROTO_SIMPLE); a++) {
@@ -620,7 +634,8 @@ static tc_status nccl_build(const tc_coll_req *req, const tc_topo *topo, tc_sche
     r.proto = tc_nccl_choose(&q, topo, &a, NULL);
     if (!r.proto)
         return tc_fail(err, TC_EINVAL, "nccl: no protocol is allowed (proto= excludes LL, LL128 and Simple)");
-    if (a == TC_ALGO_NCCL_NVLS || a == TC_ALGO_NCCL_NVLS_TREE || a == TC_ALGO_NCCL_PAT || a == TC_ALGO_NCCL_A2A) {
+    if (a == TC_ALGO_NCCL_NVLS || a == TC_ALGO_NCCL_NVLS_TREE || a == TC_ALGO_NCCL_PAT || a == TC_ALGO_NCCL_A2A ||
+        a == TC_ALGO_NCCL_COLLNET_CHAIN || a == TC_ALGO_NCCL_COLLNET_DIRECT) {
         if (a == TC_ALGO_NCCL_A2A)
             r.proto = req->proto; /* its own rule unless proto= says */
         return tc_algo_impl_of(a)->build(&r, topo, s, err);

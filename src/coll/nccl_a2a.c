@@ -33,6 +33,27 @@
  * per lane (NCCL fuses up to 8 sends and 8 receives per channel and work
  * batch, NCCL_MAX_WORK_ELEMENTS_P2P = 16: enqueue.cc:947, device.h:279).
  *
+ * PXN (PCI x NVLink; NCCL_PXN_DISABLE=0 and NCCL_P2P_PXN_LEVEL=2 by
+ * default: src/graph/paths.cc:495, src/graph/search.cc:1111-1112): a send to
+ * a GPU of another node leaves through the NIC local to the GPU of the
+ * sender's node with the destination's local index (ncclTopoGetNetDev's
+ * point-to-point branch, search.cc:1133-1179, reached with graph NULL from
+ * net.cc:183 for the p2p connections, group.cc:110), the proxy rank being
+ * that NIC's first local GPU (ncclTopoGetLocalGpu, src/graph/topo.cc:
+ * 840-862) when it is NVLink-connected to the sender (search.cc:1164-1176);
+ * the sender writes its data over NVLink into the proxy GPU's buffer, whose
+ * NIC sends it (net.cc:181-199; shared buffers on the proxy's GPU,
+ * net.cc:482-487); the receiver receives on its own NIC (net.cc:227). Every
+ * cross-node byte thus stays on the destination's rail. topocc relays such
+ * a block through the intermediate rank: the NVLink hop in one step into a
+ * scratch slot, the network hop in the next (with the NVLink hop of the
+ * next peer step), so the M cross-node peer steps take M + 1 schedule steps
+ * (M when the first, the same-rail peers, has no NVLink hop). It applies
+ * on more than one node of G >= 2 GPUs with more than one NIC per node
+ * (tc_nccl_a2a_pxn_applies), to sends whose destination's NIC is not the
+ * sender's (NCCL would still stage a send through its own NIC's first GPU
+ * when that is not the sender: topocc sends it directly).
+ *
  * Simplified (docs/MODEL.md): the pieces one channel carries for a peer are
  * one transfer (NCCL sends them one after another, pipelined through its
  * FIFO), of equal size (NCCL's last piece is smaller); the channels per
@@ -49,13 +70,25 @@
 #define P2P_LL_THRESHOLD 16384.0 /* NCCL_P2P_LL_THRESHOLD (enqueue.cc:507) */
 #define P2P_GROUP 8              /* NCCL_MAX_WORK_ELEMENTS_P2P / 2 (device.h:279) */
 
+#define NO_ENTRY UINT32_MAX
+
+/* One schedule step: the peer-order entry (delta index x steps + local
+ * step) whose sends reach their peers now (directly, or the relay's network
+ * hop), and the one whose NVLink hops to the relays go now (NO_ENTRY:
+ * none). */
+typedef struct a2a_step {
+    uint32_t net, nv;
+} a2a_step;
+
 typedef struct a2a_state {
     uint32_t G, N, steps;   /* GPUs per node, nodes, local steps per delta (ALIGN_POWER(G, 8)) */
     uint32_t c;             /* blocks (channels) per peer */
     uint32_t nch, cpp;      /* p2pnChannels, p2pnChannelsPerPeer */
-    uint32_t *entry;        /* per schedule step: its peer-order entry (delta x steps + local step) */
     uint32_t *delta;        /* per delta index: the node delta */
     uint32_t ndelta;
+    bool pxn;               /* cross-node sends relayed through the GPU at the destination's NIC */
+    uint32_t gpn;           /* GPUs per NIC (consecutive local ranks share one) */
+    a2a_step *plan;         /* per schedule step */
 } a2a_state;
 
 static void a2a_state_free(void *p)
@@ -63,7 +96,7 @@ static void a2a_state_free(void *p)
     a2a_state *st = p;
     if (!st)
         return;
-    free(st->entry), free(st->delta);
+    free(st->plan), free(st->delta);
     free(st);
 }
 
@@ -180,6 +213,38 @@ static uint32_t send_peer(const a2a_state *st, uint32_t r, uint32_t e, uint32_t 
     return ((node + delta) % N) * G + pl;
 }
 
+/* The rank whose NIC carries r's send to q: with PXN and q on another node
+ * behind another NIC than r's, the first GPU of r's node at the NIC of q's
+ * local index (ncclTopoGetNetDev with NCCL_P2P_PXN_LEVEL 2,
+ * search.cc:1164-1175; ncclTopoGetLocalGpu, topo.cc:840-860); else r. */
+static uint32_t relay_of(const a2a_state *st, uint32_t r, uint32_t q)
+{
+    uint32_t G = st->G, k = st->gpn, lr = r % G, lq = q % G;
+    if (!st->pxn || r / G == q / G || lr / k == lq / k)
+        return r;
+    return r - lr + lq / k * k;
+}
+
+/* The relay's scratch slot of piece j it forwards for local rank lr: one
+ * set serves every step, since a step reads its slots as they were at its
+ * start (the network hop of one peer step reads what the NVLink hop of the
+ * step before wrote, while the next NVLink hop overwrites it). */
+static uint32_t scratch_slot(const tc_sched *s, const a2a_state *st, uint32_t lr, uint32_t j)
+{
+    return 2 * s->nblk + lr * st->c + j;
+}
+
+static void add_piece(const tc_sched *s, tc_xfers *x, uint32_t src, uint32_t dst, uint32_t lane, uint32_t from,
+                      uint32_t to)
+{
+    size_t at = tc_xfers_add(x, src, dst, s->blk_bytes, false);
+    if (!x->oom) {
+        x->v[at].lane = (uint16_t)lane;
+        x->v[at].piped = 1; /* the latency is base_s, once */
+    }
+    tc_xfers_seg(x, from, to, 1);
+}
+
 static tc_status emit_a2a(const tc_sched *s, uint32_t step, tc_xfers *x)
 {
     const a2a_state *st = s->state;
@@ -191,25 +256,72 @@ static tc_status emit_a2a(const tc_sched *s, uint32_t step, tc_xfers *x)
         }
     if (p == 1)
         return TC_OK;
-    uint32_t e = st->entry[step];
+    const a2a_step *sp = &st->plan[step];
     for (uint32_t r = 0; r < p; r++) {
-        uint32_t base, q = send_peer(st, r, e, &base);
-        if (q == UINT32_MAX || q == r)
-            continue;
-        uint32_t first = mirror_bits(base % st->nch, st->nch);
-        for (uint32_t j = 0; j < c; j++) {
-            size_t at = tc_xfers_add(x, r, q, s->blk_bytes, false);
-            if (!x->oom) {
-                x->v[at].lane = (uint16_t)((first + j) % st->nch);
-                x->v[at].piped = 1; /* the latency is base_s, once */
-            }
-            tc_xfers_seg(x, q * c + j, nb + r * c + j, 1);
+        uint32_t base, q, m, first;
+        if (sp->nv != NO_ENTRY && (q = send_peer(st, r, sp->nv, &base)) != UINT32_MAX && q != r &&
+            (m = relay_of(st, r, q)) != r) { /* PXN: over NVLink into the relay's buffer */
+            first = mirror_bits(base % st->nch, st->nch);
+            for (uint32_t j = 0; j < c; j++)
+                add_piece(s, x, r, m, (first + j) % st->nch, q * c + j, scratch_slot(s, st, r % st->G, j));
+        }
+        if (sp->net != NO_ENTRY && (q = send_peer(st, r, sp->net, &base)) != UINT32_MAX && q != r) {
+            first = mirror_bits(base % st->nch, st->nch);
+            m = relay_of(st, r, q);
+            for (uint32_t j = 0; j < c; j++)
+                add_piece(s, x, m, q, (first + j) % st->nch,
+                          m == r ? q * c + j : scratch_slot(s, st, r % st->G, j), nb + r * c + j);
         }
     }
     return x->oom ? TC_EINTERNAL : TC_OK;
 }
 
-static tc_status a2a_build(const tc_coll_req *req, const tc_topo *t, tc_sched *s, tc_err *err)
+bool tc_nccl_a2a_pxn_applies(const tc_topo *t, uint32_t p)
+{
+    uint32_t G = node_size(p, t);
+    if (G < 2 || p <= G)
+        return false; /* one GPU per node, or one node: no NVLink hop, or no network */
+    uint32_t nics = t->nics ? t->nics : G; /* without nics=, a NIC (fabric ports) per GPU */
+    return nics > 1;
+}
+
+/* Whether some rank sends at entry e (any: to another rank; relayed: through a relay). */
+static void entry_kind(const a2a_state *st, uint32_t e, bool *any, bool *relayed)
+{
+    *any = *relayed = false;
+    for (uint32_t lr = 0; lr < st->G; lr++) {
+        uint32_t base, q = send_peer(st, lr, e, &base);
+        if (q == UINT32_MAX || q == lr)
+            continue;
+        *any = true;
+        *relayed = *relayed || relay_of(st, lr, q) != lr;
+    }
+}
+
+/* The figures of a step, from its transfers: most transfers and bytes a rank
+ * sends and receives (cnt: 2p counters, zero on entry and on return). */
+static tc_status step_figures(const tc_sched *s, uint32_t step, tc_xfers *x, uint32_t *cnt, tc_phase *ph)
+{
+    uint32_t p = s->req.p;
+    tc_status st = tc_sched_emit(s, step, x);
+    if (st)
+        return st;
+    uint32_t fo = 0, fi = 0;
+    for (size_t i = 0; i < x->n; i++) {
+        if (x->v[i].src == x->v[i].dst)
+            continue;
+        uint32_t a = ++cnt[x->v[i].src], b = ++cnt[p + x->v[i].dst];
+        fo = a > fo ? a : fo;
+        fi = b > fi ? b : fi;
+    }
+    for (size_t i = 0; i < x->n; i++)
+        cnt[x->v[i].src] = cnt[p + x->v[i].dst] = 0;
+    ph->fanout = fo, ph->fanin = fi;
+    ph->rank_bytes = fo * s->blk_bytes, ph->rank_bytes_in = fi * s->blk_bytes;
+    return TC_OK;
+}
+
+static tc_status a2a_build_pxn(const tc_coll_req *req, const tc_topo *t, tc_sched *s, bool pxn, tc_err *err)
 {
     uint32_t p = req->p, G = node_size(p, t), N = p / G;
     a2a_state *st = calloc(1, sizeof *st);
@@ -218,6 +330,8 @@ static tc_status a2a_build(const tc_coll_req *req, const tc_topo *t, tc_sched *s
     s->state = st;
     s->free_state = a2a_state_free;
     st->G = G, st->N = N, st->steps = align_power(G, P2P_GROUP);
+    st->pxn = pxn && tc_nccl_a2a_pxn_applies(t, p);
+    st->gpn = st->pxn && t->nics ? G / t->nics : 1;
     p2p_channels(req, t, N, &st->nch, &st->cpp);
     /* nChannelsMin: one channel per operation when the peers fill them */
     uint32_t minch = st->cpp;
@@ -231,12 +345,12 @@ static tc_status a2a_build(const tc_coll_req *req, const tc_topo *t, tc_sched *s
     if (pieces < 1)
         pieces = 1;
     st->c = pieces < st->cpp ? (uint32_t)pieces : st->cpp;
-    if ((double)p * st->c * 2 > UINT32_MAX / 2)
+    if ((double)p * st->c * 2 + (double)G * st->c > UINT32_MAX / 2)
         return tc_fail(err, TC_EINVAL, "nccl-a2a: %u ranks are too many", p);
     /* the node deltas in NCCL's order (init.cc:1313-1334) */
     st->delta = malloc((size_t)N * sizeof *st->delta);
-    st->entry = malloc((size_t)N * st->steps * sizeof *st->entry);
-    if (!st->delta || !st->entry)
+    st->plan = malloc(((size_t)N * st->steps + 1) * sizeof *st->plan);
+    if (!st->delta || !st->plan)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
     for (uint32_t d = 0; d <= N / 4; d++) {
         uint32_t dl[4] = {d, (N - d) % N, N / 2 - d, (N - (N / 2 - d)) % N};
@@ -250,7 +364,7 @@ static tc_status a2a_build(const tc_coll_req *req, const tc_topo *t, tc_sched *s
     if (st->ndelta != N)
         return tc_fail(err, TC_EINTERNAL, "nccl-a2a: %u node deltas for %u nodes", st->ndelta, N);
     s->nblk = p * st->c;
-    s->nslots = 2 * s->nblk;
+    s->nslots = 2 * s->nblk + (st->pxn ? G * st->c : 0); /* PXN: the relayed pieces, by sender's local rank */
     s->blk_bytes = tc_block_bytes(req->bytes, req->elt, s->nblk);
     s->emit = emit_a2a;
     s->channels = st->nch;
@@ -262,35 +376,88 @@ static tc_status a2a_build(const tc_coll_req *req, const tc_topo *t, tc_sched *s
     s->wire = tc_nccl_wire_factor(s->proto);
     s->rate_cap_Bps = 0;
     s->credit_steps = s->credit_steps_inter = P2P_GROUP;
+    s->params[0] = st->pxn;
     s->lat_pairs = malloc(2 * sizeof *s->lat_pairs);
     if (!s->lat_pairs)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
     s->nlat_pairs = 0;
     if (p == 1) {
-        st->entry[0] = 0;
-        tc_status cst = tc_sched_add_copy_phase(s, err);
-        if (cst)
-            return cst;
-        return TC_OK;
+        st->plan[0] = (a2a_step){0, NO_ENTRY};
+        return tc_sched_add_copy_phase(s, err);
     }
-    /* a step per entry where some rank sends to another */
-    uint32_t nst = 0;
-    for (uint32_t e = 0; e < N * st->steps; e++) {
-        bool any = false;
-        for (uint32_t lr = 0; lr < G && !any; lr++) {
-            uint32_t base, q = send_peer(st, lr, e, &base);
-            any = q != UINT32_MAX && q != lr;
-        }
-        if (!any)
+    /* a step per entry where some rank sends to another; with PXN the
+     * cross-node entries E_0 .. E_M-1 pipelined: step i carries E_i's NVLink
+     * hops to the relays and E_i-1's sends over the network */
+    uint32_t nst = 0, prev = NO_ENTRY;
+    for (uint32_t e = 0; e <= N * st->steps; e++) {
+        bool any = false, relayed = false;
+        if (e < N * st->steps)
+            entry_kind(st, e, &any, &relayed);
+        bool inter = e < N * st->steps && st->delta[e / st->steps] != 0;
+        if (!st->pxn || (e < N * st->steps && !inter)) {
+            if (any)
+                st->plan[nst++] = (a2a_step){e, NO_ENTRY};
             continue;
-        st->entry[nst++] = e;
-        tc_phase *ph = tc_sched_add_phase(s, 1, TC_PAT_GENERIC, 0, s->blk_bytes, "p2p peer step");
-        if (!ph)
-            return tc_fail(err, TC_EINTERNAL, "out of memory");
+        }
+        if (e < N * st->steps && !any)
+            continue;
+        a2a_step sp = {prev, relayed ? e : NO_ENTRY};
+        if (sp.net != NO_ENTRY || sp.nv != NO_ENTRY)
+            st->plan[nst++] = sp;
+        prev = e < N * st->steps ? e : NO_ENTRY;
+    }
+    tc_xfers x;
+    tc_xfers_init(&x, false);
+    uint32_t *cnt = st->pxn ? calloc(2 * (size_t)p, sizeof *cnt) : NULL;
+    if (st->pxn && !cnt)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    tc_status rs = TC_OK;
+    for (uint32_t i = 0; i < nst && rs == TC_OK; i++) {
+        bool relay = st->plan[i].nv != NO_ENTRY || (st->pxn && st->plan[i].net != NO_ENTRY &&
+                                                      st->delta[st->plan[i].net / st->steps] != 0);
+        tc_phase *ph = tc_sched_add_phase(s, 1, TC_PAT_GENERIC, 0, s->blk_bytes,
+                                          relay ? "p2p peer step (PXN)" : "p2p peer step");
+        if (!ph) {
+            rs = tc_fail(err, TC_EINTERNAL, "out of memory");
+            break;
+        }
         ph->fanout = ph->fanin = st->c;
         ph->rank_bytes = ph->rank_bytes_in = st->c * s->blk_bytes;
+        if (st->pxn && (rs = step_figures(s, i, &x, cnt, ph)) != TC_OK)
+            tc_fail(err, rs, "nccl-a2a: step %u could not be emitted", i);
     }
-    return TC_OK;
+    tc_xfers_free(&x);
+    free(cnt);
+    return rs;
+}
+
+/* NCCL's default: NCCL_PXN_DISABLE=0 (paths.cc:495). */
+static tc_status a2a_build(const tc_coll_req *req, const tc_topo *t, tc_sched *s, tc_err *err)
+{
+    return a2a_build_pxn(req, t, s, req->pxn != 2, err);
+}
+
+tc_status tc_nccl_a2a_build(const tc_coll_req *req, const tc_topo *topo, bool pxn, tc_sched **out, tc_err *err)
+{
+    *out = NULL;
+    if (req->algo != TC_ALGO_NCCL_A2A)
+        return tc_fail(err, TC_EINVAL, "tc_nccl_a2a_build builds nccl-a2a only, not %s", tc_algo_name(req->algo));
+    tc_status st = tc_coll_build(req, topo, out, err); /* NCCL's default: PXN where it applies */
+    if (st || pxn || !(*out)->params[0])
+        return st;
+    /* rebuild without PXN on the same validated schedule shell */
+    tc_sched *s = *out;
+    a2a_state_free(s->state);
+    s->state = NULL;
+    free(s->lat_pairs);
+    s->lat_pairs = NULL;
+    s->nphases = s->nsteps = 0;
+    st = a2a_build_pxn(req, topo, s, false, err);
+    if (st) {
+        tc_sched_free(s);
+        *out = NULL;
+    }
+    return st;
 }
 
 const tc_algo_impl tc_impl_nccl_a2a = {a2a_valid, a2a_build};

@@ -35,6 +35,7 @@
 #define NVLS_CHUNK 131072.0        /* NCCL_NVLS_CHUNKSIZE (nvls.cc:233) */
 #define NVLS_HW_LAT_US 25.0        /* hwLat[NVLINK][NVLS][Simple] = [NVLINK][NVLSTree] (tuning.cc:65-78) */
 #define NVLSTREE_NET_LAT_US 14.0   /* hwLat[NET][NVLSTree][Simple] (tuning.cc:65-78) */
+#define NVLS_NET_LAT_US 18.0       /* hwLat[NET][NVLS][Simple] (tuning.cc:65-78): NVLS across nodes over CollNet */
 #define NVLS_ALG_RATIO (5.0 / 6.0) /* bus to algorithm bandwidth for NVLS and NVLSTree (tuning.cc:213-219) */
 /* The speeds NCCL's graph search tries on SM90, GB/s (search.cc:855-856). */
 static const double speed_intra[] = {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3};
@@ -47,6 +48,12 @@ static double speed_at_most(const double *v, size_t n, double cap)
         if (v[i] <= cap * (1 + 1e-12))
             return v[i];
     return 0;
+}
+
+double tc_nccl_speed_at_most(bool inter, double cap)
+{
+    return inter ? speed_at_most(speed_inter, sizeof speed_inter / sizeof *speed_inter, cap)
+                 : speed_at_most(speed_intra, sizeof speed_intra / sizeof *speed_intra, cap);
 }
 
 /* Scale-up node size G (ranks per node, p on one node) and heads H: the GPUs
@@ -76,9 +83,9 @@ static const char *nvls_refusal(tc_op op, uint32_t p, const tc_topo *t, bool tre
     if (t->arch == TC_ARCH_VOLTA || t->arch == TC_ARCH_AMPERE)
         return "needs Hopper or later GPUs (arch=hopper or blackwell): NCCL enables NVLS from compute capability 9.0";
     uint32_t G = t->node_size;
-    if (!tree && p > G)
-        return "runs inside one node (p at most the node size); across nodes NCCL runs NVLS over CollNet (not modelled) "
-               "or NVLSTree (nccl-nvls-tree)";
+    if (!tree && p > G && (p % G || !t->sharp || t->kind != TC_TOPO_CLOS))
+        return "runs inside one node, or across whole nodes only over CollNet, where the fabric switches reduce "
+               "(sharp=1, InfiniBand SHARP; tuning.cc:286-290); across nodes without it: nccl-nvls-tree";
     if (tree && (p <= G || p % G))
         return "runs across nodes: p a multiple of the node size and at least two nodes (nccl-nvls on one node)";
     if ((p < G ? p : G) <= 2)
@@ -125,10 +132,14 @@ static void nvls_graph_bw(const tc_topo *t, uint32_t M, uint32_t H, double *bw_i
     *bw_inter = fmax(*bw_intra, speed_at_most(speed_inter, ne, nic));
 }
 
-/* NCCL's latency of NVLS, or of NVLSTree over M nodes, us (tuning.cc:258-262). */
+/* NCCL's latency of NVLS (across nodes: over CollNet), or of NVLSTree over
+ * M nodes, us (tuning.cc:225-229, 258-262; latencyInter 0, assumed as in
+ * nccl_collnet.c). */
 static double nvls_lat_us(bool tree, uint32_t M)
 {
-    return tree ? NVLS_HW_LAT_US + 2 * (int)tc_log2_floor(M) * NVLSTREE_NET_LAT_US : NVLS_HW_LAT_US;
+    if (tree)
+        return NVLS_HW_LAT_US + 2 * (int)tc_log2_floor(M) * NVLSTREE_NET_LAT_US;
+    return NVLS_HW_LAT_US + (M > 1 ? NVLS_NET_LAT_US : 0);
 }
 
 double tc_nccl_nvls_time_us(const tc_coll_req *req, const tc_topo *t, bool tree)
@@ -140,7 +151,7 @@ double tc_nccl_nvls_time_us(const tc_coll_req *req, const tc_topo *t, bool tree)
     double bi, be;
     nvls_graph_bw(t, M, H, &bi, &be);
     /* tuning.cc:174-177, 213-219, 258-262 */
-    double bw = tree ? fmin(bi, M <= 2 ? be : be / 2) : fmin(bi, be);
+    double bw = tree ? fmin(bi, M <= 2 ? be : be / 2) : fmin(bi, be); /* across nodes, NVLS: over CollNet */
     double alg = H * bw * NVLS_ALG_RATIO;
     double lat = nvls_lat_us(tree, M);
     return alg > 0 ? lat + req->bytes / (1000 * alg) : INFINITY;
@@ -155,6 +166,8 @@ double tc_nccl_nvls_time_us(const tc_coll_req *req, const tc_topo *t, bool tree)
  * Lane q holds channels q, q + L, q + 2L, ... (L lanes) on tree q mod 2. */
 typedef struct nvls_state {
     tc_op op;               /* all-reduce; on one node also all-gather, reduce-scatter */
+    bool sharp;             /* NVLS across nodes: the heads' sums through SHARP trees (sh) */
+    tc_sharp sh;
     uint32_t C, H, G, M, nch, D, maxnd;
     uint32_t L, per_lane;   /* lanes, channels per lane */
     uint32_t *nd;        /* 2 x M: node depth in tree 0 and tree 1 */
@@ -168,6 +181,7 @@ static void nvls_state_free(void *p)
     if (!st)
         return;
     free(st->nd), free(st->parent), free(st->child);
+    tc_sharp_free(&st->sh);
     free(st);
 }
 
@@ -245,6 +259,37 @@ static void emit_nvls_rsag(const tc_sched *s, uint32_t step, tc_xfers *x)
                     add_part(x, s, sw, g, false, r, m);
         }
     }
+}
+
+/* NVLS across nodes over CollNet (all_reduce.h:431-494, the !oneNode
+ * branch; nvls->out is the CollNet connection): every GPU's chunks to its
+ * switch (stage 0), the node's sum of head h's shard to head h (1), head h
+ * through SHARP tree h (from 2: the heads hold the result after 1 + 2T),
+ * every head to its switch at 2 + 2D (D the tallest tree; a shorter tree's
+ * heads wait), the switch's multicast to the GPUs at 3 + 2D. One lane:
+ * every channel moves the same transfers. */
+static tc_status emit_nvls_sharp(const tc_sched *s, uint32_t step, tc_xfers *x)
+{
+    const nvls_state *st = s->state;
+    uint32_t H = st->H, G = st->G, M = st->M, D = st->sh.D, n = st->nch, p = s->req.p, per = G / H, m;
+    for (uint32_t node = 0; node < M; node++) {
+        uint32_t sw = p + node, base = node * G;
+        if (chunk_at(step, 0, n, &m))
+            for (uint32_t g = 0; g < G; g++)
+                add_blocks(x, s, base + g, sw, g > 0, 0, m, H);
+        if (chunk_at(step, 1, n, &m))
+            for (uint32_t h = 0; h < H; h++)
+                add_blocks(x, s, sw, base + h * per, false, 0, m, h);
+        if (chunk_at(step, 2 + 2 * D, n, &m))
+            for (uint32_t h = 0; h < H; h++)
+                add_blocks(x, s, base + h * per, sw, false, 0, m, h);
+        if (chunk_at(step, 3 + 2 * D, n, &m))
+            for (uint32_t g = 0; g < G; g++)
+                add_blocks(x, s, sw, base + g, false, 0, m, H);
+    }
+    for (uint32_t h = 0; h < H; h++)
+        tc_sharp_emit(s, &st->sh, step, n, h, 2, 0, add_blocks, x);
+    return x->oom ? TC_EINTERNAL : TC_OK;
 }
 
 static tc_status emit_nvls(const tc_sched *s, uint32_t step, tc_xfers *x)
@@ -413,6 +458,9 @@ static tc_status nvls_build_common(const tc_coll_req *req, const tc_topo *t, tc_
     /* The chunk (src/enqueue.cc:1742-1761): NVLS 128 KiB, smaller for
      * small messages; NVLSTree at most 64 KiB from 4 nodes on. */
     double Q = NVLS_CHUNK, ops = (double)C * H, B = req->bytes;
+    if (!tree && M > 1 && tc_nccl_nvls_time_us(&(tc_coll_req){.op = TC_OP_ALLREDUCE, .p = req->p, .bytes = 1e12, .elt = 4},
+                                               t, false) > 1e12 / (1000 * 150.0))
+        Q = 32768; /* across nodes, NVLS's model bandwidth under 150 GB/s (enqueue.cc:1745) */
     if (!tree) {
         if (B < 64 * ops * Q && Q > 65536)
             Q = 65536;
@@ -440,8 +488,9 @@ static tc_status nvls_build_common(const tc_coll_req *req, const tc_topo *t, tc_
     s->state = st;
     s->free_state = nvls_state_free;
     st->op = req->op;
+    st->sharp = !tree && M > 1;
     st->C = C, st->H = H, st->G = G, st->M = M, st->nch = (uint32_t)nch;
-    st->L = M == 1 ? 1 : C % 2 == 0 ? (C >= 2 ? 2 : 1) : C;
+    st->L = M == 1 || st->sharp ? 1 : C % 2 == 0 ? (C >= 2 ? 2 : 1) : C;
     st->per_lane = C / st->L;
     st->nd = calloc(2 * (size_t)M, sizeof *st->nd);
     st->parent = malloc(2 * (size_t)M * sizeof *st->parent);
@@ -490,6 +539,20 @@ static tc_status nvls_build_common(const tc_coll_req *req, const tc_topo *t, tc_
     s->rate_cap_Bps = 0;
     s->credit_steps = 1;
     s->credit_steps_inter = 1;
+    if (st->sharp) {
+        /* across nodes over CollNet: the heads' SHARP trees */
+        tc_status rc = tc_sharp_build(s, t, &st->sh, H, M, G, err);
+        if (rc != TC_OK)
+            return rc;
+        s->emit = emit_nvls_sharp;
+        s->lat_pairs = malloc((2 * (size_t)st->sh.D + 6) * sizeof *s->lat_pairs);
+        if (!s->lat_pairs)
+            return tc_fail(err, TC_EINTERNAL, "out of memory");
+        uint32_t *lp = s->lat_pairs;
+        lp[0] = G > 1 ? 1 : 0, lp[1] = req->p, lp[2] = req->p, lp[3] = 0; /* a GPU, the switch, head 0 */
+        s->nlat_pairs = 2 + tc_sharp_lat_pairs(s, &st->sh, lp + 4);
+        return tc_pipeline_phases(s, st->nch, 4 + 2 * st->sh.D, s->blk_bytes * st->per_lane, "nvls sharp", err);
+    }
     /* The latency path: a GPU of the deepest node of channel 0's tree up
      * to the root head (the evaluators count it up and down). */
     uint32_t deep = 0;

@@ -169,13 +169,16 @@ void tc_sched_free(tc_sched *s)
     free(s->phases);
     free(s->lat_pairs);
     free(s->sw_rank);
+    free(s->sw_level);
+    free(s->sw_pick);
     free(s);
 }
 
 bool tc_algo_is_nccl(tc_algo a)
 {
     return a == TC_ALGO_NCCL_RING || a == TC_ALGO_NCCL || a == TC_ALGO_NCCL_TREE || a == TC_ALGO_NCCL_NVLS ||
-           a == TC_ALGO_NCCL_NVLS_TREE || a == TC_ALGO_NCCL_PAT || a == TC_ALGO_NCCL_A2A;
+           a == TC_ALGO_NCCL_NVLS_TREE || a == TC_ALGO_NCCL_PAT || a == TC_ALGO_NCCL_A2A ||
+           a == TC_ALGO_NCCL_COLLNET_CHAIN || a == TC_ALGO_NCCL_COLLNET_DIRECT;
 }
 
 const char *tc_nccl_algo_label(tc_algo impl)
@@ -186,6 +189,8 @@ const char *tc_nccl_algo_label(tc_algo impl)
     case TC_ALGO_NCCL_NVLS_TREE: return "NVLSTree";
     case TC_ALGO_NCCL_PAT: return "PAT";
     case TC_ALGO_NCCL_A2A: return "AllToAll";
+    case TC_ALGO_NCCL_COLLNET_CHAIN: return "CollNetChain";
+    case TC_ALGO_NCCL_COLLNET_DIRECT: return "CollNetDirect";
     default: return "Ring";
     }
 }
@@ -198,7 +203,8 @@ static const char *op_names[TC_OP_COUNT] = {
 static const char *algo_names[TC_ALGO_COUNT] = {
     "ring", "biring", "rd", "rhd", "binomial", "dbtree", "bruck", "pairwise", "direct",
     "torus", "torus-bi", "torus-mp", "swing", "hier", "shift", "scatter-ring", "rsg", "neighbor", "segring",
-    "auto", "nccl-ring", "nccl", "nccl-tree", "nccl-nvls", "nccl-nvls-tree", "nccl-pat", "nccl-a2a"};
+    "auto", "nccl-ring", "nccl", "nccl-tree", "nccl-nvls", "nccl-nvls-tree", "nccl-pat", "nccl-a2a",
+    "nccl-collnet-chain", "nccl-collnet-direct"};
 
 const char *tc_op_name(tc_op op)
 {
@@ -312,7 +318,7 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
             found = i;
     if (found < 0)
         return tc_fail(err, TC_EINVAL,
-                       "unknown algorithm '%s': accepted are ring, biring, rd, rhd, binomial, dbtree, bruck, pairwise, direct, torus, torus-bi, torus-mp, swing, hier, shift, scatter-ring, rsg, neighbor, segring, auto, nccl-ring, nccl, nccl-tree, nccl-nvls, nccl-nvls-tree, nccl-pat, nccl-a2a",
+                       "unknown algorithm '%s': accepted are ring, biring, rd, rhd, binomial, dbtree, bruck, pairwise, direct, torus, torus-bi, torus-mp, swing, hier, shift, scatter-ring, rsg, neighbor, segring, auto, nccl-ring, nccl, nccl-tree, nccl-nvls, nccl-nvls-tree, nccl-pat, nccl-a2a, nccl-collnet-chain, nccl-collnet-direct",
                        sp.kind);
     req->algo = (tc_algo)found;
     const char *v = tc_spec_get(&sp, "chunks");
@@ -383,6 +389,17 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
             return tc_fail(err, TC_EINVAL, "invalid buffsize '%s' in algorithm '%s': expected 64KiB to 1GiB", v, s);
         req->buffsize = b;
     }
+    req->pxn = 0;
+    v = tc_spec_get(&sp, "pxn");
+    if (v) {
+        if (req->algo != TC_ALGO_NCCL_A2A && req->algo != TC_ALGO_NCCL)
+            return tc_fail(err, TC_EINVAL, "pxn= in algorithm '%s': only nccl-a2a and nccl (all-to-all) have it", s);
+        if (strcmp(v, "0") && strcmp(v, "1"))
+            return tc_fail(err, TC_EINVAL, "invalid pxn '%s' in algorithm '%s': accepted are 0 and 1 (1: through the "
+                                           "NIC of the destination's rail, NCCL's default)",
+                           v, s);
+        req->pxn = v[0] == '1' ? 1 : 2;
+    }
     req->algo_mask = 0;
     v = tc_spec_get(&sp, "algo");
     if (v) {
@@ -411,7 +428,7 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
     return tc_spec_check_unused(&sp, "algorithm",
                                 "chunks (pipelining chunks), root (broadcast/reduce root rank), order (rhd: near, far), "
                                 "tree (binomial: lowbit, highbit); nccl-ring and nccl: proto, channels, minch, maxch, "
-                                "buffsize",
+                                "buffsize; nccl: algo; nccl-a2a and nccl: pxn",
                                 err);
 }
 
@@ -459,6 +476,8 @@ char *tc_algo_format(const tc_coll_req *req, char *buf, size_t len)
         snprintf(opt, sizeof opt, "channels=%u", req->channels);
         append_opt(buf, len, &n, &first, opt);
     }
+    if (req->pxn)
+        append_opt(buf, len, &n, &first, req->pxn == 1 ? "pxn=1" : "pxn=0");
     if (req->proto) {
         snprintf(opt, sizeof opt, "proto=%s", tc_proto_name(req->proto));
         append_opt(buf, len, &n, &first, opt);
@@ -470,11 +489,11 @@ char *tc_algo_format(const tc_coll_req *req, char *buf, size_t len)
                 k += (size_t)snprintf(opt + k, sizeof opt - k, "%s%s", k > 6 ? "|" : "", tc_proto_name((tc_proto)p));
         append_opt(buf, len, &n, &first, opt);
     }
-    if (req->algo_mask && req->algo_mask != 31) {
+    if (req->algo_mask && req->algo_mask != 127) {
         /* NCCL_ALGO's syntax, '|' between names (',' separates options) */
-        static const char *const names[5] = {"Ring", "Tree", "NVLS", "NVLSTree", "PAT"};
-        char list[48] = "algo=";
-        for (int b = 0, k = 0; b < 5; b++)
+        static const char *const names[7] = {"Ring", "Tree", "NVLS", "NVLSTree", "PAT", "CollNetDirect", "CollNetChain"};
+        char list[96] = "algo=";
+        for (int b = 0, k = 0; b < 7; b++)
             if (req->algo_mask & 1u << b)
                 snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k++ ? "|" : "", names[b]);
         append_opt(buf, len, &n, &first, list);
@@ -517,6 +536,8 @@ const tc_algo_impl *tc_algo_impl_of(tc_algo a)
         [TC_ALGO_SEGRING] = &tc_impl_segring,   [TC_ALGO_NCCL_RING] = &tc_impl_nccl_ring,
         [TC_ALGO_NCCL] = &tc_impl_nccl,         [TC_ALGO_NCCL_TREE] = &tc_impl_nccl_tree,
         [TC_ALGO_NCCL_NVLS] = &tc_impl_nccl_nvls, [TC_ALGO_NCCL_NVLS_TREE] = &tc_impl_nccl_nvls_tree,
+        [TC_ALGO_NCCL_COLLNET_CHAIN] = &tc_impl_nccl_collnet_chain,
+        [TC_ALGO_NCCL_COLLNET_DIRECT] = &tc_impl_nccl_collnet_direct,
         [TC_ALGO_NCCL_PAT] = &tc_impl_nccl_pat,   [TC_ALGO_NCCL_A2A] = &tc_impl_nccl_a2a,
     };
     return (unsigned)a < TC_ALGO_COUNT ? table[a] : NULL;

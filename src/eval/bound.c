@@ -233,11 +233,12 @@ double tc_lower_bound_alpha(const tc_topo *t, tc_op op, uint32_t p, double bytes
      * and node link, as degraded). Broadcast and reduce load the root one
      * way and every other rank the other: the second slowest endpoint
      * stands for a rank that is not the root. */
-    /* Node switches that reduce (NVLink SHARP) take the all-reduce's
-     * reduction off the ranks: each must still send its whole input and
-     * receive the whole result, S each way, not 2 (p - 1) / p S. */
+    /* Switches that reduce (NVLink SHARP in the node, InfiniBand SHARP in
+     * the fabric) take the all-reduce's reduction off the ranks: each must
+     * still send its whole input and receive the whole result, S each way,
+     * not 2 (p - 1) / p S. */
     double inj_bytes = injection_bytes(op, p, bytes);
-    if (t->node_reduce && op == TC_OP_ALLREDUCE)
+    if ((t->node_reduce || t->sharp) && op == TC_OP_ALLREDUCE)
         inj_bytes = fmin(inj_bytes, bytes);
     /* Behind a shared NIC an endpoint may have it to itself. */
     double fab = t->nics ? fmin(t->links[t->nic_lbase].bw, t->up[1] * t->level_bw[1]) : info.injection_Bps;

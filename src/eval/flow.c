@@ -459,7 +459,7 @@ uint32_t fl_route(fl_sim *S, uint32_t a, uint32_t b)
 {
     const tc_topo *t = S->t;
     bool local = fl_same_node(t, a, b);
-    if (S->o.multipath == TC_MULTIPATH_SPRAY && !local) {
+    if (S->o.multipath == TC_MULTIPATH_SPRAY && !local && a < t->n_endpoints && b < t->n_endpoints) {
         if (t->kind == TC_TOPO_TORUS)
             return torus_spray(S, a, b);
         /* The Clos arithmetic is on host slots (rails). */

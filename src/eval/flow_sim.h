@@ -209,7 +209,7 @@ static inline uint32_t fl_ep(const fl_job *J, uint32_t v)
 /* Whether two vertices (endpoints or node switches) share a scale-up node. */
 static inline bool fl_same_node(const tc_topo *t, uint32_t a, uint32_t b)
 {
-    return t->node_size > 1 && tc_topo_node_of(t, a) == tc_topo_node_of(t, b);
+    return t->node_size > 1 && tc_topo_same_node(t, a, b);
 }
 
 /* The simulated rank of a transfer's end r in lane k. */

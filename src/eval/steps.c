@@ -147,7 +147,7 @@ static double nccl_hop(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, cons
     double pl = 0;
     for (uint32_t j = 0; j < n; j++)
         pl += t->links[w->path[j]].lat;
-    bool local = t->node_size > 1 && tc_topo_node_of(t, a) == tc_topo_node_of(t, b);
+    bool local = t->node_size > 1 && tc_topo_same_node(t, a, b);
     return fmax(pl, local ? s->lat_intra_s : s->lat_inter_s);
 }
 

@@ -173,6 +173,7 @@ static void nccl_options(tc_coll_req *q, const tc_coll_row *row)
     q->min_channels = p->min_channels;
     q->max_channels = p->max_channels;
     q->buffsize = p->buffsize;
+    q->pxn = p->pxn;
 }
 
 /* The schedule the result r ran: its algorithm (auto resolved), size

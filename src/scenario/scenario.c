@@ -262,6 +262,13 @@ static tc_status nccl_env(tc_coll_req *req, tc_err *err)
             return tc_fail(err, TC_EINVAL, "%s=%s: expected 1 to 32", names[k], v);
         *dst[k] = c;
     }
+    /* NCCL_PXN_DISABLE (src/graph/paths.cc:495 at v2.21.5-1): 1 turns PXN off */
+    v = getenv("NCCL_PXN_DISABLE");
+    if (v && *v && !req->pxn && (req->algo == TC_ALGO_NCCL_A2A || req->algo == TC_ALGO_NCCL)) {
+        if (strcmp(v, "0") && strcmp(v, "1"))
+            return tc_fail(err, TC_EINVAL, "NCCL_PXN_DISABLE=%s: expected 0 or 1", v);
+        req->pxn = v[0] == '1' ? 2 : 1;
+    }
     v = getenv("NCCL_BUFFSIZE");
     if (v && *v && !req->buffsize) {
         char *end;

@@ -372,6 +372,55 @@ uint32_t tc_clos_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t ds
     return n;
 }
 
+/* A vertex's place in the tree: level 0 and its host slot for an
+ * endpoint, the level and index of a fabric switch; -1 for anything else. */
+static int tree_place(const tc_topo *t, uint32_t v, uint32_t *idx)
+{
+    if (v < t->n_endpoints) {
+        *idx = tc_topo_slot(t, v);
+        return 0;
+    }
+    for (int i = 1; i <= t->levels; i++)
+        if (v >= t->level_vbase[i] && v - t->level_vbase[i] < t->level_count[i]) {
+            *idx = v - t->level_vbase[i];
+            return i;
+        }
+    return -1;
+}
+
+uint32_t tc_clos_route_vertical(const tc_topo *t, uint32_t src, uint32_t dst, uint32_t *links)
+{
+    uint32_t is, id;
+    int ls = tree_place(t, src, &is), ld = tree_place(t, dst, &id);
+    if (ls < 0 || ld < 0 || ls == ld)
+        return 0;
+    bool up = ls < ld;
+    uint32_t lo = up ? src : dst, c = up ? is : id, target = up ? id : is;
+    int l0 = up ? ls : ld, L = up ? ld : ls;
+    uint32_t n = 0;
+    if (l0 == 0 && t->nics)
+        links[n++] = t->nic_lbase + 2 * lo; /* the endpoint to its NIC */
+    uint32_t B = target % t->wprod[L];
+    for (int i = l0 + 1; i <= L; i++) {
+        uint32_t wc = t->wprod[i - 1], b = B / wc % t->up[i];
+        links[n++] = t->up_lbase[i] + 2 * (c * t->up[i] + b);
+        c = c % wc + wc * b + t->wprod[i] * (c / wc / t->down[i]);
+    }
+    if (c != target)
+        return 0; /* not an ancestor */
+    if (!up) {
+        /* the same cables downwards, in the reverse order */
+        for (uint32_t i = 0; i < n / 2; i++) {
+            uint32_t x = links[i];
+            links[i] = links[n - 1 - i];
+            links[n - 1 - i] = x;
+        }
+        for (uint32_t i = 0; i < n; i++)
+            links[i] += 1;
+    }
+    return n;
+}
+
 double tc_topo_clos_path_lat(const tc_topo *t, int L)
 {
     if (!t || t->kind != TC_TOPO_CLOS || L <= 0)

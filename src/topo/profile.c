@@ -365,7 +365,8 @@ static tc_status pos_field(const tc_profile *p, const char *name, double *out, t
  * (rail=R; with fewer NICs than GPUs, nics=R: G/R GPUs share each NIC). A
  * rail's N ports take one leaf when they fit in half its ports (the other
  * half go up), else whole leaves of half its ports. */
-static tc_status expand_gpu_node(const tc_profile *p, uint32_t nodes, char *spec, size_t len, tc_err *err)
+static tc_status expand_gpu_node(const tc_profile *p, uint32_t nodes, bool ib_sharp, char *spec, size_t len,
+                                 tc_err *err)
 {
     uint32_t G = 0, R = 0, radix = 0;
     double nv = 0, eff = 0, nvlat = 0, nic = 0, swlat = 0, cable = 0;
@@ -412,8 +413,9 @@ static tc_status expand_gpu_node(const tc_profile *p, uint32_t nodes, char *spec
     if (R < G)
         snprintf(nics, sizeof nics, ",nics=%u", R);
     snprintf(node, sizeof node,
-             "bw=%.12gGbps,lat=%.12gns,hop_lat=%.12gns,node=%u,node_bw=%.12gGB/s,node_lat=%.12gns%s%s,arch=%.16s", nic,
-             cable, swlat, G, nv * eff, nvlat, sharp == 1 ? ",node_reduce=1" : "", nics, arch);
+             "bw=%.12gGbps,lat=%.12gns,hop_lat=%.12gns,node=%u,node_bw=%.12gGB/s,node_lat=%.12gns%s%s,arch=%.16s%s", nic,
+             cable, swlat, G, nv * eff, nvlat, sharp == 1 ? ",node_reduce=1" : "", nics, arch,
+             ib_sharp ? ",sharp=1" : "");
     if (nodes == 1) {
         snprintf(spec, len, "clos:down=%u,up=1,%s", R, node);
         return TC_OK;
@@ -476,6 +478,7 @@ tc_status tc_preset_expand(const char *preset, const char *dir, char *spec, size
         return st;
     }
     uint32_t nodes = 1;
+    bool ib_sharp = false;
     const char *dims = NULL;
     char dimbuf[64];
     if (colon) {
@@ -492,17 +495,23 @@ tc_status tc_preset_expand(const char *preset, const char *dir, char *spec, size
                     st = tc_fail(err, TC_EINVAL, "preset %s: nodes='%s': expected a whole number from 1 to %u", name,
                                  sp.val[i], 1u << 20);
                 nodes = (uint32_t)v;
+            } else if (gpu && strcmp(sp.key[i], "sharp") == 0) {
+                if (strcmp(sp.val[i], "0") && strcmp(sp.val[i], "1"))
+                    st = tc_fail(err, TC_EINVAL, "preset %s: sharp='%s': accepted are 0 and 1 (1: the fabric switches "
+                                                 "reduce, InfiniBand SHARP with NCCL's CollNet plugin enabled)",
+                                 name, sp.val[i]);
+                ib_sharp = strcmp(sp.val[i], "1") == 0;
             } else if (!gpu && strcmp(sp.key[i], "dims") == 0) {
                 snprintf(dimbuf, sizeof dimbuf, "%s", sp.val[i]);
                 dims = dimbuf;
             } else {
                 st = tc_fail(err, TC_EINVAL, "preset %s: unknown key '%s': a %s preset takes %s", name, sp.key[i], p->kind,
-                             gpu ? "nodes=N" : "dims=AxBxC");
+                             gpu ? "nodes=N, sharp=0|1" : "dims=AxBxC");
             }
         }
     }
     if (st == TC_OK)
-        st = strcmp(p->kind, "gpu-node") == 0 ? expand_gpu_node(p, nodes, spec, len, err)
+        st = strcmp(p->kind, "gpu-node") == 0 ? expand_gpu_node(p, nodes, ib_sharp, spec, len, err)
                                               : expand_tpu(p, dims, spec, len, err);
     if (st == TC_OK) {
         /* The spec must build: a bad profile value is named here, not later. */

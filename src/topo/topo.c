@@ -15,7 +15,7 @@
 #define COMMON_KEYS "hop_lat, alpha, seed, node, node_bw, node_lat, node_hop_lat, node_reduce, arch"
 #define CLOS_KEYS                                                                                                       \
     "down, up, links, hosts, radix, tiers, oversub, bw, bw1..bw6, lat, lat1..lat6, rail, nics, gpus_per_nic, nic_bw, "  \
-    "nic_lat, " COMMON_KEYS
+    "nic_lat, sharp, " COMMON_KEYS
 #define TORUS_KEYS "dims, wrap, bw, lat, " COMMON_KEYS
 
 /* ---- spec helpers ---- */
@@ -116,7 +116,7 @@ static bool accepted_key(const char *kind, const char *key)
     static const char *common[] = {"hop_lat",      "alpha",       "seed", "node", "node_bw", "node_lat",
                                    "node_hop_lat", "node_reduce", "arch", NULL};
     static const char *clos[] = {"down", "up",  "links", "hosts", "radix",        "tiers",  "oversub", "bw",
-                                 "lat",  "rail", "nics", "gpus_per_nic", "nic_bw", "nic_lat", NULL};
+                                 "lat",  "rail", "nics", "gpus_per_nic", "nic_bw", "nic_lat", "sharp", NULL};
     static const char *torus[] = {"dims", "wrap", "bw", "lat", NULL};
     for (const char **k = common; *k; k++)
         if (strcmp(*k, key) == 0)
@@ -257,6 +257,15 @@ static tc_status read_common(tc_spec *sp, tc_topo *t, tc_err *err)
         return tc_fail(err, TC_EINVAL, "%s spec: node=%u does not divide the %u endpoints: give a divisor of %u", kind, g,
                        t->n_endpoints, t->n_endpoints);
     t->node_size = g > 1 ? g : 0;
+    uint32_t sharp = 0;
+    bool has_sharp = false;
+    if (strcmp(kind, "clos") == 0 && (st = tc_topo_get_u32(sp, kind, "sharp", &sharp, &has_sharp, err)) != TC_OK)
+        return st;
+    if (has_sharp && sharp > 1)
+        return tc_fail(err, TC_EINVAL, "clos spec: sharp=%u: accepted are 0 and 1 (1: the fabric switches reduce and "
+                                       "multicast, as InfiniBand SHARP)",
+                       sharp);
+    t->sharp = sharp == 1;
     return read_rails(sp, t, g, has_node, err);
 }
 
@@ -356,6 +365,8 @@ static void canonical_spec(tc_topo *t)
         if (t->rails)
             tc_topo_put(t->spec, sizeof t->spec, ",rail=%u", t->rails);
     }
+    if (t->sharp)
+        tc_topo_put(t->spec, sizeof t->spec, ",sharp=1");
     if (t->arch)
         tc_topo_put(t->spec, sizeof t->spec, ",arch=%s", tc_arch_name((tc_arch)t->arch));
     tc_topo_put(t->spec, sizeof t->spec, ",alpha=%s", tc_topo_time_str(t->alpha, a, sizeof a));
@@ -562,11 +573,22 @@ uint32_t tc_topo_node_of(const tc_topo *t, uint32_t v)
     return v >= t->node_vbase && v - t->node_vbase < nodes ? v - t->node_vbase : UINT32_MAX;
 }
 
+bool tc_topo_same_node(const tc_topo *t, uint32_t a, uint32_t b)
+{
+    uint32_t na = tc_topo_node_of(t, a);
+    return na != UINT32_MAX && na == tc_topo_node_of(t, b);
+}
+
 uint32_t tc_topo_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links)
 {
     if (src == dst)
         return 0;
     if (src >= t->n_endpoints || dst >= t->n_endpoints) {
+        /* a fabric switch and an endpoint or switch below it (in-network
+         * reduction in the fabric): the tree's path between them */
+        uint32_t f = t->n_endpoints + t->n_switches;
+        if (t->kind == TC_TOPO_CLOS && ((src >= t->n_endpoints && src < f) || (dst >= t->n_endpoints && dst < f)))
+            return tc_clos_route_vertical(t, src, dst, links);
         /* an endpoint and its own node switch: the node link between them */
         uint32_t e = src < t->n_endpoints ? src : dst, sw = src < t->n_endpoints ? dst : src;
         if (e >= t->n_endpoints || tc_topo_node_of(t, sw) != tc_topo_node_of(t, e) || tc_topo_node_of(t, e) == UINT32_MAX)

@@ -47,6 +47,11 @@ const char *tc_topo_list_str(const uint32_t *v, int n, char *buf, size_t len);
 tc_status tc_clos_configure(tc_spec *sp, tc_topo *t, uint64_t *fabric_links, tc_err *err);
 void tc_clos_fill(tc_topo *t);
 uint32_t tc_clos_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links);
+/* A route between an endpoint or fabric switch and one of its ancestor
+ * switches (either way): the unique path of up-links (down-links) between
+ * them, with the endpoint's NIC link; 0 if neither is the other's
+ * ancestor. */
+uint32_t tc_clos_route_vertical(const tc_topo *t, uint32_t src, uint32_t dst, uint32_t *links);
 void tc_clos_info(const tc_topo *t, tc_topo_info *info);
 void tc_clos_spec(const tc_topo *t, char *buf, size_t len);
 const char *tc_clos_vertex_name(const tc_topo *t, uint32_t v, char *buf, size_t len);

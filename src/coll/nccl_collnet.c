@@ -1,0 +1,597 @@
+/*
+ * nccl_collnet.c - NCCL's all-reduce with the reduction in the fabric
+ * (InfiniBand SHARP, through NCCL's CollNet plugin interface):
+ * CollNetChain (nccl-collnet-chain) and CollNetDirect
+ * (nccl-collnet-direct), as NVIDIA/nccl v2.21.5-1 (commit ab2b89c4) runs
+ * them (docs/MODEL.md, "NCCL's CollNet").
+ *
+ * Inside a node (src/device/all_reduce.h, src/graph/connect.cc):
+ *  - CollNetChain (all_reduce.h:599-715): channel k's GPUs form a chain
+ *    from its head, the GPU at the channel's NIC (connect.cc:50-63: up is
+ *    the previous GPU of the channel's intra order, the head's up the
+ *    network). Chunks are reduced up the chain (recvReduceSend), the head
+ *    hands the node's sum to the network, and the result comes back down
+ *    the chain (recvCopySend).
+ *  - CollNetDirect (all_reduce.h:245-359): every GPU scatters piece j of
+ *    each chunk to head j (one head per NIC), head j adds the node's
+ *    pieces (recvReduceSend) and hands them to the network, then sends the
+ *    result to every GPU of its node (recvCopyDirectSend); heads are the
+ *    distinct first GPUs of the CollNet graph's channels (connect.cc:
+ *    173-232).
+ * In the fabric (SHARP): the heads j of all nodes form one reduction tree
+ * whose aggregation nodes are Clos switches: a leaf adds what its heads
+ * send, each level adds its children's partial sums up to the root, which
+ * multicasts the result back down the same tree. Tree j climbs through
+ * the up-link b_i = j mod w_i at every level i (its switches are the
+ * ancestors of its heads along those up-links) to the lowest level that
+ * holds all its heads: an assumed layout (SHARP's aggregation manager
+ * builds its trees at run time; this one spreads the heads' trees over
+ * the top switches). Each switch of a tree is a participant of the
+ * schedule (tc_sched.sw_level, sw_pick).
+ *
+ * Pipelining: chunk m of a stage at offset o moves at step m + o; a stage
+ * is one hop (a GPU to the next, a head to its leaf, a switch to its
+ * parent, and back). Channels with the same head (chain) and all channels
+ * (direct) move the same transfers at the same steps: they are lanes
+ * merged as in nccl_nvls.c.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "coll/algos.h"
+
+/* NCCL v2.21.5-1's CollNet constants. */
+#define CN_STEP 524288.0          /* Simple stepSize: NCCL_BUFFSIZE 4 MiB / NCCL_STEPS 8 (init.cc:544, enqueue.cc:1723) */
+#define CN_MAX_THREADS 640.0      /* maxThreads[CollNet*][Simple] = NCCL_MAX_NTHREADS (tuning.cc:126-129, device.h:55) */
+#define CN_THREAD_THRESHOLD 512.0 /* threadThresholds[CollNet*][Simple] (tuning.cc:382-383) */
+#define CN_DIRECT_ARITY 7         /* NCCL_MAX_DIRECT_ARITY (device.h:156) */
+/* hwLat (tuning.cc:65-78), us: NVLink and network, Simple. */
+#define CN_DIRECT_NVLINK_US 3.7
+#define CN_CHAIN_NVLINK_US 2.8
+#define CN_DIRECT_NET_US 31.0
+#define CN_CHAIN_NET_US 30.0
+#define CN_ARITY_US 0.4           /* "arity serialization latency" per extra GPU (tuning.cc:253-255) */
+#define CN_HOPPER_EFF 0.85        /* CollNetDirect's bus bandwidth on compute capability >= 9.0 (tuning.cc:208) */
+
+/* ---- validity and shape ---- */
+
+static void cn_shape(uint32_t p, const tc_topo *t, uint32_t *G, uint32_t *M, uint32_t *H)
+{
+    uint32_t g = t && t->node_size > 1 ? t->node_size : 1;
+    if (g > p)
+        g = p;
+    *G = g;
+    *M = p / g;
+    *H = t && t->nics ? t->nics : g;
+}
+
+/* Why CollNet cannot run (NULL if it can). */
+static const char *cn_refusal(tc_op op, uint32_t p, const tc_topo *t, bool direct)
+{
+    if (op != TC_OP_ALLREDUCE)
+        return "implements allreduce only (CollNetDirect's all-gather and reduce-scatter through SHARP's own "
+               "all-gather are not modelled)";
+    if (!t || t->kind != TC_TOPO_CLOS || !t->sharp)
+        return "needs fabric switches that reduce and multicast (a Clos with sharp=1, InfiniBand SHARP): the "
+               "topology's fabric switches do not";
+    uint32_t G, M, H;
+    cn_shape(p, t, &G, &M, &H);
+    if (p % G || M < 2)
+        return "runs across nodes: p a multiple of the node size and at least 2 nodes (NCCL_COLLNET_NODE_THRESHOLD, "
+               "src/init.cc:583)";
+    if (direct && G < 2)
+        return "needs an NVSwitch inside the nodes (node=G, G >= 2): NCCL enables CollNetDirect only there "
+               "(src/graph/tuning.cc:297-300)";
+    if (direct && G > CN_DIRECT_ARITY + 1)
+        return "takes at most 8 GPUs per node (NCCL_MAX_DIRECT_ARITY 7 peers, src/include/device.h:156)";
+    return NULL;
+}
+
+static bool cn_valid(tc_op op, uint32_t p, const tc_topo *t, bool direct, tc_err *err)
+{
+    const char *why = cn_refusal(op, p, t, direct);
+    if (why)
+        tc_fail(err, TC_EINVAL, "%s %s", direct ? "nccl-collnet-direct" : "nccl-collnet-chain", why);
+    return !why;
+}
+
+static bool chain_valid(tc_op op, uint32_t p, const tc_topo *t, tc_err *err)
+{
+    return cn_valid(op, p, t, false, err);
+}
+
+static bool direct_valid(tc_op op, uint32_t p, const tc_topo *t, tc_err *err)
+{
+    return cn_valid(op, p, t, true, err);
+}
+
+/* The channels of a CollNet communicator: the ring's (NCCL's CollNet graph
+ * has as many search channels as the ring's, init.cc:1067), plus half as
+ * many when NVLink is faster than a NIC and a node holds several GPUs
+ * (connect.cc:447-452), at most 32; or the request's. */
+static uint32_t cn_channels_full(const tc_coll_req *req, const tc_topo *t, uint32_t G, uint32_t H)
+{
+    if (req->channels)
+        return req->channels > 32 ? 32 : req->channels;
+    uint32_t C = tc_nccl_channels_full(req, t);
+    tc_topo_info in;
+    tc_topo_get_info(t, &in);
+    double nic = in.injection_Bps * G / H;
+    if (G > 1 && t->node_size > 1 && t->node_bw > nic)
+        C += C / 2;
+    return C > 32 ? 32 : C;
+}
+
+/* The channels an operation of req->bytes runs (getChannnelThreadInfo,
+ * enqueue.cc:1566-1591): CollNetChain as a ring or tree, CollNetDirect with
+ * its ncSwitch steps over the heads. */
+static uint32_t cn_channels(const tc_coll_req *req, uint32_t nc, uint32_t H, bool direct)
+{
+    double B = req->bytes, nt = CN_MAX_THREADS, th = CN_THREAD_THRESHOLD;
+    if (!direct) {
+        while (B < nc * nt * th && nc >= 2)
+            nc--;
+        return nc;
+    }
+    bool flag = true;
+    for (uint32_t sw = 16; sw >= 1 && flag; sw /= 2) {
+        while ((flag = B < nc * nt * H * th) && nc > sw) {
+            if (nc == sw + sw / 2)
+                th /= 2;
+            nc--;
+        }
+    }
+    return nc;
+}
+
+/* The chunk (computeCollChunkInfo, enqueue.cc:1722-1742). */
+static double cn_chunk(double B, uint32_t C, uint32_t H, uint32_t G, bool direct)
+{
+    if (direct) {
+        double q = CN_STEP, per = (double)C * H, depth = G > 1 ? 2 : 1; /* connect.cc:227 */
+        while (B / (per * q) < depth * 64 && q > 131072)
+            q /= 2;
+        while (B / (per * q) < depth * 8 && q > 65536)
+            q /= 2;
+        while (B / (per * q) < depth * 8 && q > 32768)
+            q /= 2;
+        return q;
+    }
+    double q = fmin(262144.0, CN_STEP), depth = G; /* collnetChain.depth = nRanks / nNodes (connect.cc:231) */
+    while (B / (C * q) < depth * 64 && q > 131072)
+        q /= 2;
+    while (B / (C * q) < depth * 8 && q > 65536)
+        q /= 2;
+    while (B / (C * q) < depth && q > 32768)
+        q /= 2;
+    return q;
+}
+
+/* NCCL's latency of CollNet, us (tuning.cc:225-256; the IB plugin reports
+ * no network latency of its own, latencyInter 0: assumed). */
+static double cn_lat_us(uint32_t G, bool direct)
+{
+    if (direct)
+        return 2 * ((G > 1 ? 1 : 0) * CN_DIRECT_NVLINK_US + (G - 1) * CN_ARITY_US) + CN_DIRECT_NET_US;
+    return 2 * (G - 1) * CN_CHAIN_NVLINK_US + CN_CHAIN_NET_US;
+}
+
+double tc_nccl_collnet_time_us(const tc_coll_req *req, const tc_topo *t, bool direct)
+{
+    if (cn_refusal(req->op, req->p, t, direct))
+        return INFINITY;
+    uint32_t G, M, H;
+    cn_shape(req->p, t, &G, &M, &H);
+    tc_topo_info in;
+    tc_topo_get_info(t, &in);
+    /* The CollNet graph (search.cc): its search channels are the ring's;
+     * pass 1 finds one speed of the list for both that a head's NIC and a
+     * GPU's NVLink share over the channels carry; pass 2 raises bwIntra
+     * for trees while below twice bwInter and within the NVLink share
+     * (search.cc:1013-1031). */
+    double nch = tc_nccl_channels_full(req, t) / 2.0;
+    if (nch < 1)
+        nch = 1;
+    double nic = in.injection_Bps * G / H / 1e9, nvl = t->node_size > 1 ? t->node_bw / 1e9 : nic;
+    double inter = tc_nccl_speed_at_most(true, fmin(nic, nvl / nch));
+    double intra = fmax(inter, tc_nccl_speed_at_most(true, fmin(nvl / nch, 2 * inter * (1 - 1e-9))));
+    double bus = nch * intra;
+    if (direct) {
+        /* tuning.cc:203-208: a GPU-to-NIC ratio above 1 costs half its excess */
+        double f = G / nch;
+        f -= (f - 1) / 2;
+        bus /= f;
+        if (t->arch == TC_ARCH_HOPPER || t->arch == TC_ARCH_BLACKWELL || t->arch == TC_ARCH_NONE)
+            bus *= CN_HOPPER_EFF;
+    }
+    double alg = bus * .5; /* tuning.cc:213-219 */
+    return alg > 0 ? cn_lat_us(G, direct) + req->bytes / (1000 * alg) : INFINITY;
+}
+
+/* ---- the SHARP trees (algos.h: tc_sharp) ---- */
+
+void tc_sharp_free(tc_sharp *sh)
+{
+    free(sh->top), free(sh->leaf), free(sh->parent), free(sh->first_child), free(sh->next_sib);
+    free(sh->heads_first), free(sh->heads_next), free(sh->tree_first);
+    memset(sh, 0, sizeof *sh);
+}
+
+/* The GPU of node n that is head j (the first behind NIC j). */
+static uint32_t head_rank(const tc_sharp *sh, uint32_t n, uint32_t j)
+{
+    return n * sh->G + j * (sh->G / sh->H);
+}
+
+tc_status tc_sharp_build(tc_sched *s, const tc_topo *t, tc_sharp *sh, uint32_t H, uint32_t M, uint32_t G, tc_err *err)
+{
+    uint32_t cap = 0, off = s->nsw;
+    memset(sh, 0, sizeof *sh);
+    sh->H = H, sh->M = M, sh->G = G;
+    sh->base = s->req.p + off;
+    sh->top = calloc(H, sizeof *sh->top);
+    sh->leaf = malloc((size_t)H * M * sizeof *sh->leaf);
+    sh->heads_next = malloc((size_t)H * M * sizeof *sh->heads_next);
+    sh->tree_first = malloc(((size_t)H + 1) * sizeof *sh->tree_first);
+    if (!sh->top || !sh->leaf || !sh->heads_next || !sh->tree_first)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    /* tree j climbs to the lowest level that holds all its heads */
+    for (uint32_t j = 0; j < H; j++) {
+        uint32_t s0 = tc_topo_slot(t, head_rank(sh, 0, j)), L = 1;
+        for (uint32_t n = 1; n < M; n++) {
+            uint32_t sn = tc_topo_slot(t, head_rank(sh, n, j));
+            while (L < (uint32_t)t->levels && sn / t->span[L] != s0 / t->span[L])
+                L++;
+        }
+        sh->top[j] = L;
+        sh->D = L > sh->D ? L : sh->D;
+        cap += L * M;
+    }
+    /* after the schedule's switches so far (node switches: level 0) */
+    uint32_t *rk = realloc(s->sw_rank, ((size_t)off + cap) * sizeof *s->sw_rank);
+    if (rk)
+        s->sw_rank = rk;
+    uint8_t *lv = rk ? realloc(s->sw_level, (size_t)off + cap) : NULL;
+    if (lv) {
+        if (!s->sw_level)
+            memset(lv, 0, off);
+        s->sw_level = lv;
+    }
+    uint32_t *pk = lv ? realloc(s->sw_pick, ((size_t)off + cap) * sizeof *s->sw_pick) : NULL;
+    if (pk) {
+        if (!s->sw_pick)
+            memset(pk, 0, off * sizeof *pk);
+        s->sw_pick = pk;
+    }
+    sh->parent = malloc((size_t)cap * sizeof *sh->parent);
+    sh->first_child = malloc((size_t)cap * sizeof *sh->first_child);
+    sh->next_sib = malloc((size_t)cap * sizeof *sh->next_sib);
+    sh->heads_first = malloc((size_t)cap * sizeof *sh->heads_first);
+    uint32_t *cur = malloc((size_t)M * sizeof *cur); /* per node: its head's switch at the current level */
+    if (!rk || !lv || !pk || !sh->parent || !sh->first_child || !sh->next_sib ||
+        !sh->heads_first || !cur) {
+        free(cur);
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    }
+    uint32_t nsw = 0;
+    for (uint32_t j = 0; j < H; j++) {
+        uint32_t B = 0;
+        sh->tree_first[j] = nsw;
+        for (uint32_t L = 1; L <= sh->top[j]; L++) {
+            B += t->wprod[L - 1] * (j % t->up[L]); /* up-link j mod w_L at every level */
+            uint32_t lev0 = nsw;
+            for (uint32_t n = 0; n < M; n++) {
+                uint32_t e = head_rank(sh, n, j), a = tc_topo_slot(t, e) / t->span[L], found = UINT32_MAX;
+                for (uint32_t i = lev0; i < nsw && found == UINT32_MAX; i++)
+                    if (tc_topo_slot(t, s->sw_rank[off + i]) / t->span[L] == a)
+                        found = i;
+                if (found == UINT32_MAX) {
+                    found = nsw++;
+                    s->sw_rank[off + found] = e;
+                    s->sw_level[off + found] = (uint8_t)L;
+                    s->sw_pick[off + found] = B;
+                    sh->parent[found] = -1;
+                    sh->first_child[found] = sh->next_sib[found] = sh->heads_first[found] = UINT32_MAX;
+                }
+                if (L == 1) {
+                    /* node n's head j sends to this leaf: append n to its heads */
+                    sh->leaf[j * M + n] = sh->base + found;
+                    sh->heads_next[j * M + n] = UINT32_MAX;
+                    uint32_t *at = &sh->heads_first[found];
+                    while (*at != UINT32_MAX)
+                        at = &sh->heads_next[j * M + *at];
+                    *at = n;
+                } else if (sh->parent[cur[n]] < 0) {
+                    /* the node's switch one level down gets its parent */
+                    uint32_t c = cur[n];
+                    sh->parent[c] = (int32_t)(sh->base + found);
+                    uint32_t *at = &sh->first_child[found];
+                    while (*at != UINT32_MAX)
+                        at = &sh->next_sib[*at];
+                    *at = c;
+                }
+                cur[n] = found;
+            }
+        }
+    }
+    free(cur);
+    sh->tree_first[H] = nsw;
+    s->nsw = off + nsw;
+    /* every tree path must be a route: a check of the layout */
+    uint32_t *path = malloc((tc_topo_max_path(t) + 4) * sizeof *path);
+    if (!path)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    tc_status rc = TC_OK;
+    for (uint32_t i = 0; i < nsw && rc == TC_OK; i++) {
+        uint32_t v = tc_sched_vertex(s, t, NULL, sh->base + i);
+        if (sh->parent[i] >= 0) {
+            uint32_t u = tc_sched_vertex(s, t, NULL, (uint32_t)sh->parent[i]);
+            if (tc_topo_route(t, TC_ROUTE_DEFAULT, v, u, path) == 0)
+                rc = tc_fail(err, TC_EINTERNAL, "sharp: switch %u has no route to its parent", v);
+        }
+    }
+    free(path);
+    return rc;
+}
+
+static bool chunk_at(uint32_t step, uint32_t o, uint32_t nch, uint32_t *m)
+{
+    if (step < o || step - o >= nch)
+        return false;
+    *m = step - o;
+    return true;
+}
+
+void tc_sharp_emit(const tc_sched *s, const tc_sharp *sh, uint32_t step, uint32_t nch, uint32_t j, uint32_t o0,
+                   uint32_t q, tc_sharp_add add, tc_xfers *x)
+{
+    uint32_t M = sh->M, T = sh->top[j], p = sh->base, m;
+    /* heads to their leaves: the first a leaf hears copies, the others add */
+    if (chunk_at(step, o0, nch, &m))
+        for (uint32_t n = 0; n < M; n++) {
+            uint32_t lf = sh->leaf[j * M + n];
+            add(x, s, head_rank(sh, n, j), lf, sh->heads_first[lf - p] != n, q, m, j);
+        }
+    for (uint32_t i = sh->tree_first[j]; i < sh->tree_first[j + 1]; i++) {
+        uint32_t L = s->sw_level[p - s->req.p + i];
+        int32_t par = sh->parent[i];
+        if (par >= 0 && chunk_at(step, o0 + L, nch, &m)) {
+            uint32_t pi = (uint32_t)par - p;
+            add(x, s, p + i, (uint32_t)par, sh->first_child[pi] != i, q, m, j);
+        }
+        if (chunk_at(step, o0 + 2 * T - L, nch, &m)) {
+            if (L == 1)
+                for (uint32_t n = sh->heads_first[i]; n != UINT32_MAX; n = sh->heads_next[j * M + n])
+                    add(x, s, p + i, head_rank(sh, n, j), false, q, m, j);
+            else
+                for (uint32_t c = sh->first_child[i]; c != UINT32_MAX; c = sh->next_sib[c])
+                    add(x, s, p + i, p + c, false, q, m, j);
+        }
+    }
+}
+
+uint32_t tc_sharp_lat_pairs(const tc_sched *s, const tc_sharp *sh, uint32_t *lp)
+{
+    (void)s;
+    uint32_t np = 0, p = sh->base;
+    lp[0] = head_rank(sh, 0, 0);
+    lp[1] = sh->leaf[0];
+    np++;
+    for (uint32_t i = sh->leaf[0] - p; sh->parent[i] >= 0; i = (uint32_t)sh->parent[i] - p, np++)
+        lp[2 * np] = p + i, lp[2 * np + 1] = (uint32_t)sh->parent[i];
+    return np;
+}
+
+tc_status tc_pipeline_phases(tc_sched *s, uint32_t nch, uint32_t stages, double xb, const char *label, tc_err *err)
+{
+    uint32_t total = nch + stages - 1, parts = tc_sched_parts(s);
+    size_t nb = 0;
+    uint32_t *b = malloc((3 * (size_t)stages + 2) * sizeof *b);
+    tc_xfers x;
+    tc_xfers_init(&x, false);
+    uint32_t *fo = calloc(parts, sizeof *fo), *fi = calloc(parts, sizeof *fi);
+    tc_status rc = TC_OK;
+    if (!b || !fo || !fi) {
+        rc = tc_fail(err, TC_EINTERNAL, "out of memory");
+        goto out;
+    }
+    b[nb++] = 0;
+    b[nb++] = total;
+    for (uint32_t o = 0; o < stages; o++) {
+        uint32_t c3[3] = {o, o + 1, o + nch};
+        for (int k = 0; k < 3; k++)
+            if (c3[k] < total)
+                b[nb++] = c3[k];
+    }
+    qsort(b, nb, sizeof *b, tc_cmp_u32);
+    for (size_t i = 0; i + 1 < nb && rc == TC_OK; i++) {
+        if (b[i] == b[i + 1])
+            continue;
+        tc_xfers_clear(&x);
+        if (s->emit(s, b[i], &x) != TC_OK) {
+            rc = tc_fail(err, TC_EINTERNAL, "out of memory");
+            break;
+        }
+        memset(fo, 0, parts * sizeof *fo);
+        memset(fi, 0, parts * sizeof *fi);
+        uint32_t mo = 0, mi = 0;
+        for (size_t k = 0; k < x.n; k++) {
+            uint32_t a = ++fo[x.v[k].src], c = ++fi[x.v[k].dst];
+            mo = a > mo ? a : mo;
+            mi = c > mi ? c : mi;
+        }
+        tc_phase *ph = tc_sched_add_phase(s, b[i + 1] - b[i], TC_PAT_GENERIC, 0, x.n ? xb : 0, label);
+        if (!ph) {
+            rc = tc_fail(err, TC_EINTERNAL, "out of memory");
+            break;
+        }
+        ph->fanout = mo;
+        ph->fanin = mi;
+        ph->rank_bytes = mo * xb;
+        ph->rank_bytes_in = mi * xb;
+    }
+out:
+    free(b), free(fo), free(fi);
+    tc_xfers_free(&x);
+    return rc;
+}
+
+/* ---- the schedule ---- */
+
+typedef struct cn_state {
+    bool direct;
+    uint32_t C, H, G, M, nch, L, per_lane;
+    uint32_t D;          /* fabric levels of the tallest tree a lane uses */
+    tc_sharp sh;
+} cn_state;
+
+static void cn_state_free(void *p)
+{
+    cn_state *st = p;
+    if (!st)
+        return;
+    tc_sharp_free(&st->sh);
+    free(st);
+}
+
+static void add_blk(tc_xfers *x, const tc_sched *s, uint32_t src, uint32_t dst, bool red, uint32_t q, uint32_t m,
+                    uint32_t j)
+{
+    const cn_state *st = s->state;
+    size_t at = tc_xfers_add(x, src, dst, s->blk_bytes * st->per_lane, red);
+    if (!x->oom) {
+        x->v[at].lane = (uint16_t)q;
+        x->v[at].piped = m > 0;
+    }
+    for (uint32_t k = q; k < st->C; k += st->L) {
+        uint32_t blk = st->direct ? (k * st->nch + m) * st->H + j : k * st->nch + m;
+        tc_xfers_seg(x, blk, blk, 1);
+    }
+}
+
+static tc_status emit_collnet(const tc_sched *s, uint32_t step, tc_xfers *x)
+{
+    const cn_state *st = s->state;
+    uint32_t G = st->G, M = st->M, H = st->H, n = st->nch, m;
+    for (uint32_t q = 0; q < st->L; q++) {
+        if (!st->direct) {
+            /* chain of lane q: positions 0 (its head) .. G-1 */
+            uint32_t j = q % H, h0 = j * (G / H), T = st->sh.top[j];
+            for (uint32_t node = 0; node < M; node++) {
+                uint32_t base = node * G;
+                for (uint32_t i = G - 1; i >= 1; i--) /* up: position i to i - 1 at offset G - 1 - i */
+                    if (chunk_at(step, G - 1 - i, n, &m))
+                        add_blk(x, s, base + (h0 + i) % G, base + (h0 + i - 1) % G, true, q, m, j);
+                for (uint32_t i = 0; i + 1 < G; i++) /* down: i to i + 1 after the fabric */
+                    if (chunk_at(step, G - 1 + 2 * T + i, n, &m))
+                        add_blk(x, s, base + (h0 + i) % G, base + (h0 + i + 1) % G, false, q, m, j);
+            }
+            tc_sharp_emit(s, &st->sh, step, n, j, G - 1, q, add_blk, x);
+            continue;
+        }
+        /* direct: every GPU scatters piece j to head j, the heads go
+         * through tree j, then send the result to their node's GPUs */
+        for (uint32_t j = 0; j < H; j++) {
+            uint32_t T = st->sh.top[j];
+            for (uint32_t node = 0; node < M; node++) {
+                uint32_t hr = head_rank(&st->sh, node, j), base = node * G;
+                if (chunk_at(step, 0, n, &m))
+                    for (uint32_t g = 0; g < G; g++)
+                        if (base + g != hr)
+                            add_blk(x, s, base + g, hr, true, q, m, j);
+                if (chunk_at(step, 1 + 2 * T, n, &m))
+                    for (uint32_t g = 0; g < G; g++)
+                        if (base + g != hr)
+                            add_blk(x, s, hr, base + g, false, q, m, j);
+            }
+            tc_sharp_emit(s, &st->sh, step, n, j, 1, q, add_blk, x);
+        }
+    }
+    return x->oom ? TC_EINTERNAL : TC_OK;
+}
+
+static tc_status cn_build(const tc_coll_req *req, const tc_topo *t, tc_sched *s, bool direct, tc_err *err)
+{
+    uint32_t G, M, H;
+    cn_shape(req->p, t, &G, &M, &H);
+    uint32_t C = cn_channels(req, cn_channels_full(req, t, G, H), H, direct);
+    double Q = cn_chunk(req->bytes, C, H, G, direct), per = direct ? (double)C * H : C;
+    double nch = ceil(req->bytes / (per * Q));
+    if (nch < 1)
+        nch = 1;
+    if (per * nch > UINT32_MAX / 2)
+        return tc_fail(err, TC_EINVAL, "%s: %.0f chunks are too many (at most 2^31)",
+                       direct ? "nccl-collnet-direct" : "nccl-collnet-chain", per * nch);
+    cn_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    s->state = st;
+    s->free_state = cn_state_free;
+    st->direct = direct;
+    st->C = C, st->H = H, st->G = G, st->M = M, st->nch = (uint32_t)nch;
+    /* lanes: a chain's channels with the same head; all channels of direct */
+    st->L = direct ? 1 : C % H == 0 ? H : C;
+    st->per_lane = C / st->L;
+    tc_status rc = tc_sharp_build(s, t, &st->sh, H, M, G, err);
+    if (rc != TC_OK)
+        return rc;
+    /* the tallest tree a lane uses (with fewer chain channels than heads
+     * some trees carry nothing) */
+    st->D = 0;
+    for (uint32_t q = 0; q < (direct ? H : st->L); q++)
+        if (st->sh.top[q % H] > st->D)
+            st->D = st->sh.top[q % H];
+    s->nblk = s->nslots = (uint32_t)(per * nch);
+    s->blk_bytes = tc_block_bytes(req->bytes, req->elt, s->nblk);
+    s->emit = emit_collnet;
+    s->channels = C;
+    s->lanes = st->L;
+    s->nccl_impl = direct ? TC_ALGO_NCCL_COLLNET_DIRECT : TC_ALGO_NCCL_COLLNET_CHAIN;
+    /* Costs: Simple only (tuning.cc:186-187); NCCL's latency once
+     * (tuning.cc:253-256), no step latency of its own; CollNetDirect's
+     * measured 0.85 on Hopper and later (tuning.cc:208) as wire bytes; one
+     * chunk in flight per connection in flow mode, as for NVLS
+     * (nccl_nvls.c): the flow simulator would share a link among a
+     * connection's chunks in flight, so that every chunk of a burst ends
+     * at the burst's end and the round trip through the switches idles the
+     * stages that wait on it (twice the time on one leaf of 4 GPUs). */
+    s->proto = TC_PROTO_SIMPLE;
+    s->base_s = cn_lat_us(G, direct) * 1e-6;
+    s->lat_intra_s = s->lat_inter_s = 0;
+    s->wire = direct && t->arch != TC_ARCH_VOLTA && t->arch != TC_ARCH_AMPERE ? 1 / CN_HOPPER_EFF : 1;
+    s->rate_cap_Bps = 0;
+    s->credit_steps = 1;
+    s->credit_steps_inter = 1;
+    /* The latency path of tree 0 (lane 0): node 0's farthest GPU to its
+     * head, the head to its leaf, up to the root (counted there and back). */
+    s->lat_pairs = malloc((2 * ((size_t)G + st->D) + 2) * sizeof *s->lat_pairs);
+    if (!s->lat_pairs)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    uint32_t *lp = s->lat_pairs, np = 0;
+    if (direct) {
+        if (G > 1) {
+            lp[0] = 1, lp[1] = 0;
+            np = 1;
+        }
+    } else {
+        for (uint32_t i = G - 1; i >= 1; i--, np++)
+            lp[2 * np] = i, lp[2 * np + 1] = i - 1;
+    }
+    s->nlat_pairs = np + tc_sharp_lat_pairs(s, &st->sh, lp + 2 * np);
+    uint32_t stages = direct ? 2 + 2 * st->D : 2 * (G - 1) + 2 * st->D;
+    return tc_pipeline_phases(s, st->nch, stages, s->blk_bytes * st->per_lane, direct ? "collnet direct" : "collnet chain",
+                              err);
+}
+
+static tc_status chain_build(const tc_coll_req *req, const tc_topo *t, tc_sched *s, tc_err *err)
+{
+    return cn_build(req, t, s, false, err);
+}
+
+static tc_status direct_build(const tc_coll_req *req, const tc_topo *t, tc_sched *s, tc_err *err)
+{
+    return cn_build(req, t, s, true, err);
+}
+
+const tc_algo_impl tc_impl_nccl_collnet_chain = {chain_valid, chain_build};
+const tc_algo_impl tc_impl_nccl_collnet_direct = {direct_valid, direct_build};
