@@ -2,9 +2,9 @@
 # nccl_validate.sh - topocc nccl-tests --compare on the published nccl-tests
 # results in tests/data/nccl-tests/ (docs/VALIDATION.md, "nccl-tests"): one
 # line per case with the median |busbw error| per size band, as a Markdown
-# table. Cases whose measured run used what topocc does not model (IB
-# SHARP, another transport's costs) are listed with the reason and
-# compared all the same, so the gap shows. No constant is fitted: every
+# table. Cases whose measured run used what topocc does not model
+# (another transport's costs, a NIC count the source does not state) are
+# listed with the reason and compared all the same, so the gap shows. No constant is fitted: every
 # case is held out. Usage: bench/nccl_validate.sh [BUILD_DIR]
 set -u
 B=${1:-build}
@@ -34,6 +34,8 @@ nccltests309_gjaion_h100_8node_ib400_allreduce_default.txt|partly: as 4 nodes|--
 nccltests309_gjaion_h100_8node_ib400_allreduce_default.txt|the same, NVLSTree forced|--preset dgx-h100:nodes=8 --algo nccl:algo=NVLSTree
 oci_bm_gpu_h100_8_2node_roce_allreduce.txt|yes: NVLSTree likely (465 GB/s); RoCE as InfiniBand|--preset dgx-h100:nodes=2 --algo nccl
 aws_p5_2node_16xH100_efa_allreduce.txt|partly: NVLSTree likely (487 GB/s); EFA's per-message costs are not InfiniBand's|--preset dgx-h100:nodes=2 --algo nccl
+coreweave_h100_96rank_ib_sharp_allreduce.txt|yes: IB SHARP, CollNetChain forced (NCCL_ALGO=COLLNETCHAIN in the manifest); 12 nodes inferred from busbw/algbw; 8 x 400G as DGX H100 (assumed)|--preset dgx-h100:nodes=12,sharp=1 --algo nccl:algo=CollNetChain
+coreweave_a100_32rank_ib_sharp_allreduce.txt|partly: IB SHARP (its log lines); 4 nodes inferred; NICs not stated (DGX A100's 8 x HDR assumed); NCCL about 2.12|--preset dgx-a100:nodes=4,sharp=1 --algo nccl
 coreweave_gb200_nvl72_1rack_72gpu_allreduce.txt|partly: one NVL72 rack; the example scripts set NCCL_NVLS_ENABLE=0, so NCCL's model with NVLS off (Ring)|--preset gb200-nvl72 --algo nccl:algo=Ring|Tree
 coreweave_gb200_nvl72_1rack_72gpu_allreduce.txt|the same with NVLS allowed (NCCL's default)|--preset gb200-nvl72 --algo nccl
 EOF

@@ -119,6 +119,7 @@ tc_status tc_nccl_tests_read(const char *path, tc_nccl_row **rows, size_t *n, tc
     char line[4096];
     long lineno = 0;
     bool table_only = false;
+    int rc = 1; /* a root column: nccl-tests since 2.x prints one; older ones' header has none */
     tc_status st = TC_OK;
     while (st == TC_OK && fgets(line, sizeof line, f)) {
         lineno++;
@@ -134,6 +135,8 @@ tc_status tc_nccl_tests_read(const char *path, tc_nccl_row **rows, size_t *n, tc
         if (*p == '#') {
             if (strncmp(p, "# topocc: table-only", 20) == 0)
                 table_only = true;
+            else if (strstr(p, "redop") && strstr(p, "busbw"))
+                rc = strstr(p, "root") ? 1 : 0; /* the column header says which layout follows */
             continue;
         }
         if (!*p)
@@ -154,10 +157,11 @@ tc_status tc_nccl_tests_read(const char *path, tc_nccl_row **rows, size_t *n, tc
             }
             r.busbw_Bps = x * 1e9;
         } else {
-            /* size count type redop root time algbw busbw #wrong [in-place ...] */
-            double cnt, root, t, alg, bus;
-            if (nt < 9 || !num(tok[0], &r.bytes) || !num(tok[1], &cnt) || !num(tok[4], &root) || !num(tok[5], &t) ||
-                !num(tok[6], &alg) || !num(tok[7], &bus) || r.bytes < 0 || t < 0 || bus < 0) {
+            /* size count type redop [root] time algbw busbw #wrong (or error) [in-place ...] */
+            double cnt, root = 0, t, alg, bus;
+            if (nt < 8 + rc || !num(tok[0], &r.bytes) || !num(tok[1], &cnt) || (rc && !num(tok[4], &root)) ||
+                !num(tok[4 + rc], &t) || !num(tok[5 + rc], &alg) || !num(tok[6 + rc], &bus) || r.bytes < 0 || t < 0 ||
+                bus < 0) {
                 st = tc_fail(err, TC_EINVAL,
                              "nccl-tests file %s line %ld: expected a row 'size count type redop root time algbw "
                              "busbw #wrong ...' (or a comment starting with '#')",
