@@ -393,6 +393,18 @@ bad "pxn=2" collective --preset dgx-h100:nodes=2 --op alltoall --algo nccl-a2a:p
 DATA="$(dirname "$0")/data/nccl-tests"
 good "nccl-tests --compare reads the older layout without a root column" "8589934592 *199.27 *115.64" nccl-tests --preset dgx-a100:nodes=4,sharp=1 --algo nccl:algo=Ring --compare "$DATA/coreweave_a100_32rank_ib_sharp_allreduce.txt"
 good "nccl-tests: SHARP, CollNetChain forced" "median |error| >= 256 MiB" nccl-tests --preset dgx-h100:nodes=12,sharp=1 --algo nccl:algo=CollNetChain --compare "$DATA/coreweave_h100_96rank_ib_sharp_allreduce.txt"
+bad "fail: an unknown link" collective --topo "$CLOS" --op allreduce --size 1MiB --fail link:99999
+bad "fail: not KIND:ID" collective --topo "$CLOS" --op allreduce --size 1MiB --fail cable:3
+bad "fail: a job cut off" collective --topo "$CLOS" --op allreduce --size 1MiB --mode steps --fail dlink:0
+bad "fail: an endpoint down" collective --topo "$CLOS" --op allreduce --size 1MiB --fail host:5
+bad "fail-random: more than 100%" collective --topo "$CLOS" --op allreduce --size 1MiB --fail-random links=120%
+bad "fail-random: more cables than the fabric has" collective --topo "$CLOS" --op allreduce --size 1MiB --fail-random links=65
+bad "degrade: a factor of 0 points to --fail" collective --topo "$CLOS" --op allreduce --size 1MiB --degrade link:3=0
+"$T" collective --topo "$CLOS" --op allreduce --size 1MiB --degrade link:3=0 2>&1 | grep -q -- "--fail link:ID" || { echo "FAIL: degrade 0 does not point to --fail"; fails=$((fails + 1)); }
+good "fail: routes around, the line says what is down" "failures .*2 of 64 fabric cables down (3.12%)" collective --topo "$CLOS" --op allreduce --size 1MiB --mode steps --fail link:128,link:130
+good "fail-random: the draw is printed" "drawn: cables" collective --topo "$CLOS" --op allreduce --size 1MiB --mode steps --fail-random links=5%,seed=4
+good "fail-random: in the JSON" '"drawn_cables"' collective --topo "$CLOS" --op allreduce --size 1MiB --mode steps --fail-random links=5%,seed=4 --format json
+good "fail: torus detour named" "routing detour" collective --topo torus:dims=4x4 --op allreduce --size 1MiB --mode steps --fail link:0
 bad "preset: sharp=2" collective --preset dgx-h100:nodes=2,sharp=2 --op allreduce --algo nccl --size 64MiB
 export NCCL_ALGO=NVLS
 good "nccl: NCCL_ALGO=NVLS is honoured" "nccl:NVLS,Simple" collective --preset dgx-h100 --op allreduce --algo nccl --size 8

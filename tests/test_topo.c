@@ -659,7 +659,7 @@ static void routing_names_parse_only_for_their_kind(void **state)
     assert_int_equal(tc_routing_parse("dor", clos, &r, &err), TC_EINVAL);
     assert_non_null(strstr(err.msg, "ecmp or dmodk"));
     assert_int_equal(tc_routing_parse("ecmp", torus, &r, &err), TC_EINVAL);
-    assert_non_null(strstr(err.msg, "dor or dor-positive"));
+    assert_non_null(strstr(err.msg, "dor, dor-positive, detour or line"));
     assert_int_equal(tc_routing_parse("minimal", NULL, &r, &err), TC_EINVAL);
     assert_string_equal(tc_routing_name(TC_ROUTE_DEFAULT, clos), "ecmp");
     assert_string_equal(tc_routing_name(TC_ROUTE_DEFAULT, torus), "dor");

@@ -44,6 +44,7 @@ tc_status tc_command_parse(const char *s, tc_command *out, tc_err *err);
 
 #define TC_SCN_MAX_TOPOS 16
 #define TC_SCN_MAX_DEGRADE 64
+#define TC_SCN_MAX_FAIL 256
 #define TC_SCN_MAX_ALGOS 16
 #define TC_SCN_MAX_CODECS 32
 #define TC_SCN_MAX_SIZES 10000
@@ -90,7 +91,10 @@ typedef struct tc_scenario {
     double equalize_Bps;                /* > 0: every endpoint's fabric injection set to this */
     tc_scn_degrade degrade[TC_SCN_MAX_DEGRADE];
     int ndegrade;
-    char routing[16];                   /* "default", "ecmp", "dmodk", "dor", "dor-positive" */
+    tc_fail_item fail[TC_SCN_MAX_FAIL]; /* network.fail: failed links, switches, hosts, nodes */
+    int nfail;
+    char fail_random[256];              /* network.fail_random: "" none, else links=K|F%,switches=K,seed=S,.. */
+    char routing[16];                   /* "default", "ecmp", "dmodk", "dor", "dor-positive", "detour", "line" */
     bool links;                         /* topo: list every directed link */
     /* Presets (NAME[:nodes=N]), expanded by tc_scenario_resolve into
      * topologies after those of network.topo, then cleared; the profiles
@@ -228,6 +232,9 @@ typedef struct tc_net {
     tc_topo *topo[TC_SCN_MAX_TOPOS];
     char name[TC_SCN_MAX_TOPOS][32];
     tc_routing routing[TC_SCN_MAX_TOPOS];
+    tc_fail_drawn drawn[TC_SCN_MAX_TOPOS]; /* network.fail_random's draw on each (owned) */
+    uint32_t fabric_cables[TC_SCN_MAX_TOPOS]; /* its fabric cables (the base of a fraction) */
+    uint32_t failed_cables[TC_SCN_MAX_TOPOS]; /* fabric cables down after every failure */
 } tc_net;
 tc_status tc_net_build(const tc_scenario *s, tc_net *net, tc_err *err);
 void tc_net_free(tc_net *net);

@@ -77,12 +77,17 @@ typedef enum { TC_ARCH_NONE = 0, TC_ARCH_VOLTA, TC_ARCH_AMPERE, TC_ARCH_HOPPER, 
 const char *tc_arch_name(tc_arch a);
 
 typedef enum {
-    TC_ROUTE_DEFAULT = 0,  /* ecmp on a Clos, dor on a torus */
+    TC_ROUTE_DEFAULT = 0,  /* ecmp on a Clos; dor on a torus (detour with failures) */
     TC_ROUTE_ECMP,         /* Clos: hash(src, dst, seed) over equal-cost up-links */
     TC_ROUTE_DMODK,        /* Clos: destination mod k (Zahavi) */
     TC_ROUTE_DOR,          /* torus: dimension order, shortest way, ties split by source parity */
-    TC_ROUTE_DOR_POSITIVE  /* torus: dimension order, ties always positive */
+    TC_ROUTE_DOR_POSITIVE, /* torus: dimension order, ties always positive */
+    TC_ROUTE_DETOUR,       /* torus with failures: dor, a failed hop detoured through the next dimension */
+    TC_ROUTE_LINE          /* torus with failures: dor, a ring broken at a failure run as a line (the other way) */
 } tc_routing;
+
+/* tc_topo_route's answer where failures leave no path. */
+#define TC_NO_ROUTE UINT32_MAX
 
 typedef struct tc_topo {
     tc_topo_kind kind;
@@ -155,6 +160,13 @@ typedef struct tc_topo {
     uint32_t *hslot;           /* n_endpoints (NULL: slot = endpoint) */
 
     uint32_t n_degraded;       /* links whose bandwidth tc_topo_degrade_link changed */
+    /* Failures (tc_topo_fail_*): a failed link has bandwidth 0 and its flag
+     * set, a failed vertex (endpoint, switch, node switch) its flag set and
+     * every link at it failed. Routing avoids failed links and answers
+     * TC_NO_ROUTE where nothing survives. NULL / 0: none. */
+    uint32_t n_failed;         /* directed links failed */
+    uint8_t *link_failed;      /* n_links flags */
+    uint8_t *vertex_failed;    /* n_vertices flags */
     double hop_lat;            /* traversal of a fabric switch (Clos) or router (torus), seconds */
     double alpha;              /* per-message overhead paid by the sender (LogGP o), once per transfer */
     uint64_t seed;             /* ECMP hash seed */
@@ -189,6 +201,65 @@ tc_status tc_topo_equalize_injection(tc_topo *t, double rate, tc_err *err);
 
 /* Scales one directed link's bandwidth by factor (0 < factor). */
 tc_status tc_topo_degrade_link(tc_topo *t, uint32_t link, double factor, tc_err *err);
+
+/* Failures. link: the directed link, with both = true its cable (the
+ * reverse direction too, link ^ 1); switch: a fabric switch by vertex (on
+ * a torus the router, which is the endpoint's vertex); host: an endpoint
+ * (its fabric ports, node link and NIC link); node: scale-up node n (its
+ * endpoints and its node switch). Every link at a failed vertex fails.
+ * Failing what has failed already is no error. Bad IDs: TC_EINVAL naming
+ * the range. */
+tc_status tc_topo_fail_link(tc_topo *t, uint32_t link, bool both, tc_err *err);
+tc_status tc_topo_fail_switch(tc_topo *t, uint32_t vertex, tc_err *err);
+tc_status tc_topo_fail_host(tc_topo *t, uint32_t endpoint, tc_err *err);
+tc_status tc_topo_fail_node(tc_topo *t, uint32_t node, tc_err *err);
+static inline bool tc_topo_link_failed(const tc_topo *t, uint32_t l)
+{
+    return t->link_failed && t->link_failed[l];
+}
+static inline bool tc_topo_vertex_failed(const tc_topo *t, uint32_t v)
+{
+    return t->vertex_failed && t->vertex_failed[v];
+}
+/* One failure as --fail names it: link:ID (the cable), dlink:ID (one
+ * direction), switch:ID (a vertex), host:ID (an endpoint), node:ID (a
+ * scale-up node) (topo/faults.c). */
+typedef enum { TC_FAIL_LINK = 0, TC_FAIL_DLINK, TC_FAIL_SWITCH, TC_FAIL_HOST, TC_FAIL_NODE } tc_fail_kind;
+typedef struct tc_fail_item {
+    tc_fail_kind kind;
+    uint32_t id;
+} tc_fail_item;
+const char *tc_fail_kind_name(tc_fail_kind k);
+tc_status tc_fail_item_parse(const char *s, tc_fail_item *out, tc_err *err);
+tc_status tc_topo_fail_item(tc_topo *t, const tc_fail_item *f, tc_err *err);
+/* --fail-random links=K|F%,switches=K,seed=S[,hostlinks=1][,nvlinks=1]:
+ * K cables (or F% of the eligible ones: fabric cables, with hostlinks=1
+ * also host-leaf and NIC cables, with nvlinks=1 also node links) and K
+ * fabric switches (torus: routers), drawn from the seed. */
+typedef struct tc_fail_random {
+    double links;          /* a count, or a percentage with links_pct */
+    bool links_pct;
+    uint32_t switches;
+    uint64_t seed;
+    bool hostlinks, nvlinks;
+} tc_fail_random;
+tc_status tc_fail_random_parse(const char *s, tc_fail_random *out, tc_err *err);
+void tc_fail_random_format(const tc_fail_random *r, char *buf, size_t len);
+/* What a draw failed: cable IDs (the even link of each) and switch
+ * vertices, out of how many eligible. Owned; tc_fail_drawn_free. */
+typedef struct tc_fail_drawn {
+    uint32_t *cables, ncables, eligible_cables;
+    uint32_t *switches, nswitches, eligible_switches;
+} tc_fail_drawn;
+/* Draw number trial (0, 1, ...) of r on t, applied. */
+tc_status tc_topo_fail_random(tc_topo *t, const tc_fail_random *r, uint64_t trial, tc_fail_drawn *out, tc_err *err);
+void tc_fail_drawn_free(tc_fail_drawn *d);
+
+/* The cables (a link and its reverse) of the fabric: Clos switch-switch,
+ * torus router-router; with host = true also endpoint (NIC) to leaf; with
+ * scaleup = true also the node links. Writes the even link ID of each into
+ * out (capacity n_links / 2) and returns their count. */
+uint32_t tc_topo_fabric_cables(const tc_topo *t, bool host, bool scaleup, uint32_t *out);
 
 /* Parses "ecmp", "dmodk", "dor", "dor-positive" and checks that it fits the topology. */
 tc_status tc_routing_parse(const char *s, const tc_topo *t, tc_routing *out, tc_err *err);
@@ -227,7 +298,12 @@ bool tc_topo_same_node(const tc_topo *t, uint32_t a, uint32_t b);
  * Clos: climb to the lowest common ancestor level (the parent at each up hop
  * chosen by ecmp or dmodk), then descend, which is unique. Torus: dimension
  * order, shortest way. A routing that does not fit the kind (dmodk on a
- * torus) is taken as TC_ROUTE_DEFAULT. O(path length), no allocation. */
+ * torus) is taken as TC_ROUTE_DEFAULT. O(path length), no allocation.
+ * With failed links: a Clos route takes the first surviving up-link
+ * choices level by level (from the ECMP hash's or D-mod-k's choice on, in
+ * increasing order modulo the up-links, backtracking), a torus route
+ * detours (detour, the default) or goes the other way round (line); no
+ * surviving path, or a failed end: TC_NO_ROUTE. */
 uint32_t tc_topo_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst,
                        uint32_t *links);
 

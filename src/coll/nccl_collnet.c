@@ -326,7 +326,8 @@ tc_status tc_sharp_build(tc_sched *s, const tc_topo *t, tc_sharp *sh, uint32_t H
         uint32_t v = tc_sched_vertex(s, t, NULL, sh->base + i);
         if (sh->parent[i] >= 0) {
             uint32_t u = tc_sched_vertex(s, t, NULL, (uint32_t)sh->parent[i]);
-            if (tc_topo_route(t, TC_ROUTE_DEFAULT, v, u, path) == 0)
+            uint32_t n = tc_topo_route(t, TC_ROUTE_DEFAULT, v, u, path);
+            if (n == 0 || n == TC_NO_ROUTE)
                 rc = tc_fail(err, TC_EINTERNAL, "sharp: switch %u has no route to its parent", v);
         }
     }

@@ -25,6 +25,11 @@ void tc_steps_ws_free(tc_steps_ws *w);
  * a link, limits the slowest transfer. */
 #define TC_BOTTLENECK_CAP (UINT32_MAX - 1)
 
+/* The failures leave participants src and dst (at vertices vs, vd) no
+ * route: TC_EINVAL naming them, the routing and why (evaluate.c). */
+tc_status tc_eval_cut_off(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, uint32_t src, uint32_t dst,
+                          uint32_t vs, uint32_t vd, tc_err *err);
+
 /* An nccl-* schedule's latency, base included (steps.c). */
 tc_status tc_steps_nccl_latency(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, const tc_eval_opts *o,
                                 double *lat_s, tc_err *err);

@@ -4,9 +4,11 @@
  * A sweep over sizes builds each candidate schedule once and rescales it.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "topocc/eval.h"
+#include "eval/eval_int.h"
 
 const char *tc_mode_name(tc_mode m)
 {
@@ -31,8 +33,42 @@ tc_routing tc_eval_routing(tc_mode m, const tc_topo *t, tc_routing requested)
     if (requested != TC_ROUTE_DEFAULT)
         return requested;
     if (t->kind != TC_TOPO_CLOS)
-        return TC_ROUTE_DOR;
+        return t->n_failed ? TC_ROUTE_DETOUR : TC_ROUTE_DOR;
     return m == TC_MODE_FORMULA ? TC_ROUTE_DMODK : TC_ROUTE_ECMP;
+}
+
+tc_status tc_eval_cut_off(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, uint32_t src, uint32_t dst,
+                          uint32_t vs, uint32_t vd, tc_err *err)
+{
+    char a[40], b[40];
+    uint32_t p = s->req.p;
+    if (src < p)
+        snprintf(a, sizeof a, "rank %u (endpoint %u)", src, vs);
+    else
+        snprintf(a, sizeof a, "a switch (vertex %u)", vs);
+    if (dst < p)
+        snprintf(b, sizeof b, "rank %u (endpoint %u)", dst, vd);
+    else
+        snprintf(b, sizeof b, "a switch (vertex %u)", vd);
+    return tc_fail(err, TC_EINVAL, "the failures cut %s off from %s: no surviving path under routing %s; the job cannot "
+                                   "run as placed",
+                   a, b, tc_routing_name(tc_eval_routing(o->mode, t, o->routing), t));
+}
+
+/* A failed endpoint aborts the job (NCCL and MPI do not survive a lost
+ * rank). */
+static tc_status check_failed_ranks(const tc_topo *t, uint32_t p, const uint32_t *map, tc_err *err)
+{
+    if (!t->vertex_failed)
+        return TC_OK;
+    for (uint32_t r = 0; r < p; r++) {
+        uint32_t e = map ? map[r] : r;
+        if (t->vertex_failed[e])
+            return tc_fail(err, TC_EINVAL, "rank %u's endpoint %u has failed: the job aborts (a collective library does "
+                                           "not survive a lost rank); place the job on live endpoints",
+                           r, e);
+    }
+    return TC_OK;
 }
 
 static tc_status check_req(const tc_topo *t, const tc_coll_req *req, const double *sizes, size_t n, tc_err *err)
@@ -115,7 +151,8 @@ tc_status tc_evaluate_sweep(const tc_topo *t, const tc_coll_req *req, const doub
                             const tc_eval_opts *o, tc_result *res, tc_err *err)
 {
     tc_status st = check_req(t, req, asked, n, err);
-    if (st || (st = check_routing(o, err)) || (st = check_nccl_map(t, req, o->rank_map, err)))
+    if (st || (st = check_routing(o, err)) || (st = check_nccl_map(t, req, o->rank_map, err)) ||
+        (st = check_failed_ranks(t, req->p, o->rank_map, err)))
         return st;
     if (o->alphas && o->mode == TC_MODE_FLOW)
         return tc_fail(err, TC_EINTERNAL, "per-size alphas apply to the formula and steps sweeps, not to flow");

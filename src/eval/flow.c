@@ -485,6 +485,8 @@ uint32_t fl_route(fl_sim *S, uint32_t a, uint32_t b)
         return n;
     }
     uint32_t n = tc_topo_route(t, S->o.routing, a, b, S->path);
+    if (n == TC_NO_ROUTE)
+        return 0;
     for (uint32_t k = 0; k < n; k++) {
         if (S->cap[S->path[k]] <= 0)
             return 0;
@@ -1100,8 +1102,9 @@ static void flow_start(fl_sim *S, uint32_t f)
         if (n == 0) {
             if (S->st == TC_OK)
                 S->st = tc_fail(S->err, TC_EINVAL,
-                                "no path from endpoint %u to %u: every route crosses a link that is down (bandwidth 0)", a,
-                                b);
+                                "the failures cut endpoint %u off from endpoint %u: no surviving path under routing %s; "
+                                "the job cannot run as placed",
+                                a, b, tc_routing_name(S->o.routing, S->t));
             return;
         }
         for (uint32_t k = 0; k < n; k++)
@@ -1938,7 +1941,8 @@ static double est_path_links(const tc_topo *t, const tc_flow_opts *o, double str
     for (uint64_t i = 0; i < EST_PAIRS; i++) {
         uint64_t h = tc_mix64(i);
         uint32_t a = (uint32_t)(h % t->n_endpoints), b = (uint32_t)((h >> 32) % t->n_endpoints);
-        sum += tc_topo_route(t, o ? o->routing : TC_ROUTE_DEFAULT, a, b, path);
+        uint32_t n = tc_topo_route(t, o ? o->routing : TC_ROUTE_DEFAULT, a, b, path);
+        sum += n == TC_NO_ROUTE ? 0 : n;
     }
     free(path);
     return sum / EST_PAIRS;

@@ -674,7 +674,7 @@ static void ctx_init(fm_ctx *c, const tc_topo *t, const tc_sched *s, const tc_ev
     for (uint32_t r = 0; c->rank_map && r < c->p && identity; r++)
         identity = c->rank_map[r] == r;
     /* Rails: ranks are not host slots (the steps path routes them). */
-    c->closed_ok = identity && !t->hslot && !s->proto && t->n_degraded == 0 && (t->kind != TC_TOPO_CLOS || c->routing == TC_ROUTE_DMODK);
+    c->closed_ok = identity && !t->hslot && !s->proto && t->n_degraded == 0 && t->n_failed == 0 && (t->kind != TC_TOPO_CLOS || c->routing == TC_ROUTE_DMODK);
 }
 
 static tc_status formula_run(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, const double *sizes, size_t n,

@@ -26,6 +26,8 @@ struct tc_steps_ws {
     uint32_t *sends;        /* messages per sending rank in the current step, p */
     uint32_t *path;         /* one route, tc_topo_max_path links */
     tc_xfers x;
+    bool cut;               /* a transfer found no surviving route (failures) */
+    uint32_t cut_src, cut_dst, cut_vs, cut_vd; /* its participants and vertices */
 };
 
 tc_steps_ws *tc_steps_ws_new(const tc_topo *t, uint32_t p)
@@ -78,6 +80,11 @@ static void step_times(const tc_topo *t, const tc_sched *sc, const tc_eval_opts 
         uint32_t s = tc_sched_vertex(sc, t, o->rank_map, tr->src), d = tc_sched_vertex(sc, t, o->rank_map, tr->dst);
         w->sends[tr->src]++;
         uint32_t m = tc_topo_route(t, o->routing, s, d, path);
+        if (m == TC_NO_ROUTE) {
+            if (!w->cut)
+                w->cut = true, w->cut_src = tr->src, w->cut_dst = tr->dst, w->cut_vs = s, w->cut_vd = d;
+            continue;
+        }
         for (uint32_t j = 0; j < m; j++)
             w->count[path[j]]++;
     }
@@ -90,6 +97,8 @@ static void step_times(const tc_topo *t, const tc_sched *sc, const tc_eval_opts 
             continue;
         uint32_t s = tc_sched_vertex(sc, t, o->rank_map, tr->src), d = tc_sched_vertex(sc, t, o->rank_map, tr->dst);
         uint32_t m = tc_topo_route(t, o->routing, s, d, path);
+        if (m == TC_NO_ROUTE)
+            continue; /* reported by the caller */
         double lat = 0, share = INFINITY;
         uint32_t low = UINT32_MAX;
         for (uint32_t j = 0; j < m; j++) {
@@ -144,6 +153,8 @@ static double nccl_hop(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, cons
     a = tc_sched_vertex(s, t, o->rank_map, a);
     b = tc_sched_vertex(s, t, o->rank_map, b);
     uint32_t n = tc_topo_route(t, o->routing, a, b, w->path);
+    if (n == TC_NO_ROUTE)
+        n = 0; /* reported by the phases */
     double pl = 0;
     for (uint32_t j = 0; j < n; j++)
         pl += t->links[w->path[j]].lat;
@@ -210,6 +221,8 @@ tc_status tc_steps_phase_sweep(tc_steps_ws *w, const tc_topo *t, const tc_sched 
                        ph->first_step);
     uint32_t b;
     step_times(t, s, o, &w->x, w, scale, n, out, bottleneck ? bottleneck : &b);
+    if (w->cut)
+        return tc_eval_cut_off(t, s, o, w->cut_src, w->cut_dst, w->cut_vs, w->cut_vd, err);
     return TC_OK;
 }
 

@@ -51,6 +51,65 @@ static void net_header(FILE *f, const tc_topo *t, const tc_topo_info *in)
             tc_fmt_rate(in->injection_Bps, b, sizeof b));
 }
 
+/* What has failed in network i (empty when nothing): the fabric cables
+ * down, as a count and a fraction of that topology's own, the vertices
+ * down, and the cables and switches a random draw chose (so that a run
+ * says what it ran on). */
+static void failures_line(const tc_net *net, int i, char *buf, size_t len)
+{
+    const tc_topo *t = net->topo[i];
+    buf[0] = '\0';
+    if (!t->n_failed)
+        return;
+    uint32_t down = 0, hosts = 0;
+    for (uint32_t v = 0; t->vertex_failed && v < t->n_vertices; v++) {
+        down += t->vertex_failed[v] != 0;
+        hosts += t->vertex_failed[v] && v < t->n_endpoints;
+    }
+    size_t n = (size_t)snprintf(buf, len, "%u of %u fabric cables down (%.3g%%)", net->failed_cables[i],
+                                net->fabric_cables[i],
+                                net->fabric_cables[i] ? 100.0 * net->failed_cables[i] / net->fabric_cables[i] : 0.0);
+    if (down && n < len)
+        n += (size_t)snprintf(buf + n, len - n, ", %u switches and %u endpoints down", down - hosts, hosts);
+    const tc_fail_drawn *d = &net->drawn[i];
+    if (d->ncables && n < len) {
+        n += (size_t)snprintf(buf + n, len - n, "; drawn: cables");
+        for (uint32_t k = 0; k < d->ncables && n + 16 < len; k++)
+            n += (size_t)snprintf(buf + n, len - n, " %u", d->cables[k]);
+    }
+    if (d->nswitches && n < len) {
+        n += (size_t)snprintf(buf + n, len - n, "%s switches", d->ncables ? "," : "; drawn:");
+        for (uint32_t k = 0; k < d->nswitches && n + 16 < len; k++)
+            n += (size_t)snprintf(buf + n, len - n, " %u", d->switches[k]);
+    }
+}
+
+static json_t *failures_json(const tc_net *net, int i)
+{
+    const tc_topo *t = net->topo[i];
+    if (!t->n_failed)
+        return json_null();
+    json_t *j = json_object();
+    json_object_set_new(j, "fabric_cables", json_integer(net->fabric_cables[i]));
+    json_object_set_new(j, "fabric_cables_down", json_integer(net->failed_cables[i]));
+    json_object_set_new(j, "fraction_down",
+                        json_real(net->fabric_cables[i] ? (double)net->failed_cables[i] / net->fabric_cables[i] : 0));
+    json_object_set_new(j, "directed_links_down", json_integer(t->n_failed));
+    json_t *v = json_array();
+    for (uint32_t x = 0; t->vertex_failed && x < t->n_vertices; x++)
+        if (t->vertex_failed[x])
+            json_array_append_new(v, json_integer(x));
+    json_object_set_new(j, "vertices_down", v);
+    json_t *c = json_array(), *sw = json_array();
+    for (uint32_t k = 0; k < net->drawn[i].ncables; k++)
+        json_array_append_new(c, json_integer(net->drawn[i].cables[k]));
+    for (uint32_t k = 0; k < net->drawn[i].nswitches; k++)
+        json_array_append_new(sw, json_integer(net->drawn[i].switches[k]));
+    json_object_set_new(j, "drawn_cables", c);
+    json_object_set_new(j, "drawn_switches", sw);
+    return j;
+}
+
 /* Field/value rows of the text renderings. */
 static void kv(tc_table *tb, const char *k, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void kv(tc_table *tb, const char *k, const char *fmt, ...)
@@ -104,6 +163,7 @@ static void print_hot_links(FILE *f, const tc_topo *t, const tc_flow_result *fr,
 json_t *tc_topo_json(const tc_topo_out *o, const tc_scenario *s)
 {
     json_t *j = tc_report_topo_json(o->net.topo[0], o->links);
+    json_object_set_new(j, "failures", failures_json(&o->net, 0));
     tc_report_add_scenario(j, s);
     return j;
 }
@@ -217,6 +277,11 @@ static void topo_kv(const tc_topo_out *o, tc_table *tb)
         kv(tb, "NICs", "%u per node (%u endpoints each), %s and %s per endpoint link to its NIC%s", t->nics,
            t->node_size / t->nics, tc_fmt_rate(t->links[t->nic_lbase].bw, b1, sizeof b1),
            tc_fmt_time(t->nic_lat, b2, sizeof b2), t->nic_bw_given ? "" : " (the NIC's own bandwidth)");
+    if (t->n_failed) {
+        char fl[1024];
+        failures_line(&o->net, 0, fl, sizeof fl);
+        kv(tb, "failures", "%s", fl);
+    }
 }
 
 void tc_topo_print(const tc_topo_out *o, const tc_scenario *s, FILE *f)
@@ -394,6 +459,8 @@ json_t *tc_collective_json(const tc_collective_out *o, const tc_scenario *s)
         char b[48];
         json_object_set_new(j, "group", json_string(tc_group_format(&o->group, b, sizeof b)));
     }
+    if (t->n_failed)
+        json_object_set_new(j, "failures", failures_json(&o->net, 0));
     tc_report_add_scenario(j, s);
     return j;
 }
@@ -649,6 +716,11 @@ static void coll_print_single(const tc_collective_out *o, FILE *f)
         return;
     kv(&tb, "field", "value");
     kv(&tb, "topology", "%s", t->spec);
+    if (t->n_failed) {
+        char fl[1024];
+        failures_line(&o->net, 0, fl, sizeof fl);
+        kv(&tb, "failures", "%s", fl);
+    }
     kv(&tb, "injection", "%s per endpoint (%u endpoints)", tc_fmt_rate(o->info.injection_Bps, b, sizeof b),
        o->info.endpoints);
     kv(&tb, "op", "%s", tc_op_name(r->op));
@@ -697,6 +769,11 @@ void tc_collective_print(const tc_collective_out *o, const tc_scenario *s, FILE 
     }
     const tc_topo *t = o->net.topo[0];
     net_header(f, t, &o->info);
+    if (t->n_failed) {
+        char fl[1024];
+        failures_line(&o->net, 0, fl, sizeof fl);
+        fprintf(f, "failures: %s\n", fl);
+    }
     fprintf(f, "%s on %u ranks, mode %s (routing %s)\n", tc_op_name(o->op), o->ranks, tc_mode_name(o->mode),
             tc_routing_name(o->routing, t));
     if (o->ngroups) {
@@ -785,6 +862,7 @@ json_t *tc_compare_json(const tc_compare_out *o, const tc_scenario *s)
         json_t *e = json_object();
         json_object_set_new(e, "name", json_string(o->net.name[t]));
         json_object_set_new(e, "topology", json_string(o->net.topo[t]->spec));
+        json_object_set_new(e, "failures", failures_json(&o->net, t));
         json_object_set_new(e, "endpoints", json_integer(o->info[t].endpoints));
         json_object_set_new(e, "injection_Bps", json_real(o->info[t].injection_Bps));
         if (o->group.kind != TC_GROUP_NONE) {
@@ -1032,6 +1110,11 @@ void tc_compare_print(const tc_compare_out *o, const tc_scenario *s, FILE *f)
         if (grouped)
             fprintf(f, "; %u groups of %u ranks", o->ngroups[t], o->group_size[t]);
         fprintf(f, ")\n");
+        if (o->net.topo[t]->n_failed) {
+            char fl[1024];
+            failures_line(&o->net, t, fl, sizeof fl);
+            fprintf(f, "  %-10s failures: %s\n", "", fl);
+        }
     }
     bool is_auto = strncmp(o->algo, "auto", 4) == 0 && (o->algo[4] == '\0' || o->algo[4] == ':');
     fprintf(f, "mode %s, algorithm %s%s", tc_mode_name(o->mode), o->algo, is_auto ? " (fastest valid per cell)" : "");

@@ -184,7 +184,7 @@ static tc_status strings_of(const json_t *v, const char *where, char *dst, size_
 
 /* ---- the keys ---- */
 
-static const char *routing_names[] = {"default", "ecmp", "dmodk", "dor", "dor-positive"};
+static const char *routing_names[] = {"default", "ecmp", "dmodk", "dor", "dor-positive", "detour", "line"};
 static const char *mode_names[] = {"formula", "steps", "flow"};
 static const char *multipath_names[] = {"route", "spray"};
 /* In tc_flow_deps order. */
@@ -376,7 +376,7 @@ static tc_status degrade_of(const json_t *v, const char *where, tc_scn_degrade *
     }
     if (!(d->factor > 0) || d->factor > 1e6)
         return tc_fail(err, TC_EINVAL, "%s: the factor must be above 0 and at most 1e6 (0.5 halves the bandwidth; "
-                                       "a factor of 0 would be a failed link, which rerouting does not model yet)",
+                                       "for a failed link give --fail link:ID, which routes around it)",
                        where);
     return TC_OK;
 }
@@ -404,7 +404,7 @@ GET(get_degrade)
 SET(set_routing)
 {
     int k;
-    tc_status st = enum_of(v, where, routing_names, 5, &k, err);
+    tc_status st = enum_of(v, where, routing_names, 7, &k, err);
     if (st == TC_OK)
         snprintf(s->routing, sizeof s->routing, "%s", routing_names[k]);
     return st;
@@ -412,6 +412,55 @@ SET(set_routing)
 GET(get_routing)
 {
     return json_string(s->routing);
+}
+
+SET(set_fail)
+{
+    tc_status st = list_cap(v, 0, TC_SCN_MAX_FAIL, where, err);
+    char w[256];
+    for (size_t i = 0; st == TC_OK && i < list_len(v); i++) {
+        WHERE_I(w, where, i);
+        const json_t *x = list_get(v, i);
+        if (!json_is_string(x))
+            return wrong(x, w, "KIND:ID (link, dlink, switch, host, node), e.g. link:17", err);
+        if ((st = tc_fail_item_parse(json_string_value(x), &s->fail[i], err))) {
+            char m[TC_ERR_LEN];
+            snprintf(m, sizeof m, "%s", err->msg);
+            return tc_fail(err, st, "%s: %s", w, m);
+        }
+    }
+    if (st == TC_OK)
+        s->nfail = (int)list_len(v);
+    return st;
+}
+GET(get_fail)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < s->nfail; i++) {
+        char b[48];
+        snprintf(b, sizeof b, "%s:%u", tc_fail_kind_name(s->fail[i].kind), s->fail[i].id);
+        json_array_append_new(a, json_string(b));
+    }
+    return a;
+}
+
+SET(set_fail_random)
+{
+    if (json_is_null(v)) {
+        s->fail_random[0] = '\0';
+        return TC_OK;
+    }
+    if (!json_is_string(v))
+        return wrong(v, where, "links=K|F%,switches=K,seed=S", err);
+    tc_fail_random r;
+    tc_status st = tc_fail_random_parse(json_string_value(v), &r, err);
+    if (st == TC_OK)
+        tc_fail_random_format(&r, s->fail_random, sizeof s->fail_random);
+    return st;
+}
+GET(get_fail_random)
+{
+    return s->fail_random[0] ? json_string(s->fail_random) : json_null();
 }
 
 SET(set_links)
@@ -1294,6 +1343,8 @@ static const tc_scn_key keys[] = {
     {"network.equalize_injection_Bps", NETC | B(TOPO), NULL, set_equalize, get_equalize, ""},
     {"network.degrade", NETC | B(TOPO), NULL, set_degrade, get_degrade, ""},
     {"network.routing", NETC, NULL, set_routing, get_routing, ""},
+    {"network.fail", NETC | B(TOPO), NULL, set_fail, get_fail, ""},
+    {"network.fail_random", NETC | B(TOPO), NULL, set_fail_random, get_fail_random, ""},
     {"network.links", B(TOPO), NULL, set_links, get_links, ""},
     {"job.ranks", JOBC, ranks_place, set_ranks, get_ranks, "a placement of N ranks (not --endpoints)"},
     {"job.place", JOBC, NULL, set_place, get_place, ""},

@@ -14,6 +14,7 @@ typedef enum {
     F_SWITCH,     /* no value: true */
     F_SWITCH_OFF, /* no value: false (--no-X) */
     F_LIST,       /* repeatable: the occurrences form a list */
+    F_LIST_COMMA, /* repeatable, each a comma-separated list: all of them form one list */
     F_COMMA,      /* a comma-separated list */
     F_ALGOS,      /* a comma-separated list of algorithm specs (whose parameters hold commas too) */
     F_ONE_SIZE,   /* one size: a list of one */
@@ -54,8 +55,15 @@ static const opt_def opts[] = {
     {{"--degrade", "network.degrade", "network", "link:ID=FACTOR", NETC | B(TOPO), true,
       "scale one directed link's bandwidth (IDs from topocc topo SPEC --links)"},
      F_LIST},
+    {{"--fail", "network.fail", "network", "KIND:ID", NETC | B(TOPO), true,
+      "fail link:ID (a cable), dlink:ID (one direction), switch:ID, host:ID or node:ID (IDs from topocc topo SPEC "
+      "--links; a comma-separated list, or repeat it); routes go around, a job cut off is refused"},
+     F_LIST_COMMA},
+    {{"--fail-random", "network.fail_random", "network", "links=K|F%,switches=K,seed=S", NETC | B(TOPO), false,
+      "fail K (or F% of the) fabric cables and K switches drawn from the seed (hostlinks=1, nvlinks=1: those too)"},
+     F_VALUE},
     {{"--routing", "network.routing", "network", "R", NETC, false,
-      "Clos: ecmp (default) or dmodk; torus: dor (default) or dor-positive"},
+      "Clos: ecmp (default) or dmodk; torus: dor (default; detour with failures), dor-positive, detour or line"},
      F_VALUE},
     {{"--links", "network.links", "network", NULL, B(TOPO), false, "list every directed link with its ID"}, F_SWITCH},
     /* job */
@@ -357,6 +365,15 @@ static json_t *flag_value(const opt_def *d, const char *const *values, size_t n)
         json_t *a = json_array();
         for (size_t i = 0; i < n; i++)
             json_array_append_new(a, json_string(values[i]));
+        return a;
+    }
+    case F_LIST_COMMA: {
+        json_t *a = json_array();
+        for (size_t i = 0; i < n; i++) {
+            json_t *b = split(values[i], false);
+            json_array_extend(a, b);
+            json_decref(b);
+        }
         return a;
     }
     case F_COMMA:

@@ -188,6 +188,32 @@ tc_status tc_net_build(const tc_scenario *s, tc_net *net, tc_err *err)
             else
                 st = tc_topo_degrade_link(t, d->link, d->factor, err);
         }
+        for (int k = 0; k < s->nfail && st == TC_OK; k++)
+            if ((st = tc_topo_fail_item(t, &s->fail[k], err))) {
+                char m[TC_ERR_LEN];
+                snprintf(m, sizeof m, "%s", err->msg);
+                st = tc_fail(err, st, "%s: %s", s->topo[i], m);
+            }
+        if (st == TC_OK && s->fail_random[0]) {
+            tc_fail_random r;
+            if ((st = tc_fail_random_parse(s->fail_random, &r, err)) == TC_OK &&
+                (st = tc_topo_fail_random(t, &r, 0, &net->drawn[i], err))) {
+                char m[TC_ERR_LEN];
+                snprintf(m, sizeof m, "%s", err->msg);
+                st = tc_fail(err, st, "%s: %s", s->topo[i], m);
+            }
+        }
+        if (st == TC_OK) {
+            uint32_t *cab = malloc(((size_t)t->n_links / 2 + 1) * sizeof *cab);
+            if (!cab) {
+                st = tc_fail(err, TC_EINTERNAL, "out of memory");
+            } else {
+                net->fabric_cables[i] = tc_topo_fabric_cables(t, false, false, cab);
+                for (uint32_t c = 0; c < net->fabric_cables[i]; c++)
+                    net->failed_cables[i] += tc_topo_link_failed(t, cab[c]) || tc_topo_link_failed(t, cab[c] + 1);
+                free(cab);
+            }
+        }
         if (st == TC_OK && strcmp(s->routing, "default") != 0)
             st = tc_routing_parse(s->routing, t, &net->routing[i], err);
         if (i < s->nnames)
@@ -202,8 +228,10 @@ tc_status tc_net_build(const tc_scenario *s, tc_net *net, tc_err *err)
 
 void tc_net_free(tc_net *net)
 {
-    for (int i = 0; i < net->n; i++)
+    for (int i = 0; i < net->n; i++) {
         tc_topo_free(net->topo[i]);
+        tc_fail_drawn_free(&net->drawn[i]);
+    }
     memset(net, 0, sizeof *net);
 }
 
@@ -624,7 +652,9 @@ static tc_status resolve_routing(tc_scenario *s, tc_err *err)
     }
     if (clos && torus)
         return TC_OK;
-    snprintf(s->routing, sizeof s->routing, "%s", torus ? "dor" : s->mode == TC_MODE_FORMULA ? "dmodk" : "ecmp");
+    /* a torus with failures goes around them (detour) */
+    snprintf(s->routing, sizeof s->routing, "%s",
+             torus ? (s->nfail || s->fail_random[0] ? "detour" : "dor") : s->mode == TC_MODE_FORMULA ? "dmodk" : "ecmp");
     return TC_OK;
 }
 

@@ -421,6 +421,62 @@ uint32_t tc_clos_route_vertical(const tc_topo *t, uint32_t src, uint32_t dst, ui
     return n;
 }
 
+/* Fault-aware search for the up-link choices b_i .. b_top: level i's
+ * choice p must leave a surviving up-link from the source side's
+ * level-(i-1) node (index is) and a surviving down-link into the
+ * destination side's (id); the ECMP hash's or D-mod-k's choice first, then
+ * p + 1, p + 2, ... modulo w_i, backtracking. */
+static bool clos_search(const tc_topo *t, tc_routing r, uint32_t ss, uint32_t sd, int top, int i, uint32_t is,
+                        uint32_t id, uint32_t b, uint32_t *digit)
+{
+    if (i > top)
+        return true;
+    uint32_t w = t->up[i], first = pick_parent(t, r, ss, sd, i);
+    for (uint32_t k = 0; k < w; k++) {
+        uint32_t p = (first + k) % w;
+        uint32_t lu = t->up_lbase[i] + 2 * (is * w + p), ld = t->down_lbase[i] + 2 * (id * w + p);
+        if (tc_topo_link_failed(t, lu) || tc_topo_link_failed(t, ld))
+            continue;
+        uint32_t nb = b + t->wprod[i - 1] * p;
+        uint32_t ns = nb + t->wprod[i] * (ss / t->span[i]), nd = nb + t->wprod[i] * (sd / t->span[i]);
+        digit[i] = p;
+        if (clos_search(t, r, ss, sd, top, i + 1, ns, nd, nb, digit))
+            return true;
+    }
+    return false;
+}
+
+uint32_t tc_clos_route_ft(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links)
+{
+    uint32_t n = 0, e_src = src, e_dst = dst;
+    if (t->nics) {
+        if (tc_topo_link_failed(t, t->nic_lbase + 2 * src) || tc_topo_link_failed(t, t->nic_lbase + 2 * dst + 1))
+            return TC_NO_ROUTE;
+        links[n++] = t->nic_lbase + 2 * e_src;
+    }
+    uint32_t ss = tc_topo_slot(t, src), sd = tc_topo_slot(t, dst);
+    int top = 1;
+    while (ss / t->span[top] != sd / t->span[top])
+        top++;
+    uint32_t digit[TC_MAX_LEVELS + 1];
+    if (!clos_search(t, r, ss, sd, top, 1, ss, sd, 0, digit))
+        return TC_NO_ROUTE;
+    uint32_t b = 0, idx = ss;
+    for (int i = 1; i <= top; i++) {
+        links[n++] = t->up_lbase[i] + 2 * (idx * t->up[i] + digit[i]);
+        b += t->wprod[i - 1] * digit[i];
+        idx = b + t->wprod[i] * (ss / t->span[i]);
+    }
+    for (int i = top; i >= 1; i--) {
+        b %= t->wprod[i - 1];
+        uint32_t child = b + t->wprod[i - 1] * (sd / t->span[i - 1]);
+        links[n++] = t->down_lbase[i] + 2 * (child * t->up[i] + digit[i]);
+    }
+    if (t->nics)
+        links[n++] = t->nic_lbase + 2 * e_dst + 1;
+    return n;
+}
+
 double tc_topo_clos_path_lat(const tc_topo *t, int L)
 {
     if (!t || t->kind != TC_TOPO_CLOS || L <= 0)

@@ -457,6 +457,8 @@ void tc_topo_free(tc_topo *t)
         return;
     free(t->links);
     free(t->hslot);
+    free(t->link_failed);
+    free(t->vertex_failed);
     free(t->out_off);
     free(t->out_link);
     free(t);
@@ -503,6 +505,114 @@ tc_status tc_topo_degrade_link(tc_topo *t, uint32_t link, double factor, tc_err 
     return TC_OK;
 }
 
+/* ---- failures ---- */
+
+static tc_status fail_arrays(tc_topo *t, tc_err *err)
+{
+    if (!t->link_failed)
+        t->link_failed = tc_calloc(t->n_links, 1);
+    if (!t->vertex_failed)
+        t->vertex_failed = tc_calloc(t->n_vertices, 1);
+    if (!t->link_failed || !t->vertex_failed)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    return TC_OK;
+}
+
+static void fail_one(tc_topo *t, uint32_t l)
+{
+    if (t->link_failed[l])
+        return;
+    t->link_failed[l] = 1;
+    t->links[l].bw = 0;
+    t->n_failed++;
+}
+
+tc_status tc_topo_fail_link(tc_topo *t, uint32_t link, bool both, tc_err *err)
+{
+    if (!t || link >= t->n_links)
+        return tc_fail(err, TC_EINVAL, "fail %slink:%u: no such link (the topology has links 0 to %u, as topocc topo "
+                                       "SPEC --links prints them)",
+                       both ? "" : "d", link, t ? t->n_links - 1 : 0);
+    tc_status st = fail_arrays(t, err);
+    if (st)
+        return st;
+    fail_one(t, link);
+    if (both)
+        fail_one(t, link ^ 1u); /* every cable is a pair of links 2k, 2k + 1 */
+    return TC_OK;
+}
+
+/* Fails vertex v and every link at it. */
+static tc_status fail_vertex(tc_topo *t, uint32_t v, tc_err *err)
+{
+    tc_status st = fail_arrays(t, err);
+    if (st)
+        return st;
+    t->vertex_failed[v] = 1;
+    for (uint32_t k = t->out_off[v]; k < t->out_off[v + 1]; k++) {
+        uint32_t l = t->out_link[k];
+        fail_one(t, l);
+        fail_one(t, l ^ 1u);
+    }
+    return TC_OK;
+}
+
+tc_status tc_topo_fail_switch(tc_topo *t, uint32_t vertex, tc_err *err)
+{
+    if (t->kind == TC_TOPO_TORUS) {
+        if (vertex >= t->n_endpoints)
+            return tc_fail(err, TC_EINVAL, "fail switch:%u: a torus's routers are its endpoints 0 to %u", vertex,
+                           t->n_endpoints - 1);
+        return fail_vertex(t, vertex, err);
+    }
+    if (vertex < t->n_endpoints || vertex >= t->n_endpoints + t->n_switches)
+        return tc_fail(err, TC_EINVAL, "fail switch:%u: the fabric switches are vertices %u to %u (as topocc topo SPEC "
+                                       "--links prints them; node:ID fails a scale-up node)",
+                       vertex, t->n_endpoints, t->n_endpoints + t->n_switches - 1);
+    return fail_vertex(t, vertex, err);
+}
+
+tc_status tc_topo_fail_host(tc_topo *t, uint32_t endpoint, tc_err *err)
+{
+    if (endpoint >= t->n_endpoints)
+        return tc_fail(err, TC_EINVAL, "fail host:%u: the endpoints are 0 to %u", endpoint, t->n_endpoints - 1);
+    return fail_vertex(t, endpoint, err);
+}
+
+tc_status tc_topo_fail_node(tc_topo *t, uint32_t node, tc_err *err)
+{
+    uint32_t G = t->node_size;
+    if (G < 2)
+        return tc_fail(err, TC_EINVAL, "fail node:%u: the topology has no scale-up nodes (node=G): fail host:ID instead",
+                       node);
+    if (node >= t->n_endpoints / G)
+        return tc_fail(err, TC_EINVAL, "fail node:%u: the scale-up nodes are 0 to %u", node, t->n_endpoints / G - 1);
+    tc_status st = fail_vertex(t, t->node_vbase + node, err);
+    for (uint32_t e = node * G; e < (node + 1) * G && st == TC_OK; e++)
+        st = fail_vertex(t, e, err);
+    return st;
+}
+
+uint32_t tc_topo_fabric_cables(const tc_topo *t, bool host, bool scaleup, uint32_t *out)
+{
+    uint32_t n = 0;
+    for (uint32_t l = 0; l < t->n_links; l += 2) {
+        const tc_link *k = &t->links[l];
+        bool take;
+        if (k->kind == TC_LINK_NODE)
+            take = scaleup;
+        else if (k->kind == TC_LINK_NIC)
+            take = host;
+        else if (t->kind == TC_TOPO_CLOS)
+            take = k->level > 1 || host; /* level 1: host slot (endpoint or NIC) to leaf */
+        else
+            take = true;
+        if (take)
+            out[n++] = l;
+    }
+    return n;
+}
+
 /* ---- routing ---- */
 
 static const struct {
@@ -514,6 +624,8 @@ static const struct {
     {"dmodk", TC_ROUTE_DMODK, TC_TOPO_CLOS},
     {"dor", TC_ROUTE_DOR, TC_TOPO_TORUS},
     {"dor-positive", TC_ROUTE_DOR_POSITIVE, TC_TOPO_TORUS},
+    {"detour", TC_ROUTE_DETOUR, TC_TOPO_TORUS},
+    {"line", TC_ROUTE_LINE, TC_TOPO_TORUS},
 };
 #define N_ROUTINGS (sizeof routings / sizeof *routings)
 
@@ -529,11 +641,12 @@ tc_status tc_routing_parse(const char *s, const tc_topo *t, tc_routing *out, tc_
         if (t && t->kind != routings[i].kind)
             return tc_fail(err, TC_EINVAL, "routing '%s' does not fit a %s: use %s", s,
                            t->kind == TC_TOPO_CLOS ? "clos" : "torus",
-                           t->kind == TC_TOPO_CLOS ? "ecmp or dmodk" : "dor or dor-positive");
+                           t->kind == TC_TOPO_CLOS ? "ecmp or dmodk" : "dor, dor-positive, detour or line");
         *out = routings[i].r;
         return TC_OK;
     }
-    return tc_fail(err, TC_EINVAL, "unknown routing '%s': expected ecmp or dmodk (clos), dor or dor-positive (torus)",
+    return tc_fail(err, TC_EINVAL,
+                   "unknown routing '%s': expected ecmp or dmodk (clos), dor, dor-positive, detour or line (torus)",
                    s ? s : "");
 }
 
@@ -541,7 +654,7 @@ static tc_routing resolve(tc_routing r, const tc_topo *t)
 {
     tc_topo_kind want = r == TC_ROUTE_ECMP || r == TC_ROUTE_DMODK ? TC_TOPO_CLOS : TC_TOPO_TORUS;
     if (r == TC_ROUTE_DEFAULT || t->kind != want)
-        return t->kind == TC_TOPO_CLOS ? TC_ROUTE_ECMP : TC_ROUTE_DOR;
+        return t->kind == TC_TOPO_CLOS ? TC_ROUTE_ECMP : t->n_failed ? TC_ROUTE_DETOUR : TC_ROUTE_DOR;
     return r;
 }
 
@@ -560,6 +673,12 @@ uint32_t tc_topo_max_path(const tc_topo *t)
     tc_topo_info info;
     tc_topo_get_info(t, &info);
     uint32_t fabric = t->kind == TC_TOPO_CLOS ? 2 * (uint32_t)t->top_level + (t->nics ? 2 : 0) : info.diameter;
+    if (t->kind == TC_TOPO_TORUS && t->n_failed) {
+        /* detour: 3 links for a hop; line: the longer way round */
+        fabric = 0;
+        for (int d = 0; d < t->ndims; d++)
+            fabric += 3 * (t->dims[d] - 1);
+    }
     return t->node_size > 1 && fabric < 2 ? 2 : fabric;
 }
 
@@ -579,7 +698,38 @@ bool tc_topo_same_node(const tc_topo *t, uint32_t a, uint32_t b)
     return na != UINT32_MAX && na == tc_topo_node_of(t, b);
 }
 
+/* Whether none of the n links is failed. */
+static bool route_alive(const tc_topo *t, const uint32_t *links, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (t->link_failed[links[i]])
+            return false;
+    return true;
+}
+
+static uint32_t route_healthy(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links);
+
 uint32_t tc_topo_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links)
+{
+    if (!t->n_failed)
+        return route_healthy(t, r, src, dst, links);
+    if (src == dst)
+        return 0;
+    if (tc_topo_vertex_failed(t, src) || tc_topo_vertex_failed(t, dst))
+        return TC_NO_ROUTE;
+    r = resolve(r, t);
+    bool fabric = src < t->n_endpoints && dst < t->n_endpoints &&
+                  !(t->node_size > 1 && src / t->node_size == dst / t->node_size);
+    if (fabric && t->kind == TC_TOPO_CLOS)
+        return tc_clos_route_ft(t, r, src, dst, links);
+    if (fabric && (r == TC_ROUTE_DETOUR || r == TC_ROUTE_LINE))
+        return tc_torus_route_ft(t, r, src, dst, links);
+    /* plain dimension order, a node or a tree hop: no alternative */
+    uint32_t n = route_healthy(t, r, src, dst, links);
+    return n != TC_NO_ROUTE && route_alive(t, links, n) ? n : TC_NO_ROUTE;
+}
+
+static uint32_t route_healthy(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links)
 {
     if (src == dst)
         return 0;

@@ -47,6 +47,8 @@ const char *tc_topo_list_str(const uint32_t *v, int n, char *buf, size_t len);
 tc_status tc_clos_configure(tc_spec *sp, tc_topo *t, uint64_t *fabric_links, tc_err *err);
 void tc_clos_fill(tc_topo *t);
 uint32_t tc_clos_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links);
+/* The same around failed links (TC_NO_ROUTE if none survives). */
+uint32_t tc_clos_route_ft(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links);
 /* A route between an endpoint or fabric switch and one of its ancestor
  * switches (either way): the unique path of up-links (down-links) between
  * them, with the endpoint's NIC link; 0 if neither is the other's
@@ -59,6 +61,9 @@ const char *tc_clos_vertex_name(const tc_topo *t, uint32_t v, char *buf, size_t 
 tc_status tc_torus_configure(tc_spec *sp, tc_topo *t, uint64_t *fabric_links, tc_err *err);
 void tc_torus_fill(tc_topo *t);
 uint32_t tc_torus_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links);
+/* Around failed links: detour or line (TC_NO_ROUTE if the scheme finds
+ * no surviving path). */
+uint32_t tc_torus_route_ft(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links);
 void tc_torus_info(const tc_topo *t, tc_topo_info *info);
 void tc_torus_spec(const tc_topo *t, char *buf, size_t len);
 const char *tc_torus_vertex_name(const tc_topo *t, uint32_t v, char *buf, size_t len);

@@ -210,3 +210,87 @@ const char *tc_torus_vertex_name(const tc_topo *t, uint32_t v, char *buf, size_t
         snprintf(buf + off, len - off, ")");
     return buf;
 }
+
+/* The vertex a torus link leads to. */
+static uint32_t link_dst(const tc_topo *t, uint32_t l)
+{
+    return t->links[l].dst;
+}
+
+static bool alive(const tc_topo *t, uint32_t l)
+{
+    return l != UINT32_MAX && !tc_topo_link_failed(t, l);
+}
+
+/* Fault-tolerant dimension order (torus.c's route, then around failures):
+ * line: in each dimension the shorter way, or the other way round when the
+ * shorter one crosses a failed link (a ring broken at the fault is a line);
+ * detour: hop by hop the shorter way, and a failed hop is replaced by one
+ * step in another dimension (the next one first, + before -), the hop, and
+ * the step back. */
+uint32_t tc_torus_route_ft(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links)
+{
+    uint32_t n = 0, cur = src;
+    for (int d = 0; d < t->ndims; d++) {
+        uint32_t size = t->dims[d], st = t->stride[d];
+        uint32_t xs = cur / st % size, xd = dst / st % size;
+        if (xs == xd)
+            continue;
+        bool ring = t->dim_cables[d] == size;
+        uint32_t fwd = (xd + size - xs) % size, bwd = size - fwd;
+        int dir = !ring ? (xd > xs ? 1 : -1) : fwd != bwd ? (fwd < bwd ? 1 : -1) : (xs % 2 == 0 ? 1 : -1);
+        if (r == TC_ROUTE_LINE) {
+            bool done = false;
+            for (int k = 0; k < (ring ? 2 : 1) && !done; k++, dir = -dir) {
+                uint32_t hops = !ring ? (xd > xs ? xd - xs : xs - xd) : dir > 0 ? fwd : bwd, v = cur, m = n;
+                bool ok = true;
+                for (uint32_t h = 0; h < hops && ok; h++) {
+                    uint32_t l = tc_topo_torus_link(t, v, d, dir);
+                    ok = alive(t, l);
+                    if (ok) {
+                        links[m++] = l;
+                        v = link_dst(t, l);
+                    }
+                }
+                if (ok) {
+                    n = m;
+                    cur = v;
+                    done = true;
+                }
+            }
+            if (!done)
+                return TC_NO_ROUTE;
+            continue;
+        }
+        uint32_t hops = !ring ? (xd > xs ? xd - xs : xs - xd) : dir > 0 ? fwd : bwd;
+        for (uint32_t h = 0; h < hops; h++) {
+            uint32_t l = tc_topo_torus_link(t, cur, d, dir);
+            if (alive(t, l)) {
+                links[n++] = l;
+                cur = link_dst(t, l);
+                continue;
+            }
+            bool found = false;
+            for (int k = 1; k < t->ndims && !found; k++) {
+                int d2 = (d + k) % t->ndims;
+                for (int dir2 = 1; dir2 >= -1 && !found; dir2 -= 2) {
+                    uint32_t a = tc_topo_torus_link(t, cur, d2, dir2);
+                    if (!alive(t, a))
+                        continue;
+                    uint32_t b = tc_topo_torus_link(t, link_dst(t, a), d, dir);
+                    if (!alive(t, b))
+                        continue;
+                    uint32_t c = tc_topo_torus_link(t, link_dst(t, b), d2, -dir2);
+                    if (!alive(t, c))
+                        continue;
+                    links[n++] = a, links[n++] = b, links[n++] = c;
+                    cur = link_dst(t, c);
+                    found = true;
+                }
+            }
+            if (!found)
+                return TC_NO_ROUTE;
+        }
+    }
+    return cur == dst ? n : TC_NO_ROUTE;
+}

@@ -1,0 +1,291 @@
+/*
+ * test_failures.c - failed links, switches, hosts and nodes: routes around
+ * them on a Clos (ECMP, D-mod-k) and a torus (detour, line), by hand; a
+ * job cut off refused naming the ranks; random draws reproducible from the
+ * seed; the evaluators on failed networks agree with each other and with
+ * hand computation.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "topocc/coll.h"
+#include "topocc/eval.h"
+#include "topocc/topo.h"
+#include "build_helpers.h"
+
+static void down(tc_topo *t, const char *item)
+{
+    tc_fail_item f;
+    tc_err err = {{0}};
+    if (tc_fail_item_parse(item, &f, &err) || tc_topo_fail_item(t, &f, &err))
+        fail_msg("%s: %s", item, err.msg);
+}
+
+static bool uses(const uint32_t *path, uint32_t n, uint32_t l)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (path[i] == l)
+            return true;
+    return false;
+}
+
+/* One failed spine up-link on a 2-tier Clos (4 hosts per leaf, 2 leaves,
+ * 4 spines). D-mod-k sends host 0's traffic for host 4 through spine
+ * 4 mod 4 = 0; with leaf 0's cable to spine 0 down it takes the next
+ * surviving up-link, spine 1, which then carries both 0 -> 4 and 1 -> 5:
+ * the four flows of leaf 0 to leaf 1 load its up-links 0, 2, 1, 1. ECMP
+ * routes every cross-leaf pair around the cable both ways. */
+static void clos_routes_around_a_failed_uplink(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=4x2,up=1x4");
+    uint32_t cable = t->up_lbase[2] + 2 * (0 * 4 + 0); /* leaf 0 -> spine 0, and back */
+    char item[32];
+    snprintf(item, sizeof item, "link:%u", cable);
+    down(t, item);
+    assert_int_equal(t->n_failed, 2);
+    uint32_t path[16], load[4] = {0};
+    for (uint32_t h = 0; h < 4; h++) {
+        uint32_t n = tc_topo_route(t, TC_ROUTE_DMODK, h, 4 + h, path);
+        assert_int_equal(n, 4);
+        for (uint32_t b = 0; b < 4; b++)
+            load[b] += uses(path, n, t->up_lbase[2] + 2 * b);
+    }
+    assert_int_equal(load[0], 0);
+    assert_int_equal(load[1], 2);
+    assert_int_equal(load[2], 1);
+    assert_int_equal(load[3], 1);
+    for (uint32_t a = 0; a < 8; a++)
+        for (uint32_t b = 0; b < 8; b++) {
+            for (int r = 0; r < 2; r++) {
+                uint32_t n = tc_topo_route(t, r ? TC_ROUTE_ECMP : TC_ROUTE_DMODK, a, b, path);
+                assert_true(n != TC_NO_ROUTE);
+                assert_false(uses(path, n, cable) || uses(path, n, cable + 1));
+                for (uint32_t i = 0; i + 1 < n; i++)
+                    assert_int_equal(t->links[path[i]].dst, t->links[path[i + 1]].src);
+            }
+        }
+    tc_topo_free(t);
+}
+
+static double ring_time(const tc_topo *t, tc_routing r, double bytes, tc_mode m)
+{
+    tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_RING, .p = t->n_endpoints, .bytes = bytes};
+    tc_eval_opts o = {.mode = m, .routing = r};
+    tc_result res;
+    tc_err err = {{0}};
+    if (tc_evaluate(t, &req, &o, &res, &err) != TC_OK)
+        fail_msg("evaluate: %s", err.msg);
+    return res.time_s;
+}
+
+/* A ring all-reduce (r -> r + 1, 2 (p-1) steps of s = S/p) on a 8x2
+ * torus, every link L = 1 us and B = 50 GB/s, alpha 0, with the cable
+ * (0,0)-(1,0) of dimension 0 down. Healthy: the longest hop has 2 links
+ * (7 -> 8, 15 -> 0): 2(p-1) (2L + s/B). detour: 0 -> 1 goes (0,0) ->
+ * (0,1) -> (1,1) -> (1,0), sharing its first link with 7 -> 8 and its
+ * second with 8 -> 9: 2(p-1) (3L + 2s/B). line: 0 -> 1 goes the other
+ * way round row 0, 7 links of dimension 0's - direction, which the ring
+ * leaves idle: 2(p-1) (7L + s/B). */
+static void torus_ring_with_a_failed_link_by_hand(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("torus:dims=8x2,lat=1us,hop_lat=0,alpha=0");
+    double S = 16.0 * (1 << 20), p = 16, s = S / p, B = 50e9, L = 1e-6, k = 2 * (p - 1);
+    double healthy = ring_time(t, TC_ROUTE_DEFAULT, S, TC_MODE_STEPS);
+    if (fabs(healthy - k * (2 * L + s / B)) > 1e-9 * healthy)
+        fail_msg("healthy %.9g s, by hand %.9g s", healthy, k * (2 * L + s / B));
+    down(t, "link:0");
+    double want[2] = {k * (3 * L + 2 * s / B), k * (7 * L + s / B)};
+    tc_routing rs[2] = {TC_ROUTE_DETOUR, TC_ROUTE_LINE};
+    for (int i = 0; i < 2; i++) {
+        double st = ring_time(t, rs[i], S, TC_MODE_STEPS), f = ring_time(t, rs[i], S, TC_MODE_FORMULA);
+        if (fabs(st - want[i]) > 1e-9 * want[i] || fabs(f - st) > 1e-9 * st)
+            fail_msg("%s: steps %.9g s, formula %.9g s, by hand %.9g s", tc_routing_name(rs[i], t), st, f, want[i]);
+        double fl = ring_time(t, rs[i], S, TC_MODE_FLOW);
+        if (!(fl >= healthy * (1 - 1e-9)) || fl > st * (1 + 1e-9))
+            fail_msg("%s: flow %.9g s outside [healthy %.9g, steps %.9g]", tc_routing_name(rs[i], t), fl, healthy, st);
+    }
+    /* the default with failures is detour, named so */
+    assert_string_equal(tc_routing_name(TC_ROUTE_DEFAULT, t), "detour");
+    double d = ring_time(t, TC_ROUTE_DEFAULT, S, TC_MODE_STEPS);
+    assert_true(fabs(d - want[0]) <= 1e-9 * want[0]);
+    /* plain dimension order does not go around: the job is cut off */
+    tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_RING, .p = 16, .bytes = S};
+    tc_eval_opts o = {.mode = TC_MODE_STEPS, .routing = TC_ROUTE_DOR};
+    tc_result res;
+    tc_err err = {{0}};
+    assert_int_equal(tc_evaluate(t, &req, &o, &res, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "rank 0 (endpoint 0)"));
+    assert_non_null(strstr(err.msg, "rank 1 (endpoint 1)"));
+    tc_topo_free(t);
+}
+
+/* A job cut off, an endpoint down, bad IDs: one line each, naming what. */
+static void cut_off_and_bad_ids(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=4x2,up=1x2");
+    down(t, "dlink:6"); /* host 3 -> leaf 0: host 3 cannot send */
+    tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_RING, .p = 8, .bytes = 1 << 20};
+    tc_result res;
+    tc_err err = {{0}};
+    for (int m = 0; m < 3; m++) {
+        tc_eval_opts o = {.mode = (tc_mode)m, .routing = m == TC_MODE_FORMULA ? TC_ROUTE_DMODK : TC_ROUTE_ECMP};
+        assert_int_equal(tc_evaluate(t, &req, &o, &res, &err), TC_EINVAL);
+        if (!strstr(err.msg, "cut") || !strstr(err.msg, "endpoint 3"))
+            fail_msg("mode %d: '%s'", m, err.msg);
+    }
+    tc_topo_free(t);
+    t = topo("clos:down=4x2,up=1x2,node=2");
+    down(t, "node:1"); /* endpoints 2, 3 */
+    tc_eval_opts o = {.mode = TC_MODE_STEPS};
+    assert_int_equal(tc_evaluate(t, &req, &o, &res, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "rank 2's endpoint 2 has failed"));
+    tc_fail_item f;
+    assert_int_equal(tc_fail_item_parse("link:99999", &f, &err), TC_OK);
+    assert_int_equal(tc_topo_fail_item(t, &f, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "links 0 to"));
+    assert_int_equal(tc_fail_item_parse("switch:0", &f, &err), TC_OK);
+    assert_int_equal(tc_topo_fail_item(t, &f, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "fabric switches are vertices 8 to 11"));
+    assert_int_equal(tc_fail_item_parse("cable:3", &f, &err), TC_EINVAL);
+    assert_int_equal(tc_fail_item_parse("link:-1", &f, &err), TC_EINVAL);
+    tc_topo_free(t);
+    t = topo("clos:down=4x2,up=1x2");
+    assert_int_equal(tc_fail_item_parse("node:0", &f, &err), TC_OK);
+    assert_int_equal(tc_topo_fail_item(t, &f, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "no scale-up nodes"));
+    tc_topo_free(t);
+    tc_fail_random r;
+    assert_int_equal(tc_fail_random_parse("links=101%", &r, &err), TC_EINVAL);
+    assert_int_equal(tc_fail_random_parse("links=2.5", &r, &err), TC_EINVAL);
+    assert_int_equal(tc_fail_random_parse("seed=3", &r, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "draws nothing"));
+    assert_int_equal(tc_fail_random_parse("links=3,colour=red", &r, &err), TC_EINVAL);
+}
+
+/* Draws: K or F% of the topology's own fabric cables (Clos: switch to
+ * switch only; torus: router to router), the same for the same seed and
+ * trial, another for another trial; hostlinks=1 adds the host cables. */
+static void random_draws_reproduce(void **state)
+{
+    (void)state;
+    tc_fail_random r;
+    tc_err err = {{0}};
+    assert_int_equal(tc_fail_random_parse("links=10%,switches=1,seed=7", &r, &err), TC_OK);
+    char buf[128];
+    tc_fail_random_format(&r, buf, sizeof buf);
+    assert_string_equal(buf, "links=10%,switches=1,seed=7");
+    uint32_t first[8] = {0};
+    int differ = 0;
+    for (uint64_t trial = 0; trial < 4; trial++)
+        for (int again = 0; again < 2; again++) {
+            tc_topo *t = topo("clos:down=4x4,up=1x4");
+            tc_fail_drawn d;
+            assert_int_equal(tc_topo_fail_random(t, &r, trial, &d, &err), TC_OK);
+            assert_int_equal(d.eligible_cables, 16);            /* 4 leaves x 4 spines */
+            assert_int_equal(d.ncables, 2);                     /* 10% of 16, rounded */
+            assert_int_equal(d.nswitches, 1);
+            for (uint32_t k = 0; k < d.ncables; k++) {
+                assert_true(t->links[d.cables[k]].level == 2); /* switch to switch */
+                assert_true(tc_topo_link_failed(t, d.cables[k]) && tc_topo_link_failed(t, d.cables[k] + 1));
+            }
+            assert_true(d.switches[0] >= t->n_endpoints && tc_topo_vertex_failed(t, d.switches[0]));
+            if (again == 0 && trial == 0)
+                first[0] = d.cables[0], first[1] = d.cables[1], first[2] = d.switches[0];
+            else if (trial == 0)
+                assert_true(d.cables[0] == first[0] && d.cables[1] == first[1] && d.switches[0] == first[2]);
+            else
+                differ += d.cables[0] != first[0] || d.cables[1] != first[1] || d.switches[0] != first[2];
+            tc_fail_drawn_free(&d);
+            tc_topo_free(t);
+        }
+    assert_true(differ > 0);
+    tc_topo *t = topo("torus:dims=4x4,node=2");
+    uint32_t cab[64];
+    assert_int_equal(tc_topo_fabric_cables(t, false, false, cab), 32);
+    assert_int_equal(tc_topo_fabric_cables(t, false, true, cab), 32 + 16);
+    tc_topo_free(t);
+    t = topo("clos:down=4x4,up=1x4");
+    assert_int_equal(tc_topo_fabric_cables(t, true, false, cab), 32);
+    assert_int_equal(tc_fail_random_parse("links=17", &r, &err), TC_OK);
+    tc_fail_drawn d;
+    assert_int_equal(tc_topo_fail_random(t, &r, 0, &d, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "only 16 eligible cables"));
+    tc_topo_free(t);
+}
+
+/* Random failures on random Clos and tori: every evaluator either runs
+ * or refuses the job as cut off (all three alike); formula equals steps
+ * on the routed graph (D-mod-k; detour), no evaluator beats the healthy
+ * lower bound, and a failure never speeds a collective up in steps mode
+ * by more than rounding (a route around a fault is never shorter). */
+static void evaluators_agree_under_random_failures(void **state)
+{
+    (void)state;
+    static const char *specs[] = {"clos:down=4x4,up=1x4", "clos:down=2x4x4,up=1x2x4", "clos:down=4x4,up=2x4,node=2",
+                                  "torus:dims=4x4", "torus:dims=4x4x2", "torus:dims=6x4,wrap=1x0"};
+    static const tc_algo algos[] = {TC_ALGO_RING, TC_ALGO_RHD, TC_ALGO_DIRECT, TC_ALGO_DBTREE};
+    int ran = 0, cut = 0;
+    for (uint64_t i = 0; i < 60; i++) {
+        const char *spec = specs[i % 6];
+        tc_topo *healthy = topo(spec), *t = topo(spec);
+        tc_fail_random r = {.links = (double)(1 + i % 4), .seed = i};
+        tc_fail_drawn d;
+        tc_err err = {{0}};
+        if (tc_topo_fail_random(t, &r, 0, &d, &err))
+            fail_msg("%s: %s", spec, err.msg);
+        tc_fail_drawn_free(&d);
+        tc_algo a = algos[(i / 6) % 4];
+        tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = a, .p = t->n_endpoints, .bytes = 1 << 22};
+        tc_routing rt = t->kind == TC_TOPO_CLOS ? TC_ROUTE_DMODK : TC_ROUTE_DETOUR;
+        tc_result rf, rs, rl, rh;
+        tc_status sf, ss, sl;
+        tc_eval_opts o = {.mode = TC_MODE_FORMULA, .routing = rt};
+        sf = tc_evaluate(t, &req, &o, &rf, &err);
+        o.mode = TC_MODE_STEPS;
+        ss = tc_evaluate(t, &req, &o, &rs, &err);
+        o.mode = TC_MODE_FLOW;
+        sl = tc_evaluate(t, &req, &o, &rl, &err);
+        if (sf != ss || ss != sl)
+            fail_msg("%s %s draw %llu: formula %d steps %d flow %d (%s)", spec, tc_algo_name(a), (unsigned long long)i,
+                     sf, ss, sl, err.msg);
+        if (ss != TC_OK) {
+            assert_non_null(strstr(err.msg, "cut"));
+            cut++;
+        } else {
+            o.mode = TC_MODE_STEPS;
+            assert_int_equal(tc_evaluate(healthy, &req, &o, &rh, &err), TC_OK);
+            if (fabs(rf.time_s - rs.time_s) > 1e-9 * rs.time_s)
+                fail_msg("%s %s draw %llu: formula %.17g steps %.17g", spec, tc_algo_name(a), (unsigned long long)i,
+                         rf.time_s, rs.time_s);
+            if (rs.time_s < rh.time_s * (1 - 1e-9) || rl.time_s < rh.lower_bound_s * (1 - 1e-9))
+                fail_msg("%s %s draw %llu: failed %.17g, healthy %.17g, flow %.17g, bound %.17g", spec,
+                         tc_algo_name(a), (unsigned long long)i, rs.time_s, rh.time_s, rl.time_s, rh.lower_bound_s);
+            ran++;
+        }
+        tc_topo_free(t);
+        tc_topo_free(healthy);
+    }
+    printf("%d runs on failed networks, %d jobs cut off\n", ran, cut);
+    assert_true(ran >= 30);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(clos_routes_around_a_failed_uplink),
+        cmocka_unit_test(torus_ring_with_a_failed_link_by_hand),
+        cmocka_unit_test(cut_off_and_bad_ids),
+        cmocka_unit_test(random_draws_reproduce),
+        cmocka_unit_test(evaluators_agree_under_random_failures),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
