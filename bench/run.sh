@@ -8,3 +8,4 @@ B=build
 "$B/bench_codec"
 "$B/bench_flow"
 "$B/bench_check"
+./bench/failures.sh "$B"

@@ -405,6 +405,16 @@ good "fail: routes around, the line says what is down" "failures .*2 of 64 fabri
 good "fail-random: the draw is printed" "drawn: cables" collective --topo "$CLOS" --op allreduce --size 1MiB --mode steps --fail-random links=5%,seed=4
 good "fail-random: in the JSON" '"drawn_cables"' collective --topo "$CLOS" --op allreduce --size 1MiB --mode steps --fail-random links=5%,seed=4 --format json
 good "fail: torus detour named" "routing detour" collective --topo torus:dims=4x4 --op allreduce --size 1MiB --mode steps --fail link:0
+good "failures: Monte Carlo per topology" "slowdown histogram" failures --topo "$CLOS" --topo torus:dims=8x8 --op allreduce --size 16MiB --algo ring --mode steps --fail-random links=2,seed=5 --trials 20
+good "failures: JSON quantiles and histogram" '"p99"' failures --topo "$CLOS" --op allreduce --size 16MiB --algo ring --mode steps --fail-random links=2,seed=5 --trials 5 --format json
+bad "failures: no draw" failures --topo "$CLOS" --op allreduce --size 16MiB
+bad "failures: trials 0" failures --topo "$CLOS" --op allreduce --size 16MiB --fail-random links=2 --trials 0
+bad "failures: two sizes" failures --topo "$CLOS" --op allreduce --sizes 1MiB:16MiB --fail-random links=2
+"$T" failures --topo "$CLOS" --op allreduce --size 16MiB --algo ring --mode steps --fail-random links=3,seed=9 --trials 10 --format json >"$tmp/f1.json"
+"$T" failures --topo "$CLOS" --op allreduce --size 16MiB --algo ring --mode steps --fail-random links=3,seed=9 --trials 10 --format json >"$tmp/f2.json"
+cmp -s "$tmp/f1.json" "$tmp/f2.json" || { echo "FAIL: failures does not reproduce from its seed"; fails=$((fails + 1)); }
+"$T" replay "$tmp/f1.json" --format json >"$tmp/f3.json" 2>/dev/null
+cmp -s "$tmp/f1.json" "$tmp/f3.json" || { echo "FAIL: failures does not replay"; fails=$((fails + 1)); }
 bad "preset: sharp=2" collective --preset dgx-h100:nodes=2,sharp=2 --op allreduce --algo nccl --size 64MiB
 export NCCL_ALGO=NVLS
 good "nccl: NCCL_ALGO=NVLS is honoured" "nccl:NVLS,Simple" collective --preset dgx-h100 --op allreduce --algo nccl --size 8

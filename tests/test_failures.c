@@ -17,6 +17,7 @@
 #include "topocc/coll.h"
 #include "topocc/eval.h"
 #include "topocc/topo.h"
+#include "topocc/outcome.h"
 #include "build_helpers.h"
 
 static void down(tc_topo *t, const char *item)
@@ -278,6 +279,86 @@ static void evaluators_agree_under_random_failures(void **state)
     assert_true(ran >= 30);
 }
 
+static tc_failures_out *run_failures(const char *a, const char *b, const char *draw, uint32_t trials, tc_mode mode)
+{
+    tc_scenario *s = tc_scenario_new(TC_CMD_FAILURES);
+    assert_non_null(s);
+    snprintf(s->topo[0], sizeof s->topo[0], "%s", a);
+    snprintf(s->topo[1], sizeof s->topo[1], "%s", b);
+    s->ntopo = 2;
+    s->ops[0] = TC_OP_ALLREDUCE;
+    s->nops = 1;
+    s->sizes = malloc(sizeof *s->sizes);
+    s->sizes[0] = 1 << 24;
+    s->nsizes = 1;
+    snprintf(s->algos[0], sizeof s->algos[0], "ring");
+    s->mode = mode;
+    s->trials = trials;
+    snprintf(s->fail_random, sizeof s->fail_random, "%s", draw);
+    tc_err err = {{0}};
+    tc_failures_out *o = NULL;
+    if (tc_scenario_resolve(s, &err) != TC_OK || tc_run_failures(s, NULL, &o, &err) != TC_OK)
+        fail_msg("failures: %s", err.msg);
+    tc_scenario_free(s);
+    return o;
+}
+
+/* topocc failures: per topology the draws that ran and the ones cut off
+ * add up to the trials, the histogram to the ones that ran, the quantiles
+ * are ordered and among the values; the healthy time is the collective's
+ * on the intact network; a second run gives the same numbers bit for bit
+ * (draws from the seed); draw t is exactly --fail-random with trial t:
+ * its slowdown is what collective gives on that draw. */
+static void monte_carlo_reproduces_and_adds_up(void **state)
+{
+    (void)state;
+    const char *A = "clos:down=4x4,up=1x4", *B = "torus:dims=4x4", *draw = "links=3,seed=11";
+    tc_failures_out *o = run_failures(A, B, draw, 40, TC_MODE_STEPS), *o2 = run_failures(A, B, draw, 40, TC_MODE_STEPS);
+    for (int i = 0; i < 2; i++) {
+        const tc_failures_topo *ft = &o->topo[i];
+        assert_int_equal(ft->ran + ft->cut, 40);
+        uint32_t sum = 0;
+        for (int b = 0; b < TC_FAIL_BINS; b++)
+            sum += ft->hist[b];
+        assert_int_equal(sum, ft->ran);
+        if (ft->ran)
+            assert_true(ft->min <= ft->p50 && ft->p50 <= ft->p90 && ft->p90 <= ft->p99 && ft->p99 <= ft->max);
+        assert_int_equal(ft->cables, 3);
+        assert_int_equal(memcmp(ft->slowdown, o2->topo[i].slowdown, ft->ran * sizeof *ft->slowdown), 0);
+        /* healthy: the collective on the intact topology */
+        tc_topo *t = topo(i ? B : A);
+        tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_RING, .p = 16, .bytes = 1 << 24, .elt = 4};
+        tc_eval_opts eo = {.mode = TC_MODE_STEPS};
+        tc_result r;
+        tc_err err = {{0}};
+        assert_int_equal(tc_evaluate(t, &req, &eo, &r, &err), TC_OK);
+        assert_true(fabs(r.time_s - ft->healthy.time_s) <= 1e-12 * r.time_s);
+        /* draw 0 by hand: the same failures, the same time */
+        tc_fail_random fr;
+        tc_fail_drawn d;
+        assert_int_equal(tc_fail_random_parse(draw, &fr, &err), TC_OK);
+        assert_int_equal(tc_topo_fail_random(t, &fr, 0, &d, &err), TC_OK);
+        tc_fail_drawn_free(&d);
+        eo.routing = i ? TC_ROUTE_DETOUR : TC_ROUTE_DEFAULT;
+        tc_result r0;
+        if (tc_evaluate(t, &req, &eo, &r0, &err) == TC_OK) {
+            double x = r0.time_s / ft->healthy.time_s;
+            bool found = false;
+            for (uint32_t k = 0; k < ft->ran; k++)
+                found |= fabs(ft->slowdown[k] - x) <= 1e-12 * x;
+            assert_true(found);
+        }
+        tc_topo_free(t);
+    }
+    tc_failures_out_free(o);
+    tc_failures_out_free(o2);
+    /* host cables too: some draws cut the job off, and say why */
+    o = run_failures(A, B, "links=30%,hostlinks=1,seed=2", 30, TC_MODE_FORMULA);
+    assert_true(o->topo[0].cut > 0 && o->topo[0].first_cut >= 0);
+    assert_non_null(strstr(o->topo[0].cut_reason, "cut"));
+    tc_failures_out_free(o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -286,6 +367,7 @@ int main(void)
         cmocka_unit_test(cut_off_and_bad_ids),
         cmocka_unit_test(random_draws_reproduce),
         cmocka_unit_test(evaluators_agree_under_random_failures),
+        cmocka_unit_test(monte_carlo_reproduces_and_adds_up),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

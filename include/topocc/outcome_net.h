@@ -198,4 +198,42 @@ void tc_concurrent_out_free(tc_concurrent_out *o);
 
 
 
+/* ---- failures --------------------------------------------------------------
+ * Monte Carlo over random failures (network.fail_random drawn trials
+ * times, trial t from the seed and t): one operation at one size on each
+ * topology, against the same network healthy (network.fail only). */
+
+/* Slowdown histogram bins: [0, 1), [1, 1.001), [1.001, 1.01), [1.01,
+ * 1.05), [1.05, 1.1), [1.1, 1.25), [1.25, 1.5), [1.5, 2), [2, 4), [4, inf). */
+#define TC_FAIL_BINS 10
+extern const double tc_fail_bin_edges[TC_FAIL_BINS + 1];
+
+typedef struct tc_failures_topo {
+    tc_result healthy;         /* the network with network.fail only */
+    uint32_t ran, cut;         /* draws where the job ran; where it could not (cut off, a rank's endpoint down) */
+    uint32_t cables, eligible_cables, switches; /* what each draw fails, of how many */
+    double *slowdown;          /* ran values, ascending: time / healthy time */
+    double min, p50, p90, p99, max, mean;
+    uint32_t hist[TC_FAIL_BINS];
+    int32_t first_cut;         /* the first draw that cut the job off (-1: none) */
+    char cut_reason[TC_ERR_LEN]; /* its reason */
+} tc_failures_topo;
+
+typedef struct tc_failures_out {
+    tc_net net;                /* names in net.name; the topologies as built (network.fail applied) */
+    tc_topo_info info[TC_SCN_MAX_TOPOS];
+    uint32_t ranks[TC_SCN_MAX_TOPOS];
+    tc_op op;
+    double bytes;
+    char algo[96];             /* as requested */
+    tc_mode mode;
+    tc_routing routing[TC_SCN_MAX_TOPOS]; /* as modelled */
+    char fail_random[256];
+    uint32_t trials;
+    tc_failures_topo topo[TC_SCN_MAX_TOPOS];
+} tc_failures_out;
+
+tc_status tc_run_failures(const tc_scenario *s, const tc_run_opts *ro, tc_failures_out **out, tc_err *err);
+void tc_failures_out_free(tc_failures_out *o);
+
 #endif

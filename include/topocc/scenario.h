@@ -36,6 +36,7 @@ typedef enum {
     TC_CMD_CODEC_BENCH,
     TC_CMD_TRAIN_ACCURACY,
     TC_CMD_COMPRESS,
+    TC_CMD_FAILURES,
     TC_CMD_COUNT
 } tc_command;
 
@@ -129,6 +130,9 @@ typedef struct tc_scenario {
     uint64_t event_budget;              /* 0: TC_FLOW_DEFAULT_EVENT_BUDGET */
     bool skip;                          /* flow.skip: advance over repeated steps (default true) */
     char trace[4096];                   /* "": no trace file */
+
+    /* failures.* */
+    uint32_t trials;                    /* failures.trials: draws of network.fail_random (default 100) */
 
     /* concurrent.jobs (the jobs file, by content) */
     tc_scn_job *jobs;                   /* owned */

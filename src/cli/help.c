@@ -60,6 +60,21 @@ static const cmd_help helps[TC_CMD_COUNT] = {
          "topologies' alpha and at alpha 0, 0.5, 1, 2, 5 us (--alphas).\n",
          "  topocc compare --topo clos:down=8x8,up=1x8 --topo torus:dims=8x8 \\\n"
          "      --equalize injection=400Gbps --op allreduce,alltoall --sizes 1KiB:1GiB:16\n"},
+    [TC_CMD_FAILURES] =
+        {"topocc failures --topo A [--topo B ...] --op OP --size BYTES --fail-random links=K|F%,switches=K,seed=S "
+         "[--trials T]",
+         "Monte Carlo over random failures: on each topology the job runs once on the\n"
+         "network as given (--fail applied), then once per draw of --fail-random (T draws,\n"
+         "100 by default; draw t from the seed and t, so a run reproduces), with the same\n"
+         "schedule on the rerouted paths (libraries do not notice a failed link). Prints\n"
+         "per topology what a draw fails (a count and a fraction of that topology's own\n"
+         "fabric cables), the share of draws in which the job cannot run (cut off, or a\n"
+         "rank's endpoint down: the first such draw's reason), and the slowdown (time /\n"
+         "healthy time) of the others: min, p50, p90, p99, max, mean and a histogram.\n"
+         "Routing: Clos ecmp or dmodk around the failures; torus detour (default) or line.\n",
+         "  topocc failures --topo clos:hosts=1024,radix=64,tiers=2 --topo torus:dims=8x8x16 \\\n"
+         "      --equalize injection=400Gbps --op allreduce --size 1GiB --mode steps \\\n"
+         "      --fail-random links=1%,seed=1 --trials 1000\n"},
     [TC_CMD_CONCURRENT] =
         {"topocc concurrent --topo SPEC --jobs FILE",
          "Runs every job of FILE at once in the flow simulator (max-min fair sharing of\n"

@@ -13,6 +13,7 @@ static const char *usage =
     "  collective                 time one collective on one topology (or a size sweep, or rank algorithms)\n"
     "  compare                    topologies side by side over message sizes\n"
     "  concurrent                 several collectives sharing the network (flow simulation)\n"
+    "  failures                   Monte Carlo over random link and switch failures: slowdown, cut-off share\n"
     "  codec-bench                gradient codecs' encode+decode throughput on this machine\n"
     "  train-accuracy             train on Fashion-MNIST with each codec, record accuracy\n"
     "  compress                   does gradient compression pay, end to end (time to accuracy)\n"

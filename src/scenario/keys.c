@@ -1286,6 +1286,19 @@ GET(get_b_seconds)
     return json_real(s->bench_seconds);
 }
 
+SET(set_trials)
+{
+    uint64_t n = 0;
+    tc_status st = int_in(v, 1, 1000000, where, &n, err);
+    if (st == TC_OK)
+        s->trials = (uint32_t)n;
+    return st;
+}
+GET(get_trials)
+{
+    return json_integer(s->trials);
+}
+
 /* ---- applicability ---- */
 
 static bool flow_mode(const tc_scenario *s)
@@ -1328,8 +1341,8 @@ static bool measured_acc(const tc_scenario *s)
 }
 
 #define B(c) TC_CMD_BIT(TC_CMD_##c)
-#define NETC (B(COLLECTIVE) | B(COMPARE) | B(CONCURRENT) | B(COMPRESS))
-#define JOBC (B(COLLECTIVE) | B(COMPARE) | B(COMPRESS))
+#define NETC (B(COLLECTIVE) | B(COMPARE) | B(CONCURRENT) | B(COMPRESS) | B(FAILURES))
+#define JOBC (B(COLLECTIVE) | B(COMPARE) | B(COMPRESS) | B(FAILURES))
 #define TRAINC (B(TRAIN_ACCURACY) | B(COMPRESS))
 
 /* In canonical order: the JSON is written in this order. */
@@ -1338,7 +1351,7 @@ static const tc_scn_key keys[] = {
     {"network.preset", NETC | B(TOPO), has_presets, set_preset, get_preset, "a preset"},
     {"network.profiles_dir", NETC | B(TOPO), has_profiles, set_profiles_dir, get_profiles_dir, "--preset"},
     {"network.profiles", NETC | B(TOPO), has_profiles, set_profiles, get_profiles, "--preset"},
-    {"network.names", B(COMPARE), NULL, set_names, get_names, ""},
+    {"network.names", B(COMPARE) | B(FAILURES), NULL, set_names, get_names, ""},
     {"network.alphas_s", B(COMPARE), NULL, set_alphas, get_alphas, ""},
     {"network.equalize_injection_Bps", NETC | B(TOPO), NULL, set_equalize, get_equalize, ""},
     {"network.degrade", NETC | B(TOPO), NULL, set_degrade, get_degrade, ""},
@@ -1352,10 +1365,10 @@ static const tc_scn_key keys[] = {
     {"job.endpoints", JOBC, list_place, set_endpoints, get_endpoints, "--place list"},
     {"job.group", B(COLLECTIVE) | B(COMPARE), has_group, set_group, get_group,
      "a group (--group node, stride=S, block=K, axes=LIST)"},
-    {"collective.op", B(COLLECTIVE) | B(COMPARE), NULL, set_ops, get_ops, ""},
-    {"collective.algo", B(COLLECTIVE) | B(COMPARE), NULL, set_algos, get_algos, ""},
-    {"collective.sizes", B(COLLECTIVE) | B(COMPARE), NULL, set_sizes, get_sizes, ""},
-    {"collective.dtype", B(COLLECTIVE) | B(COMPARE) | B(CONCURRENT), NULL, set_dtype, get_dtype, ""},
+    {"collective.op", B(COLLECTIVE) | B(COMPARE) | B(FAILURES), NULL, set_ops, get_ops, ""},
+    {"collective.algo", B(COLLECTIVE) | B(COMPARE) | B(FAILURES), NULL, set_algos, get_algos, ""},
+    {"collective.sizes", B(COLLECTIVE) | B(COMPARE) | B(FAILURES), NULL, set_sizes, get_sizes, ""},
+    {"collective.dtype", B(COLLECTIVE) | B(COMPARE) | B(CONCURRENT) | B(FAILURES), NULL, set_dtype, get_dtype, ""},
     {"eval.mode", JOBC, NULL, set_mode, get_mode, ""},
     {"eval.phases", B(COLLECTIVE), formula_mode, set_phases, get_phases, "--mode formula"},
     {"flow.rate_cap_Bps", NETC, flow_mode, set_rate_cap, get_rate_cap, "--mode flow"},
@@ -1366,6 +1379,7 @@ static const tc_scn_key keys[] = {
     {"flow.skip", NETC, flow_mode, set_skip, get_skip, "--mode flow"},
     {"flow.trace", B(COLLECTIVE) | B(CONCURRENT), flow_mode, set_trace, get_trace, "--mode flow"},
     {"concurrent.jobs", B(CONCURRENT), NULL, set_jobs, get_jobs, ""},
+    {"failures.trials", B(FAILURES), NULL, set_trials, get_trials, ""},
     {"codecs", B(CODEC_BENCH) | TRAINC, NULL, set_codecs, get_codecs, ""},
     {"compress.model", B(COMPRESS), NULL, set_model, get_model, ""},
     {"compress.accel", B(COMPRESS), NULL, set_accel, get_accel, ""},

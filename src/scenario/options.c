@@ -32,8 +32,8 @@ typedef struct opt_def {
 
 #define B(c) TC_CMD_BIT(TC_CMD_##c)
 #define ALL TC_CMDS_ALL
-#define NETC (B(COLLECTIVE) | B(COMPARE) | B(CONCURRENT) | B(COMPRESS))
-#define EVALC (B(COLLECTIVE) | B(COMPARE) | B(COMPRESS))
+#define NETC (B(COLLECTIVE) | B(COMPARE) | B(CONCURRENT) | B(COMPRESS) | B(FAILURES))
+#define EVALC (B(COLLECTIVE) | B(COMPARE) | B(COMPRESS) | B(FAILURES))
 
 static const opt_def opts[] = {
     /* network */
@@ -44,7 +44,8 @@ static const opt_def opts[] = {
     {{"--profiles", "network.profiles_dir", "network", "DIR", NETC | B(TOPO), false,
       "look for hardware profiles in DIR first"},
      F_VALUE},
-    {{"--names", "network.names", "network", "A,B,..", B(COMPARE), false, "a short name per topology"}, F_COMMA},
+    {{"--names", "network.names", "network", "A,B,..", B(COMPARE) | B(FAILURES), false, "a short name per topology"},
+     F_COMMA},
     {{"--alphas", "network.alphas_s", "network", "T,T,..", B(COMPARE), false,
       "also compare with every topology at each of these per-message overheads (e.g. 0,1us,5us); a conclusion "
       "is stated as holding only where it holds at every one"},
@@ -67,7 +68,7 @@ static const opt_def opts[] = {
      F_VALUE},
     {{"--links", "network.links", "network", NULL, B(TOPO), false, "list every directed link with its ID"}, F_SWITCH},
     /* job */
-    {{"--ranks", "job.ranks", "job", "N", B(COLLECTIVE) | B(COMPARE), false,
+    {{"--ranks", "job.ranks", "job", "N", B(COLLECTIVE) | B(COMPARE) | B(FAILURES), false,
       "ranks of the job (default: every endpoint)"},
      F_VALUE},
     {{"--workers", "job.ranks", "job", "N", B(COMPRESS), false, "data-parallel workers (default: every endpoint)"},
@@ -85,21 +86,25 @@ static const opt_def opts[] = {
       "those dimensions)"},
      F_VALUE},
     /* algorithm */
-    {{"--op", "collective.op", "algorithm", "OP[,OP]", B(COLLECTIVE) | B(COMPARE), false,
+    {{"--op", "collective.op", "algorithm", "OP[,OP]", B(COLLECTIVE) | B(COMPARE) | B(FAILURES), false,
       "allreduce, reducescatter, allgather, alltoall, broadcast, reduce"},
      F_COMMA},
-    {{"--algo", "collective.algo", "algorithm", "ALGO[,ALGO]", B(COLLECTIVE) | B(COMPARE), false,
+    {{"--algo", "collective.algo", "algorithm", "ALGO[,ALGO]", B(COLLECTIVE) | B(COMPARE) | B(FAILURES), false,
       "an algorithm (auto: the fastest valid; collective: all, or a list, ranks them)"},
      F_ALGOS},
-    {{"--size", "collective.sizes", "algorithm", "BYTES", B(COLLECTIVE), false,
+    {{"--size", "collective.sizes", "algorithm", "BYTES", B(COLLECTIVE) | B(FAILURES), false,
       "message size, nccl-tests convention (e.g. 64MiB)"},
      F_ONE_SIZE},
     {{"--sizes", "collective.sizes", "algorithm", "MIN:MAX[:F]", B(COLLECTIVE) | B(COMPARE), false,
       "sizes MIN, MIN*F, ... up to MAX (F = 4 by default)"},
      F_VALUE},
-    {{"--dtype", "collective.dtype", "algorithm", "TYPE", B(COLLECTIVE) | B(COMPARE) | B(CONCURRENT), false,
+    {{"--dtype", "collective.dtype", "algorithm", "TYPE", B(COLLECTIVE) | B(COMPARE) | B(CONCURRENT) | B(FAILURES),
+      false,
       "element type: float32 (default), fp16, bf16, fp8, int8, fp64; sizes are whole elements, rounded as "
       "nccl-tests does"},
+     F_VALUE},
+    {{"--trials", "failures.trials", "failures", "T", B(FAILURES), false,
+      "draws of --fail-random, each from the seed and its number [100]"},
      F_VALUE},
     /* evaluator */
     {{"--mode", "eval.mode", "eval", "MODE", EVALC, false,

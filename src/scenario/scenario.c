@@ -18,8 +18,8 @@
 #include "topocc/profile.h"
 #include "topocc/workload.h"
 
-static const char *cmd_names[TC_CMD_COUNT] = {"topo",        "collective",     "compare", "concurrent",
-                                              "codec-bench", "train-accuracy", "compress"};
+static const char *cmd_names[TC_CMD_COUNT] = {"topo",        "collective",     "compare",  "concurrent",
+                                              "codec-bench", "train-accuracy", "compress", "failures"};
 
 const char *tc_command_name(tc_command c)
 {
@@ -35,7 +35,7 @@ tc_status tc_command_parse(const char *s, tc_command *out, tc_err *err)
         }
     return tc_fail(err, TC_EINVAL,
                    "unknown command '%s': accepted are topo, collective, compare, concurrent, codec-bench, "
-                   "train-accuracy, compress",
+                   "train-accuracy, compress, failures",
                    s ? s : "");
 }
 
@@ -68,6 +68,7 @@ tc_scenario *tc_scenario_new(tc_command c)
     s->eager_limit_bytes = TC_FLOW_DEFAULT_EAGER_LIMIT;
     s->event_budget = TC_FLOW_DEFAULT_EVENT_BUDGET;
     s->skip = true;
+    s->trials = 100;
     snprintf(s->accel, sizeof s->accel, "h100");
     s->bucket_bytes = TC_DDP_BUCKET_BYTES;
     if (c == TC_CMD_COMPRESS)
@@ -194,7 +195,8 @@ tc_status tc_net_build(const tc_scenario *s, tc_net *net, tc_err *err)
                 snprintf(m, sizeof m, "%s", err->msg);
                 st = tc_fail(err, st, "%s: %s", s->topo[i], m);
             }
-        if (st == TC_OK && s->fail_random[0]) {
+        /* failures draws its own, trial by trial */
+        if (st == TC_OK && s->fail_random[0] && s->command != TC_CMD_FAILURES) {
             tc_fail_random r;
             if ((st = tc_fail_random_parse(s->fail_random, &r, err)) == TC_OK &&
                 (st = tc_topo_fail_random(t, &r, 0, &net->drawn[i], err))) {
@@ -513,8 +515,9 @@ static tc_status resolve_topologies(tc_scenario *s, tc_err *err)
     if (s->ntopo < 1)
         return tc_fail(err, TC_EINVAL, "%s needs a topology: --topo SPEC or --preset NAME (scenario key network.topo)",
                        tc_command_name(s->command));
-    if (s->command != TC_CMD_COMPARE && s->ntopo > 1)
-        return tc_fail(err, TC_EINVAL, "%s takes one topology, %d given (compare takes several)",
+    bool several = s->command == TC_CMD_COMPARE || s->command == TC_CMD_FAILURES;
+    if (!several && s->ntopo > 1)
+        return tc_fail(err, TC_EINVAL, "%s takes one topology, %d given (compare and failures take several)",
                        tc_command_name(s->command), s->ntopo);
     for (int i = 0; i < s->ntopo; i++) {
         tc_topo *t = NULL;
@@ -524,9 +527,9 @@ static tc_status resolve_topologies(tc_scenario *s, tc_err *err)
         snprintf(s->topo[i], sizeof s->topo[i], "%s", t->spec);
         tc_topo_free(t);
     }
-    if (s->command == TC_CMD_COMPARE && s->nnames && s->nnames != s->ntopo)
+    if (several && s->nnames && s->nnames != s->ntopo)
         return tc_fail(err, TC_EINVAL, "--names lists %d names for %d topologies", s->nnames, s->ntopo);
-    if (s->command == TC_CMD_COMPARE && !s->nnames) {
+    if (several && !s->nnames) {
         for (int i = 0; i < s->ntopo; i++)
             snprintf(s->names[i], sizeof s->names[i], "%c", 'A' + i);
         s->nnames = s->ntopo;
@@ -542,7 +545,8 @@ static tc_status resolve_topologies(tc_scenario *s, tc_err *err)
     tc_status st = tc_net_build(s, &net, err);
     if (st)
         return st;
-    bool job = s->command == TC_CMD_COLLECTIVE || s->command == TC_CMD_COMPARE || s->command == TC_CMD_COMPRESS;
+    bool job = s->command == TC_CMD_COLLECTIVE || s->command == TC_CMD_COMPARE || s->command == TC_CMD_COMPRESS ||
+               s->command == TC_CMD_FAILURES;
     for (int i = 0; job && i < net.n && st == TC_OK; i++) {
         uint32_t *map = NULL, p = 0;
         if ((st = tc_place_map(net.topo[i], &s->job, &map, &p, err)) && net.n > 1) {

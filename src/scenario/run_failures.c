@@ -1,0 +1,231 @@
+/*
+ * run_failures.c - topocc failures: Monte Carlo over random failures. On
+ * each topology the job runs once on the network as given (network.fail
+ * applied) and then once per draw of network.fail_random (draw t from the
+ * seed and t, tc_topo_fail_random), with the same schedule on the
+ * rerouted paths; a draw that cuts the job off or takes down one of its
+ * endpoints is counted apart, with the first such draw's reason. The
+ * topology is built once; each draw's failures are undone from a copy of
+ * the links' bandwidths and flags.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "topocc/outcome.h"
+
+const double tc_fail_bin_edges[TC_FAIL_BINS + 1] = {0, 1, 1.001, 1.01, 1.05, 1.1, 1.25, 1.5, 2, 4, INFINITY};
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The q-quantile of n ascending values (nearest rank). */
+static double quantile(const double *v, uint32_t n, double q)
+{
+    if (!n)
+        return NAN;
+    double r = ceil(q * n);
+    uint32_t i = r < 1 ? 0 : (uint32_t)r - 1;
+    return v[i < n ? i : n - 1];
+}
+
+/* The failure state of a topology: its links' bandwidths and the flags. */
+typedef struct fail_state {
+    double *bw;
+    uint8_t *lf, *vf;
+    uint32_t nf;
+} fail_state;
+
+static tc_status state_save(tc_topo *t, fail_state *fs, tc_err *err)
+{
+    if (!t->link_failed)
+        t->link_failed = tc_calloc(t->n_links, 1);
+    if (!t->vertex_failed)
+        t->vertex_failed = tc_calloc(t->n_vertices, 1);
+    fs->bw = tc_calloc(t->n_links, sizeof *fs->bw);
+    fs->lf = tc_calloc(t->n_links, 1);
+    fs->vf = tc_calloc(t->n_vertices, 1);
+    if (!t->link_failed || !t->vertex_failed || !fs->bw || !fs->lf || !fs->vf)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    for (uint32_t l = 0; l < t->n_links; l++)
+        fs->bw[l] = t->links[l].bw;
+    memcpy(fs->lf, t->link_failed, t->n_links);
+    memcpy(fs->vf, t->vertex_failed, t->n_vertices);
+    fs->nf = t->n_failed;
+    return TC_OK;
+}
+
+static void state_restore(tc_topo *t, const fail_state *fs)
+{
+    for (uint32_t l = 0; l < t->n_links; l++)
+        if (t->link_failed[l] != fs->lf[l])
+            t->links[l].bw = fs->bw[l];
+    memcpy(t->link_failed, fs->lf, t->n_links);
+    memcpy(t->vertex_failed, fs->vf, t->n_vertices);
+    t->n_failed = fs->nf;
+}
+
+static void state_free(fail_state *fs)
+{
+    free(fs->bw), free(fs->lf), free(fs->vf);
+}
+
+typedef struct fprog {
+    const tc_run_opts *ro;
+    struct timespec t0;
+    double done, total;
+} fprog;
+
+static void report(fprog *fp)
+{
+    if (!fp->ro || !fp->ro->progress)
+        return;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double el = (double)(now.tv_sec - fp->t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - fp->t0.tv_nsec);
+    tc_progress p = {.what = "failures", .fraction = fp->total > 0 ? fp->done / fp->total : -1, .done = fp->done,
+                     .total = fp->total, .unit = "draws", .rate = el > 0 ? fp->done / el : 0};
+    fp->ro->progress(fp->ro->progress_ud, &p);
+}
+
+static tc_status prefixed(tc_err *err, tc_status st, const char *where)
+{
+    char m[TC_ERR_LEN];
+    snprintf(m, sizeof m, "%s", err->msg);
+    return tc_fail(err, st, "%s: %s", where, m);
+}
+
+static tc_status run_topo(const tc_scenario *s, tc_failures_out *o, int i, const tc_fail_random *fr, fprog *fp,
+                          tc_err *err)
+{
+    tc_topo *t = o->net.topo[i];
+    tc_failures_topo *ft = &o->topo[i];
+    ft->first_cut = -1;
+    uint32_t *map = NULL;
+    tc_status st = tc_place_map(t, &s->job, &map, &o->ranks[i], err);
+    if (st)
+        return st;
+    tc_eval_opts eo;
+    tc_flow_opts fo;
+    tc_scenario_eval_opts(s, &o->net, i, &eo, &fo);
+    eo.rank_map = map;
+    eo.flow = &fo;
+    o->mode = eo.mode;
+    tc_coll_req req = {.elt = tc_dtype_size(s->dtype), .op = o->op, .bytes = o->bytes, .algo = TC_ALGO_AUTO};
+    if ((st = tc_algo_parse(o->algo, &req, err))) {
+        free(map);
+        return st;
+    }
+    req.p = o->ranks[i];
+    st = tc_evaluate(t, &req, &eo, &ft->healthy, err);
+    if (st) {
+        free(map);
+        return prefixed(err, st, "the network without the drawn failures");
+    }
+    /* the draws: a trial's failures on top of network.fail, then undone */
+    o->routing[i] = t->kind == TC_TOPO_TORUS && eo.routing == TC_ROUTE_DEFAULT ? TC_ROUTE_DETOUR
+                                                                              : tc_eval_routing(eo.mode, t, eo.routing);
+    fail_state fs = {0};
+    ft->slowdown = tc_calloc(o->trials, sizeof *ft->slowdown);
+    if (!ft->slowdown)
+        st = tc_fail(err, TC_EINTERNAL, "out of memory");
+    if (st == TC_OK)
+        st = state_save(t, &fs, err);
+    for (uint32_t k = 0; k < o->trials && st == TC_OK; k++) {
+        tc_fail_drawn d;
+        if ((st = tc_topo_fail_random(t, fr, k, &d, err)))
+            break;
+        ft->cables = d.ncables, ft->eligible_cables = d.eligible_cables, ft->switches = d.nswitches;
+        tc_fail_drawn_free(&d);
+        tc_result r;
+        tc_err e2 = {{0}};
+        tc_status rs = tc_evaluate(t, &req, &eo, &r, &e2);
+        if (rs == TC_OK) {
+            ft->slowdown[ft->ran++] = r.time_s / ft->healthy.time_s;
+        } else if (rs == TC_EINVAL) {
+            if (ft->first_cut < 0) {
+                ft->first_cut = (int32_t)k;
+                snprintf(ft->cut_reason, sizeof ft->cut_reason, "%s", e2.msg);
+            }
+            ft->cut++;
+        } else {
+            st = tc_fail(err, rs, "draw %u: %s", k, e2.msg);
+        }
+        state_restore(t, &fs);
+        fp->done++;
+        report(fp);
+    }
+    state_free(&fs);
+    free(map);
+    if (st)
+        return st;
+    qsort(ft->slowdown, ft->ran, sizeof *ft->slowdown, cmp_double);
+    double sum = 0;
+    for (uint32_t k = 0; k < ft->ran; k++) {
+        double x = ft->slowdown[k];
+        sum += x;
+        for (int b = 0; b < TC_FAIL_BINS; b++)
+            if (x >= tc_fail_bin_edges[b] && x < tc_fail_bin_edges[b + 1]) {
+                ft->hist[b]++;
+                break;
+            }
+    }
+    ft->min = ft->ran ? ft->slowdown[0] : NAN;
+    ft->max = ft->ran ? ft->slowdown[ft->ran - 1] : NAN;
+    ft->mean = ft->ran ? sum / ft->ran : NAN;
+    ft->p50 = quantile(ft->slowdown, ft->ran, 0.5);
+    ft->p90 = quantile(ft->slowdown, ft->ran, 0.9);
+    ft->p99 = quantile(ft->slowdown, ft->ran, 0.99);
+    return TC_OK;
+}
+
+tc_status tc_run_failures(const tc_scenario *s, const tc_run_opts *ro, tc_failures_out **out, tc_err *err)
+{
+    *out = NULL;
+    if (s->ntopo < 1 || s->nops != 1 || s->nsizes != 1 || !s->sizes)
+        return tc_fail(err, TC_EINVAL, "failures needs topologies (--topo), one operation (--op) and one size (--size)");
+    if (!s->fail_random[0])
+        return tc_fail(err, TC_EINVAL, "failures needs the failures to draw: --fail-random links=K|F%%,switches=K,seed=S");
+    if (s->nalgos > 1 || (s->nalgos == 1 && strcmp(s->algos[0], "all") == 0))
+        return tc_fail(err, TC_EINVAL, "failures takes one algorithm: 'auto' (the fastest on each draw) or one such "
+                                       "as ring");
+    tc_fail_random fr;
+    tc_status st = tc_fail_random_parse(s->fail_random, &fr, err);
+    if (st)
+        return st;
+    tc_failures_out *o = tc_calloc(1, sizeof *o);
+    if (!o)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    o->op = s->ops[0];
+    o->bytes = s->sizes[0];
+    o->trials = s->trials;
+    snprintf(o->algo, sizeof o->algo, "%s", s->nalgos ? s->algos[0] : "auto");
+    snprintf(o->fail_random, sizeof o->fail_random, "%s", s->fail_random);
+    st = tc_net_build(s, &o->net, err);
+    fprog fp = {.ro = ro, .total = (double)o->trials * (double)o->net.n};
+    clock_gettime(CLOCK_MONOTONIC, &fp.t0);
+    for (int i = 0; i < o->net.n && st == TC_OK; i++) {
+        tc_topo_get_info(o->net.topo[i], &o->info[i]);
+        if ((st = run_topo(s, o, i, &fr, &fp, err)))
+            st = prefixed(err, st, o->net.name[i]);
+    }
+    if (st) {
+        tc_failures_out_free(o);
+        return st;
+    }
+    *out = o;
+    return TC_OK;
+}
+
+void tc_failures_out_free(tc_failures_out *o)
+{
+    if (!o)
+        return;
+    for (int i = 0; i < o->net.n; i++)
+        free(o->topo[i].slowdown);
+    tc_net_free(&o->net);
+    free(o);
+}
