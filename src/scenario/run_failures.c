@@ -3,7 +3,8 @@
  * each topology the job runs once on the network as given (network.fail
  * applied) and then once per draw of network.fail_random (draw t from the
  * seed and t, tc_topo_fail_random), with the same schedule on the
- * rerouted paths; a draw that cuts the job off or takes down one of its
+ * rerouted paths (auto's choice made once, on the network as given); a
+ * draw that cuts the job off or takes down one of its
  * endpoints is counted apart, with the first such draw's reason. The
  * topology is built once; each draw's failures are undone from a copy of
  * the links' bandwidths and flags.
@@ -124,6 +125,13 @@ static tc_status run_topo(const tc_scenario *s, tc_failures_out *o, int i, const
     if (st) {
         free(map);
         return prefixed(err, st, "the network without the drawn failures");
+    }
+    /* auto chooses once, on the network as given: a library picks its
+     * algorithm when the job starts and does not notice a failed link */
+    if (req.algo == TC_ALGO_AUTO) {
+        req.algo = ft->healthy.algo;
+        req.variant = ft->healthy.variant;
+        req.chunks = ft->healthy.chunks;
     }
     /* the draws: a trial's failures on top of network.fail, then undone */
     o->routing[i] = t->kind == TC_TOPO_TORUS && eo.routing == TC_ROUTE_DEFAULT ? TC_ROUTE_DETOUR
