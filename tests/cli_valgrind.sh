@@ -38,6 +38,9 @@ run nccl-tests --preset dgx-a100:nodes=2 -b 8 -e 64M -f 8 --compare "$(dirname "
 run nccl-tests --preset nope -b 8 -e 8
 run compress --topo "clos:down=8x8,up=1x8" --model resnet50 --codec int8 --steps-ratio int8=1 --accel a100
 run collective --topo "clos:down=8x8,up=1x4" --op allreduce --size 1MiB --colour
+run failures --topo "clos:down=4x4,up=1x4" --topo "torus:dims=4x4" --op allreduce --size 1MiB --mode steps --fail-random links=2,switches=1,seed=3 --trials 4 --format json
+run collective --topo "torus:dims=4x4" --op allreduce --size 1MiB --mode flow --fail link:0,host:15 --ranks 8
+run collective --preset dgx-h100:nodes=2,sharp=1 --op allreduce --algo nccl-collnet-chain --size 4MiB --mode flow
 printf '{"network": {"topos": []}}' >"$tmp/bad.json"
 run collective --scenario "$tmp/bad.json"
 [ "$fails" -eq 0 ] && echo "no leaks or memory errors on the CLI's main paths"
