@@ -320,6 +320,22 @@ bad "an order that does not exist" collective --topo "$CLOS" --op allreduce --si
 bad "an order for an algorithm without one" collective --topo "$CLOS" --op allreduce --size 1MiB --algo ring:order=far
 good "version" "commit" --version
 good "random placement" "busbw" collective --topo "$CLOS" --op allreduce --size 1MiB --ranks 16 --place random:seed=3 --mode steps
+good "packed: two whole leaves of one pod" "placement: packed, 8 ranks: 2 leaves, 1 pod" collective --topo clos:down=4x4x2,up=1x4x2 --ranks 8 --place packed --op allreduce --size 1MiB
+good "slice: the compact cuboid" "slice 2x2x4 at (0,0,0), wraparound x no y no z no" collective --topo torus:dims=8x8x8 --ranks 16 --place slice --op allreduce --size 1MiB
+good "slice: a shape given, its ranks" "slice 2x2x2 at" collective --topo torus:dims=4x4x4 --place slice:shape=2x2x2 --op allreduce --size 1MiB
+good "slice: ocs wraparound in the JSON" '"ocs_wraparound": true' collective --topo torus:dims=8x8x8 --ranks 64 --place slice:ocs=4 --op allreduce --size 1MiB --format json
+good "occupancy: the history in the result" "occupancy 0.7: 11 endpoints held" collective --topo clos:down=4x4,up=1x1 --ranks 4 --place packed:seed=1 --occupancy 0.7 --op allreduce --algo direct --size 64MiB --mode steps --routing dmodk
+good "occupancy: the scenario key" "occupancy=0.5" collective --topo "$CLOS" --ranks 8 --place first:seed=2 --occupancy 0.5 --op allreduce --size 1MiB
+bad "packed on a torus" collective --topo torus:dims=4x4 --place packed --ranks 4 --op allreduce --size 1MiB
+bad "slice on a Clos" collective --topo "$CLOS" --place slice --ranks 4 --op allreduce --size 1MiB
+bad "a slice shape that does not fit" collective --topo torus:dims=4x4x4 --place slice:shape=2x2x8 --op allreduce --size 1MiB
+bad "a slice shape that is not the ranks" collective --topo torus:dims=4x4x4 --place slice:shape=2x2x2 --ranks 16 --op allreduce --size 1MiB
+bad "a shape for a placement that is not slice" collective --topo "$CLOS" --place packed:shape=2x2 --ranks 4 --op allreduce --size 1MiB
+bad "an unknown placement parameter" collective --topo "$CLOS" --place packed:depth=2 --ranks 4 --op allreduce --size 1MiB
+bad "occupancy of 1" collective --topo "$CLOS" --place packed --occupancy 1 --ranks 4 --op allreduce --size 1MiB
+bad "negative occupancy" collective --topo "$CLOS" --place packed --occupancy -0.2 --ranks 4 --op allreduce --size 1MiB
+bad "occupancy with a list" collective --topo "$CLOS" --endpoints 0-3 --occupancy 0.5 --op allreduce --size 1MiB
+bad "more ranks than free endpoints" collective --topo "$CLOS" --place packed:seed=1 --occupancy 0.9 --ranks 32 --op allreduce --size 1MiB
 good "every result header states the injection per endpoint" "injection" collective --topo "torus:dims=4x4" --op allreduce --size 1MiB
 
 bad "alphas: a time without a unit" compare --topo clos:down=4x4,up=1x4 --topo torus:dims=4x4 --op allreduce --sizes 1KiB:1MiB --alphas 1x

@@ -14,10 +14,15 @@
 typedef enum {
     TC_PLACE_FIRST = 0,  /* ranks 0..N-1 on endpoints 0..N-1 (generator order) */
     TC_PLACE_RANDOM,     /* N distinct endpoints drawn uniformly, in random order, from the seed */
-    TC_PLACE_LIST        /* the endpoints listed, rank i on the i-th */
+    TC_PLACE_LIST,       /* the endpoints listed, rank i on the i-th */
+    TC_PLACE_PACKED,     /* Clos: the fewest pods, then the fewest leaves (whole scale-up nodes), best fit */
+    TC_PLACE_SLICE       /* torus: a cuboid of consecutive coordinates, first dimension fastest */
 } tc_place_policy;
 
-const char *tc_place_name(tc_place_policy p);   /* "first", "random", "list" */
+#define TC_PLACE_POLICIES 5
+
+/* "first", "random", "list", "packed", "slice" */
+const char *tc_place_name(tc_place_policy p);
 tc_status tc_place_parse(const char *s, tc_place_policy *out, tc_err *err);
 
 typedef struct tc_job_place {
@@ -26,12 +31,67 @@ typedef struct tc_job_place {
     uint64_t seed;           /* RANDOM */
     uint32_t *endpoints;     /* LIST: rank i on endpoints[i] (owned by whoever holds the struct) */
     uint32_t nendpoints;
+    /* Before the job is placed, a seeded history of other jobs (seed) holds
+     * this fraction of the cluster (0 <= occupancy < 1; docs/MODEL.md,
+     * "Placement"): every policy but LIST then chooses among the free
+     * endpoints. */
+    double occupancy;
+    /* SLICE: the slice's extents (shape_ndims 0: the most compact shape of
+     * the ranks' volume), and ocs > 0: a slice whose extents are all
+     * multiples of ocs has wraparound in every dimension (optical circuit
+     * switches closing its rings, as TPU v4 slices of whole 4x4x4 cubes). */
+    uint32_t shape[TC_MAX_DIMS];
+    int shape_ndims;
+    uint32_t ocs;
 } tc_job_place;
 
+/* "shape=AxBxC", "ocs=K", both comma-separated, or "auto" / "": the
+ * slice's parameters into jp (shape, shape_ndims, ocs). */
+tc_status tc_place_slice_parse(const char *s, tc_job_place *jp, tc_err *err);
+/* The canonical form ("shape=2x2x4,ocs=4"; "auto" when neither). */
+char *tc_place_slice_format(const tc_job_place *jp, char *buf, size_t len);
+
 /* The rank map of a job on t: *map (malloc'ed, *p entries) holds distinct
- * endpoints of t. Fails (TC_EINVAL) for more ranks than endpoints, an
- * endpoint beyond the topology or listed twice, or an empty job. */
+ * endpoints of t. Fails (TC_EINVAL, one line) for more ranks than
+ * endpoints (free endpoints, with an occupancy), an endpoint beyond the
+ * topology or listed twice, an empty job, packed on a torus or slice on a
+ * Clos, a slice shape that does not fit the torus or finds no free box,
+ * an occupancy outside [0, 1) or with list. */
 tc_status tc_place_map(const tc_topo *t, const tc_job_place *jp, uint32_t **map, uint32_t *p, tc_err *err);
+
+/* The shape of a job's placement. */
+typedef struct tc_place_shape {
+    tc_place_policy policy;
+    uint32_t ranks;
+    double occupancy;          /* requested */
+    uint32_t occupied;         /* endpoints the history held when the job was placed */
+    uint32_t history_jobs;     /* the history's jobs still holding them */
+    tc_topo_kind kind;
+    /* Clos: distinct leaves (level-1 switches), pods (level-2 subtrees:
+     * one for a 2-level Clos, 0 for one switch) and scale-up nodes (0
+     * without node=) the job's endpoints sit under. */
+    uint32_t leaves, pods, nodes;
+    /* Torus: whether the endpoints fill a box of consecutive coordinates
+     * (a slice); its origin and extents per dimension (the bounding box
+     * when not a slice), and the slice's wraparound per dimension: the
+     * torus's own where the slice spans the whole dimension; with ocs and
+     * every extent a multiple of it, every dimension (ocs_wrap: by the
+     * optical switches, not by links the topology has). */
+    bool slice, ocs_wrap;
+    int ndims;
+    uint32_t origin[TC_MAX_DIMS], extent[TC_MAX_DIMS];
+    uint8_t wrap[TC_MAX_DIMS];
+} tc_place_shape;
+
+/* tc_place_map, and the shape of the map it makes (shape may be NULL). */
+tc_status tc_place_map_shape(const tc_topo *t, const tc_job_place *jp, uint32_t **map, uint32_t *p,
+                             tc_place_shape *shape, tc_err *err);
+/* The shape of any map of p ranks on t (ocs as tc_job_place.ocs). */
+void tc_place_shape_of(const tc_topo *t, const uint32_t *map, uint32_t p, uint32_t ocs, tc_place_shape *out);
+/* One line: "2 leaves, 1 pod" or "slice 2x2x4 at (0,0,0), wraparound x no
+ * y no z yes" or "not a slice (bounding box 3x2x1)", then the occupancy
+ * when above 0. Returns buf. */
+char *tc_place_shape_format(const tc_place_shape *sh, char *buf, size_t len);
 
 /* The most endpoints a list may hold (2^24: beyond any topology built). */
 #define TC_PLACE_MAX_ENDPOINTS 16777216u

@@ -1,7 +1,8 @@
 /*
- * place.c - job placement: the rank map of a job (first N endpoints, a
- * seeded random draw, or an explicit list) and partitions of a job's ranks
- * into sub-groups (blocks, strides, scale-up nodes).
+ * place.c - job placement: policy names, endpoint lists, and partitions of
+ * a job's ranks into sub-groups (blocks, strides, scale-up nodes). The
+ * rank maps themselves (first, random, list, packed, slice, occupancy) are
+ * in alloc.c.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -9,21 +10,21 @@
 #include <string.h>
 #include "topocc/place.h"
 
-static const char *names[] = {"first", "random", "list"};
+static const char *names[TC_PLACE_POLICIES] = {"first", "random", "list", "packed", "slice"};
 
 const char *tc_place_name(tc_place_policy p)
 {
-    return (unsigned)p < 3 ? names[p] : "first";
+    return (unsigned)p < TC_PLACE_POLICIES ? names[p] : "first";
 }
 
 tc_status tc_place_parse(const char *s, tc_place_policy *out, tc_err *err)
 {
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < TC_PLACE_POLICIES; i++)
         if (s && strcmp(s, names[i]) == 0) {
             *out = (tc_place_policy)i;
             return TC_OK;
         }
-    return tc_fail(err, TC_EINVAL, "unknown placement policy '%s': accepted are first, random, list", s ? s : "");
+    return tc_fail(err, TC_EINVAL, "unknown placement policy '%s': accepted are first, random, list, packed, slice", s ? s : "");
 }
 
 tc_status tc_place_parse_ranges(const char *s, uint32_t **list, uint32_t *n, tc_err *err)
@@ -75,70 +76,6 @@ tc_status tc_place_parse_ranges(const char *s, uint32_t **list, uint32_t *n, tc_
 bad:
     free(v);
     return tc_fail(err, TC_EINVAL, "'%s' is not a list of endpoint ranges such as \"0-63,128\"", s);
-}
-
-/* Distinct endpoints inside the topology. */
-static tc_status check_list(const tc_topo *t, const uint32_t *v, uint32_t n, tc_err *err)
-{
-    uint8_t *seen = tc_calloc(t->n_endpoints, 1);
-    if (!seen)
-        return tc_fail(err, TC_EINTERNAL, "out of memory");
-    tc_status st = TC_OK;
-    for (uint32_t i = 0; i < n && st == TC_OK; i++) {
-        if (v[i] >= t->n_endpoints)
-            st = tc_fail(err, TC_EINVAL, "endpoint %u does not exist (the topology has 0 to %u)", v[i],
-                         t->n_endpoints - 1);
-        else if (seen[v[i]]++)
-            st = tc_fail(err, TC_EINVAL, "endpoint %u listed twice", v[i]);
-    }
-    free(seen);
-    return st;
-}
-
-tc_status tc_place_map(const tc_topo *t, const tc_job_place *jp, uint32_t **map, uint32_t *p, tc_err *err)
-{
-    *map = NULL;
-    *p = 0;
-    uint32_t n = jp->policy == TC_PLACE_LIST ? jp->nendpoints : jp->ranks ? jp->ranks : t->n_endpoints;
-    if (n == 0)
-        return tc_fail(err, TC_EINVAL, "a job needs at least one rank");
-    if (n > t->n_endpoints)
-        return tc_fail(err, TC_EINVAL, "%u ranks but the topology has only %u endpoints: expected 1 to %u", n,
-                       t->n_endpoints, t->n_endpoints);
-    uint32_t *m = malloc((size_t)(jp->policy == TC_PLACE_RANDOM ? t->n_endpoints : n) * sizeof *m);
-    if (!m)
-        return tc_fail(err, TC_EINTERNAL, "out of memory");
-    if (jp->policy == TC_PLACE_LIST) {
-        if (!jp->endpoints) {
-            free(m);
-            return tc_fail(err, TC_EINVAL, "placement 'list' needs its endpoints (--endpoints 0-63)");
-        }
-        memcpy(m, jp->endpoints, (size_t)n * sizeof *m);
-        tc_status st = check_list(t, m, n, err);
-        if (st) {
-            free(m);
-            return st;
-        }
-    } else if (jp->policy == TC_PLACE_RANDOM) {
-        /* The first n draws of a Fisher-Yates shuffle of every endpoint:
-         * a uniform choice of n distinct endpoints in uniform order. */
-        for (uint32_t i = 0; i < t->n_endpoints; i++)
-            m[i] = i;
-        uint64_t x = jp->seed;
-        for (uint32_t i = 0; i < n; i++) {
-            x = tc_mix64(x);
-            uint32_t j = i + (uint32_t)(((x >> 11) * (double)(t->n_endpoints - i)) / 9007199254740992.0);
-            uint32_t tmp = m[i];
-            m[i] = m[j];
-            m[j] = tmp;
-        }
-    } else {
-        for (uint32_t i = 0; i < n; i++)
-            m[i] = i;
-    }
-    *map = m;
-    *p = n;
-    return TC_OK;
 }
 
 /* ---- partitions ---- */

@@ -424,6 +424,65 @@ static json_t *coll_results_json(const tc_collective_out *o)
     return rs;
 }
 
+/* The shape of the job's placement (leaves and pods, or the slice), for
+ * the policies that choose by the structure or at random and for any
+ * occupancy; the map is made again from the scenario (deterministic). */
+static bool placement_of(const tc_collective_out *o, const tc_scenario *s, tc_place_shape *sh)
+{
+    const tc_job_place *jp = &s->job;
+    if (jp->policy != TC_PLACE_PACKED && jp->policy != TC_PLACE_SLICE && jp->policy != TC_PLACE_RANDOM &&
+        !(jp->occupancy > 0))
+        return false;
+    uint32_t *map = NULL, p = 0;
+    tc_err e;
+    if (tc_place_map_shape(o->net.topo[0], jp, &map, &p, sh, &e) != TC_OK)
+        return false;
+    free(map);
+    return true;
+}
+
+static void placement_add_json(json_t *j, const tc_collective_out *o, const tc_scenario *s)
+{
+    tc_place_shape sh;
+    if (!placement_of(o, s, &sh))
+        return;
+    char b[1024];
+    json_t *pl = json_pack("{s:s, s:I, s:s}", "policy", tc_place_name(sh.policy), "ranks", (json_int_t)sh.ranks,
+                           "text", tc_place_shape_format(&sh, b, sizeof b));
+    if (sh.kind == TC_TOPO_CLOS) {
+        json_object_set_new(pl, "leaves", json_integer(sh.leaves));
+        json_object_set_new(pl, "pods", json_integer(sh.pods));
+        if (sh.nodes)
+            json_object_set_new(pl, "nodes", json_integer(sh.nodes));
+    } else {
+        json_t *ext = json_array(), *org = json_array(), *wr = json_array();
+        for (int d = 0; d < sh.ndims; d++) {
+            json_array_append_new(ext, json_integer(sh.extent[d]));
+            json_array_append_new(org, json_integer(sh.origin[d]));
+            json_array_append_new(wr, json_boolean(sh.wrap[d]));
+        }
+        json_object_set_new(pl, "slice", json_boolean(sh.slice));
+        json_object_set_new(pl, "extent", ext);
+        json_object_set_new(pl, "origin", org);
+        json_object_set_new(pl, "wraparound", wr);
+        json_object_set_new(pl, "ocs_wraparound", json_boolean(sh.ocs_wrap));
+    }
+    if (sh.occupancy > 0) {
+        json_object_set_new(pl, "occupancy", json_real(sh.occupancy));
+        json_object_set_new(pl, "occupied_endpoints", json_integer(sh.occupied));
+        json_object_set_new(pl, "history_jobs", json_integer(sh.history_jobs));
+    }
+    json_object_set_new(j, "placement", pl);
+}
+
+static void placement_print(const tc_collective_out *o, const tc_scenario *s, FILE *f)
+{
+    tc_place_shape sh;
+    char b[1024];
+    if (placement_of(o, s, &sh))
+        fprintf(f, "placement: %s\n", tc_place_shape_format(&sh, b, sizeof b));
+}
+
 json_t *tc_collective_json(const tc_collective_out *o, const tc_scenario *s)
 {
     const tc_topo *t = o->net.topo[0];
@@ -461,6 +520,7 @@ json_t *tc_collective_json(const tc_collective_out *o, const tc_scenario *s)
     }
     if (t->n_failed)
         json_object_set_new(j, "failures", failures_json(&o->net, 0));
+    placement_add_json(j, o, s);
     tc_report_add_scenario(j, s);
     return j;
 }
@@ -758,6 +818,7 @@ void tc_collective_print(const tc_collective_out *o, const tc_scenario *s, FILE 
 {
     if (coll_single(o)) {
         coll_print_single(o, f);
+        placement_print(o, s, f);
         if (o->nphases) {
             tc_rtable tab;
             coll_phases_table(o, &tab);
@@ -776,6 +837,7 @@ void tc_collective_print(const tc_collective_out *o, const tc_scenario *s, FILE 
     }
     fprintf(f, "%s on %u ranks, mode %s (routing %s)\n", tc_op_name(o->op), o->ranks, tc_mode_name(o->mode),
             tc_routing_name(o->routing, t));
+    placement_print(o, s, f);
     if (o->ngroups) {
         char g[48];
         fprintf(f, "groups %s: %u groups of %u ranks, all at once; times are the slowest group's%s\n",

@@ -487,9 +487,9 @@ GET(get_ranks)
 
 SET(set_place)
 {
-    static const char *names[] = {"first", "random", "list"};
+    static const char *names[TC_PLACE_POLICIES] = {"first", "random", "list", "packed", "slice"};
     int k;
-    tc_status st = enum_of(v, where, names, 3, &k, err);
+    tc_status st = enum_of(v, where, names, TC_PLACE_POLICIES, &k, err);
     if (st == TC_OK)
         s->job.policy = (tc_place_policy)k;
     return st;
@@ -561,6 +561,36 @@ SET(set_endpoints)
 GET(get_endpoints)
 {
     return endpoints_json(s->job.endpoints, s->job.nendpoints);
+}
+SET(set_occupancy)
+{
+    double f;
+    tc_status st = num_of(v, U_PLAIN, where, &f, err);
+    if (st == TC_OK && !(f >= 0 && f < 1))
+        return tc_fail(err, TC_EINVAL, "%s: %g is out of range: expected 0 <= F < 1 (the fraction of the cluster "
+                                       "other jobs hold)",
+                       where, f);
+    if (st == TC_OK)
+        s->job.occupancy = f;
+    return st;
+}
+GET(get_occupancy)
+{
+    return json_real(s->job.occupancy);
+}
+SET(set_slice)
+{
+    char buf[256];
+    tc_err e2;
+    tc_status st = str_of(v, where, buf, sizeof buf, err);
+    if (st == TC_OK && tc_place_slice_parse(buf, &s->job, &e2))
+        return tc_fail(err, TC_EINVAL, "%s: %s", where, e2.msg);
+    return st;
+}
+GET(get_slice)
+{
+    char buf[256];
+    return json_string(tc_place_slice_format(&s->job, buf, sizeof buf));
 }
 
 SET(set_group)
@@ -1314,9 +1344,20 @@ static bool formula_mode(const tc_scenario *s)
 {
     return s->mode == TC_MODE_FORMULA;
 }
+/* The seed draws a random placement and the history of an occupancy. */
 static bool random_place(const tc_scenario *s)
 {
-    return s->job.policy == TC_PLACE_RANDOM;
+    return s->job.policy == TC_PLACE_RANDOM || (s->job.policy != TC_PLACE_LIST && s->job.occupancy > 0);
+}
+/* Written when above 0 or given (a default 0 stays out of every scenario). */
+static bool occupancy_place(const tc_scenario *s)
+{
+    return s->job.policy != TC_PLACE_LIST &&
+           (s->job.occupancy > 0 || (s->given_mask & (1ull << tc_scn_key_index("job.occupancy"))));
+}
+static bool slice_place(const tc_scenario *s)
+{
+    return s->job.policy == TC_PLACE_SLICE;
 }
 static bool list_place(const tc_scenario *s)
 {
@@ -1361,8 +1402,11 @@ static const tc_scn_key keys[] = {
     {"network.links", B(TOPO), NULL, set_links, get_links, ""},
     {"job.ranks", JOBC, ranks_place, set_ranks, get_ranks, "a placement of N ranks (not --endpoints)"},
     {"job.place", JOBC, NULL, set_place, get_place, ""},
-    {"job.seed", JOBC, random_place, set_seed, get_seed, "--place random"},
+    {"job.seed", JOBC, random_place, set_seed, get_seed, "--place random or an --occupancy above 0"},
     {"job.endpoints", JOBC, list_place, set_endpoints, get_endpoints, "--place list"},
+    {"job.occupancy", JOBC, occupancy_place, set_occupancy, get_occupancy,
+     "a placement policy that chooses the endpoints (not list)"},
+    {"job.slice", JOBC, slice_place, set_slice, get_slice, "--place slice"},
     {"job.group", B(COLLECTIVE) | B(COMPARE), has_group, set_group, get_group,
      "a group (--group node, stride=S, block=K, axes=LIST)"},
     {"collective.op", B(COLLECTIVE) | B(COMPARE) | B(FAILURES), NULL, set_ops, get_ops, ""},

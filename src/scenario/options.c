@@ -74,10 +74,14 @@ static const opt_def opts[] = {
     {{"--workers", "job.ranks", "job", "N", B(COMPRESS), false, "data-parallel workers (default: every endpoint)"},
      F_VALUE},
     {{"--place", "job.place", "job", "POLICY", EVALC, false,
-      "first (default: ranks on endpoints 0..N-1), random[:seed=S], list (with --endpoints)"},
+      "first (default: ranks on endpoints 0..N-1), random[:seed=S], list (with --endpoints), packed (Clos: fewest "
+      "pods, then leaves), slice[:shape=AxBxC][,ocs=4] (torus: a cuboid); seed=S also seeds --occupancy"},
      F_PLACE},
     {{"--endpoints", "job.endpoints", "job", "RANGES", EVALC, false,
       "the job's endpoints in rank order, e.g. 0-31,64-95 (placement list)"},
+     F_VALUE},
+    {{"--occupancy", "job.occupancy", "job", "F", EVALC, false,
+      "place the job on a cluster a seeded history of other jobs holds a fraction F of (0 <= F < 1) [0]"},
      F_VALUE},
     {{"--group", "job.group", "job", "SPEC", B(COLLECTIVE) | B(COMPARE), false,
       "run the collective in every group of the job at once (compare: in every cell; concurrent: a job's "
@@ -338,7 +342,7 @@ static tc_status acc_file(tc_scenario *s, const char *path, tc_err *err)
     return st;
 }
 
-/* POLICY[:seed=S] */
+/* POLICY[:seed=S][,shape=AxBxC][,ocs=K] */
 static tc_status place_flag(tc_scenario *s, const char *v, tc_err *err)
 {
     char pol[32];
@@ -349,13 +353,36 @@ static tc_status place_flag(tc_scenario *s, const char *v, tc_err *err)
     json_decref(j);
     if (st || !colon)
         return st;
-    if (strncmp(colon + 1, "seed=", 5) != 0 || !colon[6])
-        return tc_fail(err, TC_EINVAL, "--place '%s': expected POLICY or random:seed=S", v);
-    j = json_string(colon + 6);
-    st = tc_scn_set_key(s, "job.seed", j, "--place seed", err);
-    json_decref(j);
-    if (st == TC_OK)
-        s->flag_mask |= 1ull << tc_scn_key_index("job.seed");
+    /* seed=S sets job.seed; shape= and ocs= form job.slice */
+    char items[256], slice[256] = "";
+    if (strlen(colon + 1) >= sizeof items)
+        return tc_fail(err, TC_EINVAL, "--place '%.40s...': too long", v);
+    snprintf(items, sizeof items, "%s", colon + 1);
+    bool seed = false;
+    for (char *save = NULL, *it = strtok_r(items, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
+        if (strncmp(it, "seed=", 5) == 0 && it[5] && !seed) {
+            seed = true;
+            j = json_string(it + 5);
+            st = tc_scn_set_key(s, "job.seed", j, "--place seed", err);
+            json_decref(j);
+            if (st)
+                return st;
+            s->flag_mask |= 1ull << tc_scn_key_index("job.seed");
+        } else if (strncmp(it, "shape=", 6) == 0 || strncmp(it, "ocs=", 4) == 0) {
+            size_t n = strlen(slice);
+            snprintf(slice + n, sizeof slice - n, "%s%s", n ? "," : "", it);
+        } else {
+            return tc_fail(err, TC_EINVAL,
+                           "--place '%s': expected POLICY, POLICY:seed=S or slice:shape=AxBxC[,ocs=K][,seed=S]", v);
+        }
+    }
+    if (slice[0]) {
+        j = json_string(slice);
+        st = tc_scn_set_key(s, "job.slice", j, "--place slice", err);
+        json_decref(j);
+        if (st == TC_OK)
+            s->flag_mask |= 1ull << tc_scn_key_index("job.slice");
+    }
     return st;
 }
 
