@@ -77,6 +77,27 @@ typedef struct tc_scn_job {
                               * TC_GROUP_NONE: the whole job) */
 } tc_scn_job;
 
+/* A set of scenario keys by their index in the key table (at most
+ * TC_KEYSET_MAX keys; keys.c checks the table fits). */
+#define TC_KEYSET_MAX 128
+typedef struct tc_keyset {
+    uint64_t w[TC_KEYSET_MAX / 64];
+} tc_keyset;
+static inline bool tc_keyset_has(const tc_keyset *k, int i)
+{
+    return i >= 0 && i < TC_KEYSET_MAX && (k->w[i / 64] >> (i % 64) & 1u);
+}
+static inline void tc_keyset_add(tc_keyset *k, int i)
+{
+    if (i >= 0 && i < TC_KEYSET_MAX)
+        k->w[i / 64] |= 1ull << (i % 64);
+}
+static inline void tc_keyset_del(tc_keyset *k, int i)
+{
+    if (i >= 0 && i < TC_KEYSET_MAX)
+        k->w[i / 64] &= ~(1ull << (i % 64));
+}
+
 typedef struct tc_scenario {
     tc_command command;
     char version[32];        /* of the topocc that wrote it; "" when unknown */
@@ -169,9 +190,9 @@ typedef struct tc_scenario {
     double bench_seconds;               /* measuring time per codec */
     uint32_t bench_workers;             /* workers of the roofline estimate */
 
-    /* Bookkeeping: bit k is set when key k of the table was given (from a
-     * file or a flag) and, in flag_mask, when a flag gave it. */
-    uint64_t given_mask, flag_mask;
+    /* Bookkeeping: key k of the table is in given when it was given (from
+     * a file or a flag) and in flags when a flag gave it (tc_keyset_*). */
+    tc_keyset given_mask, flag_mask;
 } tc_scenario;
 
 /* A scenario of command c with every default filled in (not yet resolved:

@@ -248,7 +248,7 @@ static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows,
         free(s->sizes);
         s->sizes = sizes;
         s->nsizes = n;
-        s->given_mask |= 0; /* sizes set directly: a list, as a scenario file gives it */
+        /* sizes set directly: a list, as a scenario file gives it */
     }
     if (st == TC_OK)
         st = tc_scenario_resolve(s, err);

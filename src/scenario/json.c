@@ -123,7 +123,7 @@ tc_status tc_scenario_read_json(tc_scenario *s, const json_t *root, const char *
     tc_status st;
     if ((st = check_known(root, what, err)) || (st = read_header(s, root, what, err)))
         return st;
-    uint64_t before = s->given_mask;
+    tc_keyset before = s->given_mask;
     for (size_t i = 0; i < tc_scn_key_count(); i++) {
         const tc_scn_key *k = tc_scn_key_get(i);
         const json_t *v = lookup(root, k->path);
@@ -139,13 +139,15 @@ tc_status tc_scenario_read_json(tc_scenario *s, const json_t *root, const char *
     /* The file's keys must apply to the file's own scenario; a flag given
      * later may change what applies (--mode formula over a flow scenario),
      * and then the keys it made moot are dropped, not refused. */
-    uint64_t file = s->given_mask & ~before;
+    tc_keyset file;
+    for (int w = 0; w < TC_KEYSET_MAX / 64; w++)
+        file.w[w] = s->given_mask.w[w] & ~before.w[w];
     int ip = tc_scn_key_index("job.place"), ie = tc_scn_key_index("job.endpoints");
-    if ((file & (1ull << ie)) && !(file & (1ull << ip)) && s->job.nendpoints)
+    if (tc_keyset_has(&file, ie) && !tc_keyset_has(&file, ip) && s->job.nendpoints)
         s->job.policy = TC_PLACE_LIST;
     for (size_t i = 0; i < tc_scn_key_count(); i++) {
         const tc_scn_key *k = tc_scn_key_get(i);
-        if ((file & (1ull << i)) && !tc_scn_key_applies(k, s))
+        if (tc_keyset_has(&file, (int)i) && !tc_scn_key_applies(k, s))
             return tc_fail(err, TC_EINVAL, "%s: %s applies only with %s", what, k->path, k->needs);
     }
     s->given_mask = before;

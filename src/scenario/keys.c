@@ -1353,7 +1353,7 @@ static bool random_place(const tc_scenario *s)
 static bool occupancy_place(const tc_scenario *s)
 {
     return s->job.policy != TC_PLACE_LIST &&
-           (s->job.occupancy > 0 || (s->given_mask & (1ull << tc_scn_key_index("job.occupancy"))));
+           (s->job.occupancy > 0 || tc_keyset_has(&s->given_mask, tc_scn_key_index("job.occupancy")));
 }
 static bool slice_place(const tc_scenario *s)
 {
@@ -1458,6 +1458,8 @@ static const tc_scn_key keys[] = {
     {"codec_bench.workers", B(CODEC_BENCH), NULL, set_b_workers, get_b_workers, ""},
 };
 
+_Static_assert(sizeof keys / sizeof *keys <= TC_KEYSET_MAX, "more scenario keys than a tc_keyset holds");
+
 size_t tc_scn_key_count(void)
 {
     return sizeof keys / sizeof *keys;
@@ -1488,7 +1490,7 @@ tc_status tc_scn_set_key(tc_scenario *s, const char *path, const json_t *v, cons
         return tc_fail(err, TC_EINTERNAL, "internal: no scenario key %s", path);
     tc_status st = keys[i].set(s, v, where, err);
     if (st == TC_OK)
-        s->given_mask |= 1ull << i;
+        tc_keyset_add(&s->given_mask, (int)i);
     return st;
 }
 

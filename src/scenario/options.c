@@ -367,7 +367,7 @@ static tc_status place_flag(tc_scenario *s, const char *v, tc_err *err)
             json_decref(j);
             if (st)
                 return st;
-            s->flag_mask |= 1ull << tc_scn_key_index("job.seed");
+            tc_keyset_add(&s->flag_mask, tc_scn_key_index("job.seed"));
         } else if (strncmp(it, "shape=", 6) == 0 || strncmp(it, "ocs=", 4) == 0) {
             size_t n = strlen(slice);
             snprintf(slice + n, sizeof slice - n, "%s%s", n ? "," : "", it);
@@ -381,7 +381,7 @@ static tc_status place_flag(tc_scenario *s, const char *v, tc_err *err)
         st = tc_scn_set_key(s, "job.slice", j, "--place slice", err);
         json_decref(j);
         if (st == TC_OK)
-            s->flag_mask |= 1ull << tc_scn_key_index("job.slice");
+            tc_keyset_add(&s->flag_mask, tc_scn_key_index("job.slice"));
     }
     return st;
 }
@@ -428,7 +428,7 @@ tc_status tc_scenario_set_flag(tc_scenario *s, const char *flag, const char *con
     int ki = tc_scn_key_index(d->o.key);
     if (ki < 0)
         return tc_fail(err, TC_EINTERNAL, "internal: no scenario key %s", d->o.key);
-    if (s->flag_mask & (1ull << ki)) {
+    if (tc_keyset_has(&s->flag_mask, ki)) {
         for (size_t i = 0; i < NOPTS; i++)
             if (&opts[i] != d && opts[i].o.key && strcmp(opts[i].o.key, d->o.key) == 0 &&
                 (opts[i].o.commands & TC_CMD_BIT(s->command)))
@@ -455,7 +455,7 @@ tc_status tc_scenario_set_flag(tc_scenario *s, const char *flag, const char *con
         json_decref(j);
     }
     if (st == TC_OK)
-        s->flag_mask |= 1ull << ki;
+        tc_keyset_add(&s->flag_mask, ki);
     return st;
 }
 
@@ -472,10 +472,10 @@ tc_status tc_scenario_check_given(const tc_scenario *s, tc_err *err)
 {
     for (size_t i = 0; i < tc_scn_key_count(); i++) {
         const tc_scn_key *k = tc_scn_key_get(i);
-        if (!(s->given_mask & (1ull << i)) || tc_scn_key_applies(k, s))
+        if (!tc_keyset_has(&s->given_mask, (int)i) || tc_scn_key_applies(k, s))
             continue;
         const char *flag = flag_of(k->path, s->command);
-        if ((s->flag_mask & (1ull << i)) && flag)
+        if (tc_keyset_has(&s->flag_mask, (int)i) && flag)
             return tc_fail(err, TC_EINVAL, "%s applies only with %s", flag, k->needs);
         return tc_fail(err, TC_EINVAL, "scenario key %s applies only with %s%s%s%s", k->path, k->needs,
                        flag ? " (" : "", flag ? flag : "", flag ? ")" : "");

@@ -398,8 +398,8 @@ static tc_status resolve_presets(tc_scenario *s, tc_err *err)
     }
     if (st == TC_OK) {
         s->npreset = 0;
-        s->given_mask &= ~(1ull << tc_scn_key_index("network.preset"));
-        s->flag_mask &= ~(1ull << tc_scn_key_index("network.preset"));
+        tc_keyset_del(&s->given_mask, tc_scn_key_index("network.preset"));
+        tc_keyset_del(&s->flag_mask, tc_scn_key_index("network.preset"));
     }
     return st;
 }
@@ -492,11 +492,12 @@ tc_status tc_scenario_accel(const tc_scenario *s, tc_accel *out, char *namebuf, 
  * kept by content in network.profiles beside the presets' profiles. */
 static tc_status resolve_accel(tc_scenario *s, tc_err *err)
 {
-    uint64_t flags = (1ull << tc_scn_key_index("compress.accel")) | (1ull << tc_scn_key_index("network.profiles_dir"));
+    bool flagged = tc_keyset_has(&s->flag_mask, tc_scn_key_index("compress.accel")) ||
+                   tc_keyset_has(&s->flag_mask, tc_scn_key_index("network.profiles_dir"));
     tc_profile *p = NULL;
     tc_accel a;
     char name[64];
-    tc_status st = scn_accel_profile(s, (s->flag_mask & flags) != 0, &p, err);
+    tc_status st = scn_accel_profile(s, flagged, &p, err);
     if (st == TC_OK)
         st = tc_accel_from_profile(p, &a, name, sizeof name, err);
     if (st == TC_OK)
@@ -674,8 +675,8 @@ tc_status tc_scenario_resolve(tc_scenario *s, tc_err *err)
         return tc_fail(err, TC_EINVAL, "compress needs --model MODEL (e.g. resnet50)");
     /* --endpoints implies the list placement, unless --place says otherwise
      * (then check_given refuses the pair). */
-    uint64_t ep = 1ull << tc_scn_key_index("job.endpoints"), pl = 1ull << tc_scn_key_index("job.place");
-    if ((s->given_mask & ep) && !(s->given_mask & pl))
+    if (tc_keyset_has(&s->given_mask, tc_scn_key_index("job.endpoints")) &&
+        !tc_keyset_has(&s->given_mask, tc_scn_key_index("job.place")))
         s->job.policy = TC_PLACE_LIST;
     if (s->job.policy == TC_PLACE_LIST) {
         if (!s->job.nendpoints)
