@@ -461,7 +461,8 @@ bad "group: nodes holding unequal ranks" collective --topo "$NODES" --op allredu
 bad "group: axes off a slice" collective --topo torus:dims=4x4 --op allreduce --size 1MiB --group axes=x --ranks 6
 bad "group: a dimension the torus lacks" collective --topo torus:dims=4x4 --op allreduce --size 1MiB --group axes=z
 bad "group: unknown spec" collective --topo "$NODES" --op allreduce --size 1MiB --group rows
-bad "group: NCCL's algorithms" collective --topo "$NODES" --op allreduce --size 1MiB --group node --algo nccl-ring
+good "group: NCCL's ring in every node" "nccl-ring:Simple" collective --topo "$NODES" --op allreduce --size 1MiB --group node --algo nccl-ring
+bad "group: NCCL over groups holding unequal shares of nodes" collective --topo "$NODES" --op allreduce --size 1MiB --ranks 12 --group stride=6 --algo nccl-ring
 bad "group: root beyond the group" collective --topo "$NODES" --op broadcast --algo binomial:root=9 --size 1MiB --group node
 bad "group: not a concurrent flag (a job's group key)" concurrent --topo "$NODES" --jobs /dev/null --group node
 good "group: the groups in the text" "8 groups of 8 ranks" collective --topo "$NODES" --op allreduce --size 1MiB --group stride=8 --quiet
@@ -487,7 +488,7 @@ bad "group: compare, node on a topology without nodes" compare --topo "$TOR" --t
 grep -q "topology A (torus:dims=4x4x4" "$tmp/err" || { echo "FAIL: compare --group node does not name the torus: $(cat "$tmp/err")"; fails=$((fails + 1)); }
 bad "group: compare, axes on the Clos" compare --topo "$TOR" --topo "$NODES" --op allreduce --sizes 1MiB:4MiB --group axes=x
 bad "group: compare, a stride not dividing the ranks" compare --topo "$TOR" --topo "$NODES" --op allreduce --sizes 1MiB:4MiB --group stride=6
-bad "group: compare, NCCL's algorithms" compare --topo "$TOR,node=8" --topo "$NODES" --op allreduce --sizes 1MiB:4MiB --group node --algo nccl-ring
+good "group: compare, NCCL's ring in every node" "8 groups of 8 ranks" compare --topo "$TOR,node=8" --topo "$NODES" --op allreduce --sizes 1MiB:4MiB --group node --algo nccl-ring
 good "group: compare says per group" "8 groups of 8 ranks" compare --topo "$TOR" --topo "$NODES" --op allreduce --sizes 1MiB:4MiB --group stride=8 --quiet
 good "group: compare CSV columns" "group_size" compare --topo "$TOR" --topo "$NODES" --op allreduce --sizes 1MiB:4MiB --group stride=8 --format csv --quiet
 for m in formula steps flow; do
@@ -535,7 +536,7 @@ if [ "$rows" != "3 0" ] || [ -s "$tmp/err" ]; then
 fi
 good "nccl-tests --group: all-gather counts per group rank" "^     1048576         65536     float    none      -1 " nccl-tests --preset dgx-h100:nodes=4 --group stride=8 --op allgather -b 1M -e 1M
 good "nccl-tests --group with --compare" "^# median |error|" nccl-tests --preset dgx-h100:nodes=2 --group stride=8 --compare "$(dirname "$0")/data/nccl-tests/nccltests309_gjaion_h100_2node_ib400_allreduce_ring_minctas24_qps2.txt"
-bad "nccl-tests --group: NCCL's algorithms" nccl-tests --preset dgx-h100:nodes=4 --group stride=8 --algo nccl -b 1M -e 1M
+good "nccl-tests --group: NCCL on each data-parallel group (one GPU per node)" "nccl, mode formula, groups stride=8" nccl-tests --preset dgx-h100:nodes=4 --group stride=8 -b 1M -e 1M
 bad "nccl-tests --group: a stride not dividing the ranks" nccl-tests --preset dgx-h100:nodes=4 --group stride=5 -b 1M -e 1M
 bad "nccl-tests --group: an unknown spec" nccl-tests --preset dgx-h100:nodes=4 --group rows -b 1M -e 1M
 bad "nccl-tests --group: node on one node's ranks" nccl-tests --preset dgx-h100 --group stride=8 -b 1M -e 1M

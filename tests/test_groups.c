@@ -551,11 +551,60 @@ static void sizes_round_per_group_and_nccl_is_refused(void **state)
     assert_int_equal(tc_evaluate_groups_sweep(t, &req, &x.g, &asked, 1, &o, &r, NULL), TC_OK);
     assert_true(r.bytes == tc_coll_rounded_bytes(TC_OP_ALLGATHER, 8, 1000, 4));
     assert_true(r.bytes != tc_coll_rounded_bytes(TC_OP_ALLGATHER, 64, 1000, 4));
+    /* NCCL's ring on each group's communicator: one GPU on each of 8
+     * nodes; CollNet needs a fabric that reduces */
     req.algo = TC_ALGO_NCCL_RING;
+    req.op = TC_OP_ALLREDUCE;
     tc_err err = {{0}};
+    assert_int_equal(tc_evaluate_groups_sweep(t, &req, &x.g, &asked, 1, &o, &r, &err), TC_OK);
+    assert_int_equal(r.proto, TC_PROTO_SIMPLE);
+    req.algo = TC_ALGO_NCCL_COLLNET_CHAIN;
     assert_int_equal(tc_evaluate_groups_sweep(t, &req, &x.g, &asked, 1, &o, &r, &err), TC_EINVAL);
-    assert_non_null(strstr(err.msg, "sub-groups"));
+    assert_non_null(strstr(err.msg, "sharp=1"));
     grp_free(&x);
+    tc_topo_free(t);
+}
+
+/* NCCL over sub-groups (docs/MODEL.md, "NCCL over sub-groups"): on 4 DGX
+ * H100, the data-parallel groups (stride=8: GPU k of every node, rail k)
+ * and the tensor-parallel groups (node) share no link, so each takes what
+ * the same collective takes on the standalone cluster its view describes
+ * (4 one-GPU nodes on one 400G NIC each; one NVSwitch node), in formula,
+ * steps and flow, at several sizes (one NCCL schedule per size); groups
+ * holding unequal shares of nodes are refused. */
+static void nccl_over_groups_equals_its_standalone_view(void **state)
+{
+    (void)state;
+    const char *dgx = "clos:down=4x8,up=1x4,bw=400Gbps,lat=50ns,hop_lat=300ns,node=8,node_bw=370.8GB/s,node_lat=250ns,"
+                      "node_reduce=1,rail=8,arch=hopper";
+    const char *alone[2] = {"clos:down=4,up=1,bw=400Gbps,lat=50ns,hop_lat=300ns,arch=hopper",
+                            "clos:down=8,up=1,bw=400Gbps,lat=50ns,hop_lat=300ns,node=8,node_bw=370.8GB/s,"
+                            "node_lat=250ns,node_reduce=1,rail=8,arch=hopper"};
+    const char *spec[2] = {"stride=8", "node"};
+    double sizes[3] = {4096, 8 << 20, 256.0 * (1 << 20)};
+    tc_topo *t = topo(dgx);
+    for (int k = 0; k < 2; k++) {
+        grp x;
+        grp_make(&x, spec[k], 32, NULL, t);
+        tc_topo *v = topo(alone[k]);
+        for (int m = 0; m < 3; m++) {
+            tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL, .p = x.g.size, .elt = 4};
+            tc_eval_opts o = {.mode = (tc_mode)m, .routing = TC_ROUTE_DMODK};
+            tc_result r[3], a[3];
+            tc_err err = {{0}};
+            if (tc_evaluate_groups_sweep(t, &req, &x.g, sizes, 3, &o, r, &err))
+                fail_msg("%s mode %d: %s", spec[k], m, err.msg);
+            if (tc_evaluate_sweep(v, &req, sizes, 3, &o, a, &err))
+                fail_msg("alone: %s", err.msg);
+            for (int i = 0; i < 3; i++)
+                if (fabs(r[i].time_s - a[i].time_s) > 1e-9 * a[i].time_s || r[i].nccl_impl != a[i].nccl_impl)
+                    fail_msg("%s mode %d size %g: groups %.12g s (%s), alone %.12g s (%s)", spec[k], m, sizes[i],
+                             r[i].time_s, tc_nccl_algo_label(r[i].nccl_impl), a[i].time_s,
+                             tc_nccl_algo_label(a[i].nccl_impl));
+        }
+        tc_topo_free(v);
+        grp_free(&x);
+    }
     tc_topo_free(t);
 }
 
@@ -630,6 +679,7 @@ int main(void)
         cmocka_unit_test(formula_equals_steps_over_groups),
         cmocka_unit_test(flow_jobs_agree_with_the_wrapper),
         cmocka_unit_test(sizes_round_per_group_and_nccl_is_refused),
+        cmocka_unit_test(nccl_over_groups_equals_its_standalone_view),
         cmocka_unit_test(nccl_tests_rows_over_groups_use_the_group_size),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

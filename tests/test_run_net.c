@@ -793,7 +793,7 @@ static void compare_refuses_a_group_that_does_not_fit_a_topology_naming_it(void 
     } bad[] = {{"node", "auto", "topology A (torus:dims=4x4x4"},
                {"axes=x", "auto", "topology B (clos:down=8x8,up=1x8"},
                {"stride=5", "auto", "topology A (torus:dims=4x4x4"},
-               {"node", "nccl-ring", "sub-groups"}};
+               {"stride=8", "nccl-collnet-chain", "sharp=1"}};
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         tc_scenario *s = scn(TC_CMD_COMPARE, "torus:dims=4x4x4");
         snprintf(s->topo[1], sizeof s->topo[1], "clos:down=8x8,up=1x8,node=8");

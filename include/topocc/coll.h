@@ -418,8 +418,20 @@ tc_status tc_groups_check(const tc_groups *g, tc_err *err);
 const tc_topo *tc_groups_inner_topo(const tc_groups *g, tc_topo *buf);
 
 /* Whether (op, algo) is valid for one group of g: tc_coll_valid on the
- * group's size and inner topology; NCCL's algorithms are refused. */
+ * group's size and inner topology; NCCL's algorithms are accepted here and
+ * checked on the group's NCCL view (tc_groups_nccl_view) when evaluated. */
 bool tc_coll_valid_groups(tc_op op, tc_algo algo, const tc_groups *g, tc_err *err);
+
+/* The topology an NCCL communicator of one group sees, for NCCL's
+ * algorithms over sub-groups: the group's ranks as endpoints of one leaf
+ * at a rank's fabric injection bandwidth (t's link latencies, alpha,
+ * arch), with scale-up nodes of Gv ranks (t's NVLink, node_reduce; rails
+ * of one GPU each on a rail-optimized t) where every group holds Gv ranks
+ * of each node it touches, consecutively (members in node order). The
+ * inner schedule is built on it; every evaluator routes its transfers on
+ * t. *out owned by the caller (tc_topo_free). TC_EINVAL, one line, where
+ * the groups do not hold whole, equal shares of nodes. */
+tc_status tc_groups_nccl_view(const tc_groups *g, const tc_topo *t, const uint32_t *map, tc_topo **out, tc_err *err);
 
 /* The wrapper schedule of inner (one group's schedule, inner->req.p ==
  * g->size) run by every group of g at once: its p is the job's, its steps
@@ -437,6 +449,9 @@ tc_status tc_coll_build_groups(const tc_coll_req *req, const tc_groups *g, tc_sc
  * wrapper's size (tc_sched_set_bytes on the wrapper reaches it when the
  * wrapper next emits). */
 tc_sched *tc_sched_group_inner(const tc_sched *s);
+/* A wrapper's groups: *ngroups x *size job ranks, group by group (NULL:
+ * not a wrapper). */
+const uint32_t *tc_sched_group_members(const tc_sched *s, uint32_t *ngroups, uint32_t *size);
 
 /* Verifies a wrapper: no transfer crosses groups, and each group's
  * transfers, mapped back to its inner ranks, pass tc_sched_check (every

@@ -31,8 +31,8 @@ static const char *help =
     "  --group SPEC   run it in every group of the ranks at once, as nccl-tests over sub-communicators:\n"
     "                 node, stride=S (e.g. the data-parallel groups, stride=8 on 8-GPU nodes), block=K,\n"
     "                 axes=LIST (topocc collective --group); count, algbw and busbw are one group's (busbw\n"
-    "                 with the group's rank count), time the slowest group's; NCCL's algorithms are not\n"
-    "                 modelled over groups: the default is then auto (MPI-style, the fastest valid)\n"
+    "                 with the group's rank count), time the slowest group's; NCCL's algorithms run on\n"
+    "                 each group's communicator (its ranks' nodes and NICs), the groups contending\n"
     "  --compare FILE a saved nccl-tests output: predicted against measured, per size, with\n"
     "                 the error; without -b/-e the file's sizes are predicted\n"
     "\n"
@@ -216,7 +216,7 @@ static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows,
     const char *op = in->op ? in->op : "allreduce";
     bool ringable = !strcmp(op, "allreduce") || !strcmp(op, "allgather") || !strcmp(op, "reducescatter") ||
                     !strcmp(op, "alltoall");
-    const char *algo = in->algo ? in->algo : ringable && !in->group ? "nccl" : "auto";
+    const char *algo = in->algo ? in->algo : ringable ? "nccl" : "auto";
     if (st == TC_OK) {
         /* nccl-tests' root rides on the algorithm: ALGO:root=R */
         char a[160];

@@ -91,13 +91,56 @@ const tc_topo *tc_groups_inner_topo(const tc_groups *g, tc_topo *buf)
 
 bool tc_coll_valid_groups(tc_op op, tc_algo algo, const tc_groups *g, tc_err *err)
 {
-    if (tc_algo_is_nccl(algo)) {
-        tc_fail(err, TC_EINVAL, "%s does not run over sub-groups: use an MPI-style algorithm (or auto)",
-                tc_algo_name(algo));
-        return false;
-    }
+    if (tc_algo_is_nccl(algo))
+        return true; /* checked on the groups' NCCL view, which needs the topology */
     tc_topo buf;
     return tc_coll_valid(op, algo, g->size, tc_groups_inner_topo(g, &buf), err);
+}
+
+tc_status tc_groups_nccl_view(const tc_groups *g, const tc_topo *t, const uint32_t *map, tc_topo **out, tc_err *err)
+{
+    *out = NULL;
+    uint32_t G = t->node_size > 1 ? t->node_size : 1, Gv = 0;
+    /* every group: runs of Gv consecutive members on one node, each node once */
+    for (uint32_t gi = 0; G > 1 && gi < g->ngroups; gi++) {
+        const uint32_t *m = g->members + (size_t)gi * g->size;
+        uint32_t run = 0, node = UINT32_MAX;
+        for (uint32_t i = 0; i <= g->size; i++) {
+            uint32_t nd = i < g->size ? (map ? map[m[i]] : m[i]) / G : UINT32_MAX;
+            if (i < g->size && nd == node) {
+                run++;
+                continue;
+            }
+            if (i > 0) {
+                if (Gv == 0)
+                    Gv = run;
+                if (run != Gv)
+                    return tc_fail(err, TC_EINVAL, "NCCL's algorithms over these groups: group %u holds %u ranks of one "
+                                                   "node and %u of another; a communicator needs equal shares of "
+                                                   "its nodes, each node's ranks consecutive in the group",
+                                   gi, Gv, run);
+            }
+            node = nd;
+            run = 1;
+        }
+    }
+    if (Gv == 0)
+        Gv = 1;
+    tc_topo_info in;
+    tc_topo_get_info(t, &in);
+    double lat = t->kind == TC_TOPO_CLOS ? t->level_lat[1] : t->torus_lat;
+    char spec[512];
+    int n = snprintf(spec, sizeof spec, "clos:down=%u,up=1,bw=%.17gGB/s,lat=%.17gns,hop_lat=%.17gns,alpha=%.17gns", g->size,
+                     in.injection_Bps / 1e9, lat * 1e9, t->hop_lat * 1e9, t->alpha * 1e9);
+    if (Gv > 1 && n > 0 && (size_t)n < sizeof spec)
+        n += snprintf(spec + n, sizeof spec - (size_t)n, ",node=%u,node_bw=%.17gGB/s,node_lat=%.17gns,node_hop_lat=%.17gns%s",
+                      Gv, t->node_bw / 1e9, t->node_lat * 1e9, t->node_hop_lat * 1e9,
+                      t->node_reduce ? ",node_reduce=1" : "");
+    if (Gv > 1 && t->rails && n > 0 && (size_t)n < sizeof spec)
+        n += snprintf(spec + n, sizeof spec - (size_t)n, ",rail=%u", Gv);
+    if (t->arch && n > 0 && (size_t)n < sizeof spec)
+        snprintf(spec + n, sizeof spec - (size_t)n, ",arch=%s", tc_arch_name((tc_arch)t->arch));
+    return tc_topo_build(spec, out, err);
 }
 
 static tc_status grp_emit(const tc_sched *s, uint32_t step, tc_xfers *out)
@@ -112,11 +155,15 @@ static tc_status grp_emit(const tc_sched *s, uint32_t step, tc_xfers *out)
     if (st)
         return st;
     const tc_xfers *x = &g->tmp;
+    uint32_t ip = g->inner->req.p, isw = g->inner->nsw, jp = s->req.p;
     for (uint32_t gi = 0; gi < g->ngroups; gi++) {
         const uint32_t *m = g->members + (size_t)gi * g->size;
         for (size_t i = 0; i < x->n; i++) {
             const tc_xfer *t = &x->v[i];
-            size_t k = tc_xfers_add(out, m[t->src], m[t->dst], t->bytes, t->reduce);
+            /* ranks to the group's job ranks; the group's switches after the job's ranks, group by group */
+            uint32_t a = t->src < ip ? m[t->src] : jp + gi * isw + (t->src - ip);
+            uint32_t b = t->dst < ip ? m[t->dst] : jp + gi * isw + (t->dst - ip);
+            size_t k = tc_xfers_add(out, a, b, t->bytes, t->reduce);
             if (out->oom)
                 return TC_EINTERNAL;
             out->v[k].lane = t->lane;
@@ -136,9 +183,11 @@ tc_status tc_sched_group(tc_sched *inner, const tc_groups *g, tc_sched **out, tc
     tc_status st = tc_groups_check(g, err);
     if (st == TC_OK && inner->req.p != g->size)
         st = tc_fail(err, TC_EINTERNAL, "sub-groups: a schedule of %u ranks for groups of %u", inner->req.p, g->size);
-    if (st == TC_OK && (inner->proto != TC_PROTO_NONE || inner->nsw || inner->lanes > 1))
-        st = tc_fail(err, TC_EINVAL, "%s does not run over sub-groups: use an MPI-style algorithm (or auto)",
-                     tc_algo_name(inner->algo));
+    for (uint32_t i = 0; st == TC_OK && inner->sw_level && i < inner->nsw; i++)
+        if (inner->sw_level[i])
+            st = tc_fail(err, TC_EINVAL, "%s over sub-groups: reduction in fabric switches (SHARP) is not modelled "
+                                         "for sub-groups",
+                         tc_algo_name(inner->algo));
     if (st) {
         tc_sched_free(inner);
         return st;
@@ -170,6 +219,29 @@ tc_status tc_sched_group(tc_sched *inner, const tc_groups *g, tc_sched **out, tc
     s->free_state = grp_free;
     s->node_size = 1;
     s->lanes = inner->lanes;
+    /* an NCCL schedule's costs, the same for every group */
+    s->proto = inner->proto;
+    s->base_s = inner->base_s;
+    s->lat_intra_s = inner->lat_intra_s;
+    s->lat_inter_s = inner->lat_inter_s;
+    s->wire = inner->wire;
+    s->rate_cap_Bps = inner->rate_cap_Bps;
+    s->credit_steps = inner->credit_steps;
+    s->credit_steps_inter = inner->credit_steps_inter;
+    s->channels = inner->channels;
+    s->nccl_impl = inner->nccl_impl;
+    if (inner->nsw) {
+        /* node switches: each group's own, standing beside its ranks */
+        s->nsw = g->ngroups * inner->nsw;
+        s->sw_rank = malloc((size_t)s->nsw * sizeof *s->sw_rank);
+        if (!s->sw_rank) {
+            tc_sched_free(s);
+            return tc_fail(err, TC_EINTERNAL, "out of memory");
+        }
+        for (uint32_t gi = 0; gi < g->ngroups; gi++)
+            for (uint32_t i = 0; i < inner->nsw; i++)
+                s->sw_rank[gi * inner->nsw + i] = m[(size_t)gi * g->size + inner->sw_rank[i]];
+    }
     for (uint32_t i = 0; i < inner->nphases; i++) {
         const tc_phase *ip = &inner->phases[i];
         tc_phase *ph = tc_sched_add_phase(s, ip->repeat, TC_PAT_GENERIC, 0, ip->bytes, ip->label);
@@ -212,6 +284,16 @@ tc_status tc_coll_build_groups(const tc_coll_req *req, const tc_groups *g, tc_sc
 tc_sched *tc_sched_group_inner(const tc_sched *s)
 {
     return s && s->emit == grp_emit ? ((grp_state *)s->state)->inner : NULL;
+}
+
+const uint32_t *tc_sched_group_members(const tc_sched *s, uint32_t *ngroups, uint32_t *size)
+{
+    if (!s || s->emit != grp_emit)
+        return NULL;
+    const grp_state *g = s->state;
+    *ngroups = g->ngroups;
+    *size = g->size;
+    return g->members;
 }
 
 /* ---- verification ---- */

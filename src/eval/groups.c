@@ -143,8 +143,20 @@ tc_status tc_evaluate_groups_sweep(const tc_topo *t, const tc_coll_req *req, con
         memset(&res[i], 0, sizeof res[i]);
         res[i].time_s = INFINITY;
     }
-    tc_topo ibuf;
+    tc_topo ibuf, *view = NULL;
     const tc_topo *it = tc_groups_inner_topo(g, &ibuf);
+    if (tc_algo_is_nccl(req->algo)) {
+        /* NCCL over sub-groups: built on the communicator's view, routed on t */
+        if ((st = tc_groups_nccl_view(g, t, o->rank_map, &view, err)))
+            goto done;
+        if (!tc_coll_valid(req->op, req->algo, g->size, view, err)) {
+            char m[TC_ERR_LEN];
+            snprintf(m, sizeof m, "%s", err ? err->msg : "");
+            st = tc_fail(err, TC_EINVAL, "groups of %u ranks: %s", g->size, m);
+            goto done;
+        }
+        it = view;
+    }
     int lo, hi;
     tc_coll_candidates(req, &lo, &hi);
     bool one = hi == lo + 1 && n == 1 && o->mode == TC_MODE_FLOW && o->flow_detail;
@@ -152,44 +164,53 @@ tc_status tc_evaluate_groups_sweep(const tc_topo *t, const tc_coll_req *req, con
     for (int a = lo; a < hi && st == TC_OK; a++) {
         if (!tc_coll_valid_groups(req->op, (tc_algo)a, g, NULL))
             continue;
-        tc_coll_req r = tc_coll_candidate(req, (tc_algo)a, sizes[0]);
-        tc_sched *inner = NULL, *w = NULL;
-        if ((st = tc_coll_build(&r, it, &inner, err)))
-            break;
-        uint32_t nph = inner->nphases, nst = inner->nsteps;
-        tc_result cand[1];
-        if (o->mode == TC_MODE_FLOW) {
-            for (size_t i = 0; i < n && st == TC_OK; i++) {
-                tc_sched_set_bytes(inner, sizes[i]);
-                memset(cand, 0, sizeof cand);
-                st = flow_groups(t, inner, g, o, &f, one ? o->flow_detail : NULL, cand, err);
-                kept = kept || (one && st == TC_OK);
-                if (st == TC_OK && cand->time_s < res[i].time_s) {
-                    res[i].time_s = cand->time_s;
-                    res[i].group_fastest_s = cand->group_fastest_s;
-                    res[i].group_slowest = cand->group_slowest;
-                    res[i].group_fastest = cand->group_fastest;
+        /* NCCL's schedules follow the size (channels, loops, chunks): one per size */
+        bool per_size = tc_algo_is_nccl((tc_algo)a);
+        for (size_t k = 0; k < (per_size ? n : 1) && st == TC_OK; k++) {
+            size_t i0 = per_size ? k : 0, i1 = per_size ? k + 1 : n;
+            tc_coll_req r = tc_coll_candidate(req, (tc_algo)a, sizes[i0]);
+            tc_sched *inner = NULL, *w = NULL;
+            if ((st = tc_coll_build(&r, it, &inner, err)))
+                break;
+            uint32_t nph = inner->nphases, nst = inner->nsteps, ch = inner->channels;
+            tc_proto pr = inner->proto;
+            tc_algo impl = inner->nccl_impl;
+            tc_result cand[1];
+            if (o->mode == TC_MODE_FLOW) {
+                for (size_t i = i0; i < i1 && st == TC_OK; i++) {
+                    tc_sched_set_bytes(inner, sizes[i]);
+                    memset(cand, 0, sizeof cand);
+                    st = flow_groups(t, inner, g, o, &f, one ? o->flow_detail : NULL, cand, err);
+                    kept = kept || (one && st == TC_OK);
+                    if (st == TC_OK && cand->time_s < res[i].time_s) {
+                        res[i].time_s = cand->time_s;
+                        res[i].group_fastest_s = cand->group_fastest_s;
+                        res[i].group_slowest = cand->group_slowest;
+                        res[i].group_fastest = cand->group_fastest;
+                        res[i].algo = (tc_algo)a;
+                        res[i].phases = nph;
+                        res[i].steps = nst;
+                        res[i].proto = pr, res[i].channels = ch, res[i].nccl_impl = impl;
+                    }
+                }
+                tc_sched_free(inner);
+                continue;
+            }
+            if ((st = tc_sched_group(inner, g, &w, err)))
+                break; /* inner freed */
+            st = o->mode == TC_MODE_STEPS ? tc_eval_steps_sweep(t, w, o, sizes + i0, i1 - i0, tt + i0, err)
+                                          : tc_eval_formula_sweep(t, w, o, sizes + i0, i1 - i0, tt + i0, err);
+            for (size_t i = i0; i < i1 && st == TC_OK; i++)
+                if (tt[i] < res[i].time_s) {
+                    res[i].time_s = tt[i];
+                    res[i].group_fastest_s = NAN;
                     res[i].algo = (tc_algo)a;
                     res[i].phases = nph;
                     res[i].steps = nst;
+                    res[i].proto = pr, res[i].channels = ch, res[i].nccl_impl = impl;
                 }
-            }
-            tc_sched_free(inner);
-            continue;
+            tc_sched_free(w);
         }
-        if ((st = tc_sched_group(inner, g, &w, err)))
-            break; /* inner freed */
-        st = o->mode == TC_MODE_STEPS ? tc_eval_steps_sweep(t, w, o, sizes, n, tt, err)
-                                      : tc_eval_formula_sweep(t, w, o, sizes, n, tt, err);
-        for (size_t i = 0; i < n && st == TC_OK; i++)
-            if (tt[i] < res[i].time_s) {
-                res[i].time_s = tt[i];
-                res[i].group_fastest_s = NAN;
-                res[i].algo = (tc_algo)a;
-                res[i].phases = nph;
-                res[i].steps = nst;
-            }
-        tc_sched_free(w);
     }
     if (st)
         goto done;
@@ -229,6 +250,7 @@ tc_status tc_evaluate_groups_sweep(const tc_topo *t, const tc_coll_req *req, con
         x->lower_bound_s = groups_bound(t, req->op, g, sizes[i], o->rank_map, o->alphas ? &o->alphas[i] : NULL, buf);
     }
 done:
+    tc_topo_free(view);
     free(sizes);
     free(tt);
     free(buf);

@@ -165,6 +165,31 @@ static double nccl_hop(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, cons
 tc_status tc_steps_nccl_latency(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, const tc_eval_opts *o,
                                 double *lat_s, tc_err *err)
 {
+    uint32_t ng = 0, sz = 0;
+    const uint32_t *mem = tc_sched_group_members(s, &ng, &sz);
+    if (mem) {
+        /* sub-groups: the slowest group's latency, its inner schedule on
+         * its ranks' endpoints */
+        const tc_sched *in = tc_sched_group_inner(s);
+        uint32_t *cm = malloc((size_t)sz * sizeof *cm);
+        if (!cm)
+            return tc_fail(err, TC_EINTERNAL, "out of memory");
+        tc_status st = TC_OK;
+        *lat_s = 0;
+        for (uint32_t gi = 0; gi < ng && st == TC_OK; gi++) {
+            for (uint32_t i = 0; i < sz; i++) {
+                uint32_t r = mem[(size_t)gi * sz + i];
+                cm[i] = o->rank_map ? o->rank_map[r] : r;
+            }
+            tc_eval_opts oo = *o;
+            oo.rank_map = cm;
+            double l = 0;
+            if ((st = tc_steps_nccl_latency(w, t, in, &oo, &l, err)) == TC_OK && l > *lat_s)
+                *lat_s = l;
+        }
+        free(cm);
+        return st;
+    }
     *lat_s = s->base_s;
     if (s->nsteps == 0)
         return TC_OK;
