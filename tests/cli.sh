@@ -541,6 +541,42 @@ bad "nccl-tests --group: a stride not dividing the ranks" nccl-tests --preset dg
 bad "nccl-tests --group: an unknown spec" nccl-tests --preset dgx-h100:nodes=4 --group rows -b 1M -e 1M
 bad "nccl-tests --group: node on one node's ranks" nccl-tests --preset dgx-h100 --group stride=8 -b 1M -e 1M
 
+# concurrent jobs placed by a policy ("ranks" and "place"): in file order,
+# each on the endpoints the jobs before it left free
+printf '{"jobs": [{"name": "A", "op": "allreduce", "algo": "ring", "size": "16MiB", "ranks": 16, "place": "packed"}, {"name": "B", "op": "allreduce", "algo": "ring", "size": "16MiB", "ranks": 16, "place": "packed"}, {"name": "C", "op": "alltoall", "size": "1MiB", "ranks": 8, "place": "random:seed=4"}]}' >"$tmp/pj.json"
+good "jobs: packed jobs print their shape" "  B  packed, 16 ranks: 2 leaves, 1 pod" concurrent --topo "clos:down=8x8,up=1x2" --jobs "$tmp/pj.json" --quiet
+good "jobs: the shape in JSON" '"text": "random, 8 ranks: ' concurrent --topo "clos:down=8x8,up=1x2" --jobs "$tmp/pj.json" --quiet --format json
+"$T" concurrent --topo "clos:down=8x8,up=1x2" --jobs "$tmp/pj.json" --format json --quiet >"$tmp/pj1.json" 2>"$tmp/err"
+"$T" replay "$tmp/pj1.json" --format json --quiet >"$tmp/pj2.json" 2>>"$tmp/err"
+if ! cmp -s "$tmp/pj1.json" "$tmp/pj2.json" || ! grep -q '"place": "random:seed=4"' "$tmp/pj1.json" || [ -s "$tmp/err" ]; then
+    echo "FAIL: jobs placed by a policy do not replay to themselves with the policy recorded"
+    fails=$((fails + 1))
+fi
+"$T" concurrent --topo "clos:down=8x8,up=1x2" --jobs "$tmp/pj.json" --print-scenario >"$tmp/pj3.json" 2>"$tmp/err"
+"$T" concurrent --scenario "$tmp/pj3.json" --print-scenario >"$tmp/pj4.json" 2>>"$tmp/err"
+cmp -s "$tmp/pj3.json" "$tmp/pj4.json" || { echo "FAIL: jobs placed by a policy: scenario round trip"; fails=$((fails + 1)); }
+# a slice job equals the same job with its endpoints written out (x 0-1, y 0-1 on a 4x4 torus, first dimension fastest)
+printf '{"jobs": [{"name": "s", "op": "allreduce", "algo": "ring", "size": "16MiB", "place": "slice:shape=2x2"}, {"name": "f", "op": "allreduce", "algo": "ring", "size": "16MiB", "ranks": 4}]}' >"$tmp/sj.json"
+printf '{"jobs": [{"name": "s", "op": "allreduce", "algo": "ring", "size": "16MiB", "endpoints": "0,1,4,5"}, {"name": "f", "op": "allreduce", "algo": "ring", "size": "16MiB", "endpoints": "2,3,6,7"}]}' >"$tmp/ej.json"
+st=$("$T" concurrent --topo "torus:dims=4x4" --jobs "$tmp/sj.json" --format csv --quiet | cut -d, -f1-10)
+et=$("$T" concurrent --topo "torus:dims=4x4" --jobs "$tmp/ej.json" --format csv --quiet | cut -d, -f1-10)
+if [ -z "$st" ] || [ "$st" != "$et" ]; then
+    echo "FAIL (jobs: slice and first equal their endpoints written out)"; echo "$st"; echo "$et"
+    fails=$((fails + 1))
+fi
+printf '{"jobs": [{"name": "A", "op": "allreduce", "size": "1MiB", "ranks": 4, "place": "packed", "endpoints": "0-3"}]}' >"$tmp/bj1.json"
+bad "jobs: endpoints and a policy both" concurrent --topo "$CLOS" --jobs "$tmp/bj1.json"
+grep -q "(A)" "$tmp/err" || { echo "FAIL: jobs: endpoints and a policy: the job is not named"; fails=$((fails + 1)); }
+printf '{"jobs": [{"name": "A", "op": "allreduce", "size": "1MiB", "ranks": 48, "place": "packed"}, {"name": "late", "op": "allreduce", "size": "1MiB", "ranks": 24, "place": "first"}]}' >"$tmp/bj2.json"
+bad "jobs: a job that does not fit the free endpoints" concurrent --topo "$CLOS" --jobs "$tmp/bj2.json"
+grep -q "jobs\[1\] (late)" "$tmp/err" || { echo "FAIL: jobs: a job that does not fit is not named"; cat "$tmp/err"; fails=$((fails + 1)); }
+printf '{"jobs": [{"name": "A", "op": "allreduce", "size": "1MiB", "ranks": 4, "place": "slice"}]}' >"$tmp/bj3.json"
+bad "jobs: slice on a Clos" concurrent --topo "$CLOS" --jobs "$tmp/bj3.json"
+printf '{"jobs": [{"name": "A", "op": "allreduce", "size": "1MiB", "ranks": 4, "place": "packed:seed=1"}]}' >"$tmp/bj4.json"
+bad "jobs: a seed on packed" concurrent --topo "$CLOS" --jobs "$tmp/bj4.json"
+good "compare prints each topology's placement" "placement: first, 16 ranks: slice 4x4x1 at (0,0,0)" compare --topo "$CLOS" --topo "torus:dims=4x4x4" --op allreduce --sizes 1MiB:1MiB --ranks 16 --quiet
+good "compare: the placement in JSON" '"placement": {' compare --topo "$CLOS" --topo "torus:dims=4x4x4" --op allreduce --sizes 1MiB:1MiB --ranks 16 --quiet --format json
+
 # OpenBLAS and LAPACKE are opened on first use (src/core/blas.c): the
 # executable does not load them to start (PowerSGD and training, which use
 # them, run in test_compress, test_train and compress_cli.sh).

@@ -109,6 +109,8 @@ typedef struct tc_compare_out {
      * made (node and axes depend on the topology). */
     tc_group_spec group;       /* TC_GROUP_NONE: the whole job */
     uint32_t ngroups[TC_SCN_MAX_TOPOS], group_size[TC_SCN_MAX_TOPOS];
+    /* The job's placement on each topology (leaves and pods, or the slice). */
+    tc_place_shape shape[TC_SCN_MAX_TOPOS];
 } tc_compare_out;
 
 static inline size_t tc_compare_index(const tc_compare_out *o, int set, int op, size_t size, int topo)
@@ -180,6 +182,9 @@ typedef struct tc_concurrent_job {
     uint32_t ngroups, group_size;
     uint32_t group_slowest, group_fastest;
     double group_fastest_s;    /* the fastest group's time (NAN without groups) */
+    /* Its placement (policy list: the endpoints given; a policy: on the
+     * endpoints the jobs before it left free) and the shape it has. */
+    tc_place_shape shape;
 } tc_concurrent_job;
 
 typedef struct tc_concurrent_out {

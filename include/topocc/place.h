@@ -59,6 +59,16 @@ char *tc_place_slice_format(const tc_job_place *jp, char *buf, size_t len);
  * an occupancy outside [0, 1) or with list. */
 tc_status tc_place_map(const tc_topo *t, const tc_job_place *jp, uint32_t **map, uint32_t *p, tc_err *err);
 
+/* A placement as --place and a jobs file's "place" give it:
+ * "POLICY[:ITEM,...]" with POLICY first, random, list, packed or slice and
+ * the items seed=S (random only), shape=AxBx.. and ocs=K (slice only), into
+ * jp's policy, seed, shape, shape_ndims and ocs (the other fields are left
+ * alone). */
+tc_status tc_place_spec_parse(const char *s, tc_job_place *jp, tc_err *err);
+/* The canonical form: "packed", "random:seed=3", "slice",
+ * "slice:shape=2x2x4,ocs=4". Returns buf. */
+char *tc_place_spec_format(const tc_job_place *jp, char *buf, size_t len);
+
 /* The shape of a job's placement. */
 typedef struct tc_place_shape {
     tc_place_policy policy;
@@ -86,6 +96,17 @@ typedef struct tc_place_shape {
 /* tc_place_map, and the shape of the map it makes (shape may be NULL). */
 tc_status tc_place_map_shape(const tc_topo *t, const tc_job_place *jp, uint32_t **map, uint32_t *p,
                              tc_place_shape *shape, tc_err *err);
+/* Jobs placed one after another on one cluster (concurrent's jobs file):
+ * as tc_place_map_shape, with the endpoints busy flags (t->n_endpoints
+ * entries, non-zero: held by a job placed before) taken away from the
+ * policy's choice; the job's endpoints are then flagged in busy. LIST
+ * takes its endpoints whether flagged or not (jobs given by their
+ * endpoints may share them). busy NULL: every endpoint free, as
+ * tc_place_map_shape. Fails (TC_EINVAL) as tc_place_map_shape, and for
+ * more ranks than free endpoints or no free room of the policy's kind
+ * (whole nodes, a box); busy is then left as it was. */
+tc_status tc_place_map_free(const tc_topo *t, const tc_job_place *jp, uint8_t *busy, uint32_t **map, uint32_t *p,
+                            tc_place_shape *shape, tc_err *err);
 /* The shape of any map of p ranks on t (ocs as tc_job_place.ocs). */
 void tc_place_shape_of(const tc_topo *t, const uint32_t *map, uint32_t p, uint32_t ocs, tc_place_shape *out);
 /* One line: "2 leaves, 1 pod" or "slice 2x2x4 at (0,0,0), wraparound x no

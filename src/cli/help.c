@@ -85,14 +85,20 @@ static const cmd_help helps[TC_CMD_COUNT] = {
          "     \"endpoints\": \"0-31\", \"start\": \"0us\"},\n"
          "    {\"name\": \"B\", \"op\": \"alltoall\", \"size\": \"64MiB\", \"endpoints\": [32, 40, 48, 56]}]}\n"
          "op, size and endpoints are required; endpoints is a list or ranges \"a-b,c\" (rank i\n"
-         "runs on the i-th endpoint listed); algo defaults to auto (chosen by the formula\n"
-         "evaluator for the job alone); start defaults to 0; chunks and root are optional.\n"
+         "runs on the i-th endpoint listed). Instead of endpoints a job may give \"ranks\": N\n"
+         "and \"place\": first (default), random[:seed=S], packed (Clos: whole leaves and\n"
+         "pods) or slice[:shape=AxBxC][,ocs=K] (torus: a box), as --place: jobs are\n"
+         "placed in file order, each on the endpoints the jobs before it left free (a\n"
+         "job that does not fit is refused); each job's placement shape is printed.\n"
+         "algo defaults to auto (chosen by the formula evaluator for the job alone);\n"
+         "start defaults to 0; chunks and root are optional.\n"
          "\"group\": \"stride=8\" (node, stride=S, block=K, axes=LIST, as collective --group)\n"
          "runs the job's collective in every group of its ranks at once, each group a flow\n"
          "job of its own; the job's figures are its slowest group's, size one group's.\n"
          "The jobs are embedded in the scenario by content. --deps and --eager-limit\n"
          "apply to every job.\n",
-         "  topocc concurrent --topo clos:down=8x8,up=1x2 --jobs jobs.json --trace run.json\n"},
+         "  topocc concurrent --topo clos:down=8x8,up=1x2 --jobs jobs.json --trace run.json\n"
+         "  topocc concurrent --topo clos:down=8x8,up=1x2 --jobs examples/jobs-placed.json\n"},
     [TC_CMD_CODEC_BENCH] =
         {"topocc codec-bench [--codec C]... [--size BYTES] [--seconds S] [--workers N]",
          "Measures, on one core of this machine, the encode + decode throughput of\n"

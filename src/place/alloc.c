@@ -629,6 +629,12 @@ static tc_status check_list(const tc_topo *t, const uint32_t *v, uint32_t n, tc_
 tc_status tc_place_map_shape(const tc_topo *t, const tc_job_place *jp, uint32_t **map, uint32_t *p,
                              tc_place_shape *shape, tc_err *err)
 {
+    return tc_place_map_free(t, jp, NULL, map, p, shape, err);
+}
+
+tc_status tc_place_map_free(const tc_topo *t, const tc_job_place *jp, uint8_t *busy, uint32_t **map, uint32_t *p,
+                            tc_place_shape *shape, tc_err *err)
+{
     *map = NULL;
     *p = 0;
     if (!(jp->occupancy >= 0 && jp->occupancy < 1))
@@ -677,14 +683,22 @@ tc_status tc_place_map_shape(const tc_topo *t, const tc_job_place *jp, uint32_t 
             free(m);
             return st;
         }
+        for (uint32_t e = 0; busy && e < t->n_endpoints; e++)
+            set_busy(&pl, e, busy[e] != 0);
+        uint32_t before = t->n_endpoints - pl.nfree;
         if (jp->occupancy > 0)
             st = history(&pl, jp, &njobs, err);
         occupied = t->n_endpoints - pl.nfree;
-        if (st == TC_OK && n > pl.nfree)
+        if (st == TC_OK && n > pl.nfree && jp->occupancy > 0)
             st = tc_fail(err, TC_EINVAL,
                          "%u ranks but only %u of the %u endpoints are free at occupancy %g (seed %llu): expected "
                          "at most %u",
                          n, pl.nfree, t->n_endpoints, jp->occupancy, (unsigned long long)jp->seed, pl.nfree);
+        else if (st == TC_OK && n > pl.nfree)
+            st = tc_fail(err, TC_EINVAL,
+                         "%u ranks but only %u of the %u endpoints are free (the jobs placed before it hold %u): "
+                         "expected at most %u",
+                         n, pl.nfree, t->n_endpoints, before, pl.nfree);
         uint64_t x = jp->seed;
         if (st == TC_OK)
             st = alloc(&pl, jp, n, &x, m, err);
@@ -699,6 +713,8 @@ tc_status tc_place_map_shape(const tc_topo *t, const tc_job_place *jp, uint32_t 
         free(m);
         return st;
     }
+    for (uint32_t r = 0; busy && r < n; r++)
+        busy[m[r]] = 1;
     if (shape) {
         tc_place_shape_of(t, m, n, jp->ocs, shape);
         shape->policy = jp->policy;

@@ -5,6 +5,8 @@
  * in alloc.c.
  */
 #include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,66 @@ tc_status tc_place_parse(const char *s, tc_place_policy *out, tc_err *err)
             return TC_OK;
         }
     return tc_fail(err, TC_EINVAL, "unknown placement policy '%s': accepted are first, random, list, packed, slice", s ? s : "");
+}
+
+tc_status tc_place_spec_parse(const char *s, tc_job_place *jp, tc_err *err)
+{
+    char pol[32];
+    const char *colon = strchr(s, ':');
+    size_t plen = colon ? (size_t)(colon - s) : strlen(s);
+    if (plen >= sizeof pol)
+        return tc_fail(err, TC_EINVAL, "unknown placement policy '%.40s': accepted are first, random, list, packed, "
+                                       "slice", s);
+    snprintf(pol, sizeof pol, "%.*s", (int)plen, s);
+    tc_place_policy policy = TC_PLACE_FIRST;
+    tc_status st = tc_place_parse(pol, &policy, err);
+    if (st)
+        return st;
+    char items[256], slice[256] = "";
+    if (colon && strlen(colon + 1) >= sizeof items)
+        return tc_fail(err, TC_EINVAL, "placement '%.40s...' is too long", s);
+    snprintf(items, sizeof items, "%s", colon ? colon + 1 : "");
+    uint64_t seed = 0;
+    bool seen_seed = false;
+    for (char *save = NULL, *it = strtok_r(items, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
+        if (strncmp(it, "seed=", 5) == 0 && policy == TC_PLACE_RANDOM && !seen_seed) {
+            seen_seed = true;
+            char *end;
+            errno = 0;
+            unsigned long long v = strtoull(it + 5, &end, 10);
+            if (!isdigit((unsigned char)it[5]) || *end || errno || v > INT64_MAX)
+                return tc_fail(err, TC_EINVAL, "placement '%s': seed=S takes an integer of 0 or more", s);
+            seed = v;
+        } else if ((strncmp(it, "shape=", 6) == 0 || strncmp(it, "ocs=", 4) == 0) && policy == TC_PLACE_SLICE) {
+            size_t n = strlen(slice);
+            snprintf(slice + n, sizeof slice - n, "%s%s", n ? "," : "", it);
+        } else {
+            return tc_fail(err, TC_EINVAL,
+                           "placement '%s': expected first, packed, random[:seed=S] or slice[:shape=AxBxC][,ocs=K]", s);
+        }
+    }
+    tc_job_place tmp = *jp;
+    if ((st = tc_place_slice_parse(slice, &tmp, err)))
+        return st;
+    tmp.policy = policy;
+    tmp.seed = seed;
+    *jp = tmp;
+    return TC_OK;
+}
+
+char *tc_place_spec_format(const tc_job_place *jp, char *buf, size_t len)
+{
+    if (!len)
+        return buf;
+    if (jp->policy == TC_PLACE_RANDOM) {
+        snprintf(buf, len, "random:seed=%llu", (unsigned long long)jp->seed);
+    } else if (jp->policy == TC_PLACE_SLICE && (jp->shape_ndims || jp->ocs)) {
+        char b[160];
+        snprintf(buf, len, "slice:%s", tc_place_slice_format(jp, b, sizeof b));
+    } else {
+        snprintf(buf, len, "%s", tc_place_name(jp->policy));
+    }
+    return buf;
 }
 
 tc_status tc_place_parse_ranges(const char *s, uint32_t **list, uint32_t *n, tc_err *err)

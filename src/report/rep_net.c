@@ -441,11 +441,10 @@ static bool placement_of(const tc_collective_out *o, const tc_scenario *s, tc_pl
     return true;
 }
 
-static void placement_add_json(json_t *j, const tc_collective_out *o, const tc_scenario *s)
+/* The "placement" object of a shape (docs/SCHEMA.md). */
+static json_t *shape_json(const tc_place_shape *shp)
 {
-    tc_place_shape sh;
-    if (!placement_of(o, s, &sh))
-        return;
+    const tc_place_shape sh = *shp;
     char b[1024];
     json_t *pl = json_pack("{s:s, s:I, s:s}", "policy", tc_place_name(sh.policy), "ranks", (json_int_t)sh.ranks,
                            "text", tc_place_shape_format(&sh, b, sizeof b));
@@ -472,7 +471,14 @@ static void placement_add_json(json_t *j, const tc_collective_out *o, const tc_s
         json_object_set_new(pl, "occupied_endpoints", json_integer(sh.occupied));
         json_object_set_new(pl, "history_jobs", json_integer(sh.history_jobs));
     }
-    json_object_set_new(j, "placement", pl);
+    return pl;
+}
+
+static void placement_add_json(json_t *j, const tc_collective_out *o, const tc_scenario *s)
+{
+    tc_place_shape sh;
+    if (placement_of(o, s, &sh))
+        json_object_set_new(j, "placement", shape_json(&sh));
 }
 
 static void placement_print(const tc_collective_out *o, const tc_scenario *s, FILE *f)
@@ -931,6 +937,7 @@ json_t *tc_compare_json(const tc_compare_out *o, const tc_scenario *s)
             json_object_set_new(e, "groups", json_integer(o->ngroups[t]));
             json_object_set_new(e, "group_size", json_integer(o->group_size[t]));
         }
+        json_object_set_new(e, "placement", shape_json(&o->shape[t]));
         json_array_append_new(ts, e);
     }
     json_object_set_new(j, "topologies", ts);
@@ -1177,6 +1184,9 @@ void tc_compare_print(const tc_compare_out *o, const tc_scenario *s, FILE *f)
             failures_line(&o->net, t, fl, sizeof fl);
             fprintf(f, "  %-10s failures: %s\n", "", fl);
         }
+        char pl[1024];
+        if (o->ranks[t] < o->info[t].endpoints) /* a job on the whole topology has its shape */
+            fprintf(f, "  %-10s placement: %s\n", "", tc_place_shape_format(&o->shape[t], pl, sizeof pl));
     }
     bool is_auto = strncmp(o->algo, "auto", 4) == 0 && (o->algo[4] == '\0' || o->algo[4] == ':');
     fprintf(f, "mode %s, algorithm %s%s", tc_mode_name(o->mode), o->algo, is_auto ? " (fastest valid per cell)" : "");
@@ -1258,6 +1268,7 @@ json_t *tc_concurrent_json(const tc_concurrent_out *o, const tc_scenario *s)
             json_object_set_new(g, "timing", json_string("each group simulated as a job of its own"));
             json_object_set_new(e, "groups", g);
         }
+        json_object_set_new(e, "placement", shape_json(&jb->shape));
         json_array_append_new(arr, e);
     }
     json_object_set_new(j, "jobs", arr);
@@ -1331,6 +1342,14 @@ void tc_concurrent_print(const tc_concurrent_out *o, const tc_scenario *s, FILE 
     char b[32];
     net_header(f, t, &o->info);
     fprintf(f, "flow simulation (routing %s)\n", tc_routing_name(o->routing, t));
+    int w = 0;
+    for (size_t i = 0; i < o->njobs; i++)
+        w = (int)strlen(o->jobs[i].name) > w ? (int)strlen(o->jobs[i].name) : w;
+    fprintf(f, "placement:\n");
+    for (size_t i = 0; i < o->njobs; i++) {
+        char pl[1024];
+        fprintf(f, "  %-*s  %s\n", w, o->jobs[i].name, tc_place_shape_format(&o->jobs[i].shape, pl, sizeof pl));
+    }
     for (size_t i = 0; i < o->njobs; i++) {
         const tc_concurrent_job *jb = &o->jobs[i];
         char g[48];

@@ -1084,11 +1084,72 @@ GET(get_accuracy)
 
 /* ---- concurrent jobs (the jobs file, by content) ---- */
 
+/* A job's endpoints: listed ("endpoints"), or N ranks ("ranks") placed by
+ * a policy ("place", the grammar of --place without list; first when
+ * absent) on the endpoints the jobs before it leave free, which the run
+ * does (the scenario records the policy, deterministic given its seed). */
+static tc_status job_place_of(const json_t *o, const char *where, tc_scn_job *j, tc_err *err)
+{
+    char w[320];
+    tc_err e2;
+    tc_status st;
+    const json_t *eps = json_object_get(o, "endpoints"), *ranks = json_object_get(o, "ranks"),
+                 *place = json_object_get(o, "place");
+    memset(&j->place, 0, sizeof j->place);
+    if (eps && (ranks || place))
+        return tc_fail(err, TC_EINVAL, "%s (%s): give its endpoints, or ranks and place, not both", where, j->name);
+    if (eps) {
+        snprintf(w, sizeof w, "%s.endpoints", where);
+        j->place.policy = TC_PLACE_LIST;
+        return endpoints_of(eps, w, &j->place.endpoints, &j->place.nendpoints, err);
+    }
+    if (!ranks && !place)
+        return tc_fail(err, TC_EINVAL,
+                       "%s (%s): missing its endpoints (a list or ranges such as \"0-63\"), or ranks N and place "
+                       "(packed, slice[:shape=AxBxC], random[:seed=S], first)",
+                       where, j->name);
+    j->place.policy = TC_PLACE_FIRST;
+    if (place) {
+        if (!json_is_string(place))
+            return tc_fail(err, TC_EINVAL, "%s.place: expected a string such as \"packed\" or \"slice:shape=2x2x2\"",
+                           where);
+        if (tc_place_spec_parse(json_string_value(place), &j->place, &e2))
+            return tc_fail(err, TC_EINVAL, "%s.place (%s): %s", where, j->name, e2.msg);
+        if (j->place.policy == TC_PLACE_LIST)
+            return tc_fail(err, TC_EINVAL, "%s.place (%s): list takes no ranks: give the job's \"endpoints\" instead",
+                           where, j->name);
+    }
+    uint64_t slice_vol = 0;
+    if (j->place.shape_ndims) {
+        slice_vol = 1;
+        for (int d = 0; d < j->place.shape_ndims; d++)
+            slice_vol *= j->place.shape[d];
+    }
+    if (ranks) {
+        uint64_t n;
+        snprintf(w, sizeof w, "%s.ranks", where);
+        if ((st = int_in(ranks, 1, TC_PLACE_MAX_ENDPOINTS, w, &n, err)))
+            return st;
+        if (slice_vol && slice_vol != n)
+            return tc_fail(err, TC_EINVAL, "%s (%s): ranks %llu but the slice shape holds %llu endpoints", where,
+                           j->name, (unsigned long long)n, (unsigned long long)slice_vol);
+        j->place.ranks = (uint32_t)n;
+    } else if (slice_vol && slice_vol <= TC_PLACE_MAX_ENDPOINTS) {
+        j->place.ranks = (uint32_t)slice_vol;
+    } else {
+        return tc_fail(err, TC_EINVAL, "%s (%s): missing ranks (the job's rank count; a slice with shape= gives it)",
+                       where, j->name);
+    }
+    return TC_OK;
+}
+
 static tc_status job_of(const json_t *o, const char *where, size_t i, tc_scn_job *j, tc_err *err)
 {
-    static const char *keys[] = {"name", "op", "algo", "size", "endpoints", "start", "chunks", "root", "group", NULL};
+    static const char *keys[] = {"name",  "op",    "algo",   "size", "endpoints", "ranks",
+                                 "place", "start", "chunks", "root", "group",     NULL};
     if (!json_is_object(o))
-        return tc_fail(err, TC_EINVAL, "%s: expected an object with op, size and endpoints", where);
+        return tc_fail(err, TC_EINVAL, "%s: expected an object with op, size, and endpoints or ranks and place",
+                       where);
     const char *key;
     json_t *val;
     json_object_foreach((json_t *)o, key, val) {
@@ -1096,8 +1157,8 @@ static tc_status job_of(const json_t *o, const char *where, size_t i, tc_scn_job
         for (int k = 0; keys[k]; k++)
             known = known || strcmp(key, keys[k]) == 0;
         if (!known)
-            return tc_fail(err, TC_EINVAL, "%s: unknown key '%s': accepted are name, op, algo, size, endpoints, start, "
-                                           "chunks, root, group",
+            return tc_fail(err, TC_EINVAL, "%s: unknown key '%s': accepted are name, op, algo, size, endpoints, ranks, "
+                                           "place, start, chunks, root, group",
                            where, key);
     }
     char w[320];
@@ -1143,12 +1204,9 @@ static tc_status job_of(const json_t *o, const char *where, size_t i, tc_scn_job
     j->start_s = 0;
     if ((x = json_object_get(o, "start")) && (st = num_in(x, U_TIME, 0, 1e9, false, w, &j->start_s, err)))
         return st;
-    snprintf(w, sizeof w, "%s.endpoints", where);
-    if (!(x = json_object_get(o, "endpoints")))
-        return tc_fail(err, TC_EINVAL, "%s: missing (a list of endpoints or ranges such as \"0-63\")", w);
-    j->place.policy = TC_PLACE_LIST;
-    if ((st = endpoints_of(x, w, &j->place.endpoints, &j->place.nendpoints, err)))
+    if ((st = job_place_of(o, where, j, err)))
         return st;
+    uint32_t p = j->place.policy == TC_PLACE_LIST ? j->place.nendpoints : j->place.ranks;
     /* A group: the collective runs in every group of the job's ranks, so
      * the root and the algorithm are one group's; the groups need the
      * topology (node, axes), so the run checks them. */
@@ -1161,10 +1219,9 @@ static tc_status job_of(const json_t *o, const char *where, size_t i, tc_scn_job
     }
     if (j->group.kind != TC_GROUP_NONE)
         return TC_OK;
-    if (req.root >= j->place.nendpoints && (j->op == TC_OP_BROADCAST || j->op == TC_OP_REDUCE))
-        return tc_fail(err, TC_EINVAL, "%s.root: rank %u but the job has %u ranks", where, req.root,
-                       j->place.nendpoints);
-    if (req.algo != TC_ALGO_AUTO && !tc_coll_valid(j->op, req.algo, j->place.nendpoints, NULL, &e2) &&
+    if (req.root >= p && (j->op == TC_OP_BROADCAST || j->op == TC_OP_REDUCE))
+        return tc_fail(err, TC_EINVAL, "%s.root: rank %u but the job has %u ranks", where, req.root, p);
+    if (req.algo != TC_ALGO_AUTO && !tc_coll_valid(j->op, req.algo, p, NULL, &e2) &&
         req.algo != TC_ALGO_TORUS && req.algo != TC_ALGO_TORUS_BI && req.algo != TC_ALGO_TORUS_MP &&
         req.algo != TC_ALGO_HIER)
         return tc_fail(err, TC_EINVAL, "%s: %s", where, e2.msg);
@@ -1207,9 +1264,17 @@ GET(get_jobs)
     json_t *a = json_array();
     for (size_t i = 0; i < s->njobs; i++) {
         const tc_scn_job *j = &s->jobs[i];
-        json_t *e = json_pack("{s:s, s:s, s:s, s:f, s:o, s:f}", "name", j->name, "op", tc_op_name(j->op), "algo",
-                              j->algo, "size", j->bytes, "endpoints",
-                              endpoints_json(j->place.endpoints, j->place.nendpoints), "start", j->start_s);
+        json_t *e = json_pack("{s:s, s:s, s:s, s:f}", "name", j->name, "op", tc_op_name(j->op), "algo", j->algo,
+                              "size", j->bytes);
+        if (e && j->place.policy == TC_PLACE_LIST) {
+            json_object_set_new(e, "endpoints", endpoints_json(j->place.endpoints, j->place.nendpoints));
+        } else if (e) {
+            char b[192];
+            json_object_set_new(e, "ranks", json_integer(j->place.ranks));
+            json_object_set_new(e, "place", json_string(tc_place_spec_format(&j->place, b, sizeof b)));
+        }
+        if (e)
+            json_object_set_new(e, "start", json_real(j->start_s));
         if (e && j->group.kind != TC_GROUP_NONE) {
             char b[48];
             json_object_set_new(e, "group", json_string(tc_group_format(&j->group, b, sizeof b)));

@@ -599,7 +599,7 @@ static tc_status cmp_eval(const tc_scenario *s, const tc_run_opts *ro, tc_compar
         return st;
     uint32_t *maps[TC_SCN_MAX_TOPOS] = {0};
     for (int t = 0; t < o->net.n && st == TC_OK; t++)
-        if ((st = tc_place_map(o->net.topo[t], &s->job, &maps[t], &o->ranks[t], err)))
+        if ((st = tc_place_map_shape(o->net.topo[t], &s->job, &maps[t], &o->ranks[t], &o->shape[t], err)))
             st = prefixed(err, st, o->net.name[t]);
     /* Sub-groups: made on each topology before anything runs, so a spec
      * that does not fit one of them fails naming it. */
@@ -804,8 +804,8 @@ static tc_status job_build_groups(const tc_scn_job *sj, const tc_topo *t, tc_col
 }
 
 /* Validates job i and builds its schedule; every message names the job. */
-static tc_status job_build(const tc_scn_job *sj, uint32_t elt, const tc_topo *t, tc_concurrent_job *j, job_run *jr,
-                           tc_err *err)
+static tc_status job_build(const tc_scn_job *sj, uint32_t elt, const tc_topo *t, uint8_t *busy, tc_concurrent_job *j,
+                           job_run *jr, tc_err *err)
 {
     tc_coll_req req = {.op = sj->op, .algo = TC_ALGO_AUTO, .bytes = sj->bytes, .elt = elt};
     tc_status st = tc_algo_parse(sj->algo[0] ? sj->algo : "auto", &req, err);
@@ -815,7 +815,7 @@ static tc_status job_build(const tc_scn_job *sj, uint32_t elt, const tc_topo *t,
         return tc_fail(err, TC_EINVAL, "size %g bytes: must be above 0 and at most 2^60", sj->bytes);
     if (!(sj->start_s >= 0) || !isfinite(sj->start_s))
         return tc_fail(err, TC_EINVAL, "start %g s: must be 0 or later", sj->start_s);
-    if ((st = tc_place_map(t, &sj->place, &jr->map, &req.p, err)))
+    if ((st = tc_place_map_free(t, &sj->place, busy, &jr->map, &req.p, &j->shape, err)))
         return st;
     j->group_fastest_s = NAN;
     if (sj->group.kind != TC_GROUP_NONE)
@@ -844,11 +844,15 @@ static tc_status job_build(const tc_scn_job *sj, uint32_t elt, const tc_topo *t,
 }
 
 /* Builds every job; *nflow receives the flow jobs they make (a grouped
- * job one per group). */
+ * job one per group). Jobs are placed in order, a job with a policy on the
+ * endpoints the jobs before it (of either kind) left free. */
 static tc_status jobs_build(const tc_scenario *s, const tc_topo *t, tc_concurrent_out *o, job_run *jr, size_t *nflow,
                             tc_err *err)
 {
     *nflow = 0;
+    uint8_t *busy = tc_calloc(t->n_endpoints, 1);
+    if (!busy)
+        return oom(err);
     for (size_t i = 0; i < s->njobs; i++) {
         const tc_scn_job *sj = &s->jobs[i];
         tc_concurrent_job *j = &o->jobs[i];
@@ -856,9 +860,10 @@ static tc_status jobs_build(const tc_scenario *s, const tc_topo *t, tc_concurren
             snprintf(j->name, sizeof j->name, "%s", sj->name);
         else
             snprintf(j->name, sizeof j->name, "job%zu", i);
-        tc_status st = job_build(sj, tc_dtype_size(s->dtype), t, j, &jr[i], err);
+        tc_status st = job_build(sj, tc_dtype_size(s->dtype), t, busy, j, &jr[i], err);
         if (st) {
             char where[96];
+            free(busy);
             snprintf(where, sizeof where, "jobs[%zu] (%s)", i, j->name);
             return prefixed(err, st, where);
         }
@@ -866,6 +871,7 @@ static tc_status jobs_build(const tc_scenario *s, const tc_topo *t, tc_concurren
         j->nflow = j->ngroups ? j->ngroups : 1;
         *nflow += j->nflow;
     }
+    free(busy);
     return TC_OK;
 }
 
