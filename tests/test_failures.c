@@ -279,6 +279,60 @@ static void evaluators_agree_under_random_failures(void **state)
     assert_true(ran >= 30);
 }
 
+/* ring-fa, a ring re-formed around failures: its schedule on real buffers
+ * (all-reduce, reduce-scatter, all-gather; Clos and tori, failed or not,
+ * p from 2 to 48); on the 8x2 torus with the cable (0,0)-(1,0) down its
+ * ring visits neighbours only and avoids the cable: 2(p-1)(L + s/B), as
+ * on the healthy torus, where the oblivious ring takes 2(p-1)(3L + 2s/B);
+ * auto never picks it. */
+static void ring_re_formed_around_failures(void **state)
+{
+    (void)state;
+    static const char *specs[] = {"torus:dims=8x2", "torus:dims=4x4x3", "clos:down=4x4,up=1x4", "torus:dims=6x4,wrap=1x0"};
+    static const tc_op ops[] = {TC_OP_ALLREDUCE, TC_OP_REDUCESCATTER, TC_OP_ALLGATHER};
+    int checked = 0;
+    for (size_t k = 0; k < 4; k++)
+        for (int failed = 0; failed < 2; failed++) {
+            tc_topo *t = topo(specs[k]);
+            if (failed) {
+                tc_fail_random r = {.links = 2, .seed = k};
+                tc_fail_drawn d;
+                tc_err err = {{0}};
+                assert_int_equal(tc_topo_fail_random(t, &r, 0, &d, &err), TC_OK);
+                tc_fail_drawn_free(&d);
+            }
+            for (uint32_t p = 2; p <= t->n_endpoints && p <= 48; p += p < 8 ? 1 : 7)
+                for (int o = 0; o < 3; o++) {
+                    tc_coll_req req = {.op = ops[o], .algo = TC_ALGO_RING_FA, .p = p, .bytes = 4.0 * 3 * p};
+                    tc_sched *s = NULL;
+                    tc_err err = {{0}};
+                    if (tc_coll_build(&req, t, &s, &err) || tc_sched_check(s, &err))
+                        fail_msg("%s p=%u %s: %s", specs[k], p, tc_op_name(ops[o]), err.msg);
+                    tc_sched_free(s);
+                    checked++;
+                }
+            tc_topo_free(t);
+        }
+    print_message("%d ring-fa schedules checked\n", checked);
+    tc_topo *t = topo("torus:dims=8x2,lat=1us,hop_lat=0,alpha=0");
+    down(t, "link:0");
+    double S = 16.0 * (1 << 20), p = 16, s = S / p, B = 50e9, L = 1e-6, want = 2 * (p - 1) * (L + s / B);
+    tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_RING_FA, .p = 16, .bytes = S};
+    tc_result r;
+    tc_err err = {{0}};
+    for (int m = 0; m < 2; m++) {
+        tc_eval_opts o = {.mode = (tc_mode)m, .routing = TC_ROUTE_DETOUR};
+        assert_int_equal(tc_evaluate(t, &req, &o, &r, &err), TC_OK);
+        if (fabs(r.time_s - want) > 1e-9 * want)
+            fail_msg("mode %d: ring-fa %.9g s, by hand %.9g s", m, r.time_s, want);
+    }
+    req.algo = TC_ALGO_AUTO;
+    tc_eval_opts o = {.mode = TC_MODE_STEPS, .routing = TC_ROUTE_DETOUR};
+    assert_int_equal(tc_evaluate(t, &req, &o, &r, &err), TC_OK);
+    assert_true(r.algo != TC_ALGO_RING_FA);
+    tc_topo_free(t);
+}
+
 static tc_failures_out *run_failures(const char *a, const char *b, const char *draw, uint32_t trials, tc_mode mode)
 {
     tc_scenario *s = tc_scenario_new(TC_CMD_FAILURES);
@@ -368,6 +422,7 @@ int main(void)
         cmocka_unit_test(random_draws_reproduce),
         cmocka_unit_test(evaluators_agree_under_random_failures),
         cmocka_unit_test(monte_carlo_reproduces_and_adds_up),
+        cmocka_unit_test(ring_re_formed_around_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -72,6 +72,9 @@ typedef enum {
     TC_ALGO_NCCL_A2A,     /* NCCL's all-to-all: grouped send/recv to every peer, as nccl-tests runs it */
     TC_ALGO_NCCL_COLLNET_CHAIN,  /* NCCL's CollNetChain: chains inside nodes, SHARP in the fabric */
     TC_ALGO_NCCL_COLLNET_DIRECT, /* NCCL's CollNetDirect: scatter to the heads, SHARP in the fabric */
+    /* Fault-aware variants (what a fault-aware library could do): named
+     * only, never auto's choice. */
+    TC_ALGO_RING_FA,      /* a ring re-formed around failures (coll/ring_fa.c) */
     TC_ALGO_COUNT
 } tc_algo;
 
