@@ -7,10 +7,9 @@
  * The ring's order (position -> rank, rank r on endpoint r) is chosen on
  * the topology as it is, failures included: starting from the natural
  * order 0, 1, ..., p-1, 2-opt moves (reversing a stretch of the cycle)
- * are taken while they lower the longest hop's route, then the sum of the
- * hops' routes, in links (a cut-off hop counting as longer than any
- * route); on a healthy network with the natural order already shortest
- * the ring is `ring`'s. The schedule is MPICH's ring (ring.c) along that
+ * are taken while they lower the longest detour the failures force on a
+ * hop, then the detours' total, in links (a cut-off hop counting as longer
+ * than any); on a healthy network nothing moves and the ring is `ring`'s. The schedule is MPICH's ring (ring.c) along that
  * order: all-reduce as a reduce-scatter then an all-gather, 2 (p - 1)
  * steps of S/p; reduce-scatter and all-gather the halves; rank r ends
  * with block r.
@@ -49,11 +48,23 @@ static bool fa_valid(tc_op op, uint32_t p, const tc_topo *t, tc_err *err)
     return true;
 }
 
-/* The length of a hop's route in links (FA_CUT without one). */
+/* What the failures add to a hop's route, in links (FA_CUT where they
+ * leave none): its route on the topology as it is less its route on the
+ * healthy one (the failure overlay set aside for that one route). 0 for a
+ * hop the failures do not touch, so on a healthy network nothing moves. */
 static uint32_t hop(const tc_topo *t, uint32_t a, uint32_t b, uint32_t *path)
 {
     uint32_t n = tc_topo_route(t, TC_ROUTE_DEFAULT, a, b, path);
-    return n == TC_NO_ROUTE ? FA_CUT : n;
+    if (n == TC_NO_ROUTE)
+        return FA_CUT;
+    if (!t->n_failed)
+        return 0;
+    tc_topo *u = (tc_topo *)t; /* read-only in effect: restored before returning */
+    uint32_t nf = u->n_failed;
+    u->n_failed = 0;
+    uint32_t h = tc_topo_route(u, TC_ROUTE_DEFAULT, a, b, path);
+    u->n_failed = nf;
+    return n > h ? n - h : 0;
 }
 
 /* 2-opt on the cycle order[0..p): reversing order[i+1..j] replaces hops
@@ -70,8 +81,8 @@ static void two_opt(const tc_topo *t, uint32_t *order, uint32_t p, uint32_t *pat
         bool moved = false;
         for (uint32_t i = 0; i + 2 < p; i++) {
             uint32_t a = order[i], b = order[i + 1], ab = hop(t, a, b, path);
-            if (ab <= 1)
-                continue; /* a neighbour already */
+            if (ab == 0)
+                continue; /* no detour */
             for (uint32_t j = i + 2; j < p; j++) {
                 uint32_t c = order[j], d = order[(j + 1) % p];
                 if (d == a)
@@ -87,7 +98,7 @@ static void two_opt(const tc_topo *t, uint32_t *order, uint32_t p, uint32_t *pat
                     moved = true;
                     b = order[i + 1];
                     ab = hop(t, a, b, path);
-                    if (ab <= 1)
+                    if (ab == 0)
                         break;
                 }
             }
@@ -156,3 +167,4 @@ static tc_status fa_build(const tc_coll_req *req, const tc_topo *t, tc_sched *s,
 }
 
 const tc_algo_impl tc_impl_ring_fa = {fa_valid, fa_build};
+
