@@ -431,6 +431,9 @@ bad "failures: two sizes" failures --topo "$CLOS" --op allreduce --sizes 1MiB:16
 cmp -s "$tmp/f1.json" "$tmp/f2.json" || { echo "FAIL: failures does not reproduce from its seed"; fails=$((fails + 1)); }
 "$T" replay "$tmp/f1.json" --format json >"$tmp/f3.json" 2>/dev/null
 cmp -s "$tmp/f1.json" "$tmp/f3.json" || { echo "FAIL: failures does not replay"; fails=$((fails + 1)); }
+bad "hier on a placement that splits its nodes" collective --topo clos:down=8x8,up=1x8,node=8 --ranks 16 --place random:seed=3 --algo hier --op allreduce --size 64MiB --mode steps
+good "auto leaves hier out where the placement splits nodes" "direct (chosen by auto)" collective --topo clos:down=8x8,up=1x8,node=8 --ranks 16 --place random:seed=3 --op allreduce --size 64MiB --mode steps
+good "hier on whole nodes the job got" "hier" collective --topo clos:down=8x8,up=1x8,node=8 --ranks 16 --place packed --algo hier --op allreduce --size 64MiB --mode steps
 bad "preset: sharp=2" collective --preset dgx-h100:nodes=2,sharp=2 --op allreduce --algo nccl --size 64MiB
 export NCCL_ALGO=NVLS
 good "nccl: NCCL_ALGO=NVLS is honoured" "nccl:NVLS,Simple" collective --preset dgx-h100 --op allreduce --algo nccl --size 8

@@ -86,11 +86,28 @@ static tc_status check_req(const tc_topo *t, const tc_coll_req *req, const doubl
     return TC_OK;
 }
 
+/* Whether ranks r .. r + G - 1 share one scale-up node for every block of
+ * G ranks under map: what hier (its rings inside nodes) assumes of the
+ * nodes the job got, as a library finds them (MPI's shared-memory split). */
+static bool nodes_whole(const tc_topo *t, uint32_t p, const uint32_t *map)
+{
+    uint32_t G = t->node_size > 1 ? t->node_size : 1;
+    for (uint32_t r = 0; map && G > 1 && r < p; r++)
+        if (map[r] / G != map[r - r % G] / G)
+            return false;
+    return true;
+}
+
 /* NCCL's algorithms take rank r as GPU r mod G of node r / G (coll/nccl.c):
- * a rank map must keep that, whole nodes in some order. */
+ * a rank map must keep that, whole nodes in some order; hier takes ranks
+ * r .. r + G - 1 as one node's. */
 static tc_status check_nccl_map(const tc_topo *t, const tc_coll_req *req, const uint32_t *map, tc_err *err)
 {
     uint32_t G = t->node_size > 1 ? t->node_size : 1;
+    if (req->algo == TC_ALGO_HIER && !nodes_whole(t, req->p, map))
+        return tc_fail(err, TC_EINVAL, "hier takes ranks r .. r+%u as one node's (node=%u), but the placement spreads "
+                                       "them over several nodes: place whole nodes (packed) or use another algorithm",
+                       G - 1, G);
     if (!tc_algo_is_nccl(req->algo) || !map || G == 1)
         return TC_OK;
     for (uint32_t r = 0; r < req->p; r++) {
@@ -188,6 +205,8 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
     for (int a = lo; a < hi; a++) {
         if (!tc_coll_valid(req->op, (tc_algo)a, req->p, t, NULL))
             continue;
+        if (a == TC_ALGO_HIER && !nodes_whole(t, req->p, o->rank_map))
+            continue; /* its rings inside nodes would not be inside the nodes the job got */
         tc_coll_req r = tc_coll_candidate(req, (tc_algo)a, sizes[0]);
         tc_sched *s = NULL;
         if ((st = tc_coll_build(&r, t, &s, err))) {
