@@ -304,6 +304,36 @@ static void random_unchanged_without_occupancy(void **state)
  * the time is twice the 4x4x4 torus's (the bandwidth term dominates). The
  * unidirectional torus algorithm's way back rides the - links it leaves
  * idle: the same bandwidth term, only 3 hops of latency more per step. */
+/* A fragmented placement doubles the load on an oversubscribed leaf's
+ * up-link: leaves of 4 hosts with one up-link each (4:1), a ring
+ * all-reduce of S on 8 ranks, steps, alpha 0. Packed on two leaves the
+ * ring leaves each leaf once each way: every link carries one flow,
+ * 2 x 7 (4L + (S/8) / B) (a crossing hop has 4 links of L = 1 us).
+ * Fragmented as the free endpoints of a busy cluster leave it (ranks 0, 1
+ * and 4, 5 on leaf A; 2, 3 and 6, 7 on leaf B) the ring crosses between
+ * the leaves four times: each up-link carries two flows each way,
+ * 2 x 7 (4L + 2 (S/8) / B), twice the bandwidth term. */
+static void fragmented_ring_doubles_the_uplink_load(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=4x2,up=1x1,lat=1us,hop_lat=0,alpha=0");
+    static const uint32_t packed[8] = {0, 1, 2, 3, 4, 5, 6, 7}, frag[8] = {0, 1, 4, 5, 2, 3, 6, 7};
+    double S = 1 << 30, t8[2];
+    for (int k = 0; k < 2; k++) {
+        tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_RING, .p = 8, .bytes = S};
+        tc_eval_opts o = {.mode = TC_MODE_STEPS, .routing = TC_ROUTE_DMODK, .rank_map = k ? frag : packed};
+        tc_result r;
+        tc_err err = {{0}};
+        if (tc_evaluate(t, &req, &o, &r, &err))
+            fail_msg("%s", err.msg);
+        t8[k] = r.time_s;
+    }
+    double a = 2 * 7 * (4e-6 + (S / 8) / BW), b = 2 * 7 * (4e-6 + 2 * (S / 8) / BW);
+    if (fabs(t8[0] - a) > 1e-9 * a || fabs(t8[1] - b) > 1e-9 * b)
+        fail_msg("packed %.9g s (by hand %.9g), fragmented %.9g s (by hand %.9g)", t8[0], a, t8[1], b);
+    tc_topo_free(t);
+}
+
 static double slice_time(tc_algo a, bool slice, double bytes)
 {
     tc_topo *t = topo(slice ? "torus:dims=8x8x8" : "torus:dims=4x4x4");
@@ -355,6 +385,7 @@ int main(void)
         cmocka_unit_test(bad_input_is_refused),
         cmocka_unit_test(random_unchanged_without_occupancy),
         cmocka_unit_test(torus_algorithms_on_a_slice_without_wraparound),
+        cmocka_unit_test(fragmented_ring_doubles_the_uplink_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
