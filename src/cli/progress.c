@@ -55,7 +55,9 @@ static const char *fmt_count(double v, char *buf, size_t len)
         v /= 1000;
         i++;
     }
-    if (i == 0)
+    if (i == 0 && fabs(v) < 10 && v != floor(v))
+        snprintf(buf, len, "%.2g", v); /* a rate below 10: 0.12, 3.4 (not 0) */
+    else if (i == 0)
         snprintf(buf, len, "%.0f", v);
     else
         snprintf(buf, len, "%.3g%c", v, sfx[i]);
