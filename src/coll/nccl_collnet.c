@@ -26,8 +26,9 @@
  * ancestors of its heads along those up-links) to the lowest level that
  * holds all its heads: an assumed layout (SHARP's aggregation manager
  * builds its trees at run time; this one spreads the heads' trees over
- * the top switches). Each switch of a tree is a participant of the
- * schedule (tc_sched.sw_level, sw_pick).
+ * the top switches; where failures cut a cable of that choice, the next
+ * up-link whose cables survive for every head). Each switch of a tree is
+ * a participant of the schedule (tc_sched.sw_level, sw_pick).
  *
  * Pipelining: chunk m of a stage at offset o moves at step m + o; a stage
  * is one hop (a GPU to the next, a head to its leaf, a switch to its
@@ -278,7 +279,25 @@ tc_status tc_sharp_build(tc_sched *s, const tc_topo *t, tc_sharp *sh, uint32_t H
         uint32_t B = 0;
         sh->tree_first[j] = nsw;
         for (uint32_t L = 1; L <= sh->top[j]; L++) {
-            B += t->wprod[L - 1] * (j % t->up[L]); /* up-link j mod w_L at every level */
+            /* up-link j mod w_L at every level, or the next whose cables
+             * up from every head's side survive (SHARP's aggregation
+             * manager builds its trees on working switches and links) */
+            uint32_t w = t->up[L], d = j % w;
+            for (uint32_t k = 0; t->n_failed && k < w; k++) {
+                uint32_t c = (j + k) % w;
+                bool ok = true;
+                for (uint32_t n = 0; n < M && ok; n++) {
+                    uint32_t sl = tc_topo_slot(t, head_rank(sh, n, j));
+                    uint32_t idx = L == 1 ? sl : B + t->wprod[L - 1] * (sl / t->span[L - 1]);
+                    uint32_t l = t->up_lbase[L] + 2 * (idx * w + c);
+                    ok = !tc_topo_link_failed(t, l) && !tc_topo_link_failed(t, l + 1);
+                }
+                if (ok) {
+                    d = c;
+                    break;
+                }
+            }
+            B += t->wprod[L - 1] * d;
             uint32_t lev0 = nsw;
             for (uint32_t n = 0; n < M; n++) {
                 uint32_t e = head_rank(sh, n, j), a = tc_topo_slot(t, e) / t->span[L], found = UINT32_MAX;
