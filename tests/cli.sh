@@ -434,6 +434,9 @@ cmp -s "$tmp/f1.json" "$tmp/f3.json" || { echo "FAIL: failures does not replay";
 bad "hier on a placement that splits its nodes" collective --topo clos:down=8x8,up=1x8,node=8 --ranks 16 --place random:seed=3 --algo hier --op allreduce --size 64MiB --mode steps
 good "auto leaves hier out where the placement splits nodes" "direct (chosen by auto)" collective --topo clos:down=8x8,up=1x8,node=8 --ranks 16 --place random:seed=3 --op allreduce --size 64MiB --mode steps
 good "hier on whole nodes the job got" "hier" collective --topo clos:down=8x8,up=1x8,node=8 --ranks 16 --place packed --algo hier --op allreduce --size 64MiB --mode steps
+good "a torus algorithm on the job's slice" "^time         2.69ms" collective --topo torus:dims=8x8x8 --ranks 64 --place slice --algo torus-bi --op allreduce --size 64MiB --mode steps
+good "auto on a slice considers the torus algorithms" "torus-mp (chosen by auto)" collective --topo torus:dims=8x8x8 --ranks 64 --place slice --op allreduce --size 64MiB --mode steps
+good "the same as the explicit one-group form" "^time          2.69ms" collective --topo torus:dims=8x8x8 --ranks 64 --place slice --algo torus-bi --op allreduce --size 64MiB --mode steps --group axes=xyz
 bad "preset: sharp=2" collective --preset dgx-h100:nodes=2,sharp=2 --op allreduce --algo nccl --size 64MiB
 export NCCL_ALGO=NVLS
 good "nccl: NCCL_ALGO=NVLS is honoured" "nccl:NVLS,Simple" collective --preset dgx-h100 --op allreduce --algo nccl --size 8

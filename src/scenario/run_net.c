@@ -310,14 +310,18 @@ static tc_status group_named(const tc_group_spec *spec, tc_status st, tc_err *er
     return tc_fail(err, st, "group %s: %s", tc_group_format(spec, b, sizeof b), m);
 }
 
+/* spec: the scenario's group, or (implicit) the job's slice of a torus as
+ * one group along every axis, so that the torus algorithms run on the
+ * slice's own torus; an implicit group is not reported as groups. */
 static tc_status coll_groups_eval(const tc_scenario *s, const tc_run_opts *ro, tc_collective_out *o,
-                                  tc_eval_opts *eo, const tc_flow_opts *fo, const uint32_t *map, tc_err *err)
+                                  tc_eval_opts *eo, const tc_flow_opts *fo, const uint32_t *map,
+                                  const tc_group_spec *spec, bool implicit, tc_err *err)
 {
     const tc_topo *t = o->net.topo[0];
     net_groups ng;
-    tc_status st = groups_make(&s->group, o->ranks, map, t, &ng, err);
+    tc_status st = groups_make(spec, o->ranks, map, t, &ng, err);
     tc_groups g = ng.g;
-    o->group = s->group;
+    o->group = *spec;
     o->ngroups = g.ngroups;
     o->group_size = g.size;
     if (st || (st = coll_rows(s, t, &g, o, err)))
@@ -344,9 +348,18 @@ static tc_status coll_groups_eval(const tc_scenario *s, const tc_run_opts *ro, t
     eo->flow_detail = NULL;
     if (st == TC_OK && s->phases && o->nalgos == 1 && o->nsizes == 1 && eo->mode == TC_MODE_FORMULA)
         st = groups_phase_detail(t, &o->rows[0], &o->res[0], &g, eo, o, err);
+    if (st == TC_OK && implicit) {
+        /* the job itself: one group, reported as the job */
+        o->group.kind = TC_GROUP_NONE;
+        o->ngroups = o->group_size = 0;
+        for (size_t i = 0; i < o->nalgos * o->nsizes; i++) {
+            o->res[i].groups = o->res[i].group_size = 0;
+            o->res[i].group_fastest_s = NAN;
+        }
+    }
 done:
     if (st)
-        st = group_named(&s->group, st, err);
+        st = group_named(spec, st, err);
     tc_partition_free(&ng.pt);
     return st;
 }
@@ -366,8 +379,28 @@ static tc_status coll_eval(const tc_scenario *s, const tc_run_opts *ro, tc_colle
         return st;
     eo.rank_map = map;
     if (s->group.kind != TC_GROUP_NONE) {
-        st = coll_groups_eval(s, ro, o, &eo, &fo, map, err);
+        st = coll_groups_eval(s, ro, o, &eo, &fo, map, &s->group, false, err);
         goto done;
+    }
+    /* part of a torus on a slice (a box): the algorithms run on the
+     * slice's own torus (torus algorithms included), as one group */
+    if (t->kind == TC_TOPO_TORUS && o->ranks > 1 && o->ranks < t->n_endpoints) {
+        tc_group_spec slice = {.kind = TC_GROUP_AXES, .k = 0};
+        for (int d = 0; d < t->ndims; d++) {
+            uint32_t x0 = (map ? map[0] : 0) / t->stride[d] % t->dims[d];
+            for (uint32_t r = 1; r < o->ranks; r++)
+                if ((map ? map[r] : r) / t->stride[d] % t->dims[d] != x0) {
+                    slice.k |= 1u << d; /* the dimensions the job spans */
+                    break;
+                }
+        }
+        net_groups probe;
+        tc_err e2 = {{0}};
+        if (groups_make(&slice, o->ranks, map, t, &probe, &e2) == TC_OK) {
+            tc_partition_free(&probe.pt);
+            st = coll_groups_eval(s, ro, o, &eo, &fo, map, &slice, true, err);
+            goto done;
+        }
     }
     if ((st = coll_rows(s, t, NULL, o, err)))
         goto done;
