@@ -437,6 +437,7 @@ good "hier on whole nodes the job got" "hier" collective --topo clos:down=8x8,up
 good "a torus algorithm on the job's slice" "^time         2.69ms" collective --topo torus:dims=8x8x8 --ranks 64 --place slice --algo torus-bi --op allreduce --size 64MiB --mode steps
 good "auto on a slice considers the torus algorithms" "torus-mp (chosen by auto)" collective --topo torus:dims=8x8x8 --ranks 64 --place slice --op allreduce --size 64MiB --mode steps
 good "the same as the explicit one-group form" "^time          2.69ms" collective --topo torus:dims=8x8x8 --ranks 64 --place slice --algo torus-bi --op allreduce --size 64MiB --mode steps --group axes=xyz
+bad "NCCL over groups: the flow memory estimate applies" collective --preset dgx-h100:nodes=4 --group stride=8 --algo nccl --op allreduce --size 64MiB --mode flow --mem-limit 1KiB
 bad "preset: sharp=2" collective --preset dgx-h100:nodes=2,sharp=2 --op allreduce --algo nccl --size 64MiB
 export NCCL_ALGO=NVLS
 good "nccl: NCCL_ALGO=NVLS is honoured" "nccl:NVLS,Simple" collective --preset dgx-h100 --op allreduce --algo nccl --size 8

@@ -240,8 +240,11 @@ static tc_status groups_mem_check(const tc_topo *t, const tc_coll_req *req, cons
 {
     if (!(mem_limit(ro) > 0))
         return TC_OK;
-    tc_topo ibuf;
+    tc_topo ibuf, *view = NULL;
     const tc_topo *it = tc_groups_inner_topo(g, &ibuf);
+    /* NCCL's schedules are built on the groups' communicator view */
+    if (tc_algo_is_nccl(req->algo) && tc_groups_nccl_view(g, t, map, &view, NULL) == TC_OK)
+        it = view;
     uint32_t *maps = tc_calloc(g->p, sizeof *maps);
     char(*names)[24] = tc_calloc(g->ngroups, sizeof *names);
     tc_flow_job *jobs = tc_calloc(g->ngroups, sizeof *jobs);
@@ -263,6 +266,7 @@ static tc_status groups_mem_check(const tc_topo *t, const tc_coll_req *req, cons
     free(maps);
     free(names);
     free(jobs);
+    tc_topo_free(view);
     return st;
 }
 
