@@ -213,6 +213,17 @@ tc_status tc_topo_fail_link(tc_topo *t, uint32_t link, bool both, tc_err *err);
 tc_status tc_topo_fail_switch(tc_topo *t, uint32_t vertex, tc_err *err);
 tc_status tc_topo_fail_host(tc_topo *t, uint32_t endpoint, tc_err *err);
 tc_status tc_topo_fail_node(tc_topo *t, uint32_t node, tc_err *err);
+/* A topology's failure state (its links' bandwidths and the flags), saved
+ * so that failures added after it can be undone: tc_topo_fail_restore puts
+ * back what was failed at the save, nothing more. */
+typedef struct tc_fail_state {
+    double *bw;
+    uint8_t *lf, *vf;
+    uint32_t nf;
+} tc_fail_state;
+tc_status tc_topo_fail_save(tc_topo *t, tc_fail_state *fs, tc_err *err);
+void tc_topo_fail_restore(tc_topo *t, const tc_fail_state *fs);
+void tc_fail_state_free(tc_fail_state *fs);
 static inline bool tc_topo_link_failed(const tc_topo *t, uint32_t l)
 {
     return t->link_failed && t->link_failed[l];
@@ -306,6 +317,10 @@ bool tc_topo_same_node(const tc_topo *t, uint32_t a, uint32_t b);
  * surviving path, or a failed end: TC_NO_ROUTE. */
 uint32_t tc_topo_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst,
                        uint32_t *links);
+
+/* tc_topo_route as if nothing had failed (the failure overlay set aside):
+ * the route a failure-free network takes, for what failures add to it. */
+uint32_t tc_topo_route_healthy(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links);
 
 /* The Clos host slot of endpoint e (e itself unless rail-optimized or
  * behind a shared NIC). */

@@ -50,7 +50,7 @@ static bool fa_valid(tc_op op, uint32_t p, const tc_topo *t, tc_err *err)
 
 /* What the failures add to a hop's route, in links (FA_CUT where they
  * leave none): its route on the topology as it is less its route on the
- * healthy one (the failure overlay set aside for that one route). 0 for a
+ * healthy one (tc_topo_route_healthy). 0 for a
  * hop the failures do not touch, so on a healthy network nothing moves. */
 static uint32_t hop(const tc_topo *t, uint32_t a, uint32_t b, uint32_t *path)
 {
@@ -59,11 +59,7 @@ static uint32_t hop(const tc_topo *t, uint32_t a, uint32_t b, uint32_t *path)
         return FA_CUT;
     if (!t->n_failed)
         return 0;
-    tc_topo *u = (tc_topo *)t; /* read-only in effect: restored before returning */
-    uint32_t nf = u->n_failed;
-    u->n_failed = 0;
-    uint32_t h = tc_topo_route(u, TC_ROUTE_DEFAULT, a, b, path);
-    u->n_failed = nf;
+    uint32_t h = tc_topo_route_healthy(t, TC_ROUTE_DEFAULT, a, b, path);
     return n > h ? n - h : 0;
 }
 
@@ -121,8 +117,7 @@ static tc_status emit_fa(const tc_sched *s, uint32_t step, tc_xfers *x)
          * own, so rank r ends with block r */
         uint32_t j = ag_phase ? (i + p - t) % p : (i + 2 * p - 1 - t) % p;
         uint32_t blk = st->order[j];
-        size_t at = tc_xfers_add(x, st->order[i], st->order[(i + 1) % p], s->blk_bytes, !ag_phase);
-        (void)at;
+        tc_xfers_add(x, st->order[i], st->order[(i + 1) % p], s->blk_bytes, !ag_phase);
         tc_xfers_seg(x, blk, blk, 1);
     }
     return x->oom ? TC_EINTERNAL : TC_OK;

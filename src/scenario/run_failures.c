@@ -33,47 +33,6 @@ static double quantile(const double *v, uint32_t n, double q)
     return v[i < n ? i : n - 1];
 }
 
-/* The failure state of a topology: its links' bandwidths and the flags. */
-typedef struct fail_state {
-    double *bw;
-    uint8_t *lf, *vf;
-    uint32_t nf;
-} fail_state;
-
-static tc_status state_save(tc_topo *t, fail_state *fs, tc_err *err)
-{
-    if (!t->link_failed)
-        t->link_failed = tc_calloc(t->n_links, 1);
-    if (!t->vertex_failed)
-        t->vertex_failed = tc_calloc(t->n_vertices, 1);
-    fs->bw = tc_calloc(t->n_links, sizeof *fs->bw);
-    fs->lf = tc_calloc(t->n_links, 1);
-    fs->vf = tc_calloc(t->n_vertices, 1);
-    if (!t->link_failed || !t->vertex_failed || !fs->bw || !fs->lf || !fs->vf)
-        return tc_fail(err, TC_EINTERNAL, "out of memory");
-    for (uint32_t l = 0; l < t->n_links; l++)
-        fs->bw[l] = t->links[l].bw;
-    memcpy(fs->lf, t->link_failed, t->n_links);
-    memcpy(fs->vf, t->vertex_failed, t->n_vertices);
-    fs->nf = t->n_failed;
-    return TC_OK;
-}
-
-static void state_restore(tc_topo *t, const fail_state *fs)
-{
-    for (uint32_t l = 0; l < t->n_links; l++)
-        if (t->link_failed[l] != fs->lf[l])
-            t->links[l].bw = fs->bw[l];
-    memcpy(t->link_failed, fs->lf, t->n_links);
-    memcpy(t->vertex_failed, fs->vf, t->n_vertices);
-    t->n_failed = fs->nf;
-}
-
-static void state_free(fail_state *fs)
-{
-    free(fs->bw), free(fs->lf), free(fs->vf);
-}
-
 typedef struct fprog {
     const tc_run_opts *ro;
     struct timespec t0;
@@ -136,12 +95,12 @@ static tc_status run_topo(const tc_scenario *s, tc_failures_out *o, int i, const
     /* the draws: a trial's failures on top of network.fail, then undone */
     o->routing[i] = t->kind == TC_TOPO_TORUS && eo.routing == TC_ROUTE_DEFAULT ? TC_ROUTE_DETOUR
                                                                               : tc_eval_routing(eo.mode, t, eo.routing);
-    fail_state fs = {0};
+    tc_fail_state fs = {0};
     ft->slowdown = tc_calloc(o->trials, sizeof *ft->slowdown);
     if (!ft->slowdown)
         st = tc_fail(err, TC_EINTERNAL, "out of memory");
     if (st == TC_OK)
-        st = state_save(t, &fs, err);
+        st = tc_topo_fail_save(t, &fs, err);
     for (uint32_t k = 0; k < o->trials && st == TC_OK; k++) {
         tc_fail_drawn d;
         if ((st = tc_topo_fail_random(t, fr, k, &d, err)))
@@ -162,11 +121,11 @@ static tc_status run_topo(const tc_scenario *s, tc_failures_out *o, int i, const
         } else {
             st = tc_fail(err, rs, "draw %u: %s", k, e2.msg);
         }
-        state_restore(t, &fs);
+        tc_topo_fail_restore(t, &fs);
         fp->done++;
         report(fp);
     }
-    state_free(&fs);
+    tc_fail_state_free(&fs);
     free(map);
     if (st)
         return st;

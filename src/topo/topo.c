@@ -518,6 +518,41 @@ static tc_status fail_arrays(tc_topo *t, tc_err *err)
     return TC_OK;
 }
 
+tc_status tc_topo_fail_save(tc_topo *t, tc_fail_state *fs, tc_err *err)
+{
+    memset(fs, 0, sizeof *fs);
+    tc_status st = fail_arrays(t, err);
+    if (st)
+        return st;
+    fs->bw = tc_calloc(t->n_links, sizeof *fs->bw);
+    fs->lf = tc_calloc(t->n_links, 1);
+    fs->vf = tc_calloc(t->n_vertices, 1);
+    if (!fs->bw || !fs->lf || !fs->vf)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    for (uint32_t l = 0; l < t->n_links; l++)
+        fs->bw[l] = t->links[l].bw;
+    memcpy(fs->lf, t->link_failed, t->n_links);
+    memcpy(fs->vf, t->vertex_failed, t->n_vertices);
+    fs->nf = t->n_failed;
+    return TC_OK;
+}
+
+void tc_topo_fail_restore(tc_topo *t, const tc_fail_state *fs)
+{
+    for (uint32_t l = 0; l < t->n_links; l++)
+        if (t->link_failed[l] != fs->lf[l])
+            t->links[l].bw = fs->bw[l];
+    memcpy(t->link_failed, fs->lf, t->n_links);
+    memcpy(t->vertex_failed, fs->vf, t->n_vertices);
+    t->n_failed = fs->nf;
+}
+
+void tc_fail_state_free(tc_fail_state *fs)
+{
+    free(fs->bw), free(fs->lf), free(fs->vf);
+    memset(fs, 0, sizeof *fs);
+}
+
 static void fail_one(tc_topo *t, uint32_t l)
 {
     if (t->link_failed[l])
@@ -707,12 +742,11 @@ static bool route_alive(const tc_topo *t, const uint32_t *links, uint32_t n)
     return true;
 }
 
-static uint32_t route_healthy(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links);
 
 uint32_t tc_topo_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links)
 {
     if (!t->n_failed)
-        return route_healthy(t, r, src, dst, links);
+        return tc_topo_route_healthy(t, r, src, dst, links);
     if (src == dst)
         return 0;
     if (tc_topo_vertex_failed(t, src) || tc_topo_vertex_failed(t, dst))
@@ -725,11 +759,11 @@ uint32_t tc_topo_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t ds
     if (fabric && (r == TC_ROUTE_DETOUR || r == TC_ROUTE_LINE))
         return tc_torus_route_ft(t, r, src, dst, links);
     /* plain dimension order, a node or a tree hop: no alternative */
-    uint32_t n = route_healthy(t, r, src, dst, links);
+    uint32_t n = tc_topo_route_healthy(t, r, src, dst, links);
     return n != TC_NO_ROUTE && route_alive(t, links, n) ? n : TC_NO_ROUTE;
 }
 
-static uint32_t route_healthy(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links)
+uint32_t tc_topo_route_healthy(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links)
 {
     if (src == dst)
         return 0;

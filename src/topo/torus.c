@@ -121,6 +121,22 @@ uint32_t tc_topo_torus_link(const tc_topo *t, uint32_t v, int d, int dir)
  * way round an even ring) goes + from an even source coordinate and - from
  * an odd one under dor, so opposite pairs use both directions, always +
  * under dor-positive. A line (no wraparound, or size 2) has one way. */
+/* The direction dimension order takes in dimension d from coordinate xs
+ * to xd (xs != xd), and its hops: the one way along a line, the shorter
+ * way round a ring, a tie as the routing says (above). */
+static int order_dir(const tc_topo *t, int d, uint32_t xs, uint32_t xd, tc_routing r, uint32_t *hops)
+{
+    uint32_t size = t->dims[d];
+    if (t->dim_cables[d] != size) {
+        *hops = xd > xs ? xd - xs : xs - xd;
+        return xd > xs ? 1 : -1;
+    }
+    uint32_t fwd = (xd + size - xs) % size, bwd = size - fwd;
+    int dir = fwd != bwd ? (fwd < bwd ? 1 : -1) : r == TC_ROUTE_DOR_POSITIVE || xs % 2 == 0 ? 1 : -1;
+    *hops = dir > 0 ? fwd : bwd;
+    return dir;
+}
+
 uint32_t tc_torus_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links)
 {
     uint32_t n = 0, cur = src;
@@ -129,19 +145,8 @@ uint32_t tc_torus_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t d
         uint32_t xs = cur / st % size, xd = dst / st % size;
         if (xs == xd)
             continue;
-        int dir;
         uint32_t hops;
-        if (ncab != size) {
-            dir = xd > xs ? 1 : -1;
-            hops = xd > xs ? xd - xs : xs - xd;
-        } else {
-            uint32_t fwd = (xd + size - xs) % size, bwd = size - fwd;
-            if (fwd != bwd)
-                dir = fwd < bwd ? 1 : -1;
-            else
-                dir = r == TC_ROUTE_DOR_POSITIVE || xs % 2 == 0 ? 1 : -1;
-            hops = dir > 0 ? fwd : bwd;
-        }
+        int dir = order_dir(t, d, xs, xd, r, &hops);
         uint32_t base = t->plus_lbase[d] + 2 * line_of(t, cur, d) * ncab;
         uint32_t x = xs;
         for (uint32_t h = 0; h < hops; h++) {
@@ -237,12 +242,12 @@ uint32_t tc_torus_route_ft(const tc_topo *t, tc_routing r, uint32_t src, uint32_
         if (xs == xd)
             continue;
         bool ring = t->dim_cables[d] == size;
-        uint32_t fwd = (xd + size - xs) % size, bwd = size - fwd;
-        int dir = !ring ? (xd > xs ? 1 : -1) : fwd != bwd ? (fwd < bwd ? 1 : -1) : (xs % 2 == 0 ? 1 : -1);
+        uint32_t hops;
+        int dir = order_dir(t, d, xs, xd, r, &hops);
         if (r == TC_ROUTE_LINE) {
             bool done = false;
-            for (int k = 0; k < (ring ? 2 : 1) && !done; k++, dir = -dir) {
-                uint32_t hops = !ring ? (xd > xs ? xd - xs : xs - xd) : dir > 0 ? fwd : bwd, v = cur, m = n;
+            for (int k = 0; k < (ring ? 2 : 1) && !done; k++, dir = -dir, hops = size - hops) {
+                uint32_t v = cur, m = n;
                 bool ok = true;
                 for (uint32_t h = 0; h < hops && ok; h++) {
                     uint32_t l = tc_topo_torus_link(t, v, d, dir);
@@ -262,7 +267,6 @@ uint32_t tc_torus_route_ft(const tc_topo *t, tc_routing r, uint32_t src, uint32_
                 return TC_NO_ROUTE;
             continue;
         }
-        uint32_t hops = !ring ? (xd > xs ? xd - xs : xs - xd) : dir > 0 ? fwd : bwd;
         for (uint32_t h = 0; h < hops; h++) {
             uint32_t l = tc_topo_torus_link(t, cur, d, dir);
             if (alive(t, l)) {
