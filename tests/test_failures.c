@@ -337,7 +337,8 @@ static void ring_re_formed_around_failures(void **state)
     tc_topo_free(t);
 }
 
-static tc_failures_out *run_failures(const char *a, const char *b, const char *draw, uint32_t trials, tc_mode mode)
+static tc_failures_out *run_failures_algo(const char *a, const char *b, const char *draw, uint32_t trials, tc_mode mode,
+                                          const char *algo, double bytes)
 {
     tc_scenario *s = tc_scenario_new(TC_CMD_FAILURES);
     assert_non_null(s);
@@ -347,9 +348,9 @@ static tc_failures_out *run_failures(const char *a, const char *b, const char *d
     s->ops[0] = TC_OP_ALLREDUCE;
     s->nops = 1;
     s->sizes = malloc(sizeof *s->sizes);
-    s->sizes[0] = 1 << 24;
+    s->sizes[0] = bytes;
     s->nsizes = 1;
-    snprintf(s->algos[0], sizeof s->algos[0], "ring");
+    snprintf(s->algos[0], sizeof s->algos[0], "%s", algo);
     s->mode = mode;
     s->trials = trials;
     snprintf(s->fail_random, sizeof s->fail_random, "%s", draw);
@@ -359,6 +360,28 @@ static tc_failures_out *run_failures(const char *a, const char *b, const char *d
         fail_msg("failures: %s", err.msg);
     tc_scenario_free(s);
     return o;
+}
+
+static tc_failures_out *run_failures(const char *a, const char *b, const char *draw, uint32_t trials, tc_mode mode)
+{
+    return run_failures_algo(a, b, draw, trials, mode, "ring", 1 << 24);
+}
+
+/* The figures docs/MODEL.md and the README quote: on an 8x8 torus with 2
+ * cables down, 20 draws, 64 MiB, steps: the oblivious ring's median
+ * slowdown 1.944x (p90 1.951x), ring-fa's 1.013x (p90 1.958x). */
+static void ring_fa_figures_on_an_8x8_torus(void **state)
+{
+    (void)state;
+    const char *T8 = "torus:dims=8x8";
+    tc_failures_out *r = run_failures_algo(T8, T8, "links=2,seed=1", 20, TC_MODE_STEPS, "ring", 64.0 * (1 << 20));
+    tc_failures_out *f = run_failures_algo(T8, T8, "links=2,seed=1", 20, TC_MODE_STEPS, "ring-fa", 64.0 * (1 << 20));
+    if (fabs(r->topo[0].p50 - 1.944) > 0.0005 || fabs(f->topo[0].p50 - 1.013) > 0.0005 ||
+        fabs(r->topo[0].p90 - 1.951) > 0.0005 || fabs(f->topo[0].p90 - 1.958) > 0.0005)
+        fail_msg("slowdown: ring p50 %.4f p90 %.4f (docs 1.944, 1.951), ring-fa p50 %.4f p90 %.4f (docs 1.013, 1.958)",
+                 r->topo[0].p50, r->topo[0].p90, f->topo[0].p50, f->topo[0].p90);
+    tc_failures_out_free(r);
+    tc_failures_out_free(f);
 }
 
 /* topocc failures: per topology the draws that ran and the ones cut off
@@ -427,6 +450,7 @@ int main(void)
         cmocka_unit_test(evaluators_agree_under_random_failures),
         cmocka_unit_test(monte_carlo_reproduces_and_adds_up),
         cmocka_unit_test(ring_re_formed_around_failures),
+        cmocka_unit_test(ring_fa_figures_on_an_8x8_torus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
