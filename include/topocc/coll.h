@@ -75,6 +75,10 @@ typedef enum {
     /* Fault-aware variants (what a fault-aware library could do): named
      * only, never auto's choice. */
     TC_ALGO_RING_FA,      /* a ring re-formed around failures (coll/ring_fa.c) */
+    TC_ALGO_TORUS_FA,     /* torus with rings broken by a failure run as lines (coll/torus_rings.c) */
+    TC_ALGO_TORUS_BI_FA,  /* torus-bi, the same */
+    TC_ALGO_TORUS_MP_FA,  /* torus-mp, the same */
+    TC_ALGO_DBTREE_FA,    /* double binary trees re-parented around failures (coll/dbtree_fa.c) */
     TC_ALGO_COUNT
 } tc_algo;
 

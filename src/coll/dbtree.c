@@ -24,7 +24,11 @@
  * and vice versa: every rank is interior in at most one tree, and sends and
  * receives about one half of the data in the bandwidth-bound steady state.
  * (NCCL mirrors tree 1 for even n and shifts it for odd n; the shift alone
- * keeps the interior sets disjoint for every n.)
+ * keeps the interior sets disjoint for every n.) Positions hold indices
+ * (tree 1 index q - 1 at q, tree 2 index q - 2), and indices ranks: index i
+ * is rank i (root + 1 + i below a root); dbtree-fa (coll/dbtree_fa.c)
+ * relabels them through tc_dbtree_build_perm (coll/dbtree.h), which keeps
+ * the disjoint interiors whatever the relabelling.
  *
  * Each tree carries one half of the data cut into c chunks (default 64,
  * "dbtree:chunks=N"): slots [0, c) travel on tree 1, [c, 2c) on tree 2.
@@ -45,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "coll/algos.h"
+#include "coll/dbtree.h"
 
 #define DBT_DEFAULT_CHUNKS 64
 #define DBT_MAXDEPTH 64
@@ -72,18 +77,20 @@ static bool dbtree_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)
     return false;
 }
 
-/* Rank at position q (1..n) of tree `which`: tree 2 holds at position q the
- * rank that tree 1 holds at q - 1 (cyclically). With a top (broadcast and
- * reduce), positions hold the ranks root+1 .. root+n. */
-static uint32_t pos_rank(uint32_t n, uint32_t which, bool top, uint32_t root, uint32_t p, uint64_t q)
+/* Rank at position q (1..n) of tree `which`: the rank at index
+ * tc_dbtree_index(n, which, q) of the relabelling perm (index -> rank), or
+ * without one index i itself, or with a top (broadcast and reduce) rank
+ * root + 1 + i: positions hold the ranks root+1 .. root+n. */
+static uint32_t pos_rank(uint32_t n, uint32_t which, bool top, uint32_t root, uint32_t p, const uint32_t *perm,
+                         uint64_t q)
 {
-    uint32_t i = (uint32_t)(q - 1);
-    if (which)
-        i = (i + n - 1) % n;
+    uint32_t i = tc_dbtree_index(n, which, q);
+    if (perm)
+        return perm[i];
     return top ? (root + 1 + i) % p : i;
 }
 
-static void build_tree(dbt_tree *T, uint32_t p, uint32_t which, bool top, uint32_t root)
+static void build_tree(dbt_tree *T, uint32_t p, uint32_t which, bool top, uint32_t root, const uint32_t *perm)
 {
     uint32_t n = top ? p - 1 : p;
     uint64_t R = (uint64_t)1 << tc_log2_floor(n);
@@ -92,23 +99,20 @@ static void build_tree(dbt_tree *T, uint32_t p, uint32_t which, bool top, uint32
         T->child[2 * r] = T->child[2 * r + 1] = -1;
     }
     for (uint64_t q = 1; q <= n; q++) {
-        uint32_t r = pos_rank(n, which, top, root, p, q);
-        uint64_t bit = q & (~q + 1);
-        uint64_t up = (q ^ bit) | (bit << 1);
-        if (up > n)
-            up = q ^ bit;
-        T->parent[r] = up ? (int32_t)pos_rank(n, which, top, root, p, up) : (top ? (int32_t)root : -1);
+        uint32_t r = pos_rank(n, which, top, root, p, perm, q);
+        uint64_t bit = q & (~q + 1), up = tc_dbtree_parent_pos(n, q);
+        T->parent[r] = up ? (int32_t)pos_rank(n, which, top, root, p, perm, up) : (top ? (int32_t)root : -1);
         uint64_t low = bit >> 1;
         if (low) {
-            T->child[2 * r] = (int32_t)pos_rank(n, which, top, root, p, q - low);
+            T->child[2 * r] = (int32_t)pos_rank(n, which, top, root, p, perm, q - low);
             for (uint64_t l = low; l; l >>= 1)
                 if (q + l <= n) {
-                    T->child[2 * r + 1] = (int32_t)pos_rank(n, which, top, root, p, q + l);
+                    T->child[2 * r + 1] = (int32_t)pos_rank(n, which, top, root, p, perm, q + l);
                     break;
                 }
         }
     }
-    uint32_t start = pos_rank(n, which, top, root, p, R);
+    uint32_t start = pos_rank(n, which, top, root, p, perm, R);
     if (top) {
         T->child[2 * root] = (int32_t)start;
         start = root;
@@ -235,9 +239,8 @@ static uint32_t class_fanin(uint32_t key, const dbt_win *w)
     return f;
 }
 
-static tc_status dbtree_build(const tc_coll_req *req, const tc_topo *topo, tc_sched *s, tc_err *err)
+tc_status tc_dbtree_build_perm(const tc_coll_req *req, tc_sched *s, const uint32_t *perm, tc_err *err)
 {
-    (void)topo;
     uint32_t p = req->p, c = req->chunks ? req->chunks : DBT_DEFAULT_CHUNKS;
     s->emit = emit_dbtree;
     s->nblk = s->nslots = 2 * c;
@@ -267,7 +270,7 @@ static tc_status dbtree_build(const tc_coll_req *req, const tc_topo *topo, tc_sc
     }
     for (uint32_t which = 0; which < 2; which++) {
         st->t[which].depth = (uint8_t *)q, q += p;
-        build_tree(&st->t[which], p, which, top, req->root);
+        build_tree(&st->t[which], p, which, top, req->root, perm);
     }
     st->D = st->t[0].maxd > st->t[1].maxd ? st->t[0].maxd : st->t[1].maxd;
 
@@ -329,6 +332,17 @@ static tc_status dbtree_build(const tc_coll_req *req, const tc_topo *topo, tc_sc
     free(keys);
     free(seen);
     return rc == TC_OK ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
+}
+
+static tc_status dbtree_build(const tc_coll_req *req, const tc_topo *topo, tc_sched *s, tc_err *err)
+{
+    (void)topo;
+    return tc_dbtree_build_perm(req, s, NULL, err);
+}
+
+bool tc_dbtree_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)
+{
+    return dbtree_valid(op, p, topo, err);
 }
 
 const tc_algo_impl tc_impl_dbtree = {dbtree_valid, dbtree_build};

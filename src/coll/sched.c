@@ -204,7 +204,8 @@ static const char *algo_names[TC_ALGO_COUNT] = {
     "ring", "biring", "rd", "rhd", "binomial", "dbtree", "bruck", "pairwise", "direct",
     "torus", "torus-bi", "torus-mp", "swing", "hier", "shift", "scatter-ring", "rsg", "neighbor", "segring",
     "auto", "nccl-ring", "nccl", "nccl-tree", "nccl-nvls", "nccl-nvls-tree", "nccl-pat", "nccl-a2a",
-    "nccl-collnet-chain", "nccl-collnet-direct", "ring-fa"};
+    "nccl-collnet-chain", "nccl-collnet-direct", "ring-fa", "torus-fa", "torus-bi-fa", "torus-mp-fa",
+    "dbtree-fa"};
 
 const char *tc_op_name(tc_op op)
 {
@@ -318,7 +319,7 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
             found = i;
     if (found < 0)
         return tc_fail(err, TC_EINVAL,
-                       "unknown algorithm '%s': accepted are ring, biring, rd, rhd, binomial, dbtree, bruck, pairwise, direct, torus, torus-bi, torus-mp, swing, hier, shift, scatter-ring, rsg, neighbor, segring, auto, nccl-ring, nccl, nccl-tree, nccl-nvls, nccl-nvls-tree, nccl-pat, nccl-a2a, nccl-collnet-chain, nccl-collnet-direct, ring-fa",
+                       "unknown algorithm '%s': accepted are ring, biring, rd, rhd, binomial, dbtree, bruck, pairwise, direct, torus, torus-bi, torus-mp, swing, hier, shift, scatter-ring, rsg, neighbor, segring, auto, nccl-ring, nccl, nccl-tree, nccl-nvls, nccl-nvls-tree, nccl-pat, nccl-a2a, nccl-collnet-chain, nccl-collnet-direct, ring-fa, torus-fa, torus-bi-fa, torus-mp-fa, dbtree-fa",
                        sp.kind);
     req->algo = (tc_algo)found;
     const char *v = tc_spec_get(&sp, "chunks");
@@ -538,7 +539,9 @@ const tc_algo_impl *tc_algo_impl_of(tc_algo a)
         [TC_ALGO_NCCL_NVLS] = &tc_impl_nccl_nvls, [TC_ALGO_NCCL_NVLS_TREE] = &tc_impl_nccl_nvls_tree,
         [TC_ALGO_NCCL_COLLNET_CHAIN] = &tc_impl_nccl_collnet_chain,
         [TC_ALGO_NCCL_COLLNET_DIRECT] = &tc_impl_nccl_collnet_direct,
-        [TC_ALGO_RING_FA] = &tc_impl_ring_fa,
+        [TC_ALGO_RING_FA] = &tc_impl_ring_fa,   [TC_ALGO_TORUS_FA] = &tc_impl_torus_fa,
+        [TC_ALGO_TORUS_BI_FA] = &tc_impl_torus_bi_fa, [TC_ALGO_TORUS_MP_FA] = &tc_impl_torus_mp_fa,
+        [TC_ALGO_DBTREE_FA] = &tc_impl_dbtree_fa,
         [TC_ALGO_NCCL_PAT] = &tc_impl_nccl_pat,   [TC_ALGO_NCCL_A2A] = &tc_impl_nccl_a2a,
     };
     return (unsigned)a < TC_ALGO_COUNT ? table[a] : NULL;
