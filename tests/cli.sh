@@ -8,30 +8,8 @@ T="$1"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
+. "$(dirname "$0")/cli_lib.sh"
 CLOS="clos:down=8x8,up=1x8,bw=400Gbps,lat=1us"
-
-bad() { # description, args...
-    what="$1"; shift
-    "$T" "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    lines=$(wc -l <"$tmp/err")
-    if [ "$rc" -ne 2 ] || [ -s "$tmp/out" ] || [ "$lines" -ne 1 ]; then
-        echo "FAIL (bad input: $what): rc=$rc stderr lines=$lines stdout bytes=$(wc -c <"$tmp/out")"
-        cat "$tmp/err"
-        fails=$((fails + 1))
-    fi
-}
-
-good() { # description, pattern, args...
-    what="$1"; pat="$2"; shift 2
-    "$T" "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    if [ "$rc" -ne 0 ] || ! grep -q -- "$pat" "$tmp/out" || [ -s "$tmp/err" ]; then
-        echo "FAIL ($what): rc=$rc, expected '$pat' on stdout"
-        head -5 "$tmp/out" "$tmp/err"
-        fails=$((fails + 1))
-    fi
-}
 
 # --- bad input: one test each ---
 bad "malformed spec" collective --topo "clos:down8x8" --op allreduce --size 1MiB
@@ -437,6 +415,26 @@ good "hier on whole nodes the job got" "hier" collective --topo clos:down=8x8,up
 good "a torus algorithm on the job's slice" "^time         2.69ms" collective --topo torus:dims=8x8x8 --ranks 64 --place slice --algo torus-bi --op allreduce --size 64MiB --mode steps
 good "auto on a slice considers the torus algorithms" "torus-mp (chosen by auto)" collective --topo torus:dims=8x8x8 --ranks 64 --place slice --op allreduce --size 64MiB --mode steps
 good "the same as the explicit one-group form" "^time          2.69ms" collective --topo torus:dims=8x8x8 --ranks 64 --place slice --algo torus-bi --op allreduce --size 64MiB --mode steps --group axes=xyz
+# a slice the optical switches close (slice:ocs=K, extents multiples of K) is a torus of its own in every
+# command: torus-bi on a 4x4x4 slice of 8x8x8 takes the 4x4x4 torus's 1.364ms (64MiB, steps); without
+# ocs the slice runs on the topology, its rings' way back along the line (2.69ms), in compare, failures
+# and concurrent as in collective
+good "an OCS slice is its own torus" "^time         1.364ms" collective --topo torus:dims=8x8x8 --ranks 64 --place slice:ocs=4 --algo torus-bi --op allreduce --size 64MiB --mode steps
+good "an OCS slice says where it runs" "the job runs on the slice's own torus, torus:dims=4x4x4" collective --topo torus:dims=8x8x8 --ranks 64 --place slice:ocs=4 --op allreduce --size 1MiB
+good "compare: an OCS slice ties the standalone torus" "64MiB  1.364ms  torus-bi  1.364ms  torus-bi    1" compare --topo torus:dims=8x8x8 --topo torus:dims=4x4x4 --ranks 64 --place slice:ocs=4 --algo torus-bi --op allreduce --sizes 64MiB:64MiB --mode steps
+good "compare: a slice runs on its torus" "^64MiB  2.69ms  torus-bi" compare --topo torus:dims=8x8x8 --ranks 64 --place slice --algo torus-bi --op allreduce --sizes 64MiB:64MiB --mode steps
+good "failures: an OCS slice, healthy as collective" "^A .*  1.364ms  " failures --topo torus:dims=8x8x8 --ranks 64 --place slice:ocs=4 --algo torus-bi --op allreduce --size 64MiB --mode steps --fail-random links=2,seed=1 --trials 5
+good "failures: a slice, healthy as collective" "^A .*  2.69ms  " failures --topo torus:dims=8x8x8 --ranks 64 --place slice --algo torus-bi --op allreduce --size 64MiB --mode steps --fail-random links=2,seed=1 --trials 5
+printf '{"jobs": [{"name": "line", "op": "allreduce", "algo": "torus-bi", "size": "64MiB", "place": "slice:shape=4x4x4"}, {"name": "ocs", "op": "allreduce", "algo": "torus-bi", "size": "64MiB", "place": "slice:shape=4x4x4,ocs=4"}, {"name": "x", "op": "allreduce", "algo": "ring", "size": "64MiB", "endpoints": "0-3"}]}' >"$tmp/ocs.json"
+good "concurrent: an OCS job alone, slowdown 1" "^ocs   allreduce  torus-bi     64  64MiB    0ns  1.364ms  1.364ms    1.000x" concurrent --topo torus:dims=8x8x8 --jobs "$tmp/ocs.json"
+good "concurrent: an OCS job shares no link" "sharing no link with other jobs" concurrent --topo torus:dims=8x8x8 --jobs "$tmp/ocs.json"
+good "concurrent: a slice alone on its torus (2.683ms), slowed by a job on its links" "^line  allreduce  torus-bi     64  64MiB    0ns  3.685ms  2.683ms    1.373x" concurrent --topo torus:dims=8x8x8 --jobs "$tmp/ocs.json"
+good "ocs with extents not its multiples is reported, not refused" "ocs=4: not every extent is a multiple of 4, so the optical switches add no wraparound" collective --topo torus:dims=8x8x8 --ranks 16 --place slice:ocs=4 --op allreduce --size 1MiB
+bad "an OCS slice that cuts the scale-up nodes" collective --topo torus:dims=8x8x8,node=8 --ranks 64 --place slice:ocs=4 --op allreduce --size 1MiB
+bad "compare: a slice shape that does not fit" compare --topo torus:dims=4x4x4 --place slice:shape=2x2x8,ocs=2 --op allreduce --sizes 1MiB:1MiB
+bad "failures: a slice shape that does not fit" failures --topo torus:dims=4x4x4 --place slice:shape=2x2x8,ocs=2 --op allreduce --size 1MiB --fail-random links=1,seed=1
+printf '{"jobs": [{"name": "big", "op": "allreduce", "size": "1MiB", "place": "slice:shape=2x2x8,ocs=2"}]}' >"$tmp/ocsbad.json"
+bad "concurrent: a slice shape that does not fit" concurrent --topo torus:dims=4x4x4 --jobs "$tmp/ocsbad.json"
 bad "NCCL over groups: the flow memory estimate applies" collective --preset dgx-h100:nodes=4 --group stride=8 --algo nccl --op allreduce --size 64MiB --mode flow --mem-limit 1KiB
 bad "preset: sharp=2" collective --preset dgx-h100:nodes=2,sharp=2 --op allreduce --algo nccl --size 64MiB
 export NCCL_ALGO=NVLS

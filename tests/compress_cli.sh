@@ -9,31 +9,9 @@ T="$1"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
+. "$(dirname "$0")/cli_lib.sh"
 CLOS="clos:down=8x8,up=1x8,bw=400Gbps,lat=1us"
 R="--steps-ratio topk:ratio=0.01=1.3"
-
-bad() { # description, args...
-    what="$1"; shift
-    "$T" "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    lines=$(wc -l <"$tmp/err")
-    if [ "$rc" -ne 2 ] || [ -s "$tmp/out" ] || [ "$lines" -ne 1 ]; then
-        echo "FAIL (bad input: $what): rc=$rc stderr lines=$lines stdout bytes=$(wc -c <"$tmp/out")"
-        cat "$tmp/err"
-        fails=$((fails + 1))
-    fi
-}
-
-good() { # description, pattern, args...
-    what="$1"; pat="$2"; shift 2
-    "$T" "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    if [ "$rc" -ne 0 ] || ! grep -q -- "$pat" "$tmp/out" || [ -s "$tmp/err" ]; then
-        echo "FAIL ($what): rc=$rc, expected '$pat' on stdout"
-        head -5 "$tmp/out" "$tmp/err"
-        fails=$((fails + 1))
-    fi
-}
 
 # --- bad input ---
 bad "unknown model" compress --topo "$CLOS" --model resnet51 --codec topk $R

@@ -88,6 +88,8 @@ typedef struct tc_place_shape {
      * every extent a multiple of it, every dimension (ocs_wrap: by the
      * optical switches, not by links the topology has). */
     bool slice, ocs_wrap;
+    uint32_t ocs;              /* the ocs=K asked (0: none); a slice with an extent not a multiple of it
+                                * has no ocs_wrap, which the text says */
     int ndims;
     uint32_t origin[TC_MAX_DIMS], extent[TC_MAX_DIMS];
     uint8_t wrap[TC_MAX_DIMS];
@@ -107,11 +109,22 @@ tc_status tc_place_map_shape(const tc_topo *t, const tc_job_place *jp, uint32_t 
  * (whole nodes, a box); busy is then left as it was. */
 tc_status tc_place_map_free(const tc_topo *t, const tc_job_place *jp, uint8_t *busy, uint32_t **map, uint32_t *p,
                             tc_place_shape *shape, tc_err *err);
+/* The shapes a slice of n ranks may take on torus t, in the order the
+ * slice policy tries them (most compact first: the smallest surface, then
+ * the smallest largest extent, then the lexicographically smallest
+ * extents): *ns rows of TC_MAX_DIMS extents (malloc'ed; 0 beyond the
+ * torus's dimensions). The slice policy takes the first shape with a free
+ * box, at the first free origin in generator order (first dimension
+ * fastest), ranks first dimension fastest within it. */
+tc_status tc_place_slice_shapes(const tc_topo *t, uint32_t n, uint32_t **extents, size_t *ns, tc_err *err);
 /* The shape of any map of p ranks on t (ocs as tc_job_place.ocs). */
 void tc_place_shape_of(const tc_topo *t, const uint32_t *map, uint32_t p, uint32_t ocs, tc_place_shape *out);
 /* One line: "2 leaves, 1 pod" or "slice 2x2x4 at (0,0,0), wraparound x no
- * y no z yes" or "not a slice (bounding box 3x2x1)", then the occupancy
- * when above 0. Returns buf. */
+ * y no z yes" or "not a slice (bounding box 3x2x1)"; with ocs_wrap that
+ * the job runs on the slice's own torus and shares no link with other
+ * jobs, with ocs asked but not every extent a multiple of it that the
+ * optical switches add no wraparound; then the occupancy when above 0.
+ * Returns buf. */
 char *tc_place_shape_format(const tc_place_shape *sh, char *buf, size_t len);
 
 /* The most endpoints a list may hold (2^24: beyond any topology built). */
@@ -177,5 +190,33 @@ char *tc_group_format(const tc_group_spec *g, char *buf, size_t len);
  * rank. */
 tc_status tc_group_make(const tc_group_spec *spec, uint32_t p, const uint32_t *map, const tc_topo *t,
                         tc_partition *out, int *ndims, uint32_t *dims, uint8_t *wrap, tc_err *err);
+
+/* Where a job on part of a torus runs (docs/MODEL.md, "Placement"), for
+ * every command that runs a placed job (collective, compare, concurrent,
+ * failures):
+ *  - on a slice whose wraparound is the optical switches' (ocs_wrap of
+ *    tc_place_shape_of with ocs), on the slice's own torus
+ *    (tc_topo_torus_box with wrap_all: topo, and rank r on map[r] there),
+ *    which shares no link with any other job;
+ *  - on another slice (p > 1 ranks filling a box of the torus, not all of
+ *    it), on the torus as one group along the dimensions it spans (axes,
+ *    TC_GROUP_AXES: tc_group_make gives the slice's own torus, so the torus
+ *    algorithms run on it), reported as the job;
+ *  - otherwise as placed (axes.kind TC_GROUP_NONE, topo NULL).
+ * A slice of the optical switches that is the whole torus with every
+ * dimension wrapped already runs as placed. */
+typedef struct tc_slice_run {
+    tc_group_spec axes;        /* TC_GROUP_AXES: the implicit group; TC_GROUP_NONE: none */
+    tc_topo *topo;             /* the slice's own torus (owned); NULL: the job runs on the topology */
+    uint32_t *map;             /* with topo: the rank map on it (owned, p entries) */
+    tc_place_shape shape;      /* the shape of the job's placement (ocs as given) */
+} tc_slice_run;
+
+/* How the p ranks placed by map on t run (ocs: the slice's ocs=K, 0 for
+ * none). Fails (TC_EINVAL, one line) where the slice's own torus cannot be
+ * built (tc_topo_torus_box: it cuts the topology's scale-up nodes). */
+tc_status tc_place_slice_run(const tc_topo *t, const uint32_t *map, uint32_t p, uint32_t ocs, tc_slice_run *out,
+                             tc_err *err);
+void tc_slice_run_free(tc_slice_run *sr);
 
 #endif

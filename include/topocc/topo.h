@@ -167,6 +167,16 @@ typedef struct tc_topo {
     uint32_t n_failed;         /* directed links failed */
     uint8_t *link_failed;      /* n_links flags */
     uint8_t *vertex_failed;    /* n_vertices flags */
+    /* A box of another torus as a torus of its own (tc_topo_torus_box):
+     * dimension k is the parent's dimension box_pdim[k]; box_origin is the
+     * box's first vertex in the parent's coordinates (all box_pndims of
+     * them, the parent's sizes box_pdims); box_link[l] is the parent's link
+     * that link l stands for, UINT32_MAX for a wrap link the parent does
+     * not have (an optical circuit). box_link NULL: not a box. */
+    uint32_t *box_link;        /* n_links entries */
+    int box_pndims;
+    uint32_t box_pdims[TC_MAX_DIMS], box_origin[TC_MAX_DIMS];
+    uint8_t box_pdim[TC_MAX_DIMS];
     double hop_lat;            /* traversal of a fabric switch (Clos) or router (torus), seconds */
     double alpha;              /* per-message overhead paid by the sender (LogGP o), once per transfer */
     uint64_t seed;             /* ECMP hash seed */
@@ -194,6 +204,33 @@ typedef struct tc_topo {
  * err holds one line. */
 tc_status tc_topo_build(const char *spec, tc_topo **out, tc_err *err);
 void tc_topo_free(tc_topo *t);
+
+/* A box of a torus as a torus of its own: a slice whose rings the optical
+ * circuit switches close (wrap_all: wraparound in every dimension, TPU v4
+ * and v5p; docs/MODEL.md, "Placement"), or the box as it is (wraparound
+ * only where it spans a whole dimension the parent wraps). origin and
+ * extent are per dimension of parent; the dimensions of extent 1 are left
+ * out, the others kept in order (the box's dimension k is the parent's
+ * box_pdim[k]). Everything per link is the parent's: the torus's bandwidth
+ * and latency, hop_lat, alpha, seed, arch and its scale-up nodes (node=G:
+ * the box must hold whole nodes, each G consecutive endpoints of the box);
+ * a link of the box that joins the same two vertices in the parent takes
+ * that link's bandwidth (degraded or not), latency and failure flag; a
+ * failed vertex of the parent inside the box fails in it, with every link
+ * at it; the wrap links the parent does not have (with wrap_all) are new
+ * links of the torus's parameters, healthy. Endpoint b of the box is the
+ * parent's tc_topo_box_parent_endpoint(box, b). Fails (TC_EINVAL, one line)
+ * for a parent that is not a torus, a box reaching beyond it, one of a
+ * single endpoint, or one cutting the parent's scale-up nodes. */
+tc_status tc_topo_torus_box(const tc_topo *parent, const uint32_t *origin, const uint32_t *extent, bool wrap_all,
+                            tc_topo **out, tc_err *err);
+/* A box's endpoint b in its parent, and the parent's endpoint e in the box
+ * (UINT32_MAX outside it); the parent's link that the box's link l stands
+ * for (UINT32_MAX: a wrap link the parent does not have). Not a box: the
+ * identity. */
+uint32_t tc_topo_box_parent_endpoint(const tc_topo *box, uint32_t b);
+uint32_t tc_topo_box_endpoint(const tc_topo *box, uint32_t e);
+uint32_t tc_topo_box_parent_link(const tc_topo *box, uint32_t l);
 
 /* Scales every fabric link so that each endpoint's total fabric injection
  * bandwidth equals rate (bytes/s). */

@@ -398,6 +398,31 @@ static tc_status slice_shapes(const tc_topo *t, const tc_job_place *jp, uint32_t
     return TC_OK;
 }
 
+tc_status tc_place_slice_shapes(const tc_topo *t, uint32_t n, uint32_t **extents, size_t *ns, tc_err *err)
+{
+    *extents = NULL;
+    *ns = 0;
+    if (t->kind != TC_TOPO_TORUS)
+        return tc_fail(err, TC_EINVAL, "slice shapes need a torus");
+    tc_job_place jp = {.policy = TC_PLACE_SLICE, .ranks = n};
+    shape *v;
+    size_t k;
+    tc_status st = slice_shapes(t, &jp, n, &v, &k, err);
+    if (st)
+        return st;
+    uint32_t *e = malloc((k ? k : 1) * TC_MAX_DIMS * sizeof *e);
+    if (!e) {
+        free(v);
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    }
+    for (size_t i = 0; i < k; i++)
+        memcpy(e + i * TC_MAX_DIMS, v[i].a, sizeof v[i].a);
+    free(v);
+    *extents = e;
+    *ns = k;
+    return TC_OK;
+}
+
 static void busy_prefix(placer *pl)
 {
     const tc_topo *t = pl->t;
@@ -753,6 +778,7 @@ void tc_place_shape_of(const tc_topo *t, const uint32_t *map, uint32_t p, uint32
     memset(out, 0, sizeof *out);
     out->ranks = p;
     out->kind = t->kind;
+    out->ocs = ocs;
     uint32_t *v = malloc(((size_t)p ? p : 1) * sizeof *v);
     if (!v)
         return;
@@ -818,8 +844,19 @@ char *tc_place_shape_format(const tc_place_shape *sh, char *buf, size_t len)
         PUT("), wraparound");
         for (int d = 0; d < sh->ndims; d++)
             PUT(" %c %s", d < 3 ? "xyz"[d] : (char)('0' + d), sh->wrap[d] ? "yes" : "no");
-        if (sh->ocs_wrap)
-            PUT(" (by the optical switches: not links of this topology; evaluate the slice as torus:dims=%s)", b);
+        /* the dimensions of its own torus: those it spans more than one coordinate of */
+        uint32_t own[TC_MAX_DIMS];
+        int nown = 0;
+        for (int d = 0; d < sh->ndims; d++)
+            if (sh->extent[d] > 1)
+                own[nown++] = sh->extent[d];
+        if (sh->ocs_wrap && nown)
+            PUT(" (by the optical switches: the job runs on the slice's own torus, torus:dims=%s with this "
+                "topology's link parameters, sharing no link with other jobs)",
+                dims_str(own, nown, b, sizeof b));
+        else if (sh->ocs && !sh->ocs_wrap)
+            PUT(" (ocs=%u: not every extent is a multiple of %u, so the optical switches add no wraparound)", sh->ocs,
+                sh->ocs);
     } else {
         PUT("not a slice (bounding box %s)", dims_str(sh->extent, sh->ndims, b, sizeof b));
     }
@@ -828,4 +865,60 @@ char *tc_place_shape_format(const tc_place_shape *sh, char *buf, size_t len)
             sh->history_jobs, sh->history_jobs == 1 ? "" : "s");
 #undef PUT
     return buf;
+}
+
+/* ---- where a job on part of a torus runs ---- */
+
+tc_status tc_place_slice_run(const tc_topo *t, const uint32_t *map, uint32_t p, uint32_t ocs, tc_slice_run *out,
+                             tc_err *err)
+{
+    memset(out, 0, sizeof *out);
+    out->axes.kind = TC_GROUP_NONE;
+    if (t->kind != TC_TOPO_TORUS || p < 2 || !map)
+        return TC_OK;
+    tc_place_shape *sh = &out->shape;
+    tc_place_shape_of(t, map, p, ocs, sh);
+    if (!sh->slice)
+        return TC_OK;
+    if (sh->ocs_wrap) {
+        bool whole = p == t->n_endpoints;
+        for (int d = 0; d < t->ndims; d++)
+            whole = whole && (t->dim_cables[d] == t->dims[d] || t->dims[d] == 2);
+        if (whole) /* the slice's own torus is the topology itself */
+            return TC_OK;
+        tc_status st = tc_topo_torus_box(t, sh->origin, sh->extent, true, &out->topo, err);
+        if (st == TC_EINVAL) { /* the box cuts the topology's scale-up nodes */
+            char m[TC_ERR_LEN];
+            snprintf(m, sizeof m, "%s", err ? err->msg : "");
+            return tc_fail(err, st, "slice with ocs=%u (the job runs on the slice's own torus): %s; give a slice "
+                                    "shape or origin that holds whole nodes, or no ocs",
+                           ocs, m);
+        }
+        if (st)
+            return st;
+        if (!(out->map = malloc((size_t)p * sizeof *out->map))) {
+            tc_slice_run_free(out);
+            return tc_fail(err, TC_EINTERNAL, "out of memory");
+        }
+        for (uint32_t r = 0; r < p; r++)
+            out->map[r] = tc_topo_box_endpoint(out->topo, map[r]);
+        return TC_OK;
+    }
+    if (p == t->n_endpoints)
+        return TC_OK;
+    out->axes.kind = TC_GROUP_AXES;
+    for (int d = 0; d < t->ndims; d++)
+        if (sh->extent[d] > 1)
+            out->axes.k |= 1u << d; /* the dimensions the job spans */
+    return TC_OK;
+}
+
+void tc_slice_run_free(tc_slice_run *sr)
+{
+    if (!sr)
+        return;
+    tc_topo_free(sr->topo);
+    free(sr->map);
+    sr->topo = NULL;
+    sr->map = NULL;
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include "topocc/outcome.h"
+#include "scenario_int.h"
 
 const double tc_fail_bin_edges[TC_FAIL_BINS + 1] = {0, 1, 1.001, 1.01, 1.05, 1.1, 1.25, 1.5, 2, 4, INFINITY};
 
@@ -58,6 +59,23 @@ static tc_status prefixed(tc_err *err, tc_status st, const char *where)
     return tc_fail(err, st, "%s: %s", where, m);
 }
 
+/* The job's time on t: alone, or as the implicit group of its slice
+ * (g), reported as the job. */
+static tc_status job_time(const tc_topo *t, const tc_coll_req *req, const tc_groups *g, const tc_eval_opts *eo,
+                          tc_result *r, tc_err *err)
+{
+    if (!g)
+        return tc_evaluate(t, req, eo, r, err);
+    tc_status st = tc_evaluate_groups_sweep(t, req, g, &req->bytes, 1, eo, r, err);
+    r->groups = r->group_size = 0;
+    r->group_fastest_s = NAN;
+    return st;
+}
+
+/* One topology: the job where it runs (tc_scn_jobnet_make: a slice of the
+ * optical switches on its own torus, rebuilt from each draw's failures
+ * inside it; another slice of a torus as its implicit group), healthy and
+ * under each draw. */
 static tc_status run_topo(const tc_scenario *s, tc_failures_out *o, int i, const tc_fail_random *fr, fprog *fp,
                           tc_err *err)
 {
@@ -68,22 +86,33 @@ static tc_status run_topo(const tc_scenario *s, tc_failures_out *o, int i, const
     tc_status st = tc_place_map(t, &s->job, &map, &o->ranks[i], err);
     if (st)
         return st;
-    tc_eval_opts eo;
-    tc_flow_opts fo;
-    tc_scenario_eval_opts(s, &o->net, i, &eo, &fo);
-    eo.rank_map = map;
-    eo.flow = &fo;
-    o->mode = eo.mode;
-    tc_coll_req req = {.elt = tc_dtype_size(s->dtype), .op = o->op, .bytes = o->bytes, .algo = TC_ALGO_AUTO};
-    if ((st = tc_algo_parse(o->algo, &req, err))) {
+    tc_scn_jobnet jn;
+    tc_scn_groups ng;
+    memset(&ng, 0, sizeof ng);
+    if ((st = tc_scn_jobnet_make(t, map, o->ranks[i], s->job.ocs, &jn, err))) {
         free(map);
         return st;
     }
-    req.p = o->ranks[i];
-    st = tc_evaluate(t, &req, &eo, &ft->healthy, err);
+    if (jn.implicit)
+        st = tc_scn_groups_make(&jn.axes, o->ranks[i], jn.map, jn.topo, &ng, err);
+    const tc_groups *g = jn.implicit ? &ng.g : NULL;
+    tc_eval_opts eo;
+    tc_flow_opts fo;
+    tc_scenario_eval_opts(s, &o->net, i, &eo, &fo);
+    eo.rank_map = jn.map;
+    eo.flow = &fo;
+    o->mode = eo.mode;
+    tc_coll_req req = {.elt = tc_dtype_size(s->dtype), .op = o->op, .bytes = o->bytes, .algo = TC_ALGO_AUTO};
+    if (st == TC_OK)
+        st = tc_algo_parse(o->algo, &req, err);
+    req.p = g ? g->size : o->ranks[i];
+    if (st == TC_OK && (st = job_time(jn.topo, &req, g, &eo, &ft->healthy, err)))
+        st = prefixed(err, st, "the network without the drawn failures");
     if (st) {
+        tc_partition_free(&ng.pt);
+        tc_scn_jobnet_free(&jn);
         free(map);
-        return prefixed(err, st, "the network without the drawn failures");
+        return st;
     }
     /* auto chooses once, on the network as given: a library picks its
      * algorithm when the job starts and does not notice a failed link */
@@ -109,7 +138,14 @@ static tc_status run_topo(const tc_scenario *s, tc_failures_out *o, int i, const
         tc_fail_drawn_free(&d);
         tc_result r;
         tc_err e2 = {{0}};
-        tc_status rs = tc_evaluate(t, &req, &eo, &r, &e2);
+        /* a slice's own torus: the draw's failures inside the box */
+        tc_topo *box = NULL;
+        tc_status rs = TC_OK;
+        if (jn.own)
+            rs = tc_topo_torus_box(t, jn.sr.shape.origin, jn.sr.shape.extent, true, &box, &e2);
+        if (rs == TC_OK)
+            rs = job_time(box ? box : jn.topo, &req, g, &eo, &r, &e2);
+        tc_topo_free(box);
         if (rs == TC_OK) {
             ft->slowdown[ft->ran++] = r.time_s / ft->healthy.time_s;
         } else if (rs == TC_EINVAL) {
@@ -126,6 +162,8 @@ static tc_status run_topo(const tc_scenario *s, tc_failures_out *o, int i, const
         report(fp);
     }
     tc_fail_state_free(&fs);
+    tc_partition_free(&ng.pt);
+    tc_scn_jobnet_free(&jn);
     free(map);
     if (st)
         return st;

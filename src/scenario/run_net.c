@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include "topocc/outcome_net.h"
+#include "scenario_int.h"
 
 static tc_status oom(tc_err *err)
 {
@@ -283,15 +284,8 @@ static tc_status groups_phase_detail(const tc_topo *t, const tc_coll_row *row, c
     return st ? st : formula_phases(t, sc, eo, o, err);
 }
 
-/* The groups of a spec for a job of p ranks placed by map on t: the
- * partition, and the tc_groups pointing into it (ng->g). */
-typedef struct net_groups {
-    tc_partition pt;
-    tc_groups g;
-} net_groups;
-
-static tc_status groups_make(const tc_group_spec *spec, uint32_t p, const uint32_t *map, const tc_topo *t,
-                             net_groups *ng, tc_err *err)
+tc_status tc_scn_groups_make(const tc_group_spec *spec, uint32_t p, const uint32_t *map, const tc_topo *t,
+                             tc_scn_groups *ng, tc_err *err)
 {
     memset(ng, 0, sizeof *ng);
     ng->g.p = p;
@@ -302,6 +296,71 @@ static tc_status groups_make(const tc_group_spec *spec, uint32_t p, const uint32
     ng->g.size = ng->pt.ngroups ? ng->pt.first[1] - ng->pt.first[0] : 0;
     ng->g.members = ng->pt.members;
     return tc_groups_check(&ng->g, err);
+}
+
+/* ---- where a placed job runs: the slice's own torus, or an implicit group ---- */
+
+tc_status tc_scn_jobnet_make(const tc_topo *t, const uint32_t *map, uint32_t p, uint32_t ocs, tc_scn_jobnet *jn,
+                             tc_err *err)
+{
+    memset(jn, 0, sizeof *jn);
+    jn->topo = t;
+    jn->map = map;
+    jn->axes.kind = TC_GROUP_NONE;
+    tc_status st = tc_place_slice_run(t, map, p, ocs, &jn->sr, err);
+    if (st)
+        return st;
+    if (jn->sr.topo) {
+        jn->own = jn->sr.topo;
+        jn->topo = jn->sr.topo;
+        jn->map = jn->sr.map;
+        return TC_OK;
+    }
+    if (jn->sr.axes.kind != TC_GROUP_AXES)
+        return TC_OK;
+    /* the slice as one group: used where the group can be made (it can
+     * wherever the ranks fill a box) */
+    tc_scn_groups probe;
+    tc_err e2 = {{0}};
+    if (tc_scn_groups_make(&jn->sr.axes, p, map, t, &probe, &e2) == TC_OK) {
+        jn->implicit = true;
+        jn->axes = jn->sr.axes;
+    }
+    tc_partition_free(&probe.pt);
+    return TC_OK;
+}
+
+void tc_scn_jobnet_free(tc_scn_jobnet *jn)
+{
+    tc_slice_run_free(&jn->sr);
+    jn->own = NULL;
+}
+
+tc_group_spec tc_scn_jobnet_group(const tc_scn_jobnet *jn, const tc_group_spec *spec)
+{
+    tc_group_spec g = *spec;
+    if (!jn->own || spec->kind != TC_GROUP_AXES)
+        return g;
+    g.k = 0;
+    for (int k = 0; k < jn->own->ndims; k++)
+        if (spec->k & (1u << jn->own->box_pdim[k]))
+            g.k |= 1u << k;
+    return g;
+}
+
+void tc_scn_hot_to_parent(const tc_topo *t, tc_flow_result *fr)
+{
+    if (!t->box_link)
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < fr->nhot; i++) {
+        uint32_t l = tc_topo_box_parent_link(t, fr->hot[i].link);
+        if (l == UINT32_MAX)
+            continue; /* an optical circuit */
+        fr->hot[n] = fr->hot[i];
+        fr->hot[n++].link = l;
+    }
+    fr->nhot = n;
 }
 
 /* Names the group spec in err's message where the message does not. */
@@ -318,12 +377,11 @@ static tc_status group_named(const tc_group_spec *spec, tc_status st, tc_err *er
  * one group along every axis, so that the torus algorithms run on the
  * slice's own torus; an implicit group is not reported as groups. */
 static tc_status coll_groups_eval(const tc_scenario *s, const tc_run_opts *ro, tc_collective_out *o,
-                                  tc_eval_opts *eo, const tc_flow_opts *fo, const uint32_t *map,
+                                  const tc_topo *t, tc_eval_opts *eo, const tc_flow_opts *fo, const uint32_t *map,
                                   const tc_group_spec *spec, bool implicit, tc_err *err)
 {
-    const tc_topo *t = o->net.topo[0];
-    net_groups ng;
-    tc_status st = groups_make(spec, o->ranks, map, t, &ng, err);
+    tc_scn_groups ng;
+    tc_status st = tc_scn_groups_make(spec, o->ranks, map, t, &ng, err);
     tc_groups g = ng.g;
     o->group = *spec;
     o->ngroups = g.ngroups;
@@ -370,41 +428,37 @@ done:
 
 static tc_status coll_eval(const tc_scenario *s, const tc_run_opts *ro, tc_collective_out *o, tc_err *err)
 {
-    const tc_topo *t = o->net.topo[0];
     tc_eval_opts eo;
     tc_flow_opts fo;
     eval_opts(s, &o->net, 0, ro, &eo, &fo);
-    o->routing = tc_eval_routing(eo.mode, t, eo.routing); /* the routing modelled */
     o->mode = eo.mode;
     flow_setup_of(&fo, &o->flow_setup);
-    uint32_t *map = NULL;
-    tc_status st = tc_place_map(t, &s->job, &map, &o->ranks, err);
+    uint32_t *pmap = NULL;
+    tc_status st = tc_place_map(o->net.topo[0], &s->job, &pmap, &o->ranks, err);
     if (st)
         return st;
+    /* where the job runs: a slice of the optical switches on its own
+     * torus; another slice of a torus as one group along the dimensions it
+     * spans (the slice's torus: torus algorithms included), reported as the
+     * job */
+    tc_scn_jobnet jn;
+    if ((st = tc_scn_jobnet_make(o->net.topo[0], pmap, o->ranks, s->job.ocs, &jn, err))) {
+        free(pmap);
+        return st;
+    }
+    const tc_topo *t = jn.topo;
+    const uint32_t *map = jn.map;
+    o->routing = tc_eval_routing(eo.mode, t, eo.routing); /* the routing modelled */
     eo.rank_map = map;
     if (s->group.kind != TC_GROUP_NONE) {
-        st = coll_groups_eval(s, ro, o, &eo, &fo, map, &s->group, false, err);
+        tc_group_spec g = tc_scn_jobnet_group(&jn, &s->group);
+        st = coll_groups_eval(s, ro, o, t, &eo, &fo, map, &g, false, err);
+        o->group = s->group;
         goto done;
     }
-    /* part of a torus on a slice (a box): the algorithms run on the
-     * slice's own torus (torus algorithms included), as one group */
-    if (t->kind == TC_TOPO_TORUS && o->ranks > 1 && o->ranks < t->n_endpoints) {
-        tc_group_spec slice = {.kind = TC_GROUP_AXES, .k = 0};
-        for (int d = 0; d < t->ndims; d++) {
-            uint32_t x0 = (map ? map[0] : 0) / t->stride[d] % t->dims[d];
-            for (uint32_t r = 1; r < o->ranks; r++)
-                if ((map ? map[r] : r) / t->stride[d] % t->dims[d] != x0) {
-                    slice.k |= 1u << d; /* the dimensions the job spans */
-                    break;
-                }
-        }
-        net_groups probe;
-        tc_err e2 = {{0}};
-        if (groups_make(&slice, o->ranks, map, t, &probe, &e2) == TC_OK) {
-            tc_partition_free(&probe.pt);
-            st = coll_groups_eval(s, ro, o, &eo, &fo, map, &slice, true, err);
-            goto done;
-        }
+    if (jn.implicit) {
+        st = coll_groups_eval(s, ro, o, t, &eo, &fo, map, &jn.axes, true, err);
+        goto done;
     }
     if ((st = coll_rows(s, t, NULL, o, err)))
         goto done;
@@ -435,7 +489,10 @@ static tc_status coll_eval(const tc_scenario *s, const tc_run_opts *ro, tc_colle
     if (st == TC_OK && s->phases && o->nalgos == 1 && o->nsizes == 1 && eo.mode == TC_MODE_FORMULA)
         st = phase_detail(t, &o->rows[0], &o->res[0], &eo, o, err);
 done:
-    free(map);
+    if (st == TC_OK && o->has_flow)
+        tc_scn_hot_to_parent(t, &o->flow); /* the outcome names links of its own topology */
+    tc_scn_jobnet_free(&jn);
+    free(pmap);
     return st;
 }
 
@@ -538,12 +595,25 @@ static tc_status cmp_algo(const tc_scenario *s, tc_compare_out *o, tc_coll_req *
     return tc_algo_parse(o->algo, req, err);
 }
 
+/* The job on each topology of compare: where it runs (its slice's own
+ * torus, or the topology as placed) and its groups there (the scenario's,
+ * or the implicit one of a slice, reported as the job). */
+typedef struct cmp_job {
+    tc_scn_jobnet jn;
+    tc_scn_groups ng;
+    bool grouped;              /* it runs as the groups ng */
+    bool implicit;             /* ng is the slice's implicit group */
+} cmp_job;
+
 /* One operation on topology t over n (size, alpha) points (alphas NULL:
  * the topology's own), into tmp. */
 static tc_status cmp_sweep(const tc_scenario *s, const tc_run_opts *ro, tc_compare_out *o, const tc_coll_req *base,
-                           int oi, int t, const uint32_t *map, const tc_groups *g, const double *sizes,
-                           const double *alphas, size_t n, tc_result *tmp, tc_err *err)
+                           int oi, int t, const cmp_job *cj, const double *sizes, const double *alphas, size_t n,
+                           tc_result *tmp, tc_err *err)
 {
+    const tc_topo *et = cj->jn.topo;
+    const uint32_t *map = cj->jn.map;
+    const tc_groups *g = cj->grouped ? &cj->ng.g : NULL;
     tc_eval_opts eo;
     tc_flow_opts fo;
     eval_opts(s, &o->net, t, NULL, &eo, &fo); /* progress: in cells, not per simulation */
@@ -555,17 +625,22 @@ static tc_status cmp_sweep(const tc_scenario *s, const tc_run_opts *ro, tc_compa
     req.p = g ? g->size : o->ranks[t];
     tc_status st = TC_OK;
     if (eo.mode == TC_MODE_FLOW)
-        st = g ? groups_mem_check(o->net.topo[t], &req, g, max_of(sizes, n), map, &fo, ro, err)
-               : sweep_mem_check(o->net.topo[t], &req, max_of(sizes, n), map, &fo, ro, err);
+        st = g ? groups_mem_check(et, &req, g, max_of(sizes, n), map, &fo, ro, err)
+               : sweep_mem_check(et, &req, max_of(sizes, n), map, &fo, ro, err);
     if (st == TC_OK)
-        st = g ? tc_evaluate_groups_sweep(o->net.topo[t], &req, g, sizes, n, &eo, tmp, err)
-               : tc_evaluate_sweep(o->net.topo[t], &req, sizes, n, &eo, tmp, err);
-    if (st && g)
+        st = g ? tc_evaluate_groups_sweep(et, &req, g, sizes, n, &eo, tmp, err)
+               : tc_evaluate_sweep(et, &req, sizes, n, &eo, tmp, err);
+    if (st && g && !cj->implicit)
         st = group_named(&s->group, st, err);
     if (st) {
         char where[96];
         snprintf(where, sizeof where, "%s on %s", tc_op_name(req.op), o->net.name[t]);
         return prefixed(err, st, where);
+    }
+    for (size_t i = 0; i < n && cj->implicit; i++) {
+        /* the job itself: one group, reported as the job */
+        tmp[i].groups = tmp[i].group_size = 0;
+        tmp[i].group_fastest_s = NAN;
     }
     return TC_OK;
 }
@@ -573,10 +648,10 @@ static tc_status cmp_sweep(const tc_scenario *s, const tc_run_opts *ro, tc_compa
 /* Every setting (the topologies' own alpha, then each of network.alphas_s).
  * Formula and steps cost all of them in one sweep per (operation,
  * topology): the routing does not depend on alpha. Flow runs each setting
- * with the topologies' alpha edited in place (they are this run's own) and
- * restored after. */
+ * with the topologies' alpha edited in place (they are this run's own, and
+ * so are the slices' own tori) and restored after. */
 static tc_status cmp_grid(const tc_scenario *s, const tc_run_opts *ro, tc_compare_out *o, const tc_coll_req *req,
-                          uint32_t **maps, const net_groups *ng, tc_err *err)
+                          const cmp_job *cj, tc_err *err)
 {
     o->nset = 1 + s->nalphas;
     o->alpha[0] = NAN;
@@ -599,8 +674,11 @@ static tc_status cmp_grid(const tc_scenario *s, const tc_run_opts *ro, tc_compar
     for (int t = 0; t < o->net.n; t++)
         own[t] = o->net.topo[t]->alpha;
     for (int k = 0; k < (flow ? o->nset : 1) && st == TC_OK; k++) {
-        for (int t = 0; flow && t < o->net.n; t++)
+        for (int t = 0; flow && t < o->net.n; t++) {
             o->net.topo[t]->alpha = k ? o->alpha[k] : own[t];
+            if (cj[t].jn.own)
+                cj[t].jn.own->alpha = o->net.topo[t]->alpha;
+        }
         for (int oi = 0; oi < o->nops && st == TC_OK; oi++)
             for (int t = 0; t < o->net.n && st == TC_OK; t++) {
                 size_t n = flow ? o->nsizes : npt;
@@ -609,8 +687,7 @@ static tc_status cmp_grid(const tc_scenario *s, const tc_run_opts *ro, tc_compar
                     sz[i] = o->sizes[i % o->nsizes];
                     al[i] = kk ? o->alpha[kk] : own[t];
                 }
-                st = cmp_sweep(s, ro, o, req, oi, t, maps[t], ng ? &ng[t].g : NULL, sz, flow ? NULL : al, n, tmp,
-                               err);
+                st = cmp_sweep(s, ro, o, req, oi, t, &cj[t], sz, flow ? NULL : al, n, tmp, err);
                 for (size_t i = 0; i < n && st == TC_OK; i++)
                     o->res[tc_compare_index(o, flow ? k : (int)(i / o->nsizes), oi, i % o->nsizes, t)] = tmp[i];
                 cp.done += (double)n;
@@ -618,8 +695,11 @@ static tc_status cmp_grid(const tc_scenario *s, const tc_run_opts *ro, tc_compar
                     cells_report(&cp);
             }
     }
-    for (int t = 0; t < o->net.n; t++)
+    for (int t = 0; t < o->net.n; t++) {
         o->net.topo[t]->alpha = own[t];
+        if (cj[t].jn.own)
+            cj[t].jn.own->alpha = own[t];
+    }
     free(tmp), free(sz), free(al);
     return st;
 }
@@ -635,30 +715,47 @@ static tc_status cmp_eval(const tc_scenario *s, const tc_run_opts *ro, tc_compar
     if ((st = cmp_check_sizes(s, o, err)))
         return st;
     uint32_t *maps[TC_SCN_MAX_TOPOS] = {0};
-    for (int t = 0; t < o->net.n && st == TC_OK; t++)
-        if ((st = tc_place_map_shape(o->net.topo[t], &s->job, &maps[t], &o->ranks[t], &o->shape[t], err)))
+    cmp_job *cj = tc_calloc(TC_SCN_MAX_TOPOS, sizeof *cj);
+    if (!cj)
+        return oom(err);
+    for (int t = 0; t < o->net.n && st == TC_OK; t++) {
+        const tc_topo *pt = o->net.topo[t];
+        if ((st = tc_place_map_shape(pt, &s->job, &maps[t], &o->ranks[t], &o->shape[t], err)) == TC_OK)
+            st = tc_scn_jobnet_make(pt, maps[t], o->ranks[t], s->job.ocs, &cj[t].jn, err);
+        if (st)
             st = prefixed(err, st, o->net.name[t]);
+    }
     /* Sub-groups: made on each topology before anything runs, so a spec
-     * that does not fit one of them fails naming it. */
+     * that does not fit one of them fails naming it; a slice of a torus
+     * runs as its implicit group, reported as the job. */
     bool grouped = s->group.kind != TC_GROUP_NONE;
-    net_groups ng[TC_SCN_MAX_TOPOS];
-    memset(ng, 0, sizeof ng);
     o->group = s->group;
-    for (int t = 0; grouped && t < o->net.n && st == TC_OK; t++) {
-        if ((st = groups_make(&s->group, o->ranks[t], maps[t], o->net.topo[t], &ng[t], err))) {
-            char where[640];
-            snprintf(where, sizeof where, "topology %s (%s)", o->net.name[t], o->net.topo[t]->spec);
-            st = prefixed(err, group_named(&s->group, st, err), where);
+    for (int t = 0; t < o->net.n && st == TC_OK; t++) {
+        cmp_job *c = &cj[t];
+        if (grouped) {
+            tc_group_spec g = tc_scn_jobnet_group(&c->jn, &s->group);
+            if ((st = tc_scn_groups_make(&g, o->ranks[t], c->jn.map, c->jn.topo, &c->ng, err))) {
+                char where[640];
+                snprintf(where, sizeof where, "topology %s (%s)", o->net.name[t], o->net.topo[t]->spec);
+                st = prefixed(err, group_named(&s->group, st, err), where);
+            }
+            o->ngroups[t] = c->ng.g.ngroups;
+            o->group_size[t] = c->ng.g.size;
+            c->grouped = true;
+        } else if (c->jn.implicit) {
+            if ((st = tc_scn_groups_make(&c->jn.axes, o->ranks[t], c->jn.map, c->jn.topo, &c->ng, err)))
+                st = prefixed(err, st, o->net.name[t]);
+            c->grouped = c->implicit = true;
         }
-        o->ngroups[t] = ng[t].g.ngroups;
-        o->group_size[t] = ng[t].g.size;
     }
     if (st == TC_OK)
-        st = cmp_grid(s, ro, o, &req, maps, grouped ? ng : NULL, err);
+        st = cmp_grid(s, ro, o, &req, cj, err);
     for (int t = 0; t < o->net.n; t++) {
         free(maps[t]);
-        tc_partition_free(&ng[t].pt);
+        tc_partition_free(&cj[t].ng.pt);
+        tc_scn_jobnet_free(&cj[t].jn);
     }
+    free(cj);
     return st;
 }
 
@@ -763,11 +860,17 @@ unsigned tc_compare_winners_set(const tc_compare_out *o, int set, int op, size_t
 /* What one job runs: its rank map and schedule, built once. A grouped
  * job's schedule is one group's, run by every group as a flow job of its
  * own (as collective --group --mode flow runs it): maps holds the groups'
- * endpoints, group by group, names the flow jobs' names. */
+ * endpoints, group by group, names the flow jobs' names. A job on a slice
+ * of a torus runs where tc_scn_jobnet_make says (jn): on the slice's own
+ * torus (a slice of the optical switches: alone, simulated apart from the
+ * jobs sharing the topology), or as the slice's implicit group. */
 typedef struct job_run {
-    uint32_t *map;
+    uint32_t *map;             /* the placement on the topology */
+    tc_scn_jobnet jn;          /* where it runs: jn.topo, rank r on jn.map[r] */
+    bool alone;                /* on its own torus: shares no link with another job */
+    size_t nown;               /* its flow jobs: one, or one per group */
     tc_sched *sched;
-    net_groups ng;
+    tc_scn_groups ng;
     uint32_t *maps;
     char (*gnames)[24];
     char (*names)[96];
@@ -776,6 +879,7 @@ typedef struct job_run {
 static void job_run_free(job_run *jr)
 {
     free(jr->map);
+    tc_scn_jobnet_free(&jr->jn);
     tc_sched_free(jr->sched);
     tc_partition_free(&jr->ng.pt);
     free(jr->maps);
@@ -799,29 +903,34 @@ static void job_record(const tc_coll_req *req, tc_concurrent_job *j)
     j->bytes = req->bytes;
 }
 
-/* A grouped job (req->p: the job's ranks, placed by jr->map): its groups,
- * one group's schedule (auto: the fastest valid for the groups running
- * together, by formula, as collective --group chooses), the groups' maps. */
-static tc_status job_build_groups(const tc_scn_job *sj, const tc_topo *t, tc_coll_req *req, tc_concurrent_job *j,
-                                  job_run *jr, tc_err *err)
+/* A grouped job (req->p: the job's ranks, placed by jr->jn.map on t): its
+ * groups of spec, one group's schedule (auto: the fastest valid for the
+ * groups running together, by formula, as collective --group chooses), the
+ * groups' maps. implicit: the slice's one group, reported as the job. */
+static tc_status job_build_groups(const tc_scn_job *sj, const tc_group_spec *spec, bool implicit, const tc_topo *t,
+                                  tc_coll_req *req, tc_concurrent_job *j, job_run *jr, tc_err *err)
 {
-    tc_status st = groups_make(&sj->group, req->p, jr->map, t, &jr->ng, err);
+    tc_status st = tc_scn_groups_make(spec, req->p, jr->jn.map, t, &jr->ng, err);
     const tc_groups *g = &jr->ng.g;
-    j->group = sj->group;
-    j->ngroups = g->ngroups;
-    j->group_size = g->size;
+    if (!implicit) {
+        j->group = sj->group;
+        j->ngroups = g->ngroups;
+        j->group_size = g->size;
+    }
     j->ranks = req->p;
     req->p = g->size;
     if (st == TC_OK && req->root >= g->size && rooted(req->op))
-        st = tc_fail(err, TC_EINVAL, "root rank %u but the groups have %u ranks (root= is a rank of each group)",
-                     req->root, g->size);
+        st = implicit ? tc_fail(err, TC_EINVAL, "root rank %u but the job has %u ranks", req->root, g->size)
+                      : tc_fail(err, TC_EINVAL, "root rank %u but the groups have %u ranks (root= is a rank of each "
+                                                "group)",
+                                req->root, g->size);
     if (st == TC_OK && !tc_coll_valid_groups(req->op, req->algo, g, err))
         st = TC_EINVAL;
     if (st == TC_OK)
         st = tc_coll_round(req, err);
     j->auto_chosen = req->algo == TC_ALGO_AUTO;
     if (st == TC_OK && j->auto_chosen) {
-        tc_eval_opts o2 = {.mode = TC_MODE_FORMULA, .rank_map = jr->map};
+        tc_eval_opts o2 = {.mode = TC_MODE_FORMULA, .rank_map = jr->jn.map};
         tc_result res;
         if ((st = tc_evaluate_groups_sweep(t, req, g, &req->bytes, 1, &o2, &res, err)) == TC_OK) {
             req->algo = res.algo;
@@ -829,11 +938,12 @@ static tc_status job_build_groups(const tc_scn_job *sj, const tc_topo *t, tc_col
         }
     }
     if (st)
-        return group_named(&sj->group, st, err);
+        return implicit ? st : group_named(&sj->group, st, err);
     job_record(req, j);
     tc_topo ibuf;
     if ((st = tc_coll_build(req, tc_groups_inner_topo(g, &ibuf), &jr->sched, err)))
         return st;
+    jr->nown = g->ngroups;
     jr->maps = tc_calloc(g->p, sizeof *jr->maps);
     jr->gnames = tc_calloc(g->ngroups, sizeof *jr->gnames);
     jr->names = tc_calloc(g->ngroups, sizeof *jr->names);
@@ -854,12 +964,23 @@ static tc_status job_build(const tc_scn_job *sj, uint32_t elt, const tc_topo *t,
         return tc_fail(err, TC_EINVAL, "start %g s: must be 0 or later", sj->start_s);
     if ((st = tc_place_map_free(t, &sj->place, busy, &jr->map, &req.p, &j->shape, err)))
         return st;
+    /* where it runs: the slice's own torus, or t (as its implicit group on
+     * a slice without the optical switches) */
+    if ((st = tc_scn_jobnet_make(t, jr->map, req.p, sj->place.ocs, &jr->jn, err)))
+        return st;
+    const tc_topo *et = jr->jn.topo;
+    jr->alone = jr->jn.own != NULL;
+    jr->nown = 1;
     j->group_fastest_s = NAN;
-    if (sj->group.kind != TC_GROUP_NONE)
-        return job_build_groups(sj, t, &req, j, jr, err);
+    if (sj->group.kind != TC_GROUP_NONE) {
+        tc_group_spec g = tc_scn_jobnet_group(&jr->jn, &sj->group);
+        return job_build_groups(sj, &g, false, et, &req, j, jr, err);
+    }
+    if (jr->jn.implicit)
+        return job_build_groups(sj, &jr->jn.axes, true, et, &req, j, jr, err);
     if (req.root >= req.p && rooted(req.op))
         return tc_fail(err, TC_EINVAL, "root rank %u but the job has %u ranks", req.root, req.p);
-    if (!tc_coll_valid(req.op, req.algo, req.p, t, err))
+    if (!tc_coll_valid(req.op, req.algo, req.p, et, err))
         return TC_EINVAL;
     if ((st = tc_coll_round(&req, err)))
         return st;
@@ -868,20 +989,21 @@ static tc_status job_build(const tc_scn_job *sj, uint32_t elt, const tc_topo *t,
         /* The fastest valid algorithm for the job alone, by the formula
          * evaluator on its endpoints: cheap, and the same choice as a
          * collective run of the job would make. */
-        tc_eval_opts o2 = {.mode = TC_MODE_FORMULA, .rank_map = jr->map};
+        tc_eval_opts o2 = {.mode = TC_MODE_FORMULA, .rank_map = jr->jn.map};
         tc_result res;
-        if ((st = tc_evaluate(t, &req, &o2, &res, err)))
+        if ((st = tc_evaluate(et, &req, &o2, &res, err)))
             return st;
         req.algo = res.algo;
         req.chunks = 0;
     }
     job_record(&req, j);
     j->ranks = req.p;
-    return tc_coll_build(&req, t, &jr->sched, err);
+    return tc_coll_build(&req, et, &jr->sched, err);
 }
 
-/* Builds every job; *nflow receives the flow jobs they make (a grouped
- * job one per group). Jobs are placed in order, a job with a policy on the
+/* Builds every job; *nflow receives the flow jobs they make on the
+ * topology (a grouped job one per group; a job on its own torus none: it
+ * is simulated apart). Jobs are placed in order, a job with a policy on the
  * endpoints the jobs before it (of either kind) left free. */
 static tc_status jobs_build(const tc_scenario *s, const tc_topo *t, tc_concurrent_out *o, job_run *jr, size_t *nflow,
                             tc_err *err)
@@ -905,31 +1027,38 @@ static tc_status jobs_build(const tc_scenario *s, const tc_topo *t, tc_concurren
             return prefixed(err, st, where);
         }
         j->flow_first = *nflow;
-        j->nflow = j->ngroups ? j->ngroups : 1;
+        j->nflow = jr[i].alone ? 0 : jr[i].nown;
         *nflow += j->nflow;
     }
     free(busy);
     return TC_OK;
 }
 
-/* The flow jobs of every job, in job order. */
+/* Job i's flow jobs (jr->nown of them) into f: its one flow job, or one per
+ * group (the implicit group of a slice named as the job). */
+static void job_flow_jobs(const tc_scenario *s, size_t i, const tc_concurrent_job *j, job_run *jr, tc_flow_job *f)
+{
+    if (!jr->ng.g.ngroups) {
+        *f = (tc_flow_job){.sched = jr->sched, .rank_map = jr->jn.map, .start_s = s->jobs[i].start_s, .name = j->name};
+        return;
+    }
+    tc_groups_flow_jobs(jr->sched, &jr->ng.g, jr->jn.map, jr->maps, jr->gnames, f);
+    for (uint32_t g = 0; g < jr->ng.g.ngroups; g++) {
+        if (j->ngroups)
+            snprintf(jr->names[g], sizeof jr->names[g], "%.60s %s", j->name, jr->gnames[g]);
+        else
+            snprintf(jr->names[g], sizeof jr->names[g], "%s", j->name);
+        f[g].name = jr->names[g];
+        f[g].start_s = s->jobs[i].start_s;
+    }
+}
+
+/* The flow jobs of every job sharing the topology, in job order. */
 static void jobs_flow(const tc_scenario *s, const tc_concurrent_out *o, job_run *jr, tc_flow_job *fj)
 {
-    for (size_t i = 0; i < s->njobs; i++) {
-        const tc_concurrent_job *j = &o->jobs[i];
-        tc_flow_job *f = fj + j->flow_first;
-        if (!j->ngroups) {
-            *f = (tc_flow_job){.sched = jr[i].sched, .rank_map = jr[i].map, .start_s = s->jobs[i].start_s,
-                               .name = j->name};
-            continue;
-        }
-        tc_groups_flow_jobs(jr[i].sched, &jr[i].ng.g, jr[i].map, jr[i].maps, jr[i].gnames, f);
-        for (uint32_t g = 0; g < j->ngroups; g++) {
-            snprintf(jr[i].names[g], sizeof jr[i].names[g], "%.60s %s", j->name, jr[i].gnames[g]);
-            f[g].name = jr[i].names[g];
-            f[g].start_s = s->jobs[i].start_s;
-        }
-    }
+    for (size_t i = 0; i < s->njobs; i++)
+        if (!jr[i].alone)
+            job_flow_jobs(s, i, &o->jobs[i], &jr[i], fj + o->jobs[i].flow_first);
 }
 
 /* A job's time alone on the network: its one flow job, or all its groups
@@ -960,13 +1089,12 @@ static tc_status job_alone(const tc_topo *t, const tc_flow_job *fj, size_t n, co
     return st;
 }
 
-/* Job j's figures from the run: its one flow job's, or its slowest group's
- * with the fastest beside (ties: the lowest group). */
-static void job_figures(const tc_flow_result *fr, tc_concurrent_job *j)
+/* Job j's figures from its n flow jobs' results r: its one flow job's, or
+ * its slowest group's with the fastest beside (ties: the lowest group). */
+static void job_figures(const tc_flow_job_result *r, size_t n, tc_concurrent_job *j)
 {
-    const tc_flow_job_result *r = fr->jobs + j->flow_first;
     size_t slow = 0, fast = 0;
-    for (size_t k = 1; k < j->nflow; k++) {
+    for (size_t k = 1; k < n; k++) {
         if (r[k].time_s > r[slow].time_s)
             slow = k;
         if (r[k].time_s < r[fast].time_s)
@@ -981,8 +1109,43 @@ static void job_figures(const tc_flow_result *fr, tc_concurrent_job *j)
     j->slowdown = j->alone_s > 0 ? j->res.time_s / j->alone_s : 1.0;
 }
 
-static tc_status jobs_run(const tc_scenario *s, const tc_run_opts *ro, tc_concurrent_out *o, const tc_flow_job *fj,
-                          size_t nflow, tc_err *err)
+/* A job on its own torus (a slice of the optical switches): it shares no
+ * link with another job, so it runs alone there, from its start; its time
+ * alone is its time and its slowdown exactly 1. Its events count with the
+ * run's; its links are not the topology's, so not among the hottest. */
+static tc_status job_run_alone(const tc_scenario *s, size_t i, const tc_flow_opts *fo, tc_routing routing,
+                               const tc_run_opts *ro, tc_concurrent_out *o, job_run *jr, tc_err *err)
+{
+    tc_concurrent_job *j = &o->jobs[i];
+    const tc_topo *t = jr->jn.topo;
+    tc_flow_job *f = tc_calloc(jr->nown, sizeof *f);
+    if (!f)
+        return oom(err);
+    job_flow_jobs(s, i, j, jr, f);
+    tc_flow_opts oo = *fo;
+    oo.trace_path = NULL; /* the trace holds the jobs sharing the topology */
+    oo.routing = tc_eval_routing(TC_MODE_FLOW, t, routing);
+    tc_flow_result fr;
+    memset(&fr, 0, sizeof fr);
+    tc_status st = tc_mem_check(tc_flow_mem_estimate(t, f, jr->nown, &oo), mem_limit(ro), "the flow simulation", err);
+    if (st == TC_OK && (st = tc_flow_run(t, f, jr->nown, &oo, &fr, err)) == TC_OK) {
+        size_t slow = 0;
+        for (size_t k = 1; k < jr->nown; k++)
+            if (fr.jobs[k].time_s > fr.jobs[slow].time_s)
+                slow = k;
+        j->alone_s = fr.jobs[slow].time_s;
+        job_figures(fr.jobs, jr->nown, j);
+        j->slowdown = 1.0;
+        o->flow.events += fr.events;
+        o->flow.batches += fr.batches;
+        tc_flow_result_free(&fr);
+    }
+    free(f);
+    return st;
+}
+
+static tc_status jobs_run(const tc_scenario *s, const tc_run_opts *ro, tc_concurrent_out *o, job_run *jr,
+                          const tc_flow_job *fj, size_t nflow, tc_err *err)
 {
     const tc_topo *t = o->net.topo[0];
     tc_eval_opts eo;
@@ -990,12 +1153,35 @@ static tc_status jobs_run(const tc_scenario *s, const tc_run_opts *ro, tc_concur
     eval_opts(s, &o->net, 0, ro, &eo, &fo);
     o->routing = fo.routing = tc_eval_routing(TC_MODE_FLOW, t, eo.routing);
     flow_setup_of(&fo, &o->flow_setup);
-    tc_status st = tc_mem_check(tc_flow_mem_estimate(t, fj, nflow, &fo), mem_limit(ro), "the flow simulation", err);
+    tc_status st = TC_OK;
+    if (nflow) {
+        st = tc_mem_check(tc_flow_mem_estimate(t, fj, nflow, &fo), mem_limit(ro), "the flow simulation", err);
+        for (size_t i = 0; i < o->njobs && st == TC_OK; i++)
+            if (!jr[i].alone)
+                st = job_alone(t, fj + o->jobs[i].flow_first, o->jobs[i].nflow, &fo, &o->jobs[i].alone_s, err);
+        if (st == TC_OK && (st = tc_flow_run(t, fj, nflow, &fo, &o->flow, err)) == TC_OK)
+            for (size_t i = 0; i < o->njobs; i++)
+                if (!jr[i].alone)
+                    job_figures(o->flow.jobs + o->jobs[i].flow_first, o->jobs[i].nflow, &o->jobs[i]);
+    }
+    if (!nflow)
+        o->flow_setup.trace[0] = '\0'; /* no job shares the topology: no trace written */
+    bool any = false;
     for (size_t i = 0; i < o->njobs && st == TC_OK; i++)
-        st = job_alone(t, fj + o->jobs[i].flow_first, o->jobs[i].nflow, &fo, &o->jobs[i].alone_s, err);
-    if (st == TC_OK && (st = tc_flow_run(t, fj, nflow, &fo, &o->flow, err)) == TC_OK)
-        for (size_t i = 0; i < o->njobs; i++)
-            job_figures(&o->flow, &o->jobs[i]);
+        if (jr[i].alone) {
+            any = true;
+            if ((st = job_run_alone(s, i, &fo, eo.routing, ro, o, &jr[i], err)))
+                st = prefixed(err, st, o->jobs[i].name);
+        }
+    if (st == TC_OK && any) {
+        /* the makespan over every job, those on their own tori too */
+        double first = INFINITY, last = -INFINITY;
+        for (size_t i = 0; i < o->njobs; i++) {
+            first = fmin(first, o->jobs[i].res.start_s);
+            last = fmax(last, o->jobs[i].res.finish_s);
+        }
+        o->flow.makespan_s = last - first;
+    }
     return st;
 }
 
@@ -1010,11 +1196,11 @@ static tc_status conc_eval(const tc_scenario *s, const tc_run_opts *ro, tc_concu
     if (st == TC_OK)
         st = jobs_build(s, t, o, jr, &nflow, err);
     o->njobs = s->njobs;
-    if (st == TC_OK && !(fj = tc_calloc(nflow, sizeof *fj)))
+    if (st == TC_OK && !(fj = tc_calloc(nflow ? nflow : 1, sizeof *fj)))
         st = oom(err);
     if (st == TC_OK) {
         jobs_flow(s, o, jr, fj);
-        st = jobs_run(s, ro, o, fj, nflow, err);
+        st = jobs_run(s, ro, o, jr, fj, nflow, err);
     }
     for (size_t i = 0; jr && i < s->njobs; i++)
         job_run_free(&jr[i]);

@@ -392,24 +392,11 @@ static tc_status configure(tc_spec *sp, tc_topo *t, uint64_t *fabric_links, tc_e
     return st;
 }
 
-tc_status tc_topo_build(const char *spec, tc_topo **out, tc_err *err)
+/* The graph of a configured topology (t's structural fields and
+ * *fabric* fabric links): the links, the scale-up nodes and NICs, the CSR
+ * index and the canonical spec. On failure t is freed. */
+static tc_status assemble(tc_topo *t, uint64_t fabric, tc_topo **out, tc_err *err)
 {
-    if (!out)
-        return tc_fail(err, TC_EINVAL, "tc_topo_build: no place for the result");
-    *out = NULL;
-    tc_spec sp;
-    tc_status st = tc_spec_parse(spec, &sp, err);
-    if (st != TC_OK)
-        return st;
-    tc_topo *t = tc_calloc(1, sizeof *t);
-    if (!t)
-        return tc_fail(err, TC_EINTERNAL, "out of memory building '%s'", spec);
-    uint64_t fabric = 0;
-    st = configure(&sp, t, &fabric, err);
-    if (st != TC_OK) {
-        free(t);
-        return st;
-    }
     if (!t->n_slots)
         t->n_slots = t->n_endpoints;
     uint32_t nodes = t->node_size > 1 ? t->n_endpoints / t->node_size : 0;
@@ -451,11 +438,232 @@ tc_status tc_topo_build(const char *spec, tc_topo **out, tc_err *err)
     return TC_OK;
 }
 
+tc_status tc_topo_build(const char *spec, tc_topo **out, tc_err *err)
+{
+    if (!out)
+        return tc_fail(err, TC_EINVAL, "tc_topo_build: no place for the result");
+    *out = NULL;
+    tc_spec sp;
+    tc_status st = tc_spec_parse(spec, &sp, err);
+    if (st != TC_OK)
+        return st;
+    tc_topo *t = tc_calloc(1, sizeof *t);
+    if (!t)
+        return tc_fail(err, TC_EINTERNAL, "out of memory building '%s'", spec);
+    uint64_t fabric = 0;
+    st = configure(&sp, t, &fabric, err);
+    if (st != TC_OK) {
+        free(t);
+        return st;
+    }
+    return assemble(t, fabric, out, err);
+}
+
+/* ---- a box of a torus as a torus of its own ---- */
+
+/* The parent's stride of its dimension pd (a box keeps the parent's sizes). */
+static uint32_t parent_stride(const tc_topo *box, int pd)
+{
+    uint32_t st = 1;
+    for (int d = 0; d < pd; d++)
+        st *= box->box_pdims[d];
+    return st;
+}
+
+static tc_status fail_arrays(tc_topo *t, tc_err *err);
+static void fail_one(tc_topo *t, uint32_t l);
+
+/* Box endpoint b in the parent (box_link not yet needed). */
+static uint32_t box_to_parent(const tc_topo *box, uint32_t b)
+{
+    uint32_t e = 0;
+    for (int pd = 0; pd < box->box_pndims; pd++)
+        e += box->box_origin[pd] * parent_stride(box, pd);
+    for (int k = 0; k < box->ndims; k++)
+        e += b / box->stride[k] % box->dims[k] * parent_stride(box, box->box_pdim[k]);
+    return e;
+}
+
+uint32_t tc_topo_box_parent_endpoint(const tc_topo *box, uint32_t b)
+{
+    return box->box_link ? box_to_parent(box, b) : b;
+}
+
+uint32_t tc_topo_box_endpoint(const tc_topo *box, uint32_t e)
+{
+    if (!box->box_link)
+        return e;
+    uint32_t b = 0;
+    for (int pd = 0; pd < box->box_pndims; pd++) {
+        uint32_t c = e / parent_stride(box, pd) % box->box_pdims[pd], o = box->box_origin[pd];
+        int k = -1;
+        for (int j = 0; j < box->ndims; j++)
+            if (box->box_pdim[j] == pd)
+                k = j;
+        uint32_t ext = k < 0 ? 1 : box->dims[k];
+        if (c < o || c - o >= ext)
+            return UINT32_MAX;
+        if (k >= 0)
+            b += (c - o) * box->stride[k];
+    }
+    return b;
+}
+
+uint32_t tc_topo_box_parent_link(const tc_topo *box, uint32_t l)
+{
+    if (!box->box_link)
+        return l;
+    return l < box->n_links ? box->box_link[l] : UINT32_MAX;
+}
+
+/* node=G on a box: every G consecutive endpoints of the box are one node of
+ * the parent (so the box holds whole nodes, in the parent's order). */
+static bool box_whole_nodes(const tc_topo *box, uint32_t G)
+{
+    if (box->n_endpoints % G)
+        return false;
+    for (uint32_t b = 0; b < box->n_endpoints; b++)
+        if (box_to_parent(box, b) / G != box_to_parent(box, b - b % G) / G)
+            return false;
+    return true;
+}
+
+/* The parent's state of every link and vertex the box shares with it. */
+static tc_status box_copy_state(tc_topo *box, const tc_topo *pt, tc_err *err)
+{
+    uint32_t G = box->node_size;
+    bool any_failed = pt->n_failed || pt->vertex_failed;
+    if (any_failed && fail_arrays(box, err))
+        return TC_EINTERNAL;
+    for (uint32_t l = 0; l < box->n_links; l++) {
+        tc_link *k = &box->links[l];
+        uint32_t pl = UINT32_MAX;
+        if (k->kind == TC_LINK_FABRIC) {
+            /* the parent's link out of the same vertex along the same
+             * dimension and direction, if it ends where this one does */
+            int d = box->box_pdim[k->level - 1];
+            uint32_t ps = tc_topo_box_parent_endpoint(box, k->src), pd = tc_topo_box_parent_endpoint(box, k->dst);
+            uint32_t c = tc_topo_torus_link(pt, ps, d, k->dir);
+            if (c != UINT32_MAX && pt->links[c].dst == pd)
+                pl = c;
+        } else if (k->kind == TC_LINK_NODE) {
+            uint32_t b = (l - box->node_lbase) / 2;
+            pl = pt->node_lbase + 2 * tc_topo_box_parent_endpoint(box, b) + (l & 1u);
+        }
+        box->box_link[l] = pl;
+        if (pl == UINT32_MAX)
+            continue;
+        k->bw = pt->links[pl].bw;
+        k->lat = pt->links[pl].lat;
+        if (tc_topo_link_failed(pt, pl)) {
+            box->link_failed[l] = 1;
+            box->n_failed++;
+        }
+    }
+    for (uint32_t v = 0; any_failed && pt->vertex_failed && v < box->n_vertices; v++) {
+        uint32_t pv = v < box->n_endpoints
+                          ? tc_topo_box_parent_endpoint(box, v)
+                          : pt->node_vbase + tc_topo_box_parent_endpoint(box, (v - box->node_vbase) * G) / G;
+        if (!pt->vertex_failed[pv])
+            continue;
+        box->vertex_failed[v] = 1; /* and every link at it, the optical circuits too */
+        for (uint32_t j = box->out_off[v]; j < box->out_off[v + 1]; j++) {
+            uint32_t l = box->out_link[j];
+            fail_one(box, l);
+            fail_one(box, l ^ 1u);
+        }
+    }
+    for (uint32_t l = 0; l < box->n_links; l++) {
+        const tc_link *k = &box->links[l];
+        double nominal = k->kind == TC_LINK_NODE ? box->node_bw : box->torus_bw;
+        if (!tc_topo_link_failed(box, l) && k->bw != nominal)
+            box->n_degraded++;
+    }
+    return TC_OK;
+}
+
+tc_status tc_topo_torus_box(const tc_topo *pt, const uint32_t *origin, const uint32_t *extent, bool wrap_all,
+                            tc_topo **out, tc_err *err)
+{
+    *out = NULL;
+    if (!pt || pt->kind != TC_TOPO_TORUS)
+        return tc_fail(err, TC_EINVAL, "a box of a topology needs a torus");
+    int k = 0;
+    for (int d = 0; d < pt->ndims; d++) {
+        if (extent[d] < 1 || origin[d] >= pt->dims[d] || extent[d] > pt->dims[d] - origin[d])
+            return tc_fail(err, TC_EINVAL, "box: dimension %d from %u over %u does not fit the torus's %u", d,
+                           origin[d], extent[d], pt->dims[d]);
+        k += extent[d] > 1;
+    }
+    if (k == 0)
+        return tc_fail(err, TC_EINVAL, "box: a single endpoint is no torus (every extent is 1)");
+    tc_topo *t = tc_calloc(1, sizeof *t);
+    if (!t)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    t->kind = TC_TOPO_TORUS;
+    t->box_pndims = pt->ndims;
+    for (int d = 0; d < pt->ndims; d++) {
+        t->box_pdims[d] = pt->dims[d];
+        t->box_origin[d] = origin[d];
+        if (extent[d] < 2)
+            continue;
+        t->box_pdim[t->ndims] = (uint8_t)d;
+        t->dims[t->ndims] = extent[d];
+        t->wrap[t->ndims] = wrap_all || (extent[d] == pt->dims[d] && pt->wrap[d]);
+        t->ndims++;
+    }
+    uint64_t fabric = 0;
+    tc_status st = tc_torus_layout(t, &fabric, err);
+    if (st) {
+        free(t);
+        return st;
+    }
+    t->torus_bw = pt->torus_bw;
+    t->torus_lat = pt->torus_lat;
+    t->hop_lat = pt->hop_lat;
+    t->alpha = pt->alpha;
+    t->seed = pt->seed;
+    t->arch = pt->arch;
+    if (pt->node_size > 1) {
+        if (!box_whole_nodes(t, pt->node_size)) {
+            char e[96], o[96] = "(";
+            for (int d = 0; d < pt->ndims; d++)
+                tc_topo_put(o, sizeof o, "%s%u", d ? "," : "", origin[d]);
+            tc_topo_put(o, sizeof o, ")");
+            uint32_t G = pt->node_size;
+            free(t);
+            return tc_fail(err, TC_EINVAL, "the box %s at %s cuts the topology's scale-up nodes (node=%u): a torus of "
+                                           "its own needs whole nodes, every %u consecutive endpoints of the box "
+                                           "(first dimension fastest) one node",
+                           tc_topo_list_str(extent, pt->ndims, e, sizeof e), o, G, G);
+        }
+        t->node_size = pt->node_size;
+        t->node_bw = pt->node_bw;
+        t->node_lat = pt->node_lat;
+        t->node_hop_lat = pt->node_hop_lat;
+        t->node_reduce = pt->node_reduce;
+    }
+    if ((st = assemble(t, fabric, out, err)))
+        return st;
+    t->box_link = tc_calloc(t->n_links, sizeof *t->box_link);
+    if (!t->box_link) {
+        tc_topo_free(t);
+        *out = NULL;
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    }
+    if ((st = box_copy_state(t, pt, err))) {
+        tc_topo_free(t);
+        *out = NULL;
+    }
+    return st;
+}
+
 void tc_topo_free(tc_topo *t)
 {
     if (!t)
         return;
     free(t->links);
+    free(t->box_link);
     free(t->hslot);
     free(t->link_failed);
     free(t->vertex_failed);
@@ -833,7 +1041,7 @@ const char *tc_topo_link_name(const tc_topo *t, uint32_t id, char *buf, size_t l
         return buf;
     }
     if (l->kind == TC_LINK_NODE) {
-        uint32_t e = (id - t->node_lbase) / 2, node = e / t->node_size;
+        uint32_t e = tc_topo_box_parent_endpoint(t, (id - t->node_lbase) / 2), node = e / t->node_size;
         if (l->dir > 0)
             snprintf(buf, len, "ep %u -> node %u", e, node);
         else
@@ -844,8 +1052,10 @@ const char *tc_topo_link_name(const tc_topo *t, uint32_t id, char *buf, size_t l
     if (t->kind == TC_TOPO_CLOS)
         snprintf(buf, len, "%s -> %s", tc_clos_vertex_name(t, l->src, a, sizeof a),
                  tc_clos_vertex_name(t, l->dst, b, sizeof b));
-    else
-        snprintf(buf, len, "%s -> %s dim %d%c", tc_torus_vertex_name(t, l->src, a, sizeof a),
-                 tc_torus_vertex_name(t, l->dst, b, sizeof b), l->level - 1, l->dir > 0 ? '+' : '-');
+    else /* a box's links by the parent's coordinates and dimensions */
+        snprintf(buf, len, "%s -> %s dim %d%c%s", tc_torus_vertex_name(t, l->src, a, sizeof a),
+                 tc_torus_vertex_name(t, l->dst, b, sizeof b),
+                 t->box_link ? t->box_pdim[l->level - 1] : l->level - 1, l->dir > 0 ? '+' : '-',
+                 t->box_link && t->box_link[id] == UINT32_MAX ? " (optical circuit)" : "");
     return buf;
 }

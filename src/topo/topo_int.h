@@ -59,6 +59,9 @@ void tc_clos_spec(const tc_topo *t, char *buf, size_t len);
 const char *tc_clos_vertex_name(const tc_topo *t, uint32_t v, char *buf, size_t len);
 
 tc_status tc_torus_configure(tc_spec *sp, tc_topo *t, uint64_t *fabric_links, tc_err *err);
+/* From dims, wrap and ndims: n_endpoints, the strides, the cables per line
+ * and the link bases; *fabric_links receives the directed fabric links. */
+tc_status tc_torus_layout(tc_topo *t, uint64_t *fabric_links, tc_err *err);
 void tc_torus_fill(tc_topo *t);
 uint32_t tc_torus_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links);
 /* Around failed links: detour or line (TC_NO_ROUTE if the scheme finds

@@ -35,6 +35,30 @@ static tc_status read_wrap(tc_spec *sp, tc_topo *t, tc_err *err)
     return TC_OK;
 }
 
+tc_status tc_torus_layout(tc_topo *t, uint64_t *fabric_links, tc_err *err)
+{
+    uint64_t n = 1;
+    for (int d = 0; d < t->ndims; d++)
+        n *= t->dims[d];
+    if (n > TC_TOPO_MAX_VERTICES)
+        return tc_fail(err, TC_EINVAL, "torus too large: more than %u endpoints", TC_TOPO_MAX_VERTICES);
+    t->n_endpoints = (uint32_t)n;
+    uint64_t links = 0;
+    for (int d = 0; d < t->ndims; d++) {
+        uint32_t size = t->dims[d];
+        t->stride[d] = d == 0 ? 1 : t->stride[d - 1] * t->dims[d - 1];
+        t->dim_cables[d] = t->wrap[d] && size > 2 ? size : size - 1;
+        t->plus_lbase[d] = (uint32_t)links;
+        t->minus_lbase[d] = (uint32_t)links + 1;
+        links += 2 * (n / size) * t->dim_cables[d];
+        if (links > TC_TOPO_MAX_LINKS)
+            return tc_fail(err, TC_EINVAL, "torus too large: %llu links, at most %u", (unsigned long long)links,
+                           TC_TOPO_MAX_LINKS);
+    }
+    *fabric_links = links;
+    return TC_OK;
+}
+
 tc_status tc_torus_configure(tc_spec *sp, tc_topo *t, uint64_t *fabric_links, tc_err *err)
 {
     t->kind = TC_TOPO_TORUS;
@@ -55,20 +79,8 @@ tc_status tc_torus_configure(tc_spec *sp, tc_topo *t, uint64_t *fabric_links, tc
     st = read_wrap(sp, t, err);
     if (st != TC_OK)
         return st;
-    t->n_endpoints = (uint32_t)n;
-    uint64_t links = 0;
-    for (int d = 0; d < t->ndims; d++) {
-        uint32_t size = t->dims[d];
-        t->stride[d] = d == 0 ? 1 : t->stride[d - 1] * t->dims[d - 1];
-        t->dim_cables[d] = t->wrap[d] && size > 2 ? size : size - 1;
-        t->plus_lbase[d] = (uint32_t)links;
-        t->minus_lbase[d] = (uint32_t)links + 1;
-        links += 2 * (n / size) * t->dim_cables[d];
-        if (links > TC_TOPO_MAX_LINKS)
-            return tc_fail(err, TC_EINVAL, "torus too large: %llu links, at most %u", (unsigned long long)links,
-                           TC_TOPO_MAX_LINKS);
-    }
-    *fabric_links = links;
+    if ((st = tc_torus_layout(t, fabric_links, err)) != TC_OK)
+        return st;
     t->torus_bw = TC_TOPO_DEFAULT_BW;
     t->torus_lat = TC_TOPO_DEFAULT_LAT;
     st = tc_topo_get_rate(sp, "torus", "bw", &t->torus_bw, NULL, err);
@@ -207,9 +219,15 @@ const char *tc_torus_vertex_name(const tc_topo *t, uint32_t v, char *buf, size_t
 {
     size_t off = 0;
     buf[0] = '\0';
-    for (int d = 0; d < t->ndims && off < len; d++) {
-        int k = snprintf(buf + off, len - off, "%s%u", d ? "," : "(", v / t->stride[d] % t->dims[d]);
+    /* a box (tc_topo_torus_box) names its vertices by the parent's coordinates */
+    bool box = t->box_link != NULL;
+    uint32_t e = box ? tc_topo_box_parent_endpoint(t, v) : v, st = 1;
+    int nd = box ? t->box_pndims : t->ndims;
+    for (int d = 0; d < nd && off < len; d++) {
+        uint32_t size = box ? t->box_pdims[d] : t->dims[d];
+        int k = snprintf(buf + off, len - off, "%s%u", d ? "," : "(", e / st % size);
         off += k > 0 ? (size_t)k : 0;
+        st *= size;
     }
     if (off < len)
         snprintf(buf + off, len - off, ")");
