@@ -9,3 +9,4 @@ B=build
 "$B/bench_flow"
 "$B/bench_check"
 ./bench/failures.sh "$B"
+./bench/cluster.sh "$B"

@@ -41,6 +41,16 @@ run collective --topo "clos:down=8x8,up=1x4" --op allreduce --size 1MiB --colour
 run failures --topo "clos:down=4x4,up=1x4" --topo "torus:dims=4x4" --op allreduce --size 1MiB --mode steps --fail-random links=2,switches=1,seed=3 --trials 4 --format json
 run collective --topo "torus:dims=4x4" --op allreduce --size 1MiB --mode flow --fail link:0,host:15 --ranks 8
 run collective --preset dgx-h100:nodes=2,sharp=1 --op allreduce --algo nccl-collnet-chain --size 4MiB --mode flow
+run cluster --topo "clos:down=4x4,up=1x4" --topo "torus:dims=4x4" --synthetic 300,seed=2 --scheduler backfill --format json
+run cluster --topo "torus:dims=4x4x4" --trace "$(dirname "$0")/data/traces/philly.json" --ocs 2
+run cluster --topo "torus:dims=4x4" --trace "$(dirname "$0")/data/traces/pai_task.csv" --scheduler sjf
+run collective --topo "torus:dims=4x4x4" --place slice:shape=2x2x2,ocs=2 --algo torus-bi --op allreduce --size 1MiB --mode flow
+run compare --topo "torus:dims=4x4x4" --topo "torus:dims=4x4" --ranks 8 --place slice:ocs=2 --op allreduce --sizes 1KiB:1MiB:32 --mode flow --alphas 1us
+run failures --topo "torus:dims=4x4x4" --ranks 8 --place slice:ocs=2 --op allreduce --size 1MiB --mode steps --fail-random links=3,switches=1,seed=3 --trials 6 --format json
+printf '{"jobs": [{"name": "line", "op": "allreduce", "size": "1MiB", "place": "slice:shape=2x2x2"}, {"name": "ocs", "op": "allreduce", "size": "1MiB", "place": "slice:shape=2x2x2,ocs=2", "group": "axes=x"}, {"name": "x", "op": "allreduce", "algo": "ring", "size": "1MiB", "endpoints": "0-3"}]}' >"$tmp/j.json"
+run concurrent --topo "torus:dims=4x4x4" --jobs "$tmp/j.json" --format json
+run compare --topo "clos:hosts=64,radix=16,tiers=2" --topo "torus:dims=4x4x4" --op allreduce --sizes 1MiB:1MiB --cost cost-2026 --equalize cost=700k
+run topo "torus:dims=4x4x4" --cost cost-2026 --format json
 printf '{"network": {"topos": []}}' >"$tmp/bad.json"
 run collective --scenario "$tmp/bad.json"
 [ "$fails" -eq 0 ] && echo "no leaks or memory errors on the CLI's main paths"

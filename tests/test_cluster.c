@@ -90,6 +90,10 @@ static void five_jobs_by_hand(void **state)
         near(o.waste_share, 0, what);
         near(o.frag_mean, cases[i].frag_area / cases[i].makespan, what);
         near(o.frag_time_share, cases[i].frag_time / cases[i].makespan, what);
+        /* over the arrivals (0 to 3): the torus's head waits shape-bound
+         * from 2 to 3 with 3 of 8 free, under either scheduler */
+        near(o.frag_arrivals, cases[i].frag_area > 0 ? 3.0 / 8 / 3 : 0, what);
+        near(o.frag_time_arrivals, cases[i].frag_area > 0 ? 1.0 / 3 : 0, what);
         double w3 = cases[i].start3 - 1, w4 = cases[i].start4 - 3;
         near(o.wait_mean_s, (w3 + w4) / 5, what);
         near(o.wait_max_s, w3 > w4 ? w3 : w4, what);
@@ -206,6 +210,51 @@ static void invariants_on_random_traces(void **state)
     }
 }
 
+/* The torus fast path (bit masks of free cells) makes the slice policy's
+ * choices: on random traces over tori of 1 to 4 dimensions every job
+ * starts at the same moment with as many endpoints at the same origin as
+ * through tc_place_map_free. */
+static void fast_slices_match_the_placement_library(void **state)
+{
+    (void)state;
+    const char *specs[] = {"torus:dims=16", "torus:dims=5x7", "torus:dims=4x4x4", "torus:dims=3x2x4x2",
+                           "torus:dims=8x3x5,wrap=1x0x1", "torus:dims=64x2"};
+    uint64_t x = 99;
+    for (int trial = 0; trial < 24; trial++) {
+        const char *spec = specs[trial % 6];
+        tc_topo *t = topo(spec);
+        size_t n = 80;
+        tc_cjob *jobs = malloc(n * sizeof *jobs);
+        double at = 0;
+        for (size_t j = 0; j < n; j++) {
+            x = tc_mix64(x);
+            at += (double)(x % 500) / 100;
+            uint32_t size = 1 + (uint32_t)(tc_mix64(x + 1) % (t->n_endpoints / 2));
+            jobs[j] = (tc_cjob){at, 1 + (double)(tc_mix64(x + 2) % 3000) / 100, size, j + 1};
+        }
+        tc_trace tr = {.jobs = jobs, .n = n};
+        tc_cluster_out a, b;
+        tc_err err = {{0}};
+        tc_cluster_opts oa = {.sched = trial % 2 ? TC_SCHED_BACKFILL : TC_SCHED_FIFO};
+        tc_cluster_opts ob = oa;
+        ob.place_lib = true;
+        if (tc_cluster_replay(t, &tr, &oa, &a, &err) || tc_cluster_replay(t, &tr, &ob, &b, &err))
+            fail_msg("%s: %s", spec, err.msg);
+        for (size_t j = 0; j < n; j++) {
+            if (a.job[j].start_s != b.job[j].start_s || a.job[j].alloc != b.job[j].alloc ||
+                a.job[j].first != b.job[j].first)
+                fail_msg("%s job %zu: fast path starts at %g with %u at %u, the library at %g with %u at %u", spec, j,
+                         a.job[j].start_s, a.job[j].alloc, a.job[j].first, b.job[j].start_s, b.job[j].alloc,
+                         b.job[j].first);
+        }
+        assert_true(a.frag_mean == b.frag_mean && a.util_mean == b.util_mean);
+        tc_cluster_out_free(&a);
+        tc_cluster_out_free(&b);
+        free(jobs);
+        tc_topo_free(t);
+    }
+}
+
 static void bad_input(void **state)
 {
     (void)state;
@@ -232,6 +281,7 @@ int main(void)
         cmocka_unit_test(rounding_and_never_fits),
         cmocka_unit_test(optical_cubes),
         cmocka_unit_test(invariants_on_random_traces),
+        cmocka_unit_test(fast_slices_match_the_placement_library),
         cmocka_unit_test(bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -81,6 +81,10 @@ typedef struct tc_cluster_opts {
      * one cube. */
     uint32_t ocs;            /* torus: the cube edge K (0: no optical switches) */
     uint32_t samples;        /* points of the utilisation series (0: 100) */
+    /* Torus slices are found on bit masks of free cells where the first
+     * extent is at most 64 (the same maps as tc_place_map_free's slice
+     * policy, faster); true: through tc_place_map_free every time. */
+    bool place_lib;
     /* progress: called now and then with jobs finished and total */
     void (*progress)(void *ctx, size_t done, size_t total);
     void *progress_ctx;
@@ -90,6 +94,7 @@ typedef struct tc_cluster_job_out {
     double start_s;          /* NAN: never started */
     double wait_s;           /* start - submit */
     uint32_t alloc;          /* endpoints it was given (>= its size on a torus: a cuboid, whole cubes) */
+    uint32_t first;          /* its rank 0's endpoint (a slice's origin) */
     uint8_t never_fits;      /* larger than the cluster: never started */
 } tc_cluster_job_out;
 
@@ -105,6 +110,7 @@ typedef struct tc_cluster_out {
      * endpoints as it needs are free, averaged over the makespan (0 at
      * other times); and the share of the makespan such a head waits. */
     double frag_mean, frag_time_share;
+    double frag_arrivals, frag_time_arrivals; /* the same over the arrivals' span (as util_arrivals) */
     uint32_t samples;
     double *t_s, *util;          /* samples: each bin's start and its mean allocated fraction */
     tc_cluster_job_out *job;     /* per trace job, in trace order */

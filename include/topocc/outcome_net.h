@@ -10,6 +10,7 @@
 #define TOPOCC_OUTCOME_NET_H
 
 #include <stdio.h>
+#include "topocc/cluster.h"
 #include "topocc/scenario.h"
 
 /* The flow simulator's settings of a run, for the record of its result. */
@@ -240,5 +241,23 @@ typedef struct tc_failures_out {
 
 tc_status tc_run_failures(const tc_scenario *s, const tc_run_opts *ro, tc_failures_out **out, tc_err *err);
 void tc_failures_out_free(tc_failures_out *o);
+
+/* ---- cluster ---------------------------------------------------------------
+ * One job trace replayed on each topology with the same scheduler
+ * (docs/MODEL.md, "Cluster replay"). */
+
+typedef struct tc_cluster_run_out {
+    tc_net net;
+    tc_trace trace;            /* as read or drawn */
+    char source[4096];         /* the file, or "synthetic N,seed=S,load=L" */
+    tc_cluster_sched sched;
+    uint32_t ocs;
+    /* per topology: the replay, and the jobs larger than it (skipped) */
+    tc_cluster_out run[TC_SCN_MAX_TOPOS];
+    size_t too_large[TC_SCN_MAX_TOPOS];
+} tc_cluster_run_out;
+
+tc_status tc_run_cluster(const tc_scenario *s, const tc_run_opts *ro, tc_cluster_run_out **out, tc_err *err);
+void tc_cluster_run_out_free(tc_cluster_run_out *o);
 
 #endif

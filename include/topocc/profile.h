@@ -4,7 +4,7 @@
  * accelerators), and the presets that turn a profile into a topology spec.
  *
  * A profile is NAME.json (docs/PROFILES.md gives the schema):
- *   {"schema": "topocc-profile/1", "name": NAME, "kind": "gpu-node" | "tpu-slice" | "accelerator",
+ *   {"schema": "topocc-profile/1", "name": NAME, "kind": "gpu-node" | "tpu-slice" | "accelerator" | "cost",
  *    "title": "...", "fields": {FIELD: {"value": NUMBER | STRING | BOOL, "unit": "...",
  *    "source": "URL or document, version", "assumed": false}, ...}}
  * Every field has a value and either a source or "assumed": true.

@@ -37,6 +37,7 @@ typedef enum {
     TC_CMD_TRAIN_ACCURACY,
     TC_CMD_COMPRESS,
     TC_CMD_FAILURES,
+    TC_CMD_CLUSTER,
     TC_CMD_COUNT
 } tc_command;
 
@@ -111,6 +112,10 @@ typedef struct tc_scenario {
     int nalphas;
     int nnames;
     double equalize_Bps;                /* > 0: every endpoint's fabric injection set to this */
+    double equalize_cost_usd;           /* > 0: every topology's fabric links at the one speed at which its bill of
+                                         * materials costs this (network.equalize_cost_usd; topo/cost.h) */
+    char cost_profile[4096];            /* network.cost_profile: a cost profile's name (a file's path before
+                                         * resolving); its content is kept in profiles. "": none */
     tc_scn_degrade degrade[TC_SCN_MAX_DEGRADE];
     int ndegrade;
     tc_fail_item fail[TC_SCN_MAX_FAIL]; /* network.fail: failed links, switches, hosts, nodes */
@@ -154,6 +159,16 @@ typedef struct tc_scenario {
 
     /* failures.* */
     uint32_t trials;                    /* failures.trials: draws of network.fail_random (default 100) */
+
+    /* cluster.* (topocc cluster: a job trace replayed, docs/MODEL.md "Cluster replay") */
+    char cluster_trace[4096];           /* cluster.trace: the trace file ("": synthetic) */
+    char cluster_format[16];            /* cluster.trace_format: auto, csv, philly, helios, pai */
+    uint64_t synth_jobs;                /* cluster.synthetic.jobs (0: no synthetic trace) */
+    uint64_t synth_seed;                /* cluster.synthetic.seed */
+    double synth_load;                  /* cluster.synthetic.load: offered load (default 0.9) */
+    char scheduler[16];                 /* cluster.scheduler: fifo (default) or backfill */
+    uint32_t cluster_ocs;               /* cluster.ocs: the torus's optical-switch cube edge (0: none) */
+    bool cluster_strict;                /* cluster.strict: a job larger than a cluster is an error */
 
     /* concurrent.jobs (the jobs file, by content) */
     tc_scn_job *jobs;                   /* owned */
@@ -270,6 +285,13 @@ void tc_net_free(tc_net *net);
  * namebuf (len bytes). An unknown name fails listing the known ones. */
 struct tc_accel;
 tc_status tc_scenario_accel(const tc_scenario *s, struct tc_accel *out, char *namebuf, size_t len, tc_err *err);
+
+/* The cost profile of network.cost_profile (topocc/cost.h): the one
+ * embedded in network.profiles under its name, else the file or the name
+ * on the search path (network.profiles_dir first). *out NULL when the
+ * scenario has none. */
+struct tc_cost;
+tc_status tc_scenario_cost(const tc_scenario *s, struct tc_cost **out, tc_err *err);
 
 /* The evaluator options of network i (mode, routing, flow options);
  * fo receives the flow options o->flow points to. */

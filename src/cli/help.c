@@ -10,7 +10,7 @@ typedef struct cmd_help {
 } cmd_help;
 
 static const cmd_help helps[TC_CMD_COUNT] = {
-    [TC_CMD_TOPO] = {"topocc topo SPEC [--links] [--equalize injection=RATE] [--degrade link:ID=FACTOR]...",
+    [TC_CMD_TOPO] = {"topocc topo SPEC [--links] [--equalize injection=RATE] [--cost PROFILE] [--degrade link:ID=FACTOR]...",
                      "Prints endpoints, switches, links, diameter, bisection bandwidth, injection\n"
                      "bandwidth per endpoint and, for a Clos, the oversubscription of each level.\n"
                      "--links lists every directed link with its stable ID (the IDs other\n"
@@ -25,8 +25,10 @@ static const cmd_help helps[TC_CMD_COUNT] = {
          "OP:    allreduce, reducescatter, allgather, alltoall, broadcast, reduce\n"
          "ALGO:  ring, biring, rd, rhd, binomial, dbtree, bruck, pairwise, direct, torus,\n"
          "       torus-bi, torus-mp, swing, hier, shift, scatter-ring, rsg, neighbor,\n"
-         "       segring, auto (default: the fastest valid one); ring-fa (a ring re-formed\n"
-         "       around failed links: a fault-aware variant, never auto's);\n"
+         "       segring, auto (default: the fastest valid one); fault-aware variants,\n"
+         "       never auto's: ring-fa (a ring re-formed around failed links), torus-fa,\n"
+         "       torus-bi-fa, torus-mp-fa (a torus ring broken by one failed cable run as a\n"
+         "       line), dbtree-fa (double binary trees re-parented around failures);\n"
          "       NCCL's: nccl-ring (its ring; proto=LL|LL128|Simple, channels=C),\n"
          "       nccl-tree (its double binary tree), nccl (the algorithm and protocol\n"
          "       NCCL's tuning model picks; NCCL_* variables apply);\n"
@@ -76,6 +78,24 @@ static const cmd_help helps[TC_CMD_COUNT] = {
          "  topocc failures --topo clos:hosts=1024,radix=64,tiers=2 --topo torus:dims=8x8x16 \\\n"
          "      --equalize injection=400Gbps --op allreduce --size 1GiB --mode steps \\\n"
          "      --fail-random links=1%,seed=1 --trials 1000\n"},
+    [TC_CMD_CLUSTER] =
+        {"topocc cluster --topo A [--topo B ...] (--trace FILE | --synthetic N,seed=S[,load=L]) "
+         "[--scheduler fifo|backfill] [--ocs K]",
+         "Replays a job trace (arrival, endpoints, run time) on each topology through its\n"
+         "allocation rule, with the same scheduler: a Clos gives any free endpoints\n"
+         "(packed: fewest pods, then leaves); a torus a free cuboid slice of the smallest\n"
+         "volume >= the job that has one, or with --ocs K whole K^d cubes joined by\n"
+         "optical switches. fifo: strict first come, first served; backfill: EASY (a\n"
+         "later job starts early when it does not delay the head's reservation).\n"
+         "Traces: Philly cluster_job_log (JSON), Helios cluster_log.csv, PAI\n"
+         "pai_task_table.csv, or CSV submit,size,duration (--trace-format, auto by\n"
+         "content); --synthetic draws N jobs from published statistics of those traces.\n"
+         "Prints utilisation, queueing delay (mean, p50, p99), jobs that never fit, and\n"
+         "fragmentation: the cluster's free share while the queue's head waits with\n"
+         "enough endpoints free for it (docs/MODEL.md). A job larger than a cluster is\n"
+         "counted and skipped (--strict: an error).\n",
+         "  topocc cluster --topo clos:hosts=4096,radix=64,tiers=2 --topo torus:dims=16x16x16 \\\n"
+         "      --synthetic 10000,seed=1 --scheduler backfill\n"},
     [TC_CMD_CONCURRENT] =
         {"topocc concurrent --topo SPEC --jobs FILE",
          "Runs every job of FILE at once in the flow simulator (max-min fair sharing of\n"

@@ -14,6 +14,7 @@ static const char *usage =
     "  compare                    topologies side by side over message sizes\n"
     "  concurrent                 several collectives sharing the network (flow simulation)\n"
     "  failures                   Monte Carlo over random link and switch failures: slowdown, cut-off share\n"
+    "  cluster                    replay a job trace through each topology's allocation: queueing, fragmentation\n"
     "  codec-bench                gradient codecs' encode+decode throughput on this machine\n"
     "  train-accuracy             train on Fashion-MNIST with each codec, record accuracy\n"
     "  compress                   does gradient compression pay, end to end (time to accuracy)\n"

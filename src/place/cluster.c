@@ -51,6 +51,14 @@ typedef struct cl {
     uint32_t K, V, ncubes;      /* edge, cube volume, cubes */
     uint32_t cdims[TC_MAX_DIMS];/* cubes per dimension */
     tc_topo *cube;              /* one cube as a torus of its own (for sub-cube cuboids) */
+    /* torus slices, fast path (first extent <= 64): each row along the
+     * first dimension a bit mask of free cells; the slice policy's shapes
+     * per volume, cached */
+    bool fast;
+    uint32_t rows;
+    uint64_t *rowfree, *w1, *w2;
+    uint32_t **shp;             /* per volume: its shapes (TC_MAX_DIMS extents each) */
+    size_t *nshp;
     /* running jobs: a min-heap on end */
     running *heap;
     size_t nrun;
@@ -67,7 +75,7 @@ typedef struct cl {
     uint8_t *tmp;
     /* accounting */
     double now, busy_area, asked_area;
-    double frag_area, frag_time;
+    double frag_area, frag_time, frag_area_arr, frag_time_arr, t_arr;
     double *ct;                 /* change log: time, allocated count */
     uint32_t *cn;
     size_t nlog, caplog;
@@ -213,6 +221,82 @@ static int cmp_pair(const void *a, const void *b)
     return x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
+/* The slice policy (tc_place_slice_shapes: its shapes in order, the
+ * first free origin in generator order, ranks first dimension fastest)
+ * on rows of bit masks: a box of extents a is free at origin o when the
+ * row masks, shifted and ANDed a[0] times along the first dimension, then
+ * ANDed over a[d] consecutive coordinates of each further dimension, keep
+ * bit o[0] of row (o[1], o[2], ...). tests/test_cluster.c checks it gives
+ * tc_place_map_free's map on random occupancies. */
+static tc_status fast_slice(cl *c, uint32_t need, const uint8_t *busy, uint32_t **map, tc_err *err)
+{
+    const tc_topo *t = c->t;
+    if (!c->shp[need]) {
+        uint32_t *e;
+        size_t k;
+        tc_status st = tc_place_slice_shapes(t, need, &e, &k, err);
+        if (st)
+            return st;
+        c->shp[need] = e;
+        c->nshp[need] = k;
+    }
+    uint32_t X = t->dims[0], R = c->rows;
+    for (uint32_t r = 0; r < R; r++) {
+        uint64_t m = 0;
+        for (uint32_t x = 0; x < X; x++)
+            m |= (uint64_t)!busy[r * X + x] << x;
+        c->rowfree[r] = m;
+    }
+    for (size_t k = 0; k < c->nshp[need]; k++) {
+        const uint32_t *a = c->shp[need] + k * TC_MAX_DIMS;
+        uint64_t *w = c->w1, *u = c->w2;
+        for (uint32_t r = 0; r < R; r++) {
+            uint64_t m = c->rowfree[r], acc = m;
+            for (uint32_t i = 1; i < a[0]; i++)
+                acc &= m >> i;
+            w[r] = acc;
+        }
+        uint32_t rs = 1; /* rows per step along dimension d */
+        for (int d = 1; d < t->ndims; d++) {
+            for (uint32_t r = 0; r < R; r++) {
+                uint32_t cd = r / rs % t->dims[d];
+                if (cd + a[d] > t->dims[d]) {
+                    u[r] = 0;
+                    continue;
+                }
+                uint64_t acc = w[r];
+                for (uint32_t i = 1; i < a[d] && acc; i++)
+                    acc &= w[r + i * rs];
+                u[r] = acc;
+            }
+            uint64_t *tmp = w;
+            w = u;
+            u = tmp;
+            rs *= t->dims[d];
+        }
+        for (uint32_t r = 0; r < R; r++) {
+            if (!w[r])
+                continue;
+            uint32_t o0 = (uint32_t)__builtin_ctzll(w[r]);
+            uint32_t *m = malloc((size_t)need * sizeof *m);
+            if (!m)
+                return tc_fail(err, TC_EINTERNAL, "out of memory");
+            uint32_t cc[TC_MAX_DIMS] = {0}, base = r * X + o0;
+            for (uint32_t q = 0; q < need; q++) {
+                uint32_t e = base;
+                for (int d = 0; d < t->ndims; d++)
+                    e += cc[d] * t->stride[d];
+                m[q] = e;
+                for (int d = 0; d < t->ndims && ++cc[d] == a[d]; d++)
+                    cc[d] = 0;
+            }
+            *map = m;
+            return TC_OK;
+        }
+    }
+    return TC_EINVAL;
+}
+
 /* Tries to give job j need endpoints on the flags busy (which it sets);
  * *map receives them (malloc'ed). TC_EINVAL: no room now. */
 static tc_status try_alloc(cl *c, uint32_t need, uint8_t *busy, uint32_t **map, tc_err *err)
@@ -289,6 +373,13 @@ static tc_status try_alloc(cl *c, uint32_t need, uint8_t *busy, uint32_t **map, 
         *map = m;
         return TC_OK;
     }
+    if (c->fast) {
+        tc_status st = fast_slice(c, need, busy, map, err);
+        if (st == TC_OK)
+            for (uint32_t i = 0; i < need; i++)
+                busy[(*map)[i]] = 1;
+        return st;
+    }
     tc_job_place jp = {.policy = t->kind == TC_TOPO_CLOS     ? TC_PLACE_PACKED
                                  : t->kind == TC_TOPO_TORUS ? TC_PLACE_SLICE
                                                             : TC_PLACE_FIRST,
@@ -351,6 +442,7 @@ static tc_status start(cl *c, uint32_t j, uint32_t *map, uint32_t need, tc_clust
     out->job[j].start_s = c->now;
     out->job[j].wait_s = c->now - jb->submit_s;
     out->job[j].alloc = need;
+    out->job[j].first = map[0];
     out->started++;
     c->busy_area += (double)need * jb->duration_s;
     c->asked_area += (double)jb->size * jb->duration_s;
@@ -545,6 +637,13 @@ static void cl_free(cl *c)
     free(c->q);
     free(c->res);
     free(c->fail_short);
+    free(c->rowfree);
+    free(c->w1);
+    free(c->w2);
+    for (uint32_t v = 0; c->shp && v <= c->N; v++)
+        free(c->shp[v]);
+    free(c->shp);
+    free(c->nshp);
     free(c->fail_long);
     free(c->tmp);
     free(c->ct);
@@ -621,6 +720,19 @@ tc_status tc_cluster_replay(const tc_topo *t, const tc_trace *tr, const tc_clust
         return st;
     }
     size_t n = tr->n;
+    if (t->kind == TC_TOPO_TORUS && !c.K && t->dims[0] <= 64 && !o->place_lib) {
+        c.fast = true;
+        c.rows = c.N / t->dims[0];
+        c.rowfree = malloc(c.rows * sizeof *c.rowfree);
+        c.w1 = malloc(c.rows * sizeof *c.w1);
+        c.w2 = malloc(c.rows * sizeof *c.w2);
+        c.shp = tc_calloc((size_t)c.N + 1, sizeof *c.shp);
+        c.nshp = tc_calloc((size_t)c.N + 1, sizeof *c.nshp);
+        if (!c.rowfree || !c.w1 || !c.w2 || !c.shp || !c.nshp) {
+            cl_free(&c);
+            return tc_fail(err, TC_EINTERNAL, "out of memory");
+        }
+    }
     c.busy = tc_calloc(c.N, 1);
     c.res = tc_calloc(c.N, 1);
     c.tmp = tc_calloc(c.N, 1);
@@ -648,6 +760,7 @@ tc_status tc_cluster_replay(const tc_topo *t, const tc_trace *tr, const tc_clust
         out->job[j].wait_s = NAN;
     }
     size_t next = 0, done = 0;
+    c.t_arr = n ? tr->jobs[n - 1].submit_s : 0;
     st = log_change(&c) ? tc_fail(err, TC_EINTERNAL, "out of memory") : TC_OK;
     while (st == TC_OK && (next < n || c.nrun || c.qlen)) {
         double tn = INFINITY;
@@ -665,6 +778,11 @@ tc_status tc_cluster_replay(const tc_topo *t, const tc_trace *tr, const tc_clust
         if (blocked_by_shape(&c)) {
             c.frag_area += (tn - c.now) * (double)c.nfree / c.N;
             c.frag_time += tn - c.now;
+            double z = tn < c.t_arr ? tn : c.t_arr;
+            if (z > c.now) {
+                c.frag_area_arr += (z - c.now) * (double)c.nfree / c.N;
+                c.frag_time_arr += z - c.now;
+            }
         }
         c.now = tn;
         bool freed = false;
@@ -718,6 +836,9 @@ tc_status tc_cluster_replay(const tc_topo *t, const tc_trace *tr, const tc_clust
         out->util_arrivals = span_util(&c, n ? tr->jobs[n - 1].submit_s : 0);
         out->frag_mean = c.now > 0 ? c.frag_area / c.now : 0;
         out->frag_time_share = c.now > 0 ? c.frag_time / c.now : 0;
+        /* over the arrivals' span, or the makespan when they all come at once */
+        out->frag_arrivals = c.t_arr > 0 ? c.frag_area_arr / c.t_arr : out->frag_mean;
+        out->frag_time_arrivals = c.t_arr > 0 ? c.frag_time_arr / c.t_arr : out->frag_time_share;
         double *w = malloc((out->started ? out->started : 1) * sizeof *w);
         if (!w)
             st = tc_fail(err, TC_EINTERNAL, "out of memory");

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "topocc/cost.h"
 #include "topocc/render.h"
 
 /* The algorithm a result ran, its variant included ("rhd:order=far"). */
@@ -158,12 +159,272 @@ static void print_hot_links(FILE *f, const tc_topo *t, const tc_flow_result *fr,
                 fr->hot[i].link, tc_fmt_size(fr->hot[i].bytes, b, sizeof b), 100 * fr->hot[i].utilisation);
 }
 
+/* ---- bills of materials (--cost; topocc/cost.h) ------------------------------ */
+
+/* The scenario's cost profile, NULL when it has none (or, which resolving
+ * has ruled out, when it cannot be read). */
+static tc_cost *scn_cost(const tc_scenario *s)
+{
+    tc_cost *c = NULL;
+    tc_err e;
+    if (!s || !s->cost_profile[0] || tc_scenario_cost(s, &c, &e) != TC_OK)
+        return NULL;
+    return c;
+}
+
+/* Each profile field a line's price came from: "a + b; c" -> a, b, c. */
+static int line_fields(const tc_bom_line *l, char names[][64], int max)
+{
+    int n = 0;
+    const char *p = l->fields;
+    while (*p && n < max) {
+        size_t k = strcspn(p, " +;");
+        if (k) {
+            snprintf(names[n], 64, "%.*s", (int)(k < 63 ? k : 63), p);
+            bool dup = false;
+            for (int i = 0; i < n && !dup; i++)
+                dup = strcmp(names[i], names[n]) == 0;
+            n += !dup;
+        }
+        p += k;
+        p += strspn(p, " +;");
+    }
+    return n;
+}
+
+static bool field_assumed(const tc_cost *c, const char *f)
+{
+    return strncmp(tc_cost_source(c, f), "assumed:", 8) == 0;
+}
+
+static json_t *bom_json(const tc_bom *b, const tc_cost *c, const tc_topo *t, const tc_scenario *s)
+{
+    json_t *j = json_object(), *items = json_array();
+    json_object_set_new(j, "profile", json_string(tc_cost_name(c)));
+    json_object_set_new(j, "currency", json_string("USD"));
+    json_object_set_new(j, "total_usd", json_real(b->total_usd));
+    double g = tc_cost_fabric_gbps(t);
+    json_object_set_new(j, "fabric_link_gbps", g > 0 ? json_real(g) : json_null());
+    json_object_set_new(j, "equalized_to_usd",
+                        s->equalize_cost_usd > 0 ? json_real(s->equalize_cost_usd) : json_null());
+    json_object_set_new(j, "counts",
+                        json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "switches", (json_int_t)b->switches, "switch_ports",
+                                  (json_int_t)b->switch_ports, "nic_ports", (json_int_t)b->nic_ports, "copper_cables",
+                                  (json_int_t)b->copper_cables, "optical_cables", (json_int_t)b->optical_cables,
+                                  "transceivers", (json_int_t)b->transceivers));
+    for (int i = 0; i < b->n; i++) {
+        const tc_bom_line *l = &b->line[i];
+        json_t *e = json_object(), *fs = json_array(), *ss = json_array();
+        char names[8][64];
+        int nf = line_fields(l, names, 8);
+        bool assumed = false;
+        for (int k = 0; k < nf; k++) {
+            json_array_append_new(fs, json_string(names[k]));
+            json_array_append_new(ss, json_string(tc_cost_source(c, names[k])));
+            assumed |= field_assumed(c, names[k]);
+        }
+        json_object_set_new(e, "item", json_string(tc_bom_kind_name(l->kind)));
+        json_object_set_new(e, "detail", json_string(l->detail));
+        json_object_set_new(e, "level", json_integer(l->level));
+        if (l->kind == TC_BOM_SWITCH) {
+            json_object_set_new(e, "ports", json_integer(l->ports));
+            json_object_set_new(e, "ports_up", json_integer(l->ports_up));
+        }
+        json_object_set_new(e, "gbps", json_real(l->gbps));
+        json_object_set_new(e, "count", json_integer((json_int_t)l->count));
+        json_object_set_new(e, "unit_usd", json_real(l->unit_usd));
+        json_object_set_new(e, "total_usd", json_real(l->total_usd));
+        json_object_set_new(e, "fields", fs);
+        json_object_set_new(e, "sources", ss);
+        json_object_set_new(e, "assumed", json_boolean(assumed));
+        json_array_append_new(items, e);
+    }
+    json_object_set_new(j, "items", items);
+    return j;
+}
+
+/* "cost": the bill of materials of t, or null without a cost profile. */
+static json_t *cost_json(const tc_topo *t, const tc_cost *c, const tc_scenario *s)
+{
+    tc_bom *b = c ? malloc(sizeof *b) : NULL;
+    tc_err e;
+    json_t *j = b && tc_bom_build(t, c, b, &e) == TC_OK ? bom_json(b, c, t, s) : json_null();
+    free(b);
+    return j;
+}
+
+/* The table "bill_of_materials": one row per line, each topology's. */
+static void bom_rows(tc_rtable *t, const char *name, const tc_bom *b, const tc_cost *c)
+{
+    if (t->ncols == 0) {
+        tc_rtable_init(t, "bill_of_materials");
+        tc_rtable_col(t, "name", "name", TC_COL_TEXT, NULL, 0);
+        tc_rtable_col(t, "item", "item", TC_COL_TEXT, NULL, 0);
+        tc_rtable_col(t, "detail", "detail", TC_COL_TEXT, NULL, 0);
+        tc_rtable_col(t, "gbps", "speed (Gb/s)", TC_COL_NUM, "%.4g", 0);
+        tc_rtable_col(t, "count", "count", TC_COL_COUNT, NULL, 0);
+        tc_rtable_col(t, "unit_usd", "unit price ($)", TC_COL_NUM, "%.2f", 0);
+        tc_rtable_col(t, "total_usd", "total ($)", TC_COL_NUM, "%.2f", 0);
+        tc_rtable_col(t, "fields", "fields", TC_COL_TEXT, NULL, 0);
+        tc_rtable_col(t, "assumed", "assumed", TC_COL_TEXT, NULL, 0);
+    }
+    for (int i = 0; i <= b->n; i++) {
+        size_t r = tc_rtable_row(t);
+        tc_rtable_text(t, r, 0, name);
+        if (i == b->n) { /* the total */
+            tc_rtable_text(t, r, 1, "total");
+            tc_rtable_num(t, r, 6, b->total_usd);
+            continue;
+        }
+        const tc_bom_line *l = &b->line[i];
+        char names[8][64];
+        int nf = line_fields(l, names, 8);
+        bool assumed = false;
+        for (int k = 0; k < nf; k++)
+            assumed |= field_assumed(c, names[k]);
+        tc_rtable_text(t, r, 1, tc_bom_kind_name(l->kind));
+        tc_rtable_text(t, r, 2, l->detail);
+        tc_rtable_num(t, r, 3, l->gbps);
+        tc_rtable_num(t, r, 4, (double)l->count);
+        tc_rtable_num(t, r, 5, l->unit_usd);
+        tc_rtable_num(t, r, 6, l->total_usd);
+        tc_rtable_text(t, r, 7, l->fields);
+        tc_rtable_text(t, r, 8, assumed ? "yes" : "no");
+    }
+}
+
+/* The bill_of_materials table of every network (none without a cost profile). */
+static bool bom_table(const tc_net *net, const tc_scenario *s, tc_rtable *t)
+{
+    tc_cost *c = scn_cost(s);
+    tc_bom *b = c ? malloc(sizeof *b) : NULL;
+    bool any = false;
+    memset(t, 0, sizeof *t);
+    for (int i = 0; b && i < net->n; i++) {
+        tc_err e;
+        if (tc_bom_build(net->topo[i], c, b, &e) == TC_OK) {
+            bom_rows(t, net->name[i][0] ? net->name[i] : "A", b, c);
+            any = true;
+        }
+    }
+    free(b);
+    tc_cost_free(c);
+    return any;
+}
+
+/* A source of a bill of materials' text: the source (or, for an assumed
+ * price, its field), and the fields that cite it. */
+typedef struct bom_ref {
+    char key[1024];
+    char fields[256];
+    bool assumed;
+} bom_ref;
+
+/* The reference number (1-based) of field f's source, added to refs. */
+static int bom_ref_of(const tc_cost *c, const char *f, bom_ref *refs, int *nrefs, int max)
+{
+    const char *sv = tc_cost_source(c, f);
+    bool assumed = strncmp(sv, "assumed:", 8) == 0;
+    char key[1024];
+    snprintf(key, sizeof key, "%s", assumed ? f : sv);
+    int r = 0;
+    while (r < *nrefs && !(refs[r].assumed == assumed && strcmp(refs[r].key, key) == 0))
+        r++;
+    if (r == *nrefs) {
+        if (*nrefs == max)
+            return 0;
+        memset(&refs[r], 0, sizeof refs[r]);
+        snprintf(refs[r].key, sizeof refs[r].key, "%s", key);
+        refs[r].assumed = assumed;
+        (*nrefs)++;
+    }
+    if (!strstr(refs[r].fields, f)) {
+        size_t n = strlen(refs[r].fields);
+        snprintf(refs[r].fields + n, sizeof refs[r].fields - n, "%s%s", n ? ", " : "", f);
+    }
+    return r + 1;
+}
+
+/* One topology's bill of materials as text: item, detail, speed, count,
+ * unit price, total, source (a reference to the list of sources below). */
+static void bom_print(const tc_topo *t, const char *title, const tc_cost *c, FILE *f)
+{
+    tc_bom *b = malloc(sizeof *b);
+    bom_ref *refs = calloc(32, sizeof *refs);
+    tc_err e;
+    if (!b || !refs || tc_bom_build(t, c, b, &e) != TC_OK) {
+        fprintf(f, "%s: %s\n", title, b && refs ? e.msg : "out of memory");
+        free(b);
+        free(refs);
+        return;
+    }
+    tc_table tb;
+    if (tc_table_init(&tb, 7)) {
+        free(b);
+        free(refs);
+        return;
+    }
+    for (int k = 2; k < 6; k++)
+        tb.right[k] = true;
+    static const char *head[] = {"item", "detail", "speed", "count", "unit price", "total", "source"};
+    tc_table_row(&tb, head);
+    int nrefs = 0;
+    for (int i = 0; i < b->n; i++) {
+        const tc_bom_line *l = &b->line[i];
+        char speed[32], count[32], unit[48], total[48], src[64] = "", names[8][64];
+        int nf = line_fields(l, names, 8), seen[8], ns = 0;
+        bool assumed = false;
+        for (int k = 0; k < nf; k++) {
+            int r = bom_ref_of(c, names[k], refs, &nrefs, 32);
+            bool dup = false;
+            for (int q = 0; q < ns && !dup; q++)
+                dup = seen[q] == r;
+            if (!dup && r > 0) {
+                seen[ns++] = r;
+                size_t n = strlen(src);
+                snprintf(src + n, sizeof src - n, "%s%d", ns > 1 ? "," : "[", r);
+            }
+            assumed |= field_assumed(c, names[k]);
+        }
+        size_t n = strlen(src);
+        snprintf(src + n, sizeof src - n, "]%s", assumed ? " assumed" : "");
+        if (l->kind == TC_BOM_SWITCH && l->ports_up && fabs(l->gbps_up - l->gbps) > 1e-9 * l->gbps)
+            snprintf(speed, sizeof speed, "%.4g/%.4g Gb/s", l->gbps, l->gbps_up);
+        else
+            snprintf(speed, sizeof speed, "%.4g Gb/s", l->gbps);
+        snprintf(count, sizeof count, "%llu", (unsigned long long)l->count);
+        const char *row[] = {tc_bom_kind_name(l->kind), l->detail, speed, count,
+                             tc_fmt_usd(l->unit_usd, unit, sizeof unit), tc_fmt_usd(l->total_usd, total, sizeof total),
+                             src};
+        tc_table_row(&tb, row);
+    }
+    char tot[48];
+    const char *last[] = {"total", "", "", "", "", tc_fmt_usd(b->total_usd, tot, sizeof tot), ""};
+    tc_table_row(&tb, last);
+    fprintf(f, "%s\n", title);
+    tc_table_print(&tb, f);
+    tc_table_free(&tb);
+    fprintf(f, "sources (cost profile %s; prices in US dollars):\n", tc_cost_name(c));
+    for (int r = 0; r < nrefs; r++) {
+        if (refs[r].assumed)
+            fprintf(f, "  [%d] %s: assumed (the profile's note says why)\n", r + 1, refs[r].fields);
+        else
+            fprintf(f, "  [%d] %s: %s\n", r + 1, refs[r].fields, refs[r].key);
+    }
+    free(refs);
+    free(b);
+}
+
 /* ---- topo ------------------------------------------------------------------ */
 
 json_t *tc_topo_json(const tc_topo_out *o, const tc_scenario *s)
 {
     json_t *j = tc_report_topo_json(o->net.topo[0], o->links);
     json_object_set_new(j, "failures", failures_json(&o->net, 0));
+    tc_cost *c = scn_cost(s);
+    if (c)
+        json_object_set_new(j, "cost", cost_json(o->net.topo[0], c, s));
+    tc_cost_free(c);
     tc_report_add_scenario(j, s);
     return j;
 }
@@ -227,11 +488,12 @@ static void topo_links_table(const tc_topo *tp, tc_rtable *t)
 
 size_t tc_topo_tables(const tc_topo_out *o, const tc_scenario *s, tc_rtable *tabs, size_t max)
 {
-    (void)s;
     size_t n = 0;
     ADD_TABLE(topo_summary_table);
     if (o->links && n < max)
         topo_links_table(o->net.topo[0], &tabs[n++]);
+    if (n < max && bom_table(&o->net, s, &tabs[n]))
+        n++;
     return n;
 }
 
@@ -286,7 +548,6 @@ static void topo_kv(const tc_topo_out *o, tc_table *tb)
 
 void tc_topo_print(const tc_topo_out *o, const tc_scenario *s, FILE *f)
 {
-    (void)s;
     tc_table tb;
     if (tc_table_init(&tb, 2))
         return;
@@ -294,6 +555,18 @@ void tc_topo_print(const tc_topo_out *o, const tc_scenario *s, FILE *f)
     topo_kv(o, &tb);
     tc_table_print(&tb, f);
     tc_table_free(&tb);
+    tc_cost *c = scn_cost(s);
+    if (c) {
+        char title[256], u[48];
+        double g = tc_cost_fabric_gbps(o->net.topo[0]);
+        if (s->equalize_cost_usd > 0)
+            snprintf(title, sizeof title, "\nbill of materials (equal cost %s: every fabric link at %.4g Gb/s)",
+                     tc_fmt_usd(s->equalize_cost_usd, u, sizeof u), g);
+        else
+            snprintf(title, sizeof title, "\nbill of materials");
+        bom_print(o->net.topo[0], title, c, f);
+        tc_cost_free(c);
+    }
     if (!o->links)
         return;
     tc_rtable t;
@@ -925,6 +1198,7 @@ json_t *tc_compare_json(const tc_compare_out *o, const tc_scenario *s)
     json_t *j = json_object();
     json_object_set_new(j, "schema_version", json_integer(TC_SCHEMA_VERSION));
     json_object_set_new(j, "command", json_string("compare"));
+    tc_cost *cost = scn_cost(s);
     json_t *ts = json_array();
     for (int t = 0; t < o->net.n; t++) {
         json_t *e = json_object();
@@ -938,9 +1212,14 @@ json_t *tc_compare_json(const tc_compare_out *o, const tc_scenario *s)
             json_object_set_new(e, "group_size", json_integer(o->group_size[t]));
         }
         json_object_set_new(e, "placement", shape_json(&o->shape[t]));
+        if (cost)
+            json_object_set_new(e, "cost", cost_json(o->net.topo[t], cost, s));
         json_array_append_new(ts, e);
     }
+    tc_cost_free(cost);
     json_object_set_new(j, "topologies", ts);
+    if (s && s->equalize_cost_usd > 0)
+        json_object_set_new(j, "equalize_cost_usd", json_real(s->equalize_cost_usd));
     if (o->group.kind != TC_GROUP_NONE) {
         char b[48];
         json_object_set_new(j, "group", json_string(tc_group_format(&o->group, b, sizeof b)));
@@ -1035,11 +1314,12 @@ static void cmp_alpha_table(const tc_compare_out *o, tc_rtable *t)
 
 size_t tc_compare_tables(const tc_compare_out *o, const tc_scenario *s, tc_rtable *tabs, size_t max)
 {
-    (void)s;
     size_t n = 0;
     ADD_TABLE(cmp_results_table);
     if (o->nset > 1)
         ADD_TABLE(cmp_alpha_table);
+    if (n < max && bom_table(&o->net, s, &tabs[n]))
+        n++;
     return n;
 }
 
@@ -1167,9 +1447,32 @@ static void cmp_print_wins(const tc_compare_out *o, int oi, FILE *f)
     }
 }
 
+/* With a cost profile: each topology's bill of materials, after an
+ * equal-cost line that says each one's fabric link speed. */
+static void cmp_print_costs(const tc_compare_out *o, const tc_scenario *s, FILE *f)
+{
+    tc_cost *c = scn_cost(s);
+    if (!c)
+        return;
+    char u[48];
+    if (s->equalize_cost_usd > 0) {
+        fprintf(f, "\nequal cost %s under cost profile %s: every fabric link of a topology at one speed, the speed "
+                   "whose bill of materials costs that:\n",
+                tc_fmt_usd(s->equalize_cost_usd, u, sizeof u), tc_cost_name(c));
+        for (int t = 0; t < o->net.n; t++)
+            fprintf(f, "  %-10s %.4g Gb/s per fabric link, injection %s per endpoint\n", o->net.name[t],
+                    tc_cost_fabric_gbps(o->net.topo[t]), tc_fmt_rate(o->info[t].injection_Bps, u, sizeof u));
+    }
+    for (int t = 0; t < o->net.n; t++) {
+        char title[700];
+        snprintf(title, sizeof title, "\nbill of materials of %s (%s)", o->net.name[t], o->net.topo[t]->spec);
+        bom_print(o->net.topo[t], title, c, f);
+    }
+    tc_cost_free(c);
+}
+
 void tc_compare_print(const tc_compare_out *o, const tc_scenario *s, FILE *f)
 {
-    (void)s;
     char b[32];
     fprintf(f, "topologies:\n");
     bool grouped = o->group.kind != TC_GROUP_NONE;
@@ -1205,8 +1508,10 @@ void tc_compare_print(const tc_compare_out *o, const tc_scenario *s, FILE *f)
     fprintf(f, "\n\n");
     for (int oi = 0; oi < o->nops; oi++)
         cmp_print_op(o, oi, f);
-    if (o->net.n < 2)
+    if (o->net.n < 2) {
+        cmp_print_costs(o, s, f);
         return;
+    }
     fprintf(f, "\nwhere each topology wins");
     if (o->nset > 1) {
         char b2[32];
@@ -1218,6 +1523,7 @@ void tc_compare_print(const tc_compare_out *o, const tc_scenario *s, FILE *f)
     fprintf(f, ":\n");
     for (int oi = 0; oi < o->nops; oi++)
         cmp_print_wins(o, oi, f);
+    cmp_print_costs(o, s, f);
 }
 
 /* ---- concurrent --------------------------------------------------------------- */

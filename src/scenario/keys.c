@@ -12,7 +12,9 @@
 #include <string.h>
 #include "scenario/scenario_int.h"
 #include "scenario/keys.h"
+#include "topocc/cluster.h"
 #include "topocc/compress.h"
+#include "topocc/cost.h"
 
 /* ---- readers of one value ---- */
 
@@ -337,6 +339,43 @@ SET(set_equalize)
 GET(get_equalize)
 {
     return s->equalize_Bps > 0 ? json_real(s->equalize_Bps) : json_null();
+}
+
+/* A cost profile's name (or a file's path, before resolving). */
+SET(set_cost_profile)
+{
+    if (json_is_null(v)) {
+        s->cost_profile[0] = '\0';
+        return TC_OK;
+    }
+    return str_of(v, where, s->cost_profile, sizeof s->cost_profile, err);
+}
+GET(get_cost_profile)
+{
+    return s->cost_profile[0] ? json_string(s->cost_profile) : json_null();
+}
+/* Dollars: a number, or a string such as "5M" (tc_parse_usd). */
+SET(set_equalize_cost)
+{
+    if (json_is_null(v)) {
+        s->equalize_cost_usd = 0;
+        return TC_OK;
+    }
+    if (json_is_string(v)) {
+        tc_err e2;
+        if (tc_parse_usd(json_string_value(v), &s->equalize_cost_usd, &e2))
+            return tc_fail(err, TC_EINVAL, "%s: %s", where, e2.msg);
+        return TC_OK;
+    }
+    return num_in(v, U_PLAIN, 0, 1e15, true, where, &s->equalize_cost_usd, err);
+}
+GET(get_equalize_cost)
+{
+    return s->equalize_cost_usd > 0 ? json_real(s->equalize_cost_usd) : json_null();
+}
+static bool has_cost(const tc_scenario *s)
+{
+    return s->cost_profile[0] != '\0';
 }
 
 /* "link:ID=FACTOR" or {"link": ID, "factor": F}. */
@@ -1394,6 +1433,138 @@ GET(get_trials)
     return json_integer(s->trials);
 }
 
+/* ---- cluster ---- */
+
+SET(set_ctrace)
+{
+    if (json_is_null(v)) {
+        s->cluster_trace[0] = '\0';
+        return TC_OK;
+    }
+    return str_of(v, where, s->cluster_trace, sizeof s->cluster_trace, err);
+}
+GET(get_ctrace)
+{
+    return s->cluster_trace[0] ? json_string(s->cluster_trace) : json_null();
+}
+SET(set_cformat)
+{
+    char b[16];
+    tc_trace_format f;
+    tc_status st = str_of(v, where, b, sizeof b, err);
+    if (st == TC_OK && (st = tc_trace_format_parse(b, &f, err)) == TC_OK && f == TC_TRACE_SYNTHETIC)
+        st = tc_fail(err, TC_EINVAL, "%s: 'synthetic' is not a file format: use --synthetic N,seed=S", where);
+    if (st == TC_OK)
+        snprintf(s->cluster_format, sizeof s->cluster_format, "%s", tc_trace_format_name(f));
+    return st;
+}
+GET(get_cformat)
+{
+    return json_string(s->cluster_format);
+}
+/* {"jobs": N, "seed": S, "load": L}, or the flag's "N,seed=S[,load=L]" */
+SET(set_synth)
+{
+    if (json_is_null(v)) {
+        s->synth_jobs = 0;
+        return TC_OK;
+    }
+    json_t *o = NULL;
+    if (json_is_string(v)) {
+        char b[256], *save = NULL;
+        snprintf(b, sizeof b, "%s", json_string_value(v));
+        o = json_object();
+        for (char *it = strtok_r(b, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
+            char *eq = strchr(it, '=');
+            const char *k = eq ? it : "jobs", *val = eq ? eq + 1 : it;
+            if (eq)
+                *eq = '\0';
+            char *end;
+            double x = strtod(val, &end);
+            if (!*val || *end || json_object_get(o, k)) {
+                json_decref(o);
+                return tc_fail(err, TC_EINVAL, "%s: invalid '%s': expected N,seed=S[,load=L] (e.g. 10000,seed=1)", where,
+                               json_string_value(v));
+            }
+            json_object_set_new(o, k, strcmp(k, "load") == 0 ? json_real(x) : json_integer((json_int_t)x));
+        }
+        v = o;
+    }
+    tc_status st = TC_OK;
+    if (!json_is_object(v))
+        st = tc_fail(err, TC_EINVAL, "%s: expected {\"jobs\": N, \"seed\": S, \"load\": L}", where);
+    const char *k;
+    json_t *x;
+    uint64_t jobs = 0, seed = 0;
+    double load = 0.9;
+    json_object_foreach((json_t *)v, k, x)
+    {
+        char w[96];
+        snprintf(w, sizeof w, "%s.%s", where, k);
+        if (st)
+            break;
+        if (strcmp(k, "jobs") == 0)
+            st = int_in(x, 1, 10000000, w, &jobs, err);
+        else if (strcmp(k, "seed") == 0)
+            st = int_in(x, 0, INT64_MAX, w, &seed, err);
+        else if (strcmp(k, "load") == 0)
+            st = num_in(x, U_PLAIN, 0, 100, true, w, &load, err);
+        else
+            st = tc_fail(err, TC_EINVAL, "%s: unknown key '%s': accepted are jobs, seed, load", where, k);
+    }
+    if (st == TC_OK && !jobs)
+        st = tc_fail(err, TC_EINVAL, "%s: the number of jobs is missing: expected N,seed=S[,load=L]", where);
+    if (st == TC_OK) {
+        s->synth_jobs = jobs;
+        s->synth_seed = seed;
+        s->synth_load = load;
+    }
+    json_decref(o);
+    return st;
+}
+GET(get_synth)
+{
+    if (!s->synth_jobs)
+        return json_null();
+    char b[128], l[32];
+    snprintf(b, sizeof b, "%llu,seed=%llu,load=%s", (unsigned long long)s->synth_jobs,
+             (unsigned long long)s->synth_seed, tc_fmt_shortest(s->synth_load, l, sizeof l));
+    return json_string(b);
+}
+SET(set_csched)
+{
+    char b[16];
+    tc_cluster_sched x;
+    tc_status st = str_of(v, where, b, sizeof b, err);
+    if (st == TC_OK && (st = tc_cluster_sched_parse(b, &x, err)) == TC_OK)
+        snprintf(s->scheduler, sizeof s->scheduler, "%s", tc_cluster_sched_name(x));
+    return st;
+}
+GET(get_csched)
+{
+    return json_string(s->scheduler);
+}
+SET(set_cocs)
+{
+    uint64_t x = 0;
+    tc_status st = int_in(v, 0, 64, where, &x, err);
+    if (st == TC_OK)
+        s->cluster_ocs = (uint32_t)x;
+    return st;
+}
+GET(get_cocs)
+{
+    return json_integer(s->cluster_ocs);
+}
+SET(set_cstrict)
+{
+    return bool_of(v, where, &s->cluster_strict, err);
+}
+GET(get_cstrict)
+{
+    return json_boolean(s->cluster_strict);
+}
+
 /* ---- applicability ---- */
 
 static bool flow_mode(const tc_scenario *s)
@@ -1453,13 +1624,16 @@ static bool measured_acc(const tc_scenario *s)
 
 /* In canonical order: the JSON is written in this order. */
 static const tc_scn_key keys[] = {
-    {"network.topo", NETC | B(TOPO), NULL, set_topo, get_topo, ""},
-    {"network.preset", NETC | B(TOPO), has_presets, set_preset, get_preset, "a preset"},
-    {"network.profiles_dir", NETC | B(TOPO), has_profiles, set_profiles_dir, get_profiles_dir, "--preset"},
-    {"network.profiles", NETC | B(TOPO), has_profiles, set_profiles, get_profiles, "--preset"},
-    {"network.names", B(COMPARE) | B(FAILURES), NULL, set_names, get_names, ""},
+    {"network.topo", NETC | B(TOPO) | B(CLUSTER), NULL, set_topo, get_topo, ""},
+    {"network.preset", NETC | B(TOPO) | B(CLUSTER), has_presets, set_preset, get_preset, "a preset"},
+    {"network.profiles_dir", NETC | B(TOPO) | B(CLUSTER), has_profiles, set_profiles_dir, get_profiles_dir, "--preset"},
+    {"network.profiles", NETC | B(TOPO) | B(CLUSTER), has_profiles, set_profiles, get_profiles, "--preset"},
+    {"network.names", B(COMPARE) | B(FAILURES) | B(CLUSTER), NULL, set_names, get_names, ""},
     {"network.alphas_s", B(COMPARE), NULL, set_alphas, get_alphas, ""},
     {"network.equalize_injection_Bps", NETC | B(TOPO), NULL, set_equalize, get_equalize, ""},
+    {"network.cost_profile", B(TOPO) | B(COMPARE), has_cost, set_cost_profile, get_cost_profile, "--cost FILE|NAME"},
+    {"network.equalize_cost_usd", B(TOPO) | B(COMPARE), has_cost, set_equalize_cost, get_equalize_cost,
+     "--cost FILE|NAME (a cost profile)"},
     {"network.degrade", NETC | B(TOPO), NULL, set_degrade, get_degrade, ""},
     {"network.routing", NETC, NULL, set_routing, get_routing, ""},
     {"network.fail", NETC | B(TOPO), NULL, set_fail, get_fail, ""},
@@ -1489,6 +1663,12 @@ static const tc_scn_key keys[] = {
     {"flow.trace", B(COLLECTIVE) | B(CONCURRENT), flow_mode, set_trace, get_trace, "--mode flow"},
     {"concurrent.jobs", B(CONCURRENT), NULL, set_jobs, get_jobs, ""},
     {"failures.trials", B(FAILURES), NULL, set_trials, get_trials, ""},
+    {"cluster.trace", B(CLUSTER), NULL, set_ctrace, get_ctrace, ""},
+    {"cluster.trace_format", B(CLUSTER), NULL, set_cformat, get_cformat, ""},
+    {"cluster.synthetic", B(CLUSTER), NULL, set_synth, get_synth, ""},
+    {"cluster.scheduler", B(CLUSTER), NULL, set_csched, get_csched, ""},
+    {"cluster.ocs", B(CLUSTER), NULL, set_cocs, get_cocs, ""},
+    {"cluster.strict", B(CLUSTER), NULL, set_cstrict, get_cstrict, ""},
     {"codecs", B(CODEC_BENCH) | TRAINC, NULL, set_codecs, get_codecs, ""},
     {"compress.model", B(COMPRESS), NULL, set_model, get_model, ""},
     {"compress.accel", B(COMPRESS), NULL, set_accel, get_accel, ""},

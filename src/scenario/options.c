@@ -37,22 +37,31 @@ typedef struct opt_def {
 
 static const opt_def opts[] = {
     /* network */
-    {{"--topo", "network.topo", "network", "SPEC", NETC | B(TOPO), true, "topology spec (repeat for compare)"}, F_LIST},
+    {{"--topo", "network.topo", "network", "SPEC", NETC | B(TOPO) | B(CLUSTER), true, "topology spec (repeat for compare)"}, F_LIST},
     {{"--preset", "network.preset", "network", "NAME[:nodes=N]", NETC | B(TOPO), true,
       "a topology from a hardware profile (e.g. dgx-h100:nodes=4; profiles/ lists them)"},
      F_LIST},
     {{"--profiles", "network.profiles_dir", "network", "DIR", NETC | B(TOPO), false,
       "look for hardware profiles in DIR first"},
      F_VALUE},
-    {{"--names", "network.names", "network", "A,B,..", B(COMPARE) | B(FAILURES), false, "a short name per topology"},
+    {{"--names", "network.names", "network", "A,B,..", B(COMPARE) | B(FAILURES) | B(CLUSTER), false,
+      "a short name per topology"},
      F_COMMA},
     {{"--alphas", "network.alphas_s", "network", "T,T,..", B(COMPARE), false,
       "also compare with every topology at each of these per-message overheads (e.g. 0,1us,5us); a conclusion "
       "is stated as holding only where it holds at every one"},
      F_COMMA},
-    {{"--equalize", "network.equalize_injection_Bps", "network", "injection=RATE", NETC | B(TOPO), false,
+    {{"--equalize", "network.equalize_injection_Bps", "network", "injection=RATE", NETC & ~B(COMPARE), false,
       "give every endpoint this total fabric injection bandwidth"},
      F_EQUALIZE},
+    {{"--equalize", "network.equalize_injection_Bps", "network", "injection=RATE|cost=C", B(TOPO) | B(COMPARE), false,
+      "give every endpoint this total fabric injection bandwidth; or, with --cost, cost=C (dollars, e.g. 5M): every "
+      "topology's fabric links at the one speed at which its bill of materials costs C"},
+     F_EQUALIZE},
+    {{"--cost", "network.cost_profile", "network", "FILE|NAME", B(TOPO) | B(COMPARE), false,
+      "a cost profile (profiles/cost-*.json, e.g. cost-2026; docs/PROFILES.md): print each topology's bill of "
+      "materials and its total"},
+     F_VALUE},
     {{"--degrade", "network.degrade", "network", "link:ID=FACTOR", NETC | B(TOPO), true,
       "scale one directed link's bandwidth (IDs from topocc topo SPEC --links)"},
      F_LIST},
@@ -110,6 +119,26 @@ static const opt_def opts[] = {
     {{"--trials", "failures.trials", "failures", "T", B(FAILURES), false,
       "draws of --fail-random, each from the seed and its number [100]"},
      F_VALUE},
+    /* cluster */
+    {{"--trace", "cluster.trace", "cluster", "FILE", B(CLUSTER), false,
+      "a job trace: Philly cluster_job_log (JSON), Helios cluster_log.csv, PAI pai_task_table.csv, or CSV "
+      "submit,size,duration"},
+     F_VALUE},
+    {{"--trace-format", "cluster.trace_format", "cluster", "FMT", B(CLUSTER), false,
+      "auto (default: by content), csv, philly, helios, pai"},
+     F_VALUE},
+    {{"--synthetic", "cluster.synthetic", "cluster", "N,seed=S[,load=L]", B(CLUSTER), false,
+      "N jobs drawn from published trace statistics, arriving to offer load L of the cluster [0.9]"},
+     F_VALUE},
+    {{"--scheduler", "cluster.scheduler", "cluster", "S", B(CLUSTER), false,
+      "fifo (strict first come, first served; default) or backfill (EASY)"},
+     F_VALUE},
+    {{"--ocs", "cluster.ocs", "cluster", "K", B(CLUSTER), false,
+      "torus: cubes of K per dimension joined by optical switches (TPU v4: 4); 0: none [0]"},
+     F_VALUE},
+    {{"--strict", "cluster.strict", "cluster", NULL, B(CLUSTER), false,
+      "a job larger than a cluster is an error (default: reported and counted)"},
+     F_SWITCH},
     /* evaluator */
     {{"--mode", "eval.mode", "eval", "MODE", EVALC, false,
       "formula (default), steps (phase by phase on the graph) or flow (event-driven)"},
@@ -443,12 +472,25 @@ tc_status tc_scenario_set_flag(tc_scenario *s, const char *flag, const char *con
     else if (d->kind == F_PLACE)
         st = place_flag(s, values[0], err);
     else if (d->kind == F_EQUALIZE) {
-        if (strncmp(values[0], "injection=", 10) != 0 || !values[0][10])
-            return tc_fail(err, TC_EINVAL, "invalid --equalize '%s': expected injection=RATE, e.g. injection=400Gbps",
+        /* injection=RATE or cost=C: the one given replaces the other */
+        bool cost = strncmp(values[0], "cost=", 5) == 0 && values[0][5];
+        if (!cost && (strncmp(values[0], "injection=", 10) != 0 || !values[0][10]))
+            return tc_fail(err, TC_EINVAL, "invalid --equalize '%s': expected injection=RATE (e.g. injection=400Gbps) "
+                                           "or, on topo and compare, cost=C (e.g. cost=5M)",
                            values[0]);
-        json_t *j = json_string(values[0] + 10);
-        st = tc_scn_set_key(s, d->o.key, j, "--equalize injection", err);
+        if (cost && s->command != TC_CMD_TOPO && s->command != TC_CMD_COMPARE)
+            return tc_fail(err, TC_EINVAL, "--equalize cost= applies to topo and compare (here: --equalize "
+                                           "injection=RATE)");
+        const char *key = cost ? "network.equalize_cost_usd" : d->o.key;
+        const char *other = cost ? d->o.key : "network.equalize_cost_usd";
+        json_t *j = json_string(values[0] + (cost ? 5 : 10));
+        st = tc_scn_set_key(s, key, j, cost ? "--equalize cost" : "--equalize injection", err);
         json_decref(j);
+        if (st == TC_OK) {
+            tc_keyset_add(&s->flag_mask, tc_scn_key_index(key));
+            if (tc_scn_set_key(s, other, json_null(), "--equalize", err) == TC_OK)
+                tc_keyset_del(&s->given_mask, tc_scn_key_index(other));
+        }
     } else {
         json_t *j = flag_value(d, values, n);
         st = tc_scn_set_key(s, d->o.key, j, flag, err);
@@ -462,6 +504,8 @@ tc_status tc_scenario_set_flag(tc_scenario *s, const char *flag, const char *con
 /* The flag that sets path in command c, for messages. */
 static const char *flag_of(const char *path, tc_command c)
 {
+    if (strcmp(path, "network.equalize_cost_usd") == 0 && (c == TC_CMD_TOPO || c == TC_CMD_COMPARE))
+        return "--equalize cost=";
     for (size_t i = 0; i < NOPTS; i++)
         if (opts[i].o.key && strcmp(opts[i].o.key, path) == 0 && (opts[i].o.commands & TC_CMD_BIT(c)))
             return opts[i].o.flag;

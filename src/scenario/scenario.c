@@ -15,11 +15,13 @@
 #include "scenario/keys.h"
 #include <jansson.h>
 #include "topocc/compress.h"
+#include "topocc/cost.h"
 #include "topocc/profile.h"
 #include "topocc/workload.h"
 
 static const char *cmd_names[TC_CMD_COUNT] = {"topo",        "collective",     "compare",  "concurrent",
-                                              "codec-bench", "train-accuracy", "compress", "failures"};
+                                              "codec-bench", "train-accuracy", "compress", "failures",
+                                              "cluster"};
 
 const char *tc_command_name(tc_command c)
 {
@@ -35,7 +37,7 @@ tc_status tc_command_parse(const char *s, tc_command *out, tc_err *err)
         }
     return tc_fail(err, TC_EINVAL,
                    "unknown command '%s': accepted are topo, collective, compare, concurrent, codec-bench, "
-                   "train-accuracy, compress, failures",
+                   "train-accuracy, compress, failures, cluster",
                    s ? s : "");
 }
 
@@ -69,6 +71,9 @@ tc_scenario *tc_scenario_new(tc_command c)
     s->event_budget = TC_FLOW_DEFAULT_EVENT_BUDGET;
     s->skip = true;
     s->trials = 100;
+    s->synth_load = 0.9;
+    snprintf(s->scheduler, sizeof s->scheduler, "fifo");
+    snprintf(s->cluster_format, sizeof s->cluster_format, "auto");
     snprintf(s->accel, sizeof s->accel, "h100");
     s->bucket_bytes = TC_DDP_BUCKET_BYTES;
     if (c == TC_CMD_COMPRESS)
@@ -173,6 +178,11 @@ tc_status tc_net_build(const tc_scenario *s, tc_net *net, tc_err *err)
     if (s->ntopo < 1)
         return tc_fail(err, TC_EINVAL, "no topology: give --topo SPEC (scenario key network.topo)");
     tc_status st = TC_OK;
+    /* --equalize cost=C: the cost profile that prices every topology */
+    tc_cost *cost = NULL;
+    if (s->equalize_cost_usd > 0 && (st = tc_scenario_cost(s, &cost, err)) == TC_OK && !cost)
+        st = tc_fail(err, TC_EINVAL, "--equalize cost= needs a cost profile: give --cost FILE|NAME (e.g. --cost "
+                                     "cost-2026; scenario key network.cost_profile)");
     for (int i = 0; i < s->ntopo && st == TC_OK; i++) {
         tc_topo *t = NULL;
         if ((st = tc_topo_build(s->topo[i], &t, err)))
@@ -180,6 +190,16 @@ tc_status tc_net_build(const tc_scenario *s, tc_net *net, tc_err *err)
         net->topo[net->n++] = t;
         if (s->equalize_Bps > 0 && (st = tc_topo_equalize_injection(t, s->equalize_Bps, err)))
             break;
+        if (cost) {
+            char what[160];
+            double gbps = 0;
+            snprintf(what, sizeof what, "--equalize cost: topology %.31s (%.80s%s)",
+                     i < s->nnames ? s->names[i] : (char[2]){(char)('A' + i), 0}, s->topo[i],
+                     strlen(s->topo[i]) > 80 ? "..." : "");
+            if ((st = tc_cost_equal_speed(t, cost, s->equalize_cost_usd, what, &gbps, err)) ||
+                (st = tc_cost_set_fabric_speed(t, gbps, err)))
+                break;
+        }
         for (int k = 0; k < s->ndegrade && st == TC_OK; k++) {
             const tc_scn_degrade *d = &s->degrade[k];
             if (d->link >= t->n_links)
@@ -223,6 +243,7 @@ tc_status tc_net_build(const tc_scenario *s, tc_net *net, tc_err *err)
         else
             snprintf(net->name[i], sizeof net->name[i], "%c", 'A' + i);
     }
+    tc_cost_free(cost);
     if (st)
         tc_net_free(net);
     return st;
@@ -506,19 +527,128 @@ static tc_status resolve_accel(tc_scenario *s, tc_err *err)
     return st;
 }
 
+/* The cost profile of network.cost_profile: the one embedded in
+ * network.profiles under its name, else the file (a path) or the name on
+ * the search path; fresh (a flag gave --cost or --profiles, as a --preset
+ * flag reads its file): the file first, then the embedded one. */
+static tc_status scn_cost_profile(const tc_scenario *s, bool fresh, tc_profile **prof, tc_err *err)
+{
+    *prof = NULL;
+    const char *nm = s->cost_profile, *dir = s->profiles_dir[0] ? s->profiles_dir : NULL;
+    bool path = tc_cost_is_path(nm);
+    char key[64];
+    const char *base = path && strrchr(nm, '/') ? strrchr(nm, '/') + 1 : nm;
+    size_t bl = strlen(base);
+    if (path && bl > 5 && strcmp(base + bl - 5, ".json") == 0)
+        bl -= 5;
+    snprintf(key, sizeof key, "%.*s", (int)(bl < sizeof key ? bl : sizeof key - 1), base);
+    json_t *all = s->profiles ? json_loads(s->profiles, 0, NULL) : NULL;
+    json_t *c = all ? json_object_get(all, key) : NULL;
+    FILE *fp = path ? fopen(nm, "rb") : NULL;
+    bool file = path ? fp != NULL : tc_profile_exists(nm, dir);
+    if (fp)
+        fclose(fp);
+    tc_status st;
+    if (c && !(fresh && file)) {
+        char origin[128];
+        snprintf(origin, sizeof origin, "scenario network.profiles.%.64s", key);
+        char *txt = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS);
+        st = txt ? tc_profile_from_json(key, txt, origin, prof, err) : tc_fail(err, TC_EINTERNAL, "out of memory");
+        free(txt);
+    } else if (path) {
+        st = tc_cost_read_file(nm, prof, err);
+    } else if (file) {
+        st = tc_profile_load(nm, dir, prof, err);
+    } else {
+        char known[1024];
+        tc_profile_list_kind(dir, "cost", known, sizeof known);
+        st = tc_fail(err, TC_EINVAL, "unknown cost profile '%s': accepted are %s (profiles of kind cost found on the "
+                                     "profile path), or a file NAME.json",
+                     nm, known);
+    }
+    json_decref(all);
+    return st;
+}
+
+tc_status tc_scenario_cost(const tc_scenario *s, tc_cost **out, tc_err *err)
+{
+    *out = NULL;
+    if (!s->cost_profile[0])
+        return TC_OK;
+    tc_profile *p = NULL;
+    tc_status st = scn_cost_profile(s, false, &p, err);
+    if (st == TC_OK)
+        st = tc_cost_from_profile(p, out, err);
+    tc_profile_free(p);
+    return st;
+}
+
+/* network.cost_profile: found (read again when --cost or --profiles is a
+ * flag), checked, kept by content in network.profiles and named by its
+ * profile's name. */
+static tc_status resolve_cost(tc_scenario *s, tc_err *err)
+{
+    if (!s->cost_profile[0])
+        return s->equalize_cost_usd > 0
+                   ? tc_fail(err, TC_EINVAL, "--equalize cost= needs a cost profile: give --cost FILE|NAME (e.g. "
+                                             "--cost cost-2026; scenario key network.cost_profile)")
+                   : TC_OK;
+    if (s->equalize_cost_usd > 0 && s->equalize_Bps > 0)
+        return tc_fail(err, TC_EINVAL, "network.equalize_injection_Bps and network.equalize_cost_usd are "
+                                       "alternatives: give one --equalize, injection=RATE or cost=C");
+    bool fresh = tc_keyset_has(&s->flag_mask, tc_scn_key_index("network.cost_profile")) ||
+                 tc_keyset_has(&s->flag_mask, tc_scn_key_index("network.profiles_dir"));
+    tc_profile *p = NULL;
+    tc_cost *c = NULL;
+    tc_status st = scn_cost_profile(s, fresh, &p, err);
+    if (st == TC_OK)
+        st = tc_cost_from_profile(p, &c, err);
+    if (st == TC_OK)
+        st = embed_profile(s, p, err);
+    if (st == TC_OK)
+        snprintf(s->cost_profile, sizeof s->cost_profile, "%s", tc_profile_name(p));
+    tc_cost_free(c);
+    tc_profile_free(p);
+    return st;
+}
+
+/* Every topology's bill of materials prices (each link speed within the
+ * cost profile's, every switch within its largest). */
+static tc_status check_costs(const tc_scenario *s, const tc_net *net, tc_err *err)
+{
+    if (!s->cost_profile[0])
+        return TC_OK;
+    tc_cost *c = NULL;
+    tc_status st = tc_scenario_cost(s, &c, err);
+    tc_bom *b = st == TC_OK ? malloc(sizeof *b) : NULL;
+    if (st == TC_OK && !b)
+        st = tc_fail(err, TC_EINTERNAL, "out of memory");
+    for (int i = 0; st == TC_OK && i < net->n; i++)
+        if ((st = tc_bom_build(net->topo[i], c, b, err))) {
+            char m[TC_ERR_LEN];
+            snprintf(m, sizeof m, "%s", err->msg);
+            tc_fail(err, st, "--cost: topology %s: %s", net->name[i], m);
+        }
+    free(b);
+    tc_cost_free(c);
+    return st;
+}
+
 static tc_status resolve_topologies(tc_scenario *s, tc_err *err)
 {
     if (s->command == TC_CMD_CODEC_BENCH || s->command == TC_CMD_TRAIN_ACCURACY)
         return TC_OK;
     tc_status pst = resolve_presets(s, err);
+    if (pst == TC_OK)
+        pst = resolve_cost(s, err);
     if (pst)
         return pst;
     if (s->ntopo < 1)
         return tc_fail(err, TC_EINVAL, "%s needs a topology: --topo SPEC or --preset NAME (scenario key network.topo)",
                        tc_command_name(s->command));
-    bool several = s->command == TC_CMD_COMPARE || s->command == TC_CMD_FAILURES;
+    bool several = s->command == TC_CMD_COMPARE || s->command == TC_CMD_FAILURES || s->command == TC_CMD_CLUSTER;
     if (!several && s->ntopo > 1)
-        return tc_fail(err, TC_EINVAL, "%s takes one topology, %d given (compare and failures take several)",
+        return tc_fail(err, TC_EINVAL, "%s takes one topology, %d given (compare, failures and cluster take several)",
                        tc_command_name(s->command), s->ntopo);
     for (int i = 0; i < s->ntopo; i++) {
         tc_topo *t = NULL;
@@ -546,6 +676,10 @@ static tc_status resolve_topologies(tc_scenario *s, tc_err *err)
     tc_status st = tc_net_build(s, &net, err);
     if (st)
         return st;
+    if ((st = check_costs(s, &net, err))) {
+        tc_net_free(&net);
+        return st;
+    }
     bool job = s->command == TC_CMD_COLLECTIVE || s->command == TC_CMD_COMPARE || s->command == TC_CMD_COMPRESS ||
                s->command == TC_CMD_FAILURES;
     for (int i = 0; job && i < net.n && st == TC_OK; i++) {
@@ -673,6 +807,10 @@ tc_status tc_scenario_resolve(tc_scenario *s, tc_err *err)
     }
     if (s->command == TC_CMD_COMPRESS && !s->model[0])
         return tc_fail(err, TC_EINVAL, "compress needs --model MODEL (e.g. resnet50)");
+    if (s->command == TC_CMD_CLUSTER && !s->cluster_trace[0] == !s->synth_jobs)
+        return tc_fail(err, TC_EINVAL, "cluster replays one trace: --trace FILE or --synthetic N,seed=S[,load=L] "
+                                       "(scenario keys cluster.trace, cluster.synthetic), not %s",
+                       s->cluster_trace[0] ? "both" : "neither");
     /* --endpoints implies the list placement, unless --place says otherwise
      * (then check_given refuses the pair). */
     if (tc_keyset_has(&s->given_mask, tc_scn_key_index("job.endpoints")) &&

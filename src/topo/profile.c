@@ -174,8 +174,10 @@ static tc_status check_profile(tc_profile *p, json_t *root, const char *path, tc
         return tc_fail(err, TC_EINVAL, "profile %s: schema '%s' is not %s", path,
                        json_string_value(json_object_get(root, "schema")), PROFILE_SCHEMA);
     const char *kind = json_string_value(json_object_get(root, "kind"));
-    if (strcmp(kind, "gpu-node") != 0 && strcmp(kind, "tpu-slice") != 0 && strcmp(kind, "accelerator") != 0)
-        return tc_fail(err, TC_EINVAL, "profile %s: kind '%s': expected gpu-node, tpu-slice or accelerator", path, kind);
+    if (strcmp(kind, "gpu-node") != 0 && strcmp(kind, "tpu-slice") != 0 && strcmp(kind, "accelerator") != 0 &&
+        strcmp(kind, "cost") != 0)
+        return tc_fail(err, TC_EINVAL, "profile %s: kind '%s': expected gpu-node, tpu-slice, accelerator or cost", path,
+                       kind);
     snprintf(p->kind, sizeof p->kind, "%s", kind);
     json_t *fields = json_object_get(root, "fields");
     if (!json_is_object(fields))
@@ -470,10 +472,11 @@ tc_status tc_preset_expand(const char *preset, const char *dir, char *spec, size
     tc_status st = tc_profile_load(name, dir, &p, err);
     if (st)
         return st;
-    if (strcmp(p->kind, "accelerator") == 0) {
-        st = tc_fail(err, TC_EINVAL, "preset %s: an accelerator profile describes a chip, not a network: give a gpu-node "
-                                     "or tpu-slice profile (e.g. dgx-h100, tpu-v5p-slice)",
-                     name);
+    if (strcmp(p->kind, "accelerator") == 0 || strcmp(p->kind, "cost") == 0) {
+        st = tc_fail(err, TC_EINVAL, "preset %s: %s, not a network: give a gpu-node or tpu-slice profile (e.g. "
+                                     "dgx-h100, tpu-v5p-slice)%s",
+                     name, p->kind[0] == 'a' ? "an accelerator profile describes a chip" : "a cost profile prices hardware",
+                     p->kind[0] == 'a' ? "" : "; a cost profile goes with --cost");
         tc_profile_free(p);
         return st;
     }

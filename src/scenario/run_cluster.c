@@ -1,0 +1,97 @@
+/*
+ * run_cluster.c - topocc cluster: one job trace (read from a file, or
+ * drawn from published statistics) replayed on each topology through its
+ * allocation rule, with the same scheduler (docs/MODEL.md, "Cluster
+ * replay"). The synthetic trace is drawn once, for the first topology's
+ * endpoints, so that every topology sees the same jobs.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "topocc/outcome.h"
+
+typedef struct cprog {
+    const tc_run_opts *ro;
+    struct timespec t0;
+    double base, total;
+} cprog;
+
+static void on_progress(void *ctx, size_t done, size_t total)
+{
+    cprog *cp = ctx;
+    (void)total;
+    if (!cp->ro || !cp->ro->progress)
+        return;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double el = (double)(now.tv_sec - cp->t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - cp->t0.tv_nsec);
+    double d = cp->base + (double)done;
+    tc_progress p = {.what = "cluster replay", .fraction = cp->total > 0 ? d / cp->total : -1, .done = d,
+                     .total = cp->total, .unit = "jobs", .rate = el > 0 ? d / el : 0};
+    cp->ro->progress(cp->ro->progress_ud, &p);
+}
+
+tc_status tc_run_cluster(const tc_scenario *s, const tc_run_opts *ro, tc_cluster_run_out **out, tc_err *err)
+{
+    *out = NULL;
+    tc_cluster_run_out *o = tc_calloc(1, sizeof *o);
+    if (!o)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    tc_status st = tc_cluster_sched_parse(s->scheduler, &o->sched, err);
+    o->ocs = s->cluster_ocs;
+    if (st == TC_OK)
+        st = tc_net_build(s, &o->net, err);
+    if (st == TC_OK && s->cluster_trace[0]) {
+        tc_trace_format f;
+        if ((st = tc_trace_format_parse(s->cluster_format, &f, err)) == TC_OK)
+            st = tc_trace_read(s->cluster_trace, f, &o->trace, err);
+        snprintf(o->source, sizeof o->source, "%s", s->cluster_trace);
+    } else if (st == TC_OK) {
+        st = tc_trace_synthetic(s->synth_jobs, s->synth_seed, o->net.topo[0]->n_endpoints, s->synth_load, &o->trace,
+                                err);
+        snprintf(o->source, sizeof o->source, "synthetic %llu,seed=%llu,load=%g", (unsigned long long)s->synth_jobs,
+                 (unsigned long long)s->synth_seed, s->synth_load);
+    }
+    cprog cp = {.ro = ro, .total = (double)o->trace.n * (double)o->net.n};
+    clock_gettime(CLOCK_MONOTONIC, &cp.t0);
+    for (int i = 0; i < o->net.n && st == TC_OK; i++) {
+        const tc_topo *t = o->net.topo[i];
+        for (size_t j = 0; j < o->trace.n; j++)
+            if (o->trace.jobs[j].size > t->n_endpoints) {
+                if (s->cluster_strict && !o->too_large[i])
+                    st = tc_fail(err, TC_EINVAL,
+                                 "%s: the job of line %llu asks for %u endpoints but %s has %u (--strict; without it "
+                                 "such jobs are counted and skipped)",
+                                 o->source, (unsigned long long)o->trace.jobs[j].line, o->trace.jobs[j].size,
+                                 o->net.name[i], t->n_endpoints);
+                o->too_large[i]++;
+            }
+        if (st)
+            break;
+        tc_cluster_opts co = {.sched = o->sched, .ocs = t->kind == TC_TOPO_TORUS ? o->ocs : 0, .progress = on_progress,
+                              .progress_ctx = &cp};
+        cp.base = (double)o->trace.n * i;
+        if ((st = tc_cluster_replay(t, &o->trace, &co, &o->run[i], err)) && o->net.n > 1) {
+            char m[TC_ERR_LEN];
+            snprintf(m, sizeof m, "%s", err->msg);
+            st = tc_fail(err, st, "%s: %s", o->net.name[i], m);
+        }
+    }
+    if (st) {
+        tc_cluster_run_out_free(o);
+        return st;
+    }
+    *out = o;
+    return TC_OK;
+}
+
+void tc_cluster_run_out_free(tc_cluster_run_out *o)
+{
+    if (!o)
+        return;
+    for (int i = 0; i < TC_SCN_MAX_TOPOS; i++)
+        tc_cluster_out_free(&o->run[i]);
+    tc_trace_free(&o->trace);
+    tc_net_free(&o->net);
+    free(o);
+}

@@ -1,0 +1,67 @@
+#!/bin/sh
+# cluster_cli.sh - topocc cluster from the command line: the five-job trace
+# of tests/test_cluster.c through the CLI (text and JSON), the trace
+# formats read from files, and bad input (one line on stderr, exit 2,
+# nothing on stdout).
+# usage: tests/cluster_cli.sh path/to/topocc
+set -u
+T="$1"
+D=$(dirname "$0")/data/traces
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+. "$(dirname "$0")/cli_lib.sh"
+
+printf 'submit,size,duration\n0,3,10\n0,2,2\n0,2,10\n1,3,4\n3,1,2\n' >"$tmp/five.csv"
+RING=torus:dims=8
+CLOS=clos:down=4x2,up=1x2
+
+# the five jobs by hand (tests/test_cluster.c): torus backfill waits 1.8 s
+# on average, the Clos 0.8 s; fragmentation: 3 of 8 idle from 2 to 3 s
+good "five jobs, backfill, torus" "^torus .* 1.8s .* 12.5% .* 33.3% .* 14s" \
+    cluster --topo "$RING" --topo "$CLOS" --names torus,clos --trace "$tmp/five.csv" --scheduler backfill
+good "five jobs, backfill, Clos" "^clos .* 800ms .* 0% .* 0% .* 10s" \
+    cluster --topo "$RING" --topo "$CLOS" --names torus,clos --trace "$tmp/five.csv" --scheduler backfill
+good "five jobs, fifo, torus" "^A .* 3.2s" cluster --topo "$RING" --trace "$tmp/five.csv"
+good "five jobs as JSON" '"utilisation_arrivals"' \
+    cluster --topo "$RING" --trace "$tmp/five.csv" --format json
+"$T" cluster --topo "$RING" --topo "$CLOS" --trace "$tmp/five.csv" --format json >"$tmp/j" 2>&1
+python3 - "$tmp/j" <<'EOF' || fails=$((fails + 1))
+import json, sys
+j = json.load(open(sys.argv[1]))
+a, b = j["topologies"]
+assert j["command"] == "cluster" and j["trace"]["jobs"] == 5, j["trace"]
+assert abs(a["utilisation"] - 68 / 112) < 1e-12 and abs(b["utilisation"] - 68 / 80) < 1e-12
+assert abs(a["fragmentation"]["mean_idle_share"] - 3 / 14) < 1e-12
+assert abs(a["fragmentation"]["mean_idle_share_arrivals"] - 1 / 8) < 1e-12
+assert len(a["utilisation_series"]) == 100
+assert j["scenario"]["cluster"]["scheduler"] == "fifo" and j["scenario"]["cluster"]["trace"].endswith("five.csv")
+EOF
+good "trace formats: Philly" "(philly" cluster --topo torus:dims=4x4x4 --trace "$D/philly.json"
+good "trace formats: Helios" "(helios" cluster --topo torus:dims=4x4x4 --trace "$D/helios.csv"
+good "trace formats: PAI" "(pai" cluster --topo torus:dims=4x4x4 --trace "$D/pai_task.csv"
+good "synthetic" "synthetic 200,seed=3" cluster --topo torus:dims=4x4x4 --synthetic 200,seed=3
+good "optical cubes" "cubes of 4 per dimension" cluster --topo torus:dims=8x8x8 --synthetic 200,seed=3 --ocs 4
+good "a job larger than the cluster is counted" "1 jobs larger than it never run" \
+    cluster --topo "$RING" --trace "$D/../traces/own.csv" --topo torus:dims=2x2
+
+# --- bad input ---
+bad "unknown scheduler" cluster --topo "$RING" --trace "$tmp/five.csv" --scheduler sjf
+bad "no trace" cluster --topo "$RING"
+bad "two traces" cluster --topo "$RING" --trace "$tmp/five.csv" --synthetic 10,seed=1
+bad "missing file" cluster --topo "$RING" --trace "$tmp/none.csv"
+printf 'submit,size,duration\n0,3,10\n1,x,4\n' >"$tmp/badline.csv"
+bad "malformed line" cluster --topo "$RING" --trace "$tmp/badline.csv"
+grep -q "badline.csv:3" "$tmp/err" || { echo "FAIL: the malformed line's number is not named"; cat "$tmp/err"; fails=$((fails + 1)); }
+printf 'submit,size,duration\n0,3,10\n1,9,4\n' >"$tmp/large.csv"
+bad "a job larger than the cluster with --strict" cluster --topo "$RING" --trace "$tmp/large.csv" --strict
+bad "ocs not dividing the torus" cluster --topo torus:dims=6x4 --trace "$tmp/five.csv" --ocs 4
+bad "synthetic without jobs" cluster --topo "$RING" --synthetic seed=1
+bad "synthetic load out of range" cluster --topo "$RING" --synthetic 10,seed=1,load=0
+bad "unknown trace format" cluster --topo "$RING" --trace "$tmp/five.csv" --trace-format slurm
+
+if [ "$fails" -ne 0 ]; then
+    echo "$fails cluster CLI check(s) failed"
+    exit 1
+fi
+echo "cluster CLI checks passed"
