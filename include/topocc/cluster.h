@@ -112,7 +112,10 @@ typedef struct tc_cluster_out {
     double frag_mean, frag_time_share;
     double frag_arrivals, frag_time_arrivals; /* the same over the arrivals' span (as util_arrivals) */
     uint32_t samples;
-    double *t_s, *util;          /* samples: each bin's start and its mean allocated fraction */
+    /* samples: equal bins of the arrivals' span (first to last arrival;
+     * the makespan when they all come at once), each bin's start and its
+     * mean allocated share */
+    double *t_s, *util;
     tc_cluster_job_out *job;     /* per trace job, in trace order */
 } tc_cluster_out;
 

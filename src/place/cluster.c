@@ -857,9 +857,11 @@ tc_status tc_cluster_replay(const tc_topo *t, const tc_trace *tr, const tc_clust
             out->wait_max_s = k ? w[k - 1] : NAN;
             free(w);
         }
-        /* the utilisation series: each bin's mean allocated fraction, from
-         * the change log (a step function) */
-        double width = c.now > 0 ? c.now / ns : 0;
+        /* the utilisation series over the arrivals' span (the makespan
+         * when they all come at once): each bin's mean allocated share,
+         * from the change log (a step function) */
+        double span = c.t_arr > 0 ? c.t_arr : c.now;
+        double width = span > 0 ? span / ns : 0;
         size_t li = 0;
         for (uint32_t b = 0; b < ns; b++) {
             double lo = b * width, hi = (b + 1) * width, area = 0;

@@ -140,6 +140,20 @@ void tc_cluster_print(const tc_cluster_run_out *o, const tc_scenario *s, FILE *f
     size_t n = tc_cluster_tables(o, s, tabs, 2);
     if (n >= 1)
         tc_rtable_print(&tabs[0], f);
+    /* over time: the series in tenths of the arrivals' span */
+    fprintf(f, "\nallocated share over the arrivals' span, by tenths:\n");
+    for (int i = 0; i < o->net.n; i++) {
+        const tc_cluster_out *r = &o->run[i];
+        fprintf(f, "  %-10s", o->net.name[i]);
+        for (uint32_t k = 0; k < 10; k++) {
+            uint32_t lo = r->samples * k / 10, hi = r->samples * (k + 1) / 10;
+            double sum = 0;
+            for (uint32_t b = lo; b < hi; b++)
+                sum += r->util[b];
+            fprintf(f, " %5.1f%%", hi > lo ? 100 * sum / (hi - lo) : 0.0);
+        }
+        fprintf(f, "\n");
+    }
     for (size_t k = 0; k < n; k++)
         tc_rtable_free(&tabs[k]);
 }
