@@ -258,6 +258,30 @@ static void fast_slices_match_the_placement_library(void **state)
     }
 }
 
+/* A Clos of nodes of 4 (clos:down=4x2,up=1x2,node=4: 2 nodes of 4):
+ * J0 (1) takes endpoint 0 and J1 (2) shares node 0 with it (the fullest
+ * node with room); J2 (5) needs 2 whole nodes (8, 3 unasked) and waits
+ * until J1 and J0 end at 6 and 10: it starts at 10; J3 (1) waits behind
+ * it under FIFO, and J2 holds all 8 until 12. */
+static void clos_nodes_shared_below_a_node(void **state)
+{
+    (void)state;
+    static const tc_cjob jobs[] = {{0, 10, 1, 1}, {0, 6, 2, 2}, {1, 2, 5, 3}, {2, 3, 1, 4}};
+    tc_cluster_out o = replay("clos:down=4x2,up=1x2,node=4", jobs, 4, TC_SCHED_FIFO, 0);
+    near(o.job[0].start_s, 0, "J0");
+    near(o.job[1].start_s, 0, "J1");
+    assert_int_equal(o.job[0].first / 4, o.job[1].first / 4); /* one node */
+    assert_int_equal(o.job[2].alloc, 8);
+    near(o.job[2].start_s, 10, "J2 waits for two whole nodes");
+    near(o.job[3].start_s, 12, "J3 behind J2");
+    tc_cluster_out_free(&o);
+    /* backfill: J3 (ends by 2 + 3 = 5 <= 10) starts at 2 on node 1 */
+    o = replay("clos:down=4x2,up=1x2,node=4", jobs, 4, TC_SCHED_BACKFILL, 0);
+    near(o.job[3].start_s, 2, "J3 backfilled");
+    assert_int_equal(o.job[3].first / 4, 0); /* the fullest node with room: node 0 (1 free) */
+    tc_cluster_out_free(&o);
+}
+
 static void bad_input(void **state)
 {
     (void)state;
@@ -285,6 +309,7 @@ int main(void)
         cmocka_unit_test(optical_cubes),
         cmocka_unit_test(invariants_on_random_traces),
         cmocka_unit_test(fast_slices_match_the_placement_library),
+        cmocka_unit_test(clos_nodes_shared_below_a_node),
         cmocka_unit_test(bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -73,7 +73,9 @@ tc_status tc_cluster_sched_parse(const char *s, tc_cluster_sched *out, tc_err *e
 typedef struct tc_cluster_opts {
     tc_cluster_sched sched;
     /* The allocation rule (docs/MODEL.md, "Cluster replay"): a Clos gets
-     * TC_PLACE_PACKED over the free endpoints; a torus a free cuboid
+     * TC_PLACE_PACKED over the free endpoints (with scale-up nodes: a job
+     * smaller than a node a share of the fullest node with room, a larger
+     * one whole nodes); a torus a free cuboid
      * (TC_PLACE_SLICE) of the smallest volume >= the job's size that has
      * a shape fitting the torus; with ocs = K, the torus is cubes of K^d
      * endpoints joined by optical switches: a job of a cube or more takes

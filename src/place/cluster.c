@@ -11,7 +11,10 @@
  * estimates, a common simplification of scheduler studies (assumed).
  *
  * Allocation (need(s): the endpoints a job of s gets):
- *   Clos   tc_place PACKED over the free endpoints: need(s) = s.
+ *   Clos   tc_place PACKED over the free endpoints: need(s) = s. With
+ *          scale-up nodes of G: a job of s < G shares a node (the
+ *          fullest with room); s >= G takes ceil(s / G) whole nodes,
+ *          packed: need(s) = ceil(s / G) G.
  *   torus  a free cuboid (tc_place SLICE: the most compact shape first,
  *          the first free origin) of the smallest volume >= s that has a
  *          shape fitting the torus; need(s) is that volume.
@@ -178,6 +181,10 @@ static uint32_t need_of(cl *c, uint32_t s)
     const tc_topo *t = c->t;
     if (s > c->N)
         return 0;
+    if (t->kind == TC_TOPO_CLOS && t->node_size > 1 && s >= t->node_size) {
+        uint64_t v = ((uint64_t)s + t->node_size - 1) / t->node_size * t->node_size;
+        return v <= c->N ? (uint32_t)v : 0;
+    }
     if (t->kind != TC_TOPO_TORUS)
         return s;
     if (c->need[s])
@@ -370,6 +377,32 @@ static tc_status try_alloc(cl *c, uint32_t need, uint8_t *busy, uint32_t **map, 
             return st;
         for (uint32_t i = 0; i < need; i++)
             busy[m[i]] = 1;
+        *map = m;
+        return TC_OK;
+    }
+    if (t->kind == TC_TOPO_CLOS && t->node_size > 1 && need < t->node_size) {
+        /* a job smaller than a node shares a node: the fullest node with
+         * room (best fit), then the lowest, its lowest free endpoints */
+        uint32_t G = t->node_size, best = UINT32_MAX, bestf = UINT32_MAX;
+        for (uint32_t nd = 0; nd * G < c->N; nd++) {
+            uint32_t f = 0;
+            for (uint32_t e = nd * G; e < (nd + 1) * G && e < c->N; e++)
+                f += !busy[e];
+            if (f >= need && f < bestf) {
+                bestf = f;
+                best = nd;
+            }
+        }
+        if (best == UINT32_MAX)
+            return TC_EINVAL;
+        uint32_t *m = malloc((size_t)need * sizeof *m), k = 0;
+        if (!m)
+            return tc_fail(err, TC_EINTERNAL, "out of memory");
+        for (uint32_t e = best * G; k < need; e++)
+            if (!busy[e]) {
+                m[k++] = e;
+                busy[e] = 1;
+            }
         *map = m;
         return TC_OK;
     }
