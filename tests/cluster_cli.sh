@@ -41,6 +41,7 @@ good "trace formats: Philly" "(philly" cluster --topo torus:dims=4x4x4 --trace "
 good "trace formats: Helios" "(helios" cluster --topo torus:dims=4x4x4 --trace "$D/helios.csv"
 good "trace formats: PAI" "(pai" cluster --topo torus:dims=4x4x4 --trace "$D/pai_task.csv"
 good "synthetic" "synthetic 200,seed=3" cluster --topo torus:dims=4x4x4 --synthetic 200,seed=3
+good "a preset: a DGX H100 cluster" "^A  *200 " cluster --preset dgx-h100:nodes=32 --synthetic 200,seed=3
 good "optical cubes" "cubes of 4 per dimension" cluster --topo torus:dims=8x8x8 --synthetic 200,seed=3 --ocs 4
 good "a job larger than the cluster is counted" "1 jobs larger than it never run" \
     cluster --topo "$RING" --trace "$D/../traces/own.csv" --topo torus:dims=2x2

@@ -38,10 +38,10 @@ typedef struct opt_def {
 static const opt_def opts[] = {
     /* network */
     {{"--topo", "network.topo", "network", "SPEC", NETC | B(TOPO) | B(CLUSTER), true, "topology spec (repeat for compare)"}, F_LIST},
-    {{"--preset", "network.preset", "network", "NAME[:nodes=N]", NETC | B(TOPO), true,
+    {{"--preset", "network.preset", "network", "NAME[:nodes=N]", NETC | B(TOPO) | B(CLUSTER), true,
       "a topology from a hardware profile (e.g. dgx-h100:nodes=4; profiles/ lists them)"},
      F_LIST},
-    {{"--profiles", "network.profiles_dir", "network", "DIR", NETC | B(TOPO), false,
+    {{"--profiles", "network.profiles_dir", "network", "DIR", NETC | B(TOPO) | B(CLUSTER), false,
       "look for hardware profiles in DIR first"},
      F_VALUE},
     {{"--names", "network.names", "network", "A,B,..", B(COMPARE) | B(FAILURES) | B(CLUSTER), false,
