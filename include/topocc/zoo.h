@@ -15,9 +15,9 @@
 #include "topocc/core.h"
 
 typedef enum {
-    TC_ARCH_TRANSFORMER = 0,
-    TC_ARCH_CNN = 1
-} tc_arch;
+    TC_MODEL_TRANSFORMER = 0,
+    TC_MODEL_CNN = 1
+} tc_model_arch;
 
 typedef enum {
     TC_NORM_LAYERNORM = 0, /* weight and bias */
@@ -27,7 +27,7 @@ typedef enum {
 /* The architecture of one model. Transformer fields are 0 for a CNN. */
 typedef struct tc_zoo_model {
     char name[48];
-    tc_arch arch;
+    tc_model_arch arch;
     /* transformer */
     uint32_t layers;      /* transformer blocks */
     uint32_t hidden;      /* h, d_model */

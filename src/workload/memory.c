@@ -93,12 +93,12 @@ tc_status tc_mem_estimate(const tc_zoo_model *m, const tc_mem_cfg *c, double cap
         st = tc_fail(err, TC_EINVAL, "invalid ZeRO stage %d: expected 0, 1, 2 or 3", c->zero);
     else if (!(capacity_bytes >= 0) || !isfinite(capacity_bytes))
         st = tc_fail(err, TC_EINVAL, "invalid memory capacity: expected bytes >= 0");
-    else if (m->arch == TC_ARCH_TRANSFORMER && pp > m->layers)
+    else if (m->arch == TC_MODEL_TRANSFORMER && pp > m->layers)
         st = tc_fail(err, TC_EINVAL, "%s: pipeline degree %u exceeds its %u layers", m->name, pp, m->layers);
-    else if (m->arch == TC_ARCH_TRANSFORMER && m->heads % tp)
+    else if (m->arch == TC_MODEL_TRANSFORMER && m->heads % tp)
         st = tc_fail(err, TC_EINVAL, "%s: tensor-parallel degree %u must divide its %u heads", m->name, tp,
                      m->heads);
-    else if (m->arch == TC_ARCH_CNN && (tp > 1 || c->seq_parallel || c->recompute != TC_RECOMPUTE_NONE))
+    else if (m->arch == TC_MODEL_CNN && (tp > 1 || c->seq_parallel || c->recompute != TC_RECOMPUTE_NONE))
         st = tc_fail(err, TC_EINVAL, "%s: tensor parallelism, sequence parallelism and recomputation are "
                      "modelled for transformers only", m->name);
     if (st != TC_OK) {
@@ -108,7 +108,7 @@ tc_status tc_mem_estimate(const tc_zoo_model *m, const tc_mem_cfg *c, double cap
     memset(out, 0, sizeof *out);
     out->inflight = c->inflight ? c->inflight : pp;
 
-    if (m->arch == TC_ARCH_CNN) {
+    if (m->arch == TC_MODEL_CNN) {
         /* layers as they come, split in equal parameter shares over the stages (assumed) */
         out->stage_layers = 0;
         out->params = d->params / pp;

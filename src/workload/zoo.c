@@ -44,7 +44,7 @@
 
 static const tc_zoo_model zoo[] = {
     {
-        .name = "gpt3-175b", .arch = TC_ARCH_TRANSFORMER,
+        .name = "gpt3-175b", .arch = TC_MODEL_TRANSFORMER,
         .layers = 96, .hidden = 12288, .ffn = 4 * 12288, .heads = 96, .kv_heads = 96,
         .vocab = 50257, .seq = 2048, .experts = 1, .top_k = 1,
         .bias = true, .norm = TC_NORM_LAYERNORM, .tied_embeddings = true, .pos_embed = 2048,
@@ -53,7 +53,7 @@ static const tc_zoo_model zoo[] = {
                   "(read in secondary copies of the table); d_ff = 4 d_model and vocabulary 50257 (GPT-2 BPE) assumed",
     },
     {
-        .name = "llama3-8b", .arch = TC_ARCH_TRANSFORMER,
+        .name = "llama3-8b", .arch = TC_MODEL_TRANSFORMER,
         .layers = 32, .hidden = 4096, .ffn = 14336, .heads = 32, .kv_heads = 8,
         .vocab = 128256, .seq = 8192, .experts = 1, .top_k = 1,
         .gated_mlp = true, .norm = TC_NORM_RMSNORM,
@@ -61,7 +61,7 @@ static const tc_zoo_model zoo[] = {
         .source = SRC_LLAMA3 "; 8.03e9 is the sum of the shapes (the card says 8B)",
     },
     {
-        .name = "llama3-70b", .arch = TC_ARCH_TRANSFORMER,
+        .name = "llama3-70b", .arch = TC_MODEL_TRANSFORMER,
         .layers = 80, .hidden = 8192, .ffn = 28672, .heads = 64, .kv_heads = 8,
         .vocab = 128256, .seq = 8192, .experts = 1, .top_k = 1,
         .gated_mlp = true, .norm = TC_NORM_RMSNORM,
@@ -69,7 +69,7 @@ static const tc_zoo_model zoo[] = {
         .source = SRC_LLAMA3 "; 70.6e9 is the sum of the shapes (the card says 70B)",
     },
     {
-        .name = "llama3-405b", .arch = TC_ARCH_TRANSFORMER,
+        .name = "llama3-405b", .arch = TC_MODEL_TRANSFORMER,
         .layers = 126, .hidden = 16384, .ffn = 53248, .heads = 128, .kv_heads = 8,
         .vocab = 128256, .seq = 8192, .experts = 1, .top_k = 1,
         .gated_mlp = true, .norm = TC_NORM_RMSNORM,
@@ -78,7 +78,7 @@ static const tc_zoo_model zoo[] = {
                   "context after long-context training: the 8192-token pre-training context is assumed",
     },
     {
-        .name = "mixtral-8x7b", .arch = TC_ARCH_TRANSFORMER,
+        .name = "mixtral-8x7b", .arch = TC_MODEL_TRANSFORMER,
         .layers = 32, .hidden = 4096, .ffn = 14336, .heads = 32, .kv_heads = 8,
         .vocab = 32000, .seq = 32768, .experts = 8, .top_k = 2,
         .gated_mlp = true, .norm = TC_NORM_RMSNORM,
@@ -90,7 +90,7 @@ static const tc_zoo_model zoo[] = {
                   "model description (Azure/azureml-assets copy)",
     },
     {
-        .name = "bert-large", .arch = TC_ARCH_TRANSFORMER,
+        .name = "bert-large", .arch = TC_MODEL_TRANSFORMER,
         .layers = 24, .hidden = 1024, .ffn = 4096, .heads = 16, .kv_heads = 16,
         .vocab = 30522, .seq = 512, .experts = 1, .top_k = 1,
         .bias = true, .norm = TC_NORM_LAYERNORM, .tied_embeddings = true, .pos_embed = 512, .type_vocab = 2,
@@ -102,25 +102,25 @@ static const tc_zoo_model zoo[] = {
                   "512 for the rest (HF model card copy): the context is 512",
     },
     {
-        .name = "resnet18", .arch = TC_ARCH_CNN, .image = 224, .macs_sample = 1.81e9,
+        .name = "resnet18", .arch = TC_MODEL_CNN, .image = 224, .macs_sample = 1.81e9,
         .published_params = 11689512,
         .source = "He et al. 2016 Table 1 (18-layer: basic blocks [2,2,2,2]); torchvision ResNet18_Weights: "
                   "num_params 11,689,512, GFLOPS 1.81 (multiply-adds) at 224x224",
     },
     {
-        .name = "resnet50", .arch = TC_ARCH_CNN, .image = 224, .macs_sample = 4.09e9,
+        .name = "resnet50", .arch = TC_MODEL_CNN, .image = 224, .macs_sample = 4.09e9,
         .published_params = 25557032,
         .source = "He et al. 2016 Table 1 (50-layer: bottlenecks [3,4,6,3]); torchvision ResNet50_Weights: "
                   "num_params 25,557,032, GFLOPS 4.09 (multiply-adds) at 224x224 (v1.5: stride on the 3x3)",
     },
     {
-        .name = "vgg16", .arch = TC_ARCH_CNN, .image = 224, .macs_sample = 15.47e9,
+        .name = "vgg16", .arch = TC_MODEL_CNN, .image = 224, .macs_sample = 15.47e9,
         .published_params = 138357544,
         .source = "Simonyan and Zisserman 2015 configuration D; torchvision vgg16: 138,357,544 parameters, 15.47 "
                   "GFLOPS (multiply-adds), the figures of models.c",
     },
     {
-        .name = "gpt2-xl", .arch = TC_ARCH_TRANSFORMER,
+        .name = "gpt2-xl", .arch = TC_MODEL_TRANSFORMER,
         .layers = 48, .hidden = 1600, .ffn = 4 * 1600, .heads = 25, .kv_heads = 25,
         .vocab = 50257, .seq = 1024, .experts = 1, .top_k = 1,
         .bias = true, .norm = TC_NORM_LAYERNORM, .tied_embeddings = true, .pos_embed = 1024,
@@ -129,7 +129,7 @@ static const tc_zoo_model zoo[] = {
                   "the figures of models.c); 25 heads and d_ff = 4 d_model assumed",
     },
     {
-        .name = "llama-7b", .arch = TC_ARCH_TRANSFORMER,
+        .name = "llama-7b", .arch = TC_MODEL_TRANSFORMER,
         .layers = 32, .hidden = 4096, .ffn = 11008, .heads = 32, .kv_heads = 32,
         .vocab = 32000, .seq = 2048, .experts = 1, .top_k = 1,
         .gated_mlp = true, .norm = TC_NORM_RMSNORM,
@@ -176,12 +176,12 @@ tc_status tc_zoo_check(const tc_zoo_model *m, const char *origin, tc_err *err)
         origin = m->name[0] ? m->name : "model";
     if (!m->name[0])
         return bad(err, origin, "name", "missing or empty");
-    if (m->arch == TC_ARCH_CNN) {
+    if (m->arch == TC_MODEL_CNN) {
         if (strcmp(m->name, "resnet18") && strcmp(m->name, "resnet50") && strcmp(m->name, "vgg16"))
             return bad(err, origin, "arch", "a CNN must be one of the zoo's (resnet18, resnet50, vgg16)");
         return TC_OK;
     }
-    if (m->arch != TC_ARCH_TRANSFORMER)
+    if (m->arch != TC_MODEL_TRANSFORMER)
         return bad(err, origin, "arch", "expected \"transformer\"");
     struct { const char *f; uint32_t v; } pos[] = {
         {"layers", m->layers}, {"hidden", m->hidden}, {"ffn", m->ffn}, {"heads", m->heads},
@@ -412,7 +412,7 @@ static void build_vgg16(builder *b)
 
 double tc_zoo_flops_token(const tc_zoo_model *m, const tc_zoo_derived *d, double s)
 {
-    if (m->arch != TC_ARCH_TRANSFORMER)
+    if (m->arch != TC_MODEL_TRANSFORMER)
         return 0;
     double attn_dim = (double)m->heads * (double)(m->hidden / m->heads);
     return 6.0 * d->matmul_active + 12.0 * (double)m->layers * attn_dim * s;
@@ -425,7 +425,7 @@ tc_status tc_zoo_derive(const tc_zoo_model *m, tc_zoo_derived *out, tc_err *err)
         return st;
     memset(out, 0, sizeof *out);
     builder b = {.d = out};
-    if (m->arch == TC_ARCH_CNN) {
+    if (m->arch == TC_MODEL_CNN) {
         static const int r18[4] = {2, 2, 2, 2}, r50[4] = {3, 4, 6, 3};
         if (strcmp(m->name, "resnet18") == 0)
             build_resnet(&b, false, r18);
@@ -460,7 +460,7 @@ tc_status tc_zoo_derive(const tc_zoo_model *m, tc_zoo_derived *out, tc_err *err)
             wlayers++;
         }
     }
-    if (m->arch == TC_ARCH_CNN) {
+    if (m->arch == TC_MODEL_CNN) {
         out->params_layer = 0;
         out->params_active = out->params;
         out->matmul_active = matmul;
@@ -542,7 +542,7 @@ static tc_status from_json(json_t *root, const char *path, tc_zoo_model *m, char
     v = json_object_get(root, "arch");
     if (v && (!json_is_string(v) || strcmp(json_string_value(v), "transformer") != 0))
         return tc_fail(err, TC_EINVAL, "%s: field 'arch': expected \"transformer\" (CNNs: the zoo's only)", path);
-    m->arch = TC_ARCH_TRANSFORMER;
+    m->arch = TC_MODEL_TRANSFORMER;
     tc_status st;
     if ((st = get_u32(root, path, "layers", true, 0, &m->layers, err)) != TC_OK ||
         (st = get_u32(root, path, "hidden", true, 0, &m->hidden, err)) != TC_OK ||
