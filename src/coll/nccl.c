@@ -520,8 +520,9 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
     if (R < 2)
         amask &= 1;
     else if (req->op != TC_OP_ALLREDUCE)
-        amask &= 1 | 4 | 16; /* NCCL's tree, NVLSTree and (as modelled) CollNet are all-reduce only; NVLS also
-                              * gathers and scatters */
+        amask &= 1 | 4 | 16 | (req->op == TC_OP_ALLGATHER || req->op == TC_OP_REDUCESCATTER ? 32 : 0);
+    /* NCCL's tree, NVLSTree and CollNetChain are all-reduce only; NVLS and
+     * CollNetDirect also gather and scatter (tuning.cc:166-169) */
     if ((req->op != TC_OP_ALLGATHER && req->op != TC_OP_REDUCESCATTER) || R < 2)
         amask &= ~16u;   /* PAT is all-gather and reduce-scatter only */
     if (!(amask & 3) && !(mask & 1u << TC_PROTO_SIMPLE))

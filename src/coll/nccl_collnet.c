@@ -3,7 +3,9 @@
  * (InfiniBand SHARP, through NCCL's CollNet plugin interface):
  * CollNetChain (nccl-collnet-chain) and CollNetDirect
  * (nccl-collnet-direct), as NVIDIA/nccl v2.21.5-1 (commit ab2b89c4) runs
- * them (docs/MODEL.md, "NCCL's CollNet").
+ * them (docs/MODEL.md, "NCCL's CollNet"); and CollNetDirect's all-gather
+ * and reduce-scatter (the switches multicast, or reduce, each rail's
+ * windows: "CollNetDirect's all-gather and reduce-scatter" below).
  *
  * Inside a node (src/device/all_reduce.h, src/graph/connect.cc):
  *  - CollNetChain (all_reduce.h:599-715): channel k's GPUs form a chain
@@ -53,6 +55,10 @@
 #define CN_CHAIN_NET_US 30.0
 #define CN_ARITY_US 0.4           /* "arity serialization latency" per extra GPU (tuning.cc:253-255) */
 #define CN_HOPPER_EFF 0.85        /* CollNetDirect's bus bandwidth on compute capability >= 9.0 (tuning.cc:208) */
+/* CollNetDirect's all-gather and reduce-scatter: "measured corrective
+ * ratio" at 1 and 8 GPUs per node, interpolated (tuning.cc:199-202). */
+#define CN_AGRS_EFF1 0.95
+#define CN_AGRS_EFF8 0.85
 
 /* ---- validity and shape ---- */
 
@@ -69,9 +75,12 @@ static void cn_shape(uint32_t p, const tc_topo *t, uint32_t *G, uint32_t *M, uin
 /* Why CollNet cannot run (NULL if it can). */
 static const char *cn_refusal(tc_op op, uint32_t p, const tc_topo *t, bool direct)
 {
-    if (op != TC_OP_ALLREDUCE)
-        return "implements allreduce only (CollNetDirect's all-gather and reduce-scatter through SHARP's own "
-               "all-gather are not modelled)";
+    bool agrs = op == TC_OP_ALLGATHER || op == TC_OP_REDUCESCATTER;
+    if (!direct && op != TC_OP_ALLREDUCE)
+        return "implements allreduce only (NCCL v2.21.5-1 runs CollNetChain for all-reduce only, "
+               "src/graph/tuning.cc:166-169; nccl-collnet-direct also gathers and scatters)";
+    if (direct && op != TC_OP_ALLREDUCE && !agrs)
+        return "implements allreduce, allgather and reducescatter (src/graph/tuning.cc:166-169)";
     if (!t || t->kind != TC_TOPO_CLOS || !t->sharp)
         return "needs fabric switches that reduce and multicast (a Clos with sharp=1, InfiniBand SHARP): the "
                "topology's fabric switches do not";
@@ -85,6 +94,10 @@ static const char *cn_refusal(tc_op op, uint32_t p, const tc_topo *t, bool direc
                "(src/graph/tuning.cc:297-300)";
     if (direct && G > CN_DIRECT_ARITY + 1)
         return "takes at most 8 GPUs per node (NCCL_MAX_DIRECT_ARITY 7 peers, src/include/device.h:156)";
+    if (agrs && H != G)
+        return "gathers and scatters only with a NIC per GPU (nics equal to the node size): NCCL's model "
+               "disables CollNetDirect's all-gather and reduce-scatter where a node has more GPUs than CollNet "
+               "heads (src/graph/tuning.cc:190-198)";
     return NULL;
 }
 
@@ -204,6 +217,14 @@ double tc_nccl_collnet_time_us(const tc_coll_req *req, const tc_topo *t, bool di
         bus /= f;
         if (t->arch == TC_ARCH_HOPPER || t->arch == TC_ARCH_BLACKWELL || t->arch == TC_ARCH_NONE)
             bus *= CN_HOPPER_EFF;
+    }
+    if (direct && (req->op == TC_OP_ALLGATHER || req->op == TC_OP_REDUCESCATTER)) {
+        /* tuning.cc:188-202: busBw = ppn x bwIntra (not nChannels x),
+         * 0.95 at 1 GPU per node to 0.85 at 8 interpolated, and no
+         * conversion to an algorithm bandwidth (tuning.cc:212-219 skips
+         * CollNetDirect's all-gather and reduce-scatter): bytes / busBw */
+        double w = (G - 1) / 7.0, agrs = G * intra * (w * CN_AGRS_EFF8 + (1 - w) * CN_AGRS_EFF1);
+        return agrs > 0 ? cn_lat_us(G, true) + req->bytes / (1000 * agrs) : INFINITY;
     }
     double alg = bus * .5; /* tuning.cc:213-219 */
     return alg > 0 ? cn_lat_us(G, direct) + req->bytes / (1000 * alg) : INFINITY;
@@ -460,6 +481,7 @@ out:
 
 typedef struct cn_state {
     bool direct;
+    tc_op op;            /* allreduce; or (direct) allgather, reducescatter */
     uint32_t C, H, G, M, nch, L, per_lane;
     uint32_t D;          /* fabric levels of the tallest tree a lane uses */
     tc_sharp sh;
@@ -530,8 +552,299 @@ static tc_status emit_collnet(const tc_sched *s, uint32_t step, tc_xfers *x)
     return x->oom ? TC_EINTERNAL : TC_OK;
 }
 
+/* ---- CollNetDirect's all-gather and reduce-scatter ----
+ *
+ * NCCL v2.21.5-1 (docs/MODEL.md, "CollNetDirect's all-gather and
+ * reduce-scatter"): every GPU is a head (tuning.cc:190-198 disables them
+ * unless a node has as many CollNet heads as GPUs), head j of every node
+ * joins rail j's CollNet communicator (init.cc:587-608: dense rank node x
+ * nRails + rail). Rail j's buffer is the concatenation, over the nodes, of
+ * the pieces of size sizePerRank = S / p of the ranks (n, j); the channels
+ * walk it in windows of a chunk, channel k taking window l C + k in loop l
+ * (all_gather.h:188-190, 267-275; reduce_scatter.h:180-182, 252, 276, 301;
+ * coll_net.cc:630-643), so a window belongs to one node, or straddles two,
+ * or spans several when sizePerRank is below a chunk.
+ *  - All-gather (all_gather.h:164-322, the non-registered path that
+ *    nccl-tests runs): head (n, j) sends the part of the window that is
+ *    its own piece to the network (phase 1, :263-275: prims.send of
+ *    max(0, end - beg) bytes: nothing when the window holds none of it);
+ *    the network's iallgather (coll_net.cc:767-798) returns the whole
+ *    window to every head of the rail; head j writes it to its output and
+ *    sends it to the node's other G - 1 GPUs (phase 2, :290-300,
+ *    Scatterer<true>, direct->heads + 1), which write it (phase 3,
+ *    :308-318).
+ *  - Reduce-scatter (reduce_scatter.h:158-314): every GPU sends each
+ *    other head j the window of rail j's buffer taken from its input
+ *    (phase 1, :248-260, Scatterer<true>); head j adds its own input and
+ *    the G - 1 windows received and sends the node's sum to the network
+ *    (phase 2, :272-283); the network's ireducescatter (coll_net.cc:
+ *    799-832) reduces over the nodes and returns to each head the part of
+ *    the window that is its own piece (phase 3, :297-310).
+ * In the fabric, rail j's heads use SHARP tree j (tc_sharp, as the
+ * all-reduce): all-gather, each switch forwards up the pieces of its
+ * subtree's heads and the root multicasts the window down the tree to
+ * every head; reduce-scatter, each switch adds its children's windows up
+ * to the root, which multicasts the sum down to the leaves, and a leaf
+ * gives each head only its own piece (the plugin's receive buffer is the
+ * piece: coll_net.cc:657, 825-829). That SHARP runs NCCL's iallgather and
+ * ireducescatter so is an assumption (the plugin's code is not NCCL's).
+ *
+ * Chunks and channels are the all-reduce's for the same bytes
+ * (enqueue.cc:1574-1585, 1731-1735, nBytes = S for both, info.h:84); a
+ * loop of the C channels moves C windows, the schedule's chunk m: the
+ * rail buffer (S / G) cut into nch = ceil(S / (G C chunk)) equal chunks,
+ * each a piece's nch-th, so a rank's piece is nch blocks and chunk m is
+ * rail blocks [m M, m M + M) (rail block i: node i / nch, its block i mod
+ * nch). Stages (one hop each; T the tree's root level):
+ *   all-gather:     heads to leaves 0, level L up L, down 2T - L,
+ *                   heads to their node's GPUs 2T;
+ *   reduce-scatter: GPUs to heads 0, heads to leaves 1, level L up 1 + L,
+ *                   down 1 + 2T - L (leaves to heads 2T). */
+
+/* Chunk m's blocks of rail j that node n holds: their count, the first's
+ * block index in *g0. */
+static uint32_t agrs_node_blocks(const cn_state *st, uint32_t m, uint32_t n, uint32_t j, uint32_t *g0)
+{
+    uint64_t c = st->nch, lo = (uint64_t)m * st->M, hi = lo + st->M;
+    uint64_t a = lo > n * c ? lo : n * c, b = hi < (n + 1) * c ? hi : (n + 1) * c;
+    if (a >= b)
+        return 0;
+    *g0 = (uint32_t)(((uint64_t)n * st->G + j) * c + (a - n * c));
+    return (uint32_t)(b - a);
+}
+
+/* Node n's switch at level L in tree j (an index into the trees' switches). */
+static uint32_t agrs_anc(const tc_sched *s, const tc_sharp *sh, uint32_t j, uint32_t n, uint32_t L)
+{
+    uint32_t i = sh->leaf[j * sh->M + n] - sh->base, off = sh->base - s->req.p;
+    while (s->sw_level[off + i] < L && sh->parent[i] >= 0)
+        i = (uint32_t)sh->parent[i] - sh->base;
+    return i;
+}
+
+/* Whose blocks a transfer carries: every node's, node arg's, or those of
+ * the nodes below switch arg (at level L). */
+enum { AGRS_ALL, AGRS_NODE, AGRS_BELOW };
+
+/* One transfer of chunk m of rail j, with the blocks that who selects
+ * (none: no transfer). */
+static void agrs_add(tc_xfers *x, const tc_sched *s, uint32_t src, uint32_t dst, bool red, uint32_t m, uint32_t j,
+                     int who, uint32_t arg, uint32_t L)
+{
+    const cn_state *st = s->state;
+    uint64_t lo = (uint64_t)m * st->M;
+    uint32_t n0 = (uint32_t)(lo / st->nch), n1 = (uint32_t)((lo + st->M - 1) / st->nch), cnt = 0, g0;
+    if (who == AGRS_NODE)
+        n0 = n1 = arg;
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t n = n0; n <= n1; n++) {
+            if (who == AGRS_BELOW && agrs_anc(s, &st->sh, j, n, L) != arg)
+                continue;
+            uint32_t k = agrs_node_blocks(st, m, n, j, &g0);
+            if (pass == 0)
+                cnt += k;
+            else if (k)
+                tc_xfers_seg(x, g0, g0, k);
+        }
+        if (pass == 0) {
+            if (!cnt)
+                return;
+            size_t at = tc_xfers_add(x, src, dst, s->blk_bytes * cnt, red);
+            if (x->oom)
+                return;
+            x->v[at].piped = m > 0;
+        }
+    }
+}
+
+static tc_status emit_agrs(const tc_sched *s, uint32_t step, tc_xfers *x)
+{
+    const cn_state *st = s->state;
+    const tc_sharp *sh = &st->sh;
+    bool rs = st->op == TC_OP_REDUCESCATTER;
+    uint32_t G = st->G, M = st->M, n = st->nch, p = sh->base, off = p - s->req.p, o0 = rs ? 1 : 0, m;
+    for (uint32_t j = 0; j < st->H; j++) {
+        uint32_t T = sh->top[j];
+        if (rs && chunk_at(step, 0, n, &m)) /* every GPU to head j: its input's window of rail j */
+            for (uint32_t node = 0; node < M; node++)
+                for (uint32_t g = 0; g < G; g++)
+                    if (g != j)
+                        agrs_add(x, s, node * G + g, head_rank(sh, node, j), true, m, j, AGRS_ALL, 0, 0);
+        if (chunk_at(step, o0, n, &m)) /* heads to their leaves */
+            for (uint32_t node = 0; node < M; node++) {
+                uint32_t lf = sh->leaf[j * M + node];
+                if (rs)
+                    agrs_add(x, s, head_rank(sh, node, j), lf, sh->heads_first[lf - p] != node, m, j, AGRS_ALL, 0, 0);
+                else
+                    agrs_add(x, s, head_rank(sh, node, j), lf, false, m, j, AGRS_NODE, node, 0);
+            }
+        for (uint32_t i = sh->tree_first[j]; i < sh->tree_first[j + 1]; i++) {
+            uint32_t L = s->sw_level[off + i];
+            int32_t par = sh->parent[i];
+            if (par >= 0 && chunk_at(step, o0 + L, n, &m)) {
+                if (rs)
+                    agrs_add(x, s, p + i, (uint32_t)par, sh->first_child[(uint32_t)par - p] != i, m, j, AGRS_ALL, 0, 0);
+                else
+                    agrs_add(x, s, p + i, (uint32_t)par, false, m, j, AGRS_BELOW, i, L);
+            }
+            if (chunk_at(step, o0 + 2 * T - L, n, &m)) {
+                if (L == 1)
+                    for (uint32_t h = sh->heads_first[i]; h != UINT32_MAX; h = sh->heads_next[j * M + h])
+                        agrs_add(x, s, p + i, head_rank(sh, h, j), false, m, j, rs ? AGRS_NODE : AGRS_ALL, h, 0);
+                else
+                    for (uint32_t c = sh->first_child[i]; c != UINT32_MAX; c = sh->next_sib[c])
+                        agrs_add(x, s, p + i, p + c, false, m, j, AGRS_ALL, 0, 0);
+            }
+        }
+        if (!rs && chunk_at(step, 2 * T, n, &m)) /* head j to its node's other GPUs */
+            for (uint32_t node = 0; node < M; node++)
+                for (uint32_t g = 0; g < G; g++)
+                    if (g != j)
+                        agrs_add(x, s, head_rank(sh, node, j), node * G + g, false, m, j, AGRS_ALL, 0, 0);
+    }
+    return x->oom ? TC_EINTERNAL : TC_OK;
+}
+
+/* The phases: a chunk's traffic depends on which nodes hold its blocks
+ * (at the steps where heads send their own pieces up, or receive them
+ * down), so a phase ends where a stage starts, pipes its second chunk or
+ * ends, and where the chunk a stage moves changes its nodes (first and
+ * last node, and their block counts); each phase's figures from its first
+ * step's transfers. */
+static tc_status agrs_phases(tc_sched *s, uint32_t stages, tc_err *err)
+{
+    const cn_state *st = s->state;
+    uint32_t nch = st->nch, total = nch + stages - 1, parts = tc_sched_parts(s), nm = 0;
+    uint32_t *mb = malloc(((size_t)nch + 1) * sizeof *mb);
+    if (!mb)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    uint32_t key[4] = {0}, prev[4] = {0};
+    for (uint32_t m = 0; m < nch; m++) {
+        uint64_t lo = (uint64_t)m * st->M;
+        uint32_t g0;
+        key[0] = (uint32_t)(lo / nch), key[1] = (uint32_t)((lo + st->M - 1) / nch);
+        key[2] = agrs_node_blocks(st, m, key[0], 0, &g0), key[3] = agrs_node_blocks(st, m, key[1], 0, &g0);
+        if (m > 0 && memcmp(key, prev, sizeof key))
+            mb[nm++] = m;
+        memcpy(prev, key, sizeof key);
+    }
+    size_t nb = 0;
+    uint32_t *b = malloc((2 + (size_t)stages * (3 + nm)) * sizeof *b);
+    uint32_t *fo = calloc(parts, sizeof *fo), *fi = calloc(parts, sizeof *fi);
+    double *bo = calloc(parts, sizeof *bo), *bi = calloc(parts, sizeof *bi);
+    tc_xfers x;
+    tc_xfers_init(&x, false);
+    tc_status rc = TC_OK;
+    if (!b || !fo || !fi || !bo || !bi) {
+        rc = tc_fail(err, TC_EINTERNAL, "out of memory");
+        goto out;
+    }
+    b[nb++] = 0;
+    b[nb++] = total;
+    for (uint32_t o = 0; o < stages; o++) {
+        uint32_t c3[3] = {o, o + 1, o + nch};
+        for (int k = 0; k < 3; k++)
+            if (c3[k] < total)
+                b[nb++] = c3[k];
+        for (uint32_t k = 0; k < nm; k++)
+            if (o + mb[k] < total)
+                b[nb++] = o + mb[k];
+    }
+    qsort(b, nb, sizeof *b, tc_cmp_u32);
+    for (size_t i = 0; i + 1 < nb && rc == TC_OK; i++) {
+        if (b[i] == b[i + 1])
+            continue;
+        tc_xfers_clear(&x);
+        if (s->emit(s, b[i], &x) != TC_OK) {
+            rc = tc_fail(err, TC_EINTERNAL, "out of memory");
+            break;
+        }
+        uint32_t mo = 0, mi = 0;
+        double xb = 0, ro = 0, ri = 0;
+        for (size_t k = 0; k < x.n; k++) {
+            const tc_xfer *v = &x.v[k];
+            mo = ++fo[v->src] > mo ? fo[v->src] : mo;
+            mi = ++fi[v->dst] > mi ? fi[v->dst] : mi;
+            bo[v->src] += v->bytes, bi[v->dst] += v->bytes;
+            ro = fmax(ro, bo[v->src]), ri = fmax(ri, bi[v->dst]);
+            xb = fmax(xb, v->bytes);
+        }
+        for (size_t k = 0; k < x.n; k++) {
+            fo[x.v[k].src] = fi[x.v[k].dst] = 0;
+            bo[x.v[k].src] = bi[x.v[k].dst] = 0;
+        }
+        tc_phase *ph = tc_sched_add_phase(s, b[i + 1] - b[i], TC_PAT_GENERIC, 0, xb,
+                                          st->op == TC_OP_ALLGATHER ? "collnet direct all-gather"
+                                                                    : "collnet direct reduce-scatter");
+        if (!ph) {
+            rc = tc_fail(err, TC_EINTERNAL, "out of memory");
+            break;
+        }
+        ph->fanout = mo, ph->fanin = mi;
+        ph->rank_bytes = ro, ph->rank_bytes_in = ri;
+    }
+out:
+    free(mb), free(b), free(fo), free(fi), free(bo), free(bi);
+    tc_xfers_free(&x);
+    return rc;
+}
+
+static tc_status agrs_build(const tc_coll_req *req, const tc_topo *t, tc_sched *s, tc_err *err)
+{
+    uint32_t G, M, H;
+    cn_shape(req->p, t, &G, &M, &H);
+    uint32_t C = cn_channels(req, cn_channels_full(req, t, G, H), H, true);
+    double Q = cn_chunk(req->bytes, C, H, G, true);
+    double nch = ceil(req->bytes / G / (C * Q));
+    if (nch < 1)
+        nch = 1;
+    if ((double)req->p * nch > UINT32_MAX / 2)
+        return tc_fail(err, TC_EINVAL, "nccl-collnet-direct: %.0f blocks are too many (at most 2^31)", req->p * nch);
+    cn_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    s->state = st;
+    s->free_state = cn_state_free;
+    st->direct = true;
+    st->op = req->op;
+    st->C = C, st->H = H, st->G = G, st->M = M, st->nch = (uint32_t)nch;
+    st->L = 1, st->per_lane = C;
+    tc_status rc = tc_sharp_build(s, t, &st->sh, H, M, G, err);
+    if (rc != TC_OK)
+        return rc;
+    st->D = st->sh.D;
+    s->nblk = s->nslots = req->p * st->nch;
+    s->blk_bytes = tc_block_bytes(req->bytes, req->elt, s->nblk);
+    s->emit = emit_agrs;
+    s->channels = C;
+    s->lanes = 1;
+    s->nccl_impl = TC_ALGO_NCCL_COLLNET_DIRECT;
+    /* Costs as the all-reduce's (NCCL's latency is the same,
+     * tuning.cc:253-255), with the measured corrective ratio of
+     * tuning.cc:199-202 (0.85 at 8 GPUs per node, 0.95 at 1; no
+     * architecture condition) as wire bytes. */
+    double w = (G - 1) / 7.0;
+    s->proto = TC_PROTO_SIMPLE;
+    s->base_s = cn_lat_us(G, true) * 1e-6;
+    s->lat_intra_s = s->lat_inter_s = 0;
+    s->wire = 1 / (w * CN_AGRS_EFF8 + (1 - w) * CN_AGRS_EFF1);
+    s->rate_cap_Bps = 0;
+    s->credit_steps = 1;
+    s->credit_steps_inter = 1;
+    /* The latency path: an NVLink hop of node 0, then tree 0 from node
+     * 0's head to the root (counted there and back). */
+    s->lat_pairs = malloc((2 * ((size_t)st->D + 1) + 2) * sizeof *s->lat_pairs);
+    if (!s->lat_pairs)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    s->lat_pairs[0] = 1, s->lat_pairs[1] = 0;
+    s->nlat_pairs = 1 + tc_sharp_lat_pairs(s, &st->sh, s->lat_pairs + 2);
+    return agrs_phases(s, 2 * st->D + 1, err);
+}
+
 static tc_status cn_build(const tc_coll_req *req, const tc_topo *t, tc_sched *s, bool direct, tc_err *err)
 {
+    if (direct && req->op != TC_OP_ALLREDUCE)
+        return agrs_build(req, t, s, err);
     uint32_t G, M, H;
     cn_shape(req->p, t, &G, &M, &H);
     uint32_t C = cn_channels(req, cn_channels_full(req, t, G, H), H, direct);
@@ -548,6 +861,7 @@ static tc_status cn_build(const tc_coll_req *req, const tc_topo *t, tc_sched *s,
     s->state = st;
     s->free_state = cn_state_free;
     st->direct = direct;
+    st->op = TC_OP_ALLREDUCE;
     st->C = C, st->H = H, st->G = G, st->M = M, st->nch = (uint32_t)nch;
     /* lanes: a chain's channels with the same head; all channels of direct */
     st->L = direct ? 1 : C % H == 0 ? H : C;
