@@ -10,3 +10,4 @@ B=build
 "$B/bench_check"
 ./bench/failures.sh "$B"
 ./bench/cluster.sh "$B"
+./bench/train.sh "$B"

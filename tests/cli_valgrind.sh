@@ -51,6 +51,9 @@ printf '{"jobs": [{"name": "line", "op": "allreduce", "size": "1MiB", "place": "
 run concurrent --topo "torus:dims=4x4x4" --jobs "$tmp/j.json" --format json
 run compare --topo "clos:hosts=64,radix=16,tiers=2" --topo "torus:dims=4x4x4" --op allreduce --sizes 1MiB:1MiB --cost cost-2026 --equalize cost=700k
 run topo "torus:dims=4x4x4" --cost cost-2026 --format json
+run train --topo "clos:hosts=64,radix=16,tiers=2,node=8" --model llama3-8b --dp 4 --tp 8 --pp 2 --micro-batches 4 --zero 3 --format json
+run train --topo "clos:hosts=64,radix=16,tiers=2,node=8" --model llama3-8b --search --global-batch 64 --seq-parallel
+run train --topo "clos:hosts=64,radix=16,tiers=2,node=8" --model llama3-8b --dp 4 --tp 8
 printf '{"network": {"topos": []}}' >"$tmp/bad.json"
 run collective --scenario "$tmp/bad.json"
 [ "$fails" -eq 0 ] && echo "no leaks or memory errors on the CLI's main paths"

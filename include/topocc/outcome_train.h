@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include "topocc/scenario.h"
+#include "topocc/trainiter.h"
 #include "topocc/workload.h"
 
 /* ---- codec-bench ----------------------------------------------------------
@@ -103,6 +104,36 @@ typedef struct tc_compress_out {
 
 tc_status tc_run_compress(const tc_scenario *s, const tc_run_opts *ro, tc_compress_out **out, tc_err *err);
 void tc_compress_out_free(tc_compress_out *out);
+
+/* ---- train: one iteration of a 3D-parallel job ------------------------------
+ * (docs/MODEL.md, "Training: one iteration"): the breakdown of tc_ti_run
+ * with every collective timed on the network, every group running. */
+/* One split of the search: its degrees and what it gives. */
+typedef struct tc_ti_split {
+    uint32_t dp, tp, pp, m;
+    double iter_s, mfu, mem_bytes, exposed_s, bubble_s;
+    bool fits;
+} tc_ti_split;
+
+typedef struct tc_trainiter_out {
+    tc_net net;
+    char model[64];
+    char accel[64];
+    tc_ti_accel acc;
+    tc_ti_cfg cfg;
+    tc_ti_result res;
+    uint32_t ranks;
+    bool tp_in_node;             /* every TP group within one scale-up node (or no nodes: true) */
+    uint32_t evaluations;        /* collectives evaluated on the network */
+    /* --search: every split evaluated, those that fit first, by iteration time */
+    bool search;
+    uint32_t global_batch;
+    size_t nsplits, nfit;
+    tc_ti_split *splits;
+} tc_trainiter_out;
+
+tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_trainiter_out **out, tc_err *err);
+void tc_trainiter_out_free(tc_trainiter_out *out);
 
 
 

@@ -40,6 +40,9 @@ void tc_failures_print(const tc_failures_out *o, const tc_scenario *s, FILE *f);
 json_t *tc_cluster_json(const tc_cluster_run_out *o, const tc_scenario *s);
 size_t tc_cluster_tables(const tc_cluster_run_out *o, const tc_scenario *s, tc_rtable *tabs, size_t max);
 void tc_cluster_print(const tc_cluster_run_out *o, const tc_scenario *s, FILE *f);
+json_t *tc_trainiter_json(const tc_trainiter_out *o, const tc_scenario *s);
+size_t tc_trainiter_tables(const tc_trainiter_out *o, const tc_scenario *s, tc_rtable *tabs, size_t max);
+void tc_trainiter_print(const tc_trainiter_out *o, const tc_scenario *s, FILE *f);
 /* The hottest links of a flow run as a table "hot_links": link, name,
  * bytes, utilisation. */
 void tc_hot_links_table(tc_rtable *t, const tc_topo *topo, const tc_flow_result *fr);

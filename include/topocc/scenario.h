@@ -38,6 +38,7 @@ typedef enum {
     TC_CMD_COMPRESS,
     TC_CMD_FAILURES,
     TC_CMD_CLUSTER,
+    TC_CMD_TRAIN,
     TC_CMD_COUNT
 } tc_command;
 
@@ -169,6 +170,23 @@ typedef struct tc_scenario {
     char scheduler[16];                 /* cluster.scheduler: fifo (default) or backfill */
     uint32_t cluster_ocs;               /* cluster.ocs: the torus's optical-switch cube edge (0: none) */
     bool cluster_strict;                /* cluster.strict: a job larger than a cluster is an error */
+
+    /* iteration.* and parallel.* (topocc train: one training iteration,
+     * docs/MODEL.md "Training: one iteration"); the accelerator is accel */
+    char it_model[256];                 /* iteration.model: a zoo name or a model JSON file */
+    uint32_t dp, tp, pp;                /* parallel.dp, .tp, .pp */
+    uint32_t micro_batches, micro_batch; /* iteration.micro_batches (m), .micro_batch (b) */
+    uint32_t it_seq;                    /* iteration.seq (0: the model's) */
+    uint32_t vstages;                   /* iteration.virtual_stages (interleaved 1F1B; 1: plain) */
+    uint32_t zero;                      /* iteration.zero: 0 (DDP) .. 3 (FSDP) */
+    bool seq_parallel;                  /* iteration.seq_parallel */
+    char recompute[12];                 /* iteration.recompute: none, selective, full */
+    bool it_overlap;                    /* iteration.overlap (default true) */
+    double achievable;                  /* iteration.achievable: fraction of peak a matmul reaches */
+    double s_c, s_m;                    /* iteration.s_c, .s_m: contention (timeline.h) */
+    bool it_search;                     /* iteration.search: rank the splits of the endpoints */
+    uint32_t global_batch;              /* iteration.global_batch: sequences per iteration (search; 0: dp m b) */
+    bool tp_in_node;                    /* iteration.tp_in_node: a TP group across nodes is an error */
 
     /* concurrent.jobs (the jobs file, by content) */
     tc_scn_job *jobs;                   /* owned */

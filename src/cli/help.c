@@ -78,6 +78,20 @@ static const cmd_help helps[TC_CMD_COUNT] = {
          "  topocc failures --topo clos:hosts=1024,radix=64,tiers=2 --topo torus:dims=8x8x16 \\\n"
          "      --equalize injection=400Gbps --op allreduce --size 1GiB --mode steps \\\n"
          "      --fail-random links=1%,seed=1 --trials 1000\n"},
+    [TC_CMD_TRAIN] =
+        {"topocc train --topo SPEC --model MODEL [--accel NAME] --dp D --tp T --pp P [--micro-batches M] "
+         "[--zero Z] [--mode formula|steps|flow]",
+         "One training iteration of a data x tensor x pipeline parallel job (rank r on\n"
+         "endpoint r, TP innermost, then PP, then DP): compute per layer by roofline on\n"
+         "the accelerator, TP all-reduces (reduce-scatter + all-gather with\n"
+         "--seq-parallel), 1F1B pipeline sends, DP gradient buckets (ZeRO 1-2:\n"
+         "reduce-scatter and all-gather; 3: FSDP per layer), each collective timed on\n"
+         "the network with every group running at once. Compute runs at 1/(1+s_c)\n"
+         "while communication is in flight (--s-c, 0.19). Prints the iteration,\n"
+         "compute, exposed communication, bubble, overlap efficiency, MFU and memory\n"
+         "per device (docs/MODEL.md, \"Training: one iteration\").\n",
+         "  topocc train --topo clos:hosts=64,radix=16,tiers=2,node=8 --model llama3-8b \\\n"
+         "      --dp 8 --tp 8 --micro-batches 4 --zero 1\n"},
     [TC_CMD_CLUSTER] =
         {"topocc cluster --topo A [--topo B ...] (--trace FILE | --synthetic N,seed=S[,load=L]) "
          "[--scheduler fifo|backfill] [--ocs K]",

@@ -15,6 +15,7 @@ static const char *usage =
     "  concurrent                 several collectives sharing the network (flow simulation)\n"
     "  failures                   Monte Carlo over random link and switch failures: slowdown, cut-off share\n"
     "  cluster                    replay a job trace through each topology's allocation: queueing, fragmentation\n"
+    "  train                      one iteration of a 3D-parallel training job: compute, exposed communication, memory\n"
     "  codec-bench                gradient codecs' encode+decode throughput on this machine\n"
     "  train-accuracy             train on Fashion-MNIST with each codec, record accuracy\n"
     "  compress                   does gradient compression pay, end to end (time to accuracy)\n"

@@ -30,6 +30,7 @@ json_t *tc_outcome_json(const tc_outcome *o, const tc_scenario *s)
     case TC_CMD_COMPRESS: return tc_compress_json(o->value, s);
     case TC_CMD_FAILURES: return tc_failures_json(o->value, s);
     case TC_CMD_CLUSTER: return tc_cluster_json(o->value, s);
+    case TC_CMD_TRAIN: return tc_trainiter_json(o->value, s);
     default: return json_object();
     }
 }
@@ -46,6 +47,7 @@ size_t tc_outcome_tables(const tc_outcome *o, const tc_scenario *s, tc_rtable *t
     case TC_CMD_COMPRESS: return tc_compress_tables(o->value, s, tabs, max);
     case TC_CMD_FAILURES: return tc_failures_tables(o->value, s, tabs, max);
     case TC_CMD_CLUSTER: return tc_cluster_tables(o->value, s, tabs, max);
+    case TC_CMD_TRAIN: return tc_trainiter_tables(o->value, s, tabs, max);
     default: return 0;
     }
 }
@@ -62,6 +64,7 @@ static void print_text(const tc_outcome *o, const tc_scenario *s, FILE *f)
     case TC_CMD_COMPRESS: tc_compress_print(o->value, s, f); break;
     case TC_CMD_FAILURES: tc_failures_print(o->value, s, f); break;
     case TC_CMD_CLUSTER: tc_cluster_print(o->value, s, f); break;
+    case TC_CMD_TRAIN: tc_trainiter_print(o->value, s, f); break;
     default: break;
     }
 }

@@ -1565,6 +1565,108 @@ GET(get_cstrict)
     return json_boolean(s->cluster_strict);
 }
 
+/* ---- train (one iteration) ---- */
+
+SET(set_it_model)
+{
+    return str_of(v, where, s->it_model, sizeof s->it_model, err);
+}
+GET(get_it_model)
+{
+    return json_string(s->it_model);
+}
+#define DEG_KEY(fn, field, lo, hi)                                                                                   \
+    SET(set_##fn)                                                                                                    \
+    {                                                                                                                \
+        uint64_t x;                                                                                                  \
+        tc_status st = int_in(v, lo, hi, where, &x, err);                                                            \
+        if (st == TC_OK)                                                                                             \
+            s->field = (uint32_t)x;                                                                                  \
+        return st;                                                                                                   \
+    }                                                                                                                \
+    GET(get_##fn)                                                                                                    \
+    {                                                                                                                \
+        return json_integer(s->field);                                                                               \
+    }
+DEG_KEY(dp, dp, 1, 16777216)
+DEG_KEY(tp, tp, 1, 16777216)
+DEG_KEY(pp, pp, 1, 16777216)
+DEG_KEY(mbs, micro_batches, 1, 1000000)
+DEG_KEY(mb, micro_batch, 1, 1000000)
+DEG_KEY(it_seq, it_seq, 0, 16777216)
+DEG_KEY(vstages, vstages, 1, 64)
+DEG_KEY(zero, zero, 0, 3)
+SET(set_sp)
+{
+    return bool_of(v, where, &s->seq_parallel, err);
+}
+GET(get_sp)
+{
+    return json_boolean(s->seq_parallel);
+}
+SET(set_overlap)
+{
+    return bool_of(v, where, &s->it_overlap, err);
+}
+GET(get_overlap)
+{
+    return json_boolean(s->it_overlap);
+}
+SET(set_recompute)
+{
+    tc_status st = str_of(v, where, s->recompute, sizeof s->recompute, err);
+    if (st == TC_OK && strcmp(s->recompute, "none") && strcmp(s->recompute, "selective") &&
+        strcmp(s->recompute, "full"))
+        st = tc_fail(err, TC_EINVAL, "%s: '%s' is not a recomputation: accepted are none, selective, full", where,
+                     s->recompute);
+    return st;
+}
+GET(get_recompute)
+{
+    return json_string(s->recompute);
+}
+SET(set_achievable)
+{
+    return num_in(v, U_PLAIN, 0, 1, true, where, &s->achievable, err);
+}
+GET(get_achievable)
+{
+    return json_real(s->achievable);
+}
+SET(set_s_c)
+{
+    return num_in(v, U_PLAIN, 0, 100, false, where, &s->s_c, err);
+}
+GET(get_s_c)
+{
+    return json_real(s->s_c);
+}
+SET(set_search)
+{
+    return bool_of(v, where, &s->it_search, err);
+}
+GET(get_search)
+{
+    return json_boolean(s->it_search);
+}
+SET(set_tp_in_node)
+{
+    return bool_of(v, where, &s->tp_in_node, err);
+}
+GET(get_tp_in_node)
+{
+    return json_boolean(s->tp_in_node);
+}
+DEG_KEY(gbatch, global_batch, 0, 100000000)
+SET(set_s_m)
+{
+    return num_in(v, U_PLAIN, 0, 100, false, where, &s->s_m, err);
+}
+GET(get_s_m)
+{
+    return json_real(s->s_m);
+}
+
 /* ---- applicability ---- */
 
 static bool flow_mode(const tc_scenario *s)
@@ -1624,18 +1726,19 @@ static bool measured_acc(const tc_scenario *s)
 
 /* In canonical order: the JSON is written in this order. */
 static const tc_scn_key keys[] = {
-    {"network.topo", NETC | B(TOPO) | B(CLUSTER), NULL, set_topo, get_topo, ""},
-    {"network.preset", NETC | B(TOPO) | B(CLUSTER), has_presets, set_preset, get_preset, "a preset"},
-    {"network.profiles_dir", NETC | B(TOPO) | B(CLUSTER), has_profiles, set_profiles_dir, get_profiles_dir, "--preset"},
-    {"network.profiles", NETC | B(TOPO) | B(CLUSTER), has_profiles, set_profiles, get_profiles, "--preset"},
+    {"network.topo", NETC | B(TOPO) | B(CLUSTER) | B(TRAIN), NULL, set_topo, get_topo, ""},
+    {"network.preset", NETC | B(TOPO) | B(CLUSTER) | B(TRAIN), has_presets, set_preset, get_preset, "a preset"},
+    {"network.profiles_dir", NETC | B(TOPO) | B(CLUSTER) | B(TRAIN), has_profiles, set_profiles_dir, get_profiles_dir,
+     "--preset"},
+    {"network.profiles", NETC | B(TOPO) | B(CLUSTER) | B(TRAIN), has_profiles, set_profiles, get_profiles, "--preset"},
     {"network.names", B(COMPARE) | B(FAILURES) | B(CLUSTER), NULL, set_names, get_names, ""},
     {"network.alphas_s", B(COMPARE), NULL, set_alphas, get_alphas, ""},
-    {"network.equalize_injection_Bps", NETC | B(TOPO), NULL, set_equalize, get_equalize, ""},
+    {"network.equalize_injection_Bps", NETC | B(TOPO) | B(TRAIN), NULL, set_equalize, get_equalize, ""},
     {"network.cost_profile", B(TOPO) | B(COMPARE), has_cost, set_cost_profile, get_cost_profile, "--cost FILE|NAME"},
     {"network.equalize_cost_usd", B(TOPO) | B(COMPARE), has_cost, set_equalize_cost, get_equalize_cost,
      "--cost FILE|NAME (a cost profile)"},
     {"network.degrade", NETC | B(TOPO), NULL, set_degrade, get_degrade, ""},
-    {"network.routing", NETC, NULL, set_routing, get_routing, ""},
+    {"network.routing", NETC | B(TRAIN), NULL, set_routing, get_routing, ""},
     {"network.fail", NETC | B(TOPO), NULL, set_fail, get_fail, ""},
     {"network.fail_random", NETC | B(TOPO), NULL, set_fail_random, get_fail_random, ""},
     {"network.links", B(TOPO), NULL, set_links, get_links, ""},
@@ -1652,7 +1755,7 @@ static const tc_scn_key keys[] = {
     {"collective.algo", B(COLLECTIVE) | B(COMPARE) | B(FAILURES), NULL, set_algos, get_algos, ""},
     {"collective.sizes", B(COLLECTIVE) | B(COMPARE) | B(FAILURES), NULL, set_sizes, get_sizes, ""},
     {"collective.dtype", B(COLLECTIVE) | B(COMPARE) | B(CONCURRENT) | B(FAILURES), NULL, set_dtype, get_dtype, ""},
-    {"eval.mode", JOBC, NULL, set_mode, get_mode, ""},
+    {"eval.mode", JOBC | B(TRAIN), NULL, set_mode, get_mode, ""},
     {"eval.phases", B(COLLECTIVE), formula_mode, set_phases, get_phases, "--mode formula"},
     {"flow.rate_cap_Bps", NETC, flow_mode, set_rate_cap, get_rate_cap, "--mode flow"},
     {"flow.multipath", NETC, flow_mode, set_multipath, get_multipath, "--mode flow"},
@@ -1669,6 +1772,25 @@ static const tc_scn_key keys[] = {
     {"cluster.scheduler", B(CLUSTER), NULL, set_csched, get_csched, ""},
     {"cluster.ocs", B(CLUSTER), NULL, set_cocs, get_cocs, ""},
     {"cluster.strict", B(CLUSTER), NULL, set_cstrict, get_cstrict, ""},
+    {"iteration.model", B(TRAIN), NULL, set_it_model, get_it_model, ""},
+    {"iteration.accel", B(TRAIN), NULL, set_accel, get_accel, ""},
+    {"parallel.dp", B(TRAIN), NULL, set_dp, get_dp, ""},
+    {"parallel.tp", B(TRAIN), NULL, set_tp, get_tp, ""},
+    {"parallel.pp", B(TRAIN), NULL, set_pp, get_pp, ""},
+    {"iteration.micro_batches", B(TRAIN), NULL, set_mbs, get_mbs, ""},
+    {"iteration.micro_batch", B(TRAIN), NULL, set_mb, get_mb, ""},
+    {"iteration.seq", B(TRAIN), NULL, set_it_seq, get_it_seq, ""},
+    {"iteration.virtual_stages", B(TRAIN), NULL, set_vstages, get_vstages, ""},
+    {"iteration.zero", B(TRAIN), NULL, set_zero, get_zero, ""},
+    {"iteration.seq_parallel", B(TRAIN), NULL, set_sp, get_sp, ""},
+    {"iteration.recompute", B(TRAIN), NULL, set_recompute, get_recompute, ""},
+    {"iteration.overlap", B(TRAIN), NULL, set_overlap, get_overlap, ""},
+    {"iteration.achievable", B(TRAIN), NULL, set_achievable, get_achievable, ""},
+    {"iteration.s_c", B(TRAIN), NULL, set_s_c, get_s_c, ""},
+    {"iteration.s_m", B(TRAIN), NULL, set_s_m, get_s_m, ""},
+    {"iteration.search", B(TRAIN), NULL, set_search, get_search, ""},
+    {"iteration.global_batch", B(TRAIN), NULL, set_gbatch, get_gbatch, ""},
+    {"iteration.tp_in_node", B(TRAIN), NULL, set_tp_in_node, get_tp_in_node, ""},
     {"codecs", B(CODEC_BENCH) | TRAINC, NULL, set_codecs, get_codecs, ""},
     {"compress.model", B(COMPRESS), NULL, set_model, get_model, ""},
     {"compress.accel", B(COMPRESS), NULL, set_accel, get_accel, ""},

@@ -28,6 +28,8 @@ tc_status tc_scenario_run(const tc_scenario *s, const tc_run_opts *ro, tc_outcom
         return tc_run_failures(s, ro, (tc_failures_out **)&out->value, err);
     case TC_CMD_CLUSTER:
         return tc_run_cluster(s, ro, (tc_cluster_run_out **)&out->value, err);
+    case TC_CMD_TRAIN:
+        return tc_run_trainiter(s, ro, (tc_trainiter_out **)&out->value, err);
     default:
         return tc_fail(err, TC_EINTERNAL, "internal: unknown command %d", (int)s->command);
     }
@@ -47,6 +49,7 @@ void tc_outcome_free(tc_outcome *o)
     case TC_CMD_COMPRESS: tc_compress_out_free(o->value); break;
     case TC_CMD_FAILURES: tc_failures_out_free(o->value); break;
     case TC_CMD_CLUSTER: tc_cluster_run_out_free(o->value); break;
+    case TC_CMD_TRAIN: tc_trainiter_out_free(o->value); break;
     default: break;
     }
     o->value = NULL;

@@ -18,10 +18,11 @@
 #include "topocc/cost.h"
 #include "topocc/profile.h"
 #include "topocc/workload.h"
+#include "topocc/zoo.h"
 
 static const char *cmd_names[TC_CMD_COUNT] = {"topo",        "collective",     "compare",  "concurrent",
                                               "codec-bench", "train-accuracy", "compress", "failures",
-                                              "cluster"};
+                                              "cluster",     "train"};
 
 const char *tc_command_name(tc_command c)
 {
@@ -37,7 +38,7 @@ tc_status tc_command_parse(const char *s, tc_command *out, tc_err *err)
         }
     return tc_fail(err, TC_EINVAL,
                    "unknown command '%s': accepted are topo, collective, compare, concurrent, codec-bench, "
-                   "train-accuracy, compress, failures, cluster",
+                   "train-accuracy, compress, failures, cluster, train",
                    s ? s : "");
 }
 
@@ -72,6 +73,11 @@ tc_scenario *tc_scenario_new(tc_command c)
     s->skip = true;
     s->trials = 100;
     s->synth_load = 0.9;
+    s->dp = s->tp = s->pp = s->micro_batches = s->micro_batch = s->vstages = 1;
+    snprintf(s->recompute, sizeof s->recompute, "none");
+    s->it_overlap = true;
+    s->achievable = 0.7;
+    s->s_c = 0.19;
     snprintf(s->scheduler, sizeof s->scheduler, "fifo");
     snprintf(s->cluster_format, sizeof s->cluster_format, "auto");
     snprintf(s->accel, sizeof s->accel, "h100");
@@ -514,6 +520,7 @@ tc_status tc_scenario_accel(const tc_scenario *s, tc_accel *out, char *namebuf, 
 static tc_status resolve_accel(tc_scenario *s, tc_err *err)
 {
     bool flagged = tc_keyset_has(&s->flag_mask, tc_scn_key_index("compress.accel")) ||
+                   tc_keyset_has(&s->flag_mask, tc_scn_key_index("iteration.accel")) ||
                    tc_keyset_has(&s->flag_mask, tc_scn_key_index("network.profiles_dir"));
     tc_profile *p = NULL;
     tc_accel a;
@@ -730,6 +737,35 @@ static tc_status resolve_collective(tc_scenario *s, tc_err *err)
     return TC_OK;
 }
 
+/* train: the model is known (a zoo name or a readable model file), the
+ * accelerator resolves as compress's does, the degrees multiply to the
+ * job. */
+static tc_status resolve_train(tc_scenario *s, tc_err *err)
+{
+    if (!s->it_model[0])
+        return tc_fail(err, TC_EINVAL, "train needs --model MODEL (e.g. llama3-70b; a model JSON file)");
+    tc_zoo_model m;
+    char src[256];
+    if (!tc_zoo_find(s->it_model)) {
+        size_t n = strlen(s->it_model);
+        if (n < 5 || strcmp(s->it_model + n - 5, ".json") != 0) {
+            char names[512] = "";
+            for (size_t i = 0; i < tc_zoo_count(); i++) {
+                size_t l = strlen(names);
+                snprintf(names + l, sizeof names - l, "%s%s", i ? ", " : "", tc_zoo_get(i)->name);
+            }
+            return tc_fail(err, TC_EINVAL, "unknown model '%s': accepted are %s, or a model JSON file", s->it_model,
+                           names);
+        }
+        tc_status st = tc_zoo_load_json(s->it_model, &m, src, sizeof src, err);
+        if (st)
+            return st;
+    }
+    if (strcmp(s->recompute, "none") && strcmp(s->recompute, "selective") && strcmp(s->recompute, "full"))
+        return tc_fail(err, TC_EINVAL, "iteration.recompute '%s': accepted are none, selective, full", s->recompute);
+    return resolve_accel(s, err);
+}
+
 static tc_status resolve_codecs(tc_scenario *s, tc_err *err)
 {
     tc_status st;
@@ -774,7 +810,7 @@ static tc_status resolve_codecs(tc_scenario *s, tc_err *err)
 static tc_status resolve_routing(tc_scenario *s, tc_err *err)
 {
     bool uses = s->command == TC_CMD_COLLECTIVE || s->command == TC_CMD_COMPARE || s->command == TC_CMD_CONCURRENT ||
-                s->command == TC_CMD_COMPRESS;
+                s->command == TC_CMD_COMPRESS || s->command == TC_CMD_TRAIN;
     if (!uses)
         return TC_OK;
     if (s->mode == TC_MODE_FORMULA && strcmp(s->routing, "ecmp") == 0)
@@ -821,6 +857,8 @@ tc_status tc_scenario_resolve(tc_scenario *s, tc_err *err)
             return tc_fail(err, TC_EINVAL, "placement 'list' needs its endpoints: --endpoints 0-63,128");
         s->job.ranks = 0;
     }
+    if (s->command == TC_CMD_TRAIN && (st = resolve_train(s, err)))
+        return st;
     if ((st = resolve_topologies(s, err)) || (st = resolve_collective(s, err)) || (st = resolve_codecs(s, err)) ||
         (st = resolve_routing(s, err)))
         return st;

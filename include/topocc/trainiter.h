@@ -1,0 +1,103 @@
+/*
+ * topocc/trainiter.h - one training iteration of a 3D-parallel job
+ * (data, tensor and pipeline parallelism, ZeRO / FSDP), built as a
+ * timeline (topocc/timeline.h) and run with compute/communication
+ * contention (docs/MODEL.md, "Training: one iteration").
+ *
+ * The job: dp x tp x pp ranks, TP innermost (ranks r .. r+tp-1 of one
+ * TP group), then PP, then DP (rank = tp_rank + tp (pp_stage + pp dp_rank)).
+ * Ranks in the same TP and DP position behave alike, so the timeline holds
+ * one rank per pipeline stage (pp ranks); every collective's time comes
+ * from the caller (tc_ti_comm_fn), which evaluates it on the real network
+ * with every group running at once.
+ */
+#ifndef TOPOCC_TRAINITER_H
+#define TOPOCC_TRAINITER_H
+
+#include "topocc/coll.h"
+#include "topocc/memory.h"
+#include "topocc/timeline.h"
+#include "topocc/zoo.h"
+
+/* The groups a collective runs over. */
+typedef enum {
+    TC_TI_TP = 0,   /* tp consecutive ranks (block=tp) */
+    TC_TI_DP,       /* ranks equal mod tp*pp (stride=tp*pp): one per DP replica */
+    TC_TI_PP        /* a point-to-point send between neighbouring stages */
+} tc_ti_group;
+
+const char *tc_ti_group_name(tc_ti_group g);   /* "tp", "dp", "pp" */
+
+/* Time of one collective `op` of `bytes` (nccl-tests convention: the whole
+ * buffer for all-reduce, the gathered output for all-gather, the input for
+ * reduce-scatter; for TC_TI_PP the message) run by every group of kind g at
+ * once. For g = TC_TI_PP op is TC_OP_BROADCAST by convention: it means one
+ * point-to-point send of `bytes` from a stage to the next (an activation
+ * forward, its gradient backward), not a collective. The builder asks once
+ * per distinct (op, g, bytes). */
+typedef tc_status (*tc_ti_comm_fn)(void *ud, tc_op op, tc_ti_group g, double bytes, double *time_s, tc_err *err);
+
+typedef struct tc_ti_accel {
+    double flops;            /* peak dense 16-bit FLOP/s */
+    double mem_Bps;          /* memory bandwidth */
+    double mem_bytes;        /* capacity (0: not checked) */
+    double achievable;       /* fraction of peak FLOP/s a matmul reaches (e.g. 0.6; assumed unless sourced) */
+} tc_ti_accel;
+
+typedef struct tc_ti_cfg {
+    uint32_t dp, tp, pp;
+    uint32_t micro_batches;   /* m, per iteration per pipeline */
+    uint32_t micro_batch;     /* b, sequences (samples for a CNN) per micro-batch */
+    uint32_t seq;             /* 0: the model's */
+    int zero;                 /* 0 (DDP), 1, 2, 3 (FSDP FULL_SHARD) */
+    bool seq_parallel;        /* TP's all-reduces become reduce-scatter + all-gather */
+    tc_recompute recompute;
+    uint32_t virtual_stages;  /* interleaved 1F1B: v chunks per stage (0 or 1: plain 1F1B) */
+    double bucket_bytes;      /* DDP gradient bucket (0: 25 MiB, the first 1 MiB, as PyTorch;
+                                 a value: every bucket that size) */
+    double grad_bytes;        /* bytes per gradient element on the wire (0: 2, bf16) */
+    bool overlap;             /* false: every rank runs one task at a time (the serial run) */
+    tc_tl_opts contention;    /* s_c, s_m, ... (tc_tl_opts_default) */
+} tc_ti_cfg;
+
+/* Fills c with the defaults above (1 x 1 x 1, m = 1, b = 1, ZeRO 0,
+ * overlap on, default contention). */
+void tc_ti_cfg_default(tc_ti_cfg *c);
+
+/* One class of communication per iteration, on the slowest stage's rank. */
+typedef struct tc_ti_comm {
+    double nominal_s;        /* sum of its collectives' times, as evaluated */
+    double bytes;            /* sum of their sizes (nccl-tests convention) */
+    uint32_t count;          /* collectives per iteration */
+} tc_ti_comm;
+
+typedef struct tc_ti_result {
+    double iter_s;           /* the iteration with overlap (cfg.overlap) */
+    double serial_s;         /* the same with overlap disabled */
+    double compute_s;        /* nominal compute of the busiest rank */
+    double exposed_s;        /* communication not hidden behind compute (busiest rank) */
+    double bubble_s;         /* pipeline idle time of the busiest rank */
+    double optimizer_s;      /* the optimizer step (memory-bound), part of compute_s */
+    double efficiency;       /* overlap efficiency (timeline.h) */
+    double slowdown;         /* compute slowdown from contention */
+    double mfu;              /* model FLOPs / (iter_s x ranks x peak) */
+    double tokens_per_s;     /* global batch tokens (samples for a CNN) / iter_s */
+    tc_ti_comm tp, dp, pp;
+    tc_mem mem;              /* memory per device (tc_mem_estimate) */
+    bool fits;               /* mem.total within the capacity (true when a->mem_bytes is 0) */
+} tc_ti_result;
+
+/*
+ * Builds and runs one iteration of m under c on accelerators a, asking fn
+ * for every collective's time. Fails (TC_EINVAL, one line) on degrees of 0,
+ * micro-batches that the pipeline cannot use (interleaving needs m a
+ * multiple of pp), a TP degree that does not divide the heads, a PP degree
+ * above the layers (pp x virtual stages above the layers), ZeRO outside 0-3,
+ * a CNN with tp or pp above 1, an accelerator without positive peak FLOP/s
+ * and memory bandwidth or with achievable outside (0, 1]. fn may be NULL
+ * when the job needs no communication (1 x 1 x 1).
+ */
+tc_status tc_ti_run(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg *c, tc_ti_comm_fn fn, void *ud,
+                    tc_ti_result *out, tc_err *err);
+
+#endif

@@ -1,0 +1,203 @@
+/*
+ * rep_trainiter.c - the renderings of topocc train (docs/SCHEMA.md): one
+ * iteration's breakdown (compute, exposed communication, bubble, the
+ * optimizer), its overlap efficiency and MFU, each class of communication,
+ * and the memory per device.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "topocc/render.h"
+
+static json_t *num(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* A time of the busiest rank: what floating-point noise leaves of an
+ * empty interval (below 1e-12 of the iteration) reads as 0. */
+static double clean(double v, double iter)
+{
+    return fabs(v) <= 1e-12 * iter ? 0 : v;
+}
+
+static json_t *comm_json(const tc_ti_comm *c)
+{
+    return json_pack("{s:o, s:o, s:I}", "time_s", num(c->nominal_s), "bytes", num(c->bytes), "count",
+                     (json_int_t)c->count);
+}
+
+json_t *tc_trainiter_json(const tc_trainiter_out *o, const tc_scenario *s)
+{
+    const tc_ti_result *r = &o->res;
+    const tc_mem *m = &r->mem;
+    json_t *j = json_object();
+    json_object_set_new(j, "schema_version", json_integer(TC_SCHEMA_VERSION));
+    json_object_set_new(j, "command", json_string("train"));
+    json_object_set_new(j, "model", json_string(o->model));
+    json_object_set_new(j, "accel", json_string(o->accel));
+    json_object_set_new(j, "topology", json_string(o->net.topo[0]->spec));
+    json_object_set_new(j, "ranks", json_integer(o->ranks));
+    if (o->search)
+        goto search;
+    json_object_set_new(j, "dp", json_integer(o->cfg.dp));
+    json_object_set_new(j, "tp", json_integer(o->cfg.tp));
+    json_object_set_new(j, "pp", json_integer(o->cfg.pp));
+    json_object_set_new(j, "tp_in_node", json_boolean(o->tp_in_node));
+    json_object_set_new(j, "iter_s", num(r->iter_s));
+    json_object_set_new(j, "serial_s", num(r->serial_s));
+    json_object_set_new(j, "compute_s", num(r->compute_s));
+    json_object_set_new(j, "exposed_comm_s", num(r->exposed_s));
+    json_object_set_new(j, "bubble_s", num(clean(r->bubble_s, r->iter_s)));
+    json_object_set_new(j, "optimizer_s", num(r->optimizer_s));
+    json_object_set_new(j, "overlap_efficiency", num(r->efficiency));
+    json_object_set_new(j, "compute_slowdown", num(r->slowdown));
+    json_object_set_new(j, "mfu", num(r->mfu));
+    json_object_set_new(j, "tokens_per_s", num(r->tokens_per_s));
+    json_object_set_new(j, "comm", json_pack("{s:o, s:o, s:o}", "tp", comm_json(&r->tp), "dp", comm_json(&r->dp), "pp",
+                                            comm_json(&r->pp)));
+    json_object_set_new(j, "memory",
+                        json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "weights_bytes", num(m->weights),
+                                  "grads_bytes", num(m->grads), "optimizer_bytes", num(m->optim), "activations_bytes",
+                                  num(m->activations), "total_bytes", num(m->total), "capacity_bytes",
+                                  num(m->capacity), "headroom_bytes", num(m->headroom), "fits", r->fits));
+search:
+    json_object_set_new(j, "evaluations", json_integer(o->evaluations));
+    if (o->search) {
+        json_t *a = json_array();
+        for (size_t i = 0; i < o->nsplits; i++) {
+            const tc_ti_split *x = &o->splits[i];
+            json_array_append_new(a, json_pack("{s:i, s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:b}", "dp", x->dp, "tp",
+                                               x->tp, "pp", x->pp, "micro_batches", x->m, "iter_s", num(x->iter_s),
+                                               "exposed_s", num(x->exposed_s), "bubble_s", num(clean(x->bubble_s, x->iter_s)), "mfu",
+                                               num(x->mfu), "memory_bytes", num(x->mem_bytes), "fits", x->fits));
+        }
+        json_object_set_new(j, "global_batch", json_integer(o->global_batch));
+        json_object_set_new(j, "splits", a);
+    }
+    tc_report_add_scenario(j, s);
+    return j;
+}
+
+static void splits_table(const tc_trainiter_out *o, tc_rtable *t)
+{
+    tc_rtable_init(t, "splits");
+    int c_dp = tc_rtable_col(t, "dp", "dp", TC_COL_COUNT, NULL, 0);
+    int c_tp = tc_rtable_col(t, "tp", "tp", TC_COL_COUNT, NULL, 0);
+    int c_pp = tc_rtable_col(t, "pp", "pp", TC_COL_COUNT, NULL, 0);
+    int c_m = tc_rtable_col(t, "micro_batches", "m", TC_COL_COUNT, NULL, 0);
+    int c_it = tc_rtable_col(t, "iter_s", "iteration", TC_COL_SECONDS, NULL, 0);
+    int c_ex = tc_rtable_col(t, "exposed_s", "exposed", TC_COL_SECONDS, NULL, 0);
+    int c_bu = tc_rtable_col(t, "bubble_s", "bubble", TC_COL_SECONDS, NULL, 0);
+    int c_mfu = tc_rtable_col(t, "mfu", "MFU", TC_COL_NUM, "%.3g%%", 100);
+    int c_mem = tc_rtable_col(t, "memory_gib", "memory GiB", TC_COL_NUM, "%.4g", 0);
+    int c_fit = tc_rtable_col(t, "fits", "fits", TC_COL_TEXT, NULL, 0);
+    for (size_t i = 0; i < o->nsplits; i++) {
+        const tc_ti_split *x = &o->splits[i];
+        size_t r = tc_rtable_row(t);
+        tc_rtable_num(t, r, c_dp, x->dp);
+        tc_rtable_num(t, r, c_tp, x->tp);
+        tc_rtable_num(t, r, c_pp, x->pp);
+        tc_rtable_num(t, r, c_m, x->m);
+        tc_rtable_num(t, r, c_it, x->iter_s);
+        tc_rtable_num(t, r, c_ex, x->exposed_s);
+        tc_rtable_num(t, r, c_bu, clean(x->bubble_s, x->iter_s));
+        tc_rtable_num(t, r, c_mfu, x->mfu);
+        tc_rtable_num(t, r, c_mem, x->mem_bytes / 1073741824.0);
+        tc_rtable_text(t, r, c_fit, x->fits ? "yes" : "no");
+    }
+}
+
+size_t tc_trainiter_tables(const tc_trainiter_out *o, const tc_scenario *s, tc_rtable *tabs, size_t max)
+{
+    (void)s;
+    if (max < 1)
+        return 0;
+    if (o->search) {
+        splits_table(o, &tabs[0]);
+        return 1;
+    }
+    const tc_ti_result *r = &o->res;
+    tc_rtable *t = &tabs[0];
+    tc_rtable_init(t, "iteration");
+    int c_what = tc_rtable_col(t, "part", "part", TC_COL_TEXT, NULL, 0);
+    int c_t = tc_rtable_col(t, "time_s", "time", TC_COL_SECONDS, NULL, 0);
+    int c_sh = tc_rtable_col(t, "share", "of the iteration", TC_COL_NUM, "%.3g%%", 100);
+    const struct {
+        const char *name;
+        double v;
+    } rows[] = {
+        {"iteration", r->iter_s},
+        {"compute (nominal, incl. optimizer)", r->compute_s},
+        {"optimizer step", r->optimizer_s},
+        {"exposed communication", r->exposed_s},
+        {"pipeline bubble", clean(r->bubble_s, r->iter_s)},
+        {"iteration without overlap", r->serial_s},
+        {"TP collectives (nominal)", r->tp.nominal_s},
+        {"DP collectives (nominal)", r->dp.nominal_s},
+        {"PP sends (nominal)", r->pp.nominal_s},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        size_t row = tc_rtable_row(t);
+        tc_rtable_text(t, row, c_what, rows[i].name);
+        tc_rtable_num(t, row, c_t, rows[i].v);
+        tc_rtable_num(t, row, c_sh, r->iter_s > 0 ? rows[i].v / r->iter_s : NAN);
+    }
+    return 1;
+}
+
+static const char *gib(double b, char *buf, size_t len)
+{
+    snprintf(buf, len, "%.2f GiB", b / 1073741824.0);
+    return buf;
+}
+
+static void search_print(const tc_trainiter_out *o, FILE *f)
+{
+    fprintf(f, "train --search: %s on %u x %s, global batch %u sequences in micro-batches of %u, ZeRO %d: %zu splits, "
+               "%zu fit in memory (the fastest first; %u collectives evaluated)\n",
+            o->model, o->ranks, o->accel, o->global_batch, o->cfg.micro_batch, o->cfg.zero, o->nsplits, o->nfit,
+            o->evaluations);
+    fprintf(f, "topology: %s\n", o->net.topo[0]->spec);
+    tc_rtable t;
+    splits_table(o, &t);
+    tc_rtable_print(&t, f);
+    tc_rtable_free(&t);
+}
+
+void tc_trainiter_print(const tc_trainiter_out *o, const tc_scenario *s, FILE *f)
+{
+    if (o->search) {
+        search_print(o, f);
+        return;
+    }
+    const tc_ti_result *r = &o->res;
+    const tc_mem *m = &r->mem;
+    fprintf(f, "train: %s on %u x %s, dp %u x tp %u x pp %u, %u micro-batches of %u, ZeRO %d%s%s\n", o->model,
+            o->ranks, o->accel, o->cfg.dp, o->cfg.tp, o->cfg.pp, o->cfg.micro_batches, o->cfg.micro_batch,
+            o->cfg.zero, o->cfg.seq_parallel ? ", sequence parallel" : "",
+            o->cfg.overlap ? "" : ", overlap off");
+    fprintf(f, "topology: %s (rank r on endpoint r; TP innermost)\n", o->net.topo[0]->spec);
+    if (!o->tp_in_node)
+        fprintf(f, "note: a TP group of %u spans more than one scale-up node of %u\n", o->cfg.tp,
+                o->net.topo[0]->node_size);
+    tc_rtable tabs[1];
+    size_t n = tc_trainiter_tables(o, s, tabs, 1);
+    if (n)
+        tc_rtable_print(&tabs[0], f);
+    fprintf(f, "overlap efficiency %.3g (1: all hidden; below 0: overlap slower than serial), compute slowdown %.3g%%, "
+               "MFU %.3g%%, %.4g tokens/s\n",
+            r->efficiency, 100 * r->slowdown, 100 * r->mfu, r->tokens_per_s);
+    char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
+    fprintf(f, "memory per device: weights %s, gradients %s, optimizer %s, activations %s: %s of %s, %s\n",
+            gib(m->weights, b1, sizeof b1), gib(m->grads, b2, sizeof b2), gib(m->optim, b3, sizeof b3),
+            gib(m->activations, b4, sizeof b4), gib(m->total, b5, sizeof b5), gib(m->capacity, b6, sizeof b6),
+            r->fits ? "fits" : "does NOT fit");
+    if (!r->fits && m->capacity > 0) {
+        char b7[32];
+        fprintf(f, "  short by %s\n", gib(-m->headroom, b7, sizeof b7));
+    }
+    for (size_t k = 0; k < n; k++)
+        tc_rtable_free(&tabs[k]);
+}

@@ -1,0 +1,386 @@
+/*
+ * run_trainiter.c - topocc train: one iteration of a dp x tp x pp job
+ * (tc_ti_run, docs/MODEL.md "Training: one iteration") with every
+ * collective timed on the network: TP groups are blocks of tp consecutive
+ * ranks, DP groups the ranks equal mod tp x pp, each collective run by
+ * every group at once (tc_evaluate_groups_sweep) in the scenario's mode;
+ * a pipeline send is a broadcast between the first two stages' first
+ * ranks, alone on the network. Rank r runs on endpoint r.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "topocc/outcome.h"
+
+#define CACHE 4096
+
+/* A collective's time depends on its operation, its size and its groups:
+ * TP blocks of tp, DP strides of tp x pp, a send from rank 0 to rank tp;
+ * so the search's splits share what they evaluated. */
+typedef struct comm_entry {
+    tc_op op;
+    tc_ti_group g;
+    uint32_t k1, k2;
+    double bytes, t;
+} comm_entry;
+
+typedef struct comm_cache {
+    comm_entry e[CACHE];
+    uint32_t n;
+} comm_cache;
+
+typedef struct comm_ctx {
+    const tc_topo *t;
+    tc_eval_opts eo;
+    uint32_t dp, tp, pp, p;
+    tc_partition part[2];       /* TP blocks, DP strides */
+    bool have[2];
+    comm_cache *cache;
+    comm_entry rec[CACHE];       /* the recording pass's requests */
+    uint32_t nrec;
+    bool recording;
+    uint32_t evaluations;
+} comm_ctx;
+
+/* The groups of kind g (TP blocks, DP strides) of the current split. */
+static tc_status groups_of(comm_ctx *c, tc_ti_group g, tc_groups *gr, tc_err *err)
+{
+    int k = g == TC_TI_TP ? 0 : 1;
+    if (!c->have[k]) {
+        tc_status st = tc_partition_make(k ? TC_PART_STRIDE : TC_PART_BLOCK, k ? c->tp * c->pp : c->tp, c->p, NULL,
+                                         c->t, &c->part[k], err);
+        if (st)
+            return st;
+        c->have[k] = true;
+    }
+    const tc_partition *pt = &c->part[k];
+    *gr = (tc_groups){.p = c->p, .ngroups = pt->ngroups, .size = c->p / pt->ngroups, .members = pt->members};
+    return TC_OK;
+}
+
+/* Times of one operation on the groups of kind g (or a send) at n sizes,
+ * in one sweep: the schedules are built once and rescaled. */
+static tc_status sweep_times(comm_ctx *c, tc_op op, tc_ti_group g, const double *sizes, size_t n, double *out,
+                             tc_err *err)
+{
+    tc_result *r = tc_calloc(n, sizeof *r);
+    if (!r)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    tc_status st;
+    if (g == TC_TI_PP) {
+        uint32_t map[2] = {0, c->tp};
+        tc_eval_opts o = c->eo;
+        o.rank_map = map;
+        tc_coll_req req = {.op = TC_OP_BROADCAST, .algo = TC_ALGO_AUTO, .p = 2, .elt = 2};
+        st = tc_evaluate_sweep(c->t, &req, sizes, n, &o, r, err);
+    } else {
+        tc_groups gr;
+        st = groups_of(c, g, &gr, err);
+        tc_coll_req req = {.op = op, .algo = TC_ALGO_AUTO, .p = gr.size, .elt = 2};
+        if (st == TC_OK)
+            st = tc_evaluate_groups_sweep(c->t, &req, &gr, sizes, n, &c->eo, r, err);
+    }
+    for (size_t i = 0; st == TC_OK && i < n; i++)
+        out[i] = r[i].time_s;
+    free(r);
+    if (st) {
+        char m[TC_ERR_LEN];
+        snprintf(m, sizeof m, "%s", err->msg);
+        return tc_fail(err, st, "%s %s: %s", tc_ti_group_name(g), tc_op_name(op), m);
+    }
+    c->evaluations += (uint32_t)n;
+    return TC_OK;
+}
+
+static bool cached(const comm_ctx *c, tc_op op, tc_ti_group g, double bytes, double *t)
+{
+    uint32_t k1 = c->tp, k2 = g == TC_TI_DP ? c->tp * c->pp : 0;
+    const comm_cache *cc = c->cache;
+    for (uint32_t i = 0; i < cc->n; i++) {
+        const comm_entry *x = &cc->e[i];
+        if (x->op == op && x->g == g && x->k1 == k1 && x->k2 == k2 && x->bytes == bytes) {
+            *t = x->t;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Recording (the first pass): every request not cached is noted and timed
+ * 0 (the iteration's structure does not depend on the times); then
+ * resolve() sweeps each (op, group) over its sizes and fills the cache,
+ * and the second pass reads it. */
+static tc_status comm_fn(void *ud, tc_op op, tc_ti_group g, double bytes, double *time_s, tc_err *err)
+{
+    comm_ctx *c = ud;
+    if (!(bytes > 0)) {
+        *time_s = 0;
+        return TC_OK;
+    }
+    if (cached(c, op, g, bytes, time_s))
+        return TC_OK;
+    if (!c->recording)
+        return tc_fail(err, TC_EINTERNAL, "internal: %s %s of %.0f bytes was not evaluated", tc_ti_group_name(g),
+                       tc_op_name(op), bytes);
+    *time_s = 0;
+    for (uint32_t i = 0; i < c->nrec; i++)
+        if (c->rec[i].op == op && c->rec[i].g == g && c->rec[i].bytes == bytes)
+            return TC_OK;
+    if (c->nrec == CACHE)
+        return tc_fail(err, TC_EINTERNAL, "internal: more than %d distinct collectives in one iteration", CACHE);
+    c->rec[c->nrec++] = (comm_entry){op, g, 0, 0, bytes, 0};
+    return TC_OK;
+}
+
+static tc_status resolve(comm_ctx *c, tc_err *err)
+{
+    double *sz = tc_calloc(c->nrec ? c->nrec : 1, sizeof *sz), *tm = tc_calloc(c->nrec ? c->nrec : 1, sizeof *tm);
+    uint8_t *done = tc_calloc(c->nrec ? c->nrec : 1, 1);
+    tc_status st = sz && tm && done ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
+    for (uint32_t i = 0; st == TC_OK && i < c->nrec; i++) {
+        if (done[i])
+            continue;
+        size_t n = 0;
+        for (uint32_t j = i; j < c->nrec; j++)
+            if (!done[j] && c->rec[j].op == c->rec[i].op && c->rec[j].g == c->rec[i].g)
+                sz[n++] = c->rec[j].bytes;
+        if ((st = sweep_times(c, c->rec[i].op, c->rec[i].g, sz, n, tm, err)))
+            break;
+        size_t k = 0;
+        uint32_t k1 = c->tp, k2 = c->rec[i].g == TC_TI_DP ? c->tp * c->pp : 0;
+        for (uint32_t j = i; j < c->nrec; j++)
+            if (!done[j] && c->rec[j].op == c->rec[i].op && c->rec[j].g == c->rec[i].g) {
+                done[j] = 1;
+                if (c->cache->n < CACHE)
+                    c->cache->e[c->cache->n++] = (comm_entry){c->rec[j].op, c->rec[j].g, k1, k2, sz[k], tm[k]};
+                k++;
+            }
+    }
+    free(sz);
+    free(tm);
+    free(done);
+    c->nrec = 0;
+    return st;
+}
+
+/* One iteration: a recording pass, the sweeps, the timed pass. */
+static tc_status run_one(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg *cfg, comm_ctx *c,
+                         tc_ti_result *out, tc_err *err)
+{
+    c->recording = true;
+    tc_ti_result tmp;
+    tc_status st = tc_ti_run(m, a, cfg, comm_fn, c, &tmp, err);
+    c->recording = false;
+    if (st == TC_OK)
+        st = resolve(c, err);
+    if (st == TC_OK)
+        st = tc_ti_run(m, a, cfg, comm_fn, c, out, err);
+    return st;
+}
+
+static int cmp_split(const void *a, const void *b)
+{
+    const tc_ti_split *x = a, *y = b;
+    if (x->fits != y->fits)
+        return x->fits ? -1 : 1;
+    if (x->iter_s != y->iter_s)
+        return x->iter_s < y->iter_s ? -1 : 1;
+    if (x->tp != y->tp)
+        return x->tp < y->tp ? -1 : 1;
+    return x->pp < y->pp ? -1 : x->pp > y->pp;
+}
+
+/* Every (tp, pp) dividing the endpoints (tp within a scale-up node unless
+ * there are none; tp dividing the heads, pp at most the layers), dp the
+ * rest, m = G / (dp b) where whole: one iteration each, with a fresh
+ * network cache per split (the groups change). */
+static tc_status search(const tc_zoo_model *m, tc_trainiter_out *o, const tc_scenario *s, comm_ctx *proto,
+                        tc_err *err)
+{
+    const tc_topo *t = o->net.topo[0];
+    uint32_t N = o->ranks, b = o->cfg.micro_batch;
+    uint64_t G = s->global_batch ? s->global_batch : (uint64_t)s->dp * s->micro_batches * s->micro_batch;
+    o->global_batch = (uint32_t)G;
+    size_t cap = 64, n = 0;
+    o->splits = malloc(cap * sizeof *o->splits);
+    if (!o->splits)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    uint32_t tpmax = t->node_size > 1 ? t->node_size : N;
+    for (uint32_t tp = 1; tp <= tpmax && tp <= N; tp++) {
+        if (N % tp || (m->heads && m->heads % tp) || (m->arch == TC_MODEL_CNN && tp > 1))
+            continue;
+        for (uint32_t pp = 1; pp <= N / tp; pp++) {
+            if ((N / tp) % pp || (m->layers && pp > m->layers) || (m->arch == TC_MODEL_CNN && pp > 1))
+                continue;
+            uint32_t dp = N / tp / pp;
+            if (G % ((uint64_t)dp * b))
+                continue;
+            uint32_t mb = (uint32_t)(G / ((uint64_t)dp * b));
+            tc_ti_cfg c = o->cfg;
+            c.dp = dp;
+            c.tp = tp;
+            c.pp = pp;
+            c.micro_batches = mb;
+            if (c.virtual_stages > 1 && mb % pp)
+                continue;
+            comm_ctx cc = *proto;
+            cc.dp = dp;
+            cc.tp = tp;
+            cc.pp = pp;
+            cc.have[0] = cc.have[1] = false;
+            cc.evaluations = 0;
+            tc_ti_result r;
+            tc_status st = run_one(m, &o->acc, &c, &cc, &r, err);
+            o->evaluations += cc.evaluations;
+            for (int k = 0; k < 2; k++)
+                if (cc.have[k])
+                    tc_partition_free(&cc.part[k]);
+            if (st == TC_EINVAL)
+                continue; /* a split the model cannot take */
+            if (st)
+                return st;
+            if (n == cap) {
+                tc_ti_split *v = realloc(o->splits, 2 * cap * sizeof *v);
+                if (!v)
+                    return tc_fail(err, TC_EINTERNAL, "out of memory");
+                o->splits = v;
+                cap *= 2;
+            }
+            o->splits[n++] = (tc_ti_split){dp, tp, pp, mb, r.iter_s, r.mfu, r.mem.total, r.exposed_s, r.bubble_s,
+                                           r.fits};
+        }
+    }
+    qsort(o->splits, n, sizeof *o->splits, cmp_split);
+    o->nsplits = n;
+    for (size_t i = 0; i < n; i++)
+        o->nfit += o->splits[i].fits;
+    if (!n)
+        return tc_fail(err, TC_EINVAL, "no split of %u endpoints runs %llu sequences in micro-batches of %u: give "
+                                       "--global-batch as a multiple of the data-parallel degrees times --micro-batch",
+                       N, (unsigned long long)G, b);
+    return TC_OK;
+}
+
+tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_trainiter_out **out, tc_err *err)
+{
+    (void)ro;
+    *out = NULL;
+    tc_trainiter_out *o = tc_calloc(1, sizeof *o);
+    if (!o)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    tc_zoo_model m;
+    const tc_zoo_model *zm = tc_zoo_find(s->it_model);
+    char src[256];
+    tc_status st = TC_OK;
+    if (zm)
+        m = *zm;
+    else
+        st = tc_zoo_load_json(s->it_model, &m, src, sizeof src, err);
+    if (st == TC_OK)
+        st = tc_net_build(s, &o->net, err);
+    tc_accel a;
+    if (st == TC_OK)
+        st = tc_scenario_accel(s, &a, o->accel, sizeof o->accel, err);
+    double cap = 0;
+    if (st == TC_OK)
+        st = tc_accel_memory_bytes(tc_accel_profile_name(s->accel), s->profiles_dir[0] ? s->profiles_dir : NULL,
+                                   &cap, err);
+    if (st) {
+        tc_trainiter_out_free(o);
+        return st;
+    }
+    snprintf(o->model, sizeof o->model, "%s", m.name);
+    const tc_topo *t = o->net.topo[0];
+    uint64_t ranks = (uint64_t)s->dp * s->tp * s->pp;
+    if (s->it_search && !s->global_batch && ranks != t->n_endpoints) {
+        st = tc_fail(err, TC_EINVAL, "--search needs the global batch: --global-batch G (sequences per iteration), or "
+                                     "degrees whose product is the %u endpoints to take it from",
+                     t->n_endpoints);
+        tc_trainiter_out_free(o);
+        return st;
+    }
+    if (s->it_search)
+        ranks = t->n_endpoints;
+    if (ranks != t->n_endpoints) {
+        st = tc_fail(err, TC_EINVAL,
+                     "--dp %u x --tp %u x --pp %u = %llu ranks, but the topology has %u endpoints: the degrees' "
+                     "product must equal them",
+                     s->dp, s->tp, s->pp, (unsigned long long)ranks, t->n_endpoints);
+        tc_trainiter_out_free(o);
+        return st;
+    }
+    o->ranks = (uint32_t)ranks;
+    o->acc = (tc_ti_accel){.flops = a.flops, .mem_Bps = a.mem_Bps, .mem_bytes = cap, .achievable = s->achievable};
+    tc_ti_cfg *c = &o->cfg;
+    tc_ti_cfg_default(c);
+    c->dp = s->dp;
+    c->tp = s->tp;
+    c->pp = s->pp;
+    c->micro_batches = s->micro_batches;
+    c->micro_batch = s->micro_batch;
+    c->seq = s->it_seq;
+    c->zero = (int)s->zero;
+    c->seq_parallel = s->seq_parallel;
+    c->recompute = strcmp(s->recompute, "full") == 0        ? TC_RECOMPUTE_FULL
+                   : strcmp(s->recompute, "selective") == 0 ? TC_RECOMPUTE_SELECTIVE
+                                                            : TC_RECOMPUTE_NONE;
+    c->virtual_stages = s->vstages;
+    c->overlap = s->it_overlap;
+    c->contention.s_c = s->s_c;
+    c->contention.s_m = s->s_m;
+    /* TP groups within a scale-up node: blocks of tp aligned to nodes */
+    o->tp_in_node = t->node_size < 2 || (s->tp <= t->node_size && t->node_size % s->tp == 0);
+    if (!o->tp_in_node && s->tp_in_node && !s->it_search) {
+        st = tc_fail(err, TC_EINVAL, "--tp %u spans more than one scale-up node of %u (--tp-in-node): give a TP "
+                                     "degree dividing the node",
+                     s->tp, t->node_size);
+        tc_trainiter_out_free(o);
+        return st;
+    }
+    comm_ctx *cc = tc_calloc(1, sizeof *cc);
+    if (!cc) {
+        tc_trainiter_out_free(o);
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    }
+    cc->cache = tc_calloc(1, sizeof *cc->cache);
+    if (!cc->cache) {
+        free(cc);
+        tc_trainiter_out_free(o);
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    }
+    cc->t = t;
+    cc->dp = s->dp;
+    cc->tp = s->tp;
+    cc->pp = s->pp;
+    cc->p = o->ranks;
+    tc_flow_opts fo;
+    memset(&fo, 0, sizeof fo);
+    tc_scenario_eval_opts(s, &o->net, 0, &cc->eo, &fo);
+    cc->eo.flow = &fo;
+    o->search = s->it_search;
+    if (o->search)
+        st = search(&m, o, s, cc, err);
+    else
+        st = run_one(&m, &o->acc, c, cc, &o->res, err);
+    o->evaluations += cc->evaluations;
+    for (int k = 0; k < 2; k++)
+        if (cc->have[k])
+            tc_partition_free(&cc->part[k]);
+    free(cc->cache);
+    free(cc);
+    if (st) {
+        tc_trainiter_out_free(o);
+        return st;
+    }
+    *out = o;
+    return TC_OK;
+}
+
+void tc_trainiter_out_free(tc_trainiter_out *o)
+{
+    if (!o)
+        return;
+    tc_net_free(&o->net);
+    free(o->splits);
+    free(o);
+}

@@ -1,0 +1,800 @@
+/*
+ * trainiter.c - one training iteration of a dp x tp x pp job as a timeline
+ * DAG (topocc/trainiter.h; docs/MODEL.md, "Training: one iteration").
+ *
+ * The model is cut into units: the embedding, each transformer block and
+ * the LM head (+ final norm, loss) of a transformer, each weight layer of a
+ * CNN. Virtual stage k (k = c p + r, chunk c of rank r) holds a run of
+ * blocks: L / (p v) each, the first virtual stages taking the remainder;
+ * the embedding sits on the first, the head on the last.
+ *
+ * The pipeline skeleton is tc_tl_pipeline_1f1b's, built with zero-length
+ * forward and backward "markers": each marker is then preceded on its rank's
+ * compute stream (by priority) by the chain of per-unit tasks it stands for,
+ * whose first task inherits the marker's dependencies (the incoming send)
+ * and whose last task the marker waits for (the outgoing send waits for the
+ * marker). So the 1F1B order, the interleaving and the sends are exactly the
+ * timeline's, and the detail inside a micro-batch (TP collectives, FSDP
+ * gathers, DDP buckets ready layer by layer) hangs on it.
+ *
+ * Compute is a roofline per unit and micro-batch: max(FLOPs / (peak x
+ * achievable), bytes / memory bandwidth); the rules and their sources are in
+ * docs/MODEL.md.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "topocc/trainiter.h"
+
+#define MIB 1048576.0
+/* PyTorch DDP: bucket_cap_mb = 25 (bucket_bytes_cap = int(bucket_cap_mb *
+ * 1024 * 1024)) and the first bucket dist._DEFAULT_FIRST_BUCKET_BYTES =
+ * c10d kDefaultFirstBucketBytes = 1024 * 1024 (torch/nn/parallel/
+ * distributed.py, torch/csrc/distributed/c10d/reducer.hpp). */
+#define DDP_BUCKET_BYTES (25.0 * MIB)
+#define DDP_FIRST_BUCKET_BYTES (1.0 * MIB)
+/* Mixed-precision Adam state per parameter (ZeRO, Figure 1: 2 + 2 + 12),
+ * read and written once by the optimizer step. */
+#define OPT_BYTES_PER_PARAM (2.0 * (TC_BYTES_PARAM16 + TC_BYTES_GRAD16 + TC_BYTES_ADAM))
+
+/* Communication streams of a rank. */
+enum { S_DP = 0, S_TP = 1, S_PP = 2, S_AG = 3 };
+
+typedef enum { U_EMB, U_LAYER, U_HEAD, U_CNN } ukind;
+
+typedef struct unit {
+    ukind kind;
+    double fwd_s, bwd_s;
+    double params;        /* on the device (its TP shard) */
+    size_t t0, nt;        /* its tensors' element counts: tsz[t0 .. t0 + nt) */
+} unit;
+
+typedef struct bucket {
+    double elems;         /* parameters (device shard) */
+    size_t last_unit;     /* the unit whose backward completes it (the lowest) */
+} bucket;
+
+typedef struct cached {
+    tc_op op;
+    tc_ti_group g;
+    double bytes, t;
+} cached;
+
+typedef struct ctx {
+    const tc_ti_cfg *c;
+    const tc_ti_accel *a;
+    tc_ti_comm_fn fn;
+    void *ud;
+    tc_err *err;
+    tc_tl_dag d;
+    unit *u;
+    size_t nu;
+    double *tsz;
+    size_t ntsz, captsz;
+    size_t *vbeg;         /* virtual stage k: units vbeg[k] .. vbeg[k+1] */
+    bucket *bk;           /* buckets of virtual stage k: bk[bbeg[k] .. bbeg[k+1]) */
+    size_t *bbeg;
+    size_t nbk;
+    cached *cache;
+    size_t ncache, capcache;
+    double *tbytes;       /* bytes of each communication task (nccl-tests size) */
+    size_t captb;
+    double gbytes;        /* bytes per gradient element */
+    double act_bytes;     /* b s h 2: a TP collective and a PP send */
+    double *opt_s;        /* each rank's optimizer step */
+    double send_s;        /* one PP send */
+    tc_status st;
+} ctx;
+
+const char *tc_ti_group_name(tc_ti_group g)
+{
+    switch (g) {
+    case TC_TI_TP: return "tp";
+    case TC_TI_DP: return "dp";
+    case TC_TI_PP: return "pp";
+    }
+    return "?";
+}
+
+void tc_ti_cfg_default(tc_ti_cfg *c)
+{
+    memset(c, 0, sizeof *c);
+    c->dp = c->tp = c->pp = 1;
+    c->micro_batches = 1;
+    c->micro_batch = 1;
+    c->recompute = TC_RECOMPUTE_NONE;
+    c->overlap = true;
+    tc_tl_opts_default(&c->contention);
+}
+
+/* ---- inputs -------------------------------------------------------------- */
+
+static tc_status check(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg *c, tc_err *err)
+{
+    if (c->dp == 0 || c->tp == 0 || c->pp == 0)
+        return tc_fail(err, TC_EINVAL, "parallel degrees dp=%u tp=%u pp=%u: each must be at least 1", c->dp, c->tp,
+                       c->pp);
+    if (c->micro_batches == 0 || c->micro_batch == 0)
+        return tc_fail(err, TC_EINVAL, "%u micro-batches of %u: expected at least 1 micro-batch of at least 1",
+                       c->micro_batches, c->micro_batch);
+    if (c->zero < 0 || c->zero > 3)
+        return tc_fail(err, TC_EINVAL, "invalid ZeRO stage %d: expected 0 (DDP), 1, 2 or 3 (FSDP FULL_SHARD)", c->zero);
+    if (c->recompute != TC_RECOMPUTE_NONE && c->recompute != TC_RECOMPUTE_SELECTIVE &&
+        c->recompute != TC_RECOMPUTE_FULL)
+        return tc_fail(err, TC_EINVAL, "invalid recomputation %d: expected none, selective or full", (int)c->recompute);
+    if (!(a->flops > 0) || !isfinite(a->flops) || !(a->mem_Bps > 0) || !isfinite(a->mem_Bps))
+        return tc_fail(err, TC_EINVAL, "accelerator: peak FLOP/s and memory bandwidth must be finite and > 0");
+    if (!(a->achievable > 0 && a->achievable <= 1))
+        return tc_fail(err, TC_EINVAL, "accelerator: achievable fraction of peak %g: expected in (0, 1]",
+                       a->achievable);
+    if (!(a->mem_bytes >= 0) || !isfinite(a->mem_bytes))
+        return tc_fail(err, TC_EINVAL, "accelerator: memory capacity must be bytes >= 0 (0: not checked)");
+    if (!(c->bucket_bytes >= 0) || !isfinite(c->bucket_bytes) || !(c->grad_bytes >= 0) || !isfinite(c->grad_bytes))
+        return tc_fail(err, TC_EINVAL, "bucket and gradient element sizes must be bytes >= 0 (0: the defaults)");
+    uint32_t v = c->virtual_stages ? c->virtual_stages : 1;
+    if (m->arch == TC_MODEL_CNN) {
+        if (c->tp > 1 || c->pp > 1 || v > 1)
+            return tc_fail(err, TC_EINVAL, "%s: a CNN is trained data-parallel only: expected tp=1 pp=1 (got tp=%u "
+                           "pp=%u%s)", m->name, c->tp, c->pp, v > 1 ? ", virtual stages" : "");
+        if (c->seq_parallel || c->recompute != TC_RECOMPUTE_NONE)
+            return tc_fail(err, TC_EINVAL, "%s: sequence parallelism and recomputation are modelled for transformers "
+                           "only", m->name);
+        return TC_OK;
+    }
+    if (m->heads % c->tp)
+        return tc_fail(err, TC_EINVAL, "%s: tensor-parallel degree %u must divide its %u heads", m->name, c->tp,
+                       m->heads);
+    if (c->pp > m->layers)
+        return tc_fail(err, TC_EINVAL, "%s: pipeline degree %u exceeds its %u layers", m->name, c->pp, m->layers);
+    if ((uint64_t)c->pp * v > m->layers)
+        return tc_fail(err, TC_EINVAL, "%s: %u stages x %u virtual stages exceeds its %u layers", m->name, c->pp, v,
+                       m->layers);
+    if (v > 1 && c->micro_batches % c->pp)
+        return tc_fail(err, TC_EINVAL, "interleaved pipeline: %u micro-batches is not a multiple of the %u stages "
+                       "(Megatron-LM's interleaved schedule needs one)", c->micro_batches, c->pp);
+    if ((double)c->pp * v * c->micro_batches * (m->layers / ((double)c->pp * v) + 2) * 12 > 2.0e8)
+        return tc_fail(err, TC_EINVAL, "%u stages x %u micro-batches x %u layers is too large a timeline", c->pp,
+                       c->micro_batches, m->layers);
+    return TC_OK;
+}
+
+/* ---- communication ------------------------------------------------------- */
+
+static double comm_time(ctx *x, tc_op op, tc_ti_group g, double bytes)
+{
+    for (size_t i = 0; i < x->ncache; i++)
+        if (x->cache[i].op == op && x->cache[i].g == g && x->cache[i].bytes == bytes)
+            return x->cache[i].t;
+    if (x->st)
+        return 0;
+    double t = 0;
+    if (!x->fn) {
+        x->st = tc_fail(x->err, TC_EINVAL, "a %s of %.0f bytes over the %s group needs a communication model (none "
+                        "given)", tc_op_name(op), bytes, tc_ti_group_name(g));
+        return 0;
+    }
+    tc_status st = x->fn(x->ud, op, g, bytes, &t, x->err);
+    if (st) {
+        x->st = st;
+        return 0;
+    }
+    if (!(t >= 0) || !isfinite(t)) {
+        x->st = tc_fail(x->err, TC_EINVAL, "the communication model gave %g s for a %s of %.0f bytes (%s): expected "
+                        "a finite time >= 0", t, tc_op_name(op), bytes, tc_ti_group_name(g));
+        return 0;
+    }
+    if (x->ncache == x->capcache) {
+        size_t cap = x->capcache ? 2 * x->capcache : 16;
+        cached *p = realloc(x->cache, cap * sizeof *p);
+        if (!p) {
+            x->st = tc_fail(x->err, TC_EINTERNAL, "out of memory (communication cache)");
+            return 0;
+        }
+        x->cache = p;
+        x->capcache = cap;
+    }
+    x->cache[x->ncache++] = (cached){op, g, bytes, t};
+    return t;
+}
+
+static void set_bytes(ctx *x, uint32_t task, double bytes)
+{
+    if (task == UINT32_MAX || x->st)
+        return;
+    if (task >= x->captb) {
+        size_t cap = x->captb ? x->captb : 256;
+        while (cap <= task)
+            cap *= 2;
+        double *p = realloc(x->tbytes, cap * sizeof *p);
+        if (!p) {
+            x->st = tc_fail(x->err, TC_EINTERNAL, "out of memory (timeline)");
+            return;
+        }
+        memset(p + x->captb, 0, (cap - x->captb) * sizeof *p);
+        x->tbytes = p;
+        x->captb = cap;
+    }
+    x->tbytes[task] = bytes;
+}
+
+static uint32_t add_comm(ctx *x, uint32_t rank, uint32_t stream, tc_op op, tc_ti_group g, double bytes,
+                         const char *name)
+{
+    double t = comm_time(x, op, g, bytes);
+    if (x->st)
+        return UINT32_MAX;
+    uint32_t i = tc_tl_add(&x->d, TC_TL_COMM, rank, stream, t, name);
+    set_bytes(x, i, bytes);
+    return i;
+}
+
+/* ---- units --------------------------------------------------------------- */
+
+static double roofline(const tc_ti_accel *a, double flops, double bytes)
+{
+    return fmax(flops / (a->flops * a->achievable), bytes / a->mem_Bps);
+}
+
+static size_t push_tensor(ctx *x, double elems)
+{
+    if (x->ntsz == x->captsz) {
+        size_t cap = x->captsz ? 2 * x->captsz : 64;
+        double *p = realloc(x->tsz, cap * sizeof *p);
+        if (!p) {
+            x->st = tc_fail(x->err, TC_EINTERNAL, "out of memory (tensors)");
+            return 0;
+        }
+        x->tsz = p;
+        x->captsz = cap;
+    }
+    x->tsz[x->ntsz] = elems;
+    return x->ntsz++;
+}
+
+static double tensor_elems(const tc_tensor *t)
+{
+    double n = 1;
+    for (uint32_t i = 0; i < t->ndim; i++)
+        n *= (double)t->shape[i];
+    return n;
+}
+
+/* Appends the tensors of d matching `which` (0 embedding, 1 block, 2 head) to
+ * unit u, divided by t. */
+static void unit_tensors(ctx *x, unit *u, const tc_zoo_model *m, const tc_zoo_derived *d, int which, double t)
+{
+    u->t0 = x->ntsz;
+    for (size_t i = 0; i < d->ntensors; i++) {
+        const tc_tensor *k = &d->tensors[i];
+        int w = k->in_layer ? 1 : strncmp(k->name, "embed.", 6) == 0 ? 0 : 2;
+        if (w != which)
+            continue;
+        double n = tensor_elems(k) * k->count / (which == 1 ? m->layers : 1) / t;
+        push_tensor(x, n);
+        u->params += n;
+    }
+    u->nt = x->ntsz - u->t0;
+}
+
+/* Transformer units: embedding, L blocks, head. Rules (docs/MODEL.md):
+ * a block's forward for b s tokens is b s (2 N_mm + 4 a d s) / t FLOPs
+ * (the per-token form of tc_zoo_flops_token, one third of it), bytes its
+ * 16-bit weight shard plus the activations it stores (Korthikanti Table 2);
+ * the head's 2 b s N_head / t FLOPs, bytes its weights plus Megatron-LM's
+ * output-layer and loss activations 4 s b h (1 + V/h) / t; the embedding is
+ * a lookup, 4 s b h bytes (rows read, output written). Backward: twice the
+ * forward's FLOPs and bytes, plus the forward once more with full
+ * recomputation, plus the attention-score matmuls 4 b s^2 a d / t with
+ * selective recomputation. */
+static void transformer_units(ctx *x, const tc_zoo_model *m, const tc_zoo_derived *d, const tc_ti_accel *a,
+                              double b, double s, uint32_t pp, uint32_t v)
+{
+    const tc_ti_cfg *c = x->c;
+    double t = c->tp, h = m->hidden, L = m->layers;
+    double ad = (double)m->heads * (double)(m->hidden / m->heads);
+    double mm_layer = 0;
+    for (size_t i = 0; i < d->ntensors; i++) {
+        const tc_tensor *k = &d->tensors[i];
+        if (k->in_layer && k->matmul)
+            mm_layer += tensor_elems(k) * k->count * (k->expert ? (double)m->top_k / m->experts : 1.0) / L;
+    }
+    double mm_head = d->matmul_active - L * mm_layer;
+    double score = 4.0 * b * s * s * ad / t;
+    double f_layer = b * s * (2.0 * mm_layer + 4.0 * ad * s) / t;
+    double f_head = 2.0 * b * s * mm_head / t;
+
+    x->nu = m->layers + 2;
+    x->u = tc_calloc(x->nu, sizeof *x->u);
+    if (!x->u) {
+        x->st = tc_fail(x->err, TC_EINTERNAL, "out of memory (units)");
+        return;
+    }
+    unit *e = &x->u[0], *hd = &x->u[x->nu - 1];
+    e->kind = U_EMB;
+    unit_tensors(x, e, m, d, 0, t);
+    double by = 4.0 * s * b * h;
+    e->fwd_s = roofline(a, 0, by);
+    e->bwd_s = roofline(a, 0, 2 * by);
+    for (uint32_t l = 0; l < m->layers; l++) {
+        unit *u = &x->u[1 + l];
+        u->kind = U_LAYER;
+        unit_tensors(x, u, m, d, 1, t);
+        by = 2.0 * u->params + tc_act_layer_bytes(m, s, b, c->tp, c->seq_parallel, TC_RECOMPUTE_NONE);
+        double fb = 2 * f_layer, bb = 2 * by;
+        if (c->recompute == TC_RECOMPUTE_FULL) {
+            fb += f_layer;
+            bb += by;
+        } else if (c->recompute == TC_RECOMPUTE_SELECTIVE) {
+            fb += score;
+        }
+        u->fwd_s = roofline(a, f_layer, by);
+        u->bwd_s = roofline(a, fb, bb);
+    }
+    hd->kind = U_HEAD;
+    unit_tensors(x, hd, m, d, 2, t);
+    if (m->tied_embeddings && pp > 1) {
+        /* Megatron-LM keeps a second copy of a tied embedding on the last stage */
+        double n = (double)m->vocab * m->hidden / t;
+        push_tensor(x, n);
+        hd->nt++;
+        hd->params += n;
+    }
+    by = 2.0 * hd->params + 4.0 * s * b * h * (1.0 + (double)m->vocab / h) / t;
+    hd->fwd_s = roofline(a, f_head, by);
+    hd->bwd_s = roofline(a, 2 * f_head, 2 * by);
+
+    /* virtual stages: L / V blocks each, the first ones taking the remainder */
+    uint32_t V = pp * v;
+    x->vbeg = tc_calloc((size_t)V + 1, sizeof *x->vbeg);
+    if (!x->vbeg) {
+        x->st = tc_fail(x->err, TC_EINTERNAL, "out of memory (stages)");
+        return;
+    }
+    size_t at = 1;
+    for (uint32_t k = 0; k < V; k++) {
+        x->vbeg[k] = k == 0 ? 0 : at;
+        at += m->layers / V + (k < m->layers % V ? 1 : 0);
+    }
+    x->vbeg[V] = x->nu;
+}
+
+/* CNN units: each weight layer (convolution or fully connected) with its
+ * bias and batch norm; its forward FLOPs are its share of the published
+ * 2 x multiply-adds per sample in proportion to 2 x weights x output
+ * positions (the shapes), bytes its 16-bit weights and outputs. */
+static void cnn_units(ctx *x, const tc_zoo_model *m, const tc_zoo_derived *d, const tc_ti_accel *a, double b)
+{
+    size_t n = 0;
+    double total = 0;
+    for (size_t i = 0; i < d->ntensors; i++)
+        if (d->tensors[i].act_elems > 0) {
+            n++;
+            total += 2.0 * tensor_elems(&d->tensors[i]) * d->tensors[i].act_elems / (double)d->tensors[i].shape[0];
+        }
+    x->nu = n;
+    x->u = tc_calloc(n ? n : 1, sizeof *x->u);
+    x->vbeg = tc_calloc(2, sizeof *x->vbeg);
+    if (!x->u || !x->vbeg || n == 0) {
+        x->st = tc_fail(x->err, n ? TC_EINTERNAL : TC_EINVAL, n ? "out of memory (units)" : "%s: no weight layers",
+                        m->name);
+        return;
+    }
+    x->vbeg[1] = n;
+    size_t k = 0;
+    unit *u = NULL;
+    double out = 0, fl = 0;
+    for (size_t i = 0; i <= d->ntensors; i++) {
+        bool fresh = i == d->ntensors || d->tensors[i].act_elems > 0;
+        if (fresh && u) {
+            double flops = fl / total * 2.0 * m->macs_sample * b;
+            double by = 2.0 * u->params + 2.0 * out * b;
+            u->fwd_s = roofline(a, flops, by);
+            u->bwd_s = roofline(a, 2 * flops, 2 * by);
+            u->nt = x->ntsz - u->t0;
+        }
+        if (i == d->ntensors)
+            break;
+        const tc_tensor *t = &d->tensors[i];
+        if (fresh) {
+            u = &x->u[k++];
+            u->kind = U_CNN;
+            u->t0 = x->ntsz;
+            out = t->act_elems;
+            fl = 2.0 * tensor_elems(t) * t->act_elems / (double)t->shape[0];
+        }
+        if (u) {
+            push_tensor(x, tensor_elems(t) * t->count);
+            u->params += tensor_elems(t) * t->count;
+        }
+    }
+}
+
+/* DDP / ZeRO-1/2 buckets of each virtual stage: the stage's tensors in
+ * reverse order, a bucket closed as soon as it reaches its cap (the tensor
+ * that crosses it included, as PyTorch's compute_bucket_assignment_by_size
+ * does); with the default size the rank's first bucket is capped at 1 MiB,
+ * the others at 25 MiB; a bucket never spans two virtual stages. Rank r's
+ * chunks are filled from its last (whose backward ends first) to its first. */
+static void make_buckets(ctx *x, uint32_t pp, uint32_t v)
+{
+    uint32_t V = pp * v;
+    x->bbeg = tc_calloc((size_t)V + 1, sizeof *x->bbeg);
+    x->bk = tc_calloc(x->ntsz + V, sizeof *x->bk);
+    if (!x->bbeg || !x->bk) {
+        x->st = tc_fail(x->err, TC_EINTERNAL, "out of memory (buckets)");
+        return;
+    }
+    bool def = !(x->c->bucket_bytes > 0);
+    double cap = def ? DDP_BUCKET_BYTES : x->c->bucket_bytes;
+    /* buckets of stage k are stored in the order they are filled; bbeg in k order */
+    size_t *cnt = tc_calloc(V, sizeof *cnt);
+    bucket *tmp = tc_calloc(x->ntsz + V, sizeof *tmp);
+    if (!cnt || !tmp) {
+        free(cnt);
+        free(tmp);
+        x->st = tc_fail(x->err, TC_EINTERNAL, "out of memory (buckets)");
+        return;
+    }
+    size_t *start = tc_calloc(V, sizeof *start);
+    if (!start) {
+        free(cnt);
+        free(tmp);
+        x->st = tc_fail(x->err, TC_EINTERNAL, "out of memory (buckets)");
+        return;
+    }
+    size_t nt = 0;
+    for (uint32_t r = 0; r < pp; r++) {
+        bool first = def;
+        for (uint32_t c = v; c-- > 0;) {
+            uint32_t k = c * pp + r;
+            start[k] = nt;
+            bucket cur = {0, 0};
+            bool open = false;
+            for (size_t ui = x->vbeg[k + 1]; ui-- > x->vbeg[k];) {
+                const unit *u = &x->u[ui];
+                for (size_t ti = u->t0 + u->nt; ti-- > u->t0;) {
+                    cur.elems += x->tsz[ti];
+                    cur.last_unit = ui;
+                    open = true;
+                    double lim = first ? DDP_FIRST_BUCKET_BYTES : cap;
+                    if (cur.elems * x->gbytes >= lim) {
+                        tmp[nt++] = cur;
+                        cur = (bucket){0, 0};
+                        open = false;
+                        first = false;
+                    }
+                }
+            }
+            if (open) {
+                tmp[nt++] = cur;
+                first = false;
+            }
+            cnt[k] = nt - start[k];
+        }
+    }
+    size_t o = 0;
+    for (uint32_t k = 0; k < V; k++) {
+        x->bbeg[k] = o;
+        memcpy(x->bk + o, tmp + start[k], cnt[k] * sizeof *tmp);
+        o += cnt[k];
+    }
+    x->bbeg[V] = o;
+    x->nbk = o;
+    free(cnt);
+    free(tmp);
+    free(start);
+}
+
+/* ---- the DAG ------------------------------------------------------------- */
+
+typedef struct rankstate {
+    uint32_t prev2[2];    /* ZeRO-3: compute tasks of the last two unit operations */
+    uint32_t last_dp;     /* the rank's last gradient communication */
+} rankstate;
+
+static void tp_comms(ctx *x, uint32_t rank, uint32_t *last, int bwd)
+{
+    const tc_ti_cfg *c = x->c;
+    static const tc_op ar[4] = {TC_OP_ALLREDUCE, TC_OP_ALLREDUCE, TC_OP_ALLREDUCE, TC_OP_ALLREDUCE};
+    /* sequence parallelism: an all-gather before attention and before the
+     * MLP, a reduce-scatter after each, forward and backward alike
+     * (Korthikanti et al.); all of one size, b s h 2 */
+    static const tc_op sp[4] = {TC_OP_ALLGATHER, TC_OP_REDUCESCATTER, TC_OP_ALLGATHER, TC_OP_REDUCESCATTER};
+    const tc_op *ops = c->seq_parallel ? sp : ar;
+    int n = c->seq_parallel ? 4 : 2;
+    for (int i = 0; i < n; i++) {
+        uint32_t k = add_comm(x, rank, S_TP, ops[i], TC_TI_TP, x->act_bytes, bwd ? "tp.b" : "tp.f");
+        tc_tl_dep(&x->d, k, *last);
+        *last = k;
+    }
+}
+
+/* The chain of marker `mk` (virtual stage k, micro-batch j, backward b) on
+ * its rank, at compute priority prio. */
+static void chain(ctx *x, uint32_t mk, uint32_t k, uint32_t j, int b, int32_t prio, rankstate *rs, uint32_t *utask)
+{
+    const tc_ti_cfg *c = x->c;
+    tc_tl_dag *d = &x->d;
+    uint32_t rank = d->task[mk].rank, m = c->micro_batches;
+    uint32_t nd = d->task[mk].ndeps;
+    uint32_t deps[8];
+    if (nd > 8) {
+        x->st = tc_fail(x->err, TC_EINTERNAL, "pipeline marker with %u dependencies", nd);
+        return;
+    }
+    if (nd)
+        memcpy(deps, d->task[mk].deps, nd * sizeof *deps);
+    size_t u0 = x->vbeg[k], u1 = x->vbeg[k + 1];
+    uint32_t last = UINT32_MAX;
+    bool zero3 = c->zero == 3 && c->dp > 1;
+    for (size_t q = 0; q < u1 - u0 && !x->st; q++) {
+        size_t ui = b ? u1 - 1 - q : u0 + q;
+        const unit *u = &x->u[ui];
+        uint32_t ag = UINT32_MAX;
+        if (zero3) {
+            /* FSDP: gather the unit's parameters; issued once the unit
+             * operation two back has computed (one unit of prefetch) */
+            ag = add_comm(x, rank, S_AG, TC_OP_ALLGATHER, TC_TI_DP, TC_BYTES_PARAM16 * u->params, "fsdp.ag");
+            if (rs->prev2[0] != UINT32_MAX)
+                tc_tl_dep(d, ag, rs->prev2[0]);
+        }
+        uint32_t t = tc_tl_add(d, TC_TL_COMPUTE, rank, 0, b ? u->bwd_s : u->fwd_s, b ? "bwd" : "fwd");
+        if (t == UINT32_MAX)
+            break;
+        d->task[t].prio = prio;
+        if (last == UINT32_MAX)
+            for (uint32_t i = 0; i < nd; i++)
+                tc_tl_dep(d, t, deps[i]);
+        else
+            tc_tl_dep(d, t, last);
+        if (ag != UINT32_MAX)
+            tc_tl_dep(d, t, ag);
+        rs->prev2[0] = rs->prev2[1];
+        rs->prev2[1] = t;
+        utask[ui - u0] = t;
+        last = t;
+        if (u->kind == U_LAYER && c->tp > 1)
+            tp_comms(x, rank, &last, b);
+        if (b && zero3) {
+            uint32_t r = add_comm(x, rank, S_DP, TC_OP_REDUCESCATTER, TC_TI_DP, x->gbytes * u->params, "fsdp.rs");
+            tc_tl_dep(d, r, t);
+            rs->last_dp = r;
+        }
+    }
+    if (last != UINT32_MAX)
+        tc_tl_dep(d, mk, last);
+    /* buckets: after the last micro-batch's backward (ZeRO 0/1: gradients
+     * accumulate locally), after every micro-batch's (ZeRO 2: the device
+     * keeps only its 1/dp share of the gradients) */
+    if (b && c->dp > 1 && c->zero < 3 && (c->zero == 2 || j == m - 1))
+        for (size_t i = x->bbeg[k]; i < x->bbeg[k + 1]; i++) {
+            tc_op op = c->zero == 0 ? TC_OP_ALLREDUCE : TC_OP_REDUCESCATTER;
+            uint32_t r = add_comm(x, rank, S_DP, op, TC_TI_DP, x->gbytes * x->bk[i].elems, "bucket");
+            tc_tl_dep(d, r, utask[x->bk[i].last_unit - u0]);
+            rs->last_dp = r;
+        }
+}
+
+static void build(ctx *x, uint32_t pp, uint32_t v)
+{
+    const tc_ti_cfg *c = x->c;
+    tc_tl_dag *d = &x->d;
+    uint32_t m = c->micro_batches, V = pp * v;
+    double send = x->send_s = pp > 1 ? comm_time(x, TC_OP_BROADCAST, TC_TI_PP, x->act_bytes) : 0;
+    if (x->st)
+        return;
+    tc_tl_pipe pipe = {.stages = pp, .micro = m, .chunks = v, .fwd_s = 0, .bwd_s = 0, .send_s = send,
+                       .rank0 = 0, .stream = S_PP};
+    size_t nix = (size_t)2 * m * V;
+    uint32_t *ix = tc_calloc(nix, sizeof *ix);
+    size_t maxu = 0;
+    for (uint32_t k = 0; k < V; k++)
+        if (x->vbeg[k + 1] - x->vbeg[k] > maxu)
+            maxu = x->vbeg[k + 1] - x->vbeg[k];
+    uint32_t *utask = tc_calloc(maxu ? maxu : 1, sizeof *utask);
+    uint32_t *mk_of = NULL, *order = NULL, *cnt = tc_calloc(pp, sizeof *cnt);
+    rankstate *rs = tc_calloc(pp, sizeof *rs);
+    if (!ix || !utask || !cnt || !rs) {
+        x->st = tc_fail(x->err, TC_EINTERNAL, "out of memory (pipeline)");
+        goto out;
+    }
+    if ((x->st = tc_tl_pipeline_1f1b(d, &pipe, ix, x->err)) != TC_OK)
+        goto out;
+    size_t n0 = d->n;
+    for (size_t i = 0; i < n0; i++)
+        if (d->task[i].kind == TC_TL_COMM)
+            set_bytes(x, (uint32_t)i, x->act_bytes);
+    /* marker -> (k, j, b); each rank's markers in schedule (= index) order */
+    mk_of = tc_calloc(n0, sizeof *mk_of);
+    order = tc_calloc(nix, sizeof *order);
+    if (!mk_of || !order) {
+        x->st = tc_fail(x->err, TC_EINTERNAL, "out of memory (pipeline)");
+        goto out;
+    }
+    for (size_t e = 0; e < nix; e++)
+        mk_of[ix[e]] = (uint32_t)e;
+    size_t no = 0;
+    for (size_t i = 0; i < n0; i++)
+        if (d->task[i].kind == TC_TL_COMPUTE)
+            order[no++] = (uint32_t)i;
+    for (uint32_t r = 0; r < pp; r++)
+        rs[r] = (rankstate){{UINT32_MAX, UINT32_MAX}, UINT32_MAX};
+    for (size_t o = 0; o < no && !x->st; o++) {
+        uint32_t mk = order[o], r = d->task[mk].rank, e = mk_of[mk];
+        int32_t pos = (int32_t)cnt[r]++;
+        d->task[mk].prio = 2 * pos + 1;
+        uint32_t b = e & 1, kj = e >> 1, k = kj / m, j = kj % m;
+        chain(x, mk, k, j, (int)b, 2 * pos, &rs[r], utask);
+    }
+    /* optimizer step (memory-bound), after the rank's last gradient
+     * communication; then (ZeRO 1/2) the all-gather of the updated
+     * parameters, bucket by bucket */
+    for (uint32_t r = 0; r < pp && !x->st; r++) {
+        double params = 0;
+        for (uint32_t cc = 0; cc < v; cc++) {
+            uint32_t k = cc * pp + r;
+            for (size_t ui = x->vbeg[k]; ui < x->vbeg[k + 1]; ui++)
+                params += x->u[ui].params;
+        }
+        double share = c->zero >= 1 ? params / c->dp : params;
+        uint32_t opt = tc_tl_add(d, TC_TL_COMPUTE, r, 0, OPT_BYTES_PER_PARAM * share / x->a->mem_Bps, "optimizer");
+        if (opt == UINT32_MAX)
+            break;
+        d->task[opt].prio = 2 * (int32_t)cnt[r];
+        if (rs[r].last_dp != UINT32_MAX)
+            tc_tl_dep(d, opt, rs[r].last_dp);
+        x->opt_s[r] = d->task[opt].dur_s;
+        if (c->dp > 1 && (c->zero == 1 || c->zero == 2))
+            for (uint32_t cc = v; cc-- > 0;) {
+                uint32_t k = cc * pp + r;
+                for (size_t i = x->bbeg[k]; i < x->bbeg[k + 1]; i++) {
+                    uint32_t g = add_comm(x, r, S_DP, TC_OP_ALLGATHER, TC_TI_DP, TC_BYTES_PARAM16 * x->bk[i].elems,
+                                          "params.ag");
+                    tc_tl_dep(d, g, opt);
+                }
+            }
+    }
+out:
+    free(ix);
+    free(utask);
+    free(mk_of);
+    free(order);
+    free(cnt);
+    free(rs);
+}
+
+/* ---- the run ------------------------------------------------------------- */
+
+static void ctx_free(ctx *x)
+{
+    tc_tl_free(&x->d);
+    free(x->u);
+    free(x->tsz);
+    free(x->vbeg);
+    free(x->bk);
+    free(x->bbeg);
+    free(x->cache);
+    free(x->tbytes);
+    free(x->opt_s);
+}
+
+static void figures(ctx *x, const tc_zoo_model *m, const tc_zoo_derived *d, const tc_ti_accel *a, double s,
+                    const tc_tl_result *tl, tc_ti_result *out)
+{
+    const tc_ti_cfg *c = x->c;
+    uint32_t busy = 0;
+    for (uint32_t r = 1; r < tl->nranks; r++)
+        if (tl->rank[r].compute_s > tl->rank[busy].compute_s)
+            busy = r;
+    const tc_tl_rank *k = &tl->rank[busy];
+    out->serial_s = tl->serial_s;
+    out->compute_s = k->compute_s;
+    out->optimizer_s = x->opt_s[busy];
+    for (size_t i = 0; i < x->d.n; i++) {
+        const tc_tl_task *t = &x->d.task[i];
+        if (t->kind != TC_TL_COMM || t->rank != busy)
+            continue;
+        if (t->stream == S_PP)
+            continue;
+        tc_ti_comm *cl = t->stream == S_TP ? &out->tp : &out->dp;
+        cl->nominal_s += t->dur_s;
+        cl->bytes += i < x->captb ? x->tbytes[i] : 0;
+        cl->count++;
+    }
+    /* PP sends of the busiest rank, counted on the schedule (a send of no
+     * time is no task): each of its virtual stages sends every micro-batch's
+     * activation forward (but the last) and its gradient backward (but the
+     * first) */
+    uint32_t v = c->virtual_stages ? c->virtual_stages : 1, V = c->pp * v;
+    for (uint32_t cc = 0; cc < v && c->pp > 1; cc++) {
+        uint32_t vs = cc * c->pp + busy;
+        uint32_t n = (vs + 1 < V) + (vs > 0);
+        out->pp.count += n * c->micro_batches;
+    }
+    out->pp.bytes = out->pp.count * x->act_bytes;
+    out->pp.nominal_s = out->pp.count * x->send_s;
+    if (c->overlap) {
+        out->iter_s = tl->iter_s;
+        out->exposed_s = k->exposed_s;
+        out->bubble_s = k->idle_s;
+        out->efficiency = tl->efficiency;
+        out->slowdown = tl->slowdown;
+    } else {
+        /* the serial run: nothing overlaps on a rank, no contention */
+        out->iter_s = tl->serial_s;
+        out->exposed_s = k->comm_s;
+        out->bubble_s = fmax(0, tl->serial_s - k->compute_s - k->comm_s);
+        double den = tl->serial_s - fmax(tl->compute_s, tl->comm_s);
+        out->efficiency = !(tl->comm_s > 0) || !(den > 1e-12 * tl->serial_s) ? 1 : 0;
+        out->slowdown = 0;
+    }
+    double ranks = (double)c->dp * c->tp * c->pp;
+    double seqs = (double)c->dp * c->micro_batches * c->micro_batch;
+    double model_flops, units;
+    if (m->arch == TC_MODEL_CNN) {
+        model_flops = d->flops_sample * seqs;
+        units = seqs;
+    } else {
+        model_flops = tc_zoo_flops_token(m, d, s) * seqs * s;
+        units = seqs * s;
+    }
+    out->mfu = out->iter_s > 0 ? model_flops / (out->iter_s * ranks * a->flops) : 0;
+    out->tokens_per_s = out->iter_s > 0 ? units / out->iter_s : 0;
+}
+
+tc_status tc_ti_run(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg *c, tc_ti_comm_fn fn, void *ud,
+                    tc_ti_result *out, tc_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!m || !a || !c)
+        return tc_fail(err, TC_EINVAL, "training iteration: a model, an accelerator and a configuration are needed");
+    tc_status st = check(m, a, c, err);
+    if (st)
+        return st;
+    tc_zoo_derived *d = tc_calloc(1, sizeof *d);
+    if (!d)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    if ((st = tc_zoo_derive(m, d, err)) != TC_OK) {
+        free(d);
+        return st;
+    }
+    uint32_t v = c->virtual_stages ? c->virtual_stages : 1, pp = c->pp;
+    double s = m->arch == TC_MODEL_CNN ? 1 : c->seq ? c->seq : m->seq, b = c->micro_batch;
+    ctx x = {.c = c, .a = a, .fn = fn, .ud = ud, .err = err};
+    tc_tl_init(&x.d);
+    x.gbytes = c->grad_bytes > 0 ? c->grad_bytes : 2.0;
+    x.act_bytes = b * s * m->hidden * 2.0;
+    x.opt_s = tc_calloc(pp, sizeof *x.opt_s);
+    if (!x.opt_s)
+        x.st = tc_fail(err, TC_EINTERNAL, "out of memory");
+    if (!x.st) {
+        if (m->arch == TC_MODEL_CNN)
+            cnn_units(&x, m, d, a, b);
+        else
+            transformer_units(&x, m, d, a, b, s, pp, v);
+    }
+    if (!x.st)
+        make_buckets(&x, pp, v);
+    if (!x.st)
+        build(&x, pp, v);
+    tc_tl_result tl = {0};
+    if (!x.st)
+        x.st = tc_tl_run(&x.d, &c->contention, &tl, err);
+    if (!x.st) {
+        figures(&x, m, d, a, s, &tl, out);
+        tc_mem_cfg mc = {.dp = c->dp, .tp = c->tp, .pp = c->pp, .zero = c->zero, .micro_batch = c->micro_batch,
+                         .seq = c->seq, .seq_parallel = c->seq_parallel, .recompute = c->recompute};
+        x.st = tc_mem_estimate(m, &mc, a->mem_bytes, &out->mem, err);
+        out->fits = a->mem_bytes > 0 ? out->mem.fits : true;
+    }
+    tc_tl_result_free(&tl);
+    ctx_free(&x);
+    free(d);
+    if (x.st) {
+        tc_status r = x.st;
+        memset(out, 0, sizeof *out);
+        return r;
+    }
+    return TC_OK;
+}

@@ -1,0 +1,475 @@
+/*
+ * test_trainiter.c - one training iteration of a dp x tp x pp job
+ * (include/topocc/trainiter.h; docs/MODEL.md, "Training: one iteration") on
+ * hand-computed cases: DDP buckets with and without contention, the sum and
+ * the max, 1F1B bubbles, FSDP against DDP traffic, TP collectives with and
+ * without sequence parallelism, memory, MFU, bad input.
+ *
+ * The communication model is a fake: alpha + bytes x ring factor / bw (ring
+ * factors 2(p-1)/p for all-reduce, (p-1)/p for all-gather and
+ * reduce-scatter, 1 for a PP send), optionally 0 below a size; it records
+ * every distinct call.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "topocc/trainiter.h"
+
+typedef struct call {
+    tc_op op;
+    tc_ti_group g;
+    double bytes;
+} call;
+
+typedef struct fake {
+    uint32_t dp, tp;
+    double alpha, bw;
+    double zero_below;   /* messages below this many bytes take no time */
+    bool pp_free;        /* PP sends take no time */
+    call calls[64];
+    size_t ncalls;
+} fake;
+
+static tc_status fake_fn(void *ud, tc_op op, tc_ti_group g, double bytes, double *t, tc_err *err)
+{
+    (void)err;
+    fake *f = ud;
+    if (f->ncalls < 64)
+        f->calls[f->ncalls++] = (call){op, g, bytes};
+    double p = g == TC_TI_TP ? f->tp : f->dp, factor = 1;
+    if (g != TC_TI_PP)
+        factor = op == TC_OP_ALLREDUCE ? 2 * (p - 1) / p : (p - 1) / p;
+    *t = f->alpha + bytes * factor / f->bw;
+    if (bytes < f->zero_below || (g == TC_TI_PP && f->pp_free))
+        *t = 0;
+    return TC_OK;
+}
+
+static void near(double a, double b, double tol, const char *what)
+{
+    if (!(fabs(a - b) <= tol * fmax(1, fmax(fabs(a), fabs(b)))))
+        fail_msg("%s: %.15g, expected %.15g", what, a, b);
+}
+
+/* A tiny transformer: 2 layers, h = 4, FFN 8, 1 head, vocabulary 4, s = 4,
+ * RMSNorm, no biases, untied. Per layer: norms 4 + 4, Q K V O 4 x 16, up and
+ * down 2 x 32 = 136 parameters, 128 of them in matmuls; embedding 16; head:
+ * final norm 4 + LM head 16 = 20. At b = 1, s = 4 a layer's forward is
+ * b s (2 x 128 + 4 a d s) = 4 (256 + 64) = 1280 FLOPs, the head's 2 b s x 16
+ * = 128; the embedding has none. With 1280 FLOP/s at achievable 1 and an
+ * (effectively) unlimited memory bandwidth: F = 1 s, B = 2 s per layer,
+ * head 0.1 s and 0.2 s, embedding and optimizer ~1e-28 s. Compute 6.3 s. */
+static tc_zoo_model tiny(uint32_t layers, uint32_t heads)
+{
+    tc_zoo_model m;
+    memset(&m, 0, sizeof m);
+    snprintf(m.name, sizeof m.name, "tiny");
+    m.arch = TC_MODEL_TRANSFORMER;
+    m.layers = layers;
+    m.hidden = 4;
+    m.ffn = 8;
+    m.heads = heads;
+    m.kv_heads = heads;
+    m.vocab = 4;
+    m.seq = 4;
+    m.experts = 1;
+    m.top_k = 1;
+    m.norm = TC_NORM_RMSNORM;
+    m.source = "test";
+    return m;
+}
+
+static const tc_ti_accel tiny_accel = {.flops = 1280, .mem_Bps = 1e30, .mem_bytes = 0, .achievable = 1};
+
+static tc_ti_cfg cfg(uint32_t dp, uint32_t tp, uint32_t pp, uint32_t m, double s_c)
+{
+    tc_ti_cfg c;
+    tc_ti_cfg_default(&c);
+    c.dp = dp;
+    c.tp = tp;
+    c.pp = pp;
+    c.micro_batches = m;
+    c.contention.s_c = s_c;
+    c.contention.s_m = 0;
+    return c;
+}
+
+static void run(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg *c, fake *f, tc_ti_result *r)
+{
+    tc_err err = {{0}};
+    if (tc_ti_run(m, a, c, fake_fn, f, r, &err))
+        fail_msg("tc_ti_run: %s", err.msg);
+}
+
+/* Two DDP buckets of 312 bytes cap (bf16 gradients, reverse order): the LM
+ * head 32 + final norm 8 + layer 1's 272 = 312 reaches the cap: bucket A,
+ * ready after layer 1's backward (t = 2.3 + 2 = 4.3); layer 0's 272 + the
+ * embedding's 32 = 304: bucket B, ready after the embedding's backward
+ * (t = 6.3). dp = 2, all-reduce factor 1, bw = 304 B/s: t_A = 312/304 =
+ * 39/38 s, t_B = 1 s.
+ * s_c = 0: A runs [4.3, 4.3 + 39/38] under layer 0's backward [4.3, 6.3];
+ * B [6.3, 7.3] exposed. T = 7.3, serial 6.3 + 39/38 + 1, efficiency
+ * (39/38) / (39/38 + 1) = 39/77.
+ * s_c = 0.19: layer 0's backward runs at 1/1.19 while A is in flight: it
+ * ends at 4.3 + 39/38 + (2 - (39/38)/1.19) = 6.3 + (39/38)(0.19/1.19),
+ * and T = 7.3 + (39/38)(0.19/1.19). */
+static void ddp_two_buckets_by_hand(void **state)
+{
+    (void)state;
+    tc_zoo_model m = tiny(2, 1);
+    fake f = {.dp = 2, .tp = 1, .bw = 304};
+    tc_ti_cfg c = cfg(2, 1, 1, 1, 0);
+    c.bucket_bytes = 312;
+    tc_ti_result r;
+    run(&m, &tiny_accel, &c, &f, &r);
+    double ta = 39.0 / 38.0;
+    near(r.iter_s, 7.3, 1e-12, "iteration, s_c = 0");
+    near(r.serial_s, 6.3 + ta + 1, 1e-12, "serial");
+    near(r.compute_s, 6.3, 1e-12, "compute");
+    near(r.exposed_s, 1, 1e-12, "exposed (bucket B)");
+    near(r.efficiency, 39.0 / 77.0, 1e-12, "efficiency");
+    near(r.dp.nominal_s, ta + 1, 1e-12, "DP nominal");
+    near(r.dp.bytes, 616, 1e-12, "DP bytes");
+    assert_int_equal(r.dp.count, 2);
+    assert_int_equal(r.tp.count, 0);
+    assert_int_equal(r.pp.count, 0);
+    assert_int_equal(f.ncalls, 2);
+    assert_int_equal(f.calls[0].op, TC_OP_ALLREDUCE);
+    assert_int_equal(f.calls[0].g, TC_TI_DP);
+    near(f.calls[0].bytes, 312, 0, "bucket A");
+    near(f.calls[1].bytes, 304, 0, "bucket B");
+
+    c.contention.s_c = 0.19;
+    run(&m, &tiny_accel, &c, &f, &r);
+    near(r.iter_s, 7.3 + ta * 0.19 / 1.19, 1e-12, "iteration, s_c = 0.19");
+    near(r.serial_s, 6.3 + ta + 1, 1e-12, "serial, s_c = 0.19");
+    near(r.slowdown, ta * 0.19 / 1.19 / 6.3, 1e-9, "compute slowdown");
+
+    /* overlap off: the serial run */
+    c.overlap = false;
+    run(&m, &tiny_accel, &c, &f, &r);
+    near(r.iter_s, 6.3 + ta + 1, 1e-12, "overlap off");
+    near(r.exposed_s, ta + 1, 1e-12, "overlap off: all communication exposed");
+}
+
+/* One bucket (cap 1 GB): ready after the last backward, nothing can overlap:
+ * T = 6.3 + 616/304 (the sum), efficiency 0. Two buckets where B takes no
+ * time (messages below 310 bytes are free) and A (39/38 s) hides under
+ * layer 0's 2 s backward with s_c = 0: T = 6.3 = max(compute, comm),
+ * efficiency 1. */
+static void no_overlap_gives_sum_perfect_overlap_gives_max(void **state)
+{
+    (void)state;
+    tc_zoo_model m = tiny(2, 1);
+    fake f = {.dp = 2, .tp = 1, .bw = 304};
+    tc_ti_cfg c = cfg(2, 1, 1, 1, 0.19);
+    c.bucket_bytes = 1e9;
+    tc_ti_result r;
+    run(&m, &tiny_accel, &c, &f, &r);
+    near(r.iter_s, 6.3 + 616.0 / 304.0, 1e-12, "sum");
+    near(r.serial_s, r.iter_s, 1e-12, "sum = serial");
+    near(r.efficiency, 0, 1e-12, "nothing hidden");
+    assert_int_equal(r.dp.count, 1);
+
+    f = (fake){.dp = 2, .tp = 1, .bw = 304, .zero_below = 310};
+    c.bucket_bytes = 312;
+    c.contention.s_c = 0;
+    run(&m, &tiny_accel, &c, &f, &r);
+    near(r.iter_s, 6.3, 1e-12, "max");
+    near(r.iter_s, fmax(r.compute_s, r.dp.nominal_s), 1e-12, "max(compute, comm)");
+    near(r.exposed_s, 0, 1e-12, "nothing exposed");
+    near(r.efficiency, 1, 1e-12, "all hidden");
+}
+
+/* 1F1B with equal stages and free sends: each stage is idle (p-1)/(m+p-1)
+ * of the iteration ((p-1)/(v m + p - 1) interleaved). A wide model with a
+ * one-word vocabulary keeps the head at 2e-5 of a stage (the only
+ * inequality between stages), hence the 1e-4 tolerance. */
+static void one_f_one_b_bubble_fraction(void **state)
+{
+    (void)state;
+    tc_zoo_model m = tiny(8, 32);
+    m.hidden = 4096;
+    m.ffn = 16384;
+    m.vocab = 1;
+    m.seq = 128;
+    tc_ti_accel a = {.flops = 1e15, .mem_Bps = 1e30, .achievable = 0.5};
+    const uint32_t ps[] = {2, 4}, ms[] = {4, 8};
+    for (size_t i = 0; i < 2; i++)
+        for (size_t j = 0; j < 2; j++)
+            for (uint32_t v = 1; v <= 2; v++) {
+                uint32_t p = ps[i], mb = ms[j];
+                fake f = {.dp = 1, .tp = 1, .bw = 1, .pp_free = true};
+                tc_ti_cfg c = cfg(1, 1, p, mb, 0.19);
+                c.virtual_stages = v;
+                tc_ti_result r;
+                run(&m, &a, &c, &f, &r);
+                char what[64];
+                snprintf(what, sizeof what, "bubble p=%u m=%u v=%u", p, mb, v);
+                near(r.bubble_s / r.iter_s, (p - 1.0) / (v * mb + p - 1.0), 1e-4, what);
+                assert_int_equal(r.pp.count, v * mb * (v > 1 ? 2 : 1) - (v > 1 ? mb : 0));
+                near(r.pp.bytes, r.pp.count * 2.0 * 128 * 4096, 0, "PP bytes");
+                assert_int_equal(f.ncalls, 1);
+                assert_int_equal(f.calls[0].op, TC_OP_BROADCAST);
+                assert_int_equal(f.calls[0].g, TC_TI_PP);
+            }
+}
+
+/* Two stages (tiny model: embedding + layer 0 | layer 1 + head), m = 2,
+ * sends of 32 bytes at 64 B/s = 0.5 s, s_c = 0. Stage 0: F 1, B 2; stage 1:
+ * F 1.1, B 2.2. 1F1B: stage 0 warms up with one forward.
+ *   S0: F0 [0,1], send [1,1.5]; F1 [1,2], send [2,2.5]
+ *   S1: F0 [1.5,2.6], B0 [2.6,4.8], send [4.8,5.3]; F1 [4.8,5.9],
+ *       B1 [5.9,8.1], send [8.1,8.6]
+ *   S0: B0 [5.3,7.3], B1 [8.6,10.6].
+ * T = 10.6; the busiest rank is stage 1 (compute 6.6): its sends 2 x 0.5 s,
+ * the second exposed (0.5), idle 10.6 - 6.6 - 0.5 = 3.5. */
+static void two_stage_pipeline_with_sends_by_hand(void **state)
+{
+    (void)state;
+    tc_zoo_model m = tiny(2, 1);
+    fake f = {.dp = 1, .tp = 1, .bw = 64};
+    tc_ti_cfg c = cfg(1, 1, 2, 2, 0);
+    tc_ti_result r;
+    run(&m, &tiny_accel, &c, &f, &r);
+    near(r.iter_s, 10.6, 1e-12, "iteration");
+    near(r.compute_s, 6.6, 1e-12, "busiest compute");
+    assert_int_equal(r.pp.count, 2);
+    near(r.pp.nominal_s, 1.0, 1e-12, "PP nominal");
+    near(r.pp.bytes, 64, 0, "PP bytes");
+    near(r.exposed_s, 0.5, 1e-12, "exposed");
+    near(r.bubble_s, 3.5, 1e-12, "bubble");
+}
+
+/* Traffic per rank per step, m = 1, dp = 4, 308 parameters, bf16 (2 bytes):
+ * nccl-tests sizes (all-reduce and reduce-scatter: the whole buffer,
+ * all-gather: the gathered output). DDP: all-reduces of 616 bytes in all;
+ * a ring all-reduce puts 2(p-1)/p of its size on each rank's wire: 924.
+ * FSDP: per unit an all-gather before the forward and before the backward
+ * (2 x 616) and a reduce-scatter after the backward (616): 1848 bytes,
+ * (p-1)/p of it on the wire: 1386 = 3/2 x 924. ZeRO-1: reduce-scatter 616 +
+ * all-gather of the updated parameters 616, 924 on the wire: DDP's. */
+static void fsdp_moves_three_halves_of_ddp(void **state)
+{
+    (void)state;
+    tc_zoo_model m = tiny(2, 1);
+    const double p = 4;
+    tc_ti_result r0, r1, r3;
+    fake f0 = {.dp = 4, .tp = 1, .bw = 100}, f1 = f0, f3 = f0;
+    tc_ti_cfg c = cfg(4, 1, 1, 1, 0.19);
+    run(&m, &tiny_accel, &c, &f0, &r0);
+    c.zero = 1;
+    run(&m, &tiny_accel, &c, &f1, &r1);
+    c.zero = 3;
+    run(&m, &tiny_accel, &c, &f3, &r3);
+    near(r0.dp.bytes, 2 * 308, 0, "DDP sizes");
+    near(r3.dp.bytes, 3 * 2 * 308, 0, "FSDP sizes");
+    near(r1.dp.bytes, 2 * 2 * 308, 0, "ZeRO-1 sizes");
+    double w0 = 2 * (p - 1) / p * r0.dp.bytes, w3 = (p - 1) / p * r3.dp.bytes, w1 = (p - 1) / p * r1.dp.bytes;
+    near(w0, 924, 1e-15, "DDP wire");
+    near(w3 / w0, 1.5, 1e-15, "FSDP / DDP wire");
+    near(w1, w0, 1e-15, "ZeRO-1 wire = DDP's");
+    /* the fake's time is wire bytes / bw: the nominal times keep the ratio */
+    near(r3.dp.nominal_s / r0.dp.nominal_s, 1.5, 1e-12, "FSDP / DDP time");
+    for (size_t i = 0; i < f0.ncalls; i++)
+        assert_true(f0.calls[i].op == TC_OP_ALLREDUCE && f0.calls[i].g == TC_TI_DP);
+    for (size_t i = 0; i < f3.ncalls; i++)
+        assert_true((f3.calls[i].op == TC_OP_ALLGATHER || f3.calls[i].op == TC_OP_REDUCESCATTER) &&
+                    f3.calls[i].g == TC_TI_DP);
+    /* FSDP: 4 units (embedding, 2 layers, head), each gathered twice */
+    assert_int_equal(r3.dp.count, 3 * 4);
+}
+
+/* TP = 2 (2 heads), 2 layers, m = 3, b = 1, s = 4, h = 4: per layer and
+ * micro-batch 2 all-reduces forward and 2 backward of 2 b s h = 32 bytes:
+ * 4 x 2 x 3 = 24 of them, 768 bytes. With sequence parallelism each becomes
+ * a reduce-scatter + all-gather pair of the same size: 48, 1536 bytes. */
+static void tp_collectives_per_layer(void **state)
+{
+    (void)state;
+    tc_zoo_model m = tiny(2, 2);
+    fake f = {.dp = 1, .tp = 2, .bw = 1000};
+    tc_ti_cfg c = cfg(1, 2, 1, 3, 0.19);
+    tc_ti_result r;
+    run(&m, &tiny_accel, &c, &f, &r);
+    assert_int_equal(r.tp.count, 24);
+    near(r.tp.bytes, 24 * 32, 0, "TP bytes");
+    near(r.tp.nominal_s, 24 * 32 * 1.0 / 1000, 1e-12, "TP time");
+    assert_int_equal(f.ncalls, 1);
+    assert_int_equal(f.calls[0].op, TC_OP_ALLREDUCE);
+    assert_int_equal(f.calls[0].g, TC_TI_TP);
+    near(f.calls[0].bytes, 32, 0, "TP message");
+    /* on the compute path: nothing overlaps it, the iteration is the sum */
+    near(r.iter_s, r.compute_s + r.tp.nominal_s, 1e-12, "TP exposed");
+
+    f = (fake){.dp = 1, .tp = 2, .bw = 1000};
+    c.seq_parallel = true;
+    run(&m, &tiny_accel, &c, &f, &r);
+    assert_int_equal(r.tp.count, 48);
+    near(r.tp.bytes, 48 * 32, 0, "TP+SP bytes");
+    assert_int_equal(f.ncalls, 2);
+    for (size_t i = 0; i < f.ncalls; i++) {
+        assert_true(f.calls[i].op == TC_OP_ALLGATHER || f.calls[i].op == TC_OP_REDUCESCATTER);
+        near(f.calls[i].bytes, 32, 0, "SP message");
+    }
+}
+
+/* The memory of the iteration is tc_mem_estimate's for the same job. */
+static void memory_is_the_estimate(void **state)
+{
+    (void)state;
+    const tc_zoo_model *m = tc_zoo_find("llama3-8b");
+    assert_non_null(m);
+    tc_ti_accel a = {.flops = 989e12, .mem_Bps = 3.35e12, .mem_bytes = 80e9, .achievable = 0.6};
+    tc_ti_cfg c = cfg(8, 1, 1, 1, 0.19);
+    c.zero = 3;
+    c.recompute = TC_RECOMPUTE_FULL;
+    fake f = {.dp = 8, .tp = 1, .alpha = 20e-6, .bw = 50e9};
+    tc_ti_result r;
+    run(m, &a, &c, &f, &r);
+    tc_mem_cfg mc = {.dp = 8, .tp = 1, .pp = 1, .zero = 3, .micro_batch = 1, .recompute = TC_RECOMPUTE_FULL};
+    tc_mem mem;
+    tc_err err = {{0}};
+    assert_int_equal(tc_mem_estimate(m, &mc, 80e9, &mem, &err), TC_OK);
+    near(r.mem.total, mem.total, 0, "total");
+    near(r.mem.weights, mem.weights, 0, "weights");
+    near(r.mem.activations, mem.activations, 0, "activations");
+    assert_true(r.fits == mem.fits);
+    assert_true(r.fits);
+    /* FSDP traffic: 3 x 2 bytes x 8.03e9 parameters in nccl-tests sizes */
+    near(r.dp.bytes, 3 * 2 * 8030261248.0, 1e-12, "FSDP bytes");
+    assert_true(r.iter_s > r.compute_s * 0.999 && r.mfu > 0 && r.mfu < 0.6);
+}
+
+/* No communication (1 x 1 x 1), unlimited memory bandwidth: the iteration
+ * is the modelled FLOPs at achievable x peak, so MFU = achievable x model
+ * FLOPs / modelled FLOPs. Tiny model, m = 2: model FLOPs per sequence
+ * (6 x 272 + 12 x 2 x 4 x 4) x 4 = 8064 = modelled without recomputation;
+ * full recomputation adds a forward per layer (2 x 1280): 10624; selective
+ * the attention scores 4 b s^2 a d = 256 per layer: 8576. */
+static void mfu_compute_only_by_hand(void **state)
+{
+    (void)state;
+    tc_zoo_model m = tiny(2, 1);
+    tc_ti_accel a = {.flops = 1000, .mem_Bps = 1e30, .achievable = 0.5};
+    tc_ti_cfg c = cfg(1, 1, 1, 2, 0.19);
+    tc_ti_result r;
+    tc_err err = {{0}};
+    assert_int_equal(tc_ti_run(&m, &a, &c, NULL, NULL, &r, &err), TC_OK);
+    near(r.mfu, 0.5, 1e-12, "MFU, no recomputation");
+    near(r.iter_s, 2 * 8064 / 500.0, 1e-12, "iteration");
+    near(r.tokens_per_s, 8 / r.iter_s, 1e-12, "tokens/s");
+    near(r.exposed_s, 0, 0, "nothing exposed");
+    c.recompute = TC_RECOMPUTE_FULL;
+    assert_int_equal(tc_ti_run(&m, &a, &c, NULL, NULL, &r, &err), TC_OK);
+    near(r.mfu, 0.5 * 8064 / 10624, 1e-12, "MFU, full recomputation");
+    c.recompute = TC_RECOMPUTE_SELECTIVE;
+    assert_int_equal(tc_ti_run(&m, &a, &c, NULL, NULL, &r, &err), TC_OK);
+    near(r.mfu, 0.5 * 8064 / 8576, 1e-12, "MFU, selective recomputation");
+
+    /* a CNN: per-layer shares of the published multiply-adds */
+    const tc_zoo_model *rn = tc_zoo_find("resnet50");
+    c = cfg(1, 1, 1, 1, 0.19);
+    c.micro_batch = 32;
+    a.flops = 1e15;
+    assert_int_equal(tc_ti_run(rn, &a, &c, NULL, NULL, &r, &err), TC_OK);
+    near(r.mfu, 0.5, 1e-12, "CNN MFU");
+    near(r.tokens_per_s, 32 / r.iter_s, 1e-12, "samples/s");
+}
+
+/* A CNN data-parallel with PyTorch's default buckets: every gradient
+ * all-reduced once, the first bucket (last layers) capped at 1 MiB. */
+static void cnn_ddp_default_buckets(void **state)
+{
+    (void)state;
+    const tc_zoo_model *rn = tc_zoo_find("resnet50");
+    tc_ti_accel a = {.flops = 989e12, .mem_Bps = 3.35e12, .achievable = 0.6};
+    tc_ti_cfg c = cfg(8, 1, 1, 1, 0.19);
+    c.micro_batch = 32;
+    fake f = {.dp = 8, .tp = 1, .alpha = 20e-6, .bw = 50e9};
+    tc_ti_result r;
+    run(rn, &a, &c, &f, &r);
+    near(r.dp.bytes, 2 * 25557032.0, 0, "all gradients, once");
+    assert_true(r.dp.count >= 2 + (uint32_t)(2 * 25557032.0 / (25 * 1048576.0)));
+    /* the first bucket filled (the classifier, 2 x 2,049,000 bytes > 1 MiB) */
+    assert_int_equal(f.calls[0].op, TC_OP_ALLREDUCE);
+    near(f.calls[0].bytes, 2 * 2049000.0, 0, "first bucket: the fc layer");
+    assert_true(r.iter_s >= r.compute_s);
+}
+
+static void bad_input_is_refused(void **state)
+{
+    (void)state;
+    tc_zoo_model m = tiny(2, 1), m8 = tiny(8, 1);
+    fake f = {.dp = 2, .tp = 2, .bw = 1};
+    tc_ti_result r;
+    typedef struct bad {
+        const tc_zoo_model *m;
+        tc_ti_cfg c;
+        const char *needle;
+    } bad;
+    bad cases[12];
+    size_t n = 0;
+    cases[n] = (bad){&m, cfg(0, 1, 1, 1, 0), "at least 1"};
+    n++;
+    cases[n] = (bad){&m, cfg(1, 2, 1, 1, 0), "divide"};
+    n++;
+    cases[n] = (bad){&m, cfg(1, 1, 3, 3, 0), "exceeds"};
+    n++;
+    cases[n] = (bad){&m8, cfg(1, 1, 2, 3, 0), "multiple"};
+    cases[n].c.virtual_stages = 2;
+    n++;
+    cases[n] = (bad){&m, cfg(1, 1, 1, 1, 0), "ZeRO"};
+    cases[n].c.zero = 4;
+    n++;
+    cases[n] = (bad){tc_zoo_find("resnet50"), cfg(1, 2, 1, 1, 0), "data-parallel only"};
+    n++;
+    cases[n] = (bad){tc_zoo_find("resnet50"), cfg(1, 1, 2, 1, 0), "data-parallel only"};
+    n++;
+    cases[n] = (bad){&m, cfg(1, 1, 1, 0, 0), "micro-batch"};
+    n++;
+    for (size_t i = 0; i < n; i++) {
+        tc_err err = {{0}};
+        assert_int_equal(tc_ti_run(cases[i].m, &tiny_accel, &cases[i].c, fake_fn, &f, &r, &err), TC_EINVAL);
+        if (!strstr(err.msg, cases[i].needle) || strchr(err.msg, '\n'))
+            fail_msg("case %zu: '%s' (expected one line with '%s')", i, err.msg, cases[i].needle);
+    }
+    /* an accelerator without peak or with achievable above 1 */
+    tc_err err = {{0}};
+    tc_ti_cfg c = cfg(1, 1, 1, 1, 0);
+    tc_ti_accel a = tiny_accel;
+    a.achievable = 1.5;
+    assert_int_equal(tc_ti_run(&m, &a, &c, fake_fn, &f, &r, &err), TC_EINVAL);
+    a = tiny_accel;
+    a.flops = 0;
+    assert_int_equal(tc_ti_run(&m, &a, &c, fake_fn, &f, &r, &err), TC_EINVAL);
+    /* communication needed, no model given */
+    c = cfg(2, 1, 1, 1, 0);
+    assert_int_equal(tc_ti_run(&m, &tiny_accel, &c, NULL, NULL, &r, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "communication model"));
+    assert_string_equal(tc_ti_group_name(TC_TI_TP), "tp");
+    assert_string_equal(tc_ti_group_name(TC_TI_DP), "dp");
+    assert_string_equal(tc_ti_group_name(TC_TI_PP), "pp");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(ddp_two_buckets_by_hand),
+        cmocka_unit_test(no_overlap_gives_sum_perfect_overlap_gives_max),
+        cmocka_unit_test(one_f_one_b_bubble_fraction),
+        cmocka_unit_test(two_stage_pipeline_with_sends_by_hand),
+        cmocka_unit_test(fsdp_moves_three_halves_of_ddp),
+        cmocka_unit_test(tp_collectives_per_layer),
+        cmocka_unit_test(memory_is_the_estimate),
+        cmocka_unit_test(mfu_compute_only_by_hand),
+        cmocka_unit_test(cnn_ddp_default_buckets),
+        cmocka_unit_test(bad_input_is_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,69 @@
+#!/bin/sh
+# train_cli.sh - topocc train from the command line: the breakdown of one
+# iteration (text and JSON, the figures consistent with each other), and bad
+# input (one line on stderr, exit 2, nothing on stdout).
+# usage: tests/train_cli.sh path/to/topocc
+set -u
+T="$1"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+. "$(dirname "$0")/cli_lib.sh"
+CLOS=clos:hosts=64,radix=16,tiers=2,node=8
+
+good "llama3-8b, dp 8 x tp 8" "^iteration " train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --micro-batches 4
+good "memory line" "memory per device: weights" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --zero 3
+good "pipeline" "pipeline bubble" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 8 --pp 2 --micro-batches 8
+good "a CNN, data parallel" "^iteration " train --topo "$CLOS" --model resnet50 --dp 64 --micro-batch 32
+good "steps mode" "^iteration " train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --mode steps
+"$T" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --micro-batches 4 --format json >"$tmp/j" 2>&1
+python3 - "$tmp/j" <<'PY' || fails=$((fails + 1))
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["command"] == "train" and j["ranks"] == 64 and j["tp"] == 8, j
+assert 0 < j["compute_s"] <= j["iter_s"] <= j["serial_s"] * (1 + 1e-12), j
+assert j["comm"]["tp"]["count"] > 0 and j["comm"]["dp"]["count"] > 0
+assert 0 < j["mfu"] < 1
+assert j["scenario"]["parallel"]["dp"] == 8
+PY
+"$T" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --no-overlap --format json >"$tmp/k" 2>&1
+python3 - "$tmp/k" <<'PY' || fails=$((fails + 1))
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert abs(j["iter_s"] - j["serial_s"]) <= 1e-12 * j["serial_s"], j
+PY
+
+good "search" "splits, .* fit in memory" train --topo "$CLOS" --model llama3-8b --search --global-batch 64
+"$T" train --topo "$CLOS" --model llama3-8b --search --global-batch 64 --format json >"$tmp/s" 2>&1
+python3 - "$tmp/s" <<'PY' || fails=$((fails + 1))
+import json, sys
+j = json.load(open(sys.argv[1]))
+sp = j["splits"]
+assert len(sp) > 3 and "iter_s" not in j
+fit = [x for x in sp if x["fits"]]
+assert fit == sp[:len(fit)], "fitting splits first"
+assert all(a["iter_s"] <= b["iter_s"] for a, b in zip(fit, fit[1:])), "by iteration time"
+assert all(x["dp"] * x["tp"] * x["pp"] == 64 and x["dp"] * x["micro_batches"] == 64 for x in sp)
+assert all(x["tp"] <= 8 for x in sp), "tp within a node of 8"
+PY
+bad "search without a global batch" train --topo "$CLOS" --model llama3-8b --search
+bad "TP across nodes with --tp-in-node" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 16 --tp-in-node
+
+# --- bad input ---
+bad "degrees that do not multiply to the endpoints" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 8
+bad "unknown model" train --topo "$CLOS" --model gpt5 --dp 64
+bad "no model" train --topo "$CLOS" --dp 64
+bad "ZeRO stage 4" train --topo "$CLOS" --model llama3-8b --dp 64 --zero 4
+bad "unknown recomputation" train --topo "$CLOS" --model llama3-8b --dp 64 --recompute some
+bad "unknown accelerator" train --topo "$CLOS" --model llama3-8b --dp 64 --accel h900
+bad "TP not dividing the heads" train --topo "$CLOS" --model llama3-8b --dp 1 --tp 64
+bad "a CNN with tensor parallelism" train --topo "$CLOS" --model resnet50 --dp 8 --tp 8
+printf '{"name": "x", "layers": 2' >"$tmp/broken.json"
+bad "malformed model JSON" train --topo "$CLOS" --model "$tmp/broken.json" --dp 64
+bad "achievable above 1" train --topo "$CLOS" --model llama3-8b --dp 64 --achievable 1.5
+
+if [ "$fails" -ne 0 ]; then
+    echo "$fails train CLI check(s) failed"
+    exit 1
+fi
+echo "train CLI checks passed"
