@@ -7,6 +7,7 @@
 set -eu
 B=${1:-build}
 T=clos:hosts=4096,radix=64,tiers=3,node=8
-"$B/topocc" train --topo $T --model llama3-70b --dp 64 --tp 8 --pp 8 --micro-batches 16 --mode steps --quiet >/dev/null
+"$B/topocc" train --topo $T --model llama3-70b --dp 64 --tp 8 --pp 8 --micro-batches 16 --seq-parallel \
+    --recompute selective --zero 1 --mode steps --quiet >/dev/null
 "$B/topocc" train --topo $T --model llama3-70b --search --global-batch 1024 --seq-parallel --recompute selective \
     --zero 1 --quiet >/dev/null

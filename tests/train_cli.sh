@@ -60,6 +60,9 @@ bad "TP not dividing the heads" train --topo "$CLOS" --model llama3-8b --dp 1 --
 bad "a CNN with tensor parallelism" train --topo "$CLOS" --model resnet50 --dp 8 --tp 8
 printf '{"name": "x", "layers": 2' >"$tmp/broken.json"
 bad "malformed model JSON" train --topo "$CLOS" --model "$tmp/broken.json" --dp 64
+bad_says "a model that does not fit" "short by" train --topo "$CLOS" --model llama3-8b --dp 64
+good "--allow-oom times it anyway" "does NOT fit" train --topo "$CLOS" --model llama3-8b --dp 64 --allow-oom
+bad "micro-batches that do not divide the batch" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --micro-batches 3 --global-batch 32
 bad "achievable above 1" train --topo "$CLOS" --model llama3-8b --dp 64 --achievable 1.5
 
 if [ "$fails" -ne 0 ]; then

@@ -187,6 +187,7 @@ typedef struct tc_scenario {
     bool it_search;                     /* iteration.search: rank the splits of the endpoints */
     uint32_t global_batch;              /* iteration.global_batch: sequences per iteration (search; 0: dp m b) */
     bool tp_in_node;                    /* iteration.tp_in_node: a TP group across nodes is an error */
+    bool allow_oom;                     /* iteration.allow_oom: time a job that does not fit in memory */
 
     /* concurrent.jobs (the jobs file, by content) */
     tc_scn_job *jobs;                   /* owned */

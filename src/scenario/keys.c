@@ -1658,6 +1658,14 @@ GET(get_tp_in_node)
     return json_boolean(s->tp_in_node);
 }
 DEG_KEY(gbatch, global_batch, 0, 100000000)
+SET(set_allow_oom)
+{
+    return bool_of(v, where, &s->allow_oom, err);
+}
+GET(get_allow_oom)
+{
+    return json_boolean(s->allow_oom);
+}
 SET(set_s_m)
 {
     return num_in(v, U_PLAIN, 0, 100, false, where, &s->s_m, err);
@@ -1791,6 +1799,7 @@ static const tc_scn_key keys[] = {
     {"iteration.search", B(TRAIN), NULL, set_search, get_search, ""},
     {"iteration.global_batch", B(TRAIN), NULL, set_gbatch, get_gbatch, ""},
     {"iteration.tp_in_node", B(TRAIN), NULL, set_tp_in_node, get_tp_in_node, ""},
+    {"iteration.allow_oom", B(TRAIN), NULL, set_allow_oom, get_allow_oom, ""},
     {"codecs", B(CODEC_BENCH) | TRAINC, NULL, set_codecs, get_codecs, ""},
     {"compress.model", B(COMPRESS), NULL, set_model, get_model, ""},
     {"compress.accel", B(COMPRESS), NULL, set_accel, get_accel, ""},

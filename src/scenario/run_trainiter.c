@@ -357,6 +357,18 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
     memset(&fo, 0, sizeof fo);
     tc_scenario_eval_opts(s, &o->net, 0, &cc->eo, &fo);
     cc->eo.flow = &fo;
+    if (!s->it_search && s->global_batch &&
+        (uint64_t)s->dp * s->micro_batches * s->micro_batch != s->global_batch) {
+        st = tc_fail(err, TC_EINVAL,
+                     "--global-batch %u is not --dp %u x --micro-batches %u x --micro-batch %u = %llu: give "
+                     "micro-batches that divide the batch",
+                     s->global_batch, s->dp, s->micro_batches, s->micro_batch,
+                     (unsigned long long)s->dp * s->micro_batches * s->micro_batch);
+        free(cc->cache);
+        free(cc);
+        tc_trainiter_out_free(o);
+        return st;
+    }
     o->search = s->it_search;
     if (o->search)
         st = search(&m, o, s, cc, err);
@@ -368,6 +380,15 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
             tc_partition_free(&cc->part[k]);
     free(cc->cache);
     free(cc);
+    if (st == TC_OK && !o->search && !o->res.fits && !s->allow_oom) {
+        const tc_mem *mm = &o->res.mem;
+        st = tc_fail(err, TC_EINVAL,
+                     "%s does not fit: %.2f GiB per device (weights %.2f, gradients %.2f, optimizer %.2f, "
+                     "activations %.2f) on %.2f GiB, short by %.2f GiB (--allow-oom times it anyway)",
+                     o->model, mm->total / 1073741824.0, mm->weights / 1073741824.0, mm->grads / 1073741824.0,
+                     mm->optim / 1073741824.0, mm->activations / 1073741824.0, mm->capacity / 1073741824.0,
+                     -mm->headroom / 1073741824.0);
+    }
     if (st) {
         tc_trainiter_out_free(o);
         return st;
