@@ -317,6 +317,15 @@ static void tp_collectives_per_layer(void **state)
         assert_true(f.calls[i].op == TC_OP_ALLGATHER || f.calls[i].op == TC_OP_REDUCESCATTER);
         near(f.calls[i].bytes, 32, 0, "SP message");
     }
+
+    /* full recomputation reruns each layer's forward in its backward, and
+     * its 2 all-reduces with it: 6 per layer and micro-batch, 36 */
+    f = (fake){.dp = 1, .tp = 2, .bw = 1000};
+    c.seq_parallel = false;
+    c.recompute = TC_RECOMPUTE_FULL;
+    run(&m, &tiny_accel, &c, &f, &r);
+    assert_int_equal(r.tp.count, 36);
+    near(r.tp.bytes, 36 * 32, 0, "TP bytes, full recomputation");
 }
 
 /* The memory of the iteration is tc_mem_estimate's for the same job. */

@@ -554,8 +554,13 @@ static void chain(ctx *x, uint32_t mk, uint32_t k, uint32_t j, int b, int32_t pr
         rs->prev2[1] = t;
         utask[ui - u0] = t;
         last = t;
-        if (u->kind == U_LAYER && c->tp > 1)
+        if (u->kind == U_LAYER && c->tp > 1) {
+            /* full recomputation reruns the layer's forward inside its
+             * backward task, and with it the forward's TP collectives */
+            if (b && c->recompute == TC_RECOMPUTE_FULL)
+                tp_comms(x, rank, &last, 0);
             tp_comms(x, rank, &last, b);
+        }
         if (b && zero3) {
             uint32_t r = add_comm(x, rank, S_DP, TC_OP_REDUCESCATTER, TC_TI_DP, x->gbytes * u->params, "fsdp.rs");
             tc_tl_dep(d, r, t);
