@@ -59,6 +59,8 @@ bad "a job larger than the cluster with --strict" cluster --topo "$RING" --trace
 bad "ocs not dividing the torus" cluster --topo torus:dims=6x4 --trace "$tmp/five.csv" --ocs 4
 bad "synthetic without jobs" cluster --topo "$RING" --synthetic seed=1
 bad "synthetic load out of range" cluster --topo "$RING" --synthetic 10,seed=1,load=0
+bad_says "ocs on no torus" "none of the topologies is a torus" cluster --topo "$CLOS" --trace "$tmp/five.csv" --ocs 4
+bad_says "ocs of 1" "edge of at least 2" cluster --topo torus:dims=8x8 --trace "$tmp/five.csv" --ocs 1
 bad "unknown trace format" cluster --topo "$RING" --trace "$tmp/five.csv" --trace-format slurm
 
 if [ "$fails" -ne 0 ]; then

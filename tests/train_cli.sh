@@ -49,6 +49,19 @@ PY
 bad "search without a global batch" train --topo "$CLOS" --model llama3-8b --search
 bad "TP across nodes with --tp-in-node" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 16 --tp-in-node
 
+good "an accelerator whose profile gives no memory capacity" "not checked" \
+    train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --accel tpu-v5p
+bad_says "search: why no split runs" "exceeds its 32 layers" \
+    train --topo torus:dims=4x4 --model llama3-8b --search --global-batch 16 --virtual-stages 64
+printf '{"name": "g12", "layers": 4, "hidden": 768, "heads": 12, "ffn": 3072, "vocab": 1000, "seq": 128, "bias": true}' >"$tmp/g12.json"
+"$T" train --topo clos:hosts=48,radix=16,tiers=2,node=8 --model "$tmp/g12.json" --search --global-batch 48 --format json >"$tmp/t" 2>&1
+python3 - "$tmp/t" <<'PY' || fails=$((fails + 1))
+import json, sys
+j = json.load(open(sys.argv[1]))
+tps = sorted(set(x["tp"] for x in j["splits"]))
+assert tps == [1, 2, 4], tps  # 12 heads: 3 and 6 would split a node of 8, 8 does not divide the heads
+PY
+
 # --- bad input ---
 bad "degrees that do not multiply to the endpoints" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 8
 bad "unknown model" train --topo "$CLOS" --model gpt5 --dp 64

@@ -127,7 +127,9 @@ typedef struct tc_trainiter_out {
     uint32_t evaluations;        /* collectives evaluated on the network */
     /* --search: every split evaluated, those that fit first, by iteration time */
     bool search;
-    uint32_t global_batch;
+    uint64_t global_batch;
+    bool mem_unknown;            /* the accelerator's profile gives no memory capacity: not checked */
+    bool cnn;                    /* the model is a CNN: samples, not tokens or sequences */
     size_t nsplits, nfit;
     tc_ti_split *splits;
 } tc_trainiter_out;

@@ -721,6 +721,10 @@ static tc_status ocs_setup(cl *c, tc_err *err)
         return TC_OK;
     if (t->kind != TC_TOPO_TORUS)
         return tc_fail(err, TC_EINVAL, "ocs=%u needs a torus (cubes joined by optical switches)", c->K);
+    if (c->K < 2)
+        return tc_fail(err, TC_EINVAL, "ocs=%u: a cube needs an edge of at least 2 (TPU v4: 4), or 0 for no optical "
+                                       "switches",
+                       c->K);
     char spec[128];
     size_t n = (size_t)snprintf(spec, sizeof spec, "torus:dims=");
     c->V = 1;

@@ -73,7 +73,7 @@ search:
                                                "exposed_s", num(x->exposed_s), "bubble_s", num(clean(x->bubble_s, x->iter_s)), "mfu",
                                                num(x->mfu), "memory_bytes", num(x->mem_bytes), "fits", x->fits));
         }
-        json_object_set_new(j, "global_batch", json_integer(o->global_batch));
+        json_object_set_new(j, "global_batch", json_integer((json_int_t)o->global_batch));
         json_object_set_new(j, "splits", a);
     }
     tc_report_add_scenario(j, s);
@@ -155,10 +155,12 @@ static const char *gib(double b, char *buf, size_t len)
 
 static void search_print(const tc_trainiter_out *o, FILE *f)
 {
-    fprintf(f, "train --search: %s on %u x %s, global batch %u sequences in micro-batches of %u, ZeRO %d: %zu splits, "
-               "%zu fit in memory (the fastest first; %u collectives evaluated)\n",
-            o->model, o->ranks, o->accel, o->global_batch, o->cfg.micro_batch, o->cfg.zero, o->nsplits, o->nfit,
-            o->evaluations);
+    bool cnn = o->cnn;
+    fprintf(f, "train --search: %s on %u x %s, global batch %llu %s in micro-batches of %u, ZeRO %d: %zu splits, "
+               "%zu fit in memory%s (the fastest first; %u collectives evaluated)\n",
+            o->model, o->ranks, o->accel, (unsigned long long)o->global_batch, cnn ? "samples" : "sequences",
+            o->cfg.micro_batch, o->cfg.zero, o->nsplits, o->nfit,
+            o->mem_unknown ? " (memory not checked: the profile gives no capacity)" : "", o->evaluations);
     fprintf(f, "topology: %s\n", o->net.topo[0]->spec);
     tc_rtable t;
     splits_table(o, &t);
@@ -187,13 +189,17 @@ void tc_trainiter_print(const tc_trainiter_out *o, const tc_scenario *s, FILE *f
     if (n)
         tc_rtable_print(&tabs[0], f);
     fprintf(f, "overlap efficiency %.3g (1: all hidden; below 0: overlap slower than serial), compute slowdown %.3g%%, "
-               "MFU %.3g%%, %.4g tokens/s\n",
-            r->efficiency, 100 * r->slowdown, 100 * r->mfu, r->tokens_per_s);
+               "MFU %.3g%%, %.4g %s/s\n",
+            r->efficiency, 100 * r->slowdown, 100 * r->mfu, r->tokens_per_s,
+            o->cnn ? "samples" : "tokens");
     char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
-    fprintf(f, "memory per device: weights %s, gradients %s, optimizer %s, activations %s: %s of %s, %s\n",
+    fprintf(f, "memory per device: weights %s, gradients %s, optimizer %s, activations %s: %s",
             gib(m->weights, b1, sizeof b1), gib(m->grads, b2, sizeof b2), gib(m->optim, b3, sizeof b3),
-            gib(m->activations, b4, sizeof b4), gib(m->total, b5, sizeof b5), gib(m->capacity, b6, sizeof b6),
-            r->fits ? "fits" : "does NOT fit");
+            gib(m->activations, b4, sizeof b4), gib(m->total, b5, sizeof b5));
+    if (o->mem_unknown)
+        fprintf(f, ", not checked (the accelerator's profile gives no capacity)\n");
+    else
+        fprintf(f, " of %s, %s\n", gib(m->capacity, b6, sizeof b6), r->fits ? "fits" : "does NOT fit");
     if (!r->fits && m->capacity > 0) {
         char b7[32];
         fprintf(f, "  short by %s\n", gib(-m->headroom, b7, sizeof b7));

@@ -52,6 +52,11 @@ tc_status tc_run_cluster(const tc_scenario *s, const tc_run_opts *ro, tc_cluster
         snprintf(o->source, sizeof o->source, "synthetic %llu,seed=%llu,load=%g", (unsigned long long)s->synth_jobs,
                  (unsigned long long)s->synth_seed, s->synth_load);
     }
+    bool torus = false;
+    for (int i = 0; st == TC_OK && i < o->net.n; i++)
+        torus = torus || o->net.topo[i]->kind == TC_TOPO_TORUS;
+    if (st == TC_OK && o->ocs && !torus)
+        st = tc_fail(err, TC_EINVAL, "--ocs %u joins a torus's cubes: none of the topologies is a torus", o->ocs);
     cprog cp = {.ro = ro, .total = (double)o->trace.n * (double)o->net.n};
     clock_gettime(CLOCK_MONOTONIC, &cp.t0);
     for (int i = 0; i < o->net.n && st == TC_OK; i++) {

@@ -25,9 +25,23 @@ typedef struct comm_entry {
 } comm_entry;
 
 typedef struct comm_cache {
-    comm_entry e[CACHE];
-    uint32_t n;
+    comm_entry *e;               /* grows: every split's DP collectives are its own */
+    uint32_t n, cap;
 } comm_cache;
+
+static bool cache_add(comm_cache *cc, comm_entry x)
+{
+    if (cc->n == cc->cap) {
+        uint32_t cap = cc->cap ? 2 * cc->cap : 256;
+        comm_entry *e = realloc(cc->e, (size_t)cap * sizeof *e);
+        if (!e)
+            return false;
+        cc->e = e;
+        cc->cap = cap;
+    }
+    cc->e[cc->n++] = x;
+    return true;
+}
 
 typedef struct comm_ctx {
     const tc_topo *t;
@@ -151,8 +165,8 @@ static tc_status resolve(comm_ctx *c, tc_err *err)
         for (uint32_t j = i; j < c->nrec; j++)
             if (!done[j] && c->rec[j].op == c->rec[i].op && c->rec[j].g == c->rec[i].g) {
                 done[j] = 1;
-                if (c->cache->n < CACHE)
-                    c->cache->e[c->cache->n++] = (comm_entry){c->rec[j].op, c->rec[j].g, k1, k2, sz[k], tm[k]};
+                if (!cache_add(c->cache, (comm_entry){c->rec[j].op, c->rec[j].g, k1, k2, sz[k], tm[k]}))
+                    st = tc_fail(err, TC_EINTERNAL, "out of memory");
                 k++;
             }
     }
@@ -200,14 +214,16 @@ static tc_status search(const tc_zoo_model *m, tc_trainiter_out *o, const tc_sce
     const tc_topo *t = o->net.topo[0];
     uint32_t N = o->ranks, b = o->cfg.micro_batch;
     uint64_t G = s->global_batch ? s->global_batch : (uint64_t)s->dp * s->micro_batches * s->micro_batch;
-    o->global_batch = (uint32_t)G;
+    char why[TC_ERR_LEN - 64] = "";
+    o->global_batch = G;
     size_t cap = 64, n = 0;
     o->splits = malloc(cap * sizeof *o->splits);
     if (!o->splits)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
     uint32_t tpmax = t->node_size > 1 ? t->node_size : N;
     for (uint32_t tp = 1; tp <= tpmax && tp <= N; tp++) {
-        if (N % tp || (m->heads && m->heads % tp) || (m->arch == TC_MODEL_CNN && tp > 1))
+        if (N % tp || (m->heads && m->heads % tp) || (m->arch == TC_MODEL_CNN && tp > 1) ||
+            (t->node_size > 1 && t->node_size % tp))
             continue;
         for (uint32_t pp = 1; pp <= N / tp; pp++) {
             if ((N / tp) % pp || (m->layers && pp > m->layers) || (m->arch == TC_MODEL_CNN && pp > 1))
@@ -235,8 +251,14 @@ static tc_status search(const tc_zoo_model *m, tc_trainiter_out *o, const tc_sce
             for (int k = 0; k < 2; k++)
                 if (cc.have[k])
                     tc_partition_free(&cc.part[k]);
-            if (st == TC_EINVAL)
-                continue; /* a split the model cannot take */
+            if (st == TC_EINVAL) { /* a split the model cannot take: say why if none can */
+                if (!why[0]) {
+                    int k = snprintf(why, sizeof why, "dp %u x tp %u x pp %u, %u micro-batches: ", dp, tp, pp, mb);
+                    if (k > 0 && (size_t)k < sizeof why)
+                        snprintf(why + k, sizeof why - (size_t)k, "%.200s", err->msg);
+                }
+                continue;
+            }
             if (st)
                 return st;
             if (n == cap) {
@@ -254,10 +276,12 @@ static tc_status search(const tc_zoo_model *m, tc_trainiter_out *o, const tc_sce
     o->nsplits = n;
     for (size_t i = 0; i < n; i++)
         o->nfit += o->splits[i].fits;
+    if (!n && why[0])
+        return tc_fail(err, TC_EINVAL, "no split of %u endpoints can run: the first refused was %s", N, why);
     if (!n)
-        return tc_fail(err, TC_EINVAL, "no split of %u endpoints runs %llu sequences in micro-batches of %u: give "
+        return tc_fail(err, TC_EINVAL, "no split of %u endpoints runs %llu %s in micro-batches of %u: give "
                                        "--global-batch as a multiple of the data-parallel degrees times --micro-batch",
-                       N, (unsigned long long)G, b);
+                       N, (unsigned long long)G, m->arch == TC_MODEL_CNN ? "samples" : "sequences", b);
     return TC_OK;
 }
 
@@ -282,14 +306,22 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
     if (st == TC_OK)
         st = tc_scenario_accel(s, &a, o->accel, sizeof o->accel, err);
     double cap = 0;
-    if (st == TC_OK)
+    if (st == TC_OK) {
         st = tc_accel_memory_bytes(tc_accel_profile_name(s->accel), s->profiles_dir[0] ? s->profiles_dir : NULL,
                                    &cap, err);
+        if (st == TC_EINVAL && strstr(err->msg, "memory_capacity")) {
+            /* a profile without a capacity: memory is reported, not checked */
+            st = TC_OK;
+            cap = 0;
+            o->mem_unknown = true;
+        }
+    }
     if (st) {
         tc_trainiter_out_free(o);
         return st;
     }
     snprintf(o->model, sizeof o->model, "%s", m.name);
+    o->cnn = m.arch == TC_MODEL_CNN;
     const tc_topo *t = o->net.topo[0];
     uint64_t ranks = (uint64_t)s->dp * s->tp * s->pp;
     if (s->it_search && !s->global_batch && ranks != t->n_endpoints) {
@@ -378,6 +410,7 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
     for (int k = 0; k < 2; k++)
         if (cc->have[k])
             tc_partition_free(&cc->part[k]);
+    free(cc->cache->e);
     free(cc->cache);
     free(cc);
     if (st == TC_OK && !o->search && !o->res.fits && !s->allow_oom) {
