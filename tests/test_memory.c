@@ -74,8 +74,8 @@ static void zero_stages_llama3_8b(void **state)
  *   TP, selective         sbh (10 + 3)           =   327,155,712
  *   TP + SP, selective    34 sbh / 8             =   106,954,752
  *   full recomputation    2 sbh                  =    50,331,648
- * The paper's own per-model figures (its Figure 7 / tables) were not read
- * in this session, so no comparison with them is made here.
+ * The paper's own per-model figures (its Figure 7 / tables) have not been
+ * read, so no comparison with them is made here.
  */
 static void activations_gpt3(void **state)
 {
