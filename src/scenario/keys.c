@@ -1325,11 +1325,12 @@ GET(get_jobs)
 
 /* ---- training and codec-bench ---- */
 
-#define U32_KEY(fn, field, lo)                                                                                       \
+/* An integer key in [lo, hi] stored as uint32_t; U32_KEY: up to UINT32_MAX. */
+#define U32_RANGE_KEY(fn, field, lo, hi)                                                                             \
     SET(set_##fn)                                                                                                    \
     {                                                                                                                \
         uint64_t x;                                                                                                  \
-        tc_status st = int_in(v, lo, UINT32_MAX, where, &x, err);                                                    \
+        tc_status st = int_in(v, lo, hi, where, &x, err);                                                            \
         if (st == TC_OK)                                                                                             \
             s->field = (uint32_t)x;                                                                                  \
         return st;                                                                                                   \
@@ -1337,6 +1338,17 @@ GET(get_jobs)
     GET(get_##fn)                                                                                                    \
     {                                                                                                                \
         return json_integer(s->field);                                                                               \
+    }
+#define U32_KEY(fn, field, lo) U32_RANGE_KEY(fn, field, lo, UINT32_MAX)
+/* A boolean key. */
+#define BOOL_KEY(fn, field)                                                                                          \
+    SET(set_##fn)                                                                                                    \
+    {                                                                                                                \
+        return bool_of(v, where, &s->field, err);                                                                    \
+    }                                                                                                                \
+    GET(get_##fn)                                                                                                    \
+    {                                                                                                                \
+        return json_boolean(s->field);                                                                               \
     }
 
 U32_KEY(t_hidden, train.hidden, 1)
@@ -1544,26 +1556,8 @@ GET(get_csched)
 {
     return json_string(s->scheduler);
 }
-SET(set_cocs)
-{
-    uint64_t x = 0;
-    tc_status st = int_in(v, 0, 64, where, &x, err);
-    if (st == TC_OK)
-        s->cluster_ocs = (uint32_t)x;
-    return st;
-}
-GET(get_cocs)
-{
-    return json_integer(s->cluster_ocs);
-}
-SET(set_cstrict)
-{
-    return bool_of(v, where, &s->cluster_strict, err);
-}
-GET(get_cstrict)
-{
-    return json_boolean(s->cluster_strict);
-}
+U32_RANGE_KEY(cocs, cluster_ocs, 0, 64)
+BOOL_KEY(cstrict, cluster_strict)
 
 /* ---- train (one iteration) ---- */
 
@@ -1575,43 +1569,16 @@ GET(get_it_model)
 {
     return json_string(s->it_model);
 }
-#define DEG_KEY(fn, field, lo, hi)                                                                                   \
-    SET(set_##fn)                                                                                                    \
-    {                                                                                                                \
-        uint64_t x;                                                                                                  \
-        tc_status st = int_in(v, lo, hi, where, &x, err);                                                            \
-        if (st == TC_OK)                                                                                             \
-            s->field = (uint32_t)x;                                                                                  \
-        return st;                                                                                                   \
-    }                                                                                                                \
-    GET(get_##fn)                                                                                                    \
-    {                                                                                                                \
-        return json_integer(s->field);                                                                               \
-    }
-DEG_KEY(dp, dp, 1, 16777216)
-DEG_KEY(tp, tp, 1, 16777216)
-DEG_KEY(pp, pp, 1, 16777216)
-DEG_KEY(mbs, micro_batches, 1, 1000000)
-DEG_KEY(mb, micro_batch, 1, 1000000)
-DEG_KEY(it_seq, it_seq, 0, 16777216)
-DEG_KEY(vstages, vstages, 1, 64)
-DEG_KEY(zero, zero, 0, 3)
-SET(set_sp)
-{
-    return bool_of(v, where, &s->seq_parallel, err);
-}
-GET(get_sp)
-{
-    return json_boolean(s->seq_parallel);
-}
-SET(set_overlap)
-{
-    return bool_of(v, where, &s->it_overlap, err);
-}
-GET(get_overlap)
-{
-    return json_boolean(s->it_overlap);
-}
+U32_RANGE_KEY(dp, dp, 1, 16777216)
+U32_RANGE_KEY(tp, tp, 1, 16777216)
+U32_RANGE_KEY(pp, pp, 1, 16777216)
+U32_RANGE_KEY(mbs, micro_batches, 1, 1000000)
+U32_RANGE_KEY(mb, micro_batch, 1, 1000000)
+U32_RANGE_KEY(it_seq, it_seq, 0, 16777216)
+U32_RANGE_KEY(vstages, vstages, 1, 64)
+U32_RANGE_KEY(zero, zero, 0, 3)
+BOOL_KEY(sp, seq_parallel)
+BOOL_KEY(overlap, it_overlap)
 SET(set_recompute)
 {
     tc_status st = str_of(v, where, s->recompute, sizeof s->recompute, err);
@@ -1641,31 +1608,10 @@ GET(get_s_c)
 {
     return json_real(s->s_c);
 }
-SET(set_search)
-{
-    return bool_of(v, where, &s->it_search, err);
-}
-GET(get_search)
-{
-    return json_boolean(s->it_search);
-}
-SET(set_tp_in_node)
-{
-    return bool_of(v, where, &s->tp_in_node, err);
-}
-GET(get_tp_in_node)
-{
-    return json_boolean(s->tp_in_node);
-}
-DEG_KEY(gbatch, global_batch, 0, 100000000)
-SET(set_allow_oom)
-{
-    return bool_of(v, where, &s->allow_oom, err);
-}
-GET(get_allow_oom)
-{
-    return json_boolean(s->allow_oom);
-}
+BOOL_KEY(search, it_search)
+BOOL_KEY(tp_in_node, tp_in_node)
+U32_RANGE_KEY(gbatch, global_batch, 0, 100000000)
+BOOL_KEY(allow_oom, allow_oom)
 SET(set_s_m)
 {
     return num_in(v, U_PLAIN, 0, 100, false, where, &s->s_m, err);
