@@ -108,6 +108,23 @@ if [ -d /usr/share/datasets/fashion-mnist ]; then
     fi
 fi
 
+bad "negative contention" compress --topo "$CLOS" --model resnet50 --codec topk $R --s-c -1
+# contention: the default s_c slows the backward pass under the buckets'
+# collectives (400 Gbps: compute-bound, so the iteration shows it); --s-c 0
+# takes it away, so no iteration is longer with it
+slow="$CLOS"
+"$T" compress --topo "$slow" --model resnet50 --codec topk:ratio=0.01 $R --format csv >"$tmp/c19" 2>"$tmp/err" &&
+    "$T" compress --topo "$slow" --model resnet50 --codec topk:ratio=0.01 $R --format csv --s-c 0 >"$tmp/c0" 2>>"$tmp/err"
+if [ -s "$tmp/err" ]; then
+    echo "FAIL (contention runs): $(cat "$tmp/err")"; fails=$((fails + 1))
+fi
+col=$(head -1 "$tmp/c0" | tr ',' '\n' | grep -n '^iteration_s$' | cut -d: -f1)
+if [ -z "$col" ] || ! paste -d, "$tmp/c19" "$tmp/c0" | awk -F, -v c="$col" -v n="$(head -1 "$tmp/c0" | tr ',' '\n' | wc -l)" \
+    'NR > 1 { a = $c; b = $(c + n); if (a + 0 < b + 0) bad = 1; if (a + 0 > b + 0) longer++ } END { exit bad || !longer }'; then
+    echo "FAIL (contention): iterations with s_c 0.19 must be at least those with s_c 0, some longer"
+    head -3 "$tmp/c19" "$tmp/c0"; fails=$((fails + 1))
+fi
+
 if [ "$fails" -ne 0 ]; then
     echo "$fails compress CLI check(s) failed"
     exit 1

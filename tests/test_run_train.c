@@ -80,6 +80,8 @@ static void compress_equals_its_parts(void **state)
     assert_int_equal(tc_model_parse("resnet50", &w.model, &err), TC_OK);
     w.accel = tc_accel_find("h100");
     w.workers = 64;
+    tc_tl_opts_default(&w.contention); /* the scenario's default s_c, s_m */
+    assert_true(w.contention.s_c == s->s_c && w.contention.s_m == s->s_m);
     double iter[4];
     for (int k = 0; k < 4; k++) {
         tc_codec_spec c;

@@ -306,6 +306,64 @@ static void stream_order_and_priority(void **state)
     tc_tl_free(&d);
 }
 
+/* TC_TL_PRIORITY and preemption, one rank. A (2 s, prio 1, preemptible)
+ * runs from 0; a collective C (0.5 s) makes D (1 s, prio 0) ready at 0.5:
+ * A pauses, D runs [0.5, 1.5], A resumes with its 1.5 s left and ends at
+ * 3. Not preemptible, A runs [0, 2] and D [2, 3]. Two tasks of equal prio
+ * are served in the order they became ready, whatever their index: while G
+ * (3 s) runs, E (ready at 1, after C2 of 1 s) and F (ready at 2, after C3
+ * of 2 s on
+ * another stream), though F's index is lower; TC_TL_READY_FIRST takes F. */
+static void priority_policy_and_preemption(void **state)
+{
+    (void)state;
+    for (int pre = 0; pre < 2; pre++) {
+        tc_tl_dag d;
+        tc_tl_init(&d);
+        uint32_t a = comp(&d, 2, "A"), c = comm(&d, 0, 0.5, "C"), dd = comp(&d, 1, "D");
+        d.task[a].prio = 1;
+        d.task[a].preempt = pre;
+        tc_tl_dep(&d, dd, c);
+        tc_tl_opts o = opts(0, 0);
+        o.policy = TC_TL_PRIORITY;
+        tc_tl_result r;
+        run(&d, &o, &r);
+        near(d.task[a].start_s, 0, "A start");
+        near(d.task[dd].start_s, pre ? 0.5 : 2, "D start");
+        near(d.task[a].end_s, pre ? 3 : 2, "A end");
+        near(r.iter_s, 3, "iteration");
+        /* with contention the paused work keeps its progress: s_c = 1
+         * halves A's rate while C runs, so by 0.5 it has done 0.25 and
+         * ends at 1.5 + 1.75 */
+        if (pre) {
+            o.s_c = 1;
+            tc_tl_result_free(&r);
+            run(&d, &o, &r);
+            near(d.task[a].end_s, 3.25, "A end under contention");
+        }
+        tc_tl_result_free(&r);
+        tc_tl_free(&d);
+    }
+    /* G (3 s) holds the stream while E and F become ready */
+    for (int pol = 0; pol < 2; pol++) {
+        tc_tl_dag d;
+        tc_tl_init(&d);
+        comp(&d, 3, "G");
+        uint32_t f = comp(&d, 1, "F"), e = comp(&d, 1, "E");
+        uint32_t c2 = comm(&d, 0, 1, "C2"), c3 = comm(&d, 1, 2, "C3");
+        tc_tl_dep(&d, e, c2);
+        tc_tl_dep(&d, f, c3);
+        tc_tl_opts o = opts(0, 0);
+        o.policy = pol ? TC_TL_READY_FIRST : TC_TL_PRIORITY;
+        tc_tl_result r;
+        run(&d, &o, &r);
+        near(d.task[e].start_s, pol ? 4 : 3, "E");
+        near(d.task[f].start_s, pol ? 3 : 4, "F");
+        tc_tl_result_free(&r);
+        tc_tl_free(&d);
+    }
+}
+
 static void expect_fail(tc_tl_dag *d, const tc_tl_opts *o, const char *what)
 {
     tc_tl_result r;
@@ -611,6 +669,7 @@ int main(void)
         cmocka_unit_test(copy_engine_factors),
         cmocka_unit_test(efficiency_one_and_negative),
         cmocka_unit_test(stream_order_and_priority),
+        cmocka_unit_test(priority_policy_and_preemption),
         cmocka_unit_test(bad_input),
         cmocka_unit_test(pipeline_with_sends),
         cmocka_unit_test(one_f_one_b_bubble),

@@ -30,7 +30,7 @@ static tc_iter_time timeline(double fwd, double bwd, tc_iter_bucket *b, size_t n
 {
     tc_iter_time t;
     tc_err err = {{0}};
-    if (tc_iter_timeline(fwd, bwd, b, n, offload, &t, &err))
+    if (tc_iter_timeline(fwd, bwd, b, n, offload, NULL, &t, &err))
         fail_msg("timeline: %s", err.msg);
     return t;
 }
@@ -381,6 +381,178 @@ static void workers_beyond_endpoints_refused(void **state)
     tc_topo_free(t);
 }
 
+/* ---- the direct simulation the timeline must reproduce -------------------
+ * The first-come, first-served codec engine of workload.h written out as its
+ * own event loop (it was the implementation of tc_iter_timeline before that
+ * moved onto the general timeline); with no contention both must give the
+ * same times for every bucket. */
+/* An encoded bucket goes on the network when the previous one has left it. */
+static void ref_launch(tc_iter_bucket *x, double t, double *net_free)
+{
+    x->enc_end = t;
+    x->comm_start = t > *net_free ? t : *net_free;
+    x->comm_end = x->comm_start + x->comm_s;
+    *net_free = x->comm_end;
+}
+
+/*
+ * The codec engine serves encode and decode tasks one at a time, in order of
+ * arrival (an encode arrives when its bucket is ready, a decode when its
+ * bucket's collectives end; ties: the decode first). Encodes arrive in
+ * bucket order, and so do decodes (the network is FIFO), so two queues,
+ * ne (encoded) <= nr (ready) and nd (decoded) <= ne, are the whole state.
+ */
+static void ref_on_accelerator(double fwd_s, double bwd_s, tc_iter_bucket *b, size_t n, double *bwd_end)
+{
+    double t = fwd_s, done = 0, net_free = 0;
+    size_t nr = 0, ne = 0, nd = 0;
+    *bwd_end = bwd_s > 0 ? NAN : fwd_s;
+    for (;;) {
+        while (nr < n && b[nr].ready_frac * bwd_s <= done) {
+            b[nr].ready_at = t;
+            nr++;
+        }
+        bool dec_ok = nd < ne && b[nd].comm_end <= t, enc_ok = ne < nr;
+        if (dec_ok && (!enc_ok || b[nd].comm_end <= b[ne].ready_at)) {
+            t += b[nd].dec_s;
+            b[nd++].done_at = t;
+            continue;
+        }
+        if (enc_ok) {
+            t += b[ne].enc_s;
+            ref_launch(&b[ne++], t, &net_free);
+            continue;
+        }
+        if (done < bwd_s) {
+            /* Backward work until the next bucket is ready or a decode arrives. */
+            double target = nr < n ? b[nr].ready_frac * bwd_s : bwd_s;
+            double next = nd < ne ? b[nd].comm_end : INFINITY;
+            if (t + (target - done) <= next) {
+                t += target - done;
+                done = target;
+            } else {
+                done = fmin(done + (next - t), target);
+                t = next;
+            }
+            if (done >= bwd_s)
+                *bwd_end = t;
+            continue;
+        }
+        if (nd == n)
+            break;
+        t = b[nd].comm_end; /* idle until the next decode can start */
+    }
+}
+
+static void ref_offloaded(double fwd_s, double bwd_s, tc_iter_bucket *b, size_t n, double *bwd_end)
+{
+    double te = 0, net_free = 0;
+    size_t ne = 0, nd = 0;
+    for (size_t i = 0; i < n; i++)
+        b[i].ready_at = fwd_s + b[i].ready_frac * bwd_s;
+    *bwd_end = fwd_s + bwd_s;
+    while (nd < n) {
+        double enc_arr = ne < n ? b[ne].ready_at : INFINITY;
+        double dec_arr = nd < ne ? b[nd].comm_end : INFINITY;
+        if (dec_arr <= enc_arr) {
+            te = fmax(te, dec_arr) + b[nd].dec_s;
+            b[nd++].done_at = te;
+        } else {
+            te = fmax(te, enc_arr) + b[ne].enc_s;
+            ref_launch(&b[ne++], te, &net_free);
+        }
+    }
+}
+
+static double urand(unsigned *seed)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    return (double)((*seed >> 8) & 0xffff) / 65536.0;
+}
+
+/* A random duration: 0 a quarter of the time, small values that tie often. */
+static double rdur(unsigned *seed)
+{
+    double u = urand(seed);
+    return u < 0.25 ? 0 : u < 0.5 ? 0.25 * (1 + (int)(4 * urand(seed))) : 2 * urand(seed);
+}
+
+static void general_timeline_reproduces_direct_simulation(void **state)
+{
+    (void)state;
+    unsigned seed = 7;
+    for (int trial = 0; trial < 3000; trial++) {
+        size_t n = 1 + (size_t)(12 * urand(&seed));
+        tc_iter_bucket a[12], r[12];
+        double frac = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (urand(&seed) < 0.7)
+                frac += (1 - frac) * urand(&seed) * 0.5;
+            if (frac <= 0)
+                frac = 0.125;
+            memset(&a[i], 0, sizeof a[i]);
+            a[i].bytes = 1;
+            a[i].ready_frac = i + 1 == n && urand(&seed) < 0.5 ? 1 : frac;
+            a[i].enc_s = rdur(&seed);
+            a[i].dec_s = rdur(&seed);
+            a[i].comm_s = rdur(&seed);
+            frac = a[i].ready_frac;
+        }
+        double fwd = rdur(&seed), bwd = urand(&seed) < 0.1 ? 0 : 4 * urand(&seed) + 0.5;
+        bool off = trial & 1;
+        memcpy(r, a, sizeof a);
+        tc_iter_time t = timeline(fwd, bwd, a, n, off);
+        double bwd_end;
+        if (off)
+            ref_offloaded(fwd, bwd, r, n, &bwd_end);
+        else
+            ref_on_accelerator(fwd, bwd, r, n, &bwd_end);
+        double iter = bwd_end;
+        char what[64];
+        for (size_t i = 0; i < n; i++) {
+            iter = fmax(iter, r[i].done_at);
+            snprintf(what, sizeof what, "trial %d bucket %zu ready", trial, i);
+            rel(a[i].ready_at, r[i].ready_at, 1e-9, what);
+            snprintf(what, sizeof what, "trial %d bucket %zu comm start", trial, i);
+            rel(a[i].comm_start, r[i].comm_start, 1e-9, what);
+            snprintf(what, sizeof what, "trial %d bucket %zu comm end", trial, i);
+            rel(a[i].comm_end, r[i].comm_end, 1e-9, what);
+            snprintf(what, sizeof what, "trial %d bucket %zu decoded", trial, i);
+            rel(a[i].done_at, r[i].done_at, 1e-9, what);
+        }
+        snprintf(what, sizeof what, "trial %d backward end", trial);
+        rel(t.bwd_end_s, bwd_end, 1e-9, what);
+        snprintf(what, sizeof what, "trial %d iteration", trial);
+        rel(t.iter_s, iter, 1e-9, what);
+    }
+}
+
+/* Contention: fwd 1, bwd 2, bucket 0 ready at half the backward (t = 2)
+ * with a 0.8 s collective, the last bucket empty. With s_c = 0.25 the
+ * backward runs at 0.8 while the collective is in flight: by 2.8 it has
+ * done 0.64 of its last second, and ends at 2.8 + 0.36 = 3.16; the serial
+ * run is 1 + 2 + 0.8. */
+static void contention_slows_backward_under_a_collective(void **state)
+{
+    (void)state;
+    tc_iter_bucket b[2] = {{.bytes = 1, .ready_frac = 0.5, .comm_s = 0.8}, {.bytes = 1, .ready_frac = 1}};
+    tc_tl_opts o = {.s_c = 0.25};
+    tc_iter_time t;
+    tc_err err = {{0}};
+    assert_int_equal(tc_iter_timeline(1, 2, b, 2, false, &o, &t, &err), TC_OK);
+    near(t.bwd_end_s, 3.16, "backward end");
+    near(t.iter_s, 3.16, "iteration");
+    near(t.serial_s, 3.8, "serial");
+    near(t.slowdown_s, 0.16, "slowdown");
+    /* offloaded codec work counts as copy-engine work: s_c_dma applies
+     * while it runs (here: encode 0.5 of bucket 0 from 2 to 2.5) */
+    b[0].comm_s = 0;
+    b[0].enc_s = 0.5;
+    tc_tl_opts od = {.s_c_dma = 0.25};
+    assert_int_equal(tc_iter_timeline(1, 2, b, 2, true, &od, &t, &err), TC_OK);
+    near(t.bwd_end_s, 3.1, "backward end beside an offloaded encode");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -388,6 +560,8 @@ int main(void)
         cmocka_unit_test(communication_hidden_behind_backward),
         cmocka_unit_test(communication_exposed_and_serialized),
         cmocka_unit_test(codec_work_delays_compute),
+        cmocka_unit_test(general_timeline_reproduces_direct_simulation),
+        cmocka_unit_test(contention_slows_backward_under_a_collective),
         cmocka_unit_test(buckets_follow_ddp_assignment),
         cmocka_unit_test(models_parse),
         cmocka_unit_test(powersgd_pays_two_collectives),

@@ -75,6 +75,7 @@ typedef struct tc_compress_out {
     uint32_t workers;        /* the job's ranks */
     double bucket_bytes;     /* used (TC_DDP_BUCKET_BYTES by default) */
     bool offload;
+    double s_c, s_m;         /* contention factors of the timeline (timeline.h) */
     tc_mode mode;
     char topology[512];      /* the network's spec (after the scenario's edits) */
     char routing[32];

@@ -50,7 +50,10 @@ typedef enum {
      * is not ready blocks the stream (a CUDA/NCCL stream). The default. */
     TC_TL_IN_ORDER = 0,
     /* The first ready task of its queue in (prio, index) order. */
-    TC_TL_READY_FIRST = 1
+    TC_TL_READY_FIRST = 1,
+    /* Of the ready tasks of lowest prio, the one ready first (then the
+     * lowest index): a priority queue served first come, first served. */
+    TC_TL_PRIORITY = 2
 } tc_tl_policy;
 
 typedef struct tc_tl_task {
@@ -59,6 +62,9 @@ typedef struct tc_tl_task {
     uint32_t stream;    /* communication stream on its rank (compute: 0, its one stream) */
     bool dma;           /* communication on copy engines (s_c_dma, s_m_dma) */
     int32_t prio;       /* order within its stream: lower first, then task index */
+    bool preempt;       /* may be paused, in the overlapped run, when a task of lower
+                           prio becomes ready on its stream; it resumes where it
+                           stopped (TC_TL_READY_FIRST and TC_TL_PRIORITY only) */
     double dur_s;       /* nominal duration, alone on the rank */
     uint32_t *deps;     /* tasks that must finish first (owned by the DAG) */
     uint32_t ndeps, dcap;

@@ -57,6 +57,7 @@ typedef struct tc_ti_cfg {
                                  a value: every bucket that size) */
     double grad_bytes;        /* bytes per gradient element on the wire (0: 2, bf16) */
     bool overlap;             /* false: every rank runs one task at a time (the serial run) */
+    bool dma;                 /* every communication task on copy engines (contention.s_c_dma, s_m_dma) */
     tc_tl_opts contention;    /* s_c, s_m, ... (tc_tl_opts_default) */
 } tc_ti_cfg;
 

@@ -15,6 +15,7 @@
 
 #include "topocc/compress.h"
 #include "topocc/eval.h"
+#include "topocc/timeline.h"
 #include "topocc/train.h"
 
 /* PyTorch DDP's default bucket_cap_mb = 25, in MiB (25 * 1024 * 1024 bytes). */
@@ -74,6 +75,8 @@ typedef struct tc_iter_time {
     double exposed_s;      /* iter_s - compute_s: communication and codec work not hidden */
     double codec_s;        /* encode + decode, all buckets */
     double comm_s;         /* network time, all buckets */
+    double serial_s;       /* the same iteration with nothing overlapped (timeline.h) */
+    double slowdown_s;     /* what contention added to the compute and codec work */
 } tc_iter_time;
 
 /*
@@ -81,13 +84,17 @@ typedef struct tc_iter_time {
  * of work, and bucket i is ready when ready_frac[i] of it is done (buckets in
  * order, ready_frac non-decreasing). A ready bucket is encoded, sent (the
  * network carries one bucket at a time, in order) and decoded. Encode and
- * decode tasks run one at a time, first come first served, on the codec
- * engine: the accelerator itself, where a task pauses the backward pass for
- * its duration (offload false), or a separate engine (offload true). The
- * iteration ends when the backward pass and every bucket are done.
+ * decode tasks run one at a time, first come first served (a decode first
+ * on a tie), on the codec engine: the accelerator itself, where a task
+ * pauses the backward pass for its duration (offload false), or a separate
+ * copy engine (offload true). The iteration ends when the backward pass and
+ * every bucket are done. It runs on the general timeline (timeline.h) with
+ * the contention factors c (NULL or all 0: none): while a collective is in
+ * flight, compute and codec work on the accelerator progress at
+ * 1/(1+s_c), and so on.
  */
-tc_status tc_iter_timeline(double fwd_s, double bwd_s, tc_iter_bucket *b, size_t n, bool offload, tc_iter_time *out,
-                           tc_err *err);
+tc_status tc_iter_timeline(double fwd_s, double bwd_s, tc_iter_bucket *b, size_t n, bool offload,
+                           const tc_tl_opts *c, tc_iter_time *out, tc_err *err);
 
 /* DDP's bucket assignment: the model's equal layers, last layer first, go
  * into a bucket until it holds at least bucket_bytes; a bucket is ready when
@@ -103,6 +110,7 @@ typedef struct tc_workload {
     uint32_t workers;        /* data-parallel ranks, on endpoints 0..workers-1 */
     double bucket_bytes;     /* 0: TC_DDP_BUCKET_BYTES */
     bool offload;            /* codec work on a separate engine */
+    tc_tl_opts contention;   /* s_c, s_m, s_c_dma, s_m_dma (all 0: none) */
     tc_eval_opts eval;       /* evaluator of the collectives (algorithm: auto) */
 } tc_workload;
 

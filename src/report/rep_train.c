@@ -335,6 +335,8 @@ static json_t *inputs_json(const tc_compress_out *o)
     json_object_set_new(in, "bucket_bytes", json_real(o->bucket_bytes));
     json_object_set_new(in, "buckets", json_integer((json_int_t)(o->n ? o->rows[0].it.nbuckets : 0)));
     json_object_set_new(in, "offload", json_boolean(o->offload));
+    json_object_set_new(in, "s_c", json_real(o->s_c));
+    json_object_set_new(in, "s_m", json_real(o->s_m));
     json_object_set_new(in, "baseline_steps", json_real(o->baseline_steps));
     json_object_set_new(in, "accuracy", accuracy_json(o));
     json_t *thr = json_array();
@@ -581,6 +583,8 @@ static void print_header(const tc_compress_out *o, FILE *f)
     fprintf(f, "network     %s (injection %s per endpoint), %u workers, %s mode; %zu buckets of %s%s\n",
             o->topology, tc_fmt_rate(o->injection_Bps, b[1], 64), o->workers, tc_mode_name(o->mode), o->n ? o->rows[0].it.nbuckets : 0, tc_fmt_size(o->bucket_bytes, b[0], 64),
             o->offload ? ", codec work offloaded" : ", codec work on the accelerator");
+    fprintf(f, "contention  while a collective is in flight compute runs at 1/(1+%g), and collectives at 1/(1+%g) "
+               "while compute runs (--s-c, --s-m)\n", o->s_c, o->s_m);
     if (strcmp(o->acc_source, "given") == 0) {
         fprintf(f, "accuracy    steps ratios as given (--steps-ratio)\n");
     } else {

@@ -180,6 +180,10 @@ void tc_trainiter_print(const tc_trainiter_out *o, const tc_scenario *s, FILE *f
             o->ranks, o->accel, o->cfg.dp, o->cfg.tp, o->cfg.pp, o->cfg.micro_batches, o->cfg.micro_batch,
             o->cfg.zero, o->cfg.seq_parallel ? ", sequence parallel" : "",
             o->cfg.overlap ? "" : ", overlap off");
+    fprintf(f, "contention: compute at 1/(1+%g) while %s in flight, collectives at 1/(1+%g) while compute runs\n",
+            o->cfg.dma ? o->cfg.contention.s_c_dma : o->cfg.contention.s_c,
+            o->cfg.dma ? "copy-engine (--dma) collectives are" : "a collective is",
+            o->cfg.dma ? o->cfg.contention.s_m_dma : o->cfg.contention.s_m);
     fprintf(f, "topology: %s (rank r on endpoint r; TP innermost)\n", o->net.topo[0]->spec);
     if (!o->tp_in_node)
         fprintf(f, "note: a TP group of %u spans more than one scale-up node of %u\n", o->cfg.tp,

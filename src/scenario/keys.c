@@ -1579,6 +1579,7 @@ U32_RANGE_KEY(vstages, vstages, 1, 64)
 U32_RANGE_KEY(zero, zero, 0, 3)
 BOOL_KEY(sp, seq_parallel)
 BOOL_KEY(overlap, it_overlap)
+BOOL_KEY(dma, it_dma)
 SET(set_recompute)
 {
     tc_status st = str_of(v, where, s->recompute, sizeof s->recompute, err);
@@ -1740,8 +1741,9 @@ static const tc_scn_key keys[] = {
     {"iteration.recompute", B(TRAIN), NULL, set_recompute, get_recompute, ""},
     {"iteration.overlap", B(TRAIN), NULL, set_overlap, get_overlap, ""},
     {"iteration.achievable", B(TRAIN), NULL, set_achievable, get_achievable, ""},
-    {"iteration.s_c", B(TRAIN), NULL, set_s_c, get_s_c, ""},
-    {"iteration.s_m", B(TRAIN), NULL, set_s_m, get_s_m, ""},
+    {"iteration.s_c", B(TRAIN) | B(COMPRESS), NULL, set_s_c, get_s_c, ""},
+    {"iteration.s_m", B(TRAIN) | B(COMPRESS), NULL, set_s_m, get_s_m, ""},
+    {"iteration.dma", B(TRAIN), NULL, set_dma, get_dma, ""},
     {"iteration.search", B(TRAIN), NULL, set_search, get_search, ""},
     {"iteration.global_batch", B(TRAIN), NULL, set_gbatch, get_gbatch, ""},
     {"iteration.tp_in_node", B(TRAIN), NULL, set_tp_in_node, get_tp_in_node, ""},

@@ -313,6 +313,9 @@ static tc_status make_workload(job *J, const tc_net *net, tc_flow_opts *fo, tc_e
     w->mfu = s->mfu;
     w->bucket_bytes = s->bucket_bytes;
     w->offload = s->offload;
+    tc_tl_opts_default(&w->contention);
+    w->contention.s_c = s->s_c;
+    w->contention.s_m = s->s_m;
     uint32_t p = 0;
     if ((st = tc_place_map(net->topo[0], &s->job, &J->map, &p, err)))
         return st;
@@ -328,6 +331,8 @@ static tc_status make_workload(job *J, const tc_net *net, tc_flow_opts *fo, tc_e
     o->workers = p;
     o->bucket_bytes = w->bucket_bytes > 0 ? w->bucket_bytes : TC_DDP_BUCKET_BYTES;
     o->offload = w->offload;
+    o->s_c = s->s_c;
+    o->s_m = s->s_m;
     o->mode = w->eval.mode;
     snprintf(o->topology, sizeof o->topology, "%s", net->topo[0]->spec);
     snprintf(o->routing, sizeof o->routing, "%s", tc_routing_name(w->eval.routing, net->topo[0]));

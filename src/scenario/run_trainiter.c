@@ -360,6 +360,7 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
     c->overlap = s->it_overlap;
     c->contention.s_c = s->s_c;
     c->contention.s_m = s->s_m;
+    c->dma = s->it_dma;
     /* TP groups within a scale-up node: blocks of tp aligned to nodes */
     o->tp_in_node = t->node_size < 2 || (s->tp <= t->node_size && t->node_size % s->tp == 0);
     if (!o->tp_in_node && s->tp_in_node && !s->it_search) {

@@ -37,108 +37,104 @@ static tc_status check_timeline_input(double fwd_s, double bwd_s, const tc_iter_
     return TC_OK;
 }
 
-/* An encoded bucket goes on the network when the previous one has left it. */
-static void launch(tc_iter_bucket *x, double t, double *net_free)
-{
-    x->enc_end = t;
-    x->comm_start = t > *net_free ? t : *net_free;
-    x->comm_end = x->comm_start + x->comm_s;
-    *net_free = x->comm_end;
-}
-
 /*
- * The codec engine serves encode and decode tasks one at a time, in order of
- * arrival (an encode arrives when its bucket is ready, a decode when its
- * bucket's collectives end; ties: the decode first). Encodes arrive in
- * bucket order, and so do decodes (the network is FIFO), so two queues,
- * ne (encoded) <= nr (ready) and nd (decoded) <= ne, are the whole state.
+ * The iteration as a timeline DAG (topocc/timeline.h), one rank:
+ *   - the forward pass, then the backward pass cut where a bucket becomes
+ *     ready, its pieces preemptible (prio 1) on the compute stream;
+ *   - each bucket's encode and decode at prio 0, so they run before any
+ *     backward work and pause the piece that runs when they become ready;
+ *     on the compute stream (codec on the accelerator, slowed by s_c while a
+ *     collective is in flight) or, offloaded, on a copy-engine stream of
+ *     their own (dma: s_c_dma, s_m_dma);
+ *   - each bucket's collectives on the network stream, in order.
+ * Stream policy TC_TL_PRIORITY: among ready tasks of equal prio, the one
+ * ready first; decodes are added before encodes, so a decode and an encode
+ * ready at the same instant run decode first. With no contention this is
+ * the first-come, first-served codec engine described in workload.h, task
+ * for task (tests/test_workload.c checks it against a direct simulation).
  */
-static void run_on_accelerator(double fwd_s, double bwd_s, tc_iter_bucket *b, size_t n, double *bwd_end)
-{
-    double t = fwd_s, done = 0, net_free = 0;
-    size_t nr = 0, ne = 0, nd = 0;
-    *bwd_end = bwd_s > 0 ? NAN : fwd_s;
-    for (;;) {
-        while (nr < n && b[nr].ready_frac * bwd_s <= done) {
-            b[nr].ready_at = t;
-            nr++;
-        }
-        bool dec_ok = nd < ne && b[nd].comm_end <= t, enc_ok = ne < nr;
-        if (dec_ok && (!enc_ok || b[nd].comm_end <= b[ne].ready_at)) {
-            t += b[nd].dec_s;
-            b[nd++].done_at = t;
-            continue;
-        }
-        if (enc_ok) {
-            t += b[ne].enc_s;
-            launch(&b[ne++], t, &net_free);
-            continue;
-        }
-        if (done < bwd_s) {
-            /* Backward work until the next bucket is ready or a decode arrives. */
-            double target = nr < n ? b[nr].ready_frac * bwd_s : bwd_s;
-            double next = nd < ne ? b[nd].comm_end : INFINITY;
-            if (t + (target - done) <= next) {
-                t += target - done;
-                done = target;
-            } else {
-                done = fmin(done + (next - t), target);
-                t = next;
-            }
-            if (done >= bwd_s)
-                *bwd_end = t;
-            continue;
-        }
-        if (nd == n)
-            break;
-        t = b[nd].comm_end; /* idle until the next decode can start */
-    }
-}
+enum { IT_NET = 0, IT_CODEC = 1 };
 
-static void run_offloaded(double fwd_s, double bwd_s, tc_iter_bucket *b, size_t n, double *bwd_end)
-{
-    double te = 0, net_free = 0;
-    size_t ne = 0, nd = 0;
-    for (size_t i = 0; i < n; i++)
-        b[i].ready_at = fwd_s + b[i].ready_frac * bwd_s;
-    *bwd_end = fwd_s + bwd_s;
-    while (nd < n) {
-        double enc_arr = ne < n ? b[ne].ready_at : INFINITY;
-        double dec_arr = nd < ne ? b[nd].comm_end : INFINITY;
-        if (dec_arr <= enc_arr) {
-            te = fmax(te, dec_arr) + b[nd].dec_s;
-            b[nd++].done_at = te;
-        } else {
-            te = fmax(te, enc_arr) + b[ne].enc_s;
-            launch(&b[ne++], te, &net_free);
-        }
-    }
-}
-
-tc_status tc_iter_timeline(double fwd_s, double bwd_s, tc_iter_bucket *b, size_t n, bool offload, tc_iter_time *out,
-                           tc_err *err)
+tc_status tc_iter_timeline(double fwd_s, double bwd_s, tc_iter_bucket *b, size_t n, bool offload,
+                           const tc_tl_opts *contention, tc_iter_time *out, tc_err *err)
 {
     tc_status st = check_timeline_input(fwd_s, bwd_s, b, n, err);
     if (st)
         return st;
     memset(out, 0, sizeof *out);
-    double bwd_end;
-    if (offload)
-        run_offloaded(fwd_s, bwd_s, b, n, &bwd_end);
+    tc_tl_opts o;
+    if (contention)
+        o = *contention;
     else
-        run_on_accelerator(fwd_s, bwd_s, b, n, &bwd_end);
-    out->fwd_s = fwd_s;
-    out->bwd_s = bwd_s;
-    out->compute_s = fwd_s + bwd_s;
-    out->bwd_end_s = bwd_end;
-    out->iter_s = bwd_end;
-    for (size_t i = 0; i < n; i++) {
-        out->iter_s = fmax(out->iter_s, b[i].done_at);
-        out->codec_s += b[i].enc_s + b[i].dec_s;
-        out->comm_s += b[i].comm_s;
+        memset(&o, 0, sizeof o);
+    o.policy = TC_TL_PRIORITY;
+    tc_tl_dag d;
+    tc_tl_init(&d);
+    /* the task after which bucket i is ready; its network task */
+    uint32_t *ready = tc_calloc(n ? 2 * n : 1, sizeof *ready), *net = ready + n;
+    if (!ready)
+        return tc_fail(err, TC_EINTERNAL, "out of memory (timeline)");
+    /* the backward pass in pieces of positive length, cut where a bucket
+     * becomes ready; a bucket ready with the previous one (or with no
+     * backward at all) waits on the same task */
+    uint32_t last = tc_tl_add(&d, TC_TL_COMPUTE, 0, 0, fwd_s, "fwd");
+    double prev = 0;
+    for (size_t i = 0; i <= n; i++) {
+        double upto = i < n ? b[i].ready_frac : 1.0;
+        if ((upto - prev) * bwd_s > 0) {
+            uint32_t k = tc_tl_add(&d, TC_TL_COMPUTE, 0, 0, (upto - prev) * bwd_s, "bwd");
+            if (k == UINT32_MAX)
+                break;
+            d.task[k].prio = 1;
+            d.task[k].preempt = true;
+            tc_tl_dep(&d, k, last);
+            last = k;
+            prev = upto;
+        }
+        if (i < n)
+            ready[i] = last;
     }
-    out->exposed_s = out->iter_s - out->compute_s;
-    return TC_OK;
+    uint32_t bwd_last = last, dec0 = (uint32_t)d.n, enc0 = dec0 + (uint32_t)n;
+    tc_tl_kind ck = offload ? TC_TL_COMM : TC_TL_COMPUTE;
+    uint32_t cs = offload ? IT_CODEC : 0;
+    for (size_t i = 0; i < 2 * n; i++) {
+        uint32_t k = tc_tl_add(&d, ck, 0, cs, i < n ? b[i].dec_s : b[i - n].enc_s, i < n ? "decode" : "encode");
+        if (k != UINT32_MAX)
+            d.task[k].dma = offload;
+    }
+    for (uint32_t i = 0; i < (uint32_t)n; i++)
+        net[i] = tc_tl_add(&d, TC_TL_COMM, 0, IT_NET, b[i].comm_s, "bucket");
+    for (uint32_t i = 0; i < (uint32_t)n; i++) {
+        tc_tl_dep(&d, enc0 + i, ready[i]);
+        tc_tl_dep(&d, net[i], enc0 + i);
+        tc_tl_dep(&d, dec0 + i, net[i]);
+    }
+    tc_tl_result r = {0};
+    st = tc_tl_run(&d, &o, &r, err);
+    if (st == TC_OK) {
+        const tc_tl_task *t = d.task;
+        for (size_t i = 0; i < n; i++) {
+            b[i].ready_at = t[ready[i]].end_s;
+            b[i].enc_end = t[enc0 + i].end_s;
+            b[i].comm_start = t[net[i]].start_s;
+            b[i].comm_end = t[net[i]].end_s;
+            b[i].done_at = t[dec0 + i].end_s;
+            out->codec_s += b[i].enc_s + b[i].dec_s;
+            out->comm_s += b[i].comm_s;
+        }
+        out->fwd_s = fwd_s;
+        out->bwd_s = bwd_s;
+        out->compute_s = fwd_s + bwd_s;
+        out->bwd_end_s = t[bwd_last].end_s;
+        out->iter_s = r.iter_s;
+        out->exposed_s = out->iter_s - out->compute_s;
+        out->serial_s = r.serial_s;
+        out->slowdown_s = r.slowdown_s;
+    }
+    tc_tl_result_free(&r);
+    tc_tl_free(&d);
+    free(ready);
+    return st;
 }
 
 tc_status tc_buckets_make(const tc_model *m, double bucket_bytes, tc_iter_bucket **out, size_t *n, tc_err *err)
@@ -277,7 +273,7 @@ tc_status tc_workload_iteration(const tc_topo *t, const tc_workload *w, const tc
         }
     }
     if (st == TC_OK)
-        st = tc_iter_timeline(fwd, bwd, b, nb, w->offload, &out->t, err);
+        st = tc_iter_timeline(fwd, bwd, b, nb, w->offload, &w->contention, &out->t, err);
     out->nbuckets = nb;
     free(b);
     return st;

@@ -12,7 +12,9 @@
  * the earliest t0 + rem0 / rate; tasks ending within 1e-12 (relative) of it
  * end with it, in index order. Starting is deterministic: it does not depend
  * on the order in which streams are looked at (all starts at one instant are
- * independent), and the serial run breaks ties by task index.
+ * independent), and the serial run breaks ties by task index. A preemptible
+ * task paused by a task of lower prio keeps its remaining work (left) and
+ * resumes with it.
  */
 #include <math.h>
 #include <stdio.h>
@@ -141,11 +143,15 @@ typedef struct sim {
     uint32_t *tstream;
     uint32_t *doff, *dlist;            /* dependents, CSR */
     /* per run */
-    uint32_t *need, *head, *running, *dirty;
+    uint32_t *need, *head, *running, *dirty, *srun; /* srun: the task a busy stream runs */
     uint8_t *state;                    /* 0 pending, 1 running, 2 done */
     bool *sbusy, *rdirty;
+    uint32_t *zstack;                  /* start_phase's streams to look at (zphase) */
+    size_t nz;
+    bool zphase;
     uint32_t *rcount, *ncomp, *nsm, *ndma;
     double *t0, *rem0, *rate;
+    double *left, *ready_t;            /* work left to a paused task; when a task became ready */
     size_t nrun, ndirty, ndone;
 } sim;
 
@@ -166,6 +172,7 @@ static void sim_free(sim *s)
     free(s->state);
     free(s->sbusy);
     free(s->rdirty);
+    free(s->zstack);
     free(s->rcount);
     free(s->ncomp);
     free(s->nsm);
@@ -173,6 +180,9 @@ static void sim_free(sim *s)
     free(s->t0);
     free(s->rem0);
     free(s->rate);
+    free(s->left);
+    free(s->ready_t);
+    free(s->srun);
 }
 
 static tc_status check_input(const tc_tl_dag *d, const tc_tl_opts *o, tc_err *err)
@@ -184,8 +194,9 @@ static tc_status check_input(const tc_tl_dag *d, const tc_tl_opts *o, tc_err *er
     for (int i = 0; i < 4; i++)
         if (!(s[i] >= 0) || !isfinite(s[i]))
             return tc_fail(err, TC_EINVAL, "contention factor %s = %g: expected a finite number >= 0", sn[i], s[i]);
-    if (o->policy != TC_TL_IN_ORDER && o->policy != TC_TL_READY_FIRST)
-        return tc_fail(err, TC_EINVAL, "stream policy %d: expected in-order (0) or ready-first (1)", (int)o->policy);
+    if (o->policy != TC_TL_IN_ORDER && o->policy != TC_TL_READY_FIRST && o->policy != TC_TL_PRIORITY)
+        return tc_fail(err, TC_EINVAL, "stream policy %d: expected in-order (0), ready-first (1) or priority (2)",
+                       (int)o->policy);
     for (size_t i = 0; i < d->n; i++) {
         const tc_tl_task *t = &d->task[i];
         if (t->kind != TC_TL_COMPUTE && t->kind != TC_TL_COMM)
@@ -293,10 +304,14 @@ static tc_status sim_build(sim *s, const tc_tl_dag *d, const tc_tl_opts *o, tc_e
     ALLOC(s->t0, n);
     ALLOC(s->rem0, n);
     ALLOC(s->rate, n);
+    ALLOC(s->left, n);
+    ALLOC(s->ready_t, n);
     ALLOC(s->head, ns);
     ALLOC(s->sbusy, ns);
+    ALLOC(s->srun, ns);
     ALLOC(s->dirty, nr);
     ALLOC(s->rdirty, nr);
+    ALLOC(s->zstack, (size_t)ns + nd);
     ALLOC(s->rcount, nr);
     ALLOC(s->ncomp, nr);
     ALLOC(s->nsm, nr);
@@ -322,12 +337,22 @@ static uint32_t pick(sim *s, uint32_t st)
         uint32_t h = s->head[st];
         return h < e && s->need[s->q[h]] == 0 ? s->q[h] : UINT32_MAX;
     }
+    uint32_t best = UINT32_MAX;
     for (uint32_t p = s->head[st]; p < e; p++) {
         uint32_t i = s->q[p];
-        if (s->state[i] == 0 && s->need[i] == 0)
+        if (s->state[i] != 0 || s->need[i] != 0)
+            continue;
+        if (s->o->policy == TC_TL_READY_FIRST)
             return i;
+        /* TC_TL_PRIORITY: the queue is in (prio, index) order */
+        if (best == UINT32_MAX)
+            best = i;
+        else if (s->d->task[i].prio != s->d->task[best].prio)
+            break;
+        else if (s->ready_t[i] < s->ready_t[best])
+            best = i;
     }
-    return UINT32_MAX;
+    return best;
 }
 
 static void finish(sim *s, uint32_t i, double t, double *en)
@@ -349,8 +374,12 @@ static void finish(sim *s, uint32_t i, double t, double *en)
     mark_dirty(s, x->rank);
     for (uint32_t k = s->doff[i]; k < s->doff[i + 1]; k++) {
         uint32_t j = s->dlist[k];
-        if (--s->need[j] == 0)
+        if (--s->need[j] == 0) {
+            s->ready_t[j] = t;
             mark_dirty(s, s->d->task[j].rank);
+            if (s->zphase)
+                s->zstack[s->nz++] = s->tstream[j];
+        }
     }
 }
 
@@ -358,7 +387,8 @@ static void finish(sim *s, uint32_t i, double t, double *en)
 static void start(sim *s, uint32_t i, double t, double *st, double *en)
 {
     const tc_tl_task *x = &s->d->task[i];
-    st[i] = t;
+    if (isnan(st[i]))
+        st[i] = t;
     if (!(x->dur_s > 0)) {
         s->state[i] = 1;
         finish(s, i, t, en);
@@ -366,6 +396,7 @@ static void start(sim *s, uint32_t i, double t, double *st, double *en)
     }
     s->state[i] = 1;
     s->sbusy[s->tstream[i]] = true;
+    s->srun[s->tstream[i]] = i;
     s->rcount[x->rank]++;
     if (x->kind == TC_TL_COMPUTE)
         s->ncomp[x->rank]++;
@@ -374,14 +405,57 @@ static void start(sim *s, uint32_t i, double t, double *st, double *en)
     else
         s->nsm[x->rank]++;
     s->t0[i] = t;
-    s->rem0[i] = x->dur_s;
+    s->rem0[i] = s->left[i];
     s->rate[i] = 0; /* set by update_rates */
     s->running[s->nrun++] = i;
 }
 
-/* Starts what can start at t, on every rank marked dirty. */
+/* Pauses running task i at t, keeping the work it has left. */
+static void pause_task(sim *s, uint32_t i, double t)
+{
+    const tc_tl_task *x = &s->d->task[i];
+    double rem = s->rem0[i] - (s->rate[i] > 0 ? s->rate[i] * (t - s->t0[i]) : 0);
+    s->left[i] = rem > 0 ? rem : 0;
+    for (size_t k = 0; k < s->nrun; k++)
+        if (s->running[k] == i) {
+            s->running[k] = s->running[--s->nrun];
+            break;
+        }
+    s->state[i] = 0;
+    s->sbusy[s->tstream[i]] = false;
+    s->rcount[x->rank]--;
+    if (x->kind == TC_TL_COMPUTE)
+        s->ncomp[x->rank]--;
+    else if (x->dma)
+        s->ndma[x->rank]--;
+    else
+        s->nsm[x->rank]--;
+}
+
+/* Starts what can start at t, on every rank marked dirty. Tasks of no
+ * duration go first, depth first along their dependents (a task of no
+ * duration that ends makes its dependents' streams the next to look at),
+ * until none can start: they take no time, so what they make ready at t
+ * competes at t with what was ready before (a decode whose collective took
+ * no time is ready as soon as its encode ends, before the next encode). */
 static void start_phase(sim *s, bool serial, double t, double *st, double *en)
 {
+    if (!serial) {
+        s->nz = 0;
+        for (size_t k = 0; k < s->ndirty; k++)
+            for (uint32_t q = s->rbeg[s->dirty[k]]; q < s->rbeg[s->dirty[k] + 1]; q++)
+                s->zstack[s->nz++] = q;
+        s->zphase = true;
+        while (s->nz > 0) {
+            uint32_t q = s->zstack[s->nz - 1];
+            uint32_t c = s->sbusy[q] ? UINT32_MAX : pick(s, q);
+            if (c == UINT32_MAX || s->d->task[c].dur_s > 0)
+                s->nz--;
+            else
+                start(s, c, t, st, en); /* pushes its dependents' streams */
+        }
+        s->zphase = false;
+    }
     while (s->ndirty > 0) {
         uint32_t r = s->dirty[--s->ndirty];
         s->rdirty[r] = false;
@@ -406,13 +480,19 @@ static void start_phase(sim *s, bool serial, double t, double *st, double *en)
                 start(s, best, t, st, en);
             }
         } else {
-            for (uint32_t q = s->rbeg[r]; q < s->rbeg[r + 1]; q++)
+            for (uint32_t q = s->rbeg[r]; q < s->rbeg[r + 1]; q++) {
+                if (s->sbusy[q] && s->o->policy != TC_TL_IN_ORDER && s->d->task[s->srun[q]].preempt) {
+                    uint32_t c = pick(s, q), cur = s->srun[q];
+                    if (c != UINT32_MAX && s->d->task[c].prio < s->d->task[cur].prio)
+                        pause_task(s, cur, t);
+                }
                 while (!s->sbusy[q]) {
                     uint32_t c = pick(s, q);
                     if (c == UINT32_MAX)
                         break;
                     start(s, c, t, st, en);
                 }
+            }
         }
     }
 }
@@ -463,6 +543,8 @@ static tc_status simulate(sim *s, bool serial, double *st, double *en, tc_err *e
     for (size_t i = 0; i < n; i++) {
         s->need[i] = s->d->task[i].ndeps;
         s->state[i] = 0;
+        s->left[i] = s->d->task[i].dur_s;
+        s->ready_t[i] = 0;
         st[i] = en[i] = NAN;
     }
     for (uint32_t q = 0; q < s->nstreams; q++)

@@ -786,6 +786,9 @@ tc_status tc_ti_run(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg
         make_buckets(&x, pp, v);
     if (!x.st)
         build(&x, pp, v);
+    for (size_t i = 0; c->dma && !x.st && i < x.d.n; i++)
+        if (x.d.task[i].kind == TC_TL_COMM)
+            x.d.task[i].dma = true;
     tc_tl_result tl = {0};
     if (!x.st)
         x.st = tc_tl_run(&x.d, &c->contention, &tl, err);
