@@ -411,6 +411,138 @@ static void cnn_ddp_default_buckets(void **state)
     assert_true(r.iter_s >= r.compute_s);
 }
 
+/* Expert parallelism on a tiny mixture of experts: 2 layers, 4 experts of
+ * up 4x8 and down 8x4 (64 parameters each, 256 a layer), top 2; dense per
+ * layer: norms 8, Q K V O 64, router 16 = 88; embedding 16, head 20.
+ * dp 2, ep 2: each MoE layer exchanges b s top_k h 2 = 1 x 4 x 2 x 4 x 2 =
+ * 64 bytes per all-to-all, 2 forward and 2 backward: 24 over 3
+ * micro-batches. The experts' gradients are reduced over dp / ep = 1 rank
+ * (none); the dense 212 parameters in one bucket over DP: 424 bytes. With
+ * dp 4: the device's 2 x 128 expert parameters over EDP (2 ranks), 512
+ * bytes. Memory: the device holds half the experts (weights 2 x (36 + 2 x
+ * (88 + 128))), and ZeRO-1's optimizer state is the same with and without
+ * EP (dense / dp + experts / ep / (dp / ep)). */
+static void expert_parallelism_by_hand(void **state)
+{
+    (void)state;
+    tc_zoo_model m = tiny(2, 1);
+    m.experts = 4;
+    m.top_k = 2;
+    fake f = {.dp = 2, .tp = 1, .bw = 1000};
+    tc_ti_cfg c = cfg(2, 1, 1, 3, 0);
+    c.ep = 2;
+    tc_ti_result r;
+    run(&m, &tiny_accel, &c, &f, &r);
+    assert_int_equal(r.ep.count, 24);
+    near(r.ep.bytes, 24 * 64, 0, "EP bytes");
+    bool dp_seen = false;
+    for (size_t i = 0; i < f.ncalls; i++) {
+        assert_true(f.calls[i].g != TC_TI_EDP);
+        if (f.calls[i].g == TC_TI_EP) {
+            assert_int_equal(f.calls[i].op, TC_OP_ALLTOALL);
+            near(f.calls[i].bytes, 64, 0, "all-to-all");
+        }
+        if (f.calls[i].g == TC_TI_DP) {
+            assert_int_equal(f.calls[i].op, TC_OP_ALLREDUCE);
+            near(f.calls[i].bytes, 424, 0, "dense bucket");
+            dp_seen = true;
+        }
+    }
+    assert_true(dp_seen);
+    near(r.mem.weights, 2 * (36 + 2 * (88 + 128)), 0, "weights with ep 2");
+    /* the all-to-alls sit on the compute path: nothing hides them */
+    near(r.iter_s, r.compute_s + r.ep.nominal_s + r.dp.nominal_s, 1e-9, "EP exposed");
+
+    f = (fake){.dp = 4, .tp = 1, .bw = 1000};
+    c = cfg(4, 1, 1, 3, 0);
+    c.ep = 2;
+    c.zero = 1;
+    run(&m, &tiny_accel, &c, &f, &r);
+    bool edp_seen = false;
+    for (size_t i = 0; i < f.ncalls; i++)
+        if (f.calls[i].g == TC_TI_EDP && f.calls[i].op == TC_OP_REDUCESCATTER) {
+            near(f.calls[i].bytes, 512, 0, "expert bucket");
+            edp_seen = true;
+        }
+    assert_true(edp_seen);
+    double opt_ep = r.mem.optim;
+    c.ep = 1;
+    f = (fake){.dp = 4, .tp = 1, .bw = 1000};
+    run(&m, &tiny_accel, &c, &f, &r);
+    near(opt_ep, r.mem.optim, 1e-12, "ZeRO-1 optimizer state does not depend on ep");
+    near(r.mem.optim, 12.0 * 724 / 4, 0, "ZeRO-1 optimizer state");
+    assert_int_equal(r.ep.count, 0);
+
+    /* refused: ep not dividing the experts, or dp; a dense model */
+    tc_err err = {{0}};
+    c = cfg(4, 1, 1, 1, 0);
+    c.ep = 3;
+    assert_int_equal(tc_ti_run(&m, &tiny_accel, &c, fake_fn, &f, &r, &err), TC_EINVAL);
+    c = cfg(2, 1, 1, 1, 0);
+    c.ep = 4;
+    assert_int_equal(tc_ti_run(&m, &tiny_accel, &c, fake_fn, &f, &r, &err), TC_EINVAL);
+    tc_zoo_model dense = tiny(2, 1);
+    c.ep = 2;
+    assert_int_equal(tc_ti_run(&dense, &tiny_accel, &c, fake_fn, &f, &r, &err), TC_EINVAL);
+}
+
+static void expect_groups(const tc_ti_group order[3], uint32_t dp, uint32_t tp, uint32_t pp, uint32_t ep,
+                          tc_ti_group g, const uint32_t *want, uint32_t n, uint32_t size)
+{
+    uint32_t got[64], sz = 0;
+    tc_err err = {{0}};
+    if (tc_ti_group_members(order, dp, tp, pp, ep, g, got, &sz, &err))
+        fail_msg("groups: %s", err.msg);
+    assert_int_equal(sz, size);
+    for (uint32_t i = 0; i < n; i++)
+        if (got[i] != want[i])
+            fail_msg("group kind %d, member %u: %u, expected %u", (int)g, i, got[i], want[i]);
+}
+
+/* Megatron-LM's docstring example (megatron/core/parallel_state.py,
+ * initialize_model_parallel): 16 GPUs, tp 2, pp 4 (dp 2) in its default
+ * order give TP groups [g0, g1], [g2, g3], ...; DP groups [g0, g2],
+ * [g1, g3], [g4, g6], ...; pipeline groups [g0, g4, g8, g12], ... (here:
+ * the first send, 0 -> 4). With order tp-pp-dp, DP strides by tp pp. EP
+ * and EDP split each DP group's coordinate as e + ep f. */
+static void groups_follow_the_order(void **state)
+{
+    (void)state;
+    tc_ti_group mg[3];
+    assert_true(tc_par_order_parse("tp-dp-pp", mg));
+    const uint32_t tp[] = {0, 1, 2, 3, 4, 5}, dp[] = {0, 2, 1, 3, 4, 6, 5, 7}, pp[] = {0, 4};
+    expect_groups(mg, 2, 2, 4, 1, TC_TI_TP, tp, 6, 2);
+    expect_groups(mg, 2, 2, 4, 1, TC_TI_DP, dp, 8, 2);
+    expect_groups(mg, 2, 2, 4, 1, TC_TI_PP, pp, 2, 2);
+    tc_ti_group o2[3];
+    assert_true(tc_par_order_parse("tp-pp-dp", o2));
+    const uint32_t dp2[] = {0, 8, 1, 9, 2, 10}, pp2[] = {0, 2};
+    expect_groups(o2, 2, 2, 4, 1, TC_TI_DP, dp2, 6, 2);
+    expect_groups(o2, 2, 2, 4, 1, TC_TI_PP, pp2, 2, 2);
+    /* dp 4 = ep 2 x edp 2, tp 2, pp 2, tp-dp-pp: rank = t + 2 d + 8 p;
+     * EP {d = 0, 1}: {0, 2}, {4, 6} (f = 1), then tp 1: {1, 3}, {5, 7};
+     * EDP {d = e, e + 2}: {0, 4}, {2, 6}, {1, 5}, {3, 7} */
+    const uint32_t ep[] = {0, 2, 4, 6, 1, 3, 5, 7, 8, 10}, edp[] = {0, 4, 2, 6, 1, 5, 3, 7, 8, 12};
+    expect_groups(mg, 4, 2, 2, 2, TC_TI_EP, ep, 10, 2);
+    expect_groups(mg, 4, 2, 2, 2, TC_TI_EDP, edp, 10, 2);
+    /* every kind partitions the ranks */
+    for (int g = TC_TI_TP; g <= TC_TI_EDP; g++) {
+        if (g == TC_TI_PP)
+            continue;
+        uint32_t got[16], sz = 0;
+        tc_err err = {{0}};
+        assert_int_equal(tc_ti_group_members(mg, 4, 2, 2, 2, (tc_ti_group)g, got, &sz, &err), TC_OK);
+        uint32_t seen = 0;
+        for (int i = 0; i < 16; i++)
+            seen |= 1u << got[i];
+        assert_int_equal(seen, 0xffff);
+    }
+    assert_false(tc_par_order_parse("tp-dp", mg));
+    assert_false(tc_par_order_parse("tp-tp-pp", mg));
+    assert_false(tc_par_order_parse("tp-dp-pp-", mg));
+    assert_false(tc_par_order_parse("dp_tp_pp", mg));
+}
+
 static void bad_input_is_refused(void **state)
 {
     (void)state;
@@ -478,6 +610,8 @@ int main(void)
         cmocka_unit_test(memory_is_the_estimate),
         cmocka_unit_test(mfu_compute_only_by_hand),
         cmocka_unit_test(cnn_ddp_default_buckets),
+        cmocka_unit_test(expert_parallelism_by_hand),
+        cmocka_unit_test(groups_follow_the_order),
         cmocka_unit_test(bad_input_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,6 +17,17 @@ good "pipeline" "pipeline bubble" train --topo "$CLOS" --model llama3-8b --dp 4 
 good "a CNN, data parallel" "^iteration " train --topo "$CLOS" --model resnet50 --dp 64 --micro-batch 32
 good "steps mode" "^iteration " train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --mode steps
 good "copy-engine collectives" "copy-engine (--dma) collectives" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --dma
+# expert parallelism and the rank order
+good "mixtral, ep 8" "EP all-to-alls" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --seq 4096 --allow-oom
+good "order in the header" "order tp-pp-dp" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 8 --pp 2 --micro-batches 4 --order tp-pp-dp
+bad_says "ep with a dense model" "no experts" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --ep 2
+bad_says "ep not dividing dp" "divide" train --topo "$CLOS" --model mixtral-8x7b --dp 4 --tp 8 --pp 2 --ep 8 --seq 4096
+bad_says "malformed order" "order" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --order tp-dp
+bad "repeated dimension in the order" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --order tp-tp-pp
+good "search tries ep" " ep " train --topo "$CLOS" --model mixtral-8x7b --search --global-batch 64 --seq 4096 --tp-in-node
+# DP innermost on 8-GPU nodes: each TP group strides across both nodes
+good "TP group across nodes flagged" "spans more than one scale-up node" train --preset dgx-h100:nodes=2 --model llama3-8b --dp 2 --tp 8 --order dp-tp-pp
+bad_says "and refused with --tp-in-node" "tp innermost" train --preset dgx-h100:nodes=2 --model llama3-8b --dp 2 --tp 8 --order dp-tp-pp --tp-in-node
 # copy engines contend less (s_c 0.054 against 0.19): the iteration is no longer
 it() { "$T" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --micro-batches 4 --format json "$@" |
     sed -n 's/.*"iter_s": *\([0-9.e+-]*\).*/\1/p' | head -1; }

@@ -111,12 +111,13 @@ void tc_compress_out_free(tc_compress_out *out);
  * with every collective timed on the network, every group running. */
 /* One split of the search: its degrees and what it gives. */
 typedef struct tc_ti_split {
-    uint32_t dp, tp, pp, m;
+    uint32_t dp, tp, pp, ep, m;
     double iter_s, mfu, mem_bytes, exposed_s, bubble_s;
     bool fits;
 } tc_ti_split;
 
 typedef struct tc_trainiter_out {
+    char order[16];          /* the parallel order, innermost first */
     tc_net net;
     char model[64];
     char accel[64];

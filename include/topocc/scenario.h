@@ -175,6 +175,8 @@ typedef struct tc_scenario {
      * docs/MODEL.md "Training: one iteration"); the accelerator is accel */
     char it_model[256];                 /* iteration.model: a zoo name or a model JSON file */
     uint32_t dp, tp, pp;                /* parallel.dp, .tp, .pp */
+    uint32_t ep;                        /* parallel.ep: expert parallelism inside DP (1: none) */
+    char par_order[16];                 /* parallel.order: e.g. tp-dp-pp, innermost first */
     uint32_t micro_batches, micro_batch; /* iteration.micro_batches (m), .micro_batch (b) */
     uint32_t it_seq;                    /* iteration.seq (0: the model's) */
     uint32_t vstages;                   /* iteration.virtual_stages (interleaved 1F1B; 1: plain) */

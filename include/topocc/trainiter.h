@@ -4,9 +4,9 @@
  * timeline (topocc/timeline.h) and run with compute/communication
  * contention (docs/MODEL.md, "Training: one iteration").
  *
- * The job: dp x tp x pp ranks, TP innermost (ranks r .. r+tp-1 of one
- * TP group), then PP, then DP (rank = tp_rank + tp (pp_stage + pp dp_rank)).
- * Ranks in the same TP and DP position behave alike, so the timeline holds
+ * The job: dp x tp x pp ranks (ep expert-parallel ranks inside DP), mapped
+ * to groups by an order (tc_ti_group_members; default tp-dp-pp, as
+ * Megatron-LM). Ranks in the same TP and DP position behave alike, so the timeline holds
  * one rank per pipeline stage (pp ranks); every collective's time comes
  * from the caller (tc_ti_comm_fn), which evaluates it on the real network
  * with every group running at once.
@@ -22,11 +22,33 @@
 /* The groups a collective runs over. */
 typedef enum {
     TC_TI_TP = 0,   /* tp consecutive ranks (block=tp) */
-    TC_TI_DP,       /* ranks equal mod tp*pp (stride=tp*pp): one per DP replica */
-    TC_TI_PP        /* a point-to-point send between neighbouring stages */
+    TC_TI_DP,       /* the ranks that differ in the dp coordinate: one per DP replica */
+    TC_TI_PP,       /* a point-to-point send between neighbouring stages */
+    TC_TI_EP,       /* expert parallelism: ep ranks of one DP group (its innermost ep positions) */
+    TC_TI_EDP       /* expert data parallelism: the dp / ep ranks holding the same experts */
 } tc_ti_group;
 
-const char *tc_ti_group_name(tc_ti_group g);   /* "tp", "dp", "pp" */
+const char *tc_ti_group_name(tc_ti_group g);   /* "tp", "dp", "pp", "ep", "edp" */
+
+/* Parses an order of the parallel dimensions into dim[0..2], innermost
+ * first: "tp", "dp" and "pp" each once, joined by '-' ("tp-dp-pp", the
+ * default of Megatron-LM's initialize_model_parallel, order
+ * "tp-cp-ep-dp-pp" without context parallelism). Rank
+ * = sum over k of coordinate(dim[k]) x product of the degrees of dim[0..k).
+ * Expert parallelism lies inside DP: a DP coordinate is e + ep f, e the
+ * rank in its expert group. False when malformed. */
+bool tc_par_order_parse(const char *s, tc_ti_group dim[3]);
+
+/* The groups of kind g of a dp x tp x pp job (expert parallelism ep inside
+ * DP, 0 or 1: none) whose ranks follow `order`: TP groups vary the tp
+ * coordinate, DP groups the dp coordinate, EP groups e and EDP groups f
+ * of dp = e + ep f; each group's ranks in increasing coordinate, groups in
+ * the order of the other coordinates (pp outermost, then tp, then the other
+ * part of dp). For TC_TI_PP: the two ranks of the first send, stage 0 to
+ * stage 1 of the pipeline with all other coordinates 0. members has room
+ * for dp tp pp ranks (2 for TC_TI_PP); *size is the group size. */
+tc_status tc_ti_group_members(const tc_ti_group order[3], uint32_t dp, uint32_t tp, uint32_t pp, uint32_t ep,
+                              tc_ti_group g, uint32_t *members, uint32_t *size, tc_err *err);
 
 /* Time of one collective `op` of `bytes` (nccl-tests convention: the whole
  * buffer for all-reduce, the gathered output for all-gather, the input for
@@ -46,6 +68,9 @@ typedef struct tc_ti_accel {
 
 typedef struct tc_ti_cfg {
     uint32_t dp, tp, pp;
+    uint32_t ep;              /* expert parallelism inside DP (0 or 1: none): a mixture of
+                                 experts' experts split over ep ranks, ep dividing dp and
+                                 the experts, as Megatron-LM's expert groups */
     uint32_t micro_batches;   /* m, per iteration per pipeline */
     uint32_t micro_batch;     /* b, sequences (samples for a CNN) per micro-batch */
     uint32_t seq;             /* 0: the model's */
@@ -83,7 +108,7 @@ typedef struct tc_ti_result {
     double slowdown;         /* compute slowdown from contention */
     double mfu;              /* model FLOPs / (iter_s x ranks x peak) */
     double tokens_per_s;     /* global batch tokens (samples for a CNN) / iter_s */
-    tc_ti_comm tp, dp, pp;
+    tc_ti_comm tp, dp, pp, ep;   /* dp includes the expert gradients' (EDP) collectives */
     tc_mem mem;              /* memory per device (tc_mem_estimate) */
     bool fits;               /* mem.total within the capacity (true when a->mem_bytes is 0) */
 } tc_ti_result;

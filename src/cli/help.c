@@ -79,12 +79,13 @@ static const cmd_help helps[TC_CMD_COUNT] = {
          "      --equalize injection=400Gbps --op allreduce --size 1GiB --mode steps \\\n"
          "      --fail-random links=1%,seed=1 --trials 1000\n"},
     [TC_CMD_TRAIN] =
-        {"topocc train --topo SPEC --model MODEL [--accel NAME] --dp D --tp T --pp P [--micro-batches M] "
-         "[--zero Z] [--mode formula|steps|flow]",
+        {"topocc train --topo SPEC --model MODEL [--accel NAME] --dp D --tp T --pp P [--ep E] [--order ORDER] "
+         "[--micro-batches M] [--zero Z] [--mode formula|steps|flow]",
          "One training iteration of a data x tensor x pipeline parallel job (rank r on\n"
-         "endpoint r, TP innermost, then PP, then DP): compute per layer by roofline on\n"
-         "the accelerator, TP all-reduces (reduce-scatter + all-gather with\n"
-         "--seq-parallel), 1F1B pipeline sends, DP gradient buckets (ZeRO 1-2:\n"
+         "endpoint r, grouped in --order, default tp-dp-pp as Megatron-LM, innermost\n"
+         "first): compute per layer by roofline on the accelerator, TP all-reduces\n"
+         "(reduce-scatter + all-gather with --seq-parallel), 1F1B pipeline sends,\n"
+         "expert all-to-alls (--ep, a mixture of experts), DP gradient buckets (ZeRO 1-2:\n"
          "reduce-scatter and all-gather; 3: FSDP per layer), each collective timed on\n"
          "the network with every group running at once. Compute runs at 1/(1+s_c)\n"
          "while communication is in flight (--s-c, 0.19). Prints the iteration,\n"

@@ -44,6 +44,8 @@ json_t *tc_trainiter_json(const tc_trainiter_out *o, const tc_scenario *s)
     json_object_set_new(j, "dp", json_integer(o->cfg.dp));
     json_object_set_new(j, "tp", json_integer(o->cfg.tp));
     json_object_set_new(j, "pp", json_integer(o->cfg.pp));
+    json_object_set_new(j, "ep", json_integer(o->cfg.ep > 1 ? o->cfg.ep : 1));
+    json_object_set_new(j, "order", json_string(o->order));
     json_object_set_new(j, "tp_in_node", json_boolean(o->tp_in_node));
     json_object_set_new(j, "iter_s", num(r->iter_s));
     json_object_set_new(j, "serial_s", num(r->serial_s));
@@ -55,8 +57,8 @@ json_t *tc_trainiter_json(const tc_trainiter_out *o, const tc_scenario *s)
     json_object_set_new(j, "compute_slowdown", num(r->slowdown));
     json_object_set_new(j, "mfu", num(r->mfu));
     json_object_set_new(j, "tokens_per_s", num(r->tokens_per_s));
-    json_object_set_new(j, "comm", json_pack("{s:o, s:o, s:o}", "tp", comm_json(&r->tp), "dp", comm_json(&r->dp), "pp",
-                                            comm_json(&r->pp)));
+    json_object_set_new(j, "comm", json_pack("{s:o, s:o, s:o, s:o}", "tp", comm_json(&r->tp), "dp", comm_json(&r->dp),
+                                            "pp", comm_json(&r->pp), "ep", comm_json(&r->ep)));
     json_object_set_new(j, "memory",
                         json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "weights_bytes", num(m->weights),
                                   "grads_bytes", num(m->grads), "optimizer_bytes", num(m->optim), "activations_bytes",
@@ -68,8 +70,9 @@ search:
         json_t *a = json_array();
         for (size_t i = 0; i < o->nsplits; i++) {
             const tc_ti_split *x = &o->splits[i];
-            json_array_append_new(a, json_pack("{s:i, s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:b}", "dp", x->dp, "tp",
-                                               x->tp, "pp", x->pp, "micro_batches", x->m, "iter_s", num(x->iter_s),
+            json_array_append_new(a, json_pack("{s:i, s:i, s:i, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:b}", "dp", x->dp,
+                                               "tp", x->tp, "pp", x->pp, "ep", x->ep, "micro_batches", x->m, "iter_s",
+                                               num(x->iter_s),
                                                "exposed_s", num(x->exposed_s), "bubble_s", num(clean(x->bubble_s, x->iter_s)), "mfu",
                                                num(x->mfu), "memory_bytes", num(x->mem_bytes), "fits", x->fits));
         }
@@ -86,6 +89,7 @@ static void splits_table(const tc_trainiter_out *o, tc_rtable *t)
     int c_dp = tc_rtable_col(t, "dp", "dp", TC_COL_COUNT, NULL, 0);
     int c_tp = tc_rtable_col(t, "tp", "tp", TC_COL_COUNT, NULL, 0);
     int c_pp = tc_rtable_col(t, "pp", "pp", TC_COL_COUNT, NULL, 0);
+    int c_ep = tc_rtable_col(t, "ep", "ep", TC_COL_COUNT, NULL, 0);
     int c_m = tc_rtable_col(t, "micro_batches", "m", TC_COL_COUNT, NULL, 0);
     int c_it = tc_rtable_col(t, "iter_s", "iteration", TC_COL_SECONDS, NULL, 0);
     int c_ex = tc_rtable_col(t, "exposed_s", "exposed", TC_COL_SECONDS, NULL, 0);
@@ -99,6 +103,7 @@ static void splits_table(const tc_trainiter_out *o, tc_rtable *t)
         tc_rtable_num(t, r, c_dp, x->dp);
         tc_rtable_num(t, r, c_tp, x->tp);
         tc_rtable_num(t, r, c_pp, x->pp);
+        tc_rtable_num(t, r, c_ep, x->ep);
         tc_rtable_num(t, r, c_m, x->m);
         tc_rtable_num(t, r, c_it, x->iter_s);
         tc_rtable_num(t, r, c_ex, x->exposed_s);
@@ -137,6 +142,7 @@ size_t tc_trainiter_tables(const tc_trainiter_out *o, const tc_scenario *s, tc_r
         {"TP collectives (nominal)", r->tp.nominal_s},
         {"DP collectives (nominal)", r->dp.nominal_s},
         {"PP sends (nominal)", r->pp.nominal_s},
+        {"EP all-to-alls (nominal)", r->ep.nominal_s},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         size_t row = tc_rtable_row(t);
@@ -176,15 +182,18 @@ void tc_trainiter_print(const tc_trainiter_out *o, const tc_scenario *s, FILE *f
     }
     const tc_ti_result *r = &o->res;
     const tc_mem *m = &r->mem;
-    fprintf(f, "train: %s on %u x %s, dp %u x tp %u x pp %u, %u micro-batches of %u, ZeRO %d%s%s\n", o->model,
-            o->ranks, o->accel, o->cfg.dp, o->cfg.tp, o->cfg.pp, o->cfg.micro_batches, o->cfg.micro_batch,
+    char epb[32] = "";
+    if (o->cfg.ep > 1)
+        snprintf(epb, sizeof epb, " (ep %u)", o->cfg.ep);
+    fprintf(f, "train: %s on %u x %s, dp %u%s x tp %u x pp %u, %u micro-batches of %u, ZeRO %d%s%s\n", o->model,
+            o->ranks, o->accel, o->cfg.dp, epb, o->cfg.tp, o->cfg.pp, o->cfg.micro_batches, o->cfg.micro_batch,
             o->cfg.zero, o->cfg.seq_parallel ? ", sequence parallel" : "",
             o->cfg.overlap ? "" : ", overlap off");
     fprintf(f, "contention: compute at 1/(1+%g) while %s in flight, collectives at 1/(1+%g) while compute runs\n",
             o->cfg.dma ? o->cfg.contention.s_c_dma : o->cfg.contention.s_c,
             o->cfg.dma ? "copy-engine (--dma) collectives are" : "a collective is",
             o->cfg.dma ? o->cfg.contention.s_m_dma : o->cfg.contention.s_m);
-    fprintf(f, "topology: %s (rank r on endpoint r; TP innermost)\n", o->net.topo[0]->spec);
+    fprintf(f, "topology: %s (rank r on endpoint r; order %s, innermost first)\n", o->net.topo[0]->spec, o->order);
     if (!o->tp_in_node)
         fprintf(f, "note: a TP group of %u spans more than one scale-up node of %u\n", o->cfg.tp,
                 o->net.topo[0]->node_size);

@@ -15,6 +15,7 @@
 #include "topocc/cluster.h"
 #include "topocc/compress.h"
 #include "topocc/cost.h"
+#include "topocc/trainiter.h"
 
 /* ---- readers of one value ---- */
 
@@ -1572,6 +1573,20 @@ GET(get_it_model)
 U32_RANGE_KEY(dp, dp, 1, 16777216)
 U32_RANGE_KEY(tp, tp, 1, 16777216)
 U32_RANGE_KEY(pp, pp, 1, 16777216)
+U32_RANGE_KEY(ep, ep, 1, 16777216)
+SET(set_par_order)
+{
+    tc_status st = str_of(v, where, s->par_order, sizeof s->par_order, err);
+    tc_ti_group dim[3];
+    if (st == TC_OK && !tc_par_order_parse(s->par_order, dim))
+        st = tc_fail(err, TC_EINVAL, "%s: '%s' is not an order of the parallel dimensions: accepted are tp, dp and "
+                     "pp each once, innermost first, joined by '-' (e.g. tp-dp-pp)", where, s->par_order);
+    return st;
+}
+GET(get_par_order)
+{
+    return json_string(s->par_order);
+}
 U32_RANGE_KEY(mbs, micro_batches, 1, 1000000)
 U32_RANGE_KEY(mb, micro_batch, 1, 1000000)
 U32_RANGE_KEY(it_seq, it_seq, 0, 16777216)
@@ -1732,6 +1747,8 @@ static const tc_scn_key keys[] = {
     {"parallel.dp", B(TRAIN), NULL, set_dp, get_dp, ""},
     {"parallel.tp", B(TRAIN), NULL, set_tp, get_tp, ""},
     {"parallel.pp", B(TRAIN), NULL, set_pp, get_pp, ""},
+    {"parallel.ep", B(TRAIN), NULL, set_ep, get_ep, ""},
+    {"parallel.order", B(TRAIN), NULL, set_par_order, get_par_order, ""},
     {"iteration.micro_batches", B(TRAIN), NULL, set_mbs, get_mbs, ""},
     {"iteration.micro_batch", B(TRAIN), NULL, set_mb, get_mb, ""},
     {"iteration.seq", B(TRAIN), NULL, set_it_seq, get_it_seq, ""},

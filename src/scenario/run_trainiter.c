@@ -1,8 +1,8 @@
 /*
  * run_trainiter.c - topocc train: one iteration of a dp x tp x pp job
  * (tc_ti_run, docs/MODEL.md "Training: one iteration") with every
- * collective timed on the network: TP groups are blocks of tp consecutive
- * ranks, DP groups the ranks equal mod tp x pp, each collective run by
+ * collective timed on the network: the groups of each kind as the parallel
+ * order makes them (tc_ti_group_members), each collective run by
  * every group at once (tc_evaluate_groups_sweep) in the scenario's mode;
  * a pipeline send is a broadcast between the first two stages' first
  * ranks, alone on the network. Rank r runs on endpoint r.
@@ -14,13 +14,14 @@
 
 #define CACHE 4096
 
-/* A collective's time depends on its operation, its size and its groups:
- * TP blocks of tp, DP strides of tp x pp, a send from rank 0 to rank tp;
- * so the search's splits share what they evaluated. */
+/* A collective's time depends on its operation, its size and its groups,
+ * which depend on the degrees and the order: each kind's groups carry a
+ * signature (a hash of their members, or of the send's two ranks), so the
+ * search's splits share what they evaluated. */
 typedef struct comm_entry {
     tc_op op;
     tc_ti_group g;
-    uint32_t k1, k2;
+    uint64_t sig;
     double bytes, t;
 } comm_entry;
 
@@ -43,12 +44,17 @@ static bool cache_add(comm_cache *cc, comm_entry x)
     return true;
 }
 
+#define NKINDS 5 /* TC_TI_TP .. TC_TI_EDP */
+
 typedef struct comm_ctx {
     const tc_topo *t;
     tc_eval_opts eo;
-    uint32_t dp, tp, pp, p;
-    tc_partition part[2];       /* TP blocks, DP strides */
-    bool have[2];
+    uint32_t dp, tp, pp, ep, p;
+    tc_ti_group order[3];        /* innermost first */
+    uint32_t *members[NKINDS];   /* each kind's groups, built on first use */
+    uint32_t gsize[NKINDS];
+    uint64_t sig[NKINDS];
+    bool have[NKINDS];
     comm_cache *cache;
     comm_entry rec[CACHE];       /* the recording pass's requests */
     uint32_t nrec;
@@ -56,19 +62,48 @@ typedef struct comm_ctx {
     uint32_t evaluations;
 } comm_ctx;
 
-/* The groups of kind g (TP blocks, DP strides) of the current split. */
+static void ctx_groups_free(comm_ctx *c)
+{
+    for (int k = 0; k < NKINDS; k++) {
+        free(c->members[k]);
+        c->members[k] = NULL;
+        c->have[k] = false;
+    }
+}
+
+/* Builds the groups of kind g (tc_ti_group_members) and their signature. */
+static tc_status build_groups(comm_ctx *c, tc_ti_group g, tc_err *err)
+{
+    uint32_t *m = tc_calloc(g == TC_TI_PP ? 2 : c->p, sizeof *m), size = 0;
+    if (!m)
+        return tc_fail(err, TC_EINTERNAL, "out of memory (groups)");
+    tc_status st = tc_ti_group_members(c->order, c->dp, c->tp, c->pp, c->ep, g, m, &size, err);
+    if (st) {
+        free(m);
+        return st;
+    }
+    size_t n = g == TC_TI_PP ? 2 : c->p;
+    uint64_t h = 1469598103934665603ull; /* FNV-1a over the members */
+    for (size_t i = 0; i < n; i++) {
+        h ^= m[i];
+        h *= 1099511628211ull;
+    }
+    c->members[g] = m;
+    c->gsize[g] = size;
+    c->sig[g] = h ^ ((uint64_t)size << 40);
+    c->have[g] = true;
+    return TC_OK;
+}
+
+/* The groups of kind g of the current split. */
 static tc_status groups_of(comm_ctx *c, tc_ti_group g, tc_groups *gr, tc_err *err)
 {
-    int k = g == TC_TI_TP ? 0 : 1;
-    if (!c->have[k]) {
-        tc_status st = tc_partition_make(k ? TC_PART_STRIDE : TC_PART_BLOCK, k ? c->tp * c->pp : c->tp, c->p, NULL,
-                                         c->t, &c->part[k], err);
+    if (!c->have[g]) {
+        tc_status st = build_groups(c, g, err);
         if (st)
             return st;
-        c->have[k] = true;
     }
-    const tc_partition *pt = &c->part[k];
-    *gr = (tc_groups){.p = c->p, .ngroups = pt->ngroups, .size = c->p / pt->ngroups, .members = pt->members};
+    *gr = (tc_groups){.p = c->p, .ngroups = c->p / c->gsize[g], .size = c->gsize[g], .members = c->members[g]};
     return TC_OK;
 }
 
@@ -82,7 +117,11 @@ static tc_status sweep_times(comm_ctx *c, tc_op op, tc_ti_group g, const double 
         return tc_fail(err, TC_EINTERNAL, "out of memory");
     tc_status st;
     if (g == TC_TI_PP) {
-        uint32_t map[2] = {0, c->tp};
+        if (!c->have[g] && (st = build_groups(c, g, err)) != TC_OK) {
+            free(r);
+            return st;
+        }
+        uint32_t map[2] = {c->members[g][0], c->members[g][1]};
         tc_eval_opts o = c->eo;
         o.rank_map = map;
         tc_coll_req req = {.op = TC_OP_BROADCAST, .algo = TC_ALGO_AUTO, .p = 2, .elt = 2};
@@ -106,13 +145,15 @@ static tc_status sweep_times(comm_ctx *c, tc_op op, tc_ti_group g, const double 
     return TC_OK;
 }
 
-static bool cached(const comm_ctx *c, tc_op op, tc_ti_group g, double bytes, double *t)
+static bool cached(comm_ctx *c, tc_op op, tc_ti_group g, double bytes, double *t, tc_err *err, tc_status *st)
 {
-    uint32_t k1 = c->tp, k2 = g == TC_TI_DP ? c->tp * c->pp : 0;
+    *st = TC_OK;
+    if (!c->have[g] && (*st = build_groups(c, g, err)) != TC_OK)
+        return false;
     const comm_cache *cc = c->cache;
     for (uint32_t i = 0; i < cc->n; i++) {
         const comm_entry *x = &cc->e[i];
-        if (x->op == op && x->g == g && x->k1 == k1 && x->k2 == k2 && x->bytes == bytes) {
+        if (x->op == op && x->g == g && x->sig == c->sig[g] && x->bytes == bytes) {
             *t = x->t;
             return true;
         }
@@ -131,8 +172,11 @@ static tc_status comm_fn(void *ud, tc_op op, tc_ti_group g, double bytes, double
         *time_s = 0;
         return TC_OK;
     }
-    if (cached(c, op, g, bytes, time_s))
+    tc_status st;
+    if (cached(c, op, g, bytes, time_s, err, &st))
         return TC_OK;
+    if (st)
+        return st;
     if (!c->recording)
         return tc_fail(err, TC_EINTERNAL, "internal: %s %s of %.0f bytes was not evaluated", tc_ti_group_name(g),
                        tc_op_name(op), bytes);
@@ -142,7 +186,7 @@ static tc_status comm_fn(void *ud, tc_op op, tc_ti_group g, double bytes, double
             return TC_OK;
     if (c->nrec == CACHE)
         return tc_fail(err, TC_EINTERNAL, "internal: more than %d distinct collectives in one iteration", CACHE);
-    c->rec[c->nrec++] = (comm_entry){op, g, 0, 0, bytes, 0};
+    c->rec[c->nrec++] = (comm_entry){op, g, 0, bytes, 0};
     return TC_OK;
 }
 
@@ -161,11 +205,11 @@ static tc_status resolve(comm_ctx *c, tc_err *err)
         if ((st = sweep_times(c, c->rec[i].op, c->rec[i].g, sz, n, tm, err)))
             break;
         size_t k = 0;
-        uint32_t k1 = c->tp, k2 = c->rec[i].g == TC_TI_DP ? c->tp * c->pp : 0;
+        uint64_t sig = c->sig[c->rec[i].g];
         for (uint32_t j = i; j < c->nrec; j++)
             if (!done[j] && c->rec[j].op == c->rec[i].op && c->rec[j].g == c->rec[i].g) {
                 done[j] = 1;
-                if (!cache_add(c->cache, (comm_entry){c->rec[j].op, c->rec[j].g, k1, k2, sz[k], tm[k]}))
+                if (!cache_add(c->cache, (comm_entry){c->rec[j].op, c->rec[j].g, sig, sz[k], tm[k]}))
                     st = tc_fail(err, TC_EINTERNAL, "out of memory");
                 k++;
             }
@@ -201,7 +245,9 @@ static int cmp_split(const void *a, const void *b)
         return x->iter_s < y->iter_s ? -1 : 1;
     if (x->tp != y->tp)
         return x->tp < y->tp ? -1 : 1;
-    return x->pp < y->pp ? -1 : x->pp > y->pp;
+    if (x->pp != y->pp)
+        return x->pp < y->pp ? -1 : 1;
+    return x->ep < y->ep ? -1 : x->ep > y->ep;
 }
 
 /* Every (tp, pp) dividing the endpoints (tp within a scale-up node unless
@@ -232,10 +278,16 @@ static tc_status search(const tc_zoo_model *m, tc_trainiter_out *o, const tc_sce
             if (G % ((uint64_t)dp * b))
                 continue;
             uint32_t mb = (uint32_t)(G / ((uint64_t)dp * b));
+            /* expert parallelism: every degree dividing the experts and dp
+             * (a dense model: none) */
+            for (uint32_t ep = 1; ep <= dp; ep++) {
+            if (ep > 1 && (m->experts < 2 || m->experts % ep || dp % ep))
+                continue;
             tc_ti_cfg c = o->cfg;
             c.dp = dp;
             c.tp = tp;
             c.pp = pp;
+            c.ep = ep;
             c.micro_batches = mb;
             if (c.virtual_stages > 1 && mb % pp)
                 continue;
@@ -243,17 +295,18 @@ static tc_status search(const tc_zoo_model *m, tc_trainiter_out *o, const tc_sce
             cc.dp = dp;
             cc.tp = tp;
             cc.pp = pp;
-            cc.have[0] = cc.have[1] = false;
+            cc.ep = ep;
+            memset(cc.members, 0, sizeof cc.members);
+            memset(cc.have, 0, sizeof cc.have);
             cc.evaluations = 0;
             tc_ti_result r;
             tc_status st = run_one(m, &o->acc, &c, &cc, &r, err);
             o->evaluations += cc.evaluations;
-            for (int k = 0; k < 2; k++)
-                if (cc.have[k])
-                    tc_partition_free(&cc.part[k]);
+            ctx_groups_free(&cc);
             if (st == TC_EINVAL) { /* a split the model cannot take: say why if none can */
                 if (!why[0]) {
-                    int k = snprintf(why, sizeof why, "dp %u x tp %u x pp %u, %u micro-batches: ", dp, tp, pp, mb);
+                    int k = snprintf(why, sizeof why, "dp %u x tp %u x pp %u x ep %u, %u micro-batches: ", dp, tp,
+                                     pp, ep, mb);
                     if (k > 0 && (size_t)k < sizeof why)
                         snprintf(why + k, sizeof why - (size_t)k, "%.200s", err->msg);
                 }
@@ -268,8 +321,9 @@ static tc_status search(const tc_zoo_model *m, tc_trainiter_out *o, const tc_sce
                 o->splits = v;
                 cap *= 2;
             }
-            o->splits[n++] = (tc_ti_split){dp, tp, pp, mb, r.iter_s, r.mfu, r.mem.total, r.exposed_s, r.bubble_s,
-                                           r.fits};
+            o->splits[n++] = (tc_ti_split){dp, tp, pp, ep, mb, r.iter_s, r.mfu, r.mem.total, r.exposed_s,
+                                           r.bubble_s, r.fits};
+            }
         }
     }
     qsort(o->splits, n, sizeof *o->splits, cmp_split);
@@ -361,15 +415,7 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
     c->contention.s_c = s->s_c;
     c->contention.s_m = s->s_m;
     c->dma = s->it_dma;
-    /* TP groups within a scale-up node: blocks of tp aligned to nodes */
-    o->tp_in_node = t->node_size < 2 || (s->tp <= t->node_size && t->node_size % s->tp == 0);
-    if (!o->tp_in_node && s->tp_in_node && !s->it_search) {
-        st = tc_fail(err, TC_EINVAL, "--tp %u spans more than one scale-up node of %u (--tp-in-node): give a TP "
-                                     "degree dividing the node",
-                     s->tp, t->node_size);
-        tc_trainiter_out_free(o);
-        return st;
-    }
+    c->ep = s->ep;
     comm_ctx *cc = tc_calloc(1, sizeof *cc);
     if (!cc) {
         tc_trainiter_out_free(o);
@@ -385,7 +431,32 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
     cc->dp = s->dp;
     cc->tp = s->tp;
     cc->pp = s->pp;
+    cc->ep = s->ep;
     cc->p = o->ranks;
+    if (!tc_par_order_parse(s->par_order, cc->order))
+        st = tc_fail(err, TC_EINVAL, "parallel order '%s': expected tp, dp and pp each once, innermost first",
+                     s->par_order);
+    snprintf(o->order, sizeof o->order, "%s", s->par_order);
+    /* TP groups within a scale-up node: every group's ranks on one node */
+    o->tp_in_node = true;
+    if (st == TC_OK && !s->it_search && t->node_size > 1 && s->tp > 1) {
+        tc_groups gr;
+        st = groups_of(cc, TC_TI_TP, &gr, err);
+        for (uint32_t i = 0; st == TC_OK && i < gr.ngroups * gr.size; i++)
+            if (gr.members[i] / t->node_size != gr.members[i - i % gr.size] / t->node_size)
+                o->tp_in_node = false;
+    }
+    if (st == TC_OK && !o->tp_in_node && s->tp_in_node)
+        st = tc_fail(err, TC_EINVAL, "--tp %u spans more than one scale-up node of %u (--tp-in-node): give a TP "
+                                     "degree dividing the node, with tp innermost in --order",
+                     s->tp, t->node_size);
+    if (st) {
+        ctx_groups_free(cc);
+        free(cc->cache);
+        free(cc);
+        tc_trainiter_out_free(o);
+        return st;
+    }
     tc_flow_opts fo;
     memset(&fo, 0, sizeof fo);
     tc_scenario_eval_opts(s, &o->net, 0, &cc->eo, &fo);
@@ -397,6 +468,7 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
                      "micro-batches that divide the batch",
                      s->global_batch, s->dp, s->micro_batches, s->micro_batch,
                      (unsigned long long)s->dp * s->micro_batches * s->micro_batch);
+        ctx_groups_free(cc);
         free(cc->cache);
         free(cc);
         tc_trainiter_out_free(o);
@@ -408,9 +480,7 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
     else
         st = run_one(&m, &o->acc, c, cc, &o->res, err);
     o->evaluations += cc->evaluations;
-    for (int k = 0; k < 2; k++)
-        if (cc->have[k])
-            tc_partition_free(&cc->part[k]);
+    ctx_groups_free(cc);
     free(cc->cache->e);
     free(cc->cache);
     free(cc);

@@ -39,20 +39,22 @@
 #define OPT_BYTES_PER_PARAM (2.0 * (TC_BYTES_PARAM16 + TC_BYTES_GRAD16 + TC_BYTES_ADAM))
 
 /* Communication streams of a rank. */
-enum { S_DP = 0, S_TP = 1, S_PP = 2, S_AG = 3 };
+enum { S_DP = 0, S_TP = 1, S_PP = 2, S_AG = 3, S_EP = 4 };
 
 typedef enum { U_EMB, U_LAYER, U_HEAD, U_CNN } ukind;
 
 typedef struct unit {
     ukind kind;
     double fwd_s, bwd_s;
-    double params;        /* on the device (its TP shard) */
+    double params;        /* on the device (its TP shard, its experts' EP shard) */
+    double eparams;       /* of which expert parameters */
     size_t t0, nt;        /* its tensors' element counts: tsz[t0 .. t0 + nt) */
 } unit;
 
 typedef struct bucket {
     double elems;         /* parameters (device shard) */
     size_t last_unit;     /* the unit whose backward completes it (the lowest) */
+    bool expert;          /* expert parameters: reduced over the EDP group */
 } bucket;
 
 typedef struct cached {
@@ -71,6 +73,7 @@ typedef struct ctx {
     unit *u;
     size_t nu;
     double *tsz;
+    uint8_t *tex;         /* tensor is an expert's (ep > 1) */
     size_t ntsz, captsz;
     size_t *vbeg;         /* virtual stage k: units vbeg[k] .. vbeg[k+1] */
     bucket *bk;           /* buckets of virtual stage k: bk[bbeg[k] .. bbeg[k+1]) */
@@ -82,6 +85,8 @@ typedef struct ctx {
     size_t captb;
     double gbytes;        /* bytes per gradient element */
     double act_bytes;     /* b s h 2: a TP collective and a PP send */
+    double a2a_bytes;     /* an EP all-to-all: the rank's tokens x top_k x h x 2 */
+    uint32_t ep, edp;     /* expert parallelism (1: none), dp / ep */
     double *opt_s;        /* each rank's optimizer step */
     double send_s;        /* one PP send */
     tc_status st;
@@ -93,8 +98,85 @@ const char *tc_ti_group_name(tc_ti_group g)
     case TC_TI_TP: return "tp";
     case TC_TI_DP: return "dp";
     case TC_TI_PP: return "pp";
+    case TC_TI_EP: return "ep";
+    case TC_TI_EDP: return "edp";
     }
     return "?";
+}
+
+bool tc_par_order_parse(const char *s, tc_ti_group dim[3])
+{
+    static const char *names[3] = {"tp", "dp", "pp"};
+    static const tc_ti_group gs[3] = {TC_TI_TP, TC_TI_DP, TC_TI_PP};
+    bool seen[3] = {false, false, false};
+    for (int k = 0; k < 3; k++) {
+        int f = -1;
+        for (int i = 0; i < 3; i++)
+            if (strncmp(s, names[i], 2) == 0)
+                f = i;
+        if (f < 0 || seen[f] || s[2] != (k < 2 ? '-' : '\0'))
+            return false;
+        seen[f] = true;
+        dim[k] = gs[f];
+        s += 3;
+    }
+    return true;
+}
+
+static uint32_t rank_of(const tc_ti_group order[3], const uint32_t deg[3], const uint32_t co[3])
+{
+    uint32_t r = 0, stride = 1;
+    for (int k = 0; k < 3; k++) {
+        r += co[order[k]] * stride;
+        stride *= deg[order[k]];
+    }
+    return r;
+}
+
+tc_status tc_ti_group_members(const tc_ti_group order[3], uint32_t dp, uint32_t tp, uint32_t pp, uint32_t ep,
+                              tc_ti_group g, uint32_t *members, uint32_t *size, tc_err *err)
+{
+    ep = ep > 1 ? ep : 1;
+    if (dp == 0 || tp == 0 || pp == 0 || dp % ep)
+        return tc_fail(err, TC_EINVAL, "groups of dp %u x tp %u x pp %u with ep %u: degrees must be >= 1 and ep must "
+                       "divide dp", dp, tp, pp, ep);
+    if ((uint64_t)dp * tp * pp > UINT32_MAX)
+        return tc_fail(err, TC_EINVAL, "groups of dp %u x tp %u x pp %u: too many ranks", dp, tp, pp);
+    bool seen[3] = {false, false, false};
+    for (int k = 0; k < 3; k++) {
+        if (order[k] > TC_TI_PP || seen[order[k]])
+            return tc_fail(err, TC_EINVAL, "parallel order: tp, dp and pp each once");
+        seen[order[k]] = true;
+    }
+    /* deg and co indexed by TC_TI_TP, TC_TI_DP, TC_TI_PP (0, 1, 2) */
+    const uint32_t deg[3] = {tp, dp, pp};
+    uint32_t edp = dp / ep, n = 0;
+    if (g == TC_TI_PP) {
+        if (pp < 2)
+            return tc_fail(err, TC_EINVAL, "no pipeline send with one stage");
+        uint32_t c0[3] = {0, 0, 0}, c1[3] = {0, 0, 1};
+        members[0] = rank_of(order, deg, c0);
+        members[1] = rank_of(order, deg, c1);
+        *size = 2;
+        return TC_OK;
+    }
+    uint32_t sz = g == TC_TI_TP ? tp : g == TC_TI_DP ? dp : g == TC_TI_EP ? ep : g == TC_TI_EDP ? edp : 0;
+    if (sz == 0)
+        return tc_fail(err, TC_EINVAL, "group kind %d: expected tp, dp, pp, ep or edp", (int)g);
+    uint32_t nt = g == TC_TI_TP ? 1 : tp;
+    uint32_t no = g == TC_TI_DP ? 1 : g == TC_TI_EP ? edp : g == TC_TI_EDP ? ep : dp;
+    for (uint32_t p = 0; p < pp; p++)
+        for (uint32_t t = 0; t < nt; t++)
+            for (uint32_t o = 0; o < no; o++)
+                for (uint32_t i = 0; i < sz; i++) {
+                    uint32_t co[3];
+                    co[TC_TI_TP] = g == TC_TI_TP ? i : t;
+                    co[TC_TI_DP] = g == TC_TI_TP ? o : g == TC_TI_DP ? i : g == TC_TI_EP ? i + ep * o : o + ep * i;
+                    co[TC_TI_PP] = p;
+                    members[n++] = rank_of(order, deg, co);
+                }
+    *size = sz;
+    return TC_OK;
 }
 
 void tc_ti_cfg_default(tc_ti_cfg *c)
@@ -133,6 +215,17 @@ static tc_status check(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_
     if (!(c->bucket_bytes >= 0) || !isfinite(c->bucket_bytes) || !(c->grad_bytes >= 0) || !isfinite(c->grad_bytes))
         return tc_fail(err, TC_EINVAL, "bucket and gradient element sizes must be bytes >= 0 (0: the defaults)");
     uint32_t v = c->virtual_stages ? c->virtual_stages : 1;
+    if (c->ep > 1) {
+        if (m->arch != TC_MODEL_TRANSFORMER || m->experts < 2)
+            return tc_fail(err, TC_EINVAL, "%s has no experts: expert parallelism (ep %u) needs a mixture-of-experts "
+                           "model (e.g. mixtral-8x7b)", m->name, c->ep);
+        if (m->experts % c->ep)
+            return tc_fail(err, TC_EINVAL, "%s: expert-parallel degree %u must divide its %u experts", m->name, c->ep,
+                           m->experts);
+        if (c->dp % c->ep)
+            return tc_fail(err, TC_EINVAL, "expert-parallel degree %u must divide the data-parallel degree %u (expert "
+                           "groups lie inside the DP groups, as in Megatron-LM)", c->ep, c->dp);
+    }
     if (m->arch == TC_MODEL_CNN) {
         if (c->tp > 1 || c->pp > 1 || v > 1)
             return tc_fail(err, TC_EINVAL, "%s: a CNN is trained data-parallel only: expected tp=1 pp=1 (got tp=%u "
@@ -239,19 +332,25 @@ static double roofline(const tc_ti_accel *a, double flops, double bytes)
     return fmax(flops / (a->flops * a->achievable), bytes / a->mem_Bps);
 }
 
-static size_t push_tensor(ctx *x, double elems)
+static size_t push_tensor(ctx *x, double elems, bool expert)
 {
+    if (x->st)
+        return 0;
     if (x->ntsz == x->captsz) {
         size_t cap = x->captsz ? 2 * x->captsz : 64;
         double *p = realloc(x->tsz, cap * sizeof *p);
-        if (!p) {
+        if (p)
+            x->tsz = p;
+        uint8_t *e = p ? realloc(x->tex, cap) : NULL;
+        if (!p || !e) {
             x->st = tc_fail(x->err, TC_EINTERNAL, "out of memory (tensors)");
             return 0;
         }
-        x->tsz = p;
+        x->tex = e;
         x->captsz = cap;
     }
     x->tsz[x->ntsz] = elems;
+    x->tex[x->ntsz] = expert;
     return x->ntsz++;
 }
 
@@ -273,9 +372,12 @@ static void unit_tensors(ctx *x, unit *u, const tc_zoo_model *m, const tc_zoo_de
         int w = k->in_layer ? 1 : strncmp(k->name, "embed.", 6) == 0 ? 0 : 2;
         if (w != which)
             continue;
-        double n = tensor_elems(k) * k->count / (which == 1 ? m->layers : 1) / t;
-        push_tensor(x, n);
+        bool ex = k->expert && x->ep > 1;
+        double n = tensor_elems(k) * k->count / (which == 1 ? m->layers : 1) / t / (ex ? x->ep : 1);
+        push_tensor(x, n, ex);
         u->params += n;
+        if (ex)
+            u->eparams += n;
     }
     u->nt = x->ntsz - u->t0;
 }
@@ -339,7 +441,7 @@ static void transformer_units(ctx *x, const tc_zoo_model *m, const tc_zoo_derive
     if (m->tied_embeddings && pp > 1) {
         /* Megatron-LM keeps a second copy of a tied embedding on the last stage */
         double n = (double)m->vocab * m->hidden / t;
-        push_tensor(x, n);
+        push_tensor(x, n, false);
         hd->nt++;
         hd->params += n;
     }
@@ -407,7 +509,7 @@ static void cnn_units(ctx *x, const tc_zoo_model *m, const tc_zoo_derived *d, co
             fl = 2.0 * tensor_elems(t) * t->act_elems / (double)t->shape[0];
         }
         if (u) {
-            push_tensor(x, tensor_elems(t) * t->count);
+            push_tensor(x, tensor_elems(t) * t->count, false);
             u->params += tensor_elems(t) * t->count;
         }
     }
@@ -423,7 +525,7 @@ static void make_buckets(ctx *x, uint32_t pp, uint32_t v)
 {
     uint32_t V = pp * v;
     x->bbeg = tc_calloc((size_t)V + 1, sizeof *x->bbeg);
-    x->bk = tc_calloc(x->ntsz + V, sizeof *x->bk);
+    x->bk = tc_calloc(x->ntsz + 2 * (size_t)V, sizeof *x->bk);
     if (!x->bbeg || !x->bk) {
         x->st = tc_fail(x->err, TC_EINTERNAL, "out of memory (buckets)");
         return;
@@ -432,7 +534,7 @@ static void make_buckets(ctx *x, uint32_t pp, uint32_t v)
     double cap = def ? DDP_BUCKET_BYTES : x->c->bucket_bytes;
     /* buckets of stage k are stored in the order they are filled; bbeg in k order */
     size_t *cnt = tc_calloc(V, sizeof *cnt);
-    bucket *tmp = tc_calloc(x->ntsz + V, sizeof *tmp);
+    bucket *tmp = tc_calloc(x->ntsz + 2 * (size_t)V, sizeof *tmp);
     if (!cnt || !tmp) {
         free(cnt);
         free(tmp);
@@ -452,26 +554,33 @@ static void make_buckets(ctx *x, uint32_t pp, uint32_t v)
         for (uint32_t c = v; c-- > 0;) {
             uint32_t k = c * pp + r;
             start[k] = nt;
-            bucket cur = {0, 0};
-            bool open = false;
-            for (size_t ui = x->vbeg[k + 1]; ui-- > x->vbeg[k];) {
-                const unit *u = &x->u[ui];
-                for (size_t ti = u->t0 + u->nt; ti-- > u->t0;) {
-                    cur.elems += x->tsz[ti];
-                    cur.last_unit = ui;
-                    open = true;
-                    double lim = first ? DDP_FIRST_BUCKET_BYTES : cap;
-                    if (cur.elems * x->gbytes >= lim) {
-                        tmp[nt++] = cur;
-                        cur = (bucket){0, 0};
-                        open = false;
-                        first = false;
+            /* with expert parallelism the expert tensors have buckets of
+             * their own (they are reduced over another group), filled after
+             * the others */
+            for (int ex = 0; ex < (x->ep > 1 ? 2 : 1); ex++) {
+                bucket cur = {0, 0, ex};
+                bool open = false;
+                for (size_t ui = x->vbeg[k + 1]; ui-- > x->vbeg[k];) {
+                    const unit *u = &x->u[ui];
+                    for (size_t ti = u->t0 + u->nt; ti-- > u->t0;) {
+                        if (x->ep > 1 && x->tex[ti] != ex)
+                            continue;
+                        cur.elems += x->tsz[ti];
+                        cur.last_unit = ui;
+                        open = true;
+                        double lim = first ? DDP_FIRST_BUCKET_BYTES : cap;
+                        if (cur.elems * x->gbytes >= lim) {
+                            tmp[nt++] = cur;
+                            cur = (bucket){0, 0, ex};
+                            open = false;
+                            first = false;
+                        }
                     }
                 }
-            }
-            if (open) {
-                tmp[nt++] = cur;
-                first = false;
+                if (open) {
+                    tmp[nt++] = cur;
+                    first = false;
+                }
             }
             cnt[k] = nt - start[k];
         }
@@ -513,6 +622,41 @@ static void tp_comms(ctx *x, uint32_t rank, uint32_t *last, int bwd)
     }
 }
 
+/* A mixture-of-experts layer's token exchange: an all-to-all to dispatch
+ * the tokens to their experts and one to combine the results, forward and
+ * backward alike (the backward sends the gradients the same way). */
+static void ep_comms(ctx *x, uint32_t rank, uint32_t *last, int bwd)
+{
+    for (int i = 0; i < 2; i++) {
+        uint32_t k = add_comm(x, rank, S_EP, TC_OP_ALLTOALL, TC_TI_EP, x->a2a_bytes, bwd ? "ep.b" : "ep.f");
+        tc_tl_dep(&x->d, k, *last);
+        *last = k;
+    }
+}
+
+/* A collective over the parameters of u, split into the dense part over
+ * the DP group and the expert part over the EDP group (none when that
+ * group is one rank); each waits on `after` and, when `gate` is given,
+ * gates it. */
+static uint32_t dp_split(ctx *x, uint32_t rank, uint32_t stream, tc_op op, double bytes_per, const unit *u,
+                         uint32_t after, const char *name, uint32_t gate)
+{
+    uint32_t lastc = UINT32_MAX;
+    double dense = u->params - u->eparams;
+    for (int ex = 0; ex < 2; ex++) {
+        double n = ex ? u->eparams : dense;
+        if (!(n > 0) || (ex && x->edp < 2) || (!ex && x->c->dp < 2))
+            continue;
+        uint32_t k = add_comm(x, rank, stream, op, ex ? TC_TI_EDP : TC_TI_DP, bytes_per * n, name);
+        if (after != UINT32_MAX)
+            tc_tl_dep(&x->d, k, after);
+        if (gate != UINT32_MAX)
+            tc_tl_dep(&x->d, gate, k);
+        lastc = k;
+    }
+    return lastc;
+}
+
 /* The chain of marker `mk` (virtual stage k, micro-batch j, backward b) on
  * its rank, at compute priority prio. */
 static void chain(ctx *x, uint32_t mk, uint32_t k, uint32_t j, int b, int32_t prio, rankstate *rs, uint32_t *utask)
@@ -534,25 +678,18 @@ static void chain(ctx *x, uint32_t mk, uint32_t k, uint32_t j, int b, int32_t pr
     for (size_t q = 0; q < u1 - u0 && !x->st; q++) {
         size_t ui = b ? u1 - 1 - q : u0 + q;
         const unit *u = &x->u[ui];
-        uint32_t ag = UINT32_MAX;
-        if (zero3) {
-            /* FSDP: gather the unit's parameters; issued once the unit
-             * operation two back has computed (one unit of prefetch) */
-            ag = add_comm(x, rank, S_AG, TC_OP_ALLGATHER, TC_TI_DP, TC_BYTES_PARAM16 * u->params, "fsdp.ag");
-            if (rs->prev2[0] != UINT32_MAX)
-                tc_tl_dep(d, ag, rs->prev2[0]);
-        }
         uint32_t t = tc_tl_add(d, TC_TL_COMPUTE, rank, 0, b ? u->bwd_s : u->fwd_s, b ? "bwd" : "fwd");
         if (t == UINT32_MAX)
             break;
+        if (zero3) /* FSDP: gather the unit's parameters; issued once the unit
+                    * operation two back has computed (one unit of prefetch) */
+            dp_split(x, rank, S_AG, TC_OP_ALLGATHER, TC_BYTES_PARAM16, u, rs->prev2[0], "fsdp.ag", t);
         d->task[t].prio = prio;
         if (last == UINT32_MAX)
             for (uint32_t i = 0; i < nd; i++)
                 tc_tl_dep(d, t, deps[i]);
         else
             tc_tl_dep(d, t, last);
-        if (ag != UINT32_MAX)
-            tc_tl_dep(d, t, ag);
         rs->prev2[0] = rs->prev2[1];
         rs->prev2[1] = t;
         utask[ui - u0] = t;
@@ -564,10 +701,15 @@ static void chain(ctx *x, uint32_t mk, uint32_t k, uint32_t j, int b, int32_t pr
                 tp_comms(x, rank, &last, 0);
             tp_comms(x, rank, &last, b);
         }
+        if (u->kind == U_LAYER && x->ep > 1) {
+            if (b && c->recompute == TC_RECOMPUTE_FULL)
+                ep_comms(x, rank, &last, 0);
+            ep_comms(x, rank, &last, b);
+        }
         if (b && zero3) {
-            uint32_t r = add_comm(x, rank, S_DP, TC_OP_REDUCESCATTER, TC_TI_DP, x->gbytes * u->params, "fsdp.rs");
-            tc_tl_dep(d, r, t);
-            rs->last_dp = r;
+            uint32_t r = dp_split(x, rank, S_DP, TC_OP_REDUCESCATTER, x->gbytes, u, t, "fsdp.rs", UINT32_MAX);
+            if (r != UINT32_MAX)
+                rs->last_dp = r;
         }
     }
     if (last != UINT32_MAX)
@@ -578,7 +720,10 @@ static void chain(ctx *x, uint32_t mk, uint32_t k, uint32_t j, int b, int32_t pr
     if (b && c->dp > 1 && c->zero < 3 && (c->zero == 2 || j == m - 1))
         for (size_t i = x->bbeg[k]; i < x->bbeg[k + 1]; i++) {
             tc_op op = c->zero == 0 ? TC_OP_ALLREDUCE : TC_OP_REDUCESCATTER;
-            uint32_t r = add_comm(x, rank, S_DP, op, TC_TI_DP, x->gbytes * x->bk[i].elems, "bucket");
+            if (x->bk[i].expert && x->edp < 2)
+                continue;
+            uint32_t r = add_comm(x, rank, S_DP, op, x->bk[i].expert ? TC_TI_EDP : TC_TI_DP,
+                                  x->gbytes * x->bk[i].elems, "bucket");
             tc_tl_dep(d, r, utask[x->bk[i].last_unit - u0]);
             rs->last_dp = r;
         }
@@ -639,13 +784,17 @@ static void build(ctx *x, uint32_t pp, uint32_t v)
      * communication; then (ZeRO 1/2) the all-gather of the updated
      * parameters, bucket by bucket */
     for (uint32_t r = 0; r < pp && !x->st; r++) {
-        double params = 0;
+        double params = 0, eparams = 0;
         for (uint32_t cc = 0; cc < v; cc++) {
             uint32_t k = cc * pp + r;
-            for (size_t ui = x->vbeg[k]; ui < x->vbeg[k + 1]; ui++)
+            for (size_t ui = x->vbeg[k]; ui < x->vbeg[k + 1]; ui++) {
                 params += x->u[ui].params;
+                eparams += x->u[ui].eparams;
+            }
         }
-        double share = c->zero >= 1 ? params / c->dp : params;
+        /* ZeRO shards the dense parameters' state over DP, the experts'
+         * over EDP */
+        double share = c->zero >= 1 ? (params - eparams) / c->dp + eparams / x->edp : params;
         uint32_t opt = tc_tl_add(d, TC_TL_COMPUTE, r, 0, OPT_BYTES_PER_PARAM * share / x->a->mem_Bps, "optimizer");
         if (opt == UINT32_MAX)
             break;
@@ -657,8 +806,10 @@ static void build(ctx *x, uint32_t pp, uint32_t v)
             for (uint32_t cc = v; cc-- > 0;) {
                 uint32_t k = cc * pp + r;
                 for (size_t i = x->bbeg[k]; i < x->bbeg[k + 1]; i++) {
-                    uint32_t g = add_comm(x, r, S_DP, TC_OP_ALLGATHER, TC_TI_DP, TC_BYTES_PARAM16 * x->bk[i].elems,
-                                          "params.ag");
+                    if (x->bk[i].expert && x->edp < 2)
+                        continue;
+                    uint32_t g = add_comm(x, r, S_DP, TC_OP_ALLGATHER, x->bk[i].expert ? TC_TI_EDP : TC_TI_DP,
+                                          TC_BYTES_PARAM16 * x->bk[i].elems, "params.ag");
                     tc_tl_dep(d, g, opt);
                 }
             }
@@ -679,6 +830,7 @@ static void ctx_free(ctx *x)
     tc_tl_free(&x->d);
     free(x->u);
     free(x->tsz);
+    free(x->tex);
     free(x->vbeg);
     free(x->bk);
     free(x->bbeg);
@@ -705,7 +857,7 @@ static void figures(ctx *x, const tc_zoo_model *m, const tc_zoo_derived *d, cons
             continue;
         if (t->stream == S_PP)
             continue;
-        tc_ti_comm *cl = t->stream == S_TP ? &out->tp : &out->dp;
+        tc_ti_comm *cl = t->stream == S_TP ? &out->tp : t->stream == S_EP ? &out->ep : &out->dp;
         cl->nominal_s += t->dur_s;
         cl->bytes += i < x->captb ? x->tbytes[i] : 0;
         cl->count++;
@@ -773,6 +925,12 @@ tc_status tc_ti_run(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg
     tc_tl_init(&x.d);
     x.gbytes = c->grad_bytes > 0 ? c->grad_bytes : 2.0;
     x.act_bytes = b * s * m->hidden * 2.0;
+    x.ep = c->ep > 1 ? c->ep : 1;
+    x.edp = c->dp / x.ep;
+    /* every token goes to top_k experts; with sequence parallelism a TP rank
+     * holds s / tp of the tokens, without it every TP rank dispatches all
+     * of them (assumed) */
+    x.a2a_bytes = b * s * (m->top_k ? m->top_k : 1) * m->hidden * 2.0 / (c->seq_parallel ? c->tp : 1);
     x.opt_s = tc_calloc(pp, sizeof *x.opt_s);
     if (!x.opt_s)
         x.st = tc_fail(err, TC_EINTERNAL, "out of memory");
@@ -794,7 +952,7 @@ tc_status tc_ti_run(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg
         x.st = tc_tl_run(&x.d, &c->contention, &tl, err);
     if (!x.st) {
         figures(&x, m, d, a, s, &tl, out);
-        tc_mem_cfg mc = {.dp = c->dp, .tp = c->tp, .pp = c->pp, .zero = c->zero, .micro_batch = c->micro_batch,
+        tc_mem_cfg mc = {.dp = c->dp, .tp = c->tp, .pp = c->pp, .ep = c->ep, .zero = c->zero, .micro_batch = c->micro_batch,
                          .seq = c->seq, .seq_parallel = c->seq_parallel, .recompute = c->recompute};
         x.st = tc_mem_estimate(m, &mc, a->mem_bytes, &out->mem, err);
         out->fits = a->mem_bytes > 0 ? out->mem.fits : true;
