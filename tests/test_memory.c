@@ -2,7 +2,8 @@
  * test_memory.c - memory per device (topocc/memory.h): ZeRO stages by hand,
  * ZeRO's own Figure 1 ratios, the activation formulas of Korthikanti et al.
  * Table 2 by hand for GPT-3 175B, pipeline and tensor division, the verdict
- * against an accelerator profile's capacity, and refused configurations.
+ * against an accelerator profile's capacity, refused configurations, and an
+ * accelerator profile's training fields (achievable fraction, copy engines).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include "topocc/memory.h"
 
@@ -177,6 +179,156 @@ static void refused(void **state)
     assert_int_equal(tc_mem_estimate(tc_zoo_find("llama3-8b"), &c, -1, &m, &err), TC_EINVAL);
 }
 
+/* tc_accel_train_fields on profile NAME of dir: fails the test unless it
+ * succeeds; the outputs start as values no profile gives, so a field left
+ * unwritten shows. */
+static void train_fields(const char *name, const char *dir, double *a, uint32_t *c)
+{
+    tc_err err = {{0}};
+    *a = -1;
+    *c = 999;
+    if (tc_accel_train_fields(name, dir, a, c, &err) != TC_OK)
+        fail_msg("%s: %s", name, err.msg);
+}
+
+/* tc_accel_train_fields fails on profile NAME of dir with one line naming
+ * want; the outputs are left as they were. */
+static void train_fields_refused(const char *name, const char *dir, const char *want)
+{
+    tc_err err = {{0}};
+    double a = -1;
+    uint32_t c = 999;
+    assert_int_equal(tc_accel_train_fields(name, dir, &a, &c, &err), TC_EINVAL);
+    if (!strstr(err.msg, want))
+        fail_msg("%s: '%s' does not say '%s'", name, err.msg, want);
+    assert_null(strchr(err.msg, '\n'));
+    assert_true(a == -1 && c == 999);
+}
+
+#define DATA_PROFILES TOPOCC_SOURCE_DIR "/tests/data/profiles"
+
+/* The shipped profiles' figures (profiles/NAME.json, each with its source):
+ * H100 80.3% of peak and 3 copy engines; H200 and B200 without a copy engine
+ * count; TPU v5p's fraction is assumed. NULL searches the default path. */
+static void train_fields_of_shipped_profiles(void **state)
+{
+    (void)state;
+    double a;
+    uint32_t c;
+    train_fields("h100", TOPOCC_SOURCE_DIR "/profiles", &a, &c);
+    assert_true(a == 0.803);
+    assert_int_equal(c, 3);
+    train_fields("h100", NULL, &a, &c);
+    assert_true(a == 0.803);
+    assert_int_equal(c, 3);
+    train_fields("h200", NULL, &a, &c);
+    assert_true(a == 0.803);
+    assert_int_equal(c, 0);
+    train_fields("b200", NULL, &a, &c);
+    assert_true(a == 0.776);
+    assert_int_equal(c, 0);
+    train_fields("a100", NULL, &a, &c);
+    assert_true(a == 0.869);
+    assert_int_equal(c, 0);
+    train_fields("tpu-v5p", NULL, &a, &c);
+    assert_true(a == 0.7);
+    assert_int_equal(c, 0);
+    /* the TPUs' capacities (95 GB; 32 GiB) */
+    double cap = 0;
+    tc_err err = {{0}};
+    assert_int_equal(tc_accel_memory_bytes("tpu-v5p", NULL, &cap, &err), TC_OK);
+    assert_true(cap == 95e9);
+    assert_int_equal(tc_accel_memory_bytes("tpu-v4", NULL, &cap, &err), TC_OK);
+    assert_true(fabs(cap - 32.0 * 1073741824.0) < 1);
+    /* a directory that does not hold the profile still finds it on the default path */
+    train_fields("h100", DATA_PROFILES, &a, &c);
+    assert_int_equal(c, 3);
+}
+
+/* Absent fields read 0; a profile not found or of another kind is refused. */
+static void train_fields_absent_or_refused(void **state)
+{
+    (void)state;
+    double a;
+    uint32_t c;
+    train_fields("test-accel", DATA_PROFILES, &a, &c); /* neither field */
+    assert_true(a == 0);
+    assert_int_equal(c, 0);
+    train_fields_refused("test-accel", NULL, "test-accel"); /* not on the default path */
+    train_fields_refused("no-such-chip", DATA_PROFILES, "no-such-chip");
+    train_fields_refused("test-node", DATA_PROFILES, "not an accelerator profile");
+}
+
+/* Writes an accelerator profile NAME.json into dir with the two fields'
+ * JSON values (NULL: the field is left out). */
+static void write_profile(const char *dir, const char *name, const char *achievable, const char *copy_engines)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.json", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "{\"schema\": \"topocc-profile/1\", \"name\": \"%s\", \"kind\": \"accelerator\", \"title\": \"test\", "
+            "\"fields\": {\"dense16_TFLOPS\": {\"value\": 100, \"assumed\": true}, "
+            "\"mem_TBps\": {\"value\": 2, \"assumed\": true}",
+            name);
+    if (achievable)
+        fprintf(f, ", \"achievable_fraction\": {\"value\": %s, \"assumed\": true}", achievable);
+    if (copy_engines)
+        fprintf(f, ", \"copy_engines\": {\"value\": %s, \"assumed\": true}", copy_engines);
+    fputs("}}\n", f);
+    fclose(f);
+}
+
+/* Out of range: the achievable fraction outside (0, 1], copy engines not a
+ * whole number from 1 to 64, either not a number; the ends are accepted. */
+static void train_fields_out_of_range(void **state)
+{
+    (void)state;
+    train_fields_refused("bad-achievable", DATA_PROFILES, "field 'achievable_fraction': expected a fraction of peak "
+                                                          "in (0, 1], not 1.5");
+    train_fields_refused("bad-achievable", DATA_PROFILES, "bad-achievable.json");
+    train_fields_refused("bad-copy-engines", DATA_PROFILES, "field 'copy_engines': expected a whole number of copy "
+                                                            "engines from 1 to 64, not 2.5");
+
+    char dir[] = "/tmp/topocc_memory_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    static const struct {
+        const char *name, *achievable, *copy_engines, *want; /* want NULL: accepted */
+        double a;
+        uint32_t c;
+    } cases[] = {
+        {"t-zero", "0", NULL, "achievable_fraction", 0, 0},
+        {"t-negative", "-0.5", NULL, "not -0.5", 0, 0},
+        {"t-above", "1.0001", NULL, "not 1.0001", 0, 0},
+        {"t-one", "1", NULL, NULL, 1, 0},
+        {"t-small", "0.001", "1", NULL, 0.001, 1},
+        {"t-ce-zero", NULL, "0", "copy_engines", 0, 0},
+        {"t-ce-64", "0.5", "64", NULL, 0.5, 64},
+        {"t-ce-65", "0.5", "65", "not 65", 0, 0},
+        {"t-ce-negative", NULL, "-3", "not -3", 0, 0},
+        {"t-ce-string", NULL, "\"three\"", "fields.copy_engines.value' must be a number", 0, 0},
+        {"t-a-string", "\"high\"", "2", "fields.achievable_fraction.value' must be a number", 0, 0},
+        {"t-a-bool", "true", NULL, "achievable_fraction", 0, 0},
+    };
+    char path[512];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        write_profile(dir, cases[i].name, cases[i].achievable, cases[i].copy_engines);
+        if (cases[i].want) {
+            train_fields_refused(cases[i].name, dir, cases[i].want);
+        } else {
+            double a;
+            uint32_t c;
+            train_fields(cases[i].name, dir, &a, &c);
+            if (a != cases[i].a || c != cases[i].c)
+                fail_msg("%s: %g, %u; expected %g, %u", cases[i].name, a, c, cases[i].a, cases[i].c);
+        }
+        snprintf(path, sizeof path, "%s/%s.json", dir, cases[i].name);
+        remove(path);
+    }
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -185,6 +337,9 @@ int main(void)
         cmocka_unit_test(pipeline_and_tensor_division),
         cmocka_unit_test(fits_against_profile),
         cmocka_unit_test(refused),
+        cmocka_unit_test(train_fields_of_shipped_profiles),
+        cmocka_unit_test(train_fields_absent_or_refused),
+        cmocka_unit_test(train_fields_out_of_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,6 +28,8 @@ typedef enum {
 
 typedef struct tc_mem_cfg {
     uint32_t dp, tp, pp;     /* parallel degrees (0 is read as 1) */
+    uint32_t ep;             /* expert parallelism inside DP (0 or 1: none): each rank holds
+                                1/ep of a layer's experts, whose state ZeRO shards over dp/ep */
     int zero;                /* ZeRO stage 0, 1, 2 or 3 */
     uint32_t micro_batch;    /* b, sequences (or samples) per micro-batch (0: 1) */
     uint32_t seq;            /* s (0: the model's) */
@@ -39,7 +41,8 @@ typedef struct tc_mem_cfg {
 
 typedef struct tc_mem {
     uint32_t stage_layers;   /* transformer blocks on the most loaded stage */
-    double params;           /* parameters the device holds before ZeRO (its TP/PP shard) */
+    double params;           /* parameters the device holds before ZeRO (its TP/PP/EP shard) */
+    double eparams;          /* of which expert parameters (ep > 1; sharded over dp/ep) */
     double weights;          /* bytes: 16-bit parameters */
     double grads;            /* bytes: 16-bit gradients */
     double optim;            /* bytes: fp32 parameters, momentum, variance */
@@ -68,6 +71,17 @@ tc_status tc_mem_estimate(const tc_zoo_model *m, const tc_mem_cfg *c, double cap
 /* An accelerator profile's memory_capacity (profiles/NAME.json, "GB":
  * 1e9 bytes), searched as tc_profile_load searches (dir first, NULL: none). */
 tc_status tc_accel_memory_bytes(const char *name, const char *dir, double *bytes, tc_err *err);
+
+/* An accelerator profile's training figures, found as tc_accel_memory_bytes
+ * finds it: achievable_fraction (the fraction of peak dense 16-bit FLOP/s a
+ * large matmul reaches, "fraction") and copy_engines (DMA copy engines,
+ * "count"). A field the profile does not have reads 0. A present
+ * achievable_fraction outside (0, 1], a copy_engines that is not a whole
+ * number from 1 to 64, either not a number, or a profile of another kind
+ * than "accelerator" fails with TC_EINVAL naming the file (and the field),
+ * and nothing is written. */
+tc_status tc_accel_train_fields(const char *name, const char *dir, double *achievable, uint32_t *copy_engines,
+                                tc_err *err);
 
 /* The breakdown in GiB, several lines, ending "fits (X GiB free)" or "does
  * not fit by X GiB" when a capacity was given. Returns snprintf's count. */

@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <jansson.h>
 #include "topocc/memory.h"
 #include "topocc/profile.h"
 
@@ -86,7 +87,7 @@ tc_status tc_mem_estimate(const tc_zoo_model *m, const tc_mem_cfg *c, double cap
         free(d);
         return st;
     }
-    uint32_t dp = or1(c->dp), tp = or1(c->tp), pp = or1(c->pp), b = or1(c->micro_batch);
+    uint32_t dp = or1(c->dp), tp = or1(c->tp), pp = or1(c->pp), b = or1(c->micro_batch), ep = or1(c->ep);
     double s = c->seq ? c->seq : m->seq;
     st = TC_OK;
     if (c->zero < 0 || c->zero > 3)
@@ -101,6 +102,9 @@ tc_status tc_mem_estimate(const tc_zoo_model *m, const tc_mem_cfg *c, double cap
     else if (m->arch == TC_MODEL_CNN && (tp > 1 || c->seq_parallel || c->recompute != TC_RECOMPUTE_NONE))
         st = tc_fail(err, TC_EINVAL, "%s: tensor parallelism, sequence parallelism and recomputation are "
                      "modelled for transformers only", m->name);
+    else if (ep > 1 && (m->experts % ep || dp % ep))
+        st = tc_fail(err, TC_EINVAL, "%s: expert-parallel degree %u must divide its %u experts and the data-parallel "
+                     "degree %u", m->name, ep, m->experts, dp);
     if (st != TC_OK) {
         free(d);
         return st;
@@ -116,7 +120,16 @@ tc_status tc_mem_estimate(const tc_zoo_model *m, const tc_mem_cfg *c, double cap
         out->act_layer = d->act_layer_bytes * b;
     } else {
         uint32_t L = m->layers, first = (L + pp - 1) / pp, last = L / pp;
-        double lay = d->params_layer;
+        /* a block's expert tensors, of which the device holds 1/ep */
+        double ex = 0;
+        for (size_t i = 0; ep > 1 && i < d->ntensors; i++)
+            if (d->tensors[i].expert && d->tensors[i].in_layer) {
+                double n = d->tensors[i].count;
+                for (uint32_t k = 0; k < d->tensors[i].ndim; k++)
+                    n *= (double)d->tensors[i].shape[k];
+                ex += n / L;
+            }
+        double lay = d->params_layer - ex + ex / ep;
         double embed = d->params_embed, head = d->params_head;
         double tied = m->tied_embeddings ? (double)m->vocab * m->hidden : 0;
         double p_first, p_last;
@@ -127,6 +140,7 @@ tc_status tc_mem_estimate(const tc_zoo_model *m, const tc_mem_cfg *c, double cap
             p_last = last * lay + head + tied;
         }
         out->params = fmax(p_first, p_last) / tp;
+        out->eparams = (p_first >= p_last ? first : last) * ex / ep / tp;
         out->stage_layers = first;
         out->act_layer = tc_act_layer_bytes(m, s, b, tp, c->seq_parallel, c->recompute);
         out->act_layers = out->act_layer * first * out->inflight;
@@ -136,7 +150,14 @@ tc_status tc_mem_estimate(const tc_zoo_model *m, const tc_mem_cfg *c, double cap
         double outl = 4.0 * sbh * (1.0 + (double)m->vocab / m->hidden);
         out->act_other = (pp == 1 ? emb + outl : fmax(emb, outl)) / tp;
     }
-    model_states(out->params, c->zero, dp, &out->weights, &out->grads, &out->optim);
+    model_states(out->params - out->eparams, c->zero, dp, &out->weights, &out->grads, &out->optim);
+    if (out->eparams > 0) {
+        double w, g, o;
+        model_states(out->eparams, c->zero, dp / ep, &w, &g, &o);
+        out->weights += w;
+        out->grads += g;
+        out->optim += o;
+    }
     out->activations = out->act_layers + out->act_other;
     out->total = out->weights + out->grads + out->optim + out->activations;
     out->capacity = capacity_bytes;
@@ -146,20 +167,71 @@ tc_status tc_mem_estimate(const tc_zoo_model *m, const tc_mem_cfg *c, double cap
     return TC_OK;
 }
 
-tc_status tc_accel_memory_bytes(const char *name, const char *dir, double *bytes, tc_err *err)
+/* A number field of an accelerator profile and the values it accepts:
+ * lo < v <= hi, a whole number if whole. An optional field the profile does
+ * not have reads 0; a required one fails naming the field (tc_profile_num's
+ * message). */
+typedef struct field_spec {
+    const char *name;
+    bool optional;
+    double lo, hi;
+    bool whole;
+    const char *expect; /* for the message: "expected ..." */
+} field_spec;
+
+/* The n fields of profile NAME, found as tc_profile_load finds it (dir
+ * first, NULL: the default path), into v. With accel, a profile of another
+ * kind is refused. */
+static tc_status read_fields(const char *name, const char *dir, bool accel, const field_spec *f, size_t n, double *v,
+                             tc_err *err)
 {
     tc_profile *p = NULL;
     tc_status st = tc_profile_load(name, dir, &p, err);
     if (st != TC_OK)
         return st;
+    const char *path = tc_profile_path(p);
+    if (accel && strcmp(tc_profile_kind(p), "accelerator") != 0)
+        st = tc_fail(err, TC_EINVAL, "%s: kind '%s' is not an accelerator profile", path, tc_profile_kind(p));
+    /* tc_profile_num tells a missing field only by its message; the
+     * profile's canonical JSON tells it by structure */
+    json_t *root = st == TC_OK ? json_loads(tc_profile_json(p), 0, NULL) : NULL;
+    json_t *fields = json_object_get(root, "fields");
+    for (size_t i = 0; i < n && st == TC_OK; i++) {
+        v[i] = 0;
+        if (f[i].optional && !json_object_get(fields, f[i].name))
+            continue;
+        st = tc_profile_num(p, f[i].name, &v[i], err);
+        if (st == TC_OK && !(v[i] > f[i].lo && v[i] <= f[i].hi && (!f[i].whole || v[i] == floor(v[i]))))
+            st = tc_fail(err, TC_EINVAL, "%s: field '%s': expected %s, not %g", path, f[i].name, f[i].expect, v[i]);
+    }
+    json_decref(root);
+    tc_profile_free(p);
+    return st;
+}
+
+tc_status tc_accel_memory_bytes(const char *name, const char *dir, double *bytes, tc_err *err)
+{
+    static const field_spec f = {"memory_capacity", false, 0, INFINITY, false, "a positive number of GB"};
     double gb;
-    st = tc_profile_num(p, "memory_capacity", &gb, err);
-    if (st == TC_OK && !(gb > 0))
-        st = tc_fail(err, TC_EINVAL, "%s: field 'memory_capacity': expected a positive number of GB",
-                     tc_profile_path(p));
+    tc_status st = read_fields(name, dir, false, &f, 1, &gb, err);
     if (st == TC_OK)
         *bytes = gb * 1e9; /* profiles state "GB" */
-    tc_profile_free(p);
+    return st;
+}
+
+tc_status tc_accel_train_fields(const char *name, const char *dir, double *achievable, uint32_t *copy_engines,
+                                tc_err *err)
+{
+    static const field_spec f[] = {
+        {"achievable_fraction", true, 0, 1, false, "a fraction of peak in (0, 1]"},
+        {"copy_engines", true, 0, 64, true, "a whole number of copy engines from 1 to 64"},
+    };
+    double v[2];
+    tc_status st = read_fields(name, dir, true, f, 2, v, err);
+    if (st == TC_OK) {
+        *achievable = v[0];
+        *copy_engines = (uint32_t)v[1];
+    }
     return st;
 }
 
