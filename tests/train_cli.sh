@@ -17,6 +17,10 @@ good "pipeline" "pipeline bubble" train --topo "$CLOS" --model llama3-8b --dp 4 
 good "a CNN, data parallel" "^iteration " train --topo "$CLOS" --model resnet50 --dp 64 --micro-batch 32
 good "steps mode" "^iteration " train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --mode steps
 good "copy-engine collectives" "copy-engine (--dma) collectives" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --dma
+# the accelerator profile's achievable fraction and memory capacity
+good "achievable from the profile" "the profile's achievable_fraction" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --achievable profile
+bad_says "a profile without one" "achievable_fraction" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --accel v100 --achievable profile --allow-oom
+good "TPU v5p memory is checked" "of 88.48 GiB, fits" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --accel tpu-v5p
 # expert parallelism and the rank order
 good "mixtral, ep 8" "EP all-to-alls" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --seq 4096 --allow-oom
 good "order in the header" "order tp-pp-dp" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 8 --pp 2 --micro-batches 4 --order tp-pp-dp

@@ -131,6 +131,9 @@ typedef struct tc_trainiter_out {
     bool search;
     uint64_t global_batch;
     bool mem_unknown;            /* the accelerator's profile gives no memory capacity: not checked */
+    double achievable;           /* used */
+    double profile_achievable;   /* the profile's achievable_fraction (0: none) */
+    uint32_t copy_engines;       /* the profile's (0: not given) */
     bool cnn;                    /* the model is a CNN: samples, not tokens or sequences */
     size_t nsplits, nfit;
     tc_ti_split *splits;

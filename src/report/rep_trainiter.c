@@ -47,6 +47,9 @@ json_t *tc_trainiter_json(const tc_trainiter_out *o, const tc_scenario *s)
     json_object_set_new(j, "ep", json_integer(o->cfg.ep > 1 ? o->cfg.ep : 1));
     json_object_set_new(j, "order", json_string(o->order));
     json_object_set_new(j, "tp_in_node", json_boolean(o->tp_in_node));
+    json_object_set_new(j, "achievable", num(o->achievable));
+    json_object_set_new(j, "profile_achievable", o->profile_achievable > 0 ? num(o->profile_achievable) : json_null());
+    json_object_set_new(j, "copy_engines", o->copy_engines ? json_integer(o->copy_engines) : json_null());
     json_object_set_new(j, "iter_s", num(r->iter_s));
     json_object_set_new(j, "serial_s", num(r->serial_s));
     json_object_set_new(j, "compute_s", num(r->compute_s));
@@ -189,6 +192,12 @@ void tc_trainiter_print(const tc_trainiter_out *o, const tc_scenario *s, FILE *f
             o->ranks, o->accel, o->cfg.dp, epb, o->cfg.tp, o->cfg.pp, o->cfg.micro_batches, o->cfg.micro_batch,
             o->cfg.zero, o->cfg.seq_parallel ? ", sequence parallel" : "",
             o->cfg.overlap ? "" : ", overlap off");
+    bool from_profile = s->achievable < 0;
+    fprintf(f, "compute: roofline at %.3g of peak FLOP/s (%s", o->achievable,
+            from_profile ? "the profile's achievable_fraction" : "--achievable; 0.7 assumed by default");
+    if (o->profile_achievable > 0 && !from_profile)
+        fprintf(f, "; the profile gives %.3g: --achievable profile", o->profile_achievable);
+    fprintf(f, ")\n");
     fprintf(f, "contention: compute at 1/(1+%g) while %s in flight, collectives at 1/(1+%g) while compute runs\n",
             o->cfg.dma ? o->cfg.contention.s_c_dma : o->cfg.contention.s_c,
             o->cfg.dma ? "copy-engine (--dma) collectives are" : "a collective is",

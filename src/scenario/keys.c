@@ -1610,11 +1610,16 @@ GET(get_recompute)
 }
 SET(set_achievable)
 {
+    /* "profile": the accelerator profile's measured matmul ceiling (-1) */
+    if (json_is_string(v) && strcmp(json_string_value(v), "profile") == 0) {
+        s->achievable = -1;
+        return TC_OK;
+    }
     return num_in(v, U_PLAIN, 0, 1, true, where, &s->achievable, err);
 }
 GET(get_achievable)
 {
-    return json_real(s->achievable);
+    return s->achievable < 0 ? json_string("profile") : json_real(s->achievable);
 }
 SET(set_s_c)
 {

@@ -155,7 +155,7 @@ static const opt_def opts[] = {
       "run communication and compute one at a time on each rank"},
      F_SWITCH_OFF},
     {{"--achievable", "iteration.achievable", "train", "F", B(TRAIN), false,
-      "fraction of peak FLOP/s a matmul reaches [0.7, assumed]"},
+      "fraction of peak FLOP/s a layer's compute reaches, or 'profile': the profile's measured matmul ceiling [0.7, assumed]"},
      F_VALUE},
     {{"--s-c", "iteration.s_c", "train", "S", B(TRAIN) | B(COMPRESS), false,
       "compute slowdown while communication is in flight: 1/(1+S) [0.19]"},

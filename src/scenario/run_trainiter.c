@@ -370,10 +370,17 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
             o->mem_unknown = true;
         }
     }
+    if (st == TC_OK)
+        st = tc_accel_train_fields(tc_accel_profile_name(s->accel), s->profiles_dir[0] ? s->profiles_dir : NULL,
+                                   &o->profile_achievable, &o->copy_engines, err);
+    if (st == TC_OK && s->achievable < 0 && !(o->profile_achievable > 0))
+        st = tc_fail(err, TC_EINVAL, "--achievable profile: the %s profile gives no achievable_fraction: give a "
+                                     "fraction", tc_accel_profile_name(s->accel));
     if (st) {
         tc_trainiter_out_free(o);
         return st;
     }
+    o->achievable = s->achievable < 0 ? o->profile_achievable : s->achievable;
     snprintf(o->model, sizeof o->model, "%s", m.name);
     o->cnn = m.arch == TC_MODEL_CNN;
     const tc_topo *t = o->net.topo[0];
@@ -396,7 +403,7 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
         return st;
     }
     o->ranks = (uint32_t)ranks;
-    o->acc = (tc_ti_accel){.flops = a.flops, .mem_Bps = a.mem_Bps, .mem_bytes = cap, .achievable = s->achievable};
+    o->acc = (tc_ti_accel){.flops = a.flops, .mem_Bps = a.mem_Bps, .mem_bytes = cap, .achievable = o->achievable};
     tc_ti_cfg *c = &o->cfg;
     tc_ti_cfg_default(c);
     c->dp = s->dp;
