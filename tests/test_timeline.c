@@ -344,6 +344,33 @@ static void priority_policy_and_preemption(void **state)
         tc_tl_result_free(&r);
         tc_tl_free(&d);
     }
+    /* a stream's own policy overrides the run's; a probe task runs but is
+     * in no figure */
+    {
+        tc_tl_dag d;
+        tc_tl_init(&d);
+        comp(&d, 3, "G");
+        uint32_t f = comp(&d, 1, "F"), e = comp(&d, 1, "E");
+        uint32_t c2 = comm(&d, 0, 1, "C2"), c3 = comm(&d, 1, 2, "C3");
+        tc_tl_dep(&d, e, c2);
+        tc_tl_dep(&d, f, c3);
+        d.task[e].stream_policy = 1 + TC_TL_PRIORITY;
+        uint32_t pr = comp(&d, 5, "probe");
+        d.task[pr].probe = true;
+        d.task[pr].prio = 1;
+        tc_tl_opts o = opts(0, 0); /* in order: F would block E */
+        tc_tl_result r;
+        run(&d, &o, &r);
+        near(d.task[e].start_s, 3, "E under the stream's own priority policy");
+        near(d.task[pr].end_s, 10, "the probe runs");
+        near(r.iter_s, 5, "but ends no figure");
+        near(r.compute_s, 5, "nor counts as compute");
+        tc_tl_result_free(&r);
+        d.task[f].stream_policy = 1 + TC_TL_IN_ORDER;
+        tc_err err = {{0}};
+        assert_int_equal(tc_tl_run(&d, &o, &r, &err), TC_EINVAL); /* disagreeing policies */
+        tc_tl_free(&d);
+    }
     /* G (3 s) holds the stream while E and F become ready */
     for (int pol = 0; pol < 2; pol++) {
         tc_tl_dag d;

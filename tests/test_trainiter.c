@@ -486,6 +486,42 @@ static void expert_parallelism_by_hand(void **state)
     assert_int_equal(tc_ti_run(&dense, &tiny_accel, &c, fake_fn, &f, &r, &err), TC_EINVAL);
 }
 
+/* Communication order, the DDP case above with slow buckets (bw 100 B/s:
+ * A 3.12 s, ready at 4.3; B 3.04 s, ready at 6.3), s_c = 0.
+ * Backward order: A [4.3, 7.42], B [7.42, 10.46], the optimizer (~0) and
+ * the next forward at 10.46: the iteration is 10.46.
+ * Forward order: B carries the embedding and layer 0, which the next
+ * forward needs first: at 6.3 it preempts A (2 of its 3.12 s done):
+ * B [6.3, 9.34] and its update; A resumes [9.34, 10.46]. The next forward
+ * runs the embedding and layer 0 from 9.34 (to 10.34), waits for A's update
+ * at 10.46, then layer 1 and the head (to 11.56): it could have started
+ * without stalling at 11.56 - 2.1 = 9.46, the iteration. */
+static void forward_order_overlaps_the_next_forward(void **state)
+{
+    (void)state;
+    tc_zoo_model m = tiny(2, 1);
+    fake f = {.dp = 2, .tp = 1, .bw = 100};
+    tc_ti_cfg c = cfg(2, 1, 1, 1, 0);
+    c.bucket_bytes = 312;
+    tc_ti_result r;
+    run(&m, &tiny_accel, &c, &f, &r);
+    near(r.iter_s, 10.46, 1e-9, "backward order");
+    c.comm_order = TC_TI_FORWARD_ORDER;
+    f = (fake){.dp = 2, .tp = 1, .bw = 100};
+    run(&m, &tiny_accel, &c, &f, &r);
+    near(r.iter_s, 9.46, 1e-9, "forward order");
+    near(r.dp.nominal_s, 3.12 + 3.04, 1e-9, "the same traffic");
+    /* when the buckets hide, the order does not matter */
+    c.comm_order = TC_TI_BACKWARD_ORDER;
+    f = (fake){.dp = 2, .tp = 1, .bw = 1e6};
+    run(&m, &tiny_accel, &c, &f, &r);
+    double fast = r.iter_s;
+    c.comm_order = TC_TI_FORWARD_ORDER;
+    f = (fake){.dp = 2, .tp = 1, .bw = 1e6};
+    run(&m, &tiny_accel, &c, &f, &r);
+    near(r.iter_s, fast, 1e-9, "hidden buckets");
+}
+
 static void expect_groups(const tc_ti_group order[3], uint32_t dp, uint32_t tp, uint32_t pp, uint32_t ep,
                           tc_ti_group g, const uint32_t *want, uint32_t n, uint32_t size)
 {
@@ -612,6 +648,7 @@ int main(void)
         cmocka_unit_test(cnn_ddp_default_buckets),
         cmocka_unit_test(expert_parallelism_by_hand),
         cmocka_unit_test(groups_follow_the_order),
+        cmocka_unit_test(forward_order_overlaps_the_next_forward),
         cmocka_unit_test(bad_input_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -21,6 +21,17 @@ good "copy-engine collectives" "copy-engine (--dma) collectives" train --topo "$
 good "achievable from the profile" "the profile's achievable_fraction" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --achievable profile
 bad_says "a profile without one" "achievable_fraction" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --accel v100 --achievable profile --allow-oom
 good "TPU v5p memory is checked" "of 88.48 GiB, fits" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --accel tpu-v5p
+# communication order: forward (P3) is never slower here, and faster when
+# buckets are exposed (100 Gb/s, ResNet-50 on 64 workers)
+bad_says "unknown communication order" "backward" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --comm-order random
+SLOW="clos:down=8x8,up=1x8,bw=100Gbps,lat=1us"
+itc() { "$T" train --topo "$SLOW" --model resnet50 --dp 64 --micro-batch 64 --format json "$@" |
+    sed -n 's/.*"iter_s": *\([0-9.e+-]*\).*/\1/p' | head -1; }
+a=$(itc); b=$(itc --comm-order forward)
+if ! awk -v a="$a" -v b="$b" 'BEGIN { exit !(a != "" && b + 0 < a + 0) }'; then
+    echo "FAIL (--comm-order): backward $a, forward $b: expected forward faster"
+    fails=$((fails + 1))
+fi
 # expert parallelism and the rank order
 good "mixtral, ep 8" "EP all-to-alls" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --seq 4096 --allow-oom
 good "order in the header" "order tp-pp-dp" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 8 --pp 2 --micro-batches 4 --order tp-pp-dp

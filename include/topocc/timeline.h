@@ -62,6 +62,10 @@ typedef struct tc_tl_task {
     uint32_t stream;    /* communication stream on its rank (compute: 0, its one stream) */
     bool dma;           /* communication on copy engines (s_c_dma, s_m_dma) */
     int32_t prio;       /* order within its stream: lower first, then task index */
+    uint8_t stream_policy; /* 0: the run's policy (tc_tl_opts); 1 + a tc_tl_policy: the
+                              policy of this task's stream (its tasks must agree) */
+    bool probe;         /* simulated, but left out of every figure of the result (a
+                           look-ahead: e.g. the next iteration's first forward) */
     bool preempt;       /* may be paused, in the overlapped run, when a task of lower
                            prio becomes ready on its stream; it resumes where it
                            stopped (TC_TL_READY_FIRST and TC_TL_PRIORITY only) */

@@ -82,9 +82,16 @@ typedef struct tc_ti_cfg {
                                  a value: every bucket that size) */
     double grad_bytes;        /* bytes per gradient element on the wire (0: 2, bf16) */
     bool overlap;             /* false: every rank runs one task at a time (the serial run) */
+    int comm_order;           /* DDP/ZeRO-1/2 gradient buckets: TC_TI_BACKWARD_ORDER (0, PyTorch
+                                 DDP: first ready, first sent; one optimizer step after all) or
+                                 TC_TI_FORWARD_ORDER (1, P3 / ByteScheduler: the bucket the next
+                                 forward needs first goes first, preempting, each bucket
+                                 updated as soon as it is reduced) */
     bool dma;                 /* every communication task on copy engines (contention.s_c_dma, s_m_dma) */
     tc_tl_opts contention;    /* s_c, s_m, ... (tc_tl_opts_default) */
 } tc_ti_cfg;
+
+enum { TC_TI_BACKWARD_ORDER = 0, TC_TI_FORWARD_ORDER = 1 };
 
 /* Fills c with the defaults above (1 x 1 x 1, m = 1, b = 1, ZeRO 0,
  * overlap on, default contention). */

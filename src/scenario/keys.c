@@ -1608,6 +1608,18 @@ GET(get_recompute)
 {
     return json_string(s->recompute);
 }
+SET(set_comm_order)
+{
+    tc_status st = str_of(v, where, s->comm_order, sizeof s->comm_order, err);
+    if (st == TC_OK && strcmp(s->comm_order, "backward") && strcmp(s->comm_order, "forward"))
+        st = tc_fail(err, TC_EINVAL, "%s: '%s' is not a communication order: accepted are backward (PyTorch DDP) and "
+                     "forward (P3, ByteScheduler)", where, s->comm_order);
+    return st;
+}
+GET(get_comm_order)
+{
+    return json_string(s->comm_order);
+}
 SET(set_achievable)
 {
     /* "profile": the accelerator profile's measured matmul ceiling (-1) */
@@ -1766,6 +1778,7 @@ static const tc_scn_key keys[] = {
     {"iteration.s_c", B(TRAIN) | B(COMPRESS), NULL, set_s_c, get_s_c, ""},
     {"iteration.s_m", B(TRAIN) | B(COMPRESS), NULL, set_s_m, get_s_m, ""},
     {"iteration.dma", B(TRAIN), NULL, set_dma, get_dma, ""},
+    {"iteration.comm_order", B(TRAIN), NULL, set_comm_order, get_comm_order, ""},
     {"iteration.search", B(TRAIN), NULL, set_search, get_search, ""},
     {"iteration.global_batch", B(TRAIN), NULL, set_gbatch, get_gbatch, ""},
     {"iteration.tp_in_node", B(TRAIN), NULL, set_tp_in_node, get_tp_in_node, ""},

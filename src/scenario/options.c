@@ -163,6 +163,10 @@ static const opt_def opts[] = {
     {{"--s-m", "iteration.s_m", "train", "S", B(TRAIN) | B(COMPRESS), false,
       "communication slowdown while compute runs: 1/(1+S) [0]"},
      F_VALUE},
+    {{"--comm-order", "iteration.comm_order", "train", "ORDER", B(TRAIN), false,
+      "gradient buckets: backward (first ready, first sent; PyTorch DDP) or forward (the next forward's first, "
+      "preempting; P3, ByteScheduler) [backward]"},
+     F_VALUE},
     {{"--dma", "iteration.dma", "train", NULL, B(TRAIN), false,
       "collectives on copy engines (DMA): compute slows by 1/(1+0.054) while they run, not 1/(1+S)"},
      F_SWITCH},

@@ -422,6 +422,7 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
     c->contention.s_c = s->s_c;
     c->contention.s_m = s->s_m;
     c->dma = s->it_dma;
+    c->comm_order = strcmp(s->comm_order, "forward") == 0 ? TC_TI_FORWARD_ORDER : TC_TI_BACKWARD_ORDER;
     c->ep = s->ep;
     comm_ctx *cc = tc_calloc(1, sizeof *cc);
     if (!cc) {

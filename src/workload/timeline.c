@@ -140,6 +140,7 @@ typedef struct sim {
     /* queues: q[sbeg[s] .. sbeg[s+1]) is stream s in (prio, index) order */
     uint32_t *q, *sbeg, *srank, *rbeg; /* rank r's streams: rbeg[r] .. rbeg[r+1] */
     bool *scompute;
+    uint8_t *spol;                     /* each stream's policy */
     uint32_t *tstream;
     uint32_t *doff, *dlist;            /* dependents, CSR */
     /* per run */
@@ -162,6 +163,7 @@ static void sim_free(sim *s)
     free(s->srank);
     free(s->rbeg);
     free(s->scompute);
+    free(s->spol);
     free(s->tstream);
     free(s->doff);
     free(s->dlist);
@@ -273,6 +275,25 @@ static tc_status sim_build(sim *s, const tc_tl_dag *d, const tc_tl_opts *o, tc_e
     }
     s->sbeg[ns] = (uint32_t)n;
     free(k);
+    /* stream policies: the run's, unless the stream's tasks give one */
+    s->spol = tc_calloc(ns ? ns : 1, 1);
+    if (!s->spol)
+        return tc_fail(err, TC_EINTERNAL, "out of memory (timeline)");
+    for (uint32_t q = 0; q < ns; q++) {
+        uint8_t p = 0;
+        for (uint32_t i = s->sbeg[q]; i < s->sbeg[q + 1]; i++) {
+            const tc_tl_task *t = &d->task[s->q[i]];
+            if (t->stream_policy > 3)
+                return tc_fail(err, TC_EINVAL, "task %u (%s): stream policy %u: expected 0 (the run's) or 1 + in-order "
+                               "(0), ready-first (1), priority (2)", s->q[i], t->name, (unsigned)t->stream_policy);
+            if (t->stream_policy && p && t->stream_policy != p)
+                return tc_fail(err, TC_EINVAL, "task %u (%s): its stream's tasks ask for different policies", s->q[i],
+                               t->name);
+            if (t->stream_policy)
+                p = t->stream_policy;
+        }
+        s->spol[q] = p ? (uint8_t)(p - 1) : (uint8_t)o->policy;
+    }
     /* rank r's streams are rbeg[r] .. rbeg[r+1] (streams are sorted by rank) */
     for (uint32_t st = 0, r = 0; r <= nr; r++) {
         while (st < ns && s->srank[st] < r)
@@ -333,7 +354,7 @@ static uint32_t pick(sim *s, uint32_t st)
     uint32_t e = s->sbeg[st + 1];
     while (s->head[st] < e && s->state[s->q[s->head[st]]] != 0)
         s->head[st]++;
-    if (s->o->policy == TC_TL_IN_ORDER) {
+    if (s->spol[st] == TC_TL_IN_ORDER) {
         uint32_t h = s->head[st];
         return h < e && s->need[s->q[h]] == 0 ? s->q[h] : UINT32_MAX;
     }
@@ -342,7 +363,7 @@ static uint32_t pick(sim *s, uint32_t st)
         uint32_t i = s->q[p];
         if (s->state[i] != 0 || s->need[i] != 0)
             continue;
-        if (s->o->policy == TC_TL_READY_FIRST)
+        if (s->spol[st] == TC_TL_READY_FIRST)
             return i;
         /* TC_TL_PRIORITY: the queue is in (prio, index) order */
         if (best == UINT32_MAX)
@@ -481,7 +502,7 @@ static void start_phase(sim *s, bool serial, double t, double *st, double *en)
             }
         } else {
             for (uint32_t q = s->rbeg[r]; q < s->rbeg[r + 1]; q++) {
-                if (s->sbusy[q] && s->o->policy != TC_TL_IN_ORDER && s->d->task[s->srun[q]].preempt) {
+                if (s->sbusy[q] && s->spol[q] != TC_TL_IN_ORDER && s->d->task[s->srun[q]].preempt) {
                     uint32_t c = pick(s, q), cur = s->srun[q];
                     if (c != UINT32_MAX && s->d->task[c].prio < s->d->task[cur].prio)
                         pause_task(s, cur, t);
@@ -669,6 +690,8 @@ static tc_status figures(const sim *s, tc_tl_result *out, tc_err *err)
         return tc_fail(err, TC_EINTERNAL, "out of memory (timeline)");
     }
     for (size_t i = 0; i < s->n; i++) {
+        if (d->task[i].probe)
+            continue;
         out->iter_s = fmax(out->iter_s, d->task[i].end_s);
         out->serial_s = fmax(out->serial_s, d->task[i].serial_end_s);
     }
@@ -678,6 +701,8 @@ static tc_status figures(const sim *s, tc_tl_result *out, tc_err *err)
         for (uint32_t q = s->rbeg[r]; q < s->rbeg[r + 1]; q++)
             for (uint32_t p = s->sbeg[q]; p < s->sbeg[q + 1]; p++) {
                 const tc_tl_task *x = &d->task[s->q[p]];
+                if (x->probe)
+                    continue;
                 k->end_s = fmax(k->end_s, x->end_s);
                 k->serial_end_s = fmax(k->serial_end_s, x->serial_end_s);
                 if (x->kind == TC_TL_COMPUTE)

@@ -54,6 +54,7 @@ typedef struct unit {
 typedef struct bucket {
     double elems;         /* parameters (device shard) */
     size_t last_unit;     /* the unit whose backward completes it (the lowest) */
+    size_t hi_unit;       /* the highest unit it holds tensors of */
     bool expert;          /* expert parameters: reduced over the EDP group */
 } bucket;
 
@@ -88,6 +89,12 @@ typedef struct ctx {
     double a2a_bytes;     /* an EP all-to-all: the rank's tokens x top_k x h x 2 */
     uint32_t ep, edp;     /* expert parallelism (1: none), dp / ep */
     double *opt_s;        /* each rank's optimizer step */
+    uint32_t *lastbk;     /* each bucket's last task before its update (its collective, or
+                             the backward that completed it when there is none) */
+    uint32_t *upd;        /* each bucket's last update task (optimizer, parameter all-gather) */
+    uint32_t *opt_task;   /* each rank's optimizer step (backward order) */
+    uint32_t *nf_first, *nf_last; /* each rank's look-ahead forward (next_forward) */
+    double *nf_nominal;
     double send_s;        /* one PP send */
     tc_status st;
 } ctx;
@@ -558,20 +565,22 @@ static void make_buckets(ctx *x, uint32_t pp, uint32_t v)
              * their own (they are reduced over another group), filled after
              * the others */
             for (int ex = 0; ex < (x->ep > 1 ? 2 : 1); ex++) {
-                bucket cur = {0, 0, ex};
+                bucket cur = {0, 0, 0, ex};
                 bool open = false;
                 for (size_t ui = x->vbeg[k + 1]; ui-- > x->vbeg[k];) {
                     const unit *u = &x->u[ui];
                     for (size_t ti = u->t0 + u->nt; ti-- > u->t0;) {
                         if (x->ep > 1 && x->tex[ti] != ex)
                             continue;
+                        if (!open)
+                            cur.hi_unit = ui;
                         cur.elems += x->tsz[ti];
                         cur.last_unit = ui;
                         open = true;
                         double lim = first ? DDP_FIRST_BUCKET_BYTES : cap;
                         if (cur.elems * x->gbytes >= lim) {
                             tmp[nt++] = cur;
-                            cur = (bucket){0, 0, ex};
+                            cur = (bucket){0, 0, 0, ex};
                             open = false;
                             first = false;
                         }
@@ -657,6 +666,19 @@ static uint32_t dp_split(ctx *x, uint32_t rank, uint32_t stream, tc_op op, doubl
     return lastc;
 }
 
+/* Forward order (P3, ByteScheduler): a gradient collective ranks by the
+ * lowest unit it carries (the next forward needs it first) on a priority
+ * stream, preempting those behind it (partitioned collectives). */
+static void forward_first(ctx *x, uint32_t task, size_t unit)
+{
+    if (task == UINT32_MAX || x->c->comm_order != TC_TI_FORWARD_ORDER)
+        return;
+    tc_tl_task *t = &x->d.task[task];
+    t->stream_policy = 1 + TC_TL_PRIORITY;
+    t->prio = (int32_t)unit;
+    t->preempt = true;
+}
+
 /* The chain of marker `mk` (virtual stage k, micro-batch j, backward b) on
  * its rank, at compute priority prio. */
 static void chain(ctx *x, uint32_t mk, uint32_t k, uint32_t j, int b, int32_t prio, rankstate *rs, uint32_t *utask)
@@ -720,13 +742,91 @@ static void chain(ctx *x, uint32_t mk, uint32_t k, uint32_t j, int b, int32_t pr
     if (b && c->dp > 1 && c->zero < 3 && (c->zero == 2 || j == m - 1))
         for (size_t i = x->bbeg[k]; i < x->bbeg[k + 1]; i++) {
             tc_op op = c->zero == 0 ? TC_OP_ALLREDUCE : TC_OP_REDUCESCATTER;
+            x->lastbk[i] = utask[x->bk[i].last_unit - u0];
             if (x->bk[i].expert && x->edp < 2)
                 continue;
             uint32_t r = add_comm(x, rank, S_DP, op, x->bk[i].expert ? TC_TI_EDP : TC_TI_DP,
                                   x->gbytes * x->bk[i].elems, "bucket");
             tc_tl_dep(d, r, utask[x->bk[i].last_unit - u0]);
+            forward_first(x, r, x->bk[i].last_unit);
+            x->lastbk[i] = r;
             rs->last_dp = r;
         }
+    /* no gradient communication (dp 1): the update waits on the backward */
+    if (b && j == m - 1 && c->dp < 2)
+        for (size_t i = x->bbeg[k]; i < x->bbeg[k + 1]; i++)
+            x->lastbk[i] = utask[x->bk[i].last_unit - u0];
+}
+
+/* Forward order: each bucket of rank r updated after its collective (its
+ * share of the optimizer step, by parameters), then (ZeRO 1/2) its
+ * parameters all-gathered, in forward order on the priority stream. */
+static void bucket_updates(ctx *x, uint32_t r, int32_t prio)
+{
+    const tc_ti_cfg *c = x->c;
+    tc_tl_dag *d = &x->d;
+    uint32_t pp = c->pp, v = c->virtual_stages ? c->virtual_stages : 1;
+    double total = 0;
+    for (uint32_t cc = 0; cc < v && !x->st; cc++) {
+        uint32_t k = cc * pp + r;
+        /* a stage's buckets are stored last unit first: update them in
+         * the order they are reduced, the lowest units first */
+        for (size_t n = x->bbeg[k + 1]; n-- > x->bbeg[k];) {
+            const bucket *bk = &x->bk[n];
+            double share = c->zero >= 1 ? bk->elems / (bk->expert ? x->edp : c->dp) : bk->elems;
+            uint32_t opt = tc_tl_add(d, TC_TL_COMPUTE, r, 0, OPT_BYTES_PER_PARAM * share / x->a->mem_Bps, "optimizer");
+            if (opt == UINT32_MAX)
+                return;
+            /* just before the look-ahead forward of its lowest unit
+             * (next_forward: prio + 2 unit + 1) on the in-order stream */
+            d->task[opt].prio = prio + 2 * (int32_t)bk->last_unit;
+            if (x->lastbk[n] != UINT32_MAX)
+                tc_tl_dep(d, opt, x->lastbk[n]);
+            total += d->task[opt].dur_s;
+            x->upd[n] = opt;
+            if (c->dp > 1 && (c->zero == 1 || c->zero == 2) && !(bk->expert && x->edp < 2)) {
+                uint32_t g = add_comm(x, r, S_DP, TC_OP_ALLGATHER, bk->expert ? TC_TI_EDP : TC_TI_DP,
+                                      TC_BYTES_PARAM16 * bk->elems, "params.ag");
+                tc_tl_dep(d, g, opt);
+                forward_first(x, g, bk->last_unit);
+                x->upd[n] = g;
+            }
+        }
+    }
+    x->opt_s[r] = total;
+}
+
+/* A look-ahead (probe tasks, left out of the figures): rank r's share of
+ * the next iteration's first forward, its first virtual stage's units for
+ * one micro-batch, each after the update of the buckets holding its
+ * parameters (all of them: the optimizer, in backward order; ZeRO-3: the
+ * optimizer). Where it can start without stalling, less where the rank's
+ * first forward started in this iteration, is the rank's period; the
+ * iteration is the largest (figures). */
+static void next_forward(ctx *x, uint32_t r, uint32_t pp, int32_t prio)
+{
+    tc_tl_dag *d = &x->d;
+    uint32_t last = UINT32_MAX;
+    x->nf_first[r] = UINT32_MAX;
+    x->nf_nominal[r] = 0;
+    for (size_t ui = x->vbeg[r]; ui < x->vbeg[r + 1] && !x->st; ui++) {
+        uint32_t t = tc_tl_add(d, TC_TL_COMPUTE, r, 0, x->u[ui].fwd_s, "next.fwd");
+        if (t == UINT32_MAX)
+            return;
+        d->task[t].prio = prio + 2 * (int32_t)ui + 1;
+        d->task[t].probe = true;
+        if (last != UINT32_MAX)
+            tc_tl_dep(d, t, last);
+        else
+            x->nf_first[r] = t;
+        for (uint32_t cc = 0; cc < (x->c->virtual_stages ? x->c->virtual_stages : 1); cc++)
+            for (size_t n = x->bbeg[cc * pp + r]; n < x->bbeg[cc * pp + r + 1]; n++)
+                if (x->bk[n].last_unit <= ui && ui <= x->bk[n].hi_unit && x->upd[n] != UINT32_MAX)
+                    tc_tl_dep(d, t, x->upd[n]);
+        x->nf_nominal[r] += x->u[ui].fwd_s;
+        last = t;
+    }
+    x->nf_last[r] = last;
 }
 
 static void build(ctx *x, uint32_t pp, uint32_t v)
@@ -782,8 +882,14 @@ static void build(ctx *x, uint32_t pp, uint32_t v)
     }
     /* optimizer step (memory-bound), after the rank's last gradient
      * communication; then (ZeRO 1/2) the all-gather of the updated
-     * parameters, bucket by bucket */
+     * parameters, bucket by bucket. In forward order (ZeRO 0-2), each
+     * bucket is updated as soon as it is reduced (P3's per-layer update). */
+    bool per_bucket = c->comm_order == TC_TI_FORWARD_ORDER && c->zero < 3;
     for (uint32_t r = 0; r < pp && !x->st; r++) {
+        if (per_bucket) {
+            bucket_updates(x, r, 2 * (int32_t)cnt[r]);
+            continue;
+        }
         double params = 0, eparams = 0;
         for (uint32_t cc = 0; cc < v; cc++) {
             uint32_t k = cc * pp + r;
@@ -811,9 +917,17 @@ static void build(ctx *x, uint32_t pp, uint32_t v)
                     uint32_t g = add_comm(x, r, S_DP, TC_OP_ALLGATHER, x->bk[i].expert ? TC_TI_EDP : TC_TI_DP,
                                           TC_BYTES_PARAM16 * x->bk[i].elems, "params.ag");
                     tc_tl_dep(d, g, opt);
+                    x->upd[i] = g;
                 }
             }
+        for (uint32_t cc = 0; cc < v; cc++)
+            for (size_t i = x->bbeg[cc * pp + r]; i < x->bbeg[cc * pp + r + 1]; i++)
+                if (x->upd[i] == UINT32_MAX)
+                    x->upd[i] = opt;
+        x->opt_task[r] = opt;
     }
+    for (uint32_t r = 0; r < pp && !x->st; r++)
+        next_forward(x, r, pp, 2 * (int32_t)cnt[r]);
 out:
     free(ix);
     free(utask);
@@ -837,6 +951,45 @@ static void ctx_free(ctx *x)
     free(x->cache);
     free(x->tbytes);
     free(x->opt_s);
+    free(x->lastbk);
+    free(x->upd);
+    free(x->opt_task);
+    free(x->nf_first);
+    free(x->nf_last);
+    free(x->nf_nominal);
+}
+
+/* The iteration as a period: for each rank, where its look-ahead forward
+ * could start without stalling, less where its first forward started in
+ * this iteration; the largest over ranks. serial: the serial run's. */
+static double period(const ctx *x, bool serial)
+{
+    const tc_tl_dag *d = &x->d;
+    uint32_t pp = x->c->pp;
+    double *fill = tc_calloc(pp, sizeof *fill), best = 0;
+    if (!fill)
+        return NAN;
+    for (uint32_t r = 0; r < pp; r++)
+        fill[r] = INFINITY;
+    for (size_t i = 0; i < d->n; i++) {
+        const tc_tl_task *t = &d->task[i];
+        if (t->kind == TC_TL_COMPUTE && !t->probe && t->dur_s > 0 && t->rank < pp) {
+            double s = serial ? t->serial_start_s : t->start_s;
+            if (s < fill[t->rank])
+                fill[t->rank] = s;
+        }
+    }
+    for (uint32_t r = 0; r < pp; r++) {
+        if (x->nf_last[r] == UINT32_MAX)
+            continue;
+        const tc_tl_task *t = &d->task[x->nf_last[r]];
+        double end = serial ? t->serial_end_s : t->end_s;
+        double p = end - x->nf_nominal[r] - (isfinite(fill[r]) ? fill[r] : 0);
+        if (p > best)
+            best = p;
+    }
+    free(fill);
+    return best;
 }
 
 static void figures(ctx *x, const tc_zoo_model *m, const tc_zoo_derived *d, const tc_ti_accel *a, double s,
@@ -848,7 +1001,6 @@ static void figures(ctx *x, const tc_zoo_model *m, const tc_zoo_derived *d, cons
         if (tl->rank[r].compute_s > tl->rank[busy].compute_s)
             busy = r;
     const tc_tl_rank *k = &tl->rank[busy];
-    out->serial_s = tl->serial_s;
     out->compute_s = k->compute_s;
     out->optimizer_s = x->opt_s[busy];
     for (size_t i = 0; i < x->d.n; i++) {
@@ -874,19 +1026,24 @@ static void figures(ctx *x, const tc_zoo_model *m, const tc_zoo_derived *d, cons
     }
     out->pp.bytes = out->pp.count * x->act_bytes;
     out->pp.nominal_s = out->pp.count * x->send_s;
+    /* the iteration is the period of the steady state (period()); the
+     * breakdown is over this iteration's tasks */
+    double per = period(x, false), per_serial = period(x, true);
+    out->serial_s = per_serial;
+    double den = per_serial - fmax(tl->compute_s, tl->comm_s);
+    bool nothing = !(tl->comm_s > 0) || !(den > 1e-12 * per_serial);
     if (c->overlap) {
-        out->iter_s = tl->iter_s;
+        out->iter_s = per;
         out->exposed_s = k->exposed_s;
         out->bubble_s = k->idle_s;
-        out->efficiency = tl->efficiency;
+        out->efficiency = nothing ? 1 : (per_serial - per) / den;
         out->slowdown = tl->slowdown;
     } else {
         /* the serial run: nothing overlaps on a rank, no contention */
-        out->iter_s = tl->serial_s;
+        out->iter_s = per_serial;
         out->exposed_s = k->comm_s;
         out->bubble_s = fmax(0, tl->serial_s - k->compute_s - k->comm_s);
-        double den = tl->serial_s - fmax(tl->compute_s, tl->comm_s);
-        out->efficiency = !(tl->comm_s > 0) || !(den > 1e-12 * tl->serial_s) ? 1 : 0;
+        out->efficiency = nothing ? 1 : 0;
         out->slowdown = 0;
     }
     double ranks = (double)c->dp * c->tp * c->pp;
@@ -942,6 +1099,20 @@ tc_status tc_ti_run(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg
     }
     if (!x.st)
         make_buckets(&x, pp, v);
+    if (!x.st) {
+        x.lastbk = malloc((x.nbk ? x.nbk : 1) * sizeof *x.lastbk);
+        x.upd = malloc((x.nbk ? x.nbk : 1) * sizeof *x.upd);
+        x.opt_task = malloc(pp * sizeof *x.opt_task);
+        x.nf_first = malloc(pp * sizeof *x.nf_first);
+        x.nf_last = malloc(pp * sizeof *x.nf_last);
+        x.nf_nominal = tc_calloc(pp, sizeof *x.nf_nominal);
+        if (!x.lastbk || !x.upd || !x.opt_task || !x.nf_first || !x.nf_last || !x.nf_nominal)
+            x.st = tc_fail(err, TC_EINTERNAL, "out of memory");
+        for (size_t i = 0; !x.st && i < x.nbk; i++)
+            x.lastbk[i] = x.upd[i] = UINT32_MAX;
+        for (uint32_t r = 0; !x.st && r < pp; r++)
+            x.opt_task[r] = x.nf_first[r] = x.nf_last[r] = UINT32_MAX;
+    }
     if (!x.st)
         build(&x, pp, v);
     for (size_t i = 0; c->dma && !x.st && i < x.d.n; i++)
