@@ -41,7 +41,7 @@ static tc_status fake_fn(void *ud, tc_op op, tc_ti_group g, double bytes, double
     fake *f = ud;
     if (f->ncalls < 64)
         f->calls[f->ncalls++] = (call){op, g, bytes};
-    double p = g == TC_TI_TP ? f->tp : f->dp, factor = 1;
+    double p = g == TC_TI_TP ? f->tp : g == TC_TI_EMB ? 2 : f->dp, factor = 1;
     if (g != TC_TI_PP)
         factor = op == TC_OP_ALLREDUCE ? 2 * (p - 1) / p : (p - 1) / p;
     *t = f->alpha + bytes * factor / f->bw;
@@ -522,6 +522,36 @@ static void forward_order_overlaps_the_next_forward(void **state)
     near(r.iter_s, fast, 1e-9, "hidden buckets");
 }
 
+/* A tied embedding on two stages: its copies' gradients (V h / tp = 16
+ * elements, 32 bytes) are all-reduced between the first and the last stage
+ * (Megatron-LM's embedding group) once, after the last backward, before
+ * the optimizer: one more DP-class collective on each of the two ranks. */
+static void tied_embedding_allreduce(void **state)
+{
+    (void)state;
+    tc_zoo_model m = tiny(2, 1);
+    m.tied_embeddings = true;
+    fake f = {.dp = 1, .tp = 1, .bw = 100, .pp_free = true};
+    tc_ti_cfg c = cfg(1, 1, 2, 2, 0);
+    tc_ti_result r;
+    run(&m, &tiny_accel, &c, &f, &r);
+    size_t emb = 0;
+    for (size_t i = 0; i < f.ncalls; i++)
+        if (f.calls[i].g == TC_TI_EMB) {
+            assert_int_equal(f.calls[i].op, TC_OP_ALLREDUCE);
+            near(f.calls[i].bytes, 32, 0, "embedding gradients");
+            emb++;
+        }
+    assert_int_equal(emb, 1);
+    assert_int_equal(r.dp.count, 1);
+    near(r.dp.nominal_s, 32 / 100.0, 1e-12, "one all-reduce of 32 bytes, factor 1");
+    /* untied: none */
+    m.tied_embeddings = false;
+    f = (fake){.dp = 1, .tp = 1, .bw = 100, .pp_free = true};
+    run(&m, &tiny_accel, &c, &f, &r);
+    assert_int_equal(r.dp.count, 0);
+}
+
 static void expect_groups(const tc_ti_group order[3], uint32_t dp, uint32_t tp, uint32_t pp, uint32_t ep,
                           tc_ti_group g, const uint32_t *want, uint32_t n, uint32_t size)
 {
@@ -550,6 +580,8 @@ static void groups_follow_the_order(void **state)
     expect_groups(mg, 2, 2, 4, 1, TC_TI_TP, tp, 6, 2);
     expect_groups(mg, 2, 2, 4, 1, TC_TI_DP, dp, 8, 2);
     expect_groups(mg, 2, 2, 4, 1, TC_TI_PP, pp, 2, 2);
+    const uint32_t emb[] = {0, 12, 1, 13, 2, 14, 3, 15}; /* first and last stage (+12) */
+    expect_groups(mg, 2, 2, 4, 1, TC_TI_EMB, emb, 8, 2);
     tc_ti_group o2[3];
     assert_true(tc_par_order_parse("tp-pp-dp", o2));
     const uint32_t dp2[] = {0, 8, 1, 9, 2, 10}, pp2[] = {0, 2};
@@ -649,6 +681,7 @@ int main(void)
         cmocka_unit_test(expert_parallelism_by_hand),
         cmocka_unit_test(groups_follow_the_order),
         cmocka_unit_test(forward_order_overlaps_the_next_forward),
+        cmocka_unit_test(tied_embedding_allreduce),
         cmocka_unit_test(bad_input_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

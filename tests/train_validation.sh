@@ -45,8 +45,8 @@ check "3.6B,  64 GPUs, tp 2"        48.94 "clos:down=8x8,up=1x8,bw=200Gbps,$S"  
 check "7.5B, 128 GPUs, tp 4"        45.00 "clos:down=16x8,up=1x16,bw=200Gbps,$S" 7.5b  32 4 1  4 4
 check "18.4B, 256 GPUs, tp 8"       41.81 "clos:down=16x16,up=1x16,bw=200Gbps,$S" 18.4b 32 8 1  4 8
 check "175B,  384 GPUs, tp 8 pp 12" 43.79 "clos:down=16x24,up=1x16,bw=200Gbps,$S" 175b  4 8 12 1 384
-check "175B,  768 GPUs, tp 8 pp 12" 42.35 "clos:down=16x48,up=1x16,bw=200Gbps,$S" 175b  8 8 12 1 192
-check "175B, 1536 GPUs, tp 8 pp 12" 39.73 "clos:down=16x96,up=1x16,bw=200Gbps,$S" 175b 16 8 12 1 96
+check "175B,  768 GPUs, tp 8 pp 12" 42.34 "clos:down=16x48,up=1x16,bw=200Gbps,$S" 175b  8 8 12 1 192
+check "175B, 1536 GPUs, tp 8 pp 12" 39.71 "clos:down=16x96,up=1x16,bw=200Gbps,$S" 175b 16 8 12 1 96
 
 if [ "$fails" -ne 0 ]; then
     echo "train_validation: $fails failure(s)"

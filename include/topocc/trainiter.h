@@ -25,10 +25,12 @@ typedef enum {
     TC_TI_DP,       /* the ranks that differ in the dp coordinate: one per DP replica */
     TC_TI_PP,       /* a point-to-point send between neighbouring stages */
     TC_TI_EP,       /* expert parallelism: ep ranks of one DP group (its innermost ep positions) */
-    TC_TI_EDP       /* expert data parallelism: the dp / ep ranks holding the same experts */
+    TC_TI_EDP,      /* expert data parallelism: the dp / ep ranks holding the same experts */
+    TC_TI_EMB       /* Megatron-LM's embedding group: the first and the last pipeline stage
+                       of equal tp and dp coordinates (a tied embedding's two copies) */
 } tc_ti_group;
 
-const char *tc_ti_group_name(tc_ti_group g);   /* "tp", "dp", "pp", "ep", "edp" */
+const char *tc_ti_group_name(tc_ti_group g);   /* "tp", "dp", "pp", "ep", "edp", "emb" */
 
 /* Parses an order of the parallel dimensions into dim[0..2], innermost
  * first: "tp", "dp" and "pp" each once, joined by '-' ("tp-dp-pp", the
@@ -45,8 +47,9 @@ bool tc_par_order_parse(const char *s, tc_ti_group dim[3]);
  * of dp = e + ep f; each group's ranks in increasing coordinate, groups in
  * the order of the other coordinates (pp outermost, then tp, then the other
  * part of dp). For TC_TI_PP: the two ranks of the first send, stage 0 to
- * stage 1 of the pipeline with all other coordinates 0. members has room
- * for dp tp pp ranks (2 for TC_TI_PP); *size is the group size. */
+ * stage 1 of the pipeline with all other coordinates 0; TC_TI_EMB: for each
+ * tp, then dp, the ranks of stage 0 and stage pp - 1. members has room for
+ * dp tp pp ranks (2 for TC_TI_PP); *size is the group size. */
 tc_status tc_ti_group_members(const tc_ti_group order[3], uint32_t dp, uint32_t tp, uint32_t pp, uint32_t ep,
                               tc_ti_group g, uint32_t *members, uint32_t *size, tc_err *err);
 

@@ -44,7 +44,7 @@ static bool cache_add(comm_cache *cc, comm_entry x)
     return true;
 }
 
-#define NKINDS 5 /* TC_TI_TP .. TC_TI_EDP */
+#define NKINDS 6 /* TC_TI_TP .. TC_TI_EMB */
 
 typedef struct comm_ctx {
     const tc_topo *t;
@@ -82,7 +82,7 @@ static tc_status build_groups(comm_ctx *c, tc_ti_group g, tc_err *err)
         free(m);
         return st;
     }
-    size_t n = g == TC_TI_PP ? 2 : c->p;
+    size_t n = g == TC_TI_PP ? 2 : g == TC_TI_EMB ? 2 * (size_t)c->dp * c->tp : c->p;
     uint64_t h = 1469598103934665603ull; /* FNV-1a over the members */
     for (size_t i = 0; i < n; i++) {
         h ^= m[i];
@@ -126,6 +126,25 @@ static tc_status sweep_times(comm_ctx *c, tc_op op, tc_ti_group g, const double 
         o.rank_map = map;
         tc_coll_req req = {.op = TC_OP_BROADCAST, .algo = TC_ALGO_AUTO, .p = 2, .elt = 2};
         st = tc_evaluate_sweep(c->t, &req, sizes, n, &o, r, err);
+    } else if (g == TC_TI_EMB) {
+        /* pairs of the first and last stage, the middle stages idle: a job
+         * of those 2 tp dp ranks, placed where they are */
+        uint32_t n2 = 2 * c->dp * c->tp, *iota = NULL;
+        if (!c->have[g])
+            st = build_groups(c, g, err);
+        else
+            st = TC_OK;
+        if (st == TC_OK && !(iota = malloc(n2 * sizeof *iota)))
+            st = tc_fail(err, TC_EINTERNAL, "out of memory");
+        for (uint32_t i = 0; st == TC_OK && i < n2; i++)
+            iota[i] = i;
+        tc_groups gr = {.p = n2, .ngroups = n2 / 2, .size = 2, .members = iota};
+        tc_eval_opts o = c->eo;
+        o.rank_map = c->members[g];
+        tc_coll_req req = {.op = op, .algo = TC_ALGO_AUTO, .p = 2, .elt = 2};
+        if (st == TC_OK)
+            st = tc_evaluate_groups_sweep(c->t, &req, &gr, sizes, n, &o, r, err);
+        free(iota);
     } else {
         tc_groups gr;
         st = groups_of(c, g, &gr, err);

@@ -88,6 +88,8 @@ typedef struct ctx {
     double act_bytes;     /* b s h 2: a TP collective and a PP send */
     double a2a_bytes;     /* an EP all-to-all: the rank's tokens x top_k x h x 2 */
     uint32_t ep, edp;     /* expert parallelism (1: none), dp / ep */
+    bool tied;            /* a tied embedding */
+    double emb_elems;     /* its elements on a device (V h / tp) */
     double *opt_s;        /* each rank's optimizer step */
     uint32_t *lastbk;     /* each bucket's last task before its update (its collective, or
                              the backward that completed it when there is none) */
@@ -107,6 +109,7 @@ const char *tc_ti_group_name(tc_ti_group g)
     case TC_TI_PP: return "pp";
     case TC_TI_EP: return "ep";
     case TC_TI_EDP: return "edp";
+    case TC_TI_EMB: return "emb";
     }
     return "?";
 }
@@ -164,6 +167,18 @@ tc_status tc_ti_group_members(const tc_ti_group order[3], uint32_t dp, uint32_t 
         uint32_t c0[3] = {0, 0, 0}, c1[3] = {0, 0, 1};
         members[0] = rank_of(order, deg, c0);
         members[1] = rank_of(order, deg, c1);
+        *size = 2;
+        return TC_OK;
+    }
+    if (g == TC_TI_EMB) {
+        if (pp < 2)
+            return tc_fail(err, TC_EINVAL, "no embedding group with one stage");
+        for (uint32_t d = 0; d < dp; d++)
+            for (uint32_t t = 0; t < tp; t++) {
+                uint32_t c0[3] = {t, d, 0}, c1[3] = {t, d, pp - 1};
+                members[n++] = rank_of(order, deg, c0);
+                members[n++] = rank_of(order, deg, c1);
+            }
         *size = 2;
         return TC_OK;
     }
@@ -612,6 +627,7 @@ static void make_buckets(ctx *x, uint32_t pp, uint32_t v)
 typedef struct rankstate {
     uint32_t prev2[2];    /* ZeRO-3: compute tasks of the last two unit operations */
     uint32_t last_dp;     /* the rank's last gradient communication */
+    uint32_t last_cmp;    /* the rank's last compute task */
 } rankstate;
 
 static void tp_comms(ctx *x, uint32_t rank, uint32_t *last, int bwd)
@@ -715,6 +731,7 @@ static void chain(ctx *x, uint32_t mk, uint32_t k, uint32_t j, int b, int32_t pr
         rs->prev2[0] = rs->prev2[1];
         rs->prev2[1] = t;
         utask[ui - u0] = t;
+        rs->last_cmp = t;
         last = t;
         if (u->kind == U_LAYER && c->tp > 1) {
             /* full recomputation reruns the layer's forward inside its
@@ -756,6 +773,50 @@ static void chain(ctx *x, uint32_t mk, uint32_t k, uint32_t j, int b, int32_t pr
     if (b && j == m - 1 && c->dp < 2)
         for (size_t i = x->bbeg[k]; i < x->bbeg[k + 1]; i++)
             x->lastbk[i] = utask[x->bk[i].last_unit - u0];
+}
+
+/* A tied embedding with pp > 1 has a copy on the first stage (the input
+ * embedding) and one on the last (the LM head); Megatron-LM all-reduces
+ * their gradients over the embedding group once the gradients are
+ * synchronized (finalize_model_grads, _allreduce_word_embedding_grads): one
+ * all-reduce of V h / tp gradient elements on each of the two ranks, after
+ * both ranks' gradient collectives; the updates of what it carries wait for
+ * it. */
+static void emb_allreduce(ctx *x, rankstate *rs, uint32_t pp, uint32_t v)
+{
+    tc_tl_dag *d = &x->d;
+    double bytes = x->gbytes * x->emb_elems;
+    uint32_t ends[2] = {0, pp - 1}, task[2];
+    for (int e = 0; e < 2; e++) {
+        task[e] = add_comm(x, ends[e], S_DP, TC_OP_ALLREDUCE, TC_TI_EMB, bytes, "emb.ar");
+        if (task[e] == UINT32_MAX)
+            return;
+    }
+    for (int e = 0; e < 2; e++)
+        for (int o = 0; o < 2; o++) {
+            uint32_t r = ends[o];
+            if (rs[r].last_dp != UINT32_MAX)
+                tc_tl_dep(d, task[e], rs[r].last_dp);
+            for (uint32_t cc = 0; cc < v; cc++)
+                for (size_t i = x->bbeg[cc * pp + r]; i < x->bbeg[cc * pp + r + 1]; i++)
+                    if (x->lastbk[i] != UINT32_MAX)
+                        tc_tl_dep(d, task[e], x->lastbk[i]);
+            if (rs[r].last_cmp != UINT32_MAX)
+                tc_tl_dep(d, task[e], rs[r].last_cmp);
+        }
+    for (int e = 0; e < 2; e++) {
+        uint32_t r = ends[e];
+        forward_first(x, task[e], e == 0 ? 0 : x->nu - 1);
+        /* the optimizer (backward order) and the buckets holding the
+         * embedding (stage 0's unit 0) or the head (the last unit) */
+        rs[r].last_dp = task[e];
+        for (uint32_t cc = 0; cc < v; cc++)
+            for (size_t i = x->bbeg[cc * pp + r]; i < x->bbeg[cc * pp + r + 1]; i++) {
+                size_t u = e == 0 ? 0 : x->nu - 1;
+                if (x->bk[i].last_unit <= u && u <= x->bk[i].hi_unit)
+                    x->lastbk[i] = task[e];
+            }
+    }
 }
 
 /* Forward order: each bucket of rank r updated after its collective (its
@@ -872,7 +933,7 @@ static void build(ctx *x, uint32_t pp, uint32_t v)
         if (d->task[i].kind == TC_TL_COMPUTE)
             order[no++] = (uint32_t)i;
     for (uint32_t r = 0; r < pp; r++)
-        rs[r] = (rankstate){{UINT32_MAX, UINT32_MAX}, UINT32_MAX};
+        rs[r] = (rankstate){{UINT32_MAX, UINT32_MAX}, UINT32_MAX, UINT32_MAX};
     for (size_t o = 0; o < no && !x->st; o++) {
         uint32_t mk = order[o], r = d->task[mk].rank, e = mk_of[mk];
         int32_t pos = (int32_t)cnt[r]++;
@@ -880,6 +941,8 @@ static void build(ctx *x, uint32_t pp, uint32_t v)
         uint32_t b = e & 1, kj = e >> 1, k = kj / m, j = kj % m;
         chain(x, mk, k, j, (int)b, 2 * pos, &rs[r], utask);
     }
+    if (x->tied && pp > 1 && !x->st)
+        emb_allreduce(x, rs, pp, v);
     /* optimizer step (memory-bound), after the rank's last gradient
      * communication; then (ZeRO 1/2) the all-gather of the updated
      * parameters, bucket by bucket. In forward order (ZeRO 0-2), each
@@ -1083,6 +1146,8 @@ tc_status tc_ti_run(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg
     x.gbytes = c->grad_bytes > 0 ? c->grad_bytes : 2.0;
     x.act_bytes = b * s * m->hidden * 2.0;
     x.ep = c->ep > 1 ? c->ep : 1;
+    x.tied = m->arch == TC_MODEL_TRANSFORMER && m->tied_embeddings;
+    x.emb_elems = (double)m->vocab * m->hidden / c->tp;
     x.edp = c->dp / x.ep;
     /* every token goes to top_k experts; with sequence parallelism a TP rank
      * holds s / tp of the tokens, without it every TP rank dispatches all
