@@ -32,6 +32,24 @@ if ! awk -v a="$a" -v b="$b" 'BEGIN { exit !(a != "" && b + 0 < a + 0) }'; then
     echo "FAIL (--comm-order): backward $a, forward $b: expected forward faster"
     fails=$((fails + 1))
 fi
+# --timeline: a Chrome trace whose last event ends at the iteration (one stage)
+good "timeline" "^iteration " train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --micro-batches 2 --timeline "$tmp/tl.json"
+"$T" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --micro-batches 2 --format json >"$tmp/tl_run.json" 2>/dev/null
+if ! python3 - "$tmp/tl.json" "$tmp/tl_run.json" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+it = json.load(open(sys.argv[2]))["iter_s"] * 1e6
+x = [e for e in ev if e["ph"] == "X"]
+tracks = {e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+end = max(e["ts"] + e["dur"] for e in x)
+ok = {"compute", "tp", "dp"} <= tracks and abs(end - it) <= 1e-6 * it and all(e["dur"] > 0 for e in x)
+sys.exit(0 if ok else 1)
+PY
+then
+    echo "FAIL (--timeline): the trace lacks tracks or does not end at the iteration"
+    fails=$((fails + 1))
+fi
+bad "timeline in a missing directory" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --timeline /nonexistent/x.json
 # expert parallelism and the rank order
 good "mixtral, ep 8" "EP all-to-alls" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --seq 4096 --allow-oom
 good "order in the header" "order tp-pp-dp" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 8 --pp 2 --micro-batches 4 --order tp-pp-dp

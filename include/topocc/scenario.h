@@ -186,6 +186,7 @@ typedef struct tc_scenario {
     bool it_overlap;                    /* iteration.overlap (default true) */
     bool it_dma;                        /* iteration.dma: collectives on copy engines */
     char comm_order[12];                /* iteration.comm_order: backward (DDP) or forward (P3) */
+    char it_timeline[4096];             /* iteration.timeline: Chrome trace file ("": none) */
     double achievable;                  /* iteration.achievable: fraction of peak a matmul reaches */
     double s_c, s_m;                    /* iteration.s_c, .s_m: contention (timeline.h) */
     bool it_search;                     /* iteration.search: rank the splits of the endpoints */

@@ -149,6 +149,16 @@ typedef struct tc_tl_result {
 tc_status tc_tl_run(tc_tl_dag *d, const tc_tl_opts *o, tc_tl_result *out, tc_err *err);
 void tc_tl_result_free(tc_tl_result *r);
 
+/* Writes the tasks of a run DAG as a Chrome trace (the JSON array format
+ * Perfetto and chrome://tracing read) to path, atomically: one process per
+ * rank, named rank_name(ud, rank); one thread per stream (compute, then
+ * each communication stream), named stream_name(ud, rank, stream) (stream
+ * UINT32_MAX: the compute stream); a complete event per task of positive
+ * duration from its start to its end (a preempted task spans its pause),
+ * named by the task, in microseconds. Probe tasks are left out. */
+tc_status tc_tl_write_chrome(const tc_tl_dag *d, const char *path, const char *(*rank_name)(void *, uint32_t, char *, size_t),
+                             const char *(*stream_name)(void *, uint32_t, uint32_t), void *ud, tc_err *err);
+
 /* ---- pipeline parallelism: 1F1B ----------------------------------------- */
 
 typedef struct tc_tl_pipe {

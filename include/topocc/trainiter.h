@@ -92,7 +92,14 @@ typedef struct tc_ti_cfg {
                                  updated as soon as it is reduced) */
     bool dma;                 /* every communication task on copy engines (contention.s_c_dma, s_m_dma) */
     tc_tl_opts contention;    /* s_c, s_m, ... (tc_tl_opts_default) */
+    tc_tl_dag *keep;          /* not NULL: receives the run DAG (the caller frees it, tc_tl_free);
+                                 one rank per pipeline stage, streams as tc_ti_stream_name names */
 } tc_ti_cfg;
+
+/* The communication stream s of a rank of tc_ti_run's DAG: "dp" (gradient
+ * buckets, FSDP reduce-scatters, the embedding all-reduce), "tp", "pp"
+ * (sends), "fsdp all-gather", "ep all-to-all"; UINT32_MAX: "compute". */
+const char *tc_ti_stream_name(uint32_t s);
 
 enum { TC_TI_BACKWARD_ORDER = 0, TC_TI_FORWARD_ORDER = 1 };
 

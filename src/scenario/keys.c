@@ -1608,6 +1608,18 @@ GET(get_recompute)
 {
     return json_string(s->recompute);
 }
+SET(set_it_timeline)
+{
+    if (json_is_null(v)) {
+        s->it_timeline[0] = '\0';
+        return TC_OK;
+    }
+    return str_of(v, where, s->it_timeline, sizeof s->it_timeline, err);
+}
+GET(get_it_timeline)
+{
+    return s->it_timeline[0] ? json_string(s->it_timeline) : json_null();
+}
 SET(set_comm_order)
 {
     tc_status st = str_of(v, where, s->comm_order, sizeof s->comm_order, err);
@@ -1779,6 +1791,7 @@ static const tc_scn_key keys[] = {
     {"iteration.s_m", B(TRAIN) | B(COMPRESS), NULL, set_s_m, get_s_m, ""},
     {"iteration.dma", B(TRAIN), NULL, set_dma, get_dma, ""},
     {"iteration.comm_order", B(TRAIN), NULL, set_comm_order, get_comm_order, ""},
+    {"iteration.timeline", B(TRAIN), NULL, set_it_timeline, get_it_timeline, ""},
     {"iteration.search", B(TRAIN), NULL, set_search, get_search, ""},
     {"iteration.global_batch", B(TRAIN), NULL, set_gbatch, get_gbatch, ""},
     {"iteration.tp_in_node", B(TRAIN), NULL, set_tp_in_node, get_tp_in_node, ""},

@@ -163,6 +163,9 @@ static const opt_def opts[] = {
     {{"--s-m", "iteration.s_m", "train", "S", B(TRAIN) | B(COMPRESS), false,
       "communication slowdown while compute runs: 1/(1+S) [0]"},
      F_VALUE},
+    {{"--timeline", "iteration.timeline", "train", "FILE", B(TRAIN), false,
+      "write the iteration as a Chrome trace (Perfetto): compute and communication tracks per pipeline stage"},
+     F_VALUE},
     {{"--comm-order", "iteration.comm_order", "train", "ORDER", B(TRAIN), false,
       "gradient buckets: backward (first ready, first sent; PyTorch DDP) or forward (the next forward's first, "
       "preempting; P3, ByteScheduler) [backward]"},

@@ -246,13 +246,29 @@ static tc_status run_one(const tc_zoo_model *m, const tc_ti_accel *a, const tc_t
 {
     c->recording = true;
     tc_ti_result tmp;
-    tc_status st = tc_ti_run(m, a, cfg, comm_fn, c, &tmp, err);
+    tc_ti_cfg rec = *cfg;
+    rec.keep = NULL;
+    tc_status st = tc_ti_run(m, a, &rec, comm_fn, c, &tmp, err);
     c->recording = false;
     if (st == TC_OK)
         st = resolve(c, err);
     if (st == TC_OK)
         st = tc_ti_run(m, a, cfg, comm_fn, c, out, err);
     return st;
+}
+
+static const char *stage_name(void *ud, uint32_t r, char *buf, size_t len)
+{
+    (void)ud;
+    snprintf(buf, len, "pipeline stage %u", r);
+    return buf;
+}
+
+static const char *stream_name(void *ud, uint32_t r, uint32_t s)
+{
+    (void)ud;
+    (void)r;
+    return tc_ti_stream_name(s);
 }
 
 static int cmp_split(const void *a, const void *b)
@@ -502,10 +518,18 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
         return st;
     }
     o->search = s->it_search;
-    if (o->search)
+    tc_tl_dag dag;
+    tc_tl_init(&dag);
+    if (o->search) {
         st = search(&m, o, s, cc, err);
-    else
+    } else {
+        c->keep = s->it_timeline[0] ? &dag : NULL;
         st = run_one(&m, &o->acc, c, cc, &o->res, err);
+        c->keep = NULL;
+        if (st == TC_OK && s->it_timeline[0])
+            st = tc_tl_write_chrome(&dag, s->it_timeline, stage_name, stream_name, NULL, err);
+    }
+    tc_tl_free(&dag);
     o->evaluations += cc->evaluations;
     ctx_groups_free(cc);
     free(cc->cache->e);

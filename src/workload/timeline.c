@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <jansson.h>
 #include "topocc/timeline.h"
 
 /* Limits that keep the index arithmetic in range. */
@@ -784,6 +785,64 @@ void tc_tl_result_free(tc_tl_result *r)
     free(r->rank);
     r->rank = NULL;
     r->nranks = 0;
+}
+
+/* ---- Chrome trace ---------------------------------------------------------- */
+
+static json_t *meta(const char *what, uint32_t pid, uint32_t tid, const char *name)
+{
+    return json_pack("{s:s, s:s, s:I, s:I, s:{s:s}}", "name", what, "ph", "M", "pid", (json_int_t)pid, "tid",
+                     (json_int_t)tid, "args", "name", name);
+}
+
+tc_status tc_tl_write_chrome(const tc_tl_dag *d, const char *path, const char *(*rank_name)(void *, uint32_t, char *, size_t),
+                             const char *(*stream_name)(void *, uint32_t, uint32_t), void *ud, tc_err *err)
+{
+    json_t *ev = json_array();
+    if (!ev)
+        return tc_fail(err, TC_EINTERNAL, "out of memory (trace)");
+    /* names: every (rank, stream) seen, compute as tid 0, stream s as 1 + s */
+    uint32_t nr = 0;
+    for (size_t i = 0; i < d->n; i++)
+        if (!d->task[i].probe && d->task[i].rank + 1 > nr)
+            nr = d->task[i].rank + 1;
+    int bad = 0;
+    char buf[64];
+    for (uint32_t r = 0; r < nr; r++) {
+        bad |= json_array_append_new(ev, meta("process_name", r, 0, rank_name(ud, r, buf, sizeof buf)));
+        bad |= json_array_append_new(ev, meta("thread_name", r, 0, stream_name(ud, r, UINT32_MAX)));
+    }
+    uint8_t *named = tc_calloc((size_t)nr * 64 + 1, 1); /* streams 0..63 named per rank */
+    if (!named) {
+        json_decref(ev);
+        return tc_fail(err, TC_EINTERNAL, "out of memory (trace)");
+    }
+    for (size_t i = 0; i < d->n && !bad; i++) {
+        const tc_tl_task *t = &d->task[i];
+        if (t->probe || !(t->end_s > t->start_s))
+            continue;
+        uint32_t tid = t->kind == TC_TL_COMPUTE ? 0 : 1 + t->stream;
+        if (t->kind == TC_TL_COMM && t->stream < 64 && !named[(size_t)t->rank * 64 + t->stream]) {
+            named[(size_t)t->rank * 64 + t->stream] = 1;
+            bad |= json_array_append_new(ev, meta("thread_name", t->rank, tid, stream_name(ud, t->rank, t->stream)));
+        }
+        json_t *e = json_pack("{s:s, s:s, s:s, s:f, s:f, s:I, s:I}", "name", t->name[0] ? t->name : "task", "cat",
+                              t->kind == TC_TL_COMPUTE ? "compute" : "communication", "ph", "X",
+                              "ts", t->start_s * 1e6, "dur", (t->end_s - t->start_s) * 1e6, "pid",
+                              (json_int_t)t->rank, "tid", (json_int_t)tid);
+        bad |= json_array_append_new(ev, e);
+    }
+    free(named);
+    if (bad) {
+        json_decref(ev);
+        return tc_fail(err, TC_EINTERNAL, "out of memory (trace)");
+    }
+    json_t *root = json_pack("{s:o, s:s}", "traceEvents", ev, "displayTimeUnit", "ms"); /* takes ev */
+    if (!root)
+        return tc_fail(err, TC_EINTERNAL, "out of memory (trace)");
+    tc_status st = tc_json_write(root, path, err);
+    json_decref(root);
+    return st;
 }
 
 /* ---- 1F1B ---------------------------------------------------------------- */

@@ -201,6 +201,19 @@ tc_status tc_ti_group_members(const tc_ti_group order[3], uint32_t dp, uint32_t 
     return TC_OK;
 }
 
+const char *tc_ti_stream_name(uint32_t s)
+{
+    switch (s) {
+    case S_DP: return "dp";
+    case S_TP: return "tp";
+    case S_PP: return "pp";
+    case S_AG: return "fsdp all-gather";
+    case S_EP: return "ep all-to-all";
+    case UINT32_MAX: return "compute";
+    }
+    return "communication";
+}
+
 void tc_ti_cfg_default(tc_ti_cfg *c)
 {
     memset(c, 0, sizeof *c);
@@ -1194,6 +1207,10 @@ tc_status tc_ti_run(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg
         out->fits = a->mem_bytes > 0 ? out->mem.fits : true;
     }
     tc_tl_result_free(&tl);
+    if (!x.st && c->keep) {
+        *c->keep = x.d;
+        tc_tl_init(&x.d);
+    }
     ctx_free(&x);
     free(d);
     if (x.st) {
