@@ -473,6 +473,35 @@ static void expert_parallelism_by_hand(void **state)
     near(r.mem.optim, 12.0 * 724 / 4, 0, "ZeRO-1 optimizer state");
     assert_int_equal(r.ep.count, 0);
 
+    /* capacity factor 1.25: every rank sends (and its experts compute)
+     * 1.25 x its even share, padded: 80 bytes an all-to-all. Zipf 1,
+     * dropless: shares 1, 1/2, 1/3, 1/4 of 25/12; rank 0 holds experts 1
+     * and 2, 1.5 / (25/12) = 0.72 of the tokens against 0.5: 1.44 x, 92.16
+     * bytes; its expert compute grows by the same factor. */
+    c = cfg(2, 1, 1, 1, 0);
+    c.ep = 2;
+    f = (fake){.dp = 2, .tp = 1, .bw = 1000};
+    run(&m, &tiny_accel, &c, &f, &r);
+    double even = r.compute_s;
+    for (int k = 0; k < 2; k++) {
+        c = cfg(2, 1, 1, 1, 0);
+        c.ep = 2;
+        if (k == 0)
+            c.capacity_factor = 1.25;
+        else
+            c.zipf = 1;
+        f = (fake){.dp = 2, .tp = 1, .bw = 1000};
+        run(&m, &tiny_accel, &c, &f, &r);
+        for (size_t i = 0; i < f.ncalls; i++)
+            if (f.calls[i].g == TC_TI_EP)
+                near(f.calls[i].bytes, k == 0 ? 80 : 92.16, 1e-12, "skewed all-to-all");
+        assert_true(r.compute_s > even);
+    }
+    c = cfg(2, 1, 1, 1, 0);
+    c.ep = 2;
+    c.zipf = -1;
+    tc_err e2 = {{0}};
+    assert_int_equal(tc_ti_run(&m, &tiny_accel, &c, fake_fn, &f, &r, &e2), TC_EINVAL);
     /* refused: ep not dividing the experts, or dp; a dense model */
     tc_err err = {{0}};
     c = cfg(4, 1, 1, 1, 0);

@@ -53,6 +53,8 @@ bad "timeline in a missing directory" train --topo "$CLOS" --model llama3-8b --d
 # expert parallelism and the rank order
 good "mixtral, ep 8" "EP all-to-alls" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --seq 4096 --allow-oom
 good "order in the header" "order tp-pp-dp" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 8 --pp 2 --micro-batches 4 --order tp-pp-dp
+good "mixtral, capacity 1.25 and skew" "EP all-to-alls" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --seq 4096 --allow-oom --capacity-factor 1.25 --zipf 1
+bad "negative skew" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --seq 4096 --zipf -1
 bad_says "ep with a dense model" "no experts" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --ep 2
 bad_says "ep not dividing dp" "divide" train --topo "$CLOS" --model mixtral-8x7b --dp 4 --tp 8 --pp 2 --ep 8 --seq 4096
 bad_says "malformed order" "order" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --order tp-dp

@@ -176,6 +176,7 @@ typedef struct tc_scenario {
     char it_model[256];                 /* iteration.model: a zoo name or a model JSON file */
     uint32_t dp, tp, pp;                /* parallel.dp, .tp, .pp */
     uint32_t ep;                        /* parallel.ep: expert parallelism inside DP (1: none) */
+    double capacity_factor, zipf;       /* iteration.capacity_factor (0: dropless), .zipf (0: uniform) */
     char par_order[16];                 /* parallel.order: e.g. tp-dp-pp, innermost first */
     uint32_t micro_batches, micro_batch; /* iteration.micro_batches (m), .micro_batch (b) */
     uint32_t it_seq;                    /* iteration.seq (0: the model's) */

@@ -74,6 +74,11 @@ typedef struct tc_ti_cfg {
     uint32_t ep;              /* expert parallelism inside DP (0 or 1: none): a mixture of
                                  experts' experts split over ep ranks, ep dividing dp and
                                  the experts, as Megatron-LM's expert groups */
+    double capacity_factor;   /* MoE with ep > 1: > 0, each expert takes at most C x its even
+                                 share of the tokens, padded to it (Switch Transformer); 0:
+                                 dropless, volumes as routed */
+    double zipf;              /* routing skew: expert i (from 1) gets a share ~ 1 / i^zipf
+                                 (0: uniform); experts placed on ranks in contiguous blocks */
     uint32_t micro_batches;   /* m, per iteration per pipeline */
     uint32_t micro_batch;     /* b, sequences (samples for a CNN) per micro-batch */
     uint32_t seq;             /* 0: the model's */

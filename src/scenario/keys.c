@@ -1574,6 +1574,22 @@ U32_RANGE_KEY(dp, dp, 1, 16777216)
 U32_RANGE_KEY(tp, tp, 1, 16777216)
 U32_RANGE_KEY(pp, pp, 1, 16777216)
 U32_RANGE_KEY(ep, ep, 1, 16777216)
+SET(set_capf)
+{
+    return num_in(v, U_PLAIN, 0, 64, false, where, &s->capacity_factor, err);
+}
+GET(get_capf)
+{
+    return json_real(s->capacity_factor);
+}
+SET(set_zipf)
+{
+    return num_in(v, U_PLAIN, 0, 10, false, where, &s->zipf, err);
+}
+GET(get_zipf)
+{
+    return json_real(s->zipf);
+}
 SET(set_par_order)
 {
     tc_status st = str_of(v, where, s->par_order, sizeof s->par_order, err);
@@ -1792,6 +1808,8 @@ static const tc_scn_key keys[] = {
     {"iteration.dma", B(TRAIN), NULL, set_dma, get_dma, ""},
     {"iteration.comm_order", B(TRAIN), NULL, set_comm_order, get_comm_order, ""},
     {"iteration.timeline", B(TRAIN), NULL, set_it_timeline, get_it_timeline, ""},
+    {"iteration.capacity_factor", B(TRAIN), NULL, set_capf, get_capf, ""},
+    {"iteration.zipf", B(TRAIN), NULL, set_zipf, get_zipf, ""},
     {"iteration.search", B(TRAIN), NULL, set_search, get_search, ""},
     {"iteration.global_batch", B(TRAIN), NULL, set_gbatch, get_gbatch, ""},
     {"iteration.tp_in_node", B(TRAIN), NULL, set_tp_in_node, get_tp_in_node, ""},

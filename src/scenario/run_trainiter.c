@@ -459,6 +459,8 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
     c->dma = s->it_dma;
     c->comm_order = strcmp(s->comm_order, "forward") == 0 ? TC_TI_FORWARD_ORDER : TC_TI_BACKWARD_ORDER;
     c->ep = s->ep;
+    c->capacity_factor = s->capacity_factor;
+    c->zipf = s->zipf;
     comm_ctx *cc = tc_calloc(1, sizeof *cc);
     if (!cc) {
         tc_trainiter_out_free(o);

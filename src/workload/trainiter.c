@@ -88,6 +88,7 @@ typedef struct ctx {
     double act_bytes;     /* b s h 2: a TP collective and a PP send */
     double a2a_bytes;     /* an EP all-to-all: the rank's tokens x top_k x h x 2 */
     uint32_t ep, edp;     /* expert parallelism (1: none), dp / ep */
+    double load;          /* the busiest EP rank's tokens over the even share (moe_load) */
     bool tied;            /* a tied embedding */
     double emb_elems;     /* its elements on a device (V h / tp) */
     double *opt_s;        /* each rank's optimizer step */
@@ -250,6 +251,9 @@ static tc_status check(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_
     if (!(c->bucket_bytes >= 0) || !isfinite(c->bucket_bytes) || !(c->grad_bytes >= 0) || !isfinite(c->grad_bytes))
         return tc_fail(err, TC_EINVAL, "bucket and gradient element sizes must be bytes >= 0 (0: the defaults)");
     uint32_t v = c->virtual_stages ? c->virtual_stages : 1;
+    if (!(c->capacity_factor >= 0) || !isfinite(c->capacity_factor) || !(c->zipf >= 0) || !isfinite(c->zipf))
+        return tc_fail(err, TC_EINVAL, "capacity factor %g and routing skew %g: expected finite numbers >= 0 (0: "
+                       "dropless, uniform)", c->capacity_factor, c->zipf);
     if (c->ep > 1) {
         if (m->arch != TC_MODEL_TRANSFORMER || m->experts < 2)
             return tc_fail(err, TC_EINVAL, "%s has no experts: expert parallelism (ep %u) needs a mixture-of-experts "
@@ -288,6 +292,32 @@ static tc_status check(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_
                        "tasks): give fewer micro-batches",
                        c->pp, c->micro_batches, m->layers);
     return TC_OK;
+}
+
+/* The busiest EP rank's share of the routed tokens over the even share
+ * 1/ep. Expert i (from 1) is chosen with probability ~ 1/i^zipf (0:
+ * uniform); rank k holds experts k E/ep .. (k+1) E/ep - 1 (Megatron-LM's
+ * local experts are contiguous). With a capacity factor C each expert
+ * takes at most C/E of the tokens and its buffer is padded to that
+ * (Switch Transformer): every rank then sends and computes C x the even
+ * share, whatever the skew (tokens above capacity are dropped). Dropless
+ * (C = 0): the busiest rank's share, which bounds the all-to-all (its
+ * ingress) and its experts' compute. */
+static double moe_load(uint32_t E, uint32_t ep, double cap, double zipf)
+{
+    if (cap > 0)
+        return cap;
+    double sum = 0, best = 0;
+    for (uint32_t i = 1; i <= E; i++)
+        sum += pow(i, -zipf);
+    for (uint32_t k = 0; k < ep; k++) {
+        double r = 0;
+        for (uint32_t i = k * (E / ep) + 1; i <= (k + 1) * (E / ep); i++)
+            r += pow(i, -zipf) / sum;
+        if (r > best)
+            best = r;
+    }
+    return best * ep;
 }
 
 /* ---- communication ------------------------------------------------------- */
@@ -433,13 +463,20 @@ static void transformer_units(ctx *x, const tc_zoo_model *m, const tc_zoo_derive
     const tc_ti_cfg *c = x->c;
     double t = c->tp, h = m->hidden, L = m->layers;
     double ad = (double)m->heads * (double)(m->hidden / m->heads);
-    double mm_layer = 0;
+    double mm_layer = 0, mm_expert = 0;
     for (size_t i = 0; i < d->ntensors; i++) {
         const tc_tensor *k = &d->tensors[i];
-        if (k->in_layer && k->matmul)
-            mm_layer += tensor_elems(k) * k->count * (k->expert ? (double)m->top_k / m->experts : 1.0) / L;
+        if (k->in_layer && k->matmul) {
+            double n = tensor_elems(k) * k->count * (k->expert ? (double)m->top_k / m->experts : 1.0) / L;
+            mm_layer += n;
+            if (k->expert)
+                mm_expert += n;
+        }
     }
     double mm_head = d->matmul_active - L * mm_layer;
+    /* the busiest EP rank computes load x its even share of the experts'
+     * tokens (moe_load) */
+    mm_layer += mm_expert * (x->load - 1);
     double score = 4.0 * b * s * s * ad / t;
     double f_layer = b * s * (2.0 * mm_layer + 4.0 * ad * s) / t;
     double f_head = 2.0 * b * s * mm_head / t;
@@ -1166,6 +1203,8 @@ tc_status tc_ti_run(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg
      * holds s / tp of the tokens, without it every TP rank dispatches all
      * of them (assumed) */
     x.a2a_bytes = b * s * (m->top_k ? m->top_k : 1) * m->hidden * 2.0 / (c->seq_parallel ? c->tp : 1);
+    x.load = x.ep > 1 ? moe_load(m->experts, x.ep, c->capacity_factor, c->zipf) : 1;
+    x.a2a_bytes *= x.load;
     x.opt_s = tc_calloc(pp, sizeof *x.opt_s);
     if (!x.opt_s)
         x.st = tc_fail(err, TC_EINTERNAL, "out of memory");
