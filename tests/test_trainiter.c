@@ -539,6 +539,11 @@ static void forward_order_overlaps_the_next_forward(void **state)
     f = (fake){.dp = 2, .tp = 1, .bw = 100};
     run(&m, &tiny_accel, &c, &f, &r);
     near(r.iter_s, 9.46, 1e-9, "forward order");
+    /* the look-ahead's compute [9.34, 10.34] hides part of A; the period is
+     * compute 6.3 + exposed (6.16 of collectives - 2 under the backward - 1
+     * under the look-ahead) = 9.46: no bubble */
+    near(r.exposed_s, 3.16, 1e-9, "forward order exposed");
+    near(r.bubble_s, 0, 1e-9, "forward order bubble");
     near(r.dp.nominal_s, 3.12 + 3.04, 1e-9, "the same traffic");
     /* when the buckets hide, the order does not matter */
     c.comm_order = TC_TI_BACKWARD_ORDER;

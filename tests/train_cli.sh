@@ -50,6 +50,23 @@ then
     fails=$((fails + 1))
 fi
 bad "timeline in a missing directory" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --timeline /nonexistent/x.json
+bad_says "timeline with search" "not with --search" train --topo "$CLOS" --model llama3-8b --search --global-batch 64 --timeline "$tmp/s.json"
+bad_says "skew without ep" "give --ep" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --seq 4096 --zipf 1 --allow-oom
+bad "tiny capacity factor" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --seq 4096 --capacity-factor 0.001 --allow-oom
+bad "too large a timeline" train --topo "$CLOS" --model resnet50 --dp 64 --micro-batches 1000000
+# the serial run's trace with --no-overlap ends at its iteration
+"$T" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --micro-batches 2 --no-overlap --timeline "$tmp/tls.json" --format json >"$tmp/tls_run.json" 2>/dev/null
+if ! python3 - "$tmp/tls.json" "$tmp/tls_run.json" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+it = json.load(open(sys.argv[2]))["iter_s"] * 1e6
+end = max(e["ts"] + e["dur"] for e in ev if e["ph"] == "X")
+sys.exit(0 if abs(end - it) <= 1e-6 * it else 1)
+PY
+then
+    echo "FAIL (--no-overlap --timeline): the trace is not the serial run"
+    fails=$((fails + 1))
+fi
 # expert parallelism and the rank order
 good "mixtral, ep 8" "EP all-to-alls" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --seq 4096 --allow-oom
 good "order in the header" "order tp-pp-dp" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 8 --pp 2 --micro-batches 4 --order tp-pp-dp

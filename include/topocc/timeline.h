@@ -155,8 +155,10 @@ void tc_tl_result_free(tc_tl_result *r);
  * each communication stream), named stream_name(ud, rank, stream) (stream
  * UINT32_MAX: the compute stream); a complete event per task of positive
  * duration from its start to its end (a preempted task spans its pause),
- * named by the task, in microseconds. Probe tasks are left out. */
-tc_status tc_tl_write_chrome(const tc_tl_dag *d, const char *path, const char *(*rank_name)(void *, uint32_t, char *, size_t),
+ * named by the task, in microseconds. Probe tasks are left out. serial: the
+ * serial run's times (overlap disabled) instead of the overlapped run's. */
+tc_status tc_tl_write_chrome(const tc_tl_dag *d, bool serial, const char *path,
+                             const char *(*rank_name)(void *, uint32_t, char *, size_t),
                              const char *(*stream_name)(void *, uint32_t, uint32_t), void *ud, tc_err *err);
 
 /* ---- pipeline parallelism: 1F1B ----------------------------------------- */

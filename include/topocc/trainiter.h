@@ -142,7 +142,9 @@ typedef struct tc_ti_result {
  * multiple of pp), a TP degree that does not divide the heads, a PP degree
  * above the layers (pp x virtual stages above the layers), ZeRO outside 0-3,
  * a CNN with tp or pp above 1, an accelerator without positive peak FLOP/s
- * and memory bandwidth or with achievable outside (0, 1]. fn may be NULL
+ * and memory bandwidth or with achievable outside (0, 1], ep above 1 on a
+ * model without experts or not dividing its experts and dp, a negative
+ * capacity factor or skew, a timeline above about 3e6 tasks. fn may be NULL
  * when the job needs no communication (1 x 1 x 1).
  */
 tc_status tc_ti_run(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg *c, tc_ti_comm_fn fn, void *ud,

@@ -1576,7 +1576,11 @@ U32_RANGE_KEY(pp, pp, 1, 16777216)
 U32_RANGE_KEY(ep, ep, 1, 16777216)
 SET(set_capf)
 {
-    return num_in(v, U_PLAIN, 0, 64, false, where, &s->capacity_factor, err);
+    tc_status st = num_in(v, U_PLAIN, 0, 64, false, where, &s->capacity_factor, err);
+    if (st == TC_OK && s->capacity_factor > 0 && s->capacity_factor < 0.01)
+        st = tc_fail(err, TC_EINVAL, "%s: %g is below 0.01: expected 0 (dropless) or a capacity factor from 0.01 to 64",
+                     where, s->capacity_factor);
+    return st;
 }
 GET(get_capf)
 {

@@ -334,6 +334,20 @@ static tc_status search(const tc_zoo_model *m, tc_trainiter_out *o, const tc_sce
             memset(cc.members, 0, sizeof cc.members);
             memset(cc.have, 0, sizeof cc.have);
             cc.evaluations = 0;
+            /* TP inside a node: with the order, not only tp dividing it */
+            if (t->node_size > 1 && tp > 1) {
+                tc_groups gr;
+                tc_status sg = groups_of(&cc, TC_TI_TP, &gr, err);
+                bool in = sg == TC_OK;
+                for (uint32_t i = 0; in && i < gr.ngroups * gr.size; i++)
+                    in = gr.members[i] / t->node_size == gr.members[i - i % gr.size] / t->node_size;
+                if (!in) {
+                    ctx_groups_free(&cc);
+                    if (sg)
+                        return sg;
+                    continue;
+                }
+            }
             tc_ti_result r;
             tc_status st = run_one(m, &o->acc, &c, &cc, &r, err);
             o->evaluations += cc.evaluations;
@@ -520,18 +534,29 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
         return st;
     }
     o->search = s->it_search;
+    if (st == TC_OK && o->search && s->it_timeline[0])
+        st = tc_fail(err, TC_EINVAL, "--timeline writes one iteration: not with --search (run the split you want "
+                                     "without --search)");
+    if (st == TC_OK && !o->search && (s->capacity_factor > 0 || s->zipf > 0) && s->ep <= 1)
+        st = tc_fail(err, TC_EINVAL, "--capacity-factor and --zipf shape expert parallelism's all-to-alls: give --ep "
+                                     "above 1 (a mixture of experts)");
     tc_tl_dag dag;
     tc_tl_init(&dag);
+    if (st) {
+        ctx_groups_free(cc);
+        free(cc->cache->e);
+        free(cc->cache);
+        free(cc);
+        tc_trainiter_out_free(o);
+        return st;
+    }
     if (o->search) {
         st = search(&m, o, s, cc, err);
     } else {
         c->keep = s->it_timeline[0] ? &dag : NULL;
         st = run_one(&m, &o->acc, c, cc, &o->res, err);
         c->keep = NULL;
-        if (st == TC_OK && s->it_timeline[0])
-            st = tc_tl_write_chrome(&dag, s->it_timeline, stage_name, stream_name, NULL, err);
     }
-    tc_tl_free(&dag);
     o->evaluations += cc->evaluations;
     ctx_groups_free(cc);
     free(cc->cache->e);
@@ -546,6 +571,10 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
                      mm->optim / 1073741824.0, mm->activations / 1073741824.0, mm->capacity / 1073741824.0,
                      -mm->headroom / 1073741824.0);
     }
+    /* the trace only of a run that succeeds */
+    if (st == TC_OK && !o->search && s->it_timeline[0])
+        st = tc_tl_write_chrome(&dag, !c->overlap, s->it_timeline, stage_name, stream_name, NULL, err);
+    tc_tl_free(&dag);
     if (st) {
         tc_trainiter_out_free(o);
         return st;

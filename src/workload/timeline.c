@@ -685,9 +685,11 @@ static tc_status figures(const sim *s, tc_tl_result *out, tc_err *err)
     out->nranks = s->nranks;
     out->rank = tc_calloc(s->nranks ? s->nranks : 1, sizeof *out->rank);
     ivl *cv = tc_calloc(s->n ? s->n : 1, sizeof *cv), *mv = tc_calloc(s->n ? s->n : 1, sizeof *mv);
-    if (!out->rank || !cv || !mv) {
+    ivl *pv = tc_calloc(s->n ? 2 * s->n : 1, sizeof *pv);
+    if (!out->rank || !cv || !mv || !pv) {
         free(cv);
         free(mv);
+        free(pv);
         return tc_fail(err, TC_EINTERNAL, "out of memory (timeline)");
     }
     for (size_t i = 0; i < s->n; i++) {
@@ -698,12 +700,17 @@ static tc_status figures(const sim *s, tc_tl_result *out, tc_err *err)
     }
     for (uint32_t r = 0; r < s->nranks; r++) {
         tc_tl_rank *k = &out->rank[r];
-        size_t nc = 0, nm = 0;
+        size_t nc = 0, nm = 0, np = 0;
         for (uint32_t q = s->rbeg[r]; q < s->rbeg[r + 1]; q++)
             for (uint32_t p = s->sbeg[q]; p < s->sbeg[q + 1]; p++) {
                 const tc_tl_task *x = &d->task[s->q[p]];
-                if (x->probe)
+                if (x->probe) {
+                    /* a probe's compute hides communication (it is not
+                     * exposed) but is no compute of the result */
+                    if (x->kind == TC_TL_COMPUTE && x->end_s > x->start_s)
+                        pv[np++] = (ivl){x->start_s, x->end_s};
                     continue;
+                }
                 k->end_s = fmax(k->end_s, x->end_s);
                 k->serial_end_s = fmax(k->serial_end_s, x->serial_end_s);
                 if (x->kind == TC_TL_COMPUTE)
@@ -721,7 +728,15 @@ static tc_status figures(const sim *s, tc_tl_result *out, tc_err *err)
         qsort(mv, nm, sizeof *mv, ivl_cmp);
         nc = merge(cv, nc, &k->compute_busy_s);
         nm = merge(mv, nm, &k->comm_busy_s);
-        k->overlap_s = intersect(cv, nc, mv, nm);
+        if (np > 0) {
+            double unused;
+            memcpy(pv + np, cv, nc * sizeof *cv);
+            qsort(pv, np + nc, sizeof *pv, ivl_cmp);
+            size_t na = merge(pv, np + nc, &unused);
+            k->overlap_s = intersect(pv, na, mv, nm);
+        } else {
+            k->overlap_s = intersect(cv, nc, mv, nm);
+        }
         k->exposed_s = k->comm_busy_s - k->overlap_s;
         k->idle_s = fmax(0, out->iter_s - k->compute_busy_s - k->exposed_s);
         k->slowdown_s = k->compute_busy_s - k->compute_s;
@@ -735,6 +750,7 @@ static tc_status figures(const sim *s, tc_tl_result *out, tc_err *err)
     }
     free(cv);
     free(mv);
+    free(pv);
     double den = out->serial_s - fmax(out->compute_s, out->comm_s);
     if (!(out->comm_s > 0) || !(den > 1e-12 * out->serial_s))
         out->efficiency = 1;
@@ -795,7 +811,8 @@ static json_t *meta(const char *what, uint32_t pid, uint32_t tid, const char *na
                      (json_int_t)tid, "args", "name", name);
 }
 
-tc_status tc_tl_write_chrome(const tc_tl_dag *d, const char *path, const char *(*rank_name)(void *, uint32_t, char *, size_t),
+tc_status tc_tl_write_chrome(const tc_tl_dag *d, bool serial, const char *path,
+                             const char *(*rank_name)(void *, uint32_t, char *, size_t),
                              const char *(*stream_name)(void *, uint32_t, uint32_t), void *ud, tc_err *err)
 {
     json_t *ev = json_array();
@@ -819,7 +836,8 @@ tc_status tc_tl_write_chrome(const tc_tl_dag *d, const char *path, const char *(
     }
     for (size_t i = 0; i < d->n && !bad; i++) {
         const tc_tl_task *t = &d->task[i];
-        if (t->probe || !(t->end_s > t->start_s))
+        double t0 = serial ? t->serial_start_s : t->start_s, t1 = serial ? t->serial_end_s : t->end_s;
+        if (t->probe || !(t1 > t0))
             continue;
         uint32_t tid = t->kind == TC_TL_COMPUTE ? 0 : 1 + t->stream;
         if (t->kind == TC_TL_COMM && t->stream < 64 && !named[(size_t)t->rank * 64 + t->stream]) {
@@ -828,7 +846,7 @@ tc_status tc_tl_write_chrome(const tc_tl_dag *d, const char *path, const char *(
         }
         json_t *e = json_pack("{s:s, s:s, s:s, s:f, s:f, s:I, s:I}", "name", t->name[0] ? t->name : "task", "cat",
                               t->kind == TC_TL_COMPUTE ? "compute" : "communication", "ph", "X",
-                              "ts", t->start_s * 1e6, "dur", (t->end_s - t->start_s) * 1e6, "pid",
+                              "ts", t0 * 1e6, "dur", (t1 - t0) * 1e6, "pid",
                               (json_int_t)t->rank, "tid", (json_int_t)tid);
         bad |= json_array_append_new(ev, e);
     }

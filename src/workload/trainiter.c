@@ -97,7 +97,7 @@ typedef struct ctx {
     uint32_t *upd;        /* each bucket's last update task (optimizer, parameter all-gather) */
     uint32_t *opt_task;   /* each rank's optimizer step (backward order) */
     uint32_t *nf_first, *nf_last; /* each rank's look-ahead forward (next_forward) */
-    double *nf_nominal;
+    uint32_t *cur_mk;     /* each rank's first forward in this iteration (its marker) */
     double send_s;        /* one PP send */
     tc_status st;
 } ctx;
@@ -265,6 +265,29 @@ static tc_status check(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_
             return tc_fail(err, TC_EINVAL, "expert-parallel degree %u must divide the data-parallel degree %u (expert "
                            "groups lie inside the DP groups, as in Megatron-LM)", c->ep, c->dp);
     }
+    /* The timeline's size: per unit and micro-batch a forward and a
+     * backward, the TP collectives (2 a direction, 4 with sequence
+     * parallelism, again with full recomputation), the EP all-to-alls
+     * (2 a direction, again with full recomputation), FSDP's two gathers
+     * and a reduce-scatter (dense and expert apart); two markers per
+     * micro-batch and virtual stage. Measured: about 3.3 us and 270 bytes a
+     * task (the run and its bookkeeping), so 3e6 tasks are some 10 s and
+     * 0.8 GB. */
+    {
+        double rec = c->recompute == TC_RECOMPUTE_FULL ? 1.5 : 1;
+        double per = 2;
+        if (c->tp > 1)
+            per += 2 * (c->seq_parallel ? 4 : 2) * rec;
+        if (c->ep > 1)
+            per += 2 * 2 * rec;
+        if (c->zero == 3)
+            per += 3 * (c->ep > 1 ? 2 : 1);
+        double tasks = (double)c->micro_batches * ((double)(m->layers + 2) * per + 2.0 * c->pp * v);
+        if (tasks > 3.0e6)
+            return tc_fail(err, TC_EINVAL, "%u micro-batches x %u layers%s is too large a timeline (about %.3g tasks, "
+                           "at most 3e6: some 10 s and 0.8 GB): give fewer micro-batches (a larger micro-batch)",
+                           c->micro_batches, m->layers, c->pp > 1 ? " over the stages" : "", tasks);
+    }
     if (m->arch == TC_MODEL_CNN) {
         if (c->tp > 1 || c->pp > 1 || v > 1)
             return tc_fail(err, TC_EINVAL, "%s: a CNN is trained data-parallel only: expected tp=1 pp=1 (got tp=%u "
@@ -285,12 +308,6 @@ static tc_status check(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_
     if (v > 1 && c->micro_batches % c->pp)
         return tc_fail(err, TC_EINVAL, "interleaved pipeline: %u micro-batches is not a multiple of the %u stages "
                        "(Megatron-LM's interleaved schedule needs one)", c->micro_batches, c->pp);
-    /* about 0.6 ms and 48 KB per thousand of these tasks: 2e7 is some 10 s
-     * and 1 GB */
-    if ((double)c->pp * v * c->micro_batches * (m->layers / ((double)c->pp * v) + 2) * 12 > 2.0e7)
-        return tc_fail(err, TC_EINVAL, "%u stages x %u micro-batches x %u layers is too large a timeline (above 2e7 "
-                       "tasks): give fewer micro-batches",
-                       c->pp, c->micro_batches, m->layers);
     return TC_OK;
 }
 
@@ -856,7 +873,8 @@ static void emb_allreduce(ctx *x, rankstate *rs, uint32_t pp, uint32_t v)
         }
     for (int e = 0; e < 2; e++) {
         uint32_t r = ends[e];
-        forward_first(x, task[e], e == 0 ? 0 : x->nu - 1);
+        if (x->c->zero < 3) /* ZeRO-3's dp stream keeps FSDP's order */
+            forward_first(x, task[e], e == 0 ? 0 : x->nu - 1);
         /* the optimizer (backward order) and the buckets holding the
          * embedding (stage 0's unit 0) or the head (the last unit) */
         rs[r].last_dp = task[e];
@@ -911,7 +929,8 @@ static void bucket_updates(ctx *x, uint32_t r, int32_t prio)
  * the next iteration's first forward, its first virtual stage's units for
  * one micro-batch, each after the update of the buckets holding its
  * parameters (all of them: the optimizer, in backward order; ZeRO-3: the
- * optimizer). Where it can start without stalling, less where the rank's
+ * optimizer), and on a later stage after the previous stage's look-ahead
+ * and its send. Where it can start without stalling, less where the rank's
  * first forward started in this iteration, is the rank's period; the
  * iteration is the largest (figures). */
 static void next_forward(ctx *x, uint32_t r, uint32_t pp, int32_t prio)
@@ -919,23 +938,56 @@ static void next_forward(ctx *x, uint32_t r, uint32_t pp, int32_t prio)
     tc_tl_dag *d = &x->d;
     uint32_t last = UINT32_MAX;
     x->nf_first[r] = UINT32_MAX;
-    x->nf_nominal[r] = 0;
     for (size_t ui = x->vbeg[r]; ui < x->vbeg[r + 1] && !x->st; ui++) {
         uint32_t t = tc_tl_add(d, TC_TL_COMPUTE, r, 0, x->u[ui].fwd_s, "next.fwd");
         if (t == UINT32_MAX)
             return;
         d->task[t].prio = prio + 2 * (int32_t)ui + 1;
         d->task[t].probe = true;
-        if (last != UINT32_MAX)
+        if (last != UINT32_MAX) {
             tc_tl_dep(d, t, last);
-        else
+        } else {
             x->nf_first[r] = t;
+            /* a later stage starts once the previous one has sent it the
+             * activations (a probe send of the same time) */
+            if (r > 0 && x->nf_last[r - 1] != UINT32_MAX) {
+                uint32_t sd = x->send_s > 0 ? tc_tl_add(d, TC_TL_COMM, r - 1, S_PP, x->send_s, "next.send")
+                                            : x->nf_last[r - 1];
+                if (sd != UINT32_MAX && x->send_s > 0) {
+                    d->task[sd].probe = true;
+                    d->task[sd].prio = INT32_MAX;
+                    tc_tl_dep(d, sd, x->nf_last[r - 1]);
+                }
+                if (sd != UINT32_MAX)
+                    tc_tl_dep(d, t, sd);
+            }
+        }
         for (uint32_t cc = 0; cc < (x->c->virtual_stages ? x->c->virtual_stages : 1); cc++)
             for (size_t n = x->bbeg[cc * pp + r]; n < x->bbeg[cc * pp + r + 1]; n++)
                 if (x->bk[n].last_unit <= ui && ui <= x->bk[n].hi_unit && x->upd[n] != UINT32_MAX)
                     tc_tl_dep(d, t, x->upd[n]);
-        x->nf_nominal[r] += x->u[ui].fwd_s;
+        if (x->c->zero == 3 && x->c->dp > 1) {
+            /* FSDP gathers the unit's parameters again before its forward
+             * (probe all-gathers after the optimizer, queued behind the
+             * iteration's own) */
+            size_t n0 = d->n;
+            dp_split(x, r, S_AG, TC_OP_ALLGATHER, TC_BYTES_PARAM16, &x->u[ui], x->opt_task[r], "next.ag", t);
+            for (size_t i = n0; i < d->n; i++) {
+                d->task[i].probe = true;
+                d->task[i].prio = INT32_MAX;
+            }
+        }
         last = t;
+        /* and its collectives, as the iteration's own forward runs them */
+        size_t n0 = d->n;
+        if (x->u[ui].kind == U_LAYER && x->c->tp > 1)
+            tp_comms(x, r, &last, 0);
+        if (x->u[ui].kind == U_LAYER && x->ep > 1)
+            ep_comms(x, r, &last, 0);
+        for (size_t i = n0; i < d->n; i++) {
+            d->task[i].probe = true;
+            d->task[i].prio = INT32_MAX;
+        }
     }
     x->nf_last[r] = last;
 }
@@ -989,6 +1041,8 @@ static void build(ctx *x, uint32_t pp, uint32_t v)
         int32_t pos = (int32_t)cnt[r]++;
         d->task[mk].prio = 2 * pos + 1;
         uint32_t b = e & 1, kj = e >> 1, k = kj / m, j = kj % m;
+        if (b == 0 && j == 0 && k == r)
+            x->cur_mk[r] = mk;
         chain(x, mk, k, j, (int)b, 2 * pos, &rs[r], utask);
     }
     if (x->tied && pp > 1 && !x->st)
@@ -1069,39 +1123,26 @@ static void ctx_free(ctx *x)
     free(x->opt_task);
     free(x->nf_first);
     free(x->nf_last);
-    free(x->nf_nominal);
+    free(x->cur_mk);
 }
 
-/* The iteration as a period: for each rank, where its look-ahead forward
- * could start without stalling, less where its first forward started in
- * this iteration; the largest over ranks. serial: the serial run's. */
+/* The iteration as a period: for each rank, from the end of its first
+ * forward in this iteration (micro-batch 0, its first virtual stage: the
+ * marker, after the units and their collectives) to the end of the same
+ * forward in the next (the look-ahead, built alike); the largest over
+ * ranks. serial: the serial run's. */
 static double period(const ctx *x, bool serial)
 {
     const tc_tl_dag *d = &x->d;
-    uint32_t pp = x->c->pp;
-    double *fill = tc_calloc(pp, sizeof *fill), best = 0;
-    if (!fill)
-        return NAN;
-    for (uint32_t r = 0; r < pp; r++)
-        fill[r] = INFINITY;
-    for (size_t i = 0; i < d->n; i++) {
-        const tc_tl_task *t = &d->task[i];
-        if (t->kind == TC_TL_COMPUTE && !t->probe && t->dur_s > 0 && t->rank < pp) {
-            double s = serial ? t->serial_start_s : t->start_s;
-            if (s < fill[t->rank])
-                fill[t->rank] = s;
-        }
-    }
-    for (uint32_t r = 0; r < pp; r++) {
-        if (x->nf_last[r] == UINT32_MAX)
+    double best = 0;
+    for (uint32_t r = 0; r < x->c->pp; r++) {
+        if (x->nf_last[r] == UINT32_MAX || x->cur_mk[r] == UINT32_MAX)
             continue;
-        const tc_tl_task *t = &d->task[x->nf_last[r]];
-        double end = serial ? t->serial_end_s : t->end_s;
-        double p = end - x->nf_nominal[r] - (isfinite(fill[r]) ? fill[r] : 0);
+        const tc_tl_task *t = &d->task[x->nf_last[r]], *c = &d->task[x->cur_mk[r]];
+        double p = serial ? t->serial_end_s - c->serial_end_s : t->end_s - c->end_s;
         if (p > best)
             best = p;
     }
-    free(fill);
     return best;
 }
 
@@ -1118,7 +1159,7 @@ static void figures(ctx *x, const tc_zoo_model *m, const tc_zoo_derived *d, cons
     out->optimizer_s = x->opt_s[busy];
     for (size_t i = 0; i < x->d.n; i++) {
         const tc_tl_task *t = &x->d.task[i];
-        if (t->kind != TC_TL_COMM || t->rank != busy)
+        if (t->kind != TC_TL_COMM || t->rank != busy || t->probe)
             continue;
         if (t->stream == S_PP)
             continue;
@@ -1148,14 +1189,15 @@ static void figures(ctx *x, const tc_zoo_model *m, const tc_zoo_derived *d, cons
     if (c->overlap) {
         out->iter_s = per;
         out->exposed_s = k->exposed_s;
-        out->bubble_s = k->idle_s;
+        /* over the period: what is neither compute nor exposed communication */
+        out->bubble_s = fmax(0, per - k->compute_busy_s - k->exposed_s);
         out->efficiency = nothing ? 1 : (per_serial - per) / den;
         out->slowdown = tl->slowdown;
     } else {
         /* the serial run: nothing overlaps on a rank, no contention */
         out->iter_s = per_serial;
         out->exposed_s = k->comm_s;
-        out->bubble_s = fmax(0, tl->serial_s - k->compute_s - k->comm_s);
+        out->bubble_s = fmax(0, per_serial - k->compute_s - k->comm_s);
         out->efficiency = nothing ? 1 : 0;
         out->slowdown = 0;
     }
@@ -1222,13 +1264,13 @@ tc_status tc_ti_run(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg
         x.opt_task = malloc(pp * sizeof *x.opt_task);
         x.nf_first = malloc(pp * sizeof *x.nf_first);
         x.nf_last = malloc(pp * sizeof *x.nf_last);
-        x.nf_nominal = tc_calloc(pp, sizeof *x.nf_nominal);
-        if (!x.lastbk || !x.upd || !x.opt_task || !x.nf_first || !x.nf_last || !x.nf_nominal)
+        x.cur_mk = malloc(pp * sizeof *x.cur_mk);
+        if (!x.lastbk || !x.upd || !x.opt_task || !x.nf_first || !x.nf_last || !x.cur_mk)
             x.st = tc_fail(err, TC_EINTERNAL, "out of memory");
         for (size_t i = 0; !x.st && i < x.nbk; i++)
             x.lastbk[i] = x.upd[i] = UINT32_MAX;
         for (uint32_t r = 0; !x.st && r < pp; r++)
-            x.opt_task[r] = x.nf_first[r] = x.nf_last[r] = UINT32_MAX;
+            x.opt_task[r] = x.nf_first[r] = x.nf_last[r] = x.cur_mk[r] = UINT32_MAX;
     }
     if (!x.st)
         build(&x, pp, v);
