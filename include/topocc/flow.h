@@ -160,6 +160,32 @@ double tc_flow_mem_estimate(const tc_topo *t, const tc_flow_job *jobs, size_t nj
 tc_status tc_flow_alone(const tc_topo *t, const tc_flow_job *jobs, size_t njobs, const tc_flow_opts *o,
                         double *alone_s, tc_err *err);
 
+/* ---- a simulation that jobs join while it runs ---------------------------
+ * For a caller with its own events (a training timeline's compute): it adds
+ * a job when its data is ready, runs the network until its next own event
+ * or until a job completes, and reacts. Same model as tc_flow_run (a run
+ * with the same jobs at the same start times gives the same times), without
+ * repetition skipping, rank folding or a trace. Jobs whose NCCL protocol
+ * caps the rate are refused unless the cap equals the options' rate cap. */
+typedef struct tc_flow_ctx tc_flow_ctx;
+
+tc_status tc_flow_ctx_new(const tc_topo *t, const tc_flow_opts *o, tc_flow_ctx **out, tc_err *err);
+/* Adds a job starting at max(job->start_s, the time reached); its schedule
+ * and rank map must live as long as the context. *id numbers jobs from 0. */
+tc_status tc_flow_ctx_add(tc_flow_ctx *c, const tc_flow_job *job, uint32_t *id, tc_err *err);
+/* Runs until the time `until` (INFINITY: as long as anything is pending),
+ * stopping early at the first batch of events in which jobs complete:
+ * *now is the time reached, done[0 .. *ndone) the jobs that completed then
+ * (at most cap; the others are reported by the next call, at the same
+ * time). Fails as tc_flow_run does (event budget, no path, deadlock: a job
+ * that nothing is left to advance when the run ends). */
+tc_status tc_flow_ctx_run(tc_flow_ctx *c, double until, uint32_t *done, size_t cap, size_t *ndone, double *now,
+                          tc_err *err);
+/* A job's finish (its last delivery) and start; NAN for an unknown id. */
+double tc_flow_ctx_finish(const tc_flow_ctx *c, uint32_t id);
+double tc_flow_ctx_start(const tc_flow_ctx *c, uint32_t id);
+void tc_flow_ctx_free(tc_flow_ctx *c);
+
 /* Convenience: the time of one schedule alone (tc_flow_run with one job at
  * time 0 and no trace), the shape of tc_eval_steps. */
 tc_status tc_flow_time(const tc_topo *t, const tc_sched *s, const uint32_t *rank_map, const tc_flow_opts *o,

@@ -1417,6 +1417,42 @@ static void progress_init(fl_sim *S)
     S->prog_total = S->fold_T ? total / S->fold_n : total;
 }
 
+/* Sets up S->jobs[j] for job jb (its memory zeroed). */
+static tc_status job_init(fl_sim *S, size_t j, const tc_flow_job *jb)
+{
+    const tc_topo *t = S->t;
+    fl_job *J = &S->jobs[j];
+    J->s = jb->sched;
+    J->map = jb->rank_map;
+    J->topo = t;
+    J->p = J->pfull = tc_sched_parts(J->s);
+    J->lanes = J->s->lanes > 1 ? J->s->lanes : 1;
+    if ((uint64_t)J->p * J->lanes > UINT32_MAX / 2)
+        return S->st = tc_fail(S->err, TC_EINVAL, "flow: job %zu has %u ranks in %u lanes: too many", j, J->p,
+                               J->lanes);
+    J->p *= J->lanes;
+    J->nsteps = J->s->nsteps;
+    J->start = jb->start_s;
+    J->finish = J->start;
+    J->name = jb->name;
+    J->rk = calloc(J->p ? J->p : 1, sizeof *J->rk);
+    J->ah = calloc(J->p ? J->p : 1, sizeof *J->ah);
+    if (!J->rk || !J->ah || !window_grow(J))
+        return oom(S);
+    if ((double)J->p * rcache_bytes(S->stride) <= RCACHE_MAX) {
+        J->rc = calloc(J->p ? J->p : 1, sizeof *J->rc);
+        J->rc_path = malloc((J->p ? J->p : 1) * (size_t)S->stride * sizeof *J->rc_path);
+        J->rc_pw = malloc((J->p ? J->p : 1) * (size_t)S->stride * sizeof *J->rc_pw);
+        if (!J->rc || !J->rc_path || !J->rc_pw)
+            return oom(S);
+    }
+    if (S->o.trace_path && !(J->seen = calloc(J->p ? J->p : 1, 1)))
+        return oom(S);
+    for (uint32_t r = 0; r < J->p; r++)
+        J->rk[r].fin = J->start;
+    return TC_OK;
+}
+
 static tc_status sim_init(fl_sim *S, const tc_topo *t, const tc_flow_job *jobs, size_t njobs, const tc_flow_opts *o,
                           tc_err *err)
 {
@@ -1445,7 +1481,7 @@ static tc_status sim_init(fl_sim *S, const tc_topo *t, const tc_flow_job *jobs, 
     S->link_bytes = calloc(t->n_links ? t->n_links : 1, sizeof *S->link_bytes);
     S->path = malloc(S->stride * sizeof *S->path);
     S->pw = malloc(S->stride * sizeof *S->pw);
-    S->jobs = calloc(njobs, sizeof *S->jobs);
+    S->jobs = calloc(njobs ? njobs : 1, sizeof *S->jobs);
     if (!S->cap || !S->link_bytes || !S->path || !S->pw || !S->jobs)
         return oom(S);
     for (uint32_t l = 0; l < t->n_links; l++)
@@ -1468,36 +1504,9 @@ static tc_status sim_init(fl_sim *S, const tc_topo *t, const tc_flow_job *jobs, 
         S->o.rate_cap_Bps = proto_cap;
     if (tc_mm_init(&S->mm, t->n_links, S->cap, S->stride, S->o.rate_cap_Bps) != TC_OK)
         return oom(S);
-    for (size_t j = 0; j < njobs; j++) {
-        fl_job *J = &S->jobs[j];
-        J->s = jobs[j].sched;
-        J->map = jobs[j].rank_map;
-        J->topo = t;
-        J->p = J->pfull = tc_sched_parts(J->s);
-        J->lanes = J->s->lanes > 1 ? J->s->lanes : 1;
-        if ((uint64_t)J->p * J->lanes > UINT32_MAX / 2)
-            return S->st = tc_fail(err, TC_EINVAL, "flow: job %zu has %u ranks in %u lanes: too many", j, J->p, J->lanes);
-        J->p *= J->lanes;
-        J->nsteps = J->s->nsteps;
-        J->start = jobs[j].start_s;
-        J->finish = J->start;
-        J->name = jobs[j].name;
-        J->rk = calloc(J->p ? J->p : 1, sizeof *J->rk);
-        J->ah = calloc(J->p ? J->p : 1, sizeof *J->ah);
-        if (!J->rk || !J->ah || !window_grow(J))
-            return oom(S);
-        if ((double)J->p * rcache_bytes(S->stride) <= RCACHE_MAX) {
-            J->rc = calloc(J->p ? J->p : 1, sizeof *J->rc);
-            J->rc_path = malloc((J->p ? J->p : 1) * (size_t)S->stride * sizeof *J->rc_path);
-            J->rc_pw = malloc((J->p ? J->p : 1) * (size_t)S->stride * sizeof *J->rc_pw);
-            if (!J->rc || !J->rc_path || !J->rc_pw)
-                return oom(S);
-        }
-        if (S->o.trace_path && !(J->seen = calloc(J->p ? J->p : 1, 1)))
-            return oom(S);
-        for (uint32_t r = 0; r < J->p; r++)
-            J->rk[r].fin = J->start;
-    }
+    for (size_t j = 0; j < njobs; j++)
+        if (job_init(S, j, &jobs[j]) != TC_OK)
+            return S->st;
     if (fl_fold_init(S) != TC_OK)
         return S->st;
     if (S->o.progress)
@@ -1759,6 +1768,200 @@ void tc_flow_result_free(tc_flow_result *res)
         return;
     free(res->jobs);
     memset(res, 0, sizeof *res);
+}
+
+/* ---- a simulation that jobs join while it runs (flow.h) ------------------ */
+
+struct tc_flow_ctx {
+    fl_sim S;
+    size_t jcap;
+    uint32_t *pending;     /* jobs not started yet, by start time (then id) */
+    size_t npend;
+    uint8_t *state;        /* per job: 0 pending, 1 running, 2 done, 3 done and reported */
+    tc_err err;            /* the simulation's own error slot */
+};
+
+tc_status tc_flow_ctx_new(const tc_topo *t, const tc_flow_opts *o, tc_flow_ctx **out, tc_err *err)
+{
+    *out = NULL;
+    tc_flow_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return tc_fail(err, TC_EINTERNAL, "flow: out of memory");
+    tc_flow_opts oo;
+    if (o)
+        oo = *o;
+    else
+        memset(&oo, 0, sizeof oo);
+    oo.no_skip = true;
+    oo.trace_path = NULL;
+    oo.progress = NULL;
+    if (sim_init(&c->S, t, NULL, 0, &oo, &c->err) != TC_OK) {
+        tc_status st = tc_fail(err, c->S.st, "%s", c->err.msg);
+        sim_free(&c->S);
+        free(c);
+        return st;
+    }
+    *out = c;
+    return TC_OK;
+}
+
+tc_status tc_flow_ctx_add(tc_flow_ctx *c, const tc_flow_job *job, uint32_t *id, tc_err *err)
+{
+    fl_sim *S = &c->S;
+    if (S->st)
+        return tc_fail(err, S->st, "%s", c->err.msg);
+    if (!job || !job->sched)
+        return tc_fail(err, TC_EINVAL, "flow: a job needs a schedule");
+    if (check_jobs(S->t, job, 1, err))
+        return TC_EINVAL;
+    const tc_sched *sc = job->sched;
+    double cap = sc->proto && sc->rate_cap_Bps > 0 ? sc->rate_cap_Bps * sc->wire : 0;
+    if (cap > 0 && cap != S->o.rate_cap_Bps)
+        return tc_fail(err, TC_EINVAL, "flow: a job whose NCCL protocol caps the rate (%g B/s) cannot join this "
+                                       "simulation (rate cap %g B/s)", cap, S->o.rate_cap_Bps);
+    if (S->njobs >= UINT32_MAX / 2)
+        return tc_fail(err, TC_EINVAL, "flow: too many jobs");
+    if (S->njobs == c->jcap) {
+        size_t nc = c->jcap ? 2 * c->jcap : 16;
+        fl_job *J = realloc(S->jobs, nc * sizeof *J);
+        if (!J)
+            return tc_fail(err, TC_EINTERNAL, "flow: out of memory");
+        S->jobs = J;
+        uint8_t *st = realloc(c->state, nc);
+        if (!st)
+            return tc_fail(err, TC_EINTERNAL, "flow: out of memory");
+        c->state = st;
+        uint32_t *pd = realloc(c->pending, nc * sizeof *pd);
+        if (!pd)
+            return tc_fail(err, TC_EINTERNAL, "flow: out of memory");
+        c->pending = pd;
+        c->jcap = nc;
+    }
+    size_t j = S->njobs++;
+    memset(&S->jobs[j], 0, sizeof S->jobs[j]);
+    c->state[j] = 0;
+    tc_flow_job jb = *job;
+    if (!(jb.start_s >= S->now))
+        jb.start_s = S->now;
+    S->err = &c->err;
+    if (job_init(S, j, &jb) != TC_OK) {
+        tc_status st = tc_fail(err, S->st, "%s", c->err.msg);
+        return st;
+    }
+    /* pending, in start order (stable: later ids after earlier ones) */
+    size_t k = c->npend;
+    while (k > 0 && S->jobs[c->pending[k - 1]].start > jb.start_s) {
+        c->pending[k] = c->pending[k - 1];
+        k--;
+    }
+    c->pending[k] = (uint32_t)j;
+    c->npend++;
+    *id = (uint32_t)j;
+    return TC_OK;
+}
+
+/* Reports jobs done and not reported yet; returns how many. */
+static size_t ctx_report(tc_flow_ctx *c, uint32_t *done, size_t cap)
+{
+    size_t n = 0;
+    for (size_t j = 0; j < c->S.njobs && n < cap; j++)
+        if (c->state[j] == 2) {
+            c->state[j] = 3;
+            done[n++] = (uint32_t)j;
+        }
+    return n;
+}
+
+tc_status tc_flow_ctx_run(tc_flow_ctx *c, double until, uint32_t *done, size_t cap, size_t *ndone, double *now,
+                          tc_err *err)
+{
+    fl_sim *S = &c->S;
+    *ndone = 0;
+    *now = S->now;
+    if (S->st)
+        return tc_fail(err, S->st, "%s", c->err.msg);
+    if (!(until >= S->now))
+        return tc_fail(err, TC_EINVAL, "flow: run until %g, before the time reached (%g)", until, S->now);
+    S->err = &c->err;
+    /* jobs completed and not reported yet (cap was short) */
+    if ((*ndone = ctx_report(c, done, cap)) > 0)
+        return TC_OK;
+    while (S->st == TC_OK) {
+        double next;
+        uint32_t f;
+        if (!q_peek(S, &next, &f))
+            next = INFINITY;
+        if (c->npend > 0 && S->jobs[c->pending[0]].start < next)
+            next = S->jobs[c->pending[0]].start;
+        if (next == INFINITY || next > until) {
+            if (next == INFINITY)
+                for (size_t j = 0; j < S->njobs; j++)
+                    if (c->state[j] == 1)
+                        return tc_fail(err, TC_EINVAL, "flow: job %zu deadlocks: nothing is left to advance it", j);
+            if (isfinite(until))
+                S->now = until;
+            *now = S->now;
+            return TC_OK;
+        }
+        double end = next + fmax(next * TC_FLOW_BATCH_REL, 1e-15);
+        S->now = next;
+        size_t started = 0;
+        while (started < c->npend && S->jobs[c->pending[started]].start <= end) {
+            uint32_t j = c->pending[started++];
+            c->state[j] = 1;
+            for (uint32_t r = S->jobs[j].p; r-- > 0;)
+                push_ready(S, j, r);
+        }
+        if (started) {
+            memmove(c->pending, c->pending + started, (c->npend - started) * sizeof *c->pending);
+            c->npend -= started;
+        }
+        drain_ready(S);
+        double t;
+        while (S->st == TC_OK && q_peek(S, &t, &f) && t <= end) {
+            if (t > S->now)
+                S->now = t;
+            if (S->f_state[f] != ST_ALPHA && !count_event(S))
+                break;
+            flow_event(S, f, t);
+            drain_ready(S);
+        }
+        if (S->st == TC_OK)
+            apply_rates(S);
+        S->batches++;
+        bool any = false;
+        for (size_t j = 0; j < S->njobs; j++)
+            if (c->state[j] == 1 && S->jobs[j].lo == S->jobs[j].nsteps) {
+                c->state[j] = 2;
+                any = true;
+            }
+        if (any) {
+            *now = S->now;
+            *ndone = ctx_report(c, done, cap);
+            return TC_OK;
+        }
+    }
+    return tc_fail(err, S->st, "%s", c->err.msg);
+}
+
+double tc_flow_ctx_finish(const tc_flow_ctx *c, uint32_t id)
+{
+    return id < c->S.njobs ? c->S.jobs[id].finish : NAN;
+}
+
+double tc_flow_ctx_start(const tc_flow_ctx *c, uint32_t id)
+{
+    return id < c->S.njobs ? c->S.jobs[id].start : NAN;
+}
+
+void tc_flow_ctx_free(tc_flow_ctx *c)
+{
+    if (!c)
+        return;
+    sim_free(&c->S);
+    free(c->pending);
+    free(c->state);
+    free(c);
 }
 
 tc_status tc_flow_time(const tc_topo *t, const tc_sched *s, const uint32_t *rank_map, const tc_flow_opts *o,
