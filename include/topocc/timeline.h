@@ -64,6 +64,8 @@ typedef struct tc_tl_task {
     int32_t prio;       /* order within its stream: lower first, then task index */
     uint8_t stream_policy; /* 0: the run's policy (tc_tl_opts); 1 + a tc_tl_policy: the
                               policy of this task's stream (its tasks must agree) */
+    bool ext;           /* communication whose end an external model decides (tc_tl_ext):
+                           dur_s is ignored, s_m does not apply */
     bool probe;         /* simulated, but left out of every figure of the result (a
                            look-ahead: e.g. the next iteration's first forward) */
     bool preempt;       /* may be paused, in the overlapped run, when a task of lower
@@ -95,10 +97,26 @@ uint32_t tc_tl_add(tc_tl_dag *d, tc_tl_kind kind, uint32_t rank, uint32_t stream
 /* Task `task` waits for task `on` (any rank, any index). */
 void tc_tl_dep(tc_tl_dag *d, uint32_t task, uint32_t on);
 
+/* An external model of the communication tasks marked ext (the flow
+ * simulator, driven by the timeline): each run (the overlapped one, then
+ * the serial one) calls begin once; a task marked ext calls start when it
+ * starts; the timeline then asks run to advance the model to at most
+ * `until` (its own next event, INFINITY when it has none), stopping early
+ * when tasks complete: *now the time reached, done[0 .. *n) the tasks that
+ * ended then (at most cap). Such a task counts as communication in flight
+ * for its rank's compute (s_c, s_c_dma). */
+typedef struct tc_tl_ext {
+    void *ud;
+    tc_status (*begin)(void *ud, bool serial, tc_err *err);
+    tc_status (*start)(void *ud, uint32_t task, double t, tc_err *err);
+    tc_status (*run)(void *ud, double until, uint32_t *done, size_t cap, size_t *n, double *now, tc_err *err);
+} tc_tl_ext;
+
 typedef struct tc_tl_opts {
     double s_c, s_m;         /* compute / communication slowdown while the other runs */
     double s_c_dma, s_m_dma; /* the same for copy-engine communication */
     tc_tl_policy policy;
+    const tc_tl_ext *ext;    /* NULL: no task may be marked ext */
 } tc_tl_opts;
 
 /* The defaults above, TC_TL_IN_ORDER. */

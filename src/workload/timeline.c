@@ -106,6 +106,7 @@ void tc_tl_dep(tc_tl_dag *d, uint32_t task, uint32_t on)
 
 void tc_tl_opts_default(tc_tl_opts *o)
 {
+    memset(o, 0, sizeof *o);
     o->s_c = TC_TL_S_C_DEFAULT;
     o->s_m = TC_TL_S_M_DEFAULT;
     o->s_c_dma = TC_TL_S_C_DMA_DEFAULT;
@@ -154,6 +155,9 @@ typedef struct sim {
     uint32_t *rcount, *ncomp, *nsm, *ndma;
     double *t0, *rem0, *rate;
     double *left, *ready_t;            /* work left to a paused task; when a task became ready */
+    size_t next;                       /* ext tasks running */
+    tc_err *err;
+    tc_status est;                     /* an external model's failure */
     size_t nrun, ndirty, ndone;
 } sim;
 
@@ -210,6 +214,9 @@ static tc_status check_input(const tc_tl_dag *d, const tc_tl_opts *o, tc_err *er
                            t->name, t->dur_s);
         if (t->rank >= TL_MAX_RANK)
             return tc_fail(err, TC_EINVAL, "task %zu: rank %u: expected below 2^24", i, t->rank);
+        if (t->ext && (t->kind != TC_TL_COMM || t->preempt || !o->ext))
+            return tc_fail(err, TC_EINVAL, "task %zu (%s): an external task is communication, not preemptible, and needs "
+                           "an external model (tc_tl_opts.ext)", i, t->name);
         if (t->kind == TC_TL_COMPUTE && (t->stream != 0 || t->dma))
             return tc_fail(err, TC_EINVAL, "task %zu (%s): a compute task has no stream number and no dma: they "
                                            "apply to communication", i, t->name);
@@ -384,7 +391,7 @@ static void finish(sim *s, uint32_t i, double t, double *en)
     s->state[i] = 2;
     s->ndone++;
     s->sbusy[s->tstream[i]] = false;
-    if (x->dur_s > 0) {
+    if (x->dur_s > 0 || x->ext) {
         s->rcount[x->rank]--;
         if (x->kind == TC_TL_COMPUTE)
             s->ncomp[x->rank]--;
@@ -411,7 +418,7 @@ static void start(sim *s, uint32_t i, double t, double *st, double *en)
     const tc_tl_task *x = &s->d->task[i];
     if (isnan(st[i]))
         st[i] = t;
-    if (!(x->dur_s > 0)) {
+    if (!(x->dur_s > 0) && !x->ext) {
         s->state[i] = 1;
         finish(s, i, t, en);
         return;
@@ -426,6 +433,13 @@ static void start(sim *s, uint32_t i, double t, double *st, double *en)
         s->ndma[x->rank]++;
     else
         s->nsm[x->rank]++;
+    if (x->ext) {
+        /* its end is the external model's */
+        s->next++;
+        if (s->est == TC_OK)
+            s->est = s->o->ext->start(s->o->ext->ud, i, t, s->err);
+        return;
+    }
     s->t0[i] = t;
     s->rem0[i] = s->left[i];
     s->rate[i] = 0; /* set by update_rates */
@@ -471,7 +485,7 @@ static void start_phase(sim *s, bool serial, double t, double *st, double *en)
         while (s->nz > 0) {
             uint32_t q = s->zstack[s->nz - 1];
             uint32_t c = s->sbusy[q] ? UINT32_MAX : pick(s, q);
-            if (c == UINT32_MAX || s->d->task[c].dur_s > 0)
+            if (c == UINT32_MAX || s->d->task[c].dur_s > 0 || s->d->task[c].ext)
                 s->nz--;
             else
                 start(s, c, t, st, en); /* pushes its dependents' streams */
@@ -585,11 +599,16 @@ static tc_status simulate(sim *s, bool serial, double *st, double *en, tc_err *e
     uint32_t *fin = tc_calloc(n ? n : 1, sizeof *fin);
     if (!fin)
         return tc_fail(err, TC_EINTERNAL, "out of memory (timeline)");
+    s->next = 0;
+    s->err = err;
+    s->est = s->o->ext ? s->o->ext->begin(s->o->ext->ud, serial, err) : TC_OK;
     double t = 0;
-    for (;;) {
+    while (s->est == TC_OK) {
         start_phase(s, serial, t, st, en);
         update_rates(s, t);
-        if (s->nrun == 0)
+        if (s->est)
+            break;
+        if (s->nrun == 0 && s->next == 0)
             break;
         double tmin = INFINITY;
         for (size_t k = 0; k < s->nrun; k++) {
@@ -600,6 +619,36 @@ static tc_status simulate(sim *s, bool serial, double *st, double *en, tc_err *e
         }
         if (tmin < t)
             tmin = t;
+        if (s->next > 0) {
+            /* the external model up to our next event, or to its first
+             * completions before it */
+            size_t nd = 0;
+            double now = t;
+            s->est = s->o->ext->run(s->o->ext->ud, tmin, fin, n ? n : 1, &nd, &now, err);
+            if (s->est)
+                break;
+            if (nd > 0) {
+                if (now < t)
+                    now = t;
+                qsort(fin, nd, sizeof *fin, u32_cmp);
+                t = now;
+                for (size_t k = 0; k < nd; k++) {
+                    uint32_t i = fin[k];
+                    if (i >= n || !s->d->task[i].ext || s->state[i] != 1) {
+                        s->est = tc_fail(err, TC_EINTERNAL, "timeline: the external model reported task %u, which "
+                                                            "is not an external task in flight", i);
+                        break;
+                    }
+                    s->next--;
+                    finish(s, i, t, en);
+                }
+                continue;
+            }
+            if (tmin == INFINITY) {
+                s->est = tc_fail(err, TC_EINVAL, "timeline: %zu external task(s) in flight never complete", s->next);
+                break;
+            }
+        }
         double lim = tmin + 1e-12 * fabs(tmin);
         size_t nf = 0;
         for (size_t k = 0; k < s->nrun;) {
@@ -618,6 +667,8 @@ static tc_status simulate(sim *s, bool serial, double *st, double *en, tc_err *e
             finish(s, fin[k], t, en);
     }
     free(fin);
+    if (s->est)
+        return s->est;
     if (s->ndone < n) {
         for (size_t i = 0; i < n; i++)
             if (s->state[i] == 0) {
