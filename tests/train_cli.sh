@@ -67,6 +67,23 @@ then
     echo "FAIL (--no-overlap --timeline): the trace is not the serial run"
     fails=$((fails + 1))
 fi
+# flow mode co-simulates the iteration's network: where nothing contends
+# (TP inside one node) it is the collectives timed alone; where DP and PP
+# traffic share the fabric here it is slower
+itf() { "$T" train --model llama3-8b --mode flow --format json "$@" |
+    sed -n 's/.*"iter_s": *\([0-9.e+-]*\).*/\1/p' | head -1; }
+a=$(itf --preset dgx-h100:nodes=1 --dp 1 --tp 8 --micro-batches 2)
+b=$(itf --preset dgx-h100:nodes=1 --dp 1 --tp 8 --micro-batches 2 --no-cosim)
+if ! awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 1e-9 * b) }'; then
+    echo "FAIL (co-simulation, no contention): $a against $b alone"; fails=$((fails + 1))
+fi
+a=$(itf --topo "clos:hosts=64,radix=16,tiers=2,node=8" --dp 4 --tp 8 --pp 2 --micro-batches 4)
+b=$(itf --topo "clos:hosts=64,radix=16,tiers=2,node=8" --dp 4 --tp 8 --pp 2 --micro-batches 4 --no-cosim)
+if ! awk -v a="$a" -v b="$b" 'BEGIN { exit !(a != "" && a + 0 > b * 1.01) }'; then
+    echo "FAIL (co-simulation, DP and PP sharing links): $a, expected above $b alone"; fails=$((fails + 1))
+fi
+good "co-simulated" "network: co-simulated" train --preset dgx-h100:nodes=1 --model llama3-8b --dp 1 --tp 8 --mode flow
+
 # expert parallelism and the rank order
 good "mixtral, ep 8" "EP all-to-alls" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --seq 4096 --allow-oom
 good "order in the header" "order tp-pp-dp" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 8 --pp 2 --micro-batches 4 --order tp-pp-dp

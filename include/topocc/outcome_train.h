@@ -118,6 +118,7 @@ typedef struct tc_ti_split {
 
 typedef struct tc_trainiter_out {
     char order[16];          /* the parallel order, innermost first */
+    bool cosim;              /* flow mode: the iteration's network co-simulated */
     tc_net net;
     char model[64];
     char accel[64];

@@ -186,6 +186,7 @@ typedef struct tc_scenario {
     char recompute[12];                 /* iteration.recompute: none, selective, full */
     bool it_overlap;                    /* iteration.overlap (default true) */
     bool it_dma;                        /* iteration.dma: collectives on copy engines */
+    bool it_cosim;                      /* iteration.cosim: flow mode co-simulates the network (default true) */
     char comm_order[12];                /* iteration.comm_order: backward (DDP) or forward (P3) */
     char it_timeline[4096];             /* iteration.timeline: Chrome trace file ("": none) */
     double achievable;                  /* iteration.achievable: fraction of peak a matmul reaches */

@@ -52,6 +52,9 @@ bool tc_par_order_parse(const char *s, tc_ti_group dim[3]);
  * dp tp pp ranks (2 for TC_TI_PP); *size is the group size. */
 tc_status tc_ti_group_members(const tc_ti_group order[3], uint32_t dp, uint32_t tp, uint32_t pp, uint32_t ep,
                               tc_ti_group g, uint32_t *members, uint32_t *size, tc_err *err);
+/* The rank at coordinates (dp d, tp t, pp p) under order. */
+uint32_t tc_ti_rank(const tc_ti_group order[3], uint32_t dp, uint32_t tp, uint32_t pp, uint32_t d, uint32_t t,
+                    uint32_t p);
 
 /* Time of one collective `op` of `bytes` (nccl-tests convention: the whole
  * buffer for all-reduce, the gathered output for all-gather, the input for
@@ -68,6 +71,21 @@ typedef struct tc_ti_accel {
     double mem_bytes;        /* capacity (0: not checked) */
     double achievable;       /* fraction of peak FLOP/s a matmul reaches (e.g. 0.6; assumed unless sourced) */
 } tc_ti_accel;
+
+/* Flow co-simulation (tc_ti_cfg.flow): every communication task's end is
+ * the caller's network model's (timeline.h, tc_tl_ext). begin: a run (the
+ * overlapped one, then the serial one) starts; start: communication task
+ * `task` of pipeline stage `stage` starts at t: op over the groups g of
+ * that stage (for TC_TI_PP a send to stage + 1 when up, else stage - 1;
+ * for TC_TI_EMB the stage's pairs), bytes in nccl-tests size; run: as
+ * tc_tl_ext's. */
+typedef struct tc_ti_flow {
+    void *ud;
+    tc_status (*begin)(void *ud, bool serial, tc_err *err);
+    tc_status (*start)(void *ud, uint32_t task, tc_op op, tc_ti_group g, double bytes, uint32_t stage, bool up,
+                       double t, tc_err *err);
+    tc_status (*run)(void *ud, double until, uint32_t *done, size_t cap, size_t *n, double *now, tc_err *err);
+} tc_ti_flow;
 
 typedef struct tc_ti_cfg {
     uint32_t dp, tp, pp;
@@ -97,6 +115,9 @@ typedef struct tc_ti_cfg {
                                  updated as soon as it is reduced) */
     bool dma;                 /* every communication task on copy engines (contention.s_c_dma, s_m_dma) */
     tc_tl_opts contention;    /* s_c, s_m, ... (tc_tl_opts_default) */
+    const tc_ti_flow *flow;   /* not NULL: communication timed by the caller's network model
+                                 while the timeline runs (the durations asked of comm_fn stay
+                                 the nominal ones) */
     tc_tl_dag *keep;          /* not NULL: receives the run DAG (the caller frees it, tc_tl_free);
                                  one rank per pipeline stage, streams as tc_ti_stream_name names */
 } tc_ti_cfg;

@@ -46,6 +46,7 @@ json_t *tc_trainiter_json(const tc_trainiter_out *o, const tc_scenario *s)
     json_object_set_new(j, "pp", json_integer(o->cfg.pp));
     json_object_set_new(j, "ep", json_integer(o->cfg.ep > 1 ? o->cfg.ep : 1));
     json_object_set_new(j, "order", json_string(o->order));
+    json_object_set_new(j, "cosimulated", json_boolean(o->cosim));
     json_object_set_new(j, "tp_in_node", json_boolean(o->tp_in_node));
     json_object_set_new(j, "achievable", num(o->achievable));
     json_object_set_new(j, "profile_achievable", o->profile_achievable > 0 ? num(o->profile_achievable) : json_null());
@@ -203,6 +204,9 @@ void tc_trainiter_print(const tc_trainiter_out *o, const tc_scenario *s, FILE *f
             o->cfg.dma ? "copy-engine (--dma) collectives are" : "a collective is",
             o->cfg.dma ? o->cfg.contention.s_m_dma : o->cfg.contention.s_m);
     fprintf(f, "topology: %s (rank r on endpoint r; order %s, innermost first)\n", o->net.topo[0]->spec, o->order);
+    if (o->cosim)
+        fprintf(f, "network: co-simulated (flow): every group's collectives and sends share the links while compute "
+                   "runs; the nominal times below are each collective alone\n");
     if (!o->tp_in_node)
         fprintf(f, "note: a TP group of %u spans more than one scale-up node of %u\n", o->cfg.tp,
                 o->net.topo[0]->node_size);

@@ -1615,6 +1615,7 @@ U32_RANGE_KEY(zero, zero, 0, 3)
 BOOL_KEY(sp, seq_parallel)
 BOOL_KEY(overlap, it_overlap)
 BOOL_KEY(dma, it_dma)
+BOOL_KEY(cosim, it_cosim)
 SET(set_recompute)
 {
     tc_status st = str_of(v, where, s->recompute, sizeof s->recompute, err);
@@ -1812,6 +1813,7 @@ static const tc_scn_key keys[] = {
     {"iteration.dma", B(TRAIN), NULL, set_dma, get_dma, ""},
     {"iteration.comm_order", B(TRAIN), NULL, set_comm_order, get_comm_order, ""},
     {"iteration.timeline", B(TRAIN), NULL, set_it_timeline, get_it_timeline, ""},
+    {"iteration.cosim", B(TRAIN), NULL, set_cosim, get_cosim, ""},
     {"iteration.capacity_factor", B(TRAIN), NULL, set_capf, get_capf, ""},
     {"iteration.zipf", B(TRAIN), NULL, set_zipf, get_zipf, ""},
     {"iteration.search", B(TRAIN), NULL, set_search, get_search, ""},

@@ -169,6 +169,10 @@ static const opt_def opts[] = {
     {{"--s-m", "iteration.s_m", "train", "S", B(TRAIN) | B(COMPRESS), false,
       "communication slowdown while compute runs: 1/(1+S) [0]"},
      F_VALUE},
+    {{"--no-cosim", "iteration.cosim", "train", NULL, B(TRAIN), false,
+      "flow mode: time each collective alone (every group of its kind at once), not the iteration's network as one "
+      "simulation"},
+     F_SWITCH_OFF},
     {{"--timeline", "iteration.timeline", "train", "FILE", B(TRAIN), false,
       "write the iteration as a Chrome trace (Perfetto): compute and communication tracks per pipeline stage"},
      F_VALUE},

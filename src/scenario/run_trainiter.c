@@ -23,6 +23,7 @@ typedef struct comm_entry {
     tc_ti_group g;
     uint64_t sig;
     double bytes, t;
+    tc_algo algo;                /* auto's choice */
 } comm_entry;
 
 typedef struct comm_cache {
@@ -59,6 +60,7 @@ typedef struct comm_ctx {
     comm_entry rec[CACHE];       /* the recording pass's requests */
     uint32_t nrec;
     bool recording;
+    bool cosim;                  /* flow mode: the timed pass co-simulates the network */
     uint32_t evaluations;
 } comm_ctx;
 
@@ -110,7 +112,7 @@ static tc_status groups_of(comm_ctx *c, tc_ti_group g, tc_groups *gr, tc_err *er
 /* Times of one operation on the groups of kind g (or a send) at n sizes,
  * in one sweep: the schedules are built once and rescaled. */
 static tc_status sweep_times(comm_ctx *c, tc_op op, tc_ti_group g, const double *sizes, size_t n, double *out,
-                             tc_err *err)
+                             tc_algo *algo, tc_err *err)
 {
     tc_result *r = tc_calloc(n, sizeof *r);
     if (!r)
@@ -152,8 +154,10 @@ static tc_status sweep_times(comm_ctx *c, tc_op op, tc_ti_group g, const double 
         if (st == TC_OK)
             st = tc_evaluate_groups_sweep(c->t, &req, &gr, sizes, n, &c->eo, r, err);
     }
-    for (size_t i = 0; st == TC_OK && i < n; i++)
+    for (size_t i = 0; st == TC_OK && i < n; i++) {
         out[i] = r[i].time_s;
+        algo[i] = r[i].algo;
+    }
     free(r);
     if (st) {
         char m[TC_ERR_LEN];
@@ -205,7 +209,7 @@ static tc_status comm_fn(void *ud, tc_op op, tc_ti_group g, double bytes, double
             return TC_OK;
     if (c->nrec == CACHE)
         return tc_fail(err, TC_EINTERNAL, "internal: more than %d distinct collectives in one iteration", CACHE);
-    c->rec[c->nrec++] = (comm_entry){op, g, 0, bytes, 0};
+    c->rec[c->nrec++] = (comm_entry){op, g, 0, bytes, 0, TC_ALGO_AUTO};
     return TC_OK;
 }
 
@@ -213,7 +217,8 @@ static tc_status resolve(comm_ctx *c, tc_err *err)
 {
     double *sz = tc_calloc(c->nrec ? c->nrec : 1, sizeof *sz), *tm = tc_calloc(c->nrec ? c->nrec : 1, sizeof *tm);
     uint8_t *done = tc_calloc(c->nrec ? c->nrec : 1, 1);
-    tc_status st = sz && tm && done ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
+    tc_algo *al = tc_calloc(c->nrec ? c->nrec : 1, sizeof *al);
+    tc_status st = sz && tm && done && al ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
     for (uint32_t i = 0; st == TC_OK && i < c->nrec; i++) {
         if (done[i])
             continue;
@@ -221,14 +226,14 @@ static tc_status resolve(comm_ctx *c, tc_err *err)
         for (uint32_t j = i; j < c->nrec; j++)
             if (!done[j] && c->rec[j].op == c->rec[i].op && c->rec[j].g == c->rec[i].g)
                 sz[n++] = c->rec[j].bytes;
-        if ((st = sweep_times(c, c->rec[i].op, c->rec[i].g, sz, n, tm, err)))
+        if ((st = sweep_times(c, c->rec[i].op, c->rec[i].g, sz, n, tm, al, err)))
             break;
         size_t k = 0;
         uint64_t sig = c->sig[c->rec[i].g];
         for (uint32_t j = i; j < c->nrec; j++)
             if (!done[j] && c->rec[j].op == c->rec[i].op && c->rec[j].g == c->rec[i].g) {
                 done[j] = 1;
-                if (!cache_add(c->cache, (comm_entry){c->rec[j].op, c->rec[j].g, sig, sz[k], tm[k]}))
+                if (!cache_add(c->cache, (comm_entry){c->rec[j].op, c->rec[j].g, sig, sz[k], tm[k], al[k]}))
                     st = tc_fail(err, TC_EINTERNAL, "out of memory");
                 k++;
             }
@@ -236,8 +241,285 @@ static tc_status resolve(comm_ctx *c, tc_err *err)
     free(sz);
     free(tm);
     free(done);
+    free(al);
     c->nrec = 0;
     return st;
+}
+
+/* ---- flow co-simulation (train --mode flow) ------------------------------
+ * Every communication task of the timed pass is external (tc_ti_flow): when
+ * it starts, one flow job per group of its stage joins a tc_flow_ctx (the
+ * collective's schedule as auto chose it for one group); it ends when all
+ * of them have. The embedding all-reduce's two tasks (first and last
+ * stage) share one set of jobs, the stage pairs'. */
+
+typedef struct fsched {
+    tc_op op;
+    tc_ti_group g;
+    double bytes;
+    tc_sched *s;
+} fsched;
+
+typedef struct flow_drv {
+    comm_ctx *c;
+    tc_flow_opts fo;
+    tc_flow_ctx *fc;
+    uint32_t *job_task;          /* flow job -> timeline task */
+    size_t njob, capjob;
+    uint32_t *outst;             /* per task: its jobs in flight (UINT32_MAX: not started) */
+    size_t capo;
+    uint32_t emb_task[2];        /* the embedding all-reduce's tasks; their shared jobs' owner */
+    uint32_t instant;            /* a task that ends as it starts (UINT32_MAX: none) */
+    double instant_t;
+    fsched *sc;
+    size_t nsc, capsc;
+    tc_topo **views;             /* NCCL views the schedules were built on */
+    size_t nviews;
+    uint32_t *pairs;             /* PP and embedding pairs: rank maps that live as long as the jobs */
+    size_t npairs, cappairs;
+} flow_drv;
+
+static void drv_reset(flow_drv *f)
+{
+    tc_flow_ctx_free(f->fc);
+    f->fc = NULL;
+    f->njob = 0;
+    f->npairs = 0;
+    for (size_t i = 0; i < f->capo; i++)
+        f->outst[i] = UINT32_MAX;
+    f->emb_task[0] = f->emb_task[1] = UINT32_MAX;
+    f->instant = UINT32_MAX;
+}
+
+static void drv_free(flow_drv *f)
+{
+    drv_reset(f);
+    free(f->job_task);
+    free(f->outst);
+    for (size_t i = 0; i < f->nsc; i++)
+        tc_sched_free(f->sc[i].s);
+    free(f->sc);
+    for (size_t i = 0; i < f->nviews; i++)
+        tc_topo_free(f->views[i]);
+    free(f->views);
+    free(f->pairs);
+}
+
+static tc_status drv_begin(void *ud, bool serial, tc_err *err)
+{
+    (void)serial;
+    flow_drv *f = ud;
+    drv_reset(f);
+    return tc_flow_ctx_new(f->c->t, &f->fo, &f->fc, err);
+}
+
+/* The schedule of one group's op of `bytes`, auto's algorithm as the
+ * evaluation chose it (cached with the time). */
+static tc_status drv_sched(flow_drv *f, tc_op op, tc_ti_group g, double bytes, tc_sched **out, tc_err *err)
+{
+    for (size_t i = 0; i < f->nsc; i++)
+        if (f->sc[i].op == op && f->sc[i].g == g && f->sc[i].bytes == bytes) {
+            *out = f->sc[i].s;
+            return TC_OK;
+        }
+    comm_ctx *c = f->c;
+    tc_algo algo = TC_ALGO_AUTO;
+    tc_ti_group key = g == TC_TI_EMB ? TC_TI_EMB : g;
+    uint64_t sig = c->have[key] ? c->sig[key] : 0;
+    for (uint32_t i = 0; i < c->cache->n; i++) {
+        const comm_entry *x = &c->cache->e[i];
+        if (x->op == op && x->g == g && x->sig == sig && x->bytes == bytes)
+            algo = x->algo;
+    }
+    uint32_t size = g == TC_TI_PP || g == TC_TI_EMB ? 2 : c->gsize[g];
+    tc_coll_req req = {.op = g == TC_TI_PP ? TC_OP_BROADCAST : op, .algo = TC_ALGO_AUTO, .p = size, .elt = 2,
+                       .bytes = bytes};
+    tc_status st = tc_coll_round(&req, err);
+    if (st)
+        return st;
+    if (algo == TC_ALGO_AUTO)
+        return tc_fail(err, TC_EINTERNAL, "train flow: %s %s of %.0f bytes was not evaluated", tc_ti_group_name(g),
+                       tc_op_name(op), bytes);
+    tc_coll_req r = tc_coll_candidate(&req, algo, req.bytes);
+    const tc_topo *it = NULL;
+    tc_topo ibuf, *view = NULL;
+    if (g != TC_TI_PP && g != TC_TI_EMB) {
+        tc_groups gr;
+        if ((st = groups_of(c, g, &gr, err)))
+            return st;
+        it = tc_groups_inner_topo(&gr, &ibuf);
+        if (tc_algo_is_nccl(algo)) {
+            if ((st = tc_groups_nccl_view(&gr, c->t, NULL, &view, err)))
+                return st;
+            tc_topo **v = realloc(f->views, (f->nviews + 1) * sizeof *v);
+            if (!v) {
+                tc_topo_free(view);
+                return tc_fail(err, TC_EINTERNAL, "out of memory");
+            }
+            f->views = v;
+            f->views[f->nviews++] = view;
+            it = view;
+        }
+    } else if (tc_algo_is_nccl(algo)) {
+        return tc_fail(err, TC_EINVAL, "train flow: a pipeline send or embedding all-reduce with NCCL's %s is not "
+                                       "co-simulated yet", tc_algo_name(algo));
+    }
+    tc_sched *sc = NULL;
+    if ((st = tc_coll_build(&r, it, &sc, err)))
+        return st;
+    if (f->nsc == f->capsc) {
+        size_t cap = f->capsc ? 2 * f->capsc : 16;
+        fsched *v = realloc(f->sc, cap * sizeof *v);
+        if (!v) {
+            tc_sched_free(sc);
+            return tc_fail(err, TC_EINTERNAL, "out of memory");
+        }
+        f->sc = v;
+        f->capsc = cap;
+    }
+    f->sc[f->nsc++] = (fsched){op, g, bytes, sc};
+    *out = sc;
+    return TC_OK;
+}
+
+static tc_status drv_job(flow_drv *f, tc_sched *s, const uint32_t *map, double t, uint32_t task, tc_err *err)
+{
+    tc_flow_job jb = {.sched = s, .rank_map = map, .start_s = t, .name = NULL};
+    uint32_t id;
+    tc_status st = tc_flow_ctx_add(f->fc, &jb, &id, err);
+    if (st)
+        return st;
+    if (id >= f->capjob) {
+        size_t cap = f->capjob ? 2 * f->capjob : 256;
+        while (cap <= id)
+            cap *= 2;
+        uint32_t *v = realloc(f->job_task, cap * sizeof *v);
+        if (!v)
+            return tc_fail(err, TC_EINTERNAL, "out of memory");
+        f->job_task = v;
+        f->capjob = cap;
+    }
+    f->job_task[id] = task;
+    f->outst[task] = f->outst[task] == UINT32_MAX ? 1 : f->outst[task] + 1;
+    return TC_OK;
+}
+
+/* Room for n more pair maps (2 ranks each); the maps already handed out
+ * must not move: the array is sized once per run for every pair it can
+ * hold (pp stages x 2 directions + the embedding, dp tp pairs each). */
+static tc_status drv_pairs(flow_drv *f, size_t n, uint32_t **out, tc_err *err)
+{
+    if (!f->pairs) {
+        comm_ctx *c = f->c;
+        f->cappairs = (size_t)c->dp * c->tp * 2 * ((size_t)2 * c->pp * 64 + 2);
+        f->pairs = malloc(f->cappairs * sizeof *f->pairs);
+        if (!f->pairs)
+            return tc_fail(err, TC_EINTERNAL, "out of memory");
+    }
+    if (f->npairs + 2 * n > f->cappairs)
+        return tc_fail(err, TC_EINVAL, "train flow: more pipeline sends in one iteration than the co-simulation "
+                                       "holds (%zu pair maps)", f->cappairs / 2);
+    *out = f->pairs + f->npairs;
+    f->npairs += 2 * n;
+    return TC_OK;
+}
+
+static tc_status drv_start(void *ud, uint32_t task, tc_op op, tc_ti_group g, double bytes, uint32_t stage, bool up,
+                           double t, tc_err *err)
+{
+    flow_drv *f = ud;
+    comm_ctx *c = f->c;
+    if (task >= f->capo) {
+        size_t cap = f->capo ? 2 * f->capo : 1024;
+        while (cap <= task)
+            cap *= 2;
+        uint32_t *v = realloc(f->outst, cap * sizeof *v);
+        if (!v)
+            return tc_fail(err, TC_EINTERNAL, "out of memory");
+        for (size_t i = f->capo; i < cap; i++)
+            v[i] = UINT32_MAX;
+        f->outst = v;
+        f->capo = cap;
+    }
+    tc_sched *s = NULL;
+    tc_status st = drv_sched(f, op, g, bytes, &s, err);
+    if (st)
+        return st;
+    if (g == TC_TI_PP || g == TC_TI_EMB) {
+        if (g == TC_TI_EMB) {
+            /* the two ends share one set of jobs: the first to start runs
+             * them, the other waits for them */
+            int me = stage == 0 ? 0 : 1;
+            f->emb_task[me] = task;
+            if (f->emb_task[1 - me] != UINT32_MAX) {
+                uint32_t other = f->emb_task[1 - me];
+                f->outst[task] = f->outst[other];
+                if (f->outst[task] == 0) { /* its jobs are done: it ends now */
+                    f->instant = task;
+                    f->instant_t = t;
+                }
+                return TC_OK;
+            }
+        }
+        uint32_t other = g == TC_TI_EMB ? c->pp - 1 : up ? stage + 1 : stage - 1;
+        uint32_t from = g == TC_TI_EMB ? 0 : stage;
+        if (other >= c->pp)
+            return tc_fail(err, TC_EINTERNAL, "train flow: a send from stage %u past the pipeline", stage);
+        uint32_t *m = NULL;
+        if ((st = drv_pairs(f, (size_t)c->dp * c->tp, &m, err)))
+            return st;
+        for (uint32_t d = 0; d < c->dp && st == TC_OK; d++)
+            for (uint32_t k = 0; k < c->tp && st == TC_OK; k++) {
+                uint32_t *pm = m + 2 * ((size_t)d * c->tp + k);
+                pm[0] = tc_ti_rank(c->order, c->dp, c->tp, c->pp, d, k, from);
+                pm[1] = tc_ti_rank(c->order, c->dp, c->tp, c->pp, d, k, other);
+                st = drv_job(f, s, pm, t, task, err);
+            }
+        return st;
+    }
+    tc_groups gr;
+    if ((st = groups_of(c, g, &gr, err)))
+        return st;
+    uint32_t per = gr.ngroups / c->pp; /* groups lie within a stage, stage by stage */
+    for (uint32_t gi = stage * per; gi < (stage + 1) * per && st == TC_OK; gi++)
+        st = drv_job(f, s, gr.members + (size_t)gi * gr.size, t, task, err);
+    return st;
+}
+
+static tc_status drv_run(void *ud, double until, uint32_t *done, size_t cap, size_t *n, double *now, tc_err *err)
+{
+    flow_drv *f = ud;
+    *n = 0;
+    if (f->instant != UINT32_MAX && cap > 0) {
+        done[(*n)++] = f->instant;
+        *now = f->instant_t;
+        f->instant = UINT32_MAX;
+        return TC_OK;
+    }
+    uint32_t jd[64];
+    for (;;) {
+        size_t nj = 0;
+        tc_status st = tc_flow_ctx_run(f->fc, until, jd, 64, &nj, now, err);
+        if (st)
+            return st;
+        for (size_t i = 0; i < nj; i++) {
+            uint32_t task = f->job_task[jd[i]];
+            if (--f->outst[task] == 0 && *n < cap) {
+                done[(*n)++] = task;
+                /* the embedding's other end waits for the same jobs */
+                for (int e = 0; e < 2; e++)
+                    if (f->emb_task[e] == task && f->emb_task[1 - e] != UINT32_MAX && *n < cap) {
+                        uint32_t o = f->emb_task[1 - e];
+                        if (f->outst[o] != UINT32_MAX && f->outst[o] > 0) {
+                            f->outst[o] = 0;
+                            done[(*n)++] = o;
+                        }
+                    }
+            }
+        }
+        if (*n > 0 || nj == 0)
+            return TC_OK;
+    }
 }
 
 /* One iteration: a recording pass, the sweeps, the timed pass. */
@@ -252,6 +534,22 @@ static tc_status run_one(const tc_zoo_model *m, const tc_ti_accel *a, const tc_t
     c->recording = false;
     if (st == TC_OK)
         st = resolve(c, err);
+    if (st == TC_OK && c->eo.mode == TC_MODE_FLOW && c->cosim) {
+        /* the timed pass with the network co-simulated */
+        flow_drv f;
+        memset(&f, 0, sizeof f);
+        f.c = c;
+        if (c->eo.flow)
+            f.fo = *c->eo.flow;
+        f.fo.routing = c->eo.routing;
+        f.instant = UINT32_MAX;
+        tc_ti_flow fl = {.ud = &f, .begin = drv_begin, .start = drv_start, .run = drv_run};
+        tc_ti_cfg cf = *cfg;
+        cf.flow = &fl;
+        st = tc_ti_run(m, a, &cf, comm_fn, c, out, err);
+        drv_free(&f);
+        return st;
+    }
     if (st == TC_OK)
         st = tc_ti_run(m, a, cfg, comm_fn, c, out, err);
     return st;
@@ -520,6 +818,10 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
     memset(&fo, 0, sizeof fo);
     tc_scenario_eval_opts(s, &o->net, 0, &cc->eo, &fo);
     cc->eo.flow = &fo;
+    /* flow mode: one iteration co-simulates its network (a search times
+     * each collective on its own, every group of its kind at once) */
+    cc->cosim = cc->eo.mode == TC_MODE_FLOW && !s->it_search && s->it_cosim;
+    o->cosim = cc->cosim;
     if (!s->it_search && s->global_batch &&
         (uint64_t)s->dp * s->micro_batches * s->micro_batch != s->global_batch) {
         st = tc_fail(err, TC_EINVAL,

@@ -76,6 +76,7 @@ tc_scenario *tc_scenario_new(tc_command c)
     s->dp = s->tp = s->pp = s->ep = s->micro_batches = s->micro_batch = s->vstages = 1;
     snprintf(s->par_order, sizeof s->par_order, "tp-dp-pp");
     snprintf(s->comm_order, sizeof s->comm_order, "backward");
+    s->it_cosim = true;
     snprintf(s->recompute, sizeof s->recompute, "none");
     s->it_overlap = true;
     s->achievable = 0.7;

@@ -83,6 +83,7 @@ typedef struct ctx {
     cached *cache;
     size_t ncache, capcache;
     double *tbytes;       /* bytes of each communication task (nccl-tests size) */
+    uint8_t *tops, *tgrps; /* its operation and groups (tc_op, tc_ti_group) */
     size_t captb;
     double gbytes;        /* bytes per gradient element */
     double act_bytes;     /* b s h 2: a TP collective and a PP send */
@@ -142,6 +143,13 @@ static uint32_t rank_of(const tc_ti_group order[3], const uint32_t deg[3], const
         stride *= deg[order[k]];
     }
     return r;
+}
+
+uint32_t tc_ti_rank(const tc_ti_group order[3], uint32_t dp, uint32_t tp, uint32_t pp, uint32_t d, uint32_t t,
+                    uint32_t p)
+{
+    const uint32_t deg[3] = {tp, dp, pp}, co[3] = {t, d, p};
+    return rank_of(order, deg, co);
 }
 
 tc_status tc_ti_group_members(const tc_ti_group order[3], uint32_t dp, uint32_t tp, uint32_t pp, uint32_t ep,
@@ -376,7 +384,9 @@ static double comm_time(ctx *x, tc_op op, tc_ti_group g, double bytes)
     return t;
 }
 
-static void set_bytes(ctx *x, uint32_t task, double bytes)
+/* A communication task's size, operation and groups (the flow model
+ * needs them). */
+static void set_meta(ctx *x, uint32_t task, double bytes, tc_op op, tc_ti_group g)
 {
     if (task == UINT32_MAX || x->st)
         return;
@@ -385,15 +395,25 @@ static void set_bytes(ctx *x, uint32_t task, double bytes)
         while (cap <= task)
             cap *= 2;
         double *p = realloc(x->tbytes, cap * sizeof *p);
-        if (!p) {
+        if (p)
+            x->tbytes = p;
+        uint8_t *o = p ? realloc(x->tops, cap) : NULL;
+        if (o)
+            x->tops = o;
+        uint8_t *gg = o ? realloc(x->tgrps, cap) : NULL;
+        if (!p || !o || !gg) {
             x->st = tc_fail(x->err, TC_EINTERNAL, "out of memory (timeline)");
             return;
         }
+        x->tgrps = gg;
         memset(p + x->captb, 0, (cap - x->captb) * sizeof *p);
-        x->tbytes = p;
+        memset(x->tops + x->captb, 0, cap - x->captb);
+        memset(x->tgrps + x->captb, 0, cap - x->captb);
         x->captb = cap;
     }
     x->tbytes[task] = bytes;
+    x->tops[task] = (uint8_t)op;
+    x->tgrps[task] = (uint8_t)g;
 }
 
 static uint32_t add_comm(ctx *x, uint32_t rank, uint32_t stream, tc_op op, tc_ti_group g, double bytes,
@@ -403,7 +423,7 @@ static uint32_t add_comm(ctx *x, uint32_t rank, uint32_t stream, tc_op op, tc_ti
     if (x->st)
         return UINT32_MAX;
     uint32_t i = tc_tl_add(&x->d, TC_TL_COMM, rank, stream, t, name);
-    set_bytes(x, i, bytes);
+    set_meta(x, i, bytes, op, g);
     return i;
 }
 
@@ -954,6 +974,7 @@ static void next_forward(ctx *x, uint32_t r, uint32_t pp, int32_t prio)
                 uint32_t sd = x->send_s > 0 ? tc_tl_add(d, TC_TL_COMM, r - 1, S_PP, x->send_s, "next.send")
                                             : x->nf_last[r - 1];
                 if (sd != UINT32_MAX && x->send_s > 0) {
+                    set_meta(x, sd, x->act_bytes, TC_OP_BROADCAST, TC_TI_PP);
                     d->task[sd].probe = true;
                     d->task[sd].prio = INT32_MAX;
                     tc_tl_dep(d, sd, x->nf_last[r - 1]);
@@ -1020,7 +1041,7 @@ static void build(ctx *x, uint32_t pp, uint32_t v)
     size_t n0 = d->n;
     for (size_t i = 0; i < n0; i++)
         if (d->task[i].kind == TC_TL_COMM)
-            set_bytes(x, (uint32_t)i, x->act_bytes);
+            set_meta(x, (uint32_t)i, x->act_bytes, TC_OP_BROADCAST, TC_TI_PP);
     /* marker -> (k, j, b); each rank's markers in schedule (= index) order */
     mk_of = tc_calloc(n0, sizeof *mk_of);
     order = tc_calloc(nix, sizeof *order);
@@ -1104,6 +1125,31 @@ out:
     free(rs);
 }
 
+/* ---- flow co-simulation: the timeline's external model ------------------- */
+
+static tc_status ext_begin(void *ud, bool serial, tc_err *err)
+{
+    ctx *x = ud;
+    return x->c->flow->begin(x->c->flow->ud, serial, err);
+}
+
+static tc_status ext_start(void *ud, uint32_t task, double t, tc_err *err)
+{
+    ctx *x = ud;
+    const tc_tl_task *k = &x->d.task[task];
+    /* a pipeline send goes up (to the next stage) forward: "SF..." and the
+     * look-ahead's "next.send"; down backward: "SB..." */
+    bool up = !(k->name[0] == 'S' && k->name[1] == 'B');
+    return x->c->flow->start(x->c->flow->ud, task, (tc_op)x->tops[task], (tc_ti_group)x->tgrps[task],
+                             x->tbytes[task], k->rank, up, t, err);
+}
+
+static tc_status ext_run(void *ud, double until, uint32_t *done, size_t cap, size_t *n, double *now, tc_err *err)
+{
+    ctx *x = ud;
+    return x->c->flow->run(x->c->flow->ud, until, done, cap, n, now, err);
+}
+
 /* ---- the run ------------------------------------------------------------- */
 
 static void ctx_free(ctx *x)
@@ -1117,6 +1163,8 @@ static void ctx_free(ctx *x)
     free(x->bbeg);
     free(x->cache);
     free(x->tbytes);
+    free(x->tops);
+    free(x->tgrps);
     free(x->opt_s);
     free(x->lastbk);
     free(x->upd);
@@ -1277,9 +1325,21 @@ tc_status tc_ti_run(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg
     for (size_t i = 0; c->dma && !x.st && i < x.d.n; i++)
         if (x.d.task[i].kind == TC_TL_COMM)
             x.d.task[i].dma = true;
+    tc_tl_opts topt = c->contention;
+    tc_tl_ext ext = {.ud = &x, .begin = ext_begin, .start = ext_start, .run = ext_run};
+    if (c->flow && !x.st) {
+        /* the network model decides when communication ends; it shares the
+         * links, so no preemption of one collective by another */
+        for (size_t i = 0; i < x.d.n; i++)
+            if (x.d.task[i].kind == TC_TL_COMM && i < x.captb && x.tbytes[i] > 0) {
+                x.d.task[i].ext = true;
+                x.d.task[i].preempt = false;
+            }
+        topt.ext = &ext;
+    }
     tc_tl_result tl = {0};
     if (!x.st)
-        x.st = tc_tl_run(&x.d, &c->contention, &tl, err);
+        x.st = tc_tl_run(&x.d, &topt, &tl, err);
     if (!x.st) {
         figures(&x, m, d, a, s, &tl, out);
         tc_mem_cfg mc = {.dp = c->dp, .tp = c->tp, .pp = c->pp, .ep = c->ep, .zero = c->zero, .micro_batch = c->micro_batch,
