@@ -1777,9 +1777,46 @@ struct tc_flow_ctx {
     size_t jcap;
     uint32_t *pending;     /* jobs not started yet, by start time (then id) */
     size_t npend;
-    uint8_t *state;        /* per job: 0 pending, 1 running, 2 done, 3 done and reported */
+    uint32_t *active;      /* jobs running */
+    size_t nactive;
+    uint32_t *fresh;       /* jobs done, not reported yet */
+    size_t nfresh;
+    uint8_t *state;        /* per job: 0 pending, 1 running, 2 done */
     tc_err err;            /* the simulation's own error slot */
 };
+
+/* Frees what a finished job held but its times (nothing refers to it any
+ * more: no flow, no ready entry). */
+static void job_release(fl_job *J)
+{
+    for (uint32_t i = 0; i < J->ntabs; i++) {
+        free(J->tabs[i]->rk);
+        free(J->tabs[i]->xv);
+        free(J->tabs[i]);
+    }
+    free(J->tabs);
+    free(J->spare);
+    free(J->win);
+    for (uint32_t r = 0; J->ah && r < J->p; r++)
+        free(J->ah[r]);
+    free(J->ah);
+    free(J->rk);
+    free(J->rc);
+    free(J->rc_path);
+    free(J->rc_pw);
+    free(J->seen);
+    J->tabs = NULL;
+    J->spare = NULL;
+    J->win = NULL;
+    J->ah = NULL;
+    J->rk = NULL;
+    J->rc = NULL;
+    J->rc_path = NULL;
+    J->rc_pw = NULL;
+    J->seen = NULL;
+    J->ntabs = J->nspare = 0;
+    J->last = NULL;
+}
 
 tc_status tc_flow_ctx_new(const tc_topo *t, const tc_flow_opts *o, tc_flow_ctx **out, tc_err *err)
 {
@@ -1835,6 +1872,14 @@ tc_status tc_flow_ctx_add(tc_flow_ctx *c, const tc_flow_job *job, uint32_t *id, 
         if (!pd)
             return tc_fail(err, TC_EINTERNAL, "flow: out of memory");
         c->pending = pd;
+        uint32_t *ac = realloc(c->active, nc * sizeof *ac);
+        if (!ac)
+            return tc_fail(err, TC_EINTERNAL, "flow: out of memory");
+        c->active = ac;
+        uint32_t *fr = realloc(c->fresh, nc * sizeof *fr);
+        if (!fr)
+            return tc_fail(err, TC_EINTERNAL, "flow: out of memory");
+        c->fresh = fr;
         c->jcap = nc;
     }
     size_t j = S->njobs++;
@@ -1863,12 +1908,10 @@ tc_status tc_flow_ctx_add(tc_flow_ctx *c, const tc_flow_job *job, uint32_t *id, 
 /* Reports jobs done and not reported yet; returns how many. */
 static size_t ctx_report(tc_flow_ctx *c, uint32_t *done, size_t cap)
 {
-    size_t n = 0;
-    for (size_t j = 0; j < c->S.njobs && n < cap; j++)
-        if (c->state[j] == 2) {
-            c->state[j] = 3;
-            done[n++] = (uint32_t)j;
-        }
+    size_t n = c->nfresh < cap ? c->nfresh : cap;
+    memcpy(done, c->fresh, n * sizeof *done);
+    memmove(c->fresh, c->fresh + n, (c->nfresh - n) * sizeof *c->fresh);
+    c->nfresh -= n;
     return n;
 }
 
@@ -1894,10 +1937,8 @@ tc_status tc_flow_ctx_run(tc_flow_ctx *c, double until, uint32_t *done, size_t c
         if (c->npend > 0 && S->jobs[c->pending[0]].start < next)
             next = S->jobs[c->pending[0]].start;
         if (next == INFINITY || next > until) {
-            if (next == INFINITY)
-                for (size_t j = 0; j < S->njobs; j++)
-                    if (c->state[j] == 1)
-                        return tc_fail(err, TC_EINVAL, "flow: job %zu deadlocks: nothing is left to advance it", j);
+            if (next == INFINITY && c->nactive > 0)
+                return tc_fail(err, TC_EINVAL, "flow: job %u deadlocks: nothing is left to advance it", c->active[0]);
             if (isfinite(until))
                 S->now = until;
             *now = S->now;
@@ -1909,6 +1950,7 @@ tc_status tc_flow_ctx_run(tc_flow_ctx *c, double until, uint32_t *done, size_t c
         while (started < c->npend && S->jobs[c->pending[started]].start <= end) {
             uint32_t j = c->pending[started++];
             c->state[j] = 1;
+            c->active[c->nactive++] = j;
             for (uint32_t r = S->jobs[j].p; r-- > 0;)
                 push_ready(S, j, r);
         }
@@ -1930,11 +1972,18 @@ tc_status tc_flow_ctx_run(tc_flow_ctx *c, double until, uint32_t *done, size_t c
             apply_rates(S);
         S->batches++;
         bool any = false;
-        for (size_t j = 0; j < S->njobs; j++)
-            if (c->state[j] == 1 && S->jobs[j].lo == S->jobs[j].nsteps) {
+        for (size_t k = 0; k < c->nactive;) {
+            uint32_t j = c->active[k];
+            if (S->jobs[j].lo == S->jobs[j].nsteps) {
                 c->state[j] = 2;
+                c->fresh[c->nfresh++] = j;
+                c->active[k] = c->active[--c->nactive];
+                job_release(&S->jobs[j]);
                 any = true;
+            } else {
+                k++;
             }
+        }
         if (any) {
             *now = S->now;
             *ndone = ctx_report(c, done, cap);
@@ -1960,6 +2009,8 @@ void tc_flow_ctx_free(tc_flow_ctx *c)
         return;
     sim_free(&c->S);
     free(c->pending);
+    free(c->active);
+    free(c->fresh);
     free(c->state);
     free(c);
 }

@@ -118,13 +118,18 @@ static tc_status sweep_times(comm_ctx *c, tc_op op, tc_ti_group g, const double 
     if (!r)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
     tc_status st;
+    /* co-simulated, the network is timed by the one flow simulation: the
+     * nominal times (and auto's choices) come from the steps evaluator */
+    tc_eval_opts eo = c->eo;
+    if (c->cosim)
+        eo.mode = TC_MODE_STEPS;
     if (g == TC_TI_PP) {
         if (!c->have[g] && (st = build_groups(c, g, err)) != TC_OK) {
             free(r);
             return st;
         }
         uint32_t map[2] = {c->members[g][0], c->members[g][1]};
-        tc_eval_opts o = c->eo;
+        tc_eval_opts o = eo;
         o.rank_map = map;
         tc_coll_req req = {.op = TC_OP_BROADCAST, .algo = TC_ALGO_AUTO, .p = 2, .elt = 2};
         st = tc_evaluate_sweep(c->t, &req, sizes, n, &o, r, err);
@@ -141,7 +146,7 @@ static tc_status sweep_times(comm_ctx *c, tc_op op, tc_ti_group g, const double 
         for (uint32_t i = 0; st == TC_OK && i < n2; i++)
             iota[i] = i;
         tc_groups gr = {.p = n2, .ngroups = n2 / 2, .size = 2, .members = iota};
-        tc_eval_opts o = c->eo;
+        tc_eval_opts o = eo;
         o.rank_map = c->members[g];
         tc_coll_req req = {.op = op, .algo = TC_ALGO_AUTO, .p = 2, .elt = 2};
         if (st == TC_OK)
@@ -152,7 +157,7 @@ static tc_status sweep_times(comm_ctx *c, tc_op op, tc_ti_group g, const double 
         st = groups_of(c, g, &gr, err);
         tc_coll_req req = {.op = op, .algo = TC_ALGO_AUTO, .p = gr.size, .elt = 2};
         if (st == TC_OK)
-            st = tc_evaluate_groups_sweep(c->t, &req, &gr, sizes, n, &c->eo, r, err);
+            st = tc_evaluate_groups_sweep(c->t, &req, &gr, sizes, n, &eo, r, err);
     }
     for (size_t i = 0; st == TC_OK && i < n; i++) {
         out[i] = r[i].time_s;
