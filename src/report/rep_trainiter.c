@@ -206,7 +206,7 @@ void tc_trainiter_print(const tc_trainiter_out *o, const tc_scenario *s, FILE *f
     fprintf(f, "topology: %s (rank r on endpoint r; order %s, innermost first)\n", o->net.topo[0]->spec, o->order);
     if (o->cosim)
         fprintf(f, "network: co-simulated (flow): every group's collectives and sends share the links while compute "
-                   "runs; the nominal times below are each collective alone\n");
+                   "runs; the nominal times below are each collective alone (steps)\n");
     if (!o->tp_in_node)
         fprintf(f, "note: a TP group of %u spans more than one scale-up node of %u\n", o->cfg.tp,
                 o->net.topo[0]->node_size);
