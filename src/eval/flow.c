@@ -1519,28 +1519,44 @@ static tc_status sim_init(fl_sim *S, const tc_topo *t, const tc_flow_job *jobs, 
     return TC_OK;
 }
 
+/* Frees what a finished job held but its times (nothing refers to it any
+ * more: no flow, no ready entry). */
+static void job_release(fl_job *J)
+{
+    for (uint32_t i = 0; i < J->ntabs; i++) {
+        free(J->tabs[i]->rk);
+        free(J->tabs[i]->xv);
+        free(J->tabs[i]);
+    }
+    free(J->tabs);
+    free(J->spare);
+    free(J->win);
+    for (uint32_t r = 0; J->ah && r < J->p; r++)
+        free(J->ah[r]);
+    free(J->ah);
+    free(J->rk);
+    free(J->rc);
+    free(J->rc_path);
+    free(J->rc_pw);
+    free(J->seen);
+    J->tabs = NULL;
+    J->spare = NULL;
+    J->win = NULL;
+    J->ah = NULL;
+    J->rk = NULL;
+    J->rc = NULL;
+    J->rc_path = NULL;
+    J->rc_pw = NULL;
+    J->seen = NULL;
+    J->ntabs = J->nspare = 0;
+    J->last = NULL;
+}
+
 static void sim_free(fl_sim *S)
 {
     fl_skip_free(S);
-    for (size_t j = 0; S->jobs && j < S->njobs; j++) {
-        fl_job *J = &S->jobs[j];
-        for (uint32_t i = 0; i < J->ntabs; i++) {
-            free(J->tabs[i]->rk);
-            free(J->tabs[i]->xv);
-            free(J->tabs[i]);
-        }
-        free(J->tabs);
-        free(J->spare);
-        free(J->win);
-        for (uint32_t r = 0; J->ah && r < J->p; r++)
-            free(J->ah[r]);
-        free(J->ah);
-        free(J->rk);
-        free(J->rc);
-        free(J->rc_path);
-        free(J->rc_pw);
-        free(J->seen);
-    }
+    for (size_t j = 0; S->jobs && j < S->njobs; j++)
+        job_release(&S->jobs[j]);
     free(S->jobs);
     tc_mm_free(&S->mm);
     free(S->cap);
@@ -1785,38 +1801,6 @@ struct tc_flow_ctx {
     tc_err err;            /* the simulation's own error slot */
 };
 
-/* Frees what a finished job held but its times (nothing refers to it any
- * more: no flow, no ready entry). */
-static void job_release(fl_job *J)
-{
-    for (uint32_t i = 0; i < J->ntabs; i++) {
-        free(J->tabs[i]->rk);
-        free(J->tabs[i]->xv);
-        free(J->tabs[i]);
-    }
-    free(J->tabs);
-    free(J->spare);
-    free(J->win);
-    for (uint32_t r = 0; J->ah && r < J->p; r++)
-        free(J->ah[r]);
-    free(J->ah);
-    free(J->rk);
-    free(J->rc);
-    free(J->rc_path);
-    free(J->rc_pw);
-    free(J->seen);
-    J->tabs = NULL;
-    J->spare = NULL;
-    J->win = NULL;
-    J->ah = NULL;
-    J->rk = NULL;
-    J->rc = NULL;
-    J->rc_path = NULL;
-    J->rc_pw = NULL;
-    J->seen = NULL;
-    J->ntabs = J->nspare = 0;
-    J->last = NULL;
-}
 
 tc_status tc_flow_ctx_new(const tc_topo *t, const tc_flow_opts *o, tc_flow_ctx **out, tc_err *err)
 {

@@ -384,6 +384,20 @@ static uint32_t pick(sim *s, uint32_t st)
     return best;
 }
 
+/* A task starts (+1) or stops (-1) running on its rank: the counts the
+ * contention rates read. */
+static void count_running(sim *s, const tc_tl_task *x, int delta)
+{
+    uint32_t r = x->rank;
+    s->rcount[r] += (uint32_t)delta;
+    if (x->kind == TC_TL_COMPUTE)
+        s->ncomp[r] += (uint32_t)delta;
+    else if (x->dma)
+        s->ndma[r] += (uint32_t)delta;
+    else
+        s->nsm[r] += (uint32_t)delta;
+}
+
 static void finish(sim *s, uint32_t i, double t, double *en)
 {
     const tc_tl_task *x = &s->d->task[i];
@@ -392,13 +406,7 @@ static void finish(sim *s, uint32_t i, double t, double *en)
     s->ndone++;
     s->sbusy[s->tstream[i]] = false;
     if (x->dur_s > 0 || x->ext) {
-        s->rcount[x->rank]--;
-        if (x->kind == TC_TL_COMPUTE)
-            s->ncomp[x->rank]--;
-        else if (x->dma)
-            s->ndma[x->rank]--;
-        else
-            s->nsm[x->rank]--;
+        count_running(s, x, -1);
     }
     mark_dirty(s, x->rank);
     for (uint32_t k = s->doff[i]; k < s->doff[i + 1]; k++) {
@@ -426,13 +434,7 @@ static void start(sim *s, uint32_t i, double t, double *st, double *en)
     s->state[i] = 1;
     s->sbusy[s->tstream[i]] = true;
     s->srun[s->tstream[i]] = i;
-    s->rcount[x->rank]++;
-    if (x->kind == TC_TL_COMPUTE)
-        s->ncomp[x->rank]++;
-    else if (x->dma)
-        s->ndma[x->rank]++;
-    else
-        s->nsm[x->rank]++;
+    count_running(s, x, +1);
     if (x->ext) {
         /* its end is the external model's */
         s->next++;
@@ -459,13 +461,7 @@ static void pause_task(sim *s, uint32_t i, double t)
         }
     s->state[i] = 0;
     s->sbusy[s->tstream[i]] = false;
-    s->rcount[x->rank]--;
-    if (x->kind == TC_TL_COMPUTE)
-        s->ncomp[x->rank]--;
-    else if (x->dma)
-        s->ndma[x->rank]--;
-    else
-        s->nsm[x->rank]--;
+    count_running(s, x, -1);
 }
 
 /* Starts what can start at t, on every rank marked dirty. Tasks of no
