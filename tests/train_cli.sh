@@ -166,6 +166,46 @@ bad_says "a model that does not fit" "short by" train --topo "$CLOS" --model lla
 good "--allow-oom times it anyway" "does NOT fit" train --topo "$CLOS" --model llama3-8b --dp 64 --allow-oom
 bad "micro-batches that do not divide the batch" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --micro-batches 3 --global-batch 32
 bad "achievable above 1" train --topo "$CLOS" --model llama3-8b --dp 64 --achievable 1.5
+# synchronisation across replicas (--sync): the step is the inner step
+# plus the outer synchronisation over H (blocking) or the larger of the
+# two (overlapped), as the JSON's own figures say
+for sy in diloco diloco-eager streaming-diloco; do
+    "$T" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --micro-batches 2 --zero 1 --sync $sy --replicas 2 \
+        --inner-steps 20 --fragments 4 --outer-steps 3 --format json >"$tmp/sync_$sy.json" 2>"$tmp/sync.err" || {
+        echo "FAIL (--sync $sy): $(cat "$tmp/sync.err")"; fails=$((fails + 1)); }
+done
+if ! python3 - "$tmp" <<'PY'
+import json, sys
+d = sys.argv[1]
+for sy in ("diloco", "diloco-eager", "streaming-diloco"):
+    j = json.load(open(f"{d}/sync_{sy}.json"))
+    y, it = j["sync"], j["iter_s"]
+    assert y["strategy"] == sy and y["replicas"] == 2 and j["dp"] == 4, (sy, y)
+    H, o = y["inner_steps"], y["outer_s"]
+    assert abs(o - y["outer_allreduce_s"] - y["outer_allgather_s"]) <= 1e-12 * o
+    want = {"diloco": it + o / H, "diloco-eager": max(it, o / H),
+            "streaming-diloco": max(it + 4 * max(0, o - it) / H, 4 * o / H)}[sy]
+    assert abs(y["step_s"] - want) <= 1e-9 * want, (sy, y["step_s"], want)
+    assert abs(y["run_s"] - 3 * H * y["step_s"]) <= 1e-9 * y["run_s"]
+    # the outer all-reduce: the device's parameters / dp per replica, 4 bytes each (fp32), per fragment
+    frag = 4 if sy == "streaming-diloco" else 1
+    assert y["outer_bytes"] > 0 and abs(y["cross_replica_bytes_per_step"] - y["outer_bytes"] * frag / H) <= 1e-9 * y["outer_bytes"]
+    assert isinstance(y["loss_vs_ddp"], float) and "derived" in y["loss_rule"]
+PY
+then
+    echo "FAIL (--sync): the JSON's step times do not follow the strategies' formulas"
+    fails=$((fails + 1))
+fi
+good "DDP over replicas" "^sync: ddp over 2 replicas" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --micro-batches 2 --replicas 2
+good "local SGD: no cited loss rule" "not estimated" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --micro-batches 2 --sync local-sgd --replicas 2
+bad_says "H = 0" "inner-steps" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --sync diloco --replicas 2 --inner-steps 0
+bad_says "H < 0" "inner-steps" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --sync diloco --replicas 2 --inner-steps -5
+bad_says "DiLoCo with one replica" "at least 2" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --sync diloco
+bad_says "replicas not dividing dp" "not a multiple of --replicas" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --sync diloco --replicas 3
+bad_says "unknown strategy" "streaming-diloco" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --sync fedavg --replicas 2
+bad_says "unknown outer type" "fp32, bf16" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --sync diloco --replicas 2 --outer-dtype fp8
+bad_says "more fragments than layers" "at most one fragment per layer" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --sync streaming-diloco --replicas 2 --fragments 33
+bad_says "search with replicas" "not with --replicas" train --topo "$CLOS" --model llama3-8b --search --global-batch 64 --replicas 2
 
 if [ "$fails" -ne 0 ]; then
     echo "$fails train CLI check(s) failed"

@@ -116,6 +116,23 @@ typedef struct tc_ti_split {
     bool fits;
 } tc_ti_split;
 
+/* How the replicas synchronise (sync.*, topocc/sync.h). */
+typedef struct tc_sync_out {
+    char strategy[20];       /* tc_sync_name */
+    char dtype[8];           /* the outer pseudo-gradient's type */
+    uint32_t replicas, inner_steps, fragments, overlap_steps, outer_steps;
+    double outer_bytes;      /* one outer all-reduce per rank (a fragment's for streaming), nccl-tests size */
+    double outer_ar_s;       /* that all-reduce across the replicas */
+    double outer_ag_s;       /* the all-gather of the updated parameters inside a replica (ZeRO below 3) */
+    double outer_s;          /* one outer synchronisation: the two */
+    double step_s;           /* time per step (tc_sync_step) */
+    double cross_bytes_step; /* per rank per step, across replicas (all-reduce size: DDP's gradients, or the
+                                outer all-reduce's / H) */
+    double run_s;            /* outer_steps x H steps */
+    double penalty;          /* loss against DDP, derived rule (tc_sync_loss_penalty) */
+    bool penalty_known, penalty_outside;
+} tc_sync_out;
+
 typedef struct tc_trainiter_out {
     char order[16];          /* the parallel order, innermost first */
     bool cosim;              /* flow mode: the iteration's network co-simulated */
@@ -138,6 +155,7 @@ typedef struct tc_trainiter_out {
     bool cnn;                    /* the model is a CNN: samples, not tokens or sequences */
     size_t nsplits, nfit;
     tc_ti_split *splits;
+    tc_sync_out sync;
 } tc_trainiter_out;
 
 tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_trainiter_out **out, tc_err *err);

@@ -195,6 +195,16 @@ typedef struct tc_scenario {
     uint32_t global_batch;              /* iteration.global_batch: sequences per iteration (search; 0: dp m b) */
     bool tp_in_node;                    /* iteration.tp_in_node: a TP group across nodes is an error */
     bool allow_oom;                     /* iteration.allow_oom: time a job that does not fit in memory */
+    /* sync.* (topocc train across replicas, docs/MODEL.md "Training across
+     * datacenters"): how the replicas synchronise */
+    char sync[20];                      /* sync.strategy: ddp, local-sgd, diloco, diloco-eager, diloco-delayed,
+                                           streaming-diloco */
+    uint32_t replicas;                  /* sync.replicas (0: the topology's pods, else 1) */
+    uint32_t inner_steps;               /* sync.inner_steps: H */
+    uint32_t outer_steps;               /* sync.outer_steps: a run of K outer steps (0: per step only) */
+    uint32_t fragments;                 /* sync.fragments: streaming DiLoCo (0: layers / 3) */
+    uint32_t overlap_steps;             /* sync.overlap_steps: streaming DiLoCo's tau */
+    char outer_dtype[8];                /* sync.outer_dtype: fp32, bf16, int8, fp4 */
 
     /* concurrent.jobs (the jobs file, by content) */
     tc_scn_job *jobs;                   /* owned */

@@ -26,11 +26,13 @@ typedef enum {
     TC_TI_PP,       /* a point-to-point send between neighbouring stages */
     TC_TI_EP,       /* expert parallelism: ep ranks of one DP group (its innermost ep positions) */
     TC_TI_EDP,      /* expert data parallelism: the dp / ep ranks holding the same experts */
-    TC_TI_EMB       /* Megatron-LM's embedding group: the first and the last pipeline stage
+    TC_TI_EMB,      /* Megatron-LM's embedding group: the first and the last pipeline stage
                        of equal tp and dp coordinates (a tied embedding's two copies) */
+    TC_TI_OUTER     /* across model replicas: the ranks of equal coordinates in every replica (local
+                       SGD's and DiLoCo's outer all-reduce; not a group of one iteration) */
 } tc_ti_group;
 
-const char *tc_ti_group_name(tc_ti_group g);   /* "tp", "dp", "pp", "ep", "edp", "emb" */
+const char *tc_ti_group_name(tc_ti_group g);   /* "tp", "dp", "pp", "ep", "edp", "emb", "outer" */
 
 /* Parses an order of the parallel dimensions into dim[0..2], innermost
  * first: "tp", "dp" and "pp" each once, joined by '-' ("tp-dp-pp", the

@@ -68,6 +68,29 @@ json_t *tc_trainiter_json(const tc_trainiter_out *o, const tc_scenario *s)
                                   "grads_bytes", num(m->grads), "optimizer_bytes", num(m->optim), "activations_bytes",
                                   num(m->activations), "total_bytes", num(m->total), "capacity_bytes",
                                   num(m->capacity), "headroom_bytes", num(m->headroom), "fits", r->fits));
+    const tc_sync_out *y = &o->sync;
+    json_t *sj = json_object();
+    json_object_set_new(sj, "strategy", json_string(y->strategy));
+    json_object_set_new(sj, "replicas", json_integer(y->replicas));
+    json_object_set_new(sj, "inner_steps", json_integer(y->inner_steps));
+    json_object_set_new(sj, "fragments", json_integer(y->fragments));
+    json_object_set_new(sj, "overlap_steps", json_integer(y->overlap_steps));
+    json_object_set_new(sj, "outer_dtype", json_string(y->dtype));
+    json_object_set_new(sj, "outer_bytes", num(y->outer_bytes));
+    json_object_set_new(sj, "outer_allreduce_s", num(y->outer_ar_s));
+    json_object_set_new(sj, "outer_allgather_s", num(y->outer_ag_s));
+    json_object_set_new(sj, "outer_s", num(y->outer_s));
+    json_object_set_new(sj, "step_s", num(y->step_s));
+    json_object_set_new(sj, "cross_replica_bytes_per_step", num(y->cross_bytes_step));
+    json_object_set_new(sj, "outer_steps", json_integer(y->outer_steps));
+    json_object_set_new(sj, "run_s", y->outer_steps ? num(y->run_s) : json_null());
+    json_object_set_new(sj, "loss_vs_ddp", y->penalty_known ? num(y->penalty) : json_null());
+    json_object_set_new(sj, "loss_rule", json_string(y->penalty_known && strcmp(y->strategy, "ddp")
+                                                         ? "derived from arXiv 2503.09799v1 Table 4, 2501.18512v1 "
+                                                           "Table 6, 2502.12996v1 Table 2 (docs/MODEL.md)"
+                                                         : strcmp(y->strategy, "ddp") ? "none cited" : "ddp"));
+    json_object_set_new(sj, "loss_rule_outside_tables", json_boolean(y->penalty_outside));
+    json_object_set_new(j, "sync", sj);
 search:
     json_object_set_new(j, "evaluations", json_integer(o->evaluations));
     if (o->search) {
@@ -163,6 +186,41 @@ static const char *gib(double b, char *buf, size_t len)
     return buf;
 }
 
+/* The replicas' synchronisation, when there is more than one replica. */
+static void sync_print(const tc_trainiter_out *o, FILE *f)
+{
+    const tc_sync_out *y = &o->sync;
+    if (y->replicas < 2)
+        return;
+    char b1[32], b2[32], b3[32], b4[32];
+    bool ddp = strcmp(y->strategy, "ddp") == 0;
+    fprintf(f, "sync: %s over %u replicas of %u ranks", y->strategy, y->replicas, o->ranks / y->replicas);
+    if (ddp) {
+        fprintf(f, " (gradients all-reduced over every replica each step)\n");
+    } else {
+        fprintf(f, ", H = %u inner steps", y->inner_steps);
+        if (strcmp(y->strategy, "streaming-diloco") == 0)
+            fprintf(f, ", %u fragments, each overlapping %u inner steps", y->fragments, y->overlap_steps);
+        fprintf(f, "\n  outer step: all-reduce of %s (%s) across replicas %s, all-gather inside a replica %s: %s%s\n",
+                tc_fmt_size(y->outer_bytes, b1, sizeof b1), y->dtype, tc_fmt_time(y->outer_ar_s, b2, sizeof b2),
+                tc_fmt_time(y->outer_ag_s, b3, sizeof b3), tc_fmt_time(y->outer_s, b4, sizeof b4),
+                strcmp(y->strategy, "streaming-diloco") == 0 ? " per fragment" : "");
+    }
+    fprintf(f, "  per step: %s, across replicas %s per rank (all-reduce size)\n", tc_fmt_time(y->step_s, b1, sizeof b1),
+            tc_fmt_size(y->cross_bytes_step, b2, sizeof b2));
+    if (y->outer_steps)
+        fprintf(f, "  run: %u outer steps x %u = %llu steps in %s\n", y->outer_steps, y->inner_steps,
+                (unsigned long long)y->outer_steps * y->inner_steps, tc_fmt_time(y->run_s, b1, sizeof b1));
+    if (!ddp) {
+        if (y->penalty_known)
+            fprintf(f, "  loss vs DDP at equal steps: %+.2f%% (a rule derived from the DiLoCo papers' tables, not "
+                       "stated by them: docs/MODEL.md%s)\n",
+                    100 * y->penalty, y->penalty_outside ? "; outside the tables, the nearest entry used" : "");
+        else
+            fprintf(f, "  loss vs DDP: not estimated (no cited rule for %s)\n", y->strategy);
+    }
+}
+
 static void search_print(const tc_trainiter_out *o, FILE *f)
 {
     bool cnn = o->cnn;
@@ -232,4 +290,5 @@ void tc_trainiter_print(const tc_trainiter_out *o, const tc_scenario *s, FILE *f
     }
     for (size_t k = 0; k < n; k++)
         tc_rtable_free(&tabs[k]);
+    sync_print(o, f);
 }

@@ -1653,6 +1653,40 @@ GET(get_comm_order)
 {
     return json_string(s->comm_order);
 }
+SET(set_sync)
+{
+    tc_status st = str_of(v, where, s->sync, sizeof s->sync, err);
+    static const char *ok[] = {"ddp", "local-sgd", "diloco", "diloco-eager", "diloco-delayed", "streaming-diloco"};
+    bool found = false;
+    for (size_t i = 0; st == TC_OK && i < sizeof ok / sizeof *ok; i++)
+        found = found || strcmp(s->sync, ok[i]) == 0;
+    if (st == TC_OK && !found)
+        st = tc_fail(err, TC_EINVAL, "%s: '%s' is not a synchronisation strategy: accepted are ddp, local-sgd, diloco, "
+                     "diloco-eager, diloco-delayed, streaming-diloco", where, s->sync);
+    return st;
+}
+GET(get_sync)
+{
+    return json_string(s->sync);
+}
+SET(set_outer_dtype)
+{
+    tc_status st = str_of(v, where, s->outer_dtype, sizeof s->outer_dtype, err);
+    if (st == TC_OK && strcmp(s->outer_dtype, "fp32") && strcmp(s->outer_dtype, "bf16") &&
+        strcmp(s->outer_dtype, "int8") && strcmp(s->outer_dtype, "fp4"))
+        st = tc_fail(err, TC_EINVAL, "%s: '%s' is not an outer-gradient type: accepted are fp32, bf16, int8, fp4", where,
+                     s->outer_dtype);
+    return st;
+}
+GET(get_outer_dtype)
+{
+    return json_string(s->outer_dtype);
+}
+U32_RANGE_KEY(replicas, replicas, 0, 65536)
+U32_RANGE_KEY(inner_steps, inner_steps, 1, 1000000)
+U32_RANGE_KEY(outer_steps, outer_steps, 0, 1000000000)
+U32_RANGE_KEY(fragments, fragments, 0, 100000)
+U32_RANGE_KEY(overlap_steps, overlap_steps, 0, 1000000)
 SET(set_achievable)
 {
     /* "profile": the accelerator profile's measured matmul ceiling (-1) */
@@ -1820,6 +1854,13 @@ static const tc_scn_key keys[] = {
     {"iteration.global_batch", B(TRAIN), NULL, set_gbatch, get_gbatch, ""},
     {"iteration.tp_in_node", B(TRAIN), NULL, set_tp_in_node, get_tp_in_node, ""},
     {"iteration.allow_oom", B(TRAIN), NULL, set_allow_oom, get_allow_oom, ""},
+    {"sync.strategy", B(TRAIN), NULL, set_sync, get_sync, ""},
+    {"sync.replicas", B(TRAIN), NULL, set_replicas, get_replicas, ""},
+    {"sync.inner_steps", B(TRAIN), NULL, set_inner_steps, get_inner_steps, ""},
+    {"sync.outer_steps", B(TRAIN), NULL, set_outer_steps, get_outer_steps, ""},
+    {"sync.fragments", B(TRAIN), NULL, set_fragments, get_fragments, ""},
+    {"sync.overlap_steps", B(TRAIN), NULL, set_overlap_steps, get_overlap_steps, ""},
+    {"sync.outer_dtype", B(TRAIN), NULL, set_outer_dtype, get_outer_dtype, ""},
     {"codecs", B(CODEC_BENCH) | TRAINC, NULL, set_codecs, get_codecs, ""},
     {"compress.model", B(COMPRESS), NULL, set_model, get_model, ""},
     {"compress.accel", B(COMPRESS), NULL, set_accel, get_accel, ""},

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "topocc/outcome.h"
+#include "topocc/sync.h"
 
 #define CACHE 4096
 
@@ -45,12 +46,14 @@ static bool cache_add(comm_cache *cc, comm_entry x)
     return true;
 }
 
-#define NKINDS 6 /* TC_TI_TP .. TC_TI_EMB */
+#define NKINDS 7 /* TC_TI_TP .. TC_TI_OUTER */
 
 typedef struct comm_ctx {
     const tc_topo *t;
     tc_eval_opts eo;
-    uint32_t dp, tp, pp, ep, p;
+    uint32_t dp, tp, pp, ep, p;  /* dp: one replica's */
+    uint32_t M;                  /* model replicas (0 or 1: one), each a block of p / M ranks */
+    bool merge;                  /* DDP over replicas: DP and EDP groups span every replica */
     tc_ti_group order[3];        /* innermost first */
     uint32_t *members[NKINDS];   /* each kind's groups, built on first use */
     uint32_t gsize[NKINDS];
@@ -73,18 +76,64 @@ static void ctx_groups_free(comm_ctx *c)
     }
 }
 
-/* Builds the groups of kind g (tc_ti_group_members) and their signature. */
+/* Replicas of kind g's groups: M (replicated, replica by replica) or 1
+ * (one replica's: a pipeline send; or merged across the replicas). */
+static uint32_t reps(const comm_ctx *c, tc_ti_group g)
+{
+    uint32_t M = c->M > 1 ? c->M : 1;
+    return g == TC_TI_PP || g == TC_TI_OUTER || (c->merge && (g == TC_TI_DP || g == TC_TI_EDP)) ? 1 : M;
+}
+
+/* Builds the groups of kind g (tc_ti_group_members) and their signature.
+ * With replicas, replica r holds ranks r p/M .. (r+1) p/M - 1, each laid
+ * out by the order: a kind's groups are one replica's, replica by replica
+ * (PP: the first send of replica 0), or for DP and EDP under DDP one group
+ * per replica's group joining its copies in every replica; TC_TI_OUTER
+ * joins the ranks of equal position in every replica. */
 static tc_status build_groups(comm_ctx *c, tc_ti_group g, tc_err *err)
 {
+    uint32_t M = c->M > 1 ? c->M : 1, pin = c->p / M;
     uint32_t *m = tc_calloc(g == TC_TI_PP ? 2 : c->p, sizeof *m), size = 0;
-    if (!m)
+    uint32_t *in = M > 1 && g != TC_TI_OUTER ? tc_calloc(g == TC_TI_PP ? 2 : pin, sizeof *in) : m;
+    if (!m || !in) {
+        free(m);
+        if (in != m)
+            free(in);
         return tc_fail(err, TC_EINTERNAL, "out of memory (groups)");
-    tc_status st = tc_ti_group_members(c->order, c->dp, c->tp, c->pp, c->ep, g, m, &size, err);
+    }
+    tc_status st = TC_OK;
+    if (g == TC_TI_OUTER) {
+        size = M;
+        for (uint32_t i = 0; i < pin; i++)
+            for (uint32_t r = 0; r < M; r++)
+                m[(size_t)i * M + r] = r * pin + i;
+    } else {
+        st = tc_ti_group_members(c->order, c->dp, c->tp, c->pp, c->ep, g, in, &size, err);
+    }
+    size_t nin = g == TC_TI_PP ? 2 : g == TC_TI_EMB ? 2 * (size_t)c->dp * c->tp : pin;
+    if (st == TC_OK && in != m) {
+        if (g == TC_TI_PP) {
+            memcpy(m, in, 2 * sizeof *m);
+        } else if (reps(c, g) == 1) { /* merged: group j's copies in every replica */
+            size_t ng = nin / size, k = 0;
+            for (size_t j = 0; j < ng; j++)
+                for (uint32_t r = 0; r < M; r++)
+                    for (uint32_t i = 0; i < size; i++)
+                        m[k++] = r * pin + in[j * size + i];
+            size *= M;
+        } else {
+            for (uint32_t r = 0; r < M; r++)
+                for (size_t i = 0; i < nin; i++)
+                    m[r * nin + i] = r * pin + in[i];
+        }
+    }
+    if (in != m)
+        free(in);
     if (st) {
         free(m);
         return st;
     }
-    size_t n = g == TC_TI_PP ? 2 : g == TC_TI_EMB ? 2 * (size_t)c->dp * c->tp : c->p;
+    size_t n = g == TC_TI_PP ? 2 : g == TC_TI_EMB ? nin * M : c->p;
     uint64_t h = 1469598103934665603ull; /* FNV-1a over the members */
     for (size_t i = 0; i < n; i++) {
         h ^= m[i];
@@ -136,7 +185,7 @@ static tc_status sweep_times(comm_ctx *c, tc_op op, tc_ti_group g, const double 
     } else if (g == TC_TI_EMB) {
         /* pairs of the first and last stage, the middle stages idle: a job
          * of those 2 tp dp ranks, placed where they are */
-        uint32_t n2 = 2 * c->dp * c->tp, *iota = NULL;
+        uint32_t n2 = 2 * c->dp * c->tp * (c->M > 1 ? c->M : 1), *iota = NULL;
         if (!c->have[g])
             st = build_groups(c, g, err);
         else
@@ -416,7 +465,7 @@ static tc_status drv_pairs(flow_drv *f, size_t n, uint32_t **out, tc_err *err)
 {
     if (!f->pairs) {
         comm_ctx *c = f->c;
-        f->cappairs = (size_t)c->dp * c->tp * 2 * ((size_t)2 * c->pp * 64 + 2);
+        f->cappairs = (size_t)c->dp * c->tp * (c->M > 1 ? c->M : 1) * 2 * ((size_t)2 * c->pp * 64 + 2);
         f->pairs = malloc(f->cappairs * sizeof *f->pairs);
         if (!f->pairs)
             return tc_fail(err, TC_EINTERNAL, "out of memory");
@@ -470,24 +519,27 @@ static tc_status drv_start(void *ud, uint32_t task, tc_op op, tc_ti_group g, dou
         uint32_t from = g == TC_TI_EMB ? 0 : stage;
         if (other >= c->pp)
             return tc_fail(err, TC_EINTERNAL, "train flow: a send from stage %u past the pipeline", stage);
-        uint32_t *m = NULL;
-        if ((st = drv_pairs(f, (size_t)c->dp * c->tp, &m, err)))
+        uint32_t *m = NULL, M = c->M > 1 ? c->M : 1, pin = c->p / M;
+        if ((st = drv_pairs(f, (size_t)c->dp * c->tp * M, &m, err)))
             return st;
-        for (uint32_t d = 0; d < c->dp && st == TC_OK; d++)
-            for (uint32_t k = 0; k < c->tp && st == TC_OK; k++) {
-                uint32_t *pm = m + 2 * ((size_t)d * c->tp + k);
-                pm[0] = tc_ti_rank(c->order, c->dp, c->tp, c->pp, d, k, from);
-                pm[1] = tc_ti_rank(c->order, c->dp, c->tp, c->pp, d, k, other);
-                st = drv_job(f, s, pm, t, task, err);
-            }
+        for (uint32_t r = 0; r < M && st == TC_OK; r++)
+            for (uint32_t d = 0; d < c->dp && st == TC_OK; d++)
+                for (uint32_t k = 0; k < c->tp && st == TC_OK; k++) {
+                    uint32_t *pm = m + 2 * (((size_t)r * c->dp + d) * c->tp + k);
+                    pm[0] = r * pin + tc_ti_rank(c->order, c->dp, c->tp, c->pp, d, k, from);
+                    pm[1] = r * pin + tc_ti_rank(c->order, c->dp, c->tp, c->pp, d, k, other);
+                    st = drv_job(f, s, pm, t, task, err);
+                }
         return st;
     }
     tc_groups gr;
     if ((st = groups_of(c, g, &gr, err)))
         return st;
-    uint32_t per = gr.ngroups / c->pp; /* groups lie within a stage, stage by stage */
-    for (uint32_t gi = stage * per; gi < (stage + 1) * per && st == TC_OK; gi++)
-        st = drv_job(f, s, gr.members + (size_t)gi * gr.size, t, task, err);
+    /* groups lie within a stage, stage by stage (in each replica) */
+    uint32_t R = reps(c, g), nr = gr.ngroups / R, per = nr / c->pp;
+    for (uint32_t r = 0; r < R && st == TC_OK; r++)
+        for (uint32_t gi = r * nr + stage * per; gi < r * nr + (stage + 1) * per && st == TC_OK; gi++)
+            st = drv_job(f, s, gr.members + (size_t)gi * gr.size, t, task, err);
     return st;
 }
 
@@ -691,6 +743,66 @@ static tc_status search(const tc_zoo_model *m, tc_trainiter_out *o, const tc_sce
     return TC_OK;
 }
 
+/* The replicas' synchronisation (sync.*): the outer all-reduce of the
+ * pseudo-gradient across replicas (each of a replica's dp ranks reduces
+ * 1/dp of its TP/PP shard, expert parameters 1/(dp/ep)), then, below
+ * ZeRO 3, the all-gather of the updated 16-bit parameters inside the
+ * replica; the time per step and the loss rule (topocc/sync.h). */
+static tc_status sync_outer(const tc_scenario *s, const tc_zoo_model *m, comm_ctx *c, tc_trainiter_out *o,
+                            tc_sync_kind k, tc_err *err)
+{
+    tc_sync_out *y = &o->sync;
+    const tc_ti_result *r = &o->res;
+    uint32_t M = c->M > 1 ? c->M : 1, dpi = c->dp, ep = c->ep > 1 ? c->ep : 1;
+    snprintf(y->strategy, sizeof y->strategy, "%s", tc_sync_name(k));
+    snprintf(y->dtype, sizeof y->dtype, "%s", s->outer_dtype);
+    y->replicas = M;
+    y->inner_steps = s->inner_steps;
+    y->overlap_steps = s->overlap_steps;
+    y->outer_steps = s->outer_steps;
+    y->fragments = 1;
+    tc_sync_in in = {.kind = k, .replicas = M, .inner_steps = s->inner_steps, .fragments = 1,
+                     .overlap_steps = s->overlap_steps, .inner_s = r->iter_s};
+    tc_status st = TC_OK;
+    if (k == TC_SYNC_DDP) {
+        y->cross_bytes_step = M > 1 ? r->dp.bytes : 0;
+    } else {
+        uint32_t F = 1;
+        if (k == TC_SYNC_STREAMING) {
+            uint32_t L = m->layers ? m->layers : 1;
+            F = s->fragments ? s->fragments : (L + 2) / 3; /* fragments of 3 layers (2501.18512, Section 3.3.1) */
+            if (F > L)
+                return tc_fail(err, TC_EINVAL, "--fragments %u: %s has %u layers: give at most one fragment per layer",
+                               F, m->name, L);
+        }
+        y->fragments = in.fragments = F;
+        double dense = r->mem.params - r->mem.eparams;
+        double elems = dense / dpi + (ep > 1 ? r->mem.eparams / (dpi / ep) : 0);
+        y->outer_bytes = elems * tc_sync_dtype_bytes(s->outer_dtype) / F;
+        bool cos = c->cosim; /* the outer step is timed alone, in the scenario's mode */
+        c->cosim = false;
+        tc_algo al;
+        st = sweep_times(c, TC_OP_ALLREDUCE, TC_TI_OUTER, &y->outer_bytes, 1, &y->outer_ar_s, &al, err);
+        double ag = dense * 2 / F;
+        if (st == TC_OK && s->zero < 3 && dpi > 1 && ag > 0)
+            st = sweep_times(c, TC_OP_ALLGATHER, TC_TI_DP, &ag, 1, &y->outer_ag_s, &al, err);
+        c->cosim = cos;
+        y->outer_s = in.outer_s = y->outer_ar_s + y->outer_ag_s;
+        y->cross_bytes_step = y->outer_bytes * F / s->inner_steps;
+    }
+    if (st == TC_OK)
+        st = tc_sync_step(&in, &y->step_s, err);
+    y->run_s = (double)s->outer_steps * s->inner_steps * y->step_s;
+    tc_zoo_derived *d = tc_calloc(1, sizeof *d);
+    if (st == TC_OK && !d)
+        st = tc_fail(err, TC_EINTERNAL, "out of memory");
+    if (st == TC_OK && (st = tc_zoo_derive(m, d, err)) == TC_OK)
+        y->penalty = tc_sync_loss_penalty(k, d->params, M, s->inner_steps, s->overlap_steps, &y->penalty_known,
+                                          &y->penalty_outside);
+    free(d);
+    return st;
+}
+
 tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_trainiter_out **out, tc_err *err)
 {
     (void)ro;
@@ -755,10 +867,30 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
         return st;
     }
     o->ranks = (uint32_t)ranks;
+    tc_sync_kind sk = TC_SYNC_DDP;
+    uint32_t M = s->replicas ? s->replicas : 1;
+    if (s->it_search && (M > 1 || strcmp(s->sync, "ddp")))
+        st = tc_fail(err, TC_EINVAL, "--search ranks the splits of one replica's job: not with --replicas or --sync "
+                                     "(search without them, then time the split with them)");
+    else if (!tc_sync_parse(s->sync, &sk))
+        st = tc_fail(err, TC_EINVAL, "sync.strategy '%s': accepted are ddp, local-sgd, diloco, diloco-eager, "
+                                     "diloco-delayed, streaming-diloco", s->sync);
+    else if (sk != TC_SYNC_DDP && M < 2)
+        st = tc_fail(err, TC_EINVAL, "--sync %s synchronises model replicas: give --replicas M of at least 2", s->sync);
+    else if (s->dp % M)
+        st = tc_fail(err, TC_EINVAL, "--dp %u is not a multiple of --replicas %u: each replica holds dp / M of the "
+                                     "data-parallel ranks", s->dp, M);
+    else if (M > 1 && s->ep > 1 && (s->dp / M) % s->ep)
+        st = tc_fail(err, TC_EINVAL, "--ep %u does not divide a replica's %u data-parallel ranks (--dp %u / "
+                                     "--replicas %u)", s->ep, s->dp / M, s->dp, M);
+    if (st) {
+        tc_trainiter_out_free(o);
+        return st;
+    }
     o->acc = (tc_ti_accel){.flops = a.flops, .mem_Bps = a.mem_Bps, .mem_bytes = cap, .achievable = o->achievable};
     tc_ti_cfg *c = &o->cfg;
     tc_ti_cfg_default(c);
-    c->dp = s->dp;
+    c->dp = sk == TC_SYNC_DDP ? s->dp : s->dp / M;
     c->tp = s->tp;
     c->pp = s->pp;
     c->micro_batches = s->micro_batches;
@@ -790,7 +922,9 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
         return tc_fail(err, TC_EINTERNAL, "out of memory");
     }
     cc->t = t;
-    cc->dp = s->dp;
+    cc->dp = s->dp / M;
+    cc->M = M;
+    cc->merge = sk == TC_SYNC_DDP && M > 1;
     cc->tp = s->tp;
     cc->pp = s->pp;
     cc->ep = s->ep;
@@ -863,6 +997,10 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
         c->keep = s->it_timeline[0] ? &dag : NULL;
         st = run_one(&m, &o->acc, c, cc, &o->res, err);
         c->keep = NULL;
+        if (st == TC_OK && !cc->merge && M > 1) /* every replica's tokens */
+            o->res.tokens_per_s *= M;
+        if (st == TC_OK)
+            st = sync_outer(s, &m, cc, o, sk, err);
     }
     o->evaluations += cc->evaluations;
     ctx_groups_free(cc);

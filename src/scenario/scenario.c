@@ -77,6 +77,10 @@ tc_scenario *tc_scenario_new(tc_command c)
     snprintf(s->par_order, sizeof s->par_order, "tp-dp-pp");
     snprintf(s->comm_order, sizeof s->comm_order, "backward");
     s->it_cosim = true;
+    snprintf(s->sync, sizeof s->sync, "ddp");
+    snprintf(s->outer_dtype, sizeof s->outer_dtype, "fp32");
+    s->inner_steps = 100;
+    s->overlap_steps = 1;
     snprintf(s->recompute, sizeof s->recompute, "none");
     s->it_overlap = true;
     s->achievable = 0.7;
@@ -823,7 +827,8 @@ static tc_status resolve_routing(tc_scenario *s, tc_err *err)
         return TC_OK;
     int clos = 0, torus = 0;
     for (int i = 0; i < s->ntopo; i++) {
-        if (strncmp(s->topo[i], "clos", 4) == 0)
+        if (strncmp(s->topo[i], "clos", 4) == 0 ||
+            (strncmp(s->topo[i], "multidc", 7) == 0 && strstr(s->topo[i], "pod=clos"))) /* routed as its pods */
             clos++;
         else
             torus++;

@@ -112,6 +112,7 @@ const char *tc_ti_group_name(tc_ti_group g)
     case TC_TI_EP: return "ep";
     case TC_TI_EDP: return "edp";
     case TC_TI_EMB: return "emb";
+    case TC_TI_OUTER: return "outer";
     }
     return "?";
 }
