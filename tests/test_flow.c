@@ -376,7 +376,7 @@ static void straggler_under_rhd_delays_only_the_ranks_that_depend_on_it(void **s
     tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_RHD, .p = 8, .bytes = S, .variant = TC_VARIANT_FAR};
     tc_sched *s = NULL;
     assert_int_equal(tc_coll_build(&req, t, &s, &err), TC_OK);
-    tc_flow_job job = {s, NULL, 0, NULL};
+    tc_flow_job job = {s, NULL, 0, NULL, 0};
     tc_flow_opts o = {0};
     tc_flow_result res;
     assert_int_equal(tc_flow_run(t, &job, 1, &o, &res, &err), TC_OK);
@@ -435,7 +435,7 @@ static void concurrent_rings_sharing_an_uplink_each_get_half(void **state)
     double S = 1 << 28;
     tc_sched *s = sched(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 2, S);
     uint32_t ma[] = {0, 4}, mb[] = {1, 5};
-    tc_flow_job jobs[] = {{s, ma, 0, NULL}, {s, mb, 0, NULL}};
+    tc_flow_job jobs[] = {{s, ma, 0, NULL, 0}, {s, mb, 0, NULL, 0}};
     tc_flow_opts o = {0};
     tc_flow_result res;
     tc_err err = {{0}};
@@ -624,7 +624,7 @@ static void alpha_is_paid_once_per_message_one_after_another(void **state)
                {.src = 4, .dst = 5, .bytes = 1e3}}};
     tc_sched s;
     hand_sched(&s, &h, 8, 1);
-    tc_flow_job job = {&s, NULL, 0, NULL};
+    tc_flow_job job = {&s, NULL, 0, NULL, 0};
     tc_flow_opts o = {0};
     tc_flow_result res;
     tc_err err = {{0}};
@@ -677,7 +677,7 @@ static void exceeding_the_event_budget_is_bad_input(void **state)
     assert_string_equal(err.msg, "the run exceeded the event budget of 100 events; raise it with --event-budget");
     /* 14 steps of 8 transfers, 3 events each. */
     o.event_budget = 14 * 8 * 3;
-    tc_flow_job job = {s, NULL, 0, NULL};
+    tc_flow_job job = {s, NULL, 0, NULL, 0};
     tc_flow_result res;
     assert_int_equal(tc_flow_run(t, &job, 1, &o, &res, &err), TC_OK);
     assert_int_equal(res.events, 14 * 8 * 3);
@@ -726,7 +726,7 @@ static void schedules_of_valid_ranks_always_complete(void **state)
     hand h = {3, {{.src = 0, .dst = 3, .bytes = 1e3}, {.src = 1, .dst = 3, .bytes = 1e3}, {.src = 2, .dst = 2, .bytes = 5}}};
     tc_sched s;
     hand_sched(&s, &h, 4, 3);
-    tc_flow_job job = {&s, NULL, 0, NULL};
+    tc_flow_job job = {&s, NULL, 0, NULL, 0};
     tc_flow_opts o = {.deps = TC_DEPS_RECV};
     tc_flow_result res;
     tc_err err = {{0}};
@@ -757,7 +757,7 @@ static void trace_is_valid_json_with_one_slice_per_transfer(void **state)
     close(fd);
     tc_topo *t = topo("clos:down=4x2,up=1x2,lat=1us,hop_lat=0,alpha=0");
     tc_sched *s = sched(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 8, 1 << 20);
-    tc_flow_job jobs[] = {{s, NULL, 0, NULL}, {s, NULL, 1e-3, NULL}};
+    tc_flow_job jobs[] = {{s, NULL, 0, NULL, 0}, {s, NULL, 1e-3, NULL, 0}};
     tc_flow_opts o = {.trace_path = path};
     tc_flow_result res;
     tc_err err = {{0}};

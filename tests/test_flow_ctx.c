@@ -80,7 +80,7 @@ static void same_jobs_same_times(void **state)
             s[k] = sched(t, TC_OP_ALLREDUCE, al[(k + trial) % 3], 4 + 4 * (k % 2), bytes);
             for (uint32_t r = 0; r < 16; r++)
                 map[k][r] = (r * 5 + (uint32_t)k + (uint32_t)trial) % 16;
-            jobs[k] = (tc_flow_job){s[k], map[k], 1e-6 * ((seed >> 4) % 50) * k, NULL};
+            jobs[k] = (tc_flow_job){s[k], map[k], 1e-6 * ((seed >> 4) % 50) * k, NULL, 0};
         }
         tc_flow_opts o = {.no_skip = true};
         tc_flow_result res;
@@ -117,7 +117,7 @@ static void rings_sharing_an_uplink(void **state)
     tc_sched *s = sched(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 2, S);
     uint32_t ma[] = {0, 4}, mb[] = {1, 5};
     double together = 2 * (S / B400 + 4e-6), alone = 2 * (S / 2 / B400 + 4e-6);
-    tc_flow_job a = {s, ma, 0, NULL}, b = {s, mb, 0, NULL};
+    tc_flow_job a = {s, ma, 0, NULL, 0}, b = {s, mb, 0, NULL, 0};
     tc_flow_ctx *c = ctx_new(t, NULL);
     uint32_t ia = ctx_add(c, &a), ib = ctx_add(c, &b);
     assert_int_equal(ctx_drain(c), 2);
@@ -158,10 +158,63 @@ static void rings_sharing_an_uplink(void **state)
     /* bad calls */
     assert_int_equal(tc_flow_ctx_run(c, 0, done, 4, &n, &now, &err), TC_EINVAL);
     uint32_t bad[] = {0, 99};
-    tc_flow_job jb = {s, bad, 0, NULL};
+    tc_flow_job jb = {s, bad, 0, NULL, 0};
     uint32_t id;
     assert_int_equal(tc_flow_ctx_add(c, &jb, &id, &err), TC_EINVAL);
     assert_true(isnan(tc_flow_ctx_finish(c, 77)));
+    tc_flow_ctx_free(c);
+    tc_sched_free(s);
+    tc_topo_free(t);
+}
+
+/* Blame on the two rings: together each flow runs at half its rate alone
+ * (B400 / 2 against B400), so half of every flow's sending time is lost,
+ * all of it to the shared leaf-spine links, none to the host links; each
+ * ring sends S over each of its up-links (two steps of S/2). Alone, a ring
+ * loses nothing. */
+static void blame_on_shared_uplinks(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=4x2,up=1x1,lat=1us,hop_lat=0,alpha=0");
+    double S = 1 << 26;
+    tc_sched *s = sched(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 2, S);
+    uint32_t ma[] = {0, 4}, mb[] = {1, 5};
+    tc_flow_job a = {s, ma, 0, NULL, 0}, b = {s, mb, 0, NULL, 1};
+    tc_err err = {{0}};
+    tc_flow_ctx *c = ctx_new(t, NULL);
+    assert_int_equal(tc_flow_ctx_blame(c, 2, &err), TC_OK);
+    assert_int_equal(tc_flow_ctx_blame(c, 2, &err), TC_EINVAL); /* once */
+    ctx_add(c, &a);
+    ctx_add(c, &b);
+    assert_int_equal(ctx_drain(c), 2);
+    for (uint32_t tag = 0; tag < 2; tag++) {
+        double sent = tc_flow_ctx_sent(c, tag), lost = tc_flow_ctx_lost(c, tag, UINT32_MAX);
+        assert_rel(sent, 4 * S / B400, 1e-9, "flow-seconds sending: 2 flows x 2 steps x S/B");
+        assert_rel(lost, sent / 2, 1e-9, "half lost to sharing");
+        double sum = 0;
+        for (uint32_t l = 0; l < t->n_links; l++) {
+            double x = tc_flow_ctx_lost(c, tag, l);
+            sum += x;
+            if (t->links[l].level == 1)
+                assert_true(x == 0); /* host links are not shared */
+        }
+        assert_rel(sum, lost, 1e-12, "by link, summed");
+    }
+    /* tag 0's bytes on host 0's way up: S (two steps of S/2) */
+    uint32_t links[16], n = tc_topo_route(t, TC_ROUTE_DEFAULT, 0, 4, links);
+    assert_true(n >= 2);
+    for (uint32_t k = 0; k < n; k++) {
+        assert_rel(tc_flow_ctx_tag_bytes(c, 0, links[k]), S, 1e-12, "tag 0 bytes on its path");
+        assert_true(tc_flow_ctx_tag_bytes(c, 1, links[k]) == (t->links[links[k]].level == 1 ? 0 : S));
+    }
+    assert_true(tc_flow_ctx_lost(c, 2, UINT32_MAX) == 0 && tc_flow_ctx_sent(c, 7) == 0);
+    tc_flow_ctx_free(c);
+    /* one ring alone loses nothing */
+    c = ctx_new(t, NULL);
+    assert_int_equal(tc_flow_ctx_blame(c, 1, &err), TC_OK);
+    ctx_add(c, &a);
+    assert_int_equal(ctx_drain(c), 1);
+    assert_true(tc_flow_ctx_sent(c, 0) > 0 && tc_flow_ctx_lost(c, 0, UINT32_MAX) == 0);
     tc_flow_ctx_free(c);
     tc_sched_free(s);
     tc_topo_free(t);
@@ -172,6 +225,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(same_jobs_same_times),
         cmocka_unit_test(rings_sharing_an_uplink),
+        cmocka_unit_test(blame_on_shared_uplinks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -166,6 +166,37 @@ bad_says "a model that does not fit" "short by" train --topo "$CLOS" --model lla
 good "--allow-oom times it anyway" "does NOT fit" train --topo "$CLOS" --model llama3-8b --dp 64 --allow-oom
 bad "micro-batches that do not divide the batch" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --micro-batches 3 --global-batch 32
 bad "achievable above 1" train --topo "$CLOS" --model llama3-8b --dp 64 --achievable 1.5
+# co-simulation, by hand: two DP groups ({0, 2} and {1, 3}, TP on the
+# node links) share the one up-link of each leaf, so max-min gives each of
+# their flows half of it: every DP bucket of S takes 2 S / B plus one or
+# two steps' latency (4 cables of 1 us), against S / B alone, while
+# compute runs; half of the DP flows' time is lost, all of it to the two
+# leaf up-links; TP loses nothing
+SHARE=clos:down=2x2,up=1x1,lat=1us,hop_lat=0,alpha=0,node=2
+"$T" train --topo "$SHARE" --model llama-7b --dp 2 --tp 2 --micro-batches 2 --mode flow --allow-oom \
+    --timeline "$tmp/share_tl.json" --format json >"$tmp/share.json" 2>"$tmp/share.err" || {
+    echo "FAIL (two DP groups on one up-link): $(cat "$tmp/share.err")"; fails=$((fails + 1)); }
+if ! python3 - "$tmp/share.json" "$tmp/share_tl.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+ev = json.load(open(sys.argv[2]))["traceEvents"]
+names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "thread_name"}
+dur = sum(e["dur"] for e in ev if e.get("ph") == "X" and names.get((e["pid"], e["tid"])) == "dp") * 1e-6
+B = 400e9 / 8
+S, n = r["comm"]["dp"]["bytes"], r["comm"]["dp"]["count"]
+assert 2 * S / B + n * 4e-6 - 1e-9 <= dur <= 2 * S / B + n * 8e-6 + 1e-9, (dur, 2 * S / B, n)
+b = r["link_blame"]
+dp = b["dp"]
+assert abs(dp["lost_flow_s"] - dp["sent_flow_s"] / 2) <= 1e-9 * dp["sent_flow_s"], dp
+assert abs(dp["sent_flow_s"] - 8 * S / B) <= 1e-9 * dp["sent_flow_s"], (dp, 8 * S / B)
+assert sorted(l["name"] for l in dp["links"]) == ["leaf 0 -> L2 0", "leaf 1 -> L2 0"], dp["links"]
+assert b["tp"]["lost_flow_s"] == 0 and b["tp"]["sent_flow_s"] > 0
+PY
+then
+    echo "FAIL (two DP groups on one up-link): not the times and blame max-min gives by hand"
+    fails=$((fails + 1))
+fi
+good "blame in the text" "^  dp    50% of" train --topo "$SHARE" --model llama-7b --dp 2 --tp 2 --micro-batches 2 --mode flow --allow-oom
 # synchronisation across replicas (--sync): the step is the inner step
 # plus the outer synchronisation over H (blocking) or the larger of the
 # two (overlapped), as the JSON's own figures say

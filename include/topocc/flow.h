@@ -91,6 +91,7 @@ typedef struct tc_flow_job {
     const uint32_t *rank_map;  /* rank -> endpoint; NULL: rank r on endpoint r */
     double start_s;            /* >= 0: when the job's ranks issue their first sends */
     const char *name;          /* the job's name in the trace (NULL: "job N") */
+    uint32_t tag;              /* a class the caller gives it, for tc_flow_ctx_blame (0 by default) */
 } tc_flow_job;
 
 typedef struct tc_flow_job_result {
@@ -185,6 +186,22 @@ tc_status tc_flow_ctx_run(tc_flow_ctx *c, double until, uint32_t *done, size_t c
 double tc_flow_ctx_finish(const tc_flow_ctx *c, uint32_t id);
 double tc_flow_ctx_start(const tc_flow_ctx *c, uint32_t id);
 void tc_flow_ctx_free(tc_flow_ctx *c);
+
+/* Blame: which links held back which jobs. Switched on before the first
+ * job is added, for tags 0 .. ntags - 1 (tc_flow_job.tag). Every flow's
+ * time sending is split into intervals of constant rate r; an interval of
+ * dt costs dt (1 - r / r_alone), r_alone the rate it would get alone (the
+ * smallest bandwidth over weight on its path, within the rate cap), to
+ * the link that set r (its bottleneck under max-min). So a flow that
+ * never shares a link loses nothing, and lost time sums flow-seconds.
+ * tc_flow_ctx_lost: the lost flow-seconds of tag's flows held back by
+ * link (UINT32_MAX: all links); tc_flow_ctx_sent: the flow-seconds its
+ * flows spent sending; tc_flow_ctx_tag_bytes: the bytes tag's flows put on
+ * link. 0 for a tag out of range or blame off. */
+tc_status tc_flow_ctx_blame(tc_flow_ctx *c, uint32_t ntags, tc_err *err);
+double tc_flow_ctx_lost(const tc_flow_ctx *c, uint32_t tag, uint32_t link);
+double tc_flow_ctx_sent(const tc_flow_ctx *c, uint32_t tag);
+double tc_flow_ctx_tag_bytes(const tc_flow_ctx *c, uint32_t tag, uint32_t link);
 
 /* Convenience: the time of one schedule alone (tc_flow_run with one job at
  * time 0 and no trace), the shape of tc_eval_steps. */

@@ -116,6 +116,20 @@ typedef struct tc_ti_split {
     bool fits;
 } tc_ti_split;
 
+/* Flow co-simulation: which links held back one class of communication
+ * (tc_flow_ctx_blame): flow-seconds of its flows sending and lost to
+ * sharing, and the links that cost it most, each with the other classes
+ * that put bytes on it (a bit per tc_ti_group). */
+#define TC_TI_BLAME_TOP 3
+#define TC_TI_NCLASSES 7 /* tc_ti_group: tp .. outer */
+typedef struct tc_ti_blame {
+    double sent_s, lost_s;
+    uint32_t nlinks;                          /* links below, most lost first */
+    uint32_t link[TC_TI_BLAME_TOP];
+    double link_lost_s[TC_TI_BLAME_TOP];
+    uint32_t shared_with[TC_TI_BLAME_TOP];
+} tc_ti_blame;
+
 /* How the replicas synchronise (sync.*, topocc/sync.h). */
 typedef struct tc_sync_out {
     char strategy[20];       /* tc_sync_name */
@@ -156,6 +170,8 @@ typedef struct tc_trainiter_out {
     size_t nsplits, nfit;
     tc_ti_split *splits;
     tc_sync_out sync;
+    bool have_blame;                            /* co-simulated: blame below (the overlapped run's) */
+    tc_ti_blame blame[TC_TI_NCLASSES];
 } tc_trainiter_out;
 
 tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_trainiter_out **out, tc_err *err);

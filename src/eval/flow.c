@@ -1076,6 +1076,86 @@ void fl_flush_bytes(fl_sim *S)
 }
 
 /* The flow starts sending: route it and hand it to the solver. */
+/* ---- blame (tc_flow_ctx_blame) ---- */
+
+typedef struct fl_blame {
+    uint32_t ntags, nlinks;
+    double *lost;     /* [tag * nlinks + link]: flow-seconds lost, by bottleneck */
+    double *bytes;    /* [tag * nlinks + link] */
+    double *sent;     /* [tag]: flow-seconds sending */
+    double *tlost;    /* [tag]: lost, all links */
+    double *alone;    /* per flow: its rate alone */
+    uint32_t *bl;     /* per flow: the link holding it in the current interval */
+    uint32_t fcap;
+} fl_blame;
+
+static void blame_free(fl_blame *b)
+{
+    if (!b)
+        return;
+    free(b->lost);
+    free(b->bytes);
+    free(b->sent);
+    free(b->tlost);
+    free(b->alone);
+    free(b->bl);
+    free(b);
+}
+
+/* Flow f's interval from f_tlast to t at f_rate, held by bl[f]. */
+static void blame_account(fl_sim *S, uint32_t f, double t)
+{
+    fl_blame *b = S->blame;
+    double dt = t - S->f_tlast[f];
+    if (!(dt > 0) || f >= b->fcap)
+        return;
+    uint32_t tag = S->jobs[S->f_job[f]].tag;
+    if (tag >= b->ntags)
+        return;
+    b->sent[tag] += dt;
+    double a = b->alone[f], r = S->f_rate[f];
+    double lost = a > 0 && r < a ? dt * (1 - r / a) : 0;
+    uint32_t l = b->bl[f];
+    if (lost > 0 && l < b->nlinks) {
+        b->lost[(size_t)tag * b->nlinks + l] += lost;
+        b->tlost[tag] += lost;
+    }
+}
+
+/* At flow f's start on path (weights pw, NULL: 1): its rate alone and its
+ * bytes on each link. */
+static void blame_start(fl_sim *S, uint32_t f, const uint32_t *path, const double *pw, uint32_t n, double bytes)
+{
+    fl_blame *b = S->blame;
+    if (f >= b->fcap) {
+        uint32_t c = b->fcap ? b->fcap : 1024;
+        while (c <= f)
+            c *= 2;
+        double *al = realloc(b->alone, c * sizeof *al);
+        if (al)
+            b->alone = al;
+        uint32_t *bl = realloc(b->bl, c * sizeof *bl);
+        if (bl)
+            b->bl = bl;
+        if (!al || !bl) {
+            oom(S);
+            return;
+        }
+        b->fcap = c;
+    }
+    double cap = S->mm.rate_cap > 0 ? S->mm.rate_cap : INFINITY, a = cap;
+    uint32_t tag = S->jobs[S->f_job[f]].tag;
+    for (uint32_t k = 0; k < n; k++) {
+        double w = pw ? pw[k] : 1;
+        if (w > 0 && S->cap[path[k]] / w < a)
+            a = S->cap[path[k]] / w;
+        if (tag < b->ntags)
+            b->bytes[(size_t)tag * b->nlinks + path[k]] += w * bytes;
+    }
+    b->alone[f] = a;
+    b->bl[f] = UINT32_MAX;
+}
+
 static void flow_start(fl_sim *S, uint32_t f)
 {
     fl_job *J = &S->jobs[S->f_job[f]];
@@ -1135,7 +1215,10 @@ static void flow_start(fl_sim *S, uint32_t f)
         q_set(S, f, S->now);
         return;
     }
-    if (tc_mm_add(&S->mm, f, path, S->o.multipath == TC_MULTIPATH_SPRAY || S->fold_T ? pw : NULL, n) != TC_OK)
+    bool weighted = S->o.multipath == TC_MULTIPATH_SPRAY || S->fold_T;
+    if (S->blame)
+        blame_start(S, f, path, weighted ? pw : NULL, n, bytes);
+    if (tc_mm_add(&S->mm, f, path, weighted ? pw : NULL, n) != TC_OK)
         oom(S);
 }
 
@@ -1308,6 +1391,8 @@ static void flow_event(fl_sim *S, uint32_t f, double t)
         flow_start(S, f);
         break;
     case ST_XMIT: {
+        if (S->blame && S->f_bytes[f] > 0)
+            blame_account(S, f, t);
         if (S->f_bytes[f] > 0)
             tc_mm_remove(&S->mm, f);
         S->f_rem[f] = 0;
@@ -1342,6 +1427,10 @@ static void apply_rates(fl_sim *S)
         if (rem < 0)
             rem = 0;
         double r = tc_mm_rate(&S->mm, f);
+        if (S->blame) {
+            blame_account(S, f, S->now);
+            S->blame->bl[f] = S->mm.blink[f];
+        }
         S->f_rem[f] = rem;
         S->f_tlast[f] = S->now;
         S->f_rate[f] = r;
@@ -1435,6 +1524,7 @@ static tc_status job_init(fl_sim *S, size_t j, const tc_flow_job *jb)
     J->start = jb->start_s;
     J->finish = J->start;
     J->name = jb->name;
+    J->tag = jb->tag;
     J->rk = calloc(J->p ? J->p : 1, sizeof *J->rk);
     J->ah = calloc(J->p ? J->p : 1, sizeof *J->ah);
     if (!J->rk || !J->ah || !window_grow(J))
@@ -1555,6 +1645,8 @@ static void job_release(fl_job *J)
 static void sim_free(fl_sim *S)
 {
     fl_skip_free(S);
+    blame_free(S->blame);
+    S->blame = NULL;
     for (size_t j = 0; S->jobs && j < S->njobs; j++)
         job_release(&S->jobs[j]);
     free(S->jobs);
@@ -1975,6 +2067,53 @@ tc_status tc_flow_ctx_run(tc_flow_ctx *c, double until, uint32_t *done, size_t c
         }
     }
     return tc_fail(err, S->st, "%s", c->err.msg);
+}
+
+tc_status tc_flow_ctx_blame(tc_flow_ctx *c, uint32_t ntags, tc_err *err)
+{
+    fl_sim *S = &c->S;
+    if (S->njobs > 0 || S->blame)
+        return tc_fail(err, TC_EINVAL, "flow: blame is switched on once, before the first job");
+    if (ntags == 0 || ntags > 1024)
+        return tc_fail(err, TC_EINVAL, "flow: blame for %u tags: expected 1 to 1024", ntags);
+    fl_blame *b = calloc(1, sizeof *b);
+    size_t n = (size_t)ntags * S->t->n_links;
+    if (b) {
+        b->ntags = ntags;
+        b->nlinks = S->t->n_links;
+        b->lost = calloc(n ? n : 1, sizeof *b->lost);
+        b->bytes = calloc(n ? n : 1, sizeof *b->bytes);
+        b->sent = calloc(ntags, sizeof *b->sent);
+        b->tlost = calloc(ntags, sizeof *b->tlost);
+    }
+    if (!b || !b->lost || !b->bytes || !b->sent || !b->tlost || !tc_mm_blink_on(&S->mm)) {
+        blame_free(b);
+        return tc_fail(err, TC_EINTERNAL, "flow: out of memory (blame)");
+    }
+    S->blame = b;
+    return TC_OK;
+}
+
+double tc_flow_ctx_lost(const tc_flow_ctx *c, uint32_t tag, uint32_t link)
+{
+    const fl_blame *b = c->S.blame;
+    if (!b || tag >= b->ntags)
+        return 0;
+    if (link == UINT32_MAX)
+        return b->tlost[tag];
+    return link < b->nlinks ? b->lost[(size_t)tag * b->nlinks + link] : 0;
+}
+
+double tc_flow_ctx_sent(const tc_flow_ctx *c, uint32_t tag)
+{
+    const fl_blame *b = c->S.blame;
+    return b && tag < b->ntags ? b->sent[tag] : 0;
+}
+
+double tc_flow_ctx_tag_bytes(const tc_flow_ctx *c, uint32_t tag, uint32_t link)
+{
+    const fl_blame *b = c->S.blame;
+    return b && tag < b->ntags && link < b->nlinks ? b->bytes[(size_t)tag * b->nlinks + link] : 0;
 }
 
 double tc_flow_ctx_finish(const tc_flow_ctx *c, uint32_t id)

@@ -154,7 +154,14 @@ typedef struct tc_mm {
     size_t nfresh, fresh_cap;
     uint64_t level_solves; /* statistics: solves by level, */
     uint64_t level_flows;  /* the flows they filled again */
+    /* Blame (tc_mm_blink_on): per flow, the link that set its rate at the
+     * last solve (nlinks: the cap); a flow whose bottleneck moves is
+     * reported in changed even where its rate stays. NULL: off. */
+    uint32_t *blink;
 } tc_mm;
+
+/* Records every flow's bottleneck link from now on (tc_mm.blink). */
+bool tc_mm_blink_on(tc_mm *m);
 
 static inline tc_mm_flow *tc_mm_flow_at(const tc_mm *m, uint32_t id)
 {

@@ -101,6 +101,7 @@ typedef struct fl_job {
     double finish;
     uint64_t transfers;
     const char *name;     /* in the trace; NULL: "job N" */
+    uint32_t tag;         /* tc_flow_job.tag */
     uint8_t *seen;        /* tracing: ranks with a track (a slice as sender) */
 } fl_job;
 
@@ -185,6 +186,7 @@ typedef struct fl_sim {
     tc_err *err;
     tc_status st;
 
+    struct fl_blame *blame; /* tc_flow_ctx_blame (flow.c); NULL: off */
     struct fl_skip *skip; /* repetition skipping (flow_skip.c); NULL: off */
     const char *skip_off; /* why it is off (NULL: on) */
     uint64_t steps_skipped;

@@ -132,6 +132,7 @@ void tc_mm_free(tc_mm *m)
     free(m->load);
     free(m->wtot);
     free(m->bneck);
+    free(m->blink);
     free(m->gpos);
     free(m->fresh);
     memset(m, 0, sizeof *m);
@@ -158,6 +159,14 @@ static bool reserve_flows(tc_mm *m, uint32_t id)
         if (!iw)
             return false;
         m->inc_w = iw;
+    }
+    if (m->blink) {
+        uint32_t *bl = realloc(m->blink, c * sizeof *bl);
+        if (!bl)
+            return false;
+        for (size_t i = old; i < c; i++)
+            bl[i] = UINT32_MAX;
+        m->blink = bl;
     }
     if (m->track) {
         uint32_t *bn = realloc(m->bneck, c * sizeof *bn);
@@ -421,13 +430,30 @@ static bool collect(tc_mm *m, uint32_t l0, size_t budget, bool *big)
 }
 
 /* Flow f gets rate r from bottleneck g (a link, or nlinks: the cap). */
+bool tc_mm_blink_on(tc_mm *m)
+{
+    if (m->blink)
+        return true;
+    m->blink = malloc((m->fcap ? m->fcap : 1) * sizeof *m->blink);
+    if (!m->blink)
+        return false;
+    for (uint32_t i = 0; i < m->fcap; i++)
+        m->blink[i] = UINT32_MAX;
+    return true;
+}
+
 static bool set_rate(tc_mm *m, uint32_t f, double r, uint32_t g)
 {
     if (m->track && !group_join(m, f, g, r))
         return false;
     tc_mm_flow *F = tc_mm_flow_at(m, f);
     double old = F->rate;
-    if (old == r)
+    bool moved = false;
+    if (m->blink && m->blink[f] != g) {
+        m->blink[f] = g;
+        moved = true;
+    }
+    if (old == r && !moved)
         return true;
     F->rate = r;
     if (m->track)

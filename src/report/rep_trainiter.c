@@ -91,6 +91,29 @@ json_t *tc_trainiter_json(const tc_trainiter_out *o, const tc_scenario *s)
                                                          : strcmp(y->strategy, "ddp") ? "none cited" : "ddp"));
     json_object_set_new(sj, "loss_rule_outside_tables", json_boolean(y->penalty_outside));
     json_object_set_new(j, "sync", sj);
+    if (o->have_blame) {
+        json_t *bj = json_object();
+        for (uint32_t g = 0; g < TC_TI_NCLASSES; g++) {
+            const tc_ti_blame *b = &o->blame[g];
+            if (!(b->sent_s > 0))
+                continue;
+            json_t *links = json_array();
+            for (uint32_t k = 0; k < b->nlinks; k++) {
+                char nm[96];
+                json_t *with = json_array();
+                for (uint32_t h = 0; h < TC_TI_NCLASSES; h++)
+                    if (b->shared_with[k] & (1u << h))
+                        json_array_append_new(with, json_string(tc_ti_group_name((tc_ti_group)h)));
+                json_array_append_new(links, json_pack("{s:i, s:s, s:o, s:o}", "link", (json_int_t)b->link[k], "name",
+                                                       tc_topo_link_name(o->net.topo[0], b->link[k], nm, sizeof nm),
+                                                       "lost_flow_s", num(b->link_lost_s[k]), "shared_with", with));
+            }
+            json_object_set_new(bj, tc_ti_group_name((tc_ti_group)g),
+                                json_pack("{s:o, s:o, s:o}", "sent_flow_s", num(b->sent_s), "lost_flow_s",
+                                          num(b->lost_s), "links", links));
+        }
+        json_object_set_new(j, "link_blame", bj);
+    }
 search:
     json_object_set_new(j, "evaluations", json_integer(o->evaluations));
     if (o->search) {
@@ -184,6 +207,49 @@ static const char *gib(double b, char *buf, size_t len)
 {
     snprintf(buf, len, "%.2f GiB", b / 1073741824.0);
     return buf;
+}
+
+/* The classes' comma-separated names in mask (a bit per tc_ti_group). */
+static const char *classes(uint32_t mask, char *buf, size_t len)
+{
+    size_t k = 0;
+    buf[0] = '\0';
+    for (uint32_t h = 0; h < TC_TI_NCLASSES; h++)
+        if (mask & (1u << h)) {
+            int w = snprintf(buf + k, len - k, "%s%s", k ? ", " : "", tc_ti_group_name((tc_ti_group)h));
+            if (w < 0 || (size_t)w >= len - k)
+                break;
+            k += (size_t)w;
+        }
+    return buf;
+}
+
+/* Co-simulated: which links held back which class of communication. */
+static void blame_print(const tc_trainiter_out *o, FILE *f)
+{
+    if (!o->have_blame)
+        return;
+    fprintf(f, "waiting on links (co-simulation): each class's flow time lost to sharing a link (1 - rate / rate "
+               "alone), and the links that cost it most\n");
+    bool any = false;
+    for (uint32_t g = 0; g < TC_TI_NCLASSES; g++) {
+        const tc_ti_blame *b = &o->blame[g];
+        if (!(b->sent_s > 0))
+            continue;
+        any = true;
+        fprintf(f, "  %-5s %.3g%% of %.4g flow-s lost", tc_ti_group_name((tc_ti_group)g),
+                100 * b->lost_s / b->sent_s, b->sent_s);
+        for (uint32_t k = 0; k < b->nlinks; k++) {
+            char nm[96], sw[64];
+            tc_topo_link_name(o->net.topo[0], b->link[k], nm, sizeof nm);
+            fprintf(f, "%s link %u (%s) %.3g%%%s%s%s", k ? ";" : ":", b->link[k], nm,
+                    100 * b->link_lost_s[k] / b->lost_s, b->shared_with[k] ? " with " : "",
+                    classes(b->shared_with[k], sw, sizeof sw), b->shared_with[k] ? "" : " (its own flows only)");
+        }
+        fprintf(f, "\n");
+    }
+    if (!any)
+        fprintf(f, "  nothing crossed the network\n");
 }
 
 /* The replicas' synchronisation, when there is more than one replica. */
@@ -290,5 +356,6 @@ void tc_trainiter_print(const tc_trainiter_out *o, const tc_scenario *s, FILE *f
     }
     for (size_t k = 0; k < n; k++)
         tc_rtable_free(&tabs[k]);
+    blame_print(o, f);
     sync_print(o, f);
 }

@@ -64,6 +64,8 @@ typedef struct comm_ctx {
     uint32_t nrec;
     bool recording;
     bool cosim;                  /* flow mode: the timed pass co-simulates the network */
+    tc_ti_blame *blame;          /* co-simulated: where the links' blame goes (TC_TI_NCLASSES) */
+    bool *have_blame;
     uint32_t evaluations;
 } comm_ctx;
 
@@ -331,10 +333,56 @@ typedef struct flow_drv {
     size_t nviews;
     uint32_t *pairs;             /* PP and embedding pairs: rank maps that live as long as the jobs */
     size_t npairs, cappairs;
+    bool blamed;                 /* the first run's blame is taken */
 } flow_drv;
+
+/* The links that held back each class of communication in the run that
+ * ends (tc_flow_ctx_blame; tags are tc_ti_group). */
+static void drv_blame(flow_drv *f)
+{
+    comm_ctx *c = f->c;
+    if (!f->fc || f->blamed || !c->blame)
+        return;
+    f->blamed = true;
+    const tc_topo *t = c->t;
+    for (uint32_t g = 0; g < TC_TI_NCLASSES; g++) {
+        tc_ti_blame *b = &c->blame[g];
+        memset(b, 0, sizeof *b);
+        b->sent_s = tc_flow_ctx_sent(f->fc, g);
+        b->lost_s = tc_flow_ctx_lost(f->fc, g, UINT32_MAX);
+        if (!(b->lost_s > 0))
+            continue;
+        for (uint32_t l = 0; l < t->n_links; l++) {
+            double x = tc_flow_ctx_lost(f->fc, g, l);
+            if (!(x > 0))
+                continue;
+            uint32_t k;
+            if (b->nlinks < TC_TI_BLAME_TOP)
+                k = b->nlinks++;
+            else if (x > b->link_lost_s[TC_TI_BLAME_TOP - 1])
+                k = TC_TI_BLAME_TOP - 1;
+            else
+                continue;
+            while (k > 0 && b->link_lost_s[k - 1] < x) { /* insertion, most lost first, ties by link */
+                b->link[k] = b->link[k - 1];
+                b->link_lost_s[k] = b->link_lost_s[k - 1];
+                k--;
+            }
+            b->link[k] = l;
+            b->link_lost_s[k] = x;
+        }
+        for (uint32_t k = 0; k < b->nlinks; k++)
+            for (uint32_t h = 0; h < TC_TI_NCLASSES; h++)
+                if (h != g && tc_flow_ctx_tag_bytes(f->fc, h, b->link[k]) > 0)
+                    b->shared_with[k] |= 1u << h;
+    }
+    if (c->have_blame)
+        *c->have_blame = true;
+}
 
 static void drv_reset(flow_drv *f)
 {
+    drv_blame(f);
     tc_flow_ctx_free(f->fc);
     f->fc = NULL;
     f->njob = 0;
@@ -364,7 +412,10 @@ static tc_status drv_begin(void *ud, bool serial, tc_err *err)
     (void)serial;
     flow_drv *f = ud;
     drv_reset(f);
-    return tc_flow_ctx_new(f->c->t, &f->fo, &f->fc, err);
+    tc_status st = tc_flow_ctx_new(f->c->t, &f->fo, &f->fc, err);
+    if (st == TC_OK && f->c->blame)
+        st = tc_flow_ctx_blame(f->fc, TC_TI_NCLASSES, err);
+    return st;
 }
 
 /* The schedule of one group's op of `bytes`, auto's algorithm as the
@@ -436,9 +487,10 @@ static tc_status drv_sched(flow_drv *f, tc_op op, tc_ti_group g, double bytes, t
     return TC_OK;
 }
 
-static tc_status drv_job(flow_drv *f, tc_sched *s, const uint32_t *map, double t, uint32_t task, tc_err *err)
+static tc_status drv_job(flow_drv *f, tc_sched *s, const uint32_t *map, double t, uint32_t task, tc_ti_group g,
+                        tc_err *err)
 {
-    tc_flow_job jb = {.sched = s, .rank_map = map, .start_s = t, .name = NULL};
+    tc_flow_job jb = {.sched = s, .rank_map = map, .start_s = t, .name = NULL, .tag = g};
     uint32_t id;
     tc_status st = tc_flow_ctx_add(f->fc, &jb, &id, err);
     if (st)
@@ -528,7 +580,7 @@ static tc_status drv_start(void *ud, uint32_t task, tc_op op, tc_ti_group g, dou
                     uint32_t *pm = m + 2 * (((size_t)r * c->dp + d) * c->tp + k);
                     pm[0] = r * pin + tc_ti_rank(c->order, c->dp, c->tp, c->pp, d, k, from);
                     pm[1] = r * pin + tc_ti_rank(c->order, c->dp, c->tp, c->pp, d, k, other);
-                    st = drv_job(f, s, pm, t, task, err);
+                    st = drv_job(f, s, pm, t, task, g, err);
                 }
         return st;
     }
@@ -539,7 +591,7 @@ static tc_status drv_start(void *ud, uint32_t task, tc_op op, tc_ti_group g, dou
     uint32_t R = reps(c, g), nr = gr.ngroups / R, per = nr / c->pp;
     for (uint32_t r = 0; r < R && st == TC_OK; r++)
         for (uint32_t gi = r * nr + stage * per; gi < r * nr + (stage + 1) * per && st == TC_OK; gi++)
-            st = drv_job(f, s, gr.members + (size_t)gi * gr.size, t, task, err);
+            st = drv_job(f, s, gr.members + (size_t)gi * gr.size, t, task, g, err);
     return st;
 }
 
@@ -923,6 +975,8 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
     }
     cc->t = t;
     cc->dp = s->dp / M;
+    cc->blame = o->blame;
+    cc->have_blame = &o->have_blame;
     cc->M = M;
     cc->merge = sk == TC_SYNC_DDP && M > 1;
     cc->tp = s->tp;
