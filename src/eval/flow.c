@@ -1880,6 +1880,9 @@ void tc_flow_result_free(tc_flow_result *res)
 
 /* ---- a simulation that jobs join while it runs (flow.h) ------------------ */
 
+/* The max-min solver's component budget in a context (tc_mm.comp_budget). */
+#define TC_FLOW_CTX_COMP_BUDGET 16
+
 struct tc_flow_ctx {
     fl_sim S;
     size_t jcap;
@@ -1914,6 +1917,11 @@ tc_status tc_flow_ctx_new(const tc_topo *t, const tc_flow_opts *o, tc_flow_ctx *
         free(c);
         return st;
     }
+    /* Jobs that join while others run make one large component of the
+     * max-min problem (a training iteration's groups share the fabric):
+     * re-solving by level from the first component above a few links is
+     * faster there (the same rates; docs/PERFORMANCE.md) */
+    c->S.mm.comp_budget = TC_FLOW_CTX_COMP_BUDGET;
     *out = c;
     return TC_OK;
 }
