@@ -197,6 +197,45 @@ then
     fails=$((fails + 1))
 fi
 good "blame in the text" "^  dp    50% of" train --topo "$SHARE" --model llama-7b --dp 2 --tp 2 --micro-batches 2 --mode flow --allow-oom
+# compression per traffic class: applied only where the iteration is
+# shorter with it; the wire bytes are the codec's
+"$T" train --topo "$SLOW" --model resnet50 --dp 64 --micro-batch 64 --compress-dp powersgd:rank=4 --format json >"$tmp/c_dp.json" 2>&1
+"$T" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --micro-batches 2 --zero 1 --allow-oom --format json >"$tmp/c_ep0.json" 2>&1
+"$T" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --micro-batches 2 --zero 1 --allow-oom --compress-ep int8 --format json >"$tmp/c_ep.json" 2>&1
+"$T" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 8 --pp 2 --micro-batches 8 --mode steps --compress-pp int8 --compress-dp int8 --format json >"$tmp/c_pp.json" 2>&1
+if ! python3 - "$tmp" <<'PY'
+import json, sys
+d = sys.argv[1]
+j = json.load(open(f"{d}/c_dp.json"))
+c = j["compression"]["dp"]
+# 100 Gb/s, ResNet-50 on 64 workers: PowerSGD's bytes save more than its compute costs
+assert c["applied"] and c["with_s"] < c["without_s"] and abs(j["iter_s"] - c["with_s"]) <= 1e-12 * c["with_s"], c
+e0, e = json.load(open(f"{d}/c_ep0.json")), json.load(open(f"{d}/c_ep.json"))
+q = e["compression"]["ep"]
+assert abs(q["without_s"] - e0["iter_s"]) <= 1e-9 * e0["iter_s"], (q, e0["iter_s"])
+if q["applied"]:
+    # int8 tokens: one byte per element against bf16's two
+    r = e["comm"]["ep"]["bytes"] / e0["comm"]["ep"]["bytes"]
+    assert 0.49 < r <= 0.51, r
+    assert q["with_s"] <= q["without_s"]
+p = json.load(open(f"{d}/c_pp.json"))["compression"]
+for k in ("dp", "pp"):
+    x = p[k]
+    # whichever way it went, the choice is the faster one
+    assert (x["with_s"] <= x["without_s"]) == x["applied"] or x["with_s"] == x["without_s"], (k, x)
+PY
+then
+    echo "FAIL (compression per class): the choices or bytes are not as the codecs and times say"
+    fails=$((fails + 1))
+fi
+good "compression line" "^compression of dp gradients: powersgd:rank=4 applied" train --topo "$SLOW" --model resnet50 --dp 64 --micro-batch 64 --compress-dp powersgd:rank=4
+bad_says "DP codec with ZeRO 1" "needs ZeRO 0" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --zero 1 --compress-dp int8
+bad_says "a sparse codec on activations" "elementwise only" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 8 --pp 2 --micro-batches 2 --compress-pp topk:ratio=0.01
+bad_says "PP codec without a pipeline" "needs pp above 1" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --compress-pp int8
+bad_says "EP codec without experts" "needs ep above 1" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --compress-ep int8
+bad_says "unknown codec" "compress-dp: unknown codec" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --compress-dp zstd
+bad_says "PP codec co-simulated" "not co-simulated" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 8 --pp 2 --micro-batches 2 --mode flow --compress-pp int8
+bad_says "search with codecs" "without --search" train --topo "$CLOS" --model llama3-8b --search --global-batch 64 --compress-dp int8
 # synchronisation across replicas (--sync): the step is the inner step
 # plus the outer synchronisation over H (blocking) or the larger of the
 # two (overlapped), as the JSON's own figures say

@@ -130,6 +130,15 @@ typedef struct tc_ti_blame {
     uint32_t shared_with[TC_TI_BLAME_TOP];
 } tc_ti_blame;
 
+/* Compression of one traffic class (iteration.compress_dp, _pp, _ep):
+ * applied only where the iteration is shorter with it (every combination
+ * of the requested classes is timed; the fastest is kept). */
+typedef struct tc_ti_codec_out {
+    bool requested, applied;
+    char codec[64];
+    double with_s, without_s; /* the iteration with this class compressed and without, the others as chosen */
+} tc_ti_codec_out;
+
 /* How the replicas synchronise (sync.*, topocc/sync.h). */
 typedef struct tc_sync_out {
     char strategy[20];       /* tc_sync_name */
@@ -170,6 +179,7 @@ typedef struct tc_trainiter_out {
     size_t nsplits, nfit;
     tc_ti_split *splits;
     tc_sync_out sync;
+    tc_ti_codec_out codec[3];                   /* TC_TI_CODEC_DP, _PP, _EP */
     bool have_blame;                            /* co-simulated: blame below (the overlapped run's) */
     tc_ti_blame blame[TC_TI_NCLASSES];
 } tc_trainiter_out;

@@ -205,6 +205,7 @@ typedef struct tc_scenario {
     uint32_t fragments;                 /* sync.fragments: streaming DiLoCo (0: layers / 3) */
     uint32_t overlap_steps;             /* sync.overlap_steps: streaming DiLoCo's tau */
     char outer_dtype[8];                /* sync.outer_dtype: fp32, bf16, int8, fp4 */
+    char it_codec[3][64];               /* iteration.compress_dp, _pp, _ep: a codec per traffic class ("": none) */
 
     /* concurrent.jobs (the jobs file, by content) */
     tc_scn_job *jobs;                   /* owned */

@@ -17,6 +17,7 @@
 #include "topocc/coll.h"
 #include "topocc/memory.h"
 #include "topocc/timeline.h"
+#include "topocc/compress.h"
 #include "topocc/zoo.h"
 
 /* The groups a collective runs over. */
@@ -120,6 +121,11 @@ typedef struct tc_ti_cfg {
     const tc_ti_flow *flow;   /* not NULL: communication timed by the caller's network model
                                  while the timeline runs (the durations asked of comm_fn stay
                                  the nominal ones) */
+    const tc_codec_spec *codec[3]; /* compression per traffic class, NULL: none (TC_TI_CODEC_*):
+                                 DP gradient buckets (ZeRO 0: the DDP hook's place; any codec),
+                                 PP activation sends and EP token all-to-alls (elementwise:
+                                 fp16, bf16, int8, int4); encode and decode are compute
+                                 tasks on the timeline (PP: inside the send, below) */
     tc_tl_dag *keep;          /* not NULL: receives the run DAG (the caller frees it, tc_tl_free);
                                  one rank per pipeline stage, streams as tc_ti_stream_name names */
 } tc_ti_cfg;
@@ -130,6 +136,11 @@ typedef struct tc_ti_cfg {
 const char *tc_ti_stream_name(uint32_t s);
 
 enum { TC_TI_BACKWARD_ORDER = 0, TC_TI_FORWARD_ORDER = 1 };
+enum { TC_TI_CODEC_DP = 0, TC_TI_CODEC_PP = 1, TC_TI_CODEC_EP = 2 };
+
+/* Whether codec c may compress activations or tokens (an elementwise cast
+ * or quantizer: fp16, bf16, int8, int4). */
+bool tc_ti_codec_elementwise(const tc_codec_spec *c);
 
 /* Fills c with the defaults above (1 x 1 x 1, m = 1, b = 1, ZeRO 0,
  * overlap on, default contention). */

@@ -91,6 +91,15 @@ json_t *tc_trainiter_json(const tc_trainiter_out *o, const tc_scenario *s)
                                                          : strcmp(y->strategy, "ddp") ? "none cited" : "ddp"));
     json_object_set_new(sj, "loss_rule_outside_tables", json_boolean(y->penalty_outside));
     json_object_set_new(j, "sync", sj);
+    static const char *ck[3] = {"dp", "pp", "ep"};
+    json_t *cj = json_object();
+    for (int k = 0; k < 3; k++) {
+        const tc_ti_codec_out *q = &o->codec[k];
+        if (q->requested)
+            json_object_set_new(cj, ck[k], json_pack("{s:s, s:b, s:o, s:o}", "codec", q->codec, "applied", q->applied,
+                                                     "with_s", num(q->with_s), "without_s", num(q->without_s)));
+    }
+    json_object_set_new(j, "compression", cj);
     if (o->have_blame) {
         json_t *bj = json_object();
         for (uint32_t g = 0; g < TC_TI_NCLASSES; g++) {
@@ -222,6 +231,22 @@ static const char *classes(uint32_t mask, char *buf, size_t len)
             k += (size_t)w;
         }
     return buf;
+}
+
+/* Compression per traffic class: what was asked, what was applied. */
+static void codec_print(const tc_trainiter_out *o, FILE *f)
+{
+    static const char *cls[3] = {"dp gradients", "pp activations", "ep tokens"};
+    for (int k = 0; k < 3; k++) {
+        const tc_ti_codec_out *q = &o->codec[k];
+        if (!q->requested)
+            continue;
+        char a[32], b[32];
+        fprintf(f, "compression of %s: %s %s (the iteration %s with it, %s without%s)\n", cls[k], q->codec,
+                q->applied ? "applied" : "not applied", tc_fmt_time(q->with_s, a, sizeof a),
+                tc_fmt_time(q->without_s, b, sizeof b),
+                q->applied ? "" : ": off the critical path, or its codec costs more than it saves");
+    }
 }
 
 /* Co-simulated: which links held back which class of communication. */
@@ -356,6 +381,7 @@ void tc_trainiter_print(const tc_trainiter_out *o, const tc_scenario *s, FILE *f
     }
     for (size_t k = 0; k < n; k++)
         tc_rtable_free(&tabs[k]);
+    codec_print(o, f);
     blame_print(o, f);
     sync_print(o, f);
 }

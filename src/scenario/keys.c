@@ -1682,6 +1682,46 @@ GET(get_outer_dtype)
 {
     return json_string(s->outer_dtype);
 }
+/* iteration.compress_dp, _pp, _ep: a codec spec, checked by tc_codec_parse */
+static tc_status set_codec_k(const json_t *v, const char *where, char *dst, size_t len, tc_err *err)
+{
+    if (json_is_null(v)) {
+        dst[0] = '\0';
+        return TC_OK;
+    }
+    tc_status st = str_of(v, where, dst, len, err);
+    tc_codec_spec cs;
+    if (st == TC_OK && dst[0]) {
+        tc_err e2;
+        if (tc_codec_parse(dst, &cs, &e2) != TC_OK)
+            st = tc_fail(err, TC_EINVAL, "%s: %s", where, e2.msg);
+    }
+    return st;
+}
+SET(set_cdp)
+{
+    return set_codec_k(v, where, s->it_codec[0], sizeof s->it_codec[0], err);
+}
+GET(get_cdp)
+{
+    return s->it_codec[0][0] ? json_string(s->it_codec[0]) : json_null();
+}
+SET(set_cpp)
+{
+    return set_codec_k(v, where, s->it_codec[1], sizeof s->it_codec[1], err);
+}
+GET(get_cpp)
+{
+    return s->it_codec[1][0] ? json_string(s->it_codec[1]) : json_null();
+}
+SET(set_cep)
+{
+    return set_codec_k(v, where, s->it_codec[2], sizeof s->it_codec[2], err);
+}
+GET(get_cep)
+{
+    return s->it_codec[2][0] ? json_string(s->it_codec[2]) : json_null();
+}
 U32_RANGE_KEY(replicas, replicas, 0, 65536)
 U32_RANGE_KEY(inner_steps, inner_steps, 1, 1000000)
 U32_RANGE_KEY(outer_steps, outer_steps, 0, 1000000000)
@@ -1854,6 +1894,9 @@ static const tc_scn_key keys[] = {
     {"iteration.global_batch", B(TRAIN), NULL, set_gbatch, get_gbatch, ""},
     {"iteration.tp_in_node", B(TRAIN), NULL, set_tp_in_node, get_tp_in_node, ""},
     {"iteration.allow_oom", B(TRAIN), NULL, set_allow_oom, get_allow_oom, ""},
+    {"iteration.compress_dp", B(TRAIN), NULL, set_cdp, get_cdp, ""},
+    {"iteration.compress_pp", B(TRAIN), NULL, set_cpp, get_cpp, ""},
+    {"iteration.compress_ep", B(TRAIN), NULL, set_cep, get_cep, ""},
     {"sync.strategy", B(TRAIN), NULL, set_sync, get_sync, ""},
     {"sync.replicas", B(TRAIN), NULL, set_replicas, get_replicas, ""},
     {"sync.inner_steps", B(TRAIN), NULL, set_inner_steps, get_inner_steps, ""},

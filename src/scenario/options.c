@@ -180,6 +180,15 @@ static const opt_def opts[] = {
       "gradient buckets: backward (first ready, first sent; PyTorch DDP) or forward (the next forward's first, "
       "preempting; P3, ByteScheduler) [backward]"},
      F_VALUE},
+    {{"--compress-dp", "iteration.compress_dp", "train", "CODEC", B(TRAIN), false,
+      "compress DP gradient buckets (ZeRO 0) with CODEC where that shortens the iteration (e.g. powersgd:rank=4)"},
+     F_VALUE},
+    {{"--compress-pp", "iteration.compress_pp", "train", "CODEC", B(TRAIN), false,
+      "compress pipeline activation sends (fp16, bf16, int8, int4) where that shortens the iteration"},
+     F_VALUE},
+    {{"--compress-ep", "iteration.compress_ep", "train", "CODEC", B(TRAIN), false,
+      "compress expert all-to-all tokens (fp16, bf16, int8, int4) where that shortens the iteration"},
+     F_VALUE},
     {{"--sync", "sync.strategy", "train", "S", B(TRAIN), false,
       "how replicas synchronise: ddp (every step), local-sgd, diloco, diloco-eager, diloco-delayed, "
       "streaming-diloco [ddp]"},

@@ -795,6 +795,53 @@ static tc_status search(const tc_zoo_model *m, tc_trainiter_out *o, const tc_sce
     return TC_OK;
 }
 
+/* Compression per traffic class: every combination of the requested
+ * classes' codecs is timed, the fastest kept in c->codec (ties: fewer
+ * compressed), so a class is compressed only where that shortens the
+ * iteration (its communication on the critical path, its codec's compute
+ * paying for itself). */
+static tc_status compress_classes(const tc_zoo_model *m, tc_trainiter_out *o, tc_ti_cfg *c, comm_ctx *cc, tc_err *err)
+{
+    static tc_codec_spec spec[3];
+    uint32_t want = 0;
+    for (int k = 0; k < 3; k++)
+        if (c->codec[k]) {
+            spec[k] = *c->codec[k];
+            want |= 1u << k;
+            o->codec[k].requested = true;
+            snprintf(o->codec[k].codec, sizeof o->codec[k].codec, "%s", spec[k].name);
+        }
+    if (!want)
+        return TC_OK;
+    double t[8];
+    for (uint32_t mask = 0; mask < 8; mask++) {
+        t[mask] = INFINITY;
+        if (mask & ~want)
+            continue;
+        for (int k = 0; k < 3; k++)
+            c->codec[k] = mask & (1u << k) ? &spec[k] : NULL;
+        tc_ti_result r;
+        tc_status st = run_one(m, &o->acc, c, cc, &r, err);
+        if (st)
+            return st;
+        t[mask] = r.iter_s;
+    }
+    uint32_t best = 0;
+    for (uint32_t mask = 1; mask < 8; mask++)
+        if (t[mask] < t[best] ||
+            (t[mask] == t[best] && __builtin_popcount(mask) < __builtin_popcount(best)))
+            best = mask;
+    for (int k = 0; k < 3; k++) {
+        c->codec[k] = best & (1u << k) ? &spec[k] : NULL;
+        if (want & (1u << k)) {
+            o->codec[k].applied = best & (1u << k);
+            o->codec[k].with_s = t[best | (1u << k)];
+            o->codec[k].without_s = t[best & ~(1u << k)];
+        }
+    }
+    return TC_OK;
+}
+
 /* The replicas' synchronisation (sync.*): the outer all-reduce of the
  * pseudo-gradient across replicas (each of a replica's dp ranks reduces
  * 1/dp of its TP/PP shard, expert parameters 1/(dp/ep)), then, below
@@ -960,6 +1007,22 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
     c->dma = s->it_dma;
     c->comm_order = strcmp(s->comm_order, "forward") == 0 ? TC_TI_FORWARD_ORDER : TC_TI_BACKWARD_ORDER;
     c->ep = s->ep;
+    static tc_codec_spec cspec[3];
+    for (int k = 0; k < 3 && st == TC_OK; k++) {
+        c->codec[k] = NULL;
+        if (s->it_codec[k][0] && (st = tc_codec_parse(s->it_codec[k], &cspec[k], err)) == TC_OK)
+            c->codec[k] = &cspec[k];
+    }
+    if (st == TC_OK && s->it_search && (c->codec[0] || c->codec[1] || c->codec[2]))
+        st = tc_fail(err, TC_EINVAL, "--search with --compress-*: time the split you want with compression, "
+                                     "without --search");
+    if (st == TC_OK && c->codec[TC_TI_CODEC_PP] && s->mode == TC_MODE_FLOW && s->it_cosim)
+        st = tc_fail(err, TC_EINVAL, "--compress-pp is not co-simulated in flow mode (its codec runs inside the "
+                                     "send): add --no-cosim, or use steps or formula mode");
+    if (st) {
+        tc_trainiter_out_free(o);
+        return st;
+    }
     c->capacity_factor = s->capacity_factor;
     c->zipf = s->zipf;
     comm_ctx *cc = tc_calloc(1, sizeof *cc);
@@ -1048,8 +1111,10 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
     if (o->search) {
         st = search(&m, o, s, cc, err);
     } else {
+        st = compress_classes(&m, o, c, cc, err);
         c->keep = s->it_timeline[0] ? &dag : NULL;
-        st = run_one(&m, &o->acc, c, cc, &o->res, err);
+        if (st == TC_OK)
+            st = run_one(&m, &o->acc, c, cc, &o->res, err);
         c->keep = NULL;
         if (st == TC_OK && !cc->merge && M > 1) /* every replica's tokens */
             o->res.tokens_per_s *= M;

@@ -100,6 +100,8 @@ typedef struct ctx {
     uint32_t *nf_first, *nf_last; /* each rank's look-ahead forward (next_forward) */
     uint32_t *cur_mk;     /* each rank's first forward in this iteration (its marker) */
     double send_s;        /* one PP send */
+    double pp_bytes;      /* one PP send's bytes on the wire (act_bytes, or its codec's) */
+    int32_t unit_prio;    /* the priority of the compute unit being built */
     tc_status st;
 } ctx;
 
@@ -237,8 +239,28 @@ void tc_ti_cfg_default(tc_ti_cfg *c)
 
 /* ---- inputs -------------------------------------------------------------- */
 
+bool tc_ti_codec_elementwise(const tc_codec_spec *c)
+{
+    return c && (c->kind == TC_CODEC_FP16 || c->kind == TC_CODEC_BF16 || c->kind == TC_CODEC_INT8 ||
+                 c->kind == TC_CODEC_INT4);
+}
+
 static tc_status check(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg *c, tc_err *err)
 {
+    if (c->codec[TC_TI_CODEC_DP] && c->zero != 0)
+        return tc_fail(err, TC_EINVAL, "compressing DP gradients (%s) needs ZeRO 0: the codecs replace DDP's "
+                       "all-reduce (a communication hook), not ZeRO's reduce-scatter", c->codec[TC_TI_CODEC_DP]->name);
+    for (int k = TC_TI_CODEC_PP; k <= TC_TI_CODEC_EP; k++)
+        if (c->codec[k] && !tc_ti_codec_elementwise(c->codec[k]))
+            return tc_fail(err, TC_EINVAL, "%s compresses %s elementwise only: accepted are fp16, bf16, int8, int4 "
+                           "(got %s)", k == TC_TI_CODEC_PP ? "pp" : "ep",
+                           k == TC_TI_CODEC_PP ? "activations" : "tokens", c->codec[k]->name);
+    if (c->codec[TC_TI_CODEC_PP] && c->pp < 2)
+        return tc_fail(err, TC_EINVAL, "compressing pipeline sends (%s) needs pp above 1",
+                       c->codec[TC_TI_CODEC_PP]->name);
+    if (c->codec[TC_TI_CODEC_EP] && c->ep < 2)
+        return tc_fail(err, TC_EINVAL, "compressing expert all-to-alls (%s) needs ep above 1",
+                       c->codec[TC_TI_CODEC_EP]->name);
     if (c->dp == 0 || c->tp == 0 || c->pp == 0)
         return tc_fail(err, TC_EINVAL, "parallel degrees dp=%u tp=%u pp=%u: each must be at least 1", c->dp, c->tp,
                        c->pp);
@@ -426,6 +448,36 @@ static uint32_t add_comm(ctx *x, uint32_t rank, uint32_t stream, tc_op op, tc_ti
     uint32_t i = tc_tl_add(&x->d, TC_TL_COMM, rank, stream, t, name);
     set_meta(x, i, bytes, op, g);
     return i;
+}
+
+/* Encode + decode of d 16-bit elements by codec c for n workers on the
+ * accelerator's roofline (tc_codec_accel_throughput, bytes of float32
+ * input per second). */
+static double codec_s(const ctx *x, const tc_codec_spec *c, double d, uint32_t n)
+{
+    tc_accel a = {.name = "", .mem_Bps = x->a->mem_Bps, .flops = x->a->flops};
+    double thr = tc_codec_accel_throughput(c, &a, (uint64_t)d, n);
+    return thr > 0 ? 4 * d / thr : 0;
+}
+
+/* An encode or decode compute task of rank (half of codec_s each), at
+ * priority prio. */
+static uint32_t codec_task(ctx *x, uint32_t rank, double dur, int32_t prio, const char *name)
+{
+    if (x->st)
+        return UINT32_MAX;
+    uint32_t t = tc_tl_add(&x->d, TC_TL_COMPUTE, rank, 0, dur, name);
+    if (t != UINT32_MAX)
+        x->d.task[t].prio = prio;
+    return t;
+}
+
+/* Wire bytes of an elementwise codec for d 16-bit elements sent once. */
+static double elementwise_bytes(const tc_codec_spec *c, double d)
+{
+    tc_codec_wire w;
+    tc_codec_wire_cost(c, (uint64_t)d, 1, &w);
+    return d * w.bits_per_coord / 8;
 }
 
 /* ---- units --------------------------------------------------------------- */
@@ -740,10 +792,28 @@ static void tp_comms(ctx *x, uint32_t rank, uint32_t *last, int bwd)
  * backward alike (the backward sends the gradients the same way). */
 static void ep_comms(ctx *x, uint32_t rank, uint32_t *last, int bwd)
 {
+    const tc_codec_spec *cs = x->c->codec[TC_TI_CODEC_EP];
+    double d = x->a2a_bytes / 2, half = cs ? codec_s(x, cs, d, 1) / 2 : 0;
+    double wire = cs ? elementwise_bytes(cs, d) : x->a2a_bytes;
+    int32_t prio = x->unit_prio; /* the compute unit's: its codec work runs in its place */
     for (int i = 0; i < 2; i++) {
-        uint32_t k = add_comm(x, rank, S_EP, TC_OP_ALLTOALL, TC_TI_EP, x->a2a_bytes, bwd ? "ep.b" : "ep.f");
+        if (cs) { /* the tokens are encoded before the exchange, decoded after */
+            uint32_t e = codec_task(x, rank, half, prio, "ep.encode");
+            if (e == UINT32_MAX)
+                return;
+            tc_tl_dep(&x->d, e, *last);
+            *last = e;
+        }
+        uint32_t k = add_comm(x, rank, S_EP, TC_OP_ALLTOALL, TC_TI_EP, wire, bwd ? "ep.b" : "ep.f");
         tc_tl_dep(&x->d, k, *last);
         *last = k;
+        if (cs) {
+            uint32_t e = codec_task(x, rank, half, prio, "ep.decode");
+            if (e == UINT32_MAX)
+                return;
+            tc_tl_dep(&x->d, e, *last);
+            *last = e;
+        }
     }
 }
 
@@ -810,7 +880,7 @@ static void chain(ctx *x, uint32_t mk, uint32_t k, uint32_t j, int b, int32_t pr
         if (zero3) /* FSDP: gather the unit's parameters; issued once the unit
                     * operation two back has computed (one unit of prefetch) */
             dp_split(x, rank, S_AG, TC_OP_ALLGATHER, TC_BYTES_PARAM16, u, rs->prev2[0], "fsdp.ag", t);
-        d->task[t].prio = prio;
+        d->task[t].prio = x->unit_prio = prio;
         if (last == UINT32_MAX)
             for (uint32_t i = 0; i < nd; i++)
                 tc_tl_dep(d, t, deps[i]);
@@ -850,9 +920,42 @@ static void chain(ctx *x, uint32_t mk, uint32_t k, uint32_t j, int b, int32_t pr
             x->lastbk[i] = utask[x->bk[i].last_unit - u0];
             if (x->bk[i].expert && x->edp < 2)
                 continue;
-            uint32_t r = add_comm(x, rank, S_DP, op, x->bk[i].expert ? TC_TI_EDP : TC_TI_DP,
-                                  x->gbytes * x->bk[i].elems, "bucket");
-            tc_tl_dep(d, r, utask[x->bk[i].last_unit - u0]);
+            uint32_t after = utask[x->bk[i].last_unit - u0];
+            const tc_codec_spec *cs = c->codec[TC_TI_CODEC_DP];
+            tc_ti_group gk = x->bk[i].expert ? TC_TI_EDP : TC_TI_DP;
+            if (cs) {
+                /* the DDP communication hook: encode after the bucket's
+                 * last gradient, the codec's collectives, decode before
+                 * the update (tc_codec_wire_cost) */
+                uint32_t n = gk == TC_TI_EDP ? x->edp : c->dp;
+                double half = codec_s(x, cs, x->bk[i].elems, n) / 2;
+                int32_t prio = d->task[after].prio;
+                tc_codec_wire w;
+                tc_codec_wire_cost(cs, (uint64_t)x->bk[i].elems, n, &w);
+                uint32_t e = codec_task(x, rank, half, prio, "dp.encode");
+                if (e == UINT32_MAX)
+                    break;
+                tc_tl_dep(d, e, after);
+                after = e;
+                for (uint32_t q = 0; q < w.collectives && q < 2; q++) {
+                    uint32_t r = add_comm(x, rank, S_DP, w.op, gk, w.size[q], "bucket");
+                    if (r == UINT32_MAX)
+                        break;
+                    tc_tl_dep(d, r, after);
+                    if (q == 0)
+                        forward_first(x, r, x->bk[i].last_unit);
+                    after = r;
+                }
+                uint32_t dc = codec_task(x, rank, half, prio, "dp.decode");
+                if (dc == UINT32_MAX)
+                    break;
+                tc_tl_dep(d, dc, after);
+                x->lastbk[i] = dc;
+                rs->last_dp = dc;
+                continue;
+            }
+            uint32_t r = add_comm(x, rank, S_DP, op, gk, x->gbytes * x->bk[i].elems, "bucket");
+            tc_tl_dep(d, r, after);
             forward_first(x, r, x->bk[i].last_unit);
             x->lastbk[i] = r;
             rs->last_dp = r;
@@ -963,7 +1066,7 @@ static void next_forward(ctx *x, uint32_t r, uint32_t pp, int32_t prio)
         uint32_t t = tc_tl_add(d, TC_TL_COMPUTE, r, 0, x->u[ui].fwd_s, "next.fwd");
         if (t == UINT32_MAX)
             return;
-        d->task[t].prio = prio + 2 * (int32_t)ui + 1;
+        d->task[t].prio = x->unit_prio = prio + 2 * (int32_t)ui + 1;
         d->task[t].probe = true;
         if (last != UINT32_MAX) {
             tc_tl_dep(d, t, last);
@@ -975,7 +1078,7 @@ static void next_forward(ctx *x, uint32_t r, uint32_t pp, int32_t prio)
                 uint32_t sd = x->send_s > 0 ? tc_tl_add(d, TC_TL_COMM, r - 1, S_PP, x->send_s, "next.send")
                                             : x->nf_last[r - 1];
                 if (sd != UINT32_MAX && x->send_s > 0) {
-                    set_meta(x, sd, x->act_bytes, TC_OP_BROADCAST, TC_TI_PP);
+                    set_meta(x, sd, x->pp_bytes, TC_OP_BROADCAST, TC_TI_PP);
                     d->task[sd].probe = true;
                     d->task[sd].prio = INT32_MAX;
                     tc_tl_dep(d, sd, x->nf_last[r - 1]);
@@ -1008,7 +1111,8 @@ static void next_forward(ctx *x, uint32_t r, uint32_t pp, int32_t prio)
             ep_comms(x, r, &last, 0);
         for (size_t i = n0; i < d->n; i++) {
             d->task[i].probe = true;
-            d->task[i].prio = INT32_MAX;
+            if (d->task[i].kind == TC_TL_COMM) /* a codec task keeps its unit's place */
+                d->task[i].prio = INT32_MAX;
         }
     }
     x->nf_last[r] = last;
@@ -1019,7 +1123,13 @@ static void build(ctx *x, uint32_t pp, uint32_t v)
     const tc_ti_cfg *c = x->c;
     tc_tl_dag *d = &x->d;
     uint32_t m = c->micro_batches, V = pp * v;
-    double send = x->send_s = pp > 1 ? comm_time(x, TC_OP_BROADCAST, TC_TI_PP, x->act_bytes) : 0;
+    /* a compressed send carries the codec's bytes; its encode and decode
+     * run inside the send task (they delay the receiving stage, not the
+     * sender's compute) */
+    const tc_codec_spec *pc = c->codec[TC_TI_CODEC_PP];
+    double send = x->send_s = pp > 1 ? comm_time(x, TC_OP_BROADCAST, TC_TI_PP, x->pp_bytes) +
+                                           (pc ? codec_s(x, pc, x->act_bytes / 2, 1) : 0)
+                                     : 0;
     if (x->st)
         return;
     tc_tl_pipe pipe = {.stages = pp, .micro = m, .chunks = v, .fwd_s = 0, .bwd_s = 0, .send_s = send,
@@ -1042,7 +1152,7 @@ static void build(ctx *x, uint32_t pp, uint32_t v)
     size_t n0 = d->n;
     for (size_t i = 0; i < n0; i++)
         if (d->task[i].kind == TC_TL_COMM)
-            set_meta(x, (uint32_t)i, x->act_bytes, TC_OP_BROADCAST, TC_TI_PP);
+            set_meta(x, (uint32_t)i, x->pp_bytes, TC_OP_BROADCAST, TC_TI_PP);
     /* marker -> (k, j, b); each rank's markers in schedule (= index) order */
     mk_of = tc_calloc(n0, sizeof *mk_of);
     order = tc_calloc(nix, sizeof *order);
@@ -1227,7 +1337,7 @@ static void figures(ctx *x, const tc_zoo_model *m, const tc_zoo_derived *d, cons
         uint32_t n = (vs + 1 < V) + (vs > 0);
         out->pp.count += n * c->micro_batches;
     }
-    out->pp.bytes = out->pp.count * x->act_bytes;
+    out->pp.bytes = out->pp.count * x->pp_bytes;
     out->pp.nominal_s = out->pp.count * x->send_s;
     /* the iteration is the period of the steady state (period()); the
      * breakdown is over this iteration's tasks */
@@ -1286,6 +1396,7 @@ tc_status tc_ti_run(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg
     tc_tl_init(&x.d);
     x.gbytes = c->grad_bytes > 0 ? c->grad_bytes : 2.0;
     x.act_bytes = b * s * m->hidden * 2.0;
+    x.pp_bytes = c->codec[TC_TI_CODEC_PP] ? elementwise_bytes(c->codec[TC_TI_CODEC_PP], x.act_bytes / 2) : x.act_bytes;
     x.ep = c->ep > 1 ? c->ep : 1;
     x.tied = m->arch == TC_MODEL_TRANSFORMER && m->tied_embeddings;
     x.emb_elems = (double)m->vocab * m->hidden / c->tp;
