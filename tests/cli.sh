@@ -582,6 +582,30 @@ bad "jobs: a seed on packed" concurrent --topo "$CLOS" --jobs "$tmp/bj4.json"
 good "compare prints each topology's placement" "placement: first, 16 ranks: slice 4x4x1 at (0,0,0)" compare --topo "$CLOS" --topo "torus:dims=4x4x4" --op allreduce --sizes 1MiB:1MiB --ranks 16 --quiet
 good "compare: the placement in JSON" '"placement": {' compare --topo "$CLOS" --topo "torus:dims=4x4x4" --op allreduce --sizes 1MiB:1MiB --ranks 16 --quiet --format json
 
+# --- multi-datacenter topologies: pods joined by long-haul links ---
+MDC="multidc:pods=2,pod=clos,hosts=8,radix=4,wan_bw=10Gbps,wan_lat=20ms"
+bad_says "long-haul link without latency" "multidc: wan_lat= is required" collective --topo "multidc:pods=2,pod=clos,hosts=8,radix=4,wan_bw=10Gbps" --op allreduce --size 1MiB
+bad_says "long-haul link without bandwidth" "wan_bw= is required" topo "multidc:pods=2,pod=clos,hosts=8,radix=4,wan_lat=20ms"
+bad_says "multidc of one pod" "pods=1" topo "multidc:pods=1,pod=clos,hosts=8,radix=4,wan_bw=10Gbps,wan_lat=20ms"
+bad_says "multidc of an unknown pod kind" "pod=clos or pod=torus" topo "multidc:pods=2,pod=ring,n=8,wan_bw=10Gbps,wan_lat=20ms"
+bad_says "multidc with a bad long-haul rate" "wan_bw" topo "multidc:pods=2,pod=clos,hosts=8,radix=4,wan_bw=10Gbit,wan_lat=20ms"
+bad_says "multidc pod with another kind's key" "multidc pod: unknown key 'dims'" topo "$MDC,dims=4x4"
+bad_says "a torus routing on clos pods" "clos pod" collective --topo "$MDC" --op allreduce --size 1MiB --routing dor
+bad_says "spray on a multidc" "spray" collective --topo "$MDC" --op allreduce --size 1MiB --mode flow --multipath spray
+bad_says "packed placement on a multidc" "multidc" collective --topo "$MDC" --op allreduce --size 1MiB --place packed
+bad_says "nccl-a2a on a multidc" "multidc" collective --topo "$MDC" --op alltoall --size 1MiB --algo nccl-a2a
+bad_says "hier-dc on a Clos" "multidc" collective --topo "$CLOS" --op allreduce --size 1MiB --algo hier-dc
+bad_says "NCCL over groups across pods" "span pods" collective --topo "$MDC" --op allreduce --size 1MiB --group stride=8 --algo nccl-ring
+good "NCCL over groups inside pods" "busbw" collective --topo "$MDC" --op allreduce --size 1MiB --group block=8 --algo nccl-ring
+good "multidc kind and long-haul fields in JSON" '"wan_lat_s": 0.02' topo "$MDC" --format json
+good "multidc long-haul links listed" "pod 0 gw 0 -> pod 1 gw 0 (wan)" topo "$MDC" --links
+good "multidc figures" "long-haul" topo "$MDC"
+for mode in formula steps flow; do
+    good "hier-dc across pods ($mode)" "hier-dc" collective --topo "$MDC" --op allreduce --size 64MiB --algo hier-dc --mode $mode
+done
+good "multidc against a Clos" "B/A" compare --topo "$MDC" --topo clos:hosts=16,radix=8 --op allreduce --sizes 1MiB:64MiB:8 --quiet
+good "failures on a multidc" "slowdown" failures --topo "multidc:pods=2,pod=torus,dims=4x4,wan_bw=100Gbps,wan_lat=5ms,wan_links=2" --op allreduce --size 1MiB --fail-random links=1,seed=2 --trials 3 --quiet
+
 # OpenBLAS and LAPACKE are opened on first use (src/core/blas.c): the
 # executable does not load them to start (PowerSGD and training, which use
 # them, run in test_compress, test_train and compress_cli.sh).

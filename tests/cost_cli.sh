@@ -112,6 +112,9 @@ bad_says "equal cost: only topo and compare" "topo and compare" \
 bad "cost: only topo and compare" collective --topo "$CLOS" --op allreduce --size 1MiB --cost cost-2026
 bad_says "equalize: neither injection= nor cost=" "injection=RATE" topo "$CLOS" --equalize price=5M
 bad_says "cost profile as a preset" "cost profile" topo --preset cost-2026
+MDC="multidc:pods=2,pod=clos,hosts=8,radix=4,wan_bw=10Gbps,wan_lat=20ms"
+bad_says "cost of a multidc" "multidc topology's long-haul links" topo "$MDC" --cost cost-2026
+bad_says "equal cost with a multidc" "multidc" compare --topo "$MDC" --topo "$CLOS" --op allreduce --sizes 1MiB:1MiB --cost cost-2026 --equalize cost=1M
 
 if [ "$fails" -ne 0 ]; then
     echo "$fails cost CLI check(s) failed"

@@ -1,6 +1,7 @@
 /*
  * test_coll_algos2.c - the torus ring algorithms, the hierarchical
- * algorithm, Bruck, pairwise exchange and Swing: exact results on real
+ * algorithms (hier over nodes, hier-dc over pods), Bruck, pairwise exchange
+ * and Swing: exact results on real
  * buffers over many shapes, hand-counted step structures, and rejections.
  */
 #include <stdarg.h>
@@ -229,6 +230,68 @@ static void hier_rejects_topologies_without_nodes(void **state)
     assert_true(tc_coll_valid(TC_OP_ALLREDUCE, TC_ALGO_HIER, 64, &t, &err));
 }
 
+/* hier-dc: pods of 1 to 8 endpoints (with scale-up nodes inside some),
+ * every multiple of the pod size up to 70 and a few beyond, chunked on the
+ * small counts; pods of 1 make the intra-pod rings empty. */
+static void hier_dc_is_exact_for_pod_sizes_1_to_8(void **state)
+{
+    (void)state;
+    static const uint32_t ns[] = {1, 2, 3, 4, 5, 6, 7, 8};
+    for (size_t g = 0; g < sizeof ns / sizeof *ns; g++) {
+        uint32_t n = ns[g], ps[90], k = 0;
+        for (uint32_t p = 2; p <= 70; p++)
+            ps[k++] = p;
+        ps[k++] = 128, ps[k++] = 256, ps[k++] = 1000;
+        for (uint32_t i = 0; i < k; i++) {
+            uint32_t p = ps[i];
+            tc_topo t = pod_topo(p, n, n % 2 == 0 ? 2 : 0);
+            bool ok = p % n == 0 && p > n;
+            for (size_t o = 0; o < 3; o++) {
+                assert_int_equal(tc_coll_valid(ring_ops[o], TC_ALGO_HIER_DC, p, &t, NULL), ok);
+                if (ok)
+                    build_and_check(ring_ops[o], TC_ALGO_HIER_DC, p, p <= 24 ? 3 : 0, &t);
+            }
+        }
+    }
+}
+
+/* The groups are pods: intra-pod rings declared GENERIC (the fabric carries
+ * them), inter-pod rings a shift by the pod size; nodes inside the pods do
+ * not change it. */
+static void hier_dc_allreduce_rings_inside_pods_then_across_them(void **state)
+{
+    (void)state;
+    tc_topo t = pod_topo(32, 8, 4);
+    tc_sched *s = build(TC_OP_ALLREDUCE, TC_ALGO_HIER_DC, 32, 0, &t);
+    assert_int_equal(s->nsteps, 2 * (8 - 1) + 2 * (4 - 1));
+    assert_int_equal(s->nphases, 4);
+    assert_int_equal(s->phases[0].pat, TC_PAT_GENERIC);
+    assert_true(s->phases[0].bytes == 4 * s->blk_bytes);
+    assert_int_equal(s->phases[1].pat, TC_PAT_SHIFT);
+    assert_int_equal(s->phases[1].arg, 8);
+    assert_true(s->phases[1].bytes == s->blk_bytes);
+    assert_int_equal(s->phases[3].pat, TC_PAT_GENERIC);
+    tc_sched_free(s);
+}
+
+static void hier_dc_rejects_topologies_without_pods(void **state)
+{
+    (void)state;
+    tc_err err = {{0}};
+    tc_topo nodes = node_topo(64, 8);
+    assert_false(tc_coll_valid(TC_OP_ALLREDUCE, TC_ALGO_HIER_DC, 64, &nodes, &err));
+    assert_non_null(strstr(err.msg, "multidc"));
+    assert_false(tc_coll_valid(TC_OP_ALLREDUCE, TC_ALGO_HIER_DC, 64, NULL, &err));
+    tc_topo t = pod_topo(64, 16, 0);
+    assert_false(tc_coll_valid(TC_OP_ALLREDUCE, TC_ALGO_HIER_DC, 60, &t, &err));
+    assert_non_null(strstr(err.msg, "pod"));
+    assert_false(tc_coll_valid(TC_OP_ALLREDUCE, TC_ALGO_HIER_DC, 16, &t, &err));
+    assert_false(tc_coll_valid(TC_OP_ALLTOALL, TC_ALGO_HIER_DC, 64, &t, &err));
+    assert_false(tc_coll_valid(TC_OP_BROADCAST, TC_ALGO_HIER_DC, 64, &t, &err));
+    assert_true(tc_coll_valid(TC_OP_ALLREDUCE, TC_ALGO_HIER_DC, 64, &t, &err));
+    assert_true(tc_coll_valid(TC_OP_ALLREDUCE, TC_ALGO_HIER_DC, 32, &t, &err));
+}
+
 static void pairwise_alltoall_takes_p_minus_1_steps(void **state)
 {
     (void)state;
@@ -335,6 +398,9 @@ int main(void)
         cmocka_unit_test(hier_is_exact_for_node_sizes_2_4_8),
         cmocka_unit_test(hier_allreduce_has_intra_inter_intra_phases),
         cmocka_unit_test(hier_rejects_topologies_without_nodes),
+        cmocka_unit_test(hier_dc_is_exact_for_pod_sizes_1_to_8),
+        cmocka_unit_test(hier_dc_allreduce_rings_inside_pods_then_across_them),
+        cmocka_unit_test(hier_dc_rejects_topologies_without_pods),
         cmocka_unit_test(pairwise_alltoall_takes_p_minus_1_steps),
         cmocka_unit_test(bruck_takes_ceil_log2_p_steps),
         cmocka_unit_test(swing_takes_2_log2_p_steps_at_distances_1_1_3_5_11),

@@ -3,9 +3,9 @@
  * rank counts (optimized build only; test_coll_algos2.c covers every power
  * of two up to 1,024 in both builds): torus, torus-bi and torus-mp on tori
  * of 2,048 and 4,096 endpoints and on odd shapes of 129, 255, 257, 1000,
- * 1023 and 1025; hier on node sizes dividing those counts. tc_sched_check
- * proves the result on every rank and every phase's metadata, the LOCAL and
- * TORUS patterns included.
+ * 1023 and 1025; hier on node sizes and hier-dc on pod sizes dividing those
+ * counts. tc_sched_check proves the result on every rank and every phase's
+ * metadata, the LOCAL and TORUS patterns included.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -74,6 +74,12 @@ static void hier_is_exact_at_large_and_odd_rank_counts(void **state)
         tc_topo t = node_topo(cases[i].p, cases[i].G);
         for (size_t o = 0; o < 3; o++)
             build_and_check(ring_ops[o], TC_ALGO_HIER, cases[i].p, &t);
+    }
+    /* hier-dc: the same over pods (nodes of 1 inside them). */
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        tc_topo t = pod_topo(cases[i].p, cases[i].G, 0);
+        for (size_t o = 0; o < 3; o++)
+            build_and_check(ring_ops[o], TC_ALGO_HIER_DC, cases[i].p, &t);
     }
     /* 257 is prime: no node size fits. */
     for (uint32_t G = 2; G <= 16; G++) {

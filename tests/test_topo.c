@@ -2,8 +2,9 @@
  * test_topo.c - the topology layer: counts and figures worked out by hand,
  * every route on small Clos and torus instances checked against a
  * breadth-first search of the graph, the routing rules (D-mod-k on shifts,
- * dimension-order ties, mesh lines, scale-up nodes), link edits, and one
- * test per kind of bad spec.
+ * dimension-order ties, mesh lines, scale-up nodes), link edits, one
+ * test per kind of bad spec, and multi-datacenter topologies (pods joined
+ * by long-haul links: counts, routes, failures, names, edits, bad specs).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -928,6 +929,336 @@ static void node_size_not_dividing_the_endpoints_is_rejected(void **state)
     expect_einval("clos:down=8x8,up=1x8,node_hop_lat=50ns", "node=");
 }
 
+/* ---- multi-datacenter: pods joined by long-haul links ---- */
+
+#define MDC2 "multidc:pods=2,pod=clos,hosts=4,radix=4,wan_bw=10Gbps,wan_lat=20ms"
+
+static uint32_t count_kind(const tc_topo *t, tc_link_kind k)
+{
+    uint32_t n = 0;
+    for (uint32_t l = 0; l < t->n_links; l++)
+        n += t->links[l].kind == k;
+    return n;
+}
+
+/* Two pods of clos:down=2x2,up=1x2 (4 hosts, 2 leaves, 2 spines, 8 cables):
+ * 8 endpoints, 8 switches and 2 gateways, 2 x 8 pod cables, each gateway
+ * cabled to its pod's 2 spines, one long-haul cable: 21 cables. */
+static void multidc_of_two_clos_pods_counts_endpoints_switches_and_links(void **state)
+{
+    (void)state;
+    tc_topo *t = build(MDC2);
+    check_csr(t);
+    assert_int_equal(t->kind, TC_TOPO_MULTIDC);
+    assert_int_equal(t->n_pods, 2);
+    assert_int_equal(t->pod_endpoints, 4);
+    assert_int_equal(tc_topo_pod_size(t), 4);
+    assert_int_equal(tc_topo_pod_of(t, 3), 0);
+    assert_int_equal(tc_topo_pod_of(t, 5), 1);
+    assert_int_equal(tc_topo_fabric_kind(t), TC_TOPO_CLOS);
+    assert_string_equal(tc_topo_kind_name(t->kind), "multidc");
+    assert_int_equal(t->n_endpoints, 8);
+    assert_int_equal(t->n_switches, 10);
+    assert_int_equal(t->n_links, 42);
+    assert_int_equal(count_kind(t, TC_LINK_GW), 8);
+    assert_int_equal(count_kind(t, TC_LINK_WAN), 2);
+    assert_int_equal(t->gw_attach, 2);
+    assert_near(t->wan_bw, GBPS(10));
+    assert_near(t->gw_bw, GBPS(10)); /* (P - 1) wan_bw */
+    assert_near(t->wan_lat, 20e-3);
+    assert_near(t->gw_lat, 50e-9);   /* the pod's top-level cable */
+    const tc_link *w = &t->links[t->wan_lbase];
+    assert_int_equal(w->src, t->gw_vbase);
+    assert_int_equal(w->dst, t->gw_vbase + 1);
+    assert_near(w->lat, 20e-3 + 100e-9); /* the cable and the gateway it enters */
+    tc_topo_info in;
+    tc_topo_get_info(t, &in);
+    assert_int_equal(in.endpoints, 8);
+    assert_int_equal(in.diameter, 7); /* 2 up, gateway cable, long-haul, gateway cable, 2 down */
+    assert_near(in.min_latency_s, 2 * 50e-9 + 100e-9);
+    /* Between pods: 4 pod cables and 2 gateway cables of 50 ns, the
+     * long-haul 20 ms, and 6 switches (leaf, spine, gateway, gateway,
+     * spine, leaf). */
+    double cross = 6 * 50e-9 + 20e-3 + 6 * 100e-9;
+    assert_near(t->cross_lat, cross);
+    assert_near(in.max_latency_s, cross);
+    assert_near(in.bisection_Bps, GBPS(10));
+    assert_near(in.injection_Bps, GBPS(400));
+    uint32_t path[32], n = tc_topo_route(t, TC_ROUTE_DEFAULT, 1, 6, path);
+    double lat = 0;
+    for (uint32_t k = 0; k < n; k++)
+        lat += t->links[path[k]].lat;
+    assert_int_equal(n, 7);
+    assert_near(lat, cross);
+    tc_topo_free(t);
+}
+
+static const char *small_mdc[] = {
+    MDC2,
+    "multidc:pods=3,pod=clos,down=4x4,up=1x2,wan_bw=100Gbps,wan_lat=5ms,wan_links=2",
+    "multidc:pods=2,pod=clos,down=4x4,up=1x4,node=4,wan_bw=400Gbps,wan_lat=1ms,wan_links=3,gw_bw=1Tbps",
+    "multidc:pods=2,pod=clos,down=4x4x2,up=1x2x2,node=8,nics=4,rail=2,wan_bw=100Gbps,wan_lat=2ms,wan_links=2",
+    "multidc:pods=4,pod=torus,dims=4x3,wan_bw=50Gbps,wan_lat=30ms,gw_lat=1us",
+    "multidc:pods=2,pod=torus,dims=4x4,wrap=1x0,node=2,wan_bw=200Gbps,wan_lat=10ms,wan_links=2",
+    "multidc:pods=3,pod=clos,down=3,up=1,wan_bw=1Gbps,wan_lat=0",
+};
+
+/* Every ordered pair, every routing of the pods' kind: a chain of links from
+ * src to dst within tc_topo_max_path; between pods exactly one long-haul
+ * link, up to a gateway of the source's pod and down from the same
+ * gateway of the destination's; within a pod none, and the pod's own
+ * route. The longest route is the diameter. */
+static void check_mdc_routes(const char *spec, tc_routing r)
+{
+    tc_topo *t = build(spec);
+    check_csr(t);
+    uint32_t maxp = tc_topo_max_path(t), n = t->pod_endpoints, longest = 0;
+    uint32_t *path = calloc(maxp + 1, sizeof *path), *pp = calloc(maxp + 1, sizeof *pp);
+    for (uint32_t s = 0; s < t->n_endpoints; s++)
+        for (uint32_t d = 0; d < t->n_endpoints; d++) {
+            uint32_t m = tc_topo_route(t, r, s, d, path);
+            assert_int_equal(m, tc_topo_route_healthy(t, r, s, d, pp));
+            if (s == d) {
+                assert_int_equal(m, 0);
+                continue;
+            }
+            if (m == 0 || m > maxp)
+                fail_msg("%s %s: %u -> %u: %u links (bound %u)", spec, tc_routing_name(r, t), s, d, m, maxp);
+            uint32_t at = s, wan = 0, gw = 0;
+            for (uint32_t k = 0; k < m; k++) {
+                const tc_link *l = &t->links[path[k]];
+                if (l->src != at)
+                    fail_msg("%s: %u -> %u: link %u starts at %u, not %u", spec, s, d, k, l->src, at);
+                wan += l->kind == TC_LINK_WAN;
+                gw += l->kind == TC_LINK_GW;
+                if (l->kind == TC_LINK_WAN) /* gateway g to gateway g */
+                    assert_int_equal((l->src - t->gw_vbase) % t->wan_links, (l->dst - t->gw_vbase) % t->wan_links);
+                at = l->dst;
+            }
+            assert_int_equal(at, d);
+            bool same = s / n == d / n;
+            assert_int_equal(wan, same ? 0 : 1);
+            assert_int_equal(gw, same ? 0 : 2);
+            if (same) { /* the pod's own route, its links renumbered */
+                uint32_t k = s / n, q = tc_topo_route(t->pod[k], r, s % n, d % n, pp);
+                assert_int_equal(q, m);
+                for (uint32_t i = 0; i < q; i++) {
+                    assert_int_equal(t->links[path[i]].kind, t->pod[k]->links[pp[i]].kind);
+                    assert_near(t->links[path[i]].lat, t->pod[k]->links[pp[i]].lat);
+                }
+            } else {
+                double lat = 0;
+                for (uint32_t k = 0; k < m; k++)
+                    lat += t->links[path[k]].lat;
+                assert_near(lat, t->cross_lat);
+            }
+            if (m > longest)
+                longest = m;
+        }
+    tc_topo_info info;
+    tc_topo_get_info(t, &info);
+    assert_int_equal(longest, info.diameter);
+    free(path), free(pp);
+    tc_topo_free(t);
+}
+
+static void multidc_routes_cross_one_long_haul_link_between_pods_and_none_within(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof small_mdc / sizeof *small_mdc; i++) {
+        bool clos = strstr(small_mdc[i], "pod=clos") != NULL;
+        tc_routing rs[] = {TC_ROUTE_DEFAULT, clos ? TC_ROUTE_ECMP : TC_ROUTE_DOR,
+                           clos ? TC_ROUTE_DMODK : TC_ROUTE_DOR_POSITIVE};
+        for (int k = 0; k < 3; k++)
+            check_mdc_routes(small_mdc[i], rs[k]);
+    }
+}
+
+static void multidc_spec_round_trips(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof small_mdc / sizeof *small_mdc; i++) {
+        tc_topo *a = build(small_mdc[i]);
+        tc_topo *b = build(a->spec);
+        assert_string_equal(a->spec, b->spec);
+        assert_int_equal(a->n_links, b->n_links);
+        assert_int_equal(a->n_vertices, b->n_vertices);
+        for (uint32_t l = 0; l < a->n_links; l++) {
+            assert_int_equal(a->links[l].src, b->links[l].src);
+            assert_int_equal(a->links[l].dst, b->links[l].dst);
+            assert_near(a->links[l].bw, b->links[l].bw);
+            assert_near(a->links[l].lat, b->links[l].lat);
+        }
+        tc_topo_free(a), tc_topo_free(b);
+    }
+    tc_topo *t = build(MDC2);
+    assert_string_equal(t->spec, "multidc:pods=2,pod=clos,wan_bw=10Gbps,wan_lat=20ms,wan_links=1,gw_bw=10Gbps,"
+                                 "gw_lat=50ns,down=2x2,up=1x2,bw=400Gbps,lat=50ns,hop_lat=100ns,alpha=1.1us");
+    tc_topo_free(t);
+}
+
+/* A failed long-haul cable sends the routes through another gateway; with
+ * none left between two pods they have no route; a failed top switch or
+ * gateway cable is gone around; restoring puts the first routes back. */
+static void multidc_failures_reroute_or_leave_no_route(void **state)
+{
+    (void)state;
+    tc_topo *t = build("multidc:pods=3,pod=clos,down=4x4,up=1x2,wan_bw=100Gbps,wan_lat=5ms,wan_links=2");
+    tc_err err = {{0}};
+    tc_fail_state fs;
+    assert_int_equal(tc_topo_fail_save(t, &fs, &err), TC_OK);
+    uint32_t before[32], path[32], n0 = tc_topo_route(t, TC_ROUTE_ECMP, 1, 17, before), wan = UINT32_MAX;
+    for (uint32_t k = 0; k < n0; k++)
+        if (t->links[before[k]].kind == TC_LINK_WAN)
+            wan = before[k];
+    assert_true(wan != UINT32_MAX);
+    assert_int_equal(tc_topo_fail_link(t, wan, true, &err), TC_OK);
+    for (uint32_t s = 0; s < 16; s++)
+        for (uint32_t d = 16; d < 32; d++) {
+            uint32_t n = tc_topo_route(t, TC_ROUTE_ECMP, s, d, path), at = s;
+            assert_true(n != TC_NO_ROUTE && n <= tc_topo_max_path(t));
+            for (uint32_t k = 0; k < n; k++) {
+                assert_false(tc_topo_link_failed(t, path[k]));
+                assert_int_equal(t->links[path[k]].src, at);
+                at = t->links[path[k]].dst;
+            }
+            assert_int_equal(at, d);
+        }
+    /* the other cable between pods 0 and 1: nothing left between them */
+    uint32_t g = (t->links[wan].src - t->gw_vbase) % 2;
+    assert_int_equal(tc_topo_fail_link(t, wan + (g == 0 ? 2 : -2), true, &err), TC_OK);
+    assert_int_equal(tc_topo_route(t, TC_ROUTE_ECMP, 1, 17, path), TC_NO_ROUTE);
+    assert_true(tc_topo_route(t, TC_ROUTE_ECMP, 1, 33, path) != TC_NO_ROUTE);
+    assert_true(tc_topo_route_healthy(t, TC_ROUTE_ECMP, 1, 17, path) == n0);
+    tc_topo_fail_restore(t, &fs);
+    assert_int_equal(tc_topo_route(t, TC_ROUTE_ECMP, 1, 17, path), n0);
+    assert_memory_equal(path, before, n0 * sizeof *path);
+    /* a spine of pod 0 (both its links to the gateways with it): routes
+     * from pod 0 climb to the other spine */
+    uint32_t spine = t->links[before[1]].dst;
+    assert_int_equal(tc_topo_fail_switch(t, spine, &err), TC_OK);
+    assert_int_equal(t->pod[0]->n_failed > 0, 1);
+    for (uint32_t s = 0; s < 16; s++)
+        for (uint32_t d = 0; d < 48; d++) {
+            uint32_t n = tc_topo_route(t, TC_ROUTE_ECMP, s, d, path);
+            assert_true(n != TC_NO_ROUTE);
+            for (uint32_t k = 0; k < n; k++)
+                assert_true(t->links[path[k]].src != spine && t->links[path[k]].dst != spine);
+        }
+    tc_topo_fail_restore(t, &fs);
+    assert_int_equal(t->pod[0]->n_failed, 0);
+    /* a gateway: the other one of its pod */
+    assert_int_equal(tc_topo_fail_switch(t, t->gw_vbase, &err), TC_OK);
+    for (uint32_t d = 16; d < 48; d++) {
+        uint32_t n = tc_topo_route(t, TC_ROUTE_DMODK, 0, d, path);
+        assert_true(n != TC_NO_ROUTE);
+        for (uint32_t k = 0; k < n; k++)
+            assert_true(t->links[path[k]].dst != t->gw_vbase);
+    }
+    assert_int_equal(tc_topo_fail_switch(t, 3, &err), TC_EINVAL); /* an endpoint of a Clos pod */
+    assert_non_null(strstr(err.msg, "gateways"));
+    tc_fail_state_free(&fs);
+    tc_topo_free(t);
+    /* A torus pod's router: its own gateway cables, then another gateway. */
+    t = build("multidc:pods=2,pod=torus,dims=4x4,wrap=1x0,node=2,wan_bw=200Gbps,wan_lat=10ms,wan_links=2");
+    uint32_t n = tc_topo_route(t, TC_ROUTE_DEFAULT, 5, 21, path);
+    assert_int_equal(n, 3);
+    assert_int_equal(t->links[path[0]].kind, TC_LINK_GW);
+    assert_int_equal(tc_topo_fail_link(t, path[0], true, &err), TC_OK);
+    uint32_t m = tc_topo_route(t, TC_ROUTE_DEFAULT, 5, 21, before);
+    assert_int_equal(m, 3);
+    assert_true(before[0] != path[0] && before[1] != path[1]);
+    assert_int_equal(tc_topo_fail_link(t, before[0], true, &err), TC_OK);
+    assert_int_equal(tc_topo_route(t, TC_ROUTE_DEFAULT, 5, 21, path), TC_NO_ROUTE);
+    assert_int_equal(tc_topo_fail_switch(t, 3, &err), TC_OK); /* a router */
+    assert_int_equal(tc_topo_route(t, TC_ROUTE_DEFAULT, 2, 3, path), TC_NO_ROUTE);
+    tc_topo_free(t);
+}
+
+static void multidc_links_are_named_by_pod_gateway_and_wan(void **state)
+{
+    (void)state;
+    char buf[128];
+    tc_topo *t = build(MDC2);
+    assert_string_equal(tc_topo_link_name(t, t->wan_lbase, buf, sizeof buf), "pod 0 gw 0 -> pod 1 gw 0 (wan)");
+    assert_string_equal(tc_topo_link_name(t, t->wan_lbase + 1, buf, sizeof buf), "pod 1 gw 0 -> pod 0 gw 0 (wan)");
+    assert_string_equal(tc_topo_link_name(t, t->gw_lbase + 2, buf, sizeof buf), "pod 0 L2 1 -> pod 0 gw 0");
+    assert_string_equal(tc_topo_link_name(t, t->gw_lbase + 7, buf, sizeof buf), "pod 1 gw 0 -> pod 1 L2 1");
+    assert_string_equal(tc_topo_link_name(t, 16, buf, sizeof buf), "pod 1: host 0 -> leaf 0");
+    assert_string_equal(tc_link_kind_name(TC_LINK_WAN), "wan");
+    assert_string_equal(tc_link_kind_name(TC_LINK_GW), "gw");
+    tc_topo_free(t);
+    t = build("multidc:pods=2,pod=torus,dims=2x2,node=2,wan_bw=1Gbps,wan_lat=1ms");
+    assert_string_equal(tc_topo_link_name(t, t->gw_lbase + 2 * 3, buf, sizeof buf), "pod 0 (1,1) -> pod 0 gw 0");
+    assert_string_equal(tc_topo_link_name(t, t->node_lbase + 2 * 5, buf, sizeof buf), "ep 5 -> node 2");
+    tc_topo_free(t);
+}
+
+static void multidc_routings_are_those_of_the_pods_kind(void **state)
+{
+    (void)state;
+    tc_topo *c = build(MDC2), *u = build("multidc:pods=2,pod=torus,dims=4x4,wan_bw=1Gbps,wan_lat=1ms");
+    tc_routing r;
+    tc_err err = {{0}};
+    assert_int_equal(tc_routing_parse("dmodk", c, &r, &err), TC_OK);
+    assert_int_equal(tc_routing_parse("dor", c, &r, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "clos pod"));
+    assert_int_equal(tc_routing_parse("line", u, &r, &err), TC_OK);
+    assert_int_equal(tc_routing_parse("ecmp", u, &r, &err), TC_EINVAL);
+    assert_string_equal(tc_routing_name(TC_ROUTE_DEFAULT, c), "ecmp");
+    assert_string_equal(tc_routing_name(TC_ROUTE_DEFAULT, u), "dor");
+    tc_topo_free(c), tc_topo_free(u);
+}
+
+/* Equalizing sets the pods' fabric; the gateway and long-haul links keep
+ * their bandwidths, and the spec says so. Degrading a pod's link reaches the
+ * pod. The fabric cables include the gateway and long-haul ones. */
+static void multidc_edits_reach_the_pods_and_spare_the_long_haul_links(void **state)
+{
+    (void)state;
+    tc_topo *t = build(MDC2);
+    tc_err err = {{0}};
+    assert_int_equal(tc_topo_equalize_injection(t, GBPS(100), &err), TC_OK);
+    tc_topo_info in;
+    tc_topo_get_info(t, &in);
+    assert_near(in.injection_Bps, GBPS(100));
+    assert_near(t->links[0].bw, GBPS(100));
+    assert_near(t->links[t->wan_lbase].bw, GBPS(10));
+    assert_near(t->links[t->gw_lbase].bw, GBPS(10));
+    assert_non_null(strstr(t->spec, "bw=100Gbps"));
+    tc_topo *b = build(t->spec);
+    assert_near(b->links[0].bw, GBPS(100));
+    tc_topo_free(b);
+    assert_int_equal(tc_topo_degrade_link(t, 17, 0.5, &err), TC_OK); /* pod 1's link 1 */
+    assert_near(t->pod[1]->links[1].bw, GBPS(50));
+    assert_int_equal(t->pod[1]->n_degraded, 1);
+    uint32_t cab[32];
+    assert_int_equal(tc_topo_fabric_cables(t, false, false, cab), 2 * 4 + 4 + 1);
+    assert_int_equal(tc_topo_fabric_cables(t, true, false, cab), 21);
+    tc_topo_free(t);
+}
+
+static void multidc_bad_specs_fail_with_one_line(void **state)
+{
+    (void)state;
+    expect_einval("multidc:pods=2,pod=clos,hosts=8,radix=4,wan_bw=10Gbps", "wan_lat= is required");
+    expect_einval("multidc:pods=2,pod=clos,hosts=8,radix=4,wan_lat=20ms", "wan_bw= is required");
+    expect_einval("multidc:pod=clos,hosts=8,radix=4,wan_bw=10Gbps,wan_lat=20ms", "pods= is required");
+    expect_einval("multidc:pods=2,hosts=8,radix=4,wan_bw=10Gbps,wan_lat=20ms", "pod= is required");
+    expect_einval("multidc:pods=1,pod=clos,hosts=8,radix=4,wan_bw=10Gbps,wan_lat=20ms", "pods=1");
+    expect_einval("multidc:pods=0,pod=clos,hosts=8,radix=4,wan_bw=10Gbps,wan_lat=20ms", "pods");
+    expect_einval("multidc:pods=2,pod=dragonfly,hosts=8,wan_bw=10Gbps,wan_lat=20ms", "pod=clos or pod=torus");
+    expect_einval("multidc:pods=2,pod=multidc,hosts=8,wan_bw=10Gbps,wan_lat=20ms", "pod=clos or pod=torus");
+    expect_einval("multidc:pods=2,pod=clos,hosts=8,radix=4,wan_bw=fast,wan_lat=20ms", "wan_bw");
+    expect_einval("multidc:pods=2,pod=clos,hosts=8,radix=4,wan_bw=0Gbps,wan_lat=20ms", "wan_bw");
+    expect_einval("multidc:pods=2,pod=clos,hosts=8,radix=4,wan_bw=10Gbps,wan_lat=20", "wan_lat");
+    expect_einval("multidc:pods=2,pod=clos,hosts=8,radix=4,wan_bw=10Gbps,wan_lat=20ms,wan_links=0", "wan_links");
+    expect_einval("multidc:pods=2,pod=clos,hosts=8,radix=4,wan_bw=10Gbps,wan_lat=20ms,wan_links=65", "wan_links");
+    expect_einval("multidc:pods=2,pod=clos,wan_bw=10Gbps,wan_lat=20ms", "pod's own keys");
+    expect_einval("multidc:pods=2,pod=clos,dims=4x4,wan_bw=10Gbps,wan_lat=20ms", "multidc's own keys are pods");
+    expect_einval("multidc:pods=2,pod=torus,dims=4x1,wan_bw=10Gbps,wan_lat=20ms", "multidc pod: torus dimension");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -964,6 +1295,14 @@ int main(void)
         cmocka_unit_test(node_size_not_dividing_the_endpoints_is_rejected),
         cmocka_unit_test(rail_optimized_clos_puts_endpoint_i_of_every_node_on_its_rail),
         cmocka_unit_test(shared_nics_own_the_fabric_ports_of_their_endpoints),
+        cmocka_unit_test(multidc_of_two_clos_pods_counts_endpoints_switches_and_links),
+        cmocka_unit_test(multidc_routes_cross_one_long_haul_link_between_pods_and_none_within),
+        cmocka_unit_test(multidc_spec_round_trips),
+        cmocka_unit_test(multidc_failures_reroute_or_leave_no_route),
+        cmocka_unit_test(multidc_links_are_named_by_pod_gateway_and_wan),
+        cmocka_unit_test(multidc_routings_are_those_of_the_pods_kind),
+        cmocka_unit_test(multidc_edits_reach_the_pods_and_spare_the_long_haul_links),
+        cmocka_unit_test(multidc_bad_specs_fail_with_one_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -60,6 +60,7 @@ typedef enum {
     TC_ALGO_RSG,
     TC_ALGO_NEIGHBOR,
     TC_ALGO_SEGRING,
+    TC_ALGO_HIER_DC,      /* hier over the pods of a multidc topology (coll/hier.c) */
     TC_ALGO_AUTO,
     /* NCCL's own algorithms: after auto, so that auto and "all" (the
      * MPI-style algorithms, alpha per message) never pick them. */
@@ -281,6 +282,10 @@ typedef struct tc_sched {
      * owned, freed with the schedule. */
     uint32_t *lat_pairs;
     uint32_t nlat_pairs;
+    /* lat_pairs are every (child, parent) edge of the tree instead: the
+     * latency is twice its longest root-to-leaf path by latency (nccl-tree
+     * on a multidc, where the long-haul links may lie off the deepest path). */
+    bool lat_tree;
     /* In-network reduction (nccl-nvls, nccl-nvls-tree): participants p ..
      * p + nsw - 1 are switches, which receive transfers, reduce them and
      * send (multicast) like ranks; the data checker keeps a buffer for

@@ -79,7 +79,8 @@ typedef struct tc_place_shape {
     tc_topo_kind kind;
     /* Clos: distinct leaves (level-1 switches), pods (level-2 subtrees:
      * one for a 2-level Clos, 0 for one switch) and scale-up nodes (0
-     * without node=) the job's endpoints sit under. */
+     * without node=) the job's endpoints sit under. Multidc: pods is the
+     * distinct pods (datacenters) and nodes the scale-up nodes; no leaves. */
     uint32_t leaves, pods, nodes;
     /* Torus: whether the endpoints fill a box of consecutive coordinates
      * (a slice); its origin and extents per dimension (the bounding box

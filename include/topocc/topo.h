@@ -53,13 +53,21 @@
 #define TC_MAX_LEVELS 6
 #define TC_MAX_DIMS 8
 
-typedef enum { TC_TOPO_CLOS = 1, TC_TOPO_TORUS = 2 } tc_topo_kind;
+typedef enum { TC_TOPO_CLOS = 1, TC_TOPO_TORUS = 2, TC_TOPO_MULTIDC = 3 } tc_topo_kind;
+
+/* "clos", "torus", "multidc". */
+const char *tc_topo_kind_name(tc_topo_kind k);
 
 typedef enum {
     TC_LINK_FABRIC = 0, /* a link of the fabric (Clos level or torus dim) */
     TC_LINK_NODE = 1,   /* endpoint <-> scale-up node switch */
-    TC_LINK_NIC = 2     /* endpoint <-> its NIC (nics= or gpus_per_nic=: the PCIe path) */
+    TC_LINK_NIC = 2,    /* endpoint <-> its NIC (nics= or gpus_per_nic=: the PCIe path) */
+    TC_LINK_GW = 3,     /* multidc: a pod's top switch (Clos) or router (torus) <-> one of its gateways */
+    TC_LINK_WAN = 4     /* multidc: a long-haul cable between gateways of two pods */
 } tc_link_kind;
+
+/* "fabric", "node", "nic", "gw", "wan". */
+const char *tc_link_kind_name(tc_link_kind k);
 
 typedef struct tc_link {
     uint32_t src, dst;  /* vertices */
@@ -67,8 +75,11 @@ typedef struct tc_link {
     double lat;         /* seconds: the cable's latency, plus the traversal latency of the switch or
                          * router the link enters (hop_lat; node_hop_lat into a node switch) */
     uint8_t kind;       /* tc_link_kind */
-    uint8_t level;      /* Clos: 1 = host-leaf, 2 = leaf-level2, ...; torus: dimension index + 1 */
-    int8_t dir;         /* Clos: +1 up, -1 down; torus: +1 / -1 along the dimension; node: +1 to switch, -1 from it */
+    uint8_t level;      /* Clos: 1 = host-leaf, 2 = leaf-level2, ...; torus: dimension index + 1; multidc: a
+                         * pod's link keeps its pod's level, a gateway link of a Clos pod is level h + 1 (one
+                         * above the top switches), of a torus pod 0, a WAN link 0 */
+    int8_t dir;         /* Clos: +1 up, -1 down; torus: +1 / -1 along the dimension; node: +1 to switch, -1 from
+                         * it; gateway link: +1 to the gateway, -1 from it; WAN: +1 from the lower pod, -1 back */
 } tc_link;
 
 /* The GPU generation of the endpoints (arch=), for NCCL's per-generation
@@ -177,6 +188,38 @@ typedef struct tc_topo {
     int box_pndims;
     uint32_t box_pdims[TC_MAX_DIMS], box_origin[TC_MAX_DIMS];
     uint8_t box_pdim[TC_MAX_DIMS];
+    /* Multi-datacenter (multidc, topo/multidc.c): n_pods identical pods,
+     * each a Clos or a torus of its own (pod[k], built from the pod's
+     * spec), joined by long-haul cables between gateways. Pod k's endpoint
+     * e is endpoint k * pod_endpoints + e, so each pod is a contiguous block
+     * of endpoints (and of ranks, rank r on endpoint r). Every pod has
+     * wan_links gateways; gateway g of every pod has one long-haul cable to
+     * gateway g of every other pod (wan_bw per direction, wan_lat plus the
+     * remote gateway's hop_lat), and a cable of gw_bw, gw_lat (plus the
+     * hop_lat of the switch it enters) to each of the pod's gw_attach
+     * attachment points: the top-level switches of a Clos pod, every
+     * router of a torus pod. Vertices: every pod's endpoints, every pod's
+     * fabric switches (pod by pod), the gateways (gw_vbase + k L + g), then
+     * every pod's node switches and NICs (so node_vbase, node_lbase,
+     * nic_vbase, nic_lbase and hslot keep their meaning over the whole
+     * topology). Links: pod k's fabric links (k * pod_fabric_links + its
+     * pod link), the gateway cables (gw_lbase + 2 ((k L + g) A + a): the
+     * link to the gateway, + 1 the link back), the WAN cables (cable
+     * c = pair(k, m) L + g for pods k < m, pair(k, m) counting the pairs
+     * in order (0,1), (0,2), .., (1,2), ..: wan_lbase + 2c from k to m,
+     * + 1 back), then the node links and NIC links. Failures and degraded
+     * links of this topology are mirrored into pod[] (which routes within
+     * a pod). n_pods 0: not a multidc. */
+    uint32_t n_pods;
+    uint32_t pod_endpoints;
+    struct tc_topo **pod;
+    uint32_t wan_links;        /* L */
+    uint32_t gw_attach;        /* A */
+    double wan_bw, wan_lat;    /* per long-haul cable: bytes/s per direction, the cable's latency */
+    double gw_bw, gw_lat;      /* per gateway cable (default: (P - 1) wan_bw; the pod's top-level cable latency) */
+    uint32_t pod_fabric_links; /* one pod's fabric links */
+    uint32_t gw_vbase, gw_lbase, wan_lbase;
+    double cross_lat;          /* the latency of every route between two pods (they are all alike) */
     double hop_lat;            /* traversal of a fabric switch (Clos) or router (torus), seconds */
     double alpha;              /* per-message overhead paid by the sender (LogGP o), once per transfer */
     uint64_t seed;             /* ECMP hash seed */
@@ -186,6 +229,15 @@ typedef struct tc_topo {
  *   clos:down=m1x..xmH,up=w1x..xwH[,links=p1x..xpH][,hosts=N]
  *   clos:hosts=N,radix=K[,tiers=2|3][,oversub=S]   (expands to the form above)
  *   torus:dims=AxBx..[,wrap=1x0x..]
+ *   multidc:pods=P,pod=clos|torus,wan_bw=RATE,wan_lat=TIME[,wan_links=L]
+ *           [,gw_bw=RATE][,gw_lat=TIME],<the pod's own keys>
+ *     P >= 2 identical pods, each the clos or torus the other keys describe
+ *     (every key of that kind), joined by long-haul links: wan_bw and
+ *     wan_lat are required (no default), L (default 1) gateways per pod,
+ *     gateway g of each pod cabled to gateway g of every other; gw_bw
+ *     (default (P - 1) wan_bw, so that a gateway cable never binds before
+ *     the long-haul ones) and gw_lat (default the pod's top-level cable
+ *     latency) the gateways' cables into the pod (tc_topo's multidc fields);
  * with, for any kind: bw= (default 400Gbps), lat= (per cable, default 50ns),
  * on a Clos also bw1=.. bwH=, lat1=.. latH= per level (1 = host-leaf);
  * hop_lat= (per switch or router traversed, default 100ns), alpha= (per
@@ -327,6 +379,22 @@ double tc_topo_clos_path_lat(const tc_topo *t, int L);
 /* Upper bound on the number of links of any routed path. */
 uint32_t tc_topo_max_path(const tc_topo *t);
 
+/* The kind whose routings apply: a multidc's pod kind, else t's own. */
+static inline tc_topo_kind tc_topo_fabric_kind(const tc_topo *t)
+{
+    return t->kind == TC_TOPO_MULTIDC ? t->pod[0]->kind : t->kind;
+}
+/* Endpoints per pod (a multidc's pod_endpoints; every endpoint otherwise),
+ * and the pod of endpoint e (0 outside a multidc). */
+static inline uint32_t tc_topo_pod_size(const tc_topo *t)
+{
+    return t->n_pods ? t->pod_endpoints : t->n_endpoints;
+}
+static inline uint32_t tc_topo_pod_of(const tc_topo *t, uint32_t e)
+{
+    return t->n_pods ? e / t->pod_endpoints : 0;
+}
+
 /* The scale-up node of vertex v: an endpoint's, or a node switch's own;
  * UINT32_MAX for any other vertex or without nodes. */
 uint32_t tc_topo_node_of(const tc_topo *t, uint32_t v);
@@ -351,7 +419,18 @@ bool tc_topo_same_node(const tc_topo *t, uint32_t a, uint32_t b);
  * choices level by level (from the ECMP hash's or D-mod-k's choice on, in
  * increasing order modulo the up-links, backtracking), a torus route
  * detours (detour, the default) or goes the other way round (line); no
- * surviving path, or a failed end: TC_NO_ROUTE. */
+ * surviving path, or a failed end: TC_NO_ROUTE.
+ * Multidc: within a pod, the pod's own route (the routing applied to the
+ * pod's kind); between pods, the source's pod from the endpoint up to a
+ * gateway (Clos: the unique path to a top-level switch, then its gateway
+ * cable; torus: the router's own gateway cable), the long-haul cable, and
+ * the destination's pod from its gateway down. The gateway (one of L) and
+ * the top-level switches at either end are chosen by a hash of (src, dst,
+ * seed), or under dmodk by the destination (d mod L, d mod the top
+ * switches); with failures the first surviving choices from there, in
+ * increasing order (another gateway, another top switch), TC_NO_ROUTE where
+ * none survives. A route between pods crosses exactly one long-haul link;
+ * a route within a pod none. */
 uint32_t tc_topo_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst,
                        uint32_t *links);
 
@@ -378,6 +457,13 @@ typedef struct tc_topo_info {
                               * traversals, the sum of the links' lat; alpha not included) */
     double oversub[TC_MAX_LEVELS + 1]; /* Clos: level i (1..h-1) down capacity / up capacity */
 } tc_topo_info;
+/* Multidc figures (docs/MODEL.md, "Multi-datacenter"): endpoints, switches
+ * (the pods' fabric switches and the gateways), links, diameter and
+ * latencies of the whole topology; injection and ports those of a pod's
+ * endpoint in its pod (a torus router's gateway cables not counted);
+ * bisection the smaller of the long-haul cables between the first
+ * floor(P/2) pods and the others (floor(P/2) ceil(P/2) L wan_bw) and P
+ * times a pod's own bisection (a cut through every pod). */
 
 void tc_topo_get_info(const tc_topo *t, tc_topo_info *info);
 

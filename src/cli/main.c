@@ -36,6 +36,8 @@ static const char *usage =
     "  clos:down=16x16x16,up=1x16x16[,links=..][,hosts=N]   generalised fat tree (XGFT)\n"
     "  clos:hosts=4096,radix=32,tiers=3,oversub=1             fat tree from switch radix\n"
     "  torus:dims=16x16x16[,wrap=1x1x0]                       torus / mesh\n"
+    "  multidc:pods=4,pod=clos,hosts=64,radix=16,wan_bw=400Gbps,wan_lat=20ms[,wan_links=L]\n"
+    "                                                         pods joined by long-haul links\n"
     "  keys for all: bw=, bw1=.., lat= (per cable), lat1=.., hop_lat= (per switch or router),\n"
     "                alpha= (per message), seed=, node=G,node_bw=,node_lat=,node_hop_lat=\n"
     "  units: B KiB MiB GiB KB MB GB | Gbps GB/s | ns us ms s\n"

@@ -100,6 +100,21 @@ bool tc_coll_valid_groups(tc_op op, tc_algo algo, const tc_groups *g, tc_err *er
 tc_status tc_groups_nccl_view(const tc_groups *g, const tc_topo *t, const uint32_t *map, tc_topo **out, tc_err *err)
 {
     *out = NULL;
+    /* The view is one Clos: across a multidc's long-haul links NCCL's
+     * latency model (constants, the deepest tree path) would leave their
+     * latency out, so groups must stay inside pods there. */
+    for (uint32_t gi = 0; t->kind == TC_TOPO_MULTIDC && gi < g->ngroups; gi++) {
+        const uint32_t *m = g->members + (size_t)gi * g->size;
+        uint32_t k0 = (map ? map[m[0]] : m[0]) / t->pod_endpoints;
+        for (uint32_t i = 1; i < g->size; i++) {
+            uint32_t k = (map ? map[m[i]] : m[i]) / t->pod_endpoints;
+            if (k != k0)
+                return tc_fail(err, TC_EINVAL, "NCCL's algorithms over sub-groups that span pods of a multidc "
+                                               "topology are not modelled (group %u has ranks in pods %u and %u): "
+                                               "use groups inside pods or the MPI-style algorithms",
+                               gi, k0, k);
+        }
+    }
     uint32_t G = t->node_size > 1 ? t->node_size : 1, Gv = 0;
     /* every group: runs of Gv consecutive members on one node, each node once */
     for (uint32_t gi = 0; G > 1 && gi < g->ngroups; gi++) {
@@ -128,7 +143,8 @@ tc_status tc_groups_nccl_view(const tc_groups *g, const tc_topo *t, const uint32
         Gv = 1;
     tc_topo_info in;
     tc_topo_get_info(t, &in);
-    double lat = t->kind == TC_TOPO_CLOS ? t->level_lat[1] : t->torus_lat;
+    const tc_topo *f = t->kind == TC_TOPO_MULTIDC ? t->pod[0] : t; /* a multidc: its pods' cables */
+    double lat = f->kind == TC_TOPO_CLOS ? f->level_lat[1] : f->torus_lat;
     char spec[512];
     int n = snprintf(spec, sizeof spec, "clos:down=%u,up=1,bw=%.17gGB/s,lat=%.17gns,hop_lat=%.17gns,alpha=%.17gns", g->size,
                      in.injection_Bps / 1e9, lat * 1e9, t->hop_lat * 1e9, t->alpha * 1e9);

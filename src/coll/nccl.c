@@ -871,15 +871,28 @@ static tc_status nccl_tree_build(const tc_coll_req *req, const tc_topo *topo, tc
     s->nccl_impl = TC_ALGO_NCCL_TREE;
     proto_costs(s, topo, M, C);
     tree_costs(s, topo, M, C, Cfull);
+    if (topo && topo->kind == TC_TOPO_MULTIDC) {
+        /* Every edge of channel 0's tree: where it crosses a long-haul
+         * link the slowest path need not be the deepest (lat_tree). */
+        s->lat_pairs = malloc(2 * (size_t)R * sizeof *s->lat_pairs);
+        if (!s->lat_pairs)
+            return tc_fail(err, TC_EINTERNAL, "out of memory");
+        s->lat_tree = true;
+        for (uint32_t r = 0; r < R; r++)
+            if (st->up[r] >= 0) {
+                s->lat_pairs[2 * s->nlat_pairs] = r;
+                s->lat_pairs[2 * s->nlat_pairs + 1] = (uint32_t)st->up[r];
+                s->nlat_pairs++;
+            }
+    }
     /* The latency path: channel 0's deepest GPU up to the root. */
     uint32_t deep = 0;
     for (uint32_t r = 0; r < R; r++)
         if (st->depth[r] > st->depth[deep])
             deep = r;
-    s->lat_pairs = malloc((2 * (size_t)st->depth[deep] + 2) * sizeof *s->lat_pairs);
-    if (!s->lat_pairs)
+    if (!s->lat_tree && !(s->lat_pairs = malloc((2 * (size_t)st->depth[deep] + 2) * sizeof *s->lat_pairs)))
         return tc_fail(err, TC_EINTERNAL, "out of memory");
-    for (int32_t g = (int32_t)deep; st->up[g] >= 0; g = st->up[g]) {
+    for (int32_t g = (int32_t)deep; !s->lat_tree && st->up[g] >= 0; g = st->up[g]) {
         s->lat_pairs[2 * s->nlat_pairs] = (uint32_t)g;
         s->lat_pairs[2 * s->nlat_pairs + 1] = (uint32_t)st->up[g];
         s->nlat_pairs++;

@@ -135,6 +135,12 @@ static bool a2a_valid(tc_op op, uint32_t p, const tc_topo *t, tc_err *err)
         tc_fail(err, TC_EINVAL, "nccl-a2a implements alltoall only (nccl-tests' grouped ncclSend/ncclRecv)");
         return false;
     }
+    if (t && t->kind == TC_TOPO_MULTIDC) {
+        /* its latency is NCCL's constant (base_s), no path's */
+        tc_fail(err, TC_EINVAL, "nccl-a2a is not modelled on a multidc topology: its latency is NCCL's constant, "
+                                "without the path's, so a long-haul link's latency would be left out");
+        return false;
+    }
     uint32_t G = t && t->node_size > 1 ? t->node_size : 1;
     if (p > G && p % G) {
         tc_fail(err, TC_EINVAL, "nccl-a2a needs whole nodes: p a multiple of the node size %u", G);

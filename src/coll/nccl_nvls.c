@@ -77,6 +77,9 @@ static const char *nvls_refusal(tc_op op, uint32_t p, const tc_topo *t, bool tre
     if (op != TC_OP_ALLREDUCE && (tree || (op != TC_OP_ALLGATHER && op != TC_OP_REDUCESCATTER)))
         return tree ? "implements allreduce only (as NVLSTree: src/device/generate.py:76-82)"
                     : "implements allreduce, allgather and reducescatter (as NVLS: src/device/generate.py:76-82)";
+    if (tree && t && t->kind == TC_TOPO_MULTIDC)
+        return "is not modelled on a multidc topology: its latency path is the deepest node's, which may leave out "
+               "the long-haul links";
     if (!t || t->node_size < 2 || !t->node_reduce)
         return "needs scale-up node switches that reduce and multicast (node=G with node_reduce=1, NVLink SHARP of "
                "NVSwitch 3 and later): the topology's node switches do not";

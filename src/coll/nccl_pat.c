@@ -531,6 +531,9 @@ static const char *pat_refusal(tc_op op, uint32_t p, const tc_topo *t)
 {
     if (op != TC_OP_ALLGATHER && op != TC_OP_REDUCESCATTER)
         return "implements allgather and reducescatter only (NCCL's PAT: src/graph/tuning.cc:171-174 at v2.23.4-1)";
+    if (t && t->kind == TC_TOPO_MULTIDC)
+        return "is not modelled on a multidc topology: its latency is NCCL's constant (base_s), without the path's, "
+               "so a long-haul link's latency would be left out";
     if (t && t->node_size > 1)
         return "runs with one GPU per node only (NCCL v2.23.4-1 disables PAT otherwise: src/graph/tuning.cc:112); "
                "the topology has nodes of several GPUs";

@@ -24,6 +24,7 @@
  *     what every schedule must pay.)
  */
 #include <math.h>
+#include <stdlib.h>
 #include "eval/eval_int.h"
 
 /* Bytes across a cut with c ranks on one side and q on the other. */
@@ -153,14 +154,61 @@ static double torus_cuts(const tc_topo *t, tc_op op, uint64_t p, double S)
     return best;
 }
 
+/* Multidc: pod k's long-haul links are a cut between its c_k ranks and
+ * the q = p - c_k others (every path out of a pod crosses one of them,
+ * whatever the gateways and routing do), of capacity the sum of those
+ * links as they are, the direction op needs. The bytes that must cross it
+ * take at least bytes / capacity at the cut, and the last of them is
+ * delivered a route's latency later: every route between pods has the
+ * same latency, cross_lat (in flow a flow is delivered its path's latency
+ * after its last byte is sent; in steps each transfer pays its path's
+ * latency on top of its bytes over its share, and the shares of the
+ * crossing transfers sum to at most the capacity). */
+static double multidc_cuts(const tc_topo *t, tc_op op, uint32_t p, double S, const uint32_t *map)
+{
+    uint32_t P = t->n_pods, L = t->wan_links, n = t->pod_endpoints;
+    uint32_t *c = tc_calloc(P, sizeof *c);
+    double *out = tc_calloc(P, sizeof *out), *in = tc_calloc(P, sizeof *in), best = 0;
+    if (!c || !out || !in) {
+        free(c), free(out), free(in);
+        return 0;
+    }
+    for (uint32_t r = 0; r < p; r++)
+        c[(map ? map[r] : r) / n]++;
+    /* long-haul cable j of pair (a, b), a < b: link 2j from a to b, 2j + 1 back */
+    uint32_t j = 0;
+    for (uint32_t a = 0; a < P; a++)
+        for (uint32_t b = a + 1; b < P; b++)
+            for (uint32_t g = 0; g < L; g++, j++) {
+                double ab = t->links[t->wan_lbase + 2 * j].bw, ba = t->links[t->wan_lbase + 2 * j + 1].bw;
+                out[a] += ab, in[b] += ab;
+                out[b] += ba, in[a] += ba;
+            }
+    for (uint32_t k = 0; k < P; k++) {
+        double v = cut_time(op, c[k], p, S, pick_dir(op, out[k], in[k]));
+        if (v > 0)
+            best = fmax(best, v + t->cross_lat);
+    }
+    free(c), free(out), free(in);
+    return best;
+}
+
 /* The largest cut bound (internal: the formula evaluator's GENERIC phases
- * use it for all-to-all-like traffic); 0 when no cut applies. */
+ * use it for all-to-all-like traffic); 0 when no cut applies. A multidc's
+ * cuts are its pods' long-haul links (multidc_cuts, with the rank map) and,
+ * for ranks on the first endpoints of pod 0, that pod's own cuts. */
 double tc_eval_cut_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes, bool identity)
 {
     if (t->kind == TC_TOPO_CLOS)
         return clos_cuts(t, op, p, bytes, identity);
     if (t->kind == TC_TOPO_TORUS)
         return torus_cuts(t, op, p, bytes);
+    if (t->kind == TC_TOPO_MULTIDC) {
+        double v = identity ? multidc_cuts(t, op, p, bytes, NULL) : 0;
+        if (identity && p <= t->pod_endpoints)
+            v = fmax(v, tc_eval_cut_bound(t->pod[0], op, p, bytes, true));
+        return v;
+    }
     return 0;
 }
 
@@ -213,6 +261,22 @@ static double injection_degraded(const tc_topo *t, tc_op op, uint32_t p, double 
     return isfinite(v) ? v : 0;
 }
 
+/* An endpoint's fabric bandwidth, all its ports: behind a shared NIC the
+ * NIC to itself; in a multidc its pod's, with a torus router's gateway
+ * cables (its ports too). */
+static double fabric_injection(const tc_topo *t)
+{
+    if (t->kind == TC_TOPO_MULTIDC) {
+        const tc_topo *pd = t->pod[0];
+        return fabric_injection(pd) + (pd->kind == TC_TOPO_TORUS ? t->wan_links * t->gw_bw : 0);
+    }
+    if (t->nics)
+        return fmin(t->links[t->nic_lbase].bw, t->up[1] * t->level_bw[1]);
+    tc_topo_info info;
+    tc_topo_get_info(t, &info);
+    return info.injection_Bps;
+}
+
 double tc_lower_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes, const uint32_t *rank_map)
 {
     return t ? tc_lower_bound_alpha(t, op, p, bytes, rank_map, t->alpha) : 0;
@@ -240,15 +304,16 @@ double tc_lower_bound_alpha(const tc_topo *t, tc_op op, uint32_t p, double bytes
     double inj_bytes = injection_bytes(op, p, bytes);
     if ((t->node_reduce || t->sharp) && op == TC_OP_ALLREDUCE)
         inj_bytes = fmin(inj_bytes, bytes);
-    /* Behind a shared NIC an endpoint may have it to itself. */
-    double fab = t->nics ? fmin(t->links[t->nic_lbase].bw, t->up[1] * t->level_bw[1]) : info.injection_Bps;
-    double inj = fab + (t->node_size > 1 ? t->node_bw : 0);
+    double inj = fabric_injection(t) + (t->node_size > 1 ? t->node_bw : 0);
     double lb = t->n_degraded ? injection_degraded(t, op, p, bytes, rank_map)
                 : inj > 0     ? inj_bytes / inj
                               : 0;
 
-    /* 2. Cuts. */
+    /* 2. Cuts (a multidc's long-haul cuts count the ranks of each pod
+     * under any rank map). */
     lb = fmax(lb, tc_eval_cut_bound(t, op, p, bytes, identity));
+    if (t->kind == TC_TOPO_MULTIDC && !identity)
+        lb = fmax(lb, multidc_cuts(t, op, p, bytes, rank_map));
 
     /* 3. Latency: one round. */
     lb = fmax(lb, alpha + info.min_latency_s);

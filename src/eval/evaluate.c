@@ -32,7 +32,7 @@ tc_routing tc_eval_routing(tc_mode m, const tc_topo *t, tc_routing requested)
 {
     if (requested != TC_ROUTE_DEFAULT)
         return requested;
-    if (t->kind != TC_TOPO_CLOS)
+    if (tc_topo_fabric_kind(t) != TC_TOPO_CLOS) /* a multidc's pods' kind */
         return t->n_failed ? TC_ROUTE_DETOUR : TC_ROUTE_DOR;
     return m == TC_MODE_FORMULA ? TC_ROUTE_DMODK : TC_ROUTE_ECMP;
 }
@@ -98,12 +98,27 @@ static bool nodes_whole(const tc_topo *t, uint32_t p, const uint32_t *map)
     return true;
 }
 
+/* The same for hier-dc's groups, the pods of a multidc. */
+static bool pods_whole(const tc_topo *t, uint32_t p, const uint32_t *map)
+{
+    uint32_t G = tc_topo_pod_size(t);
+    for (uint32_t r = 0; map && r < p; r++)
+        if (map[r] / G != map[r - r % G] / G)
+            return false;
+    return true;
+}
+
 /* NCCL's algorithms take rank r as GPU r mod G of node r / G (coll/nccl.c):
  * a rank map must keep that, whole nodes in some order; hier takes ranks
  * r .. r + G - 1 as one node's. */
 static tc_status check_nccl_map(const tc_topo *t, const tc_coll_req *req, const uint32_t *map, tc_err *err)
 {
     uint32_t G = t->node_size > 1 ? t->node_size : 1;
+    if (req->algo == TC_ALGO_HIER_DC && !pods_whole(t, req->p, map))
+        return tc_fail(err, TC_EINVAL, "hier-dc takes ranks r .. r+%u as one pod's (%u endpoints per pod), but the "
+                                       "placement spreads them over several pods: place whole pods (first) or use "
+                                       "another algorithm",
+                       tc_topo_pod_size(t) - 1, tc_topo_pod_size(t));
     if (req->algo == TC_ALGO_HIER && !nodes_whole(t, req->p, map))
         return tc_fail(err, TC_EINVAL, "hier takes ranks r .. r+%u as one node's (node=%u), but the placement spreads "
                                        "them over several nodes: place whole nodes (packed) or use another algorithm",

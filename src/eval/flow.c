@@ -459,7 +459,8 @@ uint32_t fl_route(fl_sim *S, uint32_t a, uint32_t b)
 {
     const tc_topo *t = S->t;
     bool local = fl_same_node(t, a, b);
-    if (S->o.multipath == TC_MULTIPATH_SPRAY && !local && a < t->n_endpoints && b < t->n_endpoints) {
+    if (S->o.multipath == TC_MULTIPATH_SPRAY && t->kind != TC_TOPO_MULTIDC && !local && a < t->n_endpoints &&
+        b < t->n_endpoints) { /* a multidc is refused (sim_init); the estimates probe it routed */
         if (t->kind == TC_TOPO_TORUS)
             return torus_spray(S, a, b);
         /* The Clos arithmetic is on host slots (rails). */
@@ -1558,6 +1559,9 @@ static tc_status sim_init(fl_sim *S, const tc_topo *t, const tc_flow_job *jobs, 
                                S->o.eager_limit_bytes, TC_FLOW_DEFAULT_EAGER_LIMIT);
     if (S->o.eager_limit_bytes == 0)
         S->o.eager_limit_bytes = TC_FLOW_DEFAULT_EAGER_LIMIT;
+    if (S->o.multipath == TC_MULTIPATH_SPRAY && t->kind == TC_TOPO_MULTIDC)
+        return S->st = tc_fail(err, TC_EINVAL, "flow: multipath spray splits over a Clos's or a torus's equal-cost "
+                                               "paths; a multidc topology takes its routed paths (multipath route)");
     S->njobs = njobs;
     S->budget = S->o.event_budget ? S->o.event_budget : TC_FLOW_DEFAULT_EVENT_BUDGET;
     S->max_slices = S->o.trace_max_slices ? S->o.trace_max_slices : TC_FLOW_DEFAULT_TRACE_SLICES;

@@ -162,6 +162,38 @@ static double nccl_hop(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, cons
     return fmax(pl, local ? s->lat_intra_s : s->lat_inter_s);
 }
 
+/* lat_tree: the pairs are the tree's (child, parent) edges; its latency is
+ * its slowest root-to-leaf path, up and down, after base_s. */
+static tc_status tree_latency(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, const tc_eval_opts *o,
+                              double *lat_s, tc_err *err)
+{
+    uint32_t R = s->req.p, *par = malloc((size_t)R * sizeof *par);
+    double *hop = malloc((size_t)R * sizeof *hop), best = 0;
+    if (!par || !hop) {
+        free(par), free(hop);
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    }
+    for (uint32_t r = 0; r < R; r++)
+        par[r] = UINT32_MAX, hop[r] = 0;
+    for (uint32_t i = 0; i < s->nlat_pairs; i++) {
+        uint32_t c = s->lat_pairs[2 * i], p = s->lat_pairs[2 * i + 1];
+        if (c < R && p < R) {
+            par[c] = p;
+            hop[c] = nccl_hop(w, t, s, o, c, p);
+        }
+    }
+    for (uint32_t r = 0; r < R; r++) {
+        double sum = 0;
+        uint32_t k = 0;
+        for (uint32_t g = r; par[g] != UINT32_MAX && k < R; g = par[g], k++)
+            sum += hop[g];
+        best = fmax(best, sum);
+    }
+    free(par), free(hop);
+    *lat_s = s->base_s + 2 * best;
+    return TC_OK;
+}
+
 tc_status tc_steps_nccl_latency(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, const tc_eval_opts *o,
                                 double *lat_s, tc_err *err)
 {
@@ -193,6 +225,8 @@ tc_status tc_steps_nccl_latency(tc_steps_ws *w, const tc_topo *t, const tc_sched
     *lat_s = s->base_s;
     if (s->nsteps == 0)
         return TC_OK;
+    if (s->lat_tree)
+        return tree_latency(w, t, s, o, lat_s, err);
     if (s->lat_pairs) {
         /* a tree: its longest path up, then down */
         double sum = 0;

@@ -669,6 +669,11 @@ tc_status tc_place_map_free(const tc_topo *t, const tc_job_place *jp, uint8_t *b
     if (jp->policy == TC_PLACE_LIST && jp->occupancy > 0)
         return tc_fail(err, TC_EINVAL, "an occupancy needs a placement policy that chooses the endpoints (first, "
                                        "random, packed, slice), not list");
+    if ((jp->policy == TC_PLACE_PACKED || jp->policy == TC_PLACE_SLICE) && t->kind == TC_TOPO_MULTIDC)
+        return tc_fail(err, TC_EINVAL, "placement %s needs a %s: on a multidc use first (each pod's endpoints are "
+                                       "consecutive), random or list",
+                       jp->policy == TC_PLACE_PACKED ? "packed" : "slice",
+                       jp->policy == TC_PLACE_PACKED ? "Clos" : "torus");
     if (jp->policy == TC_PLACE_PACKED && t->kind != TC_TOPO_CLOS)
         return tc_fail(err, TC_EINVAL, "placement packed needs a Clos (it fills leaves, then pods): on a torus use "
                                        "slice");
@@ -779,10 +784,18 @@ void tc_place_shape_of(const tc_topo *t, const uint32_t *map, uint32_t p, uint32
     out->ranks = p;
     out->kind = t->kind;
     out->ocs = ocs;
-    uint32_t *v = malloc(((size_t)p ? p : 1) * sizeof *v);
+    uint32_t *v = tc_calloc((size_t)p ? p : 1, sizeof *v);
     if (!v)
         return;
-    if (t->kind == TC_TOPO_CLOS) {
+    if (t->kind == TC_TOPO_MULTIDC) {
+        for (uint32_t r = 0; r < p; r++)
+            v[r] = map[r] / t->pod_endpoints;
+        out->pods = distinct(v, p, t->n_pods + 1);
+        for (uint32_t r = 0; r < p && t->node_size > 1; r++)
+            v[r] = map[r] / t->node_size;
+        if (t->node_size > 1)
+            out->nodes = distinct(v, p, t->n_endpoints / t->node_size + 1);
+    } else if (t->kind == TC_TOPO_CLOS) {
         uint32_t slots = t->span[t->levels];
         for (int what = 0; what < 3; what++) {
             uint32_t div = what == 0 ? t->span[1] : what == 1 ? t->span[2] : t->node_size;
@@ -831,7 +844,11 @@ char *tc_place_shape_format(const tc_place_shape *sh, char *buf, size_t len)
     char b[96];
 #define PUT(...) (n += n < len ? (size_t)snprintf(buf + n, len - n, __VA_ARGS__) : 0)
     PUT("%s, %u rank%s: ", tc_place_name(sh->policy), sh->ranks, sh->ranks == 1 ? "" : "s");
-    if (sh->kind == TC_TOPO_CLOS) {
+    if (sh->kind == TC_TOPO_MULTIDC) {
+        PUT("%u pod%s (datacenters)", sh->pods, sh->pods == 1 ? "" : "s");
+        if (sh->nodes)
+            PUT(", %u node%s", sh->nodes, sh->nodes == 1 ? "" : "s");
+    } else if (sh->kind == TC_TOPO_CLOS) {
         PUT("%u lea%s", sh->leaves, sh->leaves == 1 ? "f" : "ves");
         if (sh->pods)
             PUT(", %u pod%s", sh->pods, sh->pods == 1 ? "" : "s");

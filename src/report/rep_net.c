@@ -453,7 +453,7 @@ static void topo_summary_table(const tc_topo_out *o, tc_rtable *t)
         tc_rtable_col(t, oversub[i], oversub[i], TC_COL_NUM, "%.3g:1", 0);
     size_t r = tc_rtable_row(t);
     tc_rtable_text(t, r, c[0], tp->spec);
-    tc_rtable_text(t, r, c[1], tp->kind == TC_TOPO_CLOS ? "clos" : "torus");
+    tc_rtable_text(t, r, c[1], tc_topo_kind_name(tp->kind));
     const double v[] = {in->endpoints, in->switches, in->links, in->diameter, in->bisection_Bps, in->injection_Bps,
                         in->ports_per_endpoint, in->min_latency_s, in->max_latency_s};
     for (int i = 0; i < 9; i++)
@@ -480,7 +480,7 @@ static void topo_links_table(const tc_topo *tp, tc_rtable *t)
         tc_rtable_text(t, r, c_name, tc_topo_link_name(tp, i, name, sizeof name));
         tc_rtable_num(t, r, c_bw, l->bw);
         tc_rtable_num(t, r, c_lat, l->lat);
-        tc_rtable_text(t, r, c_kind, l->kind == TC_LINK_NODE ? "node" : l->kind == TC_LINK_NIC ? "nic" : "fabric");
+        tc_rtable_text(t, r, c_kind, tc_link_kind_name((tc_link_kind)l->kind));
         tc_rtable_num(t, r, c_src, l->src);
         tc_rtable_num(t, r, c_dst, l->dst);
     }
@@ -503,7 +503,12 @@ static void topo_kv(const tc_topo_out *o, tc_table *tb)
     const tc_topo_info *in = &o->info;
     char b1[64], b2[64], line[512];
     kv(tb, "topology", "%s", t->spec);
-    if (t->kind == TC_TOPO_CLOS)
+    const tc_topo *f = t->kind == TC_TOPO_MULTIDC ? t->pod[0] : t; /* a multidc's pods */
+    if (t->kind == TC_TOPO_MULTIDC)
+        kv(tb, "kind", "multidc (%u pods of %u endpoints, each a %s of %d %s)", t->n_pods, t->pod_endpoints,
+           tc_topo_kind_name(f->kind), f->kind == TC_TOPO_CLOS ? f->levels : f->ndims,
+           f->kind == TC_TOPO_CLOS ? "switch levels" : "dimensions");
+    else if (t->kind == TC_TOPO_CLOS)
         kv(tb, "kind", "clos (%d switch levels)", t->levels);
     else
         kv(tb, "kind", "torus (%d dimensions)", t->ndims);
@@ -522,14 +527,27 @@ static void topo_kv(const tc_topo_out *o, tc_table *tb)
     kv(tb, "path latency", "%s min, %s max", tc_fmt_time(in->min_latency_s, b1, sizeof b1),
        tc_fmt_time(in->max_latency_s, b2, sizeof b2));
     kv(tb, "hop latency", "%s per %s traversed", tc_fmt_time(t->hop_lat, b1, sizeof b1),
-       t->kind == TC_TOPO_CLOS ? "switch" : "router");
+       f->kind == TC_TOPO_CLOS ? "switch" : "router");
+    if (t->kind == TC_TOPO_MULTIDC) {
+        kv(tb, "long-haul", "%u link%s per pair of pods, %s per direction, %s each (%u gateway%s per pod)", t->wan_links,
+           t->wan_links == 1 ? "" : "s", tc_fmt_rate(t->wan_bw, b1, sizeof b1), tc_fmt_time(t->wan_lat, b2, sizeof b2),
+           t->wan_links, t->wan_links == 1 ? "" : "s");
+        kv(tb, "gateways", "a cable of %s, %s to each of %u %s of its pod; %s between pods", tc_fmt_rate(t->gw_bw, b1, sizeof b1),
+           tc_fmt_time(t->gw_lat, b2, sizeof b2), t->gw_attach, f->kind == TC_TOPO_CLOS ? "top-level switches" : "routers",
+           tc_fmt_time(t->cross_lat, line, sizeof line));
+    }
     kv(tb, "alpha", "%s per message (sender overhead)", tc_fmt_time(t->alpha, b1, sizeof b1));
-    if (t->kind == TC_TOPO_CLOS) {
+    if (f->kind == TC_TOPO_CLOS) {
+        tc_topo_info pin;
+        tc_topo_get_info(f, &pin);
+        if (f != t)
+            in = &pin; /* a pod's oversubscription */
         size_t n = 0;
         line[0] = '\0';
-        for (int i = 1; i < t->levels && n < sizeof line; i++)
+        for (int i = 1; i < f->levels && n < sizeof line; i++)
             n += (size_t)snprintf(line + n, sizeof line - n, "%slevel %d %.3g:1", i > 1 ? ", " : "", i, in->oversub[i]);
-        kv(tb, "oversubscription", "%s", t->levels > 1 ? line : "none (one level)");
+        kv(tb, "oversubscription", "%s%s", f->levels > 1 ? line : "none (one level)", f != t ? " (in a pod)" : "");
+        in = &o->info;
     }
     if (t->node_size > 1)
         kv(tb, "scale-up node", "%u endpoints per node, %s, %s per link, %s per node switch", t->node_size,
@@ -721,7 +739,11 @@ static json_t *shape_json(const tc_place_shape *shp)
     char b[1024];
     json_t *pl = json_pack("{s:s, s:I, s:s}", "policy", tc_place_name(sh.policy), "ranks", (json_int_t)sh.ranks,
                            "text", tc_place_shape_format(&sh, b, sizeof b));
-    if (sh.kind == TC_TOPO_CLOS) {
+    if (sh.kind == TC_TOPO_MULTIDC) {
+        json_object_set_new(pl, "pods", json_integer(sh.pods));
+        if (sh.nodes)
+            json_object_set_new(pl, "nodes", json_integer(sh.nodes));
+    } else if (sh.kind == TC_TOPO_CLOS) {
         json_object_set_new(pl, "leaves", json_integer(sh.leaves));
         json_object_set_new(pl, "pods", json_integer(sh.pods));
         if (sh.nodes)

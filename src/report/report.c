@@ -93,7 +93,7 @@ json_t *tc_report_topo_json(const tc_topo *t, bool links)
     json_t *o = json_object();
     json_object_set_new(o, "schema_version", json_integer(TC_SCHEMA_VERSION));
     json_object_set_new(o, "topology", json_string(t->spec));
-    json_object_set_new(o, "kind", json_string(t->kind == TC_TOPO_CLOS ? "clos" : "torus"));
+    json_object_set_new(o, "kind", json_string(tc_topo_kind_name(t->kind)));
     json_object_set_new(o, "endpoints", json_integer(in.endpoints));
     json_object_set_new(o, "switches", json_integer(in.switches));
     json_object_set_new(o, "links", json_integer(in.links));
@@ -111,6 +111,22 @@ json_t *tc_report_topo_json(const tc_topo *t, bool links)
             json_array_append_new(ov, json_real(in.oversub[i]));
         json_object_set_new(o, "oversubscription", ov);
     }
+    if (t->kind == TC_TOPO_MULTIDC) {
+        const tc_topo *pd = t->pod[0];
+        const char *ps = strchr(pd->spec, ':');
+        json_t *m = json_object();
+        json_object_set_new(m, "pods", json_integer(t->n_pods));
+        json_object_set_new(m, "pod_kind", json_string(tc_topo_kind_name(pd->kind)));
+        json_object_set_new(m, "pod_spec", json_string(ps ? ps + 1 : pd->spec));
+        json_object_set_new(m, "pod_endpoints", json_integer(t->pod_endpoints));
+        json_object_set_new(m, "wan_links", json_integer(t->wan_links));
+        json_object_set_new(m, "wan_bw_Bps", json_real(t->wan_bw));
+        json_object_set_new(m, "wan_lat_s", json_real(t->wan_lat));
+        json_object_set_new(m, "gw_bw_Bps", json_real(t->gw_bw));
+        json_object_set_new(m, "gw_lat_s", json_real(t->gw_lat));
+        json_object_set_new(m, "cross_pod_latency_s", json_real(t->cross_lat));
+        json_object_set_new(o, "multidc", m);
+    }
     if (links) {
         json_t *ls = json_array();
         char name[128];
@@ -123,6 +139,7 @@ json_t *tc_report_topo_json(const tc_topo *t, bool links)
             json_object_set_new(e, "name", json_string(tc_topo_link_name(t, i, name, sizeof name)));
             json_object_set_new(e, "bw_Bps", json_real(l->bw));
             json_object_set_new(e, "lat_s", json_real(l->lat));
+            json_object_set_new(e, "kind", json_string(tc_link_kind_name((tc_link_kind)l->kind)));
             json_array_append_new(ls, e);
         }
         json_object_set_new(o, "link_list", ls);

@@ -371,6 +371,8 @@ static double clos_gbps(const tc_topo *t, int i)
 
 double tc_cost_fabric_gbps(const tc_topo *t)
 {
+    if (t->kind == TC_TOPO_MULTIDC)
+        return -1;
     if (t->kind == TC_TOPO_TORUS)
         return t->torus_bw * 8 / 1e9;
     double g = clos_gbps(t, 1);
@@ -487,6 +489,10 @@ static tc_status price(const tc_cost *c, tc_bom *b, tc_err *err)
 static tc_status bom(const tc_topo *t, const tc_cost *c, double force, tc_bom *b, tc_err *err)
 {
     memset(b, 0, sizeof *b);
+    if (t->kind == TC_TOPO_MULTIDC)
+        return tc_fail(err, TC_EINVAL, "a bill of materials covers a clos or a torus: a multidc topology's long-haul "
+                                       "links and gateways have no prices in the cost profiles (cost one pod's spec "
+                                       "instead)");
     if (t->kind == TC_TOPO_CLOS)
         count_clos(t, force, b);
     else
@@ -526,6 +532,8 @@ tc_status tc_cost_set_fabric_speed(tc_topo *t, double gbps, tc_err *err)
 {
     if (!(gbps > 0) || !isfinite(gbps))
         return tc_fail(err, TC_EINVAL, "fabric link speed must be positive, not %g Gb/s", gbps);
+    if (t->kind == TC_TOPO_MULTIDC)
+        return tc_fail(err, TC_EINVAL, "equal cost covers a clos or a torus, not a multidc topology");
     double Bps = gbps * 1e9 / 8;
     for (int i = 1; t->kind == TC_TOPO_CLOS && i <= t->levels; i++)
         t->level_bw[i] = t->par[i] * Bps;

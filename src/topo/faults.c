@@ -165,17 +165,20 @@ tc_status tc_topo_fail_random(tc_topo *t, const tc_fail_random *r, uint64_t tria
     out->cables = cab; /* the first k */
     out->ncables = k;
     if (st == TC_OK && r->switches) {
-        uint32_t ns = t->kind == TC_TOPO_CLOS ? t->n_switches : t->n_endpoints;
+        /* A multidc's gateways are switches too; its torus pods' routers
+         * are the endpoints' vertices, the gateways right after them. */
+        bool clos = tc_topo_fabric_kind(t) == TC_TOPO_CLOS, mdc = t->kind == TC_TOPO_MULTIDC;
+        uint32_t ns = clos ? t->n_switches : t->n_endpoints + (mdc ? t->n_switches : 0);
         out->eligible_switches = ns;
         if (r->switches > ns) {
-            st = tc_fail(err, TC_EINVAL, "--fail-random switches=%u: the topology has only %u %s", r->switches, ns,
-                         t->kind == TC_TOPO_CLOS ? "fabric switches" : "routers");
+            st = tc_fail(err, TC_EINVAL, "--fail-random switches=%u: the topology has only %u %s%s", r->switches, ns,
+                         clos ? "fabric switches" : "routers", mdc ? " and gateways" : "");
         } else {
             uint32_t *sw = malloc((size_t)ns * sizeof *sw);
             if (!sw) {
                 st = tc_fail(err, TC_EINTERNAL, "out of memory");
             } else {
-                uint32_t base = t->kind == TC_TOPO_CLOS ? t->n_endpoints : 0;
+                uint32_t base = clos ? t->n_endpoints : 0;
                 for (uint32_t i = 0; i < ns; i++)
                     sw[i] = base + i;
                 draw(sw, ns, r->switches, &state);

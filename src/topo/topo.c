@@ -271,7 +271,7 @@ static tc_status read_common(tc_spec *sp, tc_topo *t, tc_err *err)
 
 /* ---- building ---- */
 
-static tc_status build_csr(tc_topo *t)
+tc_status tc_topo_build_csr(tc_topo *t)
 {
     t->out_off = tc_calloc((size_t)t->n_vertices + 1, sizeof *t->out_off);
     t->out_link = tc_calloc(t->n_links, sizeof *t->out_link);
@@ -379,7 +379,9 @@ static tc_status configure(tc_spec *sp, tc_topo *t, uint64_t *fabric_links, tc_e
     bool clos = strcmp(sp->kind, "clos") == 0, torus = strcmp(sp->kind, "torus") == 0;
     if (!clos && !torus)
         return tc_fail(err, TC_EINVAL,
-                       "unknown topology kind '%s': expected clos or torus, e.g. clos:down=8x8,up=1x8 or torus:dims=8x8x8",
+                       "unknown topology kind '%s': expected clos or torus, or multidc (pods of either joined by "
+                       "long-haul links), e.g. clos:down=8x8,up=1x8, torus:dims=8x8x8 or "
+                       "multidc:pods=2,pod=clos,hosts=64,radix=16,wan_bw=400Gbps,wan_lat=20ms",
                        sp->kind);
     tc_status st = check_keys(sp, err);
     if (st != TC_OK)
@@ -429,7 +431,7 @@ static tc_status assemble(tc_topo *t, uint64_t fabric, tc_topo **out, tc_err *er
         tc_torus_fill(t);
     fill_nodes(t);
     fill_nics(t);
-    if (build_csr(t) != TC_OK) {
+    if (tc_topo_build_csr(t) != TC_OK) {
         tc_topo_free(t);
         return tc_fail(err, TC_EINTERNAL, "out of memory for the adjacency of %llu vertices", (unsigned long long)vertices);
     }
@@ -447,6 +449,8 @@ tc_status tc_topo_build(const char *spec, tc_topo **out, tc_err *err)
     tc_status st = tc_spec_parse(spec, &sp, err);
     if (st != TC_OK)
         return st;
+    if (strcmp(sp.kind, "multidc") == 0)
+        return tc_multidc_build(&sp, out, err);
     tc_topo *t = tc_calloc(1, sizeof *t);
     if (!t)
         return tc_fail(err, TC_EINTERNAL, "out of memory building '%s'", spec);
@@ -662,6 +666,8 @@ void tc_topo_free(tc_topo *t)
 {
     if (!t)
         return;
+    if (t->kind == TC_TOPO_MULTIDC)
+        tc_multidc_free(t);
     free(t->links);
     free(t->box_link);
     free(t->hslot);
@@ -687,6 +693,8 @@ tc_status tc_topo_equalize_injection(tc_topo *t, double rate, tc_err *err)
         return tc_fail(err, TC_EINVAL, "equalize injection: no topology");
     if (!(rate > 0) || !isfinite(rate))
         return tc_fail(err, TC_EINVAL, "equalize injection: rate must be positive, e.g. 400Gbps");
+    if (t->kind == TC_TOPO_MULTIDC) /* every pod's own fabric; the gateway and long-haul links as given */
+        return tc_multidc_equalize(t, rate, err);
     double f = rate / injection(t);
     for (uint32_t l = 0; l < t->n_links; l++)
         if (t->links[l].kind == TC_LINK_FABRIC || (t->links[l].kind == TC_LINK_NIC && !t->nic_bw_given))
@@ -710,6 +718,12 @@ tc_status tc_topo_degrade_link(tc_topo *t, uint32_t link, double factor, tc_err 
     t->links[link].bw *= factor;
     if (factor != 1)
         t->n_degraded++;
+    uint32_t k, pl;
+    if (t->kind == TC_TOPO_MULTIDC && tc_multidc_pod_link(t, link, &k, &pl)) {
+        t->pod[k]->links[pl].bw = t->links[link].bw;
+        if (factor != 1)
+            t->pod[k]->n_degraded++;
+    }
     return TC_OK;
 }
 
@@ -721,7 +735,7 @@ static tc_status fail_arrays(tc_topo *t, tc_err *err)
         t->link_failed = tc_calloc(t->n_links, 1);
     if (!t->vertex_failed)
         t->vertex_failed = tc_calloc(t->n_vertices, 1);
-    if (!t->link_failed || !t->vertex_failed)
+    if (!t->link_failed || !t->vertex_failed || (t->kind == TC_TOPO_MULTIDC && !tc_multidc_fail_arrays(t)))
         return tc_fail(err, TC_EINTERNAL, "out of memory");
     return TC_OK;
 }
@@ -753,6 +767,8 @@ void tc_topo_fail_restore(tc_topo *t, const tc_fail_state *fs)
     memcpy(t->link_failed, fs->lf, t->n_links);
     memcpy(t->vertex_failed, fs->vf, t->n_vertices);
     t->n_failed = fs->nf;
+    if (t->kind == TC_TOPO_MULTIDC)
+        tc_multidc_sync_all(t);
 }
 
 void tc_fail_state_free(tc_fail_state *fs)
@@ -768,6 +784,8 @@ static void fail_one(tc_topo *t, uint32_t l)
     t->link_failed[l] = 1;
     t->links[l].bw = 0;
     t->n_failed++;
+    if (t->kind == TC_TOPO_MULTIDC) /* the pods route inside themselves around it */
+        tc_multidc_sync_link(t, l);
 }
 
 tc_status tc_topo_fail_link(tc_topo *t, uint32_t link, bool both, tc_err *err)
@@ -792,6 +810,8 @@ static tc_status fail_vertex(tc_topo *t, uint32_t v, tc_err *err)
     if (st)
         return st;
     t->vertex_failed[v] = 1;
+    if (t->kind == TC_TOPO_MULTIDC)
+        tc_multidc_sync_vertex(t, v);
     for (uint32_t k = t->out_off[v]; k < t->out_off[v + 1]; k++) {
         uint32_t l = t->out_link[k];
         fail_one(t, l);
@@ -802,6 +822,16 @@ static tc_status fail_vertex(tc_topo *t, uint32_t v, tc_err *err)
 
 tc_status tc_topo_fail_switch(tc_topo *t, uint32_t vertex, tc_err *err)
 {
+    if (t->kind == TC_TOPO_MULTIDC) {
+        /* the pods' fabric switches (torus: routers, the endpoints' vertices) and the gateways */
+        bool torus = tc_topo_fabric_kind(t) == TC_TOPO_TORUS;
+        uint32_t lo = torus ? 0 : t->n_endpoints, hi = t->n_endpoints + t->n_switches;
+        if (vertex < lo || vertex >= hi)
+            return tc_fail(err, TC_EINVAL, "fail switch:%u: the %s and gateways are vertices %u to %u (the gateways "
+                                           "from %u, as topocc topo SPEC --links prints them)",
+                           vertex, torus ? "routers" : "fabric switches", lo, hi - 1, t->gw_vbase);
+        return fail_vertex(t, vertex, err);
+    }
     if (t->kind == TC_TOPO_TORUS) {
         if (vertex >= t->n_endpoints)
             return tc_fail(err, TC_EINVAL, "fail switch:%u: a torus's routers are its endpoints 0 to %u", vertex,
@@ -846,7 +876,9 @@ uint32_t tc_topo_fabric_cables(const tc_topo *t, bool host, bool scaleup, uint32
             take = scaleup;
         else if (k->kind == TC_LINK_NIC)
             take = host;
-        else if (t->kind == TC_TOPO_CLOS)
+        else if (k->kind == TC_LINK_GW || k->kind == TC_LINK_WAN)
+            take = true;
+        else if (tc_topo_fabric_kind(t) == TC_TOPO_CLOS)
             take = k->level > 1 || host; /* level 1: host slot (endpoint or NIC) to leaf */
         else
             take = true;
@@ -881,10 +913,11 @@ tc_status tc_routing_parse(const char *s, const tc_topo *t, tc_routing *out, tc_
     for (size_t i = 0; s && i < N_ROUTINGS; i++) {
         if (strcmp(s, routings[i].name) != 0)
             continue;
-        if (t && t->kind != routings[i].kind)
-            return tc_fail(err, TC_EINVAL, "routing '%s' does not fit a %s: use %s", s,
-                           t->kind == TC_TOPO_CLOS ? "clos" : "torus",
-                           t->kind == TC_TOPO_CLOS ? "ecmp or dmodk" : "dor, dor-positive, detour or line");
+        tc_topo_kind k = t ? tc_topo_fabric_kind(t) : routings[i].kind;
+        if (k != routings[i].kind)
+            return tc_fail(err, TC_EINVAL, "routing '%s' does not fit a %s%s: use %s", s,
+                           k == TC_TOPO_CLOS ? "clos" : "torus", t->kind == TC_TOPO_MULTIDC ? " pod" : "",
+                           k == TC_TOPO_CLOS ? "ecmp or dmodk" : "dor, dor-positive, detour or line");
         *out = routings[i].r;
         return TC_OK;
     }
@@ -896,8 +929,9 @@ tc_status tc_routing_parse(const char *s, const tc_topo *t, tc_routing *out, tc_
 static tc_routing resolve(tc_routing r, const tc_topo *t)
 {
     tc_topo_kind want = r == TC_ROUTE_ECMP || r == TC_ROUTE_DMODK ? TC_TOPO_CLOS : TC_TOPO_TORUS;
-    if (r == TC_ROUTE_DEFAULT || t->kind != want)
-        return t->kind == TC_TOPO_CLOS ? TC_ROUTE_ECMP : t->n_failed ? TC_ROUTE_DETOUR : TC_ROUTE_DOR;
+    tc_topo_kind k = tc_topo_fabric_kind(t);
+    if (r == TC_ROUTE_DEFAULT || k != want)
+        return k == TC_TOPO_CLOS ? TC_ROUTE_ECMP : t->n_failed ? TC_ROUTE_DETOUR : TC_ROUTE_DOR;
     return r;
 }
 
@@ -913,6 +947,8 @@ const char *tc_routing_name(tc_routing r, const tc_topo *t)
 
 uint32_t tc_topo_max_path(const tc_topo *t)
 {
+    if (t->kind == TC_TOPO_MULTIDC)
+        return tc_multidc_max_path(t);
     tc_topo_info info;
     tc_topo_get_info(t, &info);
     uint32_t fabric = t->kind == TC_TOPO_CLOS ? 2 * (uint32_t)t->top_level + (t->nics ? 2 : 0) : info.diameter;
@@ -953,6 +989,8 @@ static bool route_alive(const tc_topo *t, const uint32_t *links, uint32_t n)
 
 uint32_t tc_topo_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links)
 {
+    if (t->kind == TC_TOPO_MULTIDC)
+        return tc_multidc_route(t, r, src, dst, links, t->n_failed != 0);
     if (!t->n_failed)
         return tc_topo_route_healthy(t, r, src, dst, links);
     if (src == dst)
@@ -973,6 +1011,8 @@ uint32_t tc_topo_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t ds
 
 uint32_t tc_topo_route_healthy(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links)
 {
+    if (t->kind == TC_TOPO_MULTIDC)
+        return tc_multidc_route(t, r, src, dst, links, false);
     if (src == dst)
         return 0;
     if (src >= t->n_endpoints || dst >= t->n_endpoints) {
@@ -999,12 +1039,27 @@ uint32_t tc_topo_route_healthy(const tc_topo *t, tc_routing r, uint32_t src, uin
 
 /* ---- figures and names ---- */
 
+const char *tc_topo_kind_name(tc_topo_kind k)
+{
+    return k == TC_TOPO_CLOS ? "clos" : k == TC_TOPO_TORUS ? "torus" : k == TC_TOPO_MULTIDC ? "multidc" : "?";
+}
+
+const char *tc_link_kind_name(tc_link_kind k)
+{
+    static const char *names[] = {"fabric", "node", "nic", "gw", "wan"};
+    return (unsigned)k < sizeof names / sizeof *names ? names[k] : "?";
+}
+
 void tc_topo_get_info(const tc_topo *t, tc_topo_info *info)
 {
     memset(info, 0, sizeof *info);
     info->endpoints = t->n_endpoints;
     info->switches = t->n_switches;
     info->links = t->n_links;
+    if (t->kind == TC_TOPO_MULTIDC) {
+        tc_multidc_info(t, info);
+        return;
+    }
     if (t->kind == TC_TOPO_CLOS)
         tc_clos_info(t, info);
     else
@@ -1048,6 +1103,8 @@ const char *tc_topo_link_name(const tc_topo *t, uint32_t id, char *buf, size_t l
             snprintf(buf, len, "node %u -> ep %u", node, e);
         return buf;
     }
+    if (t->kind == TC_TOPO_MULTIDC)
+        return tc_multidc_link_name(t, id, buf, len);
     char a[96], b[96];
     if (t->kind == TC_TOPO_CLOS)
         snprintf(buf, len, "%s -> %s", tc_clos_vertex_name(t, l->src, a, sizeof a),

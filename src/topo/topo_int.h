@@ -71,4 +71,30 @@ void tc_torus_info(const tc_topo *t, tc_topo_info *info);
 void tc_torus_spec(const tc_topo *t, char *buf, size_t len);
 const char *tc_torus_vertex_name(const tc_topo *t, uint32_t v, char *buf, size_t len);
 
+/* The CSR index of t's links (out_off, out_link); TC_EINTERNAL when out
+ * of memory. */
+tc_status tc_topo_build_csr(tc_topo *t);
+
+/* Multidc (multidc.c): the build from a parsed spec (its own keys read,
+ * every other key the pod's), routing (ft: around failures), figures,
+ * names, the spec, and the mirror of this topology's failure state and
+ * bandwidths into its pods. */
+tc_status tc_multidc_build(tc_spec *sp, tc_topo **out, tc_err *err);
+uint32_t tc_multidc_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links, bool ft);
+uint32_t tc_multidc_max_path(const tc_topo *t);
+void tc_multidc_info(const tc_topo *t, tc_topo_info *info);
+const char *tc_multidc_link_name(const tc_topo *t, uint32_t id, char *buf, size_t len);
+void tc_multidc_spec(tc_topo *t);
+tc_status tc_multidc_equalize(tc_topo *t, double rate, tc_err *err);
+/* The pod and pod link of link l (false: a gateway or long-haul link), and
+ * the same for vertex v (false: a gateway). */
+bool tc_multidc_pod_link(const tc_topo *t, uint32_t l, uint32_t *k, uint32_t *pl);
+bool tc_multidc_pod_vertex(const tc_topo *t, uint32_t v, uint32_t *k, uint32_t *pv);
+/* Allocates the pods' failure flags (with t's); false when out of memory. */
+bool tc_multidc_fail_arrays(tc_topo *t);
+void tc_multidc_sync_link(tc_topo *t, uint32_t l);
+void tc_multidc_sync_vertex(tc_topo *t, uint32_t v);
+void tc_multidc_sync_all(tc_topo *t);
+void tc_multidc_free(tc_topo *t);
+
 #endif
