@@ -11,3 +11,4 @@ B=build
 ./bench/failures.sh "$B"
 ./bench/cluster.sh "$B"
 ./bench/train.sh "$B"
+./bench/diloco.sh "$B"

@@ -266,6 +266,41 @@ then
     echo "FAIL (--sync): the JSON's step times do not follow the strategies' formulas"
     fails=$((fails + 1))
 fi
+# two datacenters by hand: pods of 2 hosts joined by one 10 Gb/s, 20 ms
+# long-haul cable, ResNet-50 on 4 ranks, a replica per pod (the default).
+# DiLoCo's outer all-reduce: each rank reduces its half of the parameters
+# in fp32 (S_o bytes) with its peer in the other pod, the two pairs sharing
+# the cable: 2 S_o / B plus one or two crossings of 20 ms; a step is the
+# in-pod step plus that over H = 100. DDP all-reduces every step's
+# gradients (S bytes, in buckets) across the cable: at least S / B plus a
+# crossing per bucket, at most 1.5 S / B plus two (a ring of 4 crosses it
+# twice per step)
+WAN="multidc:pods=2,pod=clos,wan_bw=10Gbps,wan_lat=20ms,down=2,up=1,lat=1us,hop_lat=0,alpha=0"
+for sy in ddp diloco; do
+    "$T" train --topo "$WAN" --model resnet50 --dp 4 --micro-batch 64 --sync $sy --inner-steps 100 --format json \
+        >"$tmp/wan_$sy.json" 2>"$tmp/wan.err" || { echo "FAIL (two datacenters, $sy): $(cat "$tmp/wan.err")"; fails=$((fails + 1)); }
+done
+if ! python3 - "$tmp" <<'PY'
+import json, sys
+d = sys.argv[1]
+B, lat = 10e9 / 8, 20e-3
+ddp, dl = json.load(open(f"{d}/wan_ddp.json")), json.load(open(f"{d}/wan_diloco.json"))
+y = dl["sync"]
+assert y["replicas"] == 2 and ddp["sync"]["replicas"] == 2
+params = 25.557032e6  # ResNet-50, the zoo's count
+So = y["outer_bytes"]
+assert abs(So - params / 2 * 4) < 0.01 * So, So
+assert 2 * So / B + lat <= y["outer_allreduce_s"] <= 2 * So / B + 2 * lat + 1e-4, (y["outer_allreduce_s"], 2 * So / B)
+assert abs(y["step_s"] - (dl["iter_s"] + y["outer_s"] / 100)) <= 1e-9 * y["step_s"]
+c = ddp["comm"]["dp"]
+S, n = c["bytes"], c["count"]
+assert S / B + n * lat <= c["time_s"] <= 1.5 * S / B + 2 * n * lat + 1e-3, (c, S / B)
+assert ddp["sync"]["step_s"] == ddp["iter_s"] and ddp["iter_s"] > 10 * y["step_s"], (ddp["iter_s"], y["step_s"])
+PY
+then
+    echo "FAIL (two datacenters): DiLoCo or DDP across the long-haul link is not as computed by hand"
+    fails=$((fails + 1))
+fi
 good "DDP over replicas" "^sync: ddp over 2 replicas" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --micro-batches 2 --replicas 2
 good "local SGD: no cited loss rule" "not estimated" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --micro-batches 2 --sync local-sgd --replicas 2
 bad_says "H = 0" "inner-steps" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --sync diloco --replicas 2 --inner-steps 0

@@ -154,6 +154,14 @@ typedef struct tc_sync_out {
     double run_s;            /* outer_steps x H steps */
     double penalty;          /* loss against DDP, derived rule (tc_sync_loss_penalty) */
     bool penalty_known, penalty_outside;
+    /* the trade-off over H (the same inner and outer times): H, time per
+     * step, bytes across replicas per step, loss against DDP */
+    uint32_t nh;
+    struct {
+        uint32_t H;
+        double step_s, cross_bytes_step, penalty;
+        bool outside;
+    } h[8];
 } tc_sync_out;
 
 typedef struct tc_trainiter_out {

@@ -90,6 +90,14 @@ json_t *tc_trainiter_json(const tc_trainiter_out *o, const tc_scenario *s)
                                                            "Table 6, 2502.12996v1 Table 2 (docs/MODEL.md)"
                                                          : strcmp(y->strategy, "ddp") ? "none cited" : "ddp"));
     json_object_set_new(sj, "loss_rule_outside_tables", json_boolean(y->penalty_outside));
+    json_t *ha = json_array();
+    for (uint32_t i = 0; i < y->nh; i++)
+        json_array_append_new(ha, json_pack("{s:i, s:o, s:o, s:o, s:b}", "inner_steps", (json_int_t)y->h[i].H, "step_s",
+                                            num(y->h[i].step_s), "cross_replica_bytes_per_step",
+                                            num(y->h[i].cross_bytes_step), "loss_vs_ddp",
+                                            y->penalty_known ? num(y->h[i].penalty) : json_null(), "outside",
+                                            y->h[i].outside));
+    json_object_set_new(sj, "h_tradeoff", ha);
     json_object_set_new(j, "sync", sj);
     static const char *ck[3] = {"dp", "pp", "ep"};
     json_t *cj = json_object();
@@ -309,6 +317,22 @@ static void sync_print(const tc_trainiter_out *o, FILE *f)
                     100 * y->penalty, y->penalty_outside ? "; outside the tables, the nearest entry used" : "");
         else
             fprintf(f, "  loss vs DDP: not estimated (no cited rule for %s)\n", y->strategy);
+        if (y->nh) {
+            fprintf(f, "  H trade-off (the same inner step and outer synchronisation):\n  %8s %12s %16s %12s\n", "H",
+                    "per step", "across/step", "loss vs DDP");
+            for (uint32_t i = 0; i < y->nh; i++) {
+                char pen[32];
+                if (y->penalty_known)
+                    snprintf(pen, sizeof pen, "%+.2f%%%s", 100 * y->h[i].penalty, y->h[i].outside ? "*" : "");
+                else
+                    snprintf(pen, sizeof pen, "-");
+                fprintf(f, "  %8u %12s %16s %12s%s\n", y->h[i].H, tc_fmt_time(y->h[i].step_s, b1, sizeof b1),
+                        tc_fmt_size(y->h[i].cross_bytes_step, b2, sizeof b2), pen,
+                        y->h[i].H == y->inner_steps ? "  <- given" : "");
+            }
+            if (y->penalty_known)
+                fprintf(f, "  (loss: the derived rule; * outside its tables)\n");
+        }
     }
 }
 
@@ -335,11 +359,13 @@ void tc_trainiter_print(const tc_trainiter_out *o, const tc_scenario *s, FILE *f
     }
     const tc_ti_result *r = &o->res;
     const tc_mem *m = &r->mem;
-    char epb[32] = "";
+    char epb[32] = "", rp[48] = "";
     if (o->cfg.ep > 1)
         snprintf(epb, sizeof epb, " (ep %u)", o->cfg.ep);
-    fprintf(f, "train: %s on %u x %s, dp %u%s x tp %u x pp %u, %u micro-batches of %u, ZeRO %d%s%s\n", o->model,
-            o->ranks, o->accel, o->cfg.dp, epb, o->cfg.tp, o->cfg.pp, o->cfg.micro_batches, o->cfg.micro_batch,
+    if (o->sync.replicas > 1 && strcmp(o->sync.strategy, "ddp"))
+        snprintf(rp, sizeof rp, "%u replicas of ", o->sync.replicas);
+    fprintf(f, "train: %s on %u x %s, %sdp %u%s x tp %u x pp %u, %u micro-batches of %u, ZeRO %d%s%s\n", o->model,
+            o->ranks, o->accel, rp, o->cfg.dp, epb, o->cfg.tp, o->cfg.pp, o->cfg.micro_batches, o->cfg.micro_batch,
             o->cfg.zero, o->cfg.seq_parallel ? ", sequence parallel" : "",
             o->cfg.overlap ? "" : ", overlap off");
     bool from_profile = s->achievable < 0;

@@ -898,6 +898,25 @@ static tc_status sync_outer(const tc_scenario *s, const tc_zoo_model *m, comm_ct
     if (st == TC_OK && (st = tc_zoo_derive(m, d, err)) == TC_OK)
         y->penalty = tc_sync_loss_penalty(k, d->params, M, s->inner_steps, s->overlap_steps, &y->penalty_known,
                                           &y->penalty_outside);
+    /* the trade-off over H: the given H among 10 .. 2000 */
+    static const uint32_t hs[] = {10, 30, 100, 300, 1000, 2000};
+    y->nh = 0;
+    bool given = false;
+    for (size_t i = 0; st == TC_OK && k != TC_SYNC_DDP && i <= sizeof hs / sizeof *hs; i++) {
+        uint32_t H = i < sizeof hs / sizeof *hs ? hs[i] : s->inner_steps;
+        if (i == sizeof hs / sizeof *hs && given)
+            break;
+        given = given || H == s->inner_steps;
+        tc_sync_in hin = in;
+        hin.inner_steps = H;
+        bool known;
+        y->h[y->nh].H = H;
+        if ((st = tc_sync_step(&hin, &y->h[y->nh].step_s, err)) != TC_OK)
+            break;
+        y->h[y->nh].cross_bytes_step = y->outer_bytes * in.fragments / H;
+        y->h[y->nh].penalty = tc_sync_loss_penalty(k, d->params, M, H, s->overlap_steps, &known, &y->h[y->nh].outside);
+        y->nh++;
+    }
     free(d);
     return st;
 }
@@ -967,7 +986,8 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
     }
     o->ranks = (uint32_t)ranks;
     tc_sync_kind sk = TC_SYNC_DDP;
-    uint32_t M = s->replicas ? s->replicas : 1;
+    /* replicas: as given, else one per pod of a multidc */
+    uint32_t M = s->replicas ? s->replicas : o->net.topo[0]->n_pods ? o->net.topo[0]->n_pods : 1;
     if (s->it_search && (M > 1 || strcmp(s->sync, "ddp")))
         st = tc_fail(err, TC_EINVAL, "--search ranks the splits of one replica's job: not with --replicas or --sync "
                                      "(search without them, then time the split with them)");
