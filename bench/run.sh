@@ -12,3 +12,4 @@ B=build
 ./bench/cluster.sh "$B"
 ./bench/train.sh "$B"
 ./bench/diloco.sh "$B"
+./bench/train_accuracy.sh "$B"

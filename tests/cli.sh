@@ -249,7 +249,7 @@ concurrent --topo clos:down=4x2,up=1x1 --jobs $tmp/jobs2.json
 concurrent --topo clos:down=4x2,up=1x1 --jobs $tmp/jobs2.json --deps auto --eager-limit 16KiB
 concurrent --topo clos:down=4x2,up=1x1 --jobs $tmp/jobs2.json --no-skip
 compress --topo clos:down=8x8,up=1x8,bw=400Gbps,lat=1us --model resnet50 --workers 64 --codec powersgd:rank=2 --codec topk:ratio=0.01 --codec int8 --steps-ratio powersgd:rank=2=1 --steps-ratio topk:ratio=0.01=1 --steps-ratio int8=1 --sweep-bw
-$([ -d /usr/share/datasets/fashion-mnist ] && echo "train-accuracy --codec bf16 --codec topk:ratio=0.01 --steps 20 --eval-every 10 --train-subset 1000 --test-subset 200")
+$([ -d /usr/share/datasets/fashion-mnist ] && echo "train-accuracy --codec bf16 --codec topk:ratio=0.01 --steps 20 --eval-every 10 --train-subset 1000 --test-subset 200 --seeds 2 --target-acc 0.5")
 EOF_CMDS
 # codec-bench measures: its scenario round-trips, its replay measures again.
 "$T" codec-bench --codec bf16 --size 64KiB --seconds 0.01 --print-scenario >"$tmp/cb1.json"

@@ -2,7 +2,8 @@
 # compress_cli.sh - the contract of `topocc compress`: bad input gets one
 # line on stderr, exit code 2 and nothing on stdout; the help text's example
 # works; the table, CSV and JSON carry the documented fields; the accuracy
-# file path works end to end (a short training run writes it).
+# file path works end to end (short training runs on several seeds write
+# it); every verdict the text states is what the numbers beside it say.
 # usage: tests/compress_cli.sh path/to/topocc
 set -u
 T="$1"
@@ -63,7 +64,7 @@ good "replay with the accelerator embedded" "^compute     test-accel at" replay 
 good "help" "example:" compress --help
 ex=$("$T" compress --help | sed -n '/^example:/,$p' | tail -n +2 | tr -d '\\\n' | sed 's/^ *topocc //')
 # shellcheck disable=SC2086
-good "help example runs" "beats bf16" $ex
+good "help example runs" "faster than bf16" $ex
 
 # --- main paths ---
 good "table" "time to acc" compress --topo "$CLOS" --model resnet50 --workers 64 --codec topk:ratio=0.01 $R
@@ -95,14 +96,155 @@ done
 bad "compress with a flow option without flow mode" compress --topo "$CLOS" --model resnet50 --codec topk $R --rate-cap 100Gbps
 bad "compress with a target and steps ratios (conflicting flags)" compress --topo "$CLOS" --model resnet50 --codec topk $R --target-acc 0.5
 
-# --- accuracy file, end to end (a short training run) ---
+# --- the text never contradicts itself: each verdict (the table's column,
+# every clause of the summary under the regime map) is what the speedup and
+# interval printed beside it say: above 1 faster, below 1 slower, holding 1
+# indistinguishable ---
+agrees() { # description, text file
+    if ! python3 - "$2" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().split("\n")
+def cols(hdr, labels):
+    out, at = [], 0
+    for l in labels:
+        at = hdr.index(l, at)
+        out.append(at)
+        at += 1
+    return out
+def cell(row, starts, i):
+    end = starts[i + 1] if i + 1 < len(starts) else len(row)
+    return row[starts[i]:end].strip()
+NUM = r"(-?[0-9.]+|inf)"
+def verdict(c):
+    if c == "-":
+        return "never"
+    m = re.fullmatch(NUM + r"x(?: \[" + NUM + ", " + NUM + r"\])?", c)
+    assert m, "unreadable cell " + repr(c)
+    v = float(m.group(1)); lo = float(m.group(2) or v); hi = float(m.group(3) or v)
+    assert lo <= v <= hi, c
+    return "faster" if lo > 1 else "slower" if hi < 1 else "indistinguishable"
+i = next(k for k, l in enumerate(lines) if l.startswith("codec ") and "verdict vs bf16" in l)
+hdr = lines[i]
+st = cols(hdr, ["vs bf16", "vs fp32", "verdict vs bf16", "note"])
+names = []
+for row in lines[i + 2:]:
+    if not row.strip():
+        break
+    name = row.split()[0]
+    names.append(name)
+    v, said = cell(row, st, 0), cell(row, st, 2)
+    want = "baseline" if name == "bf16" else verdict(v)
+    if want == "never":
+        want = "-"
+    assert said == want, "%s: table says %r beside %r" % (name, said, v)
+if not any(l.startswith("regime map") for l in lines):
+    sys.exit(0)
+m = next(k for k, l in enumerate(lines) if l.startswith("regime map"))
+hdr = lines[m + 1]
+st = cols(hdr, ["bandwidth"] + names)
+rows, bw = [], []
+for row in lines[m + 3:]:
+    if not row.strip():
+        break
+    bw.append(cell(row, st, 0))
+    rows.append({n: verdict(cell(row, st, k + 1)) for k, n in enumerate(names)})
+seen = 0
+for l in lines[m + 3 + len(rows):]:
+    name = l.split(" ")[0] if l.strip() else ""
+    if name not in names:
+        continue
+    seen += 1
+    text = l[len(name):].strip()
+    if text.startswith("does not reach the target"):
+        assert all(r[name] == "never" for r in rows), l
+        continue
+    nxt = 0
+    for clause in text.split("; "):
+        clause = re.sub(r" \(below about [^)]*\)$", "", clause)
+        m2 = re.fullmatch(r"(faster than bf16|slower than bf16|indistinguishable from bf16) "
+                          r"(?:at every bandwidth from (\S+) to (\S+)|from (\S+) to (\S+)|at (\S+))", clause)
+        assert m2, "summary clause " + repr(clause)
+        said = m2.group(1).split()[0]
+        a, b = (m2.group(2), m2.group(3)) if m2.group(2) else (m2.group(4), m2.group(5)) if m2.group(4) else (m2.group(6), m2.group(6))
+        a, b = bw.index(a), bw.index(b)
+        assert a == nxt, "summary skips a bandwidth: " + l
+        for r in range(a, b + 1):
+            assert rows[r][name] == said, "%s at %s: summary says %s, the map's interval %s" % (name, bw[r], said, rows[r][name])
+        nxt = b + 1
+    assert nxt == len(rows), "summary does not cover every bandwidth: " + l
+assert seen == len(names) - 1, "summary lines %d, codecs %d" % (seen, len(names))
+PY
+    then
+        echo "FAIL (text contradicts itself: $1)"; cat "$2"; fails=$((fails + 1))
+    fi
+}
+"$T" compress --topo "clos:down=8x8,up=1x8,bw=10Gbps,lat=1us" --model resnet50 --workers 64 --codec powersgd:rank=2 \
+    --codec topk:ratio=0.01 --codec int8 --steps-ratio powersgd:rank=2=1 --steps-ratio topk:ratio=0.01=1 \
+    --steps-ratio int8=1 --sweep-bw --quiet >"$tmp/given.txt" 2>&1
+agrees "given ratios" "$tmp/given.txt"
+# ratios chosen so that int8's speedup over bf16 lies within 1e-4 of 1 at
+# the network's rate: two decimals would print 1.00x on the wrong side
+"$T" compress --topo "$CLOS" --model resnet50 --workers 64 --codec int8 --steps-ratio int8=1 --format json \
+    --quiet >"$tmp/it.json" 2>/dev/null
+r=$(python3 -c 'import json,sys
+j = json.load(open(sys.argv[1]))
+it = {x["codec"]: x["iteration_s"] for x in j["results"]}
+print(repr(it["bf16"] / it["int8"] / 1.00004))' "$tmp/it.json")
+"$T" compress --topo "$CLOS" --model resnet50 --workers 64 --codec int8 --steps-ratio "int8=$r" --sweep-bw \
+    --quiet >"$tmp/near.txt" 2>&1
+agrees "a speedup of 1.00004" "$tmp/near.txt"
+grep -q "1.0000[0-9]*x" "$tmp/near.txt" || { echo "FAIL: 1.00004x not printed with its digits"; fails=$((fails + 1)); }
+
+# --- seeds and accuracy files: bad input ---
+bad_says "seeds 0" "--seeds: 0 is out of range: expected 1 to 1000" train-accuracy --seeds 0
+bad "negative seeds" train-accuracy --seeds -1
+bad_says "seeds 0 for compress" "--seeds: 0 is out of range" compress --topo "$CLOS" --model resnet50 --codec topk --seeds 0
+bad_says "seeds with given ratios" "training now" compress --topo "$CLOS" --model resnet50 --codec topk $R --seeds 3
+printf '{"schema_version": 2, "dataset": "fashion-mnist",\n "model": "mlp",\n "workers": 8 8}\n' >"$tmp/syntax.json"
+bad_says "accuracy file with a syntax error names the line" "line 3" compress --topo "$CLOS" --model resnet50 \
+    --codec topk --accuracy "$tmp/syntax.json"
+printf '{"schema_version": 2, "dataset": "fashion-mnist", "model": "mlp", "workers": 8, "batch": 8, "steps": 10,
+ "lr": 0.05, "seed": 1, "seeds": 1, "train_subset": 0, "test_subset": 0, "bucket_bytes": 100,
+ "curves": [{"codec": "bf16", "seed": 1, "points": [{"step": 0, "test_acc": 0.1, "train_loss": 2},
+            {"step": 10, "test_acc": 1.2, "train_loss": 1}]}]}\n' >"$tmp/field.json"
+bad_says "accuracy file with a bad field names it" "curves\[0\].points\[1\].test_acc" compress --topo "$CLOS" \
+    --model resnet50 --codec topk --accuracy "$tmp/field.json"
+sed 's/"test_acc": 1.2/"test_acc": 0.8/; s/"bf16"/"fp32"/' "$tmp/field.json" >"$tmp/nobf16.json"
+bad_says "accuracy file without bf16" "no bf16" compress --topo "$CLOS" --model resnet50 --codec fp32 \
+    --accuracy "$tmp/nobf16.json"
+
+# --- accuracy file, end to end (short training runs on several seeds) ---
 if [ -d /usr/share/datasets/fashion-mnist ]; then
-    if "$T" train-accuracy --codec bf16 --codec topk:ratio=0.01 --steps 200 --eval-every 50 \
-        --out "$tmp/acc.json" >/dev/null 2>"$tmp/err"; then
+    if "$T" train-accuracy --codec bf16 --codec topk:ratio=0.01 --steps 200 --eval-every 20 --seeds 3 \
+        --train-subset 10000 --test-subset 1000 --target-acc 0.7 --out "$tmp/acc.json" >/dev/null 2>"$tmp/err"; then
         good "accuracy file" "time to acc" compress --topo "$CLOS" --model resnet50 --codec topk:ratio=0.01 \
             --accuracy "$tmp/acc.json"
-        bad "codec missing from the accuracy file" compress --topo "$CLOS" --model resnet50 --codec powersgd \
-            --accuracy "$tmp/acc.json"
+        grep -q "target 0.7000 (given)" "$tmp/out" ||
+            { echo "FAIL: compress does not use the file's given target"; fails=$((fails + 1)); }
+        bad_says "codec missing from the accuracy file" "no curve for codec 'powersgd:rank=4'" compress --topo "$CLOS" \
+            --model resnet50 --codec powersgd --accuracy "$tmp/acc.json"
+        bad_says "a target bf16 does not reach" "the baseline (bf16) does not reach the target accuracy 0.9900" \
+            compress --topo "$CLOS" --model resnet50 --codec topk:ratio=0.01 --accuracy "$tmp/acc.json" \
+            --target-acc 0.99
+        "$T" compress --topo "clos:down=8x8,up=1x8,bw=10Gbps,lat=1us" --model resnet50 --workers 64 \
+            --codec topk:ratio=0.01 --accuracy "$tmp/acc.json" --sweep-bw --quiet >"$tmp/measured.txt" 2>&1
+        agrees "measured ratios with intervals" "$tmp/measured.txt"
+        grep -q "over 3 seeds (paired: the same seeds), 95% t intervals" "$tmp/measured.txt" ||
+            { echo "FAIL: the header does not state the seeds and the interval"; fails=$((fails + 1)); }
+        python3 - "$tmp/acc.json" <<'PY' || { echo "FAIL: the accuracy file's seeds and statistics"; fails=$((fails + 1)); }
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["seeds"] == 3 and j["seed"] == 1
+assert [c["seed"] for c in j["curves"]] == [1, 2, 3, 1, 2, 3]
+st = j["statistics"]
+assert st["reference"] == "bf16" and st["target"] == 0.7 and st["target_rule"] == "given" and st["level"] == 0.95
+assert "t interval" in st["interval"]
+b = st["codecs"][0]
+assert b["codec"] == "bf16" and b["steps_ratio"] == 1 and b["runs"] == 3
+PY
+        bad_says "train-accuracy: a target bf16 does not reach" "does not reach the target accuracy 0.9900 on seed" \
+            train-accuracy --codec bf16 --steps 20 --eval-every 10 --seeds 2 --train-subset 1000 --test-subset 200 \
+            --target-acc 0.99
     else
         echo "note: train-accuracy did not run ($(head -1 "$tmp/err")); accuracy-file checks skipped"
     fi

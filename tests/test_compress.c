@@ -361,18 +361,25 @@ static void low_rank(float *x, uint64_t a, uint64_t b, int rank, uint64_t seed)
     free(v);
 }
 
+/* A bucket known only by its size is one a x b matrix for both PowerSGD
+ * kinds (per-tensor powersgd: a matrix worth compressing). start=0: no
+ * plain all-reduce steps first. Ranks 1 and 2 orthogonalise by
+ * Gram-Schmidt, higher ranks by Householder QR. */
 static void powersgd_recovers_a_low_rank_bucket_after_warm_started_steps(void **state)
 {
     (void)state;
-    struct { uint64_t a, b; const char *spec; } cases[3] = {
-        {64, 64, "powersgd:rank=3,ef=0"}, {63, 64, "powersgd:rank=4,ef=0"}, {120, 121, "powersgd:rank=3"}};
-    for (int k = 0; k < 3; k++) {
+    struct { uint64_t a, b; int rank; const char *spec; } cases[7] = {
+        {64, 64, 3, "powersgd-batched:rank=3,start=0,ef=0"}, {63, 64, 3, "powersgd-batched:rank=4,start=0,ef=0"},
+        {120, 121, 3, "powersgd-batched:rank=3,start=0"},    {64, 64, 3, "powersgd:rank=3,start=0,ef=0"},
+        {120, 121, 3, "powersgd:rank=3,start=0"},            {64, 64, 2, "powersgd:rank=2,start=0,ef=0"},
+        {63, 64, 1, "powersgd-batched:rank=1,start=0"}};
+    for (int k = 0; k < 7; k++) {
         uint64_t d = cases[k].a * cases[k].b, a, b;
         cx_psgd_shape(d, &a, &b);
         assert_int_equal(a, cases[k].a);
         assert_int_equal(b, cases[k].b);
         float *x = malloc(d * sizeof *x), *out = malloc(d * sizeof *out);
-        low_rank(x, a, b, 3, 40 + (uint64_t)k);
+        low_rank(x, a, b, cases[k].rank, 40 + (uint64_t)k);
         tc_codec *c = make(cases[k].spec, d, 1);
         double rel = 1;
         for (int t = 0; t < 2; t++) {
@@ -426,9 +433,9 @@ static double ef_gap(const char *spec, uint64_t d, uint32_t n, int T)
 static void error_feedback_recovers_the_full_signal_over_steps(void **state)
 {
     (void)state;
-    const char *specs[5] = {"topk:ratio=0.05", "topk-shared:ratio=0.05", "randk:ratio=0.05", "signsgd",
-                            "powersgd:rank=1"};
-    for (int k = 0; k < 5; k++) {
+    const char *specs[6] = {"topk:ratio=0.05", "topk-shared:ratio=0.05", "randk:ratio=0.05", "signsgd",
+                            "powersgd:rank=1,start=0", "powersgd-batched:rank=1,start=0"};
+    for (int k = 0; k < 6; k++) {
         double early = ef_gap(specs[k], 900, 3, 50), late = ef_gap(specs[k], 900, 3, 800);
         if (!(late < 0.05 && late < early / 3))
             fail_msg("%s: relative gap %g after 50 steps, %g after 800", specs[k], early, late);
@@ -506,12 +513,21 @@ static void wire_cost_widens_integer_sums_and_grows_all_gathers_with_n(void **st
     s = spec_of("randk:ratio=0.01");
     tc_codec_wire_cost(&s, 100000, 64, &w);
     assert_true(w.op == TC_OP_ALLREDUCE && w.size[0] == 4000);
-    /* powersgd on a 64 x 64 bucket: 32 r (a + b) / (a b) bits per coordinate */
-    s = spec_of("powersgd:rank=4");
+    /* powersgd-batched on a 64 x 64 bucket: 32 r (a + b) / (a b) bits per
+     * coordinate; per-tensor powersgd, given only d, the same matrix behind
+     * an empty all-reduce of uncompressed tensors */
+    s = spec_of("powersgd-batched:rank=4");
     tc_codec_wire_cost(&s, 4096, 8, &w);
     assert_int_equal(w.collectives, 2);
-    assert_true(w.size[0] == 4 * 64 * 4 && w.size[1] == 4 * 64 * 4);
+    assert_true(w.size[0] == 4 * 64 * 4 && w.size[1] == 4 * 64 * 4 && w.size[2] == 0);
     assert_true(fabs(w.bits_per_coord - 32.0 * 4 * 128 / 4096) < 1e-12);
+    s = spec_of("powersgd:rank=4");
+    tc_codec_wire_cost(&s, 4096, 8, &w);
+    assert_int_equal(w.collectives, 3);
+    assert_true(w.size[0] == 0 && w.size[1] == 4 * 64 * 4 && w.size[2] == 4 * 64 * 4);
+    assert_true(fabs(w.bits_per_coord - 32.0 * 4 * 128 / 4096) < 1e-12);
+    tc_codec_wire_cost(&s, 100, 8, &w); /* 10 x 10 at rank 4: (10 + 10) 4 2 > 100, sent as it is */
+    assert_true(w.size[0] == 400 && w.size[1] == 0 && w.size[2] == 0 && w.bits_per_coord == 32);
     s = spec_of("signsgd");
     tc_codec_wire_cost(&s, 1000, 4, &w);
     assert_true(w.op == TC_OP_ALLGATHER && w.size[0] == 4 * (125 + 4));
@@ -561,7 +577,14 @@ static void parse_gives_canonical_names_and_defaults(void **state)
     s = spec_of("randk:ratio=0.05,seed=7");
     assert_string_equal(s.name, "randk:ratio=0.05,seed=7");
     s = spec_of("powersgd:rank=4");
-    assert_true(s.rank == 4 && s.kind == TC_CODEC_POWERSGD);
+    assert_true(s.rank == 4 && s.kind == TC_CODEC_POWERSGD && s.start == 1000 && s.min_rate == 2);
+    assert_string_equal(s.name, "powersgd:rank=4");
+    s = spec_of("powersgd:rank=2,start=0,min_rate=1.5");
+    assert_true(s.start == 0 && s.min_rate == 1.5);
+    assert_string_equal(s.name, "powersgd:rank=2,start=0,min_rate=1.5");
+    s = spec_of("powersgd-batched:rank=1,start=10");
+    assert_true(s.kind == TC_CODEC_POWERSGD_BATCHED && s.rank == 1 && s.start == 10);
+    assert_string_equal(s.name, "powersgd-batched:rank=1,start=10");
     s = spec_of("thc:bits=4");
     assert_true(s.bits == 4 && !s.error_feedback);
     s = spec_of("bf16");
@@ -585,6 +608,8 @@ static void bad_input_is_refused_with_a_message(void **state)
         {"topk:ratio=0", "0 < ratio"},        {"topk:ratio=1.5", "ratio"},  {"topk:ratio=x", "ratio"},
         {"powersgd:rank=0", "rank"},          {"thc:bits=0", "1 to 8"},     {"thc:bits=9", "1 to 8"},
         {"topk:ef=2", "ef"},                  {"randk:seed=-1", "seed"},    {"", "empty"},
+        {"powersgd:start=-1", "start"},       {"powersgd:min_rate=-1", "min_rate"},
+        {"powersgd-batched:min_rate=2", "rank, start, seed, ef"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         tc_codec_spec s;
@@ -604,13 +629,20 @@ static void bad_input_is_refused_with_a_message(void **state)
     s.ratio = 0;
     assert_int_equal(tc_codec_create(&s, 100, 2, &c, &err), TC_EINVAL);
     assert_non_null(strstr(err.msg, "k = 0"));
-    tc_codec_defaults(TC_CODEC_POWERSGD, &s);
+    tc_codec_defaults(TC_CODEC_POWERSGD_BATCHED, &s);
     s.rank = 0;
     assert_int_equal(tc_codec_create(&s, 100, 2, &c, &err), TC_EINVAL);
     s.rank = 11; /* 100 coordinates: a 10 x 10 matrix */
     assert_int_equal(tc_codec_create(&s, 100, 2, &c, &err), TC_EINVAL);
     assert_non_null(strstr(err.msg, "10 x 10"));
     s.rank = 10;
+    assert_int_equal(tc_codec_create(&s, 100, 2, &c, &err), TC_OK);
+    tc_codec_free(c);
+    /* per-tensor: the rank is each tensor's min(rows, cols, rank) */
+    tc_codec_defaults(TC_CODEC_POWERSGD, &s);
+    s.rank = 0;
+    assert_int_equal(tc_codec_create(&s, 100, 2, &c, &err), TC_EINVAL);
+    s.rank = 11;
     assert_int_equal(tc_codec_create(&s, 100, 2, &c, &err), TC_OK);
     tc_codec_free(c);
     tc_codec_defaults(TC_CODEC_THC, &s);

@@ -83,24 +83,32 @@ static void compress_equals_its_parts(void **state)
     tc_tl_opts_default(&w.contention); /* the scenario's default s_c, s_m */
     assert_true(w.contention.s_c == s->s_c && w.contention.s_m == s->s_m);
     double iter[4];
+    tc_codec_iter its[4];
     for (int k = 0; k < 4; k++) {
         tc_codec_spec c;
-        tc_codec_iter it;
+        tc_codec_iter *it = &its[k];
         assert_int_equal(tc_codec_parse(names[k], &c, &err), TC_OK);
-        assert_int_equal(tc_workload_iteration(t, &w, &c, 0, &it, &err), TC_OK);
+        assert_int_equal(tc_workload_iteration(t, &w, &c, 0, it, &err), TC_OK);
         assert_string_equal(o->rows[k].codec.name, names[k]);
         assert_true(o->rows[k].steps_ratio == ratio[k]);
-        assert_true(o->rows[k].it.t.iter_s == it.t.iter_s);
-        assert_true(o->rows[k].it.sent_bytes == it.sent_bytes);
-        iter[k] = it.t.iter_s;
+        assert_true(o->rows[k].it.t.iter_s == it->t.iter_s);
+        assert_true(o->rows[k].it.sent_bytes == it->sent_bytes);
+        iter[k] = it->t.iter_s;
     }
     tc_tta tta[4];
-    tc_tta_compute(iter, ratio, 4, tc_model_baseline_steps(&w.model, 64), 1, 0, tta);
+    double B = tc_model_baseline_steps(&w.model, 64);
+    tc_tta_compute(iter, ratio, 4, B, 1, 0, tta);
+    /* PowerSGD's first 1,000 steps are fp32 iterations (start=) */
+    assert_true(its[3].plain_steps == 1000 && its[3].plain_iter_s == its[0].t.iter_s);
+    tta[3].tta_s = tc_tta_phased_s(B * ratio[3], iter[3], 1000, its[0].t.iter_s);
+    tta[3].speedup_bf16 = tta[1].tta_s / tta[3].tta_s;
     for (int k = 0; k < 4; k++) {
-        assert_true(o->rows[k].tta.tta_s == tta[k].tta_s);
-        assert_true(o->rows[k].tta.speedup_bf16 == tta[k].speedup_bf16 ||
+        double tol = k == 3 ? 1e-12 : 0;
+        assert_true(fabs(o->rows[k].tta.tta_s - tta[k].tta_s) <= tol * tta[k].tta_s);
+        assert_true(fabs(o->rows[k].tta.speedup_bf16 - tta[k].speedup_bf16) <= tol * tta[k].speedup_bf16 ||
                     (isnan(tta[k].speedup_bf16) && isnan(o->rows[k].tta.speedup_bf16)));
     }
+    assert_true(o->rows[3].tta.steps == B * ratio[3]);
     assert_string_equal(o->acc_source, "given");
     assert_string_equal(o->rows[0].ratio_source, "assumed");
     assert_string_equal(o->rows[3].ratio_source, "given");
@@ -222,6 +230,8 @@ static void check_same_curves(const tc_acc_curve *a, const tc_acc_curve *b, size
     }
 }
 
+static void check_csv(const tc_rtable *t);
+
 /* The value through its text (tc_json_dumpf) and back. */
 static json_t *through_text(const json_t *j)
 {
@@ -282,7 +292,7 @@ static void accuracy_json_round_trips_exactly(void **state)
 }
 
 /* The train-accuracy document (schema_version, command, scenario around
- * the file's fields) reads back as an accuracy file. */
+ * the file's fields) reads back as an accuracy file, statistics included. */
 static void train_accuracy_document_is_an_accuracy_file(void **state)
 {
     (void)state;
@@ -291,35 +301,53 @@ static void train_accuracy_document_is_an_accuracy_file(void **state)
     assert_int_equal(tc_scenario_resolve(s, &err), TC_OK);
     tc_train_accuracy_out *out = calloc(1, sizeof *out);
     out->opts = s->train;
-    out->n = 1;
-    out->curves = calloc(1, sizeof *out->curves);
-    out->curves[0].pts = calloc(2, sizeof *out->curves[0].pts);
-    out->curves[0].n = 2;
-    out->curves[0].pts[0] = (tc_acc_point){0, 0.1, 2.3};
-    out->curves[0].pts[1] = (tc_acc_point){out->opts.steps, 0.85, 0.4};
-    assert_int_equal(tc_codec_parse("int8", &out->curves[0].codec, &err), TC_OK);
+    out->opts.seeds = 1;
+    out->n = 2;
+    out->curves = calloc(2, sizeof *out->curves);
+    const char *names[2] = {"bf16", "int8"};
+    for (int i = 0; i < 2; i++) {
+        tc_acc_curve *c = &out->curves[i];
+        c->pts = calloc(3, sizeof *c->pts);
+        c->n = 3;
+        c->seed = out->opts.seed;
+        c->pts[0] = (tc_acc_point){0, 0.1, 2.3};
+        c->pts[1] = (tc_acc_point){out->opts.steps / 2, 0.8 + 0.01 * i, 0.6};
+        c->pts[2] = (tc_acc_point){out->opts.steps, 0.85, 0.4};
+        assert_int_equal(tc_codec_parse(names[i], &c->codec, &err), TC_OK);
+    }
+    assert_int_equal(tc_acc_stats_compute(out->curves, 2, 0, &out->stats, &err), TC_OK);
     json_t *doc = tc_train_accuracy_json(out, s);
     assert_non_null(doc);
     assert_string_equal(json_string_value(json_object_get(doc, "command")), "train-accuracy");
     assert_int_equal(json_integer_value(json_object_get(doc, "schema_version")), TC_SCHEMA_VERSION);
     assert_true(json_is_object(json_object_get(doc, "scenario")));
+    assert_true(json_is_object(json_object_get(doc, "statistics")));
     json_t *r = through_text(doc);
     tc_train_opts back;
     tc_acc_curve *c = NULL;
     size_t n = 0;
     if (tc_acc_from_json(r, "the document", &back, &c, &n, &err))
         fail_msg("%s", err.msg);
-    check_same_curves(out->curves, c, 1);
+    check_same_curves(out->curves, c, 2);
+    assert_int_equal(back.seeds, 1);
     tc_acc_curves_free(c, n);
     free(c);
-    /* typed tables: curves (long), then final */
+    /* typed tables: statistics (the primary), curves (long), final (per run) */
     tc_rtable tabs[4];
-    assert_int_equal(tc_train_accuracy_tables(out, s, tabs, 4), 2);
-    assert_string_equal(tabs[0].name, "curves");
+    assert_int_equal(tc_train_accuracy_tables(out, s, tabs, 4), 3);
+    assert_string_equal(tabs[0].name, "statistics");
     assert_int_equal(tabs[0].nrows, 2);
-    assert_string_equal(tabs[1].name, "final");
-    tc_rtable_free(&tabs[0]);
-    tc_rtable_free(&tabs[1]);
+    assert_string_equal(tabs[1].name, "curves");
+    assert_int_equal(tabs[1].nrows, 6);
+    assert_string_equal(tabs[2].name, "final");
+    for (int i = 0; i < 3; i++) {
+        check_csv(&tabs[i]);
+        tc_rtable_free(&tabs[i]);
+    }
+    FILE *f = tmpfile();
+    tc_train_accuracy_print(out, s, f);
+    assert_true(ftell(f) > 0);
+    fclose(f);
     json_decref(r);
     json_decref(doc);
     tc_train_accuracy_out_free(out);
@@ -418,6 +446,291 @@ static void compress_tables_are_si_csv(void **state)
     tc_scenario_free(s);
 }
 
+/* ---- the text: verdicts, the map and its summary agree ---- */
+
+/* The verdict a cell of printed numbers supports: "-" never, else from
+ * "1.23x" or "1.23x [0.98, 1.50]" (strtod reads "inf"): above 1 faster,
+ * below slower, holding it indistinguishable. */
+static tc_verdict cell_verdict(const char *cell)
+{
+    if (strcmp(cell, "-") == 0)
+        return TC_VERDICT_NEVER;
+    char *end;
+    double v = strtod(cell, &end), lo = v, hi = v;
+    assert_true(end != cell && *end == 'x');
+    const char *b = strchr(cell, '[');
+    if (b) {
+        lo = strtod(b + 1, &end);
+        assert_true(end[0] == ',' && end[1] == ' ');
+        hi = strtod(end + 2, &end);
+        assert_true(*end == ']');
+    }
+    assert_true(lo <= v && v <= hi);
+    return lo > 1 ? TC_VERDICT_FASTER : hi < 1 ? TC_VERDICT_SLOWER : TC_VERDICT_SAME;
+}
+
+/* Lines of a printed text (in place). */
+static size_t split_lines(char *text, char **lines, size_t max)
+{
+    size_t n = 0;
+    for (char *p = text; *p && n < max; n++) {
+        lines[n] = p;
+        char *e = strchr(p, '\n');
+        if (!e)
+            break;
+        *e = '\0';
+        p = e + 1;
+    }
+    return n;
+}
+
+/* Cell c of a row whose header puts column c at start[c]. */
+static void cell_at(const char *row, const size_t *start, int c, int ncols, char *out, size_t len)
+{
+    size_t l = strlen(row), a = start[c] < l ? start[c] : l, b = c + 1 < ncols && start[c + 1] < l ? start[c + 1] : l;
+    while (a < b && row[a] == ' ')
+        a++;
+    while (b > a && row[b - 1] == ' ')
+        b--;
+    snprintf(out, len, "%.*s", (int)(b - a), row + a);
+}
+
+static tc_verdict phrase_verdict(const char *p, size_t *len)
+{
+    static const struct {
+        const char *text;
+        tc_verdict v;
+    } ph[] = {{"faster than bf16", TC_VERDICT_FASTER},
+              {"slower than bf16", TC_VERDICT_SLOWER},
+              {"indistinguishable from bf16", TC_VERDICT_SAME}};
+    for (size_t i = 0; i < 3; i++)
+        if (strncmp(p, ph[i].text, strlen(ph[i].text)) == 0) {
+            *len = strlen(ph[i].text);
+            return ph[i].v;
+        }
+    fail_msg("summary clause '%s' states no verdict", p);
+    return TC_VERDICT_NEVER;
+}
+
+static size_t rate_index(char bw[][32], size_t nr, const char *p, size_t *len)
+{
+    for (size_t i = 0; i < nr; i++)
+        if (strncmp(p, bw[i], strlen(bw[i])) == 0 && (p[strlen(bw[i])] == '\0' || strchr(" ;(", p[strlen(bw[i])]))) {
+            *len = strlen(bw[i]);
+            return i;
+        }
+    fail_msg("summary names no swept bandwidth at '%s'", p);
+    return 0;
+}
+
+/* Prints o and checks that every verdict the text states is what the
+ * numbers printed beside it say: the table's verdict column against its
+ * "vs bf16" cell, and every clause of the summary against the map's cells
+ * at the bandwidths it names (covering each once, in order). */
+static void check_text_agrees(const tc_compress_out *o, const tc_scenario *s)
+{
+    FILE *f = tmpfile();
+    tc_compress_print(o, s, f);
+    long size = ftell(f);
+    rewind(f);
+    char *text = calloc(1, (size_t)size + 1);
+    assert_int_equal(fread(text, 1, (size_t)size, f), (size_t)size);
+    fclose(f);
+    char *lines[256];
+    size_t nl = split_lines(text, lines, 256), i = 0;
+    /* the codecs table */
+    while (i < nl && !(strncmp(lines[i], "codec ", 6) == 0 && strstr(lines[i], "verdict vs bf16")))
+        i++;
+    assert_true(i + 2 + o->n <= nl);
+    const char *labels[3] = {"vs bf16", "vs fp32", "verdict vs bf16"};
+    size_t start[3];
+    for (int c = 0; c < 3; c++)
+        start[c] = (size_t)(strstr(lines[i], labels[c]) - lines[i]);
+    for (size_t k = 0; k < o->n; k++) {
+        char vs[128], vd[64];
+        cell_at(lines[i + 2 + k], start, 0, 3, vs, sizeof vs);
+        cell_at(lines[i + 2 + k], start, 2, 3, vd, sizeof vd);
+        vd[strcspn(vd, " ")] = '\0';
+        tc_verdict v = (long)k == o->i_bf16 ? TC_VERDICT_BASELINE : cell_verdict(vs);
+        const char *want = v == TC_VERDICT_NEVER ? "-" : v == TC_VERDICT_BASELINE ? "baseline" : tc_verdict_name(v);
+        if (strcmp(vd, want) != 0)
+            fail_msg("%s: table says '%s' beside '%s'", o->rows[k].codec.name, vd, vs);
+    }
+    /* the map */
+    while (i < nl && strncmp(lines[i], "regime map", 10) != 0)
+        i++;
+    assert_true(i + 2 + o->nrates < nl);
+    const char *hdr = lines[i + 1];
+    size_t cs[TC_COMPRESS_MAX_CODECS + 1], from = 0;
+    cs[0] = 0;
+    for (size_t k = 0; k < o->n; k++) {
+        const char *p = strstr(hdr + from + 1, o->rows[k].codec.name);
+        assert_non_null(p);
+        cs[k + 1] = (size_t)(p - hdr);
+        from = cs[k + 1];
+    }
+    char bw[TC_COMPRESS_MAX_RATES][32];
+    tc_verdict mv[TC_COMPRESS_MAX_RATES][TC_COMPRESS_MAX_CODECS];
+    for (size_t r = 0; r < o->nrates; r++) {
+        const char *row = lines[i + 3 + r];
+        cell_at(row, cs, 0, (int)o->n + 1, bw[r], sizeof bw[r]);
+        for (size_t k = 0; k < o->n; k++) {
+            char cell[128];
+            cell_at(row, cs, (int)k + 1, (int)o->n + 1, cell, sizeof cell);
+            mv[r][k] = cell_verdict(cell);
+        }
+    }
+    /* the summary: one line per codec but bf16 */
+    i += 3 + o->nrates;
+    int checked = 0;
+    for (; i < nl; i++) {
+        size_t k = 0;
+        while (k < o->n && !(strncmp(lines[i], o->rows[k].codec.name, strlen(o->rows[k].codec.name)) == 0 &&
+                             lines[i][strlen(o->rows[k].codec.name)] == ' '))
+            k++;
+        if (k == o->n)
+            continue;
+        const char *p = lines[i] + strlen(o->rows[k].codec.name);
+        while (*p == ' ')
+            p++;
+        if (strncmp(p, "does not reach the target", 25) == 0) {
+            for (size_t r = 0; r < o->nrates; r++)
+                assert_int_equal(mv[r][k], TC_VERDICT_NEVER);
+            checked++;
+            continue;
+        }
+        size_t next = 0, len;
+        while (*p) {
+            tc_verdict v = phrase_verdict(p, &len);
+            p += len;
+            size_t a, b;
+            if (strncmp(p, " at every bandwidth from ", 25) == 0) {
+                p += 25;
+                a = rate_index(bw, o->nrates, p, &len);
+                p += len + 4; /* " to " */
+                b = rate_index(bw, o->nrates, p, &len);
+                assert_true(a == 0 && b == o->nrates - 1);
+            } else if (strncmp(p, " from ", 6) == 0) {
+                p += 6;
+                a = rate_index(bw, o->nrates, p, &len);
+                p += len + 4;
+                b = rate_index(bw, o->nrates, p, &len);
+            } else {
+                assert_true(strncmp(p, " at ", 4) == 0);
+                p += 4;
+                a = b = rate_index(bw, o->nrates, p, &len);
+            }
+            p += len;
+            assert_int_equal(a, next);
+            for (size_t r = a; r <= b; r++)
+                if (mv[r][k] != v)
+                    fail_msg("%s: the summary says %s at %s, the map's interval says %s", o->rows[k].codec.name,
+                             tc_verdict_name(v), bw[r], tc_verdict_name(mv[r][k]));
+            next = b + 1;
+            if (*p == ' ' && p[1] == '(') /* "(below about X per endpoint)" */
+                p = strchr(p, ')') + 1;
+            if (*p == ';')
+                p += 2;
+        }
+        assert_int_equal(next, o->nrates);
+        checked++;
+    }
+    assert_int_equal(checked, (int)o->n - 1);
+    free(text);
+}
+
+/* Sets codec k's speedups at every rate (value, lo, hi; lo == hi: given)
+ * and what the runner derives from them. */
+static void craft(tc_compress_out *o, size_t k, const double (*v)[3])
+{
+    double lo[TC_COMPRESS_MAX_RATES];
+    for (size_t r = 0; r < o->nrates; r++) {
+        o->sweep_speedup[r][k] = v[r][0];
+        o->sweep_speedup_lo[r][k] = lo[r] = v[r][1];
+        o->sweep_speedup_hi[r][k] = v[r][2];
+        o->sweep_verdict[r][k] = tc_verdict_of(v[r][1], v[r][2]);
+    }
+    o->crossover_Bps[k] = tc_crossover_bw(o->rates, lo, o->nrates, 1.0);
+    o->rows[k].tta.speedup_bf16 = v[0][0];
+    o->rows[k].tta.speedup_bf16_lo = v[0][1];
+    o->rows[k].tta.speedup_bf16_hi = v[0][2];
+    o->rows[k].verdict = tc_verdict_of(v[0][1], v[0][2]);
+}
+
+static void summary_never_contradicts_the_map_or_the_table(void **state)
+{
+    (void)state;
+    tc_scenario *s = compress_scenario(true);
+    tc_compress_out *o = run_compress(s);
+    check_text_agrees(o, s); /* as computed (given ratios) */
+    /* values whose two-decimal form would sit on the other side of 1 */
+    const double near1[8][3] = {{1.00001, 1.000001, 1.3}, {1.0004, 0.9996, 1.0012}, {0.99996, 0.9999, 0.99999},
+                                {1, 1, 1},                {1.5, 1.0000000001, 2},   {1.004, 1.004, 1.004},
+                                {0.9949, 0.9949, 0.9949}, {2.5, 0, INFINITY}};
+    const double fall[8][3] = {{3, 2.9, 3.1},     {1.5, 1.4, 1.6},     {1.08, 1.004, 1.2}, {1.02, 0.997, 1.05},
+                               {0.999, 0.98, 1.01}, {0.98, 0.96, 0.994}, {0.97, 0.95, 0.99}, {0.96, 0.9, 1.0}};
+    const double given[8][3] = {{1.00004, 1.00004, 1.00004}, {0.99996, 0.99996, 0.99996}, {1, 1, 1},
+                                {1.00004, 1.00004, 1.00004}, {1.00004, 1.00004, 1.00004}, {1, 1, 1},
+                                {0.5, 0.5, 0.5},             {0.99996, 0.99996, 0.99996}};
+    craft(o, 2, near1);
+    craft(o, 3, fall);
+    craft(o, 0, given);
+    check_text_agrees(o, s);
+    /* a codec that does not reach the target */
+    const double none[8][3] = {{NAN, NAN, NAN}, {NAN, NAN, NAN}, {NAN, NAN, NAN}, {NAN, NAN, NAN},
+                               {NAN, NAN, NAN}, {NAN, NAN, NAN}, {NAN, NAN, NAN}, {NAN, NAN, NAN}};
+    craft(o, 3, none);
+    o->rows[3].steps_ratio = -1;
+    check_text_agrees(o, s);
+    tc_compress_out_free(o);
+    tc_scenario_free(s);
+}
+
+/* compress on curves with seeds: the steps ratio's interval is the
+ * statistics', and the time to accuracy and the speedup carry it. */
+static void measured_interval_carries_into_time_to_accuracy(void **state)
+{
+    (void)state;
+    tc_scenario *s = compress_scenario(false);
+    s->nsteps_ratio = 0;
+    s->ncodecs = 1; /* topk */
+    const double sb[3] = {100, 120, 90}, sk[3] = {150, 130, 120};
+    tc_acc_curve *c = calloc(9, sizeof *c);
+    const char *names[3] = {"bf16", "topk:ratio=0.01", "fp32"};
+    tc_err err = {{0}};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            tc_acc_curve *x = &c[3 * i + j];
+            assert_int_equal(tc_codec_parse(names[i], &x->codec, &err), TC_OK);
+            x->seed = 1 + j;
+            x->n = 3;
+            x->pts = calloc(3, sizeof *x->pts);
+            x->pts[0] = (tc_acc_point){0, 0.1, 2};
+            x->pts[1] = (tc_acc_point){(uint32_t)(i == 1 ? sk[j] : sb[j]), 0.5, 1};
+            x->pts[2] = (tc_acc_point){400, 0.8, 0.5};
+        }
+    s->accuracy = c;
+    s->naccuracy = 9;
+    s->accuracy_opts.steps = 400;
+    s->target_acc = 0.5;
+    tc_compress_out *o = run_compress(s);
+    tc_acc_stats st;
+    assert_int_equal(tc_acc_stats_compute(c, 9, 0.5, &st, &err), TC_OK);
+    const tc_acc_codec_stats *k = tc_acc_stats_find(&st, "topk:ratio=0.01");
+    const tc_compress_row *x = &o->rows[2], *b = &o->rows[1];
+    assert_string_equal(x->codec.name, "topk:ratio=0.01");
+    assert_true(x->steps_ratio == k->ratio && x->ratio_lo == k->ratio_lo && x->ratio_hi == k->ratio_hi);
+    assert_true(fabs(x->tta.tta_hi_s - x->it.t.iter_s * o->baseline_steps * k->ratio_hi) < 1e-9 * x->tta.tta_hi_s);
+    assert_true(fabs(x->tta.speedup_bf16_lo - b->tta.tta_s / x->tta.tta_hi_s) < 1e-12);
+    assert_true(fabs(x->tta.speedup_bf16_hi - b->tta.tta_s / x->tta.tta_lo_s) < 1e-12);
+    assert_int_equal(x->verdict, tc_verdict_of(x->tta.speedup_bf16_lo, x->tta.speedup_bf16_hi));
+    assert_true(o->rows[0].ratio_lo == 1 && o->rows[0].ratio_hi == 1); /* fp32 = bf16 here, seed by seed */
+    assert_int_equal(o->seeds, 3);
+    tc_acc_stats_free(&st);
+    tc_compress_out_free(o);
+    tc_scenario_free(s);
+}
+
 /* ---- progress ---- */
 
 typedef struct seen {
@@ -473,9 +786,10 @@ static void codec_bench_measures(void **state)
     check_csv(&t);
     tc_rtable_free(&t);
     tc_codec_bench_out_free(o);
-    /* A codec that does not fit the bucket fails before any measuring. */
+    /* A codec that does not fit the bucket fails before any measuring
+     * (per-tensor powersgd would send a 1-coordinate bucket uncompressed). */
     s->bench_bytes = 4;
-    snprintf(s->codecs[1], sizeof s->codecs[1], "powersgd:rank=4");
+    snprintf(s->codecs[1], sizeof s->codecs[1], "powersgd-batched:rank=4");
     assert_int_equal(tc_run_codec_bench(s, NULL, &o, &err), TC_EINVAL);
     assert_null(o);
     tc_scenario_free(s);
@@ -497,6 +811,8 @@ static void train_accuracy_reports_progress(void **state)
     s->train.batch = 8;
     s->train.train_subset = 1000;
     s->train.test_subset = 200;
+    s->train.seeds = 2;
+    s->train.target = 0.3;
     tc_err err = {{0}};
     assert_int_equal(tc_scenario_resolve(s, &err), TC_OK);
     seen x = {0, 0, 0, "training", "steps"};
@@ -504,10 +820,14 @@ static void train_accuracy_reports_progress(void **state)
     tc_train_accuracy_out *o = NULL;
     if (tc_run_train_accuracy(s, &ro, &o, &err))
         fail_msg("%s", err.msg);
-    assert_int_equal(o->n, 2);
+    assert_int_equal(o->n, 6); /* bf16 added as the reference, then fp32 and topk, 2 seeds each */
+    assert_true(o->bf16_added);
+    assert_string_equal(o->curves[0].codec.name, "bf16");
+    assert_true(o->curves[1].seed == o->curves[0].seed + 1);
     assert_int_equal(o->curves[0].n, 3); /* steps 0, 10, 20 */
+    assert_int_equal(o->stats.n, 3);
     assert_true(x.calls >= 1);
-    assert_true(x.done == 40 && x.total == 40);
+    assert_true(x.done == 120 && x.total == 120);
     assert_null(o->opts.progress);
     tc_train_accuracy_out_free(o);
     tc_scenario_free(s);
@@ -527,15 +847,21 @@ static void compress_trains_when_no_ratios_are_given(void **state)
     s->train.batch = 8;
     s->train.train_subset = 1000;
     s->train.test_subset = 200;
+    s->train.seeds = 2;
     s->target_acc = 0.3;
     tc_compress_out *o = run_compress(s);
     assert_string_equal(o->acc_source, "trained");
     assert_true(o->have_training);
     assert_int_equal(o->training.steps, 30);
     assert_true(o->target == 0.3);
-    assert_string_equal(o->reference, "fp32");
-    for (size_t k = 0; k < o->n; k++)
+    assert_string_equal(o->reference, "bf16");
+    assert_int_equal(o->seeds, 2);
+    assert_true(o->same_seeds);
+    for (size_t k = 0; k < o->n; k++) {
         assert_string_equal(o->rows[k].ratio_source, "measured");
+        assert_int_equal(o->rows[k].runs, 2);
+    }
+    assert_int_equal(o->rows[o->i_bf16].verdict, TC_VERDICT_BASELINE);
     tc_compress_out_free(o);
     tc_scenario_free(s);
 }
@@ -550,6 +876,8 @@ int main(void)
         cmocka_unit_test(accuracy_json_round_trips_exactly),
         cmocka_unit_test(train_accuracy_document_is_an_accuracy_file),
         cmocka_unit_test(compress_tables_are_si_csv),
+        cmocka_unit_test(summary_never_contradicts_the_map_or_the_table),
+        cmocka_unit_test(measured_interval_carries_into_time_to_accuracy),
         cmocka_unit_test(codec_bench_measures),
         cmocka_unit_test(train_accuracy_reports_progress),
         cmocka_unit_test(compress_trains_when_no_ratios_are_given),

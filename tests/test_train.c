@@ -14,12 +14,17 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <cmocka.h>
+#include <jansson.h>
+#include "topocc/stats.h"
 #include "topocc/train.h"
 #include "workload/train_int.h"
 
-/* The training runs the checks share: a few hundred steps on a subset. */
+/* The training runs the checks share: a few hundred steps on a subset.
+ * PowerSGD compresses from the first step (start=0): its default 1,000
+ * plain all-reduce steps would outlast these runs. */
 #define NCODECS 5
-static const char *const codec_names[NCODECS] = {"fp32", "bf16", "int8", "topk:ratio=0.01", "powersgd:rank=4"};
+static const char *const codec_names[NCODECS] = {"fp32", "bf16", "int8", "topk:ratio=0.01",
+                                                 "powersgd:rank=4,start=0"};
 
 typedef struct fixture {
     tc_train_opts o;
@@ -304,6 +309,29 @@ static void compressed_training_works_in_several_buckets(void **state)
     tc_acc_curves_free(c, 2);
 }
 
+/* PowerSGD's first `start` steps are plain all-reduces (the hook's
+ * start_powerSGD_iter): the curve is fp32's, bit for bit, up to step
+ * `start`, and its own after. */
+static void powersgd_trains_as_fp32_until_start(void **state)
+{
+    fixture *f = *state;
+    if (!have_data())
+        skip();
+    tc_codec_spec ps;
+    tc_err err;
+    assert_int_equal(tc_codec_parse("powersgd:rank=4,start=100", &ps, &err), TC_OK);
+    tc_acc_curve c;
+    assert_int_equal(tc_train_run(&f->o, &ps, 1, &c, &err), TC_OK);
+    const tc_acc_curve *ref = &f->curves[0];
+    assert_int_equal(c.n, ref->n);
+    for (size_t i = 0; i < c.n; i++) {
+        bool same = c.pts[i].test_acc == ref->pts[i].test_acc && c.pts[i].train_loss == ref->pts[i].train_loss;
+        if (same != (c.pts[i].step <= 100))
+            fail_msg("step %u: %s fp32's point", c.pts[i].step, same ? "equals" : "differs from");
+    }
+    tc_acc_curves_free(&c, 1);
+}
+
 static void invalid_training_options_are_refused(void **state)
 {
     fixture *f = *state;
@@ -450,8 +478,8 @@ static void accuracy_file_that_does_not_match_says_what_and_where(void **state)
     expect_rejected(path, HDR "\"curves\": [{\"codec\": \"fp32\", \"points\": []}]}", "curves[0].points");
     expect_rejected(path, HDR "\"curves\": []}", "curves: expected a non-empty array");
     expect_rejected(path,
-                    "{\"schema_version\": 2, \"dataset\": \"fashion-mnist\", \"curves\": []}",
-                    "schema_version: expected an integer in [1, 1]");
+                    "{\"schema_version\": 3, \"dataset\": \"fashion-mnist\", \"curves\": []}",
+                    "schema_version: expected an integer in [1, 2]");
     expect_rejected(path,
                     "{\"schema_version\": 1, \"dataset\": \"mnist\", \"curves\": []}", "dataset");
     expect_rejected(path,
@@ -489,6 +517,224 @@ static void accuracy_file_of_a_real_run_reads_back(void **state)
     free(c);
 }
 
+/* ---- several seeds ---- */
+
+static void tiny_opts(tc_train_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->workers = 8;
+    o->batch = 8;
+    o->steps = 20;
+    o->eval_every = 10;
+    o->train_subset = 1000;
+    o->test_subset = 200;
+    o->seed = 41;
+    o->seeds = 3;
+    tc_train_defaults(o);
+}
+
+static void seeds_run_every_codec_on_each_seed_whatever_the_threads(void **state)
+{
+    fixture *f = *state;
+    if (!have_data())
+        skip();
+    tc_train_opts o;
+    tiny_opts(&o);
+    tc_codec_spec two[2] = {f->codecs[1], f->codecs[3]};
+    tc_acc_curve *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0;
+    tc_err err;
+    assert_int_equal(tc_train_seeds(&o, two, 2, 1, &a, &na, &err), TC_OK);
+    assert_int_equal(tc_train_seeds(&o, two, 2, 4, &b, &nb, &err), TC_OK);
+    assert_int_equal(na, 6);
+    assert_int_equal(nb, 6);
+    for (size_t k = 0; k < na; k++) {
+        assert_string_equal(a[k].codec.name, two[k / 3].name);
+        assert_true(a[k].seed == 41 + k % 3);
+        assert_int_equal(a[k].n, b[k].n);
+        assert_memory_equal(a[k].pts, b[k].pts, a[k].n * sizeof *a[k].pts);
+    }
+    /* run j of a codec is tc_train_run on seed + j: the same initialization
+     * and data order for every codec (step 0 is the same model) */
+    tc_acc_curve one;
+    o.seed = 42;
+    assert_int_equal(tc_train_run(&o, &two[1], 1, &one, &err), TC_OK);
+    assert_memory_equal(one.pts, a[4].pts, one.n * sizeof *one.pts);
+    assert_true(one.seed == 42);
+    assert_true(a[1].pts[0].test_acc == a[4].pts[0].test_acc);
+    tc_acc_curves_free(&one, 1);
+    tc_acc_curves_free(a, na);
+    tc_acc_curves_free(b, nb);
+    free(a);
+    free(b);
+    /* seeds out of range: refused before any training */
+    tiny_opts(&o);
+    o.seeds = TC_TRAIN_MAX_SEEDS + 1;
+    assert_int_equal(tc_train_seeds(&o, two, 2, 0, &a, &na, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "seeds"));
+    assert_null(a);
+    o.seeds = 2;
+    o.seed = (uint64_t)INT64_MAX;
+    assert_int_equal(tc_train_seeds(&o, two, 2, 0, &a, &na, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "2^63-1"));
+}
+
+/* A run that reaches 0.5 at step s and ends at fin: points (0, 0.1),
+ * (s, 0.5), (400, fin). */
+static tc_acc_point pts_store[64][3];
+static tc_acc_curve curve_at(int slot, const char *codec, uint64_t seed, double s, double fin)
+{
+    tc_acc_curve c;
+    memset(&c, 0, sizeof c);
+    tc_err err;
+    assert_int_equal(tc_codec_parse(codec, &c.codec, &err), TC_OK);
+    c.seed = seed;
+    c.n = 3;
+    c.pts = pts_store[slot];
+    c.pts[0] = (tc_acc_point){0, 0.1, 2.3};
+    c.pts[1] = (tc_acc_point){(uint32_t)s, 0.5, 1.0};
+    c.pts[2] = (tc_acc_point){400, fin, 0.5};
+    return c;
+}
+
+static void statistics_pair_run_j_with_bf16s_run_j(void **state)
+{
+    (void)state;
+    const double sb[3] = {100, 120, 90}, sk[3] = {150, 130, 120}, fb[3] = {0.80, 0.82, 0.81};
+    tc_acc_curve c[9];
+    for (int j = 0; j < 3; j++) {
+        c[j] = curve_at(j, "bf16", 7 + j, sb[j], fb[j]);
+        c[3 + j] = curve_at(3 + j, "topk:ratio=0.01", 7 + j, sk[j], 0.78);
+        c[6 + j] = curve_at(6 + j, "signsgd", 7 + j, 200, 0.45);
+        c[6 + j].pts[1].test_acc = 0.3; /* never 0.5 */
+    }
+    tc_acc_stats st;
+    tc_err err;
+    assert_int_equal(tc_acc_stats_compute(c, 9, 0.5, &st, &err), TC_OK);
+    assert_int_equal(st.n, 3);
+    assert_int_equal(st.ref, 0);
+    assert_int_equal(st.runs, 3);
+    assert_true(st.target == 0.5 && st.target_given);
+    assert_true(fabs(st.ref_final - 0.81) < 1e-12);
+    const tc_acc_codec_stats *b = &st.codecs[0], *k = &st.codecs[1], *n = &st.codecs[2];
+    assert_true(b->ratio == 1 && b->ratio_lo == 1 && b->ratio_hi == 1);
+    double d[3];
+    for (int j = 0; j < 3; j++)
+        d[j] = log(sk[j] / sb[j]);
+    tc_stat_ci ci;
+    tc_stat_mean_ci(d, 3, 0.95, &ci);
+    assert_true(fabs(k->ratio - exp(ci.mean)) < 1e-12);
+    assert_true(fabs(k->ratio_lo - exp(ci.lo)) < 1e-12);
+    assert_true(fabs(k->ratio_hi - exp(ci.hi)) < 1e-12);
+    assert_true(fabs(k->steps_mean - 400.0 / 3) < 1e-9);
+    assert_true(k->same_seeds && k->reached == 3);
+    assert_true(fabs(k->dfinal - (0.78 - 0.81)) < 1e-12);
+    assert_int_equal(n->reached, 0);
+    assert_true(isnan(n->ratio) && isnan(n->steps_mean));
+    assert_true(fabs(n->final_mean - 0.45) < 1e-12);
+    assert_ptr_equal(tc_acc_stats_find(&st, "signsgd"), n);
+    tc_acc_stats_free(&st);
+    /* the default target: 99% of bf16's seed-mean final accuracy */
+    c[0].pts[2].test_acc = c[1].pts[2].test_acc = c[2].pts[2].test_acc = 0.5;
+    c[0].pts[1].test_acc = c[1].pts[1].test_acc = c[2].pts[1].test_acc = 0.49;
+    assert_int_equal(tc_acc_stats_compute(c, 9, 0, &st, &err), TC_OK);
+    assert_true(fabs(st.target - TC_TARGET_FRACTION * 0.5) < 1e-12 && !st.target_given);
+    tc_acc_stats_free(&st);
+}
+
+static void statistics_refuse_what_they_cannot_pair(void **state)
+{
+    (void)state;
+    tc_acc_curve c[5];
+    c[0] = curve_at(10, "bf16", 1, 100, 0.8);
+    c[1] = curve_at(11, "bf16", 2, 110, 0.8);
+    c[2] = curve_at(12, "int8", 1, 100, 0.8);
+    c[3] = curve_at(13, "int8", 2, 100, 0.8);
+    c[4] = curve_at(14, "int8", 3, 100, 0.8);
+    tc_acc_stats st;
+    tc_err err = {{0}};
+    assert_int_equal(tc_acc_stats_compute(c, 5, 0.5, &st, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "codec 'int8' has 3 runs and bf16 2"));
+    assert_int_equal(tc_acc_stats_compute(c + 2, 3, 0.5, &st, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "no bf16"));
+    /* a target bf16 does not reach, on one of its seeds */
+    c[1].pts[2].test_acc = 0.6;
+    assert_int_equal(tc_acc_stats_compute(c, 4, 0.7, &st, &err), TC_EINVAL);
+    if (!strstr(err.msg, "the baseline (bf16) does not reach the target accuracy 0.7000 on seed 2 (it ends at "
+                         "0.6000"))
+        fail_msg("%s", err.msg);
+    assert_null(strchr(err.msg, '\n'));
+    /* a target the initial model already has */
+    assert_int_equal(tc_acc_stats_compute(c, 4, 0.05, &st, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "at step 0"));
+    assert_null(st.codecs);
+}
+
+/* A file with seeds and statistics reads back; statistics that do not
+ * follow from the curves, runs that do not match the seeds, are refused
+ * naming the field. */
+static void accuracy_file_records_seeds_and_checks_its_statistics(void **state)
+{
+    fixture *f = *state;
+    tc_acc_curve c[4];
+    c[0] = curve_at(20, "bf16", 5, 100, 0.8);
+    c[1] = curve_at(21, "bf16", 6, 140, 0.82);
+    c[2] = curve_at(22, "int8", 5, 110, 0.79);
+    c[3] = curve_at(23, "int8", 6, 120, 0.81);
+    tc_train_opts o = f->o;
+    o.steps = 400;
+    o.seed = 5;
+    o.target = 0.5;
+    char path[128];
+    tmp_path(f, "seeds.json", path, sizeof path);
+    tc_err err;
+    assert_int_equal(tc_acc_write(path, &o, c, 4, &err), TC_OK);
+    tc_train_opts r;
+    tc_acc_curve *out;
+    size_t n;
+    if (tc_acc_read(path, &r, &out, &n, &err))
+        fail_msg("%s", err.msg);
+    assert_int_equal(n, 4);
+    assert_int_equal(r.seeds, 2);
+    assert_true(r.target == 0.5);
+    assert_true(out[1].seed == 6 && out[3].seed == 6);
+    tc_acc_curves_free(out, n);
+    free(out);
+    /* the recorded statistics are those of tc_acc_stats_compute */
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    assert_non_null(j);
+    json_t *sc = json_array_get(json_object_get(json_object_get(j, "statistics"), "codecs"), 1);
+    tc_acc_stats st;
+    assert_int_equal(tc_acc_stats_compute(c, 4, 0.5, &st, &err), TC_OK);
+    assert_true(json_real_value(json_object_get(sc, "steps_ratio")) == st.codecs[1].ratio);
+    assert_true(json_real_value(json_object_get(sc, "steps_ratio_hi")) == st.codecs[1].ratio_hi);
+    tc_acc_stats_free(&st);
+    /* an edited ratio */
+    json_object_set_new(sc, "steps_ratio", json_real(0.5));
+    char *text = json_dumps(j, 0);
+    expect_rejected(path, text, "statistics.codecs[1].steps_ratio: 0.5 does not follow from the curves");
+    free(text);
+    json_decref(j);
+    /* runs that do not match "seeds"; a run without its seed; a seed twice */
+    j = json_load_file(path, 0, &je);
+    assert_non_null(j);
+    json_object_set_new(j, "seeds", json_integer(3));
+    text = json_dumps(j, 0);
+    expect_rejected(path, text, "curves: codec 'bf16' has 2 runs, the file declares 3 seeds");
+    free(text);
+    json_object_set_new(j, "seeds", json_integer(2));
+    json_object_del(json_array_get(json_object_get(j, "curves"), 2), "seed");
+    text = json_dumps(j, 0);
+    expect_rejected(path, text, "curves[2].seed: missing");
+    free(text);
+    json_object_set_new(json_array_get(json_object_get(j, "curves"), 2), "seed", json_integer(6));
+    text = json_dumps(j, 0);
+    expect_rejected(path, text, "curves[3].seed: codec 'int8' has seed 6 twice");
+    free(text);
+    json_decref(j);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -500,11 +746,16 @@ int main(void)
         cmocka_unit_test(same_seed_gives_the_identical_curve_and_another_seed_does_not),
         cmocka_unit_test(fp32_curve_does_not_depend_on_bucketing),
         cmocka_unit_test(compressed_training_works_in_several_buckets),
+        cmocka_unit_test(powersgd_trains_as_fp32_until_start),
         cmocka_unit_test(invalid_training_options_are_refused),
         cmocka_unit_test(steps_to_interpolates_the_first_crossing),
         cmocka_unit_test(accuracy_file_round_trips),
         cmocka_unit_test(accuracy_file_that_does_not_match_says_what_and_where),
         cmocka_unit_test(accuracy_file_of_a_real_run_reads_back),
+        cmocka_unit_test(seeds_run_every_codec_on_each_seed_whatever_the_threads),
+        cmocka_unit_test(statistics_pair_run_j_with_bf16s_run_j),
+        cmocka_unit_test(statistics_refuse_what_they_cannot_pair),
+        cmocka_unit_test(accuracy_file_records_seeds_and_checks_its_statistics),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

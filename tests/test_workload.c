@@ -225,8 +225,11 @@ static double coll(const tc_topo *t, tc_op op, uint32_t p, double bytes)
 }
 
 /* Every bucket's network time is its codec's collectives through the
- * evaluator: PowerSGD's two all-reduces, FP32's one. Eight layers of exactly
- * 25 MiB make eight identical buckets. */
+ * evaluator: batched PowerSGD's two all-reduces, FP32's one. Eight layers of
+ * exactly 25 MiB make eight identical buckets. A custom model has no tensor
+ * shapes: per-tensor PowerSGD takes each bucket as one matrix, the same two
+ * all-reduces (its empty all-reduce of uncompressed tensors is not
+ * launched). */
 static void powersgd_pays_two_collectives(void **state)
 {
     (void)state;
@@ -234,22 +237,60 @@ static void powersgd_pays_two_collectives(void **state)
     char m[96];
     snprintf(m, sizeof m, "params=%.0f,layers=8,flops=1T", 8 * TC_DDP_BUCKET_BYTES / 4);
     tc_workload w = workload(m, 64);
-    tc_codec_spec ps = codec("powersgd");
+    tc_codec_spec ps = codec("powersgd-batched");
     tc_codec_wire wc;
     uint64_t d = (uint64_t)(TC_DDP_BUCKET_BYTES / 4);
     tc_codec_wire_cost(&ps, d, 64, &wc);
     assert_int_equal(wc.collectives, 2);
-    tc_codec_iter it = iterate(t, &w, "powersgd", 0);
-    assert_int_equal(it.nbuckets, 8);
-    assert_int_equal(it.collectives, 2);
-    rel(it.t.comm_s, 8 * (coll(t, wc.op, 64, wc.size[0]) + coll(t, wc.op, 64, wc.size[1])), 1e-12, "powersgd network");
-    near(it.coll_bytes, 8 * (wc.size[0] + wc.size[1]), "powersgd bytes");
+    const char *kinds[2] = {"powersgd-batched", "powersgd"};
+    for (int k = 0; k < 2; k++) {
+        tc_codec_iter it = iterate(t, &w, kinds[k], 0);
+        assert_int_equal(it.nbuckets, 8);
+        assert_int_equal(it.collectives, 2);
+        rel(it.t.comm_s, 8 * (coll(t, wc.op, 64, wc.size[0]) + coll(t, wc.op, 64, wc.size[1])), 1e-12,
+            "powersgd network");
+        near(it.coll_bytes, 8 * (wc.size[0] + wc.size[1]), "powersgd bytes");
+    }
+    tc_codec_iter it;
     it = iterate(t, &w, "fp32", 0);
     rel(it.t.comm_s, 8 * coll(t, TC_OP_ALLREDUCE, 64, TC_DDP_BUCKET_BYTES), 1e-12, "fp32 network");
     near(it.t.codec_s, 0, "fp32 does no codec work");
     /* A throughput given overrides the roofline: 1 GB/s over 8 x 25 MiB. */
     it = iterate(t, &w, "bf16", 1e9);
     rel(it.t.codec_s, 8 * TC_DDP_BUCKET_BYTES / 1e9, 1e-12, "given throughput");
+    tc_topo_free(t);
+}
+
+/* Per-tensor PowerSGD on ResNet-50 (the zoo's 161 tensors laid over the
+ * equal-layer buckets, each bucket carrying its share of them): the
+ * iteration's bytes are the model's, 4 (U + r (sum rows + sum cols)) with
+ * U = 54,120 floats all-reduced as they are, sum rows = 27,560 and
+ * sum cols = 54,931 (tests/test_powersgd.c), three all-reduces per bucket;
+ * its first `start` steps cost an fp32 iteration, and compress charges
+ * them so (tc_tta_phased_s). */
+static void per_tensor_powersgd_carries_the_models_tensors(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=8x8,up=1x8,bw=100Gbps");
+    tc_workload w = workload("resnet50", 64);
+    for (uint32_t r = 1; r <= 4; r *= 2) {
+        char spec[64];
+        snprintf(spec, sizeof spec, "powersgd:rank=%u", r);
+        tc_codec_iter it = iterate(t, &w, spec, 0);
+        rel(it.coll_bytes, 4 * (54120 + r * (27560.0 + 54931.0)), 1e-12, "per-tensor bytes");
+        assert_int_equal(it.collectives, 3);
+        assert_int_equal(it.plain_steps, 1000);
+        near(it.plain_iter_s, iterate(t, &w, "fp32", 0).t.iter_s, "plain steps are fp32's");
+        tc_codec_iter b = iterate(t, &w, "powersgd-batched:rank=1", 0);
+        assert_true(b.coll_bytes < it.coll_bytes / 4);
+    }
+    tc_codec_iter z = iterate(t, &w, "powersgd:rank=2,start=0", 0);
+    assert_int_equal(z.plain_steps, 0);
+    near(z.plain_iter_s, 0, "no plain steps");
+    /* 1,000 plain steps then the rest compressed; fewer steps: all plain */
+    near(tc_tta_phased_s(3000, 1.0, 1000, 2.0), 1000 * 2.0 + 2000 * 1.0, "phased");
+    near(tc_tta_phased_s(600, 1.0, 1000, 2.0), 600 * 2.0, "all plain");
+    near(tc_tta_phased_s(600, 1.0, 0, 2.0), 600 * 1.0, "none plain");
     tc_topo_free(t);
 }
 
@@ -299,31 +340,35 @@ static void steps_ratio_carries_to_time_to_accuracy(void **state)
     assert_true(isnan(r[2].speedup_bf16));
 }
 
-static void steps_ratios_from_curves(void **state)
+/* An interval on the steps ratio carries over to the time to accuracy and,
+ * inverted, to the speedup over bf16; the verdict reads the speedup's
+ * interval against 1 and nothing else. */
+static void steps_ratio_interval_carries_to_the_speedup_and_the_verdict(void **state)
 {
     (void)state;
-    tc_acc_point p32[] = {{0, 0.1, 0}, {100, 0.5, 0}, {200, 0.8, 0}, {300, 0.9, 0}, {400, 1.0, 0}};
-    tc_acc_point pk[] = {{0, 0.1, 0}, {100, 0.3, 0}, {200, 0.5, 0}, {300, 0.7, 0}, {400, 0.95, 0}};
-    tc_acc_point pn[] = {{0, 0.1, 0}, {400, 0.5, 0}};
-    tc_acc_curve c[3] = {{.n = 5, .pts = pk}, {.n = 5, .pts = p32}, {.n = 2, .pts = pn}};
-    c[0].codec = codec("topk:ratio=0.01");
-    c[1].codec = codec("fp32");
-    c[2].codec = codec("signsgd");
-    double target, ratio[3];
-    size_t ref;
-    tc_err err = {{0}};
-    assert_int_equal(tc_steps_ratios(c, 3, 0, &target, &ref, ratio, &err), TC_OK);
-    assert_int_equal(ref, 1);
-    near(target, 0.95, "target = 95% of the reference's final accuracy");
-    near(ratio[1], 1, "reference");
-    near(ratio[0], 400.0 / 350, "topk ratio");
-    near(ratio[2], -1, "never reaches");
-    assert_int_equal(tc_steps_ratios(c, 3, 0.8, &target, &ref, ratio, &err), TC_OK);
-    near(ratio[0], 340.0 / 200, "given target");
-    assert_int_equal(tc_steps_ratios(c, 3, 0.99999, &target, &ref, ratio, &err), TC_OK);
-    assert_int_equal(tc_steps_ratios(c, 3, 1.5, &target, &ref, ratio, &err), TC_EINVAL);
-    c[1].codec = codec("int8");
-    assert_int_equal(tc_steps_ratios(c, 3, 0, &target, &ref, ratio, &err), TC_EINVAL);
+    double iter[4] = {2.0, 1.2, 0.8, 0.5}; /* fp32, bf16, a codec, one with one seed */
+    double ratio[4] = {1.1, 1, 1.25, 1.0}, lo[4] = {1.0, 1, 1.1, 0}, hi[4] = {1.2, 1, 1.6, INFINITY};
+    tc_tta r[4];
+    tc_tta_compute_ci(iter, ratio, lo, hi, 4, 1000, 1, 0, r);
+    near(r[2].tta_lo_s, 0.8 * 1000 * 1.1, "tta lo");
+    near(r[2].tta_hi_s, 0.8 * 1000 * 1.6, "tta hi");
+    near(r[2].speedup_bf16, 1.2 / (0.8 * 1.25), "speedup");
+    near(r[2].speedup_bf16_lo, 1.2 / (0.8 * 1.6), "speedup lo: from the ratio's upper end");
+    near(r[2].speedup_bf16_hi, 1.2 / (0.8 * 1.1), "speedup hi: from the ratio's lower end");
+    assert_true(r[1].speedup_bf16_lo == 1 && r[1].speedup_bf16_hi == 1);
+    assert_true(r[3].speedup_bf16_lo == 0 && isinf(r[3].speedup_bf16_hi)); /* no interval: holds 1 */
+    assert_int_equal(tc_verdict_of(r[2].speedup_bf16_lo, r[2].speedup_bf16_hi), TC_VERDICT_SAME); /* 0.94..1.36 */
+    assert_int_equal(tc_verdict_of(r[3].speedup_bf16_lo, r[3].speedup_bf16_hi), TC_VERDICT_SAME);
+    assert_int_equal(tc_verdict_of(r[0].speedup_bf16_lo, r[0].speedup_bf16_hi), TC_VERDICT_SLOWER);
+    assert_int_equal(tc_verdict_of(1.0000001, 3), TC_VERDICT_FASTER);
+    assert_int_equal(tc_verdict_of(0.2, 0.9999999), TC_VERDICT_SLOWER);
+    assert_int_equal(tc_verdict_of(1, 1), TC_VERDICT_SAME);
+    assert_int_equal(tc_verdict_of(NAN, NAN), TC_VERDICT_NEVER);
+    assert_string_equal(tc_verdict_name(TC_VERDICT_SAME), "indistinguishable");
+    /* Without intervals the ends are the point. */
+    tc_tta_compute(iter, ratio, 4, 1000, 1, 0, r);
+    assert_true(r[2].speedup_bf16_lo == r[2].speedup_bf16 && r[2].speedup_bf16_hi == r[2].speedup_bf16);
+    assert_true(r[2].tta_lo_s == r[2].tta_s && r[2].tta_hi_s == r[2].tta_s);
 }
 
 /* Sweeping the fabric bandwidth: a compressing codec's advantage over BF16
@@ -565,9 +610,10 @@ int main(void)
         cmocka_unit_test(buckets_follow_ddp_assignment),
         cmocka_unit_test(models_parse),
         cmocka_unit_test(powersgd_pays_two_collectives),
+        cmocka_unit_test(per_tensor_powersgd_carries_the_models_tensors),
         cmocka_unit_test(allgather_codec_cost_grows_with_workers),
         cmocka_unit_test(steps_ratio_carries_to_time_to_accuracy),
-        cmocka_unit_test(steps_ratios_from_curves),
+        cmocka_unit_test(steps_ratio_interval_carries_to_the_speedup_and_the_verdict),
         cmocka_unit_test(sweep_crossover_is_monotone),
         cmocka_unit_test(workers_beyond_endpoints_refused),
     };

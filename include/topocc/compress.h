@@ -24,7 +24,8 @@ typedef enum {
     TC_CODEC_TOPK,        /* values + indices, carried by all-gather */
     TC_CODEC_TOPK_SHARED, /* one index set for all workers, values all-reduced */
     TC_CODEC_RANDK,       /* k coordinates chosen by a shared seed */
-    TC_CODEC_POWERSGD,    /* rank-r low-rank approximation, two all-reduces, warm start */
+    TC_CODEC_POWERSGD,    /* PyTorch's powerSGD_hook: a rank-r approximation per tensor, three all-reduces */
+    TC_CODEC_POWERSGD_BATCHED, /* PyTorch's batched_powerSGD_hook: the bucket as one matrix, two all-reduces */
     TC_CODEC_SIGNSGD,     /* signs + scale, carried by all-gather, error feedback */
     TC_CODEC_COUNT
 } tc_codec_kind;
@@ -33,11 +34,16 @@ typedef enum {
 typedef struct tc_codec_spec {
     tc_codec_kind kind;
     double ratio;          /* topk, topk-shared, randk: fraction of coordinates kept (default 0.01) */
-    uint32_t rank;         /* powersgd: rank r (default 4) */
+    uint32_t rank;         /* powersgd, powersgd-batched: rank r (default 4) */
+    uint32_t start;        /* powersgd, powersgd-batched: steps 0 .. start-1 run the plain fp32 all-reduce
+                              (default 1000, the hook's start_powerSGD_iter) */
+    double min_rate;       /* powersgd: a tensor is compressed only if (rows + cols) r min_rate < rows cols
+                              (default 2, the hook's min_compression_rate) */
     uint32_t bits;         /* thc: bits per table index (default 4, 1..8); int8 = 8, int4 = 4 */
-    bool error_feedback;   /* default: on for the biased codecs (topk, topk-shared, randk, powersgd, signsgd) */
+    bool error_feedback;   /* default: on for the biased codecs (topk, topk-shared, randk, powersgd,
+                              powersgd-batched, signsgd) */
     uint64_t seed;         /* shared seed (default 1) */
-    char name[64];         /* canonical form, e.g. "topk:ratio=0.01" */
+    char name[96];         /* canonical form, e.g. "topk:ratio=0.01" */
 } tc_codec_spec;
 
 const char *tc_codec_kind_name(tc_codec_kind k);  /* "fp32", "topk-shared", ... */
@@ -47,15 +53,18 @@ void tc_codec_defaults(tc_codec_kind k, tc_codec_spec *out);
  * the kind's main parameter always, seed and ef only where not default. */
 void tc_codec_spec_name(tc_codec_spec *c);
 /* Parses "fp32", "bf16", "topk:ratio=0.01", "powersgd:rank=4", "thc:bits=4",
- * "randk:ratio=0.05,seed=7", "topk:ratio=0.01,ef=0". Errors name the codec
+ * "randk:ratio=0.05,seed=7", "topk:ratio=0.01,ef=0",
+ * "powersgd:rank=2,start=0,min_rate=2", "powersgd-batched:rank=1". Errors name the codec
  * or key and list what is accepted. */
 tc_status tc_codec_parse(const char *s, tc_codec_spec *out, tc_err *err);
 
 /* What one bucket of d float32 coordinates costs on the wire for n workers. */
 typedef struct tc_codec_wire {
     tc_op op;              /* TC_OP_ALLREDUCE or TC_OP_ALLGATHER */
-    uint32_t collectives;  /* how many collectives of that op (PowerSGD: 2) */
-    double size[2];        /* each collective's size, nccl-tests convention (all-gather: the gathered output) */
+    uint32_t collectives;  /* how many collectives of that op, in order (powersgd: 3, the uncompressed
+                              tensors, all P, all Q; powersgd-batched: 2, P and Q) */
+    double size[3];        /* each collective's size, nccl-tests convention (all-gather: the gathered output);
+                              a size of 0 is a collective with nothing to carry, which is not launched */
     double bits_per_coord; /* total wire bits of one worker's contribution per coordinate (reporting) */
     const char *integer_sums; /* how the codec handles integer sum growth, one line; NULL if not integer */
 } tc_codec_wire;
@@ -63,7 +72,9 @@ typedef struct tc_codec_wire {
 /* Bytes on the wire for d coordinates and n workers. An all-reduce of b-bit
  * integers over n workers needs ceil((b + ceil(log2 n)) / 8) bytes per
  * coordinate (the sum must not overflow): int8 over 64 workers costs as much
- * as BF16. */
+ * as BF16. PowerSGD's figures are those of a compressed step (its first
+ * `start` steps cost fp32's); per-tensor powersgd, given only d, takes the
+ * bucket as one tensor (tc_codec_wire_cost_shaped). */
 void tc_codec_wire_cost(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_codec_wire *out);
 
 /* Memory traffic of encode + decode, bytes per coordinate (reads and writes
@@ -115,18 +126,124 @@ void tc_codec_free(tc_codec *c);
  * collective's semantics (integer sums, gathered sparse sets, ...), and the
  * decoded mean (sum / n) is written to out (d floats), which every worker
  * applies; each worker's error feedback becomes (its input + memory) minus
- * what its own contribution decodes to. step feeds the shared seeds.
- * grads are not modified. */
+ * what its own contribution decodes to (PowerSGD: minus the decoded mean,
+ * as the hooks do). step feeds the shared seeds and is the iteration
+ * (0, 1, ...): PowerSGD's first `start` steps are plain all-reduces
+ * (tc_codec_plain_step). grads are not modified. */
 tc_status tc_codec_aggregate(tc_codec *c, const float *const *grads, float *out, uint64_t step, tc_err *err);
 /* Coordinates per bucket (d of tc_codec_create). */
 uint64_t tc_codec_dim(const tc_codec *c);
 /* Worker w's error-feedback memory (d floats), NULL when the codec has none. */
 const float *tc_codec_memory(const tc_codec *c, uint32_t worker);
 
-/* Single-threaded encode+decode throughput of c on this machine: bytes of
- * float32 input per second, measured over about `seconds`, with d
- * coordinates per call. Also measures memcpy bandwidth in the same run
- * (copy_Bps: bytes copied per second) for comparison. */
+/* ---- per-tensor codecs: PowerSGD as PyTorch's powerSGD_hook -----------
+ *
+ * `powersgd` follows powerSGD_hook and `powersgd-batched` batched_powerSGD_hook
+ * (torch/distributed/algorithms/ddp_comm_hooks/powerSGD_hook.py, PyTorch
+ * v1.13.1; docs/MODEL.md, "Compression codecs"). powerSGD_hook needs the
+ * bucket's tensors: each is viewed as tensor.view(shape[0], -1) and
+ * compressed on its own or all-reduced as it is. A bucket known only by its
+ * size d (tc_codec_create, tc_codec_wire_cost) is taken as one tensor, the
+ * a x b matrix of powersgd-batched (b = ceil(sqrt d), a = ceil(d / b), the
+ * last row partial). */
+
+/* One gradient tensor as powerSGD_hook views it: a row-major rows x cols
+ * matrix, rows = shape[0] and cols the product of the other dimensions (a
+ * 1-D tensor of length L is L x 1; a convolution weight [out, in, kh, kw]
+ * is out x (in kh kw)). */
+typedef struct tc_codec_tensor {
+    uint64_t rows, cols;
+} tc_codec_tensor;
+
+/* True for the kinds that use the bucket's tensor shapes (powersgd). */
+bool tc_codec_per_tensor(tc_codec_kind k);
+
+/* The rank per-tensor PowerSGD gives a rows x cols tensor:
+ * r' = min(rows, cols, rank) if (rows + cols) r' min_rate < rows cols
+ * (powerSGD_hook's _should_compress), else 0: the tensor is all-reduced
+ * uncompressed (every 1-D tensor, and small ones). */
+uint32_t tc_codec_powersgd_rank(const tc_codec_spec *c, uint64_t rows, uint64_t cols);
+
+/* tc_codec_wire_cost of a bucket made of the nt tensors t (d = the sum of
+ * rows cols). powersgd: three all-reduces, size[0] = 4 x the elements of
+ * the uncompressed tensors, size[1] = 4 sum rows r', size[2] = 4 sum cols r'
+ * over the compressed ones. Other kinds: tc_codec_wire_cost(c, d, n). */
+void tc_codec_wire_cost_shaped(const tc_codec_spec *c, const tc_codec_tensor *t, size_t nt, uint32_t n,
+                               tc_codec_wire *out);
+
+/* tc_codec_create for a bucket made of the nt tensors t, laid out one after
+ * the other in its flat buffer (d = the sum of rows cols). Only powersgd
+ * uses the shapes; every other kind sees d coordinates. */
+tc_status tc_codec_create_shaped(const tc_codec_spec *c, const tc_codec_tensor *t, size_t nt, uint32_t n,
+                                 tc_codec **out, tc_err *err);
+
+/* Whether tc_codec_aggregate runs the plain all-reduce at this step: the
+ * PowerSGD kinds' steps 0 .. start-1, as the hooks' first start_powerSGD_iter
+ * iterations (the mean of the gradients, computed as fp32 does, the error
+ * feedback untouched). */
+bool tc_codec_plain_step(const tc_codec_spec *c, uint64_t step);
+
+/* ---- compute: what encode + decode costs a processor ---------------------
+ * Counted from the codecs' own kernels (docs/MODEL.md, "Compute"), per
+ * coordinate of the bucket: the bytes each pass moves over memory and the
+ * arithmetic. */
+typedef struct tc_codec_work {
+    double read, written;  /* bytes per coordinate a pass reads from / writes to a bucket-sized array */
+    double alloc;          /* bytes of lines written without being read first (a CPU reads them in) */
+    double vops;           /* vector lane operations per coordinate, as the C source writes them
+                              (arithmetic, logic, compares, selects, conversions, and the loads and
+                              stores of cache-resident blocks) */
+    double narrow;         /* lane operations done by 8-lane instructions (F16C, OpenBLAS's AVX2 kernels) */
+    double sops;           /* scalar operations per coordinate (per block, candidate, sampled index) */
+    uint32_t passes;       /* kernels that stream a bucket-sized array */
+} tc_codec_work;
+
+/* The path tc_codec_measure times: one worker (n = 1), decoded in place, the
+ * message kept in cache-sized blocks as a fused kernel keeps it. */
+void tc_codec_work_measured(const tc_codec_spec *c, uint64_t d, tc_codec_work *out);
+/* One worker's kernels on an accelerator for n workers: each kernel a pass
+ * over memory, the message written and read at its wire width, error
+ * feedback as c says, THC's transform at the published kernel's cost;
+ * read + written is tc_codec_bytes_touched. */
+void tc_codec_work_accel(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_codec_work *out);
+/* Where an accelerator's codec cost comes from, one line for reports. */
+const char *tc_codec_cost_source(const tc_codec_spec *c);
+
+/* A CPU core as the model sees it, measured by calibration kernels. */
+typedef struct tc_codec_rates {
+    double copy_Bps;       /* memcpy: bytes copied per second (12 bytes of traffic per 4 copied) */
+    double lane_ops;       /* lane operations per second: multiplies and adds on an L1-resident array */
+    double lanes;          /* float lanes of the kernels' vectors (tc_codec_cpu_lanes) */
+} tc_codec_rates;
+/* Float lanes of the codec kernels this CPU runs: 16 (x86-64-v4), 8 (v3), 4. */
+double tc_codec_cpu_lanes(void);
+/* Predicted seconds of w for d coordinates on r: memory (read + written +
+ * alloc) d / (3 copy_Bps) plus arithmetic (vops + narrow lanes / 8 + sops
+ * lanes) d / lane_ops. */
+double tc_codec_predict_s(const tc_codec_work *w, uint64_t d, const tc_codec_rates *r);
+
+/* Repeated measurements of one quantity. */
+typedef struct tc_codec_spread {
+    double min, median, max;
+} tc_codec_spread;
+
+typedef struct tc_codec_measurement {
+    tc_codec_spread enc_dec_Bps; /* bytes of float32 input per second */
+    tc_codec_spread copy_Bps;    /* memcpy of the bucket, bytes copied per second */
+    tc_codec_spread lane_ops;    /* the calibration kernel, lane operations per second */
+    size_t reps;                 /* repetitions of each */
+    tc_codec_rates rates;        /* the medians, and tc_codec_cpu_lanes */
+    tc_codec_work work;          /* tc_codec_work_measured */
+    double predicted_Bps;        /* 4 d / tc_codec_predict_s(work, d, rates) */
+} tc_codec_measurement;
+
+/* Single-threaded encode+decode throughput of c on this machine over about
+ * `seconds`, d coordinates per call, with, in the same run and alternating
+ * with it, memcpy of the bucket and the arithmetic calibration kernel, each
+ * timed in the thread's CPU time; the model's prediction from their medians. */
+tc_status tc_codec_measure_full(const tc_codec_spec *c, uint64_t d, double seconds, tc_codec_measurement *out,
+                                tc_err *err);
+/* tc_codec_measure_full's medians: enc_dec_Bps and copy_Bps. */
 tc_status tc_codec_measure(const tc_codec_spec *c, uint64_t d, double seconds, double *enc_dec_Bps, double *copy_Bps,
                            tc_err *err);
 

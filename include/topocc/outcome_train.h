@@ -15,12 +15,15 @@
 
 /* ---- codec-bench ----------------------------------------------------------
  * Encode + decode throughput measured on one core of this machine next to
- * memcpy bandwidth measured in the same run, and the roofline estimates. */
+ * the calibration kernels measured in the same run (memcpy bandwidth, the
+ * arithmetic rate), the cost model's prediction from them, and the
+ * accelerators' multi-pass rooflines. */
 typedef struct tc_codec_bench_row {
     tc_codec_spec codec;
-    double enc_dec_Bps;      /* measured: bytes of float32 input per second */
-    double copy_Bps;         /* measured: memcpy bytes per second */
-    double h100_Bps, tpu_Bps; /* roofline estimates (tc_codec_accel_throughput) */
+    double enc_dec_Bps;      /* measured: bytes of float32 input per second (median) */
+    double copy_Bps;         /* measured: memcpy bytes per second (median) */
+    tc_codec_measurement m;  /* spreads, rates, the counted work, predicted_Bps */
+    double h100_Bps, tpu_Bps; /* multi-pass rooflines (tc_codec_accel_throughput) */
 } tc_codec_bench_row;
 
 typedef struct tc_codec_bench_out {
@@ -36,13 +39,16 @@ tc_status tc_run_codec_bench(const tc_scenario *s, const tc_run_opts *ro, tc_cod
 void tc_codec_bench_out_free(tc_codec_bench_out *out);
 
 /* ---- train-accuracy -------------------------------------------------------
- * Test accuracy against steps, one curve per codec (topocc/train.h). */
+ * Test accuracy against steps, one curve per codec and seed, and the
+ * statistics over the seeds against bf16 (topocc/train.h). */
 typedef struct tc_train_accuracy_out {
     tc_train_opts opts;      /* as run, defaults filled; model and data_dir point into the fields below */
     char model[16];
     char data_dir[4096];
+    bool bf16_added;         /* bf16 was not among the codecs: trained as the reference */
     size_t n;
-    tc_acc_curve *curves;    /* n curves, owned */
+    tc_acc_curve *curves;    /* n curves, owned: codec i's run on seed j at [i * opts.seeds + j] */
+    tc_acc_stats stats;      /* owned */
 } tc_train_accuracy_out;
 
 tc_status tc_run_train_accuracy(const tc_scenario *s, const tc_run_opts *ro, tc_train_accuracy_out **out,
@@ -59,10 +65,14 @@ typedef struct tc_compress_row {
     tc_codec_spec codec;
     bool requested;          /* among the scenario's codecs (not only an added baseline) */
     double thr_given;        /* encode + decode throughput given, bytes/s (0: the roofline) */
-    double steps_ratio;      /* steps to the target over the reference's; < 0: never reaches it */
+    double steps_ratio;      /* steps to the target over bf16's; < 0: does not reach it (on every run) */
+    double ratio_lo, ratio_hi; /* its TC_ACC_LEVEL interval (measured); the ratio itself where given or assumed */
     const char *ratio_source; /* "measured", "given", "assumed" (static) */
+    uint32_t runs, reached;  /* measured: runs (seeds) and those that reach the target; 0 otherwise */
+    double final_acc;        /* measured: mean final test accuracy over the runs; NAN otherwise */
     tc_codec_iter it;
     tc_tta tta;
+    tc_verdict verdict;      /* from tta's speedup interval over bf16 (tc_verdict_of) */
 } tc_compress_row;
 
 typedef struct tc_compress_out {
@@ -88,9 +98,11 @@ typedef struct tc_compress_out {
     /* accuracy */
     const char *acc_source;  /* "file" (compress.accuracy), "trained", "given" (static) */
     double target;           /* measured sources: the target used */
-    bool target_given;
-    char reference[16];      /* the reference curve's kind: "fp32" or "bf16" */
-    double reference_final;
+    bool target_given;       /* --target-acc, or the target the accuracy file was computed at */
+    char reference[16];      /* "bf16" */
+    double reference_final;  /* final accuracy of bf16's seed-mean curve */
+    uint32_t seeds;          /* measured: runs per codec */
+    bool same_seeds;         /* measured: every codec's run j on bf16's run j's seed (paired) */
     bool have_training;
     tc_train_opts training;  /* the training of the curves; model points to training_model, data_dir NULL */
     char training_model[16];
@@ -100,7 +112,10 @@ typedef struct tc_compress_out {
     double sweep_iter_s[TC_COMPRESS_MAX_RATES][TC_COMPRESS_MAX_CODECS];
     double sweep_tta_s[TC_COMPRESS_MAX_RATES][TC_COMPRESS_MAX_CODECS];
     double sweep_speedup[TC_COMPRESS_MAX_RATES][TC_COMPRESS_MAX_CODECS];
-    double crossover_Bps[TC_COMPRESS_MAX_CODECS]; /* tc_crossover_bw with TC_BEAT_THRESHOLD */
+    double sweep_speedup_lo[TC_COMPRESS_MAX_RATES][TC_COMPRESS_MAX_CODECS];
+    double sweep_speedup_hi[TC_COMPRESS_MAX_RATES][TC_COMPRESS_MAX_CODECS];
+    tc_verdict sweep_verdict[TC_COMPRESS_MAX_RATES][TC_COMPRESS_MAX_CODECS];
+    double crossover_Bps[TC_COMPRESS_MAX_CODECS]; /* faster below: tc_crossover_bw on the interval's lower end, 1 */
 } tc_compress_out;
 
 tc_status tc_run_compress(const tc_scenario *s, const tc_run_opts *ro, tc_compress_out **out, tc_err *err);

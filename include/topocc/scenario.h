@@ -221,7 +221,7 @@ typedef struct tc_scenario {
     double mfu;                         /* 0: the model's */
     double bucket_bytes;                /* 0: TC_DDP_BUCKET_BYTES */
     bool offload, sweep_bw;
-    double target_acc;                  /* 0: the default rule (0.95 x the reference's final) */
+    double target_acc;                  /* 0: the accuracy file's given target, else 0.99 x bf16's seed-mean final */
     tc_scn_codec_value steps_ratio[TC_SCN_MAX_CODECS];
     int nsteps_ratio;
     tc_scn_codec_value throughput[TC_SCN_MAX_CODECS];

@@ -20,7 +20,10 @@ typedef struct tc_train_opts {
     uint32_t steps;           /* default 2000 */
     uint32_t eval_every;      /* test accuracy every this many steps (default 100) */
     double lr;                /* SGD learning rate (default 0.05), momentum 0.9 */
-    uint64_t seed;            /* default 1 */
+    uint64_t seed;            /* the first seed (default 1) */
+    uint32_t seeds;           /* tc_train_seeds: runs per codec, on seeds seed, seed + 1, ... (default
+                                 TC_TRAIN_DEFAULT_SEEDS) */
+    double target;            /* target accuracy of the statistics (0: the default rule, tc_acc_stats) */
     uint32_t train_subset;    /* use the first N training images (0: all 60,000) */
     uint32_t test_subset;     /* evaluate on the first N test images (0: all 10,000) */
     uint64_t bucket_bytes;    /* DDP bucket size (default 25 MB) */
@@ -30,6 +33,8 @@ typedef struct tc_train_opts {
 } tc_train_opts;
 
 #define TC_TRAIN_DEFAULT_HIDDEN 128
+#define TC_TRAIN_DEFAULT_SEEDS 5
+#define TC_TRAIN_MAX_SEEDS 1000
 
 /* Fills the defaults above into o (fields left 0/NULL). */
 void tc_train_defaults(tc_train_opts *o);
@@ -43,26 +48,42 @@ typedef struct tc_acc_point {
 
 typedef struct tc_acc_curve {
     tc_codec_spec codec;
+    uint64_t seed;            /* of the run (initialization and data order) */
     size_t n;
     tc_acc_point *pts;
 } tc_acc_curve;
 
-/* Trains once per codec (same seed, same data order) and records test
- * accuracy against steps: a point at step 0 (the initial model), every
- * eval_every steps and at the last step. curves[i] (caller's array of
- * ncodecs) receives codec i's curve. Errors: a missing data set ("install
- * the Debian package dataset-fashion-mnist"), a corrupt IDX header, invalid
- * options (then no curve is left allocated). */
+/* Trains once per codec on o->seed (same initialization, same data order)
+ * and records test accuracy against steps: a point at step 0 (the initial
+ * model), every eval_every steps and at the last step. curves[i] (caller's
+ * array of ncodecs) receives codec i's curve. o->seeds is not used. Errors:
+ * a missing data set ("install the Debian package dataset-fashion-mnist"),
+ * a corrupt IDX header, invalid options (then no curve is left allocated). */
 tc_status tc_train_run(const tc_train_opts *o, const tc_codec_spec *codecs, size_t ncodecs, tc_acc_curve *curves,
                        tc_err *err);
+
+/* tc_train_run on each of the seeds o->seed, o->seed + 1, ...,
+ * o->seed + o->seeds - 1: *curves (allocated, *n = ncodecs * seeds; free
+ * with tc_acc_curves_free then free) holds codec i's run on seed j at
+ * [i * seeds + j], so that run j of every codec shares its initialization
+ * and data order with run j of every other (paired runs). The runs are
+ * spread over `threads` threads (0: one per online CPU); the curves do not
+ * depend on it. */
+tc_status tc_train_seeds(const tc_train_opts *o, const tc_codec_spec *codecs, size_t ncodecs, uint32_t threads,
+                         tc_acc_curve **curves, size_t *n, tc_err *err);
 /* Frees the points of curves[0..n) (not the array itself). */
 void tc_acc_curves_free(tc_acc_curve *curves, size_t n);
 
-/* The accuracy file (JSON, docs/SCHEMA.md): written atomically, read back
- * with validation (a file that does not match says what and where, e.g.
- * "curves[2].points[5].test_acc: expected a number in [0,1]"). tc_acc_read
- * fills o (data_dir NULL) and allocates *curves: release it with
- * tc_acc_curves_free(*curves, *n) then free(*curves). */
+/* The accuracy file (JSON, docs/SCHEMA.md): the options, every run's curve
+ * (codec, seed, points) and the statistics over the seeds (those of
+ * tc_acc_stats_compute at o->target, or null where there are none).
+ * Written atomically, read back with validation (a file that does not match
+ * says what and where, e.g. "curves[2].points[5].test_acc: expected a
+ * number in [0,1]"; recorded statistics must be those the curves give).
+ * tc_acc_read fills o (data_dir NULL; seeds: runs per codec; target: the
+ * recorded target where it was given, else 0) and allocates *curves:
+ * release it with tc_acc_curves_free(*curves, *n) then free(*curves). A
+ * version 1 file (one run per codec, no seeds) reads as one seed. */
 tc_status tc_acc_write(const char *path, const tc_train_opts *o, const tc_acc_curve *curves, size_t n, tc_err *err);
 tc_status tc_acc_read(const char *path, tc_train_opts *o, tc_acc_curve **curves, size_t *n, tc_err *err);
 
@@ -78,5 +99,60 @@ tc_status tc_acc_from_json(const struct json_t *root, const char *what, tc_train
  * between the two recorded points around it (the first point's step if it
  * already reaches it); a negative value if the curve never reaches it. */
 double tc_acc_steps_to(const tc_acc_curve *c, double target);
+/* The highest test accuracy along the curve. */
+double tc_acc_best(const tc_acc_curve *c);
+
+/* ---- statistics over seeds (docs/MODEL.md, "Seeds and intervals") ---- */
+
+/* The reference of every steps ratio is the bf16 codec; the default target
+ * is this fraction of the final accuracy of its seed-mean curve (late in
+ * training, where a codec that stalls shows). */
+#define TC_TARGET_FRACTION 0.99
+/* The confidence level of every interval. */
+#define TC_ACC_LEVEL 0.95
+
+/* One codec's runs against the reference's, run j paired with run j. */
+typedef struct tc_acc_codec_stats {
+    tc_codec_spec codec;
+    uint32_t runs;            /* seeds */
+    uint32_t reached;         /* runs that reach the target */
+    bool same_seeds;          /* run j has the reference's run j's seed, for every j */
+    double final_mean, final_sd;   /* final test accuracy over the runs (sd NAN for one run) */
+    double steps_mean;        /* mean steps to the target over the runs (NAN unless every run reaches it) */
+    /* The steps ratio: the per-run log(steps / reference steps), its mean
+     * and t-interval (tc_stat_mean_ci at TC_ACC_LEVEL), and their exp.
+     * NAN unless every run reaches the target; lo 0 and hi INFINITY for one
+     * run (no interval); exactly 1 for the reference itself. */
+    double log_mean, log_sd;
+    double ratio, ratio_lo, ratio_hi;
+    /* Final accuracy minus the reference's, paired: mean and t-interval. */
+    double dfinal, dfinal_lo, dfinal_hi;
+} tc_acc_codec_stats;
+
+typedef struct tc_acc_stats {
+    double target;            /* the target used */
+    bool target_given;        /* else TC_TARGET_FRACTION x ref_final */
+    double ref_final;         /* final accuracy of the reference's seed-mean curve */
+    size_t ref;               /* index of the reference (bf16) in codecs[] */
+    uint32_t runs;            /* runs per codec */
+    double level;             /* TC_ACC_LEVEL */
+    size_t n;
+    tc_acc_codec_stats *codecs; /* one per codec, in order of first appearance (owned) */
+} tc_acc_stats;
+
+/* The statistics of curves[0..n): grouped by codec name in order of first
+ * appearance, each codec's runs in order. The reference is the codec named
+ * "bf16" (bf16 with its defaults). target <= 0: TC_TARGET_FRACTION of the
+ * reference's seed-mean final accuracy. Errors (TC_EINVAL, one line): no
+ * bf16 curve; codecs with different numbers of runs; bf16 runs that end at
+ * different steps; a reference run that does not reach the target, or
+ * reaches it at step 0 (naming the seed and the accuracy it ends at). */
+tc_status tc_acc_stats_compute(const tc_acc_curve *curves, size_t n, double target, tc_acc_stats *out, tc_err *err);
+void tc_acc_stats_free(tc_acc_stats *s);
+/* The statistics as the accuracy file records them (docs/SCHEMA.md,
+ * "statistics"; new reference). */
+struct json_t *tc_acc_stats_json(const tc_acc_stats *s);
+/* The codec's statistics by name; NULL if absent. */
+const tc_acc_codec_stats *tc_acc_stats_find(const tc_acc_stats *s, const char *codec);
 
 #endif

@@ -22,8 +22,6 @@
 #define TC_DDP_BUCKET_BYTES (25.0 * 1048576.0)
 /* Default model FLOPs utilisation where a model does not state its own. */
 #define TC_DEFAULT_MFU 0.40
-/* Default target: this fraction of the reference run's final accuracy. */
-#define TC_TARGET_FRACTION 0.95
 
 /* ---- model zoo ---------------------------------------------------------- */
 
@@ -52,6 +50,13 @@ tc_status tc_model_parse(const char *s, tc_model *out, tc_err *err);
 /* Baseline steps to the target for w workers: train_samples / (batch * w),
  * or the custom model's steps. */
 double tc_model_baseline_steps(const tc_model *m, uint32_t workers);
+
+/* The parameter tensors of the zoo model of m's name (topocc/zoo.h), as
+ * PyTorch's powerSGD_hook views them (rows = shape[0], cols = the rest), in
+ * registration order, a transformer's blocks expanded layer by layer (each
+ * block's tensors, then the next block's). A custom model has no shapes:
+ * *n = 0 and *out NULL. *out is malloc'ed (free()). */
+tc_status tc_model_tensors(const tc_model *m, tc_codec_tensor **out, size_t *n, tc_err *err);
 
 /* ---- the iteration timeline -------------------------------------------- */
 
@@ -117,14 +122,16 @@ typedef struct tc_workload {
 typedef struct tc_codec_iter {
     tc_codec_spec codec;
     tc_op op;                /* the collective that carries it */
-    uint32_t collectives;    /* per bucket */
+    uint32_t collectives;    /* per bucket: the most that carry something (powersgd: up to 3) */
     double bits_per_coord;
     tc_algo algo;            /* the algorithm auto chose for the largest bucket's first collective */
     double codec_Bps;        /* encode + decode throughput used for the largest bucket (0: no codec work) */
     size_t nbuckets;
     double coll_bytes;       /* collective sizes per iteration, nccl-tests convention */
     double sent_bytes;       /* bytes each worker sends per iteration (size * busbw factor) */
-    tc_iter_time t;
+    tc_iter_time t;          /* a compressed step (PowerSGD: one after its first `start`) */
+    uint32_t plain_steps;    /* PowerSGD: its first `start` steps run the plain all-reduce ... */
+    double plain_iter_s;     /* ... and take this, fp32's iteration (0: no such steps) */
 } tc_codec_iter;
 
 /* Compute times of the workload: fwd = flops_iter / 3 / (accel flops * mfu),
@@ -132,37 +139,68 @@ typedef struct tc_codec_iter {
 void tc_workload_compute(const tc_workload *w, double *fwd_s, double *bwd_s);
 
 /* One iteration of w with codec c on t. codec_Bps > 0 overrides the
- * accelerator roofline (tc_codec_accel_throughput). */
+ * accelerator roofline (tc_codec_accel_throughput). Per-tensor powersgd
+ * takes the tensors of the zoo model of the same name (tc_model_tensors),
+ * each bucket carrying its share of them; a custom model's buckets are each
+ * one tensor (tc_codec_wire_cost). */
 tc_status tc_workload_iteration(const tc_topo *t, const tc_workload *w, const tc_codec_spec *c, double codec_Bps,
                                 tc_codec_iter *out, tc_err *err);
 
 /* ---- time to accuracy -------------------------------------------------- */
 
-/* Steps-to-target ratios from measured curves: the reference is the fp32
- * curve, else the bf16 one; target <= 0 means TC_TARGET_FRACTION of the
- * reference's final accuracy. ratio[i] = steps(i) / steps(reference), or -1
- * where curve i never reaches the target. */
-tc_status tc_steps_ratios(const tc_acc_curve *curves, size_t n, double target, double *target_used, size_t *ref,
-                          double *ratio, tc_err *err);
-
+/* Time to accuracy. Every steps ratio is steps(codec) / steps(bf16) to the
+ * target, with its interval [ratio_lo, ratio_hi] (measured over seeds:
+ * tc_acc_stats_compute; given or assumed: the ratio itself). bf16's own
+ * ratio is exact (1 when measured), so an interval on a codec's ratio
+ * carries over to its time to accuracy and its speedup over bf16 alone:
+ *   TTA = t_iter * baseline_steps * ratio,  speedup = TTA(bf16) / TTA,
+ * the interval of each from the ratio's ends. */
 typedef struct tc_tta {
     double steps_ratio;   /* < 0: does not reach the target */
+    double ratio_lo, ratio_hi;
     double steps;         /* baseline steps * ratio (NAN if it does not reach) */
     double tta_s;         /* iteration time * steps (NAN if it does not reach) */
+    double tta_lo_s, tta_hi_s;
     double speedup_bf16;  /* tta(bf16) / tta(this); NAN where either does not reach or bf16 is absent */
-    double speedup_fp32;
+    double speedup_bf16_lo, speedup_bf16_hi;
+    double speedup_fp32;  /* point value only */
 } tc_tta;
 
-/* Time to accuracy of n codecs; i_bf16 / i_fp32 index the baselines (-1: absent). */
+/* Time to accuracy of n codecs without intervals (lo = hi = ratio); i_bf16
+ * / i_fp32 index the baselines (-1: absent). */
 void tc_tta_compute(const double *iter_s, const double *ratio, size_t n, double baseline_steps, long i_bf16,
                     long i_fp32, tc_tta *out);
+/* The same with the ratios' intervals (lo, hi: NULL for none). */
+void tc_tta_compute_ci(const double *iter_s, const double *ratio, const double *lo, const double *hi, size_t n,
+                       double baseline_steps, long i_bf16, long i_fp32, tc_tta *out);
 
-/* A codec "beats" BF16 when its speedup exceeds this: a win of under 1% is
- * within the model's precision (the regime map does not call it a win). */
-#define TC_BEAT_THRESHOLD 1.01
+/* Time of `steps` steps of a codec whose first plain_steps steps take
+ * plain_iter_s each and the others iter_s (PowerSGD's start=: the hooks'
+ * first start_powerSGD_iter iterations are plain all-reduces):
+ * min(steps, plain) plain_iter_s + max(0, steps - plain) iter_s. compress
+ * charges a PowerSGD codec's time to accuracy so. */
+double tc_tta_phased_s(double steps, double iter_s, double plain_steps, double plain_iter_s);
+
+/* What the interval of a speedup over bf16 says: faster where it lies
+ * above 1, slower where below, indistinguishable where it holds 1. No
+ * margin is added: the interval is the uncertainty. */
+typedef enum {
+    TC_VERDICT_BASELINE,  /* bf16 itself */
+    TC_VERDICT_FASTER,
+    TC_VERDICT_SLOWER,
+    TC_VERDICT_SAME,      /* indistinguishable from bf16 */
+    TC_VERDICT_NEVER      /* does not reach the target */
+} tc_verdict;
+
+/* lo > 1: faster; hi < 1: slower; otherwise indistinguishable; NAN ends:
+ * never (the codec does not reach the target). */
+tc_verdict tc_verdict_of(double lo, double hi);
+/* "baseline", "faster", "slower", "indistinguishable", "never" */
+const char *tc_verdict_name(tc_verdict v);
 
 /* The regime boundary on a bandwidth sweep: bw ascending, speedup[i] the
- * codec's speedup over BF16 at bw[i] (NAN: does not reach the target); a
+ * codec's speedup over BF16 at bw[i] (compress passes the lower end of its
+ * interval, with threshold 1: "faster"; NAN: does not reach the target); a
  * point is a win where speedup > threshold. Returns the bandwidth up to
  * which the codec wins at every swept point, interpolated (log-log) between
  * the last point where it wins and the first where it does not; INFINITY if

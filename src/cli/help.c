@@ -140,25 +140,33 @@ static const cmd_help helps[TC_CMD_COUNT] = {
         {"topocc codec-bench [--codec C]... [--size BYTES] [--seconds S] [--workers N]",
          "Measures, on one core of this machine, the encode + decode throughput of\n"
          "each codec (GB/s of float32 input: encode, the local sum of the single\n"
-         "contribution, decode into the bucket) and memcpy bandwidth, alternately in\n"
-         "the same run, and prints their ratio with the roofline estimates of the\n"
-         "codec on an H100 and a TPU v5p (docs/MODEL.md, \"Compression codecs\").\n"
+         "contribution, decode into the bucket), memcpy bandwidth and an arithmetic\n"
+         "rate, alternately in the same run (median, min and max of the repetitions),\n"
+         "and prints the cost model's prediction from them beside the measurement,\n"
+         "with the codec's multi-pass roofline on an H100 and a TPU v5p\n"
+         "(docs/MODEL.md, \"Compute\").\n"
          "Without --codec, every codec with its defaults. The figures are measured:\n"
          "a replay measures them again.\n",
          "  topocc codec-bench --codec bf16 --codec topk:ratio=0.01 --size 4MiB --seconds 0.2\n"},
     [TC_CMD_TRAIN_ACCURACY] =
-        {"topocc train-accuracy [--codec C]... [--steps N] [--out FILE] [training options]",
+        {"topocc train-accuracy [--codec C]... [--steps N] [--seeds N] [--target-acc A] [--out FILE]\n"
+         "                       [training options]",
          "Trains an MLP (784 -> hidden -> 10, ReLU, softmax cross-entropy; SGD with\n"
          "momentum 0.9) on the Fashion-MNIST data set with N simulated data-parallel\n"
          "workers. Each worker computes the gradient of its own mini-batch; the gradient\n"
          "is cut into DDP buckets and every bucket is aggregated through the codec\n"
          "(error feedback, compress, the collective's sums, decompress), as a DDP\n"
-         "communication hook would. Every codec gets the same seed and data order; the\n"
-         "run is deterministic. Test accuracy is recorded at step 0, every --eval-every\n"
-         "steps and at the end. Default codecs: fp32, bf16, int8, topk:ratio=0.01,\n"
-         "powersgd:rank=4. --out FILE.json writes the accuracy file read by compress.\n",
-         "  topocc train-accuracy --codec fp32 --codec topk:ratio=0.01 --steps 300 \\\n"
-         "      --batch 16 --train-subset 10000 --test-subset 2000 --eval-every 100\n"},
+         "communication hook would. Every codec is trained on each of --seeds seeds\n"
+         "(default 5: --seed, --seed + 1, ...), run j of every codec with the same\n"
+         "initialization and data order; the runs are deterministic and use every CPU.\n"
+         "Test accuracy is recorded at step 0, every --eval-every steps and at the end.\n"
+         "Against bf16 (added when not asked for), seed by seed: the steps to the target\n"
+         "(default 99% of bf16's seed-mean final accuracy) as a ratio with its 95% t\n"
+         "interval over the seeds, and the final accuracy's difference with its own.\n"
+         "Default codecs: fp32, bf16, int8, topk:ratio=0.01, powersgd:rank=4. --out\n"
+         "FILE.json writes the accuracy file read by compress.\n",
+         "  topocc train-accuracy --codec bf16 --codec topk:ratio=0.01 --steps 300 --seeds 5 \\\n"
+         "      --batch 16 --train-subset 10000 --test-subset 2000 --eval-every 25\n"},
     [TC_CMD_COMPRESS] =
         {"topocc compress --topo SPEC --model MODEL --codec C [--codec C ...] [--workers N]\n"
          "                       [--accuracy FILE | --steps-ratio C=R ...] [--sweep-bw]",
@@ -169,12 +177,16 @@ static const cmd_help helps[TC_CMD_COUNT] = {
          "optionally :batch=B,mfu=F) or params=N,layers=L,flops=F[,steps=S][,mfu=F] where\n"
          "F is the training FLOPs of one iteration of one worker and S the baseline's\n"
          "steps to the target (default 10000). Steps to the target: --steps-ratio C=R\n"
-         "gives steps(C) / steps(fp32) directly (R may be 'never'); --accuracy FILE reads\n"
-         "curves from 'topocc train-accuracy --out FILE'; with neither, a short\n"
-         "Fashion-MNIST training run measures them now. Codec work runs on the\n"
-         "accelerator and pauses its compute unless --offload; its speed is the\n"
-         "accelerator roofline unless --codec-throughput gives it. --sweep-bw: the\n"
-         "regime map from 10 Gb/s to 1.6 Tb/s per endpoint and where each codec beats bf16.\n",
+         "gives steps(C) / steps(bf16) directly (R may be 'never'; no interval);\n"
+         "--accuracy FILE reads curves from 'topocc train-accuracy --out FILE'; with\n"
+         "neither, short Fashion-MNIST training runs measure them now on --seeds seeds\n"
+         "(default 5). Measured ratios carry their 95% interval into the time to\n"
+         "accuracy; a codec is called faster or slower than bf16 only where the\n"
+         "interval of its speedup excludes 1, else indistinguishable. Codec work runs\n"
+         "on the accelerator and pauses its compute unless --offload; its speed is the\n"
+         "accelerator's multi-pass roofline of the codec's kernels (docs/MODEL.md,\n"
+         "\"Compute\") unless --codec-throughput gives it. --sweep-bw: the regime map\n"
+         "from 10 Gb/s to 1.6 Tb/s per endpoint and each codec's verdict.\n",
          "  topocc compress --topo clos:down=8x8,up=1x8,bw=10Gbps --model resnet50 --workers 64 \\\n"
          "      --codec powersgd:rank=4 --codec topk:ratio=0.01 --steps-ratio powersgd:rank=4=1.1 \\\n"
          "      --steps-ratio topk:ratio=0.01=1.3 --sweep-bw\n"},

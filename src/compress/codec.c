@@ -25,7 +25,8 @@ static const cx_ops *ops_of(tc_codec_kind k)
     case TC_CODEC_TOPK: return &cx_topk_ops;
     case TC_CODEC_TOPK_SHARED: return &cx_topk_shared_ops;
     case TC_CODEC_RANDK: return &cx_randk_ops;
-    case TC_CODEC_POWERSGD: return &cx_powersgd_ops;
+    case TC_CODEC_POWERSGD:
+    case TC_CODEC_POWERSGD_BATCHED: return &cx_powersgd_ops;
     case TC_CODEC_SIGNSGD: return &cx_signsgd_ops;
     default: return NULL;
     }
@@ -45,7 +46,8 @@ uint64_t cx_k(double ratio, uint64_t d)
     return k > 1.8e19 ? UINT64_MAX : (uint64_t)k;
 }
 
-tc_status tc_codec_create(const tc_codec_spec *spec, uint64_t d, uint32_t n, tc_codec **out, tc_err *err)
+static tc_status create(const tc_codec_spec *spec, uint64_t d, const tc_codec_tensor *shapes, size_t nshapes,
+                        uint32_t n, tc_codec **out, tc_err *err)
 {
     *out = NULL;
     const cx_ops *ops = spec ? ops_of(spec->kind) : NULL;
@@ -76,6 +78,14 @@ tc_status tc_codec_create(const tc_codec_spec *spec, uint64_t d, uint32_t n, tc_
     c->ef = spec->error_feedback;
     c->xin = tc_calloc(n, sizeof *c->xin);
     tc_status st = c->xin ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
+    if (st == TC_OK && shapes && tc_codec_per_tensor(spec->kind)) {
+        c->shapes = tc_calloc(nshapes, sizeof *c->shapes);
+        c->nshapes = nshapes;
+        if (c->shapes)
+            memcpy(c->shapes, shapes, nshapes * sizeof *shapes);
+        else
+            st = tc_fail(err, TC_EINTERNAL, "out of memory");
+    }
     if (st == TC_OK && c->ef) {
         c->mem = tc_calloc(n, sizeof *c->mem);
         c->emem = tc_calloc(n, sizeof *c->emem);
@@ -95,6 +105,34 @@ tc_status tc_codec_create(const tc_codec_spec *spec, uint64_t d, uint32_t n, tc_
     }
     *out = c;
     return TC_OK;
+}
+
+tc_status tc_codec_create(const tc_codec_spec *spec, uint64_t d, uint32_t n, tc_codec **out, tc_err *err)
+{
+    return create(spec, d, NULL, 0, n, out, err);
+}
+
+tc_status tc_codec_create_shaped(const tc_codec_spec *spec, const tc_codec_tensor *t, size_t nt, uint32_t n,
+                                 tc_codec **out, tc_err *err)
+{
+    *out = NULL;
+    if (!t || nt == 0)
+        return tc_fail(err, TC_EINVAL, "tc_codec_create_shaped: no tensors (give at least one rows x cols)");
+    uint64_t d = 0;
+    for (size_t i = 0; i < nt; i++) {
+        if (t[i].rows < 1 || t[i].cols < 1 || t[i].rows > UINT32_MAX || t[i].cols > UINT32_MAX / t[i].rows ||
+            d + t[i].rows * t[i].cols > UINT32_MAX)
+            return tc_fail(err, TC_EINVAL,
+                           "tensor %zu: %llu x %llu: accepted are rows, cols >= 1 and a bucket of at most 2^32 - 1 "
+                           "coordinates", i, (unsigned long long)t[i].rows, (unsigned long long)t[i].cols);
+        d += t[i].rows * t[i].cols;
+    }
+    return create(spec, d, t, nt, n, out, err);
+}
+
+bool tc_codec_plain_step(const tc_codec_spec *c, uint64_t step)
+{
+    return (c->kind == TC_CODEC_POWERSGD || c->kind == TC_CODEC_POWERSGD_BATCHED) && step < c->start;
 }
 
 void tc_codec_free(tc_codec *c)
@@ -119,9 +157,10 @@ void tc_codec_free(tc_codec *c)
     free(c->vsum);
     free(c->bitmap);
     free(c->bits);
+    free(c->shapes);
+    free(c->pt);
     free(c->P);
     free(c->Q);
-    free(c->Qw);
     free(c->tau);
     free(c->work);
     free(c);
@@ -132,6 +171,20 @@ CX_WIDE static void add_into(float *restrict m, const float *restrict g, uint64_
     CX_LOOP(i, d, m[i] += g[i]);
 }
 
+/* The hooks' plain steps (default._allreduce_fut: divide by n, all-reduce),
+ * computed as the fp32 codec does, x * (1 / n) summed in worker order, so
+ * that they match its run bit for bit; the memories are left alone. */
+CX_WIDE static void plain_mean(const tc_codec *c, const float *const *g, float *restrict out)
+{
+    float inv = 1.0f / (float)c->n;
+    const float *g0 = g[0];
+    CX_LOOP(i, c->d, out[i] = g0[i] * inv);
+    for (uint32_t w = 1; w < c->n; w++) {
+        const float *gw = g[w];
+        CX_LOOP(i, c->d, out[i] += gw[i] * inv);
+    }
+}
+
 tc_status tc_codec_aggregate(tc_codec *c, const float *const *grads, float *out, uint64_t step, tc_err *err)
 {
     if (!c || !grads || !out)
@@ -139,6 +192,10 @@ tc_status tc_codec_aggregate(tc_codec *c, const float *const *grads, float *out,
     for (uint32_t w = 0; w < c->n; w++)
         if (!grads[w])
             return tc_fail(err, TC_EINVAL, "tc_codec_aggregate: worker %u has no gradient", w);
+    if (tc_codec_plain_step(&c->spec, step)) {
+        plain_mean(c, grads, out);
+        return TC_OK;
+    }
     for (uint32_t w = 0; w < c->n; w++) {
         if (!c->ef) {
             c->xin[w] = grads[w];

@@ -103,13 +103,30 @@ void cx_topk(const float *x, uint64_t d, uint64_t k, uint64_t seed, uint32_t *ke
 
 /* Shapes shared by the kernels and the cost model (codec.c, thc.c,
  * powersgd.c): k = ceil(ratio d) (0 if ratio is not in (0, inf)); THC's
- * padded length and full-chunk length; PowerSGD's a x b matrix. */
+ * padded length and full-chunk length; PowerSGD's a x b matrix of a bucket
+ * known only by its size. */
 bool cx_is_sparse(tc_codec_kind k);
 uint64_t cx_k(double ratio, uint64_t d);
 uint64_t cx_thc_dpad(uint64_t d, uint64_t *chunk);
 void cx_psgd_shape(uint64_t d, uint64_t *a, uint64_t *b);
 
 typedef struct cx_ops cx_ops;
+
+/* One tensor of a PowerSGD bucket: the row-major rows x cols matrix M at
+ * off in the bucket, i.e. the column-major cols x rows matrix X = M^T;
+ * numel = rows cols, except for a bucket known only by its size, whose
+ * last row is partial (full complete rows, then tail elements). rank 0:
+ * all-reduced uncompressed; else its P (rows x rank) and Q (cols x rank),
+ * column-major, at poff and qoff of the bucket's P and Q. */
+typedef struct cx_ptensor {
+    uint64_t rows, cols, numel, off, full, tail, poff, qoff;
+    uint32_t rank;
+} cx_ptensor;
+
+/* The collectives of a PowerSGD step (op, collectives, sizes; not
+ * bits_per_coord) for the nt tensors t of a bucket of d coordinates
+ * (powersgd.c); t NULL: the bucket as one a x b tensor. */
+void cx_psgd_wire(const tc_codec_spec *c, const tc_codec_tensor *t, size_t nt, uint64_t d, tc_codec_wire *out);
 
 struct tc_codec {
     tc_codec_spec spec;
@@ -142,10 +159,14 @@ struct tc_codec {
     /* signsgd */
     uint32_t *bits;
 
-    /* powersgd: the bucket is the column-major b x a matrix X = M^T */
-    uint64_t pa, pb, pfull, ptail; /* a, b, full columns, length of the last partial one */
-    uint32_t r;
-    float *P, *Q, *Qw, *tau, *work;
+    /* powersgd, powersgd-batched: the bucket's tensors (powerSGD_hook's view
+     * of each; batched: the whole bucket as one) */
+    tc_codec_tensor *shapes; /* as given to tc_codec_create_shaped (NULL: d only) */
+    size_t nshapes;
+    cx_ptensor *pt;
+    size_t npt;
+    uint64_t plen, qlen; /* floats of all P, all Q */
+    float *P, *Q, *tau, *work;
     int lwork;
 };
 

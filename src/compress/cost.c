@@ -1,8 +1,8 @@
 /*
  * cost.c - what a codec costs: bytes on the wire and the collective that
- * carries them, memory traffic of encode + decode, and the roofline estimate
- * of its throughput on an accelerator. docs/MODEL.md, "Compression codecs",
- * has the table this file implements.
+ * carries them, and the multi-pass roofline of its encode + decode on an
+ * accelerator (the passes are counted in work.c). docs/MODEL.md,
+ * "Compression codecs", has the tables this file implements.
  *
  * Integer sums: an all-reduce of b-bit integers over n workers must carry
  * b + ceil(log2 n) bits per coordinate so that no partial sum overflows,
@@ -88,14 +88,10 @@ void tc_codec_wire_cost(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_codec
     case TC_CODEC_RANDK:
         out->size[0] = 4 * (double)k_of(c, d);
         break;
-    case TC_CODEC_POWERSGD: {
-        uint64_t a, b;
-        cx_psgd_shape(d, &a, &b);
-        out->collectives = 2;
-        out->size[0] = 4 * (double)a * c->rank;
-        out->size[1] = 4 * (double)b * c->rank;
+    case TC_CODEC_POWERSGD:
+    case TC_CODEC_POWERSGD_BATCHED: /* powersgd.c: the bucket as one a x b matrix */
+        cx_psgd_wire(c, NULL, 0, d, out);
         break;
-    }
     case TC_CODEC_SIGNSGD:
         out->op = TC_OP_ALLGATHER;
         out->size[0] = N * (double)((d + 7) / 8 + 4); /* sign bits + the worker's scale */
@@ -103,78 +99,28 @@ void tc_codec_wire_cost(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_codec
     default:
         break;
     }
-    double per_worker = out->op == TC_OP_ALLGATHER ? out->size[0] / N : out->size[0] + out->size[1];
+    double per_worker = out->op == TC_OP_ALLGATHER ? out->size[0] / N : out->size[0] + out->size[1] + out->size[2];
     out->bits_per_coord = 8 * per_worker / D;
 }
 
-/* Memory traffic, bytes per coordinate of one worker's encode + decode, each
- * kernel fused (the gradient is read once per pass; messages written and
- * read at their wire width w; rho = k / d):
- *   fp32            8          read x, write x / n (DDP's pre-division)
- *   fp16, bf16      12         read 4, write 2; read 2, write 4
- *   int8, int4      12 + 2w    max pass 4; read 4, write w; read w, write 4
- *   thc             (16 + 2w) dpad/d   transform: read 4, write 4 (rotated,
- *                              kept for the max); quantize: read 4, write w;
- *                              decode: read w, inverse in on-chip memory, write 4
- *   topk            8 + 8 rho + 12 n rho  filter pass 4; write k values and
- *                              indices; zero the output 4; read n gathered sets
- *                              (8 n rho), scatter n k values (4 n rho)
- *   topk-shared     8 + 24 rho  the leader's filter pass 4, indices 4 rho;
- *                              gather 4 rho, write 4 rho; zero 4; read values
- *                              and indices 8 rho; scatter 4 rho
- *   randk           4 + 24 rho  indices 4 rho; gather 4 rho, write 4 rho;
- *                              zero 4; read 8 rho, scatter 4 rho
- *   powersgd        12         read M twice (P = M Q, Q = M^T P), write P Q^T
- *   signsgd         12 + (n + 1)/8  L1 norm 4; signs: read 4, write 1/8;
- *                              read n/8 gathered bits, write 4
- * Error feedback adds 8 (read the memory to form g + e, write it back) when
- * the codec reads the whole input anyway; randk adds 12 (it must now read the
- * gradient too); powersgd adds 16 (g + e is stored, reread after the second
- * all-reduce, and the memory written). */
+/* Memory traffic of one worker's kernels on an accelerator, bytes per
+ * coordinate: the passes work.c counts (tc_codec_work_accel; docs/MODEL.md,
+ * "Compute", has the table). */
 double tc_codec_bytes_touched(const tc_codec_spec *c, uint64_t d, uint32_t n)
 {
-    if (d < 1)
-        d = 1;
-    if (n < 1)
-        n = 1;
-    double rho = (double)k_of(c, d) / (double)d, N = (double)n, ef = c->error_feedback ? 8 : 0, b = 0;
-    switch (c->kind) {
-    case TC_CODEC_FP32: b = 8; break;
-    case TC_CODEC_FP16:
-    case TC_CODEC_BF16: b = 12; break;
-    case TC_CODEC_INT8:
-    case TC_CODEC_INT4: b = 12 + 2 * int_bytes(int_bits(c), n); break;
-    case TC_CODEC_THC:
-        b = (16 + 2 * int_bytes(c->bits, n)) * (double)cx_thc_dpad(d, NULL) / (double)d;
-        break;
-    case TC_CODEC_TOPK: b = 8 + 8 * rho + 12 * N * rho; break;
-    case TC_CODEC_TOPK_SHARED: b = 8 + 24 * rho; break;
-    case TC_CODEC_RANDK:
-        b = 4 + 24 * rho;
-        ef = c->error_feedback ? 12 : 0;
-        break;
-    case TC_CODEC_POWERSGD:
-        b = 12;
-        ef = c->error_feedback ? 16 : 0;
-        break;
-    case TC_CODEC_SIGNSGD: b = 12 + (N + 1) / 8; break;
-    default: b = 8; break;
-    }
-    return b + ef;
+    tc_codec_work w;
+    tc_codec_work_accel(c, d, n, &w);
+    return w.read + w.written;
 }
 
-/* Arithmetic per coordinate where it can bound the throughput: THC's two
- * transforms (log2 C additions each per padded coordinate, C the chunk) and
- * about 8 operations for signs, scaling and rounding; PowerSGD's three
- * products, 6 a b r per step. Elementwise codecs are memory bound. */
+/* Arithmetic per coordinate that can bound an accelerator's throughput:
+ * PowerSGD's three products, 6 a b r per step (per-tensor powersgd: taken as
+ * the bucket's single matrix, 6 r per coordinate, an upper bound: its
+ * uncompressed tensors cost none). THC's transform is in its bytes, at the
+ * published kernel's cost; the other codecs are memory bound. */
 static double flops_per_coord(const tc_codec_spec *c, uint64_t d)
 {
-    if (c->kind == TC_CODEC_THC) {
-        uint64_t C;
-        double dpad = (double)cx_thc_dpad(d, &C);
-        return (2 * log2((double)C) + 8) * dpad / (double)d;
-    }
-    if (c->kind == TC_CODEC_POWERSGD) {
+    if (c->kind == TC_CODEC_POWERSGD || c->kind == TC_CODEC_POWERSGD_BATCHED) {
         uint64_t a, b;
         cx_psgd_shape(d, &a, &b);
         return 6.0 * (double)a * (double)b * c->rank / (double)d;
@@ -186,9 +132,9 @@ static double flops_per_coord(const tc_codec_spec *c, uint64_t d)
  * NVIDIA H100 Tensor Core GPU datasheet (SXM5): 3.35 TB/s HBM3, 989 TFLOP/s
  *   dense BF16 (1,979 with sparsity);
  * Google Cloud TPU v5p documentation: 2,765 GB/s HBM2e, 459 TFLOP/s BF16.
- * The compute cap uses the dense 16-bit peak: optimistic for THC's additions,
- * which run on vector units unless the transform is written as small matrix
- * products for the tensor cores. */
+ * The compute cap (PowerSGD's products) uses the dense 16-bit peak:
+ * optimistic for products of float32 matrices, which the tensor cores run
+ * only as TF32. */
 /* The accelerators are the "accelerator" profiles on the profile search
  * path (docs/PROFILES.md; dense16_TFLOPS, mem_TBps with their sources).
  * tc_accel_find's table holds the default path's, read once; a directory
@@ -304,6 +250,10 @@ void tc_accel_names(char *buf, size_t len)
         snprintf(buf, len, "none (no accelerator profile found)");
 }
 
+/* The multi-pass roofline: the passes' bytes at the memory bandwidth, capped
+ * by the products' flops at the dense peak. THC's transform passes are in
+ * units of a memcpy, so the published kernel's cost scales with the
+ * profile's memory bandwidth. */
 double tc_codec_accel_throughput(const tc_codec_spec *c, const tc_accel *a, uint64_t d, uint32_t n)
 {
     double mem = 4 * a->mem_Bps / tc_codec_bytes_touched(c, d, n);

@@ -1,23 +1,42 @@
 /*
  * measure.c - single-threaded encode + decode throughput of a codec on this
- * machine, next to memcpy bandwidth measured in the same run.
+ * machine, with the two calibration kernels of the cost model measured in
+ * the same run: memcpy bandwidth and the arithmetic rate.
  *
  * Method: one codec instance for one worker (n = 1) is created once; then,
- * alternately, a memcpy of the 4 d-byte gradient into the bucket buffer and
- * one encode + local sum of the single contribution + decode (cx_ops.one) of
- * that bucket are timed with clock_gettime(CLOCK_MONOTONIC) until `seconds`
- * have passed (at least 3 of each). The decode writes the mean back into the
- * bucket, in place, as DDP's hooks write the result into the bucket buffer;
- * the copy gives every repetition a fresh gradient. The medians give bytes
- * of float32 input per second and bytes copied per second; alternating keeps
- * both under the same conditions (frequency, cache state, other load). The
- * gradient is a deterministic, roughly normal vector (sum of four uniforms).
- * OpenBLAS (PowerSGD) is held to one thread during the run.
+ * alternately, a memcpy of the 4 d-byte gradient into the bucket buffer, one
+ * encode + local sum of the single contribution + decode (cx_ops.one) of
+ * that bucket, and the arithmetic calibration kernel are timed in the
+ * thread's CPU time (clock_gettime(CLOCK_THREAD_CPUTIME_ID): what other
+ * processes take of a shared machine is not counted) until `seconds` of
+ * wall time have passed (at least 5 of each). The decode writes the mean back into the bucket, in place, as DDP's
+ * hooks write the result into the bucket buffer; the copy gives every
+ * repetition a fresh gradient. Alternating keeps the three under the same
+ * conditions (frequency, cache state, other load); min, median and max of
+ * each are reported, and the model's prediction (tc_codec_predict_s) uses
+ * the medians. The gradient is a deterministic, roughly normal vector (sum
+ * of four uniforms). OpenBLAS (PowerSGD) is held to one thread during the run.
+ *
+ * The calibration kernel: CAL_STEPS dependent multiply-adds v = v a + b on
+ * each element of an L1-resident array of CAL_N floats, CAL_ROUNDS times; the
+ * elements are independent, so the vectorised loop keeps the floating-point
+ * pipes busy. It is compiled like the codec kernels (CX_WIDE, CX_LOOP, ISO
+ * C17: a multiply and an add, not contracted), so it runs on the same vector
+ * width: lane operations per second, two per step.
  */
 #include "core/blas.h"
 #include <stdlib.h>
 #include <time.h>
 #include "compress/codec_int.h"
+
+/* The calling thread's CPU time: on a shared machine, time spent descheduled
+ * while other processes run is not the codec's. */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 static double now(void)
 {
@@ -32,10 +51,13 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static double median(double *v, size_t n)
+/* The spread of work / t over n timings t (sorted in place). */
+static tc_codec_spread spread_of(double work, double *t, size_t n)
 {
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    qsort(t, n, sizeof *t, cmp_double);
+    double med = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+    double lo = t[0] > 1e-9 ? t[0] : 1e-9, hi = t[n - 1] > 1e-9 ? t[n - 1] : 1e-9;
+    return (tc_codec_spread){work / hi, work / (med > 1e-9 ? med : 1e-9), work / lo};
 }
 
 void cx_fill_gradient(float *x, uint64_t d, uint64_t seed)
@@ -49,52 +71,94 @@ void cx_fill_gradient(float *x, uint64_t d, uint64_t seed)
     }
 }
 
-#define MAX_REPS 100000
+#define CAL_N 2048 /* 8 KiB: in L1 */
+#define CAL_STEPS 8
+#define CAL_ROUNDS 256
 
-tc_status tc_codec_measure(const tc_codec_spec *spec, uint64_t d, double seconds, double *enc_dec_Bps,
-                           double *copy_Bps, tc_err *err)
+CX_WIDE static void cal_kernel(float *restrict y, float a, float b)
 {
+    for (int r = 0; r < CAL_ROUNDS; r++)
+        CX_LOOP(i, CAL_N, float v = y[i]; v = v * a + b; v = v * a + b; v = v * a + b; v = v * a + b;
+                v = v * a + b; v = v * a + b; v = v * a + b; v = v * a + b; y[i] = v);
+}
+
+#define MAX_REPS 100000
+#define MIN_REPS 5
+
+tc_status tc_codec_measure_full(const tc_codec_spec *spec, uint64_t d, double seconds, tc_codec_measurement *out,
+                                tc_err *err)
+{
+    memset(out, 0, sizeof *out);
     if (!(seconds > 0) || seconds > 3600)
         return tc_fail(err, TC_EINVAL, "measure: %g seconds: accepted are above 0 and at most 3600", seconds);
     tc_codec *c = NULL;
     tc_status st = tc_codec_create(spec, d, 1, &c, err);
     if (st)
         return st;
-    float *x = malloc(d * sizeof *x), *bucket = malloc(d * sizeof *bucket);
-    double *tc = malloc(MAX_REPS * sizeof *tc), *tm = malloc(MAX_REPS * sizeof *tm);
-    if (!x || !bucket || !tc || !tm) {
+    float *x = malloc(d * sizeof *x), *bucket = malloc(d * sizeof *bucket), *cal = malloc(CAL_N * sizeof *cal);
+    double *tc = malloc(MAX_REPS * sizeof *tc), *tm = malloc(MAX_REPS * sizeof *tm),
+           *ta = malloc(MAX_REPS * sizeof *ta);
+    if (!x || !bucket || !cal || !tc || !tm || !ta) {
         st = tc_fail(err, TC_EINTERNAL, "measure: out of memory for a %llu-coordinate bucket", (unsigned long long)d);
         goto done;
     }
     cx_fill_gradient(x, d, 12345);
-    int threads = openblas_get_num_threads();
-    openblas_set_num_threads(1);
+    for (int i = 0; i < CAL_N; i++)
+        cal[i] = 1.0f / (float)(i + 1);
+    bool blas = spec->kind == TC_CODEC_POWERSGD || spec->kind == TC_CODEC_POWERSGD_BATCHED;
+    int threads = blas ? openblas_get_num_threads() : 1;
+    if (blas)
+        openblas_set_num_threads(1);
     memcpy(bucket, x, d * sizeof *x);
     c->ops->one(c, bucket, bucket, 0); /* warm-up: page faults, first touch */
+    cal_kernel(cal, 0.999f, 0.001f);
     size_t reps = 0;
     double start = now();
-    while (reps < MAX_REPS && (reps < 3 || now() - start < seconds)) {
-        double t0 = now();
+    while (reps < MAX_REPS && (reps < MIN_REPS || now() - start < seconds)) {
+        double t0 = cpu_now();
         memcpy(bucket, x, d * sizeof *x);
-        double t1 = now();
+        double t1 = cpu_now();
         c->ops->one(c, bucket, bucket, reps + 1);
-        double t2 = now();
+        double t2 = cpu_now();
+        cal_kernel(cal, 0.999f, 0.001f);
+        double t3 = cpu_now();
         tm[reps] = t1 - t0;
         tc[reps] = t2 - t1;
+        ta[reps] = t3 - t2;
         reps++;
     }
-    openblas_set_num_threads(threads);
-    volatile float sink = bucket[d / 2]; /* the results are used */
+    if (blas)
+        openblas_set_num_threads(threads);
+    volatile float sink = bucket[d / 2] + cal[CAL_N / 2]; /* the results are used */
     (void)sink;
     double bytes = 4.0 * (double)d;
-    double mc = median(tc, reps), mm = median(tm, reps);
-    *enc_dec_Bps = bytes / (mc > 1e-9 ? mc : 1e-9);
-    *copy_Bps = bytes / (mm > 1e-9 ? mm : 1e-9);
+    out->reps = reps;
+    out->enc_dec_Bps = spread_of(bytes, tc, reps);
+    out->copy_Bps = spread_of(bytes, tm, reps);
+    out->lane_ops = spread_of(2.0 * CAL_N * CAL_STEPS * CAL_ROUNDS, ta, reps);
+    out->rates = (tc_codec_rates){out->copy_Bps.median, out->lane_ops.median, tc_codec_cpu_lanes()};
+    tc_codec_work_measured(spec, d, &out->work);
+    double t = tc_codec_predict_s(&out->work, d, &out->rates);
+    out->predicted_Bps = t > 0 ? bytes / t : 0;
 done:
     free(x);
     free(bucket);
+    free(cal);
     free(tc);
     free(tm);
+    free(ta);
     tc_codec_free(c);
+    return st;
+}
+
+tc_status tc_codec_measure(const tc_codec_spec *c, uint64_t d, double seconds, double *enc_dec_Bps, double *copy_Bps,
+                           tc_err *err)
+{
+    tc_codec_measurement m;
+    tc_status st = tc_codec_measure_full(c, d, seconds, &m, err);
+    if (st == TC_OK) {
+        *enc_dec_Bps = m.enc_dec_Bps.median;
+        *copy_Bps = m.copy_Bps.median;
+    }
     return st;
 }

@@ -1,8 +1,10 @@
 /*
  * parse.c - codec names, defaults and specs ("topk:ratio=0.01,ef=0").
  * Defaults: ratio 0.01, rank 4 (the DDP hook's default is 1; 4 is the
- * paper's usual setting), thc bits 4, seed 1, error feedback on for the
- * biased codecs (topk, topk-shared, randk, powersgd, signsgd).
+ * paper's usual setting), start 1000 and min_rate 2 (PowerSGDState's
+ * start_powerSGD_iter and min_compression_rate, PyTorch v1.13.1), thc bits
+ * 4, seed 1, error feedback on for the biased codecs (topk, topk-shared,
+ * randk, powersgd, powersgd-batched, signsgd).
  */
 #include <errno.h>
 #include <math.h>
@@ -10,15 +12,19 @@
 #include <stdlib.h>
 #include "compress/codec_int.h"
 
-static const char *const names[TC_CODEC_COUNT] = {"fp32", "fp16", "bf16", "int8", "int4", "thc",
-                                                   "topk", "topk-shared", "randk", "powersgd", "signsgd"};
+static const char *const names[TC_CODEC_COUNT] = {"fp32", "fp16",  "bf16", "int8",     "int4",
+                                                   "thc",  "topk", "topk-shared", "randk", "powersgd",
+                                                   "powersgd-batched", "signsgd"};
 
 /* keys each kind accepts, for parsing and for the messages */
 static const char *const keys_of[TC_CODEC_COUNT] = {
     "ef", "ef", "ef", "seed, ef", "seed, ef", "bits, seed, ef", "ratio, seed, ef", "ratio, seed, ef",
-    "ratio, seed, ef", "rank, seed, ef", "ef"};
+    "ratio, seed, ef", "rank, start, min_rate, seed, ef", "rank, start, seed, ef", "ef"};
 
-#define ACCEPTED_CODECS "fp32, fp16, bf16, int8, int4, thc, topk, topk-shared, randk, powersgd, signsgd"
+#define ACCEPTED_CODECS \
+    "fp32, fp16, bf16, int8, int4, thc, topk, topk-shared, randk, powersgd, powersgd-batched, signsgd"
+#define PSGD_START 1000u /* PowerSGDState(start_powerSGD_iter=1_000) */
+#define PSGD_MIN_RATE 2.0 /* PowerSGDState(min_compression_rate=2) */
 
 const char *tc_codec_kind_name(tc_codec_kind k)
 {
@@ -28,7 +34,7 @@ const char *tc_codec_kind_name(tc_codec_kind k)
 static bool biased(tc_codec_kind k)
 {
     return k == TC_CODEC_TOPK || k == TC_CODEC_TOPK_SHARED || k == TC_CODEC_RANDK || k == TC_CODEC_POWERSGD ||
-           k == TC_CODEC_SIGNSGD;
+           k == TC_CODEC_POWERSGD_BATCHED || k == TC_CODEC_SIGNSGD;
 }
 
 static bool has_key(tc_codec_kind k, const char *key)
@@ -46,7 +52,10 @@ void tc_codec_defaults(tc_codec_kind k, tc_codec_spec *out)
     memset(out, 0, sizeof *out);
     out->kind = k;
     out->ratio = cx_is_sparse(k) ? 0.01 : 0;
-    out->rank = k == TC_CODEC_POWERSGD ? 4 : 0;
+    bool psgd = k == TC_CODEC_POWERSGD || k == TC_CODEC_POWERSGD_BATCHED;
+    out->rank = psgd ? 4 : 0;
+    out->start = psgd ? PSGD_START : 0;
+    out->min_rate = k == TC_CODEC_POWERSGD ? PSGD_MIN_RATE : 0;
     out->bits = k == TC_CODEC_THC ? 4 : k == TC_CODEC_INT8 ? 8 : k == TC_CODEC_INT4 ? 4 : 0;
     out->error_feedback = biased(k);
     out->seed = 1;
@@ -73,6 +82,10 @@ void tc_codec_spec_name(tc_codec_spec *c)
             ADD("rank=%u", c->rank);
         if (has_key(c->kind, "bits"))
             ADD("bits=%u", c->bits);
+        if (has_key(c->kind, "start") && c->start != PSGD_START)
+            ADD("start=%u", c->start);
+        if (has_key(c->kind, "min_rate") && c->min_rate != PSGD_MIN_RATE)
+            ADD("min_rate=%g", c->min_rate);
         if (has_key(c->kind, "seed") && c->seed != 1)
             ADD("seed=%llu", (unsigned long long)c->seed);
         if (c->error_feedback != biased(c->kind))
@@ -121,10 +134,26 @@ tc_status tc_codec_parse(const char *s, tc_codec_spec *out, tc_err *err)
         c.ratio = r;
     }
     if (has_key(c.kind, "rank") && (v = tc_spec_get(&sp, "rank"))) {
-        if ((st = parse_uint(name, "rank", v, 1, 1u << 20, "integers >= 1 (at most the bucket matrix's smaller side)",
+        if ((st = parse_uint(name, "rank", v, 1, 1u << 20, c.kind == TC_CODEC_POWERSGD_BATCHED
+                                 ? "integers >= 1 (at most the bucket matrix's smaller side)"
+                                 : "integers >= 1 (each tensor gets at most its smaller side)",
                              &u, err)))
             return st;
         c.rank = (uint32_t)u;
+    }
+    if (has_key(c.kind, "start") && (v = tc_spec_get(&sp, "start"))) {
+        if ((st = parse_uint(name, "start", v, 0, UINT32_MAX,
+                             "0 to 2^32 - 1 steps of plain all-reduce before compressing (default 1000)", &u, err)))
+            return st;
+        c.start = (uint32_t)u;
+    }
+    if (has_key(c.kind, "min_rate") && (v = tc_spec_get(&sp, "min_rate"))) {
+        char *end;
+        double r = strtod(v, &end);
+        if (end == v || *end || !(r >= 0) || !(r <= 1e9))
+            return tc_fail(err, TC_EINVAL, "%s: min_rate=%s is out of range: accepted are 0 to 1e9, e.g. min_rate=2",
+                           name, v);
+        c.min_rate = r;
     }
     if (has_key(c.kind, "bits") && (v = tc_spec_get(&sp, "bits"))) {
         if ((st = parse_uint(name, "bits", v, 1, 8, "1 to 8", &u, err)))

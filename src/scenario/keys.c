@@ -955,11 +955,11 @@ GET(get_sweep)
     return json_boolean(s->sweep_bw);
 }
 
-/* A fraction, or a percentage "85%". */
-SET(set_target)
+/* A fraction, or a percentage "85%"; null: 0 (the default rule). */
+static tc_status accuracy_of(const json_t *v, const char *where, double *out, tc_err *err)
 {
     if (json_is_null(v)) {
-        s->target_acc = 0;
+        *out = 0;
         return TC_OK;
     }
     double x;
@@ -981,8 +981,12 @@ SET(set_target)
     }
     if (!(x > 0) || x > 1)
         return tc_fail(err, TC_EINVAL, "%s: the accuracy must be in (0, 1] (or (0%%, 100%%])", where);
-    s->target_acc = x;
+    *out = x;
     return TC_OK;
+}
+SET(set_target)
+{
+    return accuracy_of(v, where, &s->target_acc, err);
 }
 GET(get_target)
 {
@@ -1359,6 +1363,7 @@ U32_KEY(t_steps, train.steps, 1)
 U32_KEY(t_eval, train.eval_every, 1)
 U32_KEY(t_trsub, train.train_subset, 0)
 U32_KEY(t_tesub, train.test_subset, 0)
+U32_RANGE_KEY(t_seeds, train.seeds, 1, TC_TRAIN_MAX_SEEDS)
 U32_KEY(b_workers, bench_workers, 1)
 
 SET(set_t_model)
@@ -1391,6 +1396,15 @@ SET(set_t_seed)
 GET(get_t_seed)
 {
     return json_integer((json_int_t)s->train.seed);
+}
+
+SET(set_t_target)
+{
+    return accuracy_of(v, where, &s->train.target, err);
+}
+GET(get_t_target)
+{
+    return s->train.target > 0 ? json_real(s->train.target) : json_null();
 }
 
 SET(set_t_bucket)
@@ -1926,6 +1940,8 @@ static const tc_scn_key keys[] = {
      "training now (not --steps-ratio or --accuracy)"},
     {"train.lr", TRAINC, trains_now, set_t_lr, get_t_lr, "training now (not --steps-ratio or --accuracy)"},
     {"train.seed", TRAINC, trains_now, set_t_seed, get_t_seed, "training now (not --steps-ratio or --accuracy)"},
+    {"train.seeds", TRAINC, trains_now, set_t_seeds, get_t_seeds, "training now (not --steps-ratio or --accuracy)"},
+    {"train.target_acc", B(TRAIN_ACCURACY), NULL, set_t_target, get_t_target, ""},
     {"train.train_subset", TRAINC, trains_now, set_t_trsub, get_t_trsub,
      "training now (not --steps-ratio or --accuracy)"},
     {"train.test_subset", TRAINC, trains_now, set_t_tesub, get_t_tesub,

@@ -1,8 +1,9 @@
 /*
  * run_codec_bench.c - the codec-bench scenario: single-threaded encode +
- * decode throughput of gradient codecs measured on this machine, memcpy
- * bandwidth measured in the same run for comparison, and the roofline
- * estimates of the same codecs on an H100 and a TPU v5p.
+ * decode throughput of gradient codecs measured on this machine, with the
+ * cost model's calibration kernels (memcpy bandwidth, the arithmetic rate)
+ * measured in the same run and its prediction from them, and the multi-pass
+ * rooflines of the same codecs on an H100 and a TPU v5p.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -62,9 +63,11 @@ static tc_status measure(const tc_run_opts *ro, tc_codec_bench_out *o, tc_err *e
     }
     for (size_t i = 0; i < o->n; i++) {
         tc_codec_bench_row *r = &o->rows[i];
-        tc_status st = tc_codec_measure(&r->codec, d, o->seconds, &r->enc_dec_Bps, &r->copy_Bps, err);
+        tc_status st = tc_codec_measure_full(&r->codec, d, o->seconds, &r->m, err);
         if (st)
             return st;
+        r->enc_dec_Bps = r->m.enc_dec_Bps.median;
+        r->copy_Bps = r->m.copy_Bps.median;
         r->h100_Bps = tc_codec_accel_throughput(&r->codec, h100, d, o->workers);
         r->tpu_Bps = tc_codec_accel_throughput(&r->codec, tpu, d, o->workers);
         report(ro, i + 1, o->n);

@@ -4,8 +4,10 @@
  * (topocc/workload.h) and the steps it needs to a target accuracy give the
  * time to accuracy, against the BF16 and FP32 all-reduce baselines
  * (docs/MODEL.md, "Gradient compression, end to end"). The steps ratios
- * are given, read from embedded accuracy curves, or measured now by a short
- * Fashion-MNIST training run. The bandwidth sweep (the regime map) runs
+ * (against bf16) are given, read from embedded accuracy curves, or measured
+ * now by short Fashion-MNIST training runs on several seeds; measured, they
+ * carry an interval into the time to accuracy, and a codec is called
+ * faster or slower than bf16 only where that interval excludes 1. The bandwidth sweep (the regime map) runs
  * the same job on copies of the scenario with another injection rate; the
  * scenario's own network is never edited.
  */
@@ -59,6 +61,7 @@ static tc_status add_codec(tc_compress_out *o, const char *spec, bool requested,
     memset(x, 0, sizeof *x);
     x->codec = c;
     x->requested = requested;
+    x->final_acc = NAN;
     return TC_OK;
 }
 
@@ -157,6 +160,7 @@ static tc_status ratios_given(tc_compress_out *o, const tc_scenario *s, tc_err *
             if (level[k] == prio[k])
                 return tc_fail(err, TC_EINVAL, "--steps-ratio for codec '%s' given twice", o->rows[k].codec.name);
             o->rows[k].steps_ratio = v->value < 0 ? -1.0 : v->value;
+            o->rows[k].ratio_lo = o->rows[k].ratio_hi = o->rows[k].steps_ratio;
             o->rows[k].ratio_source = "given";
             prio[k] = level[k];
         }
@@ -167,56 +171,73 @@ static tc_status ratios_given(tc_compress_out *o, const tc_scenario *s, tc_err *
             continue;
         if (x->codec.kind != TC_CODEC_FP32 && x->codec.kind != TC_CODEC_BF16)
             return tc_fail(err, TC_EINVAL, "no --steps-ratio for codec '%s': give %s=R (its steps to the target "
-                                           "over fp32's) or use --accuracy FILE", x->codec.name, x->codec.name);
-        x->steps_ratio = 1;
+                                           "over bf16's) or use --accuracy FILE", x->codec.name, x->codec.name);
+        x->steps_ratio = x->ratio_lo = x->ratio_hi = 1;
         x->ratio_source = "assumed";
     }
     return TC_OK;
 }
 
+/* The codecs of the curves, each once. */
 static void curve_list(const tc_acc_curve *cv, size_t nc, char *buf, size_t len)
 {
     buf[0] = '\0';
     for (size_t i = 0; i < nc; i++) {
+        size_t k = 0;
+        while (k < i && strcmp(cv[k].codec.name, cv[i].codec.name) != 0)
+            k++;
+        if (k < i)
+            continue;
         size_t l = strlen(buf);
-        snprintf(buf + l, len - l, "%s%s", i ? ", " : "", cv[i].codec.name);
+        snprintf(buf + l, len - l, "%s%s", l ? ", " : "", cv[i].codec.name);
     }
 }
 
-/* Ratios from curves (embedded or trained now); where names them. */
-static tc_status ratios_from_curves(tc_compress_out *o, const tc_acc_curve *cv, size_t nc, const char *where,
-                                   tc_err *err)
+/* Ratios from curves (embedded or trained now), over their seeds against
+ * bf16 (tc_acc_stats_compute); where names the curves' source. target: the
+ * one to use, 0 for the default rule. */
+static tc_status ratios_from_curves(tc_compress_out *o, const tc_acc_curve *cv, size_t nc, double target,
+                                   const char *where, tc_err *err)
 {
-    double *ratio = tc_calloc(nc ? nc : 1, sizeof *ratio);
-    if (!ratio)
-        return tc_fail(err, TC_EINTERNAL, "out of memory");
-    size_t ref = 0;
-    tc_status st = tc_steps_ratios(cv, nc, o->target_given ? o->target : 0, &o->target, &ref, ratio, err);
-    if (st == TC_OK) {
-        snprintf(o->reference, sizeof o->reference, "%s", tc_codec_kind_name(cv[ref].codec.kind));
-        o->reference_final = cv[ref].pts[cv[ref].n - 1].test_acc;
-    }
-    for (size_t k = 0; k < o->n && st == TC_OK; k++) {
+    tc_acc_stats st;
+    tc_status r = tc_acc_stats_compute(cv, nc, target, &st, err);
+    if (r)
+        return r;
+    snprintf(o->reference, sizeof o->reference, "bf16");
+    o->target = st.target;
+    o->target_given = st.target_given;
+    o->reference_final = st.ref_final;
+    o->seeds = st.runs;
+    o->same_seeds = true;
+    for (size_t k = 0; k < o->n && r == TC_OK; k++) {
         tc_compress_row *x = &o->rows[k];
-        size_t j = 0;
-        while (j < nc && strcmp(cv[j].codec.name, x->codec.name) != 0)
-            j++;
-        if (j < nc) {
-            x->steps_ratio = ratio[j];
+        const tc_acc_codec_stats *c = tc_acc_stats_find(&st, x->codec.name);
+        if (c) {
+            bool all = c->reached == c->runs;
+            x->steps_ratio = all ? c->ratio : -1;
+            x->ratio_lo = all ? c->ratio_lo : NAN;
+            x->ratio_hi = all ? c->ratio_hi : NAN;
+            x->runs = c->runs;
+            x->reached = c->reached;
+            x->final_acc = c->final_mean;
             x->ratio_source = "measured";
+            o->same_seeds &= c->same_seeds;
         } else if (!x->requested) {
-            /* An added baseline missing from the curves: BF16 gradients
-             * converge like FP32 ones (the DDP bf16 hook's premise). */
-            x->steps_ratio = 1;
+            /* fp32, added and missing from the curves: full-precision
+             * gradients converge like BF16 ones (the DDP bf16 hook's
+             * premise). bf16 itself is never missing (the statistics need
+             * it). */
+            x->steps_ratio = x->ratio_lo = x->ratio_hi = 1;
             x->ratio_source = "assumed";
         } else {
             char list[1024];
             curve_list(cv, nc, list, sizeof list);
-            st = tc_fail(err, TC_EINVAL, "%s has no curve for codec '%s' (it has %s)", where, x->codec.name, list);
+            r = tc_fail(err, TC_EINVAL, "%s has no curve for codec '%s' (it has %s): train it too (--codec %s)",
+                        where, x->codec.name, list, x->codec.name);
         }
     }
-    free(ratio);
-    return st;
+    tc_acc_stats_free(&st);
+    return r;
 }
 
 /* Records the training options behind the curves (no data directory, no
@@ -232,15 +253,19 @@ static void keep_training(tc_compress_out *o, const tc_train_opts *t)
     o->training.progress_ud = NULL;
 }
 
+/* The target: --target-acc, else the one the file's statistics were given
+ * (train-accuracy --target-acc), else the default rule. */
 static tc_status ratios_embedded(tc_compress_out *o, const tc_scenario *s, tc_err *err)
 {
     o->acc_source = "file";
     keep_training(o, &s->accuracy_opts);
-    return ratios_from_curves(o, s->accuracy, s->naccuracy, "the accuracy file (--accuracy)", err);
+    double target = s->target_acc > 0 ? s->target_acc : s->accuracy_opts.target;
+    return ratios_from_curves(o, s->accuracy, s->naccuracy, target, "the accuracy file (--accuracy)", err);
 }
 
-/* No accuracy given: a short run on Fashion-MNIST, every codec on the same
- * seed and data order (the scenario's train.* options). */
+/* No accuracy given: short runs on Fashion-MNIST, train.seeds of them per
+ * codec, run j of every codec on the same seed and data order (the
+ * scenario's train.* options). */
 static tc_status ratios_trained(const job *J, tc_err *err)
 {
     tc_compress_out *o = J->o;
@@ -253,13 +278,12 @@ static tc_status ratios_trained(const job *J, tc_err *err)
     tc_codec_spec specs[TC_COMPRESS_MAX_CODECS];
     for (size_t k = 0; k < o->n; k++)
         specs[k] = o->rows[k].codec;
-    tc_acc_curve *cv = tc_calloc(o->n, sizeof *cv);
-    if (!cv)
-        return tc_fail(err, TC_EINTERNAL, "out of memory");
-    tc_status st = tc_train_run(&to, specs, o->n, cv, err);
+    tc_acc_curve *cv = NULL;
+    size_t nc = 0;
+    tc_status st = tc_train_seeds(&to, specs, o->n, 0, &cv, &nc, err);
     if (st == TC_OK)
-        st = ratios_from_curves(o, cv, o->n, "the training run", err);
-    tc_acc_curves_free(cv, o->n);
+        st = ratios_from_curves(o, cv, nc, J->s->target_acc, "the training run", err);
+    tc_acc_curves_free(cv, nc);
     free(cv);
     return st;
 }
@@ -359,12 +383,39 @@ static tc_status evaluate_all(const tc_compress_out *o, const tc_topo *t, const 
     return TC_OK;
 }
 
-static void time_to_accuracy(const tc_compress_out *o, const double *iter, tc_tta *tta)
+/* A ratio r of a codec with plain steps (PowerSGD's start=) as the ratio
+ * that gives its phased time at its compressed iteration time:
+ * tc_tta_phased_s(B r, ...) / (t B). */
+static double phased_ratio(double r, const tc_codec_iter *it, double iter_s, double B)
 {
-    double ratio[TC_COMPRESS_MAX_CODECS];
+    if (!(r >= 0) || it->plain_steps == 0 || !(iter_s > 0) || !(B > 0))
+        return r;
+    return tc_tta_phased_s(B * r, iter_s, it->plain_steps, it->plain_iter_s) / (iter_s * B);
+}
+
+/* Time to accuracy with its interval, and the verdict on it. */
+static void time_to_accuracy(const tc_compress_out *o, const tc_codec_iter *its, const double *iter, tc_tta *tta,
+                             tc_verdict *v)
+{
+    double ratio[TC_COMPRESS_MAX_CODECS], lo[TC_COMPRESS_MAX_CODECS], hi[TC_COMPRESS_MAX_CODECS];
+    double B = o->baseline_steps;
+    for (size_t k = 0; k < o->n; k++) {
+        const tc_compress_row *x = &o->rows[k];
+        ratio[k] = phased_ratio(x->steps_ratio, &its[k], iter[k], B);
+        lo[k] = x->ratio_lo == x->steps_ratio ? ratio[k] : phased_ratio(x->ratio_lo, &its[k], iter[k], B);
+        hi[k] = x->ratio_hi == x->steps_ratio ? ratio[k] : phased_ratio(x->ratio_hi, &its[k], iter[k], B);
+    }
+    tc_tta_compute_ci(iter, ratio, lo, hi, o->n, o->baseline_steps, o->i_bf16, o->i_fp32, tta);
+    for (size_t k = 0; k < o->n; k++) /* the steps themselves are the codec's */
+        if (its[k].plain_steps && o->rows[k].steps_ratio >= 0) {
+            tta[k].steps_ratio = o->rows[k].steps_ratio;
+            tta[k].ratio_lo = o->rows[k].ratio_lo;
+            tta[k].ratio_hi = o->rows[k].ratio_hi;
+            tta[k].steps = B * o->rows[k].steps_ratio;
+        }
     for (size_t k = 0; k < o->n; k++)
-        ratio[k] = o->rows[k].steps_ratio;
-    tc_tta_compute(iter, ratio, o->n, o->baseline_steps, o->i_bf16, o->i_fp32, tta);
+        v[k] = (long)k == o->i_bf16 ? TC_VERDICT_BASELINE
+                                    : tc_verdict_of(tta[k].speedup_bf16_lo, tta[k].speedup_bf16_hi);
 }
 
 static void report(const job *J, const char *what, const char *unit, double done, double total)
@@ -396,12 +447,16 @@ static tc_status sweep_point(const job *J, size_t i, tc_err *err)
         tc_codec_iter its[TC_COMPRESS_MAX_CODECS];
         double iter[TC_COMPRESS_MAX_CODECS];
         tc_tta tta[TC_COMPRESS_MAX_CODECS];
+        tc_verdict v[TC_COMPRESS_MAX_CODECS];
         if ((st = evaluate_all(o, net.topo[0], &w, its, iter, err)) == TC_OK) {
-            time_to_accuracy(o, iter, tta);
+            time_to_accuracy(o, its, iter, tta, v);
             for (size_t k = 0; k < o->n; k++) {
                 o->sweep_iter_s[i][k] = iter[k];
                 o->sweep_tta_s[i][k] = tta[k].tta_s;
                 o->sweep_speedup[i][k] = tta[k].speedup_bf16;
+                o->sweep_speedup_lo[i][k] = tta[k].speedup_bf16_lo;
+                o->sweep_speedup_hi[i][k] = tta[k].speedup_bf16_hi;
+                o->sweep_verdict[i][k] = v[k];
             }
         }
         tc_net_free(&net);
@@ -410,8 +465,9 @@ static tc_status sweep_point(const job *J, size_t i, tc_err *err)
     return st;
 }
 
-/* The regime map and, per codec, the bandwidth below which it beats bf16
- * by over TC_BEAT_THRESHOLD (the rule of the table's summary too). */
+/* The regime map and, per codec, the bandwidth below which it is faster
+ * than bf16: the lower end of its speedup interval above 1, the rule of
+ * the verdicts and of the summary under the map. */
 static tc_status sweep(const job *J, tc_err *err)
 {
     tc_compress_out *o = J->o;
@@ -425,8 +481,8 @@ static tc_status sweep(const job *J, tc_err *err)
     for (size_t k = 0; k < o->n; k++) {
         double sp[TC_COMPRESS_MAX_RATES];
         for (size_t i = 0; i < o->nrates; i++)
-            sp[i] = o->sweep_speedup[i][k];
-        o->crossover_Bps[k] = tc_crossover_bw(o->rates, sp, o->nrates, TC_BEAT_THRESHOLD);
+            sp[i] = o->sweep_speedup_lo[i][k];
+        o->crossover_Bps[k] = tc_crossover_bw(o->rates, sp, o->nrates, 1.0);
     }
     return TC_OK;
 }
@@ -451,10 +507,12 @@ static tc_status run_main(job *J, tc_err *err)
     double iter[TC_COMPRESS_MAX_CODECS];
     if (st == TC_OK && (st = evaluate_all(o, net.topo[0], &J->w, its, iter, err)) == TC_OK) {
         tc_tta tta[TC_COMPRESS_MAX_CODECS];
-        time_to_accuracy(o, iter, tta);
+        tc_verdict v[TC_COMPRESS_MAX_CODECS];
+        time_to_accuracy(o, its, iter, tta, v);
         for (size_t k = 0; k < o->n; k++) {
             o->rows[k].it = its[k];
             o->rows[k].tta = tta[k];
+            o->rows[k].verdict = v[k];
         }
     }
     tc_net_free(&net);

@@ -1,11 +1,32 @@
 /*
  * run_train.c - the train-accuracy scenario: the real model trained on
- * Fashion-MNIST once per codec (topocc/train.h), test accuracy against
- * steps. The outcome's JSON is an accuracy file that compress reads back.
+ * Fashion-MNIST once per codec and seed (topocc/train.h), test accuracy
+ * against steps, and the statistics over the seeds against bf16 (added as
+ * the reference when not asked for). The outcome's JSON is an accuracy file
+ * that compress reads back.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "topocc/outcome.h"
+
+/* The scenario's codecs, bf16 first where they lack it. */
+static tc_status train_codecs(const tc_scenario *s, tc_codec_spec *specs, size_t *n, bool *added, tc_err *err)
+{
+    *n = 0;
+    *added = true;
+    for (int i = 0; i < s->ncodecs; i++) {
+        tc_status st = tc_codec_parse(s->codecs[i], &specs[i + 1], err);
+        if (st)
+            return st;
+        *added &= strcmp(specs[i + 1].name, "bf16") != 0;
+    }
+    *n = (size_t)s->ncodecs + 1;
+    if (*added)
+        return tc_codec_parse("bf16", &specs[0], err);
+    memmove(specs, specs + 1, (size_t)s->ncodecs * sizeof *specs);
+    (*n)--;
+    return TC_OK;
+}
 
 tc_status tc_run_train_accuracy(const tc_scenario *s, const tc_run_opts *ro, tc_train_accuracy_out **out,
                                 tc_err *err)
@@ -13,22 +34,19 @@ tc_status tc_run_train_accuracy(const tc_scenario *s, const tc_run_opts *ro, tc_
     *out = NULL;
     if (s->ncodecs < 1)
         return tc_fail(err, TC_EINVAL, "no codec to train with: give at least one --codec C");
-    tc_codec_spec specs[TC_SCN_MAX_CODECS];
-    for (int i = 0; i < s->ncodecs; i++) {
-        tc_status st = tc_codec_parse(s->codecs[i], &specs[i], err);
-        if (st)
-            return st;
-    }
+    tc_codec_spec specs[TC_SCN_MAX_CODECS + 1];
+    size_t ns = 0;
+    bool added = false;
+    tc_status st = train_codecs(s, specs, &ns, &added, err);
+    if (st)
+        return st;
     tc_train_accuracy_out *o = tc_calloc(1, sizeof *o);
-    tc_acc_curve *cv = tc_calloc((size_t)s->ncodecs, sizeof *cv);
-    if (!o || !cv) {
-        free(o);
-        free(cv);
+    if (!o)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
-    }
     /* The outcome keeps its own copies of the strings the options point
      * to: it may outlive the scenario. */
     o->opts = s->train;
+    o->bf16_added = added;
     snprintf(o->model, sizeof o->model, "%s", s->train.model ? s->train.model : "mlp");
     snprintf(o->data_dir, sizeof o->data_dir, "%s", s->train.data_dir ? s->train.data_dir : TC_FASHION_MNIST_DIR);
     o->opts.model = o->model;
@@ -36,16 +54,15 @@ tc_status tc_run_train_accuracy(const tc_scenario *s, const tc_run_opts *ro, tc_
     o->opts.progress = ro ? ro->progress : NULL;
     o->opts.progress_ud = ro ? ro->progress_ud : NULL;
     tc_train_defaults(&o->opts);
-    tc_status st = tc_train_run(&o->opts, specs, (size_t)s->ncodecs, cv, err);
+    st = tc_train_seeds(&o->opts, specs, ns, 0, &o->curves, &o->n, err);
     o->opts.progress = NULL;
     o->opts.progress_ud = NULL;
+    if (st == TC_OK)
+        st = tc_acc_stats_compute(o->curves, o->n, o->opts.target, &o->stats, err);
     if (st) {
-        free(cv);
-        free(o);
+        tc_train_accuracy_out_free(o);
         return st;
     }
-    o->curves = cv;
-    o->n = (size_t)s->ncodecs;
     *out = o;
     return TC_OK;
 }
@@ -56,5 +73,6 @@ void tc_train_accuracy_out_free(tc_train_accuracy_out *out)
         return;
     tc_acc_curves_free(out->curves, out->n);
     free(out->curves);
+    tc_acc_stats_free(&out->stats);
     free(out);
 }

@@ -205,6 +205,56 @@ static tc_status comm_time(const tc_topo *t, const tc_workload *w, comm_cache *c
     return TC_OK;
 }
 
+/*
+ * Per-tensor PowerSGD (powerSGD_hook) needs each bucket's tensors. The
+ * buckets here are equal-layer slices of the model, which cut through real
+ * tensors; so the model's tensors (tc_model_tensors, in DDP's order: last
+ * registered first) are laid end to end over the same bytes, and each
+ * bucket carries, pro rata to the share of each tensor it covers, that
+ * tensor's floats on the wire: its elements if it is all-reduced
+ * uncompressed, else its P (rows r') and Q (cols r'). The model's total is
+ * exactly the sum over its tensors. sz[i][0..2]: bucket i's uncompressed,
+ * P and Q floats; *have false (sz untouched) for a model without shapes.
+ */
+static tc_status shaped_floats(const tc_workload *w, const tc_codec_spec *c, const tc_iter_bucket *b, size_t nb,
+                               double (*sz)[3], bool *have, tc_err *err)
+{
+    tc_codec_tensor *t;
+    size_t nt;
+    *have = false;
+    tc_status st = tc_model_tensors(&w->model, &t, &nt, err);
+    if (st || nt == 0)
+        return st;
+    double total_t = 0, total_b = 0;
+    for (size_t k = 0; k < nt; k++)
+        total_t += (double)t[k].rows * (double)t[k].cols;
+    for (size_t i = 0; i < nb; i++)
+        total_b += b[i].bytes;
+    memset(sz, 0, nb * sizeof *sz);
+    double pos = 0, lo = 0, hi = nb ? b[0].bytes / total_b : 1;
+    size_t i = 0;
+    for (size_t k = nt; k-- > 0;) {
+        double e = (double)t[k].rows * (double)t[k].cols, s0 = pos / total_t, s1 = (pos + e) / total_t;
+        uint32_t r = tc_codec_powersgd_rank(c, t[k].rows, t[k].cols);
+        double f[3] = {r ? 0 : e, (double)t[k].rows * r, (double)t[k].cols * r};
+        pos += e;
+        for (;;) {
+            double share = (fmin(s1, hi) - fmax(s0, lo)) / (s1 - s0);
+            if (share > 0)
+                for (int q = 0; q < 3; q++)
+                    sz[i][q] += share * f[q];
+            if (s1 <= hi || i + 1 >= nb)
+                break;
+            i++;
+            lo = hi;
+            hi = i + 1 == nb ? 1.0 : hi + b[i].bytes / total_b;
+        }
+    }
+    free(t);
+    *have = true;
+    return TC_OK;
+}
+
 tc_status tc_workload_iteration(const tc_topo *t, const tc_workload *w, const tc_codec_spec *c, double codec_Bps,
                                 tc_codec_iter *out, tc_err *err)
 {
@@ -224,6 +274,12 @@ tc_status tc_workload_iteration(const tc_topo *t, const tc_workload *w, const tc
     tc_status st = tc_buckets_make(&w->model, w->bucket_bytes > 0 ? w->bucket_bytes : TC_DDP_BUCKET_BYTES, &b, &nb, err);
     if (st)
         return st;
+    double (*sz)[3] = NULL;
+    bool shaped = false;
+    if (tc_codec_per_tensor(c->kind)) {
+        sz = tc_calloc(nb, sizeof *sz);
+        st = sz ? shaped_floats(w, c, b, nb, sz, &shaped, err) : tc_fail(err, TC_EINTERNAL, "out of memory");
+    }
     comm_cache cc = {0};
     uint64_t thr_d = 0;
     double thr = 0;
@@ -234,25 +290,36 @@ tc_status tc_workload_iteration(const tc_topo *t, const tc_workload *w, const tc
         tc_codec_wire wc;
         memset(&wc, 0, sizeof wc);
         tc_codec_wire_cost(c, d, w->workers, &wc);
-        if (wc.collectives < 1 || wc.collectives > 2) {
+        if (shaped) {
+            for (int q = 0; q < 3; q++)
+                wc.size[q] = 4 * sz[i][q];
+            wc.bits_per_coord = 8 * (wc.size[0] + wc.size[1] + wc.size[2]) / (double)d;
+        }
+        if (wc.collectives < 1 || wc.collectives > 3) {
             st = tc_fail(err, TC_EINTERNAL, "codec %s: %u collectives per bucket", c->name, wc.collectives);
             break;
         }
+        uint32_t launched = 0;
         for (uint32_t k = 0; k < wc.collectives && st == TC_OK; k++) {
             double tk = 0;
             tc_algo a = TC_ALGO_AUTO;
-            if (wc.size[k] > 0)
+            if (wc.size[k] > 0) {
                 st = comm_time(t, w, &cc, wc.op, wc.size[k], &tk, &a, err);
+                launched++;
+            }
             b[i].comm_s += tk;
             out->coll_bytes += wc.size[k];
             out->sent_bytes += wc.size[k] * tc_op_busbw_factor(wc.op, w->workers);
             if (i == 0 && k == 0) {
                 out->op = wc.op;
-                out->collectives = wc.collectives;
                 out->bits_per_coord = wc.bits_per_coord;
-                out->algo = a;
             }
+            if (i == 0 && launched == 1 && wc.size[k] > 0)
+                out->algo = a; /* the first collective that carries something */
         }
+        /* collectives per bucket: those with something to carry, at most */
+        if (launched > out->collectives)
+            out->collectives = launched;
         /* Encode + decode time: the bucket's float32 bytes at the codec's
          * throughput, split evenly between the two. FP32 does no codec work. */
         if (c->kind != TC_CODEC_FP32) {
@@ -276,54 +343,81 @@ tc_status tc_workload_iteration(const tc_topo *t, const tc_workload *w, const tc
         st = tc_iter_timeline(fwd, bwd, b, nb, w->offload, &w->contention, &out->t, err);
     out->nbuckets = nb;
     free(b);
+    free(sz);
+    /* PowerSGD's first `start` steps: the hooks' plain all-reduce, an fp32
+     * iteration */
+    if (st == TC_OK && c->start > 0 && tc_codec_plain_step(c, 0)) {
+        tc_codec_spec fp32;
+        tc_codec_defaults(TC_CODEC_FP32, &fp32);
+        tc_codec_iter plain;
+        st = tc_workload_iteration(t, w, &fp32, 0, &plain, err);
+        out->plain_iter_s = plain.t.iter_s;
+        out->plain_steps = c->start;
+    }
     return st;
 }
 
-tc_status tc_steps_ratios(const tc_acc_curve *curves, size_t n, double target, double *target_used, size_t *ref,
-                          double *ratio, tc_err *err)
+void tc_tta_compute_ci(const double *iter_s, const double *ratio, const double *lo, const double *hi, size_t n,
+                       double baseline_steps, long i_bf16, long i_fp32, tc_tta *out)
 {
-    size_t r = n;
-    for (size_t i = 0; i < n && r == n; i++)
-        if (curves[i].codec.kind == TC_CODEC_FP32)
-            r = i;
-    for (size_t i = 0; i < n && r == n; i++)
-        if (curves[i].codec.kind == TC_CODEC_BF16)
-            r = i;
-    if (r == n)
-        return tc_fail(err, TC_EINVAL, "the accuracy curves have neither fp32 nor bf16: one is needed as the reference");
-    if (curves[r].n == 0)
-        return tc_fail(err, TC_EINVAL, "the reference curve (%s) has no points", curves[r].codec.name);
-    if (!(target > 0))
-        target = TC_TARGET_FRACTION * curves[r].pts[curves[r].n - 1].test_acc;
-    double s_ref = tc_acc_steps_to(&curves[r], target);
-    if (s_ref < 0)
-        return tc_fail(err, TC_EINVAL, "the reference (%s) never reaches the target accuracy %.4g: choose a lower "
-                                       "--target-acc", curves[r].codec.name, target);
-    if (!(s_ref > 0))
-        return tc_fail(err, TC_EINVAL, "the reference (%s) reaches the target accuracy %.4g at step 0: choose a "
-                                       "higher --target-acc", curves[r].codec.name, target);
     for (size_t i = 0; i < n; i++) {
-        double s = tc_acc_steps_to(&curves[i], target);
-        ratio[i] = s < 0 ? -1 : s / s_ref;
+        tc_tta *x = &out[i];
+        bool never = !(ratio[i] >= 0);
+        x->steps_ratio = ratio[i];
+        x->ratio_lo = never ? NAN : lo ? lo[i] : ratio[i];
+        x->ratio_hi = never ? NAN : hi ? hi[i] : ratio[i];
+        x->steps = never ? NAN : baseline_steps * ratio[i];
+        x->tta_s = never ? NAN : iter_s[i] * x->steps;
+        /* the same association as tta_s: a ratio with no interval gives
+         * lo = tta = hi exactly */
+        x->tta_lo_s = never ? NAN : iter_s[i] * (baseline_steps * x->ratio_lo);
+        x->tta_hi_s = never ? NAN : iter_s[i] * (baseline_steps * x->ratio_hi);
     }
-    *target_used = target;
-    *ref = r;
-    return TC_OK;
+    for (size_t i = 0; i < n; i++) {
+        tc_tta *x = &out[i];
+        double b = i_bf16 >= 0 ? out[i_bf16].tta_s : NAN, f = i_fp32 >= 0 ? out[i_fp32].tta_s : NAN;
+        bool ok = isfinite(b) && isfinite(x->tta_s);
+        x->speedup_bf16 = ok ? b / x->tta_s : NAN;
+        /* bf16's own time is exact: the interval comes from this ratio's
+         * (a longer time, a lower speedup; tta_hi_s may be infinite). */
+        x->speedup_bf16_lo = ok ? b / x->tta_hi_s : NAN;
+        x->speedup_bf16_hi = ok ? (x->tta_lo_s > 0 ? b / x->tta_lo_s : INFINITY) : NAN;
+        if ((long)i == i_bf16)
+            x->speedup_bf16_lo = x->speedup_bf16_hi = 1.0;
+        else if (x->ratio_lo == x->steps_ratio && x->ratio_hi == x->steps_ratio)
+            x->speedup_bf16_lo = x->speedup_bf16_hi = x->speedup_bf16; /* no interval: exactly the point */
+        x->speedup_fp32 = isfinite(f) && isfinite(x->tta_s) ? f / x->tta_s : NAN;
+    }
 }
 
 void tc_tta_compute(const double *iter_s, const double *ratio, size_t n, double baseline_steps, long i_bf16,
                     long i_fp32, tc_tta *out)
 {
-    for (size_t i = 0; i < n; i++) {
-        out[i].steps_ratio = ratio[i];
-        out[i].steps = ratio[i] < 0 ? NAN : baseline_steps * ratio[i];
-        out[i].tta_s = ratio[i] < 0 ? NAN : iter_s[i] * out[i].steps;
-    }
-    for (size_t i = 0; i < n; i++) {
-        double b = i_bf16 >= 0 ? out[i_bf16].tta_s : NAN, f = i_fp32 >= 0 ? out[i_fp32].tta_s : NAN;
-        out[i].speedup_bf16 = isfinite(b) && isfinite(out[i].tta_s) ? b / out[i].tta_s : NAN;
-        out[i].speedup_fp32 = isfinite(f) && isfinite(out[i].tta_s) ? f / out[i].tta_s : NAN;
-    }
+    tc_tta_compute_ci(iter_s, ratio, NULL, NULL, n, baseline_steps, i_bf16, i_fp32, out);
+}
+
+double tc_tta_phased_s(double steps, double iter_s, double plain_steps, double plain_iter_s)
+{
+    if (!(steps > plain_steps))
+        return steps * plain_iter_s;
+    return plain_steps * plain_iter_s + (steps - plain_steps) * iter_s;
+}
+
+tc_verdict tc_verdict_of(double lo, double hi)
+{
+    if (isnan(lo) || isnan(hi))
+        return TC_VERDICT_NEVER;
+    if (lo > 1.0)
+        return TC_VERDICT_FASTER;
+    if (hi < 1.0)
+        return TC_VERDICT_SLOWER;
+    return TC_VERDICT_SAME;
+}
+
+const char *tc_verdict_name(tc_verdict v)
+{
+    static const char *names[] = {"baseline", "faster", "slower", "indistinguishable", "never"};
+    return (unsigned)v < sizeof names / sizeof names[0] ? names[v] : "?";
 }
 
 double tc_crossover_bw(const double *bw, const double *speedup, size_t n, double threshold)

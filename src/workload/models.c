@@ -10,6 +10,9 @@
  * Laws for Neural Language Models", 2020, section 2.1). Transformers: 6 N per
  * token for N non-embedding parameters plus 6 n_layer n_ctx d_model for
  * attention (Kaplan et al., table 1), plus the output projection.
+ *
+ * A zoo model's tensor shapes, which per-tensor PowerSGD needs, come from
+ * the structured zoo of the same name (zoo.c): tc_model_tensors.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -18,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "topocc/workload.h"
+#include "topocc/zoo.h"
 
 #define IMAGENET_TRAIN 1281167.0 /* ILSVRC-2012 training images */
 
@@ -229,4 +233,58 @@ double tc_model_baseline_steps(const tc_model *m, uint32_t workers)
     if (m->train_samples > 0 && m->batch > 0 && workers > 0)
         return ceil(m->train_samples / ((double)m->batch * workers));
     return m->steps;
+}
+
+static tc_codec_tensor matrix_of(const tc_tensor *t)
+{
+    tc_codec_tensor m = {t->shape[0], 1};
+    for (uint32_t i = 1; i < t->ndim; i++)
+        m.cols *= t->shape[i];
+    return m;
+}
+
+tc_status tc_model_tensors(const tc_model *m, tc_codec_tensor **out, size_t *n, tc_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    const tc_zoo_model *z = tc_zoo_find(m->name);
+    if (!z)
+        return TC_OK;
+    tc_zoo_derived *d = tc_calloc(1, sizeof *d);
+    if (!d)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    tc_status st = tc_zoo_derive(z, d, err);
+    size_t total = 0;
+    for (size_t i = 0; st == TC_OK && i < d->ntensors; i++)
+        total += d->tensors[i].count;
+    tc_codec_tensor *t = st == TC_OK ? tc_calloc(total ? total : 1, sizeof *t) : NULL;
+    if (st == TC_OK && !t)
+        st = tc_fail(err, TC_EINTERNAL, "out of memory (%zu tensors)", total);
+    size_t k = 0;
+    for (size_t i = 0; st == TC_OK && i < d->ntensors;) {
+        const tc_tensor *x = &d->tensors[i];
+        if (!x->in_layer || z->layers == 0) {
+            for (uint32_t c = 0; c < x->count; c++)
+                t[k++] = matrix_of(x);
+            i++;
+            continue;
+        }
+        /* a block: the run of in-layer tensors, each count / layers times per layer */
+        size_t j = i;
+        while (j < d->ntensors && d->tensors[j].in_layer)
+            j++;
+        for (uint32_t l = 0; l < z->layers; l++)
+            for (size_t q = i; q < j; q++)
+                for (uint32_t c = 0; c < d->tensors[q].count / z->layers; c++)
+                    t[k++] = matrix_of(&d->tensors[q]);
+        i = j;
+    }
+    free(d);
+    if (st) {
+        free(t);
+        return st;
+    }
+    *out = t;
+    *n = k;
+    return TC_OK;
 }

@@ -937,13 +937,20 @@ static void chain(ctx *x, uint32_t mk, uint32_t k, uint32_t j, int b, int32_t pr
                     break;
                 tc_tl_dep(d, e, after);
                 after = e;
-                for (uint32_t q = 0; q < w.collectives && q < 2; q++) {
+                /* a collective with nothing to carry is not launched
+                 * (per-tensor powersgd: the bucket taken as one matrix,
+                 * either compressed or not, tc_codec_wire_cost) */
+                bool first = true;
+                for (uint32_t q = 0; q < w.collectives && q < 3; q++) {
+                    if (!(w.size[q] > 0))
+                        continue;
                     uint32_t r = add_comm(x, rank, S_DP, w.op, gk, w.size[q], "bucket");
                     if (r == UINT32_MAX)
                         break;
                     tc_tl_dep(d, r, after);
-                    if (q == 0)
+                    if (first)
                         forward_first(x, r, x->bk[i].last_unit);
+                    first = false;
                     after = r;
                 }
                 uint32_t dc = codec_task(x, rank, half, prio, "dp.decode");

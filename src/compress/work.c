@@ -1,0 +1,401 @@
+/*
+ * work.c - what encode + decode costs a processor, counted from the codecs'
+ * own kernels: per coordinate, the bytes each pass moves over memory and the
+ * arithmetic. Two views of the same kernels:
+ *   - the measured path (tc_codec_work_measured): one worker's encode, the
+ *     sum of its single contribution and the decode, as tc_codec_measure runs
+ *     it on this CPU (in place, the message in cache-sized blocks); its time
+ *     is predicted from the copy bandwidth and the arithmetic rate measured
+ *     in the same run (tc_codec_predict_s);
+ *   - a worker's kernels on an accelerator for n workers (tc_codec_work_accel):
+ *     each kernel one pass over memory, the message written and read at its
+ *     wire width, THC's transform at the published kernel's cost.
+ * docs/MODEL.md, "Compute", has the tables these functions encode; the tests
+ * hold them to those hand counts.
+ *
+ * Units. Bytes: `read` and `written` are bytes per coordinate that a pass
+ * reads from or writes to a bucket-sized array (first touch in the pass; a
+ * cache-resident block is not memory traffic); `alloc` are the bytes of lines
+ * a CPU must read in before writing them (write-allocate), a line written
+ * without being read first in the same pass. Arithmetic: `vops` counts
+ * vector lane operations as the C source writes them, one per element for
+ * each arithmetic, logic, shift, compare, select or conversion and for each
+ * load or store of a cache-resident block (a fused multiply-add is one);
+ * `narrow` counts those done by 8-lane instructions (x86's F16C conversions,
+ * OpenBLAS's AVX2 kernels), which cost lanes / 8 of a full-width one; `sops`
+ * counts scalar operations (per block, per candidate, per sampled index),
+ * each of which takes a whole vector slot.
+ */
+#include <math.h>
+#include <string.h>
+#include "compress/codec_int.h"
+
+/* Lane operations of the kernels, per element (counted in the C source). */
+#define OPS_MAXABS 2    /* abs, max */
+#define OPS_SUMABS 2    /* abs, add */
+#define OPS_SROUND 18   /* x mul + off (2); half a xorshift32 (3 shifts, 3 xors); the 16-bit
+                           uniform (mask or shift, int -> float, multiply, add); v + u;
+                           float -> int; two clamps (compare, select each); + lo; narrow;
+                           store to the block */
+#define OPS_WIDEN 3     /* load, sign-extend, store */
+#define OPS_DEQUANT 4   /* load, int -> float, multiply, add (the store is the pass's) */
+#define OPS_LEVELS 5    /* THC's levels into the chunk: the dequantization and its store */
+#define OPS_TO_BF16 12  /* multiply; round to nearest even (shift, and, add, add, shift);
+                           NaN (or, and, compare, select); narrow; store */
+#define OPS_FROM_BF16 3 /* load, widen, shift */
+#define OPS_TO_F16 20   /* portable: multiply, sign (shift, and), magnitude (and), subnormal
+                           (add, subtract), normal (shift, and, add, add, shift), three
+                           compare-selects, or, narrow, store */
+#define OPS_FROM_F16 18 /* portable: load, widen, exponent, mantissa, sign (and, shift),
+                           normal (add, shift, shift, or), special (or), subnormal (convert,
+                           multiply), two compare-selects, or */
+#define OPS_TO_F16C 3   /* F16C: multiply, vcvtps2ph, store (8 lanes) */
+#define OPS_FROM_F16C 2 /* F16C: load, vcvtph2ps (8 lanes) */
+#define OPS_SIGNS 6     /* THC's random signs: multiply, bit table load, and, compare, and, xor */
+#define OPS_PACK 5      /* signSGD's sign bits: shift, select, bit table load, and, or */
+#define OPS_REDUCE32 5  /* an OR of 32 lanes into one word: its log2 32 steps */
+#define OPS_UNPACK 5    /* bit table load, and, compare, and, xor */
+#define OPS_FILTER 4    /* top-k's filter: and, compare, select the bit, or */
+#define SOPS_MIX_PER32 17 /* a 64-bit mix for 32 coordinates' signs, its shift and the loop */
+#define SOPS_CANDIDATE 31 /* a top-k candidate: filter 8, copy 2, radix selection 12,
+                             count above 3, ties 6 */
+#define SOPS_SAMPLE 15  /* a sampled key: load, and, store 3, its radix selection 12 */
+#define SOPS_FLOYD 21   /* a RandK draw: 64-bit mix 9, scale 2, bitmap test 5, set 3, loop 2 */
+#define SOPS_BITMAP_WORD 4 /* read a bitmap word back: load, clear, test, loop */
+#define SOPS_INDEX 5    /* an index from a set bit: ctz, index, store, clear, loop */
+#define SOPS_GATHER 3   /* load index, load value, store */
+#define SOPS_SCATTER 4  /* load value, scale, load index, store */
+#define LINE 64.0       /* bytes of a cache line: what one random access moves */
+
+/* THC's transform on the accelerator [Dao-AILab fast-hadamard-transform,
+ * README "Speed": fp32 rows on an A100 take 1.0x the time of a memcpy up to
+ * dimension 8192, 1.1x at 16384, 1.2x at 32768, the largest it supports]:
+ * a chunk of C coordinates costs factor(C) times a read and a write of it
+ * per pass, one pass per 2^15. */
+#define PUBLISHED_FWHT_MAX 32768u
+
+static double fwht_published_factor(uint64_t C)
+{
+    double f = C <= 8192 ? 1.0 : C <= 16384 ? 1.1 : 1.2;
+    double passes = 1;
+    for (uint64_t m = PUBLISHED_FWHT_MAX; m < C; m *= PUBLISHED_FWHT_MAX)
+        passes++;
+    return f * passes;
+}
+
+static void add(tc_codec_work *w, double rd, double wr, double alloc, double vops, double sops)
+{
+    w->read += rd;
+    w->written += wr;
+    w->alloc += alloc;
+    w->vops += vops;
+    w->sops += sops;
+    if (rd + wr > 0)
+        w->passes++;
+}
+
+static uint64_t k_of(const tc_codec_spec *c, uint64_t d)
+{
+    uint64_t k = cx_k(c->ratio, d);
+    return k < 1 ? 1 : k > d ? d : k;
+}
+
+/* Operations of cx_fwht on n (a power of two) coordinates, per coordinate:
+ * four one-block stages (loads of both halves, the add or subtract, the
+ * store, the block's copy back: 6 lane operations), then radix-8 passes
+ * (load, 3 additions, store: 5), radix-4 (4), radix-2 (3). A pass whose
+ * halves are shorter than CX_VEC runs in CX_LOOP's scalar tail: its
+ * operations are scalar (with THC's chunks of 65,536, the radix-8 pass on
+ * halves of 16). */
+static void fwht_ops(uint64_t n, double *vops, double *sops)
+{
+    uint32_t L = 0;
+    while ((1ull << L) < n)
+        L++;
+    *vops = *sops = 0;
+    uint32_t h = 0;
+    if (L >= 4) {
+        *vops += 4 * 6;
+        h = 4;
+    }
+    for (; L >= 3 && h <= L - 3; h += 3)
+        *((1u << h) < CX_VEC ? sops : vops) += 5;
+    for (; L >= 2 && h <= L - 2; h += 2)
+        *((1u << h) < CX_VEC ? sops : vops) += 4;
+    for (; h < L; h++)
+        *((1u << h) < CX_VEC ? sops : vops) += 3;
+}
+
+/* Top-k's candidates after the sampled threshold (sparse.c, cx_topk). */
+static void topk_selection(uint64_t d, uint64_t k, double *cand, double *sample)
+{
+    uint64_t runs = d / (8 * 32) < 512 ? d / (8 * 32) : 512;
+    *sample = 0;
+    *cand = (double)d;
+    if (runs < 16 || k >= d)
+        return;
+    double s = 32.0 * (double)runs, expect = (double)k * s / (double)d;
+    double want = ceil(expect + 3 * sqrt(expect) + 8);
+    *sample = s;
+    if (want < s)
+        *cand = fmin((double)d, want * (double)d / s);
+}
+
+static bool have_f16c(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    return __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+#else
+    return false;
+#endif
+}
+
+/* ---- the measured path ------------------------------------------------ */
+
+static void measured_cast(const tc_codec_spec *c, tc_codec_work *w)
+{
+    if (c->kind == TC_CODEC_FP32) {
+        add(w, 4, 4, 0, 1, 0); /* x *= 1/n in place */
+        return;
+    }
+    /* blocks of 2048: cast into the L1 block, cast back into the bucket */
+    if (c->kind == TC_CODEC_BF16) {
+        add(w, 4, 4, 0, OPS_TO_BF16 + OPS_FROM_BF16, 0);
+    } else if (have_f16c()) {
+        add(w, 4, 4, 0, 0, 0);
+        w->narrow += OPS_TO_F16C + OPS_FROM_F16C;
+    } else {
+        add(w, 4, 4, 0, OPS_TO_F16 + OPS_FROM_F16, 0);
+    }
+}
+
+static void measured_thc(uint64_t d, tc_codec_work *w)
+{
+    uint64_t C;
+    double pad = (double)cx_thc_dpad(d, &C) / (double)d, Fv, Fs;
+    fwht_ops(C, &Fv, &Fs);
+    tc_codec_work t = {0};
+    add(&t, 4, 4, 4, OPS_SIGNS + Fv, SOPS_MIX_PER32 / 32.0 + Fs); /* R [x; 0] into rot */
+    add(&t, 4, 0, 0, OPS_MAXABS, 0);                               /* M = max |rot| */
+    /* per chunk: quantize, sum of one, levels back into the chunk (in cache),
+     * inverse transform, signs into the bucket */
+    add(&t, 4, 4, 0, OPS_SROUND + OPS_WIDEN + OPS_LEVELS + Fv, Fs);
+    add(&t, 0, 4, 4, OPS_SIGNS + 1, SOPS_MIX_PER32 / 32.0);
+    w->read += pad * t.read;
+    w->written += pad * t.written;
+    w->alloc += pad * t.alloc;
+    w->vops += pad * t.vops;
+    w->sops += pad * t.sops;
+    w->passes += t.passes;
+}
+
+static void measured_sparse(const tc_codec_spec *c, uint64_t d, tc_codec_work *w)
+{
+    double k = (double)k_of(c, d), rho = k / (double)d;
+    if (c->kind == TC_CODEC_RANDK) {
+        /* Floyd's k draws into an L2 bitmap, the bitmap read back */
+        add(w, 0, 0, 0, 0, SOPS_FLOYD * rho + SOPS_BITMAP_WORD / 64.0 + SOPS_INDEX * rho);
+    } else {
+        double cand, sample;
+        topk_selection(d, (uint64_t)k, &cand, &sample);
+        add(w, 4, 0, 0, OPS_FILTER + OPS_REDUCE32, 2 / 32.0); /* the filtering pass */
+        add(w, 0, 0, 0, 0, (SOPS_CANDIDATE * cand + SOPS_SAMPLE * sample) / (double)d);
+    }
+    /* gather k values (a line each), zero the bucket, scatter k values */
+    add(w, LINE * rho, 0, 0, 0, SOPS_GATHER * rho);
+    add(w, 0, 4 + LINE * rho, 4 + LINE * rho, 0, SOPS_SCATTER * rho);
+}
+
+/* PowerSGD through OpenBLAS's sgemm on the a x b bucket (powersgd.c): P = M Q
+ * and Q = M^T P each read M once and pack it (a load and a store per
+ * element) around r fused multiply-adds; P Q^T is written twice, the beta = 0
+ * pass that zeroes C and the kernel that adds to it (loaded and stored, r
+ * fused multiply-adds). Orthogonalising P (a r^2) is negligible. */
+static void measured_powersgd(const tc_codec_spec *c, tc_codec_work *w)
+{
+    double r = c->rank;
+    add(w, 4, 0, 0, 0, 0);
+    add(w, 4, 0, 0, 0, 0);
+    add(w, 0, 4, 4, 0, 0);
+    add(w, 4, 4, 0, 0, 0);
+    w->narrow += (r + 3) + (r + 3) + (r + 2);
+}
+
+static void measured_signsgd(tc_codec_work *w)
+{
+    add(w, 4, 0, 0, OPS_SUMABS, 0);                 /* s = ||x||_1 / d */
+    add(w, 4, 0, 0, OPS_PACK + OPS_REDUCE32, 3 / 32.0); /* sign bits */
+    add(w, 0, 4, 4, OPS_UNPACK, 2 / 32.0);          /* s sign into the bucket */
+}
+
+void tc_codec_work_measured(const tc_codec_spec *c, uint64_t d, tc_codec_work *out)
+{
+    memset(out, 0, sizeof *out);
+    if (d < 1)
+        d = 1;
+    switch (c->kind) {
+    case TC_CODEC_FP32:
+    case TC_CODEC_FP16:
+    case TC_CODEC_BF16: measured_cast(c, out); break;
+    case TC_CODEC_INT8:
+    case TC_CODEC_INT4:
+        add(out, 4, 0, 0, OPS_MAXABS, 0); /* the scale */
+        /* blocks of 2048: quantize, sum of one, dequantize into the bucket */
+        add(out, 4, 4, 0, OPS_SROUND + OPS_WIDEN + OPS_DEQUANT, 0);
+        break;
+    case TC_CODEC_THC: measured_thc(d, out); break;
+    case TC_CODEC_TOPK:
+    case TC_CODEC_TOPK_SHARED:
+    case TC_CODEC_RANDK: measured_sparse(c, d, out); break;
+    case TC_CODEC_POWERSGD:
+    case TC_CODEC_POWERSGD_BATCHED: measured_powersgd(c, out); break;
+    case TC_CODEC_SIGNSGD: measured_signsgd(out); break;
+    default: break;
+    }
+}
+
+double tc_codec_cpu_lanes(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
+    if (__builtin_cpu_supports("x86-64-v4"))
+        return 16;
+    if (__builtin_cpu_supports("x86-64-v3"))
+        return 8;
+#endif
+    return 4;
+}
+
+/* Memory and arithmetic add up rather than overlap: each kernel streams its
+ * block in and then works on it, and a single core's outstanding misses are
+ * few (docs/MODEL.md, "Compute": sum against max on the measurements). The
+ * copy moves 12 bytes per 4 copied: the read, the write-allocate and the
+ * write-back. */
+double tc_codec_predict_s(const tc_codec_work *w, uint64_t d, const tc_codec_rates *r)
+{
+    double D = (double)d;
+    double mem = r->copy_Bps > 0 ? (w->read + w->written + w->alloc) * D / (3 * r->copy_Bps) : 0;
+    double lanes = r->lanes > 0 ? r->lanes : 1, wide = lanes > 8 ? lanes / 8 : 1;
+    double ops = r->lane_ops > 0 ? (w->vops + wide * w->narrow + lanes * w->sops) * D / r->lane_ops : 0;
+    return mem + ops;
+}
+
+/* ---- an accelerator: one worker's kernels -------------------------------
+ * Each kernel is one pass over memory (its reads and writes), the message
+ * written by the encode and read by the decode at its wire width w, n
+ * workers' contributions read by the decode where they are gathered. */
+
+static double int_bytes(uint32_t b, uint32_t n)
+{
+    uint32_t l = 0;
+    while (l < 32 && (1ull << l) < n)
+        l++;
+    return (double)((b + l + 7) / 8);
+}
+
+void tc_codec_work_accel(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_codec_work *out)
+{
+    memset(out, 0, sizeof *out);
+    if (d < 1)
+        d = 1;
+    if (n < 1)
+        n = 1;
+    double rho = (double)k_of(c, d) / (double)d, N = (double)n;
+    bool ef = c->error_feedback;
+    tc_codec_work *w = out;
+    switch (c->kind) {
+    case TC_CODEC_FP32:
+        add(w, 4, 4, 0, 0, 0); /* x / n */
+        if (ef)
+            add(w, 4, 4, 0, 0, 0); /* e -= n (x / n) */
+        break;
+    case TC_CODEC_FP16:
+    case TC_CODEC_BF16:
+        add(w, 4, 2, 0, 0, 0); /* cast(x / n) */
+        add(w, 2, 4, 0, 0, 0); /* cast back */
+        if (ef)
+            add(w, 6, 4, 0, 0, 0); /* e -= n cast back */
+        break;
+    case TC_CODEC_INT8:
+    case TC_CODEC_INT4: {
+        double iw = int_bytes(c->kind == TC_CODEC_INT8 ? 8 : 4, n);
+        add(w, 4, 0, 0, 0, 0);  /* max |x| */
+        add(w, 4, iw, 0, 0, 0); /* quantize */
+        add(w, iw, 4, 0, 0, 0); /* dequantize the sum */
+        if (ef)
+            add(w, 4 + iw, 4, 0, 0, 0); /* e -= q s / qmax */
+        break;
+    }
+    case TC_CODEC_THC: {
+        uint64_t C;
+        double pad = (double)cx_thc_dpad(d, &C) / (double)d, iw = int_bytes(c->bits, n);
+        double T = fwht_published_factor(C); /* a transform: T reads and T writes of 4 bytes */
+        tc_codec_work t = {0};
+        add(&t, 4 * T, 4 * T, 0, 0, 0); /* R x */
+        add(&t, 4, 0, 0, 0, 0);         /* max |R x| */
+        add(&t, 4, iw, 0, 0, 0);        /* quantize */
+        add(&t, iw, 4, 0, 0, 0);        /* levels of the sum */
+        add(&t, 4 * T, 4 * T, 0, 0, 0); /* R^T */
+        if (ef) {
+            add(&t, iw, 4, 0, 0, 0);        /* own levels */
+            add(&t, 4 * T, 4 * T, 0, 0, 0); /* R^T */
+            add(&t, 8, 4, 0, 0, 0);         /* e -= */
+        }
+        w->read = pad * t.read;
+        w->written = pad * t.written;
+        w->passes = t.passes;
+        break;
+    }
+    case TC_CODEC_TOPK:
+        add(w, 4, 0, 0, 0, 0);              /* filter |x| */
+        add(w, 4 * rho, 8 * rho, 0, 0, 0);  /* gather values, write values and indices */
+        add(w, 8 * N * rho, 4, 0, 0, 0);    /* zero the output, read the n gathered sets */
+        add(w, 4 * N * rho, 4 * N * rho, 0, 0, 0); /* scatter-add n k values */
+        if (ef)
+            add(w, 4 * rho, 4 * rho, 0, 0, 0); /* forget what was sent */
+        break;
+    case TC_CODEC_TOPK_SHARED:
+    case TC_CODEC_RANDK:
+        if (c->kind == TC_CODEC_TOPK_SHARED)
+            add(w, 4, 4 * rho, 0, 0, 0); /* the leader's filter, its indices */
+        else
+            add(w, 0, 4 * rho, 0, 0, 0); /* the seed's indices */
+        add(w, 8 * rho, 4 * rho, 0, 0, 0);  /* gather values at the indices */
+        add(w, 8 * rho, 4, 0, 0, 0);        /* zero the output, read values and indices */
+        add(w, 0, 4 * rho, 0, 0, 0);        /* scatter */
+        if (ef)
+            add(w, 4 * rho, 4 * rho, 0, 0, 0);
+        break;
+    case TC_CODEC_POWERSGD:
+    case TC_CODEC_POWERSGD_BATCHED:
+        add(w, 4, 0, 0, 0, 0); /* P = M Q */
+        add(w, 4, 0, 0, 0, 0); /* Q = M^T P */
+        add(w, 0, 4, 0, 0, 0); /* P Q^T */
+        if (ef)
+            add(w, 8, 4, 0, 0, 0); /* e = M - P Q^T */
+        break;
+    case TC_CODEC_SIGNSGD:
+        add(w, 4, 0, 0, 0, 0);           /* ||x||_1 */
+        add(w, 4, 1 / 8.0, 0, 0, 0);     /* sign bits */
+        add(w, N / 8, 4, 0, 0, 0);       /* mean of the n decoded vectors */
+        if (ef)
+            add(w, 4, 4, 0, 0, 0);       /* e -= s sign */
+        break;
+    default:
+        add(w, 4, 4, 0, 0, 0);
+        break;
+    }
+    /* error feedback forms g + e before the encode: read both, write the sum */
+    if (ef)
+        add(w, 8, 4, 0, 0, 0);
+}
+
+const char *tc_codec_cost_source(const tc_codec_spec *c)
+{
+    switch (c->kind) {
+    case TC_CODEC_FP32: return "none (fp32 does no codec work)";
+    case TC_CODEC_THC:
+        return "multi-pass roofline, the transform at the published kernel's cost (Dao-AILab "
+               "fast-hadamard-transform: fp32 at 1.0-1.2x memcpy, scaled by memory bandwidth)";
+    default: return "multi-pass roofline of topocc's kernels (no published GPU throughput found)";
+    }
+}
