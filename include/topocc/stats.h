@@ -11,8 +11,8 @@
 
 /* P(T <= t) for Student's t with df > 0 degrees of freedom: through the
  * regularized incomplete beta function, P(|T| > t) = I_x(df/2, 1/2) with
- * x = df / (df + t^2), evaluated by its continued fraction (NIST DLMF
- * 8.17.22, by the modified Lentz method, DLMF 3.10(iii)). Relative
+ * x = df / (df + t^2), evaluated by its continued fraction (NIST DLMF,
+ * https://dlmf.nist.gov/8.17, by the modified Lentz method). Relative
  * error near 1e-14 for df up to 1e6. NAN for df <= 0 or t NAN. */
 double tc_stat_t_cdf(double t, double df);
 

@@ -14,7 +14,7 @@
 
 /* Coefficient d_k (k >= 1) of the continued fraction
  * I_x(a, b) = x^a (1-x)^b / (a B(a, b)) / (1 + d_1 / (1 + d_2 / (1 + ...)))
- * (NIST DLMF 8.17.22): d_2m = m (b - m) x / ((a + 2m - 1)(a + 2m)),
+ * (NIST DLMF, https://dlmf.nist.gov/8.17, its continued fraction): d_2m = m (b - m) x / ((a + 2m - 1)(a + 2m)),
  * d_2m+1 = -(a + m)(a + b + m) x / ((a + 2m)(a + 2m + 1)). */
 static double cf_coef(double a, double b, double x, int k)
 {
@@ -30,7 +30,8 @@ static double away_from_zero(double v)
 }
 
 /* 1 / (1 + d_1 / (1 + d_2 / ...)), the fraction evaluated forward by the
- * modified Lentz method (DLMF 3.10(iii)): converges fast for
+ * modified Lentz method (checked against closed forms, tests/test_stats.c):
+ * converges fast for
  * x < (a + 1) / (a + b + 2). */
 static double beta_cf(double a, double b, double x)
 {
