@@ -150,7 +150,7 @@ typedef struct tc_ti_blame {
  * of the requested classes is timed; the fastest is kept). */
 typedef struct tc_ti_codec_out {
     bool requested, applied;
-    char codec[64];
+    char codec[96];
     double with_s, without_s; /* the iteration with this class compressed and without, the others as chosen */
 } tc_ti_codec_out;
 
@@ -203,6 +203,7 @@ typedef struct tc_trainiter_out {
     tc_ti_split *splits;
     tc_sync_out sync;
     tc_ti_codec_out codec[3];                   /* TC_TI_CODEC_DP, _PP, _EP */
+    tc_codec_spec codec_spec[3];                /* the codecs cfg.codec points to */
     bool have_blame;                            /* co-simulated: blame below (the overlapped run's) */
     tc_ti_blame blame[TC_TI_NCLASSES];
 } tc_trainiter_out;

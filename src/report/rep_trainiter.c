@@ -275,9 +275,9 @@ static void blame_print(const tc_trainiter_out *o, FILE *f)
         for (uint32_t k = 0; k < b->nlinks; k++) {
             char nm[96], sw[64];
             tc_topo_link_name(o->net.topo[0], b->link[k], nm, sizeof nm);
-            fprintf(f, "%s link %u (%s) %.3g%%%s%s%s", k ? ";" : ":", b->link[k], nm,
-                    100 * b->link_lost_s[k] / b->lost_s, b->shared_with[k] ? " with " : "",
-                    classes(b->shared_with[k], sw, sizeof sw), b->shared_with[k] ? "" : " (its own flows only)");
+            fprintf(f, "%s link %u (%s) %.3g%% %s%s", k ? ";" : ":", b->link[k], nm,
+                    100 * b->link_lost_s[k] / b->lost_s, b->shared_with[k] ? "with " : "(its own flows only)",
+                    classes(b->shared_with[k], sw, sizeof sw));
         }
         fprintf(f, "\n");
     }

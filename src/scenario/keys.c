@@ -1712,30 +1712,18 @@ static tc_status set_codec_k(const json_t *v, const char *where, char *dst, size
     }
     return st;
 }
-SET(set_cdp)
-{
-    return set_codec_k(v, where, s->it_codec[0], sizeof s->it_codec[0], err);
-}
-GET(get_cdp)
-{
-    return s->it_codec[0][0] ? json_string(s->it_codec[0]) : json_null();
-}
-SET(set_cpp)
-{
-    return set_codec_k(v, where, s->it_codec[1], sizeof s->it_codec[1], err);
-}
-GET(get_cpp)
-{
-    return s->it_codec[1][0] ? json_string(s->it_codec[1]) : json_null();
-}
-SET(set_cep)
-{
-    return set_codec_k(v, where, s->it_codec[2], sizeof s->it_codec[2], err);
-}
-GET(get_cep)
-{
-    return s->it_codec[2][0] ? json_string(s->it_codec[2]) : json_null();
-}
+#define CODEC_KEY(fn, k)                                                                                             \
+    SET(set_##fn)                                                                                                    \
+    {                                                                                                                \
+        return set_codec_k(v, where, s->it_codec[k], sizeof s->it_codec[k], err);                                    \
+    }                                                                                                                \
+    GET(get_##fn)                                                                                                    \
+    {                                                                                                                \
+        return s->it_codec[k][0] ? json_string(s->it_codec[k]) : json_null();                                       \
+    }
+CODEC_KEY(cdp, 0)
+CODEC_KEY(cpp, 1)
+CODEC_KEY(cep, 2)
 U32_RANGE_KEY(replicas, replicas, 0, 65536)
 U32_RANGE_KEY(inner_steps, inner_steps, 1, 1000000)
 U32_RANGE_KEY(outer_steps, outer_steps, 0, 1000000000)

@@ -802,14 +802,13 @@ static tc_status search(const tc_zoo_model *m, tc_trainiter_out *o, const tc_sce
  * paying for itself). */
 static tc_status compress_classes(const tc_zoo_model *m, tc_trainiter_out *o, tc_ti_cfg *c, comm_ctx *cc, tc_err *err)
 {
-    static tc_codec_spec spec[3];
+    const tc_codec_spec *spec[3] = {c->codec[0], c->codec[1], c->codec[2]};
     uint32_t want = 0;
     for (int k = 0; k < 3; k++)
-        if (c->codec[k]) {
-            spec[k] = *c->codec[k];
+        if (spec[k]) {
             want |= 1u << k;
             o->codec[k].requested = true;
-            snprintf(o->codec[k].codec, sizeof o->codec[k].codec, "%s", spec[k].name);
+            snprintf(o->codec[k].codec, sizeof o->codec[k].codec, "%s", spec[k]->name);
         }
     if (!want)
         return TC_OK;
@@ -819,7 +818,7 @@ static tc_status compress_classes(const tc_zoo_model *m, tc_trainiter_out *o, tc
         if (mask & ~want)
             continue;
         for (int k = 0; k < 3; k++)
-            c->codec[k] = mask & (1u << k) ? &spec[k] : NULL;
+            c->codec[k] = mask & (1u << k) ? spec[k] : NULL;
         tc_ti_result r;
         tc_status st = run_one(m, &o->acc, c, cc, &r, err);
         if (st)
@@ -832,7 +831,7 @@ static tc_status compress_classes(const tc_zoo_model *m, tc_trainiter_out *o, tc
             (t[mask] == t[best] && __builtin_popcount(mask) < __builtin_popcount(best)))
             best = mask;
     for (int k = 0; k < 3; k++) {
-        c->codec[k] = best & (1u << k) ? &spec[k] : NULL;
+        c->codec[k] = best & (1u << k) ? spec[k] : NULL;
         if (want & (1u << k)) {
             o->codec[k].applied = best & (1u << k);
             o->codec[k].with_s = t[best | (1u << k)];
@@ -898,24 +897,24 @@ static tc_status sync_outer(const tc_scenario *s, const tc_zoo_model *m, comm_ct
     if (st == TC_OK && (st = tc_zoo_derive(m, d, err)) == TC_OK)
         y->penalty = tc_sync_loss_penalty(k, d->params, M, s->inner_steps, s->overlap_steps, &y->penalty_known,
                                           &y->penalty_outside);
-    /* the trade-off over H: the given H among 10 .. 2000 */
-    static const uint32_t hs[] = {10, 30, 100, 300, 1000, 2000};
-    y->nh = 0;
+    /* the trade-off over H: 10 .. 2000, and the given H if not among them */
+    uint32_t hs[7] = {10, 30, 100, 300, 1000, 2000}, nh = 6;
     bool given = false;
-    for (size_t i = 0; st == TC_OK && k != TC_SYNC_DDP && i <= sizeof hs / sizeof *hs; i++) {
-        uint32_t H = i < sizeof hs / sizeof *hs ? hs[i] : s->inner_steps;
-        if (i == sizeof hs / sizeof *hs && given)
-            break;
-        given = given || H == s->inner_steps;
+    for (uint32_t i = 0; i < nh; i++)
+        given = given || hs[i] == s->inner_steps;
+    if (!given)
+        hs[nh++] = s->inner_steps;
+    y->nh = 0;
+    for (uint32_t i = 0; st == TC_OK && k != TC_SYNC_DDP && i < nh; i++) {
         tc_sync_in hin = in;
-        hin.inner_steps = H;
+        hin.inner_steps = hs[i];
         bool known;
-        y->h[y->nh].H = H;
-        if ((st = tc_sync_step(&hin, &y->h[y->nh].step_s, err)) != TC_OK)
+        y->h[i].H = hs[i];
+        if ((st = tc_sync_step(&hin, &y->h[i].step_s, err)) != TC_OK)
             break;
-        y->h[y->nh].cross_bytes_step = y->outer_bytes * in.fragments / H;
-        y->h[y->nh].penalty = tc_sync_loss_penalty(k, d->params, M, H, s->overlap_steps, &known, &y->h[y->nh].outside);
-        y->nh++;
+        y->h[i].cross_bytes_step = y->outer_bytes * in.fragments / hs[i];
+        y->h[i].penalty = tc_sync_loss_penalty(k, d->params, M, hs[i], s->overlap_steps, &known, &y->h[i].outside);
+        y->nh = i + 1;
     }
     free(d);
     return st;
@@ -1027,11 +1026,10 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
     c->dma = s->it_dma;
     c->comm_order = strcmp(s->comm_order, "forward") == 0 ? TC_TI_FORWARD_ORDER : TC_TI_BACKWARD_ORDER;
     c->ep = s->ep;
-    static tc_codec_spec cspec[3];
     for (int k = 0; k < 3 && st == TC_OK; k++) {
         c->codec[k] = NULL;
-        if (s->it_codec[k][0] && (st = tc_codec_parse(s->it_codec[k], &cspec[k], err)) == TC_OK)
-            c->codec[k] = &cspec[k];
+        if (s->it_codec[k][0] && (st = tc_codec_parse(s->it_codec[k], &o->codec_spec[k], err)) == TC_OK)
+            c->codec[k] = &o->codec_spec[k];
     }
     if (st == TC_OK && s->it_search && (c->codec[0] || c->codec[1] || c->codec[2]))
         st = tc_fail(err, TC_EINVAL, "--search with --compress-*: time the split you want with compression, "
