@@ -344,9 +344,9 @@ static void invalid_training_options_are_refused(void **state)
     assert_int_equal(tc_train_run(&o, f->codecs, 1, &c, &err), TC_EINVAL);
     assert_non_null(strstr(err.msg, "exceed"));
     o = f->o;
-    o.model = "cnn";
+    o.model = "resnet";
     assert_int_equal(tc_train_run(&o, f->codecs, 1, &c, &err), TC_EINVAL);
-    assert_non_null(strstr(err.msg, "mlp"));
+    assert_non_null(strstr(err.msg, "unknown proxy model 'resnet': accepted are mlp"));
     o = f->o;
     o.train_subset = 70000;
     assert_int_equal(tc_train_run(&o, f->codecs, 1, &c, &err), TC_EINVAL);
@@ -478,10 +478,13 @@ static void accuracy_file_that_does_not_match_says_what_and_where(void **state)
     expect_rejected(path, HDR "\"curves\": [{\"codec\": \"fp32\", \"points\": []}]}", "curves[0].points");
     expect_rejected(path, HDR "\"curves\": []}", "curves: expected a non-empty array");
     expect_rejected(path,
-                    "{\"schema_version\": 3, \"dataset\": \"fashion-mnist\", \"curves\": []}",
-                    "schema_version: expected an integer in [1, 2]");
+                    "{\"schema_version\": 4, \"dataset\": \"fashion-mnist\", \"curves\": []}",
+                    "schema_version: expected an integer in [1, 3]");
     expect_rejected(path,
-                    "{\"schema_version\": 1, \"dataset\": \"mnist\", \"curves\": []}", "dataset");
+                    "{\"schema_version\": 1, \"dataset\": \"mnist\", \"model\": \"mlp\", \"curves\": []}",
+                    "dataset: expected \"fashion-mnist\" (the data set of mlp)");
+    expect_rejected(path, "{\"schema_version\": 3, \"dataset\": \"fashion-mnist\", \"model\": \"vgg\"}",
+                    "model: expected one of mlp");
     expect_rejected(path,
                     "{\"schema_version\": 1, \"dataset\": \"fashion-mnist\", \"model\": \"mlp\", \"workers\": 8.5}",
                     "workers: expected an integer");

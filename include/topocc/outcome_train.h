@@ -106,6 +106,11 @@ typedef struct tc_compress_out {
     bool have_training;
     tc_train_opts training;  /* the training of the curves; model points to training_model, data_dir NULL */
     char training_model[16];
+    /* The proxy of the curves against the modelled model: their families
+     * ("vision", "language"; "" where unknown, e.g. a custom model), the
+     * proxy's data set, and whether they differ (then the report warns). */
+    char proxy_family[16], model_family[16], proxy_dataset[32];
+    bool proxy_mismatch;
     /* the regime map (compress.sweep_bw) */
     size_t nrates;           /* 0: no sweep */
     double rates[TC_COMPRESS_MAX_RATES];   /* injection per endpoint, bytes/s, ascending */

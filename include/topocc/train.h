@@ -13,13 +13,13 @@
 #define TC_FASHION_MNIST_DIR "/usr/share/datasets/fashion-mnist"
 
 typedef struct tc_train_opts {
-    const char *data_dir;     /* NULL: TC_FASHION_MNIST_DIR */
-    const char *model;        /* "mlp" (default) or "cnn" */
+    const char *data_dir;     /* NULL: the proxy's data set where its package installs it */
+    const char *model;        /* the proxy: "mlp" (default), "cnn" or "chartf" (docs/MODEL.md) */
     uint32_t workers;         /* simulated data-parallel workers (default 8) */
     uint32_t batch;           /* samples per worker per step (default 32) */
     uint32_t steps;           /* default 2000 */
     uint32_t eval_every;      /* test accuracy every this many steps (default 100) */
-    double lr;                /* SGD learning rate (default 0.05), momentum 0.9 */
+    double lr;                /* learning rate (0: the proxy's default; mlp: SGD 0.05, momentum 0.9) */
     uint64_t seed;            /* the first seed (default 1) */
     uint32_t seeds;           /* tc_train_seeds: runs per codec, on seeds seed, seed + 1, ... (default
                                  TC_TRAIN_DEFAULT_SEEDS) */
@@ -28,6 +28,14 @@ typedef struct tc_train_opts {
     uint32_t test_subset;     /* evaluate on the first N test images (0: all 10,000) */
     uint64_t bucket_bytes;    /* DDP bucket size (default 25 MB) */
     uint32_t hidden;          /* mlp: hidden units (default TC_TRAIN_DEFAULT_HIDDEN) */
+    uint32_t width;           /* cnn: channels of the first convolution (the second has twice as many);
+                                 chartf: model dimension (0: the proxy's default) */
+    uint32_t layers;          /* chartf: transformer blocks (0: default) */
+    uint32_t heads;           /* chartf: attention heads (0: default; must divide width) */
+    uint32_t context;         /* chartf: characters of context per sample (0: default) */
+    double weight_decay;      /* AdamW's decoupled weight decay (0: the default 0.01; SGD: unused) */
+    bool shuffled_labels;     /* train on randomly permuted labels (targets): a check that a proxy
+                                 learns from the data and not from anything else */
     tc_progress_fn progress;  /* NULL: none; else called as training advances */
     void *progress_ud;
 } tc_train_opts;
@@ -35,6 +43,29 @@ typedef struct tc_train_opts {
 #define TC_TRAIN_DEFAULT_HIDDEN 128
 #define TC_TRAIN_DEFAULT_SEEDS 5
 #define TC_TRAIN_MAX_SEEDS 1000
+
+/* The accuracy proxies (docs/MODEL.md, "Accuracy proxies"): mlp and cnn on
+ * Fashion-MNIST (vision), chartf, a character-level transformer on the
+ * fortunes corpus (language). */
+typedef struct tc_proxy_info {
+    const char *name;
+    const char *family;      /* "vision" or "language" */
+    const char *dataset;     /* "fashion-mnist", "fortunes" */
+    const char *package;     /* the Debian package that installs it */
+    const char *dir;         /* where that package installs it */
+    const char *optimizer;   /* "sgd" (momentum 0.9) or "adamw" */
+    double lr;               /* the default learning rate */
+} tc_proxy_info;
+/* The proxy named `name` into *out; false if there is none. */
+bool tc_train_proxy(const char *name, tc_proxy_info *out);
+/* The proxies' names, comma-separated. */
+void tc_train_proxy_names(char *buf, size_t len);
+/* One line on the proxy of o as trained (defaults filled): its data set,
+ * architecture and optimizer, e.g. "fashion-mnist, mlp 784-128-10, SGD lr
+ * 0.05 momentum 0.9". */
+void tc_train_proxy_describe(const tc_train_opts *o, char *buf, size_t len);
+/* The proxy that stands for a model family ("vision", "language"); NULL if none. */
+const char *tc_train_proxy_of_family(const char *family);
 
 /* Fills the defaults above into o (fields left 0/NULL). */
 void tc_train_defaults(tc_train_opts *o);

@@ -450,10 +450,14 @@ void tc_train_accuracy_print(const tc_train_accuracy_out *out, const tc_scenario
     (void)s;
     const tc_train_opts *o = &out->opts;
     const tc_acc_stats *st = &out->stats;
-    fprintf(f, "Fashion-MNIST (%u training, %u test images), %s 784-%u-10, %u workers x batch %u, %u steps, lr %g "
-               "momentum 0.9, ",
-            o->train_subset ? o->train_subset : 60000, o->test_subset ? o->test_subset : 10000, o->model, o->hidden,
-            o->workers, o->batch, o->steps, o->lr);
+    char what[256], tr[24] = "all", te[24] = "all";
+    tc_train_proxy_describe(o, what, sizeof what);
+    if (o->train_subset)
+        snprintf(tr, sizeof tr, "first %u", o->train_subset);
+    if (o->test_subset)
+        snprintf(te, sizeof te, "first %u", o->test_subset);
+    fprintf(f, "%s (%s training, %s test samples), %u workers x batch %u, %u steps, ", what, tr, te, o->workers,
+            o->batch, o->steps);
     print_seeds(o, f);
     fprintf(f, " (every codec on each), buckets of %llu bytes%s\n\n", (unsigned long long)o->bucket_bytes,
             out->bf16_added ? "; bf16 added as the reference" : "");
@@ -561,8 +565,13 @@ static json_t *accuracy_json(const tc_compress_out *o)
     json_object_set_new(acc, "interval",
                         meas ? json_string("t interval on the mean of the per-seed paired log steps ratios")
                              : json_null());
-    if (o->have_training)
+    if (o->have_training) {
         json_object_set_new(acc, "training", training_json(&o->training));
+        json_object_set_new(acc, "proxy", json_string(o->training_model));
+        json_object_set_new(acc, "proxy_family", o->proxy_family[0] ? json_string(o->proxy_family) : json_null());
+        json_object_set_new(acc, "model_family", o->model_family[0] ? json_string(o->model_family) : json_null());
+        json_object_set_new(acc, "proxy_mismatch", json_boolean(o->proxy_mismatch));
+    }
     return acc;
 }
 
@@ -899,15 +908,21 @@ static void print_accuracy(const tc_compress_out *o, FILE *f)
         fprintf(f, "accuracy    steps ratios to bf16's as given (--steps-ratio): no interval\n");
         return;
     }
-    char src[160];
+    char src[200];
     const tc_train_opts *t = &o->training;
     if (strcmp(o->acc_source, "file") == 0)
-        snprintf(src, sizeof src, "the accuracy file (--accuracy)");
+        snprintf(src, sizeof src, "the accuracy file (--accuracy): proxy %s on %s, %u workers, %u steps",
+                 o->training_model, o->proxy_dataset, t->workers, t->steps);
     else
-        snprintf(src, sizeof src, "measured now on Fashion-MNIST (%s, %u workers, %u steps)", o->training_model,
-                 t->workers, t->steps);
+        snprintf(src, sizeof src, "measured now with the %s proxy on %s (%u workers, %u steps)", o->training_model,
+                 o->proxy_dataset, t->workers, t->steps);
     fprintf(f, "accuracy    target %.4f (%s), %s\n", o->target,
             o->target_given ? "given" : "99% of bf16's seed-mean final accuracy", src);
+    if (o->proxy_mismatch)
+        fprintf(f, "warning     the steps ratios come from the %s proxy, which stands for %s models; %s is a %s "
+                   "model (the %s proxy stands for it)\n",
+                o->training_model, o->proxy_family, o->model.name, o->model_family,
+                tc_train_proxy_of_family(o->model_family));
     if (o->seeds >= 2)
         fprintf(f, "            steps ratios to bf16's over %u seeds%s, %g%% t intervals on the mean log ratio; "
                    "faster or slower only where the interval excludes 1\n",

@@ -1368,16 +1368,33 @@ U32_KEY(b_workers, bench_workers, 1)
 
 SET(set_t_model)
 {
-    static const char *names[] = {"mlp"};
-    int k;
-    tc_status st = enum_of(v, where, names, 1, &k, err);
-    if (st == TC_OK)
-        snprintf(s->train_model, sizeof s->train_model, "%s", names[k]);
-    return st;
+    tc_proxy_info pi;
+    if (!json_is_string(v) || !tc_train_proxy(json_string_value(v), &pi)) {
+        char names[128];
+        tc_train_proxy_names(names, sizeof names);
+        return tc_fail(err, TC_EINVAL, "%s: expected one of %s", where, names);
+    }
+    snprintf(s->train_model, sizeof s->train_model, "%s", pi.name);
+    return TC_OK;
 }
 GET(get_t_model)
 {
     return json_string(s->train_model);
+}
+
+U32_RANGE_KEY(t_width, train.width, 0, 4096)
+U32_RANGE_KEY(t_layers, train.layers, 0, 64)
+U32_RANGE_KEY(t_heads, train.heads, 0, 256)
+U32_RANGE_KEY(t_context, train.context, 0, 4096)
+BOOL_KEY(t_shuffled, train.shuffled_labels)
+
+SET(set_t_wd)
+{
+    return num_in(v, U_PLAIN, 0, 1, true, where, &s->train.weight_decay, err);
+}
+GET(get_t_wd)
+{
+    return json_real(s->train.weight_decay);
 }
 
 SET(set_t_lr)
@@ -1920,6 +1937,14 @@ static const tc_scn_key keys[] = {
     {"compress.accuracy", B(COMPRESS), NULL, set_accuracy, get_accuracy, ""},
     {"train.model", TRAINC, trains_now, set_t_model, get_t_model, "training now (not --steps-ratio or --accuracy)"},
     {"train.hidden", TRAINC, trains_now, set_t_hidden, get_t_hidden, "training now (not --steps-ratio or --accuracy)"},
+    {"train.width", TRAINC, trains_now, set_t_width, get_t_width, "training now (not --steps-ratio or --accuracy)"},
+    {"train.layers", TRAINC, trains_now, set_t_layers, get_t_layers, "training now (not --steps-ratio or --accuracy)"},
+    {"train.heads", TRAINC, trains_now, set_t_heads, get_t_heads, "training now (not --steps-ratio or --accuracy)"},
+    {"train.context", TRAINC, trains_now, set_t_context, get_t_context,
+     "training now (not --steps-ratio or --accuracy)"},
+    {"train.weight_decay", TRAINC, trains_now, set_t_wd, get_t_wd, "training now (not --steps-ratio or --accuracy)"},
+    {"train.shuffled_labels", TRAINC, trains_now, set_t_shuffled, get_t_shuffled,
+     "training now (not --steps-ratio or --accuracy)"},
     {"train.workers", TRAINC, trains_now, set_t_workers, get_t_workers,
      "training now (not --steps-ratio or --accuracy)"},
     {"train.batch", TRAINC, trains_now, set_t_batch, get_t_batch, "training now (not --steps-ratio or --accuracy)"},

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "topocc/outcome.h"
+#include "topocc/zoo.h"
 
 /* What the evaluations of one run share. */
 typedef struct job {
@@ -251,6 +252,15 @@ static void keep_training(tc_compress_out *o, const tc_train_opts *t)
     o->training.data_dir = NULL;
     o->training.progress = NULL;
     o->training.progress_ud = NULL;
+    tc_proxy_info pi;
+    if (tc_train_proxy(o->training_model, &pi)) {
+        snprintf(o->proxy_family, sizeof o->proxy_family, "%s", pi.family);
+        snprintf(o->proxy_dataset, sizeof o->proxy_dataset, "%s", pi.dataset);
+    }
+    const tc_zoo_model *z = tc_zoo_find(o->model.name);
+    if (z)
+        snprintf(o->model_family, sizeof o->model_family, "%s", z->arch == TC_MODEL_CNN ? "vision" : "language");
+    o->proxy_mismatch = o->model_family[0] && o->proxy_family[0] && strcmp(o->model_family, o->proxy_family) != 0;
 }
 
 /* The target: --target-acc, else the one the file's statistics were given

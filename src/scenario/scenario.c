@@ -97,11 +97,11 @@ tc_scenario *tc_scenario_new(tc_command c)
             snprintf(s->codecs[i], sizeof s->codecs[i], "%s", dflt[i]);
         s->ncodecs = 5;
     }
-    snprintf(s->train_model, sizeof s->train_model, "mlp");
-    snprintf(s->data_dir, sizeof s->data_dir, "%s", TC_FASHION_MNIST_DIR);
+    /* train.model and train.data_dir: chosen at resolution (resolve_proxy). */
     s->train.model = s->train_model;
     s->train.data_dir = s->data_dir;
     tc_train_defaults(&s->train);
+    s->train.lr = 0.0; /* the proxy's, once it is known */
     s->bench_bytes = 25.0 * 1048576;
     s->bench_seconds = 0.5;
     s->bench_workers = 8;
@@ -773,6 +773,40 @@ static tc_status resolve_train(tc_scenario *s, tc_err *err)
     return resolve_accel(s, err);
 }
 
+/* The proxy compress trains by default: that of the modelled model's
+ * family (a CNN of the zoo: vision; a transformer: language); a custom
+ * model has no architecture, so the first proxy, the mlp. */
+const char *tc_scn_default_proxy(const tc_scenario *s)
+{
+    char name[64] = "";
+    size_t n = strcspn(s->model, ":");
+    if (n < sizeof name) {
+        memcpy(name, s->model, n);
+        name[n] = '\0';
+    }
+    const tc_zoo_model *z = s->command == TC_CMD_COMPRESS ? tc_zoo_find(name) : NULL;
+    const char *p = z ? tc_train_proxy_of_family(z->arch == TC_MODEL_CNN ? "vision" : "language") : NULL;
+    return p ? p : "mlp";
+}
+
+/* train.model (default: tc_scn_default_proxy) and its data directory
+ * (default: where its package installs it); the learning rate left 0 by
+ * tc_scenario_new becomes the proxy's in tc_train_defaults. */
+static tc_status resolve_proxy(tc_scenario *s, tc_err *err)
+{
+    if (!s->train_model[0])
+        snprintf(s->train_model, sizeof s->train_model, "%s", tc_scn_default_proxy(s));
+    tc_proxy_info pi;
+    if (!tc_train_proxy(s->train_model, &pi)) {
+        char names[128];
+        tc_train_proxy_names(names, sizeof names);
+        return tc_fail(err, TC_EINVAL, "unknown proxy model '%s': accepted are %s", s->train_model, names);
+    }
+    if (!s->data_dir[0])
+        snprintf(s->data_dir, sizeof s->data_dir, "%s", pi.dir);
+    return TC_OK;
+}
+
 static tc_status resolve_codecs(tc_scenario *s, tc_err *err)
 {
     tc_status st;
@@ -868,7 +902,7 @@ tc_status tc_scenario_resolve(tc_scenario *s, tc_err *err)
     if (s->command == TC_CMD_TRAIN && (st = resolve_train(s, err)))
         return st;
     if ((st = resolve_topologies(s, err)) || (st = resolve_collective(s, err)) || (st = resolve_codecs(s, err)) ||
-        (st = resolve_routing(s, err)))
+        (st = resolve_routing(s, err)) || (st = resolve_proxy(s, err)))
         return st;
     if (s->command == TC_CMD_COLLECTIVE && s->phases && (s->nsizes > 1 || s->nalgos > 1 ||
                                                           strcmp(s->algos[0], "all") == 0))

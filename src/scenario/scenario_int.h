@@ -11,6 +11,8 @@
 #define TC_CMD_BIT(c) (1u << (c))
 
 void tc_scn_clear_accuracy(tc_scenario *s);
+/* The proxy compress trains with by default: that of its model's family. */
+const char *tc_scn_default_proxy(const tc_scenario *s);
 void tc_scn_clear_jobs(tc_scenario *s);
 
 /* Sets the value of the scenario key at path (e.g. "collective.sizes")

@@ -33,20 +33,21 @@
 #include <jansson.h>
 #include "topocc/core.h"
 #include "topocc/stats.h"
-#include "workload/train_int.h"
+#include "workload/proxy.h"
 
-#define TRAIN_CLASSES 10u
 #define TRAIN_MOMENTUM 0.9 /* torch.optim.SGD momentum; no dampening, no Nesterov */
+#define TRAIN_BETA1 0.9    /* torch.optim.AdamW's default betas and eps */
+#define TRAIN_BETA2 0.999
+#define TRAIN_EPS 1e-8
+#define TRAIN_WEIGHT_DECAY 0.01 /* torch.optim.AdamW's default weight_decay */
 #define TRAIN_EVAL_CHUNK 500u
-#define TRAIN_MAX_BUCKETS TC_MLP_TENSORS
 #define TRAIN_PROGRESS_S 0.25 /* wall time between progress reports */
 
 void tc_train_defaults(tc_train_opts *o)
 {
-    if (!o->data_dir)
-        o->data_dir = TC_FASHION_MNIST_DIR;
     if (!o->model)
         o->model = "mlp";
+    const tc_proxy_ops *ops = tc_proxy_find(o->model);
     if (!o->workers)
         o->workers = 8;
     if (!o->batch)
@@ -56,7 +57,17 @@ void tc_train_defaults(tc_train_opts *o)
     if (!o->eval_every)
         o->eval_every = 100;
     if (!(o->lr > 0.0))
-        o->lr = 0.05;
+        o->lr = ops ? ops->lr : 0.05;
+    if (ops && !o->width)
+        o->width = ops->width;
+    if (ops && !o->layers)
+        o->layers = ops->layers;
+    if (ops && !o->heads)
+        o->heads = ops->heads;
+    if (ops && !o->context)
+        o->context = ops->context;
+    if (!(o->weight_decay > 0.0))
+        o->weight_decay = TRAIN_WEIGHT_DECAY;
     if (!o->seed)
         o->seed = 1;
     if (!o->seeds)
@@ -69,16 +80,24 @@ void tc_train_defaults(tc_train_opts *o)
 
 static tc_status check_opts(const tc_train_opts *o, tc_err *err)
 {
-    if (strcmp(o->model, "mlp") != 0)
-        return tc_fail(err, TC_EINVAL, "unknown model '%s': accepted is mlp", o->model);
+    if (!tc_proxy_find(o->model)) {
+        char names[128];
+        tc_train_proxy_names(names, sizeof names);
+        return tc_fail(err, TC_EINVAL, "unknown proxy model '%s': accepted are %s", o->model, names);
+    }
     if (o->workers > 4096)
         return tc_fail(err, TC_EINVAL, "workers %u: expected 1..4096", o->workers);
     if (o->batch > 65536)
         return tc_fail(err, TC_EINVAL, "batch %u: expected 1..65536 samples per worker", o->batch);
     if (o->hidden > 65536)
         return tc_fail(err, TC_EINVAL, "hidden %u: expected 1..65536 units", o->hidden);
+    if (o->width > 4096 || o->layers > 64 || o->heads > 256 || o->context > 4096)
+        return tc_fail(err, TC_EINVAL, "proxy size width %u, layers %u, heads %u, context %u: expected at most 4096, "
+                       "64, 256 and 4096", o->width, o->layers, o->heads, o->context);
     if (!isfinite(o->lr) || o->lr > 100.0)
         return tc_fail(err, TC_EINVAL, "learning rate %g: expected a number in (0, 100]", o->lr);
+    if (!isfinite(o->weight_decay) || o->weight_decay > 1.0)
+        return tc_fail(err, TC_EINVAL, "weight decay %g: expected a number in [0, 1]", o->weight_decay);
     if (o->seed > (uint64_t)INT64_MAX)
         return tc_fail(err, TC_EINVAL, "seed %llu: expected at most 2^63-1", (unsigned long long)o->seed);
     if (o->seeds > TC_TRAIN_MAX_SEEDS)
@@ -108,18 +127,17 @@ static void epoch_perm(uint32_t *perm, uint32_t n, uint64_t seed, uint64_t epoch
 
 typedef struct bucket {
     size_t off, len;
-    int t0, t1; /* its tensors t0 .. t1 - 1 */
+    size_t t0, t1; /* its tensors t0 .. t1 - 1 */
     tc_codec *codec;
 } bucket;
 
 /* DDP's assignment: tensors from last to first, a bucket closed once it
  * holds bucket_bytes or more. Buckets are contiguous ranges of the flat
  * vector because consecutive tensors are adjacent in it. */
-static size_t make_buckets(const tc_mlp *m, uint64_t bucket_bytes, bucket *b)
+static size_t make_buckets(const tc_proxy *m, uint64_t bucket_bytes, bucket *b)
 {
-    size_t nb = 0, end = m->off[TC_MLP_TENSORS];
-    int tend = TC_MLP_TENSORS;
-    for (int t = TC_MLP_TENSORS - 1; t >= 0; t--) {
+    size_t nb = 0, end = m->off[m->ntensors], tend = m->ntensors;
+    for (size_t t = m->ntensors; t-- > 0;) {
         size_t start = m->off[t];
         if ((uint64_t)(end - start) * sizeof(float) >= bucket_bytes || t == 0) {
             b[nb] = (bucket){start, end - start, t, tend, NULL};
@@ -132,38 +150,22 @@ static size_t make_buckets(const tc_mlp *m, uint64_t bucket_bytes, bucket *b)
 }
 
 /* Bucket b's codec, given its tensors' shapes as powerSGD_hook views them
- * (W1 hid x in, b1 hid x 1, W2 classes x hid, b2 classes x 1): per-tensor
- * PowerSGD compresses the weight matrices and all-reduces the biases. */
-static tc_status bucket_codec(const tc_mlp *m, const tc_codec_spec *spec, uint32_t workers, bucket *b, tc_err *err)
+ * (per-tensor PowerSGD compresses the matrices and all-reduces the rest). */
+static tc_status bucket_codec(const tc_proxy *m, const tc_codec_spec *spec, uint32_t workers, bucket *b, tc_err *err)
 {
-    const tc_codec_tensor all[TC_MLP_TENSORS] = {{m->hid, m->in}, {m->hid, 1}, {m->classes, m->hid}, {m->classes, 1}};
-    return tc_codec_create_shaped(spec, all + b->t0, (size_t)(b->t1 - b->t0), workers, &b->codec, err);
-}
-
-static double test_accuracy(const tc_mlp *m, tc_mlp_work *w, const tc_dataset *test, uint32_t *idx)
-{
-    uint32_t ok = 0;
-    for (uint32_t i = 0; i < test->n; i += w->max_batch) {
-        uint32_t B = test->n - i < w->max_batch ? test->n - i : w->max_batch;
-        for (uint32_t b = 0; b < B; b++)
-            idx[b] = i + b;
-        tc_mlp_load(w, test, idx, B);
-        ok += tc_mlp_correct(m, w, test->y + i, B);
-    }
-    return (double)ok / (double)test->n;
+    return tc_codec_create_shaped(spec, m->shape + b->t0, b->t1 - b->t0, workers, &b->codec, err);
 }
 
 /* State of one run: the model, its optimizer, the workers' gradients. */
 typedef struct run {
     const tc_train_opts *o;
-    const tc_dataset *train, *test;
-    tc_mlp m;
-    tc_mlp_work work, evalw;
+    const tc_proxy_ops *ops;
+    const tc_proxy_data *data;
+    tc_proxy m;
     float **grads;   /* workers x nparams */
-    float *avg, *vel;
-    uint32_t *perm, *idx, *eidx;
-    uint8_t *labels;
-    bucket b[TRAIN_MAX_BUCKETS];
+    float *avg, *vel, *sq; /* vel: SGD's momentum or AdamW's first moment; sq: AdamW's second moment */
+    uint32_t *perm, *idx;
+    bucket b[TC_PROXY_MAX_TENSORS];
     size_t nb;
 } run;
 
@@ -177,33 +179,43 @@ static void run_free(run *r)
     free(r->grads);
     free(r->avg);
     free(r->vel);
+    free(r->sq);
     free(r->perm);
     free(r->idx);
-    free(r->eidx);
-    free(r->labels);
-    tc_mlp_work_free(&r->work);
-    tc_mlp_work_free(&r->evalw);
-    tc_mlp_free(&r->m);
+    if (r->m.impl)
+        r->ops->destroy(&r->m);
+}
+
+static double test_accuracy(run *r)
+{
+    uint64_t ok = 0, all = 0;
+    for (uint32_t i = 0; i < r->data->n_test; i += TRAIN_EVAL_CHUNK) {
+        uint32_t B = r->data->n_test - i < TRAIN_EVAL_CHUNK ? r->data->n_test - i : TRAIN_EVAL_CHUNK;
+        for (uint32_t b = 0; b < B; b++)
+            r->idx[b] = i + b;
+        uint64_t c = 0, t = 0;
+        r->ops->eval(&r->m, r->data, r->idx, B, &c, &t);
+        ok += c;
+        all += t;
+    }
+    return all ? (double)ok / (double)all : 0.0;
 }
 
 static tc_status run_init(run *r, const tc_codec_spec *spec, tc_err *err)
 {
     const tc_train_opts *o = r->o;
-    tc_status st = tc_mlp_init(&r->m, r->train->dim, o->hidden, TRAIN_CLASSES, o->seed, err);
+    uint32_t maxb = o->batch > TRAIN_EVAL_CHUNK ? o->batch : TRAIN_EVAL_CHUNK;
+    tc_status st = r->ops->create(o, r->data, o->seed, maxb, &r->m, err);
     if (st)
-        return st;
-    if ((st = tc_mlp_work_init(&r->work, &r->m, o->batch, err)) ||
-        (st = tc_mlp_work_init(&r->evalw, &r->m, TRAIN_EVAL_CHUNK, err)))
         return st;
     size_t np = r->m.nparams;
     r->grads = tc_calloc(o->workers, sizeof *r->grads);
     r->avg = tc_calloc(np, sizeof *r->avg);
     r->vel = tc_calloc(np, sizeof *r->vel);
-    r->perm = tc_calloc(r->train->n, sizeof *r->perm);
-    r->idx = tc_calloc(o->batch, sizeof *r->idx);
-    r->eidx = tc_calloc(TRAIN_EVAL_CHUNK, sizeof *r->eidx);
-    r->labels = tc_calloc(o->batch, 1);
-    if (!r->grads || !r->avg || !r->vel || !r->perm || !r->idx || !r->eidx || !r->labels)
+    r->sq = r->ops->optimizer == TC_OPT_ADAMW ? tc_calloc(np, sizeof *r->sq) : NULL;
+    r->perm = tc_calloc(r->data->n_train, sizeof *r->perm);
+    r->idx = tc_calloc(maxb, sizeof *r->idx);
+    if (!r->grads || !r->avg || !r->vel || !r->perm || !r->idx || (r->ops->optimizer == TC_OPT_ADAMW && !r->sq))
         return tc_fail(err, TC_EINTERNAL, "out of memory for %u workers' gradients", o->workers);
     for (uint32_t w = 0; w < o->workers; w++)
         if (!(r->grads[w] = malloc(np * sizeof **r->grads)))
@@ -216,20 +228,51 @@ static tc_status run_init(run *r, const tc_codec_spec *spec, tc_err *err)
 }
 
 /* Every worker's gradient for its k-th mini-batch of the epoch; returns the
- * summed loss over all workers' samples. */
+ * mean loss over the workers. */
 static double worker_grads(run *r, uint32_t k)
 {
     const uint32_t n = r->o->workers, B = r->o->batch;
     double loss = 0.0;
     for (uint32_t w = 0; w < n; w++) {
-        for (uint32_t b = 0; b < B; b++) {
+        for (uint32_t b = 0; b < B; b++)
             r->idx[b] = r->perm[w + (size_t)n * ((size_t)k * B + b)];
-            r->labels[b] = r->train->y[r->idx[b]];
-        }
-        tc_mlp_load(&r->work, r->train, r->idx, B);
-        loss += tc_mlp_grad(&r->m, &r->work, r->labels, B, r->grads[w]);
+        loss += r->ops->grad(&r->m, r->data, r->idx, B, r->grads[w]);
     }
-    return loss;
+    return loss / n;
+}
+
+/* torch.optim.SGD with momentum 0.9 (no dampening, no Nesterov):
+ * v = 0.9 v + g, p -= lr v. */
+static void sgd_step(run *r)
+{
+    const float lr = (float)r->o->lr;
+    for (size_t i = 0; i < r->m.nparams; i++) {
+        r->vel[i] = (float)TRAIN_MOMENTUM * r->vel[i] + r->avg[i];
+        r->m.p[i] -= lr * r->vel[i];
+    }
+}
+
+/* torch.optim.AdamW as its documentation writes the algorithm
+ * (docs.pytorch.org/docs/stable/_modules/torch/optim/adamw.html, AdamW.__doc__):
+ * p -= lr wd p (decoupled decay, here only on the tensors the proxy marks);
+ * m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2;
+ * p -= lr (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps);
+ * defaults betas (0.9, 0.999), eps 1e-8, weight_decay 1e-2. */
+static void adamw_step(run *r, uint64_t t)
+{
+    const double lr = r->o->lr, wd = r->o->weight_decay;
+    const double c1 = 1.0 - pow(TRAIN_BETA1, (double)t), c2 = 1.0 - pow(TRAIN_BETA2, (double)t);
+    for (size_t k = 0; k < r->m.ntensors; k++) {
+        const float decay = r->m.decay[k] ? (float)(1.0 - lr * wd) : 1.0f;
+        for (size_t i = r->m.off[k]; i < r->m.off[k + 1]; i++) {
+            float g = r->avg[i];
+            r->m.p[i] *= decay;
+            r->vel[i] = (float)TRAIN_BETA1 * r->vel[i] + (float)(1.0 - TRAIN_BETA1) * g;
+            r->sq[i] = (float)TRAIN_BETA2 * r->sq[i] + (float)(1.0 - TRAIN_BETA2) * g * g;
+            double mh = r->vel[i] / c1, vh = r->sq[i] / c2;
+            r->m.p[i] -= (float)(lr * mh / (sqrt(vh) + TRAIN_EPS));
+        }
+    }
 }
 
 static tc_status aggregate_and_step(run *r, uint64_t step, tc_err *err)
@@ -242,11 +285,10 @@ static tc_status aggregate_and_step(run *r, uint64_t step, tc_err *err)
         if (st)
             return st;
     }
-    const float lr = (float)r->o->lr;
-    for (size_t i = 0; i < r->m.nparams; i++) {
-        r->vel[i] = (float)TRAIN_MOMENTUM * r->vel[i] + r->avg[i];
-        r->m.p[i] -= lr * r->vel[i];
-    }
+    if (r->ops->optimizer == TC_OPT_ADAMW)
+        adamw_step(r, step + 1);
+    else
+        sgd_step(r);
     return TC_OK;
 }
 
@@ -289,40 +331,38 @@ static void progress_step(progress *p, bool final)
     mtx_unlock(&p->mu);
 }
 
-static tc_status train_one(const tc_train_opts *o, const tc_dataset *train, const tc_dataset *test,
-                           const tc_codec_spec *spec, progress *pg, tc_acc_curve *c, tc_err *err)
+static tc_status train_one(const tc_train_opts *o, const tc_proxy_data *data, const tc_codec_spec *spec,
+                           progress *pg, tc_acc_curve *c, tc_err *err)
 {
     run r;
     memset(&r, 0, sizeof r);
     r.o = o;
-    r.train = train;
-    r.test = test;
+    r.ops = tc_proxy_find(o->model);
+    r.data = data;
     c->codec = *spec;
     c->seed = o->seed;
     c->n = 0;
     size_t cap = o->steps / o->eval_every + 2;
     c->pts = tc_calloc(cap, sizeof *c->pts);
     tc_status st = c->pts ? run_init(&r, spec, err) : tc_fail(err, TC_EINTERNAL, "out of memory for a curve");
-    const uint32_t per_epoch = train->n / o->workers / o->batch;
-    const double samples = (double)o->workers * o->batch;
+    const uint32_t per_epoch = data->n_train / o->workers / o->batch;
     double loss = 0.0;
     uint32_t since = 0;
     for (uint32_t step = 1; !st && step <= o->steps; step++) {
         uint32_t k = (step - 1) % per_epoch;
         if (k == 0)
-            epoch_perm(r.perm, train->n, o->seed, (step - 1) / per_epoch);
+            epoch_perm(r.perm, data->n_train, o->seed, (step - 1) / per_epoch);
         double l = worker_grads(&r, k);
         if (step == 1) /* the initial model: test accuracy, loss of the first batch */
-            c->pts[c->n++] = (tc_acc_point){0, test_accuracy(&r.m, &r.evalw, test, r.eidx), l / samples};
+            c->pts[c->n++] = (tc_acc_point){0, test_accuracy(&r), l};
         loss += l;
         since++;
         if ((st = aggregate_and_step(&r, step - 1, err)))
             break;
         progress_step(pg, false);
         if (step % o->eval_every == 0 || step == o->steps) {
-            double mean = loss / (samples * since);
-            c->pts[c->n++] = (tc_acc_point){step, test_accuracy(&r.m, &r.evalw, test, r.eidx),
-                                            isfinite(mean) ? mean : NAN};
+            double mean = loss / since;
+            c->pts[c->n++] = (tc_acc_point){step, test_accuracy(&r), isfinite(mean) ? mean : NAN};
             loss = 0.0;
             since = 0;
         }
@@ -336,8 +376,8 @@ static tc_status train_one(const tc_train_opts *o, const tc_dataset *train, cons
     return st;
 }
 
-/* The data sets and the checks every training shares. */
-static tc_status load_data(const tc_train_opts *o, size_t ncodecs, tc_dataset *train, tc_dataset *test, tc_err *err)
+/* The data set and the checks every training shares. */
+static tc_status load_data(const tc_train_opts *o, size_t ncodecs, tc_proxy_data *d, tc_err *err)
 {
     tc_status st = check_opts(o, err);
     if (st)
@@ -347,23 +387,14 @@ static tc_status load_data(const tc_train_opts *o, size_t ncodecs, tc_dataset *t
     if ((st = tc_blas_load(err)))
         return st;
     openblas_set_num_threads(1);
-    if ((st = tc_idx_load(o->data_dir, "train", o->train_subset, train, err)))
+    const tc_proxy_ops *ops = tc_proxy_find(o->model);
+    memset(d, 0, sizeof *d);
+    if ((st = ops->load(o, d, err)))
         return st;
-    if ((st = tc_idx_load(o->data_dir, "t10k", o->test_subset, test, err))) {
-        tc_dataset_free(train);
-        return st;
-    }
-    if (o->train_subset > train->n || o->test_subset > test->n)
-        st = tc_fail(err, TC_EINVAL, "subset of %u %s images asked, the data set has %u",
-                     o->train_subset > train->n ? o->train_subset : o->test_subset,
-                     o->train_subset > train->n ? "training" : "test",
-                     o->train_subset > train->n ? train->n : test->n);
-    else if ((uint64_t)o->workers * o->batch > train->n)
-        st = tc_fail(err, TC_EINVAL, "%u workers x batch %u = %llu samples per step exceed the %u training images",
-                     o->workers, o->batch, (unsigned long long)o->workers * o->batch, train->n);
-    if (st) {
-        tc_dataset_free(train);
-        tc_dataset_free(test);
+    if ((uint64_t)o->workers * o->batch > d->n_train) {
+        st = tc_fail(err, TC_EINVAL, "%u workers x batch %u = %llu samples per step exceed the %u training samples",
+                     o->workers, o->batch, (unsigned long long)o->workers * o->batch, d->n_train);
+        ops->unload(d);
     }
     return st;
 }
@@ -385,26 +416,25 @@ tc_status tc_train_run(const tc_train_opts *opts, const tc_codec_spec *codecs, s
 {
     tc_train_opts o = *opts;
     tc_train_defaults(&o);
-    tc_dataset train, test;
-    tc_status st = load_data(&o, ncodecs, &train, &test, err);
+    tc_proxy_data data;
+    tc_status st = load_data(&o, ncodecs, &data, err);
     if (st)
         return st;
+    const tc_proxy_ops *ops = tc_proxy_find(o.model);
     progress pg;
     if ((st = progress_init(&pg, &o, (double)ncodecs, err))) {
-        tc_dataset_free(&train);
-        tc_dataset_free(&test);
+        ops->unload(&data);
         return st;
     }
     size_t done = 0;
     for (; !st && done < ncodecs; done++)
-        st = train_one(&o, &train, &test, &codecs[done], &pg, &curves[done], err);
+        st = train_one(&o, &data, &codecs[done], &pg, &curves[done], err);
     if (st)
         tc_acc_curves_free(curves, done);
     else
         progress_step(&pg, true);
     mtx_destroy(&pg.mu);
-    tc_dataset_free(&train);
-    tc_dataset_free(&test);
+    ops->unload(&data);
     return st;
 }
 
@@ -414,7 +444,7 @@ tc_status tc_train_run(const tc_train_opts *opts, const tc_codec_spec *codecs, s
  * whatever the timing), and no run starts after a failure. */
 typedef struct pool {
     tc_train_opts o;
-    const tc_dataset *train, *test;
+    const tc_proxy_data *data;
     const tc_codec_spec *codecs;
     size_t total;
     tc_acc_curve *curves;
@@ -438,7 +468,7 @@ static int pool_worker(void *arg)
         tc_train_opts o = P->o;
         o.seed = P->o.seed + k % o.seeds;
         tc_err e = {{0}};
-        tc_status st = train_one(&o, P->train, P->test, &P->codecs[k / o.seeds], &P->pg, &P->curves[k], &e);
+        tc_status st = train_one(&o, P->data, &P->codecs[k / o.seeds], &P->pg, &P->curves[k], &e);
         if (st) {
             mtx_lock(&P->mu);
             if (k < P->failed) {
@@ -467,14 +497,13 @@ tc_status tc_train_seeds(const tc_train_opts *opts, const tc_codec_spec *codecs,
         return tc_fail(err, TC_EINTERNAL, "out of memory");
     P->o = *opts;
     tc_train_defaults(&P->o);
-    tc_dataset train, test;
-    tc_status st = load_data(&P->o, ncodecs, &train, &test, err);
+    tc_proxy_data data;
+    tc_status st = load_data(&P->o, ncodecs, &data, err);
     if (st) {
         free(P);
         return st;
     }
-    P->train = &train;
-    P->test = &test;
+    P->data = &data;
     P->codecs = codecs;
     P->total = ncodecs * P->o.seeds;
     P->failed = P->total;
@@ -515,8 +544,7 @@ tc_status tc_train_seeds(const tc_train_opts *opts, const tc_codec_spec *codecs,
         tc_acc_curves_free(P->curves, P->total);
         free(P->curves);
     }
-    tc_dataset_free(&train);
-    tc_dataset_free(&test);
+    tc_proxy_find(P->o.model)->unload(&data);
     free(P);
     return st;
 }
@@ -762,13 +790,14 @@ tc_status tc_acc_stats_compute(const tc_acc_curve *c, size_t n, double target, t
 
 /* ---- the accuracy file ---- */
 
-/* 2: several runs per codec ("seeds", curves[].seed) and "statistics";
- * version 1 files (one run per codec) are read as one seed. */
-#define ACC_SCHEMA_VERSION 2
+/* 3: the proxy (model, family, optimizer, its sizes, shuffled_labels);
+ * 2: several runs per codec ("seeds", curves[].seed) and "statistics";
+ * version 1 files (one run per codec) are read as one seed, versions 1 and
+ * 2 as the mlp. */
+#define ACC_SCHEMA_VERSION 3
 /* The highest schema_version of a train-accuracy JSON document (the file's
  * fields plus "command" and "scenario") that the reader accepts. */
-#define ACC_DOC_SCHEMA_MAX 2
-#define ACC_DATASET "fashion-mnist"
+#define ACC_DOC_SCHEMA_MAX 3
 #define ACC_TARGET_RULE "0.99 x bf16 seed-mean final"
 #define ACC_INTERVAL "t interval on the mean of the per-seed paired log steps ratios"
 
@@ -866,9 +895,18 @@ json_t *tc_acc_to_json(const tc_train_opts *opts, const tc_acc_curve *curves, si
     if (!j)
         return NULL;
     json_object_set_new(j, "schema_version", json_integer(ACC_SCHEMA_VERSION));
-    json_object_set_new(j, "dataset", json_string(ACC_DATASET));
+    const tc_proxy_ops *ops = tc_proxy_find(o.model);
+    json_object_set_new(j, "dataset", json_string(ops ? ops->dataset : "?"));
     json_object_set_new(j, "model", json_string(o.model));
+    json_object_set_new(j, "family", json_string(ops ? ops->family : "?"));
+    json_object_set_new(j, "optimizer", json_string(ops && ops->optimizer == TC_OPT_ADAMW ? "adamw" : "sgd"));
     json_object_set_new(j, "hidden", json_integer(o.hidden));
+    json_object_set_new(j, "width", json_integer(o.width));
+    json_object_set_new(j, "layers", json_integer(o.layers));
+    json_object_set_new(j, "heads", json_integer(o.heads));
+    json_object_set_new(j, "context", json_integer(o.context));
+    json_object_set_new(j, "weight_decay", json_real(o.weight_decay));
+    json_object_set_new(j, "shuffled_labels", json_boolean(o.shuffled_labels));
     json_object_set_new(j, "workers", json_integer(o.workers));
     json_object_set_new(j, "batch", json_integer(o.batch));
     json_object_set_new(j, "steps", json_integer(o.steps));
@@ -953,15 +991,34 @@ static tc_status read_header(const acc_reader *rd, json_t *j, tc_train_opts *o)
     json_int_t vmax = json_is_string(json_object_get(j, "command")) ? ACC_DOC_SCHEMA_MAX : ACC_SCHEMA_VERSION;
     if ((st = get_uint(rd, j, "schema_version", 1, vmax, false, &version)))
         return st;
-    json_t *v = json_object_get(j, "dataset");
-    if (!json_is_string(v) || strcmp(json_string_value(v), ACC_DATASET) != 0)
-        return bad(rd, "dataset", "expected \"" ACC_DATASET "\"");
-    v = json_object_get(j, "model");
-    if (!json_is_string(v) || strcmp(json_string_value(v), "mlp") != 0)
-        return bad(rd, "model", "expected \"mlp\"");
-    o->model = "mlp";
+    json_t *v = json_object_get(j, "model");
+    const tc_proxy_ops *ops = json_is_string(v) ? tc_proxy_find(json_string_value(v)) : NULL;
+    if (!ops) {
+        char names[128], what[160];
+        tc_train_proxy_names(names, sizeof names);
+        snprintf(what, sizeof what, "expected one of %s", names);
+        return bad(rd, "model", what);
+    }
+    o->model = ops->name;
+    v = json_object_get(j, "dataset");
+    if (!json_is_string(v) || strcmp(json_string_value(v), ops->dataset) != 0) {
+        char what[96];
+        snprintf(what, sizeof what, "expected \"%s\" (the data set of %s)", ops->dataset, ops->name);
+        return bad(rd, "dataset", what);
+    }
     o->hidden = TC_TRAIN_DEFAULT_HIDDEN;
     o->eval_every = 0;
+    v = json_object_get(j, "shuffled_labels");
+    if (v && !json_is_boolean(v))
+        return bad(rd, "shuffled_labels", "expected true or false");
+    o->shuffled_labels = json_is_true(v);
+    v = json_object_get(j, "weight_decay");
+    if (v && !(json_is_number(v) && json_number_value(v) >= 0.0 && json_number_value(v) <= 1.0))
+        return bad(rd, "weight_decay", "expected a number in [0, 1]");
+    o->weight_decay = v ? json_number_value(v) : 0.0;
+    if ((st = get_u32(rd, j, "width", 0, true, &o->width)) || (st = get_u32(rd, j, "layers", 0, true, &o->layers)) ||
+        (st = get_u32(rd, j, "heads", 0, true, &o->heads)) || (st = get_u32(rd, j, "context", 0, true, &o->context)))
+        return st;
     if ((st = get_u32(rd, j, "hidden", 1, true, &o->hidden)) || (st = get_u32(rd, j, "workers", 1, false, &o->workers)) ||
         (st = get_u32(rd, j, "batch", 1, false, &o->batch)) || (st = get_u32(rd, j, "steps", 1, false, &o->steps)) ||
         (st = get_u32(rd, j, "eval_every", 1, true, &o->eval_every)) ||
