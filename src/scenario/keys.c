@@ -1382,7 +1382,7 @@ GET(get_t_model)
     return json_string(s->train_model);
 }
 
-U32_RANGE_KEY(t_width, train.width, 0, 4096)
+U32_RANGE_KEY(t_width, train.width, 0, 1024)
 U32_RANGE_KEY(t_layers, train.layers, 0, 64)
 U32_RANGE_KEY(t_heads, train.heads, 0, 256)
 U32_RANGE_KEY(t_context, train.context, 0, 4096)

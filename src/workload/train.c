@@ -91,8 +91,8 @@ static tc_status check_opts(const tc_train_opts *o, tc_err *err)
         return tc_fail(err, TC_EINVAL, "batch %u: expected 1..65536 samples per worker", o->batch);
     if (o->hidden > 65536)
         return tc_fail(err, TC_EINVAL, "hidden %u: expected 1..65536 units", o->hidden);
-    if (o->width > 4096 || o->layers > 64 || o->heads > 256 || o->context > 4096)
-        return tc_fail(err, TC_EINVAL, "proxy size width %u, layers %u, heads %u, context %u: expected at most 4096, "
+    if (o->width > 1024 || o->layers > 64 || o->heads > 256 || o->context > 4096)
+        return tc_fail(err, TC_EINVAL, "proxy size width %u, layers %u, heads %u, context %u: expected at most 1024, "
                        "64, 256 and 4096", o->width, o->layers, o->heads, o->context);
     if (!isfinite(o->lr) || o->lr > 100.0)
         return tc_fail(err, TC_EINVAL, "learning rate %g: expected a number in (0, 100]", o->lr);
