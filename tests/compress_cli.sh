@@ -267,6 +267,41 @@ if [ -z "$col" ] || ! paste -d, "$tmp/c19" "$tmp/c0" | awk -F, -v c="$col" -v n=
     head -3 "$tmp/c19" "$tmp/c0"; fails=$((fails + 1))
 fi
 
+# --- aggregation paths (docs/MODEL.md, "Aggregation paths") ---
+PI="--steps-ratio int8=1"
+PT="--steps-ratio thc=1"
+bad_says "a path the codec does not take" "accepted paths for topk are allreduce" \
+    compress --topo "$CLOS" --model resnet50 --codec topk:path=switch $R
+bad_says "requant on a sparse codec" "accepted paths for topk are allreduce" \
+    compress --topo "$CLOS" --model resnet50 --codec topk:ratio=0.01,path=requant-ring $R
+bad_says "an unknown path" "accepted paths for int8 are allreduce, requant-ring, requant-tree, ps, switch" \
+    compress --topo "$CLOS" --model resnet50 --codec int8:path=tree $PI
+bad_says "more servers than workers" "servers=16 but only 8 workers" \
+    compress --topo "$CLOS" --model resnet50 --workers 8 --codec thc:path=ps,servers=16 $PT
+bad_says "switch without reducing switches" "path=switch needs switches that reduce and multicast" \
+    compress --topo "$CLOS" --model resnet50 --codec thc:path=switch $PT
+good "switch on SHARP switches" "^thc:bits=4,path=switch  *switch x2" \
+    compress --topo "$CLOS,sharp=1" --model resnet50 --codec thc:path=switch $PT
+good "requant ring in the table" "^int8:path=requant-ring  *requant-ring " \
+    compress --topo "$CLOS" --model resnet50 --codec int8:path=requant-ring $PI
+good "ps servers stated" "^servers     thc:bits=4,path=ps,servers=4: 4 parameter servers colocated with workers, on endpoints 0, 16, 32, 48$" \
+    compress --topo "$CLOS" --model resnet50 --codec thc:path=ps,servers=4 $PT
+"$T" compress --topo "$CLOS" --model resnet50 --codec thc:path=ps,servers=4 --codec int8:path=requant-tree $PI $PT \
+    --format json --quiet >"$tmp/paths.json" 2>"$tmp/err" || { echo "FAIL (paths json): $(cat "$tmp/err")"; fails=$((fails + 1)); }
+python3 -c 'import json, sys
+r = {x["codec"]: x for x in json.load(open(sys.argv[1]))["results"]}
+ps, tree, bf = r["thc:bits=4,path=ps,servers=4"], r["int8:path=requant-tree"], r["bf16"]
+assert ps["path"] == "ps" and ps["algo"] == "ps", ps
+assert ps["servers"]["count"] == 4 and ps["servers"]["placement"] == "colocated", ps["servers"]
+assert ps["servers"]["endpoints"] == [0, 16, 32, 48], ps["servers"]
+assert tree["path"] == "requant-tree" and tree["algo"] == "dbtree" and tree["servers"] is None, tree
+assert bf["path"] == "allreduce" and bf["servers"] is None, bf
+assert abs(tree["bits_per_coord"] - 8.125) < 1e-4, tree["bits_per_coord"]  # 4 bytes a block of 256' "$tmp/paths.json" ||
+    { echo "FAIL (paths json): path, servers or bits wrong"; fails=$((fails + 1)); }
+"$T" compress --topo "$CLOS" --model resnet50 --codec int8:path=ps $PI --format csv --quiet >"$tmp/paths.csv" 2>"$tmp/err"
+grep -q '^codec,collective,path,servers,' "$tmp/paths.csv" && grep -q '^int8:path=ps,allreduce,ps,64,' "$tmp/paths.csv" ||
+    { echo "FAIL (paths csv): no path and servers columns"; head -3 "$tmp/paths.csv"; fails=$((fails + 1)); }
+
 if [ "$fails" -ne 0 ]; then
     echo "$fails compress CLI check(s) failed"
     exit 1

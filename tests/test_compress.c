@@ -609,7 +609,7 @@ static void bad_input_is_refused_with_a_message(void **state)
         {"powersgd:rank=0", "rank"},          {"thc:bits=0", "1 to 8"},     {"thc:bits=9", "1 to 8"},
         {"topk:ef=2", "ef"},                  {"randk:seed=-1", "seed"},    {"", "empty"},
         {"powersgd:start=-1", "start"},       {"powersgd:min_rate=-1", "min_rate"},
-        {"powersgd-batched:min_rate=2", "rank, start, seed, ef"},
+        {"powersgd-batched:min_rate=2", "rank, start, path, seed, ef"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         tc_codec_spec s;

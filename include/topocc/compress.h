@@ -30,6 +30,19 @@ typedef enum {
     TC_CODEC_COUNT
 } tc_codec_kind;
 
+/* How the workers' contributions are aggregated (docs/MODEL.md,
+ * "Aggregation paths"). A codec's default path is TC_PATH_ALLREDUCE, which
+ * its canonical name omits. */
+typedef enum {
+    TC_PATH_ALLREDUCE = 0, /* the codec's own collective(s), sums exact (integers, fp32 of the 16-bit values) or
+                              gathered: all-reduce, or all-gather for topk and signsgd */
+    TC_PATH_REQUANT_RING,  /* a ring all-reduce that dequantizes, adds and re-quantizes at every hop (fixed width) */
+    TC_PATH_REQUANT_TREE,  /* the same on dbtree's double binary tree (coll/dbtree.c), at every interior node */
+    TC_PATH_PS,            /* push to S parameter servers colocated on workers, aggregate there, pull */
+    TC_PATH_SWITCH,        /* integer sums in switches that reduce and multicast (NVLS, SHARP) */
+    TC_PATH_COUNT
+} tc_codec_path;
+
 /* A codec and its parameters, as parsed from "topk:ratio=0.01". */
 typedef struct tc_codec_spec {
     tc_codec_kind kind;
@@ -43,7 +56,9 @@ typedef struct tc_codec_spec {
     bool error_feedback;   /* default: on for the biased codecs (topk, topk-shared, randk, powersgd,
                               powersgd-batched, signsgd) */
     uint64_t seed;         /* shared seed (default 1) */
-    char name[96];         /* canonical form, e.g. "topk:ratio=0.01" */
+    tc_codec_path path;    /* how contributions are aggregated (default TC_PATH_ALLREDUCE) */
+    uint32_t servers;      /* path ps: servers S (0: one per worker, the default) */
+    char name[96];         /* canonical form, e.g. "topk:ratio=0.01", "int8:path=requant-ring" */
 } tc_codec_spec;
 
 const char *tc_codec_kind_name(tc_codec_kind k);  /* "fp32", "topk-shared", ... */
@@ -52,14 +67,62 @@ void tc_codec_defaults(tc_codec_kind k, tc_codec_spec *out);
 /* Rewrites c->name from the fields (the canonical form tc_codec_parse gives):
  * the kind's main parameter always, seed and ef only where not default. */
 void tc_codec_spec_name(tc_codec_spec *c);
+/* "allreduce", "requant-ring", "requant-tree", "ps", "switch". */
+const char *tc_codec_path_name(tc_codec_path p);
+/* Whether kind k aggregates through path p: every kind through allreduce;
+ * fp32 also through ps; fp16 and bf16 through requant-ring, requant-tree
+ * and ps; int8 and int4 through all five; thc through ps and switch. */
+bool tc_codec_path_valid(tc_codec_kind k, tc_codec_path p);
+/* The paths kind k accepts, comma-separated, into buf. */
+void tc_codec_paths_of(tc_codec_kind k, char *buf, size_t len);
+/* path ps: the servers for n workers (c->servers, or n where it is 0), and
+ * the worker whose endpoint server s of S holds: floor(s n / S), which
+ * spreads the servers evenly over the workers (on endpoints 0..n-1 in
+ * tc_workload_iteration). */
+uint32_t tc_codec_servers(const tc_codec_spec *c, uint32_t n);
+uint32_t tc_codec_server_worker(uint32_t s, uint32_t S, uint32_t n);
+/* Whether c can aggregate over n workers: its path one its kind accepts,
+ * path ps with servers <= n (colocated on the workers' endpoints), path
+ * switch with sums of at most 32 bits. TC_EINVAL with one line otherwise. */
+tc_status tc_codec_check_workers(const tc_codec_spec *c, uint32_t n, tc_err *err);
 /* Parses "fp32", "bf16", "topk:ratio=0.01", "powersgd:rank=4", "thc:bits=4",
  * "randk:ratio=0.05,seed=7", "topk:ratio=0.01,ef=0",
- * "powersgd:rank=2,start=0,min_rate=2", "powersgd-batched:rank=1". Errors name the codec
- * or key and list what is accepted. */
+ * "powersgd:rank=2,start=0,min_rate=2", "powersgd-batched:rank=1",
+ * "int8:path=requant-ring", "thc:path=ps,servers=8". Errors name the codec
+ * or key and list what is accepted (path: the paths that codec accepts;
+ * servers only with path=ps; ef=1 not with the requant paths, whose hop
+ * errors belong to no single worker). */
 tc_status tc_codec_parse(const char *s, tc_codec_spec *out, tc_err *err);
+
+/* How one phase of a path is carried. */
+typedef enum {
+    TC_WIRE_AUTO = 0,      /* a collective of op, the fastest algorithm (auto) */
+    TC_WIRE_RING,          /* an all-reduce by the ring (coll/ring.c), re-quantizing at every hop */
+    TC_WIRE_TREE,          /* an all-reduce by the double binary tree (coll/dbtree.c), re-quantizing at nodes */
+    TC_WIRE_PS,            /* push to the servers, then pull (coll/ps.c) */
+    TC_WIRE_SWITCH         /* an all-reduce reduced in the switches (nccl-nvls*, nccl-collnet-*) */
+} tc_wire_how;
+
+/* One phase of a path on the wire: its collectives one after the other. */
+typedef struct tc_wire_phase {
+    tc_wire_how how;
+    tc_op op;              /* the collective (ps: TC_OP_ALLREDUCE, its effect) */
+    double size;           /* nccl-tests size; ps: the bytes one worker pushes, all shards */
+    double pull;           /* ps: the bytes one worker pulls, all shards; 0 otherwise */
+} tc_wire_phase;
 
 /* What one bucket of d float32 coordinates costs on the wire for n workers. */
 typedef struct tc_codec_wire {
+    /* The path's phases, in order: what tc_workload_iteration times. Phases
+     * of size 0 are not launched. */
+    tc_codec_path path;
+    uint32_t servers;      /* ps: S; 0 otherwise */
+    uint32_t nphases;
+    tc_wire_phase phase[4];
+    /* The path as collectives of one op (what the allreduce path is; for
+     * the other paths an all-reduce of the same bytes per worker: requant
+     * the fixed-width buffer, ps (push + pull) / 2 per shard, switch the
+     * summed width), for callers that time one op only. */
     tc_op op;              /* TC_OP_ALLREDUCE or TC_OP_ALLGATHER */
     uint32_t collectives;  /* how many collectives of that op, in order (powersgd: 3, the uncompressed
                               tensors, all P, all Q; powersgd-batched: 2, P and Q) */
@@ -74,7 +137,13 @@ typedef struct tc_codec_wire {
  * coordinate (the sum must not overflow): int8 over 64 workers costs as much
  * as BF16. PowerSGD's figures are those of a compressed step (its first
  * `start` steps cost fp32's); per-tensor powersgd, given only d, takes the
- * bucket as one tensor (tc_codec_wire_cost_shaped). */
+ * bucket as one tensor (tc_codec_wire_cost_shaped). The other paths
+ * (docs/MODEL.md, "Aggregation paths"): requant carries a fixed width
+ * whatever n (int8: 1 byte a coordinate and a 4-byte scale per block of
+ * TC_REQUANT_BLOCK, chunk by chunk; fp16, bf16: 2 bytes); ps pushes and
+ * pulls each of S shards (the MPICH split of d, or THC's dpad); switch sums
+ * integers of the all-reduce's width in the switches. */
+#define TC_REQUANT_BLOCK 256u
 void tc_codec_wire_cost(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_codec_wire *out);
 
 /* Memory traffic of encode + decode, bytes per coordinate (reads and writes

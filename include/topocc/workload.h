@@ -119,12 +119,22 @@ typedef struct tc_workload {
     tc_eval_opts eval;       /* evaluator of the collectives (algorithm: auto) */
 } tc_workload;
 
+/* Servers whose endpoints tc_codec_iter lists (path ps). */
+#define TC_ITER_SERVERS_LISTED 256
+
 typedef struct tc_codec_iter {
     tc_codec_spec codec;
+    tc_codec_path path;      /* the aggregation path (codec.path) */
+    uint32_t servers;        /* path ps: S servers, server s colocated with worker tc_codec_server_worker(s, S,
+                                workers); 0 otherwise */
+    uint32_t server_ep[TC_ITER_SERVERS_LISTED]; /* path ps: the endpoints of the first min(S, 256) servers (the
+                                                   workers' through the job's rank map) */
     tc_op op;                /* the collective that carries it */
-    uint32_t collectives;    /* per bucket: the most that carry something (powersgd: up to 3) */
+    uint32_t collectives;    /* per bucket: the most phases that carry something (powersgd: up to 3; ps: its
+                                push and pull count as one) */
     double bits_per_coord;
-    tc_algo algo;            /* the algorithm auto chose for the largest bucket's first collective */
+    tc_algo algo;            /* the algorithm of the largest bucket's first phase: auto's choice, ring and dbtree
+                                for the requant paths, the in-network algorithm for switch, direct for ps */
     double codec_Bps;        /* encode + decode throughput used for the largest bucket (0: no codec work) */
     size_t nbuckets;
     double coll_bytes;       /* collective sizes per iteration, nccl-tests convention */
@@ -139,7 +149,12 @@ typedef struct tc_codec_iter {
 void tc_workload_compute(const tc_workload *w, double *fwd_s, double *bwd_s);
 
 /* One iteration of w with codec c on t. codec_Bps > 0 overrides the
- * accelerator roofline (tc_codec_accel_throughput). Per-tensor powersgd
+ * accelerator roofline (tc_codec_accel_throughput). Each bucket's phases
+ * (tc_codec_wire) are timed one after the other by w's evaluator: an
+ * all-reduce by auto, the ring or dbtree (requant paths), the fastest of
+ * nccl-nvls, nccl-nvls-tree, nccl-collnet-direct and nccl-collnet-chain
+ * valid on t (switch: a topology with none is refused), or the push and
+ * pull schedule of coll/ps.c (ps). Per-tensor powersgd
  * takes the tensors of the zoo model of the same name (tc_model_tensors),
  * each bucket carrying its share of them; a custom model's buckets are each
  * one tensor (tc_codec_wire_cost). */

@@ -124,4 +124,11 @@ static inline uint32_t tc_log2_floor(uint32_t p)
 }
 static inline uint32_t tc_log2_ceil(uint32_t p) { return p <= 1 ? 0 : tc_log2_floor(p - 1) + 1; }
 
+/* A parameter server's push and pull over p ranks (coll/ps.c): S servers
+ * colocated on ranks floor(s p / S); step 0 every rank pushes its shard s
+ * (push / S bytes) to server s, step 1 every server sends its aggregated
+ * shard (pull / S bytes) to every other rank: an all-reduce of S blocks
+ * (req.op TC_OP_ALLREDUCE; the data checker holds it when push = pull). */
+tc_status tc_ps_build(uint32_t p, uint32_t S, double push, double pull, tc_sched **out, tc_err *err);
+
 #endif

@@ -3,6 +3,12 @@
  * the error-feedback memories, and DDP's per-bucket aggregation dispatched to
  * the kind's kernels.
  *
+ * The aggregation path (docs/MODEL.md, "Aggregation paths") picks the
+ * emulation: the kind's own for allreduce, switch (the same integer sums)
+ * and ps where the server's sum is the collective's (fp32, the casts' fp32
+ * sum rounded once, THC's integers); requant.c for the re-quantizing paths
+ * and the int8/int4 server's re-quantization.
+ *
  * Error feedback [Seide et al., "1-bit SGD", Interspeech 2014; Karimireddy et
  * al., ICML 2019]: worker w compresses p_w = g_w + e_w and keeps
  * e_w <- p_w - (what its own contribution decodes to). The memory buffer holds
@@ -59,6 +65,9 @@ static tc_status create(const tc_codec_spec *spec, uint64_t d, const tc_codec_te
                        name, (unsigned long long)d);
     if (n < 1 || n > (1u << 24))
         return tc_fail(err, TC_EINVAL, "%s: %u workers: accepted are 1 to 2^24", name, n);
+    tc_status st = tc_codec_check_workers(spec, n, err);
+    if (st)
+        return st;
     uint64_t k = 0;
     if (cx_is_sparse(spec->kind)) {
         k = cx_k(spec->ratio, d);
@@ -77,7 +86,7 @@ static tc_status create(const tc_codec_spec *spec, uint64_t d, const tc_codec_te
     c->k = k;
     c->ef = spec->error_feedback;
     c->xin = tc_calloc(n, sizeof *c->xin);
-    tc_status st = c->xin ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
+    st = c->xin ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
     if (st == TC_OK && shapes && tc_codec_per_tensor(spec->kind)) {
         c->shapes = tc_calloc(nshapes, sizeof *c->shapes);
         c->nshapes = nshapes;
@@ -99,6 +108,8 @@ static tc_status create(const tc_codec_spec *spec, uint64_t d, const tc_codec_te
     }
     if (st == TC_OK)
         st = ops->init(c, err);
+    if (st == TC_OK)
+        st = cx_path_init(c, err);
     if (st) {
         tc_codec_free(c);
         return st;
@@ -157,6 +168,12 @@ void tc_codec_free(tc_codec *c)
     free(c->vsum);
     free(c->bitmap);
     free(c->bits);
+    free(c->racc);
+    free(c->rtmp);
+    for (uint32_t i = 0; c->rdepth && i < c->ndepth; i++)
+        free(c->rdepth[i]);
+    free(c->rdepth);
+    free(c->rkid);
     free(c->shapes);
     free(c->pt);
     free(c->P);
@@ -204,7 +221,10 @@ tc_status tc_codec_aggregate(tc_codec *c, const float *const *grads, float *out,
         add_into(c->mem[w], grads[w], c->d);
         c->xin[w] = c->mem[w];
     }
-    c->ops->aggregate(c, c->xin, c->ef ? c->emem : NULL, out, step);
+    if (cx_path_own(c))
+        cx_path_aggregate(c, c->xin, c->ef ? c->emem : NULL, out, step);
+    else
+        c->ops->aggregate(c, c->xin, c->ef ? c->emem : NULL, out, step);
     return TC_OK;
 }
 

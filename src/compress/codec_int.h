@@ -159,6 +159,14 @@ struct tc_codec {
     /* signsgd */
     uint32_t *bits;
 
+    /* aggregation paths other than allreduce (requant.c): a chunk's partial
+     * sum, a contribution converted, and the tree's messages per depth */
+    float *racc, *rtmp;
+    float **rdepth;
+    uint32_t ndepth;
+    int32_t *rkid;      /* requant-tree: 2 trees x n ranks x 2 children (-1: none), left first */
+    uint32_t rroot[2];  /* requant-tree: each tree's root rank */
+
     /* powersgd, powersgd-batched: the bucket's tensors (powerSGD_hook's view
      * of each; batched: the whole bucket as one) */
     tc_codec_tensor *shapes; /* as given to tc_codec_create_shaped (NULL: d only) */
@@ -210,6 +218,31 @@ void cx_int_decode(tc_codec *c, const int32_t *sum, uint32_t count, float scale,
 void cx_fill_gradient(float *x, uint64_t d, uint64_t seed);
 
 void cx_int_aggregate(tc_codec *c, const float *const *x, float *const *e, float *out, uint64_t step);
+
+/* ---- aggregation paths (requant.c; docs/MODEL.md, "Aggregation paths") ----
+ * Chunk k of a buffer of d coordinates cut into `parts` (MPICH's split: the
+ * first d mod parts chunks one coordinate more): its first coordinate and
+ * length. */
+uint64_t cx_chunk_lo(uint64_t d, uint32_t parts, uint32_t k);
+uint64_t cx_chunk_len(uint64_t d, uint32_t parts, uint32_t k);
+/* Bytes of m coordinates in the block format of the requant and ps paths:
+ * fp16, bf16 2 m; fp32 4 m; int8, int4 per block of TC_REQUANT_BLOCK a
+ * 4-byte scale and ceil(bits len / 8) bytes. */
+double cx_block_bytes(const tc_codec_spec *c, uint64_t m);
+/* The parent of rank r in tree `which` (0, 1) of dbtree's double binary
+ * tree over n ranks (coll/dbtree.c: NCCL's in-order tree over positions
+ * 1..n, the second shifted by one position); -1 at the root. */
+int64_t cx_dbtree_parent(uint32_t n, uint32_t which, uint32_t r);
+/* The phases of c's path (tc_codec_wire's path, servers, nphases, phase)
+ * from the allreduce path's collectives in out, which the other paths
+ * replace by their all-reduce equivalents (cost.c). */
+void cx_wire_phases(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_codec_wire *out);
+/* Allocates what a path other than allreduce needs (after the kind's init). */
+tc_status cx_path_init(tc_codec *c, tc_err *err);
+/* Whether c's path runs its own emulation (requant paths; ps of int8 and
+ * int4) rather than the kind's aggregate, and that emulation. */
+bool cx_path_own(const tc_codec *c);
+void cx_path_aggregate(tc_codec *c, const float *const *x, float *const *e, float *out, uint64_t step);
 /* thc.c's halves of the above */
 float cx_thc_scale(tc_codec *c, const float *const *x, uint64_t step);
 void cx_thc_encode(tc_codec *c, const float *x, float *e, float scale, uint64_t step, uint32_t w, int8_t *q);

@@ -43,6 +43,91 @@ static uint32_t int_bits(const tc_codec_spec *c)
     return c->kind == TC_CODEC_INT8 ? 8 : c->kind == TC_CODEC_INT4 ? 4 : c->bits;
 }
 
+/* ---- aggregation paths (docs/MODEL.md, "Aggregation paths") ----------------
+ * The allreduce path's phases are its collectives. requant: one all-reduce
+ * of the fixed-width buffer, chunk by chunk as it travels (the ring's n
+ * chunks, the tree's two halves), by the ring or the tree. ps: each worker
+ * pushes its S shards and pulls S; THC pushes its b-bit indices packed and
+ * pulls the integer sums at the all-reduce's width, int8 and int4 push and
+ * pull the block format (the server re-quantizes), fp32 and the casts their
+ * own width; THC keeps its all-reduce(max) of the scale. switch: the
+ * all-reduce's integer sum reduced in the switches, the scale as before. */
+static void add_phase(tc_codec_wire *w, tc_wire_how how, tc_op op, double size, double pull)
+{
+    if (w->nphases < sizeof w->phase / sizeof w->phase[0])
+        w->phase[w->nphases++] = (tc_wire_phase){how, op, size, pull};
+}
+
+/* Bytes of len coordinates in `parts` chunks of the block format. */
+static double chunked(const tc_codec_spec *c, uint64_t len, uint32_t parts)
+{
+    double b = 0;
+    for (uint32_t k = 0; k < parts; k++)
+        b += cx_block_bytes(c, cx_chunk_len(len, parts, k));
+    return b;
+}
+
+static void ps_phases(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_codec_wire *out)
+{
+    uint32_t S = tc_codec_servers(c, n);
+    double push = 0, pull = 0;
+    if (c->kind == TC_CODEC_THC) {
+        uint64_t dp = cx_thc_dpad(d, NULL);
+        for (uint32_t s = 0; s < S; s++) {
+            uint64_t m = cx_chunk_len(dp, S, s);
+            push += (double)((m * c->bits + 7) / 8);
+            pull += int_bytes(c->bits, n) * (double)m;
+        }
+        out->integer_sums = "thc on ps: b-bit table indices pushed packed, summed as integers by the server (THC's "
+                            "homomorphic aggregation), pulled in ceil((b + ceil(log2 n)) / 8) bytes per padded "
+                            "coordinate, plus a 4-byte all-reduce(max) of the scale";
+    } else {
+        push = pull = chunked(c, d, S);
+        out->integer_sums = NULL;
+    }
+    out->servers = S;
+    add_phase(out, TC_WIRE_PS, TC_OP_ALLREDUCE, push, pull);
+    out->collectives = 1;
+    out->size[0] = (push + pull) / 2; /* an all-reduce of this moves what push and pull move */
+    out->size[1] = out->size[2] = 0;
+    if (c->kind == TC_CODEC_THC) {
+        add_phase(out, TC_WIRE_AUTO, TC_OP_ALLREDUCE, 4, 0);
+        out->collectives = 2;
+        out->size[1] = 4;
+    }
+    out->bits_per_coord = 8 * (push + out->size[1]) / (double)d;
+}
+
+void cx_wire_phases(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_codec_wire *out)
+{
+    out->path = c->path;
+    out->nphases = 0;
+    switch (c->path) {
+    case TC_PATH_REQUANT_RING:
+    case TC_PATH_REQUANT_TREE: {
+        bool ring = c->path == TC_PATH_REQUANT_RING;
+        double b = chunked(c, d, ring ? n : 2);
+        add_phase(out, ring ? TC_WIRE_RING : TC_WIRE_TREE, TC_OP_ALLREDUCE, b, 0);
+        out->op = TC_OP_ALLREDUCE;
+        out->collectives = 1;
+        out->size[0] = b;
+        out->size[1] = out->size[2] = 0;
+        out->integer_sums = NULL;
+        out->bits_per_coord = 8 * b / (double)d;
+        break;
+    }
+    case TC_PATH_PS: ps_phases(c, d, n, out); break;
+    case TC_PATH_SWITCH:
+        add_phase(out, TC_WIRE_SWITCH, TC_OP_ALLREDUCE, out->size[0], 0);
+        add_phase(out, TC_WIRE_AUTO, TC_OP_ALLREDUCE, out->size[1], 0);
+        break;
+    default:
+        for (uint32_t k = 0; k < out->collectives && k < 3; k++)
+            add_phase(out, TC_WIRE_AUTO, out->op, out->size[k], 0);
+        break;
+    }
+}
+
 void tc_codec_wire_cost(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_codec_wire *out)
 {
     memset(out, 0, sizeof *out);
@@ -101,6 +186,7 @@ void tc_codec_wire_cost(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_codec
     }
     double per_worker = out->op == TC_OP_ALLGATHER ? out->size[0] / N : out->size[0] + out->size[1] + out->size[2];
     out->bits_per_coord = 8 * per_worker / D;
+    cx_wire_phases(c, d, n, out);
 }
 
 /* Memory traffic of one worker's kernels on an accelerator, bytes per

@@ -142,6 +142,7 @@ void tc_codec_wire_cost_shaped(const tc_codec_spec *c, const tc_codec_tensor *t,
     memset(out, 0, sizeof *out);
     cx_psgd_wire(c, t, nt, d, out);
     out->bits_per_coord = 8 * (out->size[0] + out->size[1] + out->size[2]) / (double)d;
+    cx_wire_phases(c, d, n, out);
 }
 
 /* ---- kernels of one tensor ---- */

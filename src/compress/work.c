@@ -292,6 +292,81 @@ static double int_bytes(uint32_t b, uint32_t n)
     return (double)((b + l + 7) / 8);
 }
 
+/* THC: the allreduce and switch paths write and read the integer sum's
+ * width iw; ps pushes b-bit indices packed (b / 8 bytes) and pulls the sum
+ * at iw, and the colocated server adds the n pushed shards of d / S
+ * coordinates as integers (THC's homomorphic aggregation: no decoding). */
+static void accel_thc(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_codec_work *w)
+{
+    uint64_t C;
+    double pad = (double)cx_thc_dpad(d, &C) / (double)d, iw = int_bytes(c->bits, n);
+    bool ps = c->path == TC_PATH_PS;
+    double wp = ps ? c->bits / 8.0 : iw, S = tc_codec_servers(c, n);
+    double T = fwht_published_factor(C); /* a transform: T reads and T writes of 4 bytes */
+    tc_codec_work t = {0};
+    add(&t, 4 * T, 4 * T, 0, 0, 0); /* R x */
+    add(&t, 4, 0, 0, 0, 0);         /* max |R x| */
+    add(&t, 4, wp, 0, 0, 0);        /* quantize */
+    if (ps)
+        add(&t, n * wp / S, iw / S, 0, 0, 0); /* the server's integer sum of n shards */
+    add(&t, iw, 4, 0, 0, 0);        /* levels of the sum */
+    add(&t, 4 * T, 4 * T, 0, 0, 0); /* R^T */
+    if (c->error_feedback) {
+        add(&t, wp, 4, 0, 0, 0);        /* own levels */
+        add(&t, 4 * T, 4 * T, 0, 0, 0); /* R^T */
+        add(&t, 8, 4, 0, 0, 0);         /* e -= */
+    }
+    w->read = pad * t.read;
+    w->written = pad * t.written;
+    w->passes = t.passes;
+}
+
+/* The re-quantizing all-reduce (requant.c), the busiest worker, m the
+ * fixed-width message's bytes per coordinate (int8: 1 + 4 / 256). Ring: its
+ * first chunk (d / n) quantized, then n - 1 hops on chunks of d / n, each
+ * reading the message and its own contribution and writing the new
+ * message; tree: interior in one tree (half the data: its own, two
+ * children's messages read, one written) and a leaf in the other (its own
+ * half quantized); then the result decoded. The casts first cast the
+ * bucket (x / n), as the hook does; their own contribution is then read at
+ * 2 bytes. */
+static void accel_requant(const tc_codec_spec *c, uint32_t n, tc_codec_work *w)
+{
+    bool cast = c->kind == TC_CODEC_FP16 || c->kind == TC_CODEC_BF16;
+    double N = n, m = cx_block_bytes(c, TC_REQUANT_BLOCK) / TC_REQUANT_BLOCK, own = cast ? 2 : 4;
+    if (cast)
+        add(w, 4, 2, 0, 0, 0); /* cast(x / n) */
+    if (c->path == TC_PATH_REQUANT_RING) {
+        if (!cast)
+            add(w, 4 / N, m / N, 0, 0, 0);             /* the first chunk quantized */
+        add(w, (m + own) * (N - 1) / N, m * (N - 1) / N, 0, 0, 0); /* n - 1 hops */
+    } else {
+        double kids = n > 2 ? 2 : N - 1;
+        add(w, (own + kids * m) / 2, m / 2, 0, 0, 0); /* interior: own + children, re-quantized */
+        if (!cast)
+            add(w, 2, m / 2, 0, 0, 0);                 /* a leaf: its half quantized */
+    }
+    add(w, m, 4, 0, 0, 0); /* decode the result */
+}
+
+/* ps of fp32, the casts, int8 and int4 (block format m bytes per
+ * coordinate): the worker's encode, the colocated server (n shards of
+ * d / S read, summed in fp32, written once re-quantized or rounded) and the
+ * decode of the pull; error feedback as the kind's. The server's work is
+ * charged to the accelerator of the worker it is colocated with
+ * (assumed: a device-resident server). */
+static void accel_ps(const tc_codec_spec *c, uint32_t n, tc_codec_work *w)
+{
+    bool fp = c->kind == TC_CODEC_FP32;
+    double m = cx_block_bytes(c, TC_REQUANT_BLOCK) / TC_REQUANT_BLOCK, S = tc_codec_servers(c, n);
+    add(w, 4, fp ? 4 : m, 0, 0, 0);         /* x / n; cast; quantize */
+    add(w, n * m / S, m / S, 0, 0, 0);      /* the server's sum of n shards */
+    if (!fp)
+        add(w, m, 4, 0, 0, 0);              /* decode the pull */
+    if (c->error_feedback)
+        add(w, fp ? 4 : 4 + m, 4, 0, 0, 0); /* e -= own decoded */
+}
+
 void tc_codec_work_accel(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_codec_work *out)
 {
     memset(out, 0, sizeof *out);
@@ -299,6 +374,16 @@ void tc_codec_work_accel(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_code
         d = 1;
     if (n < 1)
         n = 1;
+    if (c->path == TC_PATH_REQUANT_RING || c->path == TC_PATH_REQUANT_TREE ||
+        (c->path == TC_PATH_PS && c->kind != TC_CODEC_THC)) {
+        if (c->path == TC_PATH_PS)
+            accel_ps(c, n, out);
+        else
+            accel_requant(c, n, out);
+        if (c->error_feedback)
+            add(out, 8, 4, 0, 0, 0); /* g + e */
+        return;
+    }
     double rho = (double)k_of(c, d) / (double)d, N = (double)n;
     bool ef = c->error_feedback;
     tc_codec_work *w = out;
@@ -325,26 +410,7 @@ void tc_codec_work_accel(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_code
             add(w, 4 + iw, 4, 0, 0, 0); /* e -= q s / qmax */
         break;
     }
-    case TC_CODEC_THC: {
-        uint64_t C;
-        double pad = (double)cx_thc_dpad(d, &C) / (double)d, iw = int_bytes(c->bits, n);
-        double T = fwht_published_factor(C); /* a transform: T reads and T writes of 4 bytes */
-        tc_codec_work t = {0};
-        add(&t, 4 * T, 4 * T, 0, 0, 0); /* R x */
-        add(&t, 4, 0, 0, 0, 0);         /* max |R x| */
-        add(&t, 4, iw, 0, 0, 0);        /* quantize */
-        add(&t, iw, 4, 0, 0, 0);        /* levels of the sum */
-        add(&t, 4 * T, 4 * T, 0, 0, 0); /* R^T */
-        if (ef) {
-            add(&t, iw, 4, 0, 0, 0);        /* own levels */
-            add(&t, 4 * T, 4 * T, 0, 0, 0); /* R^T */
-            add(&t, 8, 4, 0, 0, 0);         /* e -= */
-        }
-        w->read = pad * t.read;
-        w->written = pad * t.written;
-        w->passes = t.passes;
-        break;
-    }
+    case TC_CODEC_THC: accel_thc(c, d, n, w); break;
     case TC_CODEC_TOPK:
         add(w, 4, 0, 0, 0, 0);              /* filter |x| */
         add(w, 4 * rho, 8 * rho, 0, 0, 0);  /* gather values, write values and indices */

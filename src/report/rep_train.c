@@ -619,14 +619,34 @@ static json_t *inputs_json(const tc_compress_out *o)
     return in;
 }
 
+/* path ps: the servers and where they are (colocated with the workers:
+ * server s with worker tc_codec_server_worker(s, S, workers), on its
+ * endpoint); null on the other paths. */
+static json_t *servers_json(const tc_compress_row *x)
+{
+    uint32_t S = x->it.servers;
+    if (x->it.path != TC_PATH_PS || !S)
+        return json_null();
+    json_t *e = json_object(), *ep = json_array();
+    for (uint32_t k = 0; k < S && k < TC_ITER_SERVERS_LISTED; k++)
+        json_array_append_new(ep, json_integer(x->it.server_ep[k]));
+    json_object_set_new(e, "count", json_integer(S));
+    json_object_set_new(e, "placement", json_string("colocated"));
+    json_object_set_new(e, "rule", json_string("server s with worker floor(s workers / count), on its endpoint"));
+    json_object_set_new(e, "endpoints", ep);
+    return e;
+}
+
 static json_t *result_json(const tc_compress_row *x)
 {
     json_t *e = json_object();
     json_object_set_new(e, "codec", json_string(x->codec.name));
     json_object_set_new(e, "requested", json_boolean(x->requested));
+    json_object_set_new(e, "path", json_string(tc_codec_path_name(x->it.path)));
+    json_object_set_new(e, "servers", servers_json(x));
     json_object_set_new(e, "op", json_string(tc_op_name(x->it.op)));
     json_object_set_new(e, "collectives_per_bucket", json_integer(x->it.collectives));
-    json_object_set_new(e, "algo", json_string(tc_algo_name(x->it.algo)));
+    json_object_set_new(e, "algo", json_string(x->it.path == TC_PATH_PS ? "ps" : tc_algo_name(x->it.algo)));
     json_object_set_new(e, "bits_per_coord", json_real(x->it.bits_per_coord));
     json_object_set_new(e, "collective_bytes_per_iteration", json_real(x->it.coll_bytes));
     json_object_set_new(e, "wire_bytes_per_iteration", json_real(x->it.sent_bytes));
@@ -718,6 +738,8 @@ static void codecs_table(const tc_compress_out *o, tc_rtable *t)
     tc_rtable_init(t, "codecs");
     int c = tc_rtable_col(t, "codec", "codec", TC_COL_TEXT, NULL, 0);
     int op = tc_rtable_col(t, "collective", "collective", TC_COL_TEXT, NULL, 0);
+    int pa = tc_rtable_col(t, "path", "path", TC_COL_TEXT, NULL, 0);
+    int sv = tc_rtable_col(t, "servers", "servers", TC_COL_COUNT, NULL, 0);
     int nc = tc_rtable_col(t, "collectives_per_bucket", "per bucket", TC_COL_COUNT, NULL, 0);
     int al = tc_rtable_col(t, "algo", "algo", TC_COL_TEXT, NULL, 0);
     int wb = tc_rtable_col(t, "wire_bytes", "wire/iter", TC_COL_BYTES, NULL, 0);
@@ -748,8 +770,10 @@ static void codecs_table(const tc_compress_out *o, tc_rtable *t)
         size_t r = tc_rtable_row(t);
         tc_rtable_text(t, r, c, x->codec.name);
         tc_rtable_text(t, r, op, tc_op_name(x->it.op));
+        tc_rtable_text(t, r, pa, tc_codec_path_name(x->it.path));
+        tc_rtable_num(t, r, sv, x->it.servers ? x->it.servers : NAN);
         tc_rtable_num(t, r, nc, x->it.collectives);
-        tc_rtable_text(t, r, al, tc_algo_name(x->it.algo));
+        tc_rtable_text(t, r, al, x->it.path == TC_PATH_PS ? "ps" : tc_algo_name(x->it.algo));
         tc_rtable_num(t, r, wb, x->it.sent_bytes);
         tc_rtable_num(t, r, cb, x->it.coll_bytes);
         tc_rtable_num(t, r, bp, x->it.codec_Bps > 0 ? x->it.codec_Bps : NAN);
@@ -950,6 +974,8 @@ static void print_codec_cost(const tc_compress_out *o, FILE *f)
     fprintf(f, "\n");
 }
 
+static void print_servers(const tc_compress_out *o, FILE *f);
+
 static void print_header(const tc_compress_out *o, FILE *f)
 {
     char b[2][64];
@@ -974,6 +1000,7 @@ static void print_header(const tc_compress_out *o, FILE *f)
         fprintf(f, " (%.3g M samples at %u per step)\n", m->train_samples / 1e6, m->batch * o->workers);
     else
         fprintf(f, " (custom model's steps=)\n");
+    print_servers(o, f);
 }
 
 static void row_note(const tc_compress_row *x, char *note, size_t len)
@@ -1012,6 +1039,40 @@ static const char *verdict_text(tc_verdict v)
     return "-";
 }
 
+/* The collective column: the op on the allreduce path (the codec's own
+ * collectives), else the path ("ps S=8"); " xN" for N phases a bucket. */
+static void coll_text(const tc_codec_iter *it, char *buf, size_t len)
+{
+    int w;
+    if (it->path == TC_PATH_ALLREDUCE)
+        w = snprintf(buf, len, "%s", tc_op_name(it->op));
+    else if (it->path == TC_PATH_PS)
+        w = snprintf(buf, len, "ps S=%u", it->servers);
+    else
+        w = snprintf(buf, len, "%s", tc_codec_path_name(it->path));
+    if (it->collectives > 1 && w > 0 && (size_t)w < len)
+        snprintf(buf + w, len - (size_t)w, " x%u", it->collectives);
+}
+
+/* Where each ps row's servers are: colocated with the workers, on their
+ * endpoints (docs/MODEL.md, "Aggregation paths"). */
+static void print_servers(const tc_compress_out *o, FILE *f)
+{
+    for (size_t k = 0; k < o->n; k++) {
+        const tc_compress_row *x = &o->rows[k];
+        uint32_t S = x->it.servers;
+        if (x->it.path != TC_PATH_PS || !S)
+            continue;
+        fprintf(f, "servers     %s: %u parameter servers colocated with workers%s, on endpoints", x->codec.name, S,
+                S == o->workers ? " (one per worker)" : "");
+        for (uint32_t s = 0; s < S && s < 16; s++)
+            fprintf(f, "%s%u", s ? ", " : " ", x->it.server_ep[s]);
+        if (S > 16)
+            fprintf(f, ", ... (%u more; JSON lists %u)", S - 16, S < TC_ITER_SERVERS_LISTED ? S : TC_ITER_SERVERS_LISTED);
+        fprintf(f, "\n");
+    }
+}
+
 static void print_codecs(const tc_compress_out *o, FILE *f)
 {
     tc_table tb;
@@ -1024,10 +1085,7 @@ static void print_codecs(const tc_compress_out *o, FILE *f)
     for (size_t k = 0; k < o->n; k++) {
         const tc_compress_row *x = &o->rows[k];
         char b[8][64], coll[64], ratio[96], tta[128], vs[96], note[128];
-        if (x->it.collectives > 1)
-            snprintf(coll, sizeof coll, "%s x%u", tc_op_name(x->it.op), x->it.collectives);
-        else
-            snprintf(coll, sizeof coll, "%s", tc_op_name(x->it.op));
+        coll_text(&x->it, coll, sizeof coll);
         if (x->steps_ratio < 0)
             snprintf(ratio, sizeof ratio, "never");
         else

@@ -15,9 +15,11 @@
  * al., MLSys 2022), unless they are offloaded to a separate engine.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "topocc/workload.h"
+#include "coll/algos.h"
 
 static tc_status check_timeline_input(double fwd_s, double bwd_s, const tc_iter_bucket *b, size_t n, tc_err *err)
 {
@@ -173,36 +175,142 @@ void tc_workload_compute(const tc_workload *w, double *fwd_s, double *bwd_s)
     *bwd_s = 2 * *fwd_s;
 }
 
-/* Collective times by (op, size): buckets are mostly of one size. */
+/* Phase times by (how, op, size, pull): buckets are mostly of one size. */
 typedef struct comm_cache {
     int n;
+    tc_wire_how how[8];
     tc_op op[8];
-    double bytes[8], time[8];
+    double bytes[8], pull[8], time[8];
     tc_algo algo[8];
 } comm_cache;
 
-static tc_status comm_time(const tc_topo *t, const tc_workload *w, comm_cache *cc, tc_op op, double bytes,
-                           double *time, tc_algo *algo, tc_err *err)
+/* One schedule by w's evaluator, as tc_evaluate runs a built one. */
+static tc_status eval_sched(const tc_topo *t, const tc_workload *w, const tc_sched *s, double *time, tc_err *err)
+{
+    const tc_eval_opts *o = &w->eval;
+    if (o->mode == TC_MODE_FLOW) {
+        tc_flow_opts fo;
+        memset(&fo, 0, sizeof fo);
+        if (o->flow)
+            fo = *o->flow;
+        fo.routing = o->routing;
+        fo.trace_path = NULL;
+        return tc_flow_time(t, s, o->rank_map, &fo, time, err);
+    }
+    return o->mode == TC_MODE_STEPS ? tc_eval_steps(t, s, o, time, err) : tc_eval_formula(t, s, o, time, err);
+}
+
+static tc_status eval_algo(const tc_topo *t, const tc_workload *w, tc_op op, tc_algo a, double bytes, double *time,
+                           tc_err *err)
+{
+    tc_coll_req req = {.op = op, .algo = a, .p = w->workers, .bytes = bytes};
+    tc_result r;
+    tc_status st = tc_evaluate(t, &req, &w->eval, &r, err);
+    if (st == TC_OK)
+        *time = r.time_s;
+    return st;
+}
+
+/* The switch path: the fastest in-network all-reduce valid on t. */
+static tc_status switch_time(const tc_topo *t, const tc_workload *w, const tc_codec_spec *c, double bytes,
+                             double *time, tc_algo *algo, tc_err *err)
+{
+    static const tc_algo inc[] = {TC_ALGO_NCCL_NVLS, TC_ALGO_NCCL_NVLS_TREE, TC_ALGO_NCCL_COLLNET_DIRECT,
+                                  TC_ALGO_NCCL_COLLNET_CHAIN};
+    *time = INFINITY;
+    for (size_t i = 0; i < sizeof inc / sizeof inc[0]; i++) {
+        double tk;
+        if (!tc_coll_valid(TC_OP_ALLREDUCE, inc[i], w->workers, t, NULL))
+            continue;
+        tc_status st = eval_algo(t, w, TC_OP_ALLREDUCE, inc[i], bytes, &tk, err);
+        if (st)
+            return st;
+        if (tk < *time) {
+            *time = tk;
+            *algo = inc[i];
+        }
+    }
+    if (!isinf(*time))
+        return TC_OK;
+    char ok[128];
+    size_t at = 0;
+    ok[0] = '\0';
+    for (int p = 0; p < TC_PATH_COUNT && at < sizeof ok; p++)
+        if (p != TC_PATH_SWITCH && tc_codec_path_valid(c->kind, (tc_codec_path)p)) {
+            int n = snprintf(ok + at, sizeof ok - at, "%s%s", at ? ", " : "", tc_codec_path_name((tc_codec_path)p));
+            at += n > 0 ? (size_t)n : 0;
+        }
+    return tc_fail(err, TC_EINVAL,
+                   "codec %s: path=switch needs switches that reduce and multicast: a Clos with sharp=1 "
+                   "(nccl-collnet-chain, nccl-collnet-direct) or scale-up nodes with node_reduce=1 (nccl-nvls), "
+                   "none of which can run %u workers on this topology; accepted paths for %s here: %s",
+                   c->name, w->workers, tc_codec_kind_name(c->kind), ok);
+}
+
+static tc_status ps_time(const tc_topo *t, const tc_workload *w, const tc_codec_spec *c, double push, double pull,
+                         double *time, tc_err *err)
+{
+    tc_sched *s = NULL;
+    tc_status st = tc_ps_build(w->workers, tc_codec_servers(c, w->workers), push, pull, &s, err);
+    if (st == TC_OK)
+        st = eval_sched(t, w, s, time, err);
+    tc_sched_free(s);
+    return st;
+}
+
+static tc_status phase_time(const tc_topo *t, const tc_workload *w, const tc_codec_spec *c, comm_cache *cc,
+                            const tc_wire_phase *ph, double *time, tc_algo *algo, tc_err *err)
 {
     for (int i = 0; i < cc->n; i++)
-        if (cc->op[i] == op && cc->bytes[i] == bytes) {
+        if (cc->how[i] == ph->how && cc->op[i] == ph->op && cc->bytes[i] == ph->size && cc->pull[i] == ph->pull) {
             *time = cc->time[i];
             *algo = cc->algo[i];
             return TC_OK;
         }
-    tc_coll_req req = {.op = op, .algo = TC_ALGO_AUTO, .p = w->workers, .bytes = bytes};
-    tc_result r;
-    tc_status st = tc_evaluate(t, &req, &w->eval, &r, err);
+    tc_status st = TC_OK;
+    if (ph->how == TC_WIRE_AUTO) {
+        tc_coll_req req = {.op = ph->op, .algo = TC_ALGO_AUTO, .p = w->workers, .bytes = ph->size};
+        tc_result r;
+        if ((st = tc_evaluate(t, &req, &w->eval, &r, err)) == TC_OK) {
+            *time = r.time_s;
+            *algo = r.algo;
+        }
+    } else if (ph->how == TC_WIRE_RING || ph->how == TC_WIRE_TREE) {
+        *algo = ph->how == TC_WIRE_RING ? TC_ALGO_RING : TC_ALGO_DBTREE;
+        st = eval_algo(t, w, ph->op, *algo, ph->size, time, err);
+    } else if (ph->how == TC_WIRE_SWITCH) {
+        st = switch_time(t, w, c, ph->size, time, algo, err);
+    } else {
+        *algo = TC_ALGO_DIRECT;
+        st = ps_time(t, w, c, ph->size, ph->pull, time, err);
+    }
     if (st)
         return st;
     int k = cc->n < 8 ? cc->n++ : 7;
-    cc->op[k] = op;
-    cc->bytes[k] = bytes;
-    cc->time[k] = r.time_s;
-    cc->algo[k] = r.algo;
-    *time = r.time_s;
-    *algo = r.algo;
+    cc->how[k] = ph->how;
+    cc->op[k] = ph->op;
+    cc->bytes[k] = ph->size;
+    cc->pull[k] = ph->pull;
+    cc->time[k] = *time;
+    cc->algo[k] = *algo;
     return TC_OK;
+}
+
+/* What one worker sends in a phase, the most any worker does: a collective
+ * its size times the nccl-tests bus factor; a switch's all-reduce its
+ * vector once (up to the switch); ps, a server's worker its pushes to the
+ * S - 1 other servers and its shard's pull to the p - 1 other workers, or a
+ * worker without a server all its pushes. */
+static double phase_sent(const tc_wire_phase *ph, uint32_t p, uint32_t S)
+{
+    switch (ph->how) {
+    case TC_WIRE_SWITCH: return ph->size;
+    case TC_WIRE_PS: {
+        double host = ph->size * (S - 1) / S + ph->pull * (p - 1) / S;
+        return S < p && ph->size > host ? ph->size : host;
+    }
+    default: return ph->size * tc_op_busbw_factor(ph->op, p);
+    }
 }
 
 /*
@@ -260,11 +368,20 @@ tc_status tc_workload_iteration(const tc_topo *t, const tc_workload *w, const tc
 {
     memset(out, 0, sizeof *out);
     out->codec = *c;
+    out->path = c->path;
     if (!w->accel)
         return tc_fail(err, TC_EINVAL, "no accelerator given");
     if (w->workers < 2 || w->workers > t->n_endpoints)
         return tc_fail(err, TC_EINVAL, "%u workers: expected 2 to %u (the topology's endpoints)", w->workers,
                        t->n_endpoints);
+    tc_status cst = tc_codec_check_workers(c, w->workers, err);
+    if (cst)
+        return cst;
+    out->servers = tc_codec_servers(c, w->workers);
+    for (uint32_t k = 0; k < out->servers && k < TC_ITER_SERVERS_LISTED; k++) {
+        uint32_t r = tc_codec_server_worker(k, out->servers, w->workers);
+        out->server_ep[k] = w->eval.rank_map ? w->eval.rank_map[r] : r;
+    }
     double fwd, bwd;
     tc_workload_compute(w, &fwd, &bwd);
     if (!(fwd >= 0) || !isfinite(fwd))
@@ -292,37 +409,39 @@ tc_status tc_workload_iteration(const tc_topo *t, const tc_workload *w, const tc
         tc_codec_wire_cost(c, d, w->workers, &wc);
         if (shaped) {
             for (int q = 0; q < 3; q++)
-                wc.size[q] = 4 * sz[i][q];
+                wc.size[q] = wc.phase[q].size = 4 * sz[i][q]; /* the allreduce path: a phase per collective */
             wc.bits_per_coord = 8 * (wc.size[0] + wc.size[1] + wc.size[2]) / (double)d;
         }
-        if (wc.collectives < 1 || wc.collectives > 3) {
-            st = tc_fail(err, TC_EINTERNAL, "codec %s: %u collectives per bucket", c->name, wc.collectives);
+        if (wc.nphases < 1 || wc.nphases > 4) {
+            st = tc_fail(err, TC_EINTERNAL, "codec %s: %u phases per bucket", c->name, wc.nphases);
             break;
         }
         uint32_t launched = 0;
-        for (uint32_t k = 0; k < wc.collectives && st == TC_OK; k++) {
+        for (uint32_t k = 0; k < wc.nphases && st == TC_OK; k++) {
+            const tc_wire_phase *ph = &wc.phase[k];
             double tk = 0;
             tc_algo a = TC_ALGO_AUTO;
-            if (wc.size[k] > 0) {
-                st = comm_time(t, w, &cc, wc.op, wc.size[k], &tk, &a, err);
+            if (ph->size > 0) {
+                st = phase_time(t, w, c, &cc, ph, &tk, &a, err);
                 launched++;
             }
             b[i].comm_s += tk;
-            out->coll_bytes += wc.size[k];
-            out->sent_bytes += wc.size[k] * tc_op_busbw_factor(wc.op, w->workers);
+            out->coll_bytes += ph->size + ph->pull;
+            out->sent_bytes += phase_sent(ph, w->workers, wc.servers);
             if (i == 0 && k == 0) {
-                out->op = wc.op;
+                out->op = ph->op;
                 out->bits_per_coord = wc.bits_per_coord;
             }
-            if (i == 0 && launched == 1 && wc.size[k] > 0)
-                out->algo = a; /* the first collective that carries something */
+            if (i == 0 && launched == 1 && ph->size > 0)
+                out->algo = a; /* the first phase that carries something */
         }
         /* collectives per bucket: those with something to carry, at most */
         if (launched > out->collectives)
             out->collectives = launched;
         /* Encode + decode time: the bucket's float32 bytes at the codec's
-         * throughput, split evenly between the two. FP32 does no codec work. */
-        if (c->kind != TC_CODEC_FP32) {
+         * throughput, split evenly between the two. FP32 does no codec work
+         * on its all-reduce (its servers add on ps). */
+        if (c->kind != TC_CODEC_FP32 || c->path != TC_PATH_ALLREDUCE) {
             if (codec_Bps > 0) {
                 thr = codec_Bps;
             } else if (d != thr_d) {
