@@ -13,3 +13,4 @@ B=build
 ./bench/train.sh "$B"
 ./bench/diloco.sh "$B"
 ./bench/train_accuracy.sh "$B"
+./bench/proxies.sh "$B"

@@ -170,7 +170,7 @@ static tc_status ratios_given(tc_compress_out *o, const tc_scenario *s, tc_err *
         tc_compress_row *x = &o->rows[k];
         if (x->ratio_source)
             continue;
-        if (x->codec.kind != TC_CODEC_FP32 && x->codec.kind != TC_CODEC_BF16)
+        if ((x->codec.kind != TC_CODEC_FP32 && x->codec.kind != TC_CODEC_BF16) || x->codec.path != TC_PATH_ALLREDUCE)
             return tc_fail(err, TC_EINVAL, "no --steps-ratio for codec '%s': give %s=R (its steps to the target "
                                            "over bf16's) or use --accuracy FILE", x->codec.name, x->codec.name);
         x->steps_ratio = x->ratio_lo = x->ratio_hi = 1;
@@ -286,11 +286,22 @@ static tc_status ratios_trained(const job *J, tc_err *err)
     tc_train_defaults(&to);
     keep_training(o, &to);
     tc_codec_spec specs[TC_COMPRESS_MAX_CODECS];
-    for (size_t k = 0; k < o->n; k++)
+    for (size_t k = 0; k < o->n; k++) {
         specs[k] = o->rows[k].codec;
+        /* The proxy has fewer workers than the job: its parameter servers
+         * are at most one per worker. The error is of the same kind at any
+         * S: every coordinate is quantized once on its push and once on
+         * its pull, by whichever server holds it. */
+        if (specs[k].path == TC_PATH_PS && specs[k].servers > to.workers) {
+            specs[k].servers = to.workers;
+            tc_codec_spec_name(&specs[k]);
+        }
+    }
     tc_acc_curve *cv = NULL;
     size_t nc = 0;
     tc_status st = tc_train_seeds(&to, specs, o->n, 0, &cv, &nc, err);
+    for (size_t i = 0; st == TC_OK && i < nc; i++) /* the curves under the job's codec names */
+        cv[i].codec = o->rows[i / to.seeds].codec;
     if (st == TC_OK)
         st = ratios_from_curves(o, cv, nc, J->s->target_acc, "the training run", err);
     tc_acc_curves_free(cv, nc);

@@ -1030,6 +1030,12 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
         c->codec[k] = NULL;
         if (s->it_codec[k][0] && (st = tc_codec_parse(s->it_codec[k], &o->codec_spec[k], err)) == TC_OK)
             c->codec[k] = &o->codec_spec[k];
+        /* The iteration times a codec's own collectives; the aggregation
+         * paths are compress's (docs/MODEL.md, "Aggregation paths"). */
+        if (st == TC_OK && c->codec[k] && o->codec_spec[k].path != TC_PATH_ALLREDUCE)
+            st = tc_fail(err, TC_EINVAL, "codec '%s': train --compress-* times the codec's own all-reduce or "
+                                         "all-gather; path=%s is evaluated by topocc compress",
+                         o->codec_spec[k].name, tc_codec_path_name(o->codec_spec[k].path));
     }
     if (st == TC_OK && s->it_search && (c->codec[0] || c->codec[1] || c->codec[2]))
         st = tc_fail(err, TC_EINVAL, "--search with --compress-*: time the split you want with compression, "

@@ -10,7 +10,7 @@
 
 #define IMAGE_CLASSES 10u
 
-static const tc_proxy_ops *const proxies[] = {&tc_proxy_mlp, &tc_proxy_cnn};
+static const tc_proxy_ops *const proxies[] = {&tc_proxy_mlp, &tc_proxy_cnn, &tc_proxy_chartf};
 
 const tc_proxy_ops *tc_proxy_find(const char *name)
 {
