@@ -213,6 +213,35 @@ sed 's/"test_acc": 1.2/"test_acc": 0.8/; s/"bf16"/"fp32"/' "$tmp/field.json" >"$
 bad_says "accuracy file without bf16" "no bf16" compress --topo "$CLOS" --model resnet50 --codec fp32 \
     --accuracy "$tmp/nobf16.json"
 
+# --- accuracy proxies: bad input, and a proxy of another family than the model ---
+bad_says "unknown proxy" "--model: expected one of mlp, cnn, chartf" train-accuracy --model resnet
+bad_says "unknown proxy in compress" "expected one of mlp, cnn, chartf" compress --topo "$CLOS" --model resnet50 \
+    --codec topk --proxy vgg
+bad_says "a corpus that is not installed names its package" "install the Debian package fortunes" \
+    train-accuracy --model chartf --data "$tmp/nothing-here"
+bad_says "fashion-mnist not installed names its package" "dataset-fashion-mnist" \
+    train-accuracy --model cnn --data "$tmp/nothing-here"
+bad_says "more servers than workers" "servers" compress --topo "$CLOS" --model resnet50 \
+    --codec thc:path=ps,servers=65 --steps-ratio thc:path=ps,servers=65=1
+printf '{"schema_version": 3, "dataset": "fortunes", "model": "chartf", "workers": 8, "batch": 8, "steps": 10,
+ "lr": 0.003, "seed": 1, "seeds": 2, "train_subset": 0, "test_subset": 0, "bucket_bytes": 100,
+ "curves": [{"codec": "bf16", "seed": 1, "points": [{"step": 0, "test_acc": 0.01, "train_loss": 4},
+                                                   {"step": 10, "test_acc": 0.30, "train_loss": 2}]},
+            {"codec": "bf16", "seed": 2, "points": [{"step": 0, "test_acc": 0.01, "train_loss": 4},
+                                                   {"step": 10, "test_acc": 0.31, "train_loss": 2}]},
+            {"codec": "int8", "seed": 1, "points": [{"step": 0, "test_acc": 0.01, "train_loss": 4},
+                                                   {"step": 10, "test_acc": 0.30, "train_loss": 2}]},
+            {"codec": "int8", "seed": 2, "points": [{"step": 0, "test_acc": 0.01, "train_loss": 4},
+                                                   {"step": 10, "test_acc": 0.31, "train_loss": 2}]}]}\n' \
+    >"$tmp/chartf.json"
+good "a language proxy for a vision model warns" "^warning .*chartf proxy, which stands for language models; resnet50 is a vision model (the cnn proxy" \
+    compress --topo "$CLOS" --model resnet50 --codec int8 --accuracy "$tmp/chartf.json" --target-acc 0.2
+good "the proxy is named" "proxy chartf on fortunes" compress --topo "$CLOS" --model resnet50 --codec int8 \
+    --accuracy "$tmp/chartf.json" --target-acc 0.2
+good "the proxy of the family does not warn" "proxy chartf on fortunes" compress --topo "$CLOS" --model llama-7b \
+    --codec int8 --accuracy "$tmp/chartf.json" --target-acc 0.2
+grep -q "^warning" "$tmp/out" && { echo "FAIL: a language proxy for llama-7b warned"; fails=$((fails + 1)); }
+
 # --- accuracy file, end to end (short training runs on several seeds) ---
 if [ -d /usr/share/datasets/fashion-mnist ]; then
     if "$T" train-accuracy --codec bf16 --codec topk:ratio=0.01 --steps 200 --eval-every 20 --seeds 3 \

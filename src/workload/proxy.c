@@ -30,9 +30,11 @@ bool tc_train_proxy(const char *name, tc_proxy_info *out)
     return true;
 }
 
+/* The table lists each family's proxies from the simplest up; a family
+ * is stood for by its last (the cnn, not the mlp, for vision). */
 const char *tc_train_proxy_of_family(const char *family)
 {
-    for (size_t i = 0; i < sizeof proxies / sizeof *proxies; i++)
+    for (size_t i = sizeof proxies / sizeof *proxies; i-- > 0;)
         if (family && strcmp(proxies[i]->family, family) == 0)
             return proxies[i]->name;
     return NULL;
