@@ -112,6 +112,10 @@ tc_status tc_eval_steps_sweep(const tc_topo *t, const tc_sched *s, const tc_eval
 
 /* The whole job: validates, resolves auto (fastest valid algorithm under the
  * mode, ties in enum order), builds, evaluates and fills res. */
+/* The time of a built schedule s by o's evaluator (o->mode; flow mode
+ * with o->flow's options, o->routing, no trace), as tc_evaluate times the
+ * schedules it builds. */
+tc_status tc_eval_sched(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, double *time_s, tc_err *err);
 tc_status tc_evaluate(const tc_topo *t, const tc_coll_req *req, const tc_eval_opts *o,
                       tc_result *res, tc_err *err);
 

@@ -162,7 +162,7 @@ static tc_status run_flow_detail(const tc_topo *t, const tc_sched *s, const tc_e
     return st;
 }
 
-static tc_status run_mode(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, double *time_s, tc_err *err)
+tc_status tc_eval_sched(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, double *time_s, tc_err *err)
 {
     if (o->mode == TC_MODE_FLOW) {
         tc_flow_opts fo;
@@ -240,7 +240,7 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
                         break;
                 }
                 st = o->flow_detail && n == 1 && o->mode == TC_MODE_FLOW ? run_flow_detail(t, s, o, &tt[i], err)
-                                                                          : run_mode(t, s, o, &tt[i], err);
+                                                                          : tc_eval_sched(t, s, o, &tt[i], err);
                 if (st == TC_OK && tt[i] < res[i].time_s) {
                     res[i].time_s = tt[i];
                     res[i].algo = (tc_algo)a;
@@ -258,7 +258,7 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
         for (size_t i = 0; i < n && st == TC_OK && o->mode == TC_MODE_FLOW && !tc_algo_is_nccl((tc_algo)a); i++) {
             tc_sched_set_bytes(s, sizes[i]);
             st = o->flow_detail && n == 1 && hi == lo + 1 ? run_flow_detail(t, s, o, &tt[i], err)
-                                                          : run_mode(t, s, o, &tt[i], err);
+                                                          : tc_eval_sched(t, s, o, &tt[i], err);
         }
         for (size_t i = 0; i < n && st == TC_OK && !tc_algo_is_nccl((tc_algo)a); i++) {
             /* Strictly faster wins: ties go to the earlier algorithm. */

@@ -184,22 +184,6 @@ typedef struct comm_cache {
     tc_algo algo[8];
 } comm_cache;
 
-/* One schedule by w's evaluator, as tc_evaluate runs a built one. */
-static tc_status eval_sched(const tc_topo *t, const tc_workload *w, const tc_sched *s, double *time, tc_err *err)
-{
-    const tc_eval_opts *o = &w->eval;
-    if (o->mode == TC_MODE_FLOW) {
-        tc_flow_opts fo;
-        memset(&fo, 0, sizeof fo);
-        if (o->flow)
-            fo = *o->flow;
-        fo.routing = o->routing;
-        fo.trace_path = NULL;
-        return tc_flow_time(t, s, o->rank_map, &fo, time, err);
-    }
-    return o->mode == TC_MODE_STEPS ? tc_eval_steps(t, s, o, time, err) : tc_eval_formula(t, s, o, time, err);
-}
-
 static tc_status eval_algo(const tc_topo *t, const tc_workload *w, tc_op op, tc_algo a, double bytes, double *time,
                            tc_err *err)
 {
@@ -253,7 +237,7 @@ static tc_status ps_time(const tc_topo *t, const tc_workload *w, const tc_codec_
     tc_sched *s = NULL;
     tc_status st = tc_ps_build(w->workers, tc_codec_servers(c, w->workers), push, pull, &s, err);
     if (st == TC_OK)
-        st = eval_sched(t, w, s, time, err);
+        st = tc_eval_sched(t, s, &w->eval, time, err);
     tc_sched_free(s);
     return st;
 }
