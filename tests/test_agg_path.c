@@ -13,27 +13,9 @@
 #include <string.h>
 #include <cmocka.h>
 #include "compress/codec_int.h"
+#include "codec_helpers.h"
 #include "coll/algos.h"
 #include "topocc/workload.h"
-
-static tc_codec_spec spec_of(const char *s)
-{
-    tc_codec_spec c;
-    tc_err err = {{0}};
-    if (tc_codec_parse(s, &c, &err) != TC_OK)
-        fail_msg("parse %s: %s", s, err.msg);
-    return c;
-}
-
-static tc_codec *make(const char *s, uint64_t d, uint32_t n)
-{
-    tc_codec_spec c = spec_of(s);
-    tc_codec *k = NULL;
-    tc_err err = {{0}};
-    if (tc_codec_create(&c, d, n, &k, &err) != TC_OK)
-        fail_msg("create %s d=%llu n=%u: %s", s, (unsigned long long)d, n, err.msg);
-    return k;
-}
 
 /* out = codec s's aggregate of the n rows of x (d each) at step. */
 static void aggregate(const char *s, float *const *x, uint64_t d, uint32_t n, uint64_t step, float *out)

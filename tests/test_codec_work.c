@@ -12,17 +12,9 @@
 #include <string.h>
 #include <cmocka.h>
 #include "compress/codec_int.h"
+#include "codec_helpers.h"
 
 #define D (1u << 20) /* a multiple of THC's chunk: no padding */
-
-static tc_codec_spec spec_of(const char *s)
-{
-    tc_codec_spec c;
-    tc_err err = {{0}};
-    if (tc_codec_parse(s, &c, &err) != TC_OK)
-        fail_msg("parse %s: %s", s, err.msg);
-    return c;
-}
 
 static void near(double got, double want, const char *what, const char *codec)
 {

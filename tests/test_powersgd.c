@@ -15,16 +15,8 @@
 #include <string.h>
 #include <cmocka.h>
 #include "compress/codec_int.h"
+#include "codec_helpers.h"
 #include "topocc/workload.h"
-
-static tc_codec_spec spec_of(const char *s)
-{
-    tc_codec_spec c;
-    tc_err err = {{0}};
-    if (tc_codec_parse(s, &c, &err) != TC_OK)
-        fail_msg("parse %s: %s", s, err.msg);
-    return c;
-}
 
 static tc_codec *make_shaped(const char *s, const tc_codec_tensor *t, size_t nt, uint32_t n)
 {
