@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "compress/codec_int.h"
+#include "build_helpers.h"
 #include "codec_helpers.h"
 #include "coll/algos.h"
 #include "topocc/workload.h"
@@ -467,15 +468,6 @@ static void int8_ps_requantizes_once_and_keeps_its_push_error(void **state)
 }
 
 /* ---- the iteration on a topology ---- */
-
-static tc_topo *topo(const char *spec)
-{
-    tc_topo *t = NULL;
-    tc_err err = {{0}};
-    if (tc_topo_build(spec, &t, &err))
-        fail_msg("%s: %s", spec, err.msg);
-    return t;
-}
 
 static tc_status iterate(const char *tspec, const char *codec, uint32_t n, tc_codec_iter *it, tc_err *err)
 {
