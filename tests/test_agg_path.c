@@ -316,7 +316,15 @@ static void requant_ring_error_grows_with_hops_against_one_shot(void **state)
     assert_true(ring[4] > 2.5 * once[4]);
     /* the tree quantizes a coordinate about log2 n + 1 times: less than the
      * ring's n at 32 workers */
-    assert_true(sum_rms_error("int8:path=requant-tree", x, d, 32, out) < ring[4]);
+    double tree = sum_rms_error("int8:path=requant-tree", x, d, 32, out);
+    assert_true(tree < ring[4]);
+    /* docs/MODEL.md's figures, deterministic for these inputs: the ring's
+     * error over the one-shot sum's 1.07 at n = 2 and 3.39 at n = 32, the
+     * tree's 55% of the ring's at n = 32 */
+    fprintf(stderr, "ring/once %.3f at 2, %.3f at 32; tree/ring %.3f at 32\n", ring[0] / once[0], ring[4] / once[4],
+            tree / ring[4]);
+    assert_true(fabs(ring[0] / once[0] - 1.07) < 0.01 && fabs(ring[4] / once[4] - 3.39) < 0.01);
+    assert_true(fabs(tree / ring[4] - 0.55) < 0.01);
     free(out);
     rows_free(x, 32);
 }
