@@ -102,6 +102,9 @@ void tc_atomic_abort(tc_atomic_file *af);
 struct json_t;
 /* Writes v to f followed by a newline; false on a write error. */
 bool tc_json_dumpf(const struct json_t *v, void *f);
+/* v on one line (no spaces), then a newline: one JSON Lines record
+ * (malloc'ed; *len its length; NULL when out of memory). */
+char *tc_json_line(const struct json_t *v, size_t *len);
 /* Writes v to path atomically, or to standard output when path is NULL. */
 tc_status tc_json_write(const struct json_t *v, const char *path, tc_err *err);
 /* The shortest "%.Ng" (N = 1..17) of v that strtod reads back to v. */

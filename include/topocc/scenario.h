@@ -270,6 +270,26 @@ tc_status tc_scenario_load(tc_scenario *s, const char *path, tc_err *err);   /* 
  * apply to its command (and mode), every number shortest round-trip. */
 struct json_t *tc_scenario_to_json(const tc_scenario *s);
 
+/* ---- key paths (what a sweep varies; docs/SCENARIO.md) --------------------
+ * A key path is a key of the table ("network.topo") or one element of a
+ * list key ("network.topo[0]"). tc_scenario_path_parse checks path against
+ * the table and command c (an unknown key is named with the nearest valid
+ * one) and splits it into the key and the element (*index -1: the whole
+ * value). tc_scenario_json_set sets path to v (a new reference is taken) in
+ * root, a scenario's JSON: an element replaces that entry of the list the
+ * scenario gives (a single value counts as a list of one). */
+tc_status tc_scenario_path_parse(const char *path, tc_command c, char *key, size_t keylen, long *index,
+                                 tc_err *err);
+tc_status tc_scenario_json_set(struct json_t *root, const char *path, tc_command c, struct json_t *v, tc_err *err);
+/* The index of key (a key path without its element) in the key table, or
+ * -1: the keyset's numbering. */
+int tc_scenario_key_index(const char *key);
+/* Replaces the seeds of a resolved scenario by ones drawn from seed: those
+ * that apply of job.seed, train.seed, network.fail_random's seed and
+ * cluster.synthetic's seed, except the keys in keep (set by hand). The
+ * caller resolves the scenario again. */
+void tc_scenario_derive_seeds(tc_scenario *s, uint64_t seed, const tc_keyset *keep);
+
 /* The command-line options, grouped (network, job, algorithm, eval, flow,
  * codec, compress, train, codec-bench, output, general). */
 typedef struct tc_option {

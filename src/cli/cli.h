@@ -16,6 +16,8 @@
 int cli_command(tc_command c, int argc, char **argv, int first);
 /* Runs `topocc nccl-tests ...` (nccl_tests.c). */
 int cli_nccl_tests(int argc, char **argv, int first);
+/* Runs `topocc sweep ...` (sweep.c). */
+int cli_sweep(int argc, char **argv, int first);
 /* Runs `topocc replay FILE [output options]`. */
 int cli_replay(int argc, char **argv, int first);
 /* The help of command c: description, options from the table, example. */

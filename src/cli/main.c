@@ -21,6 +21,7 @@ static const char *usage =
     "  compress                   does gradient compression pay, end to end (time to accuracy)\n"
     "  nccl-tests                 what nccl-tests would print on a cluster (--compare: against a run)\n"
     "  replay FILE                run a saved scenario or result again (- for stdin)\n"
+    "  sweep FILE -o R.jsonl      every point of a parameter sweep, resumable, spread over MPI ranks\n"
     "\n"
     "every command: --scenario FILE (read the scenario; flags replace its values),\n"
     "  --print-scenario (print it resolved, do not run), --format table|csv|json,\n"
@@ -57,6 +58,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "replay") == 0)
         return cli_replay(argc, argv, 2);
+    if (strcmp(argv[1], "sweep") == 0)
+        return cli_sweep(argc, argv, 2);
     if (strcmp(argv[1], "nccl-tests") == 0)
         return cli_nccl_tests(argc, argv, 2);
     tc_command c;

@@ -142,7 +142,7 @@ static bool is_scalar(const json_t *v)
     return !json_is_object(v) && !json_is_array(v);
 }
 
-static void dump(const json_t *v, int depth, FILE *f)
+static void dump(const json_t *v, int depth, bool line, FILE *f)
 {
     char b[40];
     switch (json_typeof(v)) {
@@ -159,12 +159,14 @@ static void dump(const json_t *v, int depth, FILE *f)
             if (!first)
                 fputc(',', f);
             first = false;
-            indent(depth + 1, f);
+            if (!line)
+                indent(depth + 1, f);
             put_string(k, strlen(k), f);
-            fputs(": ", f);
-            dump(x, depth + 1, f);
+            fputs(line ? ":" : ": ", f);
+            dump(x, depth + 1, line, f);
         }
-        indent(depth, f);
+        if (!line)
+            indent(depth, f);
         fputc('}', f);
         return;
     }
@@ -180,12 +182,12 @@ static void dump(const json_t *v, int depth, FILE *f)
         fputc('[', f);
         for (size_t i = 0; i < n; i++) {
             if (i)
-                fputs(flat ? ", " : ",", f);
-            if (!flat)
+                fputs(flat && !line ? ", " : ",", f);
+            if (!flat && !line)
                 indent(depth + 1, f);
-            dump(json_array_get(v, i), depth + 1, f);
+            dump(json_array_get(v, i), depth + 1, line, f);
         }
-        if (!flat)
+        if (!flat && !line)
             indent(depth, f);
         fputc(']', f);
         return;
@@ -219,9 +221,28 @@ static void dump(const json_t *v, int depth, FILE *f)
 bool tc_json_dumpf(const struct json_t *v, void *fp)
 {
     FILE *f = fp;
-    dump(v, 0, f);
+    dump(v, 0, false, f);
     fputc('\n', f);
     return ferror(f) == 0;
+}
+
+char *tc_json_line(const struct json_t *v, size_t *len)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    if (!f)
+        return NULL;
+    dump(v, 0, true, f);
+    fputc('\n', f);
+    bool ok = ferror(f) == 0;
+    if (fclose(f) != 0 || !ok) {
+        free(buf);
+        return NULL;
+    }
+    if (len)
+        *len = n;
+    return buf;
 }
 
 tc_status tc_json_write(const struct json_t *v, const char *path, tc_err *err)

@@ -211,3 +211,58 @@ json_t *tc_scenario_to_json(const tc_scenario *s)
     }
     return root;
 }
+
+/* ---- key paths: one value of a scenario set by its path (sweeps) ---- */
+
+tc_status tc_scenario_path_parse(const char *path, tc_command c, char *key, size_t keylen, long *index, tc_err *err)
+{
+    *index = -1;
+    const char *br = strchr(path, '[');
+    size_t n = br ? (size_t)(br - path) : strlen(path);
+    if (n == 0 || n >= keylen || n >= 200)
+        return tc_fail(err, TC_EINVAL, "key path '%.200s': expected a key such as network.topo or network.topo[0]",
+                       path);
+    memcpy(key, path, n);
+    key[n] = '\0';
+    if (br) {
+        char *end;
+        long i = strtol(br + 1, &end, 10);
+        if (end == br + 1 || *end != ']' || end[1] || i < 0 || i > 1000000 || br[1] == '-' || br[1] == '+')
+            return tc_fail(err, TC_EINVAL, "key path '%.200s': a list element is written path[i], i from 0", path);
+        *index = i;
+    }
+    int k = tc_scn_key_index(key);
+    if (k < 0)
+        return tc_fail(err, TC_EINVAL, "unknown key path '%s' (did you mean '%s'? docs/SCENARIO.md lists every key)",
+                       key, nearest_path(key));
+    if (!(tc_scn_key_get((size_t)k)->cmds & TC_CMD_BIT(c)))
+        return tc_fail(err, TC_EINVAL, "key path '%s' does not apply to 'topocc %s'", key, tc_command_name(c));
+    return TC_OK;
+}
+
+tc_status tc_scenario_json_set(json_t *root, const char *path, tc_command c, json_t *v, tc_err *err)
+{
+    char key[256];
+    long index;
+    tc_status st = tc_scenario_path_parse(path, c, key, sizeof key, &index, err);
+    if (st)
+        return st;
+    const char *leaf;
+    json_t *o = section(root, key, &leaf);
+    if (!json_is_object(o))
+        return tc_fail(err, TC_EINVAL, "%s: the scenario's section is not an object", key);
+    if (index < 0)
+        return json_object_set(o, leaf, v) ? tc_fail(err, TC_EINTERNAL, "out of memory") : TC_OK;
+    json_t *list = json_object_get(o, leaf);
+    if (!json_is_array(list)) {
+        /* A single value stands for a list of one. */
+        if (list && !json_is_null(list) && index == 0)
+            return json_object_set(o, leaf, v) ? tc_fail(err, TC_EINTERNAL, "out of memory") : TC_OK;
+        return tc_fail(err, TC_EINVAL, "%s: the scenario has no list %s to set element %ld of (give %s in the "
+                                       "scenario)", path, key, index, key);
+    }
+    if ((size_t)index >= json_array_size(list))
+        return tc_fail(err, TC_EINVAL, "%s: the scenario's %s has %zu entries (elements 0 to %zu)", path, key,
+                       json_array_size(list), json_array_size(list) - 1);
+    return json_array_set(list, (size_t)index, v) ? tc_fail(err, TC_EINTERNAL, "out of memory") : TC_OK;
+}

@@ -1987,6 +1987,11 @@ int tc_scn_key_index(const char *path)
     return -1;
 }
 
+int tc_scenario_key_index(const char *key)
+{
+    return tc_scn_key_index(key);
+}
+
 bool tc_scn_key_applies(const tc_scn_key *k, const tc_scenario *s)
 {
     return (k->cmds & TC_CMD_BIT(s->command)) && (!k->cond || k->cond(s));

@@ -915,3 +915,30 @@ tc_status tc_scenario_resolve(tc_scenario *s, tc_err *err)
     tc_train_defaults(&s->train);
     return TC_OK;
 }
+
+/* ---- seeds derived for one point of a sweep ---- */
+
+void tc_scenario_derive_seeds(tc_scenario *s, uint64_t seed, const tc_keyset *keep)
+{
+    int kj = tc_scn_key_index("job.seed"), kt = tc_scn_key_index("train.seed"),
+        kf = tc_scn_key_index("network.fail_random"), kc = tc_scn_key_index("cluster.synthetic");
+    /* Every seed below is drawn from one stream of the point's seed, in a
+     * fixed order, so adding a key later does not move the others. */
+    uint64_t x = seed;
+    uint64_t sj = tc_mix64(x += 0x9e3779b97f4a7c15ull) >> 33, st = tc_mix64(x += 0x9e3779b97f4a7c15ull) >> 33,
+             sf = tc_mix64(x += 0x9e3779b97f4a7c15ull) >> 33, sc = tc_mix64(x += 0x9e3779b97f4a7c15ull) >> 33;
+    if (!tc_keyset_has(keep, kj) && tc_scn_key_applies(tc_scn_key_get((size_t)kj), s))
+        s->job.seed = sj;
+    if (!tc_keyset_has(keep, kt) && tc_scn_key_applies(tc_scn_key_get((size_t)kt), s))
+        s->train.seed = st + 1; /* train.seed is at least 1 */
+    if (!tc_keyset_has(keep, kf) && s->fail_random[0]) {
+        tc_fail_random r;
+        tc_err e;
+        if (tc_fail_random_parse(s->fail_random, &r, &e) == TC_OK) {
+            r.seed = sf;
+            tc_fail_random_format(&r, s->fail_random, sizeof s->fail_random);
+        }
+    }
+    if (!tc_keyset_has(keep, kc) && s->command == TC_CMD_CLUSTER && s->synth_jobs)
+        s->synth_seed = sc;
+}

@@ -1,0 +1,196 @@
+/*
+ * results.c - a sweep's results file read back: its header, which points
+ * it holds, where its last whole line ends (a line cut short by a crash is
+ * torn, and is redone); and several files of one sweep merged into one.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jansson.h>
+#include "sweep/sweep_int.h"
+
+void tc_sweep_results_free(tc_sweep_results *r)
+{
+    json_decref(r->header);
+    free(r->state);
+    memset(r, 0, sizeof *r);
+}
+
+static tc_status read_header(tc_sweep_results *r, const char *line, const char *path, tc_err *err)
+{
+    json_error_t je;
+    json_t *h = json_loads(line, JSON_REJECT_DUPLICATES, &je);
+    const json_t *fmt = h ? json_object_get(h, "topocc_sweep") : NULL, *hash = h ? json_object_get(h, "hash") : NULL,
+                 *n = h ? json_object_get(h, "points") : NULL;
+    if (!json_is_integer(fmt) || !json_is_string(hash) || strlen(json_string_value(hash)) != 16 ||
+        !json_is_integer(n) || json_integer_value(n) < 1 || (uint64_t)json_integer_value(n) > TC_SWEEP_MAX_POINTS) {
+        json_decref(h);
+        return tc_fail(err, TC_EINVAL, "%s: line 1 is not a sweep's header: expected a results file written by "
+                                       "topocc sweep",
+                       path);
+    }
+    if (json_integer_value(fmt) > TC_SWEEP_FORMAT) {
+        json_decref(h);
+        return tc_fail(err, TC_EINVAL, "%s: results format %lld is newer than this topocc reads (%d)", path,
+                       (long long)json_integer_value(fmt), TC_SWEEP_FORMAT);
+    }
+    r->header = h;
+    snprintf(r->hash, sizeof r->hash, "%s", json_string_value(hash));
+    r->npoints = (uint64_t)json_integer_value(n);
+    r->state = calloc(r->npoints, 1);
+    if (!r->state)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    return TC_OK;
+}
+
+tc_status tc_sweep_results_read(const char *path, tc_sweep_results *r, tc_sweep_line_fn fn, void *ud, tc_err *err)
+{
+    memset(r, 0, sizeof *r);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return tc_fail(err, TC_EINVAL, "cannot read '%s': %s", path, strerror(errno));
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    uint64_t off = 0, lineno = 0;
+    tc_status st = TC_OK;
+    while (st == TC_OK && (n = getline(&line, &cap, f)) > 0) {
+        lineno++;
+        bool whole = line[n - 1] == '\n';
+        if (lineno == 1) {
+            if (!whole) {
+                r->torn = true; /* the header itself torn: the file is as good as empty */
+                break;
+            }
+            if ((st = read_header(r, line, path, err)))
+                break;
+            off += (uint64_t)n;
+            r->good_bytes = off;
+            continue;
+        }
+        json_error_t je;
+        json_t *p = whole ? json_loadb(line, (size_t)n - 1, JSON_REJECT_DUPLICATES, &je) : NULL;
+        const json_t *pt = p ? json_object_get(p, "point") : NULL;
+        if (!p) {
+            /* A line that is not JSON is torn only when it is the last. */
+            int c = fgetc(f);
+            if (c == EOF) {
+                r->torn = true;
+                break;
+            }
+            st = tc_fail(err, TC_EINVAL, "%s line %llu is not JSON (%s): the file is damaged", path,
+                         (unsigned long long)lineno, whole ? je.text : "no newline");
+            break;
+        }
+        if (!json_is_integer(pt) || json_integer_value(pt) < 0 || (uint64_t)json_integer_value(pt) >= r->npoints) {
+            json_decref(p);
+            st = tc_fail(err, TC_EINVAL, "%s line %llu: no \"point\" from 0 to %llu", path, (unsigned long long)lineno,
+                         (unsigned long long)r->npoints - 1);
+            break;
+        }
+        uint64_t i = (uint64_t)json_integer_value(pt);
+        r->nlines++;
+        if (r->state[i]) {
+            r->nduplicates++;
+        } else {
+            bool failed = json_object_get(p, "error") != NULL;
+            r->state[i] = failed ? 2 : 1;
+            r->ndone++;
+            r->nfailed += failed;
+            const json_t *e = json_object_get(p, "elapsed_s");
+            if (json_is_number(e))
+                r->elapsed_s += json_number_value(e);
+            if (fn && fn(ud, i, line, (size_t)n - 1))
+                st = tc_fail(err, TC_EINTERNAL, "cannot copy the results of '%s'", path);
+        }
+        json_decref(p);
+        off += (uint64_t)n;
+        r->good_bytes = off;
+    }
+    if (st == TC_OK && ferror(f))
+        st = tc_fail(err, TC_EINVAL, "cannot read '%s': %s", path, strerror(errno));
+    if (st == TC_OK && lineno == 0)
+        st = tc_fail(err, TC_EINVAL, "%s: empty: not a results file", path);
+    if (st == TC_OK && !r->header)
+        st = tc_fail(err, TC_EINVAL, "%s: its header line is torn: not a results file", path);
+    free(line);
+    fclose(f);
+    if (st)
+        tc_sweep_results_free(r);
+    return st;
+}
+
+/* ---- merge ---- */
+
+typedef struct merge_lines {
+    char **line;      /* per point: its first line (without newline), or NULL */
+    size_t *len;
+    bool oom;
+} merge_lines;
+
+static int keep_line(void *ud, uint64_t i, const char *line, size_t len)
+{
+    merge_lines *m = ud;
+    if (m->line[i])
+        return 0;
+    m->line[i] = malloc(len + 1);
+    if (!m->line[i])
+        return m->oom = true, 1;
+    memcpy(m->line[i], line, len);
+    m->line[i][len] = '\n';
+    m->len[i] = len + 1;
+    return 0;
+}
+
+tc_status tc_sweep_merge(const char *const *in, size_t n, const char *out, tc_sweep_results *sum, tc_err *err)
+{
+    memset(sum, 0, sizeof *sum);
+    if (n == 0)
+        return tc_fail(err, TC_EINVAL, "--merge needs at least one results file");
+    tc_sweep_results first;
+    tc_status st = tc_sweep_results_read(in[0], &first, NULL, NULL, err);
+    if (st)
+        return st;
+    merge_lines m = {calloc(first.npoints, sizeof *m.line), calloc(first.npoints, sizeof *m.len), false};
+    if (!m.line || !m.len)
+        st = tc_fail(err, TC_EINTERNAL, "out of memory");
+    for (size_t k = 0; k < n && st == TC_OK; k++) {
+        tc_sweep_results r;
+        if ((st = tc_sweep_results_read(in[k], &r, keep_line, &m, err)))
+            break;
+        if (strcmp(r.hash, first.hash) != 0 || r.npoints != first.npoints)
+            st = tc_fail(err, TC_EINVAL, "%s holds another sweep's results (hash %s) than %s (hash %s): only results "
+                                         "of one sweep merge",
+                         in[k], r.hash, in[0], first.hash);
+        if (r.torn)
+            fprintf(stderr, "topocc: note: %s ends in a torn line; it is left out\n", in[k]);
+        tc_sweep_results_free(&r);
+    }
+    tc_atomic_file af;
+    if (st == TC_OK && (st = tc_atomic_open(&af, out, err)) == TC_OK) {
+        FILE *f = af.f;
+        size_t hl;
+        char *h = tc_json_line(first.header, &hl);
+        bool ok = h && fwrite(h, 1, hl, f) == hl;
+        free(h);
+        *sum = (tc_sweep_results){.npoints = first.npoints};
+        for (uint64_t i = 0; ok && i < first.npoints; i++)
+            if (m.line[i]) {
+                ok = fwrite(m.line[i], 1, m.len[i], f) == m.len[i];
+                sum->ndone++;
+            }
+        if (!ok) {
+            tc_atomic_abort(&af);
+            st = tc_fail(err, TC_EINVAL, "cannot write '%s'", out);
+        } else {
+            st = tc_atomic_commit(&af, err);
+        }
+    }
+    for (uint64_t i = 0; m.line && i < first.npoints; i++)
+        free(m.line[i]);
+    free(m.line);
+    free(m.len);
+    tc_sweep_results_free(&first);
+    return st;
+}

@@ -1,0 +1,400 @@
+/*
+ * run.c - a sweep's pending points run into its results file.
+ *
+ * The results file is opened by rank 0 alone, locked (one writer per
+ * file), checked against the sweep's hash, cut back to its last whole
+ * line, and appended to with one write() per line, synced at most once a
+ * second and at the end. Points are handed out by a shared counter (self
+ * scheduling: a rank takes the next pending point when it finishes one,
+ * so points of very different cost balance), rank 0 included; workers send
+ * their lines to rank 0, which writes them between its own points.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <jansson.h>
+#include "sweep/sweep_int.h"
+
+#define SYNC_PERIOD_S 1.0
+#define PROGRESS_PERIOD_S 0.25
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct writer {
+    int fd;
+    const char *path;
+    double last_sync;
+    bool dirty;
+} writer;
+
+static tc_status write_all(writer *w, const char *buf, size_t len, tc_err *err)
+{
+    /* One write() per line; a short write (a full disk, a signal) is
+     * continued, never left as a torn line that a later line follows. */
+    while (len > 0) {
+        ssize_t n = write(w->fd, buf, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return tc_fail(err, TC_EINVAL, "cannot write '%s': %s", w->path, n < 0 ? strerror(errno) : "short write");
+        buf += n;
+        len -= (size_t)n;
+    }
+    w->dirty = true;
+    double t = now_s();
+    if (t - w->last_sync >= SYNC_PERIOD_S) {
+        fdatasync(w->fd);
+        w->last_sync = t;
+        w->dirty = false;
+    }
+    return TC_OK;
+}
+
+static tc_status close_writer(writer *w, tc_err *err)
+{
+    if (w->fd < 0)
+        return TC_OK;
+    tc_status st = TC_OK;
+    if (w->dirty && fdatasync(w->fd) != 0 && errno != EINVAL)
+        st = tc_fail(err, TC_EINVAL, "cannot sync '%s': %s", w->path, strerror(errno));
+    if (close(w->fd) != 0 && st == TC_OK)
+        st = tc_fail(err, TC_EINVAL, "cannot write '%s': %s", w->path, strerror(errno));
+    w->fd = -1;
+    return st;
+}
+
+/* Whether the file's first line is whole (a header torn by a crash leaves
+ * a file that holds nothing). */
+static bool first_line_whole(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n = getline(&line, &cap, f);
+    bool whole = n > 0 && line[n - 1] == '\n';
+    free(line);
+    fclose(f);
+    return whole;
+}
+
+/* Opens (or creates) the results file of sw at path for appending: held
+ * receives the points it holds. */
+static tc_status open_results(const tc_sweep *sw, const char *path, writer *w, tc_sweep_results *held, bool *torn,
+                              tc_err *err)
+{
+    memset(held, 0, sizeof *held);
+    *torn = false;
+    w->path = path;
+    w->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (w->fd < 0)
+        return tc_fail(err, TC_EINVAL, "cannot write the results file '%s': %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(w->fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(w->fd);
+        w->fd = -1;
+        return tc_fail(err, TC_EINVAL, "the results file '%s' must be a regular file", path);
+    }
+    if (flock(w->fd, LOCK_EX | LOCK_NB) != 0) {
+        close(w->fd);
+        w->fd = -1;
+        return tc_fail(err, TC_EINVAL, "'%s' is being written by another topocc sweep: one run per results file (give "
+                                       "each its own -o, then topocc sweep --merge)",
+                       path);
+    }
+    tc_status st = TC_OK;
+    bool fresh = sb.st_size == 0;
+    if (!fresh && !first_line_whole(path)) {
+        fprintf(stderr, "topocc: note: %s holds only a torn header: it is started again\n", path);
+        fresh = true;
+        if (ftruncate(w->fd, 0) != 0)
+            st = tc_fail(err, TC_EINVAL, "cannot truncate '%s': %s", path, strerror(errno));
+    }
+    if (st == TC_OK && !fresh) {
+        st = tc_sweep_results_read(path, held, NULL, NULL, err);
+        if (st == TC_OK && (strcmp(held->hash, sw->hash) != 0 || held->npoints != sw->npoints))
+            st = tc_fail(err, TC_EINVAL, "'%s' holds the results of another sweep (hash %s, %llu points; this sweep: "
+                                         "%s, %llu points): give another -o, or the sweep file that wrote it",
+                         path, held->hash, (unsigned long long)held->npoints, sw->hash,
+                         (unsigned long long)sw->npoints);
+        if (st == TC_OK && held->torn) {
+            *torn = true;
+            if (ftruncate(w->fd, (off_t)held->good_bytes) != 0)
+                st = tc_fail(err, TC_EINVAL, "cannot cut the torn last line of '%s': %s", path, strerror(errno));
+        }
+    }
+    if (st == TC_OK && lseek(w->fd, 0, SEEK_END) < 0)
+        st = tc_fail(err, TC_EINVAL, "cannot seek in '%s': %s", path, strerror(errno));
+    if (st == TC_OK && fresh) {
+        json_t *h = tc_sweep_header(sw);
+        size_t n;
+        char *line = h ? tc_json_line(h, &n) : NULL;
+        json_decref(h);
+        st = line ? write_all(w, line, n, err) : tc_fail(err, TC_EINTERNAL, "out of memory");
+        free(line);
+        if (st == TC_OK) {
+            fdatasync(w->fd);
+            held->npoints = sw->npoints;
+            held->state = calloc(sw->npoints, 1);
+            if (!held->state)
+                st = tc_fail(err, TC_EINTERNAL, "out of memory");
+        }
+    }
+    if (st) {
+        tc_sweep_results_free(held);
+        close(w->fd);
+        w->fd = -1;
+    }
+    return st;
+}
+
+/* Rank 0's side of the run: the file, the tally, the progress. */
+typedef struct tally {
+    writer w;
+    tc_sweep_summary *sum;
+    uint64_t total;              /* points this run runs */
+    double start, last_prog;
+    const tc_sweep_opts *o;
+} tally;
+
+static void progress(tally *t, bool force)
+{
+    if (!t->o->progress)
+        return;
+    double n = now_s();
+    if (!force && n - t->last_prog < PROGRESS_PERIOD_S)
+        return;
+    t->last_prog = n;
+    double el = n - t->start;
+    tc_progress p = {.what = "sweep",
+                     .fraction = t->total ? (double)t->sum->run / (double)t->total : 1,
+                     .done = (double)t->sum->run,
+                     .total = (double)t->total,
+                     .unit = "points",
+                     .rate = el > 0 ? (double)t->sum->run / el : 0};
+    t->o->progress(t->o->progress_ud, &p);
+}
+
+/* Writes one finished line and counts it. */
+static tc_status take_line(tally *t, const char *line, size_t len, tc_status point_st, const char *point_err,
+                           bool parse, tc_err *err)
+{
+    tc_status st = write_all(&t->w, line, len, err);
+    if (st)
+        return st;
+    tc_sweep_summary *s = t->sum;
+    if (parse) {
+        /* A worker's line: whether it failed is in the line. */
+        json_t *j = json_loadb(line, len, 0, NULL);
+        const json_t *e = j ? json_object_get(j, "error") : NULL;
+        point_st = e ? TC_EINVAL : TC_OK;
+        point_err = e && json_is_string(e) ? json_string_value(e) : "";
+        if (e && !s->failed) {
+            const json_t *p = json_object_get(j, "point");
+            s->first_failed = json_is_integer(p) ? (uint64_t)json_integer_value(p) : 0;
+            snprintf(s->first_error, sizeof s->first_error, "%s", point_err);
+            s->first_status = point_st;
+        }
+        s->failed += e != NULL;
+        json_decref(j);
+    } else if (point_st) {
+        if (!s->failed) {
+            json_t *j = json_loadb(line, len, 0, NULL);
+            const json_t *p = j ? json_object_get(j, "point") : NULL;
+            s->first_failed = json_is_integer(p) ? (uint64_t)json_integer_value(p) : 0;
+            json_decref(j);
+            snprintf(s->first_error, sizeof s->first_error, "%s", point_err);
+            s->first_status = point_st;
+        }
+        s->failed++;
+    }
+    s->run++;
+    progress(t, false);
+    return TC_OK;
+}
+
+/* Rank 0: every line waiting from the workers (or, with wait, until all
+ * of them are done). */
+static tc_status drain(tally *t, tc_sweep_transport *T, bool wait, int *workers_done, tc_err *err)
+{
+    for (;;) {
+        if (wait && *workers_done >= T->size - 1)
+            return TC_OK;
+        char *line = NULL;
+        size_t len = 0;
+        bool done = false;
+        if (T->recv(T->ctx, wait, &line, &len, &done))
+            return tc_fail(err, TC_EINTERNAL, "the sweep lost contact with its MPI ranks");
+        if (done) {
+            (*workers_done)++;
+            continue;
+        }
+        if (!line)
+            return TC_OK;
+        tc_status st = take_line(t, line, len, TC_OK, NULL, true, err);
+        free(line);
+        if (st)
+            return st;
+    }
+}
+
+/* The pending points of this run, rank 0's verdict on the file, sent to
+ * every rank: status, message, count and list. */
+typedef struct plan {
+    int32_t status;
+    char msg[512];
+    uint64_t held, npending;
+    uint64_t *pending;
+} plan;
+
+static tc_status make_plan(const tc_sweep *sw, const char *out, const tc_sweep_opts *o, tally *t, plan *p,
+                           tc_err *err)
+{
+    tc_status st = o->validate ? tc_sweep_validate(sw, err) : TC_OK;
+    tc_sweep_results held = {0};
+    bool torn = false;
+    if (st == TC_OK)
+        st = open_results(sw, out, &t->w, &held, &torn, err);
+    if (st)
+        return st;
+    t->sum->torn = torn;
+    p->pending = malloc((size_t)sw->npoints * sizeof *p->pending);
+    if (!p->pending) {
+        tc_sweep_results_free(&held);
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    }
+    for (uint64_t i = 0; i < sw->npoints; i++) {
+        if (o->nshards && i % o->nshards != o->shard)
+            continue;
+        if (held.state[i])
+            p->held++;
+        else
+            p->pending[p->npending++] = i;
+    }
+    tc_sweep_results_free(&held);
+    return TC_OK;
+}
+
+static int bcast_plan(tc_sweep_transport *T, plan *p)
+{
+    uint64_t head[2] = {p->held, p->npending};
+    if (T->bcast(T->ctx, &p->status, sizeof p->status) || T->bcast(T->ctx, p->msg, sizeof p->msg))
+        return -1;
+    if (p->status)
+        return 0;
+    if (T->bcast(T->ctx, head, sizeof head))
+        return -1;
+    if (T->rank != 0) {
+        p->held = head[0];
+        p->npending = head[1];
+        p->pending = malloc((size_t)(p->npending ? p->npending : 1) * sizeof *p->pending);
+        if (!p->pending)
+            return -1;
+    }
+    return T->bcast(T->ctx, p->pending, (size_t)p->npending * sizeof *p->pending);
+}
+
+tc_status tc_sweep_run(const tc_sweep *sw, const char *out, const tc_sweep_opts *o, tc_sweep_summary *sum,
+                       tc_err *err)
+{
+    memset(sum, 0, sizeof *sum);
+    sum->points = sw->npoints;
+    tc_sweep_transport *T = o->transport && o->transport->size > 1 ? o->transport : NULL;
+    int rank = T ? T->rank : 0;
+    tally t = {.w = {.fd = -1}, .sum = sum, .o = o};
+    plan p = {0};
+    tc_status st = TC_OK;
+    if (o->nshards && o->shard >= o->nshards)
+        st = tc_fail(err, TC_EINVAL, "--shard %llu/%llu: the shard is from 0 to %llu", (unsigned long long)o->shard,
+                     (unsigned long long)o->nshards, (unsigned long long)o->nshards - 1);
+    if (st == TC_OK && rank == 0)
+        st = make_plan(sw, out, o, &t, &p, err);
+    if (rank == 0 && st) {
+        p.status = (int32_t)st;
+        snprintf(p.msg, sizeof p.msg, "%s", err->msg);
+    }
+    if (T && bcast_plan(T, &p)) {
+        T->abort(T->ctx, 1);
+        return tc_fail(err, TC_EINTERNAL, "the sweep could not reach its MPI ranks");
+    }
+    if (p.status) {
+        free(p.pending);
+        close_writer(&t.w, err);
+        if (T)
+            T->finish(T->ctx);
+        return tc_fail(err, (tc_status)p.status, "%s", p.msg);
+    }
+    sum->held = p.held;
+    t.total = p.npending;
+    t.start = t.last_prog = now_s();
+    if (rank == 0)
+        progress(&t, true);
+    tc_run_opts ro = {.mem_limit_bytes = o->mem_limit_bytes};
+    int workers_done = 0;
+    uint64_t mine = 0, next_local = 0;
+    for (;;) {
+        int64_t k = T ? T->next(T->ctx) : (int64_t)next_local++;
+        if (k < 0) {
+            st = tc_fail(err, TC_EINTERNAL, "the sweep's shared counter failed");
+            break;
+        }
+        if ((uint64_t)k >= p.npending)
+            break;
+        mine++;
+        size_t len;
+        tc_status pst;
+        char perr[512];
+        char *line = tc_sweep_eval(sw, p.pending[k], &ro, &len, &pst, perr, sizeof perr);
+        if (!line) {
+            st = tc_fail(err, TC_EINTERNAL, "out of memory");
+            break;
+        }
+        if (rank == 0) {
+            st = take_line(&t, line, len, pst, perr, false, err);
+            free(line);
+            if (st == TC_OK && T)
+                st = drain(&t, T, false, &workers_done, err);
+            if (st)
+                break;
+        } else if (T->send(T->ctx, line, len)) {
+            st = tc_fail(err, TC_EINTERNAL, "cannot send a result to rank 0");
+            break;
+        }
+    }
+    sum->idle = mine == 0;
+    if (T && rank != 0 && st == TC_OK && T->done(T->ctx))
+        st = tc_fail(err, TC_EINTERNAL, "cannot reach rank 0");
+    if (T && rank == 0 && st == TC_OK)
+        st = drain(&t, T, true, &workers_done, err);
+    if (st && T) {
+        /* A rank that cannot go on stops them all: the file holds every
+         * line written so far, and a rerun resumes. */
+        close_writer(&t.w, err);
+        free(p.pending);
+        fprintf(stderr, "topocc: %s\n", err->msg);
+        T->abort(T->ctx, st == TC_EINVAL ? 2 : 1);
+        return st;
+    }
+    if (rank == 0) {
+        progress(&t, true);
+        tc_status cst = close_writer(&t.w, err);
+        if (st == TC_OK)
+            st = cst;
+    }
+    free(p.pending);
+    if (T)
+        T->finish(T->ctx);
+    return st;
+}

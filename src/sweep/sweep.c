@@ -1,0 +1,375 @@
+/*
+ * sweep.c - a sweep file read and checked, its points numbered, each
+ * point's scenario built through the scenario layer's own reader (so a
+ * point is exactly what the same scenario file would be), and one point
+ * run into its line of the results file (topocc/sweep.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <jansson.h>
+#include "topocc/render.h"
+#include "topocc/sweep.h"
+
+/* Edit distance, for "did you mean" on the file's own keys. */
+static size_t distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64)
+        return (size_t)-1;
+    size_t d[65][65];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            size_t c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < c)
+                c = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < c)
+                c = d[i][j - 1] + 1;
+            d[i][j] = c;
+        }
+    return d[la][lb];
+}
+
+static tc_status check_keys(const json_t *o, const char *const *valid, const char *what, tc_err *err)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)o, k, v) {
+        const char *best = valid[0];
+        size_t bd = (size_t)-1;
+        bool ok = false;
+        for (int i = 0; valid[i]; i++) {
+            ok = ok || strcmp(k, valid[i]) == 0;
+            size_t d = distance(k, valid[i]);
+            if (d < bd)
+                bd = d, best = valid[i];
+        }
+        if (!ok)
+            return tc_fail(err, TC_EINVAL, "%s: unknown key '%s' (did you mean '%s'? docs/SWEEP.md)", what, k, best);
+    }
+    return TC_OK;
+}
+
+/* FNV-1a, 64 bits (a checksum of the sweep's canonical text, not a
+ * cryptographic hash: it tells one sweep's results from another's). */
+static uint64_t fnv1a(const char *s, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+static tc_status read_sweep(tc_sweep *sw, const json_t *spec, tc_err *err)
+{
+    static const char *const keys[] = {"mode", "axes", "seed", "seeds", NULL};
+    char w[340];
+    snprintf(w, sizeof w, "%s: sweep", sw->what);
+    tc_status st = check_keys(spec, keys, w, err);
+    if (st)
+        return st;
+    const json_t *mode = json_object_get(spec, "mode"), *axes = json_object_get(spec, "axes"),
+                 *seed = json_object_get(spec, "seed"), *seeds = json_object_get(spec, "seeds");
+    if (mode && (!json_is_string(mode) || (strcmp(json_string_value(mode), "product") != 0 &&
+                                           strcmp(json_string_value(mode), "zip") != 0)))
+        return tc_fail(err, TC_EINVAL, "%s.mode: expected \"product\" or \"zip\"", w);
+    sw->zip = mode && strcmp(json_string_value(mode), "zip") == 0;
+    if (seed && (!json_is_integer(seed) || json_integer_value(seed) < 0))
+        return tc_fail(err, TC_EINVAL, "%s.seed: expected an integer from 0", w);
+    sw->seed = seed ? (uint64_t)json_integer_value(seed) : 1;
+    if (seeds && (!json_is_string(seeds) || (strcmp(json_string_value(seeds), "per-point") != 0 &&
+                                             strcmp(json_string_value(seeds), "shared") != 0)))
+        return tc_fail(err, TC_EINVAL, "%s.seeds: expected \"per-point\" or \"shared\"", w);
+    sw->shared_seeds = seeds && strcmp(json_string_value(seeds), "shared") == 0;
+    if (!axes)
+        return tc_fail(err, TC_EINVAL, "%s: no \"axes\": expected {\"<key path>\": [values...], ...}", w);
+    if (!json_is_object(axes))
+        return tc_fail(err, TC_EINVAL, "%s.axes: expected an object {\"<key path>\": [values...], ...}", w);
+    if (json_object_size(axes) == 0)
+        return tc_fail(err, TC_EINVAL, "%s.axes: the sweep has zero points: give at least one axis", w);
+    if (json_object_size(axes) > TC_SWEEP_MAX_AXES)
+        return tc_fail(err, TC_EINVAL, "%s.axes: %zu axes, at most %d", w, json_object_size(axes),
+                       TC_SWEEP_MAX_AXES);
+    const char *k;
+    json_t *v;
+    sw->npoints = 1;
+    json_object_foreach((json_t *)axes, k, v) {
+        size_t a = sw->naxes;
+        char key[256];
+        long index;
+        if (strlen(k) >= sizeof sw->path[0])
+            return tc_fail(err, TC_EINVAL, "%s.axes: a key path of %zu bytes (at most 255)", w, strlen(k));
+        if ((st = tc_scenario_path_parse(k, sw->command, key, sizeof key, &index, err)))
+            return tc_fail(err, st, "%s.axes: %s", w, err->msg);
+        for (size_t b = 0; b < a; b++) {
+            char kb[256];
+            long ib;
+            tc_scenario_path_parse(sw->path[b], sw->command, kb, sizeof kb, &ib, err);
+            if (strcmp(kb, key) == 0 && (ib < 0 || index < 0 || ib == index))
+                return tc_fail(err, TC_EINVAL, "%s.axes: '%s' and '%s' set the same value", w, sw->path[b], k);
+        }
+        if (!json_is_array(v))
+            return tc_fail(err, TC_EINVAL, "%s.axes.%s: expected a list of values", w, k);
+        if (json_array_size(v) == 0)
+            return tc_fail(err, TC_EINVAL, "%s.axes.%s: no values: the sweep has zero points", w, k);
+        snprintf(sw->path[a], sizeof sw->path[a], "%s", k);
+        sw->values[a] = v;
+        sw->len[a] = json_array_size(v);
+        tc_keyset_add(&sw->keep, tc_scenario_key_index(key));
+        if (sw->zip) {
+            if (a > 0 && sw->len[a] != sw->len[0])
+                return tc_fail(err, TC_EINVAL, "%s.axes: zip needs axes of one length: '%s' has %llu values, '%s' "
+                                               "%llu",
+                               w, sw->path[0], (unsigned long long)sw->len[0], k, (unsigned long long)sw->len[a]);
+            sw->npoints = sw->len[0];
+        } else {
+            if (sw->npoints > TC_SWEEP_MAX_POINTS / sw->len[a])
+                return tc_fail(err, TC_EINVAL, "%s.axes: more than %llu points", w,
+                               (unsigned long long)TC_SWEEP_MAX_POINTS);
+            sw->npoints *= sw->len[a];
+        }
+        sw->naxes++;
+    }
+    return TC_OK;
+}
+
+tc_status tc_sweep_from_json(json_t *root, const char *what, tc_sweep **out, tc_err *err)
+{
+    *out = NULL;
+    tc_sweep *sw = calloc(1, sizeof *sw);
+    if (!sw)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    sw->root = json_incref(root);
+    snprintf(sw->what, sizeof sw->what, "%.256s", what);
+    static const char *const keys[] = {"scenario", "sweep", NULL};
+    tc_status st = TC_OK;
+    if (!json_is_object(root))
+        st = tc_fail(err, TC_EINVAL, "%s: expected a JSON object {\"scenario\": {...}, \"sweep\": {...}}", what);
+    else if (json_object_get(root, "topocc_sweep"))
+        st = tc_fail(err, TC_EINVAL, "%s: this is a results file; the sweep is the file that made it (topocc sweep "
+                                     "--status reads a results file)",
+                     what);
+    else
+        st = check_keys(root, keys, what, err);
+    const json_t *scn = st ? NULL : json_object_get(root, "scenario"), *spec = st ? NULL : json_object_get(root, "sweep");
+    if (st == TC_OK && !json_is_object(scn))
+        st = tc_fail(err, TC_EINVAL, "%s: \"scenario\": expected a scenario object (with its \"command\")", what);
+    if (st == TC_OK && !json_is_object(spec))
+        st = tc_fail(err, TC_EINVAL, "%s: \"sweep\": expected {\"mode\": ..., \"axes\": {...}}", what);
+    const json_t *cmd = st ? NULL : json_object_get(scn, "command");
+    if (st == TC_OK && !json_is_string(cmd))
+        st = tc_fail(err, TC_EINVAL, "%s: scenario: no \"command\": expected e.g. \"command\": \"collective\"", what);
+    if (st == TC_OK && (st = tc_command_parse(json_string_value(cmd), &sw->command, err)))
+        st = tc_fail(err, st, "%s: scenario.command: %s", what, err->msg);
+    if (st == TC_OK) {
+        sw->scenario = scn;
+        st = read_sweep(sw, spec, err);
+    }
+    if (st == TC_OK) {
+        size_t n;
+        char *text = tc_json_line(root, &n);
+        if (!text)
+            st = tc_fail(err, TC_EINTERNAL, "out of memory");
+        else
+            snprintf(sw->hash, sizeof sw->hash, "%016llx", (unsigned long long)fnv1a(text, n));
+        free(text);
+    }
+    if (st) {
+        tc_sweep_free(sw);
+        return st;
+    }
+    *out = sw;
+    return TC_OK;
+}
+
+tc_status tc_sweep_load(const char *path, tc_sweep **out, tc_err *err)
+{
+    json_error_t je;
+    bool in = strcmp(path, "-") == 0;
+    json_t *root = in ? json_loadf(stdin, JSON_REJECT_DUPLICATES, &je) : json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    char what[300];
+    snprintf(what, sizeof what, "sweep %.256s", in ? "(standard input)" : path);
+    if (!root)
+        return je.line > 0 ? tc_fail(err, TC_EINVAL, "%s line %d, column %d: %s", what, je.line, je.column, je.text)
+                           : tc_fail(err, TC_EINVAL, "%s: %s", what, je.text);
+    tc_status st = tc_sweep_from_json(root, what, out, err);
+    json_decref(root);
+    return st;
+}
+
+void tc_sweep_free(tc_sweep *sw)
+{
+    if (!sw)
+        return;
+    json_decref(sw->root);
+    free(sw);
+}
+
+/* The value index of each axis at point i. */
+static void point_index(const tc_sweep *sw, uint64_t i, uint64_t *idx)
+{
+    if (sw->zip) {
+        for (size_t a = 0; a < sw->naxes; a++)
+            idx[a] = i;
+        return;
+    }
+    for (size_t a = sw->naxes; a-- > 0;) {
+        idx[a] = i % sw->len[a];
+        i /= sw->len[a];
+    }
+}
+
+json_t *tc_sweep_values(const tc_sweep *sw, uint64_t i)
+{
+    uint64_t idx[TC_SWEEP_MAX_AXES];
+    point_index(sw, i, idx);
+    json_t *o = json_object();
+    for (size_t a = 0; o && a < sw->naxes; a++)
+        json_object_set(o, sw->path[a], json_array_get(sw->values[a], idx[a]));
+    return o;
+}
+
+uint64_t tc_sweep_point_seed(const tc_sweep *sw, uint64_t i)
+{
+    if (sw->shared_seeds)
+        return 0;
+    /* Positive and below 2^53: exact in every JSON reader. */
+    return tc_mix64(sw->seed + (i + 1) * 0x9e3779b97f4a7c15ull) >> 11;
+}
+
+/* A value as a short text for messages. */
+static void value_text(const json_t *v, char *buf, size_t len)
+{
+    char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+    snprintf(buf, len, "%s", t ? t : "?");
+    if (strlen(buf) > 60)
+        snprintf(buf + 57, len - 57, "...");
+    free(t);
+}
+
+tc_status tc_sweep_point(const tc_sweep *sw, uint64_t i, tc_scenario **out, tc_err *err)
+{
+    *out = NULL;
+    uint64_t idx[TC_SWEEP_MAX_AXES];
+    point_index(sw, i, idx);
+    char what[600];
+    int n = snprintf(what, sizeof what, "%s: point %llu (", sw->what, (unsigned long long)i);
+    for (size_t a = 0; a < sw->naxes && n > 0 && (size_t)n < sizeof what; a++) {
+        char v[80];
+        value_text(json_array_get(sw->values[a], idx[a]), v, sizeof v);
+        n += snprintf(what + n, sizeof what - (size_t)n, "%s%s=%s", a ? ", " : "", sw->path[a], v);
+    }
+    if (n > 0 && (size_t)n < sizeof what)
+        snprintf(what + n, sizeof what - (size_t)n, ")");
+    json_t *root = json_deep_copy(sw->scenario);
+    if (!root)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    tc_status st = TC_OK;
+    for (size_t a = 0; a < sw->naxes && st == TC_OK; a++)
+        if ((st = tc_scenario_json_set(root, sw->path[a], sw->command, json_array_get(sw->values[a], idx[a]), err)))
+            st = tc_fail(err, st, "%s: %s", what, err->msg);
+    tc_scenario *s = st ? NULL : tc_scenario_new(sw->command);
+    if (st == TC_OK && !s)
+        st = tc_fail(err, TC_EINTERNAL, "out of memory");
+    if (st == TC_OK)
+        st = tc_scenario_read_json(s, root, what, err);
+    json_decref(root);
+    if (st == TC_OK) {
+        snprintf(s->version, sizeof s->version, "%s", tc_version());
+        snprintf(s->commit, sizeof s->commit, "%s", tc_commit());
+        st = tc_scenario_resolve(s, err);
+        if (st == TC_OK && !sw->shared_seeds) {
+            tc_scenario_derive_seeds(s, tc_sweep_point_seed(sw, i), &sw->keep);
+            st = tc_scenario_resolve(s, err);
+        }
+        if (st == TC_OK)
+            st = tc_scenario_check_given(s, err);
+        if (st && strncmp(err->msg, what, strlen(what)) != 0) {
+            char m[sizeof err->msg];
+            snprintf(m, sizeof m, "%s", err->msg);
+            tc_fail(err, st, "%s: %s", what, m);
+        }
+    }
+    if (st) {
+        tc_scenario_free(s);
+        return st;
+    }
+    *out = s;
+    return TC_OK;
+}
+
+tc_status tc_sweep_validate(const tc_sweep *sw, tc_err *err)
+{
+    for (uint64_t i = 0; i < sw->npoints; i++) {
+        tc_scenario *s;
+        tc_status st = tc_sweep_point(sw, i, &s, err);
+        if (st)
+            return st;
+        tc_scenario_free(s);
+    }
+    return TC_OK;
+}
+
+json_t *tc_sweep_header(const tc_sweep *sw)
+{
+    json_t *axes = json_object();
+    for (size_t a = 0; a < sw->naxes; a++)
+        json_object_set(axes, sw->path[a], (json_t *)sw->values[a]);
+    return json_pack("{s:i, s:s, s:I, s:s, s:o, s:O, s:s, s:I, s:{s:s, s:s}}", "topocc_sweep", TC_SWEEP_FORMAT, "hash",
+                     sw->hash, "points", (json_int_t)sw->npoints, "mode", sw->zip ? "zip" : "product", "axes", axes,
+                     "scenario", sw->scenario, "seeds", sw->shared_seeds ? "shared" : "per-point", "seed",
+                     (json_int_t)sw->seed, "topocc", "version", tc_version(), "commit", tc_commit());
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+char *tc_sweep_eval(const tc_sweep *sw, uint64_t i, const tc_run_opts *ro, size_t *len, tc_status *point_st,
+                    char *point_err, size_t errlen)
+{
+    tc_err err = {{0}};
+    double t0 = now_s();
+    tc_scenario *s = NULL;
+    tc_outcome o = {0};
+    bool ran = false;
+    tc_status st = tc_sweep_point(sw, i, &s, &err);
+    if (st == TC_OK) {
+        st = tc_scenario_run(s, ro, &o, &err);
+        ran = st == TC_OK;
+    }
+    double dt = now_s() - t0;
+    json_t *line = json_pack("{s:I, s:o}", "point", (json_int_t)i, "values", tc_sweep_values(sw, i));
+    if (line)
+        json_object_set_new(line, "seed",
+                            sw->shared_seeds ? json_null() : json_integer((json_int_t)tc_sweep_point_seed(sw, i)));
+    if (line && ran) {
+        json_t *doc = tc_outcome_json(&o, s);
+        if (doc)
+            json_object_del(doc, "scenario");
+        json_object_set_new(line, "elapsed_s", json_real(dt));
+        json_object_set_new(line, "scenario", tc_scenario_to_json(s));
+        json_object_set_new(line, "result", doc ? doc : json_null());
+    } else if (line) {
+        json_object_set_new(line, "error", json_string(err.msg[0] ? err.msg : "internal error"));
+    }
+    *point_st = st;
+    if (point_err && errlen)
+        snprintf(point_err, errlen, "%s", st ? err.msg : "");
+    if (ran)
+        tc_outcome_free(&o);
+    tc_scenario_free(s);
+    char *text = line ? tc_json_line(line, len) : NULL;
+    json_decref(line);
+    return text;
+}

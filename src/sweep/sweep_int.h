@@ -1,0 +1,13 @@
+/* sweep_int.h - what the sweep layer's files share. */
+#ifndef TOPOCC_SWEEP_INT_H
+#define TOPOCC_SWEEP_INT_H
+
+#include "topocc/sweep.h"
+
+/* The MPI transport module's entry point (src/sweep/mpi/), found by
+ * tc_sweep_mpi_open with dlsym under this name. Returns 0, or non-zero
+ * with why in msg. */
+#define TC_SWEEP_MPI_SYMBOL "tc_sweep_mpi_module_open"
+typedef int (*tc_sweep_mpi_module_fn)(int *argc, char ***argv, tc_sweep_transport *out, char *msg, size_t len);
+
+#endif
