@@ -35,6 +35,15 @@ static size_t distance(const char *a, const char *b)
     return d[la][lb];
 }
 
+/* Fails with err's own message behind a prefix (err->msg is copied first:
+ * it cannot be both the format's argument and its destination). */
+static tc_status prefixed(tc_err *err, tc_status st, const char *prefix)
+{
+    char m[sizeof err->msg];
+    snprintf(m, sizeof m, "%s", err->msg);
+    return tc_fail(err, st, "%s: %s", prefix, m);
+}
+
 static tc_status check_keys(const json_t *o, const char *const *valid, const char *what, tc_err *err)
 {
     const char *k;
@@ -106,8 +115,11 @@ static tc_status read_sweep(tc_sweep *sw, const json_t *spec, tc_err *err)
         long index;
         if (strlen(k) >= sizeof sw->path[0])
             return tc_fail(err, TC_EINVAL, "%s.axes: a key path of %zu bytes (at most 255)", w, strlen(k));
-        if ((st = tc_scenario_path_parse(k, sw->command, key, sizeof key, &index, err)))
-            return tc_fail(err, st, "%s.axes: %s", w, err->msg);
+        if ((st = tc_scenario_path_parse(k, sw->command, key, sizeof key, &index, err))) {
+            char pre[400];
+            snprintf(pre, sizeof pre, "%s.axes", w);
+            return prefixed(err, st, pre);
+        }
         for (size_t b = 0; b < a; b++) {
             char kb[256];
             long ib;
@@ -166,8 +178,11 @@ tc_status tc_sweep_from_json(json_t *root, const char *what, tc_sweep **out, tc_
     const json_t *cmd = st ? NULL : json_object_get(scn, "command");
     if (st == TC_OK && !json_is_string(cmd))
         st = tc_fail(err, TC_EINVAL, "%s: scenario: no \"command\": expected e.g. \"command\": \"collective\"", what);
-    if (st == TC_OK && (st = tc_command_parse(json_string_value(cmd), &sw->command, err)))
-        st = tc_fail(err, st, "%s: scenario.command: %s", what, err->msg);
+    if (st == TC_OK && (st = tc_command_parse(json_string_value(cmd), &sw->command, err))) {
+        char pre[400];
+        snprintf(pre, sizeof pre, "%s: scenario.command", what);
+        st = prefixed(err, st, pre);
+    }
     if (st == TC_OK) {
         sw->scenario = scn;
         st = read_sweep(sw, spec, err);
@@ -193,9 +208,19 @@ tc_status tc_sweep_load(const char *path, tc_sweep **out, tc_err *err)
 {
     json_error_t je;
     bool in = strcmp(path, "-") == 0;
-    json_t *root = in ? json_loadf(stdin, JSON_REJECT_DUPLICATES, &je) : json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     char what[300];
     snprintf(what, sizeof what, "sweep %.256s", in ? "(standard input)" : path);
+    if (!in) {
+        /* A results file (JSON Lines) given for its sweep: say so. */
+        json_t *first = json_load_file(path, JSON_DISABLE_EOF_CHECK, &je);
+        bool results = json_is_object(first) && json_object_get(first, "topocc_sweep");
+        json_decref(first);
+        if (results)
+            return tc_fail(err, TC_EINVAL, "%s: this is a results file; the sweep is the file that made it (topocc "
+                                           "sweep --status reads a results file)",
+                           what);
+    }
+    json_t *root = in ? json_loadf(stdin, JSON_REJECT_DUPLICATES, &je) : json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     if (!root)
         return je.line > 0 ? tc_fail(err, TC_EINVAL, "%s line %d, column %d: %s", what, je.line, je.column, je.text)
                            : tc_fail(err, TC_EINVAL, "%s: %s", what, je.text);
@@ -274,7 +299,7 @@ tc_status tc_sweep_point(const tc_sweep *sw, uint64_t i, tc_scenario **out, tc_e
     tc_status st = TC_OK;
     for (size_t a = 0; a < sw->naxes && st == TC_OK; a++)
         if ((st = tc_scenario_json_set(root, sw->path[a], sw->command, json_array_get(sw->values[a], idx[a]), err)))
-            st = tc_fail(err, st, "%s: %s", what, err->msg);
+            st = prefixed(err, st, what);
     tc_scenario *s = st ? NULL : tc_scenario_new(sw->command);
     if (st == TC_OK && !s)
         st = tc_fail(err, TC_EINTERNAL, "out of memory");
@@ -291,11 +316,8 @@ tc_status tc_sweep_point(const tc_sweep *sw, uint64_t i, tc_scenario **out, tc_e
         }
         if (st == TC_OK)
             st = tc_scenario_check_given(s, err);
-        if (st && strncmp(err->msg, what, strlen(what)) != 0) {
-            char m[sizeof err->msg];
-            snprintf(m, sizeof m, "%s", err->msg);
-            tc_fail(err, st, "%s: %s", what, m);
-        }
+        if (st && strncmp(err->msg, what, strlen(what)) != 0)
+            prefixed(err, st, what);
     }
     if (st) {
         tc_scenario_free(s);

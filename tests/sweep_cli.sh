@@ -1,0 +1,246 @@
+#!/bin/sh
+# sweep_cli.sh - topocc sweep: points, results files that survive a kill,
+# resume, status, merge, shards, bad input, and MPI ranks on localhost
+# whose results equal the single-process run's as sets.
+# Usage: sweep_cli.sh path/to/topocc
+T="$1"
+BIN=$(dirname "$T")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+. "$(dirname "$0")/cli_lib.sh"
+
+# Two results files hold the same points with the same results (the time
+# each point took aside).
+same_sets() { # what, file A, file B
+    python3 - "$2" "$3" <<'EOF' || { echo "FAIL ($1): results differ"; fails=$((fails + 1)); }
+import json, sys
+def load(p):
+    lines = open(p).read().split('\n')
+    head = json.loads(lines[0])
+    pts = {}
+    for l in lines[1:]:
+        if not l:
+            continue
+        d = json.loads(l)
+        d.pop('elapsed_s', None)
+        if d['point'] in pts:
+            sys.exit('%s: point %d twice' % (p, d['point']))
+        pts[d['point']] = d
+    return head['hash'], pts
+ha, a = load(sys.argv[1])
+hb, b = load(sys.argv[2])
+if ha != hb or a != b:
+    sys.exit('hash %s/%s, points %d/%d, differing %s' % (ha, hb, len(a), len(b),
+             sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))[:10]))
+EOF
+}
+
+points_in() { # file -> the number of point lines
+    echo $(($(wc -l <"$1") - 1))
+}
+
+CLOS=clos:down=8x8,up=1x8,bw=400Gbps
+cat >"$tmp/s.json" <<EOF
+{"scenario": {"command": "collective", "network": {"topo": ["$CLOS"]},
+              "collective": {"op": ["allreduce"], "algo": ["ring"], "sizes": [1048576]}},
+ "sweep": {"mode": "product",
+           "axes": {"network.topo[0]": ["$CLOS", "torus:dims=4x4x4"],
+                    "collective.algo": [["ring"], ["rhd"], ["auto"]],
+                    "collective.sizes": [[1024], [1048576], ["64MiB"]]}}}
+EOF
+
+# ---- a run, and what it wrote ----
+good "sweep runs" "18 points: 0 held already, 18 run now" sweep "$tmp/s.json" -o "$tmp/r.jsonl" --quiet
+[ "$(points_in "$tmp/r.jsonl")" = 18 ] || { echo "FAIL (18 point lines)"; fails=$((fails + 1)); }
+python3 - "$tmp/r.jsonl" <<'EOF' || fails=$((fails + 1))
+import json, sys
+lines = open(sys.argv[1]).read().split('\n')
+head = json.loads(lines[0])
+assert head['topocc_sweep'] == 1 and head['points'] == 18 and len(head['hash']) == 16, head
+assert list(head['axes']) == ['network.topo[0]', 'collective.algo', 'collective.sizes'], head['axes']
+pts = {d['point']: d for d in map(json.loads, filter(None, lines[1:]))}
+# Row-major over the axes in file order: the last axis fastest.
+topos = ['clos', 'torus']; algos = ['ring', 'rhd', 'auto']; sizes = [1024, 1048576, 67108864]
+for i, d in pts.items():
+    t, a, s = i // 9, i // 3 % 3, i % 3
+    sc = d['scenario']
+    assert sc['network']['topo'][0].startswith(topos[t]), (i, sc['network'])
+    assert sc['collective']['algo'] == [algos[a]], (i, sc['collective'])
+    assert sc['collective']['sizes'] == [sizes[s]], (i, sc['collective'])
+    assert d['result']['bytes'] == sizes[s] and d['result']['time_s'] > 0, (i, d['result'])
+    assert 'scenario' not in d['result']
+# per-point seeds: distinct, and a function of the point only
+assert len({d['seed'] for d in pts.values()}) == 18
+EOF
+good "status" "done 18 of 18 (100.0%), 0 of them failed; missing 0" sweep --status "$tmp/r.jsonl"
+good "status as JSON" '"missing": 0' sweep --status "$tmp/r.jsonl" --format json
+cp "$tmp/r.jsonl" "$tmp/full.jsonl"
+
+# ---- resume: nothing redone, a torn line redone, no duplicates ----
+good "resume: all held" "18 held already, 0 run now" sweep "$tmp/s.json" -o "$tmp/r.jsonl" --quiet
+# the hash is of the sweep, not of its spacing
+python3 -c "import json, sys; json.dump(json.load(open(sys.argv[1])), open(sys.argv[2], 'w'), indent=4)" "$tmp/s.json" "$tmp/s4.json"
+good "resume: the same sweep spaced otherwise" "18 held already, 0 run now" sweep "$tmp/s4.json" -o "$tmp/r.jsonl" --quiet
+head -n 12 "$tmp/full.jsonl" >"$tmp/t.jsonl"
+sed -n 13p "$tmp/full.jsonl" | head -c 200 >>"$tmp/t.jsonl"
+good "status of a torn file" "the last line is torn" sweep --status "$tmp/t.jsonl"
+"$T" sweep "$tmp/s.json" -o "$tmp/t.jsonl" --quiet >"$tmp/out" 2>"$tmp/err" || { echo "FAIL (resume a torn file)"; cat "$tmp/err"; fails=$((fails + 1)); }
+grep -q "11 held already, 7 run now" "$tmp/out" || { echo "FAIL (resume counts)"; cat "$tmp/out"; fails=$((fails + 1)); }
+grep -q "torn line" "$tmp/err" || { echo "FAIL (torn line noted)"; fails=$((fails + 1)); }
+same_sets "resumed after a torn line" "$tmp/full.jsonl" "$tmp/t.jsonl"
+# only a torn header: started again
+head -c 50 "$tmp/full.jsonl" >"$tmp/h.jsonl"
+"$T" sweep "$tmp/s.json" -o "$tmp/h.jsonl" --quiet >/dev/null 2>&1
+same_sets "a torn header" "$tmp/full.jsonl" "$tmp/h.jsonl"
+
+# ---- shards and merge ----
+good "shard 0/3" "run now (shard 0/3)" sweep "$tmp/s.json" -o "$tmp/a.jsonl" --shard 0/3 --quiet
+good "shard 1/3" "(shard 1/3)" sweep "$tmp/s.json" -o "$tmp/b.jsonl" --shard 1/3 --quiet
+good "shard 2/3" "(shard 2/3)" sweep "$tmp/s.json" -o "$tmp/c.jsonl" --shard 2/3 --quiet
+[ "$(points_in "$tmp/a.jsonl")" = 6 ] || { echo "FAIL (a shard of 6)"; fails=$((fails + 1)); }
+good "merge" "merged 4 files: 18 of 18 points" sweep --merge "$tmp/a.jsonl" "$tmp/b.jsonl" "$tmp/c.jsonl" "$tmp/a.jsonl" -o "$tmp/m.jsonl"
+same_sets "merged shards" "$tmp/full.jsonl" "$tmp/m.jsonl"
+good "status of a shard" "missing 12: 1-2, 4-5" sweep --status "$tmp/a.jsonl"
+
+# ---- zip, seeds ----
+cat >"$tmp/z.json" <<EOF
+{"scenario": {"command": "failures", "network": {"topo": ["$CLOS"], "fail_random": "links=2,seed=7"},
+              "collective": {"op": ["allreduce"], "algo": ["ring"], "sizes": [1048576]}, "failures": {"trials": 3}},
+ "sweep": {"mode": "zip", "seed": 5, "axes": {"network.topo[0]": ["$CLOS", "clos:down=8x8,up=1x4"],
+                                             "collective.sizes": [[1024], [2048]]}}}
+EOF
+good "zip" "2 points" sweep "$tmp/z.json" -o "$tmp/z.jsonl" --quiet
+sed 's/"seed": 5,/"seed": 5, "seeds": "shared",/' "$tmp/z.json" >"$tmp/zs.json"
+good "zip, shared seeds" "2 points" sweep "$tmp/zs.json" -o "$tmp/zs.jsonl" --quiet
+python3 - "$tmp/z.jsonl" "$tmp/zs.jsonl" <<'EOF' || fails=$((fails + 1))
+import json, sys
+def pts(p):
+    return {d['point']: d for d in map(json.loads, open(p).read().split('\n')[1:-1])}
+z, zs = pts(sys.argv[1]), pts(sys.argv[2])
+fr = [z[i]['scenario']['network']['fail_random'] for i in (0, 1)]
+assert fr[0] != fr[1] and 'seed=7' not in fr[0], fr          # drawn per point
+assert all(zs[i]['scenario']['network']['fail_random'] == 'links=2,seed=7' for i in (0, 1))
+assert zs[0]['seed'] is None and z[0]['seed'] > 0
+assert z[1]['scenario']['collective']['sizes'] == [2048]
+EOF
+
+# ---- a point that fails is recorded; the run says so (exit 2) ----
+cat >"$tmp/f.json" <<EOF
+{"scenario": {"command": "collective", "network": {"topo": ["$CLOS"]},
+              "collective": {"op": ["allreduce"], "algo": ["ring"], "sizes": [1048576]}},
+ "sweep": {"axes": {"collective.algo": [["ring"], ["bruck"]]}}}
+EOF
+"$T" sweep "$tmp/f.json" -o "$tmp/f.jsonl" --quiet >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -ne 2 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -q "points failed" "$tmp/err"; then
+    echo "FAIL (failed points: rc=$rc)"; cat "$tmp/err"; fails=$((fails + 1))
+fi
+good "status lists failures" "failed: point" sweep --status "$tmp/f.jsonl"
+
+# ---- bad input: one line, exit 2, nothing written or lost ----
+printf '{"scenario": {"command": "collective"}, "sweep": {"axes": {}}}' >"$tmp/b1.json"
+bad_says "zero points (no axes)" "zero points" sweep "$tmp/b1.json" -o "$tmp/x.jsonl"
+printf '{"scenario": {"command": "collective"}, "sweep": {"axes": {"collective.sizes": []}}}' >"$tmp/b2.json"
+bad_says "zero points (empty axis)" "zero points" sweep "$tmp/b2.json" -o "$tmp/x.jsonl"
+printf '{"scenario": {"command": "collective"}, "sweep": {"axes": {"collective.size": [[1]]}}}' >"$tmp/b3.json"
+bad_says "unknown key path" "did you mean 'collective.sizes'" sweep "$tmp/b3.json" -o "$tmp/x.jsonl"
+printf '{"scenario": {"command": "collective"}, "sweep": {"axis": {}}}' >"$tmp/b4.json"
+bad_says "unknown sweep key" "did you mean 'axes'" sweep "$tmp/b4.json" -o "$tmp/x.jsonl"
+printf '{"scenario": {"command": "collective"}, "sweeps": {}}' >"$tmp/b5.json"
+bad_says "unknown top-level key" "did you mean 'sweep'" sweep "$tmp/b5.json" -o "$tmp/x.jsonl"
+printf '{"scenario": {"command": "collective"}, "sweep": {"axes": {"collective.sizes": 5}}}' >"$tmp/b6.json"
+bad_says "axis not a list" "expected a list of values" sweep "$tmp/b6.json" -o "$tmp/x.jsonl"
+printf '{"scenario": {"command": "collective"}, "sweep": {"mode": "grid", "axes": {"collective.sizes": [[1]]}}}' >"$tmp/b7.json"
+bad_says "bad mode" 'expected "product" or "zip"' sweep "$tmp/b7.json" -o "$tmp/x.jsonl"
+printf '{"scenario": {"command": "collective"}, "sweep": {"mode": "zip", "axes": {"collective.sizes": [[1]], "eval.mode": ["formula", "steps"]}}}' >"$tmp/b8.json"
+bad_says "zip of unequal axes" "zip needs axes of one length" sweep "$tmp/b8.json" -o "$tmp/x.jsonl"
+printf '{"scenario": {"command": "collective", "network": {"topo": ["%s"]}, "collective": {"op": ["allreduce"]}}, "sweep": {"axes": {"collective.sizes": [[1024], "big"]}}}' "$CLOS" >"$tmp/b9.json"
+bad_says "a wrong type in one point" "point 1 (collective.sizes=\"big\")" sweep "$tmp/b9.json" -o "$tmp/x.jsonl"
+printf '{"scenario": {"command": "collective", "network": {"topo": ["%s"]}}, "sweep": {"axes": {"network.topo[3]": ["%s"]}}}' "$CLOS" "$CLOS" >"$tmp/b10.json"
+bad_says "a list element beyond the list" "has 1 entries" sweep "$tmp/b10.json" -o "$tmp/x.jsonl"
+printf '{"scenario": {"command": "collective"}, "sweep": {"axes": {"train.lr": [0.1]}}}' >"$tmp/b11.json"
+bad_says "a key of another command" "does not apply to 'topocc collective'" sweep "$tmp/b11.json" -o "$tmp/x.jsonl"
+printf '{"scenario": {"command": "collective"}, "sweep": {"axes": {"collective.sizes": [[1]], "collective.sizes[0]": [1]}}}' >"$tmp/b12.json"
+bad_says "two axes on one value" "set the same value" sweep "$tmp/b12.json" -o "$tmp/x.jsonl"
+printf '{"scenario": ' >"$tmp/b13.json"
+bad_says "not JSON" "line 1, column" sweep "$tmp/b13.json" -o "$tmp/x.jsonl"
+[ ! -e "$tmp/x.jsonl" ] || { echo "FAIL (a refused sweep wrote its results file)"; fails=$((fails + 1)); }
+bad_says "no -o" "needs the results file" sweep "$tmp/s.json"
+bad_says "missing sweep file" "cannot open\|No such file" sweep "$tmp/none.json" -o "$tmp/x.jsonl"
+bad_says "unwritable output directory" "cannot write the results file" sweep "$tmp/s.json" -o "$tmp/no/such/dir/r.jsonl"
+bad_says "a directory as output" "cannot write the results file" sweep "$tmp/s.json" -o "$tmp"
+bad_says "bad shard" "invalid --shard" sweep "$tmp/s.json" -o "$tmp/x.jsonl" --shard 3/3
+bad_says "unknown option" "unknown option '--bogus'" sweep "$tmp/s.json" -o "$tmp/x.jsonl" --bogus
+cp "$tmp/z.jsonl" "$tmp/other.jsonl"
+bad_says "another sweep's results file" "holds the results of another sweep" sweep "$tmp/s.json" -o "$tmp/other.jsonl"
+cmp -s "$tmp/z.jsonl" "$tmp/other.jsonl" || { echo "FAIL (another sweep's file was changed)"; fails=$((fails + 1)); }
+bad_says "merge of two sweeps" "only results of one sweep merge" sweep --merge "$tmp/full.jsonl" "$tmp/z.jsonl" -o "$tmp/x.jsonl"
+bad_says "status of a sweep file" "line 1 is not a sweep's header" sweep --status "$tmp/s.json"
+bad_says "a results file as the sweep" "this is a results file" sweep "$tmp/full.jsonl" -o "$tmp/x.jsonl"
+printf '%s\nnot json\n%s\n' "$(head -1 "$tmp/full.jsonl")" "$(sed -n 2p "$tmp/full.jsonl")" >"$tmp/d.jsonl"
+bad_says "a damaged line in the middle" "line 2 is not JSON" sweep "$tmp/s.json" -o "$tmp/d.jsonl"
+
+# ---- killed at random points, resumed: the same set as one clean run ----
+cat >"$tmp/k.json" <<EOF
+{"scenario": {"command": "collective", "network": {"topo": ["clos:down=32x32,up=1x32,bw=400Gbps"]},
+              "collective": {"op": ["allreduce"], "algo": ["ring"], "sizes": [1048576]},
+              "eval": {"mode": "flow"}, "flow": {"skip": false}},
+ "sweep": {"axes": {"collective.sizes": [[1024], [4096], [16384], [65536], [262144], [1048576], [4194304],
+                                         [16777216], [67108864], [268435456]]}}}
+EOF
+"$T" sweep "$tmp/k.json" -o "$tmp/kfull.jsonl" --quiet >/dev/null || { echo "FAIL (kill sweep reference)"; fails=$((fails + 1)); }
+partial=0
+for delay in 0.4 0.8 1.2; do
+    "$T" sweep "$tmp/k.json" -o "$tmp/k.jsonl" --quiet >/dev/null 2>&1 &
+    pid=$!
+    sleep $delay
+    kill -9 $pid 2>/dev/null
+    wait $pid 2>/dev/null
+    n=$(points_in "$tmp/k.jsonl")
+    [ "$n" -lt 10 ] && partial=$((partial + 1))
+done
+# the kills must have hit runs in flight, or the check below checks nothing
+[ "$partial" -gt 0 ] || { echo "FAIL (no kill left a partial results file: the sweep is too fast for the check)"; fails=$((fails + 1)); }
+"$T" sweep "$tmp/k.json" -o "$tmp/k.jsonl" --quiet >/dev/null 2>"$tmp/err" || { echo "FAIL (resume after kills)"; cat "$tmp/err"; fails=$((fails + 1)); }
+same_sets "killed three times, then resumed" "$tmp/kfull.jsonl" "$tmp/k.jsonl"
+
+# ---- MPI on localhost: 2 and 4 ranks, the same set as one process ----
+if command -v mpirun >/dev/null 2>&1 && [ -e "$BIN/libtopocc_mpi.so" ]; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+    for np in 2 4; do
+        rm -f "$tmp/mpi.jsonl"
+        mpirun -np $np --oversubscribe "$T" sweep "$tmp/k.json" -o "$tmp/mpi.jsonl" --quiet >"$tmp/out" 2>"$tmp/err"
+        rc=$?
+        if [ $rc -ne 0 ] || ! grep -q "on $np MPI ranks" "$tmp/out"; then
+            echo "FAIL (mpirun -np $np: rc=$rc)"; cat "$tmp/out" "$tmp/err"; fails=$((fails + 1))
+        fi
+        same_sets "mpirun -np $np" "$tmp/kfull.jsonl" "$tmp/mpi.jsonl"
+    done
+    # resumed under MPI after a partial file
+    head -n 7 "$tmp/kfull.jsonl" >"$tmp/mpi.jsonl"
+    mpirun -np 2 --oversubscribe "$T" sweep "$tmp/k.json" -o "$tmp/mpi.jsonl" --quiet >"$tmp/out" 2>&1
+    grep -q "6 held already, 4 run now" "$tmp/out" || { echo "FAIL (MPI resume)"; cat "$tmp/out"; fails=$((fails + 1)); }
+    same_sets "MPI resume" "$tmp/kfull.jsonl" "$tmp/mpi.jsonl"
+    # more ranks than points: the idle ones exit 0 with a note
+    mpirun -np 4 --oversubscribe "$T" sweep "$tmp/z.json" -o "$tmp/mz.jsonl" --quiet >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ $rc -ne 0 ] || ! grep -q "had no point to run" "$tmp/err"; then
+        echo "FAIL (idle ranks: rc=$rc)"; cat "$tmp/out" "$tmp/err"; fails=$((fails + 1))
+    fi
+    same_sets "more ranks than points" "$tmp/z.jsonl" "$tmp/mz.jsonl"
+    # bad input under MPI: every rank exits 2, one line from rank 0
+    mpirun -np 2 --oversubscribe "$T" sweep "$tmp/s.json" -o "$tmp/other.jsonl" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ $rc -ne 2 ] || [ "$(grep -c "another sweep" "$tmp/err")" -ne 1 ]; then
+        echo "FAIL (bad input under MPI: rc=$rc)"; cat "$tmp/err"; fails=$((fails + 1))
+    fi
+else
+    echo "note: MPI checks not run: mpirun or libtopocc_mpi.so missing (Debian openmpi-bin, libopenmpi-dev)"
+fi
+
+if [ "$fails" -ne 0 ]; then
+    echo "$fails sweep CLI checks failed"
+    exit 1
+fi
+echo "sweep CLI checks passed"
