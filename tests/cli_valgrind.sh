@@ -54,6 +54,14 @@ run topo "torus:dims=4x4x4" --cost cost-2026 --format json
 run train --topo "clos:hosts=64,radix=16,tiers=2,node=8" --model llama3-8b --dp 4 --tp 8 --pp 2 --micro-batches 4 --zero 3 --format json
 run train --topo "clos:hosts=64,radix=16,tiers=2,node=8" --model llama3-8b --search --global-batch 64 --seq-parallel
 run train --topo "clos:hosts=64,radix=16,tiers=2,node=8" --model llama3-8b --dp 4 --tp 8
+printf '{"scenario": {"command": "failures", "network": {"topo": ["clos:down=4x4,up=1x4"], "fail_random": "links=1,seed=2"}, "collective": {"op": ["allreduce"], "sizes": [65536]}, "failures": {"trials": 2}}, "sweep": {"axes": {"network.topo[0]": ["clos:down=4x4,up=1x4", "torus:dims=4x4"], "collective.algo": [["ring"], ["bruck"]]}}}' >"$tmp/sw.json"
+run sweep "$tmp/sw.json" -o "$tmp/sw.jsonl" --quiet
+head -c 3000 "$tmp/sw.jsonl" >"$tmp/torn.jsonl"
+run sweep "$tmp/sw.json" -o "$tmp/torn.jsonl" --quiet
+run sweep --status "$tmp/sw.jsonl" --format json
+run sweep --merge "$tmp/sw.jsonl" "$tmp/torn.jsonl" -o "$tmp/m.jsonl"
+printf '{"scenario": {"command": "collective"}, "sweep": {"axes": {"collective.size": [[1]]}}}' >"$tmp/swbad.json"
+run sweep "$tmp/swbad.json" -o "$tmp/x.jsonl"
 printf '{"network": {"topos": []}}' >"$tmp/bad.json"
 run collective --scenario "$tmp/bad.json"
 [ "$fails" -eq 0 ] && echo "no leaks or memory errors on the CLI's main paths"
