@@ -99,8 +99,8 @@ good "shard 0/3" "run now (shard 0/3)" sweep "$tmp/s.json" -o "$tmp/a.jsonl" --s
 good "shard 1/3" "(shard 1/3)" sweep "$tmp/s.json" -o "$tmp/b.jsonl" --shard 1/3 --quiet
 good "shard 2/3" "(shard 2/3)" sweep "$tmp/s.json" -o "$tmp/c.jsonl" --shard 2/3 --quiet
 [ "$(points_in "$tmp/a.jsonl")" = 6 ] || { echo "FAIL (a shard of 6)"; fails=$((fails + 1)); }
-good "merge" "merged 4 files: 18 of 18 points" sweep --merge "$tmp/a.jsonl" "$tmp/b.jsonl" "$tmp/c.jsonl" "$tmp/a.jsonl" -o "$tmp/m.jsonl"
-same_sets "merged shards" "$tmp/full.jsonl" "$tmp/m.jsonl"
+good "merge" "merged 4 files: 18 of 18 points" sweep --merge "$tmp/a.jsonl" "$tmp/b.jsonl" "$tmp/c.jsonl" "$tmp/a.jsonl" -o "$tmp/mem.jsonl"
+same_sets "merged shards" "$tmp/full.jsonl" "$tmp/mem.jsonl"
 good "status of a shard" "missing 12: 1-2, 4-5" sweep --status "$tmp/a.jsonl"
 
 # ---- zip, seeds ----
@@ -136,7 +136,20 @@ rc=$?
 if [ $rc -ne 2 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -q "points failed" "$tmp/err"; then
     echo "FAIL (failed points: rc=$rc)"; cat "$tmp/err"; fails=$((fails + 1))
 fi
-good "status lists failures" "failed: point" sweep --status "$tmp/f.jsonl"
+good "status lists failures" "failed: point 1: algorithm 'bruck' does not fit allreduce" sweep --status "$tmp/f.jsonl"
+# --retry-failed runs the failed points again; a result replaces a failure
+cat >"$tmp/mm.json" <<EOF
+{"scenario": {"command": "collective", "network": {"topo": ["$CLOS"]},
+              "collective": {"op": ["alltoall"], "algo": ["direct"], "sizes": [1048576]}, "eval": {"mode": "flow"}},
+ "sweep": {"axes": {"collective.sizes": [[1024], [1048576]]}}}
+EOF
+"$T" sweep "$tmp/mm.json" -o "$tmp/mm.jsonl" --quiet --mem-limit 1KiB >/dev/null 2>&1
+good "status lists a failure for lack of memory" "failed: point 1: .*memory limit" sweep --status "$tmp/mm.jsonl"
+good "failed points held without --retry-failed" "2 held already, 0 run now" sweep "$tmp/mm.json" -o "$tmp/mm.jsonl" --quiet
+good "--retry-failed" "0 held already, 2 run now" sweep "$tmp/mm.json" -o "$tmp/mm.jsonl" --quiet --retry-failed
+good "a result replaces a failure" "done 2 of 2 (100.0%), 0 of them failed" sweep --status "$tmp/mm.jsonl"
+good "merge: a result replaces a failure" "merged 1 files: 2 of 2" sweep --merge "$tmp/mm.jsonl" -o "$tmp/mm2.jsonl"
+grep -q '"error"' "$tmp/mm2.jsonl" && { echo "FAIL (merge kept a replaced failure)"; fails=$((fails + 1)); }
 
 # ---- bad input: one line, exit 2, nothing written or lost ----
 printf '{"scenario": {"command": "collective"}, "sweep": {"axes": {}}}' >"$tmp/b1.json"

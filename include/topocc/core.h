@@ -66,6 +66,9 @@ typedef struct tc_spec {
 /* Splits s at ':' then ',' and '='. An empty kind is allowed when s has no ':'
  * and allow_bare is set (then the whole string is the kind). */
 tc_status tc_spec_parse(const char *s, tc_spec *sp, tc_err *err);
+/* Levenshtein distance of two short strings (64 when either is longer
+ * than 63 bytes), for "did you mean". */
+size_t tc_edit_distance(const char *a, const char *b);
 /* Returns the value of key (marking it used) or NULL. */
 const char *tc_spec_get(tc_spec *sp, const char *key);
 /* Fails naming the first key not consumed by tc_spec_get; accepted lists the

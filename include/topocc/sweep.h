@@ -17,7 +17,9 @@
  * {"point", "values", "seed", "elapsed_s", "scenario", "result"} or
  * {"point", "values", "seed", "error"}. Lines are appended with one
  * write() each, synced at most once a second and at the end; a run over
- * an existing file skips the points it holds and redoes a torn last line.
+ * an existing file skips the points it holds and redoes a torn last line
+ * (and, asked to, the points that failed: a later result replaces a
+ * failure).
  */
 #ifndef TOPOCC_SWEEP_H
 #define TOPOCC_SWEEP_H
@@ -87,7 +89,9 @@ typedef struct tc_sweep_results {
 /* Reads a results file. A torn last line (no newline, or not JSON) is
  * reported in torn; any other bad line fails naming its number. Each whole
  * point line is passed to fn when given (i: its point; line without its
- * newline); fn returning non-zero stops the read with TC_EINTERNAL. */
+ * newline); fn returning non-zero stops the read with TC_EINTERNAL. A
+ * point's first line counts, except that a result replaces a failure
+ * (then fn is called again for the point). */
 typedef int (*tc_sweep_line_fn)(void *ud, uint64_t i, const char *line, size_t len);
 tc_status tc_sweep_results_read(const char *path, tc_sweep_results *r, tc_sweep_line_fn fn, void *ud, tc_err *err);
 void tc_sweep_results_free(tc_sweep_results *r);
@@ -133,6 +137,7 @@ typedef struct tc_sweep_opts {
     void *progress_ud;
     double mem_limit_bytes;              /* each point's limit (tc_run_opts) */
     bool validate;                       /* every point's scenario built before the first runs */
+    bool retry_failed;                   /* the points the file holds as failed are run again */
 } tc_sweep_opts;
 
 typedef struct tc_sweep_summary {

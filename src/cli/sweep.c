@@ -13,7 +13,8 @@
 #include "topocc/sweep.h"
 
 static const char *help =
-    "usage: topocc sweep FILE -o RESULTS.jsonl [--shard K/N] [--no-validate] [--mem-limit BYTES] [--quiet]\n"
+    "usage: topocc sweep FILE -o RESULTS.jsonl [--shard K/N] [--retry-failed] [--no-validate]\n"
+    "                    [--mem-limit BYTES] [--quiet]\n"
     "       topocc sweep --status RESULTS.jsonl [--format table|json]\n"
     "       topocc sweep --merge RESULTS.jsonl ... -o OUT.jsonl\n"
     "\n"
@@ -28,6 +29,8 @@ static const char *help =
     "  -o, --out FILE     the results file (appended to; created with its header)\n"
     "  --shard K/N        run only the points i with i mod N = K (several machines\n"
     "                     without MPI: one results file each, then --merge)\n"
+    "  --retry-failed     run again the points the results file holds as failed\n"
+    "                     (their new lines replace the failures)\n"
     "  --no-validate      do not build every point's scenario first\n"
     "  --mem-limit BYTES  each point's memory limit (default 3/4 of this machine's)\n"
     "  --quiet            no progress\n"
@@ -48,7 +51,7 @@ typedef struct sweep_args {
     const char *file, *out, *status, *format, *mem_limit, *shard;
     const char *merge[256];
     size_t nmerge;
-    bool quiet, no_validate, help;
+    bool quiet, no_validate, retry_failed, help;
 } sweep_args;
 
 static tc_status parse_args(sweep_args *a, int argc, char **argv, int first, tc_err *err)
@@ -67,6 +70,10 @@ static tc_status parse_args(sweep_args *a, int argc, char **argv, int first, tc_
         }
         if (!strcmp(arg, "--no-validate")) {
             a->no_validate = true;
+            continue;
+        }
+        if (!strcmp(arg, "--retry-failed")) {
+            a->retry_failed = true;
             continue;
         }
         if (!strcmp(arg, "--merge")) {
@@ -93,7 +100,8 @@ static tc_status parse_args(sweep_args *a, int argc, char **argv, int first, tc_
         }
         if (arg[0] == '-' && arg[1])
             return tc_fail(err, TC_EINVAL, "unknown option '%s' for 'topocc sweep': accepted are -o/--out, --shard, "
-                                           "--no-validate, --mem-limit, --quiet, --status, --merge, --format, --help",
+                                           "--no-validate, --retry-failed, --mem-limit, --quiet, --status, --merge, "
+                                           "--format, --help",
                            arg);
         if (merging) {
             if (a->nmerge == sizeof a->merge / sizeof a->merge[0])
@@ -118,7 +126,7 @@ static tc_status parse_args(sweep_args *a, int argc, char **argv, int first, tc_
     if ((a->file || merging) && !a->out)
         return tc_fail(err, TC_EINVAL, "%s needs the results file: -o RESULTS.jsonl",
                        merging ? "--merge" : "topocc sweep FILE");
-    if (a->status && (a->out || a->shard || a->no_validate || a->mem_limit))
+    if (a->status && (a->out || a->shard || a->no_validate || a->retry_failed || a->mem_limit))
         return tc_fail(err, TC_EINVAL, "--status reads a results file: it takes only --format");
     if (a->format && !a->status)
         return tc_fail(err, TC_EINVAL, "--format applies to --status only (the results file is JSON Lines)");
@@ -182,6 +190,10 @@ static tc_status status(const sweep_args *a, tc_err *err)
         json_decref(fl.list);
         return st;
     }
+    /* A failure replaced by a later result (--retry-failed) is not one. */
+    for (size_t i = json_array_size(fl.list); i-- > 0;)
+        if (r.state[json_integer_value(json_object_get(json_array_get(fl.list, i), "point"))] != 2)
+            json_array_remove(fl.list, i);
     char miss[600];
     uint64_t nmiss;
     ranges(r.state, r.npoints, 0, miss, sizeof miss, &nmiss);
@@ -237,7 +249,9 @@ static double now_s(void)
 
 static tc_status run(const sweep_args *a, int *argc, char ***argv, tc_err *err)
 {
-    tc_sweep_opts o = {.validate = !a->no_validate, .mem_limit_bytes = 0.75 * tc_mem_physical()};
+    tc_sweep_opts o = {.validate = !a->no_validate,
+                       .retry_failed = a->retry_failed,
+                       .mem_limit_bytes = 0.75 * tc_mem_physical()};
     if (a->mem_limit) {
         tc_err e2;
         if (tc_parse_size(a->mem_limit, &o.mem_limit_bytes, &e2) || !(o.mem_limit_bytes > 0))

@@ -56,3 +56,22 @@ tc_status tc_spec_check_unused(const tc_spec *sp, const char *what, const char *
             return tc_fail(err, TC_EINVAL, "unknown key '%s' in %s spec: accepted keys are %s", sp->key[i], what, accepted);
     return TC_OK;
 }
+
+size_t tc_edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return 64;
+    size_t d[64][64];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            size_t c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            size_t x = d[i - 1][j] + 1, y = d[i][j - 1] + 1;
+            d[i][j] = c < x ? (c < y ? c : y) : (x < y ? x : y);
+        }
+    return d[la][lb];
+}

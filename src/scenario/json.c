@@ -29,12 +29,12 @@ static const char *nearest_path(const char *path)
     const char *best = NULL;
     size_t bd = (size_t)-1;
     for (size_t i = 0; i < tc_scn_key_count(); i++) {
-        size_t d = tc_scn_distance(path, tc_scn_key_get(i)->path);
+        size_t d = tc_edit_distance(path, tc_scn_key_get(i)->path);
         if (d < bd)
             bd = d, best = tc_scn_key_get(i)->path;
     }
     for (int i = 0; top_scalars[i]; i++) {
-        size_t d = tc_scn_distance(path, top_scalars[i]);
+        size_t d = tc_edit_distance(path, top_scalars[i]);
         if (d < bd)
             bd = d, best = top_scalars[i];
     }

@@ -2008,21 +2008,3 @@ tc_status tc_scn_set_key(tc_scenario *s, const char *path, const json_t *v, cons
     return st;
 }
 
-size_t tc_scn_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 63 || lb > 63)
-        return 64;
-    size_t d[64][64];
-    for (size_t i = 0; i <= la; i++)
-        d[i][0] = i;
-    for (size_t j = 0; j <= lb; j++)
-        d[0][j] = j;
-    for (size_t i = 1; i <= la; i++)
-        for (size_t j = 1; j <= lb; j++) {
-            size_t c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-            size_t x = d[i - 1][j] + 1, y = d[i][j - 1] + 1;
-            d[i][j] = c < x ? (c < y ? c : y) : (x < y ? x : y);
-        }
-    return d[la][lb];
-}

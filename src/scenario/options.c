@@ -422,7 +422,7 @@ const char *tc_option_nearest(const char *flag, tc_command c)
     for (size_t i = 0; i < NOPTS; i++) {
         if (!(opts[i].o.commands & TC_CMD_BIT(c)))
             continue;
-        size_t d = tc_scn_distance(flag, opts[i].o.flag);
+        size_t d = tc_edit_distance(flag, opts[i].o.flag);
         if (d < bd)
             bd = d, best = opts[i].o.flag;
     }

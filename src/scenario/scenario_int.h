@@ -20,7 +20,6 @@ void tc_scn_clear_jobs(tc_scenario *s);
 tc_status tc_scn_set_key(tc_scenario *s, const char *path, const json_t *v, const char *where, tc_err *err);
 
 /* Edit distance between a and b (for "did you mean"). */
-size_t tc_scn_distance(const char *a, const char *b);
 
 /* The groups of a spec for a job of p ranks placed by map on t: the
  * partition, and the tc_groups pointing into it (run_net.c). */

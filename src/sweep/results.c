@@ -91,10 +91,18 @@ tc_status tc_sweep_results_read(const char *path, tc_sweep_results *r, tc_sweep_
         }
         uint64_t i = (uint64_t)json_integer_value(pt);
         r->nlines++;
-        if (r->state[i]) {
+        bool failed = json_object_get(p, "error") != NULL;
+        /* A point's first line counts, but a result beats a failure (a
+         * point run again with --retry-failed). */
+        bool take = !r->state[i] || (r->state[i] == 2 && !failed);
+        if (!take) {
             r->nduplicates++;
         } else {
-            bool failed = json_object_get(p, "error") != NULL;
+            if (r->state[i] == 2) {
+                r->nduplicates++;
+                r->nfailed--;
+                r->ndone--;
+            }
             r->state[i] = failed ? 2 : 1;
             r->ndone++;
             r->nfailed += failed;
@@ -132,8 +140,9 @@ typedef struct merge_lines {
 static int keep_line(void *ud, uint64_t i, const char *line, size_t len)
 {
     merge_lines *m = ud;
-    if (m->line[i])
-        return 0;
+    /* Called for a point's first line, and again when a result replaces
+     * a failure: the later line wins then. */
+    free(m->line[i]);
     m->line[i] = malloc(len + 1);
     if (!m->line[i])
         return m->oom = true, 1;

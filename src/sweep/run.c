@@ -278,7 +278,7 @@ static tc_status make_plan(const tc_sweep *sw, const char *out, const tc_sweep_o
     for (uint64_t i = 0; i < sw->npoints; i++) {
         if (o->nshards && i % o->nshards != o->shard)
             continue;
-        if (held.state[i])
+        if (held.state[i] == 1 || (held.state[i] == 2 && !o->retry_failed))
             p->held++;
         else
             p->pending[p->npending++] = i;

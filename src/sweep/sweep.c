@@ -12,29 +12,6 @@
 #include "topocc/render.h"
 #include "topocc/sweep.h"
 
-/* Edit distance, for "did you mean" on the file's own keys. */
-static size_t distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 64 || lb > 64)
-        return (size_t)-1;
-    size_t d[65][65];
-    for (size_t i = 0; i <= la; i++)
-        d[i][0] = i;
-    for (size_t j = 0; j <= lb; j++)
-        d[0][j] = j;
-    for (size_t i = 1; i <= la; i++)
-        for (size_t j = 1; j <= lb; j++) {
-            size_t c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-            if (d[i - 1][j] + 1 < c)
-                c = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < c)
-                c = d[i][j - 1] + 1;
-            d[i][j] = c;
-        }
-    return d[la][lb];
-}
-
 /* Fails with err's own message behind a prefix (err->msg is copied first:
  * it cannot be both the format's argument and its destination). */
 static tc_status prefixed(tc_err *err, tc_status st, const char *prefix)
@@ -54,7 +31,7 @@ static tc_status check_keys(const json_t *o, const char *const *valid, const cha
         bool ok = false;
         for (int i = 0; valid[i]; i++) {
             ok = ok || strcmp(k, valid[i]) == 0;
-            size_t d = distance(k, valid[i]);
+            size_t d = tc_edit_distance(k, valid[i]);
             if (d < bd)
                 bd = d, best = valid[i];
         }
