@@ -35,7 +35,8 @@ build: deps
 	$(call cmake_build,build,-DCMAKE_BUILD_TYPE=Release)
 
 run: build
-	@./build/topocc compare --default
+	@./build/topocc compare --default --out build/default.json
+	@./build/topocc report build/default.json -o build/report
 
 test-plain: build
 	cd build && ctest --output-on-failure -j $(JOBS)

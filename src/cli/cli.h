@@ -20,6 +20,8 @@ int cli_nccl_tests(int argc, char **argv, int first);
 int cli_sweep(int argc, char **argv, int first);
 /* Runs `topocc replay FILE [output options]`. */
 int cli_replay(int argc, char **argv, int first);
+/* Runs `topocc report FILE -o DIR [--x PATH] [--y FIELD] [--quiet]` (report.c). */
+int cli_report(int argc, char **argv, int first);
 /* The help of command c: description, options from the table, example. */
 void cli_help(tc_command c, FILE *f);
 

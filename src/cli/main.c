@@ -22,6 +22,7 @@ static const char *usage =
     "  nccl-tests                 what nccl-tests would print on a cluster (--compare: against a run)\n"
     "  replay FILE                run a saved scenario or result again (- for stdin)\n"
     "  sweep FILE -o R.jsonl      every point of a parameter sweep, resumable, spread over MPI ranks\n"
+    "  report FILE -o DIR         an HTML report with plots: a scenario run, a result, or a sweep's results\n"
     "\n"
     "every command: --scenario FILE (read the scenario; flags replace its values),\n"
     "  --print-scenario (print it resolved, do not run), --format table|csv|json,\n"
@@ -62,11 +63,14 @@ int main(int argc, char **argv)
         return cli_sweep(argc, argv, 2);
     if (strcmp(argv[1], "nccl-tests") == 0)
         return cli_nccl_tests(argc, argv, 2);
+    if (strcmp(argv[1], "report") == 0)
+        return cli_report(argc, argv, 2);
     tc_command c;
     tc_err err;
     if (tc_command_parse(argv[1], &c, &err)) {
-        fprintf(stderr, "topocc: unknown command '%s': accepted are topo, collective, compare, concurrent, "
-                        "codec-bench, train-accuracy, compress, nccl-tests, replay (see topocc --help)\n",
+        fprintf(stderr, "topocc: unknown command '%s': accepted are topo, collective, compare, concurrent, failures, "
+                        "cluster, train, codec-bench, train-accuracy, compress, nccl-tests, replay, report, sweep "
+                        "(see topocc --help)\n",
                 argv[1]);
         return 2;
     }
