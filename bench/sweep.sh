@@ -6,9 +6,10 @@
 #      points with algo auto (the tuner costs every candidate algorithm at
 #      every point) on 10 topologies of 64 to 512 endpoints x 4 operations
 #      (all-to-all included) x 250 sizes, one run;
-#   2. 200 steps-mode points (5 topologies of 4,096 endpoints x 5
-#      algorithms x 8 sizes; costs from a few ms to 0.3 s) in one process
-#      and under mpirun -np 2: the ratio (target at least 1.8).
+#   2. 200 steps-mode points (4 topologies of 32,768 endpoints x 5
+#      algorithms x 10 sizes, 1 MiB to 512 MiB; a point costs 5 to 270 ms)
+#      in one process and under mpirun -np 2: the ratio (target at least
+#      1.8; both cores must be free).
 # Whole process, every point validated first, results written; medians of
 # RUNS runs (default 5 and 3). Usage: bench/sweep.sh [BUILD_DIR] [RUNS]
 set -eu
@@ -37,14 +38,14 @@ json.dump({"scenario": auto, "sweep": {"axes": {
     "network.topo[0]": topos10,
     "collective.op": [["allreduce"], ["reducescatter"], ["allgather"], ["alltoall"]],
     "collective.sizes": [[int(2 ** (16 + i * 0.05))] for i in range(250)]}}}, open(d + "/auto.json", "w"))
-big = ["clos:hosts=4096,radix=32,tiers=3,bw=400Gbps", "clos:hosts=4096,radix=32,tiers=3,oversub=2,bw=400Gbps",
-       "clos:hosts=4096,radix=64,tiers=2,bw=400Gbps", "torus:dims=16x16x16", "torus:dims=64x64"]
+big = ["clos:hosts=32768,radix=64,tiers=3,bw=400Gbps", "clos:hosts=32768,radix=64,tiers=3,oversub=3,bw=400Gbps",
+       "torus:dims=32x32x32", "torus:dims=256x128"]
 steps = {"command": "collective", "network": {"topo": [big[0]]},
          "collective": {"op": ["allreduce"], "algo": ["ring"], "sizes": [65536]}, "eval": {"mode": "steps"}}
 json.dump({"scenario": steps, "sweep": {"axes": {
     "network.topo[0]": big,
     "collective.algo": [["ring"], ["rhd"], ["dbtree"], ["swing"], ["biring"]],
-    "collective.sizes": [[4 ** k * 65536] for k in range(8)]}}}, open(d + "/steps.json", "w"))
+    "collective.sizes": [[2 ** k * 1048576] for k in range(10)]}}}, open(d + "/steps.json", "w"))
 EOF
 
 median() { tr ' ' '\n' | grep . | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
