@@ -63,6 +63,7 @@ typedef struct tc_result {
     double algbw_Bps, busbw_Bps;
     double lower_bound_s;
     uint32_t phases, steps;
+    uint64_t transfers;        /* the schedule's point-to-point transfers, exact (0: not counted, as over sub-groups) */
     uint32_t elt;              /* bytes per element (0: fluid sizes) */
     /* Sub-groups (tc_evaluate_groups_sweep): groups > 0 groups of
      * group_size ranks each ran the collective at once (ranks: the job's;

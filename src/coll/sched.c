@@ -158,6 +158,33 @@ tc_status tc_sched_emit(const tc_sched *s, uint32_t step, tc_xfers *out)
     return st;
 }
 
+tc_status tc_sched_count(const tc_sched *s, uint64_t *transfers, double *bytes)
+{
+    /* The IR guarantees that the steps of a phase carry identical traffic
+     * (the data checker, coll/check.c, verifies it step by step): a phase is its first step
+     * times its repeat, counted in 64 bits (a ring all-reduce on 65,536
+     * ranks has 2 x 65,535 x 65,536 transfers, above 2^32). */
+    *transfers = 0;
+    *bytes = 0;
+    tc_xfers x;
+    tc_xfers_init(&x, false);
+    tc_status st = TC_OK;
+    for (uint32_t i = 0; i < s->nphases && st == TC_OK; i++) {
+        const tc_phase *ph = &s->phases[i];
+        if (!ph->repeat)
+            continue;
+        if ((st = tc_sched_emit(s, ph->first_step, &x)))
+            break;
+        double b = 0;
+        for (size_t k = 0; k < x.n; k++)
+            b += x.v[k].bytes;
+        *transfers += (uint64_t)x.n * ph->repeat;
+        *bytes += b * ph->repeat;
+    }
+    tc_xfers_free(&x);
+    return st;
+}
+
 void tc_sched_free(tc_sched *s)
 {
     if (!s)

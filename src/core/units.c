@@ -69,6 +69,17 @@ tc_status tc_parse_size(const char *s, double *out, tc_err *err)
                        "invalid size '%s': expected a number with B, KiB, MiB, GiB, TiB (powers of 2) or KB, MB, GB, TB (powers of 10), e.g. 64KiB",
                        s ? s : "");
     v *= m;
+    /* A whole number of bytes is checked before it becomes a double, which
+     * would round 2^60 + 1 down to 2^60 and let it pass. */
+    bool digits = true;
+    for (const char *c = s; *c && digits; c++)
+        digits = *c >= '0' && *c <= '9';
+    if (digits && strlen(s) >= 16) {
+        errno = 0;
+        unsigned long long u = strtoull(s, NULL, 10);
+        if (errno == ERANGE || u > (1ull << 60))
+            v = INFINITY;
+    }
     if (v <= 0 || v > TC_MAX_BYTES)
         return tc_fail(err, TC_EINVAL, "invalid size '%s': must be above 0 and at most 2^60 bytes", s);
     *out = v;

@@ -241,7 +241,8 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
                 }
                 st = o->flow_detail && n == 1 && o->mode == TC_MODE_FLOW ? run_flow_detail(t, s, o, &tt[i], err)
                                                                           : tc_eval_sched(t, s, o, &tt[i], err);
-                if (st == TC_OK && tt[i] < res[i].time_s) {
+                double wb;
+                if (st == TC_OK && tt[i] < res[i].time_s && (st = tc_sched_count(s, &res[i].transfers, &wb)) == TC_OK) {
                     res[i].time_s = tt[i];
                     res[i].algo = (tc_algo)a;
                     res[i].phases = s->nphases;
@@ -260,13 +261,22 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
             st = o->flow_detail && n == 1 && hi == lo + 1 ? run_flow_detail(t, s, o, &tt[i], err)
                                                           : tc_eval_sched(t, s, o, &tt[i], err);
         }
+        /* The winner's transfers, counted once per schedule (the count does
+         * not depend on the size). */
+        uint64_t transfers = 0;
+        bool counted = false;
         for (size_t i = 0; i < n && st == TC_OK && !tc_algo_is_nccl((tc_algo)a); i++) {
             /* Strictly faster wins: ties go to the earlier algorithm. */
             if (tt[i] < res[i].time_s) {
+                double wb;
+                if (!counted && (st = tc_sched_count(s, &transfers, &wb)))
+                    break;
+                counted = true;
                 res[i].time_s = tt[i];
                 res[i].algo = (tc_algo)a;
                 res[i].phases = s->nphases;
                 res[i].steps = s->nsteps;
+                res[i].transfers = transfers;
             }
         }
         tc_sched_free(s);

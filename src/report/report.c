@@ -52,6 +52,8 @@ json_t *tc_report_result_json(const tc_result *r, const tc_topo *t, tc_routing r
     json_object_set_new(o, "lower_bound_s", json_real(r->lower_bound_s));
     json_object_set_new(o, "phases", json_integer(r->phases));
     json_object_set_new(o, "steps", json_integer(r->steps));
+    if (r->transfers)
+        json_object_set_new(o, "transfers", json_integer((json_int_t)r->transfers));
     if (r->groups) {
         /* Sub-groups: time_s is the slowest group's; flow gives every
          * group's completion, formula and steps the slowest only. */
