@@ -14,3 +14,4 @@ B=build
 ./bench/diloco.sh "$B"
 ./bench/train_accuracy.sh "$B"
 ./bench/proxies.sh "$B"
+./bench/sweep.sh "$B"
