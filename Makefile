@@ -17,7 +17,7 @@ define cmake_build
 	fi
 endef
 
-.PHONY: all deps build run test test-plain test-asan bench readme clean
+.PHONY: all deps build run test test-plain test-asan test-fuzz test-oom fuzz fuzz-build bench readme clean
 
 all: build
 
@@ -45,7 +45,34 @@ test-asan: deps
 	$(call cmake_build,build-asan,-DCMAKE_BUILD_TYPE=Debug -DTOPOCC_SANITIZE=ON)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
 
-test: test-plain test-asan
+# Fuzzing (docs/VALIDATION.md, "Fuzzing"): the targets of fuzz/ built with clang
+# and libFuzzer in build-fuzz; their packages installed by deps when missing.
+# test-fuzz: every seed and regression input once, then 5 s of fuzzing per
+# target; fuzz: FUZZ_SECONDS per target, new inputs kept in build-fuzz/work.
+FUZZ_DEBS := clang libclang-rt-14-dev
+FUZZ_SECONDS ?= 600
+
+fuzz-build:
+	@$(MAKE) --no-print-directory deps DEBS="$(DEBS) $(FUZZ_DEBS)"
+	$(call cmake_build,build-fuzz,-DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DTOPOCC_FUZZ=ON)
+
+test-fuzz: fuzz-build
+	tests/fuzz_smoke.sh build-fuzz 5
+
+fuzz: fuzz-build
+	tests/fuzz_smoke.sh build-fuzz $(FUZZ_SECONDS) build-fuzz/work
+
+test: test-plain test-asan test-fuzz
+
+# Out of memory (docs/VALIDATION.md, "Out of memory"): build-oom (library and
+# CLI, sanitized) fails the k-th allocation of each of a set of commands and
+# checks for one line "out of memory", exit 1, no leak and no half-written
+# file. The first two allocations of each call stack by default; OOM_ALL=1:
+# every k; OOM_PERSIST=1: every allocation from the k-th on. Not in `make
+# test`: it would add about ten minutes to it on two cores.
+test-oom: deps
+	$(call cmake_build,build-oom,-DCMAKE_BUILD_TYPE=Debug -DTOPOCC_ALLOC_FAIL=ON)
+	tests/alloc_fail.sh build-oom
 
 # Rewrites every output block of README.md from its command (tests/readme.sh).
 readme: build
@@ -55,4 +82,4 @@ bench: build
 	./bench/run.sh
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz build-oom

@@ -369,7 +369,7 @@ void tc_sched_free(tc_sched *s);
 tc_status tc_sched_emit(const tc_sched *s, uint32_t step, tc_xfers *out);
 /* The transfers of the whole schedule and their bytes (at its current
  * size), exactly: each phase's first step times its repeat. */
-tc_status tc_sched_count(const tc_sched *s, uint64_t *transfers, double *bytes);
+tc_status tc_sched_count(const tc_sched *s, uint64_t *transfers, double *bytes, tc_err *err);
 
 /* Changes the schedule's size to bytes (with elements: already rounded,
  * tc_coll_round). Every transfer carries whole blocks, so a sweep over

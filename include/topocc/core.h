@@ -103,13 +103,34 @@ void tc_atomic_abort(tc_atomic_file *af);
  * and read back is bit for bit the same). NaN and infinities, which JSON
  * cannot hold, are written as null. */
 struct json_t;
-/* Writes v to f followed by a newline; false on a write error. */
+/* Writes v to f followed by a newline; false on a write error or when v is
+ * NULL (a document that could not be built). */
 bool tc_json_dumpf(const struct json_t *v, void *f);
 /* v on one line (no spaces), then a newline: one JSON Lines record
- * (malloc'ed; *len its length; NULL when out of memory). */
+ * (malloc'ed; *len its length; NULL when out of memory or v is NULL). */
 char *tc_json_line(const struct json_t *v, size_t *len);
-/* Writes v to path atomically, or to standard output when path is NULL. */
+/* Writes v to path atomically, or to standard output when path is NULL;
+ * a NULL v (a document that could not be built) is "out of memory". */
 tc_status tc_json_write(const struct json_t *v, const char *path, tc_err *err);
+
+/* Allocation failures that could not be returned where they happened,
+ * counted per thread: jansson's, which it reports in part (a NULL value,
+ * json_object_set_new's -1, which builders do not check) and hides in part
+ * (its parser drops a character of a long token, or reports a syntax
+ * error, when memory runs out), and those of a writer that leaves a row
+ * out and carries on (tc_oom_note). A reader, a builder or a writer takes a
+ * mark before and asks after: a failure since the mark means that what was
+ * read, built or written is not whole. The first mark routes jansson's
+ * allocations through the count (json_set_alloc_funcs, chained to the
+ * functions set before). */
+unsigned long tc_oom_mark(void);
+bool tc_oom_since(unsigned long mark);
+void tc_oom_note(void);
+/* v when no allocation failed since mark; otherwise NULL, v freed. */
+struct json_t *tc_json_checked(struct json_t *v, unsigned long mark);
+/* json_dumps, NULL when out of memory: jansson's own returns a text with a
+ * part left out where an allocation fails in some places. */
+char *tc_json_dumps(const struct json_t *v, size_t flags);
 /* The shortest "%.Ng" (N = 1..17) of v that strtod reads back to v. */
 const char *tc_fmt_shortest(double v, char *buf, size_t len);
 

@@ -119,7 +119,8 @@ tc_status tc_place_map_free(const tc_topo *t, const tc_job_place *jp, uint8_t *b
  * fastest), ranks first dimension fastest within it. */
 tc_status tc_place_slice_shapes(const tc_topo *t, uint32_t n, uint32_t **extents, size_t *ns, tc_err *err);
 /* The shape of any map of p ranks on t (ocs as tc_job_place.ocs). */
-void tc_place_shape_of(const tc_topo *t, const uint32_t *map, uint32_t p, uint32_t ocs, tc_place_shape *out);
+tc_status tc_place_shape_of(const tc_topo *t, const uint32_t *map, uint32_t p, uint32_t ocs, tc_place_shape *out,
+                            tc_err *err);
 /* One line: "2 leaves, 1 pod" or "slice 2x2x4 at (0,0,0), wraparound x no
  * y no z yes" or "not a slice (bounding box 3x2x1)"; with ocs_wrap that
  * the job runs on the slice's own torus and shares no link with other

@@ -59,7 +59,8 @@ void tc_compress_print(const tc_compress_out *out, const tc_scenario *s, FILE *f
 /* Adds "scenario": the canonical scenario s (when s is given) to o. */
 void tc_report_add_scenario(json_t *o, const tc_scenario *s);
 
-/* The whole JSON document of an outcome (new reference). */
+/* The whole JSON document of an outcome (new reference; NULL when out of
+ * memory: a document with a key left out is none). */
 json_t *tc_outcome_json(const tc_outcome *o, const tc_scenario *s);
 /* The outcome's typed tables, its primary table first; returns the count.
  * The caller frees each with tc_rtable_free. */

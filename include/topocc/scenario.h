@@ -266,8 +266,9 @@ tc_status tc_scenario_resolve(tc_scenario *s, tc_err *err);
  * error gives line and column. `what` names the source in messages. */
 tc_status tc_scenario_read_json(tc_scenario *s, const struct json_t *root, const char *what, tc_err *err);
 tc_status tc_scenario_load(tc_scenario *s, const char *path, tc_err *err);   /* "-": standard input */
-/* Canonical JSON of a resolved scenario (new reference): only the keys that
- * apply to its command (and mode), every number shortest round-trip. */
+/* Canonical JSON of a resolved scenario (new reference; NULL when out of
+ * memory): only the keys that apply to its command (and mode), every number
+ * shortest round-trip. */
 struct json_t *tc_scenario_to_json(const tc_scenario *s);
 
 /* ---- key paths (what a sweep varies; docs/SCENARIO.md) --------------------

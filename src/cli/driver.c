@@ -332,8 +332,13 @@ static tc_status replay(cli_in *in, tc_err *err)
         return tc_fail(err, TC_EINVAL, "replay needs a file: topocc replay RESULT.json (or a scenario; - for stdin)");
     json_error_t je;
     bool stdin_ = strcmp(in->positional, "-") == 0;
+    unsigned long mark = tc_oom_mark();
     json_t *root = stdin_ ? json_loadf(stdin, JSON_REJECT_DUPLICATES, &je)
                           : json_load_file(in->positional, JSON_REJECT_DUPLICATES, &je);
+    if (tc_oom_since(mark)) { /* jansson's parser says so as a syntax error, or not at all */
+        json_decref(root);
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    }
     if (!root)
         return je.line > 0 ? tc_fail(err, TC_EINVAL, "%s line %d, column %d: %s", in->positional, je.line, je.column,
                                      je.text)

@@ -168,8 +168,10 @@ static tc_status grp_emit(const tc_sched *s, uint32_t step, tc_xfers *out)
         tc_sched_set_bytes(g->inner, s->req.bytes);
     g->tmp.with_data = out->with_data;
     tc_status st = tc_sched_emit(g->inner, step, &g->tmp);
-    if (st)
+    if (st) {
+        out->oom |= g->tmp.oom; /* the caller tells memory from other failures */
         return st;
+    }
     const tc_xfers *x = &g->tmp;
     uint32_t ip = g->inner->req.p, isw = g->inner->nsw, jp = s->req.p;
     for (uint32_t gi = 0; gi < g->ngroups; gi++) {
@@ -328,8 +330,10 @@ static tc_status view_emit(const tc_sched *s, uint32_t step, tc_xfers *out)
     view_state *v = s->state;
     v->tmp.with_data = out->with_data;
     tc_status st = tc_sched_emit(v->w, step, &v->tmp);
-    if (st)
+    if (st) {
+        out->oom |= v->tmp.oom; /* the caller tells memory from other failures */
         return st;
+    }
     for (size_t i = 0; i < v->tmp.n; i++) {
         const tc_xfer *t = &v->tmp.v[i];
         if (v->gof[t->src] != v->g)
@@ -363,7 +367,8 @@ tc_status tc_sched_check_groups(const tc_sched *s, tc_err *err)
     /* Every transfer stays inside its group. */
     for (uint32_t step = 0; step < s->nsteps && st == TC_OK; step++) {
         if (tc_sched_emit(s, step, &x)) {
-            st = tc_fail(err, TC_EINTERNAL, "sub-groups: emitting step %u failed", step);
+            st = x.oom ? tc_fail(err, TC_EINTERNAL, "out of memory")
+                       : tc_fail(err, TC_EINTERNAL, "sub-groups: emitting step %u failed", step);
             break;
         }
         for (size_t i = 0; i < x.n && st == TC_OK; i++) {

@@ -17,6 +17,7 @@ void tc_xfers_clear(tc_xfers *x)
 {
     x->n = 0;
     x->nseg = 0;
+    x->oom = false; /* a failure of the last step's emission is not the next one's */
 }
 
 void tc_xfers_free(tc_xfers *x)
@@ -158,7 +159,7 @@ tc_status tc_sched_emit(const tc_sched *s, uint32_t step, tc_xfers *out)
     return st;
 }
 
-tc_status tc_sched_count(const tc_sched *s, uint64_t *transfers, double *bytes)
+tc_status tc_sched_count(const tc_sched *s, uint64_t *transfers, double *bytes, tc_err *err)
 {
     /* The IR guarantees that the steps of a phase carry identical traffic
      * (the data checker, coll/check.c, verifies it step by step): a phase is its first step
@@ -173,8 +174,12 @@ tc_status tc_sched_count(const tc_sched *s, uint64_t *transfers, double *bytes)
         const tc_phase *ph = &s->phases[i];
         if (!ph->repeat)
             continue;
-        if ((st = tc_sched_emit(s, ph->first_step, &x)))
+        if ((st = tc_sched_emit(s, ph->first_step, &x))) {
+            st = x.oom ? tc_fail(err, TC_EINTERNAL, "out of memory")
+                       : tc_fail(err, TC_EINTERNAL, "schedule %s: emitting step %u failed", tc_algo_name(s->algo),
+                                 ph->first_step);
             break;
+        }
         double b = 0;
         for (size_t k = 0; k < x.n; k++)
             b += x.v[k].bytes;

@@ -98,7 +98,7 @@ static bool have_f16c(void)
 {
     static int have = -1; /* the answer never changes; a benign race */
     if (have < 0)
-        have = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+        have = cx_cpu_f16c();
     return have;
 }
 #endif

@@ -38,6 +38,22 @@
 #define CX_WIDE
 #endif
 
+/* Whether the CPU has F16C and the OS saves AVX state: GCC's
+ * __builtin_cpu_supports knows "f16c", clang 14's does not, so under clang
+ * CPUID leaf 1 says (ECX bit 29). */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+static inline bool cx_cpu_f16c(void)
+{
+#if defined(__clang__)
+    unsigned a, b, c, d;
+    return __builtin_cpu_supports("avx") && __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C);
+#else
+    return __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+#endif
+}
+#endif
+
 /* All-ones when c, else zero: selects without branches (if-conversion is
  * not done for the -O2 vectoriser). */
 static inline uint32_t cx_mask(int c)

@@ -144,7 +144,7 @@ static void topk_selection(uint64_t d, uint64_t k, double *cand, double *sample)
 static bool have_f16c(void)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
-    return __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+    return cx_cpu_f16c();
 #else
     return false;
 #endif

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <threads.h>
 #include <sys/stat.h>
 #include <jansson.h>
 #include "topocc/core.h"
@@ -218,9 +219,68 @@ static void dump(const json_t *v, int depth, bool line, FILE *f)
     }
 }
 
+/* ---- allocation failures not returned (core.h) ---- */
+
+static _Thread_local unsigned long oom_count;
+static json_malloc_t json_malloc_next;
+
+static void *json_malloc_counted(size_t n)
+{
+    void *p = json_malloc_next(n);
+    if (!p)
+        oom_count++;
+    return p;
+}
+
+static once_flag oom_once = ONCE_FLAG_INIT;
+
+static void oom_install(void)
+{
+    json_free_t f;
+    json_get_alloc_funcs(&json_malloc_next, &f);
+    json_set_alloc_funcs(json_malloc_counted, f);
+}
+
+unsigned long tc_oom_mark(void)
+{
+    call_once(&oom_once, oom_install);
+    return oom_count;
+}
+
+bool tc_oom_since(unsigned long mark)
+{
+    return oom_count != mark;
+}
+
+void tc_oom_note(void)
+{
+    oom_count++;
+}
+
+struct json_t *tc_json_checked(struct json_t *v, unsigned long mark)
+{
+    if (!tc_oom_since(mark))
+        return v;
+    json_decref(v);
+    return NULL;
+}
+
+char *tc_json_dumps(const struct json_t *v, size_t flags)
+{
+    unsigned long mark = tc_oom_mark();
+    char *s = json_dumps(v, flags);
+    if (tc_oom_since(mark)) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
 bool tc_json_dumpf(const struct json_t *v, void *fp)
 {
     FILE *f = fp;
+    if (!v)
+        return false;
     dump(v, 0, false, f);
     fputc('\n', f);
     return ferror(f) == 0;
@@ -230,7 +290,7 @@ char *tc_json_line(const struct json_t *v, size_t *len)
 {
     char *buf = NULL;
     size_t n = 0;
-    FILE *f = open_memstream(&buf, &n);
+    FILE *f = v ? open_memstream(&buf, &n) : NULL;
     if (!f)
         return NULL;
     dump(v, 0, true, f);
@@ -247,6 +307,8 @@ char *tc_json_line(const struct json_t *v, size_t *len)
 
 tc_status tc_json_write(const struct json_t *v, const char *path, tc_err *err)
 {
+    if (!v)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
     if (!path) {
         if (!tc_json_dumpf(v, stdout) || fflush(stdout) != 0)
             return tc_fail(err, TC_EINTERNAL, "cannot write JSON to standard output");

@@ -242,7 +242,7 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
                 st = o->flow_detail && n == 1 && o->mode == TC_MODE_FLOW ? run_flow_detail(t, s, o, &tt[i], err)
                                                                           : tc_eval_sched(t, s, o, &tt[i], err);
                 double wb;
-                if (st == TC_OK && tt[i] < res[i].time_s && (st = tc_sched_count(s, &res[i].transfers, &wb)) == TC_OK) {
+                if (st == TC_OK && tt[i] < res[i].time_s && (st = tc_sched_count(s, &res[i].transfers, &wb, err)) == TC_OK) {
                     res[i].time_s = tt[i];
                     res[i].algo = (tc_algo)a;
                     res[i].phases = s->nphases;
@@ -269,7 +269,7 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
             /* Strictly faster wins: ties go to the earlier algorithm. */
             if (tt[i] < res[i].time_s) {
                 double wb;
-                if (!counted && (st = tc_sched_count(s, &transfers, &wb)))
+                if (!counted && (st = tc_sched_count(s, &transfers, &wb, err)))
                     break;
                 counted = true;
                 res[i].time_s = tt[i];

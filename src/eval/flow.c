@@ -785,8 +785,9 @@ static tc_status emit_next(fl_sim *S, size_t j)
         return oom(S);
     uint32_t s = J->hi;
     if (tc_sched_emit(J->s, s, &S->xf) != TC_OK)
-        return S->st = tc_fail(S->err, TC_EINTERNAL, "job %zu: schedule %s: emitting step %u failed", j,
-                               tc_algo_name(J->s->algo), s);
+        return S->xf.oom ? oom(S)
+                         : (S->st = tc_fail(S->err, TC_EINTERNAL, "job %zu: schedule %s: emitting step %u failed", j,
+                                            tc_algo_name(J->s->algo), s));
     fl_tab *T;
     if (tab_fill(S, j, s, &T) != TC_OK)
         return S->st;
@@ -817,7 +818,7 @@ tc_status fl_reemit(fl_sim *S, size_t j, uint32_t s)
     fl_step *st = slot(J, s);
     uint32_t p = J->p;
     if (tc_sched_emit(J->s, s, &S->xf) != TC_OK)
-        return reemit_differs(S, j, s);
+        return S->xf.oom ? oom(S) : reemit_differs(S, j, s);
     fl_tab *T;
     if (tab_fill(S, j, s, &T) != TC_OK)
         return S->st;

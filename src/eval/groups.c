@@ -123,6 +123,7 @@ tc_status tc_evaluate_groups_sweep(const tc_topo *t, const tc_coll_req *req, con
     double *sizes = tc_calloc(n, sizeof *sizes), *tt = tc_calloc(n, sizeof *tt);
     uint32_t *buf = tc_calloc(g->size, sizeof *buf);
     grp_flow f = {0};
+    tc_topo ibuf, *view = NULL; /* freed at done, which the first failures reach */
     if (o->mode == TC_MODE_FLOW) {
         f.maps = tc_calloc(g->p, sizeof *f.maps);
         f.names = tc_calloc(g->ngroups, sizeof *f.names);
@@ -143,7 +144,6 @@ tc_status tc_evaluate_groups_sweep(const tc_topo *t, const tc_coll_req *req, con
         memset(&res[i], 0, sizeof res[i]);
         res[i].time_s = INFINITY;
     }
-    tc_topo ibuf, *view = NULL;
     const tc_topo *it = tc_groups_inner_topo(g, &ibuf);
     if (tc_algo_is_nccl(req->algo)) {
         /* NCCL over sub-groups: built on the communicator's view, routed on t */

@@ -96,6 +96,7 @@ tc_status tc_mm_init(tc_mm *m, uint32_t nlinks, const double *cap, uint32_t stri
     m->scr = malloc(nl * sizeof *m->scr);
     m->x0 = INFINITY;
     if (!m->lists || !m->scr) {
+        m->nlinks = 0; /* the lists are not initialised: none to free */
         tc_mm_free(m);
         return TC_EINTERNAL;
     }

@@ -236,7 +236,8 @@ tc_status tc_steps_nccl_latency(tc_steps_ws *w, const tc_topo *t, const tc_sched
         return TC_OK;
     }
     if (tc_sched_emit(s, 0, &w->x))
-        return tc_fail(err, TC_EINTERNAL, "schedule %s: emitting step 0 failed", tc_algo_name(s->algo));
+        return w->x.oom ? tc_fail(err, TC_EINTERNAL, "out of memory")
+                        : tc_fail(err, TC_EINTERNAL, "schedule %s: emitting step 0 failed", tc_algo_name(s->algo));
     uint32_t R = s->req.p, C = s->channels;
     if (w->x.n != (size_t)C * R)
         return tc_fail(err, TC_EINTERNAL, "schedule %s: step 0 has %zu transfers, not %u channels of %u", tc_algo_name(s->algo),
@@ -276,8 +277,9 @@ tc_status tc_steps_phase_sweep(tc_steps_ws *w, const tc_topo *t, const tc_sched 
 {
     const tc_phase *ph = &s->phases[phase];
     if (tc_sched_emit(s, ph->first_step, &w->x))
-        return tc_fail(err, TC_EINTERNAL, "schedule %s: emitting step %u failed", tc_algo_name(s->algo),
-                       ph->first_step);
+        return w->x.oom ? tc_fail(err, TC_EINTERNAL, "out of memory")
+                        : tc_fail(err, TC_EINTERNAL, "schedule %s: emitting step %u failed", tc_algo_name(s->algo),
+                                  ph->first_step);
     uint32_t b;
     step_times(t, s, o, &w->x, w, scale, n, out, bottleneck ? bottleneck : &b);
     if (w->cut)

@@ -746,7 +746,10 @@ tc_status tc_place_map_free(const tc_topo *t, const tc_job_place *jp, uint8_t *b
     for (uint32_t r = 0; busy && r < n; r++)
         busy[m[r]] = 1;
     if (shape) {
-        tc_place_shape_of(t, m, n, jp->ocs, shape);
+        if ((st = tc_place_shape_of(t, m, n, jp->ocs, shape, err))) {
+            free(m);
+            return st;
+        }
         shape->policy = jp->policy;
         shape->occupancy = jp->occupancy;
         shape->occupied = occupied;
@@ -764,13 +767,16 @@ tc_status tc_place_map(const tc_topo *t, const tc_job_place *jp, uint32_t **map,
 
 /* ---- the shape of a placement ---- */
 
-/* Distinct values of v (n entries, each < range). */
-static uint32_t distinct(const uint32_t *v, uint32_t n, uint32_t range)
+/* Distinct values of v (n entries, each < range); *oom set when out of
+ * memory. */
+static uint32_t distinct(const uint32_t *v, uint32_t n, uint32_t range, bool *oom)
 {
     uint8_t *seen = tc_calloc(range ? range : 1, 1);
     uint32_t k = 0;
-    if (!seen)
+    if (!seen) {
+        *oom = true;
         return 0;
+    }
     for (uint32_t i = 0; i < n; i++)
         if (v[i] < range && !seen[v[i]]++)
             k++;
@@ -778,23 +784,25 @@ static uint32_t distinct(const uint32_t *v, uint32_t n, uint32_t range)
     return k;
 }
 
-void tc_place_shape_of(const tc_topo *t, const uint32_t *map, uint32_t p, uint32_t ocs, tc_place_shape *out)
+tc_status tc_place_shape_of(const tc_topo *t, const uint32_t *map, uint32_t p, uint32_t ocs, tc_place_shape *out,
+                            tc_err *err)
 {
     memset(out, 0, sizeof *out);
     out->ranks = p;
     out->kind = t->kind;
     out->ocs = ocs;
     uint32_t *v = tc_calloc((size_t)p ? p : 1, sizeof *v);
+    bool oom = false;
     if (!v)
-        return;
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
     if (t->kind == TC_TOPO_MULTIDC) {
         for (uint32_t r = 0; r < p; r++)
             v[r] = map[r] / t->pod_endpoints;
-        out->pods = distinct(v, p, t->n_pods + 1);
+        out->pods = distinct(v, p, t->n_pods + 1, &oom);
         for (uint32_t r = 0; r < p && t->node_size > 1; r++)
             v[r] = map[r] / t->node_size;
         if (t->node_size > 1)
-            out->nodes = distinct(v, p, t->n_endpoints / t->node_size + 1);
+            out->nodes = distinct(v, p, t->n_endpoints / t->node_size + 1, &oom);
     } else if (t->kind == TC_TOPO_CLOS) {
         uint32_t slots = t->span[t->levels];
         for (int what = 0; what < 3; what++) {
@@ -805,7 +813,7 @@ void tc_place_shape_of(const tc_topo *t, const uint32_t *map, uint32_t p, uint32
                 continue;
             for (uint32_t r = 0; r < p; r++)
                 v[r] = what == 2 ? map[r] / div : tc_topo_slot(t, map[r]) / div;
-            uint32_t k = distinct(v, p, what == 2 ? t->n_endpoints / div + 1 : slots / div + 1);
+            uint32_t k = distinct(v, p, what == 2 ? t->n_endpoints / div + 1 : slots / div + 1, &oom);
             *(what == 0 ? &out->leaves : what == 1 ? &out->pods : &out->nodes) = k;
         }
     } else {
@@ -834,6 +842,7 @@ void tc_place_shape_of(const tc_topo *t, const uint32_t *map, uint32_t p, uint32
         out->ocs_wrap = out->slice && all_ocs;
     }
     free(v);
+    return oom ? tc_fail(err, TC_EINTERNAL, "out of memory") : TC_OK;
 }
 
 char *tc_place_shape_format(const tc_place_shape *sh, char *buf, size_t len)
@@ -894,16 +903,16 @@ tc_status tc_place_slice_run(const tc_topo *t, const uint32_t *map, uint32_t p, 
     if (t->kind != TC_TOPO_TORUS || p < 2 || !map)
         return TC_OK;
     tc_place_shape *sh = &out->shape;
-    tc_place_shape_of(t, map, p, ocs, sh);
-    if (!sh->slice)
-        return TC_OK;
+    tc_status st = tc_place_shape_of(t, map, p, ocs, sh, err);
+    if (st || !sh->slice)
+        return st;
     if (sh->ocs_wrap) {
         bool whole = p == t->n_endpoints;
         for (int d = 0; d < t->ndims; d++)
             whole = whole && (t->dim_cables[d] == t->dims[d] || t->dims[d] == 2);
         if (whole) /* the slice's own torus is the topology itself */
             return TC_OK;
-        tc_status st = tc_topo_torus_box(t, sh->origin, sh->extent, true, &out->topo, err);
+        st = tc_topo_torus_box(t, sh->origin, sh->extent, true, &out->topo, err);
         if (st == TC_EINVAL) { /* the box cuts the topology's scale-up nodes */
             char m[TC_ERR_LEN];
             snprintf(m, sizeof m, "%s", err ? err->msg : "");

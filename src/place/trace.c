@@ -872,7 +872,7 @@ static size_t count_lines(const char *s, size_t n)
 
 static tc_status read_philly(FILE *f, rd *c)
 {
-    size_t cap = 1 << 20, len = 0;
+    size_t cap = 1 << 16, len = 0; /* doubled as the file needs */
     char *buf = malloc(cap);
     tc_status st = TC_OK;
     if (!buf)

@@ -18,7 +18,7 @@ void tc_report_add_scenario(json_t *o, const tc_scenario *s)
         json_object_set_new(o, "scenario", j);
 }
 
-json_t *tc_outcome_json(const tc_outcome *o, const tc_scenario *s)
+static json_t *outcome_json(const tc_outcome *o, const tc_scenario *s)
 {
     switch (o->command) {
     case TC_CMD_TOPO: return tc_topo_json(o->value, s);
@@ -33,6 +33,13 @@ json_t *tc_outcome_json(const tc_outcome *o, const tc_scenario *s)
     case TC_CMD_TRAIN: return tc_trainiter_json(o->value, s);
     default: return json_object();
     }
+}
+
+/* NULL when an allocation failed: a document with a key left out is none. */
+json_t *tc_outcome_json(const tc_outcome *o, const tc_scenario *s)
+{
+    unsigned long mark = tc_oom_mark();
+    return tc_json_checked(outcome_json(o, s), mark);
 }
 
 size_t tc_outcome_tables(const tc_outcome *o, const tc_scenario *s, tc_rtable *tabs, size_t max)
@@ -163,19 +170,40 @@ static tc_status write_primary_csv(const tc_outcome *o, const tc_scenario *s, FI
     return oom ? tc_fail(err, TC_EINTERNAL, "out of memory") : TC_OK;
 }
 
+/* Every format is rendered whole before a byte of it is written: an
+ * allocation that fails while rendering leaves a key or a row out (counted:
+ * tc_oom_mark), and then nothing is written. */
 tc_status tc_outcome_write(const tc_outcome *o, const tc_scenario *s, tc_format fmt, FILE *f, tc_err *err)
 {
+    unsigned long mark = tc_oom_mark();
     if (fmt == TC_FMT_JSON) {
-        json_t *j = tc_outcome_json(o, s);
+        json_t *j = tc_json_checked(tc_outcome_json(o, s), mark);
+        if (!j)
+            return tc_fail(err, TC_EINTERNAL, "out of memory");
         bool ok = tc_json_dumpf(j, f);
         json_decref(j);
         return ok ? TC_OK : tc_fail(err, TC_EINTERNAL, "cannot write the JSON result");
     }
-    if (fmt == TC_FMT_CSV)
-        return write_primary_csv(o, s, f, err);
-    tc_scenario_header(s, f);
-    print_text(o, s, f);
-    return ferror(f) ? tc_fail(err, TC_EINTERNAL, "cannot write the result") : TC_OK;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    tc_status st = TC_OK;
+    if (fmt == TC_FMT_CSV) {
+        st = write_primary_csv(o, s, m, err);
+    } else {
+        tc_scenario_header(s, m);
+        print_text(o, s, m);
+    }
+    bool bad = ferror(m) != 0;
+    bad |= fclose(m) != 0;
+    if (st == TC_OK && (bad || tc_oom_since(mark)))
+        st = tc_fail(err, TC_EINTERNAL, "out of memory");
+    if (st == TC_OK && (fwrite(buf, 1, len, f) != len || ferror(f)))
+        st = tc_fail(err, TC_EINTERNAL, "cannot write the result");
+    free(buf);
+    return st;
 }
 
 tc_status tc_outcome_write_file(const tc_outcome *o, const tc_scenario *s, const char *path, tc_format fmt,

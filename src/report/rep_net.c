@@ -726,8 +726,10 @@ static bool placement_of(const tc_collective_out *o, const tc_scenario *s, tc_pl
         return false;
     uint32_t *map = NULL, p = 0;
     tc_err e;
-    if (tc_place_map_shape(o->net.topo[0], jp, &map, &p, sh, &e) != TC_OK)
+    if (tc_place_map_shape(o->net.topo[0], jp, &map, &p, sh, &e) != TC_OK) {
+        tc_oom_note(); /* it was made once already: the failure is memory */
         return false;
+    }
     free(map);
     return true;
 }

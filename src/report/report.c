@@ -154,6 +154,8 @@ tc_status tc_table_init(tc_table *tb, int ncols)
     memset(tb, 0, sizeof *tb);
     tb->ncols = ncols;
     tb->right = tc_calloc((size_t)ncols, sizeof *tb->right);
+    if (!tb->right)
+        tc_oom_note(); /* the text renderers leave the table out */
     return tb->right ? TC_OK : TC_EINTERNAL;
 }
 
@@ -171,16 +173,21 @@ tc_status tc_table_row(tc_table *tb, const char *const *cells)
     if (tb->nrows == tb->cap) {
         size_t cap = tb->cap ? 2 * tb->cap : 16;
         char **v = realloc(tb->cells, cap * (size_t)tb->ncols * sizeof *v);
-        if (!v)
+        if (!v) {
+            tc_oom_note(); /* the text renderers leave the row out */
             return TC_EINTERNAL;
+        }
         tb->cells = v;
         tb->cap = cap;
     }
+    char **row = tb->cells + tb->nrows * (size_t)tb->ncols;
     for (int c = 0; c < tb->ncols; c++) {
-        char *s = strdup(cells[c] ? cells[c] : "");
-        if (!s)
+        if (!(row[c] = strdup(cells[c] ? cells[c] : ""))) {
+            while (c-- > 0)
+                free(row[c]);
+            tc_oom_note();
             return TC_EINTERNAL;
-        tb->cells[tb->nrows * (size_t)tb->ncols + (size_t)c] = s;
+        }
     }
     tb->nrows++;
     return TC_OK;

@@ -32,6 +32,7 @@ size_t tc_rtable_row(tc_rtable *t)
         tc_cell *c = realloc(t->cells, cap * (size_t)t->ncols * sizeof *c);
         if (!c) {
             t->oom = true;
+            tc_oom_note();
             return t->nrows ? t->nrows - 1 : 0;
         }
         t->cells = c;
@@ -63,8 +64,10 @@ void tc_rtable_text(tc_rtable *t, size_t row, int col, const char *s)
         return;
     free(c->s);
     c->s = strdup(s ? s : "");
-    if (!c->s)
+    if (!c->s) {
         t->oom = true;
+        tc_oom_note();
+    }
 }
 
 void tc_rtable_free(tc_rtable *t)

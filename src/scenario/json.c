@@ -158,8 +158,13 @@ tc_status tc_scenario_load(tc_scenario *s, const char *path, tc_err *err)
 {
     json_error_t je;
     bool in = strcmp(path, "-") == 0;
+    unsigned long mark = tc_oom_mark();
     json_t *root = in ? json_loadf(stdin, JSON_REJECT_DUPLICATES, &je)
                       : json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (tc_oom_since(mark)) { /* jansson's parser says so as a syntax error, or not at all */
+        json_decref(root);
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    }
     char what[300];
     snprintf(what, sizeof what, "scenario %.256s", in ? "(standard input)" : path);
     if (!root) {
@@ -197,6 +202,7 @@ static json_t *section(json_t *root, const char *path, const char **leaf)
 
 json_t *tc_scenario_to_json(const tc_scenario *s)
 {
+    unsigned long mark = tc_oom_mark();
     json_t *root = json_object();
     json_object_set_new(root, "scenario_version", json_integer(TC_SCENARIO_VERSION));
     json_object_set_new(root, "command", json_string(tc_command_name(s->command)));
@@ -209,7 +215,7 @@ json_t *tc_scenario_to_json(const tc_scenario *s)
         json_t *o = section(root, k->path, &leaf);
         json_object_set_new(o, leaf, k->get(s));
     }
-    return root;
+    return tc_json_checked(root, mark); /* NULL: a key left out */
 }
 
 /* ---- key paths: one value of a scenario set by its path (sweeps) ---- */

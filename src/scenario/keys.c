@@ -249,7 +249,7 @@ SET(set_profiles)
     }
     if (!json_is_object(v))
         return tc_fail(err, TC_EINVAL, "%s: expected an object of profiles by name", where);
-    char *txt = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+    char *txt = tc_json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
     if (!txt)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
     free(s->profiles);
@@ -553,9 +553,8 @@ static tc_status endpoints_of(const json_t *v, const char *where, uint32_t **out
 {
     if (json_is_string(v)) {
         tc_err e2;
-        if (tc_place_parse_ranges(json_string_value(v), out, n, &e2))
-            return tc_fail(err, TC_EINVAL, "%s: %s", where, e2.msg);
-        return TC_OK;
+        tc_status st = tc_place_parse_ranges(json_string_value(v), out, n, &e2);
+        return st ? tc_fail(err, st, "%s: %s", where, e2.msg) : TC_OK;
     }
     if (!json_is_array(v) || json_array_size(v) == 0)
         return wrong(v, where, "a non-empty list of endpoints or a string of ranges such as \"0-63\"", err);
@@ -1244,6 +1243,12 @@ static tc_status job_of(const json_t *o, const char *where, size_t i, tc_scn_job
     if (x)
         req.root = (uint32_t)c;
     tc_algo_format(&req, j->algo, sizeof j->algo);
+    /* What chunks and root fold in must be an algorithm its parser takes
+     * (NCCL chunks as its protocol does), since the scenario records it so. */
+    tc_coll_req back;
+    memset(&back, 0, sizeof back);
+    if (tc_algo_parse(j->algo, &back, &e2))
+        return tc_fail(err, TC_EINVAL, "%s: algo with chunks and root: %s", where, e2.msg);
     snprintf(w, sizeof w, "%s.start", where);
     j->start_s = 0;
     if ((x = json_object_get(o, "start")) && (st = num_in(x, U_TIME, 0, 1e9, false, w, &j->start_s, err)))
@@ -1525,6 +1530,14 @@ SET(set_synth)
                 *eq = '\0';
             char *end;
             double x = strtod(val, &end);
+            /* a count or a seed must fit json_int_t (-2^63 to 2^63) before the cast */
+            bool fits = strcmp(k, "load") == 0 || (x >= -9223372036854775808.0 && x < 9223372036854775808.0);
+            if (*val && !*end && !fits) {
+                json_decref(o);
+                return tc_fail(err, TC_EINVAL, "%s: %s=%s is out of range: expected N from 1 to 10000000, seed=S from "
+                                               "0 to 2^63-1",
+                               where, k, val);
+            }
             if (!*val || *end || json_object_get(o, k)) {
                 json_decref(o);
                 return tc_fail(err, TC_EINVAL, "%s: invalid '%s': expected N,seed=S[,load=L] (e.g. 10000,seed=1)", where,
@@ -2002,6 +2015,8 @@ tc_status tc_scn_set_key(tc_scenario *s, const char *path, const json_t *v, cons
     int i = tc_scn_key_index(path);
     if (i < 0)
         return tc_fail(err, TC_EINTERNAL, "internal: no scenario key %s", path);
+    if (!v) /* a value its maker could not allocate */
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
     tc_status st = keys[i].set(s, v, where, err);
     if (st == TC_OK)
         tc_keyset_add(&s->given_mask, (int)i);

@@ -597,6 +597,8 @@ tc_status tc_scenario_set_flag(tc_scenario *s, const char *flag, const char *con
                 return tc_fail(err, TC_EINVAL, "%s and %s set the same thing: give one", opts[i].o.flag, flag);
         return tc_fail(err, TC_EINVAL, "option %s given twice", flag);
     }
+    /* A value built with an element left out for want of memory is none. */
+    unsigned long mark = tc_oom_mark();
     tc_status st;
     if (d->kind == F_JOBS_FILE)
         st = jobs_file(s, values[0], err);
@@ -629,6 +631,8 @@ tc_status tc_scenario_set_flag(tc_scenario *s, const char *flag, const char *con
         st = tc_scn_set_key(s, d->o.key, j, flag, err);
         json_decref(j);
     }
+    if (tc_oom_since(mark))
+        st = tc_fail(err, TC_EINTERNAL, "out of memory");
     if (st == TC_OK)
         tc_keyset_add(&s->flag_mask, ki);
     return st;

@@ -524,8 +524,7 @@ void tc_collective_out_free(tc_collective_out *o)
 {
     if (!o)
         return;
-    if (o->has_flow)
-        tc_flow_result_free(&o->flow);
+    tc_flow_result_free(&o->flow); /* has_flow or not: a run that failed after it kept it */
     free(o->phases);
     free(o->phase_labels);
     free(o->rows);

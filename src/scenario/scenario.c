@@ -391,14 +391,19 @@ static tc_status canonical_codec_or_kind(char *c, size_t len, const char *what, 
  * name, replacing one of that name. */
 static tc_status embed_profile(tc_scenario *s, const tc_profile *p, tc_err *err)
 {
+    unsigned long mark = tc_oom_mark();
     json_t *all = s->profiles ? json_loads(s->profiles, 0, NULL) : json_object();
     if (!all)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
     tc_status st = TC_OK;
     json_t *c = json_loads(tc_profile_json(p), 0, NULL);
+    if (tc_oom_since(mark)) { /* a profile parsed with a character left out is another */
+        json_decref(c);
+        c = NULL;
+    }
     if (!c || json_object_set_new(all, tc_profile_name(p), c))
         st = tc_fail(err, TC_EINTERNAL, "out of memory");
-    char *txt = st == TC_OK ? json_dumps(all, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    char *txt = st == TC_OK ? tc_json_dumps(all, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     if (st == TC_OK && !txt)
         st = tc_fail(err, TC_EINTERNAL, "out of memory");
     if (st == TC_OK) {
@@ -490,14 +495,19 @@ static tc_status scn_accel_profile(const tc_scenario *s, bool fresh, tc_profile 
     const char *name = s->accel[0] ? s->accel : "h100";
     const char *pn = tc_accel_profile_name(name);
     const char *dir = s->profiles_dir[0] ? s->profiles_dir : NULL;
+    unsigned long mark = tc_oom_mark();
     json_t *all = s->profiles ? json_loads(s->profiles, 0, NULL) : NULL;
+    if (tc_oom_since(mark)) {
+        json_decref(all);
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    }
     json_t *c = all ? json_object_get(all, pn) : NULL;
     bool file = tc_profile_exists(pn, dir);
     tc_status st;
     if (c && !(fresh && file)) {
         char origin[128];
         snprintf(origin, sizeof origin, "scenario network.profiles.%.64s", pn);
-        char *txt = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS);
+        char *txt = tc_json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS);
         st = txt ? tc_profile_from_json(pn, txt, origin, prof, err) : tc_fail(err, TC_EINTERNAL, "out of memory");
         free(txt);
     } else if (file) {
@@ -556,7 +566,12 @@ static tc_status scn_cost_profile(const tc_scenario *s, bool fresh, tc_profile *
     if (path && bl > 5 && strcmp(base + bl - 5, ".json") == 0)
         bl -= 5;
     snprintf(key, sizeof key, "%.*s", (int)(bl < sizeof key ? bl : sizeof key - 1), base);
+    unsigned long mark = tc_oom_mark();
     json_t *all = s->profiles ? json_loads(s->profiles, 0, NULL) : NULL;
+    if (tc_oom_since(mark)) {
+        json_decref(all);
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    }
     json_t *c = all ? json_object_get(all, key) : NULL;
     FILE *fp = path ? fopen(nm, "rb") : NULL;
     bool file = path ? fp != NULL : tc_profile_exists(nm, dir);
@@ -566,7 +581,7 @@ static tc_status scn_cost_profile(const tc_scenario *s, bool fresh, tc_profile *
     if (c && !(fresh && file)) {
         char origin[128];
         snprintf(origin, sizeof origin, "scenario network.profiles.%.64s", key);
-        char *txt = json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS);
+        char *txt = tc_json_dumps(c, JSON_COMPACT | JSON_SORT_KEYS);
         st = txt ? tc_profile_from_json(key, txt, origin, prof, err) : tc_fail(err, TC_EINTERNAL, "out of memory");
         free(txt);
     } else if (path) {
@@ -720,6 +735,11 @@ static tc_status resolve_topologies(tc_scenario *s, tc_err *err)
 
 static tc_status resolve_collective(tc_scenario *s, tc_err *err)
 {
+    /* failures times one operation at one size (tc_run_failures): refused
+     * here, so that no resolved scenario is one it cannot write and read. */
+    if (s->command == TC_CMD_FAILURES && (s->nops != 1 || s->nsizes != 1))
+        return tc_fail(err, TC_EINVAL, "failures needs one operation (--op) and one size (--size): %d and %zu given",
+                       s->nops, s->nsizes);
     if (s->command != TC_CMD_COLLECTIVE && s->command != TC_CMD_COMPARE)
         return TC_OK;
     if (s->nops < 1)

@@ -52,9 +52,10 @@ tc_status tc_sweep_results_read(const char *path, tc_sweep_results *r, tc_sweep_
         return tc_fail(err, TC_EINVAL, "cannot read '%s': %s", path, strerror(errno));
     char *line = NULL;
     size_t cap = 0;
-    ssize_t n;
+    ssize_t n = 0;
     uint64_t off = 0, lineno = 0;
     tc_status st = TC_OK;
+    unsigned long mark = tc_oom_mark();
     while (st == TC_OK && (n = getline(&line, &cap, f)) > 0) {
         lineno++;
         bool whole = line[n - 1] == '\n';
@@ -116,6 +117,11 @@ tc_status tc_sweep_results_read(const char *path, tc_sweep_results *r, tc_sweep_
         off += (uint64_t)n;
         r->good_bytes = off;
     }
+    /* Out of memory, jansson's parser reads a whole line as one that is
+     * not JSON (torn, to be cut off, or damaged), and getline as the end of
+     * the file: neither is. */
+    if (tc_oom_since(mark) || (st == TC_OK && n < 0 && !feof(f) && !ferror(f)))
+        st = tc_fail(err, TC_EINTERNAL, "out of memory");
     if (st == TC_OK && ferror(f))
         st = tc_fail(err, TC_EINVAL, "cannot read '%s': %s", path, strerror(errno));
     if (st == TC_OK && lineno == 0)

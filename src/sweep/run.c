@@ -75,16 +75,17 @@ static tc_status close_writer(writer *w, tc_err *err)
 }
 
 /* Whether the file's first line is whole (a header torn by a crash leaves
- * a file that holds nothing). */
-static bool first_line_whole(const char *path)
+ * a file that holds nothing): 1 whole, 0 torn, -1 out of memory (getline
+ * fails as at the end of the file; a whole header is not torn for that). */
+static int first_line_whole(const char *path)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
-        return false;
+        return 0;
     char *line = NULL;
     size_t cap = 0;
     ssize_t n = getline(&line, &cap, f);
-    bool whole = n > 0 && line[n - 1] == '\n';
+    int whole = n > 0 && line[n - 1] == '\n' ? 1 : n < 0 && !feof(f) && !ferror(f) ? -1 : 0;
     free(line);
     fclose(f);
     return whole;
@@ -116,7 +117,10 @@ static tc_status open_results(const tc_sweep *sw, const char *path, writer *w, t
     }
     tc_status st = TC_OK;
     bool fresh = sb.st_size == 0;
-    if (!fresh && !first_line_whole(path)) {
+    int whole = fresh ? 1 : first_line_whole(path);
+    if (whole < 0)
+        st = tc_fail(err, TC_EINTERNAL, "out of memory");
+    if (whole == 0) {
         fprintf(stderr, "topocc: note: %s holds only a torn header: it is started again\n", path);
         fresh = true;
         if (ftruncate(w->fd, 0) != 0)

@@ -187,6 +187,7 @@ tc_status tc_sweep_load(const char *path, tc_sweep **out, tc_err *err)
     bool in = strcmp(path, "-") == 0;
     char what[300];
     snprintf(what, sizeof what, "sweep %.256s", in ? "(standard input)" : path);
+    unsigned long mark = tc_oom_mark();
     if (!in) {
         /* A results file (JSON Lines) given for its sweep: say so. */
         json_t *first = json_load_file(path, JSON_DISABLE_EOF_CHECK, &je);
@@ -198,6 +199,10 @@ tc_status tc_sweep_load(const char *path, tc_sweep **out, tc_err *err)
                            what);
     }
     json_t *root = in ? json_loadf(stdin, JSON_REJECT_DUPLICATES, &je) : json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (tc_oom_since(mark)) { /* jansson's parser says so as a syntax error, or not at all */
+        json_decref(root);
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    }
     if (!root)
         return je.line > 0 ? tc_fail(err, TC_EINVAL, "%s line %d, column %d: %s", what, je.line, je.column, je.text)
                            : tc_fail(err, TC_EINVAL, "%s: %s", what, je.text);
@@ -232,10 +237,11 @@ json_t *tc_sweep_values(const tc_sweep *sw, uint64_t i)
 {
     uint64_t idx[TC_SWEEP_MAX_AXES];
     point_index(sw, i, idx);
+    unsigned long mark = tc_oom_mark();
     json_t *o = json_object();
     for (size_t a = 0; o && a < sw->naxes; a++)
         json_object_set(o, sw->path[a], json_array_get(sw->values[a], idx[a]));
-    return o;
+    return tc_json_checked(o, mark);
 }
 
 uint64_t tc_sweep_point_seed(const tc_sweep *sw, uint64_t i)
@@ -270,6 +276,9 @@ tc_status tc_sweep_point(const tc_sweep *sw, uint64_t i, tc_scenario **out, tc_e
     }
     if (n > 0 && (size_t)n < sizeof what)
         snprintf(what + n, sizeof what - (size_t)n, ")");
+    /* A value left out of the point's scenario for want of memory would
+     * run another point. */
+    unsigned long mark = tc_oom_mark();
     json_t *root = json_deep_copy(sw->scenario);
     if (!root)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
@@ -283,6 +292,8 @@ tc_status tc_sweep_point(const tc_sweep *sw, uint64_t i, tc_scenario **out, tc_e
     if (st == TC_OK)
         st = tc_scenario_read_json(s, root, what, err);
     json_decref(root);
+    if (tc_oom_since(mark))
+        st = tc_fail(err, TC_EINTERNAL, "out of memory");
     if (st == TC_OK) {
         snprintf(s->version, sizeof s->version, "%s", tc_version());
         snprintf(s->commit, sizeof s->commit, "%s", tc_commit());
@@ -318,13 +329,15 @@ tc_status tc_sweep_validate(const tc_sweep *sw, tc_err *err)
 
 json_t *tc_sweep_header(const tc_sweep *sw)
 {
+    unsigned long mark = tc_oom_mark();
     json_t *axes = json_object();
     for (size_t a = 0; a < sw->naxes; a++)
         json_object_set(axes, sw->path[a], (json_t *)sw->values[a]);
-    return json_pack("{s:i, s:s, s:I, s:s, s:o, s:O, s:s, s:I, s:{s:s, s:s}}", "topocc_sweep", TC_SWEEP_FORMAT, "hash",
+    json_t *h = json_pack("{s:i, s:s, s:I, s:s, s:o, s:O, s:s, s:I, s:{s:s, s:s}}", "topocc_sweep", TC_SWEEP_FORMAT, "hash",
                      sw->hash, "points", (json_int_t)sw->npoints, "mode", sw->zip ? "zip" : "product", "axes", axes,
                      "scenario", sw->scenario, "seeds", sw->shared_seeds ? "shared" : "per-point", "seed",
                      (json_int_t)sw->seed, "topocc", "version", tc_version(), "commit", tc_commit());
+    return tc_json_checked(h, mark);
 }
 
 static double now_s(void)
@@ -348,6 +361,8 @@ char *tc_sweep_eval(const tc_sweep *sw, uint64_t i, const tc_run_opts *ro, size_
         ran = st == TC_OK;
     }
     double dt = now_s() - t0;
+    /* The line, whole or none (a key left out for want of memory). */
+    unsigned long mark = tc_oom_mark();
     json_t *line = json_pack("{s:I, s:o}", "point", (json_int_t)i, "values", tc_sweep_values(sw, i));
     if (line)
         json_object_set_new(line, "seed",
@@ -368,6 +383,7 @@ char *tc_sweep_eval(const tc_sweep *sw, uint64_t i, const tc_run_opts *ro, size_
     if (ran)
         tc_outcome_free(&o);
     tc_scenario_free(s);
+    line = tc_json_checked(line, mark);
     char *text = line ? tc_json_line(line, len) : NULL;
     json_decref(line);
     return text;

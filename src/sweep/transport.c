@@ -53,8 +53,9 @@ static void *open_module(char *why, size_t len)
                 snprintf(why, len, "%s", dlerror());
         }
     }
-    if (!h && TOPOCC_MPI_MODULE_DIR[0]) {
-        snprintf(path, sizeof path, "%s/%s", TOPOCC_MPI_MODULE_DIR, MODULE_NAME);
+    static const char dir[] = TOPOCC_MPI_MODULE_DIR; /* empty: no installed module */
+    if (!h && dir[0] != '\0') {
+        snprintf(path, sizeof path, "%s/%s", dir, MODULE_NAME);
         h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
         if (!h && access(path, F_OK) == 0)
             snprintf(why, len, "%s", dlerror());

@@ -34,20 +34,24 @@ static bool parse_positive(const char *s, double *out)
 }
 
 /* The shortcut splits a radix-k leaf into k s/(s+1) down and k/(s+1) up
- * ports, so s is valid exactly when s + 1 divides k (for integer s). */
+ * ports, so s is valid exactly when s + 1 divides k (for integer s). The
+ * valid values nearest s, below and above, come from k's divisors, taken in
+ * pairs up to sqrt(k): at most 65,536 steps whatever k and s (a search
+ * counting from s would take up to k steps, and s may be any number). */
 static tc_status oversub_error(uint32_t k, double s, tc_err *err)
 {
     long lo = 0, hi = 0;
-    for (long c = (long)ceil(s) - 1; c >= 1; c--)
-        if (k % (uint32_t)(c + 1) == 0) {
-            lo = c;
-            break;
+    for (uint64_t d = 1; d * d <= k; d++) {
+        if (k % d)
+            continue;
+        long c[2] = {(long)d - 1, (long)(k / d) - 1};
+        for (int i = 0; i < 2; i++) {
+            if (c[i] >= 1 && (double)c[i] < s && c[i] > lo)
+                lo = c[i];
+            if (c[i] >= 1 && (double)c[i] > s && (!hi || c[i] < hi))
+                hi = c[i];
         }
-    for (long c = (long)floor(s) + 1; c <= (long)k - 1; c++)
-        if (k % (uint32_t)(c + 1) == 0) {
-            hi = c;
-            break;
-        }
+    }
     char near[96];
     if (lo && hi)
         snprintf(near, sizeof near, "nearest valid oversub values are %ld and %ld", lo, hi);

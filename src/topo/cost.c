@@ -160,7 +160,8 @@ static tc_status read_field(tc_cost *c, const char *fname, json_t *f, tc_err *er
             if (st == TC_OK && v != floor(v))
                 st = tc_fail(err, TC_EINVAL, "profile %s: field 'fields.%s.value' must be a whole number, not %g",
                              c->path, fname, v);
-            c->cube_edge = (uint32_t)v;
+            if (st == TC_OK) /* v is out of range, or unset, otherwise */
+                c->cube_edge = (uint32_t)v;
             return st;
         }
         return TC_OK; /* a field the model does not read (a reach, a note): kept with the profile */
@@ -212,7 +213,12 @@ tc_status tc_cost_from_profile(const tc_profile *p, tc_cost **out, tc_err *err)
     if (strcmp(tc_profile_kind(p), "cost") != 0)
         return tc_fail(err, TC_EINVAL, "profile %s is a %s profile, not a cost profile (kind \"cost\", e.g. cost-2026)",
                        tc_profile_path(p), tc_profile_kind(p));
+    unsigned long mark = tc_oom_mark();
     json_t *root = json_loads(tc_profile_json(p), 0, NULL);
+    if (tc_oom_since(mark)) { /* parsed with a character left out: another profile */
+        json_decref(root);
+        root = NULL;
+    }
     json_t *fields = root ? json_object_get(root, "fields") : NULL;
     tc_cost *c = tc_calloc(1, sizeof *c);
     size_t nf = fields ? json_object_size(fields) : 0;

@@ -185,7 +185,7 @@ static tc_status check_profile(tc_profile *p, json_t *root, const char *path, tc
     tc_status st = check_fields(path, fields, err);
     if (st)
         return st;
-    p->canon = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
+    p->canon = tc_json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
     if (!p->canon)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
     return TC_OK;
@@ -194,7 +194,12 @@ static tc_status check_profile(tc_profile *p, json_t *root, const char *path, tc
 static tc_status read_profile(tc_profile *p, const char *path, tc_err *err)
 {
     json_error_t je;
+    unsigned long mark = tc_oom_mark();
     json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (tc_oom_since(mark)) { /* jansson's parser says so as a syntax error, or not at all */
+        json_decref(root);
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    }
     if (!root)
         return tc_fail(err, TC_EINVAL, "profile %s: line %d column %d: %s", path, je.line, je.column, je.text);
     return check_profile(p, root, path, err);
@@ -218,7 +223,12 @@ tc_status tc_profile_from_json(const char *name, const char *json, const char *o
         return tc_fail(err, TC_EINVAL, "profile %s: '%s' is not a profile name (letters, digits, '-', '_', '.')",
                        origin, name);
     json_error_t je;
+    unsigned long mark = tc_oom_mark();
     json_t *root = json_loads(json, JSON_REJECT_DUPLICATES, &je);
+    if (tc_oom_since(mark)) { /* jansson's parser says so as a syntax error, or not at all */
+        json_decref(root);
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    }
     if (!root)
         return tc_fail(err, TC_EINVAL, "profile %s: line %d column %d: %s", origin, je.line, je.column, je.text);
     tc_profile *p = calloc(1, sizeof *p);

@@ -9,9 +9,16 @@
 #include "topocc/topo.h"
 
 /* Bounds that keep every vertex and link ID in uint32 and the graph within a
- * few GiB (a tc_link is 32 bytes). */
+ * few GiB (a tc_link is 32 bytes). Fuzz builds (TOPOCC_FUZZ, fuzz/) cap them
+ * at 2^16 vertices and 2^18 links, so that a fuzz target spends its time
+ * parsing specs rather than building large valid networks. */
+#ifdef TOPOCC_FUZZ
+#define TC_TOPO_MAX_VERTICES (1u << 16)
+#define TC_TOPO_MAX_LINKS (1u << 18)
+#else
 #define TC_TOPO_MAX_VERTICES (1u << 26)
 #define TC_TOPO_MAX_LINKS (1u << 27)
+#endif
 
 #define TC_TOPO_DEFAULT_BW (400e9 / 8)   /* 400Gbps */
 /* Latency defaults (docs/MODEL.md, "Latency and overhead defaults", with

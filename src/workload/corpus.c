@@ -196,6 +196,8 @@ static tc_status read_file(reader *r, const char *path, uint64_t *bytes, tc_err 
         ok = add_line(r, line, (size_t)n - (line[n - 1] == '\n'));
     }
     bool bad = ferror(f);
+    if (ok && !bad && !feof(f))
+        ok = false; /* getline out of memory, not at the end */
     free(line);
     fclose(f);
     if (ok && !end_fortune(r))

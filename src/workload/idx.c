@@ -33,8 +33,11 @@ static tc_status idx_open(const char *path, gzFile *out, tc_err *err)
     return TC_OK;
 }
 
-/* Reads exactly n bytes; a short read is a truncated (or corrupt) file. */
-static tc_status idx_bytes(gzFile f, const char *path, void *buf, size_t n, const char *what, tc_err *err)
+/* Reads exactly n bytes, the part of a whole of total bytes that starts
+ * after the first `before` (for the message); a short read is a truncated
+ * (or corrupt) file. */
+static tc_status idx_part(gzFile f, const char *path, void *buf, size_t n, size_t before, size_t total,
+                          const char *what, tc_err *err)
 {
     size_t got = 0;
     while (got < n) {
@@ -46,10 +49,45 @@ static tc_status idx_bytes(gzFile f, const char *path, void *buf, size_t n, cons
             if (zerr != Z_OK && zerr != Z_BUF_ERROR)
                 return tc_fail(err, TC_EINVAL, "data set file '%s': %s: %s", path, what, zmsg);
             return tc_fail(err, TC_EINVAL, "data set file '%s' is truncated: %s: expected %zu bytes, got %zu", path,
-                           what, n, got);
+                           what, total, before + got);
         }
         got += (size_t)r;
     }
+    return TC_OK;
+}
+
+static tc_status idx_bytes(gzFile f, const char *path, void *buf, size_t n, const char *what, tc_err *err)
+{
+    return idx_part(f, path, buf, n, 0, n, what, err);
+}
+
+/* Reads exactly n bytes into a buffer of its own (*out, malloc'ed), grown
+ * block by block as the data arrive: the count a header declares is not
+ * allocated before the file shows it holds that much (a corrupt header
+ * declaring 2^32 images is a truncated file, not 3 TB asked of malloc). */
+#define IDX_BLOCK ((size_t)16 << 20)
+static tc_status idx_alloc_bytes(gzFile f, const char *path, size_t n, const char *what, uint8_t **out, tc_err *err)
+{
+    *out = NULL;
+    uint8_t *b = NULL;
+    size_t got = 0;
+    tc_status st = TC_OK;
+    while (st == TC_OK && got < n) {
+        size_t step = n - got < IDX_BLOCK ? n - got : IDX_BLOCK;
+        uint8_t *nb = realloc(b, got + step);
+        if (!nb) {
+            st = tc_fail(err, TC_EINTERNAL, "out of memory reading '%s'", path);
+            break;
+        }
+        b = nb;
+        if ((st = idx_part(f, path, b + got, step, got, n, what, err)) == TC_OK)
+            got += step;
+    }
+    if (st) {
+        free(b);
+        return st;
+    }
+    *out = b;
     return TC_OK;
 }
 
@@ -86,12 +124,7 @@ static tc_status read_images(const char *path, uint32_t max, tc_dataset *d, uint
     }
     d->n = max && max < *declared ? max : *declared;
     d->dim = d->rows * d->cols;
-    d->x = malloc((size_t)d->n * d->dim);
-    if (!d->x) {
-        st = tc_fail(err, TC_EINTERNAL, "out of memory reading '%s'", path);
-        goto out;
-    }
-    st = idx_bytes(f, path, d->x, (size_t)d->n * d->dim, "pixels", err);
+    st = idx_alloc_bytes(f, path, (size_t)d->n * d->dim, "pixels", &d->x, err);
 out:
     gzclose(f);
     return st;

@@ -194,7 +194,10 @@ static tc_status read_fields(const char *name, const char *dir, bool accel, cons
         st = tc_fail(err, TC_EINVAL, "%s: kind '%s' is not an accelerator profile", path, tc_profile_kind(p));
     /* tc_profile_num tells a missing field only by its message; the
      * profile's canonical JSON tells it by structure */
+    unsigned long mark = tc_oom_mark();
     json_t *root = st == TC_OK ? json_loads(tc_profile_json(p), 0, NULL) : NULL;
+    if (st == TC_OK && tc_oom_since(mark))
+        st = tc_fail(err, TC_EINTERNAL, "out of memory");
     json_t *fields = json_object_get(root, "fields");
     for (size_t i = 0; i < n && st == TC_OK; i++) {
         v[i] = 0;

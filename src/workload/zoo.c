@@ -591,7 +591,12 @@ static tc_status from_json(json_t *root, const char *path, tc_zoo_model *m, char
 tc_status tc_zoo_load_json(const char *path, tc_zoo_model *m, char *srcbuf, size_t len, tc_err *err)
 {
     json_error_t je;
+    unsigned long mark = tc_oom_mark();
     json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (tc_oom_since(mark)) { /* jansson's parser says so as a syntax error, or not at all */
+        json_decref(root);
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    }
     if (!root) {
         if (je.line <= 0)
             return tc_fail(err, TC_EINVAL, "%s: field '(file)': cannot read: %s", path, je.text);

@@ -1,0 +1,37 @@
+/*
+ * fuzz_nccl_tests.c - the reader of saved nccl-tests output
+ * (tc_nccl_tests_read, topocc/nccl_tests.h), which topocc nccl-tests
+ * --compare reads: the input is written to a temporary file and read. Rows
+ * that read are sizes above zero with finite, non-negative times and bus
+ * bandwidths.
+ */
+#include <math.h>
+#include "fuzz.h"
+#include "topocc/nccl_tests.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size > FZ_MAX_INPUT)
+        return -1;
+    char path[4200];
+    if (!fz_tmpfile(data, size, path, sizeof path))
+        return 0;
+    tc_nccl_row *rows = NULL;
+    size_t n = 0;
+    tc_err err = {{0}};
+    tc_status st = tc_nccl_tests_read(path, &rows, &n, &err);
+    unlink(path);
+    fz_check(st, &err, "tc_nccl_tests_read");
+    if (st == TC_OK) {
+        fz_expect(n >= 1 && rows != NULL, "a file that reads has rows");
+        for (size_t i = 0; i < n; i++) {
+            fz_expect(isfinite(rows[i].bytes) && rows[i].bytes > 0, "a row's size is positive and finite");
+            fz_expect(isfinite(rows[i].time_s) && rows[i].time_s >= 0, "a row's time is finite, from 0");
+            fz_expect(isfinite(rows[i].busbw_Bps) && rows[i].busbw_Bps >= 0, "a row's busbw is finite, from 0");
+        }
+    } else {
+        fz_expect(rows == NULL && n == 0, "nothing returned on failure");
+    }
+    free(rows);
+    return 0;
+}
