@@ -256,6 +256,18 @@ if [ -z "$mpi" ]; then
     if [ $rc -ne 2 ] || [ "$(grep -c "another sweep" "$tmp/err")" -ne 1 ]; then
         echo "FAIL (bad input under MPI: rc=$rc)"; cat "$tmp/err"; fails=$((fails + 1))
     fi
+    # points validated by the ranks in turn: the first bad point is named,
+    # whichever rank built it (point 1 on rank 1; points 1 and 2 bad, rank 0
+    # finding 2 first), once, and no results file is made
+    printf '{"scenario": {"command": "collective", "network": {"topo": ["%s"]}, "collective": {"op": ["allreduce"]}}, "sweep": {"axes": {"collective.sizes": [[1024], "big", "huge", [2048]]}}}' "$CLOS" >"$tmp/b9m.json"
+    for f in b9 b9m; do
+        rm -f "$tmp/m$f.jsonl"
+        mpirun -np 2 --oversubscribe "$T" sweep "$tmp/$f.json" -o "$tmp/m$f.jsonl" >"$tmp/out" 2>"$tmp/err"
+        rc=$?
+        if [ $rc -ne 2 ] || [ "$(grep -c 'point 1 (collective.sizes="big")' "$tmp/err")" -ne 1 ] || [ -e "$tmp/m$f.jsonl" ]; then
+            echo "FAIL (a bad point under MPI, $f: rc=$rc)"; cat "$tmp/err"; fails=$((fails + 1))
+        fi
+    done
 else
     echo "note: MPI checks not run: $mpi"
 fi

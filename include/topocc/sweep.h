@@ -61,8 +61,10 @@ struct json_t *tc_sweep_values(const tc_sweep *sw, uint64_t i);
 uint64_t tc_sweep_point_seed(const tc_sweep *sw, uint64_t i);
 /* Point i's scenario, resolved and checked (*out owned by the caller). */
 tc_status tc_sweep_point(const tc_sweep *sw, uint64_t i, tc_scenario **out, tc_err *err);
-/* Builds every point's scenario: the first that fails is named. */
-tc_status tc_sweep_validate(const tc_sweep *sw, tc_err *err);
+/* Builds the scenario of every point i with i % stride == first: the
+ * first that fails is named (*bad its index; UINT64_MAX when all build).
+ * A run over MPI splits the points so (stride: the ranks). */
+tc_status tc_sweep_validate(const tc_sweep *sw, uint64_t first, uint64_t stride, uint64_t *bad, tc_err *err);
 /* The results file's first line (new reference). */
 struct json_t *tc_sweep_header(const tc_sweep *sw);
 
@@ -120,6 +122,8 @@ typedef struct tc_sweep_transport {
     int (*done)(void *ctx);
     /* Broadcast from rank 0. */
     int (*bcast)(void *ctx, void *buf, size_t len);
+    /* *v becomes the least of every rank's *v (all ranks call it). */
+    int (*min_u64)(void *ctx, uint64_t *v);
     /* Ends the run: pending sends completed, every rank leaves together. */
     void (*finish)(void *ctx);
     void (*abort)(void *ctx, int code);

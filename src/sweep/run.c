@@ -266,11 +266,9 @@ typedef struct plan {
 static tc_status make_plan(const tc_sweep *sw, const char *out, const tc_sweep_opts *o, tally *t, plan *p,
                            tc_err *err)
 {
-    tc_status st = o->validate ? tc_sweep_validate(sw, err) : TC_OK;
     tc_sweep_results held = {0};
     bool torn = false;
-    if (st == TC_OK)
-        st = open_results(sw, out, &t->w, &held, &torn, err);
+    tc_status st = open_results(sw, out, &t->w, &held, &torn, err);
     if (st)
         return st;
     t->sum->torn = torn;
@@ -289,6 +287,35 @@ static tc_status make_plan(const tc_sweep *sw, const char *out, const tc_sweep_o
     }
     tc_sweep_results_free(&held);
     return TC_OK;
+}
+
+/* Every point's scenario built before the first runs, the points split
+ * over the ranks; *st: the first point that fails, on rank 0 (the others
+ * learn it from the plan). -1 when the ranks cannot be reached. */
+static int validate(const tc_sweep *sw, tc_sweep_transport *T, tc_status *st, tc_err *err)
+{
+    uint64_t bad, least;
+    tc_err mine = {{0}};
+    tc_status vst = tc_sweep_validate(sw, T ? (uint64_t)T->rank : 0, T ? (uint64_t)T->size : 1, &bad, &mine);
+    least = bad;
+    if (T && T->min_u64(T->ctx, &least))
+        return -1;
+    if (least == UINT64_MAX || (T && T->rank != 0))
+        return 0;
+    if (least == bad) {
+        *st = vst;
+        *err = mine;
+        return 0;
+    }
+    /* Another rank's point: built again here for its message. */
+    tc_scenario *s = NULL;
+    *st = tc_sweep_point(sw, least, &s, err);
+    if (*st == TC_OK) {
+        tc_scenario_free(s);
+        *st = tc_fail(err, TC_EINTERNAL, "point %llu failed to build on another MPI rank only",
+                      (unsigned long long)least);
+    }
+    return 0;
 }
 
 static int bcast_plan(tc_sweep_transport *T, plan *p)
@@ -323,6 +350,10 @@ tc_status tc_sweep_run(const tc_sweep *sw, const char *out, const tc_sweep_opts 
     if (o->nshards && o->shard >= o->nshards)
         st = tc_fail(err, TC_EINVAL, "--shard %llu/%llu: the shard is from 0 to %llu", (unsigned long long)o->shard,
                      (unsigned long long)o->nshards, (unsigned long long)o->nshards - 1);
+    if (st == TC_OK && o->validate && validate(sw, T, &st, err)) {
+        T->abort(T->ctx, 1);
+        return tc_fail(err, TC_EINTERNAL, "the sweep could not reach its MPI ranks");
+    }
     if (st == TC_OK && rank == 0)
         st = make_plan(sw, out, o, &t, &p, err);
     if (rank == 0 && st) {

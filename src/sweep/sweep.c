@@ -315,13 +315,16 @@ tc_status tc_sweep_point(const tc_sweep *sw, uint64_t i, tc_scenario **out, tc_e
     return TC_OK;
 }
 
-tc_status tc_sweep_validate(const tc_sweep *sw, tc_err *err)
+tc_status tc_sweep_validate(const tc_sweep *sw, uint64_t first, uint64_t stride, uint64_t *bad, tc_err *err)
 {
-    for (uint64_t i = 0; i < sw->npoints; i++) {
+    *bad = UINT64_MAX;
+    for (uint64_t i = first; i < sw->npoints; i += stride ? stride : 1) {
         tc_scenario *s;
         tc_status st = tc_sweep_point(sw, i, &s, err);
-        if (st)
+        if (st) {
+            *bad = i;
             return st;
+        }
         tc_scenario_free(s);
     }
     return TC_OK;

@@ -141,6 +141,12 @@ static int m_bcast(void *ctx, void *buf, size_t len)
     return 0;
 }
 
+static int m_min_u64(void *ctx, uint64_t *v)
+{
+    (void)ctx;
+    return MPI_Allreduce(MPI_IN_PLACE, v, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -1;
+}
+
 static void m_finish(void *ctx)
 {
     mctx *c = ctx;
@@ -199,6 +205,7 @@ int tc_sweep_mpi_module_open(int *argc, char ***argv, tc_sweep_transport *out, c
     out->recv = m_recv;
     out->done = m_done;
     out->bcast = m_bcast;
+    out->min_u64 = m_min_u64;
     out->finish = m_finish;
     out->abort = m_abort;
     return 0;
