@@ -201,6 +201,7 @@ good "blame in the text" "^  dp    50% of" train --topo "$SHARE" --model llama-7
 # compression per traffic class: applied only where the iteration is
 # shorter with it; the wire bytes are the codec's
 "$T" train --topo "$SLOW" --model resnet50 --dp 64 --micro-batch 64 --compress-dp powersgd:rank=4 --format json >"$tmp/c_dp.json" 2>&1
+"$T" train --topo clos:down=4x2,up=1x2,bw=100Gbps,lat=1us --model "$(dirname "$0")/data/models/tiny.json" --dp 4 --tp 2 --compress-dp powersgd:rank=2 --format json >"$tmp/c_tp.json" 2>&1
 "$T" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --micro-batches 2 --zero 1 --allow-oom --format json >"$tmp/c_ep0.json" 2>&1
 "$T" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --micro-batches 2 --zero 1 --allow-oom --compress-ep int8 --format json >"$tmp/c_ep.json" 2>&1
 "$T" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 8 --pp 2 --micro-batches 8 --mode steps --compress-pp int8 --compress-dp int8 --format json >"$tmp/c_pp.json" 2>&1
@@ -211,6 +212,21 @@ j = json.load(open(f"{d}/c_dp.json"))
 c = j["compression"]["dp"]
 # 100 Gb/s, ResNet-50 on 64 workers: PowerSGD's bytes save more than its compute costs
 assert c["applied"] and c["with_s"] < c["without_s"] and abs(j["iter_s"] - c["with_s"]) <= 1e-12 * c["with_s"], c
+# per-tensor PowerSGD (powerSGD_hook): ResNet-50's 161 tensors at rank 4,
+# 54,120 elements sent as they are, P and Q of 27,560 and 54,931 rows and
+# columns: 4 (54,120 + 4 (27,560 + 54,931)) bytes, compress's figure
+assert j["comm"]["dp"]["bytes"] == 4 * (54120 + 4 * (27560 + 54931)), j["comm"]["dp"]
+g = json.load(open(f"{d}/c_tp.json"))
+# tiny-gqa (h 64, ffn 256, 4 heads, 2 KV heads of 16, vocab 1000, 2
+# layers, untied) on one TP rank of 2, rank 2: per layer the two norms
+# 32 x 1 each (sent as they are), Q 64 x 32 (column-parallel), K and V
+# 64 x 16, O 32 x 64 (row-parallel), gate and up 64 x 128, down 128 x 64:
+# U 64, P 2 (64 + 64 + 64 + 32 + 64 + 64 + 128) = 960, Q 2 (32 + 16 + 16 +
+# 64 + 128 + 128 + 64) = 896; the embedding 500 x 64 (P 1,000, Q 128), the
+# final norm 32 (U), the head 64 x 500 (P 128, Q 1,000); one bucket, three
+# all-reduces
+U, P, Q = 2 * 64 + 32, 2 * 960 + 1000 + 128, 2 * 896 + 128 + 1000
+assert g["comm"]["dp"]["bytes"] == 4 * (U + P + Q) and g["comm"]["dp"]["count"] == 3, g["comm"]["dp"]
 e0, e = json.load(open(f"{d}/c_ep0.json")), json.load(open(f"{d}/c_ep.json"))
 q = e["compression"]["ep"]
 assert abs(q["without_s"] - e0["iter_s"]) <= 1e-9 * e0["iter_s"], (q, e0["iter_s"])

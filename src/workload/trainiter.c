@@ -56,6 +56,8 @@ typedef struct bucket {
     size_t last_unit;     /* the unit whose backward completes it (the lowest) */
     size_t hi_unit;       /* the highest unit it holds tensors of */
     bool expert;          /* expert parameters: reduced over the EDP group */
+    bool shaped;          /* w below: a per-tensor codec's collectives from its tensors */
+    tc_codec_wire w;
 } bucket;
 
 typedef struct cached {
@@ -75,6 +77,8 @@ typedef struct ctx {
     size_t nu;
     double *tsz;
     uint8_t *tex;         /* tensor is an expert's (ep > 1) */
+    tc_codec_tensor *tshp; /* one copy of it as powerSGD_hook views it (its device shard) */
+    uint32_t *tcopies;    /* the copies the entry stands for (a layer's experts) */
     size_t ntsz, captsz;
     size_t *vbeg;         /* virtual stage k: units vbeg[k] .. vbeg[k+1] */
     bucket *bk;           /* buckets of virtual stage k: bk[bbeg[k] .. bbeg[k+1]) */
@@ -487,7 +491,9 @@ static double roofline(const tc_ti_accel *a, double flops, double bytes)
     return fmax(flops / (a->flops * a->achievable), bytes / a->mem_Bps);
 }
 
-static size_t push_tensor(ctx *x, double elems, bool expert)
+/* A tensor entry: elems on the device, copies of the rows x cols matrix
+ * (shp) that per-tensor PowerSGD sees. */
+static size_t push_tensor(ctx *x, double elems, bool expert, tc_codec_tensor shp, uint32_t copies)
 {
     if (x->st)
         return 0;
@@ -497,16 +503,46 @@ static size_t push_tensor(ctx *x, double elems, bool expert)
         if (p)
             x->tsz = p;
         uint8_t *e = p ? realloc(x->tex, cap) : NULL;
-        if (!p || !e) {
+        if (e)
+            x->tex = e;
+        tc_codec_tensor *m = e ? realloc(x->tshp, cap * sizeof *m) : NULL;
+        if (m)
+            x->tshp = m;
+        uint32_t *c = m ? realloc(x->tcopies, cap * sizeof *c) : NULL;
+        if (!c) {
             x->st = tc_fail(x->err, TC_EINTERNAL, "out of memory (tensors)");
             return 0;
         }
-        x->tex = e;
+        x->tcopies = c;
         x->captsz = cap;
     }
     x->tsz[x->ntsz] = elems;
     x->tex[x->ntsz] = expert;
+    x->tshp[x->ntsz] = shp;
+    x->tcopies[x->ntsz] = copies ? copies : 1;
     return x->ntsz++;
+}
+
+/* A zoo tensor as powerSGD_hook views it (rows = shape[0], cols the
+ * product of the others), shard of a TP rank: Megatron-LM's row-parallel
+ * linears (attention output, MLP down: [in, out] split along in) and the
+ * vocabulary-parallel embedding split their first dimension, its
+ * column-parallel linears (Q, K, V, MLP gate and up, the LM head: split
+ * along out) their second; a 1-D tensor its length (the iteration divides
+ * every tensor by tp, as tc_ti counts a device's parameters). A dimension
+ * that tp does not divide is rounded up. */
+static tc_codec_tensor tp_matrix(const tc_tensor *k, double t)
+{
+    tc_codec_tensor m = {k->shape[0], 1};
+    for (uint32_t i = 1; i < k->ndim; i++)
+        m.cols *= k->shape[i];
+    size_t n = strlen(k->name);
+    bool row = k->ndim < 2 || strncmp(k->name, "embed.", 6) == 0 ||
+               (n > 11 && strcmp(k->name + n - 11, ".out.weight") == 0) ||
+               (n > 12 && strcmp(k->name + n - 12, ".down.weight") == 0);
+    uint64_t *d = row ? &m.rows : &m.cols;
+    *d = (uint64_t)ceil((double)*d / t);
+    return m;
 }
 
 static double tensor_elems(const tc_tensor *t)
@@ -529,7 +565,8 @@ static void unit_tensors(ctx *x, unit *u, const tc_zoo_model *m, const tc_zoo_de
             continue;
         bool ex = k->expert && x->ep > 1;
         double n = tensor_elems(k) * k->count / (which == 1 ? m->layers : 1) / t / (ex ? x->ep : 1);
-        push_tensor(x, n, ex);
+        uint32_t copies = k->count / (which == 1 ? m->layers : 1) / (ex ? x->ep : 1);
+        push_tensor(x, n, ex, tp_matrix(k, t), copies);
         u->params += n;
         if (ex)
             u->eparams += n;
@@ -603,7 +640,7 @@ static void transformer_units(ctx *x, const tc_zoo_model *m, const tc_zoo_derive
     if (m->tied_embeddings && pp > 1) {
         /* Megatron-LM keeps a second copy of a tied embedding on the last stage */
         double n = (double)m->vocab * m->hidden / t;
-        push_tensor(x, n, false);
+        push_tensor(x, n, false, (tc_codec_tensor){(uint64_t)ceil((double)m->vocab / t), m->hidden}, 1);
         hd->nt++;
         hd->params += n;
     }
@@ -671,10 +708,35 @@ static void cnn_units(ctx *x, const tc_zoo_model *m, const tc_zoo_derived *d, co
             fl = 2.0 * tensor_elems(t) * t->act_elems / (double)t->shape[0];
         }
         if (u) {
-            push_tensor(x, tensor_elems(t) * t->count, false);
+            push_tensor(x, tensor_elems(t) * t->count, false, tp_matrix(t, 1), t->count);
             u->params += tensor_elems(t) * t->count;
         }
     }
+}
+
+/* A per-tensor codec's collectives for bucket b of the nti tensor entries
+ * ti (PowerSGD: powerSGD_hook's three all-reduces, from each tensor's
+ * matrix, tc_codec_wire_cost_shaped). */
+static void bucket_shaped(ctx *x, bucket *b, const size_t *ti, size_t nti)
+{
+    const tc_codec_spec *cs = x->c->codec[TC_TI_CODEC_DP];
+    if (!cs || !tc_codec_per_tensor(cs->kind) || x->st || nti == 0)
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < nti; i++)
+        n += x->tcopies[ti[i]];
+    tc_codec_tensor *m = malloc(n * sizeof *m);
+    if (!m) {
+        x->st = tc_fail(x->err, TC_EINTERNAL, "out of memory (buckets)");
+        return;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < nti; i++)
+        for (uint32_t c = 0; c < x->tcopies[ti[i]]; c++)
+            m[k++] = x->tshp[ti[i]];
+    tc_codec_wire_cost_shaped(cs, m, n, b->expert ? x->edp : x->c->dp, &b->w);
+    b->shaped = true;
+    free(m);
 }
 
 /* DDP / ZeRO-1/2 buckets of each virtual stage: the stage's tensors in
@@ -704,7 +766,9 @@ static void make_buckets(ctx *x, uint32_t pp, uint32_t v)
         return;
     }
     size_t *start = tc_calloc(V, sizeof *start);
-    if (!start) {
+    size_t *list = start ? tc_calloc(x->ntsz + 1, sizeof *list) : NULL, nl = 0;
+    if (!list) {
+        free(start);
         free(cnt);
         free(tmp);
         x->st = tc_fail(x->err, TC_EINTERNAL, "out of memory (buckets)");
@@ -720,8 +784,9 @@ static void make_buckets(ctx *x, uint32_t pp, uint32_t v)
              * their own (they are reduced over another group), filled after
              * the others */
             for (int ex = 0; ex < (x->ep > 1 ? 2 : 1); ex++) {
-                bucket cur = {0, 0, 0, ex};
+                bucket cur = {0, 0, 0, ex, false, {0}};
                 bool open = false;
+                nl = 0;
                 for (size_t ui = x->vbeg[k + 1]; ui-- > x->vbeg[k];) {
                     const unit *u = &x->u[ui];
                     for (size_t ti = u->t0 + u->nt; ti-- > u->t0;) {
@@ -731,17 +796,21 @@ static void make_buckets(ctx *x, uint32_t pp, uint32_t v)
                             cur.hi_unit = ui;
                         cur.elems += x->tsz[ti];
                         cur.last_unit = ui;
+                        list[nl++] = ti;
                         open = true;
                         double lim = first ? DDP_FIRST_BUCKET_BYTES : cap;
                         if (cur.elems * x->gbytes >= lim) {
+                            bucket_shaped(x, &cur, list, nl);
                             tmp[nt++] = cur;
-                            cur = (bucket){0, 0, 0, ex};
+                            cur = (bucket){0, 0, 0, ex, false, {0}};
+                            nl = 0;
                             open = false;
                             first = false;
                         }
                     }
                 }
                 if (open) {
+                    bucket_shaped(x, &cur, list, nl);
                     tmp[nt++] = cur;
                     first = false;
                 }
@@ -760,6 +829,7 @@ static void make_buckets(ctx *x, uint32_t pp, uint32_t v)
     free(cnt);
     free(tmp);
     free(start);
+    free(list);
 }
 
 /* ---- the DAG ------------------------------------------------------------- */
@@ -931,15 +1001,19 @@ static void chain(ctx *x, uint32_t mk, uint32_t k, uint32_t j, int b, int32_t pr
                 double half = codec_s(x, cs, x->bk[i].elems, n) / 2;
                 int32_t prio = d->task[after].prio;
                 tc_codec_wire w;
-                tc_codec_wire_cost(cs, (uint64_t)x->bk[i].elems, n, &w);
+                if (x->bk[i].shaped)
+                    w = x->bk[i].w;
+                else
+                    tc_codec_wire_cost(cs, (uint64_t)x->bk[i].elems, n, &w);
                 uint32_t e = codec_task(x, rank, half, prio, "dp.encode");
                 if (e == UINT32_MAX)
                     break;
                 tc_tl_dep(d, e, after);
                 after = e;
                 /* a collective with nothing to carry is not launched
-                 * (per-tensor powersgd: the bucket taken as one matrix,
-                 * either compressed or not, tc_codec_wire_cost) */
+                 * (per-tensor powersgd: a bucket of 1-D tensors only has
+                 * no P or Q; one of compressed matrices only, nothing
+                 * to send uncompressed) */
                 bool first = true;
                 for (uint32_t q = 0; q < w.collectives && q < 3; q++) {
                     if (!(w.size[q] > 0))
@@ -1276,6 +1350,8 @@ static void ctx_free(ctx *x)
     free(x->u);
     free(x->tsz);
     free(x->tex);
+    free(x->tshp);
+    free(x->tcopies);
     free(x->vbeg);
     free(x->bk);
     free(x->bbeg);
