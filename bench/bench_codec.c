@@ -57,7 +57,7 @@ static void run(const tc_codec_spec *s, uint64_t d, double secs)
     /* the alternative the model rejects: memory and arithmetic overlapped */
     const tc_codec_work *w = &mid->work;
     double D = (double)d, lanes = mid->rates.lanes, wide = lanes > 8 ? lanes / 8 : 1;
-    double tmem = (w->read + w->written + w->alloc) * D / (3 * cm);
+    double tmem = (w->read + w->written + w->alloc) * D / (3 * cm) + w->random * D / mid->rates.random_ps;
     double tops = (w->vops + wide * w->narrow + lanes * w->sops) * D / om;
     double qmax = em / (4 * D / (tmem > tops ? tmem : tops));
     printf("%-22s %7.2f %7.2f-%-7.2f %8.2f %7.1f%% %6.0f %8.2f %6.2f %-7s %6.2f  %s\n", s->name, em / 1e9,

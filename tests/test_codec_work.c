@@ -23,8 +23,8 @@ static void near(double got, double want, const char *what, const char *codec)
 }
 
 /* One row of the measured-path table. */
-static void measured_is(const char *codec, double rd, double wr, double alloc, double vops, double narrow,
-                        double sops)
+static void measured_is_r(const char *codec, double rd, double wr, double alloc, double vops, double narrow,
+                          double sops, double random)
 {
     tc_codec_spec c = spec_of(codec);
     tc_codec_work w;
@@ -35,6 +35,13 @@ static void measured_is(const char *codec, double rd, double wr, double alloc, d
     near(w.vops, vops, "vops", codec);
     near(w.narrow, narrow, "narrow", codec);
     near(w.sops, sops, "sops", codec);
+    near(w.random, random, "random", codec);
+}
+
+static void measured_is(const char *codec, double rd, double wr, double alloc, double vops, double narrow,
+                        double sops)
+{
+    measured_is_r(codec, rd, wr, alloc, vops, narrow, sops, 0);
 }
 
 static void measured_path_counts_are_the_tables_hand_counts(void **state)
@@ -61,15 +68,16 @@ static void measured_path_counts_are_the_tables_hand_counts(void **state)
     /* rank 4: two products (r + 3 each), P Q^T (r + 2), in OpenBLAS's 8-lane kernels */
     measured_is("powersgd:rank=4", 12, 8, 4, 0, 7 + 7 + 6, 0);
     measured_is("signsgd", 8, 4, 4, 2 + 10 + 5, 0, 5 / 32.0);
-    /* randk: k draws, the bitmap, gather and scatter lines */
+    /* randk: k draws (a random bitmap word each), the bitmap, a random
+     * access per gathered and per scattered value, the zeroing pass */
     double rho = ceil(0.01 * D) / D;
-    measured_is("randk:ratio=0.01", 64 * rho, 4 + 64 * rho, 4 + 64 * rho, 0, 0, 33 * rho + 1 / 16.0);
+    measured_is_r("randk:ratio=0.01", 0, 4, 4, 0, 0, 33 * rho + 1 / 16.0, 3 * rho);
     /* topk: a sample of 512 runs of 32 keys; the threshold admits
      * ceil(e + 3 sqrt(e) + 8) d / s candidates, e = k s / d */
     double s = 512 * 32, e = ceil(0.01 * D) * s / D, cand = ceil(e + 3 * sqrt(e) + 8) * D / s;
     double sops = 2 / 32.0 + (31 * cand + 15 * s) / D + 7 * rho;
-    measured_is("topk:ratio=0.01", 4 + 64 * rho, 4 + 64 * rho, 4 + 64 * rho, 4 + 5, 0, sops);
-    measured_is("topk-shared:ratio=0.01", 4 + 64 * rho, 4 + 64 * rho, 4 + 64 * rho, 4 + 5, 0, sops);
+    measured_is_r("topk:ratio=0.01", 4, 4, 4, 4 + 5, 0, sops, 2 * rho);
+    measured_is_r("topk-shared:ratio=0.01", 4, 4, 4, 4 + 5, 0, sops, 2 * rho);
 }
 
 static double accel(const char *codec, uint32_t n)
@@ -155,6 +163,12 @@ static void prediction_is_memory_plus_arithmetic(void **state)
     near(tc_codec_predict_s(&w, 1000, &r), 12 * 1000 / 3e10 + 26 * 1000 / 1e11, "seconds", "synthetic");
     r.lanes = 8;
     near(tc_codec_predict_s(&w, 1000, &r), 12 * 1000 / 3e10 + (10 + 4 + 4) * 1000 / 1e11, "seconds", "8 lanes");
+    /* random accesses: at the random-access kernel's rate, or without it a
+     * 64-byte line each at the copy's traffic rate */
+    w.random = 0.02;
+    near(tc_codec_predict_s(&w, 1000, &r), (12 + 0.02 * 64) * 1000 / 3e10 + 18 * 1000 / 1e11, "seconds", "random");
+    r.random_ps = 1e8;
+    near(tc_codec_predict_s(&w, 1000, &r), 12 * 1000 / 3e10 + 20 / 1e8 + 18 * 1000 / 1e11, "seconds", "random_ps");
     assert_true(tc_codec_cpu_lanes() == 4 || tc_codec_cpu_lanes() == 8 || tc_codec_cpu_lanes() == 16);
 }
 
@@ -182,6 +196,7 @@ static void prediction_is_within_a_factor_3_of_the_measurement(void **state)
         assert_true(m.enc_dec_Bps.min <= m.enc_dec_Bps.median && m.enc_dec_Bps.median <= m.enc_dec_Bps.max);
         assert_true(m.copy_Bps.min <= m.copy_Bps.median && m.copy_Bps.median <= m.copy_Bps.max);
         assert_true(m.lane_ops.min > 0 && m.lane_ops.median <= m.lane_ops.max);
+        assert_true(m.random_ps.min > 0 && m.random_ps.median <= m.random_ps.max);
         double q = m.enc_dec_Bps.median / m.predicted_Bps;
         print_message("%-24s measured %6.2f GB/s, model %6.2f GB/s, measured / model %.2f\n", s.name,
                       m.enc_dec_Bps.median / 1e9, m.predicted_Bps / 1e9, q);

@@ -264,6 +264,8 @@ typedef struct tc_codec_work {
                               stores of cache-resident blocks) */
     double narrow;         /* lane operations done by 8-lane instructions (F16C, OpenBLAS's AVX2 kernels) */
     double sops;           /* scalar operations per coordinate (per block, candidate, sampled index) */
+    double random;         /* accesses at random places of an array beyond the L2 cache, per
+                              coordinate (a gather's load, a scatter's store, a bitmap's bit) */
     uint32_t passes;       /* kernels that stream a bucket-sized array */
 } tc_codec_work;
 
@@ -283,12 +285,14 @@ typedef struct tc_codec_rates {
     double copy_Bps;       /* memcpy: bytes copied per second (12 bytes of traffic per 4 copied) */
     double lane_ops;       /* lane operations per second: multiplies and adds on an L1-resident array */
     double lanes;          /* float lanes of the kernels' vectors (tc_codec_cpu_lanes) */
+    double random_ps;      /* independent loads at random places of the bucket per second (0:
+                              unknown; each then costs a cache line at the copy's traffic rate) */
 } tc_codec_rates;
 /* Float lanes of the codec kernels this CPU runs: 16 (x86-64-v4), 8 (v3), 4. */
 double tc_codec_cpu_lanes(void);
 /* Predicted seconds of w for d coordinates on r: memory (read + written +
- * alloc) d / (3 copy_Bps) plus arithmetic (vops + narrow lanes / 8 + sops
- * lanes) d / lane_ops. */
+ * alloc) d / (3 copy_Bps), plus random accesses random d / random_ps, plus
+ * arithmetic (vops + narrow lanes / 8 + sops lanes) d / lane_ops. */
 double tc_codec_predict_s(const tc_codec_work *w, uint64_t d, const tc_codec_rates *r);
 
 /* Repeated measurements of one quantity. */
@@ -300,6 +304,7 @@ typedef struct tc_codec_measurement {
     tc_codec_spread enc_dec_Bps; /* bytes of float32 input per second */
     tc_codec_spread copy_Bps;    /* memcpy of the bucket, bytes copied per second */
     tc_codec_spread lane_ops;    /* the calibration kernel, lane operations per second */
+    tc_codec_spread random_ps;   /* the random-access kernel, loads per second */
     size_t reps;                 /* repetitions of each */
     tc_codec_rates rates;        /* the medians, and tc_codec_cpu_lanes */
     tc_codec_work work;          /* tc_codec_work_measured */
@@ -308,8 +313,9 @@ typedef struct tc_codec_measurement {
 
 /* Single-threaded encode+decode throughput of c on this machine over about
  * `seconds`, d coordinates per call, with, in the same run and alternating
- * with it, memcpy of the bucket and the arithmetic calibration kernel, each
- * timed in the thread's CPU time; the model's prediction from their medians. */
+ * with it, memcpy of the bucket, the arithmetic calibration kernel and the
+ * random-access kernel, each timed in the thread's CPU time; the model's
+ * prediction from their medians. */
 tc_status tc_codec_measure_full(const tc_codec_spec *c, uint64_t d, double seconds, tc_codec_measurement *out,
                                 tc_err *err);
 /* tc_codec_measure_full's medians: enc_dec_Bps and copy_Bps. */

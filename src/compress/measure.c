@@ -1,12 +1,13 @@
 /*
  * measure.c - single-threaded encode + decode throughput of a codec on this
- * machine, with the two calibration kernels of the cost model measured in
- * the same run: memcpy bandwidth and the arithmetic rate.
+ * machine, with the three calibration kernels of the cost model measured in
+ * the same run: memcpy bandwidth, the arithmetic rate and random loads.
  *
  * Method: one codec instance for one worker (n = 1) is created once; then,
  * alternately, a memcpy of the 4 d-byte gradient into the bucket buffer, one
  * encode + local sum of the single contribution + decode (cx_ops.one) of
- * that bucket, and the arithmetic calibration kernel are timed in the
+ * that bucket, the arithmetic calibration kernel and the random-access
+ * kernel are timed in the
  * thread's CPU time (clock_gettime(CLOCK_THREAD_CPUTIME_ID): what other
  * processes take of a shared machine is not counted) until `seconds` of
  * wall time have passed (at least 5 of each). The decode writes the mean back into the bucket, in place, as DDP's
@@ -23,6 +24,12 @@
  * pipes busy. It is compiled like the codec kernels (CX_WIDE, CX_LOOP, ISO
  * C17: a multiply and an add, not contracted), so it runs on the same vector
  * width: lane operations per second, two per step.
+ *
+ * The random-access kernel: RND_N independent loads at uniformly random
+ * places of the bucket, each stored into an L2-resident array (a gather,
+ * as the sparse codecs' v[j] = x[idx[j]]): loads per second, with as many
+ * misses in flight as the core keeps. The places are drawn once
+ * (tc_mix64), the same for every repetition.
  */
 #include "core/blas.h"
 #include <stdlib.h>
@@ -82,6 +89,14 @@ CX_WIDE static void cal_kernel(float *restrict y, float a, float b)
                 v = v * a + b; v = v * a + b; v = v * a + b; v = v * a + b; y[i] = v);
 }
 
+#define RND_N 65536 /* 256 KiB of values gathered */
+
+static void rnd_kernel(const float *restrict x, const uint32_t *restrict idx, float *restrict v)
+{
+    for (uint32_t j = 0; j < RND_N; j++)
+        v[j] = x[idx[j]];
+}
+
 #define MAX_REPS 100000
 #define MIN_REPS 5
 
@@ -96,15 +111,19 @@ tc_status tc_codec_measure_full(const tc_codec_spec *spec, uint64_t d, double se
     if (st)
         return st;
     float *x = malloc(d * sizeof *x), *bucket = malloc(d * sizeof *bucket), *cal = malloc(CAL_N * sizeof *cal);
+    float *rv = malloc(RND_N * sizeof *rv);
+    uint32_t *ridx = malloc(RND_N * sizeof *ridx);
     double *tc = malloc(MAX_REPS * sizeof *tc), *tm = malloc(MAX_REPS * sizeof *tm),
-           *ta = malloc(MAX_REPS * sizeof *ta);
-    if (!x || !bucket || !cal || !tc || !tm || !ta) {
+           *ta = malloc(MAX_REPS * sizeof *ta), *tr = malloc(MAX_REPS * sizeof *tr);
+    if (!x || !bucket || !cal || !rv || !ridx || !tc || !tm || !ta || !tr) {
         st = tc_fail(err, TC_EINTERNAL, "measure: out of memory for a %llu-coordinate bucket", (unsigned long long)d);
         goto done;
     }
     cx_fill_gradient(x, d, 12345);
     for (int i = 0; i < CAL_N; i++)
         cal[i] = 1.0f / (float)(i + 1);
+    for (uint32_t j = 0; j < RND_N; j++)
+        ridx[j] = (uint32_t)((tc_mix64(0x5eed + j) >> 32) * d >> 32);
     bool blas = spec->kind == TC_CODEC_POWERSGD || spec->kind == TC_CODEC_POWERSGD_BATCHED;
     int threads = blas ? openblas_get_num_threads() : 1;
     if (blas)
@@ -112,6 +131,7 @@ tc_status tc_codec_measure_full(const tc_codec_spec *spec, uint64_t d, double se
     memcpy(bucket, x, d * sizeof *x);
     c->ops->one(c, bucket, bucket, 0); /* warm-up: page faults, first touch */
     cal_kernel(cal, 0.999f, 0.001f);
+    rnd_kernel(bucket, ridx, rv);
     size_t reps = 0;
     double start = now();
     while (reps < MAX_REPS && (reps < MIN_REPS || now() - start < seconds)) {
@@ -122,21 +142,26 @@ tc_status tc_codec_measure_full(const tc_codec_spec *spec, uint64_t d, double se
         double t2 = cpu_now();
         cal_kernel(cal, 0.999f, 0.001f);
         double t3 = cpu_now();
+        rnd_kernel(bucket, ridx, rv);
+        double t4 = cpu_now();
         tm[reps] = t1 - t0;
         tc[reps] = t2 - t1;
         ta[reps] = t3 - t2;
+        tr[reps] = t4 - t3;
         reps++;
     }
     if (blas)
         openblas_set_num_threads(threads);
-    volatile float sink = bucket[d / 2] + cal[CAL_N / 2]; /* the results are used */
+    volatile float sink = bucket[d / 2] + cal[CAL_N / 2] + rv[RND_N / 2]; /* the results are used */
     (void)sink;
     double bytes = 4.0 * (double)d;
     out->reps = reps;
     out->enc_dec_Bps = spread_of(bytes, tc, reps);
     out->copy_Bps = spread_of(bytes, tm, reps);
     out->lane_ops = spread_of(2.0 * CAL_N * CAL_STEPS * CAL_ROUNDS, ta, reps);
-    out->rates = (tc_codec_rates){out->copy_Bps.median, out->lane_ops.median, tc_codec_cpu_lanes()};
+    out->random_ps = spread_of(RND_N, tr, reps);
+    out->rates = (tc_codec_rates){out->copy_Bps.median, out->lane_ops.median, tc_codec_cpu_lanes(),
+                                  out->random_ps.median};
     tc_codec_work_measured(spec, d, &out->work);
     double t = tc_codec_predict_s(&out->work, d, &out->rates);
     out->predicted_Bps = t > 0 ? bytes / t : 0;
@@ -144,6 +169,9 @@ done:
     free(x);
     free(bucket);
     free(cal);
+    free(rv);
+    free(ridx);
+    free(tr);
     free(tc);
     free(tm);
     free(ta);

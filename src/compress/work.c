@@ -65,7 +65,7 @@
 #define SOPS_INDEX 5    /* an index from a set bit: ctz, index, store, clear, loop */
 #define SOPS_GATHER 3   /* load index, load value, store */
 #define SOPS_SCATTER 4  /* load value, scale, load index, store */
-#define LINE 64.0       /* bytes of a cache line: what one random access moves */
+#define LINE 64.0       /* bytes of a cache line: what one random access moves (random_ps unknown) */
 
 /* THC's transform on the accelerator [Dao-AILab fast-hadamard-transform,
  * README "Speed": fp32 rows on an A100 take 1.0x the time of a memcpy up to
@@ -193,17 +193,23 @@ static void measured_sparse(const tc_codec_spec *c, uint64_t d, tc_codec_work *w
 {
     double k = (double)k_of(c, d), rho = k / (double)d;
     if (c->kind == TC_CODEC_RANDK) {
-        /* Floyd's k draws into an L2 bitmap, the bitmap read back */
+        /* Floyd's k draws into a bitmap of d bits (a random word each:
+         * beyond the L2 cache for a bucket of 4 Mi coordinates and more),
+         * the bitmap read back */
         add(w, 0, 0, 0, 0, SOPS_FLOYD * rho + SOPS_BITMAP_WORD / 64.0 + SOPS_INDEX * rho);
+        w->random += rho;
     } else {
         double cand, sample;
         topk_selection(d, (uint64_t)k, &cand, &sample);
         add(w, 4, 0, 0, OPS_FILTER + OPS_REDUCE32, 2 / 32.0); /* the filtering pass */
         add(w, 0, 0, 0, 0, (SOPS_CANDIDATE * cand + SOPS_SAMPLE * sample) / (double)d);
     }
-    /* gather k values (a line each), zero the bucket, scatter k values */
-    add(w, LINE * rho, 0, 0, 0, SOPS_GATHER * rho);
-    add(w, 0, 4 + LINE * rho, 4 + LINE * rho, 0, SOPS_SCATTER * rho);
+    /* gather k values (a random access each), zero the bucket, scatter k
+     * values (a random access each: the zeroed bucket is beyond the cache) */
+    add(w, 0, 0, 0, 0, SOPS_GATHER * rho);
+    w->random += rho;
+    add(w, 0, 4, 4, 0, SOPS_SCATTER * rho);
+    w->random += rho;
 }
 
 /* PowerSGD through OpenBLAS's sgemm on the a x b bucket (powersgd.c): P = M Q
@@ -274,6 +280,10 @@ double tc_codec_predict_s(const tc_codec_work *w, uint64_t d, const tc_codec_rat
 {
     double D = (double)d;
     double mem = r->copy_Bps > 0 ? (w->read + w->written + w->alloc) * D / (3 * r->copy_Bps) : 0;
+    if (r->random_ps > 0)
+        mem += w->random * D / r->random_ps;
+    else if (r->copy_Bps > 0)
+        mem += w->random * LINE * D / (3 * r->copy_Bps);
     double lanes = r->lanes > 0 ? r->lanes : 1, wide = lanes > 8 ? lanes / 8 : 1;
     double ops = r->lane_ops > 0 ? (w->vops + wide * w->narrow + lanes * w->sops) * D / r->lane_ops : 0;
     return mem + ops;
