@@ -239,6 +239,11 @@ double tc_block_bytes(double bytes, uint32_t elt, uint32_t nblk);
 
 struct tc_sched;
 typedef tc_status (*tc_emit_fn)(const struct tc_sched *s, uint32_t step, tc_xfers *out);
+/* The transfers of step sent by ranks lo .. hi - 1, in emit's order (an
+ * algorithm that has it emits every step grouped by sender, senders in
+ * increasing order). */
+typedef tc_status (*tc_emit_part_fn)(const struct tc_sched *s, uint32_t step, uint32_t lo, uint32_t hi,
+                                     tc_xfers *out);
 
 typedef struct tc_sched {
     tc_coll_req req;
@@ -250,6 +255,7 @@ typedef struct tc_sched {
     tc_phase *phases;
     uint32_t nphases, phase_cap;
     tc_emit_fn emit;
+    tc_emit_part_fn emit_part; /* NULL: a step is only emitted whole */
     void *state;          /* algorithm-private, freed with free() unless free_state is set */
     void (*free_state)(void *);
     /* Topology facts some algorithms need (torus dims, node size). */
@@ -367,6 +373,16 @@ void tc_sched_free(tc_sched *s);
 
 /* Emits the transfers of step (0 <= step < nsteps) into out (cleared first). */
 tc_status tc_sched_emit(const tc_sched *s, uint32_t step, tc_xfers *out);
+/* All-pairs steps (p (p - 1) transfers: 4.3 x 10^9 on 65,536 ranks) are
+ * emitted in parts, by ranges of senders, so that evaluators hold about
+ * `chunk` transfers at a time: tc_sched_part_senders gives the senders of
+ * one part for a step of phase ph (p, the whole step, when the schedule
+ * has no emit_part or the step holds no more than chunk transfers), and
+ * tc_sched_emit_part emits the transfers of senders lo .. hi - 1 (with
+ * emit_part; TC_EINTERNAL without). The parts of a step, in order, are
+ * the step as tc_sched_emit gives it (tests/test_coll_parts.c). */
+uint32_t tc_sched_part_senders(const tc_sched *s, const tc_phase *ph, size_t chunk);
+tc_status tc_sched_emit_part(const tc_sched *s, uint32_t step, uint32_t lo, uint32_t hi, tc_xfers *out);
 /* The transfers of the whole schedule and their bytes (at its current
  * size), exactly: each phase's first step times its repeat. */
 tc_status tc_sched_count(const tc_sched *s, uint64_t *transfers, double *bytes, tc_err *err);

@@ -29,11 +29,11 @@ static bool direct_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)
     return true;
 }
 
-/* Every rank r sends block j (slot j) to rank j, reduced there. */
-static void emit_rs(const tc_sched *s, tc_xfers *x)
+/* Every rank r (of lo .. hi - 1) sends block j (slot j) to rank j, reduced there. */
+static void emit_rs(const tc_sched *s, uint32_t lo, uint32_t hi, tc_xfers *x)
 {
     uint32_t p = s->req.p;
-    for (uint32_t r = 0; r < p; r++)
+    for (uint32_t r = lo; r < hi; r++)
         for (uint32_t j = 0; j < p; j++)
             if (j != r) {
                 tc_xfers_add(x, r, j, s->blk_bytes, true);
@@ -41,11 +41,11 @@ static void emit_rs(const tc_sched *s, tc_xfers *x)
             }
 }
 
-/* Every rank r sends its block r to every other rank. */
-static void emit_ag(const tc_sched *s, tc_xfers *x)
+/* Every rank r (of lo .. hi - 1) sends its block r to every other rank. */
+static void emit_ag(const tc_sched *s, uint32_t lo, uint32_t hi, tc_xfers *x)
 {
     uint32_t p = s->req.p;
-    for (uint32_t r = 0; r < p; r++)
+    for (uint32_t r = lo; r < hi; r++)
         for (uint32_t j = 0; j < p; j++)
             if (j != r) {
                 tc_xfers_add(x, r, j, s->blk_bytes, false);
@@ -53,28 +53,43 @@ static void emit_ag(const tc_sched *s, tc_xfers *x)
             }
 }
 
-static tc_status emit_direct(const tc_sched *s, uint32_t step, tc_xfers *x)
+/* The all-pairs steps, senders lo .. hi - 1 (emit_part); the whole
+ * step from emit_direct. */
+static tc_status emit_pairs(const tc_sched *s, uint32_t step, uint32_t lo, uint32_t hi, tc_xfers *x)
 {
-    uint32_t p = s->req.p, root = s->req.root;
+    uint32_t p = s->req.p;
     switch (s->req.op) {
     case TC_OP_ALLTOALL:
         /* MPICH's order of the isends: dst = (rank - i) mod p, i = 0..p-1
          * (its own block first). */
-        for (uint32_t r = 0; r < p; r++)
+        for (uint32_t r = lo; r < hi; r++)
             for (uint32_t i = 0; i < p; i++) {
                 uint32_t j = (r + p - i) % p;
                 tc_xfers_add(x, r, j, s->blk_bytes, false);
                 tc_xfers_seg(x, j, s->nblk + r, 1);
             }
         break;
-    case TC_OP_ALLGATHER: emit_ag(s, x); break;
-    case TC_OP_REDUCESCATTER: emit_rs(s, x); break;
+    case TC_OP_ALLGATHER: emit_ag(s, lo, hi, x); break;
+    case TC_OP_REDUCESCATTER: emit_rs(s, lo, hi, x); break;
     case TC_OP_ALLREDUCE:
         if (step == 0)
-            emit_rs(s, x);
+            emit_rs(s, lo, hi, x);
         else
-            emit_ag(s, x);
+            emit_ag(s, lo, hi, x);
         break;
+    default: return TC_EINTERNAL;
+    }
+    return TC_OK;
+}
+
+static tc_status emit_direct(const tc_sched *s, uint32_t step, tc_xfers *x)
+{
+    uint32_t p = s->req.p, root = s->req.root;
+    switch (s->req.op) {
+    case TC_OP_ALLTOALL:
+    case TC_OP_ALLGATHER:
+    case TC_OP_REDUCESCATTER:
+    case TC_OP_ALLREDUCE: return emit_pairs(s, step, 0, p, x);
     case TC_OP_BROADCAST:
         for (uint32_t j = 0; j < p; j++)
             if (j != root) {
@@ -136,6 +151,7 @@ static tc_status direct_build(const tc_coll_req *req, const tc_topo *topo, tc_sc
         }
         return ok ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
     }
+    s->emit_part = emit_pairs;
     s->nblk = p;
     s->nslots = req->op == TC_OP_ALLTOALL ? 2 * p : p;
     s->blk_bytes = tc_block_bytes(req->bytes, req->elt, p);

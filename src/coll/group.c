@@ -391,6 +391,7 @@ tc_status tc_sched_check_groups(const tc_sched *s, tc_err *err)
         tc_xfers_init(&v.tmp, true);
         tc_sched view = *inner;
         view.emit = view_emit;
+        view.emit_part = NULL;
         view.state = &v;
         view.free_state = NULL;
         st = tc_sched_check(&view, err);

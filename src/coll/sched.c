@@ -159,6 +159,31 @@ tc_status tc_sched_emit(const tc_sched *s, uint32_t step, tc_xfers *out)
     return st;
 }
 
+uint32_t tc_sched_part_senders(const tc_sched *s, const tc_phase *ph, size_t chunk)
+{
+    uint32_t p = s->req.p;
+    /* a sender's transfers: its fan-out and, in all-to-all, its own block */
+    uint64_t per = (uint64_t)ph->fanout + 1, n = chunk / per;
+    if (!s->emit_part || (uint64_t)p * per <= chunk)
+        return p;
+    return n < 1 ? 1 : n > p ? p : (uint32_t)n;
+}
+
+tc_status tc_sched_emit_part(const tc_sched *s, uint32_t step, uint32_t lo, uint32_t hi, tc_xfers *out)
+{
+    tc_xfers_clear(out);
+    if (step >= s->nsteps || !s->emit_part || lo > hi || hi > s->req.p)
+        return TC_EINTERNAL;
+    tc_status st = s->emit_part(s, step, lo, hi, out);
+    if (st == TC_OK && out->oom)
+        st = TC_EINTERNAL;
+    return st;
+}
+
+/* Transfers a step is emitted in at most, by the evaluators that count
+ * or route them all (about 128 MiB). */
+#define TC_SCHED_CHUNK ((size_t)1 << 22)
+
 tc_status tc_sched_count(const tc_sched *s, uint64_t *transfers, double *bytes, tc_err *err)
 {
     /* The IR guarantees that the steps of a phase carry identical traffic
@@ -174,16 +199,24 @@ tc_status tc_sched_count(const tc_sched *s, uint64_t *transfers, double *bytes, 
         const tc_phase *ph = &s->phases[i];
         if (!ph->repeat)
             continue;
-        if ((st = tc_sched_emit(s, ph->first_step, &x))) {
-            st = x.oom ? tc_fail(err, TC_EINTERNAL, "out of memory")
-                       : tc_fail(err, TC_EINTERNAL, "schedule %s: emitting step %u failed", tc_algo_name(s->algo),
-                                 ph->first_step);
-            break;
-        }
+        /* the step in parts of senders where it is all-pairs */
+        uint32_t p = s->req.p, nps = tc_sched_part_senders(s, ph, TC_SCHED_CHUNK);
+        uint64_t n = 0;
         double b = 0;
-        for (size_t k = 0; k < x.n; k++)
-            b += x.v[k].bytes;
-        *transfers += (uint64_t)x.n * ph->repeat;
+        for (uint32_t lo = 0; lo < p && st == TC_OK; lo += nps) {
+            uint32_t hi = p - lo > nps ? lo + nps : p;
+            if ((st = nps >= p ? tc_sched_emit(s, ph->first_step, &x)
+                               : tc_sched_emit_part(s, ph->first_step, lo, hi, &x))) {
+                st = x.oom ? tc_fail(err, TC_EINTERNAL, "out of memory")
+                           : tc_fail(err, TC_EINTERNAL, "schedule %s: emitting step %u failed", tc_algo_name(s->algo),
+                                     ph->first_step);
+                break;
+            }
+            for (size_t k = 0; k < x.n; k++)
+                b += x.v[k].bytes;
+            n += x.n;
+        }
+        *transfers += n * ph->repeat;
         *bytes += b * ph->repeat;
     }
     tc_xfers_free(&x);

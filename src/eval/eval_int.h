@@ -18,6 +18,11 @@ double tc_eval_cut_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes, b
  * given (resolve it with tc_eval_routing first). */
 typedef struct tc_steps_ws tc_steps_ws;
 tc_steps_ws *tc_steps_ws_new(const tc_topo *t, uint32_t p);
+/* Transfers a step is emitted in at most where it can be emitted in parts
+ * (tc_sched_part_senders): TC_STEPS_CHUNK (4 Mi, about 128 MiB) unless a
+ * test sets another. */
+#define TC_STEPS_CHUNK ((size_t)1 << 22)
+void tc_steps_ws_set_chunk(tc_steps_ws *w, size_t transfers);
 void tc_steps_ws_free(tc_steps_ws *w);
 /* The same at n sizes: out[k] is the phase's step time with every
  * transfer's bytes times scale[k] (a sweep routes each phase once). */

@@ -22,8 +22,10 @@
 #include "eval/eval_int.h"
 
 struct tc_steps_ws {
-    uint32_t *count;        /* flows per link, n_links */
+    uint64_t *count;        /* flows per link, n_links (an all-pairs step of 65,536 ranks has 2^32) */
     uint32_t *sends;        /* messages per sending rank in the current step, p */
+    uint32_t nparts;        /* participants (sends' length) */
+    size_t chunk;           /* transfers emitted at once (an all-pairs step in parts) */
     uint32_t *path;         /* one route, tc_topo_max_path links */
     tc_xfers x;
     bool cut;               /* a transfer found no surviving route (failures) */
@@ -37,6 +39,8 @@ tc_steps_ws *tc_steps_ws_new(const tc_topo *t, uint32_t p)
         return NULL;
     w->count = tc_calloc(t->n_links, sizeof *w->count);
     w->sends = tc_calloc(p, sizeof *w->sends);
+    w->nparts = p;
+    w->chunk = TC_STEPS_CHUNK;
     w->path = tc_calloc(tc_topo_max_path(t) + 1, sizeof *w->path);
     tc_xfers_init(&w->x, false);
     if (!w->count || !w->sends || !w->path) {
@@ -44,6 +48,11 @@ tc_steps_ws *tc_steps_ws_new(const tc_topo *t, uint32_t p)
         return NULL;
     }
     return w;
+}
+
+void tc_steps_ws_set_chunk(tc_steps_ws *w, size_t transfers)
+{
+    w->chunk = transfers ? transfers : 1;
 }
 
 void tc_steps_ws_free(tc_steps_ws *w)
@@ -65,13 +74,10 @@ void tc_steps_ws_free(tc_steps_ws *w)
  * route every transfer twice (count the flows per link, then read each
  * transfer's share) instead of storing the paths: an all-to-all step on
  * 4,096 ranks has 16.7 million of them. */
-static void step_times(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *o, const tc_xfers *x, tc_steps_ws *w,
-                       const double *scale, size_t n, double *out, uint32_t *bottleneck)
+/* The first pass over a step's transfers (or a part of them): the flows
+ * on each link and the messages of each sender. */
+static void count_pass(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *o, const tc_xfers *x, tc_steps_ws *w)
 {
-    /* An NCCL protocol (coll.h): its step latency instead of alpha, its
-     * wire bytes, its rate cap. */
-    bool proto = sc->proto != TC_PROTO_NONE;
-    double wire = proto ? sc->wire : 1, cap = proto && sc->rate_cap_Bps > 0 ? sc->rate_cap_Bps * sc->wire : INFINITY;
     uint32_t *path = w->path;
     for (size_t i = 0; i < x->n; i++) {
         const tc_xfer *tr = &x->v[i];
@@ -88,9 +94,19 @@ static void step_times(const tc_topo *t, const tc_sched *sc, const tc_eval_opts 
         for (uint32_t j = 0; j < m; j++)
             w->count[path[j]]++;
     }
-    for (size_t q = 0; q < n; q++)
-        out[q] = 0;
-    *bottleneck = UINT32_MAX;
+}
+
+/* The second: each transfer's time, alpha per message its sender sends,
+ * its path's latency and its bytes at its share of its busiest link; out
+ * (and *bottleneck) the largest so far. */
+static void time_pass(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *o, const tc_xfers *x, tc_steps_ws *w,
+                      const double *scale, size_t n, double *out, uint32_t *bottleneck)
+{
+    /* An NCCL protocol (coll.h): its step latency instead of alpha, its
+     * wire bytes, its rate cap. */
+    bool proto = sc->proto != TC_PROTO_NONE;
+    double wire = proto ? sc->wire : 1, cap = proto && sc->rate_cap_Bps > 0 ? sc->rate_cap_Bps * sc->wire : INFINITY;
+    uint32_t *path = w->path;
     for (size_t i = 0; i < x->n; i++) {
         const tc_xfer *tr = &x->v[i];
         if (tr->src == tr->dst)
@@ -104,7 +120,7 @@ static void step_times(const tc_topo *t, const tc_sched *sc, const tc_eval_opts 
         for (uint32_t j = 0; j < m; j++) {
             const tc_link *l = &t->links[path[j]];
             lat += l->lat;
-            double sh = l->bw / w->count[path[j]];
+            double sh = l->bw / (double)w->count[path[j]];
             if (sh < share)
                 share = sh, low = path[j];
         }
@@ -127,9 +143,42 @@ static void step_times(const tc_topo *t, const tc_sched *sc, const tc_eval_opts 
             }
         }
     }
+}
+
+static void step_times(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *o, const tc_xfers *x, tc_steps_ws *w,
+                       const double *scale, size_t n, double *out, uint32_t *bottleneck)
+{
+    count_pass(t, sc, o, x, w);
+    for (size_t q = 0; q < n; q++)
+        out[q] = 0;
+    *bottleneck = UINT32_MAX;
+    time_pass(t, sc, o, x, w, scale, n, out, bottleneck);
     memset(w->count, 0, (size_t)t->n_links * sizeof *w->count);
     for (size_t i = 0; i < x->n; i++)
         w->sends[x->v[i].src] = 0;
+}
+
+/* An all-pairs step emitted in parts of nps senders (tc_sched_emit_part):
+ * both passes part by part, in the whole step's order, so the answer is
+ * the whole step's, with about w->chunk transfers held at a time. */
+static tc_status step_times_parts(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *o, uint32_t step,
+                                  uint32_t nps, tc_steps_ws *w, const double *scale, size_t n, double *out,
+                                  uint32_t *bottleneck)
+{
+    uint32_t p = sc->req.p;
+    tc_status st = TC_OK;
+    for (uint32_t lo = 0; lo < p && st == TC_OK; lo += nps)
+        if ((st = tc_sched_emit_part(sc, step, lo, p - lo > nps ? lo + nps : p, &w->x)) == TC_OK)
+            count_pass(t, sc, o, &w->x, w);
+    for (size_t q = 0; q < n; q++)
+        out[q] = 0;
+    *bottleneck = UINT32_MAX;
+    for (uint32_t lo = 0; lo < p && st == TC_OK; lo += nps)
+        if ((st = tc_sched_emit_part(sc, step, lo, p - lo > nps ? lo + nps : p, &w->x)) == TC_OK)
+            time_pass(t, sc, o, &w->x, w, scale, n, out, bottleneck);
+    memset(w->count, 0, (size_t)t->n_links * sizeof *w->count);
+    memset(w->sends, 0, (size_t)w->nparts * sizeof *w->sends);
+    return st;
 }
 
 /* An nccl-* schedule's latency: a chunk crosses one hop per step and the
@@ -276,12 +325,14 @@ tc_status tc_steps_phase_sweep(tc_steps_ws *w, const tc_topo *t, const tc_sched 
                                tc_err *err)
 {
     const tc_phase *ph = &s->phases[phase];
-    if (tc_sched_emit(s, ph->first_step, &w->x))
+    uint32_t b, nps = tc_sched_part_senders(s, ph, w->chunk);
+    if (nps < s->req.p ? step_times_parts(t, s, o, ph->first_step, nps, w, scale, n, out, bottleneck ? bottleneck : &b)
+                       : tc_sched_emit(s, ph->first_step, &w->x))
         return w->x.oom ? tc_fail(err, TC_EINTERNAL, "out of memory")
                         : tc_fail(err, TC_EINTERNAL, "schedule %s: emitting step %u failed", tc_algo_name(s->algo),
                                   ph->first_step);
-    uint32_t b;
-    step_times(t, s, o, &w->x, w, scale, n, out, bottleneck ? bottleneck : &b);
+    if (nps >= s->req.p)
+        step_times(t, s, o, &w->x, w, scale, n, out, bottleneck ? bottleneck : &b);
     if (w->cut)
         return tc_eval_cut_off(t, s, o, w->cut_src, w->cut_dst, w->cut_vs, w->cut_vd, err);
     return TC_OK;
