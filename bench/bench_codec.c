@@ -40,15 +40,16 @@ static void run(const tc_codec_spec *s, uint64_t d, double secs)
     tc_err err = {{0}};
     for (int r = 0; r < 3; r++)
         BENCH_CHECK(tc_codec_measure_full(s, d, secs, &m[r], &err), err);
-    double e[3], c[3], o[3], p[3];
+    double e[3], c[3], o[3], p[3], rr[3];
     for (int r = 0; r < 3; r++) {
         e[r] = m[r].enc_dec_Bps.median;
         c[r] = m[r].copy_Bps.median;
         o[r] = m[r].lane_ops.median;
         p[r] = m[r].predicted_Bps;
+        rr[r] = m[r].rates.random_ps;
     }
     double em = med3(e[0], e[1], e[2]), cm = med3(c[0], c[1], c[2]), om = med3(o[0], o[1], o[2]);
-    double pm = med3(p[0], p[1], p[2]), t = target_of(s->kind);
+    double pm = med3(p[0], p[1], p[2]), rm = med3(rr[0], rr[1], rr[2]), t = target_of(s->kind);
     const tc_codec_measurement *mid = &m[e[0] == em ? 0 : e[1] == em ? 1 : 2];
     char tgt[32] = "-";
     if (t > 0)
@@ -57,7 +58,10 @@ static void run(const tc_codec_spec *s, uint64_t d, double secs)
     /* the alternative the model rejects: memory and arithmetic overlapped */
     const tc_codec_work *w = &mid->work;
     double D = (double)d, lanes = mid->rates.lanes, wide = lanes > 8 ? lanes / 8 : 1;
-    double tmem = (w->read + w->written + w->alloc) * D / (3 * cm) + w->random * D / mid->rates.random_ps;
+    /* random accesses at the random-access kernel's rate, a line at the
+     * copy's rate without it (tc_codec_predict_s) */
+    double trnd = rm > 0 ? w->random * D / rm : w->random * 64 * D / (3 * cm);
+    double tmem = (w->read + w->written + w->alloc) * D / (3 * cm) + trnd;
     double tops = (w->vops + wide * w->narrow + lanes * w->sops) * D / om;
     double qmax = em / (4 * D / (tmem > tops ? tmem : tops));
     printf("%-22s %7.2f %7.2f-%-7.2f %8.2f %7.1f%% %6.0f %8.2f %6.2f %-7s %6.2f  %s\n", s->name, em / 1e9,
