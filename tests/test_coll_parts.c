@@ -17,6 +17,7 @@
 #include "build_helpers.h"
 #include "eval/eval_int.h"
 #include "topocc/eval.h"
+#include "topocc/flow.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 
@@ -151,6 +152,49 @@ static void counts_are_exact_in_parts(void **state)
     tc_topo_free(t);
 }
 
+/* The flow simulator with all-pairs steps in parts (its fold's check of
+ * the translation and its joining of alike phases, sender by sender; its
+ * folded steps, the simulated senders only): the same run, bit for bit,
+ * as with every step whole. */
+static void flow_in_parts_is_the_whole_run(void **state)
+{
+    (void)state;
+    const char *specs[] = {"clos:down=8x8,up=1x8", "clos:hosts=128,radix=16,tiers=2", "torus:dims=8x8"};
+    const tc_op ops[] = {TC_OP_ALLTOALL, TC_OP_ALLREDUCE, TC_OP_ALLGATHER};
+    int folded = 0;
+    for (int k = 0; k < 18; k++) {
+        tc_topo *t = topo(specs[k % 3]);
+        uint32_t p = t->n_endpoints;
+        tc_sched *s = sched(t, ops[k / 3 % 3], TC_ALGO_DIRECT, p, 1 << 18);
+        tc_flow_job job = {.sched = s};
+        tc_flow_opts o = {0};
+        /* D-mod-k routes translate by a leaf or a pod (ECMP's hashes do not) */
+        if (k >= 9 && k % 3 < 2)
+            o.routing = TC_ROUTE_DMODK;
+        tc_flow_result a, b;
+        tc_err err = {{0}};
+        tc_eval_set_chunk(0);
+        if (tc_flow_run(t, &job, 1, &o, &a, &err) != TC_OK)
+            fail_msg("%s: %s", specs[k % 3], err.msg);
+        tc_eval_set_chunk(1 + draw(3 * p));
+        if (tc_flow_run(t, &job, 1, &o, &b, &err) != TC_OK)
+            fail_msg("%s (parts): %s", specs[k % 3], err.msg);
+        tc_eval_set_chunk(0);
+        if (a.makespan_s != b.makespan_s || a.jobs[0].time_s != b.jobs[0].time_s ||
+            a.fold_ranks != b.fold_ranks || a.steps_simulated != b.steps_simulated)
+            fail_msg("%s %s: whole %.17g (fold %u), in parts %.17g (fold %u)", specs[k % 3], tc_op_name(ops[k / 3 % 3]),
+                     a.makespan_s, a.fold_ranks, b.makespan_s, b.fold_ranks);
+        folded += a.fold_ranks > 0;
+        tc_flow_result_free(&a);
+        tc_flow_result_free(&b);
+        tc_sched_free(s);
+        tc_topo_free(t);
+    }
+    /* the fold's check in parts found the translations the whole check finds */
+    print_message("%d of 18 runs folded\n", folded);
+    assert_true(folded > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -158,6 +202,7 @@ int main(void)
         cmocka_unit_test(part_senders_fit_the_chunk),
         cmocka_unit_test(steps_in_parts_are_the_whole_steps),
         cmocka_unit_test(counts_are_exact_in_parts),
+        cmocka_unit_test(flow_in_parts_is_the_whole_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

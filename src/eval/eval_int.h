@@ -23,6 +23,11 @@ tc_steps_ws *tc_steps_ws_new(const tc_topo *t, uint32_t p);
  * test sets another. */
 #define TC_STEPS_CHUNK ((size_t)1 << 22)
 void tc_steps_ws_set_chunk(tc_steps_ws *w, size_t transfers);
+/* The chunk new workspaces and the flow simulator's checks take
+ * (TC_STEPS_CHUNK; a test sets a smaller one to exercise the parts; not
+ * thread-safe: tests only). */
+size_t tc_eval_chunk(void);
+void tc_eval_set_chunk(size_t transfers);
 void tc_steps_ws_free(tc_steps_ws *w);
 /* The same at n sizes: out[k] is the phase's step time with every
  * transfer's bytes times scale[k] (a sweep routes each phase once). */

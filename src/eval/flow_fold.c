@@ -34,6 +34,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "eval/eval_int.h"
 #include "eval/flow_sim.h"
 
 static uint32_t endpoint(const fl_job *J, uint32_t r)
@@ -49,6 +50,7 @@ typedef struct fd_try {
     size_t xcap;
     uint32_t *off;         /* p + 1: where each sender's group starts */
     uint32_t *sent;        /* p: the next place in each sender's group */
+    tc_xfers xb;           /* one sender's transfers (all-pairs steps, by parts) */
 } fd_try;
 
 static bool link_map(fl_sim *S, fd_try *w, uint32_t l1, uint32_t l2)
@@ -86,6 +88,28 @@ static bool path_maps(fl_sim *S, fd_try *w, const fl_job *J, uint32_t a, uint32_
     return true;
 }
 
+/* try_T for a step emitted sender by sender (an all-pairs step, whose
+ * p (p - 1) transfers are never held at once): sender a's transfers, in
+ * order, map onto sender a + T's, routes included. */
+static bool try_T_parts(fl_sim *S, fd_try *w, const fl_job *J, uint32_t step, uint32_t T)
+{
+    const tc_sched *s = J->s;
+    uint32_t p = J->pfull;
+    for (uint32_t a = 0; a < p; a++) {
+        uint32_t b = (a + T) % p;
+        if (tc_sched_emit_part(s, step, a, a + 1, &S->xf) != TC_OK ||
+            tc_sched_emit_part(s, step, b, b + 1, &w->xb) != TC_OK || S->xf.n != w->xb.n)
+            return false;
+        for (size_t k = 0; k < S->xf.n; k++) {
+            const tc_xfer *x = &S->xf.v[k], *y = &w->xb.v[k];
+            if (x->src != a || x->dst >= p || !path_maps(S, w, J, x->src, x->dst, T) || y->src != b ||
+                y->dst != (x->dst + T) % p || y->bytes != x->bytes)
+                return false;
+        }
+    }
+    return true;
+}
+
 /* Whether the translation of the ranks by T is a symmetry of job 0's run. */
 static bool try_T(fl_sim *S, fd_try *w, uint32_t T)
 {
@@ -99,6 +123,11 @@ static bool try_T(fl_sim *S, fd_try *w, uint32_t T)
         const tc_phase *ph = &s->phases[i];
         if (ph->repeat == 0)
             continue;
+        if (tc_sched_part_senders(s, ph, tc_eval_chunk()) < p) {
+            if (!try_T_parts(S, w, J, ph->first_step, T))
+                return false;
+            continue;
+        }
         if (tc_sched_emit(s, ph->first_step, &S->xf) != TC_OK)
             return false;
         size_t n = S->xf.n;
@@ -223,6 +252,7 @@ tc_status fl_fold_init(fl_sim *S)
     if (p < 2 || nl == 0)
         return TC_OK;
     fd_try w = {0};
+    tc_xfers_init(&w.xb, false);
     w.sig = malloc(nl * sizeof *w.sig);
     w.inv = malloc(nl * sizeof *w.inv);
     w.p1 = malloc(S->stride * sizeof *w.p1);
@@ -254,6 +284,7 @@ tc_status fl_fold_init(fl_sim *S)
     free(w.idx);
     free(w.off);
     free(w.sent);
+    tc_xfers_free(&w.xb);
     if (!S->fold_T) {
         free(S->lrep);
         free(S->lw);

@@ -42,6 +42,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "eval/eval_int.h"
 #include "eval/flow_sim.h"
 
 /* Offsets that differ by at most this many ulps of the absolute time are
@@ -142,6 +143,35 @@ static bool xfers_same(const tc_xfers *x, const tc_xfers *y)
     return true;
 }
 
+/* Whether steps sa and sb of s carry the same transfers in the same order:
+ * compared whole (a holding sa when *have_a), or, for an all-pairs step,
+ * part by part (tc_sched_emit_part, about tc_eval_chunk() transfers at a
+ * time). false with *ok false when an emission fails. */
+static bool steps_same(const tc_sched *s, const tc_phase *ph, uint32_t sa, uint32_t sb, tc_xfers *a, tc_xfers *b,
+                       bool *have_a, bool *ok)
+{
+    uint32_t p = s->req.p, nps = tc_sched_part_senders(s, ph, tc_eval_chunk());
+    if (nps >= p) {
+        if (!*have_a)
+            *ok = tc_sched_emit(s, sa, a) == TC_OK && !a->oom;
+        *ok = *ok && tc_sched_emit(s, sb, b) == TC_OK && !b->oom;
+        bool same = *ok && xfers_same(a, b);
+        tc_xfers x = *a;
+        *a = *b;
+        *b = x;
+        *have_a = *ok;
+        return same;
+    }
+    bool same = true;
+    for (uint32_t lo = 0; lo < p && same && *ok; lo += nps) {
+        uint32_t hi = p - lo > nps ? lo + nps : p;
+        *ok = tc_sched_emit_part(s, sa, lo, hi, a) == TC_OK && tc_sched_emit_part(s, sb, lo, hi, b) == TC_OK;
+        same = *ok && xfers_same(a, b);
+    }
+    *have_a = false; /* a holds a part, not step sb */
+    return same && *ok;
+}
+
 /* Joins consecutive phases whose first steps (hence, the IR's rule, all
  * their steps) carry the same transfers in the same order into runs. */
 static bool runs_init(fl_sim *S, const tc_sched *s, fl_skip *k)
@@ -162,15 +192,8 @@ static bool runs_init(fl_sim *S, const tc_sched *s, fl_skip *k)
          * latency, not in transfers: never joined. */
         if (i > 0 && !s->proto && ph->repeat && s->phases[i - 1].repeat && phase_alike(ph, &s->phases[i - 1]) &&
             s->phases[i - 1].first_step + s->phases[i - 1].repeat == ph->first_step) {
-            if (!have_a)
-                ok = tc_sched_emit(s, s->phases[i - 1].first_step, &a) == TC_OK && !a.oom;
-            ok = ok && tc_sched_emit(s, ph->first_step, &b) == TC_OK && !b.oom;
-            if (ok && xfers_same(&a, &b))
+            if (steps_same(s, ph, s->phases[i - 1].first_step, ph->first_step, &a, &b, &have_a, &ok))
                 k->run_first[i] = k->run_first[i - 1];
-            tc_xfers x = a;
-            a = b;
-            b = x;
-            have_a = ok;
         } else {
             have_a = false;
         }

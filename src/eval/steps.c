@@ -40,7 +40,7 @@ tc_steps_ws *tc_steps_ws_new(const tc_topo *t, uint32_t p)
     w->count = tc_calloc(t->n_links, sizeof *w->count);
     w->sends = tc_calloc(p, sizeof *w->sends);
     w->nparts = p;
-    w->chunk = TC_STEPS_CHUNK;
+    w->chunk = tc_eval_chunk();
     w->path = tc_calloc(tc_topo_max_path(t) + 1, sizeof *w->path);
     tc_xfers_init(&w->x, false);
     if (!w->count || !w->sends || !w->path) {
@@ -48,6 +48,18 @@ tc_steps_ws *tc_steps_ws_new(const tc_topo *t, uint32_t p)
         return NULL;
     }
     return w;
+}
+
+static size_t eval_chunk = TC_STEPS_CHUNK;
+
+size_t tc_eval_chunk(void)
+{
+    return eval_chunk;
+}
+
+void tc_eval_set_chunk(size_t transfers)
+{
+    eval_chunk = transfers ? transfers : TC_STEPS_CHUNK;
 }
 
 void tc_steps_ws_set_chunk(tc_steps_ws *w, size_t transfers)
