@@ -382,6 +382,8 @@ tc_status tc_sched_emit(const tc_sched *s, uint32_t step, tc_xfers *out);
  * emit_part; TC_EINTERNAL without). The parts of a step, in order, are
  * the step as tc_sched_emit gives it (tests/test_coll_parts.c). */
 uint32_t tc_sched_part_senders(const tc_sched *s, const tc_phase *ph, size_t chunk);
+/* The chunk the library takes: 4 Mi transfers, about 128 MiB. */
+#define TC_SCHED_PART_CHUNK ((size_t)1 << 22)
 tc_status tc_sched_emit_part(const tc_sched *s, uint32_t step, uint32_t lo, uint32_t hi, tc_xfers *out);
 /* The transfers of the whole schedule and their bytes (at its current
  * size), exactly: each phase's first step times its repeat. */

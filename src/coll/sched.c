@@ -180,10 +180,6 @@ tc_status tc_sched_emit_part(const tc_sched *s, uint32_t step, uint32_t lo, uint
     return st;
 }
 
-/* Transfers a step is emitted in at most, by the evaluators that count
- * or route them all (about 128 MiB). */
-#define TC_SCHED_CHUNK ((size_t)1 << 22)
-
 tc_status tc_sched_count(const tc_sched *s, uint64_t *transfers, double *bytes, tc_err *err)
 {
     /* The IR guarantees that the steps of a phase carry identical traffic
@@ -200,7 +196,7 @@ tc_status tc_sched_count(const tc_sched *s, uint64_t *transfers, double *bytes, 
         if (!ph->repeat)
             continue;
         /* the step in parts of senders where it is all-pairs */
-        uint32_t p = s->req.p, nps = tc_sched_part_senders(s, ph, TC_SCHED_CHUNK);
+        uint32_t p = s->req.p, nps = tc_sched_part_senders(s, ph, TC_SCHED_PART_CHUNK);
         uint64_t n = 0;
         double b = 0;
         for (uint32_t lo = 0; lo < p && st == TC_OK; lo += nps) {

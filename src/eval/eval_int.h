@@ -19,12 +19,10 @@ double tc_eval_cut_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes, b
 typedef struct tc_steps_ws tc_steps_ws;
 tc_steps_ws *tc_steps_ws_new(const tc_topo *t, uint32_t p);
 /* Transfers a step is emitted in at most where it can be emitted in parts
- * (tc_sched_part_senders): TC_STEPS_CHUNK (4 Mi, about 128 MiB) unless a
- * test sets another. */
-#define TC_STEPS_CHUNK ((size_t)1 << 22)
+ * (tc_sched_part_senders): TC_SCHED_PART_CHUNK unless a test sets another. */
 void tc_steps_ws_set_chunk(tc_steps_ws *w, size_t transfers);
 /* The chunk new workspaces and the flow simulator's checks take
- * (TC_STEPS_CHUNK; a test sets a smaller one to exercise the parts; not
+ * (TC_SCHED_PART_CHUNK; a test sets a smaller one to exercise the parts; not
  * thread-safe: tests only). */
 size_t tc_eval_chunk(void);
 void tc_eval_set_chunk(size_t transfers);

@@ -1483,13 +1483,10 @@ static tc_status check_jobs(const tc_topo *t, const tc_flow_job *jobs, size_t nj
     return TC_OK;
 }
 
-/* Transfers of the whole schedule, local copies included: every step of a
- * phase has the same traffic, so its first step counts for all (emitted
- * once per phase: at most the work of emitting the schedule, which the
- * run does anyway). 0 when unknown. */
-static double sched_transfers(fl_sim *S, const tc_sched *s)
+/* Transfers of the whole schedule, local copies included (tc_sched_count:
+ * every step of a phase has the same traffic). 0 when unknown. */
+static double sched_transfers(const tc_sched *s)
 {
-    (void)S;
     uint32_t steps = 0;
     for (uint32_t i = 0; i < s->nphases; i++)
         steps += s->phases[i].repeat;
@@ -1506,7 +1503,7 @@ static void progress_init(fl_sim *S)
     S->prog_t0 = S->prog_last = wall_now();
     double total = 0;
     for (size_t j = 0; j < S->njobs; j++) {
-        double n = sched_transfers(S, S->jobs[j].s);
+        double n = sched_transfers(S->jobs[j].s);
         if (n <= 0 && S->jobs[j].nsteps > 0) {
             total = 0;
             break;

@@ -50,7 +50,7 @@ tc_steps_ws *tc_steps_ws_new(const tc_topo *t, uint32_t p)
     return w;
 }
 
-static size_t eval_chunk = TC_STEPS_CHUNK;
+static size_t eval_chunk = TC_SCHED_PART_CHUNK;
 
 size_t tc_eval_chunk(void)
 {
@@ -59,7 +59,7 @@ size_t tc_eval_chunk(void)
 
 void tc_eval_set_chunk(size_t transfers)
 {
-    eval_chunk = transfers ? transfers : TC_STEPS_CHUNK;
+    eval_chunk = transfers ? transfers : TC_SCHED_PART_CHUNK;
 }
 
 void tc_steps_ws_set_chunk(tc_steps_ws *w, size_t transfers)
