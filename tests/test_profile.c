@@ -87,6 +87,62 @@ static void gpu_node_presets_expand_to_rail_optimized_clos(void **state)
     tc_topo_free(t);
 }
 
+/* Every preset of a GPU node on the default profile path, at 1 to 80
+ * nodes: either it is refused saying so, or every fabric switch of the
+ * topology it names has at most its profile's leaf_radix ports (the NVL72's
+ * 72 rails on 64-port spines took 72 ports a spine before leaves took two
+ * rails each). */
+static void presets_fit_their_switch_radix(void **state)
+{
+    (void)state;
+    const char *names[] = {"dgx-a100", "dgx-h100", "dgx-h200", "dgx-b200", "gb200-nvl72"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        uint32_t built = 0;
+        for (uint32_t n = 1; n <= 80; n++) {
+            char preset[64], spec[512];
+            snprintf(preset, sizeof preset, "%s:nodes=%u", names[i], n);
+            tc_profile *p = NULL;
+            tc_err err = {{0}};
+            if (tc_preset_expand(preset, NULL, spec, sizeof spec, &p, &err) != TC_OK) {
+                if (!strstr(err.msg, "two-tier rail-optimized fabric"))
+                    fail_msg("%s: %s", preset, err.msg);
+                continue;
+            }
+            double radix = 0;
+            assert_int_equal(tc_profile_num(p, "leaf_radix", &radix, &err), TC_OK);
+            tc_profile_free(p);
+            tc_topo *t = NULL;
+            if (tc_topo_build(spec, &t, &err) != TC_OK)
+                fail_msg("%s: %s: %s", preset, spec, err.msg);
+            uint32_t *deg = calloc(t->n_vertices, sizeof *deg);
+            assert_non_null(deg);
+            for (uint32_t l = 0; l < t->n_links; l++)
+                if (t->links[l].kind == TC_LINK_FABRIC)
+                    deg[t->links[l].src]++;
+            for (int lv = 1; lv <= t->levels; lv++)
+                for (uint32_t v = t->level_vbase[lv]; v < t->level_vbase[lv] + t->level_count[lv]; v++)
+                    if (deg[v] > radix)
+                        fail_msg("%s: %s: a level-%d switch has %u ports, above the radix %g", preset, spec, lv,
+                                 deg[v], radix);
+            free(deg);
+            assert_int_equal(t->n_endpoints % n, 0);
+            tc_topo_free(t);
+            built++;
+        }
+        if (built < 16)
+            fail_msg("%s: only %u of 80 node counts build", names[i], built);
+    }
+    /* the NVL72 rack: two racks on 36 leaves of two rails each; 17 racks need a third tier */
+    char spec[512];
+    tc_profile *p = NULL;
+    tc_err err = {{0}};
+    assert_int_equal(tc_preset_expand("gb200-nvl72:nodes=2", NULL, spec, sizeof spec, &p, &err), TC_OK);
+    tc_profile_free(p);
+    assert_non_null(strstr(spec, "clos:down=4x36,up=1x4,"));
+    assert_int_equal(tc_preset_expand("gb200-nvl72:nodes=17", NULL, spec, sizeof spec, &p, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "2 rails a leaf fit up to 16 nodes"));
+}
+
 static void tpu_presets_expand_to_a_torus(void **state)
 {
     (void)state;
@@ -239,6 +295,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(gpu_node_presets_expand_to_rail_optimized_clos),
+        cmocka_unit_test(presets_fit_their_switch_radix),
         cmocka_unit_test(tpu_presets_expand_to_a_torus),
         cmocka_unit_test(bad_presets_and_profiles_are_named),
         cmocka_unit_test(accelerators_are_found_in_the_directory_given),

@@ -428,17 +428,45 @@ static tc_status expand_gpu_node(const tc_profile *p, uint32_t nodes, bool ib_sh
              "bw=%.12gGbps,lat=%.12gns,hop_lat=%.12gns,node=%u,node_bw=%.12gGB/s,node_lat=%.12gns%s%s,arch=%.16s%s", nic,
              cable, swlat, G, nv * eff, nvlat, sharp == 1 ? ",node_reduce=1" : "", nics, arch,
              ib_sharp ? ",sharp=1" : "");
-    if (nodes == 1) {
+    if (nodes == 1 && R <= radix) { /* one leaf (an NVL72's 72 NICs on 64-port leaves take the rails' way) */
         snprintf(spec, len, "clos:down=%u,up=1,%s", R, node);
         return TC_OK;
     }
-    uint64_t K = nodes, D = radix / 2; /* a rail's ports: one NIC per node */
+    /* Two tiers of radix-port switches, rail-optimized. A leaf has D = radix/2
+     * host ports and D up-links; rail j of every node (one NIC a node) is
+     * cabled to the leaves of rail j. Where a rail fits a leaf (K <= D
+     * nodes), a leaf takes g whole rails (g dividing R, g K <= D) and the
+     * fabric has R / g leaves, each with g K up-links to as many spines of
+     * R / g ports; where it does not, each rail spans K / D leaves and the
+     * D spines have R K / D ports. g is the smallest that fits: every rail
+     * its own leaf where the spines' ports allow it (a DGX H100 SuperPOD's
+     * 8 rails), fewer leaves otherwise (72 rails of an NVL72 rack on
+     * 64-port spines need g = 2). */
+    uint64_t K = nodes, D = radix / 2;
     if (K <= D) {
-        snprintf(spec, len, "clos:down=%llux%u,up=1x%llu,%s,rail=%u", (unsigned long long)K, R, (unsigned long long)K,
-                 node, R);
-        return TC_OK;
+        for (uint64_t g = 1; g <= R && g * K <= D; g++) {
+            if (R % g || R / g > radix)
+                continue;
+            snprintf(spec, len, "clos:down=%llux%llu,up=1x%llu,%s,rail=%u", (unsigned long long)(g * K),
+                     (unsigned long long)(R / g), (unsigned long long)(g * K), node, R);
+            return TC_OK;
+        }
+        uint64_t gmin = (R + radix - 1) / radix;
+        while (R % gmin)
+            gmin++;
+        return tc_fail(err, TC_EINVAL,
+                       "preset %s:nodes=%u: a two-tier rail-optimized fabric of radix-%u switches cannot connect "
+                       "%u rails of %u nodes (the spines' %u ports take at most %u leaves; %llu rails a leaf fit up "
+                       "to %llu nodes); give fewer nodes or a --topo spec",
+                       p->name, nodes, radix, R, nodes, radix, radix, (unsigned long long)gmin,
+                       (unsigned long long)(D / gmin));
     }
     uint64_t L = R * (K / D);
+    if (R > radix) /* no leaf per rail: the spines cannot reach every rail's leaves */
+        return tc_fail(err, TC_EINVAL,
+                       "preset %s:nodes=%u: a two-tier rail-optimized fabric of radix-%u switches takes at most %llu "
+                       "nodes of %u rails; give fewer nodes or a --topo spec",
+                       p->name, nodes, radix, (unsigned long long)(D / ((R + radix - 1) / radix)), R);
     if (K % D != 0 || L > radix)
         return tc_fail(err, TC_EINVAL,
                        "preset %s:nodes=%u: a two-tier rail-optimized fabric of radix-%u switches takes up to %llu nodes "
