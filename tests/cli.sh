@@ -329,6 +329,10 @@ good "preset: a TPU slice is a torus" "torus:dims=8x8x8" topo --preset tpu-v5p-s
 bad "preset: unknown, listing the known" collective --preset dgx-h999 --op allreduce --size 1MiB
 bad "preset: a node count that needs a third tier" collective --preset dgx-h100:nodes=48 --op allreduce --size 1MiB
 bad "preset: an unknown key" topo --preset dgx-h100:gpus=4
+good "preset: EFA's transport" "transport=efa" topo --preset dgx-h100:nodes=2,transport=efa
+bad "preset: an unknown transport" topo --preset dgx-h100:nodes=2,transport=roce
+bad "topology: SHARP over EFA" topo --topo clos:down=2x8,up=1x2,node=8,sharp=1,transport=efa
+bad "preset: an NVL72 fabric past two tiers of its switches" topo --preset gb200-nvl72:nodes=17
 bad "preset: a profile with a missing field" topo --preset bad-missing --profiles "$(dirname "$0")/data/profiles"
 bad "preset: --profiles without a preset" topo --topo "$CLOS" --profiles /tmp
 "$T" collective --preset dgx-h100:nodes=2 --op allreduce --algo ring --size 1GiB --format json >"$tmp/pre.json" 2>"$tmp/err"

@@ -185,6 +185,69 @@ static double eval_time(const tc_topo *t, tc_op op, double bytes, tc_proto proto
     return r.time_s;
 }
 
+/* transport=efa: every network step costs the aws-ofi-nccl tuner's 20 us
+ * (23 us with Simple) in place of NCCL's hwLat[NET]; NVLink steps keep
+ * NCCL's. By hand, 2 nodes of 8 H100, 8 B, ring LL on one channel: the
+ * base 6.6 us, 26 hops inside a node at the network overhead of 1 us, and
+ * 4 hops between the nodes (each half of the all-reduce crosses both node
+ * boundaries): 6.6 + 26 + 4 x 2.7 = 43.4 us on InfiniBand, 6.6 + 26 +
+ * 4 x 20 = 112.6 us on EFA (69.2 us more), in all three modes. One node has no network
+ * step: the same on both. */
+static void efa_network_steps_cost_the_plugins_latency(void **state)
+{
+    (void)state;
+    tc_topo *ib = topo("clos:down=2x8,up=1x2,node=8,rail=8,arch=hopper");
+    tc_topo *efa = topo("clos:down=2x8,up=1x2,node=8,rail=8,arch=hopper,transport=efa");
+    assert_non_null(strstr(efa->spec, ",transport=efa"));
+    assert_null(strstr(ib->spec, "transport"));
+    const tc_proto pr[3] = {TC_PROTO_LL, TC_PROTO_LL128, TC_PROTO_SIMPLE};
+    const double want[3] = {20e-6, 20e-6, 23e-6};
+    for (int i = 0; i < 3; i++) {
+        tc_sched *a = build(ib, TC_OP_ALLREDUCE, 16, 1 << 20, 4, 4, pr[i]);
+        tc_sched *b = build(efa, TC_OP_ALLREDUCE, 16, 1 << 20, 4, 4, pr[i]);
+        assert_true(fabs(b->lat_inter_s - want[i]) < 1e-12);
+        assert_true(a->lat_inter_s < b->lat_inter_s);
+        assert_true(a->lat_intra_s == b->lat_intra_s && a->base_s == b->base_s);
+        tc_sched_free(a);
+        tc_sched_free(b);
+    }
+    const tc_mode modes[3] = {TC_MODE_FORMULA, TC_MODE_STEPS, TC_MODE_FLOW};
+    for (int m = 0; m < 3; m++) {
+        double ti = eval_time(ib, TC_OP_ALLREDUCE, 8, TC_PROTO_LL, 1, modes[m], false, TC_ROUTE_DMODK);
+        double te = eval_time(efa, TC_OP_ALLREDUCE, 8, TC_PROTO_LL, 1, modes[m], false, TC_ROUTE_DMODK);
+        /* (plus 5 ns of the 8 bytes' transfers, the same on both) */
+        if (fabs(ti - 43.4e-6) > 1e-8 || fabs(te - ti - 4 * 17.3e-6) > 1e-12)
+            fail_msg("mode %d: %.4f us on InfiniBand (43.4 by hand), %.4f us on EFA (112.6)", m, ti * 1e6, te * 1e6);
+    }
+    /* NCCL's model sees the same: at 8 B it picks the tree with LL on both,
+     * whose latency has 2 log2(2) = 2 network steps, 5 us each in NCCL's
+     * table, 20 us on EFA: 30 us more */
+    tc_coll_req q = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL, .p = 16, .bytes = 8};
+    double t_ib = 0, t_efa = 0;
+    tc_algo a_ib, a_efa;
+    assert_int_equal(tc_nccl_choose(&q, ib, &a_ib, &t_ib), TC_PROTO_LL);
+    assert_int_equal(tc_nccl_choose(&q, efa, &a_efa, &t_efa), TC_PROTO_LL);
+    assert_int_equal(a_ib, TC_ALGO_NCCL_TREE);
+    assert_int_equal(a_efa, TC_ALGO_NCCL_TREE);
+    assert_true(fabs(t_efa - t_ib - 30e-6) < 1e-12);
+    tc_topo_free(ib);
+    tc_topo_free(efa);
+    tc_topo *one = topo("clos:down=8,up=1,node=8,arch=hopper");
+    tc_topo *one_efa = topo("clos:down=8,up=1,node=8,arch=hopper,transport=efa");
+    double a = eval_time(one, TC_OP_ALLREDUCE, 8, TC_PROTO_LL, 1, TC_MODE_FORMULA, false, TC_ROUTE_DMODK);
+    double b = eval_time(one_efa, TC_OP_ALLREDUCE, 8, TC_PROTO_LL, 1, TC_MODE_FORMULA, false, TC_ROUTE_DMODK);
+    assert_true(a == b);
+    tc_topo_free(one);
+    tc_topo_free(one_efa);
+    /* SHARP is InfiniBand's: refused with EFA */
+    tc_topo *t = NULL;
+    tc_err err = {{0}};
+    assert_int_equal(tc_topo_build("clos:down=2x8,up=1x2,node=8,sharp=1,transport=efa", &t, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "EFA has none"));
+    assert_int_equal(tc_topo_build("clos:down=2x8,up=1x2,node=8,transport=roce", &t, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "accepted are ib, efa"));
+}
+
 /* Where the rings carry little data the time is the rings' latency, and
  * formula, steps and flow give the same (flow follows each channel's ring
  * on its own, the others take its critical path); on one node at any
@@ -618,6 +681,7 @@ int main(void)
         cmocka_unit_test(nccl_ring_moves_the_right_data),
         cmocka_unit_test(hops_between_nodes_stay_on_their_rail),
         cmocka_unit_test(protocol_costs_are_nccls),
+        cmocka_unit_test(efa_network_steps_cost_the_plugins_latency),
         cmocka_unit_test(evaluators_agree_and_skipping_is_exact),
         cmocka_unit_test(one_nvswitch_node_by_hand),
         cmocka_unit_test(nccl_chooses_protocols_as_its_model),

@@ -86,6 +86,12 @@ typedef struct tc_link {
  * constants (coll/nccl.c). */
 typedef enum { TC_ARCH_NONE = 0, TC_ARCH_VOLTA, TC_ARCH_AMPERE, TC_ARCH_HOPPER, TC_ARCH_BLACKWELL } tc_arch;
 const char *tc_arch_name(tc_arch a);
+/* The transport of the fabric's NICs (transport=), for NCCL's per-step network
+ * latency: InfiniBand or RoCE as NCCL's own tables have it (the default),
+ * or AWS EFA as the aws-ofi-nccl plugin's tuner has it (docs/MODEL.md,
+ * "Network transport"). */
+typedef enum { TC_TRANSPORT_IB = 0, TC_TRANSPORT_EFA } tc_transport;
+const char *tc_transport_name(tc_transport n);
 
 typedef enum {
     TC_ROUTE_DEFAULT = 0,  /* ecmp on a Clos; dor on a torus (detour with failures) */
@@ -168,6 +174,7 @@ typedef struct tc_topo {
     uint32_t nic_vbase, nic_lbase;
     uint32_t n_slots;          /* Clos host slots populated: n_endpoints / (G/K) with NICs, else n_endpoints */
     uint8_t arch;              /* tc_arch of the endpoints (arch=); TC_ARCH_NONE: not given */
+    uint8_t transport;         /* tc_transport of the NICs (transport=); TC_TRANSPORT_IB by default */
     uint32_t *hslot;           /* n_endpoints (NULL: slot = endpoint) */
 
     uint32_t n_degraded;       /* links whose bandwidth tc_topo_degrade_link changed */
@@ -250,7 +257,8 @@ typedef struct tc_topo {
  * endpoint-NIC link, default the NIC's fabric bandwidth) and nic_lat=TIME
  * (0); on a Clos sharp=0|1 (1: the fabric switches reduce and multicast,
  * InfiniBand SHARP); and arch=volta|ampere|hopper|blackwell (the GPUs'
- * generation, for NCCL's constants). Sources of the defaults:
+ * generation, for NCCL's constants) and transport=ib|efa (the NICs' transport, for
+ * NCCL's per-step network latency; default ib). Sources of the defaults:
  * docs/MODEL.md, "Latency and overhead defaults".
  * On success *out owns everything (tc_topo_free); on failure *out is NULL and
  * err holds one line. */

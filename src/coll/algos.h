@@ -81,7 +81,7 @@ tc_status tc_pipeline_phases(tc_sched *s, uint32_t nch, uint32_t stages, double 
 /* NCCL v2.23.4-1's PAT (coll/nccl_pat.c): its latency by NCCL's model
  * (us, tuning.cc:276-281) and its predicted time (us; INFINITY where NCCL
  * would not enable it). */
-double tc_nccl_pat_latency_us(uint32_t p);
+double tc_nccl_pat_latency_us(uint32_t p, const tc_topo *t);
 double tc_nccl_pat_time_us(const tc_coll_req *req, const tc_topo *t);
 /* nccl-a2a's time (us, topocc's estimate: NCCL has no model of
  * point-to-point work) and protocol (coll/nccl_a2a.c). */
@@ -109,6 +109,10 @@ static inline int tc_cmp_u32(const void *a, const void *b)
 
 /* Bytes on the wire per byte of payload of an NCCL protocol (coll/nccl.c). */
 double tc_nccl_wire_factor(tc_proto p);
+/* NCCL's per-step network latency on t's transport, us: nccl_us (NCCL's own
+ * hwLat[NET] for the algorithm and protocol) on InfiniBand, the aws-ofi-nccl
+ * tuner's on EFA (transport=efa). */
+double tc_nccl_net_lat_us(const tc_topo *t, tc_proto p, double nccl_us);
 
 /* Appends the one step of a schedule that only copies locally (one rank):
  * no transfer between ranks, so no fan-out, fan-in or bytes. */

@@ -139,6 +139,23 @@ static const double base_lat_us[3] = {6.6, 14.0, 8.4};
 /* hwLat[NVLINK] and hwLat[NET] for Ring, us (tuning.cc:67-77). */
 static const double hw_nvlink_us[3] = {.6, 1.9, 3.4};
 static const double hw_net_us[3] = {2.7, 4.0, 14.0};
+/* AWS EFA's per-step network latency as the aws-ofi-nccl plugin's tuner
+ * models it (aws/aws-ofi-nccl v1.14.0, commit 08ad665d,
+ * src/tuner/nccl_ofi_model.c:12-27 and :64-66, include/nccl_ofi_param.h:377-383):
+ * 20 us a network step on p5/p5e (net_lat), plus 3 us for Simple
+ * (TUNER_NET_COMP_OVERHEAD: "~2 usec cost in the device and ~1 usec cost to
+ * write that completion up to the host stack"), the same for every
+ * algorithm, in place of NCCL's InfiniBand hwLat[NET] (transport=efa). */
+#define EFA_NET_LAT_US 20.0
+#define EFA_COMP_OVERHEAD_US 3.0
+
+double tc_nccl_net_lat_us(const tc_topo *t, tc_proto p, double nccl_us)
+{
+    if (t && t->transport == TC_TRANSPORT_EFA)
+        return EFA_NET_LAT_US + (p == TC_PROTO_SIMPLE ? EFA_COMP_OVERHEAD_US : 0);
+    return nccl_us;
+}
+
 /* The network overhead a multi-node ring step pays at least, us (1 on
  * Intel and other CPUs, 2 on AMD: tuning.cc:108-118), three times for
  * Simple (tuning.cc:242-247). topocc does not model the host CPU: Intel's
@@ -193,7 +210,7 @@ static void proto_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t 
     int i = p - TC_PROTO_LL;
     s->base_s = base_lat_us[i] * 1e-6;
     s->lat_intra_s = ring_intra_us(p, nodes) * 1e-6;
-    s->lat_inter_s = hw_net_us[i] * 1e-6;
+    s->lat_inter_s = tc_nccl_net_lat_us(t, p, hw_net_us[i]) * 1e-6;
     s->wire = tc_nccl_wire_factor(p);
     int col = nodes <= 2 ? (int)nodes - 1 : 2, row = nodes == 1 ? arch_row(t) : 0;
     if (col < 0)
@@ -256,7 +273,7 @@ static void tree_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t C
     uint32_t G = t && t->node_size > 1 ? t->node_size : 1;
     s->base_s = tree_base_us[i] * 1e-6;
     s->lat_intra_s = tree_nvlink_us[i] * 1e-6;
-    s->lat_inter_s = tree_net_us[i] * 1e-6;
+    s->lat_inter_s = tc_nccl_net_lat_us(t, s->proto, tree_net_us[i]) * 1e-6;
     double search = Cfull / 2.0 > 1 ? Cfull / 2.0 : 1;
     double bw = graph_bw(t, nodes, G), bus = fmin(bw * .92, search * tree_per_ch[row][col]);
     if (s->proto == TC_PROTO_LL)
@@ -549,7 +566,7 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
                     b = fmin(b / 3.8, ll_max_bw[row][col]);                        /* :183 */
                 else if (p == TC_PROTO_LL128)
                     b = fmin(b * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), search * tree_ll128_per_ch[arow][col]);
-                lat = tree_base_us[i] + 2 * ((floor(ppn) - 1) * tree_nvlink_us[i] + log2i(nodes) * tree_net_us[i]);
+                lat = tree_base_us[i] + 2 * ((floor(ppn) - 1) * tree_nvlink_us[i] + log2i(nodes) * tc_nccl_net_lat_us(topo, (tc_proto)p, tree_net_us[i]));
                 b *= .5;                                                          /* :213-219 */
                 int ls = log2i(req->bytes / 64);
                 if (ls < 23)
@@ -561,7 +578,7 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
                 else if (p == TC_PROTO_LL128)
                     b = fmin(b * (ppn < 2 ? 0.7 : 0.92), search * ll128_per_ch[arow]); /* :181 */
                 lat = base_lat_us[i] + (nsteps - ninter) * ring_intra_us((tc_proto)p, nodes) +
-                      ninter * hw_net_us[i];                                          /* :241-248 */
+                      ninter * tc_nccl_net_lat_us(topo, (tc_proto)p, hw_net_us[i]);   /* :241-248 */
                 b *= R / nsteps;                                                  /* :213-219 */
                 if (p == TC_PROTO_SIMPLE && nodes > 1 && req->op == TC_OP_ALLREDUCE &&
                     req->bytes / (2 * search * R) >= 64) /* comm->nChannels: all of them */

@@ -183,12 +183,13 @@ static tc_proto a2a_proto(double B)
     return B <= P2P_LL_THRESHOLD ? TC_PROTO_LL : TC_PROTO_SIMPLE;
 }
 
-static double a2a_latency_us(tc_proto pr, uint32_t N)
+static double a2a_latency_us(tc_proto pr, uint32_t N, const tc_topo *t)
 {
     /* baseLat[Ring] and one hop of hwLat[NVLINK or NET][Ring]
-     * (src/graph/tuning.cc:56-77): LL 6.6 + 0.6 / 2.7, Simple 8.4 + 3.4 / 14 */
+     * (src/graph/tuning.cc:56-77): LL 6.6 + 0.6 / 2.7, Simple 8.4 + 3.4 / 14;
+     * the network hop on t's transport (tc_nccl_net_lat_us) */
     bool ll = pr == TC_PROTO_LL;
-    return (ll ? 6.6 : 8.4) + (N > 1 ? (ll ? 2.7 : 14.0) : (ll ? 0.6 : 3.4));
+    return (ll ? 6.6 : 8.4) + (N > 1 ? tc_nccl_net_lat_us(t, pr, ll ? 2.7 : 14.0) : (ll ? 0.6 : 3.4));
 }
 
 double tc_nccl_a2a_time_us(const tc_coll_req *req, const tc_topo *t, tc_proto *proto)
@@ -203,7 +204,7 @@ double tc_nccl_a2a_time_us(const tc_coll_req *req, const tc_topo *t, tc_proto *p
     tc_topo_get_info(t, &in);
     double bw = (N > 1 || t->node_size <= 1 ? in.injection_Bps : t->node_bw) / 1e9;
     double wire = pr == TC_PROTO_LL ? 2 : 1;
-    return a2a_latency_us(pr, N) + wire * req->bytes * (p - 1) / p / (1000 * bw);
+    return a2a_latency_us(pr, N, t) + wire * req->bytes * (p - 1) / p / (1000 * bw);
 }
 
 /* Rank r's send peer at entry e (delta index e / steps, local step
@@ -377,7 +378,7 @@ static tc_status a2a_build_pxn(const tc_coll_req *req, const tc_topo *t, tc_sche
     s->lanes = st->nch;
     s->nccl_impl = TC_ALGO_NCCL_A2A;
     s->proto = req->proto ? req->proto : a2a_proto(B);
-    s->base_s = p > 1 ? a2a_latency_us(s->proto, N) * 1e-6 : 0;
+    s->base_s = p > 1 ? a2a_latency_us(s->proto, N, t) * 1e-6 : 0;
     s->lat_intra_s = s->lat_inter_s = 0;
     s->wire = tc_nccl_wire_factor(s->proto);
     s->rate_cap_Bps = 0;

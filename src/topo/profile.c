@@ -377,8 +377,8 @@ static tc_status pos_field(const tc_profile *p, const char *name, double *out, t
  * (rail=R; with fewer NICs than GPUs, nics=R: G/R GPUs share each NIC). A
  * rail's N ports take one leaf when they fit in half its ports (the other
  * half go up), else whole leaves of half its ports. */
-static tc_status expand_gpu_node(const tc_profile *p, uint32_t nodes, bool ib_sharp, char *spec, size_t len,
-                                 tc_err *err)
+static tc_status expand_gpu_node(const tc_profile *p, uint32_t nodes, bool ib_sharp, const char *transport,
+                                 char *spec, size_t len, tc_err *err)
 {
     uint32_t G = 0, R = 0, radix = 0;
     double nv = 0, eff = 0, nvlat = 0, nic = 0, swlat = 0, cable = 0;
@@ -421,13 +421,20 @@ static tc_status expand_gpu_node(const tc_profile *p, uint32_t nodes, bool ib_sh
     if (sharp != 0 && sharp != 1)
         return tc_fail(err, TC_EINVAL, "profile %s: field 'fields.nvlink_sharp.value' must be 0 or 1, not %g", p->path,
                        sharp);
-    char node[288], nics[32] = "";
+    /* transport (optional, ib or efa): the NICs' transport (transport=);
+     * the preset's transport= key overrides it */
+    if (!transport && field(p, "transport") && (st = tc_profile_str(p, "transport", &transport, err)) != TC_OK)
+        return st;
+    if (transport && strcmp(transport, "ib") && strcmp(transport, "efa"))
+        return tc_fail(err, TC_EINVAL, "profile %s: transport '%s': accepted are ib and efa", p->path, transport);
+    bool efa = transport && strcmp(transport, "efa") == 0;
+    char node[320], nics[32] = "";
     if (R < G)
         snprintf(nics, sizeof nics, ",nics=%u", R);
     snprintf(node, sizeof node,
-             "bw=%.12gGbps,lat=%.12gns,hop_lat=%.12gns,node=%u,node_bw=%.12gGB/s,node_lat=%.12gns%s%s,arch=%.16s%s", nic,
-             cable, swlat, G, nv * eff, nvlat, sharp == 1 ? ",node_reduce=1" : "", nics, arch,
-             ib_sharp ? ",sharp=1" : "");
+             "bw=%.12gGbps,lat=%.12gns,hop_lat=%.12gns,node=%u,node_bw=%.12gGB/s,node_lat=%.12gns%s%s,arch=%.16s%s%s",
+             nic, cable, swlat, G, nv * eff, nvlat, sharp == 1 ? ",node_reduce=1" : "", nics, arch,
+             ib_sharp ? ",sharp=1" : "", efa ? ",transport=efa" : "");
     if (nodes == 1 && R <= radix) { /* one leaf (an NVL72's 72 NICs on 64-port leaves take the rails' way) */
         snprintf(spec, len, "clos:down=%u,up=1,%s", R, node);
         return TC_OK;
@@ -520,6 +527,7 @@ tc_status tc_preset_expand(const char *preset, const char *dir, char *spec, size
     }
     uint32_t nodes = 1;
     bool ib_sharp = false;
+    char transport[8] = "";
     const char *dims = NULL;
     char dimbuf[64];
     if (colon) {
@@ -542,17 +550,23 @@ tc_status tc_preset_expand(const char *preset, const char *dir, char *spec, size
                                                  "reduce, InfiniBand SHARP with NCCL's CollNet plugin enabled)",
                                  name, sp.val[i]);
                 ib_sharp = strcmp(sp.val[i], "1") == 0;
+            } else if (gpu && strcmp(sp.key[i], "transport") == 0) {
+                if (strcmp(sp.val[i], "ib") && strcmp(sp.val[i], "efa"))
+                    st = tc_fail(err, TC_EINVAL, "preset %s: transport='%s': accepted are ib (InfiniBand, NCCL's "
+                                                 "latencies) and efa (AWS EFA, the aws-ofi-nccl tuner's)",
+                                 name, sp.val[i]);
+                snprintf(transport, sizeof transport, "%s", sp.val[i]);
             } else if (!gpu && strcmp(sp.key[i], "dims") == 0) {
                 snprintf(dimbuf, sizeof dimbuf, "%s", sp.val[i]);
                 dims = dimbuf;
             } else {
                 st = tc_fail(err, TC_EINVAL, "preset %s: unknown key '%s': a %s preset takes %s", name, sp.key[i], p->kind,
-                             gpu ? "nodes=N, sharp=0|1" : "dims=AxBxC");
+                             gpu ? "nodes=N, sharp=0|1, transport=ib|efa" : "dims=AxBxC");
             }
         }
     }
     if (st == TC_OK)
-        st = strcmp(p->kind, "gpu-node") == 0 ? expand_gpu_node(p, nodes, ib_sharp, spec, len, err)
+        st = strcmp(p->kind, "gpu-node") == 0 ? expand_gpu_node(p, nodes, ib_sharp, transport[0] ? transport : NULL, spec, len, err)
                                               : expand_tpu(p, dims, spec, len, err);
     if (st == TC_OK) {
         /* The spec must build: a bad profile value is named here, not later. */

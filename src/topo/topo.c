@@ -12,7 +12,7 @@
 #include <string.h>
 #include "topo_int.h"
 
-#define COMMON_KEYS "hop_lat, alpha, seed, node, node_bw, node_lat, node_hop_lat, node_reduce, arch"
+#define COMMON_KEYS "hop_lat, alpha, seed, node, node_bw, node_lat, node_hop_lat, node_reduce, arch, transport"
 #define CLOS_KEYS                                                                                                       \
     "down, up, links, hosts, radix, tiers, oversub, bw, bw1..bw6, lat, lat1..lat6, rail, nics, gpus_per_nic, nic_bw, "  \
     "nic_lat, sharp, " COMMON_KEYS
@@ -114,7 +114,7 @@ const char *tc_topo_list_str(const uint32_t *v, int n, char *buf, size_t len)
 static bool accepted_key(const char *kind, const char *key)
 {
     static const char *common[] = {"hop_lat",      "alpha",       "seed", "node", "node_bw", "node_lat",
-                                   "node_hop_lat", "node_reduce", "arch", NULL};
+                                   "node_hop_lat", "node_reduce", "arch", "transport", NULL};
     static const char *clos[] = {"down", "up",  "links", "hosts", "radix",        "tiers",  "oversub", "bw",
                                  "lat",  "rail", "nics", "gpus_per_nic", "nic_bw", "nic_lat", "sharp", NULL};
     static const char *torus[] = {"dims", "wrap", "bw", "lat", NULL};
@@ -211,6 +211,26 @@ static tc_status read_arch(tc_spec *sp, tc_topo *t, tc_err *err)
     return tc_fail(err, TC_EINVAL, "%s spec: arch='%s': accepted are volta, ampere, hopper, blackwell", sp->kind, v);
 }
 
+static const char *transport_names[] = {"ib", "efa"};
+
+const char *tc_transport_name(tc_transport n)
+{
+    return (unsigned)n < sizeof transport_names / sizeof *transport_names ? transport_names[n] : "-";
+}
+
+static tc_status read_transport(tc_spec *sp, tc_topo *t, tc_err *err)
+{
+    const char *v = tc_spec_get(sp, "transport");
+    if (!v)
+        return TC_OK;
+    for (unsigned i = 0; i < sizeof transport_names / sizeof *transport_names; i++)
+        if (strcmp(v, transport_names[i]) == 0) {
+            t->transport = (uint8_t)i;
+            return TC_OK;
+        }
+    return tc_fail(err, TC_EINVAL, "%s spec: transport=%s: accepted are ib, efa", sp->kind, v);
+}
+
 static tc_status read_common(tc_spec *sp, tc_topo *t, tc_err *err)
 {
     const char *kind = sp->kind;
@@ -228,6 +248,8 @@ static tc_status read_common(tc_spec *sp, tc_topo *t, tc_err *err)
         st = read_seed(sp, &t->seed, err);
     if (st == TC_OK)
         st = read_arch(sp, t, err);
+    if (st == TC_OK)
+        st = read_transport(sp, t, err);
     if (st == TC_OK)
         st = tc_topo_get_u32(sp, kind, "node", &g, &has_node, err);
     if (st == TC_OK)
@@ -266,6 +288,9 @@ static tc_status read_common(tc_spec *sp, tc_topo *t, tc_err *err)
                                        "multicast, as InfiniBand SHARP)",
                        sharp);
     t->sharp = sharp == 1;
+    if (t->sharp && t->transport == TC_TRANSPORT_EFA)
+        return tc_fail(err, TC_EINVAL, "clos spec: sharp=1 with transport=efa: SHARP is InfiniBand's in-network reduction, "
+                                       "EFA has none; give transport=ib or sharp=0");
     return read_rails(sp, t, g, has_node, err);
 }
 
@@ -369,6 +394,8 @@ static void canonical_spec(tc_topo *t)
         tc_topo_put(t->spec, sizeof t->spec, ",sharp=1");
     if (t->arch)
         tc_topo_put(t->spec, sizeof t->spec, ",arch=%s", tc_arch_name((tc_arch)t->arch));
+    if (t->transport)
+        tc_topo_put(t->spec, sizeof t->spec, ",transport=%s", tc_transport_name((tc_transport)t->transport));
     tc_topo_put(t->spec, sizeof t->spec, ",alpha=%s", tc_topo_time_str(t->alpha, a, sizeof a));
     if (t->seed)
         tc_topo_put(t->spec, sizeof t->spec, ",seed=%llu", (unsigned long long)t->seed);
@@ -628,6 +655,7 @@ tc_status tc_topo_torus_box(const tc_topo *pt, const uint32_t *origin, const uin
     t->alpha = pt->alpha;
     t->seed = pt->seed;
     t->arch = pt->arch;
+    t->transport = pt->transport;
     if (pt->node_size > 1) {
         if (!box_whole_nodes(t, pt->node_size)) {
             char e[96], o[96] = "(";
