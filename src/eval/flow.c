@@ -43,6 +43,7 @@
 #include <string.h>
 #include <time.h>
 #include "eval/flow_sim.h"
+#include "eval/eval_int.h"
 
 static tc_status oom(fl_sim *S)
 {
@@ -2255,7 +2256,10 @@ static int cmp_est_desc(const void *a, const void *b)
 typedef struct est_job_out {
     double bytes;    /* the job's own arrays: ranks, window */
     double inflight; /* flows in flight, most */
-    double max_step; /* transfers of its largest step, local copies included */
+    double max_step; /* transfers of its largest step as the run holds it, local copies included */
+    double part;     /* transfers of the largest step emitted at once before the run (the transfer
+                      * count's and the fold check's buffers: a part of about tc_eval_chunk()
+                      * transfers where the schedule emits by senders, else the whole step) */
 } est_job_out;
 
 /* A phase's transfers over the network per step, at most, from its
@@ -2296,7 +2300,7 @@ static est_job_out est_job(const tc_flow_job *jb, bool trace, uint32_t T)
     uint32_t lanes = s->lanes > 1 ? s->lanes : 1;
     uint32_t p = tc_sched_parts(s) * lanes;
     double frac = s->req.p ? (double)T / s->req.p : 1;
-    est_job_out out = {0, 0, 0};
+    est_job_out out = {0, 0, 0, 0};
     est_step *v = malloc((s->nphases ? s->nphases : 1) * sizeof *v);
     bool partial = s->req.op == TC_OP_BROADCAST || s->req.op == TC_OP_REDUCE;
     for (uint32_t i = 0; i < s->nphases; i++) {
@@ -2318,6 +2322,18 @@ static est_job_out est_job(const tc_flow_job *jb, bool trace, uint32_t T)
     out.bytes = (double)p * (sizeof(fl_rank) + sizeof(fl_ready) + (trace ? 1 : 0)) +
                 frac * ((double)slots * p * EST_RANK_STEP_BYTES + xv * sizeof(fl_sxfer));
     out.inflight *= frac;
+    /* Folded, a schedule that emits by senders emits only the T simulated
+     * senders' transfers of a step (emit_step): the largest step shrinks
+     * with the flows (a direct all-to-all of 4,096 ranks folded to 64:
+     * 262,080 transfers and 64 local copies, not 16.8 million). */
+    /* Before the run, the transfer count emits the largest step in parts of
+     * about tc_eval_chunk() transfers (part), and the fold's check emits a
+     * step whole where it fits in one part (into the buffer the run then
+     * keeps) or else sender by sender. */
+    double whole = out.max_step, chunk = (double)tc_eval_chunk() + p;
+    out.part = s->emit_part ? fmin(whole, chunk) : whole;
+    if (T < s->req.p && s->emit_part && lanes <= 1)
+        out.max_step = whole <= chunk ? whole : out.inflight + T;
     return out;
 }
 
@@ -2395,7 +2411,7 @@ double tc_flow_mem_estimate(const tc_topo *t, const tc_flow_job *jobs, size_t nj
         return 0;
     tc_multipath mp = o ? o->multipath : TC_MULTIPATH_ROUTE;
     double stride = max_incidences(t, mp);
-    double bytes = 0, flows = 0, max_step = 0;
+    double bytes = 0, flows = 0, max_step = 0, part = 0;
     uint32_t T = njobs == 1 && jobs[0].sched ? fold_probe(t, jobs, o) : 0;
     for (size_t j = 0; j < njobs; j++) {
         if (!jobs[j].sched)
@@ -2408,6 +2424,7 @@ double tc_flow_mem_estimate(const tc_topo *t, const tc_flow_job *jobs, size_t nj
             bytes += ranks * rcache_bytes((uint32_t)stride);
         flows += e.inflight;
         max_step = fmax(max_step, e.max_step);
+        part = fmax(part, e.part);
     }
     /* Per flow: its ids here and in the solver (whose flags are set over
      * its whole power-of-two capacity), a stride of incidences, an entry in
@@ -2415,9 +2432,14 @@ double tc_flow_mem_estimate(const tc_topo *t, const tc_flow_job *jobs, size_t nj
      * in the component and changed lists. */
     double hops = est_path_links(t, o, stride);
     double per_flow = stride * MM_INC_BYTES + (hops + 1) * sizeof(tc_mm_ent) + 2 * sizeof(uint32_t);
-    bytes += EST_SLACK * (flows * per_flow + fmax(flows, FLOW_IDS_MIN) * FLOW_ID_BYTES);
-    bytes += pow2_at_least(flows, 1024) * MM_ID_BYTES;
-    bytes += max_step * sizeof(tc_xfer);
+    double run = EST_SLACK * (flows * per_flow + fmax(flows, FLOW_IDS_MIN) * FLOW_ID_BYTES) +
+                 pow2_at_least(flows, 1024) * MM_ID_BYTES;
+    /* the run's buffer of a step (from the fold's check on); before the
+     * run, beside it, up to two buffers of a part (the transfer count's,
+     * and the two parts the repetition check compares side by side,
+     * flow_skip.c), the flows during it: an upper bound on the peak, which
+     * bench/mem_estimate.sh compares with the measured one */
+    bytes += max_step * sizeof(tc_xfer) + fmax(run, 2 * part * sizeof(tc_xfer));
     bytes += (double)t->n_links * LINK_BYTES;
     return bytes;
 }
