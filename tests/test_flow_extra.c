@@ -161,10 +161,11 @@ static double lower_bound(const tc_topo *t, uint32_t p, double inflight, double 
     return t->n_links * 16.0 + p * 8.0 + inflight * (16 + 48 + 12 + 8 * hops);
 }
 
+/* Unfolded (--no-skip): the bound counts every rank's transfers. */
 static double estimate(const tc_topo *t, const tc_sched *s, tc_multipath mp)
 {
     tc_flow_job job = {.sched = s};
-    tc_flow_opts o = {.multipath = mp};
+    tc_flow_opts o = {.multipath = mp, .no_skip = true};
     return tc_flow_mem_estimate(t, &job, 1, &o);
 }
 

@@ -1278,6 +1278,45 @@ static void flow_go(fl_sim *S, uint32_t f)
     }
 }
 
+/* Whether flow f, about to be parked on its receiver, pays its sender's
+ * overhead now: a message of an MPI-style schedule (no NCCL protocol)
+ * with alpha > 0. The sender posts its messages in the schedule's order
+ * and pays o for each as it posts it (LogGP's o is the sender's CPU time);
+ * a parked message then goes when its receiver is ready, with no further
+ * overhead. So the order of a rank's overhead slots is its own, not the
+ * order in which its receivers happen to reach the step. */
+static bool posts_now(const fl_sim *S, uint32_t f)
+{
+    return !S->jobs[S->f_job[f]].s->proto && S->t->alpha > 0;
+}
+
+/* Posts parked flow f: takes its sender's next overhead slot, kept in
+ * f_issue until the receiver releases it (flow_release). */
+static void flow_post(fl_sim *S, uint32_t f)
+{
+    double *clk = &S->jobs[S->f_job[f]].rk[S->f_src[f]].oclk;
+    double slot = (*clk > S->now ? *clk : S->now) + S->t->alpha;
+    *clk = slot;
+    S->f_issue[f] = slot;
+}
+
+/* Parked flow f's receiver is ready: it starts at the end of its overhead
+ * slot (flow_post) or now, whichever is later; flows parked without a slot
+ * go as flow_go says. */
+static void flow_release(fl_sim *S, uint32_t f)
+{
+    if (!posts_now(S, f)) {
+        flow_go(S, f);
+        return;
+    }
+    double slot = S->f_issue[f];
+    S->f_issue[f] = S->now;
+    if (slot > S->now)
+        q_set(S, f, slot);
+    else
+        flow_start(S, f);
+}
+
 /* Whether a transfer of these bytes waits for its receiver to reach its
  * step: always under rendezvous; under auto when it is above the eager
  * limit (a message at the limit is eager); never under fifo and recv. */
@@ -1354,6 +1393,8 @@ static void advance(fl_sim *S, uint32_t job, uint32_t r)
             S->f_state[f] = ST_ALPHA;
             R->outst++;
             if (park) {
+                if (a != b && posts_now(S, f)) /* a local copy pays no overhead */
+                    flow_post(S, f);
                 /* parked on the step the receiver must pass */
                 fl_ahead *dr = ahead(J, dc, s + 1 - slack);
                 if (!dr) {
@@ -1379,7 +1420,7 @@ static void advance(fl_sim *S, uint32_t job, uint32_t r)
                         push_ready(S, job, src);
                     flow_free(S, f);
                 } else {
-                    flow_go(S, f);
+                    flow_release(S, f);
                 }
             }
         }

@@ -224,25 +224,13 @@ tc_status fl_fold_init(fl_sim *S)
         return TC_OK;
     fl_job *J = &S->jobs[0];
     uint32_t p = J->pfull, nl = S->t->n_links;
-    /* A rank's messages take its overhead clock in the order they may go.
-     * Issued together, that is the schedule's order, which the check below
-     * requires to translate; but a message parked until its receiver
-     * reaches the step goes when the receiver does, and receivers that
-     * reach their steps at one instant do so in the order events are
-     * handled, which no translation keeps. So a rank with several
-     * messages in a step folds only without overhead (alpha 0) or without
-     * parking (every message eager). */
+    /* A rank's messages take its overhead clock in the schedule's order as
+     * it posts them, parked or not (flow.c, flow_post), which the check
+     * below requires to translate; a parked message then starts when its
+     * receiver, whose times translate too, is ready. */
     uint64_t steps = 0;
-    double eager = S->o.eager_limit_bytes > 0 ? S->o.eager_limit_bytes : TC_FLOW_DEFAULT_EAGER_LIMIT;
-    for (uint32_t i = 0; i < J->s->nphases; i++) {
-        const tc_phase *ph = &J->s->phases[i];
-        steps += ph->repeat;
-        bool parks = S->o.deps == TC_DEPS_RENDEZVOUS || (S->o.deps == TC_DEPS_AUTO && ph->bytes > eager);
-        if (ph->repeat && ph->fanout > 1 && S->t->alpha > 0 && parks) {
-            S->fold_off = "a rank sends several messages in a step, some of them parked until their receivers are ready";
-            return TC_OK;
-        }
-    }
+    for (uint32_t i = 0; i < J->s->nphases; i++)
+        steps += J->s->phases[i].repeat;
     /* Phases that do not cover the schedule cannot vouch for it. */
     if (steps != J->s->nsteps) {
         S->fold_off = "the schedule's phases do not cover its steps";
