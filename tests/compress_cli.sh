@@ -268,8 +268,10 @@ assert [c["seed"] for c in j["curves"]] == [1, 2, 3, 1, 2, 3]
 st = j["statistics"]
 assert st["reference"] == "bf16" and st["target"] == 0.7 and st["target_rule"] == "given" and st["level"] == 0.95
 assert "t interval" in st["interval"]
+assert st["joint_level"] == 0.95 and "Bonferroni" in st["joint"]  # one codec against bf16
 b = st["codecs"][0]
 assert b["codec"] == "bf16" and b["steps_ratio"] == 1 and b["runs"] == 3
+assert b["steps_ratio_joint_lo"] == 1 and b["steps_ratio_joint_hi"] == 1
 PY
         bad_says "train-accuracy: a target bf16 does not reach" "does not reach the target accuracy 0.9900 on seed" \
             train-accuracy --codec bf16 --steps 20 --eval-every 10 --seeds 2 --train-subset 1000 --test-subset 200 \

@@ -636,6 +636,21 @@ static void statistics_pair_run_j_with_bf16s_run_j(void **state)
     assert_true(isnan(n->ratio) && isnan(n->steps_mean));
     assert_true(fabs(n->final_mean - 0.45) < 1e-12);
     assert_ptr_equal(tc_acc_stats_find(&st, "signsgd"), n);
+    /* two codecs against bf16: each joint interval at 1 - 0.05 / 2
+     * (Bonferroni), wider than its own 95% one and containing it */
+    assert_int_equal(st.compared, 2);
+    assert_true(fabs(st.joint_level - 0.975) < 1e-15);
+    tc_stat_ci cj;
+    tc_stat_mean_ci(d, 3, 0.975, &cj);
+    assert_true(fabs(k->joint_lo - exp(cj.lo)) < 1e-12 && fabs(k->joint_hi - exp(cj.hi)) < 1e-12);
+    assert_true(k->joint_lo < k->ratio_lo && k->joint_hi > k->ratio_hi);
+    assert_true(b->joint_lo == 1 && b->joint_hi == 1 && isnan(n->joint_lo));
+    tc_acc_stats_free(&st);
+    /* one codec against bf16: the joint interval is its own */
+    assert_int_equal(tc_acc_stats_compute(c, 6, 0.5, &st, &err), TC_OK);
+    assert_int_equal(st.compared, 1);
+    assert_true(st.joint_level == 0.95);
+    assert_true(st.codecs[1].joint_lo == st.codecs[1].ratio_lo && st.codecs[1].joint_hi == st.codecs[1].ratio_hi);
     tc_acc_stats_free(&st);
     /* the default target: 99% of bf16's seed-mean final accuracy */
     c[0].pts[2].test_acc = c[1].pts[2].test_acc = c[2].pts[2].test_acc = 0.5;

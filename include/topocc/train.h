@@ -156,6 +156,11 @@ typedef struct tc_acc_codec_stats {
      * run (no interval); exactly 1 for the reference itself. */
     double log_mean, log_sd;
     double ratio, ratio_lo, ratio_hi;
+    /* The same interval at the joint level (tc_acc_stats.joint_level:
+     * Bonferroni over the codecs compared with the reference), so that all
+     * of them hold together with probability TC_ACC_LEVEL at least; equal
+     * to [ratio_lo, ratio_hi] when one codec is compared. */
+    double joint_lo, joint_hi;
     /* Final accuracy minus the reference's, paired: mean and t-interval. */
     double dfinal, dfinal_lo, dfinal_hi;
 } tc_acc_codec_stats;
@@ -167,6 +172,8 @@ typedef struct tc_acc_stats {
     size_t ref;               /* index of the reference (bf16) in codecs[] */
     uint32_t runs;            /* runs per codec */
     double level;             /* TC_ACC_LEVEL */
+    uint32_t compared;        /* codecs compared with the reference (n - 1) */
+    double joint_level;       /* 1 - (1 - TC_ACC_LEVEL) / compared (TC_ACC_LEVEL for one or none) */
     size_t n;
     tc_acc_codec_stats *codecs; /* one per codec, in order of first appearance (owned) */
 } tc_acc_stats;

@@ -253,6 +253,19 @@ static const char *steps_verdict(const tc_acc_stats *st, size_t k)
     return "indistinguishable from bf16";
 }
 
+/* The same by the joint interval (all codecs' intervals together). */
+static const char *joint_verdict(const tc_acc_stats *st, size_t k)
+{
+    const tc_acc_codec_stats *x = &st->codecs[k];
+    if (k == st->ref || x->reached < x->runs)
+        return steps_verdict(st, k);
+    if (x->joint_hi < 1)
+        return "fewer steps than bf16";
+    if (x->joint_lo > 1)
+        return "more steps than bf16";
+    return "indistinguishable from bf16";
+}
+
 static void stats_table(const tc_train_accuracy_out *out, tc_rtable *t)
 {
     const tc_acc_stats *st = &out->stats;
@@ -270,9 +283,15 @@ static void stats_table(const tc_train_accuracy_out *out, tc_rtable *t)
     int sl = tc_rtable_col(t, "steps_ratio_lo", "lo", TC_COL_NUM, "%.3f", 0);
     int sh = tc_rtable_col(t, "steps_ratio_hi", "hi", TC_COL_NUM, "%.3f", 0);
     int vd = tc_rtable_col(t, "verdict", "verdict", TC_COL_TEXT, NULL, 0);
+    int jl = tc_rtable_col(t, "steps_ratio_joint_lo", "joint lo", TC_COL_NUM, "%.3f", 0);
+    int jh = tc_rtable_col(t, "steps_ratio_joint_hi", "joint hi", TC_COL_NUM, "%.3f", 0);
+    int jv = tc_rtable_col(t, "joint_verdict", "joint verdict", TC_COL_TEXT, NULL, 0);
     for (size_t k = 0; k < st->n; k++) {
         const tc_acc_codec_stats *x = &st->codecs[k];
         size_t r = tc_rtable_row(t);
+        tc_rtable_num(t, r, jl, x->joint_lo);
+        tc_rtable_num(t, r, jh, x->joint_hi);
+        tc_rtable_text(t, r, jv, joint_verdict(st, k));
         tc_rtable_text(t, r, c, x->codec.name);
         tc_rtable_num(t, r, ru, x->runs);
         tc_rtable_num(t, r, re, x->reached);
@@ -344,6 +363,33 @@ static void fmt_interval(double lo, double hi, const char *fmt, char *buf, size_
     snprintf(buf, len, "[%s, %s]", a, b);
 }
 
+/* With several codecs against bf16, each 95% interval excludes 1 by
+ * chance 5% of the time, so the chance that some verdict is wrong grows
+ * with their number: the intervals at the joint level (Bonferroni) hold
+ * all together at 95%. One line per codec whose verdict they change, or a
+ * line saying none does. */
+static void print_joint(const tc_acc_stats *st, FILE *f)
+{
+    if (st->compared < 2 || st->runs < 2)
+        return;
+    fprintf(f, "joint: %u codecs against bf16, each interval at %.2f%% (Bonferroni) so that all hold together at "
+               "%.0f%%\n",
+            st->compared, 100 * st->joint_level, 100 * st->level);
+    int changed = 0;
+    for (size_t k = 0; k < st->n; k++) {
+        const tc_acc_codec_stats *x = &st->codecs[k];
+        const char *a = steps_verdict(st, k), *b = joint_verdict(st, k);
+        if (strcmp(a, b) == 0)
+            continue;
+        char iv[80];
+        fmt_interval(x->joint_lo, x->joint_hi, "%.3f", iv, sizeof iv);
+        fprintf(f, "  %s: %s alone, %s taken together %s\n", x->codec.name, a, b, iv);
+        changed++;
+    }
+    if (!changed)
+        fprintf(f, "  every verdict above holds taken together\n");
+}
+
 /* Per codec: final accuracy (mean +- sd over the seeds, and the paired
  * difference to bf16 with its interval), then the steps ratio with its
  * interval and what it says. */
@@ -391,6 +437,7 @@ static void print_stats(const tc_train_accuracy_out *out, FILE *f)
     }
     tc_table_print(&tb, f);
     tc_table_free(&tb);
+    print_joint(st, f);
 }
 
 /* How the steps ratios move with the target: at 95%, 97% and 99% of

@@ -688,8 +688,8 @@ static tc_status check_reference(const tc_acc_curve *c, const groups *g, size_t 
 }
 
 /* One codec against the reference, run j with run j. */
-static void codec_stats(const tc_acc_curve *c, const groups *g, size_t k, size_t ref, double target, double *buf,
-                        tc_acc_codec_stats *x)
+static void codec_stats(const tc_acc_curve *c, const groups *g, size_t k, size_t ref, double target,
+                        double joint_level, double *buf, tc_acc_codec_stats *x)
 {
     const size_t R = g->runs[k];
     memset(x, 0, sizeof *x);
@@ -723,12 +723,12 @@ static void codec_stats(const tc_acc_curve *c, const groups *g, size_t k, size_t
     x->dfinal_lo = ci.lo;
     x->dfinal_hi = ci.hi;
     x->steps_mean = x->reached == R ? steps / (double)R : NAN;
-    x->log_mean = x->log_sd = x->ratio = x->ratio_lo = x->ratio_hi = NAN;
+    x->log_mean = x->log_sd = x->ratio = x->ratio_lo = x->ratio_hi = x->joint_lo = x->joint_hi = NAN;
     if (x->reached < R)
         return;
     if (k == ref) { /* against itself, seed by seed: exactly 1, whatever the number of runs */
         x->log_mean = x->log_sd = 0;
-        x->ratio = x->ratio_lo = x->ratio_hi = 1;
+        x->ratio = x->ratio_lo = x->ratio_hi = x->joint_lo = x->joint_hi = 1;
         x->dfinal_lo = x->dfinal_hi = 0;
         return;
     }
@@ -738,6 +738,9 @@ static void codec_stats(const tc_acc_curve *c, const groups *g, size_t k, size_t
     x->ratio = exp(ci.mean);
     x->ratio_lo = exp(ci.lo);
     x->ratio_hi = exp(ci.hi);
+    tc_stat_mean_ci(d, R, joint_level, &ci);
+    x->joint_lo = exp(ci.lo);
+    x->joint_hi = exp(ci.hi);
 }
 
 tc_status tc_acc_stats_compute(const tc_acc_curve *c, size_t n, double target, tc_acc_stats *out, tc_err *err)
@@ -771,8 +774,13 @@ tc_status tc_acc_stats_compute(const tc_acc_curve *c, size_t n, double target, t
     out->codecs = st ? NULL : tc_calloc(g.n, sizeof *out->codecs);
     if (!st && (!buf || !out->codecs))
         st = tc_fail(err, TC_EINTERNAL, "out of memory");
+    /* Bonferroni: m intervals each at 1 - a/m hold together with
+     * probability 1 - a at least, whatever their dependence (they share
+     * bf16's runs) */
+    uint32_t m = g.n > 1 ? (uint32_t)g.n - 1 : 0;
+    double joint = m > 1 ? 1 - (1 - TC_ACC_LEVEL) / m : TC_ACC_LEVEL;
     for (size_t k = 0; !st && k < g.n; k++)
-        codec_stats(c, &g, k, ref, target, buf, &out->codecs[k]);
+        codec_stats(c, &g, k, ref, target, joint, buf, &out->codecs[k]);
     free(buf);
     groups_free(&g);
     if (st) {
@@ -785,6 +793,8 @@ tc_status tc_acc_stats_compute(const tc_acc_curve *c, size_t n, double target, t
     out->ref = ref;
     out->runs = out->codecs[ref].runs;
     out->level = TC_ACC_LEVEL;
+    out->compared = m;
+    out->joint_level = joint;
     return TC_OK;
 }
 
@@ -800,6 +810,7 @@ tc_status tc_acc_stats_compute(const tc_acc_curve *c, size_t n, double target, t
 #define ACC_DOC_SCHEMA_MAX 3
 #define ACC_TARGET_RULE "0.99 x bf16 seed-mean final"
 #define ACC_INTERVAL "t interval on the mean of the per-seed paired log steps ratios"
+#define ACC_JOINT "Bonferroni over the codecs compared with bf16"
 
 static json_t *num_or_null(double v)
 {
@@ -854,6 +865,8 @@ json_t *tc_acc_stats_json(const tc_acc_stats *st)
     json_object_set_new(j, "runs", json_integer(st->runs));
     json_object_set_new(j, "level", json_real(st->level));
     json_object_set_new(j, "interval", json_string(ACC_INTERVAL));
+    json_object_set_new(j, "joint_level", json_real(st->joint_level));
+    json_object_set_new(j, "joint", json_string(ACC_JOINT));
     for (size_t i = 0; i < st->n; i++) {
         const tc_acc_codec_stats *x = &st->codecs[i];
         json_t *e = json_object();
@@ -863,6 +876,8 @@ json_t *tc_acc_stats_json(const tc_acc_stats *st)
         json_object_set_new(e, "same_seeds", json_boolean(x->same_seeds));
         for (size_t f = 0; f < NSTAT_FIELDS; f++)
             json_object_set_new(e, stat_fields[f].key, num_or_null(stat_value(x, f)));
+        json_object_set_new(e, "steps_ratio_joint_lo", num_or_null(x->joint_lo));
+        json_object_set_new(e, "steps_ratio_joint_hi", num_or_null(x->joint_hi));
         json_array_append_new(cs, e);
     }
     json_object_set_new(j, "codecs", cs);
@@ -1180,6 +1195,22 @@ static tc_status check_codec_stats(const acc_reader *rd, json_t *e, size_t i, co
         double got = json_is_null(v) ? NAN : json_number_value(v);
         if (!same_number(got, want)) {
             snprintf(what, sizeof what, "%.10g does not follow from the curves (they give %.10g)", got, want);
+            return bad(rd, where, what);
+        }
+    }
+    /* the joint interval (written since it was added; older files lack it) */
+    const char *jk[2] = {"steps_ratio_joint_lo", "steps_ratio_joint_hi"};
+    const double jv[2] = {x->joint_lo, x->joint_hi};
+    for (int k = 0; k < 2; k++) {
+        v = json_object_get(e, jk[k]);
+        if (!v)
+            continue;
+        snprintf(where, sizeof where, "statistics.codecs[%zu].%s", i, jk[k]);
+        if (!(json_is_number(v) || json_is_null(v)))
+            return bad(rd, where, "expected a number or null");
+        double got = json_is_null(v) ? NAN : json_number_value(v);
+        if (!same_number(got, jv[k])) {
+            snprintf(what, sizeof what, "%.10g does not follow from the curves (they give %.10g)", got, jv[k]);
             return bad(rd, where, what);
         }
     }
