@@ -332,6 +332,10 @@ bad "preset: an unknown key" topo --preset dgx-h100:gpus=4
 good "preset: EFA's transport" "transport=efa" topo --preset dgx-h100:nodes=2,transport=efa
 bad "preset: an unknown transport" topo --preset dgx-h100:nodes=2,transport=roce
 bad "topology: SHARP over EFA" topo --topo clos:down=2x8,up=1x2,node=8,sharp=1,transport=efa
+# EFA's step latency reaches NCCL over sub-groups (their view topology) and a multidc's pods: slower than on
+# InfiniBand (123.9us and 426.7us)
+good "EFA reaches NCCL over groups" "^time          177.9us" collective --preset dgx-h100:nodes=4,transport=efa --group stride=8 --algo nccl-ring --op allreduce --size 1MiB
+good "EFA reaches a multidc's pods" "^time         561.7us" collective --topo "multidc:pods=2,pod=clos,hosts=8,radix=4,wan_bw=100Gbps,wan_lat=1us,node=2,transport=efa" --op allreduce --algo nccl-ring --size 1MiB
 bad "preset: an NVL72 fabric past two tiers of its switches" topo --preset gb200-nvl72:nodes=17
 bad "preset: a profile with a missing field" topo --preset bad-missing --profiles "$(dirname "$0")/data/profiles"
 bad "preset: --profiles without a preset" topo --topo "$CLOS" --profiles /tmp

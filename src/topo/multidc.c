@@ -295,6 +295,7 @@ static tc_status layout(tc_topo *t, tc_err *err)
     t->nic_bw = p0->nic_bw, t->nic_lat = p0->nic_lat, t->nic_bw_given = p0->nic_bw_given;
     t->n_slots = (uint32_t)(P * p0->n_slots);
     t->arch = p0->arch;
+    t->transport = p0->transport;
     t->hop_lat = p0->hop_lat;
     t->alpha = p0->alpha;
     t->seed = p0->seed;

@@ -461,6 +461,11 @@ static tc_status expand_gpu_node(const tc_profile *p, uint32_t nodes, bool ib_sh
         uint64_t gmin = (R + radix - 1) / radix;
         while (R % gmin)
             gmin++;
+        if (D / gmin == 0)
+            return tc_fail(err, TC_EINVAL,
+                           "preset %s:nodes=%u: two tiers of radix-%u switches cannot connect %u rails; give a --topo "
+                           "spec",
+                           p->name, nodes, radix, R);
         return tc_fail(err, TC_EINVAL,
                        "preset %s:nodes=%u: a two-tier rail-optimized fabric of radix-%u switches cannot connect "
                        "%u rails of %u nodes (the spines' %u ports take at most %u leaves; %llu rails a leaf fit up "
@@ -469,11 +474,20 @@ static tc_status expand_gpu_node(const tc_profile *p, uint32_t nodes, bool ib_sh
                        (unsigned long long)(D / gmin));
     }
     uint64_t L = R * (K / D);
-    if (R > radix) /* no leaf per rail: the spines cannot reach every rail's leaves */
+    if (R > radix) { /* no leaf per rail: the spines cannot reach every rail's leaves */
+        uint64_t gmin = (R + radix - 1) / radix;
+        while (R % gmin)
+            gmin++;
+        if (D / gmin == 0)
+            return tc_fail(err, TC_EINVAL,
+                           "preset %s:nodes=%u: two tiers of radix-%u switches cannot connect %u rails; give a --topo "
+                           "spec",
+                           p->name, nodes, radix, R);
         return tc_fail(err, TC_EINVAL,
                        "preset %s:nodes=%u: a two-tier rail-optimized fabric of radix-%u switches takes at most %llu "
                        "nodes of %u rails; give fewer nodes or a --topo spec",
-                       p->name, nodes, radix, (unsigned long long)(D / ((R + radix - 1) / radix)), R);
+                       p->name, nodes, radix, (unsigned long long)(D / gmin), R);
+    }
     if (K % D != 0 || L > radix)
         return tc_fail(err, TC_EINVAL,
                        "preset %s:nodes=%u: a two-tier rail-optimized fabric of radix-%u switches takes up to %llu nodes "
