@@ -273,6 +273,11 @@ b = st["codecs"][0]
 assert b["codec"] == "bf16" and b["steps_ratio"] == 1 and b["runs"] == 3
 assert b["steps_ratio_joint_lo"] == 1 and b["steps_ratio_joint_hi"] == 1
 PY
+        # a joint level the curves do not give is refused, naming the field
+        python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); j["statistics"]["joint_level"] = 0.5; json.dump(j, open(sys.argv[2], "w"))' \
+            "$tmp/acc.json" "$tmp/acc-joint.json"
+        bad_says "an edited joint level" "statistics.joint_level" compress --topo "$CLOS" --model resnet50 \
+            --codec topk:ratio=0.01 --accuracy "$tmp/acc-joint.json"
         bad_says "train-accuracy: a target bf16 does not reach" "does not reach the target accuracy 0.9900 on seed" \
             train-accuracy --codec bf16 --steps 20 --eval-every 10 --seeds 2 --train-subset 1000 --test-subset 200 \
             --target-acc 0.99

@@ -1251,6 +1251,11 @@ static tc_status check_statistics(const acc_reader *rd, json_t *js, const tc_acc
         snprintf(what, sizeof what, "expected an array of %zu entries, one per codec of the curves", st.n);
         r = bad(rd, "statistics.codecs", what);
     }
+    json_t *jl = json_object_get(js, "joint_level"); /* optional: files written before it */
+    if (!r && jl && !(json_is_number(jl) && same_number(json_number_value(jl), st.joint_level))) {
+        snprintf(what, sizeof what, "expected %.10g, 1 - 0.05 / (the codecs compared with bf16)", st.joint_level);
+        r = bad(rd, "statistics.joint_level", what);
+    }
     for (size_t i = 0; !r && i < st.n; i++)
         r = check_codec_stats(rd, json_array_get(cs, i), i, &st.codecs[i]);
     if (!r && given)
