@@ -1236,6 +1236,15 @@ static void flow_start(fl_sim *S, uint32_t f)
         oom(S);
 }
 
+/* Flow f's sender pays alpha for it after the overheads of the messages
+ * it issued before: the end of that slot, where its clock moves. */
+static double take_slot(fl_sim *S, uint32_t f)
+{
+    double *clk = &S->jobs[S->f_job[f]].rk[S->f_src[f]].oclk;
+    *clk = (*clk > S->now ? *clk : S->now) + S->t->alpha;
+    return *clk;
+}
+
 /* The transfer of flow f may go: its sender pays alpha for it after the
  * overheads of the messages it issued before (LogGP's o, serialized at the
  * sender), then it sends. */
@@ -1267,15 +1276,10 @@ static void flow_go(fl_sim *S, uint32_t f)
             flow_start(S, f);
         return;
     }
-    double alpha = S->t->alpha;
-    if (alpha > 0) {
-        double *clk = &S->jobs[S->f_job[f]].rk[S->f_src[f]].oclk;
-        double start = (*clk > S->now ? *clk : S->now) + alpha;
-        *clk = start;
-        q_set(S, f, start);
-    } else {
+    if (S->t->alpha > 0)
+        q_set(S, f, take_slot(S, f));
+    else
         flow_start(S, f);
-    }
 }
 
 /* Whether flow f, about to be parked on its receiver, pays its sender's
@@ -1294,10 +1298,7 @@ static bool posts_now(const fl_sim *S, uint32_t f)
  * f_issue until the receiver releases it (flow_release). */
 static void flow_post(fl_sim *S, uint32_t f)
 {
-    double *clk = &S->jobs[S->f_job[f]].rk[S->f_src[f]].oclk;
-    double slot = (*clk > S->now ? *clk : S->now) + S->t->alpha;
-    *clk = slot;
-    S->f_issue[f] = slot;
+    S->f_issue[f] = take_slot(S, f);
 }
 
 /* Parked flow f's receiver is ready: it starts at the end of its overhead

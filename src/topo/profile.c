@@ -449,19 +449,11 @@ static tc_status expand_gpu_node(const tc_profile *p, uint32_t nodes, bool ib_sh
      * its own leaf where the spines' ports allow it (a DGX H100 SuperPOD's
      * 8 rails), fewer leaves otherwise (72 rails of an NVL72 rack on
      * 64-port spines need g = 2). */
-    uint64_t K = nodes, D = radix / 2;
-    if (K <= D) {
-        for (uint64_t g = 1; g <= R && g * K <= D; g++) {
-            if (R % g || R / g > radix)
-                continue;
-            snprintf(spec, len, "clos:down=%llux%llu,up=1x%llu,%s,rail=%u", (unsigned long long)(g * K),
-                     (unsigned long long)(R / g), (unsigned long long)(g * K), node, R);
-            return TC_OK;
-        }
-        uint64_t gmin = (R + radix - 1) / radix;
-        while (R % gmin)
-            gmin++;
-        if (D / gmin == 0)
+    uint64_t K = nodes, D = radix / 2, g = (R + radix - 1) / radix;
+    while (R % g) /* the fewest whole rails a leaf that keep the spines within the radix */
+        g++;
+    if (g > 1 && g * K > D) {
+        if (D / g == 0)
             return tc_fail(err, TC_EINVAL,
                            "preset %s:nodes=%u: two tiers of radix-%u switches cannot connect %u rails; give a --topo "
                            "spec",
@@ -470,24 +462,15 @@ static tc_status expand_gpu_node(const tc_profile *p, uint32_t nodes, bool ib_sh
                        "preset %s:nodes=%u: a two-tier rail-optimized fabric of radix-%u switches cannot connect "
                        "%u rails of %u nodes (the spines' %u ports take at most %u leaves; %llu rails a leaf fit up "
                        "to %llu nodes); give fewer nodes or a --topo spec",
-                       p->name, nodes, radix, R, nodes, radix, radix, (unsigned long long)gmin,
-                       (unsigned long long)(D / gmin));
+                       p->name, nodes, radix, R, nodes, radix, radix, (unsigned long long)g,
+                       (unsigned long long)(D / g));
+    }
+    if (g * K <= D) {
+        snprintf(spec, len, "clos:down=%llux%llu,up=1x%llu,%s,rail=%u", (unsigned long long)(g * K),
+                 (unsigned long long)(R / g), (unsigned long long)(g * K), node, R);
+        return TC_OK;
     }
     uint64_t L = R * (K / D);
-    if (R > radix) { /* no leaf per rail: the spines cannot reach every rail's leaves */
-        uint64_t gmin = (R + radix - 1) / radix;
-        while (R % gmin)
-            gmin++;
-        if (D / gmin == 0)
-            return tc_fail(err, TC_EINVAL,
-                           "preset %s:nodes=%u: two tiers of radix-%u switches cannot connect %u rails; give a --topo "
-                           "spec",
-                           p->name, nodes, radix, R);
-        return tc_fail(err, TC_EINVAL,
-                       "preset %s:nodes=%u: a two-tier rail-optimized fabric of radix-%u switches takes at most %llu "
-                       "nodes of %u rails; give fewer nodes or a --topo spec",
-                       p->name, nodes, radix, (unsigned long long)(D / gmin), R);
-    }
     if (K % D != 0 || L > radix)
         return tc_fail(err, TC_EINVAL,
                        "preset %s:nodes=%u: a two-tier rail-optimized fabric of radix-%u switches takes up to %llu nodes "

@@ -198,17 +198,20 @@ const char *tc_arch_name(tc_arch a)
     return (unsigned)a < sizeof arch_names / sizeof *arch_names && a ? arch_names[a] : "-";
 }
 
-static tc_status read_arch(tc_spec *sp, tc_topo *t, tc_err *err)
+/* key=NAME, one of names[from..n) (its index into *out; unchanged when the
+ * key is absent); accepted lists them. */
+static tc_status read_name(tc_spec *sp, const char *key, const char *const *names, unsigned from, unsigned n,
+                           const char *accepted, uint8_t *out, tc_err *err)
 {
-    const char *v = tc_spec_get(sp, "arch");
+    const char *v = tc_spec_get(sp, key);
     if (!v)
         return TC_OK;
-    for (unsigned i = 1; i < sizeof arch_names / sizeof *arch_names; i++)
-        if (strcmp(v, arch_names[i]) == 0) {
-            t->arch = (uint8_t)i;
+    for (unsigned i = from; i < n; i++)
+        if (strcmp(v, names[i]) == 0) {
+            *out = (uint8_t)i;
             return TC_OK;
         }
-    return tc_fail(err, TC_EINVAL, "%s spec: arch='%s': accepted are volta, ampere, hopper, blackwell", sp->kind, v);
+    return tc_fail(err, TC_EINVAL, "%s spec: %s='%s': accepted are %s", sp->kind, key, v, accepted);
 }
 
 static const char *transport_names[] = {"ib", "efa"};
@@ -216,19 +219,6 @@ static const char *transport_names[] = {"ib", "efa"};
 const char *tc_transport_name(tc_transport n)
 {
     return (unsigned)n < sizeof transport_names / sizeof *transport_names ? transport_names[n] : "-";
-}
-
-static tc_status read_transport(tc_spec *sp, tc_topo *t, tc_err *err)
-{
-    const char *v = tc_spec_get(sp, "transport");
-    if (!v)
-        return TC_OK;
-    for (unsigned i = 0; i < sizeof transport_names / sizeof *transport_names; i++)
-        if (strcmp(v, transport_names[i]) == 0) {
-            t->transport = (uint8_t)i;
-            return TC_OK;
-        }
-    return tc_fail(err, TC_EINVAL, "%s spec: transport=%s: accepted are ib, efa", sp->kind, v);
 }
 
 static tc_status read_common(tc_spec *sp, tc_topo *t, tc_err *err)
@@ -247,9 +237,11 @@ static tc_status read_common(tc_spec *sp, tc_topo *t, tc_err *err)
     if (st == TC_OK)
         st = read_seed(sp, &t->seed, err);
     if (st == TC_OK)
-        st = read_arch(sp, t, err);
+        st = read_name(sp, "arch", arch_names, 1, sizeof arch_names / sizeof *arch_names,
+                       "volta, ampere, hopper, blackwell", &t->arch, err);
     if (st == TC_OK)
-        st = read_transport(sp, t, err);
+        st = read_name(sp, "transport", transport_names, 0, sizeof transport_names / sizeof *transport_names,
+                       "ib, efa", &t->transport, err);
     if (st == TC_OK)
         st = tc_topo_get_u32(sp, kind, "node", &g, &has_node, err);
     if (st == TC_OK)
