@@ -16,6 +16,7 @@
 #include "topocc/eval.h"
 #include "topocc/topo.h"
 #include "build_helpers.h"
+#include "coll/algos.h"
 
 static tc_sched *build(const tc_topo *t, tc_op op, uint32_t p, double bytes, uint32_t elt, uint32_t channels,
                        tc_proto proto)
@@ -230,6 +231,20 @@ static void efa_network_steps_cost_the_plugins_latency(void **state)
     assert_int_equal(a_ib, TC_ALGO_NCCL_TREE);
     assert_int_equal(a_efa, TC_ALGO_NCCL_TREE);
     assert_true(fabs(t_efa - t_ib - 30e-6) < 1e-12);
+    /* and NVLSTree, PAT and the all-to-all's network terms: NVLSTree on 4
+     * nodes pays 2 log2(4) network steps, 14 us each in NCCL's table, 23 us
+     * (Simple) on EFA; PAT's latency log2(p) interLat / 3.5; the
+     * all-to-all's Simple hop 14 -> 23 us */
+    tc_topo *ib4 = topo("clos:down=4x8,up=1x4,node=8,node_reduce=1,rail=8,arch=hopper");
+    tc_topo *efa4 = topo("clos:down=4x8,up=1x4,node=8,node_reduce=1,rail=8,arch=hopper,transport=efa");
+    tc_coll_req nv = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL_NVLS_TREE, .p = 32, .bytes = 1 << 20, .elt = 4};
+    assert_true(fabs(tc_nccl_nvls_time_us(&nv, efa4, true) - tc_nccl_nvls_time_us(&nv, ib4, true) - 4 * 9) < 1e-9);
+    assert_true(fabs(tc_nccl_pat_latency_us(16, efa4) - tc_nccl_pat_latency_us(16, ib4) - 4 * 9 / 3.5) < 1e-9);
+    tc_coll_req aa = {.op = TC_OP_ALLTOALL, .algo = TC_ALGO_NCCL_A2A, .p = 32, .bytes = 1 << 26, .elt = 4,
+                      .proto = TC_PROTO_SIMPLE};
+    assert_true(fabs(tc_nccl_a2a_time_us(&aa, efa4, NULL) - tc_nccl_a2a_time_us(&aa, ib4, NULL) - 9) < 1e-9);
+    tc_topo_free(ib4);
+    tc_topo_free(efa4);
     tc_topo_free(ib);
     tc_topo_free(efa);
     tc_topo *one = topo("clos:down=8,up=1,node=8,arch=hopper");

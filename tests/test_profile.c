@@ -139,6 +139,9 @@ static void presets_fit_their_switch_radix(void **state)
     assert_int_equal(tc_preset_expand("gb200-nvl72:nodes=2", NULL, spec, sizeof spec, &p, &err), TC_OK);
     tc_profile_free(p);
     assert_non_null(strstr(spec, "clos:down=4x36,up=1x4,"));
+    assert_int_equal(tc_preset_expand("gb200-nvl72", NULL, spec, sizeof spec, &p, &err), TC_OK);
+    tc_profile_free(p);
+    assert_non_null(strstr(spec, "clos:down=2x36,up=1x2,")); /* one rack: the same shape */
     assert_int_equal(tc_preset_expand("gb200-nvl72:nodes=17", NULL, spec, sizeof spec, &p, &err), TC_EINVAL);
     assert_non_null(strstr(err.msg, "2 rails a leaf fit up to 16 nodes"));
 }
