@@ -367,8 +367,18 @@ tc_status tc_sweep_run(const tc_sweep *sw, const char *out, const tc_sweep_opts 
     if (p.status) {
         free(p.pending);
         close_writer(&t.w, err);
-        if (T)
+        if (T) {
+            /* Rank 0 says why before the ranks part: once one rank has
+             * exited with an error, mpirun may end the others before they
+             * have printed anything. The message is then said (empty err). */
+            if (rank == 0) {
+                fprintf(stderr, "topocc: %s\n", p.msg);
+                fflush(stderr);
+            }
             T->finish(T->ctx);
+            err->msg[0] = '\0';
+            return (tc_status)p.status;
+        }
         return tc_fail(err, (tc_status)p.status, "%s", p.msg);
     }
     sum->held = p.held;
