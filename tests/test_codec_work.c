@@ -64,7 +64,7 @@ static void measured_path_counts_are_the_tables_hand_counts(void **state)
     /* chunks of 65,536: each transform 4 block stages (24) and radix-8 passes
      * on halves of 16 (scalar, 5), 128, 1024, 8192 (15); signs 6 + 17/32
      * scalar, max 2, quantize 18, widen 3, levels 5, signs back 7 */
-    measured_is("thc", 12, 12, 8, 6 + 39 + 2 + 18 + 3 + 5 + 39 + 7, 0, 17 / 32.0 + 5 + 5 + 17 / 32.0);
+    measured_is("thc", 12, 12, 8, 6 + 23 + 2 + 18 + 3 + 5 + 23 + 7, 0, 17 / 32.0 + 5 + 5 + 17 / 32.0);
     /* rank 4: two products (r + 3 each), P Q^T (r + 2), in OpenBLAS's 8-lane kernels */
     measured_is("powersgd:rank=4", 12, 8, 4, 0, 7 + 7 + 6, 0);
     measured_is("signsgd", 8, 4, 4, 2 + 10 + 5, 0, 5 / 32.0);

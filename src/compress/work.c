@@ -101,8 +101,8 @@ static uint64_t k_of(const tc_codec_spec *c, uint64_t d)
 }
 
 /* Operations of cx_fwht on n (a power of two) coordinates, per coordinate:
- * four one-block stages (loads of both halves, the add or subtract, the
- * store, the block's copy back: 6 lane operations), then radix-8 passes
+ * the four stages inside blocks of 16 as two radix-4 passes (load, 2
+ * additions, store: 4 lane operations each), then radix-8 passes
  * (load, 3 additions, store: 5), radix-4 (4), radix-2 (3). A pass whose
  * halves are shorter than CX_VEC runs in CX_LOOP's scalar tail: its
  * operations are scalar (with THC's chunks of 65,536, the radix-8 pass on
@@ -115,7 +115,7 @@ static void fwht_ops(uint64_t n, double *vops, double *sops)
     *vops = *sops = 0;
     uint32_t h = 0;
     if (L >= 4) {
-        *vops += 4 * 6;
+        *vops += 2 * 4;
         h = 4;
     }
     for (; L >= 3 && h <= L - 3; h += 3)
@@ -472,6 +472,19 @@ const char *tc_codec_cost_source(const tc_codec_spec *c)
     case TC_CODEC_THC:
         return "multi-pass roofline, the transform at the published kernel's cost (Dao-AILab "
                "fast-hadamard-transform: fp32 at 1.0-1.2x memcpy, scaled by memory bandwidth)";
+    case TC_CODEC_POWERSGD:
+    case TC_CODEC_POWERSGD_BATCHED:
+        return "multi-pass roofline of topocc's kernels (no published GPU throughput found; on one H200, PyTorch "
+               "2.11's powerSGD_hook took 5-29x it on ResNet-18/50, more with the rank: small kernels, and a "
+               "device synchronisation per bucket: docs/VALIDATION.md)";
+    case TC_CODEC_TOPK:
+    case TC_CODEC_TOPK_SHARED:
+        return "multi-pass roofline of topocc's kernels (no published GPU throughput found; on one H200, torch.topk "
+               "of 1% with its gather and scatter took about 20x it: docs/VALIDATION.md)";
+    case TC_CODEC_FP16:
+    case TC_CODEC_BF16:
+        return "multi-pass roofline of topocc's kernels (on one H200, PyTorch 2.11's fp16 and bf16 compression "
+               "hooks took 1.2-1.3x it: docs/VALIDATION.md)";
     default: return "multi-pass roofline of topocc's kernels (no published GPU throughput found)";
     }
 }
