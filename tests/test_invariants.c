@@ -2,7 +2,8 @@
  * test_invariants.c - the evaluators' invariant on randomized cases: the
  * formula evaluator equals steps under the same routing to 1e-9 (a phase
  * is either an exact closed form or evaluated on the routed graph), and
- * formula, steps and flow are all at least the lower bound.
+ * formula, steps and flow are all at least the lower bound (flow where no
+ * step has more than FLOW_MAX_INFLIGHT transfers).
  *
  * The cases come from a fixed, recorded seed set: Clos with oversubscription
  * and tapered bandwidths, scale-up nodes, tori and meshes, every operation
@@ -93,7 +94,25 @@ static bool near(double a, double b, double rel)
     return fabs(a - b) <= rel * fmax(fabs(a), fabs(b)) + 1e-18;
 }
 
-static void one_case(uint64_t seed, int *flow_over)
+/* Flow is not run where one step has more than FLOW_MAX_INFLIGHT transfers
+ * (p times the phase's fan-out: an all-pairs step of more than 128 ranks):
+ * max-min fairness re-solves the step's whole component at each transfer's
+ * end, so such a step costs the square of its transfers (a direct
+ * all-reduce of 217 ranks on a mesh: 161,165 rate recomputations, 90 s at
+ * -O2, minutes under the sanitizer), for the same check (flow at least the
+ * lower bound) that the other cases make. test_flow_skip and bench/ run
+ * such steps. The cases drawn from the seeds are unchanged. */
+#define FLOW_MAX_INFLIGHT 16384u
+
+static bool flow_affordable(const tc_sched *s, uint32_t p)
+{
+    for (uint32_t i = 0; i < s->nphases; i++)
+        if ((uint64_t)p * s->phases[i].fanout > FLOW_MAX_INFLIGHT)
+            return false;
+    return true;
+}
+
+static void one_case(uint64_t seed, int *flow_over, int *flow_skipped)
 {
     rng r = {seed};
     char spec[256], what[512];
@@ -143,7 +162,11 @@ static void one_case(uint64_t seed, int *flow_over)
     if (tc_eval_steps(t, s, &o, &st, &err))
         fail_msg("%s: steps: %s", what, err.msg);
     tc_flow_opts fo = {.routing = routing};
-    if (tc_flow_time(t, s, map, &fo, &fl, &err))
+    bool run_flow = flow_affordable(s, p);
+    if (!run_flow) {
+        (*flow_skipped)++;
+        fl = st;
+    } else if (tc_flow_time(t, s, map, &fo, &fl, &err))
         fail_msg("%s: flow: %s", what, err.msg);
     double lb = tc_lower_bound(t, op, p, bytes, map);
     if (!near(f, st, 1e-9))
@@ -162,10 +185,13 @@ static void one_case(uint64_t seed, int *flow_over)
 static void formula_equals_steps_and_no_evaluator_beats_the_lower_bound(void **state)
 {
     (void)state;
-    int over = 0;
+    int over = 0, skipped = 0;
     for (uint64_t i = 0; i < NCASES; i++)
-        one_case(tc_mix64(SEED0 + i), &over);
-    printf("%d cases; flow above steps by more than 1%% in %d\n", NCASES, over);
+        one_case(tc_mix64(SEED0 + i), &over, &skipped);
+    printf("%d cases; flow above steps by more than 1%% in %d; flow not run in %d (more than %u transfers in "
+           "a step)\n",
+           NCASES, over, skipped, FLOW_MAX_INFLIGHT);
+    assert_true(skipped * 20 <= NCASES);
 }
 
 /* The complete exchange's closed form (every rank to every other, D-mod-k)
