@@ -61,7 +61,8 @@ static void measured_path_counts_are_the_tables_hand_counts(void **state)
     /* max pass; quantize 18, widen 3, dequantize 4 */
     measured_is("int8", 8, 4, 0, 2 + 18 + 3 + 4, 0, 0);
     measured_is("int4", 8, 4, 0, 2 + 18 + 3 + 4, 0, 0);
-    /* chunks of 65,536: each transform 4 block stages (24) and radix-8 passes
+    /* chunks of 65,536: each transform two radix-4 passes inside blocks of
+     * 16 (8) and radix-8 passes
      * on halves of 16 (scalar, 5), 128, 1024, 8192 (15); signs 6 + 17/32
      * scalar, max 2, quantize 18, widen 3, levels 5, signs back 7 */
     measured_is("thc", 12, 12, 8, 6 + 23 + 2 + 18 + 3 + 5 + 23 + 7, 0, 17 / 32.0 + 5 + 5 + 17 / 32.0);

@@ -3,7 +3,8 @@
  * hooks measured on one NVIDIA H200 (tests/data/gpu-codecs, made by
  * bench/gpu_codecs.py; docs/VALIDATION.md, "Codec costs on a GPU"): the
  * roofline is a lower bound of every measurement, and the measured over
- * modelled ratios lie in the ranges the validation states. */
+ * modelled ratios lie in the ranges docs/VALIDATION.md and the codecs'
+ * cost lines quote. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -118,11 +119,11 @@ static void hooks_of(const char *file, const char *model)
         int rank;
         double lo, hi;
     } cases[] = {
-        {"bf16", "bf16", 0, 1.0, 1.6},
-        {"fp16", "fp16", 0, 1.0, 1.6},
+        {"bf16", "bf16", 0, 1.2, 1.35},
+        {"fp16", "fp16", 0, 1.2, 1.35},
         {"powersgd", "powersgd:rank=1", 1, 5, 6.5},
         {"powersgd", "powersgd:rank=2", 2, 12.5, 15.5},
-        {"powersgd", "powersgd:rank=4", 4, 24, 30},
+        {"powersgd", "powersgd:rank=4", 4, 24, 29},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         double us = hook_us(rows, cases[c].hook, cases[c].rank, NULL) - base;

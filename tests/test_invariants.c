@@ -3,7 +3,7 @@
  * formula evaluator equals steps under the same routing to 1e-9 (a phase
  * is either an exact closed form or evaluated on the routed graph), and
  * formula, steps and flow are all at least the lower bound (flow where no
- * step has more than FLOW_MAX_INFLIGHT transfers).
+ * step can hold more than FLOW_MAX_INFLIGHT transfers).
  *
  * The cases come from a fixed, recorded seed set: Clos with oversubscription
  * and tapered bandwidths, scale-up nodes, tori and meshes, every operation
@@ -24,13 +24,8 @@
 #include "topocc/place.h"
 
 #define SEED0 20261202ull
-#if defined(__SANITIZE_ADDRESS__)
-#define NCASES 100
-#define NCCL_DRAWS 24
-#else
-#define NCASES 520
+#define NCASES 520 /* the sanitized build too: 13 s there */
 #define NCCL_DRAWS 80
-#endif
 
 typedef struct rng {
     uint64_t x;
@@ -94,8 +89,9 @@ static bool near(double a, double b, double rel)
     return fabs(a - b) <= rel * fmax(fabs(a), fabs(b)) + 1e-18;
 }
 
-/* Flow is not run where one step has more than FLOW_MAX_INFLIGHT transfers
- * (p times the phase's fan-out: an all-pairs step of more than 128 ranks):
+/* Flow is not run where a step can hold more than FLOW_MAX_INFLIGHT
+ * transfers (p times the smaller of the phase's fan-out and fan-in, a bound
+ * on a step's transfers: an all-pairs step of more than 128 ranks):
  * max-min fairness re-solves the step's whole component at each transfer's
  * end, so such a step costs the square of its transfers (a direct
  * all-reduce of 217 ranks on a mesh: 161,165 rate recomputations, 90 s at
@@ -107,7 +103,8 @@ static bool near(double a, double b, double rel)
 static bool flow_affordable(const tc_sched *s, uint32_t p)
 {
     for (uint32_t i = 0; i < s->nphases; i++)
-        if ((uint64_t)p * s->phases[i].fanout > FLOW_MAX_INFLIGHT)
+        if ((uint64_t)p * (s->phases[i].fanout < s->phases[i].fanin ? s->phases[i].fanout : s->phases[i].fanin) >
+            FLOW_MAX_INFLIGHT)
             return false;
     return true;
 }
@@ -188,8 +185,8 @@ static void formula_equals_steps_and_no_evaluator_beats_the_lower_bound(void **s
     int over = 0, skipped = 0;
     for (uint64_t i = 0; i < NCASES; i++)
         one_case(tc_mix64(SEED0 + i), &over, &skipped);
-    printf("%d cases; flow above steps by more than 1%% in %d; flow not run in %d (more than %u transfers in "
-           "a step)\n",
+    printf("%d cases; flow above steps by more than 1%% in %d; flow not run in %d (a step of more than %u "
+           "transfers possible)\n",
            NCASES, over, skipped, FLOW_MAX_INFLIGHT);
     assert_true(skipped * 20 <= NCASES);
 }

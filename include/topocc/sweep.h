@@ -157,8 +157,10 @@ typedef struct tc_sweep_summary {
 
 /* Runs the sweep's pending points into the results file at out. Every
  * rank calls it; rank 0 alone opens and writes the file. Under MPI (a
- * transport of several ranks) an error that stops the run is printed on
- * stderr by rank 0 before the ranks part, and err is left empty. */
+ * transport of several ranks) an error found before any point runs (the
+ * plan, the validation) is printed on stderr by rank 0 before the ranks
+ * part, and err is left empty; an error while running is printed by the
+ * rank that meets it, which then aborts the job. */
 tc_status tc_sweep_run(const tc_sweep *sw, const char *out, const tc_sweep_opts *o, tc_sweep_summary *sum,
                        tc_err *err);
 

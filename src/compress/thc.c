@@ -84,10 +84,11 @@ CX_WIDE static void stage8(float *restrict x0, float *restrict x1, float *restri
 /* The first four stages (h = 1, 2, 4, 8) stay inside blocks of 16: two
  * radix-4 passes, h = 1 and 2 on each group of 4, then h = 4 and 8 on the
  * four groups of each block. Each output is the same two sums in the same
- * order as the radix-2 stages', so the result is theirs bit for bit; written
- * as plain loops over groups, which the compiler vectorizes with 4-, 8- or
- * 16-lane units alike (a block of 16 as one register's permutes, as this
- * was written before, left 8-lane units with scalar code). */
+ * order as the radix-2 stages', so the result is theirs bit for bit. GCC
+ * vectorizes the first at the machine's full width and the second 4 lanes
+ * at a time on every x86 level; a block of 16 as one register's permutes,
+ * as these stages were written before, ran as one 16-lane register on
+ * AVX-512 but as scalar code on 8-lane units. */
 CX_WIDE static void small_stages_12(float *restrict x, uint64_t n)
 {
     CX_LOOP(j, n / 4, float a = x[4 * j]; float b = x[4 * j + 1]; float c = x[4 * j + 2]; float e = x[4 * j + 3];
