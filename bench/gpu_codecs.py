@@ -20,8 +20,11 @@ Two kinds of figure:
    the hook and after its future completes: the wall time of a bucket's
    hook, launch overhead included, as the training loop meets it when the
    hook is on the critical path. A second pass under torch.profiler sums
-   the device time of the kernels the hooks launch. With one process the
-   all-reduce moves nothing, so hook minus allreduce_hook is the codec.
+   the device time of the kernels the hooks launch, and counts the device
+   events of the iteration; a third times the iteration with the hook
+   registered as is, unsynchronised, as a training loop runs it. With one
+   process the all-reduce moves nothing, so hook minus allreduce_hook is
+   the codec.
 2. Kernels alone on a 25 MiB bucket (6,553,600 float32, DDP's default
    bucket_cap_mb): a copy (clone), the bf16 cast and back, torch.topk of 1%
    of |x| with its gather and scatter-add, an int8 quantization with a
@@ -52,6 +55,41 @@ def median_ms(fn, reps=50, warm=5):
         b.synchronize()
         times.append(a.elapsed_time(b))
     return {"median_ms": statistics.median(times), "min_ms": min(times), "max_ms": max(times), "reps": reps}
+
+
+def per_iter_ms(step, warm, iters):
+    """Wall time of one training step, ms: warm steps, then iters timed."""
+    import torch
+    for _ in range(warm):
+        step()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(iters):
+        step()
+    torch.cuda.synchronize()
+    return 1e3 * (time.perf_counter() - t0) / iters
+
+
+def short_error(e):
+    """The exception and its innermost frame, without the machine's paths."""
+    tb = traceback.extract_tb(e.__traceback__)[-1]
+    return "%s in %s, %s (line %d)" % (type(e).__name__, os.path.basename(tb.filename), tb.name, tb.lineno)
+
+
+def machine():
+    """The CPU model and core count, the GPU and its memory."""
+    import torch
+    cpu = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    gpu = torch.cuda.get_device_properties(0)
+    return "%s (%d GB), %d cores of %s" % (gpu.name, round(gpu.total_memory / 1e9), os.cpu_count() or 0, cpu)
 
 
 def kernels_alone(d):
@@ -144,15 +182,9 @@ def ddp_hooks(model_name, iters, warm, batch):
 
             for _ in range(warm):
                 step()
-            torch.cuda.synchronize()
             acc["on"] = True
-            t0 = time.perf_counter()
-            for _ in range(iters):
-                step()
-            torch.cuda.synchronize()
-            total = time.perf_counter() - t0
+            rec["iter_ms"] = per_iter_ms(step, 0, iters)
             acc["on"] = False
-            rec["iter_ms"] = 1e3 * total / iters
             rec["hook_wall_ms_per_iter"] = 1e3 * acc["wall"] / iters
             rec["buckets_per_iter"] = acc["calls"] / iters
             rec["bucket_numel"] = acc["sizes"][: max(1, acc["calls"] // iters)]
@@ -188,18 +220,11 @@ def ddp_hooks(model_name, iters, warm, batch):
                 ddp2.zero_grad(set_to_none=False)
                 lossf(ddp2(xin), yin).backward()
 
-            for _ in range(warm):
-                step2()
-            torch.cuda.synchronize()
-            t0 = time.perf_counter()
-            for _ in range(iters):
-                step2()
-            torch.cuda.synchronize()
-            rec["iter_ms_unwrapped"] = 1e3 * (time.perf_counter() - t0) / iters
+            rec["iter_ms_unwrapped"] = per_iter_ms(step2, warm, iters)
             del ddp2, net2
             del ddp, net
-        except Exception:
-            rec["error"] = traceback.format_exc()
+        except Exception as e:
+            rec["error"] = short_error(e)
         results.append(rec)
         print(model_name, json.dumps({k: v for k, v in rec.items() if k != "profiler"}), flush=True)
         torch.cuda.empty_cache()
@@ -218,7 +243,9 @@ def main():
     import torch.distributed as dist
     res = {"python": platform.python_version(), "torch": torch.__version__, "cuda": torch.version.cuda,
            "gpu": torch.cuda.get_device_name(0), "cudnn": torch.backends.cudnn.version(),
-           "date": time.strftime("%Y-%m-%d")}
+           "date": time.strftime("%Y-%m-%d"), "machine": machine(),
+           "command": "python3 bench/gpu_codecs.py --models %s --iters %d --warm %d --batch %d --out FILE" %
+                      (a.models, a.iters, a.warm, a.batch)}
     try:
         import torchvision
         res["torchvision"] = torchvision.__version__
@@ -227,8 +254,8 @@ def main():
     try:
         res["kernels"] = kernels_alone(6553600)
         print("kernels", json.dumps(res["kernels"]), flush=True)
-    except Exception:
-        res["kernels_error"] = traceback.format_exc()
+    except Exception as e:
+        res["kernels_error"] = short_error(e)
         print(res["kernels_error"], flush=True)
     os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
     os.environ.setdefault("MASTER_PORT", "29517")
