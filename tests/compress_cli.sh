@@ -278,6 +278,17 @@ PY
             "$tmp/acc.json" "$tmp/acc-joint.json"
         bad_says "an edited joint level" "statistics.joint_level" compress --topo "$CLOS" --model resnet50 \
             --codec topk:ratio=0.01 --accuracy "$tmp/acc-joint.json"
+        # so is a codec's edited joint interval; a file written before the
+        # joint intervals (without them) still reads
+        python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); j["statistics"]["codecs"][1]["steps_ratio_joint_hi"] = 123.0; json.dump(j, open(sys.argv[2], "w"))' \
+            "$tmp/acc.json" "$tmp/acc-jhi.json"
+        bad_says "an edited joint interval" "statistics.codecs\\[1\\].steps_ratio_joint_hi: 123 does not follow" compress --topo "$CLOS" \
+            --model resnet50 --codec topk:ratio=0.01 --accuracy "$tmp/acc-jhi.json"
+        python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); [c.pop(k) for c in j["statistics"]["codecs"] for k in ("steps_ratio_joint_lo", "steps_ratio_joint_hi")]; json.dump(j, open(sys.argv[2], "w"))' \
+            "$tmp/acc.json" "$tmp/acc-old.json"
+        "$T" compress --topo "$CLOS" --model resnet50 --codec topk:ratio=0.01 --accuracy "$tmp/acc-old.json" \
+            --quiet >/dev/null 2>"$tmp/err" ||
+            { echo "FAIL: a file without the joint intervals is refused: $(cat "$tmp/err")"; fails=$((fails + 1)); }
         bad_says "train-accuracy: a target bf16 does not reach" "does not reach the target accuracy 0.9900 on seed" \
             train-accuracy --codec bf16 --steps 20 --eval-every 10 --seeds 2 --train-subset 1000 --test-subset 200 \
             --target-acc 0.99

@@ -236,8 +236,9 @@ static void final_table(const tc_train_accuracy_out *out, tc_rtable *t)
     }
 }
 
-/* What a steps ratio's interval says against bf16 (fewer steps: < 1). */
-static const char *steps_verdict(const tc_acc_stats *st, size_t k)
+/* What a steps ratio's interval [lo, hi] says against bf16 (fewer steps:
+ * < 1). */
+static const char *verdict_of(const tc_acc_stats *st, size_t k, double lo, double hi)
 {
     const tc_acc_codec_stats *x = &st->codecs[k];
     if (k == st->ref)
@@ -246,24 +247,22 @@ static const char *steps_verdict(const tc_acc_stats *st, size_t k)
         return "never reaches the target";
     if (x->reached < x->runs)
         return "does not reach it on every seed";
-    if (x->ratio_hi < 1)
+    if (hi < 1)
         return "fewer steps than bf16";
-    if (x->ratio_lo > 1)
+    if (lo > 1)
         return "more steps than bf16";
     return "indistinguishable from bf16";
+}
+
+static const char *steps_verdict(const tc_acc_stats *st, size_t k)
+{
+    return verdict_of(st, k, st->codecs[k].ratio_lo, st->codecs[k].ratio_hi);
 }
 
 /* The same by the joint interval (all codecs' intervals together). */
 static const char *joint_verdict(const tc_acc_stats *st, size_t k)
 {
-    const tc_acc_codec_stats *x = &st->codecs[k];
-    if (k == st->ref || x->reached < x->runs)
-        return steps_verdict(st, k);
-    if (x->joint_hi < 1)
-        return "fewer steps than bf16";
-    if (x->joint_lo > 1)
-        return "more steps than bf16";
-    return "indistinguishable from bf16";
+    return verdict_of(st, k, st->codecs[k].joint_lo, st->codecs[k].joint_hi);
 }
 
 static void stats_table(const tc_train_accuracy_out *out, tc_rtable *t)

@@ -836,17 +836,21 @@ static json_t *curve_json(const tc_acc_curve *c)
 }
 
 /* The numbers of one codec's statistics, by their names in the file: the
- * writer and the reader's check share this table. */
+ * writer and the reader's check share this table. An optional field may be
+ * absent (files written before it was added); present, it is checked. */
 typedef struct stat_field {
     const char *key;
     size_t off;
+    bool optional;
 } stat_field;
-#define SF(k, f) {k, offsetof(tc_acc_codec_stats, f)}
+#define SF(k, f) {k, offsetof(tc_acc_codec_stats, f), false}
+#define SF_OPT(k, f) {k, offsetof(tc_acc_codec_stats, f), true}
 static const stat_field stat_fields[] = {
     SF("final_acc_mean", final_mean), SF("final_acc_sd", final_sd),      SF("final_acc_diff", dfinal),
     SF("final_acc_diff_lo", dfinal_lo), SF("final_acc_diff_hi", dfinal_hi), SF("steps_mean", steps_mean),
     SF("log_ratio_mean", log_mean),   SF("log_ratio_sd", log_sd),        SF("steps_ratio", ratio),
     SF("steps_ratio_lo", ratio_lo),   SF("steps_ratio_hi", ratio_hi),
+    SF_OPT("steps_ratio_joint_lo", joint_lo), SF_OPT("steps_ratio_joint_hi", joint_hi),
 };
 #define NSTAT_FIELDS (sizeof stat_fields / sizeof stat_fields[0])
 
@@ -876,8 +880,6 @@ json_t *tc_acc_stats_json(const tc_acc_stats *st)
         json_object_set_new(e, "same_seeds", json_boolean(x->same_seeds));
         for (size_t f = 0; f < NSTAT_FIELDS; f++)
             json_object_set_new(e, stat_fields[f].key, num_or_null(stat_value(x, f)));
-        json_object_set_new(e, "steps_ratio_joint_lo", num_or_null(x->joint_lo));
-        json_object_set_new(e, "steps_ratio_joint_hi", num_or_null(x->joint_hi));
         json_array_append_new(cs, e);
     }
     json_object_set_new(j, "codecs", cs);
@@ -1188,6 +1190,8 @@ static tc_status check_codec_stats(const acc_reader *rd, json_t *e, size_t i, co
     }
     for (size_t f = 0; f < NSTAT_FIELDS; f++) {
         v = json_object_get(e, stat_fields[f].key);
+        if (!v && stat_fields[f].optional)
+            continue;
         snprintf(where, sizeof where, "statistics.codecs[%zu].%s", i, stat_fields[f].key);
         double want = stat_value(x, f);
         if (!(json_is_number(v) || json_is_null(v)))
@@ -1195,22 +1199,6 @@ static tc_status check_codec_stats(const acc_reader *rd, json_t *e, size_t i, co
         double got = json_is_null(v) ? NAN : json_number_value(v);
         if (!same_number(got, want)) {
             snprintf(what, sizeof what, "%.10g does not follow from the curves (they give %.10g)", got, want);
-            return bad(rd, where, what);
-        }
-    }
-    /* the joint interval (written since it was added; older files lack it) */
-    const char *jk[2] = {"steps_ratio_joint_lo", "steps_ratio_joint_hi"};
-    const double jv[2] = {x->joint_lo, x->joint_hi};
-    for (int k = 0; k < 2; k++) {
-        v = json_object_get(e, jk[k]);
-        if (!v)
-            continue;
-        snprintf(where, sizeof where, "statistics.codecs[%zu].%s", i, jk[k]);
-        if (!(json_is_number(v) || json_is_null(v)))
-            return bad(rd, where, "expected a number or null");
-        double got = json_is_null(v) ? NAN : json_number_value(v);
-        if (!same_number(got, jv[k])) {
-            snprintf(what, sizeof what, "%.10g does not follow from the curves (they give %.10g)", got, jv[k]);
             return bad(rd, where, what);
         }
     }
