@@ -7,7 +7,9 @@
  * memcpy, the codec and the arithmetic calibration kernel alternately); the
  * medians of the 3 runs are printed: the codec's GB/s with the min and max
  * of its repetitions (of the median run), the copy GB/s, their ratio, the
- * calibration's lane operations per second, the model's GB/s and
+ * calibration kernels' rates (floating-point and integer lane operations
+ * per second, the product kernel's for PowerSGD, the in-place pass's GB/s),
+ * the model's GB/s and
  * measured / predicted (and, for comparison, measured / the prediction with
  * memory and arithmetic overlapped, max instead of sum), with the targets of docs/PERFORMANCE.md where there
  * is one: casts and int8/int4 at >= 50% of copy bandwidth, top-k at >= 25%;
@@ -40,33 +42,34 @@ static void run(const tc_codec_spec *s, uint64_t d, double secs)
     tc_err err = {{0}};
     for (int r = 0; r < 3; r++)
         BENCH_CHECK(tc_codec_measure_full(s, d, secs, &m[r], &err), err);
-    double e[3], c[3], o[3], p[3], rr[3];
+    double e[3], c[3], o[3], io[3], ip[3], p[3];
     for (int r = 0; r < 3; r++) {
         e[r] = m[r].enc_dec_Bps.median;
         c[r] = m[r].copy_Bps.median;
         o[r] = m[r].lane_ops.median;
+        io[r] = m[r].int_ops.median;
+        ip[r] = m[r].inplace_Bps.median;
         p[r] = m[r].predicted_Bps;
-        rr[r] = m[r].rates.random_ps;
     }
     double em = med3(e[0], e[1], e[2]), cm = med3(c[0], c[1], c[2]), om = med3(o[0], o[1], o[2]);
-    double pm = med3(p[0], p[1], p[2]), rm = med3(rr[0], rr[1], rr[2]), t = target_of(s->kind);
+    double im = med3(io[0], io[1], io[2]), ipm = med3(ip[0], ip[1], ip[2]);
+    double pm = med3(p[0], p[1], p[2]), t = target_of(s->kind);
     const tc_codec_measurement *mid = &m[e[0] == em ? 0 : e[1] == em ? 1 : 2];
     char tgt[32] = "-";
     if (t > 0)
         snprintf(tgt, sizeof tgt, ">= %.0f%% %s", 100 * t, em / cm >= t ? "met" : "MISSED");
     double q = em / pm;
-    /* the alternative the model rejects: memory and arithmetic overlapped */
-    const tc_codec_work *w = &mid->work;
-    double D = (double)d, lanes = mid->rates.lanes, wide = lanes > 8 ? lanes / 8 : 1;
-    /* random accesses at the random-access kernel's rate, a line at the
-     * copy's rate without it (tc_codec_predict_s) */
-    double trnd = rm > 0 ? w->random * D / rm : w->random * 64 * D / (3 * cm);
-    double tmem = (w->read + w->written + w->alloc) * D / (3 * cm) + trnd;
-    double tops = (w->vops + wide * w->narrow + lanes * w->sops) * D / om;
-    double qmax = em / (4 * D / (tmem > tops ? tmem : tops));
-    printf("%-22s %7.2f %7.2f-%-7.2f %8.2f %7.1f%% %6.0f %8.2f %6.2f %-7s %6.2f  %s\n", s->name, em / 1e9,
-           mid->enc_dec_Bps.min / 1e9, mid->enc_dec_Bps.max / 1e9, cm / 1e9, 100 * em / cm, om / 1e9, pm / 1e9, q,
-           q >= 1 / 1.3 && q <= 1.3 ? "(<=30%)" : "(>30%)", qmax, tgt);
+    /* the alternative the model rejects: memory and arithmetic overlapped
+     * (the median run's terms) */
+    double tmem, tops;
+    tc_codec_predict_parts(&mid->work, d, &mid->rates, &tmem, &tops);
+    double qmax = em / (4 * (double)d / (tmem > tops ? tmem : tops));
+    char gemm[16] = "-";
+    if (mid->gemm_ops.median > 0)
+        snprintf(gemm, sizeof gemm, "%.0f", mid->gemm_ops.median / 1e9);
+    printf("%-22s %7.2f %7.2f-%-7.2f %8.2f %7.1f%% %6.0f %6.0f %6s %7.2f %8.2f %6.2f %-7s %6.2f  %s\n", s->name,
+           em / 1e9, mid->enc_dec_Bps.min / 1e9, mid->enc_dec_Bps.max / 1e9, cm / 1e9, 100 * em / cm, om / 1e9,
+           im / 1e9, gemm, ipm / 1e9, pm / 1e9, q, q >= 1 / 1.3 && q <= 1.3 ? "(<=30%)" : "(>30%)", qmax, tgt);
 }
 
 int main(int argc, char **argv)
@@ -76,8 +79,8 @@ int main(int argc, char **argv)
     uint64_t d = (uint64_t)(bytes / 4);
     printf("bucket %.0f bytes (%llu float32), %.2f s per run, median of 3 runs, %.0f-lane kernels\n", bytes,
            (unsigned long long)d, secs, tc_codec_cpu_lanes());
-    printf("%-22s %7s %15s %8s %8s %6s %8s %6s %-7s %6s  %s\n", "codec", "GB/s", "(min-max)", "copy", "ratio",
-           "ops G/s", "model", "meas/model", "", "if max", "target");
+    printf("%-22s %7s %15s %8s %8s %6s %6s %6s %7s %8s %6s %-7s %6s  %s\n", "codec", "GB/s", "(min-max)", "copy",
+           "ratio", "fp G/s", "int G/s", "gemm", "inpl GB/s", "model", "meas/model", "", "if max", "target");
     tc_err err = {{0}};
     if (argc > 3) {
         for (int i = 3; i < argc; i++) {

@@ -22,63 +22,74 @@ static void near(double got, double want, const char *what, const char *codec)
         fail_msg("%s %s: %.12g, the hand count is %.12g", codec, what, got, want);
 }
 
-/* One row of the measured-path table. */
-static void measured_is_r(const char *codec, double rd, double wr, double alloc, double vops, double narrow,
-                          double sops, double random)
+/* One row of the measured-path table: bytes (read, written, allocated, of
+ * them in place), floating-point, integer, 8-lane and product lane
+ * operations, scalar operations, random accesses. */
+typedef struct row {
+    double rd, wr, alloc, inplace, fops, iops, narrow, gemm, sops, random;
+} row;
+
+static void measured_is(const char *codec, row want)
 {
     tc_codec_spec c = spec_of(codec);
     tc_codec_work w;
     tc_codec_work_measured(&c, D, &w);
-    near(w.read, rd, "read", codec);
-    near(w.written, wr, "written", codec);
-    near(w.alloc, alloc, "alloc", codec);
-    near(w.vops, vops, "vops", codec);
-    near(w.narrow, narrow, "narrow", codec);
-    near(w.sops, sops, "sops", codec);
-    near(w.random, random, "random", codec);
-}
-
-static void measured_is(const char *codec, double rd, double wr, double alloc, double vops, double narrow,
-                        double sops)
-{
-    measured_is_r(codec, rd, wr, alloc, vops, narrow, sops, 0);
+    near(w.read, want.rd, "read", codec);
+    near(w.written, want.wr, "written", codec);
+    near(w.alloc, want.alloc, "alloc", codec);
+    near(w.inplace, want.inplace, "inplace", codec);
+    near(w.vops, want.fops, "vops", codec);
+    near(w.iops, want.iops, "iops", codec);
+    near(w.narrow, want.narrow, "narrow", codec);
+    near(w.gemm, want.gemm, "gemm", codec);
+    near(w.sops, want.sops, "sops", codec);
+    near(w.random, want.random, "random", codec);
 }
 
 static void measured_path_counts_are_the_tables_hand_counts(void **state)
 {
     (void)state;
-    measured_is("fp32", 4, 4, 0, 1, 0, 0);
-    measured_is("bf16", 4, 4, 0, 12 + 3, 0, 0);
+    measured_is("fp32", (row){.rd = 4, .wr = 4, .inplace = 8, .fops = 1});
+    /* multiply; round (5), NaN (4), narrow, store; back: load, widen, shift */
+    measured_is("bf16", (row){.rd = 4, .wr = 4, .inplace = 8, .fops = 1, .iops = 11 + 3});
 #if defined(__x86_64__) && defined(__GNUC__)
     bool f16c = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
 #else
     bool f16c = false;
 #endif
-    if (f16c)
-        measured_is("fp16", 4, 4, 0, 0, 3 + 2, 0); /* F16C: 8-lane conversions */
+    if (f16c) /* F16C: 8-lane conversions */
+        measured_is("fp16", (row){.rd = 4, .wr = 4, .inplace = 8, .narrow = 3 + 2});
     else
-        measured_is("fp16", 4, 4, 0, 20 + 18, 0, 0);
-    /* max pass; quantize 18, widen 3, dequantize 4 */
-    measured_is("int8", 8, 4, 0, 2 + 18 + 3 + 4, 0, 0);
-    measured_is("int4", 8, 4, 0, 2 + 18 + 3 + 4, 0, 0);
+        measured_is("fp16", (row){.rd = 4, .wr = 4, .inplace = 8, .fops = 2 + 2, .iops = 18 + 16});
+    /* max pass (max; abs); in place: quantize (7; 11), widen (0; 3),
+     * dequantize (3; 1) */
+    row q = {.rd = 8, .wr = 4, .inplace = 8, .fops = 1 + 7 + 3, .iops = 1 + 11 + 3 + 1};
+    measured_is("int8", q);
+    measured_is("int4", q);
     /* chunks of 65,536: each transform two radix-4 passes inside blocks of
-     * 16 (8) and radix-8 passes
-     * on halves of 16 (scalar, 5), 128, 1024, 8192 (15); signs 6 + 17/32
-     * scalar, max 2, quantize 18, widen 3, levels 5, signs back 7 */
-    measured_is("thc", 12, 12, 8, 6 + 23 + 2 + 18 + 3 + 5 + 23 + 7, 0, 17 / 32.0 + 5 + 5 + 17 / 32.0);
-    /* rank 4: two products (r + 3 each), P Q^T (r + 2), in OpenBLAS's 8-lane kernels */
-    measured_is("powersgd:rank=4", 12, 8, 4, 0, 7 + 7 + 6, 0);
-    measured_is("signsgd", 8, 4, 4, 2 + 10 + 5, 0, 5 / 32.0);
+     * 16 (2 additions, load and store each) and radix-8 passes on halves of
+     * 16 (scalar, 5), 128, 1024, 8192 (3 additions; load, store): 13
+     * floating-point, 10 integer; signs (1; 5) + 17/32 scalar, max (1; 1),
+     * in place: quantize (7; 11), widen (0; 3), levels (3; 2), transform;
+     * signs back (1; 6) */
+    measured_is("thc", (row){.rd = 12, .wr = 12, .alloc = 8, .inplace = 8, .fops = 1 + 13 + 1 + 7 + 3 + 13 + 1,
+                             .iops = 5 + 10 + 1 + 11 + 3 + 2 + 10 + 6, .sops = 17 / 32.0 + 5 + 5 + 17 / 32.0});
+    /* rank 4: two products (r + 3 each), P Q^T (r + 2), OpenBLAS's; the
+     * second pass over the output in place */
+    measured_is("powersgd:rank=4", (row){.rd = 12, .wr = 8, .alloc = 4, .inplace = 8, .gemm = 7 + 7 + 6});
+    /* L1 norm (add; abs), sign bits (5 + the OR of 32: 5), unpack 5 */
+    measured_is("signsgd", (row){.rd = 8, .wr = 4, .alloc = 4, .fops = 1, .iops = 1 + 10 + 5, .sops = 5 / 32.0});
     /* randk: k draws (a random bitmap word each), the bitmap, a random
      * access per gathered and per scattered value, the zeroing pass */
     double rho = ceil(0.01 * D) / D;
-    measured_is_r("randk:ratio=0.01", 0, 4, 4, 0, 0, 33 * rho + 1 / 16.0, 3 * rho);
+    measured_is("randk:ratio=0.01", (row){.wr = 4, .alloc = 4, .sops = 33 * rho + 1 / 16.0, .random = 3 * rho});
     /* topk: a sample of 512 runs of 32 keys; the threshold admits
      * ceil(e + 3 sqrt(e) + 8) d / s candidates, e = k s / d */
     double s = 512 * 32, e = ceil(0.01 * D) * s / D, cand = ceil(e + 3 * sqrt(e) + 8) * D / s;
     double sops = 2 / 32.0 + (31 * cand + 15 * s) / D + 7 * rho;
-    measured_is_r("topk:ratio=0.01", 4, 4, 4, 4 + 5, 0, sops, 2 * rho);
-    measured_is_r("topk-shared:ratio=0.01", 4, 4, 4, 4 + 5, 0, sops, 2 * rho);
+    row t = {.rd = 4, .wr = 4, .alloc = 4, .iops = 4 + 5, .sops = sops, .random = 2 * rho};
+    measured_is("topk:ratio=0.01", t);
+    measured_is("topk-shared:ratio=0.01", t);
 }
 
 static double accel(const char *codec, uint32_t n)
@@ -170,6 +181,23 @@ static void prediction_is_memory_plus_arithmetic(void **state)
     near(tc_codec_predict_s(&w, 1000, &r), (12 + 0.02 * 64) * 1000 / 3e10 + 18 * 1000 / 1e11, "seconds", "random");
     r.random_ps = 1e8;
     near(tc_codec_predict_s(&w, 1000, &r), 12 * 1000 / 3e10 + 20 / 1e8 + 18 * 1000 / 1e11, "seconds", "random_ps");
+    /* integer operations, in-place bytes and OpenBLAS's products: at the
+     * floating-point rate and as streamed bytes until their own kernels are
+     * measured (products as 8-lane operations), then at their rates */
+    w = (tc_codec_work){.read = 8, .written = 4, .alloc = 4, .inplace = 8, .vops = 10, .iops = 6, .gemm = 3};
+    r = (tc_codec_rates){.copy_Bps = 1e10, .lane_ops = 1e11, .lanes = 16};
+    near(tc_codec_predict_s(&w, 1000, &r), 16 * 1000 / 3e10 + (10 + 6 + 2 * 3) * 1000 / 1e11, "seconds",
+         "no int, in-place or product rate");
+    r.int_ops = 2e11;
+    r.inplace_Bps = 2e10;
+    r.gemm_ops = 5e10;
+    double mem, ops;
+    tc_codec_predict_parts(&w, 1000, &r, &mem, &ops);
+    /* streamed: 8 of the 16 bytes at 3 x copy; in place: 8 bytes at 2 x the
+     * in-place kernel's bytes (it reads and writes back 4 per 4) */
+    near(mem, 8 * 1000 / 3e10 + 8 * 1000 / 4e10, "memory seconds", "rates");
+    near(ops, 10 * 1000 / 1e11 + 6 * 1000 / 2e11 + 3 * 1000 / 5e10, "arithmetic seconds", "rates");
+    near(tc_codec_predict_s(&w, 1000, &r), mem + ops, "seconds", "rates");
     assert_true(tc_codec_cpu_lanes() == 4 || tc_codec_cpu_lanes() == 8 || tc_codec_cpu_lanes() == 16);
 }
 
@@ -198,6 +226,10 @@ static void prediction_is_within_a_factor_3_of_the_measurement(void **state)
         assert_true(m.copy_Bps.min <= m.copy_Bps.median && m.copy_Bps.median <= m.copy_Bps.max);
         assert_true(m.lane_ops.min > 0 && m.lane_ops.median <= m.lane_ops.max);
         assert_true(m.random_ps.min > 0 && m.random_ps.median <= m.random_ps.max);
+        assert_true(m.int_ops.min > 0 && m.int_ops.median <= m.int_ops.max);
+        assert_true(m.inplace_Bps.min > 0 && m.inplace_Bps.median <= m.inplace_Bps.max);
+        bool blas = s.kind == TC_CODEC_POWERSGD || s.kind == TC_CODEC_POWERSGD_BATCHED;
+        assert_true(blas ? m.gemm_ops.min > 0 && m.gemm_ops.median <= m.gemm_ops.max : m.gemm_ops.median == 0);
         double q = m.enc_dec_Bps.median / m.predicted_Bps;
         print_message("%-24s measured %6.2f GB/s, model %6.2f GB/s, measured / model %.2f\n", s.name,
                       m.enc_dec_Bps.median / 1e9, m.predicted_Bps / 1e9, q);

@@ -259,10 +259,18 @@ bool tc_codec_plain_step(const tc_codec_spec *c, uint64_t step);
 typedef struct tc_codec_work {
     double read, written;  /* bytes per coordinate a pass reads from / writes to a bucket-sized array */
     double alloc;          /* bytes of lines written without being read first (a CPU reads them in) */
-    double vops;           /* vector lane operations per coordinate, as the C source writes them
-                              (arithmetic, logic, compares, selects, conversions, and the loads and
-                              stores of cache-resident blocks) */
-    double narrow;         /* lane operations done by 8-lane instructions (F16C, OpenBLAS's AVX2 kernels) */
+    double inplace;        /* of read + written, the bytes of passes that read an array and write it
+                              back in place (priced by the in-place kernel where it is measured) */
+    double vops;           /* floating-point vector lane operations per coordinate, as the C source
+                              writes them (multiplies, adds, fused multiply-adds, float compares,
+                              min and max, conversions between integer and float) */
+    double iops;           /* integer and logic lane operations per coordinate (shifts, and, or, xor,
+                              integer adds and compares, selects, widening and narrowing, and the
+                              loads and stores of cache-resident blocks) */
+    double narrow;         /* lane operations done by 8-lane instructions (x86's F16C conversions) */
+    double gemm;           /* lane operations of OpenBLAS's products (PowerSGD), per coordinate of
+                              the matrix (priced by the product kernel where it is measured, else
+                              as 8-lane operations) */
     double sops;           /* scalar operations per coordinate (per block, candidate, sampled index) */
     double random;         /* accesses at random places of an array beyond the L2 cache, per
                               coordinate (a gather's load, a scatter's store, a bitmap's bit) */
@@ -283,17 +291,29 @@ const char *tc_codec_cost_source(const tc_codec_spec *c);
 /* A CPU core as the model sees it, measured by calibration kernels. */
 typedef struct tc_codec_rates {
     double copy_Bps;       /* memcpy: bytes copied per second (12 bytes of traffic per 4 copied) */
-    double lane_ops;       /* lane operations per second: multiplies and adds on an L1-resident array */
+    double lane_ops;       /* floating-point lane operations per second: multiplies and adds on an
+                              L1-resident array */
     double lanes;          /* float lanes of the kernels' vectors (tc_codec_cpu_lanes) */
     double random_ps;      /* independent loads at random places of the bucket per second (0:
                               unknown; each then costs a cache line at the copy's traffic rate) */
+    double int_ops;        /* integer and logic lane operations per second on an L1-resident array
+                              (0: unknown; priced as lane_ops) */
+    double inplace_Bps;    /* bytes of a bucket read and written back in place per second, right
+                              after it was copied (0: unknown; priced as copy traffic) */
+    double gemm_ops;       /* lane operations per second of OpenBLAS's three rank-r products of
+                              PowerSGD on an L2-resident matrix (0: unknown; priced as narrow) */
 } tc_codec_rates;
 /* Float lanes of the codec kernels this CPU runs: 16 (x86-64-v4), 8 (v3), 4. */
 double tc_codec_cpu_lanes(void);
 /* Predicted seconds of w for d coordinates on r: memory (read + written +
- * alloc) d / (3 copy_Bps), plus random accesses random d / random_ps, plus
- * arithmetic (vops + narrow lanes / 8 + sops lanes) d / lane_ops. */
+ * alloc - inplace) d / (3 copy_Bps) + inplace d / (2 inplace_Bps), plus
+ * random accesses random d / random_ps, plus arithmetic (vops + narrow
+ * lanes / 8 + sops lanes) d / lane_ops + iops d / int_ops + gemm d / gemm_ops
+ * (each rate that is 0 falls back as its field says). */
 double tc_codec_predict_s(const tc_codec_work *w, uint64_t d, const tc_codec_rates *r);
+/* Its two terms: seconds of memory traffic and of arithmetic. */
+void tc_codec_predict_parts(const tc_codec_work *w, uint64_t d, const tc_codec_rates *r, double *mem_s,
+                            double *ops_s);
 
 /* Repeated measurements of one quantity. */
 typedef struct tc_codec_spread {
@@ -305,6 +325,9 @@ typedef struct tc_codec_measurement {
     tc_codec_spread copy_Bps;    /* memcpy of the bucket, bytes copied per second */
     tc_codec_spread lane_ops;    /* the calibration kernel, lane operations per second */
     tc_codec_spread random_ps;   /* the random-access kernel, loads per second */
+    tc_codec_spread int_ops;     /* the integer calibration kernel, lane operations per second */
+    tc_codec_spread inplace_Bps; /* the in-place kernel, bytes of the bucket per second */
+    tc_codec_spread gemm_ops;    /* the product kernel (PowerSGD only; else 0), lane operations per second */
     size_t reps;                 /* repetitions of each */
     tc_codec_rates rates;        /* the medians, and tc_codec_cpu_lanes */
     tc_codec_work work;          /* tc_codec_work_measured */
@@ -313,9 +336,10 @@ typedef struct tc_codec_measurement {
 
 /* Single-threaded encode+decode throughput of c on this machine over about
  * `seconds`, d coordinates per call, with, in the same run and alternating
- * with it, memcpy of the bucket, the arithmetic calibration kernel and the
- * random-access kernel, each timed in the thread's CPU time; the model's
- * prediction from their medians. */
+ * with it, memcpy of the bucket, the floating-point and the integer
+ * calibration kernels, the random-access kernel, the in-place kernel (after
+ * a copy of its own) and, for PowerSGD, the product kernel, each timed in
+ * the thread's CPU time; the model's prediction from their medians. */
 tc_status tc_codec_measure_full(const tc_codec_spec *c, uint64_t d, double seconds, tc_codec_measurement *out,
                                 tc_err *err);
 /* tc_codec_measure_full's medians: enc_dec_Bps and copy_Bps. */

@@ -140,9 +140,10 @@ static const cmd_help helps[TC_CMD_COUNT] = {
         {"topocc codec-bench [--codec C]... [--size BYTES] [--seconds S] [--workers N]",
          "Measures, on one core of this machine, the encode + decode throughput of\n"
          "each codec (GB/s of float32 input: encode, the local sum of the single\n"
-         "contribution, decode into the bucket), memcpy bandwidth, an arithmetic\n"
-         "rate and a random-access rate, alternately in the same run (median, min\n"
-         "and max of the repetitions),\n"
+         "contribution, decode into the bucket), memcpy bandwidth, floating-point\n"
+         "and integer arithmetic rates, a random-access rate, an in-place pass's\n"
+         "bandwidth and (PowerSGD) OpenBLAS's product rate, alternately in the\n"
+         "same run (median, min and max of the repetitions),\n"
          "and prints the cost model's prediction from them beside the measurement,\n"
          "with the codec's multi-pass roofline on an H100 and a TPU v5p\n"
          "(docs/MODEL.md, \"Compute\").\n"

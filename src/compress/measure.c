@@ -25,11 +25,28 @@
  * C17: a multiply and an add, not contracted), so it runs on the same vector
  * width: lane operations per second, two per step.
  *
+ * The integer calibration kernel: the same array as 32-bit integers, INT_STEPS
+ * integer and logic operations per element and round (shifts, xors, ands,
+ * ors and adds, as the codecs' random numbers, roundings and bit packing
+ * are made of), vectorised the same way: integer lane operations per second.
+ *
  * The random-access kernel: RND_N independent loads at uniformly random
  * places of the bucket, each stored into an L2-resident array (a gather,
  * as the sparse codecs' v[j] = x[idx[j]]): loads per second, with as many
  * misses in flight as the core keeps. The places are drawn once
  * (tc_mix64), the same for every repetition.
+ *
+ * The in-place kernel: a fresh copy of the gradient into the bucket (not
+ * timed), then one pass that reads every coordinate and writes it back
+ * negated (one xor, included in its time): as the codecs' in-place passes
+ * find the bucket right after the copy that filled it. Bytes of the bucket
+ * per second.
+ *
+ * The product kernel (PowerSGD only): the three OpenBLAS calls of
+ * powersgd.c at the codec's rank (P = M^T Q, Q' = M P, M' = Q' P^T) on an
+ * L2-resident GEMM_N x GEMM_N matrix (brought back into the cache by one
+ * untimed call, then GEMM_ROUNDS timed): the products' lane operations per
+ * second, counted as work.c counts them per coordinate of the matrix.
  */
 #include "core/blas.h"
 #include <stdlib.h>
@@ -89,6 +106,35 @@ CX_WIDE static void cal_kernel(float *restrict y, float a, float b)
                 v = v * a + b; v = v * a + b; v = v * a + b; v = v * a + b; y[i] = v);
 }
 
+#define INT_ROUNDS 256
+#define INT_STEPS 24
+
+CX_WIDE static void int_kernel(uint32_t *restrict y, uint32_t k)
+{
+    for (int r = 0; r < INT_ROUNDS; r++)
+        CX_LOOP(i, CAL_N, uint32_t v = y[i]; v = (v ^ (v << 13)) + k; v = (v ^ (v >> 17)) & 0x7fffffffu;
+                v = (v | (v >> 9)) + k; v = (v ^ (v << 5)) & 0xfffffffeu; v = (v ^ (v >> 3)) + k;
+                v = (v | (v << 7)) ^ k; v = (v ^ (v >> 11)) + k; v = (v ^ (v << 2)) & 0xbfffffffu; y[i] = v);
+}
+
+CX_WIDE static void inplace_kernel(float *restrict x, uint64_t d)
+{
+    CX_LOOP(i, d, x[i] = -x[i]);
+}
+
+#define GEMM_N 256 /* 256 KiB of float32: in L2 */
+#define GEMM_ROUNDS 4
+
+/* The three products of powersgd.c at rank r on the GEMM_N x GEMM_N matrix
+ * M (column-major), Q (GEMM_N x r) kept, P, Q2 (GEMM_N x r) and O written. */
+static void gemm_kernel(const float *M, const float *Q, float *P, float *Q2, float *O, int r)
+{
+    int n = GEMM_N;
+    cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, r, n, 1.0f, M, n, Q, n, 0.0f, P, n);
+    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, r, n, 1.0f, M, n, P, n, 0.0f, Q2, n);
+    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, r, 1.0f, Q2, n, P, n, 0.0f, O, n);
+}
+
 #define RND_N 65536 /* 256 KiB of values gathered */
 
 static void rnd_kernel(const float *restrict x, const uint32_t *restrict idx, float *restrict v)
@@ -110,28 +156,45 @@ tc_status tc_codec_measure_full(const tc_codec_spec *spec, uint64_t d, double se
     tc_status st = tc_codec_create(spec, d, 1, &c, err);
     if (st)
         return st;
+    bool blas = spec->kind == TC_CODEC_POWERSGD || spec->kind == TC_CODEC_POWERSGD_BATCHED;
+    int gr = (int)(spec->rank < 1 ? 1 : spec->rank > GEMM_N ? GEMM_N : spec->rank);
+    size_t gn = blas ? (size_t)GEMM_N * GEMM_N : 1, gq = blas ? (size_t)GEMM_N * (size_t)gr : 1;
     float *x = malloc(d * sizeof *x), *bucket = malloc(d * sizeof *bucket), *cal = malloc(CAL_N * sizeof *cal);
+    uint32_t *ical = malloc(CAL_N * sizeof *ical);
     float *rv = malloc(RND_N * sizeof *rv);
     uint32_t *ridx = malloc(RND_N * sizeof *ridx);
+    float *gm = malloc(gn * sizeof *gm), *go = malloc(gn * sizeof *go), *gq0 = malloc(gq * sizeof *gq0),
+          *gp = malloc(gq * sizeof *gp), *gq2 = malloc(gq * sizeof *gq2);
     double *tc = malloc(MAX_REPS * sizeof *tc), *tm = malloc(MAX_REPS * sizeof *tm),
-           *ta = malloc(MAX_REPS * sizeof *ta), *tr = malloc(MAX_REPS * sizeof *tr);
-    if (!x || !bucket || !cal || !rv || !ridx || !tc || !tm || !ta || !tr) {
+           *ta = malloc(MAX_REPS * sizeof *ta), *tr = malloc(MAX_REPS * sizeof *tr),
+           *ti = malloc(MAX_REPS * sizeof *ti), *tp = malloc(MAX_REPS * sizeof *tp),
+           *tg = malloc(MAX_REPS * sizeof *tg);
+    if (!x || !bucket || !cal || !ical || !rv || !ridx || !gm || !go || !gq0 || !gp || !gq2 || !tc || !tm || !ta ||
+        !tr || !ti || !tp || !tg) {
         st = tc_fail(err, TC_EINTERNAL, "measure: out of memory for a %llu-coordinate bucket", (unsigned long long)d);
         goto done;
     }
     cx_fill_gradient(x, d, 12345);
-    for (int i = 0; i < CAL_N; i++)
+    for (int i = 0; i < CAL_N; i++) {
         cal[i] = 1.0f / (float)(i + 1);
+        ical[i] = (uint32_t)tc_mix64((uint64_t)i);
+    }
     for (uint32_t j = 0; j < RND_N; j++)
         ridx[j] = (uint32_t)((tc_mix64(0x5eed + j) >> 32) * d >> 32);
-    bool blas = spec->kind == TC_CODEC_POWERSGD || spec->kind == TC_CODEC_POWERSGD_BATCHED;
+    for (size_t i = 0; blas && i < gn; i++)
+        gm[i] = (float)(int)(i % 97) * 0.01f - 0.48f;
+    for (size_t i = 0; blas && i < gq; i++)
+        gq0[i] = (float)(int)(i % 13) * 0.1f - 0.6f;
     int threads = blas ? openblas_get_num_threads() : 1;
     if (blas)
         openblas_set_num_threads(1);
     memcpy(bucket, x, d * sizeof *x);
     c->ops->one(c, bucket, bucket, 0); /* warm-up: page faults, first touch */
     cal_kernel(cal, 0.999f, 0.001f);
+    int_kernel(ical, 0x9e3779b9u);
     rnd_kernel(bucket, ridx, rv);
+    if (blas)
+        gemm_kernel(gm, gq0, gp, gq2, go, gr);
     size_t reps = 0;
     double start = now();
     while (reps < MAX_REPS && (reps < MIN_REPS || now() - start < seconds)) {
@@ -144,15 +207,31 @@ tc_status tc_codec_measure_full(const tc_codec_spec *spec, uint64_t d, double se
         double t3 = cpu_now();
         rnd_kernel(bucket, ridx, rv);
         double t4 = cpu_now();
+        int_kernel(ical, 0x9e3779b9u);
+        double t5 = cpu_now();
+        memcpy(bucket, x, d * sizeof *x);
+        double t6 = cpu_now();
+        inplace_kernel(bucket, d);
+        double t7 = cpu_now();
+        if (blas)
+            gemm_kernel(gm, gq0, gp, gq2, go, gr); /* back into L2 after the passes over the bucket */
+        double t8 = cpu_now();
+        for (int g = 0; blas && g < GEMM_ROUNDS; g++)
+            gemm_kernel(gm, gq0, gp, gq2, go, gr);
+        double t9 = cpu_now();
         tm[reps] = t1 - t0;
         tc[reps] = t2 - t1;
         ta[reps] = t3 - t2;
         tr[reps] = t4 - t3;
+        ti[reps] = t5 - t4;
+        tp[reps] = t7 - t6;
+        tg[reps] = t9 - t8;
         reps++;
     }
     if (blas)
         openblas_set_num_threads(threads);
-    volatile float sink = bucket[d / 2] + cal[CAL_N / 2] + rv[RND_N / 2]; /* the results are used */
+    volatile float sink = bucket[d / 2] + cal[CAL_N / 2] + rv[RND_N / 2] + (float)ical[CAL_N / 2] +
+                          (blas ? go[gn / 2] : 0.0f); /* the results are used */
     (void)sink;
     double bytes = 4.0 * (double)d;
     out->reps = reps;
@@ -160,8 +239,18 @@ tc_status tc_codec_measure_full(const tc_codec_spec *spec, uint64_t d, double se
     out->copy_Bps = spread_of(bytes, tm, reps);
     out->lane_ops = spread_of(2.0 * CAL_N * CAL_STEPS * CAL_ROUNDS, ta, reps);
     out->random_ps = spread_of(RND_N, tr, reps);
+    out->int_ops = spread_of((double)INT_STEPS * CAL_N * INT_ROUNDS, ti, reps);
+    out->inplace_Bps = spread_of(bytes, tp, reps);
+    if (blas) {
+        tc_codec_work gw = {0};
+        tc_codec_spec gs = *spec;
+        gs.rank = (uint32_t)gr;
+        tc_codec_work_measured(&gs, (uint64_t)gn, &gw);
+        out->gemm_ops = spread_of(GEMM_ROUNDS * gw.gemm * (double)gn, tg, reps);
+    }
     out->rates = (tc_codec_rates){out->copy_Bps.median, out->lane_ops.median, tc_codec_cpu_lanes(),
-                                  out->random_ps.median};
+                                  out->random_ps.median, out->int_ops.median, out->inplace_Bps.median,
+                                  out->gemm_ops.median};
     tc_codec_work_measured(spec, d, &out->work);
     double t = tc_codec_predict_s(&out->work, d, &out->rates);
     out->predicted_Bps = t > 0 ? bytes / t : 0;
@@ -171,6 +260,15 @@ done:
     free(cal);
     free(rv);
     free(ridx);
+    free(ical);
+    free(gm);
+    free(go);
+    free(gq0);
+    free(gp);
+    free(gq2);
+    free(ti);
+    free(tp);
+    free(tg);
     free(tr);
     free(tc);
     free(tm);

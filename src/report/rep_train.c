@@ -53,14 +53,19 @@ static json_t *bench_row_json(const tc_codec_bench_row *r)
     json_object_set_new(o, "copy_spread_Bps", spread_json(&m->copy_Bps));
     json_object_set_new(o, "lane_ops_spread_per_s", spread_json(&m->lane_ops));
     json_object_set_new(o, "random_loads_spread_per_s", spread_json(&m->random_ps));
+    json_object_set_new(o, "int_ops_spread_per_s", spread_json(&m->int_ops));
+    json_object_set_new(o, "inplace_spread_Bps", spread_json(&m->inplace_Bps));
+    if (m->gemm_ops.median > 0)
+        json_object_set_new(o, "gemm_ops_spread_per_s", spread_json(&m->gemm_ops));
     json_object_set_new(o, "lanes", num(m->rates.lanes));
     json_object_set_new(o, "predicted_Bps", num(m->predicted_Bps));
     json_object_set_new(o, "measured_over_predicted", num(r->enc_dec_Bps / m->predicted_Bps));
-    json_object_set_new(o, "work", json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i}", "read_bytes", num(w->read),
-                                             "written_bytes", num(w->written), "alloc_bytes", num(w->alloc),
-                                             "vops", num(w->vops), "narrow_ops", num(w->narrow), "sops",
-                                             num(w->sops), "random_accesses", num(w->random), "passes",
-                                             (int)w->passes));
+    json_object_set_new(o, "work",
+                        json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i}", "read_bytes", num(w->read),
+                                  "written_bytes", num(w->written), "alloc_bytes", num(w->alloc), "inplace_bytes",
+                                  num(w->inplace), "vops", num(w->vops), "iops", num(w->iops), "narrow_ops",
+                                  num(w->narrow), "gemm_ops", num(w->gemm), "sops", num(w->sops), "random_accesses",
+                                  num(w->random), "passes", (int)w->passes));
     json_object_set_new(o, "roofline_source", json_string(tc_codec_cost_source(&r->codec)));
     return o;
 }
@@ -90,7 +95,9 @@ static void bench_table(const tc_codec_bench_out *out, tc_rtable *t)
     int clo = tc_rtable_col(t, "copy_min_Bps", "min", TC_COL_NUM, "%.2f", 1e-9);
     int chi = tc_rtable_col(t, "copy_max_Bps", "max", TC_COL_NUM, "%.2f", 1e-9);
     int ra = tc_rtable_col(t, "ratio", "ratio", TC_COL_NUM, "%.1f%%", 100);
-    int op = tc_rtable_col(t, "lane_ops_per_s", "ops G/s", TC_COL_NUM, "%.0f", 1e-9);
+    int op = tc_rtable_col(t, "lane_ops_per_s", "fp G/s", TC_COL_NUM, "%.0f", 1e-9);
+    int io = tc_rtable_col(t, "int_ops_per_s", "int G/s", TC_COL_NUM, "%.0f", 1e-9);
+    int ip = tc_rtable_col(t, "inplace_Bps", "in-place GB/s", TC_COL_NUM, "%.2f", 1e-9);
     int rl = tc_rtable_col(t, "random_loads_per_s", "rand M/s", TC_COL_NUM, "%.0f", 1e-6);
     int pr = tc_rtable_col(t, "predicted_Bps", "model GB/s", TC_COL_NUM, "%.2f", 1e-9);
     int pm = tc_rtable_col(t, "measured_over_predicted", "meas/model", TC_COL_NUM, "%.2f", 1);
@@ -108,6 +115,8 @@ static void bench_table(const tc_codec_bench_out *out, tc_rtable *t)
         tc_rtable_num(t, k, chi, r->m.copy_Bps.max);
         tc_rtable_num(t, k, ra, r->enc_dec_Bps / r->copy_Bps);
         tc_rtable_num(t, k, op, r->m.lane_ops.median);
+        tc_rtable_num(t, k, io, r->m.int_ops.median);
+        tc_rtable_num(t, k, ip, r->m.inplace_Bps.median);
         tc_rtable_num(t, k, rl, r->m.random_ps.median);
         tc_rtable_num(t, k, pr, r->m.predicted_Bps);
         tc_rtable_num(t, k, pm, r->enc_dec_Bps / r->m.predicted_Bps);
@@ -135,8 +144,9 @@ void tc_codec_bench_print(const tc_codec_bench_out *out, const tc_scenario *s, F
                "repetitions; roofline for %u workers\n",
             tc_fmt_size(out->bytes, sz, sizeof sz), (double)out->coordinates, out->n ? out->rows[0].m.rates.lanes : 0,
             reps, out->workers);
-    fprintf(f, "model: (read + written + allocated bytes) / (3 x copy) + (random accesses) / (rand rate) + (lane "
-               "operations) / (ops rate), counted from the kernels (docs/MODEL.md, \"Compute\")\n");
+    fprintf(f, "model: (streamed bytes) / (3 x copy) + (in-place bytes) / (2 x in-place) + (random accesses) / (rand "
+               "rate) + (floating-point, integer, product lane operations) / (their kernels' rates), counted from the "
+               "kernels (docs/MODEL.md, \"Compute\")\n");
     tc_rtable t;
     bench_table(out, &t);
     tc_rtable_print(&t, f);
