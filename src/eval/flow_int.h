@@ -149,6 +149,7 @@ typedef struct tc_mm {
     uint32_t *gpos;        /* per flow: its place in its bottleneck's group */
     tc_mm_group *groups;   /* nlinks + 1: per bottleneck, the flows it froze */
     double *glevel;        /* nlinks + 1: at least the rate of each of its flows; -INFINITY: none */
+    uint64_t *gbits;       /* a bit per group that holds flows: a solve by level visits those only */
     double x0;             /* the lowest level a change since the last solve can affect */
     uint32_t *fresh;       /* flows added since the last solve */
     size_t nfresh, fresh_cap;

@@ -130,6 +130,7 @@ void tc_mm_free(tc_mm *m)
             free(m->groups[g].v);
     free(m->groups);
     free(m->glevel);
+    free(m->gbits);
     free(m->load);
     free(m->wtot);
     free(m->bneck);
@@ -217,8 +218,10 @@ static void group_leave(tc_mm *m, uint32_t f)
     G->v[pos].flow = last;
     m->gpos[last] = pos;
     m->bneck[f] = UINT32_MAX;
-    if (G->n == 0)
+    if (G->n == 0) {
         m->glevel[g] = -INFINITY;
+        m->gbits[g >> 6] &= ~(1ull << (g & 63));
+    }
 }
 
 /* Before every flow of group g is given a new rate: its old levels no longer
@@ -244,6 +247,8 @@ static bool group_join(tc_mm *m, uint32_t f, uint32_t g, double level)
         G->cap = (uint32_t)c;
     }
     m->gpos[f] = G->n;
+    if (G->n == 0)
+        m->gbits[g >> 6] |= 1ull << (g & 63);
     G->v[G->n++].flow = f;
     m->bneck[f] = g;
     m->glevel[g] = fmax(m->glevel[g], level);
@@ -532,7 +537,9 @@ static bool fill_run(tc_mm *m)
         if (s >= m->rate_cap)
             break;
         const tc_mm_ent *v = ents(L);
-        for (uint32_t j = 0; j < L->n; j++) {
+        /* freezing a flow of L takes one from L's unfrozen count: the scan
+         * stops at L's last unfrozen flow */
+        for (uint32_t j = 0; j < L->n && L->ucount; j++) {
             uint32_t f = v[j].flow;
             if (tc_mm_flow_at(m, f)->mark != unfrozen_mark)
                 continue;
@@ -597,9 +604,10 @@ static bool track_start(tc_mm *m)
     m->wtot = calloc(nl, sizeof *m->wtot);
     m->groups = calloc((size_t)m->nlinks + 1, sizeof *m->groups);
     m->glevel = calloc((size_t)m->nlinks + 1, sizeof *m->glevel);
+    m->gbits = calloc((size_t)m->nlinks / 64 + 1, sizeof *m->gbits);
     m->bneck = malloc(nf * sizeof *m->bneck);
     m->gpos = malloc(nf * sizeof *m->gpos);
-    if (!m->load || !m->wtot || !m->groups || !m->glevel || !m->bneck || !m->gpos)
+    if (!m->load || !m->wtot || !m->groups || !m->glevel || !m->gbits || !m->bneck || !m->gpos)
         return false;
     for (uint32_t g = 0; g <= m->nlinks; g++)
         m->glevel[g] = -INFINITY;
@@ -674,15 +682,18 @@ static bool level_solve(tc_mm *m, bool whole)
                 x0 = b;
         }
     }
-    for (uint32_t g = 0; g <= m->nlinks; g++) {
-        tc_mm_group *G = &m->groups[g];
-        if (G->n == 0 || m->glevel[g] < x0)
-            continue;
-        for (uint32_t j = 0; j < G->n; j++)
-            if (!level_take(m, G->v[j].flow, false))
-                return false;
-        group_reset(m, g);
-    }
+    /* the groups that hold flows, in the order of their links */
+    for (uint32_t wi = 0; wi <= m->nlinks / 64; wi++)
+        for (uint64_t bits = m->gbits[wi]; bits; bits &= bits - 1) {
+            uint32_t g = wi * 64 + (uint32_t)__builtin_ctzll(bits);
+            tc_mm_group *G = &m->groups[g];
+            if (m->glevel[g] < x0)
+                continue;
+            for (uint32_t j = 0; j < G->n; j++)
+                if (!level_take(m, G->v[j].flow, false))
+                    return false;
+            group_reset(m, g);
+        }
     for (size_t i = 0; i < m->nfresh; i++) {
         uint32_t f = m->fresh[i];
         const tc_mm_flow *F = tc_mm_flow_at(m, f);
