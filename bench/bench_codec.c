@@ -4,7 +4,7 @@
  * model's prediction from the calibration kernels of the same run.
  * usage: bench_codec [seconds per run] [bucket bytes] [codec ...]
  * Each codec is measured 3 times with tc_codec_measure_full (each run times
- * memcpy, the codec and the arithmetic calibration kernel alternately); the
+ * memcpy, the codec and the calibration kernels alternately); the
  * medians of the 3 runs are printed: the codec's GB/s with the min and max
  * of its repetitions (of the median run), the copy GB/s, their ratio, the
  * calibration kernels' rates (floating-point and integer lane operations

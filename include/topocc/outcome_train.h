@@ -15,8 +15,9 @@
 
 /* ---- codec-bench ----------------------------------------------------------
  * Encode + decode throughput measured on one core of this machine next to
- * the calibration kernels measured in the same run (memcpy bandwidth, the
- * arithmetic rate), the cost model's prediction from them, and the
+ * the calibration kernels measured in the same run (memcpy and in-place
+ * bandwidth, floating-point, integer and product arithmetic, random loads),
+ * the cost model's prediction from them, and the
  * accelerators' multi-pass rooflines. */
 typedef struct tc_codec_bench_row {
     tc_codec_spec codec;

@@ -1,18 +1,20 @@
 /*
  * measure.c - single-threaded encode + decode throughput of a codec on this
- * machine, with the three calibration kernels of the cost model measured in
- * the same run: memcpy bandwidth, the arithmetic rate and random loads.
+ * machine, with the calibration kernels of the cost model measured in the
+ * same run: memcpy bandwidth, floating-point and integer arithmetic, random
+ * loads, an in-place pass and (PowerSGD) OpenBLAS's products.
  *
  * Method: one codec instance for one worker (n = 1) is created once; then,
  * alternately, a memcpy of the 4 d-byte gradient into the bucket buffer, one
  * encode + local sum of the single contribution + decode (cx_ops.one) of
- * that bucket, the arithmetic calibration kernel and the random-access
- * kernel are timed in the
+ * that bucket, the floating-point calibration kernel, the random-access
+ * kernel, the integer kernel, a second copy (not timed) and the in-place
+ * kernel, and the product kernel (PowerSGD) are timed in the
  * thread's CPU time (clock_gettime(CLOCK_THREAD_CPUTIME_ID): what other
  * processes take of a shared machine is not counted) until `seconds` of
  * wall time have passed (at least 5 of each). The decode writes the mean back into the bucket, in place, as DDP's
  * hooks write the result into the bucket buffer; the copy gives every
- * repetition a fresh gradient. Alternating keeps the three under the same
+ * repetition a fresh gradient. Alternating keeps them all under the same
  * conditions (frequency, cache state, other load); min, median and max of
  * each are reported, and the model's prediction (tc_codec_predict_s) uses
  * the medians. The gradient is a deterministic, roughly normal vector (sum
@@ -26,9 +28,9 @@
  * width: lane operations per second, two per step.
  *
  * The integer calibration kernel: the same array as 32-bit integers, INT_STEPS
- * integer and logic operations per element and round (shifts, xors, ands,
- * ors and adds, as the codecs' random numbers, roundings and bit packing
- * are made of), vectorised the same way: integer lane operations per second.
+ * integer and logic operations per element and round (shifts, xors and adds,
+ * as the codecs' random numbers, roundings and bit packing are made of),
+ * vectorised the same way: integer lane operations per second.
  *
  * The random-access kernel: RND_N independent loads at uniformly random
  * places of the bucket, each stored into an L2-resident array (a gather,
@@ -111,10 +113,12 @@ CX_WIDE static void cal_kernel(float *restrict y, float a, float b)
 
 CX_WIDE static void int_kernel(uint32_t *restrict y, uint32_t k)
 {
+    /* shift, xor, add: an add after each xor keeps a compiler from fusing
+     * two logic operations into one (AVX-512's three-input vpternlogd) */
     for (int r = 0; r < INT_ROUNDS; r++)
-        CX_LOOP(i, CAL_N, uint32_t v = y[i]; v = (v ^ (v << 13)) + k; v = (v ^ (v >> 17)) & 0x7fffffffu;
-                v = (v | (v >> 9)) + k; v = (v ^ (v << 5)) & 0xfffffffeu; v = (v ^ (v >> 3)) + k;
-                v = (v | (v << 7)) ^ k; v = (v ^ (v >> 11)) + k; v = (v ^ (v << 2)) & 0xbfffffffu; y[i] = v);
+        CX_LOOP(i, CAL_N, uint32_t v = y[i]; v = (v ^ (v << 13)) + k; v = (v ^ (v >> 17)) + k;
+                v = (v ^ (v << 5)) + k; v = (v ^ (v >> 9)) + k; v = (v ^ (v << 7)) + k; v = (v ^ (v >> 3)) + k;
+                v = (v ^ (v << 11)) + k; v = (v ^ (v >> 2)) + k; y[i] = v);
 }
 
 CX_WIDE static void inplace_kernel(float *restrict x, uint64_t d)

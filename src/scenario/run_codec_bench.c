@@ -1,8 +1,9 @@
 /*
  * run_codec_bench.c - the codec-bench scenario: single-threaded encode +
  * decode throughput of gradient codecs measured on this machine, with the
- * cost model's calibration kernels (memcpy bandwidth, the arithmetic rate)
- * measured in the same run and its prediction from them, and the multi-pass
+ * cost model's calibration kernels (memcpy and in-place bandwidth,
+ * floating-point, integer and product arithmetic, random loads) measured in
+ * the same run and its prediction from them, and the multi-pass
  * rooflines of the same codecs on an H100 and a TPU v5p.
  */
 #include <math.h>
