@@ -139,6 +139,11 @@ typedef struct cx_ptensor {
     uint32_t rank;
 } cx_ptensor;
 
+/* The three products of one worker's PowerSGD step on tensor t of bucket x,
+ * as powersgd.c runs them: P = X^T Q, Qout = X P, out = Qout P^T (out at
+ * t->off; the cost model's product kernel, measure.c). */
+void cx_psgd_products(const cx_ptensor *t, const float *x, const float *Q, float *P, float *Qout, float *out);
+
 /* The collectives of a PowerSGD step (op, collectives, sizes; not
  * bits_per_coord) for the nt tensors t of a bucket of d coordinates
  * (powersgd.c); t NULL: the bucket as one a x b tensor. */

@@ -129,14 +129,13 @@ CX_WIDE static void inplace_kernel(float *restrict x, uint64_t d)
 #define GEMM_N 256 /* 256 KiB of float32: in L2 */
 #define GEMM_ROUNDS 4
 
-/* The three products of powersgd.c at rank r on the GEMM_N x GEMM_N matrix
- * M (column-major), Q (GEMM_N x r) kept, P, Q2 (GEMM_N x r) and O written. */
+/* powersgd.c's three products at rank r on the GEMM_N x GEMM_N matrix M:
+ * Q (GEMM_N x r) kept, P, Q2 (GEMM_N x r) and O written. */
 static void gemm_kernel(const float *M, const float *Q, float *P, float *Q2, float *O, int r)
 {
-    int n = GEMM_N;
-    cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, n, r, n, 1.0f, M, n, Q, n, 0.0f, P, n);
-    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, r, n, 1.0f, M, n, P, n, 0.0f, Q2, n);
-    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, n, n, r, 1.0f, Q2, n, P, n, 0.0f, O, n);
+    cx_ptensor t = {.rows = GEMM_N, .cols = GEMM_N, .numel = (uint64_t)GEMM_N * GEMM_N, .full = GEMM_N,
+                    .rank = (uint32_t)r};
+    cx_psgd_products(&t, M, Q, P, Q2, O);
 }
 
 #define RND_N 65536 /* 256 KiB of values gathered */

@@ -180,6 +180,13 @@ static void decode(const cx_ptensor *t, const float *P, const float *Q, float *o
                     out + t->full * t->cols, 1);
 }
 
+void cx_psgd_products(const cx_ptensor *t, const float *x, const float *Q, float *P, float *Qout, float *out)
+{
+    mul_p(t, x, Q, P, 0.0f);
+    mul_q(t, x, P, Qout, 0.0f);
+    decode(t, P, Qout, out);
+}
+
 /* _orthogonalize_gram_schmidt with epsilon 0: normalise column i, remove
  * it from the columns after it (the modified Gram-Schmidt order). */
 static void gram_schmidt(float *A, uint64_t rows, uint32_t r)
