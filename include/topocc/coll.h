@@ -61,6 +61,7 @@ typedef enum {
     TC_ALGO_NEIGHBOR,
     TC_ALGO_SEGRING,
     TC_ALGO_HIER_DC,      /* hier over the pods of a multidc topology (coll/hier.c) */
+    TC_ALGO_SCATTERED,    /* MPICH's throttled all-to-all, a block of isends at a time (coll/direct.c) */
     TC_ALGO_AUTO,
     /* NCCL's own algorithms: after auto, so that auto and "all" (the
      * MPI-style algorithms, alpha per message) never pick them. */
@@ -211,7 +212,12 @@ typedef struct tc_coll_req {
     uint8_t pxn;          /* nccl-a2a and nccl (all-to-all): PXN, 0 NCCL's default (on), 1 pxn=1, 2 pxn=0 */
     uint32_t min_channels, max_channels;
     double buffsize;
+    uint32_t throttle;    /* scattered: messages a rank posts at a time, MPIR_CVAR_ALLTOALL_THROTTLE (0: MPICH's
+                             default, 32; TC_THROTTLE_ALL: all at once, "throttle=0") */
 } tc_coll_req;
+#define TC_THROTTLE_ALL UINT32_MAX
+/* MPICH's default MPIR_CVAR_ALLTOALL_THROTTLE (src/mpi/coll/cvars.txt, v5.0.1). */
+#define TC_THROTTLE_DEFAULT 32u
 
 /* Element types (--dtype): float32 (4 bytes), fp16, bf16 (2), fp8, int8
  * (1), fp64 (8). Returns the element size, or 0 for an unknown name. */

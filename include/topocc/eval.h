@@ -52,6 +52,7 @@ typedef struct tc_result {
     tc_algo algo_requested;
     uint32_t chunks;
     tc_variant variant;        /* the variant run (TC_VARIANT_DEFAULT for auto); tc_algo_variant_name */
+    uint32_t throttle;         /* scattered as requested (tc_coll_req.throttle; 0: MPICH's default) */
     tc_proto proto;            /* nccl-*: the protocol run (nccl: its choice); TC_PROTO_NONE otherwise */
     uint32_t channels;         /* nccl-*: the channels run */
     tc_algo nccl_impl;         /* nccl-*: nccl-ring or nccl-tree (nccl: its choice) */
@@ -117,6 +118,10 @@ tc_status tc_eval_steps_sweep(const tc_topo *t, const tc_sched *s, const tc_eval
  * with o->flow's options, o->routing, no trace), as tc_evaluate times the
  * schedules it builds. */
 tc_status tc_eval_sched(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, double *time_s, tc_err *err);
+/* The algorithm r ran (requested: the one asked for) with its variant and
+ * throttle, as tc_algo_format writes them ("rhd:order=far",
+ * "scattered:throttle=8"). Returns buf. */
+char *tc_result_algo_name(const tc_result *r, bool requested, char *buf, size_t len);
 tc_status tc_evaluate(const tc_topo *t, const tc_coll_req *req, const tc_eval_opts *o,
                       tc_result *res, tc_err *err);
 

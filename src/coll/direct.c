@@ -20,6 +20,18 @@
  * broadcast: the root sends the buffer to every rank. reduce: every rank
  * sends its buffer to the root. chunks are ignored (a single step has
  * nothing to pipeline).
+ *
+ * scattered (all-to-all only) is the same MPICH function with its throttle
+ * (MPIR_CVAR_ALLTOALL_THROTTLE, default 32 in src/mpi/coll/cvars.txt of
+ * v5.0.1; "scattered:throttle=K", 0 posts everything at once as direct
+ * does): for ii = 0, K, 2K, ... a rank posts ss = min(K, p - ii) irecvs
+ * from r + ii + i and ss isends to r - ii - i (i = 0 .. ss - 1, mod p, its
+ * own block the local copy at ii = i = 0), then MPIC_Waitall on all 2 ss of
+ * them. Block ii is one step of the IR: a rank reaches the next step when
+ * its sends have left and its receives have arrived, which is what the
+ * waitall waits for. ceil(p / K) steps; the senders into rank r in block ii
+ * are exactly r + ii + i, who post their sends to r in the same block, so
+ * every transfer of a step is matched inside the step.
  */
 #include "coll/algos.h"
 
@@ -178,3 +190,78 @@ static tc_status direct_build(const tc_coll_req *req, const tc_topo *topo, tc_sc
 }
 
 const tc_algo_impl tc_impl_direct = {direct_valid, direct_build};
+
+/* ---- scattered: MPICH's throttled all-to-all ---- */
+
+static bool scattered_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)
+{
+    (void)p, (void)topo;
+    if (op != TC_OP_ALLTOALL) {
+        tc_fail(err, TC_EINVAL, "scattered implements only alltoall");
+        return false;
+    }
+    return true;
+}
+
+/* Block `step` (ii = step K) of senders lo .. hi - 1: rank r sends its block
+ * for r - ii - i to it, i = 0 .. ss - 1, in MPICH's isend order. */
+static tc_status emit_scat_part(const tc_sched *s, uint32_t step, uint32_t lo, uint32_t hi, tc_xfers *x)
+{
+    uint32_t p = s->req.p, k = (uint32_t)s->params[0];
+    uint64_t ii = (uint64_t)step * k;
+    if (ii >= p)
+        return TC_EINTERNAL;
+    uint32_t ss = (uint32_t)(p - ii < k ? p - ii : k);
+    for (uint32_t r = lo; r < hi; r++)
+        for (uint32_t i = 0; i < ss; i++) {
+            uint32_t j = (uint32_t)(((uint64_t)r + p - (ii + i)) % p);
+            tc_xfers_add(x, r, j, s->blk_bytes, false);
+            tc_xfers_seg(x, j, s->nblk + r, 1);
+        }
+    return TC_OK;
+}
+
+static tc_status emit_scat(const tc_sched *s, uint32_t step, tc_xfers *x)
+{
+    return emit_scat_part(s, step, 0, s->req.p, x);
+}
+
+static tc_status scattered_build(const tc_coll_req *req, const tc_topo *topo, tc_sched *s, tc_err *err)
+{
+    (void)topo;
+    uint32_t p = req->p;
+    uint32_t k = req->throttle == TC_THROTTLE_ALL ? p : req->throttle ? req->throttle : TC_THROTTLE_DEFAULT;
+    if (k > p)
+        k = p;
+    s->emit = emit_scat;
+    s->emit_part = emit_scat_part;
+    s->params[0] = k;
+    s->nblk = p;
+    s->nslots = 2 * p;
+    s->blk_bytes = tc_block_bytes(req->bytes, req->elt, p);
+    if (p == 1)
+        return tc_sched_add_copy_phase(s, err);
+    for (uint64_t ii = 0; ii < p; ii += k) {
+        uint32_t ss = (uint32_t)(p - ii < k ? p - ii : k);
+        uint32_t peers = ii == 0 ? ss - 1 : ss; /* the local copy is no transfer */
+        tc_phase *ph;
+        if (peers == 0)
+            ph = tc_sched_add_phase(s, 1, TC_PAT_GENERIC, 0, 0, "local copy");
+        else if (peers == p - 1)
+            ph = tc_sched_add_phase(s, 1, p == 2 ? TC_PAT_SHIFT : TC_PAT_ALL, p == 2 ? 1 : 0, s->blk_bytes,
+                                    "scattered block");
+        else if (ss == 1)
+            ph = tc_sched_add_phase(s, 1, TC_PAT_SHIFT, -(int64_t)ii, s->blk_bytes, "scattered block");
+        else
+            ph = tc_sched_add_phase(s, 1, TC_PAT_GENERIC, 0, s->blk_bytes, "scattered block");
+        if (!ph)
+            return tc_fail(err, TC_EINTERNAL, "out of memory");
+        ph->fanout = ph->fanin = peers;
+        ph->rank_bytes = ph->rank_bytes_in = peers ? s->blk_bytes * peers : 0;
+        if (!peers)
+            ph->bytes = 0;
+    }
+    return TC_OK;
+}
+
+const tc_algo_impl tc_impl_scattered = {scattered_valid, scattered_build};

@@ -264,7 +264,7 @@ static const char *op_names[TC_OP_COUNT] = {
 static const char *algo_names[TC_ALGO_COUNT] = {
     "ring", "biring", "rd", "rhd", "binomial", "dbtree", "bruck", "pairwise", "direct",
     "torus", "torus-bi", "torus-mp", "swing", "hier", "shift", "scatter-ring", "rsg", "neighbor", "segring",
-    "hier-dc", "auto", "nccl-ring", "nccl", "nccl-tree", "nccl-nvls", "nccl-nvls-tree", "nccl-pat", "nccl-a2a",
+    "hier-dc", "scattered", "auto", "nccl-ring", "nccl", "nccl-tree", "nccl-nvls", "nccl-nvls-tree", "nccl-pat", "nccl-a2a",
     "nccl-collnet-chain", "nccl-collnet-direct", "ring-fa", "torus-fa", "torus-bi-fa", "torus-mp-fa",
     "dbtree-fa"};
 
@@ -380,7 +380,7 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
             found = i;
     if (found < 0)
         return tc_fail(err, TC_EINVAL,
-                       "unknown algorithm '%s': accepted are ring, biring, rd, rhd, binomial, dbtree, bruck, pairwise, direct, torus, torus-bi, torus-mp, swing, hier, shift, scatter-ring, rsg, neighbor, segring, hier-dc, auto, nccl-ring, nccl, nccl-tree, nccl-nvls, nccl-nvls-tree, nccl-pat, nccl-a2a, nccl-collnet-chain, nccl-collnet-direct, ring-fa, torus-fa, torus-bi-fa, torus-mp-fa, dbtree-fa",
+                       "unknown algorithm '%s': accepted are ring, biring, rd, rhd, binomial, dbtree, bruck, pairwise, direct, torus, torus-bi, torus-mp, swing, hier, shift, scatter-ring, rsg, neighbor, segring, hier-dc, scattered, auto, nccl-ring, nccl, nccl-tree, nccl-nvls, nccl-nvls-tree, nccl-pat, nccl-a2a, nccl-collnet-chain, nccl-collnet-direct, ring-fa, torus-fa, torus-bi-fa, torus-mp-fa, dbtree-fa",
                        sp.kind);
     req->algo = (tc_algo)found;
     const char *v = tc_spec_get(&sp, "chunks");
@@ -451,6 +451,20 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
             return tc_fail(err, TC_EINVAL, "invalid buffsize '%s' in algorithm '%s': expected 64KiB to 1GiB", v, s);
         req->buffsize = b;
     }
+    req->throttle = 0;
+    v = tc_spec_get(&sp, "throttle");
+    if (v) {
+        uint32_t k;
+        if (req->algo != TC_ALGO_SCATTERED)
+            return tc_fail(err, TC_EINVAL, "throttle= in algorithm '%s': only scattered has it (scattered:throttle=K)",
+                           s);
+        if (strcmp(v, "0") == 0)
+            k = TC_THROTTLE_ALL;
+        else if (tc_parse_u32(v, &k, NULL) != TC_OK || k > 1048576)
+            return tc_fail(err, TC_EINVAL,
+                           "invalid throttle '%s' in algorithm '%s': expected 0 (all at once) or 1 to 1048576", v, s);
+        req->throttle = k;
+    }
     req->pxn = 0;
     v = tc_spec_get(&sp, "pxn");
     if (v) {
@@ -489,7 +503,7 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
         return tc_fail(err, TC_EINVAL, "chunks= in algorithm '%s': NCCL chunks as its protocol does", s);
     return tc_spec_check_unused(&sp, "algorithm",
                                 "chunks (pipelining chunks), root (broadcast/reduce root rank), order (rhd: near, far), "
-                                "tree (binomial: lowbit, highbit); nccl-ring and nccl: proto, channels, minch, maxch, "
+                                "tree (binomial: lowbit, highbit), throttle (scattered); nccl-ring and nccl: proto, channels, minch, maxch, "
                                 "buffsize; nccl: algo; nccl-a2a and nccl: pxn",
                                 err);
 }
@@ -534,6 +548,10 @@ char *tc_algo_format(const tc_coll_req *req, char *buf, size_t len)
     }
     if (req->variant != TC_VARIANT_DEFAULT)
         append_opt(buf, len, &n, &first, tc_variant_name(req->variant));
+    if (req->throttle) {
+        snprintf(opt, sizeof opt, "throttle=%u", req->throttle == TC_THROTTLE_ALL ? 0 : req->throttle);
+        append_opt(buf, len, &n, &first, opt);
+    }
     if (req->channels) {
         snprintf(opt, sizeof opt, "channels=%u", req->channels);
         append_opt(buf, len, &n, &first, opt);
@@ -595,7 +613,7 @@ const tc_algo_impl *tc_algo_impl_of(tc_algo a)
         [TC_ALGO_SWING] = &tc_impl_swing,       [TC_ALGO_HIER] = &tc_impl_hier,
         [TC_ALGO_SHIFT] = &tc_impl_shift,       [TC_ALGO_SCATTER_RING] = &tc_impl_scatter_ring,
         [TC_ALGO_RSG] = &tc_impl_rsg,           [TC_ALGO_NEIGHBOR] = &tc_impl_neighbor,
-        [TC_ALGO_SEGRING] = &tc_impl_segring,   [TC_ALGO_HIER_DC] = &tc_impl_hier_dc,
+        [TC_ALGO_SEGRING] = &tc_impl_segring,   [TC_ALGO_HIER_DC] = &tc_impl_hier_dc, [TC_ALGO_SCATTERED] = &tc_impl_scattered,
         [TC_ALGO_NCCL_RING] = &tc_impl_nccl_ring,
         [TC_ALGO_NCCL] = &tc_impl_nccl,         [TC_ALGO_NCCL_TREE] = &tc_impl_nccl_tree,
         [TC_ALGO_NCCL_NVLS] = &tc_impl_nccl_nvls, [TC_ALGO_NCCL_NVLS_TREE] = &tc_impl_nccl_nvls_tree,

@@ -292,6 +292,7 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
         x->algo_requested = req->algo;
         x->chunks = req->algo == TC_ALGO_AUTO ? 0 : req->chunks;
         x->variant = req->algo == TC_ALGO_AUTO ? TC_VARIANT_DEFAULT : req->variant;
+        x->throttle = req->algo == TC_ALGO_SCATTERED ? req->throttle : 0;
         x->ranks = req->p;
         x->bytes = sizes[i];
         x->elt = req->elt;
@@ -308,4 +309,12 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
 tc_status tc_evaluate(const tc_topo *t, const tc_coll_req *req, const tc_eval_opts *o, tc_result *res, tc_err *err)
 {
     return tc_evaluate_sweep(t, req, &req->bytes, 1, o, res, err);
+}
+
+char *tc_result_algo_name(const tc_result *r, bool requested, char *buf, size_t len)
+{
+    tc_coll_req q = {.algo = requested ? r->algo_requested : r->algo, .variant = r->variant};
+    if (q.algo == TC_ALGO_SCATTERED)
+        q.throttle = r->throttle;
+    return tc_algo_format(&q, buf, len);
 }

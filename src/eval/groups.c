@@ -238,6 +238,7 @@ tc_status tc_evaluate_groups_sweep(const tc_topo *t, const tc_coll_req *req, con
         x->algo_requested = req->algo;
         x->chunks = req->algo == TC_ALGO_AUTO ? 0 : req->chunks;
         x->variant = req->algo == TC_ALGO_AUTO ? TC_VARIANT_DEFAULT : req->variant;
+        x->throttle = req->algo == TC_ALGO_SCATTERED ? req->throttle : 0;
         x->ranks = g->p;
         x->groups = g->ngroups;
         x->group_size = g->size;

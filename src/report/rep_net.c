@@ -21,7 +21,7 @@
  * channel count ("nccl:Simple,24ch"). */
 static const char *result_algo(const tc_result *r, char *buf, size_t len)
 {
-    tc_algo_variant_name(r->algo, r->variant, buf, len);
+    tc_result_algo_name(r, false, buf, len);
     if (r->proto) {
         size_t n = strlen(buf);
         snprintf(buf + n, len - n, "%s%s%s%s,%uch", strchr(buf, ':') ? "," : ":",
@@ -877,7 +877,7 @@ static void coll_result_table(const tc_collective_out *o, tc_rtable *t)
                         r->lower_bound_s, r->phases, r->steps,  r->chunks,    o->info.injection_Bps};
     for (int i = 0; i < c1 - c0; i++)
         tc_rtable_num(t, row, c0 + i, v[i]);
-    tc_rtable_text(t, row, c_req, tc_algo_variant_name(r->algo_requested, r->variant, (char[64]){0}, 64));
+    tc_rtable_text(t, row, c_req, tc_result_algo_name(r, true, (char[64]){0}, 64));
     tc_rtable_text(t, row, c_mode, tc_mode_name(r->mode));
     tc_rtable_text(t, row, c_routing, tc_routing_name(o->routing, tp));
     tc_rtable_text(t, row, c_topo, tp->spec);

@@ -31,9 +31,9 @@ json_t *tc_report_result_json(const tc_result *r, const tc_topo *t, tc_routing r
     json_object_set_new(o, "topology", json_string(t->spec));
     json_object_set_new(o, "op", json_string(tc_op_name(r->op)));
     char buf[64];
-    json_object_set_new(o, "algo", json_string(tc_algo_variant_name(r->algo, r->variant, buf, sizeof buf)));
+    json_object_set_new(o, "algo", json_string(tc_result_algo_name(r, false, buf, sizeof buf)));
     json_object_set_new(o, "algo_requested",
-                        json_string(tc_algo_variant_name(r->algo_requested, r->variant, buf, sizeof buf)));
+                        json_string(tc_result_algo_name(r, true, buf, sizeof buf)));
     json_object_set_new(o, "chunks", json_integer(r->chunks));
     if (r->proto) {
         json_object_set_new(o, "proto", json_string(tc_proto_name(r->proto)));

@@ -163,10 +163,11 @@ static tc_status coll_rows(const tc_scenario *s, const tc_topo *t, const tc_grou
 /* Runs auto's pick once more through tc_flow_run for the details (events,
  * rank finish spread, hottest links, trace); a named algorithm gets them
  * from its one run (tc_eval_opts.flow_detail). */
-/* The nccl-* options of row into q. */
+/* The nccl-* options of row into q, and scattered's throttle. */
 static void nccl_options(tc_coll_req *q, const tc_coll_row *row)
 {
     const tc_coll_req *p = &row->spec;
+    q->throttle = p->throttle;
     q->channels = p->channels;
     q->proto = p->proto;
     q->proto_mask = p->proto_mask;
@@ -397,7 +398,7 @@ static tc_status coll_groups_eval(const tc_scenario *s, const tc_run_opts *ro, t
     for (size_t i = 0; i < o->nalgos && st == TC_OK; i++) {
         const tc_coll_row *row = &o->rows[i];
         tc_coll_req req = {.op = o->op, .algo = row->algo, .p = g.size, .chunks = row->chunks, .root = row->root,
-                           .variant = row->variant, .elt = tc_dtype_size(s->dtype)};
+                           .variant = row->variant, .elt = tc_dtype_size(s->dtype), .throttle = row->spec.throttle};
         if (eo->mode == TC_MODE_FLOW &&
             (st = groups_mem_check(t, &req, &g, max_of(s->sizes, o->nsizes), map, fo, ro, err)))
             break;

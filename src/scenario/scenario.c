@@ -344,6 +344,23 @@ static tc_status nccl_env(tc_coll_req *req, tc_err *err)
     return TC_OK;
 }
 
+/* MPICH's MPIR_CVAR_ALLTOALL_THROTTLE (src/mpi/coll/cvars.txt, v5.0.1),
+ * where the scattered spec does not give throttle=: 0 posts every message
+ * at once. The value lands in the spec, so the scenario records it. */
+static tc_status mpich_env(tc_coll_req *req, tc_err *err)
+{
+    const char *v = getenv("MPIR_CVAR_ALLTOALL_THROTTLE");
+    if (!v || !*v || req->throttle)
+        return TC_OK;
+    uint32_t k;
+    if (strcmp(v, "0") == 0)
+        k = TC_THROTTLE_ALL;
+    else if (tc_parse_u32(v, &k, NULL) != TC_OK || k > 1048576)
+        return tc_fail(err, TC_EINVAL, "MPIR_CVAR_ALLTOALL_THROTTLE=%s: expected 0 (all at once) or 1 to 1048576", v);
+    req->throttle = k;
+    return TC_OK;
+}
+
 static tc_status canonical_algo(char *a, size_t len, tc_err *err)
 {
     if (strcmp(a, "all") == 0)
@@ -353,6 +370,8 @@ static tc_status canonical_algo(char *a, size_t len, tc_err *err)
     tc_status st = tc_algo_parse(a, &req, err);
     if (st == TC_OK && tc_algo_is_nccl(req.algo))
         st = nccl_env(&req, err);
+    if (st == TC_OK && req.algo == TC_ALGO_SCATTERED)
+        st = mpich_env(&req, err);
     if (st)
         return st;
     char buf[512];
