@@ -23,7 +23,7 @@ gcp_a3ultra_2node_1gpu_H200_roce_allgather.txt|yes: 2 GPUs, one 400G NIC each|--
 gcp_a4_2node_16xB200_roce_allgather.txt|yes: all-gather between nodes runs Ring|--preset dgx-b200:nodes=2 --algo nccl --op allgather
 meta_gcm_a100_2node_16gpu_allreduce_fixture.txt|partly: fabric not stated (DGX A100 assumed); NCCL may pick Tree|--preset dgx-a100:nodes=2 --algo nccl
 oci_bm_gpu4_8_a100_2node_roce_allreduce_10GiB.txt|partly: 16 x 100G RoCE as 8 x 200G; NCCL may pick Tree|--preset dgx-a100:nodes=2 --algo nccl
-aws_p4de_2node_16xA100_efa_allreduce.txt|partly: 4 x 100G EFA per node, 2 GPUs per NIC (nics=4), EFA's step latency (transport=efa: the aws-ofi-nccl tuner's p5 figure, assumed for p4de's EFA); NCCL may pick Tree|--topo clos:down=2x4,up=1x2,node=8,nics=4,rail=4,bw=100Gbps,node_bw=240GB/s,arch=ampere,transport=efa --algo nccl
+aws_p4de_2node_16xA100_efa_allreduce.txt|partly: 4 x 100G EFA per node, 2 GPUs per NIC (nics=4), EFA as on p4d (transport=efa-sendrecv: Simple only; the aws-ofi-nccl tuner's p5 step latency, assumed for p4de's EFA); NCCL may pick Tree|--topo clos:down=2x4,up=1x2,node=8,nics=4,rail=4,bw=100Gbps,node_bw=240GB/s,arch=ampere,transport=efa-sendrecv --algo nccl
 aws_p5_1node_8xH100_nvswitch_allreduce.txt|yes: NVLS (NCCL's model picks it from about 1 MiB; the measured 483 GB/s is NVLS's)|--preset dgx-h100 --algo nccl
 nccltests290_h100_1node_8gpu_nvswitch_allreduce.txt|yes: NVLS (per NVIDIA's reply)|--preset dgx-h100 --algo nccl
 nccltests309_qoofyk_xe9680_h100_2node_ib_ndr_allreduce.txt|yes: NVLSTree (per NVIDIA's reply; NCCL's model picks it from 1 MiB)|--preset dgx-h100:nodes=2 --algo nccl
@@ -33,7 +33,7 @@ nccltests309_gjaion_h100_4node_ib400_allreduce_default.txt|the same, NVLSTree fo
 nccltests309_gjaion_h100_8node_ib400_allreduce_default.txt|partly: as 4 nodes|--preset dgx-h100:nodes=8 --algo nccl
 nccltests309_gjaion_h100_8node_ib400_allreduce_default.txt|the same, NVLSTree forced|--preset dgx-h100:nodes=8 --algo nccl:algo=NVLSTree
 oci_bm_gpu_h100_8_2node_roce_allreduce.txt|yes: NVLSTree likely (465 GB/s); RoCE as InfiniBand|--preset dgx-h100:nodes=2 --algo nccl
-aws_p5_2node_16xH100_efa_allreduce.txt|partly: NVLSTree likely (487 GB/s); EFA's step latency as the aws-ofi-nccl tuner has it (transport=efa), 8 x 4 x 100G as 8 x 400G|--preset dgx-h100:nodes=2,transport=efa --algo nccl
+aws_p5_2node_16xH100_efa_allreduce.txt|partly: NVLSTree likely (487 GB/s); EFA's step latency as the aws-ofi-nccl tuner has it, NCCL's choice with the plugin's reported 75 us (transport=efa), 8 x 4 x 100G as 8 x 400G|--preset dgx-h100:nodes=2,transport=efa --algo nccl
 coreweave_h100_96rank_ib_sharp_allreduce.txt|yes: IB SHARP, CollNetChain forced (NCCL_ALGO=COLLNETCHAIN in the manifest); 12 nodes inferred from busbw/algbw; 8 x 400G as DGX H100 (assumed)|--preset dgx-h100:nodes=12,sharp=1 --algo nccl:algo=CollNetChain
 coreweave_a100_32rank_ib_sharp_allreduce.txt|partly: IB SHARP (its log lines); 4 nodes inferred; NICs not stated (DGX A100's 8 x HDR assumed); NCCL about 2.12|--preset dgx-a100:nodes=4,sharp=1 --algo nccl
 coreweave_gb200_nvl72_1rack_72gpu_allreduce.txt|partly: one NVL72 rack; the example scripts set NCCL_NVLS_ENABLE=0, so NCCL's model with NVLS off (Ring)|--preset gb200-nvl72 --algo nccl:algo=Ring|Tree

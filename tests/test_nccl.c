@@ -220,9 +220,14 @@ static void efa_network_steps_cost_the_plugins_latency(void **state)
         if (fabs(ti - 43.4e-6) > 1e-8 || fabs(te - ti - 4 * 17.3e-6) > 1e-12)
             fail_msg("mode %d: %.4f us on InfiniBand (43.4 by hand), %.4f us on EFA (112.6)", m, ti * 1e6, te * 1e6);
     }
-    /* NCCL's model sees the same: at 8 B it picks the tree with LL on both,
-     * whose latency has 2 log2(2) = 2 network steps, 5 us each in NCCL's
-     * table, 20 us on EFA: 30 us more */
+    /* NCCL's model, choosing, sees NCCL's own table plus the latency the
+     * plugin reports, 75 us a network step, twice with Simple: at 8 B it
+     * picks the tree with LL on both, whose latency has 2 log2(2) = 2
+     * network steps: 150 us more on EFA. Forced to the ring with LL, its
+     * 4 network steps: 6.6 + 26 x 1 + 4 (2.7 + 75) = 343.4 us; with
+     * Simple, 8.4 + 26 x 3.4 + 4 (14 + 150) = 752.8 us (the 1.4 of
+     * tuning.cc:437-440 needs 64 bytes per channel and rank). The
+     * evaluators time what it picks with EFA's 20 us steps (above). */
     tc_coll_req q = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL, .p = 16, .bytes = 8};
     double t_ib = 0, t_efa = 0;
     tc_algo a_ib, a_efa;
@@ -230,16 +235,29 @@ static void efa_network_steps_cost_the_plugins_latency(void **state)
     assert_int_equal(tc_nccl_choose(&q, efa, &a_efa, &t_efa), TC_PROTO_LL);
     assert_int_equal(a_ib, TC_ALGO_NCCL_TREE);
     assert_int_equal(a_efa, TC_ALGO_NCCL_TREE);
-    assert_true(fabs(t_efa - t_ib - 30e-6) < 1e-12);
-    /* and NVLSTree, PAT and the all-to-all's network terms: NVLSTree on 4
-     * nodes pays 2 log2(4) network steps, 14 us each in NCCL's table, 23 us
-     * (Simple) on EFA; PAT's latency log2(p) interLat / 3.5; the
-     * all-to-all's Simple hop 14 -> 23 us */
+    assert_true(fabs(t_efa - t_ib - 150e-6) < 1e-12);
+    q.algo_mask = 1;
+    q.proto_mask = 1u << TC_PROTO_LL;
+    assert_int_equal(tc_nccl_choose(&q, efa, &a_efa, &t_efa), TC_PROTO_LL);
+    if (fabs(t_efa * 1e6 - 343.4) > 1e-3)
+        fail_msg("ring LL on EFA as NCCL's model sees it: %.4f us, 343.4 by hand", t_efa * 1e6);
+    q.proto_mask = 1u << TC_PROTO_SIMPLE;
+    assert_int_equal(tc_nccl_choose(&q, efa, &a_efa, &t_efa), TC_PROTO_SIMPLE);
+    if (fabs(t_efa * 1e6 - 752.8) > 1e-3)
+        fail_msg("ring Simple on EFA as NCCL's model sees it: %.4f us, 752.8 by hand", t_efa * 1e6);
+    /* and NVLSTree's and PAT's network terms: NVLSTree on 4 nodes pays
+     * 2 log2(4) network steps, 14 us each in NCCL's table, 14 + 150 us in
+     * its choice on EFA; PAT's latency log2(p) interLat / 3.5, timed with
+     * EFA's 23 us, chosen with 14 + 150; the all-to-all's Simple hop
+     * 14 -> 23 us */
     tc_topo *ib4 = topo("clos:down=4x8,up=1x4,node=8,node_reduce=1,rail=8,arch=hopper");
     tc_topo *efa4 = topo("clos:down=4x8,up=1x4,node=8,node_reduce=1,rail=8,arch=hopper,transport=efa");
     tc_coll_req nv = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL_NVLS_TREE, .p = 32, .bytes = 1 << 20, .elt = 4};
-    assert_true(fabs(tc_nccl_nvls_time_us(&nv, efa4, true) - tc_nccl_nvls_time_us(&nv, ib4, true) - 4 * 9) < 1e-9);
-    assert_true(fabs(tc_nccl_pat_latency_us(16, efa4) - tc_nccl_pat_latency_us(16, ib4) - 4 * 9 / 3.5) < 1e-9);
+    assert_true(fabs(tc_nccl_nvls_time_us(&nv, efa4, true) - tc_nccl_nvls_time_us(&nv, ib4, true) - 4 * 150) < 1e-9);
+    assert_true(fabs(tc_nccl_pat_latency_us(16, efa4, false) - tc_nccl_pat_latency_us(16, ib4, false) - 4 * 9 / 3.5) <
+                1e-9);
+    assert_true(fabs(tc_nccl_pat_latency_us(16, efa4, true) - tc_nccl_pat_latency_us(16, ib4, true) - 4 * 150 / 3.5) <
+                1e-9);
     tc_coll_req aa = {.op = TC_OP_ALLTOALL, .algo = TC_ALGO_NCCL_A2A, .p = 32, .bytes = 1 << 26, .elt = 4,
                       .proto = TC_PROTO_SIMPLE};
     assert_true(fabs(tc_nccl_a2a_time_us(&aa, efa4, NULL) - tc_nccl_a2a_time_us(&aa, ib4, NULL) - 9) < 1e-9);
@@ -261,6 +279,21 @@ static void efa_network_steps_cost_the_plugins_latency(void **state)
     assert_non_null(strstr(err.msg, "EFA has none"));
     assert_int_equal(tc_topo_build("clos:down=2x8,up=1x2,node=8,transport=roce", &t, &err), TC_EINVAL);
     assert_non_null(strstr(err.msg, "accepted are ib, efa"));
+    /* efa-sendrecv (p4d, p4de): the plugin sets NCCL_PROTO=simple, so
+     * NCCL chooses Simple at every size; steps cost EFA's; an explicit
+     * protocol list still wins, as NCCL_PROTO set by the user does */
+    tc_topo *sr = topo("clos:down=2x4,up=1x2,node=8,nics=4,rail=4,bw=100Gbps,arch=ampere,transport=efa-sendrecv");
+    assert_non_null(strstr(sr->spec, ",transport=efa-sendrecv"));
+    for (double b = 8; b <= 8e9; b *= 16) {
+        tc_coll_req c = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL, .p = 16, .bytes = b};
+        assert_int_equal(tc_nccl_choose(&c, sr, NULL, NULL), TC_PROTO_SIMPLE);
+    }
+    tc_coll_req c = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL, .p = 16, .bytes = 8, .proto_mask = 1u << TC_PROTO_LL};
+    assert_int_equal(tc_nccl_choose(&c, sr, NULL, NULL), TC_PROTO_LL);
+    tc_sched *s = build(sr, TC_OP_ALLREDUCE, 16, 1 << 20, 4, 4, TC_PROTO_SIMPLE);
+    assert_true(fabs(s->lat_inter_s - 23e-6) < 1e-12);
+    tc_sched_free(s);
+    tc_topo_free(sr);
 }
 
 /* Where the rings carry little data the time is the rings' latency, and

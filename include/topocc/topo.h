@@ -89,9 +89,13 @@ const char *tc_arch_name(tc_arch a);
 /* The transport of the fabric's NICs (transport=), for NCCL's per-step network
  * latency: InfiniBand or RoCE as NCCL's own tables have it (the default),
  * or AWS EFA as the aws-ofi-nccl plugin's tuner has it (docs/MODEL.md,
- * "Network transport"). */
-typedef enum { TC_TRANSPORT_IB = 0, TC_TRANSPORT_EFA } tc_transport;
+ * "Network transport"): efa on p5 (the plugin's RDMA protocol, every NCCL
+ * protocol), efa-sendrecv on p4d and p4de (its SENDRECV protocol without
+ * 128-byte ordering, where the plugin sets NCCL_PROTO=simple). */
+typedef enum { TC_TRANSPORT_IB = 0, TC_TRANSPORT_EFA, TC_TRANSPORT_EFA_SENDRECV } tc_transport;
 const char *tc_transport_name(tc_transport n);
+/* Whether t's NICs are AWS EFA (either kind). */
+#define TC_TRANSPORT_IS_EFA(x) ((x) == TC_TRANSPORT_EFA || (x) == TC_TRANSPORT_EFA_SENDRECV)
 
 typedef enum {
     TC_ROUTE_DEFAULT = 0,  /* ecmp on a Clos; dor on a torus (detour with failures) */

@@ -79,9 +79,10 @@ uint32_t tc_sharp_lat_pairs(const tc_sched *s, const tc_sharp *sh, uint32_t *lp)
 tc_status tc_pipeline_phases(tc_sched *s, uint32_t nch, uint32_t stages, double xb, const char *label, tc_err *err);
 
 /* NCCL v2.23.4-1's PAT (coll/nccl_pat.c): its latency by NCCL's model
- * (us, tuning.cc:276-281) and its predicted time (us; INFINITY where NCCL
- * would not enable it). */
-double tc_nccl_pat_latency_us(uint32_t p, const tc_topo *t);
+ * (us, tuning.cc:276-281; model: as NCCL's choice sees it, the net plugin's
+ * latency included, else as the evaluators time it) and its predicted time
+ * (us; INFINITY where NCCL would not enable it). */
+double tc_nccl_pat_latency_us(uint32_t p, const tc_topo *t, bool model);
 double tc_nccl_pat_time_us(const tc_coll_req *req, const tc_topo *t);
 /* nccl-a2a's time (us, topocc's estimate: NCCL has no model of
  * point-to-point work) and protocol (coll/nccl_a2a.c). */
@@ -113,6 +114,11 @@ double tc_nccl_wire_factor(tc_proto p);
  * hwLat[NET] for the algorithm and protocol) on InfiniBand, the aws-ofi-nccl
  * tuner's on EFA (transport=efa). */
 double tc_nccl_net_lat_us(const tc_topo *t, tc_proto p, double nccl_us);
+/* The same step as NCCL's tuning model sees it when choosing: nccl_us plus
+ * the latency the net plugin reports (75 us from aws-ofi-nccl on EFA,
+ * twice with Simple; none on InfiniBand). Choice only: the evaluators time
+ * the chosen schedule with tc_nccl_net_lat_us. */
+double tc_nccl_model_net_lat_us(const tc_topo *t, tc_proto p, double nccl_us);
 
 /* Appends the one step of a schedule that only copies locally (one rank):
  * no transfer between ranks, so no fan-out, fan-in or bytes. */

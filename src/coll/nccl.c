@@ -151,8 +151,25 @@ static const double hw_net_us[3] = {2.7, 4.0, 14.0};
 
 double tc_nccl_net_lat_us(const tc_topo *t, tc_proto p, double nccl_us)
 {
-    if (t && t->transport == TC_TRANSPORT_EFA)
+    if (t && TC_TRANSPORT_IS_EFA(t->transport))
         return EFA_NET_LAT_US + (p == TC_PROTO_SIMPLE ? EFA_COMP_OVERHEAD_US : 0);
+    return nccl_us;
+}
+
+/* The latency the aws-ofi-nccl net plugin reports to NCCL on p4d, p4de and
+ * p5 instances (aws/aws-ofi-nccl v1.7.3-aws to v1.9.2-aws,
+ * src/platform-aws.c platform_data_map `.latency = 75.0`, handed over as
+ * props->latency in src/nccl_ofi_net.c:321 of v1.9.2-aws), us. NCCL's
+ * search keeps it as graph->latencyInter (src/graph/search.cc:566 of
+ * v2.21.5-1) and its tuning model adds it to every network step, twice
+ * with Simple ("flush extra latency", src/graph/tuning.cc:227-229). InfiniBand's
+ * own transport reports none. */
+#define EFA_PLUGIN_LAT_US 75.0
+
+double tc_nccl_model_net_lat_us(const tc_topo *t, tc_proto p, double nccl_us)
+{
+    if (t && TC_TRANSPORT_IS_EFA(t->transport))
+        return nccl_us + EFA_PLUGIN_LAT_US * (p == TC_PROTO_SIMPLE ? 2 : 1);
     return nccl_us;
 }
 
@@ -482,6 +499,14 @@ const tc_algo_impl tc_impl_nccl_ring = {nccl_ring_valid, nccl_ring_build};
  * rule, as in NCCL. */
 static uint8_t default_mask(const tc_topo *t)
 {
+    /* EFA through aws-ofi-nccl's SENDRECV protocol without 128-byte
+     * in-order delivery (p4d, p4de): the plugin sets NCCL_PROTO=simple
+     * unless NCCL_PROTO is set (aws/aws-ofi-nccl v1.9.2-aws,
+     * src/platform-aws.c configure_nccl_proto and its caller; p4d and p4de
+     * default to SENDRECV in platform_data_map, p5 to RDMA, which keeps
+     * LL and LL128: its pull request #280). */
+    if (t && t->transport == TC_TRANSPORT_EFA_SENDRECV)
+        return 1u << TC_PROTO_SIMPLE;
     uint8_t m = 1u << TC_PROTO_LL | 1u << TC_PROTO_SIMPLE;
     if (!t || t->arch != TC_ARCH_BLACKWELL)
         m |= 1u << TC_PROTO_LL128;
@@ -566,7 +591,7 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
                     b = fmin(b / 3.8, ll_max_bw[row][col]);                        /* :183 */
                 else if (p == TC_PROTO_LL128)
                     b = fmin(b * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), search * tree_ll128_per_ch[arow][col]);
-                lat = tree_base_us[i] + 2 * ((floor(ppn) - 1) * tree_nvlink_us[i] + log2i(nodes) * tc_nccl_net_lat_us(topo, (tc_proto)p, tree_net_us[i]));
+                lat = tree_base_us[i] + 2 * ((floor(ppn) - 1) * tree_nvlink_us[i] + log2i(nodes) * tc_nccl_model_net_lat_us(topo, (tc_proto)p, tree_net_us[i]));
                 b *= .5;                                                          /* :213-219 */
                 int ls = log2i(req->bytes / 64);
                 if (ls < 23)
@@ -578,7 +603,7 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
                 else if (p == TC_PROTO_LL128)
                     b = fmin(b * (ppn < 2 ? 0.7 : 0.92), search * ll128_per_ch[arow]); /* :181 */
                 lat = base_lat_us[i] + (nsteps - ninter) * ring_intra_us((tc_proto)p, nodes) +
-                      ninter * tc_nccl_net_lat_us(topo, (tc_proto)p, hw_net_us[i]);   /* :241-248 */
+                      ninter * tc_nccl_model_net_lat_us(topo, (tc_proto)p, hw_net_us[i]);   /* :241-248 */
                 b *= R / nsteps;                                                  /* :213-219 */
                 if (p == TC_PROTO_SIMPLE && nodes > 1 && req->op == TC_OP_ALLREDUCE &&
                     req->bytes / (2 * search * R) >= 64) /* comm->nChannels: all of them */

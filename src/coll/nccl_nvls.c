@@ -141,7 +141,7 @@ static void nvls_graph_bw(const tc_topo *t, uint32_t M, uint32_t H, double *bw_i
 static double nvls_lat_us(bool tree, uint32_t M, const tc_topo *t)
 {
     if (tree)
-        return NVLS_HW_LAT_US + 2 * (int)tc_log2_floor(M) * tc_nccl_net_lat_us(t, TC_PROTO_SIMPLE, NVLSTREE_NET_LAT_US);
+        return NVLS_HW_LAT_US + 2 * (int)tc_log2_floor(M) * tc_nccl_model_net_lat_us(t, TC_PROTO_SIMPLE, NVLSTREE_NET_LAT_US);
     return NVLS_HW_LAT_US + (M > 1 ? NVLS_NET_LAT_US : 0);
 }
 

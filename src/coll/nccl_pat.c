@@ -549,10 +549,13 @@ static bool pat_valid(tc_op op, uint32_t p, const tc_topo *t, tc_err *err)
     return !why;
 }
 
-double tc_nccl_pat_latency_us(uint32_t p, const tc_topo *t)
+double tc_nccl_pat_latency_us(uint32_t p, const tc_topo *t, bool model)
 {
-    /* tuning.cc:276-281: 8 + log2i(nNodes) (interLat / 3.5) + nRanks 2.8 */
-    return 8 + (int)tc_log2_floor(p) * (tc_nccl_net_lat_us(t, TC_PROTO_SIMPLE, PAT_NET_LAT_US) / 3.5) + p * 2.8;
+    /* tuning.cc:276-281: 8 + log2i(nNodes) (interLat / 3.5) + nRanks 2.8;
+     * NCCL's choice sees the net plugin's latency in interLat */
+    double net = model ? tc_nccl_model_net_lat_us(t, TC_PROTO_SIMPLE, PAT_NET_LAT_US)
+                       : tc_nccl_net_lat_us(t, TC_PROTO_SIMPLE, PAT_NET_LAT_US);
+    return 8 + (int)tc_log2_floor(p) * (net / 3.5) + p * 2.8;
 }
 
 double tc_nccl_pat_time_us(const tc_coll_req *req, const tc_topo *t)
@@ -562,7 +565,7 @@ double tc_nccl_pat_time_us(const tc_coll_req *req, const tc_topo *t)
     /* busBw = nChannels bw 0.85 (tuning.cc:181-193), no conversion to
      * algorithm bandwidth for all-gather and reduce-scatter (:221) */
     double bus = tc_nccl_graph_bw(t, req->p, 1) * PAT_EFF;
-    return bus > 0 ? tc_nccl_pat_latency_us(req->p, t) + req->bytes / (1000 * bus) : INFINITY;
+    return bus > 0 ? tc_nccl_pat_latency_us(req->p, t, true) + req->bytes / (1000 * bus) : INFINITY;
 }
 
 static tc_status emit_pat(const tc_sched *s, uint32_t step, tc_xfers *x)
@@ -628,7 +631,7 @@ static tc_status pat_build(const tc_coll_req *req, const tc_topo *t, tc_sched *s
      * protocol's efficiency as nccl-nvls reads its 5/6); one message per
      * FIFO step, NCCL_STEPS = 8 in flight, twice across a network hop. */
     s->proto = TC_PROTO_SIMPLE;
-    s->base_s = p > 1 ? tc_nccl_pat_latency_us(p, t) * 1e-6 : 0;
+    s->base_s = p > 1 ? tc_nccl_pat_latency_us(p, t, false) * 1e-6 : 0;
     s->lat_intra_s = s->lat_inter_s = 0;
     s->wire = 1 / PAT_EFF;
     s->rate_cap_Bps = 0;

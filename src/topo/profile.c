@@ -421,20 +421,21 @@ static tc_status expand_gpu_node(const tc_profile *p, uint32_t nodes, bool ib_sh
     if (sharp != 0 && sharp != 1)
         return tc_fail(err, TC_EINVAL, "profile %s: field 'fields.nvlink_sharp.value' must be 0 or 1, not %g", p->path,
                        sharp);
-    /* transport (optional, ib or efa): the NICs' transport (transport=);
+    /* transport (optional, ib, efa or efa-sendrecv): the NICs' transport (transport=);
      * the preset's transport= key overrides it */
     if (!transport && field(p, "transport") && (st = tc_profile_str(p, "transport", &transport, err)) != TC_OK)
         return st;
-    if (transport && strcmp(transport, "ib") && strcmp(transport, "efa"))
-        return tc_fail(err, TC_EINVAL, "profile %s: transport '%s': accepted are ib and efa", p->path, transport);
-    bool efa = transport && strcmp(transport, "efa") == 0;
+    if (transport && strcmp(transport, "ib") && strcmp(transport, "efa") && strcmp(transport, "efa-sendrecv"))
+        return tc_fail(err, TC_EINVAL, "profile %s: transport '%s': accepted are ib, efa and efa-sendrecv", p->path,
+                       transport);
+    bool efa = transport && strcmp(transport, "ib") != 0;
     char node[320], nics[32] = "";
     if (R < G)
         snprintf(nics, sizeof nics, ",nics=%u", R);
     snprintf(node, sizeof node,
-             "bw=%.12gGbps,lat=%.12gns,hop_lat=%.12gns,node=%u,node_bw=%.12gGB/s,node_lat=%.12gns%s%s,arch=%.16s%s%s",
+             "bw=%.12gGbps,lat=%.12gns,hop_lat=%.12gns,node=%u,node_bw=%.12gGB/s,node_lat=%.12gns%s%s,arch=%.16s%s%s%s",
              nic, cable, swlat, G, nv * eff, nvlat, sharp == 1 ? ",node_reduce=1" : "", nics, arch,
-             ib_sharp ? ",sharp=1" : "", efa ? ",transport=efa" : "");
+             ib_sharp ? ",sharp=1" : "", efa ? ",transport=" : "", efa ? transport : "");
     if (nodes == 1 && R <= radix) { /* one leaf (an NVL72's 72 NICs on 64-port leaves take the rails' way) */
         snprintf(spec, len, "clos:down=%u,up=1,%s", R, node);
         return TC_OK;
@@ -524,7 +525,7 @@ tc_status tc_preset_expand(const char *preset, const char *dir, char *spec, size
     }
     uint32_t nodes = 1;
     bool ib_sharp = false;
-    char transport[8] = "";
+    char transport[16] = "";
     const char *dims = NULL;
     char dimbuf[64];
     if (colon) {
@@ -548,9 +549,10 @@ tc_status tc_preset_expand(const char *preset, const char *dir, char *spec, size
                                  name, sp.val[i]);
                 ib_sharp = strcmp(sp.val[i], "1") == 0;
             } else if (gpu && strcmp(sp.key[i], "transport") == 0) {
-                if (strcmp(sp.val[i], "ib") && strcmp(sp.val[i], "efa"))
+                if (strcmp(sp.val[i], "ib") && strcmp(sp.val[i], "efa") && strcmp(sp.val[i], "efa-sendrecv"))
                     st = tc_fail(err, TC_EINVAL, "preset %s: transport='%s': accepted are ib (InfiniBand, NCCL's "
-                                                 "latencies) and efa (AWS EFA, the aws-ofi-nccl tuner's)",
+                                                 "latencies), efa (AWS EFA as on p5, the aws-ofi-nccl plugin's) and "
+                                                 "efa-sendrecv (as on p4d and p4de: Simple only)",
                                  name, sp.val[i]);
                 snprintf(transport, sizeof transport, "%s", sp.val[i]);
             } else if (!gpu && strcmp(sp.key[i], "dims") == 0) {

@@ -214,7 +214,7 @@ static tc_status read_name(tc_spec *sp, const char *key, const char *const *name
     return tc_fail(err, TC_EINVAL, "%s spec: %s='%s': accepted are %s", sp->kind, key, v, accepted);
 }
 
-static const char *transport_names[] = {"ib", "efa"};
+static const char *transport_names[] = {"ib", "efa", "efa-sendrecv"};
 
 const char *tc_transport_name(tc_transport n)
 {
@@ -241,7 +241,7 @@ static tc_status read_common(tc_spec *sp, tc_topo *t, tc_err *err)
                        "volta, ampere, hopper, blackwell", &t->arch, err);
     if (st == TC_OK)
         st = read_name(sp, "transport", transport_names, 0, sizeof transport_names / sizeof *transport_names,
-                       "ib, efa", &t->transport, err);
+                       "ib, efa, efa-sendrecv", &t->transport, err);
     if (st == TC_OK)
         st = tc_topo_get_u32(sp, kind, "node", &g, &has_node, err);
     if (st == TC_OK)
@@ -280,7 +280,7 @@ static tc_status read_common(tc_spec *sp, tc_topo *t, tc_err *err)
                                        "multicast, as InfiniBand SHARP)",
                        sharp);
     t->sharp = sharp == 1;
-    if (t->sharp && t->transport == TC_TRANSPORT_EFA)
+    if (t->sharp && TC_TRANSPORT_IS_EFA(t->transport))
         return tc_fail(err, TC_EINVAL, "clos spec: sharp=1 with transport=efa: SHARP is InfiniBand's in-network reduction, "
                                        "EFA has none; give transport=ib or sharp=0");
     return read_rails(sp, t, g, has_node, err);
