@@ -144,13 +144,15 @@ good "flow json records rank symmetry" '"symmetry_ranks": 16' collective --topo 
 good "--no-skip is in the scenario" '"skip": false' collective --topo "$CLOS" --op reducescatter --algo ring --size 1MiB --mode flow --no-skip --print-scenario
 good "skipping is on by default" '"skip": true' collective --topo "$CLOS" --op reducescatter --algo ring --size 1MiB --mode flow --print-scenario
 # scattered: the throttle named, MPICH's variable recorded, bad values refused.
-good "scattered names its throttle" 'scattered:throttle=8' collective --topo "$CLOS" --op alltoall --algo scattered:throttle=8 --size 1MiB
+good "scattered names its throttle" '"algo": "scattered:throttle=8"' collective --topo "$CLOS" --op alltoall --algo scattered:throttle=8 --size 1MiB --format json
 MPIR_CVAR_ALLTOALL_THROTTLE=4 good "MPIR_CVAR_ALLTOALL_THROTTLE is recorded" '"scattered:throttle=4"' collective --topo "$CLOS" --op alltoall --algo scattered --size 1MiB --print-scenario
 bad "throttle on another algorithm" collective --topo "$CLOS" --op alltoall --algo pairwise:throttle=4 --size 1MiB
 bad "negative throttle" collective --topo "$CLOS" --op alltoall --algo scattered:throttle=-2 --size 1MiB
 MPIR_CVAR_ALLTOALL_THROTTLE=lots bad "MPIR_CVAR_ALLTOALL_THROTTLE not a number" collective --topo "$CLOS" --op alltoall --algo scattered --size 1MiB
 bad "scattered for all-reduce" collective --topo "$CLOS" --op allreduce --algo scattered --size 1MiB
 unset MPIR_CVAR_ALLTOALL_THROTTLE # a shell may keep an assignment made before a function call
+printf '{"jobs": [{"name": "A", "op": "alltoall", "algo": "scattered:throttle=1", "size": "1MiB", "endpoints": "0-7"}]}' >"$tmp/scat.json"
+good "a concurrent job names its throttle" '"algo": "scattered:throttle=1"' concurrent --topo "$CLOS" --jobs "$tmp/scat.json" --format json
 good "help lists --no-skip" "no skipping of repeated steps" collective --help
 good "collective flow writes a trace" "slices" collective --topo "$CLOS" --op allreduce --algo ring --size 1MiB --mode flow --trace "$tmp/trace.json"
 grep -q '"traceEvents"' "$tmp/trace.json" || { echo "FAIL: trace file missing"; fails=$((fails + 1)); }

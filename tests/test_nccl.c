@@ -254,6 +254,16 @@ static void efa_network_steps_cost_the_plugins_latency(void **state)
     tc_topo *efa4 = topo("clos:down=4x8,up=1x4,node=8,node_reduce=1,rail=8,arch=hopper,transport=efa");
     tc_coll_req nv = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL_NVLS_TREE, .p = 32, .bytes = 1 << 20, .elt = 4};
     assert_true(fabs(tc_nccl_nvls_time_us(&nv, efa4, true) - tc_nccl_nvls_time_us(&nv, ib4, true) - 4 * 150) < 1e-9);
+    /* the schedule itself, as the evaluators time it: EFA's 23 us a step */
+    tc_sched *s_ib = NULL, *s_efa = NULL;
+    tc_err e2 = {{0}};
+    assert_int_equal(tc_coll_build(&nv, ib4, &s_ib, &e2), TC_OK);
+    assert_int_equal(tc_coll_build(&nv, efa4, &s_efa, &e2), TC_OK);
+    if (fabs(s_efa->base_s - s_ib->base_s - 4 * 9e-6) > 1e-12)
+        fail_msg("NVLSTree's latency on EFA %.4f us, on InfiniBand %.4f us: 36 us apart by hand", s_efa->base_s * 1e6,
+                 s_ib->base_s * 1e6);
+    tc_sched_free(s_ib);
+    tc_sched_free(s_efa);
     assert_true(fabs(tc_nccl_pat_latency_us(16, efa4, false) - tc_nccl_pat_latency_us(16, ib4, false) - 4 * 9 / 3.5) <
                 1e-9);
     assert_true(fabs(tc_nccl_pat_latency_us(16, efa4, true) - tc_nccl_pat_latency_us(16, ib4, true) - 4 * 150 / 3.5) <

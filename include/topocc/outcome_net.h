@@ -169,6 +169,7 @@ typedef struct tc_concurrent_job {
     bool auto_chosen;          /* algo was chosen by auto */
     uint32_t chunks, root;
     tc_variant variant;        /* the variant run (tc_algo_variant_name) */
+    uint32_t throttle;         /* scattered's throttle as requested (tc_coll_req.throttle) */
     uint32_t ranks;
     double bytes;
     double alone_s;            /* its time alone on the network (a grouped job: all its groups, no other job) */

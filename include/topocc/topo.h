@@ -261,8 +261,8 @@ typedef struct tc_topo {
  * endpoint-NIC link, default the NIC's fabric bandwidth) and nic_lat=TIME
  * (0); on a Clos sharp=0|1 (1: the fabric switches reduce and multicast,
  * InfiniBand SHARP); and arch=volta|ampere|hopper|blackwell (the GPUs'
- * generation, for NCCL's constants) and transport=ib|efa (the NICs' transport, for
- * NCCL's per-step network latency; default ib). Sources of the defaults:
+ * generation, for NCCL's constants) and transport=ib|efa|efa-sendrecv (the NICs'
+ * transport, for NCCL's per-step network latency and protocols; default ib). Sources of the defaults:
  * docs/MODEL.md, "Latency and overhead defaults".
  * On success *out owns everything (tc_topo_free); on failure *out is NULL and
  * err holds one line. */

@@ -27,7 +27,7 @@ static const cmd_help helps[TC_CMD_COUNT] = {
          "       torus-bi, torus-mp, swing, hier, shift, scatter-ring, rsg, neighbor,\n"
          "       segring, hier-dc (hier over a multidc's pods), scattered (MPICH's\n"
          "       throttled all-to-all; throttle=K messages at a time, default 32, 0: all;\n"
-         "       MPIR_CVAR_ALLTOALL_THROTTLE applies), auto (default: the fastest\n"
+         "       MPIR_CVAR_ALLTOALL_THROTTLE applies to it), auto (default: the fastest\n"
          "       valid one); fault-aware variants,\n"
          "       never auto's: ring-fa (a ring re-formed around failed links), torus-fa,\n"
          "       torus-bi-fa, torus-mp-fa (a torus ring broken by one failed cable run as a\n"

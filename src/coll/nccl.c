@@ -160,7 +160,7 @@ double tc_nccl_net_lat_us(const tc_topo *t, tc_proto p, double nccl_us)
  * p5 instances (aws/aws-ofi-nccl v1.7.3-aws to v1.9.2-aws,
  * src/platform-aws.c platform_data_map `.latency = 75.0`, handed over as
  * props->latency in src/nccl_ofi_net.c:321 of v1.9.2-aws), us. NCCL's
- * search keeps it as graph->latencyInter (src/graph/search.cc:566 of
+ * search keeps it as graph->latencyInter (src/graph/search.cc:565 of
  * v2.21.5-1) and its tuning model adds it to every network step, twice
  * with Simple ("flush extra latency", src/graph/tuning.cc:227-229). InfiniBand's
  * own transport reports none. */

@@ -138,10 +138,14 @@ static void nvls_graph_bw(const tc_topo *t, uint32_t M, uint32_t H, double *bw_i
 /* NCCL's latency of NVLS (across nodes: over CollNet), or of NVLSTree over
  * M nodes, us (tuning.cc:225-229, 258-262; latencyInter 0, assumed as in
  * nccl_collnet.c). */
-static double nvls_lat_us(bool tree, uint32_t M, const tc_topo *t)
+static double nvls_lat_us(bool tree, uint32_t M, const tc_topo *t, bool model)
 {
+    /* model: as NCCL's choice sees a network step (the net plugin's
+     * latency included); else as the evaluators time it */
+    double net = model ? tc_nccl_model_net_lat_us(t, TC_PROTO_SIMPLE, NVLSTREE_NET_LAT_US)
+                       : tc_nccl_net_lat_us(t, TC_PROTO_SIMPLE, NVLSTREE_NET_LAT_US);
     if (tree)
-        return NVLS_HW_LAT_US + 2 * (int)tc_log2_floor(M) * tc_nccl_model_net_lat_us(t, TC_PROTO_SIMPLE, NVLSTREE_NET_LAT_US);
+        return NVLS_HW_LAT_US + 2 * (int)tc_log2_floor(M) * net;
     return NVLS_HW_LAT_US + (M > 1 ? NVLS_NET_LAT_US : 0);
 }
 
@@ -156,7 +160,7 @@ double tc_nccl_nvls_time_us(const tc_coll_req *req, const tc_topo *t, bool tree)
     /* tuning.cc:174-177, 213-219, 258-262 */
     double bw = tree ? fmin(bi, M <= 2 ? be : be / 2) : fmin(bi, be); /* across nodes, NVLS: over CollNet */
     double alg = H * bw * NVLS_ALG_RATIO;
-    double lat = nvls_lat_us(tree, M, t);
+    double lat = nvls_lat_us(tree, M, t, true);
     return alg > 0 ? lat + req->bytes / (1000 * alg) : INFINITY;
 }
 
@@ -536,7 +540,7 @@ static tc_status nvls_build_common(const tc_coll_req *req, const tc_topo *t, tc_
      * and so hold every chunk of a burst to its end, idling the stages
      * that wait on each chunk's round trip through the switch. */
     s->proto = TC_PROTO_SIMPLE;
-    s->base_s = nvls_lat_us(tree, M, t) * 1e-6;
+    s->base_s = nvls_lat_us(tree, M, t, false) * 1e-6;
     s->lat_intra_s = s->lat_inter_s = 0;
     s->wire = 1 / NVLS_ALG_RATIO;
     s->rate_cap_Bps = 0;

@@ -14,6 +14,13 @@
 #include "topocc/cost.h"
 #include "topocc/render.h"
 
+/* The algorithm a concurrent job ran, its variant and throttle included. */
+static const char *job_algo_name(const tc_concurrent_job *jb, char *buf, size_t len)
+{
+    tc_coll_req q = {.algo = jb->algo, .variant = jb->variant, .throttle = jb->throttle};
+    return tc_algo_format(&q, buf, len);
+}
+
 /* The algorithm a result ran, its variant included ("rhd:order=far"). */
 #define RESULT_ALGO(r) result_algo((r), (char[96]){0}, 96)
 
@@ -1571,7 +1578,7 @@ json_t *tc_concurrent_json(const tc_concurrent_out *o, const tc_scenario *s)
         json_t *e = json_object();
         json_object_set_new(e, "name", json_string(jb->name));
         json_object_set_new(e, "op", json_string(tc_op_name(jb->op)));
-        json_object_set_new(e, "algo", json_string(tc_algo_variant_name(jb->algo, jb->variant, (char[64]){0}, 64)));
+        json_object_set_new(e, "algo", json_string(job_algo_name(jb, (char[64]){0}, 64)));
         json_object_set_new(e, "ranks", json_integer(jb->ranks));
         json_object_set_new(e, "bytes", json_real(jb->bytes));
         json_object_set_new(e, "start_s", json_real(r->start_s));
@@ -1639,7 +1646,7 @@ static void conc_jobs_table(const tc_concurrent_out *o, tc_rtable *t)
         size_t row = tc_rtable_row(t);
         tc_rtable_text(t, row, c[0], jb->name);
         tc_rtable_text(t, row, c[1], tc_op_name(jb->op));
-        tc_rtable_text(t, row, c[2], tc_algo_variant_name(jb->algo, jb->variant, (char[64]){0}, 64));
+        tc_rtable_text(t, row, c[2], job_algo_name(jb, (char[64]){0}, 64));
         const double v[] = {jb->ranks, jb->bytes, r->start_s, r->time_s, jb->alone_s, jb->slowdown,
                             r->rank_finish_min_s, r->rank_finish_median_s, r->rank_finish_max_s};
         for (int k = 0; k < 9; k++)

@@ -280,6 +280,7 @@ static tc_status groups_phase_detail(const tc_topo *t, const tc_coll_row *row, c
                      .elt = r->elt};
     q.chunks = row->algo == TC_ALGO_AUTO ? 0 : row->chunks;
     q.variant = row->algo == TC_ALGO_AUTO ? TC_VARIANT_DEFAULT : row->variant;
+    nccl_options(&q, row);
     tc_sched *sc = NULL;
     tc_status st = tc_coll_build_groups(&q, g, &sc, err);
     return st ? st : formula_phases(t, sc, eo, o, err);
@@ -899,6 +900,7 @@ static void job_record(const tc_coll_req *req, tc_concurrent_job *j)
     j->algo = req->algo;
     j->chunks = req->chunks;
     j->variant = req->variant;
+    j->throttle = req->algo == TC_ALGO_SCATTERED ? req->throttle : 0;
     j->root = req->root;
     j->bytes = req->bytes;
 }

@@ -560,7 +560,7 @@ tc_status tc_preset_expand(const char *preset, const char *dir, char *spec, size
                 dims = dimbuf;
             } else {
                 st = tc_fail(err, TC_EINVAL, "preset %s: unknown key '%s': a %s preset takes %s", name, sp.key[i], p->kind,
-                             gpu ? "nodes=N, sharp=0|1, transport=ib|efa" : "dims=AxBxC");
+                             gpu ? "nodes=N, sharp=0|1, transport=ib|efa|efa-sendrecv" : "dims=AxBxC");
             }
         }
     }

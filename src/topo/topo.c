@@ -281,8 +281,9 @@ static tc_status read_common(tc_spec *sp, tc_topo *t, tc_err *err)
                        sharp);
     t->sharp = sharp == 1;
     if (t->sharp && TC_TRANSPORT_IS_EFA(t->transport))
-        return tc_fail(err, TC_EINVAL, "clos spec: sharp=1 with transport=efa: SHARP is InfiniBand's in-network reduction, "
-                                       "EFA has none; give transport=ib or sharp=0");
+        return tc_fail(err, TC_EINVAL, "clos spec: sharp=1 with transport=%s: SHARP is InfiniBand's in-network "
+                                       "reduction, EFA has none; give transport=ib or sharp=0",
+                       tc_transport_name((tc_transport)t->transport));
     return read_rails(sp, t, g, has_node, err);
 }
 
