@@ -87,6 +87,7 @@ ALGO_TEST(scatter_ring_schedules_are_exact_for_every_rank_count, TC_ALGO_SCATTER
 ALGO_TEST(rsg_schedules_are_exact_for_every_rank_count, TC_ALGO_RSG)
 ALGO_TEST(neighbor_schedules_are_exact_for_every_rank_count, TC_ALGO_NEIGHBOR)
 ALGO_TEST(segring_schedules_are_exact_for_every_rank_count, TC_ALGO_SEGRING)
+ALGO_TEST(scatter_rd_schedules_are_exact_for_every_rank_count, TC_ALGO_SCATTER_RD)
 
 int main(void)
 {
@@ -106,6 +107,7 @@ int main(void)
         cmocka_unit_test(rsg_schedules_are_exact_for_every_rank_count),
         cmocka_unit_test(neighbor_schedules_are_exact_for_every_rank_count),
         cmocka_unit_test(segring_schedules_are_exact_for_every_rank_count),
+        cmocka_unit_test(scatter_rd_schedules_are_exact_for_every_rank_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

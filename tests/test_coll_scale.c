@@ -35,8 +35,8 @@ static void check_all(uint32_t p)
         }
     /* At a power of two: ring 5, biring 5, rd 2, rhd 2, binomial 3, dbtree 3,
      * bruck 2, pairwise 2, direct 6, swing 3, shift 1, scatter-ring 1, rsg 1,
-     * neighbor 1, segring 1, scattered 1. */
-    assert_int_equal(checked, 39);
+     * neighbor 1, segring 1, scattered 1, scatter-rd 1. */
+    assert_int_equal(checked, 40);
 #endif
 }
 

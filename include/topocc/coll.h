@@ -62,6 +62,7 @@ typedef enum {
     TC_ALGO_SEGRING,
     TC_ALGO_HIER_DC,      /* hier over the pods of a multidc topology (coll/hier.c) */
     TC_ALGO_SCATTERED,    /* MPICH's throttled all-to-all, a block of isends at a time (coll/direct.c) */
+    TC_ALGO_SCATTER_RD,   /* MPICH's broadcast: binomial scatter, recursive-doubling all-gather (coll/scatter_ring.c) */
     TC_ALGO_AUTO,
     /* NCCL's own algorithms: after auto, so that auto and "all" (the
      * MPI-style algorithms, alpha per message) never pick them. */

@@ -26,7 +26,7 @@ typedef struct tc_algo_impl {
 const tc_algo_impl *tc_algo_impl_of(tc_algo a);
 
 extern const tc_algo_impl tc_impl_ring, tc_impl_biring, tc_impl_rd, tc_impl_rhd,
-    tc_impl_binomial, tc_impl_dbtree, tc_impl_bruck, tc_impl_pairwise, tc_impl_direct, tc_impl_scattered,
+    tc_impl_binomial, tc_impl_dbtree, tc_impl_bruck, tc_impl_pairwise, tc_impl_direct, tc_impl_scattered, tc_impl_scatter_rd,
     tc_impl_torus, tc_impl_torus_bi, tc_impl_torus_mp, tc_impl_swing, tc_impl_hier, tc_impl_hier_dc, tc_impl_shift,
     tc_impl_scatter_ring, tc_impl_rsg, tc_impl_neighbor, tc_impl_segring, tc_impl_nccl_ring, tc_impl_nccl, tc_impl_nccl_tree,
     tc_impl_nccl_nvls, tc_impl_nccl_nvls_tree, tc_impl_nccl_pat, tc_impl_nccl_a2a, tc_impl_nccl_collnet_chain,

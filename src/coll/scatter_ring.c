@@ -91,3 +91,66 @@ static tc_status scatter_ring_build(const tc_coll_req *req, const tc_topo *topo,
 }
 
 const tc_algo_impl tc_impl_scatter_ring = {scatter_ring_valid, scatter_ring_build};
+
+/* ---- scatter-rd: the binomial scatter, then a recursive-doubling
+ * all-gather ----
+ *
+ * MPICH's MPIR_Bcast_intra_scatter_recursive_doubling_allgather (pmodels/mpich
+ * v5.0.1, src/mpi/coll/bcast/bcast_intra_scatter_recursive_doubling_allgather.c),
+ * its default broadcast of 12 KiB to 512 KiB on a power-of-two count of 8
+ * ranks or more (maint/tuning/coll/mpir/generic.json). The same scatter as
+ * above; then lg p steps, mask = 2^i: relative rank v exchanges with
+ * v ^ mask, sending the 2^i pieces from its subtree root (v with its low i
+ * bits cleared: my_tree_root) and receiving the partner's 2^i from
+ * dst_tree_root. MPICH's code for p not a power of two is marked
+ * experimental and "will not currently be executed because we are not
+ * using recursive doubling for non power of two"; topocc refuses it.
+ * Cost: 2 lg p alpha + 2 n (p-1)/p beta. */
+
+static bool scatter_rd_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)
+{
+    (void)topo;
+    if (op != TC_OP_BROADCAST) {
+        tc_fail(err, TC_EINVAL, "scatter-rd implements only broadcast");
+        return false;
+    }
+    if (!tc_is_pow2(p)) {
+        tc_fail(err, TC_EINVAL, "scatter-rd needs a power-of-two rank count (MPICH runs it on those only)");
+        return false;
+    }
+    return true;
+}
+
+static tc_status emit_scatter_rd(const tc_sched *s, uint32_t step, tc_xfers *x)
+{
+    uint32_t p = s->req.p, root = s->req.root, K = s->params[0];
+    if (step < K)
+        return emit_scatter_ring(s, step, x);
+    uint32_t i = step - K, mask = 1u << i;
+    for (uint32_t r = 0; r < p; r++) {
+        uint32_t v = (r + p - root) % p, w = v ^ mask, mine = v >> i << i;
+        tc_xfers_add(x, r, (w + root) % p, (double)mask * s->blk_bytes, false);
+        tc_xfers_seg(x, mine, mine, mask);
+    }
+    return TC_OK;
+}
+
+static tc_status scatter_rd_build(const tc_coll_req *req, const tc_topo *topo, tc_sched *s, tc_err *err)
+{
+    tc_status st = scatter_ring_build(req, topo, s, err);
+    if (st || req->p == 1)
+        return st;
+    /* the ring all-gather phase becomes lg p exchanges */
+    s->nphases--;
+    s->nsteps -= s->phases[s->nphases].repeat;
+    s->emit = emit_scatter_rd;
+    for (uint32_t i = 0; (1u << i) < req->p; i++) {
+        tc_phase *ph = tc_sched_add_phase(s, 1, req->root == 0 ? TC_PAT_XOR : TC_PAT_GENERIC, req->root == 0 ? 1 << i : 0,
+                                          (double)(1u << i) * s->blk_bytes, "recursive-doubling all-gather");
+        if (!ph)
+            return tc_fail(err, TC_EINTERNAL, "out of memory");
+    }
+    return TC_OK;
+}
+
+const tc_algo_impl tc_impl_scatter_rd = {scatter_rd_valid, scatter_rd_build};

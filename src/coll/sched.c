@@ -264,7 +264,7 @@ static const char *op_names[TC_OP_COUNT] = {
 static const char *algo_names[TC_ALGO_COUNT] = {
     "ring", "biring", "rd", "rhd", "binomial", "dbtree", "bruck", "pairwise", "direct",
     "torus", "torus-bi", "torus-mp", "swing", "hier", "shift", "scatter-ring", "rsg", "neighbor", "segring",
-    "hier-dc", "scattered", "auto", "nccl-ring", "nccl", "nccl-tree", "nccl-nvls", "nccl-nvls-tree", "nccl-pat", "nccl-a2a",
+    "hier-dc", "scattered", "scatter-rd", "auto", "nccl-ring", "nccl", "nccl-tree", "nccl-nvls", "nccl-nvls-tree", "nccl-pat", "nccl-a2a",
     "nccl-collnet-chain", "nccl-collnet-direct", "ring-fa", "torus-fa", "torus-bi-fa", "torus-mp-fa",
     "dbtree-fa"};
 
@@ -380,7 +380,7 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
             found = i;
     if (found < 0)
         return tc_fail(err, TC_EINVAL,
-                       "unknown algorithm '%s': accepted are ring, biring, rd, rhd, binomial, dbtree, bruck, pairwise, direct, torus, torus-bi, torus-mp, swing, hier, shift, scatter-ring, rsg, neighbor, segring, hier-dc, scattered, auto, nccl-ring, nccl, nccl-tree, nccl-nvls, nccl-nvls-tree, nccl-pat, nccl-a2a, nccl-collnet-chain, nccl-collnet-direct, ring-fa, torus-fa, torus-bi-fa, torus-mp-fa, dbtree-fa",
+                       "unknown algorithm '%s': accepted are ring, biring, rd, rhd, binomial, dbtree, bruck, pairwise, direct, torus, torus-bi, torus-mp, swing, hier, shift, scatter-ring, rsg, neighbor, segring, hier-dc, scattered, scatter-rd, auto, nccl-ring, nccl, nccl-tree, nccl-nvls, nccl-nvls-tree, nccl-pat, nccl-a2a, nccl-collnet-chain, nccl-collnet-direct, ring-fa, torus-fa, torus-bi-fa, torus-mp-fa, dbtree-fa",
                        sp.kind);
     req->algo = (tc_algo)found;
     const char *v = tc_spec_get(&sp, "chunks");
@@ -613,7 +613,7 @@ const tc_algo_impl *tc_algo_impl_of(tc_algo a)
         [TC_ALGO_SWING] = &tc_impl_swing,       [TC_ALGO_HIER] = &tc_impl_hier,
         [TC_ALGO_SHIFT] = &tc_impl_shift,       [TC_ALGO_SCATTER_RING] = &tc_impl_scatter_ring,
         [TC_ALGO_RSG] = &tc_impl_rsg,           [TC_ALGO_NEIGHBOR] = &tc_impl_neighbor,
-        [TC_ALGO_SEGRING] = &tc_impl_segring,   [TC_ALGO_HIER_DC] = &tc_impl_hier_dc, [TC_ALGO_SCATTERED] = &tc_impl_scattered,
+        [TC_ALGO_SEGRING] = &tc_impl_segring,   [TC_ALGO_HIER_DC] = &tc_impl_hier_dc, [TC_ALGO_SCATTERED] = &tc_impl_scattered, [TC_ALGO_SCATTER_RD] = &tc_impl_scatter_rd,
         [TC_ALGO_NCCL_RING] = &tc_impl_nccl_ring,
         [TC_ALGO_NCCL] = &tc_impl_nccl,         [TC_ALGO_NCCL_TREE] = &tc_impl_nccl_tree,
         [TC_ALGO_NCCL_NVLS] = &tc_impl_nccl_nvls, [TC_ALGO_NCCL_NVLS_TREE] = &tc_impl_nccl_nvls_tree,
