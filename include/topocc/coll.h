@@ -82,6 +82,9 @@ typedef enum {
     TC_ALGO_TORUS_BI_FA,  /* torus-bi, the same */
     TC_ALGO_TORUS_MP_FA,  /* torus-mp, the same */
     TC_ALGO_DBTREE_FA,    /* double binary trees re-parented around failures (coll/dbtree_fa.c) */
+    /* MPICH's own choice among the MPI-style algorithms above (coll/mpich.c):
+     * a selector like nccl, never auto's. */
+    TC_ALGO_MPICH,
     TC_ALGO_COUNT
 } tc_algo;
 
@@ -101,6 +104,10 @@ void tc_nccl_node_tree(int n, int t, int r, int *parent, int *c0, int *c1);
 /* nccl-ring, nccl, nccl-tree: NCCL's algorithms (their protocol's costs
  * instead of alpha; one schedule per size). */
 bool tc_algo_is_nccl(tc_algo a);
+/* Whether a's schedule depends on the size beyond scaling (nccl-*, and
+ * mpich, whose choice follows the size): evaluators build one per size. */
+bool tc_algo_per_size(tc_algo a);
+
 /* NCCL's name of the algorithm an nccl-* schedule runs: "Ring", "Tree",
  * "NVLS", "NVLSTree", "PAT", "AllToAll", "CollNetChain", "CollNetDirect". */
 const char *tc_nccl_algo_label(tc_algo impl);
@@ -289,7 +296,7 @@ typedef struct tc_sched {
      * independently): the flow simulator gives every rank a step of its
      * own in each lane. 0 or 1: one lane. */
     uint32_t lanes;
-    tc_algo nccl_impl;    /* nccl-*: the schedule's own algorithm (nccl-ring or nccl-tree) */
+    tc_algo nccl_impl;    /* nccl-*: the schedule's own algorithm (nccl-ring or nccl-tree); mpich: its choice */
     /* nccl-tree: the rank pairs of the longest root-to-leaf path of its
      * first channel's tree (its latency is twice theirs: up and down);
      * owned, freed with the schedule. */
@@ -347,6 +354,11 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
 
 /* Parses "ring", "ring:chunks=8", "dbtree:chunks=64", "rhd:order=far",
  * "binomial:tree=highbit,root=3" into req->algo/chunks/root/variant. */
+/* mpich's choice for req (MPICH v5.0.1's MPIR selection, coll/mpich.c):
+ * *out is req with the algorithm MPICH runs (variant MPICH's, chunks 0;
+ * throttle kept for scattered). TC_EINVAL, one line, where MPICH runs an
+ * algorithm topocc does not have. */
+tc_status tc_mpich_choose(const tc_coll_req *req, tc_coll_req *out, tc_err *err);
 tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err);
 
 /* The option a variant is written as ("order=far"); "" for the default. */

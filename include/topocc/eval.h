@@ -55,7 +55,7 @@ typedef struct tc_result {
     uint32_t throttle;         /* scattered as requested (tc_coll_req.throttle; 0: MPICH's default) */
     tc_proto proto;            /* nccl-*: the protocol run (nccl: its choice); TC_PROTO_NONE otherwise */
     uint32_t channels;         /* nccl-*: the channels run */
-    tc_algo nccl_impl;         /* nccl-*: nccl-ring or nccl-tree (nccl: its choice) */
+    tc_algo nccl_impl;         /* nccl-*: nccl-ring or nccl-tree (nccl: its choice); mpich: the algorithm it chose */
     uint32_t ranks;
     double bytes;
     tc_mode mode;

@@ -31,7 +31,7 @@ extern const tc_algo_impl tc_impl_ring, tc_impl_biring, tc_impl_rd, tc_impl_rhd,
     tc_impl_scatter_ring, tc_impl_rsg, tc_impl_neighbor, tc_impl_segring, tc_impl_nccl_ring, tc_impl_nccl, tc_impl_nccl_tree,
     tc_impl_nccl_nvls, tc_impl_nccl_nvls_tree, tc_impl_nccl_pat, tc_impl_nccl_a2a, tc_impl_nccl_collnet_chain,
     tc_impl_nccl_collnet_direct, tc_impl_ring_fa,
-    tc_impl_torus_fa, tc_impl_torus_bi_fa, tc_impl_torus_mp_fa, tc_impl_dbtree_fa;
+    tc_impl_torus_fa, tc_impl_torus_bi_fa, tc_impl_torus_mp_fa, tc_impl_dbtree_fa, tc_impl_mpich;
 
 /* NCCL v2.21.5-1's predicted time (us) of NVLS (tree false) or NVLSTree
  * for req on t, by its tuning model; INFINITY where NCCL would not enable

@@ -235,6 +235,11 @@ void tc_sched_free(tc_sched *s)
     free(s);
 }
 
+bool tc_algo_per_size(tc_algo a)
+{
+    return tc_algo_is_nccl(a) || a == TC_ALGO_MPICH;
+}
+
 bool tc_algo_is_nccl(tc_algo a)
 {
     return a == TC_ALGO_NCCL_RING || a == TC_ALGO_NCCL || a == TC_ALGO_NCCL_TREE || a == TC_ALGO_NCCL_NVLS ||
@@ -266,7 +271,7 @@ static const char *algo_names[TC_ALGO_COUNT] = {
     "torus", "torus-bi", "torus-mp", "swing", "hier", "shift", "scatter-ring", "rsg", "neighbor", "segring",
     "hier-dc", "scattered", "scatter-rd", "auto", "nccl-ring", "nccl", "nccl-tree", "nccl-nvls", "nccl-nvls-tree", "nccl-pat", "nccl-a2a",
     "nccl-collnet-chain", "nccl-collnet-direct", "ring-fa", "torus-fa", "torus-bi-fa", "torus-mp-fa",
-    "dbtree-fa"};
+    "dbtree-fa", "mpich"};
 
 const char *tc_op_name(tc_op op)
 {
@@ -380,7 +385,7 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
             found = i;
     if (found < 0)
         return tc_fail(err, TC_EINVAL,
-                       "unknown algorithm '%s': accepted are ring, biring, rd, rhd, binomial, dbtree, bruck, pairwise, direct, torus, torus-bi, torus-mp, swing, hier, shift, scatter-ring, rsg, neighbor, segring, hier-dc, scattered, scatter-rd, auto, nccl-ring, nccl, nccl-tree, nccl-nvls, nccl-nvls-tree, nccl-pat, nccl-a2a, nccl-collnet-chain, nccl-collnet-direct, ring-fa, torus-fa, torus-bi-fa, torus-mp-fa, dbtree-fa",
+                       "unknown algorithm '%s': accepted are ring, biring, rd, rhd, binomial, dbtree, bruck, pairwise, direct, torus, torus-bi, torus-mp, swing, hier, shift, scatter-ring, rsg, neighbor, segring, hier-dc, scattered, scatter-rd, auto, nccl-ring, nccl, nccl-tree, nccl-nvls, nccl-nvls-tree, nccl-pat, nccl-a2a, nccl-collnet-chain, nccl-collnet-direct, ring-fa, torus-fa, torus-bi-fa, torus-mp-fa, dbtree-fa, mpich",
                        sp.kind);
     req->algo = (tc_algo)found;
     const char *v = tc_spec_get(&sp, "chunks");
@@ -455,9 +460,9 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
     v = tc_spec_get(&sp, "throttle");
     if (v) {
         uint32_t k;
-        if (req->algo != TC_ALGO_SCATTERED)
-            return tc_fail(err, TC_EINVAL, "throttle= in algorithm '%s': only scattered has it (scattered:throttle=K)",
-                           s);
+        if (req->algo != TC_ALGO_SCATTERED && req->algo != TC_ALGO_MPICH)
+            return tc_fail(err, TC_EINVAL,
+                           "throttle= in algorithm '%s': only scattered and mpich have it (scattered:throttle=K)", s);
         if (strcmp(v, "0") == 0)
             k = TC_THROTTLE_ALL;
         else if (tc_parse_u32(v, &k, NULL) != TC_OK || k > 1048576)
@@ -503,7 +508,7 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
         return tc_fail(err, TC_EINVAL, "chunks= in algorithm '%s': NCCL chunks as its protocol does", s);
     return tc_spec_check_unused(&sp, "algorithm",
                                 "chunks (pipelining chunks), root (broadcast/reduce root rank), order (rhd: near, far), "
-                                "tree (binomial: lowbit, highbit), throttle (scattered); nccl-ring and nccl: proto, channels, minch, maxch, "
+                                "tree (binomial: lowbit, highbit), throttle (scattered, mpich); nccl-ring and nccl: proto, channels, minch, maxch, "
                                 "buffsize; nccl: algo; nccl-a2a and nccl: pxn",
                                 err);
 }
@@ -621,7 +626,7 @@ const tc_algo_impl *tc_algo_impl_of(tc_algo a)
         [TC_ALGO_NCCL_COLLNET_DIRECT] = &tc_impl_nccl_collnet_direct,
         [TC_ALGO_RING_FA] = &tc_impl_ring_fa,   [TC_ALGO_TORUS_FA] = &tc_impl_torus_fa,
         [TC_ALGO_TORUS_BI_FA] = &tc_impl_torus_bi_fa, [TC_ALGO_TORUS_MP_FA] = &tc_impl_torus_mp_fa,
-        [TC_ALGO_DBTREE_FA] = &tc_impl_dbtree_fa,
+        [TC_ALGO_DBTREE_FA] = &tc_impl_dbtree_fa, [TC_ALGO_MPICH] = &tc_impl_mpich,
         [TC_ALGO_NCCL_PAT] = &tc_impl_nccl_pat,   [TC_ALGO_NCCL_A2A] = &tc_impl_nccl_a2a,
     };
     return (unsigned)a < TC_ALGO_COUNT ? table[a] : NULL;

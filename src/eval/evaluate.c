@@ -228,9 +228,9 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
             free(tt);
             return st;
         }
-        if (tc_algo_is_nccl((tc_algo)a)) {
-            /* Channels, loops and chunks follow the size: one schedule per
-             * size, not one rescaled. */
+        if (tc_algo_per_size((tc_algo)a)) {
+            /* Channels, loops and chunks (nccl), the algorithm (mpich)
+             * follow the size: one schedule per size, not one rescaled. */
             for (size_t i = 0; i < n && st == TC_OK; i++) {
                 if (i > 0) {
                     tc_sched_free(s);
@@ -256,7 +256,7 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
             st = tc_eval_formula_sweep(t, s, o, sizes, n, tt, err);
         else if (o->mode == TC_MODE_STEPS)
             st = tc_eval_steps_sweep(t, s, o, sizes, n, tt, err);
-        for (size_t i = 0; i < n && st == TC_OK && o->mode == TC_MODE_FLOW && !tc_algo_is_nccl((tc_algo)a); i++) {
+        for (size_t i = 0; i < n && st == TC_OK && o->mode == TC_MODE_FLOW && !tc_algo_per_size((tc_algo)a); i++) {
             tc_sched_set_bytes(s, sizes[i]);
             st = o->flow_detail && n == 1 && hi == lo + 1 ? run_flow_detail(t, s, o, &tt[i], err)
                                                           : tc_eval_sched(t, s, o, &tt[i], err);
@@ -265,7 +265,7 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
          * not depend on the size). */
         uint64_t transfers = 0;
         bool counted = false;
-        for (size_t i = 0; i < n && st == TC_OK && !tc_algo_is_nccl((tc_algo)a); i++) {
+        for (size_t i = 0; i < n && st == TC_OK && !tc_algo_per_size((tc_algo)a); i++) {
             /* Strictly faster wins: ties go to the earlier algorithm. */
             if (tt[i] < res[i].time_s) {
                 double wb;
@@ -292,7 +292,7 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
         x->algo_requested = req->algo;
         x->chunks = req->algo == TC_ALGO_AUTO ? 0 : req->chunks;
         x->variant = req->algo == TC_ALGO_AUTO ? TC_VARIANT_DEFAULT : req->variant;
-        x->throttle = req->algo == TC_ALGO_SCATTERED ? req->throttle : 0;
+        x->throttle = req->algo == TC_ALGO_SCATTERED || req->algo == TC_ALGO_MPICH ? req->throttle : 0;
         x->ranks = req->p;
         x->bytes = sizes[i];
         x->elt = req->elt;
@@ -314,7 +314,7 @@ tc_status tc_evaluate(const tc_topo *t, const tc_coll_req *req, const tc_eval_op
 char *tc_result_algo_name(const tc_result *r, bool requested, char *buf, size_t len)
 {
     tc_coll_req q = {.algo = requested ? r->algo_requested : r->algo, .variant = r->variant};
-    if (q.algo == TC_ALGO_SCATTERED)
+    if (q.algo == TC_ALGO_SCATTERED || q.algo == TC_ALGO_MPICH)
         q.throttle = r->throttle;
     return tc_algo_format(&q, buf, len);
 }

@@ -164,8 +164,9 @@ tc_status tc_evaluate_groups_sweep(const tc_topo *t, const tc_coll_req *req, con
     for (int a = lo; a < hi && st == TC_OK; a++) {
         if (!tc_coll_valid_groups(req->op, (tc_algo)a, g, NULL))
             continue;
-        /* NCCL's schedules follow the size (channels, loops, chunks): one per size */
-        bool per_size = tc_algo_is_nccl((tc_algo)a);
+        /* NCCL's schedules follow the size (channels, loops, chunks), and
+         * mpich's choice: one per size */
+        bool per_size = tc_algo_per_size((tc_algo)a);
         for (size_t k = 0; k < (per_size ? n : 1) && st == TC_OK; k++) {
             size_t i0 = per_size ? k : 0, i1 = per_size ? k + 1 : n;
             tc_coll_req r = tc_coll_candidate(req, (tc_algo)a, sizes[i0]);
@@ -238,7 +239,7 @@ tc_status tc_evaluate_groups_sweep(const tc_topo *t, const tc_coll_req *req, con
         x->algo_requested = req->algo;
         x->chunks = req->algo == TC_ALGO_AUTO ? 0 : req->chunks;
         x->variant = req->algo == TC_ALGO_AUTO ? TC_VARIANT_DEFAULT : req->variant;
-        x->throttle = req->algo == TC_ALGO_SCATTERED ? req->throttle : 0;
+        x->throttle = req->algo == TC_ALGO_SCATTERED || req->algo == TC_ALGO_MPICH ? req->throttle : 0;
         x->ranks = g->p;
         x->groups = g->ngroups;
         x->group_size = g->size;

@@ -25,10 +25,16 @@ static const char *job_algo_name(const tc_concurrent_job *jb, char *buf, size_t 
 #define RESULT_ALGO(r) result_algo((r), (char[96]){0}, 96)
 
 /* The algorithm a result ran: with its variant, or an NCCL protocol and
- * channel count ("nccl:Simple,24ch"). */
+ * channel count ("nccl:Simple,24ch"), or mpich's choice ("mpich:rhd"). */
 static const char *result_algo(const tc_result *r, char *buf, size_t len)
 {
     tc_result_algo_name(r, false, buf, len);
+    if (r->algo == TC_ALGO_MPICH) {
+        /* mpich:scattered,throttle=4 */
+        int k = snprintf(buf, len, "mpich:%s", tc_algo_name(r->nccl_impl));
+        if (r->nccl_impl == TC_ALGO_SCATTERED && r->throttle && k > 0 && (size_t)k < len)
+            snprintf(buf + k, len - (size_t)k, ",throttle=%u", r->throttle == TC_THROTTLE_ALL ? 0 : r->throttle);
+    }
     if (r->proto) {
         size_t n = strlen(buf);
         snprintf(buf + n, len - n, "%s%s%s%s,%uch", strchr(buf, ':') ? "," : ":",

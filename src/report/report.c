@@ -40,6 +40,8 @@ json_t *tc_report_result_json(const tc_result *r, const tc_topo *t, tc_routing r
         json_object_set_new(o, "channels", json_integer(r->channels));
         json_object_set_new(o, "nccl_algo", json_string(tc_nccl_algo_label(r->nccl_impl)));
     }
+    if (r->algo == TC_ALGO_MPICH)
+        json_object_set_new(o, "mpich_algo", json_string(tc_algo_name(r->nccl_impl)));
     json_object_set_new(o, "ranks", json_integer(r->ranks));
     json_object_set_new(o, "bytes", json_real(r->bytes));
     json_object_set_new(o, "mode", json_string(tc_mode_name(r->mode)));

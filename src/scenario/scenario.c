@@ -370,7 +370,7 @@ static tc_status canonical_algo(char *a, size_t len, tc_err *err)
     tc_status st = tc_algo_parse(a, &req, err);
     if (st == TC_OK && tc_algo_is_nccl(req.algo))
         st = nccl_env(&req, err);
-    if (st == TC_OK && req.algo == TC_ALGO_SCATTERED)
+    if (st == TC_OK && (req.algo == TC_ALGO_SCATTERED || req.algo == TC_ALGO_MPICH))
         st = mpich_env(&req, err);
     if (st)
         return st;

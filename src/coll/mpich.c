@@ -1,0 +1,119 @@
+/*
+ * mpich.c - `mpich`: the algorithm MPICH picks by itself.
+ *
+ * MPICH v5.0.1 chooses its intra-communicator algorithms at the MPIR layer
+ * from a decision tree compiled into the library (pmodels/mpich v5.0.1,
+ * maint/tuning/coll/mpir/generic.json, turned into MPII_coll_generic_json
+ * by maint/tuning/coll/json_gen.sh and loaded in
+ * src/mpi/coll/src/coll_impl.c:195) and evaluated by
+ * src/mpi/coll/src/csel.c. topocc follows that tree for an intra-
+ * communicator reduction with MPI_SUM (a built-in, commutative operation),
+ * a send buffer that is not in place and equal counts, which is what a
+ * benchmark of the six operations runs. The sizes the tree tests
+ * (csel.c's get_avg_msgsize, get_total_msgsize, get_count) in topocc's
+ * size convention S (nccl-tests'):
+ *
+ * - all-reduce: avg_msg_size = count x type size = S; <= 8 B recursive
+ *   doubling (rd); count < pof2(p) (the largest power of two <= p,
+ *   MPL_pof2) rd; else reduce-scatter + all-gather (rhd, MPICH's order).
+ * - reduce-scatter: total_msg_size = sum of recvcounts x type size = S;
+ *   < 512 KiB recursive halving (rhd, MPICH's order), else pairwise.
+ *   MPICH's recursive halving also runs on p not a power of two (a fold
+ *   topocc's rhd does not have): refused there.
+ * - all-gather: total_msg_size = recvcount x type size x p = S; p a power
+ *   of two: < 512 KiB rd, else ring; otherwise < 80 KiB Bruck, else ring.
+ * - broadcast: avg_msg_size = S; p < 8 binomial; p a power of two:
+ *   <= 12 KiB binomial, <= 512 KiB scatter-rd, else scatter-ring;
+ *   otherwise <= 12 KiB binomial, else scatter-ring.
+ * - reduce: avg_msg_size = S; <= 2 KiB binomial; count < pof2(p) binomial;
+ *   else rsg (reduce-scatter + gather).
+ * - all-to-all: avg_msg_size = sendcount x type size = S/p (S is what a
+ *   rank sends in all); p < 8: <= 32 KiB scattered, else pairwise;
+ *   otherwise <= 256 B Bruck, <= 32 KiB scattered, else pairwise.
+ *
+ * Only the MPIR layer: MPICH's ch4 device first picks a composition
+ * (maint/tuning/coll/ch4/generic.json) that on nodes of several ranks
+ * combines shared-memory steps inside a node with the MPIR algorithm
+ * between nodes; with one rank per node it reaches the MPIR algorithm on
+ * every rank. So mpich is refused on a topology whose nodes hold several
+ * endpoints. Counts are elements of req->elt bytes (1 when the size is
+ * fluid).
+ */
+#include "coll/algos.h"
+
+static uint32_t pof2(uint32_t p)
+{
+    uint32_t x = 1;
+    while (x <= p / 2)
+        x *= 2;
+    return x;
+}
+
+tc_status tc_mpich_choose(const tc_coll_req *req, tc_coll_req *out, tc_err *err)
+{
+    tc_coll_req r = *req;
+    uint32_t p = req->p;
+    double S = req->bytes, elt = req->elt ? req->elt : 1, count = S / elt;
+    bool pow2 = tc_is_pow2(p);
+    r.variant = TC_VARIANT_DEFAULT;
+    r.chunks = 0;
+    switch (req->op) {
+    case TC_OP_ALLREDUCE: r.algo = S <= 8 || count < pof2(p) ? TC_ALGO_RD : TC_ALGO_RHD; break;
+    case TC_OP_REDUCESCATTER:
+        if (S < 524288 && !pow2)
+            return tc_fail(err, TC_EINVAL,
+                           "mpich: MPICH runs MPIR_Reduce_scatter_intra_recursive_halving for reduce-scatter under "
+                           "512 KiB, whose fold for %u ranks (not a power of two) topocc does not have: name an "
+                           "algorithm (pairwise, ring)",
+                           p);
+        r.algo = S < 524288 ? TC_ALGO_RHD : TC_ALGO_PAIRWISE;
+        break;
+    case TC_OP_ALLGATHER:
+        r.algo = pow2 ? (S < 524288 ? TC_ALGO_RD : TC_ALGO_RING) : (S < 81920 ? TC_ALGO_BRUCK : TC_ALGO_RING);
+        break;
+    case TC_OP_BROADCAST:
+        r.algo = p < 8 || S <= 12288 ? TC_ALGO_BINOMIAL
+                 : pow2 && S <= 524288 ? TC_ALGO_SCATTER_RD
+                                       : TC_ALGO_SCATTER_RING;
+        break;
+    case TC_OP_REDUCE: r.algo = S <= 2048 || count < pof2(p) ? TC_ALGO_BINOMIAL : TC_ALGO_RSG; break;
+    case TC_OP_ALLTOALL: {
+        double avg = p ? S / p : S;
+        r.algo = p >= 8 && avg <= 256 ? TC_ALGO_BRUCK : avg <= 32768 ? TC_ALGO_SCATTERED : TC_ALGO_PAIRWISE;
+        break;
+    }
+    default: return tc_fail(err, TC_EINTERNAL, "mpich: unknown operation");
+    }
+    if (r.algo != TC_ALGO_SCATTERED)
+        r.throttle = 0;
+    *out = r;
+    return TC_OK;
+}
+
+static bool mpich_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)
+{
+    (void)op;
+    if (topo && topo->node_size > 1 && p > 1) {
+        tc_fail(err, TC_EINVAL,
+                "mpich models MPICH's choice with one rank per node; on nodes of %u endpoints MPICH's ch4 composes "
+                "node-aware algorithms topocc does not model: name an algorithm",
+                topo->node_size);
+        return false;
+    }
+    return true;
+}
+
+static tc_status mpich_build(const tc_coll_req *req, const tc_topo *topo, tc_sched *s, tc_err *err)
+{
+    tc_coll_req r;
+    tc_status st = tc_mpich_choose(req, &r, err);
+    if (st)
+        return st;
+    if (!tc_coll_valid(r.op, r.algo, r.p, topo, err))
+        return TC_EINVAL;
+    s->req = r;
+    s->nccl_impl = r.algo;
+    return tc_algo_impl_of(r.algo)->build(&r, topo, s, err);
+}
+
+const tc_algo_impl tc_impl_mpich = {mpich_valid, mpich_build};
