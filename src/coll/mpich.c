@@ -17,9 +17,8 @@
  *   doubling (rd); count < pof2(p) (the largest power of two <= p,
  *   MPL_pof2) rd; else reduce-scatter + all-gather (rhd, MPICH's order).
  * - reduce-scatter: total_msg_size = sum of recvcounts x type size = S;
- *   < 512 KiB recursive halving (rhd, MPICH's order), else pairwise.
- *   MPICH's recursive halving also runs on p not a power of two (a fold
- *   topocc's rhd does not have): refused there.
+ *   < 512 KiB recursive halving (rhd, MPICH's order and fold), else
+ *   pairwise.
  * - all-gather: total_msg_size = recvcount x type size x p = S; p a power
  *   of two: < 512 KiB rd, else ring; otherwise < 80 KiB Bruck, else ring.
  * - broadcast: avg_msg_size = S; p < 8 binomial; p a power of two:
@@ -59,15 +58,7 @@ tc_status tc_mpich_choose(const tc_coll_req *req, tc_coll_req *out, tc_err *err)
     r.chunks = 0;
     switch (req->op) {
     case TC_OP_ALLREDUCE: r.algo = S <= 8 || count < pof2(p) ? TC_ALGO_RD : TC_ALGO_RHD; break;
-    case TC_OP_REDUCESCATTER:
-        if (S < 524288 && !pow2)
-            return tc_fail(err, TC_EINVAL,
-                           "mpich: MPICH runs MPIR_Reduce_scatter_intra_recursive_halving for reduce-scatter under "
-                           "512 KiB, whose fold for %u ranks (not a power of two) topocc does not have: name an "
-                           "algorithm (pairwise, ring)",
-                           p);
-        r.algo = S < 524288 ? TC_ALGO_RHD : TC_ALGO_PAIRWISE;
-        break;
+    case TC_OP_REDUCESCATTER: r.algo = S < 524288 ? TC_ALGO_RHD : TC_ALGO_PAIRWISE; break;
     case TC_OP_ALLGATHER:
         r.algo = pow2 ? (S < 524288 ? TC_ALGO_RD : TC_ALGO_RING) : (S < 81920 ? TC_ALGO_BRUCK : TC_ALGO_RING);
         break;

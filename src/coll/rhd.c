@@ -31,9 +31,16 @@
  * rank below 2 rem returns the whole result to rank - 1. Two more steps of
  * n bytes, so (2 lg p' + 2) steps in all.
  *
+ * reduce-scatter on p not a power of two, as MPICH's recursive halving: the
+ * same fold (the whole vector of p blocks to rank + 1); the p' participants
+ * then halve over p' new blocks, new block i being the original blocks
+ * [ostart(i), ostart(i + 1)) with ostart(i) = 2i below rem and i + rem
+ * from there (MPICH's newcnts: "this process has to also do its left
+ * neighbor's work"); at the end each odd rank below 2 rem sends rank - 1
+ * its block (recvcounts[rank - 1]), not the whole vector. lg p' + 2 steps.
+ *
  * Differences from MPICH: block sizes are tc_block_bytes's (MPICH gives the
- * first count mod p' blocks one element more); reduce-scatter needs p a
- * power of two (MPICH folds the others as its all-reduce does) and equal
+ * first count mod p' blocks one element more); reduce-scatter takes equal
  * counts per rank (MPI_Reduce_scatter_block's case). chunks are ignored.
  */
 #include "coll/algos.h"
@@ -43,12 +50,9 @@ static bool rhd_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)
     (void)topo;
     if (op == TC_OP_ALLREDUCE)
         return true;
-    if (op == TC_OP_REDUCESCATTER) {
-        if (tc_is_pow2(p))
-            return true;
-        tc_fail(err, TC_EINVAL, "recursive halving reduce-scatter needs a power-of-two rank count");
-        return false;
-    }
+    (void)p;
+    if (op == TC_OP_REDUCESCATTER)
+        return true;
     tc_fail(err, TC_EINVAL, "rhd has no %s", tc_op_name(op));
     return false;
 }
@@ -59,6 +63,16 @@ static uint32_t rank_of(const tc_sched *s, uint32_t nr)
 {
     uint32_t rem = s->params[1];
     return nr < rem ? 2 * nr + 1 : nr + rem;
+}
+
+/* The first original block of new block i (reduce-scatter with rem: new
+ * blocks below rem are two original blocks; all-reduce: the blocks). */
+static uint32_t ostart(const tc_sched *s, uint32_t i)
+{
+    uint32_t rem = s->params[1];
+    if (s->req.op != TC_OP_REDUCESCATTER || rem == 0)
+        return i;
+    return i < rem ? 2 * i : i + rem;
 }
 
 /* Near order, contiguous ranges (MPICH's all-reduce): the first block of
@@ -85,8 +99,9 @@ static void emit_exchange(const tc_sched *s, bool rs, uint32_t j, tc_xfers *x)
             /* Far: the aligned group of m blocks; halving sends the half the
              * partner keeps, doubling the range held. */
             uint32_t base = rs ? peer & ~(m - 1) : nr & ~(m - 1);
-            tc_xfers_add(x, rank_of(s, nr), rank_of(s, peer), m * s->blk_bytes, rs);
-            tc_xfers_seg(x, base, base, m);
+            uint32_t lo = ostart(s, base), n = ostart(s, base + m) - lo;
+            tc_xfers_add(x, rank_of(s, nr), rank_of(s, peer), n * s->blk_bytes, rs);
+            tc_xfers_seg(x, lo, lo, n);
         } else if (ar) {
             /* Near, MPICH: the half of the current range the partner keeps
              * (halving), or the half this participant kept (doubling). */
@@ -97,11 +112,14 @@ static void emit_exchange(const tc_sched *s, bool rs, uint32_t j, tc_xfers *x)
             tc_xfers_seg(x, base, base, half);
         } else {
             /* Near reduce-scatter: the blocks congruent to the partner
-             * mod 2^(j+1), one segment each. */
-            uint32_t step = m << 1, n = pp >> (j + 1);
-            tc_xfers_add(x, nr, peer, n * s->blk_bytes, true);
+             * mod 2^(j+1), one segment each (two original blocks for a
+             * new block below rem). */
+            uint32_t step = m << 1, n = 0;
+            for (uint32_t b = peer & (step - 1); b < pp; b += step)
+                n += ostart(s, b + 1) - ostart(s, b);
+            tc_xfers_add(x, rank_of(s, nr), rank_of(s, peer), n * s->blk_bytes, true);
             for (uint32_t b = peer & (step - 1); b < pp && x->with_data; b += step)
-                tc_xfers_seg(x, b, b, 1);
+                tc_xfers_seg(x, ostart(s, b), ostart(s, b), ostart(s, b + 1) - ostart(s, b));
         }
     }
 }
@@ -110,13 +128,15 @@ static tc_status emit_rhd(const tc_sched *s, uint32_t step, tc_xfers *x)
 {
     uint32_t rem = s->params[1], lg = s->params[2];
     bool ar = s->req.op == TC_OP_ALLREDUCE, near = s->params[3] != 0;
-    if (ar && rem) {
-        if (step == 0 || step == 2 * lg + 1) {
+    if (rem) {
+        if (step == 0 || step == (ar ? 2 * lg + 1 : lg + 1)) {
             bool fold = step == 0;
             for (uint32_t i = 0; i < rem; i++) {
-                tc_xfers_add(x, fold ? 2 * i : 2 * i + 1, fold ? 2 * i + 1 : 2 * i, s->nblk * s->blk_bytes,
-                             fold);
-                tc_xfers_seg(x, 0, 0, s->nblk);
+                /* reduce-scatter's unfold returns rank 2i its own block only */
+                bool whole = fold || ar;
+                tc_xfers_add(x, fold ? 2 * i : 2 * i + 1, fold ? 2 * i + 1 : 2 * i,
+                             (whole ? s->nblk : 1) * s->blk_bytes, fold);
+                tc_xfers_seg(x, whole ? 0 : 2 * i, whole ? 0 : 2 * i, whole ? s->nblk : 1);
             }
             return TC_OK;
         }
@@ -155,26 +175,32 @@ static tc_status rhd_build(const tc_coll_req *req, const tc_topo *topo, tc_sched
     bool near = req->variant == TC_VARIANT_NEAR || (req->variant != TC_VARIANT_FAR && ar);
     s->params[3] = near;
     s->emit = emit_rhd;
-    s->nblk = s->nslots = pp;
-    s->blk_bytes = tc_block_bytes(req->bytes, req->elt, pp);
+    /* reduce-scatter: one block per rank, p of them; all-reduce: p' */
+    uint32_t nb = ar ? pp : p;
+    s->nblk = s->nslots = nb;
+    s->blk_bytes = tc_block_bytes(req->bytes, req->elt, nb);
     /* Folded participants are not contiguous rank numbers: no XOR then. */
     tc_pattern pat = rem ? TC_PAT_GENERIC : TC_PAT_XOR;
     bool ok = true;
     if (rem)
-        ok = add_fold(s, rem, pp * s->blk_bytes, "rhd fold");
+        ok = add_fold(s, rem, nb * s->blk_bytes, "rhd fold");
     /* Step i of the halving uses mask 2^j and sends p'/2^(i+1) blocks in
-     * either order; the doubling mirrors it. */
+     * either order; the doubling mirrors it. A reduce-scatter with rem
+     * sends the most where its new blocks are double: far, the range from
+     * block 0 (min(m, rem) of them double); near, the blocks congruent to 0
+     * (ceil(rem / 2^(j+1)) of them). */
     for (uint32_t i = 0; i < lg && ok; i++) {
-        uint32_t j = near ? i : lg - 1 - i;
-        ok = tc_sched_add_phase(s, 1, pat, rem ? 0 : 1u << j, (pp >> (i + 1)) * s->blk_bytes, "recursive halving") !=
-             NULL;
+        uint32_t j = near ? i : lg - 1 - i, n = pp >> (i + 1);
+        if (!ar && rem)
+            n += near ? (rem + (2u << j) - 1) / (2u << j) : (n < rem ? n : rem);
+        ok = tc_sched_add_phase(s, 1, pat, rem ? 0 : 1u << j, n * s->blk_bytes, "recursive halving") != NULL;
     }
     for (uint32_t i = 0; ar && i < lg && ok; i++) {
         uint32_t j = near ? lg - 1 - i : i;
         ok = tc_sched_add_phase(s, 1, pat, rem ? 0 : 1u << j, (1u << i) * s->blk_bytes, "recursive doubling") != NULL;
     }
     if (ok && rem)
-        ok = add_fold(s, rem, pp * s->blk_bytes, "rhd unfold");
+        ok = add_fold(s, rem, (ar ? nb : 1) * s->blk_bytes, "rhd unfold");
     return ok ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
 }
 
