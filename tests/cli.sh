@@ -155,6 +155,10 @@ unset MPIR_CVAR_ALLTOALL_THROTTLE # a shell may keep an assignment made before a
 good "mpich names its choice" 'mpich:rhd' collective --topo "$CLOS" --op allreduce --algo mpich --size 1MiB
 good "mpich's choice in JSON" '"mpich_algo": "binomial"' collective --topo "$CLOS" --op broadcast --algo mpich --size 1KiB --format json
 bad "mpich on nodes of several ranks" collective --topo "clos:down=2x8,up=1x2,node=8" --op allreduce --algo mpich --size 1MiB
+bad "mpich over groups inside a node" collective --topo "clos:down=4x4,up=1x2,node=4" --op allreduce --algo mpich --group node --size 1MiB
+good "mpich over one rank per node" 'mpich:rhd' collective --topo "clos:down=4x4,up=1x2,node=4" --op allreduce --algo mpich --group stride=4 --size 1MiB
+printf '{"jobs": [{"name": "A", "op": "alltoall", "algo": "mpich", "size": "1MiB", "endpoints": "0-7"}]}' >"$tmp/mj.json"
+good "a concurrent job names mpich's choice" '"algo": "mpich:pairwise"' concurrent --topo "$CLOS" --jobs "$tmp/mj.json" --format json
 printf '{"jobs": [{"name": "A", "op": "alltoall", "algo": "scattered:throttle=1", "size": "1MiB", "endpoints": "0-7"}]}' >"$tmp/scat.json"
 good "a concurrent job names its throttle" '"algo": "scattered:throttle=1"' concurrent --topo "$CLOS" --jobs "$tmp/scat.json" --format json
 good "help lists --no-skip" "no skipping of repeated steps" collective --help

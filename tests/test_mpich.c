@@ -34,6 +34,7 @@ static const row table[] = {
     {TC_OP_ALLREDUCE, 100, 252, 4, TC_ALGO_RD},  /* 63 elements < 64 */
     {TC_OP_ALLREDUCE, 100, 256, 4, TC_ALGO_RHD}, /* 64 */
     {TC_OP_ALLREDUCE, 2, 12, 4, TC_ALGO_RHD},    /* 3 elements >= 2, above 8 B */
+    {TC_OP_ALLREDUCE, 2, 8, 4, TC_ALGO_RD},      /* 2 elements >= 2, but 8 B */
     /* reduce-scatter: total < 512 KiB recursive halving, else pairwise */
     {TC_OP_REDUCESCATTER, 64, 524287, 1, TC_ALGO_RHD},
     {TC_OP_REDUCESCATTER, 64, 524288, 1, TC_ALGO_PAIRWISE},
@@ -57,14 +58,17 @@ static const row table[] = {
     {TC_OP_REDUCE, 64, 2049, 1, TC_ALGO_RSG},
     {TC_OP_REDUCE, 5000, 4095, 1, TC_ALGO_BINOMIAL}, /* pof2(5000) = 4096 */
     {TC_OP_REDUCE, 5000, 4096, 1, TC_ALGO_RSG},
-    /* all-to-all, bytes per destination = S/p: p < 8 <= 32 KiB scattered else
-     * pairwise; others <= 256 B Bruck, <= 32 KiB scattered, else pairwise */
+    /* all-to-all, bytes per destination = S/p: "comm_size<8", which MPICH's
+     * search decides as p <= 8 (csel.c), <= 32 KiB scattered else pairwise;
+     * others <= 256 B Bruck, <= 32 KiB scattered, else pairwise */
     {TC_OP_ALLTOALL, 4, 4 * 16.0, 1, TC_ALGO_SCATTERED},
     {TC_OP_ALLTOALL, 4, 4 * 32769.0, 1, TC_ALGO_PAIRWISE},
-    {TC_OP_ALLTOALL, 8, 8 * 256.0, 1, TC_ALGO_BRUCK},
-    {TC_OP_ALLTOALL, 8, 8 * 257.0, 1, TC_ALGO_SCATTERED},
-    {TC_OP_ALLTOALL, 8, 8 * 32768.0, 1, TC_ALGO_SCATTERED},
+    {TC_OP_ALLTOALL, 8, 8 * 16.0, 1, TC_ALGO_SCATTERED},
     {TC_OP_ALLTOALL, 8, 8 * 32769.0, 1, TC_ALGO_PAIRWISE},
+    {TC_OP_ALLTOALL, 9, 9 * 256.0, 1, TC_ALGO_BRUCK},
+    {TC_OP_ALLTOALL, 9, 9 * 257.0, 1, TC_ALGO_SCATTERED},
+    {TC_OP_ALLTOALL, 9, 9 * 32768.0, 1, TC_ALGO_SCATTERED},
+    {TC_OP_ALLTOALL, 9, 9 * 32769.0, 1, TC_ALGO_PAIRWISE},
 };
 
 static void the_choice_follows_mpichs_tree(void **state)

@@ -464,6 +464,11 @@ typedef struct tc_groups {
  * (every rank in exactly one group); TC_EINVAL with one line otherwise. */
 tc_status tc_groups_check(const tc_groups *g, tc_err *err);
 
+/* mpich over sub-groups: TC_OK when no two ranks of a group share a node
+ * of t (map: job rank -> endpoint, NULL the identity), else TC_EINVAL with
+ * one line: MPICH composes node-aware algorithms there (coll/mpich.c). */
+tc_status tc_groups_mpich_check(const tc_groups *g, const tc_topo *t, const uint32_t *map, tc_err *err);
+
 /* The topology an inner schedule (one group's) is valid for and built on:
  * NULL for plain groups (topology-independent algorithms only), else *buf
  * filled as a torus of g's dims (only the fields algorithms read). */

@@ -169,7 +169,8 @@ typedef struct tc_concurrent_job {
     bool auto_chosen;          /* algo was chosen by auto */
     uint32_t chunks, root;
     tc_variant variant;        /* the variant run (tc_algo_variant_name) */
-    uint32_t throttle;         /* scattered's throttle as requested (tc_coll_req.throttle) */
+    uint32_t throttle;         /* scattered's and mpich's throttle as requested (tc_coll_req.throttle) */
+    tc_algo chosen;            /* mpich: the algorithm it chose (TC_ALGO_COUNT: not built yet) */
     uint32_t ranks;
     double bytes;
     double alone_s;            /* its time alone on the network (a grouped job: all its groups, no other job) */

@@ -27,8 +27,15 @@
  * - reduce: avg_msg_size = S; <= 2 KiB binomial; count < pof2(p) binomial;
  *   else rsg (reduce-scatter + gather).
  * - all-to-all: avg_msg_size = sendcount x type size = S/p (S is what a
- *   rank sends in all); p < 8: <= 32 KiB scattered, else pairwise;
- *   otherwise <= 256 B Bruck, <= 32 KiB scattered, else pairwise.
+ *   rank sends in all); "comm_size<8": <= 32 KiB scattered, else pairwise;
+ *   otherwise <= 256 B Bruck, <= 32 KiB scattered, else pairwise. MPICH
+ *   decides "comm_size<8" with `local_size <= 8` when it searches the tree
+ *   for a call (csel.c, MPIR_Csel_search's COMM_SIZE_LT case) and with `<`
+ *   only when it prunes the tree for a communicator (prune_tree), which
+ *   stops at the first test it cannot decide there. The all-to-all tree
+ *   tests is_sendbuf_inplace first, so its comm_size test is decided at
+ *   search: 8 ranks take the small branch. The broadcast tree tests the
+ *   size first, so pruning decides it: 8 ranks do not.
  *
  * Only the MPIR layer: MPICH's ch4 device first picks a composition
  * (maint/tuning/coll/ch4/generic.json) that on nodes of several ranks
@@ -70,7 +77,7 @@ tc_status tc_mpich_choose(const tc_coll_req *req, tc_coll_req *out, tc_err *err)
     case TC_OP_REDUCE: r.algo = S <= 2048 || count < pof2(p) ? TC_ALGO_BINOMIAL : TC_ALGO_RSG; break;
     case TC_OP_ALLTOALL: {
         double avg = p ? S / p : S;
-        r.algo = p >= 8 && avg <= 256 ? TC_ALGO_BRUCK : avg <= 32768 ? TC_ALGO_SCATTERED : TC_ALGO_PAIRWISE;
+        r.algo = p > 8 && avg <= 256 ? TC_ALGO_BRUCK : avg <= 32768 ? TC_ALGO_SCATTERED : TC_ALGO_PAIRWISE;
         break;
     }
     default: return tc_fail(err, TC_EINTERNAL, "mpich: unknown operation");

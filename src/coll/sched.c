@@ -506,6 +506,8 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
     }
     if (nccl && req->chunks)
         return tc_fail(err, TC_EINVAL, "chunks= in algorithm '%s': NCCL chunks as its protocol does", s);
+    if (req->algo == TC_ALGO_MPICH && req->chunks)
+        return tc_fail(err, TC_EINVAL, "chunks= in algorithm '%s': mpich runs MPICH's algorithms as MPICH does", s);
     return tc_spec_check_unused(&sp, "algorithm",
                                 "chunks (pipelining chunks), root (broadcast/reduce root rank), order (rhd: near, far), "
                                 "tree (binomial: lowbit, highbit), throttle (scattered, mpich); nccl-ring and nccl: proto, channels, minch, maxch, "

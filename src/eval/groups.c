@@ -145,6 +145,8 @@ tc_status tc_evaluate_groups_sweep(const tc_topo *t, const tc_coll_req *req, con
         res[i].time_s = INFINITY;
     }
     const tc_topo *it = tc_groups_inner_topo(g, &ibuf);
+    if (req->algo == TC_ALGO_MPICH && (st = tc_groups_mpich_check(g, t, o->rank_map, err)))
+        goto done;
     if (tc_algo_is_nccl(req->algo)) {
         /* NCCL over sub-groups: built on the communicator's view, routed on t */
         if ((st = tc_groups_nccl_view(g, t, o->rank_map, &view, err)))

@@ -14,9 +14,16 @@
 #include "topocc/cost.h"
 #include "topocc/render.h"
 
-/* The algorithm a concurrent job ran, its variant and throttle included. */
+/* The algorithm a concurrent job ran, its variant and throttle included;
+ * mpich's choice as results name it (mpich:scattered,throttle=4). */
 static const char *job_algo_name(const tc_concurrent_job *jb, char *buf, size_t len)
 {
+    if (jb->algo == TC_ALGO_MPICH) {
+        int k = snprintf(buf, len, "mpich:%s", tc_algo_name(jb->chosen));
+        if (jb->chosen == TC_ALGO_SCATTERED && jb->throttle && k > 0 && (size_t)k < len)
+            snprintf(buf + k, len - (size_t)k, ",throttle=%u", jb->throttle == TC_THROTTLE_ALL ? 0 : jb->throttle);
+        return buf;
+    }
     tc_coll_req q = {.algo = jb->algo, .variant = jb->variant, .throttle = jb->throttle};
     return tc_algo_format(&q, buf, len);
 }

@@ -900,7 +900,7 @@ static void job_record(const tc_coll_req *req, tc_concurrent_job *j)
     j->algo = req->algo;
     j->chunks = req->chunks;
     j->variant = req->variant;
-    j->throttle = req->algo == TC_ALGO_SCATTERED ? req->throttle : 0;
+    j->throttle = req->algo == TC_ALGO_SCATTERED || req->algo == TC_ALGO_MPICH ? req->throttle : 0;
     j->root = req->root;
     j->bytes = req->bytes;
 }
@@ -928,6 +928,8 @@ static tc_status job_build_groups(const tc_scn_job *sj, const tc_group_spec *spe
                                 req->root, g->size);
     if (st == TC_OK && !tc_coll_valid_groups(req->op, req->algo, g, err))
         st = TC_EINVAL;
+    if (st == TC_OK && req->algo == TC_ALGO_MPICH)
+        st = tc_groups_mpich_check(g, t, jr->jn.map, err);
     if (st == TC_OK)
         st = tc_coll_round(req, err);
     j->auto_chosen = req->algo == TC_ALGO_AUTO;
@@ -1022,6 +1024,8 @@ static tc_status jobs_build(const tc_scenario *s, const tc_topo *t, tc_concurren
         else
             snprintf(j->name, sizeof j->name, "job%zu", i);
         tc_status st = job_build(sj, tc_dtype_size(s->dtype), t, busy, j, &jr[i], err);
+        if (st == TC_OK && j->algo == TC_ALGO_MPICH && jr[i].sched)
+            j->chosen = jr[i].sched->nccl_impl;
         if (st) {
             char where[96];
             free(busy);
