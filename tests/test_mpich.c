@@ -146,8 +146,19 @@ static void refusals(void **state)
     tc_coll_req out;
     tc_topo *t = NULL;
     assert_int_equal(tc_topo_build("clos:down=2x8,up=1x2,node=8", &t, &err), TC_OK);
-    assert_false(tc_coll_valid(TC_OP_ALLREDUCE, TC_ALGO_MPICH, 16, t, &err));
+    /* ranks 0 and 1 on node 0: refused, by the check and by the evaluator */
+    assert_int_equal(tc_mpich_map_check(16, t, NULL, &err), TC_EINVAL);
     assert_non_null(strstr(err.msg, "one rank per node"));
+    tc_coll_req ar = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_MPICH, .p = 2, .bytes = 1 << 20};
+    tc_eval_opts eo = {.mode = TC_MODE_STEPS};
+    tc_result res;
+    assert_int_equal(tc_evaluate(t, &ar, &eo, &res, &err), TC_EINVAL);
+    /* one rank on each node: MPICH's MPIR algorithm, the same as rhd there */
+    const uint32_t map[2] = {3, 11};
+    eo.rank_map = map;
+    assert_int_equal(tc_mpich_map_check(2, t, map, &err), TC_OK);
+    assert_int_equal(tc_evaluate(t, &ar, &eo, &res, &err), TC_OK);
+    assert_int_equal(res.nccl_impl, TC_ALGO_RHD);
     tc_topo_free(t);
     tc_coll_req q = {0};
     char buf[64];

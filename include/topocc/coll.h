@@ -359,6 +359,10 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
  * throttle kept for scattered). TC_EINVAL, one line, where MPICH runs an
  * algorithm topocc does not have. */
 tc_status tc_mpich_choose(const tc_coll_req *req, tc_coll_req *out, tc_err *err);
+/* mpich on p ranks placed by map (rank -> endpoint; NULL: the identity) on
+ * t: TC_OK when no two share a node of t, else TC_EINVAL with one line (on
+ * nodes of several ranks MPICH composes node-aware algorithms). */
+tc_status tc_mpich_map_check(uint32_t p, const tc_topo *t, const uint32_t *map, tc_err *err);
 tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err);
 
 /* The option a variant is written as ("order=far"); "" for the default. */

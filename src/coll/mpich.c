@@ -41,10 +41,11 @@
  * (maint/tuning/coll/ch4/generic.json) that on nodes of several ranks
  * combines shared-memory steps inside a node with the MPIR algorithm
  * between nodes; with one rank per node it reaches the MPIR algorithm on
- * every rank. So mpich is refused on a topology whose nodes hold several
- * endpoints. Counts are elements of req->elt bytes (1 when the size is
- * fluid).
+ * every rank. So mpich is refused where two of its ranks share a node
+ * (tc_mpich_map_check, with the ranks' placement). Counts are elements of
+ * req->elt bytes (1 when the size is fluid).
  */
+#include <stdlib.h>
 #include "coll/algos.h"
 
 static uint32_t pof2(uint32_t p)
@@ -88,17 +89,36 @@ tc_status tc_mpich_choose(const tc_coll_req *req, tc_coll_req *out, tc_err *err)
     return TC_OK;
 }
 
+tc_status tc_mpich_map_check(uint32_t p, const tc_topo *t, const uint32_t *map, tc_err *err)
+{
+    uint32_t G = t && t->node_size > 1 ? t->node_size : 1;
+    if (G == 1 || p < 2)
+        return TC_OK;
+    uint32_t nodes = (t->n_endpoints + G - 1) / G;
+    uint32_t *seen = tc_calloc(nodes, sizeof *seen); /* rank + 1 placed on the node */
+    if (!seen)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    tc_status st = TC_OK;
+    for (uint32_t r = 0; r < p && st == TC_OK; r++) {
+        uint32_t e = map ? map[r] : r, n = e / G;
+        if (n >= nodes)
+            continue;
+        if (seen[n])
+            st = tc_fail(err, TC_EINVAL,
+                         "mpich models MPICH's choice with one rank per node, but ranks %u and %u share node %u (of "
+                         "%u endpoints), where MPICH's ch4 composes node-aware algorithms topocc does not model: "
+                         "place one rank per node or name an algorithm",
+                         seen[n] - 1, r, n, G);
+        seen[n] = r + 1;
+    }
+    free(seen);
+    return st;
+}
+
 static bool mpich_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)
 {
-    (void)op;
-    if (topo && topo->node_size > 1 && p > 1) {
-        tc_fail(err, TC_EINVAL,
-                "mpich models MPICH's choice with one rank per node; on nodes of %u endpoints MPICH's ch4 composes "
-                "node-aware algorithms topocc does not model: name an algorithm",
-                topo->node_size);
-        return false;
-    }
-    return true;
+    (void)op, (void)p, (void)topo, (void)err;
+    return true; /* where the ranks sit is checked with their map (tc_mpich_map_check) */
 }
 
 static tc_status mpich_build(const tc_coll_req *req, const tc_topo *topo, tc_sched *s, tc_err *err)

@@ -184,7 +184,8 @@ tc_status tc_evaluate_sweep(const tc_topo *t, const tc_coll_req *req, const doub
 {
     tc_status st = check_req(t, req, asked, n, err);
     if (st || (st = check_routing(o, err)) || (st = check_nccl_map(t, req, o->rank_map, err)) ||
-        (st = check_failed_ranks(t, req->p, o->rank_map, err)))
+        (st = check_failed_ranks(t, req->p, o->rank_map, err)) ||
+        (req->algo == TC_ALGO_MPICH && (st = tc_mpich_map_check(req->p, t, o->rank_map, err))))
         return st;
     if (o->alphas && o->mode == TC_MODE_FLOW)
         return tc_fail(err, TC_EINTERNAL, "per-size alphas apply to the formula and steps sweeps, not to flow");

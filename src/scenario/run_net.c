@@ -1002,6 +1002,8 @@ static tc_status job_build(const tc_scn_job *sj, uint32_t elt, const tc_topo *t,
     }
     job_record(&req, j);
     j->ranks = req.p;
+    if (req.algo == TC_ALGO_MPICH && (st = tc_mpich_map_check(req.p, et, jr->jn.map, err)))
+        return st;
     return tc_coll_build(&req, et, &jr->sched, err);
 }
 
