@@ -279,6 +279,9 @@ good "codec-bench replay measures again" '"measured"' replay "$tmp/cb3.json" --f
 bad "a run above the memory limit is refused before it starts" collective --topo "clos:down=16x16,up=1x16" --op alltoall --algo direct --size 1MiB --mode flow --mem-limit 10MB
 grep -q -- "--mem-limit" "$tmp/err" || { echo "FAIL: memory refusal does not name the flag"; fails=$((fails + 1)); }
 bad "bad memory limit" collective --topo "$CLOS" --op allreduce --size 1MiB --mem-limit lots
+# mpich's choice follows the size: the smaller size's all-to-all (scattered,
+# 32 messages a rank in flight) needs about 90 MB, the larger's (pairwise) 11.
+bad "a sweep sized by the choice of each size" collective --topo "clos:hosts=2048,radix=64,tiers=2" --op alltoall --algo mpich --sizes 32MiB:128MiB:4 --mode flow --mem-limit 50MB
 # Flags replace what a saved scenario says, even where that changes what applies.
 "$T" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --rate-cap 300Gbps --place random:seed=4 --ranks 8 --out "$tmp/rf.json" >/dev/null
 good "a flag overrides a saved flow scenario" "formula" collective --scenario "$tmp/rf.json" --mode formula --routing dmodk --place first

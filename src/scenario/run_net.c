@@ -54,11 +54,32 @@ static double mem_limit(const tc_run_opts *ro)
     return ro ? ro->mem_limit_bytes : 0;
 }
 
+static double max_of(const double *v, size_t n)
+{
+    double m = 0;
+    for (size_t i = 0; i < n; i++)
+        m = fmax(m, v[i]);
+    return m;
+}
+
+/* The sizes at which a sweep's memory is estimated for algorithm a: the
+ * largest, or every one where the schedule follows the size (nccl's
+ * channels, mpich's choice: a smaller size may take a larger schedule). */
+static size_t est_count(tc_algo a, size_t n)
+{
+    return tc_algo_per_size(a) ? n : 1;
+}
+
+static double est_size(tc_algo a, const double *sizes, size_t n, size_t k)
+{
+    return tc_algo_per_size(a) ? sizes[k] : max_of(sizes, n);
+}
+
 /* Refuses a flow sweep of req (every valid algorithm for auto) whose
  * largest simulation would need more memory than the limit. Without a
  * limit nothing can be refused, so no schedule is built for the estimate. */
-static tc_status sweep_mem_check(const tc_topo *t, const tc_coll_req *req, double bytes, const uint32_t *map,
-                                 const tc_flow_opts *fo, const tc_run_opts *ro, tc_err *err)
+static tc_status sweep_mem_check(const tc_topo *t, const tc_coll_req *req, const double *sizes, size_t n,
+                                 const uint32_t *map, const tc_flow_opts *fo, const tc_run_opts *ro, tc_err *err)
 {
     if (!(mem_limit(ro) > 0))
         return TC_OK;
@@ -68,23 +89,17 @@ static tc_status sweep_mem_check(const tc_topo *t, const tc_coll_req *req, doubl
     for (int a = lo; a < hi; a++) {
         if (!tc_coll_valid(req->op, (tc_algo)a, req->p, t, NULL))
             continue;
-        tc_coll_req r = tc_coll_candidate(req, (tc_algo)a, bytes);
-        tc_sched *sc = NULL;
-        if (tc_coll_build(&r, t, &sc, NULL) != TC_OK)
-            continue; /* the evaluation reports why */
-        tc_flow_job job = {.sched = sc, .rank_map = map, .start_s = 0};
-        need = fmax(need, tc_flow_mem_estimate(t, &job, 1, fo));
-        tc_sched_free(sc);
+        for (size_t k = 0; k < est_count((tc_algo)a, n); k++) {
+            tc_coll_req r = tc_coll_candidate(req, (tc_algo)a, est_size((tc_algo)a, sizes, n, k));
+            tc_sched *sc = NULL;
+            if (tc_coll_build(&r, t, &sc, NULL) != TC_OK)
+                continue; /* the evaluation reports why */
+            tc_flow_job job = {.sched = sc, .rank_map = map, .start_s = 0};
+            need = fmax(need, tc_flow_mem_estimate(t, &job, 1, fo));
+            tc_sched_free(sc);
+        }
     }
     return tc_mem_check(need, mem_limit(ro), "the flow simulation", err);
-}
-
-static double max_of(const double *v, size_t n)
-{
-    double m = 0;
-    for (size_t i = 0; i < n; i++)
-        m = fmax(m, v[i]);
-    return m;
 }
 
 /* ---- topo ---------------------------------------------------------------- */
@@ -237,8 +252,9 @@ static tc_status phase_detail(const tc_topo *t, const tc_coll_row *row, const tc
 
 /* Refuses a grouped flow sweep whose largest simulation (every group a
  * job) would need more memory than the limit. */
-static tc_status groups_mem_check(const tc_topo *t, const tc_coll_req *req, const tc_groups *g, double bytes,
-                                  const uint32_t *map, const tc_flow_opts *fo, const tc_run_opts *ro, tc_err *err)
+static tc_status groups_mem_check(const tc_topo *t, const tc_coll_req *req, const tc_groups *g, const double *sizes,
+                                  size_t n, const uint32_t *map, const tc_flow_opts *fo, const tc_run_opts *ro,
+                                  tc_err *err)
 {
     if (!(mem_limit(ro) > 0))
         return TC_OK;
@@ -256,13 +272,15 @@ static tc_status groups_mem_check(const tc_topo *t, const tc_coll_req *req, cons
     for (int a = lo; a < hi && maps && names && jobs; a++) {
         if (!tc_coll_valid_groups(req->op, (tc_algo)a, g, NULL))
             continue;
-        tc_coll_req r = tc_coll_candidate(req, (tc_algo)a, bytes);
-        tc_sched *sc = NULL;
-        if (tc_coll_build(&r, it, &sc, NULL) != TC_OK)
-            continue; /* the evaluation reports why */
-        tc_groups_flow_jobs(sc, g, map, maps, names, jobs);
-        need = fmax(need, tc_flow_mem_estimate(t, jobs, g->ngroups, fo));
-        tc_sched_free(sc);
+        for (size_t k = 0; k < est_count((tc_algo)a, n); k++) {
+            tc_coll_req r = tc_coll_candidate(req, (tc_algo)a, est_size((tc_algo)a, sizes, n, k));
+            tc_sched *sc = NULL;
+            if (tc_coll_build(&r, it, &sc, NULL) != TC_OK)
+                continue; /* the evaluation reports why */
+            tc_groups_flow_jobs(sc, g, map, maps, names, jobs);
+            need = fmax(need, tc_flow_mem_estimate(t, jobs, g->ngroups, fo));
+            tc_sched_free(sc);
+        }
     }
     tc_status st = maps && names && jobs ? tc_mem_check(need, mem_limit(ro), "the flow simulation", err) : oom(err);
     free(maps);
@@ -401,7 +419,7 @@ static tc_status coll_groups_eval(const tc_scenario *s, const tc_run_opts *ro, t
         tc_coll_req req = {.op = o->op, .algo = row->algo, .p = g.size, .chunks = row->chunks, .root = row->root,
                            .variant = row->variant, .elt = tc_dtype_size(s->dtype), .throttle = row->spec.throttle};
         if (eo->mode == TC_MODE_FLOW &&
-            (st = groups_mem_check(t, &req, &g, max_of(s->sizes, o->nsizes), map, fo, ro, err)))
+            (st = groups_mem_check(t, &req, &g, s->sizes, o->nsizes, map, fo, ro, err)))
             break;
         eo->flow_detail = one ? &o->flow : NULL;
         st = tc_evaluate_groups_sweep(t, &req, &g, s->sizes, o->nsizes, eo, &o->res[i * o->nsizes], err);
@@ -475,7 +493,7 @@ static tc_status coll_eval(const tc_scenario *s, const tc_run_opts *ro, tc_colle
                            .variant = row->variant, .elt = tc_dtype_size(s->dtype)};
         nccl_options(&req, row);
         if (eo.mode == TC_MODE_FLOW &&
-            (st = sweep_mem_check(t, &req, max_of(s->sizes, o->nsizes), map, &fo, ro, err)))
+            (st = sweep_mem_check(t, &req, s->sizes, o->nsizes, map, &fo, ro, err)))
             break;
         /* One size and one named algorithm in flow mode: the run itself
          * gives the details (auto: the winner runs again below). */
@@ -626,8 +644,8 @@ static tc_status cmp_sweep(const tc_scenario *s, const tc_run_opts *ro, tc_compa
     req.p = g ? g->size : o->ranks[t];
     tc_status st = TC_OK;
     if (eo.mode == TC_MODE_FLOW)
-        st = g ? groups_mem_check(et, &req, g, max_of(sizes, n), map, &fo, ro, err)
-               : sweep_mem_check(et, &req, max_of(sizes, n), map, &fo, ro, err);
+        st = g ? groups_mem_check(et, &req, g, sizes, n, map, &fo, ro, err)
+               : sweep_mem_check(et, &req, sizes, n, map, &fo, ro, err);
     if (st == TC_OK)
         st = g ? tc_evaluate_groups_sweep(et, &req, g, sizes, n, &eo, tmp, err)
                : tc_evaluate_sweep(et, &req, sizes, n, &eo, tmp, err);
