@@ -205,6 +205,53 @@ static void throttle_one_on_a_switch_is_the_hand_count(void **state)
     tc_topo_free(t);
 }
 
+/* In formula and steps a block costs alpha times its fan-out, its largest
+ * link share and a path latency, so the blocks together never take less
+ * than direct's one step: auto leans on it (it does not evaluate scattered
+ * there). Random Clos networks (oversubscribed, scale-up nodes, a degraded
+ * link) and tori, random throttles, rank counts and sizes. */
+static void never_faster_than_direct_in_formula_and_steps(void **state)
+{
+    (void)state;
+    srand(777);
+    int compared = 0;
+    for (int trial = 0; trial < 24; trial++) {
+        char spec[160];
+        unsigned kind = (unsigned)trial % 3;
+        if (kind == 0)
+            snprintf(spec, sizeof spec, "clos:down=%ux%u,up=1x%u,bw=%uGB/s", 2 + (unsigned)rand() % 6,
+                     2 + (unsigned)rand() % 4, 1 + (unsigned)rand() % 3, 10 + (unsigned)rand() % 40);
+        else if (kind == 1)
+            snprintf(spec, sizeof spec, "clos:down=4x%u,up=1x2,node=4,node_bw=%uGB/s", 2 + (unsigned)rand() % 3,
+                     50 + (unsigned)rand() % 200);
+        else
+            snprintf(spec, sizeof spec, "torus:dims=%ux%u", 2 + (unsigned)rand() % 4, 2 + (unsigned)rand() % 4);
+        tc_topo *t = NULL;
+        tc_err err = {{0}};
+        if (tc_topo_build(spec, &t, &err) != TC_OK)
+            fail_msg("%s: %s", spec, err.msg);
+        if (rand() % 2 && tc_topo_degrade_link(t, (uint32_t)rand() % 4, 0.25, &err) != TC_OK)
+            fail_msg("%s: %s", spec, err.msg);
+        uint32_t p = 2 + (uint32_t)rand() % (t->n_endpoints - 1), k = 1 + (uint32_t)rand() % 9;
+        double bytes = (double)(1 + rand() % 4096) * 4096.0;
+        for (int m = 0; m < 2; m++) {
+            tc_mode mode = m == 0 ? TC_MODE_FORMULA : TC_MODE_STEPS;
+            double d = eval(t, TC_ALGO_DIRECT, 0, p, bytes, mode), sc = eval(t, TC_ALGO_SCATTERED, k, p, bytes, mode);
+            if (sc < d * (1 - 1e-12))
+                fail_msg("%s p=%u throttle=%u %.0f B mode %d: scattered %.9g s < direct %.9g s", spec, p, k, bytes, m,
+                         sc, d);
+            tc_coll_req req = {.op = TC_OP_ALLTOALL, .algo = TC_ALGO_AUTO, .p = p, .bytes = bytes};
+            tc_eval_opts o = {.mode = mode};
+            tc_result r;
+            assert_int_equal(tc_evaluate(t, &req, &o, &r, &err), TC_OK);
+            assert_true(r.algo != TC_ALGO_SCATTERED);
+            compared++;
+        }
+        tc_topo_free(t);
+    }
+    assert_int_equal(compared, 48);
+}
+
 static void parsing_naming_and_refusals(void **state)
 {
     (void)state;
@@ -242,6 +289,7 @@ int main(void)
         cmocka_unit_test(data_checker_passes_for_every_rank_count),
         cmocka_unit_test(throttle_zero_is_direct_in_every_evaluator),
         cmocka_unit_test(throttle_one_on_a_switch_is_the_hand_count),
+        cmocka_unit_test(never_faster_than_direct_in_formula_and_steps),
         cmocka_unit_test(parsing_naming_and_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

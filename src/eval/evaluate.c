@@ -221,6 +221,12 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
     for (int a = lo; a < hi; a++) {
         if (!tc_coll_valid(req->op, (tc_algo)a, req->p, t, NULL))
             continue;
+        /* auto in formula and steps: scattered's blocks take at least
+         * direct's one step (docs/MODEL.md, "MPICH's throttled
+         * all-to-all"), and direct comes first on a tie */
+        if (a == TC_ALGO_SCATTERED && req->algo == TC_ALGO_AUTO && o->mode != TC_MODE_FLOW &&
+            tc_coll_valid(req->op, TC_ALGO_DIRECT, req->p, t, NULL))
+            continue;
         if (a == TC_ALGO_HIER && !nodes_whole(t, req->p, o->rank_map))
             continue; /* its rings inside nodes would not be inside the nodes the job got */
         tc_coll_req r = tc_coll_candidate(req, (tc_algo)a, sizes[0]);

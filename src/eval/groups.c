@@ -166,6 +166,10 @@ tc_status tc_evaluate_groups_sweep(const tc_topo *t, const tc_coll_req *req, con
     for (int a = lo; a < hi && st == TC_OK; a++) {
         if (!tc_coll_valid_groups(req->op, (tc_algo)a, g, NULL))
             continue;
+        /* as tc_evaluate: scattered never beats direct in formula and steps */
+        if (a == TC_ALGO_SCATTERED && req->algo == TC_ALGO_AUTO && o->mode != TC_MODE_FLOW &&
+            tc_coll_valid_groups(req->op, TC_ALGO_DIRECT, g, NULL))
+            continue;
         /* NCCL's schedules follow the size (channels, loops, chunks), and
          * mpich's choice: one per size */
         bool per_size = tc_algo_per_size((tc_algo)a);
