@@ -553,6 +553,62 @@ static void binomial_broadcast_on_a_torus_is_six_uncontended_transfers(void **st
     tc_topo_free(t);
 }
 
+/* MPICH's MPIR_Reduce_scatter_intra_recursive_halving (v5.0.1), its
+ * index arithmetic replayed on one block per rank: newcnts (two blocks for
+ * the participants that absorbed a neighbour), newdisps, and per mask the
+ * send_idx / recv_idx / last_idx it walks; every participant's send in
+ * every halving step must be the emitted transfer from its rank: the same
+ * destination, first block and block count. p from 2 to 70. */
+static void rhd_reduce_scatter_replays_mpichs_index_arithmetic(void **state)
+{
+    (void)state;
+    for (uint32_t p = 2; p <= 70; p++) {
+        tc_sched *s = build_v(TC_OP_REDUCESCATTER, TC_ALGO_RHD, p, TC_VARIANT_DEFAULT, 0, 0, 1000.0 * p);
+        uint32_t pof2 = 1;
+        while (pof2 * 2 <= p)
+            pof2 *= 2;
+        uint32_t rem = p - pof2, newcnts[64], newdisps[64];
+        for (uint32_t i = 0; i < pof2; i++) {
+            uint32_t old_i = i < rem ? i * 2 + 1 : i + rem;
+            newcnts[i] = old_i < 2 * rem ? 2 : 1;
+            newdisps[i] = i ? newdisps[i - 1] + newcnts[i - 1] : 0;
+        }
+        uint32_t send_idx[64] = {0}, recv_idx[64] = {0}, last_idx[64];
+        for (uint32_t i = 0; i < pof2; i++)
+            last_idx[i] = pof2;
+        tc_xfers x;
+        tc_xfers_init(&x, true);
+        uint32_t step = rem ? 1 : 0; /* after the fold */
+        for (uint32_t mask = pof2 >> 1; mask > 0; mask >>= 1, step++) {
+            tc_xfers_clear(&x);
+            assert_int_equal(s->emit(s, step, &x), TC_OK);
+            for (uint32_t nr = 0; nr < pof2; nr++) {
+                uint32_t nd = nr ^ mask, rank = nr < rem ? nr * 2 + 1 : nr + rem, dst = nd < rem ? nd * 2 + 1 : nd + rem;
+                if (nr < nd)
+                    send_idx[nr] = recv_idx[nr] + mask;
+                else
+                    recv_idx[nr] = send_idx[nr] + mask;
+                uint32_t lo = nr < nd ? send_idx[nr] : send_idx[nr], hi = nr < nd ? last_idx[nr] : recv_idx[nr];
+                uint32_t cnt = 0;
+                for (uint32_t i = lo; i < hi; i++)
+                    cnt += newcnts[i];
+                size_t k = 0;
+                while (k < x.n && x.v[k].src != rank)
+                    k++;
+                if (k == x.n || x.v[k].dst != dst || x.segs[x.v[k].seg_off].src_slot != newdisps[lo] ||
+                    x.segs[x.v[k].seg_off].count != cnt)
+                    fail_msg("p=%u mask %u: rank %u should send blocks [%u, +%u) to %u", p, mask, rank, newdisps[lo],
+                             cnt, dst);
+                /* MPICH: send_idx = recv_idx; last_idx = recv_idx + mask */
+                send_idx[nr] = recv_idx[nr];
+                last_idx[nr] = recv_idx[nr] + mask;
+            }
+        }
+        tc_xfers_free(&x);
+        tc_sched_free(s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -568,6 +624,7 @@ int main(void)
         cmocka_unit_test(every_variant_is_exact_at_every_rank_count),
         cmocka_unit_test(rhd_near_order_on_an_oversubscribed_clos_matches_the_closed_form),
         cmocka_unit_test(binomial_broadcast_on_a_torus_is_six_uncontended_transfers),
+        cmocka_unit_test(rhd_reduce_scatter_replays_mpichs_index_arithmetic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
