@@ -363,6 +363,9 @@ tc_status tc_mpich_choose(const tc_coll_req *req, tc_coll_req *out, tc_err *err)
  * t: TC_OK when no two share a node of t, else TC_EINVAL with one line (on
  * nodes of several ranks MPICH composes node-aware algorithms). */
 tc_status tc_mpich_map_check(uint32_t p, const tc_topo *t, const uint32_t *map, tc_err *err);
+/* mpich's run as results name it: "mpich:rhd", "mpich:scattered,throttle=4"
+ * (chosen: the algorithm picked; throttle: tc_coll_req.throttle). */
+char *tc_mpich_name(tc_algo chosen, uint32_t throttle, char *buf, size_t len);
 tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err);
 
 /* The option a variant is written as ("order=far"); "" for the default. */

@@ -69,35 +69,6 @@ tc_status tc_groups_check(const tc_groups *g, tc_err *err)
     return st;
 }
 
-tc_status tc_groups_mpich_check(const tc_groups *g, const tc_topo *t, const uint32_t *map, tc_err *err)
-{
-    uint32_t G = t && t->node_size > 1 ? t->node_size : 1;
-    if (G == 1 || !g->members)
-        return TC_OK;
-    uint32_t nodes = (t->n_endpoints + G - 1) / G;
-    uint32_t *seen = tc_calloc(nodes, sizeof *seen); /* group index + 1 that holds a rank there */
-    if (!seen)
-        return tc_fail(err, TC_EINTERNAL, "out of memory");
-    tc_status st = TC_OK;
-    for (uint32_t k = 0; k < g->ngroups && st == TC_OK; k++)
-        for (uint32_t i = 0; i < g->size; i++) {
-            uint32_t r = g->members[(size_t)k * g->size + i], e = map ? map[r] : r, n = e / G;
-            if (n >= nodes)
-                continue;
-            if (seen[n] == k + 1) {
-                st = tc_fail(err, TC_EINVAL,
-                             "mpich over groups that hold two ranks of one node (node %u, group %u): MPICH's ch4 "
-                             "composes node-aware algorithms there, which topocc does not model; give groups of one "
-                             "rank per node or name an algorithm",
-                             n, k);
-                break;
-            }
-            seen[n] = k + 1;
-        }
-    free(seen);
-    return st;
-}
-
 const tc_topo *tc_groups_inner_topo(const tc_groups *g, tc_topo *buf)
 {
     if (!g || g->ndims <= 0)

@@ -45,15 +45,14 @@
  * (tc_mpich_map_check, with the ranks' placement). Counts are elements of
  * req->elt bytes (1 when the size is fluid).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include "coll/algos.h"
 
+/* MPL_pof2: the largest power of two <= p */
 static uint32_t pof2(uint32_t p)
 {
-    uint32_t x = 1;
-    while (x <= p / 2)
-        x *= 2;
-    return x;
+    return 1u << tc_log2_floor(p);
 }
 
 tc_status tc_mpich_choose(const tc_coll_req *req, tc_coll_req *out, tc_err *err)
@@ -89,30 +88,86 @@ tc_status tc_mpich_choose(const tc_coll_req *req, tc_coll_req *out, tc_err *err)
     return TC_OK;
 }
 
+/* Whether two of n ranks (ranks[i], or i without a list) sit on one node
+ * of G endpoints (map: rank -> endpoint, NULL the identity): *a and *b the
+ * ranks, *node the node. seen (nodes entries, zero) is zero again after. */
+static bool share_node(uint32_t *seen, uint32_t nodes, uint32_t G, const uint32_t *ranks, uint32_t n,
+                       const uint32_t *map, uint32_t *a, uint32_t *b, uint32_t *node)
+{
+    bool found = false;
+    for (uint32_t i = 0; i < n && !found; i++) {
+        uint32_t r = ranks ? ranks[i] : i, nd = (map ? map[r] : r) / G;
+        if (nd >= nodes)
+            continue;
+        if (seen[nd]) {
+            *a = seen[nd] - 1, *b = r, *node = nd;
+            found = true;
+        } else {
+            seen[nd] = r + 1;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t r = ranks ? ranks[i] : i, nd = (map ? map[r] : r) / G;
+        if (nd < nodes)
+            seen[nd] = 0;
+    }
+    return found;
+}
+
+/* The seen array for t's nodes (NULL and TC_OK when t has no nodes of
+ * several endpoints; NULL and TC_EINTERNAL when out of memory). */
+static tc_status node_marks(const tc_topo *t, uint32_t **seen, uint32_t *nodes, uint32_t *G, tc_err *err)
+{
+    *seen = NULL;
+    *G = t && t->node_size > 1 ? t->node_size : 1;
+    if (*G == 1)
+        return TC_OK;
+    *nodes = (t->n_endpoints + *G - 1) / *G;
+    *seen = tc_calloc(*nodes, sizeof **seen);
+    return *seen ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
+}
+
 tc_status tc_mpich_map_check(uint32_t p, const tc_topo *t, const uint32_t *map, tc_err *err)
 {
-    uint32_t G = t && t->node_size > 1 ? t->node_size : 1;
-    if (G == 1 || p < 2)
-        return TC_OK;
-    uint32_t nodes = (t->n_endpoints + G - 1) / G;
-    uint32_t *seen = tc_calloc(nodes, sizeof *seen); /* rank + 1 placed on the node */
-    if (!seen)
-        return tc_fail(err, TC_EINTERNAL, "out of memory");
-    tc_status st = TC_OK;
-    for (uint32_t r = 0; r < p && st == TC_OK; r++) {
-        uint32_t e = map ? map[r] : r, n = e / G;
-        if (n >= nodes)
-            continue;
-        if (seen[n])
-            st = tc_fail(err, TC_EINVAL,
-                         "mpich models MPICH's choice with one rank per node, but ranks %u and %u share node %u (of "
-                         "%u endpoints), where MPICH's ch4 composes node-aware algorithms topocc does not model: "
-                         "place one rank per node or name an algorithm",
-                         seen[n] - 1, r, n, G);
-        seen[n] = r + 1;
-    }
+    uint32_t *seen, nodes = 0, G, a, b, n;
+    tc_status st = node_marks(t, &seen, &nodes, &G, err);
+    if (st || !seen)
+        return st;
+    if (share_node(seen, nodes, G, NULL, p, map, &a, &b, &n))
+        st = tc_fail(err, TC_EINVAL,
+                     "mpich models MPICH's choice with one rank per node, but ranks %u and %u share node %u (of "
+                     "%u endpoints), where MPICH's ch4 composes node-aware algorithms topocc does not model: "
+                     "place one rank per node or name an algorithm",
+                     a, b, n, G);
     free(seen);
     return st;
+}
+
+tc_status tc_groups_mpich_check(const tc_groups *g, const tc_topo *t, const uint32_t *map, tc_err *err)
+{
+    uint32_t *seen, nodes = 0, G, a, b, n;
+    tc_status st = node_marks(t, &seen, &nodes, &G, err);
+    if (st || !seen || !g->members) {
+        free(seen);
+        return st;
+    }
+    for (uint32_t k = 0; k < g->ngroups && st == TC_OK; k++)
+        if (share_node(seen, nodes, G, g->members + (size_t)k * g->size, g->size, map, &a, &b, &n))
+            st = tc_fail(err, TC_EINVAL,
+                         "mpich over groups that hold two ranks of one node (node %u, group %u): MPICH's ch4 "
+                         "composes node-aware algorithms there, which topocc does not model; give groups of one "
+                         "rank per node or name an algorithm",
+                         n, k);
+    free(seen);
+    return st;
+}
+
+char *tc_mpich_name(tc_algo chosen, uint32_t throttle, char *buf, size_t len)
+{
+    int k = snprintf(buf, len, "mpich:%s", tc_algo_name(chosen));
+    if (chosen == TC_ALGO_SCATTERED && throttle && k > 0 && (size_t)k < len)
+        snprintf(buf + k, len - (size_t)k, ",throttle=%u", throttle == TC_THROTTLE_ALL ? 0 : throttle);
+    return buf;
 }
 
 static bool mpich_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)

@@ -129,11 +129,10 @@ void tc_failures_print(const tc_failures_out *o, const tc_scenario *s, FILE *f)
     for (int i = 0; i < o->net.n; i++) {
         const tc_failures_topo *ft = &o->topo[i];
         char an[96];
-        tc_result_algo_name(&ft->healthy, false, an, sizeof an);
-        if (ft->healthy.algo == TC_ALGO_MPICH) {
-            size_t k = strlen(an);
-            snprintf(an + k, sizeof an - k, "%s%s", strchr(an, ':') ? "," : ":", tc_algo_name(ft->healthy.nccl_impl));
-        }
+        if (ft->healthy.algo == TC_ALGO_MPICH)
+            tc_mpich_name(ft->healthy.nccl_impl, ft->healthy.throttle, an, sizeof an);
+        else
+            tc_result_algo_name(&ft->healthy, false, an, sizeof an);
         fprintf(f, "  %-10s %s  (%u endpoints, %u ranks, %s, routing %s; a draw fails %u of %u fabric cables, %.3g%%",
                 o->net.name[i], o->net.topo[i]->spec, o->info[i].endpoints, o->ranks[i], an,
                 tc_routing_name(o->routing[i], o->net.topo[i]), ft->cables, ft->eligible_cables,

@@ -18,12 +18,8 @@
  * mpich's choice as results name it (mpich:scattered,throttle=4). */
 static const char *job_algo_name(const tc_concurrent_job *jb, char *buf, size_t len)
 {
-    if (jb->algo == TC_ALGO_MPICH) {
-        int k = snprintf(buf, len, "mpich:%s", tc_algo_name(jb->chosen));
-        if (jb->chosen == TC_ALGO_SCATTERED && jb->throttle && k > 0 && (size_t)k < len)
-            snprintf(buf + k, len - (size_t)k, ",throttle=%u", jb->throttle == TC_THROTTLE_ALL ? 0 : jb->throttle);
-        return buf;
-    }
+    if (jb->algo == TC_ALGO_MPICH)
+        return tc_mpich_name(jb->chosen, jb->throttle, buf, len);
     tc_coll_req q = {.algo = jb->algo, .variant = jb->variant, .throttle = jb->throttle};
     return tc_algo_format(&q, buf, len);
 }
@@ -36,12 +32,8 @@ static const char *job_algo_name(const tc_concurrent_job *jb, char *buf, size_t 
 static const char *result_algo(const tc_result *r, char *buf, size_t len)
 {
     tc_result_algo_name(r, false, buf, len);
-    if (r->algo == TC_ALGO_MPICH) {
-        /* mpich:scattered,throttle=4 */
-        int k = snprintf(buf, len, "mpich:%s", tc_algo_name(r->nccl_impl));
-        if (r->nccl_impl == TC_ALGO_SCATTERED && r->throttle && k > 0 && (size_t)k < len)
-            snprintf(buf + k, len - (size_t)k, ",throttle=%u", r->throttle == TC_THROTTLE_ALL ? 0 : r->throttle);
-    }
+    if (r->algo == TC_ALGO_MPICH)
+        tc_mpich_name(r->nccl_impl, r->throttle, buf, len);
     if (r->proto) {
         size_t n = strlen(buf);
         snprintf(buf + n, len - n, "%s%s%s%s,%uch", strchr(buf, ':') ? "," : ":",
