@@ -73,7 +73,7 @@ static tc_status oom(fl_sim *S)
 static void heap_place(fl_sim *S, uint32_t i, fl_hent e)
 {
     S->heap[i] = e;
-    S->f_hpos[e.f] = i;
+    S->fl[e.f].hpos = i;
 }
 
 static void heap_up(fl_sim *S, uint32_t i)
@@ -116,7 +116,7 @@ static void heap_down(fl_sim *S, uint32_t i)
 /* Removes flow f, in the heap, from it. */
 static void heap_remove(fl_sim *S, uint32_t f)
 {
-    uint32_t i = S->f_hpos[f];
+    uint32_t i = S->fl[f].hpos;
     if (--S->hn == i)
         return;
     double old = S->heap[i].key;
@@ -147,11 +147,15 @@ static void lane_pop(fl_sim *S, uint32_t k)
     fl_lane *L = &S->lanes[k];
     L->head = (L->head + 1) & (L->cap - 1);
     L->n--;
-    while (L->n && S->f_hpos[L->v[L->head].f] != FL_LANE_POS(k, L->head)) {
+    while (L->n && S->fl[L->v[L->head].f].hpos != FL_LANE_POS(k, L->head)) {
         L->head = (L->head + 1) & (L->cap - 1);
         L->n--;
         S->q_stale--;
     }
+    /* the record of the entry behind the head: read when it comes to the
+     * head, or by its event */
+    if (L->n > 1)
+        __builtin_prefetch(&S->fl[L->v[(L->head + 1) & (L->cap - 1)].f]);
     if (L->n)
         S->qhead[k] = L->v[L->head].key;
     else
@@ -169,13 +173,13 @@ static bool lane_rebuild(fl_sim *S, uint32_t k, uint32_t nc)
     uint32_t m = 0;
     for (uint32_t i = 0; i < L->n; i++) {
         uint32_t at = (L->head + i) & (L->cap - 1);
-        if (S->f_hpos[L->v[at].f] == FL_LANE_POS(k, at))
+        if (S->fl[L->v[at].f].hpos == FL_LANE_POS(k, at))
             v[m++] = L->v[at];
         else
             S->q_stale--;
     }
     for (uint32_t i = 0; i < m; i++)
-        S->f_hpos[v[i].f] = FL_LANE_POS(k, i);
+        S->fl[v[i].f].hpos = FL_LANE_POS(k, i);
     free(L->v);
     L->v = v;
     L->cap = nc;
@@ -193,7 +197,7 @@ static bool lane_push(fl_sim *S, uint32_t k, double key, uint32_t f)
         return false;
     uint32_t at = (L->head + L->n++) & (L->cap - 1);
     L->v[at] = (fl_hent){key, f};
-    S->f_hpos[f] = FL_LANE_POS(k, at);
+    S->fl[f].hpos = FL_LANE_POS(k, at);
     if (L->n == 1)
         S->qhead[k] = key;
     S->qtail[k] = key;
@@ -203,14 +207,14 @@ static bool lane_push(fl_sim *S, uint32_t k, double key, uint32_t f)
 /* Takes flow f out of the queue (it has a pending event). */
 static void q_remove(fl_sim *S, uint32_t f)
 {
-    uint32_t h = S->f_hpos[f];
+    uint32_t h = S->fl[f].hpos;
     if (!FL_IN_LANE(h)) {
         heap_remove(S, f);
-        S->f_hpos[f] = NONE;
+        S->fl[f].hpos = NONE;
         return;
     }
     uint32_t k = FL_LANE_OF(h);
-    S->f_hpos[f] = NONE;
+    S->fl[f].hpos = NONE;
     if (S->lanes[k].head == FL_LANE_AT(h)) {
         lane_pop(S, k);
         return;
@@ -225,7 +229,7 @@ static void q_remove(fl_sim *S, uint32_t f)
 /* Sets flow f's event time (the heap has room for every flow id). */
 static void q_set(fl_sim *S, uint32_t f, double key)
 {
-    uint32_t h = S->f_hpos[f];
+    uint32_t h = S->fl[f].hpos;
     if (h != NONE && !FL_IN_LANE(h)) {
         /* in the heap: moved there */
         double old = S->heap[h].key;
@@ -259,16 +263,27 @@ static void q_set(fl_sim *S, uint32_t f, double key)
     heap_up(S, i);
 }
 
-/* The earliest event: false when there is none. */
+/* Of lanes a and b (a < b), the one with the earlier head; a on a tie. */
+static inline int lane_earlier(const double *q, int a, int b)
+{
+    return q[b] < q[a] ? b : a;
+}
+
+/* The earliest event: false when there is none. The lane with the earliest
+ * head, the first of equal ones, by a tree of comparisons (no chain of
+ * dependent ones); the heap's top when it is no later. */
 static inline bool q_peek(const fl_sim *S, double *key, uint32_t *f)
 {
+    _Static_assert(FL_LANES == 8, "the tree below compares eight lanes");
+    const double *q = S->qhead;
+    int b = lane_earlier(q, lane_earlier(q, lane_earlier(q, 0, 1), lane_earlier(q, 2, 3)),
+                         lane_earlier(q, lane_earlier(q, 4, 5), lane_earlier(q, 6, 7)));
     double bk = S->hn ? S->heap[0].key : INFINITY;
     int best = -1;
-    for (int k = 0; k < FL_LANES; k++)
-        if (S->qhead[k] < bk) {
-            bk = S->qhead[k];
-            best = k;
-        }
+    if (q[b] < bk) {
+        bk = q[b];
+        best = b;
+    }
     *key = bk;
     if (best >= 0) {
         *f = S->lanes[best].v[S->lanes[best].head].f;
@@ -306,22 +321,17 @@ static bool flows_grow(fl_sim *S)
             return false;                                             \
         S->arr = v_;                                                  \
     } while (0)
-    FL_GROW(f_job);
-    FL_GROW(f_step);
-    FL_GROW(f_src);
-    FL_GROW(f_dst);
-    FL_GROW(f_hpos);
     FL_GROW(f_next);
-    FL_GROW(f_bytes);
-    FL_GROW(f_rem);
-    FL_GROW(f_tlast);
-    FL_GROW(f_rate);
-    FL_GROW(f_lat);
     FL_GROW(f_issue);
-    FL_GROW(f_state);
-    FL_GROW(f_piped);
     FL_GROW(free_ids);
 #undef FL_GROW
+    fl_flow *fv = aligned_alloc(64, c * sizeof *fv);
+    if (!fv)
+        return false;
+    if (S->fl)
+        memcpy(fv, S->fl, S->fhigh * sizeof *fv);
+    free(S->fl);
+    S->fl = fv;
     fl_hent *h = aligned_alloc(64, (c + 4) * sizeof *h);
     if (!h)
         return false;
@@ -345,7 +355,7 @@ static uint32_t flow_new(fl_sim *S)
 
 static void flow_free(fl_sim *S, uint32_t f)
 {
-    S->f_state[f] = ST_FREE;
+    S->fl[f].state = ST_FREE;
     S->free_ids[S->nfree++] = f;
 }
 
@@ -919,9 +929,9 @@ static void push_ready(fl_sim *S, uint32_t job, uint32_t rank)
 
 /* ---- memory in use, progress ---- */
 
-/* Bytes of one flow id in this file's arrays: f_job .. f_next, f_bytes ..
- * f_issue, f_state, f_piped, free_ids, its heap entry. */
-#define FLOW_ID_BYTES (6 * sizeof(uint32_t) + 6 * sizeof(double) + 2 + sizeof(uint32_t) + sizeof(fl_hent))
+/* Bytes of one flow id in this file's arrays: its record, f_next, f_issue,
+ * free_ids, its heap entry. */
+#define FLOW_ID_BYTES (sizeof(fl_flow) + sizeof(uint32_t) + sizeof(double) + sizeof(uint32_t) + sizeof(fl_hent))
 /* Bytes of one flow id in the solver (maxmin.c) besides its stride of
  * incidences: inc_n, rate, fmark, bneck, gpos. */
 #define MM_ID_BYTES (sizeof(uint16_t) + sizeof(double) + 3 * sizeof(uint32_t))
@@ -1120,14 +1130,14 @@ static void blame_free(fl_blame *b)
 static void blame_account(fl_sim *S, uint32_t f, double t)
 {
     fl_blame *b = S->blame;
-    double dt = t - S->f_tlast[f];
+    double dt = t - S->fl[f].tlast;
     if (!(dt > 0) || f >= b->fcap)
         return;
-    uint32_t tag = S->jobs[S->f_job[f]].tag;
+    uint32_t tag = S->jobs[S->fl[f].job].tag;
     if (tag >= b->ntags)
         return;
     b->sent[tag] += dt;
-    double a = b->alone[f], r = S->f_rate[f];
+    double a = b->alone[f], r = S->fl[f].rate;
     double lost = a > 0 && r < a ? dt * (1 - r / a) : 0;
     uint32_t l = b->bl[f];
     if (lost > 0 && l < b->nlinks) {
@@ -1158,7 +1168,7 @@ static void blame_start(fl_sim *S, uint32_t f, const uint32_t *path, const doubl
         b->fcap = c;
     }
     double cap = S->mm.rate_cap > 0 ? S->mm.rate_cap : INFINITY, a = cap;
-    uint32_t tag = S->jobs[S->f_job[f]].tag;
+    uint32_t tag = S->jobs[S->fl[f].job].tag;
     for (uint32_t k = 0; k < n; k++) {
         double w = pw ? pw[k] : 1;
         if (w > 0 && S->cap[path[k]] / w < a)
@@ -1172,14 +1182,14 @@ static void blame_start(fl_sim *S, uint32_t f, const uint32_t *path, const doubl
 
 static void flow_start(fl_sim *S, uint32_t f)
 {
-    fl_job *J = &S->jobs[S->f_job[f]];
-    uint32_t src = S->f_src[f];
+    fl_job *J = &S->jobs[S->fl[f].job];
+    uint32_t src = S->fl[f].src;
     uint32_t a = fl_ep(J, src);
-    uint32_t b = fl_ep(J, S->f_dst[f]);
+    uint32_t b = fl_ep(J, S->fl[f].dst);
     const uint32_t *path = S->path;
     const double *pw = S->pw;
     uint32_t n;
-    double lat = 0, bytes = S->f_bytes[f];
+    double lat = 0, bytes = S->fl[f].bytes;
     fl_rcache *c = J->rc ? &J->rc[src] : NULL;
     if (c && c->n && c->dst == b) {
         /* the sender's last route (a ring sends to one rank every step);
@@ -1217,13 +1227,13 @@ static void flow_start(fl_sim *S, uint32_t f)
                 S->link_bytes[path[k]] += pw[k] * bytes;
         }
     }
-    if (J->s->proto && S->f_piped[f])
+    if (J->s->proto && S->fl[f].piped)
         lat = 0; /* pipelined behind an earlier chunk (flow_go) */
-    S->f_lat[f] = lat;
-    S->f_state[f] = ST_XMIT;
-    S->f_tlast[f] = S->now;
-    S->f_rate[f] = 0;
-    S->f_rem[f] = bytes;
+    S->fl[f].lat = lat;
+    S->fl[f].state = ST_XMIT;
+    S->fl[f].tlast = S->now;
+    S->fl[f].rate = 0;
+    S->fl[f].rem = bytes;
     if (!(bytes > 0)) {
         /* Nothing to send: ends now (same batch). */
         q_set(S, f, S->now);
@@ -1240,7 +1250,7 @@ static void flow_start(fl_sim *S, uint32_t f)
  * it issued before: the end of that slot, where its clock moves. */
 static double take_slot(fl_sim *S, uint32_t f)
 {
-    double *clk = &S->jobs[S->f_job[f]].rk[S->f_src[f]].oclk;
+    double *clk = &S->jobs[S->fl[f].job].rk[S->fl[f].src].oclk;
     *clk = (*clk > S->now ? *clk : S->now) + S->t->alpha;
     return *clk;
 }
@@ -1251,9 +1261,9 @@ static double take_slot(fl_sim *S, uint32_t f)
 static void flow_go(fl_sim *S, uint32_t f)
 {
     S->f_issue[f] = S->now;
-    const fl_job *J = &S->jobs[S->f_job[f]];
+    const fl_job *J = &S->jobs[S->fl[f].job];
     const tc_sched *sc = J->s;
-    if (sc->proto && S->f_piped[f]) {
+    if (sc->proto && S->fl[f].piped) {
         /* A later loop runs behind the first in NCCL's pipeline: no step
          * latency (and no propagation: flow_start). */
         flow_start(S, f);
@@ -1263,8 +1273,8 @@ static void flow_go(fl_sim *S, uint32_t f)
         /* An NCCL protocol's step latency, by where the two ends are; the
          * channels run in parallel: no overhead clock. */
         const tc_topo *t = S->t;
-        uint32_t a = fl_ep(J, S->f_src[f]);
-        uint32_t b = fl_ep(J, S->f_dst[f]);
+        uint32_t a = fl_ep(J, S->fl[f].src);
+        uint32_t b = fl_ep(J, S->fl[f].dst);
         bool local = fl_same_node(t, a, b);
         double lat = local ? sc->lat_intra_s : sc->lat_inter_s;
         /* The protocol's step latency includes a path's: the path adds only
@@ -1291,7 +1301,7 @@ static void flow_go(fl_sim *S, uint32_t f)
  * order in which its receivers happen to reach the step. */
 static bool posts_now(const fl_sim *S, uint32_t f)
 {
-    return !S->jobs[S->f_job[f]].s->proto && S->t->alpha > 0;
+    return !S->jobs[S->fl[f].job].s->proto && S->t->alpha > 0;
 }
 
 /* Posts parked flow f: takes its sender's next overhead slot, kept in
@@ -1383,15 +1393,15 @@ static void advance(fl_sim *S, uint32_t job, uint32_t r)
                 oom(S);
                 return;
             }
-            S->f_job[f] = job;
-            S->f_step[f] = s;
-            S->f_src[f] = r;
-            S->f_dst[f] = d;
-            S->f_bytes[f] = bytes * wire;
-            S->f_piped[f] = (uint8_t)T->xv[k].piped;
+            S->fl[f].job = job;
+            S->fl[f].step = s;
+            S->fl[f].src = r;
+            S->fl[f].dst = d;
+            S->fl[f].bytes = bytes * wire;
+            S->fl[f].piped = (uint8_t)T->xv[k].piped;
             S->f_issue[f] = S->now;
-            S->f_hpos[f] = NONE;
-            S->f_state[f] = ST_ALPHA;
+            S->fl[f].hpos = NONE;
+            S->fl[f].state = ST_ALPHA;
             R->outst++;
             if (park) {
                 if (a != b && posts_now(S, f)) /* a local copy pays no overhead */
@@ -1412,9 +1422,9 @@ static void advance(fl_sim *S, uint32_t job, uint32_t r)
             uint32_t f = wait;
             uint32_t b = fl_ep(J, r);
             for (; f != NONE && S->st == TC_OK; f = S->f_next[f]) {
-                uint32_t src = S->f_src[f];
+                uint32_t src = S->fl[f].src;
                 if (fl_ep(J, src) == b) {
-                    deliver(S, job, S->f_step[f], src, r, S->f_bytes[f], S->f_issue[f], S->now);
+                    deliver(S, job, S->fl[f].step, src, r, S->fl[f].bytes, S->f_issue[f], S->now);
                     fl_rank *Q = &J->rk[src];
                     Q->outst--;
                     if (Q->outst == 0 && Q->pend == 0)
@@ -1440,29 +1450,29 @@ static void drain_ready(fl_sim *S)
 /* Handles flow f's pending event at time t. */
 static void flow_event(fl_sim *S, uint32_t f, double t)
 {
-    switch (S->f_state[f]) {
+    switch (S->fl[f].state) {
     case ST_ALPHA:
         /* Off the heap until the solver gives it a rate. */
         q_remove(S, f);
         flow_start(S, f);
         break;
     case ST_XMIT: {
-        if (S->blame && S->f_bytes[f] > 0)
+        if (S->blame && S->fl[f].bytes > 0)
             blame_account(S, f, t);
-        if (S->f_bytes[f] > 0)
+        if (S->fl[f].bytes > 0)
             tc_mm_remove(&S->mm, f);
-        S->f_rem[f] = 0;
-        S->f_tlast[f] = t;
-        S->f_state[f] = ST_PROP;
-        q_set(S, f, t + S->f_lat[f]);
-        fl_job *J = &S->jobs[S->f_job[f]];
-        uint32_t r = S->f_src[f];
+        S->fl[f].rem = 0;
+        S->fl[f].tlast = t;
+        S->fl[f].state = ST_PROP;
+        q_set(S, f, t + S->fl[f].lat);
+        fl_job *J = &S->jobs[S->fl[f].job];
+        uint32_t r = S->fl[f].src;
         if (--J->rk[r].outst == 0 && S->o.deps != TC_DEPS_RECV && J->rk[r].pend == 0)
-            push_ready(S, S->f_job[f], r);
+            push_ready(S, S->fl[f].job, r);
         break;
     }
     default:
-        deliver(S, S->f_job[f], S->f_step[f], S->f_src[f], S->f_dst[f], S->f_bytes[f], S->f_issue[f], t);
+        deliver(S, S->fl[f].job, S->fl[f].step, S->fl[f].src, S->fl[f].dst, S->fl[f].bytes, S->f_issue[f], t);
         q_remove(S, f);
         flow_free(S, f);
         break;
@@ -1479,7 +1489,7 @@ static void apply_rates(fl_sim *S)
     }
     for (size_t i = 0; i < S->mm.nchanged; i++) {
         uint32_t f = S->mm.changed[i];
-        double rem = S->f_rem[f] - S->f_rate[f] * (S->now - S->f_tlast[f]);
+        double rem = S->fl[f].rem - S->fl[f].rate * (S->now - S->fl[f].tlast);
         if (rem < 0)
             rem = 0;
         double r = tc_mm_rate(&S->mm, f);
@@ -1487,9 +1497,9 @@ static void apply_rates(fl_sim *S)
             blame_account(S, f, S->now);
             S->blame->bl[f] = S->mm.blink[f];
         }
-        S->f_rem[f] = rem;
-        S->f_tlast[f] = S->now;
-        S->f_rate[f] = r;
+        S->fl[f].rem = rem;
+        S->fl[f].tlast = S->now;
+        S->fl[f].rate = r;
         q_set(S, f, S->now + rem / r);
     }
 }
@@ -1712,20 +1722,9 @@ static void sim_free(fl_sim *S)
     free(S->path);
     free(S->pw);
     tc_xfers_free(&S->xf);
-    free(S->f_job);
-    free(S->f_step);
-    free(S->f_src);
-    free(S->f_dst);
-    free(S->f_hpos);
+    free(S->fl);
     free(S->f_next);
-    free(S->f_bytes);
-    free(S->f_rem);
-    free(S->f_tlast);
-    free(S->f_rate);
-    free(S->f_lat);
     free(S->f_issue);
-    free(S->f_state);
-    free(S->f_piped);
     free(S->free_ids);
     free(S->heap_mem);
     for (uint32_t k = 0; k < FL_LANES; k++)
@@ -1777,7 +1776,7 @@ static void sim_loop(fl_sim *S, const size_t *order)
             if (t > S->now)
                 S->now = t;
             /* A start was counted when the transfer was issued. */
-            if (S->f_state[f] != ST_ALPHA && !count_event(S))
+            if (S->fl[f].state != ST_ALPHA && !count_event(S))
                 break;
             flow_event(S, f, t);
             drain_ready(S);
@@ -2101,7 +2100,7 @@ tc_status tc_flow_ctx_run(tc_flow_ctx *c, double until, uint32_t *done, size_t c
         while (S->st == TC_OK && q_peek(S, &t, &f) && t <= end) {
             if (t > S->now)
                 S->now = t;
-            if (S->f_state[f] != ST_ALPHA && !count_event(S))
+            if (S->fl[f].state != ST_ALPHA && !count_event(S))
                 break;
             flow_event(S, f, t);
             drain_ready(S);

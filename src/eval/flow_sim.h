@@ -109,6 +109,20 @@ typedef struct fl_ready {
     uint32_t job, rank;
 } fl_ready;
 
+/* A flow (fl_sim.fl): its transfer, where it is and its rate. */
+typedef struct fl_flow {
+    double rem;           /* bytes left at tlast */
+    double tlast;         /* when rem was last brought up to date */
+    double rate;
+    double bytes;         /* the transfer's bytes on the wire */
+    double lat;           /* its path's latency */
+    uint32_t job, step, src, dst;
+    uint32_t hpos;        /* its pending event's place (below) */
+    uint8_t state;
+    uint8_t piped;        /* nccl-*: no step latency, no propagation (tc_xfer.piped) */
+} fl_flow;
+_Static_assert(sizeof(fl_flow) <= 64, "a flow is one cache line");
+
 typedef struct fl_hent {
     double key;
     uint32_t f;
@@ -117,7 +131,7 @@ _Static_assert(sizeof(fl_hent) == 16, "four heap entries per cache line");
 
 /* The event queue's lanes (flow.c): FIFOs of nondecreasing times, rings
  * of cap entries (a power of two) from head. A flow in lane k at ring
- * index i has f_hpos FL_LANE_POS(k, i); an entry no flow points at is
+ * index i has fl[f].hpos FL_LANE_POS(k, i); an entry no flow points at is
  * stale. */
 #define FL_LANES 8
 #define FL_LANE_MAX (1u << 27)
@@ -142,17 +156,18 @@ typedef struct fl_sim {
     double *link_bytes;
     tc_xfers xf;
 
-    /* Flows, struct of arrays by id. */
+    /* Flows by id: what every event of a flow reads or writes is one
+     * record of one cache line (fl_flow); the issue time and the parked
+     * chain, which fewer events touch, are arrays apart. */
     uint32_t fcap, fhigh;
-    uint32_t *f_job, *f_step, *f_src, *f_dst, *f_hpos, *f_next;
-    double *f_bytes, *f_rem, *f_tlast, *f_rate, *f_lat, *f_issue;
-    uint8_t *f_state;
-    uint8_t *f_piped;     /* nccl-*: no step latency, no propagation (tc_xfer.piped) */
+    fl_flow *fl;
+    uint32_t *f_next;
+    double *f_issue;
     uint32_t *free_ids;
     uint32_t nfree;
 
     /* Event queue (flow.c): lanes, and a heap for the times no lane takes.
-     * f_hpos[flow]: its place (NONE: no pending event; FL_IN_LANE: a
+     * fl[flow].hpos: its place (NONE: no pending event; FL_IN_LANE: a
      * lane's; else its position in the heap). heap = heap_mem + 3,
      * heap_mem 64-byte aligned, so that the children 4i + 1 .. 4i + 4 of
      * node i fill one cache line. */
@@ -226,10 +241,10 @@ static inline uint32_t fold_rank(const fl_sim *S, uint32_t d)
     return S->fold_T && d >= S->fold_T ? d % S->fold_T : d;
 }
 
-/* The time of flow f's pending event (f_hpos[f] != NONE). */
+/* The time of flow f's pending event (fl[f].hpos != NONE). */
 static inline double fl_qkey(const fl_sim *S, uint32_t f)
 {
-    uint32_t h = S->f_hpos[f];
+    uint32_t h = S->fl[f].hpos;
     if (FL_IN_LANE(h)) {
         const fl_lane *L = &S->lanes[FL_LANE_OF(h)];
         return L->v[FL_LANE_AT(h)].key;

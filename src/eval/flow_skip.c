@@ -283,20 +283,20 @@ static bool snap_take(fl_sim *S, sk_snap *x, uint32_t k)
         return false;
     size_t n = 0;
     for (uint32_t f = 0; f < S->fhigh; f++) {
-        uint8_t st = S->f_state[f];
+        uint8_t st = S->fl[f].state;
         if (st == ST_FREE)
             continue;
         sk_flow *e = &x->fl[n++];
-        bool in_heap = S->f_hpos[f] != NONE;
-        e->step = (int32_t)(S->f_step[f] - k);
-        e->src = S->f_src[f];
-        e->dst = S->f_dst[f];
+        bool in_heap = S->fl[f].hpos != NONE;
+        e->step = (int32_t)(S->fl[f].step - k);
+        e->src = S->fl[f].src;
+        e->dst = S->fl[f].dst;
         e->state = st;
         e->heap = in_heap;
-        e->bytes = S->f_bytes[f];
-        e->lat = st == ST_ALPHA ? 0 : S->f_lat[f];
-        e->rate = st == ST_XMIT ? S->f_rate[f] : 0;
-        e->rem = st == ST_XMIT ? S->f_rem[f] - S->f_rate[f] * (now - S->f_tlast[f]) : 0;
+        e->bytes = S->fl[f].bytes;
+        e->lat = st == ST_ALPHA ? 0 : S->fl[f].lat;
+        e->rate = st == ST_XMIT ? S->fl[f].rate : 0;
+        e->rem = st == ST_XMIT ? S->fl[f].rem - S->fl[f].rate * (now - S->fl[f].tlast) : 0;
         e->key = in_heap ? fl_qkey(S, f) - now : 0;
         e->issue = S->f_issue[f] - now;
     }
@@ -352,10 +352,10 @@ static void shift(fl_sim *S, const sk_snap *a, const sk_snap *b, uint32_t m, uin
     fl_job *J = &S->jobs[0];
     S->now += D;
     for (uint32_t f = 0; f < S->fhigh; f++) {
-        if (S->f_state[f] == ST_FREE)
+        if (S->fl[f].state == ST_FREE)
             continue;
-        S->f_step[f] += K;
-        S->f_tlast[f] += D;
+        S->fl[f].step += K;
+        S->fl[f].tlast += D;
         S->f_issue[f] += D;
     }
     fl_queue_shift(S, D);
@@ -425,17 +425,17 @@ static uint64_t state_hash(fl_sim *S, uint32_t k, sk_hist *e)
     }
     size_t terms = 1 + 2 * (size_t)J->p;
     for (uint32_t f = 0; f < S->fhigh; f++) {
-        uint8_t st = S->f_state[f];
+        uint8_t st = S->fl[f].state;
         if (st == ST_FREE)
             continue;
         uint64_t bits;
-        double bytes = S->f_bytes[f];
+        double bytes = S->fl[f].bytes;
         memcpy(&bits, &bytes, sizeof bits);
-        uint64_t x = ((uint64_t)(S->f_step[f] - k) << 40) ^ ((uint64_t)S->f_src[f] << 20) ^ S->f_dst[f] ^
-                     ((uint64_t)st << 60) ^ ((uint64_t)(S->f_hpos[f] != NONE) << 63);
+        uint64_t x = ((uint64_t)(S->fl[f].step - k) << 40) ^ ((uint64_t)S->fl[f].src << 20) ^ S->fl[f].dst ^
+                     ((uint64_t)st << 60) ^ ((uint64_t)(S->fl[f].hpos != NONE) << 63);
         h += tc_mix64(x ^ tc_mix64(bits));
         c += S->f_issue[f] - now;
-        if (S->f_hpos[f] != NONE)
+        if (S->fl[f].hpos != NONE)
             c += fl_qkey(S, f) - now;
         terms += 2;
     }
