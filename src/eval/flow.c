@@ -925,6 +925,10 @@ static void push_ready(fl_sim *S, uint32_t job, uint32_t rank)
         if (rank < T->n)
             __builtin_prefetch(&T->xv[rank]);
     }
+    /* and its entry for that step, which advance reads first */
+    uint32_t ac = J->rk[rank].acap;
+    if (ac)
+        __builtin_prefetch(&J->ah[rank][s & (ac - 1)]);
 }
 
 /* ---- memory in use, progress ---- */
