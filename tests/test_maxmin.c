@@ -11,7 +11,9 @@
  * values a few ulps or 1e-13 apart; weights are spray fractions such as 1/3.
  * After every solve every flow's rate must equal the from-scratch rate to
  * 1e-9 relative, for component budgets 1 and 4 (everything by level), 40
- * (both ways in one solve) and the default (whole components). Seeds are
+ * (both ways in one solve) and the default (whole components), each
+ * without and with flows alone on their links held outside the solver
+ * (tc_mm_hold), as the flow simulator holds them. Seeds are
  * fixed (1..N per case); a failure names the case, budget, seed, round and
  * flow. bench/mutate_maxmin.sh checks that these tests notice a tolerance
  * removed from the solver.
@@ -130,6 +132,8 @@ typedef struct mm_world {
     bool alive[MAX_IDS];
     double worst;
     uint64_t solves, level_solves;
+    bool hold;          /* a flow alone on its links is held (tc_mm_hold) */
+    uint64_t holds, joins;
 } mm_world;
 
 static const double *weights_of(const mm_world *W, uint32_t f)
@@ -137,9 +141,25 @@ static const double *weights_of(const mm_world *W, uint32_t f)
     return W->c->weights == W_SPRAY ? W->w[f] : NULL;
 }
 
-static void add_flow(tc_mm *m, const mm_world *W, uint32_t f)
+/* Adds flow f; with W->hold, holds it where it is alone on its links, as
+ * the flow simulator does. */
+static void add_flow(tc_mm *m, mm_world *W, uint32_t f)
 {
-    assert_int_equal(tc_mm_add(m, f, W->links[f], weights_of(W, f), W->nl[f]), TC_OK);
+    const uint32_t *links = W->links[f];
+    const double *w = weights_of(W, f);
+    if (W->hold && tc_mm_path_empty(m, links, W->nl[f])) {
+        double r = tc_mm_alone_rate(m, links, w, W->nl[f]);
+        assert_int_equal(tc_mm_hold(m, f, links, w, W->nl[f], r), TC_OK);
+        assert_true(tc_mm_is_held(m, f));
+        W->holds++;
+        return;
+    }
+    for (uint32_t k = 0; W->hold && k < W->nl[f]; k++)
+        if (m->occ[links[k]].held != UINT32_MAX) {
+            W->joins++;
+            break;
+        }
+    assert_int_equal(tc_mm_add(m, f, links, w, W->nl[f]), TC_OK);
 }
 
 /* A path of 1 to MAX_HOPS distinct links. */
@@ -210,7 +230,7 @@ static void compare(const tc_mm *m, mm_world *W, int round, int kind)
     assert_int_equal(tc_mm_init(&ref, W->nlinks, W->cap, MAX_HOPS, W->rate_cap), TC_OK);
     for (uint32_t f = 0; f < W->c->ids; f++)
         if (W->alive[f])
-            add_flow(&ref, W, f);
+            assert_int_equal(tc_mm_add(&ref, f, W->links[f], weights_of(W, f), W->nl[f]), TC_OK);
     assert_int_equal(tc_mm_solve(&ref), TC_OK);
     assert_int_equal(ref.level_solves, 0);
     for (uint32_t f = 0; f < W->c->ids; f++) {
@@ -253,14 +273,18 @@ static void run_seed(mm_world *W)
     tc_mm_free(&m);
 }
 
+/* Each budget without and with holding: with it, the rates must still be
+ * those of a solve from scratch after every batch (held flows' included),
+ * and holds and joins must have happened. */
 static void run_case(const mm_case *c)
 {
     static const uint32_t budgets[] = {1, 4, 40, 0};
-    for (size_t b = 0; b < sizeof budgets / sizeof *budgets; b++) {
+    for (size_t b = 0; b < 2 * sizeof budgets / sizeof *budgets; b++) {
         mm_world *W = calloc(1, sizeof *W);
         assert_non_null(W);
         W->c = c;
-        W->budget = budgets[b];
+        W->budget = budgets[b / 2];
+        W->hold = b % 2;
         uint64_t seeds = c->seeds / SEED_DIV ? c->seeds / SEED_DIV : 1;
         for (W->seed = 1; W->seed <= seeds; W->seed++)
             run_seed(W);
@@ -270,8 +294,15 @@ static void run_case(const mm_case *c)
             assert_true(W->level_solves > W->solves / 2);
         if (W->budget == 0)
             assert_int_equal(W->level_solves, 0);
-        print_message("%-22s budget %-2u: %llu solves, %llu by level, worst rel. difference %.2g\n", c->name,
-                      W->budget, (unsigned long long)W->solves, (unsigned long long)W->level_solves, W->worst);
+        if (W->hold) {
+            assert_true(W->holds > 0);
+            assert_true(W->joins > 0);
+        }
+        print_message("%-22s budget %-2u%s: %llu solves, %llu by level, %llu held, %llu joined, worst rel. "
+                      "difference %.2g\n",
+                      c->name, W->budget, W->hold ? " hold" : "", (unsigned long long)W->solves,
+                      (unsigned long long)W->level_solves, (unsigned long long)W->holds,
+                      (unsigned long long)W->joins, W->worst);
         free(W);
     }
 }
@@ -366,9 +397,61 @@ static void maxmin_departure_at_a_tied_level_frees_the_other_link(void **state)
     }
 }
 
+/* By hand: a flow held on links 0 and 1 (capacities 2 and 6) has 2 alone;
+ * leaving, it marks nothing to solve. Held again, a flow arriving on link
+ * 1 brings it into the solver: both are among the changed flows of the
+ * next solve, at 2 and 4 (link 0 fills first, at 2; the arrival takes
+ * what is left of link 1). A flow held beside them on link 2 stays held
+ * at 5. */
+static void maxmin_held_flow_joins_when_another_arrives(void **state)
+{
+    (void)state;
+    const double cap[] = {2, 6, 5};
+    static const uint32_t p01[] = {0, 1}, p1[] = {1}, p2[] = {2};
+    tc_mm m;
+    assert_int_equal(tc_mm_init(&m, 3, cap, 2, 0), TC_OK);
+    assert_true(tc_mm_path_empty(&m, p01, 2));
+    assert_true(tc_mm_alone_rate(&m, p01, NULL, 2) == 2);
+    assert_int_equal(tc_mm_hold(&m, 0, p01, NULL, 2, 2), TC_OK);
+    assert_false(tc_mm_path_empty(&m, p1, 1));
+    assert_true(tc_mm_rate(&m, 0) == 2);
+    tc_mm_remove(&m, 0);
+    assert_false(tc_mm_is_held(&m, 0));
+    assert_int_equal(m.ndirty, 0);
+    assert_true(tc_mm_path_empty(&m, p01, 2));
+    assert_int_equal(tc_mm_hold(&m, 0, p01, NULL, 2, 2), TC_OK);
+    assert_int_equal(tc_mm_hold(&m, 2, p2, NULL, 1, 5), TC_OK);
+    assert_int_equal(tc_mm_add(&m, 1, p1, NULL, 1), TC_OK);
+    assert_false(tc_mm_is_held(&m, 0));
+    assert_true(tc_mm_is_held(&m, 2));
+    assert_int_equal(tc_mm_solve(&m), TC_OK);
+    bool seen0 = false, seen1 = false;
+    for (size_t i = 0; i < m.nchanged; i++) {
+        seen0 |= m.changed[i] == 0;
+        seen1 |= m.changed[i] == 1;
+        assert_true(m.changed[i] != 2);
+    }
+    assert_true(seen0 && seen1);
+    assert_true(fabs(tc_mm_rate(&m, 0) - 2) < 1e-12);
+    assert_true(fabs(tc_mm_rate(&m, 1) - 4) < 1e-12);
+    assert_true(tc_mm_rate(&m, 2) == 5);
+    /* occupancy follows: link 1 holds two flows, link 2 one */
+    assert_int_equal(m.occ[1].n, 2);
+    assert_int_equal(m.occ[2].n, 1);
+    tc_mm_remove(&m, 0);
+    tc_mm_remove(&m, 1);
+    tc_mm_remove(&m, 2);
+    for (uint32_t l = 0; l < 3; l++) {
+        assert_int_equal(m.occ[l].n, 0);
+        assert_int_equal(m.occ[l].held, UINT32_MAX);
+    }
+    tc_mm_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(maxmin_held_flow_joins_when_another_arrives),
         cmocka_unit_test(maxmin_departure_at_a_tied_level_frees_the_other_link),
         cmocka_unit_test(maxmin_small_networks_with_equal_capacities),
         cmocka_unit_test(maxmin_small_networks_with_equal_capacities_and_spray_weights),

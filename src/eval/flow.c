@@ -943,9 +943,10 @@ static void push_ready(fl_sim *S, uint32_t job, uint32_t rank)
 #define MM_INC_BYTES (2 * sizeof(uint32_t) + sizeof(double))
 /* Per link, allocated whatever the traffic: cap, link_bytes here; lists,
  * lmark, rc, wsum, ucount, is_dirty, dirty, the fair-share heap, and when
- * the solver re-solves by level load, wtot, groups, glevel. */
+ * the solver re-solves by level load, wtot, groups, glevel; its
+ * occupancy. */
 #define LINK_BYTES (2 * sizeof(double) + sizeof(tc_mm_link) + 4 + 8 + 8 + 4 + 1 + 4 + 12 + 8 + 8 + \
-                    sizeof(tc_mm_link) + 8)
+                    sizeof(tc_mm_link) + 8 + sizeof(tc_mm_occ))
 
 /* What the simulator has allocated now, from the capacities of its arrays
  * (O(links); called a few times a second at most). */
@@ -1184,6 +1185,13 @@ static void blame_start(fl_sim *S, uint32_t f, const uint32_t *path, const doubl
     b->bl[f] = UINT32_MAX;
 }
 
+/* Whether the solver's incidences carry weights: spraying over paths, or
+ * links standing for their orbits (folding). */
+static inline bool weighted_paths(const fl_sim *S)
+{
+    return S->o.multipath == TC_MULTIPATH_SPRAY || S->fold_T;
+}
+
 static void flow_start(fl_sim *S, uint32_t f)
 {
     fl_job *J = &S->jobs[S->fl[f].job];
@@ -1224,6 +1232,7 @@ static void flow_start(fl_sim *S, uint32_t f)
             c->n = n;
             c->lat = lat;
             c->bytes = bytes;
+            c->alone = tc_mm_alone_rate(&S->mm, S->path, weighted_paths(S) ? S->pw : NULL, n);
             memcpy(J->rc_path + (size_t)src * S->stride, S->path, n * sizeof *S->path);
             memcpy(J->rc_pw + (size_t)src * S->stride, S->pw, n * sizeof *S->pw);
         } else {
@@ -1243,10 +1252,22 @@ static void flow_start(fl_sim *S, uint32_t f)
         q_set(S, f, S->now);
         return;
     }
-    bool weighted = S->o.multipath == TC_MULTIPATH_SPRAY || S->fold_T;
+    const double *w = weighted_paths(S) ? pw : NULL;
     if (S->blame)
-        blame_start(S, f, path, weighted ? pw : NULL, n, bytes);
-    if (tc_mm_add(&S->mm, f, path, weighted ? pw : NULL, n) != TC_OK)
+        blame_start(S, f, path, w, n, bytes);
+    else if (n <= 255 && tc_mm_path_empty(&S->mm, path, n)) {
+        /* Alone on its links: held outside the solver at its rate alone
+         * (the cached route's), applied at the batch's end. */
+        double r = path == S->path ? tc_mm_alone_rate(&S->mm, path, w, n) : c->alone;
+        if (!tc_grow((void **)&S->held, &S->held_cap, S->nheld + 1, sizeof *S->held) ||
+            tc_mm_hold(&S->mm, f, path, w, n, r) != TC_OK) {
+            oom(S);
+            return;
+        }
+        S->held[S->nheld++] = f;
+        return;
+    }
+    if (tc_mm_add(&S->mm, f, path, w, n) != TC_OK)
         oom(S);
 }
 
@@ -1506,6 +1527,23 @@ static void apply_rates(fl_sim *S)
         S->fl[f].rate = r;
         q_set(S, f, S->now + rem / r);
     }
+    /* Flows held in this batch, still alone (one that was joined by
+     * another is among the changed above): their rate alone, as a solve
+     * of a lone flow gives it. */
+    for (size_t i = 0; i < S->nheld; i++) {
+        uint32_t f = S->held[i];
+        if (!tc_mm_is_held(&S->mm, f))
+            continue;
+        double rem = S->fl[f].rem - S->fl[f].rate * (S->now - S->fl[f].tlast);
+        if (rem < 0)
+            rem = 0;
+        double r = tc_mm_rate(&S->mm, f);
+        S->fl[f].rem = rem;
+        S->fl[f].tlast = S->now;
+        S->fl[f].rate = r;
+        q_set(S, f, S->now + rem / r);
+    }
+    S->nheld = 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -1729,6 +1767,7 @@ static void sim_free(fl_sim *S)
     free(S->fl);
     free(S->f_next);
     free(S->f_issue);
+    free(S->held);
     free(S->free_ids);
     free(S->heap_mem);
     for (uint32_t k = 0; k < FL_LANES; k++)

@@ -106,9 +106,17 @@ typedef struct tc_mm_flow {
     double rate;
     uint32_t mark;     /* epoch of the last solve that visited the flow; epoch + 1: frozen */
     uint16_t n;        /* incidences; 0: not in the solver */
-    uint16_t unit;     /* every weight is 1 (inc_w not kept) */
+    uint8_t unit;      /* every weight is 1 (inc_w not kept) */
+    uint8_t held;      /* held outside the solver (tc_mm_hold): its incidences (links only); 0: not held */
     tc_mm_inc inc[];   /* [stride] */
 } tc_mm_flow;
+
+/* A link's occupancy: the flows on it, in the solver or held, and the held
+ * one (UINT32_MAX: none), apart from the link records so that a flow's
+ * check of its path touches 8 bytes a link. */
+typedef struct tc_mm_occ {
+    uint32_t n, held;
+} tc_mm_occ;
 
 typedef struct tc_mm {
     uint32_t nlinks;
@@ -123,6 +131,7 @@ typedef struct tc_mm {
 
     /* Links. */
     tc_mm_link *lists;
+    tc_mm_occ *occ;        /* per link */
     tc_mm_scr *scr;        /* per link, used by solves of several flows */
     uint32_t epoch;
 
@@ -181,8 +190,30 @@ void tc_mm_free(tc_mm *m);
 /* Adds flow id (not already present) over n incidences (1 <= n <= stride;
  * w NULL: every weight 1). Its rate is 0 until the next solve. */
 tc_status tc_mm_add(tc_mm *m, uint32_t id, const uint32_t *links, const double *w, uint32_t n);
-/* Removes flow id. */
+/* Removes flow id (in the solver or held). */
 void tc_mm_remove(tc_mm *m, uint32_t id);
+
+/* Holding. A flow alone on every link of its path keeps the rate it has
+ * alone until another flow arrives on one of them, so it need not enter
+ * the solver: held, it takes no place in the links' lists, no solve, and
+ * leaving it changes nothing for anyone. A flow added on a link where a
+ * flow is held brings that flow into the solver first (its rate there 0
+ * until the next solve, as a new flow's, so that it is among the changed
+ * flows after it), and the solve finds what it would have found had the
+ * held flow been there all along: max-min rates depend on the flows
+ * present, not on their history. */
+
+/* Whether no flow (in the solver or held) is on any of the n links. */
+bool tc_mm_path_empty(const tc_mm *m, const uint32_t *links, uint32_t n);
+/* The rate of a flow alone on the n incidences (w NULL: weights 1): the
+ * least capacity over weight, or the cap, computed as a solve of a lone
+ * flow computes it. */
+double tc_mm_alone_rate(const tc_mm *m, const uint32_t *links, const double *w, uint32_t n);
+/* Holds flow id (not present) on n incidences whose links are all empty
+ * (tc_mm_path_empty), at rate r (tc_mm_alone_rate of the same path). */
+tc_status tc_mm_hold(tc_mm *m, uint32_t id, const uint32_t *links, const double *w, uint32_t n, double r);
+/* Whether flow id is held. */
+static inline bool tc_mm_is_held(const tc_mm *m, uint32_t id);
 
 /* Recomputes the rates of the components touched since the last solve.
  * Afterwards m->changed[0..nchanged) lists the flows whose rate changed
@@ -192,6 +223,11 @@ tc_status tc_mm_solve(tc_mm *m);
 static inline double tc_mm_rate(const tc_mm *m, uint32_t id)
 {
     return tc_mm_flow_at(m, id)->rate;
+}
+
+static inline bool tc_mm_is_held(const tc_mm *m, uint32_t id)
+{
+    return id < m->fcap && tc_mm_flow_at(m, id)->held != 0;
 }
 
 #endif

@@ -70,12 +70,14 @@ typedef struct fl_rank {
 _Static_assert(sizeof(fl_rank) == 32, "two ranks per cache line");
 
 /* A sender's last route, after folding (flow_start): to endpoint dst, n
- * incidences (0: none yet), its latency, and the bytes started on it not
- * yet added to its links' counters (fl_flush_bytes). */
+ * incidences (0: none yet), its latency, the bytes started on it not yet
+ * added to its links' counters (fl_flush_bytes), and a flow's rate alone
+ * on it. */
 typedef struct fl_rcache {
     uint32_t dst, n;
     double lat;
     double bytes;
+    double alone;         /* the rate alone on it (tc_mm_alone_rate) */
 } fl_rcache;
 
 typedef struct fl_job {
@@ -180,6 +182,12 @@ typedef struct fl_sim {
 
     fl_ready *ready;
     size_t nready, ready_cap;
+
+    /* Flows started alone on their links in this batch and held outside
+     * the solver (tc_mm_hold): their rates are applied with the solver's
+     * at the batch's end (apply_rates). */
+    uint32_t *held;
+    size_t nheld, held_cap;
 
     uint32_t *path;       /* scratch: one transfer's incidences */
     double *pw;

@@ -94,13 +94,16 @@ tc_status tc_mm_init(tc_mm *m, uint32_t nlinks, const double *cap, uint32_t stri
     size_t nl = nlinks ? nlinks : 1;
     m->lists = alloc_lines(nl * sizeof *m->lists);
     m->scr = malloc(nl * sizeof *m->scr);
+    m->occ = malloc(nl * sizeof *m->occ);
     m->x0 = INFINITY;
-    if (!m->lists || !m->scr) {
+    if (!m->lists || !m->scr || !m->occ) {
         m->nlinks = 0; /* the lists are not initialised: none to free */
         tc_mm_free(m);
         return TC_EINTERNAL;
     }
     memset(m->lists, 0, nl * sizeof *m->lists);
+    for (size_t l = 0; l < nl; l++)
+        m->occ[l] = (tc_mm_occ){0, UINT32_MAX};
     for (uint32_t l = 0; l < nlinks; l++) {
         tc_mm_link *L = &m->lists[l];
         L->cap = 1;
@@ -117,6 +120,7 @@ void tc_mm_free(tc_mm *m)
                 free(m->lists[l].e.v);
     free(m->lists);
     free(m->scr);
+    free(m->occ);
     free(m->dirty);
     free(m->flows);
     free(m->inc_w);
@@ -255,10 +259,10 @@ static bool group_join(tc_mm *m, uint32_t f, uint32_t g, double level)
     return true;
 }
 
-tc_status tc_mm_add(tc_mm *m, uint32_t id, const uint32_t *links, const double *w, uint32_t n)
+/* Flow id (storage reserved) enters the lists of its n incidences, its
+ * rate 0 until the next solve. */
+static tc_status attach(tc_mm *m, uint32_t id, const uint32_t *links, const double *w, uint32_t n)
 {
-    if (n == 0 || n > m->stride || !reserve_flows(m, id))
-        return TC_EINTERNAL;
     if (w && !m->inc_w && !(m->inc_w = malloc((size_t)m->fcap * m->stride * sizeof *m->inc_w)))
         return TC_EINTERNAL;
     tc_mm_flow *F = tc_mm_flow_at(m, id);
@@ -297,9 +301,95 @@ tc_status tc_mm_add(tc_mm *m, uint32_t id, const uint32_t *links, const double *
     return TC_OK;
 }
 
+/* Held flow id enters the solver (tc_mm_hold). */
+static tc_status join(tc_mm *m, uint32_t id)
+{
+    tc_mm_flow *F = tc_mm_flow_at(m, id);
+    uint32_t n = F->held;
+    uint32_t links[255];
+    for (uint32_t k = 0; k < n; k++) {
+        links[k] = F->inc[k].link;
+        m->occ[links[k]].held = UINT32_MAX;
+    }
+    F->held = 0;
+    /* its weights are in inc_w already: attach writes them over themselves */
+    const double *w = F->unit ? NULL : m->inc_w + (size_t)id * m->stride;
+    return attach(m, id, links, w, n);
+}
+
+tc_status tc_mm_add(tc_mm *m, uint32_t id, const uint32_t *links, const double *w, uint32_t n)
+{
+    if (n == 0 || n > m->stride || !reserve_flows(m, id))
+        return TC_EINTERNAL;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t h = m->occ[links[k]].held;
+        if (h != UINT32_MAX && join(m, h) != TC_OK)
+            return TC_EINTERNAL;
+    }
+    tc_status st = attach(m, id, links, w, n);
+    if (st == TC_OK)
+        for (uint32_t k = 0; k < n; k++)
+            m->occ[links[k]].n++;
+    return st;
+}
+
+bool tc_mm_path_empty(const tc_mm *m, const uint32_t *links, uint32_t n)
+{
+    for (uint32_t k = 0; k < n; k++)
+        if (m->occ[links[k]].n)
+            return false;
+    return true;
+}
+
+double tc_mm_alone_rate(const tc_mm *m, const uint32_t *links, const double *w, uint32_t n)
+{
+    /* solve_single's loop */
+    double r = m->rate_cap;
+    for (uint32_t k = 0; k < n; k++) {
+        double s = m->lists[links[k]].bw / (w ? w[k] : 1.0);
+        if (s < r)
+            r = s;
+    }
+    return r;
+}
+
+tc_status tc_mm_hold(tc_mm *m, uint32_t id, const uint32_t *links, const double *w, uint32_t n, double r)
+{
+    if (n == 0 || n > m->stride || n > 255 || !reserve_flows(m, id))
+        return TC_EINTERNAL;
+    if (w && !m->inc_w && !(m->inc_w = malloc((size_t)m->fcap * m->stride * sizeof *m->inc_w)))
+        return TC_EINTERNAL;
+    tc_mm_flow *F = tc_mm_flow_at(m, id);
+    size_t base = (size_t)id * m->stride;
+    for (uint32_t k = 0; k < n; k++) {
+        F->inc[k] = (tc_mm_inc){links[k], 0};
+        if (w)
+            m->inc_w[base + k] = w[k];
+        tc_mm_occ *O = &m->occ[links[k]];
+        O->n++;
+        O->held = id;
+    }
+    F->n = 0;
+    F->held = (uint8_t)n;
+    F->unit = w == NULL;
+    F->rate = r;
+    return TC_OK;
+}
+
 void tc_mm_remove(tc_mm *m, uint32_t id)
 {
     tc_mm_flow *F = tc_mm_flow_at(m, id);
+    if (F->held) {
+        /* alone on its links: nobody else's rate changes */
+        for (uint32_t k = 0; k < F->held; k++) {
+            tc_mm_occ *O = &m->occ[F->inc[k].link];
+            O->n--;
+            O->held = UINT32_MAX;
+        }
+        F->held = 0;
+        F->rate = 0;
+        return;
+    }
     bool track = m->track;
     double r = F->rate;
     if (track && m->bneck[id] != UINT32_MAX) {
@@ -330,6 +420,7 @@ void tc_mm_remove(tc_mm *m, uint32_t id)
         }
         if (!mark_dirty(m, l))
             m->oom = true;
+        m->occ[l].n--;
     }
     F->n = 0;
     F->rate = 0;
