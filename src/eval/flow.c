@@ -1827,7 +1827,7 @@ static void sim_loop(fl_sim *S, const size_t *order)
         if (S->st == TC_OK)
             apply_rates(S);
         S->batches++;
-        if (S->skip && S->st == TC_OK)
+        if (S->st == TC_OK && fl_skip_look(S))
             fl_skip_batch(S);
     }
 }

@@ -211,6 +211,7 @@ typedef struct fl_sim {
 
     struct fl_blame *blame; /* tc_flow_ctx_blame (flow.c); NULL: off */
     struct fl_skip *skip; /* repetition skipping (flow_skip.c); NULL: off */
+    uint32_t skip_seen;   /* job 0's rank 0's next step when skipping last looked (fl_skip_look) */
     const char *skip_off; /* why it is off (NULL: on) */
     uint64_t steps_skipped;
     uint32_t repeat_from;
@@ -285,6 +286,14 @@ tc_status fl_skip_init(fl_sim *S);
 /* After a batch (rates applied, nothing ready): looks for a repeating
  * state and advances over the repeats. */
 void fl_skip_batch(fl_sim *S);
+/* Whether fl_skip_batch has anything to do: it looks each time the
+ * reference rank (job 0's rank 0) passes a step, and returns at once
+ * otherwise; this test, inlined, spares the call. */
+static inline bool fl_skip_look(const fl_sim *S)
+{
+    const fl_job *J = &S->jobs[0];
+    return S->skip && (J->p ? J->rk[0].issue : 0) != S->skip_seen;
+}
 void fl_skip_free(fl_sim *S);
 /* Re-emits the transfers of step s into its slot, keeping what the ranks
  * did with it (flow.c). */

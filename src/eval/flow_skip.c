@@ -100,7 +100,6 @@ typedef struct fl_skip {
     uint32_t *run_first, *run_end;
     sk_snap a, b;          /* a: the candidate (valid: taken, to compare at step target); b: scratch */
     uint32_t target;
-    uint32_t last_issue;   /* the reference rank's next step at the last look */
     sk_hist hist[SKIP_HIST]; /* hashes of the discrete state at the last steps */
     uint32_t hpos, nhist;
 } fl_skip;
@@ -452,9 +451,9 @@ void fl_skip_batch(fl_sim *S)
     fl_skip *sk = S->skip;
     fl_job *J = &S->jobs[0];
     uint32_t k = J->p ? J->rk[0].issue : 0;
-    if (k == sk->last_issue)
+    if (k == S->skip_seen)
         return;
-    sk->last_issue = k;
+    S->skip_seen = k;
     sk_snap *a = &sk->a, *b = &sk->b;
     const tc_phase *ph = k < J->nsteps ? phase_of(J->s, k) : NULL;
     size_t pi = ph ? (size_t)(ph - J->s->phases) : 0;
@@ -487,7 +486,7 @@ void fl_skip_batch(fl_sim *S)
                     S->repeat_from = a->k;
                 shift(S, a, b, (uint32_t)m, (uint32_t)(m * d), (double)m * delta);
                 S->steps_skipped += m * d;
-                sk->last_issue = J->rk[0].issue;
+                S->skip_seen = J->rk[0].issue;
                 a->valid = false;
                 sk->nhist = 0;
                 return;
