@@ -1,13 +1,29 @@
 #!/bin/sh
-# train.sh - topocc train at the sizes docs/PERFORMANCE.md records: one
-# iteration of a 4,096-endpoint 3D-parallel Llama-3 70B job in steps mode,
-# and --search over every split of the 4,096 endpoints in formula mode
-# (whole-process time).
-# Usage: bench/train.sh [BUILD_DIR]
+# train.sh - topocc train at the sizes docs/PERFORMANCE.md records, one
+# iteration of a 4,096-endpoint 3D-parallel Llama-3 70B job:
+#   steps      in steps mode;
+#   search     --search over every split of the 4,096 endpoints (formula);
+#   flow       co-simulated in flow mode, D-mod-k routing;
+#   flow-ecmp  the same under ECMP (the default routing; slow: see
+#              docs/PERFORMANCE.md).
+# Whole-process time is what is recorded.
+# Usage: bench/train.sh [BUILD_DIR] [CASE...]; no case: steps search flow.
 set -eu
 B=${1:-build}
+[ $# -gt 0 ] && shift
+[ $# -eq 0 ] && set -- steps search flow
 T=clos:hosts=4096,radix=64,tiers=3,node=8
-"$B/topocc" train --topo $T --model llama3-70b --dp 64 --tp 8 --pp 8 --micro-batches 16 --seq-parallel \
-    --recompute selective --zero 1 --mode steps --quiet >/dev/null
-"$B/topocc" train --topo $T --model llama3-70b --search --global-batch 1024 --seq-parallel --recompute selective \
-    --zero 1 --quiet >/dev/null
+JOB="--model llama3-70b --dp 64 --tp 8 --pp 8 --micro-batches 16 --seq-parallel --recompute selective --zero 1"
+# shellcheck disable=SC2086
+for c in "$@"; do
+    case $c in
+    steps) "$B/topocc" train --topo $T $JOB --mode steps --quiet >/dev/null ;;
+    search)
+        "$B/topocc" train --topo $T --model llama3-70b --search --global-batch 1024 --seq-parallel \
+            --recompute selective --zero 1 --quiet >/dev/null
+        ;;
+    flow) "$B/topocc" train --topo $T $JOB --mode flow --routing dmodk --quiet >/dev/null ;;
+    flow-ecmp) "$B/topocc" train --topo $T $JOB --mode flow --quiet >/dev/null ;;
+    *) echo "train.sh: unknown case '$c' (steps, search, flow, flow-ecmp)" >&2; exit 2 ;;
+    esac
+done
