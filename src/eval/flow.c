@@ -1527,12 +1527,13 @@ static void apply_rates(fl_sim *S)
         S->fl[f].rate = r;
         q_set(S, f, S->now + rem / r);
     }
-    /* Flows held in this batch, still alone (one that was joined by
-     * another is among the changed above): their rate alone, as a solve
-     * of a lone flow gives it. */
+    /* Flows held in this batch: their rate alone, as a solve of a lone
+     * flow gives it; or, where another flow joined one since, the rate
+     * the solve gave it, unless the loop above applied that (it did where
+     * the rate moved: then the flow's rate here is no longer 0). */
     for (size_t i = 0; i < S->nheld; i++) {
         uint32_t f = S->held[i];
-        if (!tc_mm_is_held(&S->mm, f))
+        if (S->fl[f].rate != 0)
             continue;
         double rem = S->fl[f].rem - S->fl[f].rate * (S->now - S->fl[f].tlast);
         if (rem < 0)

@@ -197,11 +197,11 @@ void tc_mm_remove(tc_mm *m, uint32_t id);
  * alone until another flow arrives on one of them, so it need not enter
  * the solver: held, it takes no place in the links' lists, no solve, and
  * leaving it changes nothing for anyone. A flow added on a link where a
- * flow is held brings that flow into the solver first (its rate there 0
- * until the next solve, as a new flow's, so that it is among the changed
- * flows after it), and the solve finds what it would have found had the
- * held flow been there all along: max-min rates depend on the flows
- * present, not on their history. */
+ * flow is held brings that flow into the solver first, with the rate it
+ * held (the links' loads count it), as if it had been there all along:
+ * the solve finds what it would have found then (max-min rates depend on
+ * the flows present, not on their history), and lists the flow as changed
+ * only where its rate moves. */
 
 /* Whether no flow (in the solver or held) is on any of the n links. */
 bool tc_mm_path_empty(const tc_mm *m, const uint32_t *links, uint32_t n);

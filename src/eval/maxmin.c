@@ -301,11 +301,14 @@ static tc_status attach(tc_mm *m, uint32_t id, const uint32_t *links, const doub
     return TC_OK;
 }
 
-/* Held flow id enters the solver (tc_mm_hold). */
+/* Held flow id enters the solver (tc_mm_hold) with the rate it had held,
+ * as if it had been there all along: the links' loads count it, and a
+ * solve that leaves its rate where it was does not list it as changed. */
 static tc_status join(tc_mm *m, uint32_t id)
 {
     tc_mm_flow *F = tc_mm_flow_at(m, id);
     uint32_t n = F->held;
+    double r = F->rate;
     uint32_t links[255];
     for (uint32_t k = 0; k < n; k++) {
         links[k] = F->inc[k].link;
@@ -314,7 +317,14 @@ static tc_status join(tc_mm *m, uint32_t id)
     F->held = 0;
     /* its weights are in inc_w already: attach writes them over themselves */
     const double *w = F->unit ? NULL : m->inc_w + (size_t)id * m->stride;
-    return attach(m, id, links, w, n);
+    tc_status st = attach(m, id, links, w, n);
+    if (st != TC_OK)
+        return st;
+    F->rate = r;
+    if (m->track)
+        for (uint32_t k = 0; k < n; k++)
+            m->load[links[k]] += r * (w ? w[k] : 1.0);
+    return TC_OK;
 }
 
 tc_status tc_mm_add(tc_mm *m, uint32_t id, const uint32_t *links, const double *w, uint32_t n)
