@@ -934,8 +934,9 @@ static void push_ready(fl_sim *S, uint32_t job, uint32_t rank)
 /* ---- memory in use, progress ---- */
 
 /* Bytes of one flow id in this file's arrays: its record, f_next, f_issue,
- * free_ids, its heap entry. */
-#define FLOW_ID_BYTES (sizeof(fl_flow) + sizeof(uint32_t) + sizeof(double) + sizeof(uint32_t) + sizeof(fl_hent))
+ * free_ids, its heap entry, its place in the batch's held list. */
+#define FLOW_ID_BYTES \
+    (sizeof(fl_flow) + sizeof(uint32_t) + sizeof(double) + sizeof(uint32_t) + sizeof(fl_hent) + sizeof(uint32_t))
 /* Bytes of one flow id in the solver (maxmin.c) besides its stride of
  * incidences: inc_n, rate, fmark, bneck, gpos. */
 #define MM_ID_BYTES (sizeof(uint16_t) + sizeof(double) + 3 * sizeof(uint32_t))
