@@ -1256,10 +1256,10 @@ static void flow_start(fl_sim *S, uint32_t f)
     const double *w = weighted_paths(S) ? pw : NULL;
     if (S->blame)
         blame_start(S, f, path, w, n, bytes);
-    else if (n <= 255 && tc_mm_path_empty(&S->mm, path, n)) {
+    else if (n <= TC_MM_HOLD_MAX && tc_mm_path_empty(&S->mm, path, n)) {
         /* Alone on its links: held outside the solver at its rate alone
-         * (the cached route's), applied at the batch's end. */
-        double r = path == S->path ? tc_mm_alone_rate(&S->mm, path, w, n) : c->alone;
+         * (the route's, kept with it), applied at the batch's end. */
+        double r = c ? c->alone : tc_mm_alone_rate(&S->mm, path, w, n);
         if (!tc_grow((void **)&S->held, &S->held_cap, S->nheld + 1, sizeof *S->held) ||
             tc_mm_hold(&S->mm, f, path, w, n, r) != TC_OK) {
             oom(S);
@@ -1505,8 +1505,21 @@ static void flow_event(fl_sim *S, uint32_t f, double t)
     }
 }
 
-/* New rates for the flows the solver changed: bytes left are brought to
- * now at the old rate, the end of sending moves. */
+/* Flow f sends at rate r from now: its bytes left are brought to now at
+ * its old rate, and the end of its sending moves. */
+static void retime(fl_sim *S, uint32_t f, double r)
+{
+    fl_flow *F = &S->fl[f];
+    double rem = F->rem - F->rate * (S->now - F->tlast);
+    if (rem < 0)
+        rem = 0;
+    F->rem = rem;
+    F->tlast = S->now;
+    F->rate = r;
+    q_set(S, f, S->now + rem / r);
+}
+
+/* New rates for the flows the solver changed. */
 static void apply_rates(fl_sim *S)
 {
     if (tc_mm_solve(&S->mm) != TC_OK) {
@@ -1515,18 +1528,11 @@ static void apply_rates(fl_sim *S)
     }
     for (size_t i = 0; i < S->mm.nchanged; i++) {
         uint32_t f = S->mm.changed[i];
-        double rem = S->fl[f].rem - S->fl[f].rate * (S->now - S->fl[f].tlast);
-        if (rem < 0)
-            rem = 0;
-        double r = tc_mm_rate(&S->mm, f);
         if (S->blame) {
             blame_account(S, f, S->now);
             S->blame->bl[f] = S->mm.blink[f];
         }
-        S->fl[f].rem = rem;
-        S->fl[f].tlast = S->now;
-        S->fl[f].rate = r;
-        q_set(S, f, S->now + rem / r);
+        retime(S, f, tc_mm_rate(&S->mm, f));
     }
     /* Flows held in this batch: their rate alone, as a solve of a lone
      * flow gives it; or, where another flow joined one since, the rate
@@ -1534,16 +1540,8 @@ static void apply_rates(fl_sim *S)
      * the rate moved: then the flow's rate here is no longer 0). */
     for (size_t i = 0; i < S->nheld; i++) {
         uint32_t f = S->held[i];
-        if (S->fl[f].rate != 0)
-            continue;
-        double rem = S->fl[f].rem - S->fl[f].rate * (S->now - S->fl[f].tlast);
-        if (rem < 0)
-            rem = 0;
-        double r = tc_mm_rate(&S->mm, f);
-        S->fl[f].rem = rem;
-        S->fl[f].tlast = S->now;
-        S->fl[f].rate = r;
-        q_set(S, f, S->now + rem / r);
+        if (S->fl[f].rate == 0)
+            retime(S, f, tc_mm_rate(&S->mm, f));
     }
     S->nheld = 0;
 }

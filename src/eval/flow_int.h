@@ -203,6 +203,9 @@ void tc_mm_remove(tc_mm *m, uint32_t id);
  * the flows present, not on their history), and lists the flow as changed
  * only where its rate moves. */
 
+/* The most incidences a held flow may have (tc_mm_flow.held). */
+#define TC_MM_HOLD_MAX 255u
+
 /* Whether no flow (in the solver or held) is on any of the n links. */
 bool tc_mm_path_empty(const tc_mm *m, const uint32_t *links, uint32_t n);
 /* The rate of a flow alone on the n incidences (w NULL: weights 1): the

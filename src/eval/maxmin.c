@@ -259,11 +259,18 @@ static bool group_join(tc_mm *m, uint32_t f, uint32_t g, double level)
     return true;
 }
 
+/* The weights' storage, allocated with the first flow that has weights w
+ * (NULL: none needed); false when out of memory. */
+static bool weights_ready(tc_mm *m, const double *w)
+{
+    return !w || m->inc_w || (m->inc_w = malloc((size_t)m->fcap * m->stride * sizeof *m->inc_w));
+}
+
 /* Flow id (storage reserved) enters the lists of its n incidences, its
  * rate 0 until the next solve. */
 static tc_status attach(tc_mm *m, uint32_t id, const uint32_t *links, const double *w, uint32_t n)
 {
-    if (w && !m->inc_w && !(m->inc_w = malloc((size_t)m->fcap * m->stride * sizeof *m->inc_w)))
+    if (!weights_ready(m, w))
         return TC_EINTERNAL;
     tc_mm_flow *F = tc_mm_flow_at(m, id);
     size_t base = (size_t)id * m->stride;
@@ -309,7 +316,7 @@ static tc_status join(tc_mm *m, uint32_t id)
     tc_mm_flow *F = tc_mm_flow_at(m, id);
     uint32_t n = F->held;
     double r = F->rate;
-    uint32_t links[255];
+    uint32_t links[TC_MM_HOLD_MAX];
     for (uint32_t k = 0; k < n; k++) {
         links[k] = F->inc[k].link;
         m->occ[links[k]].held = UINT32_MAX;
@@ -365,9 +372,7 @@ double tc_mm_alone_rate(const tc_mm *m, const uint32_t *links, const double *w, 
 
 tc_status tc_mm_hold(tc_mm *m, uint32_t id, const uint32_t *links, const double *w, uint32_t n, double r)
 {
-    if (n == 0 || n > m->stride || n > 255 || !reserve_flows(m, id))
-        return TC_EINTERNAL;
-    if (w && !m->inc_w && !(m->inc_w = malloc((size_t)m->fcap * m->stride * sizeof *m->inc_w)))
+    if (n == 0 || n > m->stride || n > TC_MM_HOLD_MAX || !reserve_flows(m, id) || !weights_ready(m, w))
         return TC_EINTERNAL;
     tc_mm_flow *F = tc_mm_flow_at(m, id);
     size_t base = (size_t)id * m->stride;
