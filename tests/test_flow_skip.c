@@ -33,7 +33,7 @@ static void near(double a, double b, const char *what, const char *ctx)
 }
 
 typedef struct tally {
-    uint64_t runs, skipped_runs, steps, skipped, folded;
+    uint64_t runs, skipped_runs, steps, skipped, folded, to_end;
 } tally;
 
 /* Runs the jobs with and without skipping and compares everything the
@@ -72,6 +72,8 @@ static void compare_jobs(const tc_topo *t, const tc_flow_job *jobs, size_t nj, t
         steps += jobs[j].sched->nsteps;
     assert_int_equal(a.steps_simulated + a.steps_skipped, steps);
     assert_int_equal(b.steps_simulated, steps);
+    assert_true(a.steps_to_end <= a.steps_skipped);
+    assert_int_equal(b.steps_to_end, 0);
     if (a.steps_skipped) {
         assert_true(a.repeat_from_step < steps);
         assert_null(a.skip_off);
@@ -83,6 +85,9 @@ static void compare_jobs(const tc_topo *t, const tc_flow_job *jobs, size_t nj, t
     ty->steps += steps;
     ty->skipped += a.steps_skipped;
     ty->folded += a.fold_ranks > 0;
+    ty->to_end += a.steps_to_end > 0;
+    if (a.fold_ranks)
+        assert_int_equal(a.steps_to_end, 0);
     assert_int_equal(b.fold_ranks, 0);
     if (a.fold_ranks) {
         assert_null(a.fold_off);
@@ -185,9 +190,11 @@ static void every_algorithm_on_asymmetric_and_degraded_networks(void **state)
     every_algorithm("clos:down=8x8,up=1x8,bw=12.5GB/s,lat=1us", 48, 8, 3, &ty);
     every_algorithm("torus:dims=4x4x4,lat=1us", 64, 9, 2, &ty);
     every_algorithm("torus:dims=5x3,lat=1us", 15, 10, 1, &ty);
-    print_message("asymmetric: %llu runs, %llu skipped, %llu folded, %llu of %llu steps skipped\n", (unsigned long long)ty.runs,
-                  (unsigned long long)ty.skipped_runs, (unsigned long long)ty.folded, (unsigned long long)ty.skipped,
-                  (unsigned long long)ty.steps);
+    print_message("asymmetric: %llu runs, %llu skipped, %llu folded, %llu to the end at once, %llu of %llu steps skipped\n",
+                  (unsigned long long)ty.runs, (unsigned long long)ty.skipped_runs, (unsigned long long)ty.folded,
+                  (unsigned long long)ty.to_end, (unsigned long long)ty.skipped, (unsigned long long)ty.steps);
+    /* the degraded networks' repeats carried to the end (flow_skip.c, to_end) */
+    assert_true(ty.to_end > 0);
 }
 
 /* Random shapes, rank counts (not all endpoints: a rank map), sizes,
@@ -255,9 +262,9 @@ static void random_cases(void **state)
         free(map);
         tc_topo_free(t);
     }
-    print_message("random: %llu runs, %llu skipped, %llu folded, %llu of %llu steps skipped\n", (unsigned long long)ty.runs,
-                  (unsigned long long)ty.skipped_runs, (unsigned long long)ty.folded, (unsigned long long)ty.skipped,
-                  (unsigned long long)ty.steps);
+    print_message("random: %llu runs, %llu skipped, %llu folded, %llu to the end at once, %llu of %llu steps skipped\n",
+                  (unsigned long long)ty.runs, (unsigned long long)ty.skipped_runs, (unsigned long long)ty.folded,
+                  (unsigned long long)ty.to_end, (unsigned long long)ty.skipped, (unsigned long long)ty.steps);
 }
 
 /* 1,024 ranks: the algorithms whose phases repeat many steps, symmetric and
@@ -292,9 +299,65 @@ static void at_1024_ranks(void **state)
             }
             tc_topo_free(t);
         }
-    print_message("1024: %llu runs, %llu skipped, %llu folded, %llu of %llu steps skipped\n", (unsigned long long)ty.runs,
-                  (unsigned long long)ty.skipped_runs, (unsigned long long)ty.folded, (unsigned long long)ty.skipped,
-                  (unsigned long long)ty.steps);
+    print_message("1024: %llu runs, %llu skipped, %llu folded, %llu to the end at once, %llu of %llu steps skipped\n",
+                  (unsigned long long)ty.runs, (unsigned long long)ty.skipped_runs, (unsigned long long)ty.folded,
+                  (unsigned long long)ty.to_end, (unsigned long long)ty.skipped, (unsigned long long)ty.steps);
+}
+
+/* To the end at once: a ring on a D-mod-k Clos with one up-link halved
+ * sends every flow alone on its links; its lag spreads over the ring, and
+ * the repeat, once found, is carried to the schedule's last step without
+ * simulating the steps the lag spans, with the full simulation's answer.
+ * With the ring's ranks spread over the leaves, several flows share each
+ * leaf's up-links: the repeat is no longer carried to the end (the leading
+ * ranks' last flows leave the links to the others), and the answer is the
+ * full simulation's again. */
+static void a_repeat_goes_to_the_end_only_where_no_link_is_shared(void **state)
+{
+    (void)state;
+    tally ty = {0};
+    tc_flow_opts o = {0};
+    o.routing = TC_ROUTE_DMODK;
+    tc_err err = {{0}};
+    for (int deps = 0; deps < 4; deps++) {
+        tc_topo *t = topo("clos:hosts=512,radix=32,tiers=2");
+        assert_int_equal(tc_topo_degrade_link(t, 0, 0.5, &err), TC_OK);
+        tc_sched *s = sched(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 512, 512 * 65536.0);
+        o.deps = (tc_flow_deps)deps;
+        tc_flow_job job = {.sched = s};
+        tc_flow_result r;
+        assert_int_equal(tc_flow_run(t, &job, 1, &o, &r, &err), TC_OK);
+        if (getenv("SKIP_VERBOSE"))
+            print_message("deps %d: %llu to the end of %llu skipped\n", deps, (unsigned long long)r.steps_to_end,
+                          (unsigned long long)r.steps_skipped);
+        if (deps != TC_DEPS_RECV)
+            assert_true(r.steps_to_end > 0);
+        tc_flow_result_free(&r);
+        char ctx[64];
+        snprintf(ctx, sizeof ctx, "degraded ring, deps %d", deps);
+        compare_one(t, s, NULL, o, ctx, &ty);
+        tc_sched_free(s);
+        tc_topo_free(t);
+    }
+    /* rank r on leaf r % 16: every flow crosses the leaves' up-links */
+    tc_topo *t = topo("clos:down=16x16,up=1x4,lat=1us");
+    assert_int_equal(tc_topo_degrade_link(t, 0, 0.5, &err), TC_OK);
+    uint32_t map[256];
+    for (uint32_t r = 0; r < 256; r++)
+        map[r] = (r % 16) * 16 + r / 16;
+    tc_sched *s = sched(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 256, 256 * 65536.0);
+    tc_flow_job job = {.sched = s, .rank_map = map};
+    tc_flow_result r;
+    o.deps = TC_DEPS_AUTO;
+    assert_int_equal(tc_flow_run(t, &job, 1, &o, &r, &err), TC_OK);
+    if (getenv("SKIP_VERBOSE"))
+        print_message("shared links: %llu to the end of %llu skipped\n", (unsigned long long)r.steps_to_end,
+                      (unsigned long long)r.steps_skipped);
+    assert_int_equal(r.steps_to_end, 0);
+    tc_flow_result_free(&r);
+    compare_one(t, s, map, o, "degraded ring over shared up-links", &ty);
+    tc_sched_free(s);
+    tc_topo_free(t);
 }
 
 /* A ring on a symmetric Clos repeats after a few steps: most steps are
@@ -467,6 +530,7 @@ int main(void)
         cmocka_unit_test(a_ring_folds_by_pod),
         cmocka_unit_test(parked_messages_post_in_the_schedules_order),
         cmocka_unit_test(a_repetition_crosses_identical_phases),
+        cmocka_unit_test(a_repeat_goes_to_the_end_only_where_no_link_is_shared),
         cmocka_unit_test(every_algorithm_on_symmetric_networks),
         cmocka_unit_test(every_algorithm_on_asymmetric_and_degraded_networks),
         cmocka_unit_test(random_cases),

@@ -129,6 +129,10 @@ typedef struct tc_flow_result {
      * NULL: it was on). */
     uint64_t steps_simulated, steps_skipped;
     uint32_t repeat_from_step;
+    /* Of the steps skipped, those at the end that were not simulated at
+     * all: a repeat whose flows shared no link carried on to the last step
+     * (docs/MODEL.md, "To the end"); 0: none. */
+    uint64_t steps_to_end;
     const char *skip_off;
     /* Rank symmetry (docs/MODEL.md, "Rank symmetry"): a translation of the
      * ranks by fold_ranks mapped the run onto itself, so ranks

@@ -1059,6 +1059,8 @@ static void deliver(fl_sim *S, uint32_t job, uint32_t s, uint32_t src, uint32_t 
     fl_job *J = &S->jobs[job];
     fl_step *st = slot(J, s);
     dst = fold_rank(S, dst);
+    if (S->rec && job == 0)
+        fl_rec_add(S, false, s, src, dst, t);
     st->incomplete--;
     J->transfers++;
     if (t > J->finish)
@@ -1203,6 +1205,8 @@ static void flow_start(fl_sim *S, uint32_t f)
     const double *pw = S->pw;
     uint32_t n;
     double lat = 0, bytes = S->fl[f].bytes;
+    if (S->rec && S->fl[f].job == 0)
+        fl_rec_add(S, true, S->fl[f].step, src, S->fl[f].dst, bytes);
     fl_rcache *c = J->rc ? &J->rc[src] : NULL;
     if (c && c->n && c->dst == b) {
         /* the sender's last route (a ring sends to one rank every step);
@@ -1268,8 +1272,19 @@ static void flow_start(fl_sim *S, uint32_t f)
         S->held[S->nheld++] = f;
         return;
     }
+    S->mm_adds++;
     if (tc_mm_add(&S->mm, f, path, w, n) != TC_OK)
         oom(S);
+}
+
+/* flow_sim.h */
+void fl_rec_add(fl_sim *S, bool start, uint32_t step, uint32_t src, uint32_t dst, double v)
+{
+    if (!tc_grow((void **)&S->recs, &S->recs_cap, S->nrecs + 1, sizeof *S->recs)) {
+        oom(S);
+        return;
+    }
+    S->recs[S->nrecs++] = (fl_rec){step, src, dst, start, v};
 }
 
 /* Flow f's sender pays alpha for it after the overheads of the messages
@@ -1768,6 +1783,7 @@ static void sim_free(fl_sim *S)
     free(S->f_next);
     free(S->f_issue);
     free(S->held);
+    free(S->recs);
     free(S->free_ids);
     free(S->heap_mem);
     for (uint32_t k = 0; k < FL_LANES; k++)
@@ -1796,7 +1812,7 @@ static void sort_jobs(const fl_sim *S, size_t *order)
 static void sim_loop(fl_sim *S, const size_t *order)
 {
     size_t next_job = 0;
-    while (S->st == TC_OK) {
+    while (S->st == TC_OK && !S->ended) {
         double next;
         uint32_t f;
         if (!q_peek(S, &next, &f))
@@ -1929,6 +1945,7 @@ static tc_status results(fl_sim *S, tc_flow_result *res)
     res->steps_skipped = S->steps_skipped;
     res->steps_simulated = steps - S->steps_skipped;
     res->repeat_from_step = S->repeat_from;
+    res->steps_to_end = S->tail_steps;
     res->skip_off = S->skip_off;
     res->fold_ranks = S->fold_T;
     res->fold_copies = S->fold_T ? S->fold_n : 0;

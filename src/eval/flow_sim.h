@@ -215,6 +215,15 @@ typedef struct fl_sim {
     const char *skip_off; /* why it is off (NULL: on) */
     uint64_t steps_skipped;
     uint32_t repeat_from;
+    /* Recording one repeat (flow_skip.c, "to the end"): while rec is on,
+     * job 0's deliveries and flow starts go into recs; mm_adds counts the
+     * flows given to the solver (not held) since the start. ended: the
+     * rest of the run was extrapolated, the loop stops. */
+    bool rec, ended;
+    struct fl_rec *recs;
+    size_t nrecs, recs_cap;
+    uint64_t mm_adds;
+    uint64_t tail_steps;  /* steps of the reference rank extrapolated to the end */
 
     /* Rank symmetry (flow_fold.c): ranks 0..fold_T-1 stand for all, each
      * for fold_n; 0: off (fold_off says why). */
@@ -302,6 +311,17 @@ tc_status fl_reemit(fl_sim *S, size_t j, uint32_t s);
 void fl_flush_bytes(fl_sim *S);
 /* Adds D to every pending event's time (flow.c). */
 void fl_queue_shift(fl_sim *S, double D);
+/* One event of a recorded repeat (fl_sim.rec): a delivery of step's
+ * transfer src -> dst at time v, or (start) the start of its flow of v
+ * bytes. */
+typedef struct fl_rec {
+    uint32_t step, src, dst;
+    bool start;
+    double v;
+} fl_rec;
+/* Appends a record (flow.c); out of memory: the run fails. */
+void fl_rec_add(fl_sim *S, bool start, uint32_t step, uint32_t src, uint32_t dst, double v);
+
 /* Rank r's entry for step s (s >= its issue); NULL when out of memory. */
 fl_ahead *fl_ahead_at(fl_job *J, uint32_t r, uint32_t s);
 

@@ -102,6 +102,10 @@ typedef struct fl_skip {
     uint32_t target;
     sk_hist hist[SKIP_HIST]; /* hashes of the discrete state at the last steps */
     uint32_t hpos, nhist;
+    /* At the candidate: the solver's additions so far, and whether no
+     * flow was in the solver (every flow sending was held). */
+    uint64_t adds0;
+    bool solo0;
 } fl_skip;
 
 static void snap_free(sk_snap *x)
@@ -121,6 +125,24 @@ void fl_skip_free(fl_sim *S)
     free(S->skip->run_end);
     free(S->skip);
     S->skip = NULL;
+}
+
+/* Whether no flow is in the max-min solver: every flow sending is held
+ * (or sends nothing). */
+static bool solver_empty(const fl_sim *S)
+{
+    for (uint32_t f = 0; f < S->fhigh; f++)
+        if (S->fl[f].state == ST_XMIT && S->fl[f].bytes > 0 && !tc_mm_is_held(&S->mm, f))
+            return false;
+    return true;
+}
+
+/* Drops the candidate and stops recording its repeat. */
+static void cand_drop(fl_sim *S)
+{
+    S->skip->a.valid = false;
+    S->rec = false;
+    S->nrecs = 0;
 }
 
 /* Whether two phases' figures allow the same traffic (cheap, before the
@@ -446,6 +468,82 @@ static uint64_t state_hash(fl_sim *S, uint32_t k, sk_hist *e)
     return h;
 }
 
+/* The repeats to the end of the schedule, without simulating them
+ * (docs/MODEL.md, "flow: repeating state", "To the end"). The state at b
+ * repeats a's, d steps and delta seconds later, and the run of identical
+ * steps goes on to the schedule's last step. Were there steps beyond it,
+ * the run would repeat forever; the schedule's end takes those steps'
+ * transfers away, which changes nothing for the others where no flow ever
+ * shared a link (every flow sending in the repeat was held: alone on its
+ * links, at the rate it has alone, which fewer flows leave unchanged), as
+ * nothing else passes from a later step to an earlier one: a rank issues
+ * its steps in order, and posts its messages (their overhead slots) in
+ * that order. So every event recorded in the repeat happens again every
+ * delta seconds, d steps later, for as long as its step is in the
+ * schedule: a delivery at step s + j d at t + j delta, moving its ends'
+ * finish; a flow start adding its bytes to its links. false (nothing
+ * changed) where that does not hold or the repeats would carry the
+ * comparison's difference beyond SKIP_BOUND. */
+static bool to_end(fl_sim *S, const sk_snap *a, const sk_snap *b, uint32_t d, double delta, double err)
+{
+    fl_skip *sk = S->skip;
+    fl_job *J = &S->jobs[0];
+    uint32_t N = J->nsteps;
+    if (S->fold_T || !sk->solo0 || S->mm_adds != sk->adds0 || S->nrecs == 0)
+        return false;
+    /* the most repeats any event is carried over */
+    uint64_t jmax = 0;
+    for (size_t i = 0; i < S->nrecs; i++) {
+        uint32_t st = S->recs[i].step;
+        if (st < N && N - 1 - st >= d && (N - 1 - st) / d > jmax)
+            jmax = (N - 1 - st) / d;
+    }
+    if (err > 0 && (double)jmax * err > SKIP_BOUND * (b->now + (double)jmax * delta))
+        return false;
+    (void)a;
+    fl_flush_bytes(S);
+    for (size_t i = 0; i < S->nrecs; i++) {
+        const fl_rec *e = &S->recs[i];
+        if (e->step >= N || N - 1 - e->step < d)
+            continue;
+        uint64_t j = (N - 1 - e->step) / d;
+        if (e->start) {
+            if (!(e->v > 0))
+                continue;
+            uint32_t n = fl_route(S, fl_ep(J, e->src), fl_ep(J, e->dst));
+            if (n == 0) {
+                if (S->st == TC_OK)
+                    S->st = tc_fail(S->err, TC_EINTERNAL, "flow evaluator: a repeated transfer lost its route");
+                return true;
+            }
+            for (uint32_t k = 0; k < n; k++)
+                S->link_bytes[S->path[k]] += (double)j * S->pw[k] * e->v;
+        } else {
+            double t = e->v + (double)j * delta;
+            if (t > J->finish)
+                J->finish = t;
+            if (t > J->rk[e->src].fin)
+                J->rk[e->src].fin = t;
+            if (t > J->rk[e->dst].fin)
+                J->rk[e->dst].fin = t;
+            J->transfers += j;
+        }
+    }
+    uint32_t k = J->rk[0].issue;
+    for (uint32_t r = 0; r < J->p; r++) {
+        J->rk[r].issue = N;
+        J->rk[r].pend = 0;
+        J->rk[r].outst = 0;
+    }
+    if (S->repeat_from == UINT32_MAX)
+        S->repeat_from = a->k;
+    S->steps_skipped += N - k;
+    S->tail_steps = N - k;
+    S->ended = true;
+    cand_drop(S);
+    return true;
+}
+
 void fl_skip_batch(fl_sim *S)
 {
     fl_skip *sk = S->skip;
@@ -459,7 +557,7 @@ void fl_skip_batch(fl_sim *S)
     size_t pi = ph ? (size_t)(ph - J->s->phases) : 0;
     uint32_t ph_end = ph ? sk->run_end[pi] : 0;
     if (!ph || ph_end - k < SKIP_MIN_LEFT || J->lo < sk->run_first[pi]) {
-        a->valid = false;
+        cand_drop(S);
         sk->nhist = 0;
         return;
     }
@@ -471,7 +569,12 @@ void fl_skip_batch(fl_sim *S)
         double err = 0;
         uint32_t d = k - a->k;
         double delta = b->now - a->now;
-        if (ok && delta > 0 && snap_same(a, b, J->p, &err) && J->hi + d <= ph_end) {
+        bool same = ok && delta > 0 && snap_same(a, b, J->p, &err);
+        /* The run goes on to the schedule's end: to it at once, where that
+         * is exact. */
+        if (same && ph_end == J->nsteps && to_end(S, a, b, d, delta, err))
+            return;
+        if (same && J->hi + d <= ph_end) {
             /* Repeats, each moving the window by d: all inside the phase,
              * their accumulated difference within the bound. */
             uint64_t m = (ph_end - J->hi) / d;
@@ -487,12 +590,12 @@ void fl_skip_batch(fl_sim *S)
                 shift(S, a, b, (uint32_t)m, (uint32_t)(m * d), (double)m * delta);
                 S->steps_skipped += m * d;
                 S->skip_seen = J->rk[0].issue;
-                a->valid = false;
+                cand_drop(S);
                 sk->nhist = 0;
                 return;
             }
         }
-        a->valid = false;
+        cand_drop(S);
     }
     /* A step whose discrete state was seen d steps ago (the nearest) is a
      * candidate: it may repeat d steps from now. */
@@ -510,6 +613,11 @@ void fl_skip_batch(fl_sim *S)
                     return;
                 }
                 sk->target = k + d;
+                /* record the repeat (to_end) */
+                S->rec = true;
+                S->nrecs = 0;
+                sk->adds0 = S->mm_adds;
+                sk->solo0 = solver_empty(S);
             }
             break;
         }

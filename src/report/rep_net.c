@@ -624,6 +624,7 @@ static void repetition_json(json_t *f, const tc_flow_result *fr)
                         fr->repeat_from_step == UINT32_MAX || fr->steps_simulated == 0
                             ? json_null()
                             : json_integer(fr->repeat_from_step));
+    json_object_set_new(f, "steps_to_end", json_integer((json_int_t)fr->steps_to_end));
     json_object_set_new(f, "skip_off", fr->skip_off ? json_string(fr->skip_off) : json_null());
     json_object_set_new(f, "symmetry_ranks", fr->fold_ranks ? json_integer(fr->fold_ranks) : json_null());
     json_object_set_new(f, "symmetry_off", fr->fold_off ? json_string(fr->fold_off) : json_null());
@@ -652,6 +653,10 @@ static bool repetition_text(const tc_flow_result *fr, char *buf, size_t len)
         snprintf(buf, len, "off (%s)", fr->skip_off);
     else if (fr->steps_simulated == 0)
         return false;
+    else if (fr->steps_skipped > 0 && fr->repeat_from_step != UINT32_MAX && fr->steps_to_end > 0)
+        snprintf(buf, len, "%llu steps simulated, %llu skipped (repeating from step %u; the last %llu to the end at once)",
+                 (unsigned long long)fr->steps_simulated, (unsigned long long)fr->steps_skipped,
+                 fr->repeat_from_step, (unsigned long long)fr->steps_to_end);
     else if (fr->steps_skipped > 0 && fr->repeat_from_step != UINT32_MAX)
         snprintf(buf, len, "%llu steps simulated, %llu skipped (repeating from step %u)",
                  (unsigned long long)fr->steps_simulated, (unsigned long long)fr->steps_skipped,
