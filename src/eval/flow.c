@@ -1815,14 +1815,17 @@ static void sim_loop(fl_sim *S, const size_t *order)
     while (S->st == TC_OK && !S->ended) {
         double next;
         uint32_t f;
-        if (!q_peek(S, &next, &f))
+        bool have = q_peek(S, &next, &f);
+        if (!have)
             next = INFINITY;
+        double t = next;
         if (next_job < S->njobs && S->jobs[order[next_job]].start < next)
             next = S->jobs[order[next_job]].start;
         if (next == INFINITY)
             break;
         double end = next + fmax(next * TC_FLOW_BATCH_REL, 1e-15);
         S->now = next;
+        size_t started = next_job;
         while (next_job < S->njobs && S->jobs[order[next_job]].start <= end) {
             fl_job *J = &S->jobs[order[next_job]];
             for (uint32_t r = J->p; r-- > 0;)
@@ -1830,8 +1833,10 @@ static void sim_loop(fl_sim *S, const size_t *order)
             next_job++;
         }
         drain_ready(S);
-        double t;
-        while (S->st == TC_OK && q_peek(S, &t, &f) && t <= end) {
+        /* Where no job started, the queue is as peeked above. */
+        bool peeked = have && next_job == started;
+        while (S->st == TC_OK && (peeked || q_peek(S, &t, &f)) && t <= end) {
+            peeked = false;
             if (t > S->now)
                 S->now = t;
             /* A start was counted when the transfer was issued. */
