@@ -1273,6 +1273,11 @@ static void flow_start(fl_sim *S, uint32_t f)
         return;
     }
     S->mm_adds++;
+    if (S->rec) {
+        /* a repeat with a flow in the solver is not carried to the end */
+        S->rec = false;
+        S->nrecs = 0;
+    }
     if (tc_mm_add(&S->mm, f, path, w, n) != TC_OK)
         oom(S);
 }
@@ -1280,6 +1285,12 @@ static void flow_start(fl_sim *S, uint32_t f)
 /* flow_sim.h */
 void fl_rec_add(fl_sim *S, bool start, uint32_t step, uint32_t src, uint32_t dst, double v)
 {
+    if (S->nrecs >= fl_rec_max(S->jobs[0].p, S->fhigh)) {
+        /* a repeat too long to keep: not carried to the end */
+        S->rec = false;
+        S->nrecs = 0;
+        return;
+    }
     if (!tc_grow((void **)&S->recs, &S->recs_cap, S->nrecs + 1, sizeof *S->recs)) {
         oom(S);
         return;
@@ -2547,5 +2558,12 @@ double tc_flow_mem_estimate(const tc_topo *t, const tc_flow_job *jobs, size_t nj
      * bench/mem_estimate.sh compares with the measured one */
     bytes += max_step * sizeof(tc_xfer) + fmax(run, 2 * part * sizeof(tc_xfer));
     bytes += (double)t->n_links * LINK_BYTES;
+    /* a repeat's records (flow_skip.c, to_end): unfolded runs of one job
+     * that skip; the array's doubling counted */
+    if (njobs == 1 && !T && jobs[0].sched && !(o && (o->no_skip || o->trace_path))) {
+        double ranks = (double)jobs[0].sched->req.p * (jobs[0].sched->lanes > 1 ? jobs[0].sched->lanes : 1);
+        bytes += 2.0 * (double)fl_rec_max((uint32_t)fmin(ranks, UINT32_MAX), (uint32_t)fmin(flows, UINT32_MAX)) *
+                 sizeof(fl_rec);
+    }
     return bytes;
 }

@@ -319,7 +319,15 @@ typedef struct fl_rec {
     bool start;
     double v;
 } fl_rec;
-/* Appends a record (flow.c); out of memory: the run fails. */
+/* The most records a repeat may hold (ranks simulated, flow ids in use):
+ * a repeat of d steps holds about two a transfer, so this keeps repeats of
+ * a few steps; a longer one is not carried to the end. */
+static inline size_t fl_rec_max(uint32_t ranks, uint32_t flows)
+{
+    return (size_t)8 * ((size_t)ranks + flows) + 4096;
+}
+/* Appends a record (flow.c) while there is room (fl_rec_max; else the
+ * recording stops and its records go); out of memory: the run fails. */
 void fl_rec_add(fl_sim *S, bool start, uint32_t step, uint32_t src, uint32_t dst, double v);
 
 /* Rank r's entry for step s (s >= its issue); NULL when out of memory. */

@@ -613,11 +613,13 @@ void fl_skip_batch(fl_sim *S)
                     return;
                 }
                 sk->target = k + d;
-                /* record the repeat (to_end) */
-                S->rec = true;
+                /* record the repeat where to_end may use it: the run goes
+                 * to the schedule's end, no rank folded, no flow in the
+                 * solver (flow.c stops the recording when one enters it) */
                 S->nrecs = 0;
                 sk->adds0 = S->mm_adds;
-                sk->solo0 = solver_empty(S);
+                sk->solo0 = !S->fold_T && ph_end == J->nsteps && solver_empty(S);
+                S->rec = sk->solo0;
             }
             break;
         }
