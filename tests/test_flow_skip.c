@@ -65,8 +65,11 @@ static void compare_jobs(const tc_topo *t, const tc_flow_job *jobs, size_t nj, t
     }
     near(a.mean_utilisation, b.mean_utilisation, "mean utilisation", ctx);
     assert_int_equal(a.nhot, b.nhot);
-    for (size_t i = 0; i < a.nhot; i++)
+    for (size_t i = 0; i < a.nhot; i++) {
         near(a.hot[i].bytes, b.hot[i].bytes, "bytes of a hot link", ctx);
+        if (a.hot[i].link != b.hot[i].link)
+            fail_msg("%s: hot link %zu is link %u with skipping, %u without", ctx, i, a.hot[i].link, b.hot[i].link);
+    }
     uint64_t steps = 0;
     for (size_t j = 0; j < nj; j++)
         steps += jobs[j].sched->nsteps;

@@ -1880,6 +1880,9 @@ static tc_status check_done(fl_sim *S)
     return TC_OK;
 }
 
+/* Link bytes this close (relative) are a tie in the hottest links' order. */
+#define HOT_TIE 1e-9
+
 static tc_status results(fl_sim *S, tc_flow_result *res)
 {
     fl_flush_bytes(S);
@@ -1939,14 +1942,16 @@ static tc_status results(fl_sim *S, tc_flow_result *res)
         double u = res->makespan_s > 0 && S->cap[l] > 0 ? b / (S->cap[l] * res->makespan_s) : 0;
         util += u;
         used++;
-        /* Insert into the top list, most bytes first (ties: lower ID). */
+        /* Insert into the top list, most bytes first; ties (bytes within
+         * HOT_TIE relative: the same traffic, added up in another order,
+         * as where repeats were skipped) go to the lower ID. */
         size_t k = res->nhot < TC_FLOW_HOT_LINKS ? res->nhot++ : TC_FLOW_HOT_LINKS;
         if (k == TC_FLOW_HOT_LINKS) {
-            if (!(b > res->hot[k - 1].bytes))
+            if (!(b > res->hot[k - 1].bytes * (1 + HOT_TIE)))
                 continue;
             k--;
         }
-        while (k > 0 && res->hot[k - 1].bytes < b) {
+        while (k > 0 && res->hot[k - 1].bytes * (1 + HOT_TIE) < b) {
             res->hot[k] = res->hot[k - 1];
             k--;
         }
