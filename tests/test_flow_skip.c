@@ -102,6 +102,14 @@ static void compare_jobs(const tc_topo *t, const tc_flow_job *jobs, size_t nj, t
     tc_flow_result_free(&b);
 }
 
+static void tally_print(const char *label, const tally *ty)
+{
+    print_message("%s: %llu runs, %llu skipped, %llu folded, %llu to the end at once, %llu of %llu steps skipped\n",
+                  label, (unsigned long long)ty->runs, (unsigned long long)ty->skipped_runs,
+                  (unsigned long long)ty->folded, (unsigned long long)ty->to_end, (unsigned long long)ty->skipped,
+                  (unsigned long long)ty->steps);
+}
+
 static void compare_one(const tc_topo *t, const tc_sched *s, const uint32_t *map, tc_flow_opts o, const char *ctx,
                         tally *ty)
 {
@@ -176,9 +184,7 @@ static void every_algorithm_on_symmetric_networks(void **state)
     every_algorithm("clos:down=4x4x4,up=1x4x4,alpha=0", 64, 2, 0, &ty);
     every_algorithm("torus:dims=4x4x4,lat=1us", 64, 3, 0, &ty);
     every_algorithm("torus:dims=8x4,wrap=0x1", 32, 4, 0, &ty);
-    print_message("symmetric: %llu runs, %llu skipped, %llu folded, %llu of %llu steps skipped\n", (unsigned long long)ty.runs,
-                  (unsigned long long)ty.skipped_runs, (unsigned long long)ty.folded, (unsigned long long)ty.skipped,
-                  (unsigned long long)ty.steps);
+    tally_print("symmetric", &ty);
     assert_true(ty.skipped_runs * 8 > ty.runs);
     assert_true(ty.folded * 8 > ty.runs);
 }
@@ -193,9 +199,7 @@ static void every_algorithm_on_asymmetric_and_degraded_networks(void **state)
     every_algorithm("clos:down=8x8,up=1x8,bw=12.5GB/s,lat=1us", 48, 8, 3, &ty);
     every_algorithm("torus:dims=4x4x4,lat=1us", 64, 9, 2, &ty);
     every_algorithm("torus:dims=5x3,lat=1us", 15, 10, 1, &ty);
-    print_message("asymmetric: %llu runs, %llu skipped, %llu folded, %llu to the end at once, %llu of %llu steps skipped\n",
-                  (unsigned long long)ty.runs, (unsigned long long)ty.skipped_runs, (unsigned long long)ty.folded,
-                  (unsigned long long)ty.to_end, (unsigned long long)ty.skipped, (unsigned long long)ty.steps);
+    tally_print("asymmetric", &ty);
     /* the degraded networks' repeats carried to the end (flow_skip.c, to_end) */
     assert_true(ty.to_end > 0);
 }
@@ -265,9 +269,7 @@ static void random_cases(void **state)
         free(map);
         tc_topo_free(t);
     }
-    print_message("random: %llu runs, %llu skipped, %llu folded, %llu to the end at once, %llu of %llu steps skipped\n",
-                  (unsigned long long)ty.runs, (unsigned long long)ty.skipped_runs, (unsigned long long)ty.folded,
-                  (unsigned long long)ty.to_end, (unsigned long long)ty.skipped, (unsigned long long)ty.steps);
+    tally_print("random", &ty);
 }
 
 /* 1,024 ranks: the algorithms whose phases repeat many steps, symmetric and
@@ -302,9 +304,7 @@ static void at_1024_ranks(void **state)
             }
             tc_topo_free(t);
         }
-    print_message("1024: %llu runs, %llu skipped, %llu folded, %llu to the end at once, %llu of %llu steps skipped\n",
-                  (unsigned long long)ty.runs, (unsigned long long)ty.skipped_runs, (unsigned long long)ty.folded,
-                  (unsigned long long)ty.to_end, (unsigned long long)ty.skipped, (unsigned long long)ty.steps);
+    tally_print("1024", &ty);
 }
 
 /* To the end at once: a ring on a D-mod-k Clos with one up-link halved

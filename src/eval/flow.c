@@ -1272,12 +1272,8 @@ static void flow_start(fl_sim *S, uint32_t f)
         S->held[S->nheld++] = f;
         return;
     }
-    S->mm_adds++;
-    if (S->rec) {
-        /* a repeat with a flow in the solver is not carried to the end */
-        S->rec = false;
-        S->nrecs = 0;
-    }
+    if (S->rec)
+        fl_rec_stop(S); /* a flow in the solver: links shared */
     if (tc_mm_add(&S->mm, f, path, w, n) != TC_OK)
         oom(S);
 }
@@ -1286,9 +1282,7 @@ static void flow_start(fl_sim *S, uint32_t f)
 void fl_rec_add(fl_sim *S, bool start, uint32_t step, uint32_t src, uint32_t dst, double v)
 {
     if (S->nrecs >= fl_rec_max(S->jobs[0].p, S->fhigh)) {
-        /* a repeat too long to keep: not carried to the end */
-        S->rec = false;
-        S->nrecs = 0;
+        fl_rec_stop(S); /* a repeat too long to keep */
         return;
     }
     if (!tc_grow((void **)&S->recs, &S->recs_cap, S->nrecs + 1, sizeof *S->recs)) {

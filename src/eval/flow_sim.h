@@ -216,13 +216,13 @@ typedef struct fl_sim {
     uint64_t steps_skipped;
     uint32_t repeat_from;
     /* Recording one repeat (flow_skip.c, "to the end"): while rec is on,
-     * job 0's deliveries and flow starts go into recs; mm_adds counts the
-     * flows given to the solver (not held) since the start. ended: the
-     * rest of the run was extrapolated, the loop stops. */
+     * job 0's deliveries and flow starts go into recs; a flow given to the
+     * solver (not held) stops it and drops them (fl_rec_stop), so records
+     * at the repeat's end mean no flow shared a link. ended: the rest of
+     * the run was extrapolated, the loop stops. */
     bool rec, ended;
     struct fl_rec *recs;
     size_t nrecs, recs_cap;
-    uint64_t mm_adds;
     uint64_t tail_steps;  /* steps of the reference rank extrapolated to the end */
 
     /* Rank symmetry (flow_fold.c): ranks 0..fold_T-1 stand for all, each
@@ -325,6 +325,13 @@ typedef struct fl_rec {
 static inline size_t fl_rec_max(uint32_t ranks, uint32_t flows)
 {
     return (size_t)8 * ((size_t)ranks + flows) + 4096;
+}
+/* Stops recording a repeat and drops its records: it is not carried to
+ * the end. */
+static inline void fl_rec_stop(fl_sim *S)
+{
+    S->rec = false;
+    S->nrecs = 0;
 }
 /* Appends a record (flow.c) while there is room (fl_rec_max; else the
  * recording stops and its records go); out of memory: the run fails. */

@@ -102,10 +102,6 @@ typedef struct fl_skip {
     uint32_t target;
     sk_hist hist[SKIP_HIST]; /* hashes of the discrete state at the last steps */
     uint32_t hpos, nhist;
-    /* At the candidate: the solver's additions so far, and whether no
-     * flow was in the solver (every flow sending was held). */
-    uint64_t adds0;
-    bool solo0;
 } fl_skip;
 
 static void snap_free(sk_snap *x)
@@ -141,8 +137,7 @@ static bool solver_empty(const fl_sim *S)
 static void cand_drop(fl_sim *S)
 {
     S->skip->a.valid = false;
-    S->rec = false;
-    S->nrecs = 0;
+    fl_rec_stop(S);
 }
 
 /* Whether two phases' figures allow the same traffic (cheap, before the
@@ -486,10 +481,10 @@ static uint64_t state_hash(fl_sim *S, uint32_t k, sk_hist *e)
  * comparison's difference beyond SKIP_BOUND. */
 static bool to_end(fl_sim *S, const sk_snap *a, const sk_snap *b, uint32_t d, double delta, double err)
 {
-    fl_skip *sk = S->skip;
     fl_job *J = &S->jobs[0];
     uint32_t N = J->nsteps;
-    if (S->fold_T || !sk->solo0 || S->mm_adds != sk->adds0 || S->nrecs == 0)
+    /* Records are kept only where this holds (fl_skip_batch, fl_rec_stop). */
+    if (S->nrecs == 0)
         return false;
     /* the most repeats any event is carried over */
     uint64_t jmax = 0;
@@ -500,7 +495,6 @@ static bool to_end(fl_sim *S, const sk_snap *a, const sk_snap *b, uint32_t d, do
     }
     if (err > 0 && (double)jmax * err > SKIP_BOUND * (b->now + (double)jmax * delta))
         return false;
-    (void)a;
     fl_flush_bytes(S);
     for (size_t i = 0; i < S->nrecs; i++) {
         const fl_rec *e = &S->recs[i];
@@ -617,9 +611,7 @@ void fl_skip_batch(fl_sim *S)
                  * to the schedule's end, no rank folded, no flow in the
                  * solver (flow.c stops the recording when one enters it) */
                 S->nrecs = 0;
-                sk->adds0 = S->mm_adds;
-                sk->solo0 = !S->fold_T && ph_end == J->nsteps && solver_empty(S);
-                S->rec = sk->solo0;
+                S->rec = !S->fold_T && ph_end == J->nsteps && solver_empty(S);
             }
             break;
         }
