@@ -7,6 +7,7 @@ B=build
 "$B/bench_schedgen"
 "$B/bench_codec"
 "$B/bench_flow"
+"$B/bench_skip"
 "$B/bench_check"
 ./bench/failures.sh "$B"
 ./bench/cluster.sh "$B"

@@ -68,7 +68,10 @@ typedef enum {
 /* Default cap on the slices of the trace file. */
 #define TC_FLOW_DEFAULT_TRACE_SLICES 1000000ULL
 /* Events within this relative distance of the earliest pending one (and at
- * least 1e-15 s) are handled as one batch, with one rate recomputation. */
+ * least 1e-15 s) are handled as one batch, with one rate recomputation;
+ * in a simulation of one job, on its time grid, within 64 grid units
+ * (about this much of the job's estimated time; docs/MODEL.md, "Time on a
+ * grid"). */
 #define TC_FLOW_BATCH_REL 1e-12
 
 typedef struct tc_flow_opts {

@@ -12,7 +12,8 @@
  * delivery), so a queue of flows keyed by that time is the event queue:
  * FIFO lanes of nondecreasing times, where most times go, and an indexed
  * 4-ary heap for the rest ("the event queue" below). Events within
- * TC_FLOW_BATCH_REL of the earliest are one batch, after
+ * TC_FLOW_BATCH_REL of the earliest (one job: GRID_BATCH units of its time
+ * grid, below) are one batch, after
  * which the solver recomputes the rates of the components that changed, and
  * only flows whose rate changed get a new finish time. A flow's bytes left
  * are brought up to date only when its rate changes (rem -= rate * elapsed).
@@ -1297,7 +1298,7 @@ void fl_rec_add(fl_sim *S, bool start, uint32_t step, uint32_t src, uint32_t dst
 static double take_slot(fl_sim *S, uint32_t f)
 {
     double *clk = &S->jobs[S->fl[f].job].rk[S->fl[f].src].oclk;
-    *clk = (*clk > S->now ? *clk : S->now) + S->t->alpha;
+    *clk = (*clk > S->now ? *clk : S->now) + fl_q(S, S->t->alpha);
     return *clk;
 }
 
@@ -1327,7 +1328,7 @@ static void flow_go(fl_sim *S, uint32_t f)
          * what it has beyond (flow_start's latency; max(step, path) in all). */
         lat -= fl_path_lat(S, a, b);
         if (lat > 0)
-            q_set(S, f, S->now + lat);
+            q_set(S, f, S->now + fl_q(S, lat));
         else
             flow_start(S, f);
         return;
@@ -1510,7 +1511,7 @@ static void flow_event(fl_sim *S, uint32_t f, double t)
         S->fl[f].rem = 0;
         S->fl[f].tlast = t;
         S->fl[f].state = ST_PROP;
-        q_set(S, f, t + S->fl[f].lat);
+        q_set(S, f, t + fl_q(S, S->fl[f].lat));
         fl_job *J = &S->jobs[S->fl[f].job];
         uint32_t r = S->fl[f].src;
         if (--J->rk[r].outst == 0 && S->o.deps != TC_DEPS_RECV && J->rk[r].pend == 0)
@@ -1536,7 +1537,7 @@ static void retime(fl_sim *S, uint32_t f, double r)
     F->rem = rem;
     F->tlast = S->now;
     F->rate = r;
-    q_set(S, f, S->now + rem / r);
+    q_set(S, f, S->now + fl_q(S, rem / r));
 }
 
 /* New rates for the flows the solver changed. */
@@ -1555,13 +1556,26 @@ static void apply_rates(fl_sim *S)
         retime(S, f, tc_mm_rate(&S->mm, f));
     }
     /* Flows held in this batch: their rate alone, as a solve of a lone
-     * flow gives it; or, where another flow joined one since, the rate
-     * the solve gave it, unless the loop above applied that (it did where
-     * the rate moved: then the flow's rate here is no longer 0). */
+     * flow gives it, from their start (alone on their links since, they
+     * sent at it; not from the batch's last event, which would make their
+     * end depend on what else fell into the batch); or, where another flow
+     * joined one since, the rate the solve gave it, unless the loop above
+     * applied that (it did where the rate moved: then the flow's rate here
+     * is no longer 0). */
     for (size_t i = 0; i < S->nheld; i++) {
         uint32_t f = S->held[i];
-        if (S->fl[f].rate == 0)
-            retime(S, f, tc_mm_rate(&S->mm, f));
+        fl_flow *F = &S->fl[f];
+        if (F->rate != 0)
+            continue;
+        double r = tc_mm_rate(&S->mm, f);
+        if (!tc_mm_is_held(&S->mm, f)) {
+            retime(S, f, r);
+            continue;
+        }
+        /* rem is its bytes, tlast its start */
+        F->rate = r;
+        double end = F->tlast + fl_q(S, F->rem / r);
+        q_set(S, f, end > S->now ? end : S->now);
     }
     S->nheld = 0;
 }
@@ -1666,6 +1680,93 @@ static tc_status job_init(fl_sim *S, size_t j, const tc_flow_job *jb)
     return TC_OK;
 }
 
+/* How long job 0 takes, roughly, with no contention: per step the most
+ * bytes a rank sends or receives at the fastest link's rate, its overheads
+ * and a path's latency (eight of the slowest links), after the job's
+ * start. */
+static double grid_estimate(const fl_sim *S)
+{
+    const fl_job *J = &S->jobs[0];
+    const tc_sched *s = J->s;
+    const tc_topo *t = S->t;
+    double bw = 0, lat = 0;
+    for (uint32_t l = 0; l < t->n_links; l++) {
+        bw = fmax(bw, S->cap[l]);
+        lat = fmax(lat, t->links[l].lat);
+    }
+    double wire = s->proto && s->wire > 0 ? s->wire : 1;
+    double step_lat = 8 * lat + (s->proto ? fmax(s->lat_intra_s, s->lat_inter_s) : 0);
+    double T = s->proto ? s->base_s : 0;
+    for (uint32_t i = 0; i < s->nphases; i++) {
+        const tc_phase *ph = &s->phases[i];
+        double bytes = fmax(ph->rank_bytes, ph->rank_bytes_in) * wire;
+        double step = (bw > 0 ? bytes / bw : 0) + (double)(ph->fanout ? ph->fanout : 1) * t->alpha + step_lat;
+        T += (double)ph->repeat * step;
+    }
+    return T > 0 && isfinite(T) ? T : 1e-6;
+}
+
+/* The grid spans the job's start and this many times the estimate, so
+ * that a run contention makes longer seldom needs a coarser grid. */
+#define GRID_HEADROOM 64.0
+/* Events at most this many grid units after a batch's first are in it:
+ * 1-2 TC_FLOW_BATCH_REL of the estimate (the unit is 2^-52 to 2^-51 of
+ * 64 estimates), and far more than the few units by which times equal in
+ * exact arithmetic can differ on the grid. */
+#define GRID_BATCH 64.0
+
+/* A simulation of one job runs on a grid (fl_sim.tq): the smallest power
+ * of two whose FL_GRID_SPAN multiples cover the start and GRID_HEADROOM
+ * times the estimate. Its unit is at most 2^-51 of that span (4.4e-16;
+ * 2.8e-14 of the estimate for a job starting at 0), the double's own
+ * resolution at the end of the span: a duration rounds by half of that. */
+static void grid_init(fl_sim *S)
+{
+    int e;
+    frexp((fabs(S->jobs[0].start) + GRID_HEADROOM * grid_estimate(S)) / FL_GRID_SPAN, &e);
+    S->tq = ldexp(1.0, e);
+    fl_job *J = &S->jobs[0];
+    J->start = rint(J->start / S->tq) * S->tq;
+    J->finish = J->start;
+    for (uint32_t r = 0; r < J->p; r++)
+        J->rk[r].fin = J->start;
+}
+
+static double grid_round(double x, double tq)
+{
+    return isfinite(x) ? rint(x / tq) * tq : x;
+}
+
+/* flow_sim.h. Rounding is monotone: the queue's order holds. */
+void fl_regrid(fl_sim *S)
+{
+    while (S->now >= FL_GRID_SPAN * S->tq)
+        S->tq *= 2;
+    double tq = S->tq;
+    S->regrids++;
+    S->now = grid_round(S->now, tq);
+    for (uint32_t i = 0; i < S->hn; i++)
+        S->heap[i].key = grid_round(S->heap[i].key, tq);
+    for (uint32_t k = 0; k < FL_LANES; k++) {
+        fl_lane *L = &S->lanes[k];
+        for (uint32_t i = 0; i < L->n; i++)
+            lane_at(L, i)->key = grid_round(lane_at(L, i)->key, tq);
+        lane_ends(S, k);
+    }
+    for (uint32_t f = 0; f < S->fhigh; f++) {
+        S->fl[f].tlast = grid_round(S->fl[f].tlast, tq);
+        S->f_issue[f] = grid_round(S->f_issue[f], tq);
+    }
+    for (size_t j = 0; j < S->njobs; j++) {
+        fl_job *J = &S->jobs[j];
+        J->finish = grid_round(J->finish, tq);
+        for (uint32_t r = 0; J->rk && r < J->p; r++) {
+            J->rk[r].fin = grid_round(J->rk[r].fin, tq);
+            J->rk[r].oclk = grid_round(J->rk[r].oclk, tq);
+        }
+    }
+}
+
 static tc_status sim_init(fl_sim *S, const tc_topo *t, const tc_flow_job *jobs, size_t njobs, const tc_flow_opts *o,
                           tc_err *err)
 {
@@ -1723,6 +1824,8 @@ static tc_status sim_init(fl_sim *S, const tc_topo *t, const tc_flow_job *jobs, 
     for (size_t j = 0; j < njobs; j++)
         if (job_init(S, j, &jobs[j]) != TC_OK)
             return S->st;
+    if (njobs == 1)
+        grid_init(S);
     if (fl_fold_init(S) != TC_OK)
         return S->st;
     if (S->o.progress)
@@ -1828,7 +1931,15 @@ static void sim_loop(fl_sim *S, const size_t *order)
             next = S->jobs[order[next_job]].start;
         if (next == INFINITY)
             break;
-        double end = next + fmax(next * TC_FLOW_BATCH_REL, 1e-15);
+        if (S->tq > 0 && next >= FL_GRID_SPAN * S->tq) {
+            /* a coarser grid: the queue's times move (peek again) */
+            S->now = next;
+            fl_regrid(S);
+            continue;
+        }
+        /* On the grid, the batch is a few units: the same wherever the
+         * simulation is moved by a multiple of the unit. */
+        double end = S->tq > 0 ? next + GRID_BATCH * S->tq : next + fmax(next * TC_FLOW_BATCH_REL, 1e-15);
         S->now = next;
         size_t started = next_job;
         while (next_job < S->njobs && S->jobs[order[next_job]].start <= end) {

@@ -5,6 +5,7 @@
 #ifndef TOPOCC_FLOW_SIM_H
 #define TOPOCC_FLOW_SIM_H
 
+#include <math.h>
 #include <stdio.h>
 #include "eval/flow_int.h"
 #include "topocc/flow.h"
@@ -194,6 +195,15 @@ typedef struct fl_sim {
     uint32_t stride;
 
     double now;
+    /* The time grid (docs/MODEL.md, "Time on a grid"): in a simulation of
+     * one job every time is a multiple of tq (a power of two), durations
+     * are rounded onto it, and while times stay below FL_GRID_SPAN tq
+     * every sum and difference of two of them is exact, so the simulation
+     * moved by a multiple of tq computes the same thing moved. Once now
+     * reaches FL_GRID_SPAN tq the grid is made coarser (fl_regrid; regrids
+     * counts it). 0: no grid (several jobs, a context). */
+    double tq;
+    uint32_t regrids;
     uint64_t events, budget, batches;
     FILE *trace;
     char *trace_tmp;
@@ -260,6 +270,18 @@ static inline uint32_t fold_rank(const fl_sim *S, uint32_t d)
 }
 
 /* The time of flow f's pending event (fl[f].hpos != NONE). */
+/* Times below FL_GRID_SPAN grid units (and their offsets) are exact sums;
+ * 2^52 leaves a sum of two such times below 2^53, the double's exact
+ * integers. */
+#define FL_GRID_SPAN 0x1p52
+
+/* Duration d onto the grid (unchanged without one). Dividing and
+ * multiplying by a power of two is exact. */
+static inline double fl_q(const fl_sim *S, double d)
+{
+    return S->tq > 0 ? rint(d / S->tq) * S->tq : d;
+}
+
 static inline double fl_qkey(const fl_sim *S, uint32_t f)
 {
     uint32_t h = S->fl[f].hpos;
@@ -311,6 +333,9 @@ tc_status fl_reemit(fl_sim *S, size_t j, uint32_t s);
 void fl_flush_bytes(fl_sim *S);
 /* Adds D to every pending event's time (flow.c). */
 void fl_queue_shift(fl_sim *S, double D);
+/* Every time of the simulation onto a grid twice as coarse, until now is
+ * below FL_GRID_SPAN units (flow.c). */
+void fl_regrid(fl_sim *S);
 /* One event of a recorded repeat (fl_sim.rec): a delivery of step's
  * transfer src -> dst at time v, or (start) the start of its flow of v
  * bytes. */

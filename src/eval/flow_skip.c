@@ -24,16 +24,18 @@
  *   issue time, path latency;
  * - every rank's overhead clock (where it is later than now: an earlier
  *   clock no longer delays anything) and last delivery; the job's finish.
- * The discrete part must be identical. Continuous values are compared
- * after the shift: they were computed in absolute time, so an offset
- * carries the rounding of its absolute time (a few ulps of now), and no
- * two steps' offsets are bitwise equal. Values agree when they differ by
- * at most SKIP_ULPS ulps of now (bytes left: that times the rate; rates:
- * SKIP_REL relative); the repeats taken are then limited so that the
- * largest difference found, accumulated over them, stays below SKIP_BOUND
- * of the time simulated. Anything else (another ordering, a flow more or
- * less, a rank a step further) is no repetition, and the simulation goes on
- * event by event: skipping never assumes a symmetry, it finds one.
+ * Everything must be identical, bit for bit: a simulation of one job runs
+ * on a time grid (flow_sim.h, fl_sim.tq; docs/MODEL.md, "Time on a grid"),
+ * where times below FL_GRID_SPAN units add and subtract exactly, so an
+ * offset from now does not depend on where now is, and the simulation
+ * moved by delta (a multiple of the unit) computes exactly the moved
+ * values. The repeats taken keep every time below that span (the full
+ * simulation would make its grid coarser there), and the grid must not
+ * have changed within the repeat. Then skipping gives the full
+ * simulation's answer bit for bit. Anything else (another ordering, a flow
+ * more or less, a rank a step further, a rate an ulp apart) is no
+ * repetition, and the simulation goes on event by event: skipping never
+ * assumes a symmetry, it finds one.
  *
  * Not skipped: several jobs (their steps do not advance together), a
  * trace (every slice is written), --no-skip.
@@ -45,14 +47,10 @@
 #include "eval/eval_int.h"
 #include "eval/flow_sim.h"
 
-/* Offsets that differ by at most this many ulps of the absolute time are
- * the same offset. */
-#define SKIP_ULPS 512.0
-/* Rates that differ by at most this relative amount are the same rate. */
-#define SKIP_REL 1e-12
-/* The repeats taken at once: their accumulated difference at most this
- * fraction of the simulated time. */
-#define SKIP_BOUND 1e-11
+/* The hash's sum of offsets (state_hash) adds them in the order of the
+ * flow ids, which differs between repeats: sums within this many ulps of
+ * now per term are candidates (snap_same then decides, exactly). */
+#define HASH_ULPS 4.0
 /* A phase with fewer steps left than this is not worth a snapshot. */
 #define SKIP_MIN_LEFT 4
 
@@ -72,7 +70,9 @@ typedef struct sk_rank {
 typedef struct sk_snap {
     bool valid;
     uint32_t k;            /* the reference rank's next step */
+    uint32_t regrids;      /* fl_sim.regrids when taken */
     double now;
+    double tmax;           /* the latest time in the state */
     int32_t lo, hi;
     double finish;
     uint64_t transfers;
@@ -283,9 +283,10 @@ static int cmp_flow(const void *pa, const void *pb)
 static bool snap_take(fl_sim *S, sk_snap *x, uint32_t k)
 {
     fl_job *J = &S->jobs[0];
-    double now = S->now;
+    double now = S->now, tmax = now;
     x->k = k;
     x->now = now;
+    x->regrids = S->regrids;
     x->lo = (int32_t)(J->lo - k);
     x->hi = (int32_t)(J->hi - k);
     x->finish = J->finish - now;
@@ -293,6 +294,7 @@ static bool snap_take(fl_sim *S, sk_snap *x, uint32_t k)
     for (uint32_t r = 0; r < J->p; r++) {
         const fl_rank *R = &J->rk[r];
         x->rk[r] = (sk_rank){(int32_t)(R->issue - k), R->pend, R->outst, R->fin - now, fmax(R->oclk - now, 0)};
+        tmax = fmax(tmax, fmax(R->fin, R->oclk));
     }
     size_t live = S->fhigh - S->nfree;
     if (!tc_grow((void **)&x->fl, &x->flcap, live ? live : 1, sizeof *x->fl))
@@ -315,8 +317,10 @@ static bool snap_take(fl_sim *S, sk_snap *x, uint32_t k)
         e->rem = st == ST_XMIT ? S->fl[f].rem - S->fl[f].rate * (now - S->fl[f].tlast) : 0;
         e->key = in_heap ? fl_qkey(S, f) - now : 0;
         e->issue = S->f_issue[f] - now;
+        tmax = fmax(tmax, fmax(now + e->key, S->f_issue[f]));
     }
     x->nfl = n;
+    x->tmax = fmax(tmax, J->finish);
     qsort(x->fl, n, sizeof *x->fl, cmp_flow);
     fl_flush_bytes(S);
     memcpy(x->lb, S->link_bytes, S->t->n_links * sizeof *x->lb);
@@ -324,40 +328,26 @@ static bool snap_take(fl_sim *S, sk_snap *x, uint32_t k)
     return true;
 }
 
-/* Whether b repeats a; *err: the largest difference of a time, seconds. */
-static bool snap_same(const sk_snap *a, const sk_snap *b, uint32_t p, double *err)
+/* Whether b repeats a, bit for bit, on an unchanged grid with every time
+ * below its span. */
+static bool snap_same(const fl_sim *S, const sk_snap *a, const sk_snap *b, uint32_t p)
 {
-    if (a->lo != b->lo || a->hi != b->hi || a->nfl != b->nfl)
+    if (a->lo != b->lo || a->hi != b->hi || a->nfl != b->nfl || a->regrids != b->regrids ||
+        a->regrids != S->regrids || !(S->tq > 0) || !(b->tmax < FL_GRID_SPAN * S->tq) || a->finish != b->finish)
         return false;
-    double tol = SKIP_ULPS * DBL_EPSILON * fmax(b->now, DBL_MIN);
-    double e = fabs(a->finish - b->finish);
     for (uint32_t r = 0; r < p; r++) {
         const sk_rank *x = &a->rk[r], *y = &b->rk[r];
-        if (x->issue != y->issue || x->pend != y->pend || x->outst != y->outst) {
+        if (x->issue != y->issue || x->pend != y->pend || x->outst != y->outst || x->fin != y->fin ||
+            x->oclk != y->oclk)
             return false;
-        }
-        e = fmax(e, fmax(fabs(x->fin - y->fin), fabs(x->oclk - y->oclk)));
-    }
-    if (!(e <= tol)) {
-        return false;
     }
     for (size_t i = 0; i < a->nfl; i++) {
         const sk_flow *x = &a->fl[i], *y = &b->fl[i];
         if (x->step != y->step || x->src != y->src || x->dst != y->dst || x->state != y->state ||
-            x->heap != y->heap || x->bytes != y->bytes || x->lat != y->lat)
+            x->heap != y->heap || x->bytes != y->bytes || x->lat != y->lat || x->rate != y->rate ||
+            x->rem != y->rem || x->key != y->key || x->issue != y->issue)
             return false;
-        if (!(fabs(x->rate - y->rate) <= SKIP_REL * fmax(x->rate, y->rate)))
-            return false;
-        double d = fmax(fabs(x->key - y->key), fabs(x->issue - y->issue));
-        if (x->rate > 0)
-            d = fmax(d, fabs(x->rem - y->rem) / x->rate);
-        else if (x->rem != y->rem)
-            return false;
-        if (!(d <= tol))
-            return false;
-        e = fmax(e, d);
     }
-    *err = e;
     return true;
 }
 
@@ -458,8 +448,8 @@ static uint64_t state_hash(fl_sim *S, uint32_t k, sk_hist *e)
     e->k = k;
     e->h = h;
     e->c = c;
-    /* each term within SKIP_ULPS ulps of now, and its sum's rounding */
-    e->tol = 4.0 * (double)terms * SKIP_ULPS * DBL_EPSILON * fmax(now, DBL_MIN);
+    /* the terms are exact; their sum's rounding */
+    e->tol = (double)terms * HASH_ULPS * DBL_EPSILON * fmax(now, DBL_MIN);
     return h;
 }
 
@@ -477,23 +467,23 @@ static uint64_t state_hash(fl_sim *S, uint32_t k, sk_hist *e)
  * delta seconds, d steps later, for as long as its step is in the
  * schedule: a delivery at step s + j d at t + j delta, moving its ends'
  * finish; a flow start adding its bytes to its links. false (nothing
- * changed) where that does not hold or the repeats would carry the
- * comparison's difference beyond SKIP_BOUND. */
-static bool to_end(fl_sim *S, const sk_snap *a, const sk_snap *b, uint32_t d, double delta, double err)
+ * changed) where that does not hold or a time would reach the grid's span
+ * (the full simulation would have made its grid coarser before). */
+static bool to_end(fl_sim *S, const sk_snap *a, const sk_snap *b, uint32_t d, double delta)
 {
     fl_job *J = &S->jobs[0];
     uint32_t N = J->nsteps;
     /* Records are kept only where this holds (fl_skip_batch, fl_rec_stop). */
     if (S->nrecs == 0)
         return false;
-    /* the most repeats any event is carried over */
-    uint64_t jmax = 0;
+    /* the latest time an event is carried to */
+    double last = b->tmax;
     for (size_t i = 0; i < S->nrecs; i++) {
         uint32_t st = S->recs[i].step;
-        if (st < N && N - 1 - st >= d && (N - 1 - st) / d > jmax)
-            jmax = (N - 1 - st) / d;
+        if (st < N && N - 1 - st >= d)
+            last = fmax(last, S->recs[i].start ? b->now : S->recs[i].v + (double)((N - 1 - st) / d) * delta);
     }
-    if (err > 0 && (double)jmax * err > SKIP_BOUND * (b->now + (double)jmax * delta))
+    if (!(last < FL_GRID_SPAN * S->tq))
         return false;
     fl_flush_bytes(S);
     for (size_t i = 0; i < S->nrecs; i++) {
@@ -560,24 +550,22 @@ void fl_skip_batch(fl_sim *S)
         bool ok = k == sk->target && snap_take(S, b, k);
         if (S->st)
             return;
-        double err = 0;
         uint32_t d = k - a->k;
         double delta = b->now - a->now;
-        bool same = ok && delta > 0 && snap_same(a, b, J->p, &err);
+        bool same = ok && delta > 0 && snap_same(S, a, b, J->p);
         /* The run goes on to the schedule's end: to it at once, where that
          * is exact. */
-        if (same && ph_end == J->nsteps && to_end(S, a, b, d, delta, err))
+        if (same && ph_end == J->nsteps && to_end(S, a, b, d, delta))
             return;
         if (same && J->hi + d <= ph_end) {
             /* Repeats, each moving the window by d: all inside the phase,
-             * their accumulated difference within the bound. */
+             * every time below the grid's span. */
             uint64_t m = (ph_end - J->hi) / d;
-            if (err > 0) {
-                /* m err <= SKIP_BOUND (now + m delta) */
-                double lim = err > SKIP_BOUND * delta ? SKIP_BOUND * b->now / (err - SKIP_BOUND * delta) : INFINITY;
-                if (lim < (double)m)
-                    m = (uint64_t)lim;
-            }
+            /* every time below the grid's span: b->tmax + m delta, the
+             * latest once moved, rounds to no more than its exact value */
+            double room = floor((FL_GRID_SPAN * S->tq - b->tmax) / delta);
+            if (room <= (double)m)
+                m = room > 1 ? (uint64_t)room - 1 : 0;
             if (m >= 1) {
                 if (S->repeat_from == UINT32_MAX)
                     S->repeat_from = a->k;

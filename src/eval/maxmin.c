@@ -443,6 +443,19 @@ void tc_mm_remove(tc_mm *m, uint32_t id)
 
 /* ---- the heap of links by fair share ---- */
 
+/* Whether link la with share ka fills before link lb with kb: the smaller
+ * share, then the lower link ID. Links whose shares tie fill in ID order
+ * whatever order they entered the heap in, so a solve's result does not
+ * depend on the order of the flows in the links' lists (which the history
+ * of arrivals and departures sets): freezing one link's flows at x can move
+ * a tied link's share an ulp, and which of them fills first must not
+ * depend on that history (repetition skipping compares states bit for
+ * bit, flow_skip.c). */
+static inline bool heap_before(double ka, uint32_t la, double kb, uint32_t lb)
+{
+    return ka < kb || (ka == kb && la < lb);
+}
+
 static bool heap_push(tc_mm *m, double key, uint32_t l)
 {
     if (m->heap_n == m->heap_cap) {
@@ -460,7 +473,7 @@ static bool heap_push(tc_mm *m, double key, uint32_t l)
     size_t i = m->heap_n++;
     while (i > 0) {
         size_t up = (i - 1) / 2;
-        if (m->heap_key[up] <= key)
+        if (!heap_before(key, l, m->heap_key[up], m->heap_link[up]))
             break;
         m->heap_key[i] = m->heap_key[up];
         m->heap_link[i] = m->heap_link[up];
@@ -483,9 +496,9 @@ static void heap_pop(tc_mm *m)
         size_t c = 2 * i + 1;
         if (c >= n)
             break;
-        if (c + 1 < n && m->heap_key[c + 1] < m->heap_key[c])
+        if (c + 1 < n && heap_before(m->heap_key[c + 1], m->heap_link[c + 1], m->heap_key[c], m->heap_link[c]))
             c++;
-        if (m->heap_key[c] >= key)
+        if (!heap_before(m->heap_key[c], m->heap_link[c], key, l))
             break;
         m->heap_key[i] = m->heap_key[c];
         m->heap_link[i] = m->heap_link[c];
