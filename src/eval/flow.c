@@ -1556,26 +1556,20 @@ static void apply_rates(fl_sim *S)
         retime(S, f, tc_mm_rate(&S->mm, f));
     }
     /* Flows held in this batch: their rate alone, as a solve of a lone
-     * flow gives it, from their start (alone on their links since, they
-     * sent at it; not from the batch's last event, which would make their
-     * end depend on what else fell into the batch); or, where another flow
-     * joined one since, the rate the solve gave it, unless the loop above
-     * applied that (it did where the rate moved: then the flow's rate here
-     * is no longer 0). */
+     * flow gives it; or, where another flow joined one since, the rate
+     * the solve gave it, unless the loop above applied that (it did where
+     * the rate moved: then the flow's rate here is no longer 0). Applied
+     * at the batch's last event: where that is later than the flow's
+     * start, what else fell into the batch (a later step's events, too)
+     * moved its end, and a repeat is not carried to the end at once
+     * (flow_skip.c, to_end). */
     for (size_t i = 0; i < S->nheld; i++) {
         uint32_t f = S->held[i];
-        fl_flow *F = &S->fl[f];
-        if (F->rate != 0)
+        if (S->fl[f].rate != 0)
             continue;
-        double r = tc_mm_rate(&S->mm, f);
-        if (!tc_mm_is_held(&S->mm, f)) {
-            retime(S, f, r);
-            continue;
-        }
-        /* rem is its bytes, tlast its start */
-        F->rate = r;
-        double end = F->tlast + fl_q(S, F->rem / r);
-        q_set(S, f, end > S->now ? end : S->now);
+        if (S->rec && S->fl[f].tlast != S->now)
+            fl_rec_stop(S);
+        retime(S, f, tc_mm_rate(&S->mm, f));
     }
     S->nheld = 0;
 }

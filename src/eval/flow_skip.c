@@ -463,7 +463,9 @@ static uint64_t state_hash(fl_sim *S, uint32_t k, sk_hist *e)
  * links, at the rate it has alone, which fewer flows leave unchanged), as
  * nothing else passes from a later step to an earlier one: a rank issues
  * its steps in order, and posts its messages (their overhead slots) in
- * that order. So every event recorded in the repeat happens again every
+ * that order, and no flow's rate applied later than its start (a batch's
+ * later events, maybe of a later step, would have moved its end: flow.c
+ * stops the recording there). So every event recorded in the repeat happens again every
  * delta seconds, d steps later, for as long as its step is in the
  * schedule: a delivery at step s + j d at t + j delta, moving its ends'
  * finish; a flow start adding its bytes to its links. false (nothing
@@ -597,7 +599,8 @@ void fl_skip_batch(fl_sim *S)
                 sk->target = k + d;
                 /* record the repeat where to_end may use it: the run goes
                  * to the schedule's end, no rank folded, no flow in the
-                 * solver (flow.c stops the recording when one enters it) */
+                 * solver (flow.c stops the recording when one enters it,
+                 * or when a flow's rate applies later than its start) */
                 S->nrecs = 0;
                 S->rec = !S->fold_T && ph_end == J->nsteps && solver_empty(S);
             }
