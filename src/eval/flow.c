@@ -1717,8 +1717,14 @@ static double grid_estimate(const fl_sim *S)
 static void grid_init(fl_sim *S)
 {
     int e;
-    frexp((fabs(S->jobs[0].start) + GRID_HEADROOM * grid_estimate(S)) / FL_GRID_SPAN, &e);
+    /* at least a nanosecond (a unit of 2e-25 s; finer would leave the
+     * doubles' range for durations); none where the span is not finite */
+    double span = fmax(fabs(S->jobs[0].start) + GRID_HEADROOM * grid_estimate(S), 1e-9);
+    if (!(span < 1e300))
+        return;
+    frexp(span / FL_GRID_SPAN, &e);
     S->tq = ldexp(1.0, e);
+    S->itq = ldexp(1.0, -e);
     fl_job *J = &S->jobs[0];
     J->start = rint(J->start / S->tq) * S->tq;
     J->finish = J->start;
@@ -1734,8 +1740,10 @@ static double grid_round(double x, double tq)
 /* flow_sim.h. Rounding is monotone: the queue's order holds. */
 void fl_regrid(fl_sim *S)
 {
-    while (S->now >= FL_GRID_SPAN * S->tq)
+    while (S->now >= FL_GRID_SPAN * S->tq) {
         S->tq *= 2;
+        S->itq /= 2;
+    }
     double tq = S->tq;
     S->regrids++;
     S->now = grid_round(S->now, tq);

@@ -202,7 +202,7 @@ typedef struct fl_sim {
      * moved by a multiple of tq computes the same thing moved. Once now
      * reaches FL_GRID_SPAN tq the grid is made coarser (fl_regrid; regrids
      * counts it). 0: no grid (several jobs, a context). */
-    double tq;
+    double tq, itq;       /* itq = 1 / tq, exact: a power of two */
     uint32_t regrids;
     uint64_t events, budget, batches;
     FILE *trace;
@@ -275,11 +275,11 @@ static inline uint32_t fold_rank(const fl_sim *S, uint32_t d)
  * integers. */
 #define FL_GRID_SPAN 0x1p52
 
-/* Duration d onto the grid (unchanged without one). Dividing and
- * multiplying by a power of two is exact. */
+/* Duration d onto the grid (unchanged without one). Multiplying by a
+ * power of two is exact. */
 static inline double fl_q(const fl_sim *S, double d)
 {
-    return S->tq > 0 ? rint(d / S->tq) * S->tq : d;
+    return S->tq > 0 ? rint(d * S->itq) * S->tq : d;
 }
 
 static inline double fl_qkey(const fl_sim *S, uint32_t f)
