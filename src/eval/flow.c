@@ -1559,16 +1559,20 @@ static void apply_rates(fl_sim *S)
      * flow gives it; or, where another flow joined one since, the rate
      * the solve gave it, unless the loop above applied that (it did where
      * the rate moved: then the flow's rate here is no longer 0). Applied
-     * at the batch's last event: where that is later than the flow's
-     * start, what else fell into the batch (a later step's events, too)
-     * moved its end, and a repeat is not carried to the end at once
-     * (flow_skip.c, to_end). */
+     * at the batch's last event. A repeat is not carried to the end at
+     * once (flow_skip.c, to_end) where what else falls into a batch could
+     * move a held flow's end, as a later step's events, gone at the
+     * schedule's end, might: where the flow did not start at both the
+     * batch's first and last event, or the next batch opens within a
+     * batch of its start (sim_loop). */
     for (size_t i = 0; i < S->nheld; i++) {
         uint32_t f = S->held[i];
         if (S->fl[f].rate != 0)
             continue;
-        if (S->rec && S->fl[f].tlast != S->now)
+        if (S->rec && (S->fl[f].tlast != S->now || S->fl[f].tlast != S->bt0))
             fl_rec_stop(S);
+        if (S->rec)
+            S->ht = fmax(S->ht, S->fl[f].tlast);
         retime(S, f, tc_mm_rate(&S->mm, f));
     }
     S->nheld = 0;
@@ -1942,6 +1946,14 @@ static void sim_loop(fl_sim *S, const size_t *order)
         /* On the grid, the batch is a few units: the same wherever the
          * simulation is moved by a multiple of the unit. */
         double end = S->tq > 0 ? next + GRID_BATCH * S->tq : next + fmax(next * TC_FLOW_BATCH_REL, 1e-15);
+        if (S->rec) {
+            /* a batch opening within a batch of a held flow's start might
+             * have taken it in (apply_rates) */
+            if (next - S->ht <= end - next)
+                fl_rec_stop(S);
+            S->bt0 = next;
+            S->ht = -INFINITY;
+        }
         S->now = next;
         size_t started = next_job;
         while (next_job < S->njobs && S->jobs[order[next_job]].start <= end) {

@@ -204,6 +204,10 @@ typedef struct fl_sim {
      * counts it). 0: no grid (several jobs, a context). */
     double tq, itq;       /* itq = 1 / tq, exact: a power of two */
     uint32_t regrids;
+    /* While a repeat is recorded (rec): the batch's first event time, and
+     * the latest start of a flow held in the last batch (-INFINITY: none),
+     * which say whether batching could have moved a held flow's end. */
+    double bt0, ht;
     uint64_t events, budget, batches;
     FILE *trace;
     char *trace_tmp;

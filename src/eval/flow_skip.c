@@ -603,6 +603,7 @@ void fl_skip_batch(fl_sim *S)
                  * or when a flow's rate applies later than its start) */
                 S->nrecs = 0;
                 S->rec = !S->fold_T && ph_end == J->nsteps && solver_empty(S);
+                S->ht = -INFINITY;
             }
             break;
         }
