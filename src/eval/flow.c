@@ -1569,10 +1569,11 @@ static void apply_rates(fl_sim *S)
         uint32_t f = S->held[i];
         if (S->fl[f].rate != 0)
             continue;
-        if (S->rec && (S->fl[f].tlast != S->now || S->fl[f].tlast != S->bt0))
+        double t = S->fl[f].tlast;
+        if (S->rec && (t != S->now || t != S->bt0))
             fl_rec_stop(S);
-        if (S->rec)
-            S->ht = fmax(S->ht, S->fl[f].tlast);
+        else if (S->rec)
+            S->ht = fmax(S->ht, t);
         retime(S, f, tc_mm_rate(&S->mm, f));
     }
     S->nheld = 0;
@@ -1730,15 +1731,16 @@ static void grid_init(fl_sim *S)
     S->tq = ldexp(1.0, e);
     S->itq = ldexp(1.0, -e);
     fl_job *J = &S->jobs[0];
-    J->start = rint(J->start / S->tq) * S->tq;
+    J->start = fl_q(S, J->start);
     J->finish = J->start;
     for (uint32_t r = 0; r < J->p; r++)
         J->rk[r].fin = J->start;
 }
 
-static double grid_round(double x, double tq)
+/* Time x onto the grid (an infinite one stays). */
+static double grid_round(const fl_sim *S, double x)
 {
-    return isfinite(x) ? rint(x / tq) * tq : x;
+    return isfinite(x) ? fl_q(S, x) : x;
 }
 
 /* flow_sim.h. Rounding is monotone: the queue's order holds. */
@@ -1748,27 +1750,26 @@ void fl_regrid(fl_sim *S)
         S->tq *= 2;
         S->itq /= 2;
     }
-    double tq = S->tq;
     S->regrids++;
-    S->now = grid_round(S->now, tq);
+    S->now = grid_round(S, S->now);
     for (uint32_t i = 0; i < S->hn; i++)
-        S->heap[i].key = grid_round(S->heap[i].key, tq);
+        S->heap[i].key = grid_round(S, S->heap[i].key);
     for (uint32_t k = 0; k < FL_LANES; k++) {
         fl_lane *L = &S->lanes[k];
         for (uint32_t i = 0; i < L->n; i++)
-            lane_at(L, i)->key = grid_round(lane_at(L, i)->key, tq);
+            lane_at(L, i)->key = grid_round(S, lane_at(L, i)->key);
         lane_ends(S, k);
     }
     for (uint32_t f = 0; f < S->fhigh; f++) {
-        S->fl[f].tlast = grid_round(S->fl[f].tlast, tq);
-        S->f_issue[f] = grid_round(S->f_issue[f], tq);
+        S->fl[f].tlast = grid_round(S, S->fl[f].tlast);
+        S->f_issue[f] = grid_round(S, S->f_issue[f]);
     }
     for (size_t j = 0; j < S->njobs; j++) {
         fl_job *J = &S->jobs[j];
-        J->finish = grid_round(J->finish, tq);
+        J->finish = grid_round(S, J->finish);
         for (uint32_t r = 0; J->rk && r < J->p; r++) {
-            J->rk[r].fin = grid_round(J->rk[r].fin, tq);
-            J->rk[r].oclk = grid_round(J->rk[r].oclk, tq);
+            J->rk[r].fin = grid_round(S, J->rk[r].fin);
+            J->rk[r].oclk = grid_round(S, J->rk[r].oclk);
         }
     }
 }

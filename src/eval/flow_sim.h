@@ -273,7 +273,6 @@ static inline uint32_t fold_rank(const fl_sim *S, uint32_t d)
     return S->fold_T && d >= S->fold_T ? d % S->fold_T : d;
 }
 
-/* The time of flow f's pending event (fl[f].hpos != NONE). */
 /* Times below FL_GRID_SPAN grid units (and their offsets) are exact sums;
  * 2^52 leaves a sum of two such times below 2^53, the double's exact
  * integers. */
@@ -286,6 +285,7 @@ static inline double fl_q(const fl_sim *S, double d)
     return S->tq > 0 ? rint(d * S->itq) * S->tq : d;
 }
 
+/* The time of flow f's pending event (fl[f].hpos != NONE). */
 static inline double fl_qkey(const fl_sim *S, uint32_t f)
 {
     uint32_t h = S->fl[f].hpos;

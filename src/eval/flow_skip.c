@@ -332,8 +332,9 @@ static bool snap_take(fl_sim *S, sk_snap *x, uint32_t k)
  * below its span. */
 static bool snap_same(const fl_sim *S, const sk_snap *a, const sk_snap *b, uint32_t p)
 {
-    if (a->lo != b->lo || a->hi != b->hi || a->nfl != b->nfl || a->regrids != b->regrids ||
-        a->regrids != S->regrids || !(S->tq > 0) || !(b->tmax < FL_GRID_SPAN * S->tq) || a->finish != b->finish)
+    /* b was taken now: its grid is the current one */
+    if (a->lo != b->lo || a->hi != b->hi || a->nfl != b->nfl || a->regrids != b->regrids || !(S->tq > 0) ||
+        !(b->tmax < FL_GRID_SPAN * S->tq) || a->finish != b->finish)
         return false;
     for (uint32_t r = 0; r < p; r++) {
         const sk_rank *x = &a->rk[r], *y = &b->rk[r];
@@ -465,8 +466,9 @@ static uint64_t state_hash(fl_sim *S, uint32_t k, sk_hist *e)
  * its steps in order, and posts its messages (their overhead slots) in
  * that order, and no flow's rate applied later than its start (a batch's
  * later events, maybe of a later step, would have moved its end: flow.c
- * stops the recording there). So every event recorded in the repeat happens again every
- * delta seconds, d steps later, for as long as its step is in the
+ * stops the recording there). So every event recorded in the repeat
+ * happens again every delta seconds, d steps later, for as long as its
+ * step is in the
  * schedule: a delivery at step s + j d at t + j delta, moving its ends'
  * finish; a flow start adding its bytes to its links. false (nothing
  * changed) where that does not hold or a time would reach the grid's span
