@@ -1679,22 +1679,40 @@ static tc_status job_init(fl_sim *S, size_t j, const tc_flow_job *jb)
     return TC_OK;
 }
 
+/* The longest route latency between some of job 0's ranks: rank i p / 8
+ * to its neighbour and to the rank half the job away (i = 0 .. 7). Links
+ * the job does not use (a long-haul link between pods it does not span)
+ * must not set its grid: an estimate too large makes the grid's unit, and
+ * every duration's rounding, as much larger (an estimate too small only
+ * makes the grid coarser once, exactly, when the run passes its span). */
+static double grid_path_lat(fl_sim *S)
+{
+    const fl_job *J = &S->jobs[0];
+    uint32_t p = J->s->req.p;
+    double lat = 0;
+    for (uint32_t i = 0; p > 1 && i < 8; i++) {
+        uint32_t r = (uint32_t)((uint64_t)i * p / 8);
+        uint32_t a = fl_ep(J, r);
+        lat = fmax(lat, fl_path_lat(S, a, fl_ep(J, (r + 1) % p)));
+        lat = fmax(lat, fl_path_lat(S, a, fl_ep(J, (uint32_t)((r + (uint64_t)p / 2) % p))));
+    }
+    return lat;
+}
+
 /* How long job 0 takes, roughly, with no contention: per step the most
  * bytes a rank sends or receives at the fastest link's rate, its overheads
- * and a path's latency (eight of the slowest links), after the job's
- * start. */
-static double grid_estimate(const fl_sim *S)
+ * and the longest of some of its routes' latencies (grid_path_lat), after
+ * the job's start. */
+static double grid_estimate(fl_sim *S)
 {
     const fl_job *J = &S->jobs[0];
     const tc_sched *s = J->s;
     const tc_topo *t = S->t;
-    double bw = 0, lat = 0;
-    for (uint32_t l = 0; l < t->n_links; l++) {
+    double bw = 0;
+    for (uint32_t l = 0; l < t->n_links; l++)
         bw = fmax(bw, S->cap[l]);
-        lat = fmax(lat, t->links[l].lat);
-    }
     double wire = s->proto && s->wire > 0 ? s->wire : 1;
-    double step_lat = 8 * lat + (s->proto ? fmax(s->lat_intra_s, s->lat_inter_s) : 0);
+    double step_lat = grid_path_lat(S) + (s->proto ? fmax(s->lat_intra_s, s->lat_inter_s) : 0);
     double T = s->proto ? s->base_s : 0;
     for (uint32_t i = 0; i < s->nphases; i++) {
         const tc_phase *ph = &s->phases[i];
