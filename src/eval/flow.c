@@ -142,6 +142,32 @@ static inline void lane_ends(fl_sim *S, uint32_t k)
     S->qtail[k] = L->n ? lane_at(L, L->n - 1)->key : -INFINITY;
 }
 
+/* What the event of flow f, now at a lane's head, touches beyond its
+ * records (fetched while it was behind the head): its sender's route when
+ * it starts, its sender's state and its links' occupancy when it ends its
+ * sending, its receiver's state when it is delivered. The lane heads are
+ * the next events; at 16,384 ranks these lines are out of cache by then
+ * (docs/PERFORMANCE.md). A hint only: the simulation is the same. */
+static inline void prefetch_event(const fl_sim *S, uint32_t f)
+{
+    const fl_flow *F = &S->fl[f];
+    const fl_job *J = &S->jobs[F->job];
+    if (F->state == ST_XMIT) {
+        if (F->src < J->p)
+            __builtin_prefetch(&J->rk[F->src]);
+        if (f < S->mm.fcap) {
+            const tc_mm_flow *M = tc_mm_flow_at(&S->mm, f);
+            for (uint32_t k = 0; k < M->held; k++)
+                __builtin_prefetch(&S->mm.occ[M->inc[k].link]);
+        }
+    } else if (F->state == ST_PROP && F->dst < J->p) {
+        __builtin_prefetch(&J->rk[F->dst]);
+    } else if (F->state == ST_ALPHA && J->rc && F->src < J->p) {
+        __builtin_prefetch(&J->rc[F->src]);
+        __builtin_prefetch(J->rc_path + (size_t)F->src * S->stride);
+    }
+}
+
 /* Drops lane k's head, and the stale entries behind it. */
 static void lane_pop(fl_sim *S, uint32_t k)
 {
@@ -153,14 +179,20 @@ static void lane_pop(fl_sim *S, uint32_t k)
         L->n--;
         S->q_stale--;
     }
-    /* the record of the entry behind the head: read when it comes to the
+    /* the records of the entry behind the head: read when it comes to the
      * head, or by its event */
-    if (L->n > 1)
-        __builtin_prefetch(&S->fl[L->v[(L->head + 1) & (L->cap - 1)].f]);
-    if (L->n)
+    if (L->n > 1) {
+        uint32_t g = L->v[(L->head + 1) & (L->cap - 1)].f;
+        __builtin_prefetch(&S->fl[g]);
+        if (g < S->mm.fcap)
+            __builtin_prefetch(tc_mm_flow_at(&S->mm, g));
+    }
+    if (L->n) {
         S->qhead[k] = L->v[L->head].key;
-    else
+        prefetch_event(S, L->v[L->head].f);
+    } else {
         lane_ends(S, k);
+    }
 }
 
 /* Lane k's entries that are not stale, in order, into a new array of nc
