@@ -1787,13 +1787,8 @@ static void grid_init(fl_sim *S)
         J->rk[r].fin = J->start;
 }
 
-/* Time x onto the grid (an infinite one stays). */
-static double grid_round(const fl_sim *S, double x)
-{
-    return isfinite(x) ? fl_q(S, x) : x;
-}
-
-/* flow_sim.h. Rounding is monotone: the queue's order holds. */
+/* flow_sim.h. Every time onto the new grid (fl_q; an infinite one
+ * stays). Rounding is monotone: the queue's order holds. */
 void fl_regrid(fl_sim *S)
 {
     while (S->now >= FL_GRID_SPAN * S->tq) {
@@ -1801,25 +1796,25 @@ void fl_regrid(fl_sim *S)
         S->itq /= 2;
     }
     S->regrids++;
-    S->now = grid_round(S, S->now);
+    S->now = fl_q(S, S->now);
     for (uint32_t i = 0; i < S->hn; i++)
-        S->heap[i].key = grid_round(S, S->heap[i].key);
+        S->heap[i].key = fl_q(S, S->heap[i].key);
     for (uint32_t k = 0; k < FL_LANES; k++) {
         fl_lane *L = &S->lanes[k];
         for (uint32_t i = 0; i < L->n; i++)
-            lane_at(L, i)->key = grid_round(S, lane_at(L, i)->key);
+            lane_at(L, i)->key = fl_q(S, lane_at(L, i)->key);
         lane_ends(S, k);
     }
     for (uint32_t f = 0; f < S->fhigh; f++) {
-        S->fl[f].tlast = grid_round(S, S->fl[f].tlast);
-        S->f_issue[f] = grid_round(S, S->f_issue[f]);
+        S->fl[f].tlast = fl_q(S, S->fl[f].tlast);
+        S->f_issue[f] = fl_q(S, S->f_issue[f]);
     }
     for (size_t j = 0; j < S->njobs; j++) {
         fl_job *J = &S->jobs[j];
-        J->finish = grid_round(S, J->finish);
+        J->finish = fl_q(S, J->finish);
         for (uint32_t r = 0; J->rk && r < J->p; r++) {
-            J->rk[r].fin = grid_round(S, J->rk[r].fin);
-            J->rk[r].oclk = grid_round(S, J->rk[r].oclk);
+            J->rk[r].fin = fl_q(S, J->rk[r].fin);
+            J->rk[r].oclk = fl_q(S, J->rk[r].oclk);
         }
     }
 }

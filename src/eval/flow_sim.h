@@ -278,10 +278,10 @@ static inline uint32_t fold_rank(const fl_sim *S, uint32_t d)
  * integers. */
 #define FL_GRID_SPAN 0x1p52
 
-/* Duration d onto the grid (unchanged without one). Multiplying by a
- * power of two is exact. A duration of more units than a double holds
- * (some 10^293 s on a grid of 2^-52 of a second) stays as it is: it ends
- * far past the grid's span, where fl_regrid coarsens the grid. */
+/* Duration or time d onto the grid (unchanged without one). Multiplying
+ * by a power of two is exact. An infinite d, or one of more units than a
+ * double holds (some 10^293 s on a grid of 2^-52 of a second), stays as it
+ * is: it ends far past the grid's span, where fl_regrid coarsens the grid. */
 static inline double fl_q(const fl_sim *S, double d)
 {
     if (!(S->tq > 0))

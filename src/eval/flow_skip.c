@@ -468,8 +468,7 @@ static uint64_t state_hash(fl_sim *S, uint32_t k, sk_hist *e)
  * later events, maybe of a later step, would have moved its end: flow.c
  * stops the recording there). So every event recorded in the repeat
  * happens again every delta seconds, d steps later, for as long as its
- * step is in the
- * schedule: a delivery at step s + j d at t + j delta, moving its ends'
+ * step is in the schedule: a delivery at step s + j d at t + j delta, moving its ends'
  * finish; a flow start adding its bytes to its links. false (nothing
  * changed) where that does not hold or a time would reach the grid's span
  * (the full simulation would have made its grid coarser before). */
