@@ -11,9 +11,10 @@
  * values a few ulps or 1e-13 apart; weights are spray fractions such as 1/3.
  * After every solve every flow's rate must equal the from-scratch rate to
  * 1e-9 relative, for component budgets 1 and 4 (everything by level), 40
- * (both ways in one solve) and the default (whole components), each
- * without and with flows alone on their links held outside the solver
- * (tc_mm_hold), as the flow simulator holds them. Seeds are
+ * (both ways in one solve) and the default (whole components), budgets 1,
+ * 4 and 40 again with local re-solves (tc_mm.local), each without and with
+ * flows alone on their links held outside the solver (tc_mm_hold), as the
+ * flow simulator holds them. Seeds are
  * fixed (1..N per case); a failure names the case, budget, seed, round and
  * flow. bench/mutate_maxmin.sh checks that these tests notice a tolerance
  * removed from the solver.
@@ -133,6 +134,8 @@ typedef struct mm_world {
     double worst;
     uint64_t solves, level_solves;
     bool hold;          /* a flow alone on its links is held (tc_mm_hold) */
+    bool local;         /* re-solves are local (tc_mm.local) */
+    uint64_t local_solves, local_fallbacks;
     uint64_t holds, joins;
 } mm_world;
 
@@ -239,9 +242,10 @@ static void compare(const tc_mm *m, mm_world *W, int round, int kind)
         double a = tc_mm_rate(m, f), b = tc_mm_rate(&ref, f);
         double d = fabs(a - b) / fmax(a, b);
         if (!(d <= REL_TOL))
-            fail_msg("%s budget %u seed %llu round %d batch kind %d flow %u: incremental %.17g, from scratch "
+            fail_msg("%s budget %u%s seed %llu round %d batch kind %d flow %u: incremental %.17g, from scratch "
                      "%.17g (rel %.3g)",
-                     W->c->name, W->budget, (unsigned long long)W->seed, round, kind, f, a, b, d);
+                     W->c->name, W->budget, W->local ? " local" : "", (unsigned long long)W->seed, round, kind, f, a,
+                     b, d);
         W->worst = fmax(W->worst, d);
     }
     tc_mm_free(&ref);
@@ -262,6 +266,7 @@ static void run_seed(mm_world *W)
     tc_mm m;
     assert_int_equal(tc_mm_init(&m, W->nlinks, W->cap, MAX_HOPS, W->rate_cap), TC_OK);
     m.comp_budget = W->budget;
+    m.local = W->local;
     for (int round = 0; round < W->c->rounds; round++) {
         int kind = round == 0 ? OP_ARRIVE : (int)(next(&x) % OP_KINDS);
         batch(&m, W, kind, &x);
@@ -285,39 +290,49 @@ static void run_seed(mm_world *W)
         compare(&m, W, round, kind);
     }
     W->level_solves += m.level_solves;
+    W->local_solves += m.local_solves;
+    W->local_fallbacks += m.local_fallbacks;
     tc_mm_free(&m);
 }
 
-/* Each budget without and with holding: with it, the rates must still be
- * those of a solve from scratch after every batch (held flows' included),
- * and holds and joins must have happened. */
+/* Each budget without and with holding, and the budgets that re-solve
+ * big components also with local re-solves: with either, the rates must
+ * still be those of a solve from scratch after every batch (held flows'
+ * included), and holds and joins must have happened. */
 static void run_case(const mm_case *c)
 {
-    static const uint32_t budgets[] = {1, 4, 40, 0};
-    for (size_t b = 0; b < 2 * sizeof budgets / sizeof *budgets; b++) {
+    static const struct {
+        uint32_t budget;
+        bool local;
+    } modes[] = {{1, false}, {4, false}, {40, false}, {0, false}, {1, true}, {4, true}, {40, true}};
+    for (size_t b = 0; b < 2 * sizeof modes / sizeof *modes; b++) {
         mm_world *W = calloc(1, sizeof *W);
         assert_non_null(W);
         W->c = c;
-        W->budget = budgets[b / 2];
+        W->budget = modes[b / 2].budget;
+        W->local = modes[b / 2].local;
         W->hold = b % 2;
         uint64_t seeds = c->seeds / SEED_DIV ? c->seeds / SEED_DIV : 1;
         for (W->seed = 1; W->seed <= seeds; W->seed++)
             run_seed(W);
-        /* The budgets below the default did re-solve by level; the default
-         * never needs to at these sizes. */
-        if (W->budget == 1)
+        /* The budgets below the default did re-solve by level (or locally);
+         * the default never needs to at these sizes. */
+        if (W->budget == 1 && !W->local)
             assert_true(W->level_solves > W->solves / 2);
+        if (W->budget == 1 && W->local)
+            assert_true(W->local_solves > W->solves / 2);
         if (W->budget == 0)
             assert_int_equal(W->level_solves, 0);
         if (W->hold) {
             assert_true(W->holds > 0);
             assert_true(W->joins > 0);
         }
-        print_message("%-22s budget %-2u%s: %llu solves, %llu by level, %llu held, %llu joined, worst rel. "
-                      "difference %.2g\n",
-                      c->name, W->budget, W->hold ? " hold" : "", (unsigned long long)W->solves,
-                      (unsigned long long)W->level_solves, (unsigned long long)W->holds,
-                      (unsigned long long)W->joins, W->worst);
+        print_message("%-22s budget %-2u%s%s: %llu solves, %llu by level, %llu local (%llu given up), %llu held, "
+                      "%llu joined, worst rel. difference %.2g\n",
+                      c->name, W->budget, W->hold ? " hold" : "", W->local ? " local" : "",
+                      (unsigned long long)W->solves, (unsigned long long)W->level_solves,
+                      (unsigned long long)W->local_solves, (unsigned long long)W->local_fallbacks,
+                      (unsigned long long)W->holds, (unsigned long long)W->joins, W->worst);
         free(W);
     }
 }

@@ -2218,9 +2218,11 @@ tc_status tc_flow_ctx_new(const tc_topo *t, const tc_flow_opts *o, tc_flow_ctx *
     }
     /* Jobs that join while others run make one large component of the
      * max-min problem (a training iteration's groups share the fabric):
-     * re-solving by level from the first component above a few links is
-     * faster there (the same rates; docs/PERFORMANCE.md) */
+     * re-solving from the first component above a few links is faster
+     * there, locally where a change reaches few flows, else by level
+     * (rates equal to 1e-12; docs/MODEL.md, docs/PERFORMANCE.md) */
     c->S.mm.comp_budget = TC_FLOW_CTX_COMP_BUDGET;
+    c->S.mm.local = true;
     *out = c;
     return TC_OK;
 }

@@ -32,6 +32,12 @@
  * keeps per link the load of its flows and, per bottleneck link, the flows
  * it froze and their level, so the flows at or above x0 are found without
  * visiting the others.
+ *
+ * With tc_mm.local (flow contexts) such a re-solve is local first: the
+ * flows a change can reach are filled again on what the others leave, the
+ * bottleneck condition is checked wherever they run, and the flows that
+ * fail it join the next fill (maxmin.c local_solve); the solve by level
+ * takes over where that grows past its own work.
  */
 #ifndef TOPOCC_FLOW_INT_H
 #define TOPOCC_FLOW_INT_H
@@ -164,6 +170,18 @@ typedef struct tc_mm {
     size_t nfresh, fresh_cap;
     uint64_t level_solves; /* statistics: solves by level, */
     uint64_t level_flows;  /* the flows they filled again */
+    /* Local re-solves (maxmin.c local_solve), in place of the solve by
+     * level while tracking: only the flows a change can reach are filled
+     * again, and the result is checked against the bottleneck condition
+     * everywhere they touch; what the check finds is added and the fill
+     * repeated. Off: solves by level only. */
+    bool local;
+    double *trate;         /* per flow: its rate in the local fill under way */
+    uint32_t *tbn;         /* per flow: the link that froze it there (nlinks: the cap) */
+    struct tc_mm_lstat *lstat; /* per link, scratch of the check */
+    uint32_t *cand;        /* the flows of the next local fill */
+    size_t ncand, cand_cap;
+    uint64_t local_solves, local_rounds, local_flows, local_fallbacks; /* statistics */
     /* Blame (tc_mm_blink_on): per flow, the link that set its rate at the
      * last solve (nlinks: the cap); a flow whose bottleneck moves is
      * reported in changed even where its rate stays. NULL: off. */

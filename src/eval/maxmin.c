@@ -141,7 +141,20 @@ void tc_mm_free(tc_mm *m)
     free(m->blink);
     free(m->gpos);
     free(m->fresh);
+    free(m->trate);
+    free(m->tbn);
+    free(m->lstat);
+    free(m->cand);
     memset(m, 0, sizeof *m);
+}
+
+/* Reallocates *p to bytes; false (and *p unchanged) when out of memory. */
+static bool resize(void **p, size_t bytes)
+{
+    void *v = realloc(*p, bytes);
+    if (v)
+        *p = v;
+    return v != NULL;
 }
 
 static bool reserve_flows(tc_mm *m, uint32_t id)
@@ -174,16 +187,12 @@ static bool reserve_flows(tc_mm *m, uint32_t id)
             bl[i] = UINT32_MAX;
         m->blink = bl;
     }
+    if (m->trate && !(resize((void **)&m->trate, c * sizeof *m->trate) && resize((void **)&m->tbn, c * sizeof *m->tbn)))
+        return false;
     if (m->track) {
-        uint32_t *bn = realloc(m->bneck, c * sizeof *bn);
-        if (bn)
-            m->bneck = bn;
-        uint32_t *gp = realloc(m->gpos, c * sizeof *gp);
-        if (gp)
-            m->gpos = gp;
-        if (!bn || !gp)
+        if (!resize((void **)&m->bneck, c * sizeof *m->bneck) || !resize((void **)&m->gpos, c * sizeof *m->gpos))
             return false;
-        memset(m->bneck + old, 0xff, (c - old) * sizeof *bn);
+        memset(m->bneck + old, 0xff, (c - old) * sizeof *m->bneck);
     }
     m->fcap = (uint32_t)c;
     return true;
@@ -441,6 +450,13 @@ void tc_mm_remove(tc_mm *m, uint32_t id)
     F->rate = 0;
 }
 
+/* A link's figures for local_solve's check: the level at which the fill
+ * froze flows of its set S on it (-INFINITY: none), the highest rate of S
+ * on it, and S's load there before and as filled. */
+typedef struct tc_mm_lstat {
+    double lev, smax, sold, snew;
+} tc_mm_lstat;
+
 /* ---- the heap of links by fair share ---- */
 
 /* Whether link la with share ka fills before link lb with kb: the smaller
@@ -626,8 +642,10 @@ static void freeze(tc_mm *m, uint32_t f, double x)
 }
 
 /* Progressive filling of the flows comp_flows (mark == epoch: unfrozen)
- * over comp_links, whose rc, wsum and ucount are set. */
-static bool fill_run(tc_mm *m)
+ * over comp_links, whose rc, wsum and ucount are set. tent: the rates are
+ * only proposed (trate, tbn) and each link that froze flows records its
+ * level (lstat), for local_solve to check before it sets them. */
+static bool fill_run(tc_mm *m, bool tent)
 {
     m->heap_n = 0;
     for (size_t i = 0; i < m->ncomp_links; i++) {
@@ -655,6 +673,8 @@ static bool fill_run(tc_mm *m)
         }
         if (s >= m->rate_cap)
             break;
+        if (tent)
+            m->lstat[l].lev = s;
         const tc_mm_ent *v = ents(L);
         /* freezing a flow of L takes one from L's unfrozen count: the scan
          * stops at L's last unfrozen flow */
@@ -664,8 +684,12 @@ static bool fill_run(tc_mm *m)
                 continue;
             freeze(m, f, s);
             unfrozen--;
-            if (!set_rate(m, f, s, l))
+            if (tent) {
+                m->trate[f] = s;
+                m->tbn[f] = l;
+            } else if (!set_rate(m, f, s, l)) {
                 return false;
+            }
         }
     }
     /* What is left is held by the cap alone. */
@@ -675,8 +699,12 @@ static bool fill_run(tc_mm *m)
         if (F->mark != frozen) {
             F->mark = frozen;
             unfrozen--;
-            if (!set_rate(m, f, m->rate_cap, m->nlinks))
+            if (tent) {
+                m->trate[f] = m->rate_cap;
+                m->tbn[f] = m->nlinks;
+            } else if (!set_rate(m, f, m->rate_cap, m->nlinks)) {
                 return false;
+            }
         }
     }
     return true;
@@ -699,7 +727,7 @@ static bool fill(tc_mm *m)
         L->ucount = L->n;
         group_reset(m, l);
     }
-    return fill_run(m);
+    return fill_run(m, false);
 }
 
 static void next_epoch(tc_mm *m)
@@ -774,20 +802,10 @@ static bool level_take(tc_mm *m, uint32_t f, bool whole)
     return true;
 }
 
-/* Re-solves by level everything that changed since the last solve (whole:
- * every flow). */
-static bool level_solve(tc_mm *m, bool whole)
+/* The lowest level the changes since the last solve can affect: m->x0
+ * (departures) and each arrival's bound. */
+static double level_x0(const tc_mm *m)
 {
-    next_epoch(m);
-    m->level_solves++;
-    m->ncomp_links = m->ncomp_flows = 0;
-    if (whole) {
-        for (uint32_t f = 0; f < m->fcap; f++)
-            if (tc_mm_flow_at(m, f)->n && !level_take(m, f, true))
-                return false;
-        m->level_flows += m->ncomp_flows;
-        return fill_run(m);
-    }
     double x0 = m->x0;
     for (size_t i = 0; i < m->nfresh; i++) {
         uint32_t f = m->fresh[i];
@@ -801,6 +819,24 @@ static bool level_solve(tc_mm *m, bool whole)
                 x0 = b;
         }
     }
+    return x0;
+}
+
+/* Re-solves by level everything that changed since the last solve (whole:
+ * every flow). */
+static bool level_solve(tc_mm *m, bool whole)
+{
+    next_epoch(m);
+    m->level_solves++;
+    m->ncomp_links = m->ncomp_flows = 0;
+    if (whole) {
+        for (uint32_t f = 0; f < m->fcap; f++)
+            if (tc_mm_flow_at(m, f)->n && !level_take(m, f, true))
+                return false;
+        m->level_flows += m->ncomp_flows;
+        return fill_run(m, false);
+    }
+    double x0 = level_x0(m);
     /* the groups that hold flows, in the order of their links */
     for (uint32_t wi = 0; wi <= m->nlinks / 64; wi++)
         for (uint64_t bits = m->gbits[wi]; bits; bits &= bits - 1) {
@@ -820,7 +856,200 @@ static bool level_solve(tc_mm *m, bool whole)
             return false;
     }
     m->level_flows += m->ncomp_flows;
-    return m->ncomp_flows == 0 || fill_run(m);
+    return m->ncomp_flows == 0 || fill_run(m, false);
+}
+
+/* ---- local re-solves (tc_mm.local) ----
+ *
+ * The progressive-filling result is the one feasible allocation in which
+ * every flow is at the cap or has a bottleneck: a full link on which no
+ * flow has a higher rate (Bertsekas & Gallager, section 6.5.2). After a
+ * change, a set S of flows is filled again on what the others leave on
+ * each link (their rates kept), and the result is checked against that
+ * condition wherever S's flows run; a flow outside S kept where S's rates
+ * moved passes if its bottleneck is untouched, or is still full with no
+ * flow of S above it; a flow of S frozen on a link passes if no kept flow
+ * there has a higher rate. Flows that fail join S and the fill is repeated;
+ * when nothing fails, the allocation is the max-min one (the flows on the
+ * links S does not touch keep both their rates and their bottlenecks) and
+ * S's rates are set. S starts as the new flows and the flows frozen on a
+ * link whose flow set changed (a departure frees capacity there, an
+ * arrival takes some). Comparisons allow MM_LOCAL_TOL relative: a link
+ * that full up to it is full, which moves no rate by more than that part
+ * (a bottleneck flow's rate x is at least cap / weight on its link);
+ * anything found in doubt only joins S, which is always exact. Past
+ * MM_LOCAL_ROUNDS fills the solve by level takes over. */
+#define MM_LOCAL_TOL 1e-12
+#define MM_LOCAL_ROUNDS 8
+#define MM_LOCAL_SMALL 64
+
+static bool local_ready(tc_mm *m)
+{
+    if (m->trate)
+        return true;
+    size_t nf = m->fcap ? m->fcap : 1, nl = m->nlinks ? m->nlinks : 1;
+    m->trate = malloc(nf * sizeof *m->trate);
+    m->tbn = malloc(nf * sizeof *m->tbn);
+    m->lstat = malloc(nl * sizeof *m->lstat);
+    if (m->trate && m->tbn && m->lstat)
+        return true;
+    free(m->trate);
+    free(m->tbn);
+    free(m->lstat);
+    m->trate = NULL;
+    m->tbn = NULL;
+    m->lstat = NULL;
+    return false;
+}
+
+static bool cand_push(tc_mm *m, uint32_t f)
+{
+    if (!tc_grow((void **)&m->cand, &m->cand_cap, m->ncand + 1, sizeof *m->cand))
+        return false;
+    m->cand[m->ncand++] = f;
+    return true;
+}
+
+/* Whether flow f is in the fill under way (epoch: taken, epoch + 1:
+ * frozen). */
+static inline bool in_fill(const tc_mm *m, uint32_t f)
+{
+    return tc_mm_flow_at(m, f)->mark - m->epoch <= 1;
+}
+
+/* The check of one fill: the flows that fail it are appended to cand. */
+static bool local_check(tc_mm *m)
+{
+    for (size_t i = 0; i < m->ncomp_links; i++) {
+        tc_mm_lstat *T = &m->lstat[m->comp_links[i]];
+        T->smax = -INFINITY;
+        T->sold = T->snew = 0;
+    }
+    for (size_t i = 0; i < m->ncomp_flows; i++) {
+        uint32_t f = m->comp_flows[i];
+        const tc_mm_flow *F = tc_mm_flow_at(m, f);
+        double r = m->trate[f];
+        for (uint32_t k = 0; k < F->n; k++) {
+            tc_mm_lstat *T = &m->lstat[F->inc[k].link];
+            double w = inc_weight(m, F, f, k);
+            T->sold += F->rate * w;
+            T->snew += r * w;
+            if (r > T->smax)
+                T->smax = r;
+        }
+    }
+    for (size_t i = 0; i < m->ncomp_links; i++) {
+        uint32_t l = m->comp_links[i];
+        const tc_mm_link *L = &m->lists[l];
+        const tc_mm_lstat *T = &m->lstat[l];
+        bool full = m->load[l] - T->sold + T->snew >= L->bw * (1 - MM_LOCAL_TOL);
+        const tc_mm_group *G = &m->groups[l];
+        for (uint32_t j = 0; j < G->n; j++) {
+            uint32_t g = G->v[j].flow;
+            if (!in_fill(m, g) && (!full || T->smax > tc_mm_flow_at(m, g)->rate * (1 + MM_LOCAL_TOL)) &&
+                !cand_push(m, g))
+                return false;
+        }
+        if (T->lev == -INFINITY)
+            continue;
+        const tc_mm_ent *v = ents((tc_mm_link *)L);
+        double top = T->lev * (1 + MM_LOCAL_TOL);
+        for (uint32_t j = 0; j < L->n; j++) {
+            uint32_t g = v[j].flow;
+            if (!in_fill(m, g) && tc_mm_flow_at(m, g)->rate > top && !cand_push(m, g))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* About how many flows a solve by level would fill again now. */
+static size_t level_count(const tc_mm *m)
+{
+    double x0 = level_x0(m);
+    size_t n = m->nfresh;
+    for (uint32_t wi = 0; wi <= m->nlinks / 64; wi++)
+        for (uint64_t bits = m->gbits[wi]; bits; bits &= bits - 1) {
+            uint32_t g = wi * 64 + (uint32_t)__builtin_ctzll(bits);
+            if (m->glevel[g] >= x0)
+                n += m->groups[g].n;
+        }
+    return n;
+}
+
+/* Re-solves locally what changed since the last solve (tracking on): *done
+ * is false where the rounds ran out and nothing was set. */
+static bool local_solve(tc_mm *m, bool *done)
+{
+    *done = false;
+    if (!local_ready(m))
+        return false;
+    m->local_solves++;
+    m->ncand = 0;
+    for (size_t i = 0; i < m->nfresh; i++)
+        if (tc_mm_flow_at(m, m->fresh[i])->n && !cand_push(m, m->fresh[i]))
+            return false;
+    for (uint32_t i = 0; i < m->ndirty; i++) {
+        const tc_mm_group *G = &m->groups[m->dirty[i]];
+        for (uint32_t j = 0; j < G->n; j++)
+            if (!cand_push(m, G->v[j].flow))
+                return false;
+    }
+    /* a solve by level's work bounds the local one's (counted once the
+     * local one is past a few dozen flows) */
+    size_t limit = SIZE_MAX, work = 0;
+    for (int round = 0; round < MM_LOCAL_ROUNDS; round++) {
+        next_epoch(m);
+        m->ncomp_links = m->ncomp_flows = 0;
+        for (size_t i = 0; i < m->ncand; i++) {
+            uint32_t f = m->cand[i];
+            if (tc_mm_flow_at(m, f)->mark != m->epoch && !level_take(m, f, false))
+                return false;
+        }
+        if (m->ncomp_flows == 0) {
+            *done = true;
+            return true;
+        }
+        work += m->ncomp_flows;
+        if (work > MM_LOCAL_SMALL && limit == SIZE_MAX)
+            limit = level_count(m);
+        if (work > limit)
+            break;
+        m->local_rounds++;
+        m->local_flows += m->ncomp_flows;
+        for (size_t i = 0; i < m->ncomp_links; i++)
+            m->lstat[m->comp_links[i]].lev = -INFINITY;
+        if (!fill_run(m, true))
+            return false;
+        /* the next fill's flows: this one's, then those that fail */
+        m->ncand = 0;
+        if (!tc_grow((void **)&m->cand, &m->cand_cap, m->ncomp_flows, sizeof *m->cand))
+            return false;
+        memcpy(m->cand, m->comp_flows, m->ncomp_flows * sizeof *m->cand);
+        m->ncand = m->ncomp_flows;
+        if (!local_check(m))
+            return false;
+        if (m->ncand == m->ncomp_flows) {
+            for (size_t i = 0; i < m->ncomp_flows; i++) {
+                uint32_t f = m->comp_flows[i];
+                if (!set_rate(m, f, m->trate[f], m->tbn[f]))
+                    return false;
+            }
+            /* the levels of the groups S left or joined: their highest rate */
+            for (size_t i = 0; i < m->ncomp_links; i++) {
+                uint32_t l = m->comp_links[i];
+                const tc_mm_group *G = &m->groups[l];
+                double top = -INFINITY;
+                for (uint32_t j = 0; j < G->n; j++)
+                    top = fmax(top, tc_mm_flow_at(m, G->v[j].flow)->rate);
+                m->glevel[l] = top;
+            }
+            *done = true;
+            return true;
+        }
+    }
+    m->local_fallbacks++;
+    return true;
 }
 
 /* Whether the component of dirty link L (not yet visited, with flows) is its
@@ -875,8 +1104,15 @@ tc_status tc_mm_solve(tc_mm *m)
     /* Components solved whole above are consistent with the rest, so the
      * level solve may count their changes too: that only lowers x0. */
     if (ok && big) {
-        bool whole = !m->track;
-        ok = (m->track || track_start(m)) && level_solve(m, whole);
+        if (!m->track) {
+            ok = track_start(m) && level_solve(m, true);
+        } else {
+            bool done = false;
+            if (m->local)
+                ok = local_solve(m, &done);
+            if (ok && !done)
+                ok = level_solve(m, false);
+        }
     }
     m->ndirty = 0;
     m->nfresh = 0;
