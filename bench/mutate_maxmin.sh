@@ -1,6 +1,7 @@
 #!/bin/sh
 # mutate_maxmin.sh - do the max-min solver's tests notice when the tolerance
-# of its re-solve by level is removed? (docs/VALIDATION.md). Not part of the
+# of its re-solve by level, or a check of its local re-solve, is removed?
+# (docs/VALIDATION.md). Not part of the
 # test suite: it builds a copy of the source tree, a few minutes.
 #
 # The working tree (tracked and untracked files that git does not ignore) is
@@ -8,8 +9,10 @@
 # must pass); then, one at a time, a sed on src/eval/maxmin.c plants one
 # mutation, test_maxmin and test_flow are rebuilt and run, and the mutation
 # is "caught" when either fails. The mutations: the departure tolerance
-# removed, and a control that drops the arrival bound altogether (it shows
-# that the tests exercise arrivals at all).
+# removed, a control that drops the arrival bound altogether (it shows
+# that the tests exercise arrivals at all), and each of the local
+# re-solve's three checks and its first set (the flows frozen on a changed
+# link) removed in turn.
 #
 # usage: bench/mutate_maxmin.sh [SOURCE_DIR]
 # Prints one line per mutation; exits 1 if any is not caught, 2 on a setup
@@ -70,5 +73,9 @@ while IFS='|' read -r name expr; do
 done <<'EOF'
 departure tolerance removed (MM_DEPART_TOL 0)|s/^#define MM_DEPART_TOL .*/#define MM_DEPART_TOL 0.0/
 control: arrival bound dropped|s/^\( *\)if (b < x0)$/\1if (0 \&\& b < x0)/
+local: a kept bottleneck no longer full not seen|s/(!full || T->smax/((full \&\& 0) || T->smax/
+local: a flow of S above a kept bottleneck flow not seen|s/!full || T->smax > tc_mm_flow_at(m, g)->rate \* (1 + MM_LOCAL_TOL)/!full/
+local: a kept flow above the level where S froze not seen|s/^\( *\)if (T->lev == -INFINITY)$/\1if (1 || T->lev == -INFINITY)/
+local: the flows frozen on a changed link not in the first set|s/^\( *\)const tc_mm_group \*G = \&m->groups\[m->dirty\[i\]\];$/&\n\1continue;/
 EOF
 exit $missed
