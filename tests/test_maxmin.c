@@ -324,8 +324,9 @@ static void run_case(const mm_case *c)
         if (W->budget == 0)
             assert_int_equal(W->level_solves, 0);
         /* on 16 links some local re-solves grow past the work of a solve by
-         * level, which then takes over: that hand-over is tested too */
-        if (W->local && W->budget == 4 && c->nlinks == MAX_LINKS)
+         * level, which then takes over: that hand-over is tested too (on
+         * all the seeds: under the sanitizers one may not need it) */
+        if (SEED_DIV == 1 && W->local && W->budget == 4 && c->nlinks == MAX_LINKS)
             assert_true(W->local_fallbacks > 0);
         if (W->hold) {
             assert_true(W->holds > 0);
