@@ -1873,6 +1873,14 @@ static tc_status sim_init(fl_sim *S, const tc_topo *t, const tc_flow_job *jobs, 
         S->o.rate_cap_Bps = proto_cap;
     if (tc_mm_init(&S->mm, t->n_links, S->cap, S->stride, S->o.rate_cap_Bps) != TC_OK)
         return oom(S);
+    /* A component above a few links is re-solved locally (or by level
+     * where the change reaches far) instead of whole: a change to one
+     * flow of a large component moves few of its rates (a pipelined tree
+     * under ECMP, a training iteration's groups that share the fabric);
+     * the rates equal the whole solve's to 1e-12 (docs/MODEL.md, "Rates";
+     * docs/PERFORMANCE.md). */
+    S->mm.comp_budget = TC_FLOW_COMP_BUDGET;
+    S->mm.local = true;
     for (size_t j = 0; j < njobs; j++)
         if (job_init(S, j, &jobs[j]) != TC_OK)
             return S->st;
@@ -2179,8 +2187,6 @@ void tc_flow_result_free(tc_flow_result *res)
 
 /* ---- a simulation that jobs join while it runs (flow.h) ------------------ */
 
-/* The max-min solver's component budget in a context (tc_mm.comp_budget). */
-#define TC_FLOW_CTX_COMP_BUDGET 16
 
 struct tc_flow_ctx {
     fl_sim S;
@@ -2216,13 +2222,6 @@ tc_status tc_flow_ctx_new(const tc_topo *t, const tc_flow_opts *o, tc_flow_ctx *
         free(c);
         return st;
     }
-    /* Jobs that join while others run make one large component of the
-     * max-min problem (a training iteration's groups share the fabric):
-     * re-solving from the first component above a few links is faster
-     * there, locally where a change reaches few flows, else by level
-     * (rates equal to 1e-12; docs/MODEL.md, docs/PERFORMANCE.md) */
-    c->S.mm.comp_budget = TC_FLOW_CTX_COMP_BUDGET;
-    c->S.mm.local = true;
     *out = c;
     return TC_OK;
 }

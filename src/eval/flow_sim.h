@@ -132,6 +132,11 @@ typedef struct fl_hent {
 } fl_hent;
 _Static_assert(sizeof(fl_hent) == 16, "four heap entries per cache line");
 
+/* The max-min solver's component budget in the flow simulator
+ * (tc_mm.comp_budget): a component above this many link entries is
+ * re-solved locally, or by level, not whole (flow.c sim_init). */
+#define TC_FLOW_COMP_BUDGET 16
+
 /* The event queue's lanes (flow.c): FIFOs of nondecreasing times, rings
  * of cap entries (a power of two) from head. A flow in lane k at ring
  * index i has fl[f].hpos FL_LANE_POS(k, i); an entry no flow points at is
