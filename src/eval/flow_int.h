@@ -181,6 +181,7 @@ typedef struct tc_mm {
     struct tc_mm_lstat *lstat; /* per link, scratch of the check */
     uint32_t *cand;        /* the flows of the next local fill */
     size_t ncand, cand_cap;
+    uint32_t local_backoff, local_wait; /* solves by level to do before the next local try */
     uint64_t local_solves, local_rounds, local_flows, local_fallbacks; /* statistics */
     /* Blame (tc_mm_blink_on): per flow, the link that set its rate at the
      * last solve (nlinks: the cap); a flow whose bottleneck moves is

@@ -882,6 +882,7 @@ static bool level_solve(tc_mm *m, bool whole)
 #define MM_LOCAL_TOL 1e-12
 #define MM_LOCAL_ROUNDS 8
 #define MM_LOCAL_SMALL 64
+#define MM_LOCAL_BACKOFF 64
 
 static bool local_ready(tc_mm *m)
 {
@@ -1107,9 +1108,20 @@ tc_status tc_mm_solve(tc_mm *m)
         if (!m->track) {
             ok = track_start(m) && level_solve(m, true);
         } else {
+            /* After a local solve that handed over, the next ones go by
+             * level at once, 1, 2, 4 ... up to MM_LOCAL_BACKOFF of them
+             * while they keep handing over (an all-to-all: every end moves
+             * most rates) */
             bool done = false;
-            if (m->local)
+            if (m->local && m->local_wait) {
+                m->local_wait--;
+            } else if (m->local) {
                 ok = local_solve(m, &done);
+                m->local_backoff = done ? 0 : m->local_backoff ? 2 * m->local_backoff : 1;
+                if (m->local_backoff > MM_LOCAL_BACKOFF)
+                    m->local_backoff = MM_LOCAL_BACKOFF;
+                m->local_wait = m->local_backoff;
+            }
             if (ok && !done)
                 ok = level_solve(m, false);
         }
