@@ -73,9 +73,10 @@ while IFS='|' read -r name expr; do
 done <<'EOF'
 departure tolerance removed (MM_DEPART_TOL 0)|s/^#define MM_DEPART_TOL .*/#define MM_DEPART_TOL 0.0/
 control: arrival bound dropped|s/^\( *\)if (b < x0)$/\1if (0 \&\& b < x0)/
-local: a kept bottleneck no longer full not seen|s/(!full || T->smax/((full \&\& 0) || T->smax/
-local: a flow of S above a kept bottleneck flow not seen|s/!full || T->smax > tc_mm_flow_at(m, g)->rate \* (1 + MM_LOCAL_TOL)/!full/
+local: a kept bottleneck no longer full not seen|s/(slack > 0 \&\& slack > MM_LOCAL_TOL/(0 \&\& slack > MM_LOCAL_TOL/
+local: a flow of S above a kept bottleneck flow not seen|s/T->smax > F->rate \* (1 + MM_LOCAL_TOL)/0/
 local: a kept flow above the level where S froze not seen|s/^\( *\)if (T->lev == -INFINITY)$/\1if (1 || T->lev == -INFINITY)/
+local: a kept bottleneck full within 1e-12 of the link's capacity, not of the flow's rate|s/slack > MM_LOCAL_TOL \* F->rate \* weight_on(m, F, g, l)/slack > MM_LOCAL_TOL * L->bw + 0 * weight_on(m, F, g, l)/
 local: the flows frozen on a changed link not in the first set|s/^\( *\)const tc_mm_group \*G = \&m->groups\[m->dirty\[i\]\];$/&\n\1continue;/
 EOF
 exit $missed

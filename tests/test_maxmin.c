@@ -494,6 +494,51 @@ static void maxmin_held_flow_joins_when_another_arrives(void **state)
     tc_mm_free(&m);
 }
 
+/* A local re-solve judges a kept bottleneck full per flow. Link 0 (capacity
+ * 1) carries flow 0 alone and flows 1..n-1, each also on its own link of
+ * a hair less than 1/n; link n has capacity d = 0.9e-12. Flow n arrives
+ * on links 1 and n: flow 1 drops by d, and flow 0, frozen on link 0 with
+ * about 1/n, must rise by d. A tolerance of 1e-12 of link 0's capacity
+ * kept it (1.8e-9 off at n = 2,000, 1.8e-8 at 20,000); one of 1e-12 of
+ * flow 0's rate does not. */
+static void maxmin_local_re_solve_judges_a_full_link_per_flow(void **state)
+{
+    (void)state;
+    static const uint32_t ns[] = {2, 2000, 20000};
+    for (size_t c = 0; c < sizeof ns / sizeof *ns; c++) {
+        uint32_t n = ns[c];
+        double *cap = malloc((n + 1) * sizeof *cap);
+        assert_non_null(cap);
+        cap[0] = 1;
+        for (uint32_t i = 1; i < n; i++)
+            cap[i] = 1.0 / n * (1 - 1e-6);
+        cap[n] = 0.9e-12;
+        tc_mm m, ref;
+        assert_int_equal(tc_mm_init(&m, n + 1, cap, 2, 0), TC_OK);
+        assert_int_equal(tc_mm_init(&ref, n + 1, cap, 2, 0), TC_OK);
+        m.comp_budget = 1;
+        m.local = true;
+        for (uint32_t f = 0; f < n; f++) {
+            const uint32_t path[2] = {0, f};
+            assert_int_equal(tc_mm_add(&m, f, path, NULL, f ? 2 : 1), TC_OK);
+            assert_int_equal(tc_mm_add(&ref, f, path, NULL, f ? 2 : 1), TC_OK);
+        }
+        assert_int_equal(tc_mm_solve(&m), TC_OK);
+        const uint32_t arrival[2] = {1, n};
+        assert_int_equal(tc_mm_add(&m, n, arrival, NULL, 2), TC_OK);
+        assert_int_equal(tc_mm_add(&ref, n, arrival, NULL, 2), TC_OK);
+        assert_int_equal(tc_mm_solve(&m), TC_OK);
+        assert_int_equal(tc_mm_solve(&ref), TC_OK);
+        assert_true(m.local_solves > 0);
+        double a = tc_mm_rate(&m, 0), b = tc_mm_rate(&ref, 0);
+        if (!(fabs(a - b) <= 1e-11 * b))
+            fail_msg("n %u: flow 0 has %.17g after the arrival, from scratch %.17g", n, a, b);
+        tc_mm_free(&m);
+        tc_mm_free(&ref);
+        free(cap);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -504,6 +549,7 @@ int main(void)
         cmocka_unit_test(maxmin_small_networks_with_a_tied_rate_cap),
         cmocka_unit_test(maxmin_small_networks_with_tenths_and_near_equal_capacities),
         cmocka_unit_test(maxmin_larger_networks_with_tied_and_real_capacities),
+        cmocka_unit_test(maxmin_local_re_solve_judges_a_full_link_per_flow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

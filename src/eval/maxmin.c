@@ -874,11 +874,13 @@ static bool level_solve(tc_mm *m, bool whole)
  * links S does not touch keep both their rates and their bottlenecks) and
  * S's rates are set. S starts as the new flows and the flows frozen on a
  * link whose flow set changed (a departure frees capacity there, an
- * arrival takes some). Comparisons allow MM_LOCAL_TOL relative: a link
- * that full up to it is full, which moves no rate by more than that part
- * (a bottleneck flow's rate x is at least cap / weight on its link);
- * anything found in doubt only joins S, which is always exact. Past
- * MM_LOCAL_ROUNDS fills the solve by level takes over. */
+ * arrival takes some). Comparisons allow MM_LOCAL_TOL of a kept flow's
+ * rate: a rate above another by less does not count, and a kept flow's
+ * bottleneck passes as full if what it has left would raise that flow by
+ * less (a tolerance on the link's capacity instead would let a flow that
+ * shares it with n others be off by n times as much); anything found in
+ * doubt only joins S, which is always exact. Past MM_LOCAL_ROUNDS fills
+ * the solve by level takes over. */
 #define MM_LOCAL_TOL 1e-12
 #define MM_LOCAL_ROUNDS 8
 #define MM_LOCAL_SMALL 64
@@ -918,6 +920,18 @@ static inline bool in_fill(const tc_mm *m, uint32_t f)
     return tc_mm_flow_at(m, f)->mark - m->epoch <= 1;
 }
 
+/* Flow f's weight on link l (on its path). */
+static double weight_on(const tc_mm *m, const tc_mm_flow *F, uint32_t f, uint32_t l)
+{
+    if (F->unit)
+        return 1.0;
+    double w = 0;
+    for (uint32_t k = 0; k < F->n; k++)
+        if (F->inc[k].link == l)
+            w += inc_weight(m, F, f, k);
+    return w;
+}
+
 /* The check of one fill: the flows that fail it are appended to cand. */
 static bool local_check(tc_mm *m)
 {
@@ -943,13 +957,20 @@ static bool local_check(tc_mm *m)
         uint32_t l = m->comp_links[i];
         const tc_mm_link *L = &m->lists[l];
         const tc_mm_lstat *T = &m->lstat[l];
-        bool full = m->load[l] - T->sold + T->snew >= L->bw * (1 - MM_LOCAL_TOL);
+        /* what the link has left: a kept flow g frozen there passes if
+         * that would raise it by at most MM_LOCAL_TOL of its rate */
+        double slack = L->bw - (m->load[l] - T->sold + T->snew);
         const tc_mm_group *G = &m->groups[l];
         for (uint32_t j = 0; j < G->n; j++) {
             uint32_t g = G->v[j].flow;
-            if (!in_fill(m, g) && (!full || T->smax > tc_mm_flow_at(m, g)->rate * (1 + MM_LOCAL_TOL)) &&
-                !cand_push(m, g))
-                return false;
+            if (in_fill(m, g))
+                continue;
+            const tc_mm_flow *F = tc_mm_flow_at(m, g);
+            if ((slack > 0 && slack > MM_LOCAL_TOL * F->rate * weight_on(m, F, g, l)) ||
+                T->smax > F->rate * (1 + MM_LOCAL_TOL)) {
+                if (!cand_push(m, g))
+                    return false;
+            }
         }
         if (T->lev == -INFINITY)
             continue;
