@@ -863,7 +863,8 @@ static bool level_solve(tc_mm *m, bool whole)
  *
  * The progressive-filling result is the one feasible allocation in which
  * every flow is at the cap or has a bottleneck: a full link on which no
- * flow has a higher rate (Bertsekas & Gallager, section 6.5.2). After a
+ * flow has a higher rate (such an allocation is max-min fair, and that one
+ * is unique: docs/MODEL.md, "Rates", with its source). After a
  * change, a set S of flows is filled again on what the others leave on
  * each link (their rates kept), and the result is checked against that
  * condition wherever S's flows run; a flow outside S kept where S's rates
