@@ -187,7 +187,8 @@ static bool reserve_flows(tc_mm *m, uint32_t id)
             bl[i] = UINT32_MAX;
         m->blink = bl;
     }
-    if (m->trate && !(resize((void **)&m->trate, c * sizeof *m->trate) && resize((void **)&m->tbn, c * sizeof *m->tbn)))
+    if ((m->trate || m->tbn) &&
+        !(resize((void **)&m->trate, c * sizeof *m->trate) && resize((void **)&m->tbn, c * sizeof *m->tbn)))
         return false;
     if (m->track) {
         if (!resize((void **)&m->bneck, c * sizeof *m->bneck) || !resize((void **)&m->gpos, c * sizeof *m->gpos))
@@ -887,23 +888,18 @@ static bool level_solve(tc_mm *m, bool whole)
 #define MM_LOCAL_SMALL 64
 #define MM_LOCAL_BACKOFF 64
 
+/* The local solves' scratch, allocated on first use (what an earlier try
+ * got is kept: reserve_flows grows trate and tbn once either exists). */
 static bool local_ready(tc_mm *m)
 {
-    if (m->trate)
-        return true;
     size_t nf = m->fcap ? m->fcap : 1, nl = m->nlinks ? m->nlinks : 1;
-    m->trate = malloc(nf * sizeof *m->trate);
-    m->tbn = malloc(nf * sizeof *m->tbn);
-    m->lstat = malloc(nl * sizeof *m->lstat);
-    if (m->trate && m->tbn && m->lstat)
-        return true;
-    free(m->trate);
-    free(m->tbn);
-    free(m->lstat);
-    m->trate = NULL;
-    m->tbn = NULL;
-    m->lstat = NULL;
-    return false;
+    if (!m->trate)
+        m->trate = malloc(nf * sizeof *m->trate);
+    if (!m->tbn)
+        m->tbn = malloc(nf * sizeof *m->tbn);
+    if (!m->lstat)
+        m->lstat = malloc(nl * sizeof *m->lstat);
+    return m->trate && m->tbn && m->lstat;
 }
 
 static bool cand_push(tc_mm *m, uint32_t f)
