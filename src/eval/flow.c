@@ -1877,8 +1877,8 @@ static tc_status sim_init(fl_sim *S, const tc_topo *t, const tc_flow_job *jobs, 
      * where the change reaches far) instead of whole: a change to one
      * flow of a large component moves few of its rates (a pipelined tree
      * under ECMP, a training iteration's groups that share the fabric);
-     * the rates equal the whole solve's to 1e-12 (docs/MODEL.md, "Rates";
-     * docs/PERFORMANCE.md). */
+     * the rates equal the whole solve's to 1e-9, 1.5e-12 seen (test_maxmin;
+     * docs/MODEL.md, "Rates"; docs/PERFORMANCE.md). */
     S->mm.comp_budget = TC_FLOW_COMP_BUDGET;
     S->mm.local = true;
     for (size_t j = 0; j < njobs; j++)
