@@ -330,6 +330,24 @@ bad_says "unknown strategy" "streaming-diloco" train --topo "$CLOS" --model llam
 bad_says "unknown outer type" "fp32, bf16" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --sync diloco --replicas 2 --outer-dtype fp8
 bad_says "more fragments than layers" "at most one fragment per layer" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --sync streaming-diloco --replicas 2 --fragments 33
 bad_says "search with replicas" "not with --replicas" train --topo "$CLOS" --model llama3-8b --search --global-batch 64 --replicas 2
+# each class's algorithm: named, it is the one run (and listed); naming
+# auto's own choice changes nothing; its options reach the co-simulation
+good "algorithms listed" "^algorithms: .*dp allreduce direct (auto)" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 8 --pp 2 --micro-batches 4 --mode flow
+good "a named DP algorithm" "^algorithms: .*dp allreduce ring;*" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 8 --pp 2 --micro-batches 4 --mode flow --dp-algo ring
+good "a named TP algorithm" "tp reducescatter ring; tp allgather ring\|tp allgather ring; tp reducescatter ring" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --seq-parallel --tp-algo ring
+ita() { m=$1; shift; "$T" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 8 --pp 2 --micro-batches 4 --mode "$m" \
+    --format json "$@" | sed -n 's/.*"iter_s": *\([0-9.e+-]*\).*/\1/p' | head -1; }
+for m in flow steps; do
+    a=$(ita $m); b=$(ita $m --dp-algo direct); c=$(ita $m --dp-algo ring)
+    d=$(ita $m --zero 0 --dp-algo dbtree:chunks=2); e=$(ita $m --zero 0 --dp-algo dbtree:chunks=16)
+    if [ -z "$a" ] || [ "$a" != "$b" ] || [ "$a" = "$c" ] || [ -z "$d" ] || [ "$d" = "$e" ]; then
+        echo "FAIL (--dp-algo, $m): auto $a, direct (auto's choice) $b, ring $c; dbtree chunks 2 $d, 16 $e"
+        fails=$((fails + 1))
+    fi
+done
+bad_says "unknown algorithm" "dp-algo: unknown algorithm 'bogus'" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --dp-algo bogus
+bad_says "algorithm without the operation" "tp reducescatter: .*bruck implements only allgather and alltoall" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --seq-parallel --tp-algo bruck
+bad_says "algorithm for no all-to-all" "ep alltoall" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --ep-algo ring --allow-oom
 
 if [ "$fails" -ne 0 ]; then
     echo "$fails train CLI check(s) failed"

@@ -185,6 +185,19 @@ typedef struct tc_sync_out {
     } h[8];
 } tc_sync_out;
 
+/* An algorithm the iteration's collectives ran: kind g's op at `sizes`
+ * distinct sizes (auto's choice where `chosen`, else the one named by
+ * --dp-algo, --tp-algo or --ep-algo). */
+typedef struct tc_ti_algo_use {
+    tc_ti_group g;
+    tc_op op;
+    tc_algo algo;
+    bool chosen;
+    uint32_t sizes;
+    char name[64];           /* as --algo takes it: "ring", "dbtree:chunks=64" */
+} tc_ti_algo_use;
+#define TC_TI_MAX_ALGO_USES 32
+
 typedef struct tc_trainiter_out {
     char order[16];          /* the parallel order, innermost first */
     bool cosim;              /* flow mode: the iteration's network co-simulated */
@@ -212,6 +225,8 @@ typedef struct tc_trainiter_out {
     tc_codec_spec codec_spec[3];                /* the codecs cfg.codec points to */
     bool have_blame;                            /* co-simulated: blame below (the overlapped run's) */
     tc_ti_blame blame[TC_TI_NCLASSES];
+    uint32_t nalgos;                            /* not kept with --search */
+    tc_ti_algo_use algos[TC_TI_MAX_ALGO_USES];
 } tc_trainiter_out;
 
 tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_trainiter_out **out, tc_err *err);

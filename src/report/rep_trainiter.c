@@ -108,6 +108,14 @@ json_t *tc_trainiter_json(const tc_trainiter_out *o, const tc_scenario *s)
                                                      "with_s", num(q->with_s), "without_s", num(q->without_s)));
     }
     json_object_set_new(j, "compression", cj);
+    json_t *aj = json_array();
+    for (uint32_t i = 0; i < o->nalgos; i++) {
+        const tc_ti_algo_use *u = &o->algos[i];
+        json_array_append_new(aj, json_pack("{s:s, s:s, s:s, s:b, s:i}", "class", tc_ti_group_name(u->g), "op",
+                                            tc_op_name(u->op), "algo", u->name, "auto", u->chosen, "sizes",
+                                            (json_int_t)u->sizes));
+    }
+    json_object_set_new(j, "algorithms", aj);
     if (o->have_blame) {
         json_t *bj = json_object();
         for (uint32_t g = 0; g < TC_TI_NCLASSES; g++) {
@@ -255,6 +263,20 @@ static void codec_print(const tc_trainiter_out *o, FILE *f)
                 tc_fmt_time(q->without_s, b, sizeof b),
                 q->applied ? "" : ": off the critical path, or its codec costs more than it saves");
     }
+}
+
+/* The algorithms the collectives ran, by class and operation. */
+static void algos_print(const tc_trainiter_out *o, FILE *f)
+{
+    if (!o->nalgos)
+        return;
+    fprintf(f, "algorithms:");
+    for (uint32_t i = 0; i < o->nalgos; i++) {
+        const tc_ti_algo_use *u = &o->algos[i];
+        fprintf(f, "%s %s %s %s%s", i ? ";" : "", tc_ti_group_name(u->g), tc_op_name(u->op), u->name,
+                u->chosen ? " (auto)" : "");
+    }
+    fprintf(f, "\n");
 }
 
 /* Co-simulated: which links held back which class of communication. */
@@ -407,6 +429,7 @@ void tc_trainiter_print(const tc_trainiter_out *o, const tc_scenario *s, FILE *f
     }
     for (size_t k = 0; k < n; k++)
         tc_rtable_free(&tabs[k]);
+    algos_print(o, f);
     codec_print(o, f);
     blame_print(o, f);
     sync_print(o, f);

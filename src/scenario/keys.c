@@ -1697,6 +1697,42 @@ GET(get_comm_order)
 {
     return json_string(s->comm_order);
 }
+/* iteration.dp_algo, .tp_algo, .ep_algo: "auto" or what --algo takes. */
+static tc_status it_algo_of(const json_t *v, const char *where, char *dst, size_t cap, tc_err *err)
+{
+    tc_status st = str_of(v, where, dst, cap, err);
+    if (st)
+        return st;
+    tc_coll_req req = {.algo = TC_ALGO_AUTO};
+    tc_err e2 = {0};
+    if (tc_algo_parse(dst, &req, &e2))
+        return tc_fail(err, TC_EINVAL, "%s: %s", where, e2.msg);
+    return TC_OK;
+}
+SET(set_dp_algo)
+{
+    return it_algo_of(v, where, s->it_algo[0], sizeof s->it_algo[0], err);
+}
+GET(get_dp_algo)
+{
+    return json_string(s->it_algo[0]);
+}
+SET(set_tp_algo)
+{
+    return it_algo_of(v, where, s->it_algo[1], sizeof s->it_algo[1], err);
+}
+GET(get_tp_algo)
+{
+    return json_string(s->it_algo[1]);
+}
+SET(set_ep_algo)
+{
+    return it_algo_of(v, where, s->it_algo[2], sizeof s->it_algo[2], err);
+}
+GET(get_ep_algo)
+{
+    return json_string(s->it_algo[2]);
+}
 SET(set_sync)
 {
     tc_status st = str_of(v, where, s->sync, sizeof s->sync, err);
@@ -1918,6 +1954,9 @@ static const tc_scn_key keys[] = {
     {"iteration.s_m", B(TRAIN) | B(COMPRESS), NULL, set_s_m, get_s_m, ""},
     {"iteration.dma", B(TRAIN), NULL, set_dma, get_dma, ""},
     {"iteration.comm_order", B(TRAIN), NULL, set_comm_order, get_comm_order, ""},
+    {"iteration.dp_algo", B(TRAIN), NULL, set_dp_algo, get_dp_algo, ""},
+    {"iteration.tp_algo", B(TRAIN), NULL, set_tp_algo, get_tp_algo, ""},
+    {"iteration.ep_algo", B(TRAIN), NULL, set_ep_algo, get_ep_algo, ""},
     {"iteration.timeline", B(TRAIN), NULL, set_it_timeline, get_it_timeline, ""},
     {"iteration.cosim", B(TRAIN), NULL, set_cosim, get_cosim, ""},
     {"iteration.capacity_factor", B(TRAIN), NULL, set_capf, get_capf, ""},

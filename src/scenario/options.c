@@ -180,6 +180,17 @@ static const opt_def opts[] = {
       "gradient buckets: backward (first ready, first sent; PyTorch DDP) or forward (the next forward's first, "
       "preempting; P3, ByteScheduler) [backward]"},
      F_VALUE},
+    {{"--dp-algo", "iteration.dp_algo", "train", "ALGO", B(TRAIN), false,
+      "the algorithm of the DP collectives (gradient reduce-scatter, all-gather or all-reduce; expert DP's too): "
+      "auto (the fastest, each collective timed alone) or a name as collective's --algo takes it (ring, rhd, "
+      "dbtree:chunks=64, nccl, ...) [auto]"},
+     F_VALUE},
+    {{"--tp-algo", "iteration.tp_algo", "train", "ALGO", B(TRAIN), false,
+      "the algorithm of the TP collectives (all-reduce, or reduce-scatter and all-gather with --seq-parallel) [auto]"},
+     F_VALUE},
+    {{"--ep-algo", "iteration.ep_algo", "train", "ALGO", B(TRAIN), false,
+      "the algorithm of the expert all-to-alls (direct, pairwise, bruck, nccl-a2a, ...) [auto]"},
+     F_VALUE},
     {{"--compress-dp", "iteration.compress_dp", "train", "CODEC", B(TRAIN), false,
       "compress DP gradient buckets (ZeRO 0) with CODEC where that shortens the iteration (e.g. powersgd:rank=4)"},
      F_VALUE},

@@ -24,7 +24,7 @@ typedef struct comm_entry {
     tc_ti_group g;
     uint64_t sig;
     double bytes, t;
-    tc_algo algo;                /* auto's choice */
+    tc_algo algo;                /* the algorithm run (auto's choice, or the one named) */
 } comm_entry;
 
 typedef struct comm_cache {
@@ -67,6 +67,9 @@ typedef struct comm_ctx {
     tc_ti_blame *blame;          /* co-simulated: where the links' blame goes (TC_TI_NCLASSES) */
     bool *have_blame;
     uint32_t evaluations;
+    tc_coll_req tmpl[NKINDS];    /* each kind's algorithm: --dp-algo (DP, EDP), --tp-algo, --ep-algo; else auto */
+    tc_ti_algo_use *uses;        /* the algorithms run, by kind and operation (NULL: not kept) */
+    uint32_t *nuses;
 } comm_ctx;
 
 static void ctx_groups_free(comm_ctx *c)
@@ -206,7 +209,10 @@ static tc_status sweep_times(comm_ctx *c, tc_op op, tc_ti_group g, const double 
     } else {
         tc_groups gr;
         st = groups_of(c, g, &gr, err);
-        tc_coll_req req = {.op = op, .algo = TC_ALGO_AUTO, .p = gr.size, .elt = 2};
+        tc_coll_req req = c->tmpl[g];
+        req.op = op;
+        req.p = gr.size;
+        req.elt = 2;
         if (st == TC_OK)
             st = tc_evaluate_groups_sweep(c->t, &req, &gr, sizes, n, &eo, r, err);
     }
@@ -269,6 +275,26 @@ static tc_status comm_fn(void *ud, tc_op op, tc_ti_group g, double bytes, double
     return TC_OK;
 }
 
+/* Notes that kind g's op ran algorithm a at one more size (a pipeline
+ * send, a broadcast between two ranks, has no algorithm to list). */
+static void use_add(comm_ctx *c, tc_ti_group g, tc_op op, tc_algo a)
+{
+    if (!c->uses || g == TC_TI_PP)
+        return;
+    uint32_t i = 0;
+    while (i < *c->nuses && !(c->uses[i].g == g && c->uses[i].op == op && c->uses[i].algo == a))
+        i++;
+    if (i == *c->nuses) {
+        if (i == TC_TI_MAX_ALGO_USES)
+            return;
+        tc_coll_req r = tc_coll_candidate(&c->tmpl[g], a, 0);
+        c->uses[i] = (tc_ti_algo_use){.g = g, .op = op, .algo = a, .chosen = c->tmpl[g].algo == TC_ALGO_AUTO};
+        tc_algo_format(&r, c->uses[i].name, sizeof c->uses[i].name);
+        ++*c->nuses;
+    }
+    c->uses[i].sizes++;
+}
+
 static tc_status resolve(comm_ctx *c, tc_err *err)
 {
     double *sz = tc_calloc(c->nrec ? c->nrec : 1, sizeof *sz), *tm = tc_calloc(c->nrec ? c->nrec : 1, sizeof *tm);
@@ -291,6 +317,7 @@ static tc_status resolve(comm_ctx *c, tc_err *err)
                 done[j] = 1;
                 if (!cache_add(c->cache, (comm_entry){c->rec[j].op, c->rec[j].g, sig, sz[k], tm[k], al[k]}))
                     st = tc_fail(err, TC_EINTERNAL, "out of memory");
+                use_add(c, c->rec[j].g, c->rec[j].op, al[k]);
                 k++;
             }
     }
@@ -437,8 +464,11 @@ static tc_status drv_sched(flow_drv *f, tc_op op, tc_ti_group g, double bytes, t
             algo = x->algo;
     }
     uint32_t size = g == TC_TI_PP || g == TC_TI_EMB ? 2 : c->gsize[g];
-    tc_coll_req req = {.op = g == TC_TI_PP ? TC_OP_BROADCAST : op, .algo = TC_ALGO_AUTO, .p = size, .elt = 2,
-                       .bytes = bytes};
+    tc_coll_req req = c->tmpl[g];
+    req.op = g == TC_TI_PP ? TC_OP_BROADCAST : op;
+    req.p = size;
+    req.elt = 2;
+    req.bytes = bytes;
     tc_status st = tc_coll_round(&req, err);
     if (st)
         return st;
@@ -1070,6 +1100,16 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
     cc->pp = s->pp;
     cc->ep = s->ep;
     cc->p = o->ranks;
+    static const tc_ti_group algo_kind[3] = {TC_TI_DP, TC_TI_TP, TC_TI_EP};
+    for (int k = 0; k < NKINDS; k++)
+        cc->tmpl[k] = (tc_coll_req){.algo = TC_ALGO_AUTO};
+    for (int k = 0; k < 3 && st == TC_OK; k++)
+        st = tc_algo_parse(s->it_algo[k], &cc->tmpl[algo_kind[k]], err);
+    cc->tmpl[TC_TI_EDP] = cc->tmpl[TC_TI_DP];
+    if (!s->it_search) {
+        cc->uses = o->algos;
+        cc->nuses = &o->nalgos;
+    }
     if (!tc_par_order_parse(s->par_order, cc->order))
         st = tc_fail(err, TC_EINVAL, "parallel order '%s': expected tp, dp and pp each once, innermost first",
                      s->par_order);
