@@ -214,6 +214,7 @@ typedef struct fl_sim {
      * which say whether batching could have moved a held flow's end. */
     double bt0, ht;
     uint64_t events, budget, batches;
+    bool job_ended;       /* a job may have passed its last step since the flag was cleared */
     FILE *trace;
     char *trace_tmp;
     uint64_t slices, max_slices;

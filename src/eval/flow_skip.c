@@ -410,6 +410,7 @@ static void shift(fl_sim *S, const sk_snap *a, const sk_snap *b, uint32_t m, uin
     }
     J->lo += K;
     J->hi += K;
+    S->job_ended = true;
     for (uint32_t s = J->lo; s < J->hi && S->st == TC_OK; s++)
         fl_reemit(S, 0, s);
 }
