@@ -4,8 +4,11 @@
 #   steps      in steps mode;
 #   search     --search over every split of the 4,096 endpoints (formula);
 #   flow       co-simulated in flow mode, D-mod-k routing;
-#   flow-ecmp  the same under ECMP (the default routing; slow: see
-#              docs/PERFORMANCE.md).
+#   flow-ecmp  the same under ECMP (the default routing; slow: auto takes
+#              direct for the DP reduce-scatter and all-gather there, see
+#              docs/PERFORMANCE.md);
+#   flow-ecmp-ring  under ECMP with the DP collectives as rings
+#              (--dp-algo ring, as NCCL runs them).
 # Whole-process time is what is recorded.
 # Usage: bench/train.sh [BUILD_DIR] [CASE...]; no case: steps search flow.
 set -eu
@@ -24,6 +27,7 @@ for c in "$@"; do
         ;;
     flow) "$B/topocc" train --topo $T $JOB --mode flow --routing dmodk --quiet >/dev/null ;;
     flow-ecmp) "$B/topocc" train --topo $T $JOB --mode flow --quiet >/dev/null ;;
-    *) echo "train.sh: unknown case '$c' (steps, search, flow, flow-ecmp)" >&2; exit 2 ;;
+    flow-ecmp-ring) "$B/topocc" train --topo $T $JOB --mode flow --dp-algo ring --quiet >/dev/null ;;
+    *) echo "train.sh: unknown case '$c' (steps, search, flow, flow-ecmp, flow-ecmp-ring)" >&2; exit 2 ;;
     esac
 done
