@@ -706,14 +706,11 @@ static fl_tab *tab_get(fl_job *J, size_t n)
         if (!sp)
             return NULL;
         J->spare = sp;
-        T = calloc(1, sizeof *T);
+        /* the table and its per-rank ranges in one block */
+        T = calloc(1, sizeof *T + (J->p ? J->p : 1) * sizeof *T->rk);
         if (!T)
             return NULL;
-        T->rk = malloc((J->p ? J->p : 1) * sizeof *T->rk);
-        if (!T->rk) {
-            free(T);
-            return NULL;
-        }
+        T->rk = (fl_trank *)(T + 1);
         J->tabs[J->ntabs++] = T;
     }
     T->refs = 0;
@@ -1680,6 +1677,12 @@ static void progress_init(fl_sim *S)
 }
 
 /* Sets up S->jobs[j] for job jb (its memory zeroed). */
+/* n rounded up to a cache line (the parts of one allocation). */
+static inline size_t blk_up(size_t n)
+{
+    return (n + 63) & ~(size_t)63;
+}
+
 static tc_status job_init(fl_sim *S, size_t j, const tc_flow_job *jb)
 {
     const tc_topo *t = S->t;
@@ -1698,17 +1701,26 @@ static tc_status job_init(fl_sim *S, size_t j, const tc_flow_job *jb)
     J->finish = J->start;
     J->name = jb->name;
     J->tag = jb->tag;
-    J->rk = calloc(J->p ? J->p : 1, sizeof *J->rk);
-    J->ah = calloc(J->p ? J->p : 1, sizeof *J->ah);
-    if (!J->rk || !J->ah || !window_grow(J))
+    /* The per-rank arrays in one block (J->rk's; job_release frees it):
+     * a co-simulated iteration starts and releases hundreds of thousands
+     * of small jobs, whose separate allocations were a few percent of it. */
+    size_t P = J->p ? J->p : 1, ps = P * (size_t)S->stride;
+    bool rc = (double)J->p * rcache_bytes(S->stride) <= RCACHE_MAX;
+    size_t o_ah = blk_up(P * sizeof *J->rk), o_rc = o_ah + blk_up(P * sizeof *J->ah);
+    size_t o_path = o_rc + (rc ? blk_up(P * sizeof *J->rc) : 0);
+    size_t o_pw = o_path + (rc ? blk_up(ps * sizeof *J->rc_path) : 0);
+    char *blk = calloc(1, o_pw + (rc ? ps * sizeof *J->rc_pw : 0));
+    if (!blk)
         return oom(S);
-    if ((double)J->p * rcache_bytes(S->stride) <= RCACHE_MAX) {
-        J->rc = calloc(J->p ? J->p : 1, sizeof *J->rc);
-        J->rc_path = malloc((J->p ? J->p : 1) * (size_t)S->stride * sizeof *J->rc_path);
-        J->rc_pw = malloc((J->p ? J->p : 1) * (size_t)S->stride * sizeof *J->rc_pw);
-        if (!J->rc || !J->rc_path || !J->rc_pw)
-            return oom(S);
+    J->rk = (fl_rank *)blk;
+    J->ah = (fl_ahead **)(blk + o_ah);
+    if (rc) {
+        J->rc = (fl_rcache *)(blk + o_rc);
+        J->rc_path = (uint32_t *)(blk + o_path);
+        J->rc_pw = (double *)(blk + o_pw);
     }
+    if (!window_grow(J))
+        return oom(S);
     if (S->o.trace_path && !(J->seen = calloc(J->p ? J->p : 1, 1)))
         return oom(S);
     for (uint32_t r = 0; r < J->p; r++)
@@ -1908,20 +1920,15 @@ static tc_status sim_init(fl_sim *S, const tc_topo *t, const tc_flow_job *jobs, 
 static void job_release(fl_job *J)
 {
     for (uint32_t i = 0; i < J->ntabs; i++) {
-        free(J->tabs[i]->rk);
         free(J->tabs[i]->xv);
-        free(J->tabs[i]);
+        free(J->tabs[i]); /* its rk with it */
     }
     free(J->tabs);
     free(J->spare);
     free(J->win);
     for (uint32_t r = 0; J->ah && r < J->p; r++)
         free(J->ah[r]);
-    free(J->ah);
-    free(J->rk);
-    free(J->rc);
-    free(J->rc_path);
-    free(J->rc_pw);
+    free(J->rk); /* and ah, rc, rc_path, rc_pw: one block */
     free(J->seen);
     J->tabs = NULL;
     J->spare = NULL;
