@@ -348,6 +348,16 @@ done
 bad_says "unknown algorithm" "dp-algo: unknown algorithm 'bogus'" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --dp-algo bogus
 bad_says "algorithm without the operation" "tp reducescatter: .*bruck implements only allgather and alltoall" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --seq-parallel --tp-algo bruck
 bad_says "algorithm for no all-to-all" "ep alltoall" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --ep-algo ring --allow-oom
+bad_says "search with an algorithm some split cannot run" "name an algorithm every split can run" train --topo "$CLOS" --model llama3-8b --search --global-batch 64 --mode steps --zero 1 --dp-algo rhd
+bad_says "NCCL's capped protocols co-simulated" "add --no-cosim" train --topo "$CLOS" --model resnet18 --dp 64 --mode flow --dp-algo nccl
+good "NCCL's algorithm alone in flow mode" "dp allreduce nccl" train --topo "$CLOS" --model resnet18 --dp 64 --mode flow --dp-algo nccl --no-cosim
+# the list is the reported run's: not compress's trials, and the outer step's too
+"$T" train --topo "$CLOS" --model resnet50 --dp 64 --mode steps --compress-dp topk:ratio=0.01 >"$tmp/out" 2>&1
+if ! grep -q "^algorithms: dp allreduce [a-z]* (auto)$" "$tmp/out" || ! grep -q "topk:ratio=0.01 not applied" "$tmp/out"; then
+    echo "FAIL (algorithms of the reported run): expected only the uncompressed all-reduce"; grep -E '^(algorithms|compression)' "$tmp/out"
+    fails=$((fails + 1))
+fi
+good "the outer step's algorithms" "outer allreduce [a-z]* (auto); dp allgather" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 8 --pp 2 --micro-batches 4 --mode steps --replicas 2 --sync diloco --zero 0
 
 if [ "$fails" -ne 0 ]; then
     echo "$fails train CLI check(s) failed"

@@ -25,6 +25,7 @@ typedef struct comm_entry {
     uint64_t sig;
     double bytes, t;
     tc_algo algo;                /* the algorithm run (auto's choice, or the one named) */
+    bool noted;                  /* listed among the algorithms run (comm_ctx.uses) */
 } comm_entry;
 
 typedef struct comm_cache {
@@ -68,8 +69,9 @@ typedef struct comm_ctx {
     bool *have_blame;
     uint32_t evaluations;
     tc_coll_req tmpl[NKINDS];    /* each kind's algorithm: --dp-algo (DP, EDP), --tp-algo, --ep-algo; else auto */
-    tc_ti_algo_use *uses;        /* the algorithms run, by kind and operation (NULL: not kept) */
+    tc_ti_algo_use *uses;        /* the algorithms the reported run ran (NULL: not kept) */
     uint32_t *nuses;
+    bool named_failed;           /* a named algorithm did not fit a collective of the split */
 } comm_ctx;
 
 static void ctx_groups_free(comm_ctx *c)
@@ -221,6 +223,8 @@ static tc_status sweep_times(comm_ctx *c, tc_op op, tc_ti_group g, const double 
         algo[i] = r[i].algo;
     }
     free(r);
+    if (st && c->tmpl[g].algo != TC_ALGO_AUTO)
+        c->named_failed = true;
     if (st) {
         char m[TC_ERR_LEN];
         snprintf(m, sizeof m, "%s", err->msg);
@@ -230,16 +234,40 @@ static tc_status sweep_times(comm_ctx *c, tc_op op, tc_ti_group g, const double 
     return TC_OK;
 }
 
+/* Notes that kind g's op ran algorithm a at one more size (a pipeline
+ * send, a broadcast between two ranks, has no algorithm to list). */
+static void use_add(comm_ctx *c, tc_ti_group g, tc_op op, tc_algo a)
+{
+    if (!c->uses || g == TC_TI_PP)
+        return;
+    uint32_t i = 0;
+    while (i < *c->nuses && !(c->uses[i].g == g && c->uses[i].op == op && c->uses[i].algo == a))
+        i++;
+    if (i == *c->nuses) {
+        if (i == TC_TI_MAX_ALGO_USES)
+            return;
+        tc_coll_req r = tc_coll_candidate(&c->tmpl[g], a, 0);
+        c->uses[i] = (tc_ti_algo_use){.g = g, .op = op, .algo = a, .chosen = c->tmpl[g].algo == TC_ALGO_AUTO};
+        tc_algo_format(&r, c->uses[i].name, sizeof c->uses[i].name);
+        ++*c->nuses;
+    }
+    c->uses[i].sizes++;
+}
+
 static bool cached(comm_ctx *c, tc_op op, tc_ti_group g, double bytes, double *t, tc_err *err, tc_status *st)
 {
     *st = TC_OK;
     if (!c->have[g] && (*st = build_groups(c, g, err)) != TC_OK)
         return false;
-    const comm_cache *cc = c->cache;
+    comm_cache *cc = c->cache;
     for (uint32_t i = 0; i < cc->n; i++) {
-        const comm_entry *x = &cc->e[i];
+        comm_entry *x = &cc->e[i];
         if (x->op == op && x->g == g && x->sig == c->sig[g] && x->bytes == bytes) {
             *t = x->t;
+            if (c->uses && !c->recording && !x->noted) { /* the reported run's timed pass */
+                x->noted = true;
+                use_add(c, g, op, x->algo);
+            }
             return true;
         }
     }
@@ -271,28 +299,19 @@ static tc_status comm_fn(void *ud, tc_op op, tc_ti_group g, double bytes, double
             return TC_OK;
     if (c->nrec == CACHE)
         return tc_fail(err, TC_EINTERNAL, "internal: more than %d distinct collectives in one iteration", CACHE);
-    c->rec[c->nrec++] = (comm_entry){op, g, 0, bytes, 0, TC_ALGO_AUTO};
+    c->rec[c->nrec++] = (comm_entry){op, g, 0, bytes, 0, TC_ALGO_AUTO, false};
     return TC_OK;
 }
 
-/* Notes that kind g's op ran algorithm a at one more size (a pipeline
- * send, a broadcast between two ranks, has no algorithm to list). */
-static void use_add(comm_ctx *c, tc_ti_group g, tc_op op, tc_algo a)
+/* Whether the reported run listed kind g's op at `bytes` already. */
+static bool noted(const comm_ctx *c, tc_op op, tc_ti_group g, double bytes)
 {
-    if (!c->uses || g == TC_TI_PP)
-        return;
-    uint32_t i = 0;
-    while (i < *c->nuses && !(c->uses[i].g == g && c->uses[i].op == op && c->uses[i].algo == a))
-        i++;
-    if (i == *c->nuses) {
-        if (i == TC_TI_MAX_ALGO_USES)
-            return;
-        tc_coll_req r = tc_coll_candidate(&c->tmpl[g], a, 0);
-        c->uses[i] = (tc_ti_algo_use){.g = g, .op = op, .algo = a, .chosen = c->tmpl[g].algo == TC_ALGO_AUTO};
-        tc_algo_format(&r, c->uses[i].name, sizeof c->uses[i].name);
-        ++*c->nuses;
+    for (uint32_t i = 0; c->have[g] && i < c->cache->n; i++) {
+        const comm_entry *x = &c->cache->e[i];
+        if (x->op == op && x->g == g && x->sig == c->sig[g] && x->bytes == bytes && x->noted)
+            return true;
     }
-    c->uses[i].sizes++;
+    return false;
 }
 
 static tc_status resolve(comm_ctx *c, tc_err *err)
@@ -315,9 +334,8 @@ static tc_status resolve(comm_ctx *c, tc_err *err)
         for (uint32_t j = i; j < c->nrec; j++)
             if (!done[j] && c->rec[j].op == c->rec[i].op && c->rec[j].g == c->rec[i].g) {
                 done[j] = 1;
-                if (!cache_add(c->cache, (comm_entry){c->rec[j].op, c->rec[j].g, sig, sz[k], tm[k], al[k]}))
+                if (!cache_add(c->cache, (comm_entry){c->rec[j].op, c->rec[j].g, sig, sz[k], tm[k], al[k], false}))
                     st = tc_fail(err, TC_EINTERNAL, "out of memory");
-                use_add(c, c->rec[j].g, c->rec[j].op, al[k]);
                 k++;
             }
     }
@@ -522,6 +540,14 @@ static tc_status drv_job(flow_drv *f, tc_sched *s, const uint32_t *map, double t
 {
     tc_flow_job jb = {.sched = s, .rank_map = map, .start_s = t, .name = NULL, .tag = g};
     uint32_t id;
+    if (s->proto && s->rate_cap_Bps > 0) /* the context's flows share one rate cap (none) */
+        return tc_fail(err, TC_EINVAL, "%s: NCCL's %s protocol caps each flow's rate, which the co-simulated "
+                                       "iteration does not model per job: add --no-cosim (each collective timed "
+                                       "alone in flow mode), use --mode steps, or name another algorithm (%s)",
+                       tc_ti_group_name(g), tc_proto_name(s->proto),
+                       g == TC_TI_TP   ? "--tp-algo"
+                       : g == TC_TI_EP ? "--ep-algo"
+                                       : "--dp-algo");
     tc_status st = tc_flow_ctx_add(f->fc, &jb, &id, err);
     if (st)
         return st;
@@ -789,6 +815,12 @@ static tc_status search(const tc_zoo_model *m, tc_trainiter_out *o, const tc_sce
             tc_status st = run_one(m, &o->acc, &c, &cc, &r, err);
             o->evaluations += cc.evaluations;
             ctx_groups_free(&cc);
+            if (st == TC_EINVAL && cc.named_failed) {
+                char m2[TC_ERR_LEN];
+                snprintf(m2, sizeof m2, "%s", err->msg);
+                return tc_fail(err, TC_EINVAL, "--search: split dp %u x tp %u x pp %u x ep %u: %.300s: name an "
+                                               "algorithm every split can run, or leave auto", dp, tp, pp, ep, m2);
+            }
             if (st == TC_EINVAL) { /* a split the model cannot take: say why if none can */
                 if (!why[0]) {
                     int k = snprintf(why, sizeof why, "dp %u x tp %u x pp %u x ep %u, %u micro-batches: ", dp, tp,
@@ -911,9 +943,14 @@ static tc_status sync_outer(const tc_scenario *s, const tc_zoo_model *m, comm_ct
         c->cosim = false;
         tc_algo al;
         st = sweep_times(c, TC_OP_ALLREDUCE, TC_TI_OUTER, &y->outer_bytes, 1, &y->outer_ar_s, &al, err);
+        if (st == TC_OK)
+            use_add(c, TC_TI_OUTER, TC_OP_ALLREDUCE, al);
         double ag = dense * 2 / F;
-        if (st == TC_OK && s->zero < 3 && dpi > 1 && ag > 0)
+        if (st == TC_OK && s->zero < 3 && dpi > 1 && ag > 0) {
             st = sweep_times(c, TC_OP_ALLGATHER, TC_TI_DP, &ag, 1, &y->outer_ag_s, &al, err);
+            if (st == TC_OK && !noted(c, TC_OP_ALLGATHER, TC_TI_DP, ag))
+                use_add(c, TC_TI_DP, TC_OP_ALLGATHER, al);
+        }
         c->cosim = cos;
         y->outer_s = in.outer_s = y->outer_ar_s + y->outer_ag_s;
         y->cross_bytes_step = y->outer_bytes * F / s->inner_steps;
@@ -1106,10 +1143,6 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
     for (int k = 0; k < 3 && st == TC_OK; k++)
         st = tc_algo_parse(s->it_algo[k], &cc->tmpl[algo_kind[k]], err);
     cc->tmpl[TC_TI_EDP] = cc->tmpl[TC_TI_DP];
-    if (!s->it_search) {
-        cc->uses = o->algos;
-        cc->nuses = &o->nalgos;
-    }
     if (!tc_par_order_parse(s->par_order, cc->order))
         st = tc_fail(err, TC_EINVAL, "parallel order '%s': expected tp, dp and pp each once, innermost first",
                      s->par_order);
@@ -1177,6 +1210,9 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
     } else {
         st = compress_classes(&m, o, c, cc, err);
         c->keep = s->it_timeline[0] ? &dag : NULL;
+        /* the algorithms listed are the reported run's (not compress's trials) */
+        cc->uses = o->algos;
+        cc->nuses = &o->nalgos;
         if (st == TC_OK)
             st = run_one(&m, &o->acc, c, cc, &o->res, err);
         c->keep = NULL;
