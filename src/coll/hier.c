@@ -46,7 +46,7 @@ static bool hier_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)
     if (!ring_op(op, "hier", err))
         return false;
     if (!topo || topo->node_size <= 1) {
-        tc_fail(err, TC_EINVAL, "needs a topology with scale-up nodes (node=)");
+        tc_fail(err, TC_EINVAL, "needs several ranks on each scale-up node (node=; a group with one rank a node has none)");
         return false;
     }
     if (p % topo->node_size || p <= topo->node_size) {
