@@ -86,6 +86,7 @@ CMDS=(
     "replay|replay $in/result.json --format json"
     "nccl-tests|nccl-tests --preset dgx-h100 -b 1M -e 1M"
     "train|train --topo clos:hosts=16,radix=8,tiers=2,node=8 --model $src/tests/data/models/tiny.json --dp 2 --tp 4 --pp 2 --micro-batches 2"
+    "train-flow|train --topo clos:hosts=16,radix=8,tiers=2,node=8 --model $src/tests/data/models/tiny.json --dp 2 --tp 4 --pp 2 --micro-batches 2 --mode flow --dp-algo ring"
 )
 
 # Lines that say how a command ran, not what it found, and may differ where
