@@ -1676,13 +1676,13 @@ static void progress_init(fl_sim *S)
     S->prog_total = S->fold_T ? total / S->fold_n : total;
 }
 
-/* Sets up S->jobs[j] for job jb (its memory zeroed). */
 /* n rounded up to a cache line (the parts of one allocation). */
 static inline size_t blk_up(size_t n)
 {
     return (n + 63) & ~(size_t)63;
 }
 
+/* Sets up S->jobs[j] for job jb (its memory zeroed). */
 static tc_status job_init(fl_sim *S, size_t j, const tc_flow_job *jb)
 {
     const tc_topo *t = S->t;

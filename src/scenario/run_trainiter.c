@@ -254,24 +254,32 @@ static void use_add(comm_ctx *c, tc_ti_group g, tc_op op, tc_algo a)
     c->uses[i].sizes++;
 }
 
+/* The cache's entry for kind g's op at `bytes` on the current groups
+ * (built), or NULL. */
+static comm_entry *entry_of(const comm_ctx *c, tc_op op, tc_ti_group g, double bytes)
+{
+    for (uint32_t i = 0; i < c->cache->n; i++) {
+        comm_entry *x = &c->cache->e[i];
+        if (x->op == op && x->g == g && x->sig == c->sig[g] && x->bytes == bytes)
+            return x;
+    }
+    return NULL;
+}
+
 static bool cached(comm_ctx *c, tc_op op, tc_ti_group g, double bytes, double *t, tc_err *err, tc_status *st)
 {
     *st = TC_OK;
     if (!c->have[g] && (*st = build_groups(c, g, err)) != TC_OK)
         return false;
-    comm_cache *cc = c->cache;
-    for (uint32_t i = 0; i < cc->n; i++) {
-        comm_entry *x = &cc->e[i];
-        if (x->op == op && x->g == g && x->sig == c->sig[g] && x->bytes == bytes) {
-            *t = x->t;
-            if (c->uses && !c->recording && !x->noted) { /* the reported run's timed pass */
-                x->noted = true;
-                use_add(c, g, op, x->algo);
-            }
-            return true;
-        }
+    comm_entry *x = entry_of(c, op, g, bytes);
+    if (!x)
+        return false;
+    *t = x->t;
+    if (c->uses && !c->recording && !x->noted) { /* the reported run's timed pass */
+        x->noted = true;
+        use_add(c, g, op, x->algo);
     }
-    return false;
+    return true;
 }
 
 /* Recording (the first pass): every request not cached is noted and timed
@@ -301,17 +309,6 @@ static tc_status comm_fn(void *ud, tc_op op, tc_ti_group g, double bytes, double
         return tc_fail(err, TC_EINTERNAL, "internal: more than %d distinct collectives in one iteration", CACHE);
     c->rec[c->nrec++] = (comm_entry){op, g, 0, bytes, 0, TC_ALGO_AUTO, false};
     return TC_OK;
-}
-
-/* Whether the reported run listed kind g's op at `bytes` already. */
-static bool noted(const comm_ctx *c, tc_op op, tc_ti_group g, double bytes)
-{
-    for (uint32_t i = 0; c->have[g] && i < c->cache->n; i++) {
-        const comm_entry *x = &c->cache->e[i];
-        if (x->op == op && x->g == g && x->sig == c->sig[g] && x->bytes == bytes && x->noted)
-            return true;
-    }
-    return false;
 }
 
 static tc_status resolve(comm_ctx *c, tc_err *err)
@@ -540,7 +537,8 @@ static tc_status drv_job(flow_drv *f, tc_sched *s, const uint32_t *map, double t
 {
     tc_flow_job jb = {.sched = s, .rank_map = map, .start_s = t, .name = NULL, .tag = g};
     uint32_t id;
-    if (s->proto && s->rate_cap_Bps > 0) /* the context's flows share one rate cap (none) */
+    tc_status st = tc_flow_ctx_add(f->fc, &jb, &id, err);
+    if (st == TC_EINVAL && s->proto && s->rate_cap_Bps > 0) /* the context refuses a job's own rate cap */
         return tc_fail(err, TC_EINVAL, "%s: NCCL's %s protocol caps each flow's rate, which the co-simulated "
                                        "iteration does not model per job: add --no-cosim (each collective timed "
                                        "alone in flow mode), use --mode steps, or name another algorithm (%s)",
@@ -548,7 +546,6 @@ static tc_status drv_job(flow_drv *f, tc_sched *s, const uint32_t *map, double t
                        g == TC_TI_TP   ? "--tp-algo"
                        : g == TC_TI_EP ? "--ep-algo"
                                        : "--dp-algo");
-    tc_status st = tc_flow_ctx_add(f->fc, &jb, &id, err);
     if (st)
         return st;
     if (id >= f->capjob) {
@@ -948,7 +945,8 @@ static tc_status sync_outer(const tc_scenario *s, const tc_zoo_model *m, comm_ct
         double ag = dense * 2 / F;
         if (st == TC_OK && s->zero < 3 && dpi > 1 && ag > 0) {
             st = sweep_times(c, TC_OP_ALLGATHER, TC_TI_DP, &ag, 1, &y->outer_ag_s, &al, err);
-            if (st == TC_OK && !noted(c, TC_OP_ALLGATHER, TC_TI_DP, ag))
+            const comm_entry *x = entry_of(c, TC_OP_ALLGATHER, TC_TI_DP, ag); /* listed already? */
+            if (st == TC_OK && !(x && x->noted))
                 use_add(c, TC_TI_DP, TC_OP_ALLGATHER, al);
         }
         c->cosim = cos;
