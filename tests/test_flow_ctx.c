@@ -220,12 +220,221 @@ static void blame_on_shared_uplinks(void **state)
     tc_topo_free(t);
 }
 
+/* ---- jobs timed alone (tc_flow_opts.solo) ---- */
+
+#define NODES 4
+#define PER_NODE 5  /* jobs inside each node, one after another */
+#define CROSS 4     /* jobs across the nodes, at random starts */
+#define NJOBS (NODES * PER_NODE + CROSS)
+
+typedef struct solo_run {
+    double finish[NJOBS];
+    double sent[3], lost[3];
+    double *link_lost, *link_bytes; /* [tag * links + link] */
+    uint64_t alone, sims;
+    bool broken;
+} solo_run;
+
+/* One trial's jobs, driven as the training timeline drives them: each
+ * node's jobs one after another (the next joins when the last completes,
+ * after a gap that is sometimes none), jobs across nodes (one rank a node)
+ * at random starts; blame on; jobs inside a node sometimes overlap one
+ * another (two at once on the node's links: none of them alone). */
+static void solo_trial(const tc_topo *t, unsigned seed, bool solo, tc_sched **s, uint32_t (*map)[4], solo_run *out)
+{
+    tc_flow_opts o = {.solo = solo};
+    tc_flow_ctx *c = ctx_new(t, &o);
+    tc_err err = {{0}};
+    assert_int_equal(tc_flow_ctx_blame(c, 3, &err), TC_OK);
+    unsigned x = seed;
+#define RND() (x = x * 1103515245u + 12345u, (x >> 8) & 0xffff)
+    uint32_t job_of[NJOBS], next[NODES];
+    for (uint32_t n = 0; n < NODES; n++) {
+        tc_flow_job j = {s[n * PER_NODE], map[n * PER_NODE], 1e-6 * (RND() % 20), NULL, 0};
+        job_of[ctx_add(c, &j)] = n * PER_NODE;
+        next[n] = 1;
+        if (RND() % 3 == 0) { /* a second job at once on the same node */
+            tc_flow_job k = {s[n * PER_NODE + 1], map[n * PER_NODE + 1], j.start_s, NULL, 2};
+            job_of[ctx_add(c, &k)] = n * PER_NODE + 1;
+            next[n] = 2;
+        }
+    }
+    for (uint32_t k = 0; k < CROSS; k++) {
+        uint32_t i = NODES * PER_NODE + k;
+        tc_flow_job j = {s[i], map[i], 1e-6 * (RND() % 200), NULL, 1};
+        job_of[ctx_add(c, &j)] = i;
+    }
+    size_t seen = 0;
+    while (seen < NJOBS) {
+        uint32_t done[8];
+        size_t n = 0;
+        double now = 0;
+        if (tc_flow_ctx_run(c, INFINITY, done, 8, &n, &now, &err) != TC_OK) {
+            assert_true(solo && tc_flow_ctx_solo_broken(c));
+            out->broken = true;
+            break;
+        }
+        assert_true(n > 0);
+        for (size_t i = 0; i < n; i++) {
+            uint32_t id = job_of[done[i]];
+            out->finish[id] = tc_flow_ctx_finish(c, done[i]);
+            seen++;
+            if (id >= NODES * PER_NODE)
+                continue;
+            uint32_t nd = id / PER_NODE;
+            if (next[nd] < PER_NODE) {
+                uint32_t q = nd * PER_NODE + next[nd]++;
+                double gap = RND() % 2 ? 0 : 1e-6 * (RND() % 10);
+                tc_flow_job j = {s[q], map[q], now + gap, NULL, q % 3 == 1 ? 2 : 0};
+                job_of[ctx_add(c, &j)] = q;
+            }
+        }
+    }
+#undef RND
+    for (uint32_t g = 0; g < 3; g++) {
+        out->sent[g] = tc_flow_ctx_sent(c, g);
+        out->lost[g] = tc_flow_ctx_lost(c, g, UINT32_MAX);
+        for (uint32_t l = 0; l < t->n_links; l++) {
+            out->link_lost[g * t->n_links + l] = tc_flow_ctx_lost(c, g, l);
+            out->link_bytes[g * t->n_links + l] = tc_flow_ctx_tag_bytes(c, g, l);
+        }
+    }
+    uint64_t added;
+    tc_flow_ctx_solo_count(c, &added, &out->alone, &out->sims);
+    assert_true(out->broken || added == NJOBS);
+    tc_flow_ctx_free(c);
+}
+
+/* Timed alone or event by event, the same finish times and blame (to
+ * rounding), over random algorithms, sizes, group shapes and starts, on
+ * two topologies with scale-up nodes; jobs are timed alone at all (the
+ * test would pass vacuously otherwise), and a job that comes onto the
+ * links of one timed alone fails the run with solo_broken set. */
+static void solo_same_as_event_by_event(void **state)
+{
+    (void)state;
+    const char *specs[] = {"clos:down=4x4,up=1x2,lat=1us,hop_lat=100ns,node=4,node_bw=200GB/s,node_lat=300ns",
+                           "torus:dims=4x4,lat=500ns,node=4,node_bw=100GB/s,alpha=2us"};
+    const tc_algo al[] = {TC_ALGO_RING, TC_ALGO_RHD, TC_ALGO_DBTREE, TC_ALGO_RD};
+    uint64_t alone = 0, whole = 0, broken = 0;
+    for (int ti = 0; ti < 2; ti++) {
+        tc_topo *t = topo(specs[ti]);
+        size_t nl = t->n_links;
+        for (unsigned trial = 0; trial < 16; trial++) {
+            unsigned x = 77 + trial * 131 + (unsigned)ti;
+#define RND() (x = x * 1103515245u + 12345u, (x >> 8) & 0xffff)
+            tc_sched *s[NJOBS];
+            uint32_t map[NJOBS][4];
+            for (uint32_t i = 0; i < NJOBS; i++) {
+                bool cross = i >= NODES * PER_NODE;
+                uint32_t p = cross ? 4 : 2 + RND() % 3, nd = i / PER_NODE;
+                double bytes = (double)(1u << (8 + RND() % 18));
+                tc_algo a = al[RND() % 4];
+                if (a == TC_ALGO_RD && (p & (p - 1)))
+                    a = TC_ALGO_RING;
+                tc_op op = RND() % 2 ? TC_OP_ALLREDUCE : TC_OP_BROADCAST;
+                if (a == TC_ALGO_RHD || a == TC_ALGO_RD)
+                    op = TC_OP_ALLREDUCE;
+                s[i] = sched(t, op, a, p, bytes);
+                uint32_t off = RND() % 4;
+                for (uint32_t r = 0; r < p; r++)
+                    map[i][r] = cross ? r * 4 + (uint32_t)(i % 4) : nd * 4 + (r + off) % 4;
+            }
+#undef RND
+            solo_run a = {0}, b = {0};
+            a.link_lost = calloc(3 * nl, sizeof(double));
+            a.link_bytes = calloc(3 * nl, sizeof(double));
+            b.link_lost = calloc(3 * nl, sizeof(double));
+            b.link_bytes = calloc(3 * nl, sizeof(double));
+            assert_non_null(a.link_lost && a.link_bytes && b.link_lost && b.link_bytes);
+            unsigned seed = 5 + trial;
+            solo_trial(t, seed, false, s, map, &a);
+            solo_trial(t, seed, true, s, map, &b);
+            assert_false(a.broken);
+            if (b.broken) {
+                broken++;
+            } else {
+                whole++;
+                alone += b.alone;
+                assert_true(b.sims <= b.alone);
+                assert_int_equal(a.alone, 0);
+                for (uint32_t i = 0; i < NJOBS; i++) {
+                    char what[64];
+                    snprintf(what, sizeof what, "topology %d trial %u job %u", ti, trial, i);
+                    assert_rel(b.finish[i], a.finish[i], 1e-9, what);
+                }
+                for (uint32_t g = 0; g < 3; g++) {
+                    assert_rel(b.sent[g], a.sent[g], 1e-9, "sent");
+                    assert_rel(b.lost[g], a.lost[g], 1e-9, "lost");
+                    for (size_t l = 0; l < nl; l++) {
+                        assert_rel(b.link_lost[g * nl + l], a.link_lost[g * nl + l], 1e-9, "lost by link");
+                        assert_rel(b.link_bytes[g * nl + l], a.link_bytes[g * nl + l], 1e-9, "bytes by link");
+                    }
+                }
+            }
+            free(a.link_lost);
+            free(a.link_bytes);
+            free(b.link_lost);
+            free(b.link_bytes);
+            for (uint32_t i = 0; i < NJOBS; i++)
+                tc_sched_free(s[i]);
+        }
+        tc_topo_free(t);
+    }
+    print_message("solo: %llu trials whole, %llu broken, %llu jobs timed alone\n", (unsigned long long)whole,
+                  (unsigned long long)broken, (unsigned long long)alone);
+    assert_true(whole >= 16 && alone >= 100);
+}
+
+/* A job on the links of one timed alone, joining while it runs: the run
+ * fails and says so; without timing alone, it runs. */
+static void solo_broken_by_a_later_job(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=4x4,up=1x2,lat=1us,node=4");
+    tc_sched *s = sched(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 4, 1 << 24);
+    uint32_t m[] = {0, 1, 2, 3};
+    for (int solo = 0; solo < 2; solo++) {
+        tc_flow_opts o = {.solo = solo};
+        tc_flow_ctx *c = ctx_new(t, &o);
+        tc_flow_job a = {s, m, 0, NULL, 0};
+        ctx_add(c, &a);
+        uint32_t done[4];
+        size_t n = 0;
+        double now = 0;
+        tc_err err = {{0}};
+        assert_int_equal(tc_flow_ctx_run(c, 1e-6, done, 4, &n, &now, &err), TC_OK);
+        tc_flow_job b = {s, m, now, NULL, 0};
+        ctx_add(c, &b);
+        tc_status st = TC_OK;
+        while (st == TC_OK && (st = tc_flow_ctx_run(c, INFINITY, done, 4, &n, &now, &err)) == TC_OK && n > 0)
+            ;
+        uint64_t added, alone, sims;
+        tc_flow_ctx_solo_count(c, &added, &alone, &sims);
+        assert_int_equal(added, 2);
+        if (solo) {
+            assert_int_equal(st, TC_EINTERNAL);
+            assert_true(tc_flow_ctx_solo_broken(c));
+            assert_non_null(strstr(err.msg, "timed alone"));
+            assert_true(alone == 1 && sims == 1);
+        } else {
+            assert_int_equal(st, TC_OK);
+            assert_false(tc_flow_ctx_solo_broken(c));
+        }
+        tc_flow_ctx_free(c);
+    }
+    tc_sched_free(s);
+    tc_topo_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(same_jobs_same_times),
         cmocka_unit_test(rings_sharing_an_uplink),
         cmocka_unit_test(blame_on_shared_uplinks),
+        cmocka_unit_test(solo_same_as_event_by_event),
+        cmocka_unit_test(solo_broken_by_a_later_job),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

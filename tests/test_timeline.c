@@ -693,7 +693,17 @@ typedef struct fake_ext {
     uint32_t task[4096];
     double end[4096];
     size_t n, begins, starts;
+    int fail_in;   /* > 0: the run call that many calls on fails (once) */
+    int retries;   /* retry calls */
+    bool can_retry;
 } fake_ext;
+
+static bool fx_retry(void *ud)
+{
+    fake_ext *f = ud;
+    f->retries++;
+    return f->can_retry;
+}
 
 static tc_status fx_begin(void *ud, bool serial, tc_err *err)
 {
@@ -717,9 +727,10 @@ static tc_status fx_start(void *ud, uint32_t task, double t, tc_err *err)
 
 static tc_status fx_run(void *ud, double until, uint32_t *done, size_t cap, size_t *nd, double *now, tc_err *err)
 {
-    (void)err;
     fake_ext *f = ud;
     *nd = 0;
+    if (f->fail_in > 0 && --f->fail_in == 0)
+        return tc_fail(err, TC_EINTERNAL, "fake: this run fails");
     double m = INFINITY;
     for (size_t i = 0; i < f->n; i++)
         m = fmin(m, f->end[i]);
@@ -782,6 +793,30 @@ static void external_model_matches_durations(void **state)
         }
         near(rb.iter_s, ra.iter_s, "iteration");
         near(rb.serial_s, ra.serial_s, "serial");
+        /* a run that fails part way is made again from the start when the
+         * model can (tc_tl_ext.retry): the same timeline; else it fails */
+        if (trial < 40 && fx.starts > 1) {
+            tc_tl_result rc;
+            fake_ext fy = {.dur = dur, .fail_in = 1 + trial % 3, .can_retry = true};
+            tc_tl_ext ey = {.ud = &fy, .begin = fx_begin, .start = fx_start, .run = fx_run, .retry = fx_retry};
+            o.ext = &ey;
+            run(&b, &o, &rc);
+            assert_int_equal(fy.retries, 1);
+            assert_int_equal(fy.begins, 3);
+            for (uint32_t i = 0; i < a.n; i++) {
+                near(b.task[i].end_s, a.task[i].end_s, "retried: end");
+                near(b.task[i].serial_end_s, a.task[i].serial_end_s, "retried: serial end");
+            }
+            near(rc.iter_s, ra.iter_s, "retried: iteration");
+            tc_tl_result_free(&rc);
+            fake_ext fz = {.dur = dur, .fail_in = 1, .can_retry = false};
+            tc_tl_ext ez = {.ud = &fz, .begin = fx_begin, .start = fx_start, .run = fx_run, .retry = fx_retry};
+            o.ext = &ez;
+            tc_err e2 = {{0}};
+            assert_int_equal(tc_tl_run(&b, &o, &rc, &e2), TC_EINTERNAL);
+            assert_int_equal(fz.retries, 1);
+            assert_non_null(strstr(e2.msg, "fake"));
+        }
         tc_tl_result_free(&ra);
         tc_tl_result_free(&rb);
         tc_tl_free(&a);

@@ -87,6 +87,13 @@ typedef struct tc_flow_opts {
     tc_progress_fn progress;   /* NULL: none; else called about once a second of simulation work */
     void *progress_ud;
     bool no_skip;              /* true: simulate every step (no repetition skipping) */
+    /* Flow contexts: a job alone on its links when it starts, whose links
+     * no other job's flow touches before it ends, is timed by a simulation
+     * of it alone (cached per schedule, rank map and tag) instead of event
+     * by event (docs/MODEL.md, "Jobs alone on their links"). A flow that
+     * comes onto such a job's links fails the run (tc_flow_ctx_solo_broken
+     * says so): the caller runs it again with this off. */
+    bool solo;
 } tc_flow_opts;
 
 typedef struct tc_flow_job {
@@ -191,6 +198,12 @@ tc_status tc_flow_ctx_run(tc_flow_ctx *c, double until, uint32_t *done, size_t c
                           tc_err *err);
 /* A job's finish (its last delivery) and start; NAN for an unknown id. */
 double tc_flow_ctx_finish(const tc_flow_ctx *c, uint32_t id);
+/* Whether the context failed because a flow came onto the links of a job
+ * timed alone (tc_flow_opts.solo): the run is to be made again without. */
+bool tc_flow_ctx_solo_broken(const tc_flow_ctx *c);
+/* The jobs added, those timed alone, and the simulations of one job that
+ * timed them (the rest came from the cache). */
+void tc_flow_ctx_solo_count(const tc_flow_ctx *c, uint64_t *added, uint64_t *alone, uint64_t *sims);
 double tc_flow_ctx_start(const tc_flow_ctx *c, uint32_t id);
 void tc_flow_ctx_free(tc_flow_ctx *c);
 

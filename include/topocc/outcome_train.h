@@ -224,6 +224,13 @@ typedef struct tc_trainiter_out {
     tc_ti_codec_out codec[3];                   /* TC_TI_CODEC_DP, _PP, _EP */
     tc_codec_spec codec_spec[3];                /* the codecs cfg.codec points to */
     bool have_blame;                            /* co-simulated: blame below (the overlapped run's) */
+    /* Co-simulated, the overlapped run: flow jobs (one per group and
+     * collective), those timed alone (docs/MODEL.md, "Jobs alone on their
+     * links"), the simulations of one job that timed them; retried: a flow
+     * came onto the links of a job timed alone, and both runs were made
+     * again with every job event by event. */
+    uint64_t cosim_jobs, cosim_alone, cosim_alone_sims;
+    bool cosim_retried;
     tc_ti_blame blame[TC_TI_NCLASSES];
     uint32_t nalgos;                            /* not kept with --search */
     tc_ti_algo_use algos[TC_TI_MAX_ALGO_USES];

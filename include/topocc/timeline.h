@@ -110,6 +110,10 @@ typedef struct tc_tl_ext {
     tc_status (*begin)(void *ud, bool serial, tc_err *err);
     tc_status (*start)(void *ud, uint32_t task, double t, tc_err *err);
     tc_status (*run)(void *ud, double until, uint32_t *done, size_t cap, size_t *n, double *now, tc_err *err);
+    /* After a failed run: true when the model can make it again another
+     * way (a flow context that timed jobs alone, tc_flow_opts.solo): the
+     * run starts over with begin. NULL: never. */
+    bool (*retry)(void *ud);
 } tc_tl_ext;
 
 typedef struct tc_tl_opts {

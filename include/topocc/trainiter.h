@@ -88,6 +88,7 @@ typedef struct tc_ti_flow {
     tc_status (*start)(void *ud, uint32_t task, tc_op op, tc_ti_group g, double bytes, uint32_t stage, bool up,
                        double t, tc_err *err);
     tc_status (*run)(void *ud, double until, uint32_t *done, size_t cap, size_t *n, double *now, tc_err *err);
+    bool (*retry)(void *ud); /* tc_tl_ext's; NULL: never */
 } tc_ti_flow;
 
 typedef struct tc_ti_cfg {

@@ -1279,6 +1279,18 @@ static void flow_start(fl_sim *S, uint32_t f)
                 S->link_bytes[path[k]] += pw[k] * bytes;
         }
     }
+    if (S->resv)
+        for (uint32_t k = 0; k < n; k++)
+            if (S->resv[path[k]]) {
+                /* onto the links of a job timed alone: its time no longer holds */
+                S->solo_broken = true;
+                if (S->st == TC_OK)
+                    S->st = tc_fail(S->err, TC_EINTERNAL,
+                                    "flow: job %u sent over link %u of job %u, which was timed alone; run it again "
+                                    "without timing jobs alone",
+                                    S->fl[f].job, path[k], S->resv[path[k]] - 1);
+                return;
+            }
     if (J->s->proto && S->fl[f].piped)
         lat = 0; /* pipelined behind an earlier chunk (flow_go) */
     S->fl[f].lat = lat;
@@ -1948,6 +1960,8 @@ static void sim_free(fl_sim *S)
     fl_skip_free(S);
     blame_free(S->blame);
     S->blame = NULL;
+    free(S->resv);
+    S->resv = NULL;
     for (size_t j = 0; S->jobs && j < S->njobs; j++)
         job_release(&S->jobs[j]);
     free(S->jobs);
@@ -2200,6 +2214,35 @@ void tc_flow_result_free(tc_flow_result *res)
 /* ---- a simulation that jobs join while it runs (flow.h) ------------------ */
 
 
+/* A job timed alone (tc_flow_opts.solo; docs/MODEL.md, "Jobs alone on
+ * their links"): the links its ranks' routes can take, and what a
+ * simulation of it alone gave (dur NAN: not simulated yet). The blame of
+ * that simulation, for the job's tag on those links, is added at each of
+ * its ends. */
+typedef struct ctx_solo {
+    const tc_sched *s;
+    uint32_t *map;             /* a copy of the job's rank map (its endpoints) */
+    uint32_t p, tag, nl;       /* nl: the scale-up links among them */
+    bool ok;                   /* every route inside scale-up nodes: it may be timed alone */
+    uint64_t hash;
+    double bytes;
+    uint32_t *links;
+    double dur;
+    uint64_t transfers;
+    double sent, tlost;
+    double *lost, *lbytes;     /* per link of links (blame on) */
+} ctx_solo;
+
+/* A job timed alone in flight: it ends at `end`. */
+typedef struct ctx_sr {
+    double end;
+    uint32_t job, e;
+} ctx_sr;
+
+/* The most ranks a job timed alone may have: its routes, all pairs of
+ * them, are walked once per schedule and rank map. */
+#define SOLO_MAX_RANKS 64u
+
 struct tc_flow_ctx {
     fl_sim S;
     size_t jcap;
@@ -2211,6 +2254,21 @@ struct tc_flow_ctx {
     size_t nfresh;
     uint8_t *state;        /* per job: 0 pending, 1 running, 2 done */
     tc_err err;            /* the simulation's own error slot */
+    /* jobs timed alone (tc_flow_opts.solo): the cache, those in flight (a
+     * heap by end), the links' scratch marks, the counts */
+    ctx_solo *so;
+    size_t nso, capso;
+    uint32_t *sot;         /* the cache's hash table: 1 + entry (0: empty), a power of two long */
+    size_t sotn;
+    ctx_sr *sr;
+    size_t nsr, capsr;
+    uint32_t *mark, stamp;
+    uint32_t *cnt;         /* per link: the jobs starting in this batch whose routes can take it */
+    uint32_t *claim;       /* per link: the jobs running event by event whose routes can take it */
+    uint32_t *jent;        /* per job: its cache entry (UINT32_MAX: none) */
+    uint32_t *bent;        /* the cache entries of the jobs starting in this batch */
+    size_t capb;
+    uint64_t solo_jobs, solo_sims;
 };
 
 
@@ -2234,8 +2292,314 @@ tc_status tc_flow_ctx_new(const tc_topo *t, const tc_flow_opts *o, tc_flow_ctx *
         free(c);
         return st;
     }
+    if (oo.solo) {
+        size_t nl = t->n_links ? t->n_links : 1;
+        c->S.resv = calloc(nl, sizeof *c->S.resv);
+        c->mark = calloc(nl, sizeof *c->mark);
+        c->cnt = calloc(nl, sizeof *c->cnt);
+        c->claim = calloc(nl, sizeof *c->claim);
+        if (!c->S.resv || !c->mark || !c->cnt || !c->claim) {
+            tc_flow_ctx_free(c);
+            return tc_fail(err, TC_EINTERNAL, "flow: out of memory");
+        }
+    }
     *out = c;
     return TC_OK;
+}
+
+/* ---- jobs timed alone ---- */
+
+static void sr_swap(ctx_sr *a, ctx_sr *b)
+{
+    ctx_sr x = *a;
+    *a = *b;
+    *b = x;
+}
+
+static bool sr_less(const ctx_sr *a, const ctx_sr *b)
+{
+    return a->end < b->end || (a->end == b->end && a->job < b->job);
+}
+
+static bool sr_push(tc_flow_ctx *c, ctx_sr x)
+{
+    if (!tc_grow((void **)&c->sr, &c->capsr, c->nsr + 1, sizeof *c->sr))
+        return false;
+    size_t i = c->nsr++;
+    c->sr[i] = x;
+    while (i > 0 && sr_less(&c->sr[i], &c->sr[(i - 1) / 2])) {
+        sr_swap(&c->sr[i], &c->sr[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    return true;
+}
+
+static void sr_pop(tc_flow_ctx *c)
+{
+    c->sr[0] = c->sr[--c->nsr];
+    for (size_t i = 0;;) {
+        size_t a = 2 * i + 1, b = a + 1, m = i;
+        if (a < c->nsr && sr_less(&c->sr[a], &c->sr[m]))
+            m = a;
+        if (b < c->nsr && sr_less(&c->sr[b], &c->sr[m]))
+            m = b;
+        if (m == i)
+            break;
+        sr_swap(&c->sr[i], &c->sr[m]);
+        i = m;
+    }
+}
+
+/* The scale-up links job J's ranks' routes can take, all ordered pairs of
+ * its ranks' endpoints, and whether they are all its links (ok: it may be
+ * timed alone; not with switch participants, whose routes are the
+ * schedule's own, or a pair without a path). */
+static tc_status solo_links(tc_flow_ctx *c, const fl_job *J, ctx_solo *e)
+{
+    fl_sim *S = &c->S;
+    uint32_t p = J->s->req.p;
+    e->nl = 0;
+    e->ok = J->pfull == p && p >= 2;
+    if (p > SOLO_MAX_RANKS)
+        return TC_OK;
+    if (++c->stamp == 0) {
+        memset(c->mark, 0, (S->t->n_links ? S->t->n_links : 1) * sizeof *c->mark);
+        c->stamp = 1;
+    }
+    size_t cap = 0;
+    for (uint32_t a = 0; a < p; a++)
+        for (uint32_t b = 0; b < p; b++) {
+            uint32_t ea = J->map ? J->map[a] : a, eb = J->map ? J->map[b] : b;
+            if (ea == eb)
+                continue;
+            uint32_t n = fl_route(S, ea, eb);
+            if (n == 0) {
+                e->ok = false; /* no path: the simulation says so, event by event */
+                return TC_OK;
+            }
+            for (uint32_t k = 0; k < n; k++) {
+                uint32_t l = S->path[k];
+                if (S->t->links[l].kind != TC_LINK_NODE) {
+                    e->ok = false; /* out of the node: links other jobs share most of the time */
+                    continue;
+                }
+                if (c->mark[l] == c->stamp)
+                    continue;
+                c->mark[l] = c->stamp;
+                if (!tc_grow((void **)&e->links, &cap, (size_t)e->nl + 1, sizeof *e->links))
+                    return tc_fail(S->err, TC_EINTERNAL, "flow: out of memory");
+                e->links[e->nl++] = l;
+            }
+        }
+    return TC_OK;
+}
+
+/* Job J alone from time 0, in a context of its own with the same options
+ * (and blame for the same tags): its time, transfers and blame into e. */
+static tc_status solo_time(tc_flow_ctx *c, const fl_job *J, ctx_solo *e)
+{
+    fl_sim *S = &c->S;
+    tc_flow_opts o = S->o;
+    o.solo = false;
+    o.event_budget = S->budget > S->events ? S->budget - S->events : 1;
+    tc_flow_ctx *x = NULL;
+    tc_err e2;
+    tc_flow_job jb = {.sched = J->s, .rank_map = J->map, .start_s = 0, .name = J->name, .tag = J->tag};
+    uint32_t id, done[1];
+    size_t nd;
+    double now;
+    tc_status st = tc_flow_ctx_new(S->t, &o, &x, &e2);
+    if (st == TC_OK && S->blame)
+        st = tc_flow_ctx_blame(x, S->blame->ntags, &e2);
+    if (st == TC_OK)
+        st = tc_flow_ctx_add(x, &jb, &id, &e2);
+    while (st == TC_OK && x->state[id] != 2)
+        st = tc_flow_ctx_run(x, INFINITY, done, 1, &nd, &now, &e2);
+    if (st == TC_OK) {
+        e->dur = x->S.jobs[id].finish;
+        e->transfers = x->S.jobs[id].transfers;
+        S->events = add_sat(S->events, x->S.events);
+        c->solo_sims++;
+        if (S->blame && J->tag < S->blame->ntags) {
+            e->lost = calloc(e->nl, sizeof *e->lost);
+            e->lbytes = calloc(e->nl, sizeof *e->lbytes);
+            if (!e->lost || !e->lbytes)
+                st = tc_fail(&e2, TC_EINTERNAL, "flow: out of memory");
+            e->sent = tc_flow_ctx_sent(x, J->tag);
+            e->tlost = tc_flow_ctx_lost(x, J->tag, UINT32_MAX);
+            for (uint32_t k = 0; st == TC_OK && k < e->nl; k++) {
+                e->lost[k] = tc_flow_ctx_lost(x, J->tag, e->links[k]);
+                e->lbytes[k] = tc_flow_ctx_tag_bytes(x, J->tag, e->links[k]);
+            }
+        }
+    }
+    tc_flow_ctx_free(x);
+    if (st)
+        S->st = tc_fail(S->err, st, "%s", e2.msg);
+    return st;
+}
+
+/* The key of job J's entry: its schedule, size, tag and endpoints. */
+static uint64_t solo_hash(const fl_job *J, uint32_t p)
+{
+    uint64_t h = (uint64_t)(uintptr_t)J->s * 0x9e3779b97f4a7c15u ^ J->tag;
+    double b = J->s->req.bytes;
+    uint64_t bb;
+    memcpy(&bb, &b, sizeof bb);
+    h = (h ^ bb) * 0xff51afd7ed558ccdu;
+    for (uint32_t r = 0; r < p; r++)
+        h = (h ^ (J->map ? J->map[r] : r)) * 0xc4ceb9fe1a85ec53u;
+    return h ^ (h >> 29);
+}
+
+static bool solo_same(const ctx_solo *e, const fl_job *J, uint32_t p, uint64_t h)
+{
+    if (e->hash != h || e->s != J->s || e->tag != J->tag || e->p != p || e->bytes != J->s->req.bytes)
+        return false;
+    for (uint32_t r = 0; r < p; r++)
+        if (e->map[r] != (J->map ? J->map[r] : r))
+            return false;
+    return true;
+}
+
+/* Puts entry i into the hash table (grown to twice the entries). */
+static bool solo_index(tc_flow_ctx *c, size_t i)
+{
+    if (2 * (c->nso + 1) > c->sotn) {
+        size_t n = c->sotn ? 2 * c->sotn : 256;
+        uint32_t *t = calloc(n, sizeof *t);
+        if (!t)
+            return false;
+        free(c->sot);
+        c->sot = t;
+        c->sotn = n;
+        for (size_t k = 0; k < c->nso; k++)
+            if (k != i && !solo_index(c, k))
+                return false;
+    }
+    size_t m = c->sotn - 1, h = (size_t)c->so[i].hash & m;
+    while (c->sot[h])
+        h = (h + 1) & m;
+    c->sot[h] = (uint32_t)i + 1;
+    return true;
+}
+
+/* The cache's entry for job J (added, its links found, when new); NULL
+ * when out of memory (S->st set). Keyed by the endpoints, not the rank
+ * map's address: a caller may hand each job a map of its own. */
+static ctx_solo *solo_entry(tc_flow_ctx *c, const fl_job *J)
+{
+    uint32_t p = J->s->req.p <= SOLO_MAX_RANKS ? J->s->req.p : 0;
+    uint64_t h = solo_hash(J, p);
+    if (c->sotn)
+        for (size_t k = (size_t)h & (c->sotn - 1); c->sot[k]; k = (k + 1) & (c->sotn - 1))
+            if (solo_same(&c->so[c->sot[k] - 1], J, p, h))
+                return &c->so[c->sot[k] - 1];
+    if (c->nso >= UINT32_MAX - 1 || !tc_grow((void **)&c->so, &c->capso, c->nso + 1, sizeof *c->so)) {
+        oom(&c->S);
+        return NULL;
+    }
+    ctx_solo *e = &c->so[c->nso];
+    *e = (ctx_solo){.s = J->s, .p = p, .tag = J->tag, .hash = h, .bytes = J->s->req.bytes, .dur = NAN};
+    if (p && !(e->map = malloc(p * sizeof *e->map))) {
+        oom(&c->S);
+        return NULL;
+    }
+    for (uint32_t r = 0; r < p; r++)
+        e->map[r] = J->map ? J->map[r] : r;
+    c->nso++;
+    if (!solo_index(c, c->nso - 1)) {
+        oom(&c->S);
+        return NULL;
+    }
+    if (!p)
+        return e; /* too many ranks: never timed alone */
+    return solo_links(c, J, e) == TC_OK ? e : NULL;
+}
+
+/* Job j, run event by event, claims its scale-up links (+1) or gives
+ * them back (-1). */
+static void solo_claim(tc_flow_ctx *c, uint32_t j, int d)
+{
+    const ctx_solo *e = &c->so[c->jent[j]];
+    for (uint32_t k = 0; k < e->nl; k++)
+        c->claim[e->links[k]] += (uint32_t)d;
+}
+
+/* Counts the links of the k-th job starting in this batch (pending[k]),
+ * or (on 0) clears their counts. */
+static void solo_count(tc_flow_ctx *c, size_t k, int on)
+{
+    if (on) {
+        ctx_solo *e = solo_entry(c, &c->S.jobs[c->pending[k]]);
+        if (!tc_grow((void **)&c->bent, &c->capb, k + 1, sizeof *c->bent)) {
+            oom(&c->S);
+            return;
+        }
+        c->bent[k] = e ? (uint32_t)(e - c->so) : UINT32_MAX;
+    }
+    if (k >= c->capb || c->bent[k] == UINT32_MAX)
+        return;
+    const ctx_solo *e = &c->so[c->bent[k]];
+    for (uint32_t i = 0; i < e->nl; i++)
+        c->cnt[e->links[i]] = on ? c->cnt[e->links[i]] + 1 : 0;
+}
+
+/* Starts job j timed alone where it can be: every link its routes can
+ * take free of flows and of other jobs timed alone. 1: started so; 0:
+ * not; -1: failed (S->st). */
+static int solo_try(tc_flow_ctx *c, uint32_t j)
+{
+    fl_sim *S = &c->S;
+    fl_job *J = &S->jobs[j];
+    ctx_solo *e = solo_entry(c, J);
+    if (!e)
+        return -1;
+    if (!e->ok || e->nl == 0 || !tc_mm_path_empty(&S->mm, e->links, e->nl))
+        return 0;
+    for (uint32_t k = 0; k < e->nl; k++)
+        if (S->resv[e->links[k]] || c->cnt[e->links[k]] > 1 || c->claim[e->links[k]])
+            return 0;
+    if (isnan(e->dur) && solo_time(c, J, e) != TC_OK)
+        return -1;
+    uint32_t ei = (uint32_t)(e - c->so);
+    /* its ranks start at the batch's time, as event by event (advance) */
+    if (!sr_push(c, (ctx_sr){S->now + e->dur, j, ei})) {
+        oom(S);
+        return -1;
+    }
+    for (uint32_t k = 0; k < e->nl; k++)
+        S->resv[e->links[k]] = j + 1;
+    c->solo_jobs++;
+    return 1;
+}
+
+/* The job timed alone that ends first ends: its links are free again, its
+ * blame added. */
+static void solo_end(tc_flow_ctx *c)
+{
+    fl_sim *S = &c->S;
+    ctx_sr x = c->sr[0];
+    sr_pop(c);
+    const ctx_solo *e = &c->so[x.e];
+    fl_job *J = &S->jobs[x.job];
+    for (uint32_t k = 0; k < e->nl; k++)
+        S->resv[e->links[k]] = 0;
+    fl_blame *b = S->blame;
+    if (b && e->lost && J->tag < b->ntags) {
+        size_t base = (size_t)J->tag * b->nlinks;
+        for (uint32_t k = 0; k < e->nl; k++) {
+            b->lost[base + e->links[k]] += e->lost[k];
+            b->bytes[base + e->links[k]] += e->lbytes[k];
+        }
+        b->sent[J->tag] += e->sent;
+        b->tlost[J->tag] += e->tlost;
+    }
+    J->finish = x.end;
+    J->transfers = e->transfers;
+    c->state[x.job] = 2;
+    c->fresh[c->nfresh++] = x.job;
+    job_release(J);
 }
 
 tc_status tc_flow_ctx_add(tc_flow_ctx *c, const tc_flow_job *job, uint32_t *id, tc_err *err)
@@ -2276,11 +2640,16 @@ tc_status tc_flow_ctx_add(tc_flow_ctx *c, const tc_flow_job *job, uint32_t *id, 
         if (!fr)
             return tc_fail(err, TC_EINTERNAL, "flow: out of memory");
         c->fresh = fr;
+        uint32_t *je = realloc(c->jent, nc * sizeof *je);
+        if (!je)
+            return tc_fail(err, TC_EINTERNAL, "flow: out of memory");
+        c->jent = je;
         c->jcap = nc;
     }
     size_t j = S->njobs++;
     memset(&S->jobs[j], 0, sizeof S->jobs[j]);
     c->state[j] = 0;
+    c->jent[j] = UINT32_MAX;
     tc_flow_job jb = *job;
     if (!(jb.start_s >= S->now))
         jb.start_s = S->now;
@@ -2332,6 +2701,8 @@ tc_status tc_flow_ctx_run(tc_flow_ctx *c, double until, uint32_t *done, size_t c
             next = INFINITY;
         if (c->npend > 0 && S->jobs[c->pending[0]].start < next)
             next = S->jobs[c->pending[0]].start;
+        if (c->nsr > 0 && c->sr[0].end < next)
+            next = c->sr[0].end;
         if (next == INFINITY || next > until) {
             if (next == INFINITY && c->nactive > 0)
                 return tc_fail(err, TC_EINVAL, "flow: job %u deadlocks: nothing is left to advance it", c->active[0]);
@@ -2342,14 +2713,27 @@ tc_status tc_flow_ctx_run(tc_flow_ctx *c, double until, uint32_t *done, size_t c
         }
         double end = next + fmax(next * TC_FLOW_BATCH_REL, 1e-15);
         S->now = next;
-        size_t started = 0;
+        size_t started = 0, nb = 0;
+        /* the links of the jobs that start now: one shared with another of
+         * them is not for a job timed alone */
+        while (S->resv && nb < c->npend && S->jobs[c->pending[nb]].start <= end && S->st == TC_OK)
+            solo_count(c, nb++, 1);
         while (started < c->npend && S->jobs[c->pending[started]].start <= end) {
             uint32_t j = c->pending[started++];
             c->state[j] = 1;
+            int so = S->resv ? solo_try(c, j) : 0;
+            if (so < 0)
+                break;
+            if (so > 0)
+                continue;
+            if (S->resv && started - 1 < nb && (c->jent[j] = c->bent[started - 1]) != UINT32_MAX)
+                solo_claim(c, j, 1); /* its scale-up links are not for a job timed alone while it runs */
             c->active[c->nactive++] = j;
             for (uint32_t r = S->jobs[j].p; r-- > 0;)
                 push_ready(S, j, r);
         }
+        for (size_t k = 0; k < nb; k++)
+            solo_count(c, k, 0);
         if (started) {
             memmove(c->pending, c->pending + started, (c->npend - started) * sizeof *c->pending);
             c->npend -= started;
@@ -2374,6 +2758,8 @@ tc_status tc_flow_ctx_run(tc_flow_ctx *c, double until, uint32_t *done, size_t c
         for (size_t k = 0; S->job_ended && k < c->nactive;) {
             uint32_t j = c->active[k];
             if (S->jobs[j].lo == S->jobs[j].nsteps) {
+                if (c->jent[j] != UINT32_MAX)
+                    solo_claim(c, j, -1);
                 c->state[j] = 2;
                 c->fresh[c->nfresh++] = j;
                 c->active[k] = c->active[--c->nactive];
@@ -2384,6 +2770,10 @@ tc_status tc_flow_ctx_run(tc_flow_ctx *c, double until, uint32_t *done, size_t c
             }
         }
         S->job_ended = false;
+        while (S->st == TC_OK && c->nsr > 0 && c->sr[0].end <= end) {
+            solo_end(c);
+            any = true;
+        }
         if (any) {
             *now = S->now;
             *ndone = ctx_report(c, done, cap);
@@ -2459,7 +2849,33 @@ void tc_flow_ctx_free(tc_flow_ctx *c)
     free(c->active);
     free(c->fresh);
     free(c->state);
+    for (size_t i = 0; i < c->nso; i++) {
+        free(c->so[i].map);
+        free(c->so[i].links);
+        free(c->so[i].lost);
+        free(c->so[i].lbytes);
+    }
+    free(c->so);
+    free(c->sot);
+    free(c->sr);
+    free(c->mark);
+    free(c->cnt);
+    free(c->claim);
+    free(c->jent);
+    free(c->bent);
     free(c);
+}
+
+bool tc_flow_ctx_solo_broken(const tc_flow_ctx *c)
+{
+    return c && c->S.solo_broken;
+}
+
+void tc_flow_ctx_solo_count(const tc_flow_ctx *c, uint64_t *added, uint64_t *alone, uint64_t *sims)
+{
+    *added = c ? c->S.njobs : 0;
+    *alone = c ? c->solo_jobs : 0;
+    *sims = c ? c->solo_sims : 0;
 }
 
 tc_status tc_flow_time(const tc_topo *t, const tc_sched *s, const uint32_t *rank_map, const tc_flow_opts *o,

@@ -230,6 +230,11 @@ typedef struct fl_sim {
     tc_status st;
 
     struct fl_blame *blame; /* tc_flow_ctx_blame (flow.c); NULL: off */
+    /* Flow contexts (tc_flow_opts.solo): per link, 1 + the job timed alone
+     * that holds it (0: none); NULL: off. A flow started on a held link
+     * fails the run and sets solo_broken. */
+    uint32_t *resv;
+    bool solo_broken;
     struct fl_skip *skip; /* repetition skipping (flow_skip.c); NULL: off */
     uint32_t skip_seen;   /* job 0's rank 0's next step when skipping last looked (fl_skip_look) */
     const char *skip_off; /* why it is off (NULL: on) */

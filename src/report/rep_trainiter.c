@@ -138,6 +138,10 @@ json_t *tc_trainiter_json(const tc_trainiter_out *o, const tc_scenario *s)
                                           num(b->lost_s), "links", links));
         }
         json_object_set_new(j, "link_blame", bj);
+        json_object_set_new(j, "cosim",
+                            json_pack("{s:I, s:I, s:I, s:b}", "flow_jobs", (json_int_t)o->cosim_jobs, "timed_alone",
+                                      (json_int_t)o->cosim_alone, "alone_simulations",
+                                      (json_int_t)o->cosim_alone_sims, "retried", o->cosim_retried));
     }
 search:
     json_object_set_new(j, "evaluations", json_integer(o->evaluations));
@@ -284,6 +288,11 @@ static void blame_print(const tc_trainiter_out *o, FILE *f)
 {
     if (!o->have_blame)
         return;
+    fprintf(f, "co-simulation: %llu flow jobs, %llu of them timed alone on their links (%llu simulations of one "
+               "job)%s\n",
+            (unsigned long long)o->cosim_jobs, (unsigned long long)o->cosim_alone,
+            (unsigned long long)o->cosim_alone_sims,
+            o->cosim_retried ? "; made again event by event: a flow came onto the links of a job timed alone" : "");
     fprintf(f, "waiting on links (co-simulation): each class's flow time lost to sharing a link (1 - rate / rate "
                "alone), and the links that cost it most\n");
     bool any = false;

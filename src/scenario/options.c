@@ -279,8 +279,9 @@ static const opt_def opts[] = {
      F_VALUE},
     {{"--event-budget", "flow.event_budget", "flow", "N", NETC, false, "bound the simulation (default 200000000)"},
      F_VALUE},
-    {{"--no-skip", "flow.skip", "flow", NULL, NETC, false,
-      "simulate every step of every rank: no skipping of repeated steps, no folding of symmetric ranks (flow mode)"},
+    {{"--no-skip", "flow.skip", "flow", NULL, NETC | B(TRAIN), false,
+      "simulate every step of every rank: no skipping of repeated steps, no folding of symmetric ranks (flow mode); "
+      "train: no collective timed alone"},
      F_SWITCH_OFF},
     {{"--trace", "flow.trace", "flow", "FILE", B(COLLECTIVE) | B(CONCURRENT), false,
       "write a Chrome trace (Perfetto) of the simulation"},

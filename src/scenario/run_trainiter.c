@@ -67,6 +67,7 @@ typedef struct comm_ctx {
     bool cosim;                  /* flow mode: the timed pass co-simulates the network */
     tc_ti_blame *blame;          /* co-simulated: where the links' blame goes (TC_TI_NCLASSES) */
     bool *have_blame;
+    tc_trainiter_out *out;       /* co-simulated: the counts of its flow jobs go there */
     uint32_t evaluations;
     tc_coll_req tmpl[NKINDS];    /* each kind's algorithm: --dp-algo (DP, EDP), --tp-algo, --ep-algo; else auto */
     tc_ti_algo_use *uses;        /* the algorithms the reported run ran (NULL: not kept) */
@@ -386,6 +387,9 @@ static void drv_blame(flow_drv *f)
     if (!f->fc || f->blamed || !c->blame)
         return;
     f->blamed = true;
+    if (c->out) {
+        tc_flow_ctx_solo_count(f->fc, &c->out->cosim_jobs, &c->out->cosim_alone, &c->out->cosim_alone_sims);
+    }
     const tc_topo *t = c->t;
     for (uint32_t g = 0; g < TC_TI_NCLASSES; g++) {
         tc_ti_blame *b = &c->blame[g];
@@ -449,13 +453,32 @@ static void drv_free(flow_drv *f)
     free(f->pairs);
 }
 
+/* A run that failed because a flow came onto the links of a job timed
+ * alone: it is made again with every job simulated event by event (its
+ * blame is not taken). */
+static bool drv_retry(void *ud)
+{
+    flow_drv *f = ud;
+    if (!f->fc || !f->fo.solo || !tc_flow_ctx_solo_broken(f->fc))
+        return false;
+    f->fo.solo = false;
+    if (f->c->out)
+        f->c->out->cosim_retried = true;
+    tc_flow_ctx_free(f->fc);
+    f->fc = NULL;
+    return true;
+}
+
 static tc_status drv_begin(void *ud, bool serial, tc_err *err)
 {
     (void)serial;
     flow_drv *f = ud;
     drv_reset(f);
     tc_status st = tc_flow_ctx_new(f->c->t, &f->fo, &f->fc, err);
-    if (st == TC_OK && f->c->blame)
+    /* the blame is the first run's (drv_blame): the serial run keeps the
+     * solver's fast path for flows alone on their links, which blame
+     * accounting forgoes */
+    if (st == TC_OK && f->c->blame && !f->blamed)
         st = tc_flow_ctx_blame(f->fc, TC_TI_NCLASSES, err);
     return st;
 }
@@ -704,8 +727,9 @@ static tc_status run_one(const tc_zoo_model *m, const tc_ti_accel *a, const tc_t
         if (c->eo.flow)
             f.fo = *c->eo.flow;
         f.fo.routing = c->eo.routing;
+        f.fo.solo = !f.fo.no_skip; /* jobs alone on their links timed alone (--no-skip: event by event) */
         f.instant = UINT32_MAX;
-        tc_ti_flow fl = {.ud = &f, .begin = drv_begin, .start = drv_start, .run = drv_run};
+        tc_ti_flow fl = {.ud = &f, .begin = drv_begin, .start = drv_start, .run = drv_run, .retry = drv_retry};
         tc_ti_cfg cf = *cfg;
         cf.flow = &fl;
         st = tc_ti_run(m, a, &cf, comm_fn, c, out, err);
@@ -1129,6 +1153,7 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
     cc->dp = s->dp / M;
     cc->blame = o->blame;
     cc->have_blame = &o->have_blame;
+    cc->out = o;
     cc->M = M;
     cc->merge = sk == TC_SYNC_DDP && M > 1;
     cc->tp = s->tp;

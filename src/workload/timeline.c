@@ -569,7 +569,7 @@ static int u32_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static tc_status simulate(sim *s, bool serial, double *st, double *en, tc_err *err)
+static tc_status simulate_once(sim *s, bool serial, double *st, double *en, tc_err *err)
 {
     size_t n = s->n;
     for (size_t i = 0; i < n; i++) {
@@ -675,6 +675,17 @@ static tc_status simulate(sim *s, bool serial, double *st, double *en, tc_err *e
             }
     }
     return TC_OK;
+}
+
+/* One run; made again from the start while it fails and the external
+ * model says it can make it another way (tc_tl_ext.retry). */
+static tc_status simulate(sim *s, bool serial, double *st, double *en, tc_err *err)
+{
+    const tc_tl_ext *x = s->o->ext;
+    tc_status r;
+    while ((r = simulate_once(s, serial, st, en, err)) != TC_OK && x && x->retry && x->retry(x->ud))
+        ;
+    return r;
 }
 
 /* ---- figures ------------------------------------------------------------- */

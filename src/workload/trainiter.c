@@ -1342,6 +1342,12 @@ static tc_status ext_run(void *ud, double until, uint32_t *done, size_t cap, siz
     return x->c->flow->run(x->c->flow->ud, until, done, cap, n, now, err);
 }
 
+static bool ext_retry(void *ud)
+{
+    ctx *x = ud;
+    return x->c->flow->retry && x->c->flow->retry(x->c->flow->ud);
+}
+
 /* ---- the run ------------------------------------------------------------- */
 
 static void ctx_free(ctx *x)
@@ -1521,7 +1527,7 @@ tc_status tc_ti_run(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg
         if (x.d.task[i].kind == TC_TL_COMM)
             x.d.task[i].dma = true;
     tc_tl_opts topt = c->contention;
-    tc_tl_ext ext = {.ud = &x, .begin = ext_begin, .start = ext_start, .run = ext_run};
+    tc_tl_ext ext = {.ud = &x, .begin = ext_begin, .start = ext_start, .run = ext_run, .retry = ext_retry};
     if (c->flow && !x.st) {
         /* the network model decides when communication ends; it shares the
          * links, so no preemption of one collective by another */
