@@ -31,6 +31,20 @@ static void load(void)
     if (loaded)
         return;
     loaded = -1;
+#if defined(__x86_64__)
+    /* The same kernels on every x86-64 CPU that can run them. Debian's
+     * OpenBLAS picks its kernels by CPU at load time unless
+     * OPENBLAS_CORETYPE names a core (gotoblas_dynamic_init and
+     * force_coretype in OpenMathLib/OpenBLAS driver/others/dynamic.c,
+     * commit 007d9f97d7d53bfb569708ba51f8d9fdd3fba211), and its SkylakeX
+     * (AVX-512) sgemm sums in another order than the Haswell (AVX2, FMA)
+     * one, which AMD's Zen cores run: the same training run (train-accuracy,
+     * compress) gave other accuracies on an Intel Xeon than on an AMD EPYC.
+     * Haswell's wherever the CPU has AVX2 and FMA, unless the user chose. */
+    __builtin_cpu_init();
+    if (!getenv("OPENBLAS_CORETYPE") && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        setenv("OPENBLAS_CORETYPE", "Haswell", 0);
+#endif
     void *blas = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_GLOBAL);
     if (!blas) {
         snprintf(why, sizeof why, "cannot load OpenBLAS (libopenblas.so.0, Debian package libopenblas0): %s",

@@ -2387,7 +2387,7 @@ static tc_status solo_links(tc_flow_ctx *c, const fl_job *J, ctx_solo *e)
                     continue;
                 c->mark[l] = c->stamp;
                 if (!tc_grow((void **)&e->links, &cap, (size_t)e->nl + 1, sizeof *e->links))
-                    return tc_fail(S->err, TC_EINTERNAL, "flow: out of memory");
+                    return oom(S);
                 e->links[e->nl++] = l;
             }
         }
@@ -2527,22 +2527,23 @@ static void solo_claim(tc_flow_ctx *c, uint32_t j, int d)
 }
 
 /* Counts the links of the k-th job starting in this batch (pending[k]),
- * or (on 0) clears their counts. */
-static void solo_count(tc_flow_ctx *c, size_t k, int on)
+ * or (on 0) clears their counts; false when out of memory (S->st set). */
+static bool solo_count(tc_flow_ctx *c, size_t k, int on)
 {
     if (on) {
-        ctx_solo *e = solo_entry(c, &c->S.jobs[c->pending[k]]);
         if (!tc_grow((void **)&c->bent, &c->capb, k + 1, sizeof *c->bent)) {
             oom(&c->S);
-            return;
+            return false;
         }
-        c->bent[k] = e ? (uint32_t)(e - c->so) : UINT32_MAX;
+        ctx_solo *e = solo_entry(c, &c->S.jobs[c->pending[k]]);
+        if (!e)
+            return false;
+        c->bent[k] = (uint32_t)(e - c->so);
     }
-    if (k >= c->capb || c->bent[k] == UINT32_MAX)
-        return;
     const ctx_solo *e = &c->so[c->bent[k]];
     for (uint32_t i = 0; i < e->nl; i++)
         c->cnt[e->links[i]] = on ? c->cnt[e->links[i]] + 1 : 0;
+    return true;
 }
 
 /* Starts job j timed alone where it can be: every link its routes can
@@ -2716,9 +2717,9 @@ tc_status tc_flow_ctx_run(tc_flow_ctx *c, double until, uint32_t *done, size_t c
         size_t started = 0, nb = 0;
         /* the links of the jobs that start now: one shared with another of
          * them is not for a job timed alone */
-        while (S->resv && nb < c->npend && S->jobs[c->pending[nb]].start <= end && S->st == TC_OK)
-            solo_count(c, nb++, 1);
-        while (started < c->npend && S->jobs[c->pending[started]].start <= end) {
+        while (S->resv && nb < c->npend && S->jobs[c->pending[nb]].start <= end && solo_count(c, nb, 1))
+            nb++;
+        while (S->st == TC_OK && started < c->npend && S->jobs[c->pending[started]].start <= end) {
             uint32_t j = c->pending[started++];
             c->state[j] = 1;
             int so = S->resv ? solo_try(c, j) : 0;
