@@ -4,11 +4,12 @@
 #   steps      in steps mode;
 #   search     --search over every split of the 4,096 endpoints (formula);
 #   flow       co-simulated in flow mode, D-mod-k routing;
-#   flow-ecmp  the same under ECMP (the default routing; slow: auto takes
-#              direct for the DP reduce-scatter and all-gather there, see
-#              docs/PERFORMANCE.md);
-#   flow-ecmp-ring  under ECMP with the DP collectives as rings
-#              (--dp-algo ring, as NCCL runs them).
+#   flow-ecmp  the same under ECMP (the default routing);
+#   flow-ecmp-ring  under ECMP with --dp-algo ring (the library's choice
+#              for the DP reduce-scatter and all-gather: the same run);
+#   flow-ecmp-auto  under ECMP with auto's algorithms (--dp-algo auto
+#              --tp-algo auto; slow: auto takes direct for the DP
+#              reduce-scatter and all-gather there, docs/PERFORMANCE.md).
 # Whole-process time is what is recorded.
 # Usage: bench/train.sh [BUILD_DIR] [CASE...]; no case: steps search flow.
 set -eu
@@ -28,6 +29,7 @@ for c in "$@"; do
     flow) "$B/topocc" train --topo $T $JOB --mode flow --routing dmodk --quiet >/dev/null ;;
     flow-ecmp) "$B/topocc" train --topo $T $JOB --mode flow --quiet >/dev/null ;;
     flow-ecmp-ring) "$B/topocc" train --topo $T $JOB --mode flow --dp-algo ring --quiet >/dev/null ;;
-    *) echo "train.sh: unknown case '$c' (steps, search, flow, flow-ecmp, flow-ecmp-ring)" >&2; exit 2 ;;
+    flow-ecmp-auto) "$B/topocc" train --topo $T $JOB --mode flow --dp-algo auto --tp-algo auto --quiet >/dev/null ;;
+    *) echo "train.sh: unknown case '$c' (steps, search, flow, flow-ecmp, flow-ecmp-ring, flow-ecmp-auto)" >&2; exit 2 ;;
     esac
 done

@@ -222,6 +222,7 @@ typedef struct tc_coll_req {
     double buffsize;
     uint32_t throttle;    /* scattered: messages a rank posts at a time, MPIR_CVAR_ALLTOALL_THROTTLE (0: MPICH's
                              default, 32; TC_THROTTLE_ALL: all at once, "throttle=0") */
+    uint64_t among;       /* auto: the algorithms it may choose, bit 1 << tc_algo (0: every one) */
 } tc_coll_req;
 #define TC_THROTTLE_ALL UINT32_MAX
 /* MPICH's default MPIR_CVAR_ALLTOALL_THROTTLE (src/mpi/coll/cvars.txt, v5.0.1). */
@@ -388,6 +389,11 @@ bool tc_coll_valid(tc_op op, tc_algo algo, uint32_t p, const tc_topo *topo, tc_e
 /* The algorithms a request tries: [*lo, *hi), every MPI-style one for
  * auto, else its own. */
 void tc_coll_candidates(const tc_coll_req *req, int *lo, int *hi);
+/* Whether auto leaves candidate a out (tc_coll_req.among). */
+static inline bool tc_coll_left_out(const tc_coll_req *req, int a)
+{
+    return req->algo == TC_ALGO_AUTO && req->among && !((req->among >> a) & 1);
+}
 /* req as candidate algorithm a at bytes: auto's candidates run with their
  * default chunks and variant. */
 tc_coll_req tc_coll_candidate(const tc_coll_req *req, tc_algo a, double bytes);

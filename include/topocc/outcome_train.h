@@ -192,7 +192,8 @@ typedef struct tc_ti_algo_use {
     tc_ti_group g;
     tc_op op;
     tc_algo algo;
-    bool chosen;
+    bool chosen;             /* by topocc: auto, or library (auto among the library's algorithms) */
+    bool library;
     uint32_t sizes;
     char name[64];           /* as --algo takes it: "ring", "dbtree:chunks=64" */
 } tc_ti_algo_use;

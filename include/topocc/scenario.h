@@ -188,7 +188,7 @@ typedef struct tc_scenario {
     bool it_dma;                        /* iteration.dma: collectives on copy engines */
     bool it_cosim;                      /* iteration.cosim: flow mode co-simulates the network (default true) */
     char comm_order[12];                /* iteration.comm_order: backward (DDP) or forward (P3) */
-    char it_algo[3][64];                /* iteration.dp_algo, .tp_algo, .ep_algo: auto or a --algo name */
+    char it_algo[3][64];                /* iteration.dp_algo, .tp_algo, .ep_algo: library, auto or a --algo name */
     char it_timeline[4096];             /* iteration.timeline: Chrome trace file ("": none) */
     double achievable;                  /* iteration.achievable: fraction of peak a matmul reaches */
     double s_c, s_m;                    /* iteration.s_c, .s_m: contention (timeline.h) */

@@ -219,7 +219,7 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
     int lo, hi;
     tc_coll_candidates(req, &lo, &hi);
     for (int a = lo; a < hi; a++) {
-        if (!tc_coll_valid(req->op, (tc_algo)a, req->p, t, NULL))
+        if (tc_coll_left_out(req, a) || !tc_coll_valid(req->op, (tc_algo)a, req->p, t, NULL))
             continue;
         /* auto in formula and steps: scattered's blocks take at least
          * direct's one step (docs/MODEL.md, "MPICH's throttled

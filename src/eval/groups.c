@@ -164,7 +164,7 @@ tc_status tc_evaluate_groups_sweep(const tc_topo *t, const tc_coll_req *req, con
     bool one = hi == lo + 1 && n == 1 && o->mode == TC_MODE_FLOW && o->flow_detail;
     bool kept = false;
     for (int a = lo; a < hi && st == TC_OK; a++) {
-        if (!tc_coll_valid_groups(req->op, (tc_algo)a, g, NULL))
+        if (tc_coll_left_out(req, a) || !tc_coll_valid_groups(req->op, (tc_algo)a, g, NULL))
             continue;
         /* as tc_evaluate: scattered never beats direct in formula and steps */
         if (a == TC_ALGO_SCATTERED && req->algo == TC_ALGO_AUTO && o->mode != TC_MODE_FLOW &&

@@ -111,8 +111,9 @@ json_t *tc_trainiter_json(const tc_trainiter_out *o, const tc_scenario *s)
     json_t *aj = json_array();
     for (uint32_t i = 0; i < o->nalgos; i++) {
         const tc_ti_algo_use *u = &o->algos[i];
-        json_array_append_new(aj, json_pack("{s:s, s:s, s:s, s:b, s:i}", "class", tc_ti_group_name(u->g), "op",
-                                            tc_op_name(u->op), "algo", u->name, "auto", u->chosen, "sizes",
+        json_array_append_new(aj, json_pack("{s:s, s:s, s:s, s:b, s:s, s:i}", "class", tc_ti_group_name(u->g), "op",
+                                            tc_op_name(u->op), "algo", u->name, "auto", u->chosen, "policy",
+                                            u->library ? "library" : u->chosen ? "auto" : "named", "sizes",
                                             (json_int_t)u->sizes));
     }
     json_object_set_new(j, "algorithms", aj);
@@ -278,7 +279,7 @@ static void algos_print(const tc_trainiter_out *o, FILE *f)
     for (uint32_t i = 0; i < o->nalgos; i++) {
         const tc_ti_algo_use *u = &o->algos[i];
         fprintf(f, "%s %s %s %s%s", i ? ";" : "", tc_ti_group_name(u->g), tc_op_name(u->op), u->name,
-                u->chosen ? " (auto)" : "");
+                u->library ? " (library)" : u->chosen ? " (auto)" : "");
     }
     fprintf(f, "\n");
 }

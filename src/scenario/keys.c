@@ -1697,11 +1697,11 @@ GET(get_comm_order)
 {
     return json_string(s->comm_order);
 }
-/* iteration.dp_algo, .tp_algo, .ep_algo: "auto" or what --algo takes. */
+/* iteration.dp_algo, .tp_algo, .ep_algo: "library", "auto" or what --algo takes. */
 static tc_status it_algo_of(const json_t *v, const char *where, char *dst, size_t cap, tc_err *err)
 {
     tc_status st = str_of(v, where, dst, cap, err);
-    if (st)
+    if (st || strcmp(dst, "library") == 0)
         return st;
     tc_coll_req req = {.algo = TC_ALGO_AUTO};
     tc_err e2 = {0};

@@ -182,14 +182,17 @@ static const opt_def opts[] = {
      F_VALUE},
     {{"--dp-algo", "iteration.dp_algo", "train", "ALGO", B(TRAIN), false,
       "the algorithm of the DP collectives (gradient reduce-scatter, all-gather or all-reduce; expert DP's too): "
-      "auto (the fastest, each collective timed alone) or a name as collective's --algo takes it (ring, rhd, "
-      "dbtree:chunks=64, nccl, ...) [auto]"},
+      "library (what NCCL runs: rings, for all-reduce the faster of ring and dbtree), auto (the fastest of all, "
+      "each collective timed alone) or a name as collective's --algo takes it (ring, rhd, dbtree:chunks=64, nccl, "
+      "...) [library]"},
      F_VALUE},
     {{"--tp-algo", "iteration.tp_algo", "train", "ALGO", B(TRAIN), false,
-      "the algorithm of the TP collectives (all-reduce, or reduce-scatter and all-gather with --seq-parallel) [auto]"},
+      "the algorithm of the TP collectives (all-reduce, or reduce-scatter and all-gather with --seq-parallel): "
+      "library, auto or a name, as --dp-algo [library]"},
      F_VALUE},
     {{"--ep-algo", "iteration.ep_algo", "train", "ALGO", B(TRAIN), false,
-      "the algorithm of the expert all-to-alls (direct, pairwise, bruck, nccl-a2a, ...) [auto]"},
+      "the algorithm of the expert all-to-alls: library (direct: NCCL's grouped sends to every peer), auto or a "
+      "name (direct, pairwise, bruck, nccl-a2a, ...) [library]"},
      F_VALUE},
     {{"--compress-dp", "iteration.compress_dp", "train", "CODEC", B(TRAIN), false,
       "compress DP gradient buckets (ZeRO 0) with CODEC where that shortens the iteration (e.g. powersgd:rank=4)"},

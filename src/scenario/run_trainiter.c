@@ -70,6 +70,7 @@ typedef struct comm_ctx {
     tc_trainiter_out *out;       /* co-simulated: the counts of its flow jobs go there */
     uint32_t evaluations;
     tc_coll_req tmpl[NKINDS];    /* each kind's algorithm: --dp-algo (DP, EDP), --tp-algo, --ep-algo; else auto */
+    bool lib[NKINDS];            /* the kind's algorithm is "library": auto among library_among(op) */
     tc_ti_algo_use *uses;        /* the algorithms the reported run ran (NULL: not kept) */
     uint32_t *nuses;
     bool named_failed;           /* a named algorithm did not fit a collective of the split */
@@ -166,6 +167,28 @@ static tc_status groups_of(comm_ctx *c, tc_ti_group g, tc_groups *gr, tc_err *er
     return TC_OK;
 }
 
+/* "library": the algorithms NCCL implements for op, which PyTorch and
+ * Megatron-LM call, in their MPI-style forms (one flow a hop): all-reduce
+ * as a ring or a (double binary) tree; reduce-scatter, all-gather,
+ * broadcast and reduce as rings (NVIDIA/nccl v2.21.5-1: the
+ * RunWorkElement specialisations in src/device/all_reduce.h:227-738,
+ * reduce_scatter.h:57-158, all_gather.h:67-164, broadcast.h:51-66,
+ * reduce.h:55-70, NVLS and CollNet aside, which need switches that
+ * reduce); all-to-all as one group of sends and receives to every peer
+ * (nccl-tests v2.13.10 src/alltoall.cu:57-62): direct. */
+static uint64_t library_among(tc_op op)
+{
+#define BIT(a) ((uint64_t)1 << (a))
+    switch (op) {
+    case TC_OP_ALLREDUCE: return BIT(TC_ALGO_RING) | BIT(TC_ALGO_DBTREE);
+    case TC_OP_ALLTOALL: return BIT(TC_ALGO_DIRECT);
+    default: return BIT(TC_ALGO_RING);
+    }
+#undef BIT
+}
+
+_Static_assert(TC_ALGO_COUNT <= 64, "tc_coll_req.among has a bit per algorithm");
+
 /* Times of one operation on the groups of kind g (or a send) at n sizes,
  * in one sweep: the schedules are built once and rescaled. */
 static tc_status sweep_times(comm_ctx *c, tc_op op, tc_ti_group g, const double *sizes, size_t n, double *out,
@@ -216,6 +239,8 @@ static tc_status sweep_times(comm_ctx *c, tc_op op, tc_ti_group g, const double 
         req.op = op;
         req.p = gr.size;
         req.elt = 2;
+        if (c->lib[g])
+            req.among = library_among(op);
         if (st == TC_OK)
             st = tc_evaluate_groups_sweep(c->t, &req, &gr, sizes, n, &eo, r, err);
     }
@@ -248,7 +273,8 @@ static void use_add(comm_ctx *c, tc_ti_group g, tc_op op, tc_algo a)
         if (i == TC_TI_MAX_ALGO_USES)
             return;
         tc_coll_req r = tc_coll_candidate(&c->tmpl[g], a, 0);
-        c->uses[i] = (tc_ti_algo_use){.g = g, .op = op, .algo = a, .chosen = c->tmpl[g].algo == TC_ALGO_AUTO};
+        c->uses[i] = (tc_ti_algo_use){
+            .g = g, .op = op, .algo = a, .chosen = c->tmpl[g].algo == TC_ALGO_AUTO, .library = c->lib[g]};
         tc_algo_format(&r, c->uses[i].name, sizeof c->uses[i].name);
         ++*c->nuses;
     }
@@ -1164,8 +1190,10 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
     for (int k = 0; k < NKINDS; k++)
         cc->tmpl[k] = (tc_coll_req){.algo = TC_ALGO_AUTO};
     for (int k = 0; k < 3 && st == TC_OK; k++)
-        st = tc_algo_parse(s->it_algo[k], &cc->tmpl[algo_kind[k]], err);
+        if (!(cc->lib[algo_kind[k]] = strcmp(s->it_algo[k], "library") == 0))
+            st = tc_algo_parse(s->it_algo[k], &cc->tmpl[algo_kind[k]], err);
     cc->tmpl[TC_TI_EDP] = cc->tmpl[TC_TI_DP];
+    cc->lib[TC_TI_EDP] = cc->lib[TC_TI_DP];
     if (!tc_par_order_parse(s->par_order, cc->order))
         st = tc_fail(err, TC_EINVAL, "parallel order '%s': expected tp, dp and pp each once, innermost first",
                      s->par_order);

@@ -77,7 +77,7 @@ tc_scenario *tc_scenario_new(tc_command c)
     snprintf(s->par_order, sizeof s->par_order, "tp-dp-pp");
     snprintf(s->comm_order, sizeof s->comm_order, "backward");
     for (int k = 0; k < 3; k++)
-        snprintf(s->it_algo[k], sizeof s->it_algo[k], "auto");
+        snprintf(s->it_algo[k], sizeof s->it_algo[k], "library");
     s->it_cosim = true;
     snprintf(s->sync, sizeof s->sync, "ddp");
     snprintf(s->outer_dtype, sizeof s->outer_dtype, "fp32");
