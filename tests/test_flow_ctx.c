@@ -427,6 +427,83 @@ static void solo_broken_by_a_later_job(void **state)
     tc_topo_free(t);
 }
 
+/* Runs jobs (all added at once) to the end; their finishes into fin; the
+ * run's status, and the counts. */
+static tc_status ctx_jobs(const tc_topo *t, bool solo, const tc_flow_job *jobs, size_t n, double *fin,
+                          uint64_t *alone)
+{
+    tc_flow_opts o = {.solo = solo};
+    tc_flow_ctx *c = ctx_new(t, &o);
+    uint32_t id[8];
+    for (size_t k = 0; k < n; k++)
+        id[k] = ctx_add(c, &jobs[k]);
+    tc_status st = TC_OK;
+    uint32_t done[8];
+    size_t nd = 0;
+    double now = 0;
+    tc_err err = {{0}};
+    while ((st = tc_flow_ctx_run(c, INFINITY, done, 8, &nd, &now, &err)) == TC_OK && nd > 0)
+        ;
+    for (size_t k = 0; k < n; k++)
+        fin[k] = tc_flow_ctx_finish(c, id[k]);
+    uint64_t added, sims;
+    tc_flow_ctx_solo_count(c, &added, alone, &sims);
+    tc_flow_ctx_free(c);
+    return st;
+}
+
+/* A job that starts on the links of one timed alone just as it ends (no
+ * per-message overhead, so its first flow starts in that batch) takes
+ * them: the one timed alone frees them first. A job of more than 64 ranks
+ * (never timed alone) holds the links of its ranks that share a node while
+ * it runs, so a job inside one of those nodes that starts meanwhile is not
+ * timed alone (it would be broken by the large job's next flow there). */
+static void solo_ends_and_large_jobs(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=4x4,up=1x2,lat=1us,node=4,alpha=0");
+    tc_sched *a = sched(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 4, 1 << 20);
+    tc_sched *b = sched(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 2, 1 << 20);
+    uint32_t ma[] = {0, 1, 2, 3}, mb[] = {0, 1};
+    double fa[2], fb[2];
+    uint64_t alone;
+    tc_flow_job ja = {a, ma, 0, NULL, 0};
+    assert_int_equal(ctx_jobs(t, false, &ja, 1, fa, &alone), TC_OK);
+    tc_flow_job jobs[2] = {ja, {b, mb, fa[0], NULL, 0}};
+    assert_int_equal(ctx_jobs(t, false, jobs, 2, fa, &alone), TC_OK);
+    assert_int_equal(ctx_jobs(t, true, jobs, 2, fb, &alone), TC_OK);
+    assert_int_equal(alone, 2);
+    assert_rel(fb[0], fa[0], 1e-12, "the first, timed alone");
+    assert_rel(fb[1], fa[1], 1e-12, "the second, from the first's end");
+    tc_sched_free(a);
+    tc_sched_free(b);
+    tc_topo_free(t);
+
+    t = topo("clos:down=8x16,up=1x8,lat=1us,node=8");
+    /* halving-doubling: its first steps pair ranks 64, 32, ... apart (other
+     * nodes), its last ones neighbours (the node's links) */
+    tc_sched *big = sched(t, TC_OP_ALLREDUCE, TC_ALGO_RHD, 128, 1 << 26);
+    tc_sched *small = sched(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 8, 1 << 26);
+    uint32_t mbig[128], msmall[8];
+    for (uint32_t r = 0; r < 128; r++)
+        mbig[r] = r;
+    for (uint32_t r = 0; r < 8; r++)
+        msmall[r] = r;
+    tc_flow_job two[2] = {{big, mbig, 0, NULL, 0}, {small, msmall, 1e-6, NULL, 1}};
+    assert_int_equal(ctx_jobs(t, false, two, 2, fa, &alone), TC_OK);
+    assert_int_equal(ctx_jobs(t, true, two, 2, fb, &alone), TC_OK);
+    assert_int_equal(alone, 0);
+    assert_rel(fb[0], fa[0], 1e-12, "the large job");
+    assert_rel(fb[1], fa[1], 1e-12, "the small one, event by event beside it");
+    /* the small one alone later, after the large one: timed alone */
+    two[1].start_s = fa[0] * 2;
+    assert_int_equal(ctx_jobs(t, true, two, 2, fb, &alone), TC_OK);
+    assert_int_equal(alone, 1);
+    tc_sched_free(big);
+    tc_sched_free(small);
+    tc_topo_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -435,6 +512,7 @@ int main(void)
         cmocka_unit_test(blame_on_shared_uplinks),
         cmocka_unit_test(solo_same_as_event_by_event),
         cmocka_unit_test(solo_broken_by_a_later_job),
+        cmocka_unit_test(solo_ends_and_large_jobs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -228,8 +228,8 @@ typedef struct tc_trainiter_out {
     /* Co-simulated, the overlapped run: flow jobs (one per group and
      * collective), those timed alone (docs/MODEL.md, "Jobs alone on their
      * links"), the simulations of one job that timed them; retried: a flow
-     * came onto the links of a job timed alone, and both runs were made
-     * again with every job event by event. */
+     * came onto the links of a job timed alone in the overlapped run, which
+     * was made again (and the serial run after it) event by event. */
     uint64_t cosim_jobs, cosim_alone, cosim_alone_sims;
     bool cosim_retried;
     tc_ti_blame blame[TC_TI_NCLASSES];

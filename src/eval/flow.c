@@ -2350,48 +2350,79 @@ static void sr_pop(tc_flow_ctx *c)
     }
 }
 
-/* The scale-up links job J's ranks' routes can take, all ordered pairs of
- * its ranks' endpoints, and whether they are all its links (ok: it may be
- * timed alone; not with switch participants, whose routes are the
- * schedule's own, or a pair without a path). */
+/* The scale-up links of the route from endpoint a to b into e->links
+ * (each once); a route that leaves the nodes makes e->ok false. */
+static tc_status solo_route(tc_flow_ctx *c, uint32_t a, uint32_t b, ctx_solo *e, size_t *cap)
+{
+    fl_sim *S = &c->S;
+    if (a == b)
+        return TC_OK;
+    uint32_t n = fl_route(S, a, b);
+    if (n == 0)
+        e->ok = false; /* no path: the simulation says so, event by event */
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t l = S->path[k];
+        if (S->t->links[l].kind != TC_LINK_NODE) {
+            e->ok = false; /* out of the node: links other jobs share most of the time */
+            continue;
+        }
+        if (c->mark[l] == c->stamp)
+            continue;
+        c->mark[l] = c->stamp;
+        if (!tc_grow((void **)&e->links, cap, (size_t)e->nl + 1, sizeof *e->links))
+            return oom(S);
+        e->links[e->nl++] = l;
+    }
+    return TC_OK;
+}
+
+static int u64_cmp(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* The scale-up links job J's ranks' routes can take, and whether they are
+ * all its links (ok: it may be timed alone; not with switch participants,
+ * whose routes are the schedule's own, or a pair without a path). Up to
+ * SOLO_MAX_RANKS ranks, all ordered pairs of their endpoints (what the
+ * schedule may use). A larger job is never timed alone; the links it
+ * claims while it runs are those of the pairs of its ranks in one node
+ * (its ranks sorted by node): its other routes leave the nodes on most
+ * topologies, and one that does not breaks a job timed alone, which is
+ * then run again (tc_flow_ctx_solo_broken). */
 static tc_status solo_links(tc_flow_ctx *c, const fl_job *J, ctx_solo *e)
 {
     fl_sim *S = &c->S;
     uint32_t p = J->s->req.p;
     e->nl = 0;
-    e->ok = J->pfull == p && p >= 2;
-    if (p > SOLO_MAX_RANKS)
-        return TC_OK;
+    e->ok = J->pfull == p && p >= 2 && p <= SOLO_MAX_RANKS;
     if (++c->stamp == 0) {
         memset(c->mark, 0, (S->t->n_links ? S->t->n_links : 1) * sizeof *c->mark);
         c->stamp = 1;
     }
     size_t cap = 0;
-    for (uint32_t a = 0; a < p; a++)
-        for (uint32_t b = 0; b < p; b++) {
-            uint32_t ea = J->map ? J->map[a] : a, eb = J->map ? J->map[b] : b;
-            if (ea == eb)
-                continue;
-            uint32_t n = fl_route(S, ea, eb);
-            if (n == 0) {
-                e->ok = false; /* no path: the simulation says so, event by event */
-                return TC_OK;
-            }
-            for (uint32_t k = 0; k < n; k++) {
-                uint32_t l = S->path[k];
-                if (S->t->links[l].kind != TC_LINK_NODE) {
-                    e->ok = false; /* out of the node: links other jobs share most of the time */
-                    continue;
-                }
-                if (c->mark[l] == c->stamp)
-                    continue;
-                c->mark[l] = c->stamp;
-                if (!tc_grow((void **)&e->links, &cap, (size_t)e->nl + 1, sizeof *e->links))
-                    return oom(S);
-                e->links[e->nl++] = l;
-            }
-        }
-    return TC_OK;
+    tc_status st = TC_OK;
+    if (p <= SOLO_MAX_RANKS) {
+        for (uint32_t a = 0; a < p && st == TC_OK; a++)
+            for (uint32_t b = 0; b < p && st == TC_OK; b++)
+                st = solo_route(c, e->map[a], e->map[b], e, &cap);
+        return st;
+    }
+    if (S->t->node_size < 2)
+        return TC_OK;
+    uint64_t *ord = malloc((size_t)p * sizeof *ord); /* node << 32 | endpoint */
+    if (!ord)
+        return oom(S);
+    for (uint32_t r = 0; r < p; r++)
+        ord[r] = (uint64_t)tc_topo_node_of(S->t, e->map[r]) << 32 | e->map[r];
+    qsort(ord, p, sizeof *ord, u64_cmp);
+    for (uint32_t a = 0; a < p && st == TC_OK; a++)
+        for (uint32_t b = a + 1; b < p && st == TC_OK && (ord[b] >> 32) == (ord[a] >> 32) && (ord[a] >> 32) != UINT32_MAX; b++)
+            if ((st = solo_route(c, (uint32_t)ord[a], (uint32_t)ord[b], e, &cap)) == TC_OK)
+                st = solo_route(c, (uint32_t)ord[b], (uint32_t)ord[a], e, &cap);
+    free(ord);
+    return st;
 }
 
 /* Job J alone from time 0, in a context of its own with the same options
@@ -2400,8 +2431,7 @@ static tc_status solo_time(tc_flow_ctx *c, const fl_job *J, ctx_solo *e)
 {
     fl_sim *S = &c->S;
     tc_flow_opts o = S->o;
-    o.solo = false;
-    o.event_budget = S->budget > S->events ? S->budget - S->events : 1;
+    o.solo = false; /* its events count towards this context's budget after it */
     tc_flow_ctx *x = NULL;
     tc_err e2;
     tc_flow_job jb = {.sched = J->s, .rank_map = J->map, .start_s = 0, .name = J->name, .tag = J->tag};
@@ -2435,7 +2465,7 @@ static tc_status solo_time(tc_flow_ctx *c, const fl_job *J, ctx_solo *e)
     }
     tc_flow_ctx_free(x);
     if (st)
-        S->st = tc_fail(S->err, st, "%s", e2.msg);
+        S->st = tc_fail(S->err, st, "%s (job %u, timed alone)", e2.msg, (uint32_t)(J - S->jobs));
     return st;
 }
 
@@ -2489,7 +2519,7 @@ static bool solo_index(tc_flow_ctx *c, size_t i)
  * map's address: a caller may hand each job a map of its own. */
 static ctx_solo *solo_entry(tc_flow_ctx *c, const fl_job *J)
 {
-    uint32_t p = J->s->req.p <= SOLO_MAX_RANKS ? J->s->req.p : 0;
+    uint32_t p = J->s->req.p;
     uint64_t h = solo_hash(J, p);
     if (c->sotn)
         for (size_t k = (size_t)h & (c->sotn - 1); c->sot[k]; k = (k + 1) & (c->sotn - 1))
@@ -2512,8 +2542,6 @@ static ctx_solo *solo_entry(tc_flow_ctx *c, const fl_job *J)
         oom(&c->S);
         return NULL;
     }
-    if (!p)
-        return e; /* too many ranks: never timed alone */
     return solo_links(c, J, e) == TC_OK ? e : NULL;
 }
 
@@ -2714,6 +2742,14 @@ tc_status tc_flow_ctx_run(tc_flow_ctx *c, double until, uint32_t *done, size_t c
         }
         double end = next + fmax(next * TC_FLOW_BATCH_REL, 1e-15);
         S->now = next;
+        /* jobs timed alone that end in this batch free their links first:
+         * a job starting as one ends may take them (event by event, the
+         * one ending sent its last bytes before) */
+        bool any = false;
+        while (S->resv && c->nsr > 0 && c->sr[0].end <= end) {
+            solo_end(c);
+            any = true;
+        }
         size_t started = 0, nb = 0;
         /* the links of the jobs that start now: one shared with another of
          * them is not for a job timed alone */
@@ -2753,7 +2789,6 @@ tc_status tc_flow_ctx_run(tc_flow_ctx *c, double until, uint32_t *done, size_t c
         if (S->st == TC_OK)
             apply_rates(S);
         S->batches++;
-        bool any = false;
         /* only after a batch in which some job may have ended: a scan of
          * the active jobs every batch cost a tenth of a long co-simulation */
         for (size_t k = 0; S->job_ended && k < c->nactive;) {

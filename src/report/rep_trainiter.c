@@ -293,7 +293,9 @@ static void blame_print(const tc_trainiter_out *o, FILE *f)
                "job)%s\n",
             (unsigned long long)o->cosim_jobs, (unsigned long long)o->cosim_alone,
             (unsigned long long)o->cosim_alone_sims,
-            o->cosim_retried ? "; made again event by event: a flow came onto the links of a job timed alone" : "");
+            o->cosim_retried ? "; the overlapped run made again event by event: a flow came onto the links of a job timed "
+                                "alone"
+                              : "");
     fprintf(f, "waiting on links (co-simulation): each class's flow time lost to sharing a link (1 - rate / rate "
                "alone), and the links that cost it most\n");
     bool any = false;

@@ -403,6 +403,7 @@ typedef struct flow_drv {
     uint32_t *pairs;             /* PP and embedding pairs: rank maps that live as long as the jobs */
     size_t npairs, cappairs;
     bool blamed;                 /* the first run's blame is taken */
+    bool retried;                /* the first (overlapped) run was made again event by event */
 } flow_drv;
 
 /* The links that held back each class of communication in the run that
@@ -413,8 +414,9 @@ static void drv_blame(flow_drv *f)
     if (!f->fc || f->blamed || !c->blame)
         return;
     f->blamed = true;
-    if (c->out) {
+    if (c->out) { /* this iteration's (each of compress's trials writes them; the reported run is the last) */
         tc_flow_ctx_solo_count(f->fc, &c->out->cosim_jobs, &c->out->cosim_alone, &c->out->cosim_alone_sims);
+        c->out->cosim_retried = f->retried;
     }
     const tc_topo *t = c->t;
     for (uint32_t g = 0; g < TC_TI_NCLASSES; g++) {
@@ -488,8 +490,7 @@ static bool drv_retry(void *ud)
     if (!f->fc || !f->fo.solo || !tc_flow_ctx_solo_broken(f->fc))
         return false;
     f->fo.solo = false;
-    if (f->c->out)
-        f->c->out->cosim_retried = true;
+    f->retried = f->retried || !f->blamed; /* the overlapped run's (the serial one's is not reported) */
     tc_flow_ctx_free(f->fc);
     f->fc = NULL;
     return true;
@@ -669,10 +670,12 @@ static tc_status drv_start(void *ud, uint32_t task, tc_op op, tc_ti_group g, dou
                 return TC_OK;
             }
         }
-        uint32_t other = g == TC_TI_EMB ? c->pp - 1 : up ? stage + 1 : stage - 1;
+        /* with virtual stages (interleaved 1F1B) the last stage's chunk
+         * sends on to the first stage's next chunk, and back */
+        uint32_t other = g == TC_TI_EMB ? c->pp - 1 : up ? (stage + 1) % c->pp : (stage + c->pp - 1) % c->pp;
         uint32_t from = g == TC_TI_EMB ? 0 : stage;
-        if (other >= c->pp)
-            return tc_fail(err, TC_EINTERNAL, "train flow: a send from stage %u past the pipeline", stage);
+        if (stage >= c->pp || other == from)
+            return tc_fail(err, TC_EINTERNAL, "train flow: a send from stage %u to itself", stage);
         uint32_t *m = NULL, M = c->M > 1 ? c->M : 1, pin = c->p / M;
         if ((st = drv_pairs(f, (size_t)c->dp * c->tp * M, &m, err)))
             return st;
