@@ -369,7 +369,7 @@ fi
 good "expert DP follows --dp-algo" "edp reducescatter ring; .*edp allgather ring" train --topo "$CLOS" --model mixtral-8x7b --dp 16 --tp 4 --ep 8 --zero 1 --allow-oom --dp-algo ring
 good "the outer all-gather follows --dp-algo, the outer all-reduce stays auto's" "outer allreduce [a-z]* (auto); dp allgather ring$" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 8 --pp 2 --micro-batches 4 --mode steps --replicas 2 --sync diloco --zero 0 --dp-algo ring
 good "NCCL's algorithm in steps mode" "dp allreduce nccl" train --topo "$CLOS" --model resnet18 --dp 64 --mode steps --dp-algo nccl
-bad_says "unknown algorithm" "dp-algo: unknown algorithm 'bogus'" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --dp-algo bogus
+bad_says "unknown algorithm" "dp-algo (library, the default, or an algorithm): unknown algorithm 'bogus'" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --dp-algo bogus
 bad_says "algorithm without the operation" "tp reducescatter: .*bruck implements only allgather and alltoall" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --seq-parallel --tp-algo bruck
 bad_says "algorithm for no all-to-all" "ep alltoall" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --ep-algo ring --allow-oom
 bad_says "search with an algorithm some split cannot run" "name an algorithm every split can run" train --topo "$CLOS" --model llama3-8b --search --global-batch 64 --mode steps --zero 1 --dp-algo rhd

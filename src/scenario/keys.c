@@ -1706,7 +1706,7 @@ static tc_status it_algo_of(const json_t *v, const char *where, char *dst, size_
     tc_coll_req req = {.algo = TC_ALGO_AUTO};
     tc_err e2 = {0};
     if (tc_algo_parse(dst, &req, &e2))
-        return tc_fail(err, TC_EINVAL, "%s: %s", where, e2.msg);
+        return tc_fail(err, TC_EINVAL, "%s (library, the default, or an algorithm): %s", where, e2.msg);
     return TC_OK;
 }
 SET(set_dp_algo)
