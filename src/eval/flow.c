@@ -2492,10 +2492,19 @@ static bool solo_same(const ctx_solo *e, const fl_job *J, uint32_t p, uint64_t h
     return true;
 }
 
-/* Puts entry i into the hash table (grown to twice the entries). */
-static bool solo_index(tc_flow_ctx *c, size_t i)
+/* Puts entry i into the hash table (linear probing). */
+static void sot_put(tc_flow_ctx *c, size_t i)
 {
-    if (2 * (c->nso + 1) > c->sotn) {
+    size_t m = c->sotn - 1, h = (size_t)c->so[i].hash & m;
+    while (c->sot[h])
+        h = (h + 1) & m;
+    c->sot[h] = (uint32_t)i + 1;
+}
+
+/* Indexes the last entry, the table kept at least twice the entries. */
+static bool solo_index(tc_flow_ctx *c)
+{
+    if (2 * c->nso > c->sotn) {
         size_t n = c->sotn ? 2 * c->sotn : 256;
         uint32_t *t = calloc(n, sizeof *t);
         if (!t)
@@ -2503,14 +2512,10 @@ static bool solo_index(tc_flow_ctx *c, size_t i)
         free(c->sot);
         c->sot = t;
         c->sotn = n;
-        for (size_t k = 0; k < c->nso; k++)
-            if (k != i && !solo_index(c, k))
-                return false;
+        for (size_t k = 0; k + 1 < c->nso; k++)
+            sot_put(c, k);
     }
-    size_t m = c->sotn - 1, h = (size_t)c->so[i].hash & m;
-    while (c->sot[h])
-        h = (h + 1) & m;
-    c->sot[h] = (uint32_t)i + 1;
+    sot_put(c, c->nso - 1);
     return true;
 }
 
@@ -2538,7 +2543,7 @@ static ctx_solo *solo_entry(tc_flow_ctx *c, const fl_job *J)
     for (uint32_t r = 0; r < p; r++)
         e->map[r] = J->map ? J->map[r] : r;
     c->nso++;
-    if (!solo_index(c, c->nso - 1)) {
+    if (!solo_index(c)) {
         oom(&c->S);
         return NULL;
     }
@@ -2629,6 +2634,15 @@ static void solo_end(tc_flow_ctx *c)
     c->state[x.job] = 2;
     c->fresh[c->nfresh++] = x.job;
     job_release(J);
+}
+
+/* Ends the jobs timed alone that end by `end`; whether there were any. */
+static bool solo_ends(tc_flow_ctx *c, double end)
+{
+    bool any = false;
+    for (; c->S.st == TC_OK && c->nsr > 0 && c->sr[0].end <= end; any = true)
+        solo_end(c);
+    return any;
 }
 
 tc_status tc_flow_ctx_add(tc_flow_ctx *c, const tc_flow_job *job, uint32_t *id, tc_err *err)
@@ -2745,11 +2759,7 @@ tc_status tc_flow_ctx_run(tc_flow_ctx *c, double until, uint32_t *done, size_t c
         /* jobs timed alone that end in this batch free their links first:
          * a job starting as one ends may take them (event by event, the
          * one ending sent its last bytes before) */
-        bool any = false;
-        while (S->resv && c->nsr > 0 && c->sr[0].end <= end) {
-            solo_end(c);
-            any = true;
-        }
+        bool any = solo_ends(c, end);
         size_t started = 0, nb = 0;
         /* the links of the jobs that start now: one shared with another of
          * them is not for a job timed alone */
@@ -2763,8 +2773,10 @@ tc_status tc_flow_ctx_run(tc_flow_ctx *c, double until, uint32_t *done, size_t c
                 break;
             if (so > 0)
                 continue;
-            if (S->resv && started - 1 < nb && (c->jent[j] = c->bent[started - 1]) != UINT32_MAX)
-                solo_claim(c, j, 1); /* its scale-up links are not for a job timed alone while it runs */
+            if (S->resv) { /* its scale-up links are not for a job timed alone while it runs */
+                c->jent[j] = c->bent[started - 1];
+                solo_claim(c, j, 1);
+            }
             c->active[c->nactive++] = j;
             for (uint32_t r = S->jobs[j].p; r-- > 0;)
                 push_ready(S, j, r);
@@ -2806,10 +2818,8 @@ tc_status tc_flow_ctx_run(tc_flow_ctx *c, double until, uint32_t *done, size_t c
             }
         }
         S->job_ended = false;
-        while (S->st == TC_OK && c->nsr > 0 && c->sr[0].end <= end) {
-            solo_end(c);
-            any = true;
-        }
+        /* and those started in it that end in it (no steps) */
+        any = solo_ends(c, end) || any;
         if (any) {
             *now = S->now;
             *ndone = ctx_report(c, done, cap);

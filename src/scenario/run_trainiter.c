@@ -869,7 +869,7 @@ static tc_status search(const tc_zoo_model *m, tc_trainiter_out *o, const tc_sce
                 char m2[TC_ERR_LEN];
                 snprintf(m2, sizeof m2, "%s", err->msg);
                 return tc_fail(err, TC_EINVAL, "--search: split dp %u x tp %u x pp %u x ep %u: %.300s: name an "
-                                               "algorithm every split can run, or leave auto", dp, tp, pp, ep, m2);
+                                               "algorithm every split can run, or leave the default (library)", dp, tp, pp, ep, m2);
             }
             if (st == TC_EINVAL) { /* a split the model cannot take: say why if none can */
                 if (!why[0]) {
