@@ -568,6 +568,38 @@ static void all_to_all_bound_matches_reference_on_torus(void **state)
     tc_topo_free(l);
 }
 
+/* A scale-up node is a cut: its ranks reach the others only over its NICs.
+ * 8 nodes of 8 GPUs on 8 rails, a 400 Gb/s NIC per GPU: a node's 8 ranks
+ * must send 8 x 56 x n / 64 = 7 n over 8 NICs, 7/8 n / BW, where each
+ * rank's own links (NIC + NVLink) would allow 63/64 n / (BW + 400 GB/s).
+ * Rails skip the Clos subtree cuts, so this was the injection bound. */
+static void node_cut_bounds_rail_optimized_clusters(void **state)
+{
+    (void)state;
+    double n = 1 << 30, NV = 400e9;
+    tc_topo *t = build("clos:down=8x8,up=1x8,bw=400Gbps,lat=1us,hop_lat=0,alpha=0,node=8,node_bw=400GB/s,rail=8");
+    assert_close(tc_lower_bound(t, TC_OP_ALLTOALL, 64, n, NULL), 7.0 / 8 * n / BW, 1e-12, "rail a2a");
+    /* All-reduce: the injection bound 2 (63/64) n / (BW + NV) is above the
+     * node's S / (8 BW). */
+    assert_close(tc_lower_bound(t, TC_OP_ALLREDUCE, 64, n, NULL), 2.0 * 63 / 64 * n / (BW + NV), 1e-12, "rail ar");
+    /* 2 ranks on node 0, 14 on nodes 1 and 2 (a rank map): node 0's cut is
+     * 2 x 14 x n / 16 over 8 NICs; node 1's 8 x 8 x n / 16 binds. */
+    uint32_t map[16];
+    for (uint32_t r = 0; r < 16; r++)
+        map[r] = r < 2 ? r : 6 + r;
+    assert_close(tc_lower_bound(t, TC_OP_ALLTOALL, 16, n, map), 8.0 * 8 / 16 * n / (8 * BW), 1e-12, "map");
+    tc_topo_free(t);
+    /* Two GPUs share each NIC (nics=4 of 100 Gb/s): a node's 8 ranks send
+     * 7 n over 4 x 12.5 GB/s; the GPU-NIC links are inside the node. */
+    tc_topo *s = build("clos:down=8x4,up=1x4,bw=100Gbps,lat=1us,hop_lat=0,alpha=0,node=8,nics=4,rail=4");
+    assert_close(tc_lower_bound(s, TC_OP_ALLTOALL, 64, n, NULL), 7 * n / 50e9, 1e-12, "shared NICs a2a");
+    /* All-reduce across a node with one NIC: S / 12.5 GB/s each way. */
+    tc_topo *u = build("clos:down=4x1,up=1x1,bw=100Gbps,lat=1us,hop_lat=0,alpha=0,node=8,nics=1");
+    assert_close(tc_lower_bound(u, TC_OP_ALLREDUCE, 32, n, NULL), n / 12.5e9, 1e-12, "one NIC ar");
+    tc_topo_free(s);
+    tc_topo_free(u);
+}
+
 static void injection_and_latency_bounds(void **state)
 {
     (void)state;
@@ -590,6 +622,9 @@ static void no_algorithm_beats_the_lower_bound(void **state)
         "clos:down=4x4x4,up=1x4x2,bw=400Gbps,lat=1us,node=4,hop_lat=0,alpha=0",
         "torus:dims=4x4x4,bw=400Gbps,lat=1us,hop_lat=0,alpha=0",
         "torus:dims=8x8,wrap=1x0,bw=400Gbps,lat=1us,hop_lat=0,alpha=1us",
+        "clos:down=8x8,up=1x8,bw=400Gbps,lat=1us,hop_lat=0,alpha=0,node=8,rail=8",
+        "clos:down=8x4,up=1x4,bw=100Gbps,lat=1us,hop_lat=0,alpha=0,node=8,nics=4,rail=4",
+        "torus:dims=4x4x4,bw=400Gbps,lat=1us,hop_lat=0,alpha=0,node=4,node_bw=100GB/s",
     };
     static const double sizes[] = {64, 65536, 1 << 26};
     for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
@@ -635,6 +670,7 @@ int main(void)
         cmocka_unit_test(formula_runs_over_a_million_ring_evaluations_per_second),
         cmocka_unit_test(all_to_all_bound_matches_reference_on_oversubscribed_clos),
         cmocka_unit_test(all_to_all_bound_matches_reference_on_torus),
+        cmocka_unit_test(node_cut_bounds_rail_optimized_clusters),
         cmocka_unit_test(injection_and_latency_bounds),
         cmocka_unit_test(no_algorithm_beats_the_lower_bound),
     };

@@ -17,7 +17,8 @@
  *     around a level-j subtree) and the torus planes across one dimension
  *     (N/d links per direction, twice with wraparound) [the all-to-all
  *     bounds of the collectives reference: max((N-1)/N, s(N-k)/N) n/B on a
- *     two-tier Clos, (d_max/8) n/b on a torus];
+ *     two-tier Clos, (d_max/8) n/b on a torus], and each scale-up node
+ *     (the links out of its endpoints, node switch and NICs);
  *  3. latency: one message round, alpha + the smallest endpoint-to-endpoint
  *     latency. (ceil(log2 p) rounds bound a rank that sends one message at a
  *     time; here a rank may send to all others in one step, so one round is
@@ -212,6 +213,70 @@ double tc_eval_cut_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes, b
     return 0;
 }
 
+/* Scale-up nodes: node k's endpoints, its node switch and its NICs reach
+ * the rest of the network only over the links that leave that set (its
+ * NICs' or endpoints' fabric ports), so with c_k of the job's ranks on it
+ * (under any rank map) it is a cut of c_k against p - c_k, its links as
+ * they are. The largest such bound; 0 without nodes. Without this, a
+ * rail-optimized Clos (whose subtree cuts are skipped) had no cut at all,
+ * and an all-to-all's bound let every rank use all its node's NICs at
+ * once. */
+static bool in_set(const uint32_t *v, uint32_t n, uint32_t x)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (v[i] == x)
+            return true;
+    return false;
+}
+
+static double node_cut_time(const tc_topo *t, tc_op op, uint32_t k, uint32_t c, uint32_t p, double S,
+                            uint32_t *set)
+{
+    uint32_t G = t->node_size, n = 0;
+    for (uint32_t e = k * G; e < (k + 1) * G; e++) {
+        set[n++] = e;
+        for (uint32_t i = t->out_off[e]; i < t->out_off[e + 1]; i++) {
+            const tc_link *L = &t->links[t->out_link[i]];
+            if ((L->kind == TC_LINK_NODE || L->kind == TC_LINK_NIC) && !in_set(set, n, L->dst))
+                set[n++] = L->dst;
+        }
+    }
+    double out = 0, in = 0;
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = t->out_off[set[i]]; j < t->out_off[set[i] + 1]; j++) {
+            uint32_t l = t->out_link[j];
+            if (!in_set(set, n, t->links[l].dst)) {
+                out += t->links[l].bw;
+                in += t->links[l ^ 1u].bw; /* a cable's two directions are l and l ^ 1 */
+            }
+        }
+    return cut_time(op, c, p, S, pick_dir(op, out, in));
+}
+
+static double node_cuts(const tc_topo *t, tc_op op, uint32_t p, double S, const uint32_t *map)
+{
+    uint32_t G = t->node_size;
+    if (G < 2 || !t->out_off)
+        return 0;
+    uint32_t nn = t->n_endpoints / G;
+    uint32_t *cnt = calloc(nn, sizeof *cnt), *set = malloc((3 * (size_t)G + 1) * sizeof *set);
+    double best = 0;
+    if (cnt && set) {
+        for (uint32_t r = 0; r < p; r++) {
+            uint32_t e = map ? map[r] : r;
+            if (e / G < nn)
+                cnt[e / G]++;
+        }
+        for (uint32_t k = 0; k < nn; k++)
+            if (cnt[k] > 0 && cnt[k] < p)
+                best = fmax(best, node_cut_time(t, op, k, cnt[k], p, S, set));
+    }
+    /* Out of memory: the bound without node cuts, weaker but still a bound. */
+    free(cnt);
+    free(set);
+    return best;
+}
+
 /* The smallest and second smallest, over the job's endpoints, of each
  * endpoint's total bandwidth out of it (lo_out) and into it (lo_in), its
  * links as they are, degraded ones included. */
@@ -312,6 +377,7 @@ double tc_lower_bound_alpha(const tc_topo *t, tc_op op, uint32_t p, double bytes
     /* 2. Cuts (a multidc's long-haul cuts count the ranks of each pod
      * under any rank map). */
     lb = fmax(lb, tc_eval_cut_bound(t, op, p, bytes, identity));
+    lb = fmax(lb, node_cuts(t, op, p, bytes, rank_map));
     if (t->kind == TC_TOPO_MULTIDC && !identity)
         lb = fmax(lb, multidc_cuts(t, op, p, bytes, rank_map));
 
