@@ -464,10 +464,36 @@ bad "compare: a slice shape that does not fit" compare --topo torus:dims=4x4x4 -
 bad "failures: a slice shape that does not fit" failures --topo torus:dims=4x4x4 --place slice:shape=2x2x8,ocs=2 --op allreduce --size 1MiB --fail-random links=1,seed=1
 printf '{"jobs": [{"name": "big", "op": "allreduce", "size": "1MiB", "place": "slice:shape=2x2x8,ocs=2"}]}' >"$tmp/ocsbad.json"
 bad "concurrent: a slice shape that does not fit" concurrent --topo torus:dims=4x4x4 --jobs "$tmp/ocsbad.json"
+# concurrent jobs run NCCL's algorithms as collective does: over groups on the
+# groups' communicator view, NVLS where the node switches reduce; the
+# makespan covers the protocol's base latency, as the jobs' times do
+printf '{"jobs":[{"name":"A","op":"allreduce","algo":"nccl","size":"256MiB","endpoints":"0-31","group":"block=8"}]}' >"$tmp/ncj1.json"
+good "concurrent: NCCL over groups" "^A    allreduce  nccl     32  256MiB    0ns  1.081ms" concurrent --preset dgx-h100:nodes=4 --jobs "$tmp/ncj1.json"
+printf '{"jobs":[{"name":"A","op":"allreduce","algo":"nccl-nvls","size":"256MiB","endpoints":"0-7"},{"name":"B","op":"allreduce","algo":"nccl-nvls-tree","size":"256MiB","endpoints":"8-31"}]}' >"$tmp/ncj2.json"
+good "concurrent: nccl-nvls and nccl-nvls-tree jobs" "^makespan 1.[0-9]*ms" concurrent --preset dgx-h100:nodes=4 --jobs "$tmp/ncj2.json"
+good "concurrent: the makespan covers NVLS's base latency" "^makespan 1.081ms" concurrent --preset dgx-h100:nodes=4 --jobs "$tmp/ncj1.json"
+bad "concurrent: nccl-nvls where the node switches do not reduce" concurrent --topo clos:down=8x8,up=1x8,node=8 --jobs "$tmp/ncj2.json"
+# flow's hottest links are the busiest for their bandwidth: an all-to-all across
+# DGX nodes is bound by the NICs (98% busy), not the NVLinks that carry more bytes
+good "flow: the hottest link is the busiest NIC" "^hottest links  host 0 -> leaf 0 (link 0): 48MiB, 97.8% busy" collective --preset dgx-h100:nodes=4 --op alltoall --size 64MiB --algo nccl --mode flow
 bad "NCCL over groups: the flow memory estimate applies" collective --preset dgx-h100:nodes=4 --group stride=8 --algo nccl --op allreduce --size 64MiB --mode flow --mem-limit 1KiB
 bad "preset: sharp=2" collective --preset dgx-h100:nodes=2,sharp=2 --op allreduce --algo nccl --size 64MiB
 export NCCL_ALGO=NVLS
 good "nccl: NCCL_ALGO=NVLS is honoured" "nccl:NVLS,Simple" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
+export NCCL_NVLS_ENABLE=0
+good "nccl: NCCL_NVLS_ENABLE=0 with NCCL_ALGO=NVLS leaves the ring" "nccl:Ring" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
+unset NCCL_ALGO
+good "nccl: NCCL_NVLS_ENABLE=0 turns NVLSTree off (the ring at 1 GiB)" "nccl:Ring,Simple" collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl --size 1GiB
+good "nccl: NCCL_NVLS_ENABLE=0 is recorded in the spec" "nccl:algo=Ring|Tree|PAT|CollNetDirect|CollNetChain" collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl --size 1GiB --print-scenario
+export NCCL_NVLS_ENABLE=2
+good "nccl: NCCL_NVLS_ENABLE=2 (NCCL's default) keeps NVLSTree" "nccl:NVLSTree,Simple" collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl --size 1GiB
+export NCCL_NVLS_ENABLE=yes
+bad "nccl: NCCL_NVLS_ENABLE not an integer" collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl --size 1GiB
+unset NCCL_NVLS_ENABLE
+export NCCL_ALGO=NVLS
+bad "nccl-nvls: all-gather across nodes (NCCL 2.21.5 runs it on one node only)" collective --preset dgx-h100:nodes=2,sharp=1 --op allgather --algo nccl-nvls --size 1MiB
+"$T" collective --preset dgx-h100:nodes=8,sharp=1 --op allgather,reducescatter --algo nccl --sizes 16KiB:8GiB:4 >"$tmp/nvlsag.txt" 2>&1
+grep -q "nccl:NVLS," "$tmp/nvlsag.txt" && { echo "FAIL: NCCL's choice takes NVLS for all-gather or reduce-scatter across nodes"; fails=$((fails + 1)); }
 export NCCL_ALGO=Tree
 good "nccl: NCCL_ALGO=Tree is honoured" "nccl:Tree,LL" collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl --size 8
 unset NCCL_ALGO

@@ -579,9 +579,15 @@ static void node_cut_bounds_rail_optimized_clusters(void **state)
     double n = 1 << 30, NV = 400e9;
     tc_topo *t = build("clos:down=8x8,up=1x8,bw=400Gbps,lat=1us,hop_lat=0,alpha=0,node=8,node_bw=400GB/s,rail=8");
     assert_close(tc_lower_bound(t, TC_OP_ALLTOALL, 64, n, NULL), 7.0 / 8 * n / BW, 1e-12, "rail a2a");
-    /* All-reduce: the injection bound 2 (63/64) n / (BW + NV) is above the
-     * node's S / (8 BW). */
-    assert_close(tc_lower_bound(t, TC_OP_ALLREDUCE, 64, n, NULL), 2.0 * 63 / 64 * n / (BW + NV), 1e-12, "rail ar");
+    /* All-reduce: the 8 nodes are 8 parties of an all-reduce with a port of
+     * 8 BW each, 2 (7/8) n / (8 BW), the injection bound 2 (63/64) n /
+     * (BW + NV) as it happens: with NVLink twice as fast, the parties' bound
+     * is the larger. */
+    assert_close(tc_lower_bound(t, TC_OP_ALLREDUCE, 64, n, NULL), 2.0 * 7 / 8 * n / (8 * BW), 1e-12, "rail ar");
+    assert_close(2.0 * 63 / 64 * n / (BW + NV), 2.0 * 7 / 8 * n / (8 * BW), 1e-12, "the two bounds tie");
+    tc_topo *f = build("clos:down=8x8,up=1x8,bw=400Gbps,lat=1us,hop_lat=0,alpha=0,node=8,node_bw=800GB/s,rail=8");
+    assert_close(tc_lower_bound(f, TC_OP_ALLREDUCE, 64, n, NULL), 2.0 * 7 / 8 * n / (8 * BW), 1e-12, "rail ar nv");
+    tc_topo_free(f);
     /* 2 ranks on node 0, 14 on nodes 1 and 2 (a rank map): node 0's cut is
      * 2 x 14 x n / 16 over 8 NICs; node 1's 8 x 8 x n / 16 binds. */
     uint32_t map[16];
@@ -593,9 +599,14 @@ static void node_cut_bounds_rail_optimized_clusters(void **state)
      * 7 n over 4 x 12.5 GB/s; the GPU-NIC links are inside the node. */
     tc_topo *s = build("clos:down=8x4,up=1x4,bw=100Gbps,lat=1us,hop_lat=0,alpha=0,node=8,nics=4,rail=4");
     assert_close(tc_lower_bound(s, TC_OP_ALLTOALL, 64, n, NULL), 7 * n / 50e9, 1e-12, "shared NICs a2a");
-    /* All-reduce across a node with one NIC: S / 12.5 GB/s each way. */
+    /* All-reduce over 4 nodes of one NIC each: 4 parties, 2 (3/4) S /
+     * 12.5 GB/s; where the fabric switches reduce (sharp=1), the node cut's
+     * S each way. */
     tc_topo *u = build("clos:down=4x1,up=1x1,bw=100Gbps,lat=1us,hop_lat=0,alpha=0,node=8,nics=1");
-    assert_close(tc_lower_bound(u, TC_OP_ALLREDUCE, 32, n, NULL), n / 12.5e9, 1e-12, "one NIC ar");
+    assert_close(tc_lower_bound(u, TC_OP_ALLREDUCE, 32, n, NULL), 1.5 * n / 12.5e9, 1e-12, "one NIC ar");
+    tc_topo *v = build("clos:down=4x1,up=1x1,bw=100Gbps,lat=1us,hop_lat=0,alpha=0,node=8,nics=1,sharp=1");
+    assert_close(tc_lower_bound(v, TC_OP_ALLREDUCE, 32, n, NULL), n / 12.5e9, 1e-12, "one NIC ar, sharp");
+    tc_topo_free(v);
     tc_topo_free(s);
     tc_topo_free(u);
 }

@@ -86,6 +86,9 @@ static const char *nvls_refusal(tc_op op, uint32_t p, const tc_topo *t, bool tre
     if (t->arch == TC_ARCH_VOLTA || t->arch == TC_ARCH_AMPERE)
         return "needs Hopper or later GPUs (arch=hopper or blackwell): NCCL enables NVLS from compute capability 9.0";
     uint32_t G = t->node_size;
+    if (!tree && p > G && op != TC_OP_ALLREDUCE)
+        return "runs allgather and reducescatter inside one node only (\"now we only support single-node NVLS "
+               "allgather and reducescatter\": src/enqueue.cc:1503-1504)";
     if (!tree && p > G && (p % G || !t->sharp || t->kind != TC_TOPO_CLOS))
         return "runs inside one node, or across whole nodes only over CollNet, where the fabric switches reduce "
                "(sharp=1, InfiniBand SHARP; tuning.cc:286-290); across nodes without it: nccl-nvls-tree";

@@ -229,8 +229,9 @@ static bool in_set(const uint32_t *v, uint32_t n, uint32_t x)
     return false;
 }
 
-static double node_cut_time(const tc_topo *t, tc_op op, uint32_t k, uint32_t c, uint32_t p, double S,
-                            uint32_t *set)
+/* The capacity out of and into node k: the links that leave its
+ * endpoints, node switch and NICs (set: scratch of 3 G + 1). */
+static void node_caps(const tc_topo *t, uint32_t k, uint32_t *set, double *out, double *in)
 {
     uint32_t G = t->node_size, n = 0;
     for (uint32_t e = k * G; e < (k + 1) * G; e++) {
@@ -241,18 +242,23 @@ static double node_cut_time(const tc_topo *t, tc_op op, uint32_t k, uint32_t c, 
                 set[n++] = L->dst;
         }
     }
-    double out = 0, in = 0;
+    *out = *in = 0;
     for (uint32_t i = 0; i < n; i++)
         for (uint32_t j = t->out_off[set[i]]; j < t->out_off[set[i] + 1]; j++) {
             uint32_t l = t->out_link[j];
             if (!in_set(set, n, t->links[l].dst)) {
-                out += t->links[l].bw;
-                in += t->links[l ^ 1u].bw; /* a cable's two directions are l and l ^ 1 */
+                *out += t->links[l].bw;
+                *in += t->links[l ^ 1u].bw; /* a cable's two directions are l and l ^ 1 */
             }
         }
-    return cut_time(op, c, p, S, pick_dir(op, out, in));
 }
 
+/* All-reduce where the fabric does not reduce (no sharp=1): the N nodes
+ * that hold ranks are N parties of an all-reduce, each with one port of
+ * its NICs' capacity (what moves inside a node is free here), and no
+ * schedule of N parties takes less than 2 (N-1)/N S over its port
+ * [Patarasuk & Yuan, JPDC 2009; Thakur et al. 2005]; a port as fast as
+ * the fastest node's keeps it a bound. */
 static double node_cuts(const tc_topo *t, tc_op op, uint32_t p, double S, const uint32_t *map)
 {
     uint32_t G = t->node_size;
@@ -260,7 +266,8 @@ static double node_cuts(const tc_topo *t, tc_op op, uint32_t p, double S, const 
         return 0;
     uint32_t nn = t->n_endpoints / G;
     uint32_t *cnt = calloc(nn, sizeof *cnt), *set = malloc((3 * (size_t)G + 1) * sizeof *set);
-    double best = 0;
+    double best = 0, port = 0;
+    uint32_t parties = 0;
     if (cnt && set) {
         for (uint32_t r = 0; r < p; r++) {
             uint32_t e = map ? map[r] : r;
@@ -268,9 +275,16 @@ static double node_cuts(const tc_topo *t, tc_op op, uint32_t p, double S, const 
                 cnt[e / G]++;
         }
         for (uint32_t k = 0; k < nn; k++)
-            if (cnt[k] > 0 && cnt[k] < p)
-                best = fmax(best, node_cut_time(t, op, k, cnt[k], p, S, set));
+            if (cnt[k] > 0 && cnt[k] < p) {
+                double out, in;
+                node_caps(t, k, set, &out, &in);
+                best = fmax(best, cut_time(op, cnt[k], p, S, pick_dir(op, out, in)));
+                port = fmax(port, fmax(out, in));
+                parties++;
+            }
     }
+    if (op == TC_OP_ALLREDUCE && !t->sharp && parties >= 2 && port > 0)
+        best = fmax(best, 2.0 * (parties - 1) / parties * S / port);
     /* Out of memory: the bound without node cuts, weaker but still a bound. */
     free(cnt);
     free(set);

@@ -2123,7 +2123,7 @@ static tc_status results(fl_sim *S, tc_flow_result *res)
             x->rank_finish_median_s = P % 2 ? tmp[P / 2 / n] : (tmp[(P / 2 - 1) / n] + tmp[P / 2 / n]) / 2;
         }
         first = fmin(first, J->start);
-        last = fmax(last, J->finish);
+        last = fmax(last, x->finish_s); /* the protocol's base latency included, as the job's time */
     }
     free(tmp);
     res->events = S->fold_T ? S->events * S->fold_n : S->events;
@@ -2132,7 +2132,7 @@ static tc_status results(fl_sim *S, tc_flow_result *res)
     if (S->fold_T)
         for (uint32_t l = 0; l < S->t->n_links; l++)
             S->link_bytes[l] = S->link_bytes[S->lrep[l]];
-    double util = 0;
+    double util = 0, hot_key[TC_FLOW_HOT_LINKS];
     size_t used = 0;
     for (uint32_t l = 0; l < S->t->n_links; l++) {
         double b = S->link_bytes[l];
@@ -2141,20 +2141,25 @@ static tc_status results(fl_sim *S, tc_flow_result *res)
         double u = res->makespan_s > 0 && S->cap[l] > 0 ? b / (S->cap[l] * res->makespan_s) : 0;
         util += u;
         used++;
-        /* Insert into the top list, most bytes first; ties (bytes within
-         * HOT_TIE relative: the same traffic, added up in another order,
-         * as where repeats were skipped) go to the lower ID. */
+        /* Insert into the top list, busiest first: most bytes for the
+         * link's capacity (a NIC at 98% before an NVLink with more bytes
+         * at 16%); ties (within HOT_TIE relative: the same traffic, added
+         * up in another order, as where repeats were skipped) go to the
+         * lower ID. */
+        double key = S->cap[l] > 0 ? b / S->cap[l] : 0;
         size_t k = res->nhot < TC_FLOW_HOT_LINKS ? res->nhot++ : TC_FLOW_HOT_LINKS;
         if (k == TC_FLOW_HOT_LINKS) {
-            if (!(b > res->hot[k - 1].bytes * (1 + HOT_TIE)))
+            if (!(key > hot_key[k - 1] * (1 + HOT_TIE)))
                 continue;
             k--;
         }
-        while (k > 0 && res->hot[k - 1].bytes * (1 + HOT_TIE) < b) {
+        while (k > 0 && hot_key[k - 1] * (1 + HOT_TIE) < key) {
             res->hot[k] = res->hot[k - 1];
+            hot_key[k] = hot_key[k - 1];
             k--;
         }
         res->hot[k] = (tc_link_load){l, b, u};
+        hot_key[k] = key;
     }
     res->mean_utilisation = used ? util / used : 0;
     res->trace_slices = S->slices;

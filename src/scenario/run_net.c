@@ -962,8 +962,22 @@ static tc_status job_build_groups(const tc_scn_job *sj, const tc_group_spec *spe
     if (st)
         return implicit ? st : group_named(&sj->group, st, err);
     job_record(req, j);
-    tc_topo ibuf;
-    if ((st = tc_coll_build(req, tc_groups_inner_topo(g, &ibuf), &jr->sched, err)))
+    tc_topo ibuf, *view = NULL;
+    const tc_topo *it = tc_groups_inner_topo(g, &ibuf);
+    /* NCCL over sub-groups: built on the communicator's view, as collective
+     * --group builds it (eval/groups.c) */
+    if (tc_algo_is_nccl(req->algo)) {
+        if ((st = tc_groups_nccl_view(g, t, jr->jn.map, &view, err)))
+            return implicit ? st : group_named(&sj->group, st, err);
+        if (!tc_coll_valid(req->op, req->algo, g->size, view, err)) {
+            tc_topo_free(view);
+            return implicit ? TC_EINVAL : group_named(&sj->group, TC_EINVAL, err);
+        }
+        it = view;
+    }
+    st = tc_coll_build(req, it, &jr->sched, err);
+    tc_topo_free(view);
+    if (st)
         return st;
     jr->nown = g->ngroups;
     jr->maps = tc_calloc(g->p, sizeof *jr->maps);

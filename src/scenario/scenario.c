@@ -7,6 +7,7 @@
  * against the links that exist) and put in the one form that is written
  * back, so that a scenario read from its own JSON resolves to itself.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -297,7 +298,8 @@ void tc_scenario_eval_opts(const tc_scenario *s, const tc_net *net, int i, tc_ev
 /* NCCL's environment, as NCCL reads it (docs/MODEL.md, "NCCL's choice"),
  * where the algorithm spec does not say: NCCL_PROTO (nccl only: the
  * protocols it may choose), NCCL_ALGO (nccl only: Ring and Tree are
- * modelled), NCCL_MIN_NCHANNELS, NCCL_MAX_NCHANNELS, NCCL_BUFFSIZE.
+ * modelled), NCCL_NVLS_ENABLE (nccl only), NCCL_MIN_NCHANNELS,
+ * NCCL_MAX_NCHANNELS, NCCL_BUFFSIZE.
  * The values land in the spec, so the scenario records them. */
 static tc_status nccl_env(tc_coll_req *req, tc_err *err)
 {
@@ -308,6 +310,23 @@ static tc_status nccl_env(tc_coll_req *req, tc_err *err)
         char m[TC_ERR_LEN];
         snprintf(m, sizeof m, "%s", err->msg);
         return tc_fail(err, st, "NCCL_ALGO=%s: %s", v, m);
+    }
+    /* NCCL_NVLS_ENABLE (src/transport/nvls.cc:231, 241 at v2.21.5-1;
+     * default 2): 0 leaves NVLS and NVLSTree out of NCCL's choice
+     * (comm->nvlsSupport = 0); with nothing else left, the ring. */
+    v = getenv("NCCL_NVLS_ENABLE");
+    if (v && *v && req->algo == TC_ALGO_NCCL) {
+        int64_t e;
+        char *end;
+        errno = 0;
+        e = strtoll(v, &end, 10);
+        if (end == v || *end || errno)
+            return tc_fail(err, TC_EINVAL, "NCCL_NVLS_ENABLE=%s: expected an integer (0 turns NVLS off)", v);
+        if (e == 0) {
+            req->algo_mask = (uint8_t)((req->algo_mask ? req->algo_mask : 127) & ~(4u | 8u));
+            if (!req->algo_mask)
+                req->algo_mask = 1;
+        }
     }
     v = getenv("NCCL_PROTO");
     if (v && *v && req->algo == TC_ALGO_NCCL && !req->proto && !req->proto_mask &&
