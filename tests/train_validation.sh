@@ -40,9 +40,9 @@ PY
     then :; else fails=$((fails + 1)); fi
 }
 
-check "1.7B,  32 GPUs, tp 1"        51.17 "clos:down=4x8,up=1x4,bw=200Gbps,$S"   1.7b  32 1 1  4 4
-check "3.6B,  64 GPUs, tp 2"        48.06 "clos:down=8x8,up=1x8,bw=200Gbps,$S"   3.6b  32 2 1  4 4
-check "7.5B, 128 GPUs, tp 4"        44.49 "clos:down=16x8,up=1x16,bw=200Gbps,$S" 7.5b  32 4 1  4 4
+check "1.7B,  32 GPUs, tp 1"        52.41 "clos:down=4x8,up=1x4,bw=200Gbps,$S"   1.7b  32 1 1  4 4
+check "3.6B,  64 GPUs, tp 2"        48.86 "clos:down=8x8,up=1x8,bw=200Gbps,$S"   3.6b  32 2 1  4 4
+check "7.5B, 128 GPUs, tp 4"        44.81 "clos:down=16x8,up=1x16,bw=200Gbps,$S" 7.5b  32 4 1  4 4
 check "18.4B, 256 GPUs, tp 8"       41.66 "clos:down=16x16,up=1x16,bw=200Gbps,$S" 18.4b 32 8 1  4 8
 check "175B,  384 GPUs, tp 8 pp 12" 43.63 "clos:down=16x24,up=1x16,bw=200Gbps,$S" 175b  4 8 12 1 384
 check "175B,  768 GPUs, tp 8 pp 12" 42.18 "clos:down=16x48,up=1x16,bw=200Gbps,$S" 175b  8 8 12 1 192

@@ -182,7 +182,8 @@ static const opt_def opts[] = {
      F_VALUE},
     {{"--dp-algo", "iteration.dp_algo", "train", "ALGO", B(TRAIN), false,
       "the algorithm of the DP collectives (gradient reduce-scatter, all-gather or all-reduce; expert DP's too): "
-      "library (what NCCL runs: rings, for all-reduce the faster of ring and dbtree), auto (the fastest of all, "
+      "library (what NCCL runs: rings, for all-reduce the faster of ring and dbtree, NCCL's multi-rail ring "
+      "(nccl-ring) where faster), auto (the fastest of all, "
       "each collective timed alone) or a name as collective's --algo takes it (ring, rhd, dbtree:chunks=64, nccl, "
       "...) [library]"},
      F_VALUE},

@@ -168,7 +168,8 @@ static tc_status groups_of(comm_ctx *c, tc_ti_group g, tc_groups *gr, tc_err *er
 }
 
 /* "library": the algorithms NCCL implements for op, which PyTorch and
- * Megatron-LM call, in their MPI-style forms (one flow a hop): all-reduce
+ * Megatron-LM call, in their MPI-style forms (one flow a hop), and NCCL's
+ * ring itself where faster (library_nccl_ring, below): all-reduce
  * as a ring or a (double binary) tree; reduce-scatter, all-gather,
  * broadcast and reduce as rings (NVIDIA/nccl v2.21.5-1: the
  * RunWorkElement specialisations in src/device/all_reduce.h:227-738,
@@ -188,6 +189,49 @@ static uint64_t library_among(tc_op op)
 }
 
 _Static_assert(TC_ALGO_COUNT <= 64, "tc_coll_req.among has a bit per algorithm");
+
+/* "library" for all-reduce, reduce-scatter and all-gather: NCCL's ring
+ * itself (nccl-ring, Simple: the protocol of NCCL's choice at gradient
+ * sizes, and one that co-simulates) where it is faster than the forms
+ * above, in groups with several GPUs on each of several nodes (those of
+ * group 0, a kind's groups being alike): NCCL runs a ring per channel, channel k entering and leaving each
+ * node by NIC k (coll/nccl.c), so the group moves its bytes over all the
+ * node's NICs, where one ring in rank order crosses between nodes by one
+ * NIC. Where it does not fit the groups, the forms above. */
+static tc_status library_nccl_ring(comm_ctx *c, const tc_coll_req *req, const tc_groups *gr, const double *sizes,
+                                   size_t n, const tc_eval_opts *eo, tc_result *r, tc_err *err)
+{
+    /* only there: elsewhere both leave each GPU by its own links, and the
+     * MPI forms stand */
+    uint32_t G = c->t->node_size, first = gr->members[0] / (G ? G : 1);
+    bool spans = false, shares = false;
+    for (uint32_t i = 1; G > 1 && i < gr->size; i++) {
+        spans |= gr->members[i] / G != first;
+        for (uint32_t j = 0; j < i && !shares; j++)
+            shares = gr->members[i] / G == gr->members[j] / G;
+    }
+    if (!spans || !shares)
+        return TC_OK;
+    tc_result *q = tc_calloc(n, sizeof *q);
+    if (!q)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    tc_coll_req nr = *req;
+    nr.algo = TC_ALGO_NCCL_RING;
+    nr.among = 0;
+    nr.proto = TC_PROTO_SIMPLE;
+    tc_err e2;
+    tc_status st = tc_evaluate_groups_sweep(c->t, &nr, gr, sizes, n, eo, q, &e2);
+    if (st == TC_OK)
+        for (size_t i = 0; i < n; i++)
+            if (q[i].time_s < r[i].time_s)
+                r[i] = q[i];
+    free(q);
+    if (st == TC_EINVAL)
+        return TC_OK; /* it does not fit these groups */
+    if (st)
+        *err = e2;
+    return st;
+}
 
 /* Times of one operation on the groups of kind g (or a send) at n sizes,
  * in one sweep: the schedules are built once and rescaled. */
@@ -243,6 +287,8 @@ static tc_status sweep_times(comm_ctx *c, tc_op op, tc_ti_group g, const double 
             req.among = library_among(op);
         if (st == TC_OK)
             st = tc_evaluate_groups_sweep(c->t, &req, &gr, sizes, n, &eo, r, err);
+        if (st == TC_OK && c->lib[g] && (op == TC_OP_ALLREDUCE || op == TC_OP_REDUCESCATTER || op == TC_OP_ALLGATHER))
+            st = library_nccl_ring(c, &req, &gr, sizes, n, &eo, r, err);
     }
     for (size_t i = 0; st == TC_OK && i < n; i++) {
         out[i] = r[i].time_s;
