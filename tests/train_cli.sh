@@ -49,6 +49,29 @@ then
     echo "FAIL (--timeline): the trace lacks tracks or does not end at the iteration"
     fails=$((fails + 1))
 fi
+# the DDP communication hook's encode runs as its bucket's gradients are
+# ready, between the later layers' backward tasks (PyTorch launches the
+# hook's kernels then, in the backward's stream): the first encode starts
+# right after the first bucket's backward, long before the backward ends,
+# and the compressed iteration overlaps its collectives
+"$T" train --topo clos:down=8x8,up=1x8,bw=10Gbps,lat=1us --model resnet50 --dp 64 --micro-batch 256 \
+    --compress-dp powersgd:rank=2,start=0 --timeline "$tmp/hook.json" --format json >"$tmp/hook_run.json" 2>/dev/null
+if ! python3 - "$tmp/hook.json" "$tmp/hook_run.json" <<'PY'
+import json, sys
+ev = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] == "X" and e.get("pid", 0) == 0]
+r = json.load(open(sys.argv[2]))
+bwd = [e for e in ev if e["name"] == "bwd"]
+enc = sorted(e["ts"] for e in ev if e["name"] == "dp.encode")
+end = max(e["ts"] + e["dur"] for e in bwd)
+ok = enc and enc[0] < 0.5 * end and r["iter_s"] < 0.9 * r["serial_s"]
+if not ok:
+    print("first encode", enc[:1], "backward end", end, "iteration", r["iter_s"], "serial", r["serial_s"])
+sys.exit(0 if ok else 1)
+PY
+then
+    echo "FAIL (--compress-dp): the hook's encode waits for the whole backward"
+    fails=$((fails + 1))
+fi
 bad "timeline in a missing directory" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --timeline /nonexistent/x.json
 bad_says "timeline with search" "not with --search" train --topo "$CLOS" --model llama3-8b --search --global-batch 64 --timeline "$tmp/s.json"
 bad_says "skew without ep" "give --ep" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --seq 4096 --zipf 1 --allow-oom

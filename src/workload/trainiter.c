@@ -100,6 +100,7 @@ typedef struct ctx {
     uint32_t *lastbk;     /* each bucket's last task before its update (its collective, or
                              the backward that completed it when there is none) */
     uint32_t *upd;        /* each bucket's last update task (optimizer, parameter all-gather) */
+    uint32_t *enc;        /* each bucket's DP codec encode, issued in the backward (dp_encode) */
     uint32_t *opt_task;   /* each rank's optimizer step (backward order) */
     uint32_t *nf_first, *nf_last; /* each rank's look-ahead forward (next_forward) */
     uint32_t *cur_mk;     /* each rank's first forward in this iteration (its marker) */
@@ -474,6 +475,23 @@ static uint32_t codec_task(ctx *x, uint32_t rank, double dur, int32_t prio, cons
     if (t != UINT32_MAX)
         x->d.task[t].prio = prio;
     return t;
+}
+
+/* Bucket i's DP codec encode, half the codec's time, on rank's compute
+ * stream right after the backward task `after` that completes the bucket
+ * (created next, so it is next in the stream's queue). Experts' buckets
+ * without expert DP have no collective and no encode. */
+static void dp_encode(ctx *x, uint32_t rank, size_t i, uint32_t after)
+{
+    if (x->bk[i].expert && x->edp < 2)
+        return;
+    const tc_codec_spec *cs = x->c->codec[TC_TI_CODEC_DP];
+    uint32_t n = x->bk[i].expert ? x->edp : x->c->dp;
+    uint32_t e = codec_task(x, rank, codec_s(x, cs, x->bk[i].elems, n) / 2, x->d.task[after].prio, "dp.encode");
+    if (e == UINT32_MAX)
+        return;
+    tc_tl_dep(&x->d, e, after);
+    x->enc[i] = e;
 }
 
 /* Wire bytes of an elementwise codec for d 16-bit elements sent once. */
@@ -941,6 +959,13 @@ static void chain(ctx *x, uint32_t mk, uint32_t k, uint32_t j, int b, int32_t pr
     size_t u0 = x->vbeg[k], u1 = x->vbeg[k + 1];
     uint32_t last = UINT32_MAX;
     bool zero3 = c->zero == 3 && c->dp > 1;
+    /* the DDP communication hook's encode runs on the compute stream as
+     * soon as its bucket's last gradient is computed: PyTorch calls the
+     * hook then and launches its kernels in the backward's stream, ahead
+     * of the later layers' backward kernels (dp_encode); the buckets of a
+     * stage are stored last unit first, the order of the backward */
+    bool dp_hook = b && c->dp > 1 && c->zero < 3 && (c->zero == 2 || j == m - 1) && c->codec[TC_TI_CODEC_DP];
+    size_t hb = x->bbeg[k];
     for (size_t q = 0; q < u1 - u0 && !x->st; q++) {
         size_t ui = b ? u1 - 1 - q : u0 + q;
         const unit *u = &x->u[ui];
@@ -973,6 +998,9 @@ static void chain(ctx *x, uint32_t mk, uint32_t k, uint32_t j, int b, int32_t pr
                 ep_comms(x, rank, &last, 0);
             ep_comms(x, rank, &last, b);
         }
+        if (dp_hook)
+            for (; hb < x->bbeg[k + 1] && x->bk[hb].last_unit == ui; hb++)
+                dp_encode(x, rank, hb, t);
         if (b && zero3) {
             uint32_t r = dp_split(x, rank, S_DP, TC_OP_REDUCESCATTER, x->gbytes, u, t, "fsdp.rs", UINT32_MAX);
             if (r != UINT32_MAX)
@@ -1005,10 +1033,12 @@ static void chain(ctx *x, uint32_t mk, uint32_t k, uint32_t j, int b, int32_t pr
                     w = x->bk[i].w;
                 else
                     tc_codec_wire_cost(cs, (uint64_t)x->bk[i].elems, n, &w);
-                uint32_t e = codec_task(x, rank, half, prio, "dp.encode");
-                if (e == UINT32_MAX)
+                uint32_t e = x->enc[i];
+                if (e == UINT32_MAX) {
+                    if (!x->st)
+                        x->st = tc_fail(x->err, TC_EINTERNAL, "bucket %zu's encode was not issued", i);
                     break;
-                tc_tl_dep(d, e, after);
+                }
                 after = e;
                 /* a collective with nothing to carry is not launched
                  * (per-tensor powersgd: a bucket of 1-D tensors only has
@@ -1367,6 +1397,7 @@ static void ctx_free(ctx *x)
     free(x->tgrps);
     free(x->opt_s);
     free(x->lastbk);
+    free(x->enc);
     free(x->upd);
     free(x->opt_task);
     free(x->nf_first);
@@ -1510,14 +1541,15 @@ tc_status tc_ti_run(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg
     if (!x.st) {
         x.lastbk = malloc((x.nbk ? x.nbk : 1) * sizeof *x.lastbk);
         x.upd = malloc((x.nbk ? x.nbk : 1) * sizeof *x.upd);
+        x.enc = malloc((x.nbk ? x.nbk : 1) * sizeof *x.enc);
         x.opt_task = malloc(pp * sizeof *x.opt_task);
         x.nf_first = malloc(pp * sizeof *x.nf_first);
         x.nf_last = malloc(pp * sizeof *x.nf_last);
         x.cur_mk = malloc(pp * sizeof *x.cur_mk);
-        if (!x.lastbk || !x.upd || !x.opt_task || !x.nf_first || !x.nf_last || !x.cur_mk)
+        if (!x.lastbk || !x.upd || !x.enc || !x.opt_task || !x.nf_first || !x.nf_last || !x.cur_mk)
             x.st = tc_fail(err, TC_EINTERNAL, "out of memory");
         for (size_t i = 0; !x.st && i < x.nbk; i++)
-            x.lastbk[i] = x.upd[i] = UINT32_MAX;
+            x.lastbk[i] = x.upd[i] = x.enc[i] = UINT32_MAX;
         for (uint32_t r = 0; !x.st && r < pp; r++)
             x.opt_task[r] = x.nf_first[r] = x.nf_last[r] = x.cur_mk[r] = UINT32_MAX;
     }
