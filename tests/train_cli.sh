@@ -112,6 +112,21 @@ good "co-simulated" "network: co-simulated" train --preset dgx-h100:nodes=1 --mo
 good "mixtral, ep 8" "EP all-to-alls" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --seq 4096 --allow-oom
 good "order in the header" "order tp-pp-dp" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 8 --pp 2 --micro-batches 4 --order tp-pp-dp
 good "mixtral, capacity 1.25 and skew" "EP all-to-alls" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --seq 4096 --allow-oom --capacity-factor 1.25 --zipf 1
+# top-2 routing takes two distinct experts a token: the hottest expert gets
+# at most half of the routed tokens, so the busiest of 8 EP ranks (one
+# expert each) at most 4x the even share, however steep the skew (the
+# same at zipf 2 and 10; 2.94x at zipf 1, under the cap: 8 p_1 with p_1 =
+# 1 / (1 + 1/2 + ... + 1/8)): the all-to-alls' bytes follow
+epa() { "$T" train --preset dgx-h100:nodes=8 --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --micro-batches 4 --zero 1 --seq 4096 --seq-parallel --zipf "$1" --format json 2>/dev/null | python3 -c "import json,sys; print(json.load(sys.stdin)['comm']['ep']['bytes'])"; }
+e0=$(epa 0); e1=$(epa 1); e2=$(epa 2); e10=$(epa 10)
+if ! python3 -c "
+e0, e1, e2, e10 = $e0, $e1, $e2, $e10
+h8 = sum(1 / i for i in range(1, 9))
+assert abs(e2 / e0 - 4) < 1e-9 and abs(e10 / e0 - 4) < 1e-9, (e2 / e0, e10 / e0)
+assert abs(e1 / e0 - 8 / h8) < 1e-9, (e1 / e0, 8 / h8)
+" 2>"$tmp/err"; then
+    echo "FAIL (top-k routing caps the skew): $(tail -1 "$tmp/err")"; fails=$((fails + 1))
+fi
 bad "negative skew" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --seq 4096 --zipf -1
 bad_says "ep with a dense model" "no experts" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --ep 2
 bad_says "ep not dividing dp" "divide" train --topo "$CLOS" --model mixtral-8x7b --dp 4 --tp 8 --pp 2 --ep 8 --seq 4096

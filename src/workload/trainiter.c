@@ -349,27 +349,51 @@ static tc_status check(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_
 
 /* The busiest EP rank's share of the routed tokens over the even share
  * 1/ep. Expert i (from 1) is chosen with probability ~ 1/i^zipf (0:
- * uniform); rank k holds experts k E/ep .. (k+1) E/ep - 1 (Megatron-LM's
- * local experts are contiguous). With a capacity factor C each expert
- * takes at most C/E of the tokens and its buffer is padded to that
- * (Switch Transformer): every rank then sends and computes C x the even
- * share, whatever the skew (tokens above capacity are dropped). Dropless
- * (C = 0): the busiest rank's share, which bounds the all-to-all (its
- * ingress) and its experts' compute. */
-static double moe_load(uint32_t E, uint32_t ep, double cap, double zipf)
+ * uniform); each token takes top_k distinct experts, so expert i holds
+ * the token with probability pi_i = min(1, c p_i), c such that the pi_i
+ * add up to top_k (probability-proportional-to-size sampling without
+ * replacement, Sampford's design, whose selection probability is n Z_i
+ * for relative sizes Z_i at most 1/n: SAS/STAT SURVEYSELECT, "Sampford's
+ * PPS Method"; an expert above that is taken with every token, the rest
+ * share the remaining picks in proportion: assumed), and receives pi_i /
+ * top_k of the routed tokens, never more than one copy of each token.
+ * Rank k holds experts k E/ep .. (k+1) E/ep - 1 (Megatron-LM's local
+ * experts are contiguous). With a capacity factor C each expert takes at
+ * most C/E of the tokens and its buffer is padded to that (Switch
+ * Transformer): every rank then sends and computes C x the even share,
+ * whatever the skew (tokens above capacity are dropped). Dropless (C = 0):
+ * the busiest rank's share, which bounds the all-to-all (its ingress) and
+ * its experts' compute. */
+static double moe_load(uint32_t E, uint32_t ep, uint32_t top_k, double cap, double zipf)
 {
     if (cap > 0)
         return cap;
-    double sum = 0, best = 0;
+    double *pi = malloc(E * sizeof *pi);
+    if (!pi || E == 0)
+        return free(pi), 1;
+    uint32_t k = top_k >= 1 && top_k <= E ? top_k : 1;
+    /* water-filling: the experts taken with every token (pi = 1) are the
+     * first ones (the largest p); the others pi = (k - ncert) p_i / (the
+     * sum of their p) */
+    double tail = 0;
     for (uint32_t i = 1; i <= E; i++)
-        sum += pow(i, -zipf);
-    for (uint32_t k = 0; k < ep; k++) {
-        double r = 0;
-        for (uint32_t i = k * (E / ep) + 1; i <= (k + 1) * (E / ep); i++)
-            r += pow(i, -zipf) / sum;
-        if (r > best)
-            best = r;
+        tail += pow(i, -zipf);
+    uint32_t cert = 0;
+    while (cert < k && (k - cert) * pow(cert + 1, -zipf) / tail > 1) {
+        tail -= pow(cert + 1, -zipf);
+        cert++;
     }
+    for (uint32_t i = 1; i <= E; i++)
+        pi[i - 1] = i <= cert ? 1 : (k - cert) * pow(i, -zipf) / tail;
+    double best = 0;
+    for (uint32_t r = 0; r < ep; r++) {
+        double x = 0;
+        for (uint32_t i = r * (E / ep); i < (r + 1) * (E / ep); i++)
+            x += pi[i] / k;
+        if (x > best)
+            best = x;
+    }
+    free(pi);
     return best * ep;
 }
 
@@ -1525,7 +1549,7 @@ tc_status tc_ti_run(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg
      * holds s / tp of the tokens, without it every TP rank dispatches all
      * of them (assumed) */
     x.a2a_bytes = b * s * (m->top_k ? m->top_k : 1) * m->hidden * 2.0 / (c->seq_parallel ? c->tp : 1);
-    x.load = x.ep > 1 ? moe_load(m->experts, x.ep, c->capacity_factor, c->zipf) : 1;
+    x.load = x.ep > 1 ? moe_load(m->experts, x.ep, m->top_k, c->capacity_factor, c->zipf) : 1;
     x.a2a_bytes *= x.load;
     x.opt_s = tc_calloc(pp, sizeof *x.opt_s);
     if (!x.opt_s)
