@@ -430,6 +430,10 @@ good "fail-random: in the JSON" '"drawn_cables"' collective --topo "$CLOS" --op 
 good "fail: torus detour named" "routing detour" collective --topo torus:dims=4x4 --op allreduce --size 1MiB --mode steps --fail link:0
 good "failures: Monte Carlo per topology" "slowdown histogram" failures --topo "$CLOS" --topo torus:dims=8x8 --op allreduce --size 16MiB --algo ring --mode steps --fail-random links=2,seed=5 --trials 20
 good "failures: JSON quantiles and histogram" '"p99"' failures --topo "$CLOS" --op allreduce --size 16MiB --algo ring --mode steps --fail-random links=2,seed=5 --trials 5 --format json
+bad "fail-random: a percentage that rounds to no cable" failures --topo "$CLOS" --op allreduce --size 16MiB --fail-random links=0.7%,seed=1 --trials 3
+good "fail-random: the smallest percentage it names draws one" "a draw fails 1 of 64" failures --topo "$CLOS" --op allreduce --size 16MiB --fail-random links=0.782%,seed=1 --trials 3
+bad "fail-random: a seed above 2^64 - 1" failures --topo "$CLOS" --op allreduce --size 16MiB --fail-random links=1,seed=18446744073709551616 --trials 3
+bad "fail-random: nvlinks=1 without nodes" failures --topo "$CLOS" --op allreduce --size 16MiB --fail-random links=1,nvlinks=1 --trials 3
 bad "failures: no draw" failures --topo "$CLOS" --op allreduce --size 16MiB
 bad "failures: trials 0" failures --topo "$CLOS" --op allreduce --size 16MiB --fail-random links=2 --trials 0
 bad "failures: two sizes" failures --topo "$CLOS" --op allreduce --sizes 1MiB:16MiB --fail-random links=2

@@ -8,6 +8,7 @@
  * same failures on the same topology, whatever else the run does.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,9 +102,11 @@ tc_status tc_fail_random_parse(const char *s, tc_fail_random *out, tc_err *err)
     v = tc_spec_get(&sp, "seed");
     if (v) {
         char *end;
+        errno = 0;
         unsigned long long x = strtoull(v, &end, 10);
-        if (!isdigit((unsigned char)*v) || *end)
-            return tc_fail(err, TC_EINVAL, "--fail-random seed='%s': expected a non-negative integer", v);
+        if (!isdigit((unsigned char)*v) || *end || errno == ERANGE)
+            return tc_fail(err, TC_EINVAL, "--fail-random seed='%s': expected an integer from 0 to %llu", v,
+                           (unsigned long long)UINT64_MAX);
         out->seed = x;
     }
     if ((st = bool_key(&sp, "hostlinks", &out->hostlinks, err)) || (st = bool_key(&sp, "nvlinks", &out->nvlinks, err)))
@@ -147,9 +150,20 @@ tc_status tc_topo_fail_random(tc_topo *t, const tc_fail_random *r, uint64_t tria
     uint32_t *cab = malloc(((size_t)t->n_links / 2 + 1) * sizeof *cab);
     if (!cab)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
+    if (r->nvlinks && t->node_size < 2) {
+        free(cab);
+        return tc_fail(err, TC_EINVAL, "--fail-random nvlinks=1: the topology has no scale-up nodes (node=G) whose "
+                                       "links it could draw");
+    }
     uint32_t n = tc_topo_fabric_cables(t, r->hostlinks, r->nvlinks, cab);
     out->eligible_cables = n;
     double want = r->links_pct ? floor(r->links / 100.0 * n + 0.5) : r->links;
+    if (r->links_pct && r->links > 0 && want < 1) {
+        free(cab);
+        return tc_fail(err, TC_EINVAL, "--fail-random links=%.12g%%: of %u eligible cables that rounds to none; give "
+                                       "at least %.3g%% (one cable) or a count, links=1",
+                       r->links, n, n ? ceil(50000.0 / n) / 1000 : 100.0);
+    }
     if (want > n) {
         free(cab);
         return tc_fail(err, TC_EINVAL, "--fail-random links=%.12g%s: the topology has only %u eligible cables%s",
