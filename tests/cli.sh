@@ -220,6 +220,10 @@ cmp -s "$tmp/deg.json" "$tmp/healthy.json" && { echo "FAIL: degraded and healthy
 # --out F.csv writes the scenario beside it; --out-dir writes every table.
 good "csv to a file" "where each topology wins" compare --topo "$CLOS" --topo "torus:dims=8x8" --op allreduce --sizes 1KiB:1MiB --out "$tmp/r.csv"
 [ -s "$tmp/r.scenario.json" ] && grep -q '"scenario_version"' "$tmp/r.scenario.json" || { echo "FAIL: F.scenario.json missing"; fails=$((fails + 1)); }
+# a CSV result and its scenario are written together or not at all
+mkdir -p "$tmp/half/x.scenario.json"
+bad "csv whose scenario file cannot be written" compare --topo "$CLOS" --op allreduce --sizes 1KiB:1MiB --out "$tmp/half/x.csv"
+[ -e "$tmp/half/x.csv" ] && { echo "FAIL: a CSV result was left without its scenario"; fails=$((fails + 1)); }
 good "out-dir" "where each topology wins" compare --topo "$CLOS" --topo "torus:dims=8x8" --op allreduce --sizes 1KiB:1MiB --out-dir "$tmp/dir"
 [ -s "$tmp/dir/results.csv" ] && [ -s "$tmp/dir/scenario.json" ] || { echo "FAIL: out-dir tables missing"; ls "$tmp/dir"; fails=$((fails + 1)); }
 # CSV and JSON hold numbers, never "45.93ms" or "1.994x".

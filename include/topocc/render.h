@@ -79,6 +79,8 @@ tc_status tc_outcome_write(const tc_outcome *o, const tc_scenario *s, tc_format 
  * anything else the whole result as JSON (fmt is not used). */
 tc_status tc_outcome_write_file(const tc_outcome *o, const tc_scenario *s, const char *path, tc_format fmt,
                                 tc_err *err);
+/* The scenario file written beside a CSV result at path: X.csv -> X.scenario.json. */
+void tc_outcome_csv_sidecar(const char *path, char *buf, size_t len);
 /* Writes every table as DIR/<table>.csv and the scenario as
  * DIR/scenario.json (DIR is created if missing). */
 tc_status tc_outcome_write_dir(const tc_outcome *o, const tc_scenario *s, const char *dir, tc_err *err);

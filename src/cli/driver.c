@@ -251,6 +251,13 @@ static tc_status run_and_write(const tc_scenario *s, const cli_in *in, tc_err *e
     if ((st = mem_limit(in, &ro.mem_limit_bytes, err)) || (in->out && (st = check_writable(in->out, err))) ||
         (in->out_dir && (st = check_dir(in->out_dir, err))))
         return st;
+    size_t ol = in->out ? strlen(in->out) : 0;
+    if (ol >= 4 && strcmp(in->out + ol - 4, ".csv") == 0) {
+        char side[4200];
+        tc_outcome_csv_sidecar(in->out, side, sizeof side);
+        if ((st = check_writable(side, err)))
+            return st;
+    }
     cli_progress prog;
     cli_progress_init(&prog, in->quiet);
     ro.progress = cli_progress_cb;

@@ -221,16 +221,39 @@ tc_status tc_outcome_write_file(const tc_outcome *o, const tc_scenario *s, const
         tc_atomic_abort(&af);
         return st;
     }
-    if ((st = tc_atomic_commit(&af, err)) || fmt != TC_FMT_CSV)
-        return st;
-    /* CSV holds data only: the scenario goes beside it. */
+    if (fmt != TC_FMT_CSV)
+        return tc_atomic_commit(&af, err);
+    /* CSV holds data only: the scenario goes beside it, both written in
+     * full before either is renamed into place, so that neither is left
+     * without the other */
     char side[4200];
-    size_t n = strlen(path);
-    snprintf(side, sizeof side, "%.*s.scenario.json", (int)(ends_with(path, ".csv") ? n - 4 : n), path);
+    tc_outcome_csv_sidecar(path, side, sizeof side);
+    tc_atomic_file sf;
+    if ((st = tc_atomic_open(&sf, side, err))) {
+        tc_atomic_abort(&af);
+        return st;
+    }
     json_t *j = tc_scenario_to_json(s);
-    st = tc_json_write(j, side, err);
+    bool ok = j && tc_json_dumpf(j, sf.f);
     json_decref(j);
+    if (!ok) {
+        tc_atomic_abort(&sf);
+        tc_atomic_abort(&af);
+        return tc_fail(err, TC_EINTERNAL, "cannot write the scenario beside '%s'", path);
+    }
+    if ((st = tc_atomic_commit(&sf, err))) {
+        tc_atomic_abort(&af);
+        return st;
+    }
+    if ((st = tc_atomic_commit(&af, err)))
+        remove(side);
     return st;
+}
+
+void tc_outcome_csv_sidecar(const char *path, char *buf, size_t len)
+{
+    size_t n = strlen(path);
+    snprintf(buf, len, "%.*s.scenario.json", (int)(ends_with(path, ".csv") ? n - 4 : n), path);
 }
 
 tc_status tc_outcome_write_dir(const tc_outcome *o, const tc_scenario *s, const char *dir, tc_err *err)
