@@ -299,8 +299,11 @@ bad_says "search with codecs" "without --search" train --topo "$CLOS" --model ll
 # plus the outer synchronisation over H (blocking) or the larger of the
 # two (overlapped), as the JSON's own figures say
 for sy in diloco diloco-eager streaming-diloco; do
+    fr=""
+    [ "$sy" = streaming-diloco ] && fr="--fragments 4"
+    # shellcheck disable=SC2086
     "$T" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --micro-batches 2 --zero 1 --sync $sy --replicas 2 \
-        --inner-steps 20 --fragments 4 --outer-steps 3 --format json >"$tmp/sync_$sy.json" 2>"$tmp/sync.err" || {
+        --inner-steps 20 $fr --outer-steps 3 --format json >"$tmp/sync_$sy.json" 2>"$tmp/sync.err" || {
         echo "FAIL (--sync $sy): $(cat "$tmp/sync.err")"; fails=$((fails + 1)); }
 done
 if ! python3 - "$tmp" <<'PY'
@@ -337,7 +340,10 @@ fi
 # B plus 6 crossings per bucket
 WAN="multidc:pods=2,pod=clos,wan_bw=10Gbps,wan_lat=20ms,down=2,up=1,lat=1us,hop_lat=0,alpha=0"
 for sy in ddp diloco; do
-    "$T" train --topo "$WAN" --model resnet50 --dp 4 --micro-batch 64 --sync $sy --inner-steps 100 --format json \
+    h=""
+    [ "$sy" = diloco ] && h="--inner-steps 100"
+    # shellcheck disable=SC2086
+    "$T" train --topo "$WAN" --model resnet50 --dp 4 --micro-batch 64 --sync $sy $h --format json \
         >"$tmp/wan_$sy.json" 2>"$tmp/wan.err" || { echo "FAIL (two datacenters, $sy): $(cat "$tmp/wan.err")"; fails=$((fails + 1)); }
 done
 if ! python3 - "$tmp" <<'PY'
@@ -370,6 +376,12 @@ bad_says "DiLoCo with one replica" "at least 2" train --topo "$CLOS" --model lla
 bad_says "replicas not dividing dp" "not a multiple of --replicas" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --sync diloco --replicas 3
 bad_says "unknown strategy" "streaming-diloco" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --sync fedavg --replicas 2
 bad_says "unknown outer type" "fp32, bf16" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --sync diloco --replicas 2 --outer-dtype fp8
+# options that shape nothing here are refused, not ignored
+bad_says "no-cosim outside flow mode" "applies only with --mode flow" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --no-cosim
+bad_says "fragments without streaming DiLoCo" "applies only with --sync streaming-diloco" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --sync diloco --replicas 2 --fragments 4
+bad_says "inner steps with DDP" "applies only with --sync other than ddp" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --inner-steps 10
+bad_says "an EP algorithm without experts" "applies only with --ep above 1" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --ep-algo pairwise
+bad_says "virtual stages without a pipeline" "applies only with --pp above 1" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --virtual-stages 2
 bad_says "more fragments than layers" "at most one fragment per layer" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --sync streaming-diloco --replicas 2 --fragments 33
 bad_says "search with replicas" "not with --replicas" train --topo "$CLOS" --model llama3-8b --search --global-batch 64 --replicas 2
 # each class's algorithm: named, it is the one run (and listed); naming

@@ -1834,6 +1834,23 @@ static bool flow_mode(const tc_scenario *s)
 {
     return s->mode == TC_MODE_FLOW;
 }
+/* train keys that matter only with what they shape */
+static bool sync_not_ddp(const tc_scenario *s)
+{
+    return strcmp(s->sync, "ddp") != 0;
+}
+static bool sync_streaming(const tc_scenario *s)
+{
+    return strcmp(s->sync, "streaming-diloco") == 0;
+}
+static bool has_ep(const tc_scenario *s)
+{
+    return s->ep > 1;
+}
+static bool may_pipeline(const tc_scenario *s)
+{
+    return s->pp > 1 || s->it_search;
+}
 /* The eager limit matters only where it decides: flow mode, deps auto. */
 static bool flow_auto_deps(const tc_scenario *s)
 {
@@ -1943,7 +1960,7 @@ static const tc_scn_key keys[] = {
     {"iteration.micro_batches", B(TRAIN), NULL, set_mbs, get_mbs, ""},
     {"iteration.micro_batch", B(TRAIN), NULL, set_mb, get_mb, ""},
     {"iteration.seq", B(TRAIN), NULL, set_it_seq, get_it_seq, ""},
-    {"iteration.virtual_stages", B(TRAIN), NULL, set_vstages, get_vstages, ""},
+    {"iteration.virtual_stages", B(TRAIN), may_pipeline, set_vstages, get_vstages, "--pp above 1 (or --search)"},
     {"iteration.zero", B(TRAIN), NULL, set_zero, get_zero, ""},
     {"iteration.seq_parallel", B(TRAIN), NULL, set_sp, get_sp, ""},
     {"iteration.recompute", B(TRAIN), NULL, set_recompute, get_recompute, ""},
@@ -1955,9 +1972,9 @@ static const tc_scn_key keys[] = {
     {"iteration.comm_order", B(TRAIN), NULL, set_comm_order, get_comm_order, ""},
     {"iteration.dp_algo", B(TRAIN), NULL, set_dp_algo, get_dp_algo, ""},
     {"iteration.tp_algo", B(TRAIN), NULL, set_tp_algo, get_tp_algo, ""},
-    {"iteration.ep_algo", B(TRAIN), NULL, set_ep_algo, get_ep_algo, ""},
+    {"iteration.ep_algo", B(TRAIN), has_ep, set_ep_algo, get_ep_algo, "--ep above 1"},
     {"iteration.timeline", B(TRAIN), NULL, set_it_timeline, get_it_timeline, ""},
-    {"iteration.cosim", B(TRAIN), NULL, set_cosim, get_cosim, ""},
+    {"iteration.cosim", B(TRAIN), flow_mode, set_cosim, get_cosim, "--mode flow"},
     {"iteration.capacity_factor", B(TRAIN), NULL, set_capf, get_capf, ""},
     {"iteration.zipf", B(TRAIN), NULL, set_zipf, get_zipf, ""},
     {"iteration.search", B(TRAIN), NULL, set_search, get_search, ""},
@@ -1969,11 +1986,11 @@ static const tc_scn_key keys[] = {
     {"iteration.compress_ep", B(TRAIN), NULL, set_cep, get_cep, ""},
     {"sync.strategy", B(TRAIN), NULL, set_sync, get_sync, ""},
     {"sync.replicas", B(TRAIN), NULL, set_replicas, get_replicas, ""},
-    {"sync.inner_steps", B(TRAIN), NULL, set_inner_steps, get_inner_steps, ""},
-    {"sync.outer_steps", B(TRAIN), NULL, set_outer_steps, get_outer_steps, ""},
-    {"sync.fragments", B(TRAIN), NULL, set_fragments, get_fragments, ""},
-    {"sync.overlap_steps", B(TRAIN), NULL, set_overlap_steps, get_overlap_steps, ""},
-    {"sync.outer_dtype", B(TRAIN), NULL, set_outer_dtype, get_outer_dtype, ""},
+    {"sync.inner_steps", B(TRAIN), sync_not_ddp, set_inner_steps, get_inner_steps, "--sync other than ddp"},
+    {"sync.outer_steps", B(TRAIN), sync_not_ddp, set_outer_steps, get_outer_steps, "--sync other than ddp"},
+    {"sync.fragments", B(TRAIN), sync_streaming, set_fragments, get_fragments, "--sync streaming-diloco"},
+    {"sync.overlap_steps", B(TRAIN), sync_streaming, set_overlap_steps, get_overlap_steps, "--sync streaming-diloco"},
+    {"sync.outer_dtype", B(TRAIN), sync_not_ddp, set_outer_dtype, get_outer_dtype, "--sync other than ddp"},
     {"codecs", B(CODEC_BENCH) | TRAINC, NULL, set_codecs, get_codecs, ""},
     {"compress.model", B(COMPRESS), NULL, set_model, get_model, ""},
     {"compress.accel", B(COMPRESS), NULL, set_accel, get_accel, ""},
