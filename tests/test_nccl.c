@@ -32,6 +32,9 @@ static tc_sched *build(const tc_topo *t, tc_op op, uint32_t p, double bytes, uin
     return s;
 }
 
+static double eval_time(const tc_topo *t, tc_op op, double bytes, tc_proto proto, uint32_t channels, tc_mode mode,
+                        bool no_skip, tc_routing routing);
+
 /* The data checker on every combination: node sizes 1 (no node), 2, 4 and
  * 8, with and without rails and shared NICs, whole node counts from 1 to 9 (odd and even),
  * 1 to 5 channels and the default, the three protocols, sizes that leave
@@ -92,6 +95,136 @@ static void nccl_ring_moves_the_right_data(void **state)
     tc_topo_free(t);
     print_message("%d nccl-ring schedules checked, %d of several loops\n", checked, looped);
     assert_true(looped > checked / 4);
+}
+
+/* Broadcast and reduce: NCCL's ring as C chains (broadcast.h, reduce.h
+ * runRing), executed on real buffers for node sizes 1 to 8, rails and
+ * shared NICs, 1 to 9 nodes, three roots, channels and protocols; each
+ * channel's chain starts at the root (broadcast) or ends there (reduce);
+ * two nodes on 8 rails cross between the nodes on every rail. */
+static void nccl_chains_move_the_right_data(void **state)
+{
+    (void)state;
+    static const char *topos[] = {"clos:down=16x4,up=1x4", "clos:down=16x4,up=1x4,node=4,rail=4",
+                                  "clos:down=9x8,up=1x9,node=8,rail=8", "clos:down=9x4,up=1x9,node=8,nics=4,rail=4"};
+    static const uint32_t Gs[] = {1, 4, 8, 8};
+    int checked = 0;
+    for (size_t ti = 0; ti < 4; ti++) {
+        tc_topo *t = topo(topos[ti]);
+        for (uint32_t nodes = 1; nodes <= 9 && nodes * Gs[ti] <= t->n_endpoints; nodes += 2) {
+            uint32_t p = nodes * Gs[ti] < 2 ? 2 : nodes * Gs[ti];
+            uint32_t roots[3] = {0, p / 2 + 1 < p ? p / 2 + 1 : 0, p - 1};
+            for (int op = 0; op < 2; op++)
+                for (int ri = 0; ri < 3; ri++)
+                    for (uint32_t c = 0; c <= 3; c += 3)
+                        for (int pr = TC_PROTO_LL; pr <= TC_PROTO_SIMPLE; pr++) {
+                            tc_op o = op ? TC_OP_REDUCE : TC_OP_BROADCAST;
+                            double bytes = (pr == TC_PROTO_SIMPLE ? 2700001.0 : 40001.0) * 4 * (1 + c);
+                            tc_coll_req req = {.op = o, .algo = TC_ALGO_NCCL_RING, .p = p, .bytes = bytes, .elt = 4,
+                                               .channels = c, .proto = (tc_proto)pr, .root = roots[ri]};
+                            tc_err err = {{0}};
+                            tc_sched *sc = NULL;
+                            if (tc_coll_round(&req, &err) != TC_OK || tc_coll_build(&req, t, &sc, &err) != TC_OK)
+                                fail_msg("%s %s p=%u: %s", topos[ti], tc_op_name(o), p, err.msg);
+                            tc_status st = sc->nblk <= 2048 ? tc_sched_check(sc, &err)
+                                                             : tc_sched_check_sampled(sc, 16, 7, &err);
+                            if (st != TC_OK)
+                                fail_msg("%s %s p=%u root=%u channels=%u %s: %s", topos[ti], tc_op_name(o), p,
+                                         roots[ri], c, tc_proto_name((tc_proto)pr), err.msg);
+                            /* the root sends every chunk (broadcast) or receives them all (reduce), and
+                             * never the other */
+                            uint64_t out = 0, in = 0;
+                            tc_xfers x = {0};
+                            for (uint32_t k = 0; k < sc->nsteps; k++) {
+                                x.n = 0;
+                                assert_int_equal(tc_sched_emit(sc, k, &x), TC_OK);
+                                for (size_t i = 0; i < x.n; i++) {
+                                    out += x.v[i].src == roots[ri];
+                                    in += x.v[i].dst == roots[ri];
+                                }
+                            }
+                            tc_xfers_free(&x);
+                            if ((o == TC_OP_BROADCAST ? out : in) != sc->nblk || (o == TC_OP_BROADCAST ? in : out))
+                                fail_msg("%s p=%u root=%u: the root sends %llu and receives %llu of %u chunks",
+                                         tc_op_name(o), p, roots[ri], (unsigned long long)out,
+                                         (unsigned long long)in, sc->nblk);
+                            tc_sched_free(sc);
+                            checked++;
+                        }
+        }
+        tc_topo_free(t);
+    }
+    /* 1,024 ranks, sampled */
+    tc_topo *t = topo("clos:hosts=1024,radix=64,tiers=2,node=8,rail=8");
+    for (int op = 0; op < 2; op++) {
+        tc_coll_req req = {.op = op ? TC_OP_REDUCE : TC_OP_BROADCAST, .algo = TC_ALGO_NCCL_RING, .p = 1024,
+                           .bytes = 1 << 24, .elt = 4, .root = 517};
+        tc_err err = {{0}};
+        tc_sched *sc = NULL;
+        if (tc_coll_build(&req, t, &sc, &err) != TC_OK || tc_sched_check_sampled(sc, 16, 3, &err) != TC_OK)
+            fail_msg("p=1024: %s", err.msg);
+        tc_sched_free(sc);
+        checked++;
+    }
+    tc_topo_free(t);
+    /* two nodes on 8 rails: each channel's chain crosses between the nodes
+     * once or twice, and the channels cross on every rail */
+    t = topo("clos:down=2x8,up=1x2,node=8,rail=8");
+    tc_coll_req req = {.op = TC_OP_BROADCAST, .algo = TC_ALGO_NCCL_RING, .p = 16, .bytes = 1 << 26, .elt = 4};
+    tc_err err = {{0}};
+    tc_sched *sc = NULL;
+    assert_int_equal(tc_coll_build(&req, t, &sc, &err), TC_OK);
+    uint32_t rails = 0, cross = 0;
+    tc_xfers x = {0};
+    for (uint32_t k = 0; k + 2 < 16 + 1; k++) { /* chunk 0 of every channel crosses in the first R - 1 steps */
+        x.n = 0;
+        assert_int_equal(tc_sched_emit(sc, k, &x), TC_OK);
+        for (size_t i = 0; i < x.n; i++)
+            if (!x.v[i].piped && x.v[i].src / 8 != x.v[i].dst / 8) {
+                cross++;
+                rails |= 1u << (x.v[i].src % 8);
+            }
+    }
+    tc_xfers_free(&x);
+    /* the chain is the ring less the hop into the root: both of the
+     * ring's crossings, or one where the hop into the root is one */
+    assert_true(cross >= sc->channels && cross <= 2 * sc->channels);
+    assert_int_equal(rails, 0xffu);
+    tc_sched_free(sc);
+    tc_topo_free(t);
+    print_message("%d nccl-ring broadcast and reduce schedules checked\n", checked);
+}
+
+/* One 8-GPU NVSwitch node, broadcast of 64 MiB on one channel with Simple,
+ * by hand: chunks of one FIFO step (512 KiB, 128 of them), 134 steps of a
+ * chunk over a GPU's 370.8 GB/s, plus the base 8.4 us and the 7 hops of
+ * the chain at Simple's NVLink step of 3.4 us; every evaluator, flow
+ * included (its chain's sends leave in order, as NCCL's thread block
+ * copies them), within 0.5% of it, and with 16 channels the three agree
+ * too; NCCL's choice for broadcast is its ring, LL for 8 B, Simple for 1
+ * GiB. */
+static void nccl_chain_on_one_node_by_hand(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=8,up=1,node=8,node_bw=370.8GB/s,node_lat=250ns,arch=hopper");
+    double S = 67108864.0, want = 8.4e-6 + 7 * 3.4e-6 + 134 * 524288.0 / 370.8e9;
+    for (int m = 0; m < 3; m++) {
+        double got = eval_time(t, TC_OP_BROADCAST, S, TC_PROTO_SIMPLE, 1, (tc_mode)m, false, TC_ROUTE_DMODK);
+        if (fabs(got - want) > 5e-3 * want)
+            fail_msg("mode %d: %.9g s, by hand %.9g s", m, got, want);
+    }
+    double f = eval_time(t, TC_OP_REDUCE, S, TC_PROTO_SIMPLE, 16, TC_MODE_FORMULA, false, TC_ROUTE_DMODK);
+    double w = eval_time(t, TC_OP_REDUCE, S, TC_PROTO_SIMPLE, 16, TC_MODE_FLOW, false, TC_ROUTE_DMODK);
+    if (fabs(f - w) > 5e-3 * f)
+        fail_msg("16 channels: formula %.9g s, flow %.9g s", f, w);
+    for (int i = 0; i < 2; i++) {
+        tc_coll_req req = {.op = TC_OP_BROADCAST, .algo = TC_ALGO_NCCL, .p = 8, .bytes = i ? 1 << 30 : 8};
+        tc_algo a = TC_ALGO_AUTO;
+        tc_proto pr = tc_nccl_choose(&req, t, &a, NULL);
+        assert_int_equal(a, TC_ALGO_NCCL_RING);
+        assert_int_equal(pr, i ? TC_PROTO_SIMPLE : TC_PROTO_LL);
+    }
+    tc_topo_free(t);
 }
 
 /* With an even number of nodes every hop between nodes joins GPUs of the
@@ -737,6 +870,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(nccl_ring_moves_the_right_data),
+        cmocka_unit_test(nccl_chains_move_the_right_data),
+        cmocka_unit_test(nccl_chain_on_one_node_by_hand),
         cmocka_unit_test(hops_between_nodes_stay_on_their_rail),
         cmocka_unit_test(protocol_costs_are_nccls),
         cmocka_unit_test(efa_network_steps_cost_the_plugins_latency),

@@ -307,6 +307,14 @@ typedef struct tc_sched {
      * latency is twice its longest root-to-leaf path by latency (nccl-tree
      * on a multidc, where the long-haul links may lie off the deepest path). */
     bool lat_tree;
+    /* lat_pairs are a chain's hops, its latency their sum once (nccl-ring's
+     * broadcast and reduce: channel 0's chain). */
+    bool lat_once;
+    /* nccl-*: a rank's sends in a lane leave one after another, even under
+     * NCCL's credits (flow): a chain's source has no receive to wait for,
+     * and NCCL's thread block copies its chunks in order (nccl-ring's
+     * broadcast and reduce). */
+    bool send_in_order;
     /* In-network reduction (nccl-nvls, nccl-nvls-tree): participants p ..
      * p + nsw - 1 are switches, which receive transfers, reduce them and
      * send (multicast) like ranks; the data checker keeps a buffer for

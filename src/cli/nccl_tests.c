@@ -209,14 +209,10 @@ static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows,
         st = set1(s, in->preset ? "--preset" : "--topo", in->preset ? in->preset : in->topo, err);
     if (st == TC_OK)
         st = set1(s, "--op", in->op ? in->op : "allreduce", err);
-    /* NCCL's own choice (its tuning model) for the operations NCCL's
-     * modelled algorithms run, as a real nccl-tests run would get (all-to-all:
-     * its grouped send/recv, nccl-a2a); MPI's choice for the others (no
-     * broadcast or reduce yet). */
-    const char *op = in->op ? in->op : "allreduce";
-    bool ringable = !strcmp(op, "allreduce") || !strcmp(op, "allgather") || !strcmp(op, "reducescatter") ||
-                    !strcmp(op, "alltoall");
-    const char *algo = in->algo ? in->algo : ringable ? "nccl" : "auto";
+    /* NCCL's own choice (its tuning model), as a real nccl-tests run would
+     * get, for every operation (all-to-all: its grouped send/recv,
+     * nccl-a2a; broadcast and reduce: its ring's chains) */
+    const char *algo = in->algo ? in->algo : "nccl";
     if (st == TC_OK) {
         /* nccl-tests' root rides on the algorithm: ALGO:root=R */
         char a[160];

@@ -318,8 +318,9 @@ static void add_chunk(tc_xfers *x, uint32_t src, uint32_t dst, double bytes, boo
 /* ---- the ring ---- */
 
 typedef struct nccl_ring_state {
-    uint32_t C, R, L;      /* channels, ranks, loops per channel */
-    uint32_t *order;       /* C x R: channel k's ring, position -> rank */
+    uint32_t C, R, L;      /* channels, ranks, loops per channel (broadcast, reduce: chunks per channel) */
+    uint32_t *order;       /* C x R: channel k's ring, position -> rank; broadcast and reduce: its
+                            * chain, position 0 first (the root, or the rank after it) */
 } nccl_ring_state;
 
 static void ring_state_free(void *p)
@@ -333,8 +334,8 @@ static void ring_state_free(void *p)
 
 static bool nccl_ring_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)
 {
-    if (op != TC_OP_ALLREDUCE && op != TC_OP_REDUCESCATTER && op != TC_OP_ALLGATHER) {
-        tc_fail(err, TC_EINVAL, "nccl-ring implements allreduce, reducescatter and allgather");
+    if (op == TC_OP_ALLTOALL) {
+        tc_fail(err, TC_EINVAL, "nccl-ring implements allreduce, reducescatter, allgather, broadcast and reduce");
         return false;
     }
     uint32_t G = topo && topo->node_size > 1 ? topo->node_size : 1;
@@ -362,6 +363,30 @@ static void ring_order(uint32_t k, uint32_t R, uint32_t G, uint32_t *order)
             order[at++] = n * G + (n % 2 == 0 ? (a + G - i) % G : (b + i) % G);
 }
 
+/* Broadcast and reduce (src/device/broadcast.h and reduce.h, runRing):
+ * each channel's ring as a chain, from the root round to the rank before
+ * it (broadcast: root sends, the middle ranks recvCopySend, the last
+ * recv), or from the rank after the root round to the root (reduce: the
+ * first sends, the middle recvReduceSend, the root recvReduceCopy); the
+ * channel's chunks follow each other down the chain, chunk c leaving
+ * position i at step c + i. Chunk c > 0 runs behind chunk c - 1 in the
+ * protocol's pipeline (piped). Chunk slots: channel k's chunk c is
+ * k L + c. */
+static void emit_nccl_chain(const tc_sched *s, uint32_t step, tc_xfers *x)
+{
+    const nccl_ring_state *st = s->state;
+    uint32_t C = st->C, R = st->R, L = st->L;
+    bool red = s->req.op == TC_OP_REDUCE;
+    uint32_t lo = step + 1 >= L ? step + 1 - L : 0, hi = step < R - 2 ? step : R - 2;
+    for (uint32_t k = 0; k < C; k++) {
+        const uint32_t *order = st->order + (size_t)k * R;
+        for (uint32_t i = lo; i <= hi; i++) {
+            uint32_t c = step - i;
+            add_chunk(x, order[i], order[i + 1], s->blk_bytes, red, k, k * L + c, c > 0);
+        }
+    }
+}
+
 /* Step st of the schedule: every channel's ring takes one step of its
  * current loop. */
 static tc_status emit_nccl_ring(const tc_sched *s, uint32_t step, tc_xfers *x)
@@ -369,6 +394,10 @@ static tc_status emit_nccl_ring(const tc_sched *s, uint32_t step, tc_xfers *x)
     const nccl_ring_state *st = s->state;
     uint32_t C = st->C, R = st->R, L = st->L;
     tc_op op = s->req.op;
+    if (op == TC_OP_BROADCAST || op == TC_OP_REDUCE) {
+        emit_nccl_chain(s, step, x);
+        return x->oom ? TC_EINTERNAL : TC_OK;
+    }
     uint32_t per = op == TC_OP_ALLREDUCE ? 2 * (R - 1) : R - 1;
     uint32_t l = step / per, t = step % per;
     for (uint32_t k = 0; k < C; k++) {
@@ -429,8 +458,12 @@ uint32_t tc_nccl_channels_full(const tc_coll_req *req, const tc_topo *topo)
     return channels_for(&full, topo, req->p, G, false);
 }
 
+static tc_status nccl_chain_build(const tc_coll_req *req, const tc_topo *topo, tc_sched *s, tc_err *err);
+
 static tc_status nccl_ring_build(const tc_coll_req *req, const tc_topo *topo, tc_sched *s, tc_err *err)
 {
+    if (req->op == TC_OP_BROADCAST || req->op == TC_OP_REDUCE)
+        return nccl_chain_build(req, topo, s, err);
     uint32_t R = req->p, G = topo && topo->node_size > 1 ? topo->node_size : 1;
     if (G > R)
         G = R;
@@ -486,6 +519,131 @@ static tc_status nccl_ring_build(const tc_coll_req *req, const tc_topo *topo, tc
         ph->rank_bytes = ph->rank_bytes_in = C * s->blk_bytes;
     }
     return TC_OK;
+}
+
+/* Broadcast and reduce: C chains (emit_nccl_chain) of L chunks each, the
+ * buffer cut over the channels and each channel's part into chunks of one
+ * FIFO step (BROADCAST_CHUNKSTEPS = REDUCE_CHUNKSTEPS = 1,
+ * src/include/collectives.h:19-22: Simple's chunk is NCCL_BUFFSIZE / 8, a
+ * quarter of the ring's; LL and LL128 as the ring's), so a Simple
+ * connection holds 8 chunks in flight where the ring's holds 2. */
+static tc_status nccl_chain_build(const tc_coll_req *req, const tc_topo *topo, tc_sched *s, tc_err *err)
+{
+    uint32_t R = req->p, G = topo && topo->node_size > 1 ? topo->node_size : 1;
+    if (G > R)
+        G = R;
+    if (req->root >= R)
+        return tc_fail(err, TC_EINVAL, "nccl-ring: root %u is not a rank (0 .. %u)", req->root, R - 1);
+    s->proto = req->proto ? req->proto : TC_PROTO_SIMPLE;
+    uint32_t C = channels_for(req, topo, R, G, false);
+    double Q = chunk_bytes(s->proto, req->buffsize);
+    if (s->proto == TC_PROTO_SIMPLE)
+        Q /= 4; /* one step, not the ring's 4 */
+    double L = ceil(req->bytes / C / Q);
+    if (L < 1)
+        L = 1;
+    if ((double)C * L > UINT32_MAX / 2)
+        return tc_fail(err, TC_EINVAL, "nccl-ring: %.0f chunks are too many (at most 2^31)", (double)C * L);
+    nccl_ring_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    s->state = st;
+    s->free_state = ring_state_free;
+    st->C = C, st->R = R, st->L = (uint32_t)L;
+    uint32_t *ring = malloc((size_t)R * sizeof *ring);
+    st->order = malloc((size_t)C * R * sizeof *st->order);
+    if (!st->order || !ring) {
+        free(ring);
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    }
+    for (uint32_t k = 0; k < C; k++) {
+        ring_order(k, R, G, ring);
+        uint32_t at = 0;
+        while (ring[at] != req->root)
+            at++;
+        /* broadcast: the root first; reduce: the rank after it first, the root last */
+        uint32_t first = req->op == TC_OP_REDUCE ? at + 1 : at;
+        for (uint32_t i = 0; i < R; i++)
+            st->order[(size_t)k * R + i] = ring[(first + i) % R];
+    }
+    free(ring);
+    /* the latency path: channel 0's chain, once */
+    if (!(s->lat_pairs = malloc(2 * (size_t)R * sizeof *s->lat_pairs)))
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    for (uint32_t i = 0; i + 1 < R; i++) {
+        s->lat_pairs[2 * i] = st->order[i];
+        s->lat_pairs[2 * i + 1] = st->order[i + 1];
+    }
+    s->nlat_pairs = R - 1;
+    s->lat_once = true;
+    s->send_in_order = true;
+    s->nblk = s->nslots = (uint32_t)(C * L);
+    s->blk_bytes = tc_block_bytes(req->bytes, req->elt, s->nblk);
+    s->emit = emit_nccl_ring;
+    s->channels = C;
+    s->lanes = C;
+    s->nccl_impl = TC_ALGO_NCCL_RING;
+    proto_costs(s, topo, R > G ? R / G : 1, C);
+    if (s->proto == TC_PROTO_SIMPLE) {
+        s->credit_steps = 8;
+        s->credit_steps_inter = 16;
+    }
+    if (R == 1) {
+        s->base_s = 0;
+        return TC_OK;
+    }
+    /* Fill, steady state, drain: a step's active positions are lo..hi
+     * (emit_nccl_chain); only the steady steps after chunk 0 has left the
+     * chain (every position active, every chunk piped) repeat. A rank's
+     * chunks in a step are the channels in which it holds an active
+     * position: counted as positions join (fill) and leave (drain), with
+     * a histogram of the counts for the largest, O(C) a step. */
+    uint32_t total = st->L + R - 2;
+    uint32_t *cnt = calloc(2 * ((size_t)R + C + 1), sizeof *cnt);
+    if (!cnt)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    uint32_t *co = cnt, *ci = cnt + R, *ho = cnt + 2 * (size_t)R, *hi_ = ho + C + 1, mo = 0, mi = 0;
+    ho[0] = hi_[0] = R;
+    tc_status ret = TC_OK;
+    for (uint32_t t = 0; t < total && ret == TC_OK;) {
+        uint32_t lo = t + 1 >= st->L ? t + 1 - st->L : 0, hi = t < R - 2 ? t : R - 2;
+        /* position hi joins as a sender (hi + 1 as a receiver) while the
+         * chain fills; position lo - 1 leaves (lo as a receiver) as it drains */
+        for (int pass = 0; pass < 2; pass++) {
+            bool join = pass == 0;
+            if (join ? t > R - 2 : lo == 0)
+                continue;
+            uint32_t ps = join ? hi : lo - 1;
+            for (uint32_t k = 0; k < C; k++) {
+                const uint32_t *order = st->order + (size_t)k * R;
+                uint32_t *c2[2] = {&co[order[ps]], &ci[order[ps + 1]]};
+                uint32_t *h2[2] = {ho, hi_}, *m2[2] = {&mo, &mi};
+                for (int w = 0; w < 2; w++) {
+                    h2[w][*c2[w]]--;
+                    *c2[w] = join ? *c2[w] + 1 : *c2[w] - 1;
+                    h2[w][*c2[w]]++;
+                    if (*c2[w] > *m2[w])
+                        *m2[w] = *c2[w];
+                    while (*m2[w] > 0 && h2[w][*m2[w]] == 0)
+                        --*m2[w];
+                }
+            }
+        }
+        uint32_t run = lo == 0 && hi == R - 2 && t > R - 2 ? st->L - t : 1;
+        tc_phase *ph = tc_sched_add_phase(s, run, TC_PAT_GENERIC, 0, s->blk_bytes,
+                                          req->op == TC_OP_REDUCE ? "chain reduce channels" : "chain broadcast channels");
+        if (!ph) {
+            ret = tc_fail(err, TC_EINTERNAL, "out of memory");
+            break;
+        }
+        ph->fanout = mo;
+        ph->fanin = mi;
+        ph->rank_bytes = mo * s->blk_bytes;
+        ph->rank_bytes_in = mi * s->blk_bytes;
+        t += run;
+    }
+    free(cnt);
+    return ret;
 }
 
 const tc_algo_impl tc_impl_nccl_ring = {nccl_ring_valid, nccl_ring_build};
@@ -546,9 +704,11 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
     if (G > R)
         G = R;
     uint32_t nodes = R > G ? R / G : 1;
-    /* ncclTopoTuneModel's steps (tuning.cc:158-163). */
-    double nsteps = req->op == TC_OP_ALLREDUCE ? 2.0 * (R - 1) : R - 1;
-    double ninter = nodes > 1 ? (req->op == TC_OP_ALLREDUCE ? 2.0 * nodes : nodes - 1.0) : 0;
+    /* ncclTopoTuneModel's steps (tuning.cc:158-163): broadcast and reduce
+     * nRanks and nNodes */
+    bool chain = req->op == TC_OP_BROADCAST || req->op == TC_OP_REDUCE;
+    double nsteps = req->op == TC_OP_ALLREDUCE ? 2.0 * (R - 1) : chain ? R : R - 1;
+    double ninter = nodes > 1 ? (req->op == TC_OP_ALLREDUCE ? 2.0 * nodes : chain ? nodes : nodes - 1.0) : 0;
     double bus = graph_bw(topo, nodes, G);
     tc_coll_req full = *req;
     full.bytes = INFINITY;
@@ -559,8 +719,8 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
     double ppn = (double)R / nodes;
     uint8_t mask = req->proto_mask ? req->proto_mask : default_mask(topo);
     uint8_t amask = req->algo_mask ? req->algo_mask : 127;
-    if (R < 2)
-        amask &= 1;
+    if (R < 2 || chain)
+        amask &= 1; /* broadcast and reduce: Ring only (tuning.cc:165-166) */
     else if (req->op != TC_OP_ALLREDUCE)
         amask &= 1 | 4 | 16 | (req->op == TC_OP_ALLGATHER || req->op == TC_OP_REDUCESCATTER ? 32 : 0);
     /* NCCL's tree, NVLSTree and CollNetChain are all-reduce only; NVLS and
@@ -602,8 +762,13 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
                     b = fmin(ll_max_bw[row][col], b * .5);                        /* :180 */
                 else if (p == TC_PROTO_LL128)
                     b = fmin(b * (ppn < 2 ? 0.7 : 0.92), search * ll128_per_ch[arow]); /* :181 */
-                lat = base_lat_us[i] + (nsteps - ninter) * ring_intra_us((tc_proto)p, nodes) +
-                      ninter * tc_nccl_model_net_lat_us(topo, (tc_proto)p, hw_net_us[i]);   /* :241-248 */
+                if (chain) /* one step's hardware latency where the ring graph's channels are the same
+                            * (sameChannels, :233-235; assumed: the search's first, perfect, ring) */
+                    lat = base_lat_us[i] + (nodes > 1 ? tc_nccl_model_net_lat_us(topo, (tc_proto)p, hw_net_us[i])
+                                                      : hw_nvlink_us[i]);
+                else
+                    lat = base_lat_us[i] + (nsteps - ninter) * ring_intra_us((tc_proto)p, nodes) +
+                          ninter * tc_nccl_model_net_lat_us(topo, (tc_proto)p, hw_net_us[i]); /* :241-248 */
                 b *= R / nsteps;                                                  /* :213-219 */
                 if (p == TC_PROTO_SIMPLE && nodes > 1 && req->op == TC_OP_ALLREDUCE &&
                     req->bytes / (2 * search * R) >= 64) /* comm->nChannels: all of them */
@@ -691,10 +856,6 @@ static bool nccl_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)
 {
     if (op == TC_OP_ALLTOALL)
         return tc_algo_impl_of(TC_ALGO_NCCL_A2A)->valid(op, p, topo, err);
-    if (op != TC_OP_ALLREDUCE && op != TC_OP_REDUCESCATTER && op != TC_OP_ALLGATHER) {
-        tc_fail(err, TC_EINVAL, "nccl implements allreduce, reducescatter, allgather and alltoall");
-        return false;
-    }
     return nccl_ring_valid(op, p, topo, err);
 }
 

@@ -1441,7 +1441,7 @@ static void advance(fl_sim *S, uint32_t job, uint32_t r)
     bool credit = J->s->proto && S->o.deps == TC_DEPS_AUTO;
     const tc_topo *t = S->t;
     double wire = J->s->proto ? J->s->wire : 1;
-    bool sender_fifo = S->o.deps != TC_DEPS_RECV && !credit;
+    bool sender_fifo = S->o.deps != TC_DEPS_RECV && (!credit || J->s->send_in_order);
     bool may_park = S->o.deps == TC_DEPS_RENDEZVOUS || S->o.deps == TC_DEPS_AUTO;
     while (S->st == TC_OK && R->issue < J->nsteps && R->pend == 0 && (!sender_fifo || R->outst == 0)) {
         uint32_t s = R->issue;

@@ -289,11 +289,11 @@ tc_status tc_steps_nccl_latency(tc_steps_ws *w, const tc_topo *t, const tc_sched
     if (s->lat_tree)
         return tree_latency(w, t, s, o, lat_s, err);
     if (s->lat_pairs) {
-        /* a tree: its longest path up, then down */
+        /* a tree: its longest path up, then down; a chain: its hops once */
         double sum = 0;
         for (uint32_t i = 0; i < s->nlat_pairs; i++)
             sum += nccl_hop(w, t, s, o, s->lat_pairs[2 * i], s->lat_pairs[2 * i + 1]);
-        *lat_s += 2 * sum;
+        *lat_s += (s->lat_once ? 1 : 2) * sum;
         return TC_OK;
     }
     if (tc_sched_emit(s, 0, &w->x))
