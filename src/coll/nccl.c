@@ -332,6 +332,20 @@ static void ring_state_free(void *p)
     free(st);
 }
 
+/* The state of C rings (or chains) of R ranks and L loops (chunks), owned
+ * by s; NULL: out of memory (what was made is freed with s). */
+static nccl_ring_state *ring_state_new(tc_sched *s, uint32_t C, uint32_t R, uint32_t L)
+{
+    nccl_ring_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return NULL;
+    s->state = st;
+    s->free_state = ring_state_free;
+    st->C = C, st->R = R, st->L = L;
+    st->order = malloc((size_t)C * R * sizeof *st->order);
+    return st->order ? st : NULL;
+}
+
 static bool nccl_ring_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)
 {
     if (op == TC_OP_ALLTOALL) {
@@ -479,14 +493,8 @@ static tc_status nccl_ring_build(const tc_coll_req *req, const tc_topo *topo, tc
     uint64_t nblk = (uint64_t)C * (uint64_t)loops * R;
     if (nblk > UINT32_MAX / 2)
         return tc_fail(err, TC_EINVAL, "nccl-ring: %.0f chunks are too many (at most 2^31)", (double)nblk);
-    nccl_ring_state *st = calloc(1, sizeof *st);
+    nccl_ring_state *st = ring_state_new(s, C, R, (uint32_t)loops);
     if (!st)
-        return tc_fail(err, TC_EINTERNAL, "out of memory");
-    s->state = st;
-    s->free_state = ring_state_free;
-    st->C = C, st->R = R, st->L = (uint32_t)loops;
-    st->order = malloc((size_t)C * R * sizeof *st->order);
-    if (!st->order)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
     for (uint32_t k = 0; k < C; k++)
         ring_order(k, R, G, st->order + (size_t)k * R);
@@ -544,15 +552,9 @@ static tc_status nccl_chain_build(const tc_coll_req *req, const tc_topo *topo, t
         L = 1;
     if ((double)C * L > UINT32_MAX / 2)
         return tc_fail(err, TC_EINVAL, "nccl-ring: %.0f chunks are too many (at most 2^31)", (double)C * L);
-    nccl_ring_state *st = calloc(1, sizeof *st);
-    if (!st)
-        return tc_fail(err, TC_EINTERNAL, "out of memory");
-    s->state = st;
-    s->free_state = ring_state_free;
-    st->C = C, st->R = R, st->L = (uint32_t)L;
+    nccl_ring_state *st = ring_state_new(s, C, R, (uint32_t)L);
     uint32_t *ring = malloc((size_t)R * sizeof *ring);
-    st->order = malloc((size_t)C * R * sizeof *st->order);
-    if (!st->order || !ring) {
+    if (!st || !ring) {
         free(ring);
         return tc_fail(err, TC_EINTERNAL, "out of memory");
     }
