@@ -461,7 +461,8 @@ static inline uint32_t tc_topo_slot(const tc_topo *t, uint32_t e)
 typedef struct tc_topo_info {
     uint32_t endpoints, switches, links, diameter;   /* diameter in links, endpoint to endpoint */
     uint32_t node_switches;  /* scale-up node switches (not counted in switches) */
-    double bisection_Bps;    /* one direction, across the worst balanced cut */
+    double bisection_Bps;    /* one direction, across the worst balanced cut of the fabric's host slots
+                              * (scale-up node links not counted) */
     double injection_Bps;    /* fabric injection bandwidth of one endpoint (all its ports) */
     uint32_t ports_per_endpoint;
     double min_latency_s;    /* smallest endpoint-to-endpoint path latency (distinct endpoints) */
