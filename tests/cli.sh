@@ -396,6 +396,9 @@ bad "nccl-tests: MAX below the default MIN" nccl-tests --preset dgx-h100 -e 8
 good "nccl-tests: broadcast by NCCL's ring" "^  8589934592    2147483648     float    none       0    22250  386.07  386.07" nccl-tests --preset dgx-h100:nodes=4 --op broadcast -b 8G -e 8G
 good "nccl-tests: reduce by NCCL's ring" "^  8589934592    2147483648     float     sum       0 " nccl-tests --preset dgx-h100:nodes=4 --op reduce -b 8G -e 8G
 good "nccl: broadcast is NCCL's ring, LL at 8 B" "nccl:Ring,LL,1ch" collective --preset dgx-h100:nodes=2 --op broadcast --algo nccl --size 8
+good "nccl-tests: nccl-tests' integer types" "^     1048576        262144     int32     sum" nccl-tests --preset dgx-h100 -d int32 -b 1M -e 1M
+good "nccl-tests: uint8" "^     1048576       1048576     uint8     sum" nccl-tests --preset dgx-h100 -d uint8 -b 1M -e 1M
+bad "nccl-tests: a type nccl-tests lacks" nccl-tests --preset dgx-h100 -d int16 -b 1M -e 1M
 good "nccl-tests: a broadcast root" "      -1 \|       1 " nccl-tests --preset dgx-h100:nodes=2 --op broadcast -r 1 -b 64 -e 64
 bad "nccl: a placement that splits nodes" collective --preset dgx-h100:nodes=4 --place list --endpoints 0-3,8-11,16-19,24-27 --op allreduce --algo nccl-ring --size 1MiB
 bad "nccl-tests: -g below the node size with NCCL's ring" nccl-tests --preset dgx-h100:nodes=4 -g 4 -b 1M -e 1M

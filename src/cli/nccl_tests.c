@@ -65,14 +65,19 @@ static tc_status nt_size(const char *s, const char *flag, double *out, tc_err *e
 
 static tc_status nt_dtype(const char *d, const char **out, tc_err *err)
 {
-    static const char *const map[][2] = {{"float", "float32"}, {"half", "fp16"},  {"bfloat16", "bf16"},
-                                         {"double", "fp64"},   {"int8", "int8"},  {"f8e4m3", "fp8"}};
+    static const char *const map[][2] = {{"float", "float32"}, {"half", "fp16"},     {"bfloat16", "bf16"},
+                                         {"double", "fp64"},   {"int8", "int8"},     {"f8e4m3", "fp8"},
+                                         {"uint8", "uint8"},   {"int32", "int32"},   {"uint32", "uint32"},
+                                         {"int64", "int64"},   {"uint64", "uint64"}, {"f8e5m2", "fp8e5m2"}};
     for (size_t i = 0; i < sizeof map / sizeof *map; i++)
         if (strcmp(d, map[i][0]) == 0) {
             *out = map[i][1];
             return TC_OK;
         }
-    return tc_fail(err, TC_EINVAL, "invalid -d '%s': accepted are float, half, bfloat16, double, int8, f8e4m3", d);
+    return tc_fail(err, TC_EINVAL,
+                   "invalid -d '%s': accepted are float, half, bfloat16, double, int8, uint8, int32, uint32, int64, "
+                   "uint64, f8e4m3, f8e5m2",
+                   d);
 }
 
 static tc_status parse(nt_in *in, int argc, char **argv, int first, bool *helped, tc_err *err)

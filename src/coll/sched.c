@@ -313,7 +313,8 @@ uint32_t tc_dtype_size(const char *name)
     static const struct {
         const char *name;
         uint32_t size;
-    } t[] = {{"float32", 4}, {"fp16", 2}, {"bf16", 2}, {"fp8", 1}, {"int8", 1}, {"fp64", 8}};
+    } t[] = {{"float32", 4}, {"fp16", 2},  {"bf16", 2},   {"fp8", 1},   {"int8", 1},   {"fp64", 8},
+             {"uint8", 1},   {"int32", 4}, {"uint32", 4}, {"int64", 8}, {"uint64", 8}, {"fp8e5m2", 1}};
     for (size_t i = 0; name && i < sizeof t / sizeof *t; i++)
         if (strcmp(name, t[i].name) == 0)
             return t[i].size;
@@ -322,8 +323,10 @@ uint32_t tc_dtype_size(const char *name)
 
 const char *tc_dtype_nccl_name(const char *name)
 {
-    static const char *const t[][2] = {{"float32", "float"}, {"fp16", "half"}, {"bf16", "bfloat16"},
-                                       {"fp8", "f8e4m3"},    {"int8", "int8"},  {"fp64", "double"}};
+    static const char *const t[][2] = {{"float32", "float"},  {"fp16", "half"},     {"bf16", "bfloat16"},
+                                       {"fp8", "f8e4m3"},     {"int8", "int8"},     {"fp64", "double"},
+                                       {"uint8", "uint8"},    {"int32", "int32"},   {"uint32", "uint32"},
+                                       {"int64", "int64"},    {"uint64", "uint64"}, {"fp8e5m2", "f8e5m2"}};
     for (size_t i = 0; name && i < sizeof t / sizeof *t; i++)
         if (strcmp(name, t[i][0]) == 0)
             return t[i][1];

@@ -294,7 +294,9 @@ SET(set_dtype)
     char d[sizeof s->dtype];
     tc_status st = str_of(v, where, d, sizeof d, err);
     if (st == TC_OK && !tc_dtype_size(d))
-        st = tc_fail(err, TC_EINVAL, "%s: unknown element type '%s': accepted are float32, fp16, bf16, fp8, int8, fp64",
+        st = tc_fail(err, TC_EINVAL,
+                     "%s: unknown element type '%s': accepted are float32, fp16, bf16, fp8, fp8e5m2, int8, uint8, "
+                     "int32, uint32, int64, uint64, fp64",
                      where, d);
     if (st == TC_OK)
         snprintf(s->dtype, sizeof s->dtype, "%s", d);

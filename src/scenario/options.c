@@ -113,7 +113,7 @@ static const opt_def opts[] = {
      F_VALUE},
     {{"--dtype", "collective.dtype", "algorithm", "TYPE", B(COLLECTIVE) | B(COMPARE) | B(CONCURRENT) | B(FAILURES),
       false,
-      "element type: float32 (default), fp16, bf16, fp8, int8, fp64; sizes are whole elements, rounded as "
+      "element type: float32 (default), fp16, bf16, fp8 (e4m3), fp8e5m2, int8, uint8, int32, uint32, int64, uint64, fp64; sizes are whole elements, rounded as "
       "nccl-tests does"},
      F_VALUE},
     {{"--trials", "failures.trials", "failures", "T", B(FAILURES), false,
