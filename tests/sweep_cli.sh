@@ -276,6 +276,22 @@ else
     echo "note: MPI checks not run: $mpi"
 fi
 
+# a key of the base that an axis makes moot is left out of those points (a
+# DDP point of a sweep over sync.strategy whose base sets inner steps); an
+# axis's own key must apply
+cat >"$tmp/moot.json" <<EOF
+{"scenario": {"command": "train", "network": {"topo": ["multidc:pods=2,pod=clos,down=4,up=1,wan_bw=10Gbps,wan_lat=1ms"]},
+              "iteration": {"model": "resnet18"}, "parallel": {"dp": 8}, "sync": {"inner_steps": 50}},
+ "sweep": {"mode": "product", "axes": {"sync.strategy": ["ddp", "diloco"]}}}
+EOF
+good "sweep: a base key an axis makes moot" "2 points: 0 held already, 2 run now" sweep "$tmp/moot.json" -o "$tmp/moot.jsonl" --quiet
+cat >"$tmp/moot2.json" <<EOF
+{"scenario": {"command": "train", "network": {"topo": ["multidc:pods=2,pod=clos,down=4,up=1,wan_bw=10Gbps,wan_lat=1ms"]},
+              "iteration": {"model": "resnet18"}, "parallel": {"dp": 8}},
+ "sweep": {"mode": "product", "axes": {"sync.inner_steps": [10, 50]}}}
+EOF
+bad "sweep: an axis whose key does not apply" sweep "$tmp/moot2.json" -o "$tmp/moot2.jsonl" --quiet
+
 if [ "$fails" -ne 0 ]; then
     echo "$fails sweep CLI checks failed"
     exit 1

@@ -111,7 +111,9 @@ static void nccl_chains_move_the_right_data(void **state)
     int checked = 0;
     for (size_t ti = 0; ti < 4; ti++) {
         tc_topo *t = topo(topos[ti]);
-        for (uint32_t nodes = 1; nodes <= 9 && nodes * Gs[ti] <= t->n_endpoints; nodes += 2) {
+        static const uint32_t nn[] = {1, 2, 3, 4, 9};
+        for (size_t ni = 0; ni < 5 && nn[ni] * Gs[ti] <= t->n_endpoints; ni++) {
+            uint32_t nodes = nn[ni];
             uint32_t p = nodes * Gs[ti] < 2 ? 2 : nodes * Gs[ti];
             uint32_t roots[3] = {0, p / 2 + 1 < p ? p / 2 + 1 : 0, p - 1};
             for (int op = 0; op < 2; op++)

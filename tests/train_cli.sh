@@ -72,6 +72,9 @@ then
     echo "FAIL (--compress-dp): the hook's encode waits for the whole backward"
     fails=$((fails + 1))
 fi
+# the experts' buckets (after a stage's dense ones, reduced over expert DP)
+# get their encode in the backward too
+good "DDP hook on expert buckets" "powersgd:rank=4 applied" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 2 --compress-dp powersgd:rank=4 --allow-oom
 bad "timeline in a missing directory" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --timeline /nonexistent/x.json
 bad_says "timeline with search" "not with --search" train --topo "$CLOS" --model llama3-8b --search --global-batch 64 --timeline "$tmp/s.json"
 bad_says "skew without ep" "give --ep" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --seq 4096 --zipf 1 --allow-oom

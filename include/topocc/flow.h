@@ -127,7 +127,7 @@ typedef struct tc_flow_result {
     uint64_t events;
     uint64_t batches;          /* rate recomputations */
     double makespan_s;         /* last finish - first start */
-    tc_link_load hot[TC_FLOW_HOT_LINKS]; /* most bytes first */
+    tc_link_load hot[TC_FLOW_HOT_LINKS]; /* busiest first: most bytes for the link's bandwidth */
     size_t nhot;
     double mean_utilisation;   /* over the links that carried traffic */
     uint64_t trace_slices;     /* slices written */

@@ -246,6 +246,10 @@ typedef struct tc_scenario {
     /* Bookkeeping: key k of the table is in given when it was given (from
      * a file or a flag) and in flags when a flag gave it (tc_keyset_*). */
     tc_keyset given_mask, flag_mask;
+    /* Keys that tc_scenario_read_json leaves out, rather than refuses,
+     * where they do not apply (a sweep point's keys from its base, which an
+     * axis may have made moot); empty: every key refused. */
+    tc_keyset moot_ok;
 } tc_scenario;
 
 /* A scenario of command c with every default filled in (not yet resolved:
@@ -266,6 +270,9 @@ tc_status tc_scenario_resolve(tc_scenario *s, tc_err *err);
  * value of the wrong type names its key and the type expected; a syntax
  * error gives line and column. `what` names the source in messages. */
 tc_status tc_scenario_read_json(tc_scenario *s, const struct json_t *root, const char *what, tc_err *err);
+/* Lets tc_scenario_read_json leave out every key that does not apply,
+ * but those of the n paths in strict, instead of refusing it (moot_ok). */
+void tc_scenario_allow_moot(tc_scenario *s, const char *const *strict, size_t n);
 tc_status tc_scenario_load(tc_scenario *s, const char *path, tc_err *err);   /* "-": standard input */
 /* Canonical JSON of a resolved scenario (new reference; NULL when out of
  * memory): only the keys that apply to its command (and mode), every number

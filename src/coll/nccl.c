@@ -766,8 +766,8 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
                     b = fmin(b * (ppn < 2 ? 0.7 : 0.92), search * ll128_per_ch[arow]); /* :181 */
                 if (chain) /* one step's hardware latency where the ring graph's channels are the same
                             * (sameChannels, :233-235; assumed: the search's first, perfect, ring) */
-                    lat = base_lat_us[i] + (nodes > 1 ? tc_nccl_model_net_lat_us(topo, (tc_proto)p, hw_net_us[i])
-                                                      : hw_nvlink_us[i]);
+                    lat = base_lat_us[i] + (nodes > 1 ? tc_nccl_net_lat_us(topo, (tc_proto)p, hw_net_us[i])
+                                                      : hw_nvlink_us[i]); /* hwLat alone: no latencyInter */
                 else
                     lat = base_lat_us[i] + (nsteps - ninter) * ring_intra_us((tc_proto)p, nodes) +
                           ninter * tc_nccl_model_net_lat_us(topo, (tc_proto)p, hw_net_us[i]); /* :241-248 */

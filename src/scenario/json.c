@@ -115,6 +115,17 @@ static tc_status read_header(tc_scenario *s, const json_t *root, const char *wha
     return TC_OK;
 }
 
+void tc_scenario_allow_moot(tc_scenario *s, const char *const *strict, size_t n)
+{
+    for (size_t i = 0; i < tc_scn_key_count(); i++)
+        tc_keyset_add(&s->moot_ok, (int)i);
+    for (size_t a = 0; a < n; a++) {
+        int ki = tc_scn_key_index(strict[a]);
+        if (ki >= 0)
+            tc_keyset_del(&s->moot_ok, ki);
+    }
+}
+
 tc_status tc_scenario_read_json(tc_scenario *s, const json_t *root, const char *what, tc_err *err)
 {
     if (!json_is_object(root))
@@ -147,7 +158,7 @@ tc_status tc_scenario_read_json(tc_scenario *s, const json_t *root, const char *
         s->job.policy = TC_PLACE_LIST;
     for (size_t i = 0; i < tc_scn_key_count(); i++) {
         const tc_scn_key *k = tc_scn_key_get(i);
-        if (tc_keyset_has(&file, (int)i) && !tc_scn_key_applies(k, s))
+        if (tc_keyset_has(&file, (int)i) && !tc_scn_key_applies(k, s) && !tc_keyset_has(&s->moot_ok, (int)i))
             return tc_fail(err, TC_EINVAL, "%s: %s applies only with %s", what, k->path, k->needs);
     }
     s->given_mask = before;

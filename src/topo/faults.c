@@ -161,7 +161,7 @@ tc_status tc_topo_fail_random(tc_topo *t, const tc_fail_random *r, uint64_t tria
     if (r->links_pct && r->links > 0 && want < 1) {
         free(cab);
         return tc_fail(err, TC_EINVAL, "--fail-random links=%.12g%%: of %u eligible cables that rounds to none; give "
-                                       "at least %.3g%% (one cable) or a count, links=1",
+                                       "at least %.3f%% (one cable) or a count, links=1",
                        r->links, n, n ? ceil(50000.0 / n) / 1000 : 100.0);
     }
     if (want > n) {

@@ -989,7 +989,11 @@ static void chain(ctx *x, uint32_t mk, uint32_t k, uint32_t j, int b, int32_t pr
      * of the later layers' backward kernels (dp_encode); the buckets of a
      * stage are stored last unit first, the order of the backward */
     bool dp_hook = b && c->dp > 1 && c->zero < 3 && (c->zero == 2 || j == m - 1) && c->codec[TC_TI_CODEC_DP];
-    size_t hb = x->bbeg[k];
+    size_t hb = x->bbeg[k], he = x->bbeg[k];
+    /* the stage's expert buckets come after its dense ones (make_buckets),
+     * each run last unit first: a cursor for each */
+    while (he < x->bbeg[k + 1] && !x->bk[he].expert)
+        he++;
     for (size_t q = 0; q < u1 - u0 && !x->st; q++) {
         size_t ui = b ? u1 - 1 - q : u0 + q;
         const unit *u = &x->u[ui];
@@ -1022,9 +1026,12 @@ static void chain(ctx *x, uint32_t mk, uint32_t k, uint32_t j, int b, int32_t pr
                 ep_comms(x, rank, &last, 0);
             ep_comms(x, rank, &last, b);
         }
-        if (dp_hook)
-            for (; hb < x->bbeg[k + 1] && x->bk[hb].last_unit == ui; hb++)
+        if (dp_hook) {
+            for (; hb < x->bbeg[k + 1] && !x->bk[hb].expert && x->bk[hb].last_unit == ui; hb++)
                 dp_encode(x, rank, hb, t);
+            for (; he < x->bbeg[k + 1] && x->bk[he].last_unit == ui; he++)
+                dp_encode(x, rank, he, t);
+        }
         if (b && zero3) {
             uint32_t r = dp_split(x, rank, S_DP, TC_OP_REDUCESCATTER, x->gbytes, u, t, "fsdp.rs", UINT32_MAX);
             if (r != UINT32_MAX)
