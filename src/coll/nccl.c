@@ -346,6 +346,22 @@ static nccl_ring_state *ring_state_new(tc_sched *s, uint32_t C, uint32_t R, uint
     return st->order ? st : NULL;
 }
 
+static tc_status emit_nccl_ring(const tc_sched *s, uint32_t step, tc_xfers *x);
+
+/* What the rings and the chains set alike: nblk blocks (slots), one lane
+ * per channel, the protocol's costs for R ranks on nodes of G. */
+static void ring_sched_set(tc_sched *s, const tc_coll_req *req, const tc_topo *topo, uint32_t R, uint32_t G,
+                           uint32_t C, uint32_t nblk)
+{
+    s->nblk = s->nslots = nblk;
+    s->blk_bytes = tc_block_bytes(req->bytes, req->elt, s->nblk);
+    s->emit = emit_nccl_ring;
+    s->channels = C;
+    s->lanes = C;
+    s->nccl_impl = TC_ALGO_NCCL_RING;
+    proto_costs(s, topo, R > G ? R / G : 1, C);
+}
+
 static bool nccl_ring_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)
 {
     if (op == TC_OP_ALLTOALL) {
@@ -498,13 +514,7 @@ static tc_status nccl_ring_build(const tc_coll_req *req, const tc_topo *topo, tc
         return tc_fail(err, TC_EINTERNAL, "out of memory");
     for (uint32_t k = 0; k < C; k++)
         ring_order(k, R, G, st->order + (size_t)k * R);
-    s->nblk = s->nslots = (uint32_t)nblk;
-    s->blk_bytes = tc_block_bytes(req->bytes, req->elt, s->nblk);
-    s->emit = emit_nccl_ring;
-    s->channels = C;
-    s->lanes = C;
-    s->nccl_impl = TC_ALGO_NCCL_RING;
-    proto_costs(s, topo, R > G ? R / G : 1, C);
+    ring_sched_set(s, req, topo, R, G, C, (uint32_t)nblk);
     if (R == 1) {
         s->base_s = 0; /* nothing to communicate: no collective to launch over the network */
         return TC_OK;
@@ -579,13 +589,7 @@ static tc_status nccl_chain_build(const tc_coll_req *req, const tc_topo *topo, t
     s->nlat_pairs = R - 1;
     s->lat_once = true;
     s->send_in_order = true;
-    s->nblk = s->nslots = (uint32_t)(C * L);
-    s->blk_bytes = tc_block_bytes(req->bytes, req->elt, s->nblk);
-    s->emit = emit_nccl_ring;
-    s->channels = C;
-    s->lanes = C;
-    s->nccl_impl = TC_ALGO_NCCL_RING;
-    proto_costs(s, topo, R > G ? R / G : 1, C);
+    ring_sched_set(s, req, topo, R, G, C, (uint32_t)(C * L));
     if (s->proto == TC_PROTO_SIMPLE) {
         s->credit_steps = 8;
         s->credit_steps_inter = 16;

@@ -190,6 +190,12 @@ static uint64_t library_among(tc_op op)
 
 _Static_assert(TC_ALGO_COUNT <= 64, "tc_coll_req.among has a bit per algorithm");
 
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
 /* "library" for all-reduce, reduce-scatter and all-gather: NCCL's ring
  * itself (nccl-ring, Simple: the protocol of NCCL's choice at gradient
  * sizes, and one that co-simulates) where it is faster than the forms
@@ -203,14 +209,17 @@ static tc_status library_nccl_ring(comm_ctx *c, const tc_coll_req *req, const tc
 {
     /* only there: elsewhere both leave each GPU by its own links, and the
      * MPI forms stand */
-    uint32_t G = c->t->node_size, first = gr->members[0] / (G ? G : 1);
-    bool spans = false, shares = false;
-    for (uint32_t i = 1; G > 1 && i < gr->size; i++) {
-        spans |= gr->members[i] / G != first;
-        for (uint32_t j = 0; j < i && !shares; j++)
-            shares = gr->members[i] / G == gr->members[j] / G;
-    }
-    if (!spans || !shares)
+    uint32_t G = c->t->node_size, nodes = 0, *node = G > 1 ? malloc(gr->size * sizeof *node) : NULL;
+    if (G > 1 && !node)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    for (uint32_t i = 0; node && i < gr->size; i++)
+        node[i] = gr->members[i] / G;
+    if (node)
+        qsort(node, gr->size, sizeof *node, cmp_u32);
+    for (uint32_t i = 0; node && i < gr->size; i++)
+        nodes += i == 0 || node[i] != node[i - 1];
+    free(node);
+    if (nodes < 2 || nodes == gr->size) /* one node, or a GPU a node */
         return TC_OK;
     tc_result *q = tc_calloc(n, sizeof *q);
     if (!q)
