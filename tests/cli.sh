@@ -399,6 +399,14 @@ good "nccl: broadcast is NCCL's ring, LL at 8 B" "nccl:Ring,LL,1ch" collective -
 good "nccl-tests: nccl-tests' integer types" "^     1048576        262144     int32     sum" nccl-tests --preset dgx-h100 -d int32 -b 1M -e 1M
 good "nccl-tests: uint8" "^     1048576       1048576     uint8     sum" nccl-tests --preset dgx-h100 -d uint8 -b 1M -e 1M
 bad "nccl-tests: a type nccl-tests lacks" nccl-tests --preset dgx-h100 -d int16 -b 1M -e 1M
+good "nccl-tests: -o max is printed" "^  1073741824     268435456     float     max" nccl-tests --preset dgx-h100 -o max -b 1G -e 1G
+good "nccl-tests: -o max on float has no NVLS kernel (the ring)" "nccl:Ring,Simple" collective --preset dgx-h100 --op allreduce --algo nccl --size 1GiB --redop max
+good "nccl-tests: -o max on int32 takes NVLS" "nccl:NVLS,Simple" collective --preset dgx-h100 --op allreduce --algo nccl --size 1GiB --redop max --dtype int32
+good "nccl-tests: -o avg on bf16 has no NVLS kernel (PreMulSum)" "nccl:Ring,Simple" collective --preset dgx-h100 --op allreduce --algo nccl --size 1GiB --redop avg --dtype bf16
+good "nccl-tests: -o with all-gather prints none" "^  1073741824      33554432     float    none" nccl-tests --preset dgx-h100 --op allgather -o max -b 1G -e 1G
+bad "collective: nccl-nvls with prod" collective --preset dgx-h100 --op allreduce --algo nccl-nvls --size 1GiB --redop prod
+bad "collective: --redop with all-gather" collective --preset dgx-h100 --op allgather --size 1GiB --redop max
+bad "collective: an unknown --redop" collective --preset dgx-h100 --op allreduce --size 1GiB --redop mean
 # NCCL's model of broadcast and reduce takes the network step's hardware
 # latency alone (tuning.cc:231-235, no latencyInter): the EFA plugin's
 # reported 75 us does not push it to LL128 at 8 MiB

@@ -752,6 +752,71 @@ static double nvls_eval(const tc_topo *t, tc_algo a, uint32_t p, double bytes, t
     return r->time_s;
 }
 
+/* NVLS only for the types and operators NCCL v2.21.5-1 has kernels for
+ * (ncclNvlsSupported, src/include/device.h:423-440): sum on float and
+ * double; sum, min and max on half, bfloat16 and 32/64-bit integers;
+ * never prod, avg (PreMulSum or SumPostDiv) or an 8-bit type. Every
+ * type and operator: NCCL's choice at 1 GiB on one H100 node is NVLS
+ * exactly where the table allows it, the ring elsewhere; a named
+ * nccl-nvls is refused elsewhere; the lower bound counts the switch's
+ * reduction only where it can reduce. */
+static void nvls_only_for_its_types_and_operators(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=8,up=1,node=8,node_bw=370.8GB/s,node_reduce=1,arch=hopper");
+    static const char *const types[] = {"float32", "fp16", "bf16", "fp8", "int8", "fp64",
+                                        "uint8", "int32", "uint32", "int64", "uint64", "fp8e5m2"};
+    /* by hand from device.h: per type, the operators with a kernel (bit per tc_redop) */
+    const unsigned sum = 1u << TC_REDOP_SUM, mm = 1u << TC_REDOP_MIN | 1u << TC_REDOP_MAX;
+    const unsigned want[] = {sum, sum | mm, sum | mm, 0, 0, sum, 0, sum | mm, sum | mm, sum | mm, sum | mm, 0};
+    for (size_t i = 0; i < sizeof types / sizeof *types; i++) {
+        uint8_t code = tc_dtype_code(types[i]);
+        assert_string_equal(tc_dtype_name(code), types[i]);
+        for (int op = TC_REDOP_SUM; op <= TC_REDOP_AVG; op++) {
+            bool ok = (want[i] >> op) & 1;
+            if (tc_nccl_nvls_redop_ok(code, (uint8_t)op) != ok)
+                fail_msg("%s %s: table says %d", types[i], tc_redop_name((tc_redop)op), ok);
+            tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL, .p = 8, .bytes = 1 << 30,
+                               .elt = tc_dtype_size(types[i]), .dtype = code, .redop = (uint8_t)op};
+            tc_algo a;
+            tc_nccl_choose(&req, t, &a, NULL);
+            if ((a == TC_ALGO_NCCL_NVLS) != ok)
+                fail_msg("%s %s: NCCL's choice %s", types[i], tc_redop_name((tc_redop)op), tc_algo_name(a));
+            req.algo = TC_ALGO_NCCL_NVLS;
+            tc_sched *sc = NULL;
+            tc_err e2 = {{0}};
+            tc_status st = tc_coll_build(&req, t, &sc, &e2);
+            if ((st == TC_OK) != ok)
+                fail_msg("%s %s: nccl-nvls build %d (%s)", types[i], tc_redop_name((tc_redop)op), st, e2.msg);
+            if (!ok)
+                assert_non_null(strstr(e2.msg, "no NVLS kernel"));
+            tc_sched_free(sc);
+            /* the bound: S each way through the node's links where the
+             * switch reduces, 2 (p - 1) / p S where it does not */
+            req.algo = TC_ALGO_NCCL_RING;
+            tc_result r;
+            tc_eval_opts o = {.mode = TC_MODE_FORMULA, .routing = TC_ROUTE_DMODK};
+            if (tc_evaluate(t, &req, &o, &r, &e2) != TC_OK)
+                fail_msg("evaluate: %s", e2.msg);
+            double S = r.bytes, inj = 370.8e9 + 50e9, lb = (ok ? S : 2.0 * 7 / 8 * S) / inj;
+            if (fabs(r.lower_bound_s - lb) > 1e-9 * lb)
+                fail_msg("%s %s: bound %.9g s, by hand %.9g s", types[i], tc_redop_name((tc_redop)op),
+                         r.lower_bound_s, lb);
+        }
+    }
+    /* all-gather runs as sum whatever the operator (src/collectives.cc:23-25) */
+    tc_coll_req g = {.op = TC_OP_ALLGATHER, .algo = TC_ALGO_NCCL_NVLS, .p = 8, .bytes = 1 << 30, .elt = 4,
+                     .redop = TC_REDOP_MAX};
+    tc_sched *sc = NULL;
+    tc_err e3 = {{0}};
+    if (tc_coll_build(&g, t, &sc, &e3) != TC_OK)
+        fail_msg("all-gather with max: %s", e3.msg);
+    tc_sched_free(sc);
+    assert_string_equal(tc_redop_column(TC_OP_ALLGATHER, TC_REDOP_MAX), "none");
+    assert_string_equal(tc_redop_column(TC_OP_REDUCE, TC_REDOP_MAX), "max");
+    tc_topo_free(t);
+}
+
 /* NVLS on one node of 8 H100 by hand. Per GPU and direction an all-reduce
  * of S moves S (its shards to the switch, the multicast back) and S / 8
  * (the head's shard from the switch and back to it), each byte 6/5 on the
@@ -884,6 +949,7 @@ int main(void)
         cmocka_unit_test(nccl_tree_moves_the_right_data_and_times_as_nccl),
         cmocka_unit_test(nccl_nvls_moves_the_right_data),
         cmocka_unit_test(nvls_on_one_h100_node_by_hand),
+        cmocka_unit_test(nvls_only_for_its_types_and_operators),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -223,6 +223,8 @@ typedef struct tc_coll_req {
     uint32_t throttle;    /* scattered: messages a rank posts at a time, MPIR_CVAR_ALLTOALL_THROTTLE (0: MPICH's
                              default, 32; TC_THROTTLE_ALL: all at once, "throttle=0") */
     uint64_t among;       /* auto: the algorithms it may choose, bit 1 << tc_algo (0: every one) */
+    uint8_t redop;        /* tc_redop of a reduction (0: sum): timed alike; NCCL's NVLS runs only some */
+    uint8_t dtype;        /* tc_dtype_code of the element type (0: float32) */
 } tc_coll_req;
 #define TC_THROTTLE_ALL UINT32_MAX
 /* MPICH's default MPIR_CVAR_ALLTOALL_THROTTLE (src/mpi/coll/cvars.txt, v5.0.1). */
@@ -231,6 +233,25 @@ typedef struct tc_coll_req {
 /* Element types (--dtype): float32 (4 bytes), fp16, bf16 (2), fp8, int8
  * (1), fp64 (8). Returns the element size, or 0 for an unknown name. */
 uint32_t tc_dtype_size(const char *name);
+/* The type's code for tc_coll_req.dtype (0: float32, also for NULL or an
+ * unknown name). */
+uint8_t tc_dtype_code(const char *name);
+const char *tc_dtype_name(uint8_t code); /* topocc's name of a code ("float32" if unknown) */
+
+/* Reduction operators (--redop, nccl-tests' -o). Every evaluator times
+ * them alike (the reduction is not modelled as compute); NCCL's choice
+ * leaves NVLS out where the type and operator have no NVLS kernel. */
+typedef enum tc_redop { TC_REDOP_SUM = 0, TC_REDOP_PROD, TC_REDOP_MIN, TC_REDOP_MAX, TC_REDOP_AVG } tc_redop;
+/* The operator of a name (sum, prod, min, max, avg); false if unknown. */
+bool tc_redop_parse(const char *name, tc_redop *out);
+const char *tc_redop_name(tc_redop op);
+/* nccl-tests' redop column: the operator's name for a reduction
+ * (allreduce, reducescatter, reduce), "none" otherwise. */
+const char *tc_redop_column(tc_op op, uint8_t redop);
+/* Whether NCCL v2.21.5-1 has NVLS kernels for the operator on the type of
+ * code dtype (ncclNvlsSupported, src/include/device.h:423-440; min and max
+ * are its MinMax, avg its PreMulSum or SumPostDiv, enqueue.cc:1840-1877). */
+bool tc_nccl_nvls_redop_ok(uint8_t dtype, uint8_t redop);
 /* nccl-tests' name of the type ("float", "half", "bfloat16", "f8e4m3",
  * "int8", "double"); "float" for NULL or an unknown name. */
 const char *tc_dtype_nccl_name(const char *name);

@@ -66,6 +66,7 @@ typedef struct tc_result {
     uint32_t phases, steps;
     uint64_t transfers;        /* the schedule's point-to-point transfers, exact (0: not counted, as over sub-groups) */
     uint32_t elt;              /* bytes per element (0: fluid sizes) */
+    uint8_t dtype, redop;      /* the element type's code and the reduction operator (tc_coll_req's) */
     /* Sub-groups (tc_evaluate_groups_sweep): groups > 0 groups of
      * group_size ranks each ran the collective at once (ranks: the job's;
      * bytes, algbw and busbw: one group's); time_s is the slowest group's.
@@ -85,6 +86,13 @@ double tc_lower_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes,
 /* The same with a per-message overhead alpha in place of the topology's. */
 double tc_lower_bound_alpha(const tc_topo *t, tc_op op, uint32_t p, double bytes, const uint32_t *rank_map,
                             double alpha);
+/* The same; node_reduces false: the scale-up switches (node_reduce) do
+ * not reduce this collective's type and operator. */
+double tc_lower_bound_ex(const tc_topo *t, tc_op op, uint32_t p, double bytes, const uint32_t *rank_map,
+                         double alpha, bool node_reduces);
+/* Whether scale-up switches that reduce can reduce req's type and
+ * operator (those NCCL's NVLS has kernels for). */
+bool tc_req_node_reduces(const tc_coll_req *req);
 
 /* Time of one schedule. */
 tc_status tc_eval_formula(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o,

@@ -146,6 +146,7 @@ typedef struct tc_scenario {
     int nalgos;
     double *sizes;                      /* bytes, owned; at most TC_SCN_MAX_SIZES */
     char dtype[12];                     /* element type (tc_dtype_size): sizes are whole elements */
+    char redop[8];                      /* collective.redop: sum, prod, min, max, avg (reductions) */
     size_t nsizes;
 
     /* eval.* and flow.* */

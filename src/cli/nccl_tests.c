@@ -24,8 +24,10 @@ static const char *help =
     "(they change how nccl-tests measures, not what is predicted).\n"
     "  --op OP        allreduce (default), allgather, reducescatter, broadcast, reduce, alltoall\n"
     "  -b, -e, -f     sizes as nccl-tests: MIN, MIN*F, ... up to MAX (F default 2); 8, 1K, 8M, 8G\n"
-    "  -d TYPE        float (default), half, bfloat16, double, int8, f8e4m3 (nccl-tests' names)\n"
-    "  -o REDOP       sum (default); prod, min, max, avg are timed as sum\n"
+    "  -d TYPE        float (default), half, bfloat16, double, int8, uint8, int32, uint32, int64, uint64,\n"
+    "                 f8e4m3, f8e5m2 (nccl-tests' names)\n"
+    "  -o REDOP       sum (default), prod, min, max, avg: timed as sum; NCCL's choice takes NVLS only\n"
+    "                 where NCCL has a kernel for the type and operator\n"
     "  -r ROOT        root of broadcast and reduce (default 0)\n"
     "  --algo ALGO    default nccl (NCCL's choice of algorithm and protocol); any algorithm of collective\n"
     "  --group SPEC   run it in every group of the ranks at once, as nccl-tests over sub-communicators:\n"
@@ -232,9 +234,15 @@ static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows,
         st = nt_dtype(in->d, &dt, err);
     if (st == TC_OK)
         st = set1(s, "--dtype", dt, err);
-    if (st == TC_OK && in->o && strcmp(in->o, "sum") && strcmp(in->o, "prod") && strcmp(in->o, "min") &&
-        strcmp(in->o, "max") && strcmp(in->o, "avg"))
+    tc_redop rop;
+    if (st == TC_OK && in->o && !tc_redop_parse(in->o, &rop))
         st = tc_fail(err, TC_EINVAL, "invalid -o '%s': accepted are sum, prod, min, max, avg", in->o);
+    /* nccl-tests passes -o to the reductions only (the others print none) */
+    tc_op top = TC_OP_ALLREDUCE;
+    tc_err e2;
+    if (st == TC_OK && in->o && (!in->op || tc_op_parse(in->op, &top, &e2) == TC_OK) &&
+        (top == TC_OP_ALLREDUCE || top == TC_OP_REDUCESCATTER || top == TC_OP_REDUCE))
+        st = set1(s, "--redop", in->o, err);
     if (st == TC_OK && in->mode)
         st = set1(s, "--mode", in->mode, err);
     if (st == TC_OK && in->routing)

@@ -152,9 +152,17 @@ static double nvls_lat_us(bool tree, uint32_t M, const tc_topo *t, bool model)
     return NVLS_HW_LAT_US + (M > 1 ? NVLS_NET_LAT_US : 0);
 }
 
+/* Whether NCCL has an NVLS kernel for req's type and operator (all-gather
+ * runs as ncclSum: src/collectives.cc:23-25); no 8-bit type has one. */
+static bool nvls_kernel(const tc_coll_req *req)
+{
+    uint8_t op = req->op == TC_OP_ALLGATHER ? TC_REDOP_SUM : req->redop;
+    return req->elt != 1 && tc_nccl_nvls_redop_ok(req->dtype, op);
+}
+
 double tc_nccl_nvls_time_us(const tc_coll_req *req, const tc_topo *t, bool tree)
 {
-    if (nvls_refusal(req->op, req->p, t, tree) || req->elt == 1) /* no 8-bit type reduces in NVLS (device.h:423-440) */
+    if (nvls_refusal(req->op, req->p, t, tree) || !nvls_kernel(req))
         return INFINITY;
     uint32_t G, M, H;
     nvls_shape(req->p, t, &G, &M, &H);
@@ -460,6 +468,13 @@ static tc_status nvls_phases(tc_sched *s, tc_err *err)
 
 static tc_status nvls_build_common(const tc_coll_req *req, const tc_topo *t, tc_sched *s, bool tree, tc_err *err)
 {
+    if (!nvls_kernel(req))
+        return tc_fail(err, TC_EINVAL,
+                       "%s: NCCL has no NVLS kernel for %s on %s (ncclNvlsSupported: sum on float32 and fp64; sum, "
+                       "min and max on fp16, bf16 and 32/64-bit integers; no 8-bit type): give the ring or the tree",
+                       tree ? "nccl-nvls-tree" : "nccl-nvls",
+                       req->op == TC_OP_ALLGATHER ? "sum" : tc_redop_name((tc_redop)req->redop),
+                       req->elt == 1 && !req->dtype ? "an 8-bit type" : tc_dtype_name(req->dtype));
     uint32_t G, M, H;
     nvls_shape(req->p, t, &G, &M, &H);
     uint32_t C = req->channels ? req->channels : NVLS_CHANNELS;

@@ -308,29 +308,82 @@ double tc_op_busbw_factor(tc_op op, uint32_t p)
     }
 }
 
+/* The element types, in tc_dtype_code's order: topocc's name, bytes,
+ * nccl-tests' name (test_typenames, src/common.cu of NVIDIA/nccl-tests v2.13.10;
+ * f8e4m3 and f8e5m2 from v2.15.0). */
+static const struct {
+    const char *name;
+    uint32_t size;
+    const char *nccl;
+} dtypes[] = {{"float32", 4, "float"}, {"fp16", 2, "half"},     {"bf16", 2, "bfloat16"}, {"fp8", 1, "f8e4m3"},
+              {"int8", 1, "int8"},     {"fp64", 8, "double"},   {"uint8", 1, "uint8"},   {"int32", 4, "int32"},
+              {"uint32", 4, "uint32"}, {"int64", 8, "int64"},   {"uint64", 8, "uint64"}, {"fp8e5m2", 1, "f8e5m2"}};
+#define NDTYPES (sizeof dtypes / sizeof *dtypes)
+
+uint8_t tc_dtype_code(const char *name)
+{
+    for (size_t i = 0; name && i < NDTYPES; i++)
+        if (strcmp(name, dtypes[i].name) == 0)
+            return (uint8_t)i;
+    return 0;
+}
+
+const char *tc_dtype_name(uint8_t code)
+{
+    return code < NDTYPES ? dtypes[code].name : "float32";
+}
+
 uint32_t tc_dtype_size(const char *name)
 {
-    static const struct {
-        const char *name;
-        uint32_t size;
-    } t[] = {{"float32", 4}, {"fp16", 2},  {"bf16", 2},   {"fp8", 1},   {"int8", 1},   {"fp64", 8},
-             {"uint8", 1},   {"int32", 4}, {"uint32", 4}, {"int64", 8}, {"uint64", 8}, {"fp8e5m2", 1}};
-    for (size_t i = 0; name && i < sizeof t / sizeof *t; i++)
-        if (strcmp(name, t[i].name) == 0)
-            return t[i].size;
+    for (size_t i = 0; name && i < NDTYPES; i++)
+        if (strcmp(name, dtypes[i].name) == 0)
+            return dtypes[i].size;
     return 0;
 }
 
 const char *tc_dtype_nccl_name(const char *name)
 {
-    static const char *const t[][2] = {{"float32", "float"},  {"fp16", "half"},     {"bf16", "bfloat16"},
-                                       {"fp8", "f8e4m3"},     {"int8", "int8"},     {"fp64", "double"},
-                                       {"uint8", "uint8"},    {"int32", "int32"},   {"uint32", "uint32"},
-                                       {"int64", "int64"},    {"uint64", "uint64"}, {"fp8e5m2", "f8e5m2"}};
-    for (size_t i = 0; name && i < sizeof t / sizeof *t; i++)
-        if (strcmp(name, t[i][0]) == 0)
-            return t[i][1];
+    for (size_t i = 0; name && i < NDTYPES; i++)
+        if (strcmp(name, dtypes[i].name) == 0)
+            return dtypes[i].nccl;
     return "float";
+}
+
+static const char *const redops[] = {"sum", "prod", "min", "max", "avg"};
+
+bool tc_redop_parse(const char *name, tc_redop *out)
+{
+    for (size_t i = 0; name && i < sizeof redops / sizeof *redops; i++)
+        if (strcmp(name, redops[i]) == 0) {
+            *out = (tc_redop)i;
+            return true;
+        }
+    return false;
+}
+
+const char *tc_redop_name(tc_redop op)
+{
+    return (unsigned)op < sizeof redops / sizeof *redops ? redops[op] : "sum";
+}
+
+const char *tc_redop_column(tc_op op, uint8_t redop)
+{
+    return op == TC_OP_ALLREDUCE || op == TC_OP_REDUCESCATTER || op == TC_OP_REDUCE ? tc_redop_name((tc_redop)redop)
+                                                                                     : "none";
+}
+
+bool tc_nccl_nvls_redop_ok(uint8_t dtype, uint8_t redop)
+{
+    const char *n = dtype < NDTYPES ? dtypes[dtype].name : "float32";
+    /* ncclAvg is PreMulSum (floating point) or SumPostDiv (integers),
+     * ncclProd is Prod: neither has an NVLS kernel */
+    bool sum = redop == TC_REDOP_SUM, minmax = redop == TC_REDOP_MIN || redop == TC_REDOP_MAX;
+    if (!strcmp(n, "int32") || !strcmp(n, "uint32") || !strcmp(n, "int64") || !strcmp(n, "uint64") ||
+        !strcmp(n, "fp16") || !strcmp(n, "bf16"))
+        return sum || minmax;
+    if (!strcmp(n, "float32") || !strcmp(n, "fp64"))
+        return sum;
+    return false; /* int8, uint8 and the 8-bit floats: no NVLS kernel */
 }
 
 static bool per_rank_count(tc_op op)

@@ -364,6 +364,17 @@ double tc_lower_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes, cons
 double tc_lower_bound_alpha(const tc_topo *t, tc_op op, uint32_t p, double bytes, const uint32_t *rank_map,
                             double alpha)
 {
+    return tc_lower_bound_ex(t, op, p, bytes, rank_map, alpha, true);
+}
+
+bool tc_req_node_reduces(const tc_coll_req *req)
+{
+    return req->elt != 1 && tc_nccl_nvls_redop_ok(req->dtype, req->redop);
+}
+
+double tc_lower_bound_ex(const tc_topo *t, tc_op op, uint32_t p, double bytes, const uint32_t *rank_map,
+                         double alpha, bool node_reduces)
+{
     if (!t || p < 2 || !(bytes > 0) || (unsigned)op >= TC_OP_COUNT)
         return 0;
     tc_topo_info info;
@@ -379,9 +390,10 @@ double tc_lower_bound_alpha(const tc_topo *t, tc_op op, uint32_t p, double bytes
     /* Switches that reduce (NVLink SHARP in the node, InfiniBand SHARP in
      * the fabric) take the all-reduce's reduction off the ranks: each must
      * still send its whole input and receive the whole result, S each way,
-     * not 2 (p - 1) / p S. */
+     * not 2 (p - 1) / p S. NVSwitches reduce only the types and operators
+     * NVLS has kernels for (node_reduces; tc_nccl_nvls_redop_ok). */
     double inj_bytes = injection_bytes(op, p, bytes);
-    if ((t->node_reduce || t->sharp) && op == TC_OP_ALLREDUCE)
+    if (((node_reduces && t->node_reduce) || t->sharp) && op == TC_OP_ALLREDUCE)
         inj_bytes = fmin(inj_bytes, bytes);
     double inj = fabric_injection(t) + (t->node_size > 1 ? t->node_bw : 0);
     double lb = t->n_degraded ? injection_degraded(t, op, p, bytes, rank_map)

@@ -303,12 +303,13 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
         x->ranks = req->p;
         x->bytes = sizes[i];
         x->elt = req->elt;
+        x->dtype = req->dtype, x->redop = req->redop;
         x->mode = o->mode;
         x->routing = tc_eval_routing(o->mode, t, o->routing);
         x->algbw_Bps = x->time_s > 0 ? sizes[i] / x->time_s : 0;
         x->busbw_Bps = x->algbw_Bps * tc_op_busbw_factor(req->op, req->p);
-        x->lower_bound_s = o->alphas ? tc_lower_bound_alpha(t, req->op, req->p, sizes[i], o->rank_map, o->alphas[i])
-                                     : tc_lower_bound(t, req->op, req->p, sizes[i], o->rank_map);
+        x->lower_bound_s = tc_lower_bound_ex(t, req->op, req->p, sizes[i], o->rank_map,
+                                             o->alphas ? o->alphas[i] : t->alpha, tc_req_node_reduces(req));
     }
     return TC_OK;
 }

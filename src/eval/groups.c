@@ -71,8 +71,8 @@ static tc_status flow_groups(const tc_topo *t, const tc_sched *inner, const tc_g
 }
 
 /* The largest over the groups of one group's lower bound on its endpoints. */
-static double groups_bound(const tc_topo *t, tc_op op, const tc_groups *g, double bytes, const uint32_t *map,
-                           const double *alpha, uint32_t *buf)
+static double groups_bound(const tc_topo *t, const tc_coll_req *req, const tc_groups *g, double bytes,
+                           const uint32_t *map, const double *alpha, uint32_t *buf)
 {
     double lb = 0;
     for (uint32_t gi = 0; gi < g->ngroups; gi++) {
@@ -80,8 +80,8 @@ static double groups_bound(const tc_topo *t, tc_op op, const tc_groups *g, doubl
             uint32_t r = g->members[(size_t)gi * g->size + i];
             buf[i] = map ? map[r] : r;
         }
-        double b = alpha ? tc_lower_bound_alpha(t, op, g->size, bytes, buf, *alpha)
-                         : tc_lower_bound(t, op, g->size, bytes, buf);
+        double b = tc_lower_bound_ex(t, req->op, g->size, bytes, buf, alpha ? *alpha : t->alpha,
+                                     tc_req_node_reduces(req));
         lb = fmax(lb, b);
     }
     return lb;
@@ -251,11 +251,12 @@ tc_status tc_evaluate_groups_sweep(const tc_topo *t, const tc_coll_req *req, con
         x->group_size = g->size;
         x->bytes = sizes[i];
         x->elt = req->elt;
+        x->dtype = req->dtype, x->redop = req->redop;
         x->mode = o->mode;
         x->routing = tc_eval_routing(o->mode, t, o->routing);
         x->algbw_Bps = x->time_s > 0 ? sizes[i] / x->time_s : 0;
         x->busbw_Bps = x->algbw_Bps * tc_op_busbw_factor(req->op, g->size);
-        x->lower_bound_s = groups_bound(t, req->op, g, sizes[i], o->rank_map, o->alphas ? &o->alphas[i] : NULL, buf);
+        x->lower_bound_s = groups_bound(t, req, g, sizes[i], o->rank_map, o->alphas ? &o->alphas[i] : NULL, buf);
     }
 done:
     tc_topo_free(view);

@@ -34,11 +34,6 @@ static long count_of(tc_op op, uint32_t p, double bytes, uint32_t elt)
     return (long)count;
 }
 
-static const char *redop_of(tc_op op)
-{
-    return op == TC_OP_ALLREDUCE || op == TC_OP_REDUCESCATTER || op == TC_OP_REDUCE ? "sum" : "none";
-}
-
 static void time_str(double us, char *buf, size_t len)
 {
     snprintf(buf, len, us < 100 ? "%7.2f" : us < 10000 ? "%7.1f" : "%7.0f", us);
@@ -70,7 +65,7 @@ void tc_nccl_tests_write(FILE *f, const tc_collective_out *o, const char *what)
         char t[32];
         time_str(r->time_s * 1e6, t, sizeof t);
         fprintf(f, "%12li  %12li  %8s  %6s  %6i", (long)r->bytes, count_of(r->op, p, r->bytes, r->elt),
-                tc_dtype_nccl_name(o->dtype), redop_of(r->op), rooted ? (int)root : -1);
+                tc_dtype_nccl_name(o->dtype), tc_redop_column(r->op, r->redop), rooted ? (int)root : -1);
         for (int k = 0; k < 2; k++)
             fprintf(f, "  %7s  %6.2f  %6.2f  %5s", t, algbw, busbw, "N/A");
         fputc('\n', f);

@@ -916,11 +916,6 @@ static void coll_result_table(const tc_collective_out *o, tc_rtable *t)
         tc_rtable_num(t, row, c2 + i, w[i]);
 }
 
-static const char *redop_name(tc_op op)
-{
-    return op == TC_OP_ALLREDUCE || op == TC_OP_REDUCESCATTER || op == TC_OP_REDUCE ? "sum" : "none";
-}
-
 void tc_sizes_table(tc_rtable *t, const tc_result *res, size_t n, uint32_t root, const char *dtype)
 {
     if (t->ncols == 0) {
@@ -943,7 +938,7 @@ void tc_sizes_table(tc_rtable *t, const tc_result *res, size_t n, uint32_t root,
         tc_rtable_num(t, row, 0, r->bytes);
         tc_rtable_num(t, row, 1, floor(r->bytes / (r->elt ? r->elt : 4)));
         tc_rtable_text(t, row, 2, tc_dtype_nccl_name(dtype));
-        tc_rtable_text(t, row, 3, redop_name(r->op));
+        tc_rtable_text(t, row, 3, tc_redop_column(r->op, r->redop));
         tc_rtable_num(t, row, 4, rooted ? (double)root : -1);
         tc_rtable_num(t, row, 5, r->time_s);
         tc_rtable_num(t, row, 6, r->algbw_Bps);

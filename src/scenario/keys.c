@@ -307,6 +307,23 @@ GET(get_dtype)
     return json_string(s->dtype[0] ? s->dtype : "float32");
 }
 
+SET(set_redop)
+{
+    char d[sizeof s->redop];
+    tc_redop op;
+    tc_status st = str_of(v, where, d, sizeof d, err);
+    if (st == TC_OK && !tc_redop_parse(d, &op))
+        st = tc_fail(err, TC_EINVAL, "%s: unknown reduction operator '%s': accepted are sum, prod, min, max, avg",
+                     where, d);
+    if (st == TC_OK)
+        snprintf(s->redop, sizeof s->redop, "%s", d);
+    return st;
+}
+GET(get_redop)
+{
+    return json_string(s->redop[0] ? s->redop : "sum");
+}
+
 SET(set_alphas)
 {
     tc_status st = list_cap(v, 0, TC_SCN_MAX_ALPHAS, where, err);
@@ -1881,6 +1898,14 @@ static bool list_place(const tc_scenario *s)
 {
     return s->job.policy == TC_PLACE_LIST;
 }
+/* The operator of a reduction: some operation reduces. */
+static bool reduction_op(const tc_scenario *s)
+{
+    for (int i = 0; i < s->nops; i++)
+        if (s->ops[i] == TC_OP_ALLREDUCE || s->ops[i] == TC_OP_REDUCESCATTER || s->ops[i] == TC_OP_REDUCE)
+            return true;
+    return false;
+}
 static bool has_group(const tc_scenario *s)
 {
     return s->group.kind != TC_GROUP_NONE;
@@ -1935,6 +1960,8 @@ static const tc_scn_key keys[] = {
     {"collective.algo", B(COLLECTIVE) | B(COMPARE) | B(FAILURES), NULL, set_algos, get_algos, ""},
     {"collective.sizes", B(COLLECTIVE) | B(COMPARE) | B(FAILURES), NULL, set_sizes, get_sizes, ""},
     {"collective.dtype", B(COLLECTIVE) | B(COMPARE) | B(CONCURRENT) | B(FAILURES), NULL, set_dtype, get_dtype, ""},
+    {"collective.redop", B(COLLECTIVE) | B(COMPARE) | B(FAILURES), reduction_op, set_redop, get_redop,
+     "an operation that reduces (allreduce, reducescatter, reduce)"},
     {"eval.mode", JOBC | B(TRAIN), NULL, set_mode, get_mode, ""},
     {"eval.phases", B(COLLECTIVE), formula_mode, set_phases, get_phases, "--mode formula"},
     {"flow.rate_cap_Bps", NETC, flow_mode, set_rate_cap, get_rate_cap, "--mode flow"},

@@ -116,6 +116,10 @@ static const opt_def opts[] = {
       "element type: float32 (default), fp16, bf16, fp8 (e4m3), fp8e5m2, int8, uint8, int32, uint32, int64, uint64, fp64; sizes are whole elements, rounded as "
       "nccl-tests does"},
      F_VALUE},
+    {{"--redop", "collective.redop", "algorithm", "OP", B(COLLECTIVE) | B(COMPARE) | B(FAILURES), false,
+      "reduction operator: sum (default), prod, min, max, avg; timed alike, NCCL's choice leaves NVLS out where "
+      "NCCL has no NVLS kernel for it on the type"},
+     F_VALUE},
     {{"--trials", "failures.trials", "failures", "T", B(FAILURES), false,
       "draws of --fail-random, each from the seed and its number [100]"},
      F_VALUE},

@@ -102,7 +102,11 @@ static tc_status run_topo(const tc_scenario *s, tc_failures_out *o, int i, const
     eo.rank_map = jn.map;
     eo.flow = &fo;
     o->mode = eo.mode;
-    tc_coll_req req = {.elt = tc_dtype_size(s->dtype), .op = o->op, .bytes = o->bytes, .algo = TC_ALGO_AUTO};
+    tc_coll_req req = {.elt = tc_dtype_size(s->dtype), .op = o->op, .bytes = o->bytes, .algo = TC_ALGO_AUTO,
+                       .dtype = tc_dtype_code(s->dtype)};
+    tc_redop rop = TC_REDOP_SUM;
+    if (tc_redop_parse(s->redop, &rop))
+        req.redop = (uint8_t)rop;
     if (st == TC_OK)
         st = tc_algo_parse(o->algo, &req, err);
     req.p = g ? g->size : o->ranks[i];

@@ -12,6 +12,13 @@
 #include "topocc/outcome_net.h"
 #include "scenario_int.h"
 
+/* The scenario's reduction operator (collective.redop; sum if unset). */
+static uint8_t scn_redop(const tc_scenario *s)
+{
+    tc_redop op = TC_REDOP_SUM;
+    return tc_redop_parse(s->redop, &op) ? (uint8_t)op : TC_REDOP_SUM;
+}
+
 static tc_status oom(tc_err *err)
 {
     return tc_fail(err, TC_EINTERNAL, "out of memory");
@@ -199,7 +206,7 @@ static tc_status chosen_sched(const tc_topo *t, const tc_coll_row *row, const tc
                               tc_err *err)
 {
     tc_coll_req q = {.op = r->op, .algo = r->algo, .p = r->ranks, .bytes = r->bytes, .root = row->root,
-                     .elt = r->elt};
+                     .elt = r->elt, .dtype = r->dtype, .redop = r->redop};
     q.chunks = row->algo == TC_ALGO_AUTO ? 0 : row->chunks;
     q.variant = row->algo == TC_ALGO_AUTO ? TC_VARIANT_DEFAULT : row->variant;
     nccl_options(&q, row);
@@ -295,7 +302,7 @@ static tc_status groups_phase_detail(const tc_topo *t, const tc_coll_row *row, c
                                      const tc_groups *g, const tc_eval_opts *eo, tc_collective_out *o, tc_err *err)
 {
     tc_coll_req q = {.op = r->op, .algo = r->algo, .p = g->size, .bytes = r->bytes, .root = row->root,
-                     .elt = r->elt};
+                     .elt = r->elt, .dtype = r->dtype, .redop = r->redop};
     q.chunks = row->algo == TC_ALGO_AUTO ? 0 : row->chunks;
     q.variant = row->algo == TC_ALGO_AUTO ? TC_VARIANT_DEFAULT : row->variant;
     nccl_options(&q, row);
@@ -417,7 +424,8 @@ static tc_status coll_groups_eval(const tc_scenario *s, const tc_run_opts *ro, t
     for (size_t i = 0; i < o->nalgos && st == TC_OK; i++) {
         const tc_coll_row *row = &o->rows[i];
         tc_coll_req req = {.op = o->op, .algo = row->algo, .p = g.size, .chunks = row->chunks, .root = row->root,
-                           .variant = row->variant, .elt = tc_dtype_size(s->dtype), .throttle = row->spec.throttle};
+                           .variant = row->variant, .elt = tc_dtype_size(s->dtype), .throttle = row->spec.throttle,
+                           .dtype = tc_dtype_code(s->dtype), .redop = scn_redop(s)};
         if (eo->mode == TC_MODE_FLOW &&
             (st = groups_mem_check(t, &req, &g, s->sizes, o->nsizes, map, fo, ro, err)))
             break;
@@ -490,7 +498,8 @@ static tc_status coll_eval(const tc_scenario *s, const tc_run_opts *ro, tc_colle
     for (size_t i = 0; i < o->nalgos && st == TC_OK; i++) {
         const tc_coll_row *row = &o->rows[i];
         tc_coll_req req = {.op = o->op, .algo = row->algo, .p = o->ranks, .chunks = row->chunks, .root = row->root,
-                           .variant = row->variant, .elt = tc_dtype_size(s->dtype)};
+                           .variant = row->variant, .elt = tc_dtype_size(s->dtype),
+                           .dtype = tc_dtype_code(s->dtype), .redop = scn_redop(s)};
         nccl_options(&req, row);
         if (eo.mode == TC_MODE_FLOW &&
             (st = sweep_mem_check(t, &req, s->sizes, o->nsizes, map, &fo, ro, err)))
@@ -725,7 +734,7 @@ static tc_status cmp_grid(const tc_scenario *s, const tc_run_opts *ro, tc_compar
 
 static tc_status cmp_eval(const tc_scenario *s, const tc_run_opts *ro, tc_compare_out *o, tc_err *err)
 {
-    tc_coll_req req = {.elt = tc_dtype_size(s->dtype)};
+    tc_coll_req req = {.elt = tc_dtype_size(s->dtype), .dtype = tc_dtype_code(s->dtype), .redop = scn_redop(s)};
     tc_status st = cmp_algo(s, o, &req, err);
     if (st)
         return st;
@@ -987,10 +996,11 @@ static tc_status job_build_groups(const tc_scn_job *sj, const tc_group_spec *spe
 }
 
 /* Validates job i and builds its schedule; every message names the job. */
-static tc_status job_build(const tc_scn_job *sj, uint32_t elt, const tc_topo *t, uint8_t *busy, tc_concurrent_job *j,
-                           job_run *jr, tc_err *err)
+static tc_status job_build(const tc_scn_job *sj, const char *dtype, const tc_topo *t, uint8_t *busy,
+                           tc_concurrent_job *j, job_run *jr, tc_err *err)
 {
-    tc_coll_req req = {.op = sj->op, .algo = TC_ALGO_AUTO, .bytes = sj->bytes, .elt = elt};
+    tc_coll_req req = {.op = sj->op, .algo = TC_ALGO_AUTO, .bytes = sj->bytes, .elt = tc_dtype_size(dtype),
+                       .dtype = tc_dtype_code(dtype)};
     tc_status st = tc_algo_parse(sj->algo[0] ? sj->algo : "auto", &req, err);
     if (st)
         return st;
@@ -1057,7 +1067,7 @@ static tc_status jobs_build(const tc_scenario *s, const tc_topo *t, tc_concurren
             snprintf(j->name, sizeof j->name, "%s", sj->name);
         else
             snprintf(j->name, sizeof j->name, "job%zu", i);
-        tc_status st = job_build(sj, tc_dtype_size(s->dtype), t, busy, j, &jr[i], err);
+        tc_status st = job_build(sj, s->dtype, t, busy, j, &jr[i], err);
         if (st == TC_OK && j->algo == TC_ALGO_MPICH && jr[i].sched)
             j->chosen = jr[i].sched->nccl_impl;
         if (st) {

@@ -67,6 +67,7 @@ tc_scenario *tc_scenario_new(tc_command c)
     snprintf(s->algos[0], sizeof s->algos[0], "auto");
     s->nalgos = 1;
     snprintf(s->dtype, sizeof s->dtype, "float32");
+    snprintf(s->redop, sizeof s->redop, "sum");
     s->mode = c == TC_CMD_CONCURRENT ? TC_MODE_FLOW : TC_MODE_FORMULA;
     s->deps = TC_DEPS_AUTO;
     s->eager_limit_bytes = TC_FLOW_DEFAULT_EAGER_LIMIT;
