@@ -38,10 +38,11 @@ static bool uses(const uint32_t *path, uint32_t n, uint32_t l)
 
 /* One failed spine up-link on a 2-tier Clos (4 hosts per leaf, 2 leaves,
  * 4 spines). D-mod-k sends host 0's traffic for host 4 through spine
- * 4 mod 4 = 0; with leaf 0's cable to spine 0 down it takes the next
- * surviving up-link, spine 1, which then carries both 0 -> 4 and 1 -> 5:
- * the four flows of leaf 0 to leaf 1 load its up-links 0, 2, 1, 1. ECMP
- * routes every cross-leaf pair around the cable both ways. */
+ * 4 mod 4 = 0; with leaf 0's cable to spine 0 down, the survivors are
+ * spines 1, 2, 3 and the route takes survivor (4 / 4 + leaf 0) mod 3 = 1,
+ * spine 2, which then carries both 0 -> 4 and 2 -> 6: the four flows of
+ * leaf 0 to leaf 1 load its up-links 0, 1, 2, 1. ECMP routes every
+ * cross-leaf pair around the cable both ways. */
 static void clos_routes_around_a_failed_uplink(void **state)
 {
     (void)state;
@@ -59,8 +60,8 @@ static void clos_routes_around_a_failed_uplink(void **state)
             load[b] += uses(path, n, t->up_lbase[2] + 2 * b);
     }
     assert_int_equal(load[0], 0);
-    assert_int_equal(load[1], 2);
-    assert_int_equal(load[2], 1);
+    assert_int_equal(load[1], 1);
+    assert_int_equal(load[2], 2);
     assert_int_equal(load[3], 1);
     for (uint32_t a = 0; a < 8; a++)
         for (uint32_t b = 0; b < 8; b++) {
@@ -73,6 +74,124 @@ static void clos_routes_around_a_failed_uplink(void **state)
             }
         }
     tc_topo_free(t);
+}
+
+/* The routes a failed cable displaces spread over the survivors, as ECMP
+ * hardware rehashes and a subnet manager rebalances, instead of piling
+ * onto one port. clos:down=8x8,up=1x8, leaf 0's cable to spine 0 down,
+ * every pair between leaf 0 and the other leaves: healthy, each of leaf
+ * 0's up-links carries 8 hosts x 7 destinations = 56 routes out and each
+ * spine's down-link into leaf 0 56 routes in. D-mod-k: the 56 displaced
+ * routes out (destinations 8m, m = 1..7, survivor m mod 7) and in (host 0
+ * from leaf L, survivor L mod 7) are 8 for each of the 7 survivors, 64 on
+ * every surviving link. ECMP: a survivor gains at most 24 over its
+ * healthy load (8 on average; the rule before, the next port, gave one
+ * survivor all of them). */
+static void displaced_routes_spread_over_the_survivors(void **state)
+{
+    (void)state;
+    tc_topo *h = topo("clos:down=8x8,up=1x8"), *t = topo("clos:down=8x8,up=1x8");
+    uint32_t cable = t->up_lbase[2]; /* leaf 0 -> spine 0, and back */
+    char item[32];
+    snprintf(item, sizeof item, "link:%u", cable);
+    down(t, item);
+    for (int r = 0; r < 2; r++) {
+        tc_routing rt = r ? TC_ROUTE_ECMP : TC_ROUTE_DMODK;
+        uint32_t out[2][8] = {{0}}, in[2][8] = {{0}}, path[16];
+        for (int f = 0; f < 2; f++)
+            for (uint32_t a = 0; a < 8; a++)
+                for (uint32_t b = 8; b < 64; b++) {
+                    const tc_topo *g = f ? t : h;
+                    uint32_t n = tc_topo_route(g, rt, a, b, path);
+                    assert_true(n != TC_NO_ROUTE);
+                    for (uint32_t k = 0; k < 8; k++)
+                        out[f][k] += uses(path, n, g->up_lbase[2] + 2 * k);
+                    n = tc_topo_route(g, rt, b, a, path);
+                    assert_true(n != TC_NO_ROUTE);
+                    for (uint32_t k = 0; k < 8; k++)
+                        in[f][k] += uses(path, n, g->down_lbase[2] + 2 * k);
+                }
+        assert_int_equal(out[1][0], 0);
+        assert_int_equal(in[1][0], 0);
+        for (uint32_t k = 1; k < 8; k++) {
+            if (r == 0 && (out[1][k] != 64 || in[1][k] != 64))
+                fail_msg("D-mod-k survivor %u: %u routes out, %u in, want 64 each", k, out[1][k], in[1][k]);
+            if (out[1][k] > out[0][k] + 24 || in[1][k] > in[0][k] + 24)
+                fail_msg("%s survivor %u: %u -> %u routes out, %u -> %u in", r ? "ECMP" : "D-mod-k", k, out[0][k],
+                         out[1][k], in[0][k], in[1][k]);
+        }
+    }
+    tc_topo_free(h);
+    tc_topo_free(t);
+}
+
+/* The topology's figures with the links as they are. Healthy, they are
+ * the design's on every kind; with faults, by hand on clos:down=8x8,up=1x8
+ * (50 GB/s cables, 4 leaves a half): a spine down leaves 7 up-links a
+ * leaf, 1.4 TB/s and 8:7; four of leaf 0's up-links down, 4 + 3 x 8
+ * up-links, 1.4 TB/s and 2:1; leaf 0's cable to spine 0 at half rate,
+ * 7.5 + 3 x 8 = 1.575 TB/s and 8:7.5. A 4x4 torus's cable 0 down: the
+ * planes through it keep 7 of their 8 cables, 350 GB/s; a 4x4 mesh's
+ * middle plane does not hold it, and its corners have two ports, 100
+ * GB/s. */
+static void topology_figures_as_they_are(void **state)
+{
+    (void)state;
+    static const char *const healthy[] = {"clos:down=8x8,up=1x8", "clos:down=4x4x4,up=1x4x4", "clos:down=8x8,up=1x2",
+                                          "clos:down=4x4,up=2x2,links=1x2", "clos:hosts=96,radix=16,tiers=2",
+                                          "torus:dims=4x4", "torus:dims=4x6,wrap=1x0", "torus:dims=5x3x2"};
+    for (size_t i = 0; i < sizeof healthy / sizeof *healthy; i++) {
+        tc_topo *t = topo(healthy[i]);
+        tc_topo_info a, b;
+        tc_topo_get_info(t, &a);
+        /* a degraded link at factor 1 counts as a fault but changes nothing */
+        tc_err err = {{0}};
+        uint32_t l = t->kind == TC_TOPO_CLOS ? t->up_lbase[t->levels] : t->plus_lbase[0];
+        if (tc_topo_degrade_link(t, l, 1.0, &err))
+            fail_msg("degrade: %s", err.msg);
+        tc_topo_get_info_as_is(t, &b);
+        if (fabs(a.bisection_Bps - b.bisection_Bps) > 1e-9 * a.bisection_Bps)
+            fail_msg("%s: bisection %.9g as is, %.9g designed", healthy[i], b.bisection_Bps, a.bisection_Bps);
+        for (int k = 1; t->kind == TC_TOPO_CLOS && k < t->levels; k++)
+            if (fabs(a.oversub[k] - b.oversub[k]) > 1e-9 * a.oversub[k])
+                fail_msg("%s: level %d oversubscription %.9g as is, %.9g designed", healthy[i], k, b.oversub[k],
+                         a.oversub[k]);
+        tc_topo_free(t);
+    }
+    struct {
+        const char *spec, *fault;
+        double bisection, oversub;
+    } c[] = {{"clos:down=8x8,up=1x8", "switch:72", 1.4e12, 8.0 / 7},
+             {"clos:down=8x8,up=1x8", "link:128,link:130,link:132,link:134", 1.4e12, 2},
+             {"clos:down=8x8,up=1x8", "half:128", 1.575e12, 8 / 7.5},
+             {"torus:dims=4x4", "link:0", 350e9, 0},
+             {"torus:dims=4x4,wrap=0x0", "link:0", 200e9, 0}};
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        tc_topo *t = topo(c[i].spec);
+        if (strncmp(c[i].fault, "half:", 5) == 0) {
+            tc_err err = {{0}};
+            uint32_t l = (uint32_t)atoi(c[i].fault + 5);
+            if (tc_topo_degrade_link(t, l, 0.5, &err) || tc_topo_degrade_link(t, l + 1, 0.5, &err))
+                fail_msg("degrade: %s", err.msg);
+        } else {
+            char f[128];
+            snprintf(f, sizeof f, "%s", c[i].fault);
+            for (char *tok = strtok(f, ","); tok; tok = strtok(NULL, ","))
+                down(t, tok);
+        }
+        tc_topo_info in;
+        tc_topo_get_info_as_is(t, &in);
+        if (fabs(in.bisection_Bps - c[i].bisection) > 1e-9 * c[i].bisection)
+            fail_msg("%s %s: bisection %.9g, by hand %.9g", c[i].spec, c[i].fault, in.bisection_Bps, c[i].bisection);
+        if (c[i].oversub > 0 && fabs(in.oversub[1] - c[i].oversub) > 1e-9)
+            fail_msg("%s %s: oversubscription %.9g, by hand %.9g", c[i].spec, c[i].fault, in.oversub[1], c[i].oversub);
+        if (t->kind == TC_TOPO_TORUS && t->dim_cables[0] != t->dims[0]) {
+            assert_int_equal(in.ports_per_endpoint, 2);
+            if (fabs(in.injection_Bps - 100e9) > 1)
+                fail_msg("mesh injection %.9g, by hand 100 GB/s", in.injection_Bps);
+        }
+        tc_topo_free(t);
+    }
 }
 
 static double ring_time(const tc_topo *t, tc_routing r, double bytes, tc_mode m)
@@ -444,6 +563,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(clos_routes_around_a_failed_uplink),
+        cmocka_unit_test(displaced_routes_spread_over_the_survivors),
+        cmocka_unit_test(topology_figures_as_they_are),
         cmocka_unit_test(torus_ring_with_a_failed_link_by_hand),
         cmocka_unit_test(cut_off_and_bad_ids),
         cmocka_unit_test(random_draws_reproduce),

@@ -552,6 +552,30 @@ static void all_to_all_bound_matches_reference_on_oversubscribed_clos(void **sta
     tc_topo_free(nb);
 }
 
+/* A degraded link changes the all-reduce bound only through the endpoint
+ * it slows: a spine cable degraded (slower or faster) keeps 2 (p-1)/p S
+ * / B, all ranks' 2 (p-1) S over their p B; endpoint 0's cable at rate
+ * fB: that rank's S each way, S / (fB) (it could hand its input to a fast
+ * rank and take the result back, so not 2 (p-1)/p S / (fB)), or the
+ * total over the links' sum, 2 (p-1) S / ((p-1+f) B), whichever is
+ * larger. */
+static void degraded_links_keep_the_all_reduce_bound(void **state)
+{
+    (void)state;
+    double n = 1 << 26, healthy = 2 * 63.0 / 64 * n / BW;
+    const double f[4] = {0.999, 2, 0.5, 0.1};
+    for (int i = 0; i < 4; i++) {
+        tc_topo *t = build("clos:down=8x8,up=1x8,bw=400Gbps,lat=1us,hop_lat=0,alpha=0");
+        tc_err err = {{0}};
+        uint32_t link = i < 2 ? t->up_lbase[2] : 0; /* leaf 0 -> spine 0; endpoint 0 -> leaf 0 */
+        if (tc_topo_degrade_link(t, link, f[i], &err) || tc_topo_degrade_link(t, link ^ 1u, f[i], &err))
+            fail_msg("degrade: %s", err.msg);
+        double want = i < 2 ? healthy : fmax(n / (f[i] * BW), 2 * 63.0 * n / ((63 + f[i]) * BW));
+        assert_close(tc_lower_bound(t, TC_OP_ALLREDUCE, 64, n, NULL), want, 1e-12, "degraded all-reduce");
+        tc_topo_free(t);
+    }
+}
+
 static void all_to_all_bound_matches_reference_on_torus(void **state)
 {
     (void)state;
@@ -681,6 +705,7 @@ int main(void)
         cmocka_unit_test(formula_runs_over_a_million_ring_evaluations_per_second),
         cmocka_unit_test(all_to_all_bound_matches_reference_on_oversubscribed_clos),
         cmocka_unit_test(all_to_all_bound_matches_reference_on_torus),
+        cmocka_unit_test(degraded_links_keep_the_all_reduce_bound),
         cmocka_unit_test(node_cut_bounds_rail_optimized_clusters),
         cmocka_unit_test(injection_and_latency_bounds),
         cmocka_unit_test(no_algorithm_beats_the_lower_bound),

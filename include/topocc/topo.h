@@ -479,6 +479,11 @@ typedef struct tc_topo_info {
  * times a pod's own bisection (a cut through every pod). */
 
 void tc_topo_get_info(const tc_topo *t, tc_topo_info *info);
+/* The same, with the bisection and a Clos's oversubscription of the links
+ * as they are where links failed or were degraded (the design's figures
+ * otherwise; a multidc's stay the design's). tc_topo_get_info's are the
+ * design's, which the models take. */
+void tc_topo_get_info_as_is(const tc_topo *t, tc_topo_info *info);
 
 /* Writes a short description of link id into buf ("leaf 3 -> spine 1"). */
 const char *tc_topo_link_name(const tc_topo *t, uint32_t id, char *buf, size_t len);

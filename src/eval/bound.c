@@ -302,9 +302,11 @@ static void push2(double v, double lo[2])
         lo[1] = v;
 }
 
-static void endpoint_bw(const tc_topo *t, uint32_t p, const uint32_t *map, double lo_out[2], double lo_in[2])
+static void endpoint_bw(const tc_topo *t, uint32_t p, const uint32_t *map, double lo_out[2], double lo_in[2],
+                        double sum[2])
 {
     lo_out[0] = lo_out[1] = lo_in[0] = lo_in[1] = INFINITY;
+    sum[0] = sum[1] = 0;
     for (uint32_t r = 0; r < p; r++) {
         uint32_t e = map ? map[r] : r;
         double out = 0, in = 0;
@@ -315,21 +317,29 @@ static void endpoint_bw(const tc_topo *t, uint32_t p, const uint32_t *map, doubl
         }
         push2(out, lo_out);
         push2(in, lo_in);
+        sum[0] += out, sum[1] += in;
     }
 }
 
 /* With a degraded link ranks differ: what every rank must send and
  * receive, at the slowest endpoint in that direction. All-reduce: each
- * rank's contributions must leave it and the result reach it, S each way;
+ * rank's contributions must leave it and the result reach it, S each way
+ * (a slow rank can hand its whole input to a fast one and take the result
+ * back), and all ranks together move p ar_bytes each way (2 (p-1) S, the
+ * healthy bound's total; p S where switches reduce) through their links'
+ * sum;
  * reduce-scatter sends, all-gather receives (p-1)/p S; all-to-all both;
  * broadcast and reduce load every rank but the root, one way, so at the
  * second slowest endpoint (one of the two slowest is not the root). */
-static double injection_degraded(const tc_topo *t, tc_op op, uint32_t p, double S, const uint32_t *map)
+static double injection_degraded(const tc_topo *t, tc_op op, uint32_t p, double S, double ar_bytes,
+                                 const uint32_t *map)
 {
-    double lo_out[2], lo_in[2], f = (double)(p - 1) / p * S, out = 0, in = 0;
-    endpoint_bw(t, p, map, lo_out, lo_in);
+    double lo_out[2], lo_in[2], sum[2], f = (double)(p - 1) / p * S, out = 0, in = 0;
+    endpoint_bw(t, p, map, lo_out, lo_in, sum);
     switch (op) {
-    case TC_OP_ALLREDUCE: out = S / lo_out[0], in = S / lo_in[0]; break;
+    case TC_OP_ALLREDUCE:
+        out = fmax(S / lo_out[0], p * ar_bytes / sum[0]), in = fmax(S / lo_in[0], p * ar_bytes / sum[1]);
+        break;
     case TC_OP_REDUCESCATTER: out = f / lo_out[0]; break;
     case TC_OP_ALLGATHER: in = f / lo_in[0]; break;
     case TC_OP_ALLTOALL: out = f / lo_out[0], in = f / lo_in[0]; break;
@@ -396,7 +406,7 @@ double tc_lower_bound_ex(const tc_topo *t, tc_op op, uint32_t p, double bytes, c
     if (((node_reduces && t->node_reduce) || t->sharp) && op == TC_OP_ALLREDUCE)
         inj_bytes = fmin(inj_bytes, bytes);
     double inj = fabric_injection(t) + (t->node_size > 1 ? t->node_bw : 0);
-    double lb = t->n_degraded ? injection_degraded(t, op, p, bytes, rank_map)
+    double lb = t->n_degraded ? injection_degraded(t, op, p, bytes, inj_bytes, rank_map)
                 : inj > 0     ? inj_bytes / inj
                               : 0;
 

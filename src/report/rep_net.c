@@ -528,7 +528,14 @@ static void topo_kv(const tc_topo_out *o, tc_table *tb)
     kv(tb, "switches", "%u", in->switches);
     kv(tb, "links", "%u directed (%u cables)", in->links, in->links / 2);
     kv(tb, "diameter", "%u links", in->diameter);
-    kv(tb, "bisection", "%s per direction", tc_fmt_rate(in->bisection_Bps, b1, sizeof b1));
+    tc_topo_info design;
+    tc_topo_get_info(t, &design);
+    bool faults = (t->n_failed || t->n_degraded) && t->kind != TC_TOPO_MULTIDC;
+    if (faults)
+        kv(tb, "bisection", "%s per direction with the faults (%s healthy)", tc_fmt_rate(in->bisection_Bps, b1, sizeof b1),
+           tc_fmt_rate(design.bisection_Bps, b2, sizeof b2));
+    else
+        kv(tb, "bisection", "%s per direction", tc_fmt_rate(in->bisection_Bps, b1, sizeof b1));
     if (t->nics)
         kv(tb, "injection", "%s per endpoint (its share of a NIC of %u fabric port%s, %u endpoints per NIC)",
            tc_fmt_rate(in->injection_Bps, b1, sizeof b1), in->ports_per_endpoint, in->ports_per_endpoint == 1 ? "" : "s",
@@ -558,7 +565,8 @@ static void topo_kv(const tc_topo_out *o, tc_table *tb)
         line[0] = '\0';
         for (int i = 1; i < f->levels && n < sizeof line; i++)
             n += (size_t)snprintf(line + n, sizeof line - n, "%slevel %d %.3g:1", i > 1 ? ", " : "", i, in->oversub[i]);
-        kv(tb, "oversubscription", "%s%s", f->levels > 1 ? line : "none (one level)", f != t ? " (in a pod)" : "");
+        kv(tb, "oversubscription", "%s%s%s", f->levels > 1 ? line : "none (one level)", f != t ? " (in a pod)" : "",
+           faults && f->levels > 1 ? " at the worst switch with the faults" : "");
         in = &o->info;
     }
     if (t->node_size > 1)

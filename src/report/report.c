@@ -93,7 +93,7 @@ json_t *tc_report_hot_links_json(const tc_topo *t, const tc_flow_result *fr)
 json_t *tc_report_topo_json(const tc_topo *t, bool links)
 {
     tc_topo_info in;
-    tc_topo_get_info(t, &in);
+    tc_topo_get_info_as_is(t, &in);
     json_t *o = json_object();
     json_object_set_new(o, "schema_version", json_integer(TC_SCHEMA_VERSION));
     json_object_set_new(o, "topology", json_string(t->spec));

@@ -123,7 +123,7 @@ tc_status tc_run_topo(const tc_scenario *s, const tc_run_opts *ro, tc_topo_out *
         tc_topo_out_free(o);
         return st;
     }
-    tc_topo_get_info(o->net.topo[0], &o->info);
+    tc_topo_get_info_as_is(o->net.topo[0], &o->info);
     o->links = s->links;
     *out = o;
     return TC_OK;

@@ -425,28 +425,74 @@ uint32_t tc_clos_route_vertical(const tc_topo *t, uint32_t src, uint32_t dst, ui
     return n;
 }
 
+/* Where a route's choice at level i failed, the index that spreads the
+ * routes displaced from it over the survivors: ECMP a second hash of the
+ * flow (hardware rehashing the flows of a failed port over the surviving
+ * ones); D-mod-k, still one port per destination at each switch, the
+ * destination's next digit plus the deciding node's index is (a subnet
+ * manager's recomputed tables balancing the destinations that lost their
+ * port, and different switches sending one destination different ways). */
+static uint32_t spread_index(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, int level, uint32_t is)
+{
+    uint32_t w = t->up[level];
+    if (r == TC_ROUTE_DMODK)
+        return dst / t->wprod[level - 1] / w + is;
+    uint64_t key = tc_mix64(((uint64_t)dst << 32 | src) ^ tc_mix64(t->seed ^ 0x5bd1e995u));
+    return (uint32_t)(tc_mix64(key + (uint64_t)level) >> 11);
+}
+
+/* Whether level i's choice p leaves a surviving up-link from the source
+ * side's node (is) and down-link into the destination side's (id). */
+static bool choice_survives(const tc_topo *t, int i, uint32_t is, uint32_t id, uint32_t p)
+{
+    uint32_t w = t->up[i];
+    return !tc_topo_link_failed(t, t->up_lbase[i] + 2 * (is * w + p)) &&
+           !tc_topo_link_failed(t, t->down_lbase[i] + 2 * (id * w + p));
+}
+
+static bool clos_search(const tc_topo *t, tc_routing r, uint32_t ss, uint32_t sd, int top, int i, uint32_t is,
+                        uint32_t id, uint32_t b, uint32_t *digit);
+
+/* Level i's choice p, and the levels above it. */
+static bool clos_try(const tc_topo *t, tc_routing r, uint32_t ss, uint32_t sd, int top, int i, uint32_t b,
+                     uint32_t p, uint32_t *digit)
+{
+    uint32_t nb = b + t->wprod[i - 1] * p;
+    uint32_t ns = nb + t->wprod[i] * (ss / t->span[i]), nd = nb + t->wprod[i] * (sd / t->span[i]);
+    digit[i] = p;
+    return clos_search(t, r, ss, sd, top, i + 1, ns, nd, nb, digit);
+}
+
 /* Fault-aware search for the up-link choices b_i .. b_top: level i's
- * choice p must leave a surviving up-link from the source side's
- * level-(i-1) node (index is) and a surviving down-link into the
- * destination side's (id); the ECMP hash's or D-mod-k's choice first, then
- * p + 1, p + 2, ... modulo w_i, backtracking. */
+ * choice must survive (choice_survives); the ECMP hash's or D-mod-k's
+ * choice first; where it does not survive (or leads nowhere above), the
+ * other survivors s_0 < s_1 < ... < s_{S-1} from s_j, j = spread_index mod
+ * S, on cyclically, backtracking: the routes a failure displaces spread
+ * evenly over the survivors. */
 static bool clos_search(const tc_topo *t, tc_routing r, uint32_t ss, uint32_t sd, int top, int i, uint32_t is,
                         uint32_t id, uint32_t b, uint32_t *digit)
 {
     if (i > top)
         return true;
     uint32_t w = t->up[i], first = pick_parent(t, r, ss, sd, i);
-    for (uint32_t k = 0; k < w; k++) {
-        uint32_t p = (first + k) % w;
-        uint32_t lu = t->up_lbase[i] + 2 * (is * w + p), ld = t->down_lbase[i] + 2 * (id * w + p);
-        if (tc_topo_link_failed(t, lu) || tc_topo_link_failed(t, ld))
-            continue;
-        uint32_t nb = b + t->wprod[i - 1] * p;
-        uint32_t ns = nb + t->wprod[i] * (ss / t->span[i]), nd = nb + t->wprod[i] * (sd / t->span[i]);
-        digit[i] = p;
-        if (clos_search(t, r, ss, sd, top, i + 1, ns, nd, nb, digit))
-            return true;
-    }
+    if (choice_survives(t, i, is, id, first) && clos_try(t, r, ss, sd, top, i, b, first, digit))
+        return true;
+    uint32_t S = 0;
+    for (uint32_t p = 0; p < w; p++)
+        S += p != first && choice_survives(t, i, is, id, p);
+    if (S == 0)
+        return false;
+    uint32_t j0 = spread_index(t, r, ss, sd, i, is) % S;
+    /* survivors j0 .. S - 1, then 0 .. j0 - 1 */
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t p = 0, j = 0; p < w; p++) {
+            if (p == first || !choice_survives(t, i, is, id, p))
+                continue;
+            bool mine = pass == 0 ? j >= j0 : j < j0;
+            j++;
+            if (mine && clos_try(t, r, ss, sd, top, i, b, p, digit))
+                return true;
+        }
     return false;
 }
 
@@ -526,6 +572,77 @@ void tc_clos_info(const tc_topo *t, tc_topo_info *info)
     info->max_latency_s = nl + tc_topo_clos_path_lat(t, t->top_level);
     for (int i = 1; i < t->levels; i++)
         info->oversub[i] = (t->down[i] * t->level_bw[i]) / (t->up[i + 1] * t->level_bw[i + 1]);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The least sum of k of v's n values, k possibly fractional (the next
+ * value's share); sorts v. */
+static double least_sum(double *v, uint32_t n, double k)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    double s = 0;
+    for (uint32_t i = 0; i < n && k > 0; i++, k -= 1)
+        s += v[i] * (k >= 1 ? 1 : k);
+    return s;
+}
+
+void tc_clos_info_as_is(const tc_topo *t, tc_topo_info *info)
+{
+    uint32_t n = t->n_slots;
+    /* Bisection: as tc_clos_info's cuts below level j, the half's level-(j-1)
+     * subtrees the weakest ones: per direction, the least sum of
+     * (n/2) / span[j-1] of the subtrees' up-link (down-link) capacities. */
+    double bis = INFINITY;
+    for (int j = 1; j <= t->top_level; j++) {
+        uint32_t m = n / t->span[j - 1], wc = t->wprod[j - 1], w = t->up[j];
+        double *up = calloc(m ? m : 1, sizeof *up), *dn = calloc(m ? m : 1, sizeof *dn);
+        if (!up || !dn) {
+            free(up), free(dn);
+            return; /* out of memory: the healthy figures stay */
+        }
+        for (uint32_t a = 0; a < m; a++)
+            for (uint32_t b = 0; b < wc; b++)
+                for (uint32_t p = 0; p < w; p++) {
+                    uint32_t l = t->up_lbase[j] + 2 * ((b + wc * a) * w + p);
+                    up[a] += t->links[l].bw, dn[a] += t->links[l + 1].bw;
+                }
+        double k = (n / 2) / (double)t->span[j - 1];
+        bis = fmin(bis, fmin(least_sum(up, m, k), least_sum(dn, m, k)));
+        free(up), free(dn);
+    }
+    if (isfinite(bis))
+        info->bisection_Bps = bis;
+    /* Oversubscription at level i: the worst level-i switch's capacity
+     * down to its children over its capacity up (infinite where every
+     * up-link failed). */
+    for (int i = 1; i < t->levels; i++) {
+        uint32_t cnt = t->level_count[i], wc = t->wprod[i - 1], w = t->up[i], wu = t->up[i + 1];
+        double *down = calloc(cnt ? cnt : 1, sizeof *down);
+        if (!down)
+            return;
+        uint32_t children = t->level_count[i - 1];
+        for (uint32_t c = 0; c < children; c++)
+            for (uint32_t p = 0; p < w; p++) {
+                uint32_t parent = c % wc + wc * p + t->wprod[i] * (c / wc / t->down[i]);
+                if (parent < cnt)
+                    down[parent] += t->links[t->up_lbase[i] + 2 * (c * w + p) + 1].bw;
+            }
+        double worst = 0;
+        for (uint32_t c = 0; c < cnt; c++) {
+            double upc = 0;
+            for (uint32_t p = 0; p < wu; p++)
+                upc += t->links[t->up_lbase[i + 1] + 2 * (c * wu + p)].bw;
+            double r = upc > 0 ? down[c] / upc : (down[c] > 0 ? INFINITY : 0);
+            worst = fmax(worst, r);
+        }
+        info->oversub[i] = worst;
+        free(down);
+    }
 }
 
 /* Levels that all share one value collapse into bw= / lat=. */

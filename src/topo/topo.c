@@ -1071,6 +1071,17 @@ const char *tc_link_kind_name(tc_link_kind k)
     return (unsigned)k < sizeof names / sizeof *names ? names[k] : "?";
 }
 
+void tc_topo_get_info_as_is(const tc_topo *t, tc_topo_info *info)
+{
+    tc_topo_get_info(t, info);
+    if (!t->n_failed && !t->n_degraded)
+        return;
+    if (t->kind == TC_TOPO_CLOS)
+        tc_clos_info_as_is(t, info);
+    else if (t->kind == TC_TOPO_TORUS)
+        info->bisection_Bps = tc_torus_bisection_as_is(t);
+}
+
 void tc_topo_get_info(const tc_topo *t, tc_topo_info *info)
 {
     memset(info, 0, sizeof *info);

@@ -62,6 +62,9 @@ uint32_t tc_clos_route_ft(const tc_topo *t, tc_routing r, uint32_t src, uint32_t
  * ancestor. */
 uint32_t tc_clos_route_vertical(const tc_topo *t, uint32_t src, uint32_t dst, uint32_t *links);
 void tc_clos_info(const tc_topo *t, tc_topo_info *info);
+/* The bisection and oversubscription with the links as they are (failed
+ * 0, degraded scaled): docs/MODEL.md, "Topology figures under faults". */
+void tc_clos_info_as_is(const tc_topo *t, tc_topo_info *info);
 void tc_clos_spec(const tc_topo *t, char *buf, size_t len);
 const char *tc_clos_vertex_name(const tc_topo *t, uint32_t v, char *buf, size_t len);
 
@@ -75,6 +78,7 @@ uint32_t tc_torus_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t d
  * no surviving path). */
 uint32_t tc_torus_route_ft(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links);
 void tc_torus_info(const tc_topo *t, tc_topo_info *info);
+double tc_torus_bisection_as_is(const tc_topo *t);
 void tc_torus_spec(const tc_topo *t, char *buf, size_t len);
 const char *tc_torus_vertex_name(const tc_topo *t, uint32_t v, char *buf, size_t len);
 

@@ -8,6 +8,7 @@
  * single cable between its two vertices, wraparound or not (two cables
  * between the same pair would be one port counted twice).
  */
+#include <math.h>
 #include <string.h>
 #include "topo_int.h"
 
@@ -183,7 +184,9 @@ void tc_torus_info(const tc_topo *t, tc_topo_info *info)
         uint32_t size = t->dims[d];
         bool ring = t->dim_cables[d] == size;
         diam += ring ? size / 2 : size - 1;
-        ports += size > 2 ? 2 : 1;
+        /* a mesh's corner has one port in each dimension: the least any
+         * endpoint has, which the injection figure and bound take */
+        ports += ring && size > 2 ? 2 : 1;
         /* A plane across dimension d severs one cable per line, two where
          * the line is a ring; the longest dimension gives the smallest cut,
          * but a mesh dimension can undercut a longer ring, hence the min. */
@@ -197,6 +200,35 @@ void tc_torus_info(const tc_topo *t, tc_topo_info *info)
     info->bisection_Bps = cut;
     info->min_latency_s = n >= 2 ? t->torus_lat + t->hop_lat : 0;
     info->max_latency_s = diam * (t->torus_lat + t->hop_lat);
+}
+
+/* The bisection with the links as they are: the cheapest plane pair (a
+ * ring) or middle plane (a mesh) across one dimension, each direction
+ * summed over the lines' severed links. */
+double tc_torus_bisection_as_is(const tc_topo *t)
+{
+    uint32_t n = t->n_endpoints;
+    double best = INFINITY;
+    for (int d = 0; d < t->ndims; d++) {
+        uint32_t size = t->dims[d], ncab = t->dim_cables[d], lines = n / size;
+        bool ring = ncab == size;
+        /* a ring's planes x and x + half: every distinct pair */
+        uint32_t half = size / 2, x0 = ring ? 0 : half - 1, x1 = ring ? (size % 2 ? size : half) : half;
+        for (uint32_t x = x0; x < x1; x++) {
+            double out = 0, in = 0;
+            for (uint32_t l = 0; l < lines; l++) {
+                uint32_t base = t->plus_lbase[d] + 2 * l * ncab;
+                /* cable x: + link out of [x+1 .. x+half] is its - link */
+                in += t->links[base + 2 * x].bw, out += t->links[base + 2 * x + 1].bw;
+                if (ring) {
+                    uint32_t y = (x + half) % size;
+                    out += t->links[base + 2 * y].bw, in += t->links[base + 2 * y + 1].bw;
+                }
+            }
+            best = fmin(best, fmin(out, in));
+        }
+    }
+    return isfinite(best) ? best : 0;
 }
 
 void tc_torus_spec(const tc_topo *t, char *buf, size_t len)
