@@ -189,6 +189,8 @@ cp "$tmp/z.jsonl" "$tmp/other.jsonl"
 bad_says "another sweep's results file" "holds the results of another sweep" sweep "$tmp/s.json" -o "$tmp/other.jsonl"
 cmp -s "$tmp/z.jsonl" "$tmp/other.jsonl" || { echo "FAIL (another sweep's file was changed)"; fails=$((fails + 1)); }
 bad_says "merge of two sweeps" "only results of one sweep merge" sweep --merge "$tmp/full.jsonl" "$tmp/z.jsonl" -o "$tmp/x.jsonl"
+# the later file of more points than the first (2, then 18)
+bad_says "merge of two sweeps, the larger second" "only results of one sweep merge" sweep --merge "$tmp/z.jsonl" "$tmp/full.jsonl" -o "$tmp/x.jsonl"
 bad_says "status of a sweep file" "line 1 is not a sweep's header" sweep --status "$tmp/s.json"
 bad_says "a results file as the sweep" "this is a results file" sweep "$tmp/full.jsonl" -o "$tmp/x.jsonl"
 printf '%s\nnot json\n%s\n' "$(head -1 "$tmp/full.jsonl")" "$(sed -n 2p "$tmp/full.jsonl")" >"$tmp/d.jsonl"

@@ -140,12 +140,17 @@ tc_status tc_sweep_results_read(const char *path, tc_sweep_results *r, tc_sweep_
 typedef struct merge_lines {
     char **line;      /* per point: its first line (without newline), or NULL */
     size_t *len;
+    uint64_t npoints; /* the first file's */
     bool oom;
 } merge_lines;
 
 static int keep_line(void *ud, uint64_t i, const char *line, size_t len)
 {
     merge_lines *m = ud;
+    /* A file of another sweep may hold more points; it is refused once
+     * read, and its lines beyond the first file's are not kept meanwhile. */
+    if (i >= m->npoints)
+        return 0;
     /* Called for a point's first line, and again when a result replaces
      * a failure: the later line wins then. */
     free(m->line[i]);
@@ -167,7 +172,8 @@ tc_status tc_sweep_merge(const char *const *in, size_t n, const char *out, tc_sw
     tc_status st = tc_sweep_results_read(in[0], &first, NULL, NULL, err);
     if (st)
         return st;
-    merge_lines m = {calloc(first.npoints, sizeof *m.line), calloc(first.npoints, sizeof *m.len), false};
+    merge_lines m = {calloc(first.npoints, sizeof *m.line), calloc(first.npoints, sizeof *m.len), first.npoints,
+                     false};
     if (!m.line || !m.len)
         st = tc_fail(err, TC_EINTERNAL, "out of memory");
     for (size_t k = 0; k < n && st == TC_OK; k++) {
