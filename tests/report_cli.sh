@@ -216,7 +216,9 @@ sed '1s/"topocc_sweep":1/"topocc_sweep":2/' "$sweep" >"$tmp/newer.jsonl"
 bad_says "sweep of a newer format" "newer" report "$tmp/newer.jsonl" -o "$tmp/x"
 sed '2s/"point":0/"point":99/' "$sweep" >"$tmp/range.jsonl"
 bad_says "point outside the sweep" "line 2" report "$tmp/range.jsonl" -o "$tmp/x"
-[ -e "$tmp/x" ] && [ -n "$(ls "$tmp/x")" ] && fail "bad input" "files were written for bad input"
+printf '{"command": "collective", "collective": {"op": ["allreduce"]}}\n' >"$tmp/notopo.json"
+bad_says "a scenario refused (no topology)" "needs a topology" report "$tmp/notopo.json" -o "$tmp/x"
+[ -e "$tmp/x" ] && fail "bad input" "the directory was created for bad input"
 
 good "help" "usage: topocc report" report --help
 "$T" --help | grep -q '^  report FILE -o DIR' || fail "topocc --help" "no report line"

@@ -10,6 +10,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <jansson.h>
 #include "cli/cli.h"
 #include "cli/progress.h"
@@ -160,6 +162,8 @@ static tc_status report(const report_in *in, tc_err *err)
                 in->file, hi.sweep.torn_line);
     char origin[400];
     tc_html_opts o = {.dir = in->dir, .origin = origin, .x = in->x, .y = in->y};
+    struct stat sb;
+    bool existed = stat(in->dir, &sb) == 0;
     st = tc_html_prepare_dir(in->dir, err);
     if (st == TC_OK && hi.kind == TC_HTML_SWEEP) {
         snprintf(origin, sizeof origin, "the sweep's results in %.256s", hi.name);
@@ -175,6 +179,10 @@ static tc_status report(const report_in *in, tc_err *err)
         json_decref(doc);
     }
     tc_html_input_free(&hi);
+    /* A run refused or failed leaves no directory behind that it created
+     * (rmdir removes it only while empty). */
+    if (st && !existed)
+        rmdir(in->dir);
     if (st == TC_OK && !in->quiet) {
         size_t n = strlen(in->dir);
         while (n > 1 && in->dir[n - 1] == '/')
