@@ -173,6 +173,29 @@ good "concurrent accepts --no-skip" "slowdown" concurrent --topo "clos:down=8x8,
 
 good "codec-bench measures a codec beside the copy bandwidth" "copy" codec-bench --codec bf16 --size 1MiB --seconds 0.05
 
+# --- standard output that cannot be written: exit 1, one line on stderr ---
+full() { # description, args...
+    what="$1"; shift
+    "$T" "$@" >/dev/full 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" -ne 1 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -q "standard output\|cannot write" "$tmp/err"; then
+        echo "FAIL (stdout on a full disk: $what): rc=$rc"
+        cat "$tmp/err"
+        fails=$((fails + 1))
+    fi
+}
+if [ -w /dev/full ]; then
+    full "collective table" collective --topo "$CLOS" --op allreduce --sizes 1KiB:1GiB
+    full "collective one line" collective --topo "$CLOS" --op allreduce --size 1MiB
+    full "collective csv" collective --topo "$CLOS" --op allreduce --sizes 1KiB:1GiB --format csv
+    full "collective json" collective --topo "$CLOS" --op allreduce --sizes 1KiB:1GiB --format json
+    full "nccl-tests" nccl-tests --preset dgx-h100 -b 8 -e 1M -f 4
+    printf '{"scenario": {"command": "topo", "network": {"topo": ["%s"]}}, "sweep": {"axes": {"network.topo[0]": ["%s", "torus:dims=4x4"]}}}' "$CLOS" "$CLOS" >"$tmp/full_sweep.json"
+    "$T" sweep "$tmp/full_sweep.json" -o "$tmp/full_sweep.jsonl" --quiet >/dev/null
+    full "sweep --status" sweep --status "$tmp/full_sweep.jsonl"
+    full "help" --help
+fi
+
 # --- one option table: the same contract everywhere ---
 bad "repeated single-valued flag" collective --topo "$CLOS" --op allreduce --size 1MiB --mode steps --mode flow
 bad "repeated flag in compress" compress --topo "$CLOS" --model resnet50 --model vgg16 --codec topk --steps-ratio topk=1

@@ -1,4 +1,5 @@
 /* main.c - topocc: dispatch to subcommands, the general help, --version. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "cli/cli.h"
@@ -46,7 +47,7 @@ static const char *usage =
     "\n"
     "exit codes: 0 success, 2 bad input (one line on stderr), 1 internal failure\n";
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
         fputs(usage, stdout);
@@ -75,4 +76,18 @@ int main(int argc, char **argv)
         return 2;
     }
     return cli_command(c, argc, argv, 2);
+}
+
+int main(int argc, char **argv)
+{
+    int rc = dispatch(argc, argv);
+    /* What a command printed reached standard output whole, or the run
+     * failed (a full disk, a closed file). A command that failed has said
+     * why already. */
+    errno = 0;
+    if ((fflush(stdout) != 0 || ferror(stdout)) && rc == 0) {
+        fprintf(stderr, "topocc: writing standard output: %s\n", errno ? strerror(errno) : "write error");
+        return 1;
+    }
+    return rc;
 }

@@ -348,7 +348,6 @@ int cli_nccl_tests(int argc, char **argv, int first)
         tc_nccl_tests_write(stdout, o, what);
         if (rows)
             compare(o, rows, nrows, in.compare);
-        fflush(stdout);
     }
     tc_collective_out_free(o);
     tc_scenario_free(s);
