@@ -409,6 +409,9 @@ good "nccl-tests: compare, by size band" "^# median |error| >= 256 MiB" nccl-tes
 good "nccl-tests: -g 4 of 8 GPUs with MPI's ring" "16 ranks" nccl-tests --preset dgx-h100:nodes=4 -g 4 -b 1M -e 1M --algo ring
 good "nccl: the choice is reported" "nccl:Ring,LL,1ch" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
 bad "nccl-tests: an unknown option" nccl-tests --preset dgx-h100 -q 3
+bad_says "nccl-tests: a repeated option" "option -d given twice" nccl-tests --preset dgx-h100 -b 1M -e 1M -d float -d half
+bad_says "nccl-tests: an option repeated by its long name" "option --datatype given twice" nccl-tests --preset dgx-h100 -b 1M -e 1M -d float --datatype half
+good "nccl-tests: an ignored option may repeat" "^# Avg bus bandwidth" nccl-tests --preset dgx-h100 -b 1M -e 1M -n 20 -n 5
 bad "nccl-tests: no cluster" nccl-tests -b 8 -e 1M
 bad "nccl-tests: an unknown type" nccl-tests --preset dgx-h100 -d float17
 bad "nccl-tests: MAX below MIN" nccl-tests --preset dgx-h100 -b 1M -e 8

@@ -107,6 +107,8 @@ static tc_status parse(nt_in *in, int argc, char **argv, int first, bool *helped
             if (!strcmp(a, t[k].flag)) {
                 if (i + 1 >= argc)
                     return tc_fail(err, TC_EINVAL, "%s needs a value (see topocc nccl-tests --help)", a);
+                if (*t[k].dst)
+                    return tc_fail(err, TC_EINVAL, "option %s given twice (it takes one value)", a);
                 *t[k].dst = argv[++i];
                 done = true;
             }
