@@ -456,6 +456,22 @@ static void aggregate_is_deterministic_and_leaves_the_gradients_alone(void **sta
     free(o2);
 }
 
+/* Sent once (an all-to-all's tokens, a pipeline send), nothing is summed:
+ * b bits a coordinate packed and the sender's 4-byte scale. */
+static void send_bytes_pack_integers_without_room_for_a_sum(void **state)
+{
+    (void)state;
+    tc_codec_spec s = spec_of("int8");
+    assert_true(tc_codec_send_bytes(&s, 1000) == 1004);
+    s = spec_of("int4");
+    assert_true(tc_codec_send_bytes(&s, 1000) == 504);
+    assert_true(tc_codec_send_bytes(&s, 1001) == 505); /* the odd coordinate's half byte rounds up */
+    s = spec_of("bf16");
+    assert_true(tc_codec_send_bytes(&s, 1000) == 2000);
+    s = spec_of("fp16");
+    assert_true(tc_codec_send_bytes(&s, 1000) == 2000);
+}
+
 static void wire_cost_widens_integer_sums_and_grows_all_gathers_with_n(void **state)
 {
     (void)state;
@@ -669,6 +685,7 @@ int main(void)
         cmocka_unit_test(error_feedback_recovers_the_full_signal_over_steps),
         cmocka_unit_test(aggregate_is_deterministic_and_leaves_the_gradients_alone),
         cmocka_unit_test(wire_cost_widens_integer_sums_and_grows_all_gathers_with_n),
+        cmocka_unit_test(send_bytes_pack_integers_without_room_for_a_sum),
         cmocka_unit_test(roofline_is_memory_bound_except_where_compute_caps_it),
         cmocka_unit_test(parse_gives_canonical_names_and_defaults),
         cmocka_unit_test(bad_input_is_refused_with_a_message),

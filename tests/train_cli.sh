@@ -248,6 +248,10 @@ good "blame in the text" "^  dp    50% of" train --topo "$SHARE" --model llama-7
 "$T" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --micro-batches 2 --zero 1 --allow-oom --format json >"$tmp/c_ep0.json" 2>&1
 "$T" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --micro-batches 2 --zero 1 --allow-oom --compress-ep int8 --format json >"$tmp/c_ep.json" 2>&1
 "$T" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 8 --pp 2 --micro-batches 8 --mode steps --compress-pp int8 --compress-dp int8 --format json >"$tmp/c_pp.json" 2>&1
+"$T" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --micro-batches 2 --zero 1 --allow-oom --compress-ep int4 --format json >"$tmp/c_ep4.json" 2>&1
+for q in int8 int4; do
+    "$T" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 8 --pp 2 --micro-batches 8 --mode steps --compress-pp $q --format json >"$tmp/c_pp_$q.json" 2>&1
+done
 if ! python3 - "$tmp" <<'PY'
 import json, sys
 d = sys.argv[1]
@@ -280,6 +284,14 @@ if q["applied"]:
     r = e["comm"]["ep"]["bytes"] / e0["comm"]["ep"]["bytes"]
     assert 0.49 < r <= 0.51, r
     assert q["with_s"] <= q["without_s"]
+# int4 tokens and activations: sent once, nothing summed, so 4 bits a
+# coordinate packed (no headroom for a sum) plus the sender's 4-byte scale,
+# half of int8's bytes less the scales; int8 carries d + 4 a send
+for a, b, k in ((e, json.load(open(f"{d}/c_ep4.json")), "ep"),
+                (json.load(open(f"{d}/c_pp_int8.json")), json.load(open(f"{d}/c_pp_int4.json")), "pp")):
+    assert a["compression"][k]["applied"] and b["compression"][k]["applied"], (a["compression"], b["compression"])
+    n8, n4 = a["comm"][k], b["comm"][k]
+    assert n8["count"] == n4["count"] and n4["bytes"] == (n8["bytes"] - 4 * n8["count"]) / 2 + 4 * n8["count"], (k, n8, n4)
 p = json.load(open(f"{d}/c_pp.json"))["compression"]
 for k in ("dp", "pp"):
     x = p[k]

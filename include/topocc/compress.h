@@ -146,6 +146,14 @@ typedef struct tc_codec_wire {
 #define TC_REQUANT_BLOCK 256u
 void tc_codec_wire_cost(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_codec_wire *out);
 
+/* Bytes of d coordinates sent once, point to point or in an all-to-all,
+ * where nothing is summed (train's EP tokens and PP activations): fp32 4d,
+ * fp16 and bf16 2d; int8 and int4 b bits a coordinate packed,
+ * ceil(b d / 8), plus the sender's 4-byte scale (its own max: no
+ * all-reduce(max), no room for a sum). Other kinds: tc_codec_wire_cost's
+ * bytes for one worker. */
+double tc_codec_send_bytes(const tc_codec_spec *c, uint64_t d);
+
 /* Memory traffic of encode + decode, bytes per coordinate (reads and writes
  * of one worker), for the roofline estimate of an accelerator. */
 double tc_codec_bytes_touched(const tc_codec_spec *c, uint64_t d, uint32_t n);

@@ -189,6 +189,24 @@ void tc_codec_wire_cost(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_codec
     cx_wire_phases(c, d, n, out);
 }
 
+double tc_codec_send_bytes(const tc_codec_spec *c, uint64_t d)
+{
+    if (d < 1)
+        d = 1;
+    switch (c->kind) {
+    case TC_CODEC_FP32: return 4.0 * (double)d;
+    case TC_CODEC_FP16:
+    case TC_CODEC_BF16: return 2.0 * (double)d;
+    case TC_CODEC_INT8:
+    case TC_CODEC_INT4: return (double)((d * int_bits(c) + 7) / 8) + 4;
+    default: {
+        tc_codec_wire w;
+        tc_codec_wire_cost(c, d, 1, &w);
+        return (double)d * w.bits_per_coord / 8;
+    }
+    }
+}
+
 /* Memory traffic of one worker's kernels on an accelerator, bytes per
  * coordinate: the passes work.c counts (tc_codec_work_accel; docs/MODEL.md,
  * "Compute", has the table). */

@@ -518,12 +518,12 @@ static void dp_encode(ctx *x, uint32_t rank, size_t i, uint32_t after)
     x->enc[i] = e;
 }
 
-/* Wire bytes of an elementwise codec for d 16-bit elements sent once. */
+/* Wire bytes of an elementwise codec for d 16-bit elements sent once:
+ * nothing is summed, so an integer codec's b bits go packed
+ * (tc_codec_send_bytes). */
 static double elementwise_bytes(const tc_codec_spec *c, double d)
 {
-    tc_codec_wire w;
-    tc_codec_wire_cost(c, (uint64_t)d, 1, &w);
-    return d * w.bits_per_coord / 8;
+    return tc_codec_send_bytes(c, (uint64_t)d);
 }
 
 /* ---- units --------------------------------------------------------------- */
