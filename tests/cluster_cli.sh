@@ -59,6 +59,14 @@ bad "a job larger than the cluster with --strict" cluster --topo "$RING" --trace
 bad "ocs not dividing the torus" cluster --topo torus:dims=6x4 --trace "$tmp/five.csv" --ocs 4
 bad "synthetic without jobs" cluster --topo "$RING" --synthetic seed=1
 bad "synthetic load out of range" cluster --topo "$RING" --synthetic 10,seed=1,load=0
+# a load that is not a finite number, a count or a seed that is not whole:
+# refused, not replaced by the default load or truncated
+bad_says "synthetic load nan" "load=nan is not a finite number" cluster --topo "$RING" --synthetic 10,seed=1,load=nan
+bad_says "synthetic load inf" "load=inf is not a finite number" cluster --topo "$RING" --synthetic 10,seed=1,load=inf
+bad_says "synthetic jobs not whole" "jobs=10.9 is not a whole number" cluster --topo "$RING" --synthetic 10.9,seed=1
+bad_says "synthetic seed not whole" "seed=1.5 is not a whole number" cluster --topo "$RING" --synthetic 10,seed=1.5
+bad_says "synthetic seed nan" "seed=nan is not a whole number" cluster --topo "$RING" --synthetic 10,seed=nan
+good "synthetic jobs in exponent form" "synthetic 100,seed=1" cluster --topo "$RING" --synthetic 1e2,seed=1
 bad_says "ocs on no torus" "none of the topologies is a torus" cluster --topo "$CLOS" --trace "$tmp/five.csv" --ocs 4
 bad_says "ocs of 1" "edge of at least 2" cluster --topo torus:dims=8x8 --trace "$tmp/five.csv" --ocs 1
 bad "unknown trace format" cluster --topo "$RING" --trace "$tmp/five.csv" --trace-format slurm

@@ -1546,10 +1546,28 @@ SET(set_synth)
             const char *k = eq ? it : "jobs", *val = eq ? eq + 1 : it;
             if (eq)
                 *eq = '\0';
+            bool is_load = strcmp(k, "load") == 0;
+            if (!is_load && strcmp(k, "jobs") != 0 && strcmp(k, "seed") != 0) {
+                json_decref(o);
+                return tc_fail(err, TC_EINVAL, "%s: unknown key '%s': accepted are jobs, seed, load", where, k);
+            }
             char *end;
             double x = strtod(val, &end);
-            /* a count or a seed must fit json_int_t (-2^63 to 2^63) before the cast */
-            bool fits = strcmp(k, "load") == 0 || (x >= -9223372036854775808.0 && x < 9223372036854775808.0);
+            /* json_real refuses NaN and the infinities (the key would be
+             * dropped, leaving the default); a count or a seed is a whole
+             * number that must fit json_int_t (-2^63 to 2^63) before the cast */
+            if (*val && !*end && is_load && !isfinite(x)) {
+                json_decref(o);
+                return tc_fail(err, TC_EINVAL, "%s: load=%s is not a finite number: expected L above 0 and at most 100",
+                               where, val);
+            }
+            if (*val && !*end && !is_load && !(isfinite(x) && x == floor(x))) {
+                json_decref(o);
+                return tc_fail(err, TC_EINVAL, "%s: %s=%s is not a whole number: expected N from 1 to 10000000, "
+                                               "seed=S from 0 to 2^63-1",
+                               where, k, val);
+            }
+            bool fits = is_load || (x >= -9223372036854775808.0 && x < 9223372036854775808.0);
             if (*val && !*end && !fits) {
                 json_decref(o);
                 return tc_fail(err, TC_EINVAL, "%s: %s=%s is out of range: expected N from 1 to 10000000, seed=S from "
@@ -1561,7 +1579,7 @@ SET(set_synth)
                 return tc_fail(err, TC_EINVAL, "%s: invalid '%s': expected N,seed=S[,load=L] (e.g. 10000,seed=1)", where,
                                json_string_value(v));
             }
-            json_object_set_new(o, k, strcmp(k, "load") == 0 ? json_real(x) : json_integer((json_int_t)x));
+            json_object_set_new(o, k, is_load ? json_real(x) : json_integer((json_int_t)x));
         }
         v = o;
     }
