@@ -210,6 +210,17 @@ bad "ranks with endpoints" collective --topo "$CLOS" --op allreduce --size 1MiB 
 bad "compare of different endpoint counts" compare --topo "$CLOS" --topo "torus:dims=4x4" --op allreduce --sizes 1KiB
 grep -q -- "--ranks" "$tmp/err" || { echo "FAIL: compare refusal does not say how to fix it"; fails=$((fails + 1)); }
 good "compare of different endpoint counts with --ranks" "where each topology wins" compare --topo "$CLOS" --topo "torus:dims=4x4" --op allreduce --sizes 1KiB:1MiB --ranks 16
+# one rank: a collective moves nothing and takes no time, so there is no
+# ratio: "-" in the table (CSV empty, JSON null), no "takes ...x" line, no
+# multiple of the bound
+good "compare of one rank: no ratio" "^1MiB  0ns  ring  0ns  ring    -$" compare --topo "$CLOS" --topo "torus:dims=8x8" --ranks 1 --op allreduce --sizes 1MiB:1MiB
+if grep -qE "nan|inf|takes" "$tmp/out"; then
+    echo "FAIL (compare of one rank): a ratio of 0 / 0 is printed"
+    cat "$tmp/out"
+    fails=$((fails + 1))
+fi
+good "compare of one rank: JSON null ratio" '"ratio_to_first": null' compare --topo "$CLOS" --topo "torus:dims=8x8" --ranks 1 --op allreduce --sizes 1MiB:1MiB --format json
+good "collective of one rank: no multiple of the bound" "^lower bound  0ns$" collective --topo "$CLOS" --ranks 1 --op allreduce --sizes 1MiB:1MiB
 good "compress accepts the network and flow flags" "time to acc" compress --topo "$CLOS" --model resnet50 --workers 16 --codec topk --steps-ratio topk=1 --degrade link:0=0.5 --mode flow --rate-cap 300Gbps --quiet
 
 # --- scenario files ---

@@ -1128,8 +1128,11 @@ static void coll_print_single(const tc_collective_out *o, FILE *f)
     kv(&tb, "time", "%s%s", tc_fmt_time(r->time_s, b, sizeof b), o->ngroups ? " (the slowest group)" : "");
     kv(&tb, "algbw", "%s", tc_fmt_rate(r->algbw_Bps, b, sizeof b));
     kv(&tb, "busbw", "%s", tc_fmt_rate(r->busbw_Bps, b, sizeof b));
-    kv(&tb, "lower bound", "%s (time is %.3gx the bound)", tc_fmt_time(r->lower_bound_s, b, sizeof b),
-       r->lower_bound_s > 0 ? r->time_s / r->lower_bound_s : 0);
+    if (r->lower_bound_s > 0)
+        kv(&tb, "lower bound", "%s (time is %.3gx the bound)", tc_fmt_time(r->lower_bound_s, b, sizeof b),
+           r->time_s / r->lower_bound_s);
+    else /* one rank: nothing to move, no ratio (the tables' "-") */
+        kv(&tb, "lower bound", "%s", tc_fmt_time(r->lower_bound_s, b, sizeof b));
     kv(&tb, "phases", "%u (%u step%s)", r->phases, r->steps, r->steps == 1 ? "" : "s");
     if (o->has_flow)
         coll_flow_kv(o, &tb);
@@ -1179,9 +1182,12 @@ void tc_collective_print(const tc_collective_out *o, const tc_scenario *s, FILE 
 
 /* ---- compare ------------------------------------------------------------------ */
 
+/* NAN where the first topology takes no time (one rank: a collective of
+ * one rank moves nothing): there is no ratio (JSON null, CSV empty, "-"). */
 static double cmp_ratio(const tc_compare_out *o, int oi, size_t si, int t)
 {
-    return tc_compare_at(o, oi, si, t)->time_s / tc_compare_at(o, oi, si, 0)->time_s;
+    double first = tc_compare_at(o, oi, si, 0)->time_s;
+    return first > 0 ? tc_compare_at(o, oi, si, t)->time_s / first : NAN;
 }
 
 static json_t *mask_json(const tc_compare_out *o, unsigned m)
@@ -1275,7 +1281,8 @@ json_t *tc_compare_json(const tc_compare_out *o, const tc_scenario *s)
                 json_t *e = tc_report_result_json(tc_compare_at(o, oi, si, t), o->net.topo[t], o->net.routing[t]);
                 json_object_del(e, "schema_version");
                 json_object_set_new(e, "name", json_string(o->net.name[t]));
-                json_object_set_new(e, "ratio_to_first", json_real(cmp_ratio(o, oi, si, t)));
+                double q = cmp_ratio(o, oi, si, t);
+                json_object_set_new(e, "ratio_to_first", isfinite(q) ? json_real(q) : json_null());
                 json_array_append_new(rs, e);
             }
     json_object_set_new(j, "results", rs);
@@ -1397,8 +1404,13 @@ static void cmp_print_op(const tc_compare_out *o, int oi, FILE *f)
             tc_fmt_time(r->time_s, cell[1 + 2 * t], sizeof cell[0]);
             snprintf(cell[2 + 2 * t], sizeof cell[0], "%s", RESULT_ALGO(r));
         }
-        for (int t = 1; t < nt; t++)
-            snprintf(cell[2 * nt + t], sizeof cell[0], "%.3g", cmp_ratio(o, oi, si, t));
+        for (int t = 1; t < nt; t++) {
+            double q = cmp_ratio(o, oi, si, t);
+            if (isfinite(q))
+                snprintf(cell[2 * nt + t], sizeof cell[0], "%.3g", q);
+            else
+                snprintf(cell[2 * nt + t], sizeof cell[0], "-");
+        }
         tc_table_row(&tb, row);
     }
     fprintf(f, "%s%s (time per operation%s; ratio > 1: slower than %s)\n", oi ? "\n" : "", tc_op_name(o->ops[oi]),
@@ -1480,11 +1492,15 @@ static void cmp_print_wins(const tc_compare_out *o, int oi, FILE *f)
         size_t at_lo = 0, at_hi = 0;
         for (size_t k = 0; k < o->nsizes; k++) {
             double r = cmp_ratio(o, oi, k, t);
+            if (!isfinite(r)) /* no ratio at this size */
+                continue;
             if (r < lo)
                 lo = r, at_lo = k;
             if (r > hi)
                 hi = r, at_hi = k;
         }
+        if (!isfinite(lo)) /* no size has a ratio */
+            continue;
         fprintf(f, "    %s takes %.2fx (at %s) to %.2fx (at %s) the time of %s%s\n", o->net.name[t], lo,
                 tc_fmt_size(o->sizes[at_lo], b1, sizeof b1), hi, tc_fmt_size(o->sizes[at_hi], b2, sizeof b2),
                 o->net.name[0], o->nset > 1 ? " (alpha as specified)" : "");
