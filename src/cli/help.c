@@ -114,7 +114,7 @@ static const cmd_help helps[TC_CMD_COUNT] = {
          "fragmentation: the cluster's free share while the queue's head waits with\n"
          "enough endpoints free for it (docs/MODEL.md). A job larger than a cluster is\n"
          "counted and skipped (--strict: an error).\n",
-         "  topocc cluster --topo clos:hosts=4096,radix=64,tiers=2 --topo torus:dims=16x16x16 \\\n"
+         "  topocc cluster --topo clos:hosts=4096,radix=128,tiers=2 --topo torus:dims=16x16x16 \\\n"
          "      --synthetic 10000,seed=1 --scheduler backfill\n"},
     [TC_CMD_CONCURRENT] =
         {"topocc concurrent --topo SPEC --jobs FILE",
@@ -138,7 +138,7 @@ static const cmd_help helps[TC_CMD_COUNT] = {
          "job of its own; the job's figures are its slowest group's, size one group's.\n"
          "The jobs are embedded in the scenario by content. --deps and --eager-limit\n"
          "apply to every job.\n",
-         "  topocc concurrent --topo clos:down=8x8,up=1x2 --jobs jobs.json --trace run.json\n"
+         "  topocc concurrent --topo clos:down=8x8,up=1x2 --jobs examples/jobs.json --trace run.json\n"
          "  topocc concurrent --topo clos:down=8x8,up=1x2 --jobs examples/jobs-placed.json\n"},
     [TC_CMD_CODEC_BENCH] =
         {"topocc codec-bench [--codec C]... [--size BYTES] [--seconds S] [--workers N]",
