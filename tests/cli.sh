@@ -444,6 +444,12 @@ good "nccl-tests: -o with all-gather prints none" "^  1073741824      33554432  
 bad "collective: nccl-nvls with prod" collective --preset dgx-h100 --op allreduce --algo nccl-nvls --size 1GiB --redop prod
 bad "collective: --redop with all-gather" collective --preset dgx-h100 --op allgather --size 1GiB --redop max
 bad "collective: an unknown --redop" collective --preset dgx-h100 --op allreduce --size 1GiB --redop mean
+bad "collective: root= on an operation without a root" collective --topo clos:down=8x8,up=1x8 --op allreduce --algo ring:root=3 --size 1MiB
+bad "collective: chunks= on an algorithm that does not pipeline" collective --topo clos:down=8x8,up=1x8 --op alltoall --algo direct:chunks=8 --size 1MiB
+good "collective: root= and chunks= where they apply" "^time" collective --topo clos:down=8x8,up=1x8 --op broadcast --algo ring:root=3,chunks=8 --size 1MiB
+bad "collective: a size that is not whole bytes" collective --topo clos:down=8x8,up=1x8 --op allreduce --size 1000.5
+printf '{"jobs":[{"name":"A","op":"allreduce","algo":"ring","size":"1MiB","endpoints":"0-3","root":2}]}' >"$tmp/rootj.json"
+bad "concurrent: a root on an all-reduce job" concurrent --topo clos:down=8x8,up=1x8 --jobs "$tmp/rootj.json"
 # NCCL's model of broadcast and reduce takes the network step's hardware
 # latency alone (tuning.cc:231-235, no latencyInter): the EFA plugin's
 # reported 75 us does not push it to LL128 at 8 MiB

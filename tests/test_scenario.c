@@ -150,7 +150,7 @@ static void random_flag_combinations_round_trip(void **state)
                                   "torus:dims=4x4x2", "torus:dims=8x8,wrap=1x0", "clos:hosts=64,radix=16,tiers=2"};
     static const char *ops[] = {"allreduce", "reducescatter", "allgather", "alltoall", "broadcast", "reduce"};
     static const char *modes[] = {"formula", "steps", "flow"};
-    static const char *algos[] = {"auto", "ring", "all", "rhd,ring", "direct", "binomial:chunks=2"};
+    static const char *algos[] = {"auto", "ring", "all", "rhd,ring", "direct", "dbtree:chunks=2"};
     uint64_t x = 42;
     for (int it = 0; it < 60; it++) {
         const char *f[24];

@@ -397,6 +397,11 @@ tc_status tc_mpich_map_check(uint32_t p, const tc_topo *t, const uint32_t *map, 
  * (chosen: the algorithm picked; throttle: tc_coll_req.throttle). */
 char *tc_mpich_name(tc_algo chosen, uint32_t throttle, char *buf, size_t len);
 tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err);
+/* Refuses (TC_EINVAL, one line naming spec) a parsed algorithm's chunks=
+ * where it does not pipeline (only ring, biring, dbtree, dbtree-fa, hier,
+ * hier-dc, segring and the torus rings take them) and its root= where no
+ * operation of ops (n of them) has a root (broadcast, reduce). */
+tc_status tc_algo_check_options(const tc_coll_req *req, const char *spec, const tc_op *ops, int n, tc_err *err);
 
 /* The option a variant is written as ("order=far"); "" for the default. */
 const char *tc_variant_name(tc_variant v);

@@ -571,6 +571,28 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
                                 err);
 }
 
+tc_status tc_algo_check_options(const tc_coll_req *req, const char *spec, const tc_op *ops, int n, tc_err *err)
+{
+    static const tc_algo chunked[] = {TC_ALGO_RING,     TC_ALGO_BIRING,   TC_ALGO_DBTREE,      TC_ALGO_DBTREE_FA,
+                                      TC_ALGO_HIER,     TC_ALGO_HIER_DC,  TC_ALGO_SEGRING,     TC_ALGO_TORUS,
+                                      TC_ALGO_TORUS_BI, TC_ALGO_TORUS_MP, TC_ALGO_TORUS_FA,    TC_ALGO_TORUS_BI_FA,
+                                      TC_ALGO_TORUS_MP_FA};
+    bool takes = false;
+    for (size_t i = 0; i < sizeof chunked / sizeof *chunked; i++)
+        takes |= req->algo == chunked[i];
+    if (req->chunks && !takes)
+        return tc_fail(err, TC_EINVAL,
+                       "chunks= in algorithm '%s': %s does not pipeline (ring, biring, dbtree, dbtree-fa, hier, hier-dc, "
+                       "segring and the torus rings take chunks)",
+                       spec, tc_algo_name(req->algo));
+    bool rooted = false;
+    for (int i = 0; i < n; i++)
+        rooted |= ops[i] == TC_OP_BROADCAST || ops[i] == TC_OP_REDUCE;
+    if (req->root && n > 0 && !rooted)
+        return tc_fail(err, TC_EINVAL, "root= in algorithm '%s': only broadcast and reduce have a root", spec);
+    return TC_OK;
+}
+
 const char *tc_variant_name(tc_variant v)
 {
     switch (v) {

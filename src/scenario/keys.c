@@ -781,6 +781,8 @@ SET(set_sizes)
         for (size_t i = 0; i < n && st == TC_OK; i++) {
             WHERE_I(w, where, i);
             st = num_in(list_get(v, i), U_SIZE, 0, TC_MAX_BYTES, true, w, &vals[i], err);
+            if (st == TC_OK && vals[i] != floor(vals[i]))
+                st = tc_fail(err, TC_EINVAL, "%s: %.17g is not a whole number of bytes", w, vals[i]);
         }
         if (st) {
             free(vals);
@@ -1268,6 +1270,8 @@ static tc_status job_of(const json_t *o, const char *where, size_t i, tc_scn_job
     memset(&back, 0, sizeof back);
     if (tc_algo_parse(j->algo, &back, &e2))
         return tc_fail(err, TC_EINVAL, "%s: algo with chunks and root: %s", where, e2.msg);
+    if (tc_algo_check_options(&back, j->algo, &j->op, 1, &e2))
+        return tc_fail(err, TC_EINVAL, "%s: %s", where, e2.msg);
     snprintf(w, sizeof w, "%s.start", where);
     j->start_s = 0;
     if ((x = json_object_get(o, "start")) && (st = num_in(x, U_TIME, 0, 1e9, false, w, &j->start_s, err)))

@@ -73,7 +73,8 @@ static const opt_def opts[] = {
       "fail K (or F% of the) fabric cables and K switches drawn from the seed (hostlinks=1, nvlinks=1: those too)"},
      F_VALUE},
     {{"--routing", "network.routing", "network", "R", NETC | B(TRAIN), false,
-      "Clos: ecmp (default) or dmodk; torus: dor (default; detour with failures), dor-positive, detour or line"},
+      "Clos: ecmp (the default in steps and flow) or dmodk (formula's, which refuses ecmp); torus: dor (default; "
+      "detour with failures), dor-positive, detour or line"},
      F_VALUE},
     {{"--links", "network.links", "network", NULL, B(TOPO), false, "list every directed link with its ID"}, F_SWITCH},
     /* job */

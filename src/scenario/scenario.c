@@ -799,6 +799,11 @@ static tc_status resolve_collective(tc_scenario *s, tc_err *err)
         tc_status st = canonical_algo(s->algos[i], sizeof s->algos[i], err);
         if (st)
             return st;
+        tc_coll_req q;
+        memset(&q, 0, sizeof q);
+        if (strcmp(s->algos[i], "all") && tc_algo_parse(s->algos[i], &q, err) == TC_OK &&
+            (st = tc_algo_check_options(&q, s->algos[i], s->ops, s->nops, err)))
+            return st;
         if (strcmp(s->algos[i], "all") == 0 && s->nalgos > 1)
             return tc_fail(err, TC_EINVAL, "--algo all ranks every valid algorithm: give it alone");
     }
