@@ -152,6 +152,8 @@ typedef struct tc_phase {
     double bytes;         /* largest transfer of the phase, bytes */
     double rank_bytes;    /* most bytes any rank sends in one step */
     double rank_bytes_in; /* most bytes any rank receives in one step */
+    uint64_t blk_xfers;   /* where its builder counted them: the transfers of one step, each of the
+                             schedule's blk_bytes (tc_sched_count need not emit it); 0 unknown */
     char label[32];       /* e.g. "reduce-scatter", "all-gather dim 1" */
 } tc_phase;
 
@@ -181,8 +183,25 @@ typedef struct tc_xfers {
 void tc_xfers_init(tc_xfers *x, bool with_data);
 void tc_xfers_clear(tc_xfers *x);
 void tc_xfers_free(tc_xfers *x);
-/* Appends a transfer; returns its index. Segments follow with tc_xfers_seg. */
-size_t tc_xfers_add(tc_xfers *x, uint32_t src, uint32_t dst, double bytes, bool reduce);
+/* Grows x for one more transfer (false: out of memory, x->oom set). */
+bool tc_xfers_grow(tc_xfers *x);
+/* Appends a transfer; returns its index. Segments follow with tc_xfers_seg.
+ * Inline: the schedules emit tens of millions of them. */
+static inline size_t tc_xfers_add(tc_xfers *x, uint32_t src, uint32_t dst, double bytes, bool reduce)
+{
+    if (x->n == x->cap && !tc_xfers_grow(x))
+        return x->n ? x->n - 1 : 0;
+    tc_xfer *t = &x->v[x->n];
+    t->src = src;
+    t->dst = dst;
+    t->bytes = bytes;
+    t->lane = 0;
+    t->piped = 0;
+    t->seg_off = (uint32_t)x->nseg;
+    t->seg_cnt = 0;
+    t->reduce = reduce ? 1 : 0;
+    return x->n++;
+}
 /* Appends a segment to the last transfer (no-op unless with_data); a
  * segment that continues the previous one extends it. A cyclic range is
  * emitted as two segments. */

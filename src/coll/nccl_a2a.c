@@ -252,10 +252,33 @@ static void add_piece(const tc_sched *s, tc_xfers *x, uint32_t src, uint32_t dst
     tc_xfers_seg(x, from, to, 1);
 }
 
+/* What local rank lr does at peer-order entry e, the same on every node:
+ * its peer's local index (UINT32_MAX: none, or itself), the node delta,
+ * the first lane and the local index of the rank whose NIC carries it. */
+typedef struct a2a_local {
+    uint32_t pl, delta, first, relay;
+} a2a_local;
+
+static void entry_locals(const a2a_state *st, uint32_t e, a2a_local *loc)
+{
+    uint32_t G = st->G;
+    for (uint32_t lr = 0; lr < G; lr++) {
+        uint32_t base, q = send_peer(st, lr, e, &base); /* node 0's rank lr: q's node is the delta */
+        a2a_local *l = &loc[lr];
+        l->pl = UINT32_MAX;
+        if (q == UINT32_MAX || q == lr)
+            continue;
+        l->pl = q % G;
+        l->delta = q / G;
+        l->first = mirror_bits(base % st->nch, st->nch);
+        l->relay = relay_of(st, lr, q);
+    }
+}
+
 static tc_status emit_a2a(const tc_sched *s, uint32_t step, tc_xfers *x)
 {
     const a2a_state *st = s->state;
-    uint32_t p = s->req.p, nb = s->nblk, c = st->c;
+    uint32_t p = s->req.p, nb = s->nblk, c = st->c, G = st->G, N = st->N;
     if (step == 0 && x->with_data)
         for (uint32_t r = 0; r < p; r++) { /* the rank's own block: delta 0, step 0 */
             tc_xfers_add(x, r, r, 0, false);
@@ -264,22 +287,36 @@ static tc_status emit_a2a(const tc_sched *s, uint32_t step, tc_xfers *x)
     if (p == 1)
         return TC_OK;
     const a2a_step *sp = &st->plan[step];
-    for (uint32_t r = 0; r < p; r++) {
-        uint32_t base, q, m, first;
-        if (sp->nv != NO_ENTRY && (q = send_peer(st, r, sp->nv, &base)) != UINT32_MAX && q != r &&
-            (m = relay_of(st, r, q)) != r) { /* PXN: over NVLink into the relay's buffer */
-            first = mirror_bits(base % st->nch, st->nch);
-            for (uint32_t j = 0; j < c; j++)
-                add_piece(s, x, r, m, (first + j) % st->nch, q * c + j, scratch_slot(s, st, r % st->G, j));
+    a2a_local *nv = calloc(2 * (size_t)G, sizeof *nv), *net = nv ? nv + G : NULL;
+    if (!nv)
+        return TC_EINTERNAL;
+    if (sp->nv != NO_ENTRY)
+        entry_locals(st, sp->nv, nv);
+    else
+        for (uint32_t lr = 0; lr < G; lr++)
+            nv[lr].pl = UINT32_MAX;
+    if (sp->net != NO_ENTRY)
+        entry_locals(st, sp->net, net);
+    else
+        for (uint32_t lr = 0; lr < G; lr++)
+            net[lr].pl = UINT32_MAX;
+    for (uint32_t node = 0; node < N; node++)
+        for (uint32_t lr = 0; lr < G; lr++) {
+            uint32_t r = node * G + lr;
+            const a2a_local *a = &nv[lr], *b = &net[lr];
+            if (a->pl != UINT32_MAX && a->relay != lr) { /* PXN: over NVLink into the relay's buffer */
+                uint32_t qn = node + a->delta, q = (qn >= N ? qn - N : qn) * G + a->pl, m = node * G + a->relay;
+                for (uint32_t j = 0; j < c; j++)
+                    add_piece(s, x, r, m, (a->first + j) % st->nch, q * c + j, scratch_slot(s, st, lr, j));
+            }
+            if (b->pl != UINT32_MAX) {
+                uint32_t qn = node + b->delta, q = (qn >= N ? qn - N : qn) * G + b->pl, m = node * G + b->relay;
+                for (uint32_t j = 0; j < c; j++)
+                    add_piece(s, x, m, q, (b->first + j) % st->nch, m == r ? q * c + j : scratch_slot(s, st, lr, j),
+                              nb + r * c + j);
+            }
         }
-        if (sp->net != NO_ENTRY && (q = send_peer(st, r, sp->net, &base)) != UINT32_MAX && q != r) {
-            first = mirror_bits(base % st->nch, st->nch);
-            m = relay_of(st, r, q);
-            for (uint32_t j = 0; j < c; j++)
-                add_piece(s, x, m, q, (first + j) % st->nch,
-                          m == r ? q * c + j : scratch_slot(s, st, r % st->G, j), nb + r * c + j);
-        }
-    }
+    free(nv);
     return x->oom ? TC_EINTERNAL : TC_OK;
 }
 
@@ -325,6 +362,7 @@ static tc_status step_figures(const tc_sched *s, uint32_t step, tc_xfers *x, uin
         cnt[x->v[i].src] = cnt[p + x->v[i].dst] = 0;
     ph->fanout = fo, ph->fanin = fi;
     ph->rank_bytes = fo * s->blk_bytes, ph->rank_bytes_in = fi * s->blk_bytes;
+    ph->blk_xfers = x->n; /* every piece is blk_bytes (add_piece), and without data no local copy */
     return TC_OK;
 }
 

@@ -29,28 +29,17 @@ void tc_xfers_free(tc_xfers *x)
     x->with_data = wd;
 }
 
-size_t tc_xfers_add(tc_xfers *x, uint32_t src, uint32_t dst, double bytes, bool reduce)
+bool tc_xfers_grow(tc_xfers *x)
 {
-    if (x->n == x->cap) {
-        size_t cap = x->cap ? 2 * x->cap : 256;
-        tc_xfer *v = realloc(x->v, cap * sizeof *v);
-        if (!v) {
-            x->oom = true;
-            return x->n ? x->n - 1 : 0;
-        }
-        x->v = v;
-        x->cap = cap;
+    size_t cap = x->cap ? 2 * x->cap : 256;
+    tc_xfer *v = realloc(x->v, cap * sizeof *v);
+    if (!v) {
+        x->oom = true;
+        return false;
     }
-    tc_xfer *t = &x->v[x->n];
-    t->src = src;
-    t->dst = dst;
-    t->bytes = bytes;
-    t->lane = 0;
-    t->piped = 0;
-    t->seg_off = (uint32_t)x->nseg;
-    t->seg_cnt = 0;
-    t->reduce = reduce ? 1 : 0;
-    return x->n++;
+    x->v = v;
+    x->cap = cap;
+    return true;
 }
 
 void tc_xfers_seg(tc_xfers *x, uint32_t src_slot, uint32_t dst_slot, uint32_t count)
@@ -195,6 +184,11 @@ tc_status tc_sched_count(const tc_sched *s, uint64_t *transfers, double *bytes, 
         const tc_phase *ph = &s->phases[i];
         if (!ph->repeat)
             continue;
+        if (ph->blk_xfers) {
+            *transfers += ph->blk_xfers * ph->repeat;
+            *bytes += (double)ph->blk_xfers * s->blk_bytes * ph->repeat;
+            continue;
+        }
         /* the step in parts of senders where it is all-pairs */
         uint32_t p = s->req.p, nps = tc_sched_part_senders(s, ph, TC_SCHED_PART_CHUNK);
         uint64_t n = 0;

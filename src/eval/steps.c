@@ -27,6 +27,11 @@ struct tc_steps_ws {
     uint32_t nparts;        /* participants (sends' length) */
     size_t chunk;           /* transfers emitted at once (an all-pairs step in parts) */
     uint32_t *path;         /* one route, tc_topo_max_path links */
+    /* The routes of a whole step, kept by the first pass for the second
+     * where they fit in PATH_CACHE_MAX links (TC_NO_ROUTE: none) */
+    uint32_t *pcache, *plen;
+    size_t pcache_cap, plen_cap;
+    bool cached;
     tc_xfers x;
     bool cut;               /* a transfer found no surviving route (failures) */
     uint32_t cut_src, cut_dst, cut_vs, cut_vd; /* its participants and vertices */
@@ -74,30 +79,61 @@ void tc_steps_ws_free(tc_steps_ws *w)
     free(w->count);
     free(w->sends);
     free(w->path);
+    free(w->pcache);
+    free(w->plen);
     tc_xfers_free(&w->x);
     free(w);
+}
+
+/* Links of routes one step may keep (4 Mi: 16 MiB) */
+#define PATH_CACHE_MAX ((size_t)4 << 20)
+
+/* Whether the routes of x's transfers fit the cache; makes room. */
+static bool cache_ready(const tc_topo *t, tc_steps_ws *w, const tc_xfers *x)
+{
+    size_t links = x->n * (size_t)tc_topo_max_path(t);
+    if (links > PATH_CACHE_MAX)
+        return false;
+    if (w->pcache_cap < links) {
+        uint32_t *b = realloc(w->pcache, (links ? links : 1) * sizeof *b);
+        if (!b)
+            return false;
+        w->pcache = b, w->pcache_cap = links;
+    }
+    if (w->plen_cap < x->n) {
+        uint32_t *b = realloc(w->plen, (x->n ? x->n : 1) * sizeof *b);
+        if (!b)
+            return false;
+        w->plen = b, w->plen_cap = x->n;
+    }
+    return true;
 }
 
 /* Time of one step's transfers on t at n scales of their bytes (a
  * transfer's time is affine in its bytes: alpha k + latency + bytes /
  * share, so one routing serves every size of a sweep): out[i] for
  * scale[i]. *bottleneck receives the link that gives the slowest transfer
- * at the first scale its smallest share (UINT32_MAX: none). Two passes
- * route every transfer twice (count the flows per link, then read each
- * transfer's share) instead of storing the paths: an all-to-all step on
- * 4,096 ranks has 16.7 million of them. */
+ * at the first scale its smallest share (UINT32_MAX: none). Two passes:
+ * count the flows per link, then read each transfer's share; the first
+ * keeps the routes for the second where a step's fit PATH_CACHE_MAX
+ * links, else the second routes again (an all-to-all step on 4,096 ranks
+ * has 16.7 million of them). */
 /* The first pass over a step's transfers (or a part of them): the flows
  * on each link and the messages of each sender. */
 static void count_pass(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *o, const tc_xfers *x, tc_steps_ws *w)
 {
-    uint32_t *path = w->path;
+    uint32_t *path = w->path, mp = tc_topo_max_path(t);
     for (size_t i = 0; i < x->n; i++) {
         const tc_xfer *tr = &x->v[i];
         if (tr->src == tr->dst)
             continue;
         uint32_t s = tc_sched_vertex(sc, t, o->rank_map, tr->src), d = tc_sched_vertex(sc, t, o->rank_map, tr->dst);
         w->sends[tr->src]++;
+        if (w->cached)
+            path = w->pcache + i * mp;
         uint32_t m = tc_topo_route(t, o->routing, s, d, path);
+        if (w->cached)
+            w->plen[i] = m;
         if (m == TC_NO_ROUTE) {
             if (!w->cut)
                 w->cut = true, w->cut_src = tr->src, w->cut_dst = tr->dst, w->cut_vs = s, w->cut_vd = d;
@@ -118,13 +154,19 @@ static void time_pass(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *
      * wire bytes, its rate cap. */
     bool proto = sc->proto != TC_PROTO_NONE;
     double wire = proto ? sc->wire : 1, cap = proto && sc->rate_cap_Bps > 0 ? sc->rate_cap_Bps * sc->wire : INFINITY;
-    uint32_t *path = w->path;
+    uint32_t *path = w->path, mp = tc_topo_max_path(t);
     for (size_t i = 0; i < x->n; i++) {
         const tc_xfer *tr = &x->v[i];
         if (tr->src == tr->dst)
             continue;
-        uint32_t s = tc_sched_vertex(sc, t, o->rank_map, tr->src), d = tc_sched_vertex(sc, t, o->rank_map, tr->dst);
-        uint32_t m = tc_topo_route(t, o->routing, s, d, path);
+        uint32_t m;
+        if (w->cached) {
+            path = w->pcache + i * mp;
+            m = w->plen[i];
+        } else {
+            uint32_t s = tc_sched_vertex(sc, t, o->rank_map, tr->src), d = tc_sched_vertex(sc, t, o->rank_map, tr->dst);
+            m = tc_topo_route(t, o->routing, s, d, path);
+        }
         if (m == TC_NO_ROUTE)
             continue; /* reported by the caller */
         double lat = 0, share = INFINITY;
@@ -160,11 +202,13 @@ static void time_pass(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *
 static void step_times(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *o, const tc_xfers *x, tc_steps_ws *w,
                        const double *scale, size_t n, double *out, uint32_t *bottleneck)
 {
+    w->cached = cache_ready(t, w, x);
     count_pass(t, sc, o, x, w);
     for (size_t q = 0; q < n; q++)
         out[q] = 0;
     *bottleneck = UINT32_MAX;
     time_pass(t, sc, o, x, w, scale, n, out, bottleneck);
+    w->cached = false;
     memset(w->count, 0, (size_t)t->n_links * sizeof *w->count);
     for (size_t i = 0; i < x->n; i++)
         w->sends[x->v[i].src] = 0;
