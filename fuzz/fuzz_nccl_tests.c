@@ -18,8 +18,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     tc_nccl_row *rows = NULL;
     size_t n = 0;
+    uint32_t ranks = 0;
     tc_err err = {{0}};
-    tc_status st = tc_nccl_tests_read(path, &rows, &n, &err);
+    tc_status st = tc_nccl_tests_read(path, &rows, &n, &ranks, &err);
     unlink(path);
     fz_check(st, &err, "tc_nccl_tests_read");
     if (st == TC_OK) {
@@ -30,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fz_expect(isfinite(rows[i].busbw_Bps) && rows[i].busbw_Bps >= 0, "a row's busbw is finite, from 0");
         }
     } else {
-        fz_expect(rows == NULL && n == 0, "nothing returned on failure");
+        fz_expect(rows == NULL && n == 0 && ranks == 0, "nothing returned on failure");
     }
     free(rows);
     return 0;

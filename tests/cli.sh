@@ -463,6 +463,40 @@ printf '# header\n     1048576        262144     float     sum      -1    12.5  
 bad "nccl-tests: an unreadable row, by line" nccl-tests --preset dgx-h100 --compare "$tmp/bad_nt.txt"
 "$T" nccl-tests --preset dgx-h100 --compare "$tmp/bad_nt.txt" 2>"$tmp/err" >/dev/null
 grep -q "line 3" "$tmp/err" || { echo "FAIL: an unreadable nccl-tests row is not named by its line"; fails=$((fails + 1)); }
+# --compare: the file's type, redop and ranks are the prediction's
+nt_row() { printf '     1048576        %s  %8s  %6s      -1    12.50   83.89  146.80      0    12.50   83.89  146.80      0\n' "$@"; }
+nt_ranks() { # ranks: the header's '#  Rank' lines
+    i=0
+    while [ "$i" -lt "$1" ]; do
+        printf '#  Rank %2d Group  0 Pid  4242 on     node%d device %2d [0000:1b:00] NVIDIA H100 80GB HBM3\n' "$i" $((i / 8)) $((i % 8))
+        i=$((i + 1))
+    done
+}
+nt_row 524288 half sum >"$tmp/nt_half.txt"
+nt_row 262144 float max >"$tmp/nt_max.txt"
+nt_row 32768 float none >"$tmp/nt_none.txt"
+{ nt_ranks 16; nt_row 262144 float sum; } >"$tmp/nt_16.txt"
+bad_says "nccl-tests --compare: a file of another type" "holds rows of type half (line 1), the prediction is for float: give -d half" nccl-tests --preset dgx-h100 --compare "$tmp/nt_half.txt"
+good "nccl-tests --compare: the type matched" "^# median |error|" nccl-tests --preset dgx-h100 -d half --compare "$tmp/nt_half.txt"
+bad_says "nccl-tests --compare: a file of another redop" "holds rows of redop max (line 1), the prediction's redop is sum (allreduce): give -o max" nccl-tests --preset dgx-h100 --compare "$tmp/nt_max.txt"
+good "nccl-tests --compare: the redop matched" "^# median |error|" nccl-tests --preset dgx-h100 -o max --compare "$tmp/nt_max.txt"
+bad_says "nccl-tests --compare: a reduction's file for all-gather" "give its --op (allreduce, reducescatter, reduce) and -o max" nccl-tests --preset dgx-h100 --op allgather --compare "$tmp/nt_max.txt"
+bad_says "nccl-tests --compare: all-gather's file for all-reduce" "redop none (line 1), the prediction's redop is sum (allreduce): the file is of an operation without a reduction" nccl-tests --preset dgx-h100 --compare "$tmp/nt_none.txt"
+bad_says "nccl-tests --compare: another rank count" "lists 16 ranks in its header ('#  Rank' lines), the prediction is for 8 ranks" nccl-tests --preset dgx-h100 --compare "$tmp/nt_16.txt"
+good "nccl-tests --compare: the header's ranks matched" "^# median |error|" nccl-tests --preset dgx-h100:nodes=2 --compare "$tmp/nt_16.txt"
+good "nccl-tests --compare: the header's ranks, 4 GPUs of 4 nodes" "^# median |error|" nccl-tests --preset dgx-h100:nodes=4 -g 4 --algo ring --compare "$tmp/nt_16.txt"
+good "nccl-tests --compare: the header's ranks are all the groups' ranks" "^# median |error|" nccl-tests --preset dgx-h100:nodes=2 --group stride=8 --compare "$tmp/nt_16.txt"
+{ nt_ranks 2; nt_row 262144 float sum; } | sed 's/^#  Rank \( [01]\) Group  0/#   Rank \1/' >"$tmp/nt_old.txt"
+bad_says "nccl-tests --compare: an older header's rank lines (no Group)" "lists 2 ranks" nccl-tests --preset dgx-h100 --compare "$tmp/nt_old.txt"
+# topocc's own output, saved, is the prediction's: type, redop and ranks
+for a in "--op allreduce -d bfloat16 -o min" "--op reducescatter -o avg" "--op allgather -o max -d int32" \
+    "--op broadcast -r 1 -d double" "--op reduce -o prod" "--op alltoall"; do
+    # shellcheck disable=SC2086
+    "$T" nccl-tests --preset dgx-h100 $a -b 1M -e 4M >"$tmp/nt_own.txt" 2>"$tmp/err"
+    { nt_ranks 8; cat "$tmp/nt_own.txt"; } >"$tmp/nt_own8.txt"
+    # shellcheck disable=SC2086
+    good "nccl-tests --compare: its own output ($a)" "^# median |error| 1 MiB .. 256 MiB : 0.0% over 3 sizes" nccl-tests --preset dgx-h100 $a --compare "$tmp/nt_own8.txt"
+done
 export NCCL_ALGO="^Ring|Tree|NVLS|NVLSTree|PAT|CollNet"
 bad "nccl: NCCL_ALGO that allows no algorithm" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
 "$T" collective --preset dgx-h100 --op allreduce --algo nccl --size 8 2>"$tmp/err" >/dev/null

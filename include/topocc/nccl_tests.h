@@ -24,6 +24,9 @@ typedef struct tc_nccl_row {
     double bytes;
     double time_s;      /* out-of-place; 0 when the file gives none */
     double busbw_Bps;   /* out-of-place */
+    char type[16];      /* the type column as printed ("float", "half", ...); "" in a table-only file */
+    char redop[16];     /* the redop column ("sum", "max", "none", ...); "" in a table-only file */
+    long line;          /* its line in the file, from 1 */
 } tc_nccl_row;
 
 /* Reads a saved nccl-tests output (the text all_reduce_perf and the
@@ -32,8 +35,10 @@ typedef struct tc_nccl_row {
  * start with '#'; NCCL's own log lines, "NCCL INFO", "NCCL WARN" and "NCCL
  * version", are skipped), or a table of "size_bytes busbw_GBps" lines after a
  * "# topocc: table-only" line. A line that is neither is refused with its
- * number. *rows is owned by the caller (free). */
-tc_status tc_nccl_tests_read(const char *path, tc_nccl_row **rows, size_t *n, tc_err *err);
+ * number. *ranks: the ranks the header lists, one "#  Rank N ... device ..." line
+ * each (the highest N plus one); 0 when it lists none. *rows is owned by
+ * the caller (free). */
+tc_status tc_nccl_tests_read(const char *path, tc_nccl_row **rows, size_t *n, uint32_t *ranks, tc_err *err);
 
 /* The nccl-tests bus bandwidth of op over p ranks: bytes / time / 1e9 x
  * the factor above, in bytes per second. */

@@ -36,7 +36,8 @@ static const char *help =
     "                 with the group's rank count), time the slowest group's; NCCL's algorithms run on\n"
     "                 each group's communicator (its ranks' nodes and NICs), the groups contending\n"
     "  --compare FILE a saved nccl-tests output: predicted against measured, per size, with\n"
-    "                 the error; without -b/-e the file's sizes are predicted\n"
+    "                 the error; without -b/-e the file's sizes are predicted. Its rows' type and\n"
+    "                 redop, and the ranks its header lists ('#  Rank' lines), must be the run's\n"
     "\n"
     "example:\n"
     "  topocc nccl-tests --preset dgx-h100:nodes=2 --op allreduce -b 8 -e 8G -f 2\n";
@@ -271,6 +272,65 @@ static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows,
     return st;
 }
 
+/* The file's rows hold the type and the operator the prediction is for:
+ * the type and redop columns as this prediction prints them. */
+static tc_status check_rows(const tc_scenario *s, const tc_nccl_row *rows, size_t nrows, const char *path,
+                            tc_err *err)
+{
+    tc_op op = s->nops ? s->ops[0] : TC_OP_ALLREDUCE;
+    tc_redop rop = TC_REDOP_SUM;
+    if (!tc_redop_parse(s->redop, &rop))
+        rop = TC_REDOP_SUM;
+    const char *type = tc_dtype_nccl_name(s->dtype), *redop = tc_redop_column(op, (uint8_t)rop);
+    bool reduction = strcmp(redop, "none") != 0;
+    for (size_t i = 0; i < nrows; i++) {
+        const tc_nccl_row *r = &rows[i];
+        if (r->type[0] && strcmp(r->type, type) != 0) {
+            const char *d;
+            tc_err e2;
+            bool known = nt_dtype(r->type, &d, &e2) == TC_OK;
+            return tc_fail(err, TC_EINVAL,
+                           "nccl-tests file %s holds rows of type %s (line %ld), the prediction is for %s: %s%s", path,
+                           r->type, r->line, type, known ? "give -d " : "-d takes nccl-tests' float, half, bfloat16, "
+                                                                          "double, (u)int8/32/64, f8e4m3, f8e5m2",
+                           known ? r->type : "");
+        }
+        if (r->redop[0] && strcmp(r->redop, redop) != 0) {
+            bool none = strcmp(r->redop, "none") == 0;
+            tc_redop x;
+            bool known = tc_redop_parse(r->redop, &x);
+            char how[200];
+            if (none)
+                snprintf(how, sizeof how, "the file is of an operation without a reduction: give its --op (allgather, "
+                                          "broadcast, alltoall)");
+            else if (!reduction)
+                snprintf(how, sizeof how, "the file is of a reduction: give its --op (allreduce, reducescatter, "
+                                          "reduce)%s%s",
+                         known ? " and -o " : "", known ? r->redop : "");
+            else if (known)
+                snprintf(how, sizeof how, "give -o %s", r->redop);
+            else
+                snprintf(how, sizeof how, "-o takes sum, prod, min, max, avg");
+            return tc_fail(err, TC_EINVAL,
+                           "nccl-tests file %s holds rows of redop %s (line %ld), the prediction's redop is %s (%s): %s",
+                           path, r->redop, r->line, redop, tc_op_name(op), how);
+        }
+    }
+    return TC_OK;
+}
+
+/* The file's header, where it lists its ranks, lists as many as the
+ * prediction has. */
+static tc_status check_ranks(const tc_collective_out *o, uint32_t file_ranks, const char *path, tc_err *err)
+{
+    if (!file_ranks || file_ranks == o->ranks)
+        return TC_OK;
+    return tc_fail(err, TC_EINVAL,
+                   "nccl-tests file %s lists %u ranks in its header ('#  Rank' lines), the prediction is for %u ranks: give "
+                   "the file's nodes (--preset NAME:nodes=N, or --topo) and GPUs per node (-g)",
+                   path, file_ranks, o->ranks);
+}
+
 /* Predicted against measured: size, both bus bandwidths, the error; then
  * the median |error| by size band. */
 static void compare(const tc_collective_out *o, const tc_nccl_row *rows, size_t nrows, const char *path)
@@ -325,18 +385,23 @@ int cli_nccl_tests(int argc, char **argv, int first)
     }
     tc_nccl_row *rows = NULL;
     size_t nrows = 0;
+    uint32_t file_ranks = 0;
     if (st == TC_OK && in.compare)
-        st = tc_nccl_tests_read(in.compare, &rows, &nrows, &err);
+        st = tc_nccl_tests_read(in.compare, &rows, &nrows, &file_ranks, &err);
     tc_scenario *s = st == TC_OK ? tc_scenario_new(TC_CMD_COLLECTIVE) : NULL;
     if (st == TC_OK && !s)
         st = tc_fail(&err, TC_EINTERNAL, "out of memory");
     if (st == TC_OK)
         st = build(&in, s, rows, nrows, &err);
+    if (st == TC_OK && rows)
+        st = check_rows(s, rows, nrows, in.compare, &err);
     tc_collective_out *o = NULL;
     if (st == TC_OK) {
         tc_run_opts ro = {0};
         st = tc_run_collective(s, &ro, &o, &err);
     }
+    if (st == TC_OK && rows)
+        st = check_ranks(o, file_ranks, in.compare, &err);
     if (st == TC_OK) {
         char what[900];
         const tc_result *r = tc_collective_at(o, 0, 0);

@@ -102,10 +102,33 @@ static int tokens(char *line, char **tok, int max)
     return n;
 }
 
-tc_status tc_nccl_tests_read(const char *path, tc_nccl_row **rows, size_t *n, tc_err *err)
+/* A header line "#  Rank  3 Group  0 Pid 1234 on host device  3 [...] NAME"
+ * (older versions without Group): nccl-tests prints one per rank. */
+static bool rank_line(const char *comment, long *rank)
+{
+    char buf[4096], *tok[32];
+    snprintf(buf, sizeof buf, "%s", comment);
+    int nt = tokens(buf, tok, 32);
+    if (nt < 3 || strcmp(tok[0], "Rank") != 0)
+        return false;
+    char *end;
+    errno = 0;
+    long r = strtol(tok[1], &end, 10);
+    if (*end || end == tok[1] || errno || r < 0 || r >= 1L << 24)
+        return false;
+    for (int i = 2; i < nt; i++)
+        if (strcmp(tok[i], "device") == 0) {
+            *rank = r;
+            return true;
+        }
+    return false;
+}
+
+tc_status tc_nccl_tests_read(const char *path, tc_nccl_row **rows, size_t *n, uint32_t *ranks, tc_err *err)
 {
     *rows = NULL;
     *n = 0;
+    *ranks = 0;
     FILE *f = fopen(path, "r");
     if (!f)
         return tc_fail(err, TC_EINVAL, "nccl-tests file %s: %s", path, strerror(errno));
@@ -115,6 +138,7 @@ tc_status tc_nccl_tests_read(const char *path, tc_nccl_row **rows, size_t *n, tc
     long lineno = 0;
     bool table_only = false;
     int rc = 1; /* a root column: nccl-tests since 2.x prints one; older ones' header has none */
+    long max_rank = -1;
     tc_status st = TC_OK;
     while (st == TC_OK && fgets(line, sizeof line, f)) {
         lineno++;
@@ -132,6 +156,11 @@ tc_status tc_nccl_tests_read(const char *path, tc_nccl_row **rows, size_t *n, tc
                 table_only = true;
             else if (strstr(p, "redop") && strstr(p, "busbw"))
                 rc = strstr(p, "root") ? 1 : 0; /* the column header says which layout follows */
+            else {
+                long r;
+                if (rank_line(p + 1, &r) && r > max_rank)
+                    max_rank = r;
+            }
             continue;
         }
         if (!*p)
@@ -141,7 +170,7 @@ tc_status tc_nccl_tests_read(const char *path, tc_nccl_row **rows, size_t *n, tc
             continue;
         char *tok[32];
         int nt = tokens(line, tok, 32);
-        tc_nccl_row r = {0};
+        tc_nccl_row r = {.line = lineno};
         double x;
         if (table_only) {
             if (nt != 2 || !num(tok[0], &r.bytes) || !num(tok[1], &x) || !(r.bytes > 0) || x < 0) {
@@ -165,6 +194,8 @@ tc_status tc_nccl_tests_read(const char *path, tc_nccl_row **rows, size_t *n, tc
             }
             r.time_s = t * 1e-6;
             r.busbw_Bps = bus * 1e9;
+            snprintf(r.type, sizeof r.type, "%s", tok[2]);
+            snprintf(r.redop, sizeof r.redop, "%s", tok[3]);
         }
         if (!(r.bytes > 0))
             continue; /* nccl-tests prints size 0 rows; nothing to predict */
@@ -192,5 +223,6 @@ tc_status tc_nccl_tests_read(const char *path, tc_nccl_row **rows, size_t *n, tc
     }
     *rows = v;
     *n = nv;
+    *ranks = (uint32_t)(max_rank + 1);
     return TC_OK;
 }
