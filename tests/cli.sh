@@ -488,6 +488,61 @@ good "nccl-tests --compare: the header's ranks, 4 GPUs of 4 nodes" "^# median |e
 good "nccl-tests --compare: the header's ranks are all the groups' ranks" "^# median |error|" nccl-tests --preset dgx-h100:nodes=2 --group stride=8 --compare "$tmp/nt_16.txt"
 { nt_ranks 2; nt_row 262144 float sum; } | sed 's/^#  Rank \( [01]\) Group  0/#   Rank \1/' >"$tmp/nt_old.txt"
 bad_says "nccl-tests --compare: an older header's rank lines (no Group)" "lists 2 ranks" nccl-tests --preset dgx-h100 --compare "$tmp/nt_old.txt"
+# nccl-tests' output options: collective's, --out what stdout gets, no --scenario
+NT="nccl-tests --preset dgx-h100:nodes=2 -b 1M -e 64M -f 8 -d bfloat16 -o max"
+# shellcheck disable=SC2086
+good "nccl-tests --out" "^# Avg bus bandwidth" $NT --out "$tmp/nt_out.txt"
+cmp -s "$tmp/out" "$tmp/nt_out.txt" || { echo "FAIL: nccl-tests --out is not what stdout gets"; fails=$((fails + 1)); }
+# shellcheck disable=SC2086
+good "nccl-tests --format json --out" '"busbw_Bps"' $NT --format json --out "$tmp/nt_out.json"
+cmp -s "$tmp/out" "$tmp/nt_out.json" || { echo "FAIL: nccl-tests --format json --out is not what stdout gets"; fails=$((fails + 1)); }
+cp "$tmp/out" "$tmp/nt_run.json"
+# shellcheck disable=SC2086
+good "nccl-tests --format csv: collective's sizes table" "^bytes,count,type,redop,root,time_s,algbw_Bps,busbw_Bps" $NT --format csv
+good "nccl-tests --compare --out" "^# median |error|" nccl-tests --preset dgx-h100:nodes=2 --compare "$tmp/nt_16.txt" --out "$tmp/nt_cmp.txt"
+cmp -s "$tmp/out" "$tmp/nt_cmp.txt" || { echo "FAIL: nccl-tests --compare --out is not what stdout gets"; fails=$((fails + 1)); }
+# shellcheck disable=SC2086
+good "nccl-tests --print-scenario: a collective scenario" '"command": "collective"' $NT --print-scenario --out "$tmp/nt_scn.json"
+cmp -s "$tmp/out" "$tmp/nt_scn.json" || { echo "FAIL: nccl-tests --print-scenario --out is not what stdout gets"; fails=$((fails + 1)); }
+good "nccl-tests --print-scenario runs as collective --scenario: the same result" '"busbw_Bps"' collective --scenario "$tmp/nt_scn.json" --format json
+cmp -s "$tmp/out" "$tmp/nt_run.json" || { echo "FAIL: collective --scenario of nccl-tests' scenario differs from nccl-tests --format json"; diff "$tmp/out" "$tmp/nt_run.json" | head -5; fails=$((fails + 1)); }
+good "nccl-tests --format json replays" '"busbw_Bps"' replay "$tmp/nt_run.json" --format json
+cmp -s "$tmp/out" "$tmp/nt_run.json" || { echo "FAIL: nccl-tests' JSON does not replay to itself"; fails=$((fails + 1)); }
+for a in "--preset dgx-h100:nodes=4 -g 4 --algo ring --op broadcast -r 2 -b 1M -e 16M -f 4" \
+    "--preset dgx-h100:nodes=4 --group stride=8 --op reducescatter -o avg -b 1M -e 16M -f 4" \
+    "--preset dgx-h100:nodes=2 --op alltoall -b 1M -e 16M -f 4 --mode flow"; do
+    # shellcheck disable=SC2086
+    if ! "$T" nccl-tests $a --print-scenario >"$tmp/nt_scn.json" 2>"$tmp/err" ||
+        ! "$T" nccl-tests $a --format json >"$tmp/nt_run.json" 2>>"$tmp/err" ||
+        ! "$T" collective --scenario "$tmp/nt_scn.json" --format json >"$tmp/out" 2>>"$tmp/err" ||
+        ! cmp -s "$tmp/out" "$tmp/nt_run.json" || [ -s "$tmp/err" ]; then
+        echo "FAIL: nccl-tests $a: its scenario run by collective differs"
+        cat "$tmp/err"
+        fails=$((fails + 1))
+    fi
+done
+# shellcheck disable=SC2086
+good "nccl-tests --out-dir" "^# Avg bus bandwidth" $NT --out-dir "$tmp/nt_dir"
+{ [ -s "$tmp/nt_dir/sizes.csv" ] && [ -s "$tmp/nt_dir/scenario.json" ]; } || { echo "FAIL: nccl-tests --out-dir wrote no sizes.csv and scenario.json"; fails=$((fails + 1)); }
+# shellcheck disable=SC2086
+good "nccl-tests --quiet" "^# Avg bus bandwidth" $NT --quiet
+# shellcheck disable=SC2086
+bad_says "nccl-tests --scenario points to collective" "run it with topocc collective --scenario $tmp/nt_scn.json" $NT --scenario "$tmp/nt_scn.json"
+# shellcheck disable=SC2086
+bad "nccl-tests --out where the directory is not" $NT --out /nonexistent/dir/nt.txt
+# shellcheck disable=SC2086
+bad "nccl-tests --out-dir that cannot be made" $NT --out-dir /nonexistent/dir/sub
+# shellcheck disable=SC2086
+bad "nccl-tests --print-scenario as CSV" $NT --print-scenario --format csv
+bad "nccl-tests --compare as JSON" nccl-tests --preset dgx-h100 --compare "$tmp/nt_half.txt" -d half --format json
+# shellcheck disable=SC2086
+bad "nccl-tests --format xml" $NT --format xml
+# shellcheck disable=SC2086
+bad "nccl-tests --quiet twice" $NT --quiet --quiet
+echo old >"$tmp/nt_keep.txt"
+bad "nccl-tests: a failed run with --out" nccl-tests --preset dgx-h100 --op allgather -b 8 -e 8 --out "$tmp/nt_keep.txt"
+[ "$(cat "$tmp/nt_keep.txt")" = old ] || { echo "FAIL: a failed nccl-tests run touched --out"; fails=$((fails + 1)); }
+good "topocc --help names the commands without --scenario" "nor nccl-tests, whose --print-scenario prints a collective scenario" --help
 # topocc's own output, saved, is the prediction's: type, redop and ranks
 for a in "--op allreduce -d bfloat16 -o min" "--op reducescatter -o avg" "--op allgather -o max -d int32" \
     "--op broadcast -r 1 -d double" "--op reduce -o prod" "--op alltoall"; do

@@ -26,5 +26,10 @@ int cli_report(int argc, char **argv, int first);
 void cli_help(tc_command c, FILE *f);
 
 int cli_exit(tc_status st, const tc_err *err);
+/* Refuses an output that cannot be written before the run, not after:
+ * path's directory takes a file (nothing is left behind). */
+tc_status cli_check_writable(const char *path, tc_err *err);
+/* The directory of --out-dir exists (or is made) and takes a file. */
+tc_status cli_check_dir(const char *dir, tc_err *err);
 
 #endif

@@ -207,8 +207,7 @@ static tc_status mem_limit(const cli_in *in, double *out, tc_err *err)
     return TC_OK;
 }
 
-/* Refuses an output that cannot be written before the run, not after. */
-static tc_status check_writable(const char *path, tc_err *err)
+tc_status cli_check_writable(const char *path, tc_err *err)
 {
     tc_atomic_file af;
     tc_status st = tc_atomic_open(&af, path, err);
@@ -217,8 +216,7 @@ static tc_status check_writable(const char *path, tc_err *err)
     return st;
 }
 
-/* The directory of --out-dir exists (or is made) and takes a file. */
-static tc_status check_dir(const char *dir, tc_err *err)
+tc_status cli_check_dir(const char *dir, tc_err *err)
 {
     char probe[4200];
     if (strlen(dir) > 4000)
@@ -226,7 +224,7 @@ static tc_status check_dir(const char *dir, tc_err *err)
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
         return tc_fail(err, TC_EINVAL, "cannot create the directory '%s': %s", dir, strerror(errno));
     snprintf(probe, sizeof probe, "%s/scenario.json", dir);
-    return check_writable(probe, err);
+    return cli_check_writable(probe, err);
 }
 
 static tc_status run_and_write(const tc_scenario *s, const cli_in *in, tc_err *err)
@@ -248,14 +246,14 @@ static tc_status run_and_write(const tc_scenario *s, const cli_in *in, tc_err *e
         return st;
     }
     tc_run_opts ro = {0};
-    if ((st = mem_limit(in, &ro.mem_limit_bytes, err)) || (in->out && (st = check_writable(in->out, err))) ||
-        (in->out_dir && (st = check_dir(in->out_dir, err))))
+    if ((st = mem_limit(in, &ro.mem_limit_bytes, err)) || (in->out && (st = cli_check_writable(in->out, err))) ||
+        (in->out_dir && (st = cli_check_dir(in->out_dir, err))))
         return st;
     size_t ol = in->out ? strlen(in->out) : 0;
     if (ol >= 4 && strcmp(in->out + ol - 4, ".csv") == 0) {
         char side[4200];
         tc_outcome_csv_sidecar(in->out, side, sizeof side);
-        if ((st = check_writable(side, err)))
+        if ((st = cli_check_writable(side, err)))
             return st;
     }
     cli_progress prog;

@@ -3,19 +3,26 @@
  * output out (docs/NCCL_TESTS.md). The flags become a collective scenario
  * (the same evaluation as `topocc collective --sizes`); the size sweep is
  * printed in nccl-tests' columns; --compare reads a saved nccl-tests output
- * and prints predicted against measured bus bandwidth, size by size.
+ * and prints predicted against measured bus bandwidth, size by size. The
+ * output options are collective's, except that --out gets what stdout gets
+ * and --scenario is refused (the flags are the scenario).
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <jansson.h>
 #include "cli/cli.h"
+#include "cli/progress.h"
 #include "topocc/nccl_tests.h"
 #include "topocc/outcome_net.h"
+#include "topocc/render.h"
 
 static const char *help =
     "usage: topocc nccl-tests (--preset NAME[:nodes=N] | --topo SPEC) [--op OP] -b MIN -e MAX [-f F]\n"
     "                         [-g GPUS_PER_NODE] [-d TYPE] [-o REDOP] [-r ROOT] [--algo ALGO]\n"
     "                         [--mode formula|steps|flow] [--group SPEC] [--compare FILE] [--profiles DIR]\n"
+    "                         [--format table|csv|json] [--out FILE] [--out-dir DIR] [--quiet]\n"
+    "                         [--print-scenario]\n"
     "\n"
     "Predicts what nccl-tests (all_reduce_perf, all_gather_perf, ...) would print on the\n"
     "cluster: its columns in its order, bus bandwidth as nccl-tests computes it, the\n"
@@ -38,12 +45,20 @@ static const char *help =
     "  --compare FILE a saved nccl-tests output: predicted against measured, per size, with\n"
     "                 the error; without -b/-e the file's sizes are predicted. Its rows' type and\n"
     "                 redop, and the ranks its header lists ('#  Rank' lines), must be the run's\n"
+    "  --format F     table (default): nccl-tests' text; csv, json: collective's of the same run\n"
+    "  --out FILE     also write what stdout gets to FILE (whole or not at all)\n"
+    "  --out-dir DIR  write collective's tables as DIR/<table>.csv and DIR/scenario.json\n"
+    "  --quiet        no progress reports on stderr (a long run, a flow simulation, shows them)\n"
+    "  --print-scenario  print the collective scenario the flags make, do not run it:\n"
+    "                 topocc collective --scenario FILE runs it (nccl-tests takes no --scenario)\n"
     "\n"
     "example:\n"
     "  topocc nccl-tests --preset dgx-h100:nodes=2 --op allreduce -b 8 -e 8G -f 2\n";
 
 typedef struct nt_in {
     const char *preset, *topo, *profiles, *op, *b, *e, *f, *g, *d, *o, *r, *algo, *mode, *compare, *routing, *group;
+    const char *format, *out, *out_dir, *scenario; /* collective's output options */
+    bool quiet, print_scenario;
 } nt_in;
 
 /* nccl-tests' size argument: a number with an optional K, M, G suffix
@@ -92,6 +107,13 @@ static tc_status parse(nt_in *in, int argc, char **argv, int first, bool *helped
             *helped = true;
             return TC_OK;
         }
+        bool *sw = !strcmp(a, "--quiet") ? &in->quiet : !strcmp(a, "--print-scenario") ? &in->print_scenario : NULL;
+        if (sw) {
+            if (*sw)
+                return tc_fail(err, TC_EINVAL, "option %s given twice", a);
+            *sw = true;
+            continue;
+        }
         struct {
             const char *flag;
             const char **dst;
@@ -102,7 +124,8 @@ static tc_status parse(nt_in *in, int argc, char **argv, int first, bool *helped
                  {"-d", &in->d},            {"--datatype", &in->d},      {"-o", &in->o},
                  {"--op-redop", &in->o},    {"-r", &in->r},              {"--root", &in->r},
                  {"--algo", &in->algo},     {"--mode", &in->mode},       {"--compare", &in->compare},
-                 {"--routing", &in->routing}, {"--group", &in->group}};
+                 {"--routing", &in->routing}, {"--group", &in->group},  {"--format", &in->format},
+                 {"--out", &in->out},       {"--out-dir", &in->out_dir}, {"--scenario", &in->scenario}};
         bool done = false;
         for (size_t k = 0; k < sizeof t / sizeof *t && !done; k++)
             if (!strcmp(a, t[k].flag)) {
@@ -333,11 +356,11 @@ static tc_status check_ranks(const tc_collective_out *o, uint32_t file_ranks, co
 
 /* Predicted against measured: size, both bus bandwidths, the error; then
  * the median |error| by size band. */
-static void compare(const tc_collective_out *o, const tc_nccl_row *rows, size_t nrows, const char *path)
+static void compare(FILE *f, const tc_collective_out *o, const tc_nccl_row *rows, size_t nrows, const char *path)
 {
-    printf("# compare with %s (out-of-place busbw)\n", path);
-    printf("#%11s  %12s  %12s  %8s\n", "size", "predicted", "measured", "error");
-    printf("#%11s  %12s  %12s  %8s\n", "(B)", "(GB/s)", "(GB/s)", "(%)");
+    fprintf(f, "# compare with %s (out-of-place busbw)\n", path);
+    fprintf(f, "#%11s  %12s  %12s  %8s\n", "size", "predicted", "measured", "error");
+    fprintf(f, "#%11s  %12s  %12s  %8s\n", "(B)", "(GB/s)", "(GB/s)", "(%)");
     double err_band[3][TC_SCN_MAX_SIZES];
     size_t nb[3] = {0};
     for (size_t i = 0; i < o->nsizes; i++) {
@@ -348,11 +371,11 @@ static void compare(const tc_collective_out *o, const tc_nccl_row *rows, size_t 
                 m = &rows[k];
         double pred = tc_nccl_tests_busbw(r->op, tc_nccl_tests_ranks(r), r->bytes, r->time_s) / 1e9;
         if (!m || !(m->busbw_Bps > 0)) {
-            printf("%12.0f  %12.2f  %12s  %8s\n", r->bytes, pred, "-", "-");
+            fprintf(f, "%12.0f  %12.2f  %12s  %8s\n", r->bytes, pred, "-", "-");
             continue;
         }
         double meas = m->busbw_Bps / 1e9, e = 100 * (pred - meas) / meas;
-        printf("%12.0f  %12.2f  %12.2f  %+8.1f\n", r->bytes, pred, meas, e);
+        fprintf(f, "%12.0f  %12.2f  %12.2f  %+8.1f\n", r->bytes, pred, meas, e);
         int b = r->bytes < 1048576 ? 0 : r->bytes < 268435456 ? 1 : 2;
         err_band[b][nb[b]++] = fabs(e);
     }
@@ -369,8 +392,119 @@ static void compare(const tc_collective_out *o, const tc_nccl_row *rows, size_t 
             }
         size_t k = nb[b];
         double med = k % 2 ? err_band[b][k / 2] : (err_band[b][k / 2 - 1] + err_band[b][k / 2]) / 2;
-        printf("# median |error| %-16s : %.1f%% over %zu sizes\n", band[b], med, k);
+        fprintf(f, "# median |error| %-16s : %.1f%% over %zu sizes\n", band[b], med, k);
     }
+}
+
+/* What one run prints: with --format table nccl-tests' text (and the
+ * comparison), else collective's CSV or JSON of the same run; written
+ * alike to stdout and to --out. */
+typedef struct nt_print {
+    const tc_scenario *s;
+    tc_collective_out *o;
+    tc_format fmt;
+    const char *what;
+    const tc_nccl_row *rows;
+    size_t nrows;
+    const char *compare;
+} nt_print;
+
+static tc_status print_to(FILE *f, const nt_print *p, tc_err *err)
+{
+    if (p->fmt != TC_FMT_TABLE) {
+        tc_outcome oc = {.command = TC_CMD_COLLECTIVE, .value = p->o};
+        return tc_outcome_write(&oc, p->s, p->fmt, f, err);
+    }
+    tc_nccl_tests_write(f, p->o, p->what);
+    if (p->rows)
+        compare(f, p->o, p->rows, p->nrows, p->compare);
+    return TC_OK;
+}
+
+/* --out FILE: what stdout gets, under a temporary name, renamed once whole. */
+static tc_status print_file(const char *path, const nt_print *p, tc_err *err)
+{
+    tc_atomic_file af;
+    tc_status st = tc_atomic_open(&af, path, err);
+    if (st)
+        return st;
+    if ((st = print_to(af.f, p, err))) {
+        tc_atomic_abort(&af);
+        return st;
+    }
+    return tc_atomic_commit(&af, err);
+}
+
+/* The output options that do not go together, and those that cannot be
+ * written, refused before anything runs. */
+static tc_status check_output(const nt_in *in, tc_format *fmt, tc_err *err)
+{
+    *fmt = TC_FMT_TABLE;
+    tc_status st;
+    if (in->format && (st = tc_format_parse(in->format, fmt, err)))
+        return st;
+    if (in->print_scenario) {
+        if (in->out_dir || (in->format && *fmt != TC_FMT_JSON))
+            return tc_fail(err, TC_EINVAL, "--print-scenario prints the scenario as JSON (to stdout and --out FILE): "
+                                           "drop %s",
+                           in->out_dir ? "--out-dir" : "--format");
+        return TC_OK;
+    }
+    if (in->compare && *fmt != TC_FMT_TABLE)
+        return tc_fail(err, TC_EINVAL, "--compare prints its table after nccl-tests' text: drop --format %s (or "
+                                       "--compare)",
+                       in->format);
+    if (in->out && (st = cli_check_writable(in->out, err)))
+        return st;
+    return in->out_dir ? cli_check_dir(in->out_dir, err) : TC_OK;
+}
+
+/* --print-scenario: the collective scenario the flags make, to stdout and
+ * --out. */
+static tc_status print_scenario(const tc_scenario *s, const char *out, tc_err *err)
+{
+    json_t *j = tc_scenario_to_json(s);
+    tc_status st = out ? tc_json_write(j, out, err) : TC_OK;
+    if (st == TC_OK)
+        st = tc_json_write(j, NULL, err);
+    json_decref(j);
+    return st;
+}
+
+/* Runs the prediction; writes --out, --out-dir, then stdout. */
+static tc_status run_and_print(const nt_in *in, const tc_scenario *s, const tc_nccl_row *rows, size_t nrows,
+                               uint32_t file_ranks, tc_format fmt, tc_err *err)
+{
+    tc_collective_out *o = NULL;
+    cli_progress prog;
+    cli_progress_init(&prog, in->quiet);
+    tc_run_opts ro = {.progress = cli_progress_cb, .progress_ud = &prog};
+    tc_status st = tc_run_collective(s, &ro, &o, err);
+    cli_progress_done(&prog);
+    if (st == TC_OK && rows)
+        st = check_ranks(o, file_ranks, in->compare, err);
+    if (st == TC_OK) {
+        char what[900];
+        const tc_result *r = tc_collective_at(o, 0, 0);
+        char groups[160] = "", g[48];
+        if (o->ngroups)
+            snprintf(groups, sizeof groups, ", groups %s: %u groups of %u ranks at once (count, algbw, busbw: one "
+                                            "group's; time: the slowest group's)",
+                     tc_group_format(&o->group, g, sizeof g), o->ngroups, o->group_size);
+        snprintf(what, sizeof what, "%s, %u ranks, %s, mode %s%s", o->net.topo[0]->spec, o->ranks,
+                 o->rows[0].requested, tc_mode_name(r->mode), groups);
+        nt_print p = {.s = s, .o = o, .fmt = fmt, .what = what, .rows = rows, .nrows = nrows, .compare = in->compare};
+        if (in->out)
+            st = print_file(in->out, &p, err);
+        if (st == TC_OK && in->out_dir) {
+            tc_outcome oc = {.command = TC_CMD_COLLECTIVE, .value = o};
+            st = tc_outcome_write_dir(&oc, s, in->out_dir, err);
+        }
+        if (st == TC_OK)
+            st = print_to(stdout, &p, err);
+    }
+    tc_collective_out_free(o);
+    return st;
 }
 
 int cli_nccl_tests(int argc, char **argv, int first)
@@ -383,6 +517,11 @@ int cli_nccl_tests(int argc, char **argv, int first)
         fputs(help, stdout);
         return 0;
     }
+    if (st == TC_OK && in.scenario)
+        st = tc_fail(&err, TC_EINVAL, "nccl-tests takes no --scenario (its flags are the scenario): the scenario it "
+                                      "prints with --print-scenario is a collective one, run it with topocc "
+                                      "collective --scenario %s",
+                     in.scenario);
     tc_nccl_row *rows = NULL;
     size_t nrows = 0;
     uint32_t file_ranks = 0;
@@ -391,32 +530,20 @@ int cli_nccl_tests(int argc, char **argv, int first)
     tc_scenario *s = st == TC_OK ? tc_scenario_new(TC_CMD_COLLECTIVE) : NULL;
     if (st == TC_OK && !s)
         st = tc_fail(&err, TC_EINTERNAL, "out of memory");
-    if (st == TC_OK)
+    if (st == TC_OK) {
+        /* the scenario records the topocc that runs it */
+        snprintf(s->version, sizeof s->version, "%s", tc_version());
+        snprintf(s->commit, sizeof s->commit, "%s", tc_commit());
         st = build(&in, s, rows, nrows, &err);
+    }
     if (st == TC_OK && rows)
         st = check_rows(s, rows, nrows, in.compare, &err);
-    tc_collective_out *o = NULL;
-    if (st == TC_OK) {
-        tc_run_opts ro = {0};
-        st = tc_run_collective(s, &ro, &o, &err);
-    }
-    if (st == TC_OK && rows)
-        st = check_ranks(o, file_ranks, in.compare, &err);
-    if (st == TC_OK) {
-        char what[900];
-        const tc_result *r = tc_collective_at(o, 0, 0);
-        char groups[160] = "", g[48];
-        if (o->ngroups)
-            snprintf(groups, sizeof groups, ", groups %s: %u groups of %u ranks at once (count, algbw, busbw: one "
-                                            "group's; time: the slowest group's)",
-                     tc_group_format(&o->group, g, sizeof g), o->ngroups, o->group_size);
-        snprintf(what, sizeof what, "%s, %u ranks, %s, mode %s%s", o->net.topo[0]->spec, o->ranks,
-                 o->rows[0].requested, tc_mode_name(r->mode), groups);
-        tc_nccl_tests_write(stdout, o, what);
-        if (rows)
-            compare(o, rows, nrows, in.compare);
-    }
-    tc_collective_out_free(o);
+    tc_format fmt = TC_FMT_TABLE;
+    if (st == TC_OK)
+        st = check_output(&in, &fmt, &err);
+    if (st == TC_OK)
+        st = in.print_scenario ? print_scenario(s, in.out, &err)
+                               : run_and_print(&in, s, rows, nrows, file_ranks, fmt, &err);
     tc_scenario_free(s);
     free(rows);
     return cli_exit(st, &err);
