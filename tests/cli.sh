@@ -444,6 +444,9 @@ good "nccl-tests: -o with all-gather prints none" "^  1073741824      33554432  
 bad "collective: nccl-nvls with prod" collective --preset dgx-h100 --op allreduce --algo nccl-nvls --size 1GiB --redop prod
 bad "collective: --redop with all-gather" collective --preset dgx-h100 --op allgather --size 1GiB --redop max
 bad "collective: an unknown --redop" collective --preset dgx-h100 --op allreduce --size 1GiB --redop mean
+bad "collective: root=0 on an operation without a root" collective --topo clos:down=8x8,up=1x8 --op allreduce --algo ring:root=0 --size 1MiB
+bad "failures: chunks= on an algorithm that does not pipeline" failures --topo clos:down=4x4,up=1x4 --op alltoall --size 1MiB --fail-random links=1,seed=1 --trials 2 --algo direct:chunks=4 --quiet
+bad "train: --dp-algo with chunks= on an algorithm that does not pipeline" train --topo clos:hosts=64,radix=16,tiers=2,node=8 --model llama3-8b --dp 8 --tp 8 --dp-algo direct:chunks=4
 bad "collective: root= on an operation without a root" collective --topo clos:down=8x8,up=1x8 --op allreduce --algo ring:root=3 --size 1MiB
 bad "collective: chunks= on an algorithm that does not pipeline" collective --topo clos:down=8x8,up=1x8 --op alltoall --algo direct:chunks=8 --size 1MiB
 good "collective: root= and chunks= where they apply" "^time" collective --topo clos:down=8x8,up=1x8 --op broadcast --algo ring:root=3,chunks=8 --size 1MiB
@@ -488,6 +491,10 @@ good "nccl-tests --compare: the header's ranks, 4 GPUs of 4 nodes" "^# median |e
 good "nccl-tests --compare: the header's ranks are all the groups' ranks" "^# median |error|" nccl-tests --preset dgx-h100:nodes=2 --group stride=8 --compare "$tmp/nt_16.txt"
 { nt_ranks 2; nt_row 262144 float sum; } | sed 's/^#  Rank \( [01]\) Group  0/#   Rank \1/' >"$tmp/nt_old.txt"
 bad_says "nccl-tests --compare: an older header's rank lines (no Group)" "lists 2 ranks" nccl-tests --preset dgx-h100 --compare "$tmp/nt_old.txt"
+bad_says "nccl-tests --compare: --print-scenario checks the ranks too" "lists 16 ranks" nccl-tests --preset dgx-h100 --compare "$tmp/nt_16.txt" --print-scenario
+mkdir -p "$tmp/od_bad/sizes.csv" && echo old >"$tmp/keep.txt"
+bad "nccl-tests: --out-dir that fails" nccl-tests --preset dgx-h100 -b 1M -e 2M --out "$tmp/keep.txt" --out-dir "$tmp/od_bad"
+grep -qx old "$tmp/keep.txt" || { echo "FAIL: a failed --out-dir overwrote --out"; fails=$((fails + 1)); }
 # nccl-tests' output options: collective's, --out what stdout gets, no --scenario
 NT="nccl-tests --preset dgx-h100:nodes=2 -b 1M -e 64M -f 8 -d bfloat16 -o max"
 # shellcheck disable=SC2086

@@ -139,16 +139,19 @@ static void topology_figures_as_they_are(void **state)
     (void)state;
     static const char *const healthy[] = {"clos:down=8x8,up=1x8", "clos:down=4x4x4,up=1x4x4", "clos:down=8x8,up=1x2",
                                           "clos:down=4x4,up=2x2,links=1x2", "clos:hosts=96,radix=16,tiers=2",
+                                          "clos:down=8x8,up=1x8,hosts=36,bw1=100Gbps,bw2=400Gbps",
                                           "torus:dims=4x4", "torus:dims=4x6,wrap=1x0", "torus:dims=5x3x2"};
     for (size_t i = 0; i < sizeof healthy / sizeof *healthy; i++) {
         tc_topo *t = topo(healthy[i]);
         tc_topo_info a, b;
         tc_topo_get_info(t, &a);
-        /* a degraded link at factor 1 counts as a fault but changes nothing */
+        /* a link degraded by a factor of 1 + 1e-12 makes the figures the
+         * links' as they are, and changes them by 1e-12 at most */
         tc_err err = {{0}};
         uint32_t l = t->kind == TC_TOPO_CLOS ? t->up_lbase[t->levels] : t->plus_lbase[0];
-        if (tc_topo_degrade_link(t, l, 1.0, &err))
+        if (tc_topo_degrade_link(t, l, 1 + 1e-12, &err))
             fail_msg("degrade: %s", err.msg);
+        assert_true(t->n_degraded > 0);
         tc_topo_get_info_as_is(t, &b);
         if (fabs(a.bisection_Bps - b.bisection_Bps) > 1e-9 * a.bisection_Bps)
             fail_msg("%s: bisection %.9g as is, %.9g designed", healthy[i], b.bisection_Bps, a.bisection_Bps);
@@ -165,7 +168,10 @@ static void topology_figures_as_they_are(void **state)
              {"clos:down=8x8,up=1x8", "link:128,link:130,link:132,link:134", 1.4e12, 2},
              {"clos:down=8x8,up=1x8", "half:128", 1.575e12, 8 / 7.5},
              {"torus:dims=4x4", "link:0", 350e9, 0},
-             {"torus:dims=4x4,wrap=0x0", "link:0", 200e9, 0}};
+             {"torus:dims=4x4,wrap=0x0", "link:0", 200e9, 0},
+             /* an odd mesh line's two middle cables: 5x4 mesh, line 0's cable 1 or 2 down */
+             {"torus:dims=5x4,wrap=0x0", "link:2", 150e9, 0},
+             {"torus:dims=5x4,wrap=0x0", "link:4", 150e9, 0}};
     for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
         tc_topo *t = topo(c[i].spec);
         if (strncmp(c[i].fault, "half:", 5) == 0) {

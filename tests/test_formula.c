@@ -574,6 +574,13 @@ static void degraded_links_keep_the_all_reduce_bound(void **state)
         assert_close(tc_lower_bound(t, TC_OP_ALLREDUCE, 64, n, NULL), want, 1e-12, "degraded all-reduce");
         tc_topo_free(t);
     }
+    /* A mesh line of 3: the ends have one port, the middle two. A reduce
+     * to the middle and a broadcast from it move S over each link
+     * direction, S / B, which the bound must not pass: max(S / B at an
+     * end, 2 (p-1) S over the 4 ports' 4B) = S / B, not 2 (p-1)/p S / B. */
+    tc_topo *m = build("torus:dims=3,wrap=0,bw=400Gbps,lat=0,hop_lat=0,alpha=0");
+    assert_close(tc_lower_bound(m, TC_OP_ALLREDUCE, 3, n, NULL), n / BW, 1e-12, "mesh line all-reduce");
+    tc_topo_free(m);
 }
 
 static void all_to_all_bound_matches_reference_on_torus(void **state)

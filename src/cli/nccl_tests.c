@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "cli/progress.h"
 #include "topocc/nccl_tests.h"
+#include "topocc/place.h"
 #include "topocc/outcome_net.h"
 #include "topocc/render.h"
 
@@ -344,14 +345,24 @@ static tc_status check_rows(const tc_scenario *s, const tc_nccl_row *rows, size_
 
 /* The file's header, where it lists its ranks, lists as many as the
  * prediction has. */
-static tc_status check_ranks(const tc_collective_out *o, uint32_t file_ranks, const char *path, tc_err *err)
+static tc_status check_ranks(const tc_scenario *s, uint32_t file_ranks, const char *path, tc_err *err)
 {
-    if (!file_ranks || file_ranks == o->ranks)
+    if (!file_ranks)
         return TC_OK;
+    /* the job's ranks, as the run will place them: before the run */
+    tc_topo *t = NULL;
+    uint32_t *map = NULL, p = 0;
+    tc_status st = tc_topo_build(s->topo[0], &t, err);
+    if (st == TC_OK)
+        st = tc_place_map(t, &s->job, &map, &p, err);
+    free(map);
+    tc_topo_free(t);
+    if (st || file_ranks == p)
+        return st;
     return tc_fail(err, TC_EINVAL,
                    "nccl-tests file %s lists %u ranks in its header ('#  Rank' lines), the prediction is for %u ranks: give "
                    "the file's nodes (--preset NAME:nodes=N, or --topo) and GPUs per node (-g)",
-                   path, file_ranks, o->ranks);
+                   path, file_ranks, p);
 }
 
 /* Predicted against measured: size, both bus bandwidths, the error; then
@@ -471,9 +482,9 @@ static tc_status print_scenario(const tc_scenario *s, const char *out, tc_err *e
     return st;
 }
 
-/* Runs the prediction; writes --out, --out-dir, then stdout. */
+/* Runs the prediction; writes --out-dir, --out, then stdout. */
 static tc_status run_and_print(const nt_in *in, const tc_scenario *s, const tc_nccl_row *rows, size_t nrows,
-                               uint32_t file_ranks, tc_format fmt, tc_err *err)
+                               tc_format fmt, tc_err *err)
 {
     tc_collective_out *o = NULL;
     cli_progress prog;
@@ -481,8 +492,6 @@ static tc_status run_and_print(const nt_in *in, const tc_scenario *s, const tc_n
     tc_run_opts ro = {.progress = cli_progress_cb, .progress_ud = &prog};
     tc_status st = tc_run_collective(s, &ro, &o, err);
     cli_progress_done(&prog);
-    if (st == TC_OK && rows)
-        st = check_ranks(o, file_ranks, in->compare, err);
     if (st == TC_OK) {
         char what[900];
         const tc_result *r = tc_collective_at(o, 0, 0);
@@ -494,12 +503,13 @@ static tc_status run_and_print(const nt_in *in, const tc_scenario *s, const tc_n
         snprintf(what, sizeof what, "%s, %u ranks, %s, mode %s%s", o->net.topo[0]->spec, o->ranks,
                  o->rows[0].requested, tc_mode_name(r->mode), groups);
         nt_print p = {.s = s, .o = o, .fmt = fmt, .what = what, .rows = rows, .nrows = nrows, .compare = in->compare};
-        if (in->out)
-            st = print_file(in->out, &p, err);
-        if (st == TC_OK && in->out_dir) {
+        /* --out-dir first: a run whose --out-dir fails leaves --out as it was */
+        if (in->out_dir) {
             tc_outcome oc = {.command = TC_CMD_COLLECTIVE, .value = o};
             st = tc_outcome_write_dir(&oc, s, in->out_dir, err);
         }
+        if (st == TC_OK && in->out)
+            st = print_file(in->out, &p, err);
         if (st == TC_OK)
             st = print_to(stdout, &p, err);
     }
@@ -538,12 +548,14 @@ int cli_nccl_tests(int argc, char **argv, int first)
     }
     if (st == TC_OK && rows)
         st = check_rows(s, rows, nrows, in.compare, &err);
+    if (st == TC_OK && rows)
+        st = check_ranks(s, file_ranks, in.compare, &err);
     tc_format fmt = TC_FMT_TABLE;
     if (st == TC_OK)
         st = check_output(&in, &fmt, &err);
     if (st == TC_OK)
         st = in.print_scenario ? print_scenario(s, in.out, &err)
-                               : run_and_print(&in, s, rows, nrows, file_ranks, fmt, &err);
+                               : run_and_print(&in, s, rows, nrows, fmt, &err);
     tc_scenario_free(s);
     free(rows);
     return cli_exit(st, &err);

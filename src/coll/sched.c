@@ -565,6 +565,20 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
                                 err);
 }
 
+/* Whether spec ("NAME:k=v,...") sets option key (root=0 sets no field). */
+static bool spec_sets(const char *spec, const char *key)
+{
+    const char *p = spec ? strchr(spec, ':') : NULL;
+    size_t kl = strlen(key);
+    while (p) {
+        p++;
+        if (strncmp(p, key, kl) == 0 && p[kl] == '=')
+            return true;
+        p = strchr(p, ',');
+    }
+    return false;
+}
+
 tc_status tc_algo_check_options(const tc_coll_req *req, const char *spec, const tc_op *ops, int n, tc_err *err)
 {
     static const tc_algo chunked[] = {TC_ALGO_RING,     TC_ALGO_BIRING,   TC_ALGO_DBTREE,      TC_ALGO_DBTREE_FA,
@@ -582,7 +596,7 @@ tc_status tc_algo_check_options(const tc_coll_req *req, const char *spec, const 
     bool rooted = false;
     for (int i = 0; i < n; i++)
         rooted |= ops[i] == TC_OP_BROADCAST || ops[i] == TC_OP_REDUCE;
-    if (req->root && n > 0 && !rooted)
+    if ((req->root || spec_sets(spec, "root")) && n > 0 && !rooted)
         return tc_fail(err, TC_EINVAL, "root= in algorithm '%s': only broadcast and reduce have a root", spec);
     return TC_OK;
 }

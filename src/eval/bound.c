@@ -350,6 +350,17 @@ static double injection_degraded(const tc_topo *t, tc_op op, uint32_t p, double 
     return isfinite(v) ? v : 0;
 }
 
+/* Whether endpoints differ in ports: a mesh line of more than 2 has ends
+ * of one port and middles of two (the injection figure is an end's, which
+ * all-reduce, whose slowest rank need not move 2 (p-1)/p S, cannot take). */
+static bool uneven_ports(const tc_topo *t)
+{
+    for (int d = 0; t->kind == TC_TOPO_TORUS && d < t->ndims; d++)
+        if (t->dims[d] > 2 && t->dim_cables[d] != t->dims[d])
+            return true;
+    return false;
+}
+
 /* An endpoint's fabric bandwidth, all its ports: behind a shared NIC the
  * NIC to itself; in a multidc its pod's, with a torus router's gateway
  * cables (its ports too). */
@@ -406,7 +417,7 @@ double tc_lower_bound_ex(const tc_topo *t, tc_op op, uint32_t p, double bytes, c
     if (((node_reduces && t->node_reduce) || t->sharp) && op == TC_OP_ALLREDUCE)
         inj_bytes = fmin(inj_bytes, bytes);
     double inj = fabric_injection(t) + (t->node_size > 1 ? t->node_bw : 0);
-    double lb = t->n_degraded ? injection_degraded(t, op, p, bytes, inj_bytes, rank_map)
+    double lb = t->n_degraded || uneven_ports(t) ? injection_degraded(t, op, p, bytes, inj_bytes, rank_map)
                 : inj > 0     ? inj_bytes / inj
                               : 0;
 

@@ -1747,6 +1747,10 @@ static tc_status it_algo_of(const json_t *v, const char *where, char *dst, size_
     tc_err e2 = {0};
     if (tc_algo_parse(dst, &req, &e2))
         return tc_fail(err, TC_EINVAL, "%s (library, the default, or an algorithm): %s", where, e2.msg);
+    /* data, tensor and expert parallelism's collectives have no root */
+    const tc_op none = TC_OP_ALLREDUCE;
+    if (tc_algo_check_options(&req, dst, &none, 1, &e2))
+        return tc_fail(err, TC_EINVAL, "%s: %s", where, e2.msg);
     return TC_OK;
 }
 SET(set_dp_algo)

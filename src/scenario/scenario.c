@@ -781,6 +781,16 @@ static tc_status resolve_collective(tc_scenario *s, tc_err *err)
     if (s->command == TC_CMD_FAILURES && (s->nops != 1 || s->nsizes != 1))
         return tc_fail(err, TC_EINVAL, "failures needs one operation (--op) and one size (--size): %d and %zu given",
                        s->nops, s->nsizes);
+    for (int i = 0; (s->command == TC_CMD_COLLECTIVE || s->command == TC_CMD_COMPARE || s->command == TC_CMD_FAILURES) &&
+                    i < s->nalgos;
+         i++) {
+        tc_coll_req q;
+        memset(&q, 0, sizeof q);
+        tc_status st;
+        if (strcmp(s->algos[i], "all") && tc_algo_parse(s->algos[i], &q, err) == TC_OK &&
+            (st = tc_algo_check_options(&q, s->algos[i], s->ops, s->nops, err)))
+            return st;
+    }
     if (s->command != TC_CMD_COLLECTIVE && s->command != TC_CMD_COMPARE)
         return TC_OK;
     if (s->nops < 1)
@@ -798,11 +808,6 @@ static tc_status resolve_collective(tc_scenario *s, tc_err *err)
     for (int i = 0; i < s->nalgos; i++) {
         tc_status st = canonical_algo(s->algos[i], sizeof s->algos[i], err);
         if (st)
-            return st;
-        tc_coll_req q;
-        memset(&q, 0, sizeof q);
-        if (strcmp(s->algos[i], "all") && tc_algo_parse(s->algos[i], &q, err) == TC_OK &&
-            (st = tc_algo_check_options(&q, s->algos[i], s->ops, s->nops, err)))
             return st;
         if (strcmp(s->algos[i], "all") == 0 && s->nalgos > 1)
             return tc_fail(err, TC_EINVAL, "--algo all ranks every valid algorithm: give it alone");

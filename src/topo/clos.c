@@ -625,7 +625,7 @@ void tc_clos_info_as_is(const tc_topo *t, tc_topo_info *info)
         double *down = calloc(cnt ? cnt : 1, sizeof *down);
         if (!down)
             return;
-        uint32_t children = t->level_count[i - 1];
+        uint32_t children = i == 1 ? t->n_slots : t->level_count[i - 1]; /* hosts= fills n_slots slots */
         for (uint32_t c = 0; c < children; c++)
             for (uint32_t p = 0; p < w; p++) {
                 uint32_t parent = c % wc + wc * p + t->wprod[i] * (c / wc / t->down[i]);

@@ -212,8 +212,10 @@ double tc_torus_bisection_as_is(const tc_topo *t)
     for (int d = 0; d < t->ndims; d++) {
         uint32_t size = t->dims[d], ncab = t->dim_cables[d], lines = n / size;
         bool ring = ncab == size;
-        /* a ring's planes x and x + half: every distinct pair */
-        uint32_t half = size / 2, x0 = ring ? 0 : half - 1, x1 = ring ? (size % 2 ? size : half) : half;
+        /* a ring's planes x and x + half: every distinct pair; a mesh's
+         * middle cable, either of the two of an odd size */
+        uint32_t half = size / 2, x0 = ring ? 0 : half - 1;
+        uint32_t x1 = ring ? (size % 2 ? size : half) : (size % 2 ? half + 1 : half);
         for (uint32_t x = x0; x < x1; x++) {
             double out = 0, in = 0;
             for (uint32_t l = 0; l < lines; l++) {
