@@ -833,6 +833,40 @@ done
 good "multidc against a Clos" "B/A" compare --topo "$MDC" --topo clos:hosts=16,radix=8 --op allreduce --sizes 1MiB:64MiB:8 --quiet
 good "failures on a multidc" "slowdown" failures --topo "multidc:pods=2,pod=torus,dims=4x4,wan_bw=100Gbps,wan_lat=5ms,wan_links=2" --op allreduce --size 1MiB --fail-random links=1,seed=2 --trials 3 --quiet
 
+# --- progress on stderr without a terminal: a line every
+# TOPOCC_PROGRESS_INTERVAL seconds (0: every report), saying what runs ---
+progress_says() { # what, pattern on stderr, args...
+    what="$1"; pat="$2"; shift 2
+    TOPOCC_PROGRESS_INTERVAL=0 "$T" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" -ne 0 ] || ! grep -q -- "$pat" "$tmp/err" || grep -v -q '^topocc: ' "$tmp/err"; then
+        echo "FAIL (progress: $what): rc=$rc, expected '$pat' on stderr, every line 'topocc: ...'"
+        head -5 "$tmp/err"
+        fails=$((fails + 1))
+    fi
+}
+progress_says "a flow simulation, named" "^topocc: flow simulation of ring at 1MiB: 100% (.* transfers)" \
+    collective --topo "$CLOS" --op allreduce --algo ring --size 1MiB --mode flow
+progress_says "auto's candidates, then its pick again" "of rhd at 1MiB (the pick, again for its details): 100%" \
+    collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow
+progress_says "compare: cells, the simulation under way" \
+    "^topocc: compare: 0% (0/2 cells); allreduce on A: 100% of flow simulation of ring at 1MiB" \
+    compare --topo "$CLOS" --topo torus:dims=4x4x4 --op allreduce --algo ring --sizes 1MiB:1MiB --mode flow
+progress_says "compare: every cell" "^topocc: compare: 100% (2/2 cells)" \
+    compare --topo "$CLOS" --topo torus:dims=4x4x4 --op allreduce --algo ring --sizes 1MiB:1MiB --mode flow
+progress_says "failures: draws, the draw under way" "^topocc: failures: 50% (1/2 draws).*; A, draw 1: 100% of flow simulation" \
+    failures --topo "$CLOS" --op allreduce --algo ring --size 1MiB --mode flow --fail-random links=1,seed=1 --trials 2
+progress_says "concurrent: each job alone, then together" "flow simulation of job A alone: 100%" \
+    concurrent --topo "$CLOS" --jobs examples/jobs.json
+progress_says "concurrent: the jobs together" "flow simulation of the jobs sharing the network: 100%" \
+    concurrent --topo "$CLOS" --jobs examples/jobs.json
+TOPOCC_PROGRESS_INTERVAL=0 "$T" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --quiet >/dev/null 2>"$tmp/err"
+[ -s "$tmp/err" ] && { echo "FAIL (progress: --quiet prints it)"; fails=$((fails + 1)); }
+TOPOCC_PROGRESS_INTERVAL= good "progress: an empty interval is the default" "busbw" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow
+for v in abc -1 1min 10x; do
+    TOPOCC_PROGRESS_INTERVAL=$v bad_says "progress: interval $v" "invalid TOPOCC_PROGRESS_INTERVAL '$v'" collective --topo "$CLOS" --op allreduce --size 1MiB
+done
+
 # OpenBLAS and LAPACKE are opened on first use (src/core/blas.c): the
 # executable does not load them to start (PowerSGD and training, which use
 # them, run in test_compress, test_train and compress_cli.sh).

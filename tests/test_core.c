@@ -1,7 +1,9 @@
-/* test_core.c - units and spec strings parse exactly as documented. */
+/* test_core.c - units and spec strings parse exactly as documented; a
+ * part's progress reports relayed as its run's. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 #include "topocc/core.h"
@@ -94,6 +96,73 @@ static void specs_split_kind_and_keys_and_report_unknown_keys(void **state)
     assert_int_equal(tc_spec_parse("", &sp, NULL), TC_EINVAL);
 }
 
+/* ---- progress relayed from a part to its run ---- */
+
+typedef struct got {
+    int n;
+    tc_progress last;
+    char what[256], unit[32], detail[512];
+} got;
+
+static void keep(void *ud, const tc_progress *p)
+{
+    got *g = ud;
+    g->n++;
+    g->last = *p;
+    snprintf(g->what, sizeof g->what, "%s", p->what ? p->what : "(null)");
+    snprintf(g->unit, sizeof g->unit, "%s", p->unit ? p->unit : "(null)");
+    snprintf(g->detail, sizeof g->detail, "%s", p->detail ? p->detail : "(null)");
+}
+
+static void a_part_reports_as_its_run_with_its_own_figure_in_the_detail(void **state)
+{
+    (void)state;
+    got g = {0};
+    tc_progress_relay r;
+    tc_progress_relay_start(&r, keep, &g, "compare", "cells", 8);
+    tc_progress_relay_report(&r, 0);
+    assert_int_equal(g.n, 1);
+    assert_string_equal(g.what, "compare");
+    assert_string_equal(g.detail, "(null)");
+    assert_true(g.last.fraction == 0 && g.last.total == 8);
+    tc_progress_relay_part(&r, 2, "%s on %s", "allreduce", "B");
+    tc_progress inner = {.what = "flow simulation", .fraction = 0.42, .done = 42, .total = 100, .unit = "transfers",
+                         .mem_bytes = 1e9};
+    tc_progress_relay_cb(&r, &inner);
+    assert_int_equal(g.n, 2);
+    assert_string_equal(g.what, "compare");
+    assert_string_equal(g.unit, "cells");
+    assert_string_equal(g.detail, "allreduce on B: 42% of flow simulation");
+    assert_true(g.last.done == 2 && g.last.total == 8 && g.last.fraction == 0.25);
+    assert_true(g.last.mem_bytes == 1e9);
+    /* a part's report of unknown extent: its count */
+    tc_progress open = {.what = "replay", .fraction = -1, .done = 7, .unit = "jobs"};
+    tc_progress_relay_cb(&r, &open);
+    assert_string_equal(g.detail, "allreduce on B: replay, 7 jobs");
+    tc_progress_relay_report(&r, 3);
+    assert_string_equal(g.detail, "(null)");
+    assert_true(g.last.done == 3);
+}
+
+static void a_part_renamed_keeps_its_own_figures(void **state)
+{
+    (void)state;
+    got g = {0};
+    tc_progress_relay r;
+    tc_progress_relay_start(&r, keep, &g, "flow simulation of ring at 1MiB", NULL, 0);
+    tc_progress inner = {.what = "flow simulation", .fraction = 0.5, .done = 5, .total = 10, .unit = "transfers"};
+    tc_progress_relay_cb(&r, &inner);
+    assert_int_equal(g.n, 1);
+    assert_string_equal(g.what, "flow simulation of ring at 1MiB");
+    assert_string_equal(g.unit, "transfers");
+    assert_true(g.last.fraction == 0.5 && g.last.done == 5 && g.last.total == 10);
+    /* no callback: nothing, and no crash */
+    tc_progress_relay_start(&r, NULL, NULL, "compare", "cells", 1);
+    tc_progress_relay_cb(&r, &inner);
+    tc_progress_relay_report(&r, 1);
+    assert_int_equal(g.n, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -103,6 +172,8 @@ int main(void)
         cmocka_unit_test(times_accept_ns_us_ms_s),
         cmocka_unit_test(dims_lists_parse_and_reject_gaps),
         cmocka_unit_test(specs_split_kind_and_keys_and_report_unknown_keys),
+        cmocka_unit_test(a_part_reports_as_its_run_with_its_own_figure_in_the_detail),
+        cmocka_unit_test(a_part_renamed_keeps_its_own_figures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

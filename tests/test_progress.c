@@ -1,10 +1,12 @@
 /* test_progress.c - the CLI's progress renderer (src/cli/progress.c, built
  * in here): silent at first, a bar redrawn in place on a terminal, a line
- * every 10 s in a log, nothing when quiet. */
+ * every 10 s in a log (TOPOCC_PROGRESS_INTERVAL), the part under way after
+ * the figures, nothing when quiet. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 #include "cli/progress.c"
@@ -19,7 +21,9 @@ static double fake_clock(void)
 static void setup(cli_progress *p, bool tty, bool quiet)
 {
     fake_t = 100;
-    cli_progress_init(p, quiet);
+    tc_err err;
+    unsetenv("TOPOCC_PROGRESS_INTERVAL");
+    assert_int_equal(cli_progress_init(p, quiet, &err), TC_OK);
     p->out = tmpfile();
     assert_non_null(p->out);
     p->tty = tty;
@@ -124,7 +128,7 @@ static void log_line_every_ten_seconds(void **state)
     fake_t = 110;
     cli_progress_cb(&p, &r);
     assert_string_equal(written(&p, buf, sizeof buf),
-                        "topocc: flow simulation: 25%, 1M transfers/s, ETA 3s\n");
+                        "topocc: flow simulation: 25% (1M/4M transfers), 1M transfers/s, ETA 3s\n");
     fake_t = 115;
     cli_progress_cb(&p, &r);
     fake_t = 120.1;
@@ -133,6 +137,96 @@ static void log_line_every_ten_seconds(void **state)
     assert_int_equal(strchr(buf, '\n') - buf + 1, (long)strlen(buf) / 2);
     cli_progress_done(&p);
     assert_null(strchr(written(&p, buf, sizeof buf), '\r'));
+    fclose(p.out);
+}
+
+/* TOPOCC_PROGRESS_INTERVAL: seconds, plain or with a unit; 0 a line at
+ * every report; anything else refused, naming the variable. */
+static void log_interval_from_the_environment(void **state)
+{
+    (void)state;
+    tc_err err;
+    double v;
+    assert_int_equal(cli_progress_interval(NULL, &v, &err), TC_OK);
+    assert_true(v == 10);
+    assert_int_equal(cli_progress_interval("", &v, &err), TC_OK);
+    assert_true(v == 10);
+    assert_int_equal(cli_progress_interval("0", &v, &err), TC_OK);
+    assert_true(v == 0);
+    assert_int_equal(cli_progress_interval("30", &v, &err), TC_OK);
+    assert_true(v == 30);
+    assert_int_equal(cli_progress_interval("2.5", &v, &err), TC_OK);
+    assert_true(v == 2.5);
+    assert_int_equal(cli_progress_interval("500ms", &v, &err), TC_OK);
+    assert_true(v == 0.5);
+    assert_int_equal(cli_progress_interval("60s", &v, &err), TC_OK);
+    assert_true(v == 60);
+    const char *bad[] = {"abc", "-1", "-0", "+5", "1min", "10x", "nan", "inf", "1e9", " 5", "5 ", "0x10"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        assert_int_equal(cli_progress_interval(bad[i], &v, &err), TC_EINVAL);
+        assert_non_null(strstr(err.msg, "invalid TOPOCC_PROGRESS_INTERVAL"));
+        assert_null(strchr(err.msg, '\n'));
+    }
+    cli_progress p;
+    setenv("TOPOCC_PROGRESS_INTERVAL", "3", 1);
+    assert_int_equal(cli_progress_init(&p, false, &err), TC_OK);
+    assert_true(p.log_period == 3);
+    setenv("TOPOCC_PROGRESS_INTERVAL", "soon", 1);
+    assert_int_equal(cli_progress_init(&p, false, &err), TC_EINVAL);
+    unsetenv("TOPOCC_PROGRESS_INTERVAL");
+}
+
+static void log_line_at_every_report_with_an_interval_of_0(void **state)
+{
+    (void)state;
+    cli_progress p;
+    char buf[2048];
+    setup(&p, false, false);
+    p.log_period = 0;
+    tc_progress r = report(1e6, 4e6);
+    cli_progress_cb(&p, &r);
+    fake_t = 100.01;
+    cli_progress_cb(&p, &r);
+    written(&p, buf, sizeof buf);
+    assert_int_equal(strchr(buf, '\n') - buf + 1, (long)strlen(buf) / 2);
+    assert_true(strncmp(buf, "topocc: flow simulation: 25% (1M/4M transfers)", 46) == 0);
+    fclose(p.out);
+}
+
+/* The part under way (a compare cell's simulation) after the figures: in
+ * the log line, and on a terminal in place of the bar where both do not
+ * fit. */
+static void the_part_under_way_follows_the_figures(void **state)
+{
+    (void)state;
+    cli_progress p;
+    char buf[2048];
+    setup(&p, false, false);
+    p.log_period = 0;
+    tc_progress r = {.what = "compare", .fraction = 0.25, .done = 6, .total = 24, .unit = "cells", .rate = 0.5,
+                     .detail = "allreduce on B: 42% of flow simulation of ring at 1GiB"};
+    cli_progress_cb(&p, &r);
+    assert_string_equal(written(&p, buf, sizeof buf),
+                        "topocc: compare: 25% (6/24 cells), 0.5 cells/s, ETA 36s; allreduce on B: 42% of flow "
+                        "simulation of ring at 1GiB\n");
+    fclose(p.out);
+    setup(&p, true, false);
+    p.cols = 160;
+    fake_t = 102;
+    cli_progress_cb(&p, &r);
+    written(&p, buf, sizeof buf);
+    assert_non_null(strstr(buf, "compare 25% [#####...............] 6/24 cells"));
+    assert_non_null(strstr(buf, "; allreduce on B: 42% of flow simulation of ring at 1GiB"));
+    fclose(p.out);
+    setup(&p, true, false);
+    p.cols = 100;
+    fake_t = 102;
+    cli_progress_cb(&p, &r);
+    written(&p, buf, sizeof buf);
+    assert_null(strchr(buf, '['));
+    assert_non_null(strstr(buf, "compare 25% 6/24 cells"));
+    assert_non_null(strstr(buf, "; allreduce on B: 42% of"));
+    assert_true(strlen(buf) <= 100);
     fclose(p.out);
 }
 
@@ -179,6 +273,9 @@ int main(void)
         cmocka_unit_test(terminal_bar_fits_the_width),
         cmocka_unit_test(narrow_terminal_drops_the_bar),
         cmocka_unit_test(log_line_every_ten_seconds),
+        cmocka_unit_test(log_interval_from_the_environment),
+        cmocka_unit_test(log_line_at_every_report_with_an_interval_of_0),
+        cmocka_unit_test(the_part_under_way_follows_the_figures),
         cmocka_unit_test(unknown_total_has_no_percentage_or_eta),
         cmocka_unit_test(quiet_prints_nothing),
     };

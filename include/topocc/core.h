@@ -144,8 +144,39 @@ typedef struct tc_progress {
     const char *unit;       /* "steps", "events", "cells", ... */
     double rate;            /* units per second so far (0: unknown) */
     double mem_bytes;       /* memory in use by the run, estimated (0: unknown) */
+    const char *detail;     /* the part under way, with its own progress
+                             * ("allreduce on B: 42% of flow simulation of ring at 1GiB"); NULL: none */
 } tc_progress;
 typedef void (*tc_progress_fn)(void *ud, const tc_progress *p);
+
+/* Passes the reports of a part of a run (a simulation inside a compare
+ * cell, a failures draw) on to the run's callback, as the run's:
+ * - with a unit: under the run's name and count (done of total units,
+ *   done counting the parts finished before this one), the part and its
+ *   own report in detail ("allreduce on B: 42% of flow simulation");
+ * - without (unit NULL): the part's report as it is, renamed what.
+ * Set fn, ud, what, unit, total (and t0: tc_progress_relay_start); before
+ * each part, done and part (tc_progress_relay_part). fn NULL: nothing. */
+typedef struct tc_progress_relay {
+    tc_progress_fn fn;
+    void *ud;
+    const char *what, *unit;
+    double done, total;
+    double t0;              /* when the run started (monotonic seconds) */
+    char part[128];         /* the part under way: "allreduce on B" */
+    char buf[320];          /* the detail passed on */
+} tc_progress_relay;
+void tc_progress_relay_start(tc_progress_relay *r, tc_progress_fn fn, void *ud, const char *what, const char *unit,
+                             double total);
+/* The part under way (printf-style), done units before it. */
+void tc_progress_relay_part(tc_progress_relay *r, double done, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* A tc_progress_fn: ud is the relay. */
+void tc_progress_relay_cb(void *ud, const tc_progress *p);
+/* The run's own report between parts (done units, no part under way). */
+void tc_progress_relay_report(tc_progress_relay *r, double done);
+/* Monotonic seconds (for rates and report periods). */
+double tc_mono_now(void);
 
 /* Fails (TC_EINVAL) when need_bytes exceeds limit_bytes (> 0): the one
  * line gives the estimate, the limit and the flag that raises it

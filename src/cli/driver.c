@@ -257,7 +257,8 @@ static tc_status run_and_write(const tc_scenario *s, const cli_in *in, tc_err *e
             return st;
     }
     cli_progress prog;
-    cli_progress_init(&prog, in->quiet);
+    if ((st = cli_progress_init(&prog, in->quiet, err)))
+        return st;
     ro.progress = cli_progress_cb;
     ro.progress_ud = &prog;
     tc_outcome o;

@@ -47,6 +47,9 @@ static const char *usage =
     "                alpha= (per message), seed=, node=G,node_bw=,node_lat=,node_hop_lat=\n"
     "  units: B KiB MiB GiB KB MB GB | Gbps GB/s | ns us ms s\n"
     "\n"
+    "progress: on stderr unless --quiet; without a terminal a line every 10 s, or\n"
+    "  every TOPOCC_PROGRESS_INTERVAL seconds (0: every report)\n"
+    "\n"
     "exit codes: 0 success, 2 bad input (one line on stderr), 1 internal failure\n";
 
 static int dispatch(int argc, char **argv)

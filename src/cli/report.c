@@ -123,12 +123,13 @@ static tc_status run(const tc_html_input *hi, const char *path, bool quiet, json
         tc_run_opts ro = {0};
         ro.mem_limit_bytes = 0.75 * tc_mem_physical();
         cli_progress prog;
-        cli_progress_init(&prog, quiet);
         ro.progress = cli_progress_cb;
         ro.progress_ud = &prog;
         tc_outcome o;
-        st = tc_scenario_run(s, &ro, &o, err);
-        cli_progress_done(&prog);
+        if ((st = cli_progress_init(&prog, quiet, err)) == TC_OK) {
+            st = tc_scenario_run(s, &ro, &o, err);
+            cli_progress_done(&prog);
+        }
         if (st == TC_OK) {
             *doc = tc_outcome_json(&o, s);
             tc_outcome_free(&o);

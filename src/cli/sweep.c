@@ -265,9 +265,12 @@ static tc_status run(const sweep_args *a, int *argc, char ***argv, tc_err *err)
         o.shard = k;
         o.nshards = n;
     }
-    tc_sweep *sw;
-    tc_status st = tc_sweep_load(a->file, &sw, err);
+    cli_progress prog;
+    tc_status st = cli_progress_init(&prog, a->quiet, err);
     if (st)
+        return st;
+    tc_sweep *sw;
+    if ((st = tc_sweep_load(a->file, &sw, err)))
         return st;
     tc_sweep_transport T;
     if ((st = tc_sweep_mpi_open(argc, argv, &T, err))) {
@@ -276,8 +279,7 @@ static tc_status run(const sweep_args *a, int *argc, char ***argv, tc_err *err)
     }
     if (T.size > 1)
         o.transport = &T;
-    cli_progress prog;
-    cli_progress_init(&prog, a->quiet || T.rank != 0);
+    prog.quiet = a->quiet || T.rank != 0;
     o.progress = cli_progress_cb;
     o.progress_ud = &prog;
     tc_sweep_summary sum;

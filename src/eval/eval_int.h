@@ -38,6 +38,12 @@ void tc_steps_ws_free(tc_steps_ws *w);
 tc_status tc_eval_cut_off(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, uint32_t src, uint32_t dst,
                           uint32_t vs, uint32_t vd, tc_err *err);
 
+/* fo's progress reports (where it has a callback) passed on through r,
+ * named "flow simulation of ALGO at SIZE" (" in N groups" where ngroups
+ * is above 1): a run of several simulations (auto, a size sweep) says
+ * which one is under way (evaluate.c). */
+void tc_eval_flow_named(tc_flow_opts *fo, tc_progress_relay *r, const tc_sched *s, uint32_t ngroups);
+
 /* An nccl-* schedule's latency, base included (steps.c). */
 tc_status tc_steps_nccl_latency(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, const tc_eval_opts *o,
                                 double *lat_s, tc_err *err);

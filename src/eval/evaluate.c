@@ -146,6 +146,22 @@ static tc_status check_routing(const tc_eval_opts *o, tc_err *err)
     return TC_OK;
 }
 
+void tc_eval_flow_named(tc_flow_opts *fo, tc_progress_relay *r, const tc_sched *s, uint32_t ngroups)
+{
+    if (!fo->progress)
+        return;
+    char sz[32];
+    tc_progress_relay_start(r, fo->progress, fo->progress_ud, NULL, NULL, 0);
+    tc_fmt_size(s->req.bytes, sz, sizeof sz);
+    if (ngroups > 1)
+        tc_progress_relay_part(r, 0, "flow simulation of %s at %s in %u groups", tc_algo_name(s->algo), sz, ngroups);
+    else
+        tc_progress_relay_part(r, 0, "flow simulation of %s at %s", tc_algo_name(s->algo), sz);
+    r->what = r->part;
+    fo->progress = tc_progress_relay_cb;
+    fo->progress_ud = r;
+}
+
 /* One simulation with its whole result kept (tc_eval_opts.flow_detail). */
 static tc_status run_flow_detail(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, double *time_s,
                                  tc_err *err)
@@ -155,6 +171,8 @@ static tc_status run_flow_detail(const tc_topo *t, const tc_sched *s, const tc_e
     if (o->flow)
         fo = *o->flow;
     fo.routing = o->routing;
+    tc_progress_relay named;
+    tc_eval_flow_named(&fo, &named, s, 1);
     tc_flow_job job = {.sched = s, .rank_map = o->rank_map};
     tc_status st = tc_flow_run(t, &job, 1, &fo, o->flow_detail, err);
     if (st == TC_OK)
@@ -171,6 +189,8 @@ tc_status tc_eval_sched(const tc_topo *t, const tc_sched *s, const tc_eval_opts 
             fo = *o->flow;
         fo.routing = o->routing;
         fo.trace_path = NULL;
+        tc_progress_relay named;
+        tc_eval_flow_named(&fo, &named, s, 1);
         return tc_flow_time(t, s, o->rank_map, &fo, time_s, err);
     }
     return o->mode == TC_MODE_STEPS ? tc_eval_steps(t, s, o, time_s, err) : tc_eval_formula(t, s, o, time_s, err);

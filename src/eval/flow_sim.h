@@ -224,6 +224,11 @@ typedef struct fl_sim {
      * reach tick_at, so the hot path is one comparison. */
     uint64_t tick_at;
     double prog_t0, prog_last; /* wall clock: start, last report */
+    /* With progress on, the batches' work since the clock was last read
+     * (count_batch): where each event costs a large solve, the events
+     * alone would read it too seldom. prog_mm: the solver's flows filled
+     * again by level and locally, at the last batch. */
+    uint64_t prog_work, prog_mm;
     double prog_total;         /* transfers of all jobs (0: unknown) */
 
     tc_err *err;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "topocc/eval.h"
+#include "eval/eval_int.h"
 
 void tc_groups_flow_jobs(const tc_sched *s, const tc_groups *g, const uint32_t *map, uint32_t *maps,
                          char (*names)[24], tc_flow_job *jobs)
@@ -50,6 +51,8 @@ static tc_status flow_groups(const tc_topo *t, const tc_sched *inner, const tc_g
     fo.routing = o->routing;
     if (!detail)
         fo.trace_path = NULL;
+    tc_progress_relay named;
+    tc_eval_flow_named(&fo, &named, inner, g->ngroups);
     tc_groups_flow_jobs(inner, g, o->rank_map, f->maps, f->names, f->jobs);
     tc_flow_result fr, *res = detail ? detail : &fr;
     memset(res, 0, sizeof *res);

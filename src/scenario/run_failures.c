@@ -34,24 +34,6 @@ static double quantile(const double *v, uint32_t n, double q)
     return v[i < n ? i : n - 1];
 }
 
-typedef struct fprog {
-    const tc_run_opts *ro;
-    struct timespec t0;
-    double done, total;
-} fprog;
-
-static void report(fprog *fp)
-{
-    if (!fp->ro || !fp->ro->progress)
-        return;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    double el = (double)(now.tv_sec - fp->t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - fp->t0.tv_nsec);
-    tc_progress p = {.what = "failures", .fraction = fp->total > 0 ? fp->done / fp->total : -1, .done = fp->done,
-                     .total = fp->total, .unit = "draws", .rate = el > 0 ? fp->done / el : 0};
-    fp->ro->progress(fp->ro->progress_ud, &p);
-}
-
 static tc_status prefixed(tc_err *err, tc_status st, const char *where)
 {
     char m[TC_ERR_LEN];
@@ -76,8 +58,8 @@ static tc_status job_time(const tc_topo *t, const tc_coll_req *req, const tc_gro
  * optical switches on its own torus, rebuilt from each draw's failures
  * inside it; another slice of a torus as its implicit group), healthy and
  * under each draw. */
-static tc_status run_topo(const tc_scenario *s, tc_failures_out *o, int i, const tc_fail_random *fr, fprog *fp,
-                          tc_err *err)
+static tc_status run_topo(const tc_scenario *s, tc_failures_out *o, int i, const tc_fail_random *fr,
+                          tc_progress_relay *fp, tc_err *err)
 {
     tc_topo *t = o->net.topo[i];
     tc_failures_topo *ft = &o->topo[i];
@@ -99,6 +81,9 @@ static tc_status run_topo(const tc_scenario *s, tc_failures_out *o, int i, const
     tc_eval_opts eo;
     tc_flow_opts fo;
     tc_scenario_eval_opts(s, &o->net, i, &eo, &fo);
+    /* progress: in draws, each simulation's own in the detail */
+    fo.progress = fp->fn ? tc_progress_relay_cb : NULL;
+    fo.progress_ud = fp;
     eo.rank_map = jn.map;
     eo.flow = &fo;
     o->mode = eo.mode;
@@ -110,6 +95,8 @@ static tc_status run_topo(const tc_scenario *s, tc_failures_out *o, int i, const
     if (st == TC_OK)
         st = tc_algo_parse(o->algo, &req, err);
     req.p = g ? g->size : o->ranks[i];
+    double done0 = fp->done;
+    tc_progress_relay_part(fp, done0, "%s, without the drawn failures", o->net.name[i]);
     if (st == TC_OK && (st = job_time(jn.topo, &req, g, &eo, &ft->healthy, err)))
         st = prefixed(err, st, "the network without the drawn failures");
     if (st) {
@@ -138,6 +125,7 @@ static tc_status run_topo(const tc_scenario *s, tc_failures_out *o, int i, const
         tc_fail_drawn d;
         if ((st = tc_topo_fail_random(t, fr, k, &d, err)))
             break;
+        tc_progress_relay_part(fp, done0 + k, "%s, draw %u", o->net.name[i], k);
         ft->cables = d.ncables, ft->eligible_cables = d.eligible_cables, ft->switches = d.nswitches;
         tc_fail_drawn_free(&d);
         tc_result r;
@@ -162,8 +150,7 @@ static tc_status run_topo(const tc_scenario *s, tc_failures_out *o, int i, const
             st = tc_fail(err, rs, "draw %u: %s", k, e2.msg);
         }
         tc_topo_fail_restore(t, &fs);
-        fp->done++;
-        report(fp);
+        tc_progress_relay_report(fp, done0 + k + 1);
     }
     tc_fail_state_free(&fs);
     tc_partition_free(&ng.pt);
@@ -214,8 +201,9 @@ tc_status tc_run_failures(const tc_scenario *s, const tc_run_opts *ro, tc_failur
     snprintf(o->algo, sizeof o->algo, "%s", s->nalgos ? s->algos[0] : "auto");
     snprintf(o->fail_random, sizeof o->fail_random, "%s", s->fail_random);
     st = tc_net_build(s, &o->net, err);
-    fprog fp = {.ro = ro, .total = (double)o->trials * (double)o->net.n};
-    clock_gettime(CLOCK_MONOTONIC, &fp.t0);
+    tc_progress_relay fp;
+    tc_progress_relay_start(&fp, ro ? ro->progress : NULL, ro ? ro->progress_ud : NULL, "failures", "draws",
+                            (double)o->trials * (double)o->net.n);
     for (int i = 0; i < o->net.n && st == TC_OK; i++) {
         tc_topo_get_info(o->net.topo[i], &o->info[i]);
         if ((st = run_topo(s, o, i, &fr, &fp, err)))

@@ -221,7 +221,19 @@ static tc_status flow_detail(const tc_topo *t, const tc_coll_row *row, const tc_
     if (st)
         return st;
     tc_flow_job job = {.sched = sc, .rank_map = map, .start_s = 0};
-    st = tc_flow_run(t, &job, 1, fo, &o->flow, err);
+    /* auto's pick, run again: said so in its progress reports */
+    tc_flow_opts named = *fo;
+    tc_progress_relay rl;
+    if (fo->progress) {
+        char sz[32];
+        tc_progress_relay_start(&rl, fo->progress, fo->progress_ud, NULL, NULL, 0);
+        tc_progress_relay_part(&rl, 0, "flow simulation of %s at %s (the pick, again for its details)",
+                               tc_algo_name(sc->algo), tc_fmt_size(sc->req.bytes, sz, sizeof sz));
+        rl.what = rl.part;
+        named.progress = tc_progress_relay_cb;
+        named.progress_ud = &rl;
+    }
+    st = tc_flow_run(t, &job, 1, &named, &o->flow, err);
     o->has_flow = st == TC_OK;
     tc_sched_free(sc);
     return st;
@@ -578,26 +590,6 @@ void tc_collective_ranking(const tc_collective_out *o, size_t size, size_t *orde
 
 /* ---- compare --------------------------------------------------------------- */
 
-/* Cells done out of all, reported through the run options. */
-typedef struct cell_progress {
-    const tc_run_opts *ro;
-    double done, total;
-    struct timespec t0;
-} cell_progress;
-
-static void cells_report(cell_progress *cp)
-{
-    if (!cp->ro || !cp->ro->progress)
-        return;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    double el = (double)(now.tv_sec - cp->t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - cp->t0.tv_nsec);
-    tc_progress p = {.what = "compare", .fraction = cp->total > 0 ? cp->done / cp->total : -1,
-                     .done = cp->done, .total = cp->total, .unit = "cells",
-                     .rate = el > 0 ? cp->done / el : 0};
-    cp->ro->progress(cp->ro->progress_ud, &p);
-}
-
 /* A job of the same size on every topology: the endpoint counts are equal,
  * or the job's ranks (or endpoint list) fix its size. */
 static tc_status cmp_check_sizes(const tc_scenario *s, const tc_compare_out *o, tc_err *err)
@@ -637,14 +629,19 @@ typedef struct cmp_job {
  * the topology's own), into tmp. */
 static tc_status cmp_sweep(const tc_scenario *s, const tc_run_opts *ro, tc_compare_out *o, const tc_coll_req *base,
                            int oi, int t, const cmp_job *cj, const double *sizes, const double *alphas, size_t n,
-                           tc_result *tmp, tc_err *err)
+                           tc_progress_relay *cp, tc_result *tmp, tc_err *err)
 {
     const tc_topo *et = cj->jn.topo;
     const uint32_t *map = cj->jn.map;
     const tc_groups *g = cj->grouped ? &cj->ng.g : NULL;
     tc_eval_opts eo;
     tc_flow_opts fo;
-    eval_opts(s, &o->net, t, NULL, &eo, &fo); /* progress: in cells, not per simulation */
+    eval_opts(s, &o->net, t, NULL, &eo, &fo);
+    /* progress: in cells, each simulation's own in the detail */
+    if (cp->fn && eo.mode == TC_MODE_FLOW) {
+        fo.progress = tc_progress_relay_cb;
+        fo.progress_ud = cp;
+    }
     eo.rank_map = map;
     eo.alphas = alphas;
     o->mode = eo.mode;
@@ -694,9 +691,11 @@ static tc_status cmp_grid(const tc_scenario *s, const tc_run_opts *ro, tc_compar
         return oom(err);
     }
     bool flow = s->mode == TC_MODE_FLOW;
-    cell_progress cp = {.ro = s->mode == TC_MODE_FORMULA ? NULL : ro, .total = (double)o->nset * (double)cells};
-    clock_gettime(CLOCK_MONOTONIC, &cp.t0);
-    cells_report(&cp);
+    tc_progress_relay cp;
+    tc_progress_relay_start(&cp, s->mode != TC_MODE_FORMULA && ro ? ro->progress : NULL, ro ? ro->progress_ud : NULL,
+                            "compare", "cells", (double)o->nset * (double)cells);
+    double done = 0;
+    tc_progress_relay_report(&cp, done);
     tc_status st = TC_OK;
     double own[TC_SCN_MAX_TOPOS];
     for (int t = 0; t < o->net.n; t++)
@@ -715,12 +714,18 @@ static tc_status cmp_grid(const tc_scenario *s, const tc_run_opts *ro, tc_compar
                     sz[i] = o->sizes[i % o->nsizes];
                     al[i] = kk ? o->alpha[kk] : own[t];
                 }
-                st = cmp_sweep(s, ro, o, req, oi, t, &cj[t], sz, flow ? NULL : al, n, tmp, err);
+                char at[32];
+                if (flow && k > 0)
+                    tc_progress_relay_part(&cp, done, "%s on %s at alpha %s", tc_op_name(o->ops[oi]),
+                                           o->net.name[t], tc_fmt_time(o->alpha[k], at, sizeof at));
+                else
+                    tc_progress_relay_part(&cp, done, "%s on %s", tc_op_name(o->ops[oi]), o->net.name[t]);
+                st = cmp_sweep(s, ro, o, req, oi, t, &cj[t], sz, flow ? NULL : al, n, &cp, tmp, err);
                 for (size_t i = 0; i < n && st == TC_OK; i++)
                     o->res[tc_compare_index(o, flow ? k : (int)(i / o->nsizes), oi, i % o->nsizes, t)] = tmp[i];
-                cp.done += (double)n;
+                done += (double)n;
                 if (st == TC_OK)
-                    cells_report(&cp);
+                    tc_progress_relay_report(&cp, done);
             }
     }
     for (int t = 0; t < o->net.n; t++) {
@@ -1111,13 +1116,30 @@ static void jobs_flow(const tc_scenario *s, const tc_concurrent_out *o, job_run 
             job_flow_jobs(s, i, &o->jobs[i], &jr[i], fj + o->jobs[i].flow_first);
 }
 
+/* fo's progress reports passed on through r, named (printf-style) after
+ * the simulation: concurrent runs several. */
+static void named_flow(tc_flow_opts *fo, tc_progress_relay *r, const char *fmt, const char *name)
+{
+    if (!fo->progress)
+        return;
+    tc_progress_relay_start(r, fo->progress, fo->progress_ud, NULL, NULL, 0);
+    tc_progress_relay_part(r, 0, fmt, name);
+    r->what = r->part;
+    fo->progress = tc_progress_relay_cb;
+    fo->progress_ud = r;
+}
+
 /* A job's time alone on the network: its one flow job, or all its groups
  * together (start 0, no trace, as tc_flow_alone). */
-static tc_status job_alone(const tc_topo *t, const tc_flow_job *fj, size_t n, const tc_flow_opts *fo, double *alone,
-                           tc_err *err)
+static tc_status job_alone(const tc_topo *t, const tc_flow_job *fj, size_t n, const tc_flow_opts *fo, const char *name,
+                           double *alone, tc_err *err)
 {
+    tc_flow_opts oo = *fo;
+    oo.trace_path = NULL;
+    tc_progress_relay rl;
+    named_flow(&oo, &rl, "flow simulation of job %s alone", name);
     if (n == 1)
-        return tc_flow_alone(t, fj, 1, fo, alone, err);
+        return tc_flow_alone(t, fj, 1, &oo, alone, err);
     tc_flow_job *v = tc_calloc(n, sizeof *v);
     if (!v)
         return oom(err);
@@ -1125,8 +1147,6 @@ static tc_status job_alone(const tc_topo *t, const tc_flow_job *fj, size_t n, co
         v[k] = fj[k];
         v[k].start_s = 0;
     }
-    tc_flow_opts oo = *fo;
-    oo.trace_path = NULL;
     tc_flow_result res;
     memset(&res, 0, sizeof res);
     tc_status st = tc_flow_run(t, v, n, &oo, &res, err);
@@ -1175,6 +1195,8 @@ static tc_status job_run_alone(const tc_scenario *s, size_t i, const tc_flow_opt
     tc_flow_opts oo = *fo;
     oo.trace_path = NULL; /* the trace holds the jobs sharing the topology */
     oo.routing = tc_eval_routing(TC_MODE_FLOW, t, routing);
+    tc_progress_relay rl;
+    named_flow(&oo, &rl, "flow simulation of job %s on its own torus", j->name);
     tc_flow_result fr;
     memset(&fr, 0, sizeof fr);
     tc_status st = tc_mem_check(tc_flow_mem_estimate(t, f, jr->nown, &oo), mem_limit(ro), "the flow simulation", err);
@@ -1208,8 +1230,12 @@ static tc_status jobs_run(const tc_scenario *s, const tc_run_opts *ro, tc_concur
         st = tc_mem_check(tc_flow_mem_estimate(t, fj, nflow, &fo), mem_limit(ro), "the flow simulation", err);
         for (size_t i = 0; i < o->njobs && st == TC_OK; i++)
             if (!jr[i].alone)
-                st = job_alone(t, fj + o->jobs[i].flow_first, o->jobs[i].nflow, &fo, &o->jobs[i].alone_s, err);
-        if (st == TC_OK && (st = tc_flow_run(t, fj, nflow, &fo, &o->flow, err)) == TC_OK)
+                st = job_alone(t, fj + o->jobs[i].flow_first, o->jobs[i].nflow, &fo, o->jobs[i].name,
+                               &o->jobs[i].alone_s, err);
+        tc_flow_opts shared = fo;
+        tc_progress_relay rl;
+        named_flow(&shared, &rl, "flow simulation of the jobs %s", "sharing the network");
+        if (st == TC_OK && (st = tc_flow_run(t, fj, nflow, &shared, &o->flow, err)) == TC_OK)
             for (size_t i = 0; i < o->njobs; i++)
                 if (!jr[i].alone)
                     job_figures(o->flow.jobs + o->jobs[i].flow_first, o->jobs[i].nflow, &o->jobs[i]);
