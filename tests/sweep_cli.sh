@@ -94,6 +94,24 @@ head -c 50 "$tmp/full.jsonl" >"$tmp/h.jsonl"
 "$T" sweep "$tmp/s.json" -o "$tmp/h.jsonl" --quiet >/dev/null 2>&1
 same_sets "a torn header" "$tmp/full.jsonl" "$tmp/h.jsonl"
 
+# ---- progress without a terminal (TOPOCC_PROGRESS_INTERVAL=0: a line per
+# report): the validation's points, then the run's; neither with --quiet ----
+TOPOCC_PROGRESS_INTERVAL=0 "$T" sweep "$tmp/s.json" -o "$tmp/p.jsonl" >"$tmp/out" 2>"$tmp/err" ||
+    { echo "FAIL (progress run)"; cat "$tmp/err"; fails=$((fails + 1)); }
+grep -q "^topocc: validating the sweep's points (--no-validate skips this): 100% (18/18 points)" "$tmp/err" ||
+    { echo "FAIL (validation progress)"; cat "$tmp/err"; fails=$((fails + 1)); }
+grep -q "^topocc: sweep: 100% (18/18 points)" "$tmp/err" || { echo "FAIL (sweep progress)"; cat "$tmp/err"; fails=$((fails + 1)); }
+grep -v -q "^topocc: " "$tmp/err" && { echo "FAIL (progress: a line not 'topocc: ...')"; cat "$tmp/err"; fails=$((fails + 1)); }
+rm -f "$tmp/p.jsonl"
+TOPOCC_PROGRESS_INTERVAL=0 "$T" sweep "$tmp/s.json" -o "$tmp/p.jsonl" --no-validate >"$tmp/out" 2>"$tmp/err"
+grep -q "validating" "$tmp/err" && { echo "FAIL (validation progress with --no-validate)"; fails=$((fails + 1)); }
+grep -q "^topocc: sweep: 100% (18/18 points)" "$tmp/err" || { echo "FAIL (sweep progress, no validation)"; cat "$tmp/err"; fails=$((fails + 1)); }
+rm -f "$tmp/p.jsonl"
+TOPOCC_PROGRESS_INTERVAL=0 "$T" sweep "$tmp/s.json" -o "$tmp/p.jsonl" --quiet >"$tmp/out" 2>"$tmp/err"
+[ -s "$tmp/err" ] && { echo "FAIL (progress with --quiet)"; cat "$tmp/err"; fails=$((fails + 1)); }
+TOPOCC_PROGRESS_INTERVAL=soon bad_says "a bad progress interval" "invalid TOPOCC_PROGRESS_INTERVAL 'soon'" sweep "$tmp/s.json" -o "$tmp/p2.jsonl"
+[ ! -e "$tmp/p2.jsonl" ] || { echo "FAIL (a bad progress interval wrote the results file)"; fails=$((fails + 1)); }
+
 # ---- shards and merge ----
 good "shard 0/3" "run now (shard 0/3)" sweep "$tmp/s.json" -o "$tmp/a.jsonl" --shard 0/3 --quiet
 good "shard 1/3" "(shard 1/3)" sweep "$tmp/s.json" -o "$tmp/b.jsonl" --shard 1/3 --quiet

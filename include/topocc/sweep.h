@@ -63,8 +63,12 @@ uint64_t tc_sweep_point_seed(const tc_sweep *sw, uint64_t i);
 tc_status tc_sweep_point(const tc_sweep *sw, uint64_t i, tc_scenario **out, tc_err *err);
 /* Builds the scenario of every point i with i % stride == first: the
  * first that fails is named (*bad its index; UINT64_MAX when all build).
- * A run over MPI splits the points so (stride: the ranks). */
-tc_status tc_sweep_validate(const tc_sweep *sw, uint64_t first, uint64_t stride, uint64_t *bad, tc_err *err);
+ * A run over MPI splits the points so (stride: the ranks). progress (NULL:
+ * none) is called at the start, about every 0.25 s and at the end, in
+ * points of these (what: "validating the sweep's points (--no-validate
+ * skips this)"): a sweep of millions of points takes minutes here. */
+tc_status tc_sweep_validate(const tc_sweep *sw, uint64_t first, uint64_t stride, tc_progress_fn progress,
+                            void *progress_ud, uint64_t *bad, tc_err *err);
 /* The results file's first line (new reference). */
 struct json_t *tc_sweep_header(const tc_sweep *sw);
 

@@ -292,11 +292,13 @@ static tc_status make_plan(const tc_sweep *sw, const char *out, const tc_sweep_o
 /* Every point's scenario built before the first runs, the points split
  * over the ranks; *st: the first point that fails, on rank 0 (the others
  * learn it from the plan). -1 when the ranks cannot be reached. */
-static int validate(const tc_sweep *sw, tc_sweep_transport *T, tc_status *st, tc_err *err)
+static int validate(const tc_sweep *sw, tc_sweep_transport *T, const tc_sweep_opts *o, tc_status *st, tc_err *err)
 {
     uint64_t bad, least;
     tc_err mine = {{0}};
-    tc_status vst = tc_sweep_validate(sw, T ? (uint64_t)T->rank : 0, T ? (uint64_t)T->size : 1, &bad, &mine);
+    /* every rank reports its share (the CLI shows rank 0's) */
+    tc_status vst = tc_sweep_validate(sw, T ? (uint64_t)T->rank : 0, T ? (uint64_t)T->size : 1, o->progress,
+                                      o->progress_ud, &bad, &mine);
     least = bad;
     if (T && T->min_u64(T->ctx, &least))
         return -1;
@@ -350,7 +352,7 @@ tc_status tc_sweep_run(const tc_sweep *sw, const char *out, const tc_sweep_opts 
     if (o->nshards && o->shard >= o->nshards)
         st = tc_fail(err, TC_EINVAL, "--shard %llu/%llu: the shard is from 0 to %llu", (unsigned long long)o->shard,
                      (unsigned long long)o->nshards, (unsigned long long)o->nshards - 1);
-    if (st == TC_OK && o->validate && validate(sw, T, &st, err)) {
+    if (st == TC_OK && o->validate && validate(sw, T, o, &st, err)) {
         T->abort(T->ctx, 1);
         return tc_fail(err, TC_EINTERNAL, "the sweep could not reach its MPI ranks");
     }

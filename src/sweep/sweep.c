@@ -323,10 +323,33 @@ tc_status tc_sweep_point(const tc_sweep *sw, uint64_t i, tc_scenario **out, tc_e
     return TC_OK;
 }
 
-tc_status tc_sweep_validate(const tc_sweep *sw, uint64_t first, uint64_t stride, uint64_t *bad, tc_err *err)
+/* Points validated between two looks at the clock (each takes tens of
+ * microseconds), and seconds between two progress reports, at least. */
+#define VALIDATE_CLOCK_POINTS 64
+#define VALIDATE_PROGRESS_S 0.25
+
+static void validate_report(tc_progress_fn fn, void *ud, uint64_t done, uint64_t total, double t0, double now)
+{
+    double el = now - t0;
+    tc_progress p = {.what = "validating the sweep's points (--no-validate skips this)",
+                     .fraction = total ? (double)done / (double)total : 1,
+                     .done = (double)done,
+                     .total = (double)total,
+                     .unit = "points",
+                     .rate = el > 0 ? (double)done / el : 0};
+    fn(ud, &p);
+}
+
+tc_status tc_sweep_validate(const tc_sweep *sw, uint64_t first, uint64_t stride, tc_progress_fn progress,
+                            void *progress_ud, uint64_t *bad, tc_err *err)
 {
     *bad = UINT64_MAX;
-    for (uint64_t i = first; i < sw->npoints; i += stride ? stride : 1) {
+    uint64_t step = stride ? stride : 1, done = 0;
+    uint64_t total = first < sw->npoints ? (sw->npoints - first - 1) / step + 1 : 0;
+    double t0 = progress ? tc_mono_now() : 0, last = t0;
+    if (progress)
+        validate_report(progress, progress_ud, 0, total, t0, t0);
+    for (uint64_t i = first; i < sw->npoints; i += step) {
         tc_scenario *s;
         tc_status st = tc_sweep_point(sw, i, &s, err);
         if (st) {
@@ -334,7 +357,16 @@ tc_status tc_sweep_validate(const tc_sweep *sw, uint64_t first, uint64_t stride,
             return st;
         }
         tc_scenario_free(s);
+        if (progress && ++done % VALIDATE_CLOCK_POINTS == 0) {
+            double now = tc_mono_now();
+            if (now - last >= VALIDATE_PROGRESS_S) {
+                validate_report(progress, progress_ud, done, total, t0, now);
+                last = now;
+            }
+        }
     }
+    if (progress)
+        validate_report(progress, progress_ud, total, total, t0, tc_mono_now());
     return TC_OK;
 }
 
