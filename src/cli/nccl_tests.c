@@ -488,7 +488,9 @@ static tc_status run_and_print(const nt_in *in, const tc_scenario *s, const tc_n
 {
     tc_collective_out *o = NULL;
     cli_progress prog;
-    cli_progress_init(&prog, in->quiet);
+    tc_status pst = cli_progress_init(&prog, in->quiet, err);
+    if (pst)
+        return pst;
     tc_run_opts ro = {.progress = cli_progress_cb, .progress_ud = &prog};
     tc_status st = tc_run_collective(s, &ro, &o, err);
     cli_progress_done(&prog);
