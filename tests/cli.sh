@@ -857,9 +857,9 @@ progress_says "compare: every cell" "^topocc: compare: 100% (2/2 cells)" \
 progress_says "failures: draws, the draw under way" "^topocc: failures: 50% (1/2 draws).*; A, draw 1: 100% of flow simulation" \
     failures --topo "$CLOS" --op allreduce --algo ring --size 1MiB --mode flow --fail-random links=1,seed=1 --trials 2
 progress_says "concurrent: each job alone, then together" "flow simulation of job A alone: 100%" \
-    concurrent --topo "$CLOS" --jobs examples/jobs.json
+    concurrent --topo "$CLOS" --jobs "$(dirname "$0")/../examples/jobs.json"
 progress_says "concurrent: the jobs together" "flow simulation of the jobs sharing the network: 100%" \
-    concurrent --topo "$CLOS" --jobs examples/jobs.json
+    concurrent --topo "$CLOS" --jobs "$(dirname "$0")/../examples/jobs.json"
 TOPOCC_PROGRESS_INTERVAL=0 "$T" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --quiet >/dev/null 2>"$tmp/err"
 [ -s "$tmp/err" ] && { echo "FAIL (progress: --quiet prints it)"; fails=$((fails + 1)); }
 TOPOCC_PROGRESS_INTERVAL= good "progress: an empty interval is the default" "busbw" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow
