@@ -927,7 +927,8 @@ static tc_status resolve_routing(tc_scenario *s, tc_err *err)
         return TC_OK;
     if (s->mode == TC_MODE_FORMULA && strcmp(s->routing, "ecmp") == 0)
         return tc_fail(err, TC_EINVAL, "--routing ecmp needs --mode steps or flow: formula models D-mod-k (dmodk), "
-                                       "which has no hash collisions");
+                                       "which has no hash collisions (a scenario saved from a steps or flow run "
+                                       "records ecmp where it was the default: give --routing default or dmodk)");
     if (strcmp(s->routing, "default") != 0)
         return TC_OK;
     int clos = 0, torus = 0;
