@@ -120,6 +120,10 @@ double tc_nccl_net_lat_us(const tc_topo *t, tc_proto p, double nccl_us);
  * the chosen schedule with tc_nccl_net_lat_us. */
 double tc_nccl_model_net_lat_us(const tc_topo *t, tc_proto p, double nccl_us);
 
+/* A phase's figures where its ranks send at most fanout and receive at
+ * most fanin transfers of each bytes a step. */
+void tc_phase_set_fan(tc_phase *ph, uint32_t fanout, uint32_t fanin, double each);
+
 /* Appends the one step of a schedule that only copies locally (one rank):
  * no transfer between ranks, so no fan-out, fan-in or bytes. */
 tc_status tc_sched_add_copy_phase(tc_sched *s, tc_err *err);

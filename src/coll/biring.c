@@ -182,10 +182,7 @@ static tc_phase *add(tc_sched *s, uint32_t repeat, int64_t dir, uint32_t fanout,
     }
     ph = tc_sched_add_phase(s, repeat, TC_PAT_GENERIC, 0, s->blk_bytes, label);
     if (ph) {
-        ph->fanout = fanout;
-        ph->fanin = fanin;
-        ph->rank_bytes = fanout * s->blk_bytes;
-        ph->rank_bytes_in = fanin * s->blk_bytes;
+        tc_phase_set_fan(ph, fanout, fanin, s->blk_bytes);
     }
     return ph;
 }

@@ -323,10 +323,7 @@ tc_status tc_dbtree_build_perm(const tc_coll_req *req, tc_sched *s, const uint32
             rc = TC_EINTERNAL;
             break;
         }
-        ph->fanout = fan;
-        ph->fanin = fin;
-        ph->rank_bytes = fan * s->blk_bytes;
-        ph->rank_bytes_in = fin * s->blk_bytes;
+        tc_phase_set_fan(ph, fan, fin, s->blk_bytes);
         t += run;
     }
     free(keys);

@@ -133,10 +133,7 @@ static bool add_phase(tc_sched *s, double bytes, uint32_t fanout, uint32_t fanin
                                       bytes, label);
     if (!ph)
         return false;
-    ph->fanout = fanout;
-    ph->fanin = fanin;
-    ph->rank_bytes = bytes * fanout;
-    ph->rank_bytes_in = bytes * fanin;
+    tc_phase_set_fan(ph, fanout, fanin, bytes);
     return true;
 }
 

@@ -642,10 +642,7 @@ static tc_status nccl_chain_build(const tc_coll_req *req, const tc_topo *topo, t
             ret = tc_fail(err, TC_EINTERNAL, "out of memory");
             break;
         }
-        ph->fanout = mo;
-        ph->fanin = mi;
-        ph->rank_bytes = mo * s->blk_bytes;
-        ph->rank_bytes_in = mi * s->blk_bytes;
+        tc_phase_set_fan(ph, mo, mi, s->blk_bytes);
         t += run;
     }
     free(cnt);
@@ -1151,10 +1148,7 @@ static tc_status nccl_tree_build(const tc_coll_req *req, const tc_topo *topo, tc
             rc = tc_fail(err, TC_EINTERNAL, "out of memory");
             break;
         }
-        ph->fanout = fo ? fo : 1;
-        ph->fanin = fi ? fi : 1;
-        ph->rank_bytes = ph->fanout * s->blk_bytes;
-        ph->rank_bytes_in = ph->fanin * s->blk_bytes;
+        tc_phase_set_fan(ph, fo ? fo : 1, fi ? fi : 1, s->blk_bytes);
     }
     tc_xfers_free(&x);
     free(out);

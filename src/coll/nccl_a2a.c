@@ -254,7 +254,8 @@ static void add_piece(const tc_sched *s, tc_xfers *x, uint32_t src, uint32_t dst
 
 /* What local rank lr does at peer-order entry e, the same on every node:
  * its peer's local index (UINT32_MAX: none, or itself), the node delta,
- * the first lane and the local index of the rank whose NIC carries it. */
+ * the first lane and the local index of the rank whose NIC carries it
+ * (entry_locals; e = NO_ENTRY: no peer for any). */
 typedef struct a2a_local {
     uint32_t pl, delta, first, relay;
 } a2a_local;
@@ -263,9 +264,11 @@ static void entry_locals(const a2a_state *st, uint32_t e, a2a_local *loc)
 {
     uint32_t G = st->G;
     for (uint32_t lr = 0; lr < G; lr++) {
-        uint32_t base, q = send_peer(st, lr, e, &base); /* node 0's rank lr: q's node is the delta */
         a2a_local *l = &loc[lr];
         l->pl = UINT32_MAX;
+        if (e == NO_ENTRY)
+            continue; /* nothing at this step */
+        uint32_t base, q = send_peer(st, lr, e, &base); /* node 0's rank lr: q's node is the delta */
         if (q == UINT32_MAX || q == lr)
             continue;
         l->pl = q % G;
@@ -290,16 +293,8 @@ static tc_status emit_a2a(const tc_sched *s, uint32_t step, tc_xfers *x)
     a2a_local *nv = calloc(2 * (size_t)G, sizeof *nv), *net = nv ? nv + G : NULL;
     if (!nv)
         return TC_EINTERNAL;
-    if (sp->nv != NO_ENTRY)
-        entry_locals(st, sp->nv, nv);
-    else
-        for (uint32_t lr = 0; lr < G; lr++)
-            nv[lr].pl = UINT32_MAX;
-    if (sp->net != NO_ENTRY)
-        entry_locals(st, sp->net, net);
-    else
-        for (uint32_t lr = 0; lr < G; lr++)
-            net[lr].pl = UINT32_MAX;
+    entry_locals(st, sp->nv, nv);
+    entry_locals(st, sp->net, net);
     for (uint32_t node = 0; node < N; node++)
         for (uint32_t lr = 0; lr < G; lr++) {
             uint32_t r = node * G + lr;
@@ -360,8 +355,7 @@ static tc_status step_figures(const tc_sched *s, uint32_t step, tc_xfers *x, uin
     }
     for (size_t i = 0; i < x->n; i++)
         cnt[x->v[i].src] = cnt[p + x->v[i].dst] = 0;
-    ph->fanout = fo, ph->fanin = fi;
-    ph->rank_bytes = fo * s->blk_bytes, ph->rank_bytes_in = fi * s->blk_bytes;
+    tc_phase_set_fan(ph, fo, fi, s->blk_bytes);
     ph->blk_xfers = x->n; /* every piece is blk_bytes (add_piece), and without data no local copy */
     return TC_OK;
 }

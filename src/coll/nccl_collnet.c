@@ -466,10 +466,7 @@ tc_status tc_pipeline_phases(tc_sched *s, uint32_t nch, uint32_t stages, double 
             rc = tc_fail(err, TC_EINTERNAL, "out of memory");
             break;
         }
-        ph->fanout = mo;
-        ph->fanin = mi;
-        ph->rank_bytes = mo * xb;
-        ph->rank_bytes_in = mi * xb;
+        tc_phase_set_fan(ph, mo, mi, xb);
     }
 out:
     free(b), free(fo), free(fi);

@@ -457,10 +457,7 @@ static tc_status nvls_phases(tc_sched *s, tc_err *err)
             rc = tc_fail(err, TC_EINTERNAL, "out of memory");
             break;
         }
-        ph->fanout = fo ? fo : 1;
-        ph->fanin = fi ? fi : 1;
-        ph->rank_bytes = ph->fanout * xb;
-        ph->rank_bytes_in = ph->fanin * xb;
+        tc_phase_set_fan(ph, fo ? fo : 1, fi ? fi : 1, xb);
     }
     free(b);
     return rc;

@@ -51,10 +51,7 @@ static tc_phase *ps_phase(tc_sched *s, double bytes, uint32_t out, uint32_t in, 
     tc_pattern pat = S < p ? TC_PAT_GENERIC : p == 2 ? TC_PAT_SHIFT : TC_PAT_ALL;
     tc_phase *ph = tc_sched_add_phase(s, 1, pat, pat == TC_PAT_SHIFT ? 1 : 0, bytes, label);
     if (ph) {
-        ph->fanout = out;
-        ph->fanin = in;
-        ph->rank_bytes = bytes * out;
-        ph->rank_bytes_in = bytes * in;
+        tc_phase_set_fan(ph, out, in, bytes);
     }
     return ph;
 }

@@ -738,6 +738,14 @@ tc_coll_req tc_coll_candidate(const tc_coll_req *req, tc_algo a, double bytes)
     return r;
 }
 
+void tc_phase_set_fan(tc_phase *ph, uint32_t fanout, uint32_t fanin, double each)
+{
+    ph->fanout = fanout;
+    ph->fanin = fanin;
+    ph->rank_bytes = fanout * each;
+    ph->rank_bytes_in = fanin * each;
+}
+
 tc_status tc_sched_add_copy_phase(tc_sched *s, tc_err *err)
 {
     tc_phase *ph = tc_sched_add_phase(s, 1, TC_PAT_GENERIC, 0, 0, "local copy");
