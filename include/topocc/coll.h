@@ -154,6 +154,12 @@ typedef struct tc_phase {
     double rank_bytes_in; /* most bytes any rank receives in one step */
     uint64_t blk_xfers;   /* where its builder counted them: the transfers of one step, each of the
                              schedule's blk_bytes (tc_sched_count need not emit it); 0 unknown */
+    /* +1: a step of this phase carries every transfer (src, dst, bytes) of
+     * the previous phase's steps and maybe more; -1: a part of them; 0:
+     * neither claimed (a chain's fill and drain). tc_sched_check verifies
+     * it; the graph evaluators use it to cost a run of such phases by
+     * bisection (tc_steps_nested_sum). */
+    int8_t nest;
     char label[32];       /* e.g. "reduce-scatter", "all-gather dim 1" */
 } tc_phase;
 

@@ -48,6 +48,8 @@ typedef struct chk_traffic {
     tc_xfer *sorted;              /* this step, sorted */
     size_t first_cap, nfirst, first_sorted_cap, sorted_cap;
     bool have_first_sorted;
+    tc_xfer *nest_prev, *nest_cur; /* a phase's step sorted, for the next phase's nest (tc_phase.nest) */
+    size_t nest_prev_cap, nest_cur_cap, nnest_prev;
     uint32_t stride[TC_MAX_DIMS]; /* torus: rank = sum of coordinate x stride */
 } chk_traffic;
 
@@ -81,6 +83,7 @@ static void traffic_free(chk_traffic *tr)
 {
     free(tr->fan_out), free(tr->fan_in), free(tr->rb_out), free(tr->rb_in);
     free(tr->first), free(tr->first_sorted), free(tr->sorted);
+    free(tr->nest_prev), free(tr->nest_cur);
 }
 
 /* Ranks, slot ranges, and bytes against the blocks carried. */
@@ -257,6 +260,12 @@ static tc_status check_declared(const tc_sched *s, uint32_t step, const tc_phase
     if (ph->pat == TC_PAT_SHIFT && tl->n > 0 && tl->senders != want_senders)
         return tc_fail(err, TC_EINTERNAL, "step %u (phase '%s'): %u ranks send, the shift declares %u", step, l,
                        tl->senders, want_senders);
+    /* a counted step: so many transfers between ranks, none above blk_bytes
+     * (tc_sched_count takes it for the step) */
+    if (ph->blk_xfers && (tl->n != ph->blk_xfers || !(tl->maxb <= s->blk_bytes * (1 + 1e-12))))
+        return tc_fail(err, TC_EINTERNAL, "step %u (phase '%s'): declared %llu transfers of %g bytes, actual %zu of "
+                                          "at most %g", step, l, (unsigned long long)ph->blk_xfers, s->blk_bytes,
+                       tl->n, tl->maxb);
     if (ph->pat == TC_PAT_TORUS && tl->mask != ph->dims_mask)
         return tc_fail(err, TC_EINTERNAL, "step %u (phase '%s'): declared dims_mask 0x%x, rings used 0x%x", step, l,
                        ph->dims_mask, tl->mask);
@@ -382,6 +391,47 @@ static tc_status check_complete(const tc_sched *s, uint32_t step, const tc_phase
     return st;
 }
 
+/* Whether the sorted multiset sub is part of sup: the same src, dst and
+ * bytes, exactly (the evaluators' bisection relies on it). */
+static bool sorted_within(const tc_xfer *sub, size_t nsub, const tc_xfer *sup, size_t nsup)
+{
+    size_t j = 0;
+    for (size_t i = 0; i < nsub; i++, j++) {
+        while (j < nsup && cmp_xfer(&sup[j], &sub[i]) < 0)
+            j++;
+        if (j == nsup || cmp_xfer(&sup[j], &sub[i]) != 0)
+            return false;
+    }
+    return true;
+}
+
+/* A phase that claims to hold the previous phase's transfers and more
+ * (nest +1), or a part of them (-1): checked at its first step against
+ * the previous phase's (whose steps are all alike), both sorted. */
+static tc_status check_nest(const tc_sched *s, chk_traffic *tr, uint32_t step, const tc_phase *ph,
+                            const tc_xfers *x, size_t n, tc_err *err)
+{
+    if (step != ph->first_step)
+        return TC_OK;
+    uint32_t i = (uint32_t)(ph - s->phases);
+    bool next = i + 1 < s->nphases && s->phases[i + 1].nest;
+    if (!ph->nest && !next)
+        return TC_OK;
+    tc_status st = copy_nonlocal(x, n, &tr->nest_cur, &tr->nest_cur_cap, err);
+    if (st)
+        return st;
+    qsort(tr->nest_cur, n, sizeof *tr->nest_cur, cmp_xfer);
+    if (ph->nest && (i == 0 || !(ph->nest > 0 ? sorted_within(tr->nest_prev, tr->nnest_prev, tr->nest_cur, n)
+                                              : sorted_within(tr->nest_cur, n, tr->nest_prev, tr->nnest_prev))))
+        return tc_fail(err, TC_EINTERNAL, "step %u (phase '%s'): its transfers are not %s the previous phase's", step,
+                       ph->label, ph->nest > 0 ? "a superset of" : "a subset of");
+    tc_xfer *v = tr->nest_prev;
+    size_t cap = tr->nest_prev_cap;
+    tr->nest_prev = tr->nest_cur, tr->nest_prev_cap = tr->nest_cur_cap, tr->nnest_prev = n;
+    tr->nest_cur = v, tr->nest_cur_cap = cap;
+    return TC_OK;
+}
+
 /* Checks the step's transfers against its phase and the phase's first step. */
 static tc_status check_traffic(const tc_sched *s, chk_traffic *tr, uint32_t step, const tc_phase *ph,
                                const tc_xfers *x, tc_err *err)
@@ -412,6 +462,8 @@ static tc_status check_traffic(const tc_sched *s, chk_traffic *tr, uint32_t step
         st = check_complete(s, step, ph, x, tl.n, err);
     if (st == TC_OK)
         st = check_same_traffic(tr, step, ph, x, tl.n, err);
+    if (st == TC_OK)
+        st = check_nest(s, tr, step, ph, x, tl.n, err);
     return st;
 }
 

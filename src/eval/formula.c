@@ -661,6 +661,19 @@ static tc_status phase_times(fm_ctx *c, const tc_sched *s, uint32_t i, const dou
     return st;
 }
 
+typedef struct fm_phase_ctx {
+    fm_ctx *c;
+    const tc_sched *s;
+    const double *scale;
+    size_t n;
+} fm_phase_ctx;
+
+static tc_status fm_phase_fn(void *ctx, uint32_t i, double *out, tc_err *err)
+{
+    fm_phase_ctx *f = ctx;
+    return phase_times(f->c, f->s, i, f->scale, f->n, out, NULL, err);
+}
+
 static void ctx_init(fm_ctx *c, const tc_topo *t, const tc_sched *s, const tc_eval_opts *o)
 {
     memset(c, 0, sizeof *c);
@@ -701,9 +714,17 @@ static tc_status formula_run(const tc_topo *t, const tc_sched *s, const tc_eval_
         scale[k] = tc_sched_scale(s, sizes[k]);
         times[k] = lat; /* an NCCL protocol's latency (0 for the others) */
     }
+    fm_phase_ctx fc = {&c, s, scale, n};
     for (uint32_t i = 0; i < s->nphases && st == TC_OK; i++) {
         if (!s->phases[i].repeat)
             continue;
+        /* a nested run on the graph (not for a phase-by-phase account) */
+        uint32_t e = pe || c.closed_ok ? i : tc_steps_nested_end(s, i);
+        if (e > i) {
+            st = tc_steps_nested_sum(s, i, e, fm_phase_fn, &fc, n, times, err);
+            i = e;
+            continue;
+        }
         if ((st = phase_times(&c, s, i, scale, n, tmp, pe ? &pe[i] : NULL, err)))
             break;
         for (size_t k = 0; k < n; k++)

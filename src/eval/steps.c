@@ -401,6 +401,93 @@ tc_status tc_steps_phase(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, co
     return tc_steps_phase_sweep(w, t, s, o, phase, &one, 1, time_s, bottleneck, err);
 }
 
+uint32_t tc_steps_nested_end(const tc_sched *s, uint32_t a)
+{
+    uint32_t b = a;
+    int sign = 0;
+    if (!s->phases[a].repeat)
+        return a;
+    while (b + 1 < s->nphases && s->phases[b + 1].repeat && s->phases[b + 1].nest &&
+           (sign == 0 || s->phases[b + 1].nest == sign))
+        sign = s->phases[++b].nest;
+    return b;
+}
+
+/* A nested run's sum. Along the run a step's time is monotone: each phase
+ * holds the transfers of the one before and more (or a part of them),
+ * so every transfer's link counts, its sender's messages and the largest
+ * time only grow (or only shrink), every operation of time_pass being
+ * monotone, rounding included. Where phases lo and hi take the same time
+ * at every size, every phase between them takes it too. */
+typedef struct nest_sum {
+    const tc_sched *s;
+    tc_phase_time_fn fn;
+    void *ctx;
+    size_t n;
+    double *times;
+} nest_sum;
+
+static void nest_add(const nest_sum *ns, uint32_t i, const double *t)
+{
+    for (size_t k = 0; k < ns->n; k++)
+        ns->times[k] += ns->s->phases[i].repeat * t[k];
+}
+
+/* Adds phases lo .. hi - 1, given the times of lo (tl) and hi (th); each
+ * level of the bisection keeps its phase's times in scratch, n a level. */
+static tc_status nest_span(const nest_sum *ns, uint32_t lo, uint32_t hi, const double *tl, const double *th,
+                           double *scratch, tc_err *err)
+{
+    bool same = true;
+    for (size_t k = 0; k < ns->n && same; k++)
+        same = tl[k] == th[k];
+    if (same || hi - lo == 1) {
+        for (uint32_t i = lo; i < hi; i++)
+            nest_add(ns, i, tl);
+        return TC_OK;
+    }
+    uint32_t m = lo + (hi - lo) / 2;
+    tc_status st = ns->fn(ns->ctx, m, scratch, err);
+    if (st == TC_OK)
+        st = nest_span(ns, lo, m, tl, scratch, scratch + ns->n, err);
+    if (st == TC_OK)
+        st = nest_span(ns, m, hi, scratch, th, scratch + ns->n, err);
+    return st;
+}
+
+tc_status tc_steps_nested_sum(const tc_sched *s, uint32_t a, uint32_t b, tc_phase_time_fn fn, void *ctx, size_t n,
+                              double *times, tc_err *err)
+{
+    /* the two ends, then one level a halving (at most 33 for 32-bit phases) */
+    double *buf = tc_calloc(36 * (n ? n : 1), sizeof *buf);
+    if (!buf)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    nest_sum ns = {s, fn, ctx, n, times};
+    double *ta = buf, *tb = buf + n;
+    tc_status st = fn(ctx, a, ta, err);
+    if (st == TC_OK && b > a && (st = fn(ctx, b, tb, err)) == TC_OK)
+        st = nest_span(&ns, a, b, ta, tb, buf + 2 * n, err);
+    if (st == TC_OK)
+        nest_add(&ns, b, b > a ? tb : ta);
+    free(buf);
+    return st;
+}
+
+typedef struct steps_sweep_ctx {
+    tc_steps_ws *w;
+    const tc_topo *t;
+    const tc_sched *s;
+    const tc_eval_opts *o;
+    const double *scale;
+    size_t n;
+} steps_sweep_ctx;
+
+static tc_status steps_phase_fn(void *ctx, uint32_t i, double *out, tc_err *err)
+{
+    steps_sweep_ctx *c = ctx;
+    return tc_steps_phase_sweep(c->w, c->t, c->s, c->o, i, c->scale, c->n, out, NULL, err);
+}
+
 tc_status tc_eval_steps_sweep(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, const double *sizes,
                               size_t n, double *times, tc_err *err)
 {
@@ -416,10 +503,15 @@ tc_status tc_eval_steps_sweep(const tc_topo *t, const tc_sched *s, const tc_eval
         scale[k] = tc_sched_scale(s, sizes[k]);
         times[k] = lat; /* an NCCL protocol's latency (0 for the others) */
     }
+    steps_sweep_ctx c = {w, t, s, &oo, scale, n};
     for (uint32_t i = 0; i < s->nphases && st == TC_OK; i++) {
         if (!s->phases[i].repeat)
             continue;
-        if ((st = tc_steps_phase_sweep(w, t, s, &oo, i, scale, n, tmp, NULL, err)) == TC_OK)
+        uint32_t e = tc_steps_nested_end(s, i);
+        if (e > i) {
+            st = tc_steps_nested_sum(s, i, e, steps_phase_fn, &c, n, times, err);
+            i = e;
+        } else if ((st = tc_steps_phase_sweep(w, t, s, &oo, i, scale, n, tmp, NULL, err)) == TC_OK)
             for (size_t k = 0; k < n; k++)
                 times[k] += s->phases[i].repeat * tmp[k];
     }
