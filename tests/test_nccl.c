@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 #include "topocc/coll.h"
@@ -226,6 +227,126 @@ static void nccl_chain_on_one_node_by_hand(void **state)
         assert_int_equal(a, TC_ALGO_NCCL_RING);
         assert_int_equal(pr, i ? TC_PROTO_SIMPLE : TC_PROTO_LL);
     }
+    tc_topo_free(t);
+}
+
+static uint64_t mix(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* A chain's fill and drain are nested phases (tc_phase.nest), which the
+ * graph evaluators cost by bisection: on random cases (topologies with
+ * oversubscription, a degraded or slow link, a torus, rank maps; node
+ * sizes, ranks, roots, channels, protocols, sizes that leave fewer chunks
+ * than hops and more, several sizes a sweep) formula and steps give
+ * exactly, bit for bit, what phase by phase gives (the flags cleared).
+ * The data checker refuses a flag that does not hold. */
+static void chain_fill_and_drain_by_bisection_are_exact(void **state)
+{
+    (void)state;
+    static const char *specs[] = {"clos:down=16x4,up=1x4", "clos:down=16x4,up=1x2",
+                                  "clos:down=9x8,up=1x9,node=8,rail=8", "clos:down=9x4,up=1x9,node=8,nics=4,rail=4",
+                                  "clos:down=8x8,up=1x4,node=4", "torus:dims=4x4x4"};
+    uint64_t seed = 20261206;
+    int cases = 0, nested = 0, windows = 0;
+    for (int it = 0; it < 240; it++) {
+        const char *spec = specs[mix(&seed) % 6];
+        tc_topo *t = topo(spec);
+        uint32_t G = t->node_size > 1 ? t->node_size : 1;
+        tc_err err = {{0}};
+        if (mix(&seed) % 3 == 0) {
+            /* a slow link somewhere: the chain's time changes where it reaches it */
+            uint32_t l = (uint32_t)(mix(&seed) % t->n_links);
+            if (tc_topo_degrade_link(t, l, 0.1 + 0.8 * (double)(mix(&seed) % 1000) / 1000, &err) != TC_OK)
+                fail_msg("degrade %u: %s", l, err.msg);
+        }
+        uint32_t maxn = t->n_endpoints / G, nodes = 1 + (uint32_t)(mix(&seed) % maxn);
+        uint32_t p = nodes * G < 2 ? 2 : nodes * G;
+        uint32_t *map = NULL;
+        if (mix(&seed) % 4 == 0) {
+            map = malloc(p * sizeof *map);
+            uint32_t *all = malloc(t->n_endpoints * sizeof *all);
+            for (uint32_t i = 0; i < t->n_endpoints; i++)
+                all[i] = i;
+            for (uint32_t i = 0; i < p; i++) { /* p distinct endpoints at random */
+                uint32_t j = i + (uint32_t)(mix(&seed) % (t->n_endpoints - i)), v = all[i];
+                all[i] = all[j], all[j] = v;
+                map[i] = all[i];
+            }
+            free(all);
+        }
+        tc_proto pr = (tc_proto)(TC_PROTO_LL + mix(&seed) % 3);
+        /* chunks a channel from 1 to about 3 R */
+        double chunk = pr == TC_PROTO_SIMPLE ? 524288 : 16384, C = (double)(1 + mix(&seed) % 4);
+        double bytes = 4 * floor(C * chunk * (0.5 + (double)(mix(&seed) % (3 * p + 1))) / 4);
+        tc_coll_req req = {.op = mix(&seed) % 2 ? TC_OP_REDUCE : TC_OP_BROADCAST, .algo = TC_ALGO_NCCL_RING,
+                           .p = p, .bytes = bytes, .elt = 4, .channels = (uint32_t)C, .proto = pr,
+                           .root = (uint32_t)(mix(&seed) % p)};
+        tc_sched *sc = NULL;
+        if (tc_coll_round(&req, &err) != TC_OK || tc_coll_build(&req, t, &sc, &err) != TC_OK)
+            fail_msg("%s p=%u: %s", spec, p, err.msg);
+        double sizes[3] = {req.bytes, req.bytes * 0.37, req.bytes * 5}, a[2][3], b[2][3];
+        tc_eval_opts o = {.mode = TC_MODE_FORMULA, .routing = TC_ROUTE_DMODK, .rank_map = map};
+        for (int flat = 0; flat < 2; flat++) {
+            double(*out)[3] = flat ? b : a;
+            if (flat)
+                for (uint32_t i = 0; i < sc->nphases; i++)
+                    sc->phases[i].nest = 0;
+            if (tc_eval_formula_sweep(t, sc, &o, sizes, 3, out[0], &err) != TC_OK ||
+                tc_eval_steps_sweep(t, sc, &o, sizes, 3, out[1], &err) != TC_OK)
+                fail_msg("%s p=%u: %s", spec, p, err.msg);
+            if (!flat) {
+                bool any = false, win = false;
+                for (uint32_t i = 0; i < sc->nphases; i++) {
+                    any |= sc->phases[i].nest != 0;
+                    win |= i > 0 && sc->phases[i].nest == 0;
+                }
+                nested += any, windows += win;
+            }
+        }
+        for (int m = 0; m < 2; m++)
+            for (int k = 0; k < 3; k++)
+                if (a[m][k] != b[m][k])
+                    fail_msg("%s p=%u %s %s bytes=%.0f: %s bisection %.17g s, phase by phase %.17g s", spec, p,
+                             tc_op_name(req.op), tc_proto_name(pr), sizes[k], m ? "steps" : "formula", a[m][k],
+                             b[m][k]);
+        tc_sched_free(sc);
+        free(map);
+        tc_topo_free(t);
+        cases++;
+    }
+    print_message("%d cases, %d with nested phases, %d with a sliding window\n", cases, nested, windows);
+    assert_true(nested > cases / 2 && windows > cases / 8);
+
+    /* a wrong claim is refused: a window's phase is not nested, a fill's
+     * phase does not shrink */
+    tc_topo *t = topo("clos:down=16x4,up=1x4");
+    tc_coll_req req = {.op = TC_OP_BROADCAST, .algo = TC_ALGO_NCCL_RING, .p = 32, .bytes = 4 * 524288.0,
+                       .channels = 1};
+    tc_sched *sc = NULL;
+    tc_err err = {{0}};
+    assert_int_equal(tc_coll_build(&req, t, &sc, &err), TC_OK);
+    assert_int_equal(tc_sched_check(sc, &err), TC_OK);
+    uint32_t win = 0, fill = 0;
+    for (uint32_t i = 1; i < sc->nphases; i++) {
+        if (!sc->phases[i].nest && !win)
+            win = i;
+        if (sc->phases[i].nest > 0 && !fill)
+            fill = i;
+    }
+    assert_true(win > 0 && fill > 0);
+    sc->phases[win].nest = 1;
+    assert_int_not_equal(tc_sched_check(sc, &err), TC_OK);
+    assert_non_null(strstr(err.msg, "superset"));
+    sc->phases[win].nest = 0;
+    sc->phases[fill].nest = -1;
+    assert_int_not_equal(tc_sched_check(sc, &err), TC_OK);
+    assert_non_null(strstr(err.msg, "subset"));
+    tc_sched_free(sc);
     tc_topo_free(t);
 }
 
@@ -511,6 +632,61 @@ static void one_nvswitch_node_by_hand(void **state)
  * min(0.92 x 360, 12 x 36.7), Simple 360; latencies 15.0, 40.6, 56.0 us;
  * algBw = busBw x 8/14); a mask leaves out what it excludes; Blackwell
  * never runs LL128. */
+/* Two refinements of NCCL v2.21.5-1's model (src/graph/tuning.cc), read
+ * back from its predictions: the ring's plateau factor for Simple between
+ * nodes, once bytes / (channels x ranks) reaches 64, is 1.9 below compute
+ * capability 8.0 and 1.4 from it (:437-440); the tree's bus bandwidth
+ * takes 0.85 where its graph has the TREE pattern, which the search gives
+ * a node of one GPU (:185, src/graph/search.cc:897). Pre-SM90 speed lists
+ * (search.cc:850-851) against SM90's (855-856). */
+static void nccl_model_refinements_as_tuning_cc(void **state)
+{
+    (void)state;
+    /* 4 nodes x 8 GPUs on 8 rails: 16 channels, 32 ranks, so the factor
+     * starts at 16 x 32 x 64 = 32 KiB; Simple alone; three sizes give the
+     * bandwidth (two above), the latency (one below) and the factor */
+    static const char *arch[] = {"volta", "ampere", "hopper"};
+    static const double want[] = {1.9, 1.4, 1.4};
+    for (int a = 0; a < 3; a++) {
+        char spec[160];
+        snprintf(spec, sizeof spec, "clos:down=4x8,up=1x8,bw=100Gbps,node=8,node_bw=130GB/s,rail=8,arch=%s", arch[a]);
+        tc_topo *t = topo(spec);
+        double S[3] = {32000, 40000, 48000}, T[3];
+        for (int i = 0; i < 3; i++) {
+            tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL, .p = 32, .bytes = S[i],
+                               .proto_mask = 1u << TC_PROTO_SIMPLE, .algo_mask = 1};
+            tc_nccl_choose(&req, t, NULL, &T[i]);
+        }
+        double inv_bw = (T[2] - T[1]) / (S[2] - S[1]), lat = T[0] - S[0] * inv_bw;
+        double f = (T[1] - S[1] * inv_bw) / lat;
+        if (fabs(f - want[a]) > 1e-6)
+            fail_msg("%s: plateau factor %.9g, tuning.cc's %.1f", arch[a], f, want[a]);
+        tc_topo_free(t);
+    }
+    /* the tree over 16 nodes of one H100 (one 400 Gb/s NIC each): bus
+     * min(0.92 x 50, 1 search channel x perChMaxTreeBws 36) = 36 GB/s, x
+     * 0.85 for the TREE pattern, x 0.5 for the algorithm bandwidth; from
+     * 1 GiB no treeCorrectionFactor */
+    tc_topo *t = topo("clos:down=4x4,up=1x4,bw=400Gbps,arch=hopper");
+    double S[2] = {1073741824.0, 2147483648.0}, T[2];
+    for (int i = 0; i < 2; i++) {
+        tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL, .p = 16, .bytes = S[i],
+                           .proto_mask = 1u << TC_PROTO_SIMPLE, .algo_mask = 2};
+        tc_algo got = TC_ALGO_AUTO;
+        tc_nccl_choose(&req, t, &got, &T[i]);
+        assert_int_equal(got, TC_ALGO_NCCL_TREE);
+    }
+    double alg = (S[1] - S[0]) / (T[1] - T[0]);
+    if (fabs(alg - 36e9 * 0.85 * 0.5) > 1e-6 * alg)
+        fail_msg("tree on nodes of one GPU: algorithm bandwidth %.9g B/s, by hand %.9g", alg, 36e9 * 0.85 * 0.5);
+    tc_topo_free(t);
+    /* the speed lists, SM90's and the one before */
+    assert_true(tc_nccl_speed_at_most(true, true, 22.5) == 22 && tc_nccl_speed_at_most(true, false, 22.5) == 20);
+    assert_true(tc_nccl_speed_at_most(true, true, 47) == 45 && tc_nccl_speed_at_most(true, false, 47) == 30);
+    assert_true(tc_nccl_speed_at_most(false, true, 55) == 50 && tc_nccl_speed_at_most(false, false, 55) == 40);
+    assert_true(tc_nccl_speed_at_most(false, false, 8) == 7 && tc_nccl_speed_at_most(false, true, 8) == 6);
+}
+
 static void nccl_chooses_protocols_as_its_model(void **state)
 {
     (void)state;
@@ -939,12 +1115,14 @@ int main(void)
         cmocka_unit_test(nccl_ring_moves_the_right_data),
         cmocka_unit_test(nccl_chains_move_the_right_data),
         cmocka_unit_test(nccl_chain_on_one_node_by_hand),
+        cmocka_unit_test(chain_fill_and_drain_by_bisection_are_exact),
         cmocka_unit_test(hops_between_nodes_stay_on_their_rail),
         cmocka_unit_test(protocol_costs_are_nccls),
         cmocka_unit_test(efa_network_steps_cost_the_plugins_latency),
         cmocka_unit_test(evaluators_agree_and_skipping_is_exact),
         cmocka_unit_test(one_nvswitch_node_by_hand),
         cmocka_unit_test(nccl_chooses_protocols_as_its_model),
+        cmocka_unit_test(nccl_model_refinements_as_tuning_cc),
         cmocka_unit_test(node_trees_are_nccls),
         cmocka_unit_test(nccl_tree_moves_the_right_data_and_times_as_nccl),
         cmocka_unit_test(nccl_nvls_moves_the_right_data),

@@ -37,9 +37,10 @@ extern const tc_algo_impl tc_impl_ring, tc_impl_biring, tc_impl_rd, tc_impl_rhd,
  * for req on t, by its tuning model; INFINITY where NCCL would not enable
  * it (coll/nccl_nvls.c). */
 double tc_nccl_nvls_time_us(const tc_coll_req *req, const tc_topo *t, bool tree);
-/* The largest speed (GB/s) of NCCL's SM90 graph search list, inter-node or
- * intra-node, at most cap; 0 if none (coll/nccl_nvls.c). */
-double tc_nccl_speed_at_most(bool inter, double cap);
+/* The largest speed (GB/s) of NCCL's graph search list, inter-node or
+ * intra-node, SM90's or the one before, at most cap; 0 if none
+ * (coll/nccl_nvls.c). */
+double tc_nccl_speed_at_most(bool inter, bool sm90, double cap);
 /* CollNetDirect's or CollNetChain's time by NCCL's tuning model, us
  * (INFINITY where it cannot run: coll/nccl_collnet.c). */
 double tc_nccl_collnet_time_us(const tc_coll_req *req, const tc_topo *t, bool direct);

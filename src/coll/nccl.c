@@ -276,6 +276,14 @@ double tc_nccl_graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G)
     return graph_bw(topo, nodes, G);
 }
 
+/* NCCL's tree graph has the TREE pattern where a node holds one GPU
+ * (src/graph/search.cc:897: "if (ngpus == 1) ... graph->pattern =
+ * NCCL_TOPO_PATTERN_TREE"; BALANCED_TREE otherwise, src/init.cc:1057), and
+ * the model takes 0.85 of its bus bandwidth then (src/graph/tuning.cc:185:
+ * "if (a == NCCL_ALGO_TREE && graphs[a]->pattern == NCCL_TOPO_PATTERN_TREE)
+ * busBw *= .85"). */
+#define TREE_PATTERN_EFF 0.85
+
 /* A tree's protocol costs (coll.h), in place of the ring's. The caps are
  * NCCL's tree bus bandwidths (tuning.cc:182-184: x 0.92 up to the search
  * channels x perChMaxTreeBw; LL a further / 3.8 up to llMaxBw; LL128 x 7/9
@@ -297,6 +305,8 @@ static void tree_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t C
         bus = fmin(bus / 3.8, ll_max_bw[nodes == 1 ? row : 0][col]);
     else if (s->proto == TC_PROTO_LL128)
         bus = fmin(bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), search * tree_ll128_per_ch[row][col]);
+    if (G == 1)
+        bus *= TREE_PATTERN_EFF;
     s->rate_cap_Bps = bus > 0 ? bus * 1e9 / C : 0;
     s->credit_steps = 8;
     s->credit_steps_inter = 16;
@@ -304,15 +314,16 @@ static void tree_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t C
 
 /* Appends a transfer of one chunk (slot) in lane k; piped: it runs behind
  * an earlier chunk of the lane's pipeline. */
-static void add_chunk(tc_xfers *x, uint32_t src, uint32_t dst, double bytes, bool red, uint32_t k, uint32_t slot,
-                      bool piped)
+static inline void add_chunk(tc_xfers *x, uint32_t src, uint32_t dst, double bytes, bool red, uint32_t k,
+                             uint32_t slot, bool piped)
 {
     size_t at = tc_xfers_add(x, src, dst, bytes, red);
     if (!x->oom) {
         x->v[at].lane = (uint16_t)k;
         x->v[at].piped = piped;
     }
-    tc_xfers_seg(x, slot, slot, 1);
+    if (x->with_data)
+        tc_xfers_seg(x, slot, slot, 1);
 }
 
 /* ---- the ring ---- */
@@ -611,6 +622,7 @@ static tc_status nccl_chain_build(const tc_coll_req *req, const tc_topo *topo, t
     uint32_t *co = cnt, *ci = cnt + R, *ho = cnt + 2 * (size_t)R, *hi_ = ho + C + 1, mo = 0, mi = 0;
     ho[0] = hi_[0] = R;
     tc_status ret = TC_OK;
+    uint32_t plo = 0, phi = 0;
     for (uint32_t t = 0; t < total && ret == TC_OK;) {
         uint32_t lo = t + 1 >= st->L ? t + 1 - st->L : 0, hi = t < R - 2 ? t : R - 2;
         /* position hi joins as a sender (hi + 1 as a receiver) while the
@@ -643,6 +655,12 @@ static tc_status nccl_chain_build(const tc_coll_req *req, const tc_topo *topo, t
             break;
         }
         tc_phase_set_fan(ph, mo, mi, s->blk_bytes);
+        ph->blk_xfers = (uint64_t)C * (hi - lo + 1);
+        /* a step's transfers are positions lo .. hi, each of blk_bytes: the
+         * fill adds positions, the drain takes them away (tc_phase.nest) */
+        if (t > 0)
+            ph->nest = lo == plo && hi >= phi ? 1 : hi == phi && lo >= plo ? -1 : 0;
+        plo = lo, phi = hi;
         t += run;
     }
     free(cnt);
@@ -754,6 +772,8 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
                     b = fmin(b / 3.8, ll_max_bw[row][col]);                        /* :183 */
                 else if (p == TC_PROTO_LL128)
                     b = fmin(b * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), search * tree_ll128_per_ch[arow][col]);
+                if (G == 1)
+                    b *= TREE_PATTERN_EFF;
                 lat = tree_base_us[i] + 2 * ((floor(ppn) - 1) * tree_nvlink_us[i] + log2i(nodes) * tc_nccl_model_net_lat_us(topo, (tc_proto)p, tree_net_us[i]));
                 b *= .5;                                                          /* :213-219 */
                 int ls = log2i(req->bytes / 64);
@@ -775,7 +795,7 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
                 b *= R / nsteps;                                                  /* :213-219 */
                 if (p == TC_PROTO_SIMPLE && nodes > 1 && req->op == TC_OP_ALLREDUCE &&
                     req->bytes / (2 * search * R) >= 64) /* comm->nChannels: all of them */
-                    lat *= 1.4;                                                   /* :437-440 */
+                    lat *= arow == 0 ? 1.9 : 1.4; /* minCompCap < 80 (Volta): 1.9, :437-440 */
             }
             double t_us = lat + req->bytes / (1000 * b);                          /* :443 */
             if (t_us < best_t) {

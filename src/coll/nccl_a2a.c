@@ -6,8 +6,10 @@
  * (docs/MODEL.md, "NCCL's all-to-all").
  *
  * Peer order (src/init.cc:1299-1335): step i of p2pOrderSteps = nNodes x
- * ALIGN_POWER(G, 8) pairs a send peer and a receive peer: node deltas 0,
- * +1, -1, +2, -2, ... (no delta twice), and inside each delta the local
+ * ALIGN_POWER(G, 8) pairs a send peer and a receive peer: node deltas in
+ * groups d, -d, N/2 - d, -(N/2 - d) for d = 0 .. N/4, so 0, N/2, 1, -1,
+ * N/2 - 1, -(N/2 - 1), 2, ... (no delta twice; the source's comment says
+ * "delta 0, +1, -1, +2, -2", its loop does this), and inside each delta the local
  * ranks lr + 0, 1, ... (mod the aligned step count; an index beyond the
  * node's G GPUs is no peer). Rank (node, lr) sends at step i to node +
  * delta, local lr + step, and receives from node - delta, local lr - step:

@@ -207,8 +207,9 @@ double tc_nccl_collnet_time_us(const tc_coll_req *req, const tc_topo *t, bool di
     if (nch < 1)
         nch = 1;
     double nic = in.injection_Bps * G / H / 1e9, nvl = t->node_size > 1 ? t->node_bw / 1e9 : nic;
-    double inter = tc_nccl_speed_at_most(true, fmin(nic, nvl / nch));
-    double intra = fmax(inter, tc_nccl_speed_at_most(true, fmin(nvl / nch, 2 * inter * (1 - 1e-9))));
+    bool sm90 = !(t->arch == TC_ARCH_VOLTA || t->arch == TC_ARCH_AMPERE);
+    double inter = tc_nccl_speed_at_most(true, sm90, fmin(nic, nvl / nch));
+    double intra = fmax(inter, tc_nccl_speed_at_most(true, sm90, fmin(nvl / nch, 2 * inter * (1 - 1e-9))));
     double bus = nch * intra;
     if (direct) {
         /* tuning.cc:203-208: a GPU-to-NIC ratio above 1 costs half its excess */

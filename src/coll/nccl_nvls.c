@@ -37,9 +37,13 @@
 #define NVLSTREE_NET_LAT_US 14.0   /* hwLat[NET][NVLSTree][Simple] (tuning.cc:65-78) */
 #define NVLS_NET_LAT_US 18.0       /* hwLat[NET][NVLS][Simple] (tuning.cc:65-78): NVLS across nodes over CollNet */
 #define NVLS_ALG_RATIO (5.0 / 6.0) /* bus to algorithm bandwidth for NVLS and NVLSTree (tuning.cc:213-219) */
-/* The speeds NCCL's graph search tries on SM90, GB/s (search.cc:855-856). */
+/* The speeds NCCL's graph search tries, GB/s: on SM90 and later
+ * (search.cc:855-856), and before it (search.cc:850-851); the search takes
+ * one or the other by ccMin >= 90 (search.cc:911-917). */
 static const double speed_intra[] = {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3};
 static const double speed_inter[] = {48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12};
+static const double speed_intra_pre90[] = {40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3};
+static const double speed_inter_pre90[] = {48, 30, 28, 24, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3, 2.4, 1.2, 0.24, 0.12};
 
 /* The largest speed of the list at most cap (0 if none). */
 static double speed_at_most(const double *v, size_t n, double cap)
@@ -50,8 +54,11 @@ static double speed_at_most(const double *v, size_t n, double cap)
     return 0;
 }
 
-double tc_nccl_speed_at_most(bool inter, double cap)
+double tc_nccl_speed_at_most(bool inter, bool sm90, double cap)
 {
+    if (!sm90)
+        return inter ? speed_at_most(speed_inter_pre90, sizeof speed_inter_pre90 / sizeof *speed_inter_pre90, cap)
+                     : speed_at_most(speed_intra_pre90, sizeof speed_intra_pre90 / sizeof *speed_intra_pre90, cap);
     return inter ? speed_at_most(speed_inter, sizeof speed_inter / sizeof *speed_inter, cap)
                  : speed_at_most(speed_intra, sizeof speed_intra / sizeof *speed_intra, cap);
 }
