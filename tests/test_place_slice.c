@@ -502,6 +502,100 @@ static void concurrent_ocs_job_is_alone(void **state)
     tc_scenario_free(s);
 }
 
+/* collective on the endpoints listed, in their order (place list). */
+static double list_time(const char *topo_spec, const uint32_t *ep, uint32_t n, const char *algo, tc_mode mode,
+                        double bytes)
+{
+    tc_scenario *s = tc_scenario_new(TC_CMD_COLLECTIVE);
+    assert_non_null(s);
+    snprintf(s->topo[0], sizeof s->topo[0], "%s", topo_spec);
+    s->ntopo = 1;
+    s->ops[0] = TC_OP_ALLREDUCE;
+    s->nops = 1;
+    s->sizes = malloc(sizeof *s->sizes);
+    s->sizes[0] = bytes;
+    s->nsizes = 1;
+    snprintf(s->algos[0], sizeof s->algos[0], "%s", algo);
+    s->nalgos = 1;
+    s->mode = mode;
+    s->job.policy = TC_PLACE_LIST;
+    s->job.endpoints = malloc(n * sizeof *ep);
+    memcpy(s->job.endpoints, ep, n * sizeof *ep);
+    s->job.nendpoints = n;
+    tc_err err = {{0}};
+    if (tc_scenario_resolve(s, &err))
+        fail_msg("resolve: %s", err.msg);
+    tc_collective_out *o = NULL;
+    if (tc_run_collective(s, NULL, &o, &err))
+        fail_msg("collective: %s", err.msg);
+    double t = o->res[0].time_s;
+    tc_collective_out_free(o);
+    tc_scenario_free(s);
+    return t;
+}
+
+/* A job whose endpoints fill a box but whose ranks are not in the box's
+ * coordinate order keeps its order: it runs as placed, not as the
+ * implicit group (which numbers ranks by coordinates). On a 16-ring with
+ * L = 1 us, B = 50 GB/s, the ring all-reduce over 0,4,1,5,2,6,3,7 sends
+ * 0->4, 1->5, 2->6, 3->7 over link 3->4 (4 flows) and 4->1, 5->2, 6->3,
+ * 7->0 over link 4->3, 7->0 in 7 hops: 14 (7 L + 4 (S/8)/B) (formula and
+ * steps); in order, one flow a link, 14 (7 L + (S/8)/B). On an 8x8 torus
+ * a shuffled 4x4 box is slower than the ordered one (ring and rhd), and
+ * equals the same ranks placed without the slice path (tc_evaluate with
+ * the map). Same in concurrent (flow: ranks not in lock-step, so at most
+ * the steps figure). */
+static void rank_order_is_kept(void **state)
+{
+    (void)state;
+    double S = 64.0 * 1048576, L = 1e-6;
+    const char *R16 = "torus:dims=16,lat=1us,hop_lat=0,alpha=0";
+    uint32_t shuf[8] = {0, 4, 1, 5, 2, 6, 3, 7}, ord[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    tc_topo *t = topo(R16);
+    tc_slice_run sr;
+    tc_err err = {{0}};
+    assert_int_equal(tc_place_slice_run(t, ord, 8, 0, &sr, &err), TC_OK);
+    assert_int_equal(sr.axes.kind, TC_GROUP_AXES);
+    assert_int_equal(tc_place_slice_run(t, shuf, 8, 0, &sr, &err), TC_OK);
+    assert_true(sr.shape.slice);
+    assert_int_equal(sr.axes.kind, TC_GROUP_NONE);
+    assert_null(sr.topo);
+    tc_topo_free(t);
+    for (tc_mode m = TC_MODE_FORMULA; m <= TC_MODE_STEPS; m++) {
+        double want = 14 * (7 * L + 4 * (S / 8) / BW), got = list_time(R16, shuf, 8, "ring", m, S);
+        if (!close_to(got, want, 1e-6))
+            fail_msg("mode %d: shuffled ring %.12g s, by hand %.12g s", (int)m, got, want);
+        want = 14 * (7 * L + (S / 8) / BW), got = list_time(R16, ord, 8, "ring", m, S);
+        if (!close_to(got, want, 1e-6))
+            fail_msg("mode %d: ordered ring %.12g s, by hand %.12g s", (int)m, got, want);
+    }
+    const char *T8 = "torus:dims=8x8,lat=1us,hop_lat=0,alpha=0";
+    uint32_t box[16] = {0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27};
+    uint32_t mix[16] = {27, 0, 9, 18, 3, 24, 1, 10, 16, 11, 2, 26, 19, 8, 25, 17};
+    t = topo(T8);
+    const tc_algo algos[] = {TC_ALGO_RING, TC_ALGO_RHD};
+    for (int a = 0; a < 2; a++) {
+        const char *name = tc_algo_name(algos[a]);
+        double o = list_time(T8, box, 16, name, TC_MODE_STEPS, S), x = list_time(T8, mix, 16, name, TC_MODE_STEPS, S);
+        double placed = eval_on(t, mix, 16, algos[a], TC_MODE_STEPS, S);
+        if (!(x > 1.2 * o) || x != placed)
+            fail_msg("%s: shuffled box %.12g s, as placed %.12g s, ordered box %.12g s", name, x, placed, o);
+    }
+    tc_topo_free(t);
+    /* concurrent: the same job given by its endpoints, alone */
+    tc_scenario *s = jobs_scn(R16, "[{\"name\": \"a\", \"op\": \"allreduce\", \"algo\": \"ring\", \"size\": "
+                                   "\"64MiB\", \"endpoints\": \"0,4,1,5,2,6,3,7\"}]");
+    tc_concurrent_out *c = NULL;
+    if (tc_run_concurrent(s, NULL, &c, &err))
+        fail_msg("concurrent: %s", err.msg);
+    double want = 14 * (7 * L + 4 * (S / 8) / BW), flow = list_time(R16, shuf, 8, "ring", TC_MODE_FLOW, S);
+    if (!close_to(c->jobs[0].res.time_s, flow, 1e-9) || !(flow <= want && flow > 0.95 * want))
+        fail_msg("concurrent: shuffled ring %.12g s, collective (flow) %.12g s, by hand (steps) %.12g s",
+                 c->jobs[0].res.time_s, flow, want);
+    tc_concurrent_out_free(c);
+    tc_scenario_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -512,6 +606,7 @@ int main(void)
         cmocka_unit_test(groups_on_the_slice_torus),
         cmocka_unit_test(failures_draws_map_into_the_box),
         cmocka_unit_test(concurrent_ocs_job_is_alone),
+        cmocka_unit_test(rank_order_is_kept),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -201,10 +201,12 @@ tc_status tc_group_make(const tc_group_spec *spec, uint32_t p, const uint32_t *m
  *    (tc_topo_torus_box with wrap_all: topo, and rank r on map[r] there),
  *    which shares no link with any other job;
  *  - on another slice (p > 1 ranks filling a box of the torus, not all of
- *    it), on the torus as one group along the dimensions it spans (axes,
- *    TC_GROUP_AXES: tc_group_make gives the slice's own torus, so the torus
- *    algorithms run on it), reported as the job;
- *  - otherwise as placed (axes.kind TC_GROUP_NONE, topo NULL).
+ *    it) whose ranks are in the box's coordinate order (first dimension
+ *    fastest), on the torus as one group along the dimensions it spans
+ *    (axes, TC_GROUP_AXES: tc_group_make gives the slice's own torus, so
+ *    the torus algorithms run on it), reported as the job;
+ *  - otherwise as placed (axes.kind TC_GROUP_NONE, topo NULL): a slice in
+ *    another rank order keeps its order.
  * A slice of the optical switches that is the whole torus with every
  * dimension wrapped already runs as placed. */
 typedef struct tc_slice_run {

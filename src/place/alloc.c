@@ -932,6 +932,18 @@ tc_status tc_place_slice_run(const tc_topo *t, const uint32_t *map, uint32_t p, 
     }
     if (p == t->n_endpoints)
         return TC_OK;
+    /* The implicit group numbers the slice's ranks by their coordinates
+     * (first dimension fastest); a job whose ranks are in another order
+     * runs as placed, its order kept. */
+    for (uint32_t r = 0; r < p; r++) {
+        uint64_t idx = 0, mul = 1;
+        for (int d = 0; d < t->ndims; d++) {
+            idx += (uint64_t)(map[r] / t->stride[d] % t->dims[d] - sh->origin[d]) * mul;
+            mul *= sh->extent[d];
+        }
+        if (idx != r)
+            return TC_OK;
+    }
     out->axes.kind = TC_GROUP_AXES;
     for (int d = 0; d < t->ndims; d++)
         if (sh->extent[d] > 1)
