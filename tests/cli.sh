@@ -359,6 +359,14 @@ good "version" "commit" --version
 good "random placement" "busbw" collective --topo "$CLOS" --op allreduce --size 1MiB --ranks 16 --place random:seed=3 --mode steps
 good "packed: two whole leaves of one pod" "placement: packed, 8 ranks: 2 leaves, 1 pod" collective --topo clos:down=4x4x2,up=1x4x2 --ranks 8 --place packed --op allreduce --size 1MiB
 good "slice: the compact cuboid" "slice 2x2x4 at (0,0,0), wraparound x no y no z no" collective --topo torus:dims=8x8x8 --ranks 16 --place slice --op allreduce --size 1MiB
+# a slice without wraparound of its own spanning half a ring or more is
+# routed round the ring outside it: the placement says so (docs/MODEL.md)
+S8="torus:dims=8x8x8,lat=1us,hop_lat=0,alpha=0,bw=400Gbps"
+good "slice: routed round outside it, said" "slice 6x1x1 at (0,0,0), wraparound x outside y no z no (routed the shorter way, round the torus through routers outside the slice on links other jobs may use: its endpoints 4 or more apart along x)" collective --topo "$S8" --place slice:shape=6x1x1 --op allreduce --algo torus-bi --size 64MiB
+good "slice: routed round outside it, its time" "^time  *1.148ms" collective --topo "$S8" --place slice:shape=6x1x1 --op allreduce --algo torus-bi --size 64MiB
+good "slice: half way round (a tie) also goes outside" "wraparound x outside y no z no" collective --topo "$S8" --place slice:shape=5x1x1 --op allreduce --algo torus-bi --size 64MiB
+good "slice: less than half way round stays inside" "wraparound x no y no z no$" collective --topo "$S8" --place slice:shape=4x1x1 --op allreduce --algo torus-bi --size 64MiB
+good "slice: routed outside in the JSON" '"wraparound_outside": \[false, true\]' collective --topo torus:dims=8x7 --place slice:shape=1x5 --op allreduce --size 1MiB --format json
 good "slice: a shape given, its ranks" "slice 2x2x2 at" collective --topo torus:dims=4x4x4 --place slice:shape=2x2x2 --op allreduce --size 1MiB
 good "slice: ocs wraparound in the JSON" '"ocs_wraparound": true' collective --topo torus:dims=8x8x8 --ranks 64 --place slice:ocs=4 --op allreduce --size 1MiB --format json
 good "occupancy: the history in the result" "occupancy 0.7: 11 endpoints held" collective --topo clos:down=4x4,up=1x1 --ranks 4 --place packed:seed=1 --occupancy 0.7 --op allreduce --algo direct --size 64MiB --mode steps --routing dmodk

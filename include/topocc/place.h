@@ -87,13 +87,19 @@ typedef struct tc_place_shape {
      * when not a slice), and the slice's wraparound per dimension: the
      * torus's own where the slice spans the whole dimension; with ocs and
      * every extent a multiple of it, every dimension (ocs_wrap: by the
-     * optical switches, not by links the topology has). */
+     * optical switches, not by links the topology has). wrap_out: a
+     * slice dimension without wraparound of its own where the topology's
+     * ring is routed the shorter way round between some of the slice's
+     * endpoints (those out[d] = ceil(dims/2) or more apart, out[d] 0 where
+     * none are): through routers outside the slice, on links other jobs
+     * may hold. */
     bool slice, ocs_wrap;
     uint32_t ocs;              /* the ocs=K asked (0: none); a slice with an extent not a multiple of it
                                 * has no ocs_wrap, which the text says */
     int ndims;
     uint32_t origin[TC_MAX_DIMS], extent[TC_MAX_DIMS];
     uint8_t wrap[TC_MAX_DIMS];
+    uint32_t out[TC_MAX_DIMS];
 } tc_place_shape;
 
 /* tc_place_map, and the shape of the map it makes (shape may be NULL). */

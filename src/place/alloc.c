@@ -840,6 +840,17 @@ tc_status tc_place_shape_of(const tc_topo *t, const uint32_t *map, uint32_t p, u
         for (int d = 0; out->slice && d < t->ndims; d++)
             out->wrap[d] = all_ocs || (out->extent[d] == t->dims[d] && t->wrap[d]);
         out->ocs_wrap = out->slice && all_ocs;
+        /* without wraparound of its own, a slice spanning at least half
+         * way round a ring of the topology is routed the shorter way,
+         * round the ring outside the slice, between its endpoints that
+         * far apart (a tie half way round goes one way or the other by
+         * the source) */
+        for (int d = 0; out->slice && !out->ocs_wrap && d < t->ndims; d++) {
+            uint32_t half = (t->dims[d] + 1) / 2;
+            bool ring = t->dim_cables[d] == t->dims[d] && t->dims[d] > 2;
+            if (ring && !out->wrap[d] && out->extent[d] - 1 >= half)
+                out->out[d] = half;
+        }
     }
     free(v);
     return oom ? tc_fail(err, TC_EINTERNAL, "out of memory") : TC_OK;
@@ -868,8 +879,23 @@ char *tc_place_shape_format(const tc_place_shape *sh, char *buf, size_t len)
         for (int d = 0; d < sh->ndims; d++)
             PUT("%s%u", d ? "," : "", sh->origin[d]);
         PUT("), wraparound");
-        for (int d = 0; d < sh->ndims; d++)
-            PUT(" %c %s", d < 3 ? "xyz"[d] : (char)('0' + d), sh->wrap[d] ? "yes" : "no");
+        int nout = 0;
+        for (int d = 0; d < sh->ndims; d++) {
+            PUT(" %c %s", d < 3 ? "xyz"[d] : (char)('0' + d), sh->wrap[d] ? "yes" : sh->out[d] ? "outside" : "no");
+            nout += sh->out[d] > 0;
+        }
+        for (int d = 0, k = 0; d < sh->ndims; d++) {
+            if (!sh->out[d])
+                continue;
+            if (k == 0)
+                PUT(" (routed the shorter way, round the torus through routers outside the slice on links other "
+                    "jobs may use: its endpoints %u or more apart along %c",
+                    sh->out[d], d < 3 ? "xyz"[d] : (char)('0' + d));
+            else
+                PUT(", %u or more along %c", sh->out[d], d < 3 ? "xyz"[d] : (char)('0' + d));
+            if (++k == nout)
+                PUT(")");
+        }
         /* the dimensions of its own torus: those it spans more than one coordinate of */
         uint32_t own[TC_MAX_DIMS];
         int nown = 0;

@@ -776,16 +776,18 @@ static json_t *shape_json(const tc_place_shape *shp)
         if (sh.nodes)
             json_object_set_new(pl, "nodes", json_integer(sh.nodes));
     } else {
-        json_t *ext = json_array(), *org = json_array(), *wr = json_array();
+        json_t *ext = json_array(), *org = json_array(), *wr = json_array(), *wo = json_array();
         for (int d = 0; d < sh.ndims; d++) {
             json_array_append_new(ext, json_integer(sh.extent[d]));
             json_array_append_new(org, json_integer(sh.origin[d]));
             json_array_append_new(wr, json_boolean(sh.wrap[d]));
+            json_array_append_new(wo, json_boolean(sh.out[d] > 0));
         }
         json_object_set_new(pl, "slice", json_boolean(sh.slice));
         json_object_set_new(pl, "extent", ext);
         json_object_set_new(pl, "origin", org);
         json_object_set_new(pl, "wraparound", wr);
+        json_object_set_new(pl, "wraparound_outside", wo);
         json_object_set_new(pl, "ocs_wraparound", json_boolean(sh.ocs_wrap));
     }
     if (sh.occupancy > 0) {
