@@ -253,6 +253,50 @@ static void torus_ring_with_a_failed_link_by_hand(void **state)
     tc_topo_free(t);
 }
 
+/* The lower bound counts a failed link as it counts a degraded one (links
+ * as they are), by hand with B = 50 GB/s. torus:dims=8 with cable 0 (0-1)
+ * down: endpoint 0 keeps one port, and an all-reduce rank's S must leave
+ * it and the result's S reach it: S/B, where the healthy ring's bound is
+ * 2 (7/8) S / 2B = (7/8) S/B (the same cable degraded to almost nothing
+ * gives S/B too). torus:dims=4x4 all-to-all: the plane between x = 1 and 2
+ * (and 3 | 0) has 8 cables per direction and 8 ranks each side, 8 x 8 S/16
+ * = 4 S over 8 B; with the cable (1,0)-(2,0) down 7 B: 4 S / 7 B (the
+ * injection bound, (15/16) S over a 3-port endpoint's 3 B, is less). */
+static void lower_bound_counts_failed_links(void **state)
+{
+    (void)state;
+    double S = 64.0 * 1048576, B = 50e9;
+    const char *R8 = "torus:dims=8,lat=1us,hop_lat=0,alpha=0";
+    tc_topo *t = topo(R8);
+    double healthy = tc_lower_bound(t, TC_OP_ALLREDUCE, 8, S, NULL);
+    if (fabs(healthy - 7.0 / 8 * S / B) > 1e-9 * healthy)
+        fail_msg("healthy ring: bound %.9g s, by hand %.9g s", healthy, 7.0 / 8 * S / B);
+    down(t, "link:0");
+    double lb = tc_lower_bound(t, TC_OP_ALLREDUCE, 8, S, NULL);
+    if (fabs(lb - S / B) > 1e-9 * lb)
+        fail_msg("ring with cable 0 down: bound %.9g s, by hand %.9g s", lb, S / B);
+    tc_topo_free(t);
+    t = topo(R8);
+    tc_err err = {{0}};
+    assert_int_equal(tc_topo_degrade_link(t, 0, 1e-9, &err), TC_OK);
+    assert_int_equal(tc_topo_degrade_link(t, 1, 1e-9, &err), TC_OK);
+    double dg = tc_lower_bound(t, TC_OP_ALLREDUCE, 8, S, NULL);
+    if (fabs(dg - lb) > 1e-6 * lb)
+        fail_msg("cable 0 degraded: bound %.9g s, failed %.9g s", dg, lb);
+    tc_topo_free(t);
+    t = topo("torus:dims=4x4,lat=1us,hop_lat=0,alpha=0");
+    lb = tc_lower_bound(t, TC_OP_ALLTOALL, 16, S, NULL);
+    if (fabs(lb - 4 * S / (8 * B)) > 1e-9 * lb)
+        fail_msg("4x4 all-to-all: bound %.9g s, by hand %.9g s", lb, 4 * S / (8 * B));
+    char item[32];
+    snprintf(item, sizeof item, "link:%u", tc_topo_torus_link(t, 1, 0, +1) & ~1u);
+    down(t, item);
+    lb = tc_lower_bound(t, TC_OP_ALLTOALL, 16, S, NULL);
+    if (fabs(lb - 4 * S / (7 * B)) > 1e-9 * lb)
+        fail_msg("4x4 all-to-all, cable (1,0)-(2,0) down: bound %.9g s, by hand %.9g s", lb, 4 * S / (7 * B));
+    tc_topo_free(t);
+}
+
 /* A job cut off, an endpoint down, bad IDs: one line each, naming what. */
 static void cut_off_and_bad_ids(void **state)
 {
@@ -572,6 +616,7 @@ int main(void)
         cmocka_unit_test(displaced_routes_spread_over_the_survivors),
         cmocka_unit_test(topology_figures_as_they_are),
         cmocka_unit_test(torus_ring_with_a_failed_link_by_hand),
+        cmocka_unit_test(lower_bound_counts_failed_links),
         cmocka_unit_test(cut_off_and_bad_ids),
         cmocka_unit_test(random_draws_reproduce),
         cmocka_unit_test(evaluators_agree_under_random_failures),

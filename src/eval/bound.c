@@ -105,10 +105,12 @@ static double clos_cuts(const tc_topo *t, tc_op op, uint64_t p, double S, bool i
         if (span >= p || span % ns != 0)
             continue;
         double cap = (double)t->wprod[j + 1] * t->level_bw[j + 1];
-        /* With a degraded link, the subtrees' own links (rank r on endpoint
-         * r: the first holds min(span, p) ranks, subtree p / span the rest). */
-        double c0 = t->n_degraded && identity ? clos_subtree_cap(t, op, j, 0) : cap;
-        double c1 = t->n_degraded && identity && p % span ? clos_subtree_cap(t, op, j, p / span) : cap;
+        /* With a degraded or failed link, the subtrees' own links (rank r
+         * on endpoint r: the first holds min(span, p) ranks, subtree p /
+         * span the rest). */
+        bool as_is = t->n_degraded || t->n_failed;
+        double c0 = as_is && identity ? clos_subtree_cap(t, op, j, 0) : cap;
+        double c1 = as_is && identity && p % span ? clos_subtree_cap(t, op, j, p / span) : cap;
         best = fmax(best, cut_time(op, span, p, S, c0));
         best = fmax(best, cut_time(op, p % span, p, S, c1));
     }
@@ -148,7 +150,7 @@ static double torus_cuts(const tc_topo *t, tc_op op, uint64_t p, double S)
         if (D < 2 || t->stride[d] % ns != 0)
             continue;
         double cap = (double)lines * (t->dim_cables[d] == D ? 2 : 1) * t->torus_bw;
-        if (t->n_degraded)
+        if (t->n_degraded || t->n_failed)
             cap = torus_plane_cap(t, op, d, (uint32_t)(D / 2));
         best = fmax(best, cut_time(op, D / 2 * lines, p, S, cap));
     }
@@ -321,7 +323,7 @@ static void endpoint_bw(const tc_topo *t, uint32_t p, const uint32_t *map, doubl
     }
 }
 
-/* With a degraded link ranks differ: what every rank must send and
+/* With a degraded or failed link ranks differ: what every rank must send and
  * receive, at the slowest endpoint in that direction. All-reduce: each
  * rank's contributions must leave it and the result reach it, S each way
  * (a slow rank can hand its whole input to a fast one and take the result
@@ -417,9 +419,9 @@ double tc_lower_bound_ex(const tc_topo *t, tc_op op, uint32_t p, double bytes, c
     if (((node_reduces && t->node_reduce) || t->sharp) && op == TC_OP_ALLREDUCE)
         inj_bytes = fmin(inj_bytes, bytes);
     double inj = fabric_injection(t) + (t->node_size > 1 ? t->node_bw : 0);
-    double lb = t->n_degraded || uneven_ports(t) ? injection_degraded(t, op, p, bytes, inj_bytes, rank_map)
-                : inj > 0     ? inj_bytes / inj
-                              : 0;
+    /* A failed link has no bandwidth: counted as a degraded one is. */
+    bool as_is = t->n_degraded || t->n_failed || uneven_ports(t);
+    double lb = as_is ? injection_degraded(t, op, p, bytes, inj_bytes, rank_map) : inj > 0 ? inj_bytes / inj : 0;
 
     /* 2. Cuts (a multidc's long-haul cuts count the ranks of each pod
      * under any rank map). */
