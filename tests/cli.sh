@@ -592,6 +592,13 @@ bad "fail: an unknown link" collective --topo "$CLOS" --op allreduce --size 1MiB
 bad "fail: not KIND:ID" collective --topo "$CLOS" --op allreduce --size 1MiB --fail cable:3
 bad "fail: a job cut off" collective --topo "$CLOS" --op allreduce --size 1MiB --mode steps --fail dlink:0
 bad "fail: an endpoint down" collective --topo "$CLOS" --op allreduce --size 1MiB --fail host:5
+# an endpoint down inside a slice: the endpoint named as the user gave it,
+# no group named (a plain slice runs as its implicit group; a slice of the
+# optical switches on its own torus, whose endpoints are numbered anew)
+bad_says "fail: an endpoint down inside a slice" "^topocc: rank 3's endpoint 9 has failed: the job aborts" collective --topo torus:dims=8x8x8 --ranks 16 --place slice --fail host:9 --op allreduce --size 1MiB
+bad_says "fail: an endpoint down inside a slice of the optical switches" "^topocc: rank 5's endpoint 9 has failed: the job aborts" collective --topo torus:dims=8x8x8 --ranks 64 --place slice:ocs=4 --fail host:9 --op allreduce --size 1MiB
+bad_says "fail: an endpoint down inside a slice, with groups" "^topocc: rank 3's endpoint 9 has failed: the job aborts" collective --topo torus:dims=8x8x8 --ranks 16 --place slice --fail host:9 --op allreduce --size 1MiB --group axes=x
+good "failures: a drawn router inside a slice of the optical switches named as placed" "rank 7's endpoint 21 has failed" failures --topo torus:dims=4x4x4 --ranks 8 --place slice:ocs=2 --fail-random switches=4,seed=1 --trials 20 --op allreduce --size 1MiB
 bad "fail-random: more than 100%" collective --topo "$CLOS" --op allreduce --size 1MiB --fail-random links=120%
 bad "fail-random: more cables than the fabric has" collective --topo "$CLOS" --op allreduce --size 1MiB --fail-random links=65
 bad "degrade: a factor of 0 points to --fail" collective --topo "$CLOS" --op allreduce --size 1MiB --degrade link:3=0

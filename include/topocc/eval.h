@@ -120,6 +120,12 @@ tc_status tc_eval_formula_sweep(const tc_topo *t, const tc_sched *s, const tc_ev
 tc_status tc_eval_steps_sweep(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, const double *sizes,
                               size_t n, double *times, tc_err *err);
 
+/* A failed endpoint aborts the job (NCCL and MPI do not survive a lost
+ * rank): TC_EINVAL, one line naming the first of the p ranks (placed by
+ * map, NULL: rank r on endpoint r) whose endpoint has failed; TC_OK where
+ * none has. tc_evaluate and the sub-group evaluations check it. */
+tc_status tc_eval_failed_ranks(const tc_topo *t, uint32_t p, const uint32_t *map, tc_err *err);
+
 /* The whole job: validates, resolves auto (fastest valid algorithm under the
  * mode, ties in enum order), builds, evaluates and fills res. */
 /* The time of a built schedule s by o's evaluator (o->mode; flow mode

@@ -55,9 +55,7 @@ tc_status tc_eval_cut_off(const tc_topo *t, const tc_sched *s, const tc_eval_opt
                    a, b, tc_routing_name(tc_eval_routing(o->mode, t, o->routing), t));
 }
 
-/* A failed endpoint aborts the job (NCCL and MPI do not survive a lost
- * rank). */
-static tc_status check_failed_ranks(const tc_topo *t, uint32_t p, const uint32_t *map, tc_err *err)
+tc_status tc_eval_failed_ranks(const tc_topo *t, uint32_t p, const uint32_t *map, tc_err *err)
 {
     if (!t->vertex_failed)
         return TC_OK;
@@ -204,7 +202,7 @@ tc_status tc_evaluate_sweep(const tc_topo *t, const tc_coll_req *req, const doub
 {
     tc_status st = check_req(t, req, asked, n, err);
     if (st || (st = check_routing(o, err)) || (st = check_nccl_map(t, req, o->rank_map, err)) ||
-        (st = check_failed_ranks(t, req->p, o->rank_map, err)) ||
+        (st = tc_eval_failed_ranks(t, req->p, o->rank_map, err)) ||
         (req->algo == TC_ALGO_MPICH && (st = tc_mpich_map_check(req->p, t, o->rank_map, err))))
         return st;
     if (o->alphas && o->mode == TC_MODE_FLOW)

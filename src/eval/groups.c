@@ -101,6 +101,8 @@ static tc_status check_args(const tc_topo *t, const tc_coll_req *req, const tc_g
                        t->n_endpoints, t->n_endpoints);
     if (req->p != g->size)
         return tc_fail(err, TC_EINTERNAL, "sub-groups: a request for %u ranks for groups of %u", req->p, g->size);
+    if ((st = tc_eval_failed_ranks(t, g->p, o->rank_map, err)))
+        return st;
     for (size_t i = 0; i < n; i++)
         if (!(sizes[i] > 0) || sizes[i] > TC_MAX_BYTES)
             return tc_fail(err, TC_EINVAL, "invalid size %g bytes: must be above 0 and at most 2^60", sizes[i]);

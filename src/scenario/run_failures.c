@@ -132,8 +132,8 @@ static tc_status run_topo(const tc_scenario *s, tc_failures_out *o, int i, const
         tc_err e2 = {{0}};
         /* a slice's own torus: the draw's failures inside the box */
         tc_topo *box = NULL;
-        tc_status rs = TC_OK;
-        if (jn.own)
+        tc_status rs = tc_eval_failed_ranks(t, o->ranks[i], map, &e2); /* named as placed */
+        if (rs == TC_OK && jn.own)
             rs = tc_topo_torus_box(t, jn.sr.shape.origin, jn.sr.shape.extent, true, &box, &e2);
         if (rs == TC_OK)
             rs = job_time(box ? box : jn.topo, &req, g, &eo, &r, &e2);

@@ -346,7 +346,12 @@ tc_status tc_scn_jobnet_make(const tc_topo *t, const uint32_t *map, uint32_t p, 
     jn->topo = t;
     jn->map = map;
     jn->axes.kind = TC_GROUP_NONE;
-    tc_status st = tc_place_slice_run(t, map, p, ocs, &jn->sr, err);
+    /* a failed endpoint, named as placed (on the slice's own torus its
+     * endpoints are numbered anew) */
+    tc_status st = tc_eval_failed_ranks(t, p, map, err);
+    if (st)
+        return st;
+    st = tc_place_slice_run(t, map, p, ocs, &jn->sr, err);
     if (st)
         return st;
     if (jn->sr.topo) {
@@ -460,7 +465,7 @@ static tc_status coll_groups_eval(const tc_scenario *s, const tc_run_opts *ro, t
         }
     }
 done:
-    if (st)
+    if (st && !implicit) /* the implicit group is the job: not named */
         st = group_named(spec, st, err);
     tc_partition_free(&ng.pt);
     return st;
