@@ -370,6 +370,8 @@ good "slice: routed outside in the JSON" '"wraparound_outside": \[false, true\]'
 good "slice: a shape given, its ranks" "slice 2x2x2 at" collective --topo torus:dims=4x4x4 --place slice:shape=2x2x2 --op allreduce --size 1MiB
 good "slice: ocs wraparound in the JSON" '"ocs_wraparound": true' collective --topo torus:dims=8x8x8 --ranks 64 --place slice:ocs=4 --op allreduce --size 1MiB --format json
 good "occupancy: the history in the result" "occupancy 0.7: 11 endpoints held" collective --topo clos:down=4x4,up=1x1 --ranks 4 --place packed:seed=1 --occupancy 0.7 --op allreduce --algo direct --size 64MiB --mode steps --routing dmodk
+good "occupancy 0 takes a seed (a sweep from 0 keeps one)" "place=slice seed=1 occupancy=0" collective --topo torus:dims=8x8x8 --ranks 16 --place slice:seed=1 --occupancy 0 --op allreduce --size 1MiB
+bad_says "a seed without random placement or an occupancy" "job.seed applies only with --place random or an --occupancy (0 included)" collective --topo torus:dims=8x8x8 --ranks 16 --place slice:seed=1 --op allreduce --size 1MiB
 good "occupancy: the scenario key" "occupancy=0.5" collective --topo "$CLOS" --ranks 8 --place first:seed=2 --occupancy 0.5 --op allreduce --size 1MiB
 bad "packed on a torus" collective --topo torus:dims=4x4 --place packed --ranks 4 --op allreduce --size 1MiB
 bad "slice on a Clos" collective --topo "$CLOS" --place slice --ranks 4 --op allreduce --size 1MiB

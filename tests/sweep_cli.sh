@@ -312,6 +312,16 @@ cat >"$tmp/moot2.json" <<EOF
 EOF
 bad "sweep: an axis whose key does not apply" sweep "$tmp/moot2.json" -o "$tmp/moot2.jsonl" --quiet
 
+# a sweep over occupancies from 0 and placement seeds: the seed applies
+# wherever an occupancy is given, 0 included
+cat >"$tmp/occ.json" <<EOF
+{"scenario": {"command": "collective", "network": {"topo": ["torus:dims=8x8x8"]},
+              "job": {"ranks": 16, "place": "slice"},
+              "collective": {"op": ["allreduce"], "sizes": [1048576]}},
+ "sweep": {"mode": "product", "axes": {"job.occupancy": [0, 0.5], "job.seed": [1, 2]}}}
+EOF
+good "sweep: occupancy from 0 with seeds" "4 points: 0 held already, 4 run now" sweep "$tmp/occ.json" -o "$tmp/occ.jsonl" --quiet
+
 if [ "$fails" -ne 0 ]; then
     echo "$fails sweep CLI checks failed"
     exit 1

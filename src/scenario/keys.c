@@ -1906,15 +1906,17 @@ static bool formula_mode(const tc_scenario *s)
     return s->mode == TC_MODE_FORMULA;
 }
 /* The seed draws a random placement and the history of an occupancy. */
-static bool random_place(const tc_scenario *s)
-{
-    return s->job.policy == TC_PLACE_RANDOM || (s->job.policy != TC_PLACE_LIST && s->job.occupancy > 0);
-}
 /* Written when above 0 or given (a default 0 stays out of every scenario). */
 static bool occupancy_place(const tc_scenario *s)
 {
     return s->job.policy != TC_PLACE_LIST &&
            (s->job.occupancy > 0 || tc_keyset_has(&s->given_mask, tc_scn_key_index("job.occupancy")));
+}
+/* A seed with an occupancy given, 0 included (a sweep over occupancies
+ * keeps one seed; at 0 there is no history to seed). */
+static bool random_place(const tc_scenario *s)
+{
+    return s->job.policy == TC_PLACE_RANDOM || occupancy_place(s);
 }
 static bool slice_place(const tc_scenario *s)
 {
@@ -1975,7 +1977,7 @@ static const tc_scn_key keys[] = {
     {"network.links", B(TOPO), NULL, set_links, get_links, ""},
     {"job.ranks", JOBC, ranks_place, set_ranks, get_ranks, "a placement of N ranks (not --endpoints)"},
     {"job.place", JOBC, NULL, set_place, get_place, ""},
-    {"job.seed", JOBC, random_place, set_seed, get_seed, "--place random or an --occupancy above 0"},
+    {"job.seed", JOBC, random_place, set_seed, get_seed, "--place random or an --occupancy (0 included)"},
     {"job.endpoints", JOBC, list_place, set_endpoints, get_endpoints, "--place list"},
     {"job.occupancy", JOBC, occupancy_place, set_occupancy, get_occupancy,
      "a placement policy that chooses the endpoints (not list)"},
