@@ -75,6 +75,10 @@ bad "jobs file without endpoints" concurrent --topo "$CLOS" --jobs "$tmp/noeps.j
 bad "jobs file without jobs" concurrent --topo "$CLOS" --jobs "$tmp/empty.json"
 bad "jobs file with an algorithm that does not fit" concurrent --topo "$CLOS" --jobs "$tmp/algo.json"
 bad "missing jobs file" concurrent --topo "$CLOS" --jobs "$tmp/none.json"
+printf '{"jobs": [{"name": "A", "op": "allreduce", "size": "1MiB", "endpoints": "0-3"}, {"name": "A", "op": "allreduce", "size": "1MiB", "endpoints": "4-7"}]}' >"$tmp/dupname.json"
+printf '{"jobs": [{"name": "job1", "op": "allreduce", "size": "1MiB", "endpoints": "0-3"}, {"op": "allreduce", "size": "1MiB", "endpoints": "4-7"}]}' >"$tmp/dupname2.json"
+bad_says "jobs file with two jobs of one name" "jobs\[1\] (A): the name is also jobs\[0\]'s" concurrent --topo "$CLOS" --jobs "$tmp/dupname.json"
+bad_says "jobs file with a name another job has by default" "jobs\[1\] (job1): the name is also jobs\[0\]'s" concurrent --topo "$CLOS" --jobs "$tmp/dupname2.json"
 bad "flow option without flow mode" collective --topo "$CLOS" --op allreduce --size 1MiB --rate-cap 100Gbps
 bad "unknown multipath" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --multipath random
 bad "unknown deps" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --deps eager

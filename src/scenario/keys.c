@@ -1315,6 +1315,15 @@ tc_status tc_scn_jobs_from_json(tc_scenario *s, const json_t *v, const char *whe
         WHERE_I(w, where, i);
         st = job_of(json_array_get(v, i), w, i, &jobs[i], err);
     }
+    /* the output tells jobs apart by name */
+    for (size_t i = 1; i < n && st == TC_OK; i++)
+        for (size_t k = 0; k < i && st == TC_OK; k++)
+            if (strcmp(jobs[i].name, jobs[k].name) == 0) {
+                WHERE_I(w, where, i);
+                st = tc_fail(err, TC_EINVAL, "%s (%s): the name is also jobs[%zu]'s: give every job its own name (a "
+                                             "job without one is jobN, N its index)",
+                             w, jobs[i].name, k);
+            }
     if (st) {
         for (size_t i = 0; i < n; i++)
             free(jobs[i].place.endpoints);
