@@ -604,6 +604,9 @@ bad "fail: an endpoint down" collective --topo "$CLOS" --op allreduce --size 1Mi
 bad_says "fail: an endpoint down inside a slice" "^topocc: rank 3's endpoint 9 has failed: the job aborts" collective --topo torus:dims=8x8x8 --ranks 16 --place slice --fail host:9 --op allreduce --size 1MiB
 bad_says "fail: an endpoint down inside a slice of the optical switches" "^topocc: rank 5's endpoint 9 has failed: the job aborts" collective --topo torus:dims=8x8x8 --ranks 64 --place slice:ocs=4 --fail host:9 --op allreduce --size 1MiB
 bad_says "fail: an endpoint down inside a slice, with groups" "^topocc: rank 3's endpoint 9 has failed: the job aborts" collective --topo torus:dims=8x8x8 --ranks 16 --place slice --fail host:9 --op allreduce --size 1MiB --group axes=x
+good "failures: a torus's drawn switches are routers" "0%, and 1 router)" failures --topo torus:dims=4x4 --fail-random switches=1,seed=1 --trials 2 --op allreduce --size 1MiB
+good "failures: a torus's column of routers" "^topology  cables  of fabric  routers  healthy" failures --topo torus:dims=4x4 --fail-random switches=2,seed=1 --trials 2 --op allreduce --size 1MiB
+good "failures: a Clos's drawn switch" "0%, and 1 switch)" failures --topo clos:down=4x4,up=1x4 --fail-random switches=1,seed=1 --trials 2 --op allreduce --size 1MiB
 good "failures: a drawn router inside a slice of the optical switches named as placed" "rank 7's endpoint 21 has failed" failures --topo torus:dims=4x4x4 --ranks 8 --place slice:ocs=2 --fail-random switches=4,seed=1 --trials 20 --op allreduce --size 1MiB
 bad "fail-random: more than 100%" collective --topo "$CLOS" --op allreduce --size 1MiB --fail-random links=120%
 bad "fail-random: more cables than the fabric has" collective --topo "$CLOS" --op allreduce --size 1MiB --fail-random links=65

@@ -67,17 +67,28 @@ json_t *tc_failures_json(const tc_failures_out *o, const tc_scenario *s)
     return j;
 }
 
+/* What switches=K draws on network i: a torus's are its routers. */
+static bool draws_routers(const tc_failures_out *o, int i)
+{
+    return tc_topo_fabric_kind(o->net.topo[i]) == TC_TOPO_TORUS;
+}
+
 size_t tc_failures_tables(const tc_failures_out *o, const tc_scenario *s, tc_rtable *tabs, size_t max)
 {
     (void)s;
     if (max < 1)
         return 0;
+    int routers = 0;
+    for (int i = 0; i < o->net.n; i++)
+        routers += draws_routers(o, i);
     tc_rtable *t = &tabs[0];
     tc_rtable_init(t, "failures");
     int c_name = tc_rtable_col(t, "name", "topology", TC_COL_TEXT, NULL, 0);
     int c_cab = tc_rtable_col(t, "cables_per_draw", "cables", TC_COL_COUNT, NULL, 0);
     int c_frac = tc_rtable_col(t, "cable_fraction", "of fabric", TC_COL_NUM, "%.3g%%", 100);
-    int c_sw = tc_rtable_col(t, "switches_per_draw", "switches", TC_COL_COUNT, NULL, 0);
+    int c_sw = tc_rtable_col(t, "switches_per_draw",
+                             routers == o->net.n ? "routers" : routers ? "switches/routers" : "switches", TC_COL_COUNT,
+                             NULL, 0);
     int c_h = tc_rtable_col(t, "healthy_s", "healthy", TC_COL_SECONDS, NULL, 0);
     int c_ran = tc_rtable_col(t, "ran", "ran", TC_COL_COUNT, NULL, 0);
     int c_cut = tc_rtable_col(t, "cut_off_share", "cut off", TC_COL_NUM, "%.3g%%", 100);
@@ -138,7 +149,9 @@ void tc_failures_print(const tc_failures_out *o, const tc_scenario *s, FILE *f)
                 tc_routing_name(o->routing[i], o->net.topo[i]), ft->cables, ft->eligible_cables,
                 ft->eligible_cables ? 100.0 * ft->cables / ft->eligible_cables : 0.0);
         if (ft->switches)
-            fprintf(f, ", and %u switches", ft->switches);
+            fprintf(f, ", and %u %s", ft->switches,
+                    draws_routers(o, i) ? (ft->switches == 1 ? "router" : "routers")
+                                        : (ft->switches == 1 ? "switch" : "switches"));
         fprintf(f, ")\n");
     }
     fprintf(f, "\nslowdown = time with the draw's failures / time without them, over the draws the job ran in:\n");
