@@ -615,6 +615,8 @@ bad "degrade: a factor of 0 points to --fail" collective --topo "$CLOS" --op all
 good "fail: routes around, the line says what is down" "failures .*2 of 64 fabric cables down (3.12%)" collective --topo "$CLOS" --op allreduce --size 1MiB --mode steps --fail link:128,link:130
 good "fail-random: the draw is printed" "drawn: cables" collective --topo "$CLOS" --op allreduce --size 1MiB --mode steps --fail-random links=5%,seed=4
 good "fail-random: in the JSON" '"drawn_cables"' collective --topo "$CLOS" --op allreduce --size 1MiB --mode steps --fail-random links=5%,seed=4 --format json
+bad_says "fail: a ring with a cable down under detour points to line" "routing detour; the job cannot run as placed (--routing line goes the other way round the ring)$" collective --topo torus:dims=8 --op allreduce --algo ring --size 1MiB --fail link:0
+bad_says "fail: the same in flow mode" "(--routing line goes the other way round the ring)$" collective --topo torus:dims=8 --op allreduce --algo ring --size 1MiB --fail link:0 --mode flow
 good "fail: torus detour named" "routing detour" collective --topo torus:dims=4x4 --op allreduce --size 1MiB --mode steps --fail link:0
 good "failures: Monte Carlo per topology" "slowdown histogram" failures --topo "$CLOS" --topo torus:dims=8x8 --op allreduce --size 16MiB --algo ring --mode steps --fail-random links=2,seed=5 --trials 20
 good "failures: JSON quantiles and histogram" '"p99"' failures --topo "$CLOS" --op allreduce --size 16MiB --algo ring --mode steps --fail-random links=2,seed=5 --trials 5 --format json

@@ -37,6 +37,11 @@ void tc_steps_ws_free(tc_steps_ws *w);
  * route: TC_EINVAL naming them, the routing and why (evaluate.c). */
 tc_status tc_eval_cut_off(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, uint32_t src, uint32_t dst,
                           uint32_t vs, uint32_t vd, tc_err *err);
+/* What to try where routing r finds no route from vs to vd, for the end
+ * of the message: under detour on a torus where line finds one the other
+ * way round (a ring, whose one dimension offers no detour), " (--routing
+ * line goes the other way round the ring)"; "" otherwise. */
+const char *tc_eval_cut_hint(const tc_topo *t, tc_routing r, uint32_t vs, uint32_t vd);
 
 /* fo's progress reports (where it has a callback) passed on through r,
  * named "flow simulation of ALGO at SIZE" (" in N groups" where ngroups

@@ -50,9 +50,20 @@ tc_status tc_eval_cut_off(const tc_topo *t, const tc_sched *s, const tc_eval_opt
         snprintf(b, sizeof b, "rank %u (endpoint %u)", dst, vd);
     else
         snprintf(b, sizeof b, "a switch (vertex %u)", vd);
+    tc_routing r = tc_eval_routing(o->mode, t, o->routing);
     return tc_fail(err, TC_EINVAL, "the failures cut %s off from %s: no surviving path under routing %s; the job cannot "
-                                   "run as placed",
-                   a, b, tc_routing_name(tc_eval_routing(o->mode, t, o->routing), t));
+                                   "run as placed%s",
+                   a, b, tc_routing_name(r, t), tc_eval_cut_hint(t, r, vs, vd));
+}
+
+const char *tc_eval_cut_hint(const tc_topo *t, tc_routing r, uint32_t vs, uint32_t vd)
+{
+    if (r != TC_ROUTE_DETOUR || tc_topo_fabric_kind(t) != TC_TOPO_TORUS)
+        return "";
+    uint32_t *path = malloc(((size_t)tc_topo_max_path(t) + 1) * sizeof *path);
+    bool line = path && tc_topo_route(t, TC_ROUTE_LINE, vs, vd, path) != TC_NO_ROUTE;
+    free(path);
+    return line ? " (--routing line goes the other way round the ring)" : "";
 }
 
 tc_status tc_eval_failed_ranks(const tc_topo *t, uint32_t p, const uint32_t *map, tc_err *err)
