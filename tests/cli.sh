@@ -225,6 +225,12 @@ if grep -qE "nan|inf|takes" "$tmp/out"; then
 fi
 good "compare of one rank: JSON null ratio" '"ratio_to_first": null' compare --topo "$CLOS" --topo "torus:dims=8x8" --ranks 1 --op allreduce --sizes 1MiB:1MiB --format json
 good "collective of one rank: no multiple of the bound" "^lower bound  0ns$" collective --topo "$CLOS" --ranks 1 --op allreduce --sizes 1MiB:1MiB
+# nor a bandwidth: "-" (CSV empty, JSON null), not 0KB/s
+good "collective of one rank: no algbw" "^algbw        -$" collective --topo "$CLOS" --ranks 1 --op allreduce --size 1MiB
+good "collective of one rank: no busbw" "^busbw        -$" collective --topo "$CLOS" --ranks 1 --op allreduce --size 1MiB
+good "collective of one rank: no bandwidth in the sizes table" "^1KiB  *256  float  sum  *-1   0ns      -      -  ring" collective --topo "$CLOS" --ranks 1 --op allreduce --sizes 1KiB:4KiB
+good "collective of one rank: JSON null bandwidth" '"algbw_Bps": null' collective --topo "$CLOS" --ranks 1 --op allreduce --size 1MiB --format json
+good "collective of one rank: CSV empty bandwidth" '^allreduce,ring,1,1048576,0,,,0,' collective --topo "$CLOS" --ranks 1 --op allreduce --algo ring --size 1MiB --format csv
 good "compress accepts the network and flow flags" "time to acc" compress --topo "$CLOS" --model resnet50 --workers 16 --codec topk --steps-ratio topk=1 --degrade link:0=0.5 --mode flow --rate-cap 300Gbps --quiet
 
 # --- scenario files ---

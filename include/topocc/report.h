@@ -17,6 +17,11 @@ tc_status tc_format_parse(const char *s, tc_format *out, tc_err *err);
 /* One result as a JSON object (new reference), with the topology's spec and
  * the routing used. */
 json_t *tc_report_result_json(const tc_result *r, const tc_topo *t, tc_routing routing);
+/* A result's algbw_Bps or busbw_Bps (bw) as reported: NAN where the
+ * result took no time (a collective of one rank moves nothing, so it has
+ * no bandwidth), which the tables print as "-", CSV leaves empty and JSON
+ * writes as null, as they do a ratio with nothing to divide by. */
+double tc_report_bw(const tc_result *r, double bw);
 
 /* The hottest links of a flow run as a JSON array of {link, name, bytes,
  * utilisation}. */

@@ -900,8 +900,9 @@ static void coll_result_table(const tc_collective_out *o, tc_rtable *t)
     size_t row = tc_rtable_row(t);
     tc_rtable_text(t, row, c_op, tc_op_name(r->op));
     tc_rtable_text(t, row, c_algo, RESULT_ALGO(r));
-    const double v[] = {r->ranks,         r->bytes,  r->time_s, r->algbw_Bps, r->busbw_Bps,
-                        r->lower_bound_s, r->phases, r->steps,  r->chunks,    o->info.injection_Bps};
+    double alg = tc_report_bw(r, r->algbw_Bps), bus = tc_report_bw(r, r->busbw_Bps);
+    const double v[] = {r->ranks,         r->bytes,  r->time_s, alg,       bus,
+                        r->lower_bound_s, r->phases, r->steps,  r->chunks, o->info.injection_Bps};
     for (int i = 0; i < c1 - c0; i++)
         tc_rtable_num(t, row, c0 + i, v[i]);
     tc_rtable_text(t, row, c_req, tc_result_algo_name(r, true, (char[64]){0}, 64));
@@ -951,8 +952,8 @@ void tc_sizes_table(tc_rtable *t, const tc_result *res, size_t n, uint32_t root,
         tc_rtable_text(t, row, 3, tc_redop_column(r->op, r->redop));
         tc_rtable_num(t, row, 4, rooted ? (double)root : -1);
         tc_rtable_num(t, row, 5, r->time_s);
-        tc_rtable_num(t, row, 6, r->algbw_Bps);
-        tc_rtable_num(t, row, 7, r->busbw_Bps);
+        tc_rtable_num(t, row, 6, tc_report_bw(r, r->algbw_Bps));
+        tc_rtable_num(t, row, 7, tc_report_bw(r, r->busbw_Bps));
         tc_rtable_text(t, row, 8, RESULT_ALGO(r));
         tc_rtable_num(t, row, 9, r->lower_bound_s);
     }
@@ -986,7 +987,7 @@ static void coll_algorithms_table(const tc_collective_out *o, tc_rtable *t)
             tc_rtable_text(t, row, c_req, o->rows[order[k]].requested);
             tc_rtable_text(t, row, c_algo, RESULT_ALGO(r));
             tc_rtable_num(t, row, c_time, r->time_s);
-            tc_rtable_num(t, row, c_bus, r->busbw_Bps);
+            tc_rtable_num(t, row, c_bus, tc_report_bw(r, r->busbw_Bps));
             tc_rtable_num(t, row, c_lb, r->lower_bound_s);
             tc_rtable_num(t, row, c_ratio, r->lower_bound_s > 0 ? r->time_s / r->lower_bound_s : NAN);
             if (c_gf >= 0)
@@ -1128,8 +1129,9 @@ static void coll_print_single(const tc_collective_out *o, FILE *f)
     kv(&tb, "size", "%s", tc_fmt_size(r->bytes, b, sizeof b));
     kv(&tb, "mode", "%s (routing %s)", tc_mode_name(r->mode), tc_routing_name(o->routing, t));
     kv(&tb, "time", "%s%s", tc_fmt_time(r->time_s, b, sizeof b), o->ngroups ? " (the slowest group)" : "");
-    kv(&tb, "algbw", "%s", tc_fmt_rate(r->algbw_Bps, b, sizeof b));
-    kv(&tb, "busbw", "%s", tc_fmt_rate(r->busbw_Bps, b, sizeof b));
+    /* one rank: nothing moved, no bandwidth (the tables' "-") */
+    kv(&tb, "algbw", "%s", r->time_s > 0 ? tc_fmt_rate(r->algbw_Bps, b, sizeof b) : "-");
+    kv(&tb, "busbw", "%s", r->time_s > 0 ? tc_fmt_rate(r->busbw_Bps, b, sizeof b) : "-");
     if (r->lower_bound_s > 0)
         kv(&tb, "lower bound", "%s (time is %.3gx the bound)", tc_fmt_time(r->lower_bound_s, b, sizeof b),
            r->time_s / r->lower_bound_s);
@@ -1327,8 +1329,8 @@ static void cmp_results_table(const tc_compare_out *o, tc_rtable *t)
                 tc_rtable_text(t, row, c_topo, o->net.topo[k]->spec);
                 tc_rtable_text(t, row, c_algo, RESULT_ALGO(r));
                 tc_rtable_num(t, row, c_time, r->time_s);
-                tc_rtable_num(t, row, c_alg, r->algbw_Bps);
-                tc_rtable_num(t, row, c_bus, r->busbw_Bps);
+                tc_rtable_num(t, row, c_alg, tc_report_bw(r, r->algbw_Bps));
+                tc_rtable_num(t, row, c_bus, tc_report_bw(r, r->busbw_Bps));
                 tc_rtable_num(t, row, c_lb, r->lower_bound_s);
                 tc_rtable_num(t, row, c_ratio, cmp_ratio(o, oi, si, k));
                 if (c_groups >= 0) {

@@ -22,6 +22,11 @@ tc_status tc_format_parse(const char *s, tc_format *out, tc_err *err)
     return TC_OK;
 }
 
+double tc_report_bw(const tc_result *r, double bw)
+{
+    return r->time_s > 0 ? bw : NAN;
+}
+
 json_t *tc_report_result_json(const tc_result *r, const tc_topo *t, tc_routing routing)
 {
     if (routing == TC_ROUTE_DEFAULT)
@@ -49,8 +54,9 @@ json_t *tc_report_result_json(const tc_result *r, const tc_topo *t, tc_routing r
     json_object_set_new(o, "hop_lat_s", json_real(t->hop_lat));
     json_object_set_new(o, "alpha_s", json_real(t->alpha));
     json_object_set_new(o, "time_s", json_real(r->time_s));
-    json_object_set_new(o, "algbw_Bps", json_real(r->algbw_Bps));
-    json_object_set_new(o, "busbw_Bps", json_real(r->busbw_Bps));
+    double alg = tc_report_bw(r, r->algbw_Bps), bus = tc_report_bw(r, r->busbw_Bps);
+    json_object_set_new(o, "algbw_Bps", isfinite(alg) ? json_real(alg) : json_null());
+    json_object_set_new(o, "busbw_Bps", isfinite(bus) ? json_real(bus) : json_null());
     json_object_set_new(o, "lower_bound_s", json_real(r->lower_bound_s));
     json_object_set_new(o, "phases", json_integer(r->phases));
     json_object_set_new(o, "steps", json_integer(r->steps));
