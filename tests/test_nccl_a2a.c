@@ -308,6 +308,98 @@ static void evaluators_agree_with_pxn(void **state)
     printf("%d PXN cases: formula equals steps; flow and steps differ by at most x%.3f\n", cases, worst);
 }
 
+/* Sizes of one request whose schedules have one shape (tc_sched.same_shape)
+ * are evaluated as one sweep: the claim checked on random pairs of sizes
+ * (nodes of 1, 2, 4 and 8 GPUs, PXN or not, channels, sizes either side of
+ * the LL threshold): where it holds, every step carries the same transfers
+ * (ends, lane, piped, and bytes in the ratio of the two blk_bytes); the
+ * sweep of one at the other's size gives the other's formula and steps
+ * times to 1e-12; and it does not hold across protocols or piece counts. */
+static void sizes_of_one_shape_evaluate_as_one(void **state)
+{
+    (void)state;
+    static const char *specs[] = {"clos:down=8x4,up=1x4", DGX2, "clos:down=4x8,up=1x4,node=4,nics=2,rail=2",
+                                  "clos:down=4x8,up=1x8,node=8,rail=8"};
+    uint64_t z = 99;
+    int same = 0, differ = 0;
+    for (int it = 0; it < 60; it++) {
+        z = z * 6364136223846793005ull + 1442695040888963407ull;
+        const char *spec = specs[(z >> 33) % 4];
+        tc_topo *t = topo(spec);
+        uint32_t G = t->node_size > 1 ? t->node_size : 1, nodes = 1 + (uint32_t)((z >> 40) % (t->n_endpoints / G));
+        uint32_t p = nodes * G < 2 ? 2 : nodes * G;
+        double b[2];
+        for (int k = 0; k < 2; k++) {
+            z = z * 6364136223846793005ull + 1442695040888963407ull;
+            b[k] = 4.0 * p * floor(exp2(4 + (double)((z >> 35) % 160) / 10)); /* 64 B .. 512 KiB a peer */
+        }
+        bool pxn = (z >> 20) & 1;
+        uint32_t ch = (z >> 22) & 1 ? 0 : 4;
+        tc_sched *a = build_a2a(t, p, b[0], ch, pxn), *c = build_a2a(t, p, b[1], ch, pxn);
+        assert_non_null(a->same_shape);
+        if (!a->same_shape(a, c)) {
+            differ++;
+            assert_true(a->proto != c->proto || a->nblk != c->nblk || a->nphases != c->nphases);
+        } else {
+            same++;
+            double f = c->blk_bytes / a->blk_bytes;
+            tc_xfers x, y;
+            tc_xfers_init(&x, false);
+            tc_xfers_init(&y, false);
+            for (uint32_t k = 0; k < a->nsteps; k++) {
+                tc_xfers_clear(&x);
+                tc_xfers_clear(&y);
+                assert_int_equal(tc_sched_emit(a, k, &x), TC_OK);
+                assert_int_equal(tc_sched_emit(c, k, &y), TC_OK);
+                assert_int_equal(x.n, y.n);
+                for (size_t i = 0; i < x.n; i++)
+                    if (x.v[i].src != y.v[i].src || x.v[i].dst != y.v[i].dst || x.v[i].lane != y.v[i].lane ||
+                        x.v[i].piped != y.v[i].piped || fabs(x.v[i].bytes * f - y.v[i].bytes) > 1e-12 * y.v[i].bytes)
+                        fail_msg("%s p=%u step %u transfer %zu differs", spec, p, k, i);
+            }
+            tc_xfers_free(&x);
+            tc_xfers_free(&y);
+            for (int m = 0; m < 2; m++) {
+                tc_eval_opts o = {.mode = m ? TC_MODE_STEPS : TC_MODE_FORMULA};
+                double swept, direct;
+                tc_err err = {{0}};
+                assert_int_equal(m ? tc_eval_steps_sweep(t, a, &o, &c->req.bytes, 1, &swept, &err)
+                                   : tc_eval_formula_sweep(t, a, &o, &c->req.bytes, 1, &swept, &err), TC_OK);
+                assert_int_equal(tc_eval_sched(t, c, &o, &direct, &err), TC_OK);
+                if (fabs(swept - direct) > 1e-12 * direct)
+                    fail_msg("%s p=%u mode %d: %.17g swept, %.17g built", spec, p, m, swept, direct);
+            }
+        }
+        tc_sched_free(a);
+        tc_sched_free(c);
+        tc_topo_free(t);
+    }
+    print_message("%d pairs of one shape, %d not\n", same, differ);
+    assert_true(same > 10 && differ > 10);
+    /* a sweep of NCCL's all-to-all over 13 sizes (runs of one shape evaluated
+     * together) gives each size's own evaluation */
+    tc_topo *t = topo(DGX2);
+    double sizes[13];
+    tc_result res[13];
+    for (int i = 0; i < 13; i++)
+        sizes[i] = 4096.0 * exp2(i);
+    for (int m = 0; m < 2; m++) {
+        tc_coll_req req = {.op = TC_OP_ALLTOALL, .algo = TC_ALGO_NCCL, .p = 16, .bytes = sizes[0], .elt = 4};
+        tc_eval_opts o = {.mode = m ? TC_MODE_STEPS : TC_MODE_FORMULA};
+        tc_err err = {{0}};
+        assert_int_equal(tc_evaluate_sweep(t, &req, sizes, 13, &o, res, &err), TC_OK);
+        for (int i = 0; i < 13; i++) {
+            tc_result one;
+            req.bytes = sizes[i];
+            assert_int_equal(tc_evaluate(t, &req, &o, &one, &err), TC_OK);
+            if (fabs(one.time_s - res[i].time_s) > 1e-12 * one.time_s || one.transfers != res[i].transfers ||
+                one.proto != res[i].proto)
+                fail_msg("mode %d, %g bytes: swept %.17g s, alone %.17g s", m, sizes[i], res[i].time_s, one.time_s);
+        }
+    }
+    tc_topo_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -315,6 +407,7 @@ int main(void)
         cmocka_unit_test(two_dgx_h100_by_hand),
         cmocka_unit_test(ecmp_flow_catches_up_with_dmodk),
         cmocka_unit_test(evaluators_agree_with_pxn),
+        cmocka_unit_test(sizes_of_one_shape_evaluate_as_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -319,6 +319,12 @@ typedef struct tc_sched {
     tc_emit_part_fn emit_part; /* NULL: a step is only emitted whole */
     void *state;          /* algorithm-private, freed with free() unless free_state is set */
     void (*free_state)(void *);
+    /* An algorithm whose schedule follows the size (tc_algo_per_size): true
+     * where schedule b, built for another size of the same request, carries
+     * exactly a's transfers in every step with each byte count scaled by one
+     * factor (tc_sched_scale), so that one evaluation serves both sizes;
+     * NULL: never assumed. */
+    bool (*same_shape)(const struct tc_sched *a, const struct tc_sched *b);
     /* Topology facts some algorithms need (torus dims, node size). */
     int ndims;
     uint32_t dims[TC_MAX_DIMS];

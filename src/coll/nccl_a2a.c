@@ -362,6 +362,30 @@ static tc_status step_figures(const tc_sched *s, uint32_t step, tc_xfers *x, uin
     return TC_OK;
 }
 
+/* Two sizes of one request whose pieces per peer and protocol agree: the
+ * peer plan and the deltas follow from the fields compared (the size
+ * enters only through c, the protocol and blk_bytes), so the steps are the
+ * same pieces, each blk_bytes. */
+static bool a2a_same_shape(const tc_sched *a, const tc_sched *b)
+{
+    const a2a_state *x = a->state, *y = b->state;
+    if (a->same_shape != b->same_shape || !x || !y || a->req.p != b->req.p || a->req.elt != b->req.elt ||
+        a->proto != b->proto || a->nblk != b->nblk || a->nslots != b->nslots || a->nphases != b->nphases ||
+        a->nsteps != b->nsteps || a->channels != b->channels || a->lanes != b->lanes || a->base_s != b->base_s ||
+        a->wire != b->wire || a->credit_steps != b->credit_steps || a->params[0] != b->params[0])
+        return false;
+    if (x->G != y->G || x->N != y->N || x->steps != y->steps || x->c != y->c || x->nch != y->nch ||
+        x->cpp != y->cpp || x->pxn != y->pxn || x->gpn != y->gpn || x->ndelta != y->ndelta)
+        return false;
+    for (uint32_t i = 0; i < a->nphases; i++) {
+        const tc_phase *p = &a->phases[i], *q = &b->phases[i];
+        if (p->repeat != q->repeat || p->fanout != q->fanout || p->fanin != q->fanin ||
+            p->blk_xfers != q->blk_xfers || p->pat != q->pat)
+            return false;
+    }
+    return true;
+}
+
 static tc_status a2a_build_pxn(const tc_coll_req *req, const tc_topo *t, tc_sched *s, bool pxn, tc_err *err)
 {
     uint32_t p = req->p, G = node_size(p, t), N = p / G;
@@ -408,6 +432,7 @@ static tc_status a2a_build_pxn(const tc_coll_req *req, const tc_topo *t, tc_sche
     s->nslots = 2 * s->nblk + (st->pxn ? G * st->c : 0); /* PXN: the relayed pieces, by sender's local rank */
     s->blk_bytes = tc_block_bytes(req->bytes, req->elt, s->nblk);
     s->emit = emit_a2a;
+    s->same_shape = a2a_same_shape;
     s->channels = st->nch;
     s->lanes = st->nch;
     s->nccl_impl = TC_ALGO_NCCL_A2A;

@@ -266,27 +266,52 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
         }
         if (tc_algo_per_size((tc_algo)a)) {
             /* Channels, loops and chunks (nccl), the algorithm (mpich)
-             * follow the size: one schedule per size, not one rescaled. */
-            for (size_t i = 0; i < n && st == TC_OK; i++) {
-                if (i > 0) {
-                    tc_sched_free(s);
-                    s = NULL;
+             * follow the size: one schedule per size, not one rescaled;
+             * but in formula and steps the sizes i0 .. i-1 whose schedules
+             * have the shape of sizes[i0]'s (tc_sched.same_shape: the same
+             * transfers, bytes scaled) are evaluated as one sweep. */
+            size_t i0 = 0;
+            for (size_t i = 1; i <= n && st == TC_OK; i++) {
+                tc_sched *nx = NULL;
+                if (i < n) {
                     r.bytes = sizes[i];
-                    if ((st = tc_coll_build(&r, t, &s, err)))
+                    if ((st = tc_coll_build(&r, t, &nx, err)))
                         break;
+                    if (o->mode != TC_MODE_FLOW && s->same_shape && s->same_shape(s, nx)) {
+                        tc_sched_free(nx);
+                        continue;
+                    }
                 }
-                st = o->flow_detail && n == 1 && o->mode == TC_MODE_FLOW ? run_flow_detail(t, s, o, &tt[i], err)
-                                                                          : tc_eval_sched(t, s, o, &tt[i], err);
-                double wb;
-                if (st == TC_OK && tt[i] < res[i].time_s && (st = tc_sched_count(s, &res[i].transfers, &wb, err)) == TC_OK) {
-                    res[i].time_s = tt[i];
-                    res[i].algo = (tc_algo)a;
-                    res[i].phases = s->nphases;
-                    res[i].steps = s->nsteps;
-                    res[i].proto = s->proto;
-                    res[i].channels = s->channels;
-                    res[i].nccl_impl = s->nccl_impl;
+                if (i - i0 > 1)
+                    st = o->mode == TC_MODE_FORMULA ? tc_eval_formula_sweep(t, s, o, sizes + i0, i - i0, tt + i0, err)
+                                                    : tc_eval_steps_sweep(t, s, o, sizes + i0, i - i0, tt + i0, err);
+                else
+                    st = o->flow_detail && n == 1 && o->mode == TC_MODE_FLOW ? run_flow_detail(t, s, o, &tt[i0], err)
+                                                                              : tc_eval_sched(t, s, o, &tt[i0], err);
+                uint64_t transfers = 0;
+                bool counted = false;
+                for (size_t k = i0; k < i && st == TC_OK; k++) {
+                    double wb;
+                    if (!(tt[k] < res[k].time_s) ||
+                        (!counted && (st = tc_sched_count(s, &transfers, &wb, err)) != TC_OK))
+                        continue;
+                    counted = true;
+                    res[k].transfers = transfers;
+                    res[k].time_s = tt[k];
+                    res[k].algo = (tc_algo)a;
+                    res[k].phases = s->nphases;
+                    res[k].steps = s->nsteps;
+                    res[k].proto = s->proto;
+                    res[k].channels = s->channels;
+                    res[k].nccl_impl = s->nccl_impl;
                 }
+                if (st) {
+                    tc_sched_free(nx);
+                    break;
+                }
+                tc_sched_free(s);
+                s = nx;
+                i0 = i;
             }
         } else if (o->mode == TC_MODE_FORMULA)
             st = tc_eval_formula_sweep(t, s, o, sizes, n, tt, err);
