@@ -609,6 +609,62 @@ static void monte_carlo_reproduces_and_adds_up(void **state)
     tc_failures_out_free(o);
 }
 
+/* A failed router under detour: on tori of 2 and 3 dimensions with one
+ * router failed at random, every pair of live endpoints has a route that
+ * starts and ends where it should, chains link to link, uses no failed
+ * link and fits tc_topo_max_path; it is the healthy route wherever that
+ * survives. The 8x8x8 pair 10 -> 505 turns at the failed router 9 (its
+ * one hop in x leads into it), 10 -> 511 passes through it. */
+static void detour_passes_a_failed_router(void **state)
+{
+    (void)state;
+    static const char *specs[] = {"torus:dims=8x8x8", "torus:dims=4x4x4", "torus:dims=5x6", "torus:dims=8x8",
+                                  "torus:dims=6x4x5"};
+    uint64_t z = 7;
+    uint32_t path[256], hpath[256];
+    for (int it = 0; it < 10; it++) {
+        tc_topo *t = topo(specs[it % 5]);
+        z = z * 6364136223846793005ull + 1442695040888963407ull;
+        uint32_t dead = it == 0 ? 9 : (uint32_t)((z >> 33) % t->n_endpoints);
+        tc_err err = {{0}};
+        assert_int_equal(tc_topo_fail_host(t, dead, &err), TC_OK);
+        uint32_t mp = tc_topo_max_path(t), cut = 0, pairs = 0;
+        assert_true(mp < 256);
+        for (uint32_t a = 0; a < t->n_endpoints; a++)
+            for (uint32_t b = 0; b < t->n_endpoints; b++) {
+                if (a == b || a == dead || b == dead)
+                    continue;
+                pairs++;
+                uint32_t n = tc_topo_route(t, TC_ROUTE_DETOUR, a, b, path);
+                if (n == TC_NO_ROUTE) {
+                    cut++;
+                    continue;
+                }
+                assert_true(n <= mp);
+                uint32_t v = a;
+                for (uint32_t j = 0; j < n; j++) {
+                    assert_false(tc_topo_link_failed(t, path[j]));
+                    assert_int_equal(t->links[path[j]].src, v);
+                    v = t->links[path[j]].dst;
+                }
+                assert_int_equal(v, b);
+                uint32_t h = tc_topo_route_healthy(t, TC_ROUTE_DETOUR, a, b, hpath);
+                bool healthy_alive = h != TC_NO_ROUTE;
+                for (uint32_t j = 0; healthy_alive && j < h; j++)
+                    healthy_alive = !tc_topo_link_failed(t, hpath[j]);
+                if (healthy_alive)
+                    assert_true(n == h && memcmp(path, hpath, n * sizeof *path) == 0);
+            }
+        if (cut)
+            fail_msg("%s, router %u failed: %u of %u pairs cut off", specs[it % 5], dead, cut, pairs);
+        if (it == 0) {
+            assert_int_not_equal(tc_topo_route(t, TC_ROUTE_DETOUR, 10, 505, path), TC_NO_ROUTE);
+            assert_int_not_equal(tc_topo_route(t, TC_ROUTE_DETOUR, 10, 511, path), TC_NO_ROUTE);
+        }
+        tc_topo_free(t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -623,6 +679,7 @@ int main(void)
         cmocka_unit_test(monte_carlo_reproduces_and_adds_up),
         cmocka_unit_test(ring_re_formed_around_failures),
         cmocka_unit_test(ring_fa_figures_on_an_8x8_torus),
+        cmocka_unit_test(detour_passes_a_failed_router),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

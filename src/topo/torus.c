@@ -284,7 +284,10 @@ static bool alive(const tc_topo *t, uint32_t l)
  * shorter one crosses a failed link (a ring broken at the fault is a line);
  * detour: hop by hop the shorter way, and a failed hop is replaced by one
  * step in another dimension (the next one first, + before -), the hop, and
- * the step back. */
+ * the step back; where that fails (the hop leads into a failed router) and
+ * the dimension has a hop after it, by the step aside, two hops past the
+ * router and the step back; where the route turns at that router, by the
+ * next dimension's first step before the hop. */
 uint32_t tc_torus_route_ft(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links)
 {
     uint32_t n = 0, cur = src;
@@ -343,6 +346,46 @@ uint32_t tc_torus_route_ft(const tc_topo *t, tc_routing r, uint32_t src, uint32_
                     cur = link_dst(t, c);
                     found = true;
                 }
+            }
+            /* the hop leads into a failed router: step aside, make two
+             * hops past it, and step back */
+            for (int k = 1; k < t->ndims && !found && h + 1 < hops; k++) {
+                int d2 = (d + k) % t->ndims;
+                for (int dir2 = 1; dir2 >= -1 && !found; dir2 -= 2) {
+                    uint32_t a = tc_topo_torus_link(t, cur, d2, dir2);
+                    if (!alive(t, a))
+                        continue;
+                    uint32_t b1 = tc_topo_torus_link(t, link_dst(t, a), d, dir);
+                    if (!alive(t, b1))
+                        continue;
+                    uint32_t b2 = tc_topo_torus_link(t, link_dst(t, b1), d, dir);
+                    if (!alive(t, b2))
+                        continue;
+                    uint32_t c = tc_topo_torus_link(t, link_dst(t, b2), d2, -dir2);
+                    if (!alive(t, c))
+                        continue;
+                    links[n++] = a, links[n++] = b1, links[n++] = b2, links[n++] = c;
+                    cur = link_dst(t, c);
+                    found = true;
+                    h++;
+                }
+            }
+            /* the last hop of this dimension leads into a failed router
+             * where the route turns: take a later dimension's first step
+             * (towards the destination) before the hop, not after it */
+            for (int d2 = d + 1; d2 < t->ndims && !found && h + 1 == hops; d2++) {
+                uint32_t s2 = t->stride[d2], y = cur / s2 % t->dims[d2], yd = dst / s2 % t->dims[d2], h2;
+                if (y == yd)
+                    continue;
+                uint32_t a = tc_topo_torus_link(t, cur, d2, order_dir(t, d2, y, yd, r, &h2));
+                if (!alive(t, a))
+                    continue;
+                uint32_t b = tc_topo_torus_link(t, link_dst(t, a), d, dir);
+                if (!alive(t, b))
+                    continue;
+                links[n++] = a, links[n++] = b;
+                cur = link_dst(t, b);
+                found = true;
             }
             if (!found)
                 return TC_NO_ROUTE;
