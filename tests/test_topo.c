@@ -488,6 +488,17 @@ static void equalize_injection_gives_every_endpoint_the_requested_rate(void **st
         assert_int_equal(tc_topo_equalize_injection(t, 0, &err), TC_EINVAL);
         tc_topo_free(t);
     }
+    /* A mesh: its interior endpoints (2 ports a dimension) inject the rate,
+     * a corner (1 a dimension) half of it; its links as the torus's. */
+    tc_topo *m = build("torus:dims=8x8x8,wrap=0x0x0"), *w = build("torus:dims=8x8x8");
+    tc_err e2 = {{0}};
+    assert_int_equal(tc_topo_equalize_injection(m, GBPS(400), &e2), TC_OK);
+    assert_int_equal(tc_topo_equalize_injection(w, GBPS(400), &e2), TC_OK);
+    assert_near(fabric_out_bw(m, 1 + 8 + 64), GBPS(400)); /* (1,1,1) */
+    assert_near(fabric_out_bw(m, 0), GBPS(200));
+    assert_near(m->links[0].bw, w->links[0].bw);
+    tc_topo_free(m);
+    tc_topo_free(w);
     /* A multi-rail Clos keeps its level ratio: bw2 was a quarter of bw1 x 2. */
     tc_topo *t = build("clos:down=4x4,up=2x4,links=2x1,bw2=100Gbps");
     tc_err err = {{0}};
