@@ -733,6 +733,61 @@ static void groups_follow_the_order(void **state)
     assert_false(tc_par_order_parse("dp_tp_pp", mg));
 }
 
+/* The breakdown adds up: the busiest rank's nominal compute, its compute
+ * slowdown, exposed communication and bubble are the iteration (its
+ * period), on DDP and ZeRO 1-3, both communication orders, pipelines
+ * (plain and interleaved), TP with and without sequence parallelism,
+ * contention on and off, overlap on and off; nothing is negative, and with
+ * one stage there is no bubble. Forward order used to count the exposed
+ * communication of the whole run against the shorter period (parts above
+ * the iteration). */
+static void breakdown_adds_up(void **state)
+{
+    (void)state;
+    tc_zoo_model m = tiny(8, 2);
+    const uint32_t pps[] = {1, 2, 4};
+    size_t checked = 0;
+    for (int zero = 0; zero <= 3; zero++)
+        for (int order = 0; order < 2; order++)
+            for (size_t ip = 0; ip < 3; ip++)
+                for (uint32_t v = 1; v <= (pps[ip] > 1 ? 2u : 1u); v++)
+                    for (int sp = 0; sp < 2; sp++)
+                        for (int ov = 0; ov < 2; ov++)
+                            for (int sc = 0; sc < 2; sc++) {
+                                uint32_t pp = pps[ip];
+                                fake f = {.dp = 2, .tp = 2, .alpha = 0.01, .bw = 100};
+                                tc_ti_cfg c = cfg(2, 2, pp, 4, sc ? 0.19 : 0);
+                                c.contention.s_m = sc ? 0.3 : 0;
+                                c.zero = zero;
+                                c.comm_order = order ? TC_TI_FORWARD_ORDER : TC_TI_BACKWARD_ORDER;
+                                c.virtual_stages = v;
+                                c.seq_parallel = sp;
+                                c.overlap = ov;
+                                c.bucket_bytes = 200;
+                                tc_ti_result r;
+                                run(&m, &tiny_accel, &c, &f, &r);
+                                char what[96];
+                                snprintf(what, sizeof what, "ZeRO %d %s pp %u v %u sp %d overlap %d s_c %d", zero,
+                                         order ? "forward" : "backward", pp, v, sp, ov, sc);
+                                double sum = r.compute_s + r.slowdown_s + r.exposed_s + r.bubble_s;
+                                if (!(fabs(sum - r.iter_s) <= 1e-9 * r.iter_s))
+                                    fail_msg("%s: compute %.9g + slowdown %.9g + exposed %.9g + bubble %.9g = %.9g, "
+                                             "iteration %.9g", what, r.compute_s, r.slowdown_s, r.exposed_s,
+                                             r.bubble_s, sum, r.iter_s);
+                                if (r.slowdown_s < 0 || r.exposed_s < 0 || r.bubble_s < 0)
+                                    fail_msg("%s: a negative part", what);
+                                if (pp == 1 && r.bubble_s != 0)
+                                    fail_msg("%s: a bubble of %.9g on one stage", what, r.bubble_s);
+                                if (!ov && r.slowdown_s != 0)
+                                    fail_msg("%s: a slowdown without overlap", what);
+                                if (!sc && r.slowdown_s != 0)
+                                    fail_msg("%s: a slowdown without contention", what);
+                                near(r.slowdown, r.compute_s > 0 ? r.slowdown_s / r.compute_s : 0, 1e-12, what);
+                                checked++;
+                            }
+    assert_int_equal(checked, 4 * 2 * (1 + 2 + 2) * 2 * 2 * 2);
+}
+
 static void bad_input_is_refused(void **state)
 {
     (void)state;
@@ -805,6 +860,7 @@ int main(void)
         cmocka_unit_test(forward_order_overlaps_the_next_forward),
         cmocka_unit_test(tied_embedding_allreduce),
         cmocka_unit_test(flow_hook_with_nominal_times_changes_nothing),
+        cmocka_unit_test(breakdown_adds_up),
         cmocka_unit_test(bad_input_is_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

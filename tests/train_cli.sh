@@ -164,6 +164,42 @@ j = json.load(open(sys.argv[1]))
 assert abs(j["iter_s"] - j["serial_s"]) <= 1e-12 * j["serial_s"], j
 PY
 
+# the breakdown adds up: nominal compute + its slowdown under contention +
+# exposed communication + bubble = the iteration (the busiest rank over its
+# period), in both communication orders, ZeRO 1 and 3, with one stage (no
+# bubble) and with a pipeline; forward order's shorter period is exposed
+# communication that the next forward hides (it was counted over the whole
+# run: parts summing to 103.5% of the iteration)
+for X in "--dp 8 --tp 8 --micro-batches 4 --zero 1 --seq-parallel --recompute selective" \
+    "--dp 8 --tp 8 --micro-batches 4 --zero 3" "--dp 4 --tp 8 --pp 2 --micro-batches 8 --zero 1" \
+    "--dp 2 --tp 8 --pp 4 --micro-batches 8 --virtual-stages 2 --zero 1 --seq-parallel"; do
+    for O in backward forward; do
+        # shellcheck disable=SC2086
+        "$T" train --preset dgx-h100:nodes=8 --model llama3-8b $X --comm-order $O --format json >"$tmp/bd_$O.json" 2>&1
+    done
+    python3 - "$tmp/bd_backward.json" "$tmp/bd_forward.json" "$X" <<'PY' || fails=$((fails + 1))
+import json, sys
+b, f = (json.load(open(x)) for x in sys.argv[1:3])
+for j, o in ((b, "backward"), (f, "forward")):
+    parts = j["compute_s"] + j["compute_slowdown_s"] + j["exposed_comm_s"] + j["bubble_s"]
+    ok = abs(parts - j["iter_s"]) <= 1e-9 * j["iter_s"] and min(j["compute_slowdown_s"], j["exposed_comm_s"], j["bubble_s"]) >= 0
+    if j["pp"] == 1:
+        ok = ok and j["bubble_s"] == 0
+    if not ok:
+        print("FAIL (breakdown, %s, %s): compute %g + slowdown %g + exposed %g + bubble %g, iteration %g"
+              % (sys.argv[3], o, j["compute_s"], j["compute_slowdown_s"], j["exposed_comm_s"], j["bubble_s"], j["iter_s"]))
+        sys.exit(1)
+# the same compute: what forward order saves is exposed communication (and
+# contention), not compute
+saved = b["iter_s"] - f["iter_s"]
+rest = (b["exposed_comm_s"] + b["compute_slowdown_s"] + b["bubble_s"]) - (f["exposed_comm_s"] + f["compute_slowdown_s"] + f["bubble_s"])
+if abs(b["compute_s"] - f["compute_s"]) > 1e-12 * b["iter_s"] or abs(saved - rest) > 1e-9 * b["iter_s"]:
+    print("FAIL (breakdown, %s): forward order saves %g, its parts %g" % (sys.argv[3], saved, rest))
+    sys.exit(1)
+PY
+done
+good "the contention's cost is a row" "^compute slowdown (contention) " train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8
+
 good "search" "splits, .* fit in memory" train --topo "$CLOS" --model llama3-8b --search --global-batch 64
 "$T" train --topo "$CLOS" --model llama3-8b --search --global-batch 64 --format json >"$tmp/s" 2>&1
 python3 - "$tmp/s" <<'PY' || fails=$((fails + 1))

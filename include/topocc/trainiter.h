@@ -157,12 +157,15 @@ typedef struct tc_ti_comm {
 typedef struct tc_ti_result {
     double iter_s;           /* the iteration with overlap (cfg.overlap) */
     double serial_s;         /* the same with overlap disabled */
+    /* The busiest rank over its period (docs/MODEL.md, "The breakdown over
+     * the period"): compute_s + slowdown_s + exposed_s + bubble_s = iter_s. */
     double compute_s;        /* nominal compute of the busiest rank */
     double exposed_s;        /* communication not hidden behind compute (busiest rank) */
-    double bubble_s;         /* pipeline idle time of the busiest rank */
+    double bubble_s;         /* idle time of the busiest rank (waiting on other stages; 0 with pp = 1) */
+    double slowdown_s;       /* what contention cost the busiest rank's compute */
     double optimizer_s;      /* the optimizer step (memory-bound), part of compute_s */
     double efficiency;       /* overlap efficiency (timeline.h) */
-    double slowdown;         /* compute slowdown from contention */
+    double slowdown;         /* compute slowdown from contention: slowdown_s / compute_s */
     double mfu;              /* model FLOPs / (iter_s x ranks x peak) */
     double tokens_per_s;     /* global batch tokens (samples for a CNN) / iter_s */
     tc_ti_comm tp, dp, pp, ep;   /* dp includes the expert gradients' (EDP) collectives */

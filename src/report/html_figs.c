@@ -411,6 +411,7 @@ static void train_plots(figs *F, const json_t *doc)
             {"iteration", "iter_s"},
             {"compute (incl. optimizer)", "compute_s"},
             {"optimizer step", "optimizer_s"},
+            {"compute slowdown (contention)", "compute_slowdown_s"},
             {"exposed communication", "exposed_comm_s"},
             {"pipeline bubble", "bubble_s"},
             {"iteration without overlap", "serial_s"},

@@ -54,6 +54,7 @@ json_t *tc_trainiter_json(const tc_trainiter_out *o, const tc_scenario *s)
     json_object_set_new(j, "iter_s", num(r->iter_s));
     json_object_set_new(j, "serial_s", num(r->serial_s));
     json_object_set_new(j, "compute_s", num(r->compute_s));
+    json_object_set_new(j, "compute_slowdown_s", num(clean(r->slowdown_s, r->iter_s)));
     json_object_set_new(j, "exposed_comm_s", num(r->exposed_s));
     json_object_set_new(j, "bubble_s", num(clean(r->bubble_s, r->iter_s)));
     json_object_set_new(j, "optimizer_s", num(r->optimizer_s));
@@ -216,6 +217,7 @@ size_t tc_trainiter_tables(const tc_trainiter_out *o, const tc_scenario *s, tc_r
         {"iteration", r->iter_s},
         {"compute (nominal, incl. optimizer)", r->compute_s},
         {"optimizer step", r->optimizer_s},
+        {"compute slowdown (contention)", clean(r->slowdown_s, r->iter_s)},
         {"exposed communication", r->exposed_s},
         {"pipeline bubble", clean(r->bubble_s, r->iter_s)},
         {"iteration without overlap", r->serial_s},

@@ -104,6 +104,8 @@ typedef struct ctx {
     uint32_t *opt_task;   /* each rank's optimizer step (backward order) */
     uint32_t *nf_first, *nf_last; /* each rank's look-ahead forward (next_forward) */
     uint32_t *cur_mk;     /* each rank's first forward in this iteration (its marker) */
+    uint32_t *fc_lo, *fc_hi; /* the tasks of that forward's chain: [fc_lo, fc_hi) (the
+                             look-ahead repeats them) */
     double send_s;        /* one PP send */
     double pp_bytes;      /* one PP send's bytes on the wire (act_bytes, or its codec's) */
     int32_t unit_prio;    /* the priority of the compute unit being built */
@@ -1315,9 +1317,14 @@ static void build(ctx *x, uint32_t pp, uint32_t v)
         int32_t pos = (int32_t)cnt[r]++;
         d->task[mk].prio = 2 * pos + 1;
         uint32_t b = e & 1, kj = e >> 1, k = kj / m, j = kj % m;
-        if (b == 0 && j == 0 && k == r)
+        bool first = b == 0 && j == 0 && k == r;
+        if (first) {
             x->cur_mk[r] = mk;
+            x->fc_lo[r] = (uint32_t)d->n;
+        }
         chain(x, mk, k, j, (int)b, 2 * pos, &rs[r], utask);
+        if (first)
+            x->fc_hi[r] = (uint32_t)d->n;
     }
     if (x->tied && pp > 1 && !x->st)
         emb_allreduce(x, rs, pp, v);
@@ -1434,6 +1441,8 @@ static void ctx_free(ctx *x)
     free(x->nf_first);
     free(x->nf_last);
     free(x->cur_mk);
+    free(x->fc_lo);
+    free(x->fc_hi);
 }
 
 /* The iteration as a period: for each rank, from the end of its first
@@ -1454,6 +1463,126 @@ static double period(const ctx *x, bool serial)
             best = p;
     }
     return best;
+}
+
+typedef struct span {
+    double a, b;
+    bool compute;
+} span;
+
+static int span_cmp(const void *p, const void *q)
+{
+    const span *x = p, *y = q;
+    return x->a < y->a ? -1 : x->a > y->a ? 1 : x->b < y->b ? -1 : x->b > y->b;
+}
+
+/* Adds [s, e) of a task folded into the window [a, a + p): the pieces
+ * outside it shifted by multiples of p (a task as long as the window covers
+ * all of it). */
+static void fold(span *v, size_t *n, double s, double e, double a, double p, bool compute)
+{
+    if (!(e > s))
+        return;
+    if (e - s >= p) {
+        v[(*n)++] = (span){a, a + p, compute};
+        return;
+    }
+    double k = floor((s - a) / p), s1 = s - k * p, e1 = e - k * p;
+    double hi = a + p;
+    if (s1 >= hi) { /* rounding at a multiple of p */
+        s1 -= p;
+        e1 -= p;
+    }
+    v[(*n)++] = (span){s1, fmin(e1, hi), compute};
+    if (e1 > hi)
+        v[(*n)++] = (span){a, a + (e1 - hi), compute};
+}
+
+/* Length of the union of the sorted spans that are compute (which = 1),
+ * communication (0) or either (which < 0). */
+static double covered(const span *v, size_t n, int which)
+{
+    double len = 0, ca = 0, cb = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        if (which >= 0 && v[i].compute != (which == 1))
+            continue;
+        if (v[i].a > cb) {
+            if (cb > ca)
+                len += cb - ca;
+            ca = v[i].a;
+            cb = v[i].b;
+        } else if (v[i].b > cb) {
+            cb = v[i].b;
+        }
+    }
+    if (cb > ca)
+        len += cb - ca;
+    return len;
+}
+
+/* Rank r over its period (the steady state: docs/MODEL.md, "The result"):
+ * the window from the end of its first forward to the end of its
+ * look-ahead, p long. The look-ahead's tasks count inside the window, the
+ * first forward's chain (which it repeats) not at all, and the iteration's
+ * other tasks folded into the window by multiples of p (one iteration's
+ * tail overlaps the next one's start). Writes the time a compute task runs
+ * (busy), the time communication runs and compute does not (exposed), and
+ * p; without a window, the run [0, the rank's end]. serial: the serial
+ * run's times. */
+static void window(const ctx *x, uint32_t r, bool serial, double *busy, double *exposed, double *len)
+{
+    const tc_tl_dag *d = &x->d;
+    double a = 0, p = 0;
+    bool have = x->cur_mk[r] != UINT32_MAX && x->nf_last[r] != UINT32_MAX;
+    if (have) {
+        const tc_tl_task *c = &d->task[x->cur_mk[r]], *t = &d->task[x->nf_last[r]];
+        a = serial ? c->serial_end_s : c->end_s;
+        p = (serial ? t->serial_end_s : t->end_s) - a;
+        have = p > 0;
+    }
+    if (!have) {
+        a = 0;
+        p = 0;
+        for (size_t i = 0; i < d->n; i++)
+            if (d->task[i].rank == r && !d->task[i].probe)
+                p = fmax(p, serial ? d->task[i].serial_end_s : d->task[i].end_s);
+    }
+    *busy = *exposed = 0;
+    *len = p;
+    if (!(p > 0))
+        return;
+    span *v = tc_calloc(2 * d->n + 1, sizeof *v);
+    if (!v)
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < d->n; i++) {
+        const tc_tl_task *t = &d->task[i];
+        if (t->rank != r)
+            continue;
+        double s = serial ? t->serial_start_s : t->start_s, e = serial ? t->serial_end_s : t->end_s;
+        bool cp = t->kind == TC_TL_COMPUTE;
+        if (t->probe) {
+            /* the next iteration's: only its part inside the window */
+            s = fmax(s, a);
+            e = fmin(e, a + p);
+            if (e > s)
+                v[n++] = (span){s, e, cp};
+        } else if (!have || i < x->fc_lo[r] || i >= x->fc_hi[r]) {
+            fold(v, &n, s, e, a, p, cp);
+        }
+    }
+    qsort(v, n, sizeof *v, span_cmp);
+    double c = covered(v, n, 1), all = covered(v, n, -1);
+    free(v);
+    *busy = c;
+    *exposed = fmax(0, all - c);
+}
+
+/* A difference of sums of task times that is rounding noise (within 1e-9
+ * of the iteration t) reads as 0. */
+static double noise(double v, double t)
+{
+    return fabs(v) <= 1e-9 * t ? 0 : v;
 }
 
 static void figures(ctx *x, const tc_zoo_model *m, const tc_zoo_derived *d, const tc_ti_accel *a, double s,
@@ -1496,18 +1625,25 @@ static void figures(ctx *x, const tc_zoo_model *m, const tc_zoo_derived *d, cons
     out->serial_s = per_serial;
     double den = per_serial - fmax(tl->compute_s, tl->comm_s);
     bool nothing = !(tl->comm_s > 0) || !(den > 1e-12 * per_serial);
+    /* the breakdown is the busiest rank's over its period (window()), so
+     * compute + slowdown + exposed + bubble is the iteration: the bubble
+     * is the rest, the rank's idle time in its period and the time its
+     * period falls short of the iteration (the slowest rank's) */
+    double busy_s, exp_s, len_s;
+    window(x, busy, !c->overlap, &busy_s, &exp_s, &len_s);
+    (void)len_s;
     if (c->overlap) {
         out->iter_s = per;
-        out->exposed_s = k->exposed_s;
-        /* over the period: what is neither compute nor exposed communication */
-        out->bubble_s = fmax(0, per - k->compute_busy_s - k->exposed_s);
+        out->exposed_s = exp_s;
+        out->slowdown_s = noise(busy_s - k->compute_s, per);
+        out->bubble_s = noise(per - busy_s - exp_s, per);
         out->efficiency = nothing ? 1 : (per_serial - per) / den;
-        out->slowdown = tl->slowdown;
+        out->slowdown = k->compute_s > 0 ? out->slowdown_s / k->compute_s : 0;
     } else {
         /* the serial run: nothing overlaps on a rank, no contention */
         out->iter_s = per_serial;
-        out->exposed_s = k->comm_s;
-        out->bubble_s = fmax(0, per_serial - k->compute_s - k->comm_s);
+        out->exposed_s = exp_s;
+        out->bubble_s = noise(per_serial - k->compute_s - exp_s, per_serial);
         out->efficiency = nothing ? 1 : 0;
         out->slowdown = 0;
     }
@@ -1577,12 +1713,15 @@ tc_status tc_ti_run(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg
         x.nf_first = malloc(pp * sizeof *x.nf_first);
         x.nf_last = malloc(pp * sizeof *x.nf_last);
         x.cur_mk = malloc(pp * sizeof *x.cur_mk);
-        if (!x.lastbk || !x.upd || !x.enc || !x.opt_task || !x.nf_first || !x.nf_last || !x.cur_mk)
+        x.fc_lo = malloc(pp * sizeof *x.fc_lo);
+        x.fc_hi = malloc(pp * sizeof *x.fc_hi);
+        if (!x.lastbk || !x.upd || !x.enc || !x.opt_task || !x.nf_first || !x.nf_last || !x.cur_mk || !x.fc_lo ||
+            !x.fc_hi)
             x.st = tc_fail(err, TC_EINTERNAL, "out of memory");
         for (size_t i = 0; !x.st && i < x.nbk; i++)
             x.lastbk[i] = x.upd[i] = x.enc[i] = UINT32_MAX;
         for (uint32_t r = 0; !x.st && r < pp; r++)
-            x.opt_task[r] = x.nf_first[r] = x.nf_last[r] = x.cur_mk[r] = UINT32_MAX;
+            x.opt_task[r] = x.nf_first[r] = x.nf_last[r] = x.cur_mk[r] = x.fc_lo[r] = x.fc_hi[r] = UINT32_MAX;
     }
     if (!x.st)
         build(&x, pp, v);
