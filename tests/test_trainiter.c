@@ -328,6 +328,53 @@ static void tp_collectives_per_layer(void **state)
     near(r.tp.bytes, 36 * 32, 0, "TP bytes, full recomputation");
 }
 
+/* Pipeline sends, TP = 2 on two stages (tiny: 2 heads, s = 4, h = 4), m = 2:
+ * each TP rank sends the whole activation, 2 b s h = 32 bytes; with
+ * sequence parallelism its own s / tp of the tokens, 16 bytes (Megatron-LM's
+ * get_tensor_shapes: seq_length // tp). The busiest stage sends m = 2 of
+ * them (forward or backward); at 64 B/s they take 0.5 s or 0.25 s each.
+ * Compressed to int8 (one byte an element, plus its scale) the split send
+ * carries half as many elements as the whole one. */
+static void sequence_parallel_splits_pipeline_sends(void **state)
+{
+    (void)state;
+    tc_zoo_model m = tiny(2, 2);
+    for (int sp = 0; sp < 2; sp++) {
+        fake f = {.dp = 1, .tp = 2, .bw = 64};
+        tc_ti_cfg c = cfg(1, 2, 2, 2, 0);
+        c.seq_parallel = sp;
+        tc_ti_result r;
+        run(&m, &tiny_accel, &c, &f, &r);
+        double want = sp ? 16 : 32;
+        size_t sends = 0;
+        for (size_t i = 0; i < f.ncalls; i++)
+            if (f.calls[i].g == TC_TI_PP) {
+                near(f.calls[i].bytes, want, 0, sp ? "SP send" : "send");
+                sends++;
+            }
+        assert_int_equal(sends, 1);
+        assert_int_equal(r.pp.count, 2);
+        near(r.pp.bytes, 2 * want, 0, "PP bytes");
+        near(r.pp.nominal_s, 2 * want / 64, 1e-12, "PP time");
+    }
+    tc_err err = {{0}};
+    tc_codec_spec int8;
+    if (tc_codec_parse("int8", &int8, &err))
+        fail_msg("int8: %s", err.msg);
+    double sent[2];
+    for (int sp = 0; sp < 2; sp++) {
+        fake f = {.dp = 1, .tp = 2, .bw = 64};
+        tc_ti_cfg c = cfg(1, 2, 2, 2, 0);
+        c.seq_parallel = sp;
+        c.codec[TC_TI_CODEC_PP] = &int8;
+        tc_ti_result r;
+        run(&m, &tiny_accel, &c, &f, &r);
+        sent[sp] = r.pp.bytes / r.pp.count;
+        near(sent[sp], tc_codec_send_bytes(&int8, sp ? 8 : 16), 0, "int8 send");
+    }
+    assert_true(sent[1] < sent[0]);
+}
+
 /* The memory of the iteration is tc_mem_estimate's for the same job. */
 static void memory_is_the_estimate(void **state)
 {
@@ -852,6 +899,7 @@ int main(void)
         cmocka_unit_test(two_stage_pipeline_with_sends_by_hand),
         cmocka_unit_test(fsdp_moves_three_halves_of_ddp),
         cmocka_unit_test(tp_collectives_per_layer),
+        cmocka_unit_test(sequence_parallel_splits_pipeline_sends),
         cmocka_unit_test(memory_is_the_estimate),
         cmocka_unit_test(mfu_compute_only_by_hand),
         cmocka_unit_test(cnn_ddp_default_buckets),

@@ -90,7 +90,9 @@ typedef struct ctx {
     uint8_t *tops, *tgrps; /* its operation and groups (tc_op, tc_ti_group) */
     size_t captb;
     double gbytes;        /* bytes per gradient element */
-    double act_bytes;     /* b s h 2: a TP collective and a PP send */
+    double act_bytes;     /* b s h 2: a TP collective */
+    double send_elems;    /* a PP send's 16-bit elements: b s h, or b (s / tp) h with
+                             sequence parallelism */
     double a2a_bytes;     /* an EP all-to-all: the rank's tokens x top_k x h x 2 */
     uint32_t ep, edp;     /* expert parallelism (1: none), dp / ep */
     double load;          /* the busiest EP rank's tokens over the even share (moe_load) */
@@ -107,7 +109,7 @@ typedef struct ctx {
     uint32_t *fc_lo, *fc_hi; /* the tasks of that forward's chain: [fc_lo, fc_hi) (the
                              look-ahead repeats them) */
     double send_s;        /* one PP send */
-    double pp_bytes;      /* one PP send's bytes on the wire (act_bytes, or its codec's) */
+    double pp_bytes;      /* one PP send's bytes on the wire (2 send_elems, or its codec's) */
     int32_t unit_prio;    /* the priority of the compute unit being built */
     tc_status st;
 } ctx;
@@ -1272,7 +1274,7 @@ static void build(ctx *x, uint32_t pp, uint32_t v)
      * sender's compute) */
     const tc_codec_spec *pc = c->codec[TC_TI_CODEC_PP];
     double send = x->send_s = pp > 1 ? comm_time(x, TC_OP_BROADCAST, TC_TI_PP, x->pp_bytes) +
-                                           (pc ? codec_s(x, pc, x->act_bytes / 2, 1) : 0)
+                                           (pc ? codec_s(x, pc, x->send_elems, 1) : 0)
                                      : 0;
     if (x->st)
         return;
@@ -1683,7 +1685,11 @@ tc_status tc_ti_run(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg
     tc_tl_init(&x.d);
     x.gbytes = c->grad_bytes > 0 ? c->grad_bytes : 2.0;
     x.act_bytes = b * s * m->hidden * 2.0;
-    x.pp_bytes = c->codec[TC_TI_CODEC_PP] ? elementwise_bytes(c->codec[TC_TI_CODEC_PP], x.act_bytes / 2) : x.act_bytes;
+    /* with sequence parallelism a TP rank sends its s / tp of the tokens
+     * down the pipeline (Megatron-LM's get_tensor_shapes: seq_length //
+     * tp_group.size()) */
+    x.send_elems = b * s * m->hidden / (c->seq_parallel ? c->tp : 1);
+    x.pp_bytes = c->codec[TC_TI_CODEC_PP] ? elementwise_bytes(c->codec[TC_TI_CODEC_PP], x.send_elems) : 2 * x.send_elems;
     x.ep = c->ep > 1 ? c->ep : 1;
     x.tied = m->arch == TC_MODEL_TRANSFORMER && m->tied_embeddings;
     x.emb_elems = (double)m->vocab * m->hidden / c->tp;
