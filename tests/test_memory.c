@@ -65,6 +65,18 @@ static void zero_stages_llama3_8b(void **state)
     rel(120 * got[1] / base, 31.4, 5e-3, "figure 1 P_os");
     rel(120 * got[2] / base, 16.6, 5e-3, "figure 1 P_os+g");
     rel(120 * got[3] / base, 1.88, 5e-3, "figure 1 P_os+g+p");
+    /* fp32 gradients (grad_bytes 4): 4 N more unsharded (ZeRO 0, 1: 18 N and
+     * 7.5 N), sharded with them from ZeRO 2 (2 N + (4 + 12) N / 8 = 4 N,
+     * 18 N / 8 = 2.25 N); 2 is the default */
+    const double want4[4] = {18 * N, 7.5 * N, 4 * N, 2.25 * N};
+    for (int z = 0; z <= 3; z++) {
+        tc_mem m4 = estimate("llama3-8b", (tc_mem_cfg){.dp = 8, .zero = z, .grad_bytes = 4}, 0);
+        tc_mem m2 = estimate("llama3-8b", (tc_mem_cfg){.dp = 8, .zero = z, .grad_bytes = 2}, 0);
+        if (m4.weights + m4.grads + m4.optim != want4[z])
+            fail_msg("ZeRO-%d, fp32 gradients: %.0f bytes, expected %.0f", z, m4.weights + m4.grads + m4.optim,
+                     want4[z]);
+        assert_true(m2.weights + m2.grads + m2.optim == want[z]);
+    }
 }
 
 /*
@@ -177,6 +189,10 @@ static void refused(void **state)
     assert_int_equal(tc_mem_estimate(tc_zoo_find("resnet50"), &c, 0, &m, &err), TC_EINVAL);
     c = (tc_mem_cfg){0};
     assert_int_equal(tc_mem_estimate(tc_zoo_find("llama3-8b"), &c, -1, &m, &err), TC_EINVAL);
+    c = (tc_mem_cfg){.grad_bytes = -4};
+    assert_int_equal(tc_mem_estimate(tc_zoo_find("llama3-8b"), &c, 0, &m, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "gradient"));
+    assert_null(strchr(err.msg, '\n'));
 }
 
 /* tc_accel_train_fields on profile NAME of dir: fails the test unless it

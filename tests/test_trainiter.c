@@ -285,6 +285,50 @@ static void fsdp_moves_three_halves_of_ddp(void **state)
     assert_int_equal(r3.dp.count, 3 * 4);
 }
 
+/* fp32 gradients (grad_bytes 4, Megatron-LM's default for bf16 training):
+ * the gradient collectives carry twice the bytes, the parameters' do not.
+ * 308 parameters, dp = 4: DDP all-reduces 4 x 308 = 1232 bytes; ZeRO-1
+ * reduce-scatters 1232 and all-gathers the 16-bit parameters, 616; FSDP
+ * gathers 2 x 616 and reduce-scatters 1232. The gradients take 4 bytes a
+ * parameter in memory (tc_mem_estimate's, twice the default's), and the
+ * optimizer step moves 2 (2 + 4 + 12) = 36 bytes a parameter, not 32. */
+static void fp32_gradients_double_the_gradient_bytes(void **state)
+{
+    (void)state;
+    tc_zoo_model m = tiny(2, 1);
+    tc_ti_accel a = tiny_accel;
+    a.mem_Bps = 1000; /* an optimizer step that takes time */
+    const double want[4] = {1232, 1848, 1848, 2464};
+    for (int z = 0; z <= 3; z++) {
+        tc_ti_result r2, r4;
+        fake f2 = {.dp = 4, .tp = 1, .bw = 100}, f4 = f2;
+        tc_ti_cfg c = cfg(4, 1, 1, 1, 0.19);
+        c.zero = z;
+        run(&m, &a, &c, &f2, &r2);
+        c.grad_bytes = 2;
+        tc_ti_result rd;
+        fake fd = f2;
+        run(&m, &a, &c, &fd, &rd);
+        near(rd.iter_s, r2.iter_s, 0, "grad_bytes 2 is the default");
+        c.grad_bytes = 4;
+        run(&m, &a, &c, &f4, &r4);
+        char what[64];
+        snprintf(what, sizeof what, "ZeRO %d: gradient collectives in fp32", z);
+        near(r4.dp.bytes, want[z], 0, what);
+        for (size_t i = 0; i < f4.ncalls; i++)
+            if (f4.calls[i].op == TC_OP_ALLGATHER) /* the parameters stay 16-bit */
+                assert_true(f4.calls[i].bytes <= 2 * 308);
+        near(r4.mem.grads, 2 * r2.mem.grads, 1e-15, "fp32 gradient memory");
+        tc_mem_cfg mc = {.dp = 4, .zero = z, .grad_bytes = 4};
+        tc_mem me;
+        tc_err err = {{0}};
+        if (tc_mem_estimate(&m, &mc, 0, &me, &err))
+            fail_msg("tc_mem_estimate: %s", err.msg);
+        near(r4.mem.grads, me.grads, 1e-15, "the estimate's");
+        near(r4.optimizer_s / r2.optimizer_s, 36.0 / 32.0, 1e-12, "optimizer step");
+    }
+}
+
 /* TP = 2 (2 heads), 2 layers, m = 3, b = 1, s = 4, h = 4: per layer and
  * micro-batch 2 all-reduces forward and 2 backward of 2 b s h = 32 bytes:
  * 4 x 2 x 3 = 24 of them, 768 bytes. With sequence parallelism each becomes
@@ -898,6 +942,7 @@ int main(void)
         cmocka_unit_test(one_f_one_b_bubble_fraction),
         cmocka_unit_test(two_stage_pipeline_with_sends_by_hand),
         cmocka_unit_test(fsdp_moves_three_halves_of_ddp),
+        cmocka_unit_test(fp32_gradients_double_the_gradient_bytes),
         cmocka_unit_test(tp_collectives_per_layer),
         cmocka_unit_test(sequence_parallel_splits_pipeline_sends),
         cmocka_unit_test(memory_is_the_estimate),

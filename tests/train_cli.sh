@@ -198,6 +198,27 @@ if abs(b["compute_s"] - f["compute_s"]) > 1e-12 * b["iter_s"] or abs(saved - res
     sys.exit(1)
 PY
 done
+# the gradient type: fp32 doubles DDP's all-reduced bytes and the gradient
+# memory; bf16 is the default and fp16 the same size; the scenario says it
+for G in bf16 fp16 fp32; do
+    "$T" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --micro-batches 2 --grad-dtype $G --format json \
+        >"$tmp/gd_$G.json" 2>&1
+done
+"$T" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --micro-batches 2 --format json >"$tmp/gd_default.json" 2>&1
+python3 - "$tmp" <<'PY' || fails=$((fails + 1))
+import json, sys
+j = {g: json.load(open("%s/gd_%s.json" % (sys.argv[1], g))) for g in ("bf16", "fp16", "fp32", "default")}
+assert j["default"]["scenario"]["iteration"]["grad_dtype"] == "bf16", j["default"]["scenario"]["iteration"]
+assert j["fp32"]["scenario"]["iteration"]["grad_dtype"] == "fp32"
+assert j["default"]["iter_s"] == j["bf16"]["iter_s"] == j["fp16"]["iter_s"]
+d2, d4 = j["bf16"]["comm"]["dp"], j["fp32"]["comm"]["dp"]
+assert abs(d4["bytes"] - 2 * d2["bytes"]) <= 1e-12 * d4["bytes"], (d2, d4)
+assert d4["time_s"] > d2["time_s"] and j["fp32"]["iter_s"] > j["bf16"]["iter_s"]
+assert j["fp32"]["memory"]["grads_bytes"] == 2 * j["bf16"]["memory"]["grads_bytes"]
+assert j["fp32"]["memory"]["weights_bytes"] == j["bf16"]["memory"]["weights_bytes"]
+PY
+good "the gradient type in the scenario" "grad_dtype=fp32" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --grad-dtype fp32
+bad_says "an unknown gradient type" "bf16, fp16" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --grad-dtype fp8
 good "the contention's cost is a row" "^compute slowdown (contention) " train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8
 
 good "search" "splits, .* fit in memory" train --topo "$CLOS" --model llama3-8b --search --global-batch 64

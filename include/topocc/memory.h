@@ -37,6 +37,8 @@ typedef struct tc_mem_cfg {
     tc_recompute recompute;
     uint32_t inflight;       /* micro-batches whose activations the device holds;
                                 0: pp (1F1B, first stage) */
+    double grad_bytes;       /* bytes per gradient element (0: TC_BYTES_GRAD16; 4: fp32
+                                gradients, Megatron-LM's default for bf16 training) */
 } tc_mem_cfg;
 
 typedef struct tc_mem {
@@ -44,7 +46,7 @@ typedef struct tc_mem {
     double params;           /* parameters the device holds before ZeRO (its TP/PP/EP shard) */
     double eparams;          /* of which expert parameters (ep > 1; sharded over dp/ep) */
     double weights;          /* bytes: 16-bit parameters */
-    double grads;            /* bytes: 16-bit gradients */
+    double grads;            /* bytes: gradients (grad_bytes each, 16-bit by default) */
     double optim;            /* bytes: fp32 parameters, momentum, variance */
     double act_layer;        /* bytes: one layer, one micro-batch */
     double act_layers;       /* bytes: the stage's layers x in-flight micro-batches */

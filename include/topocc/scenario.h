@@ -185,6 +185,7 @@ typedef struct tc_scenario {
     uint32_t zero;                      /* iteration.zero: 0 (DDP) .. 3 (FSDP) */
     bool seq_parallel;                  /* iteration.seq_parallel */
     char recompute[12];                 /* iteration.recompute: none, selective, full */
+    char grad_dtype[8];                 /* iteration.grad_dtype: bf16 (default), fp16, fp32 */
     bool it_overlap;                    /* iteration.overlap (default true) */
     bool it_dma;                        /* iteration.dma: collectives on copy engines */
     bool it_cosim;                      /* iteration.cosim: flow mode co-simulates the network (default true) */

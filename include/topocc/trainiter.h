@@ -110,7 +110,8 @@ typedef struct tc_ti_cfg {
     uint32_t virtual_stages;  /* interleaved 1F1B: v chunks per stage (0 or 1: plain 1F1B) */
     double bucket_bytes;      /* DDP gradient bucket (0: 25 MiB, the first 1 MiB, as PyTorch;
                                  a value: every bucket that size) */
-    double grad_bytes;        /* bytes per gradient element on the wire (0: 2, bf16) */
+    double grad_bytes;        /* bytes per gradient element, on the wire and in memory (0: 2,
+                                 bf16; 4: fp32, Megatron-LM's default for bf16 training) */
     bool overlap;             /* false: every rank runs one task at a time (the serial run) */
     int comm_order;           /* DDP/ZeRO-1/2 gradient buckets: TC_TI_BACKWARD_ORDER (0, PyTorch
                                  DDP: first ready, first sent; one optimizer step after all) or

@@ -1722,6 +1722,19 @@ GET(get_recompute)
 {
     return json_string(s->recompute);
 }
+SET(set_grad_dtype)
+{
+    tc_status st = str_of(v, where, s->grad_dtype, sizeof s->grad_dtype, err);
+    if (st == TC_OK && strcmp(s->grad_dtype, "bf16") && strcmp(s->grad_dtype, "fp16") &&
+        strcmp(s->grad_dtype, "fp32"))
+        st = tc_fail(err, TC_EINVAL, "%s: '%s' is not a gradient type: accepted are bf16, fp16 (2 bytes) and fp32 "
+                     "(4 bytes)", where, s->grad_dtype);
+    return st;
+}
+GET(get_grad_dtype)
+{
+    return json_string(s->grad_dtype);
+}
 SET(set_it_timeline)
 {
     if (json_is_null(v)) {
@@ -2030,6 +2043,7 @@ static const tc_scn_key keys[] = {
     {"iteration.zero", B(TRAIN), NULL, set_zero, get_zero, ""},
     {"iteration.seq_parallel", B(TRAIN), NULL, set_sp, get_sp, ""},
     {"iteration.recompute", B(TRAIN), NULL, set_recompute, get_recompute, ""},
+    {"iteration.grad_dtype", B(TRAIN), NULL, set_grad_dtype, get_grad_dtype, ""},
     {"iteration.overlap", B(TRAIN), NULL, set_overlap, get_overlap, ""},
     {"iteration.achievable", B(TRAIN), NULL, set_achievable, get_achievable, ""},
     {"iteration.s_c", B(TRAIN) | B(COMPRESS), NULL, set_s_c, get_s_c, ""},

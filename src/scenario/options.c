@@ -162,6 +162,10 @@ static const opt_def opts[] = {
     {{"--recompute", "iteration.recompute", "train", "R", B(TRAIN), false,
       "activation recomputation: none, selective, full [none]"},
      F_VALUE},
+    {{"--grad-dtype", "iteration.grad_dtype", "train", "T", B(TRAIN), false,
+      "gradient type in memory and on the wire (DP all-reduce, reduce-scatter): bf16, fp16 (2 bytes) or fp32 "
+      "(4; Megatron-LM's default for bf16 training) [bf16]"},
+     F_VALUE},
     {{"--no-overlap", "iteration.overlap", "train", NULL, B(TRAIN), false,
       "run communication and compute one at a time on each rank"},
      F_SWITCH_OFF},

@@ -86,6 +86,7 @@ tc_scenario *tc_scenario_new(tc_command c)
     s->inner_steps = 100;
     s->overlap_steps = 1;
     snprintf(s->recompute, sizeof s->recompute, "none");
+    snprintf(s->grad_dtype, sizeof s->grad_dtype, "bf16");
     s->it_overlap = true;
     s->achievable = 0.7;
     s->s_c = 0.19;

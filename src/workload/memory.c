@@ -10,6 +10,7 @@
  *   stage 1:  2 Psi + 2 Psi + K Psi / N_d         (optimizer states partitioned)
  *   stage 2:  2 Psi + (2 + K) Psi / N_d           (+ gradients)
  *   stage 3:  (2 + 2 + K) Psi / N_d               (+ parameters)
+ * (the gradients' 2 is tc_mem_cfg.grad_bytes: 4 with fp32 gradients).
  * Psi is the device's TP x PP shard: the most loaded stage's blocks (layers
  * split as evenly as they go, the first stages taking the extra one) plus
  * the embedding on the first stage and the final norm and LM head on the
@@ -62,10 +63,10 @@ static uint32_t or1(uint32_t x)
     return x ? x : 1;
 }
 
-static double model_states(double psi, int zero, double nd, double *w, double *g, double *o)
+static double model_states(double psi, int zero, double nd, double gb, double *w, double *g, double *o)
 {
     *w = TC_BYTES_PARAM16 * psi;
-    *g = TC_BYTES_GRAD16 * psi;
+    *g = gb * psi;
     *o = TC_BYTES_ADAM * psi;
     if (zero >= 1)
         *o /= nd;
@@ -92,6 +93,8 @@ tc_status tc_mem_estimate(const tc_zoo_model *m, const tc_mem_cfg *c, double cap
     st = TC_OK;
     if (c->zero < 0 || c->zero > 3)
         st = tc_fail(err, TC_EINVAL, "invalid ZeRO stage %d: expected 0, 1, 2 or 3", c->zero);
+    else if (!(c->grad_bytes >= 0) || !isfinite(c->grad_bytes))
+        st = tc_fail(err, TC_EINVAL, "invalid gradient element size %g: expected bytes >= 0", c->grad_bytes);
     else if (!(capacity_bytes >= 0) || !isfinite(capacity_bytes))
         st = tc_fail(err, TC_EINVAL, "invalid memory capacity: expected bytes >= 0");
     else if (m->arch == TC_MODEL_TRANSFORMER && pp > m->layers)
@@ -150,10 +153,11 @@ tc_status tc_mem_estimate(const tc_zoo_model *m, const tc_mem_cfg *c, double cap
         double outl = 4.0 * sbh * (1.0 + (double)m->vocab / m->hidden);
         out->act_other = (pp == 1 ? emb + outl : fmax(emb, outl)) / tp;
     }
-    model_states(out->params - out->eparams, c->zero, dp, &out->weights, &out->grads, &out->optim);
+    double gb = c->grad_bytes > 0 ? c->grad_bytes : TC_BYTES_GRAD16;
+    model_states(out->params - out->eparams, c->zero, dp, gb, &out->weights, &out->grads, &out->optim);
     if (out->eparams > 0) {
         double w, g, o;
-        model_states(out->eparams, c->zero, dp / ep, &w, &g, &o);
+        model_states(out->eparams, c->zero, dp / ep, gb, &w, &g, &o);
         out->weights += w;
         out->grads += g;
         out->optim += o;

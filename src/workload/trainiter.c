@@ -34,9 +34,10 @@
  * distributed.py, torch/csrc/distributed/c10d/reducer.hpp). */
 #define DDP_BUCKET_BYTES (25.0 * MIB)
 #define DDP_FIRST_BUCKET_BYTES (1.0 * MIB)
-/* Mixed-precision Adam state per parameter (ZeRO, Figure 1: 2 + 2 + 12),
- * read and written once by the optimizer step. */
-#define OPT_BYTES_PER_PARAM (2.0 * (TC_BYTES_PARAM16 + TC_BYTES_GRAD16 + TC_BYTES_ADAM))
+/* Mixed-precision Adam state per parameter (ZeRO, Figure 1: 2 + 2 + 12,
+ * the gradients' 2 being gb bytes), read and written once by the optimizer
+ * step. */
+#define OPT_BYTES_PER_PARAM(gb) (2.0 * (TC_BYTES_PARAM16 + (gb) + TC_BYTES_ADAM))
 
 /* Communication streams of a rank. */
 enum { S_DP = 0, S_TP = 1, S_PP = 2, S_AG = 3, S_EP = 4 };
@@ -1173,7 +1174,8 @@ static void bucket_updates(ctx *x, uint32_t r, int32_t prio)
         for (size_t n = x->bbeg[k + 1]; n-- > x->bbeg[k];) {
             const bucket *bk = &x->bk[n];
             double share = c->zero >= 1 ? bk->elems / (bk->expert ? x->edp : c->dp) : bk->elems;
-            uint32_t opt = tc_tl_add(d, TC_TL_COMPUTE, r, 0, OPT_BYTES_PER_PARAM * share / x->a->mem_Bps, "optimizer");
+            uint32_t opt = tc_tl_add(d, TC_TL_COMPUTE, r, 0, OPT_BYTES_PER_PARAM(x->gbytes) * share / x->a->mem_Bps,
+                                     "optimizer");
             if (opt == UINT32_MAX)
                 return;
             /* just before the look-ahead forward of its lowest unit
@@ -1351,7 +1353,8 @@ static void build(ctx *x, uint32_t pp, uint32_t v)
         /* ZeRO shards the dense parameters' state over DP, the experts'
          * over EDP */
         double share = c->zero >= 1 ? (params - eparams) / c->dp + eparams / x->edp : params;
-        uint32_t opt = tc_tl_add(d, TC_TL_COMPUTE, r, 0, OPT_BYTES_PER_PARAM * share / x->a->mem_Bps, "optimizer");
+        uint32_t opt =
+            tc_tl_add(d, TC_TL_COMPUTE, r, 0, OPT_BYTES_PER_PARAM(x->gbytes) * share / x->a->mem_Bps, "optimizer");
         if (opt == UINT32_MAX)
             break;
         d->task[opt].prio = 2 * (int32_t)cnt[r];
@@ -1689,7 +1692,8 @@ tc_status tc_ti_run(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg
      * down the pipeline (Megatron-LM's get_tensor_shapes: seq_length //
      * tp_group.size()) */
     x.send_elems = b * s * m->hidden / (c->seq_parallel ? c->tp : 1);
-    x.pp_bytes = c->codec[TC_TI_CODEC_PP] ? elementwise_bytes(c->codec[TC_TI_CODEC_PP], x.send_elems) : 2 * x.send_elems;
+    x.pp_bytes =
+        c->codec[TC_TI_CODEC_PP] ? elementwise_bytes(c->codec[TC_TI_CODEC_PP], x.send_elems) : 2 * x.send_elems;
     x.ep = c->ep > 1 ? c->ep : 1;
     x.tied = m->arch == TC_MODEL_TRANSFORMER && m->tied_embeddings;
     x.emb_elems = (double)m->vocab * m->hidden / c->tp;
@@ -1752,7 +1756,8 @@ tc_status tc_ti_run(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg
     if (!x.st) {
         figures(&x, m, d, a, s, &tl, out);
         tc_mem_cfg mc = {.dp = c->dp, .tp = c->tp, .pp = c->pp, .ep = c->ep, .zero = c->zero, .micro_batch = c->micro_batch,
-                         .seq = c->seq, .seq_parallel = c->seq_parallel, .recompute = c->recompute};
+                         .seq = c->seq, .seq_parallel = c->seq_parallel, .recompute = c->recompute,
+                         .grad_bytes = x.gbytes};
         x.st = tc_mem_estimate(m, &mc, a->mem_bytes, &out->mem, err);
         out->fits = a->mem_bytes > 0 ? out->mem.fits : true;
     }
