@@ -219,6 +219,13 @@ assert j["fp32"]["memory"]["weights_bytes"] == j["bf16"]["memory"]["weights_byte
 PY
 good "the gradient type in the scenario" "grad_dtype=fp32" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --grad-dtype fp32
 bad_says "an unknown gradient type" "bf16, fp16" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --grad-dtype fp8
+# one stage has no bubble (with experts it printed 30.45us, with ZeRO 3
+# 1.104ms), and rounding noise is no slowdown (it printed 2.22e-14%)
+good "no bubble on one stage, experts" "^pipeline bubble  *0ns  *0%" \
+    train --preset dgx-h100:nodes=8 --model mixtral-8x7b --dp 8 --tp 8 --ep 2 --zero 1 --allow-oom
+good "no bubble on one stage, ZeRO 3" "^pipeline bubble  *0ns  *0%" \
+    train --preset dgx-h100:nodes=8 --model llama3-8b --dp 8 --tp 8 --zero 3
+good "no slowdown without overlap" "compute slowdown 0%, " train --preset dgx-h100:nodes=1 --model llama3-8b --tp 8
 good "the contention's cost is a row" "^compute slowdown (contention) " train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8
 
 good "search" "splits, .* fit in memory" train --topo "$CLOS" --model llama3-8b --search --global-batch 64
@@ -254,6 +261,9 @@ PY
 bad "degrees that do not multiply to the endpoints" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 8
 bad "unknown model" train --topo "$CLOS" --model gpt5 --dp 64
 bad "no model" train --topo "$CLOS" --dp 64
+bad_says "negative micro-batches" "'-1' is negative" train --topo "$CLOS" --model llama3-8b --dp 64 --micro-batches -1
+bad_says "a negative degree" "'-8' is negative" train --topo "$CLOS" --model llama3-8b --dp 8 --tp -8
+bad_says "micro-batches that are no number" "'abc' is not an integer" train --topo "$CLOS" --model llama3-8b --dp 64 --micro-batches abc
 bad "ZeRO stage 4" train --topo "$CLOS" --model llama3-8b --dp 64 --zero 4
 bad "unknown recomputation" train --topo "$CLOS" --model llama3-8b --dp 64 --recompute some
 bad "unknown accelerator" train --topo "$CLOS" --model llama3-8b --dp 64 --accel h900

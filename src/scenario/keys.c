@@ -103,6 +103,18 @@ static tc_status int_in(const json_t *v, uint64_t lo, uint64_t hi, const char *w
     } else if (json_is_real(v) && json_real_value(v) == floor(json_real_value(v)) && json_real_value(v) >= 0 &&
                json_real_value(v) < 1.8e19) {
         *out = (uint64_t)json_real_value(v);
+    } else if (json_is_number(v) && json_number_value(v) < 0) {
+        return tc_fail(err, TC_EINVAL, "%s: %g is negative: expected an integer of at least %llu", where,
+                       json_number_value(v), (unsigned long long)lo);
+    } else if (json_is_string(v)) {
+        /* as the command line gives it: say what is wrong with the text */
+        const char *t = json_string_value(v);
+        char *end;
+        double x = strtod(t, &end);
+        if (end != t && !*end && x < 0)
+            return tc_fail(err, TC_EINVAL, "%s: '%.30s' is negative: expected an integer of at least %llu", where, t,
+                           (unsigned long long)lo);
+        return tc_fail(err, TC_EINVAL, "%s: '%.30s' is not an integer", where, t);
     } else {
         return wrong(v, where, "a non-negative integer", err);
     }
