@@ -260,6 +260,16 @@ static void equal_cost_sets_every_fabric_link(void **state)
     assert_int_equal(tc_bom_build(p, c, &b, &err), TC_OK);
     assert_int_equal(line(&b, TC_BOM_FIBER, 2)->count, 2 * 2 * 2);
     tc_topo_free(p);
+    /* a torus and a mesh (whose corners have fewer ports): every link at it */
+    const char *tor[] = {"torus:dims=8x8x8", "torus:dims=8x8x8,wrap=0x0x0", "torus:dims=4x4,wrap=1x0"};
+    for (int i = 0; i < 3; i++) {
+        tc_topo *m = topo(tor[i]);
+        assert_int_equal(tc_cost_set_fabric_speed(m, 400, &err), TC_OK);
+        for (uint32_t l = 0; l < m->n_links; l++)
+            near(m->links[l].bw, 400e9 / 8);
+        near(tc_cost_fabric_gbps(m), 400);
+        tc_topo_free(m);
+    }
     tc_cost_free(c);
     tc_topo_free(t);
 }

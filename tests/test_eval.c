@@ -412,6 +412,38 @@ static void more_ranks_than_endpoints_is_bad_input(void **state)
     tc_topo_free(t);
 }
 
+/* A sweep of (size, alpha) points, as compare runs at several overheads,
+ * with an algorithm whose schedule follows the size (MPICH's choice): each
+ * point takes its own alpha, as an evaluation on the topology with that
+ * alpha does. */
+static void per_size_algorithms_take_each_points_alpha(void **state)
+{
+    (void)state;
+    double sizes[4] = {4096, 4096, 1 << 20, 1 << 20}, alphas[4] = {0, 5e-6, 0, 5e-6};
+    tc_result res[4];
+    tc_topo *t = topo("clos:down=8x8,up=1x8");
+    tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_MPICH, .p = 64, .bytes = sizes[0]};
+    for (int m = 0; m < 2; m++) {
+        tc_eval_opts o = {.mode = m ? TC_MODE_STEPS : TC_MODE_FORMULA, .alphas = alphas};
+        tc_err err = {{0}};
+        assert_int_equal(tc_evaluate_sweep(t, &req, sizes, 4, &o, res, &err), TC_OK);
+        for (int i = 0; i < 4; i++) {
+            tc_topo *u = topo("clos:down=8x8,up=1x8");
+            u->alpha = alphas[i];
+            tc_eval_opts o1 = {.mode = o.mode};
+            tc_result one;
+            tc_coll_req r1 = req;
+            r1.bytes = sizes[i];
+            assert_int_equal(tc_evaluate(u, &r1, &o1, &one, &err), TC_OK);
+            if (fabs(one.time_s - res[i].time_s) > 1e-12 * one.time_s)
+                fail_msg("mode %d point %d: swept %.17g s, alone %.17g s", m, i, res[i].time_s, one.time_s);
+            tc_topo_free(u);
+        }
+        assert_true(res[1].time_s > res[0].time_s);
+    }
+    tc_topo_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -427,6 +459,7 @@ int main(void)
         cmocka_unit_test(every_evaluation_respects_the_lower_bound),
         cmocka_unit_test(sweeps_equal_single_evaluations_and_rescaled_schedules_stay_exact),
         cmocka_unit_test(more_ranks_than_endpoints_is_bad_input),
+        cmocka_unit_test(per_size_algorithms_take_each_points_alpha),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -299,6 +299,9 @@ uint32_t tc_topo_box_parent_link(const tc_topo *box, uint32_t l);
 /* Scales every fabric link so that each endpoint's total fabric injection
  * bandwidth equals rate (bytes/s). */
 tc_status tc_topo_equalize_injection(tc_topo *t, double rate, tc_err *err);
+/* The injection tc_topo_equalize_injection sets to its rate: an endpoint's
+ * fabric injection, a mesh's interior endpoint's (its corners have less). */
+double tc_topo_equalize_base(const tc_topo *t);
 
 /* Scales one directed link's bandwidth by factor (0 < factor). */
 tc_status tc_topo_degrade_link(tc_topo *t, uint32_t link, double factor, tc_err *err);

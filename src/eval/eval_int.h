@@ -61,8 +61,8 @@ typedef tc_status (*tc_phase_time_fn)(void *ctx, uint32_t i, double *out, tc_err
 /* Where phases a+1 .. b of s are nested (tc_phase.nest, all of one sign,
  * none repeated 0), adds to times[k] the sum of repeat x time of phases
  * a .. b as a phase-by-phase sum would, costing O(log) phases per change
- * of the time (steps.c). Returns the last phase of the run that starts at
- * a in *end (a where none). */
+ * of the time (steps.c). tc_steps_nested_end returns the last phase of the
+ * run that starts at a (a where none). */
 uint32_t tc_steps_nested_end(const tc_sched *s, uint32_t a);
 tc_status tc_steps_nested_sum(const tc_sched *s, uint32_t a, uint32_t b, tc_phase_time_fn fn, void *ctx, size_t n,
                               double *times, tc_err *err);

@@ -282,12 +282,16 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
                         continue;
                     }
                 }
+                /* the per-message overheads of these sizes (compare's alphas) */
+                tc_eval_opts oi = *o;
+                if (o->alphas)
+                    oi.alphas = o->alphas + i0;
                 if (i - i0 > 1)
-                    st = o->mode == TC_MODE_FORMULA ? tc_eval_formula_sweep(t, s, o, sizes + i0, i - i0, tt + i0, err)
-                                                    : tc_eval_steps_sweep(t, s, o, sizes + i0, i - i0, tt + i0, err);
+                    st = o->mode == TC_MODE_FORMULA ? tc_eval_formula_sweep(t, s, &oi, sizes + i0, i - i0, tt + i0, err)
+                                                    : tc_eval_steps_sweep(t, s, &oi, sizes + i0, i - i0, tt + i0, err);
                 else
                     st = o->flow_detail && n == 1 && o->mode == TC_MODE_FLOW ? run_flow_detail(t, s, o, &tt[i0], err)
-                                                                              : tc_eval_sched(t, s, o, &tt[i0], err);
+                                                                              : tc_eval_sched(t, s, &oi, &tt[i0], err);
                 uint64_t transfers = 0;
                 bool counted = false;
                 for (size_t k = i0; k < i && st == TC_OK; k++) {

@@ -554,9 +554,7 @@ tc_status tc_cost_set_fabric_speed(tc_topo *t, double gbps, tc_err *err)
     }
     /* The spec is rewritten where the bandwidths are equalized: at the
      * injection it has now (a factor of exactly 1). */
-    tc_topo_info in;
-    tc_topo_get_info(t, &in);
-    return tc_topo_equalize_injection(t, in.injection_Bps, err);
+    return tc_topo_equalize_injection(t, tc_topo_equalize_base(t), err);
 }
 
 /* The totals at each of the profile's speeds. */

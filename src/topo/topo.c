@@ -708,15 +708,8 @@ static double injection(const tc_topo *t)
     return info.injection_Bps;
 }
 
-tc_status tc_topo_equalize_injection(tc_topo *t, double rate, tc_err *err)
+double tc_topo_equalize_base(const tc_topo *t)
 {
-    if (!t)
-        return tc_fail(err, TC_EINVAL, "equalize injection: no topology");
-    if (!(rate > 0) || !isfinite(rate))
-        return tc_fail(err, TC_EINVAL, "equalize injection: rate must be positive, e.g. 400Gbps");
-    if (t->kind == TC_TOPO_MULTIDC) /* every pod's own fabric; the gateway and long-haul links as given */
-        return tc_multidc_equalize(t, rate, err);
-    double base = injection(t);
     if (t->kind == TC_TOPO_TORUS) {
         /* A mesh's endpoints differ: the interior ones, with 2 ports per
          * dimension of size above 2 (1 for size 2), inject R, so that a mesh
@@ -726,9 +719,20 @@ tc_status tc_topo_equalize_injection(tc_topo *t, double rate, tc_err *err)
         for (int d = 0; d < t->ndims; d++)
             ports += t->dims[d] > 2 ? 2 : t->dims[d] == 2 ? 1 : 0;
         if (ports > 0)
-            base = ports * t->torus_bw;
+            return ports * t->torus_bw;
     }
-    double f = rate / base;
+    return injection(t);
+}
+
+tc_status tc_topo_equalize_injection(tc_topo *t, double rate, tc_err *err)
+{
+    if (!t)
+        return tc_fail(err, TC_EINVAL, "equalize injection: no topology");
+    if (!(rate > 0) || !isfinite(rate))
+        return tc_fail(err, TC_EINVAL, "equalize injection: rate must be positive, e.g. 400Gbps");
+    if (t->kind == TC_TOPO_MULTIDC) /* every pod's own fabric; the gateway and long-haul links as given */
+        return tc_multidc_equalize(t, rate, err);
+    double f = rate / tc_topo_equalize_base(t);
     for (uint32_t l = 0; l < t->n_links; l++)
         if (t->links[l].kind == TC_LINK_FABRIC || (t->links[l].kind == TC_LINK_NIC && !t->nic_bw_given))
             t->links[l].bw *= f;
