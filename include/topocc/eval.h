@@ -167,4 +167,19 @@ tc_status tc_evaluate_groups_sweep(const tc_topo *t, const tc_coll_req *req, con
 void tc_groups_flow_jobs(const tc_sched *s, const tc_groups *g, const uint32_t *map, uint32_t *maps,
                          char (*names)[24], tc_flow_job *jobs);
 
+/* "library" (src/eval/library.c; docs/MODEL.md, "Each class's algorithm"):
+ * what NCCL runs for an operation. tc_library_among: its MPI-style forms,
+ * as tc_coll_req.among bits for auto (all-reduce: ring and dbtree;
+ * all-to-all: direct; the others: ring). tc_library_multirail: 1 where
+ * group 0 of g (job ranks, placed by map, NULL: rank r on endpoint r) has
+ * several GPUs on each of several nodes of t, 0 where not, -1 out of
+ * memory. tc_library_nccl_ring: there, for all-reduce, reduce-scatter and
+ * all-gather, r[i] (the forms' times at sizes[i], the groups run at once)
+ * replaced by NCCL's ring (nccl-ring, Simple) where that is faster; where
+ * it does not fit the groups (TC_EINVAL) r is left as it is. */
+uint64_t tc_library_among(tc_op op);
+int tc_library_multirail(const tc_topo *t, const tc_groups *g, const uint32_t *map);
+tc_status tc_library_nccl_ring(const tc_topo *t, const tc_coll_req *req, const tc_groups *g, const double *sizes,
+                               size_t n, const tc_eval_opts *o, tc_result *r, tc_err *err);
+
 #endif

@@ -70,7 +70,7 @@ typedef struct comm_ctx {
     tc_trainiter_out *out;       /* co-simulated: the counts of its flow jobs go there */
     uint32_t evaluations;
     tc_coll_req tmpl[NKINDS];    /* each kind's algorithm: --dp-algo (DP, EDP), --tp-algo, --ep-algo; else auto */
-    bool lib[NKINDS];            /* the kind's algorithm is "library": auto among library_among(op) */
+    bool lib[NKINDS];            /* the kind's algorithm is "library": auto among tc_library_among(op) */
     tc_ti_algo_use *uses;        /* the algorithms the reported run ran (NULL: not kept) */
     uint32_t *nuses;
     bool named_failed;           /* a named algorithm did not fit a collective of the split */
@@ -167,81 +167,6 @@ static tc_status groups_of(comm_ctx *c, tc_ti_group g, tc_groups *gr, tc_err *er
     return TC_OK;
 }
 
-/* "library": the algorithms NCCL implements for op, which PyTorch and
- * Megatron-LM call, in their MPI-style forms (one flow a hop), and NCCL's
- * ring itself where faster (library_nccl_ring, below): all-reduce
- * as a ring or a (double binary) tree; reduce-scatter, all-gather,
- * broadcast and reduce as rings (NVIDIA/nccl v2.21.5-1: the
- * RunWorkElement specialisations in src/device/all_reduce.h:227-738,
- * reduce_scatter.h:57-158, all_gather.h:67-164, broadcast.h:51-66,
- * reduce.h:55-70, NVLS and CollNet aside, which need switches that
- * reduce); all-to-all as one group of sends and receives to every peer
- * (nccl-tests v2.13.10 src/alltoall.cu:57-62): direct. */
-static uint64_t library_among(tc_op op)
-{
-#define BIT(a) ((uint64_t)1 << (a))
-    switch (op) {
-    case TC_OP_ALLREDUCE: return BIT(TC_ALGO_RING) | BIT(TC_ALGO_DBTREE);
-    case TC_OP_ALLTOALL: return BIT(TC_ALGO_DIRECT);
-    default: return BIT(TC_ALGO_RING);
-    }
-#undef BIT
-}
-
-_Static_assert(TC_ALGO_COUNT <= 64, "tc_coll_req.among has a bit per algorithm");
-
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* "library" for all-reduce, reduce-scatter and all-gather: NCCL's ring
- * itself (nccl-ring, Simple: the protocol of NCCL's choice at gradient
- * sizes, and one that co-simulates) where it is faster than the forms
- * above, in groups with several GPUs on each of several nodes (those of
- * group 0, a kind's groups being alike): NCCL runs a ring per channel, channel k entering and leaving each
- * node by NIC k (coll/nccl.c), so the group moves its bytes over all the
- * node's NICs, where one ring in rank order crosses between nodes by one
- * NIC. Where it does not fit the groups, the forms above. */
-static tc_status library_nccl_ring(comm_ctx *c, const tc_coll_req *req, const tc_groups *gr, const double *sizes,
-                                   size_t n, const tc_eval_opts *eo, tc_result *r, tc_err *err)
-{
-    /* only there: elsewhere both leave each GPU by its own links, and the
-     * MPI forms stand */
-    uint32_t G = c->t->node_size, nodes = 0, *node = G > 1 ? malloc(gr->size * sizeof *node) : NULL;
-    if (G > 1 && !node)
-        return tc_fail(err, TC_EINTERNAL, "out of memory");
-    for (uint32_t i = 0; node && i < gr->size; i++)
-        node[i] = gr->members[i] / G;
-    if (node)
-        qsort(node, gr->size, sizeof *node, cmp_u32);
-    for (uint32_t i = 0; node && i < gr->size; i++)
-        nodes += i == 0 || node[i] != node[i - 1];
-    free(node);
-    if (nodes < 2 || nodes == gr->size) /* one node, or a GPU a node */
-        return TC_OK;
-    tc_result *q = tc_calloc(n, sizeof *q);
-    if (!q)
-        return tc_fail(err, TC_EINTERNAL, "out of memory");
-    tc_coll_req nr = *req;
-    nr.algo = TC_ALGO_NCCL_RING;
-    nr.among = 0;
-    nr.proto = TC_PROTO_SIMPLE;
-    tc_err e2;
-    tc_status st = tc_evaluate_groups_sweep(c->t, &nr, gr, sizes, n, eo, q, &e2);
-    if (st == TC_OK)
-        for (size_t i = 0; i < n; i++)
-            if (q[i].time_s < r[i].time_s)
-                r[i] = q[i];
-    free(q);
-    if (st == TC_EINVAL)
-        return TC_OK; /* it does not fit these groups */
-    if (st)
-        *err = e2;
-    return st;
-}
-
 /* Times of one operation on the groups of kind g (or a send) at n sizes,
  * in one sweep: the schedules are built once and rescaled. */
 static tc_status sweep_times(comm_ctx *c, tc_op op, tc_ti_group g, const double *sizes, size_t n, double *out,
@@ -293,11 +218,11 @@ static tc_status sweep_times(comm_ctx *c, tc_op op, tc_ti_group g, const double 
         req.p = gr.size;
         req.elt = 2;
         if (c->lib[g])
-            req.among = library_among(op);
+            req.among = tc_library_among(op); /* "library": src/eval/library.c */
         if (st == TC_OK)
             st = tc_evaluate_groups_sweep(c->t, &req, &gr, sizes, n, &eo, r, err);
         if (st == TC_OK && c->lib[g] && (op == TC_OP_ALLREDUCE || op == TC_OP_REDUCESCATTER || op == TC_OP_ALLGATHER))
-            st = library_nccl_ring(c, &req, &gr, sizes, n, &eo, r, err);
+            st = tc_library_nccl_ring(c->t, &req, &gr, sizes, n, &eo, r, err);
     }
     for (size_t i = 0; st == TC_OK && i < n; i++) {
         out[i] = r[i].time_s;
