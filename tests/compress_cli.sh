@@ -349,6 +349,49 @@ assert abs(tree["bits_per_coord"] - 8.125) < 1e-4, tree["bits_per_coord"]  # 4 b
 grep -q '^codec,collective,path,servers,' "$tmp/paths.csv" && grep -q '^int8:path=ps,allreduce,ps,64,' "$tmp/paths.csv" ||
     { echo "FAIL (paths csv): no path and servers columns"; head -3 "$tmp/paths.csv"; fails=$((fails + 1)); }
 
+# --- the DP all-reduce: compress's policy is train's (--dp-algo, library by
+# default). The tiny model's gradients are one bucket of 502,400 bf16 bytes
+# in train (its first bucket closes at 1 MiB) and so are those of a custom
+# model of 251,200 parameters in one layer in compress: on 8 DGX nodes the
+# two commands time that one all-reduce alike, under every policy (to 1e-4:
+# train counts bf16 elements, compress 4-byte ones, which moves the
+# pipelined algorithms' chunk edges) ---
+for a in library auto ring dbtree nccl-ring; do
+    "$T" train --preset dgx-h100:nodes=8 --model "$(dirname "$0")/data/models/tiny.json" --dp 64 --dp-algo "$a" \
+        --format json --quiet >"$tmp/tr.json" 2>"$tmp/err" &&
+        "$T" compress --preset dgx-h100:nodes=8 --model params=251200,layers=1,flops=1T --codec bf16 \
+            --steps-ratio bf16=1 --dp-algo "$a" --format json --quiet >"$tmp/co.json" 2>>"$tmp/err" ||
+        { echo "FAIL (train and compress, --dp-algo $a): $(cat "$tmp/err")"; fails=$((fails + 1)); continue; }
+    python3 - "$tmp/tr.json" "$tmp/co.json" "$a" <<'PY' || { echo "FAIL (train and compress time the DP all-reduce apart, --dp-algo $a)"; fails=$((fails + 1)); }
+import json, sys
+t, c, a = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
+b = {x["codec"]: x for x in c["results"]}["bf16"]
+assert c["inputs"]["dp_algo"] == a, c["inputs"]["dp_algo"]
+assert t["comm"]["dp"]["count"] == 1 and t["comm"]["dp"]["bytes"] == 502400, t["comm"]["dp"]
+assert b["collective_bytes_per_iteration"] == 502400 and c["inputs"]["buckets"] == 1, b
+alg = t["algorithms"][0]["algo"]
+assert b["algo"] == alg.split(":")[0], (b["algo"], alg)
+x, y = t["comm"]["dp"]["time_s"], b["network_s"]
+assert abs(x - y) <= 1e-4 * x, (a, x, y)
+PY
+done
+# on gradients of 421 MB the library's choice on these nodes is NCCL's ring,
+# in compress as in train
+"$T" compress --preset dgx-h100:nodes=8 --model llama-7b --codec int8 --steps-ratio int8=1 --format json --quiet \
+    >"$tmp/lib.json" 2>"$tmp/err" || { echo "FAIL (library on DGX): $(cat "$tmp/err")"; fails=$((fails + 1)); }
+python3 -c 'import json, sys
+r = {x["codec"]: x for x in json.load(open(sys.argv[1]))["results"]}
+assert r["bf16"]["algo"] == "nccl-ring" and r["fp32"]["algo"] == "nccl-ring", r["bf16"]["algo"]' "$tmp/lib.json" ||
+    { echo "FAIL: the library policy does not take NCCL's ring for bf16 on DGX nodes"; fails=$((fails + 1)); }
+good "the policy is stated" "^algorithms  .*--dp-algo library, what NCCL runs" compress --topo "$CLOS" --model resnet50 \
+    --codec int8 $PI
+good "a named algorithm is stated" "^algorithms  rhd: fp32, bf16, int8 (allreduce path: --dp-algo rhd)$" compress \
+    --topo "$CLOS" --model resnet50 --codec int8 $PI --dp-algo rhd
+bad_says "an unknown --dp-algo" "unknown algorithm .fastest." compress --topo "$CLOS" --model resnet50 --codec int8 $PI \
+    --dp-algo fastest
+bad_says "a --dp-algo that cannot carry a codec's collective" "--dp-algo dbtree for codec topk:ratio=0.01's allgather" compress \
+    --topo "$CLOS" --model resnet50 --codec topk:ratio=0.01 $R --dp-algo dbtree
+
 if [ "$fails" -ne 0 ]; then
     echo "$fails compress CLI check(s) failed"
     exit 1

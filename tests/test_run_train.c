@@ -82,6 +82,8 @@ static void compress_equals_its_parts(void **state)
     w.workers = 64;
     tc_tl_opts_default(&w.contention); /* the scenario's default s_c, s_m */
     assert_true(w.contention.s_c == s->s_c && w.contention.s_m == s->s_m);
+    assert_string_equal(s->it_algo[0], "library"); /* the DP policy: train's default */
+    snprintf(w.dp_algo, sizeof w.dp_algo, "library");
     double iter[4];
     tc_codec_iter its[4];
     for (int k = 0; k < 4; k++) {

@@ -85,6 +85,7 @@ typedef struct tc_compress_out {
     double mfu;              /* used: the scenario's, else the model's */
     uint32_t workers;        /* the job's ranks */
     double bucket_bytes;     /* used (TC_DDP_BUCKET_BYTES by default) */
+    char dp_algo[64];        /* the allreduce path's collectives (--dp-algo): library, auto or a name */
     bool offload;
     double s_c, s_m;         /* contention factors of the timeline (timeline.h) */
     tc_mode mode;

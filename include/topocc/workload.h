@@ -116,7 +116,13 @@ typedef struct tc_workload {
     double bucket_bytes;     /* 0: TC_DDP_BUCKET_BYTES */
     bool offload;            /* codec work on a separate engine */
     tc_tl_opts contention;   /* s_c, s_m, s_c_dma, s_m_dma (all 0: none) */
-    tc_eval_opts eval;       /* evaluator of the collectives (algorithm: auto) */
+    tc_eval_opts eval;       /* evaluator of the collectives */
+    /* The algorithm of the allreduce path's collectives (compress's
+     * --dp-algo, the policy of train's): "library" (what NCCL runs:
+     * tc_library_among, and NCCL's ring where faster on several GPUs of
+     * each of several nodes), "auto" or "" (the fastest of all), or a name
+     * as tc_algo_parse takes it. */
+    char dp_algo[64];
 } tc_workload;
 
 /* Servers whose endpoints tc_codec_iter lists (path ps). */
@@ -133,7 +139,7 @@ typedef struct tc_codec_iter {
     uint32_t collectives;    /* per bucket: the most phases that carry something (powersgd: up to 3; ps: its
                                 push and pull count as one) */
     double bits_per_coord;
-    tc_algo algo;            /* the algorithm of the largest bucket's first phase: auto's choice, ring and dbtree
+    tc_algo algo;            /* the algorithm of the largest bucket's first phase: dp_algo's choice, ring and dbtree
                                 for the requant paths, the in-network algorithm for switch, direct for ps */
     double codec_Bps;        /* encode + decode throughput used for the largest bucket (0: no codec work) */
     size_t nbuckets;
@@ -150,8 +156,9 @@ void tc_workload_compute(const tc_workload *w, double *fwd_s, double *bwd_s);
 
 /* One iteration of w with codec c on t. codec_Bps > 0 overrides the
  * accelerator roofline (tc_codec_accel_throughput). Each bucket's phases
- * (tc_codec_wire) are timed one after the other by w's evaluator: an
- * all-reduce by auto, the ring or dbtree (requant paths), the fastest of
+ * (tc_codec_wire) are timed one after the other by w's evaluator: the
+ * allreduce path's collectives by w->dp_algo, the ring or dbtree (requant
+ * paths), the fastest of
  * nccl-nvls, nccl-nvls-tree, nccl-collnet-direct and nccl-collnet-chain
  * valid on t (switch: a topology with none is refused), or the push and
  * pull schedule of coll/ps.c (ps). Per-tensor powersgd

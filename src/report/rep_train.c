@@ -659,6 +659,7 @@ static json_t *inputs_json(const tc_compress_out *o)
     json_object_set_new(in, "backward_s", json_real(o->bwd_s));
     json_object_set_new(in, "bucket_bytes", json_real(o->bucket_bytes));
     json_object_set_new(in, "buckets", json_integer((json_int_t)(o->n ? o->rows[0].it.nbuckets : 0)));
+    json_object_set_new(in, "dp_algo", json_string(o->dp_algo));
     json_object_set_new(in, "offload", json_boolean(o->offload));
     json_object_set_new(in, "s_c", json_real(o->s_c));
     json_object_set_new(in, "s_m", json_real(o->s_m));
@@ -1036,6 +1037,32 @@ static void print_codec_cost(const tc_compress_out *o, FILE *f)
 
 static void print_servers(const tc_compress_out *o, FILE *f);
 
+/* The algorithm of each codec's first collective, codecs grouped by it, and
+ * the policy that chose the allreduce path's (--dp-algo). */
+static void print_algorithms(const tc_compress_out *o, FILE *f)
+{
+    bool lib = strcmp(o->dp_algo, "library") == 0, aut = strcmp(o->dp_algo, "auto") == 0;
+    fprintf(f, "algorithms  ");
+    bool done[TC_COMPRESS_MAX_CODECS] = {false};
+    for (size_t k = 0, first = 1; k < o->n; k++) {
+        if (done[k])
+            continue;
+        const char *a = o->rows[k].it.path == TC_PATH_PS ? "ps" : tc_algo_name(o->rows[k].it.algo);
+        fprintf(f, "%s%s:", first ? "" : "; ", a);
+        first = 0;
+        for (size_t j = k, n = 0; j < o->n; j++) {
+            const char *b = o->rows[j].it.path == TC_PATH_PS ? "ps" : tc_algo_name(o->rows[j].it.algo);
+            if (!done[j] && strcmp(a, b) == 0) {
+                fprintf(f, "%s%s", n++ ? ", " : " ", o->rows[j].codec.name);
+                done[j] = true;
+            }
+        }
+    }
+    fprintf(f, " (allreduce path: --dp-algo %s%s)\n", o->dp_algo,
+            lib ? ", what NCCL runs, as train's default: ring or dbtree, NCCL's multi-rail ring where faster"
+                : aut ? ", the fastest of topocc's algorithms" : "");
+}
+
 static void print_header(const tc_compress_out *o, FILE *f)
 {
     char b[2][64];
@@ -1051,6 +1078,7 @@ static void print_header(const tc_compress_out *o, FILE *f)
     fprintf(f, "network     %s (injection %s per endpoint), %u workers, %s mode; %zu buckets of %s%s\n",
             o->topology, tc_fmt_rate(o->injection_Bps, b[1], 64), o->workers, tc_mode_name(o->mode), o->n ? o->rows[0].it.nbuckets : 0, tc_fmt_size(o->bucket_bytes, b[0], 64),
             o->offload ? ", codec work offloaded" : ", codec work on the accelerator");
+    print_algorithms(o, f);
     print_codec_cost(o, f);
     fprintf(f, "contention  while a collective is in flight compute runs at 1/(1+%g), and collectives at 1/(1+%g) "
                "while compute runs (--s-c, --s-m)\n", o->s_c, o->s_m);

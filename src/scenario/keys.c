@@ -2062,7 +2062,7 @@ static const tc_scn_key keys[] = {
     {"iteration.s_m", B(TRAIN) | B(COMPRESS), NULL, set_s_m, get_s_m, ""},
     {"iteration.dma", B(TRAIN), NULL, set_dma, get_dma, ""},
     {"iteration.comm_order", B(TRAIN), NULL, set_comm_order, get_comm_order, ""},
-    {"iteration.dp_algo", B(TRAIN), NULL, set_dp_algo, get_dp_algo, ""},
+    {"iteration.dp_algo", B(TRAIN) | B(COMPRESS), NULL, set_dp_algo, get_dp_algo, ""},
     {"iteration.tp_algo", B(TRAIN), NULL, set_tp_algo, get_tp_algo, ""},
     {"iteration.ep_algo", B(TRAIN), has_ep, set_ep_algo, get_ep_algo, "--ep above 1"},
     {"iteration.timeline", B(TRAIN), NULL, set_it_timeline, get_it_timeline, ""},

@@ -196,6 +196,11 @@ static const opt_def opts[] = {
       "each collective timed alone) or a name as collective's --algo takes it (ring, rhd, dbtree:chunks=64, nccl, "
       "...) [library]"},
      F_VALUE},
+    {{"--dp-algo", "iteration.dp_algo", "train", "ALGO", B(COMPRESS), false,
+      "the algorithm of the allreduce path's collectives (the fp32 and bf16 baselines' all-reduce included), as "
+      "train's --dp-algo: library (what NCCL runs: ring or dbtree, NCCL's multi-rail ring (nccl-ring) where "
+      "faster), auto (the fastest of all) or a name as collective's --algo takes it [library]"},
+     F_VALUE},
     {{"--tp-algo", "iteration.tp_algo", "train", "ALGO", B(TRAIN), false,
       "the algorithm of the TP collectives (all-reduce, or reduce-scatter and all-gather with --seq-parallel): "
       "library, auto or a name, as --dp-algo [library]"},

@@ -358,6 +358,8 @@ static tc_status make_workload(job *J, const tc_net *net, tc_flow_opts *fo, tc_e
     w->mfu = s->mfu;
     w->bucket_bytes = s->bucket_bytes;
     w->offload = s->offload;
+    snprintf(w->dp_algo, sizeof w->dp_algo, "%s", s->it_algo[0]);
+    snprintf(o->dp_algo, sizeof o->dp_algo, "%s", s->it_algo[0]);
     tc_tl_opts_default(&w->contention);
     w->contention.s_c = s->s_c;
     w->contention.s_m = s->s_m;

@@ -195,6 +195,55 @@ static tc_status eval_algo(const tc_topo *t, const tc_workload *w, tc_op op, tc_
     return st;
 }
 
+/* NCCL's ring where it is faster than r on the job's workers, one group of
+ * them all (tc_library_nccl_ring: several GPUs on each of several nodes). */
+static tc_status nccl_ring_if_faster(const tc_topo *t, const tc_workload *w, const tc_coll_req *req, tc_result *r,
+                                     tc_err *err)
+{
+    uint32_t *all = malloc((size_t)w->workers * sizeof *all);
+    if (!all)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    for (uint32_t i = 0; i < w->workers; i++)
+        all[i] = i;
+    tc_groups g = {.p = w->workers, .ngroups = 1, .size = w->workers, .members = all};
+    double bytes = req->bytes;
+    tc_status st = tc_library_nccl_ring(t, req, &g, &bytes, 1, &w->eval, r, err);
+    free(all);
+    return st;
+}
+
+/* The allreduce path's collectives under w->dp_algo (docs/MODEL.md,
+ * "Gradient compression, end to end"): the policy of train's --dp-algo. */
+static tc_status dp_time(const tc_topo *t, const tc_workload *w, const tc_codec_spec *c, tc_op op, double bytes,
+                         double *time, tc_algo *algo, tc_err *err)
+{
+    bool lib = strcmp(w->dp_algo, "library") == 0;
+    tc_coll_req req = {.algo = TC_ALGO_AUTO};
+    tc_status st = TC_OK;
+    if (!lib && w->dp_algo[0] && (st = tc_algo_parse(w->dp_algo, &req, err)))
+        return st;
+    req.op = op;
+    req.p = w->workers;
+    req.bytes = bytes;
+    if (lib)
+        req.among = tc_library_among(op);
+    tc_result r;
+    st = tc_evaluate(t, &req, &w->eval, &r, err);
+    if (st == TC_OK && lib)
+        st = nccl_ring_if_faster(t, w, &req, &r, err);
+    if (st && req.algo != TC_ALGO_AUTO) {
+        char m[TC_ERR_LEN];
+        snprintf(m, sizeof m, "%s", err->msg);
+        return tc_fail(err, st, "--dp-algo %s for codec %s's %s of %.0f bytes: %s", w->dp_algo, c->name, tc_op_name(op),
+                       bytes, m);
+    }
+    if (st == TC_OK) {
+        *time = r.time_s;
+        *algo = r.algo;
+    }
+    return st;
+}
+
 /* The switch path: the fastest in-network all-reduce valid on t. */
 static tc_status switch_time(const tc_topo *t, const tc_workload *w, const tc_codec_spec *c, double bytes,
                              double *time, tc_algo *algo, tc_err *err)
@@ -253,12 +302,7 @@ static tc_status phase_time(const tc_topo *t, const tc_workload *w, const tc_cod
         }
     tc_status st = TC_OK;
     if (ph->how == TC_WIRE_AUTO) {
-        tc_coll_req req = {.op = ph->op, .algo = TC_ALGO_AUTO, .p = w->workers, .bytes = ph->size};
-        tc_result r;
-        if ((st = tc_evaluate(t, &req, &w->eval, &r, err)) == TC_OK) {
-            *time = r.time_s;
-            *algo = r.algo;
-        }
+        st = dp_time(t, w, c, ph->op, ph->size, time, algo, err);
     } else if (ph->how == TC_WIRE_RING || ph->how == TC_WIRE_TREE) {
         *algo = ph->how == TC_WIRE_RING ? TC_ALGO_RING : TC_ALGO_DBTREE;
         st = eval_algo(t, w, ph->op, *algo, ph->size, time, err);
