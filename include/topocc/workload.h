@@ -121,7 +121,8 @@ typedef struct tc_workload {
      * --dp-algo, the policy of train's): "library" (what NCCL runs:
      * tc_library_among, and NCCL's ring where faster on several GPUs of
      * each of several nodes), "auto" or "" (the fastest of all), or a name
-     * as tc_algo_parse takes it. */
+     * as tc_algo_parse takes it. The requant ring is the library's ring
+     * whatever this says. */
     char dp_algo[64];
 } tc_workload;
 
@@ -139,8 +140,9 @@ typedef struct tc_codec_iter {
     uint32_t collectives;    /* per bucket: the most phases that carry something (powersgd: up to 3; ps: its
                                 push and pull count as one) */
     double bits_per_coord;
-    tc_algo algo;            /* the algorithm of the largest bucket's first phase: dp_algo's choice, ring and dbtree
-                                for the requant paths, the in-network algorithm for switch, direct for ps */
+    tc_algo algo;            /* the algorithm of the largest bucket's first phase: dp_algo's choice, ring (nccl-ring
+                                on several GPUs of each of several nodes, where faster) and dbtree for the requant
+                                paths, the in-network algorithm for switch, direct for ps */
     double codec_Bps;        /* encode + decode throughput used for the largest bucket (0: no codec work) */
     size_t nbuckets;
     double coll_bytes;       /* collective sizes per iteration, nccl-tests convention */
@@ -157,8 +159,9 @@ void tc_workload_compute(const tc_workload *w, double *fwd_s, double *bwd_s);
 /* One iteration of w with codec c on t. codec_Bps > 0 overrides the
  * accelerator roofline (tc_codec_accel_throughput). Each bucket's phases
  * (tc_codec_wire) are timed one after the other by w's evaluator: the
- * allreduce path's collectives by w->dp_algo, the ring or dbtree (requant
- * paths), the fastest of
+ * allreduce path's collectives by w->dp_algo, the requant ring by the
+ * library's ring (ring, or nccl-ring where faster on several GPUs of each
+ * of several nodes), the requant tree by dbtree, the fastest of
  * nccl-nvls, nccl-nvls-tree, nccl-collnet-direct and nccl-collnet-chain
  * valid on t (switch: a topology with none is refused), or the push and
  * pull schedule of coll/ps.c (ps). Per-tensor powersgd

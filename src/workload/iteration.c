@@ -244,6 +244,24 @@ static tc_status dp_time(const tc_topo *t, const tc_workload *w, const tc_codec_
     return st;
 }
 
+/* The requant ring: the ring the library runs, MPICH's form or, on
+ * several GPUs of each of several nodes, NCCL's ring (one per channel, each
+ * node left by all its NICs) where faster. */
+static tc_status requant_ring_time(const tc_topo *t, const tc_workload *w, tc_op op, double bytes, double *time,
+                                   tc_algo *algo, tc_err *err)
+{
+    tc_coll_req req = {.op = op, .algo = TC_ALGO_RING, .p = w->workers, .bytes = bytes};
+    tc_result r;
+    tc_status st = tc_evaluate(t, &req, &w->eval, &r, err);
+    if (st == TC_OK)
+        st = nccl_ring_if_faster(t, w, &req, &r, err);
+    if (st == TC_OK) {
+        *time = r.time_s;
+        *algo = r.algo;
+    }
+    return st;
+}
+
 /* The switch path: the fastest in-network all-reduce valid on t. */
 static tc_status switch_time(const tc_topo *t, const tc_workload *w, const tc_codec_spec *c, double bytes,
                              double *time, tc_algo *algo, tc_err *err)
@@ -303,8 +321,10 @@ static tc_status phase_time(const tc_topo *t, const tc_workload *w, const tc_cod
     tc_status st = TC_OK;
     if (ph->how == TC_WIRE_AUTO) {
         st = dp_time(t, w, c, ph->op, ph->size, time, algo, err);
-    } else if (ph->how == TC_WIRE_RING || ph->how == TC_WIRE_TREE) {
-        *algo = ph->how == TC_WIRE_RING ? TC_ALGO_RING : TC_ALGO_DBTREE;
+    } else if (ph->how == TC_WIRE_RING) {
+        st = requant_ring_time(t, w, ph->op, ph->size, time, algo, err);
+    } else if (ph->how == TC_WIRE_TREE) {
+        *algo = TC_ALGO_DBTREE;
         st = eval_algo(t, w, ph->op, *algo, ph->size, time, err);
     } else if (ph->how == TC_WIRE_SWITCH) {
         st = switch_time(t, w, c, ph->size, time, algo, err);
