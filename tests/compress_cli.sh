@@ -420,6 +420,20 @@ bad_says "an unknown --dp-algo" "unknown algorithm .fastest." compress --topo "$
 bad_says "a --dp-algo that cannot carry a codec's collective" "--dp-algo dbtree for codec topk:ratio=0.01's allgather" compress \
     --topo "$CLOS" --model resnet50 --codec topk:ratio=0.01 $R --dp-algo dbtree
 
+# --- the buckets as they are: whole equal layers (a llama-7b layer, 803 MiB
+# of float32 gradients, is a bucket alone whatever the 25 MiB cap says) ---
+good "one-layer buckets" "; 32 buckets of 1 layer, 803MiB of float32 gradients each (cap 25MiB: " compress \
+    --topo "$CLOS" --model llama-7b --codec int8 $PI
+good "several layers a bucket" "; 4 buckets of 14 layers, 25.3MiB of float32 gradients each (the last: 12 layers, 21.7MiB; cap 25MiB: " \
+    compress --topo "$CLOS" --model resnet50 --codec int8 $PI
+"$T" compress --topo "$CLOS" --model llama-7b --codec int8 $PI --format json --quiet >"$tmp/bk.json" 2>"$tmp/err"
+python3 -c 'import json, sys
+i = json.load(open(sys.argv[1]))["inputs"]
+layer = 4 * i["model"]["params"] / i["model"]["layers"]
+assert i["buckets"] == 32 and i["bucket_layers"] == 1 and i["bucket_bytes"] == 25 * 2**20, i
+assert i["bucket_first_bytes"] == layer and i["bucket_last_bytes"] == layer, i' "$tmp/bk.json" ||
+    { echo "FAIL: the JSON does not say what the buckets are"; fails=$((fails + 1)); }
+
 if [ "$fails" -ne 0 ]; then
     echo "$fails compress CLI check(s) failed"
     exit 1

@@ -84,7 +84,10 @@ typedef struct tc_compress_out {
     char accel_name[64];
     double mfu;              /* used: the scenario's, else the model's */
     uint32_t workers;        /* the job's ranks */
-    double bucket_bytes;     /* used (TC_DDP_BUCKET_BYTES by default) */
+    double bucket_bytes;     /* the cap used (TC_DDP_BUCKET_BYTES by default) */
+    size_t nbuckets;         /* the buckets it gives: whole layers each (tc_buckets_make) */
+    uint32_t bucket_layers;  /* layers in every bucket but possibly the last */
+    double bucket_first_bytes, bucket_last_bytes; /* their float32 gradient bytes: the first (largest), the last */
     char dp_algo[64];        /* the allreduce path's collectives (--dp-algo): library, auto or a name */
     bool offload;
     double s_c, s_m;         /* contention factors of the timeline (timeline.h) */

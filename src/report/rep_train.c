@@ -658,7 +658,10 @@ static json_t *inputs_json(const tc_compress_out *o)
     json_object_set_new(in, "forward_s", json_real(o->fwd_s));
     json_object_set_new(in, "backward_s", json_real(o->bwd_s));
     json_object_set_new(in, "bucket_bytes", json_real(o->bucket_bytes));
-    json_object_set_new(in, "buckets", json_integer((json_int_t)(o->n ? o->rows[0].it.nbuckets : 0)));
+    json_object_set_new(in, "buckets", json_integer((json_int_t)o->nbuckets));
+    json_object_set_new(in, "bucket_layers", json_integer(o->bucket_layers));
+    json_object_set_new(in, "bucket_first_bytes", json_real(o->bucket_first_bytes));
+    json_object_set_new(in, "bucket_last_bytes", json_real(o->bucket_last_bytes));
     json_object_set_new(in, "dp_algo", json_string(o->dp_algo));
     json_object_set_new(in, "offload", json_boolean(o->offload));
     json_object_set_new(in, "s_c", json_real(o->s_c));
@@ -1037,6 +1040,23 @@ static void print_codec_cost(const tc_compress_out *o, FILE *f)
 
 static void print_servers(const tc_compress_out *o, FILE *f);
 
+/* What the buckets are: whole equal layers, closed once they hold the cap
+ * (tc_buckets_make), their float32 gradient bytes. */
+static void print_buckets(const tc_compress_out *o, FILE *f)
+{
+    char b[3][64];
+    uint32_t k = o->bucket_layers, last = o->model.layers - (uint32_t)(o->nbuckets - 1) * k;
+    fprintf(f, "%zu bucket%s of %u layer%s, %s of float32 gradients", o->nbuckets, o->nbuckets == 1 ? "" : "s", k,
+            k == 1 ? "" : "s", tc_fmt_size(o->bucket_first_bytes, b[0], 64));
+    if (o->nbuckets > 1)
+        fprintf(f, " each");
+    fprintf(f, " (");
+    if (o->nbuckets > 1 && last != k)
+        fprintf(f, "the last: %u layer%s, %s; ", last, last == 1 ? "" : "s",
+                tc_fmt_size(o->bucket_last_bytes, b[1], 64));
+    fprintf(f, "cap %s: a bucket closes at the layer that fills it)", tc_fmt_size(o->bucket_bytes, b[2], 64));
+}
+
 /* The algorithm of each codec's first collective, codecs grouped by it, and
  * the policy that chose the allreduce path's (--dp-algo). */
 static void print_algorithms(const tc_compress_out *o, FILE *f)
@@ -1075,9 +1095,10 @@ static void print_header(const tc_compress_out *o, FILE *f)
         fprintf(f, ", %.4g TFLOP per iteration\n", m->flops_iter / 1e12);
     fprintf(f, "compute     %s at %.0f%% MFU: forward %s, backward %s per iteration\n", o->accel->name, 100 * o->mfu,
             tc_fmt_time(o->fwd_s, b[0], 64), tc_fmt_time(o->bwd_s, b[1], 64));
-    fprintf(f, "network     %s (injection %s per endpoint), %u workers, %s mode; %zu buckets of %s%s\n",
-            o->topology, tc_fmt_rate(o->injection_Bps, b[1], 64), o->workers, tc_mode_name(o->mode), o->n ? o->rows[0].it.nbuckets : 0, tc_fmt_size(o->bucket_bytes, b[0], 64),
-            o->offload ? ", codec work offloaded" : ", codec work on the accelerator");
+    fprintf(f, "network     %s (injection %s per endpoint), %u workers, %s mode; ", o->topology,
+            tc_fmt_rate(o->injection_Bps, b[1], 64), o->workers, tc_mode_name(o->mode));
+    print_buckets(o, f);
+    fprintf(f, "%s\n", o->offload ? ", codec work offloaded" : ", codec work on the accelerator");
     print_algorithms(o, f);
     print_codec_cost(o, f);
     fprintf(f, "contention  while a collective is in flight compute runs at 1/(1+%g), and collectives at 1/(1+%g) "
