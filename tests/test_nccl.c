@@ -322,6 +322,42 @@ static void chain_fill_and_drain_by_bisection_are_exact(void **state)
     print_message("%d cases, %d with nested phases, %d with a sliding window\n", cases, nested, windows);
     assert_true(nested > cases / 2 && windows > cases / 8);
 
+    /* failures that cut pairs off (a Clos, a torus under detour): the same
+     * status, and the refusal names the pair the phase-by-phase sum meets
+     * first (tc_steps_nested_sum looks for it phase by phase on a refusal) */
+    int refused = 0;
+    for (int it = 0; it < 120; it++) {
+        tc_topo *t = topo(mix(&seed) % 2 ? "clos:down=8x4,up=1x2" : "torus:dims=4x4x2");
+        tc_err err = {{0}};
+        for (int k = 0; k < 4; k++)
+            tc_topo_fail_link(t, (uint32_t)(mix(&seed) % t->n_links), true, &err);
+        uint32_t p = 8 + (uint32_t)(mix(&seed) % (t->n_endpoints - 7));
+        tc_coll_req req = {.op = mix(&seed) % 2 ? TC_OP_REDUCE : TC_OP_BROADCAST, .algo = TC_ALGO_NCCL_RING,
+                           .p = p, .bytes = 4.0 * 524288 * (1 + mix(&seed) % (2 * p)), .elt = 4,
+                           .channels = 1 + (uint32_t)(mix(&seed) % 4), .root = (uint32_t)(mix(&seed) % p)};
+        tc_sched *sc = NULL;
+        if (tc_coll_round(&req, &err) != TC_OK || tc_coll_build(&req, t, &sc, &err) != TC_OK)
+            fail_msg("p=%u: %s", p, err.msg);
+        tc_eval_opts o = {.mode = TC_MODE_STEPS, .routing = t->kind == TC_TOPO_TORUS ? TC_ROUTE_DETOUR : TC_ROUTE_ECMP};
+        double a, b;
+        tc_err ea = {{0}}, eb = {{0}};
+        tc_status sa = tc_eval_steps_sweep(t, sc, &o, &req.bytes, 1, &a, &ea);
+        for (uint32_t i = 0; i < sc->nphases; i++)
+            sc->phases[i].nest = 0;
+        tc_status sb = tc_eval_steps_sweep(t, sc, &o, &req.bytes, 1, &b, &eb);
+        assert_int_equal(sa, sb);
+        if (sa != TC_OK) {
+            refused++;
+            if (strcmp(ea.msg, eb.msg) != 0)
+                fail_msg("bisection: %s; phase by phase: %s", ea.msg, eb.msg);
+        } else
+            assert_true(a == b);
+        tc_sched_free(sc);
+        tc_topo_free(t);
+    }
+    print_message("%d of 120 cut off\n", refused);
+    assert_true(refused > 10);
+
     /* a wrong claim is refused: a window's phase is not nested, a fill's
      * phase does not shrink */
     tc_topo *t = topo("clos:down=16x4,up=1x4");

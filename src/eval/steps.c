@@ -469,6 +469,11 @@ tc_status tc_steps_nested_sum(const tc_sched *s, uint32_t a, uint32_t b, tc_phas
         st = nest_span(&ns, a, b, ta, tb, buf + 2 * n, err);
     if (st == TC_OK)
         nest_add(&ns, b, b > a ? tb : ta);
+    /* a refusal (a cut-off pair) as the phase-by-phase sum gives it: from
+     * the first phase that has one */
+    for (uint32_t i = a; st != TC_OK && i <= b; i++)
+        if (fn(ctx, i, buf, err) != TC_OK)
+            break;
     free(buf);
     return st;
 }
