@@ -324,7 +324,7 @@ static void chain_fill_and_drain_by_bisection_are_exact(void **state)
 
     /* failures that cut pairs off (a Clos, a torus under detour): the same
      * status, and the refusal names the pair the phase-by-phase sum meets
-     * first (tc_steps_nested_sum looks for it phase by phase on a refusal) */
+     * first (tc_steps_sum_phases looks for it phase by phase on a refusal) */
     int refused = 0;
     for (int it = 0; it < 120; it++) {
         tc_topo *t = topo(mix(&seed) % 2 ? "clos:down=8x4,up=1x2" : "torus:dims=4x4x2");

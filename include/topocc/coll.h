@@ -158,7 +158,7 @@ typedef struct tc_phase {
      * the previous phase's steps and maybe more; -1: a part of them; 0:
      * neither claimed (a chain's fill and drain). tc_sched_check verifies
      * it; the graph evaluators use it to cost a run of such phases by
-     * bisection (tc_steps_nested_sum). */
+     * bisection (tc_steps_sum_phases). */
     int8_t nest;
     char label[32];       /* e.g. "reduce-scatter", "all-gather dim 1" */
 } tc_phase;

@@ -58,13 +58,11 @@ tc_status tc_steps_phase_sweep(tc_steps_ws *w, const tc_topo *t, const tc_sched 
 /* The time of phase i of s at n sizes into out (one step's). */
 typedef tc_status (*tc_phase_time_fn)(void *ctx, uint32_t i, double *out, tc_err *err);
 
-/* Where phases a+1 .. b of s are nested (tc_phase.nest, all of one sign,
- * none repeated 0), adds to times[k] the sum of repeat x time of phases
- * a .. b as a phase-by-phase sum would, costing O(log) phases per change
- * of the time (steps.c). tc_steps_nested_end returns the last phase of the
- * run that starts at a (a where none). */
-uint32_t tc_steps_nested_end(const tc_sched *s, uint32_t a);
-tc_status tc_steps_nested_sum(const tc_sched *s, uint32_t a, uint32_t b, tc_phase_time_fn fn, void *ctx, size_t n,
+/* Adds to times[k] the sum over s's phases of repeat x time (fn), in
+ * phase order; where nested, a run of phases declared nested (tc_phase.nest,
+ * all of one sign, none repeated 0) costs O(log) phases per change of the
+ * time, by bisection, bit for bit the phase-by-phase sum (steps.c). */
+tc_status tc_steps_sum_phases(const tc_sched *s, bool nested, tc_phase_time_fn fn, void *ctx, size_t n,
                               double *times, tc_err *err);
 tc_status tc_steps_phase(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, uint32_t phase,
                          double *time_s, uint32_t *bottleneck, tc_err *err);

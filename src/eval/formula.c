@@ -714,25 +714,20 @@ static tc_status formula_run(const tc_topo *t, const tc_sched *s, const tc_eval_
         scale[k] = tc_sched_scale(s, sizes[k]);
         times[k] = lat; /* an NCCL protocol's latency (0 for the others) */
     }
+    /* without a phase-by-phase account, nested runs where the graph costs
+     * the phases (not closed forms) */
     fm_phase_ctx fc = {&c, s, scale, n};
-    for (uint32_t i = 0; i < s->nphases && st == TC_OK; i++) {
+    if (!pe && st == TC_OK)
+        st = tc_steps_sum_phases(s, !c.closed_ok, fm_phase_fn, &fc, n, times, err);
+    for (uint32_t i = 0; pe && i < s->nphases && st == TC_OK; i++) {
         if (!s->phases[i].repeat)
             continue;
-        /* a nested run on the graph (not for a phase-by-phase account) */
-        uint32_t e = pe || c.closed_ok ? i : tc_steps_nested_end(s, i);
-        if (e > i) {
-            st = tc_steps_nested_sum(s, i, e, fm_phase_fn, &fc, n, times, err);
-            i = e;
-            continue;
-        }
-        if ((st = phase_times(&c, s, i, scale, n, tmp, pe ? &pe[i] : NULL, err)))
+        if ((st = phase_times(&c, s, i, scale, n, tmp, &pe[i], err)))
             break;
         for (size_t k = 0; k < n; k++)
             times[k] += s->phases[i].repeat * tmp[k];
-        if (pe) {
-            pe[i].time_s = tmp[0];
-            pe[i].repeat = s->phases[i].repeat;
-        }
+        pe[i].time_s = tmp[0];
+        pe[i].repeat = s->phases[i].repeat;
     }
     tc_steps_ws_free(c.ws);
     free(scale);

@@ -401,7 +401,7 @@ tc_status tc_steps_phase(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, co
     return tc_steps_phase_sweep(w, t, s, o, phase, &one, 1, time_s, bottleneck, err);
 }
 
-uint32_t tc_steps_nested_end(const tc_sched *s, uint32_t a)
+static uint32_t nested_end(const tc_sched *s, uint32_t a)
 {
     uint32_t b = a;
     int sign = 0;
@@ -455,25 +455,40 @@ static tc_status nest_span(const nest_sum *ns, uint32_t lo, uint32_t hi, const d
     return st;
 }
 
-tc_status tc_steps_nested_sum(const tc_sched *s, uint32_t a, uint32_t b, tc_phase_time_fn fn, void *ctx, size_t n,
+/* Phases a .. b, a nested run (or a alone), with buf of 36 n doubles: the
+ * two ends, then one level a halving (at most 33 for 32-bit phases). */
+static tc_status nested_run(const nest_sum *ns, uint32_t a, uint32_t b, double *buf, tc_err *err)
+{
+    size_t n = ns->n;
+    double *ta = buf, *tb = buf + n;
+    tc_status st = ns->fn(ns->ctx, a, ta, err);
+    if (st == TC_OK && b > a && (st = ns->fn(ns->ctx, b, tb, err)) == TC_OK)
+        st = nest_span(ns, a, b, ta, tb, buf + 2 * n, err);
+    if (st == TC_OK)
+        nest_add(ns, b, b > a ? tb : ta);
+    /* a refusal (a cut-off pair) as the phase-by-phase sum gives it: from
+     * the first phase that has one */
+    for (uint32_t i = a; st != TC_OK && b > a && i <= b; i++)
+        if (ns->fn(ns->ctx, i, buf, err) != TC_OK)
+            break;
+    return st;
+}
+
+tc_status tc_steps_sum_phases(const tc_sched *s, bool nested, tc_phase_time_fn fn, void *ctx, size_t n,
                               double *times, tc_err *err)
 {
-    /* the two ends, then one level a halving (at most 33 for 32-bit phases) */
     double *buf = tc_calloc(36 * (n ? n : 1), sizeof *buf);
     if (!buf)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
     nest_sum ns = {s, fn, ctx, n, times};
-    double *ta = buf, *tb = buf + n;
-    tc_status st = fn(ctx, a, ta, err);
-    if (st == TC_OK && b > a && (st = fn(ctx, b, tb, err)) == TC_OK)
-        st = nest_span(&ns, a, b, ta, tb, buf + 2 * n, err);
-    if (st == TC_OK)
-        nest_add(&ns, b, b > a ? tb : ta);
-    /* a refusal (a cut-off pair) as the phase-by-phase sum gives it: from
-     * the first phase that has one */
-    for (uint32_t i = a; st != TC_OK && i <= b; i++)
-        if (fn(ctx, i, buf, err) != TC_OK)
-            break;
+    tc_status st = TC_OK;
+    for (uint32_t i = 0; i < s->nphases && st == TC_OK; i++) {
+        if (!s->phases[i].repeat)
+            continue;
+        uint32_t e = nested ? nested_end(s, i) : i;
+        st = nested_run(&ns, i, e, buf, err);
+        i = e;
+    }
     free(buf);
     return st;
 }
@@ -497,8 +512,8 @@ tc_status tc_eval_steps_sweep(const tc_topo *t, const tc_sched *s, const tc_eval
                               size_t n, double *times, tc_err *err)
 {
     tc_steps_ws *w = tc_steps_ws_new(t, tc_sched_parts(s));
-    double *scale = tc_calloc(n, sizeof *scale), *tmp = tc_calloc(n, sizeof *tmp);
-    tc_status st = w && scale && tmp ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
+    double *scale = tc_calloc(n, sizeof *scale);
+    tc_status st = w && scale ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
     tc_eval_opts oo = *o;
     oo.routing = tc_eval_routing(TC_MODE_STEPS, t, o->routing);
     double lat = 0;
@@ -509,20 +524,10 @@ tc_status tc_eval_steps_sweep(const tc_topo *t, const tc_sched *s, const tc_eval
         times[k] = lat; /* an NCCL protocol's latency (0 for the others) */
     }
     steps_sweep_ctx c = {w, t, s, &oo, scale, n};
-    for (uint32_t i = 0; i < s->nphases && st == TC_OK; i++) {
-        if (!s->phases[i].repeat)
-            continue;
-        uint32_t e = tc_steps_nested_end(s, i);
-        if (e > i) {
-            st = tc_steps_nested_sum(s, i, e, steps_phase_fn, &c, n, times, err);
-            i = e;
-        } else if ((st = tc_steps_phase_sweep(w, t, s, &oo, i, scale, n, tmp, NULL, err)) == TC_OK)
-            for (size_t k = 0; k < n; k++)
-                times[k] += s->phases[i].repeat * tmp[k];
-    }
+    if (st == TC_OK)
+        st = tc_steps_sum_phases(s, true, steps_phase_fn, &c, n, times, err);
     tc_steps_ws_free(w);
     free(scale);
-    free(tmp);
     return st;
 }
 

@@ -279,6 +279,24 @@ static bool alive(const tc_topo *t, uint32_t l)
     return l != UINT32_MAX && !tc_topo_link_failed(t, l);
 }
 
+/* From cur: a step along d2 in direction dir2, `past` hops along d in
+ * direction dir, the step back; its links into out and the vertex reached,
+ * or UINT32_MAX where a link of it has failed. */
+static uint32_t detour(const tc_topo *t, uint32_t cur, int d, int dir, int d2, int dir2, uint32_t past, uint32_t *out)
+{
+    uint32_t m = 0;
+    for (uint32_t j = 0; j < past + 2; j++) {
+        uint32_t l = j == 0 ? tc_topo_torus_link(t, cur, d2, dir2)
+                     : j <= past ? tc_topo_torus_link(t, cur, d, dir)
+                                 : tc_topo_torus_link(t, cur, d2, -dir2);
+        if (!alive(t, l))
+            return UINT32_MAX;
+        out[m++] = l;
+        cur = link_dst(t, l);
+    }
+    return cur;
+}
+
 /* Fault-tolerant dimension order (torus.c's route, then around failures):
  * line: in each dimension the shorter way, or the other way round when the
  * shorter one crosses a failed link (a ring broken at the fault is a line);
@@ -329,47 +347,22 @@ uint32_t tc_torus_route_ft(const tc_topo *t, tc_routing r, uint32_t src, uint32_
                 cur = link_dst(t, l);
                 continue;
             }
+            /* step aside into another dimension (the next one first, +
+             * before -), the hop, and back; where the hop leads into a
+             * failed router, two hops past it */
             bool found = false;
-            for (int k = 1; k < t->ndims && !found; k++) {
-                int d2 = (d + k) % t->ndims;
-                for (int dir2 = 1; dir2 >= -1 && !found; dir2 -= 2) {
-                    uint32_t a = tc_topo_torus_link(t, cur, d2, dir2);
-                    if (!alive(t, a))
-                        continue;
-                    uint32_t b = tc_topo_torus_link(t, link_dst(t, a), d, dir);
-                    if (!alive(t, b))
-                        continue;
-                    uint32_t c = tc_topo_torus_link(t, link_dst(t, b), d2, -dir2);
-                    if (!alive(t, c))
-                        continue;
-                    links[n++] = a, links[n++] = b, links[n++] = c;
-                    cur = link_dst(t, c);
-                    found = true;
-                }
-            }
-            /* the hop leads into a failed router: step aside, make two
-             * hops past it, and step back */
-            for (int k = 1; k < t->ndims && !found && h + 1 < hops; k++) {
-                int d2 = (d + k) % t->ndims;
-                for (int dir2 = 1; dir2 >= -1 && !found; dir2 -= 2) {
-                    uint32_t a = tc_topo_torus_link(t, cur, d2, dir2);
-                    if (!alive(t, a))
-                        continue;
-                    uint32_t b1 = tc_topo_torus_link(t, link_dst(t, a), d, dir);
-                    if (!alive(t, b1))
-                        continue;
-                    uint32_t b2 = tc_topo_torus_link(t, link_dst(t, b1), d, dir);
-                    if (!alive(t, b2))
-                        continue;
-                    uint32_t c = tc_topo_torus_link(t, link_dst(t, b2), d2, -dir2);
-                    if (!alive(t, c))
-                        continue;
-                    links[n++] = a, links[n++] = b1, links[n++] = b2, links[n++] = c;
-                    cur = link_dst(t, c);
-                    found = true;
-                    h++;
-                }
-            }
+            for (uint32_t past = 1; past <= 2 && !found && h + past <= hops; past++)
+                for (int k = 1; k < t->ndims && !found; k++)
+                    for (int dir2 = 1; dir2 >= -1 && !found; dir2 -= 2) {
+                        uint32_t way[4], v = detour(t, cur, d, dir, (d + k) % t->ndims, dir2, past, way);
+                        if (v != UINT32_MAX) {
+                            for (uint32_t j = 0; j < past + 2; j++)
+                                links[n++] = way[j];
+                            cur = v;
+                            h += past - 1;
+                            found = true;
+                        }
+                    }
             /* the last hop of this dimension leads into a failed router
              * where the route turns: take a later dimension's first step
              * (towards the destination) before the hop, not after it */
