@@ -444,6 +444,91 @@ static void per_size_algorithms_take_each_points_alpha(void **state)
     tc_topo_free(t);
 }
 
+/* "library"'s tree (tc_library_req): each tree's half cut into NCCL's
+ * 512 KiB chunks, one for a small message. On random Clos networks, rank
+ * counts, elements and sizes (tiny, at and either side of a chunk
+ * boundary, large), every mode: library's all-reduce at each size is the
+ * faster of the ring and dbtree:chunks=c, c = ceil(S / 2 / 512 KiB), as
+ * each evaluates alone (the ring first on a tie); a sweep over all the
+ * sizes equals each size alone in formula and steps (to 1e-12: the ring's
+ * one schedule is rescaled; sizes of one chunk count are evaluated as one
+ * sweep); every schedule passes the data
+ * checker. And the small message no longer pays 64 chunks' overheads. */
+static void library_tree_chunks_follow_the_size(void **state)
+{
+    (void)state;
+    srand(20261206);
+    const double Q = 524288.0;
+    for (int trial = 0; trial < 12; trial++) {
+        uint32_t leaves = 2 + (uint32_t)rand() % 4, hosts = 2 + (uint32_t)rand() % 6, spines = 1 + (uint32_t)rand() % 4;
+        char spec[160];
+        snprintf(spec, sizeof spec, "clos:down=%ux%u,up=1x%u,bw=%uGbps,lat=%uus,alpha=%uus", hosts, leaves, spines,
+                 100 + 100 * (unsigned)(rand() % 4), 1 + (unsigned)(rand() % 3), (unsigned)(rand() % 6));
+        tc_topo *t = topo(spec);
+        uint32_t p = 2 + (uint32_t)rand() % (hosts * leaves - 1);
+        uint32_t elt = trial % 3 == 0 ? 0 : trial % 3 == 1 ? 2 : 4;
+        double sizes[8] = {4, 4096, 2 * Q, 2 * Q + 4, 2 * Q - 4, 6 * Q + 4 * (rand() % 1000), 3e8, 1 << 20};
+        size_t n = 8;
+        for (int m = 0; m < 3; m++) {
+            tc_mode mode = (tc_mode)m;
+            size_t nn = mode == TC_MODE_FLOW ? 3 : n; /* flow: the small ones */
+            tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_AUTO, .p = p, .elt = elt};
+            tc_library_req(&req, TC_OP_ALLREDUCE);
+            assert_true(tc_req_per_size(&req, TC_ALGO_DBTREE));
+            tc_eval_opts o = {.mode = mode};
+            tc_result res[8];
+            tc_err err = {{0}};
+            if (tc_evaluate_sweep(t, &req, sizes, nn, &o, res, &err) != TC_OK)
+                fail_msg("%s p=%u: %s", spec, p, err.msg);
+            for (size_t i = 0; i < nn; i++) {
+                tc_coll_req one = req;
+                one.bytes = sizes[i];
+                tc_result r1;
+                assert_int_equal(tc_evaluate(t, &one, &o, &r1, &err), TC_OK);
+                if (mode != TC_MODE_FLOW && fabs(r1.time_s - res[i].time_s) > 1e-12 * r1.time_s)
+                    fail_msg("%s p=%u mode %d size %.0f: swept %.17g, alone %.17g", spec, p, m, sizes[i],
+                             res[i].time_s, r1.time_s);
+                double S = tc_coll_rounded_bytes(TC_OP_ALLREDUCE, p, sizes[i], elt);
+                uint32_t c = (uint32_t)fmax(1, ceil(sizes[i] / 2 / Q));
+                tc_coll_req rr = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_RING, .p = p, .bytes = sizes[i], .elt = elt};
+                tc_coll_req rd = rr;
+                rd.algo = TC_ALGO_DBTREE;
+                rd.chunks = c;
+                tc_result a, b;
+                assert_int_equal(tc_evaluate(t, &rr, &o, &a, &err), TC_OK);
+                assert_int_equal(tc_evaluate(t, &rd, &o, &b, &err), TC_OK);
+                double want = b.time_s < a.time_s ? b.time_s : a.time_s;
+                if (r1.time_s != want || r1.algo != (b.time_s < a.time_s ? TC_ALGO_DBTREE : TC_ALGO_RING))
+                    fail_msg("%s p=%u mode %d size %.0f (%.0f rounded): library %.17g (%s), ring %.17g, "
+                             "dbtree:chunks=%u %.17g",
+                             spec, p, m, sizes[i], S, r1.time_s, tc_algo_name(r1.algo), a.time_s, c, b.time_s);
+                if (mode == TC_MODE_STEPS) {
+                    tc_sched *s = NULL;
+                    one.algo = TC_ALGO_DBTREE;
+                    assert_int_equal(tc_coll_build(&one, t, &s, &err), TC_OK);
+                    assert_int_equal(s->nblk, 2 * c);
+                    if (tc_sched_check(s, &err) != TC_OK)
+                        fail_msg("dbtree %u chunks p=%u: %s", c, p, err.msg);
+                    tc_sched_free(s);
+                }
+            }
+        }
+        tc_topo_free(t);
+    }
+    /* a 4-byte all-reduce on 64 ranks: one chunk a tree, not 64 */
+    tc_topo *t = topo("clos:down=8x8,up=1x8,bw=10Gbps,lat=1us,alpha=5us");
+    tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_AUTO, .p = 64, .bytes = 4};
+    tc_library_req(&req, TC_OP_ALLREDUCE);
+    tc_eval_opts o = {.mode = TC_MODE_STEPS};
+    tc_result r;
+    tc_err err = {{0}};
+    assert_int_equal(tc_evaluate(t, &req, &o, &r, &err), TC_OK);
+    double fixed = eval(t, TC_OP_ALLREDUCE, TC_ALGO_DBTREE, 64, 4, TC_MODE_STEPS, TC_ROUTE_DEFAULT);
+    assert_int_equal(r.algo, TC_ALGO_DBTREE);
+    assert_true(r.time_s < fixed / 4);
+    tc_topo_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -460,6 +545,7 @@ int main(void)
         cmocka_unit_test(sweeps_equal_single_evaluations_and_rescaled_schedules_stay_exact),
         cmocka_unit_test(more_ranks_than_endpoints_is_bad_input),
         cmocka_unit_test(per_size_algorithms_take_each_points_alpha),
+        cmocka_unit_test(library_tree_chunks_follow_the_size),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

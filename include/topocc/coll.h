@@ -250,8 +250,15 @@ typedef struct tc_coll_req {
     uint64_t among;       /* auto: the algorithms it may choose, bit 1 << tc_algo (0: every one) */
     uint8_t redop;        /* tc_redop of a reduction (0: sum): timed alike; NCCL's NVLS runs only some */
     uint8_t dtype;        /* tc_dtype_code of the element type (0: float32) */
+    double chunk_bytes;   /* dbtree and dbtree-fa with chunks 0: each tree's half cut into chunks of at most
+                             this many bytes (ceil(bytes / 2 / chunk_bytes), at least 1), so the schedule
+                             follows the size (tc_req_per_size); 0: the fixed default count. "library"
+                             sets NCCL's tree chunk (tc_library_req) */
 } tc_coll_req;
 #define TC_THROTTLE_ALL UINT32_MAX
+/* Whether algorithm a's schedule for req follows the size: tc_algo_per_size,
+ * or a tree cut into chunks of a fixed size (tc_coll_req.chunk_bytes). */
+bool tc_req_per_size(const tc_coll_req *req, tc_algo a);
 /* MPICH's default MPIR_CVAR_ALLTOALL_THROTTLE (src/mpi/coll/cvars.txt, v5.0.1). */
 #define TC_THROTTLE_DEFAULT 32u
 

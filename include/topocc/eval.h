@@ -178,6 +178,16 @@ void tc_groups_flow_jobs(const tc_sched *s, const tc_groups *g, const uint32_t *
  * replaced by NCCL's ring (nccl-ring, Simple) where that is faster; where
  * it does not fit the groups (TC_EINVAL) r is left as it is. */
 uint64_t tc_library_among(tc_op op);
+/* NCCL's tree chunk: its Simple FIFO step, NCCL_BUFFSIZE 4 MiB over
+ * NCCL_STEPS 8 (NVIDIA/nccl v2.21.5-1, src/init.cc:544,
+ * src/include/device.h:22; src/enqueue.cc:1723-1726: one step a chunk for
+ * the tree). */
+#define TC_LIBRARY_TREE_CHUNK 524288.0
+/* Sets req up as "library" for op: among (tc_library_among) and the tree's
+ * chunk (tc_coll_req.chunk_bytes: the tree's half cut into NCCL's chunks,
+ * one for a small message, where a fixed count would pay a message's
+ * overhead per chunk). */
+void tc_library_req(tc_coll_req *req, tc_op op);
 int tc_library_multirail(const tc_topo *t, const tc_groups *g, const uint32_t *map);
 tc_status tc_library_nccl_ring(const tc_topo *t, const tc_coll_req *req, const tc_groups *g, const double *sizes,
                                size_t n, const tc_eval_opts *o, tc_result *r, tc_err *err);

@@ -46,12 +46,14 @@
  * phases of their own. Fan-out and fan-in are exact: ranks fall in classes by
  * (depth, children) in both trees, and each phase takes the largest class.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "coll/algos.h"
 #include "coll/dbtree.h"
 
 #define DBT_DEFAULT_CHUNKS 64
+#define DBT_MAX_CHUNKS 65536u
 #define DBT_MAXDEPTH 64
 
 typedef struct dbt_tree {
@@ -67,6 +69,29 @@ typedef struct dbt_state {
     uint32_t c, D;
     dbt_tree t[2];
 } dbt_state;
+
+/* The chunks of each tree's half: chunks=, else one per chunk_bytes
+ * (library: NCCL's tree chunk; at most the 65,536 chunks= accepts), else
+ * the default count. */
+static uint32_t dbt_chunks(const tc_coll_req *req)
+{
+    if (req->chunks)
+        return req->chunks;
+    if (!(req->chunk_bytes > 0))
+        return DBT_DEFAULT_CHUNKS;
+    double c = ceil(req->bytes / 2 / req->chunk_bytes);
+    return c >= DBT_MAX_CHUNKS ? DBT_MAX_CHUNKS : c > 1 ? (uint32_t)c : 1;
+}
+
+/* Two sizes of one request cut into the same number of chunks carry the
+ * same transfers, each block scaled (the trees follow p, op and root). */
+static bool dbt_same_shape(const tc_sched *a, const tc_sched *b)
+{
+    const dbt_state *x = a->state, *y = b->state;
+    return a->same_shape == b->same_shape && a->algo == b->algo && a->req.op == b->req.op &&
+           a->req.p == b->req.p && a->req.root == b->req.root && a->req.elt == b->req.elt && a->nblk == b->nblk &&
+           a->nsteps == b->nsteps && a->nphases == b->nphases && (!x) == (!y) && (!x || (x->c == y->c && x->D == y->D));
+}
 
 static bool dbtree_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)
 {
@@ -241,8 +266,10 @@ static uint32_t class_fanin(uint32_t key, const dbt_win *w)
 
 tc_status tc_dbtree_build_perm(const tc_coll_req *req, tc_sched *s, const uint32_t *perm, tc_err *err)
 {
-    uint32_t p = req->p, c = req->chunks ? req->chunks : DBT_DEFAULT_CHUNKS;
+    uint32_t p = req->p, c = dbt_chunks(req);
     s->emit = emit_dbtree;
+    if (!perm)
+        s->same_shape = dbt_same_shape;
     s->nblk = s->nslots = 2 * c;
     s->blk_bytes = tc_block_bytes(req->bytes, req->elt, s->nblk);
     if (p == 1)

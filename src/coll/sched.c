@@ -234,6 +234,12 @@ bool tc_algo_per_size(tc_algo a)
     return tc_algo_is_nccl(a) || a == TC_ALGO_MPICH;
 }
 
+bool tc_req_per_size(const tc_coll_req *req, tc_algo a)
+{
+    return tc_algo_per_size(a) ||
+           ((a == TC_ALGO_DBTREE || a == TC_ALGO_DBTREE_FA) && req->chunk_bytes > 0 && req->chunks == 0);
+}
+
 bool tc_algo_is_nccl(tc_algo a)
 {
     return a == TC_ALGO_NCCL_RING || a == TC_ALGO_NCCL || a == TC_ALGO_NCCL_TREE || a == TC_ALGO_NCCL_NVLS ||

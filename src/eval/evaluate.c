@@ -264,7 +264,7 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
             free(tt);
             return st;
         }
-        if (tc_algo_per_size((tc_algo)a)) {
+        if (tc_req_per_size(req, (tc_algo)a)) {
             /* Channels, loops and chunks (nccl), the algorithm (mpich)
              * follow the size: one schedule per size, not one rescaled;
              * but in formula and steps the sizes i0 .. i-1 whose schedules
@@ -321,7 +321,7 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
             st = tc_eval_formula_sweep(t, s, o, sizes, n, tt, err);
         else if (o->mode == TC_MODE_STEPS)
             st = tc_eval_steps_sweep(t, s, o, sizes, n, tt, err);
-        for (size_t i = 0; i < n && st == TC_OK && o->mode == TC_MODE_FLOW && !tc_algo_per_size((tc_algo)a); i++) {
+        for (size_t i = 0; i < n && st == TC_OK && o->mode == TC_MODE_FLOW && !tc_req_per_size(req, (tc_algo)a); i++) {
             tc_sched_set_bytes(s, sizes[i]);
             st = o->flow_detail && n == 1 && hi == lo + 1 ? run_flow_detail(t, s, o, &tt[i], err)
                                                           : tc_eval_sched(t, s, o, &tt[i], err);
@@ -330,7 +330,7 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
          * not depend on the size). */
         uint64_t transfers = 0;
         bool counted = false;
-        for (size_t i = 0; i < n && st == TC_OK && !tc_algo_per_size((tc_algo)a); i++) {
+        for (size_t i = 0; i < n && st == TC_OK && !tc_req_per_size(req, (tc_algo)a); i++) {
             /* Strictly faster wins: ties go to the earlier algorithm. */
             if (tt[i] < res[i].time_s) {
                 double wb;

@@ -175,9 +175,9 @@ tc_status tc_evaluate_groups_sweep(const tc_topo *t, const tc_coll_req *req, con
         if (a == TC_ALGO_SCATTERED && req->algo == TC_ALGO_AUTO && o->mode != TC_MODE_FLOW &&
             tc_coll_valid_groups(req->op, TC_ALGO_DIRECT, g, NULL))
             continue;
-        /* NCCL's schedules follow the size (channels, loops, chunks), and
-         * mpich's choice: one per size */
-        bool per_size = tc_algo_per_size((tc_algo)a);
+        /* NCCL's schedules follow the size (channels, loops, chunks),
+         * mpich's choice and library's tree chunks: one per size */
+        bool per_size = tc_req_per_size(req, (tc_algo)a);
         for (size_t k = 0; k < (per_size ? n : 1) && st == TC_OK; k++) {
             size_t i0 = per_size ? k : 0, i1 = per_size ? k + 1 : n;
             tc_coll_req r = tc_coll_candidate(req, (tc_algo)a, sizes[i0]);

@@ -32,6 +32,12 @@ uint64_t tc_library_among(tc_op op)
 #undef BIT
 }
 
+void tc_library_req(tc_coll_req *req, tc_op op)
+{
+    req->among = tc_library_among(op);
+    req->chunk_bytes = TC_LIBRARY_TREE_CHUNK;
+}
+
 _Static_assert(TC_ALGO_COUNT <= 64, "tc_coll_req.among has a bit per algorithm");
 
 static int cmp_u32(const void *a, const void *b)

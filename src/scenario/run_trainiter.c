@@ -70,7 +70,7 @@ typedef struct comm_ctx {
     tc_trainiter_out *out;       /* co-simulated: the counts of its flow jobs go there */
     uint32_t evaluations;
     tc_coll_req tmpl[NKINDS];    /* each kind's algorithm: --dp-algo (DP, EDP), --tp-algo, --ep-algo; else auto */
-    bool lib[NKINDS];            /* the kind's algorithm is "library": auto among tc_library_among(op) */
+    bool lib[NKINDS];            /* the kind's algorithm is "library": auto as tc_library_req(op) sets it */
     tc_ti_algo_use *uses;        /* the algorithms the reported run ran (NULL: not kept) */
     uint32_t *nuses;
     bool named_failed;           /* a named algorithm did not fit a collective of the split */
@@ -218,7 +218,7 @@ static tc_status sweep_times(comm_ctx *c, tc_op op, tc_ti_group g, const double 
         req.p = gr.size;
         req.elt = 2;
         if (c->lib[g])
-            req.among = tc_library_among(op); /* "library": src/eval/library.c */
+            tc_library_req(&req, op); /* "library": src/eval/library.c */
         if (st == TC_OK)
             st = tc_evaluate_groups_sweep(c->t, &req, &gr, sizes, n, &eo, r, err);
         if (st == TC_OK && c->lib[g] && (op == TC_OP_ALLREDUCE || op == TC_OP_REDUCESCATTER || op == TC_OP_ALLGATHER))

@@ -226,7 +226,7 @@ static tc_status dp_time(const tc_topo *t, const tc_workload *w, const tc_codec_
     req.p = w->workers;
     req.bytes = bytes;
     if (lib)
-        req.among = tc_library_among(op);
+        tc_library_req(&req, op);
     tc_result r;
     st = tc_evaluate(t, &req, &w->eval, &r, err);
     if (st == TC_OK && lib)
