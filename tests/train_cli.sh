@@ -21,6 +21,14 @@ good "copy-engine collectives" "copy-engine (--dma) collectives" train --topo "$
 good "achievable from the profile" "the profile's achievable_fraction" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --achievable profile
 bad_says "a profile without one" "achievable_fraction" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --accel v100 --achievable profile --allow-oom
 good "TPU v5p memory is checked" "of 88.48 GiB, fits" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --accel tpu-v5p
+# a preset's chip is the accelerator unless --accel names one (and the
+# scenario records it, so a replay times the same chip)
+good "a DGX A100 preset computes on A100s" "on 16 x a100," train --preset dgx-a100:nodes=2 --model llama3-8b --dp 16 --zero 3 --recompute full
+good "GB200 NVL72: B200's 180 GB" "of 167.64 GiB, fits" train --preset gb200-nvl72:nodes=1 --model llama3-70b --dp 9 --tp 8 --micro-batches 8 --recompute selective --seq-parallel
+good "--accel still chooses" "on 16 x h100," train --preset dgx-a100:nodes=2 --model llama3-8b --dp 16 --zero 3 --recompute full --accel h100
+good "compress too" "a100 at 20% MFU" compress --preset dgx-a100:nodes=2 --model resnet50 --workers 16 --codec int8 --steps-ratio int8=1
+"$T" train --preset dgx-a100:nodes=2 --model llama3-8b --dp 16 --zero 3 --recompute full --print-scenario >"$tmp/a100.json" 2>/dev/null
+good "replayed on the preset's chip" "on 16 x a100," replay "$tmp/a100.json"
 # communication order: forward (P3) is never slower here, and faster when
 # buckets are exposed (100 Gb/s, ResNet-50 on 64 workers)
 bad_says "unknown communication order" "backward" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --comm-order random

@@ -130,7 +130,7 @@ static const opt_def opts[] = {
       "resnet18, resnet50, vgg16) or a model JSON file"},
      F_VALUE},
     {{"--accel", "iteration.accel", "train", "NAME", B(TRAIN), false,
-      "the accelerator profile (h100 by default; h200, b200, tpu-v5p, ...)"},
+      "the accelerator profile (h100 by default, a preset's chip on --preset; h200, b200, tpu-v5p, ...)"},
      F_VALUE},
     {{"--dp", "parallel.dp", "train", "D", B(TRAIN), false, "data-parallel degree [1]"}, F_VALUE},
     {{"--tp", "parallel.tp", "train", "T", B(TRAIN), false, "tensor-parallel degree (innermost ranks) [1]"}, F_VALUE},
@@ -317,7 +317,7 @@ static const opt_def opts[] = {
       "resnet50, vgg16, bert-large, gpt2-xl, llama-7b[:batch=B,mfu=F] or params=N,layers=L,flops=F"},
      F_VALUE},
     {{"--accel", "compress.accel", "compress", "NAME", B(COMPRESS), false,
-      "the accelerator: an accelerator profile (h100 by default; a100, b200, tpu-v5p, ...; searched in --profiles DIR "
+      "the accelerator: an accelerator profile (h100 by default, a preset's chip on --preset; a100, b200, tpu-v5p, ...; searched in --profiles DIR "
       "first; docs/PROFILES.md)"},
      F_VALUE},
     {{"--mfu", "compress.mfu", "compress", "F", B(COMPRESS), false, "model FLOPs utilisation (default: the model's)"},

@@ -467,12 +467,21 @@ static tc_status resolve_presets(tc_scenario *s, tc_err *err)
         return tc_fail(err, TC_EINVAL, "%d topologies and %d presets: at most %d in all", s->ntopo, s->npreset,
                        TC_SCN_MAX_TOPOS);
     tc_status st = TC_OK;
+    /* train's and compress's accelerator, where not given: the preset's
+     * chip (its profile's accelerator field) */
+    bool accel = (s->command == TC_CMD_TRAIN || s->command == TC_CMD_COMPRESS) &&
+                 !tc_keyset_has(&s->given_mask, tc_scn_key_index("compress.accel")) &&
+                 !tc_keyset_has(&s->given_mask, tc_scn_key_index("iteration.accel"));
     for (int i = 0; i < s->npreset && st == TC_OK; i++) {
         tc_profile *p = NULL;
         st = tc_preset_expand(s->preset[i], s->profiles_dir[0] ? s->profiles_dir : NULL, s->topo[s->ntopo],
                               sizeof s->topo[0], &p, err);
         if (st)
             break;
+        const char *chip;
+        tc_err e2;
+        if (accel && i == 0 && tc_profile_str(p, "accelerator", &chip, &e2) == TC_OK)
+            snprintf(s->accel, sizeof s->accel, "%s", chip);
         s->ntopo++;
         st = embed_profile(s, p, err);
         tc_profile_free(p);
