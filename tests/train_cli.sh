@@ -21,6 +21,7 @@ good "copy-engine collectives" "copy-engine (--dma) collectives" train --topo "$
 good "achievable from the profile" "the profile's achievable_fraction" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --achievable profile
 bad_says "a profile without one" "achievable_fraction" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --accel v100 --achievable profile --allow-oom
 good "TPU v5p memory is checked" "of 88.48 GiB, fits" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --accel tpu-v5p
+bad_says "TP beyond the key/value heads" "divide its 8 key/value heads" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 16
 # a preset's chip is the accelerator unless --accel names one (and the
 # scenario records it, so a replay times the same chip)
 good "a DGX A100 preset computes on A100s" "on 16 x a100," train --preset dgx-a100:nodes=2 --model llama3-8b --dp 16 --zero 3 --recompute full

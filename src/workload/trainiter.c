@@ -341,6 +341,14 @@ static tc_status check(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_
     if (m->heads % c->tp)
         return tc_fail(err, TC_EINVAL, "%s: tensor-parallel degree %u must divide its %u heads", m->name, c->tp,
                        m->heads);
+    /* Megatron-LM splits the key/value heads (query groups) over TP too:
+     * Attention.__init__, num_query_groups_per_partition =
+     * divide(num_query_groups, world_size), which asserts divisibility
+     * (NVIDIA/Megatron-LM megatron/core/transformer/attention.py at commit
+     * 00c2c0ad) */
+    if (m->kv_heads && m->kv_heads % c->tp)
+        return tc_fail(err, TC_EINVAL, "%s: tensor-parallel degree %u must divide its %u key/value heads (query "
+                       "groups), as Megatron-LM splits them", m->name, c->tp, m->kv_heads);
     if (c->pp > m->layers)
         return tc_fail(err, TC_EINVAL, "%s: pipeline degree %u exceeds its %u layers", m->name, c->pp, m->layers);
     if ((uint64_t)c->pp * v > m->layers)
