@@ -96,13 +96,22 @@ static void activations_gpt3(void **state)
     (void)state;
     const tc_zoo_model *g = tc_zoo_find("gpt3-175b");
     const double sbh = 2048.0 * 12288;
-    assert_true(tc_act_layer_bytes(g, 2048, 1, 1, false, TC_RECOMPUTE_NONE) == sbh * 114);
-    assert_true(tc_act_layer_bytes(g, 2048, 1, 8, false, TC_RECOMPUTE_NONE) == sbh * 23);
-    assert_true(tc_act_layer_bytes(g, 2048, 1, 8, true, TC_RECOMPUTE_NONE) == sbh / 8 * 114);
-    assert_true(tc_act_layer_bytes(g, 2048, 1, 8, false, TC_RECOMPUTE_SELECTIVE) == sbh * 13);
-    assert_true(tc_act_layer_bytes(g, 2048, 1, 8, true, TC_RECOMPUTE_SELECTIVE) == sbh * 34 / 8);
-    assert_true(tc_act_layer_bytes(g, 2048, 1, 8, true, TC_RECOMPUTE_FULL) == sbh * 2);
-    assert_true(tc_act_layer_bytes(g, 2048, 4, 1, false, TC_RECOMPUTE_NONE) == 4 * sbh * 114);
+    assert_true(tc_act_layer_bytes(g, 2048, 1, 1, false, TC_RECOMPUTE_NONE, true) == sbh * 114);
+    assert_true(tc_act_layer_bytes(g, 2048, 1, 8, false, TC_RECOMPUTE_NONE, true) == sbh * 23);
+    assert_true(tc_act_layer_bytes(g, 2048, 1, 8, true, TC_RECOMPUTE_NONE, true) == sbh / 8 * 114);
+    assert_true(tc_act_layer_bytes(g, 2048, 1, 8, false, TC_RECOMPUTE_SELECTIVE, true) == sbh * 13);
+    assert_true(tc_act_layer_bytes(g, 2048, 1, 8, true, TC_RECOMPUTE_SELECTIVE, true) == sbh * 34 / 8);
+    assert_true(tc_act_layer_bytes(g, 2048, 1, 8, true, TC_RECOMPUTE_FULL, true) == sbh * 2);
+    assert_true(tc_act_layer_bytes(g, 2048, 4, 1, false, TC_RECOMPUTE_NONE, true) == 4 * sbh * 114);
+    /* A fused attention kernel (FlashAttention) stores no scores: the
+     * 5as/h term goes, as Megatron-LM's estimator counts a layer
+     * (theoretical_memory_usage.py: 18 + 4 ffn/h with SP, 10 + 24/t
+     * without): 34 sbh, 10 + 24/8 = 13 sbh, 34 sbh / 8; full
+     * recomputation keeps its 2 sbh. */
+    assert_true(tc_act_layer_bytes(g, 2048, 1, 1, false, TC_RECOMPUTE_NONE, false) == sbh * 34);
+    assert_true(tc_act_layer_bytes(g, 2048, 1, 8, false, TC_RECOMPUTE_NONE, false) == sbh * 13);
+    assert_true(tc_act_layer_bytes(g, 2048, 1, 8, true, TC_RECOMPUTE_NONE, false) == sbh * 34 / 8);
+    assert_true(tc_act_layer_bytes(g, 2048, 1, 8, true, TC_RECOMPUTE_FULL, false) == sbh * 2);
 
     /* t = 8, p = 8, SP + selective, 1F1B: the first stage holds 12 layers
      * of 8 micro-batches: 12 x 8 x 106,954,752 = 10,267,656,192 bytes,

@@ -21,6 +21,11 @@ good "copy-engine collectives" "copy-engine (--dma) collectives" train --topo "$
 good "achievable from the profile" "the profile's achievable_fraction" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --achievable profile
 bad_says "a profile without one" "achievable_fraction" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --accel v100 --achievable profile --allow-oom
 good "TPU v5p memory is checked" "of 88.48 GiB, fits" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --accel tpu-v5p
+# the attention kernel: flash (default) stores no scores, eager does
+good "flash attention by default" "activations 36.07 GiB" train --topo clos:hosts=8,radix=8,tiers=2 --model llama3-8b --dp 8 --allow-oom
+good "eager attention stores the scores" "activations 356.07 GiB" train --topo clos:hosts=8,radix=8,tiers=2 --model llama3-8b --dp 8 --allow-oom --attention eager
+good "in the scenario" "attention=eager" train --topo clos:hosts=8,radix=8,tiers=2 --model llama3-8b --dp 8 --allow-oom --attention eager
+bad_says "an unknown attention kernel" "flash" train --topo clos:hosts=8,radix=8,tiers=2 --model llama3-8b --dp 8 --attention sdpa
 bad_says "TP beyond the key/value heads" "divide its 8 key/value heads" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 16
 # a preset's chip is the accelerator unless --accel names one (and the
 # scenario records it, so a replay times the same chip)

@@ -35,6 +35,8 @@ typedef struct tc_mem_cfg {
     uint32_t seq;            /* s (0: the model's) */
     bool seq_parallel;       /* Megatron sequence parallelism (needs tp > 1 to matter) */
     tc_recompute recompute;
+    bool eager_attention;    /* the attention's softmax, dropout mask and scores stored (Korthikanti's
+                                5as/h term); false: a fused kernel (FlashAttention) that stores none */
     uint32_t inflight;       /* micro-batches whose activations the device holds;
                                 0: pp (1F1B, first stage) */
     double grad_bytes;       /* bytes per gradient element (0: TC_BYTES_GRAD16; 4: fp32
@@ -64,7 +66,7 @@ typedef struct tc_mem {
  * 34 = 10 (replicated under TP without sequence parallelism) + 24, written
  * 18 + 4 f/h for an FFN of size f as Megatron-LM's theoretical memory does
  * (34 at f = 4h; an MoE layer counts top_k experts): */
-double tc_act_layer_bytes(const tc_zoo_model *m, double s, double b, uint32_t t, bool sp, tc_recompute r);
+double tc_act_layer_bytes(const tc_zoo_model *m, double s, double b, uint32_t t, bool sp, tc_recompute r, bool eager);
 
 /* The memory of one device (the most loaded pipeline stage). */
 tc_status tc_mem_estimate(const tc_zoo_model *m, const tc_mem_cfg *c, double capacity_bytes, tc_mem *out,

@@ -186,6 +186,7 @@ typedef struct tc_scenario {
     bool seq_parallel;                  /* iteration.seq_parallel */
     char recompute[12];                 /* iteration.recompute: none, selective, full */
     char grad_dtype[8];                 /* iteration.grad_dtype: bf16 (default), fp16, fp32 */
+    char attention[8];                  /* iteration.attention: flash (default: fused, scores not stored), eager */
     bool it_overlap;                    /* iteration.overlap (default true) */
     bool it_dma;                        /* iteration.dma: collectives on copy engines */
     bool it_cosim;                      /* iteration.cosim: flow mode co-simulates the network (default true) */

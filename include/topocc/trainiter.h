@@ -107,6 +107,7 @@ typedef struct tc_ti_cfg {
     int zero;                 /* 0 (DDP), 1, 2, 3 (FSDP FULL_SHARD) */
     bool seq_parallel;        /* TP's all-reduces become reduce-scatter + all-gather */
     tc_recompute recompute;
+    bool eager_attention;  /* attention scores stored (no fused kernel): Korthikanti's 5as/h term */
     uint32_t virtual_stages;  /* interleaved 1F1B: v chunks per stage (0 or 1: plain 1F1B) */
     double bucket_bytes;      /* DDP gradient bucket (0: 25 MiB, the first 1 MiB, as PyTorch;
                                  a value: every bucket that size) */

@@ -1743,6 +1743,18 @@ SET(set_grad_dtype)
                      "(4 bytes)", where, s->grad_dtype);
     return st;
 }
+SET(set_attention)
+{
+    tc_status st = str_of(v, where, s->attention, sizeof s->attention, err);
+    if (st == TC_OK && strcmp(s->attention, "flash") && strcmp(s->attention, "eager"))
+        st = tc_fail(err, TC_EINVAL, "%s: '%s' is not an attention kernel: accepted are flash (fused: the scores "
+                     "are not stored), eager (softmax and scores stored)", where, s->attention);
+    return st;
+}
+GET(get_attention)
+{
+    return json_string(s->attention);
+}
 GET(get_grad_dtype)
 {
     return json_string(s->grad_dtype);
@@ -2056,6 +2068,7 @@ static const tc_scn_key keys[] = {
     {"iteration.seq_parallel", B(TRAIN), NULL, set_sp, get_sp, ""},
     {"iteration.recompute", B(TRAIN), NULL, set_recompute, get_recompute, ""},
     {"iteration.grad_dtype", B(TRAIN), NULL, set_grad_dtype, get_grad_dtype, ""},
+    {"iteration.attention", B(TRAIN), NULL, set_attention, get_attention, ""},
     {"iteration.overlap", B(TRAIN), NULL, set_overlap, get_overlap, ""},
     {"iteration.achievable", B(TRAIN), NULL, set_achievable, get_achievable, ""},
     {"iteration.s_c", B(TRAIN) | B(COMPRESS), NULL, set_s_c, get_s_c, ""},

@@ -162,6 +162,10 @@ static const opt_def opts[] = {
     {{"--recompute", "iteration.recompute", "train", "R", B(TRAIN), false,
       "activation recomputation: none, selective, full [none]"},
      F_VALUE},
+    {{"--attention", "iteration.attention", "train", "K", B(TRAIN), false,
+      "the attention kernel: flash (fused, as FlashAttention and Transformer Engine: the s x s scores are never "
+      "stored) or eager (softmax, its dropout mask and the scores stored for the backward pass) [flash]"},
+     F_VALUE},
     {{"--grad-dtype", "iteration.grad_dtype", "train", "T", B(TRAIN), false,
       "gradient type in memory and on the wire (DP all-reduce, reduce-scatter): bf16, fp16 (2 bytes) or fp32 "
       "(4; Megatron-LM's default for bf16 training) [bf16]"},

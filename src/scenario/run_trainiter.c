@@ -1118,6 +1118,7 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
                    : strcmp(s->recompute, "selective") == 0 ? TC_RECOMPUTE_SELECTIVE
                                                             : TC_RECOMPUTE_NONE;
     c->grad_bytes = strcmp(s->grad_dtype, "fp32") == 0 ? 4 : 2;
+    c->eager_attention = strcmp(s->attention, "eager") == 0;
     c->virtual_stages = s->vstages;
     c->overlap = s->it_overlap;
     c->contention.s_c = s->s_c;

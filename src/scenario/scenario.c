@@ -87,6 +87,7 @@ tc_scenario *tc_scenario_new(tc_command c)
     s->overlap_steps = 1;
     snprintf(s->recompute, sizeof s->recompute, "none");
     snprintf(s->grad_dtype, sizeof s->grad_dtype, "bf16");
+    snprintf(s->attention, sizeof s->attention, "flash");
     s->it_overlap = true;
     s->achievable = 0.7;
     s->s_c = 0.19;

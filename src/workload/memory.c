@@ -23,6 +23,10 @@
  *   tensor + sequence par.    s b h / t (34 + 5 a s / h)
  *   selective recomputation   drops the 5 a s / h term (34 s b h / t with SP)
  *   full recomputation        2 s b h
+ * The 5 a s / h term (softmax, its dropout mask, the scores) is stored by
+ * an eager attention only: a fused kernel (FlashAttention) stores none, as
+ * Megatron-LM's theoretical_memory_usage.py counts a layer (no such term);
+ * tc_mem_cfg.eager_attention keeps it.
  * times the stage's layers times the micro-batches in flight: p on the first
  * stage under 1F1B (the paper's pipeline discussion, as Megatron-LM's
  * theoretical_memory_usage.py computes it: "all calculations ... are for the
@@ -41,7 +45,8 @@
 
 #define GIB 1073741824.0
 
-double tc_act_layer_bytes(const tc_zoo_model *m, double s, double b, uint32_t t, bool sp, tc_recompute r)
+double tc_act_layer_bytes(const tc_zoo_model *m, double s, double b, uint32_t t, bool sp, tc_recompute r,
+                          bool eager)
 {
     if (t == 0)
         t = 1;
@@ -49,7 +54,7 @@ double tc_act_layer_bytes(const tc_zoo_model *m, double s, double b, uint32_t t,
     double f = (double)m->ffn * (m->experts > 1 ? m->top_k : 1);
     double lin = 18.0 + 4.0 * f / h; /* 34 at f = 4h */
     double rep = 10.0;               /* layer-norm inputs 4, dropout masks 2, QKV and fc1 inputs 4 */
-    double att = r == TC_RECOMPUTE_SELECTIVE ? 0 : 5.0 * a * s / h;
+    double att = r == TC_RECOMPUTE_SELECTIVE || !eager ? 0 : 5.0 * a * s / h;
     double sbh = s * b * h;
     if (r == TC_RECOMPUTE_FULL)
         return 2.0 * sbh;
@@ -145,7 +150,7 @@ tc_status tc_mem_estimate(const tc_zoo_model *m, const tc_mem_cfg *c, double cap
         out->params = fmax(p_first, p_last) / tp;
         out->eparams = (p_first >= p_last ? first : last) * ex / ep / tp;
         out->stage_layers = first;
-        out->act_layer = tc_act_layer_bytes(m, s, b, tp, c->seq_parallel, c->recompute);
+        out->act_layer = tc_act_layer_bytes(m, s, b, tp, c->seq_parallel, c->recompute, c->eager_attention);
         out->act_layers = out->act_layer * first * out->inflight;
         /* embedding dropout mask on the first stage, output layer + loss on the last */
         double sbh = s * b * m->hidden;

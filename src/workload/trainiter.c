@@ -679,7 +679,8 @@ static void transformer_units(ctx *x, const tc_zoo_model *m, const tc_zoo_derive
         unit *u = &x->u[1 + l];
         u->kind = U_LAYER;
         unit_tensors(x, u, m, d, 1, t);
-        by = 2.0 * u->params + tc_act_layer_bytes(m, s, b, c->tp, c->seq_parallel, TC_RECOMPUTE_NONE);
+        by = 2.0 * u->params + tc_act_layer_bytes(m, s, b, c->tp, c->seq_parallel, TC_RECOMPUTE_NONE,
+                                                  c->eager_attention);
         double fb = 2 * f_layer, bb = 2 * by;
         if (c->recompute == TC_RECOMPUTE_FULL) {
             fb += f_layer;
@@ -1765,6 +1766,7 @@ tc_status tc_ti_run(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg
         figures(&x, m, d, a, s, &tl, out);
         tc_mem_cfg mc = {.dp = c->dp, .tp = c->tp, .pp = c->pp, .ep = c->ep, .zero = c->zero, .micro_batch = c->micro_batch,
                          .seq = c->seq, .seq_parallel = c->seq_parallel, .recompute = c->recompute,
+                         .eager_attention = c->eager_attention,
                          .grad_bytes = x.gbytes};
         x.st = tc_mem_estimate(m, &mc, a->mem_bytes, &out->mem, err);
         out->fits = a->mem_bytes > 0 ? out->mem.fits : true;

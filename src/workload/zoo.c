@@ -474,7 +474,7 @@ tc_status tc_zoo_derive(const tc_zoo_model *m, tc_zoo_derived *out, tc_err *err)
     out->matmul_active = matmul + (m->tied_embeddings ? (double)m->vocab * m->hidden : 0);
     out->flops_token = tc_zoo_flops_token(m, out, m->seq);
     out->flops_sample = out->flops_token * m->seq;
-    out->act_layer_bytes = tc_act_layer_bytes(m, m->seq, 1, 1, false, TC_RECOMPUTE_NONE);
+    out->act_layer_bytes = tc_act_layer_bytes(m, m->seq, 1, 1, false, TC_RECOMPUTE_NONE, true);
     out->act_sample_bytes = out->act_layer_bytes * m->layers;
     return TC_OK;
 }
