@@ -612,6 +612,11 @@ bad_says "fail: an endpoint down inside a slice of the optical switches" "^topoc
 bad_says "fail: an endpoint down inside a slice, with groups" "^topocc: rank 3's endpoint 9 has failed: the job aborts" collective --topo torus:dims=8x8x8 --ranks 16 --place slice --fail host:9 --op allreduce --size 1MiB --group axes=x
 good "failures: a torus's drawn switches are routers" "0%, and 1 router)" failures --topo torus:dims=4x4 --fail-random switches=1,seed=1 --trials 2 --op allreduce --size 1MiB
 good "failures: a torus's column of routers" "^topology  cables  of fabric  routers  healthy" failures --topo torus:dims=4x4 --fail-random switches=2,seed=1 --trials 2 --op allreduce --size 1MiB
+bad_says "compare: a size is --sizes" "one size: --sizes 1MiB" compare --topo clos:down=8x8,up=1x8 --topo torus:dims=8x8,wrap=0x0 --op allreduce
+good "compare: a mesh's corner and interior injection" "injection 25GB/s at a corner, 50GB/s inside" compare --topo clos:down=8x8,up=1x8 --topo torus:dims=8x8,wrap=0x0 --equalize injection=400Gbps --op allreduce --sizes 1MiB
+# draws faster than healthy are named as a routing change, and counted
+good "failures: faster draws said to be a routing change" "draws ran faster than healthy .down to 0.7799x.: not a failure helping" failures --topo clos:down=8x8,up=1x4 --op broadcast --size 16MiB --fail-random links=2,seed=1 --trials 20
+good "failures: and counted in the JSON" '"faster_draws": [1-9]' failures --topo clos:down=8x8,up=1x4 --op broadcast --size 16MiB --fail-random links=2,seed=1 --trials 20 --format json
 good "failures: a Clos's drawn switch" "0%, and 1 switch)" failures --topo clos:down=4x4,up=1x4 --fail-random switches=1,seed=1 --trials 2 --op allreduce --size 1MiB
 good "failures: a drawn router inside a slice of the optical switches named as placed" "rank 7's endpoint 21 has failed" failures --topo torus:dims=4x4x4 --ranks 8 --place slice:ocs=2 --fail-random switches=4,seed=1 --trials 20 --op allreduce --size 1MiB
 bad "fail-random: more than 100%" collective --topo "$CLOS" --op allreduce --size 1MiB --fail-random links=120%

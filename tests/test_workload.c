@@ -140,6 +140,69 @@ static void buckets_follow_ddp_assignment(void **state)
     free(b);
 }
 
+/* A transformer of the zoo is bucketed by tensor as DDP fills buckets: its
+ * tensors last registered first, a bucket closed once it reaches its limit
+ * (1 MiB for the first, the cap after), the tensor that crosses it
+ * included; by hand over tc_model_tensors for several caps, the bytes
+ * summing to 4 x params and each bucket ready at its share of the tensors.
+ * A CNN keeps whole equal layers. */
+static void transformer_buckets_are_ddp_tensor_buckets(void **state)
+{
+    (void)state;
+    tc_err err = {{0}};
+    const char *names[] = {"gpt2-xl", "llama-7b", "bert-large"};
+    const double caps[] = {25.0 * 1048576, 1e6, 4e9};
+    for (int mi = 0; mi < 3; mi++)
+        for (int ci = 0; ci < 3; ci++) {
+            tc_model m;
+            assert_int_equal(tc_model_parse(names[mi], &m, &err), TC_OK);
+            tc_codec_tensor *t;
+            size_t nt;
+            assert_int_equal(tc_model_tensors(&m, &t, &nt, &err), TC_OK);
+            double total = 0;
+            for (size_t k = 0; k < nt; k++)
+                total += (double)t[k].rows * t[k].cols;
+            double scale = 4 * m.params / total, first = ci == 0 ? 1048576.0 : caps[ci];
+            /* by hand: close when the open bucket's bytes reach the limit */
+            size_t want = 0;
+            double cur = 0;
+            for (size_t k = nt; k-- > 0;) {
+                cur += (double)t[k].rows * t[k].cols * scale;
+                if (cur >= (want == 0 ? first : caps[ci]) || k == 0)
+                    want++, cur = 0;
+            }
+            tc_iter_bucket *b;
+            size_t n;
+            bool by_tensor = false;
+            assert_int_equal(tc_buckets_ddp(&m, caps[ci], first, &b, &n, &by_tensor, &err), TC_OK);
+            assert_true(by_tensor);
+            assert_int_equal(n, want);
+            double sum = 0, prev = 0;
+            for (size_t i = 0; i < n; i++) {
+                sum += b[i].bytes;
+                assert_true(b[i].ready_frac > prev && b[i].ready_frac <= 1);
+                prev = b[i].ready_frac;
+                if (i + 1 < n)
+                    rel(b[i].ready_frac, sum / (4 * m.params), 1e-12, "ready at its share");
+                /* every bucket but the last reaches its limit */
+                assert_true(i + 1 == n || b[i].bytes >= (i == 0 ? first : caps[ci]));
+            }
+            rel(sum, 4 * m.params, 1e-12, "4 x params");
+            near(b[n - 1].ready_frac, 1, "the last at the end");
+            free(b);
+            free(t);
+        }
+    tc_model c;
+    assert_int_equal(tc_model_parse("resnet50", &c, &err), TC_OK);
+    tc_iter_bucket *b;
+    size_t n;
+    bool by_tensor = true;
+    assert_int_equal(tc_buckets_ddp(&c, 25.0 * 1048576, 1048576, &b, &n, &by_tensor, &err), TC_OK);
+    assert_false(by_tensor);
+    assert_int_equal(n, 4);
+    free(b);
+}
+
 static void models_parse(void **state)
 {
     (void)state;
@@ -608,6 +671,7 @@ int main(void)
         cmocka_unit_test(general_timeline_reproduces_direct_simulation),
         cmocka_unit_test(contention_slows_backward_under_a_collective),
         cmocka_unit_test(buckets_follow_ddp_assignment),
+        cmocka_unit_test(transformer_buckets_are_ddp_tensor_buckets),
         cmocka_unit_test(models_parse),
         cmocka_unit_test(powersgd_pays_two_collectives),
         cmocka_unit_test(per_tensor_powersgd_carries_the_models_tensors),

@@ -85,8 +85,10 @@ typedef struct tc_compress_out {
     double mfu;              /* used: the scenario's, else the model's */
     uint32_t workers;        /* the job's ranks */
     double bucket_bytes;     /* the cap used (TC_DDP_BUCKET_BYTES by default) */
-    size_t nbuckets;         /* the buckets it gives: whole layers each (tc_buckets_make) */
-    uint32_t bucket_layers;  /* layers in every bucket but possibly the last */
+    size_t nbuckets;         /* the buckets it gives (tc_buckets_ddp): whole tensors or whole layers each */
+    bool bucket_by_tensor;   /* by parameter tensor, as DDP (a transformer of the zoo); false: by equal layers */
+    uint32_t bucket_layers;  /* by layers: layers in every bucket but possibly the last (0 by tensor) */
+    double bucket_max_bytes; /* the largest bucket's bytes */
     double bucket_first_bytes, bucket_last_bytes; /* their float32 gradient bytes: the first (largest), the last */
     char dp_algo[64];        /* the allreduce path's collectives (--dp-algo): library, auto or a name */
     bool offload;

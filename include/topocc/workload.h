@@ -106,6 +106,21 @@ tc_status tc_iter_timeline(double fwd_s, double bwd_s, tc_iter_bucket *b, size_t
  * its last (earliest) layer's backward is done. *out is malloc'ed (free()). */
 tc_status tc_buckets_make(const tc_model *m, double bucket_bytes, tc_iter_bucket **out, size_t *n, tc_err *err);
 
+/* DDP's buckets as compress times them: for a transformer of the zoo, by
+ * parameter tensor as PyTorch DDP assigns them (tensors last registered
+ * first, a bucket closed once it holds at least its limit, the tensor that
+ * crosses it included, never split; the first bucket's limit first_bytes,
+ * the others' bucket_bytes), each bucket's bytes its tensors' share of the
+ * model's 4 x params and ready when that share of the backward pass is done
+ * (a block's backward FLOPs follow its parameters); other models (CNNs,
+ * whose layers' backward time does not follow their parameters, and custom
+ * ones) by equal layers (tc_buckets_make). *by_tensor says which. */
+tc_status tc_buckets_ddp(const tc_model *m, double bucket_bytes, double first_bytes, tc_iter_bucket **out, size_t *n,
+                         bool *by_tensor, tc_err *err);
+/* DDP's first bucket limit, dist._DEFAULT_FIRST_BUCKET_BYTES (docs/MODEL.md,
+ * "Buckets"): the first bucket's with the default cap. */
+#define TC_DDP_FIRST_BUCKET_BYTES 1048576.0
+
 /* ---- one codec on one network ------------------------------------------ */
 
 typedef struct tc_workload {

@@ -1543,6 +1543,11 @@ void tc_compare_print(const tc_compare_out *o, const tc_scenario *s, FILE *f)
     for (int t = 0; t < o->net.n; t++) {
         fprintf(f, "  %-10s %s  (%u endpoints, injection %s", o->net.name[t], o->net.topo[t]->spec,
                 o->info[t].endpoints, tc_fmt_rate(o->info[t].injection_Bps, b, sizeof b));
+        /* a mesh: its interior endpoints have more ports than its corners
+         * (--equalize injection= gives the interior the rate) */
+        double interior = tc_topo_equalize_base(o->net.topo[t]);
+        if (interior > o->info[t].injection_Bps * (1 + 1e-12))
+            fprintf(f, " at a corner, %s inside", tc_fmt_rate(interior, b, sizeof b));
         if (grouped)
             fprintf(f, "; %u groups of %u ranks", o->ngroups[t], o->group_size[t]);
         fprintf(f, ")\n");

@@ -659,7 +659,9 @@ static json_t *inputs_json(const tc_compress_out *o)
     json_object_set_new(in, "backward_s", json_real(o->bwd_s));
     json_object_set_new(in, "bucket_bytes", json_real(o->bucket_bytes));
     json_object_set_new(in, "buckets", json_integer((json_int_t)o->nbuckets));
+    json_object_set_new(in, "bucket_unit", json_string(o->bucket_by_tensor ? "tensor" : "layer"));
     json_object_set_new(in, "bucket_layers", json_integer(o->bucket_layers));
+    json_object_set_new(in, "bucket_max_bytes", json_real(o->bucket_max_bytes));
     json_object_set_new(in, "bucket_first_bytes", json_real(o->bucket_first_bytes));
     json_object_set_new(in, "bucket_last_bytes", json_real(o->bucket_last_bytes));
     json_object_set_new(in, "dp_algo", json_string(o->dp_algo));
@@ -1040,11 +1042,23 @@ static void print_codec_cost(const tc_compress_out *o, FILE *f)
 
 static void print_servers(const tc_compress_out *o, FILE *f);
 
-/* What the buckets are: whole equal layers, closed once they hold the cap
- * (tc_buckets_make), their float32 gradient bytes. */
+/* What the buckets are: whole tensors as DDP fills them, or whole equal
+ * layers, closed once they hold the cap (tc_buckets_ddp), their float32
+ * gradient bytes. */
 static void print_buckets(const tc_compress_out *o, FILE *f)
 {
-    char b[3][64];
+    char b[5][64];
+    if (o->bucket_by_tensor) {
+        fprintf(f, "%zu bucket%s of whole parameter tensors, as DDP fills them: the first %s, the largest %s, the "
+                   "last %s (cap %s",
+                o->nbuckets, o->nbuckets == 1 ? "" : "s", tc_fmt_size(o->bucket_first_bytes, b[0], 64),
+                tc_fmt_size(o->bucket_max_bytes, b[1], 64), tc_fmt_size(o->bucket_last_bytes, b[2], 64),
+                tc_fmt_size(o->bucket_bytes, b[3], 64));
+        if (o->bucket_bytes == TC_DDP_BUCKET_BYTES)
+            fprintf(f, ", the first's %s", tc_fmt_size(TC_DDP_FIRST_BUCKET_BYTES, b[4], 64));
+        fprintf(f, ": a bucket closes at the tensor that fills it)");
+        return;
+    }
     uint32_t k = o->bucket_layers, last = o->model.layers - (uint32_t)(o->nbuckets - 1) * k;
     fprintf(f, "%zu bucket%s of %u layer%s, %s of float32 gradients", o->nbuckets, o->nbuckets == 1 ? "" : "s", k,
             k == 1 ? "" : "s", tc_fmt_size(o->bucket_first_bytes, b[0], 64));

@@ -378,11 +378,16 @@ static tc_status make_workload(job *J, const tc_net *net, tc_flow_opts *fo, tc_e
     o->workers = p;
     o->bucket_bytes = w->bucket_bytes > 0 ? w->bucket_bytes : TC_DDP_BUCKET_BYTES;
     tc_iter_bucket *bk = NULL;
-    if ((st = tc_buckets_make(&w->model, o->bucket_bytes, &bk, &o->nbuckets, err)))
+    if ((st = tc_buckets_ddp(&w->model, o->bucket_bytes, w->bucket_bytes > 0 ? w->bucket_bytes : TC_DDP_FIRST_BUCKET_BYTES,
+                             &bk, &o->nbuckets, &o->bucket_by_tensor, err)))
         return st;
     o->bucket_first_bytes = bk[0].bytes;
     o->bucket_last_bytes = bk[o->nbuckets - 1].bytes;
-    o->bucket_layers = (uint32_t)llround(bk[0].bytes / (4.0 * w->model.params / w->model.layers));
+    for (size_t i = 0; i < o->nbuckets; i++)
+        o->bucket_max_bytes = fmax(o->bucket_max_bytes, bk[i].bytes);
+    o->bucket_layers = o->bucket_by_tensor
+                           ? 0
+                           : (uint32_t)llround(bk[0].bytes / (4.0 * w->model.params / w->model.layers));
     free(bk);
     o->offload = w->offload;
     o->s_c = s->s_c;

@@ -811,8 +811,9 @@ static tc_status resolve_collective(tc_scenario *s, tc_err *err)
     if (s->command == TC_CMD_COLLECTIVE && s->nops > 1)
         return tc_fail(err, TC_EINVAL, "collective times one operation, %d given (compare takes several)", s->nops);
     if (s->nsizes < 1)
-        return tc_fail(err, TC_EINVAL, "%s needs a size: --size BYTES or --sizes MIN:MAX[:FACTOR]",
-                       tc_command_name(s->command));
+        return tc_fail(err, TC_EINVAL, "%s needs a size: %s", tc_command_name(s->command),
+                       s->command == TC_CMD_COMPARE ? "--sizes MIN:MAX[:FACTOR] (one size: --sizes 1MiB)"
+                                                    : "--size BYTES or --sizes MIN:MAX[:FACTOR]");
     if (s->command == TC_CMD_COMPARE && (s->nalgos != 1 || strcmp(s->algos[0], "all") == 0))
         return tc_fail(err, TC_EINVAL, "compare runs one algorithm per cell (auto by default); rank several with "
                                        "topocc collective --algo all");

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "topocc/workload.h"
+#include "topocc/zoo.h"
 #include "coll/algos.h"
 
 static tc_status check_timeline_input(double fwd_s, double bwd_s, const tc_iter_bucket *b, size_t n, tc_err *err)
@@ -165,6 +166,57 @@ tc_status tc_buckets_make(const tc_model *m, double bucket_bytes, tc_iter_bucket
     }
     *out = b;
     *n = nb;
+    return TC_OK;
+}
+
+tc_status tc_buckets_ddp(const tc_model *m, double bucket_bytes, double first_bytes, tc_iter_bucket **out, size_t *n,
+                         bool *by_tensor, tc_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    *by_tensor = false;
+    const tc_zoo_model *z = tc_zoo_find(m->name);
+    if (!z || z->arch != TC_MODEL_TRANSFORMER)
+        return tc_buckets_make(m, bucket_bytes, out, n, err);
+    if (!(bucket_bytes > 0) || !isfinite(bucket_bytes) || !(first_bytes > 0))
+        return tc_fail(err, TC_EINVAL, "the bucket size must be above 0");
+    tc_codec_tensor *t;
+    size_t nt;
+    tc_status st = tc_model_tensors(m, &t, &nt, err);
+    if (st)
+        return st;
+    if (nt == 0) {
+        free(t);
+        return tc_buckets_make(m, bucket_bytes, out, n, err);
+    }
+    double total = 0;
+    for (size_t k = 0; k < nt; k++)
+        total += (double)t[k].rows * (double)t[k].cols;
+    tc_iter_bucket *b = tc_calloc(nt, sizeof *b);
+    if (!b) {
+        free(t);
+        return tc_fail(err, TC_EINTERNAL, "out of memory (%zu buckets)", nt);
+    }
+    /* the bytes a tensor's elements stand for: the model's 4 x params over
+     * its tensors (a zoo's tensors may differ from the cited count by a
+     * little: bert-large's by 1.4%) */
+    double scale = 4.0 * m->params / total, cum = 0, cur = 0;
+    size_t nb = 0;
+    for (size_t k = nt; k-- > 0;) {
+        double e = (double)t[k].rows * (double)t[k].cols;
+        cur += e;
+        cum += e;
+        if (cur * scale >= (nb == 0 ? first_bytes : bucket_bytes) || k == 0) {
+            b[nb].bytes = cur * scale;
+            b[nb].ready_frac = k == 0 ? 1.0 : cum / total;
+            nb++;
+            cur = 0;
+        }
+    }
+    free(t);
+    *out = b;
+    *n = nb;
+    *by_tensor = true;
     return TC_OK;
 }
 
@@ -436,7 +488,10 @@ tc_status tc_workload_iteration(const tc_topo *t, const tc_workload *w, const tc
         return tc_fail(err, TC_EINVAL, "the model's compute time is not finite (FLOPs %g)", w->model.flops_iter);
     tc_iter_bucket *b;
     size_t nb;
-    tc_status st = tc_buckets_make(&w->model, w->bucket_bytes > 0 ? w->bucket_bytes : TC_DDP_BUCKET_BYTES, &b, &nb, err);
+    bool by_tensor;
+    tc_status st = tc_buckets_ddp(&w->model, w->bucket_bytes > 0 ? w->bucket_bytes : TC_DDP_BUCKET_BYTES,
+                                  w->bucket_bytes > 0 ? w->bucket_bytes : TC_DDP_FIRST_BUCKET_BYTES, &b, &nb,
+                                  &by_tensor, err);
     if (st)
         return st;
     double (*sz)[3] = NULL;
