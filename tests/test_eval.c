@@ -365,6 +365,96 @@ static void every_evaluation_respects_the_lower_bound(void **state)
     }
 }
 
+/* A job spread over a Clos: 32 ranks, 4 on each of the 8 leaves of
+ * clos:down=8x8,up=1x1 at 400 Gb/s, one 50 GB/s up-link a leaf. An
+ * all-to-all of n bytes a rank sends 28/32 n from each of a leaf's 4 ranks
+ * out of the leaf: 4 x 16 MiB x 28/32 = 58.7 MB over 50 GB/s, 1.174 ms,
+ * where the injection bound is 31/32 n / 50 GB/s (325 us); the direct
+ * all-to-all in flow meets it. On a ring of 8 with the job on the even
+ * endpoints, the interval {0, 1, 2} holds 2 of the 4 ranks and two cables
+ * leave it: 2 x 2 / 4 n over 2 b, above the injection's 3/4 n / 2b. */
+static void a_spread_job_is_bound_by_the_cuts_around_its_ranks(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=8x8,up=1x1,bw=400Gbps");
+    uint32_t map[32];
+    for (uint32_t r = 0; r < 32; r++)
+        map[r] = r / 4 * 8 + r % 4;
+    double n = 16.0 * 1048576, want = 4 * n * 28 / 32 / 50e9;
+    double lb = tc_lower_bound(t, TC_OP_ALLTOALL, 32, n, map);
+    assert_rel(lb, want, 1e-9, "clos leaf cut");
+    tc_coll_req req = {.op = TC_OP_ALLTOALL, .algo = TC_ALGO_DIRECT, .p = 32, .bytes = n};
+    tc_eval_opts o = {.mode = TC_MODE_FLOW, .rank_map = map};
+    tc_result r;
+    tc_err err = {{0}};
+    assert_int_equal(tc_evaluate(t, &req, &o, &r, &err), TC_OK);
+    assert_rel(r.lower_bound_s, want, 1e-9, "reported bound");
+    assert_true(r.time_s >= lb && r.time_s < 1.01 * lb);
+    tc_topo_free(t);
+
+    t = topo("torus:dims=8,bw=400Gbps");
+    uint32_t even[4] = {0, 2, 4, 6};
+    assert_rel(tc_lower_bound(t, TC_OP_ALLTOALL, 4, n, even), n / (2 * 50e9), 1e-9, "ring interval cut");
+    tc_topo_free(t);
+}
+
+/* The cuts count ranks through the rank map, so a wrong count or capacity
+ * would let some schedule beat the bound: random jobs (distinct random
+ * endpoints, some on a degraded or failed cable) on Clos and torus
+ * networks, every op, algorithm and evaluator, must take no less than it. */
+static void every_evaluation_of_a_placed_job_respects_the_lower_bound(void **state)
+{
+    (void)state;
+    static const char *specs[] = {
+        "clos:down=4x4,up=1x1,lat=1us,hop_lat=0,alpha=0",
+        "clos:down=4x4,up=1x2,lat=1us,hop_lat=0,alpha=0",
+        "clos:down=2x4x2,up=1x2x1,lat=1us,hop_lat=0,alpha=0",
+        "clos:down=4x4,up=1x1,node=2,node_bw=450GB/s,lat=1us,hop_lat=0,alpha=0",
+        "torus:dims=8,lat=1us,hop_lat=0,alpha=0",
+        "torus:dims=4x4,lat=1us,hop_lat=0,alpha=0",
+        "torus:dims=4x4,wrap=0x1,lat=1us,hop_lat=0,alpha=0",
+        "torus:dims=2x4x2,wrap=1x0x1,lat=1us,hop_lat=0,alpha=0",
+    };
+    size_t nspec = sizeof specs / sizeof *specs, checked = 0;
+    srand(12345);
+    for (int trial = 0; trial < 160; trial++) {
+        tc_topo *t = topo(specs[(size_t)rand() % nspec]);
+        tc_err err = {{0}};
+        int hurt = rand() % 4; /* 0: a cable degraded, 1: a cable failed, else healthy */
+        uint32_t l = (uint32_t)rand() % (t->n_links / 2) * 2;
+        if (hurt == 0)
+            assert_int_equal(tc_topo_degrade_link(t, l, 0.25, &err), TC_OK);
+        else if (hurt == 1 && t->links[l].kind != TC_LINK_NODE)
+            assert_int_equal(tc_topo_fail_link(t, l, true, &err), TC_OK);
+        uint32_t N = t->n_endpoints, perm[64], p = 2 + (uint32_t)rand() % (N - 1);
+        for (uint32_t i = 0; i < N; i++)
+            perm[i] = i;
+        for (uint32_t i = N - 1; i > 0; i--) {
+            uint32_t j = (uint32_t)rand() % (i + 1), v = perm[i];
+            perm[i] = perm[j], perm[j] = v;
+        }
+        tc_op op = (tc_op)(rand() % TC_OP_COUNT);
+        double sizes[] = {64, 65536, 1 << 24}, bytes = sizes[rand() % 3];
+        for (int a = 0; a < TC_ALGO_AUTO; a++) {
+            if (!tc_coll_valid(op, (tc_algo)a, p, t, NULL))
+                continue;
+            for (int m = 0; m < 3; m++) {
+                tc_coll_req req = {.op = op, .algo = (tc_algo)a, .p = p, .bytes = bytes};
+                tc_eval_opts o = {.mode = (tc_mode)m, .rank_map = perm};
+                tc_result r;
+                if (tc_evaluate(t, &req, &o, &r, &err) != TC_OK)
+                    continue; /* an algorithm that needs its own placement, or no route */
+                checked++;
+                if (r.time_s < r.lower_bound_s * (1 - 1e-9))
+                    fail_msg("%s p=%u %s/%s %s %.0fB: time %.6g below bound %.6g", t->spec, p, tc_op_name(op),
+                             tc_algo_name((tc_algo)a), tc_mode_name((tc_mode)m), bytes, r.time_s, r.lower_bound_s);
+            }
+        }
+        tc_topo_free(t);
+    }
+    assert_true(checked > 200);
+}
+
 /* A sweep builds each schedule once and rescales it: rescaled schedules stay
  * exact (data checker) and give the same times as fresh builds. */
 static void sweeps_equal_single_evaluations_and_rescaled_schedules_stay_exact(void **state)
@@ -542,6 +632,8 @@ int main(void)
         cmocka_unit_test(alltoall_on_torus_meets_the_bisection_bound_and_dor_positive_costs_an_eighth),
         cmocka_unit_test(auto_picks_the_fastest_valid_algorithm_and_reports_it),
         cmocka_unit_test(every_evaluation_respects_the_lower_bound),
+        cmocka_unit_test(a_spread_job_is_bound_by_the_cuts_around_its_ranks),
+        cmocka_unit_test(every_evaluation_of_a_placed_job_respects_the_lower_bound),
         cmocka_unit_test(sweeps_equal_single_evaluations_and_rescaled_schedules_stay_exact),
         cmocka_unit_test(more_ranks_than_endpoints_is_bad_input),
         cmocka_unit_test(per_size_algorithms_take_each_points_alpha),

@@ -13,12 +13,14 @@
  *     blocks, or contributions to its own; a block crosses once and is
  *     copied on the far side), all-reduce, broadcast and reduce S (every
  *     element of the result depends on data from both sides). The cuts
- *     used are the Clos subtrees (C = w_1...w_{j+1} up-links of level j+1
- *     around a level-j subtree) and the torus planes across one dimension
- *     (N/d links per direction, twice with wraparound) [the all-to-all
- *     bounds of the collectives reference: max((N-1)/N, s(N-k)/N) n/B on a
- *     two-tier Clos, (d_max/8) n/b on a torus], and each scale-up node
- *     (the links out of its endpoints, node switch and NICs);
+ *     used, c and q counted through the rank map, are the Clos subtrees
+ *     (C = w_1...w_{j+1} up-links of level j+1 around a level-j subtree),
+ *     the torus slabs, an interval of coordinates of one dimension (N/d
+ *     links per direction at each end, one end without wraparound) [the
+ *     all-to-all bounds of the collectives reference: max((N-1)/N,
+ *     s(N-k)/N) n/B on a two-tier Clos, (d_max/8) n/b on a torus], and
+ *     each scale-up node (the links out of its endpoints, node switch and
+ *     NICs);
  *  3. latency: one message round, alpha + the smallest endpoint-to-endpoint
  *     latency. (ceil(log2 p) rounds bound a rank that sends one message at a
  *     time; here a rank may send to all others in one step, so one round is
@@ -63,12 +65,6 @@ static double cut_time(tc_op op, uint64_t c, uint64_t p, double S, double cap)
     return cut_bytes(op, (double)c, (double)(p - c), (double)p, S) / cap;
 }
 
-/* Clos: a level-j subtree (span_j host slots) reaches the rest only through
- * its w_1...w_{j+1} up-links of level j+1. With rank r on endpoint r the
- * first subtree holds min(span_j, p) ranks and the last one p mod span_j;
- * with any other placement only p = all endpoints says how many ranks a
- * subtree holds. A scale-up node straddling the subtree adds links across
- * the cut: such levels are skipped. */
 /* All-reduce and all-to-all move their cut bytes both ways: the weaker
  * direction binds. The others may need one direction only, which one
  * depends on where the root or the larger side is: the stronger one. */
@@ -93,66 +89,102 @@ static double clos_subtree_cap(const tc_topo *t, tc_op op, int j, uint64_t a)
     return pick_dir(op, up, down);
 }
 
-static double clos_cuts(const tc_topo *t, tc_op op, uint64_t p, double S, bool identity)
+/* Clos: a level-j subtree (j < h, span_j host slots) reaches the rest only
+ * through its W_{j+1} up-links of level j+1, whatever the routing: every
+ * parent of a node in it is in it, up to level j. So each subtree that
+ * holds c of the job's ranks (counted through the rank map, by host slot)
+ * is a cut of c against p - c, under any placement. A scale-up node
+ * straddling the subtree adds links across the cut: such levels are
+ * skipped. A rail's subtree holds part of every node, so a rail-optimized
+ * Clos has none (its node cuts stand in). */
+static double clos_cuts(const tc_topo *t, tc_op op, uint32_t p, double S, const uint32_t *map)
 {
     double best = 0;
     uint64_t n = t->n_endpoints, ns = t->node_size > 1 ? t->node_size : 1, per_slot = n / t->n_slots;
-    /* A rail's subtree holds part of every node: node links cross each cut. */
-    if ((!identity && p != n) || t->rails)
+    if (t->rails)
         return 0;
+    /* A degraded or failed link: each subtree's own links as they are. */
+    bool as_is = t->n_degraded || t->n_failed;
     for (int j = 1; j < t->levels; j++) {
-        uint64_t span = (uint64_t)t->span[j] * per_slot; /* endpoints under a level-j switch */
-        if (span >= p || span % ns != 0)
+        uint64_t span = t->span[j], trees = (t->n_slots + span - 1) / span;
+        if (span * per_slot % ns != 0)
             continue;
+        uint32_t *cnt = tc_calloc(trees, sizeof *cnt);
+        if (!cnt)
+            break; /* out of memory: the cuts found so far, still a bound */
+        for (uint32_t r = 0; r < p; r++) {
+            uint32_t e = map ? map[r] : r;
+            if (e < n)
+                cnt[tc_topo_slot(t, e) / span]++;
+        }
         double cap = (double)t->wprod[j + 1] * t->level_bw[j + 1];
-        /* With a degraded or failed link, the subtrees' own links (rank r
-         * on endpoint r: the first holds min(span, p) ranks, subtree p /
-         * span the rest). */
-        bool as_is = t->n_degraded || t->n_failed;
-        double c0 = as_is && identity ? clos_subtree_cap(t, op, j, 0) : cap;
-        double c1 = as_is && identity && p % span ? clos_subtree_cap(t, op, j, p / span) : cap;
-        best = fmax(best, cut_time(op, span, p, S, c0));
-        best = fmax(best, cut_time(op, p % span, p, S, c1));
+        for (uint64_t a = 0; a < trees; a++)
+            if (cnt[a] > 0 && cnt[a] < p)
+                best = fmax(best, cut_time(op, cnt[a], p, S, as_is ? clos_subtree_cap(t, op, j, a) : cap));
+        free(cnt);
     }
     return best;
 }
 
-/* Torus, all endpoints: the plane between coordinates floor(d/2) - 1 and
- * floor(d/2) of dimension d leaves floor(d/2) N/d ranks on one side and
- * severs N/d cables per direction, 2 N/d with wraparound (sizes > 2). A node
- * straddles that plane unless it lies within one coordinate of d. */
-/* The capacity across the plane of dimension d between coordinates h - 1
- * and h (and, with wraparound, between D - 1 and 0), links as they are,
- * the smaller direction. */
-static double torus_plane_cap(const tc_topo *t, tc_op op, int d, uint32_t h)
-{
-    double plus = 0, minus = 0;
-    uint32_t D = t->dims[d];
-    for (uint32_t v = 0; v < t->n_endpoints; v++) {
-        uint32_t x = v / t->stride[d] % D;
-        if (x == h - 1 || (x == D - 1 && t->dim_cables[d] == D)) {
-            uint32_t l = tc_topo_torus_link(t, v, d, +1);
-            if (l != UINT32_MAX)
-                plus += t->links[l].bw, minus += t->links[l + 1].bw;
-        }
-    }
-    return pick_dir(op, plus, minus);
-}
-
-static double torus_cuts(const tc_topo *t, tc_op op, uint64_t p, double S)
+/* Torus: along dimension d, the routers whose coordinate lies in an
+ * interval [lo, lo + L) (mod D, 0 < L < D) reach the others only over the
+ * cables at the interval's two ends (one where a line ends there), so with
+ * c of the job's ranks inside (through the rank map) it is a cut of c
+ * against p - c whatever the routes do, even where they leave the job's
+ * routers: a job on a slice of a larger torus is bound by the whole
+ * torus's cables across the cut, not the slice's. Every interval is tried
+ * (with rank r on endpoint r and p every endpoint the half, floor(D/2)
+ * coordinates, binds all-to-all). A node straddles the cut unless it lies
+ * within one coordinate of d. */
+static double torus_cuts(const tc_topo *t, tc_op op, uint32_t p, double S, const uint32_t *map)
 {
     double best = 0;
-    uint64_t n = t->n_endpoints, ns = t->node_size > 1 ? t->node_size : 1;
-    if (p != n)
-        return 0;
+    uint32_t n = t->n_endpoints, ns = t->node_size > 1 ? t->node_size : 1;
+    bool as_is = t->n_degraded || t->n_failed;
     for (int d = 0; d < t->ndims; d++) {
-        uint64_t D = t->dims[d], lines = n / D;
+        uint32_t D = t->dims[d], C = t->dim_cables[d];
         if (D < 2 || t->stride[d] % ns != 0)
             continue;
-        double cap = (double)lines * (t->dim_cables[d] == D ? 2 : 1) * t->torus_bw;
-        if (t->n_degraded || t->n_failed)
-            cap = torus_plane_cap(t, op, d, (uint32_t)(D / 2));
-        best = fmax(best, cut_time(op, D / 2 * lines, p, S, cap));
+        /* pre[i]: ranks at the first i coordinates, the line taken twice
+         * (i = 0..2D) so an interval that wraps is a difference too;
+         * plus[x], minus[x]: the capacity of cable x (x to x + 1 mod D,
+         * x < C) each way, over all lines. */
+        uint32_t *pre = tc_calloc(2 * (size_t)D + 1, sizeof *pre);
+        double *plus = tc_calloc(D, sizeof *plus), *minus = tc_calloc(D, sizeof *minus);
+        if (!pre || !plus || !minus) {
+            free(pre), free(plus), free(minus);
+            break; /* out of memory: the cuts found so far, still a bound */
+        }
+        for (uint32_t r = 0; r < p; r++) {
+            uint32_t e = map ? map[r] : r;
+            if (e < n) {
+                pre[e / t->stride[d] % D + 1]++;
+                pre[e / t->stride[d] % D + D + 1]++;
+            }
+        }
+        for (uint32_t i = 1; i <= 2 * D; i++)
+            pre[i] += pre[i - 1];
+        if (as_is) {
+            for (uint32_t v = 0; v < n; v++) {
+                uint32_t x = v / t->stride[d] % D, l = x < C ? tc_topo_torus_link(t, v, d, +1) : UINT32_MAX;
+                if (l != UINT32_MAX)
+                    plus[x] += t->links[l].bw, minus[x] += t->links[l + 1].bw;
+            }
+        } else {
+            for (uint32_t x = 0; x < C; x++)
+                plus[x] = minus[x] = (double)(n / D) * t->torus_bw;
+        }
+        for (uint32_t lo = 0; lo < D; lo++)
+            for (uint32_t L = 1; L < D; L++) {
+                /* out of the interval: + at its high end's cable, - at the
+                 * cable below its low end; into it the reverse */
+                uint32_t hi = (lo + L - 1) % D, below = (lo + D - 1) % D;
+                double out = (hi < C ? plus[hi] : 0) + (below < C ? minus[below] : 0);
+                double in = (hi < C ? minus[hi] : 0) + (below < C ? plus[below] : 0);
+                uint32_t c = pre[lo + L] - pre[lo];
+                best = fmax(best, cut_time(op, c, p, S, pick_dir(op, out, in)));
+            }
+        free(pre), free(plus), free(minus);
     }
     return best;
 }
@@ -196,20 +228,25 @@ static double multidc_cuts(const tc_topo *t, tc_op op, uint32_t p, double S, con
     return best;
 }
 
-/* The largest cut bound (internal: the formula evaluator's GENERIC phases
- * use it for all-to-all-like traffic); 0 when no cut applies. A multidc's
- * cuts are its pods' long-haul links (multidc_cuts, with the rank map) and,
- * for ranks on the first endpoints of pod 0, that pod's own cuts. */
-double tc_eval_cut_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes, bool identity)
+/* The largest cut bound (eval_int.h); 0 when no cut applies. The Clos
+ * subtrees and torus intervals count the job's ranks through the rank map
+ * (NULL: rank r on endpoint r). A multidc's cuts are its pods' long-haul
+ * links (multidc_cuts, with the rank map) and, for ranks on the first
+ * endpoints of pod 0 (identity), that pod's own cuts: a Clos pod's
+ * subtrees (the gateways hang off its top level, above every subtree),
+ * a torus pod's intervals only where the ranks fill the pod, as before
+ * (its gateways reach every router, a way around any interval). */
+double tc_eval_cut_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes, const uint32_t *map, bool identity)
 {
     if (t->kind == TC_TOPO_CLOS)
-        return clos_cuts(t, op, p, bytes, identity);
+        return clos_cuts(t, op, p, bytes, map);
     if (t->kind == TC_TOPO_TORUS)
-        return torus_cuts(t, op, p, bytes);
+        return torus_cuts(t, op, p, bytes, map);
     if (t->kind == TC_TOPO_MULTIDC) {
+        const tc_topo *pd = t->pod[0];
         double v = identity ? multidc_cuts(t, op, p, bytes, NULL) : 0;
-        if (identity && p <= t->pod_endpoints)
-            v = fmax(v, tc_eval_cut_bound(t->pod[0], op, p, bytes, true));
+        if (identity && (pd->kind == TC_TOPO_CLOS ? p <= t->pod_endpoints : p == t->pod_endpoints))
+            v = fmax(v, tc_eval_cut_bound(pd, op, p, bytes, NULL, true));
         return v;
     }
     return 0;
@@ -423,9 +460,9 @@ double tc_lower_bound_ex(const tc_topo *t, tc_op op, uint32_t p, double bytes, c
     bool as_is = t->n_degraded || t->n_failed || uneven_ports(t);
     double lb = as_is ? injection_degraded(t, op, p, bytes, inj_bytes, rank_map) : inj > 0 ? inj_bytes / inj : 0;
 
-    /* 2. Cuts (a multidc's long-haul cuts count the ranks of each pod
-     * under any rank map). */
-    lb = fmax(lb, tc_eval_cut_bound(t, op, p, bytes, identity));
+    /* 2. Cuts (Clos subtrees, torus intervals and a multidc's long-haul
+     * cuts count the job's ranks on each side under any rank map). */
+    lb = fmax(lb, tc_eval_cut_bound(t, op, p, bytes, rank_map, identity));
     lb = fmax(lb, node_cuts(t, op, p, bytes, rank_map));
     if (t->kind == TC_TOPO_MULTIDC && !identity)
         lb = fmax(lb, multidc_cuts(t, op, p, bytes, rank_map));

@@ -7,9 +7,10 @@
 #include "topocc/eval.h"
 
 /* The largest cut bound of docs/MODEL.md ("Lower bound", 2) for op on p ranks
- * of bytes; identity says rank r sits on endpoint r. 0 when no cut applies.
- * The formula evaluator's GENERIC phases use it for all-to-all-like traffic. */
-double tc_eval_cut_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes, bool identity);
+ * of bytes, rank r on endpoint map[r] (NULL: r); identity says rank r sits
+ * on host slot r (what a multidc's pod cuts need). 0 when no cut applies. */
+double tc_eval_cut_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes, const uint32_t *map,
+                         bool identity);
 
 /* The steps evaluator one phase at a time (the formula evaluator's graph
  * path): a workspace for topology t and p ranks, and the time of one step
