@@ -479,8 +479,37 @@ bad "concurrent: a root on an all-reduce job" concurrent --topo clos:down=8x8,up
 good "nccl: broadcast on EFA, Simple at 8 MiB" "^algorithm *nccl:Ring,Simple" collective --preset dgx-h100:nodes=2,transport=efa --op broadcast --algo nccl --size 8MiB
 good "nccl-tests: a broadcast root" "      -1 \|       1 " nccl-tests --preset dgx-h100:nodes=2 --op broadcast -r 1 -b 64 -e 64
 bad "nccl: a placement that splits nodes" collective --preset dgx-h100:nodes=4 --place list --endpoints 0-3,8-11,16-19,24-27 --op allreduce --algo nccl-ring --size 1MiB
-bad "nccl-tests: -g below the node size with NCCL's ring" nccl-tests --preset dgx-h100:nodes=4 -g 4 -b 1M -e 1M
-bad "nccl-tests: a step factor of 1" nccl-tests --preset dgx-h100 -b 8 -e 1M -f 1
+# -g below the node size on several nodes: NCCL's communicator of the GPUs
+# used (one group of every rank, tc_groups_nccl_view), the same as --group
+# block=P gives; nccl-tests' header prints -g as nGpus
+for g in 1 2 4; do
+    good "nccl-tests: -g $g of 8 GPUs on 2 nodes with NCCL's choice" "NCCL's communicator of the $g GPU" nccl-tests --preset dgx-h100:nodes=2 -g $g -b 1M -e 64M -f 64
+    grep -q "^# nThread 1 nGpus $g minBytes" "$tmp/out" || { echo "FAIL: nccl-tests -g $g: nGpus is not $g"; fails=$((fails + 1)); }
+    grep "^ " "$tmp/out" >"$tmp/g_rows"
+    "$T" nccl-tests --preset dgx-h100:nodes=2 -g $g --group block=$((2 * g)) -b 1M -e 64M -f 64 | grep "^ " >"$tmp/g_group"
+    cmp -s "$tmp/g_rows" "$tmp/g_group" || { echo "FAIL: nccl-tests -g $g differs from --group block=$((2 * g))"; fails=$((fails + 1)); }
+done
+good "nccl-tests: -g 4 on 4 nodes with NCCL's ring" "^     1048576 " nccl-tests --preset dgx-h100:nodes=4 -g 4 -b 1M -e 1M --algo nccl-ring
+# -b -e -f -i as nccl-tests v2.13.10 steps them (src/common.cu:64-67, 604):
+# -f above 1 multiplies and wins over -i; without it (or -f 1) the sizes
+# step by -i bytes, 1M by default; the header prints -e as given and the
+# step as F(factor) or B(bytes) (src/common.cu:917-919)
+good "nccl-tests: -i steps linearly" "^     3145728 " nccl-tests --preset dgx-h100 -b 1M -e 4M -i 1M
+good "nccl-tests: without -f the sizes step by 1M" "^     3145728 " nccl-tests --preset dgx-h100 -b 1M -e 4M
+good "nccl-tests: -f 1 steps by -i" "^     1572864 " nccl-tests --preset dgx-h100 -b 1M -e 2M -f 1 -i 512K
+good "nccl-tests: --stepbytes is -i" "^     1572864 " nccl-tests --preset dgx-h100 -b 1M -e 2M --stepbytes 524288
+good "nccl-tests: the header's step in bytes" "^# nThread 1 nGpus 1 minBytes 1048576 maxBytes 4194304 step: 1048576(bytes) warmup" nccl-tests --preset dgx-h100 -b 1M -e 4M -i 1M
+good "nccl-tests: the header's maxBytes is -e, not the last size" "^# nThread 1 nGpus 1 minBytes 1048576 maxBytes 5000000 step: 2(factor) warmup" nccl-tests --preset dgx-h100 -b 1M -e 5000000 -f 2 -i 1M
+"$T" nccl-tests --preset dgx-h100 -b 1M -e 4M -f 2 -i 1M >"$tmp/out" 2>&1
+if grep -q "^     3145728 " "$tmp/out" || ! grep -q "^     4194304 " "$tmp/out"; then
+    echo "FAIL: nccl-tests: -f 2 does not win over -i"
+    fails=$((fails + 1))
+fi
+# sizes cut to whole elements by the evaluator, as nccl-tests' setupArgs
+good "nccl-tests: a size stepped by -i, cut to whole floats" "^     2000000        500000 " nccl-tests --preset dgx-h100 -b 1000001 -e 3000001 -i 1000000
+bad "nccl-tests: a step factor of 0" nccl-tests --preset dgx-h100 -b 8 -e 1M -f 0
+bad "nccl-tests: a step of 0 bytes" nccl-tests --preset dgx-h100 -b 8 -e 1M -i 0
+bad_says "nccl-tests: steps of 1M from 1 B to 16G" "more than 10000 sizes" nccl-tests --preset dgx-h100 -b 1 -e 16G
 bad "nccl-tests: more GPUs per node than the node has" nccl-tests --preset dgx-h100 -g 9 -b 8 -e 8
 printf '# header\n     1048576        262144     float     sum      -1    12.5  83.9  146.8  0\nthis is not a row\n' >"$tmp/bad_nt.txt"
 bad "nccl-tests: an unreadable row, by line" nccl-tests --preset dgx-h100 --compare "$tmp/bad_nt.txt"
@@ -570,14 +599,15 @@ echo old >"$tmp/nt_keep.txt"
 bad "nccl-tests: a failed run with --out" nccl-tests --preset dgx-h100 --op allgather -b 8 -e 8 --out "$tmp/nt_keep.txt"
 [ "$(cat "$tmp/nt_keep.txt")" = old ] || { echo "FAIL: a failed nccl-tests run touched --out"; fails=$((fails + 1)); }
 good "topocc --help names the commands without --scenario" "nor nccl-tests, whose --print-scenario prints a collective scenario" --help
-# topocc's own output, saved, is the prediction's: type, redop and ranks
+# topocc's own output, saved, is the prediction's: type, redop and ranks (-b 1M -e 4M:
+# 1M, 2M, 3M, 4M, stepping by nccl-tests' default -i 1M)
 for a in "--op allreduce -d bfloat16 -o min" "--op reducescatter -o avg" "--op allgather -o max -d int32" \
     "--op broadcast -r 1 -d double" "--op reduce -o prod" "--op alltoall"; do
     # shellcheck disable=SC2086
     "$T" nccl-tests --preset dgx-h100 $a -b 1M -e 4M >"$tmp/nt_own.txt" 2>"$tmp/err"
     { nt_ranks 8; cat "$tmp/nt_own.txt"; } >"$tmp/nt_own8.txt"
     # shellcheck disable=SC2086
-    good "nccl-tests --compare: its own output ($a)" "^# median |error| 1 MiB .. 256 MiB : 0.0% over 3 sizes" nccl-tests --preset dgx-h100 $a --compare "$tmp/nt_own8.txt"
+    good "nccl-tests --compare: its own output ($a)" "^# median |error| 1 MiB .. 256 MiB : 0.0% over 4 sizes" nccl-tests --preset dgx-h100 $a --compare "$tmp/nt_own8.txt"
 done
 export NCCL_ALGO="^Ring|Tree|NVLS|NVLSTree|PAT|CollNet"
 bad "nccl: NCCL_ALGO that allows no algorithm" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
@@ -624,11 +654,21 @@ bad "fail-random: more cables than the fabric has" collective --topo "$CLOS" --o
 bad "degrade: a factor of 0 points to --fail" collective --topo "$CLOS" --op allreduce --size 1MiB --degrade link:3=0
 "$T" collective --topo "$CLOS" --op allreduce --size 1MiB --degrade link:3=0 2>&1 | grep -q -- "--fail link:ID" || { echo "FAIL: degrade 0 does not point to --fail"; fails=$((fails + 1)); }
 good "fail: routes around, the line says what is down" "failures .*2 of 64 fabric cables down (3.12%)" collective --topo "$CLOS" --op allreduce --size 1MiB --mode steps --fail link:128,link:130
+# a bare ID in --fail's list takes the kind before it
+good "fail: link:128,130 is link:128,link:130" "failures .*2 of 64 fabric cables down (3.12%)" collective --topo "$CLOS" --op allreduce --size 1MiB --mode steps --fail link:128,130
+good "fail: link:128,130,132 in the scenario" '"fail": \["link:128", "link:130", "link:132", "switch:64", "switch:65", "host:5"\]' collective --topo "$CLOS" --op allreduce --size 1MiB --fail link:128,130,132,switch:64,65,host:5 --print-scenario
+bad_says "fail: a bare ID first" "a bare ID takes the kind before it" collective --topo "$CLOS" --op allreduce --size 1MiB --fail 128,link:130
+bad "fail: a bare ID does not carry to the next --fail" collective --topo "$CLOS" --op allreduce --size 1MiB --fail link:128 --fail 130
 good "fail-random: the draw is printed" "drawn: cables" collective --topo "$CLOS" --op allreduce --size 1MiB --mode steps --fail-random links=5%,seed=4
 good "fail-random: in the JSON" '"drawn_cables"' collective --topo "$CLOS" --op allreduce --size 1MiB --mode steps --fail-random links=5%,seed=4 --format json
 bad_says "fail: a ring with a cable down under detour points to line" "routing detour; the job cannot run as placed (--routing line goes the other way round the ring)$" collective --topo torus:dims=8 --op allreduce --algo ring --size 1MiB --fail link:0
 bad_says "fail: the same in flow mode" "(--routing line goes the other way round the ring)$" collective --topo torus:dims=8 --op allreduce --algo ring --size 1MiB --fail link:0 --mode flow
 good "fail: torus detour named" "routing detour" collective --topo torus:dims=4x4 --op allreduce --size 1MiB --mode steps --fail link:0
+# the event budget bounds the simulated events; a 64-rank ring folds to
+# one rank, and the events printed for all ranks pass the budget
+good "flow: the events for all ranks and the simulated ones" "^events  *576 for all ranks, 9 simulated (what --event-budget bounds" collective --topo torus:dims=64 --op allreduce --algo ring --size 1MiB --mode flow --event-budget 1000 --quiet
+good "flow: events_simulated in the JSON" '"events_simulated": 9,' collective --topo torus:dims=64 --op allreduce --algo ring --size 1MiB --mode flow --event-budget 1000 --quiet --format json
+bad_says "flow: a budget below the simulated events" "exceeded the event budget of 8 events" collective --topo torus:dims=64 --op allreduce --algo ring --size 1MiB --mode flow --event-budget 8 --quiet
 good "failures: Monte Carlo per topology" "slowdown histogram" failures --topo "$CLOS" --topo torus:dims=8x8 --op allreduce --size 16MiB --algo ring --mode steps --fail-random links=2,seed=5 --trials 20
 good "failures: JSON quantiles and histogram" '"p99"' failures --topo "$CLOS" --op allreduce --size 16MiB --algo ring --mode steps --fail-random links=2,seed=5 --trials 5 --format json
 bad "fail-random: a percentage that rounds to no cable" failures --topo "$CLOS" --op allreduce --size 16MiB --fail-random links=0.7%,seed=1 --trials 3

@@ -681,7 +681,40 @@ static void exceeding_the_event_budget_is_bad_input(void **state)
     tc_flow_result res;
     assert_int_equal(tc_flow_run(t, &job, 1, &o, &res, &err), TC_OK);
     assert_int_equal(res.events, 14 * 8 * 3);
+    assert_int_equal(res.events_simulated, res.events); /* no fold: every rank simulated */
     tc_flow_result_free(&res);
+    tc_sched_free(s);
+    tc_topo_free(t);
+}
+
+/* Ranks folded by symmetry are not simulated: the budget bounds the events
+ * simulated (events_simulated), and events counts them for all ranks, so
+ * it may pass the budget without error. */
+static void the_event_budget_counts_simulated_events(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("torus:dims=64");
+    tc_sched *s = sched(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 64, 1 << 20);
+    tc_flow_opts o = {0};
+    tc_flow_job job = {s, NULL, 0, NULL, 0};
+    tc_flow_result res;
+    tc_err err = {{0}};
+    assert_int_equal(tc_flow_run(t, &job, 1, &o, &res, &err), TC_OK);
+    assert_true(res.fold_copies > 1);
+    assert_int_equal(res.events, res.events_simulated * res.fold_copies);
+    uint64_t sim = res.events_simulated;
+    tc_flow_result_free(&res);
+    /* a budget of exactly the simulated events runs, below the events
+     * reported for all ranks */
+    o.event_budget = sim;
+    assert_int_equal(tc_flow_run(t, &job, 1, &o, &res, &err), TC_OK);
+    assert_true(res.events > o.event_budget);
+    assert_int_equal(res.events_simulated, sim);
+    tc_flow_result_free(&res);
+    /* one fewer is refused */
+    o.event_budget = sim - 1;
+    assert_int_equal(tc_flow_run(t, &job, 1, &o, &res, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "exceeded the event budget"));
     tc_sched_free(s);
     tc_topo_free(t);
 }
@@ -834,6 +867,7 @@ int main(void)
         cmocka_unit_test(alpha_is_paid_once_per_message_one_after_another),
         cmocka_unit_test(a_transfer_to_a_rank_beyond_the_schedule_is_bad_input),
         cmocka_unit_test(exceeding_the_event_budget_is_bad_input),
+        cmocka_unit_test(the_event_budget_counts_simulated_events),
         cmocka_unit_test(a_link_with_no_bandwidth_is_no_path),
         cmocka_unit_test(a_rank_map_beyond_the_endpoints_is_bad_input),
         cmocka_unit_test(schedules_of_valid_ranks_always_complete),

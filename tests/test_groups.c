@@ -641,7 +641,7 @@ static void nccl_tests_rows_over_groups_use_the_group_size(void **state)
         size_t len = 0;
         FILE *f = open_memstream(&buf, &len);
         assert_non_null(f);
-        tc_nccl_tests_write(f, o, "test");
+        tc_nccl_tests_write(f, o, "test", NULL);
         fclose(f);
         /* the row: size, count, type, redop, root, time, algbw, busbw */
         const char *row = strstr(buf, "\n     8388608 ");

@@ -125,7 +125,9 @@ typedef struct tc_link_load {
 typedef struct tc_flow_result {
     size_t njobs;
     tc_flow_job_result *jobs;  /* njobs, in the order given */
-    uint64_t events;
+    uint64_t events;           /* for all ranks: where ranks were folded by symmetry, the simulated times the
+                                * copies they stand for (fold_copies) */
+    uint64_t events_simulated; /* the events simulated, what event_budget bounds: events without the fold */
     uint64_t batches;          /* rate recomputations */
     double makespan_s;         /* last finish - first start */
     tc_link_load hot[TC_FLOW_HOT_LINKS]; /* busiest first: most bytes for the link's bandwidth */

@@ -12,12 +12,28 @@
 #include <stdio.h>
 #include "topocc/outcome_net.h"
 
+/* The command line's part of nccl-tests' first header line
+ * (src/common.cu:917-919 at v2.13.10): "nGpus %d minBytes %ld maxBytes %ld
+ * step: %ld(%s)", maxBytes as given (not the last size run), the step the
+ * factor where it is above 1, else the increment in bytes. */
+typedef struct tc_nccl_tests_header {
+    uint32_t ngpus;      /* -g (1 without it, nccl-tests' default) */
+    double min_bytes;    /* -b, -e as given, whole bytes */
+    double max_bytes;
+    double step;         /* -f where above 1, else -i */
+    bool step_factor;    /* step is -f ("factor"), else -i ("bytes") */
+} tc_nccl_tests_header;
+
 /* Writes the collective's sizes (row 0 of o) as nccl-tests prints them:
  * the header, one row per size with the out-of-place and in-place columns
  * (the same prediction in both; #wrong "N/A": nothing is validated), the
  * footer with the mean bus bandwidth of every printed value. what: a
- * comment line naming the topology and algorithm. */
-void tc_nccl_tests_write(FILE *f, const tc_collective_out *o, const char *what);
+ * comment line naming the topology and algorithm. h: the header's
+ * command-line values; NULL where the sizes came from elsewhere (a saved
+ * output's rows): then the first and last size, and the step between the
+ * first two (their ratio where it is a whole number of at least 2, else
+ * their difference; nccl-tests' default 1048576 bytes for one size). */
+void tc_nccl_tests_write(FILE *f, const tc_collective_out *o, const char *what, const tc_nccl_tests_header *h);
 
 /* One measured size of a saved nccl-tests output. */
 typedef struct tc_nccl_row {

@@ -19,7 +19,7 @@
 #include "topocc/render.h"
 
 static const char *help =
-    "usage: topocc nccl-tests (--preset NAME[:nodes=N] | --topo SPEC) [--op OP] -b MIN -e MAX [-f F]\n"
+    "usage: topocc nccl-tests (--preset NAME[:nodes=N] | --topo SPEC) [--op OP] -b MIN -e MAX [-f F] [-i STEP]\n"
     "                         [-g GPUS_PER_NODE] [-d TYPE] [-o REDOP] [-r ROOT] [--algo ALGO]\n"
     "                         [--mode formula|steps|flow] [--group SPEC] [--compare FILE] [--profiles DIR]\n"
     "                         [--format table|csv|json] [--out FILE] [--out-dir DIR] [--quiet]\n"
@@ -28,10 +28,18 @@ static const char *help =
     "Predicts what nccl-tests (all_reduce_perf, all_gather_perf, ...) would print on the\n"
     "cluster: its columns in its order, bus bandwidth as nccl-tests computes it, the\n"
     "'# Avg bus bandwidth' line. Ranks are nodes x GPUs per node (-g: the first g of each\n"
-    "node; default all). -n -w -c -m -a -G -z take a value and are accepted and ignored\n"
-    "(they change how nccl-tests measures, not what is predicted).\n"
+    "node; default all). NCCL's algorithms (--algo nccl, the default, nccl-ring, ...) with -g\n"
+    "below the node size on several nodes run on NCCL's communicator of the g GPUs of each node,\n"
+    "each with its NIC, as over a --group's group (with --group: each group's communicator).\n"
+    "-n -w -c -m -a -G -z -t -p take a value and are accepted and ignored (they change how\n"
+    "nccl-tests measures, not what is predicted).\n"
     "  --op OP        allreduce (default), allgather, reducescatter, broadcast, reduce, alltoall\n"
-    "  -b, -e, -f     sizes as nccl-tests: MIN, MIN*F, ... up to MAX (F default 2); 8, 1K, 8M, 8G\n"
+    "  -b, -e         sizes from MIN to MAX (default 32M, 32M); 8, 1K, 8M, 8G\n"
+    "  -f, -i         as nccl-tests: -f F above 1 gives MIN, MIN*F, ... (-i unused); else MIN,\n"
+    "                 MIN+STEP, ... with STEP -i's bytes (default -f 1, -i 1M: -b 1M -e 4M gives 1M, 2M,\n"
+    "                 3M, 4M)\n"
+    "  -g G           GPUs used on each node, its first G (nccl-tests' -g is GPUs a process drives:\n"
+    "                 one process a node); nccl-tests' header prints it as nGpus\n"
     "  -d TYPE        float (default), half, bfloat16, double, int8, uint8, int32, uint32, int64, uint64,\n"
     "                 f8e4m3, f8e5m2 (nccl-tests' names)\n"
     "  -o REDOP       sum (default), prod, min, max, avg: timed as sum; NCCL's choice takes NVLS only\n"
@@ -57,7 +65,8 @@ static const char *help =
     "  topocc nccl-tests --preset dgx-h100:nodes=2 --op allreduce -b 8 -e 8G -f 2\n";
 
 typedef struct nt_in {
-    const char *preset, *topo, *profiles, *op, *b, *e, *f, *g, *d, *o, *r, *algo, *mode, *compare, *routing, *group;
+    const char *preset, *topo, *profiles, *op, *b, *e, *f, *i, *g, *d, *o, *r, *algo, *mode, *compare, *routing,
+        *group;
     const char *format, *out, *out_dir, *scenario; /* collective's output options */
     bool quiet, print_scenario;
 } nt_in;
@@ -101,7 +110,7 @@ static tc_status nt_dtype(const char *d, const char **out, tc_err *err)
 
 static tc_status parse(nt_in *in, int argc, char **argv, int first, bool *helped, tc_err *err)
 {
-    static const char *ignored[] = {"-n", "-w", "-c", "-m", "-a", "-G", "-z", "-i", "-t", "-p", NULL};
+    static const char *ignored[] = {"-n", "-w", "-c", "-m", "-a", "-G", "-z", "-t", "-p", NULL};
     for (int i = first; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -121,7 +130,8 @@ static tc_status parse(nt_in *in, int argc, char **argv, int first, bool *helped
         } t[] = {{"--preset", &in->preset}, {"--topo", &in->topo},       {"--profiles", &in->profiles},
                  {"--op", &in->op},         {"-b", &in->b},              {"--minbytes", &in->b},
                  {"-e", &in->e},            {"--maxbytes", &in->e},      {"-f", &in->f},
-                 {"--stepfactor", &in->f},  {"-g", &in->g},              {"--ngpus", &in->g},
+                 {"--stepfactor", &in->f},  {"-i", &in->i},              {"--stepbytes", &in->i},
+                 {"-g", &in->g},            {"--ngpus", &in->g},
                  {"-d", &in->d},            {"--datatype", &in->d},      {"-o", &in->o},
                  {"--op-redop", &in->o},    {"-r", &in->r},              {"--root", &in->r},
                  {"--algo", &in->algo},     {"--mode", &in->mode},       {"--compare", &in->compare},
@@ -150,63 +160,108 @@ static tc_status parse(nt_in *in, int argc, char **argv, int first, bool *helped
     return TC_OK;
 }
 
+/* What build makes beside the scenario. */
+typedef struct nt_built {
+    tc_nccl_tests_header hdr; /* the header's values, where -b/-e gave the sizes */
+    bool have_hdr;            /* else the sizes are the --compare file's */
+    uint32_t comm_g;          /* > 0: -g GPUs of each of several nodes, run as NCCL's communicator of them */
+} nt_built;
+
 static tc_status set1(tc_scenario *s, const char *flag, const char *v, tc_err *err)
 {
     const char *vals[1] = {v};
     return tc_scenario_set_flag(s, flag, vals, 1, err);
 }
 
-/* The sizes nccl-tests would run, -b -e -f, as a list (at most
- * TC_SCN_MAX_SIZES). */
+/* A whole number of bytes, as nccl-tests keeps its sizes (size_t:
+ * src/common.cu:762, 770 at v2.13.10 cast the parsed value). */
+static tc_status nt_bytes(const char *s, const char *flag, double *out, tc_err *err)
+{
+    tc_status st = nt_size(s, flag, out, err);
+    if (st == TC_OK && (*out = floor(*out)) < 1)
+        st = tc_fail(err, TC_EINVAL, "invalid %s '%s': expected at least 1 byte", flag, s);
+    return st;
+}
+
+/* The sizes nccl-tests would run for -b -e -f -i, as a list (at most
+ * TC_SCN_MAX_SIZES), and the values its header prints. nccl-tests v2.13.10,
+ * src/common.cu: defaults -b 32M, -e 32M, -i 1M (stepBytes), -f 1
+ * (stepFactor) (lines 64-67); its loop (line 604) is
+ *   for (size = minbytes; size <= maxbytes;
+ *        size = stepfactor > 1 ? size * stepfactor : size + stepbytes)
+ * so -f above 1 wins over -i, and without -f (or -f 1) the sizes step by
+ * -i bytes. Each size is then cut to whole elements (setupArgs, line 573:
+ * count = size / wordSize) and, for all-gather, reduce-scatter and
+ * all-to-all, to a multiple of the ranks: the evaluator does that, as for
+ * any size (docs/MODEL.md). -i is a size with K, M, G as -b and -e: v2.13.10
+ * reads it with strtol (line 773, so "1M" would be 1 byte), v2.14.1 and
+ * later with parsesize, as -b and -e. */
 static tc_status nt_sizes(const nt_in *in, const tc_nccl_row *rows, size_t nrows, double **out, size_t *n,
-                          tc_err *err)
+                          tc_nccl_tests_header *hdr, bool *have_hdr, tc_err *err)
 {
     *out = NULL;
     *n = 0;
-    double *v = malloc(TC_SCN_MAX_SIZES * sizeof *v);
-    if (!v)
-        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    *have_hdr = false;
     tc_status st = TC_OK;
     if (!in->b && !in->e && rows) {
+        double *v = malloc((nrows ? nrows : 1) * sizeof *v);
+        if (!v)
+            return tc_fail(err, TC_EINTERNAL, "out of memory");
         for (size_t i = 0; i < nrows && *n < TC_SCN_MAX_SIZES; i++)
             v[(*n)++] = rows[i].bytes;
-    } else {
-        double lo = 32 * 1024 * 1024, hi = lo, f = 2; /* nccl-tests' defaults: 32M..32M */
-        if ((in->b && (st = nt_size(in->b, "-b", &lo, err))) || (in->e && (st = nt_size(in->e, "-e", &hi, err)))) {
-            free(v);
-            return st;
-        }
-        if (!in->e)
-            hi = lo > hi ? lo : hi;
-        if (in->f) {
-            char *end;
-            f = strtod(in->f, &end);
-            if (*end || !(f >= 2) || f != floor(f) || f > 1e6) {
-                free(v);
-                return tc_fail(err, TC_EINVAL, "invalid -f '%s': expected a whole step factor of at least 2", in->f);
-            }
-        }
-        if (hi < lo) {
-            free(v);
-            return tc_fail(err, TC_EINVAL, "-e %s is below -b %s: give MAX >= MIN", in->e ? in->e : "(default 32M)",
-                           in->b ? in->b : "(default 32M)");
-        }
-        for (double x = lo; x <= hi && *n < TC_SCN_MAX_SIZES; x *= f)
-            v[(*n)++] = x;
+        *out = v;
+        return TC_OK;
     }
+    double lo = 32 * 1024 * 1024, hi = lo, step = 1024 * 1024, f = 1;
+    if ((in->b && (st = nt_bytes(in->b, "-b", &lo, err))) || (in->e && (st = nt_bytes(in->e, "-e", &hi, err))) ||
+        (in->i && (st = nt_bytes(in->i, "-i", &step, err))))
+        return st;
+    if (!in->e)
+        hi = lo > hi ? lo : hi;
+    if (in->f) {
+        char *end;
+        f = strtod(in->f, &end);
+        if (end == in->f || *end || !(f >= 1) || f != floor(f) || f > 1e6)
+            return tc_fail(err, TC_EINVAL,
+                           "invalid -f '%s': expected a whole step factor, 2 or more (1: step by -i bytes)", in->f);
+    }
+    if (hi < lo)
+        return tc_fail(err, TC_EINVAL, "-e %s is below -b %s: give MAX >= MIN", in->e ? in->e : "(default 32M)",
+                       in->b ? in->b : "(default 32M)");
+    size_t cnt = 0;
+    for (double x = lo; x <= hi && cnt <= TC_SCN_MAX_SIZES; x = f > 1 ? x * f : x + step)
+        cnt++;
+    /* a factor of 2 or more at least doubles: under 1,100 sizes to any
+     * finite -e, so only steps of -i get here */
+    if (cnt > TC_SCN_MAX_SIZES)
+        return tc_fail(err, TC_EINVAL,
+                       "-b %.0f -e %.0f in steps of %.0f bytes (-i%s) makes more than %d sizes: give a larger -i, or "
+                       "-f F for MIN, MIN*F, ...",
+                       lo, hi, step, in->i ? "" : ", 1M unless given: without -f nccl-tests steps by -i",
+                       TC_SCN_MAX_SIZES);
+    double *v = malloc(cnt * sizeof *v);
+    if (!v)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    for (double x = lo; *n < cnt; x = f > 1 ? x * f : x + step)
+        v[(*n)++] = x;
     *out = v;
+    *hdr = (tc_nccl_tests_header){.ngpus = 1, .min_bytes = lo, .max_bytes = hi, .step = f > 1 ? f : step,
+                                  .step_factor = f > 1};
+    *have_hdr = true;
     return TC_OK;
 }
 
-/* -g: the first g GPUs of every node (every endpoint of a flat topology). */
-static tc_status nt_place(tc_scenario *s, const nt_in *in, tc_err *err)
+/* -g: the first g GPUs of every node (every endpoint of a flat topology).
+ * *split: the job's ranks where g is below the node size on several
+ * nodes, else 0. */
+static tc_status nt_place(tc_scenario *s, const nt_in *in, uint32_t *g_out, uint32_t *split, tc_err *err)
 {
-    if (!in->g)
-        return TC_OK;
+    *split = 0;
     char *end;
     long g = strtol(in->g, &end, 10);
     if (*end || g < 1 || g > 1 << 20)
         return tc_fail(err, TC_EINVAL, "invalid -g '%s': expected GPUs per node, a whole number from 1", in->g);
+    *g_out = (uint32_t)g;
     tc_topo *t = NULL;
     tc_status st = tc_topo_build(s->topo[0], &t, err);
     if (st)
@@ -217,6 +272,7 @@ static tc_status nt_place(tc_scenario *s, const nt_in *in, tc_err *err)
         return tc_fail(err, TC_EINVAL, "-g %ld: the nodes have %u GPUs", g, G);
     if ((uint32_t)g == G)
         return TC_OK;
+    *split = n / G > 1 ? n / G * (uint32_t)g : 0;
     size_t cap = (size_t)n * 12 + 1;
     char *list = malloc(cap);
     if (!list)
@@ -232,7 +288,8 @@ static tc_status nt_place(tc_scenario *s, const nt_in *in, tc_err *err)
     return st;
 }
 
-static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows, size_t nrows, tc_err *err)
+static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows, size_t nrows, nt_built *b,
+                       tc_err *err)
 {
     tc_status st = TC_OK;
     if (!in->preset == !in->topo)
@@ -279,7 +336,7 @@ static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows,
     double *sizes = NULL;
     size_t n = 0;
     if (st == TC_OK)
-        st = nt_sizes(in, rows, nrows, &sizes, &n, err);
+        st = nt_sizes(in, rows, nrows, &sizes, &n, &b->hdr, &b->have_hdr, err);
     if (st == TC_OK) {
         free(s->sizes);
         s->sizes = sizes;
@@ -289,7 +346,26 @@ static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows,
     if (st == TC_OK)
         st = tc_scenario_resolve(s, err);
     if (st == TC_OK && in->g) {
-        st = nt_place(s, in, err);
+        uint32_t g = 1, split = 0;
+        st = nt_place(s, in, &g, &split, err);
+        /* nccl-tests' header prints -g as nGpus: the GPUs one process
+         * drives (src/common.cu:917), here those of a node */
+        b->hdr.ngpus = g;
+        /* NCCL's algorithms map rank r to GPU r mod G of a whole node
+         * (coll/nccl.c), so g of G GPUs on several nodes cannot run on the
+         * cluster's nodes as they are. A real run's NCCL builds its
+         * communicator from the GPUs it was given: g a node, each with its
+         * NIC. That is the view NCCL gets over a sub-group
+         * (tc_groups_nccl_view, docs/MODEL.md "NCCL over sub-groups"), so
+         * the job runs as one group of all its ranks. */
+        tc_coll_req q = {0};
+        tc_err e3;
+        if (st == TC_OK && split && !in->group && tc_algo_parse(algo, &q, &e3) == TC_OK && tc_algo_is_nccl(q.algo)) {
+            char spec[32];
+            snprintf(spec, sizeof spec, "block=%u", split);
+            st = set1(s, "--group", spec, err);
+            b->comm_g = g;
+        }
         if (st == TC_OK)
             st = tc_scenario_resolve(s, err);
     }
@@ -418,6 +494,7 @@ typedef struct nt_print {
     const tc_nccl_row *rows;
     size_t nrows;
     const char *compare;
+    const tc_nccl_tests_header *hdr; /* NULL: the sizes are the --compare file's */
 } nt_print;
 
 static tc_status print_to(FILE *f, const nt_print *p, tc_err *err)
@@ -426,7 +503,7 @@ static tc_status print_to(FILE *f, const nt_print *p, tc_err *err)
         tc_outcome oc = {.command = TC_CMD_COLLECTIVE, .value = p->o};
         return tc_outcome_write(&oc, p->s, p->fmt, f, err);
     }
-    tc_nccl_tests_write(f, p->o, p->what);
+    tc_nccl_tests_write(f, p->o, p->what, p->hdr);
     if (p->rows)
         compare(f, p->o, p->rows, p->nrows, p->compare);
     return TC_OK;
@@ -484,7 +561,7 @@ static tc_status print_scenario(const tc_scenario *s, const char *out, tc_err *e
 
 /* Runs the prediction; writes --out-dir, --out, then stdout. */
 static tc_status run_and_print(const nt_in *in, const tc_scenario *s, const tc_nccl_row *rows, size_t nrows,
-                               tc_format fmt, tc_err *err)
+                               const nt_built *b, tc_format fmt, tc_err *err)
 {
     tc_collective_out *o = NULL;
     cli_progress prog;
@@ -498,13 +575,18 @@ static tc_status run_and_print(const nt_in *in, const tc_scenario *s, const tc_n
         char what[900];
         const tc_result *r = tc_collective_at(o, 0, 0);
         char groups[160] = "", g[48];
-        if (o->ngroups)
+        if (b->comm_g)
+            snprintf(groups, sizeof groups, ", NCCL's communicator of the %u GPU%s used on each node (-g %u; run as "
+                                            "one group, %s)",
+                     b->comm_g, b->comm_g == 1 ? "" : "s", b->comm_g, tc_group_format(&o->group, g, sizeof g));
+        else if (o->ngroups)
             snprintf(groups, sizeof groups, ", groups %s: %u groups of %u ranks at once (count, algbw, busbw: one "
                                             "group's; time: the slowest group's)",
                      tc_group_format(&o->group, g, sizeof g), o->ngroups, o->group_size);
         snprintf(what, sizeof what, "%s, %u ranks, %s, mode %s%s", o->net.topo[0]->spec, o->ranks,
                  o->rows[0].requested, tc_mode_name(r->mode), groups);
-        nt_print p = {.s = s, .o = o, .fmt = fmt, .what = what, .rows = rows, .nrows = nrows, .compare = in->compare};
+        nt_print p = {.s = s,         .o = o,         .fmt = fmt,           .what = what,
+                      .rows = rows,   .nrows = nrows, .compare = in->compare, .hdr = b->have_hdr ? &b->hdr : NULL};
         /* --out-dir first: a run whose --out-dir fails leaves --out as it was */
         if (in->out_dir) {
             tc_outcome oc = {.command = TC_CMD_COLLECTIVE, .value = o};
@@ -537,6 +619,7 @@ int cli_nccl_tests(int argc, char **argv, int first)
     tc_nccl_row *rows = NULL;
     size_t nrows = 0;
     uint32_t file_ranks = 0;
+    nt_built b = {.have_hdr = false};
     if (st == TC_OK && in.compare)
         st = tc_nccl_tests_read(in.compare, &rows, &nrows, &file_ranks, &err);
     tc_scenario *s = st == TC_OK ? tc_scenario_new(TC_CMD_COLLECTIVE) : NULL;
@@ -546,7 +629,7 @@ int cli_nccl_tests(int argc, char **argv, int first)
         /* the scenario records the topocc that runs it */
         snprintf(s->version, sizeof s->version, "%s", tc_version());
         snprintf(s->commit, sizeof s->commit, "%s", tc_commit());
-        st = build(&in, s, rows, nrows, &err);
+        st = build(&in, s, rows, nrows, &b, &err);
     }
     if (st == TC_OK && rows)
         st = check_rows(s, rows, nrows, in.compare, &err);
@@ -557,7 +640,7 @@ int cli_nccl_tests(int argc, char **argv, int first)
         st = check_output(&in, &fmt, &err);
     if (st == TC_OK)
         st = in.print_scenario ? print_scenario(s, in.out, &err)
-                               : run_and_print(&in, s, rows, nrows, fmt, &err);
+                               : run_and_print(&in, s, rows, nrows, &b, fmt, &err);
     tc_scenario_free(s);
     free(rows);
     return cli_exit(st, &err);

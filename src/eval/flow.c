@@ -2149,7 +2149,10 @@ static tc_status results(fl_sim *S, tc_flow_result *res)
         last = fmax(last, x->finish_s); /* the protocol's base latency included, as the job's time */
     }
     free(tmp);
+    /* the budget bounds the simulated events; the ones they stand for are
+     * reported beside them */
     res->events = S->fold_T ? S->events * S->fold_n : S->events;
+    res->events_simulated = S->events;
     res->batches = S->batches;
     res->makespan_s = last - first;
     if (S->fold_T)

@@ -39,13 +39,34 @@ static void time_str(double us, char *buf, size_t len)
     snprintf(buf, len, us < 100 ? "%7.2f" : us < 10000 ? "%7.1f" : "%7.0f", us);
 }
 
-void tc_nccl_tests_write(FILE *f, const tc_collective_out *o, const char *what)
+/* The header's values without a command line: those of the sizes run. */
+static tc_nccl_tests_header header_of_sizes(const tc_collective_out *o)
 {
     size_t n = o->nsizes;
-    const tc_result *first = tc_collective_at(o, 0, 0), *last = tc_collective_at(o, 0, n ? n - 1 : 0);
-    fprintf(f, "# nThread 1 nGpus 1 minBytes %.0f maxBytes %.0f step: (topocc sizes) warmup iters: 0 iters: 0 "
+    /* nccl-tests' defaults: -g 1, -i 1M, -f 1 (src/common.cu:63-67) */
+    tc_nccl_tests_header h = {.ngpus = 1, .step = 1024 * 1024};
+    if (!n)
+        return h;
+    h.min_bytes = tc_collective_at(o, 0, 0)->bytes;
+    h.max_bytes = tc_collective_at(o, 0, n - 1)->bytes;
+    if (n >= 2) {
+        double a = h.min_bytes, b = tc_collective_at(o, 0, 1)->bytes;
+        if (a > 0 && b >= 2 * a && b / a == floor(b / a))
+            h.step = b / a, h.step_factor = true;
+        else if (b > a)
+            h.step = b - a;
+    }
+    return h;
+}
+
+void tc_nccl_tests_write(FILE *f, const tc_collective_out *o, const char *what, const tc_nccl_tests_header *hp)
+{
+    size_t n = o->nsizes;
+    tc_nccl_tests_header h = hp ? *hp : header_of_sizes(o);
+    /* nThread: one thread a process (topocc models no -t) */
+    fprintf(f, "# nThread 1 nGpus %u minBytes %.0f maxBytes %.0f step: %.0f(%s) warmup iters: 0 iters: 0 "
                "agg iters: 1 validation: 0 graph: 0\n",
-            n ? first->bytes : 0, n ? last->bytes : 0);
+            h.ngpus, h.min_bytes, h.max_bytes, h.step, h.step_factor ? "factor" : "bytes");
     fprintf(f, "#\n# topocc prediction: %s\n#\n", what);
     fprintf(f, "#                                                              out-of-place                       "
                "in-place          \n");

@@ -693,6 +693,7 @@ static json_t *flow_json(const tc_topo *t, const tc_flow_result *fr, const tc_fl
 {
     json_t *f = json_object();
     json_object_set_new(f, "events", json_integer((json_int_t)fr->events));
+    json_object_set_new(f, "events_simulated", json_integer((json_int_t)fr->events_simulated));
     json_object_set_new(f, "batches", json_integer((json_int_t)fr->batches));
     repetition_json(f, fr);
     json_object_set_new(f, "multipath", json_string(multipath_name(fs->multipath)));
@@ -1070,8 +1071,13 @@ static void coll_flow_kv(const tc_collective_out *o, tc_table *tb)
         snprintf(eager, sizeof eager, " (eager up to %s)", tc_fmt_size(fs->eager_limit_bytes, b2, sizeof b2));
     kv(tb, "flow", "multipath %s, deps %s%s, rate cap %s", multipath_name(fs->multipath), deps_name(fs->deps), eager,
        fs->rate_cap_Bps > 0 ? tc_fmt_rate(fs->rate_cap_Bps, b, sizeof b) : "none");
-    kv(tb, "events", "%llu (%llu rate recomputations)", (unsigned long long)fr->events,
-       (unsigned long long)fr->batches);
+    if (fr->events_simulated != fr->events)
+        kv(tb, "events", "%llu for all ranks, %llu simulated (what --event-budget bounds; %llu rate recomputations)",
+           (unsigned long long)fr->events, (unsigned long long)fr->events_simulated,
+           (unsigned long long)fr->batches);
+    else
+        kv(tb, "events", "%llu (%llu rate recomputations)", (unsigned long long)fr->events,
+           (unsigned long long)fr->batches);
     char rep[160];
     if (repetition_text(fr, rep, sizeof rep))
         kv(tb, "repetition", "%s", rep);
@@ -1607,6 +1613,7 @@ json_t *tc_concurrent_json(const tc_concurrent_out *o, const tc_scenario *s)
     json_object_set_new(j, "topology", json_string(t->spec));
     json_object_set_new(j, "routing", json_string(tc_routing_name(o->routing, t)));
     json_object_set_new(j, "events", json_integer((json_int_t)fr->events));
+    json_object_set_new(j, "events_simulated", json_integer((json_int_t)fr->events_simulated));
     repetition_json(j, fr);
     json_object_set_new(j, "makespan_s", json_real(fr->makespan_s));
     json_t *arr = json_array();
@@ -1739,8 +1746,12 @@ void tc_concurrent_print(const tc_concurrent_out *o, const tc_scenario *s, FILE 
     conc_jobs_table(o, &tb);
     tc_rtable_print(&tb, f);
     tc_rtable_free(&tb);
-    fprintf(f, "\nmakespan %s, %llu events; hottest links:\n", tc_fmt_time(fr->makespan_s, b, sizeof b),
-            (unsigned long long)fr->events);
+    char sim[80] = "";
+    if (fr->events_simulated != fr->events)
+        snprintf(sim, sizeof sim, " (%llu simulated, what --event-budget bounds)",
+                 (unsigned long long)fr->events_simulated);
+    fprintf(f, "\nmakespan %s, %llu events%s; hottest links:\n", tc_fmt_time(fr->makespan_s, b, sizeof b),
+            (unsigned long long)fr->events, sim);
     print_hot_links(f, t, fr, "  ", 5);
     char rep[160];
     if (repetition_text(fr, rep, sizeof rep))

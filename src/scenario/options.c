@@ -14,7 +14,8 @@ typedef enum {
     F_SWITCH,     /* no value: true */
     F_SWITCH_OFF, /* no value: false (--no-X) */
     F_LIST,       /* repeatable: the occurrences form a list */
-    F_LIST_COMMA, /* repeatable, each a comma-separated list: all of them form one list */
+    F_FAILS,      /* --fail: repeatable, each a comma-separated list of KIND:ID, a bare ID of the kind before it;
+                   * all of them form one list */
     F_COMMA,      /* a comma-separated list */
     F_ALGOS,      /* a comma-separated list of algorithm specs (whose parameters hold commas too) */
     F_ONE_SIZE,   /* one size: a list of one */
@@ -67,8 +68,9 @@ static const opt_def opts[] = {
      F_LIST},
     {{"--fail", "network.fail", "network", "KIND:ID", NETC | B(TOPO), true,
       "fail link:ID (a cable), dlink:ID (one direction), switch:ID, host:ID or node:ID (IDs from topocc topo SPEC "
-      "--links; a comma-separated list, or repeat it); routes go around, a job cut off is refused"},
-     F_LIST_COMMA},
+      "--links; a comma-separated list, a bare ID of the kind before it: link:1,2,switch:3 is link:1,link:2,"
+      "switch:3; or repeat it); routes go around, a job cut off is refused"},
+     F_FAILS},
     {{"--fail-random", "network.fail_random", "network", "links=K|F%,switches=K,seed=S", NETC | B(TOPO), false,
       "fail K (or F% of the) fabric cables and K switches drawn from the seed (hostlinks=1, nvlinks=1: those too)"},
      F_VALUE},
@@ -299,7 +301,9 @@ static const opt_def opts[] = {
     {{"--eager-limit", "flow.eager_limit_bytes", "flow", "SIZE", NETC, false,
       "deps auto: the largest message sent without waiting for its receiver (default 64KiB)"},
      F_VALUE},
-    {{"--event-budget", "flow.event_budget", "flow", "N", NETC, false, "bound the simulation (default 200000000)"},
+    {{"--event-budget", "flow.event_budget", "flow", "N", NETC, false,
+      "bound the simulated events (default 200000000): ranks folded by symmetry are not simulated, so the "
+      "events printed for all ranks may be more"},
      F_VALUE},
     {{"--no-skip", "flow.skip", "flow", NULL, NETC | B(TRAIN), false,
       "simulate every step of every rank: no skipping of repeated steps, no folding of symmetric ranks (flow mode); "
@@ -595,10 +599,28 @@ static json_t *flag_value(const opt_def *d, const char *const *values, size_t n)
             json_array_append_new(a, json_string(values[i]));
         return a;
     }
-    case F_LIST_COMMA: {
+    case F_FAILS: {
+        /* link:128,130,132 reads as link:128,link:130,link:132: a bare ID
+         * (digits only, no kind can be one) takes the kind of the item
+         * before it in the same value; a bare ID first is left for
+         * network.fail to refuse. The scenario gets every item whole. */
         json_t *a = json_array();
         for (size_t i = 0; i < n; i++) {
             json_t *b = split(values[i], false);
+            char kind[16] = "";
+            for (size_t k = 0; k < json_array_size(b); k++) {
+                const char *it = json_string_value(json_array_get(b, k));
+                const char *colon = strchr(it, ':');
+                if (colon && (size_t)(colon - it) < sizeof kind)
+                    snprintf(kind, sizeof kind, "%.*s", (int)(colon - it), it);
+                else if (colon)
+                    kind[0] = '\0';
+                else if (kind[0] && *it && strspn(it, "0123456789") == strlen(it)) {
+                    char whole[64];
+                    snprintf(whole, sizeof whole, "%s:%.40s", kind, it);
+                    json_array_set_new(b, k, json_string(whole));
+                }
+            }
             json_array_extend(a, b);
             json_decref(b);
         }

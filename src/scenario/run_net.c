@@ -1214,6 +1214,7 @@ static tc_status job_run_alone(const tc_scenario *s, size_t i, const tc_flow_opt
         job_figures(fr.jobs, jr->nown, j);
         j->slowdown = 1.0;
         o->flow.events += fr.events;
+        o->flow.events_simulated += fr.events_simulated;
         o->flow.batches += fr.batches;
         tc_flow_result_free(&fr);
     }

@@ -41,7 +41,8 @@ tc_status tc_fail_item_parse(const char *s, tc_fail_item *out, tc_err *err)
         }
     }
     return tc_fail(err, TC_EINVAL, "failure '%s': expected link:ID (a cable, both directions), dlink:ID (one direction), "
-                                   "switch:ID, host:ID or node:ID, IDs as topocc topo SPEC --links prints them",
+                                   "switch:ID, host:ID or node:ID, IDs as topocc topo SPEC --links prints them (in "
+                                   "--fail's list a bare ID takes the kind before it: link:1,2)",
                    s ? s : "");
 }
 
