@@ -644,6 +644,10 @@ good "failures: a torus's drawn switches are routers" "0%, and 1 router)" failur
 good "failures: a torus's column of routers" "^topology  cables  of fabric  routers  healthy" failures --topo torus:dims=4x4 --fail-random switches=2,seed=1 --trials 2 --op allreduce --size 1MiB
 bad_says "compare: a size is --sizes" "one size: --sizes 1MiB" compare --topo clos:down=8x8,up=1x8 --topo torus:dims=8x8,wrap=0x0 --op allreduce
 good "compare: a mesh's corner and interior injection" "injection 25GB/s at a corner, 50GB/s inside" compare --topo clos:down=8x8,up=1x8 --topo torus:dims=8x8,wrap=0x0 --equalize injection=400Gbps --op allreduce --sizes 1MiB
+# a routing not given is named as the mode's default (the mode alone changes it)
+good "steps: ecmp named as the mode's default" "steps (routing ecmp: steps' and flow's default" collective --preset dgx-h100:nodes=2 --op allreduce --algo ring --size 256MiB --mode steps
+good "formula: dmodk named as the mode's default" "formula (routing dmodk: formula's default" collective --preset dgx-h100:nodes=2 --op allreduce --algo ring --size 256MiB
+good "a routing given is not" "^mode  *steps (routing ecmp)$" collective --topo clos:down=4x4,up=1x4 --routing ecmp --mode steps --op allreduce --size 1MiB
 # draws faster than healthy are named as a routing change, and counted
 good "failures: faster draws said to be a routing change" "draws ran faster than healthy .down to 0.7799x.: not a failure helping" failures --topo clos:down=8x8,up=1x4 --op broadcast --size 16MiB --fail-random links=2,seed=1 --trials 20
 good "failures: and counted in the JSON" '"faster_draws": [1-9]' failures --topo clos:down=8x8,up=1x4 --op broadcast --size 16MiB --fail-random links=2,seed=1 --trials 20 --format json

@@ -51,6 +51,7 @@ typedef struct tc_collective_out {
     tc_net net;                /* net.topo[0] */
     tc_topo_info info;
     tc_routing routing;
+    bool routing_by_mode;      /* the routing is the mode's default on a Clos (formula: dmodk; steps, flow: ecmp) */
     tc_mode mode;
     tc_op op;
     uint32_t ranks;

@@ -1133,7 +1133,12 @@ static void coll_print_single(const tc_collective_out *o, FILE *f)
             kv(&tb, "group finish", "the slowest group only (%s runs the groups in lock step)", tc_mode_name(r->mode));
     }
     kv(&tb, "size", "%s", tc_fmt_size(r->bytes, b, sizeof b));
-    kv(&tb, "mode", "%s (routing %s)", tc_mode_name(r->mode), tc_routing_name(o->routing, t));
+    kv(&tb, "mode", "%s (routing %s%s)", tc_mode_name(r->mode), tc_routing_name(o->routing, t),
+       !o->routing_by_mode ? ""
+       : r->mode == TC_MODE_FORMULA
+           ? ": formula's default; steps and flow default to ecmp, one hash of the flows (--routing sets one for all)"
+           : ": steps' and flow's default, one hash of the flows (seed= in the spec draws another); formula's is "
+             "dmodk (--routing sets one for all)");
     kv(&tb, "time", "%s%s", tc_fmt_time(r->time_s, b, sizeof b), o->ngroups ? " (the slowest group)" : "");
     /* one rank: nothing moved, no bandwidth (the tables' "-") */
     kv(&tb, "algbw", "%s", r->time_s > 0 ? tc_fmt_rate(r->algbw_Bps, b, sizeof b) : "-");
