@@ -436,6 +436,7 @@ good "nccl-tests: all-to-all runs NCCL's grouped send/recv" "^     1048576      
 good "collective: nccl on all-to-all is nccl-a2a" "nccl:AllToAll,Simple" collective --topo "$CLOS" --op alltoall --algo nccl --size 64MiB
 good "collective: nccl-pat with one GPU per node" "nccl-pat:Simple" collective --topo "$CLOS" --op allgather --algo nccl-pat --size 1MiB
 bad "nccl-pat on nodes of 8 GPUs" collective --topo "clos:down=8x8,up=1x8,node=8" --op allgather --algo nccl-pat --size 1MiB
+good "nccl-tests: compare keeps -g in the header" "# nThread 1 nGpus 4 " nccl-tests --preset dgx-h100:nodes=2 -g 4 --compare "$(dirname "$0")/data/nccl-tests/nccltests309_gjaion_h100_2node_ib400_allreduce_ring_minctas24_qps2.txt"
 good "nccl-tests: compare, by size band" "^# median |error| >= 256 MiB" nccl-tests --preset dgx-h100:nodes=2 --algo nccl-ring:channels=24 --compare "$(dirname "$0")/data/nccl-tests/nccltests309_gjaion_h100_2node_ib400_allreduce_ring_minctas24_qps2.txt"
 good "nccl-tests: -g 4 of 8 GPUs with MPI's ring" "16 ranks" nccl-tests --preset dgx-h100:nodes=4 -g 4 -b 1M -e 1M --algo ring
 good "nccl: the choice is reported" "nccl:Ring,LL,1ch" collective --preset dgx-h100 --op allreduce --algo nccl --size 8

@@ -427,6 +427,10 @@ bad_says "a --dp-algo that cannot carry a codec's collective" "--dp-algo dbtree 
 # CNN's by whole equal layers ---
 good "tensor buckets" "; 226 buckets of whole parameter tensors, as DDP fills them: the first 500MiB, the largest 500MiB, the last 500MiB (cap 25MiB, the first's 1MiB: " compress \
     --topo "$CLOS" --model llama-7b --codec int8 $PI
+good "the 1 MiB first bucket" "; 38 buckets of whole parameter tensors, as DDP fills them: the first 4.06MiB," compress \
+    --topo "$CLOS" --model bert-large --codec int8 $PI
+good "the 1 MiB first bucket whatever the cap" "the first 4.06MiB, .*cap 64MiB, the first's 1MiB" compress \
+    --topo "$CLOS" --model bert-large --codec int8 $PI --bucket 64MiB
 good "several layers a bucket" "; 4 buckets of 14 layers, 25.3MiB of float32 gradients each (the last: 12 layers, 21.7MiB; cap 25MiB: " \
     compress --topo "$CLOS" --model resnet50 --codec int8 $PI
 "$T" compress --topo "$CLOS" --model llama-7b --codec int8 $PI --format json --quiet >"$tmp/bk.json" 2>"$tmp/err"

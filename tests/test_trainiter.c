@@ -125,6 +125,7 @@ static void ddp_two_buckets_by_hand(void **state)
     fake f = {.dp = 2, .tp = 1, .bw = 304};
     tc_ti_cfg c = cfg(2, 1, 1, 1, 0);
     c.bucket_bytes = 312;
+    c.first_bucket_bytes = 312;
     tc_ti_result r;
     run(&m, &tiny_accel, &c, &f, &r);
     double ta = 39.0 / 38.0;
@@ -169,6 +170,7 @@ static void no_overlap_gives_sum_perfect_overlap_gives_max(void **state)
     fake f = {.dp = 2, .tp = 1, .bw = 304};
     tc_ti_cfg c = cfg(2, 1, 1, 1, 0.19);
     c.bucket_bytes = 1e9;
+    c.first_bucket_bytes = 1e9;
     tc_ti_result r;
     run(&m, &tiny_accel, &c, &f, &r);
     near(r.iter_s, 6.3 + 616.0 / 304.0, 1e-12, "sum");
@@ -178,6 +180,7 @@ static void no_overlap_gives_sum_perfect_overlap_gives_max(void **state)
 
     f = (fake){.dp = 2, .tp = 1, .bw = 304, .zero_below = 310};
     c.bucket_bytes = 312;
+    c.first_bucket_bytes = 312;
     c.contention.s_c = 0;
     run(&m, &tiny_accel, &c, &f, &r);
     near(r.iter_s, 6.3, 1e-12, "max");
@@ -623,6 +626,7 @@ static void forward_order_overlaps_the_next_forward(void **state)
     fake f = {.dp = 2, .tp = 1, .bw = 100};
     tc_ti_cfg c = cfg(2, 1, 1, 1, 0);
     c.bucket_bytes = 312;
+    c.first_bucket_bytes = 312;
     tc_ti_result r;
     run(&m, &tiny_accel, &c, &f, &r);
     near(r.iter_s, 10.46, 1e-9, "backward order");
@@ -855,6 +859,7 @@ static void breakdown_adds_up(void **state)
                                 c.seq_parallel = sp;
                                 c.overlap = ov;
                                 c.bucket_bytes = 200;
+                                c.first_bucket_bytes = 200;
                                 tc_ti_result r;
                                 run(&m, &tiny_accel, &c, &f, &r);
                                 char what[96];

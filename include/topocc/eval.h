@@ -184,9 +184,10 @@ uint64_t tc_library_among(tc_op op);
  * the tree). */
 #define TC_LIBRARY_TREE_CHUNK 524288.0
 /* Sets req up as "library" for op: among (tc_library_among) and the tree's
- * chunk (tc_coll_req.chunk_bytes: the tree's half cut into NCCL's chunks,
- * one for a small message, where a fixed count would pay a message's
- * overhead per chunk). */
+ * chunk (tc_coll_req.chunk_bytes: each tree's half cut into NCCL's Simple
+ * tree chunks, one for a small message, where a fixed count would pay a
+ * message's overhead per chunk; NCCL's channels and LL protocols are
+ * nccl-tree's, not modelled here). */
 void tc_library_req(tc_coll_req *req, tc_op op);
 int tc_library_multirail(const tc_topo *t, const tc_groups *g, const uint32_t *map);
 tc_status tc_library_nccl_ring(const tc_topo *t, const tc_coll_req *req, const tc_groups *g, const double *sizes,

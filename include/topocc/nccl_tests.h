@@ -22,6 +22,7 @@ typedef struct tc_nccl_tests_header {
     double max_bytes;
     double step;         /* -f where above 1, else -i */
     bool step_factor;    /* step is -f ("factor"), else -i ("bytes") */
+    bool from_sizes;     /* sizes, step: those of the sizes run (a --compare file's), ngpus kept */
 } tc_nccl_tests_header;
 
 /* Writes the collective's sizes (row 0 of o) as nccl-tests prints them:

@@ -89,7 +89,7 @@ typedef struct tc_compress_out {
     bool bucket_by_tensor;   /* by parameter tensor, as DDP (a transformer of the zoo); false: by equal layers */
     uint32_t bucket_layers;  /* by layers: layers in every bucket but possibly the last (0 by tensor) */
     double bucket_max_bytes; /* the largest bucket's bytes */
-    double bucket_first_bytes, bucket_last_bytes; /* their float32 gradient bytes: the first (largest), the last */
+    double bucket_first_bytes, bucket_last_bytes; /* their float32 gradient bytes: the first, the last */
     char dp_algo[64];        /* the allreduce path's collectives (--dp-algo): library, auto or a name */
     bool offload;
     double s_c, s_m;         /* contention factors of the timeline (timeline.h) */

@@ -109,8 +109,9 @@ typedef struct tc_ti_cfg {
     tc_recompute recompute;
     bool eager_attention;  /* attention scores stored (no fused kernel): Korthikanti's 5as/h term */
     uint32_t virtual_stages;  /* interleaved 1F1B: v chunks per stage (0 or 1: plain 1F1B) */
-    double bucket_bytes;      /* DDP gradient bucket (0: 25 MiB, the first 1 MiB, as PyTorch;
-                                 a value: every bucket that size) */
+    double bucket_bytes;      /* DDP gradient bucket cap (0: 25 MiB, as PyTorch's bucket_cap_mb) */
+    double first_bucket_bytes; /* the rank's first bucket's limit (0: 1 MiB, PyTorch's
+                                  dist._DEFAULT_FIRST_BUCKET_BYTES, whatever the cap) */
     double grad_bytes;        /* bytes per gradient element, on the wire and in memory (0: 2,
                                  bf16; 4: fp32, Megatron-LM's default for bf16 training) */
     bool overlap;             /* false: every rank runs one task at a time (the serial run) */

@@ -57,6 +57,13 @@ double tc_model_baseline_steps(const tc_model *m, uint32_t workers);
  * block's tensors, then the next block's). A custom model has no shapes:
  * *n = 0 and *out NULL. *out is malloc'ed (free()). */
 tc_status tc_model_tensors(const tc_model *m, tc_codec_tensor **out, size_t *n, tc_err *err);
+/* The same tensors and *work (malloc'ed, n entries): each one's elements
+ * where it multiplies per token (its share of the backward pass's matrix
+ * products), 0 for norms, biases and the embedding's lookup; *head: the
+ * tied LM head's vocab x hidden (multiplied first in the backward pass by
+ * the embedding's matrix), 0 untied. */
+tc_status tc_model_tensor_work(const tc_model *m, tc_codec_tensor **out, double **work, double *head, size_t *n,
+                               tc_err *err);
 
 /* ---- the iteration timeline -------------------------------------------- */
 
@@ -117,8 +124,11 @@ tc_status tc_buckets_make(const tc_model *m, double bucket_bytes, tc_iter_bucket
  * ones) by equal layers (tc_buckets_make). *by_tensor says which. */
 tc_status tc_buckets_ddp(const tc_model *m, double bucket_bytes, double first_bytes, tc_iter_bucket **out, size_t *n,
                          bool *by_tensor, tc_err *err);
-/* DDP's first bucket limit, dist._DEFAULT_FIRST_BUCKET_BYTES (docs/MODEL.md,
- * "Buckets"): the first bucket's with the default cap. */
+/* DDP's first bucket limit, dist._DEFAULT_FIRST_BUCKET_BYTES, whatever the
+ * cap: DistributedDataParallel._ddp_init_helper buckets by
+ * [dist._DEFAULT_FIRST_BUCKET_BYTES, self.bucket_bytes_cap]
+ * (pytorch/pytorch torch/nn/parallel/distributed.py at commit 0028a164;
+ * docs/MODEL.md, "Buckets"). */
 #define TC_DDP_FIRST_BUCKET_BYTES 1048576.0
 
 /* ---- one codec on one network ------------------------------------------ */

@@ -586,7 +586,7 @@ static tc_status run_and_print(const nt_in *in, const tc_scenario *s, const tc_n
         snprintf(what, sizeof what, "%s, %u ranks, %s, mode %s%s", o->net.topo[0]->spec, o->ranks,
                  o->rows[0].requested, tc_mode_name(r->mode), groups);
         nt_print p = {.s = s,         .o = o,         .fmt = fmt,           .what = what,
-                      .rows = rows,   .nrows = nrows, .compare = in->compare, .hdr = b->have_hdr ? &b->hdr : NULL};
+                      .rows = rows,   .nrows = nrows, .compare = in->compare, .hdr = &b->hdr};
         /* --out-dir first: a run whose --out-dir fails leaves --out as it was */
         if (in->out_dir) {
             tc_outcome oc = {.command = TC_CMD_COLLECTIVE, .value = o};
@@ -619,7 +619,7 @@ int cli_nccl_tests(int argc, char **argv, int first)
     tc_nccl_row *rows = NULL;
     size_t nrows = 0;
     uint32_t file_ranks = 0;
-    nt_built b = {.have_hdr = false};
+    nt_built b = {.have_hdr = false, .hdr = {.ngpus = 1, .from_sizes = true}};
     if (st == TC_OK && in.compare)
         st = tc_nccl_tests_read(in.compare, &rows, &nrows, &file_ranks, &err);
     tc_scenario *s = st == TC_OK ? tc_scenario_new(TC_CMD_COLLECTIVE) : NULL;

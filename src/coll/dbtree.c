@@ -31,7 +31,7 @@
  * the disjoint interiors whatever the relabelling.
  *
  * Each tree carries one half of the data cut into c chunks (default 64,
- * "dbtree:chunks=N"): slots [0, c) travel on tree 1, [c, 2c) on tree 2.
+ * "dbtree:chunks=N"; with tc_coll_req.chunk_bytes, ceil(half / chunk_bytes)): slots [0, c) travel on tree 1, [c, 2c) on tree 2.
  * With D the larger tree depth, a node at depth d sends chunk k up at step
  * k + D - d (reduce) and down to its children at step k + d (broadcast) or
  * k + D + d (all-reduce, right behind the reduction): c + D - 1 steps for

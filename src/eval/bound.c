@@ -136,6 +136,9 @@ static double clos_cuts(const tc_topo *t, tc_op op, uint32_t p, double S, const 
  * (with rank r on endpoint r and p every endpoint the half, floor(D/2)
  * coordinates, binds all-to-all). A node straddles the cut unless it lies
  * within one coordinate of d. */
+/* The longest dimension whose every interval of coordinates is tried. */
+#define TORUS_ALL_INTERVALS 1024u
+
 static double torus_cuts(const tc_topo *t, tc_op op, uint32_t p, double S, const uint32_t *map)
 {
     double best = 0;
@@ -174,8 +177,12 @@ static double torus_cuts(const tc_topo *t, tc_op op, uint32_t p, double S, const
             for (uint32_t x = 0; x < C; x++)
                 plus[x] = minus[x] = (double)(n / D) * t->torus_bw;
         }
+        /* every interval is O(D^2): above TORUS_ALL_INTERVALS coordinates
+         * only the halves (the old plane cuts, O(D)); any subset of the
+         * cuts is still a bound */
+        bool all = D <= TORUS_ALL_INTERVALS;
         for (uint32_t lo = 0; lo < D; lo++)
-            for (uint32_t L = 1; L < D; L++) {
+            for (uint32_t L = all ? 1 : D / 2; L < (all ? D : D / 2 + 2) && L < D; L++) {
                 /* out of the interval: + at its high end's cable, - at the
                  * cable below its low end; into it the reverse */
                 uint32_t hi = (lo + L - 1) % D, below = (lo + D - 1) % D;
@@ -235,7 +242,7 @@ static double multidc_cuts(const tc_topo *t, tc_op op, uint32_t p, double S, con
  * endpoints of pod 0 (identity), that pod's own cuts: a Clos pod's
  * subtrees (the gateways hang off its top level, above every subtree),
  * a torus pod's intervals only where the ranks fill the pod, as before
- * (its gateways reach every router, a way around any interval). */
+ * (a conservative restriction: no more is claimed for a partial job). */
 double tc_eval_cut_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes, const uint32_t *map, bool identity)
 {
     if (t->kind == TC_TOPO_CLOS)

@@ -62,7 +62,9 @@ static tc_nccl_tests_header header_of_sizes(const tc_collective_out *o)
 void tc_nccl_tests_write(FILE *f, const tc_collective_out *o, const char *what, const tc_nccl_tests_header *hp)
 {
     size_t n = o->nsizes;
-    tc_nccl_tests_header h = hp ? *hp : header_of_sizes(o);
+    tc_nccl_tests_header h = hp && !hp->from_sizes ? *hp : header_of_sizes(o);
+    if (hp && hp->ngpus)
+        h.ngpus = hp->ngpus;
     /* nThread: one thread a process (topocc models no -t) */
     fprintf(f, "# nThread 1 nGpus %u minBytes %.0f maxBytes %.0f step: %.0f(%s) warmup iters: 0 iters: 0 "
                "agg iters: 1 validation: 0 graph: 0\n",

@@ -1054,8 +1054,7 @@ static void print_buckets(const tc_compress_out *o, FILE *f)
                 o->nbuckets, o->nbuckets == 1 ? "" : "s", tc_fmt_size(o->bucket_first_bytes, b[0], 64),
                 tc_fmt_size(o->bucket_max_bytes, b[1], 64), tc_fmt_size(o->bucket_last_bytes, b[2], 64),
                 tc_fmt_size(o->bucket_bytes, b[3], 64));
-        if (o->bucket_bytes == TC_DDP_BUCKET_BYTES)
-            fprintf(f, ", the first's %s", tc_fmt_size(TC_DDP_FIRST_BUCKET_BYTES, b[4], 64));
+        fprintf(f, ", the first's %s", tc_fmt_size(TC_DDP_FIRST_BUCKET_BYTES, b[4], 64));
         fprintf(f, ": a bucket closes at the tensor that fills it)");
         return;
     }

@@ -378,8 +378,8 @@ static tc_status make_workload(job *J, const tc_net *net, tc_flow_opts *fo, tc_e
     o->workers = p;
     o->bucket_bytes = w->bucket_bytes > 0 ? w->bucket_bytes : TC_DDP_BUCKET_BYTES;
     tc_iter_bucket *bk = NULL;
-    if ((st = tc_buckets_ddp(&w->model, o->bucket_bytes, w->bucket_bytes > 0 ? w->bucket_bytes : TC_DDP_FIRST_BUCKET_BYTES,
-                             &bk, &o->nbuckets, &o->bucket_by_tensor, err)))
+    if ((st = tc_buckets_ddp(&w->model, o->bucket_bytes, TC_DDP_FIRST_BUCKET_BYTES, &bk, &o->nbuckets,
+                             &o->bucket_by_tensor, err)))
         return st;
     o->bucket_first_bytes = bk[0].bytes;
     o->bucket_last_bytes = bk[o->nbuckets - 1].bytes;

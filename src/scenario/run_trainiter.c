@@ -796,7 +796,8 @@ static tc_status search(const tc_zoo_model *m, tc_trainiter_out *o, const tc_sce
         return tc_fail(err, TC_EINTERNAL, "out of memory");
     uint32_t tpmax = t->node_size > 1 ? t->node_size : N;
     for (uint32_t tp = 1; tp <= tpmax && tp <= N; tp++) {
-        if (N % tp || (m->heads && m->heads % tp) || (m->arch == TC_MODEL_CNN && tp > 1) ||
+        if (N % tp || (m->heads && m->heads % tp) || (m->kv_heads && m->kv_heads % tp) ||
+            (m->arch == TC_MODEL_CNN && tp > 1) ||
             (t->node_size > 1 && t->node_size % tp))
             continue;
         for (uint32_t pp = 1; pp <= N / tp; pp++) {

@@ -181,39 +181,47 @@ tc_status tc_buckets_ddp(const tc_model *m, double bucket_bytes, double first_by
     if (!(bucket_bytes > 0) || !isfinite(bucket_bytes) || !(first_bytes > 0))
         return tc_fail(err, TC_EINVAL, "the bucket size must be above 0");
     tc_codec_tensor *t;
+    double *work, head;
     size_t nt;
-    tc_status st = tc_model_tensors(m, &t, &nt, err);
+    tc_status st = tc_model_tensor_work(m, &t, &work, &head, &nt, err);
     if (st)
         return st;
     if (nt == 0) {
         free(t);
+        free(work);
         return tc_buckets_make(m, bucket_bytes, out, n, err);
     }
-    double total = 0;
-    for (size_t k = 0; k < nt; k++)
+    /* the backward pass's matrix products, last layer first: a tied LM
+     * head's first, then each tensor's as its gradient completes */
+    double total = 0, wtotal = head;
+    for (size_t k = 0; k < nt; k++) {
         total += (double)t[k].rows * (double)t[k].cols;
+        wtotal += work[k];
+    }
     tc_iter_bucket *b = tc_calloc(nt, sizeof *b);
     if (!b) {
         free(t);
+        free(work);
         return tc_fail(err, TC_EINTERNAL, "out of memory (%zu buckets)", nt);
     }
     /* the bytes a tensor's elements stand for: the model's 4 x params over
      * its tensors (a zoo's tensors may differ from the cited count by a
      * little: bert-large's by 1.4%) */
-    double scale = 4.0 * m->params / total, cum = 0, cur = 0;
+    double scale = 4.0 * m->params / total, done = head, cur = 0;
     size_t nb = 0;
     for (size_t k = nt; k-- > 0;) {
-        double e = (double)t[k].rows * (double)t[k].cols;
-        cur += e;
-        cum += e;
+        cur += (double)t[k].rows * (double)t[k].cols;
+        done += work[k];
         if (cur * scale >= (nb == 0 ? first_bytes : bucket_bytes) || k == 0) {
             b[nb].bytes = cur * scale;
-            b[nb].ready_frac = k == 0 ? 1.0 : cum / total;
+            /* (a bucket of norms alone before any product: at the start) */
+            b[nb].ready_frac = k == 0 || !(wtotal > 0) ? 1.0 : fmin(1.0, fmax(done / wtotal, 1e-9));
             nb++;
             cur = 0;
         }
     }
     free(t);
+    free(work);
     *out = b;
     *n = nb;
     *by_tensor = true;
@@ -236,10 +244,12 @@ typedef struct comm_cache {
     tc_algo algo[8];
 } comm_cache;
 
-static tc_status eval_algo(const tc_topo *t, const tc_workload *w, tc_op op, tc_algo a, double bytes, double *time,
-                           tc_err *err)
+/* chunk_bytes: a tree's chunk (tc_coll_req.chunk_bytes; 0: the algorithm's
+ * default count) */
+static tc_status eval_algo(const tc_topo *t, const tc_workload *w, tc_op op, tc_algo a, double bytes,
+                           double chunk_bytes, double *time, tc_err *err)
 {
-    tc_coll_req req = {.op = op, .algo = a, .p = w->workers, .bytes = bytes};
+    tc_coll_req req = {.op = op, .algo = a, .p = w->workers, .bytes = bytes, .chunk_bytes = chunk_bytes};
     tc_result r;
     tc_status st = tc_evaluate(t, &req, &w->eval, &r, err);
     if (st == TC_OK)
@@ -325,7 +335,7 @@ static tc_status switch_time(const tc_topo *t, const tc_workload *w, const tc_co
         double tk;
         if (!tc_coll_valid(TC_OP_ALLREDUCE, inc[i], w->workers, t, NULL))
             continue;
-        tc_status st = eval_algo(t, w, TC_OP_ALLREDUCE, inc[i], bytes, &tk, err);
+        tc_status st = eval_algo(t, w, TC_OP_ALLREDUCE, inc[i], bytes, 0, &tk, err);
         if (st)
             return st;
         if (tk < *time) {
@@ -376,8 +386,10 @@ static tc_status phase_time(const tc_topo *t, const tc_workload *w, const tc_cod
     } else if (ph->how == TC_WIRE_RING) {
         st = requant_ring_time(t, w, ph->op, ph->size, time, algo, err);
     } else if (ph->how == TC_WIRE_TREE) {
+        /* cut as the library's tree is (NCCL's chunk), so that it and the
+         * plain all-reduce pay their chunks alike */
         *algo = TC_ALGO_DBTREE;
-        st = eval_algo(t, w, ph->op, *algo, ph->size, time, err);
+        st = eval_algo(t, w, ph->op, *algo, ph->size, TC_LIBRARY_TREE_CHUNK, time, err);
     } else if (ph->how == TC_WIRE_SWITCH) {
         st = switch_time(t, w, c, ph->size, time, algo, err);
     } else {
@@ -414,10 +426,11 @@ static double phase_sent(const tc_wire_phase *ph, uint32_t p, uint32_t S)
 }
 
 /*
- * Per-tensor PowerSGD (powerSGD_hook) needs each bucket's tensors. The
- * buckets here are equal-layer slices of the model, which cut through real
- * tensors; so the model's tensors (tc_model_tensors, in DDP's order: last
- * registered first) are laid end to end over the same bytes, and each
+ * Per-tensor PowerSGD (powerSGD_hook) needs each bucket's tensors. A
+ * transformer's buckets are whole tensors (tc_buckets_ddp), a CNN's
+ * equal-layer slices of the model, which cut through real tensors; so the
+ * model's tensors (tc_model_tensors, in DDP's order: last registered
+ * first) are laid end to end over the same bytes, and each
  * bucket carries, pro rata to the share of each tensor it covers, that
  * tensor's floats on the wire: its elements if it is all-reduced
  * uncompressed, else its P (rows r') and Q (cols r'). The model's total is
@@ -490,8 +503,7 @@ tc_status tc_workload_iteration(const tc_topo *t, const tc_workload *w, const tc
     size_t nb;
     bool by_tensor;
     tc_status st = tc_buckets_ddp(&w->model, w->bucket_bytes > 0 ? w->bucket_bytes : TC_DDP_BUCKET_BYTES,
-                                  w->bucket_bytes > 0 ? w->bucket_bytes : TC_DDP_FIRST_BUCKET_BYTES, &b, &nb,
-                                  &by_tensor, err);
+                                  TC_DDP_FIRST_BUCKET_BYTES, &b, &nb, &by_tensor, err);
     if (st)
         return st;
     double (*sz)[3] = NULL;

@@ -107,6 +107,9 @@ tc_status tc_mem_estimate(const tc_zoo_model *m, const tc_mem_cfg *c, double cap
     else if (m->arch == TC_MODEL_TRANSFORMER && m->heads % tp)
         st = tc_fail(err, TC_EINVAL, "%s: tensor-parallel degree %u must divide its %u heads", m->name, tp,
                      m->heads);
+    else if (m->arch == TC_MODEL_TRANSFORMER && m->kv_heads && m->kv_heads % tp)
+        st = tc_fail(err, TC_EINVAL, "%s: tensor-parallel degree %u must divide its %u key/value heads (query "
+                     "groups), as Megatron-LM splits them", m->name, tp, m->kv_heads);
     else if (m->arch == TC_MODEL_CNN && (tp > 1 || c->seq_parallel || c->recompute != TC_RECOMPUTE_NONE))
         st = tc_fail(err, TC_EINVAL, "%s: tensor parallelism, sequence parallelism and recomputation are "
                      "modelled for transformers only", m->name);

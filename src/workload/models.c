@@ -235,6 +235,14 @@ double tc_model_baseline_steps(const tc_model *m, uint32_t workers)
     return m->steps;
 }
 
+static double tensor_elems(const tc_tensor *t)
+{
+    double e = 1;
+    for (uint32_t i = 0; i < t->ndim; i++)
+        e *= (double)t->shape[i];
+    return e;
+}
+
 static tc_codec_tensor matrix_of(const tc_tensor *t)
 {
     tc_codec_tensor m = {t->shape[0], 1};
@@ -243,10 +251,21 @@ static tc_codec_tensor matrix_of(const tc_tensor *t)
     return m;
 }
 
-tc_status tc_model_tensors(const tc_model *m, tc_codec_tensor **out, size_t *n, tc_err *err)
+/* The zoo model's tensors in registration order (tc_model_tensors), and
+ * with work (may be NULL) each one's share of the backward pass's matrix
+ * products: its elements where it multiplies per token (tc_tensor.matmul),
+ * else 0 (norms, biases, the embedding's lookup); *head the tied LM head's
+ * (vocab x hidden: the embedding multiplies there, first in the backward
+ * pass), 0 untied. */
+static tc_status model_tensors(const tc_model *m, tc_codec_tensor **out, double **work, double *head, size_t *n,
+                               tc_err *err)
 {
     *out = NULL;
     *n = 0;
+    if (work)
+        *work = NULL;
+    if (head)
+        *head = 0;
     const tc_zoo_model *z = tc_zoo_find(m->name);
     if (!z)
         return TC_OK;
@@ -258,14 +277,20 @@ tc_status tc_model_tensors(const tc_model *m, tc_codec_tensor **out, size_t *n, 
     for (size_t i = 0; st == TC_OK && i < d->ntensors; i++)
         total += d->tensors[i].count;
     tc_codec_tensor *t = st == TC_OK ? tc_calloc(total ? total : 1, sizeof *t) : NULL;
-    if (st == TC_OK && !t)
+    double *w = st == TC_OK && work ? tc_calloc(total ? total : 1, sizeof *w) : NULL;
+    if (st == TC_OK && (!t || (work && !w)))
         st = tc_fail(err, TC_EINTERNAL, "out of memory (%zu tensors)", total);
+    if (st == TC_OK && head && z->arch == TC_MODEL_TRANSFORMER && z->tied_embeddings)
+        *head = (double)z->vocab * (double)z->hidden;
     size_t k = 0;
     for (size_t i = 0; st == TC_OK && i < d->ntensors;) {
         const tc_tensor *x = &d->tensors[i];
         if (!x->in_layer || z->layers == 0) {
-            for (uint32_t c = 0; c < x->count; c++)
+            for (uint32_t c = 0; c < x->count; c++) {
+                if (w)
+                    w[k] = x->matmul ? tensor_elems(x) : 0;
                 t[k++] = matrix_of(x);
+            }
             i++;
             continue;
         }
@@ -275,16 +300,33 @@ tc_status tc_model_tensors(const tc_model *m, tc_codec_tensor **out, size_t *n, 
             j++;
         for (uint32_t l = 0; l < z->layers; l++)
             for (size_t q = i; q < j; q++)
-                for (uint32_t c = 0; c < d->tensors[q].count / z->layers; c++)
+                for (uint32_t c = 0; c < d->tensors[q].count / z->layers; c++) {
+                    if (w)
+                        w[k] = d->tensors[q].matmul ? tensor_elems(&d->tensors[q]) : 0;
                     t[k++] = matrix_of(&d->tensors[q]);
+                }
         i = j;
     }
     free(d);
     if (st) {
         free(t);
+        free(w);
         return st;
     }
+    if (work)
+        *work = w;
     *out = t;
     *n = k;
     return TC_OK;
+}
+
+tc_status tc_model_tensors(const tc_model *m, tc_codec_tensor **out, size_t *n, tc_err *err)
+{
+    return model_tensors(m, out, NULL, NULL, n, err);
+}
+
+tc_status tc_model_tensor_work(const tc_model *m, tc_codec_tensor **out, double **work, double *head, size_t *n,
+                               tc_err *err)
+{
+    return model_tensors(m, out, work, head, n, err);
 }

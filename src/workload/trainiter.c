@@ -798,8 +798,11 @@ static void bucket_shaped(ctx *x, bucket *b, const size_t *ti, size_t nti)
 /* DDP / ZeRO-1/2 buckets of each virtual stage: the stage's tensors in
  * reverse order, a bucket closed as soon as it reaches its cap (the tensor
  * that crosses it included, as PyTorch's compute_bucket_assignment_by_size
- * does); with the default size the rank's first bucket is capped at 1 MiB,
- * the others at 25 MiB; a bucket never spans two virtual stages. Rank r's
+ * does); the rank's first bucket is capped at 1 MiB whatever the cap (DDP
+ * buckets by [dist._DEFAULT_FIRST_BUCKET_BYTES, bucket_bytes_cap]:
+ * pytorch/pytorch torch/nn/parallel/distributed.py, _ddp_init_helper, at
+ * commit 0028a164), the others at the cap (25 MiB by default); a bucket
+ * never spans two virtual stages. Rank r's
  * chunks are filled from its last (whose backward ends first) to its first. */
 static void make_buckets(ctx *x, uint32_t pp, uint32_t v)
 {
@@ -832,7 +835,7 @@ static void make_buckets(ctx *x, uint32_t pp, uint32_t v)
     }
     size_t nt = 0;
     for (uint32_t r = 0; r < pp; r++) {
-        bool first = def;
+        bool first = true;
         for (uint32_t c = v; c-- > 0;) {
             uint32_t k = c * pp + r;
             start[k] = nt;
@@ -854,7 +857,9 @@ static void make_buckets(ctx *x, uint32_t pp, uint32_t v)
                         cur.last_unit = ui;
                         list[nl++] = ti;
                         open = true;
-                        double lim = first ? DDP_FIRST_BUCKET_BYTES : cap;
+                        double lim = !first                           ? cap
+                                     : x->c->first_bucket_bytes > 0 ? x->c->first_bucket_bytes
+                                                                    : DDP_FIRST_BUCKET_BYTES;
                         if (cur.elems * x->gbytes >= lim) {
                             bucket_shaped(x, &cur, list, nl);
                             tmp[nt++] = cur;
