@@ -333,7 +333,10 @@ bad "a sweep sized by the choice of each size" collective --topo "clos:hosts=204
 # Flags replace what a saved scenario says, even where that changes what applies.
 "$T" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --rate-cap 300Gbps --place random:seed=4 --ranks 8 --out "$tmp/rf.json" >/dev/null
 good "a flag overrides a saved flow scenario" "formula" collective --scenario "$tmp/rf.json" --mode formula --routing dmodk --place first
-bad "a saved ECMP scenario in formula mode" collective --scenario "$tmp/rf.json" --mode formula
+# a saved scenario keeps a routing not given as "default": another mode routes as that mode does
+good "a saved flow scenario in formula mode routes by D-mod-k" "formula (routing dmodk: formula's default" collective --scenario "$tmp/rf.json" --mode formula --place first
+"$T" collective --topo "$CLOS" --op allreduce --size 1MiB --mode steps --routing ecmp --out "$tmp/re.json" >/dev/null
+bad "a saved scenario that asked for ECMP, in formula mode" collective --scenario "$tmp/re.json" --mode formula
 bad "place and endpoints that disagree" collective --topo "$CLOS" --op allreduce --size 1MiB --place random --endpoints 0-3
 bad "endpoint ranges beyond any topology" collective --topo "$CLOS" --op allreduce --size 1MiB --endpoints 0-100000000,0-100000000
 bad "--out to a directory, refused before the run" collective --topo "$CLOS" --op allreduce --size 1MiB --out "$tmp"
@@ -645,6 +648,7 @@ good "failures: a torus's drawn switches are routers" "0%, and 1 router)" failur
 good "failures: a torus's column of routers" "^topology  cables  of fabric  routers  healthy" failures --topo torus:dims=4x4 --fail-random switches=2,seed=1 --trials 2 --op allreduce --size 1MiB
 bad_says "compare: a size is --sizes" "one size: --sizes 1MiB" compare --topo clos:down=8x8,up=1x8 --topo torus:dims=8x8,wrap=0x0 --op allreduce
 good "compare: a mesh's corner and interior injection" "injection 25GB/s at a corner, 50GB/s inside" compare --topo clos:down=8x8,up=1x8 --topo torus:dims=8x8,wrap=0x0 --equalize injection=400Gbps --op allreduce --sizes 1MiB
+good "transfers counted for a job filling a box of a torus" '"transfers": 32512' collective --topo torus:dims=8x8x4 --ranks 128 --place first --op allreduce --algo ring --size 1MiB --format json
 # a routing not given is named as the mode's default (the mode alone changes it)
 good "steps: ecmp named as the mode's default" "steps (routing ecmp: steps' and flow's default" collective --preset dgx-h100:nodes=2 --op allreduce --algo ring --size 256MiB --mode steps
 good "formula: dmodk named as the mode's default" "formula (routing dmodk: formula's default" collective --preset dgx-h100:nodes=2 --op allreduce --algo ring --size 256MiB

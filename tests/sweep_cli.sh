@@ -168,6 +168,13 @@ good "--retry-failed" "0 held already, 2 run now" sweep "$tmp/mm.json" -o "$tmp/
 good "a result replaces a failure" "done 2 of 2 (100.0%), 0 of them failed" sweep --status "$tmp/mm.jsonl"
 good "merge: a result replaces a failure" "merged 1 files: 2 of 2" sweep --merge "$tmp/mm.jsonl" -o "$tmp/mm2.jsonl"
 grep -q '"error"' "$tmp/mm2.jsonl" && { echo "FAIL (merge kept a replaced failure)"; fails=$((fails + 1)); }
+# across files too, in either order: a failure in one file does not
+# replace a result in another
+"$T" sweep "$tmp/mm.json" -o "$tmp/mf.jsonl" --quiet --mem-limit 1KiB >/dev/null 2>&1
+good "merge: failures first, results after" "merged 2 files: 2 of 2 points (0 failed)" sweep --merge "$tmp/mf.jsonl" "$tmp/mm.jsonl" -o "$tmp/m3.jsonl"
+grep -q '"error"' "$tmp/m3.jsonl" && { echo "FAIL (merge kept a failure over another file's result)"; fails=$((fails + 1)); }
+good "merge: results first, failures after" "merged 2 files: 2 of 2 points (0 failed)" sweep --merge "$tmp/mm.jsonl" "$tmp/mf.jsonl" -o "$tmp/m4.jsonl"
+grep -q '"error"' "$tmp/m4.jsonl" && { echo "FAIL (a later file's failure replaced a result)"; fails=$((fails + 1)); }
 
 # ---- bad input: one line, exit 2, nothing written or lost ----
 printf '{"scenario": {"command": "collective"}, "sweep": {"axes": {}}}' >"$tmp/b1.json"

@@ -332,8 +332,9 @@ int cli_sweep(int argc, char **argv, int first)
         tc_sweep_results sum;
         st = tc_sweep_merge(a.merge, a.nmerge, a.out, &sum, &err);
         if (st == TC_OK)
-            printf("merged %zu files: %llu of %llu points: %s\n", a.nmerge, (unsigned long long)sum.ndone,
-                   (unsigned long long)sum.npoints, a.out);
+            printf("merged %zu files: %llu of %llu points (%llu failed): %s\n", a.nmerge,
+                   (unsigned long long)sum.ndone, (unsigned long long)sum.npoints, (unsigned long long)sum.nfailed,
+                   a.out);
     } else if (st == TC_OK)
         st = run(&a, &argc, &argv, &err);
     if (st && !err.msg[0])

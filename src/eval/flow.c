@@ -1278,7 +1278,8 @@ static void flow_start(fl_sim *S, uint32_t f)
                 S->st = tc_fail(S->err, TC_EINVAL,
                                 "the failures cut endpoint %u off from endpoint %u: no surviving path under routing %s; "
                                 "the job cannot run as placed%s",
-                                a, b, tc_routing_name(S->o.routing, S->t), tc_eval_cut_hint(S->t, S->o.routing, a, b));
+                                a, b, tc_routing_name(tc_eval_routing(TC_MODE_FLOW, S->t, S->o.routing), S->t),
+                                tc_eval_cut_hint(S->t, tc_eval_routing(TC_MODE_FLOW, S->t, S->o.routing), a, b));
             return;
         }
         for (uint32_t k = 0; k < n; k++)

@@ -182,6 +182,8 @@ tc_status tc_evaluate_groups_sweep(const tc_topo *t, const tc_coll_req *req, con
             size_t i0 = per_size ? k : 0, i1 = per_size ? k + 1 : n;
             tc_coll_req r = tc_coll_candidate(req, (tc_algo)a, sizes[i0]);
             tc_sched *inner = NULL, *w = NULL;
+            uint64_t cnt = 0;
+            bool counted = false;
             if ((st = tc_coll_build(&r, it, &inner, err)))
                 break;
             uint32_t nph = inner->nphases, nst = inner->nsteps, ch = inner->channels;
@@ -195,6 +197,12 @@ tc_status tc_evaluate_groups_sweep(const tc_topo *t, const tc_coll_req *req, con
                     st = flow_groups(t, inner, g, o, &f, one ? o->flow_detail : NULL, cand, err);
                     kept = kept || (one && st == TC_OK);
                     if (st == TC_OK && cand->time_s < res[i].time_s) {
+                        /* every group's transfers: the schedule's, once each */
+                        double wb;
+                        if (!counted && (st = tc_sched_count(inner, &cnt, &wb, err)) != TC_OK)
+                            break;
+                        counted = true;
+                        res[i].transfers = cnt * g->ngroups;
                         res[i].time_s = cand->time_s;
                         res[i].group_fastest_s = cand->group_fastest_s;
                         res[i].group_slowest = cand->group_slowest;
@@ -214,6 +222,11 @@ tc_status tc_evaluate_groups_sweep(const tc_topo *t, const tc_coll_req *req, con
                                           : tc_eval_formula_sweep(t, w, o, sizes + i0, i1 - i0, tt + i0, err);
             for (size_t i = i0; i < i1 && st == TC_OK; i++)
                 if (tt[i] < res[i].time_s) {
+                    double wb;
+                    if (!counted && (st = tc_sched_count(w, &cnt, &wb, err)) != TC_OK)
+                        break;
+                    counted = true;
+                    res[i].transfers = cnt; /* the grouped schedule: every group's */
                     res[i].time_s = tt[i];
                     res[i].group_fastest_s = NAN;
                     res[i].algo = (tc_algo)a;

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <time.h>
 #include "topocc/outcome_net.h"
-#include "keys.h"
 #include "scenario_int.h"
 
 /* The scenario's reduction operator (collective.redop; sum if unset). */
@@ -495,8 +494,7 @@ static tc_status coll_eval(const tc_scenario *s, const tc_run_opts *ro, tc_colle
     const tc_topo *t = jn.topo;
     const uint32_t *map = jn.map;
     o->routing = tc_eval_routing(eo.mode, t, eo.routing); /* the routing modelled */
-    o->routing_by_mode = !tc_keyset_has(&s->given_mask, tc_scn_key_index("network.routing")) &&
-                         tc_topo_fabric_kind(t) == TC_TOPO_CLOS;
+    o->routing_by_mode = strcmp(s->routing, "default") == 0 && tc_topo_fabric_kind(t) == TC_TOPO_CLOS;
     eo.rank_map = map;
     if (s->group.kind != TC_GROUP_NONE) {
         tc_group_spec g = tc_scn_jobnet_group(&jn, &s->group);

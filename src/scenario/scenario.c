@@ -926,36 +926,21 @@ static tc_status resolve_codecs(tc_scenario *s, tc_err *err)
     return resolve_accel(s, err);
 }
 
-/* The routing actually modelled, where one name says it: D-mod-k on a Clos
- * in formula mode (its closed forms are exact for it; ECMP's hash
- * collisions need the evaluators that route every flow), ECMP in steps and
- * flow, dimension order on a torus. Topologies of both kinds keep
- * "default" (each result records its own). */
+/* The routing. "default" stays in the scenario: each evaluation takes the
+ * mode's own (D-mod-k on a Clos in formula mode, whose closed forms are
+ * exact for it; ECMP in steps and flow, whose hash collisions need the
+ * evaluators that route every flow; dimension order on a torus, detour
+ * with failures), and each result records the routing modelled. So a
+ * scenario whose mode changes later (a sweep's eval.mode axis, --mode on
+ * a saved scenario) routes as that mode does, not as the mode it was
+ * first resolved in. A routing given is kept as given. */
 static tc_status resolve_routing(tc_scenario *s, tc_err *err)
 {
     bool uses = s->command == TC_CMD_COLLECTIVE || s->command == TC_CMD_COMPARE || s->command == TC_CMD_CONCURRENT ||
                 s->command == TC_CMD_COMPRESS || s->command == TC_CMD_TRAIN;
-    if (!uses)
-        return TC_OK;
-    if (s->mode == TC_MODE_FORMULA && strcmp(s->routing, "ecmp") == 0)
+    if (uses && s->mode == TC_MODE_FORMULA && strcmp(s->routing, "ecmp") == 0)
         return tc_fail(err, TC_EINVAL, "--routing ecmp needs --mode steps or flow: formula models D-mod-k (dmodk), "
-                                       "which has no hash collisions (a scenario saved from a steps or flow run "
-                                       "records ecmp where it was the default: give --routing default or dmodk)");
-    if (strcmp(s->routing, "default") != 0)
-        return TC_OK;
-    int clos = 0, torus = 0;
-    for (int i = 0; i < s->ntopo; i++) {
-        if (strncmp(s->topo[i], "clos", 4) == 0 ||
-            (strncmp(s->topo[i], "multidc", 7) == 0 && strstr(s->topo[i], "pod=clos"))) /* routed as its pods */
-            clos++;
-        else
-            torus++;
-    }
-    if (clos && torus)
-        return TC_OK;
-    /* a torus with failures goes around them (detour) */
-    snprintf(s->routing, sizeof s->routing, "%s",
-             torus ? (s->nfail || s->fail_random[0] ? "detour" : "dor") : s->mode == TC_MODE_FORMULA ? "dmodk" : "ecmp");
+                                       "which has no hash collisions (give --routing default or dmodk)");
     return TC_OK;
 }
 

@@ -142,6 +142,7 @@ typedef struct merge_lines {
     size_t *len;
     uint64_t npoints; /* the first file's */
     bool oom;
+    uint8_t *state;        /* per point, over all the files: 0 none kept, 1 a result, 2 a failure */
 } merge_lines;
 
 static int keep_line(void *ud, uint64_t i, const char *line, size_t len)
@@ -151,8 +152,15 @@ static int keep_line(void *ud, uint64_t i, const char *line, size_t len)
      * read, and its lines beyond the first file's are not kept meanwhile. */
     if (i >= m->npoints)
         return 0;
-    /* Called for a point's first line, and again when a result replaces
-     * a failure: the later line wins then. */
+    /* Called for a point's first line in each file, and again when a
+     * result replaces a failure there. Over the files as within one: the
+     * first line kept wins, but a result beats a failure. */
+    json_t *p = json_loadb(line, len, 0, NULL);
+    bool failed = !p || json_object_get(p, "error") != NULL;
+    json_decref(p);
+    if (m->state[i] == 1 || (m->state[i] == 2 && failed))
+        return 0;
+    m->state[i] = failed ? 2 : 1;
     free(m->line[i]);
     m->line[i] = malloc(len + 1);
     if (!m->line[i])
@@ -173,8 +181,8 @@ tc_status tc_sweep_merge(const char *const *in, size_t n, const char *out, tc_sw
     if (st)
         return st;
     merge_lines m = {calloc(first.npoints, sizeof *m.line), calloc(first.npoints, sizeof *m.len), first.npoints,
-                     false};
-    if (!m.line || !m.len)
+                     false, calloc(first.npoints ? first.npoints : 1, 1)};
+    if (!m.line || !m.len || !m.state)
         st = tc_fail(err, TC_EINTERNAL, "out of memory");
     for (size_t k = 0; k < n && st == TC_OK; k++) {
         tc_sweep_results r;
@@ -200,6 +208,7 @@ tc_status tc_sweep_merge(const char *const *in, size_t n, const char *out, tc_sw
             if (m.line[i]) {
                 ok = fwrite(m.line[i], 1, m.len[i], f) == m.len[i];
                 sum->ndone++;
+                sum->nfailed += m.state[i] == 2;
             }
         if (!ok) {
             tc_atomic_abort(&af);
@@ -212,6 +221,7 @@ tc_status tc_sweep_merge(const char *const *in, size_t n, const char *out, tc_sw
         free(m.line[i]);
     free(m.line);
     free(m.len);
+    free(m.state);
     tc_sweep_results_free(&first);
     return st;
 }
