@@ -285,6 +285,20 @@ bad "TP not dividing the heads" train --topo "$CLOS" --model llama3-8b --dp 1 --
 bad "a CNN with tensor parallelism" train --topo "$CLOS" --model resnet50 --dp 8 --tp 8
 printf '{"name": "x", "layers": 2' >"$tmp/broken.json"
 bad "malformed model JSON" train --topo "$CLOS" --model "$tmp/broken.json" --dp 64
+# a model file is embedded by content: a replay reads the model the run
+# read, whatever became of the file (edited, then deleted)
+cp "$(dirname "$0")/data/models/tiny.json" "$tmp/mine.json"
+"$T" train --topo "$CLOS" --model "$tmp/mine.json" --dp 64 --out "$tmp/mine_run.json" --format json >"$tmp/mine_a.json" 2>&1
+sed 's/"layers": *[0-9]*/"layers": 3/' "$(dirname "$0")/data/models/tiny.json" >"$tmp/mine.json"
+"$T" replay "$tmp/mine_run.json" --format json >"$tmp/mine_b.json" 2>&1
+rm -f "$tmp/mine.json"
+"$T" replay "$tmp/mine_run.json" --format json >"$tmp/mine_c.json" 2>&1
+python3 - "$tmp/mine_a.json" "$tmp/mine_b.json" "$tmp/mine_c.json" <<'PY' || { echo "FAIL (a replay does not read the embedded model)"; fails=$((fails + 1)); }
+import json, sys
+a, b, c = (json.load(open(f)) for f in sys.argv[1:4])
+assert a["iter_s"] == b["iter_s"] == c["iter_s"], (a["iter_s"], b["iter_s"], c["iter_s"])
+assert sys.argv[1] and list(a["scenario"]["iteration"]["model_json"]), a["scenario"]["iteration"].keys()
+PY
 bad_says "a model that does not fit" "short by" train --topo "$CLOS" --model llama3-8b --dp 64
 good "--allow-oom times it anyway" "does NOT fit" train --topo "$CLOS" --model llama3-8b --dp 64 --allow-oom
 bad "micro-batches that do not divide the batch" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --micro-batches 3 --global-batch 32

@@ -175,6 +175,9 @@ typedef struct tc_scenario {
     /* iteration.* and parallel.* (topocc train: one training iteration,
      * docs/MODEL.md "Training: one iteration"); the accelerator is accel */
     char it_model[256];                 /* iteration.model: a zoo name or a model JSON file */
+    char *model_json;                   /* iteration.model_json: a model file's content by its path
+                                         * (a JSON object path -> the file's object, compact; owned;
+                                         * NULL: none), written by resolving: a replay reads it, not the file */
     uint32_t dp, tp, pp;                /* parallel.dp, .tp, .pp */
     uint32_t ep;                        /* parallel.ep: expert parallelism inside DP (1: none) */
     double capacity_factor, zipf;       /* iteration.capacity_factor (0: dropless), .zipf (0: uniform) */
@@ -261,6 +264,10 @@ tc_scenario *tc_scenario_new(tc_command c);
 void tc_scenario_free(tc_scenario *s);
 /* A deep copy (NULL when out of memory). */
 tc_scenario *tc_scenario_clone(const tc_scenario *s);
+/* train's model: a zoo model, else the model file's content embedded in
+ * iteration.model_json under its path, else the file (tc_zoo_load_json). */
+struct tc_zoo_model;
+tc_status tc_scenario_model(const tc_scenario *s, struct tc_zoo_model *m, char *src, size_t len, tc_err *err);
 
 /* Validates every value against the others and puts each in canonical
  * form: topology specs as the generator writes them, algorithm and codec

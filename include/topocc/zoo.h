@@ -114,6 +114,9 @@ tc_status tc_zoo_check(const tc_zoo_model *m, const char *origin, tc_err *err);
  * is kept in srcbuf (len bytes) and m->source points to it.
  */
 tc_status tc_zoo_load_json(const char *path, tc_zoo_model *m, char *srcbuf, size_t len, tc_err *err);
+/* The same from the file's content (text), named origin in messages. */
+tc_status tc_zoo_parse_json(const char *text, const char *origin, tc_zoo_model *m, char *srcbuf, size_t len,
+                            tc_err *err);
 
 /* Training FLOPs per token of a transformer at sequence length s
  * (Narayanan et al. SC'21, as Megatron-LM's num_floating_point_operations

@@ -1675,6 +1675,32 @@ GET(get_it_model)
 {
     return json_string(s->it_model);
 }
+/* Model files by content, under their paths (written by resolving). */
+SET(set_model_json)
+{
+    if (json_is_null(v)) {
+        free(s->model_json);
+        s->model_json = NULL;
+        return TC_OK;
+    }
+    if (!json_is_object(v))
+        return tc_fail(err, TC_EINVAL, "%s: expected an object of model files' contents by path", where);
+    char *txt = tc_json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+    if (!txt)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    free(s->model_json);
+    s->model_json = txt;
+    return TC_OK;
+}
+GET(get_model_json)
+{
+    json_t *o = s->model_json ? json_loads(s->model_json, 0, NULL) : NULL;
+    return o ? o : json_null();
+}
+static bool has_model_json(const tc_scenario *s)
+{
+    return s->model_json != NULL;
+}
 U32_RANGE_KEY(dp, dp, 1, 16777216)
 U32_RANGE_KEY(tp, tp, 1, 16777216)
 U32_RANGE_KEY(pp, pp, 1, 16777216)
@@ -2054,6 +2080,7 @@ static const tc_scn_key keys[] = {
     {"cluster.ocs", B(CLUSTER), NULL, set_cocs, get_cocs, ""},
     {"cluster.strict", B(CLUSTER), NULL, set_cstrict, get_cstrict, ""},
     {"iteration.model", B(TRAIN), NULL, set_it_model, get_it_model, ""},
+    {"iteration.model_json", B(TRAIN), has_model_json, set_model_json, get_model_json, ""},
     {"iteration.accel", B(TRAIN), NULL, set_accel, get_accel, ""},
     {"parallel.dp", B(TRAIN), NULL, set_dp, get_dp, ""},
     {"parallel.tp", B(TRAIN), NULL, set_tp, get_tp, ""},

@@ -1027,13 +1027,8 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
     if (!o)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
     tc_zoo_model m;
-    const tc_zoo_model *zm = tc_zoo_find(s->it_model);
     char src[256];
-    tc_status st = TC_OK;
-    if (zm)
-        m = *zm;
-    else
-        st = tc_zoo_load_json(s->it_model, &m, src, sizeof src, err);
+    tc_status st = tc_scenario_model(s, &m, src, sizeof src, err);
     if (st == TC_OK)
         st = tc_net_build(s, &o->net, err);
     tc_accel a;

@@ -140,6 +140,7 @@ void tc_scenario_free(tc_scenario *s)
         return;
     free(s->sizes);
     free(s->profiles);
+    free(s->model_json);
     free(s->job.endpoints);
     tc_scn_clear_jobs(s);
     tc_scn_clear_accuracy(s);
@@ -172,6 +173,7 @@ tc_scenario *tc_scenario_clone(const tc_scenario *s)
         c->jobs[i].place.endpoints =
             dup_mem(s->jobs[i].place.endpoints, (size_t)s->jobs[i].place.nendpoints * sizeof(uint32_t), &oom);
     c->profiles = s->profiles ? dup_mem(s->profiles, strlen(s->profiles) + 1, &oom) : NULL;
+    c->model_json = s->model_json ? dup_mem(s->model_json, strlen(s->model_json) + 1, &oom) : NULL;
     c->accuracy = dup_mem(s->accuracy, s->naccuracy * sizeof *s->accuracy, &oom);
     for (size_t i = 0; c->accuracy && i < s->naccuracy; i++)
         c->accuracy[i].pts = dup_mem(s->accuracy[i].pts, s->accuracy[i].n * sizeof *s->accuracy[i].pts, &oom);
@@ -827,6 +829,62 @@ static tc_status resolve_collective(tc_scenario *s, tc_err *err)
     return TC_OK;
 }
 
+/* The model file's object in s->model_json under its path (NULL: none);
+ * a new reference. */
+static json_t *embedded_model(const tc_scenario *s)
+{
+    json_t *all = s->model_json ? json_loads(s->model_json, 0, NULL) : NULL;
+    json_t *m = all ? json_object_get(all, s->it_model) : NULL;
+    json_incref(m);
+    json_decref(all);
+    return m;
+}
+
+tc_status tc_scenario_model(const tc_scenario *s, tc_zoo_model *m, char *src, size_t len, tc_err *err)
+{
+    const tc_zoo_model *z = tc_zoo_find(s->it_model);
+    if (z) {
+        *m = *z;
+        return TC_OK;
+    }
+    json_t *e = embedded_model(s);
+    if (!e)
+        return tc_zoo_load_json(s->it_model, m, src, len, err);
+    char *txt = tc_json_dumps(e, JSON_COMPACT);
+    json_decref(e);
+    if (!txt)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    char origin[300];
+    snprintf(origin, sizeof origin, "scenario iteration.model_json.%s", s->it_model);
+    tc_status st = tc_zoo_parse_json(txt, origin, m, src, len, err);
+    free(txt);
+    return st;
+}
+
+/* A model file's content, embedded under its path where it is not yet: a
+ * replay reads the model the run read, whatever became of the file. */
+static tc_status embed_model(tc_scenario *s, tc_err *err)
+{
+    json_t *e = embedded_model(s);
+    if (e) {
+        json_decref(e);
+        return TC_OK;
+    }
+    json_error_t je;
+    json_t *file = json_load_file(s->it_model, JSON_REJECT_DUPLICATES, &je);
+    json_t *all = s->model_json ? json_loads(s->model_json, 0, NULL) : json_object();
+    char *txt = NULL;
+    if (file && all && json_object_set(all, s->it_model, file) == 0)
+        txt = tc_json_dumps(all, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(file);
+    json_decref(all);
+    if (!txt)
+        return tc_fail(err, TC_EINTERNAL, "cannot embed the model file '%s'", s->it_model);
+    free(s->model_json);
+    s->model_json = txt;
+    return TC_OK;
+}
+
 /* train: the model is known (a zoo name or a readable model file), the
  * accelerator resolves as compress's does, the degrees multiply to the
  * job. */
@@ -847,7 +905,9 @@ static tc_status resolve_train(tc_scenario *s, tc_err *err)
             return tc_fail(err, TC_EINVAL, "unknown model '%s': accepted are %s, or a model JSON file", s->it_model,
                            names);
         }
-        tc_status st = tc_zoo_load_json(s->it_model, &m, src, sizeof src, err);
+        tc_status st = tc_scenario_model(s, &m, src, sizeof src, err);
+        if (st == TC_OK)
+            st = embed_model(s, err);
         if (st)
             return st;
     }

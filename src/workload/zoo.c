@@ -588,6 +588,23 @@ static tc_status from_json(json_t *root, const char *path, tc_zoo_model *m, char
     return tc_zoo_check(m, path, err);
 }
 
+tc_status tc_zoo_parse_json(const char *text, const char *origin, tc_zoo_model *m, char *srcbuf, size_t len,
+                            tc_err *err)
+{
+    json_error_t je;
+    unsigned long mark = tc_oom_mark();
+    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+    if (tc_oom_since(mark)) {
+        json_decref(root);
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    }
+    if (!root)
+        return tc_fail(err, TC_EINVAL, "%s: field '(JSON)': malformed at line %d: %s", origin, je.line, je.text);
+    tc_status st = from_json(root, origin, m, srcbuf, len, err);
+    json_decref(root);
+    return st;
+}
+
 tc_status tc_zoo_load_json(const char *path, tc_zoo_model *m, char *srcbuf, size_t len, tc_err *err)
 {
     json_error_t je;
