@@ -176,6 +176,16 @@ grep -q '"error"' "$tmp/m3.jsonl" && { echo "FAIL (merge kept a failure over ano
 good "merge: results first, failures after" "merged 2 files: 2 of 2 points (0 failed)" sweep --merge "$tmp/mm.jsonl" "$tmp/mf.jsonl" -o "$tmp/m4.jsonl"
 grep -q '"error"' "$tmp/m4.jsonl" && { echo "FAIL (a later file's failure replaced a result)"; fails=$((fails + 1)); }
 
+# results of another build are said so: status counts them, merge and a
+# resume note them on stderr
+sed '2,$s/"commit":"[^"]*"/"commit":"deadbee"/' "$tmp/mm.jsonl" >"$tmp/ob.jsonl"
+good "status: lines of another build" "point lines written by another topocc build than the header's, the first by .* (deadbee)" sweep --status "$tmp/ob.jsonl"
+"$T" sweep --merge "$tmp/mm.jsonl" "$tmp/ob.jsonl" -o "$tmp/obm.jsonl" >/dev/null 2>"$tmp/err"
+grep -q "holds results of another topocc build" "$tmp/err" || { echo "FAIL (merge: no note of another build)"; fails=$((fails + 1)); }
+sed '1s/"commit":"[^"]*"/"commit":"cafe123"/' "$tmp/mm.jsonl" | head -2 >"$tmp/ob2.jsonl"
+"$T" sweep "$tmp/mm.json" -o "$tmp/ob2.jsonl" --quiet >/dev/null 2>"$tmp/err"
+grep -q "was started by topocc .* (cafe123)" "$tmp/err" || { echo "FAIL (resume: no note of another build)"; fails=$((fails + 1)); }
+
 # ---- bad input: one line, exit 2, nothing written or lost ----
 printf '{"scenario": {"command": "collective"}, "sweep": {"axes": {}}}' >"$tmp/b1.json"
 bad_says "zero points (no axes)" "zero points" sweep "$tmp/b1.json" -o "$tmp/x.jsonl"

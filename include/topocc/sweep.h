@@ -90,6 +90,9 @@ typedef struct tc_sweep_results {
     double elapsed_s;                    /* the points' elapsed_s summed */
     uint64_t good_bytes;                 /* the file up to its last whole line */
     bool torn;                           /* a torn last line follows good_bytes */
+    uint64_t nother_build;               /* point lines written by another topocc build (version or
+                                          * commit) than the header's */
+    char other_build[96];                /* the first such build, "VERSION (COMMIT)" */
 } tc_sweep_results;
 
 /* Reads a results file. A torn last line (no newline, or not JSON) is

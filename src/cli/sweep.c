@@ -202,11 +202,12 @@ static tc_status status(const sweep_args *a, tc_err *err)
     const char *ver = json_string_value(json_object_get(top, "version")),
                *com = json_string_value(json_object_get(top, "commit"));
     if (a->format && strcmp(a->format, "json") == 0) {
-        json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:s, s:f, s:b, s:O, s:O}", "file", a->status,
+        json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:s, s:f, s:b, s:O, s:O, s:I}", "file", a->status,
                               "hash", r.hash, "points", (json_int_t)r.npoints, "done", (json_int_t)r.ndone, "failed",
                               (json_int_t)r.nfailed, "missing", (json_int_t)nmiss, "duplicates",
                               (json_int_t)r.nduplicates, "missing_ranges", miss, "elapsed_s", r.elapsed_s, "torn",
-                              r.torn, "failures", fl.list, "topocc", top ? top : json_null());
+                              r.torn, "failures", fl.list, "topocc", top ? top : json_null(), "other_build_lines",
+                              (json_int_t)r.nother_build);
         st = tc_json_write(o, NULL, err);
         json_decref(o);
     } else {
@@ -226,6 +227,10 @@ static tc_status status(const sweep_args *a, tc_err *err)
         printf("\n");
         if (r.nduplicates)
             printf("  %llu duplicate lines (the first of each point counts)\n", (unsigned long long)r.nduplicates);
+        if (r.nother_build)
+            printf("  %llu point lines written by another topocc build than the header's, the first by %s: their "
+                   "results may differ\n",
+                   (unsigned long long)r.nother_build, r.other_build);
         if (r.torn)
             printf("  the last line is torn (a crash): the next run redoes it\n");
         for (size_t i = 0; i < json_array_size(fl.list); i++) {

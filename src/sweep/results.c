@@ -92,6 +92,17 @@ tc_status tc_sweep_results_read(const char *path, tc_sweep_results *r, tc_sweep_
         }
         uint64_t i = (uint64_t)json_integer_value(pt);
         r->nlines++;
+        /* the build that wrote the line, against the header's: results
+         * of two builds may differ, and a file that mixes them says so */
+        const json_t *hb = json_object_get(r->header, "topocc"), *lb = json_object_get(
+                                                                         json_object_get(p, "scenario"), "topocc");
+        if (hb && lb && !json_equal(hb, lb)) {
+            if (!r->nother_build)
+                snprintf(r->other_build, sizeof r->other_build, "%s (%s)",
+                         json_string_value(json_object_get(lb, "version")) ? json_string_value(json_object_get(lb, "version")) : "?",
+                         json_string_value(json_object_get(lb, "commit")) ? json_string_value(json_object_get(lb, "commit")) : "?");
+            r->nother_build++;
+        }
         bool failed = json_object_get(p, "error") != NULL;
         /* A point's first line counts, but a result beats a failure (a
          * point run again with --retry-failed). */
@@ -194,6 +205,11 @@ tc_status tc_sweep_merge(const char *const *in, size_t n, const char *out, tc_sw
                          in[k], r.hash, in[0], first.hash);
         if (r.torn)
             fprintf(stderr, "topocc: note: %s ends in a torn line; it is left out\n", in[k]);
+        const json_t *b0 = json_object_get(first.header, "topocc"), *bk = json_object_get(r.header, "topocc");
+        if (st == TC_OK && ((b0 && bk && !json_equal(b0, bk)) || r.nother_build))
+            fprintf(stderr, "topocc: note: %s holds results of another topocc build than %s's (%s): they may "
+                            "differ\n",
+                    in[k], in[0], r.nother_build ? r.other_build : json_string_value(json_object_get(bk, "commit")));
         tc_sweep_results_free(&r);
     }
     tc_atomic_file af;

@@ -133,6 +133,14 @@ static tc_status open_results(const tc_sweep *sw, const char *path, writer *w, t
                                          "%s, %llu points): give another -o, or the sweep file that wrote it",
                          path, held->hash, (unsigned long long)held->npoints, sw->hash,
                          (unsigned long long)sw->npoints);
+        /* a resume by another build: its points say so, line by line */
+        const json_t *hb = st == TC_OK ? json_object_get(held->header, "topocc") : NULL;
+        const char *hv = json_string_value(json_object_get(hb, "version")),
+                   *hc = json_string_value(json_object_get(hb, "commit"));
+        if (hv && hc && (strcmp(hv, tc_version()) || strcmp(hc, tc_commit())))
+            fprintf(stderr, "topocc: note: '%s' was started by topocc %s (%s), this is %s (%s): the points run now are "
+                            "this build's (each line records its build; sweep --status counts the others)\n",
+                    path, hv, hc, tc_version(), tc_commit());
         if (st == TC_OK && held->torn) {
             *torn = true;
             if (ftruncate(w->fd, (off_t)held->good_bytes) != 0)
