@@ -176,6 +176,19 @@ grep -q '"error"' "$tmp/m3.jsonl" && { echo "FAIL (merge kept a failure over ano
 good "merge: results first, failures after" "merged 2 files: 2 of 2 points (0 failed)" sweep --merge "$tmp/mm.jsonl" "$tmp/mf.jsonl" -o "$tmp/m4.jsonl"
 grep -q '"error"' "$tmp/m4.jsonl" && { echo "FAIL (a later file's failure replaced a result)"; fails=$((fails + 1)); }
 
+# one line of the results replays its point
+grep '"result"' "$tmp/mm.jsonl" | tail -1 >"$tmp/pt_line.json"
+"$T" replay - --format json <"$tmp/pt_line.json" >"$tmp/pt.json" 2>"$tmp/err" ||
+    { echo "FAIL (replay of a results line): $(cat "$tmp/err")"; fails=$((fails + 1)); }
+python3 - "$tmp/pt_line.json" "$tmp/pt.json" <<'PY' || { echo "FAIL (a results line replays another answer)"; fails=$((fails + 1)); }
+import json, sys
+line = json.loads(open(sys.argv[1]).read())
+got = json.load(open(sys.argv[2]))
+want = line["result"]
+w = want["results"][0] if "results" in want else want
+g = got["results"][0] if "results" in got else got
+assert w["time_s"] == g["time_s"], (w["time_s"], g["time_s"])
+PY
 # results of another build are said so: status counts them, merge and a
 # resume note them on stderr
 sed '2,$s/"commit":"[^"]*"/"commit":"deadbee"/' "$tmp/mm.jsonl" >"$tmp/ob.jsonl"

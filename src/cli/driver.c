@@ -349,10 +349,12 @@ static tc_status replay(cli_in *in, tc_err *err)
         return je.line > 0 ? tc_fail(err, TC_EINVAL, "%s line %d, column %d: %s", in->positional, je.line, je.column,
                                      je.text)
                            : tc_fail(err, TC_EINVAL, "%s: %s", in->positional, je.text);
-    /* A result (schema_version and a scenario) holds its scenario; anything
+    /* A result (schema_version and a scenario) holds its scenario, and so
+     * does a line of a sweep's results (a point and its scenario); anything
      * else is read as a scenario, where a stray "scenario" key is unknown. */
     json_t *scn = json_object_get(root, "scenario");
-    if (!json_is_object(scn) || !json_object_get(root, "schema_version"))
+    if (!json_is_object(scn) ||
+        (!json_object_get(root, "schema_version") && !json_is_integer(json_object_get(root, "point"))))
         scn = root;
     const json_t *cmd = json_object_get(scn, "command");
     tc_status st = TC_OK;
@@ -397,8 +399,8 @@ int cli_replay(int argc, char **argv, int first)
         printf("usage: topocc replay FILE [--format table|csv|json] [--out FILE] [--out-dir DIR] [--quiet]\n"
                "                          [--print-scenario] [--mem-limit BYTES]\n\n"
                "Runs the scenario of FILE again: a result any command wrote with --format json\n"
-               "or --out (its \"scenario\" field), or a scenario (--print-scenario); - reads\n"
-               "standard input. On the same binary and CPU the numbers are the same bit for\n"
+               "or --out (its \"scenario\" field), a line of a sweep's results (one point), or a\n"
+               "scenario (--print-scenario); - reads standard input. On the same binary and CPU the numbers are the same bit for\n"
                "bit; measured values (codec-bench throughputs) are measured again. A file\n"
                "written by another version or commit of topocc gives a warning.\n\n"
                "example:\n"
