@@ -652,6 +652,11 @@ good "transfers counted for a job filling a box of a torus" '"transfers": 32512'
 # a routing not given is named as the mode's default (the mode alone changes it)
 good "steps: ecmp named as the mode's default" "steps (routing ecmp: steps' and flow's default" collective --preset dgx-h100:nodes=2 --op allreduce --algo ring --size 256MiB --mode steps
 good "formula: dmodk named as the mode's default" "formula (routing dmodk: formula's default" collective --preset dgx-h100:nodes=2 --op allreduce --algo ring --size 256MiB
+# the figures docs/MODEL.md gives for it: one ECMP hash puts the two flows
+# between the nodes on one spine, seed=3 draws them apart
+good "formula: 10.13 ms under D-mod-k" "^time  *10.13ms$" collective --preset dgx-h100:nodes=2 --op allreduce --algo ring --size 256MiB
+good "steps: 20.2 ms under one ECMP hash" "^time  *20.2ms$" collective --preset dgx-h100:nodes=2 --op allreduce --algo ring --size 256MiB --mode steps
+good "steps: another hash, 10.13 ms" "^time  *10.13ms$" collective --topo "clos:down=2x8,up=1x2,bw=400Gbps,lat=50ns,hop_lat=300ns,node=8,node_bw=370.8GB/s,node_lat=250ns,node_hop_lat=0ns,node_reduce=1,rail=8,arch=hopper,alpha=1.1us,seed=3" --op allreduce --algo ring --size 256MiB --mode steps
 good "a routing given is not" "^mode  *steps (routing ecmp)$" collective --topo clos:down=4x4,up=1x4 --routing ecmp --mode steps --op allreduce --size 1MiB
 # draws faster than healthy are named as a routing change, and counted
 good "failures: faster draws said to be a routing change" "draws ran faster than healthy .down to 0.7799x.: not a failure helping" failures --topo clos:down=8x8,up=1x4 --op broadcast --size 16MiB --fail-random links=2,seed=1 --trials 20

@@ -427,6 +427,10 @@ bad_says "a --dp-algo that cannot carry a codec's collective" "--dp-algo dbtree 
 # CNN's by whole equal layers ---
 good "tensor buckets" "; 226 buckets of whole parameter tensors, as DDP fills them: the first 500MiB, the largest 500MiB, the last 500MiB (cap 25MiB, the first's 1MiB: " compress \
     --topo "$CLOS" --model llama-7b --codec int8 $PI
+# as many as train's DP all-reduces of the same float32 gradients
+n_train=$("$T" train --topo clos:hosts=64,radix=16,tiers=2 --model llama-7b --dp 64 --zero 0 --allow-oom --grad-dtype fp32 \
+    --format json 2>/dev/null | python3 -c 'import json, sys; print(json.load(sys.stdin)["comm"]["dp"]["count"])')
+[ "$n_train" = 226 ] || { echo "FAIL (train's DP all-reduces of llama-7b: $n_train, compress's buckets 226)"; fails=$((fails + 1)); }
 good "the 1 MiB first bucket" "; 38 buckets of whole parameter tensors, as DDP fills them: the first 4.06MiB," compress \
     --topo "$CLOS" --model bert-large --codec int8 $PI
 good "the 1 MiB first bucket whatever the cap" "the first 4.06MiB, .*cap 64MiB, the first's 1MiB" compress \

@@ -133,10 +133,10 @@ static double clos_cuts(const tc_topo *t, tc_op op, uint32_t p, double S, const 
  * against p - c whatever the routes do, even where they leave the job's
  * routers: a job on a slice of a larger torus is bound by the whole
  * torus's cables across the cut, not the slice's. Every interval is tried
- * (with rank r on endpoint r and p every endpoint the half, floor(D/2)
+ * up to TORUS_ALL_INTERVALS coordinates (O(D^2)), the halves beyond (with
+ * rank r on endpoint r and p every endpoint the half, floor(D/2)
  * coordinates, binds all-to-all). A node straddles the cut unless it lies
  * within one coordinate of d. */
-/* The longest dimension whose every interval of coordinates is tried. */
 #define TORUS_ALL_INTERVALS 1024u
 
 static double torus_cuts(const tc_topo *t, tc_op op, uint32_t p, double S, const uint32_t *map)
@@ -177,9 +177,7 @@ static double torus_cuts(const tc_topo *t, tc_op op, uint32_t p, double S, const
             for (uint32_t x = 0; x < C; x++)
                 plus[x] = minus[x] = (double)(n / D) * t->torus_bw;
         }
-        /* every interval is O(D^2): above TORUS_ALL_INTERVALS coordinates
-         * only the halves (the old plane cuts, O(D)); any subset of the
-         * cuts is still a bound */
+        /* any subset of the cuts is still a bound */
         bool all = D <= TORUS_ALL_INTERVALS;
         for (uint32_t lo = 0; lo < D; lo++)
             for (uint32_t L = all ? 1 : D / 2; L < (all ? D : D / 2 + 2) && L < D; L++) {

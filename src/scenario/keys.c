@@ -250,28 +250,39 @@ GET(get_profiles_dir)
     return s->profiles_dir[0] ? json_string(s->profiles_dir) : json_null();
 }
 
+/* A key whose value is a JSON object kept as compact text in *slot (owned;
+ * NULL: none, null in the scenario); what names the object in messages. */
+static tc_status set_object_text(const json_t *v, const char *where, const char *what, char **slot, tc_err *err)
+{
+    if (json_is_null(v)) {
+        free(*slot);
+        *slot = NULL;
+        return TC_OK;
+    }
+    if (!json_is_object(v))
+        return tc_fail(err, TC_EINVAL, "%s: expected an object of %s", where, what);
+    char *txt = tc_json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
+    if (!txt)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    free(*slot);
+    *slot = txt;
+    return TC_OK;
+}
+static json_t *get_object_text(const char *text)
+{
+    json_t *o = text ? json_loads(text, 0, NULL) : NULL;
+    return o ? o : json_null();
+}
+
 /* The profiles used, by content: kept as they are (the presets that read
  * them were expanded into network.topo). */
 SET(set_profiles)
 {
-    if (json_is_null(v)) {
-        free(s->profiles);
-        s->profiles = NULL;
-        return TC_OK;
-    }
-    if (!json_is_object(v))
-        return tc_fail(err, TC_EINVAL, "%s: expected an object of profiles by name", where);
-    char *txt = tc_json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
-    if (!txt)
-        return tc_fail(err, TC_EINTERNAL, "out of memory");
-    free(s->profiles);
-    s->profiles = txt;
-    return TC_OK;
+    return set_object_text(v, where, "profiles by name", &s->profiles, err);
 }
 GET(get_profiles)
 {
-    json_t *o = s->profiles ? json_loads(s->profiles, 0, NULL) : NULL;
-    return o ? o : json_null();
+    return get_object_text(s->profiles);
 }
 /* Presets are expanded and cleared by resolving (which forgets that the
  * key was given): a resolved scenario has its topologies in network.topo. */
@@ -1678,24 +1689,11 @@ GET(get_it_model)
 /* Model files by content, under their paths (written by resolving). */
 SET(set_model_json)
 {
-    if (json_is_null(v)) {
-        free(s->model_json);
-        s->model_json = NULL;
-        return TC_OK;
-    }
-    if (!json_is_object(v))
-        return tc_fail(err, TC_EINVAL, "%s: expected an object of model files' contents by path", where);
-    char *txt = tc_json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS);
-    if (!txt)
-        return tc_fail(err, TC_EINTERNAL, "out of memory");
-    free(s->model_json);
-    s->model_json = txt;
-    return TC_OK;
+    return set_object_text(v, where, "model files' contents by path", &s->model_json, err);
 }
 GET(get_model_json)
 {
-    json_t *o = s->model_json ? json_loads(s->model_json, 0, NULL) : NULL;
-    return o ? o : json_null();
+    return get_object_text(s->model_json);
 }
 static bool has_model_json(const tc_scenario *s)
 {

@@ -17,6 +17,13 @@ void tc_sweep_results_free(tc_sweep_results *r)
     memset(r, 0, sizeof *r);
 }
 
+/* "VERSION (COMMIT)" of a build object {"version", "commit"} ("?" where absent). */
+static void build_name(const json_t *b, char *buf, size_t len)
+{
+    const char *v = json_string_value(json_object_get(b, "version")), *c = json_string_value(json_object_get(b, "commit"));
+    snprintf(buf, len, "%s (%s)", v ? v : "?", c ? c : "?");
+}
+
 static tc_status read_header(tc_sweep_results *r, const char *line, const char *path, tc_err *err)
 {
     json_error_t je;
@@ -94,13 +101,11 @@ tc_status tc_sweep_results_read(const char *path, tc_sweep_results *r, tc_sweep_
         r->nlines++;
         /* the build that wrote the line, against the header's: results
          * of two builds may differ, and a file that mixes them says so */
-        const json_t *hb = json_object_get(r->header, "topocc"), *lb = json_object_get(
-                                                                         json_object_get(p, "scenario"), "topocc");
+        const json_t *hb = json_object_get(r->header, "topocc"),
+                     *lb = json_object_get(json_object_get(p, "scenario"), "topocc");
         if (hb && lb && !json_equal(hb, lb)) {
             if (!r->nother_build)
-                snprintf(r->other_build, sizeof r->other_build, "%s (%s)",
-                         json_string_value(json_object_get(lb, "version")) ? json_string_value(json_object_get(lb, "version")) : "?",
-                         json_string_value(json_object_get(lb, "commit")) ? json_string_value(json_object_get(lb, "commit")) : "?");
+                build_name(lb, r->other_build, sizeof r->other_build);
             r->nother_build++;
         }
         bool failed = json_object_get(p, "error") != NULL;
@@ -206,10 +211,13 @@ tc_status tc_sweep_merge(const char *const *in, size_t n, const char *out, tc_sw
         if (r.torn)
             fprintf(stderr, "topocc: note: %s ends in a torn line; it is left out\n", in[k]);
         const json_t *b0 = json_object_get(first.header, "topocc"), *bk = json_object_get(r.header, "topocc");
-        if (st == TC_OK && ((b0 && bk && !json_equal(b0, bk)) || r.nother_build))
+        if (st == TC_OK && ((b0 && bk && !json_equal(b0, bk)) || r.nother_build)) {
+            char name[sizeof r.other_build];
+            build_name(bk, name, sizeof name);
             fprintf(stderr, "topocc: note: %s holds results of another topocc build than %s's (%s): they may "
                             "differ\n",
-                    in[k], in[0], r.nother_build ? r.other_build : json_string_value(json_object_get(bk, "commit")));
+                    in[k], in[0], r.nother_build ? r.other_build : name);
+        }
         tc_sweep_results_free(&r);
     }
     tc_atomic_file af;
