@@ -95,6 +95,17 @@ typedef struct tc_flow_opts {
      * comes onto such a job's links fails the run (tc_flow_ctx_solo_broken
      * says so): the caller runs it again with this off. */
     bool solo;
+    /* Bounds instead of a simulation (docs/MODEL.md, "Bounds instead of a
+     * simulation"): a schedule of one step (a direct all-to-all's p (p - 1)
+     * messages at once), MPI-style (no NCCL protocol), one job, is not
+     * simulated; its flows are routed as the simulation routes them and
+     * added up per link, and the run reports an interval that holds the
+     * simulation's time: the job's time_s is its lower end (the most loaded
+     * link drains at its bandwidth from the senders' overhead slots on),
+     * tc_flow_result.upper_s its upper end (every flow gets at least its
+     * share of the most shared link on its path). Memory: per link, not
+     * per flow. Anything else fails with TC_EINVAL. */
+    bool bounds;
 } tc_flow_opts;
 
 typedef struct tc_flow_job {
@@ -154,6 +165,11 @@ typedef struct tc_flow_result {
      * "several jobs", or that no translation was a symmetry). */
     uint32_t fold_ranks, fold_copies;
     const char *fold_off;
+    /* tc_flow_opts.bounds: nothing was simulated (no events, no rank
+     * finish times); the simulation's time lies in [jobs[0].time_s,
+     * upper_s]. */
+    bool bounded;
+    double upper_s;
 } tc_flow_result;
 
 /* Simulates njobs (>= 1) schedules at once on t. Fails with TC_EINVAL (and

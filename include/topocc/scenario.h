@@ -157,6 +157,7 @@ typedef struct tc_scenario {
     double eager_limit_bytes;           /* deps auto: the largest message sent eagerly */
     uint64_t event_budget;              /* 0: TC_FLOW_DEFAULT_EVENT_BUDGET */
     bool skip;                          /* flow.skip: advance over repeated steps (default true) */
+    bool flow_bounds;                   /* flow.bounds: a one-step schedule bounded, not simulated (default false) */
     char trace[4096];                   /* "": no trace file */
 
     /* failures.* */

@@ -155,6 +155,16 @@ static tc_status check_routing(const tc_eval_opts *o, tc_err *err)
     return TC_OK;
 }
 
+/* Flow bounds time one named schedule of one step; auto would try every
+ * algorithm, most of them of many steps. */
+static tc_status check_bounds(const tc_coll_req *req, const tc_eval_opts *o, tc_err *err)
+{
+    if (o->mode == TC_MODE_FLOW && o->flow && o->flow->bounds && req->algo == TC_ALGO_AUTO)
+        return tc_fail(err, TC_EINVAL, "--flow-bounds times one named algorithm whose schedule is one step (--algo "
+                                       "direct for all-to-all); auto would try every algorithm");
+    return TC_OK;
+}
+
 void tc_eval_flow_named(tc_flow_opts *fo, tc_progress_relay *r, const tc_sched *s, uint32_t ngroups)
 {
     if (!fo->progress)
@@ -212,7 +222,8 @@ tc_status tc_evaluate_sweep(const tc_topo *t, const tc_coll_req *req, const doub
                             const tc_eval_opts *o, tc_result *res, tc_err *err)
 {
     tc_status st = check_req(t, req, asked, n, err);
-    if (st || (st = check_routing(o, err)) || (st = check_nccl_map(t, req, o->rank_map, err)) ||
+    if (st || (st = check_routing(o, err)) || (st = check_bounds(req, o, err)) ||
+        (st = check_nccl_map(t, req, o->rank_map, err)) ||
         (st = tc_eval_failed_ranks(t, req->p, o->rank_map, err)) ||
         (req->algo == TC_ALGO_MPICH && (st = tc_mpich_map_check(req->p, t, o->rank_map, err))))
         return st;

@@ -560,7 +560,7 @@ static double rcache_bytes(uint32_t stride)
 }
 
 /* Most incidences a transfer can have. */
-static uint32_t max_incidences(const tc_topo *t, tc_multipath mp)
+uint32_t fl_max_incidences(const tc_topo *t, tc_multipath mp)
 {
     uint32_t n = tc_topo_max_path(t);
     if (mp != TC_MULTIPATH_SPRAY)
@@ -1892,7 +1892,7 @@ static tc_status sim_init(fl_sim *S, const tc_topo *t, const tc_flow_job *jobs, 
     S->budget = S->o.event_budget ? S->o.event_budget : TC_FLOW_DEFAULT_EVENT_BUDGET;
     S->max_slices = S->o.trace_max_slices ? S->o.trace_max_slices : TC_FLOW_DEFAULT_TRACE_SLICES;
     tc_xfers_init(&S->xf, false);
-    S->stride = max_incidences(t, S->o.multipath);
+    S->stride = fl_max_incidences(t, S->o.multipath);
     if (S->stride > 65535)
         return S->st = tc_fail(err, TC_EINVAL, "flow: spraying over this topology needs %u links per transfer; at most "
                                                "65535 are supported, use multipath route",
@@ -2106,6 +2106,41 @@ static tc_status check_done(fl_sim *S)
 /* Link bytes this close (relative) are a tie in the hottest links' order. */
 #define HOT_TIE 1e-9
 
+/* flow_sim.h */
+void fl_hot_links(const tc_topo *t, const double *bytes, const double *cap, double makespan, tc_flow_result *res)
+{
+    double util = 0, hot_key[TC_FLOW_HOT_LINKS];
+    size_t used = 0;
+    for (uint32_t l = 0; l < t->n_links; l++) {
+        double b = bytes[l];
+        if (!(b > 0))
+            continue;
+        double u = makespan > 0 && cap[l] > 0 ? b / (cap[l] * makespan) : 0;
+        util += u;
+        used++;
+        /* Insert into the top list, busiest first: most bytes for the
+         * link's capacity (a NIC at 98% before an NVLink with more bytes
+         * at 16%); ties (within HOT_TIE relative: the same traffic, added
+         * up in another order, as where repeats were skipped) go to the
+         * lower ID. */
+        double key = cap[l] > 0 ? b / cap[l] : 0;
+        size_t k = res->nhot < TC_FLOW_HOT_LINKS ? res->nhot++ : TC_FLOW_HOT_LINKS;
+        if (k == TC_FLOW_HOT_LINKS) {
+            if (!(key > hot_key[k - 1] * (1 + HOT_TIE)))
+                continue;
+            k--;
+        }
+        while (k > 0 && hot_key[k - 1] * (1 + HOT_TIE) < key) {
+            res->hot[k] = res->hot[k - 1];
+            hot_key[k] = hot_key[k - 1];
+            k--;
+        }
+        res->hot[k] = (tc_link_load){l, b, u};
+        hot_key[k] = key;
+    }
+    res->mean_utilisation = used ? util / used : 0;
+}
+
 static tc_status results(fl_sim *S, tc_flow_result *res)
 {
     fl_flush_bytes(S);
@@ -2159,36 +2194,7 @@ static tc_status results(fl_sim *S, tc_flow_result *res)
     if (S->fold_T)
         for (uint32_t l = 0; l < S->t->n_links; l++)
             S->link_bytes[l] = S->link_bytes[S->lrep[l]];
-    double util = 0, hot_key[TC_FLOW_HOT_LINKS];
-    size_t used = 0;
-    for (uint32_t l = 0; l < S->t->n_links; l++) {
-        double b = S->link_bytes[l];
-        if (!(b > 0))
-            continue;
-        double u = res->makespan_s > 0 && S->cap[l] > 0 ? b / (S->cap[l] * res->makespan_s) : 0;
-        util += u;
-        used++;
-        /* Insert into the top list, busiest first: most bytes for the
-         * link's capacity (a NIC at 98% before an NVLink with more bytes
-         * at 16%); ties (within HOT_TIE relative: the same traffic, added
-         * up in another order, as where repeats were skipped) go to the
-         * lower ID. */
-        double key = S->cap[l] > 0 ? b / S->cap[l] : 0;
-        size_t k = res->nhot < TC_FLOW_HOT_LINKS ? res->nhot++ : TC_FLOW_HOT_LINKS;
-        if (k == TC_FLOW_HOT_LINKS) {
-            if (!(key > hot_key[k - 1] * (1 + HOT_TIE)))
-                continue;
-            k--;
-        }
-        while (k > 0 && hot_key[k - 1] * (1 + HOT_TIE) < key) {
-            res->hot[k] = res->hot[k - 1];
-            hot_key[k] = hot_key[k - 1];
-            k--;
-        }
-        res->hot[k] = (tc_link_load){l, b, u};
-        hot_key[k] = key;
-    }
-    res->mean_utilisation = used ? util / used : 0;
+    fl_hot_links(S->t, S->link_bytes, S->cap, res->makespan_s, res);
     res->trace_slices = S->slices;
     res->trace_truncated = S->truncated;
     uint64_t steps = 0;
@@ -2212,6 +2218,8 @@ tc_status tc_flow_run(const tc_topo *t, const tc_flow_job *jobs, size_t njobs, c
     tc_status st = check_jobs(t, jobs, njobs, err);
     if (st)
         return st;
+    if (o && o->bounds)
+        return fl_bounds_run(t, jobs, njobs, o, res, err);
     fl_sim S;
     size_t *order = malloc(njobs * sizeof *order);
     st = order ? sim_init(&S, t, jobs, njobs, o, err) : tc_fail(err, TC_EINTERNAL, "flow evaluator: out of memory");
@@ -3179,7 +3187,7 @@ static uint32_t fold_probe(const tc_topo *t, const tc_flow_job *job, const tc_fl
     S.err = &err;
     S.njobs = 1;
     tc_xfers_init(&S.xf, false);
-    S.stride = max_incidences(t, S.o.multipath);
+    S.stride = fl_max_incidences(t, S.o.multipath);
     fl_job J = {.s = job->sched, .map = job->rank_map, .topo = t, .p = tc_sched_parts(job->sched),
                 .pfull = tc_sched_parts(job->sched),
                 .lanes = job->sched->lanes > 1 ? job->sched->lanes : 1};
@@ -3207,8 +3215,10 @@ double tc_flow_mem_estimate(const tc_topo *t, const tc_flow_job *jobs, size_t nj
 {
     if (!t || !jobs)
         return 0;
+    if (o && o->bounds)
+        return njobs == 1 && jobs[0].sched ? fl_bounds_mem(t, jobs, o) : 0;
     tc_multipath mp = o ? o->multipath : TC_MULTIPATH_ROUTE;
-    double stride = max_incidences(t, mp);
+    double stride = fl_max_incidences(t, mp);
     double bytes = 0, flows = 0, max_step = 0, part = 0;
     uint32_t T = njobs == 1 && jobs[0].sched ? fold_probe(t, jobs, o) : 0;
     for (size_t j = 0; j < njobs; j++) {

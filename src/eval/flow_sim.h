@@ -325,6 +325,21 @@ static inline fl_step *slot(fl_job *J, uint32_t s)
 /* The incidences of a transfer from endpoint a to b into S->path / S->pw
  * (flow.c); 0 when every path crosses a down link. */
 uint32_t fl_route(fl_sim *S, uint32_t a, uint32_t b);
+/* The most incidences (path links) one transfer can have under mp: the
+ * stride of S->path and S->pw (flow.c). */
+uint32_t fl_max_incidences(const tc_topo *t, tc_multipath mp);
+/* The utilisation of the links that carried traffic (bytes[l] over
+ * cap[l] x makespan) into res: the mean, and the hottest links in order
+ * (flow.c). */
+void fl_hot_links(const tc_topo *t, const double *bytes, const double *cap, double makespan, tc_flow_result *res);
+
+/* ---- bounds instead of a simulation (flow_bounds.c) ---- */
+
+/* tc_flow_run with tc_flow_opts.bounds: one job, one step. */
+tc_status fl_bounds_run(const tc_topo *t, const tc_flow_job *job, size_t njobs, const tc_flow_opts *o,
+                        tc_flow_result *res, tc_err *err);
+/* Its memory, bytes (tc_flow_mem_estimate). */
+double fl_bounds_mem(const tc_topo *t, const tc_flow_job *job, const tc_flow_opts *o);
 
 /* ---- rank symmetry (flow_fold.c) ---- */
 

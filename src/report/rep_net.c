@@ -701,9 +701,14 @@ static json_t *flow_json(const tc_topo *t, const tc_flow_result *fr, const tc_fl
     json_object_set_new(f, "eager_limit_bytes",
                         fs->deps == TC_DEPS_AUTO ? json_real(fs->eager_limit_bytes) : json_null());
     json_object_set_new(f, "rate_cap_Bps", fs->rate_cap_Bps > 0 ? json_real(fs->rate_cap_Bps) : json_null());
-    json_object_set_new(f, "rank_finish_min_s", json_real(fr->jobs[job].rank_finish_min_s));
-    json_object_set_new(f, "rank_finish_median_s", json_real(fr->jobs[job].rank_finish_median_s));
-    json_object_set_new(f, "rank_finish_max_s", json_real(fr->jobs[job].rank_finish_max_s));
+    /* bounded: nothing simulated, no rank's finish known */
+    json_object_set_new(f, "rank_finish_min_s", fr->bounded ? json_null() : json_real(fr->jobs[job].rank_finish_min_s));
+    json_object_set_new(f, "rank_finish_median_s",
+                        fr->bounded ? json_null() : json_real(fr->jobs[job].rank_finish_median_s));
+    json_object_set_new(f, "rank_finish_max_s", fr->bounded ? json_null() : json_real(fr->jobs[job].rank_finish_max_s));
+    json_object_set_new(f, "bounds", fr->bounded ? json_pack("{s:f, s:f}", "lower_s", fr->jobs[job].time_s, "upper_s",
+                                                             fr->upper_s)
+                                                 : json_null());
     json_object_set_new(f, "mean_link_utilisation", json_real(fr->mean_utilisation));
     json_object_set_new(f, "hot_links", tc_report_hot_links_json(t, fr));
     json_object_set_new(f, "trace_slices", json_integer((json_int_t)fr->trace_slices));
@@ -922,8 +927,12 @@ static void coll_result_table(const tc_collective_out *o, tc_rtable *t)
         return;
     const tc_flow_result *fr = &o->flow;
     size_t jb = flow_job_of(o);
-    const double w[] = {(double)fr->events, (double)fr->batches, fr->jobs[jb].rank_finish_min_s,
-                        fr->jobs[jb].rank_finish_median_s, fr->jobs[jb].rank_finish_max_s, fr->mean_utilisation};
+    const double w[] = {(double)fr->events,
+                        (double)fr->batches,
+                        fr->bounded ? NAN : fr->jobs[jb].rank_finish_min_s,
+                        fr->bounded ? NAN : fr->jobs[jb].rank_finish_median_s,
+                        fr->bounded ? NAN : fr->jobs[jb].rank_finish_max_s,
+                        fr->mean_utilisation};
     for (int i = 0; i < 6; i++)
         tc_rtable_num(t, row, c2 + i, w[i]);
 }
@@ -1071,7 +1080,12 @@ static void coll_flow_kv(const tc_collective_out *o, tc_table *tb)
         snprintf(eager, sizeof eager, " (eager up to %s)", tc_fmt_size(fs->eager_limit_bytes, b2, sizeof b2));
     kv(tb, "flow", "multipath %s, deps %s%s, rate cap %s", multipath_name(fs->multipath), deps_name(fs->deps), eager,
        fs->rate_cap_Bps > 0 ? tc_fmt_rate(fs->rate_cap_Bps, b, sizeof b) : "none");
-    if (fr->events_simulated != fr->events)
+    if (fr->bounded) {
+        kv(tb, "bounds", "not simulated (--flow-bounds): the simulation's time lies in [%s, %s] (%.3fx); time is the "
+           "lower end",
+           tc_fmt_time(r0->time_s, b, sizeof b), tc_fmt_time(fr->upper_s, b2, sizeof b2),
+           r0->time_s > 0 ? fr->upper_s / r0->time_s : 1.0);
+    } else if (fr->events_simulated != fr->events)
         kv(tb, "events", "%llu for all ranks, %llu simulated (what --event-budget bounds; %llu rate recomputations)",
            (unsigned long long)fr->events, (unsigned long long)fr->events_simulated,
            (unsigned long long)fr->batches);
@@ -1084,7 +1098,8 @@ static void coll_flow_kv(const tc_collective_out *o, tc_table *tb)
     if (symmetry_text(fr, rep, sizeof rep))
         kv(tb, "symmetry", "%s", rep);
     size_t jb = flow_job_of(o);
-    kv(tb, o->ngroups ? "rank finish" : "rank finish", "%smin %s, median %s, max %s",
+    if (!fr->bounded)
+        kv(tb, o->ngroups ? "rank finish" : "rank finish", "%smin %s, median %s, max %s",
        o->ngroups ? "slowest group: " : "", tc_fmt_time(fr->jobs[jb].rank_finish_min_s, b, sizeof b),
        tc_fmt_time(fr->jobs[jb].rank_finish_median_s, b2, sizeof b2),
        tc_fmt_time(fr->jobs[jb].rank_finish_max_s, b3, sizeof b3));

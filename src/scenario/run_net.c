@@ -93,6 +93,7 @@ static tc_status sweep_mem_check(const tc_topo *t, const tc_coll_req *req, const
     int lo, hi;
     tc_coll_candidates(req, &lo, &hi);
     double need = 0;
+    bool one_step = false; /* the largest is of one step: flow bounds would time it */
     for (int a = lo; a < hi; a++) {
         if (!tc_coll_valid(req->op, (tc_algo)a, req->p, t, NULL))
             continue;
@@ -102,11 +103,19 @@ static tc_status sweep_mem_check(const tc_topo *t, const tc_coll_req *req, const
             if (tc_coll_build(&r, t, &sc, NULL) != TC_OK)
                 continue; /* the evaluation reports why */
             tc_flow_job job = {.sched = sc, .rank_map = map, .start_s = 0};
-            need = fmax(need, tc_flow_mem_estimate(t, &job, 1, fo));
+            double e = tc_flow_mem_estimate(t, &job, 1, fo);
+            if (e > need) {
+                need = e;
+                one_step = sc->nsteps == 1 && !sc->proto && !fo->bounds;
+            }
             tc_sched_free(sc);
         }
     }
-    return tc_mem_check(need, mem_limit(ro), "the flow simulation", err);
+    return tc_mem_check(need, mem_limit(ro),
+                        one_step ? "the flow simulation (--flow-bounds bounds this one-step schedule instead, in "
+                                   "memory per link)"
+                                 : "the flow simulation",
+                        err);
 }
 
 /* ---- topo ---------------------------------------------------------------- */

@@ -292,6 +292,7 @@ void tc_scenario_eval_opts(const tc_scenario *s, const tc_net *net, int i, tc_ev
     fo->rate_cap_Bps = s->rate_cap_Bps;
     fo->event_budget = s->event_budget;
     fo->no_skip = !s->skip;
+    fo->bounds = s->flow_bounds;
     fo->trace_path = s->trace[0] ? s->trace : NULL;
     o->flow = fo;
 }
