@@ -3,7 +3,8 @@
 # simulator at scale"): whole-process wall time and peak memory of one run of
 # each case, with the report's repetition and symmetry lines. Not part of the
 # test suite. Usage: bench/scale.sh [CASE...]; cases: small, 1024, 4096,
-# 131072, ecmp, torus, degraded, table; none: all but ecmp and table.
+# 131072, ecmp, torus, degraded, a2a, table; none: all but ecmp, a2a and
+# table.
 set -u
 B=${B:-build}
 T="$B/topocc"
@@ -26,7 +27,7 @@ one() {
     mem=$(cat "$out.mem" 2>/dev/null || echo "?")
     wall=$(echo "$end - $start" | bc)
     printf '%-44s rc %d  %8.3f s  %8s KiB  ' "$label" "$rc" "$wall" "$mem"
-    sed -n 's/^time  *\(.*\)/time \1;/p; s/^repetition *\(.*\)/\1;/p; s/^symmetry *\(.*\)/symmetry \1/p; s/^topocc: \(.*\)/\1/p' \
+    sed -n 's/^time  *\(.*\)/time \1;/p; s/^bounds *not simulated[^:]*: \(.*\); time.*/\1;/p; s/^repetition *\(.*\)/\1;/p; s/^symmetry *\(.*\)/symmetry \1/p; s/^topocc: \(.*\)/\1/p' \
         "$out" | tr '\n' ' '
     echo
     rm -f "$out" "$out.mem"
@@ -66,6 +67,20 @@ case_degraded() {
         --op allreduce --algo ring --size 1GiB --event-budget 4000000000
 }
 
+# Direct all-to-all under ECMP, bounded (--flow-bounds): 4,096 and 16,384
+# ranks (16.8 and 268 million messages); and 4,096 under D-mod-k, bounded
+# and simulated (folded), 64 KiB a message.
+case_a2a() {
+    one "4096 direct a2a ecmp, bounds" --topo clos:hosts=4096,radix=128,tiers=2 --op alltoall --algo direct \
+        --size 1GiB --flow-bounds
+    one "16384 direct a2a ecmp, bounds" --topo clos:hosts=16384,radix=64,tiers=3 --op alltoall --algo direct \
+        --size 4GiB --flow-bounds
+    one "4096 direct a2a dmodk, bounds" --topo clos:hosts=4096,radix=128,tiers=2 --routing dmodk --op alltoall \
+        --algo direct --size 256MiB --flow-bounds
+    one "4096 direct a2a dmodk, simulated" --topo clos:hosts=4096,radix=128,tiers=2 --routing dmodk --op alltoall \
+        --algo direct --size 256MiB
+}
+
 # Ring all-reduce, 1 GiB, D-mod-k, symmetric and with host 0's up-link
 # halved, from 256 to 131,072 endpoints.
 table() {
@@ -89,7 +104,8 @@ for c in "$@"; do
     ecmp) case_ecmp ;;
     torus) case_torus ;;
     degraded) case_degraded ;;
+    a2a) case_a2a ;;
     table) table ;;
-    *) echo "scale.sh: unknown case '$c' (small, 1024, 4096, 131072, ecmp, torus, degraded, table)" >&2; exit 2 ;;
+    *) echo "scale.sh: unknown case '$c' (small, 1024, 4096, 131072, ecmp, torus, degraded, a2a, table)" >&2; exit 2 ;;
     esac
 done

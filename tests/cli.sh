@@ -683,6 +683,17 @@ good "fail: torus detour named" "routing detour" collective --topo torus:dims=4x
 good "flow: the events for all ranks and the simulated ones" "^events  *576 for all ranks, 9 simulated (what --event-budget bounds" collective --topo torus:dims=64 --op allreduce --algo ring --size 1MiB --mode flow --event-budget 1000 --quiet
 good "flow: events_simulated in the JSON" '"events_simulated": 9,' collective --topo torus:dims=64 --op allreduce --algo ring --size 1MiB --mode flow --event-budget 1000 --quiet --format json
 bad_says "flow: a budget below the simulated events" "exceeded the event budget of 8 events" collective --topo torus:dims=64 --op allreduce --algo ring --size 1MiB --mode flow --event-budget 8 --quiet
+# flow bounds: a one-step schedule bounded, not simulated; what cannot be
+# bounded is refused with why
+good "flow bounds: the interval" "^bounds  *not simulated (--flow-bounds): the simulation's time lies in \[" collective --topo "$CLOS" --op alltoall --algo direct --size 16MiB --mode flow --flow-bounds
+good "flow bounds: both ends in the JSON" '"upper_s"' collective --topo "$CLOS" --op alltoall --algo direct --size 16MiB --mode flow --flow-bounds --format json
+good "flow bounds: recorded in the scenario" '"bounds": true' collective --topo "$CLOS" --op alltoall --algo direct --size 16MiB --mode flow --flow-bounds --print-scenario
+good "flow bounds: failures say the times are lower ends" "mode flow, bounded" failures --topo "$CLOS" --op alltoall --algo direct --size 16MiB --mode flow --flow-bounds --fail-random links=1,seed=2 --trials 3
+bad_says "flow bounds: a schedule of many steps" "one step" collective --topo "$CLOS" --op allreduce --algo ring --size 16MiB --mode flow --flow-bounds
+bad_says "flow bounds: auto" "one named algorithm" collective --topo "$CLOS" --op alltoall --size 16MiB --mode flow --flow-bounds
+bad_says "flow bounds: outside flow mode" "applies only with --mode flow" collective --topo "$CLOS" --op alltoall --algo direct --size 16MiB --flow-bounds
+bad_says "flow bounds: NCCL's protocols" "NCCL's protocols" collective --preset dgx-h100:nodes=2 --op alltoall --algo nccl --size 16MiB --mode flow --flow-bounds
+bad "flow bounds: concurrent runs several jobs" concurrent --topo "$CLOS" --jobs /dev/null --flow-bounds
 good "failures: Monte Carlo per topology" "slowdown histogram" failures --topo "$CLOS" --topo torus:dims=8x8 --op allreduce --size 16MiB --algo ring --mode steps --fail-random links=2,seed=5 --trials 20
 good "failures: JSON quantiles and histogram" '"p99"' failures --topo "$CLOS" --op allreduce --size 16MiB --algo ring --mode steps --fail-random links=2,seed=5 --trials 5 --format json
 bad "fail-random: a percentage that rounds to no cable" failures --topo "$CLOS" --op allreduce --size 16MiB --fail-random links=0.7%,seed=1 --trials 3

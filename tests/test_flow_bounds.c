@@ -39,7 +39,8 @@ static double worst_low = 1, worst_high = 1; /* exact / lower, upper / exact: pr
 
 /* Runs s on t simulated and bounded; the simulation's time must lie in the
  * interval. Returns the interval's width (upper / lower). */
-static double check_case(const tc_topo *t, const tc_sched *s, const uint32_t *map, tc_flow_opts o, const char *ctx)
+static double check_case(const tc_topo *t, const tc_sched *s, const uint32_t *map, tc_flow_opts o, double per,
+                         const char *ctx)
 {
     tc_flow_job job = {.sched = s, .rank_map = map};
     tc_flow_result sim, bd;
@@ -69,8 +70,10 @@ static double check_case(const tc_topo *t, const tc_sched *s, const uint32_t *ma
     }
     if (lo > 0)
         worst_low = fmax(worst_low, x / lo);
-    if (getenv("BD_SHOW") && lo > 0)
-        print_message("%s: sim/lo %.4f hi/sim %.4f\n", ctx, x / lo, hi / x);
+    /* measured, not proved (docs/MODEL.md): from 64 KiB a message the
+     * lower end is within 5% of the simulation */
+    if (per >= 65536 && !(x <= 1.05 * lo))
+        fail_msg("%s: %.0f B a message: the simulation %.17g is %.4f times the lower end", ctx, per, x, x / lo);
     if (x > 0)
         worst_high = fmax(worst_high, hi / x);
     tc_flow_result_free(&sim);
@@ -126,7 +129,7 @@ static size_t one_step_algos(const tc_topo *t, uint32_t p, tc_op *ops, tc_algo *
 static void random_clos(void **state)
 {
     (void)state;
-    size_t cases = 0, tight = 0;
+    size_t cases = 0;
     for (int it = 0; it < 160; it++) {
         char spec[160], ctx[320];
         snprintf(spec, sizeof spec, clos_specs[draw(5)], alphas[draw(4)]);
@@ -162,13 +165,12 @@ static void random_clos(void **state)
         snprintf(ctx, sizeof ctx, "%s p=%u %s/%s %.0f B%s%s%s", spec, p, tc_op_name(ops[k]), tc_algo_name(algos[k]),
                  per * p, map ? " random map" : "", o.multipath ? " spray" : o.routing == TC_ROUTE_ECMP ? " ecmp" : " dmodk",
                  o.rate_cap_Bps > 0 ? " capped" : "");
-        check_case(t, s, map, o, ctx);
+        check_case(t, s, map, o, per, ctx);
         cases++;
         tc_sched_free(s);
         free(map);
         tc_topo_free(t);
     }
-    (void)tight;
     print_message("%zu Clos cases: simulation / lower at most %.4f, upper / simulation at most %.4f\n", cases,
                   worst_low, worst_high);
 }
@@ -191,7 +193,7 @@ static void random_torus(void **state)
         tc_flow_opts o = {0};
         o.multipath = draw(3) == 0 ? TC_MULTIPATH_SPRAY : TC_MULTIPATH_ROUTE;
         snprintf(ctx, sizeof ctx, "%s p=%u direct %.0f B%s", spec, p, per * p, o.multipath ? " spray" : "");
-        check_case(t, s, map, o, ctx);
+        check_case(t, s, map, o, per, ctx);
         tc_sched_free(s);
         free(map);
         tc_topo_free(t);
@@ -214,7 +216,7 @@ static void ends_meet(void **state)
             tc_flow_opts o = {0};
             char ctx[160];
             snprintf(ctx, sizeof ctx, "%s p=%u", specs[i], p);
-            double w = check_case(t, s, NULL, o, ctx);
+            double w = check_case(t, s, NULL, o, 1048576.0, ctx);
             if (!(w <= 1 + 1e-12))
                 fail_msg("%s: equal messages at once, no latency: the ends should meet, upper / lower %.17g", ctx, w);
             tc_sched_free(s);

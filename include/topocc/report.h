@@ -23,6 +23,12 @@ json_t *tc_report_result_json(const tc_result *r, const tc_topo *t, tc_routing r
  * writes as null, as they do a ratio with nothing to divide by. */
 double tc_report_bw(const tc_result *r, double bw);
 
+struct tc_scenario;
+/* The mode as a report names it: tc_mode_name, or, for a scenario whose
+ * flow runs were bounded (flow.bounds), that their times are the lower
+ * ends. */
+const char *tc_report_mode_name(tc_mode m, const struct tc_scenario *s);
+
 /* The hottest links of a flow run as a JSON array of {link, name, bytes,
  * utilisation}. */
 json_t *tc_report_hot_links_json(const tc_topo *t, const tc_flow_result *fr);

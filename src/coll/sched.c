@@ -189,8 +189,9 @@ tc_status tc_sched_count(const tc_sched *s, uint64_t *transfers, double *bytes, 
             *bytes += (double)ph->blk_xfers * s->blk_bytes * ph->repeat;
             continue;
         }
-        /* the step in parts of senders where it is all-pairs */
-        uint32_t p = s->req.p, nps = tc_sched_part_senders(s, ph, TC_SCHED_PART_CHUNK);
+        /* the step in parts of senders where it is all-pairs (parts of
+         * 256 Ki transfers, 8 MiB: counting keeps nothing of them) */
+        uint32_t p = s->req.p, nps = tc_sched_part_senders(s, ph, (size_t)1 << 18);
         uint64_t n = 0;
         double b = 0;
         for (uint32_t lo = 0; lo < p && st == TC_OK; lo += nps) {

@@ -151,7 +151,7 @@ void tc_failures_print(const tc_failures_out *o, const tc_scenario *s, FILE *f)
                                 "moving them off the one the healthy routes overload"};
     char b[32];
     fprintf(f, "failures: %s of %s, algorithm %s, mode %s; %u draws of %s on each topology\n", tc_op_name(o->op),
-            tc_fmt_size(o->bytes, b, sizeof b), o->algo, tc_mode_name(o->mode), o->trials, o->fail_random);
+            tc_fmt_size(o->bytes, b, sizeof b), o->algo, tc_report_mode_name(o->mode, s), o->trials, o->fail_random);
     fprintf(f, "topologies:\n");
     for (int i = 0; i < o->net.n; i++) {
         const tc_failures_topo *ft = &o->topo[i];

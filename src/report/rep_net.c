@@ -1587,7 +1587,8 @@ void tc_compare_print(const tc_compare_out *o, const tc_scenario *s, FILE *f)
             fprintf(f, "  %-10s placement: %s\n", "", tc_place_shape_format(&o->shape[t], pl, sizeof pl));
     }
     bool is_auto = strncmp(o->algo, "auto", 4) == 0 && (o->algo[4] == '\0' || o->algo[4] == ':');
-    fprintf(f, "mode %s, algorithm %s%s", tc_mode_name(o->mode), o->algo, is_auto ? " (fastest valid per cell)" : "");
+    fprintf(f, "mode %s, algorithm %s%s", tc_report_mode_name(o->mode, s), o->algo,
+            is_auto ? " (fastest valid per cell)" : "");
     bool same = true;
     for (int t = 1; t < o->net.n; t++)
         same = same && o->ranks[t] == o->ranks[0];

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "topocc/report.h"
+#include "topocc/scenario.h"
 
 tc_status tc_format_parse(const char *s, tc_format *out, tc_err *err)
 {
@@ -236,4 +237,9 @@ void tc_table_print(const tc_table *tb, FILE *f)
 tc_status tc_write_json(json_t *v, const char *path, tc_err *err)
 {
     return tc_json_write(v, path, err);
+}
+
+const char *tc_report_mode_name(tc_mode m, const struct tc_scenario *s)
+{
+    return m == TC_MODE_FLOW && s && s->flow_bounds ? "flow, bounded (--flow-bounds: the lower ends)" : tc_mode_name(m);
 }

@@ -2084,7 +2084,7 @@ static const tc_scn_key keys[] = {
     {"flow.eager_limit_bytes", NETC, flow_auto_deps, set_eager_limit, get_eager_limit, "--mode flow and --deps auto"},
     {"flow.event_budget", NETC, flow_mode, set_budget, get_budget, "--mode flow"},
     {"flow.skip", NETC | B(TRAIN), flow_mode, set_skip, get_skip, "--mode flow"},
-    {"flow.bounds", NETC, flow_bounds_key, set_bounds, get_bounds, "--mode flow"},
+    {"flow.bounds", B(COLLECTIVE) | B(COMPARE) | B(FAILURES), flow_bounds_key, set_bounds, get_bounds, "--mode flow"},
     {"flow.trace", B(COLLECTIVE) | B(CONCURRENT), flow_mode, set_trace, get_trace, "--mode flow"},
     {"concurrent.jobs", B(CONCURRENT), NULL, set_jobs, get_jobs, ""},
     {"failures.trials", B(FAILURES), NULL, set_trials, get_trials, ""},

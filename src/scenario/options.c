@@ -309,7 +309,7 @@ static const opt_def opts[] = {
       "simulate every step of every rank: no skipping of repeated steps, no folding of symmetric ranks (flow mode); "
       "train: no collective timed alone"},
      F_SWITCH_OFF},
-    {{"--flow-bounds", "flow.bounds", "flow", NULL, NETC, false,
+    {{"--flow-bounds", "flow.bounds", "flow", NULL, B(COLLECTIVE) | B(COMPARE) | B(FAILURES), false,
       "a one-step schedule (direct all-to-all) bounded instead of simulated: time is the lower end (the most "
       "loaded link drains), the simulation's time lies below the upper end printed beside; memory per link, "
       "not per flow"},
