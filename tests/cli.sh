@@ -686,6 +686,7 @@ bad_says "flow: a budget below the simulated events" "exceeded the event budget 
 # flow bounds: a one-step schedule bounded, not simulated; what cannot be
 # bounded is refused with why
 good "flow bounds: the interval" "^bounds  *not simulated (--flow-bounds): the simulation's time lies in \[" collective --topo "$CLOS" --op alltoall --algo direct --size 16MiB --mode flow --flow-bounds
+good "flow bounds: the upper end in the CSV" 'bounds_upper_s' collective --topo "$CLOS" --op alltoall --algo direct --size 16MiB --mode flow --flow-bounds --format csv
 good "flow bounds: both ends in the JSON" '"upper_s"' collective --topo "$CLOS" --op alltoall --algo direct --size 16MiB --mode flow --flow-bounds --format json
 good "flow bounds: recorded in the scenario" '"bounds": true' collective --topo "$CLOS" --op alltoall --algo direct --size 16MiB --mode flow --flow-bounds --print-scenario
 good "flow bounds: failures say the times are lower ends" "mode flow, bounded" failures --topo "$CLOS" --op alltoall --algo direct --size 16MiB --mode flow --flow-bounds --fail-random links=1,seed=2 --trials 3

@@ -902,6 +902,8 @@ static void coll_result_table(const tc_collective_out *o, tc_rtable *t)
         tc_rtable_col(t, "rank_finish_median_s", "finish median", TC_COL_SECONDS, NULL, 0);
         tc_rtable_col(t, "rank_finish_max_s", "finish max", TC_COL_SECONDS, NULL, 0);
         tc_rtable_col(t, "mean_link_utilisation", "mean link use", TC_COL_NUM, "%.1f%%", 100);
+        if (o->flow.bounded) /* time_s is the lower end */
+            tc_rtable_col(t, "bounds_upper_s", "upper end", TC_COL_SECONDS, NULL, 0);
     }
     size_t row = tc_rtable_row(t);
     tc_rtable_text(t, row, c_op, tc_op_name(r->op));
@@ -935,6 +937,8 @@ static void coll_result_table(const tc_collective_out *o, tc_rtable *t)
                         fr->mean_utilisation};
     for (int i = 0; i < 6; i++)
         tc_rtable_num(t, row, c2 + i, w[i]);
+    if (fr->bounded)
+        tc_rtable_num(t, row, c2 + 6, fr->upper_s);
 }
 
 void tc_sizes_table(tc_rtable *t, const tc_result *res, size_t n, uint32_t root, const char *dtype)
