@@ -143,9 +143,13 @@ static void random_clos(void **state)
                 fail_msg("%s: degrade %u: %s", spec, l, err.msg);
         }
         uint32_t *map = NULL;
-        if (draw(2)) {
+        int kind = draw(4); /* none, a random placement, or two ranks sharing endpoints */
+        if (kind) {
             map = malloc(p * sizeof *map);
             random_map(map, p, t->n_endpoints);
+            if (kind == 3)
+                for (uint32_t r = 1; r < p; r += 2)
+                    map[r] = map[r - 1];
         }
         tc_op ops[64];
         tc_algo algos[64];
@@ -163,7 +167,7 @@ static void random_clos(void **state)
         if (draw(4) == 0)
             o.rate_cap_Bps = t->links[0].bw * (0.3 + draw(8) / 10.0);
         snprintf(ctx, sizeof ctx, "%s p=%u %s/%s %.0f B%s%s%s", spec, p, tc_op_name(ops[k]), tc_algo_name(algos[k]),
-                 per * p, map ? " random map" : "", o.multipath ? " spray" : o.routing == TC_ROUTE_ECMP ? " ecmp" : " dmodk",
+                 per * p, kind == 3 ? " shared endpoints" : map ? " random map" : "", o.multipath ? " spray" : o.routing == TC_ROUTE_ECMP ? " ecmp" : " dmodk",
                  o.rate_cap_Bps > 0 ? " capped" : "");
         check_case(t, s, map, o, per, ctx);
         cases++;

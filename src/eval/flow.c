@@ -1532,10 +1532,12 @@ static void advance(fl_sim *S, uint32_t job, uint32_t r)
         }
         if (may_park) {
             uint32_t f = wait;
-            uint32_t b = fl_ep(J, r);
             for (; f != NONE && S->st == TC_OK; f = S->f_next[f]) {
                 uint32_t src = S->fl[f].src;
-                if (fl_ep(J, src) == b) {
+                /* a local copy: its own two ends on one endpoint (folded,
+                 * r stands for its class, whose endpoint a transfer of
+                 * another rank of the class may share without being one) */
+                if (fl_ep(J, src) == fl_ep(J, S->fl[f].dst)) {
                     deliver(S, job, S->fl[f].step, src, r, S->fl[f].bytes, S->f_issue[f], S->now);
                     fl_rank *Q = &J->rk[src];
                     Q->outst--;
