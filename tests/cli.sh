@@ -691,6 +691,9 @@ good "flow bounds: both ends in the JSON" '"upper_s"' collective --topo "$CLOS" 
 good "flow bounds: recorded in the scenario" '"bounds": true' collective --topo "$CLOS" --op alltoall --algo direct --size 16MiB --mode flow --flow-bounds --print-scenario
 good "flow bounds: failures say the times are lower ends" "mode flow, bounded" failures --topo "$CLOS" --op alltoall --algo direct --size 16MiB --mode flow --flow-bounds --fail-random links=1,seed=2 --trials 3
 bad_says "flow bounds: a schedule of many steps" "one step" collective --topo "$CLOS" --op allreduce --algo ring --size 16MiB --mode flow --flow-bounds
+bad_says "flow bounds: --algo all" "one step" collective --topo "$CLOS" --op alltoall --algo all --size 16MiB --mode flow --flow-bounds
+good "flow bounds: the sizes table's upper end" "upper end" collective --topo "$CLOS" --op alltoall --algo direct --sizes 1MiB:4MiB --mode flow --flow-bounds
+good "flow bounds: each JSON result's upper end" '"bounds_upper_s"' collective --topo "$CLOS" --op alltoall --algo direct --sizes 1MiB:4MiB --mode flow --flow-bounds --format json
 bad_says "flow bounds: auto" "one named algorithm" collective --topo "$CLOS" --op alltoall --size 16MiB --mode flow --flow-bounds
 bad_says "flow bounds: outside flow mode" "applies only with --mode flow" collective --topo "$CLOS" --op alltoall --algo direct --size 16MiB --flow-bounds
 bad_says "flow bounds: NCCL's protocols" "NCCL's protocols" collective --preset dgx-h100:nodes=2 --op alltoall --algo nccl --size 16MiB --mode flow --flow-bounds

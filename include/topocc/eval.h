@@ -78,6 +78,9 @@ typedef struct tc_result {
     uint32_t groups, group_size;
     uint32_t group_slowest, group_fastest;
     double group_fastest_s;
+    /* Flow bounds (tc_flow_opts.bounds): the interval's upper end, time_s
+     * its lower end; 0 where the time was not bounded. */
+    double bounds_upper_s;
 } tc_result;
 
 /* Lower bound on any algorithm's time for op on p ranks (docs/MODEL.md). */

@@ -181,9 +181,10 @@ void tc_eval_flow_named(tc_flow_opts *fo, tc_progress_relay *r, const tc_sched *
     fo->progress_ud = r;
 }
 
-/* One simulation with its whole result kept (tc_eval_opts.flow_detail). */
+/* One simulation with its whole result kept (tc_eval_opts.flow_detail);
+ * *upper the upper end of flow bounds (0: not bounded). */
 static tc_status run_flow_detail(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, double *time_s,
-                                 tc_err *err)
+                                 double *upper, tc_err *err)
 {
     tc_flow_opts fo;
     memset(&fo, 0, sizeof fo);
@@ -194,8 +195,31 @@ static tc_status run_flow_detail(const tc_topo *t, const tc_sched *s, const tc_e
     tc_eval_flow_named(&fo, &named, s, 1);
     tc_flow_job job = {.sched = s, .rank_map = o->rank_map};
     tc_status st = tc_flow_run(t, &job, 1, &fo, o->flow_detail, err);
-    if (st == TC_OK)
+    if (st == TC_OK) {
         *time_s = o->flow_detail->jobs[0].time_s;
+        *upper = o->flow_detail->bounded ? o->flow_detail->upper_s : 0;
+    }
+    return st;
+}
+
+/* tc_eval_sched, with the upper end of flow bounds in *upper (0: not
+ * bounded). */
+static tc_status eval_one(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, double *time_s, double *upper,
+                          tc_err *err)
+{
+    *upper = 0;
+    if (!(o->mode == TC_MODE_FLOW && o->flow && o->flow->bounds))
+        return tc_eval_sched(t, s, o, time_s, err);
+    tc_flow_opts fo = *o->flow;
+    fo.routing = o->routing;
+    tc_flow_job job = {.sched = s, .rank_map = o->rank_map};
+    tc_flow_result r;
+    tc_status st = tc_flow_run(t, &job, 1, &fo, &r, err);
+    if (st == TC_OK) {
+        *time_s = r.jobs[0].time_s;
+        *upper = r.upper_s;
+        tc_flow_result_free(&r);
+    }
     return st;
 }
 
@@ -253,7 +277,7 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
         memset(&res[i], 0, sizeof res[i]);
         res[i].time_s = INFINITY;
     }
-    double *tt = tc_calloc(n, sizeof *tt);
+    double *tt = tc_calloc(2 * n, sizeof *tt), *up = tt + n; /* up: flow bounds' upper ends */
     if (!tt)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
     int lo, hi;
@@ -301,8 +325,9 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
                     st = o->mode == TC_MODE_FORMULA ? tc_eval_formula_sweep(t, s, &oi, sizes + i0, i - i0, tt + i0, err)
                                                     : tc_eval_steps_sweep(t, s, &oi, sizes + i0, i - i0, tt + i0, err);
                 else
-                    st = o->flow_detail && n == 1 && o->mode == TC_MODE_FLOW ? run_flow_detail(t, s, o, &tt[i0], err)
-                                                                              : tc_eval_sched(t, s, &oi, &tt[i0], err);
+                    st = o->flow_detail && n == 1 && o->mode == TC_MODE_FLOW
+                             ? run_flow_detail(t, s, o, &tt[i0], &up[i0], err)
+                             : eval_one(t, s, &oi, &tt[i0], &up[i0], err);
                 uint64_t transfers = 0;
                 bool counted = false;
                 for (size_t k = i0; k < i && st == TC_OK; k++) {
@@ -313,6 +338,7 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
                     counted = true;
                     res[k].transfers = transfers;
                     res[k].time_s = tt[k];
+                    res[k].bounds_upper_s = up[k];
                     res[k].algo = (tc_algo)a;
                     res[k].phases = s->nphases;
                     res[k].steps = s->nsteps;
@@ -334,8 +360,8 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
             st = tc_eval_steps_sweep(t, s, o, sizes, n, tt, err);
         for (size_t i = 0; i < n && st == TC_OK && o->mode == TC_MODE_FLOW && !tc_req_per_size(req, (tc_algo)a); i++) {
             tc_sched_set_bytes(s, sizes[i]);
-            st = o->flow_detail && n == 1 && hi == lo + 1 ? run_flow_detail(t, s, o, &tt[i], err)
-                                                          : tc_eval_sched(t, s, o, &tt[i], err);
+            st = o->flow_detail && n == 1 && hi == lo + 1 ? run_flow_detail(t, s, o, &tt[i], &up[i], err)
+                                                          : eval_one(t, s, o, &tt[i], &up[i], err);
         }
         /* The winner's transfers, counted once per schedule (the count does
          * not depend on the size). */
@@ -349,6 +375,7 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
                     break;
                 counted = true;
                 res[i].time_s = tt[i];
+                res[i].bounds_upper_s = up[i];
                 res[i].algo = (tc_algo)a;
                 res[i].phases = s->nphases;
                 res[i].steps = s->nsteps;

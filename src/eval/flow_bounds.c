@@ -253,8 +253,10 @@ static tc_status bd_pass(bd *B, int pass, tc_err *err)
     for (uint32_t lo = 0; lo < B->p && st == TC_OK; lo += per) {
         uint32_t hi = B->p - lo > per ? lo + per : B->p;
         st = per >= B->p ? tc_sched_emit(s, 0, &xf) : tc_sched_emit_part(s, 0, lo, hi, &xf);
-        if (st == TC_OK && xf.oom)
-            st = tc_fail(err, TC_EINTERNAL, "flow bounds: out of memory");
+        if (st || xf.oom)
+            st = xf.oom ? tc_fail(err, TC_EINTERNAL, "flow bounds: out of memory")
+                        : tc_fail(err, TC_EINTERNAL, "flow bounds: schedule %s: emitting its step failed",
+                                  tc_algo_name(s->algo));
         for (size_t i = 0; i < xf.n && st == TC_OK; i++) {
             const tc_xfer *x = &xf.v[i];
             if (x->src >= B->p || x->dst >= B->p)

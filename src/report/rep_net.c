@@ -943,6 +943,9 @@ static void coll_result_table(const tc_collective_out *o, tc_rtable *t)
 
 void tc_sizes_table(tc_rtable *t, const tc_result *res, size_t n, uint32_t root, const char *dtype)
 {
+    bool bounded = false; /* flow bounds: time is the lower end, the upper beside */
+    for (size_t i = 0; i < n; i++)
+        bounded = bounded || res[i].bounds_upper_s > 0;
     if (t->ncols == 0) {
         /* nccl-tests' columns first, in its order, so the two line up. */
         tc_rtable_col(t, "bytes", "size", TC_COL_BYTES, NULL, 0);
@@ -955,6 +958,8 @@ void tc_sizes_table(tc_rtable *t, const tc_result *res, size_t n, uint32_t root,
         tc_rtable_col(t, "busbw_Bps", "busbw", TC_COL_BPS, NULL, 0);
         tc_rtable_col(t, "algo", "algo", TC_COL_TEXT, NULL, 0);
         tc_rtable_col(t, "lower_bound_s", "lower bound", TC_COL_SECONDS, NULL, 0);
+        if (bounded)
+            tc_rtable_col(t, "bounds_upper_s", "upper end", TC_COL_SECONDS, NULL, 0);
     }
     for (size_t i = 0; i < n; i++) {
         const tc_result *r = &res[i];
@@ -970,6 +975,8 @@ void tc_sizes_table(tc_rtable *t, const tc_result *res, size_t n, uint32_t root,
         tc_rtable_num(t, row, 7, tc_report_bw(r, r->busbw_Bps));
         tc_rtable_text(t, row, 8, RESULT_ALGO(r));
         tc_rtable_num(t, row, 9, r->lower_bound_s);
+        if (t->ncols > 10)
+            tc_rtable_num(t, row, 10, r->bounds_upper_s > 0 ? r->bounds_upper_s : NAN);
     }
 }
 
@@ -1195,7 +1202,7 @@ void tc_collective_print(const tc_collective_out *o, const tc_scenario *s, FILE 
         failures_line(&o->net, 0, fl, sizeof fl);
         fprintf(f, "failures: %s\n", fl);
     }
-    fprintf(f, "%s on %u ranks, mode %s (routing %s)\n", tc_op_name(o->op), o->ranks, tc_mode_name(o->mode),
+    fprintf(f, "%s on %u ranks, mode %s (routing %s)\n", tc_op_name(o->op), o->ranks, tc_report_mode_name(o->mode, s),
             tc_routing_name(o->routing, t));
     placement_print(o, s, f);
     if (o->ngroups) {

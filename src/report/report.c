@@ -59,6 +59,8 @@ json_t *tc_report_result_json(const tc_result *r, const tc_topo *t, tc_routing r
     json_object_set_new(o, "algbw_Bps", isfinite(alg) ? json_real(alg) : json_null());
     json_object_set_new(o, "busbw_Bps", isfinite(bus) ? json_real(bus) : json_null());
     json_object_set_new(o, "lower_bound_s", json_real(r->lower_bound_s));
+    if (r->bounds_upper_s > 0) /* flow bounds: time_s is the lower end */
+        json_object_set_new(o, "bounds_upper_s", json_real(r->bounds_upper_s));
     json_object_set_new(o, "phases", json_integer(r->phases));
     json_object_set_new(o, "steps", json_integer(r->steps));
     if (r->transfers)

@@ -112,9 +112,10 @@ static tc_status sweep_mem_check(const tc_topo *t, const tc_coll_req *req, const
         }
     }
     return tc_mem_check(need, mem_limit(ro),
-                        one_step ? "the flow simulation (--flow-bounds bounds this one-step schedule instead, in "
-                                   "memory per link)"
-                                 : "the flow simulation",
+                        fo->bounds ? "the flow bounds"
+                        : one_step ? "the flow simulation (--flow-bounds bounds this one-step schedule instead, in "
+                                     "memory per link)"
+                                   : "the flow simulation",
                         err);
 }
 
@@ -159,6 +160,9 @@ static tc_status coll_rows(const tc_scenario *s, const tc_topo *t, const tc_grou
         return oom(err);
     for (int i = 0; i < nalgos; i++) {
         const char *spec = s->nalgos > 0 ? s->algos[i] : "auto";
+        if (strcmp(spec, "all") == 0 && s->mode == TC_MODE_FLOW && s->flow_bounds)
+            return tc_fail(err, TC_EINVAL, "--flow-bounds times algorithms whose schedule is one step (--algo direct "
+                                           "for all-to-all); --algo all takes every algorithm, most of many steps");
         if (strcmp(spec, "all") == 0) {
             for (int a = 0; a < TC_ALGO_AUTO; a++) {
                 if (g ? !tc_coll_valid_groups(o->op, (tc_algo)a, g, NULL)
