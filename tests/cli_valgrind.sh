@@ -34,6 +34,7 @@ run collective --scenario "$tmp/r.json" --mode steps --out-dir "$tmp/d"
 run compress --topo "clos:down=8x8,up=1x8" --model resnet50 --codec topk:ratio=0.01 --steps-ratio topk:ratio=0.01=1.3 --sweep-bw --format json
 run collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl --sizes 8:1GiB:64 --mode flow
 run collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl-ring --size 1MiB --mode flow
+run collective --topo "clos:down=4x4,up=1x2" --op alltoall --algo direct --sizes 64KiB:1MiB --mode flow --flow-bounds --format csv
 run nccl-tests --preset dgx-a100:nodes=2 -b 8 -e 64M -f 8 --compare "$(dirname "$0")/data/nccl-tests/nccltests309_gjaion_h100_2node_ib400_allreduce_ring_minctas24_qps2.txt"
 run nccl-tests --preset nope -b 8 -e 8
 run compress --topo "clos:down=8x8,up=1x8" --model resnet50 --codec int8 --steps-ratio int8=1 --accel a100
