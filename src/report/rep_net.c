@@ -941,6 +941,15 @@ static void coll_result_table(const tc_collective_out *o, tc_rtable *t)
         tc_rtable_num(t, row, c2 + 6, fr->upper_s);
 }
 
+/* The index of the column named csv, or -1. */
+static int col_named(const tc_rtable *t, const char *csv)
+{
+    for (int c = 0; c < t->ncols; c++)
+        if (strcmp(t->cols[c].csv, csv) == 0)
+            return c;
+    return -1;
+}
+
 void tc_sizes_table(tc_rtable *t, const tc_result *res, size_t n, uint32_t root, const char *dtype)
 {
     bool bounded = false; /* flow bounds: time is the lower end, the upper beside */
@@ -975,8 +984,9 @@ void tc_sizes_table(tc_rtable *t, const tc_result *res, size_t n, uint32_t root,
         tc_rtable_num(t, row, 7, tc_report_bw(r, r->busbw_Bps));
         tc_rtable_text(t, row, 8, RESULT_ALGO(r));
         tc_rtable_num(t, row, 9, r->lower_bound_s);
-        if (t->ncols > 10)
-            tc_rtable_num(t, row, 10, r->bounds_upper_s > 0 ? r->bounds_upper_s : NAN);
+        int c_up = col_named(t, "bounds_upper_s");
+        if (c_up >= 0)
+            tc_rtable_num(t, row, c_up, r->bounds_upper_s > 0 ? r->bounds_upper_s : NAN);
     }
 }
 
@@ -993,6 +1003,11 @@ static void coll_algorithms_table(const tc_collective_out *o, tc_rtable *t)
     int c_lb = tc_rtable_col(t, "lower_bound_s", "lower bound", TC_COL_SECONDS, NULL, 0);
     int c_ratio = tc_rtable_col(t, "ratio_to_bound", "x bound", TC_COL_NUM, "%.3gx", 0);
     int c_gf = o->ngroups ? tc_rtable_col(t, "group_fastest_s", "fastest group", TC_COL_SECONDS, NULL, 0) : -1;
+    bool bounded = false; /* flow bounds: time is the lower end, the upper beside */
+    for (size_t a = 0; a < o->nalgos; a++)
+        for (size_t si = 0; si < o->nsizes; si++)
+            bounded = bounded || tc_collective_at(o, a, si)->bounds_upper_s > 0;
+    int c_up = bounded ? tc_rtable_col(t, "bounds_upper_s", "upper end", TC_COL_SECONDS, NULL, 0) : -1;
     size_t *order = tc_calloc(o->nalgos, sizeof *order);
     if (!order) {
         t->oom = true;
@@ -1013,6 +1028,8 @@ static void coll_algorithms_table(const tc_collective_out *o, tc_rtable *t)
             tc_rtable_num(t, row, c_ratio, r->lower_bound_s > 0 ? r->time_s / r->lower_bound_s : NAN);
             if (c_gf >= 0)
                 tc_rtable_num(t, row, c_gf, r->group_fastest_s);
+            if (c_up >= 0)
+                tc_rtable_num(t, row, c_up, r->bounds_upper_s > 0 ? r->bounds_upper_s : NAN);
         }
     }
     free(order);
@@ -1346,6 +1363,12 @@ static void cmp_results_table(const tc_compare_out *o, tc_rtable *t)
     int c_bus = tc_rtable_col(t, "busbw_Bps", "busbw", TC_COL_BPS, NULL, 0);
     int c_lb = tc_rtable_col(t, "lower_bound_s", "lower bound", TC_COL_SECONDS, NULL, 0);
     int c_ratio = tc_rtable_col(t, "ratio_to_first", "ratio", TC_COL_NUM, "%.3g", 0);
+    bool bounded = false; /* flow bounds: time is the lower end, the upper beside */
+    for (int oi = 0; oi < o->nops; oi++)
+        for (size_t si = 0; si < o->nsizes; si++)
+            for (int k = 0; k < o->net.n; k++)
+                bounded = bounded || tc_compare_at(o, oi, si, k)->bounds_upper_s > 0;
+    int c_up = bounded ? tc_rtable_col(t, "bounds_upper_s", "upper end", TC_COL_SECONDS, NULL, 0) : -1;
     int c_groups = -1;
     char gspec[48];
     if (o->group.kind != TC_GROUP_NONE) {
@@ -1370,6 +1393,8 @@ static void cmp_results_table(const tc_compare_out *o, tc_rtable *t)
                 tc_rtable_num(t, row, c_bus, tc_report_bw(r, r->busbw_Bps));
                 tc_rtable_num(t, row, c_lb, r->lower_bound_s);
                 tc_rtable_num(t, row, c_ratio, cmp_ratio(o, oi, si, k));
+                if (c_up >= 0)
+                    tc_rtable_num(t, row, c_up, r->bounds_upper_s > 0 ? r->bounds_upper_s : NAN);
                 if (c_groups >= 0) {
                     tc_rtable_text(t, row, c_groups, gspec);
                     tc_rtable_num(t, row, c_groups + 1, r->groups);

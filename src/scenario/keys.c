@@ -1975,13 +1975,6 @@ static bool may_pipeline(const tc_scenario *s)
 {
     return s->pp > 1 || s->it_search;
 }
-/* Bounds in place of the simulation: written when on or given (a scenario
- * of a simulation stays as it was). */
-static bool flow_bounds_key(const tc_scenario *s)
-{
-    return s->mode == TC_MODE_FLOW &&
-           (s->flow_bounds || tc_keyset_has(&s->given_mask, tc_scn_key_index("flow.bounds")));
-}
 /* The eager limit matters only where it decides: flow mode, deps auto. */
 static bool flow_auto_deps(const tc_scenario *s)
 {
@@ -2084,7 +2077,7 @@ static const tc_scn_key keys[] = {
     {"flow.eager_limit_bytes", NETC, flow_auto_deps, set_eager_limit, get_eager_limit, "--mode flow and --deps auto"},
     {"flow.event_budget", NETC, flow_mode, set_budget, get_budget, "--mode flow"},
     {"flow.skip", NETC | B(TRAIN), flow_mode, set_skip, get_skip, "--mode flow"},
-    {"flow.bounds", B(COLLECTIVE) | B(COMPARE) | B(FAILURES), flow_bounds_key, set_bounds, get_bounds, "--mode flow"},
+    {"flow.bounds", B(COLLECTIVE) | B(COMPARE) | B(FAILURES), flow_mode, set_bounds, get_bounds, "--mode flow"},
     {"flow.trace", B(COLLECTIVE) | B(CONCURRENT), flow_mode, set_trace, get_trace, "--mode flow"},
     {"concurrent.jobs", B(CONCURRENT), NULL, set_jobs, get_jobs, ""},
     {"failures.trials", B(FAILURES), NULL, set_trials, get_trials, ""},
