@@ -694,6 +694,7 @@ bad_says "flow bounds: a schedule of many steps" "one step" collective --topo "$
 bad_says "flow bounds: --algo all" "one step" collective --topo "$CLOS" --op alltoall --algo all --size 16MiB --mode flow --flow-bounds
 good "flow bounds: the sizes table's upper end" "upper end" collective --topo "$CLOS" --op alltoall --algo direct --sizes 1MiB:4MiB --mode flow --flow-bounds
 good "flow bounds: compare's CSV has the upper end" 'bounds_upper_s' compare --topo "$CLOS" --topo torus:dims=8x8 --op alltoall --algo direct --sizes 1MiB:1MiB --mode flow --flow-bounds --format csv
+good "flow bounds: compare says when the order is not settled" "order there is not settled" compare --topo "$CLOS" --topo clos:down=8x8,up=1x4,bw=400Gbps,lat=1us --op alltoall --algo direct --sizes 1MiB:1MiB --mode flow --flow-bounds
 good "flow bounds: the ranking's upper end" 'upper end' collective --topo "$CLOS" --op alltoall --algo direct,scattered:throttle=0 --size 1MiB --mode flow --flow-bounds
 good "flow bounds: false is recorded in flow mode" '"bounds": false' collective --topo "$CLOS" --op alltoall --algo direct --size 1MiB --mode flow --print-scenario
 good "flow bounds: each JSON result's upper end" '"bounds_upper_s"' collective --topo "$CLOS" --op alltoall --algo direct --sizes 1MiB:4MiB --mode flow --flow-bounds --format json

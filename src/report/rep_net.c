@@ -1571,6 +1571,33 @@ static void cmp_print_wins(const tc_compare_out *o, int oi, FILE *f)
                 tc_fmt_size(o->sizes[at_lo], b1, sizeof b1), hi, tc_fmt_size(o->sizes[at_hi], b2, sizeof b2),
                 o->net.name[0], o->nset > 1 ? " (alpha as specified)" : "");
     }
+    /* Flow bounds: the times above are lower ends; where the fastest's
+     * interval reaches another's lower end, the order is not settled. */
+    size_t bounded = 0, open = 0;
+    for (size_t k = 0; k < o->nsizes; k++) {
+        double best = INFINITY, best_hi = 0;
+        bool all = o->net.n > 0;
+        for (int t = 0; t < o->net.n; t++) {
+            const tc_result *r = tc_compare_at(o, oi, k, t);
+            all = all && r->bounds_upper_s > 0;
+            if (r->time_s < best)
+                best = r->time_s, best_hi = r->bounds_upper_s;
+        }
+        if (!all)
+            continue;
+        bounded++;
+        for (int t = 0; t < o->net.n; t++) {
+            const tc_result *r = tc_compare_at(o, oi, k, t);
+            if (r->time_s > best && r->time_s <= best_hi) {
+                open++;
+                break;
+            }
+        }
+    }
+    if (bounded)
+        fprintf(f, "    flow bounds: the times are lower ends; at %zu of %zu sizes the fastest's interval reaches "
+                   "another's lower end, so the order there is not settled (bounds_upper_s)\n",
+                open, bounded);
 }
 
 /* With a cost profile: each topology's bill of materials, after an
