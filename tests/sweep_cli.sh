@@ -335,6 +335,27 @@ cat >"$tmp/moot.json" <<EOF
  "sweep": {"mode": "product", "axes": {"sync.strategy": ["ddp", "diloco"]}}}
 EOF
 good "sweep: a base key an axis makes moot" "2 points: 0 held already, 2 run now" sweep "$tmp/moot.json" -o "$tmp/moot.jsonl" --quiet
+# ... and out of the point's run: each point replayed from its own line
+# gives its result (a pipeline axis over virtual stages too)
+cat >"$tmp/moot3.json" <<EOF
+{"scenario": {"command": "train", "network": {"topo": ["clos:down=8x8,up=1x8"]},
+              "iteration": {"model": "mixtral-8x7b", "micro_batches": 4, "virtual_stages": 2, "allow_oom": true},
+              "parallel": {"dp": 16, "tp": 2, "pp": 2, "ep": 8}},
+ "sweep": {"mode": "zip", "axes": {"parallel.pp": [2, 1], "parallel.dp": [16, 32]}}}
+EOF
+good "sweep: a pipeline axis over virtual stages" "2 points: 0 held already, 2 run now" sweep "$tmp/moot3.json" -o "$tmp/moot3.jsonl" --quiet
+for f in moot moot3; do
+    for p in 2 3; do
+        sed -n "${p}p" "$tmp/$f.jsonl" >"$tmp/point.json"
+        "$T" replay "$tmp/point.json" --format json --quiet >"$tmp/point_re.json" 2>&1
+        python3 - "$tmp/point.json" "$tmp/point_re.json" <<'PY' || { echo "FAIL ($f line $p: a point ran a key its scenario lacks)"; fails=$((fails + 1)); }
+import json, sys
+line, re = (json.load(open(f)) for f in sys.argv[1:3])
+re.pop("scenario")
+assert line["result"] == re, [k for k in re if re[k] != line["result"].get(k)]
+PY
+    done
+done
 cat >"$tmp/moot2.json" <<EOF
 {"scenario": {"command": "train", "network": {"topo": ["multidc:pods=2,pod=clos,down=4,up=1,wan_bw=10Gbps,wan_lat=1ms"]},
               "iteration": {"model": "resnet18"}, "parallel": {"dp": 8}},

@@ -567,6 +567,134 @@ static void no_skip_reaches_the_scenario_and_the_simulator(void **state)
     }
 }
 
+/* What a resolved scenario runs is what it records: every key of its
+ * command, whether it applies or not, holds the value that its JSON, read
+ * back and resolved (a replay), holds. */
+static void runs_what_it_records(const tc_scenario *s)
+{
+    tc_err err = {{0}};
+    json_t *j = tc_scenario_to_json(s);
+    assert_non_null(j);
+    tc_scenario *t = tc_scenario_new(s->command);
+    if (tc_scenario_read_json(t, j, "recorded", &err) || tc_scenario_resolve(t, &err) ||
+        tc_scenario_check_given(t, &err))
+        fail_msg("read back: %s", err.msg);
+    for (size_t i = 0; i < tc_scn_key_count(); i++) {
+        const tc_scn_key *k = tc_scn_key_get(i);
+        if (!(k->cmds & TC_CMD_BIT(s->command)))
+            continue;
+        json_t *a = k->get(s), *b = k->get(t);
+        if (!json_equal(a, b)) {
+            char *ta = json_dumps(a, JSON_ENCODE_ANY | JSON_COMPACT);
+            char *tb = json_dumps(b, JSON_ENCODE_ANY | JSON_COMPACT);
+            fail_msg("%s: the run holds %s, its recorded scenario %s", k->path, ta, tb);
+        }
+        json_decref(a);
+        json_decref(b);
+    }
+    json_decref(j);
+    tc_scenario_free(t);
+}
+
+/* A scenario file's keys, then flags over it: resolved and checked. */
+static tc_scenario *file_then_flags(tc_command c, const char *text, const char *const *flags, size_t n)
+{
+    tc_err err = {{0}};
+    tc_scenario *s = tc_scenario_new(c);
+    if (read_text(s, text, &err))
+        fail_msg("file: %s", err.msg);
+    for (size_t i = 0; i + 1 < n; i += 2) {
+        const char *v[1] = {flags[i + 1]};
+        if (tc_scenario_set_flag(s, flags[i], v, 1, &err))
+            fail_msg("%s %s: %s", flags[i], flags[i + 1], err.msg);
+    }
+    if (tc_scenario_resolve(s, &err) || tc_scenario_check_given(s, &err))
+        fail_msg("resolve: %s", err.msg);
+    return s;
+}
+
+/* A key that a flag over a scenario file makes moot is left out of the
+ * scenario written, and takes its default for the run too (not the file's
+ * value, which no replay would know). */
+static void keys_made_moot_take_their_defaults(void **state)
+{
+    (void)state;
+    /* train: --pp 1 makes iteration.virtual_stages moot, --sync ddp the
+     * sync keys, --ep 1 iteration.ep_algo, --mode formula iteration.cosim */
+    static const char train[] =
+        "{\"network\": {\"topo\": [\"clos:down=8x8,up=1x8\"]}, \"eval\": {\"mode\": \"flow\"},"
+        " \"iteration\": {\"model\": \"mixtral-8x7b\", \"virtual_stages\": 2, \"micro_batches\": 4,"
+        " \"allow_oom\": true, \"ep_algo\": \"ring\", \"cosim\": false},"
+        " \"parallel\": {\"dp\": 16, \"tp\": 2, \"pp\": 2, \"ep\": 4},"
+        " \"sync\": {\"strategy\": \"streaming-diloco\", \"replicas\": 4, \"inner_steps\": 50, \"outer_steps\": 3,"
+        " \"fragments\": 2, \"overlap_steps\": 2, \"outer_dtype\": \"bf16\"}}";
+    const char *tf[] = {"--pp", "1", "--dp", "32", "--sync", "ddp", "--ep", "1", "--mode", "formula"};
+    tc_scenario *s = file_then_flags(TC_CMD_TRAIN, train, tf, 10);
+    assert_int_equal(s->vstages, 1);
+    assert_int_equal(s->inner_steps, 100);
+    assert_int_equal(s->outer_steps, 0);
+    assert_int_equal(s->overlap_steps, 1);
+    assert_string_equal(s->outer_dtype, "fp32");
+    assert_string_equal(s->it_algo[2], "library");
+    assert_true(s->it_cosim);
+    runs_what_it_records(s);
+    tc_scenario_free(s);
+    /* streaming-diloco to diloco: only the streaming keys are moot */
+    const char *tf2[] = {"--sync", "diloco"};
+    s = file_then_flags(TC_CMD_TRAIN, train, tf2, 2);
+    assert_int_equal(s->vstages, 2);
+    assert_int_equal(s->inner_steps, 50);
+    assert_int_equal(s->overlap_steps, 1);
+    assert_string_equal(s->outer_dtype, "bf16");
+    runs_what_it_records(s);
+    tc_scenario_free(s);
+
+    /* collective: another placement makes the seed and the endpoints
+     * moot, --mode formula the flow keys */
+    static const char rnd[] =
+        "{\"network\": {\"topo\": [\"torus:dims=4x4x4\"]}, \"collective\": {\"op\": [\"allreduce\"],"
+        " \"sizes\": [1048576]}, \"job\": {\"ranks\": 8, \"place\": \"random\", \"seed\": 7},"
+        " \"eval\": {\"mode\": \"flow\"}, \"flow\": {\"rate_cap_Bps\": 1e10, \"multipath\": \"spray\","
+        " \"eager_limit_bytes\": 4096, \"skip\": false}}";
+    const char *cf[] = {"--place", "first", "--mode", "formula"};
+    s = file_then_flags(TC_CMD_COLLECTIVE, rnd, cf, 4);
+    assert_int_equal(s->job.seed, 0);
+    assert_true(s->rate_cap_Bps == 0 && s->skip);
+    runs_what_it_records(s);
+    tc_scenario_free(s);
+    static const char list[] =
+        "{\"network\": {\"topo\": [\"torus:dims=4x4x4\"]}, \"collective\": {\"op\": [\"allreduce\"],"
+        " \"sizes\": [1048576]}, \"job\": {\"place\": \"list\", \"endpoints\": [0, 5, 9, 12]}}";
+    const char *lf[] = {"--place", "random:seed=3", "--ranks", "4"};
+    s = file_then_flags(TC_CMD_COLLECTIVE, list, lf, 4);
+    assert_int_equal(s->job.nendpoints, 0);
+    runs_what_it_records(s);
+    tc_scenario_free(s);
+
+    /* compress: --steps-ratio makes its own training's keys moot */
+    static const char comp[] =
+        "{\"network\": {\"topo\": [\"clos:down=8x8,up=1x8,bw=10Gbps\"]}, \"compress\": {\"model\": \"resnet50\"},"
+        " \"codecs\": [\"topk:ratio=0.01\"], \"train\": {\"model\": \"mlp\", \"steps\": 300, \"lr\": 0.2}}";
+    const char *pf[] = {"--steps-ratio", "topk:ratio=0.01=1.3"};
+    s = file_then_flags(TC_CMD_COMPRESS, comp, pf, 2);
+    assert_int_equal(s->train.steps, 1000);
+    assert_true(s->train.lr != 0.2);
+    runs_what_it_records(s);
+    tc_scenario_free(s);
+
+    /* a moot key given as a flag is still refused */
+    tc_err err = {{0}};
+    s = tc_scenario_new(TC_CMD_TRAIN);
+    assert_int_equal(read_text(s, train, &err), TC_OK);
+    const char *one[] = {"1"}, *two[] = {"2"};
+    assert_int_equal(tc_scenario_set_flag(s, "--pp", one, 1, &err), TC_OK);
+    assert_int_equal(tc_scenario_set_flag(s, "--virtual-stages", two, 1, &err), TC_OK);
+    assert_int_equal(tc_scenario_resolve(s, &err), TC_OK);
+    assert_int_equal(tc_scenario_check_given(s, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "--virtual-stages applies only with --pp above 1"));
+    tc_scenario_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -585,6 +713,7 @@ int main(void)
         cmocka_unit_test(accelerator_profile_is_found_embedded_and_read_back),
         cmocka_unit_test(every_key_and_flag_is_documented),
         cmocka_unit_test(no_skip_reaches_the_scenario_and_the_simulator),
+        cmocka_unit_test(keys_made_moot_take_their_defaults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

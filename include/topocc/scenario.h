@@ -272,7 +272,9 @@ tc_status tc_scenario_model(const tc_scenario *s, struct tc_zoo_model *m, char *
 
 /* Validates every value against the others and puts each in canonical
  * form: topology specs as the generator writes them, algorithm and codec
- * specs canonical, defaults explicit. Idempotent. */
+ * specs canonical, defaults explicit; every key of the command that does
+ * not apply takes its default, so the run depends on nothing that
+ * tc_scenario_to_json leaves out. Idempotent. */
 tc_status tc_scenario_resolve(tc_scenario *s, tc_err *err);
 
 /* ---- the key table: JSON and flags ---------------------------------------

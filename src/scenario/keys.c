@@ -641,7 +641,7 @@ SET(set_endpoints)
 }
 GET(get_endpoints)
 {
-    return endpoints_json(s->job.endpoints, s->job.nendpoints);
+    return s->job.nendpoints ? endpoints_json(s->job.endpoints, s->job.nendpoints) : json_null();
 }
 SET(set_occupancy)
 {

@@ -1005,6 +1005,57 @@ static tc_status resolve_routing(tc_scenario *s, tc_err *err)
     return TC_OK;
 }
 
+/* The keys of s's command that do not apply to s take the value they have
+ * where nothing sets them, so that what the scenario records (the keys
+ * that apply: tc_scenario_to_json) is all that its run depends on: a value
+ * a flag or a sweep's axis made moot (--pp 1 over a scenario with
+ * iteration.virtual_stages, --sync ddp over one with sync.inner_steps) is
+ * not run unrecorded. The values come from a fresh scenario of the
+ * command, its proxy chosen as resolve_proxy chooses s's; the keys are
+ * set through the table (not tc_scn_set_key: none becomes given), pass
+ * after pass, since whether a key applies may depend on another's value. */
+static tc_status reset_moot(tc_scenario *s, tc_err *err)
+{
+    tc_scenario *d = tc_scenario_new(s->command);
+    if (!d)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    snprintf(d->model, sizeof d->model, "%s", s->model);
+    tc_status st = resolve_proxy(d, err);
+    d->train.model = d->train_model;
+    d->train.data_dir = d->data_dir;
+    tc_train_defaults(&d->train);
+    unsigned bit = TC_CMD_BIT(s->command);
+    for (size_t pass = 0; st == TC_OK; pass++) {
+        bool changed = false;
+        for (size_t i = 0; i < tc_scn_key_count() && st == TC_OK; i++) {
+            const tc_scn_key *k = tc_scn_key_get(i);
+            if (!(k->cmds & bit) || tc_scn_key_applies(k, s))
+                continue;
+            unsigned long mark = tc_oom_mark();
+            json_t *dv = k->get(d), *sv = k->get(s);
+            if (!dv || !sv || tc_oom_since(mark)) {
+                st = tc_fail(err, TC_EINTERNAL, "out of memory");
+            } else if (!json_equal(dv, sv)) {
+                changed = true;
+                if ((st = k->set(s, dv, k->path, err)) && st != TC_EINTERNAL) {
+                    char m[TC_ERR_LEN];
+                    snprintf(m, sizeof m, "%s", err->msg);
+                    st = tc_fail(err, TC_EINTERNAL, "internal: %s, which does not apply, keeps no default: %s",
+                                 k->path, m);
+                }
+            }
+            json_decref(dv);
+            json_decref(sv);
+        }
+        if (!changed)
+            break;
+        if (st == TC_OK && pass + 1 >= tc_scn_key_count())
+            st = tc_fail(err, TC_EINTERNAL, "internal: the keys that do not apply do not settle to their defaults");
+    }
+    tc_scenario_free(d);
+    return st;
+}
+
 tc_status tc_scenario_resolve(tc_scenario *s, tc_err *err)
 {
     tc_status st;
@@ -1040,6 +1091,8 @@ tc_status tc_scenario_resolve(tc_scenario *s, tc_err *err)
     if (s->command == TC_CMD_COLLECTIVE && s->trace[0] && (s->nsizes > 1 || s->nalgos > 1 ||
                                                            strcmp(s->algos[0], "all") == 0))
         return tc_fail(err, TC_EINVAL, "--trace records one simulation: give one --size and one algorithm");
+    if ((st = reset_moot(s, err)))
+        return st;
     s->train.model = s->train_model;
     s->train.data_dir = s->data_dir;
     tc_train_defaults(&s->train);
