@@ -93,6 +93,24 @@ same_sets "resumed after a torn line" "$tmp/full.jsonl" "$tmp/t.jsonl"
 head -c 50 "$tmp/full.jsonl" >"$tmp/h.jsonl"
 "$T" sweep "$tmp/s.json" -o "$tmp/h.jsonl" --quiet >/dev/null 2>&1
 same_sets "a torn header" "$tmp/full.jsonl" "$tmp/h.jsonl"
+# a file of one line without a newline that does not start as a header is
+# not a torn header: refused, untouched; so is the torn header of another
+# sweep (its hash whole), and -o naming the sweep file itself (here a sweep
+# file written on one line, which a torn header's check would take)
+printf 'my notes' >"$tmp/notes.txt"
+bad_says "-o a one-line note" "'$tmp/notes.txt' is not a results file" sweep "$tmp/s.json" -o "$tmp/notes.txt"
+[ "$(cat "$tmp/notes.txt")" = "my notes" ] || { echo "FAIL (a one-line note was overwritten)"; fails=$((fails + 1)); }
+head -c 60 "$tmp/full.jsonl" | sed 's/"hash":"[0-9a-f]/"hash":"x/' >"$tmp/h2.jsonl"
+cp "$tmp/h2.jsonl" "$tmp/h2.keep"
+bad_says "-o the torn header of another sweep" "holds the torn header of another sweep" sweep "$tmp/s.json" -o "$tmp/h2.jsonl"
+cmp -s "$tmp/h2.jsonl" "$tmp/h2.keep" || { echo "FAIL (another sweep's torn header was changed)"; fails=$((fails + 1)); }
+python3 -c "import json, sys; json.dump(json.load(open(sys.argv[1])), open(sys.argv[2], 'w'))" "$tmp/s.json" "$tmp/s1.json"
+cp "$tmp/s1.json" "$tmp/s1.keep"
+bad_says "-o the sweep file itself" "is the sweep file itself" sweep "$tmp/s1.json" -o "$tmp/s1.json"
+ln -s s1.json "$tmp/s1link.json"
+bad_says "-o a link to the sweep file" "is the sweep file itself" sweep "$tmp/s1.json" -o "$tmp/s1link.json"
+bad_says "-o the sweep file itself, written over lines" "is the sweep file itself" sweep "$tmp/s.json" -o "$tmp/s.json"
+cmp -s "$tmp/s1.json" "$tmp/s1.keep" || { echo "FAIL (the sweep file was overwritten)"; fails=$((fails + 1)); }
 
 # ---- progress without a terminal (TOPOCC_PROGRESS_INTERVAL=0: a line per
 # report): the validation's points, then the run's; neither with --quiet ----

@@ -46,6 +46,9 @@ typedef struct tc_sweep {
     tc_keyset keep;                      /* keys the axes set (their seeds are not derived) */
     char hash[17];                       /* 16 hex digits */
     char what[300];                      /* the file's name, for messages */
+    bool has_file;                       /* read from a file (not standard input, not JSON given) */
+    uint64_t file_dev, file_ino;         /* that file's device and inode: a results file that is
+                                          * the sweep file itself is refused */
 } tc_sweep;
 
 /* Reads a sweep file ("-": standard input) or a sweep's JSON (root: a new

@@ -74,21 +74,54 @@ static tc_status close_writer(writer *w, tc_err *err)
     return st;
 }
 
-/* Whether the file's first line is whole (a header torn by a crash leaves
- * a file that holds nothing): 1 whole, 0 torn, -1 out of memory (getline
- * fails as at the end of the file; a whole header is not torn for that). */
-static int first_line_whole(const char *path)
+/* The file's first line (malloc'ed in *line, *len bytes, its newline
+ * included when it has one): 1 whole, 0 cut short (no newline: a header
+ * torn by a crash, or a file that is not a results file), -1 out of
+ * memory (getline fails as at the end of the file; a whole header is not
+ * torn for that), -2 unreadable (errno says why). */
+static int first_line(const char *path, char **line, size_t *len)
 {
+    *line = NULL;
+    *len = 0;
     FILE *f = fopen(path, "rb");
     if (!f)
-        return 0;
-    char *line = NULL;
+        return -2;
     size_t cap = 0;
-    ssize_t n = getline(&line, &cap, f);
-    int whole = n > 0 && line[n - 1] == '\n' ? 1 : n < 0 && !feof(f) && !ferror(f) ? -1 : 0;
-    free(line);
+    ssize_t n = getline(line, &cap, f);
+    int whole = n > 0 && (*line)[n - 1] == '\n' ? 1 : n < 0 && !feof(f) && !ferror(f) ? -1 : 0;
+    *len = n > 0 ? (size_t)n : 0;
     fclose(f);
     return whole;
+}
+
+/* What a file of one line without a newline is to a sweep: 1 its own
+ * header torn by a crash (the file holds nothing and is started again),
+ * 0 the torn header of another sweep (its hash is whole and differs), -1
+ * no header at all (a file of the user's, never overwritten). A header
+ * line starts {"topocc_sweep":N,"hash":"<16 hex digits>" (tc_sweep_header,
+ * written on one line with its keys in that order). */
+static int torn_header(const tc_sweep *sw, const char *line, size_t len, char *hash)
+{
+    static const char lead[] = "{\"topocc_sweep\":";
+    size_t nl = sizeof lead - 1;
+    if (len == 0 || memcmp(line, lead, len < nl ? len : nl) != 0)
+        return -1;
+    hash[0] = '\0';
+    size_t i = nl;
+    while (i < len && line[i] >= '0' && line[i] <= '9')
+        i++;
+    static const char key[] = ",\"hash\":\"";
+    size_t nk = sizeof key - 1;
+    if (i >= len)
+        return 1;
+    if (i == nl)
+        return -1;
+    if (memcmp(line + i, key, len - i < nk ? len - i : nk) != 0)
+        return -1;
+    if (len - i < nk + 17 || line[i + nk + 16] != '"')
+        return 1;
+    snprintf(hash, 17, "%.16s", line + i + nk);
+    return strcmp(hash, sw->hash) == 0 ? 1 : 0;
 }
 
 /* Opens (or creates) the results file of sw at path for appending: held
@@ -99,10 +132,16 @@ static tc_status open_results(const tc_sweep *sw, const char *path, writer *w, t
     memset(held, 0, sizeof *held);
     *torn = false;
     w->path = path;
+    struct stat sb;
+    /* -o naming the sweep file would start it again as a results file */
+    if (sw->has_file && stat(path, &sb) == 0 && (uint64_t)sb.st_dev == sw->file_dev &&
+        (uint64_t)sb.st_ino == sw->file_ino)
+        return tc_fail(err, TC_EINVAL, "'%s' is the sweep file itself: give the results file another name (-o "
+                                       "RESULTS.jsonl)",
+                       path);
     w->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     if (w->fd < 0)
         return tc_fail(err, TC_EINVAL, "cannot write the results file '%s': %s", path, strerror(errno));
-    struct stat sb;
     if (fstat(w->fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
         close(w->fd);
         w->fd = -1;
@@ -117,15 +156,36 @@ static tc_status open_results(const tc_sweep *sw, const char *path, writer *w, t
     }
     tc_status st = TC_OK;
     bool fresh = sb.st_size == 0;
-    int whole = fresh ? 1 : first_line_whole(path);
-    if (whole < 0)
+    char *line = NULL;
+    size_t len = 0;
+    int whole = fresh ? 1 : first_line(path, &line, &len);
+    if (whole == -2)
+        st = tc_fail(err, TC_EINVAL, "cannot read '%s': %s", path, strerror(errno));
+    else if (whole < 0)
         st = tc_fail(err, TC_EINTERNAL, "out of memory");
     if (whole == 0) {
-        fprintf(stderr, "topocc: note: %s holds only a torn header: it is started again\n", path);
-        fresh = true;
-        if (ftruncate(w->fd, 0) != 0)
-            st = tc_fail(err, TC_EINVAL, "cannot truncate '%s': %s", path, strerror(errno));
+        /* Only a header cut short by a crash is started again: a file of
+         * one line without a newline is anything else too (a note, a
+         * sweep file written on one line). */
+        char hash[17];
+        int torn = torn_header(sw, line, len, hash);
+        if (torn < 0)
+            st = tc_fail(err, TC_EINVAL, "'%s' is not a results file (its one line, with no newline, does not start "
+                                         "as a sweep's header {\"topocc_sweep\":...): it is left as it is; give "
+                                         "another -o",
+                         path);
+        else if (torn == 0)
+            st = tc_fail(err, TC_EINVAL, "'%s' holds the torn header of another sweep (hash %s; this sweep: %s): "
+                                         "give another -o, or the sweep file that wrote it",
+                         path, hash, sw->hash);
+        else {
+            fprintf(stderr, "topocc: note: %s holds only a torn header: it is started again\n", path);
+            fresh = true;
+            if (ftruncate(w->fd, 0) != 0)
+                st = tc_fail(err, TC_EINVAL, "cannot truncate '%s': %s", path, strerror(errno));
+        }
     }
+    free(line);
     if (st == TC_OK && !fresh) {
         st = tc_sweep_results_read(path, held, NULL, NULL, err);
         if (st == TC_OK && (strcmp(held->hash, sw->hash) != 0 || held->npoints != sw->npoints))

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <jansson.h>
 #include "topocc/render.h"
 #include "topocc/sweep.h"
@@ -208,6 +209,12 @@ tc_status tc_sweep_load(const char *path, tc_sweep **out, tc_err *err)
                            : tc_fail(err, TC_EINVAL, "%s: %s", what, je.text);
     tc_status st = tc_sweep_from_json(root, what, out, err);
     json_decref(root);
+    struct stat sb;
+    if (st == TC_OK && !in && stat(path, &sb) == 0) {
+        (*out)->has_file = true;
+        (*out)->file_dev = (uint64_t)sb.st_dev;
+        (*out)->file_ino = (uint64_t)sb.st_ino;
+    }
     return st;
 }
 
