@@ -286,6 +286,37 @@ done
 "$T" sweep "$tmp/k.json" -o "$tmp/k.jsonl" --quiet >/dev/null 2>"$tmp/err" || { echo "FAIL (resume after kills)"; cat "$tmp/err"; fails=$((fails + 1)); }
 same_sets "killed three times, then resumed" "$tmp/kfull.jsonl" "$tmp/k.jsonl"
 
+# ---- a merge takes the lock a running sweep holds: into the file it
+# writes (in place or from another file), or from it, it is refused, and
+# the sweep loses nothing ----
+rm -f "$tmp/k.jsonl"
+"$T" sweep "$tmp/k.json" -o "$tmp/k.jsonl" --quiet >/dev/null 2>"$tmp/kerr" &
+pid=$!
+n=0
+while [ "$(cat "$tmp/k.jsonl" 2>/dev/null | wc -l)" -lt 2 ] && [ $n -lt 200 ]; do
+    sleep 0.05
+    n=$((n + 1))
+done
+"$T" sweep --merge "$tmp/k.jsonl" -o "$tmp/k.jsonl" >"$tmp/m1.out" 2>"$tmp/m1.err"
+rc1=$?
+"$T" sweep --merge "$tmp/full.jsonl" -o "$tmp/k.jsonl" >"$tmp/m2.out" 2>"$tmp/m2.err"
+rc2=$?
+"$T" sweep --merge "$tmp/k.jsonl" -o "$tmp/kcopy.jsonl" >"$tmp/m3.out" 2>"$tmp/m3.err"
+rc3=$?
+if kill -0 $pid 2>/dev/null; then
+    for m in 1 2 3; do
+        eval rc=\$rc$m
+        if [ "$rc" -ne 2 ] || [ "$(wc -l <"$tmp/m$m.err")" -ne 1 ] || ! grep -q "is being written by a topocc sweep" "$tmp/m$m.err"; then
+            echo "FAIL (merge $m during a sweep: rc=$rc)"; cat "$tmp/m$m.err"; fails=$((fails + 1))
+        fi
+    done
+    [ ! -e "$tmp/kcopy.jsonl" ] || { echo "FAIL (a refused merge wrote its output)"; fails=$((fails + 1)); }
+else
+    echo "FAIL (the sweep ended before the merges: too fast for the check)"; fails=$((fails + 1))
+fi
+wait $pid || { echo "FAIL (the sweep under merges)"; cat "$tmp/kerr"; fails=$((fails + 1)); }
+same_sets "a sweep that merges tried to replace" "$tmp/kfull.jsonl" "$tmp/k.jsonl"
+
 # ---- MPI on localhost: 2 and 4 ranks, the same set as one process ----
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 mpi=""

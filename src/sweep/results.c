@@ -4,9 +4,13 @@
  * torn, and is redone); and several files of one sweep merged into one.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <jansson.h>
 #include "sweep/sweep_int.h"
 
@@ -187,15 +191,64 @@ static int keep_line(void *ud, uint64_t i, const char *line, size_t len)
     return 0;
 }
 
+/* The locks a merge holds until its file is renamed into place: the
+ * output's exclusively, each input's shared, as a sweep writing one holds
+ * it exclusively (a merge renaming over a file a sweep writes would lose
+ * the sweep's later lines, and one reading it would take a part for the
+ * whole). fds: n + 1 descriptors, -1 where none is held; a file that is
+ * not there (or cannot be opened: its read says why) is not locked. */
+static tc_status merge_locks(const char *const *in, size_t n, const char *out, int *fds, tc_err *err)
+{
+    struct stat so, si;
+    bool have_out = false;
+    fds[n] = open(out, O_RDONLY | O_CLOEXEC);
+    if (fds[n] >= 0 && fstat(fds[n], &so) == 0 && S_ISREG(so.st_mode)) {
+        have_out = true;
+        if (flock(fds[n], LOCK_EX | LOCK_NB) != 0)
+            return tc_fail(err, TC_EINVAL, "'%s' is being written by a topocc sweep: merge into it once the sweep has "
+                                           "ended (or give another -o)",
+                           out);
+    }
+    for (size_t k = 0; k < n; k++) {
+        fds[k] = open(in[k], O_RDONLY | O_CLOEXEC);
+        if (fds[k] < 0 || fstat(fds[k], &si) != 0 || !S_ISREG(si.st_mode))
+            continue;
+        if (have_out && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+            continue; /* merged in place: held exclusively above */
+        if (flock(fds[k], LOCK_SH | LOCK_NB) != 0)
+            return tc_fail(err, TC_EINVAL, "'%s' is being written by a topocc sweep: merge it once the sweep has "
+                                           "ended",
+                           in[k]);
+    }
+    return TC_OK;
+}
+
+static void merge_unlock(int *fds, size_t n)
+{
+    for (size_t k = 0; k <= n; k++)
+        if (fds[k] >= 0)
+            close(fds[k]);
+    free(fds);
+}
+
 tc_status tc_sweep_merge(const char *const *in, size_t n, const char *out, tc_sweep_results *sum, tc_err *err)
 {
     memset(sum, 0, sizeof *sum);
     if (n == 0)
         return tc_fail(err, TC_EINVAL, "--merge needs at least one results file");
+    int *fds = malloc((n + 1) * sizeof *fds);
+    if (!fds)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    for (size_t k = 0; k <= n; k++)
+        fds[k] = -1;
     tc_sweep_results first;
-    tc_status st = tc_sweep_results_read(in[0], &first, NULL, NULL, err);
-    if (st)
+    tc_status st = merge_locks(in, n, out, fds, err);
+    if (st == TC_OK)
+        st = tc_sweep_results_read(in[0], &first, NULL, NULL, err);
+    if (st) {
+        merge_unlock(fds, n);
         return st;
+    }
     merge_lines m = {calloc(first.npoints, sizeof *m.line), calloc(first.npoints, sizeof *m.len), first.npoints,
                      false, calloc(first.npoints ? first.npoints : 1, 1)};
     if (!m.line || !m.len || !m.state)
@@ -247,5 +300,6 @@ tc_status tc_sweep_merge(const char *const *in, size_t n, const char *out, tc_sw
     free(m.len);
     free(m.state);
     tc_sweep_results_free(&first);
+    merge_unlock(fds, n);
     return st;
 }

@@ -139,20 +139,33 @@ static tc_status open_results(const tc_sweep *sw, const char *path, writer *w, t
         return tc_fail(err, TC_EINVAL, "'%s' is the sweep file itself: give the results file another name (-o "
                                        "RESULTS.jsonl)",
                        path);
-    w->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (w->fd < 0)
-        return tc_fail(err, TC_EINVAL, "cannot write the results file '%s': %s", path, strerror(errno));
-    if (fstat(w->fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    /* Locked, and still the file at path: a --merge that renamed its
+     * output over path between the open and the lock leaves this one
+     * unlinked, and the file at path is opened again. */
+    for (int tries = 0;; tries++) {
+        w->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        if (w->fd < 0)
+            return tc_fail(err, TC_EINVAL, "cannot write the results file '%s': %s", path, strerror(errno));
+        if (fstat(w->fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+            close(w->fd);
+            w->fd = -1;
+            return tc_fail(err, TC_EINVAL, "the results file '%s' must be a regular file", path);
+        }
+        if (flock(w->fd, LOCK_EX | LOCK_NB) != 0) {
+            close(w->fd);
+            w->fd = -1;
+            return tc_fail(err, TC_EINVAL, "'%s' is being written by another topocc sweep (a run, or a --merge into "
+                                           "it): one run per results file (give each its own -o, then topocc sweep "
+                                           "--merge)",
+                           path);
+        }
+        struct stat now;
+        if (stat(path, &now) == 0 && now.st_dev == sb.st_dev && now.st_ino == sb.st_ino)
+            break;
         close(w->fd);
         w->fd = -1;
-        return tc_fail(err, TC_EINVAL, "the results file '%s' must be a regular file", path);
-    }
-    if (flock(w->fd, LOCK_EX | LOCK_NB) != 0) {
-        close(w->fd);
-        w->fd = -1;
-        return tc_fail(err, TC_EINVAL, "'%s' is being written by another topocc sweep: one run per results file (give "
-                                       "each its own -o, then topocc sweep --merge)",
-                       path);
+        if (tries == 10)
+            return tc_fail(err, TC_EINVAL, "the results file '%s' keeps being replaced while it is opened", path);
     }
     tc_status st = TC_OK;
     bool fresh = sb.st_size == 0;
