@@ -207,6 +207,11 @@ w = want["results"][0] if "results" in want else want
 g = got["results"][0] if "results" in got else got
 assert w["time_s"] == g["time_s"], (w["time_s"], g["time_s"])
 PY
+# a failed point's line and the header hold no scenario to replay: said so
+grep '"error"' "$tmp/f.jsonl" >"$tmp/fail_line.json"
+bad_says "replay of a failed point's line" "records point 1 of a sweep, which failed: it holds no scenario to replay (its error: \"algorithm 'bruck'" replay "$tmp/fail_line.json"
+head -n 1 "$tmp/f.jsonl" >"$tmp/head_line.json"
+bad_says "replay of a results file's header" "a sweep's header (a results file's first line): it holds no scenario to replay" replay "$tmp/head_line.json"
 # results of another build are said so: status counts them, merge and a
 # resume note them on stderr
 sed '2,$s/"commit":"[^"]*"/"commit":"deadbee"/' "$tmp/mm.jsonl" >"$tmp/ob.jsonl"
