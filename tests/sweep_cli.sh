@@ -229,6 +229,13 @@ printf '{"scenario": {"command": "collective"}, "sweep": {"axes": {"collective.s
 bad_says "zero points (empty axis)" "zero points" sweep "$tmp/b2.json" -o "$tmp/x.jsonl"
 printf '{"scenario": {"command": "collective"}, "sweep": {"axes": {"collective.size": [[1]]}}}' >"$tmp/b3.json"
 bad_says "unknown key path" "did you mean 'collective.sizes'" sweep "$tmp/b3.json" -o "$tmp/x.jsonl"
+# the command and the format's version are the base scenario's: not axes,
+# and not "did you mean" themselves
+printf '{"scenario": {"command": "collective"}, "sweep": {"axes": {"command": ["collective", "compare"]}}}' >"$tmp/b3c.json"
+bad_says "the command as an axis" "key path 'command': the command comes from the base scenario and cannot be an axis" sweep "$tmp/b3c.json" -o "$tmp/x.jsonl"
+printf '{"scenario": {"command": "collective"}, "sweep": {"axes": {"scenario_version": [1]}}}' >"$tmp/b3v.json"
+bad_says "the version as an axis" "key path 'scenario_version': the scenario format's version comes from the base scenario and cannot be an axis" sweep "$tmp/b3v.json" -o "$tmp/x.jsonl"
+grep -q "did you mean" "$tmp/err" && { echo "FAIL (an axis over scenario_version: did you mean)"; fails=$((fails + 1)); }
 printf '{"scenario": {"command": "collective"}, "sweep": {"axis": {}}}' >"$tmp/b4.json"
 bad_says "unknown sweep key" "did you mean 'axes'" sweep "$tmp/b4.json" -o "$tmp/x.jsonl"
 printf '{"scenario": {"command": "collective"}, "sweeps": {}}' >"$tmp/b5.json"

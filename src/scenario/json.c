@@ -23,19 +23,20 @@ static bool is_section(const char *name)
     return false;
 }
 
-/* The valid path nearest to path. */
+/* The valid path nearest to path, never path itself (a name refused
+ * where it is given is refused for another reason than a misspelling). */
 static const char *nearest_path(const char *path)
 {
     const char *best = NULL;
     size_t bd = (size_t)-1;
     for (size_t i = 0; i < tc_scn_key_count(); i++) {
         size_t d = tc_edit_distance(path, tc_scn_key_get(i)->path);
-        if (d < bd)
+        if (d < bd && d > 0)
             bd = d, best = tc_scn_key_get(i)->path;
     }
     for (int i = 0; top_scalars[i]; i++) {
         size_t d = tc_edit_distance(path, top_scalars[i]);
-        if (d < bd)
+        if (d < bd && d > 0)
             bd = d, best = top_scalars[i];
     }
     return best;
@@ -248,6 +249,16 @@ tc_status tc_scenario_path_parse(const char *path, tc_command c, char *key, size
             return tc_fail(err, TC_EINVAL, "key path '%.200s': a list element is written path[i], i from 0", path);
         *index = i;
     }
+    /* the top-level scalars are the scenario's own, not values to set */
+    if (strcmp(key, "command") == 0)
+        return tc_fail(err, TC_EINVAL, "key path 'command': the command comes from the base scenario and cannot be "
+                                       "an axis (one sweep file per command)");
+    if (strcmp(key, "scenario_version") == 0)
+        return tc_fail(err, TC_EINVAL, "key path 'scenario_version': the scenario format's version comes from the "
+                                       "base scenario and cannot be an axis");
+    if (strcmp(key, "topocc") == 0)
+        return tc_fail(err, TC_EINVAL, "key path 'topocc': the topocc build that wrote a scenario is recorded, not "
+                                       "set, and cannot be an axis");
     int k = tc_scn_key_index(key);
     if (k < 0)
         return tc_fail(err, TC_EINVAL, "unknown key path '%s' (did you mean '%s'? docs/SCENARIO.md lists every key)",
