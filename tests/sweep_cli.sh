@@ -387,6 +387,23 @@ else
     echo "note: MPI checks not run: $mpi"
 fi
 
+# files a run writes (flow.trace, iteration.timeline): one file a point, or
+# refused before anything is written
+TB='"command": "collective", "network": {"topo": ["'$CLOS'"]}, "collective": {"op": ["allreduce"], "algo": ["ring"], "sizes": [1048576]}, "eval": {"mode": "flow"}'
+printf '{"scenario": {%s, "flow": {"trace": "%s"}}, "sweep": {"axes": {"collective.sizes": [[1024], [2048]]}}}' "$TB" "$tmp/tr.json" >"$tmp/tr1.json"
+bad_says "a trace file in the base of 2 points" "scenario.flow.trace: each of the sweep's 2 points would write" sweep "$tmp/tr1.json" -o "$tmp/tr1.jsonl"
+[ ! -e "$tmp/tr.json" ] && [ ! -e "$tmp/tr1.jsonl" ] || { echo "FAIL (a refused trace sweep wrote a file)"; fails=$((fails + 1)); }
+printf '{"scenario": {%s, "flow": {"trace": "%s"}}, "sweep": {"axes": {"collective.sizes": [[1024]]}}}' "$TB" "$tmp/tr.json" >"$tmp/tr2.json"
+good "a trace file in a sweep of 1 point" "1 points: 0 held already, 1 run now" sweep "$tmp/tr2.json" -o "$tmp/tr2.jsonl" --quiet
+[ -s "$tmp/tr.json" ] || { echo "FAIL (a sweep of one point wrote no trace)"; fails=$((fails + 1)); }
+printf '{"scenario": {%s}, "sweep": {"axes": {"collective.sizes": [[1024], [2048]], "flow.trace": ["%s", "%s"]}}}' "$TB" "$tmp/ta.json" "$tmp/tb.json" >"$tmp/tr3.json"
+bad_says "a trace axis under another axis" "sweep.axes.flow.trace: 2 points would write" sweep "$tmp/tr3.json" -o "$tmp/tr3.jsonl"
+sed 's/"sweep": {/"sweep": {"mode": "zip", /' "$tmp/tr3.json" >"$tmp/tr4.json"
+good "a trace axis, a file a point" "2 points: 0 held already, 2 run now" sweep "$tmp/tr4.json" -o "$tmp/tr4.jsonl" --quiet
+[ -s "$tmp/ta.json" ] && [ -s "$tmp/tb.json" ] || { echo "FAIL (a trace a point)"; fails=$((fails + 1)); }
+printf '{"scenario": {"command": "train", "network": {"topo": ["%s"]}, "iteration": {"model": "resnet18", "timeline": "%s"}, "parallel": {"dp": 8}}, "sweep": {"axes": {"parallel.dp": [4, 8]}}}' "$CLOS" "$tmp/tl.json" >"$tmp/tl.json.sweep"
+bad_says "a timeline in the base of 2 points" "scenario.iteration.timeline: each of the sweep's 2 points would write" sweep "$tmp/tl.json.sweep" -o "$tmp/tl.jsonl"
+
 # a key of the base that an axis makes moot is left out of those points (a
 # DDP point of a sweep over sync.strategy whose base sets inner steps); an
 # axis's own key must apply

@@ -130,6 +130,52 @@ static tc_status read_sweep(tc_sweep *sw, const json_t *spec, tc_err *err)
     return TC_OK;
 }
 
+/* Keys that name a file the run writes: a sweep whose points would write
+ * one file twice is refused (each point's file over the last one's, and
+ * MPI ranks writing it at once). An axis may give every point its own. */
+static tc_status check_outputs(const tc_sweep *sw, tc_err *err)
+{
+    static const char *const files[] = {"flow.trace", "iteration.timeline", NULL};
+    for (int f = 0; files[f]; f++) {
+        size_t axis = sw->naxes;
+        for (size_t a = 0; a < sw->naxes; a++) {
+            char key[256];
+            long index;
+            tc_err e2;
+            if (tc_scenario_path_parse(sw->path[a], sw->command, key, sizeof key, &index, &e2) == TC_OK &&
+                strcmp(key, files[f]) == 0)
+                axis = a;
+        }
+        if (axis == sw->naxes) {
+            char sec[32];
+            const char *dot = strchr(files[f], '.');
+            snprintf(sec, sizeof sec, "%.*s", (int)(dot - files[f]), files[f]);
+            const json_t *v = json_object_get(json_object_get(sw->scenario, sec), dot + 1);
+            if (sw->npoints > 1 && json_is_string(v) && json_string_value(v)[0])
+                return tc_fail(err, TC_EINVAL, "%s: scenario.%s: each of the sweep's %llu points would write '%.100s' "
+                                               "over the last one's: leave %s out of a sweep, or give it as an "
+                                               "axis with one file a point",
+                               sw->what, files[f], (unsigned long long)sw->npoints, json_string_value(v), files[f]);
+            continue;
+        }
+        /* points per value: the other axes' combinations (product), or 1 (zip) */
+        uint64_t per = sw->zip ? 1 : sw->npoints / sw->len[axis];
+        for (size_t i = 0; i < json_array_size(sw->values[axis]); i++) {
+            const json_t *v = json_array_get(sw->values[axis], i);
+            if (!json_is_string(v) || !json_string_value(v)[0])
+                continue;
+            uint64_t n = 0;
+            for (size_t j = 0; j < json_array_size(sw->values[axis]); j++)
+                n += json_equal(v, json_array_get(sw->values[axis], j)) ? per : 0;
+            if (n > 1)
+                return tc_fail(err, TC_EINVAL, "%s: sweep.axes.%s: %llu points would write '%.100s', each over the "
+                                               "last one's: give each point its own file (the axis alone, or zip)",
+                               sw->what, sw->path[axis], (unsigned long long)n, json_string_value(v));
+        }
+    }
+    return TC_OK;
+}
+
 tc_status tc_sweep_from_json(json_t *root, const char *what, tc_sweep **out, tc_err *err)
 {
     *out = NULL;
@@ -165,6 +211,8 @@ tc_status tc_sweep_from_json(json_t *root, const char *what, tc_sweep **out, tc_
         sw->scenario = scn;
         st = read_sweep(sw, spec, err);
     }
+    if (st == TC_OK)
+        st = check_outputs(sw, err);
     if (st == TC_OK) {
         size_t n;
         char *text = tc_json_line(root, &n);
