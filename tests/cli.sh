@@ -28,6 +28,7 @@ bad "size of 0" collective --topo "$CLOS" --op allreduce --size 0
 bad "size above 2^60" collective --topo "$CLOS" --op allreduce --size 2000000TiB
 bad "negative size" collective --topo "$CLOS" --op allreduce --size -5KiB
 bad "unknown size unit" collective --topo "$CLOS" --op allreduce --size 5KBytes
+bad_says "a range given to --size" "'1KiB:4KiB:2' is a range of sizes: give it as --sizes 1KiB:4KiB:2" collective --topo "$CLOS" --op allreduce --size 1KiB:4KiB:2
 bad "unknown rate unit" collective --topo "clos:down=8x8,up=1x8,bw=400Gbit" --op allreduce --size 1MiB
 bad "unknown time unit" collective --topo "clos:down=8x8,up=1x8,lat=1min" --op allreduce --size 1MiB
 bad "hop latency without a unit" collective --topo "clos:down=8x8,up=1x8,hop_lat=100" --op allreduce --size 1MiB

@@ -248,6 +248,9 @@ printf '{"scenario": {"command": "collective"}, "sweep": {"mode": "zip", "axes":
 bad_says "zip of unequal axes" "zip needs axes of one length" sweep "$tmp/b8.json" -o "$tmp/x.jsonl"
 printf '{"scenario": {"command": "collective", "network": {"topo": ["%s"]}, "collective": {"op": ["allreduce"]}}, "sweep": {"axes": {"collective.sizes": [[1024], "big"]}}}' "$CLOS" >"$tmp/b9.json"
 bad_says "a wrong type in one point" "point 1 (collective.sizes=\"big\")" sweep "$tmp/b9.json" -o "$tmp/x.jsonl"
+# a range of sizes is the whole value, not an element of a list
+printf '{"scenario": {"command": "collective", "network": {"topo": ["%s"]}, "collective": {"op": ["allreduce"]}}, "sweep": {"axes": {"collective.sizes": ["1KiB:4KiB:2", ["1KiB:4KiB:2"]]}}}' "$CLOS" >"$tmp/b9s.json"
+bad_says "a range inside a list of sizes" "point 1 (collective.sizes=\[\"1KiB:4KiB:2\"\]): collective.sizes\[0\]: '1KiB:4KiB:2' is a range of sizes, which is the whole value" sweep "$tmp/b9s.json" -o "$tmp/x.jsonl"
 printf '{"scenario": {"command": "collective", "network": {"topo": ["%s"]}}, "sweep": {"axes": {"network.topo[3]": ["%s"]}}}' "$CLOS" "$CLOS" >"$tmp/b10.json"
 bad_says "a list element beyond the list" "has 1 entries" sweep "$tmp/b10.json" -o "$tmp/x.jsonl"
 printf '{"scenario": {"command": "collective"}, "sweep": {"axes": {"train.lr": [0.1]}}}' >"$tmp/b11.json"
@@ -403,6 +406,16 @@ good "a trace axis, a file a point" "2 points: 0 held already, 2 run now" sweep 
 [ -s "$tmp/ta.json" ] && [ -s "$tmp/tb.json" ] || { echo "FAIL (a trace a point)"; fails=$((fails + 1)); }
 printf '{"scenario": {"command": "train", "network": {"topo": ["%s"]}, "iteration": {"model": "resnet18", "timeline": "%s"}, "parallel": {"dp": 8}}, "sweep": {"axes": {"parallel.dp": [4, 8]}}}' "$CLOS" "$tmp/tl.json" >"$tmp/tl.json.sweep"
 bad_says "a timeline in the base of 2 points" "scenario.iteration.timeline: each of the sweep's 2 points would write" sweep "$tmp/tl.json.sweep" -o "$tmp/tl.jsonl"
+
+# a range of sizes as an axis's value: the point's sizes
+printf '{"scenario": {"command": "collective", "network": {"topo": ["%s"]}, "collective": {"op": ["allreduce"]}}, "sweep": {"axes": {"collective.sizes": ["1KiB:4KiB:2", [8192]]}}}' "$CLOS" >"$tmp/rs.json"
+good "a range of sizes as an axis value" "2 points: 0 held already, 2 run now" sweep "$tmp/rs.json" -o "$tmp/rs.jsonl" --quiet
+python3 - "$tmp/rs.jsonl" <<'EOF2' || { echo "FAIL (a range of sizes as an axis value)"; fails=$((fails + 1)); }
+import json, sys
+pts = {d['point']: d for d in map(json.loads, open(sys.argv[1]).read().split('\n')[1:-1])}
+assert pts[0]['scenario']['collective']['sizes'] == [1024, 2048, 4096], pts[0]['scenario']['collective']
+assert pts[1]['scenario']['collective']['sizes'] == [8192]
+EOF2
 
 # a key of the base that an axis makes moot is left out of those points (a
 # DDP point of a sweep over sync.strategy whose base sets inner steps); an

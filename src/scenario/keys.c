@@ -803,7 +803,24 @@ SET(set_sizes)
         char w[256];
         for (size_t i = 0; i < n && st == TC_OK; i++) {
             WHERE_I(w, where, i);
-            st = num_in(list_get(v, i), U_SIZE, 0, TC_MAX_BYTES, true, w, &vals[i], err);
+            /* a range is the whole value, never one size of a list */
+            const json_t *e = list_get(v, i);
+            if (json_is_string(e) && strchr(json_string_value(e), ':')) {
+                const char *r = json_string_value(e);
+                bool ranges = s->command == TC_CMD_COLLECTIVE || s->command == TC_CMD_COMPARE; /* --sizes */
+                if (strncmp(where, "--", 2) != 0)
+                    st = tc_fail(err, TC_EINVAL, "%s: '%.60s' is a range of sizes, which is the whole value "
+                                                 "(\"sizes\": \"%.60s\"), not an element of a list",
+                                 w, r, r);
+                else if (ranges)
+                    st = tc_fail(err, TC_EINVAL, "%s: '%.60s' is a range of sizes: give it as --sizes %.60s (--size "
+                                                 "takes one size)",
+                                 where, r, r);
+                else
+                    st = tc_fail(err, TC_EINVAL, "%s: '%.60s' is a range of sizes: --size takes one size", where, r);
+                break;
+            }
+            st = num_in(e, U_SIZE, 0, TC_MAX_BYTES, true, w, &vals[i], err);
             if (st == TC_OK && vals[i] != floor(vals[i]))
                 st = tc_fail(err, TC_EINVAL, "%s: %.17g is not a whole number of bytes", w, vals[i]);
         }
