@@ -172,7 +172,7 @@ static tc_status open_results(const tc_sweep *sw, const char *path, writer *w, t
     char *line = NULL;
     size_t len = 0;
     int whole = fresh ? 1 : first_line(path, &line, &len);
-    if (whole == -2)
+    if (whole == -2 && errno != ENOMEM)
         st = tc_fail(err, TC_EINVAL, "cannot read '%s': %s", path, strerror(errno));
     else if (whole < 0)
         st = tc_fail(err, TC_EINTERNAL, "out of memory");
