@@ -109,7 +109,9 @@ tc_status tc_sweep_results_read(const char *path, tc_sweep_results *r, tc_sweep_
 void tc_sweep_results_free(tc_sweep_results *r);
 
 /* Writes the union of several results files of one sweep to out (every
- * point once, in point order; atomically). */
+ * point once, in point order; atomically). Holds the lock a running sweep
+ * takes on its file (flock): exclusive on out, shared on each input, so a
+ * file a sweep is writing is refused as out or as an input. */
 tc_status tc_sweep_merge(const char *const *in, size_t n, const char *out, tc_sweep_results *sum, tc_err *err);
 
 /* ---- running ---- */
