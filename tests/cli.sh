@@ -430,6 +430,11 @@ if ! cmp -s "$tmp/pre.json" "$tmp/pre2.json" || ! grep -q '"dgx-h100"' "$tmp/pre
 fi
 "$T" collective --preset dgx-h100:nodes=2 --op allreduce --size 1GiB --preset dgx-a100 >"$tmp/out" 2>"$tmp/err"
 grep -q "takes one topology" "$tmp/err" || { echo "FAIL: two presets for collective not refused"; fails=$((fails + 1)); }
+# --topo and --preset keep the command line's order, which --names follows
+good "preset before --topo: --names in the command line's order" "^  dgx        clos:down=2x8,up=1x2,.*rail=8" compare --preset dgx-h100:nodes=2 --topo clos:down=4x4,up=1x4 --names dgx,clos --op alltoall --sizes 64MiB:64MiB
+grep -q "^  clos       clos:down=4x4,up=1x4," "$tmp/out" && grep -q "alltoall: dgx fastest" "$tmp/out" ||
+    { echo "FAIL: compare --preset then --topo: the names or the conclusion on the wrong topology"; fails=$((fails + 1)); }
+good "--topo, --preset, --topo, --preset interleaved keep their order" '"topo": \["clos:down=4x4,up=1x4,[^"]*", "clos:down=2x8,up=1x2,[^"]*", "torus:dims=4x4,[^"]*", "clos:down=4x8,up=1x4,' compare --topo clos:down=4x4,up=1x4 --preset dgx-h100:nodes=2 --topo torus:dims=4x4 --preset dgx-h100:nodes=4 --op alltoall --sizes 64MiB --print-scenario
 
 # nccl-tests in and out (docs/NCCL_TESTS.md)
 good "nccl-tests: its columns" "#       size         count      type   redop    root     time   algbw   busbw #wrong" nccl-tests --preset dgx-h100:nodes=2 -b 8 -e 1M -f 4

@@ -235,6 +235,43 @@ static void command_line_list_replaces_the_file_list(void **state)
     tc_scenario_free(s);
 }
 
+/* Presets come after network.topo's topologies, or where preset_at puts
+ * them (the command line's order); setting network.preset clears that. */
+static void presets_go_after_the_topologies_or_where_placed(void **state)
+{
+    (void)state;
+    for (int placed = 0; placed < 3; placed++) {
+        tc_err err = {{0}};
+        tc_scenario *s = tc_scenario_new(TC_CMD_COMPARE);
+        const char *topo[2] = {"torus:dims=4x4", "torus:dims=2x8"}, *preset[2] = {"dgx-h100:nodes=2", "dgx-h100"};
+        assert_int_equal(tc_scenario_set_flag(s, "--topo", topo, 2, &err), TC_OK);
+        assert_int_equal(tc_scenario_set_flag(s, "--preset", preset, 2, &err), TC_OK);
+        const char *ops[1] = {"allreduce"}, *sizes[1] = {"1MiB"};
+        assert_int_equal(tc_scenario_set_flag(s, "--op", ops, 1, &err), TC_OK);
+        assert_int_equal(tc_scenario_set_flag(s, "--sizes", sizes, 1, &err), TC_OK);
+        if (placed) { /* 1: P0 T0 P1 T1; 2: as 1, then network.preset set again */
+            s->preset_at[0] = 0;
+            s->preset_at[1] = 1;
+            s->npreset_at = 2;
+        }
+        if (placed == 2) {
+            json_t *v = json_pack("[ss]", preset[0], preset[1]);
+            assert_int_equal(tc_scn_set_key(s, "network.preset", v, "network.preset", &err), TC_OK);
+            json_decref(v);
+        }
+        if (tc_scenario_resolve(s, &err) != TC_OK)
+            fail_msg("resolve: %s", err.msg);
+        assert_int_equal(s->ntopo, 4);
+        int t0 = placed == 1 ? 1 : 0, t1 = placed == 1 ? 3 : 1, p0 = placed == 1 ? 0 : 2, p1 = placed == 1 ? 2 : 3;
+        assert_string_equal(s->topo[t0], "torus:dims=4x4,bw=400Gbps,lat=50ns,hop_lat=100ns,alpha=1.1us");
+        assert_string_equal(s->topo[t1], "torus:dims=2x8,bw=400Gbps,lat=50ns,hop_lat=100ns,alpha=1.1us");
+        assert_non_null(strstr(s->topo[p0], "clos:down=2x8,"));
+        assert_non_null(strstr(s->topo[p1], "node=8,"));
+        assert_null(strstr(s->topo[p1], "clos:down=2x8,"));
+        tc_scenario_free(s);
+    }
+}
+
 static void flags_that_do_not_apply_to_the_mode_are_refused(void **state)
 {
     (void)state;
@@ -704,6 +741,7 @@ int main(void)
         cmocka_unit_test(unknown_key_names_the_nearest_valid_key),
         cmocka_unit_test(wrong_type_names_the_key_and_the_type),
         cmocka_unit_test(command_line_list_replaces_the_file_list),
+        cmocka_unit_test(presets_go_after_the_topologies_or_where_placed),
         cmocka_unit_test(flags_that_do_not_apply_to_the_mode_are_refused),
         cmocka_unit_test(degraded_link_is_recorded_and_rebuilt),
         cmocka_unit_test(random_placement_is_a_seeded_permutation),

@@ -125,11 +125,19 @@ typedef struct tc_scenario {
     char routing[16];                   /* "default", "ecmp", "dmodk", "dor", "dor-positive", "detour", "line" */
     bool links;                         /* topo: list every directed link */
     /* Presets (NAME[:nodes=N]), expanded by tc_scenario_resolve into
-     * topologies after those of network.topo, then cleared; the profiles
+     * topologies after those of network.topo (or where preset_at puts
+     * them), then cleared; the profiles
      * they read, and compress's accelerator profile, are kept by content
      * in profiles (a JSON object, name -> profile; owned; NULL: none). */
     char preset[TC_SCN_MAX_TOPOS][128];
     int npreset;
+    /* Where the presets go among network.topo's topologies: preset i
+     * before topology preset_at[i] (ntopo: after all), nondecreasing; used
+     * only when npreset_at == npreset (the CLI sets it to keep the command
+     * line's order of --topo and --preset), else every preset comes after
+     * network.topo's. Setting network.preset clears it. */
+    int preset_at[TC_SCN_MAX_TOPOS];
+    int npreset_at;
     char profiles_dir[4096];            /* searched first ("": the default path) */
     char *profiles;
 

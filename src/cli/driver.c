@@ -28,6 +28,8 @@ typedef struct cli_in {
     given g[MAX_GIVEN];
     size_t ng;
     const char *positional;
+    int preset_at[MAX_VALUES]; /* each --preset: the --topo values before it on the command line */
+    int npreset_at, ntopo_seen;
     const char *format, *out, *out_dir, *scenario, *mem_limit;
     bool quiet, print_scenario, help, dflt;
 } cli_in;
@@ -108,6 +110,10 @@ static tc_status record(cli_in *in, const tc_option *o, const char *val, tc_err 
             *flag = true;
         return TC_OK;
     }
+    if (strcmp(f, "--topo") == 0)
+        in->ntopo_seen++;
+    else if (strcmp(f, "--preset") == 0 && in->npreset_at < MAX_VALUES)
+        in->preset_at[in->npreset_at++] = in->ntopo_seen;
     for (size_t i = 0; i < in->ng; i++)
         if (in->g[i].opt == o) {
             if (!o->list)
@@ -166,6 +172,13 @@ static tc_status set_flags(tc_scenario *s, const cli_in *in, tc_err *err)
         tc_status st = tc_scenario_set_flag(s, in->g[i].opt->flag, in->g[i].vals, in->g[i].n, err);
         if (st)
             return st;
+    }
+    /* --topo and --preset both given: the topologies in the command line's
+     * order (a preset otherwise comes after network.topo's) */
+    if (in->ntopo_seen > 0 && in->npreset_at > 0 && in->npreset_at == s->npreset && in->ntopo_seen == s->ntopo) {
+        for (int i = 0; i < in->npreset_at; i++)
+            s->preset_at[i] = in->preset_at[i];
+        s->npreset_at = in->npreset_at;
     }
     return TC_OK;
 }

@@ -223,6 +223,7 @@ GET(get_topo)
 SET(set_preset)
 {
     /* [] is a resolved scenario's: its presets are in network.topo. */
+    s->npreset_at = 0;
     if (json_is_array(v) && json_array_size(v) == 0) {
         s->npreset = 0;
         return TC_OK;

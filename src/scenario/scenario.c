@@ -460,9 +460,23 @@ static tc_status embed_profile(tc_scenario *s, const tc_profile *p, tc_err *err)
     return st;
 }
 
-/* Presets become topologies after network.topo's; the profiles they read
- * are kept by content in s->profiles, and the presets are cleared (a
- * resolved scenario has its topologies as specs: resolving is idempotent). */
+/* Where preset i goes: before network.topo's topology at[i] (ntopo:
+ * after all of them). The positions the CLI recorded (the command line's
+ * order of --topo and --preset) where they are whole and in order; else
+ * every preset after network.topo's. */
+static void preset_positions(const tc_scenario *s, int *at)
+{
+    bool ok = s->npreset_at == s->npreset;
+    for (int i = 0; ok && i < s->npreset; i++)
+        ok = s->preset_at[i] >= (i ? s->preset_at[i - 1] : 0) && s->preset_at[i] <= s->ntopo;
+    for (int i = 0; i < s->npreset; i++)
+        at[i] = ok ? s->preset_at[i] : s->ntopo;
+}
+
+/* Presets become topologies after network.topo's (or where preset_at puts
+ * them); the profiles they read are kept by content in s->profiles, and
+ * the presets are cleared (a resolved scenario has its topologies as
+ * specs: resolving is idempotent). */
 static tc_status resolve_presets(tc_scenario *s, tc_err *err)
 {
     if (s->npreset == 0)
@@ -470,6 +484,10 @@ static tc_status resolve_presets(tc_scenario *s, tc_err *err)
     if (s->ntopo + s->npreset > TC_SCN_MAX_TOPOS)
         return tc_fail(err, TC_EINVAL, "%d topologies and %d presets: at most %d in all", s->ntopo, s->npreset,
                        TC_SCN_MAX_TOPOS);
+    int at[TC_SCN_MAX_TOPOS];
+    preset_positions(s, at);
+    /* the presets' specs, expanded after network.topo's, then merged */
+    int base = s->ntopo;
     tc_status st = TC_OK;
     /* train's and compress's accelerator, where not given: the preset's
      * chip (its profile's accelerator field) */
@@ -478,7 +496,7 @@ static tc_status resolve_presets(tc_scenario *s, tc_err *err)
                  !tc_keyset_has(&s->given_mask, tc_scn_key_index("iteration.accel"));
     for (int i = 0; i < s->npreset && st == TC_OK; i++) {
         tc_profile *p = NULL;
-        st = tc_preset_expand(s->preset[i], s->profiles_dir[0] ? s->profiles_dir : NULL, s->topo[s->ntopo],
+        st = tc_preset_expand(s->preset[i], s->profiles_dir[0] ? s->profiles_dir : NULL, s->topo[base + i],
                               sizeof s->topo[0], &p, err);
         if (st)
             break;
@@ -486,15 +504,25 @@ static tc_status resolve_presets(tc_scenario *s, tc_err *err)
         tc_err e2;
         if (accel && i == 0 && tc_profile_str(p, "accelerator", &chip, &e2) == TC_OK)
             snprintf(s->accel, sizeof s->accel, "%s", chip);
-        s->ntopo++;
         st = embed_profile(s, p, err);
         tc_profile_free(p);
     }
-    if (st == TC_OK) {
-        s->npreset = 0;
-        tc_keyset_del(&s->given_mask, tc_scn_key_index("network.preset"));
-        tc_keyset_del(&s->flag_mask, tc_scn_key_index("network.preset"));
+    if (st)
+        return st;
+    char merged[TC_SCN_MAX_TOPOS][sizeof s->topo[0]];
+    int n = 0, pi = 0;
+    for (int t = 0; t <= base; t++) {
+        for (; pi < s->npreset && at[pi] == t; pi++)
+            memcpy(merged[n++], s->topo[base + pi], sizeof merged[0]);
+        if (t < base)
+            memcpy(merged[n++], s->topo[t], sizeof merged[0]);
     }
+    memcpy(s->topo, merged, (size_t)n * sizeof merged[0]);
+    s->ntopo = n;
+    s->npreset = 0;
+    s->npreset_at = 0;
+    tc_keyset_del(&s->given_mask, tc_scn_key_index("network.preset"));
+    tc_keyset_del(&s->flag_mask, tc_scn_key_index("network.preset"));
     return st;
 }
 
