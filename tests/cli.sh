@@ -757,6 +757,11 @@ printf '{"jobs":[{"name":"A","op":"allreduce","algo":"nccl-nvls","size":"256MiB"
 good "concurrent: nccl-nvls and nccl-nvls-tree jobs" "^makespan 1.[0-9]*ms" concurrent --preset dgx-h100:nodes=4 --jobs "$tmp/ncj2.json"
 good "concurrent: the makespan covers NVLS's base latency" "^makespan 1.081ms" concurrent --preset dgx-h100:nodes=4 --jobs "$tmp/ncj1.json"
 bad "concurrent: nccl-nvls where the node switches do not reduce" concurrent --topo clos:down=8x8,up=1x8,node=8 --jobs "$tmp/ncj2.json"
+# and place them as collective does: rank r on GPU r mod 8 of a node, whole nodes
+printf '{"jobs":[{"name":"spread","op":"allreduce","algo":"nccl","size":"64MiB","endpoints":"0,8,16,24,32,40,48,56,64,72,80,88,96,104,112,120"}]}' >"$tmp/ncj3.json"
+bad_says "concurrent: an NCCL job on one GPU per node" "jobs\[0\] (spread): nccl takes rank r as GPU r mod 8 of a node.*place whole nodes" concurrent --preset dgx-h100:nodes=16 --jobs "$tmp/ncj3.json"
+printf '{"jobs":[{"name":"half","op":"allreduce","algo":"hier","size":"64MiB","endpoints":"0-3,8-11,16-19,24-27"}]}' >"$tmp/ncj4.json"
+bad_says "concurrent: a hier job on half nodes" "jobs\[0\] (half): hier takes ranks r .. r+7 as one node's" concurrent --preset dgx-h100:nodes=4 --jobs "$tmp/ncj4.json"
 # flow's hottest links are the busiest for their bandwidth: an all-to-all across
 # DGX nodes is bound by the NICs (98% busy), not the NVLinks that carry more bytes
 good "flow: the hottest link is the busiest NIC" "^hottest links  host 0 -> leaf 0 (link 0): 48MiB, 97.8% busy" collective --preset dgx-h100:nodes=4 --op alltoall --size 64MiB --algo nccl --mode flow

@@ -129,6 +129,13 @@ tc_status tc_eval_steps_sweep(const tc_topo *t, const tc_sched *s, const tc_eval
  * none has. tc_evaluate and the sub-group evaluations check it. */
 tc_status tc_eval_failed_ranks(const tc_topo *t, uint32_t p, const uint32_t *map, tc_err *err);
 
+/* Whether req->algo can run on the placement map (NULL: rank r on endpoint
+ * r): NCCL's algorithms take rank r as GPU r mod G of a node, node by node,
+ * hier ranks r .. r + G - 1 as one node's, hier-dc as one pod's. TC_EINVAL
+ * with one line saying what to place where it cannot; tc_evaluate and
+ * concurrent's jobs check it. */
+tc_status tc_eval_map_check(const tc_topo *t, const tc_coll_req *req, const uint32_t *map, tc_err *err);
+
 /* The whole job: validates, resolves auto (fastest valid algorithm under the
  * mode, ties in enum order), builds, evaluates and fills res. */
 /* The time of a built schedule s by o's evaluator (o->mode; flow mode

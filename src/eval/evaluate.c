@@ -120,7 +120,7 @@ static bool pods_whole(const tc_topo *t, uint32_t p, const uint32_t *map)
 /* NCCL's algorithms take rank r as GPU r mod G of node r / G (coll/nccl.c):
  * a rank map must keep that, whole nodes in some order; hier takes ranks
  * r .. r + G - 1 as one node's. */
-static tc_status check_nccl_map(const tc_topo *t, const tc_coll_req *req, const uint32_t *map, tc_err *err)
+tc_status tc_eval_map_check(const tc_topo *t, const tc_coll_req *req, const uint32_t *map, tc_err *err)
 {
     uint32_t G = t->node_size > 1 ? t->node_size : 1;
     if (req->algo == TC_ALGO_HIER_DC && !pods_whole(t, req->p, map))
@@ -247,7 +247,7 @@ tc_status tc_evaluate_sweep(const tc_topo *t, const tc_coll_req *req, const doub
 {
     tc_status st = check_req(t, req, asked, n, err);
     if (st || (st = check_routing(o, err)) || (st = check_bounds(req, o, err)) ||
-        (st = check_nccl_map(t, req, o->rank_map, err)) ||
+        (st = tc_eval_map_check(t, req, o->rank_map, err)) ||
         (st = tc_eval_failed_ranks(t, req->p, o->rank_map, err)) ||
         (req->algo == TC_ALGO_MPICH && (st = tc_mpich_map_check(req->p, t, o->rank_map, err))))
         return st;

@@ -1052,7 +1052,7 @@ static tc_status job_build(const tc_scn_job *sj, const char *dtype, const tc_top
         return tc_fail(err, TC_EINVAL, "root rank %u but the job has %u ranks", req.root, req.p);
     if (!tc_coll_valid(req.op, req.algo, req.p, et, err))
         return TC_EINVAL;
-    if ((st = tc_coll_round(&req, err)))
+    if ((st = tc_eval_map_check(et, &req, jr->jn.map, err)) || (st = tc_coll_round(&req, err)))
         return st;
     j->auto_chosen = req.algo == TC_ALGO_AUTO;
     if (j->auto_chosen) {
