@@ -39,6 +39,47 @@ static void sizes_reject_zero_overflow_and_unknown_units(void **state)
     assert_non_null(strstr(err.msg, "KiB"));
 }
 
+/* Sizes print with three significant digits, never in exponent notation:
+ * whole numbers from 1000 up, and a value that rounds to 1024 of a unit
+ * as 1 of the next. */
+static void sizes_print_without_exponents_below_unit_boundaries(void **state)
+{
+    (void)state;
+    static const struct {
+        double bytes;
+        const char *text;
+    } cases[] = {
+        {0, "0B"},
+        {1, "1B"},
+        {999, "999B"},
+        {1023, "1023B"},
+        {1024, "1KiB"},
+        {1536, "1.5KiB"},
+        {65536, "64KiB"},
+        {99.4 * 1024, "99.4KiB"},
+        {999.4 * 1024, "999KiB"},
+        {999.6 * 1024, "1000KiB"},
+        {1000.5 * 1024, "1000KiB"},
+        {1023.4 * 1024, "1023KiB"},
+        {1048320, "1MiB"},             /* 1023.75KiB: an all-to-all's 1MiB on 72 ranks */
+        {1048575, "1MiB"},             /* 1MiB - 1 */
+        {1048576, "1MiB"},
+        {33554304, "32MiB"},           /* 31.9999MiB */
+        {1073741184, "1GiB"},          /* 1023.9999MiB */
+        {1073741823, "1GiB"},          /* 1GiB - 1 */
+        {1073741824.0 * 1023.6, "1TiB"}, /* 1023.6GiB */
+        {1099511627776.0, "1TiB"},
+        {1152921504606846976.0, "1EiB"}, /* 2^60, the largest size */
+        {1152921504606846975.0, "1EiB"},
+    };
+    char buf[32];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tc_fmt_size(cases[i].bytes, buf, sizeof buf);
+        if (strcmp(buf, cases[i].text) != 0)
+            fail_msg("tc_fmt_size(%.17g) = '%s', expected '%s'", cases[i].bytes, buf, cases[i].text);
+    }
+}
+
 static void rates_accept_bits_and_bytes(void **state)
 {
     (void)state;
@@ -168,6 +209,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sizes_use_powers_of_two_for_iec_and_ten_for_si),
         cmocka_unit_test(sizes_reject_zero_overflow_and_unknown_units),
+        cmocka_unit_test(sizes_print_without_exponents_below_unit_boundaries),
         cmocka_unit_test(rates_accept_bits_and_bytes),
         cmocka_unit_test(times_accept_ns_us_ms_s),
         cmocka_unit_test(dims_lists_parse_and_reject_gaps),

@@ -159,7 +159,13 @@ const char *tc_fmt_size(double b, char *buf, size_t len)
         b /= 1024.0;
         i++;
     }
-    if (b == floor(b))
+    /* Three significant digits, whole numbers from 1000 up (%.3g would
+     * write 1.02e+03); what rounds to 1024 of a unit is 1 of the next */
+    if (b >= 1023.5 && i < 6) {
+        b /= 1024.0;
+        i++;
+    }
+    if (b == floor(b) || b >= 999.5)
         snprintf(buf, len, "%.0f%s", b, names[i]);
     else
         snprintf(buf, len, "%.3g%s", b, names[i]);
