@@ -115,6 +115,19 @@ good "concurrent --help" "example" concurrent --help
 good "codec-bench --help" "example" codec-bench --help
 good "train-accuracy --help" "example" train-accuracy --help
 good "compress --help" "example" compress --help
+# every algorithm the parser accepts is in collective's ALGO list (its own
+# "unknown algorithm" message lists them all)
+"$T" collective --help >"$tmp/help" 2>&1
+for a in ring biring rd rhd binomial dbtree bruck pairwise direct torus torus-bi torus-mp swing hier shift \
+    scatter-ring rsg neighbor segring hier-dc scattered scatter-rd auto nccl-ring nccl nccl-tree nccl-nvls \
+    nccl-nvls-tree nccl-pat nccl-a2a nccl-collnet-chain nccl-collnet-direct ring-fa torus-fa torus-bi-fa \
+    torus-mp-fa dbtree-fa mpich; do
+    "$T" collective --topo "$CLOS" --op allreduce --size 1MiB --algo "$a" --print-scenario >/dev/null 2>&1 ||
+        { echo "FAIL: the parser refuses algorithm $a"; fails=$((fails + 1)); }
+    grep -Eq "(^|[ ,(])$a([ ,);:]|$)" "$tmp/help" ||
+        { echo "FAIL: collective --help does not list algorithm $a"; fails=$((fails + 1)); }
+done
+good "nccl-tests --help names --routing" "^  --routing R " nccl-tests --help
 
 # --- main paths ---
 good "topo summary" "bisection" topo "$CLOS"
