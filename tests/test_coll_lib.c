@@ -406,7 +406,12 @@ static void names_parse_and_list(void **state)
     assert_int_equal(req.chunks, 16);
     tc_err err = {{0}};
     assert_int_equal(tc_algo_parse("nosuch", &req, &err), TC_EINVAL);
-    assert_non_null(strstr(err.msg, "shift, scatter-ring, rsg, neighbor, segring"));
+    assert_non_null(strstr(err.msg, "topocc collective --help lists all"));
+    /* the nearest name is suggested, and the line is whole (the list of
+     * every name did not fit in an error and was cut) */
+    assert_int_equal(tc_algo_parse("segrin", &req, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "did you mean 'segring'?"));
+    assert_true(strlen(err.msg) < TC_ERR_LEN - 1 && err.msg[strlen(err.msg) - 1] == ')');
     /* Each implements exactly its operations. */
     const struct {
         tc_algo a;

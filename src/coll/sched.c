@@ -440,10 +440,21 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
     for (int i = 0; i < TC_ALGO_COUNT; i++)
         if (strcmp(sp.kind, algo_names[i]) == 0)
             found = i;
-    if (found < 0)
+    if (found < 0) {
+        /* the nearest name, and where the list is: all of them do not fit
+         * in one error line */
+        const char *best = algo_names[0];
+        size_t bd = (size_t)-1;
+        for (int i = 0; i < TC_ALGO_COUNT; i++) {
+            size_t d = tc_edit_distance(sp.kind, algo_names[i]);
+            if (d < bd)
+                bd = d, best = algo_names[i];
+        }
         return tc_fail(err, TC_EINVAL,
-                       "unknown algorithm '%s': accepted are ring, biring, rd, rhd, binomial, dbtree, bruck, pairwise, direct, torus, torus-bi, torus-mp, swing, hier, shift, scatter-ring, rsg, neighbor, segring, hier-dc, scattered, scatter-rd, auto, nccl-ring, nccl, nccl-tree, nccl-nvls, nccl-nvls-tree, nccl-pat, nccl-a2a, nccl-collnet-chain, nccl-collnet-direct, ring-fa, torus-fa, torus-bi-fa, torus-mp-fa, dbtree-fa, mpich",
-                       sp.kind);
+                       "unknown algorithm '%s' (did you mean '%s'? topocc collective --help lists all %d: ring, rhd, "
+                       "dbtree, direct, ..., nccl, mpich)",
+                       sp.kind, best, TC_ALGO_COUNT);
+    }
     req->algo = (tc_algo)found;
     const char *v = tc_spec_get(&sp, "chunks");
     if (v) {
