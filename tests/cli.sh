@@ -653,6 +653,20 @@ bad "pxn=2" collective --preset dgx-h100:nodes=2 --op alltoall --algo nccl-a2a:p
 DATA="$(dirname "$0")/data/nccl-tests"
 good "nccl-tests --compare reads the older layout without a root column" "8589934592 *199.27 *115.64" nccl-tests --preset dgx-a100:nodes=4,sharp=1 --algo nccl:algo=Ring --compare "$DATA/coreweave_a100_32rank_ib_sharp_allreduce.txt"
 good "nccl-tests: SHARP, CollNetChain forced" "median |error| >= 256 MiB" nccl-tests --preset dgx-h100:nodes=12,sharp=1 --algo nccl:algo=CollNetChain --compare "$DATA/coreweave_h100_96rank_ib_sharp_allreduce.txt"
+# older layouts (docs/NCCL_TESTS.md, "--compare FILE"): the leading columns
+# the column header names, a blank redop field for the operations without
+# a reduction (v2.9.0 to v2.13.3), fewer columns (v1.0.0 to v2.11.0)
+good "nccl-tests --compare: v2.11.0's all-to-all (blank redop, no root)" "^# median |error| >= 256 MiB" nccl-tests --preset dgx-h100 --op alltoall --compare "$DATA/constructed_nccltests2.11.0_layout_8rank_alltoall.txt"
+good "nccl-tests --compare: v2.13.0's all-gather (blank redop, root)" "^# median |error| >= 256 MiB" nccl-tests --preset dgx-h100 --op allgather --compare "$DATA/constructed_nccltests2.13.0_layout_8rank_allgather.txt"
+bad_says "nccl-tests --compare: a blank redop is no reduction's" "holds rows without a redop (line 9)" nccl-tests --preset dgx-h100 --compare "$DATA/constructed_nccltests2.13.0_layout_8rank_allgather.txt"
+bad_says "nccl-tests --compare: v2.11.0's all-to-all for all-reduce" "the file is of an operation without a reduction" nccl-tests --preset dgx-h100 --compare "$DATA/constructed_nccltests2.11.0_layout_8rank_alltoall.txt"
+nt_hdr() { printf '# %10s  %12s  %8s' size count type; for c in "$@"; do printf '  %6s' "$c"; done; printf '  %7s  %6s  %6s  %5s\n' time algbw busbw error; }
+{ nt_hdr; printf '     1048576         32768     float    25.31   41.43   36.25  0e+00    24.87   42.16   36.89  0e+00\n'; } >"$tmp/nt_ag211.txt"
+good "nccl-tests --compare: v2.11.0's all-gather (no redop, no root)" "     1048576         53.01         36.25" nccl-tests --preset dgx-h100 --op allgather --compare "$tmp/nt_ag211.txt"
+{ nt_hdr root; printf '     1048576        262144     float       0    20.00   52.43   52.43  0e+00    20.00   52.43   52.43  0e+00\n'; } >"$tmp/nt_bc211.txt"
+good "nccl-tests --compare: v2.11.0's broadcast (root, no redop)" "  52.43 " nccl-tests --preset dgx-h100 --op broadcast --compare "$tmp/nt_bc211.txt"
+printf '#      bytes             N    type      op     time  algbw  busbw      res     time  algbw  busbw      res\n     1048576        262144   float     sum    0.020  52.43  91.75    1e-07    0.020  52.43  91.75    1e-07\n' >"$tmp/nt_v1.txt"
+good "nccl-tests --compare: v1.0.0's all-reduce (bytes N type op)" "  91.75 " nccl-tests --preset dgx-h100 --compare "$tmp/nt_v1.txt"
 bad "fail: an unknown link" collective --topo "$CLOS" --op allreduce --size 1MiB --fail link:99999
 bad "fail: not KIND:ID" collective --topo "$CLOS" --op allreduce --size 1MiB --fail cable:3
 bad "fail: a job cut off" collective --topo "$CLOS" --op allreduce --size 1MiB --mode steps --fail dlink:0

@@ -42,15 +42,20 @@ typedef struct tc_nccl_row {
     double time_s;      /* out-of-place; 0 when the file gives none */
     double busbw_Bps;   /* out-of-place */
     char type[16];      /* the type column as printed ("float", "half", ...); "" in a table-only file */
-    char redop[16];     /* the redop column ("sum", "max", "none", ...); "" in a table-only file */
+    char redop[16];     /* the redop column ("sum", "max", "none", ...); "" in a table-only file and
+                         * where the row prints none */
+    bool no_redop;      /* the row prints no redop, as older versions print the operations without a
+                         * reduction: a blank field, or a layout without the column */
     long line;          /* its line in the file, from 1 */
 } tc_nccl_row;
 
 /* Reads a saved nccl-tests output (the text all_reduce_perf and the
- * others print, versions 2.x: rows of size, count, type, redop, root, then
- * time, algbw, busbw and #wrong out of place and in place; comment lines
- * start with '#'; NCCL's own log lines, "NCCL INFO", "NCCL WARN" and "NCCL
- * version", are skipped), or a table of "size_bytes busbw_GBps" lines after a
+ * others print: rows of size, count, type, redop, root, then time, algbw,
+ * busbw and #wrong out of place and in place, or the fewer leading columns
+ * older versions print, v1.0.0 to v2.13.3, as the column header names
+ * them, with the redop field of the operations without a reduction left
+ * blank; comment lines start with '#'; NCCL's own log lines, "NCCL INFO",
+ * "NCCL WARN" and "NCCL version", are skipped), or a table of "size_bytes busbw_GBps" lines after a
  * "# topocc: table-only" line. A line that is neither is refused with its
  * number. *ranks: the ranks the header lists, one "#  Rank N ... device ..." line
  * each (the highest N plus one); 0 when it lists none. *rows is owned by

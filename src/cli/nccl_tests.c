@@ -397,6 +397,12 @@ static tc_status check_rows(const tc_scenario *s, const tc_nccl_row *rows, size_
                                                                           "double, (u)int8/32/64, f8e4m3, f8e5m2",
                            known ? r->type : "");
         }
+        if (r->no_redop && reduction)
+            return tc_fail(err, TC_EINVAL,
+                           "nccl-tests file %s holds rows without a redop (line %ld), as nccl-tests before v2.13.4 "
+                           "prints all-gather, broadcast and all-to-all; the prediction's redop is %s (%s): the file "
+                           "is of an operation without a reduction: give its --op (allgather, broadcast, alltoall)",
+                           path, r->line, redop, tc_op_name(op));
         if (r->redop[0] && strcmp(r->redop, redop) != 0) {
             bool none = strcmp(r->redop, "none") == 0;
             tc_redop x;

@@ -125,6 +125,58 @@ static int tokens(char *line, char **tok, int max)
     return n;
 }
 
+/* The leading columns of a row, as the column header names them
+ * (nccl-tests prints one, a '#' line "size count type [redop] [root] time
+ * algbw busbw ..."). Their set follows the version and the operation:
+ *  - v1.0.0 (src/all_reduce.cu and the others' print_header): "bytes N
+ *    type [op] [root] time algbw busbw res", the op column for the
+ *    reductions only, root for broadcast and reduce, the time in ms
+ *    (src/common.cu:573, deltaSec x 1e3);
+ *  - v2.0.0 to v2.11.0 (each operation's print_header and
+ *    print_line_header, e.g. src/all_gather.cu:10-20 at v2.11.0): "size
+ *    count type" for all-gather, "size count type root" for broadcast,
+ *    "size count type redop [root]" for the reductions and all-to-all,
+ *    whose redop field prints blank (its TimeTest passes "" as the op
+ *    name, src/alltoall.cu:111 at v2.11.0);
+ *  - v2.13.0 and later (one header, src/common.cu:924 at v2.13.0): "size
+ *    count type redop root" for every operation, the redop field blank for
+ *    all-gather, broadcast and all-to-all up to v2.13.3 (their TimeTest
+ *    passes ""), "none" from v2.13.4 (commit d313d20); later versions may
+ *    name the time column "cputime" (-C).
+ * A blank field leaves no token, so a row's redop is read only where its
+ * token is not a number (no operator is named by a number). */
+typedef struct nt_layout {
+    bool redop, root;
+    double time_unit; /* s per unit of the time column: us, ms in v1.0.0 */
+} nt_layout;
+
+/* A comment that is a column header: its layout into *lay. */
+static bool column_header(const char *comment, nt_layout *lay)
+{
+    char buf[4096], *tok[64];
+    snprintf(buf, sizeof buf, "%s", comment);
+    int nt = tokens(buf, tok, 64), s = -1, t = -1;
+    bool busbw = false;
+    for (int i = 0; i < nt; i++) {
+        if (s < 0 && (strcmp(tok[i], "size") == 0 || strcmp(tok[i], "bytes") == 0))
+            s = i;
+        else if (s >= 0 && t < 0 && (strcmp(tok[i], "time") == 0 || strcmp(tok[i], "cputime") == 0))
+            t = i;
+        else if (t >= 0 && strcmp(tok[i], "busbw") == 0)
+            busbw = true;
+    }
+    if (s < 0 || t < 0 || !busbw)
+        return false;
+    *lay = (nt_layout){.time_unit = strcmp(tok[s], "bytes") == 0 ? 1e-3 : 1e-6};
+    for (int i = s + 1; i < t; i++) {
+        if (strcmp(tok[i], "redop") == 0 || strcmp(tok[i], "op") == 0)
+            lay->redop = true;
+        else if (strcmp(tok[i], "root") == 0)
+            lay->root = true;
+    }
+    return true;
+}
+
 /* A header line "#  Rank  3 Group  0 Pid 1234 on host device  3 [...] NAME"
  * (older versions without Group): nccl-tests prints one per rank. */
 static bool rank_line(const char *comment, long *rank)
@@ -160,7 +212,9 @@ tc_status tc_nccl_tests_read(const char *path, tc_nccl_row **rows, size_t *n, ui
     char line[4096];
     long lineno = 0;
     bool table_only = false;
-    int rc = 1; /* a root column: nccl-tests since 2.x prints one; older ones' header has none */
+    /* without a column header, the layout of v2.13 and later */
+    nt_layout lay = {.redop = true, .root = true, .time_unit = 1e-6};
+    bool header = false;
     long max_rank = -1;
     tc_status st = TC_OK;
     while (st == TC_OK && fgets(line, sizeof line, f)) {
@@ -177,8 +231,10 @@ tc_status tc_nccl_tests_read(const char *path, tc_nccl_row **rows, size_t *n, ui
         if (*p == '#') {
             if (strncmp(p, "# topocc: table-only", 20) == 0)
                 table_only = true;
-            else if (strstr(p, "redop") && strstr(p, "busbw"))
-                rc = strstr(p, "root") ? 1 : 0; /* the column header says which layout follows */
+            else if (strncmp(p, "# topocc:", 9) == 0)
+                ; /* a note (tests/data/nccl-tests/), whatever words it uses */
+            else if (column_header(p + 1, &lay))
+                header = true; /* the rows after it are in its layout */
             else {
                 long r;
                 if (rank_line(p + 1, &r) && r > max_rank)
@@ -204,21 +260,33 @@ tc_status tc_nccl_tests_read(const char *path, tc_nccl_row **rows, size_t *n, ui
             }
             r.busbw_Bps = x * 1e9;
         } else {
-            /* size count type redop [root] time algbw busbw #wrong (or error) [in-place ...] */
+            /* size count type [redop] [root] time algbw busbw #wrong (or
+             * error) [in-place ...] */
             double cnt, root = 0, t, alg, bus;
-            if (nt < 8 + rc || !num(tok[0], &r.bytes) || !num(tok[1], &cnt) || (rc && !num(tok[4], &root)) ||
-                !num(tok[4 + rc], &t) || !num(tok[5 + rc], &alg) || !num(tok[6 + rc], &bus) || r.bytes < 0 || t < 0 ||
-                bus < 0) {
+            int k = 3; /* the next column's token */
+            const char *redop = NULL;
+            double x0;
+            if (lay.redop && nt > k && !num(tok[k], &x0))
+                redop = tok[k++];
+            if (nt < k + (lay.root ? 5 : 4) || !num(tok[0], &r.bytes) || !num(tok[1], &cnt) ||
+                (lay.root && !num(tok[k++], &root)) || !num(tok[k], &t) || !num(tok[k + 1], &alg) ||
+                !num(tok[k + 2], &bus) || r.bytes < 0 || t < 0 || bus < 0) {
                 st = tc_fail(err, TC_EINVAL,
-                             "nccl-tests file %s line %ld: expected a row 'size count type redop root time algbw "
-                             "busbw #wrong ...' (or a comment starting with '#')",
-                             path, lineno);
+                             "nccl-tests file %s line %ld: expected a row 'size count type %s%stime algbw busbw #wrong "
+                             "...'%s (or a comment starting with '#')",
+                             path, lineno, lay.redop ? "redop " : "", lay.root ? "root " : "",
+                             header ? ", the columns its column header names" : "");
                 break;
             }
-            r.time_s = t * 1e-6;
+            r.time_s = t * lay.time_unit;
             r.busbw_Bps = bus * 1e9;
             snprintf(r.type, sizeof r.type, "%s", tok[2]);
-            snprintf(r.redop, sizeof r.redop, "%s", tok[3]);
+            /* no redop printed: an operation without a reduction (nccl-tests
+             * names the reductions' operator in every version) */
+            if (redop)
+                snprintf(r.redop, sizeof r.redop, "%s", redop);
+            else
+                r.no_redop = true;
         }
         if (!(r.bytes > 0))
             continue; /* nccl-tests prints size 0 rows; nothing to predict */
