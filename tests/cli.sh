@@ -533,6 +533,28 @@ good "nccl-tests: a size stepped by -i, cut to whole floats" "^     2000000     
 bad "nccl-tests: a step factor of 0" nccl-tests --preset dgx-h100 -b 8 -e 1M -f 0
 bad "nccl-tests: a step of 0 bytes" nccl-tests --preset dgx-h100 -b 8 -e 1M -i 0
 bad_says "nccl-tests: steps of 1M from 1 B to 16G" "more than 10000 sizes" nccl-tests --preset dgx-h100 -b 1 -e 16G
+# sizes of zero whole elements per rank print as nccl-tests' rows of size 0
+# and the sweep goes on (docs/NCCL_TESTS.md): time 0 for a collective (NCCL
+# enqueues nothing), the smallest all-to-all's for all-to-all (empty sends
+# and receives are syncs)
+"$T" nccl-tests --preset dgx-h100:nodes=4 --op alltoall -b 1 -e 64M -f 2 >"$tmp/nt_a2a0" 2>"$tmp/err"
+rc=$?
+zero=$(grep -c '^           0             0     float    none      -1 ' "$tmp/nt_a2a0")
+t0=$(awk '$1 == 0 { print $6; exit }' "$tmp/nt_a2a0")
+t512=$(awk '$1 == 512 { print $6; exit }' "$tmp/nt_a2a0")
+if [ "$rc" -ne 0 ] || [ -s "$tmp/err" ] || [ "$(grep -c '^ ' "$tmp/nt_a2a0")" -ne 27 ] || [ "$zero" -ne 9 ] ||
+    [ -z "$t0" ] || [ "$t0" != "$t512" ] || ! grep -q '^# rows of size 0: .*sync' "$tmp/nt_a2a0"; then
+    echo "FAIL: nccl-tests all-to-all -b 1 -e 64M on 32 ranks: rc=$rc, rows of size 0 $zero (9 expected), time $t0 (512 bytes': $t512)"
+    fails=$((fails + 1))
+fi
+good "nccl-tests: the common -b 8 -e 8G sweep of all-to-all" "^  8589934592 " nccl-tests --preset dgx-h100:nodes=4 --op alltoall -b 8 -e 8G -f 2
+good "nccl-tests: an empty all-gather takes no time" "^           0             0     float    none      -1     0.00    0.00    0.00    N/A     0.00" nccl-tests --preset dgx-h100 --op allgather -b 8 -e 1K -f 2
+# nccl-tests' average counts the empty rows' busbw 0 (src/common.cu:564-565)
+"$T" nccl-tests --preset dgx-h100 --op allgather -b 8 -e 1K -f 2 | awk '/^ / { s += $8 + $12; n += 2 } /^# Avg bus bandwidth/ { a = $6 }
+    END { exit !(n == 16 && a > 0 && (s / n - a) ^ 2 < 0.005 ^ 2) }' || { echo "FAIL: nccl-tests' average leaves out the rows of size 0"; fails=$((fails + 1)); }
+good "nccl-tests: below one element of all-reduce" "^           0             0     float     sum      -1     0.00 " nccl-tests --preset dgx-h100 -b 1 -e 16 -i 4
+good "nccl-tests: the empty sizes are left out of the scenario" '"sizes": \[512, 1024\]' nccl-tests --preset dgx-h100:nodes=4 --op alltoall -b 8 -e 1K -f 2 --print-scenario
+bad_says "nccl-tests: a sweep of empty sizes only" "every size of the sweep is zero whole elements per rank .*give -e at least 128 bytes" nccl-tests --preset dgx-h100 --op allgather -b 8 -e 64 -f 2
 bad "nccl-tests: more GPUs per node than the node has" nccl-tests --preset dgx-h100 -g 9 -b 8 -e 8
 printf '# header\n     1048576        262144     float     sum      -1    12.5  83.9  146.8  0\nthis is not a row\n' >"$tmp/bad_nt.txt"
 bad "nccl-tests: an unreadable row, by line" nccl-tests --preset dgx-h100 --compare "$tmp/bad_nt.txt"

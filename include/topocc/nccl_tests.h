@@ -23,6 +23,15 @@ typedef struct tc_nccl_tests_header {
     double step;         /* -f where above 1, else -i */
     bool step_factor;    /* step is -f ("factor"), else -i ("bytes") */
     bool from_sizes;     /* sizes, step: those of the sizes run (a --compare file's), ngpus kept */
+    /* Sizes asked that hold no element per rank once cut to whole elements
+     * (tc_coll_rounded_bytes 0): nccl-tests prints each as a row of size 0
+     * and count 0, algbw and busbw 0, and carries on. nrows: every row in
+     * order, empty[i] set where row i is such a size, the others o's sizes
+     * in order (NULL: every row is one of o's). */
+    const uint8_t *empty;
+    size_t nrows;
+    double empty_time_s; /* the time those rows print */
+    const char *note;    /* a comment line after the prediction's (NULL: none) */
 } tc_nccl_tests_header;
 
 /* Writes the collective's sizes (row 0 of o) as nccl-tests prints them:

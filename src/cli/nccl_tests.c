@@ -34,7 +34,8 @@ static const char *help =
     "-n -w -c -m -a -G -z -t -p take a value and are accepted and ignored (they change how\n"
     "nccl-tests measures, not what is predicted).\n"
     "  --op OP        allreduce (default), allgather, reducescatter, broadcast, reduce, alltoall\n"
-    "  -b, -e         sizes from MIN to MAX (default 32M, 32M); 8, 1K, 8M, 8G\n"
+    "  -b, -e         sizes from MIN to MAX (default 32M, 32M); 8, 1K, 8M, 8G. A size of zero whole elements\n"
+    "                 per rank prints as nccl-tests prints it, a row of size 0 (docs/NCCL_TESTS.md)\n"
     "  -f, -i         as nccl-tests: -f F above 1 gives MIN, MIN*F, ... (-i unused); else MIN,\n"
     "                 MIN+STEP, ... with STEP -i's bytes (default -f 1, -i 1M: -b 1M -e 4M gives 1M, 2M,\n"
     "                 3M, 4M)\n"
@@ -167,6 +168,9 @@ typedef struct nt_built {
     tc_nccl_tests_header hdr; /* the header's values, where -b/-e gave the sizes */
     bool have_hdr;            /* else the sizes are the --compare file's */
     uint32_t comm_g;          /* > 0: -g GPUs of each of several nodes, run as NCCL's communicator of them */
+    uint8_t *empty;           /* per size asked: no element per rank (hdr.empty; the scenario keeps the others) */
+    double least;             /* with empty sizes: the smallest size that holds one element per rank */
+    char note[320];           /* hdr.note: what the empty rows' time is */
 } nt_built;
 
 static tc_status set1(tc_scenario *s, const char *flag, const char *v, tc_err *err)
@@ -290,6 +294,8 @@ static tc_status nt_place(tc_scenario *s, const nt_in *in, uint32_t *g_out, uint
     return st;
 }
 
+static tc_status nt_empty(const nt_in *in, tc_scenario *s, nt_built *b, tc_err *err);
+
 static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows, size_t nrows, nt_built *b,
                        tc_err *err)
 {
@@ -371,7 +377,104 @@ static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows,
         if (st == TC_OK)
             st = tc_scenario_resolve(s, err);
     }
+    if (st == TC_OK)
+        st = nt_empty(in, s, b, err);
     return st;
+}
+
+/* The ranks of the communicator a size is cut for: the job's, or with
+ * --group one group's; 0 where the groups cannot be made (the run says
+ * why). */
+static tc_status nt_comm_ranks(const tc_scenario *s, uint32_t *P, tc_err *err)
+{
+    *P = 0;
+    tc_topo *t = NULL;
+    uint32_t *map = NULL, p = 0;
+    tc_status st = tc_topo_build(s->topo[0], &t, err);
+    if (st == TC_OK)
+        st = tc_place_map(t, &s->job, &map, &p, err);
+    if (st == TC_OK && s->group.kind != TC_GROUP_NONE) {
+        tc_partition pt = {0};
+        int nd = 0;
+        uint32_t dims[TC_MAX_DIMS];
+        uint8_t wrap[TC_MAX_DIMS];
+        tc_err e2;
+        if (tc_group_make(&s->group, p, map, t, &pt, &nd, dims, wrap, &e2) == TC_OK)
+            *P = pt.ngroups ? pt.first[1] - pt.first[0] : 0;
+        tc_partition_free(&pt);
+    } else if (st == TC_OK) {
+        *P = p;
+    }
+    free(map);
+    tc_topo_free(t);
+    return st;
+}
+
+/* Sizes that hold no element per rank once cut to whole elements (below one
+ * element, or for all-gather, reduce-scatter and all-to-all below 16 bytes
+ * per rank: tc_coll_rounded_bytes). nccl-tests runs them: its setupArgs
+ * (src/common.cu:569-580 at v2.13.10) gives count 0, so the row prints size
+ * max(sendBytes, expectedBytes) 0 and count 0, GetBw algbw and busbw 0
+ * (count x type size / time), the time measured, and the next size follows
+ * (src/common.cu:604-612). The scenario keeps the other sizes; the empty
+ * ones are printed where they were asked (b->empty). What NCCL v2.21.5-1
+ * does with count 0: a collective is not enqueued at all (taskAppend,
+ * src/enqueue.cc:1916, returns before any work: no kernel, no transfer), so
+ * its time is 0 (nccl-tests measures only the call, e.g. 0.06 us in
+ * tests/data/nccl-tests/gcp_a4_2node_1gpu_B200_roce_allgather.txt); the
+ * all-to-all of nccl-tests is a group of ncclSend/ncclRecv
+ * (src/alltoall.cu:57-62 at v2.13.10), and NCCL keeps an empty send or
+ * receive as a sync with its peer (src/enqueue.cc:937-939), so its time is
+ * the exchange's latency: that of the smallest all-to-all nccl-tests runs,
+ * 16 bytes to each peer, whose bandwidth term is nanoseconds (b->least,
+ * run apart). A sweep of empty sizes alone is refused: nothing to predict. */
+static tc_status nt_empty(const nt_in *in, tc_scenario *s, nt_built *b, tc_err *err)
+{
+    uint32_t P = 0;
+    tc_status st = nt_comm_ranks(s, &P, err);
+    if (st || !P || !s->nsizes)
+        return st;
+    tc_op op = s->nops ? s->ops[0] : TC_OP_ALLREDUCE;
+    uint32_t elt = tc_dtype_size(s->dtype);
+    if (!elt)
+        return TC_OK;
+    bool per_rank = op == TC_OP_ALLGATHER || op == TC_OP_REDUCESCATTER || op == TC_OP_ALLTOALL;
+    uint32_t align = elt < 16 ? 16 / elt : 1;
+    b->least = per_rank ? (double)align * P * elt : elt;
+    size_t n = s->nsizes, full = 0;
+    for (size_t i = 0; i < n; i++)
+        full += tc_coll_rounded_bytes(op, P, s->sizes[i], elt) > 0;
+    if (full == n)
+        return TC_OK;
+    if (full == 0)
+        return tc_fail(err, TC_EINVAL,
+                       "every size of %s is zero whole elements per rank (%s over %u ranks, %u-byte %s%s): nccl-tests "
+                       "prints them as rows of size 0, there is nothing to predict: give %s at least %.0f bytes",
+                       in->b || in->e ? "the sweep" : in->compare, tc_op_name(op), P, elt, tc_dtype_nccl_name(s->dtype),
+                       per_rank ? ", whole 16-byte blocks per rank" : "", in->b || in->e ? "-e" : "-b and -e",
+                       b->least);
+    if (!(b->empty = malloc(n)))
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        b->empty[i] = !(tc_coll_rounded_bytes(op, P, s->sizes[i], elt) > 0);
+        if (!b->empty[i])
+            s->sizes[k++] = s->sizes[i];
+    }
+    s->nsizes = k;
+    b->hdr.empty = b->empty;
+    b->hdr.nrows = n;
+    if (op == TC_OP_ALLTOALL)
+        snprintf(b->note, sizeof b->note,
+                 "rows of size 0: zero whole elements per rank; NCCL keeps each empty send and receive as a sync "
+                 "with its peer, timed as the smallest all-to-all (%.0f bytes, 16 to each rank)",
+                 b->least);
+    else
+        snprintf(b->note, sizeof b->note,
+                 "rows of size 0: zero whole elements per rank; NCCL enqueues no work for a collective of count 0, "
+                 "timed 0");
+    b->hdr.note = b->note;
+    return TC_OK;
 }
 
 /* The file's rows hold the type and the operator the prediction is for:
@@ -567,6 +670,33 @@ static tc_status print_scenario(const tc_scenario *s, const char *out, tc_err *e
     return st;
 }
 
+/* The time of the empty all-to-all rows (nt_empty): the all-to-all of
+ * b->least bytes, run apart so that the scenario's sizes stay those asked
+ * that hold elements. */
+static tc_status nt_empty_time(const nt_in *in, tc_scenario *s, nt_built *b, tc_err *err)
+{
+    if (!b->empty || !s->nops || s->ops[0] != TC_OP_ALLTOALL)
+        return TC_OK;
+    double *keep = s->sizes, least = b->least;
+    size_t n = s->nsizes;
+    s->sizes = &least;
+    s->nsizes = 1;
+    tc_collective_out *o = NULL;
+    cli_progress prog;
+    tc_status st = cli_progress_init(&prog, in->quiet, err);
+    if (st == TC_OK) {
+        tc_run_opts ro = {.progress = cli_progress_cb, .progress_ud = &prog};
+        st = tc_run_collective(s, &ro, &o, err);
+        cli_progress_done(&prog);
+    }
+    s->sizes = keep;
+    s->nsizes = n;
+    if (st == TC_OK)
+        b->hdr.empty_time_s = tc_collective_at(o, 0, 0)->time_s;
+    tc_collective_out_free(o);
+    return st;
+}
+
 /* Runs the prediction; writes --out-dir, --out, then stdout. */
 static tc_status run_and_print(const nt_in *in, const tc_scenario *s, const tc_nccl_row *rows, size_t nrows,
                                const nt_built *b, tc_format fmt, tc_err *err)
@@ -646,10 +776,13 @@ int cli_nccl_tests(int argc, char **argv, int first)
     tc_format fmt = TC_FMT_TABLE;
     if (st == TC_OK)
         st = check_output(&in, &fmt, &err);
+    if (st == TC_OK && !in.print_scenario)
+        st = nt_empty_time(&in, s, &b, &err);
     if (st == TC_OK)
         st = in.print_scenario ? print_scenario(s, in.out, &err)
                                : run_and_print(&in, s, rows, nrows, &b, fmt, &err);
     tc_scenario_free(s);
+    free(b.empty);
     free(rows);
     return cli_exit(st, &err);
 }

@@ -69,29 +69,47 @@ void tc_nccl_tests_write(FILE *f, const tc_collective_out *o, const char *what, 
     fprintf(f, "# nThread 1 nGpus %u minBytes %.0f maxBytes %.0f step: %.0f(%s) warmup iters: 0 iters: 0 "
                "agg iters: 1 validation: 0 graph: 0\n",
             h.ngpus, h.min_bytes, h.max_bytes, h.step, h.step_factor ? "factor" : "bytes");
-    fprintf(f, "#\n# topocc prediction: %s\n#\n", what);
+    fprintf(f, "#\n# topocc prediction: %s\n", what);
+    if (hp && hp->note)
+        fprintf(f, "# %s\n", hp->note);
+    fprintf(f, "#\n");
     fprintf(f, "#                                                              out-of-place                       "
                "in-place          \n");
     fprintf(f, "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   "
                "algbw   busbw #wrong\n");
     fprintf(f, "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  "
                "(GB/s)  (GB/s)       \n");
+    /* the rows: o's sizes, and the empty ones where h places them */
+    size_t rows = n, full = 0;
+    if (hp && hp->empty) {
+        for (size_t i = 0; i < hp->nrows; i++)
+            full += !hp->empty[i];
+        if (full == n)
+            rows = hp->nrows;
+    }
     double sum = 0;
     size_t cnt = 0;
-    for (size_t i = 0; i < n; i++) {
-        const tc_result *r = tc_collective_at(o, 0, i);
+    for (size_t i = 0, k = 0; i < rows; i++) {
+        const tc_result *r = tc_collective_at(o, 0, k < n ? k : 0);
+        bool empty = rows != n && hp->empty[i];
+        if (!empty)
+            k++;
         bool rooted = r->op == TC_OP_BROADCAST || r->op == TC_OP_REDUCE;
         uint32_t root = rooted ? o->rows[0].root : 0;
-        double algbw = r->time_s > 0 ? r->bytes / 1e9 / r->time_s : 0;
+        double time_s = empty ? hp->empty_time_s : r->time_s;
+        /* an empty row: count 0, so nccl-tests' GetBw gives 0 whatever the time */
+        double algbw = !empty && r->time_s > 0 ? r->bytes / 1e9 / r->time_s : 0;
         uint32_t p = tc_nccl_tests_ranks(r);
-        double busbw = tc_nccl_tests_busbw(r->op, p, r->bytes, r->time_s) / 1e9;
+        double busbw = empty ? 0 : tc_nccl_tests_busbw(r->op, p, r->bytes, r->time_s) / 1e9;
         char t[32];
-        time_str(r->time_s * 1e6, t, sizeof t);
-        fprintf(f, "%12li  %12li  %8s  %6s  %6i", (long)r->bytes, count_of(r->op, p, r->bytes, r->elt),
-                tc_dtype_nccl_name(o->dtype), tc_redop_column(r->op, r->redop), rooted ? (int)root : -1);
-        for (int k = 0; k < 2; k++)
+        time_str(time_s * 1e6, t, sizeof t);
+        fprintf(f, "%12li  %12li  %8s  %6s  %6i", empty ? 0L : (long)r->bytes,
+                empty ? 0L : count_of(r->op, p, r->bytes, r->elt), tc_dtype_nccl_name(o->dtype),
+                tc_redop_column(r->op, r->redop), rooted ? (int)root : -1);
+        for (int j = 0; j < 2; j++)
             fprintf(f, "  %7s  %6.2f  %6.2f  %5s", t, algbw, busbw, "N/A");
         fputc('\n', f);
+        /* nccl-tests averages every busbw printed, an empty row's 0 too */
         sum += 2 * busbw;
         cnt += 2;
     }
