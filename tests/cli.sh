@@ -500,6 +500,14 @@ bad "concurrent: a root on an all-reduce job" concurrent --topo clos:down=8x8,up
 # latency alone (tuning.cc:231-235, no latencyInter): the EFA plugin's
 # reported 75 us does not push it to LL128 at 8 MiB
 good "nccl: broadcast on EFA, Simple at 8 MiB" "^algorithm *nccl:Ring,Simple" collective --preset dgx-h100:nodes=2,transport=efa --op broadcast --algo nccl --size 8MiB
+# the header names the routing modelled: on a Clos the mode's default
+# (formula D-mod-k, steps and flow one ECMP hash); a preset takes seed=
+good "nccl-tests: the header names formula's routing" "mode formula, routing dmodk (formula's default" nccl-tests --preset dgx-h100:nodes=2 --op alltoall -b 1M -e 1M
+good "nccl-tests: the header names steps' routing" "mode steps, routing ecmp (steps' default: one hash of the flows, seed= in the spec or preset draws another" nccl-tests --preset dgx-h100:nodes=2 --op alltoall -b 1M -e 1M --mode steps
+good "nccl-tests: the header names the routing given" "mode steps, routing dmodk$" nccl-tests --preset dgx-h100:nodes=2 --op alltoall -b 1M -e 1M --mode steps --routing dmodk
+good "nccl-tests: a preset's seed= draws another hash" "alpha=1.1us,seed=7, 16 ranks, nccl, mode steps, routing ecmp" nccl-tests --preset dgx-h100:nodes=2,seed=7 --op alltoall -b 1M -e 1M --mode steps
+good "collective: the advice on seed= names presets" "seed= in the spec or preset draws another" collective --preset dgx-h100:nodes=2,seed=7 --op alltoall --size 1MiB --mode steps
+bad_says "a preset's seed= is a whole number" "preset dgx-h100: seed='x'" collective --preset dgx-h100:nodes=2,seed=x --op alltoall --size 1MiB
 good "nccl-tests: a broadcast root" "      -1 \|       1 " nccl-tests --preset dgx-h100:nodes=2 --op broadcast -r 1 -b 64 -e 64
 bad "nccl: a placement that splits nodes" collective --preset dgx-h100:nodes=4 --place list --endpoints 0-3,8-11,16-19,24-27 --op allreduce --algo nccl-ring --size 1MiB
 # -g below the node size on several nodes: NCCL's communicator of the GPUs
@@ -938,7 +946,7 @@ if [ "$rows" != "3 0" ] || [ -s "$tmp/err" ]; then
 fi
 good "nccl-tests --group: all-gather counts per group rank" "^     1048576         65536     float    none      -1 " nccl-tests --preset dgx-h100:nodes=4 --group stride=8 --op allgather -b 1M -e 1M
 good "nccl-tests --group with --compare" "^# median |error|" nccl-tests --preset dgx-h100:nodes=2 --group stride=8 --compare "$(dirname "$0")/data/nccl-tests/nccltests309_gjaion_h100_2node_ib400_allreduce_ring_minctas24_qps2.txt"
-good "nccl-tests --group: NCCL on each data-parallel group (one GPU per node)" "nccl, mode formula, groups stride=8" nccl-tests --preset dgx-h100:nodes=4 --group stride=8 -b 1M -e 1M
+good "nccl-tests --group: NCCL on each data-parallel group (one GPU per node)" "nccl, mode formula, routing dmodk (.*), groups stride=8" nccl-tests --preset dgx-h100:nodes=4 --group stride=8 -b 1M -e 1M
 bad "nccl-tests --group: a stride not dividing the ranks" nccl-tests --preset dgx-h100:nodes=4 --group stride=5 -b 1M -e 1M
 bad "nccl-tests --group: an unknown spec" nccl-tests --preset dgx-h100:nodes=4 --group rows -b 1M -e 1M
 bad "nccl-tests --group: node on one node's ranks" nccl-tests --preset dgx-h100 --group stride=8 -b 1M -e 1M

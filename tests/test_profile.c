@@ -64,6 +64,9 @@ static void gpu_node_presets_expand_to_rail_optimized_clos(void **state)
                                    "node_lat=300ns,nics=4,arch=hopper,rail=4");
     expand_ok("test-half", "clos:down=4,up=1,bw=400Gbps,lat=25ns,hop_lat=200ns,node=8,node_bw=300GB/s,"
                            "node_lat=300ns,nics=4,arch=hopper");
+    /* seed=S: the Clos's ECMP hash, passed on as the spec's seed= */
+    snprintf(want, sizeof want, "clos:down=4x8,up=1x4,%s,seed=7,rail=8", node);
+    expand_ok("test-node:nodes=4,seed=7", want);
 
     /* The topology: 4 nodes of 8, GPU g of every node on rail g's leaf. */
     char spec[512];
@@ -169,6 +172,9 @@ static void bad_presets_and_profiles_are_named(void **state)
     expand_fails("test-node:nodes=0", "nodes='0'");
     expand_fails("test-node:nodes=x", "nodes='x'");
     expand_fails("test-node:gpus=4", "unknown key 'gpus'");
+    expand_fails("test-node:gpus=4", "seed=S");
+    expand_fails("test-node:nodes=2,seed=x", "seed='x'");
+    expand_fails("test-node:nodes=2,seed=-1", "seed='-1'");
     expand_fails("test-node:nodes=12", "two-tier rail-optimized fabric");
     expand_fails("test-node:nodes=24", "two-tier rail-optimized fabric");
     expand_fails(":nodes=2", "expected NAME[:nodes=N]");

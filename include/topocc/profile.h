@@ -51,8 +51,9 @@ void tc_profile_list_kind(const char *dir, const char *kind, char *buf, size_t l
 void tc_profile_list(const char *dir, char *buf, size_t len);
 
 /* Expands a preset, "NAME[:key=value,...]", into a topology spec: a
- * gpu-node profile takes nodes=N (default 1), a tpu-slice profile
- * dims=AxBxC (default: the profile's slice). *prof receives the profile
+ * gpu-node profile takes nodes=N (default 1), sharp=0|1,
+ * transport=ib|efa|efa-sendrecv and seed=S (the Clos spec's ECMP hash), a
+ * tpu-slice profile dims=AxBxC (default: the profile's slice). *prof receives the profile
  * (the caller frees it). */
 tc_status tc_preset_expand(const char *preset, const char *dir, char *spec, size_t len, tc_profile **prof,
                            tc_err *err);

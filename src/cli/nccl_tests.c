@@ -721,8 +721,22 @@ static tc_status run_and_print(const nt_in *in, const tc_scenario *s, const tc_n
             snprintf(groups, sizeof groups, ", groups %s: %u groups of %u ranks at once (count, algbw, busbw: one "
                                             "group's; time: the slowest group's)",
                      tc_group_format(&o->group, g, sizeof g), o->ngroups, o->group_size);
-        snprintf(what, sizeof what, "%s, %u ranks, %s, mode %s%s", o->net.topo[0]->spec, o->ranks,
-                 o->rows[0].requested, tc_mode_name(r->mode), groups);
+        /* the routing modelled: on a Clos the mode's default differs
+         * (formula D-mod-k, steps and flow one ECMP hash), and so can the
+         * time (collective's mode line says the same) */
+        char routing[200];
+        const char *rn = tc_routing_name(o->routing, o->net.topo[0]);
+        if (o->routing_by_mode && r->mode == TC_MODE_FORMULA)
+            snprintf(routing, sizeof routing, "routing %s (formula's default; steps and flow hash the flows, ECMP)",
+                     rn);
+        else if (o->routing_by_mode)
+            snprintf(routing, sizeof routing, "routing %s (%s default: one hash of the flows, seed= in the spec or "
+                                              "preset draws another; --routing dmodk routes as formula)",
+                     rn, r->mode == TC_MODE_STEPS ? "steps'" : "flow's");
+        else
+            snprintf(routing, sizeof routing, "routing %s", rn);
+        snprintf(what, sizeof what, "%s, %u ranks, %s, mode %s, %s%s", o->net.topo[0]->spec, o->ranks,
+                 o->rows[0].requested, tc_mode_name(r->mode), routing, groups);
         nt_print p = {.s = s,         .o = o,         .fmt = fmt,           .what = what,
                       .rows = rows,   .nrows = nrows, .compare = in->compare, .hdr = &b->hdr};
         /* --out-dir first: a run whose --out-dir fails leaves --out as it was */

@@ -1180,7 +1180,7 @@ static void coll_print_single(const tc_collective_out *o, FILE *f)
        !o->routing_by_mode ? ""
        : r->mode == TC_MODE_FORMULA
            ? ": formula's default; steps and flow default to ecmp, one hash of the flows (--routing sets one for all)"
-           : ": steps' and flow's default, one hash of the flows (seed= in the spec draws another); formula's is "
+           : ": steps' and flow's default, one hash of the flows (seed= in the spec or preset draws another); formula's is "
              "dmodk (--routing sets one for all)");
     kv(&tb, "time", "%s%s", tc_fmt_time(r->time_s, b, sizeof b), o->ngroups ? " (the slowest group)" : "");
     /* one rank: nothing moved, no bandwidth (the tables' "-") */

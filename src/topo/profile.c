@@ -378,7 +378,7 @@ static tc_status pos_field(const tc_profile *p, const char *name, double *out, t
  * rail's N ports take one leaf when they fit in half its ports (the other
  * half go up), else whole leaves of half its ports. */
 static tc_status expand_gpu_node(const tc_profile *p, uint32_t nodes, bool ib_sharp, const char *transport,
-                                 char *spec, size_t len, tc_err *err)
+                                 const char *seed, char *spec, size_t len, tc_err *err)
 {
     uint32_t G = 0, R = 0, radix = 0;
     double nv = 0, eff = 0, nvlat = 0, nic = 0, swlat = 0, cable = 0;
@@ -429,13 +429,15 @@ static tc_status expand_gpu_node(const tc_profile *p, uint32_t nodes, bool ib_sh
         return tc_fail(err, TC_EINVAL, "profile %s: transport '%s': accepted are ib, efa and efa-sendrecv", p->path,
                        transport);
     bool efa = transport && strcmp(transport, "ib") != 0;
-    char node[320], nics[32] = "";
+    char node[360], nics[32] = "";
     if (R < G)
         snprintf(nics, sizeof nics, ",nics=%u", R);
     snprintf(node, sizeof node,
-             "bw=%.12gGbps,lat=%.12gns,hop_lat=%.12gns,node=%u,node_bw=%.12gGB/s,node_lat=%.12gns%s%s,arch=%.16s%s%s%s",
+             "bw=%.12gGbps,lat=%.12gns,hop_lat=%.12gns,node=%u,node_bw=%.12gGB/s,node_lat=%.12gns%s%s,arch=%.16s%s%s%s%s%."
+             "24s",
              nic, cable, swlat, G, nv * eff, nvlat, sharp == 1 ? ",node_reduce=1" : "", nics, arch,
-             ib_sharp ? ",sharp=1" : "", efa ? ",transport=" : "", efa ? transport : "");
+             ib_sharp ? ",sharp=1" : "", efa ? ",transport=" : "", efa ? transport : "", seed ? ",seed=" : "",
+             seed ? seed : "");
     if (nodes == 1 && R <= radix) { /* one leaf (an NVL72's 72 NICs on 64-port leaves take the rails' way) */
         snprintf(spec, len, "clos:down=%u,up=1,%s", R, node);
         return TC_OK;
@@ -525,7 +527,7 @@ tc_status tc_preset_expand(const char *preset, const char *dir, char *spec, size
     }
     uint32_t nodes = 1;
     bool ib_sharp = false;
-    char transport[16] = "";
+    char transport[16] = "", seed[24] = "";
     const char *dims = NULL;
     char dimbuf[64];
     if (colon) {
@@ -555,17 +557,27 @@ tc_status tc_preset_expand(const char *preset, const char *dir, char *spec, size
                                                  "efa-sendrecv (as on p4d and p4de: Simple only)",
                                  name, sp.val[i]);
                 snprintf(transport, sizeof transport, "%s", sp.val[i]);
+            } else if (gpu && strcmp(sp.key[i], "seed") == 0) {
+                /* the ECMP hash of the Clos (its spec's seed=) */
+                size_t n = strlen(sp.val[i]);
+                if (n == 0 || n >= sizeof seed || strspn(sp.val[i], "0123456789") != n)
+                    st = tc_fail(err, TC_EINVAL, "preset %s: seed='%s': expected a non-negative integer below 2^64, "
+                                                 "e.g. seed=7 (the Clos's ECMP hash, as the spec's seed=)",
+                                 name, sp.val[i]);
+                else
+                    snprintf(seed, sizeof seed, "%s", sp.val[i]);
             } else if (!gpu && strcmp(sp.key[i], "dims") == 0) {
                 snprintf(dimbuf, sizeof dimbuf, "%s", sp.val[i]);
                 dims = dimbuf;
             } else {
                 st = tc_fail(err, TC_EINVAL, "preset %s: unknown key '%s': a %s preset takes %s", name, sp.key[i], p->kind,
-                             gpu ? "nodes=N, sharp=0|1, transport=ib|efa|efa-sendrecv" : "dims=AxBxC");
+                             gpu ? "nodes=N, sharp=0|1, transport=ib|efa|efa-sendrecv, seed=S" : "dims=AxBxC");
             }
         }
     }
     if (st == TC_OK)
-        st = strcmp(p->kind, "gpu-node") == 0 ? expand_gpu_node(p, nodes, ib_sharp, transport[0] ? transport : NULL, spec, len, err)
+        st = strcmp(p->kind, "gpu-node") == 0 ? expand_gpu_node(p, nodes, ib_sharp, transport[0] ? transport : NULL,
+                                                              seed[0] ? seed : NULL, spec, len, err)
                                               : expand_tpu(p, dims, spec, len, err);
     if (st == TC_OK) {
         /* The spec must build: a bad profile value is named here, not later. */
