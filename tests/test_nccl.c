@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include "topocc/coll.h"
 #include "topocc/eval.h"
+#include "topocc/flow.h"
 #include "topocc/topo.h"
 #include "build_helpers.h"
 #include "coll/algos.h"
@@ -641,6 +642,93 @@ static void evaluators_agree_and_skipping_is_exact(void **state)
     }
 }
 
+/* One channel's ring all-reduce of S bytes on p ranks, NCCL's Simple
+ * protocol, on network t as it is (a degraded link included). */
+static double ring_time(const tc_topo *t, uint32_t p, double S, tc_mode mode)
+{
+    tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL_RING, .p = p, .bytes = S, .elt = 4,
+                       .channels = 1, .proto = TC_PROTO_SIMPLE};
+    tc_flow_opts fo = {0};
+    tc_eval_opts o = {.mode = mode, .flow = &fo};
+    tc_result r;
+    tc_err err = {{0}};
+    if (tc_evaluate(t, &req, &o, &r, &err) != TC_OK)
+        fail_msg("evaluate: %s", err.msg);
+    return r.time_s;
+}
+
+/* A ring with one slow link takes that link's time in flow, as in steps,
+ * and a slower link never makes it faster. NCCL's credits let a rank run
+ * ahead of its receiver, but its connection sends its chunks in order
+ * (tc_sched.wire_in_order): a rank holding several credited chunks once
+ * sent them all at once, sharing its link, so that they ended together and
+ * went round the ring as one burst for good, leaving links idle between
+ * bursts (16 hosts, 1 GiB: host 0's up-link at 0.9 took 56.6 ms in flow,
+ * at 0.8 50.5 ms, where steps gives 45.17 and 50.76 ms). Here, on 8 and 16
+ * one-GPU hosts of one switch: the time falls as the factor rises, is at
+ * least the slow link's drain (it carries 2 (p - 1) / p S) and within 1%
+ * of steps, whose lock-step pays each loop's latencies in full. */
+static void ring_with_a_slow_link_takes_its_time(void **state)
+{
+    (void)state;
+    static const double factors[] = {0.5, 0.7, 0.8, 0.9, 0.95, 1.0};
+    const double S = 1024.0 * 1024 * 1024;
+    static const char *specs[] = {"clos:down=8,up=1", "clos:down=16,up=1"};
+    for (size_t i = 0; i < 2; i++) {
+        double prev = INFINITY;
+        for (size_t k = 0; k < sizeof factors / sizeof *factors; k++) {
+            tc_topo *t = topo(specs[i]);
+            uint32_t p = t->n_endpoints, l = t->up_lbase[1]; /* host 0's up-link */
+            tc_err err = {{0}};
+            if (factors[k] < 1 && tc_topo_degrade_link(t, l, factors[k], &err) != TC_OK)
+                fail_msg("degrade: %s", err.msg);
+            double fl = ring_time(t, p, S, TC_MODE_FLOW), st = ring_time(t, p, S, TC_MODE_STEPS);
+            double drain = 2.0 * (p - 1) / p * S / t->links[l].bw;
+            if (!(fl < prev))
+                fail_msg("%s, host 0's up-link at %g: %.6g s, not below %.6g s at the next worse factor", specs[i],
+                         factors[k], fl, prev);
+            if (fl < drain * (1 - 1e-9) || fabs(fl - st) > 0.01 * st)
+                fail_msg("%s, host 0's up-link at %g: flow %.6g s, steps %.6g s, the link's drain %.6g s", specs[i],
+                         factors[k], fl, st, drain);
+            prev = fl;
+            tc_topo_free(t);
+        }
+    }
+}
+
+/* A brief disturbance slows the ring only while it lasts: on 16 hosts of
+ * one switch, a direct all-to-all of 16 MiB on hosts 0-7 beside the ring
+ * all-reduce of 1 GiB on all 16 (one channel) takes a few hundred us;
+ * the ring then runs at its pace again, losing at most twice the
+ * all-to-all's time (before, its chunks bunched into bursts that ran round
+ * the ring at a third of its speed to its end: 158.3 ms against 40.69
+ * alone). */
+static void ring_recovers_after_a_disturbance(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=16,up=1");
+    tc_err err = {{0}};
+    tc_coll_req qa = {.op = TC_OP_ALLTOALL, .algo = TC_ALGO_DIRECT, .p = 8, .bytes = 16.0 * 1024 * 1024, .elt = 4};
+    tc_coll_req qr = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL_RING, .p = 16, .bytes = 1024.0 * 1024 * 1024,
+                      .elt = 4, .channels = 1};
+    tc_sched *a2a = NULL, *ring = NULL;
+    if (tc_coll_build(&qa, t, &a2a, &err) != TC_OK || tc_coll_build(&qr, t, &ring, &err) != TC_OK)
+        fail_msg("build: %s", err.msg);
+    tc_flow_opts o = {0};
+    tc_flow_job jobs[] = {{a2a, NULL, 0, "moe", 0}, {ring, NULL, 0, "dp", 0}};
+    tc_flow_result both, alone;
+    if (tc_flow_run(t, jobs, 2, &o, &both, &err) != TC_OK || tc_flow_run(t, jobs + 1, 1, &o, &alone, &err) != TC_OK)
+        fail_msg("flow: %s", err.msg);
+    double dist = both.jobs[0].time_s, with = both.jobs[1].time_s, solo = alone.jobs[0].time_s;
+    if (!(with >= solo) || with - solo > 2 * dist)
+        fail_msg("the ring takes %.6g s beside the all-to-all (%.6g s), %.6g s alone", with, dist, solo);
+    tc_flow_result_free(&both);
+    tc_flow_result_free(&alone);
+    tc_sched_free(a2a);
+    tc_sched_free(ring);
+    tc_topo_free(t);
+}
+
 /* Hand-computed: 8 GPUs on one NVSwitch (370.8 GB/s each way, NCCL's
  * 18 x 20.6), ring all-reduce of 1 GiB, Simple: the NCCL latency 8.4 +
  * 14 x 3.4 us plus 2 (7/8) S / 370.8 GB/s; the bus bandwidth tends to the
@@ -1156,6 +1244,8 @@ int main(void)
         cmocka_unit_test(protocol_costs_are_nccls),
         cmocka_unit_test(efa_network_steps_cost_the_plugins_latency),
         cmocka_unit_test(evaluators_agree_and_skipping_is_exact),
+        cmocka_unit_test(ring_with_a_slow_link_takes_its_time),
+        cmocka_unit_test(ring_recovers_after_a_disturbance),
         cmocka_unit_test(one_nvswitch_node_by_hand),
         cmocka_unit_test(nccl_chooses_protocols_as_its_model),
         cmocka_unit_test(nccl_model_refinements_as_tuning_cc),

@@ -526,6 +526,9 @@ static tc_status nccl_ring_build(const tc_coll_req *req, const tc_topo *topo, tc
     for (uint32_t k = 0; k < C; k++)
         ring_order(k, R, G, st->order + (size_t)k * R);
     ring_sched_set(s, req, topo, R, G, C, (uint32_t)nblk);
+    /* A rank's chunks leave its connection in order (flow under NCCL's
+     * credits: docs/MODEL.md, "NCCL's ring and protocols", Flow). */
+    s->wire_in_order = true;
     if (R == 1) {
         s->base_s = 0; /* nothing to communicate: no collective to launch over the network */
         return TC_OK;

@@ -355,6 +355,7 @@ static bool flows_grow(fl_sim *S)
         S->arr = v_;                                                  \
     } while (0)
     FL_GROW(f_next);
+    FL_GROW(f_wnext);
     FL_GROW(f_issue);
     FL_GROW(free_ids);
 #undef FL_GROW
@@ -966,10 +967,10 @@ static void push_ready(fl_sim *S, uint32_t job, uint32_t rank)
 
 /* ---- memory in use, progress ---- */
 
-/* Bytes of one flow id in this file's arrays: its record, f_next, f_issue,
- * free_ids, its heap entry, its place in the batch's held list. */
+/* Bytes of one flow id in this file's arrays: its record, f_next, f_wnext,
+ * f_issue, free_ids, its heap entry, its place in the batch's held list. */
 #define FLOW_ID_BYTES \
-    (sizeof(fl_flow) + sizeof(uint32_t) + sizeof(double) + sizeof(uint32_t) + sizeof(fl_hent) + sizeof(uint32_t))
+    (sizeof(fl_flow) + 2 * sizeof(uint32_t) + sizeof(double) + sizeof(uint32_t) + sizeof(fl_hent) + sizeof(uint32_t))
 /* Bytes of one flow id in the solver (maxmin.c) besides its stride of
  * incidences: inc_n, rate, fmark, bneck, gpos. */
 #define MM_ID_BYTES (sizeof(uint16_t) + sizeof(double) + 3 * sizeof(uint32_t))
@@ -997,7 +998,9 @@ static double sim_mem_now(const fl_sim *S)
     }
     for (size_t j = 0; j < S->njobs; j++) {
         const fl_job *J = &S->jobs[j];
-        b += (double)J->p * (sizeof(fl_rank) + sizeof(fl_ahead *) + (J->seen ? 1 : 0)) + (double)J->wcap * sizeof(fl_step);
+        b += (double)J->p *
+                 (sizeof(fl_rank) + sizeof(fl_ahead *) + (J->wire ? sizeof(fl_wire) : 0) + (J->seen ? 1 : 0)) +
+             (double)J->wcap * sizeof(fl_step);
         b += J->rc ? (double)J->p * rcache_bytes(S->stride) : 0;
         b += (double)J->tabs_cap * 2 * sizeof(fl_tab *);
         for (uint32_t i = 0; i < J->ntabs; i++)
@@ -1358,6 +1361,39 @@ void fl_rec_add(fl_sim *S, bool start, uint32_t step, uint32_t src, uint32_t dst
     S->recs[S->nrecs++] = (fl_rec){step, src, dst, start, v};
 }
 
+/* Sender r's sends in order on the wire (fl_wire): starts the first of
+ * its flows issued and not yet sending while it may go and nothing of an
+ * earlier step is still sending (sends of one step go together). */
+static void wire_next(fl_sim *S, fl_job *J, uint32_t r)
+{
+    fl_wire *w = &J->wire[r];
+    while (S->st == TC_OK && w->head != NONE && S->fl[w->head].state == ST_WIRE &&
+           (w->nx == 0 || w->xstep == S->fl[w->head].step)) {
+        uint32_t f = w->head;
+        w->head = S->f_wnext[f];
+        if (w->head == NONE)
+            w->tail = NONE;
+        w->nx++;
+        w->xstep = S->fl[f].step;
+        flow_start(S, f);
+    }
+}
+
+/* Flow f may go now: it starts sending, or, where its sender's sends
+ * leave in order (NCCL's credits: a rank may run ahead of its receiver,
+ * but its connection sends its chunks one after another, not sharing the
+ * link among them), once its sender's earlier sends have left. */
+static void flow_ready(fl_sim *S, uint32_t f)
+{
+    fl_job *J = &S->jobs[S->fl[f].job];
+    if (!J->wire) {
+        flow_start(S, f);
+        return;
+    }
+    S->fl[f].state = ST_WIRE;
+    wire_next(S, J, S->fl[f].src);
+}
+
 /* Flow f's sender pays alpha for it after the overheads of the messages
  * it issued before: the end of that slot, where its clock moves. */
 static double take_slot(fl_sim *S, uint32_t f)
@@ -1378,7 +1414,7 @@ static void flow_go(fl_sim *S, uint32_t f)
     if (sc->proto && S->fl[f].piped) {
         /* A later loop runs behind the first in NCCL's pipeline: no step
          * latency (and no propagation: flow_start). */
-        flow_start(S, f);
+        flow_ready(S, f);
         return;
     }
     if (sc->proto) {
@@ -1395,7 +1431,7 @@ static void flow_go(fl_sim *S, uint32_t f)
         if (lat > 0)
             q_set(S, f, S->now + fl_q(S, lat));
         else
-            flow_start(S, f);
+            flow_ready(S, f);
         return;
     }
     if (S->t->alpha > 0)
@@ -1457,7 +1493,9 @@ static void advance(fl_sim *S, uint32_t job, uint32_t r)
     fl_rank *R = &J->rk[r];
     /* NCCL's credits (deps auto on an nccl-* schedule): a sender runs up to
      * credit_steps steps ahead of its receiver and does not wait for its
-     * own sends (docs/MODEL.md, "NCCL's ring and protocols"). */
+     * own sends (docs/MODEL.md, "NCCL's ring and protocols"); where they
+     * leave in order (J->wire), they go onto the wire one step after
+     * another all the same (flow_ready). */
     bool credit = J->s->proto && S->o.deps == TC_DEPS_AUTO;
     const tc_topo *t = S->t;
     double wire = J->s->proto ? J->s->wire : 1;
@@ -1515,6 +1553,17 @@ static void advance(fl_sim *S, uint32_t job, uint32_t r)
             S->fl[f].hpos = NONE;
             S->fl[f].state = ST_ALPHA;
             R->outst++;
+            if (J->wire && a != b) {
+                /* its place in the sender's order on the wire (a local
+                 * copy takes none: it never sends) */
+                fl_wire *w = &J->wire[r];
+                S->f_wnext[f] = NONE;
+                if (w->tail != NONE)
+                    S->f_wnext[w->tail] = f;
+                else
+                    w->head = f;
+                w->tail = f;
+            }
             if (park) {
                 if (a != b && posts_now(S, f)) /* a local copy pays no overhead */
                     flow_post(S, f);
@@ -1569,7 +1618,7 @@ static void flow_event(fl_sim *S, uint32_t f, double t)
     case ST_ALPHA:
         /* Off the heap until the solver gives it a rate. */
         q_remove(S, f);
-        flow_start(S, f);
+        flow_ready(S, f);
         break;
     case ST_XMIT: {
         if (S->blame && S->fl[f].bytes > 0)
@@ -1584,6 +1633,11 @@ static void flow_event(fl_sim *S, uint32_t f, double t)
         uint32_t r = S->fl[f].src;
         if (--J->rk[r].outst == 0 && S->o.deps != TC_DEPS_RECV && J->rk[r].pend == 0)
             push_ready(S, S->fl[f].job, r);
+        if (J->wire) {
+            /* its sender's next send may take the wire */
+            J->wire[r].nx--;
+            wire_next(S, J, r);
+        }
         break;
     }
     default:
@@ -1742,7 +1796,11 @@ static tc_status job_init(fl_sim *S, size_t j, const tc_flow_job *jb)
      * of small jobs, whose separate allocations were a few percent of it. */
     size_t P = J->p ? J->p : 1, ps = P * (size_t)S->stride;
     bool rc = (double)J->p * rcache_bytes(S->stride) <= RCACHE_MAX;
-    size_t o_ah = blk_up(P * sizeof *J->rk), o_rc = o_ah + blk_up(P * sizeof *J->ah);
+    /* NCCL's credits (advance) with a rank's sends kept in order on the
+     * wire (tc_sched.wire_in_order): each sender's list */
+    bool wire = J->s->wire_in_order && J->s->proto && S->o.deps == TC_DEPS_AUTO;
+    size_t o_ah = blk_up(P * sizeof *J->rk), o_wire = o_ah + blk_up(P * sizeof *J->ah);
+    size_t o_rc = o_wire + (wire ? blk_up(P * sizeof *J->wire) : 0);
     size_t o_path = o_rc + (rc ? blk_up(P * sizeof *J->rc) : 0);
     size_t o_pw = o_path + (rc ? blk_up(ps * sizeof *J->rc_path) : 0);
     char *blk = calloc(1, o_pw + (rc ? ps * sizeof *J->rc_pw : 0));
@@ -1750,6 +1808,11 @@ static tc_status job_init(fl_sim *S, size_t j, const tc_flow_job *jb)
         return oom(S);
     J->rk = (fl_rank *)blk;
     J->ah = (fl_ahead **)(blk + o_ah);
+    if (wire) {
+        J->wire = (fl_wire *)(blk + o_wire);
+        for (uint32_t r = 0; r < J->p; r++)
+            J->wire[r] = (fl_wire){NONE, NONE, 0, 0};
+    }
     if (rc) {
         J->rc = (fl_rcache *)(blk + o_rc);
         J->rc_path = (uint32_t *)(blk + o_path);
@@ -1964,12 +2027,13 @@ static void job_release(fl_job *J)
     free(J->win);
     for (uint32_t r = 0; J->ah && r < J->p; r++)
         free(J->ah[r]);
-    free(J->rk); /* and ah, rc, rc_path, rc_pw: one block */
+    free(J->rk); /* and ah, wire, rc, rc_path, rc_pw: one block */
     free(J->seen);
     J->tabs = NULL;
     J->spare = NULL;
     J->win = NULL;
     J->ah = NULL;
+    J->wire = NULL;
     J->rk = NULL;
     J->rc = NULL;
     J->rc_path = NULL;
@@ -1999,6 +2063,7 @@ static void sim_free(fl_sim *S)
     tc_xfers_free(&S->xf);
     free(S->fl);
     free(S->f_next);
+    free(S->f_wnext);
     free(S->f_issue);
     free(S->held);
     free(S->recs);
@@ -3127,7 +3192,8 @@ static est_job_out est_job(const tc_flow_job *jb, bool trace, uint32_t T)
     }
     double xv = v ? est_window(v, s->nphases, slots) : slots * out.inflight;
     free(v);
-    out.bytes = (double)p * (sizeof(fl_rank) + sizeof(fl_ready) + (trace ? 1 : 0)) +
+    out.bytes = (double)p * (sizeof(fl_rank) + sizeof(fl_ready) + (s->wire_in_order ? sizeof(fl_wire) : 0) +
+                             (trace ? 1 : 0)) +
                 frac * ((double)slots * p * EST_RANK_STEP_BYTES + xv * sizeof(fl_sxfer));
     out.inflight *= frac;
     /* Folded, a schedule that emits by senders emits only the T simulated

@@ -12,8 +12,10 @@
 
 #define NONE UINT32_MAX
 
-/* A flow's state; ST_FREE: its id is on the free list. */
-enum { ST_ALPHA = 0, ST_XMIT = 1, ST_PROP = 2, ST_FREE = 3 };
+/* A flow's state; ST_FREE: its id is on the free list; ST_WIRE: it may
+ * go, but waits for its sender's sends of earlier steps to leave
+ * (fl_wire). */
+enum { ST_ALPHA = 0, ST_XMIT = 1, ST_PROP = 2, ST_FREE = 3, ST_WIRE = 4 };
 
 /* A step's transfers, for one rank: its sends are xv[first, end), recv
  * its receives. */
@@ -70,6 +72,16 @@ typedef struct fl_rank {
 } fl_rank;
 _Static_assert(sizeof(fl_rank) == 32, "two ranks per cache line");
 
+/* A sender whose sends leave in order (tc_sched.wire_in_order under
+ * NCCL's credits): its flows issued and not yet sending, in issue order
+ * (head to tail, linked by fl_sim.f_wnext; NONE: none), and nx of its
+ * flows sending, all of step xstep. The head starts once it may go
+ * (ST_WIRE) and nothing of an earlier step is sending. */
+typedef struct fl_wire {
+    uint32_t head, tail;
+    uint32_t nx, xstep;
+} fl_wire;
+
 /* A sender's last route, after folding (flow_start): to endpoint dst, n
  * incidences (0: none yet), its latency, the bytes started on it not yet
  * added to its links' counters (fl_flush_bytes), and a flow's rate alone
@@ -91,6 +103,7 @@ typedef struct fl_job {
     double start;
     fl_rank *rk;          /* p */
     fl_ahead **ah;        /* p: each rank's entries ahead (fl_rank) */
+    fl_wire *wire;        /* p, or NULL: its sends are not kept in order on the wire */
     fl_rcache *rc;        /* p, or NULL: each sender's last route, */
     uint32_t *rc_path;    /* its links (stride per sender) */
     double *rc_pw;        /* and their weights */
@@ -170,6 +183,7 @@ typedef struct fl_sim {
     uint32_t fcap, fhigh;
     fl_flow *fl;
     uint32_t *f_next;
+    uint32_t *f_wnext;    /* the next in its sender's fl_wire list */
     double *f_issue;
     uint32_t *free_ids;
     uint32_t nfree;

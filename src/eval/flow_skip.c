@@ -20,8 +20,10 @@
  *   receives and sends in flight; what a live step still holds for a rank
  *   (receives left, parked transfers) follows from these and the flows;
  * - every live flow: its step, sender, receiver, bytes, state (waiting its
- *   overhead, parked, sending, propagating), bytes left, rate, event time,
- *   issue time, path latency;
+ *   overhead, parked, waiting for its sender's earlier sends to leave,
+ *   sending, propagating), bytes left, rate, event time, issue time, path
+ *   latency (a sender's order on the wire, fl_wire, follows from its
+ *   flows' steps and states);
  * - every rank's overhead clock (where it is later than now: an earlier
  *   clock no longer delays anything) and last delivery; the job's finish.
  * Everything must be identical, bit for bit: a simulation of one job runs
@@ -312,7 +314,7 @@ static bool snap_take(fl_sim *S, sk_snap *x, uint32_t k)
         e->state = st;
         e->heap = in_heap;
         e->bytes = S->fl[f].bytes;
-        e->lat = st == ST_ALPHA ? 0 : S->fl[f].lat;
+        e->lat = st == ST_ALPHA || st == ST_WIRE ? 0 : S->fl[f].lat; /* set when it starts */
         e->rate = st == ST_XMIT ? S->fl[f].rate : 0;
         e->rem = st == ST_XMIT ? S->fl[f].rem - S->fl[f].rate * (now - S->fl[f].tlast) : 0;
         e->key = in_heap ? fl_qkey(S, f) - now : 0;
@@ -371,6 +373,8 @@ static void shift(fl_sim *S, const sk_snap *a, const sk_snap *b, uint32_t m, uin
         R->issue += K;
         R->fin += D;
         R->oclk += D;
+        if (J->wire)
+            J->wire[r].xstep += K; /* its order on the wire: its flows' (moved above) */
         /* Its entries ahead, at step s & (acap - 1), follow their steps. */
         uint32_t am = R->acap - 1, ar = K & am;
         if (R->acap && ar) {
