@@ -7,7 +7,9 @@
  * GPU or shared, 1 to 8 nodes, every p up to 64 and larger ones; every
  * cross-node transfer leaves through the NIC of the destination's local
  * index; 2 DGX H100 by hand (no byte crosses a spine; the time); ECMP in
- * flow mode against D-mod-k; formula equals steps, flow close.
+ * flow mode against D-mod-k; formula equals steps, flow close; the
+ * latency of tiny all-to-alls by hand, a hop per work along a channel's
+ * chain of NCCL's works (1 to 128 nodes).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -400,6 +402,66 @@ static void sizes_of_one_shape_evaluate_as_one(void **state)
     tc_topo_free(t);
 }
 
+/* Tiny all-to-alls on a fabric of next to unlimited bandwidth and no path
+ * latency, where the time is the latency alone (NVIDIA/nccl v2.21.5-1,
+ * docs/MODEL.md "NCCL's all-to-all"): each channel runs its works one
+ * after another, a work (up to 8 peers' sends and 8 receives, a new one
+ * for every group of 8 peer-order entries: src/enqueue.cc:947,
+ * src/include/device.h:279) costing one hop; 16 channels, 64 B a peer
+ * (LL). Nodes of 8 GPUs: every node delta's 8 peers share one work on
+ * channel mirror(delta mod 16) (src/include/channel.h:15-46), so a
+ * channel runs ceil(N / 16) works across nodes: 6.6 us + 0.6 us on one
+ * node, 6.6 + 2.7 on 2 to 16 nodes, then 2, 4 and 8 network hops on 32,
+ * 64 and 128 nodes. One GPU per node, 16 nodes: at 64 B the 16 peers
+ * land on 16 different channels, one work each (6.6 + 2.7); at 256 KiB
+ * (Simple, two 128 KiB pieces a peer on two channels) the 16 entries are
+ * two groups of 8, each spreading its 16 pieces over the 16 channels, so
+ * each channel runs two works: 8.4 + 2 x 14 us. The same in formula and
+ * steps, in flow (up to 32 nodes) and in NCCL's choice's prediction
+ * (tc_nccl_choose). */
+static void peer_batches_by_hand(void **state)
+{
+    (void)state;
+    static const struct {
+        uint32_t G, N;
+        double peer;
+        uint32_t hops_inter, hops_intra;
+    } cases[] = {{8, 1, 64, 0, 1},  {8, 2, 64, 1, 0},  {8, 16, 64, 1, 0}, {8, 32, 64, 2, 0},
+                 {8, 64, 64, 4, 0}, {8, 128, 64, 8, 0}, {1, 16, 64, 1, 0}, {1, 16, 262144, 2, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        uint32_t G = cases[i].G, N = cases[i].N, p = G * N;
+        char spec[256];
+        if (G > 1)
+            snprintf(spec, sizeof spec,
+                     "clos:down=%ux%u,up=1x%u,node=%u,bw=1000000Tbps,node_bw=1000000TB/s,lat=0ns,hop_lat=0ns,"
+                     "node_lat=0ns,arch=hopper",
+                     N, G, G, G);
+        else
+            snprintf(spec, sizeof spec, "clos:down=%ux1,up=1x1,bw=1000000Tbps,lat=0ns,hop_lat=0ns,arch=hopper", N);
+        tc_topo *t = topo(spec);
+        tc_sched *s = build_a2a(t, p, cases[i].peer * p, 16, true);
+        bool ll = cases[i].peer <= 16384;
+        assert_int_equal(s->proto, ll ? TC_PROTO_LL : TC_PROTO_SIMPLE);
+        assert_int_equal(s->channels, 16);
+        double want = ll ? (6.6 + 2.7 * cases[i].hops_inter + 0.6 * cases[i].hops_intra) * 1e-6
+                         : (8.4 + 14.0 * cases[i].hops_inter + 3.4 * cases[i].hops_intra) * 1e-6;
+        double f = eval_sched(t, s, TC_MODE_FORMULA, TC_ROUTE_DMODK);
+        double st = eval_sched(t, s, TC_MODE_STEPS, TC_ROUTE_DMODK);
+        double fl = N <= 32 ? eval_sched(t, s, TC_MODE_FLOW, TC_ROUTE_DMODK) : want;
+        tc_coll_req q = s->req;
+        q.algo = TC_ALGO_NCCL;
+        double pred = 0;
+        tc_nccl_choose(&q, t, NULL, &pred);
+        if (fabs(f - want) > 1e-6 * want || fabs(st - want) > 1e-6 * want || fabs(fl - want) > 1e-6 * want ||
+            fabs(pred - want) > 1e-6 * want)
+            fail_msg("G=%u N=%u %g B a peer: formula %.9g steps %.9g flow %.9g predicted %.9g s; by hand %.9g", G,
+                     N, cases[i].peer, f, st, fl, pred, want);
+        assert_int_equal(s->nlat_pairs, cases[i].hops_inter + cases[i].hops_intra);
+        tc_sched_free(s);
+        tc_topo_free(t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -408,6 +470,7 @@ int main(void)
         cmocka_unit_test(ecmp_flow_catches_up_with_dmodk),
         cmocka_unit_test(evaluators_agree_with_pxn),
         cmocka_unit_test(sizes_of_one_shape_evaluate_as_one),
+        cmocka_unit_test(peer_batches_by_hand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -86,7 +86,9 @@ tc_status tc_pipeline_phases(tc_sched *s, uint32_t nch, uint32_t stages, double 
 double tc_nccl_pat_latency_us(uint32_t p, const tc_topo *t, bool model);
 double tc_nccl_pat_time_us(const tc_coll_req *req, const tc_topo *t);
 /* nccl-a2a's time (us, topocc's estimate: NCCL has no model of
- * point-to-point work) and protocol (coll/nccl_a2a.c). */
+ * point-to-point work: the base latency, a hop per work along the longest
+ * chain of works a channel runs, the bytes at the injection rate) and
+ * protocol (coll/nccl_a2a.c). */
 double tc_nccl_a2a_time_us(const tc_coll_req *req, const tc_topo *t, tc_proto *proto);
 /* nccl-a2a's PXN (coll/nccl_a2a.c): whether NCCL would relay cross-node
  * sends on t for p ranks (whole nodes of G >= 2 GPUs, more than one node,

@@ -35,6 +35,15 @@
  * per lane (NCCL fuses up to 8 sends and 8 receives per channel and work
  * batch, NCCL_MAX_WORK_ELEMENTS_P2P = 16: enqueue.cc:947, device.h:279).
  *
+ * Latency (a2a_works): NCCL puts the pieces into works, up to 8 sends and 8
+ * receives each, a new one for every group of 8 peer-order entries
+ * (enqueue.cc:141-174, 947), and a channel runs its works one after
+ * another (src/device/common.h:181-203), each waiting a hop for its
+ * receives. The latency is the base once and a hop per work along the
+ * longest chain of works one channel runs (lat_pairs, lat_once); in flow
+ * the first send to another rank of each work pays the hop (the others are
+ * piped).
+ *
  * PXN (PCI x NVLink; NCCL_PXN_DISABLE=0 and NCCL_P2P_PXN_LEVEL=2 by
  * default: src/graph/paths.cc:495, src/graph/search.cc:1111-1112): a send to
  * a GPU of another node leaves through the NIC local to the GPU of the
@@ -60,9 +69,11 @@
  * one transfer (NCCL sends them one after another, pipelined through its
  * FIFO), of equal size (NCCL's last piece is smaller); the channels per
  * peer assume an NVSwitch inside nodes (2 x NVLinks per GPU, above the
- * p2p channel count) and one NIC's worth across nodes; the latency is
- * NCCL's ring base latency plus one hop, once (NCCL's tuning model has no
- * point-to-point entry); NCCL_PROTO is not applied to point-to-point work.
+ * p2p channel count) and one NIC's worth across nodes; the base latency
+ * and a work's hop are NCCL's ring constants (its tuning model has no
+ * point-to-point entry), a work's hop the same whatever its peers, the
+ * proxy's posting of each network message free; NCCL_PROTO is not applied
+ * to point-to-point work.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -91,6 +102,11 @@ typedef struct a2a_state {
     bool pxn;               /* cross-node sends relayed through the GPU at the destination's NIC */
     uint32_t gpn;           /* GPUs per NIC (consecutive local ranks share one) */
     a2a_step *plan;         /* per schedule step */
+    /* per local rank lr, peer-order entry e and piece j (lr x entries x c):
+     * 1 where lr's send of piece j at e is the first send to another rank
+     * in its NCCL work (a2a_works): the transfer that pays the work's hop
+     * latency in flow */
+    uint8_t *lead;
 } a2a_state;
 
 static void a2a_state_free(void *p)
@@ -98,7 +114,7 @@ static void a2a_state_free(void *p)
     a2a_state *st = p;
     if (!st)
         return;
-    free(st->plan), free(st->delta);
+    free(st->plan), free(st->delta), free(st->lead);
     free(st);
 }
 
@@ -185,13 +201,225 @@ static tc_proto a2a_proto(double B)
     return B <= P2P_LL_THRESHOLD ? TC_PROTO_LL : TC_PROTO_SIMPLE;
 }
 
-static double a2a_latency_us(tc_proto pr, uint32_t N, const tc_topo *t)
+/* NCCL's tuning model has no point-to-point entry (src/graph/tuning.cc of
+ * v2.21.5-1 fills latencies[coll][algo][proto] for the collectives only):
+ * its ring's constants stand in (assumed), the base latency once
+ * (baseLat[Ring], tuning.cc:56-59: LL 6.6, Simple 8.4 us) and, for each
+ * work a channel runs, one hop (hwLat[NVLINK or NET][Ring], tuning.cc:
+ * 65-77: LL 0.6 / 2.7, Simple 3.4 / 14 us; the network hop on t's
+ * transport, tc_nccl_net_lat_us). */
+static double a2a_base_us(tc_proto pr)
 {
-    /* baseLat[Ring] and one hop of hwLat[NVLINK or NET][Ring]
-     * (src/graph/tuning.cc:56-77): LL 6.6 + 0.6 / 2.7, Simple 8.4 + 3.4 / 14;
-     * the network hop on t's transport (tc_nccl_net_lat_us) */
+    return pr == TC_PROTO_LL ? 6.6 : 8.4;
+}
+
+static double a2a_hop_us(tc_proto pr, bool inter, const tc_topo *t)
+{
     bool ll = pr == TC_PROTO_LL;
-    return (ll ? 6.6 : 8.4) + (N > 1 ? tc_nccl_net_lat_us(t, pr, ll ? 2.7 : 14.0) : (ll ? 0.6 : 3.4));
+    return inter ? tc_nccl_net_lat_us(t, pr, ll ? 2.7 : 14.0) : (ll ? 0.6 : 3.4);
+}
+
+static uint32_t relay_of(const a2a_state *st, uint32_t r, uint32_t q);
+
+/* A channel's last work as appendWorkElemP2p (src/enqueue.cc:141-174)
+ * builds it: receives in the even element slots, sends in the odd ones
+ * (p2pTailElem), 8 of each (NCCL_MAX_WORK_ELEMENTS_P2P 16, device.h:279),
+ * no peer twice among one type's (enqueue.cc:151-156). */
+typedef struct a2a_tail {
+    bool open;
+    uint32_t n[2];        /* the next slot: receives 0, 2, ..; sends 1, 3, .. */
+    uint32_t peer[16];
+    uint8_t hop;          /* 0: no other rank; 1: one inside the node; 2: one across nodes */
+    bool lead;            /* a send to another rank is in it */
+    uint32_t a, b;        /* its hop: the first across nodes, else the first */
+} a2a_tail;
+
+/* A work once closed: its channel, hop and the pair that stands for it. */
+typedef struct a2a_work {
+    uint32_t ch, a, b;
+    uint8_t hop;
+} a2a_work;
+
+typedef struct a2a_works_ws {
+    a2a_tail *tail;       /* per channel */
+    a2a_work *w;          /* the works of one local rank, closed */
+    size_t n;
+} a2a_works_ws;
+
+static void tail_close(a2a_works_ws *ws, uint32_t ch)
+{
+    a2a_tail *tl = &ws->tail[ch];
+    if (tl->open)
+        ws->w[ws->n++] = (a2a_work){ch, tl->a, tl->b, tl->hop};
+    tl->open = false;
+}
+
+/* appendWorkElemP2p (enqueue.cc:141-174) for an element of type ty (0
+ * receive, 1 send) with peer on channel ch; hop 0 for the rank itself, 1
+ * inside the node, 2 across nodes, (a, b) the transfer's ends; *lead set
+ * where it is the work's first send to another rank. */
+static void work_elem(a2a_works_ws *ws, uint32_t ch, bool fuse, int ty, uint32_t peer, uint8_t hop, uint32_t a,
+                      uint32_t b, uint8_t *lead)
+{
+    a2a_tail *tl = &ws->tail[ch];
+    bool fit = tl->open && fuse && tl->n[ty] < 16;
+    for (uint32_t e = (uint32_t)ty; fit && e < tl->n[ty]; e += 2)
+        if (tl->peer[e] == peer)
+            fit = false; /* one connection per peer and work */
+    if (!fit) {
+        tail_close(ws, ch);
+        *tl = (a2a_tail){.open = true, .n = {0, 1}};
+    }
+    tl->peer[tl->n[ty]] = peer;
+    tl->n[ty] += 2;
+    if (hop > tl->hop)
+        tl->hop = hop, tl->a = a, tl->b = b;
+    if (ty == 1 && hop && !tl->lead) {
+        tl->lead = true;
+        if (lead)
+            *lead = 1;
+    }
+}
+
+/* NCCL's works (scheduleP2pTasksToPlan, src/enqueue.cc:882-983) for every
+ * local rank (node 0's: every node's are the same but for the node): for
+ * each peer-order entry i, piece by piece, the receive then the send, each
+ * on channel (p2pChannels[base mod p2pnChannels] + piece mod
+ * p2pnChannelsPerPeer) mod p2pnChannels (enqueue.cc:523,
+ * src/include/channel.h:15-46), fused into its channel's last work unless
+ * i is a multiple of 8 (enqueue.cc:947: a new work for each group of 8
+ * entries) or the work is full or holds the peer. A channel runs its works
+ * one after another (src/device/common.h:181-203), each a hop: the latency
+ * is the longest chain (*chain_us, a hop inside a node intra_us, across
+ * nodes inter_us, 0 for one that reaches no other rank), over channels and
+ * local ranks; its works' pairs into *pairs (2 a work with a hop: NULL to
+ * skip), st->lead where set. */
+static tc_status a2a_works(a2a_state *st, double intra_us, double inter_us, double *chain_us, uint32_t **pairs,
+                           uint32_t *npairs, tc_err *err)
+{
+    uint32_t G = st->G, N = st->N, E = N * st->steps, c = st->c, nch = st->nch;
+    size_t cap = 2 * (size_t)E * c;
+    a2a_works_ws ws = {calloc(nch, sizeof *ws.tail), malloc(cap * sizeof *ws.w), 0};
+    double *sum = calloc(nch, sizeof *sum);
+    uint32_t *best = NULL, nbest = 0;
+    *chain_us = 0;
+    if (!ws.tail || !ws.w || !sum) {
+        free(ws.tail), free(ws.w), free(sum);
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    }
+    for (uint32_t lr = 0; lr < G; lr++) {
+        bool fuse = false;
+        ws.n = 0;
+        for (uint32_t e = 0; e < E; e++) {
+            uint32_t delta = st->delta[e / st->steps], s = e % st->steps;
+            uint32_t sl = (lr + s) % st->steps, rl = (lr + st->steps - s) % st->steps, rn = (N - delta) % N;
+            bool snd = sl < G, rcv = rl < G;
+            if (!snd && !rcv)
+                continue; /* no task: fuseOk untouched */
+            uint32_t sq = delta * G + sl, rq = rn * G + rl, sb = 0, rb = 0;
+            if (snd) {
+                uint32_t k = (G + sl - lr) % G;
+                sb = mirror_bits((N > 1 ? delta + k / P2P_GROUP : k) % nch, nch);
+            }
+            if (rcv) {
+                uint32_t k = (G + lr - rl) % G;
+                rb = mirror_bits((N > 1 ? delta + k / P2P_GROUP : k) % nch, nch);
+            }
+            for (uint32_t j = 0; j < c; j++) {
+                if (e % P2P_GROUP == 0)
+                    fuse = false;
+                if (rcv) {
+                    uint8_t hop = rq == lr ? 0 : rn ? 2 : 1;
+                    work_elem(&ws, (rb + j % st->cpp) % nch, fuse, 0, rq, hop, relay_of(st, rq, lr), lr, NULL);
+                    fuse = true;
+                }
+                if (snd) {
+                    uint8_t hop = sq == lr ? 0 : delta ? 2 : 1;
+                    work_elem(&ws, (sb + j % st->cpp) % nch, fuse, 1, sq, hop, relay_of(st, lr, sq), sq,
+                              st->lead ? &st->lead[((size_t)lr * E + e) * c + j] : NULL);
+                    fuse = true;
+                }
+            }
+        }
+        for (uint32_t ch = 0; ch < nch; ch++)
+            tail_close(&ws, ch);
+        memset(sum, 0, nch * sizeof *sum);
+        for (size_t i = 0; i < ws.n; i++)
+            sum[ws.w[i].ch] += ws.w[i].hop == 2 ? inter_us : ws.w[i].hop ? intra_us : 0;
+        uint32_t top = 0;
+        for (uint32_t ch = 1; ch < nch; ch++)
+            if (sum[ch] > sum[top])
+                top = ch;
+        if (lr > 0 && sum[top] <= *chain_us)
+            continue;
+        *chain_us = sum[top];
+        if (!pairs)
+            continue;
+        nbest = 0;
+        free(best);
+        best = malloc((2 * ws.n + 2) * sizeof *best);
+        if (!best) {
+            free(ws.tail), free(ws.w), free(sum);
+            return tc_fail(err, TC_EINTERNAL, "out of memory");
+        }
+        for (size_t i = 0; i < ws.n; i++)
+            if (ws.w[i].ch == top && ws.w[i].hop) {
+                best[2 * nbest] = ws.w[i].a;
+                best[2 * nbest + 1] = ws.w[i].b;
+                nbest++;
+            }
+    }
+    free(ws.tail), free(ws.w), free(sum);
+    if (pairs) {
+        if (!best && !(best = malloc(2 * sizeof *best)))
+            return tc_fail(err, TC_EINTERNAL, "out of memory");
+        *pairs = best;
+        *npairs = nbest;
+    }
+    return TC_OK;
+}
+
+/* The shape of req on t (not the plan): nodes, steps, PXN, channels,
+ * pieces, the node deltas in NCCL's order (init.cc:1313-1334); *B the
+ * bytes a peer. */
+static tc_status a2a_setup(const tc_coll_req *req, const tc_topo *t, a2a_state *st, bool pxn, double *B,
+                           tc_err *err)
+{
+    uint32_t p = req->p, G = node_size(p, t), N = p / G;
+    st->G = G, st->N = N, st->steps = align_power(G, P2P_GROUP);
+    st->pxn = pxn && tc_nccl_a2a_pxn_applies(t, p);
+    st->gpn = st->pxn && t->nics ? G / t->nics : 1;
+    p2p_channels(req, t, N, &st->nch, &st->cpp);
+    /* nChannelsMin: one channel per operation when the peers fill them */
+    uint32_t minch = st->cpp;
+    while (minch * p > st->nch && minch > 1)
+        minch /= 2;
+    double step = N > 1 ? 131072.0 : 524288.0, buf = (req->buffsize > 0 ? req->buffsize : 4194304.0) / 8;
+    if (step > buf)
+        step = buf;
+    *B = req->bytes / p;
+    double minsz = N > 1 ? step / 2 : step / 8, maxsz = N > 1 ? step : 32 * step;
+    double piece = p2p_chunk(*B, minch, st->cpp, minsz, maxsz), pieces = ceil(*B / piece);
+    if (pieces < 1)
+        pieces = 1;
+    st->c = pieces < st->cpp ? (uint32_t)pieces : st->cpp;
+    if ((double)p * st->c * 2 + (double)G * st->c > UINT32_MAX / 2)
+        return tc_fail(err, TC_EINVAL, "nccl-a2a: %u ranks are too many", p);
+    st->delta = malloc((size_t)N * sizeof *st->delta);
+    if (!st->delta)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    for (uint32_t d = 0; d <= N / 4; d++) {
+        uint32_t dl[4] = {d, (N - d) % N, N / 2 - d, (N - (N / 2 - d)) % N};
+        for (int idx = 0; idx < 4; idx++) {
+            if ((idx == 1 && dl[1] == dl[0]) || (idx == 2 && dl[2] == dl[0]) ||
+                (idx == 3 && (dl[3] == dl[2] || dl[3] == dl[1])))
+                continue;
+            st->delta[st->ndelta++] = dl[idx];
+        }
+    }
+    if (st->ndelta != N)
+        return tc_fail(err, TC_EINTERNAL, "nccl-a2a: %u node deltas for %u nodes", st->ndelta, N);
+    return TC_OK;
 }
 
 double tc_nccl_a2a_time_us(const tc_coll_req *req, const tc_topo *t, tc_proto *proto)
@@ -205,8 +433,13 @@ double tc_nccl_a2a_time_us(const tc_coll_req *req, const tc_topo *t, tc_proto *p
     tc_topo_info in;
     tc_topo_get_info(t, &in);
     double bw = (N > 1 || t->node_size <= 1 ? in.injection_Bps : t->node_bw) / 1e9;
-    double wire = pr == TC_PROTO_LL ? 2 : 1;
-    return a2a_latency_us(pr, N, t) + wire * req->bytes * (p - 1) / p / (1000 * bw);
+    double wire = pr == TC_PROTO_LL ? 2 : 1, B, chain = 0;
+    a2a_state st = {0};
+    if (a2a_setup(req, t, &st, false, &B, NULL) != TC_OK ||
+        a2a_works(&st, a2a_hop_us(pr, false, t), a2a_hop_us(pr, true, t), &chain, NULL, NULL, NULL) != TC_OK)
+        chain = a2a_hop_us(pr, N > 1, t); /* out of memory: one hop */
+    free(st.delta);
+    return a2a_base_us(pr) + chain + wire * req->bytes * (p - 1) / p / (1000 * bw);
 }
 
 /* Rank r's send peer at entry e (delta index e / steps, local step
@@ -243,13 +476,16 @@ static uint32_t scratch_slot(const tc_sched *s, const a2a_state *st, uint32_t lr
     return 2 * s->nblk + lr * st->c + j;
 }
 
+/* A piece in its lane; piped: it pays no hop latency of its own (flow):
+ * only the first send to another rank in each of NCCL's works does (the
+ * network hop where relayed), the others run in the work it opened. */
 static void add_piece(const tc_sched *s, tc_xfers *x, uint32_t src, uint32_t dst, uint32_t lane, uint32_t from,
-                      uint32_t to)
+                      uint32_t to, bool piped)
 {
     size_t at = tc_xfers_add(x, src, dst, s->blk_bytes, false);
     if (!x->oom) {
         x->v[at].lane = (uint16_t)lane;
-        x->v[at].piped = 1; /* the latency is base_s, once */
+        x->v[at].piped = piped;
     }
     tc_xfers_seg(x, from, to, 1);
 }
@@ -304,13 +540,14 @@ static tc_status emit_a2a(const tc_sched *s, uint32_t step, tc_xfers *x)
             if (a->pl != UINT32_MAX && a->relay != lr) { /* PXN: over NVLink into the relay's buffer */
                 uint32_t qn = node + a->delta, q = (qn >= N ? qn - N : qn) * G + a->pl, m = node * G + a->relay;
                 for (uint32_t j = 0; j < c; j++)
-                    add_piece(s, x, r, m, (a->first + j) % st->nch, q * c + j, scratch_slot(s, st, lr, j));
+                    add_piece(s, x, r, m, (a->first + j) % st->nch, q * c + j, scratch_slot(s, st, lr, j), true);
             }
             if (b->pl != UINT32_MAX) {
                 uint32_t qn = node + b->delta, q = (qn >= N ? qn - N : qn) * G + b->pl, m = node * G + b->relay;
+                const uint8_t *lead = &st->lead[((size_t)lr * N * st->steps + sp->net) * c];
                 for (uint32_t j = 0; j < c; j++)
                     add_piece(s, x, m, q, (b->first + j) % st->nch, m == r ? q * c + j : scratch_slot(s, st, lr, j),
-                              nb + r * c + j);
+                              nb + r * c + j, !lead[j]);
             }
         }
     free(nv);
@@ -363,16 +600,20 @@ static tc_status step_figures(const tc_sched *s, uint32_t step, tc_xfers *x, uin
 }
 
 /* Two sizes of one request whose pieces per peer and protocol agree: the
- * peer plan and the deltas follow from the fields compared (the size
- * enters only through c, the protocol and blk_bytes), so the steps are the
- * same pieces, each blk_bytes. */
+ * peer plan, the deltas and the works (lead, lat_pairs) follow from the
+ * fields compared (the size enters only through c, the protocol and
+ * blk_bytes), so the steps are the same pieces, each blk_bytes, with the
+ * same latency. */
 static bool a2a_same_shape(const tc_sched *a, const tc_sched *b)
 {
     const a2a_state *x = a->state, *y = b->state;
     if (a->same_shape != b->same_shape || !x || !y || a->req.p != b->req.p || a->req.elt != b->req.elt ||
         a->proto != b->proto || a->nblk != b->nblk || a->nslots != b->nslots || a->nphases != b->nphases ||
         a->nsteps != b->nsteps || a->channels != b->channels || a->lanes != b->lanes || a->base_s != b->base_s ||
-        a->wire != b->wire || a->credit_steps != b->credit_steps || a->params[0] != b->params[0])
+        a->wire != b->wire || a->credit_steps != b->credit_steps || a->params[0] != b->params[0] ||
+        a->lat_intra_s != b->lat_intra_s || a->lat_inter_s != b->lat_inter_s || a->nlat_pairs != b->nlat_pairs)
+        return false;
+    if (a->nlat_pairs && memcmp(a->lat_pairs, b->lat_pairs, 2 * (size_t)a->nlat_pairs * sizeof *a->lat_pairs))
         return false;
     if (x->G != y->G || x->N != y->N || x->steps != y->steps || x->c != y->c || x->nch != y->nch ||
         x->cpp != y->cpp || x->pxn != y->pxn || x->gpn != y->gpn || x->ndelta != y->ndelta)
@@ -388,46 +629,21 @@ static bool a2a_same_shape(const tc_sched *a, const tc_sched *b)
 
 static tc_status a2a_build_pxn(const tc_coll_req *req, const tc_topo *t, tc_sched *s, bool pxn, tc_err *err)
 {
-    uint32_t p = req->p, G = node_size(p, t), N = p / G;
+    uint32_t p = req->p;
     a2a_state *st = calloc(1, sizeof *st);
     if (!st)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
     s->state = st;
     s->free_state = a2a_state_free;
-    st->G = G, st->N = N, st->steps = align_power(G, P2P_GROUP);
-    st->pxn = pxn && tc_nccl_a2a_pxn_applies(t, p);
-    st->gpn = st->pxn && t->nics ? G / t->nics : 1;
-    p2p_channels(req, t, N, &st->nch, &st->cpp);
-    /* nChannelsMin: one channel per operation when the peers fill them */
-    uint32_t minch = st->cpp;
-    while (minch * p > st->nch && minch > 1)
-        minch /= 2;
-    double step = N > 1 ? 131072.0 : 524288.0, buf = (req->buffsize > 0 ? req->buffsize : 4194304.0) / 8;
-    if (step > buf)
-        step = buf;
-    double B = req->bytes / p, minsz = N > 1 ? step / 2 : step / 8, maxsz = N > 1 ? step : 32 * step;
-    double piece = p2p_chunk(B, minch, st->cpp, minsz, maxsz), pieces = ceil(B / piece);
-    if (pieces < 1)
-        pieces = 1;
-    st->c = pieces < st->cpp ? (uint32_t)pieces : st->cpp;
-    if ((double)p * st->c * 2 + (double)G * st->c > UINT32_MAX / 2)
-        return tc_fail(err, TC_EINVAL, "nccl-a2a: %u ranks are too many", p);
-    /* the node deltas in NCCL's order (init.cc:1313-1334) */
-    st->delta = malloc((size_t)N * sizeof *st->delta);
+    double B;
+    tc_status rs = a2a_setup(req, t, st, pxn, &B, err);
+    if (rs)
+        return rs;
+    uint32_t G = st->G, N = st->N;
     st->plan = malloc(((size_t)N * st->steps + 1) * sizeof *st->plan);
-    if (!st->delta || !st->plan)
+    st->lead = calloc((size_t)N * st->steps * G * st->c, 1);
+    if (!st->plan || !st->lead)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
-    for (uint32_t d = 0; d <= N / 4; d++) {
-        uint32_t dl[4] = {d, (N - d) % N, N / 2 - d, (N - (N / 2 - d)) % N};
-        for (int idx = 0; idx < 4; idx++) {
-            if ((idx == 1 && dl[1] == dl[0]) || (idx == 2 && dl[2] == dl[0]) ||
-                (idx == 3 && (dl[3] == dl[2] || dl[3] == dl[1])))
-                continue;
-            st->delta[st->ndelta++] = dl[idx];
-        }
-    }
-    if (st->ndelta != N)
-        return tc_fail(err, TC_EINTERNAL, "nccl-a2a: %u node deltas for %u nodes", st->ndelta, N);
     s->nblk = p * st->c;
     s->nslots = 2 * s->nblk + (st->pxn ? G * st->c : 0); /* PXN: the relayed pieces, by sender's local rank */
     s->blk_bytes = tc_block_bytes(req->bytes, req->elt, s->nblk);
@@ -437,16 +653,21 @@ static tc_status a2a_build_pxn(const tc_coll_req *req, const tc_topo *t, tc_sche
     s->lanes = st->nch;
     s->nccl_impl = TC_ALGO_NCCL_A2A;
     s->proto = req->proto ? req->proto : a2a_proto(B);
-    s->base_s = p > 1 ? a2a_latency_us(s->proto, N, t) * 1e-6 : 0;
-    s->lat_intra_s = s->lat_inter_s = 0;
+    /* the latency: the base once, then the hops of the longest chain of
+     * works one channel runs (a2a_works), each the pair of ranks it stands
+     * for (lat_once: their sum) */
+    s->base_s = p > 1 ? a2a_base_us(s->proto) * 1e-6 : 0;
+    s->lat_intra_s = a2a_hop_us(s->proto, false, t) * 1e-6;
+    s->lat_inter_s = a2a_hop_us(s->proto, true, t) * 1e-6;
+    s->lat_once = true;
     s->wire = tc_nccl_wire_factor(s->proto);
     s->rate_cap_Bps = 0;
     s->credit_steps = s->credit_steps_inter = P2P_GROUP;
     s->params[0] = st->pxn;
-    s->lat_pairs = malloc(2 * sizeof *s->lat_pairs);
-    if (!s->lat_pairs)
-        return tc_fail(err, TC_EINTERNAL, "out of memory");
-    s->nlat_pairs = 0;
+    double chain_us = 0;
+    if ((rs = a2a_works(st, s->lat_intra_s * 1e6, s->lat_inter_s * 1e6, &chain_us, &s->lat_pairs, &s->nlat_pairs,
+                        err)) != TC_OK)
+        return rs;
     if (p == 1) {
         st->plan[0] = (a2a_step){0, NO_ENTRY};
         return tc_sched_add_copy_phase(s, err);
@@ -477,7 +698,6 @@ static tc_status a2a_build_pxn(const tc_coll_req *req, const tc_topo *t, tc_sche
     uint32_t *cnt = st->pxn ? calloc(2 * (size_t)p, sizeof *cnt) : NULL;
     if (st->pxn && !cnt)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
-    tc_status rs = TC_OK;
     for (uint32_t i = 0; i < nst && rs == TC_OK; i++) {
         bool relay = st->plan[i].nv != NO_ENTRY || (st->pxn && st->plan[i].net != NO_ENTRY &&
                                                       st->delta[st->plan[i].net / st->steps] != 0);
