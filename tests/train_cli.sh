@@ -525,7 +525,8 @@ good "auto's choice listed" "^algorithms: tp allreduce rhd (auto); dp allreduce 
 # library: rings for reduce-scatter and all-gather (TP with sequence
 # parallelism, DP with ZeRO 1), the faster of ring and dbtree for
 # all-reduce (dbtree for the test model's small gradients over 64 ranks),
-# all pairs (direct) for the experts' all-to-all
+# NCCL's grouped send/recv (nccl-a2a) for the experts' all-to-all on a
+# topology of scale-up nodes, all pairs (direct) on one without
 good "library: rings" "^algorithms: tp reducescatter ring (library); tp allgather ring (library); dp reducescatter ring (library); dp allgather ring (library)$\|^algorithms: tp allgather ring (library); tp reducescatter ring (library); dp reducescatter ring (library); dp allgather ring (library)$" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --seq-parallel --zero 1 --micro-batches 2
 good "library: a tree for all-reduce" "^algorithms: dp allreduce dbtree (library)$" train --topo "$SLOW" --model "$(dirname "$0")/data/models/tiny.json" --dp 64
 good "library: a ring for large all-reduces" "^algorithms: dp allreduce ring (library)$" train --topo "$SLOW" --model resnet50 --dp 64 --micro-batch 64
@@ -541,7 +542,11 @@ good "library: one ring where a group has a GPU a node" "dp reducescatter ring (
 # an interleaved pipeline co-simulated: the last stage's chunk sends on to
 # the first stage's next chunk (it used to fail as a send past the pipeline)
 good "interleaved pipeline co-simulated" "^iteration " train --topo clos:hosts=16,radix=8,tiers=2,node=8 --model llama3-8b --dp 2 --tp 4 --pp 2 --micro-batches 4 --virtual-stages 2 --allow-oom --mode flow
-good "library: direct for all-to-all" "ep alltoall direct (library)" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --micro-batches 2 --zero 1 --allow-oom
+good "library: NCCL's all-to-all on GPU nodes" "ep alltoall nccl-a2a (library)" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --micro-batches 2 --zero 1 --allow-oom
+good "library: NCCL's all-to-all, as named" "^EP all-to-alls (nominal) *2.411s" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --micro-batches 2 --zero 1 --allow-oom
+good "library: NCCL's all-to-all, named" "^EP all-to-alls (nominal) *2.411s" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --micro-batches 2 --zero 1 --allow-oom --ep-algo nccl-a2a
+good "library: direct for all-to-all without scale-up nodes" "ep alltoall direct (library)" train --topo "$SLOW" --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --micro-batches 2 --zero 1 --allow-oom
+good "library: NCCL's all-to-all co-simulated" "ep alltoall nccl-a2a (library)" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --micro-batches 2 --zero 1 --allow-oom --mode flow
 good "a named DP algorithm" "^algorithms: .*dp allreduce ring;*" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 8 --pp 2 --micro-batches 4 --mode flow --dp-algo ring
 good "a named TP algorithm" "tp reducescatter ring; tp allgather ring\|tp allgather ring; tp reducescatter ring" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --seq-parallel --tp-algo ring
 ita() { m=$1; shift; "$T" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 8 --pp 2 --micro-batches 4 --mode "$m" \

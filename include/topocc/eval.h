@@ -180,7 +180,7 @@ void tc_groups_flow_jobs(const tc_sched *s, const tc_groups *g, const uint32_t *
 /* "library" (src/eval/library.c; docs/MODEL.md, "Each class's algorithm"):
  * what NCCL runs for an operation. tc_library_among: its MPI-style forms,
  * as tc_coll_req.among bits for auto (all-reduce: ring and dbtree;
- * all-to-all: direct; the others: ring). tc_library_multirail: 1 where
+ * all-to-all: direct, where NCCL's own is not run; the others: ring). tc_library_multirail: 1 where
  * group 0 of g (job ranks, placed by map, NULL: rank r on endpoint r) has
  * several GPUs on each of several nodes of t, 0 where not, -1 out of
  * memory. tc_library_nccl_ring: there, for all-reduce, reduce-scatter and
@@ -202,5 +202,12 @@ void tc_library_req(tc_coll_req *req, tc_op op);
 int tc_library_multirail(const tc_topo *t, const tc_groups *g, const uint32_t *map);
 tc_status tc_library_nccl_ring(const tc_topo *t, const tc_coll_req *req, const tc_groups *g, const double *sizes,
                                size_t n, const tc_eval_opts *o, tc_result *r, tc_err *err);
+/* The all-to-all (req->op) of "library" on a topology of scale-up (GPU)
+ * nodes: NCCL's grouped send/recv, nccl-a2a, in every group of g at once
+ * (its times at sizes[i] into r[i], *done set). Where t has no scale-up
+ * nodes, or nccl-a2a does not fit (a multidc; groups NCCL cannot form),
+ * *done stays false and r untouched: the caller times direct. */
+tc_status tc_library_nccl_a2a(const tc_topo *t, const tc_coll_req *req, const tc_groups *g, const double *sizes,
+                              size_t n, const tc_eval_opts *o, tc_result *r, bool *done, tc_err *err);
 
 #endif

@@ -8,8 +8,11 @@
  * specialisations in src/device/all_reduce.h:227-738,
  * reduce_scatter.h:57-158, all_gather.h:67-164, broadcast.h:51-66,
  * reduce.h:55-70, NVLS and CollNet aside, which need switches that
- * reduce); all-to-all as one group of sends and receives to every peer
- * (nccl-tests v2.13.10 src/alltoall.cu:57-62): direct. And NCCL's ring
+ * reduce). All-to-all as one group of sends and receives to every peer
+ * (nccl-tests v2.13.10 src/alltoall.cu:57-62): on a topology of scale-up
+ * (GPU) nodes NCCL's own, nccl-a2a (its peer order, channels, works and
+ * PXN: coll/nccl_a2a.c), elsewhere, or where nccl-a2a does not fit, direct
+ * (every message at once). And NCCL's ring
  * itself (nccl-ring, Simple: the protocol of NCCL's choice at gradient
  * sizes, and one that co-simulates) for all-reduce, reduce-scatter and
  * all-gather where it is faster than those, in groups with several GPUs on
@@ -90,6 +93,34 @@ tc_status tc_library_nccl_ring(const tc_topo *t, const tc_coll_req *req, const t
     free(q);
     if (st == TC_EINVAL)
         return TC_OK; /* it does not fit these groups */
+    if (st)
+        *err = e2;
+    return st;
+}
+
+tc_status tc_library_nccl_a2a(const tc_topo *t, const tc_coll_req *req, const tc_groups *g, const double *sizes,
+                              size_t n, const tc_eval_opts *o, tc_result *r, bool *done, tc_err *err)
+{
+    *done = false;
+    if (req->op != TC_OP_ALLTOALL || t->node_size <= 1)
+        return TC_OK;
+    tc_result *q = tc_calloc(n, sizeof *q);
+    if (!q)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    tc_coll_req nr = *req;
+    nr.algo = TC_ALGO_NCCL_A2A;
+    nr.among = 0;
+    nr.proto = TC_PROTO_NONE; /* its own: LL up to 16 KiB a peer, else Simple */
+    tc_err e2;
+    tc_status st = tc_evaluate_groups_sweep(t, &nr, g, sizes, n, o, q, &e2);
+    if (st == TC_OK) {
+        for (size_t i = 0; i < n; i++)
+            r[i] = q[i];
+        *done = true;
+    }
+    free(q);
+    if (st == TC_EINVAL)
+        return TC_OK; /* not NCCL's to run here: direct */
     if (st)
         *err = e2;
     return st;

@@ -212,8 +212,8 @@ static const opt_def opts[] = {
       "library, auto or a name, as --dp-algo [library]"},
      F_VALUE},
     {{"--ep-algo", "iteration.ep_algo", "train", "ALGO", B(TRAIN), false,
-      "the algorithm of the expert all-to-alls: library (direct: NCCL's grouped sends to every peer), auto or a "
-      "name (direct, pairwise, bruck, nccl-a2a, ...) [library]"},
+      "the algorithm of the expert all-to-alls: library (NCCL's grouped sends to every peer: nccl-a2a on a topology "
+      "of scale-up nodes, direct elsewhere), auto or a name (direct, pairwise, bruck, nccl-a2a, ...) [library]"},
      F_VALUE},
     {{"--compress-dp", "iteration.compress_dp", "train", "CODEC", B(TRAIN), false,
       "compress DP gradient buckets (ZeRO 0) with CODEC where that shortens the iteration (e.g. powersgd:rank=4)"},

@@ -219,7 +219,10 @@ static tc_status sweep_times(comm_ctx *c, tc_op op, tc_ti_group g, const double 
         req.elt = 2;
         if (c->lib[g])
             tc_library_req(&req, op); /* "library": src/eval/library.c */
-        if (st == TC_OK)
+        bool done = false;
+        if (st == TC_OK && c->lib[g] && op == TC_OP_ALLTOALL)
+            st = tc_library_nccl_a2a(c->t, &req, &gr, sizes, n, &eo, r, &done, err);
+        if (st == TC_OK && !done)
             st = tc_evaluate_groups_sweep(c->t, &req, &gr, sizes, n, &eo, r, err);
         if (st == TC_OK && c->lib[g] && (op == TC_OP_ALLREDUCE || op == TC_OP_REDUCESCATTER || op == TC_OP_ALLGATHER))
             st = tc_library_nccl_ring(c->t, &req, &gr, sizes, n, &eo, r, err);
