@@ -735,7 +735,7 @@ static tc_status run_and_print(const nt_in *in, const tc_scenario *s, const tc_n
                      rn, r->mode == TC_MODE_STEPS ? "steps'" : "flow's");
         else
             snprintf(routing, sizeof routing, "routing %s", rn);
-        snprintf(what, sizeof what, "%s, %u ranks, %s, mode %s, %s%s", o->net.topo[0]->spec, o->ranks,
+        snprintf(what, sizeof what, "%.400s, %u ranks, %.64s, mode %s, %.200s%.200s", o->net.topo[0]->spec, o->ranks,
                  o->rows[0].requested, tc_mode_name(r->mode), routing, groups);
         nt_print p = {.s = s,         .o = o,         .fmt = fmt,           .what = what,
                       .rows = rows,   .nrows = nrows, .compare = in->compare, .hdr = &b->hdr};
