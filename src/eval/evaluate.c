@@ -203,23 +203,19 @@ static tc_status run_flow_detail(const tc_topo *t, const tc_sched *s, const tc_e
 }
 
 /* tc_eval_sched, with the upper end of flow bounds in *upper (0: not
- * bounded). */
+ * bounded): a bounded run keeps its result for it. */
 static tc_status eval_one(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, double *time_s, double *upper,
                           tc_err *err)
 {
     *upper = 0;
     if (!(o->mode == TC_MODE_FLOW && o->flow && o->flow->bounds))
         return tc_eval_sched(t, s, o, time_s, err);
-    tc_flow_opts fo = *o->flow;
-    fo.routing = o->routing;
-    tc_flow_job job = {.sched = s, .rank_map = o->rank_map};
     tc_flow_result r;
-    tc_status st = tc_flow_run(t, &job, 1, &fo, &r, err);
-    if (st == TC_OK) {
-        *time_s = r.jobs[0].time_s;
-        *upper = r.upper_s;
+    tc_eval_opts od = *o;
+    od.flow_detail = &r;
+    tc_status st = run_flow_detail(t, s, &od, time_s, upper, err);
+    if (st == TC_OK)
         tc_flow_result_free(&r);
-    }
     return st;
 }
 

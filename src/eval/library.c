@@ -22,6 +22,7 @@
  * between nodes by one NIC.
  */
 #include <stdlib.h>
+#include <string.h>
 #include "topocc/eval.h"
 
 uint64_t tc_library_among(tc_op op)
@@ -67,6 +68,33 @@ int tc_library_multirail(const tc_topo *t, const tc_groups *g, const uint32_t *m
     return nodes >= 2 && nodes < g->size; /* not one node, not a GPU a node */
 }
 
+/* req timed as NCCL's algorithm a (with protocol proto) over groups g:
+ * *out the n results (the caller frees them), or NULL where a does not fit
+ * these groups (TC_EINVAL, not an error here). */
+static tc_status eval_as(const tc_topo *t, const tc_coll_req *req, tc_algo a, tc_proto proto, const tc_groups *g,
+                         const double *sizes, size_t n, const tc_eval_opts *o, tc_result **out, tc_err *err)
+{
+    *out = NULL;
+    tc_result *q = tc_calloc(n, sizeof *q);
+    if (!q)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    tc_coll_req nr = *req;
+    nr.algo = a;
+    nr.among = 0;
+    nr.proto = proto;
+    tc_err e2;
+    tc_status st = tc_evaluate_groups_sweep(t, &nr, g, sizes, n, o, q, &e2);
+    if (st == TC_OK) {
+        *out = q;
+        return TC_OK;
+    }
+    free(q);
+    if (st == TC_EINVAL)
+        return TC_OK;
+    *err = e2;
+    return st;
+}
+
 tc_status tc_library_nccl_ring(const tc_topo *t, const tc_coll_req *req, const tc_groups *g, const double *sizes,
                                size_t n, const tc_eval_opts *o, tc_result *r, tc_err *err)
 {
@@ -77,24 +105,12 @@ tc_status tc_library_nccl_ring(const tc_topo *t, const tc_coll_req *req, const t
         return tc_fail(err, TC_EINTERNAL, "out of memory");
     if (!multi)
         return TC_OK;
-    tc_result *q = tc_calloc(n, sizeof *q);
-    if (!q)
-        return tc_fail(err, TC_EINTERNAL, "out of memory");
-    tc_coll_req nr = *req;
-    nr.algo = TC_ALGO_NCCL_RING;
-    nr.among = 0;
-    nr.proto = TC_PROTO_SIMPLE;
-    tc_err e2;
-    tc_status st = tc_evaluate_groups_sweep(t, &nr, g, sizes, n, o, q, &e2);
-    if (st == TC_OK)
-        for (size_t i = 0; i < n; i++)
-            if (q[i].time_s < r[i].time_s)
-                r[i] = q[i];
+    tc_result *q;
+    tc_status st = eval_as(t, req, TC_ALGO_NCCL_RING, TC_PROTO_SIMPLE, g, sizes, n, o, &q, err);
+    for (size_t i = 0; q && i < n; i++) /* q NULL: it does not fit these groups */
+        if (q[i].time_s < r[i].time_s)
+            r[i] = q[i];
     free(q);
-    if (st == TC_EINVAL)
-        return TC_OK; /* it does not fit these groups */
-    if (st)
-        *err = e2;
     return st;
 }
 
@@ -104,24 +120,14 @@ tc_status tc_library_nccl_a2a(const tc_topo *t, const tc_coll_req *req, const tc
     *done = false;
     if (req->op != TC_OP_ALLTOALL || t->node_size <= 1)
         return TC_OK;
-    tc_result *q = tc_calloc(n, sizeof *q);
-    if (!q)
-        return tc_fail(err, TC_EINTERNAL, "out of memory");
-    tc_coll_req nr = *req;
-    nr.algo = TC_ALGO_NCCL_A2A;
-    nr.among = 0;
-    nr.proto = TC_PROTO_NONE; /* its own: LL up to 16 KiB a peer, else Simple */
-    tc_err e2;
-    tc_status st = tc_evaluate_groups_sweep(t, &nr, g, sizes, n, o, q, &e2);
-    if (st == TC_OK) {
-        for (size_t i = 0; i < n; i++)
-            r[i] = q[i];
+    tc_result *q;
+    /* its own protocol: LL up to 16 KiB a peer, else Simple; q NULL: not
+     * NCCL's to run here, direct */
+    tc_status st = eval_as(t, req, TC_ALGO_NCCL_A2A, TC_PROTO_NONE, g, sizes, n, o, &q, err);
+    if (q) {
+        memcpy(r, q, n * sizeof *r);
         *done = true;
     }
     free(q);
-    if (st == TC_EINVAL)
-        return TC_OK; /* not NCCL's to run here: direct */
-    if (st)
-        *err = e2;
     return st;
 }

@@ -941,6 +941,13 @@ static void coll_result_table(const tc_collective_out *o, tc_rtable *t)
         tc_rtable_num(t, row, c2 + 6, fr->upper_s);
 }
 
+/* A result's upper end of flow bounds; NAN (a missing cell) where it was
+ * not bounded. */
+static double upper_or_nan(const tc_result *r)
+{
+    return r->bounds_upper_s > 0 ? r->bounds_upper_s : NAN;
+}
+
 /* The index of the column named csv, or -1. */
 static int col_named(const tc_rtable *t, const char *csv)
 {
@@ -986,7 +993,7 @@ void tc_sizes_table(tc_rtable *t, const tc_result *res, size_t n, uint32_t root,
         tc_rtable_num(t, row, 9, r->lower_bound_s);
         int c_up = col_named(t, "bounds_upper_s");
         if (c_up >= 0)
-            tc_rtable_num(t, row, c_up, r->bounds_upper_s > 0 ? r->bounds_upper_s : NAN);
+            tc_rtable_num(t, row, c_up, upper_or_nan(r));
     }
 }
 
@@ -1029,7 +1036,7 @@ static void coll_algorithms_table(const tc_collective_out *o, tc_rtable *t)
             if (c_gf >= 0)
                 tc_rtable_num(t, row, c_gf, r->group_fastest_s);
             if (c_up >= 0)
-                tc_rtable_num(t, row, c_up, r->bounds_upper_s > 0 ? r->bounds_upper_s : NAN);
+                tc_rtable_num(t, row, c_up, upper_or_nan(r));
         }
     }
     free(order);
@@ -1394,7 +1401,7 @@ static void cmp_results_table(const tc_compare_out *o, tc_rtable *t)
                 tc_rtable_num(t, row, c_lb, r->lower_bound_s);
                 tc_rtable_num(t, row, c_ratio, cmp_ratio(o, oi, si, k));
                 if (c_up >= 0)
-                    tc_rtable_num(t, row, c_up, r->bounds_upper_s > 0 ? r->bounds_upper_s : NAN);
+                    tc_rtable_num(t, row, c_up, upper_or_nan(r));
                 if (c_groups >= 0) {
                     tc_rtable_text(t, row, c_groups, gspec);
                     tc_rtable_num(t, row, c_groups + 1, r->groups);
