@@ -824,6 +824,35 @@ bad_says "concurrent: a hier job on half nodes" "jobs\[0\] (half): hier takes ra
 good "flow: the hottest link is the busiest NIC" "^hottest links  host 0 -> leaf 0 (link 0): 48MiB, 97.8% busy" collective --preset dgx-h100:nodes=4 --op alltoall --size 64MiB --algo nccl --mode flow
 bad "NCCL over groups: the flow memory estimate applies" collective --preset dgx-h100:nodes=4 --group stride=8 --algo nccl --op allreduce --size 64MiB --mode flow --mem-limit 1KiB
 bad "preset: sharp=2" collective --preset dgx-h100:nodes=2,sharp=2 --op allreduce --algo nccl --size 64MiB
+# channel counts from the environment (docs/MODEL.md, "NCCL's choice"): the
+# smaller maximum truncates, then the larger minimum duplicates
+ch_env() { # ENV... -- PATTERN: the channels NCCL's ring takes at 1 GiB on 2 DGX H100
+    want=$1; shift
+    env "$@" "$T" collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl:algo=Ring --size 1GiB >"$tmp/chenv.txt" 2>&1
+    grep -q "^algorithm *nccl:Ring,Simple,${want}ch" "$tmp/chenv.txt" ||
+        { echo "FAIL: channels with $*: expected ${want}ch, got $(grep '^algorithm\|topocc:' "$tmp/chenv.txt")"; fails=$((fails + 1)); }
+}
+ch_env 16
+ch_env 24 NCCL_MIN_CTAS=24
+ch_env 4 NCCL_MAX_CTAS=4
+ch_env 8 NCCL_MIN_CTAS=24 NCCL_MAX_CTAS=8
+ch_env 6 NCCL_MAX_NCHANNELS=12 NCCL_MAX_CTAS=6
+ch_env 20 NCCL_MIN_NCHANNELS=20 NCCL_MIN_CTAS=18
+ch_env 20 NCCL_MIN_NRINGS=20
+ch_env 16 NCCL_MIN_NCHANNELS=0 NCCL_MIN_NRINGS=20
+ch_env 10 NCCL_MAX_NRINGS=10
+ch_env 4 NCCL_MAX_NRINGS=10 NCCL_MAX_NCHANNELS=4
+ch_env 12 NCCL_MAX_NCHANNELS=4 NCCL_MIN_NCHANNELS=12
+ch_env 8 NCCL_MAX_CTAS=4 NCCL_MIN_NCHANNELS=8
+export NCCL_MIN_CTAS=24
+good "NCCL_MIN_CTAS is recorded in the spec" "nccl:algo=Ring,minch=24" collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl:algo=Ring --size 1GiB --print-scenario
+unset NCCL_MIN_CTAS
+export NCCL_MAX_CTAS=40
+bad "NCCL_MAX_CTAS above NCCL's 32 channels" collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl --size 1GiB
+unset NCCL_MAX_CTAS
+export NCCL_MIN_NCHANNELS=x
+bad "NCCL_MIN_NCHANNELS not a number" collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl --size 1GiB
+unset NCCL_MIN_NCHANNELS
 export NCCL_ALGO=NVLS
 good "nccl: NCCL_ALGO=NVLS is honoured" "nccl:NVLS,Simple" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
 export NCCL_NVLS_ENABLE=0

@@ -305,7 +305,8 @@ void tc_scenario_eval_opts(const tc_scenario *s, const tc_net *net, int i, tc_ev
  * where the algorithm spec does not say: NCCL_PROTO (nccl only: the
  * protocols it may choose), NCCL_ALGO (nccl only: Ring and Tree are
  * modelled), NCCL_NVLS_ENABLE (nccl only), NCCL_MIN_NCHANNELS,
- * NCCL_MAX_NCHANNELS, NCCL_BUFFSIZE.
+ * NCCL_MAX_NCHANNELS (and their legacy NRINGS names), NCCL_MIN_CTAS,
+ * NCCL_MAX_CTAS, NCCL_PXN_DISABLE, NCCL_BUFFSIZE.
  * The values land in the spec, so the scenario records them. */
 static tc_status nccl_env(tc_coll_req *req, tc_err *err)
 {
@@ -342,17 +343,39 @@ static tc_status nccl_env(tc_coll_req *req, tc_err *err)
         snprintf(m, sizeof m, "%s", err->msg);
         return tc_fail(err, st, "NCCL_PROTO=%s: %s", v, m);
     }
-    static const char *const names[] = {"NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS"};
-    uint32_t *dst[] = {&req->min_channels, &req->max_channels};
-    for (int k = 0; k < 2; k++) {
+    /* Channel counts (src/graph/connect.cc at v2.21.5-1): NCCL_MIN_NCHANNELS
+     * and NCCL_MAX_NCHANNELS (their legacy names NCCL_MIN_NRINGS and
+     * NCCL_MAX_NRINGS where the new ones are unset, :320-347), and the
+     * communicator's minCTAs and maxCTAs, which NCCL_MIN_CTAS and
+     * NCCL_MAX_CTAS set (src/init.cc:1432, 1618-1626; a minimum above the
+     * maximum is lowered to it, :1655-1658). The rings are truncated to the
+     * smaller maximum, then duplicated up to the larger minimum (connect.cc:
+     * 467-469). 0 for a minimum asks for nothing, as in NCCL. */
+    static const char *const names[] = {"NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_MIN_NRINGS",
+                                        "NCCL_MAX_NRINGS",    "NCCL_MIN_CTAS",      "NCCL_MAX_CTAS"};
+    uint32_t val[6] = {0};
+    for (int k = 0; k < 6; k++) {
         v = getenv(names[k]);
-        if (!v || !*v || *dst[k])
+        if (!v || !*v)
             continue;
-        uint32_t c;
-        if (tc_parse_u32(v, &c, NULL) != TC_OK || c < 1 || c > 32)
-            return tc_fail(err, TC_EINVAL, "%s=%s: expected 1 to 32", names[k], v);
-        *dst[k] = c;
+        bool is_min = k % 2 == 0;
+        if (!(is_min && strcmp(v, "0") == 0) && (tc_parse_u32(v, &val[k], NULL) != TC_OK || val[k] > 32))
+            return tc_fail(err, TC_EINVAL, "%s=%s: expected %s to 32 (NCCL's MAXCHANNELS)", names[k], v,
+                           is_min ? "0" : "1");
     }
+    uint32_t min_ch = val[0] ? val[0] : getenv(names[0]) && *getenv(names[0]) ? 0 : val[2];
+    uint32_t max_ch = val[1] ? val[1] : val[3];
+    uint32_t min_cta = val[4], max_cta = val[5];
+    if (max_cta && min_cta > max_cta)
+        min_cta = max_cta;
+    if (min_cta > min_ch)
+        min_ch = min_cta;
+    if (max_cta && (!max_ch || max_cta < max_ch))
+        max_ch = max_cta;
+    if (!req->min_channels && min_ch)
+        req->min_channels = min_ch;
+    if (!req->max_channels && max_ch)
+        req->max_channels = max_ch;
     /* NCCL_PXN_DISABLE (src/graph/paths.cc:495 at v2.21.5-1): 1 turns PXN off */
     v = getenv("NCCL_PXN_DISABLE");
     if (v && *v && !req->pxn && (req->algo == TC_ALGO_NCCL_A2A || req->algo == TC_ALGO_NCCL)) {
