@@ -12,64 +12,94 @@ T="$B/topocc"
 D="$(dirname "$0")/../tests/data/nccl-tests"
 [ -x "$T" ] || { echo "nccl_validate.sh: build first (make build)" >&2; exit 2; }
 
-# file | modelled? | topocc arguments
+# file | transport | modelled? | topocc arguments. The transport is NCCL's
+# own (nvlink: inside a node; ib: InfiniBand; roce: RoCE through NCCL's
+# verbs transport, NCCL_NET_PLUGIN=none) or a network plugin NCCL does not
+# ship (efa: aws-ofi-nccl; gib: Google's gIB; tcpxo: GPUDirect-TCPXO), whose
+# costs are the plugin's, not NCCL's. Every file in tests/data/nccl-tests/
+# that nccl-tests --compare can read is here (INDEX.md names the one it
+# cannot).
 cases() {
 cat <<'EOF'
-nccltests309_gjaion_h100_2node_ib400_allreduce_ring_minctas24_qps2.txt|yes: Ring forced, 24 channels|--preset dgx-h100:nodes=2 --algo nccl-ring:channels=24
-meta_gcm_a100_1node_8gpu_allreduce_fixture.txt|yes: one A100 node (no NVLS on A100)|--preset dgx-a100 --algo nccl
-oci_bm_gpu4_8_a100_1node_8gpu_allreduce_10GiB_ubuntu.txt|yes: one A100 node|--preset dgx-a100 --algo nccl
-gcp_a3ultra_2node_1gpu_H200_roce_allreduce.txt|yes: 2 GPUs, one 400G NIC each|--topo clos:down=2,up=1,bw=400Gbps,arch=hopper --algo nccl
-gcp_a3ultra_2node_1gpu_H200_roce_allgather.txt|yes: 2 GPUs, one 400G NIC each|--topo clos:down=2,up=1,bw=400Gbps,arch=hopper --algo nccl --op allgather
-gcp_a4_2node_16xB200_roce_allgather.txt|yes: all-gather between nodes runs Ring|--preset dgx-b200:nodes=2 --algo nccl --op allgather
-meta_gcm_a100_2node_16gpu_allreduce_fixture.txt|partly: fabric not stated (DGX A100 assumed); NCCL may pick Tree|--preset dgx-a100:nodes=2 --algo nccl
-oci_bm_gpu4_8_a100_2node_roce_allreduce_10GiB.txt|partly: 16 x 100G RoCE as 8 x 200G; NCCL may pick Tree|--preset dgx-a100:nodes=2 --algo nccl
-aws_p4de_2node_16xA100_efa_allreduce.txt|partly: 4 x 100G EFA per node, 2 GPUs per NIC (nics=4), EFA as on p4d (transport=efa-sendrecv: Simple only; the aws-ofi-nccl tuner's p5 step latency, assumed for p4de's EFA); NCCL may pick Tree|--topo clos:down=2x4,up=1x2,node=8,nics=4,rail=4,bw=100Gbps,node_bw=240GB/s,arch=ampere,transport=efa-sendrecv --algo nccl
-aws_p5_1node_8xH100_nvswitch_allreduce.txt|yes: NVLS (NCCL's model picks it from about 1 MiB; the measured 483 GB/s is NVLS's)|--preset dgx-h100 --algo nccl
-nccltests290_h100_1node_8gpu_nvswitch_allreduce.txt|yes: NVLS (per NVIDIA's reply)|--preset dgx-h100 --algo nccl
-nccltests309_qoofyk_xe9680_h100_2node_ib_ndr_allreduce.txt|yes: NVLSTree (per NVIDIA's reply; NCCL's model picks it from 1 MiB)|--preset dgx-h100:nodes=2 --algo nccl
-nccltests309_gjaion_h100_2node_ib400_allreduce_default.txt|yes: NVLSTree likely (466 GB/s, above the NICs' 400)|--preset dgx-h100:nodes=2 --algo nccl
-nccltests309_gjaion_h100_4node_ib400_allreduce_default.txt|partly: from about 1 GiB NCCL 2.21.5's model prefers Ring (by 3%); the run (NCCL version not printed) kept NVLSTree's rate|--preset dgx-h100:nodes=4 --algo nccl
-nccltests309_gjaion_h100_4node_ib400_allreduce_default.txt|the same, NVLSTree forced (NCCL_ALGO=NVLSTree)|--preset dgx-h100:nodes=4 --algo nccl:algo=NVLSTree
-nccltests309_gjaion_h100_8node_ib400_allreduce_default.txt|partly: as 4 nodes|--preset dgx-h100:nodes=8 --algo nccl
-nccltests309_gjaion_h100_8node_ib400_allreduce_default.txt|the same, NVLSTree forced|--preset dgx-h100:nodes=8 --algo nccl:algo=NVLSTree
-oci_bm_gpu_h100_8_2node_roce_allreduce.txt|yes: NVLSTree likely (465 GB/s); RoCE as InfiniBand|--preset dgx-h100:nodes=2 --algo nccl
-aws_p5_2node_16xH100_efa_allreduce.txt|partly: NVLSTree likely (487 GB/s); EFA's step latency as the aws-ofi-nccl tuner has it, NCCL's choice with the plugin's reported 75 us (transport=efa), 8 x 4 x 100G as 8 x 400G|--preset dgx-h100:nodes=2,transport=efa --algo nccl
-coreweave_h100_96rank_ib_sharp_allreduce.txt|yes: IB SHARP, CollNetChain forced (NCCL_ALGO=COLLNETCHAIN in the manifest); 12 nodes inferred from busbw/algbw; 8 x 400G as DGX H100 (assumed)|--preset dgx-h100:nodes=12,sharp=1 --algo nccl:algo=CollNetChain
-coreweave_a100_32rank_ib_sharp_allreduce.txt|partly: IB SHARP (its log lines); 4 nodes inferred; NICs not stated (DGX A100's 8 x HDR assumed); NCCL about 2.12|--preset dgx-a100:nodes=4,sharp=1 --algo nccl
-coreweave_gb200_nvl72_1rack_72gpu_allreduce.txt|partly: one NVL72 rack; the example scripts set NCCL_NVLS_ENABLE=0, so NCCL's model with NVLS off (Ring)|--preset gb200-nvl72 --algo nccl:algo=Ring|Tree
-coreweave_gb200_nvl72_1rack_72gpu_allreduce.txt|the same with NVLS allowed (NCCL's default)|--preset gb200-nvl72 --algo nccl
+nccltests309_gjaion_h100_2node_ib400_allreduce_ring_minctas24_qps2.txt|ib|yes: Ring forced (NCCL_ALGO=Ring), NCCL_MIN_CTAS=24 (minch=24), NCCL's choice of protocol|--preset dgx-h100:nodes=2 --algo nccl:algo=Ring,minch=24
+nccltests309_gjaion_h100_2node_ib400_allreduce_ring_minctas24_qps2.txt|ib|the same with Simple only (NCCL's LL128 off; the times from 1 to 4 MiB are Simple's latencies)|--preset dgx-h100:nodes=2 --algo nccl:algo=Ring,minch=24,proto=Simple
+meta_gcm_a100_1node_8gpu_allreduce_fixture.txt|nvlink|yes: one A100 node (no NVLS on A100)|--preset dgx-a100 --algo nccl
+oci_bm_gpu4_8_a100_1node_8gpu_allreduce_10GiB_ubuntu.txt|nvlink|yes: one A100 node|--preset dgx-a100 --algo nccl
+gcp_a3ultra_2node_1gpu_H200_roce_allreduce.txt|gib|yes: 2 GPUs, one 400G NIC each|--topo clos:down=2,up=1,bw=400Gbps,arch=hopper --algo nccl
+gcp_a3ultra_2node_1gpu_H200_roce_allgather.txt|gib|yes: 2 GPUs, one 400G NIC each|--topo clos:down=2,up=1,bw=400Gbps,arch=hopper --algo nccl --op allgather
+gcp_a4_2node_16xB200_roce_allgather.txt|gib|yes: all-gather between nodes runs Ring|--preset dgx-b200:nodes=2 --algo nccl --op allgather
+meta_gcm_a100_2node_16gpu_allreduce_fixture.txt|ib|partly: fabric not stated (DGX A100 assumed); NCCL may pick Tree|--preset dgx-a100:nodes=2 --algo nccl
+oci_bm_gpu4_8_a100_2node_roce_allreduce_10GiB.txt|roce|partly: 16 x 100G RoCE as 8 x 200G; NCCL may pick Tree|--preset dgx-a100:nodes=2 --algo nccl
+aws_p4de_2node_16xA100_efa_allreduce.txt|efa|partly: 4 x 100G EFA per node, 2 GPUs per NIC (nics=4), EFA as on p4d (transport=efa-sendrecv: Simple only; the aws-ofi-nccl tuner's p5 step latency, assumed for p4de's EFA); NCCL may pick Tree|--topo clos:down=2x4,up=1x2,node=8,nics=4,rail=4,bw=100Gbps,node_bw=240GB/s,arch=ampere,transport=efa-sendrecv --algo nccl
+aws_p5_1node_8xH100_nvswitch_allreduce.txt|nvlink|yes: NVLS (NCCL's model picks it from about 1 MiB; the measured 483 GB/s is NVLS's)|--preset dgx-h100 --algo nccl
+nccltests290_h100_1node_8gpu_nvswitch_allreduce.txt|nvlink|yes: NVLS (per NVIDIA's reply)|--preset dgx-h100 --algo nccl
+nccltests309_qoofyk_xe9680_h100_2node_ib_ndr_allreduce.txt|ib|yes: NVLSTree (per NVIDIA's reply; NCCL's model picks it from 1 MiB)|--preset dgx-h100:nodes=2 --algo nccl
+nccltests309_gjaion_h100_2node_ib400_allreduce_default.txt|ib|yes: NVLSTree likely (466 GB/s, above the NICs' 400)|--preset dgx-h100:nodes=2 --algo nccl
+nccltests309_gjaion_h100_4node_ib400_allreduce_default.txt|ib|partly: from about 1 GiB NCCL 2.21.5's model prefers Ring (by 3%); the run (NCCL version not printed) kept NVLSTree's rate|--preset dgx-h100:nodes=4 --algo nccl
+nccltests309_gjaion_h100_4node_ib400_allreduce_default.txt|ib|the same, NVLSTree forced (NCCL_ALGO=NVLSTree)|--preset dgx-h100:nodes=4 --algo nccl:algo=NVLSTree
+nccltests309_gjaion_h100_8node_ib400_allreduce_default.txt|ib|partly: as 4 nodes|--preset dgx-h100:nodes=8 --algo nccl
+nccltests309_gjaion_h100_8node_ib400_allreduce_default.txt|ib|the same, NVLSTree forced|--preset dgx-h100:nodes=8 --algo nccl:algo=NVLSTree
+nccltests309_gjaion_h100_8node_ib400_allreduce_default.txt|ib|the same, LL128 off (as the 2-node Ring run of the same cluster indicates)|--preset dgx-h100:nodes=8 --algo nccl:proto=^LL128
+oci_bm_gpu_h100_8_2node_roce_allreduce.txt|roce|yes: NVLSTree likely (465 GB/s); RoCE as InfiniBand|--preset dgx-h100:nodes=2 --algo nccl
+aws_p5_2node_16xH100_efa_allreduce.txt|efa|partly: NVLSTree likely (487 GB/s); EFA's step latency as the aws-ofi-nccl tuner has it, NCCL's choice with the plugin's reported 75 us (transport=efa), 8 x 4 x 100G as 8 x 400G|--preset dgx-h100:nodes=2,transport=efa --algo nccl
+coreweave_h100_96rank_ib_sharp_allreduce.txt|ib|yes: IB SHARP, CollNetChain forced (NCCL_ALGO=COLLNETCHAIN in the manifest); 12 nodes inferred from busbw/algbw; 8 x 400G as DGX H100 (assumed)|--preset dgx-h100:nodes=12,sharp=1 --algo nccl:algo=CollNetChain
+coreweave_a100_32rank_ib_sharp_allreduce.txt|ib|partly: IB SHARP (its log lines); 4 nodes inferred; NICs not stated (DGX A100's 8 x HDR assumed); NCCL about 2.12|--preset dgx-a100:nodes=4,sharp=1 --algo nccl
+coreweave_gb200_nvl72_1rack_72gpu_allreduce.txt|nvlink|partly: one NVL72 rack; the example scripts set NCCL_NVLS_ENABLE=0, so NCCL's model with NVLS off (Ring)|--preset gb200-nvl72 --algo nccl:algo=Ring|Tree
+coreweave_gb200_nvl72_1rack_72gpu_allreduce.txt|nvlink|the same with NVLS allowed (NCCL's default)|--preset gb200-nvl72 --algo nccl
+nccltests309_qoofyk_h100_4node_ib_ndr_allreduce.txt|ib|yes: NVLSTree likely (as the 2-node run of the same user); hosts virtualised, with a topology file|--preset dgx-h100:nodes=4 --algo nccl
+nccltests309_gjaion_h100_8node_ib400_allreduce_minctas24_qps2.txt|ib|partly: NCCL_MIN_CTAS=24 (minch=24); NCCL_IB_QPS_PER_CONNECTION=2 not modelled|--preset dgx-h100:nodes=8 --algo nccl:minch=24
+nccltests309_gjaion_h100_8node_ib400_allreduce_minctas24_qps2.txt|ib|the same, LL128 off (as the 2-node Ring run of the same cluster indicates)|--preset dgx-h100:nodes=8 --algo nccl:minch=24,proto=^LL128
+oci_bm_gpu4_8_a100_2node_roce_allreduce_10GiB_ubuntu.txt|roce|partly: 16 x 100G RoCE as 8 x 200G; the run set none of the NCCL_IB_* settings of the other OCI A100 run and reached a quarter of its rate|--preset dgx-a100:nodes=2 --algo nccl
+aws_p4d_2node_16xA100_efa_allreduce_nccl2.9.9.txt|efa|partly: as p4de (4 x 100G EFA, transport=efa-sendrecv); NCCL 2.9.9, older than the pinned 2.21.5|--topo clos:down=2x4,up=1x2,node=8,nics=4,rail=4,bw=100Gbps,node_bw=240GB/s,arch=ampere,transport=efa-sendrecv --algo nccl
+aws_p5_2node_16xH100_efa_allreduce_eks_partial.txt|efa|partly: as the p5 pair above, an older stack (NCCL 2.18.5, aws-ofi-nccl 1.7.3)|--preset dgx-h100:nodes=2,transport=efa --algo nccl
+gcp_a4_2node_1gpu_B200_roce_allgather.txt|gib|partly: 2 GPUs, one NIC each (400G: the source does not state the speed, nor whether a rank used 1 or 2 NICs)|--topo clos:down=2,up=1,bw=400Gbps,arch=blackwell --algo nccl --op allgather
+gcp_a3mega_2node_16xH100_tcpxo_allreduce.txt|tcpxo|no: GPUDirect-TCPXO is not modelled; NIC speed not in the source (the DGX H100 preset's 8 x 400G)|--preset dgx-h100:nodes=2 --algo nccl
+gcp_a4_1node_2xB200_nvlink_allgather_partial.txt|nvlink|partly: 2 of a B200 node's GPUs (NCCL 2.26.6; Blackwell is newer than the pinned 2.21.5)|--preset dgx-b200 -g 2 --algo nccl --op allgather
+coreweave_gb200_2rack_144gpu_allreduce.txt|ib|partly: two NVL72 racks over InfiniBand; NICs per tray not stated (the preset's 4 x 400G), SHARP and NVLS settings of the run not stated|--preset gb200-nvl72:nodes=2 --algo nccl
 EOF
 }
 
 # Before: the same cluster with MPI's ring (one ring, alpha per message,
 # no protocol), what topocc could say before its NCCL algorithms.
-echo "| case | modelled | < 1 MiB | 1-256 MiB | >= 256 MiB | before (MPI ring): < 1 MiB | 1-256 MiB | >= 256 MiB |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|"
+echo "| case | transport | modelled | < 1 MiB | 1-256 MiB | >= 256 MiB | before (MPI ring): < 1 MiB | 1-256 MiB | >= 256 MiB |"
+echo "|---|---|---|---:|---:|---:|---:|---:|---:|"
 bands=$(mktemp) || exit 1
 trap 'rm -f "$bands"' EXIT
-cases | while IFS='|' read -r f why args; do
+seen=" "
+cases | while IFS='|' read -r f tr why args; do
     before=$(echo "$args" | sed 's/--algo [^ ]*/--algo ring/')
+    # A file compared twice (another configuration of the same run) counts
+    # once in the medians, with its first row.
+    case "$seen" in *" $f "*) counted=0 ;; *) counted=1; seen="$seen$f " ;; esac
     # shellcheck disable=SC2086
-    out=$("$T" nccl-tests $args --compare "$D/$f" 2>&1) || { echo "| $f | $why | error: $(echo "$out" | tail -1) | | | | | |"; continue; }
+    out=$("$T" nccl-tests $args --compare "$D/$f" 2>&1) || { echo "| $f | $tr | $why | error: $(echo "$out" | tail -1) | | | | | |"; continue; }
     # shellcheck disable=SC2086
     old=$("$T" nccl-tests $before --compare "$D/$f" 2>&1)
     band() { echo "$1" | sed -n "s/^# median |error| $2 *: \\([0-9.]*%\\) over .*/\\1/p"; }
-    printf '%s %s %s\n' "$(band "$out" '< 1 MiB')" "$(band "$out" '1 MiB .. 256 MiB')" "$(band "$out" '>= 256 MiB')" |
-        tr -d '%' | sed 's/^ /- /; s/  / - /g; s/ $/ -/' >>"$bands"
-    printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "${f%.txt}" "$why" "$(band "$out" '< 1 MiB')" \
+    [ $counted = 1 ] && printf '%s %s %s %s\n' "$tr" "$(band "$out" '< 1 MiB')" "$(band "$out" '1 MiB .. 256 MiB')" \
+        "$(band "$out" '>= 256 MiB')" | tr -d '%' | sed 's/^\([a-z]*\) /\1 ~/; s/ $/ ~/; s/  / ~ /g; s/~ /- /g; s/~$/-/; s/ ~/ /' >>"$bands"
+    [ $counted = 1 ] || why="$why (not counted in the medians)"
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "${f%.txt}" "$tr" "$why" "$(band "$out" '< 1 MiB')" \
         "$(band "$out" '1 MiB .. 256 MiB')" "$(band "$out" '>= 256 MiB')" "$(band "$old" '< 1 MiB')" \
         "$(band "$old" '1 MiB .. 256 MiB')" "$(band "$old" '>= 256 MiB')"
 done
-# The median over the cases of each band's median (a case without sizes in
-# a band does not count there).
-awk '{ for (i = 1; i <= 3; i++) if ($i != "-") { n[i]++; v[i, n[i]] = $i } }
+# The median over the files of each band's median (a file without sizes in
+# a band does not count there): over all of them, over those on NCCL's own
+# transports, and over those on a network plugin.
+median_row() { # LABEL AWK-CONDITION-ON-$1
+    awk -v label="$1" "$2"' { for (i = 2; i <= 4; i++) if ($i != "-") { n[i]++; v[i, n[i]] = $i } }
      END {
-       printf "| median over the cases | |"
-       for (i = 1; i <= 3; i++) {
+       printf "| %s | | |", label
+       for (i = 2; i <= 4; i++) {
          m = n[i]
+         if (!m) { printf " |"; continue }
          for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (v[i, b] + 0 < v[i, a] + 0) { t = v[i, a]; v[i, a] = v[i, b]; v[i, b] = t }
          med = m % 2 ? v[i, (m + 1) / 2] : (v[i, m / 2] + v[i, m / 2 + 1]) / 2
-         printf " %.1f%% (%d cases) |", med, m
+         printf " %.1f%% (%d) |", med, m
        }
        print " | | |"
      }' "$bands"
+}
+median_row "median over every file" '1'
+median_row "median, NCCL's own transports (nvlink, ib, roce)" '$1 == "nvlink" || $1 == "ib" || $1 == "roce"'
+median_row "median, network plugins (efa, gib, tcpxo)" '$1 == "efa" || $1 == "gib" || $1 == "tcpxo"'
