@@ -531,6 +531,59 @@ static void hand_sched(tc_sched *s, hand *h, uint32_t p, uint32_t steps)
     s->state = h;
 }
 
+/* NCCL's credits with a connection's chunks in order (tc_sched.
+ * wire_in_order): rank 0 sends S to rank 1 at step 0 and S to rank 2 at
+ * step 1; rank 1 then sends S to rank 3 at step 2 (one switch, no
+ * latency). The credits let rank 0 issue both steps at once, and its two
+ * connections share its link: both arrive at 2 S / B, and rank 1 forwards
+ * by 3 S / B. A rank that kept one order for all its sends would deliver
+ * rank 1's chunk at S / B and end at 2 S / B; so does fifo (rank 0 waits
+ * for its own send before its next step). Two chunks on one connection
+ * (both to rank 1) leave in order and end at 2 S / B either way: 3 S / B. */
+typedef struct staged {
+    uint32_t src[3], dst[3];
+    double bytes;
+} staged;
+
+static tc_status staged_emit(const tc_sched *s, uint32_t step, tc_xfers *out)
+{
+    const staged *g = s->state;
+    tc_xfers_add(out, g->src[step], g->dst[step], g->bytes, false);
+    return TC_OK;
+}
+
+static void credited_sched(tc_sched *s, staged *g)
+{
+    memset(s, 0, sizeof *s);
+    s->req.p = 4;
+    s->req.bytes = 1;
+    s->nsteps = 3;
+    s->emit = staged_emit;
+    s->state = g;
+    s->proto = TC_PROTO_SIMPLE;
+    s->wire = 1;
+    s->credit_steps = s->credit_steps_inter = 8;
+    s->wire_in_order = true;
+}
+
+static void a_connection_sends_in_order_connections_share(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=4,up=1,lat=0,hop_lat=0,alpha=0");
+    double S = 1e6, B = t->links[0].bw;
+    tc_flow_opts o = {0};
+    tc_sched s;
+    staged one = {{0, 0, 1}, {1, 1, 3}, S}, two = {{0, 0, 1}, {1, 2, 3}, S};
+    credited_sched(&s, &two);
+    assert_rel(flow_time(t, &s, &o), 3 * S / B, 1e-9, "two connections share rank 0's link");
+    credited_sched(&s, &one);
+    assert_rel(flow_time(t, &s, &o), 3 * S / B, 1e-9, "one connection: in order, then forwarded");
+    o.deps = TC_DEPS_FIFO;
+    credited_sched(&s, &two);
+    assert_rel(flow_time(t, &s, &o), 2 * S / B, 1e-9, "fifo: rank 0's steps one after another");
+    tc_topo_free(t);
+}
+
 /* One transfer half way round a 4-ring: dor takes one way, spray splits it
  * over both and gets twice the bandwidth; the path is 2 links either way. */
 static void spray_splits_a_tie_over_both_directions_of_a_ring(void **state)
@@ -861,6 +914,7 @@ int main(void)
         cmocka_unit_test(concurrent_rings_sharing_an_uplink_each_get_half),
         cmocka_unit_test(alltoall_on_oversubscribed_clos_meets_the_cut_bound),
         cmocka_unit_test(alltoall_on_torus_lies_between_the_bound_and_steps),
+        cmocka_unit_test(a_connection_sends_in_order_connections_share),
         cmocka_unit_test(spray_splits_a_tie_over_both_directions_of_a_ring),
         cmocka_unit_test(spray_avoids_a_down_link_that_route_reports),
         cmocka_unit_test(endpoints_behind_one_nic_share_its_port),

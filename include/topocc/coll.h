@@ -375,12 +375,13 @@ typedef struct tc_sched {
      * broadcast and reduce). */
     bool send_in_order;
     /* nccl-*: under NCCL's credits (flow, deps auto) a rank still runs
-     * ahead of its receiver by the credits, but its sends in a lane go
-     * onto the wire one step after another: a step's sends start once the
-     * sends of its earlier steps have left, not sharing its link with them
-     * (one connection, a FIFO sent in order); the step latencies of
-     * consecutive steps still overlap (nccl-ring's all-reduce,
-     * reduce-scatter and all-gather). */
+     * ahead of its receiver by the credits, but its sends in a lane to one
+     * receiver (one connection, a FIFO sent in order) go onto the wire one
+     * step after another: such a send starts once the sends of earlier
+     * steps to that receiver have left, not sharing its link with them;
+     * sends to other receivers (other connections) share it; the step
+     * latencies of consecutive steps still overlap (nccl-ring's all-reduce,
+     * reduce-scatter and all-gather, nccl-tree, nccl-pat). */
     bool wire_in_order;
     /* In-network reduction (nccl-nvls, nccl-nvls-tree): participants p ..
      * p + nsw - 1 are switches, which receive transfers, reduce them and

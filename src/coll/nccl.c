@@ -1098,6 +1098,7 @@ static tc_status nccl_tree_build(const tc_coll_req *req, const tc_topo *topo, tc
     s->channels = C;
     s->lanes = C;
     s->nccl_impl = TC_ALGO_NCCL_TREE;
+    s->wire_in_order = true;
     proto_costs(s, topo, M, C);
     tree_costs(s, topo, M, C, Cfull);
     if (topo && topo->kind == TC_TOPO_MULTIDC) {

@@ -1361,22 +1361,58 @@ void fl_rec_add(fl_sim *S, bool start, uint32_t step, uint32_t src, uint32_t dst
     S->recs[S->nrecs++] = (fl_rec){step, src, dst, start, v};
 }
 
-/* Sender r's sends in order on the wire (fl_wire): starts the first of
- * its flows issued and not yet sending while it may go and nothing of an
- * earlier step is still sending (sends of one step go together). */
+/* Sender r's sends in order on each connection (fl_wire): starts, in
+ * issue order, every flow of its waiting list that may go (ST_WIRE) and
+ * whose receiver has no earlier flow of r waiting before it nor one of an
+ * earlier step still sending (sends of one step go together). */
 static void wire_next(fl_sim *S, fl_job *J, uint32_t r)
 {
+    enum { BLOCKED_MAX = 64 };
     fl_wire *w = &J->wire[r];
-    while (S->st == TC_OK && w->head != NONE && S->fl[w->head].state == ST_WIRE &&
-           (w->nx == 0 || w->xstep == S->fl[w->head].step)) {
-        uint32_t f = w->head;
-        w->head = S->f_wnext[f];
-        if (w->head == NONE)
-            w->tail = NONE;
-        w->nx++;
-        w->xstep = S->fl[f].step;
+    uint32_t blocked[BLOCKED_MAX], nb = 0, prev = NONE;
+    for (uint32_t f = w->head; f != NONE && S->st == TC_OK;) {
+        uint32_t next = S->f_wnext[f], d = S->fl[f].dst;
+        bool wait = false;
+        for (uint32_t i = 0; i < nb && !wait; i++)
+            wait = blocked[i] == d;
+        if (!wait) {
+            wait = S->fl[f].state != ST_WIRE;
+            for (uint32_t g = w->shead; g != NONE && !wait; g = S->f_wnext[g])
+                wait = S->fl[g].dst == d && S->fl[g].step != S->fl[f].step;
+            if (wait) {
+                if (nb == BLOCKED_MAX)
+                    return; /* the rest waits for the next call */
+                blocked[nb++] = d;
+            }
+        }
+        if (wait) {
+            prev = f;
+            f = next;
+            continue;
+        }
+        if (prev == NONE)
+            w->head = next;
+        else
+            S->f_wnext[prev] = next;
+        if (w->tail == f)
+            w->tail = prev;
+        S->f_wnext[f] = w->shead;
+        w->shead = f;
         flow_start(S, f);
+        f = next;
     }
+}
+
+/* Flow f of sender r has left the wire: off r's sending list. */
+static void wire_done(fl_sim *S, fl_job *J, uint32_t r, uint32_t f)
+{
+    fl_wire *w = &J->wire[r];
+    uint32_t *at = &w->shead;
+    while (*at != NONE && *at != f)
+        at = &S->f_wnext[*at];
+    if (*at == f)
+        *at = S->f_wnext[f];
+    wire_next(S, J, r);
 }
 
 /* Flow f may go now: it starts sending, or, where its sender's sends
@@ -1386,8 +1422,8 @@ static void wire_next(fl_sim *S, fl_job *J, uint32_t r)
 static void flow_ready(fl_sim *S, uint32_t f)
 {
     fl_job *J = &S->jobs[S->fl[f].job];
-    if (!J->wire) {
-        flow_start(S, f);
+    if (!J->wire || fl_ep(J, S->fl[f].src) == fl_ep(J, S->fl[f].dst)) {
+        flow_start(S, f); /* a local copy has no place on the wire */
         return;
     }
     S->fl[f].state = ST_WIRE;
@@ -1633,11 +1669,8 @@ static void flow_event(fl_sim *S, uint32_t f, double t)
         uint32_t r = S->fl[f].src;
         if (--J->rk[r].outst == 0 && S->o.deps != TC_DEPS_RECV && J->rk[r].pend == 0)
             push_ready(S, S->fl[f].job, r);
-        if (J->wire) {
-            /* its sender's next send may take the wire */
-            J->wire[r].nx--;
-            wire_next(S, J, r);
-        }
+        if (J->wire && fl_ep(J, r) != fl_ep(J, S->fl[f].dst))
+            wire_done(S, J, r, f); /* its sender's next send may take the wire */
         break;
     }
     default:
@@ -1811,7 +1844,7 @@ static tc_status job_init(fl_sim *S, size_t j, const tc_flow_job *jb)
     if (wire) {
         J->wire = (fl_wire *)(blk + o_wire);
         for (uint32_t r = 0; r < J->p; r++)
-            J->wire[r] = (fl_wire){NONE, NONE, 0, 0};
+            J->wire[r] = (fl_wire){NONE, NONE, NONE, 0};
     }
     if (rc) {
         J->rc = (fl_rcache *)(blk + o_rc);

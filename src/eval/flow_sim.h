@@ -72,14 +72,16 @@ typedef struct fl_rank {
 } fl_rank;
 _Static_assert(sizeof(fl_rank) == 32, "two ranks per cache line");
 
-/* A sender whose sends leave in order (tc_sched.wire_in_order under
- * NCCL's credits): its flows issued and not yet sending, in issue order
- * (head to tail, linked by fl_sim.f_wnext; NONE: none), and nx of its
- * flows sending, all of step xstep. The head starts once it may go
- * (ST_WIRE) and nothing of an earlier step is sending. */
+/* A sender whose sends leave each connection in order (tc_sched.
+ * wire_in_order under NCCL's credits): its flows issued and not yet
+ * sending, in issue order (head to tail), and its flows sending (shead),
+ * both linked by fl_sim.f_wnext (NONE: none). A connection is a sender
+ * and a receiver: a flow starts once it may go (ST_WIRE), no earlier flow
+ * of the sender to the same receiver waits, and none of an earlier step to
+ * it is sending; flows to other receivers share the sender's links. */
 typedef struct fl_wire {
     uint32_t head, tail;
-    uint32_t nx, xstep;
+    uint32_t shead, unused;
 } fl_wire;
 
 /* A sender's last route, after folding (flow_start): to endpoint dst, n

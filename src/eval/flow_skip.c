@@ -373,8 +373,6 @@ static void shift(fl_sim *S, const sk_snap *a, const sk_snap *b, uint32_t m, uin
         R->issue += K;
         R->fin += D;
         R->oclk += D;
-        if (J->wire)
-            J->wire[r].xstep += K; /* its order on the wire: its flows' (moved above) */
         /* Its entries ahead, at step s & (acap - 1), follow their steps. */
         uint32_t am = R->acap - 1, ar = K & am;
         if (R->acap && ar) {
