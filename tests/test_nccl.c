@@ -464,10 +464,11 @@ static void protocol_costs_are_nccls(void **state)
     tc_topo_free(two);
 }
 
-static double eval_time(const tc_topo *t, tc_op op, double bytes, tc_proto proto, uint32_t channels, tc_mode mode,
-                        bool no_skip, tc_routing routing)
+/* algo on every endpoint of t, timed in mode. */
+static double eval_algo(const tc_topo *t, tc_algo algo, tc_op op, double bytes, tc_proto proto, uint32_t channels,
+                        tc_mode mode, bool no_skip, tc_routing routing)
 {
-    tc_coll_req req = {.op = op, .algo = TC_ALGO_NCCL_RING, .p = t->n_endpoints, .bytes = bytes, .elt = 4,
+    tc_coll_req req = {.op = op, .algo = algo, .p = t->n_endpoints, .bytes = bytes, .elt = 4,
                        .channels = channels, .proto = proto};
     tc_flow_opts fo = {0};
     fo.no_skip = no_skip;
@@ -477,6 +478,12 @@ static double eval_time(const tc_topo *t, tc_op op, double bytes, tc_proto proto
     if (tc_evaluate(t, &req, &o, &r, &err) != TC_OK)
         fail_msg("evaluate: %s", err.msg);
     return r.time_s;
+}
+
+static double eval_time(const tc_topo *t, tc_op op, double bytes, tc_proto proto, uint32_t channels, tc_mode mode,
+                        bool no_skip, tc_routing routing)
+{
+    return eval_algo(t, TC_ALGO_NCCL_RING, op, bytes, proto, channels, mode, no_skip, routing);
 }
 
 /* transport=efa: every network step costs the aws-ofi-nccl tuner's 20 us
@@ -699,15 +706,7 @@ static void ring_with_a_slow_link_takes_its_time(void **state)
 static double algo_time(const tc_topo *t, tc_algo algo, tc_op op, double bytes, tc_proto proto, uint32_t channels,
                         tc_mode mode, tc_routing routing)
 {
-    tc_coll_req req = {.op = op, .algo = algo, .p = t->n_endpoints, .bytes = bytes, .elt = 4,
-                       .channels = channels, .proto = proto};
-    tc_flow_opts fo = {0};
-    tc_eval_opts o = {.mode = mode, .routing = routing, .flow = &fo};
-    tc_result r;
-    tc_err err = {{0}};
-    if (tc_evaluate(t, &req, &o, &r, &err) != TC_OK)
-        fail_msg("evaluate: %s", err.msg);
-    return r.time_s;
+    return eval_algo(t, algo, op, bytes, proto, channels, mode, false, routing);
 }
 
 /* On a healthy network NCCL's tree and PAT take in flow what they take in
