@@ -584,6 +584,29 @@ static void a_connection_sends_in_order_connections_share(void **state)
     tc_topo_free(t);
 }
 
+/* PAT's rule (tc_sched.credit_in_order): a send waiting for its
+ * receiver's credit holds the rank's later sends to other receivers. With
+ * credits of one step, rank 0's send to rank 1 at step 1 waits until rank
+ * 1 has received rank 3's S of step 0 (S / B); rank 0's send to rank 2 at
+ * step 2 goes at once where connections are independent (alone until S /
+ * B, then rank 1's: 2 S / B), and behind the waiting one where sends start
+ * in order (both from S / B, sharing rank 0's link: 3 S / B). */
+static void a_send_waiting_for_credit_holds_later_ones_in_order(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=4,up=1,lat=0,hop_lat=0,alpha=0");
+    double S = 1e6, B = t->links[0].bw;
+    tc_flow_opts o = {0};
+    tc_sched s;
+    staged g = {{3, 0, 0}, {1, 1, 2}, S};
+    credited_sched(&s, &g);
+    s.credit_steps = s.credit_steps_inter = 1;
+    assert_rel(flow_time(t, &s, &o), 2 * S / B, 1e-9, "connections apart: the later send goes first");
+    s.credit_in_order = true;
+    assert_rel(flow_time(t, &s, &o), 3 * S / B, 1e-9, "in order: it waits for the one waiting for credit");
+    tc_topo_free(t);
+}
+
 /* One transfer half way round a 4-ring: dor takes one way, spray splits it
  * over both and gets twice the bandwidth; the path is 2 links either way. */
 static void spray_splits_a_tie_over_both_directions_of_a_ring(void **state)
@@ -915,6 +938,7 @@ int main(void)
         cmocka_unit_test(alltoall_on_oversubscribed_clos_meets_the_cut_bound),
         cmocka_unit_test(alltoall_on_torus_lies_between_the_bound_and_steps),
         cmocka_unit_test(a_connection_sends_in_order_connections_share),
+        cmocka_unit_test(a_send_waiting_for_credit_holds_later_ones_in_order),
         cmocka_unit_test(spray_splits_a_tie_over_both_directions_of_a_ring),
         cmocka_unit_test(spray_avoids_a_down_link_that_route_reports),
         cmocka_unit_test(endpoints_behind_one_nic_share_its_port),

@@ -383,6 +383,14 @@ typedef struct tc_sched {
      * latencies of consecutive steps still overlap (nccl-ring's all-reduce,
      * reduce-scatter and all-gather, nccl-tree, nccl-pat). */
     bool wire_in_order;
+    /* nccl-pat, with wire_in_order: a rank's sends also start in step
+     * order across its connections: one still waiting for its receiver's
+     * credit holds the rank's later sends to other receivers (PAT's ops
+     * run one after another in one thread block, and patCopy waits for
+     * the credit before the block goes on: NVIDIA/nccl v2.23.4-1
+     * src/device/all_gather.h:102-108, src/device/prims_simple.h:979-1000);
+     * once started, they share the link. */
+    bool credit_in_order;
     /* In-network reduction (nccl-nvls, nccl-nvls-tree): participants p ..
      * p + nsw - 1 are switches, which receive transfers, reduce them and
      * send (multicast) like ranks; the data checker keeps a buffer for

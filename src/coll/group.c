@@ -250,6 +250,7 @@ tc_status tc_sched_group(tc_sched *inner, const tc_groups *g, tc_sched **out, tc
     s->credit_steps_inter = inner->credit_steps_inter;
     s->send_in_order = inner->send_in_order;
     s->wire_in_order = inner->wire_in_order;
+    s->credit_in_order = inner->credit_in_order;
     s->channels = inner->channels;
     s->nccl_impl = inner->nccl_impl;
     if (inner->nsw) {

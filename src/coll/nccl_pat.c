@@ -626,6 +626,7 @@ static tc_status pat_build(const tc_coll_req *req, const tc_topo *t, tc_sched *s
     s->lanes = C;
     s->nccl_impl = TC_ALGO_NCCL_PAT;
     s->wire_in_order = true;
+    s->credit_in_order = true;
     /* Costs: Simple only (tuning.cc:178-179); NCCL's latency once
      * (tuning.cc:276-281), no step latency; each byte 1/0.85 on the wire
      * (NCCL's 0.85 on PAT's bus bandwidth, tuning.cc:193, read as the
