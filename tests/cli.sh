@@ -845,14 +845,29 @@ ch_env 4 NCCL_MAX_NRINGS=10 NCCL_MAX_NCHANNELS=4
 ch_env 12 NCCL_MAX_NCHANNELS=4 NCCL_MIN_NCHANNELS=12
 ch_env 8 NCCL_MAX_CTAS=4 NCCL_MIN_NCHANNELS=8
 export NCCL_MIN_CTAS=24
-good "NCCL_MIN_CTAS is recorded in the spec" "nccl:algo=Ring,minch=24" collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl:algo=Ring --size 1GiB --print-scenario
+good "NCCL_MIN_CTAS is recorded in the spec" "nccl:algo=Ring,mincta=24" collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl:algo=Ring --size 1GiB --print-scenario
 unset NCCL_MIN_CTAS
+algo_saved=${NCCL_ALGO-}
+unset NCCL_ALGO
+export NCCL_MAX_CTAS=2
+good "NCCL_MAX_CTAS bounds NVLS's channels (nvls.cc:259)" "^algorithm *nccl:NVLS,Simple,2ch" collective --preset dgx-h100 --op allreduce --algo nccl --size 1GiB
+unset NCCL_MAX_CTAS
+export NCCL_MAX_NCHANNELS=2
+good "NCCL_MAX_NCHANNELS leaves NVLS's channels" "^algorithm *nccl:NVLS,Simple,16ch" collective --preset dgx-h100 --op allreduce --algo nccl --size 1GiB
+unset NCCL_MAX_NCHANNELS
+[ -n "$algo_saved" ] && export NCCL_ALGO="$algo_saved"
 export NCCL_MAX_CTAS=40
 bad "NCCL_MAX_CTAS above NCCL's 32 channels" collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl --size 1GiB
 unset NCCL_MAX_CTAS
 export NCCL_MIN_NCHANNELS=x
 bad "NCCL_MIN_NCHANNELS not a number" collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl --size 1GiB
 unset NCCL_MIN_NCHANNELS
+export NCCL_ALGO=NVLS
+good "nccl: NCCL_ALGO=NVLS across nodes without SHARP turns Ring and Tree on, as NCCL" "^algorithm *nccl:Tree,LL,1ch" collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl --size 8
+good "nccl: NCCL_ALGO=NVLS on a node that cannot reduce: the ring" "^algorithm *nccl:Ring,LL,1ch" collective --preset dgx-a100 --op allreduce --algo nccl --size 8
+export NCCL_PROTO=LL
+good "nccl: NCCL_ALGO=NVLS with Simple excluded: the ring" "^algorithm *nccl:Ring,LL,1ch" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
+unset NCCL_PROTO
 export NCCL_ALGO=NVLS
 good "nccl: NCCL_ALGO=NVLS is honoured" "nccl:NVLS,Simple" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
 export NCCL_NVLS_ENABLE=0

@@ -152,11 +152,17 @@ static void pat_latency_and_choice_by_hand(void **state)
             if (a == TC_ALGO_NCCL_PAT && fabs(pred - (68.8 + c[i].bytes / 42500) * 1e-6) > 1e-12)
                 fail_msg("PAT predicted %.9g s", pred);
         }
-    /* NCCL_ALGO's PAT */
-    tc_coll_req q = {.op = TC_OP_ALLGATHER, .algo = TC_ALGO_NCCL, .p = 16, .bytes = 1 << 30, .algo_mask = 16};
+    /* NCCL_ALGO's PAT: alone it leaves none of Ring, Tree, NVLS and
+     * NVLSTree, so NCCL turns Ring and Tree on again (no CollNet:
+     * tuning.cc:306-314 at v2.23.4-1): PAT where it wins (4 MB), the ring
+     * at 1 GiB */
+    tc_coll_req q = {.op = TC_OP_ALLGATHER, .algo = TC_ALGO_NCCL, .p = 16, .bytes = 4e6, .algo_mask = 16};
     tc_algo a = TC_ALGO_NCCL;
     tc_nccl_choose(&q, t, &a, NULL);
     assert_int_equal(a, TC_ALGO_NCCL_PAT);
+    q.bytes = 1 << 30;
+    tc_nccl_choose(&q, t, &a, NULL);
+    assert_int_equal(a, TC_ALGO_NCCL_RING);
     q.bytes = 2e6;
     q.algo_mask = 1 | 2 | 4 | 8; /* ^PAT */
     tc_nccl_choose(&q, t, &a, NULL);

@@ -244,6 +244,11 @@ typedef struct tc_coll_req {
                              NVLSTree, bit 4 PAT, bit 5 CollNetDirect, bit 6 CollNetChain; 0: all) */
     uint8_t pxn;          /* nccl-a2a and nccl (all-to-all): PXN, 0 NCCL's default (on), 1 pxn=1, 2 pxn=0 */
     uint32_t min_channels, max_channels;
+    /* nccl-*: the communicator's minCTAs and maxCTAs (NCCL_MIN_CTAS,
+     * NCCL_MAX_CTAS; mincta=, maxcta=; 0: NCCL's 1 and 32): they bound the
+     * rings' and trees' channels with min_channels and max_channels, and
+     * alone NVLS's */
+    uint32_t min_ctas, max_ctas;
     double buffsize;
     uint32_t throttle;    /* scattered: messages a rank posts at a time, MPIR_CVAR_ALLTOALL_THROTTLE (0: MPICH's
                              default, 32; TC_THROTTLE_ALL: all at once, "throttle=0") */

@@ -472,12 +472,21 @@ static uint32_t channels_for(const tc_coll_req *req, const tc_topo *topo, uint32
     uint32_t C = req->channels;
     if (!C)
         C = topo && topo->rails ? 2 * topo->rails : topo && topo->nics ? 2 * topo->nics : 2 * (G > 1 ? G : 1);
-    /* NCCL_MAX_NCHANNELS truncates, NCCL_MIN_NCHANNELS duplicates
-     * (src/graph/connect.cc:461-470); at most MAXCHANNELS = 32. */
-    if (req->max_channels && C > req->max_channels)
-        C = req->max_channels;
-    if (req->min_channels && C < req->min_channels)
-        C = req->min_channels;
+    /* The smaller of NCCL_MAX_NCHANNELS and maxCTAs truncates, the larger
+     * of NCCL_MIN_NCHANNELS and minCTAs duplicates (src/graph/connect.cc:
+     * 461-470; minCTAs above maxCTAs is lowered to it, src/init.cc:
+     * 1655-1658); at most MAXCHANNELS = 32. */
+    uint32_t mx = req->max_channels, mn = req->min_channels, mc = req->min_ctas;
+    if (req->max_ctas && (!mx || req->max_ctas < mx))
+        mx = req->max_ctas;
+    if (req->max_ctas && mc > req->max_ctas)
+        mc = req->max_ctas;
+    if (mc > mn)
+        mn = mc;
+    if (mx && C > mx)
+        C = mx;
+    if (mn && C < mn)
+        C = mn;
     if (C > 32)
         C = 32;
     tc_proto p = req->proto ? req->proto : TC_PROTO_SIMPLE;
@@ -743,6 +752,21 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
     double ppn = (double)R / nodes;
     uint8_t mask = req->proto_mask ? req->proto_mask : default_mask(topo);
     uint8_t amask = req->algo_mask ? req->algo_mask : 127;
+    /* NCCL's enable rules (tuning.cc:284-300): NVLSTree needs several
+     * nodes; without CollNet (a fabric that reduces: sharp=1) CollNet is
+     * off and so is NVLS across nodes, and where that leaves none of Ring,
+     * Tree, NVLS and NVLSTree both Ring and Tree are on again. */
+    if (nodes == 1)
+        amask &= (uint8_t)~8u;
+    if (!(topo && topo->sharp)) {
+        amask &= (uint8_t)~(32u | 64u);
+        if (nodes > 1)
+            amask &= (uint8_t)~4u;
+        if (!(amask & 15u))
+            amask |= 3u;
+    }
+    /* what the operation and the protocols leave available (a bandwidth of
+     * 0 in NCCL's model, not an algorithm turned off) */
     if (R < 2 || chain)
         amask &= 1; /* broadcast and reduce: Ring only (tuning.cc:165-166) */
     else if (req->op != TC_OP_ALLREDUCE)
@@ -751,10 +775,6 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
      * CollNetDirect also gather and scatter (tuning.cc:166-169) */
     if ((req->op != TC_OP_ALLGATHER && req->op != TC_OP_REDUCESCATTER) || R < 2)
         amask &= ~16u;   /* PAT is all-gather and reduce-scatter only */
-    if (!(amask & 3) && !(mask & 1u << TC_PROTO_SIMPLE))
-        amask = 1;  /* NVLS and PAT run Simple only */
-    if (!amask)
-        amask = 1;  /* as NCCL, which falls back to Ring when nothing else is left */
     tc_proto best = TC_PROTO_NONE;
     tc_algo best_a = TC_ALGO_NCCL_RING;
     double best_t = INFINITY;
@@ -843,10 +863,16 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
             best_a = TC_ALGO_NCCL_PAT;
         }
     }
-    if (best == TC_PROTO_NONE && (amask & 1) == 0) {
-        /* NVLS, NVLSTree or PAT asked for where they cannot run: the ring */
+    const uint8_t all_protos = 1u << TC_PROTO_LL | 1u << TC_PROTO_LL128 | 1u << TC_PROTO_SIMPLE;
+    if (best == TC_PROTO_NONE && !(req->algo_mask == 1 && req->proto_mask == all_protos)) {
+        /* nothing available (NVLS where the node cannot reduce, an
+         * operation none of the allowed algorithms runs, NVLS or PAT with
+         * Simple excluded): NCCL sets the ring's bandwidths for every
+         * protocol (tuning.cc:322-333, comm->ringbdw, set before the
+         * protocols' enable rule) */
         tc_coll_req ring = *req;
         ring.algo_mask = 1;
+        ring.proto_mask = all_protos;
         return tc_nccl_choose(&ring, topo, algo, pred_s);
     }
     if (algo)

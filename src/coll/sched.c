@@ -496,14 +496,14 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
         else
             return tc_fail(err, TC_EINVAL, "invalid tree '%s' in algorithm '%s': accepted are lowbit, highbit", v, s);
     }
-    req->channels = req->min_channels = req->max_channels = 0;
+    req->channels = req->min_channels = req->max_channels = req->min_ctas = req->max_ctas = 0;
     req->proto = TC_PROTO_NONE;
     req->proto_mask = 0;
     req->buffsize = 0;
     bool nccl = tc_algo_is_nccl(req->algo);
-    static const char *const counts[] = {"channels", "minch", "maxch"};
-    uint32_t *cdst[] = {&req->channels, &req->min_channels, &req->max_channels};
-    for (int k = 0; k < 3; k++) {
+    static const char *const counts[] = {"channels", "minch", "maxch", "mincta", "maxcta"};
+    uint32_t *cdst[] = {&req->channels, &req->min_channels, &req->max_channels, &req->min_ctas, &req->max_ctas};
+    for (int k = 0; k < 5; k++) {
         v = tc_spec_get(&sp, counts[k]);
         if (!v)
             continue;
@@ -695,6 +695,14 @@ char *tc_algo_format(const tc_coll_req *req, char *buf, size_t len)
     }
     if (req->max_channels) {
         snprintf(opt, sizeof opt, "maxch=%u", req->max_channels);
+        append_opt(buf, len, &n, &first, opt);
+    }
+    if (req->min_ctas) {
+        snprintf(opt, sizeof opt, "mincta=%u", req->min_ctas);
+        append_opt(buf, len, &n, &first, opt);
+    }
+    if (req->max_ctas) {
+        snprintf(opt, sizeof opt, "maxcta=%u", req->max_ctas);
         append_opt(buf, len, &n, &first, opt);
     }
     if (req->buffsize) {

@@ -209,6 +209,8 @@ static void nccl_options(tc_coll_req *q, const tc_coll_row *row)
     q->algo_mask = p->algo_mask;
     q->min_channels = p->min_channels;
     q->max_channels = p->max_channels;
+    q->min_ctas = p->min_ctas;
+    q->max_ctas = p->max_ctas;
     q->buffsize = p->buffsize;
     q->pxn = p->pxn;
 }

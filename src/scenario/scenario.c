@@ -347,10 +347,10 @@ static tc_status nccl_env(tc_coll_req *req, tc_err *err)
      * and NCCL_MAX_NCHANNELS (their legacy names NCCL_MIN_NRINGS and
      * NCCL_MAX_NRINGS where the new ones are unset, :320-347), and the
      * communicator's minCTAs and maxCTAs, which NCCL_MIN_CTAS and
-     * NCCL_MAX_CTAS set (src/init.cc:1432, 1618-1626; a minimum above the
-     * maximum is lowered to it, :1655-1658). The rings are truncated to the
-     * smaller maximum, then duplicated up to the larger minimum (connect.cc:
-     * 467-469). 0 for a minimum asks for nothing, as in NCCL. */
+     * NCCL_MAX_CTAS set (src/init.cc:1432, 1618-1626): kept apart, as NVLS
+     * takes only the CTA bounds (src/transport/nvls.cc:259); the channels
+     * combine them (coll/nccl.c). 0 for a minimum asks for nothing. NCCL
+     * caps values above MAXCHANNELS (32) with a warning: refused here. */
     static const char *const names[] = {"NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_MIN_NRINGS",
                                         "NCCL_MAX_NRINGS",    "NCCL_MIN_CTAS",      "NCCL_MAX_CTAS"};
     uint32_t val[6] = {0};
@@ -360,22 +360,15 @@ static tc_status nccl_env(tc_coll_req *req, tc_err *err)
             continue;
         bool is_min = k % 2 == 0;
         if (!(is_min && strcmp(v, "0") == 0) && (tc_parse_u32(v, &val[k], NULL) != TC_OK || val[k] > 32))
-            return tc_fail(err, TC_EINVAL, "%s=%s: expected %s to 32 (NCCL's MAXCHANNELS)", names[k], v,
-                           is_min ? "0" : "1");
+            return tc_fail(err, TC_EINVAL, "%s=%s: expected %s to 32 (NCCL caps a larger value at its 32 channels, "
+                           "MAXCHANNELS, with a warning)", names[k], v, is_min ? "0" : "1");
     }
-    uint32_t min_ch = val[0] ? val[0] : getenv(names[0]) && *getenv(names[0]) ? 0 : val[2];
-    uint32_t max_ch = val[1] ? val[1] : val[3];
-    uint32_t min_cta = val[4], max_cta = val[5];
-    if (max_cta && min_cta > max_cta)
-        min_cta = max_cta;
-    if (min_cta > min_ch)
-        min_ch = min_cta;
-    if (max_cta && (!max_ch || max_cta < max_ch))
-        max_ch = max_cta;
-    if (!req->min_channels && min_ch)
-        req->min_channels = min_ch;
-    if (!req->max_channels && max_ch)
-        req->max_channels = max_ch;
+    uint32_t *dst[] = {&req->min_channels, &req->max_channels, &req->min_ctas, &req->max_ctas};
+    uint32_t got[] = {getenv(names[0]) && *getenv(names[0]) ? val[0] : val[2],
+                      getenv(names[1]) && *getenv(names[1]) ? val[1] : val[3], val[4], val[5]};
+    for (int k = 0; k < 4; k++)
+        if (!*dst[k] && got[k])
+            *dst[k] = got[k];
     /* NCCL_PXN_DISABLE (src/graph/paths.cc:495 at v2.21.5-1): 1 turns PXN off */
     v = getenv("NCCL_PXN_DISABLE");
     if (v && *v && !req->pxn && (req->algo == TC_ALGO_NCCL_A2A || req->algo == TC_ALGO_NCCL)) {
