@@ -462,6 +462,21 @@ good "nccl-tests: compare keeps -g in the header" "# nThread 1 nGpus 4 " nccl-te
 good "nccl-tests: compare, by size band" "^# median |error| >= 256 MiB" nccl-tests --preset dgx-h100:nodes=2 --algo nccl-ring:channels=24 --compare "$(dirname "$0")/data/nccl-tests/nccltests309_gjaion_h100_2node_ib400_allreduce_ring_minctas24_qps2.txt"
 good "nccl-tests: -g 4 of 8 GPUs with MPI's ring" "16 ranks" nccl-tests --preset dgx-h100:nodes=4 -g 4 -b 1M -e 1M --algo ring
 good "nccl: the choice is reported" "nccl:Ring,LL,1ch" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
+good "nccl-tests: -t threads of -g GPUs, ranks = threads x GPUs a node" "^# nThread 2 nGpus 4 " nccl-tests --preset dgx-h100:nodes=2 -t 2 -g 4 -b 1M -e 1M
+good "nccl-tests: -t 2 -g 4 is all 8 GPUs of each node" "16 ranks" nccl-tests --preset dgx-h100:nodes=2 -t 2 -g 4 -b 1M -e 1M
+bad_says "nccl-tests: -t x -g beyond the node" "-t x -g = 12 GPUs a node" nccl-tests --preset dgx-h100:nodes=2 -t 3 -g 4 -b 1M -e 1M
+good "nccl-tests: -r is ignored where nccl-tests ignores it (all-reduce)" "^     1048576        262144     float     sum      -1 " nccl-tests --preset dgx-h100 -r 0 -b 1M -e 1M
+good "nccl-tests: --op sum is nccl-tests' long -o" "^     1048576        262144     float     max      -1 " nccl-tests --preset dgx-h100 --op allreduce --op max -b 1M -e 1M
+good "nccl-tests: v2.13.10's measuring options are accepted" "^# Avg bus bandwidth" nccl-tests --preset dgx-h100 -b 1M -e 1M -N 1 -y 0 -T 10 -C 0 -R 1 --iters 5 --warmup_iters 2 --check 0 --cudagraph 0 --average 1
+bad_says "nccl-tests: --algo all" "nccl-tests times one algorithm" nccl-tests --preset dgx-h100 -b 1M -e 1M --algo all
+bad_says "nccl-tests: an algorithm list" "nccl-tests times one algorithm" nccl-tests --preset dgx-h100 -b 1M -e 1M --algo ring,nccl
+NTH='#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong'
+printf '%s\n 99999999999999999999 262144 float sum -1 71.93 14.58 27.33 0 71.47 14.67 27.51 0\n' "$NTH" >"$tmp/nt_big.txt"
+printf '%s\n 1048576 262144 float sum -1 71.93 14.58 1e308 0 71.47 14.67 27.51 0\n' "$NTH" >"$tmp/nt_inf.txt"
+printf '%s\n 1000003 250000 float sum -1 71.93 14.58 27.33 0 71.47 14.67 27.51 0\n 1048576 262144 float sum -1 71.93 14.58 27.33 0 71.47 14.67 27.51 0\n' "$NTH" >"$tmp/nt_odd.txt"
+bad_says "nccl-tests --compare: a size beyond 2^60" "line 2: size 99999999999999999999 is not one nccl-tests prints" nccl-tests --preset dgx-h100 --compare "$tmp/nt_big.txt"
+bad_says "nccl-tests --compare: a bus bandwidth beyond 10^6 GB/s" "line 2: bandwidth 1e308 is not one" nccl-tests --preset dgx-h100 --compare "$tmp/nt_inf.txt"
+good "nccl-tests --compare: a size no prediction equals is named" "^# not compared: line 2, size 1000003 B" nccl-tests --preset dgx-h100 --compare "$tmp/nt_odd.txt"
 bad "nccl-tests: an unknown option" nccl-tests --preset dgx-h100 -q 3
 bad_says "nccl-tests: a repeated option" "option -d given twice" nccl-tests --preset dgx-h100 -b 1M -e 1M -d float -d half
 bad_says "nccl-tests: an option repeated by its long name" "option --datatype given twice" nccl-tests --preset dgx-h100 -b 1M -e 1M -d float --datatype half

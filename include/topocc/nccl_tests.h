@@ -18,6 +18,7 @@
  * factor where it is above 1, else the increment in bytes. */
 typedef struct tc_nccl_tests_header {
     uint32_t ngpus;      /* -g (1 without it, nccl-tests' default) */
+    uint32_t nthreads;   /* -t (1 without it) */
     double min_bytes;    /* -b, -e as given, whole bytes */
     double max_bytes;
     double step;         /* -f where above 1, else -i */

@@ -20,33 +20,36 @@
 
 static const char *help =
     "usage: topocc nccl-tests (--preset NAME[:nodes=N] | --topo SPEC) [--op OP] -b MIN -e MAX [-f F] [-i STEP]\n"
-    "                         [-g GPUS_PER_NODE] [-d TYPE] [-o REDOP] [-r ROOT] [--algo ALGO]\n"
+    "                         [-t THREADS] [-g GPUS] [-d TYPE] [-o REDOP] [-r ROOT] [--algo ALGO]\n"
     "                         [--mode formula|steps|flow] [--routing R] [--group SPEC] [--compare FILE]\n"
     "                         [--profiles DIR] [--format table|csv|json] [--out FILE] [--out-dir DIR]\n"
     "                         [--quiet] [--print-scenario]\n"
     "\n"
     "Predicts what nccl-tests (all_reduce_perf, all_gather_perf, ...) would print on the\n"
     "cluster: its columns in its order, bus bandwidth as nccl-tests computes it, the\n"
-    "'# Avg bus bandwidth' line. Ranks are nodes x GPUs per node (-g: the first g of each\n"
-    "node; default all). NCCL's algorithms (--algo nccl, the default, nccl-ring, ...) with -g\n"
+    "'# Avg bus bandwidth' line. Ranks are nodes x GPUs per node (-t x -g: the first t x g of\n"
+    "each node; default all). NCCL's algorithms (--algo nccl, the default, nccl-ring, ...) with -g\n"
     "below the node size on several nodes run on NCCL's communicator of the g GPUs of each node,\n"
     "each with its NIC, as over a --group's group (with --group: each group's communicator).\n"
-    "-n -w -c -m -a -G -z -t -p take a value and are accepted and ignored (they change how\n"
-    "nccl-tests measures, not what is predicted).\n"
-    "  --op OP        allreduce (default), allgather, reducescatter, broadcast, reduce, alltoall\n"
+    "-n -w -c -m -a -G -z -p -N -y -T -C -R and their long names take a value and are accepted\n"
+    "and ignored (they change how nccl-tests measures, not what is predicted).\n"
+    "  --op OP        allreduce (default), allgather, reducescatter, broadcast, reduce, alltoall (the\n"
+    "                 binary); --op sum|prod|min|max|avg is nccl-tests' long form of -o\n"
     "  -b, -e         sizes from MIN to MAX (default 32M, 32M); 8, 1K, 8M, 8G. A size of zero whole elements\n"
     "                 per rank prints as nccl-tests prints it, a row of size 0 (docs/NCCL_TESTS.md)\n"
     "  -f, -i         as nccl-tests: -f F above 1 gives MIN, MIN*F, ... (-i unused); else MIN,\n"
     "                 MIN+STEP, ... with STEP -i's bytes (default -f 1, -i 1M: -b 1M -e 4M gives 1M, 2M,\n"
     "                 3M, 4M)\n"
-    "  -g G           GPUs used on each node, its first G (nccl-tests' -g is GPUs a process drives:\n"
-    "                 one process a node); nccl-tests' header prints it as nGpus\n"
+    "  -t T, -g G     T threads of G GPUs each: the first T x G GPUs of each node (nccl-tests' ranks are\n"
+    "                 processes x threads x GPUs; one process a node here); without either, all of them;\n"
+    "                 the header prints them as nThread and nGpus\n"
     "  -d TYPE        float (default), half, bfloat16, double, int8, uint8, int32, uint32, int64, uint64,\n"
     "                 f8e4m3, f8e5m2 (nccl-tests' names)\n"
     "  -o REDOP       sum (default), prod, min, max, avg: timed as sum; NCCL's choice takes NVLS only\n"
     "                 where NCCL has a kernel for the type and operator\n"
-    "  -r ROOT        root of broadcast and reduce (default 0)\n"
-    "  --algo ALGO    default nccl (NCCL's choice of algorithm and protocol); any algorithm of collective\n"
+    "  -r ROOT        root of broadcast and reduce (default 0); ignored by the others, as nccl-tests\n"
+    "  --algo ALGO    default nccl (NCCL's choice of algorithm and protocol); any one algorithm of\n"
+    "                 collective\n"
     "  --routing R    as collective's: Clos: ecmp (the default in steps and flow) or dmodk (formula's,\n"
     "                 which refuses ecmp); torus: dor (default), dor-positive, detour or line\n"
     "  --group SPEC   run it in every group of the ranks at once, as nccl-tests over sub-communicators:\n"
@@ -68,7 +71,7 @@ static const char *help =
     "  topocc nccl-tests --preset dgx-h100:nodes=2 --op allreduce -b 8 -e 8G -f 2\n";
 
 typedef struct nt_in {
-    const char *preset, *topo, *profiles, *op, *b, *e, *f, *i, *g, *d, *o, *r, *algo, *mode, *compare, *routing,
+    const char *preset, *topo, *profiles, *op, *b, *e, *f, *i, *g, *t, *d, *o, *r, *algo, *mode, *compare, *routing,
         *group;
     const char *format, *out, *out_dir, *scenario; /* collective's output options */
     bool quiet, print_scenario;
@@ -113,7 +116,12 @@ static tc_status nt_dtype(const char *d, const char **out, tc_err *err)
 
 static tc_status parse(nt_in *in, int argc, char **argv, int first, bool *helped, tc_err *err)
 {
-    static const char *ignored[] = {"-n", "-w", "-c", "-m", "-a", "-G", "-z", "-t", "-p", NULL};
+    /* nccl-tests v2.13.10's options that change how it measures, not what
+     * is predicted (src/common.cu:715-739) */
+    static const char *ignored[] = {"-n", "--iters", "-w", "--warmup_iters", "-c", "--check", "-m", "--agg_iters",
+                                    "-a", "--average", "-G", "--cudagraph", "-z", "--blocking", "-p",
+                                    "--parallel_init", "-N", "--run_cycles", "-y", "--stream_null", "-T",
+                                    "--timeout", "-C", "--report_cputime", "-R", "--local_register", NULL};
     for (int i = first; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -127,6 +135,16 @@ static tc_status parse(nt_in *in, int argc, char **argv, int first, bool *helped
             *sw = true;
             continue;
         }
+        /* nccl-tests' long form of -o is --op: a reduction operator there
+         * (topocc's --op names the collective, which nccl-tests' binary
+         * does) */
+        tc_redop rop;
+        if (!strcmp(a, "--op") && i + 1 < argc && tc_redop_parse(argv[i + 1], &rop)) {
+            if (in->o)
+                return tc_fail(err, TC_EINVAL, "option -o given twice (--op %s is nccl-tests' -o)", argv[i + 1]);
+            in->o = argv[++i];
+            continue;
+        }
         struct {
             const char *flag;
             const char **dst;
@@ -134,7 +152,8 @@ static tc_status parse(nt_in *in, int argc, char **argv, int first, bool *helped
                  {"--op", &in->op},         {"-b", &in->b},              {"--minbytes", &in->b},
                  {"-e", &in->e},            {"--maxbytes", &in->e},      {"-f", &in->f},
                  {"--stepfactor", &in->f},  {"-i", &in->i},              {"--stepbytes", &in->i},
-                 {"-g", &in->g},            {"--ngpus", &in->g},
+                 {"-g", &in->g},            {"--ngpus", &in->g},         {"-t", &in->t},
+                 {"--nthreads", &in->t},
                  {"-d", &in->d},            {"--datatype", &in->d},      {"-o", &in->o},
                  {"--op-redop", &in->o},    {"-r", &in->r},              {"--root", &in->r},
                  {"--algo", &in->algo},     {"--mode", &in->mode},       {"--compare", &in->compare},
@@ -257,17 +276,23 @@ static tc_status nt_sizes(const nt_in *in, const tc_nccl_row *rows, size_t nrows
     return TC_OK;
 }
 
-/* -g: the first g GPUs of every node (every endpoint of a flat topology).
- * *split: the job's ranks where g is below the node size on several
- * nodes, else 0. */
-static tc_status nt_place(tc_scenario *s, const nt_in *in, uint32_t *g_out, uint32_t *split, tc_err *err)
+/* A count of -g or -t: a whole number from 1. */
+static tc_status nt_count(const char *v, const char *flag, const char *what, long *out, tc_err *err)
+{
+    char *end;
+    *out = strtol(v, &end, 10);
+    if (end == v || *end || *out < 1 || *out > 1 << 20)
+        return tc_fail(err, TC_EINVAL, "invalid %s '%s': expected %s, a whole number from 1", flag, v, what);
+    return TC_OK;
+}
+
+/* -t T -g G: T x G GPUs of every node, its first (every endpoint of a flat
+ * topology): nccl-tests runs G GPUs in each of T threads of a process, one
+ * process a node here. *split: the job's ranks where that is below the
+ * node size on several nodes, else 0. */
+static tc_status nt_place(tc_scenario *s, long g, uint32_t *split, tc_err *err)
 {
     *split = 0;
-    char *end;
-    long g = strtol(in->g, &end, 10);
-    if (*end || g < 1 || g > 1 << 20)
-        return tc_fail(err, TC_EINVAL, "invalid -g '%s': expected GPUs per node, a whole number from 1", in->g);
-    *g_out = (uint32_t)g;
     tc_topo *t = NULL;
     tc_status st = tc_topo_build(s->topo[0], &t, err);
     if (st)
@@ -275,7 +300,7 @@ static tc_status nt_place(tc_scenario *s, const nt_in *in, uint32_t *g_out, uint
     uint32_t G = t->node_size > 1 ? t->node_size : 1, n = t->n_endpoints;
     tc_topo_free(t);
     if ((uint32_t)g > G)
-        return tc_fail(err, TC_EINVAL, "-g %ld: the nodes have %u GPUs", g, G);
+        return tc_fail(err, TC_EINVAL, "-t x -g = %ld GPUs a node: the nodes have %u", g, G);
     if ((uint32_t)g == G)
         return TC_OK;
     *split = n / G > 1 ? n / G * (uint32_t)g : 0;
@@ -312,10 +337,19 @@ static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows,
      * get, for every operation (all-to-all: its grouped send/recv,
      * nccl-a2a; broadcast and reduce: its ring's chains) */
     const char *algo = in->algo ? in->algo : "nccl";
+    if (st == TC_OK && (!strcmp(algo, "all") || (strchr(algo, ',') && !strchr(algo, ':'))))
+        st = tc_fail(err, TC_EINVAL, "--algo %s: nccl-tests times one algorithm; give one (topocc collective --sizes "
+                     "with --algo all or a list ranks several)", algo);
+    /* nccl-tests passes -r to broadcast and reduce only (the others have
+     * no root: their rows print -1) */
+    tc_op rop_op = TC_OP_ALLREDUCE;
+    tc_err e0;
+    bool rooted = in->op && tc_op_parse(in->op, &rop_op, &e0) == TC_OK &&
+                  (rop_op == TC_OP_BROADCAST || rop_op == TC_OP_REDUCE);
     if (st == TC_OK) {
         /* nccl-tests' root rides on the algorithm: ALGO:root=R */
         char a[160];
-        if (in->r)
+        if (in->r && rooted)
             snprintf(a, sizeof a, "%s%sroot=%s", algo, strchr(algo, ':') ? "," : ":", in->r);
         else
             snprintf(a, sizeof a, "%s", algo);
@@ -353,12 +387,20 @@ static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows,
     }
     if (st == TC_OK)
         st = tc_scenario_resolve(s, err);
-    if (st == TC_OK && in->g) {
-        uint32_t g = 1, split = 0;
-        st = nt_place(s, in, &g, &split, err);
-        /* nccl-tests' header prints -g as nGpus: the GPUs one process
-         * drives (src/common.cu:917), here those of a node */
-        b->hdr.ngpus = g;
+    long gpus = 1, threads = 1;
+    if (st == TC_OK && in->g)
+        st = nt_count(in->g, "-g", "GPUs a thread drives", &gpus, err);
+    if (st == TC_OK && in->t)
+        st = nt_count(in->t, "-t", "threads a process runs", &threads, err);
+    if (st == TC_OK && (in->g || in->t)) {
+        long gt = gpus * threads; /* both at most 2^20 */
+        uint32_t g = gt > 1 << 20 ? 1u << 21 : (uint32_t)gt, split = 0;
+        st = nt_place(s, (long)g, &split, err);
+        /* nccl-tests' header prints -t as nThread and -g as nGpus
+         * (src/common.cu:917); ranks are processes x threads x GPUs
+         * (:1005), one process a node here */
+        b->hdr.ngpus = (uint32_t)gpus;
+        b->hdr.nthreads = (uint32_t)threads;
         /* NCCL's algorithms map rank r to GPU r mod G of a whole node
          * (coll/nccl.c), so g of G GPUs on several nodes cannot run on the
          * cluster's nodes as they are. A real run's NCCL builds its
@@ -576,6 +618,17 @@ static void compare(FILE *f, const tc_collective_out *o, const tc_nccl_row *rows
         fprintf(f, "%12.0f  %12.2f  %12.2f  %+8.1f\n", r->bytes, pred, meas, e);
         int b = r->bytes < 1048576 ? 0 : r->bytes < 268435456 ? 1 : 2;
         err_band[b][nb[b]++] = fabs(e);
+    }
+    /* the file's rows no predicted size equals (a size that is not whole
+     * elements, or not of the ranks, was cut as nccl-tests cuts it) */
+    for (size_t k = 0; k < nrows; k++) {
+        bool seen = false;
+        for (size_t i = 0; i < o->nsizes && !seen; i++)
+            seen = tc_collective_at(o, 0, i)->bytes == rows[k].bytes;
+        if (!seen)
+            fprintf(f, "# not compared: line %ld, size %.0f B, which no predicted size equals (sizes are cut to whole "
+                       "elements, of the ranks for all-gather, reduce-scatter and all-to-all, as nccl-tests cuts them)\n",
+                    rows[k].line, rows[k].bytes);
     }
     static const char *band[3] = {"< 1 MiB", "1 MiB .. 256 MiB", ">= 256 MiB"};
     for (int b = 0; b < 3; b++) {

@@ -65,10 +65,10 @@ void tc_nccl_tests_write(FILE *f, const tc_collective_out *o, const char *what, 
     tc_nccl_tests_header h = hp && !hp->from_sizes ? *hp : header_of_sizes(o);
     if (hp && hp->ngpus)
         h.ngpus = hp->ngpus;
-    /* nThread: one thread a process (topocc models no -t) */
-    fprintf(f, "# nThread 1 nGpus %u minBytes %.0f maxBytes %.0f step: %.0f(%s) warmup iters: 0 iters: 0 "
+    h.nthreads = hp && hp->nthreads ? hp->nthreads : 1;
+    fprintf(f, "# nThread %u nGpus %u minBytes %.0f maxBytes %.0f step: %.0f(%s) warmup iters: 0 iters: 0 "
                "agg iters: 1 validation: 0 graph: 0\n",
-            h.ngpus, h.min_bytes, h.max_bytes, h.step, h.step_factor ? "factor" : "bytes");
+            h.nthreads, h.ngpus, h.min_bytes, h.max_bytes, h.step, h.step_factor ? "factor" : "bytes");
     fprintf(f, "#\n# topocc prediction: %s\n", what);
     if (hp && hp->note)
         fprintf(f, "# %s\n", hp->note);
@@ -294,6 +294,20 @@ tc_status tc_nccl_tests_read(const char *path, tc_nccl_row **rows, size_t *n, ui
                              "...'%s (or a comment starting with '#')",
                              path, lineno, lay.redop ? "redop " : "", lay.root ? "root " : "",
                              header ? ", the columns its column header names" : "");
+                break;
+            }
+            /* numbers nccl-tests can print: whole sizes and counts up to
+             * 2^60 bytes, a bus bandwidth below 10^6 GB/s */
+            const char *bad = r.bytes != floor(r.bytes) || r.bytes > 1152921504606846976.0 ? "size"
+                              : cnt < 0 || cnt != floor(cnt) || cnt > 1152921504606846976.0 ? "count"
+                              : bus > 1e6 || alg > 1e6 || alg < 0 ? "bandwidth"
+                              : t > 1e15 ? "time" : NULL;
+            if (bad) {
+                st = tc_fail(err, TC_EINVAL,
+                             "nccl-tests file %s line %ld: %s %s is not one nccl-tests prints (sizes and counts are "
+                             "whole numbers up to 2^60, bandwidths below 10^6 GB/s)",
+                             path, lineno, bad, !strcmp(bad, "size") ? tok[0] : !strcmp(bad, "count") ? tok[1]
+                                                : !strcmp(bad, "time") ? tok[k] : bus > 1e6 ? tok[k + 2] : tok[k + 1]);
                 break;
             }
             r.time_s = t * lay.time_unit;
