@@ -290,6 +290,23 @@ double tc_nccl_graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G)
  * on one node, 120/128 on several, up to perChMaxTreeLL128Bw) shared by
  * the channels; a chunk is one FIFO step: 8 in flight, twice that across a
  * network hop. */
+/* treeCorrectionFactor (tuning.cc:412-416), by protocol then log2 of
+ * bytes / 64 (0..22; none from 512 MiB up). */
+static const double tree_corr[3][23] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
+
+static int log2i(double x)
+{
+    int l = 0;
+    while (x >= 2) {
+        x /= 2;
+        l++;
+    }
+    return l;
+}
+
 static void tree_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t C, uint32_t Cfull)
 {
     int i = s->proto - TC_PROTO_LL, row = arch_row(t), col = nodes <= 2 ? (int)nodes - 1 : 2;
@@ -307,6 +324,13 @@ static void tree_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t C
         bus = fmin(bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), search * tree_ll128_per_ch[row][col]);
     if (G == 1)
         bus *= TREE_PATTERN_EFF;
+    /* the share of that rate NCCL's tree reaches at this size, by NCCL's
+     * own measured correction (treeCorrectionFactor, tuning.cc:412-416,
+     * which its model applies to the tree's bandwidth by log2 of the bytes
+     * over 64: :435) */
+    int ls = s->req.bytes >= 64 ? log2i(s->req.bytes / 64) : 0;
+    if (ls < 23)
+        bus *= tree_corr[i][ls];
     s->rate_cap_Bps = bus > 0 ? bus * 1e9 / C : 0;
     s->credit_steps = 8;
     s->credit_steps_inter = 16;
@@ -704,23 +728,6 @@ static uint8_t default_mask(const tc_topo *t)
     return m;
 }
 
-/* treeCorrectionFactor (tuning.cc:412-416), by protocol then log2 of
- * bytes / 64 (0..22; none from 512 MiB up). */
-static const double tree_corr[3][23] = {
-    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
-    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
-    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
-
-static int log2i(double x)
-{
-    int l = 0;
-    while (x >= 2) {
-        x /= 2;
-        l++;
-    }
-    return l;
-}
-
 tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *algo, double *pred_s)
 {
     if (req->op == TC_OP_ALLTOALL) {
@@ -1059,11 +1066,17 @@ static tc_status nccl_tree_build(const tc_coll_req *req, const tc_topo *topo, tc
     if (nch < 1)
         nch = 1;
     /* LL and LL128 forward each line as it arrives: a chunk does not wait
-     * whole at every GPU. The model cuts the channel's slice into pieces
-     * of at least 4 KiB, up to 8 per level of the tree, so that filling
-     * and draining the pipeline costs a few pieces, not whole chunks. */
+     * whole at every GPU. The model cuts the channel's slice into pieces,
+     * up to 8 per level of the tree, so that filling and draining the
+     * pipeline costs a few pieces, not whole chunks; a piece is at least
+     * what one warp stores at once (WARP_SIZE 32 threads, src/include/
+     * device.h:53): LL 32 lines of 8 data bytes, 256 B (a 16-byte line
+     * holds 8 bytes of data and 8 of flags, :38-51), LL128 32 x 16 B, 4
+     * lines of 128 B with 120 of data, 480 B (:67-69). The pieces' count
+     * is topocc's (assumed); NCCL has none. */
     if (s->proto != TC_PROTO_SIMPLE)
-        nch = fmax(nch, fmin(8.0 * (G - 1 + log2i(M) + 1), ceil(req->bytes / C / 4096)));
+        nch = fmax(nch, fmin(8.0 * (G - 1 + log2i(M) + 1),
+                             ceil(req->bytes / C / (s->proto == TC_PROTO_LL ? 256.0 : 480.0))));
     if ((double)C * nch > UINT32_MAX / 2)
         return tc_fail(err, TC_EINVAL, "nccl-tree: %.0f chunks are too many (at most 2^31)", C * nch);
     nccl_tree_state *st = calloc(1, sizeof *st);
