@@ -464,7 +464,10 @@ good "nccl-tests: -g 4 of 8 GPUs with MPI's ring" "16 ranks" nccl-tests --preset
 good "nccl: the choice is reported" "nccl:Ring,LL,1ch" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
 good "nccl-tests: -t threads of -g GPUs, ranks = threads x GPUs a node" "^# nThread 2 nGpus 4 " nccl-tests --preset dgx-h100:nodes=2 -t 2 -g 4 -b 1M -e 1M
 good "nccl-tests: -t 2 -g 4 is all 8 GPUs of each node" "16 ranks" nccl-tests --preset dgx-h100:nodes=2 -t 2 -g 4 -b 1M -e 1M
-bad_says "nccl-tests: -t x -g beyond the node" "-t x -g = 12 GPUs a node" nccl-tests --preset dgx-h100:nodes=2 -t 3 -g 4 -b 1M -e 1M
+bad_says "nccl-tests: -t x -g beyond the node" "12 GPUs a node (--np / nodes x -t x -g): the nodes have 8" nccl-tests --preset dgx-h100:nodes=2 -t 3 -g 4 -b 1M -e 1M
+good "nccl-tests: --np 16 -g 1 on two 8-GPU nodes, as mpirun -np 16" "16 ranks" nccl-tests --preset dgx-h100:nodes=2 --np 16 -g 1 -b 1M -e 1M
+good "nccl-tests: -np 12 -g 1 on two nodes: 6 GPUs a node" "NCCL's communicator of the 6 GPUs used on each node" nccl-tests --preset dgx-h100:nodes=2 -np 12 -g 1 -b 1M -e 1M
+bad_says "nccl-tests: --np that does not spread evenly" "do not spread evenly over the 2 nodes" nccl-tests --preset dgx-h100:nodes=2 --np 3 -b 1M -e 1M
 good "nccl-tests: -r is ignored where nccl-tests ignores it (all-reduce)" "^     1048576        262144     float     sum      -1 " nccl-tests --preset dgx-h100 -r 0 -b 1M -e 1M
 good "nccl-tests: --op sum is nccl-tests' long -o" "^     1048576        262144     float     max      -1 " nccl-tests --preset dgx-h100 --op allreduce --op max -b 1M -e 1M
 good "nccl-tests: v2.13.10's measuring options are accepted" "^# Avg bus bandwidth" nccl-tests --preset dgx-h100 -b 1M -e 1M -N 1 -y 0 -T 10 -C 0 -R 1 --iters 5 --warmup_iters 2 --check 0 --cudagraph 0 --average 1

@@ -20,7 +20,8 @@
 
 static const char *help =
     "usage: topocc nccl-tests (--preset NAME[:nodes=N] | --topo SPEC) [--op OP] -b MIN -e MAX [-f F] [-i STEP]\n"
-    "                         [-t THREADS] [-g GPUS] [-d TYPE] [-o REDOP] [-r ROOT] [--algo ALGO]\n"
+    "                         [--np PROCS] [-t THREADS] [-g GPUS] [-d TYPE] [-o REDOP] [-r ROOT]\n"
+    "                         [--algo ALGO]\n"
     "                         [--mode formula|steps|flow] [--routing R] [--group SPEC] [--compare FILE]\n"
     "                         [--profiles DIR] [--format table|csv|json] [--out FILE] [--out-dir DIR]\n"
     "                         [--quiet] [--print-scenario]\n"
@@ -43,6 +44,8 @@ static const char *help =
     "  -t T, -g G     T threads of G GPUs each: the first T x G GPUs of each node (nccl-tests' ranks are\n"
     "                 processes x threads x GPUs; one process a node here); without either, all of them;\n"
     "                 the header prints them as nThread and nGpus\n"
+    "  --np N         MPI processes (mpirun -np N): ranks = N x T x G, spread evenly over the nodes (mpirun\n"
+    "                 -np 16 ... -g 1 on two 8-GPU nodes is --np 16 -g 1); without it, one process a node\n"
     "  -d TYPE        float (default), half, bfloat16, double, int8, uint8, int32, uint32, int64, uint64,\n"
     "                 f8e4m3, f8e5m2 (nccl-tests' names)\n"
     "  -o REDOP       sum (default), prod, min, max, avg: timed as sum; NCCL's choice takes NVLS only\n"
@@ -71,8 +74,8 @@ static const char *help =
     "  topocc nccl-tests --preset dgx-h100:nodes=2 --op allreduce -b 8 -e 8G -f 2\n";
 
 typedef struct nt_in {
-    const char *preset, *topo, *profiles, *op, *b, *e, *f, *i, *g, *t, *d, *o, *r, *algo, *mode, *compare, *routing,
-        *group;
+    const char *preset, *topo, *profiles, *op, *b, *e, *f, *i, *g, *t, *np, *d, *o, *r, *algo, *mode, *compare,
+        *routing, *group;
     const char *format, *out, *out_dir, *scenario; /* collective's output options */
     bool quiet, print_scenario;
 } nt_in;
@@ -153,7 +156,7 @@ static tc_status parse(nt_in *in, int argc, char **argv, int first, bool *helped
                  {"-e", &in->e},            {"--maxbytes", &in->e},      {"-f", &in->f},
                  {"--stepfactor", &in->f},  {"-i", &in->i},              {"--stepbytes", &in->i},
                  {"-g", &in->g},            {"--ngpus", &in->g},         {"-t", &in->t},
-                 {"--nthreads", &in->t},
+                 {"--nthreads", &in->t},    {"--np", &in->np},           {"-np", &in->np},
                  {"-d", &in->d},            {"--datatype", &in->d},      {"-o", &in->o},
                  {"--op-redop", &in->o},    {"-r", &in->r},              {"--root", &in->r},
                  {"--algo", &in->algo},     {"--mode", &in->mode},       {"--compare", &in->compare},
@@ -286,6 +289,19 @@ static tc_status nt_count(const char *v, const char *flag, const char *what, lon
     return TC_OK;
 }
 
+/* The nodes of the scenario's topology (its endpoints where it has no
+ * scale-up nodes). */
+static tc_status nt_nodes(const tc_scenario *s, uint32_t *nodes, tc_err *err)
+{
+    tc_topo *t = NULL;
+    tc_status st = tc_topo_build(s->topo[0], &t, err);
+    if (st)
+        return st;
+    *nodes = t->n_endpoints / (t->node_size > 1 ? t->node_size : 1);
+    tc_topo_free(t);
+    return TC_OK;
+}
+
 /* -t T -g G: T x G GPUs of every node, its first (every endpoint of a flat
  * topology): nccl-tests runs G GPUs in each of T threads of a process, one
  * process a node here. *split: the job's ranks where that is below the
@@ -300,7 +316,7 @@ static tc_status nt_place(tc_scenario *s, long g, uint32_t *split, tc_err *err)
     uint32_t G = t->node_size > 1 ? t->node_size : 1, n = t->n_endpoints;
     tc_topo_free(t);
     if ((uint32_t)g > G)
-        return tc_fail(err, TC_EINVAL, "-t x -g = %ld GPUs a node: the nodes have %u", g, G);
+        return tc_fail(err, TC_EINVAL, "%ld GPUs a node (--np / nodes x -t x -g): the nodes have %u", g, G);
     if ((uint32_t)g == G)
         return TC_OK;
     *split = n / G > 1 ? n / G * (uint32_t)g : 0;
@@ -392,8 +408,20 @@ static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows,
         st = nt_count(in->g, "-g", "GPUs a thread drives", &gpus, err);
     if (st == TC_OK && in->t)
         st = nt_count(in->t, "-t", "threads a process runs", &threads, err);
-    if (st == TC_OK && (in->g || in->t)) {
-        long gt = gpus * threads; /* both at most 2^20 */
+    long procs = 0;
+    if (st == TC_OK && in->np)
+        st = nt_count(in->np, "--np", "MPI processes (mpirun -np)", &procs, err);
+    uint32_t nodes = 1;
+    if (st == TC_OK && procs)
+        st = nt_nodes(s, &nodes, err);
+    if (st == TC_OK && procs && (procs * gpus * threads) % nodes)
+        st = tc_fail(err, TC_EINVAL, "--np %ld x -t %ld x -g %ld = %ld ranks do not spread evenly over the %u nodes "
+                     "(mpirun -np N -N M runs M processes a node: N = nodes x M)", procs, threads, gpus,
+                     procs * gpus * threads, nodes);
+    if (st == TC_OK && (in->g || in->t || procs)) {
+        /* GPUs a node: its threads' GPUs, times its processes (--np over
+         * the nodes, one process a node without it) */
+        long gt = procs ? procs * gpus * threads / nodes : gpus * threads; /* each at most 2^20 */
         uint32_t g = gt > 1 << 20 ? 1u << 21 : (uint32_t)gt, split = 0;
         st = nt_place(s, (long)g, &split, err);
         /* nccl-tests' header prints -t as nThread and -g as nGpus
@@ -767,9 +795,9 @@ static tc_status run_and_print(const nt_in *in, const tc_scenario *s, const tc_n
         const tc_result *r = tc_collective_at(o, 0, 0);
         char groups[160] = "", g[48];
         if (b->comm_g)
-            snprintf(groups, sizeof groups, ", NCCL's communicator of the %u GPU%s used on each node (-g %u; run as "
-                                            "one group, %s)",
-                     b->comm_g, b->comm_g == 1 ? "" : "s", b->comm_g, tc_group_format(&o->group, g, sizeof g));
+            snprintf(groups, sizeof groups, ", NCCL's communicator of the %u GPU%s used on each node (run as one "
+                                            "group, %s)",
+                     b->comm_g, b->comm_g == 1 ? "" : "s", tc_group_format(&o->group, g, sizeof g));
         else if (o->ngroups)
             snprintf(groups, sizeof groups, ", groups %s: %u groups of %u ranks at once (count, algbw, busbw: one "
                                             "group's; time: the slowest group's)",
