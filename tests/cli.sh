@@ -870,6 +870,9 @@ unset NCCL_ALGO
 export NCCL_MAX_CTAS=2
 good "NCCL_MAX_CTAS bounds NVLS's channels (nvls.cc:259)" "^algorithm *nccl:NVLS,Simple,2ch" collective --preset dgx-h100 --op allreduce --algo nccl --size 1GiB
 unset NCCL_MAX_CTAS
+export NCCL_MIN_CTAS=24
+good "NCCL_MIN_CTAS raises NVLS's channels (nvls.cc:259)" "^algorithm *nccl:NVLS,Simple,24ch" collective --preset dgx-h100 --op allreduce --algo nccl --size 1GiB
+unset NCCL_MIN_CTAS
 export NCCL_MAX_NCHANNELS=2
 good "NCCL_MAX_NCHANNELS leaves NVLS's channels" "^algorithm *nccl:NVLS,Simple,16ch" collective --preset dgx-h100 --op allreduce --algo nccl --size 1GiB
 unset NCCL_MAX_NCHANNELS
@@ -885,6 +888,11 @@ good "nccl: NCCL_ALGO=NVLS across nodes without SHARP turns Ring and Tree on, as
 good "nccl: NCCL_ALGO=NVLS on a node that cannot reduce: the ring" "^algorithm *nccl:Ring,LL,1ch" collective --preset dgx-a100 --op allreduce --algo nccl --size 8
 export NCCL_PROTO=LL
 good "nccl: NCCL_ALGO=NVLS with Simple excluded: the ring" "^algorithm *nccl:Ring,LL,1ch" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
+good "nccl: nothing available: the ring with every protocol, NCCL_PROTO notwithstanding (1 GiB: Simple)" "^algorithm *nccl:Ring,Simple" collective --preset dgx-h100 --op allreduce --algo nccl --size 1GiB
+good "nccl: NVLS on a node that cannot reduce, NCCL_PROTO=LL: the ring with every protocol" "^algorithm *nccl:Ring,Simple" collective --preset dgx-a100 --op allreduce --algo nccl --size 1GiB
+export NCCL_NVLS_ENABLE=0
+good "nccl: NCCL_ALGO=NVLS with NCCL_NVLS_ENABLE=0 and NCCL_PROTO=LL: the ring with every protocol" "^algorithm *nccl:Ring,Simple" collective --preset dgx-h100 --op allreduce --algo nccl --size 1GiB
+unset NCCL_NVLS_ENABLE
 unset NCCL_PROTO
 export NCCL_ALGO=NVLS
 good "nccl: NCCL_ALGO=NVLS is honoured" "nccl:NVLS,Simple" collective --preset dgx-h100 --op allreduce --algo nccl --size 8

@@ -839,6 +839,39 @@ static void small_tree_all_reduce_is_monotone(void **state)
     tc_topo_free(t);
 }
 
+/* The tree's rate by hand from NCCL v2.21.5-1's tables (tuning.cc): 2
+ * nodes of 8 H100 (graph 370.8 GB/s, 16 channels, 8 search channels):
+ * bus = min(0.92 x 370.8, 8 x 41.4) = 331.2 GB/s; LL / 3.8 up to llMaxBw
+ * 39.0: 39.0, at 32 KiB times treeCorrectionFactor[LL][log2(512) = 9] =
+ * 0.7: 27.3 GB/s; LL128 min(331.2 x 120/128, 8 x 36.7) = 293.6, at 4 MiB
+ * times [LL128][16] = 0.8: 234.88; Simple at 1 GiB (log2 24, past the
+ * table) 331.2. A channel override (NCCL_MIN_CTAS) changes the channels
+ * run, not the graph's: the same rates. */
+static void tree_rate_by_hand(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=2x8,up=1x8,node=8,rail=8,node_bw=370.8GB/s,arch=hopper");
+    static const struct {
+        tc_proto p;
+        double bytes, want_GBps;
+    } c[] = {{TC_PROTO_LL, 32768, 27.3}, {TC_PROTO_LL128, 4194304, 234.88}, {TC_PROTO_SIMPLE, 1073741824, 331.2}};
+    for (size_t i = 0; i < 3; i++)
+        for (uint32_t mc = 0; mc <= 24; mc += 24) {
+            tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL_TREE, .p = 16, .bytes = c[i].bytes,
+                               .elt = 4, .proto = c[i].p, .min_ctas = mc};
+            tc_sched *s = NULL;
+            tc_err err = {{0}};
+            if (tc_coll_build(&req, t, &s, &err) != TC_OK)
+                fail_msg("build: %s", err.msg);
+            double got = s->rate_cap_Bps * s->channels / 1e9;
+            if (fabs(got - c[i].want_GBps) > 1e-9 * c[i].want_GBps)
+                fail_msg("%s at %.0f B, mincta %u: %.6g GB/s over %u channels, by hand %.6g", tc_proto_name(c[i].p),
+                         c[i].bytes, mc, got, s->channels, c[i].want_GBps);
+            tc_sched_free(s);
+        }
+    tc_topo_free(t);
+}
+
 /* A brief disturbance slows the ring only while it lasts: on 16 hosts of
  * one switch, a direct all-to-all of 16 MiB on hosts 0-7 beside the ring
  * all-reduce of 1 GiB on all 16 (one channel) takes a few hundred us;
@@ -1392,6 +1425,7 @@ int main(void)
         cmocka_unit_test(tree_and_pat_take_in_flow_what_they_take_in_steps),
         cmocka_unit_test(nccl_flow_agrees_with_steps_at_random),
         cmocka_unit_test(small_tree_all_reduce_is_monotone),
+        cmocka_unit_test(tree_rate_by_hand),
         cmocka_unit_test(one_nvswitch_node_by_hand),
         cmocka_unit_test(nccl_chooses_protocols_as_its_model),
         cmocka_unit_test(nccl_model_refinements_as_tuning_cc),

@@ -353,9 +353,6 @@ static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows,
      * get, for every operation (all-to-all: its grouped send/recv,
      * nccl-a2a; broadcast and reduce: its ring's chains) */
     const char *algo = in->algo ? in->algo : "nccl";
-    if (st == TC_OK && (!strcmp(algo, "all") || (strchr(algo, ',') && !strchr(algo, ':'))))
-        st = tc_fail(err, TC_EINVAL, "--algo %s: nccl-tests times one algorithm; give one (topocc collective --sizes "
-                     "with --algo all or a list ranks several)", algo);
     /* nccl-tests passes -r to broadcast and reduce only (the others have
      * no root: their rows print -1) */
     tc_op rop_op = TC_OP_ALLREDUCE;
@@ -403,6 +400,10 @@ static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows,
     }
     if (st == TC_OK)
         st = tc_scenario_resolve(s, err);
+    /* as collective reads --algo: all, or a list of several */
+    if (st == TC_OK && (s->nalgos > 1 || strcmp(s->algos[0], "all") == 0))
+        st = tc_fail(err, TC_EINVAL, "--algo %s: nccl-tests times one algorithm; give one (topocc collective --sizes "
+                     "with --algo all or a list ranks several)", algo);
     long gpus = 1, threads = 1;
     if (st == TC_OK && in->g)
         st = nt_count(in->g, "-g", "GPUs a thread drives", &gpus, err);
@@ -647,17 +648,32 @@ static void compare(FILE *f, const tc_collective_out *o, const tc_nccl_row *rows
         int b = r->bytes < 1048576 ? 0 : r->bytes < 268435456 ? 1 : 2;
         err_band[b][nb[b]++] = fabs(e);
     }
-    /* the file's rows no predicted size equals (a size that is not whole
-     * elements, or not of the ranks, was cut as nccl-tests cuts it) */
+    /* the file's rows no predicted size equals: outside the sizes asked
+     * (-b, -e), or a size that is not whole elements (of the ranks for
+     * all-gather, reduce-scatter and all-to-all), which the prediction cut
+     * as nccl-tests cuts it */
+    double lo = INFINITY, hi = 0;
+    for (size_t i = 0; i < o->nsizes; i++) {
+        lo = fmin(lo, tc_collective_at(o, 0, i)->bytes);
+        hi = fmax(hi, tc_collective_at(o, 0, i)->bytes);
+    }
+    size_t outside = 0;
     for (size_t k = 0; k < nrows; k++) {
         bool seen = false;
         for (size_t i = 0; i < o->nsizes && !seen; i++)
             seen = tc_collective_at(o, 0, i)->bytes == rows[k].bytes;
-        if (!seen)
+        if (seen)
+            continue;
+        if (rows[k].bytes < lo || rows[k].bytes > hi)
+            outside++;
+        else
             fprintf(f, "# not compared: line %ld, size %.0f B, which no predicted size equals (sizes are cut to whole "
                        "elements, of the ranks for all-gather, reduce-scatter and all-to-all, as nccl-tests cuts them)\n",
                     rows[k].line, rows[k].bytes);
     }
+    if (outside)
+        fprintf(f, "# not compared: %zu row%s of the file outside the sizes predicted (%.0f to %.0f B)\n", outside,
+                outside == 1 ? "" : "s", lo, hi);
     static const char *band[3] = {"< 1 MiB", "1 MiB .. 256 MiB", ">= 256 MiB"};
     for (int b = 0; b < 3; b++) {
         if (!nb[b])

@@ -307,7 +307,7 @@ static int log2i(double x)
     return l;
 }
 
-static void tree_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t C, uint32_t Cfull)
+static void tree_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t C, uint32_t Cgraph)
 {
     int i = s->proto - TC_PROTO_LL, row = arch_row(t), col = nodes <= 2 ? (int)nodes - 1 : 2;
     if (col < 0)
@@ -316,7 +316,7 @@ static void tree_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t C
     s->base_s = tree_base_us[i] * 1e-6;
     s->lat_intra_s = tree_nvlink_us[i] * 1e-6;
     s->lat_inter_s = tc_nccl_net_lat_us(t, s->proto, tree_net_us[i]) * 1e-6;
-    double search = Cfull / 2.0 > 1 ? Cfull / 2.0 : 1;
+    double search = Cgraph / 2.0 > 1 ? Cgraph / 2.0 : 1;
     double bw = graph_bw(t, nodes, G), bus = fmin(bw * .92, search * tree_per_ch[row][col]);
     if (s->proto == TC_PROTO_LL)
         bus = fmin(bus / 3.8, ll_max_bw[nodes == 1 ? row : 0][col]);
@@ -520,6 +520,18 @@ static uint32_t channels_for(const tc_coll_req *req, const tc_topo *topo, uint32
     while (C >= 2 && req->bytes < C * nt * th)
         C--;
     return C ? C : 1;
+}
+
+/* The channels of NCCL's graph, which its model's bandwidths count
+ * (graphs[a]->nChannels): the count for large messages before
+ * NCCL_MIN/MAX_NCHANNELS and minCTAs/maxCTAs, which change the channels
+ * run (comm->nChannels, connect.cc:465-469), not the graph's. */
+static uint32_t graph_channels(const tc_coll_req *req, const tc_topo *topo, uint32_t R, uint32_t G, bool tree)
+{
+    tc_coll_req d = *req;
+    d.bytes = INFINITY;
+    d.min_channels = d.max_channels = d.min_ctas = d.max_ctas = 0;
+    return channels_for(&d, topo, R, G, tree);
 }
 
 uint32_t tc_nccl_channels_full(const tc_coll_req *req, const tc_topo *topo)
@@ -752,7 +764,9 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
     double bus = graph_bw(topo, nodes, G);
     tc_coll_req full = *req;
     full.bytes = INFINITY;
-    double search = channels_for(&full, topo, R, G, false) / 2.0;
+    /* the graph's search channels bound the bandwidths; the channels run
+     * (comm->nChannels) decide the ring's plateau below */
+    double search = graph_channels(req, topo, R, G, false) / 2.0, run = channels_for(&full, topo, R, G, false);
     if (search < 1)
         search = 1;
     int row = nodes == 1 ? arch_row(topo) : 0, col = nodes <= 2 ? (int)nodes - 1 : 2, arow = arch_row(topo);
@@ -824,7 +838,7 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
                           ninter * tc_nccl_model_net_lat_us(topo, (tc_proto)p, hw_net_us[i]); /* :241-248 */
                 b *= R / nsteps;                                                  /* :213-219 */
                 if (p == TC_PROTO_SIMPLE && nodes > 1 && req->op == TC_OP_ALLREDUCE &&
-                    req->bytes / (2 * search * R) >= 64) /* comm->nChannels: all of them */
+                    req->bytes / (run * R) >= 64) /* comm->nChannels: all of them */
                     lat *= arow == 0 ? 1.9 : 1.4; /* minCompCap < 80 (Volta): 1.9, :437-440 */
             }
             double t_us = lat + req->bytes / (1000 * b);                          /* :443 */
@@ -1072,7 +1086,7 @@ static tc_status nccl_tree_build(const tc_coll_req *req, const tc_topo *topo, tc
      * what one warp stores at once (WARP_SIZE 32 threads, src/include/
      * device.h:53): LL 32 lines of 8 data bytes, 256 B (a 16-byte line
      * holds 8 bytes of data and 8 of flags, :38-51), LL128 32 x 16 B, 4
-     * lines of 128 B with 120 of data, 480 B (:67-69). The pieces' count
+     * lines of 128 B with 120 of data, 480 B (:70-72). The pieces' count
      * is topocc's (assumed); NCCL has none. */
     if (s->proto != TC_PROTO_SIMPLE)
         nch = fmax(nch, fmin(8.0 * (G - 1 + log2i(M) + 1),
@@ -1139,7 +1153,7 @@ static tc_status nccl_tree_build(const tc_coll_req *req, const tc_topo *topo, tc
     s->nccl_impl = TC_ALGO_NCCL_TREE;
     s->wire_in_order = true;
     proto_costs(s, topo, M, C);
-    tree_costs(s, topo, M, C, Cfull);
+    tree_costs(s, topo, M, C, graph_channels(req, topo, R, G, true));
     if (topo && topo->kind == TC_TOPO_MULTIDC) {
         /* Every edge of channel 0's tree: where it crosses a long-haul
          * link the slowest path need not be the deepest (lat_tree). */

@@ -507,11 +507,14 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
         v = tc_spec_get(&sp, counts[k]);
         if (!v)
             continue;
-        uint32_t c;
+        uint32_t c = 0;
         if (!nccl)
             return tc_fail(err, TC_EINVAL, "%s= in algorithm '%s': only nccl-ring and nccl have it", counts[k], s);
-        if (tc_parse_u32(v, &c, NULL) != TC_OK || c < 1 || c > 32)
-            return tc_fail(err, TC_EINVAL, "invalid %s '%s' in algorithm '%s': expected 1 to 32", counts[k], v, s);
+        /* a minimum of 0 asks for nothing, as NCCL_MIN_NCHANNELS=0 does */
+        bool is_min = k == 1 || k == 3;
+        if (!(is_min && strcmp(v, "0") == 0) && (tc_parse_u32(v, &c, NULL) != TC_OK || c < 1 || c > 32))
+            return tc_fail(err, TC_EINVAL, "invalid %s '%s' in algorithm '%s': expected %s to 32", counts[k], v, s,
+                           is_min ? "0" : "1");
         *cdst[k] = c;
     }
     v = tc_spec_get(&sp, "buffsize");

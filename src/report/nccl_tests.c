@@ -270,9 +270,11 @@ tc_status tc_nccl_tests_read(const char *path, tc_nccl_row **rows, size_t *n, ui
         tc_nccl_row r = {.line = lineno};
         double x;
         if (table_only) {
-            if (nt != 2 || !num(tok[0], &r.bytes) || !num(tok[1], &x) || !(r.bytes > 0) || x < 0) {
+            if (nt != 2 || !num(tok[0], &r.bytes) || !num(tok[1], &x) || !(r.bytes > 0) || x < 0 ||
+                r.bytes != floor(r.bytes) || r.bytes > 1152921504606846976.0 || x >= 1e6) {
                 st = tc_fail(err, TC_EINVAL,
-                             "nccl-tests file %s line %ld: expected 'size_bytes busbw_GBps' after '# topocc: table-only'",
+                             "nccl-tests file %s line %ld: expected 'size_bytes busbw_GBps' after '# topocc: table-only' "
+                             "(a whole size up to 2^60, a bus bandwidth below 10^6 GB/s)",
                              path, lineno);
                 break;
             }

@@ -331,8 +331,13 @@ static tc_status nccl_env(tc_coll_req *req, tc_err *err)
             return tc_fail(err, TC_EINVAL, "NCCL_NVLS_ENABLE=%s: expected an integer (0 turns NVLS off)", v);
         if (e == 0) {
             req->algo_mask = (uint8_t)((req->algo_mask ? req->algo_mask : 127) & ~(4u | 8u));
-            if (!req->algo_mask)
+            /* NVLS alone asked for where NCCL has none: nothing is
+             * available, and NCCL runs the ring with every protocol
+             * (tuning.cc:322-333), NCCL_PROTO notwithstanding */
+            if (!req->algo_mask) {
                 req->algo_mask = 1;
+                req->proto_mask = 1u << TC_PROTO_LL | 1u << TC_PROTO_LL128 | 1u << TC_PROTO_SIMPLE;
+            }
         }
     }
     v = getenv("NCCL_PROTO");
