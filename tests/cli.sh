@@ -873,6 +873,12 @@ unset NCCL_MAX_CTAS
 export NCCL_MIN_CTAS=24
 good "NCCL_MIN_CTAS raises NVLS's channels (nvls.cc:259)" "^algorithm *nccl:NVLS,Simple,24ch" collective --preset dgx-h100 --op allreduce --algo nccl --size 1GiB
 unset NCCL_MIN_CTAS
+good "CollNet's channels: the graph's plus a half, then maxch (connect.cc:447-452, 465-469)" "^algorithm *nccl-collnet-direct:Simple,8ch" collective --preset dgx-a100:nodes=4,sharp=1 --op allreduce --size 1GiB --algo nccl-collnet-direct:maxch=8
+good "maxch changes the channels run, not NCCL's choice (the graph's channels)" "^algorithm *nccl:CollNetDirect,Simple,8ch" collective --preset dgx-a100:nodes=4,sharp=1 --op allreduce --size 1GiB --algo nccl:maxch=8
+good "LL128's ring cap is the graph's, shared by the channels run" "^busbw *291.7GB/s" collective --preset dgx-h100 --op allreduce --size 1GiB --algo nccl-ring:proto=LL128,maxch=2
+export NCCL_ALGO=NVLS NCCL_PROTO=LL NCCL_NVLS_ENABLE=0
+good "NCCL_NVLS_ENABLE=0 with NCCL_ALGO=NVLS across nodes: Ring and Tree on again, NCCL_PROTO kept" "^algorithm *nccl:Ring,LL,16ch" collective --preset dgx-h100:nodes=2 --op allreduce --size 1GiB --algo nccl
+unset NCCL_ALGO NCCL_PROTO NCCL_NVLS_ENABLE
 export NCCL_MAX_NCHANNELS=2
 good "NCCL_MAX_NCHANNELS leaves NVLS's channels" "^algorithm *nccl:NVLS,Simple,16ch" collective --preset dgx-h100 --op allreduce --algo nccl --size 1GiB
 unset NCCL_MAX_NCHANNELS
@@ -900,7 +906,7 @@ export NCCL_NVLS_ENABLE=0
 good "nccl: NCCL_NVLS_ENABLE=0 with NCCL_ALGO=NVLS leaves the ring" "nccl:Ring" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
 unset NCCL_ALGO
 good "nccl: NCCL_NVLS_ENABLE=0 turns NVLSTree off (the ring at 1 GiB)" "nccl:Ring,Simple" collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl --size 1GiB
-good "nccl: NCCL_NVLS_ENABLE=0 is recorded in the spec" "nccl:algo=Ring|Tree|PAT|CollNetDirect|CollNetChain" collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl --size 1GiB --print-scenario
+good "nccl: NCCL_NVLS_ENABLE=0 is recorded in the spec" "nccl:nvls=0" collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl --size 1GiB --print-scenario
 export NCCL_NVLS_ENABLE=2
 good "nccl: NCCL_NVLS_ENABLE=2 (NCCL's default) keeps NVLSTree" "nccl:NVLSTree,Simple" collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl --size 1GiB
 export NCCL_NVLS_ENABLE=yes

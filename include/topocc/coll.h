@@ -243,6 +243,8 @@ typedef struct tc_coll_req {
     uint8_t algo_mask;    /* nccl: the algorithms it may choose (bit 0 Ring, bit 1 Tree, bit 2 NVLS, bit 3
                              NVLSTree, bit 4 PAT, bit 5 CollNetDirect, bit 6 CollNetChain; 0: all) */
     uint8_t pxn;          /* nccl-a2a and nccl (all-to-all): PXN, 0 NCCL's default (on), 1 pxn=1, 2 pxn=0 */
+    bool nvls_off;        /* nccl: nvls=0 (NCCL_NVLS_ENABLE=0): NVLS and NVLSTree have no bandwidth (nvlsSupport 0),
+                             their algo= bits kept for NCCL's enable rules */
     uint32_t min_channels, max_channels;
     /* nccl-*: the communicator's minCTAs and maxCTAs (NCCL_MIN_CTAS,
      * NCCL_MAX_CTAS; mincta=, maxcta=; 0: NCCL's 1 and 32): they bound the

@@ -102,6 +102,10 @@ tc_status tc_nccl_a2a_build(const tc_coll_req *req, const tc_topo *topo, bool px
  * bandwidth NCCL's model starts from (GB/s) for G GPUs per node over
  * nodes nodes. */
 uint32_t tc_nccl_channels_full(const tc_coll_req *req, const tc_topo *topo);
+/* The channels of NCCL's graph (no channel variable applied), which its
+ * model's bandwidths count; and C within the channel variables. */
+uint32_t tc_nccl_channels_graph(const tc_coll_req *req, const tc_topo *topo);
+uint32_t tc_nccl_channel_bounds(const tc_coll_req *req, uint32_t C);
 double tc_nccl_graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G);
 
 /* qsort's comparison of uint32_t. */

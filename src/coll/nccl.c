@@ -221,7 +221,7 @@ static int arch_row(const tc_topo *t)
 
 /* Fills the protocol's costs into s (coll.h): nodes is the number of
  * scale-up nodes the ranks span, C the channels used. */
-static void proto_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t C)
+static void proto_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t C, uint32_t Cgraph)
 {
     tc_proto p = s->proto;
     int i = p - TC_PROTO_LL;
@@ -232,14 +232,16 @@ static void proto_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t 
     int col = nodes <= 2 ? (int)nodes - 1 : 2, row = nodes == 1 ? arch_row(t) : 0;
     if (col < 0)
         col = 0;
-    /* LL: the whole collective's bus bandwidth at most llMaxBw (tuning.cc:
-     * 180), shared by its C channels; LL128: each of NCCL's search channels
-     * (half the channels run: connect.cc:443) at most perChMaxRingLL128Bw
-     * (tuning.cc:181). */
+    /* The whole collective's bus bandwidth at most NCCL's cap, shared by
+     * the C channels run: LL llMaxBw (tuning.cc:180); LL128 the graph's
+     * search channels (half its channels: connect.cc:443) x
+     * perChMaxRingLL128Bw (tuning.cc:181), which the channel variables do
+     * not change. */
+    double search = Cgraph / 2.0 > 1 ? Cgraph / 2.0 : 1;
     if (p == TC_PROTO_LL)
         s->rate_cap_Bps = ll_max_bw[row][col] * 1e9 / C;
     else if (p == TC_PROTO_LL128)
-        s->rate_cap_Bps = ll128_per_ch[arch_row(t)] * 1e9 / 2;
+        s->rate_cap_Bps = search * ll128_per_ch[arch_row(t)] * 1e9 / C;
     else
         s->rate_cap_Bps = 0;
     /* NCCL_STEPS = 8 FIFO slots per connection (device.h:22): a Simple
@@ -383,6 +385,8 @@ static nccl_ring_state *ring_state_new(tc_sched *s, uint32_t C, uint32_t R, uint
 
 static tc_status emit_nccl_ring(const tc_sched *s, uint32_t step, tc_xfers *x);
 
+static uint32_t graph_channels(const tc_coll_req *req, const tc_topo *topo, uint32_t R, uint32_t G, bool tree);
+
 /* What the rings and the chains set alike: nblk blocks (slots), one lane
  * per channel, the protocol's costs for R ranks on nodes of G. */
 static void ring_sched_set(tc_sched *s, const tc_coll_req *req, const tc_topo *topo, uint32_t R, uint32_t G,
@@ -394,7 +398,7 @@ static void ring_sched_set(tc_sched *s, const tc_coll_req *req, const tc_topo *t
     s->channels = C;
     s->lanes = C;
     s->nccl_impl = TC_ALGO_NCCL_RING;
-    proto_costs(s, topo, R > G ? R / G : 1, C);
+    proto_costs(s, topo, R > G ? R / G : 1, C, graph_channels(req, topo, R, G, false));
 }
 
 static bool nccl_ring_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)
@@ -487,19 +491,12 @@ static tc_status emit_nccl_ring(const tc_sched *s, uint32_t step, tc_xfers *x)
     return x->oom ? TC_EINTERNAL : TC_OK;
 }
 
-/* Channels: the request's, or twice the rails (about one NCCL search
- * channel per NIC, doubled at run time: connect.cc:443), or twice the NICs
- * of a node (nics=), or twice the node size without either; at most 32
- * (MAXCHANNELS, device.h:54); then fewer for small messages as NCCL does. */
-static uint32_t channels_for(const tc_coll_req *req, const tc_topo *topo, uint32_t R, uint32_t G, bool tree)
+/* The smaller of NCCL_MAX_NCHANNELS and maxCTAs truncates C, the larger
+ * of NCCL_MIN_NCHANNELS and minCTAs duplicates it (src/graph/connect.cc:
+ * 461-470; minCTAs above maxCTAs is lowered to it, src/init.cc:1655-1658);
+ * at most MAXCHANNELS = 32. */
+uint32_t tc_nccl_channel_bounds(const tc_coll_req *req, uint32_t C)
 {
-    uint32_t C = req->channels;
-    if (!C)
-        C = topo && topo->rails ? 2 * topo->rails : topo && topo->nics ? 2 * topo->nics : 2 * (G > 1 ? G : 1);
-    /* The smaller of NCCL_MAX_NCHANNELS and maxCTAs truncates, the larger
-     * of NCCL_MIN_NCHANNELS and minCTAs duplicates (src/graph/connect.cc:
-     * 461-470; minCTAs above maxCTAs is lowered to it, src/init.cc:
-     * 1655-1658); at most MAXCHANNELS = 32. */
     uint32_t mx = req->max_channels, mn = req->min_channels, mc = req->min_ctas;
     if (req->max_ctas && (!mx || req->max_ctas < mx))
         mx = req->max_ctas;
@@ -511,8 +508,19 @@ static uint32_t channels_for(const tc_coll_req *req, const tc_topo *topo, uint32
         C = mx;
     if (mn && C < mn)
         C = mn;
-    if (C > 32)
-        C = 32;
+    return C > 32 ? 32 : C;
+}
+
+/* Channels: the request's, or twice the rails (about one NCCL search
+ * channel per NIC, doubled at run time: connect.cc:443), or twice the NICs
+ * of a node (nics=), or twice the node size without either; at most 32
+ * (MAXCHANNELS, device.h:54); then fewer for small messages as NCCL does. */
+static uint32_t channels_for(const tc_coll_req *req, const tc_topo *topo, uint32_t R, uint32_t G, bool tree)
+{
+    uint32_t C = req->channels;
+    if (!C)
+        C = topo && topo->rails ? 2 * topo->rails : topo && topo->nics ? 2 * topo->nics : 2 * (G > 1 ? G : 1);
+    C = tc_nccl_channel_bounds(req, C);
     tc_proto p = req->proto ? req->proto : TC_PROTO_SIMPLE;
     double nt = p == TC_PROTO_LL128 ? 640 : 512;
     /* threadThresholds: Ring LL 8 x ranks, Tree LL 8, LL128 8, Simple 64 */
@@ -532,6 +540,14 @@ static uint32_t graph_channels(const tc_coll_req *req, const tc_topo *topo, uint
     d.bytes = INFINITY;
     d.min_channels = d.max_channels = d.min_ctas = d.max_ctas = 0;
     return channels_for(&d, topo, R, G, tree);
+}
+
+uint32_t tc_nccl_channels_graph(const tc_coll_req *req, const tc_topo *topo)
+{
+    uint32_t G = topo && topo->node_size > 1 ? topo->node_size : 1;
+    if (G > req->p)
+        G = req->p;
+    return graph_channels(req, topo, req->p, G, false);
 }
 
 uint32_t tc_nccl_channels_full(const tc_coll_req *req, const tc_topo *topo)
@@ -864,7 +880,7 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
     }
     /* NVLS (algorithm 4) and NVLSTree (5), Simple only, after Tree and
      * Ring: they win only strictly faster (enqueue.cc:1484-1539). */
-    for (int a = 0; a < 2 && (mask & 1u << TC_PROTO_SIMPLE); a++) {
+    for (int a = 0; a < 2 && (mask & 1u << TC_PROTO_SIMPLE) && !req->nvls_off; a++) {
         if (!(amask & (a ? 8 : 4)))
             continue;
         double t_us = tc_nccl_nvls_time_us(req, topo, a == 1);
@@ -1152,8 +1168,9 @@ static tc_status nccl_tree_build(const tc_coll_req *req, const tc_topo *topo, tc
     s->lanes = C;
     s->nccl_impl = TC_ALGO_NCCL_TREE;
     s->wire_in_order = true;
-    proto_costs(s, topo, M, C);
-    tree_costs(s, topo, M, C, graph_channels(req, topo, R, G, true));
+    uint32_t Cgraph = graph_channels(req, topo, R, G, true);
+    proto_costs(s, topo, M, C, Cgraph);
+    tree_costs(s, topo, M, C, Cgraph);
     if (topo && topo->kind == TC_TOPO_MULTIDC) {
         /* Every edge of channel 0's tree: where it crosses a long-haul
          * link the slowest path need not be the deepest (lat_tree). */

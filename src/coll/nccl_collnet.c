@@ -126,14 +126,15 @@ static bool direct_valid(tc_op op, uint32_t p, const tc_topo *t, tc_err *err)
 static uint32_t cn_channels_full(const tc_coll_req *req, const tc_topo *t, uint32_t G, uint32_t H)
 {
     if (req->channels)
-        return req->channels > 32 ? 32 : req->channels;
-    uint32_t C = tc_nccl_channels_full(req, t);
+        return tc_nccl_channel_bounds(req, req->channels > 32 ? 32 : req->channels);
+    uint32_t C = tc_nccl_channels_graph(req, t);
     tc_topo_info in;
     tc_topo_get_info(t, &in);
     double nic = in.injection_Bps * G / H;
     if (G > 1 && t->node_size > 1 && t->node_bw > nic)
         C += C / 2;
-    return C > 32 ? 32 : C;
+    /* then the channel variables (connect.cc:465-469, after :447-452) */
+    return tc_nccl_channel_bounds(req, C > 32 ? 32 : C);
 }
 
 /* The channels an operation of req->bytes runs (getChannnelThreadInfo,
@@ -203,7 +204,7 @@ double tc_nccl_collnet_time_us(const tc_coll_req *req, const tc_topo *t, bool di
      * GPU's NVLink share over the channels carry; pass 2 raises bwIntra
      * for trees while below twice bwInter and within the NVLink share
      * (search.cc:1013-1031). */
-    double nch = tc_nccl_channels_full(req, t) / 2.0;
+    double nch = tc_nccl_channels_graph(req, t) / 2.0;
     if (nch < 1)
         nch = 1;
     double nic = in.injection_Bps * G / H / 1e9, nvl = t->node_size > 1 ? t->node_bw / 1e9 : nic;

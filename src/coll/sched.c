@@ -552,6 +552,17 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
                            v, s);
         req->pxn = v[0] == '1' ? 1 : 2;
     }
+    req->nvls_off = false;
+    v = tc_spec_get(&sp, "nvls");
+    if (v) {
+        if (req->algo != TC_ALGO_NCCL)
+            return tc_fail(err, TC_EINVAL, "nvls= in algorithm '%s': only nccl has it (nccl:nvls=0)", s);
+        if (strcmp(v, "0") && strcmp(v, "1"))
+            return tc_fail(err, TC_EINVAL, "invalid nvls '%s' in algorithm '%s': accepted are 0 (NCCL_NVLS_ENABLE=0) "
+                                           "and 1 (NCCL's default)",
+                           v, s);
+        req->nvls_off = v[0] == '0';
+    }
     req->algo_mask = 0;
     v = tc_spec_get(&sp, "algo");
     if (v) {
@@ -582,7 +593,7 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
     return tc_spec_check_unused(&sp, "algorithm",
                                 "chunks (pipelining chunks), root (broadcast/reduce root rank), order (rhd: near, far), "
                                 "tree (binomial: lowbit, highbit), throttle (scattered, mpich); nccl-ring and nccl: proto, channels, minch, maxch, "
-                                "buffsize; nccl: algo; nccl-a2a and nccl: pxn",
+                                "mincta, maxcta, buffsize; nccl: algo, nvls; nccl-a2a and nccl: pxn",
                                 err);
 }
 
@@ -672,6 +683,8 @@ char *tc_algo_format(const tc_coll_req *req, char *buf, size_t len)
     }
     if (req->pxn)
         append_opt(buf, len, &n, &first, req->pxn == 1 ? "pxn=1" : "pxn=0");
+    if (req->nvls_off)
+        append_opt(buf, len, &n, &first, "nvls=0");
     if (req->proto) {
         snprintf(opt, sizeof opt, "proto=%s", tc_proto_name(req->proto));
         append_opt(buf, len, &n, &first, opt);

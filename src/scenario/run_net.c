@@ -213,6 +213,7 @@ static void nccl_options(tc_coll_req *q, const tc_coll_row *row)
     q->max_ctas = p->max_ctas;
     q->buffsize = p->buffsize;
     q->pxn = p->pxn;
+    q->nvls_off = p->nvls_off;
 }
 
 /* The schedule the result r ran: its algorithm (auto resolved), size

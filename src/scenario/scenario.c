@@ -320,7 +320,7 @@ static tc_status nccl_env(tc_coll_req *req, tc_err *err)
     }
     /* NCCL_NVLS_ENABLE (src/transport/nvls.cc:231, 241 at v2.21.5-1;
      * default 2): 0 leaves NVLS and NVLSTree out of NCCL's choice
-     * (comm->nvlsSupport = 0); with nothing else left, the ring. */
+     * (comm->nvlsSupport = 0), written as nvls=0. */
     v = getenv("NCCL_NVLS_ENABLE");
     if (v && *v && req->algo == TC_ALGO_NCCL) {
         int64_t e;
@@ -329,16 +329,10 @@ static tc_status nccl_env(tc_coll_req *req, tc_err *err)
         e = strtoll(v, &end, 10);
         if (end == v || *end || errno)
             return tc_fail(err, TC_EINVAL, "NCCL_NVLS_ENABLE=%s: expected an integer (0 turns NVLS off)", v);
-        if (e == 0) {
-            req->algo_mask = (uint8_t)((req->algo_mask ? req->algo_mask : 127) & ~(4u | 8u));
-            /* NVLS alone asked for where NCCL has none: nothing is
-             * available, and NCCL runs the ring with every protocol
-             * (tuning.cc:322-333), NCCL_PROTO notwithstanding */
-            if (!req->algo_mask) {
-                req->algo_mask = 1;
-                req->proto_mask = 1u << TC_PROTO_LL | 1u << TC_PROTO_LL128 | 1u << TC_PROTO_SIMPLE;
-            }
-        }
+        /* NCCL's nvlsSupport (nvls.cc:241): NVLS and NVLSTree have no
+         * bandwidth; NCCL_ALGO's list and NCCL's enable rules stand */
+        if (e == 0)
+            req->nvls_off = true;
     }
     v = getenv("NCCL_PROTO");
     if (v && *v && req->algo == TC_ALGO_NCCL && !req->proto && !req->proto_mask &&
