@@ -459,6 +459,7 @@ static tc_status coll_groups_eval(const tc_scenario *s, const tc_run_opts *ro, t
         tc_coll_req req = {.op = o->op, .algo = row->algo, .p = g.size, .chunks = row->chunks, .root = row->root,
                            .variant = row->variant, .elt = tc_dtype_size(s->dtype), .throttle = row->spec.throttle,
                            .dtype = tc_dtype_code(s->dtype), .redop = scn_redop(s)};
+        nccl_options(&req, row); /* proto=, algo=, nvls=, channels, ... as without groups */
         if (eo->mode == TC_MODE_FLOW &&
             (st = groups_mem_check(t, &req, &g, s->sizes, o->nsizes, map, fo, ro, err)))
             break;
