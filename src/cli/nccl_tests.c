@@ -289,15 +289,16 @@ static tc_status nt_count(const char *v, const char *flag, const char *what, lon
     return TC_OK;
 }
 
-/* The nodes of the scenario's topology (its endpoints where it has no
- * scale-up nodes). */
-static tc_status nt_nodes(const tc_scenario *s, uint32_t *nodes, tc_err *err)
+/* The scenario's topology's node size G (1 without scale-up nodes) and
+ * endpoints n. */
+static tc_status nt_shape(const tc_scenario *s, uint32_t *G, uint32_t *n, tc_err *err)
 {
     tc_topo *t = NULL;
     tc_status st = tc_topo_build(s->topo[0], &t, err);
     if (st)
         return st;
-    *nodes = t->n_endpoints / (t->node_size > 1 ? t->node_size : 1);
+    *G = t->node_size > 1 ? t->node_size : 1;
+    *n = t->n_endpoints;
     tc_topo_free(t);
     return TC_OK;
 }
@@ -306,15 +307,10 @@ static tc_status nt_nodes(const tc_scenario *s, uint32_t *nodes, tc_err *err)
  * topology): nccl-tests runs G GPUs in each of T threads of a process, one
  * process a node here. *split: the job's ranks where that is below the
  * node size on several nodes, else 0. */
-static tc_status nt_place(tc_scenario *s, long g, uint32_t *split, tc_err *err)
+static tc_status nt_place(tc_scenario *s, long g, uint32_t G, uint32_t n, uint32_t *split, tc_err *err)
 {
     *split = 0;
-    tc_topo *t = NULL;
-    tc_status st = tc_topo_build(s->topo[0], &t, err);
-    if (st)
-        return st;
-    uint32_t G = t->node_size > 1 ? t->node_size : 1, n = t->n_endpoints;
-    tc_topo_free(t);
+    tc_status st;
     if ((uint32_t)g > G)
         return tc_fail(err, TC_EINVAL, "%ld GPUs a node (--np / nodes x -t x -g): the nodes have %u", g, G);
     if ((uint32_t)g == G)
@@ -412,9 +408,9 @@ static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows,
     long procs = 0;
     if (st == TC_OK && in->np)
         st = nt_count(in->np, "--np", "MPI processes (mpirun -np)", &procs, err);
-    uint32_t nodes = 1;
-    if (st == TC_OK && procs)
-        st = nt_nodes(s, &nodes, err);
+    uint32_t G = 1, eps = 1, nodes = 1;
+    if (st == TC_OK && (in->g || in->t || procs) && (st = nt_shape(s, &G, &eps, err)) == TC_OK)
+        nodes = eps / G;
     if (st == TC_OK && procs && (procs * gpus * threads) % nodes)
         st = tc_fail(err, TC_EINVAL, "--np %ld x -t %ld x -g %ld = %ld ranks do not spread evenly over the %u nodes "
                      "(mpirun -np N -N M runs M processes a node: N = nodes x M)", procs, threads, gpus,
@@ -424,7 +420,7 @@ static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows,
          * the nodes, one process a node without it) */
         long gt = procs ? procs * gpus * threads / nodes : gpus * threads; /* each at most 2^20 */
         uint32_t g = gt > 1 << 20 ? 1u << 21 : (uint32_t)gt, split = 0;
-        st = nt_place(s, (long)g, &split, err);
+        st = nt_place(s, (long)g, G, eps, &split, err);
         /* nccl-tests' header prints -t as nThread and -g as nGpus
          * (src/common.cu:917); ranks are processes x threads x GPUs
          * (:1005), one process a node here */

@@ -106,6 +106,9 @@ uint32_t tc_nccl_channels_full(const tc_coll_req *req, const tc_topo *topo);
  * model's bandwidths count; and C within the channel variables. */
 uint32_t tc_nccl_channels_graph(const tc_coll_req *req, const tc_topo *topo);
 uint32_t tc_nccl_channel_bounds(const tc_coll_req *req, uint32_t C);
+/* C within minCTAs and maxCTAs alone: max(minCTAs, min(maxCTAs, C)), as
+ * NVLS's channels (src/transport/nvls.cc:259). */
+uint32_t tc_nccl_cta_bounds(const tc_coll_req *req, uint32_t C);
 double tc_nccl_graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G);
 
 /* qsort's comparison of uint32_t. */

@@ -491,17 +491,28 @@ static tc_status emit_nccl_ring(const tc_sched *s, uint32_t step, tc_xfers *x)
     return x->oom ? TC_EINTERNAL : TC_OK;
 }
 
+/* minCTAs, lowered to maxCTAs where above it (src/init.cc:1655-1658). */
+static uint32_t min_ctas(const tc_coll_req *req)
+{
+    return req->max_ctas && req->min_ctas > req->max_ctas ? req->max_ctas : req->min_ctas;
+}
+
+uint32_t tc_nccl_cta_bounds(const tc_coll_req *req, uint32_t C)
+{
+    if (req->max_ctas && C > req->max_ctas)
+        C = req->max_ctas;
+    uint32_t mc = min_ctas(req);
+    return C < mc ? mc : C;
+}
+
 /* The smaller of NCCL_MAX_NCHANNELS and maxCTAs truncates C, the larger
  * of NCCL_MIN_NCHANNELS and minCTAs duplicates it (src/graph/connect.cc:
- * 461-470; minCTAs above maxCTAs is lowered to it, src/init.cc:1655-1658);
- * at most MAXCHANNELS = 32. */
+ * 461-470); at most MAXCHANNELS = 32. */
 uint32_t tc_nccl_channel_bounds(const tc_coll_req *req, uint32_t C)
 {
-    uint32_t mx = req->max_channels, mn = req->min_channels, mc = req->min_ctas;
+    uint32_t mx = req->max_channels, mn = req->min_channels, mc = min_ctas(req);
     if (req->max_ctas && (!mx || req->max_ctas < mx))
         mx = req->max_ctas;
-    if (req->max_ctas && mc > req->max_ctas)
-        mc = req->max_ctas;
     if (mc > mn)
         mn = mc;
     if (mx && C > mx)

@@ -482,15 +482,8 @@ static tc_status nvls_build_common(const tc_coll_req *req, const tc_topo *t, tc_
     uint32_t G, M, H;
     nvls_shape(req->p, t, &G, &M, &H);
     /* NCCL_NVLS_NCHANNELS (channels=) within the communicator's minCTAs
-     * and maxCTAs: max(minCTAs, min(maxCTAs, NVLS_NCHANNELS)), minCTAs at
-     * most maxCTAs (src/transport/nvls.cc:259, src/init.cc:1655-1658) */
-    uint32_t C = req->channels ? req->channels : NVLS_CHANNELS, mc = req->min_ctas;
-    if (req->max_ctas && C > req->max_ctas)
-        C = req->max_ctas;
-    if (req->max_ctas && mc > req->max_ctas)
-        mc = req->max_ctas;
-    if (C < mc)
-        C = mc;
+     * and maxCTAs (src/transport/nvls.cc:259) */
+    uint32_t C = tc_nccl_cta_bounds(req, req->channels ? req->channels : NVLS_CHANNELS);
     if (C > 32)
         C = 32; /* MAXCHANNELS (src/include/device.h:54) */
     /* The chunk (src/enqueue.cc:1742-1761): NVLS 128 KiB, smaller for

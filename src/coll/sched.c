@@ -705,22 +705,13 @@ char *tc_algo_format(const tc_coll_req *req, char *buf, size_t len)
                 snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k++ ? "|" : "", names[b]);
         append_opt(buf, len, &n, &first, list);
     }
-    if (req->min_channels) {
-        snprintf(opt, sizeof opt, "minch=%u", req->min_channels);
-        append_opt(buf, len, &n, &first, opt);
-    }
-    if (req->max_channels) {
-        snprintf(opt, sizeof opt, "maxch=%u", req->max_channels);
-        append_opt(buf, len, &n, &first, opt);
-    }
-    if (req->min_ctas) {
-        snprintf(opt, sizeof opt, "mincta=%u", req->min_ctas);
-        append_opt(buf, len, &n, &first, opt);
-    }
-    if (req->max_ctas) {
-        snprintf(opt, sizeof opt, "maxcta=%u", req->max_ctas);
-        append_opt(buf, len, &n, &first, opt);
-    }
+    const char *const bound[] = {"minch", "maxch", "mincta", "maxcta"};
+    const uint32_t bval[] = {req->min_channels, req->max_channels, req->min_ctas, req->max_ctas};
+    for (int b = 0; b < 4; b++)
+        if (bval[b]) {
+            snprintf(opt, sizeof opt, "%s=%u", bound[b], bval[b]);
+            append_opt(buf, len, &n, &first, opt);
+        }
     if (req->buffsize) {
         snprintf(opt, sizeof opt, "buffsize=%.0f", req->buffsize);
         append_opt(buf, len, &n, &first, opt);

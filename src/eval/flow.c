@@ -1367,9 +1367,8 @@ void fl_rec_add(fl_sim *S, bool start, uint32_t step, uint32_t src, uint32_t dst
  * earlier step still sending (sends of one step go together). */
 static void wire_next(fl_sim *S, fl_job *J, uint32_t r)
 {
-    enum { BLOCKED_MAX = 64 };
     fl_wire *w = &J->wire[r];
-    uint32_t blocked[BLOCKED_MAX], nb = 0, prev = NONE;
+    uint32_t prev = NONE;
     bool in_order = J->s->credit_in_order;
     for (uint32_t f = w->head; f != NONE && S->st == TC_OK;) {
         uint32_t next = S->f_wnext[f], d = S->fl[f].dst;
@@ -1377,19 +1376,13 @@ static void wire_next(fl_sim *S, fl_job *J, uint32_t r)
          * every later send of the rank where its sends start in order */
         if (in_order && S->fl[f].state != ST_WIRE)
             return;
-        bool wait = false;
-        for (uint32_t i = 0; i < nb && !wait; i++)
-            wait = blocked[i] == d;
-        if (!wait && nb == BLOCKED_MAX) /* past the array: the earlier waiting flows themselves */
-            for (uint32_t g = w->head; g != f && !wait; g = S->f_wnext[g])
-                wait = S->fl[g].dst == d;
-        if (!wait) {
-            wait = S->fl[f].state != ST_WIRE;
-            for (uint32_t g = w->shead; g != NONE && !wait; g = S->f_wnext[g])
-                wait = S->fl[g].dst == d && S->fl[g].step != S->fl[f].step;
-            if (wait && nb < BLOCKED_MAX)
-                blocked[nb++] = d;
-        }
+        bool wait = S->fl[f].state != ST_WIRE;
+        /* an earlier flow to d still waiting (the lists are a few flows
+         * long: the credits times the peers) */
+        for (uint32_t g = w->head; g != f && !wait; g = S->f_wnext[g])
+            wait = S->fl[g].dst == d;
+        for (uint32_t g = w->shead; g != NONE && !wait; g = S->f_wnext[g])
+            wait = S->fl[g].dst == d && S->fl[g].step != S->fl[f].step;
         if (wait) {
             prev = f;
             f = next;
