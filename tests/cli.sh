@@ -699,7 +699,7 @@ unset NCCL_PXN_DISABLE
 bad "pxn= on an algorithm without it" collective --preset dgx-h100:nodes=2 --op alltoall --algo direct:pxn=1 --size 64MiB
 bad "pxn=2" collective --preset dgx-h100:nodes=2 --op alltoall --algo nccl-a2a:pxn=2 --size 64MiB
 DATA="$(dirname "$0")/data/nccl-tests"
-good "nccl-tests --compare reads the older layout without a root column" "8589934592 *199.27 *115.64" nccl-tests --preset dgx-a100:nodes=4,sharp=1 --algo nccl:algo=Ring --compare "$DATA/coreweave_a100_32rank_ib_sharp_allreduce.txt"
+good "nccl-tests --compare reads the older layout without a root column" "8589934592 *199.27 *115.6[34]" nccl-tests --preset dgx-a100:nodes=4,sharp=1 --algo nccl:algo=Ring --compare "$DATA/coreweave_a100_32rank_ib_sharp_allreduce.txt"
 good "nccl-tests: SHARP, CollNetChain forced" "median |error| >= 256 MiB" nccl-tests --preset dgx-h100:nodes=12,sharp=1 --algo nccl:algo=CollNetChain --compare "$DATA/coreweave_h100_96rank_ib_sharp_allreduce.txt"
 # older layouts (docs/NCCL_TESTS.md, "--compare FILE"): the leading columns
 # the column header names, a blank redop field for the operations without

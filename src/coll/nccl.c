@@ -221,7 +221,7 @@ static int arch_row(const tc_topo *t)
 
 /* Fills the protocol's costs into s (coll.h): nodes is the number of
  * scale-up nodes the ranks span, C the channels used. */
-static void proto_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t C, uint32_t Cgraph)
+static void proto_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t C, uint32_t Cgraph, double share)
 {
     tc_proto p = s->proto;
     int i = p - TC_PROTO_LL;
@@ -239,9 +239,9 @@ static void proto_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t 
      * not change. */
     double search = Cgraph / 2.0 > 1 ? Cgraph / 2.0 : 1;
     if (p == TC_PROTO_LL)
-        s->rate_cap_Bps = ll_max_bw[row][col] * 1e9 / C;
+        s->rate_cap_Bps = ll_max_bw[row][col] * 1e9 * share / C;
     else if (p == TC_PROTO_LL128)
-        s->rate_cap_Bps = search * ll128_per_ch[arch_row(t)] * 1e9 / C;
+        s->rate_cap_Bps = search * ll128_per_ch[arch_row(t)] * 1e9 * share / C;
     else
         s->rate_cap_Bps = 0;
     /* NCCL_STEPS = 8 FIFO slots per connection (device.h:22): a Simple
@@ -309,7 +309,7 @@ static int log2i(double x)
     return l;
 }
 
-static void tree_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t C, uint32_t Cgraph)
+static void tree_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t C, uint32_t Cgraph, double share)
 {
     int i = s->proto - TC_PROTO_LL, row = arch_row(t), col = nodes <= 2 ? (int)nodes - 1 : 2;
     if (col < 0)
@@ -333,7 +333,7 @@ static void tree_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t C
     int ls = s->req.bytes >= 64 ? log2i(s->req.bytes / 64) : 0;
     if (ls < 23)
         bus *= tree_corr[i][ls];
-    s->rate_cap_Bps = bus > 0 ? bus * 1e9 / C : 0;
+    s->rate_cap_Bps = bus > 0 ? bus * 1e9 * share / C : 0;
     s->credit_steps = 8;
     s->credit_steps_inter = 16;
 }
@@ -386,6 +386,7 @@ static nccl_ring_state *ring_state_new(tc_sched *s, uint32_t C, uint32_t R, uint
 static tc_status emit_nccl_ring(const tc_sched *s, uint32_t step, tc_xfers *x);
 
 static uint32_t graph_channels(const tc_coll_req *req, const tc_topo *topo, uint32_t R, uint32_t G, bool tree);
+static double run_share(const tc_coll_req *req, const tc_topo *topo, uint32_t R, uint32_t G, bool tree);
 
 /* What the rings and the chains set alike: nblk blocks (slots), one lane
  * per channel, the protocol's costs for R ranks on nodes of G. */
@@ -398,7 +399,7 @@ static void ring_sched_set(tc_sched *s, const tc_coll_req *req, const tc_topo *t
     s->channels = C;
     s->lanes = C;
     s->nccl_impl = TC_ALGO_NCCL_RING;
-    proto_costs(s, topo, R > G ? R / G : 1, C, graph_channels(req, topo, R, G, false));
+    proto_costs(s, topo, R > G ? R / G : 1, C, graph_channels(req, topo, R, G, false), run_share(req, topo, R, G, false));
 }
 
 static bool nccl_ring_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)
@@ -539,6 +540,22 @@ static uint32_t channels_for(const tc_coll_req *req, const tc_topo *topo, uint32
     while (C >= 2 && req->bytes < C * nt * th)
         C--;
     return C ? C : 1;
+}
+
+/* The share of the channels for large messages a run uses: a channel is
+ * one thread block, whose protocol caps (LL's llMaxBw, LL128's
+ * perChMaxRingLL128Bw, the tree's rates) are the whole collective's over
+ * the channels at full width, so the fewer channels NCCL runs for small
+ * messages (enqueue.cc:1588-1593) move less together. NCCL's model times
+ * every size with the graph's channels (tuning.cc:178-186), its choice
+ * here too. NCCL also halves a block's threads below one channel's
+ * threshold (enqueue.cc:1597-1602), where a thread stores a few lines:
+ * latency, not a rate, and not modelled. */
+static double run_share(const tc_coll_req *req, const tc_topo *topo, uint32_t R, uint32_t G, bool tree)
+{
+    tc_coll_req full = *req;
+    full.bytes = INFINITY;
+    return (double)channels_for(req, topo, R, G, tree) / channels_for(&full, topo, R, G, tree);
 }
 
 /* The channels of NCCL's graph, which its model's bandwidths count
@@ -1180,8 +1197,9 @@ static tc_status nccl_tree_build(const tc_coll_req *req, const tc_topo *topo, tc
     s->nccl_impl = TC_ALGO_NCCL_TREE;
     s->wire_in_order = true;
     uint32_t Cgraph = graph_channels(req, topo, R, G, true);
-    proto_costs(s, topo, M, C, Cgraph);
-    tree_costs(s, topo, M, C, Cgraph);
+    double share = run_share(req, topo, R, G, true);
+    proto_costs(s, topo, M, C, Cgraph, share);
+    tree_costs(s, topo, M, C, Cgraph, share);
     if (topo && topo->kind == TC_TOPO_MULTIDC) {
         /* Every edge of channel 0's tree: where it crosses a long-haul
          * link the slowest path need not be the deepest (lat_tree). */
