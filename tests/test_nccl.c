@@ -36,6 +36,8 @@ static tc_sched *build(const tc_topo *t, tc_op op, uint32_t p, double bytes, uin
 
 static double eval_time(const tc_topo *t, tc_op op, double bytes, tc_proto proto, uint32_t channels, tc_mode mode,
                         bool no_skip, tc_routing routing);
+static double algo_time(const tc_topo *t, tc_algo algo, tc_op op, double bytes, tc_proto proto, uint32_t channels,
+                        tc_mode mode, tc_routing routing);
 
 /* The data checker on every combination: node sizes 1 (no node), 2, 4 and
  * 8, with and without rails and shared NICs, whole node counts from 1 to 9 (odd and even),
@@ -239,6 +241,39 @@ static uint64_t mix(uint64_t *x)
     return z ^ (z >> 31);
 }
 
+/* LL and LL128 forward a chain's lines as they arrive: a broadcast of 32
+ * KiB over 64 ranks (8 nodes of 8 H100, LL, the one channel NCCL runs below
+ * 64 x 8 x 512 B) pays the 63 hops' latency and its bytes about once, not
+ * a whole chunk a hop (1.70 ms before, its 32 KiB waiting whole at every
+ * rank; about 120 us now). By hand: the time above 8 B's is at most twice
+ * the 64 KiB on the wire at the channel's rate; steps and flow agree. */
+static void ll_chain_forwards_lines(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=8x8,up=1x8,node=8,rail=8,node_bw=370.8GB/s,arch=hopper");
+    for (int op = 0; op < 2; op++) {
+        tc_op o = op ? TC_OP_REDUCE : TC_OP_BROADCAST;
+        tc_coll_req req = {.op = o, .algo = TC_ALGO_NCCL_RING, .p = 64, .bytes = 32768, .elt = 4,
+                           .proto = TC_PROTO_LL};
+        tc_sched *s = NULL;
+        tc_err err = {{0}};
+        if (tc_coll_build(&req, t, &s, &err) != TC_OK)
+            fail_msg("build: %s", err.msg);
+        double rate = s->rate_cap_Bps * s->channels;
+        assert_int_equal(s->channels, 1);
+        tc_sched_free(s);
+        double t0 = algo_time(t, TC_ALGO_NCCL_RING, o, 8, TC_PROTO_LL, 0, TC_MODE_FORMULA, TC_ROUTE_DMODK);
+        double t1 = algo_time(t, TC_ALGO_NCCL_RING, o, 32768, TC_PROTO_LL, 0, TC_MODE_FORMULA, TC_ROUTE_DMODK);
+        double ts = algo_time(t, TC_ALGO_NCCL_RING, o, 32768, TC_PROTO_LL, 0, TC_MODE_STEPS, TC_ROUTE_DMODK);
+        double tf = algo_time(t, TC_ALGO_NCCL_RING, o, 32768, TC_PROTO_LL, 0, TC_MODE_FLOW, TC_ROUTE_DMODK);
+        if (!(t1 - t0 <= 2 * 65536 / rate) || fabs(ts - t1) > 0.02 * t1 || fabs(tf - t1) > 0.05 * t1)
+            fail_msg("%s LL 32 KiB on 64 ranks: formula %.6g us (8 B %.6g, bytes at %.4g GB/s %.4g us), steps %.6g, "
+                     "flow %.6g",
+                     tc_op_name(o), t1 * 1e6, t0 * 1e6, rate / 1e9, 65536 / rate * 1e6, ts * 1e6, tf * 1e6);
+    }
+    tc_topo_free(t);
+}
+
 /* A chain's fill and drain are nested phases (tc_phase.nest), which the
  * graph evaluators cost by bisection: on random cases (topologies with
  * oversubscription, a degraded or slow link, a torus, rank maps; node
@@ -281,8 +316,9 @@ static void chain_fill_and_drain_by_bisection_are_exact(void **state)
             free(all);
         }
         tc_proto pr = (tc_proto)(TC_PROTO_LL + mix(&seed) % 3);
-        /* chunks a channel from 1 to about 3 R */
-        double chunk = pr == TC_PROTO_SIMPLE ? 524288 : 16384, C = (double)(1 + mix(&seed) % 4);
+        /* chunks a channel from 1 to about 3 R (LL and LL128: pieces of a
+         * warp's store) */
+        double chunk = pr == TC_PROTO_SIMPLE ? 524288 : pr == TC_PROTO_LL ? 256 : 480, C = (double)(1 + mix(&seed) % 4);
         double bytes = 4 * floor(C * chunk * (0.5 + (double)(mix(&seed) % (3 * p + 1))) / 4);
         tc_coll_req req = {.op = mix(&seed) % 2 ? TC_OP_REDUCE : TC_OP_BROADCAST, .algo = TC_ALGO_NCCL_RING,
                            .p = p, .bytes = bytes, .elt = 4, .channels = (uint32_t)C, .proto = pr,
@@ -847,9 +883,11 @@ static void small_tree_all_reduce_is_monotone(void **state)
  * times [LL128][16] = 0.8: 234.88; Simple at 1 GiB (log2 24, past the
  * table) 331.2. That is the rate of the channels for large messages
  * (16, or 24 with NCCL_MIN_CTAS=24, which changes the channels run, not
- * the graph's: the same rates there); NCCL runs fewer for small messages,
- * each at its share: 32 KiB on 8 channels (32768 < 16 x 512 x 8), 8/16 or
- * 8/24 of 27.3 GB/s. */
+ * the graph's: the same rates there). NCCL runs fewer for small messages,
+ * and the terms that count channels take the share run: 32 KiB on 8
+ * channels (32768 < 16 x 512 x 8), min(8/16 x 331.2 / 3.8, 39.0) x 0.7 =
+ * 27.3 GB/s again, with NCCL_MIN_CTAS=24 min(8/24 x 331.2 / 3.8, 39.0) x
+ * 0.7 = 20.34. */
 static void tree_rate_by_hand(void **state)
 {
     (void)state;
@@ -866,7 +904,8 @@ static void tree_rate_by_hand(void **state)
             tc_err err = {{0}};
             if (tc_coll_build(&req, t, &s, &err) != TC_OK)
                 fail_msg("build: %s", err.msg);
-            double got = s->rate_cap_Bps * s->channels / 1e9, want = c[i].want_GBps * s->channels / (mc ? 24 : 16);
+            double got = s->rate_cap_Bps * s->channels / 1e9,
+                   want = c[i].bytes == 32768 && mc ? 8.0 / 24 * 331.2 / 3.8 * 0.7 : c[i].want_GBps;
             if (s->channels != (c[i].bytes == 32768 ? 8 : mc ? 24 : 16))
                 fail_msg("%s at %.0f B, mincta %u: %u channels", tc_proto_name(c[i].p), c[i].bytes, mc, s->channels);
             if (fabs(got - want) > 1e-9 * want)
@@ -915,7 +954,7 @@ static void ring_recovers_after_a_disturbance(void **state)
  * 14 x 3.4 us plus 2 (7/8) S / 370.8 GB/s; the bus bandwidth tends to the
  * node bandwidth. LL at 8 B: 6.6 + 14 x 0.6 = 15.0 us, NCCL's own figure
  * for this node (tuning.cc's tables), and the 16 wire bytes round the ring
- * on one channel (1/16 of llMaxBw, 141 GB/s): a few ns. */
+ * on one channel (1/16 of 0.5 x 370.8 GB/s): a few ns. */
 static void one_nvswitch_node_by_hand(void **state)
 {
     (void)state;
@@ -926,18 +965,19 @@ static void one_nvswitch_node_by_hand(void **state)
     if (fabs(got - want) > 1e-6 * want)
         fail_msg("1 GiB Simple: %.9g s, by hand %.9g s", got, want);
     got = eval_time(t, TC_OP_ALLREDUCE, 8, TC_PROTO_LL, 0, TC_MODE_FORMULA, false, TC_ROUTE_DMODK);
-    if (!(got >= 15.0e-6 && got < 15.0e-6 + 14 * 16 / (141e9 / 16)))
+    if (!(got >= 15.0e-6 && got < 15.0e-6 + 14 * 16 / (185.4e9 / 16)))
         fail_msg("8 B LL: %.9g s, NCCL's model 15.0 us", got);
     /* LL at 64 KiB runs 2 of the 16 channels (65536 < 3 x 512 x 8 x 8):
-     * 2/16 of llMaxBw's 141 GB/s together */
+     * min(141, 2/16 x 0.5 x 370.8) = 23.175 GB/s together (tuning.cc:180
+     * with the channels run) */
     tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL_RING, .p = 8, .bytes = 65536, .elt = 4,
                        .proto = TC_PROTO_LL};
     tc_sched *s = NULL;
     tc_err err = {{0}};
     if (tc_coll_build(&req, t, &s, &err) != TC_OK)
         fail_msg("build: %s", err.msg);
-    if (s->channels != 2 || fabs(s->rate_cap_Bps * s->channels - 141e9 * 2 / 16) > 1e-3)
-        fail_msg("LL 64 KiB: %u channels, %.6g GB/s together, by hand 2 and 17.625", s->channels,
+    if (s->channels != 2 || fabs(s->rate_cap_Bps * s->channels - 23.175e9) > 1e-3)
+        fail_msg("LL 64 KiB: %u channels, %.6g GB/s together, by hand 2 and 23.175", s->channels,
                  s->rate_cap_Bps * s->channels / 1e9);
     tc_sched_free(s);
     tc_topo_free(t);
@@ -1134,8 +1174,8 @@ static void nccl_tree_moves_the_right_data_and_times_as_nccl(void **state)
     assert_int_equal(tc_evaluate(t, &req, &o, &r, &err), TC_OK);
     double want = 6.8e-6 + 2 * (7 * 0.6e-6 + 2 * 5.0e-6);
     /* and the bytes (16 on the wire) up and down the tree, 2 x 9 hops, on
-     * one channel: 1/16 of llMaxBw's 20.4 GB/s */
-    if (!(r.time_s >= want - 0.01e-6 && r.time_s < want + 18 * 16 / (20.4e9 / 16)))
+     * one channel: 1/16 of min(0.92 x 370.8, 8 x 36.0) / 3.8 = 4.74 GB/s */
+    if (!(r.time_s >= want - 0.01e-6 && r.time_s < want + 18 * 16 / 4.74e9))
         fail_msg("tree LL 8 B on 4 nodes: %.9g s, NCCL's formula %.9g s", r.time_s, want);
     tc_flow_opts fo = {0};
     for (int pr = TC_PROTO_LL; pr <= TC_PROTO_SIMPLE; pr++)
@@ -1435,6 +1475,7 @@ int main(void)
         cmocka_unit_test(nccl_ring_moves_the_right_data),
         cmocka_unit_test(nccl_chains_move_the_right_data),
         cmocka_unit_test(nccl_chain_on_one_node_by_hand),
+        cmocka_unit_test(ll_chain_forwards_lines),
         cmocka_unit_test(chain_fill_and_drain_by_bisection_are_exact),
         cmocka_unit_test(hops_between_nodes_stay_on_their_rail),
         cmocka_unit_test(protocol_costs_are_nccls),

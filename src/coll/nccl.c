@@ -219,6 +219,8 @@ static int arch_row(const tc_topo *t)
     return t->arch == TC_ARCH_VOLTA ? 0 : t->arch == TC_ARCH_AMPERE ? 1 : 2;
 }
 
+static double graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G);
+
 /* Fills the protocol's costs into s (coll.h): nodes is the number of
  * scale-up nodes the ranks span, C the channels used. */
 static void proto_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t C, uint32_t Cgraph, double share)
@@ -232,14 +234,16 @@ static void proto_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t 
     int col = nodes <= 2 ? (int)nodes - 1 : 2, row = nodes == 1 ? arch_row(t) : 0;
     if (col < 0)
         col = 0;
-    /* The whole collective's bus bandwidth at most NCCL's cap, shared by
-     * the C channels run: LL llMaxBw (tuning.cc:180); LL128 the graph's
-     * search channels (half its channels: connect.cc:443) x
-     * perChMaxRingLL128Bw (tuning.cc:181), which the channel variables do
-     * not change. */
+    /* The whole collective's bus bandwidth at most NCCL's model's, over
+     * the C channels run: LL min(llMaxBw, 0.5 x the graph's bandwidth)
+     * (tuning.cc:180), LL128 the graph's search channels (half its
+     * channels: connect.cc:443) x perChMaxRingLL128Bw (:181), which the
+     * channel variables do not change. The terms that count channels take
+     * the share of them run (run_share); llMaxBw is the collective's. */
     double search = Cgraph / 2.0 > 1 ? Cgraph / 2.0 : 1;
+    uint32_t G = t && t->node_size > 1 ? t->node_size : 1;
     if (p == TC_PROTO_LL)
-        s->rate_cap_Bps = ll_max_bw[row][col] * 1e9 * share / C;
+        s->rate_cap_Bps = fmin(ll_max_bw[row][col], share * 0.5 * graph_bw(t, nodes, G)) * 1e9 / C;
     else if (p == TC_PROTO_LL128)
         s->rate_cap_Bps = search * ll128_per_ch[arch_row(t)] * 1e9 * share / C;
     else
@@ -319,11 +323,12 @@ static void tree_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t C
     s->lat_intra_s = tree_nvlink_us[i] * 1e-6;
     s->lat_inter_s = tc_nccl_net_lat_us(t, s->proto, tree_net_us[i]) * 1e-6;
     double search = Cgraph / 2.0 > 1 ? Cgraph / 2.0 : 1;
-    double bw = graph_bw(t, nodes, G), bus = fmin(bw * .92, search * tree_per_ch[row][col]);
+    /* every term but llMaxBw counts channels: the share run of them */
+    double bw = graph_bw(t, nodes, G), bus = share * fmin(bw * .92, search * tree_per_ch[row][col]);
     if (s->proto == TC_PROTO_LL)
         bus = fmin(bus / 3.8, ll_max_bw[nodes == 1 ? row : 0][col]);
     else if (s->proto == TC_PROTO_LL128)
-        bus = fmin(bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), search * tree_ll128_per_ch[row][col]);
+        bus = fmin(bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), share * search * tree_ll128_per_ch[row][col]);
     if (G == 1)
         bus *= TREE_PATTERN_EFF;
     /* the share of that rate NCCL's tree reaches at this size, by NCCL's
@@ -333,7 +338,7 @@ static void tree_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t C
     int ls = s->req.bytes >= 64 ? log2i(s->req.bytes / 64) : 0;
     if (ls < 23)
         bus *= tree_corr[i][ls];
-    s->rate_cap_Bps = bus > 0 ? bus * 1e9 * share / C : 0;
+    s->rate_cap_Bps = bus > 0 ? bus * 1e9 / C : 0;
     s->credit_steps = 8;
     s->credit_steps_inter = 16;
 }
@@ -663,6 +668,17 @@ static tc_status nccl_chain_build(const tc_coll_req *req, const tc_topo *topo, t
     double L = ceil(req->bytes / C / Q);
     if (L < 1)
         L = 1;
+    /* LL and LL128 forward each line as it arrives (recvCopySend and
+     * recvReduceSend poll each line's flag, src/device/prims_ll.h,
+     * prims_ll128.h): a chunk does not wait whole at every rank of the
+     * chain. As the tree's (nccl_tree_build), the channel's part is cut
+     * into pieces of at least one warp's store (LL 256 B, LL128 480 B), up
+     * to 8 a hop, so that the pipeline's fill costs pieces, not chunks;
+     * at most about 2^21 transfers in all, which bounds flow's work on
+     * long chains (the pieces' count is topocc's, assumed). */
+    if (s->proto != TC_PROTO_SIMPLE && R > 1)
+        L = fmax(L, fmin(fmin(8.0 * (R - 1), ceil(req->bytes / C / (s->proto == TC_PROTO_LL ? 256.0 : 480.0))),
+                         floor(2097152.0 / ((double)C * (R - 1)))));
     if ((double)C * L > UINT32_MAX / 2)
         return tc_fail(err, TC_EINVAL, "nccl-ring: %.0f chunks are too many (at most 2^31)", (double)C * L);
     nccl_ring_state *st = ring_state_new(s, C, R, (uint32_t)L);
