@@ -491,7 +491,7 @@ bad "nccl-tests: MAX below the default MIN" nccl-tests --preset dgx-h100 -e 8
 # nccl-tests' broadcast and reduce run NCCL's ring chains: on 4 DGX H100 the
 # NICs' 400 GB/s bound them (one ring in rank order left a node by one NIC:
 # 72 GB/s)
-good "nccl-tests: broadcast by NCCL's ring" "^  8589934592    2147483648     float    none       0    22250  386.07  386.07" nccl-tests --preset dgx-h100:nodes=4 --op broadcast -b 8G -e 8G
+good "nccl-tests: broadcast by NCCL's ring" "^  8589934592    2147483648     float    none       0    22192  387.07  387.07" nccl-tests --preset dgx-h100:nodes=4 --op broadcast -b 8G -e 8G
 good "nccl-tests: reduce by NCCL's ring" "^  8589934592    2147483648     float     sum       0 " nccl-tests --preset dgx-h100:nodes=4 --op reduce -b 8G -e 8G
 good "nccl: broadcast is NCCL's ring, LL at 8 B" "nccl:Ring,LL,1ch" collective --preset dgx-h100:nodes=2 --op broadcast --algo nccl --size 8
 good "nccl-tests: nccl-tests' integer types" "^     1048576        262144     int32     sum" nccl-tests --preset dgx-h100 -d int32 -b 1M -e 1M
@@ -875,7 +875,8 @@ good "NCCL_MIN_CTAS raises NVLS's channels (nvls.cc:259)" "^algorithm *nccl:NVLS
 unset NCCL_MIN_CTAS
 good "CollNet's channels: the graph's plus a half, then maxch (connect.cc:447-452, 465-469)" "^algorithm *nccl-collnet-direct:Simple,8ch" collective --preset dgx-a100:nodes=4,sharp=1 --op allreduce --size 1GiB --algo nccl-collnet-direct:maxch=8
 good "maxch changes the channels run, not NCCL's choice (the graph's channels)" "^algorithm *nccl:CollNetDirect,Simple,8ch" collective --preset dgx-a100:nodes=4,sharp=1 --op allreduce --size 1GiB --algo nccl:maxch=8
-good "LL128's ring cap is the graph's, shared by the channels run" "^busbw *291.7GB/s" collective --preset dgx-h100 --op allreduce --size 1GiB --algo nccl-ring:proto=LL128,maxch=2
+good "LL128's ring cap is per channel: maxch=2 runs 2 of the graph's 16 (8 x 36.7 x 2/16 GB/s)" "^busbw *36.67GB/s" collective --preset dgx-h100 --op allreduce --size 1GiB --algo nccl-ring:proto=LL128,maxch=2
+good "LL128's ring cap with every channel" "^busbw *291.7GB/s" collective --preset dgx-h100 --op allreduce --size 1GiB --algo nccl-ring:proto=LL128
 export NCCL_ALGO=NVLS NCCL_PROTO=LL NCCL_NVLS_ENABLE=0
 good "NCCL_NVLS_ENABLE=0 with NCCL_ALGO=NVLS across nodes: Ring and Tree on again, NCCL_PROTO kept" "^algorithm *nccl:Ring,LL,16ch" collective --preset dgx-h100:nodes=2 --op allreduce --size 1GiB --algo nccl
 unset NCCL_ALGO NCCL_PROTO NCCL_NVLS_ENABLE

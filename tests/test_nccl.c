@@ -244,9 +244,9 @@ static uint64_t mix(uint64_t *x)
 /* LL and LL128 forward a chain's lines as they arrive: a broadcast of 32
  * KiB over 64 ranks (8 nodes of 8 H100, LL, the one channel NCCL runs below
  * 64 x 8 x 512 B) pays the 63 hops' latency and its bytes about once, not
- * a whole chunk a hop (1.70 ms before, its 32 KiB waiting whole at every
- * rank; about 120 us now). By hand: the time above 8 B's is at most twice
- * the 64 KiB on the wire at the channel's rate; steps and flow agree. */
+ * a whole chunk a hop (259.7 us with its 32 KiB waiting whole at every
+ * rank; 85.7 us). By hand: the time above 8 B's is at most twice the 64
+ * KiB on the wire at the channel's rate; steps and flow agree. */
 static void ll_chain_forwards_lines(void **state)
 {
     (void)state;
@@ -274,13 +274,68 @@ static void ll_chain_forwards_lines(void **state)
     tc_topo_free(t);
 }
 
+/* Formula and steps time a chain as the pipeline it is: on 8 hosts of one
+ * switch, one channel, Simple, L chunks of b bytes, every hop takes tau =
+ * b / bw in steady state. Halving one host's uplink makes its hop 2 tau:
+ * the pipeline then takes sum tau_h + (L - 1) max tau_h = (8 + 2(L - 1))
+ * tau for the bytes, L tau more than healthy ((L + 6) tau), where lock
+ * step would charge every one of its L + 6 steps the slow hop ((L + 6)
+ * tau more). Flow agrees within 5%. */
+static void chain_is_timed_as_a_pipeline(void **state)
+{
+    (void)state;
+    static const uint32_t Ls[] = {1, 3, 12};
+    for (size_t li = 0; li < 3; li++) {
+        double T[2][3];
+        uint32_t L = Ls[li];
+        double b = 524288, bytes = b * L;
+        for (int slow = 0; slow < 2; slow++) {
+            tc_topo *t = topo("clos:down=8,up=1,bw=100Gbps");
+            tc_err err = {{0}};
+            tc_coll_req req = {.op = TC_OP_BROADCAST, .algo = TC_ALGO_NCCL_RING, .p = 8, .bytes = bytes, .elt = 4,
+                               .channels = 1, .proto = TC_PROTO_SIMPLE};
+            tc_sched *s = NULL;
+            if (tc_coll_build(&req, t, &s, &err) != TC_OK)
+                fail_msg("build: %s", err.msg);
+            assert_int_equal(s->pipe_chunks, L);
+            assert_int_equal(s->pipe_hops, 7);
+            if (slow) {
+                /* host 3's uplink (the chain 0 -> 1 -> ... -> 7's 4th hop) */
+                uint32_t path[16], m = tc_topo_route(t, TC_ROUTE_DMODK, 3, 4, path);
+                assert_true(m >= 1);
+                if (tc_topo_degrade_link(t, path[0], 0.5, &err) != TC_OK)
+                    fail_msg("degrade: %s", err.msg);
+            }
+            for (int m = 0; m < 3; m++) {
+                tc_eval_opts o = {.mode = m == 0 ? TC_MODE_FORMULA : m == 1 ? TC_MODE_STEPS : TC_MODE_FLOW,
+                                  .routing = TC_ROUTE_DMODK};
+                tc_result r;
+                if (tc_evaluate(t, &req, &o, &r, &err) != TC_OK)
+                    fail_msg("evaluate: %s", err.msg);
+                T[slow][m] = r.time_s;
+            }
+            tc_sched_free(s);
+            tc_topo_free(t);
+        }
+        double tau = b / 12.5e9, want = L * tau;
+        for (int m = 0; m < 3; m++) {
+            double got = T[1][m] - T[0][m];
+            if (fabs(got - want) > (m == 2 ? 0.05 * (T[1][m]) : 1e-9 * want + 1e-12))
+                fail_msg("L=%u, %s: the slow hop adds %.6g us, the pipeline %.6g us (lock step %.6g)", L,
+                         m == 0 ? "formula" : m == 1 ? "steps" : "flow", got * 1e6, want * 1e6, (L + 6) * tau * 1e6);
+        }
+    }
+}
+
 /* A chain's fill and drain are nested phases (tc_phase.nest), which the
- * graph evaluators cost by bisection: on random cases (topologies with
- * oversubscription, a degraded or slow link, a torus, rank maps; node
- * sizes, ranks, roots, channels, protocols, sizes that leave fewer chunks
- * than hops and more, several sizes a sweep) formula and steps give
- * exactly, bit for bit, what phase by phase gives (the flags cleared).
- * The data checker refuses a flag that does not hold. */
+ * graph evaluators cost by bisection where they sum phases in lock step
+ * (the chains themselves are timed as pipelines, tc_steps_pipeline: the
+ * test clears pipe_hops to reach the phase sums): on random cases
+ * (topologies with oversubscription, a degraded or slow link, a torus,
+ * rank maps; node sizes, ranks, roots, channels, protocols, sizes that
+ * leave fewer chunks than hops and more, several sizes a sweep) formula
+ * and steps give exactly, bit for bit, what phase by phase gives (the
+ * flags cleared). The data checker refuses a flag that does not hold. */
 static void chain_fill_and_drain_by_bisection_are_exact(void **state)
 {
     (void)state;
@@ -326,6 +381,7 @@ static void chain_fill_and_drain_by_bisection_are_exact(void **state)
         tc_sched *sc = NULL;
         if (tc_coll_round(&req, &err) != TC_OK || tc_coll_build(&req, t, &sc, &err) != TC_OK)
             fail_msg("%s p=%u: %s", spec, p, err.msg);
+        sc->pipe_hops = 0; /* the lock-step sums, whose nesting this tests */
         double sizes[3] = {req.bytes, req.bytes * 0.37, req.bytes * 5}, a[2][3], b[2][3];
         tc_eval_opts o = {.mode = TC_MODE_FORMULA, .routing = TC_ROUTE_DMODK, .rank_map = map};
         for (int flat = 0; flat < 2; flat++) {
@@ -376,17 +432,21 @@ static void chain_fill_and_drain_by_bisection_are_exact(void **state)
         if (tc_coll_round(&req, &err) != TC_OK || tc_coll_build(&req, t, &sc, &err) != TC_OK)
             fail_msg("p=%u: %s", p, err.msg);
         tc_eval_opts o = {.mode = TC_MODE_STEPS, .routing = t->kind == TC_TOPO_TORUS ? TC_ROUTE_DETOUR : TC_ROUTE_ECMP};
-        double a, b;
-        tc_err ea = {{0}}, eb = {{0}};
+        double a, b, c;
+        tc_err ea = {{0}}, eb = {{0}}, ec = {{0}};
+        /* the pipeline refuses the pair the phases meet first too */
+        tc_status sc_ = tc_eval_steps_sweep(t, sc, &o, &req.bytes, 1, &c, &ec);
+        sc->pipe_hops = 0;
         tc_status sa = tc_eval_steps_sweep(t, sc, &o, &req.bytes, 1, &a, &ea);
         for (uint32_t i = 0; i < sc->nphases; i++)
             sc->phases[i].nest = 0;
         tc_status sb = tc_eval_steps_sweep(t, sc, &o, &req.bytes, 1, &b, &eb);
         assert_int_equal(sa, sb);
+        assert_int_equal(sa, sc_);
         if (sa != TC_OK) {
             refused++;
-            if (strcmp(ea.msg, eb.msg) != 0)
-                fail_msg("bisection: %s; phase by phase: %s", ea.msg, eb.msg);
+            if (strcmp(ea.msg, eb.msg) != 0 || strcmp(ea.msg, ec.msg) != 0)
+                fail_msg("bisection: %s; phase by phase: %s; pipeline: %s", ea.msg, eb.msg, ec.msg);
         } else
             assert_true(a == b);
         tc_sched_free(sc);
@@ -883,11 +943,10 @@ static void small_tree_all_reduce_is_monotone(void **state)
  * times [LL128][16] = 0.8: 234.88; Simple at 1 GiB (log2 24, past the
  * table) 331.2. That is the rate of the channels for large messages
  * (16, or 24 with NCCL_MIN_CTAS=24, which changes the channels run, not
- * the graph's: the same rates there). NCCL runs fewer for small messages,
- * and the terms that count channels take the share run: 32 KiB on 8
- * channels (32768 < 16 x 512 x 8), min(8/16 x 331.2 / 3.8, 39.0) x 0.7 =
- * 27.3 GB/s again, with NCCL_MIN_CTAS=24 min(8/24 x 331.2 / 3.8, 39.0) x
- * 0.7 = 20.34. */
+ * the graph's: the same rates). NCCL runs fewer for small messages, and
+ * the terms that count channels take the share of the graph's run: 32 KiB
+ * on 8 channels (32768 < 16 x 512 x 8, whatever the channel variables),
+ * min(8/16 x 331.2 / 3.8, 39.0) x 0.7 = 27.3 GB/s again. */
 static void tree_rate_by_hand(void **state)
 {
     (void)state;
@@ -904,8 +963,7 @@ static void tree_rate_by_hand(void **state)
             tc_err err = {{0}};
             if (tc_coll_build(&req, t, &s, &err) != TC_OK)
                 fail_msg("build: %s", err.msg);
-            double got = s->rate_cap_Bps * s->channels / 1e9,
-                   want = c[i].bytes == 32768 && mc ? 8.0 / 24 * 331.2 / 3.8 * 0.7 : c[i].want_GBps;
+            double got = s->rate_cap_Bps * s->channels / 1e9, want = c[i].want_GBps;
             if (s->channels != (c[i].bytes == 32768 ? 8 : mc ? 24 : 16))
                 fail_msg("%s at %.0f B, mincta %u: %u channels", tc_proto_name(c[i].p), c[i].bytes, mc, s->channels);
             if (fabs(got - want) > 1e-9 * want)
@@ -980,6 +1038,24 @@ static void one_nvswitch_node_by_hand(void **state)
         fail_msg("LL 64 KiB: %u channels, %.6g GB/s together, by hand 2 and 23.175", s->channels,
                  s->rate_cap_Bps * s->channels / 1e9);
     tc_sched_free(s);
+    /* the same 2 channels run whatever NCCL variable set the count before
+     * the small-message cut (NCCL_MAX_NCHANNELS=4, MIN_NCHANNELS=32,
+     * MIN_CTAS=32): the same rate (channels= is the graph's own count) */
+    for (int v = 1; v < 4; v++) {
+        tc_coll_req q = req;
+        if (v == 1)
+            q.max_channels = 4;
+        else if (v == 2)
+            q.min_channels = 32;
+        else
+            q.min_ctas = 32;
+        if (tc_coll_build(&q, t, &s, &err) != TC_OK)
+            fail_msg("build: %s", err.msg);
+        if (s->channels != 2 || fabs(s->rate_cap_Bps * s->channels - 23.175e9) > 1e-3)
+            fail_msg("LL 64 KiB, setting %d: %u channels, %.6g GB/s together, by hand 2 and 23.175", v, s->channels,
+                     s->rate_cap_Bps * s->channels / 1e9);
+        tc_sched_free(s);
+    }
     tc_topo_free(t);
 }
 
@@ -1476,6 +1552,7 @@ int main(void)
         cmocka_unit_test(nccl_chains_move_the_right_data),
         cmocka_unit_test(nccl_chain_on_one_node_by_hand),
         cmocka_unit_test(ll_chain_forwards_lines),
+        cmocka_unit_test(chain_is_timed_as_a_pipeline),
         cmocka_unit_test(chain_fill_and_drain_by_bisection_are_exact),
         cmocka_unit_test(hops_between_nodes_stay_on_their_rail),
         cmocka_unit_test(protocol_costs_are_nccls),

@@ -381,6 +381,14 @@ typedef struct tc_sched {
      * and NCCL's thread block copies its chunks in order (nccl-ring's
      * broadcast and reduce). */
     bool send_in_order;
+    /* Pipelined lanes (pipe_hops > 0): lane k's chunk c (of pipe_chunks)
+     * crosses hop h (of pipe_hops) at step c + h, and step t emits each
+     * lane's active hops max(0, t + 1 - pipe_chunks) .. min(t, pipe_hops -
+     * 1) in order. Formula and steps then time each lane by the
+     * pipeline's recurrence instead of lock step (tc_steps_pipeline):
+     * nccl-ring's broadcast and reduce, whose channels' chains cross the
+     * nodes at other steps. 0: lock step. */
+    uint32_t pipe_hops, pipe_chunks;
     /* nccl-*: under NCCL's credits (flow, deps auto) a rank still runs
      * ahead of its receiver by the credits, but its sends in a lane to one
      * receiver (one connection, a FIFO sent in order) go onto the wire one

@@ -185,6 +185,18 @@ static const double ll_max_bw[3][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {
 /* perChMaxRingLL128Bws (tuning.cc:92-96), GB/s per search channel. */
 static const double ll128_per_ch[3] = {20.0, 20.0, 36.7};
 
+/* The least a warp stores at once (WARP_SIZE 32 threads, src/include/
+ * device.h:53), in data bytes: LL 32 lines of 8 data bytes (a 16-byte
+ * line holds 8 bytes of data and 8 of flags, :38-51), 256 B; LL128 a
+ * warp's slice, 32 x 8 words of 8 bytes of which one in 16 is a flag
+ * (WireWordPerSlice, DataEltPerSlice: src/device/prims_ll128.h:293-294;
+ * NCCL_LL128_SHMEM_ELEMS_PER_THREAD 8, device.h:70-77), 1,920 B. The
+ * pieces the tree and the chains are cut into are at least this. */
+static double warp_piece(tc_proto p)
+{
+    return p == TC_PROTO_LL ? 256.0 : 1920.0;
+}
+
 /* Chunk payload of one ring step (see the top of the file); Simple's is
  * its buffer (NCCL_BUFFSIZE, default 4 MiB: src/init.cc:544) over the 8
  * slots, times 4 steps per chunk. */
@@ -242,8 +254,9 @@ static void proto_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t 
      * the share of them run (run_share); llMaxBw is the collective's. */
     double search = Cgraph / 2.0 > 1 ? Cgraph / 2.0 : 1;
     uint32_t G = t && t->node_size > 1 ? t->node_size : 1;
+    double g = share * 0.5 * graph_bw(t, nodes, G); /* 0: no topology, llMaxBw alone */
     if (p == TC_PROTO_LL)
-        s->rate_cap_Bps = fmin(ll_max_bw[row][col], share * 0.5 * graph_bw(t, nodes, G)) * 1e9 / C;
+        s->rate_cap_Bps = (g > 0 ? fmin(ll_max_bw[row][col], g) : ll_max_bw[row][col]) * 1e9 / C;
     else if (p == TC_PROTO_LL128)
         s->rate_cap_Bps = search * ll128_per_ch[arch_row(t)] * 1e9 * share / C;
     else
@@ -547,20 +560,18 @@ static uint32_t channels_for(const tc_coll_req *req, const tc_topo *topo, uint32
     return C ? C : 1;
 }
 
-/* The share of the channels for large messages a run uses: a channel is
- * one thread block, whose protocol caps (LL's llMaxBw, LL128's
- * perChMaxRingLL128Bw, the tree's rates) are the whole collective's over
- * the channels at full width, so the fewer channels NCCL runs for small
- * messages (enqueue.cc:1588-1593) move less together. NCCL's model times
- * every size with the graph's channels (tuning.cc:178-186), its choice
- * here too. NCCL also halves a block's threads below one channel's
+/* The share of the graph's channels a run uses, at most 1: NCCL's model
+ * counts the graph's channels (tuning.cc:178-186), a run may use fewer
+ * (small messages: enqueue.cc:1588-1593; NCCL_MAX_NCHANNELS, MAX_CTAS)
+ * and a channel is one thread block, whose LL and LL128 lines its own
+ * threads store; more channels than the graph's (MIN_CTAS) share the
+ * graph's rate. NCCL also halves a block's threads below one channel's
  * threshold (enqueue.cc:1597-1602), where a thread stores a few lines:
  * latency, not a rate, and not modelled. */
 static double run_share(const tc_coll_req *req, const tc_topo *topo, uint32_t R, uint32_t G, bool tree)
 {
-    tc_coll_req full = *req;
-    full.bytes = INFINITY;
-    return (double)channels_for(req, topo, R, G, tree) / channels_for(&full, topo, R, G, tree);
+    double c = (double)channels_for(req, topo, R, G, tree) / graph_channels(req, topo, R, G, tree);
+    return c < 1 ? c : 1;
 }
 
 /* The channels of NCCL's graph, which its model's bandwidths count
@@ -672,12 +683,12 @@ static tc_status nccl_chain_build(const tc_coll_req *req, const tc_topo *topo, t
      * recvReduceSend poll each line's flag, src/device/prims_ll.h,
      * prims_ll128.h): a chunk does not wait whole at every rank of the
      * chain. As the tree's (nccl_tree_build), the channel's part is cut
-     * into pieces of at least one warp's store (LL 256 B, LL128 480 B), up
+     * into pieces of at least one warp's store (warp_piece), up
      * to 8 a hop, so that the pipeline's fill costs pieces, not chunks;
      * at most about 2^21 transfers in all, which bounds flow's work on
      * long chains (the pieces' count is topocc's, assumed). */
     if (s->proto != TC_PROTO_SIMPLE && R > 1)
-        L = fmax(L, fmin(fmin(8.0 * (R - 1), ceil(req->bytes / C / (s->proto == TC_PROTO_LL ? 256.0 : 480.0))),
+        L = fmax(L, fmin(fmin(8.0 * (R - 1), ceil(req->bytes / C / warp_piece(s->proto))),
                          floor(2097152.0 / ((double)C * (R - 1)))));
     if ((double)C * L > UINT32_MAX / 2)
         return tc_fail(err, TC_EINVAL, "nccl-ring: %.0f chunks are too many (at most 2^31)", (double)C * L);
@@ -708,6 +719,8 @@ static tc_status nccl_chain_build(const tc_coll_req *req, const tc_topo *topo, t
     s->nlat_pairs = R - 1;
     s->lat_once = true;
     s->send_in_order = true;
+    s->pipe_hops = R - 1;
+    s->pipe_chunks = (uint32_t)L;
     ring_sched_set(s, req, topo, R, G, C, (uint32_t)(C * L));
     if (s->proto == TC_PROTO_SIMPLE) {
         s->credit_steps = 8;
@@ -1143,14 +1156,11 @@ static tc_status nccl_tree_build(const tc_coll_req *req, const tc_topo *topo, tc
      * whole at every GPU. The model cuts the channel's slice into pieces,
      * up to 8 per level of the tree, so that filling and draining the
      * pipeline costs a few pieces, not whole chunks; a piece is at least
-     * what one warp stores at once (WARP_SIZE 32 threads, src/include/
-     * device.h:53): LL 32 lines of 8 data bytes, 256 B (a 16-byte line
-     * holds 8 bytes of data and 8 of flags, :38-51), LL128 32 x 16 B, 4
-     * lines of 128 B with 120 of data, 480 B (:70-72). The pieces' count
-     * is topocc's (assumed); NCCL has none. */
+     * what one warp stores at once (warp_piece). The pieces' count is
+     * topocc's (assumed); NCCL has none. */
     if (s->proto != TC_PROTO_SIMPLE)
         nch = fmax(nch, fmin(8.0 * (G - 1 + log2i(M) + 1),
-                             ceil(req->bytes / C / (s->proto == TC_PROTO_LL ? 256.0 : 480.0))));
+                             ceil(req->bytes / C / warp_piece(s->proto))));
     if ((double)C * nch > UINT32_MAX / 2)
         return tc_fail(err, TC_EINVAL, "nccl-tree: %.0f chunks are too many (at most 2^31)", C * nch);
     nccl_tree_state *st = calloc(1, sizeof *st);

@@ -65,6 +65,10 @@ typedef tc_status (*tc_phase_time_fn)(void *ctx, uint32_t i, double *out, tc_err
  * time, by bisection, bit for bit the phase-by-phase sum (steps.c). */
 tc_status tc_steps_sum_phases(const tc_sched *s, bool nested, tc_phase_time_fn fn, void *ctx, size_t n,
                               double *times, tc_err *err);
+/* In place of tc_steps_sum_phases for a schedule of pipelined lanes
+ * (tc_sched.pipe_hops): adds each size's slowest lane to times. */
+tc_status tc_steps_pipeline(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, const tc_eval_opts *o,
+                            const double *scale, size_t n, double *times, tc_err *err);
 tc_status tc_steps_phase(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, uint32_t phase,
                          double *time_s, uint32_t *bottleneck, tc_err *err);
 

@@ -717,7 +717,15 @@ static tc_status formula_run(const tc_topo *t, const tc_sched *s, const tc_eval_
     /* without a phase-by-phase account, nested runs where the graph costs
      * the phases (not closed forms) */
     fm_phase_ctx fc = {&c, s, scale, n};
-    if (!pe && st == TC_OK)
+    if (!pe && st == TC_OK && s->pipe_hops) {
+        /* NCCL's protocols have no closed form: the routed graph, each
+         * lane's pipeline (phase_times' path) */
+        tc_eval_opts oo = {.mode = TC_MODE_FORMULA, .routing = c.routing, .rank_map = c.rank_map, .alphas = c.alphas};
+        if (!c.ws && !(c.ws = tc_steps_ws_new(t, c.parts)))
+            st = tc_fail(err, TC_EINTERNAL, "out of memory");
+        else
+            st = tc_steps_pipeline(c.ws, t, s, &oo, scale, n, times, err);
+    } else if (!pe && st == TC_OK)
         st = tc_steps_sum_phases(s, !c.closed_ok, fm_phase_fn, &fc, n, times, err);
     for (uint32_t i = 0; pe && i < s->nphases && st == TC_OK; i++) {
         if (!s->phases[i].repeat)

@@ -144,6 +144,30 @@ static void count_pass(const tc_topo *t, const tc_sched *sc, const tc_eval_opts 
     }
 }
 
+/* Transfer i of x's route: from the first pass's cache, or routed again;
+ * *path points at it (TC_NO_ROUTE: none). */
+static uint32_t xfer_route(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *o, const tc_xfers *x, size_t i,
+                           tc_steps_ws *w, uint32_t **path)
+{
+    if (w->cached) {
+        *path = w->pcache + i * tc_topo_max_path(t);
+        return w->plen[i];
+    }
+    *path = w->path;
+    const tc_xfer *tr = &x->v[i];
+    uint32_t s = tc_sched_vertex(sc, t, o->rank_map, tr->src), d = tc_sched_vertex(sc, t, o->rank_map, tr->dst);
+    return tc_topo_route(t, o->routing, s, d, *path);
+}
+
+/* After a step: the link counts and the senders' messages back to 0. */
+static void step_reset(const tc_topo *t, const tc_xfers *x, tc_steps_ws *w)
+{
+    w->cached = false;
+    memset(w->count, 0, (size_t)t->n_links * sizeof *w->count);
+    for (size_t i = 0; i < x->n; i++)
+        w->sends[x->v[i].src] = 0;
+}
+
 /* The second: each transfer's time, alpha per message its sender sends,
  * its path's latency and its bytes at its share of its busiest link; out
  * (and *bottleneck) the largest so far. */
@@ -154,19 +178,12 @@ static void time_pass(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *
      * wire bytes, its rate cap. */
     bool proto = sc->proto != TC_PROTO_NONE;
     double wire = proto ? sc->wire : 1, cap = proto && sc->rate_cap_Bps > 0 ? sc->rate_cap_Bps * sc->wire : INFINITY;
-    uint32_t *path = w->path, mp = tc_topo_max_path(t);
+    uint32_t *path;
     for (size_t i = 0; i < x->n; i++) {
         const tc_xfer *tr = &x->v[i];
         if (tr->src == tr->dst)
             continue;
-        uint32_t m;
-        if (w->cached) {
-            path = w->pcache + i * mp;
-            m = w->plen[i];
-        } else {
-            uint32_t s = tc_sched_vertex(sc, t, o->rank_map, tr->src), d = tc_sched_vertex(sc, t, o->rank_map, tr->dst);
-            m = tc_topo_route(t, o->routing, s, d, path);
-        }
+        uint32_t m = xfer_route(t, sc, o, x, i, w, &path);
         if (m == TC_NO_ROUTE)
             continue; /* reported by the caller */
         double lat = 0, share = INFINITY;
@@ -208,10 +225,7 @@ static void step_times(const tc_topo *t, const tc_sched *sc, const tc_eval_opts 
         out[q] = 0;
     *bottleneck = UINT32_MAX;
     time_pass(t, sc, o, x, w, scale, n, out, bottleneck);
-    w->cached = false;
-    memset(w->count, 0, (size_t)t->n_links * sizeof *w->count);
-    for (size_t i = 0; i < x->n; i++)
-        w->sends[x->v[i].src] = 0;
+    step_reset(t, x, w);
 }
 
 /* An all-pairs step emitted in parts of nps senders (tc_sched_emit_part):
@@ -493,6 +507,99 @@ tc_status tc_steps_sum_phases(const tc_sched *s, bool nested, tc_phase_time_fn f
     return st;
 }
 
+/* Pipelined lanes (tc_sched.pipe_hops): lane k's chunk c crosses hop h
+ * at step c + h, and a step emits each lane's active hops lo .. hi in
+ * order (nccl-ring's broadcast and reduce). A step's transfers share the
+ * links as in lock step (count_pass); chunk c's crossing of hop h then
+ * starts once it has crossed hop h - 1 and chunk c - 1 has crossed hop h,
+ * and takes its bytes at its share: the pipeline's own recurrence,
+ * F(c, h) = max(F(c, h - 1), F(c - 1, h)) + tau, lane by lane, where lock
+ * step would charge every step its slowest hop of any lane. The steady
+ * run's steps share one set of times. */
+static tc_status pipe_step(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, uint32_t step,
+                           double **taup, size_t *tcap, tc_err *err)
+{
+    if (tc_sched_emit(s, step, &w->x) != TC_OK)
+        return w->x.oom ? tc_fail(err, TC_EINTERNAL, "out of memory")
+                        : tc_fail(err, TC_EINTERNAL, "schedule %s: emitting step %u failed", tc_algo_name(s->algo),
+                                  step);
+    const tc_xfers *x = &w->x;
+    if (x->n > *tcap) {
+        free(*taup);
+        *tcap = 0;
+        if (!(*taup = tc_calloc(x->n, sizeof **taup)))
+            return tc_fail(err, TC_EINTERNAL, "out of memory");
+        *tcap = x->n;
+    }
+    double *tau = *taup;
+    w->cached = cache_ready(t, w, x);
+    count_pass(t, s, o, x, w);
+    double wire = s->proto ? s->wire : 1, cap = s->proto && s->rate_cap_Bps > 0 ? s->rate_cap_Bps * wire : INFINITY;
+    uint32_t *path;
+    for (size_t i = 0; i < x->n && !w->cut; i++) {
+        const tc_xfer *tr = &x->v[i];
+        tau[i] = 0;
+        if (tr->src == tr->dst)
+            continue;
+        uint32_t m = xfer_route(t, s, o, x, i, w, &path);
+        double share = cap;
+        for (uint32_t j = 0; j < m && m != TC_NO_ROUTE; j++)
+            share = fmin(share, t->links[path[j]].bw / (double)w->count[path[j]]);
+        tau[i] = share < INFINITY ? tr->bytes * wire / share : 0;
+    }
+    step_reset(t, x, w);
+    if (w->cut)
+        return tc_eval_cut_off(t, s, o, w->cut_src, w->cut_dst, w->cut_vs, w->cut_vd, err);
+    return TC_OK;
+}
+
+tc_status tc_steps_pipeline(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, const tc_eval_opts *o,
+                            const double *scale, size_t n, double *times, tc_err *err)
+{
+    uint32_t K = s->lanes > 1 ? s->lanes : 1, H = s->pipe_hops, L = s->pipe_chunks;
+    if (!H || !L)
+        return TC_OK;
+    /* A: per lane, size and hop, the finish of the latest chunk there */
+    double *A = tc_calloc((size_t)K * H * n, sizeof *A), *tau = NULL;
+    size_t tcap = 0;
+    tc_status st = A ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
+    for (uint32_t ph = 0; ph < s->nphases && st == TC_OK; ph++) {
+        const tc_phase *P = &s->phases[ph];
+        for (uint64_t r = 0; r < P->repeat && st == TC_OK; r++) {
+            uint32_t step = P->first_step + (uint32_t)r;
+            uint32_t lo = step + 1 >= L ? step + 1 - L : 0, hi = step < H - 1 ? step : H - 1;
+            if (r == 0) {
+                if ((st = pipe_step(w, t, s, o, step, &tau, &tcap, err)) != TC_OK)
+                    break;
+                if (w->x.n != (size_t)K * (hi - lo + 1)) {
+                    st = tc_fail(err, TC_EINTERNAL, "schedule %s: step %u has %zu transfers, its pipeline %u",
+                                 tc_algo_name(s->algo), step, w->x.n, K * (hi - lo + 1));
+                    break;
+                }
+            }
+            /* the lanes' transfers in order, each its hops lo .. hi:
+             * from the last hop down, so hop h - 1 still holds the
+             * step before's chunk */
+            for (uint32_t k = 0; k < K; k++)
+                for (uint32_t h = hi + 1; h-- > lo;) {
+                    double tk = tau[(size_t)k * (hi - lo + 1) + (h - lo)];
+                    double *a = A + ((size_t)k * H + h) * n, *b = h ? a - n : NULL;
+                    for (size_t q = 0; q < n; q++)
+                        a[q] = fmax(a[q], b ? b[q] : 0) + tk * scale[q];
+                }
+        }
+    }
+    for (size_t q = 0; q < n && st == TC_OK; q++) {
+        double m = 0;
+        for (uint32_t k = 0; k < K; k++)
+            m = fmax(m, A[((size_t)k * H + H - 1) * n + q]);
+        times[q] += m;
+    }
+    free(A);
+    free(tau);
+    return st;
+}
+
 typedef struct steps_sweep_ctx {
     tc_steps_ws *w;
     const tc_topo *t;
@@ -525,7 +632,8 @@ tc_status tc_eval_steps_sweep(const tc_topo *t, const tc_sched *s, const tc_eval
     }
     steps_sweep_ctx c = {w, t, s, &oo, scale, n};
     if (st == TC_OK)
-        st = tc_steps_sum_phases(s, true, steps_phase_fn, &c, n, times, err);
+        st = s->pipe_hops ? tc_steps_pipeline(w, t, s, &oo, scale, n, times, err)
+                          : tc_steps_sum_phases(s, true, steps_phase_fn, &c, n, times, err);
     tc_steps_ws_free(w);
     free(scale);
     return st;
