@@ -144,13 +144,14 @@ static void count_pass(const tc_topo *t, const tc_sched *sc, const tc_eval_opts 
     }
 }
 
-/* Transfer i of x's route: from the first pass's cache, or routed again;
- * *path points at it (TC_NO_ROUTE: none). */
+/* Transfer i of x's route: from the first pass's cache (mp links a
+ * route, tc_topo_max_path), or routed again; *path points at it
+ * (TC_NO_ROUTE: none). */
 static uint32_t xfer_route(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *o, const tc_xfers *x, size_t i,
-                           tc_steps_ws *w, uint32_t **path)
+                           uint32_t mp, tc_steps_ws *w, uint32_t **path)
 {
     if (w->cached) {
-        *path = w->pcache + i * tc_topo_max_path(t);
+        *path = w->pcache + i * mp;
         return w->plen[i];
     }
     *path = w->path;
@@ -178,12 +179,12 @@ static void time_pass(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *
      * wire bytes, its rate cap. */
     bool proto = sc->proto != TC_PROTO_NONE;
     double wire = proto ? sc->wire : 1, cap = proto && sc->rate_cap_Bps > 0 ? sc->rate_cap_Bps * sc->wire : INFINITY;
-    uint32_t *path;
+    uint32_t *path, mp = tc_topo_max_path(t);
     for (size_t i = 0; i < x->n; i++) {
         const tc_xfer *tr = &x->v[i];
         if (tr->src == tr->dst)
             continue;
-        uint32_t m = xfer_route(t, sc, o, x, i, w, &path);
+        uint32_t m = xfer_route(t, sc, o, x, i, mp, w, &path);
         if (m == TC_NO_ROUTE)
             continue; /* reported by the caller */
         double lat = 0, share = INFINITY;
@@ -535,13 +536,13 @@ static tc_status pipe_step(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, 
     w->cached = cache_ready(t, w, x);
     count_pass(t, s, o, x, w);
     double wire = s->proto ? s->wire : 1, cap = s->proto && s->rate_cap_Bps > 0 ? s->rate_cap_Bps * wire : INFINITY;
-    uint32_t *path;
+    uint32_t *path, mp = tc_topo_max_path(t);
     for (size_t i = 0; i < x->n && !w->cut; i++) {
         const tc_xfer *tr = &x->v[i];
         tau[i] = 0;
         if (tr->src == tr->dst)
             continue;
-        uint32_t m = xfer_route(t, s, o, x, i, w, &path);
+        uint32_t m = xfer_route(t, s, o, x, i, mp, w, &path);
         double share = cap;
         for (uint32_t j = 0; j < m && m != TC_NO_ROUTE; j++)
             share = fmin(share, t->links[path[j]].bw / (double)w->count[path[j]]);
