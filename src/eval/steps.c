@@ -517,14 +517,27 @@ tc_status tc_steps_sum_phases(const tc_sched *s, bool nested, tc_phase_time_fn f
  * F(c, h) = max(F(c, h - 1), F(c - 1, h)) + tau, lane by lane, where lock
  * step would charge every step its slowest hop of any lane. The steady
  * run's steps share one set of times. */
+/* Every hop's route, lane by lane (k H + h), kept for the whole
+ * pipeline: a hop links the same two ranks at every step. */
+typedef struct pipe_routes {
+    uint32_t *links, *len, mp; /* len UINT32_MAX: not routed yet */
+} pipe_routes;
+
+/* Step `step` of a pipelined schedule: each transfer's time at its share
+ * (tau, unscaled), the links shared as in lock step among the step's
+ * transfers. The transfers come lane by lane, hops lo .. hi. */
 static tc_status pipe_step(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, uint32_t step,
-                           double **taup, size_t *tcap, tc_err *err)
+                           uint32_t lo, uint32_t hi, pipe_routes *pr, double **taup, size_t *tcap, tc_err *err)
 {
     if (tc_sched_emit(s, step, &w->x) != TC_OK)
         return w->x.oom ? tc_fail(err, TC_EINTERNAL, "out of memory")
                         : tc_fail(err, TC_EINTERNAL, "schedule %s: emitting step %u failed", tc_algo_name(s->algo),
                                   step);
     const tc_xfers *x = &w->x;
+    uint32_t K = s->lanes > 1 ? s->lanes : 1, H = s->pipe_hops, na = hi - lo + 1;
+    if (x->n != (size_t)K * na)
+        return tc_fail(err, TC_EINTERNAL, "schedule %s: step %u has %zu transfers, its pipeline %u",
+                       tc_algo_name(s->algo), step, x->n, K * na);
     if (x->n > *tcap) {
         free(*taup);
         *tcap = 0;
@@ -533,22 +546,37 @@ static tc_status pipe_step(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, 
         *tcap = x->n;
     }
     double *tau = *taup;
-    w->cached = cache_ready(t, w, x);
-    count_pass(t, s, o, x, w);
-    double wire = s->proto ? s->wire : 1, cap = s->proto && s->rate_cap_Bps > 0 ? s->rate_cap_Bps * wire : INFINITY;
-    uint32_t *path, mp = tc_topo_max_path(t);
-    for (size_t i = 0; i < x->n && !w->cut; i++) {
+    /* the routes (each hop's once) and the flows on each link */
+    for (size_t i = 0; i < x->n; i++) {
         const tc_xfer *tr = &x->v[i];
-        tau[i] = 0;
-        if (tr->src == tr->dst)
-            continue;
-        uint32_t m = xfer_route(t, s, o, x, i, mp, w, &path);
-        double share = cap;
-        for (uint32_t j = 0; j < m && m != TC_NO_ROUTE; j++)
-            share = fmin(share, t->links[path[j]].bw / (double)w->count[path[j]]);
-        tau[i] = share < INFINITY ? tr->bytes * wire / share : 0;
+        size_t at = (size_t)(i / na) * H + lo + i % na;
+        if (tr->lane != i / na)
+            return tc_fail(err, TC_EINTERNAL, "schedule %s: step %u's transfer %zu is not its pipeline's",
+                           tc_algo_name(s->algo), step, i);
+        uint32_t *path = pr->links + at * pr->mp;
+        if (pr->len[at] == UINT32_MAX) {
+            uint32_t a = tc_sched_vertex(s, t, o->rank_map, tr->src), b = tc_sched_vertex(s, t, o->rank_map, tr->dst);
+            pr->len[at] = tr->src == tr->dst ? 0 : tc_topo_route(t, o->routing, a, b, path);
+            if (pr->len[at] == TC_NO_ROUTE && !w->cut)
+                w->cut = true, w->cut_src = tr->src, w->cut_dst = tr->dst, w->cut_vs = a, w->cut_vd = b;
+        }
+        for (uint32_t j = 0; pr->len[at] != TC_NO_ROUTE && j < pr->len[at]; j++)
+            w->count[path[j]]++;
     }
-    step_reset(t, x, w);
+    double wire = s->proto ? s->wire : 1, cap = s->proto && s->rate_cap_Bps > 0 ? s->rate_cap_Bps * wire : INFINITY;
+    for (size_t i = 0; i < x->n; i++) {
+        size_t at = (size_t)(i / na) * H + lo + i % na;
+        uint32_t m = pr->len[at], *path = pr->links + at * pr->mp;
+        double share = m ? cap : INFINITY;
+        for (uint32_t j = 0; m != TC_NO_ROUTE && j < m; j++)
+            share = fmin(share, t->links[path[j]].bw / (double)w->count[path[j]]);
+        tau[i] = share < INFINITY ? x->v[i].bytes * wire / share : 0;
+    }
+    for (size_t i = 0; i < x->n; i++) {
+        size_t at = (size_t)(i / na) * H + lo + i % na;
+        for (uint32_t j = 0; pr->len[at] != TC_NO_ROUTE && j < pr->len[at]; j++)
+            w->count[pr->links[at * pr->mp + j]] = 0;
+    }
     if (w->cut)
         return tc_eval_cut_off(t, s, o, w->cut_src, w->cut_dst, w->cut_vs, w->cut_vd, err);
     return TC_OK;
@@ -560,24 +588,23 @@ tc_status tc_steps_pipeline(tc_steps_ws *w, const tc_topo *t, const tc_sched *s,
     uint32_t K = s->lanes > 1 ? s->lanes : 1, H = s->pipe_hops, L = s->pipe_chunks;
     if (!H || !L)
         return TC_OK;
+    pipe_routes pr = {NULL, NULL, tc_topo_max_path(t)};
     /* A: per lane, size and hop, the finish of the latest chunk there */
     double *A = tc_calloc((size_t)K * H * n, sizeof *A), *tau = NULL;
+    pr.links = tc_calloc((size_t)K * H * pr.mp, sizeof *pr.links);
+    pr.len = tc_calloc((size_t)K * H, sizeof *pr.len);
     size_t tcap = 0;
-    tc_status st = A ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
+    tc_status st = A && pr.links && pr.len ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
+    for (size_t i = 0; st == TC_OK && i < (size_t)K * H; i++)
+        pr.len[i] = UINT32_MAX;
     for (uint32_t ph = 0; ph < s->nphases && st == TC_OK; ph++) {
         const tc_phase *P = &s->phases[ph];
         for (uint64_t r = 0; r < P->repeat && st == TC_OK; r++) {
             uint32_t step = P->first_step + (uint32_t)r;
             uint32_t lo = step + 1 >= L ? step + 1 - L : 0, hi = step < H - 1 ? step : H - 1;
-            if (r == 0) {
-                if ((st = pipe_step(w, t, s, o, step, &tau, &tcap, err)) != TC_OK)
-                    break;
-                if (w->x.n != (size_t)K * (hi - lo + 1)) {
-                    st = tc_fail(err, TC_EINTERNAL, "schedule %s: step %u has %zu transfers, its pipeline %u",
-                                 tc_algo_name(s->algo), step, w->x.n, K * (hi - lo + 1));
-                    break;
-                }
-            }
+            /* the steady run's steps share one set of times */
+            if (r == 0 && (st = pipe_step(w, t, s, o, step, lo, hi, &pr, &tau, &tcap, err)) != TC_OK)
+                break;
             /* the lanes' transfers in order, each its hops lo .. hi:
              * from the last hop down, so hop h - 1 still holds the
              * step before's chunk */
@@ -598,6 +625,8 @@ tc_status tc_steps_pipeline(tc_steps_ws *w, const tc_topo *t, const tc_sched *s,
     }
     free(A);
     free(tau);
+    free(pr.links);
+    free(pr.len);
     return st;
 }
 
