@@ -876,6 +876,8 @@ unset NCCL_MIN_CTAS
 good "CollNet's channels: the graph's plus a half, then maxch (connect.cc:447-452, 465-469)" "^algorithm *nccl-collnet-direct:Simple,8ch" collective --preset dgx-a100:nodes=4,sharp=1 --op allreduce --size 1GiB --algo nccl-collnet-direct:maxch=8
 good "maxch changes the channels run, not NCCL's choice (the graph's channels)" "^algorithm *nccl:CollNetDirect,Simple,8ch" collective --preset dgx-a100:nodes=4,sharp=1 --op allreduce --size 1GiB --algo nccl:maxch=8
 good "LL128's ring cap is per channel: maxch=2 runs 2 of the graph's 16 (8 x 36.7 x 2/16 GB/s)" "^busbw *36.67GB/s" collective --preset dgx-h100 --op allreduce --size 1GiB --algo nccl-ring:proto=LL128,maxch=2
+good "--phases of a chain: lock step's phases, a pipeline's time, said" "it is not their sum" collective --preset dgx-h100:nodes=2 --op broadcast --algo nccl-ring --size 64MiB --phases
+good "broadcast chains over sub-groups are pipelines too (as 2 nodes alone)" "^time *731.5us (the slowest group)" collective --preset dgx-a100:nodes=4 --op broadcast --algo nccl-ring --size 64MiB --group block=16
 good "LL128's ring cap with every channel" "^busbw *291.7GB/s" collective --preset dgx-h100 --op allreduce --size 1GiB --algo nccl-ring:proto=LL128
 export NCCL_ALGO=NVLS NCCL_PROTO=LL NCCL_NVLS_ENABLE=0
 good "NCCL_NVLS_ENABLE=0 with NCCL_ALGO=NVLS across nodes: Ring and Tree on again, NCCL_PROTO kept" "^algorithm *nccl:Ring,LL,16ch" collective --preset dgx-h100:nodes=2 --op allreduce --size 1GiB --algo nccl

@@ -276,16 +276,20 @@ static void ll_chain_forwards_lines(void **state)
 
 /* Formula and steps time a chain as the pipeline it is: on 8 hosts of one
  * switch, one channel, Simple, L chunks of b bytes, every hop takes tau =
- * b / bw in steady state. Halving one host's uplink makes its hop 2 tau:
- * the pipeline then takes sum tau_h + (L - 1) max tau_h = (8 + 2(L - 1))
- * tau for the bytes, L tau more than healthy ((L + 6) tau), where lock
- * step would charge every one of its L + 6 steps the slow hop ((L + 6)
- * tau more). Flow agrees within 5%. */
+ * b / bw in steady state ((L + 6) tau in all). Halving the uplinks of the
+ * senders of hops 1 and 5 makes those hops take 2 tau: the pipeline takes sum tau_h +
+ * (L - 1) max tau_h = (2 L + 7) tau, (L + 1) tau more, where lock step
+ * charges 2 tau to every step either slow hop is active in, |[1, L] u [5,
+ * L + 4]| steps (L = 3: 6 tau more, L = 12: 16). Flow agrees within 5%.
+ * Then a chain that crosses one link at two of its hops (a rank map on a
+ * two-leaf Clos whose uplink is slowed to a tenth): the pipelines' steps
+ * overlap, but the link still carries both crossings' bytes, 8 chunks of
+ * 512 KiB at its bandwidth. */
 static void chain_is_timed_as_a_pipeline(void **state)
 {
     (void)state;
-    static const uint32_t Ls[] = {1, 3, 12};
-    for (size_t li = 0; li < 3; li++) {
+    static const uint32_t Ls[] = {3, 12};
+    for (size_t li = 0; li < 2; li++) {
         double T[2][3];
         uint32_t L = Ls[li];
         double b = 524288, bytes = b * L;
@@ -299,9 +303,10 @@ static void chain_is_timed_as_a_pipeline(void **state)
                 fail_msg("build: %s", err.msg);
             assert_int_equal(s->pipe_chunks, L);
             assert_int_equal(s->pipe_hops, 7);
-            if (slow) {
-                /* host 3's uplink (the chain 0 -> 1 -> ... -> 7's 4th hop) */
-                uint32_t path[16], m = tc_topo_route(t, TC_ROUTE_DMODK, 3, 4, path);
+            for (uint32_t h = 1; slow && h <= 5; h += 4) {
+                /* hop h's sender's uplink: channel 0's chain from root 0
+                 * runs downwards, 0 -> 7 -> 6 -> ... -> 1 (ring_order) */
+                uint32_t path[16], m = tc_topo_route(t, TC_ROUTE_DMODK, 8 - h, 7 - h, path);
                 assert_true(m >= 1);
                 if (tc_topo_degrade_link(t, path[0], 0.5, &err) != TC_OK)
                     fail_msg("degrade: %s", err.msg);
@@ -317,14 +322,36 @@ static void chain_is_timed_as_a_pipeline(void **state)
             tc_sched_free(s);
             tc_topo_free(t);
         }
-        double tau = b / 12.5e9, want = L * tau;
+        double tau = b / 12.5e9, want = (L + 1) * tau, lock = (L == 3 ? 6 : 16) * tau;
         for (int m = 0; m < 3; m++) {
             double got = T[1][m] - T[0][m];
             if (fabs(got - want) > (m == 2 ? 0.05 * (T[1][m]) : 1e-9 * want + 1e-12))
-                fail_msg("L=%u, %s: the slow hop adds %.6g us, the pipeline %.6g us (lock step %.6g)", L,
-                         m == 0 ? "formula" : m == 1 ? "steps" : "flow", got * 1e6, want * 1e6, (L + 6) * tau * 1e6);
+                fail_msg("L=%u, %s: the slow hops add %.6g us, the pipeline %.6g us (lock step %.6g)", L,
+                         m == 0 ? "formula" : m == 1 ? "steps" : "flow", got * 1e6, want * 1e6, lock * 1e6);
         }
     }
+    /* one link crossed at two hops */
+    tc_topo *t = topo("clos:down=4x2,up=1x1");
+    tc_err err = {{0}};
+    if (tc_topo_degrade_link(t, 18, 0.1, &err) != TC_OK)
+        fail_msg("degrade: %s", err.msg);
+    uint32_t map[8] = {0, 3, 2, 7, 6, 5, 1, 4};
+    tc_coll_req req = {.op = TC_OP_BROADCAST, .algo = TC_ALGO_NCCL_RING, .p = 8, .bytes = 2097152, .elt = 4,
+                       .channels = 1, .proto = TC_PROTO_SIMPLE};
+    double T[3];
+    for (int m = 0; m < 3; m++) {
+        tc_eval_opts o = {.mode = m == 0 ? TC_MODE_FORMULA : m == 1 ? TC_MODE_STEPS : TC_MODE_FLOW,
+                          .routing = TC_ROUTE_DMODK, .rank_map = map};
+        tc_result r;
+        if (tc_evaluate(t, &req, &o, &r, &err) != TC_OK)
+            fail_msg("evaluate: %s", err.msg);
+        T[m] = r.time_s;
+    }
+    double bound = 8 * 524288.0 / t->links[18].bw;
+    if (!(T[0] >= bound && T[1] >= bound && T[0] >= 0.9 * T[2]))
+        fail_msg("a link crossed twice: formula %.6g us, steps %.6g, flow %.6g, the link's bytes %.6g", T[0] * 1e6,
+                 T[1] * 1e6, T[2] * 1e6, bound * 1e6);
+    tc_topo_free(t);
 }
 
 /* A chain's fill and drain are nested phases (tc_phase.nest), which the

@@ -387,8 +387,10 @@ typedef struct tc_sched {
      * 1) in order. Formula and steps then time each lane by the
      * pipeline's recurrence instead of lock step (tc_steps_pipeline):
      * nccl-ring's broadcast and reduce, whose channels' chains cross the
-     * nodes at other steps. 0: lock step. */
-    uint32_t pipe_hops, pipe_chunks;
+     * nodes at other steps. 0: lock step. pipe_lanes: the pipelines a
+     * step emits, one after another (the channels; over sub-groups, each
+     * group's channels in turn); transfer lane = pipeline mod lanes. */
+    uint32_t pipe_hops, pipe_chunks, pipe_lanes;
     /* nccl-*: under NCCL's credits (flow, deps auto) a rank still runs
      * ahead of its receiver by the credits, but its sends in a lane to one
      * receiver (one connection, a FIFO sent in order) go onto the wire one

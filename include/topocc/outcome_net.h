@@ -64,6 +64,9 @@ typedef struct tc_collective_out {
     size_t nphases;
     tc_phase_eval *phases;     /* nphases */
     char (*phase_labels)[32];  /* nphases */
+    /* The phases are lock step's, the time a pipeline's (tc_sched.pipe_hops:
+     * NCCL's broadcast and reduce chains): their sum is not the time. */
+    bool phases_pipelined;
     bool has_flow;
     tc_flow_result flow;       /* with groups: one job per group (flow.jobs[g]) */
     tc_flow_setup flow_setup;

@@ -251,6 +251,10 @@ tc_status tc_sched_group(tc_sched *inner, const tc_groups *g, tc_sched **out, tc
     s->send_in_order = inner->send_in_order;
     s->wire_in_order = inner->wire_in_order;
     s->credit_in_order = inner->credit_in_order;
+    /* every group's pipelines in turn (grp_emit: group by group) */
+    s->pipe_hops = inner->pipe_hops;
+    s->pipe_chunks = inner->pipe_chunks;
+    s->pipe_lanes = inner->pipe_hops ? g->ngroups * inner->pipe_lanes : 0;
     s->channels = inner->channels;
     s->nccl_impl = inner->nccl_impl;
     if (inner->nsw) {

@@ -721,6 +721,7 @@ static tc_status nccl_chain_build(const tc_coll_req *req, const tc_topo *topo, t
     s->send_in_order = true;
     s->pipe_hops = R - 1;
     s->pipe_chunks = (uint32_t)L;
+    s->pipe_lanes = C;
     ring_sched_set(s, req, topo, R, G, C, (uint32_t)(C * L));
     if (s->proto == TC_PROTO_SIMPLE) {
         s->credit_steps = 8;

@@ -534,7 +534,7 @@ static tc_status pipe_step(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, 
                         : tc_fail(err, TC_EINTERNAL, "schedule %s: emitting step %u failed", tc_algo_name(s->algo),
                                   step);
     const tc_xfers *x = &w->x;
-    uint32_t K = s->lanes > 1 ? s->lanes : 1, H = s->pipe_hops, na = hi - lo + 1;
+    uint32_t K = s->pipe_lanes, H = s->pipe_hops, na = hi - lo + 1, nl = s->lanes > 1 ? s->lanes : 1;
     if (x->n != (size_t)K * na)
         return tc_fail(err, TC_EINTERNAL, "schedule %s: step %u has %zu transfers, its pipeline %u",
                        tc_algo_name(s->algo), step, x->n, K * na);
@@ -550,7 +550,7 @@ static tc_status pipe_step(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, 
     for (size_t i = 0; i < x->n; i++) {
         const tc_xfer *tr = &x->v[i];
         size_t at = (size_t)(i / na) * H + lo + i % na;
-        if (tr->lane != i / na)
+        if (tr->lane != (i / na) % nl)
             return tc_fail(err, TC_EINTERNAL, "schedule %s: step %u's transfer %zu is not its pipeline's",
                            tc_algo_name(s->algo), step, i);
         uint32_t *path = pr->links + at * pr->mp;
@@ -582,48 +582,104 @@ static tc_status pipe_step(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, 
     return TC_OK;
 }
 
+/* The steady run's test (tc_steps_pipeline): every hop's growth fixed
+ * from here on. */
+static bool pipe_settled(const double *A, const double *D, const double *tau, const double *scale, uint32_t K,
+                         uint32_t H, size_t n)
+{
+    for (uint32_t k = 0; k < K; k++)
+        for (uint32_t h = 0; h < H; h++)
+            for (size_t q = 0; q < n; q++) {
+                size_t at = ((size_t)k * H + h) * n + q;
+                double f = A[at], d = D[at], tk = tau[(size_t)k * H + h] * scale[q], e = 1e-12 * fmax(fabs(d), tk);
+                double fu = h ? A[at - n] : 0, du = h ? D[at - n] : 0;
+                bool own = f >= fu && fabs(d - tk) <= e && du <= d + e, up = fu > f && fabs(d - du) <= e;
+                if (!own && !up)
+                    return false;
+            }
+    return true;
+}
+
 tc_status tc_steps_pipeline(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, const tc_eval_opts *o,
                             const double *scale, size_t n, double *times, tc_err *err)
 {
-    uint32_t K = s->lanes > 1 ? s->lanes : 1, H = s->pipe_hops, L = s->pipe_chunks;
+    uint32_t K = s->pipe_lanes ? s->pipe_lanes : 1, H = s->pipe_hops, L = s->pipe_chunks;
     if (!H || !L)
         return TC_OK;
     pipe_routes pr = {NULL, NULL, tc_topo_max_path(t)};
-    /* A: per lane, size and hop, the finish of the latest chunk there */
-    double *A = tc_calloc((size_t)K * H * n, sizeof *A), *tau = NULL;
-    pr.links = tc_calloc((size_t)K * H * pr.mp, sizeof *pr.links);
-    pr.len = tc_calloc((size_t)K * H, sizeof *pr.len);
+    size_t KH = (size_t)K * H, nA = KH * n;
+    /* A: per pipeline, hop and size, the finish of the latest chunk there;
+     * D: the last step's increments (the steady run's shortcut) */
+    double *A = tc_calloc(2 * nA, sizeof *A), *D = A ? A + nA : NULL, *tau = NULL;
+    double *load = tc_calloc(t->n_links, sizeof *load); /* bytes on each link, all chunks */
+    pr.links = tc_calloc(KH * pr.mp, sizeof *pr.links);
+    pr.len = tc_calloc(KH, sizeof *pr.len);
     size_t tcap = 0;
-    tc_status st = A && pr.links && pr.len ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
-    for (size_t i = 0; st == TC_OK && i < (size_t)K * H; i++)
+    tc_status st = A && load && pr.links && pr.len ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
+    for (size_t i = 0; st == TC_OK && i < KH; i++)
         pr.len[i] = UINT32_MAX;
+    double wire = s->proto ? s->wire : 1, chunk = 0;
     for (uint32_t ph = 0; ph < s->nphases && st == TC_OK; ph++) {
         const tc_phase *P = &s->phases[ph];
         for (uint64_t r = 0; r < P->repeat && st == TC_OK; r++) {
             uint32_t step = P->first_step + (uint32_t)r;
             uint32_t lo = step + 1 >= L ? step + 1 - L : 0, hi = step < H - 1 ? step : H - 1;
             /* the steady run's steps share one set of times */
-            if (r == 0 && (st = pipe_step(w, t, s, o, step, lo, hi, &pr, &tau, &tcap, err)) != TC_OK)
-                break;
-            /* the lanes' transfers in order, each its hops lo .. hi:
+            if (r == 0) {
+                if ((st = pipe_step(w, t, s, o, step, lo, hi, &pr, &tau, &tcap, err)) != TC_OK)
+                    break;
+                if (w->x.n)
+                    chunk = fmax(chunk, w->x.v[0].bytes);
+            }
+            /* the pipelines' transfers in order, each its hops lo .. hi:
              * from the last hop down, so hop h - 1 still holds the
              * step before's chunk */
             for (uint32_t k = 0; k < K; k++)
                 for (uint32_t h = hi + 1; h-- > lo;) {
                     double tk = tau[(size_t)k * (hi - lo + 1) + (h - lo)];
                     double *a = A + ((size_t)k * H + h) * n, *b = h ? a - n : NULL;
-                    for (size_t q = 0; q < n; q++)
-                        a[q] = fmax(a[q], b ? b[q] : 0) + tk * scale[q];
+                    for (size_t q = 0; q < n; q++) {
+                        double v = fmax(a[q], b ? b[q] : 0) + tk * scale[q];
+                        D[(size_t)(a - A) + q] = v - a[q];
+                        a[q] = v;
+                    }
                 }
+            /* In a steady run every hop is active at constant times tau_h.
+             * Where hop h's own last finish binds its next (F(h) >= F(h -
+             * 1)) and it grew by tau_h, no less than hop h - 1's growth,
+             * the gap only widens: it grows by tau_h at every later step.
+             * Where hop h - 1's binds and both grew alike, the gap stays.
+             * Once that holds at every hop (hop 0 always binds on its
+             * own), every later step adds the same: the rest of the run
+             * is that many more (to within rounding, 1e-12). */
+            if (P->repeat > 2 && r >= 1 && r + 1 < P->repeat && lo == 0 && hi == H - 1 &&
+                pipe_settled(A, D, tau, scale, K, H, n)) {
+                double more = (double)(P->repeat - 1 - r);
+                for (size_t i = 0; i < nA; i++)
+                    A[i] += more * D[i];
+                break;
+            }
         }
     }
+    /* No link carries more than its bandwidth: the pipelines' steps
+     * overlap in time where lock step kept them apart, and a chain that
+     * crosses one link at two hops must still pass both crossings' bytes
+     * through it (every chunk crosses every hop once). */
+    for (size_t i = 0; st == TC_OK && i < KH; i++)
+        for (uint32_t j = 0; pr.len[i] != UINT32_MAX && pr.len[i] != TC_NO_ROUTE && j < pr.len[i]; j++)
+            load[pr.links[i * pr.mp + j]] += (double)L * chunk * wire;
+    double bound = 0;
+    for (uint32_t l = 0; st == TC_OK && l < t->n_links; l++)
+        if (load[l] > 0)
+            bound = fmax(bound, load[l] / t->links[l].bw);
     for (size_t q = 0; q < n && st == TC_OK; q++) {
-        double m = 0;
+        double m = bound * scale[q];
         for (uint32_t k = 0; k < K; k++)
             m = fmax(m, A[((size_t)k * H + H - 1) * n + q]);
         times[q] += m;
     }
     free(A);
+    free(load);
     free(tau);
     free(pr.links);
     free(pr.len);

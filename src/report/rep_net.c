@@ -837,6 +837,7 @@ json_t *tc_collective_json(const tc_collective_out *o, const tc_scenario *s)
                                                     pe->closed_form, "binds", pe->binds));
             }
             json_object_set_new(j, "phase_detail", ps);
+            json_object_set_new(j, "phase_detail_pipelined", json_boolean(o->phases_pipelined));
         }
     } else {
         j = json_object();
@@ -1215,6 +1216,9 @@ void tc_collective_print(const tc_collective_out *o, const tc_scenario *s, FILE 
             coll_phases_table(o, &tab);
             fprintf(f, "\nphases (formula: a closed form where it is exact, else the routed graph):\n");
             tc_rtable_print(&tab, f);
+            if (o->phases_pipelined)
+                fprintf(f, "the phases are lock step's; the time takes each channel's chain as a pipeline (its steps "
+                           "overlap), so it is not their sum\n");
             tc_rtable_free(&tab);
         }
         return;

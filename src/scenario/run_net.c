@@ -267,6 +267,7 @@ static tc_status formula_phases(const tc_topo *t, tc_sched *sc, const tc_eval_op
         st = oom(err);
     else if ((st = tc_eval_formula_phases(t, sc, eo, o->phases, &total, err)) == TC_OK) {
         o->nphases = sc->nphases;
+        o->phases_pipelined = sc->pipe_hops > 0;
         for (uint32_t i = 0; i < sc->nphases; i++)
             snprintf(o->phase_labels[i], sizeof o->phase_labels[i], "%s", sc->phases[i].label);
     }
