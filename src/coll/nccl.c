@@ -253,11 +253,11 @@ static void proto_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t 
      * channel variables do not change. The terms that count channels take
      * the share of them run (run_share); llMaxBw is the collective's. */
     double search = Cgraph / 2.0 > 1 ? Cgraph / 2.0 : 1;
-    uint32_t G = t && t->node_size > 1 ? t->node_size : 1;
-    double g = share * 0.5 * graph_bw(t, nodes, G); /* 0: no topology, llMaxBw alone */
-    if (p == TC_PROTO_LL)
+    if (p == TC_PROTO_LL) {
+        uint32_t G = t && t->node_size > 1 ? t->node_size : 1;
+        double g = share * 0.5 * graph_bw(t, nodes, G); /* 0: no topology, llMaxBw alone */
         s->rate_cap_Bps = (g > 0 ? fmin(ll_max_bw[row][col], g) : ll_max_bw[row][col]) * 1e9 / C;
-    else if (p == TC_PROTO_LL128)
+    } else if (p == TC_PROTO_LL128)
         s->rate_cap_Bps = search * ll128_per_ch[arch_row(t)] * 1e9 * share / C;
     else
         s->rate_cap_Bps = 0;

@@ -144,31 +144,6 @@ static void count_pass(const tc_topo *t, const tc_sched *sc, const tc_eval_opts 
     }
 }
 
-/* Transfer i of x's route: from the first pass's cache (mp links a
- * route, tc_topo_max_path), or routed again; *path points at it
- * (TC_NO_ROUTE: none). */
-static uint32_t xfer_route(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *o, const tc_xfers *x, size_t i,
-                           uint32_t mp, tc_steps_ws *w, uint32_t **path)
-{
-    if (w->cached) {
-        *path = w->pcache + i * mp;
-        return w->plen[i];
-    }
-    *path = w->path;
-    const tc_xfer *tr = &x->v[i];
-    uint32_t s = tc_sched_vertex(sc, t, o->rank_map, tr->src), d = tc_sched_vertex(sc, t, o->rank_map, tr->dst);
-    return tc_topo_route(t, o->routing, s, d, *path);
-}
-
-/* After a step: the link counts and the senders' messages back to 0. */
-static void step_reset(const tc_topo *t, const tc_xfers *x, tc_steps_ws *w)
-{
-    w->cached = false;
-    memset(w->count, 0, (size_t)t->n_links * sizeof *w->count);
-    for (size_t i = 0; i < x->n; i++)
-        w->sends[x->v[i].src] = 0;
-}
-
 /* The second: each transfer's time, alpha per message its sender sends,
  * its path's latency and its bytes at its share of its busiest link; out
  * (and *bottleneck) the largest so far. */
@@ -179,12 +154,19 @@ static void time_pass(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *
      * wire bytes, its rate cap. */
     bool proto = sc->proto != TC_PROTO_NONE;
     double wire = proto ? sc->wire : 1, cap = proto && sc->rate_cap_Bps > 0 ? sc->rate_cap_Bps * sc->wire : INFINITY;
-    uint32_t *path, mp = tc_topo_max_path(t);
+    uint32_t *path = w->path, mp = tc_topo_max_path(t);
     for (size_t i = 0; i < x->n; i++) {
         const tc_xfer *tr = &x->v[i];
         if (tr->src == tr->dst)
             continue;
-        uint32_t m = xfer_route(t, sc, o, x, i, mp, w, &path);
+        uint32_t m;
+        if (w->cached) {
+            path = w->pcache + i * mp;
+            m = w->plen[i];
+        } else {
+            uint32_t s = tc_sched_vertex(sc, t, o->rank_map, tr->src), d = tc_sched_vertex(sc, t, o->rank_map, tr->dst);
+            m = tc_topo_route(t, o->routing, s, d, path);
+        }
         if (m == TC_NO_ROUTE)
             continue; /* reported by the caller */
         double lat = 0, share = INFINITY;
@@ -226,7 +208,10 @@ static void step_times(const tc_topo *t, const tc_sched *sc, const tc_eval_opts 
         out[q] = 0;
     *bottleneck = UINT32_MAX;
     time_pass(t, sc, o, x, w, scale, n, out, bottleneck);
-    step_reset(t, x, w);
+    w->cached = false;
+    memset(w->count, 0, (size_t)t->n_links * sizeof *w->count);
+    for (size_t i = 0; i < x->n; i++)
+        w->sends[x->v[i].src] = 0;
 }
 
 /* An all-pairs step emitted in parts of nps senders (tc_sched_emit_part):
@@ -508,20 +493,27 @@ tc_status tc_steps_sum_phases(const tc_sched *s, bool nested, tc_phase_time_fn f
     return st;
 }
 
-/* Pipelined lanes (tc_sched.pipe_hops): lane k's chunk c crosses hop h
- * at step c + h, and a step emits each lane's active hops lo .. hi in
- * order (nccl-ring's broadcast and reduce). A step's transfers share the
- * links as in lock step (count_pass); chunk c's crossing of hop h then
+/* Pipelined lanes (tc_sched.pipe_hops): pipeline k's chunk c crosses hop
+ * h at step c + h, and a step emits each pipeline's active hops lo .. hi
+ * in order (nccl-ring's broadcast and reduce). A step's transfers share
+ * the links as in lock step (pipe_step); chunk c's crossing of hop h then
  * starts once it has crossed hop h - 1 and chunk c - 1 has crossed hop h,
  * and takes its bytes at its share: the pipeline's own recurrence,
- * F(c, h) = max(F(c, h - 1), F(c - 1, h)) + tau, lane by lane, where lock
- * step would charge every step its slowest hop of any lane. The steady
- * run's steps share one set of times. */
-/* Every hop's route, lane by lane (k H + h), kept for the whole
+ * F(c, h) = max(F(c, h - 1), F(c - 1, h)) + tau (tc_steps_pipeline),
+ * where lock step would charge every step its slowest hop of any lane. */
+
+/* Every hop's route, pipeline by pipeline (k H + h), kept for the whole
  * pipeline: a hop links the same two ranks at every step. */
 typedef struct pipe_routes {
     uint32_t *links, *len, mp; /* len UINT32_MAX: not routed yet */
 } pipe_routes;
+
+/* Transfer i of a step whose pipelines each emit hops lo .. lo + na - 1:
+ * its hop's index, k H + h. */
+static inline size_t pipe_at(size_t i, uint32_t na, uint32_t H, uint32_t lo)
+{
+    return (i / na) * H + lo + i % na;
+}
 
 /* Step `step` of a pipelined schedule: each transfer's time at its share
  * (tau, unscaled), the links shared as in lock step among the step's
@@ -549,7 +541,7 @@ static tc_status pipe_step(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, 
     /* the routes (each hop's once) and the flows on each link */
     for (size_t i = 0; i < x->n; i++) {
         const tc_xfer *tr = &x->v[i];
-        size_t at = (size_t)(i / na) * H + lo + i % na;
+        size_t at = pipe_at(i, na, H, lo);
         if (tr->lane != (i / na) % nl)
             return tc_fail(err, TC_EINTERNAL, "schedule %s: step %u's transfer %zu is not its pipeline's",
                            tc_algo_name(s->algo), step, i);
@@ -565,7 +557,7 @@ static tc_status pipe_step(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, 
     }
     double wire = s->proto ? s->wire : 1, cap = s->proto && s->rate_cap_Bps > 0 ? s->rate_cap_Bps * wire : INFINITY;
     for (size_t i = 0; i < x->n; i++) {
-        size_t at = (size_t)(i / na) * H + lo + i % na;
+        size_t at = pipe_at(i, na, H, lo);
         uint32_t m = pr->len[at], *path = pr->links + at * pr->mp;
         double share = m ? cap : INFINITY;
         for (uint32_t j = 0; m != TC_NO_ROUTE && j < m; j++)
@@ -573,7 +565,7 @@ static tc_status pipe_step(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, 
         tau[i] = share < INFINITY ? x->v[i].bytes * wire / share : 0;
     }
     for (size_t i = 0; i < x->n; i++) {
-        size_t at = (size_t)(i / na) * H + lo + i % na;
+        size_t at = pipe_at(i, na, H, lo);
         for (uint32_t j = 0; pr->len[at] != TC_NO_ROUTE && j < pr->len[at]; j++)
             w->count[pr->links[at * pr->mp + j]] = 0;
     }
@@ -618,19 +610,15 @@ tc_status tc_steps_pipeline(tc_steps_ws *w, const tc_topo *t, const tc_sched *s,
     tc_status st = A && load && pr.links && pr.len ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
     for (size_t i = 0; st == TC_OK && i < KH; i++)
         pr.len[i] = UINT32_MAX;
-    double wire = s->proto ? s->wire : 1, chunk = 0;
+    double wire = s->proto ? s->wire : 1;
     for (uint32_t ph = 0; ph < s->nphases && st == TC_OK; ph++) {
         const tc_phase *P = &s->phases[ph];
         for (uint64_t r = 0; r < P->repeat && st == TC_OK; r++) {
             uint32_t step = P->first_step + (uint32_t)r;
             uint32_t lo = step + 1 >= L ? step + 1 - L : 0, hi = step < H - 1 ? step : H - 1;
             /* the steady run's steps share one set of times */
-            if (r == 0) {
-                if ((st = pipe_step(w, t, s, o, step, lo, hi, &pr, &tau, &tcap, err)) != TC_OK)
-                    break;
-                if (w->x.n)
-                    chunk = fmax(chunk, w->x.v[0].bytes);
-            }
+            if (r == 0 && (st = pipe_step(w, t, s, o, step, lo, hi, &pr, &tau, &tcap, err)) != TC_OK)
+                break;
             /* the pipelines' transfers in order, each its hops lo .. hi:
              * from the last hop down, so hop h - 1 still holds the
              * step before's chunk */
@@ -667,7 +655,7 @@ tc_status tc_steps_pipeline(tc_steps_ws *w, const tc_topo *t, const tc_sched *s,
      * through it (every chunk crosses every hop once). */
     for (size_t i = 0; st == TC_OK && i < KH; i++)
         for (uint32_t j = 0; pr.len[i] != UINT32_MAX && pr.len[i] != TC_NO_ROUTE && j < pr.len[i]; j++)
-            load[pr.links[i * pr.mp + j]] += (double)L * chunk * wire;
+            load[pr.links[i * pr.mp + j]] += (double)L * s->blk_bytes * wire;
     double bound = 0;
     for (uint32_t l = 0; st == TC_OK && l < t->n_links; l++)
         if (load[l] > 0)
