@@ -1143,6 +1143,34 @@ static void nccl_model_refinements_as_tuning_cc(void **state)
     if (fabs(alg - 36e9 * 0.85 * 0.5) > 1e-6 * alg)
         fail_msg("tree on nodes of one GPU: algorithm bandwidth %.9g B/s, by hand %.9g", alg, 36e9 * 0.85 * 0.5);
     tc_topo_free(t);
+    /* the tree's graph on two nodes (8 A100 each, 8 x 100 Gb/s NICs:
+     * bwInter 12.5 GB/s a channel, 100 a node): bwIntra rises to twice
+     * bwInter where the NVLink carries it (search.cc:1025-1028) and the
+     * model reads bwIntra on two nodes (tuning.cc:175): bus 0.92 x
+     * min(NVLink, 200); on three nodes bwInter, 0.92 x 100. The search
+     * channels x perChMaxTreeBw (8 x 23.6 on two nodes, 8 x 17.8 on
+     * three) stay above. Simple from 1 GiB: no treeCorrectionFactor. */
+    static const struct {
+        const char *spec;
+        uint32_t p;
+        double bus_GBps;
+    } tg[] = {{"clos:down=2x8,up=1x8,bw=100Gbps,node=8,node_bw=130GB/s,rail=8,arch=ampere", 16, 0.92 * 130},
+              {"clos:down=2x8,up=1x8,bw=100Gbps,node=8,node_bw=300GB/s,rail=8,arch=ampere", 16, 0.92 * 200},
+              {"clos:down=3x8,up=1x8,bw=100Gbps,node=8,node_bw=300GB/s,rail=8,arch=ampere", 24, 0.92 * 100}};
+    for (size_t k = 0; k < sizeof tg / sizeof *tg; k++) {
+        t = topo(tg[k].spec);
+        for (int i = 0; i < 2; i++) {
+            tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL, .p = tg[k].p, .bytes = S[i],
+                               .proto_mask = 1u << TC_PROTO_SIMPLE, .algo_mask = 2};
+            tc_algo got = TC_ALGO_AUTO;
+            tc_nccl_choose(&req, t, &got, &T[i]);
+            assert_int_equal(got, TC_ALGO_NCCL_TREE);
+        }
+        alg = (S[1] - S[0]) / (T[1] - T[0]);
+        if (fabs(alg - tg[k].bus_GBps * 1e9 * 0.5) > 1e-6 * alg)
+            fail_msg("%s: tree's algorithm bandwidth %.9g B/s, by hand %.9g", tg[k].spec, alg, tg[k].bus_GBps * 1e9 * 0.5);
+        tc_topo_free(t);
+    }
     /* the speed lists, SM90's and the one before */
     assert_true(tc_nccl_speed_at_most(true, true, 22.5) == 22 && tc_nccl_speed_at_most(true, false, 22.5) == 20);
     assert_true(tc_nccl_speed_at_most(true, true, 47) == 45 && tc_nccl_speed_at_most(true, false, 47) == 30);

@@ -232,6 +232,7 @@ static int arch_row(const tc_topo *t)
 }
 
 static double graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G);
+static double tree_graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G);
 
 /* Fills the protocol's costs into s (coll.h): nodes is the number of
  * scale-up nodes the ranks span, C the channels used. */
@@ -295,6 +296,24 @@ double tc_nccl_graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G)
     return graph_bw(topo, nodes, G);
 }
 
+/* The tree graph's bandwidth NCCL's model takes (GB/s). On one or two
+ * nodes the model reads the graph's bwIntra (tuning.cc:175: "nNodes <= 2
+ * || collnet ? graphs[a]->bwIntra : graphs[a]->bwInter"), and the search's
+ * second pass raises a tree's bwIntra above bwInter while it stays below
+ * twice bwInter and the GPUs' NVLink carries it (search.cc:1025-1028,
+ * "increase bwIntra for trees (2 nodes or collnet)"); the ring's stays
+ * equal to bwInter (:1017-1020). Across two nodes the tree's graph thus
+ * carries up to twice the NICs' bandwidth inside the node; from three
+ * nodes on the model reads bwInter, the ring's. */
+static double tree_graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G)
+{
+    double bw = graph_bw(topo, nodes, G);
+    if (nodes != 2 || !topo)
+        return bw;
+    double nvl = topo->node_size > 1 ? topo->node_bw / 1e9 : bw;
+    return fmin(nvl, 2 * bw);
+}
+
 /* NCCL's tree graph has the TREE pattern where a node holds one GPU
  * (src/graph/search.cc:897: "if (ngpus == 1) ... graph->pattern =
  * NCCL_TOPO_PATTERN_TREE"; BALANCED_TREE otherwise, src/init.cc:1057), and
@@ -337,7 +356,7 @@ static void tree_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t C
     s->lat_inter_s = tc_nccl_net_lat_us(t, s->proto, tree_net_us[i]) * 1e-6;
     double search = Cgraph / 2.0 > 1 ? Cgraph / 2.0 : 1;
     /* every term but llMaxBw counts channels: the share run of them */
-    double bw = graph_bw(t, nodes, G), bus = share * fmin(bw * .92, search * tree_per_ch[row][col]);
+    double bw = tree_graph_bw(t, nodes, G), bus = share * fmin(bw * .92, search * tree_per_ch[row][col]);
     if (s->proto == TC_PROTO_LL)
         bus = fmin(bus / 3.8, ll_max_bw[nodes == 1 ? row : 0][col]);
     else if (s->proto == TC_PROTO_LL128)
@@ -885,7 +904,7 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
             int i = p - TC_PROTO_LL;
             double b, lat;
             if (tree) {
-                b = fmin(bus * .92, search * tree_per_ch[arow][col]);              /* :182 */
+                b = fmin(tree_graph_bw(topo, nodes, G) * .92, search * tree_per_ch[arow][col]); /* :182 */
                 if (p == TC_PROTO_LL)
                     b = fmin(b / 3.8, ll_max_bw[row][col]);                        /* :183 */
                 else if (p == TC_PROTO_LL128)
