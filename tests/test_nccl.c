@@ -1156,7 +1156,10 @@ static void nccl_model_refinements_as_tuning_cc(void **state)
         double bus_GBps;
     } tg[] = {{"clos:down=2x8,up=1x8,bw=100Gbps,node=8,node_bw=130GB/s,rail=8,arch=ampere", 16, 0.92 * 130},
               {"clos:down=2x8,up=1x8,bw=100Gbps,node=8,node_bw=300GB/s,rail=8,arch=ampere", 16, 0.92 * 200},
-              {"clos:down=3x8,up=1x8,bw=100Gbps,node=8,node_bw=300GB/s,rail=8,arch=ampere", 24, 0.92 * 100}};
+              {"clos:down=3x8,up=1x8,bw=100Gbps,node=8,node_bw=300GB/s,rail=8,arch=ampere", 24, 0.92 * 100},
+              /* a GPU a node: no NVLink holds bwIntra back (twice 12.5),
+               * x 0.85 for the TREE pattern; 1 search channel x 23.6 */
+              {"clos:down=2,up=1,bw=100Gbps,arch=ampere", 2, 0.92 * 25 * 0.85}};
     for (size_t k = 0; k < sizeof tg / sizeof *tg; k++) {
         t = topo(tg[k].spec);
         for (int i = 0; i < 2; i++) {

@@ -310,7 +310,9 @@ static double tree_graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G)
     double bw = graph_bw(topo, nodes, G);
     if (nodes != 2 || !topo)
         return bw;
-    double nvl = topo->node_size > 1 ? topo->node_bw / 1e9 : bw;
+    /* a node of one GPU has no NVLink to hold bwIntra back (NVIDIA/nccl
+     * issue #524's graph file: tree 24/12, ring 12/12) */
+    double nvl = topo->node_size > 1 && G > 1 ? topo->node_bw / 1e9 : INFINITY;
     return fmin(nvl, 2 * bw);
 }
 
