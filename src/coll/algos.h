@@ -109,7 +109,9 @@ uint32_t tc_nccl_channel_bounds(const tc_coll_req *req, uint32_t C);
 /* C within minCTAs and maxCTAs alone: max(minCTAs, min(maxCTAs, C)), as
  * NVLS's channels (src/transport/nvls.cc:259). */
 uint32_t tc_nccl_cta_bounds(const tc_coll_req *req, uint32_t C);
-double tc_nccl_graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G);
+/* NCCL's model's tree graph bandwidth, GB/s (PAT runs on the tree graph:
+ * src/init.cc:736 at v2.23.4-1). */
+double tc_nccl_tree_graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G);
 
 /* qsort's comparison of uint32_t. */
 static inline int tc_cmp_u32(const void *a, const void *b)

@@ -291,10 +291,6 @@ static double graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G)
     return (nodes > 1 ? fmin(nvl, in.injection_Bps * G) : nvl) / 1e9;
 }
 
-double tc_nccl_graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G)
-{
-    return graph_bw(topo, nodes, G);
-}
 
 /* The tree graph's bandwidth NCCL's model takes (GB/s). On one or two
  * nodes the model reads the graph's bwIntra (tuning.cc:175: "nNodes <= 2
@@ -314,6 +310,11 @@ static double tree_graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G)
      * issue #524's graph file: tree 24/12, ring 12/12) */
     double nvl = topo->node_size > 1 && G > 1 ? topo->node_bw / 1e9 : INFINITY;
     return fmin(nvl, 2 * bw);
+}
+
+double tc_nccl_tree_graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G)
+{
+    return tree_graph_bw(topo, nodes, G);
 }
 
 /* NCCL's tree graph has the TREE pattern where a node holds one GPU

@@ -563,8 +563,9 @@ double tc_nccl_pat_time_us(const tc_coll_req *req, const tc_topo *t)
     if (pat_refusal(req->op, req->p, t) || req->p < 2 || !t)
         return INFINITY;
     /* busBw = nChannels bw 0.85 (tuning.cc:181-193), no conversion to
-     * algorithm bandwidth for all-gather and reduce-scatter (:221) */
-    double bus = tc_nccl_graph_bw(t, req->p, 1) * PAT_EFF;
+     * algorithm bandwidth for all-gather and reduce-scatter (:221); bw the
+     * tree graph's (init.cc:736), on two nodes its bwIntra */
+    double bus = tc_nccl_tree_graph_bw(t, req->p, 1) * PAT_EFF;
     return bus > 0 ? tc_nccl_pat_latency_us(req->p, t, true) + req->bytes / (1000 * bus) : INFINITY;
 }
 
