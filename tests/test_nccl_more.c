@@ -152,6 +152,17 @@ static void pat_latency_and_choice_by_hand(void **state)
             if (a == TC_ALGO_NCCL_PAT && fabs(pred - (68.8 + c[i].bytes / 42500) * 1e-6) > 1e-12)
                 fail_msg("PAT predicted %.9g s", pred);
         }
+    /* on two nodes PAT's model reads the tree graph's bwIntra, twice
+     * bwInter with one GPU a node (search.cc:1025-1028): 2 x 50 x 0.85 */
+    tc_topo *t2 = topo("clos:down=2,up=1");
+    double T2[2], S2[2] = {1 << 28, 1 << 29};
+    for (int i = 0; i < 2; i++) {
+        tc_coll_req q2 = {.op = TC_OP_ALLGATHER, .algo = TC_ALGO_NCCL_PAT, .p = 2, .bytes = S2[i]};
+        T2[i] = tc_nccl_pat_time_us(&q2, t2);
+    }
+    if (fabs((S2[1] - S2[0]) / (T2[1] - T2[0]) - 85e3) > 1e-6 * 85e3)
+        fail_msg("PAT on two nodes: %.9g B/us, by hand 85e3", (S2[1] - S2[0]) / (T2[1] - T2[0]));
+    tc_topo_free(t2);
     /* NCCL_ALGO's PAT: alone it leaves none of Ring, Tree, NVLS and
      * NVLSTree, so NCCL turns Ring and Tree on again (no CollNet:
      * tuning.cc:306-314 at v2.23.4-1): PAT where it wins (4 MB), the ring
