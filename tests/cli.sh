@@ -883,6 +883,8 @@ export NCCL_ALGO=NVLS NCCL_PROTO=LL NCCL_NVLS_ENABLE=0
 good "NCCL_NVLS_ENABLE=0 with NCCL_ALGO=NVLS across nodes: Ring and Tree on again, NCCL_PROTO kept" "^algorithm *nccl:Ring,LL,16ch" collective --preset dgx-h100:nodes=2 --op allreduce --size 1GiB --algo nccl
 unset NCCL_ALGO NCCL_PROTO NCCL_NVLS_ENABLE
 good "--group keeps the algorithm's NCCL options (algo=)" "^algorithm *nccl:Ring,Simple,16ch" collective --preset dgx-h100:nodes=2 --op allreduce --size 1GiB --algo nccl:algo=Ring --group node
+good "--group node --phases with NCCL's choice: built on the communicator's view" "it is not their sum" collective --preset dgx-a100:nodes=2 --op broadcast --size 4MiB --algo nccl --group node --phases
+good "--group node --phases of NCCL's all-reduce" "^phase  label" collective --preset dgx-a100:nodes=2 --op allreduce --size 4MiB --algo nccl --group node --phases
 good "--group keeps the algorithm's NCCL options (nvls=0)" "^algorithm *nccl:Ring,Simple,16ch" collective --preset dgx-h100:nodes=2 --op allreduce --size 1GiB --algo nccl:nvls=0 --group node
 export NCCL_NVLS_ENABLE=0
 good "NCCL_NVLS_ENABLE=0 holds over groups (as nccl-tests -g below the node runs)" "^algorithm *nccl:Ring,Simple" collective --preset dgx-h100:nodes=2 --op allreduce --size 1GiB --algo nccl --group block=8

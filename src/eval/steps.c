@@ -16,6 +16,7 @@
  * indexed by link ID; routes are recomputed rather than stored (routing is
  * arithmetic, and a stored all-to-all step would take gigabytes).
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -583,7 +584,11 @@ static bool pipe_settled(const double *A, const double *D, const double *tau, co
         for (uint32_t h = 0; h < H; h++)
             for (size_t q = 0; q < n; q++) {
                 size_t at = ((size_t)k * H + h) * n + q;
-                double f = A[at], d = D[at], tk = tau[(size_t)k * H + h] * scale[q], e = 1e-12 * fmax(fabs(d), tk);
+                /* to within rounding: 1e-12 relative, or a few ulps of
+                 * the finish itself (a long chain's finishes are many
+                 * chunk times, whose increments round at their scale) */
+                double f = A[at], d = D[at], tk = tau[(size_t)k * H + h] * scale[q];
+                double e = fmax(1e-12 * fmax(fabs(d), tk), 8 * DBL_EPSILON * fabs(f));
                 double fu = h ? A[at - n] : 0, du = h ? D[at - n] : 0;
                 bool own = f >= fu && fabs(d - tk) <= e && du <= d + e, up = fu > f && fabs(d - du) <= e;
                 if (!own && !up)

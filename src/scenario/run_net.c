@@ -326,7 +326,9 @@ static tc_status groups_mem_check(const tc_topo *t, const tc_coll_req *req, cons
     return st;
 }
 
-/* The chosen algorithm's wrapper schedule, its phases as formula costs them. */
+/* The chosen algorithm's wrapper schedule, its phases as formula costs them;
+ * NCCL's built on the communicator's view, as the groups were evaluated
+ * (eval/groups.c). */
 static tc_status groups_phase_detail(const tc_topo *t, const tc_coll_row *row, const tc_result *r,
                                      const tc_groups *g, const tc_eval_opts *eo, tc_collective_out *o, tc_err *err)
 {
@@ -335,8 +337,16 @@ static tc_status groups_phase_detail(const tc_topo *t, const tc_coll_row *row, c
     q.chunks = row->algo == TC_ALGO_AUTO ? 0 : row->chunks;
     q.variant = row->algo == TC_ALGO_AUTO ? TC_VARIANT_DEFAULT : row->variant;
     nccl_options(&q, row);
-    tc_sched *sc = NULL;
-    tc_status st = tc_coll_build_groups(&q, g, &sc, err);
+    tc_sched *sc = NULL, *inner = NULL;
+    tc_topo *view = NULL;
+    tc_status st = TC_OK;
+    if (tc_algo_is_nccl(q.algo))
+        st = tc_groups_nccl_view(g, t, eo->rank_map, &view, err);
+    if (st == TC_OK)
+        st = view ? tc_coll_build(&q, view, &inner, err) : tc_coll_build_groups(&q, g, &sc, err);
+    if (st == TC_OK && view)
+        st = tc_sched_group(inner, g, &sc, err);
+    tc_topo_free(view);
     return st ? st : formula_phases(t, sc, eo, o, err);
 }
 
