@@ -1424,6 +1424,51 @@ static double nvls_eval(const tc_topo *t, tc_algo a, uint32_t p, double bytes, t
     return r->time_s;
 }
 
+/* Fewer NVLS channels than NCCL's 16 move less: a channel (one thread
+ * block) at most 1/16 of a GPU's NVLink (assumed). On one H100 node with
+ * one channel, 64 MiB takes at least its 6/5 on the wire at 370.8/16
+ * GB/s; every count from 1 to 16 at least (to within 1%, the pipeline's
+ * chunking) the time at 16, in formula, steps and flow alike; from 16 on
+ * no cap. Before, one channel ran the same 64 MiB in 280 us (16: 348). */
+static void nvls_fewer_channels_move_less(void **state)
+{
+    (void)state;
+    tc_topo *t = topo("clos:down=8,up=1,node=8,node_bw=370.8GB/s,node_reduce=1,arch=hopper");
+    double S = 64.0 * (1 << 20), t16 = 0, prev = INFINITY;
+    tc_result r;
+    for (uint32_t c = 16; c >= 1; c--) {
+        tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL_NVLS, .p = 8, .bytes = S, .elt = 4,
+                           .channels = c};
+        double tm[3];
+        for (int m = 0; m < 3; m++) {
+            tc_eval_opts o = {.mode = m == 0 ? TC_MODE_FORMULA : m == 1 ? TC_MODE_STEPS : TC_MODE_FLOW,
+                              .routing = TC_ROUTE_DMODK};
+            tc_err err = {{0}};
+            if ((c == 1 || c == 16 || m < 2) && tc_evaluate(t, &req, &o, &r, &err) != TC_OK)
+                fail_msg("%u channels: %s", c, err.msg);
+            tm[m] = r.time_s;
+        }
+        if (fabs(tm[0] - tm[1]) > 1e-9 * tm[1] || ((c == 1 || c == 16) && fabs(tm[2] - tm[1]) > 0.01 * tm[1]))
+            fail_msg("%u channels: formula %.9g, steps %.9g, flow %.9g s", c, tm[0], tm[1], tm[2]);
+        if (c == 16)
+            t16 = tm[1];
+        else if (tm[1] < 0.99 * t16 || tm[1] < 0.99 * prev)
+            fail_msg("%u channels: %.9g s, faster than %u channels' %.9g s (16: %.9g)", c, tm[1], c + 1, prev, t16);
+        prev = tm[1];
+    }
+    if (prev < S * 6 / 5 / (370.8e9 / 16))
+        fail_msg("one channel: %.9g s, below its cap's %.9g s", prev, S * 6 / 5 / (370.8e9 / 16));
+    /* 32 channels: no cap, the same chunks per channel as 16 */
+    tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL_NVLS, .p = 8, .bytes = S, .elt = 4, .channels = 32};
+    tc_sched *s = NULL;
+    tc_err err = {{0}};
+    if (tc_coll_build(&req, t, &s, &err) != TC_OK)
+        fail_msg("32 channels: %s", err.msg);
+    assert_true(s->rate_cap_Bps == 0);
+    tc_sched_free(s);
+    tc_topo_free(t);
+}
+
 /* NVLS only for the types and operators NCCL v2.21.5-1 has kernels for
  * (ncclNvlsSupported, src/include/device.h:423-440): sum on float and
  * double; sum, min and max on half, bfloat16 and 32/64-bit integers;
@@ -1631,6 +1676,7 @@ int main(void)
         cmocka_unit_test(nccl_tree_moves_the_right_data_and_times_as_nccl),
         cmocka_unit_test(nccl_nvls_moves_the_right_data),
         cmocka_unit_test(nvls_on_one_h100_node_by_hand),
+        cmocka_unit_test(nvls_fewer_channels_move_less),
         cmocka_unit_test(nvls_only_for_its_types_and_operators),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -567,7 +567,16 @@ static tc_status nvls_build_common(const tc_coll_req *req, const tc_topo *t, tc_
     s->base_s = nvls_lat_us(tree, M, t, false) * 1e-6;
     s->lat_intra_s = s->lat_inter_s = 0;
     s->wire = 1 / NVLS_ALG_RATIO;
-    s->rate_cap_Bps = 0;
+    /* A channel is one thread block, and NCCL runs NCCL_NVLS_NCHANNELS =
+     * 16 of them to fill a GPU's NVLink (nvls.cc:232); assumed: a block
+     * moves at most 1/16 of it, so fewer channels move less, as the ring's
+     * protocols take the share of their channels run (nccl.c, run_share).
+     * A transfer carries per_lane channels' blocks of one head, a GPU
+     * sends H of them at once. From 16 channels the cap is the NVLink
+     * itself: none. */
+    s->rate_cap_Bps = C < NVLS_CHANNELS && t->node_size > 1
+                          ? t->node_bw / s->wire * st->per_lane / ((double)NVLS_CHANNELS * H)
+                          : 0;
     s->credit_steps = 1;
     s->credit_steps_inter = 1;
     if (st->sharp) {
