@@ -883,6 +883,9 @@ export NCCL_ALGO=NVLS NCCL_PROTO=LL NCCL_NVLS_ENABLE=0
 good "NCCL_NVLS_ENABLE=0 with NCCL_ALGO=NVLS across nodes: Ring and Tree on again, NCCL_PROTO kept" "^algorithm *nccl:Ring,LL,16ch" collective --preset dgx-h100:nodes=2 --op allreduce --size 1GiB --algo nccl
 unset NCCL_ALGO NCCL_PROTO NCCL_NVLS_ENABLE
 good "--group keeps the algorithm's NCCL options (algo=)" "^algorithm *nccl:Ring,Simple,16ch" collective --preset dgx-h100:nodes=2 --op allreduce --size 1GiB --algo nccl:algo=Ring --group node
+bad "nccl-tests: -e above 2^60 bytes" nccl-tests --preset dgx-h100 -b 1G -e 1e22 -f 1000
+bad "nccl-tests --compare: a NUL byte (/dev/zero never ends)" nccl-tests --preset dgx-h100 --compare /dev/zero
+bad "report: a NUL byte (/dev/zero never ends)" report /dev/zero -o "$tmp/rep_zero"
 good "--group node --phases with NCCL's choice: built on the communicator's view" "it is not their sum" collective --preset dgx-a100:nodes=2 --op broadcast --size 4MiB --algo nccl --group node --phases
 good "--group node --phases of NCCL's all-reduce" "^phase  label" collective --preset dgx-a100:nodes=2 --op allreduce --size 4MiB --algo nccl --group node --phases
 good "--group keeps the algorithm's NCCL options (nvls=0)" "^algorithm *nccl:Ring,Simple,16ch" collective --preset dgx-h100:nodes=2 --op allreduce --size 1GiB --algo nccl:nvls=0 --group node

@@ -208,6 +208,10 @@ static tc_status nt_bytes(const char *s, const char *flag, double *out, tc_err *
     tc_status st = nt_size(s, flag, out, err);
     if (st == TC_OK && (*out = floor(*out)) < 1)
         st = tc_fail(err, TC_EINVAL, "invalid %s '%s': expected at least 1 byte", flag, s);
+    /* as collective --size: at most 2^60 (beyond it bytes no longer fit
+     * the whole elements the evaluators count) */
+    if (st == TC_OK && *out > 0x1p60)
+        st = tc_fail(err, TC_EINVAL, "invalid %s '%s': at most 2^60 bytes (1073741824G)", flag, s);
     return st;
 }
 
@@ -649,7 +653,10 @@ static void compare(FILE *f, const tc_collective_out *o, const tc_nccl_row *rows
             if (fabs(from_t - meas) <= 0.005 + 0.005 * meas)
                 meas = from_t;
         }
-        if (!(meas > 0)) {
+        /* a busbw below what two decimals print (0.00) says nothing
+         * unless its time gave it */
+        if (!(meas >= 0.005 || (m->time_s > 0 && meas > 0 && meas == tc_nccl_tests_busbw(r->op, tc_nccl_tests_ranks(r),
+                                                                                        r->bytes, m->time_s) / 1e9))) {
             fprintf(f, "%12.0f  %12.2f  %12s  %8s\n", r->bytes, pred, "-", "-");
             continue;
         }

@@ -53,6 +53,13 @@ static tc_status slurp(const char *path, char **buf, size_t *len, tc_err *err)
             cap *= 2;
         }
         size_t got = fread(b + n, 1, cap - 1 - n, f);
+        /* JSON text holds no NUL byte (and a device such as /dev/zero
+         * would never end) */
+        if (memchr(b + n, '\0', got)) {
+            st = tc_fail(err, TC_EINVAL, "'%s': holds a NUL byte: expected a topocc scenario, result or sweep results file",
+                         path);
+            break;
+        }
         n += got;
         if (got == 0) {
             if (ferror(f))

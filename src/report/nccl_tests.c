@@ -238,6 +238,13 @@ tc_status tc_nccl_tests_read(const char *path, tc_nccl_row **rows, size_t *n, ui
     while (st == TC_OK && fgets(line, sizeof line, f)) {
         lineno++;
         size_t len = strlen(line);
+        /* fgets stops at a newline, a full buffer or the end: a line that
+         * ends before any of them holds a NUL byte */
+        if (len < sizeof line - 1 && (len == 0 || line[len - 1] != '\n') && !feof(f)) {
+            st = tc_fail(err, TC_EINVAL, "nccl-tests file %s line %ld: holds a NUL byte: expected nccl-tests' text output",
+                         path, lineno);
+            break;
+        }
         if (len == sizeof line - 1 && line[len - 1] != '\n') {
             st = tc_fail(err, TC_EINVAL, "nccl-tests file %s line %ld: longer than %zu bytes", path, lineno,
                          sizeof line - 2);
