@@ -264,33 +264,26 @@ double tc_eval_cut_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes, c
  * they are. The largest such bound; 0 without nodes. Without this, a
  * rail-optimized Clos (whose subtree cuts are skipped) had no cut at all,
  * and an all-to-all's bound let every rank use all its node's NICs at
- * once. */
-static bool in_set(const uint32_t *v, uint32_t n, uint32_t x)
+ * once. Node k's capacity out of and into it: the links that leave its
+ * endpoints, node switch and NICs (set: scratch of 3 G + 1; mark: a stamp
+ * per vertex, k + 1 for node k's, so membership costs one look). */
+static void node_caps(const tc_topo *t, uint32_t k, uint32_t *set, uint32_t *mark, double *out, double *in)
 {
-    for (uint32_t i = 0; i < n; i++)
-        if (v[i] == x)
-            return true;
-    return false;
-}
-
-/* The capacity out of and into node k: the links that leave its
- * endpoints, node switch and NICs (set: scratch of 3 G + 1). */
-static void node_caps(const tc_topo *t, uint32_t k, uint32_t *set, double *out, double *in)
-{
-    uint32_t G = t->node_size, n = 0;
+    uint32_t G = t->node_size, n = 0, stamp = k + 1;
     for (uint32_t e = k * G; e < (k + 1) * G; e++) {
-        set[n++] = e;
+        if (mark[e] != stamp)
+            mark[e] = stamp, set[n++] = e;
         for (uint32_t i = t->out_off[e]; i < t->out_off[e + 1]; i++) {
             const tc_link *L = &t->links[t->out_link[i]];
-            if ((L->kind == TC_LINK_NODE || L->kind == TC_LINK_NIC) && !in_set(set, n, L->dst))
-                set[n++] = L->dst;
+            if ((L->kind == TC_LINK_NODE || L->kind == TC_LINK_NIC) && mark[L->dst] != stamp)
+                mark[L->dst] = stamp, set[n++] = L->dst;
         }
     }
     *out = *in = 0;
     for (uint32_t i = 0; i < n; i++)
         for (uint32_t j = t->out_off[set[i]]; j < t->out_off[set[i] + 1]; j++) {
             uint32_t l = t->out_link[j];
-            if (!in_set(set, n, t->links[l].dst)) {
+            if (mark[t->links[l].dst] != stamp) {
                 *out += t->links[l].bw;
                 *in += t->links[l ^ 1u].bw; /* a cable's two directions are l and l ^ 1 */
             }
@@ -310,9 +303,10 @@ static double node_cuts(const tc_topo *t, tc_op op, uint32_t p, double S, const 
         return 0;
     uint32_t nn = t->n_endpoints / G;
     uint32_t *cnt = calloc(nn, sizeof *cnt), *set = malloc((3 * (size_t)G + 1) * sizeof *set);
+    uint32_t *mark = calloc(t->n_vertices, sizeof *mark);
     double best = 0, port = 0;
     uint32_t parties = 0;
-    if (cnt && set) {
+    if (cnt && set && mark) {
         for (uint32_t r = 0; r < p; r++) {
             uint32_t e = map ? map[r] : r;
             if (e / G < nn)
@@ -321,7 +315,7 @@ static double node_cuts(const tc_topo *t, tc_op op, uint32_t p, double S, const 
         for (uint32_t k = 0; k < nn; k++)
             if (cnt[k] > 0 && cnt[k] < p) {
                 double out, in;
-                node_caps(t, k, set, &out, &in);
+                node_caps(t, k, set, mark, &out, &in);
                 best = fmax(best, cut_time(op, cnt[k], p, S, pick_dir(op, out, in)));
                 port = fmax(port, fmax(out, in));
                 parties++;
@@ -332,6 +326,7 @@ static double node_cuts(const tc_topo *t, tc_op op, uint32_t p, double S, const 
     /* Out of memory: the bound without node cuts, weaker but still a bound. */
     free(cnt);
     free(set);
+    free(mark);
     return best;
 }
 
