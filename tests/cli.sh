@@ -434,6 +434,7 @@ good "EFA reaches NCCL over groups" "^time          177.9us" collective --preset
 good "EFA reaches a multidc's pods" "^time         561.7us" collective --topo "multidc:pods=2,pod=clos,hosts=8,radix=4,wan_bw=100Gbps,wan_lat=1us,node=2,transport=efa" --op allreduce --algo nccl-ring --size 1MiB
 bad "preset: an NVL72 fabric past two tiers of its switches" topo --preset gb200-nvl72:nodes=17
 bad "preset: a profile with a missing field" topo --preset bad-missing --profiles "$(dirname "$0")/data/profiles"
+bad_says "preset: a profile's GPU architecture not one of the spec's" "accepted are volta, ampere, hopper, blackwell" topo --preset bad-arch --profiles "$(dirname "$0")/data/profiles"
 bad "preset: --profiles without a preset" topo --topo "$CLOS" --profiles /tmp
 "$T" collective --preset dgx-h100:nodes=2 --op allreduce --algo ring --size 1GiB --format json >"$tmp/pre.json" 2>"$tmp/err"
 "$T" replay "$tmp/pre.json" --format json >"$tmp/pre2.json" 2>>"$tmp/err"
@@ -883,6 +884,10 @@ export NCCL_ALGO=NVLS NCCL_PROTO=LL NCCL_NVLS_ENABLE=0
 good "NCCL_NVLS_ENABLE=0 with NCCL_ALGO=NVLS across nodes: Ring and Tree on again, NCCL_PROTO kept" "^algorithm *nccl:Ring,LL,16ch" collective --preset dgx-h100:nodes=2 --op allreduce --size 1GiB --algo nccl
 unset NCCL_ALGO NCCL_PROTO NCCL_NVLS_ENABLE
 good "--group keeps the algorithm's NCCL options (algo=)" "^algorithm *nccl:Ring,Simple,16ch" collective --preset dgx-h100:nodes=2 --op allreduce --size 1GiB --algo nccl:algo=Ring --group node
+bad "nccl-tests: an empty option value" nccl-tests --preset dgx-h100 --group ""
+bad "--profiles: no such directory" collective --profiles /nonexistent --preset dgx-h100 --op allreduce --size 1MiB
+bad "--profiles: a file, not a directory" collective --profiles /etc/passwd --preset dgx-h100 --op allreduce --size 1MiB
+bad "a rate below 1 bit/s" collective --topo "clos:down=4x4,up=1x4,bw=1e-302Gbps" --op allreduce --size 1MiB
 bad "nccl-tests: -e above 2^60 bytes" nccl-tests --preset dgx-h100 -b 1G -e 1e22 -f 1000
 bad "nccl-tests --compare: a NUL byte (/dev/zero never ends)" nccl-tests --preset dgx-h100 --compare /dev/zero
 bad "report: a NUL byte (/dev/zero never ends)" report /dev/zero -o "$tmp/rep_zero"

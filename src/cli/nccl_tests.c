@@ -165,7 +165,7 @@ static tc_status parse(nt_in *in, int argc, char **argv, int first, bool *helped
         bool done = false;
         for (size_t k = 0; k < sizeof t / sizeof *t && !done; k++)
             if (!strcmp(a, t[k].flag)) {
-                if (i + 1 >= argc)
+                if (i + 1 >= argc || !argv[i + 1][0])
                     return tc_fail(err, TC_EINVAL, "%s needs a value (see topocc nccl-tests --help)", a);
                 if (*t[k].dst)
                     return tc_fail(err, TC_EINVAL, "option %s given twice (it takes one value)", a);

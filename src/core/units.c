@@ -90,9 +90,11 @@ tc_status tc_parse_rate(const char *s, double *out, tc_err *err)
 {
     double v, m;
     const char *suf;
-    if (!split_number(s, &v, &suf) || !lookup(rate_units, suf, &m) || v * m <= 0)
+    /* from 1 bit/s to 1e18 B/s: beyond either, times and rates leave
+     * what a double holds in sums and products */
+    if (!split_number(s, &v, &suf) || !lookup(rate_units, suf, &m) || !(v * m >= 0.125 && v * m <= 1e18))
         return tc_fail(err, TC_EINVAL,
-                       "invalid rate '%s': expected a positive number with bps, Kbps, Mbps, Gbps, Tbps (bits) or B/s, KB/s, MB/s, GB/s, TB/s (bytes), e.g. 400Gbps",
+                       "invalid rate '%s': expected a number from 1bps to 1e18B/s with bps, Kbps, Mbps, Gbps, Tbps (bits) or B/s, KB/s, MB/s, GB/s, TB/s (bytes), e.g. 400Gbps",
                        s ? s : "");
     *out = v * m;
     return TC_OK;

@@ -4,9 +4,11 @@
  * mean the same thing) or is an output or general option the CLI handles.
  * The same flag means the same thing in every command that accepts it.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "scenario/keys.h"
 
 typedef enum {
@@ -657,6 +659,15 @@ tc_status tc_scenario_set_flag(tc_scenario *s, const char *flag, const char *con
                 (opts[i].o.commands & TC_CMD_BIT(s->command)))
                 return tc_fail(err, TC_EINVAL, "%s and %s set the same thing: give one", opts[i].o.flag, flag);
         return tc_fail(err, TC_EINVAL, "option %s given twice", flag);
+    }
+    /* a directory the user named must be one (the scenario keeps the
+     * profiles' content, so a saved scenario replays without it) */
+    if (strcmp(flag, "--profiles") == 0 && n > 0) {
+        struct stat sb;
+        const char *why = stat(values[0], &sb) != 0 ? strerror(errno) : !S_ISDIR(sb.st_mode) ? "not a directory" : NULL;
+        if (why)
+            return tc_fail(err, TC_EINVAL, "--profiles '%s': %s: give a directory of profile files (NAME.json)",
+                           values[0], why);
     }
     /* A value built with an element left out for want of memory is none. */
     unsigned long mark = tc_oom_mark();

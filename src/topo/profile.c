@@ -386,6 +386,17 @@ static tc_status expand_gpu_node(const tc_profile *p, uint32_t nodes, bool ib_sh
     tc_status st = count_field(p, "gpus_per_node", &G, err);
     if (!st)
         st = tc_profile_str(p, "gpu_arch", &arch, err);
+    if (!st) {
+        /* one of the spec's arch= names, pasted into the spec as it is */
+        bool known = false;
+        for (tc_arch a = TC_ARCH_VOLTA; a <= TC_ARCH_BLACKWELL; a++)
+            known = known || strcmp(arch, tc_arch_name(a)) == 0;
+        if (!known)
+            st = tc_fail(err, TC_EINVAL,
+                         "profile %s: field 'fields.gpu_arch.value' is '%s': accepted are volta, ampere, hopper, "
+                         "blackwell",
+                         p->path, arch);
+    }
     if (!st)
         st = count_field(p, "nics_per_node", &R, err);
     if (!st)
