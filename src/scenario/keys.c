@@ -378,7 +378,7 @@ SET(set_equalize)
         s->equalize_Bps = 0;
         return TC_OK;
     }
-    return num_in(v, U_RATE, 0, 1e18, true, where, &s->equalize_Bps, err);
+    return num_in(v, U_RATE, 0.125, 1e18, false, where, &s->equalize_Bps, err); /* 1 bit/s to 1e18 B/s, as rates parse */
 }
 GET(get_equalize)
 {
@@ -871,7 +871,7 @@ SET(set_rate_cap)
         s->rate_cap_Bps = 0;
         return TC_OK;
     }
-    return num_in(v, U_RATE, 0, 1e18, true, where, &s->rate_cap_Bps, err);
+    return num_in(v, U_RATE, 0.125, 1e18, false, where, &s->rate_cap_Bps, err); /* as rates parse */
 }
 GET(get_rate_cap)
 {
