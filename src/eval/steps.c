@@ -509,12 +509,9 @@ typedef struct pipe_routes {
     uint32_t *links, *len, mp; /* len UINT32_MAX: not routed yet */
 } pipe_routes;
 
-/* Transfer i of a step whose pipelines each emit hops lo .. lo + na - 1:
- * its hop's index, k H + h. */
-static inline size_t pipe_at(size_t i, uint32_t na, uint32_t H, uint32_t lo)
-{
-    return (i / na) * H + lo + i % na;
-}
+/* Transfer i = k na + j of a step whose pipelines each emit hops lo .. lo
+ * + na - 1 is pipeline k's hop lo + j: its index k H + lo + j. The loops
+ * below walk k and j (no division per transfer). */
 
 /* Step `step` of a pipelined schedule: each transfer's time at its share
  * (tau, unscaled), the links shared as in lock step among the step's
@@ -540,10 +537,11 @@ static tc_status pipe_step(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, 
     }
     double *tau = *taup;
     /* the routes (each hop's once) and the flows on each link */
-    for (size_t i = 0; i < x->n; i++) {
+    for (size_t i = 0, k = 0, q = 0, at = lo; i < x->n; i++, at++, q++) {
+        if (q == na)
+            q = 0, k++, at = k * H + lo;
         const tc_xfer *tr = &x->v[i];
-        size_t at = pipe_at(i, na, H, lo);
-        if (tr->lane != (i / na) % nl)
+        if (tr->lane != k % nl)
             return tc_fail(err, TC_EINTERNAL, "schedule %s: step %u's transfer %zu is not its pipeline's",
                            tc_algo_name(s->algo), step, i);
         uint32_t *path = pr->links + at * pr->mp;
@@ -557,19 +555,21 @@ static tc_status pipe_step(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, 
             w->count[path[j]]++;
     }
     double wire = s->proto ? s->wire : 1, cap = s->proto && s->rate_cap_Bps > 0 ? s->rate_cap_Bps * wire : INFINITY;
-    for (size_t i = 0; i < x->n; i++) {
-        size_t at = pipe_at(i, na, H, lo);
+    for (size_t i = 0, k = 0, q = 0, at = lo; i < x->n; i++, at++, q++) {
+        if (q == na)
+            q = 0, k++, at = k * H + lo;
         uint32_t m = pr->len[at], *path = pr->links + at * pr->mp;
         double share = m ? cap : INFINITY;
-        for (uint32_t j = 0; m != TC_NO_ROUTE && j < m; j++)
-            share = fmin(share, t->links[path[j]].bw / (double)w->count[path[j]]);
+        for (uint32_t j = 0; m != TC_NO_ROUTE && j < m; j++) {
+            double v = t->links[path[j]].bw / (double)w->count[path[j]];
+            share = v < share ? v : share; /* inline: fmin is a call here */
+        }
         tau[i] = share < INFINITY ? x->v[i].bytes * wire / share : 0;
     }
-    for (size_t i = 0; i < x->n; i++) {
-        size_t at = pipe_at(i, na, H, lo);
-        for (uint32_t j = 0; pr->len[at] != TC_NO_ROUTE && j < pr->len[at]; j++)
-            w->count[pr->links[at * pr->mp + j]] = 0;
-    }
+    for (size_t k = 0; k < K; k++)
+        for (size_t at = k * H + lo; at <= k * H + hi; at++)
+            for (uint32_t j = 0; pr->len[at] != TC_NO_ROUTE && j < pr->len[at]; j++)
+                w->count[pr->links[at * pr->mp + j]] = 0;
     if (w->cut)
         return tc_eval_cut_off(t, s, o, w->cut_src, w->cut_dst, w->cut_vs, w->cut_vd, err);
     return TC_OK;
@@ -632,7 +632,7 @@ tc_status tc_steps_pipeline(tc_steps_ws *w, const tc_topo *t, const tc_sched *s,
                     double tk = tau[(size_t)k * (hi - lo + 1) + (h - lo)];
                     double *a = A + ((size_t)k * H + h) * n, *b = h ? a - n : NULL;
                     for (size_t q = 0; q < n; q++) {
-                        double v = fmax(a[q], b ? b[q] : 0) + tk * scale[q];
+                        double u = b && b[q] > a[q] ? b[q] : a[q], v = u + tk * scale[q];
                         D[(size_t)(a - A) + q] = v - a[q];
                         a[q] = v;
                     }
