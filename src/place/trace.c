@@ -1140,9 +1140,10 @@ tc_status tc_trace_synthetic(size_t n, uint64_t seed, uint32_t endpoints, double
     if (endpoints < 1 || endpoints > MAX_SIZE)
         return tc_fail(err, TC_EINVAL, "a synthetic trace for %u endpoints: accepted are 1 to %u (2^24)", endpoints,
                        MAX_SIZE);
-    if (!isfinite(load) || !(load > 0) || load > 1e6)
-        return tc_fail(err, TC_EINVAL, "a synthetic trace at load %g: accepted is a load above 0 (0.9: 90%% of the "
-                       "cluster's endpoint-seconds), at most 1e6", load);
+    /* from 1e-9: the arrival rate's bisection below starts at 1e-12 */
+    if (!isfinite(load) || !(load >= 1e-9) || load > 1e6)
+        return tc_fail(err, TC_EINVAL, "a synthetic trace at load %g: accepted is a load from 1e-9 (0.9: 90%% of the "
+                       "cluster's endpoint-seconds) to 1e6", load);
     tc_cjob *v = tc_calloc(n, sizeof *v);
     if (!v)
         return tc_fail(err, TC_EINTERNAL, "out of memory for %zu jobs", n);

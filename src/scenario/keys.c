@@ -457,8 +457,8 @@ static tc_status degrade_of(const json_t *v, const char *where, tc_scn_degrade *
     } else {
         return wrong(v, where, "link:ID=FACTOR or {\"link\": ID, \"factor\": F}", err);
     }
-    if (!(d->factor > 0) || d->factor > 1e6)
-        return tc_fail(err, TC_EINVAL, "%s: the factor must be above 0 and at most 1e6 (0.5 halves the bandwidth; "
+    if (!(d->factor >= 1e-9) || d->factor > 1e6)
+        return tc_fail(err, TC_EINVAL, "%s: the factor must be from 1e-9 to 1e6 (0.5 halves the bandwidth; "
                                        "for a failed link give --fail link:ID, which routes around it)",
                        where);
     return TC_OK;
@@ -1621,7 +1621,7 @@ SET(set_synth)
              * number that must fit json_int_t (-2^63 to 2^63) before the cast */
             if (*val && !*end && is_load && !isfinite(x)) {
                 json_decref(o);
-                return tc_fail(err, TC_EINVAL, "%s: load=%s is not a finite number: expected L above 0 and at most 100",
+                return tc_fail(err, TC_EINVAL, "%s: load=%s is not a finite number: expected L from 1e-9 to 100",
                                where, val);
             }
             if (*val && !*end && !is_load && !(isfinite(x) && x == floor(x))) {
@@ -1664,7 +1664,7 @@ SET(set_synth)
         else if (strcmp(k, "seed") == 0)
             st = int_in(x, 0, INT64_MAX, w, &seed, err);
         else if (strcmp(k, "load") == 0)
-            st = num_in(x, U_PLAIN, 0, 100, true, w, &load, err);
+            st = num_in(x, U_PLAIN, 1e-9, 100, false, w, &load, err); /* as tc_trace_synthetic */
         else
             st = tc_fail(err, TC_EINVAL, "%s: unknown key '%s': accepted are jobs, seed, load", where, k);
     }
@@ -1943,7 +1943,8 @@ SET(set_achievable)
         s->achievable = -1;
         return TC_OK;
     }
-    return num_in(v, U_PLAIN, 0, 1, true, where, &s->achievable, err);
+    /* from 1e-6: below it the compute times leave what a double holds */
+    return num_in(v, U_PLAIN, 1e-6, 1, false, where, &s->achievable, err);
 }
 GET(get_achievable)
 {

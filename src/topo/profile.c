@@ -525,6 +525,14 @@ tc_status tc_preset_expand(const char *preset, const char *dir, char *spec, size
         return tc_fail(err, TC_EINVAL, "preset '%s': expected NAME[:nodes=N], e.g. dgx-h100:nodes=4", preset);
     snprintf(name, sizeof name, "%.*s", (int)nl, preset);
     tc_profile *p = NULL;
+    if (!tc_profile_exists(name, dir)) {
+        /* the presets alone: the network profiles (gpu-node, tpu-slice) */
+        char gpu[1024], tpu[1024];
+        tc_profile_list_kind(dir, "gpu-node", gpu, sizeof gpu);
+        tc_profile_list_kind(dir, "tpu-slice", tpu, sizeof tpu);
+        return tc_fail(err, TC_EINVAL, "unknown preset '%s': known are %s%s%s", name, gpu, *gpu && *tpu ? ", " : "",
+                       tpu);
+    }
     tc_status st = tc_profile_load(name, dir, &p, err);
     if (st)
         return st;
