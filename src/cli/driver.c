@@ -351,6 +351,10 @@ static tc_status replay(cli_in *in, tc_err *err)
         return tc_fail(err, TC_EINVAL, "replay needs a file: topocc replay RESULT.json (or a scenario; - for stdin)");
     json_error_t je;
     bool stdin_ = strcmp(in->positional, "-") == 0;
+    struct stat sb;
+    if (!stdin_ && stat(in->positional, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return tc_fail(err, TC_EINVAL, "replay %s: a directory: give a saved result or scenario (RESULT.json)",
+                       in->positional);
     unsigned long mark = tc_oom_mark();
     json_t *root = stdin_ ? json_loadf(stdin, JSON_REJECT_DUPLICATES, &je)
                           : json_load_file(in->positional, JSON_REJECT_DUPLICATES, &je);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "scenario/keys.h"
 
 static const char *top_scalars[] = {"scenario_version", "command", "topocc", NULL};
@@ -170,6 +171,9 @@ tc_status tc_scenario_load(tc_scenario *s, const char *path, tc_err *err)
 {
     json_error_t je;
     bool in = strcmp(path, "-") == 0;
+    struct stat sb;
+    if (!in && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return tc_fail(err, TC_EINVAL, "scenario %.256s: a directory: give a scenario file (SCENARIO.json)", path);
     unsigned long mark = tc_oom_mark();
     json_t *root = in ? json_loadf(stdin, JSON_REJECT_DUPLICATES, &je)
                       : json_load_file(path, JSON_REJECT_DUPLICATES, &je);

@@ -763,7 +763,8 @@ tc_status tc_scn_size_range(const char *s, double **out, size_t *n, tc_err *err)
         char *end;
         factor = strtod(parts[2], &end);
         if (end == parts[2] || *end || !(factor > 1.0001) || factor > 1e6)
-            return tc_fail(err, TC_EINVAL, "invalid size factor '%s': expected a number above 1, e.g. 4", parts[2]);
+            return tc_fail(err, TC_EINVAL, "invalid size factor '%s': expected a number above 1.0001 and at most 1e6, e.g. 4",
+                           parts[2]);
     }
     if (hi < lo)
         return tc_fail(err, TC_EINVAL, "invalid sizes '%s': the maximum is below the minimum", s);

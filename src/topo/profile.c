@@ -367,7 +367,8 @@ static tc_status pos_field(const tc_profile *p, const char *name, double *out, t
 {
     tc_status st = tc_profile_num(p, name, out, err);
     if (st == TC_OK && !(*out > 0 && *out < 1e30))
-        st = tc_fail(err, TC_EINVAL, "profile %s: field 'fields.%s.value' must be positive, not %g", p->path, name, *out);
+        st = tc_fail(err, TC_EINVAL, "profile %s: field 'fields.%s.value' must be above 0 and below 1e30, not %g", p->path,
+                     name, *out);
     return st;
 }
 
