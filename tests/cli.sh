@@ -425,6 +425,7 @@ good "preset: a TPU slice is a torus" "torus:dims=8x8x8" topo --preset tpu-v5p-s
 bad_says "preset: unknown, listing the known presets alone" "known are dgx-a100, dgx-b200, dgx-h100, dgx-h200, gb200-nvl72, tpu-v4-slice, tpu-v5p-slice" collective --preset dgx-h999 --op allreduce --size 1MiB
 bad_says "replay of a directory" "a directory: give a saved result or scenario" replay "$tmp"
 bad_says "--scenario of a directory" "a directory: give a scenario file" collective --scenario "$tmp"
+bad_says "train: a codec ratio that leaves too few bytes names the codec" "with --compress-dp topk:ratio=1e-08: dp allgather" train --topo "clos:hosts=64,radix=16,tiers=2,node=8" --model llama3-8b --dp 8 --tp 8 --compress-dp topk:ratio=1e-8
 bad "--achievable far below any GPU's" train --topo "clos:hosts=64,radix=16,tiers=2,node=8" --model llama3-8b --dp 8 --tp 8 --achievable 1e-310
 bad "--degrade by a factor that leaves no bandwidth" collective --topo "$CLOS" --op allreduce --size 1MiB --degrade link:0=1e-320
 bad "--synthetic at a load the arrivals cannot make" cluster --topo "$CLOS" --synthetic 10,seed=1,load=1e-12

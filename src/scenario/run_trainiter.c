@@ -917,6 +917,19 @@ static tc_status compress_classes(const tc_zoo_model *m, tc_trainiter_out *o, tc
             c->codec[k] = mask & (1u << k) ? spec[k] : NULL;
         tc_ti_result r;
         tc_status st = run_one(m, &o->acc, c, cc, &r, err);
+        if (st && mask) {
+            /* a trial with codecs: name them (a ratio that leaves too few
+             * bytes to send fails inside a collective) */
+            static const char *const flag[3] = {"--compress-dp", "--compress-pp", "--compress-ep"};
+            char m2[TC_ERR_LEN], with[160] = "";
+            snprintf(m2, sizeof m2, "%s", err->msg);
+            for (int k = 0; k < 3; k++)
+                if (mask & (1u << k)) {
+                    size_t l = strlen(with);
+                    snprintf(with + l, sizeof with - l, "%s%s %s", l ? ", " : "", flag[k], spec[k]->name);
+                }
+            return tc_fail(err, st, "with %s: %s", with, m2);
+        }
         if (st)
             return st;
         t[mask] = r.iter_s;
