@@ -648,15 +648,15 @@ static void compare(FILE *f, const tc_collective_out *o, const tc_nccl_row *rows
          * decimals (0.01 GB/s is anything from 0.005 to 0.015), the time
          * four or more digits */
         double meas = m->busbw_Bps / 1e9;
+        bool timed = false;
         if (m->time_s > 0) {
             double from_t = tc_nccl_tests_busbw(r->op, tc_nccl_tests_ranks(r), r->bytes, m->time_s) / 1e9;
-            if (fabs(from_t - meas) <= 0.005 + 0.005 * meas)
+            if ((timed = fabs(from_t - meas) <= 0.005 + 0.005 * meas))
                 meas = from_t;
         }
         /* a busbw below what two decimals print (0.00) says nothing
          * unless its time gave it */
-        if (!(meas >= 0.005 || (m->time_s > 0 && meas > 0 && meas == tc_nccl_tests_busbw(r->op, tc_nccl_tests_ranks(r),
-                                                                                        r->bytes, m->time_s) / 1e9))) {
+        if (!(meas >= 0.005 || (timed && meas > 0))) {
             fprintf(f, "%12.0f  %12.2f  %12s  %8s\n", r->bytes, pred, "-", "-");
             continue;
         }

@@ -291,7 +291,6 @@ static double graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G)
     return (nodes > 1 ? fmin(nvl, in.injection_Bps * G) : nvl) / 1e9;
 }
 
-
 /* The tree graph's bandwidth NCCL's model takes (GB/s). On one or two
  * nodes the model reads the graph's bwIntra (tuning.cc:175: "nNodes <= 2
  * || collnet ? graphs[a]->bwIntra : graphs[a]->bwInter"), and the search's

@@ -509,13 +509,11 @@ typedef struct pipe_routes {
     uint32_t *links, *len, mp; /* len UINT32_MAX: not routed yet */
 } pipe_routes;
 
-/* Transfer i = k na + j of a step whose pipelines each emit hops lo .. lo
- * + na - 1 is pipeline k's hop lo + j: its index k H + lo + j. The loops
- * below walk k and j (no division per transfer). */
-
 /* Step `step` of a pipelined schedule: each transfer's time at its share
  * (tau, unscaled), the links shared as in lock step among the step's
- * transfers. The transfers come lane by lane, hops lo .. hi. */
+ * transfers. The transfers come lane by lane, hops lo .. hi: transfer i =
+ * k na + q (na = hi - lo + 1) is pipeline k's hop lo + q, index k H + lo +
+ * q, which the loops walk without a division per transfer. */
 static tc_status pipe_step(tc_steps_ws *w, const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, uint32_t step,
                            uint32_t lo, uint32_t hi, pipe_routes *pr, double **taup, size_t *tcap, tc_err *err)
 {
