@@ -21,8 +21,8 @@ D="$(dirname "$0")/../tests/data/nccl-tests"
 # cannot).
 cases() {
 cat <<'EOF'
-nccltests309_gjaion_h100_2node_ib400_allreduce_ring_minctas24_qps2.txt|ib|yes: Ring forced (NCCL_ALGO=Ring), NCCL_MIN_CTAS=24 (mincta=24), NCCL's choice of protocol|--preset dgx-h100:nodes=2 --algo nccl:algo=Ring,mincta=24
-nccltests309_gjaion_h100_2node_ib400_allreduce_ring_minctas24_qps2.txt|ib|the same with Simple only (NCCL's LL128 off; the times from 1 to 4 MiB are Simple's latencies)|--preset dgx-h100:nodes=2 --algo nccl:algo=Ring,mincta=24,proto=Simple
+nccltests309_gjaion_h100_2node_ib400_allreduce_ring_minctas24_qps2.txt|ib|yes: Ring forced (NCCL_ALGO=Ring), NCCL_MIN_CTAS=24 (mincta=24), NCCL's choice of protocol; its GPU-NIC path phb (nic_path=phb: LL128 off across nodes), inferred from the 2-node Ring run's 1-4 MiB times, Simple's (LL128's would be 70-80% faster)|--preset dgx-h100:nodes=2,nic_path=phb --algo nccl:algo=Ring,mincta=24
+nccltests309_gjaion_h100_2node_ib400_allreduce_ring_minctas24_qps2.txt|ib|the same with a DGX board's GPU-NIC path (pxb: LL128 on)|--preset dgx-h100:nodes=2 --algo nccl:algo=Ring,mincta=24
 meta_gcm_a100_1node_8gpu_allreduce_fixture.txt|nvlink|yes: one A100 node (no NVLS on A100)|--preset dgx-a100 --algo nccl
 oci_bm_gpu4_8_a100_1node_8gpu_allreduce_10GiB_ubuntu.txt|nvlink|yes: one A100 node|--preset dgx-a100 --algo nccl
 gcp_a3ultra_2node_1gpu_H200_roce_allreduce.txt|gib|yes: 2 GPUs, one 400G NIC each|--topo clos:down=2,up=1,bw=400Gbps,arch=hopper --algo nccl
@@ -34,12 +34,12 @@ aws_p4de_2node_16xA100_efa_allreduce.txt|efa|partly: 4 x 100G EFA per node, 2 GP
 aws_p5_1node_8xH100_nvswitch_allreduce.txt|nvlink|yes: NVLS (NCCL's model picks it from about 1 MiB; the measured 483 GB/s is NVLS's)|--preset dgx-h100 --algo nccl
 nccltests290_h100_1node_8gpu_nvswitch_allreduce.txt|nvlink|yes: NVLS (per NVIDIA's reply)|--preset dgx-h100 --algo nccl
 nccltests309_qoofyk_xe9680_h100_2node_ib_ndr_allreduce.txt|ib|yes: NVLSTree (per NVIDIA's reply; NCCL's model picks it from 1 MiB)|--preset dgx-h100:nodes=2 --algo nccl
-nccltests309_gjaion_h100_2node_ib400_allreduce_default.txt|ib|yes: NVLSTree likely (466 GB/s, above the NICs' 400)|--preset dgx-h100:nodes=2 --algo nccl
-nccltests309_gjaion_h100_4node_ib400_allreduce_default.txt|ib|partly: from about 1 GiB NCCL 2.21.5's model prefers Ring (by 3%); the run (NCCL version not printed) kept NVLSTree's rate|--preset dgx-h100:nodes=4 --algo nccl
-nccltests309_gjaion_h100_4node_ib400_allreduce_default.txt|ib|the same, NVLSTree forced (NCCL_ALGO=NVLSTree)|--preset dgx-h100:nodes=4 --algo nccl:algo=NVLSTree
-nccltests309_gjaion_h100_8node_ib400_allreduce_default.txt|ib|partly: as 4 nodes|--preset dgx-h100:nodes=8 --algo nccl
-nccltests309_gjaion_h100_8node_ib400_allreduce_default.txt|ib|the same, NVLSTree forced|--preset dgx-h100:nodes=8 --algo nccl:algo=NVLSTree
-nccltests309_gjaion_h100_8node_ib400_allreduce_default.txt|ib|the same, LL128 off (as the 2-node Ring run of the same cluster indicates)|--preset dgx-h100:nodes=8 --algo nccl:proto=^LL128
+nccltests309_gjaion_h100_2node_ib400_allreduce_default.txt|ib|yes: NVLSTree likely (466 GB/s, above the NICs' 400); GPU-NIC path phb, as the cluster's Ring run|--preset dgx-h100:nodes=2,nic_path=phb --algo nccl
+nccltests309_gjaion_h100_4node_ib400_allreduce_default.txt|ib|partly: from about 1 GiB NCCL 2.21.5's model prefers Ring (by 3%); the run (NCCL version not printed) kept NVLSTree's rate; GPU-NIC path phb, as the cluster's Ring run|--preset dgx-h100:nodes=4,nic_path=phb --algo nccl
+nccltests309_gjaion_h100_4node_ib400_allreduce_default.txt|ib|the same, NVLSTree forced (NCCL_ALGO=NVLSTree)|--preset dgx-h100:nodes=4,nic_path=phb --algo nccl:algo=NVLSTree
+nccltests309_gjaion_h100_8node_ib400_allreduce_default.txt|ib|partly: as 4 nodes|--preset dgx-h100:nodes=8,nic_path=phb --algo nccl
+nccltests309_gjaion_h100_8node_ib400_allreduce_default.txt|ib|the same, NVLSTree forced|--preset dgx-h100:nodes=8,nic_path=phb --algo nccl:algo=NVLSTree
+nccltests309_gjaion_h100_8node_ib400_allreduce_default.txt|ib|the same with a DGX board's GPU-NIC path (pxb: LL128 on)|--preset dgx-h100:nodes=8 --algo nccl
 oci_bm_gpu_h100_8_2node_roce_allreduce.txt|roce|yes: NVLSTree likely (465 GB/s); RoCE as InfiniBand|--preset dgx-h100:nodes=2 --algo nccl
 aws_p5_2node_16xH100_efa_allreduce.txt|efa|partly: NVLSTree likely (487 GB/s); EFA's step latency as the aws-ofi-nccl tuner has it, NCCL's choice with the plugin's reported 75 us (transport=efa), 8 x 4 x 100G as 8 x 400G|--preset dgx-h100:nodes=2,transport=efa --algo nccl
 coreweave_h100_96rank_ib_sharp_allreduce.txt|ib|yes: IB SHARP, CollNetChain forced (NCCL_ALGO=COLLNETCHAIN in the manifest); 12 nodes inferred from busbw/algbw; 8 x 400G as DGX H100 (assumed)|--preset dgx-h100:nodes=12,sharp=1 --algo nccl:algo=CollNetChain
@@ -47,8 +47,8 @@ coreweave_a100_32rank_ib_sharp_allreduce.txt|ib|partly: IB SHARP (its log lines)
 coreweave_gb200_nvl72_1rack_72gpu_allreduce.txt|nvlink|partly: one NVL72 rack; the example scripts set NCCL_NVLS_ENABLE=0, so NCCL's model with NVLS off (Ring)|--preset gb200-nvl72 --algo nccl:algo=Ring|Tree
 coreweave_gb200_nvl72_1rack_72gpu_allreduce.txt|nvlink|the same with NVLS allowed (NCCL's default)|--preset gb200-nvl72 --algo nccl
 nccltests309_qoofyk_h100_4node_ib_ndr_allreduce.txt|ib|yes: NVLSTree likely (as the 2-node run of the same user); hosts virtualised, with a topology file|--preset dgx-h100:nodes=4 --algo nccl
-nccltests309_gjaion_h100_8node_ib400_allreduce_minctas24_qps2.txt|ib|partly: NCCL_MIN_CTAS=24 (mincta=24); NCCL_IB_QPS_PER_CONNECTION=2 not modelled|--preset dgx-h100:nodes=8 --algo nccl:mincta=24
-nccltests309_gjaion_h100_8node_ib400_allreduce_minctas24_qps2.txt|ib|the same, LL128 off (as the 2-node Ring run of the same cluster indicates)|--preset dgx-h100:nodes=8 --algo nccl:mincta=24,proto=^LL128
+nccltests309_gjaion_h100_8node_ib400_allreduce_minctas24_qps2.txt|ib|partly: NCCL_MIN_CTAS=24 (mincta=24); NCCL_IB_QPS_PER_CONNECTION=2 not modelled; GPU-NIC path phb, as the cluster's Ring run|--preset dgx-h100:nodes=8,nic_path=phb --algo nccl:mincta=24
+nccltests309_gjaion_h100_8node_ib400_allreduce_minctas24_qps2.txt|ib|the same with a DGX board's GPU-NIC path (pxb: LL128 on)|--preset dgx-h100:nodes=8 --algo nccl:mincta=24
 oci_bm_gpu4_8_a100_2node_roce_allreduce_10GiB_ubuntu.txt|roce|partly: 16 x 100G RoCE as 8 x 200G; the run set none of the NCCL_IB_* settings of the other OCI A100 run and reached a quarter of its rate|--preset dgx-a100:nodes=2 --algo nccl
 aws_p4d_2node_16xA100_efa_allreduce_nccl2.9.9.txt|efa|partly: as p4de (4 x 100G EFA, transport=efa-sendrecv); NCCL 2.9.9, older than the pinned 2.21.5|--topo clos:down=2x4,up=1x2,node=8,nics=4,rail=4,bw=100Gbps,node_bw=240GB/s,arch=ampere,transport=efa-sendrecv --algo nccl
 aws_p5_2node_16xH100_efa_allreduce_eks_partial.txt|efa|partly: as the p5 pair above, an older stack (NCCL 2.18.5, aws-ofi-nccl 1.7.3)|--preset dgx-h100:nodes=2,transport=efa --algo nccl

@@ -434,6 +434,13 @@ bad "preset: an unknown key" topo --preset dgx-h100:gpus=4
 good "preset: EFA's transport" "transport=efa" topo --preset dgx-h100:nodes=2,transport=efa
 bad "preset: an unknown transport" topo --preset dgx-h100:nodes=2,transport=roce
 bad "topology: SHARP over EFA" topo --topo clos:down=2x8,up=1x2,node=8,sharp=1,transport=efa
+good "preset: a GPU-NIC path" "nic_path=phb" topo --preset dgx-h100:nodes=2,nic_path=phb
+bad_says "preset: an unknown GPU-NIC path" "nic_path='pcie': accepted are pix, pxb, pxn, phb and sys" topo --preset dgx-h100:nodes=2,nic_path=pcie
+bad_says "topology: an unknown GPU-NIC path" "nic_path='pcie': accepted are pix, pxb, pxn, phb, sys" topo --topo clos:down=2x8,up=1x2,node=8,nic_path=pcie
+# a GPU-NIC path through the CPU turns LL128 off between nodes, over sub-groups (their view topology) and a
+# multidc's pods too (LL128 with the default path)
+good "GPU-NIC path reaches NCCL over groups" "^algorithm     nccl:Ring,LL,2ch" collective --preset dgx-h100:nodes=4,nic_path=phb --group stride=8 --algo nccl --op allreduce --size 2MiB
+good "GPU-NIC path reaches a multidc's pods" "^algorithm    nccl:Ring,LL,4ch" collective --topo "multidc:pods=2,pod=clos,hosts=8,radix=4,wan_bw=100Gbps,wan_lat=1us,node=2,arch=hopper,nic_path=phb" --op allreduce --algo nccl --size 1MiB
 # EFA's step latency reaches NCCL over sub-groups (their view topology) and a multidc's pods: slower than on
 # InfiniBand (123.9us and 426.7us)
 good "EFA reaches NCCL over groups" "^time          177.9us" collective --preset dgx-h100:nodes=4,transport=efa --group stride=8 --algo nccl-ring --op allreduce --size 1MiB

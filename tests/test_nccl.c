@@ -608,6 +608,62 @@ static double eval_time(const tc_topo *t, tc_op op, double bytes, tc_proto proto
     return eval_algo(t, TC_ALGO_NCCL_RING, op, bytes, proto, channels, mode, no_skip, routing);
 }
 
+/* nic_path=: NCCL turns LL128 off across nodes where the graph's GPU-NIC
+ * path is beyond PXB, or beyond PXN from Hopper (src/graph/tuning.cc:308 at
+ * v2.21.5-1); on one node NCCL removes the NICs and the path does not
+ * matter; an explicit protocol list (NCCL_PROTO) bypasses the rule. Each
+ * size from 8 B to 8 GiB, Ring and Tree allowed. */
+static bool picks_ll128_somewhere(const char *spec, uint32_t p, uint8_t proto_mask)
+{
+    tc_topo *t = topo(spec);
+    bool any = false;
+    for (double b = 8; b <= 8.0 * (1ull << 30); b *= 2) {
+        tc_coll_req q = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL, .p = p, .bytes = b, .algo_mask = 3,
+                         .proto_mask = proto_mask};
+        any = any || tc_nccl_choose(&q, t, NULL, NULL) == TC_PROTO_LL128;
+    }
+    tc_topo_free(t);
+    return any;
+}
+
+static void nic_path_turns_ll128_off_across_nodes(void **state)
+{
+    (void)state;
+    const char *paths[5] = {"pix", "pxb", "pxn", "phb", "sys"};
+    char spec[160];
+    for (int i = 0; i < 5; i++) {
+        snprintf(spec, sizeof spec, "clos:down=2x8,up=1x2,node=8,rail=8,arch=hopper,nic_path=%s", paths[i]);
+        if (picks_ll128_somewhere(spec, 16, 0) != (i <= 2))
+            fail_msg("Hopper, 2 nodes, nic_path=%s: LL128 %s", paths[i], i <= 2 ? "never chosen" : "chosen");
+        snprintf(spec, sizeof spec, "clos:down=2x8,up=1x2,node=8,rail=8,arch=ampere,nic_path=%s", paths[i]);
+        if (picks_ll128_somewhere(spec, 16, 0) != (i <= 1))
+            fail_msg("Ampere, 2 nodes, nic_path=%s: LL128 %s", paths[i], i <= 1 ? "never chosen" : "chosen");
+        /* one node: the same choice at every size as with the default path */
+        snprintf(spec, sizeof spec, "clos:down=8,up=1,node=8,arch=ampere,nic_path=%s", paths[i]);
+        tc_topo *one = topo(spec), *dflt = topo("clos:down=8,up=1,node=8,arch=ampere");
+        for (double b = 8; b <= 8.0 * (1ull << 30); b *= 2) {
+            tc_coll_req q = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL, .p = 8, .bytes = b};
+            assert_int_equal(tc_nccl_choose(&q, one, NULL, NULL), tc_nccl_choose(&q, dflt, NULL, NULL));
+        }
+        tc_topo_free(one);
+        tc_topo_free(dflt);
+    }
+    /* NCCL_PROTO=LL128 is honoured whatever the path */
+    assert_true(picks_ll128_somewhere("clos:down=2x8,up=1x2,node=8,rail=8,arch=hopper,nic_path=sys", 16,
+                                      1u << TC_PROTO_LL128));
+    /* the spec: pxb is the default and not written; others are */
+    tc_topo *t = topo("clos:down=2x8,up=1x2,node=8,rail=8,arch=hopper,nic_path=pxb");
+    assert_null(strstr(t->spec, "nic_path"));
+    tc_topo_free(t);
+    t = topo("clos:down=2x8,up=1x2,node=8,rail=8,arch=hopper,nic_path=pxn");
+    assert_non_null(strstr(t->spec, ",nic_path=pxn"));
+    tc_topo_free(t);
+    t = NULL;
+    tc_err err = {{0}};
+    assert_int_equal(tc_topo_build("clos:down=2x8,up=1x2,node=8,nic_path=pcie", &t, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "nic_path='pcie': accepted are pix, pxb, pxn, phb, sys"));
+}
+
 /* transport=efa: every network step costs the aws-ofi-nccl tuner's 20 us
  * (23 us with Simple) in place of NCCL's hwLat[NET]; NVLink steps keep
  * NCCL's. By hand, 2 nodes of 8 H100, 8 B, ring LL on one channel: the
@@ -1684,6 +1740,7 @@ int main(void)
         cmocka_unit_test(nvls_on_one_h100_node_by_hand),
         cmocka_unit_test(nvls_fewer_channels_move_less),
         cmocka_unit_test(nvls_only_for_its_types_and_operators),
+        cmocka_unit_test(nic_path_turns_ll128_off_across_nodes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

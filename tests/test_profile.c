@@ -67,6 +67,15 @@ static void gpu_node_presets_expand_to_rail_optimized_clos(void **state)
     /* seed=S: the Clos's ECMP hash, passed on as the spec's seed= */
     snprintf(want, sizeof want, "clos:down=4x8,up=1x4,%s,seed=7,rail=8", node);
     expand_ok("test-node:nodes=4,seed=7", want);
+    /* nic_path: the profile's (test-vm: phb), which the preset's key
+     * overrides; pxb, the default, is not written */
+    snprintf(want, sizeof want, "clos:down=4x8,up=1x4,%s,nic_path=phb,rail=8", node);
+    expand_ok("test-vm:nodes=4", want);
+    snprintf(want, sizeof want, "clos:down=4x8,up=1x4,%s,nic_path=sys,rail=8", node);
+    expand_ok("test-vm:nodes=4,nic_path=sys", want);
+    expand_ok("test-node:nodes=4,nic_path=sys", want);
+    snprintf(want, sizeof want, "clos:down=4x8,up=1x4,%s,rail=8", node);
+    expand_ok("test-vm:nodes=4,nic_path=pxb", want);
 
     /* The topology: 4 nodes of 8, GPU g of every node on rail g's leaf. */
     char spec[512];
@@ -167,6 +176,8 @@ static void bad_presets_and_profiles_are_named(void **state)
     expand_fails("bad-missing", "bad-missing.json");
     expand_fails("bad-type", "'fields.gpus_per_node.value' must be a number");
     expand_fails("bad-nics", "3 NICs per node do not fit 8 GPUs per node");
+    expand_fails("bad-path", "bad-path.json: nic_path 'pcie': accepted are pix, pxb, pxn, phb and sys");
+    expand_fails("test-node:nodes=2,nic_path=PHB", "nic_path='PHB'");
     expand_fails("bad-source", "field 'fields.nic_Gbps' has no source");
     expand_fails("bad-syntax", "bad-syntax.json: line");
     expand_fails("test-node:nodes=0", "nodes='0'");

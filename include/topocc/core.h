@@ -19,7 +19,7 @@ typedef enum {
     TC_EINTERNAL = 1 /* a failure of topocc itself (allocation, invariant) */
 } tc_status;
 
-#define TC_ERR_LEN 320
+#define TC_ERR_LEN 512
 typedef struct tc_err {
     char msg[TC_ERR_LEN];
 } tc_err;

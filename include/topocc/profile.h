@@ -52,7 +52,7 @@ void tc_profile_list(const char *dir, char *buf, size_t len);
 
 /* Expands a preset, "NAME[:key=value,...]", into a topology spec: a
  * gpu-node profile takes nodes=N (default 1), sharp=0|1,
- * transport=ib|efa|efa-sendrecv and seed=S (the Clos spec's ECMP hash), a
+ * transport=ib|efa|efa-sendrecv, nic_path=pix|pxb|pxn|phb|sys and seed=S (the Clos spec's ECMP hash), a
  * tpu-slice profile dims=AxBxC (default: the profile's slice). *prof receives the profile
  * (the caller frees it). */
 tc_status tc_preset_expand(const char *preset, const char *dir, char *spec, size_t len, tc_profile **prof,

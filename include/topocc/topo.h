@@ -96,6 +96,20 @@ typedef enum { TC_TRANSPORT_IB = 0, TC_TRANSPORT_EFA, TC_TRANSPORT_EFA_SENDRECV 
 const char *tc_transport_name(tc_transport n);
 /* Whether t's NICs are AWS EFA (either kind). */
 #define TC_TRANSPORT_IS_EFA(x) ((x) == TC_TRANSPORT_EFA || (x) == TC_TRANSPORT_EFA_SENDRECV)
+/* The PCIe path from a GPU to its NIC (nic_path=), in NCCL's path types
+ * (src/graph/topo.h:55-82 at v2.21.5-1): pix (one PCIe switch), pxb
+ * (several), pxn (through another GPU over NVLink), phb (through the CPU's
+ * host bridge), sys (across CPU sockets). NCCL runs its network traffic
+ * over that path only with GPU Direct RDMA, which it enables up to pxb;
+ * further, it goes through host memory and the path is phb. The default,
+ * pxb, is taken for an HGX/DGX board (assumed: a GPU and its NIC share a
+ * PCIe switch tree);
+ * phb is typical of virtual machines without a topology file. NCCL's
+ * protocol choice reads it (docs/MODEL.md, "Protocols"). */
+typedef enum { TC_NIC_PATH_PXB = 0, TC_NIC_PATH_PIX, TC_NIC_PATH_PXN, TC_NIC_PATH_PHB, TC_NIC_PATH_SYS } tc_nic_path;
+const char *tc_nic_path_name(tc_nic_path p);
+/* NCCL's PATH_ value of p (PATH_PIX 3 .. PATH_SYS 7). */
+int tc_nic_path_level(tc_nic_path p);
 
 typedef enum {
     TC_ROUTE_DEFAULT = 0,  /* ecmp on a Clos; dor on a torus (detour with failures) */
@@ -179,6 +193,7 @@ typedef struct tc_topo {
     uint32_t n_slots;          /* Clos host slots populated: n_endpoints / (G/K) with NICs, else n_endpoints */
     uint8_t arch;              /* tc_arch of the endpoints (arch=); TC_ARCH_NONE: not given */
     uint8_t transport;         /* tc_transport of the NICs (transport=); TC_TRANSPORT_IB by default */
+    uint8_t nic_path;          /* tc_nic_path from a GPU to its NIC (nic_path=); TC_NIC_PATH_PXB by default */
     uint32_t *hslot;           /* n_endpoints (NULL: slot = endpoint) */
 
     uint32_t n_degraded;       /* links whose bandwidth tc_topo_degrade_link changed */
@@ -262,7 +277,8 @@ typedef struct tc_topo {
  * (0); on a Clos sharp=0|1 (1: the fabric switches reduce and multicast,
  * InfiniBand SHARP); and arch=volta|ampere|hopper|blackwell (the GPUs'
  * generation, for NCCL's constants) and transport=ib|efa|efa-sendrecv (the NICs'
- * transport, for NCCL's per-step network latency and protocols; default ib). Sources of the defaults:
+ * transport, for NCCL's per-step network latency and protocols; default ib) and nic_path=pix|pxb|pxn|phb|sys
+ * (the PCIe path from a GPU to its NIC, for NCCL's protocols; default pxb). Sources of the defaults:
  * docs/MODEL.md, "Latency and overhead defaults".
  * On success *out owns everything (tc_topo_free); on failure *out is NULL and
  * err holds one line. */

@@ -157,7 +157,9 @@ tc_status tc_groups_nccl_view(const tc_groups *g, const tc_topo *t, const uint32
     if (t->arch && n > 0 && (size_t)n < sizeof spec)
         n += snprintf(spec + n, sizeof spec - (size_t)n, ",arch=%s", tc_arch_name((tc_arch)t->arch));
     if (t->transport && n > 0 && (size_t)n < sizeof spec)
-        snprintf(spec + n, sizeof spec - (size_t)n, ",transport=%s", tc_transport_name((tc_transport)t->transport));
+        n += snprintf(spec + n, sizeof spec - (size_t)n, ",transport=%s", tc_transport_name((tc_transport)t->transport));
+    if (t->nic_path && n > 0 && (size_t)n < sizeof spec)
+        snprintf(spec + n, sizeof spec - (size_t)n, ",nic_path=%s", tc_nic_path_name((tc_nic_path)t->nic_path));
     return tc_topo_build(spec, out, err);
 }
 

@@ -814,12 +814,14 @@ const tc_algo_impl tc_impl_nccl_ring = {nccl_ring_valid, nccl_ring_build};
 
 /* ---- nccl: NCCL's choice of protocol ---- */
 
-/* perChMaxRingLL128Bws's LL128 enable rule (tuning.cc:305-317): LL128 is on
- * by default for compute capabilities 7.0, 8.0 and 9.0 only (the path
- * conditions hold on NVSwitch nodes and rail-optimized NICs); v2.21.5-1
- * leaves it off on Blackwell. An explicit mask (NCCL_PROTO) bypasses the
- * rule, as in NCCL. */
-static uint8_t default_mask(const tc_topo *t)
+/* The LL128 enable rule (tuning.cc:305-317): LL128 is on by default for
+ * compute capabilities 7.0, 8.0 and 9.0 only (v2.21.5-1 leaves it off on
+ * Blackwell), with NVLink inside the node (the nodes here have it) and,
+ * across nodes, the graph's GPU-NIC path (typeInter) at most PXB, or PXN
+ * from Hopper (:308; nic_path=). On one node NCCL removes the NICs
+ * (src/graph/paths.cc:678-680) and the path stays PIX (search.cc:870). An
+ * explicit mask (NCCL_PROTO) bypasses the rule, as in NCCL. */
+static uint8_t default_mask(const tc_topo *t, uint32_t nodes)
 {
     /* EFA through aws-ofi-nccl's SENDRECV protocol without 128-byte
      * in-order delivery (p4d, p4de): the plugin sets NCCL_PROTO=simple
@@ -830,7 +832,12 @@ static uint8_t default_mask(const tc_topo *t)
     if (t && t->transport == TC_TRANSPORT_EFA_SENDRECV)
         return 1u << TC_PROTO_SIMPLE;
     uint8_t m = 1u << TC_PROTO_LL | 1u << TC_PROTO_SIMPLE;
-    if (!t || t->arch != TC_ARCH_BLACKWELL)
+    bool path_ok = true;
+    if (t && nodes > 1) {
+        int level = tc_nic_path_level((tc_nic_path)t->nic_path);
+        path_ok = level <= 4 /* PATH_PXB */ || (arch_row(t) == 2 /* Hopper, or unknown */ && level <= 5 /* PATH_PXN */);
+    }
+    if ((!t || t->arch != TC_ARCH_BLACKWELL) && path_ok)
         m |= 1u << TC_PROTO_LL128;
     return m;
 }
@@ -866,7 +873,7 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
         search = 1;
     int row = nodes == 1 ? arch_row(topo) : 0, col = nodes <= 2 ? (int)nodes - 1 : 2, arow = arch_row(topo);
     double ppn = (double)R / nodes;
-    uint8_t mask = req->proto_mask ? req->proto_mask : default_mask(topo);
+    uint8_t mask = req->proto_mask ? req->proto_mask : default_mask(topo, nodes);
     uint8_t amask = req->algo_mask ? req->algo_mask : 127;
     /* NCCL's enable rules (tuning.cc:284-300): NVLSTree needs several
      * nodes; without CollNet (a fabric that reduces: sharp=1) CollNet is

@@ -296,6 +296,7 @@ static tc_status layout(tc_topo *t, tc_err *err)
     t->n_slots = (uint32_t)(P * p0->n_slots);
     t->arch = p0->arch;
     t->transport = p0->transport;
+    t->nic_path = p0->nic_path;
     t->hop_lat = p0->hop_lat;
     t->alpha = p0->alpha;
     t->seed = p0->seed;

@@ -378,8 +378,19 @@ static tc_status pos_field(const tc_profile *p, const char *name, double *out, t
  * (rail=R; with fewer NICs than GPUs, nics=R: G/R GPUs share each NIC). A
  * rail's N ports take one leaf when they fit in half its ports (the other
  * half go up), else whole leaves of half its ports. */
+#define NIC_PATHS "pix, pxb, pxn, phb and sys (NCCL's PCIe path types from a GPU to its NIC)"
+
+static bool valid_nic_path(const char *s)
+{
+    static const char *names[] = {"pix", "pxb", "pxn", "phb", "sys"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(s, names[i]) == 0)
+            return true;
+    return false;
+}
+
 static tc_status expand_gpu_node(const tc_profile *p, uint32_t nodes, bool ib_sharp, const char *transport,
-                                 const char *seed, char *spec, size_t len, tc_err *err)
+                                 const char *nic_path, const char *seed, char *spec, size_t len, tc_err *err)
 {
     uint32_t G = 0, R = 0, radix = 0;
     double nv = 0, eff = 0, nvlat = 0, nic = 0, swlat = 0, cable = 0;
@@ -441,14 +452,22 @@ static tc_status expand_gpu_node(const tc_profile *p, uint32_t nodes, bool ib_sh
         return tc_fail(err, TC_EINVAL, "profile %s: transport '%s': accepted are ib, efa and efa-sendrecv", p->path,
                        transport);
     bool efa = transport && strcmp(transport, "ib") != 0;
-    char node[360], nics[32] = "";
+    /* nic_path (optional, pix, pxb, pxn, phb or sys): the PCIe path from a
+     * GPU to its NIC (nic_path=); the preset's nic_path= key overrides it */
+    if (!nic_path && field(p, "nic_path") && (st = tc_profile_str(p, "nic_path", &nic_path, err)) != TC_OK)
+        return st;
+    if (nic_path && !valid_nic_path(nic_path))
+        return tc_fail(err, TC_EINVAL, "profile %s: nic_path '%s': accepted are %s", p->path, nic_path, NIC_PATHS);
+    char node[400], nics[32] = "", path[24] = "";
+    if (nic_path && strcmp(nic_path, "pxb") != 0)
+        snprintf(path, sizeof path, ",nic_path=%s", nic_path);
     if (R < G)
         snprintf(nics, sizeof nics, ",nics=%u", R);
     snprintf(node, sizeof node,
-             "bw=%.12gGbps,lat=%.12gns,hop_lat=%.12gns,node=%u,node_bw=%.12gGB/s,node_lat=%.12gns%s%s,arch=%.16s%s%s%s%s%."
+             "bw=%.12gGbps,lat=%.12gns,hop_lat=%.12gns,node=%u,node_bw=%.12gGB/s,node_lat=%.12gns%s%s,arch=%.16s%s%s%s%s%s%."
              "24s",
              nic, cable, swlat, G, nv * eff, nvlat, sharp == 1 ? ",node_reduce=1" : "", nics, arch,
-             ib_sharp ? ",sharp=1" : "", efa ? ",transport=" : "", efa ? transport : "", seed ? ",seed=" : "",
+             ib_sharp ? ",sharp=1" : "", efa ? ",transport=" : "", efa ? transport : "", path, seed ? ",seed=" : "",
              seed ? seed : "");
     if (nodes == 1 && R <= radix) { /* one leaf (an NVL72's 72 NICs on 64-port leaves take the rails' way) */
         snprintf(spec, len, "clos:down=%u,up=1,%s", R, node);
@@ -547,7 +566,7 @@ tc_status tc_preset_expand(const char *preset, const char *dir, char *spec, size
     }
     uint32_t nodes = 1;
     bool ib_sharp = false;
-    char transport[16] = "", seed[24] = "";
+    char transport[16] = "", nic_path[8] = "", seed[24] = "";
     const char *dims = NULL;
     char dimbuf[64];
     if (colon) {
@@ -577,6 +596,11 @@ tc_status tc_preset_expand(const char *preset, const char *dir, char *spec, size
                                                  "efa-sendrecv (as on p4d and p4de: Simple only)",
                                  name, sp.val[i]);
                 snprintf(transport, sizeof transport, "%s", sp.val[i]);
+            } else if (gpu && strcmp(sp.key[i], "nic_path") == 0) {
+                if (!valid_nic_path(sp.val[i]))
+                    st = tc_fail(err, TC_EINVAL, "preset %s: nic_path='%s': accepted are %s", name, sp.val[i], NIC_PATHS);
+                else
+                    snprintf(nic_path, sizeof nic_path, "%s", sp.val[i]);
             } else if (gpu && strcmp(sp.key[i], "seed") == 0) {
                 /* the ECMP hash of the Clos (its spec's seed=) */
                 size_t n = strlen(sp.val[i]);
@@ -591,13 +615,15 @@ tc_status tc_preset_expand(const char *preset, const char *dir, char *spec, size
                 dims = dimbuf;
             } else {
                 st = tc_fail(err, TC_EINVAL, "preset %s: unknown key '%s': a %s preset takes %s", name, sp.key[i], p->kind,
-                             gpu ? "nodes=N, sharp=0|1, transport=ib|efa|efa-sendrecv, seed=S" : "dims=AxBxC");
+                             gpu ? "nodes=N, sharp=0|1, transport=ib|efa|efa-sendrecv, nic_path=pix|pxb|pxn|phb|sys, seed=S"
+                                 : "dims=AxBxC");
             }
         }
     }
     if (st == TC_OK)
         st = strcmp(p->kind, "gpu-node") == 0 ? expand_gpu_node(p, nodes, ib_sharp, transport[0] ? transport : NULL,
-                                                              seed[0] ? seed : NULL, spec, len, err)
+                                                              nic_path[0] ? nic_path : NULL, seed[0] ? seed : NULL,
+                                                              spec, len, err)
                                               : expand_tpu(p, dims, spec, len, err);
     if (st == TC_OK) {
         /* The spec must build: a bad profile value is named here, not later. */

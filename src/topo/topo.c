@@ -12,7 +12,8 @@
 #include <string.h>
 #include "topo_int.h"
 
-#define COMMON_KEYS "hop_lat, alpha, seed, node, node_bw, node_lat, node_hop_lat, node_reduce, arch, transport"
+#define COMMON_KEYS                                                                                                    \
+    "hop_lat, alpha, seed, node, node_bw, node_lat, node_hop_lat, node_reduce, arch, transport, nic_path"
 #define CLOS_KEYS                                                                                                       \
     "down, up, links, hosts, radix, tiers, oversub, bw, bw1..bw6, lat, lat1..lat6, rail, nics, gpus_per_nic, nic_bw, "  \
     "nic_lat, sharp, " COMMON_KEYS
@@ -114,7 +115,7 @@ const char *tc_topo_list_str(const uint32_t *v, int n, char *buf, size_t len)
 static bool accepted_key(const char *kind, const char *key)
 {
     static const char *common[] = {"hop_lat",      "alpha",       "seed", "node", "node_bw", "node_lat",
-                                   "node_hop_lat", "node_reduce", "arch", "transport", NULL};
+                                   "node_hop_lat", "node_reduce", "arch", "transport", "nic_path", NULL};
     static const char *clos[] = {"down", "up",  "links", "hosts", "radix",        "tiers",  "oversub", "bw",
                                  "lat",  "rail", "nics", "gpus_per_nic", "nic_bw", "nic_lat", "sharp", NULL};
     static const char *torus[] = {"dims", "wrap", "bw", "lat", NULL};
@@ -221,6 +222,19 @@ const char *tc_transport_name(tc_transport n)
     return (unsigned)n < sizeof transport_names / sizeof *transport_names ? transport_names[n] : "-";
 }
 
+static const char *nic_path_names[] = {"pxb", "pix", "pxn", "phb", "sys"};
+
+const char *tc_nic_path_name(tc_nic_path p)
+{
+    return (unsigned)p < sizeof nic_path_names / sizeof *nic_path_names ? nic_path_names[p] : "-";
+}
+
+int tc_nic_path_level(tc_nic_path p)
+{
+    static const int level[] = {4, 3, 5, 6, 7};
+    return (unsigned)p < sizeof level / sizeof *level ? level[p] : 7;
+}
+
 static tc_status read_common(tc_spec *sp, tc_topo *t, tc_err *err)
 {
     const char *kind = sp->kind;
@@ -242,6 +256,9 @@ static tc_status read_common(tc_spec *sp, tc_topo *t, tc_err *err)
     if (st == TC_OK)
         st = read_name(sp, "transport", transport_names, 0, sizeof transport_names / sizeof *transport_names,
                        "ib, efa, efa-sendrecv", &t->transport, err);
+    if (st == TC_OK)
+        st = read_name(sp, "nic_path", nic_path_names, 0, sizeof nic_path_names / sizeof *nic_path_names,
+                       "pix, pxb, pxn, phb, sys", &t->nic_path, err);
     if (st == TC_OK)
         st = tc_topo_get_u32(sp, kind, "node", &g, &has_node, err);
     if (st == TC_OK)
@@ -389,6 +406,8 @@ static void canonical_spec(tc_topo *t)
         tc_topo_put(t->spec, sizeof t->spec, ",arch=%s", tc_arch_name((tc_arch)t->arch));
     if (t->transport)
         tc_topo_put(t->spec, sizeof t->spec, ",transport=%s", tc_transport_name((tc_transport)t->transport));
+    if (t->nic_path)
+        tc_topo_put(t->spec, sizeof t->spec, ",nic_path=%s", tc_nic_path_name((tc_nic_path)t->nic_path));
     tc_topo_put(t->spec, sizeof t->spec, ",alpha=%s", tc_topo_time_str(t->alpha, a, sizeof a));
     if (t->seed)
         tc_topo_put(t->spec, sizeof t->spec, ",seed=%llu", (unsigned long long)t->seed);
@@ -649,6 +668,7 @@ tc_status tc_topo_torus_box(const tc_topo *pt, const uint32_t *origin, const uin
     t->seed = pt->seed;
     t->arch = pt->arch;
     t->transport = pt->transport;
+    t->nic_path = pt->nic_path;
     if (pt->node_size > 1) {
         if (!box_whole_nodes(t, pt->node_size)) {
             char e[96], o[96] = "(";
