@@ -756,6 +756,12 @@ good "a routing given is not" "^mode  *steps (routing ecmp)$" collective --topo 
 # draws faster than healthy are named as a routing change, and counted
 good "failures: faster draws said to be a routing change" "draws ran faster than healthy .down to 0.7799x.: not a failure helping" failures --topo clos:down=8x8,up=1x4 --op broadcast --size 16MiB --fail-random links=2,seed=1 --trials 20
 good "failures: and counted in the JSON" '"faster_draws": [1-9]' failures --topo clos:down=8x8,up=1x4 --op broadcast --size 16MiB --fail-random links=2,seed=1 --trials 20 --format json
+# the draws take cables and switches that are up: with two of four uplink cables failed by --fail, every draw
+# of the other two cuts the job off
+good "failures: draws take only live cables" "^A              2        50%         0  169.2us    0     100%" failures --topo clos:down=4x2,up=1x2 --op allreduce --size 4MiB --trials 50 --fail link:16,20 --fail-random links=2,seed=1
+bad_says "failures: more draws than live cables" "only 2 of the 4 eligible cables are up" failures --topo clos:down=4x2,up=1x2 --op allreduce --size 4MiB --trials 5 --fail link:16,20 --fail-random links=3,seed=1
+bad_says "failures: more draws than live switches" "only 3 of the 4 fabric switches are up" failures --topo clos:down=4x2,up=1x2 --op allreduce --size 4MiB --trials 5 --fail switch:10 --fail-random switches=4,seed=1
+bad_says "--degrade: one link twice" "link 16 is degraded twice" collective --topo clos:down=4x2,up=1x2 --op allreduce --size 64MiB --algo ring --degrade link:16=0.5 --degrade link:16=0.5
 good "failures: a Clos's drawn switch" "0%, and 1 switch)" failures --topo clos:down=4x4,up=1x4 --fail-random switches=1,seed=1 --trials 2 --op allreduce --size 1MiB
 good "failures: a drawn router inside a slice of the optical switches named as placed" "rank 7's endpoint 21 has failed" failures --topo torus:dims=4x4x4 --ranks 8 --place slice:ocs=2 --fail-random switches=4,seed=1 --trials 20 --op allreduce --size 1MiB
 bad "fail-random: more than 100%" collective --topo "$CLOS" --op allreduce --size 1MiB --fail-random links=120%

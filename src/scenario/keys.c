@@ -470,6 +470,13 @@ SET(set_degrade)
     for (size_t i = 0; st == TC_OK && i < list_len(v); i++) {
         WHERE_I(w, where, i);
         st = degrade_of(list_get(v, i), w, &s->degrade[i], err);
+        /* one factor a link: repeated factors would multiply, past the
+         * range one factor is held to */
+        for (size_t j = 0; st == TC_OK && j < i; j++)
+            if (s->degrade[j].link == s->degrade[i].link)
+                st = tc_fail(err, TC_EINVAL, "%s: link %u is degraded twice (entries %zu and %zu): give one factor a "
+                                             "link, the product of the two",
+                             where, s->degrade[i].link, j, i);
     }
     if (st == TC_OK)
         s->ndegrade = (int)list_len(v);

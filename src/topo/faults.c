@@ -158,6 +158,12 @@ tc_status tc_topo_fail_random(tc_topo *t, const tc_fail_random *r, uint64_t tria
     }
     uint32_t n = tc_topo_fabric_cables(t, r->hostlinks, r->nvlinks, cab);
     out->eligible_cables = n;
+    /* the draw takes cables that are up: one that --fail (or a failed
+     * switch) took down is no further failure */
+    uint32_t live = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!t->link_failed || (!t->link_failed[cab[i]] && !t->link_failed[cab[i] ^ 1u]))
+            cab[live++] = cab[i];
     double want = r->links_pct ? floor(r->links / 100.0 * n + 0.5) : r->links;
     if (r->links_pct && r->links > 0 && want < 1) {
         free(cab);
@@ -171,9 +177,15 @@ tc_status tc_topo_fail_random(tc_topo *t, const tc_fail_random *r, uint64_t tria
                        r->links, r->links_pct ? "%" : "", n,
                        r->hostlinks || r->nvlinks ? "" : " (fabric cables; hostlinks=1 and nvlinks=1 add others)");
     }
+    if (want > live) {
+        free(cab);
+        return tc_fail(err, TC_EINVAL, "--fail-random links=%.12g%s: only %u of the %u eligible cables are up (the "
+                                       "others failed already, by --fail or with a failed switch)",
+                       r->links, r->links_pct ? "%" : "", live, n);
+    }
     uint64_t state = tc_mix64(r->seed ^ tc_mix64(trial + 1));
     uint32_t k = (uint32_t)want;
-    draw(cab, n, k, &state);
+    draw(cab, live, k, &state);
     tc_status st = TC_OK;
     for (uint32_t i = 0; i < k && st == TC_OK; i++)
         st = tc_topo_fail_link(t, cab[i], true, err);
@@ -185,18 +197,24 @@ tc_status tc_topo_fail_random(tc_topo *t, const tc_fail_random *r, uint64_t tria
         bool clos = tc_topo_fabric_kind(t) == TC_TOPO_CLOS, mdc = t->kind == TC_TOPO_MULTIDC;
         uint32_t ns = clos ? t->n_switches : t->n_endpoints + (mdc ? t->n_switches : 0);
         out->eligible_switches = ns;
+        uint32_t *sw = r->switches > ns ? NULL : malloc((size_t)ns * sizeof *sw), up = 0;
+        uint32_t base = clos ? t->n_endpoints : 0;
+        for (uint32_t i = 0; sw && i < ns; i++)
+            if (!t->vertex_failed || !t->vertex_failed[base + i])
+                sw[up++] = base + i;
         if (r->switches > ns) {
             st = tc_fail(err, TC_EINVAL, "--fail-random switches=%u: the topology has only %u %s%s", r->switches, ns,
                          clos ? "fabric switches" : "routers", mdc ? " and gateways" : "");
+        } else if (sw && r->switches > up) {
+            st = tc_fail(err, TC_EINVAL, "--fail-random switches=%u: only %u of the %u %s%s are up (--fail took the "
+                                         "others)",
+                         r->switches, up, ns, clos ? "fabric switches" : "routers", mdc ? " and gateways" : "");
+            free(sw);
         } else {
-            uint32_t *sw = malloc((size_t)ns * sizeof *sw);
             if (!sw) {
                 st = tc_fail(err, TC_EINTERNAL, "out of memory");
             } else {
-                uint32_t base = clos ? t->n_endpoints : 0;
-                for (uint32_t i = 0; i < ns; i++)
-                    sw[i] = base + i;
-                draw(sw, ns, r->switches, &state);
+                draw(sw, up, r->switches, &state);
                 for (uint32_t i = 0; i < r->switches && st == TC_OK; i++)
                     st = tc_topo_fail_switch(t, sw[i], err);
                 out->switches = sw;
