@@ -429,6 +429,14 @@ bad_says "train: a codec ratio that leaves too few bytes names the codec" "with 
 bad "--achievable far below any GPU's" train --topo "clos:hosts=64,radix=16,tiers=2,node=8" --model llama3-8b --dp 8 --tp 8 --achievable 1e-310
 bad "--degrade by a factor that leaves no bandwidth" collective --topo "$CLOS" --op allreduce --size 1MiB --degrade link:0=1e-320
 bad "--synthetic at a load the arrivals cannot make" cluster --topo "$CLOS" --synthetic 10,seed=1,load=1e-12
+# a cluster trace is kept by path and digest: a replay refuses a trace that changed since; --out cannot be the
+# trace; a pipe cannot be read twice
+printf 'submit,size,duration\n0,4,100\n10,8,50\n' >"$tmp/own.csv"
+good "cluster: the trace's digest recorded" '"trace_digest": "crc32=[0-9a-f]\{8\},bytes=37"' cluster --topo torus:dims=4x4 --trace "$tmp/own.csv" --format json --out "$tmp/own.json"
+echo 0,16,1000 >>"$tmp/own.csv"
+bad_says "cluster: a replay with a changed trace" "the trace is not the one the scenario recorded" replay "$tmp/own.json"
+bad_says "cluster: --out the trace itself" "is the trace this run reads" cluster --topo torus:dims=4x4 --trace "$tmp/own.csv" --out "$tmp/own.csv"
+bad_says "cluster: a trace from a pipe" "not a regular file" cluster --topo torus:dims=4x4 --trace /dev/stdin
 bad "preset: a node count that needs a third tier" collective --preset dgx-h100:nodes=48 --op allreduce --size 1MiB
 bad "preset: an unknown key" topo --preset dgx-h100:gpus=4
 good "preset: EFA's transport" "transport=efa" topo --preset dgx-h100:nodes=2,transport=efa

@@ -174,6 +174,8 @@ typedef struct tc_scenario {
     /* cluster.* (topocc cluster: a job trace replayed, docs/MODEL.md "Cluster replay") */
     char cluster_trace[4096];           /* cluster.trace: the trace file ("": synthetic) */
     char cluster_format[16];            /* cluster.trace_format: auto, csv, philly, helios, pai */
+    char cluster_digest[48];            /* cluster.trace_digest: "crc32=XXXXXXXX,bytes=N" of the trace read ("": not
+                                           yet read; resolving fills it, and refuses a trace that differs from it) */
     uint64_t synth_jobs;                /* cluster.synthetic.jobs (0: no synthetic trace) */
     uint64_t synth_seed;                /* cluster.synthetic.seed */
     double synth_load;                  /* cluster.synthetic.load: offered load (default 0.9) */

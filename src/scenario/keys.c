@@ -1585,6 +1585,30 @@ GET(get_ctrace)
 {
     return s->cluster_trace[0] ? json_string(s->cluster_trace) : json_null();
 }
+SET(set_cdigest)
+{
+    if (json_is_null(v)) {
+        s->cluster_digest[0] = '\0';
+        return TC_OK;
+    }
+    char b[sizeof s->cluster_digest];
+    tc_status st = str_of(v, where, b, sizeof b, err);
+    unsigned crc;
+    unsigned long long bytes;
+    int used = 0;
+    if (st == TC_OK && (sscanf(b, "crc32=%8x,bytes=%llu%n", &crc, &bytes, &used) != 2 || b[used] || strlen(b) < 21 ||
+                        b[6 + strspn(b + 6, "0123456789abcdef")] != ','))
+        st = tc_fail(err, TC_EINVAL, "%s: '%s' is not crc32=XXXXXXXX,bytes=N (the trace file's CRC-32 in 8 lowercase "
+                                     "hex digits and its size, as a run records them)",
+                     where, b);
+    if (st == TC_OK)
+        snprintf(s->cluster_digest, sizeof s->cluster_digest, "%s", b);
+    return st;
+}
+GET(get_cdigest)
+{
+    return s->cluster_digest[0] ? json_string(s->cluster_digest) : json_null();
+}
 SET(set_cformat)
 {
     char b[16];
@@ -2110,6 +2134,7 @@ static const tc_scn_key keys[] = {
     {"failures.trials", B(FAILURES), NULL, set_trials, get_trials, ""},
     {"cluster.trace", B(CLUSTER), NULL, set_ctrace, get_ctrace, ""},
     {"cluster.trace_format", B(CLUSTER), NULL, set_cformat, get_cformat, ""},
+    {"cluster.trace_digest", B(CLUSTER), NULL, set_cdigest, get_cdigest, ""},
     {"cluster.synthetic", B(CLUSTER), NULL, set_synth, get_synth, ""},
     {"cluster.scheduler", B(CLUSTER), NULL, set_csched, get_csched, ""},
     {"cluster.ocs", B(CLUSTER), NULL, set_cocs, get_cocs, ""},

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <zlib.h>
 #include "scenario/keys.h"
 #include <jansson.h>
 #include "topocc/compress.h"
@@ -873,6 +875,49 @@ static tc_status resolve_collective(tc_scenario *s, tc_err *err)
     return TC_OK;
 }
 
+/* cluster.trace_digest: the trace file's CRC-32 and size. A scenario
+ * keeps the trace by path (it may be large); the digest makes a replay
+ * refuse a file that changed since, instead of replaying other jobs. A
+ * pipe cannot be read twice (resolving, then running), so the trace must
+ * be a file. */
+static tc_status trace_digest(tc_scenario *s, tc_err *err)
+{
+    const char *path = s->cluster_trace;
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return tc_fail(err, TC_EINVAL, "%.160s: cannot open the trace: %s", path, strerror(errno));
+    if (S_ISDIR(sb.st_mode))
+        return tc_fail(err, TC_EINVAL, "%.160s: a directory: give a trace file", path);
+    if (!S_ISREG(sb.st_mode))
+        return tc_fail(err, TC_EINVAL, "%.160s: not a regular file (a pipe or a device): the trace is read twice and "
+                                       "recorded by its digest; save it to a file first",
+                       path);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return tc_fail(err, TC_EINVAL, "%.160s: cannot open the trace: %s", path, strerror(errno));
+    unsigned char buf[65536];
+    uLong crc = crc32(0L, Z_NULL, 0);
+    unsigned long long bytes = 0;
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        crc = crc32(crc, buf, (uInt)n);
+        bytes += n;
+    }
+    bool bad = ferror(f) != 0;
+    fclose(f);
+    if (bad)
+        return tc_fail(err, TC_EINVAL, "%.160s: cannot read the trace", path);
+    char d[sizeof s->cluster_digest];
+    snprintf(d, sizeof d, "crc32=%08lx,bytes=%llu", (unsigned long)crc, bytes);
+    if (s->cluster_digest[0] && strcmp(s->cluster_digest, d) != 0)
+        return tc_fail(err, TC_EINVAL, "%.160s: the trace is not the one the scenario recorded (%s; the file now has "
+                                       "%s): replay it with the trace it ran, or drop cluster.trace_digest to run "
+                                       "this one",
+                       path, s->cluster_digest, d);
+    snprintf(s->cluster_digest, sizeof s->cluster_digest, "%s", d);
+    return TC_OK;
+}
+
 /* The model file's object in s->model_json under its path (NULL: none);
  * a new reference. */
 static json_t *embedded_model(const tc_scenario *s)
@@ -1113,6 +1158,11 @@ tc_status tc_scenario_resolve(tc_scenario *s, tc_err *err)
         return tc_fail(err, TC_EINVAL, "cluster replays one trace: --trace FILE or --synthetic N,seed=S[,load=L] "
                                        "(scenario keys cluster.trace, cluster.synthetic), not %s",
                        s->cluster_trace[0] ? "both" : "neither");
+    if (s->command == TC_CMD_CLUSTER && s->cluster_trace[0]) {
+        tc_status st = trace_digest(s, err);
+        if (st)
+            return st;
+    }
     /* --endpoints implies the list placement, unless --place says otherwise
      * (then check_given refuses the pair). */
     if (tc_keyset_has(&s->given_mask, tc_scn_key_index("job.endpoints")) &&
