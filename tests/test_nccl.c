@@ -608,6 +608,29 @@ static double eval_time(const tc_topo *t, tc_op op, double bytes, tc_proto proto
     return eval_algo(t, TC_ALGO_NCCL_RING, op, bytes, proto, channels, mode, no_skip, routing);
 }
 
+/* Credits on slow paths (docs/MODEL.md, "Credits on slow paths"): with
+ * 200 us cables a network sender with Simple waits for its credits in
+ * flow, which formula (NCCL's latency model) does not count: 8 B take
+ * 1.697 ms in formula, 3.213 ms in flow; with 2 us cables they agree; LL
+ * agrees on both. */
+static void credits_bind_in_flow_on_slow_paths(void **state)
+{
+    (void)state;
+    tc_topo *slow = topo("clos:down=2x8,up=1x2,lat=200us,node=8,node_bw=370.8GB/s,node_reduce=1,rail=8,arch=hopper");
+    tc_topo *fast = topo("clos:down=2x8,up=1x2,lat=2us,node=8,node_bw=370.8GB/s,node_reduce=1,rail=8,arch=hopper");
+    double fs = eval_time(slow, TC_OP_ALLREDUCE, 8, TC_PROTO_SIMPLE, 2, TC_MODE_FORMULA, false, TC_ROUTE_DMODK);
+    double ws = eval_time(slow, TC_OP_ALLREDUCE, 8, TC_PROTO_SIMPLE, 2, TC_MODE_FLOW, false, TC_ROUTE_DMODK);
+    double ff = eval_time(fast, TC_OP_ALLREDUCE, 8, TC_PROTO_SIMPLE, 2, TC_MODE_FORMULA, false, TC_ROUTE_DMODK);
+    double wf = eval_time(fast, TC_OP_ALLREDUCE, 8, TC_PROTO_SIMPLE, 2, TC_MODE_FLOW, false, TC_ROUTE_DMODK);
+    double fl = eval_time(slow, TC_OP_ALLREDUCE, 8, TC_PROTO_LL, 2, TC_MODE_FORMULA, false, TC_ROUTE_DMODK);
+    double wl = eval_time(slow, TC_OP_ALLREDUCE, 8, TC_PROTO_LL, 2, TC_MODE_FLOW, false, TC_ROUTE_DMODK);
+    if (fabs(fs - 1.697e-3) > 1e-6 || fabs(ws - 3.213e-3) > 1e-6 || fabs(wf / ff - 1) > 0.01 || fabs(wl / fl - 1) > 0.01)
+        fail_msg("Simple, 200 us cables: formula %.4f ms, flow %.4f ms; 2 us: %.2f / %.2f us; LL 200 us: %.4f / %.4f ms",
+                 fs * 1e3, ws * 1e3, ff * 1e6, wf * 1e6, fl * 1e3, wl * 1e3);
+    tc_topo_free(slow);
+    tc_topo_free(fast);
+}
+
 /* nic_path=: NCCL turns LL128 off across nodes where the graph's GPU-NIC
  * path is beyond PXB, or beyond PXN from Hopper (src/graph/tuning.cc:308 at
  * v2.21.5-1); on one node NCCL removes the NICs and the path does not
@@ -1741,6 +1764,7 @@ int main(void)
         cmocka_unit_test(nvls_fewer_channels_move_less),
         cmocka_unit_test(nvls_only_for_its_types_and_operators),
         cmocka_unit_test(nic_path_turns_ll128_off_across_nodes),
+        cmocka_unit_test(credits_bind_in_flow_on_slow_paths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
