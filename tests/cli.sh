@@ -444,6 +444,7 @@ bad "preset: an unknown transport" topo --preset dgx-h100:nodes=2,transport=roce
 bad "topology: SHARP over EFA" topo --topo clos:down=2x8,up=1x2,node=8,sharp=1,transport=efa
 good "preset: a GPU-NIC path" "nic_path=phb" topo --preset dgx-h100:nodes=2,nic_path=phb
 bad_says "preset: an unknown GPU-NIC path" "nic_path='pcie': accepted are pix, pxb, pxn, phb and sys" topo --preset dgx-h100:nodes=2,nic_path=pcie
+bad_says "nccl-tests: one rank" "nccl-tests on one rank: NCCL then copies the buffer within the GPU" nccl-tests --preset dgx-h100 -g 1 -b 16 -e 1M -f 256
 bad_says "topology: an unknown GPU-NIC path" "nic_path='pcie': accepted are pix, pxb, pxn, phb, sys" topo --topo clos:down=2x8,up=1x2,node=8,nic_path=pcie
 # a GPU-NIC path through the CPU turns LL128 off between nodes, over sub-groups (their view topology) and a
 # multidc's pods too (LL128 with the default path)

@@ -503,6 +503,14 @@ static tc_status nt_empty(const nt_in *in, tc_scenario *s, nt_built *b, tc_err *
 {
     uint32_t P = 0;
     tc_status st = nt_comm_ranks(s, &P, err);
+    /* One rank: NCCL v2.21.5-1 copies the buffer in the GPU's memory
+     * (cudaMemcpyAsync, out of place) or does nothing (in place)
+     * (src/enqueue.cc:1961-1962, src/device/onerank.cu:48-55): no
+     * communication to predict, and a time of 0 would print algbw 0. */
+    if (st == TC_OK && P == 1)
+        return tc_fail(err, TC_EINVAL, "nccl-tests on one rank: NCCL then copies the buffer within the GPU (or, in "
+                                       "place, does nothing), which is no communication to predict; give at least 2 "
+                                       "ranks (-g, -t, --np or more nodes)");
     if (st || !P || !s->nsizes)
         return st;
     tc_op op = s->nops ? s->ops[0] : TC_OP_ALLREDUCE;
