@@ -61,6 +61,11 @@ head -c 3000 "$tmp/sw.jsonl" >"$tmp/torn.jsonl"
 run sweep "$tmp/sw.json" -o "$tmp/torn.jsonl" --quiet
 run sweep --status "$tmp/sw.jsonl" --format json
 run sweep --merge "$tmp/sw.jsonl" "$tmp/torn.jsonl" -o "$tmp/m.jsonl"
+# report: a point held three times, and a bad line after two good ones.
+(cat "$tmp/sw.jsonl"; sed -n 2p "$tmp/sw.jsonl"; sed -n 2p "$tmp/sw.jsonl") >"$tmp/dup.jsonl"
+run report "$tmp/dup.jsonl" -o "$tmp/rep"
+(head -n 3 "$tmp/sw.jsonl"; echo '{"point": 1}') >"$tmp/badpt.jsonl"
+run report "$tmp/badpt.jsonl" -o "$tmp/rep2"
 printf '{"scenario": {"command": "collective"}, "sweep": {"axes": {"collective.size": [[1]]}}}' >"$tmp/swbad.json"
 run sweep "$tmp/swbad.json" -o "$tmp/x.jsonl"
 printf '{"network": {"topos": []}}' >"$tmp/bad.json"

@@ -222,14 +222,19 @@ static tc_status read_sweep(char *buf, size_t len, const char *what, tc_html_swe
         if (!sw->points)
             st = tc_fail(err, TC_EINTERNAL, "out of memory");
     }
+    /* A duplicate is compared with the last line kept (its point number
+     * saved): the lines already dropped are freed. */
+    json_int_t kept = 0;
     for (size_t i = 0; i < nrec; i++) {
-        bool dup = i > 0 && same_point(&recs[i], &recs[i - 1]) == 0;
+        json_int_t k = json_integer_value(json_object_get(recs[i].j, "point"));
+        bool dup = st == TC_OK && sw->npoints > 0 && k == kept;
         if (st || dup) {
             sw->duplicates += dup;
             json_decref(recs[i].j);
             continue;
         }
         sw->points[sw->npoints++] = recs[i].j;
+        kept = k;
         sw->failed += json_object_get(recs[i].j, "error") != NULL;
     }
     sw->cap = sw->npoints;
