@@ -273,6 +273,8 @@ bad_says "merge of two sweeps" "only results of one sweep merge" sweep --merge "
 # the later file of more points than the first (2, then 18)
 bad_says "merge of two sweeps, the larger second" "only results of one sweep merge" sweep --merge "$tmp/z.jsonl" "$tmp/full.jsonl" -o "$tmp/x.jsonl"
 bad_says "status of a sweep file" "line 1 is not a sweep's header" sweep --status "$tmp/s.json"
+sed '1s/"topocc_sweep":1/"topocc_sweep":2/' "$tmp/full.jsonl" >"$tmp/v2.jsonl"
+bad_says "status of a newer format" "results format 2 is newer than this topocc reads (1)" sweep --status "$tmp/v2.jsonl"
 bad_says "a results file as the sweep" "this is a results file" sweep "$tmp/full.jsonl" -o "$tmp/x.jsonl"
 printf '%s\nnot json\n%s\n' "$(head -1 "$tmp/full.jsonl")" "$(sed -n 2p "$tmp/full.jsonl")" >"$tmp/d.jsonl"
 bad_says "a damaged line in the middle" "line 2 is not JSON" sweep "$tmp/s.json" -o "$tmp/d.jsonl"

@@ -42,9 +42,10 @@ static tc_status read_header(tc_sweep_results *r, const char *line, const char *
                        path);
     }
     if (json_integer_value(fmt) > TC_SWEEP_FORMAT) {
+        long long v = (long long)json_integer_value(fmt); /* read before h, which holds it, is freed */
         json_decref(h);
-        return tc_fail(err, TC_EINVAL, "%s: results format %lld is newer than this topocc reads (%d)", path,
-                       (long long)json_integer_value(fmt), TC_SWEEP_FORMAT);
+        return tc_fail(err, TC_EINVAL, "%s: results format %lld is newer than this topocc reads (%d)", path, v,
+                       TC_SWEEP_FORMAT);
     }
     r->header = h;
     snprintf(r->hash, sizeof r->hash, "%s", json_string_value(hash));
