@@ -406,6 +406,22 @@ bad_says "a trace axis under another axis" "sweep.axes.flow.trace: 2 points woul
 sed 's/"sweep": {/"sweep": {"mode": "zip", /' "$tmp/tr3.json" >"$tmp/tr4.json"
 good "a trace axis, a file a point" "2 points: 0 held already, 2 run now" sweep "$tmp/tr4.json" -o "$tmp/tr4.jsonl" --quiet
 [ -s "$tmp/ta.json" ] && [ -s "$tmp/tb.json" ] || { echo "FAIL (a trace a point)"; fails=$((fails + 1)); }
+# one file under two names, the results file, the sweep file: refused, untouched
+printf '{"scenario": {%s}, "sweep": {"mode": "zip", "axes": {"collective.sizes": [[1024], [2048]], "flow.trace": ["%s", "%s"]}}}' "$TB" "$tmp/tc.json" "$tmp/./tc.json" >"$tmp/tr5.json"
+bad_says "two trace names of one file" "point 0 (.*) and point 1 (.*): flow.trace '.*tc.json' and '.*/./tc.json' are one file" sweep "$tmp/tr5.json" -o "$tmp/tr5.jsonl"
+printf '{"scenario": {%s}, "sweep": {"mode": "zip", "axes": {"collective.sizes": [[1024], [2048]], "flow.trace": ["%s", "%s"]}}}' "$TB" "$tmp/td.json" "$tmp/tr6.jsonl" >"$tmp/tr6.json"
+cp "$tmp/tr4.jsonl" "$tmp/tr6.jsonl"
+cp "$tmp/tr6.jsonl" "$tmp/tr6.keep"
+bad_says "a trace that is the results file" "point 1 (collective.sizes=\[2048\], flow.trace=.*): flow.trace '.*tr6.jsonl' is the results file" sweep "$tmp/tr6.json" -o "$tmp/./tr6.jsonl"
+cmp -s "$tmp/tr6.jsonl" "$tmp/tr6.keep" || { echo "FAIL (a trace axis overwrote the results file)"; fails=$((fails + 1)); }
+rm "$tmp/tr6.jsonl"
+bad_says "a trace that is the results file, not there yet" "flow.trace '.*tr6.jsonl' is the results file" sweep "$tmp/tr6.json" -o "$tmp/tr6.jsonl"
+printf '{"scenario": {%s}, "sweep": {"mode": "zip", "axes": {"collective.sizes": [[1024], [2048]], "flow.trace": ["%s", "%s"]}}}' "$TB" "$tmp/te.json" "$tmp/tr7.json" >"$tmp/tr7.json"
+cp "$tmp/tr7.json" "$tmp/tr7.keep"
+bad_says "a trace that is the sweep file" "point 1 (.*): flow.trace '.*tr7.json' is the sweep file itself" sweep "$tmp/tr7.json" -o "$tmp/tr7.jsonl"
+cmp -s "$tmp/tr7.json" "$tmp/tr7.keep" || { echo "FAIL (a trace axis overwrote the sweep file)"; fails=$((fails + 1)); }
+[ ! -e "$tmp/tc.json" ] && [ ! -e "$tmp/td.json" ] && [ ! -e "$tmp/te.json" ] && [ ! -e "$tmp/tr6.jsonl" ] && [ ! -e "$tmp/tr7.jsonl" ] ||
+    { echo "FAIL (a refused trace sweep wrote a file)"; fails=$((fails + 1)); }
 printf '{"scenario": {"command": "train", "network": {"topo": ["%s"]}, "iteration": {"model": "resnet18", "timeline": "%s"}, "parallel": {"dp": 8}}, "sweep": {"axes": {"parallel.dp": [4, 8]}}}' "$CLOS" "$tmp/tl.json" >"$tmp/tl.json.sweep"
 bad_says "a timeline in the base of 2 points" "scenario.iteration.timeline: each of the sweep's 2 points would write" sweep "$tmp/tl.json.sweep" -o "$tmp/tl.jsonl"
 

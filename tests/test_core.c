@@ -1,10 +1,13 @@
 /* test_core.c - units and spec strings parse exactly as documented; a
- * part's progress reports relayed as its run's. */
+ * part's progress reports relayed as its run's; paths compared as files. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 #include "topocc/core.h"
 
@@ -204,6 +207,45 @@ static void a_part_renamed_keeps_its_own_figures(void **state)
     assert_int_equal(g.n, 1);
 }
 
+/* Paths that name one file are one file however they are spelled, whether
+ * the file exists yet or not. */
+static void same_file_compares_files_not_text(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/topocc_same_file_XXXXXX", cwd[4096], p[4200], q[4200];
+    assert_non_null(mkdtemp(dir));
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(dir), 0);
+    /* not there yet */
+    assert_true(tc_same_file("a.json", "./a.json"));
+    snprintf(p, sizeof p, "%s/a.json", dir);
+    assert_true(tc_same_file("a.json", p));
+    assert_false(tc_same_file("a.json", "b.json"));
+    assert_true(tc_same_file("no/such/x", "no/such/./y/../x"));
+    /* a dangling link names the file writing through it creates */
+    assert_int_equal(symlink("a.json", "l.json"), 0);
+    assert_true(tc_same_file("l.json", "a.json"));
+    /* there: a link, a hard link, a path through a directory */
+    FILE *f = fopen("a.json", "w");
+    assert_non_null(f);
+    fclose(f);
+    assert_int_equal(link("a.json", "h.json"), 0);
+    assert_int_equal(mkdir("sub", 0777), 0);
+    assert_true(tc_same_file("l.json", "a.json"));
+    assert_true(tc_same_file("h.json", "./a.json"));
+    assert_true(tc_same_file("sub/../a.json", "a.json"));
+    assert_false(tc_same_file("sub/a.json", "a.json"));
+    assert_int_equal(chdir(cwd), 0);
+    const char *names[] = {"a.json", "h.json", "l.json"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(q, sizeof q, "%s/%s", dir, names[i]);
+        unlink(q);
+    }
+    snprintf(q, sizeof q, "%s/sub", dir);
+    rmdir(q);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -216,6 +258,7 @@ int main(void)
         cmocka_unit_test(specs_split_kind_and_keys_and_report_unknown_keys),
         cmocka_unit_test(a_part_reports_as_its_run_with_its_own_figure_in_the_detail),
         cmocka_unit_test(a_part_renamed_keeps_its_own_figures),
+        cmocka_unit_test(same_file_compares_files_not_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

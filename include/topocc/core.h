@@ -98,6 +98,19 @@ tc_status tc_atomic_commit(tc_atomic_file *af, tc_err *err);
 /* Closes and removes the temporary file (nothing is written). */
 void tc_atomic_abort(tc_atomic_file *af);
 
+/* Whether two paths name one file, compared as files, not as text
+ * ("r.json", "./r.json", a link to it and a hard link are one file): the
+ * same device and inode where a path exists; where it does not exist yet,
+ * its directory's device and inode and its last name; where that directory
+ * does not exist either, the path made absolute with ".", ".." and repeated
+ * '/' taken out. */
+bool tc_same_file(const char *a, const char *b);
+/* The identity tc_same_file compares, as text in buf: two paths name one
+ * file when their keys are equal. false when it does not fit in len bytes
+ * (TC_FILE_KEY_MAX always does for a path under 4096 bytes). */
+#define TC_FILE_KEY_MAX 8300
+bool tc_file_key(const char *path, char *buf, size_t len);
+
 /* JSON out: 2-space indentation, keys in insertion order, every real in
  * its shortest form that reads back to the same double (so a value written
  * and read back is bit for bit the same). NaN and infinities, which JSON

@@ -57,6 +57,10 @@ typedef struct tc_sweep {
 tc_status tc_sweep_load(const char *path, tc_sweep **out, tc_err *err);
 tc_status tc_sweep_from_json(struct json_t *root, const char *what, tc_sweep **out, tc_err *err);
 void tc_sweep_free(tc_sweep *sw);
+/* Refuses (TC_EINVAL, naming the point) a file a point would write
+ * (flow.trace, iteration.timeline) that is the results file or the sweep
+ * file itself, compared as files (tc_same_file). */
+tc_status tc_sweep_check_files(const tc_sweep *sw, const char *results, tc_err *err);
 
 /* Point i's values, {"<key path>": value} (new reference). */
 struct json_t *tc_sweep_values(const tc_sweep *sw, uint64_t i);

@@ -87,6 +87,110 @@ void tc_atomic_abort(tc_atomic_file *af)
     }
 }
 
+/* path made absolute (the working directory before it), its "." and ".."
+ * taken out and its '/' single, into buf. */
+static bool lexical_path(const char *path, char *buf, size_t len)
+{
+    char whole[8200], cwd[4096];
+    size_t cl = 0, pl = strlen(path);
+    if (path[0] != '/') {
+        if (!getcwd(cwd, sizeof cwd))
+            return false;
+        cl = strlen(cwd);
+    }
+    if (cl + 1 + pl + 1 > sizeof whole)
+        return false;
+    memcpy(whole, cwd, cl);
+    whole[cl] = '/';
+    memcpy(whole + cl + 1, path, pl + 1);
+    size_t n = 0;
+    for (char *c = whole; *c;) {
+        while (*c == '/')
+            c++;
+        size_t m = strcspn(c, "/");
+        if (m == 0)
+            break;
+        if (m == 1 && c[0] == '.') {
+            /* nothing */
+        } else if (m == 2 && c[0] == '.' && c[1] == '.') {
+            while (n > 0 && buf[n - 1] != '/')
+                n--;
+            if (n > 0)
+                n--; /* the '/' before the name taken out */
+        } else {
+            if (n + 1 + m + 1 > len)
+                return false;
+            buf[n++] = '/';
+            memcpy(buf + n, c, m);
+            n += m;
+        }
+        c += m;
+    }
+    if (n == 0) {
+        if (len < 2)
+            return false;
+        buf[n++] = '/';
+    }
+    buf[n] = '\0';
+    return true;
+}
+
+bool tc_file_key(const char *path0, char *buf, size_t len)
+{
+    struct stat sb;
+    char cur[4096];
+    if (strlen(path0) >= sizeof cur)
+        return false;
+    memcpy(cur, path0, strlen(path0) + 1);
+    const char *path = cur;
+    /* A link to a file not there yet names that file (writing through the
+     * link creates it): followed, as the system would. */
+    for (int hops = 0; hops < 40; hops++) {
+        if (stat(path, &sb) == 0) {
+            int n = snprintf(buf, len, "i%llu:%llu", (unsigned long long)sb.st_dev, (unsigned long long)sb.st_ino);
+            return n > 0 && (size_t)n < len;
+        }
+        char to[4096];
+        ssize_t tl;
+        if (lstat(path, &sb) != 0 || !S_ISLNK(sb.st_mode) || (tl = readlink(path, to, sizeof to - 1)) <= 0)
+            break;
+        to[tl] = '\0';
+        const char *sl = strrchr(cur, '/');
+        size_t keep = to[0] == '/' || !sl ? 0 : (size_t)(sl - cur) + 1; /* the link's directory, with its '/' */
+        if (keep + (size_t)tl + 1 > sizeof cur)
+            return false;
+        memcpy(cur + keep, to, (size_t)tl + 1);
+    }
+    /* Not there yet: its directory, and its name in it. */
+    const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+    char dir[4096];
+    size_t dl = slash ? (slash == path ? 1 : (size_t)(slash - path)) : 0;
+    if (dl < sizeof dir && *name && strcmp(name, ".") != 0 && strcmp(name, "..") != 0) {
+        if (slash)
+            memcpy(dir, path, dl);
+        else
+            dir[dl++] = '.';
+        dir[dl] = '\0';
+        if (stat(dir, &sb) == 0) {
+            int n = snprintf(buf, len, "d%llu:%llu/%s", (unsigned long long)sb.st_dev, (unsigned long long)sb.st_ino,
+                             name);
+            return n > 0 && (size_t)n < len;
+        }
+    }
+    if (len < 2)
+        return false;
+    buf[0] = 'p';
+    return lexical_path(path, buf + 1, len - 1);
+}
+
+bool tc_same_file(const char *a, const char *b)
+{
+    char ka[TC_FILE_KEY_MAX], kb[TC_FILE_KEY_MAX];
+    if (!tc_file_key(a, ka, sizeof ka) || !tc_file_key(b, kb, sizeof kb))
+        return strcmp(a, b) == 0;
+    return strcmp(ka, kb) == 0;
+}
+
 const char *tc_fmt_shortest(double v, char *buf, size_t len)
 {
     if (!isfinite(v)) {

@@ -133,6 +133,10 @@ static tc_status open_results(const tc_sweep *sw, const char *path, writer *w, t
     *torn = false;
     w->path = path;
     struct stat sb;
+    /* a point's trace over the results file or the sweep file */
+    tc_status cst = tc_sweep_check_files(sw, path, err);
+    if (cst)
+        return cst;
     /* -o naming the sweep file would start it again as a results file */
     if (sw->has_file && stat(path, &sb) == 0 && (uint64_t)sb.st_dev == sw->file_dev &&
         (uint64_t)sb.st_ino == sw->file_ino)

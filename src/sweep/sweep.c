@@ -130,22 +130,109 @@ static tc_status read_sweep(tc_sweep *sw, const json_t *spec, tc_err *err)
     return TC_OK;
 }
 
-/* Keys that name a file the run writes: a sweep whose points would write
- * one file twice is refused (each point's file over the last one's, and
- * MPI ranks writing it at once). An axis may give every point its own. */
+static void point_what(const tc_sweep *sw, uint64_t i, char *what, size_t len);
+
+/* Keys that name a file the run writes. */
+static const char *const out_files[] = {"flow.trace", "iteration.timeline", NULL};
+
+/* The axis that sets out_files[f] (naxes: none). */
+static size_t out_axis(const tc_sweep *sw, int f)
+{
+    size_t axis = sw->naxes;
+    for (size_t a = 0; a < sw->naxes; a++) {
+        char key[256];
+        long index;
+        tc_err e2;
+        if (tc_scenario_path_parse(sw->path[a], sw->command, key, sizeof key, &index, &e2) == TC_OK &&
+            strcmp(key, out_files[f]) == 0)
+            axis = a;
+    }
+    return axis;
+}
+
+/* The first point whose value of axis a is its i-th. */
+static uint64_t first_point_of(const tc_sweep *sw, size_t a, uint64_t i)
+{
+    if (sw->zip)
+        return i;
+    uint64_t stride = 1;
+    for (size_t b = a + 1; b < sw->naxes; b++)
+        stride *= sw->len[b];
+    return i * stride;
+}
+
+/* An axis's file value: its file's identity (malloc'ed) and where it is. */
+typedef struct file_val {
+    char *key;
+    size_t i;
+} file_val;
+
+static int by_key(const void *a, const void *b)
+{
+    const file_val *u = a, *v = b;
+    int c = strcmp(u->key, v->key);
+    return c ? c : (u->i > v->i) - (u->i < v->i);
+}
+
+/* Two values of a file axis that name one file as files ("t.json" and
+ * "./t.json", a link and its target): refused, naming both points. */
+static tc_status check_same_files(const tc_sweep *sw, size_t axis, tc_err *err)
+{
+    const json_t *vals = sw->values[axis];
+    file_val *fv = malloc((json_array_size(vals) ? json_array_size(vals) : 1) * sizeof *fv);
+    if (!fv)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    size_t n = 0;
+    tc_status st = TC_OK;
+    char key[TC_FILE_KEY_MAX];
+    for (size_t i = 0; i < json_array_size(vals) && st == TC_OK; i++) {
+        const json_t *v = json_array_get(vals, i);
+        if (!json_is_string(v) || !json_string_value(v)[0])
+            continue;
+        const char *p = json_string_value(v);
+        fv[n].key = tc_file_key(p, key, sizeof key) ? strdup(key) : NULL;
+        if (!fv[n].key) {
+            /* too long a name to compare as a file: compared as text */
+            size_t l = strlen(p);
+            fv[n].key = malloc(l + 2);
+            if (fv[n].key) {
+                fv[n].key[0] = 't';
+                memcpy(fv[n].key + 1, p, l + 1);
+            }
+        }
+        if (!fv[n].key)
+            st = tc_fail(err, TC_EINTERNAL, "out of memory");
+        else
+            fv[n++].i = i;
+    }
+    if (st == TC_OK && n > 1)
+        qsort(fv, n, sizeof *fv, by_key);
+    for (size_t k = 1; k < n && st == TC_OK; k++) {
+        if (strcmp(fv[k].key, fv[k - 1].key) != 0)
+            continue;
+        char w1[600], w2[600];
+        point_what(sw, first_point_of(sw, axis, fv[k - 1].i), w1, sizeof w1);
+        point_what(sw, first_point_of(sw, axis, fv[k].i), w2, sizeof w2);
+        st = tc_fail(err, TC_EINVAL, "%s and %s: %s '%.100s' and '%.100s' are one file, which each would write over "
+                                     "the other's: give each point its own file",
+                     w1, w2 + strlen(sw->what) + 2, sw->path[axis],
+                     json_string_value(json_array_get(vals, fv[k - 1].i)),
+                     json_string_value(json_array_get(vals, fv[k].i)));
+    }
+    for (size_t k = 0; k < n; k++)
+        free(fv[k].key);
+    free(fv);
+    return st;
+}
+
+/* A sweep whose points would write one file twice is refused (each
+ * point's file over the last one's, and MPI ranks writing it at once). An
+ * axis may give every point its own. */
 static tc_status check_outputs(const tc_sweep *sw, tc_err *err)
 {
-    static const char *const files[] = {"flow.trace", "iteration.timeline", NULL};
+    const char *const *files = out_files;
     for (int f = 0; files[f]; f++) {
-        size_t axis = sw->naxes;
-        for (size_t a = 0; a < sw->naxes; a++) {
-            char key[256];
-            long index;
-            tc_err e2;
-            if (tc_scenario_path_parse(sw->path[a], sw->command, key, sizeof key, &index, &e2) == TC_OK &&
-                strcmp(key, files[f]) == 0)
-                axis = a;
-        }
+        size_t axis = out_axis(sw, f);
         if (axis == sw->naxes) {
             char sec[32];
             const char *dot = strchr(files[f], '.');
@@ -171,6 +258,41 @@ static tc_status check_outputs(const tc_sweep *sw, tc_err *err)
                 return tc_fail(err, TC_EINVAL, "%s: sweep.axes.%s: %llu points would write '%.100s', each over the "
                                                "last one's: give each point its own file (the axis alone, or zip)",
                                sw->what, sw->path[axis], (unsigned long long)n, json_string_value(v));
+        }
+        tc_status st = check_same_files(sw, axis, err);
+        if (st)
+            return st;
+    }
+    return TC_OK;
+}
+
+tc_status tc_sweep_check_files(const tc_sweep *sw, const char *results, tc_err *err)
+{
+    for (int f = 0; out_files[f]; f++) {
+        size_t axis = out_axis(sw, f);
+        const json_t *base = NULL;
+        if (axis == sw->naxes) {
+            char sec[32];
+            const char *dot = strchr(out_files[f], '.');
+            snprintf(sec, sizeof sec, "%.*s", (int)(dot - out_files[f]), out_files[f]);
+            base = json_object_get(json_object_get(sw->scenario, sec), dot + 1);
+        }
+        size_t nv = base ? 1 : axis < sw->naxes ? json_array_size(sw->values[axis]) : 0;
+        for (size_t i = 0; i < nv; i++) {
+            const json_t *v = base ? base : json_array_get(sw->values[axis], i);
+            if (!json_is_string(v) || !json_string_value(v)[0])
+                continue;
+            const char *p = json_string_value(v);
+            struct stat sb;
+            bool sweep_file = sw->has_file && stat(p, &sb) == 0 && (uint64_t)sb.st_dev == sw->file_dev &&
+                              (uint64_t)sb.st_ino == sw->file_ino;
+            if (!sweep_file && !tc_same_file(p, results))
+                continue;
+            char w[600];
+            point_what(sw, base ? 0 : first_point_of(sw, axis, i), w, sizeof w);
+            return tc_fail(err, TC_EINVAL, "%s: %s '%.100s' is %s: give the point's %s another file", w,
+                           out_files[f], p, sweep_file ? "the sweep file itself" : "the results file (-o)",
+                           strcmp(out_files[f], "flow.trace") == 0 ? "trace" : "timeline");
         }
     }
     return TC_OK;
@@ -317,20 +439,28 @@ static void value_text(const json_t *v, char *buf, size_t len)
     free(t);
 }
 
+/* "SWEEP: point I (AXIS=VALUE, ...)", for messages. */
+static void point_what(const tc_sweep *sw, uint64_t i, char *what, size_t len)
+{
+    uint64_t idx[TC_SWEEP_MAX_AXES];
+    point_index(sw, i, idx);
+    int n = snprintf(what, len, "%s: point %llu (", sw->what, (unsigned long long)i);
+    for (size_t a = 0; a < sw->naxes && n > 0 && (size_t)n < len; a++) {
+        char v[80];
+        value_text(json_array_get(sw->values[a], idx[a]), v, sizeof v);
+        n += snprintf(what + n, len - (size_t)n, "%s%s=%s", a ? ", " : "", sw->path[a], v);
+    }
+    if (n > 0 && (size_t)n < len)
+        snprintf(what + n, len - (size_t)n, ")");
+}
+
 tc_status tc_sweep_point(const tc_sweep *sw, uint64_t i, tc_scenario **out, tc_err *err)
 {
     *out = NULL;
     uint64_t idx[TC_SWEEP_MAX_AXES];
     point_index(sw, i, idx);
     char what[600];
-    int n = snprintf(what, sizeof what, "%s: point %llu (", sw->what, (unsigned long long)i);
-    for (size_t a = 0; a < sw->naxes && n > 0 && (size_t)n < sizeof what; a++) {
-        char v[80];
-        value_text(json_array_get(sw->values[a], idx[a]), v, sizeof v);
-        n += snprintf(what + n, sizeof what - (size_t)n, "%s%s=%s", a ? ", " : "", sw->path[a], v);
-    }
-    if (n > 0 && (size_t)n < sizeof what)
-        snprintf(what + n, sizeof what - (size_t)n, ")");
+    point_what(sw, i, what, sizeof what);
     /* A value left out of the point's scenario for want of memory would
      * run another point. */
     unsigned long mark = tc_oom_mark();
