@@ -319,6 +319,7 @@ topo torus:dims=4x4,wrap=1x0 --links --degrade link:3=0.5
 collective --topo clos:down=8x8,up=1x4,bw=400Gbps,lat=1us --op alltoall --algo direct --size 16MiB --mode steps
 collective --topo clos:down=8x8,up=1x4,bw=400Gbps,lat=1us --op alltoall --algo direct --size 16MiB --mode steps --routing dmodk
 collective --topo clos:down=8x8,up=1x8 --op allreduce --sizes 1KiB:64MiB:8 --algo all --ranks 48 --place random:seed=9
+collective --topo clos:down=8x8,up=1x8 --op allreduce --sizes 1KiB:4KiB:1.3 --mode steps
 collective --topo torus:dims=4x4x4 --op allgather --size 4MiB --mode flow --multipath spray --rate-cap 300Gbps
 collective --topo clos:down=8x8,up=1x8 --op reducescatter --algo ring --size 1MiB --mode flow --eager-limit 8KiB
 collective --topo clos:down=8x8,up=1x8 --op allreduce --algo ring --size 1MiB --mode flow --no-skip

@@ -434,6 +434,12 @@ pts = {d['point']: d for d in map(json.loads, open(sys.argv[1]).read().split('\n
 assert pts[0]['scenario']['collective']['sizes'] == [1024, 2048, 4096], pts[0]['scenario']['collective']
 assert pts[1]['scenario']['collective']['sizes'] == [8192]
 EOF2
+# a factor that is not whole: whole bytes recorded, and a point's line replays
+printf '{"scenario": {"command": "collective", "network": {"topo": ["%s"]}, "collective": {"op": ["allreduce"]}}, "sweep": {"axes": {"collective.sizes": ["1KiB:4KiB:1.3"]}}}' "$CLOS" >"$tmp/rs2.json"
+good "a range with a factor of 1.3 as an axis value" "1 points: 0 held already, 1 run now" sweep "$tmp/rs2.json" -o "$tmp/rs2.jsonl" --quiet
+grep -q '"sizes":\[1024,1331,1730,2249,2924,3802\]' "$tmp/rs2.jsonl" || { echo "FAIL (sizes of a range with factor 1.3)"; fails=$((fails + 1)); }
+sed -n 2p "$tmp/rs2.jsonl" >"$tmp/rs2line.json"
+good "a point of a range with factor 1.3 replays" "3.71KiB" replay "$tmp/rs2line.json"
 
 # a key of the base that an axis makes moot is left out of those points (a
 # DDP point of a sweep over sync.strategy whose base sets inner steps); an

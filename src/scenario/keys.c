@@ -743,7 +743,10 @@ GET(get_algos)
     return a;
 }
 
-/* "MIN:MAX[:FACTOR]": MIN, MIN * FACTOR, ... up to MAX (factor 4 by default). */
+/* "MIN:MAX[:FACTOR]": MIN, MIN * FACTOR, ... up to MAX (factor 4 by default),
+ * each rounded down to whole bytes: as recorded in the scenario, which
+ * takes whole bytes only, so that it replays. The run rounds a size down to
+ * whole elements, so it runs the same sizes as from the unrounded ones. */
 tc_status tc_scn_size_range(const char *s, double **out, size_t *n, tc_err *err)
 {
     char buf[128];
@@ -775,6 +778,8 @@ tc_status tc_scn_size_range(const char *s, double **out, size_t *n, tc_err *err)
     }
     if (hi < lo)
         return tc_fail(err, TC_EINVAL, "invalid sizes '%s': the maximum is below the minimum", s);
+    if (lo < 1)
+        return tc_fail(err, TC_EINVAL, "invalid sizes '%s': the minimum is below one byte (sizes are whole bytes)", s);
     size_t cnt = 0;
     for (double x = lo; x <= hi * (1 + 1e-12) && cnt <= TC_SCN_MAX_SIZES; x *= factor)
         cnt++;
@@ -785,7 +790,7 @@ tc_status tc_scn_size_range(const char *s, double **out, size_t *n, tc_err *err)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
     double x = lo;
     for (size_t i = 0; i < cnt; i++, x *= factor)
-        v[i] = x;
+        v[i] = floor(x);
     *out = v;
     *n = cnt;
     return TC_OK;
