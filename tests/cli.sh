@@ -444,6 +444,14 @@ good "preset: EFA's transport" "transport=efa" topo --preset dgx-h100:nodes=2,tr
 bad "preset: an unknown transport" topo --preset dgx-h100:nodes=2,transport=roce
 bad "topology: SHARP over EFA" topo --topo clos:down=2x8,up=1x2,node=8,sharp=1,transport=efa
 good "preset: a GPU-NIC path" "nic_path=phb" topo --preset dgx-h100:nodes=2,nic_path=phb
+# text that is not UTF-8 (the scenario records it as JSON text): refused naming the option
+X=$(printf '\377')
+bad_says "a trace name not UTF-8" "--trace: the value is not valid UTF-8 text (byte [0-9]* is 0xff)" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/t${X}.json"
+[ -e "$tmp/t${X}.json" ] && { echo "FAIL (a trace name not UTF-8 was written)"; fails=$((fails + 1)); }
+bad_says "an algorithm not UTF-8" "--algo: the value is not valid UTF-8 text (byte 5 is 0xff)" collective --topo "$CLOS" --op allreduce --size 1MiB --algo "ring${X}"
+bad_says "a topology not UTF-8" "--topo: the value is not valid UTF-8 text" collective --topo "${CLOS}${X}" --op allreduce --size 1MiB
+bad_says "a topology not UTF-8 (an overlong form)" "--topo: the value is not valid UTF-8 text (byte 15 is 0xc0)" topo "torus:dims=4x4$(printf '\300\200')"
+bad_says "names not UTF-8" "--names: the value is not valid UTF-8 text" compare --topo "$CLOS" --topo torus:dims=8x8 --names "a${X},b" --op allreduce --sizes 1KiB:4KiB
 bad_says "preset: an unknown GPU-NIC path" "nic_path='pcie': accepted are pix, pxb, pxn, phb and sys" topo --preset dgx-h100:nodes=2,nic_path=pcie
 bad_says "nccl-tests: one rank" "nccl-tests on one rank: NCCL then copies the buffer within the GPU" nccl-tests --preset dgx-h100 -g 1 -b 16 -e 1M -f 256
 bad_says "topology: an unknown GPU-NIC path" "nic_path='pcie': accepted are pix, pxb, pxn, phb, sys" topo --topo clos:down=2x8,up=1x2,node=8,nic_path=pcie

@@ -273,6 +273,9 @@ bad_says "merge of two sweeps" "only results of one sweep merge" sweep --merge "
 # the later file of more points than the first (2, then 18)
 bad_says "merge of two sweeps, the larger second" "only results of one sweep merge" sweep --merge "$tmp/z.jsonl" "$tmp/full.jsonl" -o "$tmp/x.jsonl"
 bad_says "status of a sweep file" "line 1 is not a sweep's header" sweep --status "$tmp/s.json"
+cp "$tmp/full.jsonl" "$tmp/u$(printf '\377').jsonl"
+bad_says "status as JSON of a file name not UTF-8" "--status: the file name is not valid UTF-8 text (byte [0-9]* is 0xff)" sweep --status "$tmp/u$(printf '\377').jsonl" --format json
+good "status of a file name not UTF-8" "done 18 of 18" sweep --status "$tmp/u$(printf '\377').jsonl"
 sed '1s/"topocc_sweep":1/"topocc_sweep":2/' "$tmp/full.jsonl" >"$tmp/v2.jsonl"
 bad_says "status of a newer format" "results format 2 is newer than this topocc reads (1)" sweep --status "$tmp/v2.jsonl"
 bad_says "a results file as the sweep" "this is a results file" sweep "$tmp/full.jsonl" -o "$tmp/x.jsonl"

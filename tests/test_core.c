@@ -1,5 +1,6 @@
 /* test_core.c - units and spec strings parse exactly as documented; a
- * part's progress reports relayed as its run's; paths compared as files. */
+ * part's progress reports relayed as its run's; paths compared as files;
+ * UTF-8 checked. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -246,6 +247,27 @@ static void same_file_compares_files_not_text(void **state)
     rmdir(dir);
 }
 
+/* UTF-8 as JSON takes it: overlong forms, surrogates, code points above
+ * U+10FFFF and cut sequences are not, and the first bad byte is named. */
+static void utf8_is_checked_as_json_reads_it(void **state)
+{
+    (void)state;
+    size_t bad = 99;
+    assert_true(tc_utf8_valid("", &bad));
+    assert_true(tc_utf8_valid("ring", &bad));
+    assert_true(tc_utf8_valid("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf", &bad));
+    assert_false(tc_utf8_valid("t\xff.json", &bad));
+    assert_int_equal(bad, 1);
+    assert_false(tc_utf8_valid("ab\xc0\x80", &bad)); /* overlong NUL */
+    assert_int_equal(bad, 2);
+    assert_false(tc_utf8_valid("\xe0\x80\xaf", &bad)); /* overlong '/' */
+    assert_false(tc_utf8_valid("\xed\xa0\x80", &bad)); /* a surrogate */
+    assert_false(tc_utf8_valid("\xf4\x90\x80\x80", &bad)); /* above U+10FFFF */
+    assert_false(tc_utf8_valid("x\xe2\x82", &bad)); /* cut short */
+    assert_int_equal(bad, 1);
+    assert_false(tc_utf8_valid("\x80", NULL)); /* a continuation alone */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -259,6 +281,7 @@ int main(void)
         cmocka_unit_test(a_part_reports_as_its_run_with_its_own_figure_in_the_detail),
         cmocka_unit_test(a_part_renamed_keeps_its_own_figures),
         cmocka_unit_test(same_file_compares_files_not_text),
+        cmocka_unit_test(utf8_is_checked_as_json_reads_it),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

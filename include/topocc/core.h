@@ -69,6 +69,10 @@ tc_status tc_spec_parse(const char *s, tc_spec *sp, tc_err *err);
 /* Levenshtein distance of two short strings (64 when either is longer
  * than 63 bytes), for "did you mean". */
 size_t tc_edit_distance(const char *a, const char *b);
+/* Whether s is valid UTF-8 (no overlong forms, no surrogates, nothing
+ * above U+10FFFF), the text JSON holds; when not, *bad (if given) is the
+ * offset of the first byte that is not. */
+bool tc_utf8_valid(const char *s, size_t *bad);
 /* Returns the value of key (marking it used) or NULL. */
 const char *tc_spec_get(tc_spec *sp, const char *key);
 /* Fails naming the first key not consumed by tc_spec_get; accepted lists the

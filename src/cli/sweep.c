@@ -202,7 +202,12 @@ static tc_status status(const sweep_args *a, tc_err *err)
     const json_t *top = json_object_get(r.header, "topocc"), *axes = json_object_get(r.header, "axes");
     const char *ver = json_string_value(json_object_get(top, "version")),
                *com = json_string_value(json_object_get(top, "commit"));
-    if (a->format && strcmp(a->format, "json") == 0) {
+    size_t bad;
+    if (a->format && strcmp(a->format, "json") == 0 && !tc_utf8_valid(a->status, &bad)) {
+        st = tc_fail(err, TC_EINVAL, "--status: the file name is not valid UTF-8 text (byte %zu is 0x%02x), which "
+                                     "--format json writes as JSON text: rename the file, or give --format table",
+                     bad + 1, (unsigned)(unsigned char)a->status[bad]);
+    } else if (a->format && strcmp(a->format, "json") == 0) {
         json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:s, s:f, s:b, s:O, s:O, s:I}", "file", a->status,
                               "hash", r.hash, "points", (json_int_t)r.npoints, "done", (json_int_t)r.ndone, "failed",
                               (json_int_t)r.nfailed, "missing", (json_int_t)nmiss, "duplicates",

@@ -75,3 +75,30 @@ size_t tc_edit_distance(const char *a, const char *b)
         }
     return d[la][lb];
 }
+
+bool tc_utf8_valid(const char *s, size_t *bad)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0;
+    while (u[i]) {
+        unsigned c = u[i];
+        size_t n = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : 4;
+        if (n == 4)
+            goto fail;
+        unsigned cp = n == 0 ? c : c & (0x3fu >> n);
+        for (size_t k = 1; k <= n; k++) {
+            if ((u[i + k] & 0xc0) != 0x80)
+                goto fail;
+            cp = cp << 6 | (u[i + k] & 0x3fu);
+        }
+        static const unsigned least[] = {0, 0x80, 0x800, 0x10000};
+        if (cp < least[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+            goto fail;
+        i += n + 1;
+    }
+    return true;
+fail:
+    if (bad)
+        *bad = i;
+    return false;
+}

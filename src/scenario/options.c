@@ -660,6 +660,14 @@ tc_status tc_scenario_set_flag(tc_scenario *s, const char *flag, const char *con
                 return tc_fail(err, TC_EINVAL, "%s and %s set the same thing: give one", opts[i].o.flag, flag);
         return tc_fail(err, TC_EINVAL, "option %s given twice", flag);
     }
+    /* The scenario holds every value as JSON text, which is UTF-8. */
+    for (size_t i = 0; i < n; i++) {
+        size_t bad;
+        if (values[i] && !tc_utf8_valid(values[i], &bad))
+            return tc_fail(err, TC_EINVAL, "%s: the value is not valid UTF-8 text (byte %zu is 0x%02x): give it in "
+                                           "UTF-8 (the scenario records it as JSON text)",
+                           flag, bad + 1, (unsigned)(unsigned char)values[i][bad]);
+    }
     /* a directory the user named must be one (the scenario keeps the
      * profiles' content, so a saved scenario replays without it) */
     if (strcmp(flag, "--profiles") == 0 && n > 0) {
