@@ -444,6 +444,16 @@ good "preset: EFA's transport" "transport=efa" topo --preset dgx-h100:nodes=2,tr
 bad "preset: an unknown transport" topo --preset dgx-h100:nodes=2,transport=roce
 bad "topology: SHARP over EFA" topo --topo clos:down=2x8,up=1x2,node=8,sharp=1,transport=efa
 good "preset: a GPU-NIC path" "nic_path=phb" topo --preset dgx-h100:nodes=2,nic_path=phb
+# a trace or timeline that is one of the result's files: refused before the run, nothing written
+mkdir "$tmp/rf"
+bad_says "--trace the --out file" "--trace .*rf/x.json is the --out file too" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/rf/x.json" --out "$tmp/rf/./x.json"
+bad_says "--timeline the --out file" "--timeline .*rf/tl.json is the --out file too" train --topo "clos:hosts=64,radix=16,tiers=2,node=8" --model llama3-8b --dp 8 --tp 8 --timeline "$tmp/rf/tl.json" --out "$tmp/rf/tl.json"
+bad_says "--trace the scenario beside a CSV --out" "is the scenario file written beside --out" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/rf/r.scenario.json" --out "$tmp/rf/r.csv"
+bad_says "--trace a table of --out-dir" "is in --out-dir .*, whose scenario.json and TABLE.csv files are the result's" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/rf/od/result.csv" --out-dir "$tmp/rf/od/"
+bad_says "--trace the scenario of --out-dir" "is in --out-dir" concurrent --topo clos:down=4x2,up=1x1 --jobs "$tmp/jobs2.json" --trace "$tmp/rf/scenario.json" --out-dir "$tmp/rf"
+[ -z "$(ls "$tmp/rf")" ] || { echo "FAIL (a refused trace wrote a file)"; ls "$tmp/rf"; fails=$((fails + 1)); }
+good "--trace beside --out-dir's files" "allreduce" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/rf/od/t.json" --out-dir "$tmp/rf/od" --quiet
+[ -s "$tmp/rf/od/t.json" ] && [ -s "$tmp/rf/od/scenario.json" ] || { echo "FAIL (a trace beside --out-dir's files)"; fails=$((fails + 1)); }
 # text that is not UTF-8 (the scenario records it as JSON text): refused naming the option
 X=$(printf '\377')
 bad_says "a trace name not UTF-8" "--trace: the value is not valid UTF-8 text (byte [0-9]* is 0xff)" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/t${X}.json"

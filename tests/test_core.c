@@ -223,6 +223,8 @@ static void same_file_compares_files_not_text(void **state)
     assert_true(tc_same_file("a.json", p));
     assert_false(tc_same_file("a.json", "b.json"));
     assert_true(tc_same_file("no/such/x", "no/such/./y/../x"));
+    assert_true(tc_same_file("d", "d/"));
+    assert_true(tc_same_file("no/d", "no//d//"));
     /* a dangling link names the file writing through it creates */
     assert_int_equal(symlink("a.json", "l.json"), 0);
     assert_true(tc_same_file("l.json", "a.json"));

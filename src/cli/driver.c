@@ -240,6 +240,41 @@ tc_status cli_check_dir(const char *dir, tc_err *err)
     return cli_check_writable(probe, err);
 }
 
+/* A file the run writes (the flow trace, the iteration timeline) that is
+ * also a result file (--out, the scenario beside a CSV --out, a file that
+ * --out-dir writes: scenario.json, TABLE.csv) would be written over by the
+ * result: refused, compared as files. */
+static tc_status check_run_files(const tc_scenario *s, const cli_in *in, tc_err *err)
+{
+    const char *file = s->trace[0] ? s->trace : s->it_timeline[0] ? s->it_timeline : NULL;
+    const char *flag = s->trace[0] ? "--trace" : "--timeline";
+    if (!file)
+        return TC_OK;
+    if (in->out && tc_same_file(file, in->out))
+        return tc_fail(err, TC_EINVAL, "%s %.160s is the --out file too: give the two other names", flag, file);
+    size_t ol = in->out ? strlen(in->out) : 0;
+    if (ol >= 4 && strcmp(in->out + ol - 4, ".csv") == 0) {
+        char side[4200];
+        tc_outcome_csv_sidecar(in->out, side, sizeof side);
+        if (tc_same_file(file, side))
+            return tc_fail(err, TC_EINVAL, "%s %.160s is the scenario file written beside --out %.160s: give it "
+                                           "another name",
+                           flag, file, in->out);
+    }
+    if (in->out_dir) {
+        const char *slash = strrchr(file, '/'), *name = slash ? slash + 1 : file;
+        char dir[4200];
+        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == file ? 1 : slash - file) : 1, slash ? file : ".");
+        size_t nl = strlen(name);
+        bool result_name = strcmp(name, "scenario.json") == 0 || (nl >= 4 && strcmp(name + nl - 4, ".csv") == 0);
+        if (result_name && tc_same_file(dir, in->out_dir))
+            return tc_fail(err, TC_EINVAL, "%s %.160s is in --out-dir %.160s, whose scenario.json and TABLE.csv files "
+                                           "are the result's: give it another name or directory",
+                           flag, file, in->out_dir);
+    }
+    return TC_OK;
+}
+
 static tc_status run_and_write(const tc_scenario *s, const cli_in *in, tc_err *err)
 {
     tc_format fmt = TC_FMT_TABLE;
@@ -258,6 +293,8 @@ static tc_status run_and_write(const tc_scenario *s, const cli_in *in, tc_err *e
         json_decref(j);
         return st;
     }
+    if ((st = check_run_files(s, in, err)))
+        return st;
     tc_run_opts ro = {0};
     struct stat so, st_in;
     if (in->out && s->command == TC_CMD_CLUSTER && s->cluster_trace[0] && stat(in->out, &so) == 0 &&

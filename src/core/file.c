@@ -142,6 +142,9 @@ bool tc_file_key(const char *path0, char *buf, size_t len)
     if (strlen(path0) >= sizeof cur)
         return false;
     memcpy(cur, path0, strlen(path0) + 1);
+    /* "d/" is d */
+    for (size_t n = strlen(cur); n > 1 && cur[n - 1] == '/'; n--)
+        cur[n - 1] = '\0';
     const char *path = cur;
     /* A link to a file not there yet names that file (writing through the
      * link creates it): followed, as the system would. */
