@@ -522,6 +522,16 @@ printf '%s\n 1000003 250000 float sum -1 71.93 14.58 27.33 0 71.47 14.67 27.51 0
 bad_says "nccl-tests --compare: a size beyond 2^60" "line 2: size 99999999999999999999 is not one nccl-tests prints" nccl-tests --preset dgx-h100 --compare "$tmp/nt_big.txt"
 bad_says "nccl-tests --compare: a bus bandwidth beyond 10^6 GB/s" "line 2: bandwidth 1e308 is not one" nccl-tests --preset dgx-h100 --compare "$tmp/nt_inf.txt"
 good "nccl-tests --compare: a size no prediction equals is named" "^# not compared: line 2, size 1000003 B" nccl-tests --preset dgx-h100 --compare "$tmp/nt_odd.txt"
+# two cycles (nccl-tests -N 2): each row is compared with its own measurement
+printf '%s\n 1048576 262144 float sum -1 1 1 100.00 0 1 1 100.00 0\n 2097152 524288 float sum -1 1 1 110.00 0 1 1 110.00 0\n 1048576 262144 float sum -1 1 1 50.00 0 1 1 50.00 0\n 2097152 524288 float sum -1 1 1 55.00 0 1 1 55.00 0\n' "$NTH" >"$tmp/nt_cycles.txt"
+for a in "" "-b 1M -e 2M"; do
+    # shellcheck disable=SC2086
+    good "nccl-tests --compare: two cycles, each measured row compared ($a)" "over 4 rows (2 sizes)" nccl-tests --preset dgx-h100 $a --compare "$tmp/nt_cycles.txt"
+    grep '^ *1048576 ' "$tmp/out" | tail -2 | awk '{print $3}' | tr '\n' ' ' | grep -q '^100.00 50.00 $' ||
+        { echo "FAIL: nccl-tests --compare ($a): the second cycle's row is not compared with its own measurement"; fails=$((fails + 1)); }
+    [ "$(awk '$1 == 2097152 && NF == 4' "$tmp/out" | wc -l)" -eq 2 ] ||
+        { echo "FAIL: nccl-tests --compare ($a): not one compare row per measured row"; fails=$((fails + 1)); }
+done
 bad "nccl-tests: an unknown option" nccl-tests --preset dgx-h100 -q 3
 bad_says "nccl-tests: a repeated option" "option -d given twice" nccl-tests --preset dgx-h100 -b 1M -e 1M -d float -d half
 bad_says "nccl-tests: an option repeated by its long name" "option --datatype given twice" nccl-tests --preset dgx-h100 -b 1M -e 1M -d float --datatype half

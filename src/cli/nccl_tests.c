@@ -631,47 +631,87 @@ static tc_status check_ranks(const tc_scenario *s, uint32_t file_ranks, const ch
                    path, file_ranks, p);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* One measured row against the prediction of its size: prints the compare
+ * row; returns the error in percent, or NAN where the row says nothing
+ * (no bandwidth or time, or a busbw below what two decimals print). */
+static double compare_row(FILE *f, const tc_result *r, const tc_nccl_row *m)
+{
+    double pred = tc_nccl_tests_busbw(r->op, tc_nccl_tests_ranks(r), r->bytes, r->time_s) / 1e9;
+    if (!m || !(m->busbw_Bps > 0 || m->time_s > 0)) {
+        fprintf(f, "%12.0f  %12.2f  %12s  %8s\n", r->bytes, pred, "-", "-");
+        return NAN;
+    }
+    /* the measured bus bandwidth from the measured time, as nccl-tests
+     * computes it, where the two agree: the printed busbw has two
+     * decimals (0.01 GB/s is anything from 0.005 to 0.015), the time
+     * four or more digits */
+    double meas = m->busbw_Bps / 1e9;
+    bool timed = false;
+    if (m->time_s > 0) {
+        double from_t = tc_nccl_tests_busbw(r->op, tc_nccl_tests_ranks(r), r->bytes, m->time_s) / 1e9;
+        if ((timed = fabs(from_t - meas) <= 0.005 + 0.005 * meas))
+            meas = from_t;
+    }
+    /* a busbw below what two decimals print (0.00) says nothing
+     * unless its time gave it */
+    if (!(meas >= 0.005 || (timed && meas > 0))) {
+        fprintf(f, "%12.0f  %12.2f  %12s  %8s\n", r->bytes, pred, "-", "-");
+        return NAN;
+    }
+    double e = 100 * (pred - meas) / meas;
+    fprintf(f, "%12.0f  %12.2f  %12.2f  %+8.1f\n", r->bytes, pred, meas, e);
+    return e;
+}
+
 /* Predicted against measured: size, both bus bandwidths, the error; then
- * the median |error| by size band. */
-static void compare(FILE *f, const tc_collective_out *o, const tc_nccl_row *rows, size_t nrows, const char *path)
+ * the median |error| by size band. Each predicted size (once, where the
+ * sizes are a file's that repeats them) is compared with every row of the
+ * file of that size, in the file's order: a file of several cycles
+ * (nccl-tests -N) gives one compare row per cycle, each measured against
+ * its own row, and each counts in the medians. */
+static tc_status compare(FILE *f, const tc_collective_out *o, const tc_nccl_row *rows, size_t nrows,
+                         const char *path, tc_err *err)
 {
     fprintf(f, "# compare with %s (out-of-place busbw)\n", path);
     fprintf(f, "#%11s  %12s  %12s  %8s\n", "size", "predicted", "measured", "error");
     fprintf(f, "#%11s  %12s  %12s  %8s\n", "(B)", "(GB/s)", "(GB/s)", "(%)");
-    double err_band[3][TC_SCN_MAX_SIZES];
-    size_t nb[3] = {0};
+    double *err_band[3];
+    size_t nb[3] = {0}, nsz[3] = {0};
+    size_t cap = nrows + 1;
+    for (int b = 0; b < 3; b++)
+        err_band[b] = malloc(cap * sizeof *err_band[b]);
+    if (!err_band[0] || !err_band[1] || !err_band[2]) {
+        for (int b = 0; b < 3; b++)
+            free(err_band[b]);
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    }
     for (size_t i = 0; i < o->nsizes; i++) {
         const tc_result *r = tc_collective_at(o, 0, i);
-        const tc_nccl_row *m = NULL;
-        for (size_t k = 0; k < nrows && !m; k++)
-            if (rows[k].bytes == r->bytes)
-                m = &rows[k];
-        double pred = tc_nccl_tests_busbw(r->op, tc_nccl_tests_ranks(r), r->bytes, r->time_s) / 1e9;
-        if (!m || !(m->busbw_Bps > 0 || m->time_s > 0)) {
-            fprintf(f, "%12.0f  %12.2f  %12s  %8s\n", r->bytes, pred, "-", "-");
+        bool again = false;
+        for (size_t j = 0; j < i && !again; j++)
+            again = tc_collective_at(o, 0, j)->bytes == r->bytes;
+        if (again)
             continue;
-        }
-        /* the measured bus bandwidth from the measured time, as nccl-tests
-         * computes it, where the two agree: the printed busbw has two
-         * decimals (0.01 GB/s is anything from 0.005 to 0.015), the time
-         * four or more digits */
-        double meas = m->busbw_Bps / 1e9;
-        bool timed = false;
-        if (m->time_s > 0) {
-            double from_t = tc_nccl_tests_busbw(r->op, tc_nccl_tests_ranks(r), r->bytes, m->time_s) / 1e9;
-            if ((timed = fabs(from_t - meas) <= 0.005 + 0.005 * meas))
-                meas = from_t;
-        }
-        /* a busbw below what two decimals print (0.00) says nothing
-         * unless its time gave it */
-        if (!(meas >= 0.005 || (timed && meas > 0))) {
-            fprintf(f, "%12.0f  %12.2f  %12s  %8s\n", r->bytes, pred, "-", "-");
-            continue;
-        }
-        double e = 100 * (pred - meas) / meas;
-        fprintf(f, "%12.0f  %12.2f  %12.2f  %+8.1f\n", r->bytes, pred, meas, e);
         int b = r->bytes < 1048576 ? 0 : r->bytes < 268435456 ? 1 : 2;
-        err_band[b][nb[b]++] = fabs(e);
+        size_t before = nb[b];
+        bool any = false;
+        for (size_t k = 0; k < nrows; k++) {
+            if (rows[k].bytes != r->bytes)
+                continue;
+            any = true;
+            double e = compare_row(f, r, &rows[k]);
+            if (!isnan(e))
+                err_band[b][nb[b]++] = fabs(e);
+        }
+        if (!any)
+            compare_row(f, r, NULL);
+        nsz[b] += nb[b] > before;
     }
     /* the file's rows no predicted size equals: outside the sizes asked
      * (-b, -e), or a size that is not whole elements (of the ranks for
@@ -703,17 +743,17 @@ static void compare(FILE *f, const tc_collective_out *o, const tc_nccl_row *rows
     for (int b = 0; b < 3; b++) {
         if (!nb[b])
             continue;
-        /* median by insertion sort: at most a few dozen sizes */
-        for (size_t i = 1; i < nb[b]; i++)
-            for (size_t j = i; j > 0 && err_band[b][j - 1] > err_band[b][j]; j--) {
-                double x = err_band[b][j];
-                err_band[b][j] = err_band[b][j - 1];
-                err_band[b][j - 1] = x;
-            }
+        qsort(err_band[b], nb[b], sizeof *err_band[b], cmp_double);
         size_t k = nb[b];
         double med = k % 2 ? err_band[b][k / 2] : (err_band[b][k / 2 - 1] + err_band[b][k / 2]) / 2;
-        fprintf(f, "# median |error| %-16s : %.1f%% over %zu sizes\n", band[b], med, k);
+        if (k == nsz[b])
+            fprintf(f, "# median |error| %-16s : %.1f%% over %zu sizes\n", band[b], med, k);
+        else
+            fprintf(f, "# median |error| %-16s : %.1f%% over %zu rows (%zu sizes)\n", band[b], med, k, nsz[b]);
     }
+    for (int b = 0; b < 3; b++)
+        free(err_band[b]);
+    return TC_OK;
 }
 
 /* What one run prints: with --format table nccl-tests' text (and the
@@ -737,9 +777,7 @@ static tc_status print_to(FILE *f, const nt_print *p, tc_err *err)
         return tc_outcome_write(&oc, p->s, p->fmt, f, err);
     }
     tc_nccl_tests_write(f, p->o, p->what, p->hdr);
-    if (p->rows)
-        compare(f, p->o, p->rows, p->nrows, p->compare);
-    return TC_OK;
+    return p->rows ? compare(f, p->o, p->rows, p->nrows, p->compare, err) : TC_OK;
 }
 
 /* --out FILE: what stdout gets, under a temporary name, renamed once whole. */
