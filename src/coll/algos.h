@@ -120,6 +120,19 @@ static inline int tc_cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* A size NCCL's algorithm nccl_algo (its own name: "Ring", "Tree", ...)
+ * would cut into more pieces than its schedule holds, refused in the
+ * user's terms: the operation and size, and the largest size accepted,
+ * loops loops of loop_bytes (limit: what bounds them, "2^31 chunks of
+ * 512KiB") (coll/nccl.c). */
+tc_status tc_nccl_too_large(const tc_coll_req *req, const char *nccl_algo, tc_proto proto, double loops,
+                            double loop_bytes, const char *limit, tc_err *err);
+/* The same where a loop is u chunks of q bytes, at most 2^31 chunks in
+ * all (the schedule's block indices): a loop's chunks are channels x
+ * ranks for the ring, the channels for a chain or tree, ... */
+tc_status tc_nccl_too_many_chunks(const tc_coll_req *req, const char *nccl_algo, tc_proto proto, double u, double q,
+                                  tc_err *err);
+
 /* Bytes on the wire per byte of payload of an NCCL protocol (coll/nccl.c). */
 double tc_nccl_wire_factor(tc_proto p);
 /* NCCL's per-step network latency on t's transport, us: nccl_us (NCCL's own

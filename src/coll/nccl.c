@@ -33,6 +33,7 @@
  * 64 Simple, src/include/comm.h:35-37, src/graph/tuning.cc:376-383).
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -627,6 +628,44 @@ uint32_t tc_nccl_channels_full(const tc_coll_req *req, const tc_topo *topo)
 
 static tc_status nccl_chain_build(const tc_coll_req *req, const tc_topo *topo, tc_sched *s, tc_err *err);
 
+/* bytes in the largest binary unit it reaches, rounded down (a limit
+ * printed so is never above the limit) */
+static const char *size_floor(double b, char *buf, size_t len)
+{
+    static const char *names[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    int i = 0;
+    while (b >= 1024.0 && i < 6) {
+        b /= 1024.0;
+        i++;
+    }
+    if (b == floor(b))
+        snprintf(buf, len, "%.0f%s", b, names[i]);
+    else
+        snprintf(buf, len, "%.2f%s", floor(b * 100) / 100, names[i]);
+    return buf;
+}
+
+tc_status tc_nccl_too_large(const tc_coll_req *req, const char *nccl_algo, tc_proto proto, double loops,
+                            double loop_bytes, const char *limit, tc_err *err)
+{
+    double most = loops * loop_bytes;
+    char b1[32], b2[32];
+    return tc_fail(err, TC_EINVAL,
+                   "%s of %.0f B (%s) is more than topocc models with NCCL's %s algorithm and %s protocol: at most "
+                   "%.0f B (%s) for %s with it (%s)",
+                   tc_op_name(req->op), req->bytes, size_floor(req->bytes, b1, sizeof b1), nccl_algo,
+                   tc_proto_name(proto), most, size_floor(most, b2, sizeof b2), tc_op_name(req->op), limit);
+}
+
+tc_status tc_nccl_too_many_chunks(const tc_coll_req *req, const char *nccl_algo, tc_proto proto, double u, double q,
+                                  tc_err *err)
+{
+    /* ceil(bytes / (u q)) loops of u chunks: at most floor(lim / u) loops */
+    char b[32], limit[64];
+    snprintf(limit, sizeof limit, "2^31 chunks of %s", size_floor(q, b, sizeof b));
+    return tc_nccl_too_large(req, nccl_algo, proto, floor((UINT32_MAX / 2) / u), u * q, limit, err);
+}
+
 static tc_status nccl_ring_build(const tc_coll_req *req, const tc_topo *topo, tc_sched *s, tc_err *err)
 {
     if (req->op == TC_OP_BROADCAST || req->op == TC_OP_REDUCE)
@@ -645,7 +684,7 @@ static tc_status nccl_ring_build(const tc_coll_req *req, const tc_topo *topo, tc
         loops = 1;
     uint64_t nblk = (uint64_t)C * (uint64_t)loops * R;
     if (nblk > UINT32_MAX / 2)
-        return tc_fail(err, TC_EINVAL, "nccl-ring: %.0f chunks are too many (at most 2^31)", (double)nblk);
+        return tc_nccl_too_many_chunks(req, "Ring", s->proto, (double)C * R, Q, err);
     nccl_ring_state *st = ring_state_new(s, C, R, (uint32_t)loops);
     if (!st)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
@@ -712,7 +751,7 @@ static tc_status nccl_chain_build(const tc_coll_req *req, const tc_topo *topo, t
         L = fmax(L, fmin(fmin(8.0 * (R - 1), ceil(req->bytes / C / warp_piece(s->proto))),
                          floor(2097152.0 / ((double)C * (R - 1)))));
     if ((double)C * L > UINT32_MAX / 2)
-        return tc_fail(err, TC_EINVAL, "nccl-ring: %.0f chunks are too many (at most 2^31)", (double)C * L);
+        return tc_nccl_too_many_chunks(req, "Ring", s->proto, C, Q, err);
     nccl_ring_state *st = ring_state_new(s, C, R, (uint32_t)L);
     uint32_t *ring = malloc((size_t)R * sizeof *ring);
     if (!st || !ring) {
@@ -1191,7 +1230,7 @@ static tc_status nccl_tree_build(const tc_coll_req *req, const tc_topo *topo, tc
         nch = fmax(nch, fmin(8.0 * (G - 1 + log2i(M) + 1),
                              ceil(req->bytes / C / warp_piece(s->proto))));
     if ((double)C * nch > UINT32_MAX / 2)
-        return tc_fail(err, TC_EINVAL, "nccl-tree: %.0f chunks are too many (at most 2^31)", C * nch);
+        return tc_nccl_too_many_chunks(req, "Tree", s->proto, C, Q, err);
     nccl_tree_state *st = calloc(1, sizeof *st);
     if (!st)
         return tc_fail(err, TC_EINTERNAL, "out of memory");

@@ -852,8 +852,7 @@ static tc_status cn_build(const tc_coll_req *req, const tc_topo *t, tc_sched *s,
     if (nch < 1)
         nch = 1;
     if (per * nch > UINT32_MAX / 2)
-        return tc_fail(err, TC_EINVAL, "%s: %.0f chunks are too many (at most 2^31)",
-                       direct ? "nccl-collnet-direct" : "nccl-collnet-chain", per * nch);
+        return tc_nccl_too_many_chunks(req, direct ? "CollNetDirect" : "CollNetChain", TC_PROTO_SIMPLE, per, Q, err);
     cn_state *st = calloc(1, sizeof *st);
     if (!st)
         return tc_fail(err, TC_EINTERNAL, "out of memory");

@@ -511,8 +511,7 @@ static tc_status nvls_build_common(const tc_coll_req *req, const tc_topo *t, tc_
     if (nch < 1)
         nch = 1;
     if (ops * nch > UINT32_MAX / 2)
-        return tc_fail(err, TC_EINVAL, "%s: %.0f chunks are too many (at most 2^31)", tree ? "nccl-nvls-tree" : "nccl-nvls",
-                       ops * nch);
+        return tc_nccl_too_many_chunks(req, tree ? "NVLSTree" : "NVLS", TC_PROTO_SIMPLE, ops, Q, err);
     nvls_state *st = calloc(1, sizeof *st);
     if (!st)
         return tc_fail(err, TC_EINTERNAL, "out of memory");

@@ -613,7 +613,7 @@ static tc_status pat_build(const tc_coll_req *req, const tc_topo *t, tc_sched *s
     if (L < 1)
         L = 1;
     if ((double)p * C * L > UINT32_MAX / 2)
-        return tc_fail(err, TC_EINVAL, "nccl-pat: %.0f chunks are too many (at most 2^31)", (double)p * C * L);
+        return tc_nccl_too_many_chunks(req, "PAT", TC_PROTO_SIMPLE, (double)p * C, Q, err);
     pat_state *st = calloc(1, sizeof *st);
     if (!st)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
@@ -656,7 +656,9 @@ static tc_status pat_build(const tc_coll_req *req, const tc_topo *t, tc_sched *s
         return tc_fail(err, TC_EINTERNAL, "nccl-pat: PAT's op sequence failed for %u ranks", p);
     s->params[0] = (uint32_t)af, s->params[1] = (uint32_t)pf;
     if ((double)st->M * st->L > (double)(1u << 24))
-        return tc_fail(err, TC_EINVAL, "nccl-pat: %.0f steps are too many (at most 2^24): fewer bytes", (double)st->M * st->L);
+        /* L loops of M steps, each loop p C chunks of Q */
+        return tc_nccl_too_large(req, "PAT", TC_PROTO_SIMPLE, floor((double)(1u << 24) / st->M), (double)p * C * Q,
+                                 "2^24 steps", err);
     /* Phases: runs of messages of one dimension and size. */
     uint32_t total = st->M * st->L;
     for (uint32_t i = 0; i < total;) {
