@@ -24,6 +24,10 @@ void tc_topo_print(const tc_topo_out *o, const tc_scenario *s, FILE *f);
 json_t *tc_collective_json(const tc_collective_out *o, const tc_scenario *s);
 size_t tc_collective_tables(const tc_collective_out *o, const tc_scenario *s, tc_rtable *tabs, size_t max);
 void tc_collective_print(const tc_collective_out *o, const tc_scenario *s, FILE *f);
+/* collective's sizes table ("sizes": tc_sizes_table's columns, the groups'
+ * fastest after them), whatever the number of sizes: what its tables hold
+ * from two sizes on, and nccl-tests' --format csv for any number. */
+void tc_collective_sizes_table(const tc_collective_out *o, tc_rtable *t);
 /* The size-sweep table in the nccl-tests column order (size, count, type,
  * redop, root, time, algbw, busbw), then algo and the lower bound. Adds its
  * columns when t has none, then appends one row per result. */

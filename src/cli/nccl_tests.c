@@ -63,7 +63,8 @@ static const char *help =
     "  --compare FILE a saved nccl-tests output: predicted against measured, per size, with\n"
     "                 the error; without -b/-e the file's sizes are predicted. Its rows' type and\n"
     "                 redop, and the ranks its header lists ('#  Rank' lines), must be the run's\n"
-    "  --format F     table (default): nccl-tests' text; csv, json: collective's of the same run\n"
+    "  --format F     table (default): nccl-tests' text; csv: collective's sizes table of the\n"
+    "                 same run (one size too); json: collective's document of the same run\n"
     "  --out FILE     also write what stdout gets to FILE (whole or not at all)\n"
     "  --out-dir DIR  write collective's tables as DIR/<table>.csv and DIR/scenario.json\n"
     "  --quiet        no progress reports on stderr (a long run, a flow simulation, shows them)\n"
@@ -772,6 +773,17 @@ typedef struct nt_print {
 
 static tc_status print_to(FILE *f, const nt_print *p, tc_err *err)
 {
+    if (p->fmt == TC_FMT_CSV) {
+        /* the sizes table for one size too (collective prints one size as
+         * its result table, other columns) */
+        tc_rtable t;
+        tc_collective_sizes_table(p->o, &t);
+        bool oom = t.oom;
+        if (!oom)
+            tc_rtable_print_csv(&t, f);
+        tc_rtable_free(&t);
+        return oom ? tc_fail(err, TC_EINTERNAL, "out of memory") : TC_OK;
+    }
     if (p->fmt != TC_FMT_TABLE) {
         tc_outcome oc = {.command = TC_CMD_COLLECTIVE, .value = p->o};
         return tc_outcome_write(&oc, p->s, p->fmt, f, err);

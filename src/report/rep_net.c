@@ -1044,7 +1044,7 @@ static void coll_algorithms_table(const tc_collective_out *o, tc_rtable *t)
 }
 
 /* Every row's size sweep, algorithm after algorithm. */
-static void coll_sizes_table(const tc_collective_out *o, tc_rtable *t)
+void tc_collective_sizes_table(const tc_collective_out *o, tc_rtable *t)
 {
     tc_rtable_init(t, "sizes");
     int c_gf = -1;
@@ -1099,7 +1099,7 @@ size_t tc_collective_tables(const tc_collective_out *o, const tc_scenario *s, tc
     if (o->nalgos > 1)
         ADD_TABLE(coll_algorithms_table);
     if (o->nsizes > 1)
-        ADD_TABLE(coll_sizes_table);
+        ADD_TABLE(tc_collective_sizes_table);
     return n;
 }
 
