@@ -14,6 +14,11 @@ CLOS="clos:down=8x8,up=1x8,bw=400Gbps,lat=1us"
 # --- bad input: one test each ---
 bad "malformed spec" collective --topo "clos:down8x8" --op allreduce --size 1MiB
 bad "spec without kind keys" collective --topo "clos:" --op allreduce --size 1MiB
+bad_says "spec with a leading empty item" "empty key=value between commas" topo "clos:,down=4x4,up=1x4"
+bad_says "preset with a leading empty item" "empty key=value between commas" nccl-tests --preset dgx-h100:,nodes=2 -b 1M -e 1M
+bad_says "preset with a trailing empty item" "empty key=value between commas" nccl-tests --preset dgx-h100:nodes=2, -b 1M -e 1M
+bad_says "placement with a leading empty item" "--place 'slice:,shape=2x2x2': empty item between commas" collective --topo torus:dims=4x4x4 --op allreduce --size 1MiB --ranks 8 --place "slice:,shape=2x2x2"
+bad_says "placement with a trailing empty item" "empty item between commas" collective --topo torus:dims=4x4x4 --op allreduce --size 1MiB --ranks 8 --place "random:seed=1,"
 bad "unknown topology kind" collective --topo "ring:n=8" --op allreduce --size 1MiB
 bad "unknown key" collective --topo "$CLOS,foo=1" --op allreduce --size 1MiB
 bad "radix too small for hosts" topo "clos:hosts=100000,radix=8,tiers=2"

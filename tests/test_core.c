@@ -138,6 +138,8 @@ static void specs_split_kind_and_keys_and_report_unknown_keys(void **state)
     assert_int_equal(tc_spec_parse("torus:dims", &sp, NULL), TC_EINVAL);
     assert_int_equal(tc_spec_parse("torus:dims=4,dims=5", &sp, NULL), TC_EINVAL);
     assert_int_equal(tc_spec_parse("torus:dims=4,,wrap=1", &sp, NULL), TC_EINVAL);
+    assert_int_equal(tc_spec_parse("torus:dims=4,wrap=1,", &sp, NULL), TC_EINVAL);
+    assert_int_equal(tc_spec_parse("torus:,dims=4", &sp, NULL), TC_EINVAL); /* a leading empty item too */
     assert_int_equal(tc_spec_parse("", &sp, NULL), TC_EINVAL);
 }
 

@@ -66,6 +66,9 @@ typedef struct tc_spec {
 /* Splits s at ':' then ',' and '='. An empty kind is allowed when s has no ':'
  * and allow_bare is set (then the whole string is the kind). */
 tc_status tc_spec_parse(const char *s, tc_spec *sp, tc_err *err);
+/* Whether a comma-separated list has an empty item (a leading, doubled or
+ * trailing comma), which strtok_r would skip; "" has none. */
+bool tc_list_has_empty(const char *s);
 /* Levenshtein distance of two short strings (64 when either is longer
  * than 63 bytes), for "did you mean". */
 size_t tc_edit_distance(const char *a, const char *b);

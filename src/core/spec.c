@@ -3,6 +3,11 @@
 #include <string.h>
 #include "topocc/core.h"
 
+bool tc_list_has_empty(const char *s)
+{
+    return *s && (*s == ',' || strstr(s, ",,") || s[strlen(s) - 1] == ',');
+}
+
 tc_status tc_spec_parse(const char *s, tc_spec *sp, tc_err *err)
 {
     memset(sp, 0, sizeof *sp);
@@ -19,6 +24,10 @@ tc_status tc_spec_parse(const char *s, tc_spec *sp, tc_err *err)
     char *rest = colon + 1;
     if (!*rest)
         return tc_fail(err, TC_EINVAL, "malformed spec '%s': nothing after ':' (expected key=value,...)", s);
+    /* an empty item anywhere (strtok_r would skip it): leading, doubled
+     * or trailing comma */
+    if (tc_list_has_empty(rest))
+        return tc_fail(err, TC_EINVAL, "malformed spec '%s': empty key=value between commas", s);
     char *save = NULL;
     for (char *tok = strtok_r(rest, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         char *eq = strchr(tok, '=');
@@ -34,8 +43,6 @@ tc_status tc_spec_parse(const char *s, tc_spec *sp, tc_err *err)
         sp->val[sp->nkv] = eq + 1;
         sp->nkv++;
     }
-    if (strstr(s, ",,") || s[strlen(s) - 1] == ',')
-        return tc_fail(err, TC_EINVAL, "malformed spec '%s': empty key=value between commas", s);
     return TC_OK;
 }
 

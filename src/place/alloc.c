@@ -34,6 +34,9 @@ tc_status tc_place_slice_parse(const char *s, tc_job_place *jp, tc_err *err)
     if (strlen(s) >= sizeof buf)
         return tc_fail(err, TC_EINVAL, "slice '%.40s...' is too long", s);
     snprintf(buf, sizeof buf, "%s", s);
+    if (tc_list_has_empty(buf))
+        return tc_fail(err, TC_EINVAL, "invalid slice '%s': empty item between commas (expected shape=AxBxC[,ocs=K])",
+                       s);
     bool seen_shape = false, seen_ocs = false;
     for (char *save = NULL, *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
         if (strncmp(item, "shape=", 6) == 0 && !seen_shape) {

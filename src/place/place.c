@@ -46,6 +46,12 @@ tc_status tc_place_spec_parse(const char *s, tc_job_place *jp, tc_err *err)
     if (colon && strlen(colon + 1) >= sizeof items)
         return tc_fail(err, TC_EINVAL, "placement '%.40s...' is too long", s);
     snprintf(items, sizeof items, "%s", colon ? colon + 1 : "");
+    /* an empty item (strtok_r would skip it), as a topology spec refuses */
+    if (tc_list_has_empty(items))
+        return tc_fail(err, TC_EINVAL,
+                       "placement '%s': empty item between commas (expected first, packed, random[:seed=S] or "
+                       "slice[:shape=AxBxC][,ocs=K])",
+                       s);
     uint64_t seed = 0;
     bool seen_seed = false;
     for (char *save = NULL, *it = strtok_r(items, ",", &save); it; it = strtok_r(NULL, ",", &save)) {

@@ -565,6 +565,12 @@ static tc_status place_flag(tc_scenario *s, const char *v, tc_err *err)
     if (strlen(colon + 1) >= sizeof items)
         return tc_fail(err, TC_EINVAL, "--place '%.40s...': too long", v);
     snprintf(items, sizeof items, "%s", colon + 1);
+    /* an empty item (strtok_r would skip it), as a topology spec refuses */
+    if (tc_list_has_empty(items))
+        return tc_fail(err, TC_EINVAL,
+                       "--place '%s': empty item between commas (expected POLICY, POLICY:seed=S or "
+                       "slice:shape=AxBxC[,ocs=K][,seed=S])",
+                       v);
     bool seed = false;
     for (char *save = NULL, *it = strtok_r(items, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
         if (strncmp(it, "seed=", 5) == 0 && it[5] && !seed) {
