@@ -516,6 +516,13 @@ good "nccl-tests: --np 16 -g 1 on two 8-GPU nodes, as mpirun -np 16" "16 ranks" 
 good "nccl-tests: -np 12 -g 1 on two nodes: 6 GPUs a node" "NCCL's communicator of the 6 GPUs used on each node" nccl-tests --preset dgx-h100:nodes=2 -np 12 -g 1 -b 1M -e 1M
 bad_says "nccl-tests: --np that does not spread evenly" "do not spread evenly over the 2 nodes" nccl-tests --preset dgx-h100:nodes=2 --np 3 -b 1M -e 1M
 good "nccl-tests: -r is ignored where nccl-tests ignores it (all-reduce)" "^     1048576        262144     float     sum      -1 " nccl-tests --preset dgx-h100 -r 0 -b 1M -e 1M
+# -r and -g are refused in their own terms, not in the algorithm's or the group's they become
+bad_says "nccl-tests: a negative -r" "^topocc: invalid -r '-1': expected the root rank of broadcast, a whole number from 0$" nccl-tests --preset dgx-h100:nodes=2 -r -1 --op broadcast -b 1M -e 1M
+bad_says "nccl-tests: -r beyond the ranks" "^topocc: invalid -r 16: the root of reduce is a rank of the communicator, 0 to 15 (16 ranks)$" nccl-tests --preset dgx-h100:nodes=2 -r 16 --op reduce -b 1M -e 1M
+bad_says "nccl-tests: -r beyond a group's ranks" "invalid -r 9: the root of broadcast is a rank of the communicator, 0 to 7 (8 ranks, one group's)" nccl-tests --preset dgx-h100:nodes=2 -r 9 --op broadcast -b 1M -e 1M --group node
+good "nccl-tests: -r the last rank" "^     1048576        262144     float    none      15 " nccl-tests --preset dgx-h100:nodes=2 -r 15 --op broadcast -b 1M -e 1M
+bad_says "nccl-tests: -g below the node on a multidc of two pods" "^topocc: -g 1: NCCL's communicator of 1 GPU of each 8-GPU node spans the 2 pods of the multidc topology" nccl-tests --topo multidc:pods=2,pod=clos,down=2x8,up=1x2,node=8,wan_bw=100Gbps,wan_lat=1ms -g 1 -b 1M -e 1M
+good "nccl-tests: -g below the node on a multidc with an MPI algorithm" "^# Avg bus bandwidth" nccl-tests --topo multidc:pods=2,pod=clos,down=2x8,up=1x2,node=8,wan_bw=100Gbps,wan_lat=1ms -g 1 --algo ring -b 1M -e 1M
 good "nccl-tests: --op sum is nccl-tests' long -o" "^     1048576        262144     float     max      -1 " nccl-tests --preset dgx-h100 --op allreduce --op max -b 1M -e 1M
 good "nccl-tests: v2.13.10's measuring options are accepted" "^# Avg bus bandwidth" nccl-tests --preset dgx-h100 -b 1M -e 1M -N 1 -y 0 -T 10 -C 0 -R 1 --iters 5 --warmup_iters 2 --check 0 --cudagraph 0 --average 1
 bad_says "nccl-tests: --algo all" "nccl-tests times one algorithm" nccl-tests --preset dgx-h100 -b 1M -e 1M --algo all

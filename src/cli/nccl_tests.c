@@ -7,6 +7,8 @@
  * output options are collective's, except that --out gets what stdout gets
  * and --scenario is refused (the flags are the scenario).
  */
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,6 +195,7 @@ typedef struct nt_built {
     uint32_t comm_g;          /* > 0: -g GPUs of each of several nodes, run as NCCL's communicator of them */
     uint8_t *empty;           /* per size asked: no element per rank (hdr.empty; the scenario keeps the others) */
     double least;             /* with empty sizes: the smallest size that holds one element per rank */
+    uint32_t comm_ranks;      /* the communicator's ranks (the job's, or one group's); 0 if unknown */
     char note[320];           /* hdr.note: what the empty rows' time is */
 } nt_built;
 
@@ -294,9 +297,9 @@ static tc_status nt_count(const char *v, const char *flag, const char *what, lon
     return TC_OK;
 }
 
-/* The scenario's topology's node size G (1 without scale-up nodes) and
- * endpoints n. */
-static tc_status nt_shape(const tc_scenario *s, uint32_t *G, uint32_t *n, tc_err *err)
+/* The scenario's topology's node size G (1 without scale-up nodes),
+ * endpoints n and pods (a multidc's; 1 otherwise). */
+static tc_status nt_shape(const tc_scenario *s, uint32_t *G, uint32_t *n, uint32_t *pods, tc_err *err)
 {
     tc_topo *t = NULL;
     tc_status st = tc_topo_build(s->topo[0], &t, err);
@@ -304,6 +307,7 @@ static tc_status nt_shape(const tc_scenario *s, uint32_t *G, uint32_t *n, tc_err
         return st;
     *G = t->node_size > 1 ? t->node_size : 1;
     *n = t->n_endpoints;
+    *pods = t->n_pods > 1 ? t->n_pods : 1;
     tc_topo_free(t);
     return TC_OK;
 }
@@ -360,6 +364,17 @@ static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows,
     tc_err e0;
     bool rooted = in->op && tc_op_parse(in->op, &rop_op, &e0) == TC_OK &&
                   (rop_op == TC_OP_BROADCAST || rop_op == TC_OP_REDUCE);
+    /* -r: a rank, checked here so that its errors name -r, not the
+     * algorithm's root= it becomes (its range once the ranks are known) */
+    long root = 0;
+    if (st == TC_OK && in->r && rooted) {
+        char *end;
+        errno = 0;
+        root = strtol(in->r, &end, 10);
+        if (!(in->r[0] >= '0' && in->r[0] <= '9') || *end || errno || root > INT32_MAX)
+            st = tc_fail(err, TC_EINVAL, "invalid -r '%s': expected the root rank of %s, a whole number from 0",
+                         in->r, tc_op_name(rop_op));
+    }
     if (st == TC_OK) {
         /* nccl-tests' root rides on the algorithm: ALGO:root=R */
         char a[160];
@@ -413,8 +428,8 @@ static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows,
     long procs = 0;
     if (st == TC_OK && in->np)
         st = nt_count(in->np, "--np", "MPI processes (mpirun -np)", &procs, err);
-    uint32_t G = 1, eps = 1, nodes = 1;
-    if (st == TC_OK && (in->g || in->t || procs) && (st = nt_shape(s, &G, &eps, err)) == TC_OK)
+    uint32_t G = 1, eps = 1, nodes = 1, pods = 1;
+    if (st == TC_OK && (in->g || in->t || procs) && (st = nt_shape(s, &G, &eps, &pods, err)) == TC_OK)
         nodes = eps / G;
     if (st == TC_OK && procs && (procs * gpus * threads) % nodes)
         st = tc_fail(err, TC_EINVAL, "--np %ld x -t %ld x -g %ld = %ld ranks do not spread evenly over the %u nodes "
@@ -440,7 +455,22 @@ static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows,
          * the job runs as one group of all its ranks. */
         tc_coll_req q = {0};
         tc_err e3;
-        if (st == TC_OK && split && !in->group && tc_algo_parse(algo, &q, &e3) == TC_OK && tc_algo_is_nccl(q.algo)) {
+        bool nccl = tc_algo_parse(algo, &q, &e3) == TC_OK && tc_algo_is_nccl(q.algo);
+        /* that view is one Clos: the communicator of every node's first
+         * GPUs spans a multidc's pods, which it does not model
+         * (tc_groups_nccl_view) */
+        if (st == TC_OK && split && !in->group && nccl && pods > 1) {
+            char given[96];
+            snprintf(given, sizeof given, "%s%s%s%s%s%s", procs ? "--np " : "", procs ? in->np : "",
+                     in->t ? (procs ? " -t " : "-t ") : "", in->t ? in->t : "",
+                     in->g ? (procs || in->t ? " -g " : "-g ") : "", in->g ? in->g : "");
+            st = tc_fail(err, TC_EINVAL,
+                         "%s: NCCL's communicator of %u GPU%s of each %u-GPU node spans the %u pods of the multidc "
+                         "topology, where topocc does not model NCCL's algorithms over a sub-group: use all %u GPUs "
+                         "of each node (no -g, -t or --np below it), or an MPI-style --algo (ring, ...)",
+                         given, g, g == 1 ? "" : "s", G, pods, G);
+        }
+        if (st == TC_OK && split && !in->group && nccl) {
             char spec[32];
             snprintf(spec, sizeof spec, "block=%u", split);
             st = set1(s, "--group", spec, err);
@@ -451,6 +481,11 @@ static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows,
     }
     if (st == TC_OK)
         st = nt_empty(in, s, b, err);
+    if (st == TC_OK && in->r && rooted && b->comm_ranks && (uint32_t)root >= b->comm_ranks)
+        st = tc_fail(err, TC_EINVAL, "invalid -r %ld: the root of %s is a rank of the communicator, 0 to %u (%u "
+                                     "ranks%s)",
+                     root, tc_op_name(rop_op), b->comm_ranks - 1, b->comm_ranks,
+                     s->group.kind != TC_GROUP_NONE && !b->comm_g ? ", one group's" : "");
     return st;
 }
 
@@ -512,6 +547,7 @@ static tc_status nt_empty(const nt_in *in, tc_scenario *s, nt_built *b, tc_err *
         return tc_fail(err, TC_EINVAL, "nccl-tests on one rank: NCCL then copies the buffer within the GPU (or, in "
                                        "place, does nothing), which is no communication to predict; give at least 2 "
                                        "ranks (-g, -t, --np or more nodes)");
+    b->comm_ranks = P;
     if (st || !P || !s->nsizes)
         return st;
     tc_op op = s->nops ? s->ops[0] : TC_OP_ALLREDUCE;
