@@ -1027,7 +1027,13 @@ bad "nccl: a bad NCCL_PROTO" collective --preset dgx-h100 --op allreduce --algo 
 unset NCCL_PROTO
 export NCCL_PROTO=^LL
 good "nccl: NCCL_PROTO=^LL is honoured and recorded" "proto=LL128|Simple" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
+# '^' alone excludes nothing, for NCCL_PROTO as for NCCL_ALGO (NCCL's parseList)
+export NCCL_PROTO=^
+good "nccl: NCCL_PROTO=^ allows every protocol" "algo=nccl:proto=LL|LL128|Simple " collective --preset dgx-h100 --op allreduce --algo nccl --size 8
 unset NCCL_PROTO
+export NCCL_ALGO=^
+good "nccl: NCCL_ALGO=^ allows every algorithm (NCCL's default)" "algo=nccl sizes=" collective --preset dgx-h100 --op allreduce --algo nccl --size 8
+unset NCCL_ALGO
 bad "nccl-ring: two protocols" collective --preset dgx-h100 --op allreduce --algo "nccl-ring:proto=LL|Simple" --size 8
 bad "nccl-nvls: node switches that do not reduce" collective --preset dgx-a100 --op allreduce --algo nccl-nvls --size 1GiB
 bad "nccl-nvls across nodes" collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl-nvls --size 1GiB

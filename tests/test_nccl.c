@@ -1291,6 +1291,14 @@ static void nccl_chooses_protocols_as_its_model(void **state)
     assert_int_equal(tc_proto_parse("Tree", true, &p, &m, &err), TC_EINVAL);
     assert_int_equal(tc_proto_parse("^LL|LL128|Simple", true, &p, &m, &err), TC_EINVAL);
     assert_int_equal(tc_proto_parse("LL|Simple", false, &p, &m, &err), TC_EINVAL);
+    /* '^' alone excludes nothing (NCCL's parseList); nothing at all is refused */
+    assert_int_equal(tc_proto_parse("^", true, &p, &m, &err), TC_OK);
+    assert_int_equal(m, 1u << TC_PROTO_LL | 1u << TC_PROTO_LL128 | 1u << TC_PROTO_SIMPLE);
+    assert_int_equal(tc_proto_parse("", true, &p, &m, &err), TC_EINVAL);
+    assert_int_equal(tc_proto_parse("^", false, &p, &m, &err), TC_EINVAL);
+    uint8_t am = 0;
+    assert_int_equal(tc_nccl_algo_parse("^", &am, &err), TC_OK);
+    assert_int_equal(am, 127);
 }
 
 /* NCCL's node trees (src/graph/trees.cc), the examples computed from its

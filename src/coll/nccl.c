@@ -74,7 +74,10 @@ tc_status tc_proto_parse(const char *s, bool as_mask, tc_proto *proto, uint8_t *
         if (*p)
             p++;
     }
-    if (!names)
+    /* '^' alone excludes nothing: every protocol, forced on, as NCCL's
+     * parseList reads it (all elements set, then no token clears one;
+     * src/graph/tuning.cc) and as NCCL_ALGO=^ is read here */
+    if (!names && !neg)
         return tc_fail(err, TC_EINVAL, "empty protocol '%s': accepted are LL, LL128, Simple", s);
     if (neg)
         m = (uint8_t)(~m & (1u << TC_PROTO_LL | 1u << TC_PROTO_LL128 | 1u << TC_PROTO_SIMPLE));
