@@ -84,6 +84,17 @@ bad "missing jobs file" concurrent --topo "$CLOS" --jobs "$tmp/none.json"
 printf '{"jobs": [{"name": "A", "op": "allreduce", "size": "1MiB", "endpoints": "0-3"}, {"name": "A", "op": "allreduce", "size": "1MiB", "endpoints": "4-7"}]}' >"$tmp/dupname.json"
 printf '{"jobs": [{"name": "job1", "op": "allreduce", "size": "1MiB", "endpoints": "0-3"}, {"op": "allreduce", "size": "1MiB", "endpoints": "4-7"}]}' >"$tmp/dupname2.json"
 bad_says "jobs file with two jobs of one name" "jobs\[1\] (A): the name is also jobs\[0\]'s" concurrent --topo "$CLOS" --jobs "$tmp/dupname.json"
+# a job the failures cut off: named, under the routing its flow run takes (auto chooses by formula, D-mod-k)
+printf '{"jobs":[{"name":"A","op":"allreduce","size":"1MiB","endpoints":"0-7"}]}' >"$tmp/cut.json"
+printf '{"jobs":[{"name":"A","op":"allreduce","size":"1MiB","endpoints":"0-7","algo":"ring"}]}' >"$tmp/cut_ring.json"
+printf '{"jobs":[{"name":"A","op":"allreduce","size":"1MiB","endpoints":"0-7","group":"block=8"}]}' >"$tmp/cut_grp.json"
+for f in cut cut_ring cut_grp; do
+    for r in "" "--routing ecmp"; do
+        # shellcheck disable=SC2086
+        bad_says "concurrent: a job cut off ($f $r)" "^topocc: jobs\[0\] (A): \(group block=8: \)\{0,1\}the failures cut .* no surviving path under routing ecmp;" concurrent --topo clos:down=4x2,up=1x2 --jobs "$tmp/$f.json" --fail switch:10,11 $r
+    done
+    bad_says "concurrent: a job cut off under dmodk ($f)" "^topocc: jobs\[0\] (A): \(group block=8: \)\{0,1\}the failures cut .* no surviving path under routing dmodk;" concurrent --topo clos:down=4x2,up=1x2 --jobs "$tmp/$f.json" --fail switch:10,11 --routing dmodk
+done
 bad_says "jobs file with a name another job has by default" "jobs\[1\] (job1): the name is also jobs\[0\]'s" concurrent --topo "$CLOS" --jobs "$tmp/dupname2.json"
 bad "flow option without flow mode" collective --topo "$CLOS" --op allreduce --size 1MiB --rate-cap 100Gbps
 bad "unknown multipath" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --multipath random

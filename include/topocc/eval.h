@@ -44,6 +44,12 @@ typedef struct tc_eval_opts {
      * options name is written), so that a caller wanting them does not run
      * it twice. NULL: the time only. Freed by the caller (tc_flow_result_free). */
     tc_flow_result *flow_detail;
+    /* The routing a pair the failures cut off is reported under
+     * (TC_ROUTE_DEFAULT: the one evaluated): a caller that evaluates under
+     * D-mod-k for a run under ECMP names the run's, whose surviving paths
+     * on a Clos are the same (both search every up-down path left,
+     * topo/clos.c). */
+    tc_routing cut_routing;
 } tc_eval_opts;
 
 typedef struct tc_result {

@@ -50,7 +50,7 @@ tc_status tc_eval_cut_off(const tc_topo *t, const tc_sched *s, const tc_eval_opt
         snprintf(b, sizeof b, "rank %u (endpoint %u)", dst, vd);
     else
         snprintf(b, sizeof b, "a switch (vertex %u)", vd);
-    tc_routing r = tc_eval_routing(o->mode, t, o->routing);
+    tc_routing r = o->cut_routing != TC_ROUTE_DEFAULT ? o->cut_routing : tc_eval_routing(o->mode, t, o->routing);
     return tc_fail(err, TC_EINVAL, "the failures cut %s off from %s: no surviving path under routing %s; the job cannot "
                                    "run as placed%s",
                    a, b, tc_routing_name(r, t), tc_eval_cut_hint(t, r, vs, vd));

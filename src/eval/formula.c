@@ -36,6 +36,7 @@ typedef struct fm_shape {
 typedef struct fm_ctx {
     const tc_topo *t;
     tc_routing routing;
+    tc_routing cut_routing; /* tc_eval_opts.cut_routing */
     uint32_t p;
     uint32_t parts;      /* ranks and switch participants */
     const uint32_t *rank_map;
@@ -645,7 +646,8 @@ static tc_status phase_times(fm_ctx *c, const tc_sched *s, uint32_t i, const dou
     }
     if (!c->ws && !(c->ws = tc_steps_ws_new(c->t, c->parts)))
         return tc_fail(err, TC_EINTERNAL, "out of memory");
-    tc_eval_opts o = {.mode = TC_MODE_FORMULA, .routing = c->routing, .rank_map = c->rank_map, .alphas = c->alphas};
+    tc_eval_opts o = {.mode = TC_MODE_FORMULA, .routing = c->routing, .rank_map = c->rank_map, .alphas = c->alphas,
+                      .cut_routing = c->cut_routing};
     uint32_t bn = UINT32_MAX;
     tc_status st = tc_steps_phase_sweep(c->ws, c->t, s, &o, i, scale, n, out, &bn, err);
     if (st == TC_OK && pe) {
@@ -683,6 +685,7 @@ static void ctx_init(fm_ctx *c, const tc_topo *t, const tc_sched *s, const tc_ev
     c->parts = tc_sched_parts(s);
     c->rank_map = o ? o->rank_map : NULL;
     c->alphas = o ? o->alphas : NULL;
+    c->cut_routing = o ? o->cut_routing : TC_ROUTE_DEFAULT;
     bool identity = true;
     for (uint32_t r = 0; c->rank_map && r < c->p && identity; r++)
         identity = c->rank_map[r] == r;
@@ -706,7 +709,8 @@ static tc_status formula_run(const tc_topo *t, const tc_sched *s, const tc_eval_
     if (st == TC_OK && s->proto) {
         if (!c.ws && !(c.ws = tc_steps_ws_new(t, c.parts)))
             st = tc_fail(err, TC_EINTERNAL, "out of memory");
-        tc_eval_opts oo = {.mode = TC_MODE_FORMULA, .routing = c.routing, .rank_map = c.rank_map};
+        tc_eval_opts oo = {.mode = TC_MODE_FORMULA, .routing = c.routing, .rank_map = c.rank_map,
+                           .cut_routing = c.cut_routing};
         if (st == TC_OK)
             st = tc_steps_nccl_latency(c.ws, t, s, &oo, &lat, err);
     }
@@ -720,7 +724,8 @@ static tc_status formula_run(const tc_topo *t, const tc_sched *s, const tc_eval_
     if (!pe && st == TC_OK && s->pipe_hops) {
         /* NCCL's protocols have no closed form: the routed graph, each
          * lane's pipeline (phase_times' path) */
-        tc_eval_opts oo = {.mode = TC_MODE_FORMULA, .routing = c.routing, .rank_map = c.rank_map, .alphas = c.alphas};
+        tc_eval_opts oo = {.mode = TC_MODE_FORMULA, .routing = c.routing, .rank_map = c.rank_map, .alphas = c.alphas,
+                           .cut_routing = c.cut_routing};
         if (!c.ws && !(c.ws = tc_steps_ws_new(t, c.parts)))
             st = tc_fail(err, TC_EINTERNAL, "out of memory");
         else

@@ -35,6 +35,14 @@ static tc_status prefixed(tc_err *err, tc_status st, const char *prefix)
     return tc_fail(err, st, "%s: %s", prefix, msg);
 }
 
+/* A job's error, named as every job's is: jobs[i] (name). */
+static tc_status job_prefixed(tc_err *err, tc_status st, size_t i, const char *name)
+{
+    char where[96];
+    snprintf(where, sizeof where, "jobs[%zu] (%.64s)", i, name);
+    return prefixed(err, st, where);
+}
+
 static void flow_setup_of(const tc_flow_opts *fo, tc_flow_setup *fs)
 {
     fs->multipath = fo->multipath;
@@ -975,8 +983,21 @@ static void job_record(const tc_coll_req *req, tc_concurrent_job *j)
  * groups of spec, one group's schedule (auto: the fastest valid for the
  * groups running together, by formula, as collective --group chooses), the
  * groups' maps. implicit: the slice's one group, reported as the job. */
+/* The options auto chooses by (formula, on the job's endpoints) on t, for
+ * a run routed by flow under routing (as requested): the run's routing
+ * where formula models it (all but ECMP, for which D-mod-k, formula's
+ * model of a Clos), and a pair the failures cut off named under the run's. */
+static tc_eval_opts choice_opts(const tc_topo *t, const job_run *jr, tc_routing routing)
+{
+    tc_routing run = tc_eval_routing(TC_MODE_FLOW, t, routing);
+    return (tc_eval_opts){.mode = TC_MODE_FORMULA,
+                          .rank_map = jr->jn.map,
+                          .routing = run == TC_ROUTE_ECMP ? TC_ROUTE_DEFAULT : run,
+                          .cut_routing = run};
+}
+
 static tc_status job_build_groups(const tc_scn_job *sj, const tc_group_spec *spec, bool implicit, const tc_topo *t,
-                                  tc_coll_req *req, tc_concurrent_job *j, job_run *jr, tc_err *err)
+                                  tc_routing routing, tc_coll_req *req, tc_concurrent_job *j, job_run *jr, tc_err *err)
 {
     tc_status st = tc_scn_groups_make(spec, req->p, jr->jn.map, t, &jr->ng, err);
     const tc_groups *g = &jr->ng.g;
@@ -1000,7 +1021,7 @@ static tc_status job_build_groups(const tc_scn_job *sj, const tc_group_spec *spe
         st = tc_coll_round(req, err);
     j->auto_chosen = req->algo == TC_ALGO_AUTO;
     if (st == TC_OK && j->auto_chosen) {
-        tc_eval_opts o2 = {.mode = TC_MODE_FORMULA, .rank_map = jr->jn.map};
+        tc_eval_opts o2 = choice_opts(t, jr, routing);
         tc_result res;
         if ((st = tc_evaluate_groups_sweep(t, req, g, &req->bytes, 1, &o2, &res, err)) == TC_OK) {
             req->algo = res.algo;
@@ -1035,7 +1056,7 @@ static tc_status job_build_groups(const tc_scn_job *sj, const tc_group_spec *spe
 }
 
 /* Validates job i and builds its schedule; every message names the job. */
-static tc_status job_build(const tc_scn_job *sj, const char *dtype, const tc_topo *t, uint8_t *busy,
+static tc_status job_build(const tc_scn_job *sj, const char *dtype, const tc_topo *t, tc_routing routing, uint8_t *busy,
                            tc_concurrent_job *j, job_run *jr, tc_err *err)
 {
     tc_coll_req req = {.op = sj->op, .algo = TC_ALGO_AUTO, .bytes = sj->bytes, .elt = tc_dtype_size(dtype),
@@ -1059,10 +1080,10 @@ static tc_status job_build(const tc_scn_job *sj, const char *dtype, const tc_top
     j->group_fastest_s = NAN;
     if (sj->group.kind != TC_GROUP_NONE) {
         tc_group_spec g = tc_scn_jobnet_group(&jr->jn, &sj->group);
-        return job_build_groups(sj, &g, false, et, &req, j, jr, err);
+        return job_build_groups(sj, &g, false, et, routing, &req, j, jr, err);
     }
     if (jr->jn.implicit)
-        return job_build_groups(sj, &jr->jn.axes, true, et, &req, j, jr, err);
+        return job_build_groups(sj, &jr->jn.axes, true, et, routing, &req, j, jr, err);
     if (req.root >= req.p && rooted(req.op))
         return tc_fail(err, TC_EINVAL, "root rank %u but the job has %u ranks", req.root, req.p);
     if (!tc_coll_valid(req.op, req.algo, req.p, et, err))
@@ -1074,7 +1095,7 @@ static tc_status job_build(const tc_scn_job *sj, const char *dtype, const tc_top
         /* The fastest valid algorithm for the job alone, by the formula
          * evaluator on its endpoints: cheap, and the same choice as a
          * collective run of the job would make. */
-        tc_eval_opts o2 = {.mode = TC_MODE_FORMULA, .rank_map = jr->jn.map};
+        tc_eval_opts o2 = choice_opts(et, jr, routing);
         tc_result res;
         if ((st = tc_evaluate(et, &req, &o2, &res, err)))
             return st;
@@ -1099,6 +1120,9 @@ static tc_status jobs_build(const tc_scenario *s, const tc_topo *t, tc_concurren
     uint8_t *busy = tc_calloc(t->n_endpoints, 1);
     if (!busy)
         return oom(err);
+    tc_eval_opts eo; /* the routing requested, which the run takes */
+    tc_flow_opts fo;
+    eval_opts(s, &o->net, 0, NULL, &eo, &fo);
     for (size_t i = 0; i < s->njobs; i++) {
         const tc_scn_job *sj = &s->jobs[i];
         tc_concurrent_job *j = &o->jobs[i];
@@ -1106,14 +1130,12 @@ static tc_status jobs_build(const tc_scenario *s, const tc_topo *t, tc_concurren
             snprintf(j->name, sizeof j->name, "%s", sj->name);
         else
             snprintf(j->name, sizeof j->name, "job%zu", i);
-        tc_status st = job_build(sj, s->dtype, t, busy, j, &jr[i], err);
+        tc_status st = job_build(sj, s->dtype, t, eo.routing, busy, j, &jr[i], err);
         if (st == TC_OK && j->algo == TC_ALGO_MPICH && jr[i].sched)
             j->chosen = jr[i].sched->nccl_impl;
         if (st) {
-            char where[96];
             free(busy);
-            snprintf(where, sizeof where, "jobs[%zu] (%s)", i, j->name);
-            return prefixed(err, st, where);
+            return job_prefixed(err, st, i, j->name);
         }
         j->flow_first = *nflow;
         j->nflow = jr[i].alone ? 0 : jr[i].nown;
@@ -1264,9 +1286,10 @@ static tc_status jobs_run(const tc_scenario *s, const tc_run_opts *ro, tc_concur
     if (nflow) {
         st = tc_mem_check(tc_flow_mem_estimate(t, fj, nflow, &fo), mem_limit(ro), "the flow simulation", err);
         for (size_t i = 0; i < o->njobs && st == TC_OK; i++)
-            if (!jr[i].alone)
-                st = job_alone(t, fj + o->jobs[i].flow_first, o->jobs[i].nflow, &fo, o->jobs[i].name,
-                               &o->jobs[i].alone_s, err);
+            if (!jr[i].alone &&
+                (st = job_alone(t, fj + o->jobs[i].flow_first, o->jobs[i].nflow, &fo, o->jobs[i].name,
+                                &o->jobs[i].alone_s, err)))
+                st = job_prefixed(err, st, i, o->jobs[i].name);
         tc_flow_opts shared = fo;
         tc_progress_relay rl;
         named_flow(&shared, &rl, "flow simulation of the jobs %s", "sharing the network");
@@ -1282,7 +1305,7 @@ static tc_status jobs_run(const tc_scenario *s, const tc_run_opts *ro, tc_concur
         if (jr[i].alone) {
             any = true;
             if ((st = job_run_alone(s, i, &fo, eo.routing, ro, o, &jr[i], err)))
-                st = prefixed(err, st, o->jobs[i].name);
+                st = job_prefixed(err, st, i, o->jobs[i].name);
         }
     if (st == TC_OK && any) {
         /* the makespan over every job, those on their own tori too */
