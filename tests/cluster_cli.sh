@@ -69,7 +69,8 @@ bad_says "synthetic seed nan" "seed=nan is not a whole number" cluster --topo "$
 good "synthetic jobs in exponent form" "synthetic 100,seed=1" cluster --topo "$RING" --synthetic 1e2,seed=1
 bad_says "ocs on no torus" "none of the topologies is a torus" cluster --topo "$CLOS" --trace "$tmp/five.csv" --ocs 4
 bad_says "ocs of 1" "edge of at least 2" cluster --topo torus:dims=8x8 --trace "$tmp/five.csv" --ocs 1
-bad "unknown trace format" cluster --topo "$RING" --trace "$tmp/five.csv" --trace-format slurm
+bad_says "unknown trace format: only what --trace-format accepts" "accepted are auto, csv, philly, helios, pai$" cluster --topo "$RING" --trace "$tmp/five.csv" --trace-format slurm
+bad_says "trace format synthetic" "'synthetic' is not a file format: use --synthetic N,seed=S" cluster --topo "$RING" --trace "$tmp/five.csv" --trace-format synthetic
 
 if [ "$fails" -ne 0 ]; then
     echo "$fails cluster CLI check(s) failed"

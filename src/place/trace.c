@@ -109,8 +109,9 @@ tc_status tc_trace_format_parse(const char *s, tc_trace_format *out, tc_err *err
             *out = (tc_trace_format)i;
             return TC_OK;
         }
-    return tc_fail(err, TC_EINVAL, "unknown trace format '%.40s': accepted are auto, csv, philly, helios, pai, synthetic",
-                   s ? s : "");
+    /* the formats a trace file is read in: "synthetic" is parsed (a
+     * scenario's key refuses it, pointing to --synthetic) but is none */
+    return tc_fail(err, TC_EINVAL, "unknown trace format '%.40s': accepted are auto, csv, philly, helios, pai", s ? s : "");
 }
 
 void tc_trace_free(tc_trace *t)
