@@ -827,6 +827,11 @@ good "failures: draws take only live cables" "^A              2        50%      
 bad_says "failures: more draws than live cables" "only 2 of the 4 eligible cables are up" failures --topo clos:down=4x2,up=1x2 --op allreduce --size 4MiB --trials 5 --fail link:16,20 --fail-random links=3,seed=1
 bad_says "failures: more draws than live switches" "only 3 of the 4 fabric switches are up" failures --topo clos:down=4x2,up=1x2 --op allreduce --size 4MiB --trials 5 --fail switch:10 --fail-random switches=4,seed=1
 bad_says "--degrade: one link twice" "link 16 is degraded twice" collective --topo clos:down=4x2,up=1x2 --op allreduce --size 64MiB --algo ring --degrade link:16=0.5 --degrade link:16=0.5
+# hostlinks=1, nvlinks=1: the fraction is of every cable drawn from, so not "of fabric"
+good "failures: hostlinks=1, the fraction of the cables drawn from" "a draw fails 4 of 32 fabric and host cables, 12.5%)" failures --topo clos:down=4x4,up=1x4 --op allreduce --size 1MiB --fail-random links=4,seed=1,hostlinks=1 --trials 2
+grep -q "^topology  cables  of eligible  switches" "$tmp/out" || { echo "FAIL: failures hostlinks=1: the fraction's column still reads of fabric"; fails=$((fails + 1)); }
+good "failures: nvlinks=1 too" "a draw fails 4 of 48 fabric, host and node cables, 8.33%)" failures --preset dgx-h100:nodes=2 --op allreduce --size 1MiB --fail-random links=4,seed=1,nvlinks=1,hostlinks=1 --trials 2
+good "failures: the fabric's cables alone" "^topology  cables  of fabric  switches" failures --topo clos:down=4x4,up=1x4 --op allreduce --size 1MiB --fail-random links=4,seed=1 --trials 2
 good "failures: a Clos's drawn switch" "0%, and 1 switch)" failures --topo clos:down=4x4,up=1x4 --fail-random switches=1,seed=1 --trials 2 --op allreduce --size 1MiB
 good "failures: a drawn router inside a slice of the optical switches named as placed" "rank 7's endpoint 21 has failed" failures --topo torus:dims=4x4x4 --ranks 8 --place slice:ocs=2 --fail-random switches=4,seed=1 --trials 20 --op allreduce --size 1MiB
 bad "fail-random: more than 100%" collective --topo "$CLOS" --op allreduce --size 1MiB --fail-random links=120%

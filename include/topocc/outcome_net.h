@@ -241,6 +241,7 @@ typedef struct tc_failures_out {
     tc_mode mode;
     tc_routing routing[TC_SCN_MAX_TOPOS]; /* as modelled */
     char fail_random[256];
+    bool hostlinks, nvlinks;   /* fail_random's: the draws take those cables too (eligible_cables counts them) */
     uint32_t trials;
     tc_failures_topo topo[TC_SCN_MAX_TOPOS];
 } tc_failures_out;

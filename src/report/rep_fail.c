@@ -78,6 +78,16 @@ json_t *tc_failures_json(const tc_failures_out *o, const tc_scenario *s)
     return j;
 }
 
+/* The cables a draw takes from, as the text names them: the fabric's, and
+ * with hostlinks=1 or nvlinks=1 those too (the fraction is of them all). */
+static const char *pool_name(const tc_failures_out *o)
+{
+    return o->hostlinks && o->nvlinks ? "fabric, host and node"
+           : o->hostlinks             ? "fabric and host"
+           : o->nvlinks               ? "fabric and node"
+                                      : "fabric";
+}
+
 /* What switches=K draws on network i: a torus's are its routers. */
 static bool draws_routers(const tc_failures_out *o, int i)
 {
@@ -96,7 +106,10 @@ size_t tc_failures_tables(const tc_failures_out *o, const tc_scenario *s, tc_rta
     tc_rtable_init(t, "failures");
     int c_name = tc_rtable_col(t, "name", "topology", TC_COL_TEXT, NULL, 0);
     int c_cab = tc_rtable_col(t, "cables_per_draw", "cables", TC_COL_COUNT, NULL, 0);
-    int c_frac = tc_rtable_col(t, "cable_fraction", "of fabric", TC_COL_NUM, "%.3g%%", 100);
+    /* the fraction is of the cables drawn from: "of fabric" only where
+     * those are the fabric's */
+    int c_frac = tc_rtable_col(t, "cable_fraction", o->hostlinks || o->nvlinks ? "of eligible" : "of fabric",
+                               TC_COL_NUM, "%.3g%%", 100);
     int c_sw = tc_rtable_col(t, "switches_per_draw",
                              routers == o->net.n ? "routers" : routers ? "switches/routers" : "switches", TC_COL_COUNT,
                              NULL, 0);
@@ -160,9 +173,9 @@ void tc_failures_print(const tc_failures_out *o, const tc_scenario *s, FILE *f)
             tc_mpich_name(ft->healthy.nccl_impl, ft->healthy.throttle, an, sizeof an);
         else
             tc_result_algo_name(&ft->healthy, false, an, sizeof an);
-        fprintf(f, "  %-10s %s  (%u endpoints, %u ranks, %s, routing %s; a draw fails %u of %u fabric cables, %.3g%%",
+        fprintf(f, "  %-10s %s  (%u endpoints, %u ranks, %s, routing %s; a draw fails %u of %u %s cables, %.3g%%",
                 o->net.name[i], o->net.topo[i]->spec, o->info[i].endpoints, o->ranks[i], an,
-                tc_routing_name(o->routing[i], o->net.topo[i]), ft->cables, ft->eligible_cables,
+                tc_routing_name(o->routing[i], o->net.topo[i]), ft->cables, ft->eligible_cables, pool_name(o),
                 ft->eligible_cables ? 100.0 * ft->cables / ft->eligible_cables : 0.0);
         if (ft->switches)
             fprintf(f, ", and %u %s", ft->switches,

@@ -200,6 +200,8 @@ tc_status tc_run_failures(const tc_scenario *s, const tc_run_opts *ro, tc_failur
     o->trials = s->trials;
     snprintf(o->algo, sizeof o->algo, "%s", s->nalgos ? s->algos[0] : "auto");
     snprintf(o->fail_random, sizeof o->fail_random, "%s", s->fail_random);
+    o->hostlinks = fr.hostlinks;
+    o->nvlinks = fr.nvlinks;
     st = tc_net_build(s, &o->net, err);
     tc_progress_relay fp;
     tc_progress_relay_start(&fp, ro ? ro->progress : NULL, ro ? ro->progress_ud : NULL, "failures", "draws",
