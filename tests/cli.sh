@@ -827,6 +827,10 @@ good "failures: draws take only live cables" "^A              2        50%      
 bad_says "failures: more draws than live cables" "only 2 of the 4 eligible cables are up" failures --topo clos:down=4x2,up=1x2 --op allreduce --size 4MiB --trials 5 --fail link:16,20 --fail-random links=3,seed=1
 bad_says "failures: more draws than live switches" "only 3 of the 4 fabric switches are up" failures --topo clos:down=4x2,up=1x2 --op allreduce --size 4MiB --trials 5 --fail switch:10 --fail-random switches=4,seed=1
 bad_says "--degrade: one link twice" "link 16 is degraded twice" collective --topo clos:down=4x2,up=1x2 --op allreduce --size 64MiB --algo ring --degrade link:16=0.5 --degrade link:16=0.5
+# the healthy run's errors: "the network without the drawn failures" only for those the failures cause
+bad_says "failures: --fail cuts the job off, said of the network" "^topocc: A: the network without the drawn failures: the failures cut " failures --topo clos:down=4x4,up=1x4 --op allreduce --size 1MiB --fail-random links=1,seed=1 --trials 2 --fail switch:20,21,22,23
+bad_says "failures: an algorithm that does not fit, with --fail, said of the request" "^topocc: A: algorithm 'torus' does not fit allreduce" failures --topo clos:down=4x4,up=1x4 --op allreduce --size 1MiB --fail-random links=1,seed=1 --trials 2 --algo torus --fail link:40
+bad_says "failures: a root beyond the ranks, with --fail, said of the request" "^topocc: A: invalid root 99: expected a rank from 0 to 15$" failures --topo clos:down=4x4,up=1x4 --op broadcast --algo ring:root=99 --size 1MiB --fail-random links=1,seed=1 --trials 2 --fail link:40
 # hostlinks=1, nvlinks=1: the fraction is of every cable drawn from, so not "of fabric"
 good "failures: hostlinks=1, the fraction of the cables drawn from" "a draw fails 4 of 32 fabric and host cables, 12.5%)" failures --topo clos:down=4x4,up=1x4 --op allreduce --size 1MiB --fail-random links=4,seed=1,hostlinks=1 --trials 2
 grep -q "^topology  cables  of eligible  switches" "$tmp/out" || { echo "FAIL: failures hostlinks=1: the fraction's column still reads of fabric"; fails=$((fails + 1)); }
