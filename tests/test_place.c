@@ -248,12 +248,15 @@ static void bad_input_is_refused(void **state)
     assert_int_equal(tc_place_slice_parse("shape=2x0", &jp, &err), TC_EINVAL);
     assert_int_equal(tc_place_slice_parse("size=4", &jp, &err), TC_EINVAL);
     assert_int_equal(tc_place_slice_parse("ocs=0", &jp, &err), TC_EINVAL);
+    /* a cube of edge 1 is none, as cluster --ocs refuses it */
+    assert_int_equal(tc_place_slice_parse("ocs=1", &jp, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "2 to 1024"));
     /* an empty item, as a topology spec refuses it */
     assert_int_equal(tc_place_slice_parse(",shape=2x2", &jp, &err), TC_EINVAL);
     assert_int_equal(tc_place_slice_parse("shape=2x2,", &jp, &err), TC_EINVAL);
     assert_int_equal(tc_place_spec_parse("random:,seed=1", &jp, &err), TC_EINVAL);
-    assert_int_equal(tc_place_spec_parse("slice:shape=2x2,,ocs=1", &jp, &err), TC_EINVAL);
-    assert_int_equal(tc_place_spec_parse("slice:shape=2x2,ocs=1", &jp, &err), TC_OK);
+    assert_int_equal(tc_place_spec_parse("slice:shape=2x2,,ocs=2", &jp, &err), TC_EINVAL);
+    assert_int_equal(tc_place_spec_parse("slice:shape=2x2,ocs=2", &jp, &err), TC_OK);
     tc_place_slice_parse("auto", &jp, &err);
     jp.ranks = 7;
     refused(torus, &jp, "no slice of 7 ranks");

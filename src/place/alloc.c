@@ -60,9 +60,11 @@ tc_status tc_place_slice_parse(const char *s, tc_job_place *jp, tc_err *err)
         } else if (strncmp(item, "ocs=", 4) == 0 && !seen_ocs) {
             seen_ocs = true;
             uint32_t k;
-            if (tc_parse_u32(item + 4, &k, NULL) != TC_OK || k < 1 || k > 1024)
-                return tc_fail(err, TC_EINVAL, "invalid slice '%s': ocs=K takes an extent multiple K of 1 to 1024 "
-                                               "(TPU v4 cubes: ocs=4)",
+            /* K is the edge of the cubes the optical switches join, as
+             * cluster --ocs K: a cube of edge 1 is no cube of chips */
+            if (tc_parse_u32(item + 4, &k, NULL) != TC_OK || k < 2 || k > 1024)
+                return tc_fail(err, TC_EINVAL, "invalid slice '%s': ocs=K takes the edge K of the cubes the optical "
+                                               "switches join, 2 to 1024 (TPU v4 cubes: ocs=4)",
                                s);
             jp->ocs = k;
         } else {
