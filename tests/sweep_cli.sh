@@ -173,6 +173,13 @@ if [ $rc -ne 2 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -q "points failed
     echo "FAIL (failed points: rc=$rc)"; cat "$tmp/err"; fails=$((fails + 1))
 fi
 good "status lists failures" "failed: point 1: algorithm 'bruck' does not fit allreduce" sweep --status "$tmp/f.jsonl"
+# a rerun holds the failed points, and still says they failed (exit 2)
+"$T" sweep "$tmp/f.json" -o "$tmp/f.jsonl" --quiet >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -ne 2 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -q "2 held already, 0 run now" "$tmp/out" ||
+    ! grep -q "1 of 2 points failed, 1 of them held already (.*); the first: point 1: algorithm 'bruck'" "$tmp/err"; then
+    echo "FAIL (failed points held by a rerun: rc=$rc)"; cat "$tmp/out" "$tmp/err"; fails=$((fails + 1))
+fi
 # --retry-failed runs the failed points again; a result replaces a failure
 cat >"$tmp/mm.json" <<EOF
 {"scenario": {"command": "collective", "network": {"topo": ["$CLOS"]},
@@ -181,7 +188,11 @@ cat >"$tmp/mm.json" <<EOF
 EOF
 "$T" sweep "$tmp/mm.json" -o "$tmp/mm.jsonl" --quiet --mem-limit 1KiB >/dev/null 2>&1
 good "status lists a failure for lack of memory" "failed: point 1: .*memory limit" sweep --status "$tmp/mm.jsonl"
-good "failed points held without --retry-failed" "2 held already, 0 run now" sweep "$tmp/mm.json" -o "$tmp/mm.jsonl" --quiet
+"$T" sweep "$tmp/mm.json" -o "$tmp/mm.jsonl" --quiet >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -ne 2 ] || ! grep -q "2 held already, 0 run now" "$tmp/out" || ! grep -q "2 of 2 points failed, 2 of them held already" "$tmp/err"; then
+    echo "FAIL (failed points held without --retry-failed: rc=$rc)"; cat "$tmp/out" "$tmp/err"; fails=$((fails + 1))
+fi
 good "--retry-failed" "0 held already, 2 run now" sweep "$tmp/mm.json" -o "$tmp/mm.jsonl" --quiet --retry-failed
 good "a result replaces a failure" "done 2 of 2 (100.0%), 0 of them failed" sweep --status "$tmp/mm.jsonl"
 good "merge: a result replaces a failure" "merged 1 files: 2 of 2" sweep --merge "$tmp/mm.jsonl" -o "$tmp/mm2.jsonl"

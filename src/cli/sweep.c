@@ -319,10 +319,21 @@ static tc_status run(const sweep_args *a, int *argc, char ***argv, tc_err *err)
         if (T.size > 1)
             printf(" on %d MPI ranks", T.size);
         printf(" in %.3g s: %s\n", dt, a->out);
-        if (sum.failed)
+        if (sum.failed && !sum.held_failed)
             st = tc_fail(err, sum.first_status ? sum.first_status : TC_EINVAL,
                          "%llu of %llu points failed (topocc sweep --status %s lists them); the first: %s",
                          (unsigned long long)sum.failed, (unsigned long long)sum.run, a->out, sum.first_error);
+        else if (sum.held_failed) {
+            /* A rerun holds the failed points of an earlier one: they are
+             * still failed, and it says so as the first run did (the first
+             * named is the earlier run's). */
+            st = tc_fail(err, sum.failed && sum.first_status ? sum.first_status : TC_EINVAL,
+                         "%llu of %llu points failed, %llu of them held already (topocc sweep --status %s lists them; "
+                         "--retry-failed runs them again); the first: point %llu: %s",
+                         (unsigned long long)(sum.failed + sum.held_failed), (unsigned long long)(sum.run + sum.held),
+                         (unsigned long long)sum.held_failed, a->out, (unsigned long long)sum.first_held_failed,
+                         sum.first_held_error);
+        }
     }
     tc_sweep_free(sw);
     return st;

@@ -348,6 +348,26 @@ typedef struct plan {
     uint64_t *pending;
 } plan;
 
+/* The error of one failed point's line (the one the read keeps). */
+typedef struct held_error {
+    uint64_t point;
+    char *msg;
+    size_t len;
+} held_error;
+
+static int keep_error(void *ud, uint64_t i, const char *line, size_t len)
+{
+    held_error *h = ud;
+    if (i != h->point)
+        return 0;
+    json_t *j = json_loadb(line, len, 0, NULL);
+    const char *e = json_string_value(json_object_get(j, "error"));
+    if (e)
+        snprintf(h->msg, h->len, "%s", e);
+    json_decref(j);
+    return 0;
+}
+
 static tc_status make_plan(const tc_sweep *sw, const char *out, const tc_sweep_opts *o, tally *t, plan *p,
                            tc_err *err)
 {
@@ -369,8 +389,18 @@ static tc_status make_plan(const tc_sweep *sw, const char *out, const tc_sweep_o
             p->held++;
         else
             p->pending[p->npending++] = i;
+        /* held failures count as this run's: its exit status says so */
+        if (held.state[i] == 2 && !o->retry_failed && !t->sum->held_failed++)
+            t->sum->first_held_failed = i;
     }
     tc_sweep_results_free(&held);
+    if (t->sum->held_failed) {
+        held_error h = {t->sum->first_held_failed, t->sum->first_held_error, sizeof t->sum->first_held_error};
+        tc_err e2;
+        snprintf(h.msg, h.len, "(its error could not be read again)");
+        if (tc_sweep_results_read(out, &held, keep_error, &h, &e2) == TC_OK)
+            tc_sweep_results_free(&held);
+    }
     return TC_OK;
 }
 
