@@ -292,6 +292,15 @@ bad_says "status of a newer format" "results format 2 is newer than this topocc 
 bad_says "a results file as the sweep" "this is a results file" sweep "$tmp/full.jsonl" -o "$tmp/x.jsonl"
 printf '%s\nnot json\n%s\n' "$(head -1 "$tmp/full.jsonl")" "$(sed -n 2p "$tmp/full.jsonl")" >"$tmp/d.jsonl"
 bad_says "a damaged line in the middle" "line 2 is not JSON" sweep "$tmp/s.json" -o "$tmp/d.jsonl"
+# a point line with neither result nor error, or with another point's values: damaged, named by its line
+printf '%s\n%s\n{"point": 1, "values": {}}\n' "$(head -1 "$tmp/full.jsonl")" "$(sed -n 2p "$tmp/full.jsonl")" >"$tmp/d2.jsonl"
+bad_says "resume: a point line of neither result nor error" "line 3 (point 1): it has neither \"result\" (an object) nor \"error\" (a string): the file is damaged" sweep "$tmp/s.json" -o "$tmp/d2.jsonl"
+bad_says "status: a point line of neither result nor error" "line 3 (point 1): it has neither" sweep --status "$tmp/d2.jsonl"
+bad_says "merge: a point line of neither result nor error" "line 3 (point 1): it has neither" sweep --merge "$tmp/d2.jsonl" -o "$tmp/x.jsonl"
+printf '%s\n%s\n' "$(head -1 "$tmp/full.jsonl")" "$(sed -n 2p "$tmp/full.jsonl" | sed 's/"point":[0-9]*/"point":5/')" >"$tmp/d3.jsonl"
+bad_says "resume: a point line of another point's values" "line 2 (point 5): its \"values\" are not those of its point by the header's axes: the file is damaged" sweep "$tmp/s.json" -o "$tmp/d3.jsonl"
+bad_says "status: a point line of another point's values" "line 2 (point 5): its \"values\" are not" sweep --status "$tmp/d3.jsonl"
+bad_says "merge: a point line of another point's values" "line 2 (point 5): its \"values\" are not" sweep --merge "$tmp/full.jsonl" "$tmp/d3.jsonl" -o "$tmp/x.jsonl"
 
 # ---- killed at random points, resumed: the same set as one clean run ----
 cat >"$tmp/k.json" <<EOF

@@ -56,6 +56,56 @@ static tc_status read_header(tc_sweep_results *r, const char *line, const char *
     return TC_OK;
 }
 
+/* Point i's values by the header's axes and mode, as a run writes them in
+ * its line (NULL where the header's axes are not an object of lists, or
+ * out of memory). */
+static json_t *header_values(const json_t *h, uint64_t i)
+{
+    const json_t *axes = json_object_get(h, "axes"), *mode = json_object_get(h, "mode");
+    size_t na = json_object_size(axes);
+    if (!json_is_object(axes) || na > TC_SWEEP_MAX_AXES)
+        return NULL;
+    bool zip = json_is_string(mode) && strcmp(json_string_value(mode), "zip") == 0;
+    const char *key[TC_SWEEP_MAX_AXES];
+    const json_t *vals[TC_SWEEP_MAX_AXES];
+    size_t a = 0;
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)axes, k, v) {
+        if (!json_is_array(v) || json_array_size(v) == 0)
+            return NULL;
+        key[a] = k;
+        vals[a++] = v;
+    }
+    json_t *o = json_object();
+    /* row-major over the axes in file order, the last fastest (zip: the
+     * i-th value of each) */
+    for (size_t b = na; o && b-- > 0;) {
+        size_t len = json_array_size(vals[b]);
+        if (zip && i >= len) {
+            json_decref(o);
+            return NULL;
+        }
+        json_object_set(o, key[b], json_array_get(vals[b], zip ? i : i % len));
+        if (!zip)
+            i /= len;
+    }
+    return o;
+}
+
+/* Why a point line (JSON, its point in range) is damaged, or NULL. */
+static const char *damaged_point(const json_t *p, const json_t *h, uint64_t i)
+{
+    bool result = json_is_object(json_object_get(p, "result")), error = json_is_string(json_object_get(p, "error"));
+    if (result == error)
+        return result ? "it has both \"result\" and \"error\" (a point has one)"
+                      : "it has neither \"result\" (an object) nor \"error\" (a string)";
+    json_t *want = header_values(h, i);
+    bool same = !want || json_equal(want, json_object_get(p, "values"));
+    json_decref(want);
+    return same ? NULL : "its \"values\" are not those of its point by the header's axes";
+}
+
 tc_status tc_sweep_results_read(const char *path, tc_sweep_results *r, tc_sweep_line_fn fn, void *ud, tc_err *err)
 {
     memset(r, 0, sizeof *r);
@@ -103,6 +153,13 @@ tc_status tc_sweep_results_read(const char *path, tc_sweep_results *r, tc_sweep_
             break;
         }
         uint64_t i = (uint64_t)json_integer_value(pt);
+        const char *why = damaged_point(p, r->header, i);
+        if (why) {
+            json_decref(p);
+            st = tc_fail(err, TC_EINVAL, "%s line %llu (point %llu): %s: the file is damaged", path,
+                         (unsigned long long)lineno, (unsigned long long)i, why);
+            break;
+        }
         r->nlines++;
         /* the build that wrote the line, against the header's: results
          * of two builds may differ, and a file that mixes them says so */
