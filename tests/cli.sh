@@ -839,6 +839,9 @@ good "failures: the fabric's cables alone" "^topology  cables  of fabric  switch
 good "failures: a Clos's drawn switch" "0%, and 1 switch)" failures --topo clos:down=4x4,up=1x4 --fail-random switches=1,seed=1 --trials 2 --op allreduce --size 1MiB
 good "failures: a drawn router inside a slice of the optical switches named as placed" "rank 7's endpoint 21 has failed" failures --topo torus:dims=4x4x4 --ranks 8 --place slice:ocs=2 --fail-random switches=4,seed=1 --trials 20 --op allreduce --size 1MiB
 bad "fail-random: more than 100%" collective --topo "$CLOS" --op allreduce --size 1MiB --fail-random links=120%
+printf '{"command": "failures", "network": {"topo": ["%s"], "fail_random": "links=0"}, "collective": {"op": ["allreduce"], "sizes": [65536]}}' "$CLOS" >"$tmp/frs.json"
+bad_says "fail-random in a scenario file: named as its key" "scenario .*frs.json: network.fail_random: 'links=0': draws nothing" failures --scenario "$tmp/frs.json"
+bad_says "fail-random as a flag: named as the flag" "^topocc: --fail-random 'links=0': draws nothing" failures --topo "$CLOS" --op allreduce --size 64KiB --fail-random links=0
 bad "fail-random: more cables than the fabric has" collective --topo "$CLOS" --op allreduce --size 1MiB --fail-random links=65
 bad "degrade: a factor of 0 points to --fail" collective --topo "$CLOS" --op allreduce --size 1MiB --degrade link:3=0
 "$T" collective --topo "$CLOS" --op allreduce --size 1MiB --degrade link:3=0 2>&1 | grep -q -- "--fail link:ID" || { echo "FAIL: degrade 0 does not point to --fail"; fails=$((fails + 1)); }

@@ -259,6 +259,8 @@ printf '{"scenario": {"command": "collective"}, "sweep": {"mode": "zip", "axes":
 bad_says "zip of unequal axes" "zip needs axes of one length" sweep "$tmp/b8.json" -o "$tmp/x.jsonl"
 printf '{"scenario": {"command": "collective", "network": {"topo": ["%s"]}, "collective": {"op": ["allreduce"]}}, "sweep": {"axes": {"collective.sizes": [[1024], "big"]}}}' "$CLOS" >"$tmp/b9.json"
 bad_says "a wrong type in one point" "point 1 (collective.sizes=\"big\")" sweep "$tmp/b9.json" -o "$tmp/x.jsonl"
+printf '{"scenario": {"command": "failures", "network": {"topo": ["clos:down=4x4,up=1x4"]}, "collective": {"op": ["allreduce"], "sizes": [65536]}, "failures": {"trials": 2}}, "sweep": {"axes": {"network.fail_random": ["links=1,seed=2", "links=0,seed=0"]}}}' >"$tmp/b9f.json"
+bad_says "a bad fail_random in one point" "point 1 (network.fail_random=\"links=0,seed=0\"): network.fail_random: 'links=0,seed=0': draws nothing" sweep "$tmp/b9f.json" -o "$tmp/x.jsonl"
 # a range of sizes is the whole value, not an element of a list
 printf '{"scenario": {"command": "collective", "network": {"topo": ["%s"]}, "collective": {"op": ["allreduce"]}}, "sweep": {"axes": {"collective.sizes": ["1KiB:4KiB:2", ["1KiB:4KiB:2"]]}}}' "$CLOS" >"$tmp/b9s.json"
 bad_says "a range inside a list of sizes" "point 1 (collective.sizes=\[\"1KiB:4KiB:2\"\]): collective.sizes\[0\]: '1KiB:4KiB:2' is a range of sizes, which is the whole value" sweep "$tmp/b9s.json" -o "$tmp/x.jsonl"

@@ -543,10 +543,24 @@ SET(set_fail_random)
     if (!json_is_string(v))
         return wrong(v, where, "links=K|F%,switches=K,seed=S", err);
     tc_fail_random r;
-    tc_status st = tc_fail_random_parse(json_string_value(v), &r, err);
-    if (st == TC_OK)
-        tc_fail_random_format(&r, s->fail_random, sizeof s->fail_random);
-    return st;
+    tc_err e2;
+    tc_status st = tc_fail_random_parse(json_string_value(v), &r, &e2);
+    if (st) {
+        /* The parser names the flag; a scenario key (a file's, a sweep
+         * point's) is named by where instead, as every key is. */
+        static const char flag[] = "--fail-random";
+        const char *m = e2.msg;
+        if (strcmp(where, flag) == 0)
+            return tc_fail(err, st, "%s", m);
+        if (strncmp(m, flag, sizeof flag - 1) == 0) {
+            m += sizeof flag - 1;
+            m += *m == ':';
+            m += strspn(m, " ");
+        }
+        return tc_fail(err, st, "%s: %s", where, m);
+    }
+    tc_fail_random_format(&r, s->fail_random, sizeof s->fail_random);
+    return TC_OK;
 }
 GET(get_fail_random)
 {
