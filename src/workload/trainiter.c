@@ -1464,20 +1464,46 @@ static void ctx_free(ctx *x)
     free(x->fc_hi);
 }
 
+/* Where rank r's share of the steady state ends: the end of its look-ahead,
+ * or of its last compute task of this iteration where that runs later (an
+ * interleaved pipeline in forward order updates the buckets of its later
+ * virtual stages after the look-ahead, which needs only the first's: the
+ * next iteration's compute waits for them on the in-order stream, so the
+ * period holds them). tail[r]: the end of the rank's last compute task
+ * that is not a probe (tails()). */
+static double rank_end(const ctx *x, uint32_t r, bool serial, const double *tail)
+{
+    const tc_tl_task *t = &x->d.task[x->nf_last[r]];
+    return fmax(serial ? t->serial_end_s : t->end_s, tail[r]);
+}
+
+/* tail[r]: the end of rank r's last compute task that is not a probe. */
+static void tails(const ctx *x, bool serial, double *tail)
+{
+    for (uint32_t r = 0; r < x->c->pp; r++)
+        tail[r] = 0;
+    for (size_t i = 0; i < x->d.n; i++) {
+        const tc_tl_task *t = &x->d.task[i];
+        if (t->kind == TC_TL_COMPUTE && !t->probe && t->rank < x->c->pp)
+            tail[t->rank] = fmax(tail[t->rank], serial ? t->serial_end_s : t->end_s);
+    }
+}
+
 /* The iteration as a period: for each rank, from the end of its first
  * forward in this iteration (micro-batch 0, its first virtual stage: the
  * marker, after the units and their collectives) to the end of the same
- * forward in the next (the look-ahead, built alike); the largest over
- * ranks. serial: the serial run's. */
-static double period(const ctx *x, bool serial)
+ * forward in the next (the look-ahead, built alike), or to the end of the
+ * rank's last compute of this iteration where that is later (rank_end());
+ * the largest over ranks. serial: the serial run's. */
+static double period(const ctx *x, bool serial, const double *tail)
 {
     const tc_tl_dag *d = &x->d;
     double best = 0;
     for (uint32_t r = 0; r < x->c->pp; r++) {
         if (x->nf_last[r] == UINT32_MAX || x->cur_mk[r] == UINT32_MAX)
             continue;
-        const tc_tl_task *t = &d->task[x->nf_last[r]], *c = &d->task[x->cur_mk[r]];
-        double p = serial ? t->serial_end_s - c->serial_end_s : t->end_s - c->end_s;
+        const tc_tl_task *c = &d->task[x->cur_mk[r]];
+        double p = rank_end(x, r, serial, tail) - (serial ? c->serial_end_s : c->end_s);
         if (p > best)
             best = p;
     }
@@ -1548,15 +1574,16 @@ static double covered(const span *v, size_t n, int which)
  * (busy), the time communication runs and compute does not (exposed), and
  * p; without a window, the run [0, the rank's end]. serial: the serial
  * run's times. */
-static void window(const ctx *x, uint32_t r, bool serial, double *busy, double *exposed, double *len)
+static void window(const ctx *x, uint32_t r, bool serial, const double *tail, double *busy, double *exposed,
+                   double *len)
 {
     const tc_tl_dag *d = &x->d;
     double a = 0, p = 0;
     bool have = x->cur_mk[r] != UINT32_MAX && x->nf_last[r] != UINT32_MAX;
     if (have) {
-        const tc_tl_task *c = &d->task[x->cur_mk[r]], *t = &d->task[x->nf_last[r]];
+        const tc_tl_task *c = &d->task[x->cur_mk[r]];
         a = serial ? c->serial_end_s : c->end_s;
-        p = (serial ? t->serial_end_s : t->end_s) - a;
+        p = rank_end(x, r, serial, tail) - a;
         have = p > 0;
     }
     if (!have) {
@@ -1640,7 +1667,14 @@ static void figures(ctx *x, const tc_zoo_model *m, const tc_zoo_derived *d, cons
     out->pp.nominal_s = out->pp.count * x->send_s;
     /* the iteration is the period of the steady state (period()); the
      * breakdown is over this iteration's tasks */
-    double per = period(x, false), per_serial = period(x, true);
+    double *tail = tc_calloc(2 * (size_t)c->pp, sizeof *tail);
+    if (!tail) {
+        x->st = tc_fail(x->err, TC_EINTERNAL, "out of memory (iteration figures)");
+        return;
+    }
+    tails(x, false, tail);
+    tails(x, true, tail + c->pp);
+    double per = period(x, false, tail), per_serial = period(x, true, tail + c->pp);
     out->serial_s = per_serial;
     double den = per_serial - fmax(tl->compute_s, tl->comm_s);
     bool nothing = !(tl->comm_s > 0) || !(den > 1e-12 * per_serial);
@@ -1649,7 +1683,8 @@ static void figures(ctx *x, const tc_zoo_model *m, const tc_zoo_derived *d, cons
      * is the rest, the rank's idle time in its period and the time its
      * period falls short of the iteration (the slowest rank's) */
     double busy_s, exp_s, len_s;
-    window(x, busy, !c->overlap, &busy_s, &exp_s, &len_s);
+    window(x, busy, !c->overlap, c->overlap ? tail : tail + c->pp, &busy_s, &exp_s, &len_s);
+    free(tail);
     (void)len_s;
     if (c->overlap) {
         out->iter_s = per;
@@ -1769,6 +1804,8 @@ tc_status tc_ti_run(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg
         x.st = tc_tl_run(&x.d, &topt, &tl, err);
     if (!x.st) {
         figures(&x, m, d, a, s, &tl, out);
+    }
+    if (!x.st) {
         tc_mem_cfg mc = {.dp = c->dp, .tp = c->tp, .pp = c->pp, .ep = c->ep, .zero = c->zero, .micro_batch = c->micro_batch,
                          .seq = c->seq, .seq_parallel = c->seq_parallel, .recompute = c->recompute,
                          .eager_attention = c->eager_attention,
