@@ -260,6 +260,12 @@ PY
 # other compute: -7.57%)
 good "forward order, interleaved, s_c 0: no slowdown" "^compute slowdown (contention) *0ns *0%" train --topo clos:down=2x4,up=1x4,node=4 --model "$(dirname "$0")/data/models/megatron-gpt-1.7b.json" --dp 4 --pp 2 --micro-batches 2 --virtual-stages 2 --comm-order forward --s-c 0
 bad "search without a global batch" train --topo "$CLOS" --model llama3-8b --search
+# --search chooses the split: degrees beside a global batch were ignored (exit 0)
+bad_says "search with degrees and a global batch" "search chooses the split" train --topo "$CLOS" --model llama3-8b --search --global-batch 16 --dp 3 --tp 5 --pp 7
+bad_says "search with --dp and a global batch" "with --global-batch give no --dp" train --topo "$CLOS" --model llama3-8b --search --global-batch 16 --dp 2
+bad_says "search with --micro-batches and a global batch" "micro-batches 2" train --topo "$CLOS" --model llama3-8b --search --global-batch 16 --micro-batches 2
+bad_says "search with --ep" "every ep" train --topo "$CLOS" --model mixtral-8x7b --search --dp 64 --ep 2
+good "search: degrees that give the global batch" "global batch 128 sequences" train --topo "$CLOS" --model llama3-8b --search --dp 32 --tp 2 --micro-batches 4
 bad "TP across nodes with --tp-in-node" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 16 --tp-in-node
 
 good "an accelerator whose profile gives no memory capacity" "not checked" \

@@ -1076,6 +1076,18 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
     o->cnn = m.arch == TC_MODEL_CNN;
     const tc_topo *t = o->net.topo[0];
     uint64_t ranks = (uint64_t)s->dp * s->tp * s->pp;
+    /* --search chooses the split: degrees given beside a global batch (or an
+     * ep beside either) would be ignored */
+    if (s->it_search && (s->ep != 1 || (s->global_batch && (s->dp != 1 || s->tp != 1 || s->pp != 1 ||
+                                                            s->micro_batches != 1)))) {
+        st = tc_fail(err, TC_EINVAL, "--search chooses the split (dp x tp x pp = the %u endpoints, every ep, m = G / "
+                                     "(dp b)): with --global-batch give no --dp, --tp, --pp, --ep or --micro-batches "
+                                     "(given: dp %u, tp %u, pp %u, ep %u, micro-batches %u); without it only --dp, "
+                                     "--tp, --pp and --micro-batches, which give the global batch",
+                     t->n_endpoints, s->dp, s->tp, s->pp, s->ep, s->micro_batches);
+        tc_trainiter_out_free(o);
+        return st;
+    }
     if (s->it_search && !s->global_batch && ranks != t->n_endpoints) {
         st = tc_fail(err, TC_EINVAL, "--search needs the global batch: --global-batch G (sequences per iteration), or "
                                      "degrees whose product is the %u endpoints to take it from",
