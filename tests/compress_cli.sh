@@ -26,6 +26,11 @@ bad "unknown codec" compress --topo "$CLOS" --model resnet50 --codec zip $R
 bad "steps ratio for a codec not asked for" compress --topo "$CLOS" --model resnet50 --codec topk $R --steps-ratio powersgd=1.1
 bad "steps ratio for an unknown codec" compress --topo "$CLOS" --model resnet50 --codec topk $R --steps-ratio zip=1.1
 bad "steps ratio of 0" compress --topo "$CLOS" --model resnet50 --codec topk --steps-ratio topk=0
+# a ratio gives steps = ratio x the baseline's steps: at least one step, at most 1e6 times
+bad_says "steps ratio below one step to the target" "from 0.000143 (one step to the target, of the baseline's 7038) to 1e6" compress --topo "$CLOS" --model resnet50 --codec topk --steps-ratio topk=1e-300
+bad_says "steps ratio just below one step" "one step to the target" compress --topo "$CLOS" --model resnet50 --codec topk --steps-ratio topk=0.000142
+good "steps ratio of one step" "^topk" compress --topo "$CLOS" --model resnet50 --codec topk --steps-ratio topk=0.000143
+bad_says "steps ratio above 1e6" "at most 1e6" compress --topo "$CLOS" --model resnet50 --codec topk --steps-ratio topk=1e300
 bad "steps ratio missing for a codec" compress --topo "$CLOS" --model resnet50 --codec topk --codec powersgd $R
 bad "unknown accelerator" compress --topo "$CLOS" --model resnet50 --codec topk $R --accel a1000
 bad "missing accuracy file" compress --topo "$CLOS" --model resnet50 --codec topk --accuracy "$tmp/none.json"
@@ -35,6 +40,8 @@ bad "target with steps ratio" compress --topo "$CLOS" --model resnet50 --codec t
 bad "target above 1" compress --topo "$CLOS" --model resnet50 --codec topk --target-acc 1.5 --accuracy x.json
 bad "throughput for a codec not asked for" compress --topo "$CLOS" --model resnet50 --codec topk $R --codec-throughput thc=5
 bad "throughput of 0" compress --topo "$CLOS" --model resnet50 --codec topk $R --codec-throughput topk=0
+bad_says "throughput above 1e18B/s" "from 1bps to 1e18B/s" compress --topo "$CLOS" --model resnet50 --codec topk $R --codec-throughput topk=1e300
+bad_says "throughput above 1e18B/s, with a unit" "from 1bps to 1e18B/s" compress --topo "$CLOS" --model resnet50 --codec topk $R --codec-throughput topk=1e300GB/s
 bad "bucket of 0" compress --topo "$CLOS" --model resnet50 --codec topk $R --bucket 0
 bad "mfu above 1" compress --topo "$CLOS" --model resnet50 --codec topk $R --mfu 2
 bad "unknown option" compress --topo "$CLOS" --model resnet50 --codec topk $R --fast

@@ -1132,8 +1132,11 @@ static tc_status ratio_of(const json_t *v, const char *where, tc_scn_codec_value
         r = strtod(val, &end);
     else
         r = json_number_value(num);
+    /* the lower end is one step to the target, 1 / the baseline's steps:
+     * compress checks it once it knows them */
     if ((val && (end == val || *end)) || (!val && !json_is_number(num)) || !(r > 0) || !isfinite(r) || r > 1e6)
-        return tc_fail(err, TC_EINVAL, "%s: the ratio must be a number above 0 or 'never'", where);
+        return tc_fail(err, TC_EINVAL, "%s: the ratio must be a number above 0 and at most 1e6 (at least one step "
+                                       "to the target: 1 / the baseline's steps), or 'never'", where);
     out->value = r;
     return TC_OK;
 }
@@ -1173,7 +1176,8 @@ static tc_status thr_of(const json_t *v, const char *where, tc_scn_codec_value *
         if (end != val && *end == '\0')
             b *= 1e9;
         else if (tc_parse_rate(val, &b, &e2))
-            return tc_fail(err, TC_EINVAL, "%s: '%s' is not a rate, e.g. 20 (GB/s) or 20GB/s", where, val);
+            return tc_fail(err, TC_EINVAL, "%s: '%s' is not a rate from 1bps to 1e18B/s, e.g. 20 (GB/s) or 20GB/s",
+                           where, val);
         out->value = b;
     } else if (json_is_object(v) && json_is_string(json_object_get(v, "codec")) &&
                json_is_number(json_object_get(v, "Bps")) && json_object_size(v) == 2) {
@@ -1182,8 +1186,11 @@ static tc_status thr_of(const json_t *v, const char *where, tc_scn_codec_value *
     } else {
         return wrong(v, where, "CODEC=GB/s or {\"codec\": C, \"Bps\": B}", err);
     }
-    if (!(out->value > 0) || !isfinite(out->value))
-        return tc_fail(err, TC_EINVAL, "%s: the rate must be above 0", where);
+    /* tc_parse_rate's range: beyond it times and rates leave what a double
+     * holds in sums and products */
+    if (!(out->value >= 0.125 && out->value <= 1e18))
+        return tc_fail(err, TC_EINVAL, "%s: the rate must be from 1bps to 1e18B/s (a bare number is GB/s: 1.25e-10 "
+                                       "to 1e9)", where);
     return TC_OK;
 }
 SET(set_thr)

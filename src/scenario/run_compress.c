@@ -119,9 +119,9 @@ static tc_status apply_throughputs(tc_compress_out *o, const tc_scenario *s, tc_
     int prio[TC_COMPRESS_MAX_CODECS] = {0}, level[TC_COMPRESS_MAX_CODECS];
     for (int i = 0; i < s->nthroughput; i++) {
         const tc_scn_codec_value *v = &s->throughput[i];
-        if (!(v->value > 0) || !isfinite(v->value))
-            return tc_fail(err, TC_EINVAL, "invalid --codec-throughput for codec '%s': the rate must be above 0, "
-                                           "e.g. %s=20GB/s", v->codec, v->codec);
+        if (!(v->value >= 0.125 && v->value <= 1e18))
+            return tc_fail(err, TC_EINVAL, "invalid --codec-throughput for codec '%s': the rate must be from 1bps to "
+                                           "1e18B/s, e.g. %s=20GB/s", v->codec, v->codec);
         tc_status st = value_rows(o, v->codec, "--codec-throughput", level, err);
         if (st)
             return st;
@@ -136,12 +136,19 @@ static tc_status apply_throughputs(tc_compress_out *o, const tc_scenario *s, tc_
 
 /* ---- the steps ratios ---- */
 
-static tc_status check_ratio(const tc_scn_codec_value *v, tc_err *err)
+/* A ratio gives steps(codec) = ratio x B (B the baseline's steps to the
+ * target): at least one step, at most 1e6 times B. */
+static tc_status check_ratio(const tc_scn_codec_value *v, double B, tc_err *err)
 {
-    if (v->value < 0 || (v->value > 0 && isfinite(v->value) && v->value <= 1e6))
+    double lo = B >= 1 ? 1 / B : 1;
+    if (v->value < 0 || (v->value >= lo && v->value <= 1e6))
         return TC_OK;
-    return tc_fail(err, TC_EINVAL, "invalid --steps-ratio for codec '%s': %g; the ratio must be a number above 0 "
-                                   "(at most 1e6) or 'never'", v->codec, v->value);
+    /* the lower end shown to 3 digits, rounded up (every value from it on
+     * is accepted) */
+    double e = pow(10, floor(log10(lo)) - 2), shown = ceil(lo / e) * e;
+    return tc_fail(err, TC_EINVAL, "invalid --steps-ratio for codec '%s': %g; the ratio must be from %.3g (one step "
+                                   "to the target, of the baseline's %.0f) to 1e6, or 'never'", v->codec, v->value,
+                   shown, B >= 1 ? B : 1);
 }
 
 /* A codec's own ratio beats its kind's; the same codec twice is an error.
@@ -152,7 +159,7 @@ static tc_status ratios_given(tc_compress_out *o, const tc_scenario *s, tc_err *
     o->acc_source = "given";
     for (int i = 0; i < s->nsteps_ratio; i++) {
         const tc_scn_codec_value *v = &s->steps_ratio[i];
-        tc_status st = check_ratio(v, err);
+        tc_status st = check_ratio(v, o->baseline_steps, err);
         if (st || (st = value_rows(o, v->codec, "--steps-ratio", level, err)))
             return st;
         for (size_t k = 0; k < o->n; k++) {
