@@ -31,6 +31,11 @@ bad_says "steps ratio below one step to the target" "from 0.000143 (one step to 
 bad_says "steps ratio just below one step" "one step to the target" compress --topo "$CLOS" --model resnet50 --codec topk --steps-ratio topk=0.000142
 good "steps ratio of one step" "^topk" compress --topo "$CLOS" --model resnet50 --codec topk --steps-ratio topk=0.000143
 bad_says "steps ratio above 1e6" "at most 1e6" compress --topo "$CLOS" --model resnet50 --codec topk --steps-ratio topk=1e300
+# bf16 is the reference: its own ratio is 1 (2 was accepted and halved every speedup's reference)
+bad_says "bf16's own ratio other than 1" "bf16's own is 1" compress --topo "$CLOS" --model resnet50 --codec bf16 --steps-ratio bf16=2
+bad_says "bf16 never reaching the target" "bf16's own is 1" compress --topo "$CLOS" --model resnet50 --codec topk $R --steps-ratio bf16=never
+good "bf16's own ratio of 1" "^bf16 " compress --topo "$CLOS" --model resnet50 --codec bf16 --steps-ratio bf16=1
+good "a bf16 codec on another path takes its own ratio" "^bf16:path=ps" compress --topo "$CLOS" --model resnet50 --codec bf16:path=ps --steps-ratio bf16:path=ps=2
 bad "steps ratio missing for a codec" compress --topo "$CLOS" --model resnet50 --codec topk --codec powersgd $R
 bad "unknown accelerator" compress --topo "$CLOS" --model resnet50 --codec topk $R --accel a1000
 bad "missing accuracy file" compress --topo "$CLOS" --model resnet50 --codec topk --accuracy "$tmp/none.json"

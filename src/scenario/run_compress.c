@@ -167,6 +167,16 @@ static tc_status ratios_given(tc_compress_out *o, const tc_scenario *s, tc_err *
                 continue;
             if (level[k] == prio[k])
                 return tc_fail(err, TC_EINVAL, "--steps-ratio for codec '%s' given twice", o->rows[k].codec.name);
+            /* the reference: every ratio is steps(codec) / steps(bf16) */
+            if ((long)k == o->i_bf16 && v->value != 1) {
+                char r[32] = "never";
+                if (v->value >= 0)
+                    snprintf(r, sizeof r, "%g", v->value);
+                return tc_fail(err, TC_EINVAL, "invalid --steps-ratio %s=%s: every ratio is against bf16's steps, so "
+                                               "bf16's own is 1 (give 1 or leave it out; a bf16 codec on another "
+                                               "path takes its own by its spec, e.g. bf16:path=ps=R)",
+                               v->codec, r);
+            }
             o->rows[k].steps_ratio = v->value < 0 ? -1.0 : v->value;
             o->rows[k].ratio_lo = o->rows[k].ratio_hi = o->rows[k].steps_ratio;
             o->rows[k].ratio_source = "given";
