@@ -432,6 +432,9 @@ then
     fails=$((fails + 1))
 fi
 good "compression line" "^compression of dp gradients: powersgd:rank=4 applied" train --topo "$SLOW" --model resnet50 --dp 64 --micro-batch 64 --compress-dp powersgd:rank=4
+# a class without its parallelism: dp 1 has no gradient all-reduce to compress (it was accepted, "not applied")
+bad_says "DP codec with dp 1" "needs dp above 1" train --topo "$CLOS" --model llama3-8b --dp 1 --tp 8 --pp 8 --micro-batches 8 --compress-dp int8
+bad_says "DP codec with one data-parallel rank a replica" "needs dp above 1" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --replicas 8 --sync diloco --compress-dp int8
 bad_says "DP codec with ZeRO 1" "needs ZeRO 0" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --zero 1 --compress-dp int8
 bad_says "a sparse codec on activations" "elementwise only" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 8 --pp 2 --micro-batches 2 --compress-pp topk:ratio=0.01
 bad_says "PP codec without a pipeline" "needs pp above 1" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --compress-pp int8

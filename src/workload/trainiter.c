@@ -265,6 +265,9 @@ static tc_status check(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_
             return tc_fail(err, TC_EINVAL, "%s compresses %s elementwise only: accepted are fp16, bf16, int8, int4 "
                            "(got %s)", k == TC_TI_CODEC_PP ? "pp" : "ep",
                            k == TC_TI_CODEC_PP ? "activations" : "tokens", c->codec[k]->name);
+    if (c->codec[TC_TI_CODEC_DP] && c->dp < 2)
+        return tc_fail(err, TC_EINVAL, "compressing DP gradients (%s) needs dp above 1 (a replica's data-parallel "
+                       "ranks): with one there is no gradient all-reduce", c->codec[TC_TI_CODEC_DP]->name);
     if (c->codec[TC_TI_CODEC_PP] && c->pp < 2)
         return tc_fail(err, TC_EINVAL, "compressing pipeline sends (%s) needs pp above 1",
                        c->codec[TC_TI_CODEC_PP]->name);
