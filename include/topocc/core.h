@@ -104,6 +104,11 @@ tc_status tc_atomic_open(tc_atomic_file *af, const char *path, tc_err *err);
 tc_status tc_atomic_commit(tc_atomic_file *af, tc_err *err);
 /* Closes and removes the temporary file (nothing is written). */
 void tc_atomic_abort(tc_atomic_file *af);
+/* Whether two output paths name one regular file: the same file where both
+ * exist (links and other names of it included), else the same name once
+ * each directory is resolved. A device or a pipe (/dev/null) is never
+ * "the same file": writing it twice overwrites nothing. */
+bool tc_same_file(const char *a, const char *b);
 
 /* Whether two paths name one file, compared as files, not as text
  * ("r.json", "./r.json", a link to it and a hard link are one file): the
