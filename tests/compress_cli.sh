@@ -47,6 +47,12 @@ bad "throughput for a codec not asked for" compress --topo "$CLOS" --model resne
 bad "throughput of 0" compress --topo "$CLOS" --model resnet50 --codec topk $R --codec-throughput topk=0
 bad_says "throughput above 1e18B/s" "from 1bps to 1e18B/s" compress --topo "$CLOS" --model resnet50 --codec topk $R --codec-throughput topk=1e300
 bad_says "throughput above 1e18B/s, with a unit" "from 1bps to 1e18B/s" compress --topo "$CLOS" --model resnet50 --codec topk $R --codec-throughput topk=1e300GB/s
+# fp32 on its all-reduce does no codec work: a throughput for it was ignored
+bad_says "throughput for fp32, which does no codec work" "does no codec work" compress --topo "$CLOS" --model resnet50 --codec topk $R --codec-throughput fp32=5
+good "throughput for fp32 on ps, whose servers add" "^fp32:path=ps" compress --topo "$CLOS" --model resnet50 --codec fp32:path=ps --steps-ratio fp32:path=ps=1 --codec-throughput fp32=5
+# the same codec twice: refused, as a repeated steps ratio is (the last won)
+bad_says "throughput given twice" "given twice" compress --topo "$CLOS" --model resnet50 --codec topk $R --codec-throughput topk=5 --codec-throughput topk=6
+good "a codec's own throughput beside its kind's" "^topk" compress --topo "$CLOS" --model resnet50 --codec topk:ratio=0.01 $R --codec-throughput topk=5 --codec-throughput topk:ratio=0.01=6
 bad "bucket of 0" compress --topo "$CLOS" --model resnet50 --codec topk $R --bucket 0
 bad "mfu above 1" compress --topo "$CLOS" --model resnet50 --codec topk $R --mfu 2
 bad "unknown option" compress --topo "$CLOS" --model resnet50 --codec topk $R --fast

@@ -112,8 +112,16 @@ static tc_status value_rows(const tc_compress_out *o, const char *name, const ch
                    kind ? name : c.name, list, kind ? name : c.name);
 }
 
+/* Whether a codec does codec work: fp32 on its all-reduce does none (its
+ * servers add on ps; tc_workload_iteration). */
+static bool does_work(const tc_codec_spec *c)
+{
+    return c->kind != TC_CODEC_FP32 || c->path != TC_PATH_ALLREDUCE;
+}
+
 /* Given encode+decode throughputs: a codec's own value beats its kind's;
- * among equals the later one wins. */
+ * the same codec twice (at the same level) is an error, as for the steps
+ * ratios, and so is a throughput for codecs that do no codec work. */
 static tc_status apply_throughputs(tc_compress_out *o, const tc_scenario *s, tc_err *err)
 {
     int prio[TC_COMPRESS_MAX_CODECS] = {0}, level[TC_COMPRESS_MAX_CODECS];
@@ -125,11 +133,22 @@ static tc_status apply_throughputs(tc_compress_out *o, const tc_scenario *s, tc_
         tc_status st = value_rows(o, v->codec, "--codec-throughput", level, err);
         if (st)
             return st;
+        bool works = false;
         for (size_t k = 0; k < o->n; k++)
-            if (level[k] && level[k] >= prio[k]) {
-                o->rows[k].thr_given = v->value;
-                prio[k] = level[k];
-            }
+            works |= level[k] && does_work(&o->rows[k].codec);
+        if (!works)
+            return tc_fail(err, TC_EINVAL, "--codec-throughput %s: fp32 on its all-reduce does no codec work (nothing "
+                                           "to encode or decode); give throughputs for the codecs that do (fp32 on "
+                                           "path=ps: its servers add)", v->codec);
+        for (size_t k = 0; k < o->n; k++) {
+            if (!level[k] || level[k] < prio[k] || !does_work(&o->rows[k].codec))
+                continue;
+            if (level[k] == prio[k])
+                return tc_fail(err, TC_EINVAL, "--codec-throughput for codec '%s' given twice",
+                               level[k] == 2 ? o->rows[k].codec.name : v->codec);
+            o->rows[k].thr_given = v->value;
+            prio[k] = level[k];
+        }
     }
     return TC_OK;
 }
