@@ -91,12 +91,12 @@ fi
 good "DDP hook on expert buckets" "powersgd:rank=4 applied" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 2 --compress-dp powersgd:rank=4 --allow-oom
 bad "timeline in a missing directory" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --timeline /nonexistent/x.json
 # --timeline and --out naming one file: the result overwrote the trace (exit 0)
-bad_says "timeline and --out the same file" "is the file --out writes" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --out "$tmp/same.json" --timeline "$tmp/same.json"
-bad_says "timeline and --out the same file by other names" "is the file --out writes" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --out "$tmp/same.json" --timeline "$tmp/./same.json"
+bad_says "timeline and --out the same file" "is the --out file too" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --out "$tmp/same.json" --timeline "$tmp/same.json"
+bad_says "timeline and --out the same file by other names" "is the --out file too" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --out "$tmp/same.json" --timeline "$tmp/./same.json"
 ln -sf "$tmp/tl.json" "$tmp/tl_link.json"
-bad_says "timeline and --out one file through a link" "is the file --out writes" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --out "$tmp/tl_link.json" --timeline "$tmp/tl.json"
-bad_says "timeline as --out's scenario beside a CSV" "beside the CSV" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --out "$tmp/r.csv" --timeline "$tmp/r.scenario.json"
-bad_says "timeline as --out-dir's scenario" "out-dir's scenario.json" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --out-dir "$tmp/od" --timeline "$tmp/od/scenario.json"
+bad_says "timeline and --out one file through a link" "is the --out file too" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --out "$tmp/tl_link.json" --timeline "$tmp/tl.json"
+bad_says "timeline as --out's scenario beside a CSV" "is the scenario file written beside --out" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --out "$tmp/r.csv" --timeline "$tmp/r.scenario.json"
+bad_says "timeline as --out-dir's scenario" "is in --out-dir" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --out-dir "$tmp/od" --timeline "$tmp/od/scenario.json"
 good "timeline and --out both /dev/null" "^iteration " train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --out /dev/null --timeline /dev/null
 bad_says "timeline with search" "not with --search" train --topo "$CLOS" --model llama3-8b --search --global-batch 64 --timeline "$tmp/s.json"
 bad_says "skew without ep" "give --ep" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --seq 4096 --zipf 1 --allow-oom

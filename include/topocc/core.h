@@ -104,18 +104,13 @@ tc_status tc_atomic_open(tc_atomic_file *af, const char *path, tc_err *err);
 tc_status tc_atomic_commit(tc_atomic_file *af, tc_err *err);
 /* Closes and removes the temporary file (nothing is written). */
 void tc_atomic_abort(tc_atomic_file *af);
-/* Whether two output paths name one regular file: the same file where both
- * exist (links and other names of it included), else the same name once
- * each directory is resolved. A device or a pipe (/dev/null) is never
- * "the same file": writing it twice overwrites nothing. */
-bool tc_same_file(const char *a, const char *b);
-
 /* Whether two paths name one file, compared as files, not as text
  * ("r.json", "./r.json", a link to it and a hard link are one file): the
  * same device and inode where a path exists; where it does not exist yet,
  * its directory's device and inode and its last name; where that directory
  * does not exist either, the path made absolute with ".", ".." and repeated
- * '/' taken out. */
+ * '/' taken out. A device or a pipe (/dev/null) is never "the same file":
+ * writing it twice overwrites nothing. */
 bool tc_same_file(const char *a, const char *b);
 /* The identity tc_same_file compares, as text in buf: two paths name one
  * file when their keys are equal. false when it does not fit in len bytes

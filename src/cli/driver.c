@@ -300,24 +300,6 @@ static tc_status run_and_write(const tc_scenario *s, const cli_in *in, tc_err *e
     if (in->out && s->command == TC_CMD_CLUSTER && s->cluster_trace[0] && stat(in->out, &so) == 0 &&
         stat(s->cluster_trace, &st_in) == 0 && so.st_dev == st_in.st_dev && so.st_ino == st_in.st_ino)
         return tc_fail(err, TC_EINVAL, "--out %.160s is the trace this run reads: name another file", in->out);
-    /* the trace --timeline writes and what --out and --out-dir write: one
-     * would overwrite the other */
-    if (s->command == TC_CMD_TRAIN && s->it_timeline[0]) {
-        char side[4200] = "", sc[4200] = "";
-        if (in->out)
-            tc_outcome_csv_sidecar(in->out, side, sizeof side);
-        if (in->out_dir)
-            snprintf(sc, sizeof sc, "%.4000s/scenario.json", in->out_dir);
-        const char *mine = in->out && tc_same_file(in->out, s->it_timeline) ? "--out"
-                           : in->out && strlen(in->out) >= 4 && strcmp(in->out + strlen(in->out) - 4, ".csv") == 0 &&
-                                   tc_same_file(side, s->it_timeline)
-                               ? "--out's scenario (beside the CSV)"
-                           : in->out_dir && tc_same_file(sc, s->it_timeline) ? "--out-dir's scenario.json"
-                                                                              : NULL;
-        if (mine)
-            return tc_fail(err, TC_EINVAL, "--timeline %.160s is the file %s writes: name two files", s->it_timeline,
-                           mine);
-    }
     if ((st = mem_limit(in, &ro.mem_limit_bytes, err)) || (in->out && (st = cli_check_writable(in->out, err))) ||
         (in->out_dir && (st = cli_check_dir(in->out_dir, err))))
         return st;

@@ -77,46 +77,6 @@ tc_status tc_atomic_commit(tc_atomic_file *af, tc_err *err)
     return TC_OK;
 }
 
-/* path's directory resolved, then its last component: out (PATH_MAX). */
-static bool resolved_name(const char *path, char *out)
-{
-    const char *slash = strrchr(path, '/');
-    char dir[PATH_MAX];
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == path)
-        snprintf(dir, sizeof dir, "/");
-    else
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    const char *base = slash ? slash + 1 : path;
-    char real[PATH_MAX];
-    if (!realpath(dir, real))
-        return false;
-    size_t lr = strlen(real), lb = strlen(base);
-    if (lr + lb + 2 > PATH_MAX)
-        return false;
-    memcpy(out, real, lr);
-    out[lr] = '/';
-    memcpy(out + lr + 1, base, lb + 1);
-    return true;
-}
-
-bool tc_same_file(const char *a, const char *b)
-{
-    if (!a || !b || !*a || !*b)
-        return false;
-    struct stat sa, sb;
-    bool ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
-    if (ea && eb)
-        return S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    if (ea || eb) /* one exists, the other not: not one file */
-        return false;
-    char ra[PATH_MAX], rb[PATH_MAX];
-    if (resolved_name(a, ra) && resolved_name(b, rb))
-        return strcmp(ra, rb) == 0;
-    return strcmp(a, b) == 0;
-}
-
 void tc_atomic_abort(tc_atomic_file *af)
 {
     if (af->f) {
@@ -228,6 +188,12 @@ bool tc_file_key(const char *path0, char *buf, size_t len)
 
 bool tc_same_file(const char *a, const char *b)
 {
+    /* a device or a pipe (/dev/null, /dev/stdout) is never "the same
+     * file": writing it twice overwrites nothing */
+    struct stat sa, sb;
+    if ((a && stat(a, &sa) == 0 && (S_ISCHR(sa.st_mode) || S_ISFIFO(sa.st_mode))) ||
+        (b && stat(b, &sb) == 0 && (S_ISCHR(sb.st_mode) || S_ISFIFO(sb.st_mode))))
+        return false;
     char ka[TC_FILE_KEY_MAX], kb[TC_FILE_KEY_MAX];
     if (!tc_file_key(a, ka, sizeof ka) || !tc_file_key(b, kb, sizeof kb))
         return strcmp(a, b) == 0;
