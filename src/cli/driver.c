@@ -296,9 +296,7 @@ static tc_status run_and_write(const tc_scenario *s, const cli_in *in, tc_err *e
     if ((st = check_run_files(s, in, err)))
         return st;
     tc_run_opts ro = {0};
-    struct stat so, st_in;
-    if (in->out && s->command == TC_CMD_CLUSTER && s->cluster_trace[0] && stat(in->out, &so) == 0 &&
-        stat(s->cluster_trace, &st_in) == 0 && so.st_dev == st_in.st_dev && so.st_ino == st_in.st_ino)
+    if (in->out && s->command == TC_CMD_CLUSTER && s->cluster_trace[0] && tc_same_file(in->out, s->cluster_trace))
         return tc_fail(err, TC_EINVAL, "--out %.160s is the trace this run reads: name another file", in->out);
     if ((st = mem_limit(in, &ro.mem_limit_bytes, err)) || (in->out && (st = cli_check_writable(in->out, err))) ||
         (in->out_dir && (st = cli_check_dir(in->out_dir, err))))
