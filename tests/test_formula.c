@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <cmocka.h>
 #include "topocc/eval.h"
 
@@ -512,25 +511,22 @@ static void formula_rejects_more_ranks_than_endpoints_and_adds_alpha_per_step(vo
     tc_topo_free(t);
 }
 
-static void formula_runs_over_a_million_ring_evaluations_per_second(void **state)
+/* Repeated evaluations of one schedule give one value, bit for bit (the
+ * evaluations per second are bench/bench_formula.c's, not a unit test's:
+ * a timed test fails on a loaded machine). */
+static void formula_ring_evaluations_repeat_exactly(void **state)
 {
     (void)state;
     tc_topo *t = build("clos:down=16x16x16,up=1x16x16,bw=400Gbps,lat=1us,hop_lat=0,alpha=0");
     tc_sched *s = coll(t, TC_OP_ALLREDUCE, TC_ALGO_RING, 4096, 1 << 30);
     tc_eval_opts o = {.mode = TC_MODE_FORMULA, .routing = TC_ROUTE_DEFAULT};
-    struct timespec a, b;
-    double v, sum = 0;
-    int n = 200000;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    for (int i = 0; i < n; i++) {
-        tc_eval_formula(t, s, &o, &v, NULL);
-        sum += v;
+    double first = 0, v = 0;
+    assert_int_equal(tc_eval_formula(t, s, &o, &first, NULL), TC_OK);
+    assert_true(first > 0);
+    for (int i = 0; i < 20000; i++) {
+        assert_int_equal(tc_eval_formula(t, s, &o, &v, NULL), TC_OK);
+        assert_true(v == first);
     }
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    double dt = (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) * 1e-9;
-    assert_true(sum > 0);
-    /* 1e6/s is the target; a sanitized or loaded build gets a margin. */
-    assert_true(n / dt > 2e5);
     tc_sched_free(s);
     tc_topo_free(t);
 }
@@ -709,7 +705,7 @@ int main(void)
         cmocka_unit_test(generic_phases_use_ports_and_bisection),
         cmocka_unit_test(a_rank_map_falls_back_to_generic_and_identity_does_not),
         cmocka_unit_test(formula_rejects_more_ranks_than_endpoints_and_adds_alpha_per_step),
-        cmocka_unit_test(formula_runs_over_a_million_ring_evaluations_per_second),
+        cmocka_unit_test(formula_ring_evaluations_repeat_exactly),
         cmocka_unit_test(all_to_all_bound_matches_reference_on_oversubscribed_clos),
         cmocka_unit_test(all_to_all_bound_matches_reference_on_torus),
         cmocka_unit_test(degraded_links_keep_the_all_reduce_bound),
