@@ -116,8 +116,12 @@ static void accelerator_bytes_are_the_tables_hand_counts(void **state)
     near(accel("topk:ratio=0.01,ef=0", 8), 8 + 12 * rho + 16 * n * rho, "bytes", "topk:ef=0");
     near(accel("topk-shared", 8), 8 + 28 * rho + 8 * rho + 12, "bytes", "topk-shared");
     near(accel("randk", 8), 4 + 28 * rho + 8 * rho + 12, "bytes", "randk");
-    near(accel("powersgd:rank=4", 8), 12 + 12 + 12, "bytes", "powersgd");
-    near(accel("powersgd:rank=4,ef=0", 8), 12, "bytes", "powersgd:ef=0");
+    /* the 1024 x 1024 bucket at rank 4: M three times, and P and Q (4 a r
+     * bytes each) read and written by the products and the
+     * orthogonalisation: 5 P + 3 Q = 32 a r / d */
+    near(accel("powersgd:rank=4", 8), 12 + 32.0 * 1024 * 4 / D + 12 + 12, "bytes", "powersgd");
+    near(accel("powersgd:rank=4,ef=0", 8), 12 + 32.0 * 1024 * 4 / D, "bytes", "powersgd:ef=0");
+    near(accel("powersgd-batched:rank=4,ef=0", 8), 12 + 32.0 * 1024 * 4 / D, "bytes", "powersgd-batched");
     near(accel("signsgd", 8), 12 + (n + 1) / 8 + 8 + 12, "bytes", "signsgd");
 }
 
@@ -155,14 +159,47 @@ static void accelerator_throughput_is_the_multipass_roofline(void **state)
     assert_non_null(a);
     near(tc_codec_accel_throughput(&s, h, D, 8) / tc_codec_accel_throughput(&s, a, D, 8), h->mem_Bps / a->mem_Bps,
          "scaling", "thc");
-    /* PowerSGD rank 64 on a 1024 x 1024 bucket: 6 r flops per coordinate cap it */
+    /* PowerSGD rank 64 on a 1024 x 1024 bucket: 6 r flops per coordinate
+     * for the products and 4 a r^2 / d for the orthogonalisation cap it */
     s = spec_of("powersgd:rank=64,ef=0");
-    double mem = 4 * h->mem_Bps / 12, cap = 4 * h->flops / (6.0 * 64);
+    double mem = 4 * h->mem_Bps / (12 + 32.0 * 1024 * 64 / D), cap = 4 * h->flops / (6.0 * 64 + 4.0 * 1024 * 64 * 64 / D);
     near(tc_codec_accel_throughput(&s, h, D, 8), mem < cap ? mem : cap, "throughput", "powersgd");
     s = spec_of("thc");
     assert_non_null(strstr(tc_codec_cost_source(&s), "fast-hadamard-transform"));
     s = spec_of("topk");
     assert_non_null(strstr(tc_codec_cost_source(&s), "multi-pass"));
+}
+
+/* The rank PowerSGD uses on the bucket's 1024 x 1024 matrix: the cost
+ * grows with it up to min(a, b) (batched) and, per tensor, falls to the
+ * plain all-reduce's where _should_compress declines ((a + b) r 2 >= a b:
+ * from r = 256). A rank beyond the matrix costs what the largest rank does. */
+static void powersgd_cost_follows_the_rank_it_uses(void **state)
+{
+    (void)state;
+    const tc_accel *h = tc_accel_find("h100");
+    assert_non_null(h);
+    char name[64];
+    double prev = INFINITY;
+    for (uint32_t r = 1; r <= 1024; r *= 2) {
+        snprintf(name, sizeof name, "powersgd-batched:rank=%u,ef=0", r);
+        tc_codec_spec s = spec_of(name);
+        double t = tc_codec_accel_throughput(&s, h, D, 8);
+        assert_true(t < prev);
+        prev = t;
+    }
+    tc_codec_spec big = spec_of("powersgd-batched:rank=100000,ef=0"), top = spec_of("powersgd-batched:rank=1024,ef=0");
+    near(tc_codec_accel_throughput(&big, h, D, 8), tc_codec_accel_throughput(&top, h, D, 8), "throughput",
+         "rank beyond the matrix");
+    tc_codec_spec fp = spec_of("fp32"), last = spec_of("powersgd:rank=255,ef=0");
+    double plain = tc_codec_accel_throughput(&fp, h, D, 8);
+    for (uint32_t r = 256; r <= 100000; r = r * 3 + 1) {
+        snprintf(name, sizeof name, "powersgd:rank=%u,ef=0", r);
+        tc_codec_spec s = spec_of(name);
+        near(tc_codec_bytes_touched(&s, D, 8), 8, "bytes", name);
+        near(tc_codec_accel_throughput(&s, h, D, 8), plain, "throughput", name);
+    }
+    assert_true(tc_codec_accel_throughput(&last, h, D, 8) < plain / 2);
 }
 
 static void prediction_is_memory_plus_arithmetic(void **state)
@@ -246,6 +283,7 @@ int main(void)
         cmocka_unit_test(accelerator_bytes_are_the_tables_hand_counts),
         cmocka_unit_test(thc_transform_costs_the_published_kernel),
         cmocka_unit_test(accelerator_throughput_is_the_multipass_roofline),
+        cmocka_unit_test(powersgd_cost_follows_the_rank_it_uses),
         cmocka_unit_test(prediction_is_memory_plus_arithmetic),
         cmocka_unit_test(prediction_is_within_a_factor_3_of_the_measurement),
     };

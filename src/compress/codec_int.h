@@ -125,6 +125,10 @@ bool cx_is_sparse(tc_codec_kind k);
 uint64_t cx_k(double ratio, uint64_t d);
 uint64_t cx_thc_dpad(uint64_t d, uint64_t *chunk);
 void cx_psgd_shape(uint64_t d, uint64_t *a, uint64_t *b);
+/* The bucket of d coordinates as the a x b matrix of cx_psgd_shape, and the
+ * rank c uses on it: at most min(a, b); per tensor, 0 where the matrix is
+ * not compressed (tc_codec_powersgd_rank). */
+uint32_t cx_psgd_rank_on(const tc_codec_spec *c, uint64_t d, uint64_t *a, uint64_t *b);
 
 typedef struct cx_ops cx_ops;
 

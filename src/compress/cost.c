@@ -218,16 +218,20 @@ double tc_codec_bytes_touched(const tc_codec_spec *c, uint64_t d, uint32_t n)
 }
 
 /* Arithmetic per coordinate that can bound an accelerator's throughput:
- * PowerSGD's three products, 6 a b r per step (per-tensor powersgd: taken as
- * the bucket's single matrix, 6 r per coordinate, an upper bound: its
- * uncompressed tensors cost none). THC's transform is in its bytes, at the
- * published kernel's cost; the other codecs are memory bound. */
+ * PowerSGD's three products, 6 a b r per step, and the orthogonalisation of
+ * the a x r matrix P, 4 a r^2: Householder QR's 2 m n^2 - (2/3) n^3
+ * (https://org-jutil.sourceforge.net/doc/coal/0.3/org/jutil/math/matrix/HouseholderQRDecomposer.html),
+ * taken as 2 a r^2, and forming Q as much again (assumed). The bucket is
+ * one a x b matrix at the rank the codec uses on it (cx_psgd_rank_on: at
+ * most min(a, b); per tensor, none where the matrix is not compressed).
+ * THC's transform is in its bytes, at the published kernel's cost; the
+ * other codecs are memory bound. */
 static double flops_per_coord(const tc_codec_spec *c, uint64_t d)
 {
     if (c->kind == TC_CODEC_POWERSGD || c->kind == TC_CODEC_POWERSGD_BATCHED) {
         uint64_t a, b;
-        cx_psgd_shape(d, &a, &b);
-        return 6.0 * (double)a * (double)b * c->rank / (double)d;
+        double r = cx_psgd_rank_on(c, d < 1 ? 1 : d, &a, &b);
+        return (6.0 * (double)a * (double)b * r + 4.0 * (double)a * r * r) / (double)(d < 1 ? 1 : d);
     }
     return 0;
 }

@@ -90,6 +90,17 @@ void cx_psgd_shape(uint64_t d, uint64_t *a, uint64_t *b)
     *a = (d + s - 1) / s;
 }
 
+uint32_t cx_psgd_rank_on(const tc_codec_spec *c, uint64_t d, uint64_t *a, uint64_t *b)
+{
+    cx_psgd_shape(d, a, b);
+    if (c->kind != TC_CODEC_POWERSGD_BATCHED)
+        return tc_codec_powersgd_rank(c, *a, *b);
+    uint64_t r = c->rank;
+    r = r < *a ? r : *a;
+    r = r < *b ? r : *b;
+    return (uint32_t)r;
+}
+
 void cx_psgd_wire(const tc_codec_spec *c, const tc_codec_tensor *t, size_t nt, uint64_t d, tc_codec_wire *out)
 {
     bool batched = c->kind == TC_CODEC_POWERSGD_BATCHED;

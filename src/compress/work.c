@@ -509,13 +509,27 @@ void tc_codec_work_accel(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_code
             add(w, 4 * rho, 4 * rho, 0, 0, 0, 0);
         break;
     case TC_CODEC_POWERSGD:
-    case TC_CODEC_POWERSGD_BATCHED:
-        add(w, 4, 0, 0, 0, 0, 0); /* P = M Q */
-        add(w, 4, 0, 0, 0, 0, 0); /* Q = M^T P */
-        add(w, 0, 4, 0, 0, 0, 0); /* P Q^T */
+    case TC_CODEC_POWERSGD_BATCHED: {
+        /* the bucket as one a x b matrix at the rank the codec uses on it:
+         * at most min(a, b); per tensor, none where _should_compress
+         * declines, and then the bucket goes through the plain all-reduce */
+        uint64_t a, b;
+        uint32_t r = cx_psgd_rank_on(c, d, &a, &b);
+        if (!r) {
+            add(w, 4, 4, 0, 0, 0, 0); /* x / n */
+            if (ef)
+                add(w, 4, 4, 0, 0, 0, 0);
+            break;
+        }
+        double P = 4.0 * (double)a * r / (double)d, Q = 4.0 * (double)b * r / (double)d;
+        add(w, 4 + Q, P, 0, 0, 0, 0);     /* P = M Q */
+        add(w, P, P, 0, 0, 0, 0);         /* orthogonalise P */
+        add(w, 4 + P, Q, 0, 0, 0, 0);     /* Q = M^T P */
+        add(w, P + Q, 4, 0, 0, 0, 0);     /* P Q^T */
         if (ef)
             add(w, 8, 4, 0, 0, 0, 0); /* e = M - P Q^T */
         break;
+    }
     case TC_CODEC_SIGNSGD:
         add(w, 4, 0, 0, 0, 0, 0);           /* ||x||_1 */
         add(w, 4, 1 / 8.0, 0, 0, 0, 0);     /* sign bits */
