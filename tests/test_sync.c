@@ -61,6 +61,13 @@ static void t_bad(void **state)
     in.kind = TC_SYNC_STREAMING;
     in.fragments = 0;
     assert_int_equal(tc_sync_step(&in, &s, &err), TC_EINVAL);
+    /* an overlap above H: the fragment's next synchronisation would start
+     * before the last is applied; tau = H is a schedule */
+    in.fragments = 2;
+    in.overlap_steps = 11;
+    assert_int_equal(tc_sync_step(&in, &s, &err), TC_EINVAL);
+    in.overlap_steps = 10;
+    assert_int_equal(tc_sync_step(&in, &s, &err), TC_OK);
     tc_sync_kind k;
     assert_false(tc_sync_parse("diloco2", &k));
     assert_true(tc_sync_parse("streaming-diloco", &k) && k == TC_SYNC_STREAMING);
@@ -79,7 +86,7 @@ static void t_random(void **state)
     uint64_t x = 7;
     for (int i = 0; i < 20000; i++) {
         uint32_t M = 2 + (uint32_t)(urand(&x) * 30), H = 1 + (uint32_t)(urand(&x) * 2000);
-        uint32_t F = 1 + (uint32_t)(urand(&x) * 40), tau = (uint32_t)(urand(&x) * 12);
+        uint32_t F = 1 + (uint32_t)(urand(&x) * 40), tau = (uint32_t)(urand(&x) * (H < 11 ? H + 1 : 12));
         double ti = urand(&x) < 0.05 ? 0 : urand(&x) * 5, to = urand(&x) < 0.05 ? 0 : urand(&x) * 500;
         if (i % 97 == 0)
             to = ti * H; /* ties: the outer step exactly as long as the inner phase */

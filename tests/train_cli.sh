@@ -483,6 +483,22 @@ then
     echo "FAIL (--sync): the JSON's step times do not follow the strategies' formulas"
     fails=$((fails + 1))
 fi
+# streaming DiLoCo: a fragment's outer all-reduce must be applied before
+# its next synchronisation, H steps later; the trade-off over H lists only
+# the H at or above the overlap
+bad_says "overlap above H" "--overlap-steps 30: above --inner-steps 20" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 \
+    --micro-batches 2 --sync streaming-diloco --replicas 2 --inner-steps 20 --overlap-steps 30
+if "$T" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --micro-batches 2 --sync streaming-diloco --replicas 2 \
+    --inner-steps 40 --overlap-steps 40 --format json >"$tmp/sync_tau.json" 2>"$tmp/sync.err"; then
+    python3 - "$tmp/sync_tau.json" <<'PY' || { echo "FAIL (--overlap-steps 40): H below the overlap listed"; fails=$((fails + 1)); }
+import json, sys
+j = json.load(open(sys.argv[1]))
+hs = [h["inner_steps"] for h in j["sync"]["h_tradeoff"]]
+assert hs == [100, 300, 1000, 2000, 40], hs
+PY
+else
+    echo "FAIL (--overlap-steps 40 = H): $(cat "$tmp/sync.err")"; fails=$((fails + 1))
+fi
 # two datacenters by hand: pods of 2 hosts joined by one 10 Gb/s, 20 ms
 # long-haul cable, ResNet-50 on 4 ranks, a replica per pod (the default).
 # DiLoCo's outer all-reduce: each rank reduces its half of the parameters

@@ -1021,15 +1021,18 @@ static tc_status sync_outer(const tc_scenario *s, const tc_zoo_model *m, comm_ct
         hs[nh++] = s->inner_steps;
     y->nh = 0;
     for (uint32_t i = 0; st == TC_OK && k != TC_SYNC_DDP && i < nh; i++) {
+        if (k == TC_SYNC_STREAMING && hs[i] < s->overlap_steps)
+            continue; /* an overlap beyond H: not a schedule (tc_sync_step) */
         tc_sync_in hin = in;
         hin.inner_steps = hs[i];
         bool known;
-        y->h[i].H = hs[i];
-        if ((st = tc_sync_step(&hin, &y->h[i].step_s, err)) != TC_OK)
+        uint32_t j = y->nh;
+        y->h[j].H = hs[i];
+        if ((st = tc_sync_step(&hin, &y->h[j].step_s, err)) != TC_OK)
             break;
-        y->h[i].cross_bytes_step = y->outer_bytes * in.fragments / hs[i];
-        y->h[i].penalty = tc_sync_loss_penalty(k, d->params, M, hs[i], s->overlap_steps, &known, &y->h[i].outside);
-        y->nh = i + 1;
+        y->h[j].cross_bytes_step = y->outer_bytes * in.fragments / hs[i];
+        y->h[j].penalty = tc_sync_loss_penalty(k, d->params, M, hs[i], s->overlap_steps, &known, &y->h[j].outside);
+        y->nh = j + 1;
     }
     free(d);
     return st;

@@ -58,6 +58,13 @@ tc_status tc_sync_step(const tc_sync_in *in, double *step_s, tc_err *err)
     case TC_SYNC_STREAMING: {
         if (in->fragments < 1)
             return tc_fail(err, TC_EINVAL, "sync: streaming DiLoCo needs at least one fragment");
+        /* a fragment's next synchronisation starts H steps after its last:
+         * the last must be applied by then */
+        if (in->overlap_steps > in->inner_steps)
+            return tc_fail(err, TC_EINVAL,
+                           "--overlap-steps %u: above --inner-steps %u: a fragment's outer all-reduce must be applied "
+                           "before its next synchronisation, H steps later: accepted are 0 to %u",
+                           in->overlap_steps, in->inner_steps, in->inner_steps);
         double F = in->fragments;
         *step_s = fmax(ti + F * fmax(0, to - in->overlap_steps * ti) / H, F * to / H);
         break;
