@@ -53,7 +53,8 @@ oci_bm_gpu4_8_a100_2node_roce_allreduce_10GiB_ubuntu.txt|roce|partly: 16 x 100G 
 aws_p4d_2node_16xA100_efa_allreduce_nccl2.9.9.txt|efa|partly: as p4de (4 x 100G EFA, transport=efa-sendrecv); NCCL 2.9.9, older than the pinned 2.21.5|--topo clos:down=2x4,up=1x2,node=8,nics=4,rail=4,bw=100Gbps,node_bw=240GB/s,arch=ampere,transport=efa-sendrecv --algo nccl
 aws_p5_2node_16xH100_efa_allreduce_eks_partial.txt|efa|partly: as the p5 pair above, an older stack (NCCL 2.18.5, aws-ofi-nccl 1.7.3)|--preset dgx-h100:nodes=2,transport=efa --algo nccl
 gcp_a4_2node_1gpu_B200_roce_allgather.txt|gib|partly: 2 GPUs, one NIC each (400G: the source does not state the speed, nor whether a rank used 1 or 2 NICs)|--topo clos:down=2,up=1,bw=400Gbps,arch=blackwell --algo nccl --op allgather
-gcp_a3mega_2node_16xH100_tcpxo_allreduce.txt|tcpxo|no: GPUDirect-TCPXO is not modelled; NIC speed not in the source (the DGX H100 preset's 8 x 400G)|--preset dgx-h100:nodes=2 --algo nccl
+gcp_a3mega_2node_16xH100_tcpxo_allreduce.txt|tcpxo|partly: GPUDirect-TCPXO's costs are not modelled (NCCL's InfiniBand model); 8 x 200G NICs (A3 Mega: 8 GPU NICs, 1,600 Gb/s: docs/VALIDATION.md), otherwise the DGX H100 preset|--topo clos:down=2x8,up=1x2,bw=200Gbps,lat=50ns,hop_lat=300ns,node=8,node_bw=370.8GB/s,node_lat=250ns,node_hop_lat=0ns,node_reduce=1,rail=8,arch=hopper --algo nccl
+gcp_a3mega_2node_16xH100_tcpxo_allreduce.txt|tcpxo|the same with the DGX H100 preset's 8 x 400G, as before the NIC speed was sourced|--preset dgx-h100:nodes=2 --algo nccl
 gcp_a4_1node_2xB200_nvlink_allgather_partial.txt|nvlink|partly: 2 of a B200 node's GPUs (NCCL 2.26.6; Blackwell is newer than the pinned 2.21.5)|--preset dgx-b200 -g 2 --algo nccl --op allgather
 coreweave_gb200_2rack_144gpu_allreduce.txt|ib|partly: two NVL72 racks over InfiniBand; NICs per tray not stated (the preset's 4 x 400G), SHARP and NVLS settings of the run not stated|--preset gb200-nvl72:nodes=2 --algo nccl
 EOF
