@@ -30,6 +30,8 @@ bad "steps ratio of 0" compress --topo "$CLOS" --model resnet50 --codec topk --s
 bad_says "steps ratio below one step to the target" "from 0.000143 (one step to the target, of the baseline's 7038) to 1e6" compress --topo "$CLOS" --model resnet50 --codec topk --steps-ratio topk=1e-300
 bad_says "steps ratio just below one step" "one step to the target" compress --topo "$CLOS" --model resnet50 --codec topk --steps-ratio topk=0.000142
 good "steps ratio of one step" "^topk" compress --topo "$CLOS" --model resnet50 --codec topk --steps-ratio topk=0.000143
+bad_says "batched rank beyond the bucket" "rank=100000 does not fit the 2574 x 2575 matrix" compress --topo "$CLOS" --model resnet50 \
+    --codec powersgd-batched:rank=100000 --steps-ratio powersgd-batched=1
 bad_says "steps ratio above 1e6" "at most 1e6" compress --topo "$CLOS" --model resnet50 --codec topk --steps-ratio topk=1e300
 # bf16 is the reference: its own ratio is 1 (2 was accepted and halved every speedup's reference)
 bad_says "bf16's own ratio other than 1" "bf16's own is 1" compress --topo "$CLOS" --model resnet50 --codec bf16 --steps-ratio bf16=2

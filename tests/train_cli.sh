@@ -447,6 +447,8 @@ bad_says "DP codec with ZeRO 1" "needs ZeRO 0" train --topo "$CLOS" --model llam
 bad_says "a sparse codec on activations" "elementwise only" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 8 --pp 2 --micro-batches 2 --compress-pp topk:ratio=0.01
 bad_says "PP codec without a pipeline" "needs pp above 1" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --compress-pp int8
 bad_says "EP codec without experts" "needs ep above 1" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --compress-ep int8
+bad_says "batched rank beyond a bucket" "rank=100000 does not fit the 1431 x 1432 matrix" train --topo "$CLOS" --model resnet50 --dp 64 \
+    --tp 1 --compress-dp powersgd-batched:rank=100000
 bad_says "unknown codec" "compress-dp: unknown codec" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --compress-dp zstd
 bad_says "PP codec co-simulated" "not co-simulated" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 8 --pp 2 --micro-batches 2 --mode flow --compress-pp int8
 bad_says "search with codecs" "without --search" train --topo "$CLOS" --model llama3-8b --search --global-batch 64 --compress-dp int8

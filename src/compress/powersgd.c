@@ -293,6 +293,21 @@ static tc_status layout(tc_codec *c, tc_err *err)
     return TC_OK;
 }
 
+tc_status tc_codec_fits(const tc_codec_spec *c, uint64_t d, tc_err *err)
+{
+    if (c->kind != TC_CODEC_POWERSGD_BATCHED)
+        return TC_OK;
+    uint64_t a, b;
+    cx_psgd_shape(d < 1 ? 1 : d, &a, &b);
+    uint64_t lim = a < b ? a : b;
+    if (c->rank > lim)
+        return tc_fail(err, TC_EINVAL,
+                       "%s: rank=%u does not fit the %llu x %llu matrix of a %llu-coordinate bucket: accepted are 1 to %llu",
+                       tc_codec_kind_name(c->kind), c->rank, (unsigned long long)a, (unsigned long long)b,
+                       (unsigned long long)(d < 1 ? 1 : d), (unsigned long long)lim);
+    return TC_OK;
+}
+
 static tc_status psgd_init(tc_codec *c, tc_err *err)
 {
     const char *name = tc_codec_kind_name(c->spec.kind);
@@ -301,6 +316,9 @@ static tc_status psgd_init(tc_codec *c, tc_err *err)
         return tc_fail(err, TC_EINVAL, "%s: rank=0: accepted are integers >= 1", name);
     if (!batched && !(c->spec.min_rate >= 0))
         return tc_fail(err, TC_EINVAL, "%s: min_rate=%g: accepted are numbers >= 0", name, c->spec.min_rate);
+    tc_status fit = tc_codec_fits(&c->spec, c->d, err);
+    if (fit != TC_OK)
+        return fit;
     c->npt = whole ? 1 : c->nshapes;
     c->pt = tc_calloc(c->npt, sizeof *c->pt);
     if (!c->pt)
@@ -309,12 +327,6 @@ static tc_status psgd_init(tc_codec *c, tc_err *err)
         uint64_t a, b;
         cx_psgd_shape(c->d, &a, &b);
         uint32_t r = batched ? c->spec.rank : tc_codec_powersgd_rank(&c->spec, a, b);
-        uint64_t lim = a < b ? a : b;
-        if (batched && r > lim)
-            return tc_fail(err, TC_EINVAL,
-                           "%s: rank=%u does not fit the %llu x %llu matrix of a %llu-coordinate bucket: accepted are 1 to %llu",
-                           name, r, (unsigned long long)a, (unsigned long long)b, (unsigned long long)c->d,
-                           (unsigned long long)lim);
         c->pt[0] = (cx_ptensor){.rows = a, .cols = b, .numel = c->d, .rank = r};
     } else {
         for (size_t i = 0; i < c->npt; i++) {

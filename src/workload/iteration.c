@@ -519,6 +519,8 @@ tc_status tc_workload_iteration(const tc_topo *t, const tc_workload *w, const tc
         uint64_t d = (uint64_t)llround(b[i].bytes / 4);
         if (d == 0)
             d = 1;
+        if ((st = tc_codec_fits(c, d, err)) != TC_OK)
+            break;
         tc_codec_wire wc;
         memset(&wc, 0, sizeof wc);
         tc_codec_wire_cost(c, d, w->workers, &wc);

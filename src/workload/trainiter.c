@@ -1082,10 +1082,15 @@ static void chain(ctx *x, uint32_t mk, uint32_t k, uint32_t j, int b, int32_t pr
                 double half = codec_s(x, cs, x->bk[i].elems, n) / 2;
                 int32_t prio = d->task[after].prio;
                 tc_codec_wire w;
-                if (x->bk[i].shaped)
+                if (x->bk[i].shaped) {
                     w = x->bk[i].w;
-                else
+                } else {
+                    if (!x->st)
+                        x->st = tc_codec_fits(cs, (uint64_t)x->bk[i].elems, x->err);
+                    if (x->st)
+                        break;
                     tc_codec_wire_cost(cs, (uint64_t)x->bk[i].elems, n, &w);
+                }
                 uint32_t e = x->enc[i];
                 if (e == UINT32_MAX) {
                     if (!x->st)
