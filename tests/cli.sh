@@ -703,6 +703,9 @@ cp "$tmp/out" "$tmp/nt_run.json"
 good "nccl-tests --format csv: collective's sizes table" "^bytes,count,type,redop,root,time_s,algbw_Bps,busbw_Bps" $NT --format csv
 good "nccl-tests --format csv: the sizes table for one size too" "^1048576,262144,float,sum,-1," nccl-tests --preset dgx-h100 -b 1M -e 1M --format csv
 head -1 "$tmp/out" | grep -q "^bytes,count,type,redop,root,time_s," || { echo "FAIL: nccl-tests --format csv of one size is not the sizes table"; fails=$((fails + 1)); }
+good "nccl-tests --format json: the sizes document for one size too" '"results": \[' nccl-tests --preset dgx-h100 -b 1M -e 1M --format json
+good "nccl-tests --out-dir: the sizes table for one size too" "" nccl-tests --preset dgx-h100 -b 1M -e 1M --out-dir "$tmp/nt1dir"
+[ -f "$tmp/nt1dir/sizes.csv" ] && [ ! -f "$tmp/nt1dir/result.csv" ] || { echo "FAIL: nccl-tests --out-dir of one size is not the sizes table"; fails=$((fails + 1)); }
 good "nccl-tests --format csv --out: the sizes table for one size" "^bytes,count,type" nccl-tests --preset dgx-h100 -b 1M -e 1M --format csv --out "$tmp/nt1.csv"
 cmp -s "$tmp/out" "$tmp/nt1.csv" || { echo "FAIL: nccl-tests --format csv --out is not what stdout gets"; fails=$((fails + 1)); }
 good "nccl-tests --compare --out" "^# median |error|" nccl-tests --preset dgx-h100:nodes=2 --compare "$tmp/nt_16.txt" --out "$tmp/nt_cmp.txt"

@@ -74,6 +74,10 @@ typedef struct tc_collective_out {
      * ranks is the job's, each result's group fields say the rest. */
     tc_group_spec group;       /* TC_GROUP_NONE: the whole job */
     uint32_t ngroups, group_size;
+    /* Reported as a sweep over sizes even with one size and one algorithm
+     * (nccl-tests -b = -e: its JSON, CSV and --out-dir tables keep their
+     * shape whatever the sizes). */
+    bool sizes_doc;
 } tc_collective_out;
 
 static inline const tc_result *tc_collective_at(const tc_collective_out *o, size_t algo, size_t size)

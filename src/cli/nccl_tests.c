@@ -66,7 +66,7 @@ static const char *help =
     "                 the error; without -b/-e the file's sizes are predicted. Its rows' type and\n"
     "                 redop, and the ranks its header lists ('#  Rank' lines), must be the run's\n"
     "  --format F     table (default): nccl-tests' text; csv: collective's sizes table of the\n"
-    "                 same run (one size too); json: collective's document of the same run\n"
+    "                 same run (one size too); json: collective's sizes document (one size too)\n"
     "  --out FILE     also write what stdout gets to FILE (whole or not at all)\n"
     "  --out-dir DIR  write collective's tables as DIR/<table>.csv and DIR/scenario.json\n"
     "  --quiet        no progress reports on stderr (a long run, a flow simulation, shows them)\n"
@@ -945,6 +945,7 @@ static tc_status run_and_print(const nt_in *in, const tc_scenario *s, const tc_n
             snprintf(routing, sizeof routing, "routing %s", rn);
         snprintf(what, sizeof what, "%.400s, %u ranks, %.64s, mode %s, %.200s%.200s", o->net.topo[0]->spec, o->ranks,
                  o->rows[0].requested, tc_mode_name(r->mode), routing, groups);
+        o->sizes_doc = true; /* one size too: the sizes' shape (print_to's CSV) */
         nt_print p = {.s = s,         .o = o,         .fmt = fmt,           .what = what,
                       .rows = rows,   .nrows = nrows, .compare = in->compare, .hdr = &b->hdr};
         /* --out-dir first: a run whose --out-dir fails leaves --out as it was */

@@ -618,7 +618,7 @@ void tc_topo_print(const tc_topo_out *o, const tc_scenario *s, FILE *f)
 
 static bool coll_single(const tc_collective_out *o)
 {
-    return o->nalgos == 1 && o->nsizes == 1;
+    return o->nalgos == 1 && o->nsizes == 1 && !o->sizes_doc;
 }
 
 /* Repetition skipping (tc_flow_result): steps simulated and skipped, the
@@ -1098,7 +1098,7 @@ size_t tc_collective_tables(const tc_collective_out *o, const tc_scenario *s, tc
     }
     if (o->nalgos > 1)
         ADD_TABLE(coll_algorithms_table);
-    if (o->nsizes > 1)
+    if (o->nsizes > 1 || o->sizes_doc)
         ADD_TABLE(tc_collective_sizes_table);
     return n;
 }
