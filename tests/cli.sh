@@ -41,6 +41,10 @@ bad "negative hop latency" topo "torus:dims=4x4,hop_lat=-5ns"
 bad "node switch latency without nodes" topo "clos:down=8x8,up=1x8,node_hop_lat=10ns"
 bad "unknown operation" collective --topo "$CLOS" --op allsum --size 1MiB
 bad "unknown algorithm" collective --topo "$CLOS" --op allreduce --algo fancy --size 1MiB
+# NCCL's algorithms by their NCCL names: the error points at topocc's nccl- name
+for a in nvls nvls-tree pat collnet-direct collnet-chain; do
+    bad_says "NCCL's name $a" "did you mean 'nccl-$a'" collective --topo "$CLOS" --op allreduce --algo $a --size 1MiB
+done
 bad "unknown algorithm parameter" collective --topo "$CLOS" --op allreduce --algo ring:depth=3 --size 1MiB
 bad "algorithm that does not fit the topology" collective --topo "$CLOS" --op allreduce --algo torus --size 1MiB
 bad "algorithm that does not fit the rank count" collective --topo "$CLOS" --op allreduce --algo swing --ranks 6 --size 1MiB

@@ -446,7 +446,11 @@ tc_status tc_algo_parse(const char *s, tc_coll_req *req, tc_err *err)
         const char *best = algo_names[0];
         size_t bd = (size_t)-1;
         for (int i = 0; i < TC_ALGO_COUNT; i++) {
-            size_t d = tc_edit_distance(sp.kind, algo_names[i]);
+            /* NCCL's algorithms by their NCCL names (nvls, pat, ...):
+             * topocc's carry the nccl- prefix */
+            size_t d = strncmp(algo_names[i], "nccl-", 5) == 0 && strcmp(sp.kind, algo_names[i] + 5) == 0
+                           ? 0
+                           : tc_edit_distance(sp.kind, algo_names[i]);
             if (d < bd)
                 bd = d, best = algo_names[i];
         }
