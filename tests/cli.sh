@@ -540,6 +540,8 @@ bad_says "nccl-tests: -g below the node on a multidc of two pods" "^topocc: -g 1
 good "nccl-tests: -g below the node on a multidc with an MPI algorithm" "^# Avg bus bandwidth" nccl-tests --topo multidc:pods=2,pod=clos,down=2x8,up=1x2,node=8,wan_bw=100Gbps,wan_lat=1ms -g 1 --algo ring -b 1M -e 1M
 good "nccl-tests: --op sum is nccl-tests' long -o" "^     1048576        262144     float     max      -1 " nccl-tests --preset dgx-h100 --op allreduce --op max -b 1M -e 1M
 good "nccl-tests: v2.13.10's measuring options are accepted" "^# Avg bus bandwidth" nccl-tests --preset dgx-h100 -b 1M -e 1M -N 1 -y 0 -T 10 -C 0 -R 1 --iters 5 --warmup_iters 2 --check 0 --cudagraph 0 --average 1
+bad_says "nccl-tree on part of a node names itself" "(nccl-tree needs whole nodes: p a multiple of the node size 8)" collective --preset dgx-h100:nodes=2 --op allreduce --size 1MiB --algo nccl-tree --ranks 12
+bad_says "nccl on part of a node names itself" "(nccl needs whole nodes: p a multiple of the node size 8)" collective --preset dgx-h100:nodes=2 --op allreduce --size 1MiB --algo nccl --ranks 12
 bad_says "nccl-tests: --algo all" "nccl-tests times one algorithm" nccl-tests --preset dgx-h100 -b 1M -e 1M --algo all
 bad_says "nccl-tests: an algorithm list" "nccl-tests times one algorithm" nccl-tests --preset dgx-h100 -b 1M -e 1M --algo ring,nccl
 NTH='#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong'

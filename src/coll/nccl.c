@@ -445,18 +445,25 @@ static void ring_sched_set(tc_sched *s, const tc_coll_req *req, const tc_topo *t
     proto_costs(s, topo, R > G ? R / G : 1, C, graph_channels(req, topo, R, G, false), run_share(req, topo, R, G, false));
 }
 
+/* Whether NCCL's rings (and trees, and nccl's choice among them) fit p
+ * ranks; name is the algorithm asked for, which the message names. */
+static bool nccl_whole_nodes(const char *name, uint32_t p, const tc_topo *topo, tc_err *err)
+{
+    uint32_t G = topo && topo->node_size > 1 ? topo->node_size : 1;
+    if (p > G && p % G) {
+        tc_fail(err, TC_EINVAL, "%s needs whole nodes: p a multiple of the node size %u", name, G);
+        return false;
+    }
+    return true;
+}
+
 static bool nccl_ring_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)
 {
     if (op == TC_OP_ALLTOALL) {
         tc_fail(err, TC_EINVAL, "nccl-ring implements allreduce, reducescatter, allgather, broadcast and reduce");
         return false;
     }
-    uint32_t G = topo && topo->node_size > 1 ? topo->node_size : 1;
-    if (p > G && p % G) {
-        tc_fail(err, TC_EINVAL, "nccl-ring needs whole nodes: p a multiple of the node size %u", G);
-        return false;
-    }
-    return true;
+    return nccl_whole_nodes("nccl-ring", p, topo, err);
 }
 
 /* Channel k's ring: node by node, each node entered and left on the same
@@ -1073,7 +1080,7 @@ static bool nccl_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)
 {
     if (op == TC_OP_ALLTOALL)
         return tc_algo_impl_of(TC_ALGO_NCCL_A2A)->valid(op, p, topo, err);
-    return nccl_ring_valid(op, p, topo, err);
+    return nccl_whole_nodes("nccl", p, topo, err);
 }
 
 const tc_algo_impl tc_impl_nccl = {nccl_valid, nccl_build};
@@ -1168,7 +1175,7 @@ static bool nccl_tree_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *e
         tc_fail(err, TC_EINVAL, "nccl-tree implements allreduce (NCCL's tree is all-reduce only)");
         return false;
     }
-    return nccl_ring_valid(op, p, topo, err);
+    return nccl_whole_nodes("nccl-tree", p, topo, err);
 }
 
 static tc_status emit_nccl_tree(const tc_sched *s, uint32_t step, tc_xfers *x)
