@@ -551,6 +551,9 @@ printf '%s\n 1000003 250000 float sum -1 71.93 14.58 27.33 0 71.47 14.67 27.51 0
 bad_says "nccl-tests --compare: a size beyond 2^60" "line 2: size 99999999999999999999 is not one nccl-tests prints" nccl-tests --preset dgx-h100 --compare "$tmp/nt_big.txt"
 bad_says "nccl-tests --compare: a bus bandwidth beyond 10^6 GB/s" "line 2: bandwidth 1e308 is not one" nccl-tests --preset dgx-h100 --compare "$tmp/nt_inf.txt"
 good "nccl-tests --compare: a size no prediction equals is named" "^# not compared: line 2, size 1000003 B" nccl-tests --preset dgx-h100 --compare "$tmp/nt_odd.txt"
+# the file's largest size, cut below itself, is a size the file asked for, not one outside the prediction
+printf '%s\n 1048576 262144 float sum -1 71.93 14.58 27.33 0 71.47 14.67 27.51 0\n 2097155 524288 float sum -1 76.24 27.51 51.58 0 76.62 27.37 51.32 0\n' "$NTH" >"$tmp/nt_oddtop.txt"
+good "nccl-tests --compare: the largest size cut below itself is named" "^# not compared: line 3, size 2097155 B" nccl-tests --preset dgx-h100 --compare "$tmp/nt_oddtop.txt"
 # two cycles (nccl-tests -N 2): each row is compared with its own measurement
 printf '%s\n 1048576 262144 float sum -1 1 1 100.00 0 1 1 100.00 0\n 2097152 524288 float sum -1 1 1 110.00 0 1 1 110.00 0\n 1048576 262144 float sum -1 1 1 50.00 0 1 1 50.00 0\n 2097152 524288 float sum -1 1 1 55.00 0 1 1 55.00 0\n' "$NTH" >"$tmp/nt_cycles.txt"
 for a in "" "-b 1M -e 2M"; do

@@ -713,7 +713,7 @@ static double compare_row(FILE *f, const tc_result *r, const tc_nccl_row *m)
  * (nccl-tests -N) gives one compare row per cycle, each measured against
  * its own row, and each counts in the medians. */
 static tc_status compare(FILE *f, const tc_collective_out *o, const tc_nccl_row *rows, size_t nrows,
-                         const char *path, tc_err *err)
+                         const char *path, bool file_sizes, tc_err *err)
 {
     fprintf(f, "# compare with %s (out-of-place busbw)\n", path);
     fprintf(f, "#%11s  %12s  %12s  %8s\n", "size", "predicted", "measured", "error");
@@ -753,7 +753,9 @@ static tc_status compare(FILE *f, const tc_collective_out *o, const tc_nccl_row 
     /* the file's rows no predicted size equals: outside the sizes asked
      * (-b, -e), or a size that is not whole elements (of the ranks for
      * all-gather, reduce-scatter and all-to-all), which the prediction cut
-     * as nccl-tests cuts it */
+     * as nccl-tests cuts it; where the sizes are the file's (file_sizes),
+     * every row was asked, and one cut below the smallest or largest
+     * predicted size is not outside them */
     double lo = INFINITY, hi = 0;
     for (size_t i = 0; i < o->nsizes; i++) {
         lo = fmin(lo, tc_collective_at(o, 0, i)->bytes);
@@ -766,7 +768,7 @@ static tc_status compare(FILE *f, const tc_collective_out *o, const tc_nccl_row 
             seen = tc_collective_at(o, 0, i)->bytes == rows[k].bytes;
         if (seen)
             continue;
-        if (rows[k].bytes < lo || rows[k].bytes > hi)
+        if (!file_sizes && (rows[k].bytes < lo || rows[k].bytes > hi))
             outside++;
         else
             fprintf(f, "# not compared: line %ld, size %.0f B, which no predicted size equals (sizes are cut to whole "
@@ -825,7 +827,7 @@ static tc_status print_to(FILE *f, const nt_print *p, tc_err *err)
         return tc_outcome_write(&oc, p->s, p->fmt, f, err);
     }
     tc_nccl_tests_write(f, p->o, p->what, p->hdr);
-    return p->rows ? compare(f, p->o, p->rows, p->nrows, p->compare, err) : TC_OK;
+    return p->rows ? compare(f, p->o, p->rows, p->nrows, p->compare, !p->hdr || p->hdr->from_sizes, err) : TC_OK;
 }
 
 /* --out FILE: what stdout gets, under a temporary name, renamed once whole. */
