@@ -361,6 +361,8 @@ good "codec-bench replay measures again" '"measured"' replay "$tmp/cb3.json" --f
 
 bad "a run above the memory limit is refused before it starts" collective --topo "clos:down=16x16,up=1x16" --op alltoall --algo direct --size 1MiB --mode flow --mem-limit 10MB
 grep -q -- "--mem-limit" "$tmp/err" || { echo "FAIL: memory refusal does not name the flag"; fails=$((fails + 1)); }
+bad_says "a limit below a kilobyte is shown as it is" "above the memory limit of 1 B: raise it with --mem-limit" collective \
+    --topo "clos:down=4x4,up=1x2" --op allreduce --size 1MiB --mode flow --mem-limit 1
 bad "bad memory limit" collective --topo "$CLOS" --op allreduce --size 1MiB --mem-limit lots
 # mpich's choice follows the size: the smaller size's all-to-all (scattered,
 # 32 messages a rank in flight) needs about 90 MB, the larger's (pairwise) 11.

@@ -28,8 +28,12 @@ static double mem_unit(double bytes, const char **name)
         *name = "MB";
         return 1e6;
     }
-    *name = "KB";
-    return 1e3;
+    if (bytes >= 1e3) {
+        *name = "KB";
+        return 1e3;
+    }
+    *name = "B";
+    return 1;
 }
 
 static void mem_fmt(double bytes, int decimals, char *buf, size_t len)
