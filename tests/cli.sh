@@ -363,6 +363,12 @@ bad "a run above the memory limit is refused before it starts" collective --topo
 grep -q -- "--mem-limit" "$tmp/err" || { echo "FAIL: memory refusal does not name the flag"; fails=$((fails + 1)); }
 bad_says "a limit below a kilobyte is shown as it is" "above the memory limit of 1 B: raise it with --mem-limit" collective \
     --topo "clos:down=4x4,up=1x2" --op allreduce --size 1MiB --mode flow --mem-limit 1
+# --algo all: the advice covers every algorithm's largest run (it was the
+# first algorithm's, which the next one then exceeded)
+bad_says "the memory advice of --algo all covers them all" "raise it with --mem-limit 863KB" collective \
+    --topo "clos:down=4x4,up=1x2" --op allreduce --size 1MiB --mode flow --mem-limit 600KB --algo all
+good "following the memory advice of --algo all runs" "dbtree" collective --topo "clos:down=4x4,up=1x2" --op allreduce \
+    --size 1MiB --mode flow --mem-limit 863KB --algo all
 bad "bad memory limit" collective --topo "$CLOS" --op allreduce --size 1MiB --mem-limit lots
 # mpich's choice follows the size: the smaller size's all-to-all (scattered,
 # 32 messages a rank in flight) needs about 90 MB, the larger's (pairwise) 11.

@@ -90,18 +90,14 @@ static double est_size(tc_algo a, const double *sizes, size_t n, size_t k)
     return tc_algo_per_size(a) ? sizes[k] : max_of(sizes, n);
 }
 
-/* Refuses a flow sweep of req (every valid algorithm for auto) whose
- * largest simulation would need more memory than the limit. Without a
- * limit nothing can be refused, so no schedule is built for the estimate. */
-static tc_status sweep_mem_check(const tc_topo *t, const tc_coll_req *req, const double *sizes, size_t n,
-                                 const uint32_t *map, const tc_flow_opts *fo, const tc_run_opts *ro, tc_err *err)
+/* The memory the largest flow simulation of a sweep of req (every valid
+ * algorithm for auto) would need, raised into *need (and *one_step: that
+ * largest is of one step, which flow bounds would time). */
+static void sweep_mem_need(const tc_topo *t, const tc_coll_req *req, const double *sizes, size_t n,
+                           const uint32_t *map, const tc_flow_opts *fo, double *need, bool *one_step)
 {
-    if (!(mem_limit(ro) > 0))
-        return TC_OK;
     int lo, hi;
     tc_coll_candidates(req, &lo, &hi);
-    double need = 0;
-    bool one_step = false; /* the largest is of one step: flow bounds would time it */
     for (int a = lo; a < hi; a++) {
         if (!tc_coll_valid(req->op, (tc_algo)a, req->p, t, NULL))
             continue;
@@ -112,19 +108,38 @@ static tc_status sweep_mem_check(const tc_topo *t, const tc_coll_req *req, const
                 continue; /* the evaluation reports why */
             tc_flow_job job = {.sched = sc, .rank_map = map, .start_s = 0};
             double e = tc_flow_mem_estimate(t, &job, 1, fo);
-            if (e > need) {
-                need = e;
-                one_step = sc->nsteps == 1 && !sc->proto && !fo->bounds;
+            if (e > *need) {
+                *need = e;
+                *one_step = sc->nsteps == 1 && !sc->proto && !fo->bounds;
             }
             tc_sched_free(sc);
         }
     }
+}
+
+static tc_status sweep_mem_refuse(double need, bool one_step, const tc_flow_opts *fo, const tc_run_opts *ro,
+                                  tc_err *err)
+{
     return tc_mem_check(need, mem_limit(ro),
                         fo->bounds ? "the flow bounds"
                         : one_step ? "the flow simulation (--flow-bounds bounds this one-step schedule instead, in "
                                      "memory per link)"
                                    : "the flow simulation",
                         err);
+}
+
+/* Refuses a flow sweep of req whose largest simulation would need more
+ * memory than the limit. Without a limit nothing can be refused, so no
+ * schedule is built for the estimate. */
+static tc_status sweep_mem_check(const tc_topo *t, const tc_coll_req *req, const double *sizes, size_t n,
+                                 const uint32_t *map, const tc_flow_opts *fo, const tc_run_opts *ro, tc_err *err)
+{
+    if (!(mem_limit(ro) > 0))
+        return TC_OK;
+    double need = 0;
+    bool one_step = false;
+    sweep_mem_need(t, req, sizes, n, map, fo, &need, &one_step);
+    return sweep_mem_refuse(need, one_step, fo, ro, err);
 }
 
 /* ---- topo ---------------------------------------------------------------- */
@@ -507,6 +522,17 @@ done:
     return st;
 }
 
+
+/* The request of collective row r: its algorithm and options on the run's
+ * operation, ranks and element type. */
+static tc_coll_req coll_row_req(const tc_scenario *s, const tc_collective_out *o, const tc_coll_row *row)
+{
+    tc_coll_req req = {.op = o->op, .algo = row->algo, .p = o->ranks, .chunks = row->chunks, .root = row->root,
+                       .variant = row->variant, .elt = tc_dtype_size(s->dtype),
+                       .dtype = tc_dtype_code(s->dtype), .redop = scn_redop(s)};
+    nccl_options(&req, row);
+    return req;
+}
 static tc_status coll_eval(const tc_scenario *s, const tc_run_opts *ro, tc_collective_out *o, tc_err *err)
 {
     tc_eval_opts eo;
@@ -549,15 +575,21 @@ static tc_status coll_eval(const tc_scenario *s, const tc_run_opts *ro, tc_colle
         st = oom(err);
         goto done;
     }
+    /* flow: the largest simulation of every row, refused before any runs
+     * (the advice then covers them all) */
+    if (eo.mode == TC_MODE_FLOW && mem_limit(ro) > 0) {
+        double need = 0;
+        bool one_step = false;
+        for (size_t i = 0; i < o->nalgos; i++) {
+            tc_coll_req req = coll_row_req(s, o, &o->rows[i]);
+            sweep_mem_need(t, &req, s->sizes, o->nsizes, map, &fo, &need, &one_step);
+        }
+        if ((st = sweep_mem_refuse(need, one_step, &fo, ro, err)))
+            goto done;
+    }
     for (size_t i = 0; i < o->nalgos && st == TC_OK; i++) {
         const tc_coll_row *row = &o->rows[i];
-        tc_coll_req req = {.op = o->op, .algo = row->algo, .p = o->ranks, .chunks = row->chunks, .root = row->root,
-                           .variant = row->variant, .elt = tc_dtype_size(s->dtype),
-                           .dtype = tc_dtype_code(s->dtype), .redop = scn_redop(s)};
-        nccl_options(&req, row);
-        if (eo.mode == TC_MODE_FLOW &&
-            (st = sweep_mem_check(t, &req, s->sizes, o->nsizes, map, &fo, ro, err)))
-            break;
+        tc_coll_req req = coll_row_req(s, o, row);
         /* One size and one named algorithm in flow mode: the run itself
          * gives the details (auto: the winner runs again below). */
         bool one = o->nalgos == 1 && o->nsizes == 1 && eo.mode == TC_MODE_FLOW && row->algo != TC_ALGO_AUTO;
