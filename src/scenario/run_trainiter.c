@@ -517,6 +517,8 @@ static tc_status drv_sched(flow_drv *f, tc_op op, tc_ti_group g, double bytes, t
     req.p = size;
     req.elt = 2;
     req.bytes = bytes;
+    if (g != TC_TI_PP && g != TC_TI_EMB && c->lib[g])
+        tc_library_req(&req, req.op); /* the library's tree chunk, as its nominal time (sweep_times) */
     tc_status st = tc_coll_round(&req, err);
     if (st)
         return st;
