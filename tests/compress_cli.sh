@@ -234,6 +234,19 @@ bad_says "accuracy file without bf16" "no bf16" compress --topo "$CLOS" --model 
     --accuracy "$tmp/nobf16.json"
 
 # --- accuracy proxies: bad input, and a proxy of another family than the model ---
+# the help's defaults of the proxies' shapes are the ones a run takes (it
+# said width 64, 4 heads, context 64 for chartf, whose defaults are 32, 2, 32)
+"$T" train-accuracy --help >"$tmp/tahelp"
+for m in cnn chartf; do
+    "$T" train-accuracy --model $m --print-scenario >"$tmp/tasc"
+    for k in width heads context layers hidden; do
+        v=$(sed -n "s/^ *\"$k\": \([0-9]*\),*$/\1/p" "$tmp/tasc")
+        h=$(grep -- "^ *--$k " "$tmp/tahelp" | sed -n "s/.*$m: [^[]*\[\([0-9]*\)\].*/\1/p")
+        if [ -n "$h" ] && [ "$h" != "$v" ]; then
+            echo "FAIL (train-accuracy --help): --$k of $m says $h, a run takes $v"; fails=$((fails + 1))
+        fi
+    done
+done
 bad_says "unknown proxy" "--model: expected one of mlp, cnn, chartf" train-accuracy --model resnet
 bad_says "unknown proxy in compress" "expected one of mlp, cnn, chartf" compress --topo "$CLOS" --model resnet50 \
     --codec topk --proxy vgg
