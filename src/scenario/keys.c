@@ -2048,6 +2048,11 @@ static bool has_ep(const tc_scenario *s)
 {
     return s->ep > 1;
 }
+/* ZeRO 3 keeps FSDP's order: the communication order is DDP's and ZeRO-1/2's. */
+static bool below_zero3(const tc_scenario *s)
+{
+    return s->zero < 3;
+}
 static bool may_pipeline(const tc_scenario *s)
 {
     return s->pp > 1 || s->it_search;
@@ -2187,7 +2192,8 @@ static const tc_scn_key keys[] = {
     {"iteration.s_c", B(TRAIN) | B(COMPRESS), NULL, set_s_c, get_s_c, ""},
     {"iteration.s_m", B(TRAIN) | B(COMPRESS), NULL, set_s_m, get_s_m, ""},
     {"iteration.dma", B(TRAIN), NULL, set_dma, get_dma, ""},
-    {"iteration.comm_order", B(TRAIN), NULL, set_comm_order, get_comm_order, ""},
+    {"iteration.comm_order", B(TRAIN), below_zero3, set_comm_order, get_comm_order,
+     "--zero 0, 1 or 2 (ZeRO 3 keeps FSDP's order)"},
     {"iteration.dp_algo", B(TRAIN) | B(COMPRESS), NULL, set_dp_algo, get_dp_algo, ""},
     {"iteration.tp_algo", B(TRAIN), NULL, set_tp_algo, get_tp_algo, ""},
     {"iteration.ep_algo", B(TRAIN), has_ep, set_ep_algo, get_ep_algo, "--ep above 1"},
