@@ -115,6 +115,11 @@ static void t_loss_rule(void **state)
     /* M = 8 at 35M */
     p = tc_sync_loss_penalty(TC_SYNC_DILOCO, 35e6, 8, 30, 1, &known, &out);
     assert_true(fabs(p - (3.621 / 3.485 - 1)) < 1e-12);
+    /* a table entry, not outside the tables; nor is M = 8 at H = 100,
+     * whose growth with H takes M = 4's (the rule's clamp; it was flagged) */
+    assert_false(out);
+    tc_sync_loss_penalty(TC_SYNC_DILOCO, 1e9, 8, 100, 1, &known, &out);
+    assert_false(out);
     /* H = 100 grows it by Streaming DiLoCo's Table 6 ratio (1B, M = 2) */
     double p30 = tc_sync_loss_penalty(TC_SYNC_DILOCO, 1.3e9, 2, 30, 1, &known, &out);
     double p100 = tc_sync_loss_penalty(TC_SYNC_DILOCO, 1.3e9, 2, 100, 1, &known, &out);

@@ -128,11 +128,12 @@ static double penalty_p(double N, double M, bool *outside)
  * loss 2.48 at H = 30 and 2.50 at H = 100 with M = 2; 2.50 and 2.53 with
  * M = 4); M below 2 takes M = 2's, above 4 M = 4's (interpolated in log2 M
  * between). */
-static double slope_q(double M, bool *outside)
+static double slope_q(double M)
 {
     static const double lm[2] = {1, 2};
     double q[2] = {log(2.50 / 2.48) / log(100.0 / 30), log(2.53 / 2.50) / log(100.0 / 30)};
-    return interp(lm, q, 2, log2(M), outside);
+    bool clamped; /* the rule's own clamp, not outside the tables: M up to 8 is Table 4's */
+    return interp(lm, q, 2, log2(M), &clamped);
 }
 
 double tc_sync_loss_penalty(tc_sync_kind k, double params, uint32_t M, uint32_t H, uint32_t tau, bool *known,
@@ -154,7 +155,7 @@ double tc_sync_loss_penalty(tc_sync_kind k, double params, uint32_t M, uint32_t 
     if (H == 1 || H > 2000)
         *outside = true;
     double h = H < 30 ? 30 : H;
-    double g = pow(h / 30, slope_q(M, outside)) - 1;
+    double g = pow(h / 30, slope_q(M)) - 1;
     double v = 0;
     if (k == TC_SYNC_DILOCO_EAGER)
         v = 0.0075; /* 2502.12996v1, Table 2: 2.69 against 2.67 without overlap */
