@@ -171,6 +171,12 @@ if ! awk -v a="$a" -v b="$b" -v c="$c" 'BEGIN { exit !(a != "" && b + 0 < a + 0 
     echo "FAIL (--dma): iteration default $a, --dma $b, --s-c 0 $c: expected default > dma >= no contention"
     fails=$((fails + 1))
 fi
+# the contention factors change nothing where nothing contends (--no-overlap)
+# or where the copy engines' own apply (--dma): refused, as they were accepted
+# and ignored
+bad_says "--s-c with --dma" "applies only with overlap on the compute units" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --dma --s-c 0.5
+bad_says "--s-m with --no-overlap" "applies only with overlap on the compute units" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --no-overlap --s-m 1
+bad_says "--dma with --no-overlap" "applies only with overlap" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --no-overlap --dma
 "$T" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --micro-batches 4 --format json >"$tmp/j" 2>&1
 python3 - "$tmp/j" <<'PY' || fails=$((fails + 1))
 import json, sys

@@ -2048,6 +2048,17 @@ static bool has_ep(const tc_scenario *s)
 {
     return s->ep > 1;
 }
+/* Contention needs overlap (--no-overlap runs compute and communication
+ * one at a time); --dma puts every collective and send on the copy
+ * engines, whose factors (s_c_dma, s_m_dma) apply instead of s_c and s_m. */
+static bool overlaps(const tc_scenario *s)
+{
+    return s->it_overlap;
+}
+static bool sm_collectives(const tc_scenario *s)
+{
+    return s->it_overlap && !s->it_dma;
+}
 /* ZeRO 3 keeps FSDP's order: the communication order is DDP's and ZeRO-1/2's. */
 static bool below_zero3(const tc_scenario *s)
 {
@@ -2189,9 +2200,11 @@ static const tc_scn_key keys[] = {
     {"iteration.attention", B(TRAIN), NULL, set_attention, get_attention, ""},
     {"iteration.overlap", B(TRAIN), NULL, set_overlap, get_overlap, ""},
     {"iteration.achievable", B(TRAIN), NULL, set_achievable, get_achievable, ""},
-    {"iteration.s_c", B(TRAIN) | B(COMPRESS), NULL, set_s_c, get_s_c, ""},
-    {"iteration.s_m", B(TRAIN) | B(COMPRESS), NULL, set_s_m, get_s_m, ""},
-    {"iteration.dma", B(TRAIN), NULL, set_dma, get_dma, ""},
+    {"iteration.s_c", B(TRAIN) | B(COMPRESS), sm_collectives, set_s_c, get_s_c,
+     "overlap on the compute units (not --no-overlap, nothing contends; nor --dma, whose copy-engine factors apply)"},
+    {"iteration.s_m", B(TRAIN) | B(COMPRESS), sm_collectives, set_s_m, get_s_m,
+     "overlap on the compute units (not --no-overlap, nothing contends; nor --dma, whose copy-engine factors apply)"},
+    {"iteration.dma", B(TRAIN), overlaps, set_dma, get_dma, "overlap (not --no-overlap: nothing contends)"},
     {"iteration.comm_order", B(TRAIN), below_zero3, set_comm_order, get_comm_order,
      "--zero 0, 1 or 2 (ZeRO 3 keeps FSDP's order)"},
     {"iteration.dp_algo", B(TRAIN) | B(COMPRESS), NULL, set_dp_algo, get_dp_algo, ""},
