@@ -104,6 +104,10 @@ bad_says "timeline with search" "not with --search" train --topo "$CLOS" --model
 bad_says "skew without ep" "give --ep" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --seq 4096 --zipf 1 --allow-oom
 bad "tiny capacity factor" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 8 --seq 4096 --capacity-factor 0.001 --allow-oom
 bad "too large a timeline" train --topo "$CLOS" --model resnet50 --dp 64 --micro-batches 1000000
+# a CNN has no sequence and no attention: --seq and --attention eager changed
+# nothing, and were accepted
+bad_says "--seq for a CNN" "apply to transformers only" train --topo "$CLOS" --model resnet50 --dp 64 --seq 128
+bad_says "eager attention for a CNN" "apply to transformers only" train --topo "$CLOS" --model resnet50 --dp 64 --attention eager
 bad "an aggregation path in train" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --compress-dp int8:path=ps
 # the serial run's trace with --no-overlap ends at its iteration
 "$T" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --micro-batches 2 --no-overlap --timeline "$tmp/tls.json" --format json >"$tmp/tls_run.json" 2>/dev/null

@@ -1050,6 +1050,10 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
     tc_zoo_model m;
     char src[256];
     tc_status st = tc_scenario_model(s, &m, src, sizeof src, err);
+    /* a CNN has no sequence and no attention: the flags changed nothing */
+    if (st == TC_OK && m.arch == TC_MODEL_CNN && (s->it_seq || strcmp(s->attention, "eager") == 0))
+        st = tc_fail(err, TC_EINVAL, "%s: --seq and --attention eager apply to transformers only (a CNN has no "
+                                     "sequence and no attention)", m.name);
     if (st == TC_OK)
         st = tc_net_build(s, &o->net, err);
     tc_accel a;
