@@ -1014,13 +1014,21 @@ static tc_status sync_outer(const tc_scenario *s, const tc_zoo_model *m, comm_ct
     if (st == TC_OK && (st = tc_zoo_derive(m, d, err)) == TC_OK)
         y->penalty = tc_sync_loss_penalty(k, d->params, M, s->inner_steps, s->overlap_steps, &y->penalty_known,
                                           &y->penalty_outside);
-    /* the trade-off over H: 10 .. 2000, and the given H if not among them */
+    /* the trade-off over H: 10 .. 2000, and the given H in its place if
+     * not among them */
     uint32_t hs[7] = {10, 30, 100, 300, 1000, 2000}, nh = 6;
     bool given = false;
     for (uint32_t i = 0; i < nh; i++)
         given = given || hs[i] == s->inner_steps;
-    if (!given)
-        hs[nh++] = s->inner_steps;
+    if (!given) {
+        uint32_t at = nh;
+        while (at > 0 && hs[at - 1] > s->inner_steps) {
+            hs[at] = hs[at - 1];
+            at--;
+        }
+        hs[at] = s->inner_steps;
+        nh++;
+    }
     y->nh = 0;
     for (uint32_t i = 0; st == TC_OK && k != TC_SYNC_DDP && i < nh; i++) {
         if (k == TC_SYNC_STREAMING && hs[i] < s->overlap_steps)
