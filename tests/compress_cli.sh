@@ -32,6 +32,8 @@ bad_says "steps ratio just below one step" "one step to the target" compress --t
 good "steps ratio of one step" "^topk" compress --topo "$CLOS" --model resnet50 --codec topk --steps-ratio topk=0.000143
 bad_says "batched rank beyond the bucket" "rank=100000 does not fit the 2574 x 2575 matrix" compress --topo "$CLOS" --model resnet50 \
     --codec powersgd-batched:rank=100000 --steps-ratio powersgd-batched=1
+bad_says "top-k's indices beyond the bucket" "its 4-byte indices address 1 to 2^32 - 1" compress --topo "$CLOS" --model llama-7b \
+    --codec topk --steps-ratio topk=1 --bucket 32GiB
 bad_says "steps ratio above 1e6" "at most 1e6" compress --topo "$CLOS" --model resnet50 --codec topk --steps-ratio topk=1e300
 # bf16 is the reference: its own ratio is 1 (2 was accepted and halved every speedup's reference)
 bad_says "bf16's own ratio other than 1" "bf16's own is 1" compress --topo "$CLOS" --model resnet50 --codec bf16 --steps-ratio bf16=2

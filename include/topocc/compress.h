@@ -241,10 +241,11 @@ bool tc_codec_per_tensor(tc_codec_kind k);
  * uncompressed (every 1-D tensor, and small ones). */
 uint32_t tc_codec_powersgd_rank(const tc_codec_spec *c, uint64_t rows, uint64_t cols);
 
-/* Whether codec c can encode a bucket of d coordinates: powersgd-batched's
- * rank must fit the bucket's a x b matrix (1..min(a, b)), as the codec
- * itself requires; TC_EINVAL naming the bucket otherwise. Every other
- * codec fits any bucket. */
+/* Whether the wire cost of codec c holds for a bucket of d coordinates:
+ * powersgd-batched's rank must fit the bucket's a x b matrix (1..min(a,
+ * b)), as the codec itself requires, and top-k's 4-byte indices must
+ * address the bucket (d < 2^32); TC_EINVAL naming the bucket otherwise.
+ * Every other codec's cost holds for any bucket. */
 tc_status tc_codec_fits(const tc_codec_spec *c, uint64_t d, tc_err *err);
 
 /* tc_codec_wire_cost of a bucket made of the nt tensors t (d = the sum of

@@ -52,6 +52,29 @@ uint64_t cx_k(double ratio, uint64_t d)
     return k > 1.8e19 ? UINT64_MAX : (uint64_t)k;
 }
 
+tc_status tc_codec_fits(const tc_codec_spec *c, uint64_t d, tc_err *err)
+{
+    if (d < 1)
+        d = 1;
+    /* top-k's wire carries 4-byte indices (tc_codec_wire_cost) */
+    if ((c->kind == TC_CODEC_TOPK || c->kind == TC_CODEC_TOPK_SHARED) && d > UINT32_MAX)
+        return tc_fail(err, TC_EINVAL,
+                       "%s: a bucket of %llu coordinates: its 4-byte indices address 1 to 2^32 - 1 (give a smaller "
+                       "bucket)",
+                       tc_codec_kind_name(c->kind), (unsigned long long)d);
+    if (c->kind != TC_CODEC_POWERSGD_BATCHED)
+        return TC_OK;
+    uint64_t a, b;
+    cx_psgd_shape(d, &a, &b);
+    uint64_t lim = a < b ? a : b;
+    if (c->rank > lim)
+        return tc_fail(err, TC_EINVAL,
+                       "%s: rank=%u does not fit the %llu x %llu matrix of a %llu-coordinate bucket: accepted are 1 to %llu",
+                       tc_codec_kind_name(c->kind), c->rank, (unsigned long long)a, (unsigned long long)b,
+                       (unsigned long long)d, (unsigned long long)lim);
+    return TC_OK;
+}
+
 static tc_status create(const tc_codec_spec *spec, uint64_t d, const tc_codec_tensor *shapes, size_t nshapes,
                         uint32_t n, tc_codec **out, tc_err *err)
 {

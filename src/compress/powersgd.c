@@ -293,21 +293,6 @@ static tc_status layout(tc_codec *c, tc_err *err)
     return TC_OK;
 }
 
-tc_status tc_codec_fits(const tc_codec_spec *c, uint64_t d, tc_err *err)
-{
-    if (c->kind != TC_CODEC_POWERSGD_BATCHED)
-        return TC_OK;
-    uint64_t a, b;
-    cx_psgd_shape(d < 1 ? 1 : d, &a, &b);
-    uint64_t lim = a < b ? a : b;
-    if (c->rank > lim)
-        return tc_fail(err, TC_EINVAL,
-                       "%s: rank=%u does not fit the %llu x %llu matrix of a %llu-coordinate bucket: accepted are 1 to %llu",
-                       tc_codec_kind_name(c->kind), c->rank, (unsigned long long)a, (unsigned long long)b,
-                       (unsigned long long)(d < 1 ? 1 : d), (unsigned long long)lim);
-    return TC_OK;
-}
-
 static tc_status psgd_init(tc_codec *c, tc_err *err)
 {
     const char *name = tc_codec_kind_name(c->spec.kind);
