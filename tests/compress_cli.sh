@@ -249,6 +249,22 @@ for m in cnn chartf; do
         fi
     done
 done
+# a shape of another proxy is refused (it was accepted and changed nothing);
+# a saved scenario that holds them where moot (earlier versions wrote every
+# shape key) is read, the keys dropped
+bad_says "--width with mlp" "--width applies only with training the cnn or chartf proxy" train-accuracy --model mlp --width 16
+bad_says "--hidden with chartf" "--hidden applies only with training the mlp proxy" train-accuracy --model chartf --hidden 16
+bad_says "--heads with cnn" "--heads applies only with training the chartf proxy" train-accuracy --model cnn --heads 2
+"$T" train-accuracy --model mlp --steps 3 --print-scenario >"$tmp/mlp_sc.json"
+python3 - "$tmp/mlp_sc.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert "width" not in j["train"] and "heads" not in j["train"] and j["train"]["hidden"] == 128, j["train"]
+j["train"].update({"width": 0, "layers": 0, "heads": 0, "context": 0})
+json.dump(j, open(sys.argv[1], "w"))
+PY
+good "a saved mlp scenario with every shape key" '"hidden": 128' train-accuracy --scenario "$tmp/mlp_sc.json" --print-scenario
+! grep -q '"width"' "$tmp/out" || { echo "FAIL: a moot shape key of a saved scenario was kept"; fails=$((fails + 1)); }
 bad_says "unknown proxy" "--model: expected one of mlp, cnn, chartf" train-accuracy --model resnet
 bad_says "unknown proxy in compress" "expected one of mlp, cnn, chartf" compress --topo "$CLOS" --model resnet50 \
     --codec topk --proxy vgg

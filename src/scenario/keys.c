@@ -2119,6 +2119,23 @@ static bool trains_now(const tc_scenario *s)
 {
     return s->command == TC_CMD_TRAIN_ACCURACY || (!s->nsteps_ratio && !s->naccuracy);
 }
+/* The proxy trained now is p (train.model, else the model family's). */
+static bool proxy_is(const tc_scenario *s, const char *p)
+{
+    return trains_now(s) && strcmp(s->train_model[0] ? s->train_model : tc_scn_default_proxy(s), p) == 0;
+}
+static bool proxy_mlp(const tc_scenario *s)
+{
+    return proxy_is(s, "mlp");
+}
+static bool proxy_shaped(const tc_scenario *s)
+{
+    return proxy_is(s, "cnn") || proxy_is(s, "chartf");
+}
+static bool proxy_chartf(const tc_scenario *s)
+{
+    return proxy_is(s, "chartf");
+}
 static bool measured_acc(const tc_scenario *s)
 {
     return !s->nsteps_ratio;
@@ -2241,12 +2258,16 @@ static const tc_scn_key keys[] = {
     {"compress.codec_throughput", B(COMPRESS), NULL, set_thr, get_thr, ""},
     {"compress.accuracy", B(COMPRESS), NULL, set_accuracy, get_accuracy, ""},
     {"train.model", TRAINC, trains_now, set_t_model, get_t_model, "training now (not --steps-ratio or --accuracy)"},
-    {"train.hidden", TRAINC, trains_now, set_t_hidden, get_t_hidden, "training now (not --steps-ratio or --accuracy)"},
-    {"train.width", TRAINC, trains_now, set_t_width, get_t_width, "training now (not --steps-ratio or --accuracy)"},
-    {"train.layers", TRAINC, trains_now, set_t_layers, get_t_layers, "training now (not --steps-ratio or --accuracy)"},
-    {"train.heads", TRAINC, trains_now, set_t_heads, get_t_heads, "training now (not --steps-ratio or --accuracy)"},
-    {"train.context", TRAINC, trains_now, set_t_context, get_t_context,
-     "training now (not --steps-ratio or --accuracy)"},
+    {"train.hidden", TRAINC, proxy_mlp, set_t_hidden, get_t_hidden,
+     "training the mlp proxy now (not --steps-ratio or --accuracy)"},
+    {"train.width", TRAINC, proxy_shaped, set_t_width, get_t_width,
+     "training the cnn or chartf proxy now (not --steps-ratio or --accuracy)"},
+    {"train.layers", TRAINC, proxy_chartf, set_t_layers, get_t_layers,
+     "training the chartf proxy now (not --steps-ratio or --accuracy)"},
+    {"train.heads", TRAINC, proxy_chartf, set_t_heads, get_t_heads,
+     "training the chartf proxy now (not --steps-ratio or --accuracy)"},
+    {"train.context", TRAINC, proxy_chartf, set_t_context, get_t_context,
+     "training the chartf proxy now (not --steps-ratio or --accuracy)"},
     {"train.weight_decay", TRAINC, trains_now, set_t_wd, get_t_wd, "training now (not --steps-ratio or --accuracy)"},
     {"train.shuffled_labels", TRAINC, trains_now, set_t_shuffled, get_t_shuffled,
      "training now (not --steps-ratio or --accuracy)"},
