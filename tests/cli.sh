@@ -598,6 +598,8 @@ bad "collective: nccl-nvls with prod" collective --preset dgx-h100 --op allreduc
 bad "collective: --redop with all-gather" collective --preset dgx-h100 --op allgather --size 1GiB --redop max
 bad "collective: an unknown --redop" collective --preset dgx-h100 --op allreduce --size 1GiB --redop mean
 bad "collective: root=0 on an operation without a root" collective --topo clos:down=8x8,up=1x8 --op allreduce --algo ring:root=0 --size 1MiB
+# auto is chosen once, on the network as given (docs/MODEL.md "Monte Carlo"), not on each draw
+bad_says "failures: one algorithm, auto said as it runs" "'auto' (the fastest on the network as given, kept in every draw)" failures --topo clos:down=4x4,up=1x4 --op allreduce --size 1MiB --fail-random links=1,seed=1 --trials 2 --algo all --quiet
 bad "failures: chunks= on an algorithm that does not pipeline" failures --topo clos:down=4x4,up=1x4 --op alltoall --size 1MiB --fail-random links=1,seed=1 --trials 2 --algo direct:chunks=4 --quiet
 bad "train: --dp-algo with chunks= on an algorithm that does not pipeline" train --topo clos:hosts=64,radix=16,tiers=2,node=8 --model llama3-8b --dp 8 --tp 8 --dp-algo direct:chunks=4
 bad "collective: root= on an operation without a root" collective --topo clos:down=8x8,up=1x8 --op allreduce --algo ring:root=3 --size 1MiB

@@ -225,8 +225,8 @@ tc_status tc_run_failures(const tc_scenario *s, const tc_run_opts *ro, tc_failur
     if (!s->fail_random[0])
         return tc_fail(err, TC_EINVAL, "failures needs the failures to draw: --fail-random links=K|F%%,switches=K,seed=S");
     if (s->nalgos > 1 || (s->nalgos == 1 && strcmp(s->algos[0], "all") == 0))
-        return tc_fail(err, TC_EINVAL, "failures takes one algorithm: 'auto' (the fastest on each draw) or one such "
-                                       "as ring");
+        return tc_fail(err, TC_EINVAL, "failures takes one algorithm: 'auto' (the fastest on the network as given, "
+                                       "kept in every draw) or one such as ring");
     tc_fail_random fr;
     tc_status st = tc_fail_random_parse(s->fail_random, &fr, err);
     if (st)
