@@ -178,7 +178,9 @@ static tc_status run_topo(const tc_scenario *s, tc_failures_out *o, int i, const
             rs = job_time(box ? box : jn.topo, &req, g, &eo, &r, &e2);
         tc_topo_free(box);
         if (rs == TC_OK) {
-            ft->slowdown[ft->ran++] = r.time_s / ft->healthy.time_s;
+            /* a job that takes no time (one rank) is not slowed down:
+             * 1, as concurrent's slowdown of a job alone in no time */
+            ft->slowdown[ft->ran++] = ft->healthy.time_s > 0 ? r.time_s / ft->healthy.time_s : 1.0;
         } else if (rs == TC_EINVAL) {
             if (ft->first_cut < 0) {
                 ft->first_cut = (int32_t)k;
