@@ -180,7 +180,11 @@ static tc_status run_topo(const tc_scenario *s, tc_failures_out *o, int i, const
         if (rs == TC_OK) {
             /* a job that takes no time (one rank) is not slowed down:
              * 1, as concurrent's slowdown of a job alone in no time */
-            ft->slowdown[ft->ran++] = ft->healthy.time_s > 0 ? r.time_s / ft->healthy.time_s : 1.0;
+            double x = ft->healthy.time_s > 0 ? r.time_s / ft->healthy.time_s : 1.0;
+            /* within 1e-9 below 1 is the simulation's rounding, not a
+             * faster draw (rep_fail.c's faster_draws): 1, so that the
+             * histogram's bins and the count of faster draws agree */
+            ft->slowdown[ft->ran++] = x < 1 && x >= 1 - 1e-9 ? 1.0 : x;
         } else if (rs == TC_EINVAL) {
             if (ft->first_cut < 0) {
                 ft->first_cut = (int32_t)k;
