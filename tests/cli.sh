@@ -45,6 +45,8 @@ bad "unknown algorithm" collective --topo "$CLOS" --op allreduce --algo fancy --
 for a in nvls nvls-tree pat collnet-direct collnet-chain; do
     bad_says "NCCL's name $a" "did you mean 'nccl-$a'" collective --topo "$CLOS" --op allreduce --algo $a --size 1MiB
 done
+bad_says "a placement with nothing after its colon" "nothing after the colon" collective --topo "$CLOS" --op allreduce --size 1MiB \
+    --ranks 8 --place 'random:'
 bad "unknown algorithm parameter" collective --topo "$CLOS" --op allreduce --algo ring:depth=3 --size 1MiB
 bad "algorithm that does not fit the topology" collective --topo "$CLOS" --op allreduce --algo torus --size 1MiB
 bad "algorithm that does not fit the rank count" collective --topo "$CLOS" --op allreduce --algo swing --ranks 6 --size 1MiB

@@ -554,6 +554,11 @@ static tc_status place_flag(tc_scenario *s, const char *v, tc_err *err)
 {
     char pol[32];
     const char *colon = strchr(v, ':');
+    if (colon && !colon[1]) /* as an empty item between commas is */
+        return tc_fail(err, TC_EINVAL,
+                       "--place '%s': nothing after the colon (expected first, packed, random[:seed=S] or "
+                       "slice[:shape=AxBxC][,ocs=K])",
+                       v);
     snprintf(pol, sizeof pol, "%.*s", (int)(colon ? (size_t)(colon - v) : strlen(v)), v);
     json_t *j = json_string(pol);
     tc_status st = tc_scn_set_key(s, "job.place", j, "--place", err);
