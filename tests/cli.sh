@@ -481,6 +481,10 @@ bad_says "--timeline the --out file" "--timeline .*rf/tl.json is the --out file 
 bad_says "--trace the scenario beside a CSV --out" "is the scenario file written beside --out" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/rf/r.scenario.json" --out "$tmp/rf/r.csv"
 bad_says "--trace a table of --out-dir" "is in --out-dir .*, whose scenario.json and TABLE.csv files are the result's" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/rf/od/result.csv" --out-dir "$tmp/rf/od/"
 bad_says "--trace the scenario of --out-dir" "is in --out-dir" concurrent --topo clos:down=4x2,up=1x1 --jobs "$tmp/jobs2.json" --trace "$tmp/rf/scenario.json" --out-dir "$tmp/rf"
+# --out naming a file --out-dir writes: one would hold the other's content
+bad_says "--out a table of --out-dir" "--out .*rf/hot_links.csv is in --out-dir .*, whose scenario.json and TABLE.csv" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --out "$tmp/rf/hot_links.csv" --out-dir "$tmp/rf"
+bad_says "--out the scenario of --out-dir" "is in --out-dir" collective --topo "$CLOS" --op allreduce --size 1MiB --out "$tmp/rf/./scenario.json" --out-dir "$tmp/rf"
+bad_says "nccl-tests: --out the sizes table of --out-dir" "is in --out-dir" nccl-tests --preset dgx-h100 -b 1M -e 2M --out "$tmp/rf/sizes.csv" --out-dir "$tmp/rf"
 [ -z "$(ls "$tmp/rf")" ] || { echo "FAIL (a refused trace wrote a file)"; ls "$tmp/rf"; fails=$((fails + 1)); }
 good "--trace beside --out-dir's files" "allreduce" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/rf/od/t.json" --out-dir "$tmp/rf/od" --quiet
 [ -s "$tmp/rf/od/t.json" ] && [ -s "$tmp/rf/od/scenario.json" ] || { echo "FAIL (a trace beside --out-dir's files)"; fails=$((fails + 1)); }

@@ -31,5 +31,8 @@ int cli_exit(tc_status st, const tc_err *err);
 tc_status cli_check_writable(const char *path, tc_err *err);
 /* The directory of --out-dir exists (or is made) and takes a file. */
 tc_status cli_check_dir(const char *dir, tc_err *err);
+/* Whether FILE is one that --out-dir DIR writes (DIR/scenario.json,
+ * DIR/TABLE.csv), compared as files. */
+bool cli_in_out_dir(const char *file, const char *out_dir);
 
 #endif

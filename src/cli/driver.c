@@ -240,12 +240,29 @@ tc_status cli_check_dir(const char *dir, tc_err *err)
     return cli_check_writable(probe, err);
 }
 
+/* Whether FILE is one that --out-dir DIR writes (DIR/scenario.json,
+ * DIR/TABLE.csv), compared as files. */
+bool cli_in_out_dir(const char *file, const char *out_dir)
+{
+    const char *slash = strrchr(file, '/'), *name = slash ? slash + 1 : file;
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == file ? 1 : slash - file) : 1, slash ? file : ".");
+    size_t nl = strlen(name);
+    bool result_name = strcmp(name, "scenario.json") == 0 || (nl >= 4 && strcmp(name + nl - 4, ".csv") == 0);
+    return result_name && tc_same_file(dir, out_dir);
+}
+
 /* A file the run writes (the flow trace, the iteration timeline) that is
  * also a result file (--out, the scenario beside a CSV --out, a file that
  * --out-dir writes: scenario.json, TABLE.csv) would be written over by the
- * result: refused, compared as files. */
+ * result: refused, compared as files; so is an --out file that --out-dir
+ * writes. */
 static tc_status check_run_files(const tc_scenario *s, const cli_in *in, tc_err *err)
 {
+    if (in->out && in->out_dir && cli_in_out_dir(in->out, in->out_dir))
+        return tc_fail(err, TC_EINVAL, "--out %.160s is in --out-dir %.160s, whose scenario.json and TABLE.csv files "
+                                       "are the result's: give it another name or directory",
+                       in->out, in->out_dir);
     const char *file = s->trace[0] ? s->trace : s->it_timeline[0] ? s->it_timeline : NULL;
     const char *flag = s->trace[0] ? "--trace" : "--timeline";
     if (!file)
@@ -261,17 +278,10 @@ static tc_status check_run_files(const tc_scenario *s, const cli_in *in, tc_err 
                                            "another name",
                            flag, file, in->out);
     }
-    if (in->out_dir) {
-        const char *slash = strrchr(file, '/'), *name = slash ? slash + 1 : file;
-        char dir[4200];
-        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == file ? 1 : slash - file) : 1, slash ? file : ".");
-        size_t nl = strlen(name);
-        bool result_name = strcmp(name, "scenario.json") == 0 || (nl >= 4 && strcmp(name + nl - 4, ".csv") == 0);
-        if (result_name && tc_same_file(dir, in->out_dir))
-            return tc_fail(err, TC_EINVAL, "%s %.160s is in --out-dir %.160s, whose scenario.json and TABLE.csv files "
-                                           "are the result's: give it another name or directory",
-                           flag, file, in->out_dir);
-    }
+    if (in->out_dir && cli_in_out_dir(file, in->out_dir))
+        return tc_fail(err, TC_EINVAL, "%s %.160s is in --out-dir %.160s, whose scenario.json and TABLE.csv files "
+                                       "are the result's: give it another name or directory",
+                       flag, file, in->out_dir);
     return TC_OK;
 }
 

@@ -865,7 +865,13 @@ static tc_status check_output(const nt_in *in, tc_format *fmt, tc_err *err)
                        in->format);
     if (in->out && (st = cli_check_writable(in->out, err)))
         return st;
-    return in->out_dir ? cli_check_dir(in->out_dir, err) : TC_OK;
+    if (in->out_dir && (st = cli_check_dir(in->out_dir, err)))
+        return st;
+    if (in->out && in->out_dir && cli_in_out_dir(in->out, in->out_dir))
+        return tc_fail(err, TC_EINVAL, "--out %.160s is in --out-dir %.160s, whose scenario.json and TABLE.csv files "
+                                       "are the result's: give it another name or directory",
+                       in->out, in->out_dir);
+    return TC_OK;
 }
 
 /* --print-scenario: the collective scenario the flags make, to stdout and
