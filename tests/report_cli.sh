@@ -178,7 +178,7 @@ check "$tmp/r-torn" "torn sweep" sweep-results-time-s-vs-collective-sizes
 # A failed point and a point twice (merged files): the error shown, the first line used.
 {
     head -8 "$sweep"
-    printf '{"point": 7, "values": {"network.topo[0]": "torus", "collective.sizes": "256MiB"}, "error": "<it> failed"}\n'
+    printf '{"point": 7, "values": {"network.topo[0]": "torus:dims=8x8,bw=400Gbps,lat=1us", "collective.sizes": "256MiB"}, "error": "<it> failed"}\n'
     sed -n 2p "$sweep"
 } >"$tmp/failed.jsonl"
 report "sweep with a failed point" "$tmp/failed.jsonl" "$tmp/r-failed"
@@ -216,6 +216,9 @@ sed '1s/"topocc_sweep":1/"topocc_sweep":2/' "$sweep" >"$tmp/newer.jsonl"
 bad_says "sweep of a newer format" "newer" report "$tmp/newer.jsonl" -o "$tmp/x"
 sed '2s/"point":0/"point":99/' "$sweep" >"$tmp/range.jsonl"
 bad_says "point outside the sweep" "line 2" report "$tmp/range.jsonl" -o "$tmp/x"
+# a line whose values are not its point's (--status, --merge and a resume refuse it too)
+sed '3s/"collective.sizes":"1MiB"/"collective.sizes":"64KiB"/' "$sweep" >"$tmp/values.jsonl"
+bad_says "point whose values are another point's" "line 3 (point 1): its \"values\" are not those of its point" report "$tmp/values.jsonl" -o "$tmp/x"
 printf '{"command": "collective", "collective": {"op": ["allreduce"]}}\n' >"$tmp/notopo.json"
 bad_says "a scenario refused (no topology)" "needs a topology" report "$tmp/notopo.json" -o "$tmp/x"
 [ -e "$tmp/x" ] && fail "bad input" "the directory was created for bad input"

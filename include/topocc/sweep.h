@@ -102,6 +102,11 @@ typedef struct tc_sweep_results {
     char other_build[96];                /* the first such build, "VERSION (COMMIT)" */
 } tc_sweep_results;
 
+/* Point i's values by a results file's header's axes and mode, as a run
+ * writes them in its line (NULL where the header's axes are not an object
+ * of lists, or out of memory). */
+struct json_t *tc_sweep_header_values(const struct json_t *h, uint64_t i);
+
 /* Reads a results file. A torn last line (no newline, or not JSON) is
  * reported in torn; any other bad line fails naming its number. Each whole
  * point line is passed to fn when given (i: its point; line without its

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "topocc/html.h"
+#include "topocc/sweep.h"
 
 void tc_html_sweep_free(tc_html_sweep *sw)
 {
@@ -131,6 +132,18 @@ static tc_status check_point(const json_t *p, const json_t *h, const char *what,
         return tc_fail(err, TC_EINVAL, "%s line %zu: a point has either \"result\" (an object) or \"error\" (a "
                                        "string)",
                        what, line);
+    /* its values are its point's, as resume, --status and --merge check */
+    unsigned long mark = tc_oom_mark();
+    json_t *want = tc_sweep_header_values(h, (uint64_t)json_integer_value(i));
+    bool oom = tc_oom_since(mark),
+         same = !want || oom || json_equal(want, json_object_get(p, "values"));
+    json_decref(want);
+    if (oom)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    if (!same)
+        return tc_fail(err, TC_EINVAL, "%s line %zu (point %lld): its \"values\" are not those of its point by the "
+                                       "header's axes: the file is damaged",
+                       what, line, (long long)json_integer_value(i));
     return TC_OK;
 }
 

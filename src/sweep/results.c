@@ -56,10 +56,7 @@ static tc_status read_header(tc_sweep_results *r, const char *line, const char *
     return TC_OK;
 }
 
-/* Point i's values by the header's axes and mode, as a run writes them in
- * its line (NULL where the header's axes are not an object of lists, or
- * out of memory). */
-static json_t *header_values(const json_t *h, uint64_t i)
+json_t *tc_sweep_header_values(const json_t *h, uint64_t i)
 {
     const json_t *axes = json_object_get(h, "axes"), *mode = json_object_get(h, "mode");
     size_t na = json_object_size(axes);
@@ -101,7 +98,7 @@ static const char *damaged_point(const json_t *p, const json_t *h, uint64_t i)
         return result ? "it has both \"result\" and \"error\" (a point has one)"
                       : "it has neither \"result\" (an object) nor \"error\" (a string)";
     unsigned long mark = tc_oom_mark();
-    json_t *want = header_values(h, i);
+    json_t *want = tc_sweep_header_values(h, i);
     /* a want left short for lack of memory is not the line's fault: the
      * read fails as out of memory */
     bool same = !want || tc_oom_since(mark) || json_equal(want, json_object_get(p, "values"));
