@@ -228,7 +228,7 @@ bad_says "replay of a results file's header" "a sweep's header (a results file's
 sed '2,$s/"commit":"[^"]*"/"commit":"deadbee"/' "$tmp/mm.jsonl" >"$tmp/ob.jsonl"
 good "status: lines of another build" "point lines written by another topocc build than the header's, the first by .* (deadbee)" sweep --status "$tmp/ob.jsonl"
 "$T" sweep --merge "$tmp/mm.jsonl" "$tmp/ob.jsonl" -o "$tmp/obm.jsonl" >/dev/null 2>"$tmp/err"
-grep -q "holds results of another topocc build" "$tmp/err" || { echo "FAIL (merge: no note of another build)"; fails=$((fails + 1)); }
+grep -q "ob.jsonl holds results of another topocc build, .* (deadbee), than .*mm.jsonl's" "$tmp/err" || { echo "FAIL (merge: no note of another build)"; fails=$((fails + 1)); }
 sed '1s/"commit":"[^"]*"/"commit":"cafe123"/' "$tmp/mm.jsonl" | head -2 >"$tmp/ob2.jsonl"
 "$T" sweep "$tmp/mm.json" -o "$tmp/ob2.jsonl" --quiet >/dev/null 2>"$tmp/err"
 grep -q "was started by topocc .* (cafe123)" "$tmp/err" || { echo "FAIL (resume: no note of another build)"; fails=$((fails + 1)); }

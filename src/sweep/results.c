@@ -325,9 +325,9 @@ tc_status tc_sweep_merge(const char *const *in, size_t n, const char *out, tc_sw
         if (st == TC_OK && ((b0 && bk && !json_equal(b0, bk)) || r.nother_build)) {
             char name[sizeof r.other_build];
             build_name(bk, name, sizeof name);
-            fprintf(stderr, "topocc: note: %s holds results of another topocc build than %s's (%s): they may "
+            fprintf(stderr, "topocc: note: %s holds results of another topocc build, %s, than %s's: they may "
                             "differ\n",
-                    in[k], in[0], r.nother_build ? r.other_build : name);
+                    in[k], r.nother_build ? r.other_build : name, in[0]);
         }
         tc_sweep_results_free(&r);
     }
