@@ -221,6 +221,13 @@ sed '3s/"collective.sizes":"1MiB"/"collective.sizes":"64KiB"/' "$sweep" >"$tmp/v
 bad_says "point whose values are another point's" "line 3 (point 1): its \"values\" are not those of its point" report "$tmp/values.jsonl" -o "$tmp/x"
 printf '{"command": "collective", "collective": {"op": ["allreduce"]}}\n' >"$tmp/notopo.json"
 bad_says "a scenario refused (no topology)" "needs a topology" report "$tmp/notopo.json" -o "$tmp/x"
+# a scenario whose trace is a file the report writes: refused before the run
+"$T" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/x/index.html" --print-scenario >"$tmp/trace_in.json"
+bad_says "a trace the report would replace" "flow.trace .*x/index.html is in the report's directory" report "$tmp/trace_in.json" -o "$tmp/x"
+mkdir "$tmp/rt" && echo old >"$tmp/rt/p.svg"
+"$T" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/rt/./p.svg" --print-scenario >"$tmp/trace_svg.json"
+bad_says "a trace named as a plot of the report" "is in the report's directory" report "$tmp/trace_svg.json" -o "$tmp/rt"
+grep -qx old "$tmp/rt/p.svg" || fail "trace refused" "the file was written"
 [ -e "$tmp/x" ] && fail "bad input" "the directory was created for bad input"
 
 good "help" "usage: topocc report" report --help

@@ -98,8 +98,24 @@ static tc_status parse(report_in *in, int argc, char **argv, int first, tc_err *
     return TC_OK;
 }
 
-/* A scenario run as `topocc replay` runs one; its document. */
-static tc_status run(const tc_html_input *hi, const char *path, bool quiet, json_t **doc, tc_err *err)
+/* Whether FILE is one the report writes into DIR (index.html, result.json,
+ * a plot's NAME.svg and NAME.csv), compared as files. */
+static bool report_file(const char *file, const char *dir)
+{
+    const char *slash = strrchr(file, '/'), *name = slash ? slash + 1 : file;
+    char fdir[4200];
+    snprintf(fdir, sizeof fdir, "%.*s", slash ? (int)(slash == file ? 1 : slash - file) : 1, slash ? file : ".");
+    size_t nl = strlen(name);
+    bool ours = strcmp(name, "index.html") == 0 || strcmp(name, "result.json") == 0 ||
+                (nl >= 4 && (strcmp(name + nl - 4, ".svg") == 0 || strcmp(name + nl - 4, ".csv") == 0));
+    return ours && tc_same_file(fdir, dir);
+}
+
+/* A scenario run as `topocc replay` runs one; its document. A file the
+ * run writes (flow.trace, iteration.timeline) that the report writes too
+ * is refused before the run: the report would replace it. */
+static tc_status run(const tc_html_input *hi, const char *path, const char *dir, bool quiet, json_t **doc,
+                     tc_err *err)
 {
     tc_command c;
     tc_status st = tc_command_parse(hi->command, &c, err);
@@ -117,6 +133,12 @@ static tc_status run(const tc_html_input *hi, const char *path, bool quiet, json
         if ((st = tc_scenario_resolve(s, err)) == TC_OK)
             st = tc_scenario_check_given(s, err);
     }
+    const char *file = s->trace[0] ? s->trace : s->it_timeline[0] ? s->it_timeline : NULL;
+    if (st == TC_OK && file && report_file(file, dir))
+        st = tc_fail(err, TC_EINVAL, "%s %.160s is in the report's directory %.160s, whose index.html, result.json "
+                                     "and plots (NAME.svg, NAME.csv) the report writes: give it another name or "
+                                     "directory",
+                     s->trace[0] ? "flow.trace" : "iteration.timeline", file, dir);
     if (st == TC_OK && c != TC_CMD_TOPO)
         st = tc_plot_check(err);
     if (st == TC_OK) {
@@ -175,7 +197,7 @@ static tc_status report(const report_in *in, tc_err *err)
     } else if (st == TC_OK) {
         json_t *doc = NULL;
         snprintf(origin, sizeof origin, "a run of the scenario %.256s", hi.name);
-        if ((st = run(&hi, in->file, in->quiet, &doc, err)) == TC_OK)
+        if ((st = run(&hi, in->file, in->dir, in->quiet, &doc, err)) == TC_OK)
             st = tc_html_report_doc(doc, hi.command, &o, err);
         json_decref(doc);
     }
