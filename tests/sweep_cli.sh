@@ -195,6 +195,7 @@ if [ $rc -ne 2 ] || ! grep -q "2 held already, 0 run now" "$tmp/out" || ! grep -
 fi
 good "--retry-failed" "0 held already, 2 run now" sweep "$tmp/mm.json" -o "$tmp/mm.jsonl" --quiet --retry-failed
 good "a result replaces a failure" "done 2 of 2 (100.0%), 0 of them failed" sweep --status "$tmp/mm.jsonl"
+good "status: the replaced failures are duplicates, the results count" "2 duplicate lines (a point's first result counts, else its first failure)" sweep --status "$tmp/mm.jsonl"
 good "merge: a result replaces a failure" "merged 1 files: 2 of 2" sweep --merge "$tmp/mm.jsonl" -o "$tmp/mm2.jsonl"
 grep -q '"error"' "$tmp/mm2.jsonl" && { echo "FAIL (merge kept a replaced failure)"; fails=$((fails + 1)); }
 # across files too, in either order: a failure in one file does not

@@ -232,7 +232,8 @@ static tc_status status(const sweep_args *a, tc_err *err)
             printf(", %.3g s on average", r.elapsed_s / (double)ok);
         printf("\n");
         if (r.nduplicates)
-            printf("  %llu duplicate lines (the first of each point counts)\n", (unsigned long long)r.nduplicates);
+            printf("  %llu duplicate lines (a point's first result counts, else its first failure)\n",
+                   (unsigned long long)r.nduplicates);
         if (r.nother_build)
             printf("  %llu point lines written by another topocc build than the header's, the first by %s: their "
                    "results may differ\n",
