@@ -235,6 +235,8 @@ sed '1s/"commit":"[^"]*"/"commit":"cafe123"/' "$tmp/mm.jsonl" | head -2 >"$tmp/o
 grep -q "was started by topocc .* (cafe123)" "$tmp/err" || { echo "FAIL (resume: no note of another build)"; fails=$((fails + 1)); }
 
 # ---- bad input: one line, exit 2, nothing written or lost ----
+mkdir "$tmp/sweepdir"
+bad_says "a directory as the sweep file" "sweep .*sweepdir: a directory: give a sweep file" sweep "$tmp/sweepdir" -o "$tmp/never.jsonl"
 printf '{"scenario": {"command": "collective"}, "sweep": {"axes": {}}}' >"$tmp/b1.json"
 bad_says "zero points (no axes)" "zero points" sweep "$tmp/b1.json" -o "$tmp/x.jsonl"
 printf '{"scenario": {"command": "collective"}, "sweep": {"axes": {"collective.sizes": []}}}' >"$tmp/b2.json"

@@ -358,6 +358,9 @@ tc_status tc_sweep_load(const char *path, tc_sweep **out, tc_err *err)
     bool in = strcmp(path, "-") == 0;
     char what[300];
     snprintf(what, sizeof what, "sweep %.256s", in ? "(standard input)" : path);
+    struct stat sb;
+    if (!in && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return tc_fail(err, TC_EINVAL, "%s: a directory: give a sweep file (SWEEP.json)", what);
     unsigned long mark = tc_oom_mark();
     if (!in) {
         /* A results file (JSON Lines) given for its sweep: say so. */
@@ -379,7 +382,6 @@ tc_status tc_sweep_load(const char *path, tc_sweep **out, tc_err *err)
                            : tc_fail(err, TC_EINVAL, "%s: %s", what, je.text);
     tc_status st = tc_sweep_from_json(root, what, out, err);
     json_decref(root);
-    struct stat sb;
     if (st == TC_OK && !in && stat(path, &sb) == 0) {
         (*out)->has_file = true;
         (*out)->file_dev = (uint64_t)sb.st_dev;
