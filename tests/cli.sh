@@ -47,6 +47,8 @@ for a in nvls nvls-tree pat collnet-direct collnet-chain; do
 done
 bad_says "a placement with nothing after its colon" "nothing after the colon" collective --topo "$CLOS" --op allreduce --size 1MiB \
     --ranks 8 --place 'random:'
+mkdir -p "$tmp/ajobsdir"
+bad_says "a directory as the jobs file" "jobs file '$tmp/ajobsdir': a directory" concurrent --topo "$CLOS" --jobs "$tmp/ajobsdir"
 bad "unknown algorithm parameter" collective --topo "$CLOS" --op allreduce --algo ring:depth=3 --size 1MiB
 bad "algorithm that does not fit the topology" collective --topo "$CLOS" --op allreduce --algo torus --size 1MiB
 bad "algorithm that does not fit the rank count" collective --topo "$CLOS" --op allreduce --algo swing --ranks 6 --size 1MiB

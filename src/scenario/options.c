@@ -503,6 +503,10 @@ static json_t *split(const char *v, bool algos)
 static tc_status read_file(const char *path, const char *kind, json_t **out, tc_err *err)
 {
     json_error_t je;
+    struct stat sb;
+    *out = NULL;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) /* jansson reads one as nothing */
+        return tc_fail(err, TC_EINVAL, "%s '%s': a directory: give a file", kind, path);
     *out = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     if (*out)
         return TC_OK;
