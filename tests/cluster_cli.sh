@@ -74,6 +74,21 @@ good "a slice's ocs of 2" "wraparound x yes y yes z yes (by the optical switches
 bad_says "unknown trace format: only what --trace-format accepts" "accepted are auto, csv, philly, helios, pai$" cluster --topo "$RING" --trace "$tmp/five.csv" --trace-format slurm
 bad_says "trace format synthetic" "'synthetic' is not a file format: use --synthetic N,seed=S" cluster --topo "$RING" --trace "$tmp/five.csv" --trace-format synthetic
 
+# the makespan is the last end: a job that never fits arriving after it
+# (at 20 s) does not stretch it, nor dilute the utilisation (4 of 16
+# endpoints for 10 s: 0.25); with nothing run it is 0
+printf 'submit,size,duration\n0,4,10\n20,50,5\n' >"$tmp/late_nofit.csv"
+printf 'submit,size,duration\n0,40,10\n1,50,5\n' >"$tmp/none_fit.csv"
+"$T" cluster --topo "clos:down=4x4,up=1x4" --trace "$tmp/late_nofit.csv" --format json >"$tmp/late.json" 2>"$tmp/late.err" &&
+    "$T" cluster --topo "clos:down=4x4,up=1x4" --trace "$tmp/none_fit.csv" --format json >"$tmp/none.json" 2>>"$tmp/late.err" ||
+    { echo "FAIL (makespan): $(cat "$tmp/late.err")"; fails=$((fails + 1)); }
+python3 - "$tmp/late.json" "$tmp/none.json" <<'PY' || { echo "FAIL: the makespan is not the last end"; fails=$((fails + 1)); }
+import json, sys
+a, b = (json.load(open(f))["topologies"][0] for f in sys.argv[1:3])
+assert a["never_fit"] == 1 and a["makespan_s"] == 10 and abs(a["utilisation"] - 0.25) < 1e-12, a
+assert b["never_fit"] == 2 and b["makespan_s"] == 0 and b["utilisation"] == 0, b
+PY
+
 if [ "$fails" -ne 0 ]; then
     echo "$fails cluster CLI check(s) failed"
     exit 1

@@ -78,6 +78,7 @@ typedef struct cl {
     uint8_t *tmp;
     /* accounting */
     double now, busy_area, asked_area;
+    double last_end; /* the last end of a job that ran: the makespan */
     double frag_area, frag_time, frag_area_arr, frag_time_arr, t_arr;
     double *ct;                 /* change log: time, allocated count */
     uint32_t *cn;
@@ -479,6 +480,8 @@ static tc_status start(cl *c, uint32_t j, uint32_t *map, uint32_t need, tc_clust
     out->started++;
     c->busy_area += (double)need * jb->duration_s;
     c->asked_area += (double)jb->size * jb->duration_s;
+    if (c->now + jb->duration_s > c->last_end)
+        c->last_end = c->now + jb->duration_s;
     heap_push(c, c->now + jb->duration_s, j);
     return log_change(c) ? TC_EINTERNAL : TC_OK;
 }
@@ -866,13 +869,17 @@ tc_status tc_cluster_replay(const tc_topo *t, const tc_trace *tr, const tc_clust
             c.res_job = UINT32_MAX;
     }
     if (st == TC_OK) {
-        out->makespan_s = c.now;
-        double cap = (double)c.N * c.now;
+        /* the last end, not the last event: arrivals of jobs that never
+         * fit may come after it (nothing runs or waits after it, so the
+         * areas below end there too) */
+        double T = c.last_end;
+        out->makespan_s = T;
+        double cap = (double)c.N * T;
         out->util_mean = cap > 0 ? c.busy_area / cap : 0;
         out->waste_share = c.busy_area > 0 ? 1 - c.asked_area / c.busy_area : 0;
         out->util_arrivals = span_util(&c, n ? tr->jobs[n - 1].submit_s : 0);
-        out->frag_mean = c.now > 0 ? c.frag_area / c.now : 0;
-        out->frag_time_share = c.now > 0 ? c.frag_time / c.now : 0;
+        out->frag_mean = T > 0 ? c.frag_area / T : 0;
+        out->frag_time_share = T > 0 ? c.frag_time / T : 0;
         /* over the arrivals' span, or the makespan when they all come at once */
         out->frag_arrivals = c.t_arr > 0 ? c.frag_area_arr / c.t_arr : out->frag_mean;
         out->frag_time_arrivals = c.t_arr > 0 ? c.frag_time_arr / c.t_arr : out->frag_time_share;
@@ -897,7 +904,7 @@ tc_status tc_cluster_replay(const tc_topo *t, const tc_trace *tr, const tc_clust
         /* the utilisation series over the arrivals' span (the makespan
          * when they all come at once): each bin's mean allocated share,
          * from the change log (a step function) */
-        double span = c.t_arr > 0 ? c.t_arr : c.now;
+        double span = c.t_arr > 0 ? c.t_arr : T;
         double width = span > 0 ? span / ns : 0;
         size_t li = 0;
         for (uint32_t b = 0; b < ns; b++) {
