@@ -34,5 +34,10 @@ tc_status cli_check_dir(const char *dir, tc_err *err);
 /* Whether FILE is one that --out-dir DIR writes (DIR/scenario.json,
  * DIR/TABLE.csv), compared as files. */
 bool cli_in_out_dir(const char *file, const char *out_dir);
+/* FILE's name if its directory is DIR (compared as files), else NULL. */
+const char *cli_name_in(const char *file, const char *dir);
+bool cli_ends_with(const char *name, const char *suffix);
+/* --out naming a file that --out-dir writes: refused (either may be NULL). */
+tc_status cli_check_out_beside_dir(const char *out, const char *out_dir, tc_err *err);
 
 #endif

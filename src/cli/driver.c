@@ -240,16 +240,35 @@ tc_status cli_check_dir(const char *dir, tc_err *err)
     return cli_check_writable(probe, err);
 }
 
+const char *cli_name_in(const char *file, const char *dir)
+{
+    const char *slash = strrchr(file, '/'), *name = slash ? slash + 1 : file;
+    char fdir[4200];
+    snprintf(fdir, sizeof fdir, "%.*s", slash ? (int)(slash == file ? 1 : slash - file) : 1, slash ? file : ".");
+    return tc_same_file(fdir, dir) ? name : NULL;
+}
+
+bool cli_ends_with(const char *name, const char *suffix)
+{
+    size_t nl = strlen(name), sl = strlen(suffix);
+    return nl >= sl && strcmp(name + nl - sl, suffix) == 0;
+}
+
 /* Whether FILE is one that --out-dir DIR writes (DIR/scenario.json,
  * DIR/TABLE.csv), compared as files. */
 bool cli_in_out_dir(const char *file, const char *out_dir)
 {
-    const char *slash = strrchr(file, '/'), *name = slash ? slash + 1 : file;
-    char dir[4200];
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == file ? 1 : slash - file) : 1, slash ? file : ".");
-    size_t nl = strlen(name);
-    bool result_name = strcmp(name, "scenario.json") == 0 || (nl >= 4 && strcmp(name + nl - 4, ".csv") == 0);
-    return result_name && tc_same_file(dir, out_dir);
+    const char *name = cli_name_in(file, out_dir);
+    return name && (strcmp(name, "scenario.json") == 0 || cli_ends_with(name, ".csv"));
+}
+
+tc_status cli_check_out_beside_dir(const char *out, const char *out_dir, tc_err *err)
+{
+    if (out && out_dir && cli_in_out_dir(out, out_dir))
+        return tc_fail(err, TC_EINVAL, "--out %.160s is in --out-dir %.160s, whose scenario.json and TABLE.csv files "
+                                       "are the result's: give it another name or directory",
+                       out, out_dir);
+    return TC_OK;
 }
 
 /* A file the run writes (the flow trace, the iteration timeline) that is
@@ -259,10 +278,9 @@ bool cli_in_out_dir(const char *file, const char *out_dir)
  * writes. */
 static tc_status check_run_files(const tc_scenario *s, const cli_in *in, tc_err *err)
 {
-    if (in->out && in->out_dir && cli_in_out_dir(in->out, in->out_dir))
-        return tc_fail(err, TC_EINVAL, "--out %.160s is in --out-dir %.160s, whose scenario.json and TABLE.csv files "
-                                       "are the result's: give it another name or directory",
-                       in->out, in->out_dir);
+    tc_status st = cli_check_out_beside_dir(in->out, in->out_dir, err);
+    if (st)
+        return st;
     const char *file = s->trace[0] ? s->trace : s->it_timeline[0] ? s->it_timeline : NULL;
     const char *flag = s->trace[0] ? "--trace" : "--timeline";
     if (!file)

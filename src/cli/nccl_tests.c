@@ -867,11 +867,7 @@ static tc_status check_output(const nt_in *in, tc_format *fmt, tc_err *err)
         return st;
     if (in->out_dir && (st = cli_check_dir(in->out_dir, err)))
         return st;
-    if (in->out && in->out_dir && cli_in_out_dir(in->out, in->out_dir))
-        return tc_fail(err, TC_EINVAL, "--out %.160s is in --out-dir %.160s, whose scenario.json and TABLE.csv files "
-                                       "are the result's: give it another name or directory",
-                       in->out, in->out_dir);
-    return TC_OK;
+    return cli_check_out_beside_dir(in->out, in->out_dir, err);
 }
 
 /* --print-scenario: the collective scenario the flags make, to stdout and

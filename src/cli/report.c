@@ -102,13 +102,9 @@ static tc_status parse(report_in *in, int argc, char **argv, int first, tc_err *
  * a plot's NAME.svg and NAME.csv), compared as files. */
 static bool report_file(const char *file, const char *dir)
 {
-    const char *slash = strrchr(file, '/'), *name = slash ? slash + 1 : file;
-    char fdir[4200];
-    snprintf(fdir, sizeof fdir, "%.*s", slash ? (int)(slash == file ? 1 : slash - file) : 1, slash ? file : ".");
-    size_t nl = strlen(name);
-    bool ours = strcmp(name, "index.html") == 0 || strcmp(name, "result.json") == 0 ||
-                (nl >= 4 && (strcmp(name + nl - 4, ".svg") == 0 || strcmp(name + nl - 4, ".csv") == 0));
-    return ours && tc_same_file(fdir, dir);
+    const char *name = cli_name_in(file, dir);
+    return name && (strcmp(name, "index.html") == 0 || strcmp(name, "result.json") == 0 ||
+                    cli_ends_with(name, ".svg") || cli_ends_with(name, ".csv"));
 }
 
 /* A scenario run as `topocc replay` runs one; its document. A file the
