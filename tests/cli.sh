@@ -567,6 +567,27 @@ printf '%s\n 1000003 250000 float sum -1 71.93 14.58 27.33 0 71.47 14.67 27.51 0
 bad_says "nccl-tests --compare: a size beyond 2^60" "line 2: size 99999999999999999999 is not one nccl-tests prints" nccl-tests --preset dgx-h100 --compare "$tmp/nt_big.txt"
 bad_says "nccl-tests --compare: a bus bandwidth beyond 10^6 GB/s" "line 2: bandwidth 1e308 is not one" nccl-tests --preset dgx-h100 --compare "$tmp/nt_inf.txt"
 good "nccl-tests --compare: a size no prediction equals is named" "^# not compared: line 2, size 1000003 B" nccl-tests --preset dgx-h100 --compare "$tmp/nt_odd.txt"
+
+# --fit recovers the constants a run was made with: a prediction with
+# net_lat=30us/40us/50us and net_eff=0.7 fitted from the transport's own
+# values (InfiniBand's table, the whole line rate)
+"$T" nccl-tests --preset dgx-h100:nodes=2,net_lat=30us/40us/50us,net_eff=0.7 -b 8 -e 1G -f 4 >"$tmp/nt_syn.txt" 2>&1
+"$T" nccl-tests --preset dgx-h100:nodes=2 --compare "$tmp/nt_syn.txt" --fit >"$tmp/nt_fit.txt" 2>&1 ||
+    { echo "FAIL: nccl-tests --fit on a prediction"; cat "$tmp/nt_fit.txt"; fails=$((fails + 1)); }
+fitl=$(sed -n 's/^# fit to [^:]*: net_lat=\([0-9.]*\)us\/\([0-9.]*\)us\/\([0-9.]*\)us,net_eff=\([0-9.]*\) .* \([0-9.]*\) fitted)$/\1 \2 \3 \4 \5/p' "$tmp/nt_fit.txt")
+echo "$fitl" | awk '{ ok = NF == 5 && $1 > 28.5 && $1 < 31.5 && $2 > 38 && $2 < 42 && $3 > 47.5 && $3 < 52.5 &&
+                           $4 > 0.68 && $4 < 0.72 && $5 < 0.01; exit !ok }' ||
+    { echo "FAIL: nccl-tests --fit found '$fitl' (LL LL128 Simple eff objective), made with 30 40 50 0.7"; sed -n '1,3p' "$tmp/nt_fit.txt"; fails=$((fails + 1)); }
+grep -q "^# topocc prediction: .*,net_lat=[0-9.]*us/[0-9.]*us/[0-9.]*us,net_eff=" "$tmp/nt_fit.txt" ||
+    { echo "FAIL: nccl-tests --fit does not predict with what it fitted"; fails=$((fails + 1)); }
+# a run on Simple alone says nothing of LL's and LL128's steps
+"$T" nccl-tests --preset dgx-h100:nodes=2,net_lat=60us --algo nccl:proto=Simple -b 1M -e 64M -f 8 >"$tmp/nt_syn2.txt" 2>&1
+good "nccl-tests --fit: protocols the runs do not use are named" "^# fit: not determined by the file .*: LL, LL128$" nccl-tests --preset dgx-h100:nodes=2 --algo nccl:proto=Simple --compare "$tmp/nt_syn2.txt" --fit
+bad_says "nccl-tests --fit without --compare" "--fit needs --compare FILE" nccl-tests --preset dgx-h100:nodes=2 -b 8 -e 8 --fit
+bad_says "nccl-tests --fit in steps mode" "--fit runs in formula mode" nccl-tests --preset dgx-h100:nodes=2 --mode steps --compare "$tmp/nt_syn.txt" --fit
+bad_says "nccl-tests --fit twice" "option --fit given twice" nccl-tests --preset dgx-h100:nodes=2 --compare "$tmp/nt_syn.txt" --fit --fit
+bad_says "nccl-tests --fit on a torus" "--fit calibrates a Clos's NICs" nccl-tests --topo torus:dims=4x4 --algo ring -b 8 -e 8 --compare "$tmp/nt_odd.txt" --fit
+bad_says "a preset's net_eff out of range" "expected a fraction above 0 and at most 1" nccl-tests --preset dgx-h100:nodes=2,net_eff=2 -b 8 -e 8
 # the file's largest size, cut below itself, is a size the file asked for, not one outside the prediction
 printf '%s\n 1048576 262144 float sum -1 71.93 14.58 27.33 0 71.47 14.67 27.51 0\n 2097155 524288 float sum -1 76.24 27.51 51.58 0 76.62 27.37 51.32 0\n' "$NTH" >"$tmp/nt_oddtop.txt"
 good "nccl-tests --compare: the largest size cut below itself is named" "^# not compared: line 3, size 2097155 B" nccl-tests --preset dgx-h100 --compare "$tmp/nt_oddtop.txt"

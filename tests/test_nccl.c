@@ -687,6 +687,92 @@ static void nic_path_turns_ll128_off_across_nodes(void **state)
     assert_non_null(strstr(err.msg, "nic_path='pcie': accepted are pix, pxb, pxn, phb, sys"));
 }
 
+/* net_lat= and net_eff= (docs/MODEL.md, "Calibrating a transport"): the
+ * ring's network steps take net_lat's time for their protocol, in place of
+ * the transport's table (EFA's too), in all three modes; NCCL's choice
+ * does not see it; the fabric carries net_eff of its line rate, and the
+ * spec prints the line rate and the keys back. By hand, as above: 2 nodes
+ * of 8 H100, 8 B, ring LL on one channel, net_lat=10us: 6.6 + 26 + 4 x 10
+ * = 72.6 us. */
+static void net_lat_and_net_eff_calibrate_the_transport(void **state)
+{
+    (void)state;
+    tc_topo *ib = topo("clos:down=2x8,up=1x2,bw=400Gbps,node=8,rail=8,arch=hopper");
+    tc_topo *cal = topo("clos:down=2x8,up=1x2,bw=400Gbps,node=8,rail=8,arch=hopper,net_lat=10us/12us/30us");
+    tc_topo *efa = topo("clos:down=2x8,up=1x2,bw=400Gbps,node=8,rail=8,arch=hopper,transport=efa,net_lat=10us");
+    assert_non_null(strstr(cal->spec, ",net_lat=10us/12us/30us"));
+    assert_non_null(strstr(efa->spec, ",net_lat=10us/10us/10us"));
+    const tc_proto pr[3] = {TC_PROTO_LL, TC_PROTO_LL128, TC_PROTO_SIMPLE};
+    const double want[3] = {10e-6, 12e-6, 30e-6};
+    for (int i = 0; i < 3; i++) {
+        tc_sched *a = build(cal, TC_OP_ALLREDUCE, 16, 1 << 20, 4, 4, pr[i]);
+        tc_sched *b = build(efa, TC_OP_ALLREDUCE, 16, 1 << 20, 4, 4, pr[i]);
+        assert_true(fabs(a->lat_inter_s - want[i]) < 1e-12);
+        assert_true(fabs(b->lat_inter_s - 10e-6) < 1e-12); /* net_lat wins over EFA's 20 (23) us */
+        assert_true(fabs(tc_nccl_ring_net_step_s(cal, pr[i]) - want[i]) < 1e-12);
+        tc_sched_free(a);
+        tc_sched_free(b);
+    }
+    const tc_mode modes[3] = {TC_MODE_FORMULA, TC_MODE_STEPS, TC_MODE_FLOW};
+    for (int m = 0; m < 3; m++) {
+        double ti = eval_time(ib, TC_OP_ALLREDUCE, 8, TC_PROTO_LL, 1, modes[m], false, TC_ROUTE_DMODK);
+        double tc = eval_time(cal, TC_OP_ALLREDUCE, 8, TC_PROTO_LL, 1, modes[m], false, TC_ROUTE_DMODK);
+        if (fabs(tc - 72.6e-6) > 1e-8 || fabs(tc - ti - 4 * 7.3e-6) > 1e-12)
+            fail_msg("mode %d: %.4f us with net_lat=10us (72.6 by hand), %.4f us with InfiniBand's table", m,
+                     tc * 1e6, ti * 1e6);
+    }
+    /* NCCL's choice ranks with its own table: the same pick and figure */
+    tc_coll_req q = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL, .p = 16, .bytes = 8};
+    double t_ib = 0, t_cal = 0;
+    tc_algo a_ib, a_cal;
+    assert_int_equal(tc_nccl_choose(&q, ib, &a_ib, &t_ib), tc_nccl_choose(&q, cal, &a_cal, &t_cal));
+    assert_true(a_ib == a_cal && t_ib == t_cal);
+    /* net_eff=0.5: the fabric at half its line rate; 8 GiB on the ring
+     * with Simple is the NICs' transfer (50 GB/s, NVLink 370.8), so it
+     * takes twice as long, less the latencies' share */
+    tc_topo *half = topo("clos:down=2x8,up=1x2,bw=400Gbps,node=8,rail=8,arch=hopper,net_eff=0.5");
+    assert_non_null(strstr(half->spec, "bw=400Gbps"));
+    assert_non_null(strstr(half->spec, ",net_eff=0.5"));
+    assert_true(fabs(half->level_bw[1] - 0.5 * ib->level_bw[1]) < 1e-3);
+    for (int m = 0; m < 2; m++) {
+        double full = eval_time(ib, TC_OP_ALLREDUCE, 8.0 * (1 << 30), TC_PROTO_SIMPLE, 0, modes[m], false, TC_ROUTE_DMODK);
+        double slow = eval_time(half, TC_OP_ALLREDUCE, 8.0 * (1 << 30), TC_PROTO_SIMPLE, 0, modes[m], false,
+                                TC_ROUTE_DMODK);
+        if (!(slow / full > 1.95 && slow / full <= 2.0))
+            fail_msg("mode %d: 8 GiB at net_eff=0.5 takes %.4f times as long as at 1 (2 less the latencies)", m,
+                     slow / full);
+    }
+    /* the spec read back builds the same network */
+    tc_topo *back = topo(half->spec);
+    assert_true(back->level_bw[1] == half->level_bw[1] && back->level_bw[2] == half->level_bw[2]);
+    assert_string_equal(back->spec, half->spec);
+    tc_topo *back2 = topo(cal->spec);
+    assert_true(back2->net_lat_given && back2->net_lat[2] == cal->net_lat[2]);
+    tc_topo_free(back);
+    tc_topo_free(back2);
+    tc_topo_free(half);
+    /* bad values, and a torus (no NICs to calibrate) */
+    static const struct {
+        const char *spec, *says;
+    } bad[] = {{"clos:down=2x8,up=1x2,node=8,net_eff=0", "expected a fraction above 0 and at most 1"},
+               {"clos:down=2x8,up=1x2,node=8,net_eff=1.5", "expected a fraction above 0 and at most 1"},
+               {"clos:down=2x8,up=1x2,node=8,net_eff=x", "'net_eff': 'x'"},
+               {"clos:down=2x8,up=1x2,node=8,net_lat=1us/2us", "expected one time or three"},
+               {"clos:down=2x8,up=1x2,node=8,net_lat=1us/2us/3us/4us", "expected one time or three"},
+               {"clos:down=2x8,up=1x2,node=8,net_lat=fast", "'net_lat': 'fast'"},
+               {"torus:dims=4x4,net_lat=1us", "net_lat"}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        tc_topo *t = NULL;
+        tc_err err = {{0}};
+        assert_int_equal(tc_topo_build(bad[i].spec, &t, &err), TC_EINVAL);
+        if (!strstr(err.msg, bad[i].says))
+            fail_msg("%s: '%s' does not say '%s'", bad[i].spec, err.msg, bad[i].says);
+    }
+    tc_topo_free(ib);
+    tc_topo_free(cal);
+    tc_topo_free(efa);
+}
+
 /* transport=efa: every network step costs the aws-ofi-nccl tuner's 20 us
  * (23 us with Simple) in place of NCCL's hwLat[NET]; NVLink steps keep
  * NCCL's. By hand, 2 nodes of 8 H100, 8 B, ring LL on one channel: the
@@ -1755,6 +1841,7 @@ int main(void)
         cmocka_unit_test(hops_between_nodes_stay_on_their_rail),
         cmocka_unit_test(protocol_costs_are_nccls),
         cmocka_unit_test(efa_network_steps_cost_the_plugins_latency),
+        cmocka_unit_test(net_lat_and_net_eff_calibrate_the_transport),
         cmocka_unit_test(evaluators_agree_and_skipping_is_exact),
         cmocka_unit_test(ring_with_a_slow_link_takes_its_time),
         cmocka_unit_test(ring_recovers_after_a_disturbance),

@@ -111,6 +111,12 @@ bool tc_algo_per_size(tc_algo a);
 /* NCCL's name of the algorithm an nccl-* schedule runs: "Ring", "Tree",
  * "NVLS", "NVLSTree", "PAT", "AllToAll", "CollNetChain", "CollNetDirect". */
 const char *tc_nccl_algo_label(tc_algo impl);
+
+/* The seconds a network step of NCCL's ring takes with protocol p
+ * (LL, LL128, Simple) on t's NICs: net_lat= where given, else the
+ * transport's (InfiniBand: NCCL's hwLat[NET]; EFA: the aws-ofi-nccl
+ * tuner's); docs/MODEL.md "Network transport". */
+double tc_nccl_ring_net_step_s(const tc_topo *t, tc_proto p);
 /* Parses a protocol as NCCL_PROTO gives it: names case-insensitive,
  * separated by '|' or ',', a leading '^' for "all but". With one name and
  * !as_mask it sets *proto; otherwise *mask (bit 1 << TC_PROTO_x). */

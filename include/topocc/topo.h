@@ -194,6 +194,15 @@ typedef struct tc_topo {
     uint8_t arch;              /* tc_arch of the endpoints (arch=); TC_ARCH_NONE: not given */
     uint8_t transport;         /* tc_transport of the NICs (transport=); TC_TRANSPORT_IB by default */
     uint8_t nic_path;          /* tc_nic_path from a GPU to its NIC (nic_path=); TC_NIC_PATH_PXB by default */
+    /* Calibration of the NICs' transport (Clos net_lat= and net_eff=;
+     * docs/MODEL.md "Calibrating a transport"): net_lat[] the seconds an
+     * NCCL algorithm's network step takes with LL, LL128 and Simple, in
+     * place of the transport's table (net_lat_given); net_eff the fraction
+     * of the fabric links' line rate the transport's data reaches (1: all;
+     * level_bw holds the rate reached, the spec prints the line rate). */
+    bool net_lat_given;
+    double net_lat[3];
+    double net_eff;
     uint32_t *hslot;           /* n_endpoints (NULL: slot = endpoint) */
 
     uint32_t n_degraded;       /* links whose bandwidth tc_topo_degrade_link changed */

@@ -24,7 +24,7 @@ static const char *help =
     "usage: topocc nccl-tests (--preset NAME[:nodes=N] | --topo SPEC) [--op OP] -b MIN -e MAX [-f F] [-i STEP]\n"
     "                         [--np PROCS] [-t THREADS] [-g GPUS] [-d TYPE] [-o REDOP] [-r ROOT]\n"
     "                         [--algo ALGO]\n"
-    "                         [--mode formula|steps|flow] [--routing R] [--group SPEC] [--compare FILE]\n"
+    "                         [--mode formula|steps|flow] [--routing R] [--group SPEC] [--compare FILE [--fit]]\n"
     "                         [--profiles DIR] [--format table|csv|json] [--out FILE] [--out-dir DIR]\n"
     "                         [--quiet] [--print-scenario]\n"
     "\n"
@@ -65,6 +65,11 @@ static const char *help =
     "  --compare FILE a saved nccl-tests output: predicted against measured, per size, with\n"
     "                 the error; without -b/-e the file's sizes are predicted. Its rows' type and\n"
     "                 redop, and the ranks its header lists ('#  Rank' lines), must be the run's\n"
+    "  --fit          with --compare: calibrate the cluster's NICs to the file (docs/MODEL.md,\n"
+    "                 \"Calibrating a transport\"): the per-step network latency of LL, LL128 and Simple\n"
+    "                 and the share of the line rate reached that bring the prediction closest to it\n"
+    "                 (mean |ln(predicted/measured busbw)|); prints them as net_lat= and net_eff= for\n"
+    "                 --topo or the preset, then compares with them. Formula mode; a few seconds\n"
     "  --format F     table (default): nccl-tests' text; csv: collective's sizes table of the\n"
     "                 same run (one size too); json: collective's sizes document (one size too)\n"
     "  --out FILE     also write what stdout gets to FILE (whole or not at all)\n"
@@ -80,7 +85,7 @@ typedef struct nt_in {
     const char *preset, *topo, *profiles, *op, *b, *e, *f, *i, *g, *t, *np, *d, *o, *r, *algo, *mode, *compare,
         *routing, *group;
     const char *format, *out, *out_dir, *scenario; /* collective's output options */
-    bool quiet, print_scenario;
+    bool quiet, print_scenario, fit;
 } nt_in;
 
 /* nccl-tests' size argument: a number with an optional K, M, G suffix
@@ -134,7 +139,10 @@ static tc_status parse(nt_in *in, int argc, char **argv, int first, bool *helped
             *helped = true;
             return TC_OK;
         }
-        bool *sw = !strcmp(a, "--quiet") ? &in->quiet : !strcmp(a, "--print-scenario") ? &in->print_scenario : NULL;
+        bool *sw = !strcmp(a, "--quiet")            ? &in->quiet
+                   : !strcmp(a, "--print-scenario") ? &in->print_scenario
+                   : !strcmp(a, "--fit")            ? &in->fit
+                                                    : NULL;
         if (sw) {
             if (*sw)
                 return tc_fail(err, TC_EINVAL, "option %s given twice", a);
@@ -674,16 +682,13 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* One measured row against the prediction of its size: prints the compare
- * row; returns the error in percent, or NAN where the row says nothing
- * (no bandwidth or time, or a busbw below what two decimals print). */
-static double compare_row(FILE *f, const tc_result *r, const tc_nccl_row *m)
+/* A row's measured bus bandwidth, GB/s, as compare_row takes it; NAN
+ * where the row says nothing (no bandwidth or time, or a busbw below what
+ * two decimals print). */
+static double measured_busbw(const tc_result *r, const tc_nccl_row *m)
 {
-    double pred = tc_nccl_tests_busbw(r->op, tc_nccl_tests_ranks(r), r->bytes, r->time_s) / 1e9;
-    if (!m || !(m->busbw_Bps > 0 || m->time_s > 0)) {
-        fprintf(f, "%12.0f  %12.2f  %12s  %8s\n", r->bytes, pred, "-", "-");
+    if (!m || !(m->busbw_Bps > 0 || m->time_s > 0))
         return NAN;
-    }
     /* the measured bus bandwidth from the measured time, as nccl-tests
      * computes it, where the two agree: the printed busbw has two
      * decimals (0.01 GB/s is anything from 0.005 to 0.015), the time
@@ -697,7 +702,26 @@ static double compare_row(FILE *f, const tc_result *r, const tc_nccl_row *m)
     }
     /* a busbw below what two decimals print (0.00) says nothing
      * unless its time gave it */
-    if (!(meas >= 0.005 || (timed && meas > 0))) {
+    return meas >= 0.005 || (timed && meas > 0) ? meas : NAN;
+}
+
+/* Whether size i of o repeats an earlier one (a file's sizes repeated,
+ * nccl-tests -N: each compared once). */
+static bool size_again(const tc_collective_out *o, size_t i)
+{
+    for (size_t j = 0; j < i; j++)
+        if (tc_collective_at(o, 0, j)->bytes == tc_collective_at(o, 0, i)->bytes)
+            return true;
+    return false;
+}
+
+/* One measured row against the prediction of its size: prints the compare
+ * row; returns the error in percent, or NAN where the row says nothing. */
+static double compare_row(FILE *f, const tc_result *r, const tc_nccl_row *m)
+{
+    double pred = tc_nccl_tests_busbw(r->op, tc_nccl_tests_ranks(r), r->bytes, r->time_s) / 1e9;
+    double meas = measured_busbw(r, m);
+    if (isnan(meas)) {
         fprintf(f, "%12.0f  %12.2f  %12s  %8s\n", r->bytes, pred, "-", "-");
         return NAN;
     }
@@ -730,10 +754,7 @@ static tc_status compare(FILE *f, const tc_collective_out *o, const tc_nccl_row 
     }
     for (size_t i = 0; i < o->nsizes; i++) {
         const tc_result *r = tc_collective_at(o, 0, i);
-        bool again = false;
-        for (size_t j = 0; j < i && !again; j++)
-            again = tc_collective_at(o, 0, j)->bytes == r->bytes;
-        if (again)
+        if (size_again(o, i))
             continue;
         int b = r->bytes < 1048576 ? 0 : r->bytes < 268435456 ? 1 : 2;
         size_t before = nb[b];
@@ -795,6 +816,182 @@ static tc_status compare(FILE *f, const tc_collective_out *o, const tc_nccl_row 
     return TC_OK;
 }
 
+/* ---- --fit: calibrating the NICs' transport to a measured run ---- */
+
+/* What the fit varies: the Clos's net_lat= for LL, LL128 and Simple (us)
+ * and net_eff=, on the topology's spec (base, without them). */
+typedef struct nt_fit {
+    tc_scenario *s;
+    const tc_nccl_row *rows;
+    size_t nrows;
+    char base[512];
+} nt_fit;
+
+#define FIT_LAT_MIN_US 0.1
+#define FIT_LAT_MAX_US 5000.0
+#define FIT_EFF_MIN 0.05
+
+/* The mean over the file's compared rows of |ln(predicted / measured
+ * busbw)| with the parameters x (LL, LL128, Simple in us; efficiency). */
+static tc_status fit_eval(nt_fit *c, const double x[4], double *obj, size_t *used, tc_err *err)
+{
+    char spec[512];
+    int n = snprintf(spec, sizeof spec, "%s,net_lat=%.9gus/%.9gus/%.9gus,net_eff=%.9g", c->base, x[0], x[1], x[2],
+                     x[3]);
+    if (n < 0 || (size_t)n >= sizeof spec || (size_t)n >= sizeof c->s->topo[0])
+        return tc_fail(err, TC_EINVAL, "--fit: the topology's spec is too long to add net_lat= and net_eff= to (%d "
+                                       "characters, at most %zu)",
+                       n, sizeof c->s->topo[0] - 1);
+    memcpy(c->s->topo[0], spec, (size_t)n + 1);
+    tc_collective_out *o = NULL;
+    tc_run_opts ro = {0};
+    tc_status st = tc_run_collective(c->s, &ro, &o, err);
+    if (st)
+        return st;
+    double sum = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < o->nsizes; i++) {
+        const tc_result *r = tc_collective_at(o, 0, i);
+        if (size_again(o, i))
+            continue;
+        double pred = tc_nccl_tests_busbw(r->op, tc_nccl_tests_ranks(r), r->bytes, r->time_s) / 1e9;
+        for (size_t m = 0; m < c->nrows; m++) {
+            if (c->rows[m].bytes != r->bytes)
+                continue;
+            double meas = measured_busbw(r, &c->rows[m]);
+            if (!isnan(meas) && pred > 0) {
+                sum += fabs(log(pred / meas));
+                k++;
+            }
+        }
+    }
+    tc_collective_out_free(o);
+    *obj = k ? sum / (double)k : NAN;
+    *used = k;
+    return TC_OK;
+}
+
+/* v rounded to 3 significant digits (what the fit prints, and keeps). */
+static double round3(double v)
+{
+    char b[32];
+    snprintf(b, sizeof b, "%.3g", v);
+    return strtod(b, NULL);
+}
+
+/* Parameter i over a grid from lo to hi (geometric for the latencies,
+ * arithmetic for the efficiency): the best point, kept in x; *flat where
+ * no point changes the objective (the file's runs do not use it). */
+static tc_status fit_line(nt_fit *c, double x[4], int i, double lo, double hi, int npts, double *best, bool *flat,
+                          tc_err *err)
+{
+    double keep = x[i], bx = x[i], lo_obj = INFINITY, hi_obj = -INFINITY;
+    for (int k = 0; k < npts; k++) {
+        double f = npts > 1 ? (double)k / (npts - 1) : 0;
+        x[i] = round3(i < 3 ? lo * pow(hi / lo, f) : lo + (hi - lo) * f);
+        double obj;
+        size_t used;
+        tc_status st = fit_eval(c, x, &obj, &used, err);
+        if (st) {
+            x[i] = keep;
+            return st;
+        }
+        lo_obj = fmin(lo_obj, obj), hi_obj = fmax(hi_obj, obj);
+        if (obj < *best - 1e-12) /* ties keep the earlier (the smaller) value */
+            *best = obj, bx = x[i];
+    }
+    *flat = hi_obj - lo_obj <= 1e-9;
+    x[i] = *flat ? keep : bx;
+    return TC_OK;
+}
+
+/* Coordinate descent from the transport's own values: each parameter over
+ * a coarse grid of its whole range, then a fine one about its best, three
+ * rounds. Prints what it found; leaves s with the fitted topology. */
+static tc_status nt_fit_run(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows, size_t nrows, char *note,
+                            size_t note_len, tc_err *err)
+{
+    tc_topo *t = NULL;
+    tc_status st = tc_topo_build(s->topo[0], &t, err);
+    if (st)
+        return st;
+    if (t->kind != TC_TOPO_CLOS) {
+        tc_topo_kind k = (tc_topo_kind)t->kind;
+        tc_topo_free(t);
+        return tc_fail(err, TC_EINVAL, "--fit calibrates a Clos's NICs (net_lat=, net_eff=): the topology is a %s; "
+                                       "give a Clos (--topo clos:... or a GPU preset)",
+                       tc_topo_kind_name(k));
+    }
+    nt_fit c = {.s = s, .rows = rows, .nrows = nrows};
+    /* the canonical spec without the keys the fit sets */
+    const char *p = t->spec;
+    size_t n = 0;
+    while (*p) {
+        const char *end = p + strcspn(p, ",");
+        bool drop = !strncmp(p, "net_lat=", 8) || !strncmp(p, "net_eff=", 8);
+        if (!drop && n + (size_t)(end - p) + 2 < sizeof c.base) {
+            if (n)
+                c.base[n++] = ',';
+            memcpy(c.base + n, p, (size_t)(end - p));
+            n += (size_t)(end - p);
+        }
+        p = *end ? end + 1 : end;
+    }
+    c.base[n] = '\0';
+    /* the start: the transport's step latencies (its Ring row) and the
+     * whole line rate */
+    double x[4];
+    for (int k = 0; k < 3; k++)
+        x[k] = round3(fmax(FIT_LAT_MIN_US, tc_nccl_ring_net_step_s(t, (tc_proto)(TC_PROTO_LL + k)) * 1e6));
+    x[3] = round3(t->net_eff > 0 ? t->net_eff : 1);
+    tc_topo_free(t);
+    double start = NAN, best;
+    size_t used = 0;
+    if ((st = fit_eval(&c, x, &start, &used, err)) != TC_OK)
+        return st;
+    if (!used)
+        return tc_fail(err, TC_EINVAL, "--fit: no row of %s has a bus bandwidth to fit to", in->compare);
+    best = start;
+    bool flat[4] = {false};
+    for (int round = 0; round < 3 && st == TC_OK; round++)
+        for (int i = 0; i < 4 && st == TC_OK; i++) {
+            double lo = i < 3 ? FIT_LAT_MIN_US : FIT_EFF_MIN, hi = i < 3 ? FIT_LAT_MAX_US : 1;
+            st = fit_line(&c, x, i, lo, hi, i < 3 ? 49 : 20, &best, &flat[i], err);
+            if (st == TC_OK && !flat[i]) {
+                /* the fine grid: a coarse step either side */
+                double a = i < 3 ? fmax(lo, x[i] / 1.26) : fmax(lo, x[i] - 0.05);
+                double b = i < 3 ? fmin(hi, x[i] * 1.26) : fmin(hi, x[i] + 0.05);
+                bool f2;
+                st = fit_line(&c, x, i, a, b, 25, &best, &f2, err);
+            }
+        }
+    if (st == TC_OK)
+        st = fit_eval(&c, x, &best, &used, err);
+    if (st)
+        return st;
+    static const char *pname[4] = {"LL", "LL128", "Simple", "net_eff"};
+    char unused[64] = "";
+    for (int i = 0; i < 4; i++)
+        if (flat[i])
+            snprintf(unused + strlen(unused), sizeof unused - strlen(unused), "%s%s", unused[0] ? ", " : "", pname[i]);
+    int w = snprintf(note, note_len,
+                     "# fit to %s: net_lat=%gus/%gus/%gus,net_eff=%g (LL/LL128/Simple per network step; mean "
+                     "|ln(predicted / measured busbw)| over %zu rows: %.3f with the transport's own values, %.3f "
+                     "fitted)\n",
+                     in->compare, x[0], x[1], x[2], x[3], used, start, best);
+    size_t at = w > 0 && (size_t)w < note_len ? (size_t)w : strlen(note);
+    if (unused[0])
+        w = snprintf(note + at, note_len - at,
+                     "# fit: not determined by the file (its runs do not depend on it), kept at the transport's "
+                     "value: %s\n",
+                     unused);
+    at = w > 0 && at + (size_t)w < note_len ? at + (size_t)w : strlen(note);
+    snprintf(note + at, note_len - at,
+             "# fit: the constants are the file's; another run on the same hardware and software takes them as "
+             "--topo or preset keys (docs/MODEL.md, \"Calibrating a transport\")\n");
+    return TC_OK;
+}
+
 /* What one run prints: with --format table nccl-tests' text (and the
  * comparison), else collective's CSV or JSON of the same run; written
  * alike to stdout and to --out. */
@@ -807,6 +1004,7 @@ typedef struct nt_print {
     size_t nrows;
     const char *compare;
     const tc_nccl_tests_header *hdr; /* NULL: the sizes are the --compare file's */
+    const char *note;                /* --fit's lines, printed first ("": none) */
 } nt_print;
 
 static tc_status print_to(FILE *f, const nt_print *p, tc_err *err)
@@ -826,6 +1024,7 @@ static tc_status print_to(FILE *f, const nt_print *p, tc_err *err)
         tc_outcome oc = {.command = TC_CMD_COLLECTIVE, .value = p->o};
         return tc_outcome_write(&oc, p->s, p->fmt, f, err);
     }
+    fputs(p->note ? p->note : "", f);
     tc_nccl_tests_write(f, p->o, p->what, p->hdr);
     return p->rows ? compare(f, p->o, p->rows, p->nrows, p->compare, !p->hdr || p->hdr->from_sizes, err) : TC_OK;
 }
@@ -911,7 +1110,7 @@ static tc_status nt_empty_time(const nt_in *in, tc_scenario *s, nt_built *b, tc_
 
 /* Runs the prediction; writes --out-dir, --out, then stdout. */
 static tc_status run_and_print(const nt_in *in, const tc_scenario *s, const tc_nccl_row *rows, size_t nrows,
-                               const nt_built *b, tc_format fmt, tc_err *err)
+                               const nt_built *b, tc_format fmt, const char *note, tc_err *err)
 {
     tc_collective_out *o = NULL;
     cli_progress prog;
@@ -951,7 +1150,8 @@ static tc_status run_and_print(const nt_in *in, const tc_scenario *s, const tc_n
                  o->rows[0].requested, tc_mode_name(r->mode), routing, groups);
         o->sizes_doc = true; /* one size too: the sizes' shape (print_to's CSV) */
         nt_print p = {.s = s,         .o = o,         .fmt = fmt,           .what = what,
-                      .rows = rows,   .nrows = nrows, .compare = in->compare, .hdr = &b->hdr};
+                      .rows = rows,   .nrows = nrows, .compare = in->compare, .hdr = &b->hdr,
+                      .note = note};
         /* --out-dir first: a run whose --out-dir fails leaves --out as it was */
         if (in->out_dir) {
             tc_outcome oc = {.command = TC_CMD_COLLECTIVE, .value = o};
@@ -1003,11 +1203,22 @@ int cli_nccl_tests(int argc, char **argv, int first)
     tc_format fmt = TC_FMT_TABLE;
     if (st == TC_OK)
         st = check_output(&in, &fmt, &err);
+    if (st == TC_OK && in.fit && !in.compare)
+        st = tc_fail(&err, TC_EINVAL, "--fit needs --compare FILE: the measured run it fits to");
+    if (st == TC_OK && in.fit && in.print_scenario)
+        st = tc_fail(&err, TC_EINVAL, "--fit with --print-scenario: the fit runs the predictions; drop one");
+    if (st == TC_OK && in.fit && s->mode != TC_MODE_FORMULA)
+        st = tc_fail(&err, TC_EINVAL, "--fit runs in formula mode (hundreds of predictions): drop --mode %s, then "
+                                      "check the fitted keys in it with --topo",
+                     tc_mode_name(s->mode));
+    char note[2048] = "";
+    if (st == TC_OK && in.fit)
+        st = nt_fit_run(&in, s, rows, nrows, note, sizeof note, &err);
     if (st == TC_OK && !in.print_scenario)
         st = nt_empty_time(&in, s, &b, &err);
     if (st == TC_OK)
         st = in.print_scenario ? print_scenario(s, in.out, &err)
-                               : run_and_print(&in, s, rows, nrows, &b, fmt, &err);
+                               : run_and_print(&in, s, rows, nrows, &b, fmt, note, &err);
     tc_scenario_free(s);
     free(b.empty);
     free(rows);

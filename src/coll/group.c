@@ -159,7 +159,12 @@ tc_status tc_groups_nccl_view(const tc_groups *g, const tc_topo *t, const uint32
     if (t->transport && n > 0 && (size_t)n < sizeof spec)
         n += snprintf(spec + n, sizeof spec - (size_t)n, ",transport=%s", tc_transport_name((tc_transport)t->transport));
     if (t->nic_path && n > 0 && (size_t)n < sizeof spec)
-        snprintf(spec + n, sizeof spec - (size_t)n, ",nic_path=%s", tc_nic_path_name((tc_nic_path)t->nic_path));
+        n += snprintf(spec + n, sizeof spec - (size_t)n, ",nic_path=%s", tc_nic_path_name((tc_nic_path)t->nic_path));
+    /* the calibrated step latency rides along; net_eff is in the injection
+     * bandwidth already */
+    if (t->net_lat_given && n > 0 && (size_t)n < sizeof spec)
+        snprintf(spec + n, sizeof spec - (size_t)n, ",net_lat=%.17gns/%.17gns/%.17gns", t->net_lat[0] * 1e9,
+                 t->net_lat[1] * 1e9, t->net_lat[2] * 1e9);
     return tc_topo_build(spec, out, err);
 }
 

@@ -153,8 +153,17 @@ static const double hw_net_us[3] = {2.7, 4.0, 14.0};
 #define EFA_NET_LAT_US 20.0
 #define EFA_COMP_OVERHEAD_US 3.0
 
+double tc_nccl_ring_net_step_s(const tc_topo *t, tc_proto p)
+{
+    return p >= TC_PROTO_LL && p <= TC_PROTO_SIMPLE ? tc_nccl_net_lat_us(t, p, hw_net_us[p - TC_PROTO_LL]) * 1e-6 : 0;
+}
+
 double tc_nccl_net_lat_us(const tc_topo *t, tc_proto p, double nccl_us)
 {
+    /* net_lat= (a calibration, docs/MODEL.md "Calibrating a transport")
+     * wins over the transport's table */
+    if (t && t->net_lat_given && p >= TC_PROTO_LL && p <= TC_PROTO_SIMPLE)
+        return t->net_lat[p - TC_PROTO_LL] * 1e6;
     if (t && TC_TRANSPORT_IS_EFA(t->transport))
         return EFA_NET_LAT_US + (p == TC_PROTO_SIMPLE ? EFA_COMP_OVERHEAD_US : 0);
     return nccl_us;

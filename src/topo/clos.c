@@ -261,10 +261,66 @@ static tc_status size_tree(tc_topo *t, uint32_t hosts, bool has_hosts, uint32_t 
     return TC_OK;
 }
 
+/* net_lat=L or net_lat=LL/LL128/SIMPLE (times): the seconds an NCCL
+ * algorithm's network step takes with each protocol, one value for all
+ * three or one each. */
+static tc_status read_net_lat(tc_spec *sp, tc_topo *t, tc_err *err)
+{
+    const char *v = tc_spec_get(sp, "net_lat");
+    if (!v)
+        return TC_OK;
+    int slashes = 0;
+    for (const char *c = v; *c; c++)
+        slashes += *c == '/';
+    if (slashes != 0 && slashes != 2)
+        return tc_fail(err, TC_EINVAL, "clos key 'net_lat': '%s': expected one time or three, LL/LL128/SIMPLE, e.g. "
+                                       "net_lat=30us/30us/40us",
+                       v);
+    char buf[128];
+    int n = 0;
+    const char *p = v;
+    while (n < 3) {
+        const char *slash = strchr(p, '/');
+        size_t k = slash ? (size_t)(slash - p) : strlen(p);
+        tc_err e;
+        double s = 0;
+        if (k >= sizeof buf)
+            k = sizeof buf - 1;
+        memcpy(buf, p, k);
+        buf[k] = '\0';
+        if (tc_parse_time(buf, &s, &e) != TC_OK)
+            return tc_fail(err, TC_EINVAL, "clos key 'net_lat': '%s': %s (net_lat=LL/LL128/SIMPLE, e.g. "
+                                           "net_lat=30us/30us/40us, or one time for all three)",
+                           buf, e.msg);
+        t->net_lat[n++] = s;
+        if (!slash)
+            break;
+        p = slash + 1;
+    }
+    if (n == 1)
+        t->net_lat[1] = t->net_lat[2] = t->net_lat[0];
+    t->net_lat_given = true;
+    return TC_OK;
+}
+
 static tc_status read_links(tc_spec *sp, tc_topo *t, tc_err *err)
 {
     double bw = TC_TOPO_DEFAULT_BW, lat = TC_TOPO_DEFAULT_LAT;
-    tc_status st = tc_topo_get_rate(sp, "clos", "bw", &bw, NULL, err);
+    t->net_eff = 1;
+    tc_status st = read_net_lat(sp, t, err);
+    const char *ev = st == TC_OK ? tc_spec_get(sp, "net_eff") : NULL;
+    if (ev) {
+        char *end;
+        double f = strtod(ev, &end);
+        if (end == ev || *end || !(f > 0 && f <= 1))
+            return tc_fail(err, TC_EINVAL, "clos key 'net_eff': '%s': expected a fraction above 0 and at most 1 (the "
+                                           "share of the fabric links' line rate the transport reaches), e.g. "
+                                           "net_eff=0.9",
+                           ev);
+        t->net_eff = f;
+    }
+    if (st == TC_OK)
+        st = tc_topo_get_rate(sp, "clos", "bw", &bw, NULL, err);
     if (st == TC_OK)
         st = tc_topo_get_time(sp, "clos", "lat", &lat, NULL, err);
     for (int i = 1; st == TC_OK && i <= t->levels; i++) {
@@ -277,7 +333,7 @@ static tc_status read_links(tc_spec *sp, tc_topo *t, tc_err *err)
             st = tc_topo_get_time(sp, "clos", key, &l, NULL, err);
         /* p parallel cables between the same pair of switches carry what one
          * cable of p times the bandwidth would: they are merged into one. */
-        t->level_bw[i] = b * t->par[i];
+        t->level_bw[i] = b * t->par[i] * t->net_eff;
         t->level_lat[i] = l;
     }
     return st;
@@ -654,7 +710,7 @@ static void put_levels(const tc_topo *t, char *buf, size_t len, bool rate)
     for (int i = 2; i <= h; i++)
         same &= rate ? t->level_bw[i] / t->par[i] == t->level_bw[1] / t->par[1] : t->level_lat[i] == t->level_lat[1];
     for (int i = 1; i <= (same ? 1 : h); i++) {
-        const char *s = rate ? tc_topo_rate_str(t->level_bw[i] / t->par[i], v, sizeof v)
+        const char *s = rate ? tc_topo_rate_str(t->level_bw[i] / t->par[i] / t->net_eff, v, sizeof v)
                              : tc_topo_time_str(t->level_lat[i], v, sizeof v);
         if (same)
             tc_topo_put(buf, len, ",%s=%s", rate ? "bw" : "lat", s);

@@ -542,7 +542,7 @@ tc_status tc_cost_set_fabric_speed(tc_topo *t, double gbps, tc_err *err)
         return tc_fail(err, TC_EINVAL, "equal cost covers a clos or a torus, not a multidc topology");
     double Bps = gbps * 1e9 / 8;
     for (int i = 1; t->kind == TC_TOPO_CLOS && i <= t->levels; i++)
-        t->level_bw[i] = t->par[i] * Bps;
+        t->level_bw[i] = t->par[i] * Bps * t->net_eff; /* the line rate; net_eff= of it is reached */
     if (t->kind == TC_TOPO_TORUS)
         t->torus_bw = Bps;
     for (uint32_t l = 0; l < t->n_links; l++) {

@@ -297,6 +297,9 @@ static tc_status layout(tc_topo *t, tc_err *err)
     t->arch = p0->arch;
     t->transport = p0->transport;
     t->nic_path = p0->nic_path;
+    t->net_lat_given = p0->net_lat_given;
+    memcpy(t->net_lat, p0->net_lat, sizeof t->net_lat);
+    t->net_eff = p0->net_eff;
     t->hop_lat = p0->hop_lat;
     t->alpha = p0->alpha;
     t->seed = p0->seed;

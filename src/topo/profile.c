@@ -567,6 +567,7 @@ tc_status tc_preset_expand(const char *preset, const char *dir, char *spec, size
     uint32_t nodes = 1;
     bool ib_sharp = false;
     char transport[16] = "", nic_path[8] = "", seed[24] = "";
+    char calib[200] = ""; /* net_lat= and net_eff= as given, for the Clos spec to check */
     const char *dims = NULL;
     char dimbuf[64];
     if (colon) {
@@ -610,12 +611,19 @@ tc_status tc_preset_expand(const char *preset, const char *dir, char *spec, size
                                  name, sp.val[i]);
                 else
                     snprintf(seed, sizeof seed, "%s", sp.val[i]);
+            } else if (gpu && (strcmp(sp.key[i], "net_lat") == 0 || strcmp(sp.key[i], "net_eff") == 0)) {
+                /* a calibration of the NICs' transport (nccl-tests --fit) */
+                size_t used = strlen(calib);
+                int w = snprintf(calib + used, sizeof calib - used, ",%s=%s", sp.key[i], sp.val[i]);
+                if (w < 0 || (size_t)w >= sizeof calib - used)
+                    st = tc_fail(err, TC_EINVAL, "preset %s: %s='%s': too long", name, sp.key[i], sp.val[i]);
             } else if (!gpu && strcmp(sp.key[i], "dims") == 0) {
                 snprintf(dimbuf, sizeof dimbuf, "%s", sp.val[i]);
                 dims = dimbuf;
             } else {
                 st = tc_fail(err, TC_EINVAL, "preset %s: unknown key '%s': a %s preset takes %s", name, sp.key[i], p->kind,
-                             gpu ? "nodes=N, sharp=0|1, transport=ib|efa|efa-sendrecv, nic_path=pix|pxb|pxn|phb|sys, seed=S"
+                             gpu ? "nodes=N, sharp=0|1, transport=ib|efa|efa-sendrecv, nic_path=pix|pxb|pxn|phb|sys, "
+                                   "seed=S, net_lat=LL/LL128/SIMPLE, net_eff=F"
                                  : "dims=AxBxC");
             }
         }
@@ -625,6 +633,13 @@ tc_status tc_preset_expand(const char *preset, const char *dir, char *spec, size
                                                               nic_path[0] ? nic_path : NULL, seed[0] ? seed : NULL,
                                                               spec, len, err)
                                               : expand_tpu(p, dims, spec, len, err);
+    if (st == TC_OK && calib[0]) {
+        size_t used = strlen(spec);
+        if (used + strlen(calib) >= len)
+            st = tc_fail(err, TC_EINVAL, "preset %s: the spec with %s is too long", name, calib + 1);
+        else
+            memcpy(spec + used, calib, strlen(calib) + 1);
+    }
     if (st == TC_OK) {
         /* The spec must build: a bad profile value is named here, not later. */
         tc_topo *t = NULL;

@@ -16,7 +16,7 @@
     "hop_lat, alpha, seed, node, node_bw, node_lat, node_hop_lat, node_reduce, arch, transport, nic_path"
 #define CLOS_KEYS                                                                                                       \
     "down, up, links, hosts, radix, tiers, oversub, bw, bw1..bw6, lat, lat1..lat6, rail, nics, gpus_per_nic, nic_bw, "  \
-    "nic_lat, sharp, " COMMON_KEYS
+    "nic_lat, sharp, net_lat, net_eff, " COMMON_KEYS
 #define TORUS_KEYS "dims, wrap, bw, lat, " COMMON_KEYS
 
 /* ---- spec helpers ---- */
@@ -117,7 +117,7 @@ static bool accepted_key(const char *kind, const char *key)
     static const char *common[] = {"hop_lat",      "alpha",       "seed", "node", "node_bw", "node_lat",
                                    "node_hop_lat", "node_reduce", "arch", "transport", "nic_path", NULL};
     static const char *clos[] = {"down", "up",  "links", "hosts", "radix",        "tiers",  "oversub", "bw",
-                                 "lat",  "rail", "nics", "gpus_per_nic", "nic_bw", "nic_lat", "sharp", NULL};
+                                 "lat",  "rail", "nics", "gpus_per_nic", "nic_bw", "nic_lat", "sharp", "net_lat", "net_eff", NULL};
     static const char *torus[] = {"dims", "wrap", "bw", "lat", NULL};
     for (const char **k = common; *k; k++)
         if (strcmp(*k, key) == 0)
@@ -408,6 +408,13 @@ static void canonical_spec(tc_topo *t)
         tc_topo_put(t->spec, sizeof t->spec, ",transport=%s", tc_transport_name((tc_transport)t->transport));
     if (t->nic_path)
         tc_topo_put(t->spec, sizeof t->spec, ",nic_path=%s", tc_nic_path_name((tc_nic_path)t->nic_path));
+    if (t->kind == TC_TOPO_CLOS && t->net_lat_given) {
+        char b1[64], b2[64];
+        tc_topo_put(t->spec, sizeof t->spec, ",net_lat=%s/%s/%s", tc_topo_time_str(t->net_lat[0], a, sizeof a),
+                    tc_topo_time_str(t->net_lat[1], b1, sizeof b1), tc_topo_time_str(t->net_lat[2], b2, sizeof b2));
+    }
+    if (t->kind == TC_TOPO_CLOS && t->net_eff != 1)
+        tc_topo_put(t->spec, sizeof t->spec, ",net_eff=%.12g", t->net_eff);
     tc_topo_put(t->spec, sizeof t->spec, ",alpha=%s", tc_topo_time_str(t->alpha, a, sizeof a));
     if (t->seed)
         tc_topo_put(t->spec, sizeof t->spec, ",seed=%llu", (unsigned long long)t->seed);
@@ -669,6 +676,9 @@ tc_status tc_topo_torus_box(const tc_topo *pt, const uint32_t *origin, const uin
     t->arch = pt->arch;
     t->transport = pt->transport;
     t->nic_path = pt->nic_path;
+    t->net_lat_given = pt->net_lat_given;
+    memcpy(t->net_lat, pt->net_lat, sizeof t->net_lat);
+    t->net_eff = pt->net_eff;
     if (pt->node_size > 1) {
         if (!box_whole_nodes(t, pt->node_size)) {
             char e[96], o[96] = "(";
