@@ -4,8 +4,10 @@
 # line per case with the median |busbw error| per size band, as a Markdown
 # table. Cases whose measured run used what topocc does not model
 # (another transport's costs, a NIC count the source does not state) are
-# listed with the reason and compared all the same, so the gap shows. No constant is fitted: every
-# case is held out. Usage: bench/nccl_validate.sh [BUILD_DIR]
+# listed with the reason and compared all the same, so the gap shows. No
+# constant is fitted on NCCL's own transports; the network plugins' are
+# fitted on one file of each platform (below). Usage:
+# bench/nccl_validate.sh [BUILD_DIR]
 set -u
 B=${1:-build}
 T="$B/topocc"
@@ -60,38 +62,107 @@ coreweave_gb200_2rack_144gpu_allreduce.txt|ib|partly: two NVL72 racks over Infin
 EOF
 }
 
+# Calibration of the network plugins (docs/VALIDATION.md, "Fit half and
+# held-out half"). A plugin's per-message costs and the share of the line
+# rate it reaches are not published, so they are fitted (nccl-tests --fit:
+# net_lat= and net_eff=) on one file of each platform, the fit half, and
+# the platform's other files are predicted with those constants, the
+# held-out half. The rule, set before any fit: the fit file is the
+# platform's all-reduce run with the most rows (its all-gather run with the
+# most where it has no all-reduce run). NCCL's own transports are not
+# fitted: all their files are held out.
+platform_of() {
+    case "$1" in
+    aws_p4d_* | aws_p4de_*) echo efa-p4d ;;
+    aws_p5_2node_*) echo efa-p5 ;;
+    gcp_a3ultra_*) echo gib-a3ultra ;;
+    gcp_a4_2node_*) echo gib-a4 ;;
+    gcp_a3mega_*) echo tcpxo-a3mega ;;
+    *) echo "" ;;
+    esac
+}
+fit_files() {
+cat <<'EOF'
+efa-p4d|aws_p4d_2node_16xA100_efa_allreduce_nccl2.9.9.txt
+efa-p5|aws_p5_2node_16xH100_efa_allreduce.txt
+gib-a3ultra|gcp_a3ultra_2node_1gpu_H200_roce_allreduce.txt
+gib-a4|gcp_a4_2node_1gpu_B200_roce_allgather.txt
+tcpxo-a3mega|gcp_a3mega_2node_16xH100_tcpxo_allreduce.txt
+EOF
+}
+work=$(mktemp -d) || exit 1
+trap 'rm -rf "$work"' EXIT
+bands="$work/bands"
+: >"$bands"
+: >"$work/fits"
+# the constants of each platform, fitted on its fit file with that file's
+# first row of arguments
+fit_files | while IFS='|' read -r pf ff; do
+    args=$(cases | awk -F'|' -v f="$ff" '$1 == f { sub(/^[^|]*\|[^|]*\|[^|]*\|/, ""); print; exit }')
+    # shellcheck disable=SC2086
+    keys=$("$T" nccl-tests $args --compare "$D/$ff" --fit 2>&1 | sed -n 's/^# fit to [^:]*: \(net_lat=[^ ]*\) .*/\1/p')
+    [ -n "$keys" ] || { echo "nccl_validate.sh: the fit of $pf on $ff failed" >&2; exit 1; }
+    echo "$pf|$ff|$keys" >>"$work/fits"
+done || exit 1
+calibrated() { # ARGS KEYS: the --preset or --topo value with the keys added
+    echo "$1" | sed "s#\(--preset\|--topo\) \([^ :]*:[^ ]*\)#\1 \2,$2#"
+}
+
 # Before: the same cluster with MPI's ring (one ring, alpha per message,
 # no protocol), what topocc could say before its NCCL algorithms.
-echo "| case | transport | modelled | < 1 MiB | 1-256 MiB | >= 256 MiB | before (MPI ring): < 1 MiB | 1-256 MiB | >= 256 MiB |"
-echo "|---|---|---|---:|---:|---:|---:|---:|---:|"
-bands=$(mktemp) || exit 1
-trap 'rm -f "$bands"' EXIT
+echo "| case | transport | half | modelled | < 1 MiB | 1-256 MiB | >= 256 MiB | before (MPI ring): < 1 MiB | 1-256 MiB | >= 256 MiB |"
+echo "|---|---|---|---|---:|---:|---:|---:|---:|---:|"
 seen=" "
+band() { echo "$1" | sed -n "s/^# median |error| $2 *: \\([0-9.]*%\\) over .*/\\1/p"; }
+bands_of() { # OUTPUT: the three bands, '-' where empty, without '%'
+    for b in '< 1 MiB' '1 MiB .. 256 MiB' '>= 256 MiB'; do
+        v=$(band "$1" "$b" | tr -d '%')
+        printf ' %s' "${v:--}"
+    done
+}
+row() { # FILE TRANSPORT HALF WHY OUT OLD
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "${1%.txt}" "$2" "$3" "$4" "$(band "$5" '< 1 MiB')" \
+        "$(band "$5" '1 MiB .. 256 MiB')" "$(band "$5" '>= 256 MiB')" "$(band "$6" '< 1 MiB')" \
+        "$(band "$6" '1 MiB .. 256 MiB')" "$(band "$6" '>= 256 MiB')"
+}
 cases | while IFS='|' read -r f tr why args; do
     before=$(echo "$args" | sed 's/--algo [^ ]*/--algo ring/')
     # A file compared twice (another configuration of the same run) counts
     # once in the medians, with its first row.
     case "$seen" in *" $f "*) counted=0 ;; *) counted=1; seen="$seen$f " ;; esac
+    pf=$(platform_of "$f")
+    half=held-out
+    run_args=$args
+    if [ -n "$pf" ]; then
+        fit=$(awk -F'|' -v p="$pf" '$1 == p' "$work/fits")
+        keys=${fit##*|}
+        ff=$(echo "$fit" | cut -d'|' -f2)
+        [ "$ff" = "$f" ] && half=fit
+        run_args=$(calibrated "$args" "$keys")
+        why="$why; calibrated: $keys (fitted on ${ff%.txt})"
+    fi
     # shellcheck disable=SC2086
-    out=$("$T" nccl-tests $args --compare "$D/$f" 2>&1) || { echo "| $f | $tr | $why | error: $(echo "$out" | tail -1) | | | | | |"; continue; }
+    out=$("$T" nccl-tests $run_args --compare "$D/$f" 2>&1) || { echo "| $f | $tr | $half | $why | error: $(echo "$out" | tail -1) | | | | | |"; continue; }
     # shellcheck disable=SC2086
     old=$("$T" nccl-tests $before --compare "$D/$f" 2>&1)
-    band() { echo "$1" | sed -n "s/^# median |error| $2 *: \\([0-9.]*%\\) over .*/\\1/p"; }
-    [ $counted = 1 ] && printf '%s %s %s %s\n' "$tr" "$(band "$out" '< 1 MiB')" "$(band "$out" '1 MiB .. 256 MiB')" \
-        "$(band "$out" '>= 256 MiB')" | tr -d '%' | sed 's/^\([a-z]*\) /\1 ~/; s/ $/ ~/; s/  / ~ /g; s/~ /- /g; s/~$/-/; s/ ~/ /' >>"$bands"
+    [ $counted = 1 ] && echo "$tr $half$(bands_of "$out")" >>"$bands"
     [ $counted = 1 ] || why="$why (not counted in the medians)"
-    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "${f%.txt}" "$tr" "$why" "$(band "$out" '< 1 MiB')" \
-        "$(band "$out" '1 MiB .. 256 MiB')" "$(band "$out" '>= 256 MiB')" "$(band "$old" '< 1 MiB')" \
-        "$(band "$old" '1 MiB .. 256 MiB')" "$(band "$old" '>= 256 MiB')"
+    row "$f" "$tr" "$half" "$why" "$out" "$old"
+    if [ -n "$pf" ]; then
+        # the same without calibration: the transport's own values
+        # shellcheck disable=SC2086
+        raw=$("$T" nccl-tests $args --compare "$D/$f" 2>&1)
+        [ $counted = 1 ] && echo "$tr raw$(bands_of "$raw")" >>"$bands"
+        row "$f" "$tr" "-" "the same without calibration: the transport's own step latencies and the whole line rate (counted only in the medians without calibration)" "$raw" "$old"
+    fi
 done
 # The median over the files of each band's median (a file without sizes in
-# a band does not count there): over all of them, over those on NCCL's own
-# transports, and over those on a network plugin.
-median_row() { # LABEL AWK-CONDITION-ON-$1
-    awk -v label="$1" "$2"' { for (i = 2; i <= 4; i++) if ($i != "-") { n[i]++; v[i, n[i]] = $i } }
+# a band does not count there).
+median_row() { # LABEL AWK-CONDITION-ON-$1-$2
+    awk -v label="$1" "$2"' { for (i = 3; i <= 5; i++) if ($i != "-") { n[i]++; v[i, n[i]] = $i } }
      END {
-       printf "| %s | | |", label
-       for (i = 2; i <= 4; i++) {
+       printf "| %s | | | |", label
+       for (i = 3; i <= 5; i++) {
          m = n[i]
          if (!m) { printf " |"; continue }
          for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (v[i, b] + 0 < v[i, a] + 0) { t = v[i, a]; v[i, a] = v[i, b]; v[i, b] = t }
@@ -101,6 +172,17 @@ median_row() { # LABEL AWK-CONDITION-ON-$1
        print " | | |"
      }' "$bands"
 }
-median_row "median over every file" '1'
-median_row "median, NCCL's own transports (nvlink, ib, roce)" '$1 == "nvlink" || $1 == "ib" || $1 == "roce"'
-median_row "median, network plugins (efa, gib, tcpxo)" '$1 == "efa" || $1 == "gib" || $1 == "tcpxo"'
+own='($1 == "nvlink" || $1 == "ib" || $1 == "roce")'
+plug='($1 == "efa" || $1 == "gib" || $1 == "tcpxo")'
+median_row "median, held-out half: every file no constant was fitted on" '$2 == "held-out"'
+median_row "median, held-out half, NCCL's own transports (nvlink, ib, roce)" "\$2 == \"held-out\" && $own"
+median_row "median, held-out half, network plugins (efa, gib, tcpxo), with their platform's fitted constants" "\$2 == \"held-out\" && $plug"
+median_row "median, fit half: network plugins, with the constants fitted on each" '$2 == "fit"'
+median_row "median over every file without calibration" "(\$2 == \"held-out\" && $own) || \$2 == \"raw\""
+median_row "median, network plugins without calibration" '$2 == "raw"'
+echo
+echo "| platform | fit file | fitted (nccl-tests --fit) |"
+echo "|---|---|---|"
+while IFS='|' read -r pf ff keys; do
+    echo "| $pf | ${ff%.txt} | $keys |"
+done <"$work/fits"

@@ -567,6 +567,7 @@ printf '%s\n 1000003 250000 float sum -1 71.93 14.58 27.33 0 71.47 14.67 27.51 0
 bad_says "nccl-tests --compare: a size beyond 2^60" "line 2: size 99999999999999999999 is not one nccl-tests prints" nccl-tests --preset dgx-h100 --compare "$tmp/nt_big.txt"
 bad_says "nccl-tests --compare: a bus bandwidth beyond 10^6 GB/s" "line 2: bandwidth 1e308 is not one" nccl-tests --preset dgx-h100 --compare "$tmp/nt_inf.txt"
 good "nccl-tests --compare: a size no prediction equals is named" "^# not compared: line 2, size 1000003 B" nccl-tests --preset dgx-h100 --compare "$tmp/nt_odd.txt"
+good "nccl-tests --compare: rows the -b/-e/-f sweep steps over are counted as such" "^# not compared: 14 rows of the file between the sizes predicted, which the sweep" nccl-tests --topo clos:down=2,up=1,bw=400Gbps,arch=hopper --op allgather -b 1K -e 2G -f 8 --compare "$(dirname "$0")/data/nccl-tests/gcp_a3ultra_2node_1gpu_H200_roce_allgather.txt"
 
 # --fit recovers the constants a run was made with: a prediction with
 # net_lat=30us/40us/50us and net_eff=0.7 fitted from the transport's own

@@ -782,7 +782,7 @@ static tc_status compare(FILE *f, const tc_collective_out *o, const tc_nccl_row 
         lo = fmin(lo, tc_collective_at(o, 0, i)->bytes);
         hi = fmax(hi, tc_collective_at(o, 0, i)->bytes);
     }
-    size_t outside = 0;
+    size_t outside = 0, between = 0;
     for (size_t k = 0; k < nrows; k++) {
         bool seen = false;
         for (size_t i = 0; i < o->nsizes && !seen; i++)
@@ -791,6 +791,8 @@ static tc_status compare(FILE *f, const tc_collective_out *o, const tc_nccl_row 
             continue;
         if (!file_sizes && (rows[k].bytes < lo || rows[k].bytes > hi))
             outside++;
+        else if (!file_sizes)
+            between++; /* a size the -b/-e/-f sweep steps over */
         else
             fprintf(f, "# not compared: line %ld, size %.0f B, which no predicted size equals (sizes are cut to whole "
                        "elements, of the ranks for all-gather, reduce-scatter and all-to-all, as nccl-tests cuts them)\n",
@@ -799,6 +801,10 @@ static tc_status compare(FILE *f, const tc_collective_out *o, const tc_nccl_row 
     if (outside)
         fprintf(f, "# not compared: %zu row%s of the file outside the sizes predicted (%.0f to %.0f B)\n", outside,
                 outside == 1 ? "" : "s", lo, hi);
+    if (between)
+        fprintf(f, "# not compared: %zu row%s of the file between the sizes predicted, which the sweep (-b, -e, -f "
+                   "or -i; sizes cut to whole elements) does not hold\n",
+                between, between == 1 ? "" : "s");
     static const char *band[3] = {"< 1 MiB", "1 MiB .. 256 MiB", ">= 256 MiB"};
     for (int b = 0; b < 3; b++) {
         if (!nb[b])
