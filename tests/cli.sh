@@ -485,6 +485,12 @@ bad_says "--trace a table of --out-dir" "is in --out-dir .*, whose scenario.json
 bad_says "--trace the scenario of --out-dir" "is in --out-dir" concurrent --topo clos:down=4x2,up=1x1 --jobs "$tmp/jobs2.json" --trace "$tmp/rf/scenario.json" --out-dir "$tmp/rf"
 # --out naming a file --out-dir writes: one would hold the other's content
 bad_says "--out a table of --out-dir" "--out .*rf/hot_links.csv is in --out-dir .*, whose scenario.json and TABLE.csv" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --out "$tmp/rf/hot_links.csv" --out-dir "$tmp/rf"
+# --out in an --out-dir not made yet: the directory is made first
+good "--out in a new --out-dir" "time" collective --topo "$CLOS" --op allreduce --size 1MiB --out "$tmp/newod/r.json" --out-dir "$tmp/newod"
+[ -s "$tmp/newod/r.json" ] && [ -s "$tmp/newod/scenario.json" ] || { echo "FAIL: --out in a new --out-dir: files missing"; fails=$((fails + 1)); }
+bad_says "--out the scenario of a new --out-dir" "is in --out-dir" collective --topo "$CLOS" --op allreduce --size 1MiB --out "$tmp/newod2/./scenario.json" --out-dir "$tmp/newod2//"
+[ ! -e "$tmp/newod2" ] || { echo "FAIL: a refused run made its --out-dir"; fails=$((fails + 1)); }
+good "nccl-tests --out in a new --out-dir" "Avg bus bandwidth" nccl-tests --preset dgx-h100 -b 8 -e 8 --out "$tmp/newod3/nt.txt" --out-dir "$tmp/newod3"
 bad_says "--out the scenario of --out-dir" "is in --out-dir" collective --topo "$CLOS" --op allreduce --size 1MiB --out "$tmp/rf/./scenario.json" --out-dir "$tmp/rf"
 bad_says "nccl-tests: --out the sizes table of --out-dir" "is in --out-dir" nccl-tests --preset dgx-h100 -b 1M -e 2M --out "$tmp/rf/sizes.csv" --out-dir "$tmp/rf"
 [ -z "$(ls "$tmp/rf")" ] || { echo "FAIL (a refused trace wrote a file)"; ls "$tmp/rf"; fails=$((fails + 1)); }

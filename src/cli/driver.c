@@ -240,12 +240,43 @@ tc_status cli_check_dir(const char *dir, tc_err *err)
     return cli_check_writable(probe, err);
 }
 
+/* path without "./" segments, repeated or trailing slashes (a directory
+ * that does not exist yet is compared by its name). */
+static void path_norm(const char *path, char *out, size_t len)
+{
+    size_t n = 0;
+    for (const char *p = path; *p && n + 1 < len;) {
+        if (p[0] == '/' && (p[1] == '/' || p[1] == '\0') && n > 0) {
+            p++;
+            continue;
+        }
+        if ((p == path || p[-1] == '/') && p[0] == '.' && (p[1] == '/' || p[1] == '\0')) {
+            p += p[1] ? 2 : 1;
+            continue;
+        }
+        out[n++] = *p++;
+    }
+    while (n > 1 && out[n - 1] == '/')
+        n--;
+    out[n] = '\0';
+}
+
 const char *cli_name_in(const char *file, const char *dir)
 {
     const char *slash = strrchr(file, '/'), *name = slash ? slash + 1 : file;
     char fdir[4200];
     snprintf(fdir, sizeof fdir, "%.*s", slash ? (int)(slash == file ? 1 : slash - file) : 1, slash ? file : ".");
-    return tc_same_file(fdir, dir) ? name : NULL;
+    if (tc_same_file(fdir, dir))
+        return name;
+    /* a directory not made yet (--out-dir is made when the run starts):
+     * the same name */
+    struct stat sb;
+    if (stat(dir, &sb) == 0)
+        return NULL;
+    char a[4200], b[4200];
+    path_norm(fdir, a, sizeof a);
+    path_norm(dir, b, sizeof b);
+    return strcmp(a, b) == 0 ? name : NULL;
 }
 
 bool cli_ends_with(const char *name, const char *suffix)
@@ -321,13 +352,17 @@ static tc_status run_and_write(const tc_scenario *s, const cli_in *in, tc_err *e
         json_decref(j);
         return st;
     }
+    tc_run_opts ro = {0};
+    if ((st = mem_limit(in, &ro.mem_limit_bytes, err)))
+        return st;
     if ((st = check_run_files(s, in, err)))
         return st;
-    tc_run_opts ro = {0};
     if (in->out && s->command == TC_CMD_CLUSTER && s->cluster_trace[0] && tc_same_file(in->out, s->cluster_trace))
         return tc_fail(err, TC_EINVAL, "--out %.160s is the trace this run reads: name another file", in->out);
-    if ((st = mem_limit(in, &ro.mem_limit_bytes, err)) || (in->out && (st = cli_check_writable(in->out, err))) ||
-        (in->out_dir && (st = cli_check_dir(in->out_dir, err))))
+    /* --out-dir is made before --out is tried, so that --out may be in it */
+    if (in->out_dir && (st = cli_check_dir(in->out_dir, err)))
+        return st;
+    if (in->out && (st = cli_check_writable(in->out, err)))
         return st;
     size_t ol = in->out ? strlen(in->out) : 0;
     if (ol >= 4 && strcmp(in->out + ol - 4, ".csv") == 0) {

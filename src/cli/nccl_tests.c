@@ -1068,11 +1068,12 @@ static tc_status check_output(const nt_in *in, tc_format *fmt, tc_err *err)
         return tc_fail(err, TC_EINVAL, "--compare prints its table after nccl-tests' text: drop --format %s (or "
                                        "--compare)",
                        in->format);
-    if (in->out && (st = cli_check_writable(in->out, err)))
+    if ((st = cli_check_out_beside_dir(in->out, in->out_dir, err)))
         return st;
+    /* --out-dir is made before --out is tried, so that --out may be in it */
     if (in->out_dir && (st = cli_check_dir(in->out_dir, err)))
         return st;
-    return cli_check_out_beside_dir(in->out, in->out_dir, err);
+    return in->out ? cli_check_writable(in->out, err) : TC_OK;
 }
 
 /* --print-scenario: the collective scenario the flags make, to stdout and
