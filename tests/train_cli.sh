@@ -40,6 +40,12 @@ good "replayed on the preset's chip" "on 16 x a100," replay "$tmp/a100.json"
 bad_says "unknown communication order" "backward" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --comm-order random
 # ZeRO 3 keeps FSDP's order: --comm-order changed nothing there, and was accepted
 bad_says "communication order with ZeRO 3" "applies only with --zero 0, 1 or 2" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --zero 3 --comm-order forward
+# with DP 1 there are no DP collectives, with TP 1 no TP collectives: the
+# flags that choose them changed nothing, and were accepted
+bad_says "communication order at DP 1" "applies only with --zero 0, 1 or 2 .* and --dp above 1" train --topo "$CLOS" --model llama3-8b --dp 1 --tp 8 --comm-order forward --allow-oom
+bad_says "DP algorithm at DP 1" "--dp-algo applies only with --dp above 1" train --topo "$CLOS" --model llama3-8b --dp 1 --tp 8 --dp-algo rhd --allow-oom
+bad_says "TP algorithm at TP 1" "--tp-algo applies only with --tp above 1" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 1 --tp-algo ring --allow-oom
+good "DP algorithm with --search" "" train --topo "$CLOS" --model llama3-8b --search --dp-algo ring --tp-algo ring --global-batch 64 --quiet
 SLOW="clos:down=8x8,up=1x8,bw=100Gbps,lat=1us"
 itc() { "$T" train --topo "$SLOW" --model resnet50 --dp 64 --micro-batch 64 --format json "$@" |
     sed -n 's/.*"iter_s": *\([0-9.e+-]*\).*/\1/p' | head -1; }

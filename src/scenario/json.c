@@ -119,16 +119,17 @@ static tc_status read_header(tc_scenario *s, const json_t *root, const char *wha
 
 /* Keys that earlier versions wrote where they changed nothing (the
  * contention factors with --dma or --no-overlap, --dma with --no-overlap,
- * the communication order with ZeRO 3, a proxy's shape keys for another
+ * the communication order with ZeRO 3 or DP 1, the DP and TP algorithms
+ * with DP or TP 1, a proxy's shape keys for another
  * proxy: train.width for mlp, train.hidden for cnn and chartf, ...), before
  * their condition was added:
  * a saved scenario holding one where it is moot is read, the key dropped,
  * so it replays as it ran; a flag setting one there is refused. */
 static bool written_moot(const char *path)
 {
-    static const char *const keys[] = {"iteration.s_c",  "iteration.s_m", "iteration.dma", "iteration.comm_order",
-                                       "train.hidden",   "train.width",   "train.layers",  "train.heads",
-                                       "train.context"};
+    static const char *const keys[] = {"iteration.s_c",   "iteration.s_m",   "iteration.dma", "iteration.comm_order",
+                                       "iteration.dp_algo", "iteration.tp_algo", "train.hidden", "train.width",
+                                       "train.layers",    "train.heads",     "train.context"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (strcmp(path, keys[i]) == 0)
             return true;

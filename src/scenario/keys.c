@@ -2059,10 +2059,21 @@ static bool sm_collectives(const tc_scenario *s)
 {
     return s->it_overlap && !s->it_dma;
 }
-/* ZeRO 3 keeps FSDP's order: the communication order is DDP's and ZeRO-1/2's. */
+/* DP collectives: a DP degree above 1 (or --search, which tries them);
+ * compress's data-parallel job always has them. */
+static bool has_dp(const tc_scenario *s)
+{
+    return s->command != TC_CMD_TRAIN || s->dp > 1 || s->it_search;
+}
+static bool has_tp(const tc_scenario *s)
+{
+    return s->tp > 1 || s->it_search;
+}
+/* ZeRO 3 keeps FSDP's order: the communication order is DDP's and
+ * ZeRO-1/2's, of the DP gradient buckets. */
 static bool below_zero3(const tc_scenario *s)
 {
-    return s->zero < 3;
+    return s->zero < 3 && has_dp(s);
 }
 static bool may_pipeline(const tc_scenario *s)
 {
@@ -2223,9 +2234,10 @@ static const tc_scn_key keys[] = {
      "overlap on the compute units (not --no-overlap, nothing contends; nor --dma, whose copy-engine factors apply)"},
     {"iteration.dma", B(TRAIN), overlaps, set_dma, get_dma, "overlap (not --no-overlap: nothing contends)"},
     {"iteration.comm_order", B(TRAIN), below_zero3, set_comm_order, get_comm_order,
-     "--zero 0, 1 or 2 (ZeRO 3 keeps FSDP's order)"},
-    {"iteration.dp_algo", B(TRAIN) | B(COMPRESS), NULL, set_dp_algo, get_dp_algo, ""},
-    {"iteration.tp_algo", B(TRAIN), NULL, set_tp_algo, get_tp_algo, ""},
+     "--zero 0, 1 or 2 (ZeRO 3 keeps FSDP's order) and --dp above 1 (gradient buckets to send)"},
+    {"iteration.dp_algo", B(TRAIN) | B(COMPRESS), has_dp, set_dp_algo, get_dp_algo,
+     "--dp above 1 (or --search): DP collectives to run"},
+    {"iteration.tp_algo", B(TRAIN), has_tp, set_tp_algo, get_tp_algo, "--tp above 1 (or --search): TP collectives to run"},
     {"iteration.ep_algo", B(TRAIN), has_ep, set_ep_algo, get_ep_algo, "--ep above 1"},
     {"iteration.timeline", B(TRAIN), NULL, set_it_timeline, get_it_timeline, ""},
     {"iteration.cosim", B(TRAIN), flow_mode, set_cosim, get_cosim, "--mode flow"},
