@@ -156,6 +156,38 @@ static tc_status check_fields(const char *path, json_t *fields, tc_err *err)
     return TC_OK;
 }
 
+/* A field within two edits of one topocc reads, but not it, is a typo of
+ * it (a mistyped optional field, "transprt", would otherwise be ignored
+ * and the profile read without it); a profile's other fields, which
+ * describe the hardware for the reader, stay free. */
+static tc_status check_near_misses(const char *path, const char *kind, json_t *fields, tc_err *err)
+{
+    static const char *const gpu[] = {"gpus_per_node",     "gpu_arch",         "nics_per_node",  "nvlink_GBps_per_direction",
+                                      "nvlink_efficiency", "nvlink_lat_ns",    "nic_Gbps",       "leaf_radix",
+                                      "switch_lat_ns",     "cable_lat_ns",     "nvlink_sharp",   "transport",
+                                      "nic_path",          "accelerator",      "net_lat_ll_us",  "net_lat_ll128_us",
+                                      "net_lat_simple_us", "net_eff",          NULL};
+    static const char *const tpu[] = {"ici_GBps_per_link_per_direction", "ici_lat_ns", "router_lat_ns", "slice_dims",
+                                      "accelerator", NULL};
+    const char *const *read = strcmp(kind, "gpu-node") == 0 ? gpu : strcmp(kind, "tpu-slice") == 0 ? tpu : NULL;
+    if (!read)
+        return TC_OK;
+    const char *k;
+    json_t *f;
+    json_object_foreach(fields, k, f) {
+        bool known = false;
+        for (size_t i = 0; read[i] && !known; i++)
+            known = strcmp(k, read[i]) == 0;
+        for (size_t i = 0; read[i] && !known; i++)
+            if (strlen(k) >= 4 && tc_edit_distance(k, read[i]) <= 2)
+                return tc_fail(err, TC_EINVAL, "profile %s: field 'fields.%s' is not one topocc reads: did you mean "
+                                               "'%s'?",
+                               path, k, read[i]);
+    }
+    (void)f;
+    return TC_OK;
+}
+
 /* Checks a profile's content (root, owned by p from here) and keeps it;
  * path names it in messages (a file, or where in a scenario it was). */
 static tc_status check_profile(tc_profile *p, json_t *root, const char *path, tc_err *err)
@@ -183,6 +215,8 @@ static tc_status check_profile(tc_profile *p, json_t *root, const char *path, tc
     if (!json_is_object(fields))
         return tc_fail(err, TC_EINVAL, "profile %s: field 'fields' is missing or not an object", path);
     tc_status st = check_fields(path, fields, err);
+    if (st == TC_OK)
+        st = check_near_misses(path, kind, fields, err);
     if (st)
         return st;
     p->canon = tc_json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
@@ -389,8 +423,47 @@ static bool valid_nic_path(const char *s)
     return false;
 }
 
+/* The optional calibration of the NICs' transport (docs/MODEL.md,
+ * "Calibrating a transport"): net_lat_ll_us, net_lat_ll128_us and
+ * net_lat_simple_us (the three together) and net_eff, as spec keys in out;
+ * the preset's own net_lat= or net_eff= (in given) override them. */
+static tc_status calib_fields(const tc_profile *p, const char *given, char *out, size_t len, tc_err *err)
+{
+    static const char *const lat[3] = {"net_lat_ll_us", "net_lat_ll128_us", "net_lat_simple_us"};
+    double v[3] = {0};
+    int n = 0;
+    tc_status st = TC_OK;
+    out[0] = '\0';
+    for (int i = 0; i < 3 && st == TC_OK; i++)
+        if (field(p, lat[i]) && (st = pos_field(p, lat[i], &v[i], err)) == TC_OK)
+            n++;
+    if (st)
+        return st;
+    if (n != 0 && n != 3)
+        return tc_fail(err, TC_EINVAL, "profile %s: net_lat_ll_us, net_lat_ll128_us and net_lat_simple_us go together "
+                                       "(a network step's time with each protocol, as nccl-tests --fit gives it): give "
+                                       "all three or none",
+                       p->path);
+    if (n == 3 && !strstr(given, ",net_lat="))
+        snprintf(out, len, ",net_lat=%.12gus/%.12gus/%.12gus", v[0], v[1], v[2]);
+    double eff = 0;
+    if (field(p, "net_eff") && (st = pos_field(p, "net_eff", &eff, err)) != TC_OK)
+        return st;
+    if (eff > 1)
+        return tc_fail(err, TC_EINVAL, "profile %s: field 'fields.net_eff.value' must be at most 1 (the share of the "
+                                       "line rate reached), not %g",
+                       p->path, eff);
+    size_t used = strlen(out);
+    if (eff > 0 && !strstr(given, ",net_eff="))
+        snprintf(out + used, len - used, ",net_eff=%.12g", eff);
+    used = strlen(out);
+    snprintf(out + used, len - used, "%s", given);
+    return TC_OK;
+}
+
 static tc_status expand_gpu_node(const tc_profile *p, uint32_t nodes, bool ib_sharp, const char *transport,
-                                 const char *nic_path, const char *seed, char *spec, size_t len, tc_err *err)
+                                 const char *nic_path, const char *seed, const char *calib_given, char *spec,
+                                 size_t len, tc_err *err)
 {
     uint32_t G = 0, R = 0, radix = 0;
     double nv = 0, eff = 0, nvlat = 0, nic = 0, swlat = 0, cable = 0;
@@ -458,17 +531,19 @@ static tc_status expand_gpu_node(const tc_profile *p, uint32_t nodes, bool ib_sh
         return st;
     if (nic_path && !valid_nic_path(nic_path))
         return tc_fail(err, TC_EINVAL, "profile %s: nic_path '%s': accepted are %s", p->path, nic_path, NIC_PATHS);
-    char node[400], nics[32] = "", path[24] = "";
+    char node[600], nics[32] = "", path[24] = "", calib[300];
+    if ((st = calib_fields(p, calib_given, calib, sizeof calib, err)) != TC_OK)
+        return st;
     if (nic_path && strcmp(nic_path, "pxb") != 0)
         snprintf(path, sizeof path, ",nic_path=%s", nic_path);
     if (R < G)
         snprintf(nics, sizeof nics, ",nics=%u", R);
     snprintf(node, sizeof node,
              "bw=%.12gGbps,lat=%.12gns,hop_lat=%.12gns,node=%u,node_bw=%.12gGB/s,node_lat=%.12gns%s%s,arch=%.16s%s%s%s%s%s%."
-             "24s",
+             "24s%s",
              nic, cable, swlat, G, nv * eff, nvlat, sharp == 1 ? ",node_reduce=1" : "", nics, arch,
              ib_sharp ? ",sharp=1" : "", efa ? ",transport=" : "", efa ? transport : "", path, seed ? ",seed=" : "",
-             seed ? seed : "");
+             seed ? seed : "", calib);
     if (nodes == 1 && R <= radix) { /* one leaf (an NVL72's 72 NICs on 64-port leaves take the rails' way) */
         snprintf(spec, len, "clos:down=%u,up=1,%s", R, node);
         return TC_OK;
@@ -631,15 +706,8 @@ tc_status tc_preset_expand(const char *preset, const char *dir, char *spec, size
     if (st == TC_OK)
         st = strcmp(p->kind, "gpu-node") == 0 ? expand_gpu_node(p, nodes, ib_sharp, transport[0] ? transport : NULL,
                                                               nic_path[0] ? nic_path : NULL, seed[0] ? seed : NULL,
-                                                              spec, len, err)
+                                                              calib, spec, len, err)
                                               : expand_tpu(p, dims, spec, len, err);
-    if (st == TC_OK && calib[0]) {
-        size_t used = strlen(spec);
-        if (used + strlen(calib) >= len)
-            st = tc_fail(err, TC_EINVAL, "preset %s: the spec with %s is too long", name, calib + 1);
-        else
-            memcpy(spec + used, calib, strlen(calib) + 1);
-    }
     if (st == TC_OK) {
         /* The spec must build: a bad profile value is named here, not later. */
         tc_topo *t = NULL;
