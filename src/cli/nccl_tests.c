@@ -959,7 +959,11 @@ static tc_status nt_fit_run(const nt_in *in, tc_scenario *s, const tc_nccl_row *
         return tc_fail(err, TC_EINVAL, "--fit: no row of %s has a bus bandwidth to fit to", in->compare);
     best = start;
     bool flat[4] = {false};
-    for (int round = 0; round < 3 && st == TC_OK; round++)
+    /* a round that moves nothing has converged: the next would search the
+     * same grids from the same point */
+    bool moved = true;
+    for (int round = 0; round < 3 && st == TC_OK && moved; round++) {
+        double was[4] = {x[0], x[1], x[2], x[3]};
         for (int i = 0; i < 4 && st == TC_OK; i++) {
             double lo = i < 3 ? FIT_LAT_MIN_US : FIT_EFF_MIN, hi = i < 3 ? FIT_LAT_MAX_US : 1;
             st = fit_line(&c, x, i, lo, hi, i < 3 ? 49 : 20, &best, &flat[i], err);
@@ -971,6 +975,8 @@ static tc_status nt_fit_run(const nt_in *in, tc_scenario *s, const tc_nccl_row *
                 st = fit_line(&c, x, i, a, b, 25, &best, &f2, err);
             }
         }
+        moved = memcmp(was, x, sizeof was) != 0;
+    }
     if (st == TC_OK)
         st = fit_eval(&c, x, &best, &used, err);
     if (st)
