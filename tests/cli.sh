@@ -901,6 +901,11 @@ good "failures: the fabric's cables alone" "^topology  cables  of fabric  switch
 good "failures: a Clos's drawn switch" "0%, and 1 switch)" failures --topo clos:down=4x4,up=1x4 --fail-random switches=1,seed=1 --trials 2 --op allreduce --size 1MiB
 good "failures: a drawn router inside a slice of the optical switches named as placed" "rank 7's endpoint 21 has failed" failures --topo torus:dims=4x4x4 --ranks 8 --place slice:ocs=2 --fail-random switches=4,seed=1 --trials 20 --op allreduce --size 1MiB
 bad "fail-random: more than 100%" collective --topo "$CLOS" --op allreduce --size 1MiB --fail-random links=120%
+# a share that rounds to no cable: the least that gives one, to 3 digits
+# (131,072 cables: 50/131072 = 0.000381%; it said 0.001%, 1.3 cables, and
+# 10 cables at a million), and a topology with no cable to draw
+bad_says "fail-random: a share of no cable" "give at least 0.000382% (one cable)" failures --topo clos:hosts=65536,radix=64,tiers=3 --fail-random links=0.0001% --trials 2 --op allreduce --size 1MiB
+bad_says "fail-random: a share of no cables at all" "the topology has no eligible cables" collective --topo clos:down=4,up=1 --op allreduce --size 1MiB --fail-random links=1%
 printf '{"command": "failures", "network": {"topo": ["%s"], "fail_random": "links=0"}, "collective": {"op": ["allreduce"], "sizes": [65536]}}' "$CLOS" >"$tmp/frs.json"
 bad_says "fail-random in a scenario file: named as its key" "scenario .*frs.json: network.fail_random: 'links=0': draws nothing" failures --scenario "$tmp/frs.json"
 bad_says "fail-random as a flag: named as the flag" "^topocc: --fail-random 'links=0': draws nothing" failures --topo "$CLOS" --op allreduce --size 64KiB --fail-random links=0

@@ -165,11 +165,20 @@ tc_status tc_topo_fail_random(tc_topo *t, const tc_fail_random *r, uint64_t tria
         if (!t->link_failed || (!t->link_failed[cab[i]] && !t->link_failed[cab[i] ^ 1u]))
             cab[live++] = cab[i];
     double want = r->links_pct ? floor(r->links / 100.0 * n + 0.5) : r->links;
+    if (r->links_pct && r->links > 0 && n == 0) {
+        free(cab);
+        return tc_fail(err, TC_EINVAL, "--fail-random links=%.12g%%: the topology has no eligible cables (fabric "
+                                       "cables; hostlinks=1 and nvlinks=1 add others)",
+                       r->links);
+    }
     if (r->links_pct && r->links > 0 && want < 1) {
+        /* the least share that rounds to one cable, 50/n %, rounded up
+         * to 3 significant digits (it still rounds to one) */
+        double m = n ? 50.0 / n : 100.0, scale = pow(10, floor(log10(m)) - 2), least = ceil(m / scale) * scale;
         free(cab);
         return tc_fail(err, TC_EINVAL, "--fail-random links=%.12g%%: of %u eligible cables that rounds to none; give "
-                                       "at least %.3f%% (one cable) or a count, links=1",
-                       r->links, n, n ? ceil(50000.0 / n) / 1000 : 100.0);
+                                       "at least %.3g%% (one cable) or a count, links=1",
+                       r->links, n, least);
     }
     if (want > n) {
         free(cab);
