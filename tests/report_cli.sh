@@ -190,6 +190,14 @@ grep -q '7 of 8 points finished, 1 failed' "$tmp/r-failed/index.html" || fail "f
 report "sweep with a point run again" "$tmp/retried.jsonl" "$tmp/r-retried"
 grep -q '8 of 8 points finished;' "$tmp/r-retried/index.html" || fail "point run again" "its result does not count"
 grep -q '&lt;it&gt; failed' "$tmp/r-retried/index.html" && fail "point run again" "its error is still shown"
+# One point's line (as replay takes it): its result, reported as a result
+# file's; a failed point's line holds none.
+sed -n 2p "$sweep" >"$tmp/point.json"
+report "one point of a sweep" "$tmp/point.json" "$tmp/r-point"
+check "$tmp/r-point" "one point of a sweep"
+grep -q 'collective' "$tmp/r-point/index.html" || fail "one point of a sweep" "not the point's result"
+printf '{"point": 7, "values": {"collective.sizes": "256MiB"}, "scenario": {"command": "collective"}, "error": "it failed"}\n' >"$tmp/pfail.json"
+bad_says "a failed point's line" "records point 7 of a sweep, which failed" report "$tmp/pfail.json" -o "$tmp/r-pfail"
 
 # --- bad input ---
 bad "no file" report -o "$tmp/x"

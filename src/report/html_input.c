@@ -300,6 +300,30 @@ tc_status tc_html_input_read(const char *path, tc_html_input *in, tc_err *err)
                                          je.text)
                                : tc_fail(err, TC_EINVAL, "%s: %s", what, je.text);
         const json_t *scn = json_object_get(in->doc, "scenario");
+        /* one point's line of a sweep's results (as replay takes it): its
+         * result with its scenario, as a result file holds them */
+        const json_t *point = json_object_get(in->doc, "point"), *pres = json_object_get(in->doc, "result");
+        if (json_is_object(in->doc) && json_is_integer(point) && json_is_object(scn)) {
+            const json_t *perr = json_object_get(in->doc, "error");
+            if (json_is_string(perr)) {
+                long long k = json_integer_value(point);
+                tc_html_input_free(in);
+                return tc_fail(err, TC_EINVAL, "%s: this line records point %lld of a sweep, which failed: it holds no "
+                                               "result to report",
+                               what, k);
+            }
+            if (json_is_object(pres) && json_object_get(pres, "schema_version")) {
+                json_t *r = json_deep_copy(pres);
+                if (!r || json_object_set(r, "scenario", (json_t *)scn) != 0) {
+                    json_decref(r);
+                    tc_html_input_free(in);
+                    return tc_fail(err, TC_EINTERNAL, "out of memory");
+                }
+                json_decref(in->doc);
+                in->doc = r;
+                scn = json_object_get(in->doc, "scenario");
+            }
+        }
         if (json_is_object(in->doc) && json_object_get(in->doc, "schema_version") && json_is_object(scn)) {
             in->kind = TC_HTML_RESULT;
             cmd = json_object_get(in->doc, "command");
