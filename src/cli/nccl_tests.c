@@ -992,12 +992,13 @@ static tc_status nt_fit_run(const nt_in *in, tc_scenario *s, const tc_nccl_row *
                      "fitted)\n",
                      in->compare, x[0], x[1], x[2], x[3], used, start, best);
     size_t at = w > 0 && (size_t)w < note_len ? (size_t)w : strlen(note);
-    if (unused[0])
+    if (unused[0]) {
         w = snprintf(note + at, note_len - at,
                      "# fit: not determined by the file (its runs do not depend on it), kept at the transport's "
                      "value: %s\n",
                      unused);
-    at = w > 0 && at + (size_t)w < note_len ? at + (size_t)w : strlen(note);
+        at = w > 0 && at + (size_t)w < note_len ? at + (size_t)w : strlen(note);
+    }
     snprintf(note + at, note_len - at,
              "# fit: the constants are the file's; another run on the same hardware and software takes them as "
              "--topo or preset keys (docs/MODEL.md, \"Calibrating a transport\")\n");
