@@ -121,15 +121,16 @@ static tc_status read_header(tc_scenario *s, const json_t *root, const char *wha
  * contention factors with --dma or --no-overlap, --dma with --no-overlap,
  * the communication order with ZeRO 3 or DP 1, the DP and TP algorithms
  * with DP or TP 1, a proxy's shape keys for another
- * proxy: train.width for mlp, train.hidden for cnn and chartf, ...), before
+ * proxy: train.width for mlp, train.hidden for cnn and chartf, ...; the
+ * weight decay of the SGD proxies, mlp and cnn), before
  * their condition was added:
  * a saved scenario holding one where it is moot is read, the key dropped,
  * so it replays as it ran; a flag setting one there is refused. */
 static bool written_moot(const char *path)
 {
-    static const char *const keys[] = {"iteration.s_c",   "iteration.s_m",   "iteration.dma", "iteration.comm_order",
-                                       "iteration.dp_algo", "iteration.tp_algo", "train.hidden", "train.width",
-                                       "train.layers",    "train.heads",     "train.context"};
+    static const char *const keys[] = {"iteration.s_c",   "iteration.s_m",     "iteration.dma", "iteration.comm_order",
+                                       "iteration.dp_algo", "iteration.tp_algo", "train.hidden",  "train.width",
+                                       "train.layers",    "train.heads",       "train.context", "train.weight_decay"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (strcmp(path, keys[i]) == 0)
             return true;
