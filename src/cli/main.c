@@ -30,7 +30,7 @@ static const char *usage =
     "  nor nccl-tests, whose --print-scenario prints a collective scenario: topocc\n"
     "  collective --scenario FILE runs it), --print-scenario (print it resolved, do\n"
     "  not run), --format table|csv|json, --out FILE, --out-dir DIR, --quiet;\n"
-    "  collective, compare and concurrent also --mem-limit BYTES (docs/SCENARIO.md)\n"
+    "  collective, compare, concurrent, replay and sweep also --mem-limit BYTES (docs/SCENARIO.md)\n"
     "\n"
     "example:\n"
     "  topocc collective --topo clos:down=8x8,up=1x8,bw=400Gbps,lat=1us \\\n"
