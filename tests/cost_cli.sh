@@ -106,6 +106,10 @@ bad_says "equal cost: above the dearest, saying the range" '\$942,400 (at 800 Gb
 bad_says "equal cost: without a cost profile" "--cost" topo "$CLOS" --equalize cost=5M
 bad_says "equal cost: not dollars" "expected dollars" topo "$CLOS" --cost cost-2026 --equalize cost=lots
 bad "equal cost: zero" topo "$CLOS" --cost cost-2026 --equalize cost=0
+# net_eff= is the share of the line rate the transport reaches: the ports
+# are bought at the line rate (bw=), and equal cost gives that speed
+good "topo: net_eff= prices the line rate" '^total .*\$501,600' topo "$CLOS,net_eff=0.5" --cost cost-2026
+good "equal cost: net_eff= names the line rate" 'every fabric link at 484.7 Gb/s' topo "$CLOS,net_eff=0.5" --cost cost-2026 --equalize cost=600k
 bad "equal cost: a unit that is not one" topo "$CLOS" --cost cost-2026 --equalize cost=5m
 bad_says "equal cost: only topo and compare" "topo and compare" \
     collective --topo "$CLOS" --op allreduce --size 1MiB --equalize cost=5M

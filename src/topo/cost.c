@@ -370,9 +370,11 @@ tc_status tc_cost_unit(const tc_cost *c, tc_bom_kind k, double gbps, uint32_t po
 
 /* ---- counting ---- */
 
+/* A level's cable speed: its line rate (bw=), what a port is bought at,
+ * not the net_eff= share of it the transport reaches */
 static double clos_gbps(const tc_topo *t, int i)
 {
-    return t->level_bw[i] / t->par[i] * 8 / 1e9;
+    return t->level_bw[i] / t->par[i] / t->net_eff * 8 / 1e9;
 }
 
 double tc_cost_fabric_gbps(const tc_topo *t)
