@@ -727,6 +727,14 @@ static void net_lat_and_net_eff_calibrate_the_transport(void **state)
     tc_algo a_ib, a_cal;
     assert_int_equal(tc_nccl_choose(&q, ib, &a_ib, &t_ib), tc_nccl_choose(&q, cal, &a_cal, &t_cal));
     assert_true(a_ib == a_cal && t_ib == t_cal);
+    /* a broadcast's chain too (its step alone, no plugin latency): LL at
+     * 1 KiB whatever net_lat= says of LL */
+    tc_topo *slow_ll = topo("clos:down=2x8,up=1x2,bw=400Gbps,node=8,rail=8,arch=hopper,net_lat=500us/2.7us/2.7us");
+    tc_coll_req qb = {.op = TC_OP_BROADCAST, .algo = TC_ALGO_NCCL, .p = 16, .bytes = 1024};
+    assert_int_equal(tc_nccl_choose(&qb, ib, &a_ib, &t_ib), TC_PROTO_LL);
+    assert_int_equal(tc_nccl_choose(&qb, slow_ll, &a_cal, &t_cal), TC_PROTO_LL);
+    assert_true(a_ib == a_cal && t_ib == t_cal);
+    tc_topo_free(slow_ll);
     /* net_eff=0.5: the fabric at half its line rate; 8 GiB on the ring
      * with Simple is the NICs' transfer (50 GB/s, NVLink 370.8), so it
      * takes twice as long, less the latencies' share */

@@ -158,15 +158,23 @@ double tc_nccl_ring_net_step_s(const tc_topo *t, tc_proto p)
     return p >= TC_PROTO_LL && p <= TC_PROTO_SIMPLE ? tc_nccl_net_lat_us(t, p, hw_net_us[p - TC_PROTO_LL]) * 1e-6 : 0;
 }
 
+/* The transport's own network step, us (net_lat= aside): what NCCL's
+ * choice sees where it takes the step alone (a broadcast's or reduce's
+ * chain) */
+static double transport_net_lat_us(const tc_topo *t, tc_proto p, double nccl_us)
+{
+    if (t && TC_TRANSPORT_IS_EFA(t->transport))
+        return EFA_NET_LAT_US + (p == TC_PROTO_SIMPLE ? EFA_COMP_OVERHEAD_US : 0);
+    return nccl_us;
+}
+
 double tc_nccl_net_lat_us(const tc_topo *t, tc_proto p, double nccl_us)
 {
     /* net_lat= (a calibration, docs/MODEL.md "Calibrating a transport")
      * wins over the transport's table */
     if (t && t->net_lat_given && p >= TC_PROTO_LL && p <= TC_PROTO_SIMPLE)
         return t->net_lat[p - TC_PROTO_LL] * 1e6;
-    if (t && TC_TRANSPORT_IS_EFA(t->transport))
-        return EFA_NET_LAT_US + (p == TC_PROTO_SIMPLE ? EFA_COMP_OVERHEAD_US : 0);
-    return nccl_us;
+    return transport_net_lat_us(t, p, nccl_us);
 }
 
 /* The latency the aws-ofi-nccl net plugin reports to NCCL on p4d, p4de and
@@ -991,7 +999,7 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
                     b = fmin(b * (ppn < 2 ? 0.7 : 0.92), search * ll128_per_ch[arow]); /* :181 */
                 if (chain) /* one step's hardware latency where the ring graph's channels are the same
                             * (sameChannels, :233-235; assumed: the search's first, perfect, ring) */
-                    lat = base_lat_us[i] + (nodes > 1 ? tc_nccl_net_lat_us(topo, (tc_proto)p, hw_net_us[i])
+                    lat = base_lat_us[i] + (nodes > 1 ? transport_net_lat_us(topo, (tc_proto)p, hw_net_us[i])
                                                       : hw_nvlink_us[i]); /* hwLat alone: no latencyInter */
                 else
                     lat = base_lat_us[i] + (nsteps - ninter) * ring_intra_us((tc_proto)p, nodes) +
