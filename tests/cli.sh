@@ -593,6 +593,9 @@ grep -q "^# fit: the constants are the file's; another run" "$tmp/nt_fit.txt" ||
 # a run on Simple alone says nothing of LL's and LL128's steps
 "$T" nccl-tests --preset dgx-h100:nodes=2,net_lat=60us --algo nccl:proto=Simple -b 1M -e 64M -f 8 >"$tmp/nt_syn2.txt" 2>&1
 good "nccl-tests --fit: protocols the runs do not use are named" "^# fit: not determined by the file .*: LL, LL128$" nccl-tests --preset dgx-h100:nodes=2 --algo nccl:proto=Simple --compare "$tmp/nt_syn2.txt" --fit
+# it starts from the transport's own values, as its lines say, whatever
+# net_lat= and net_eff= the spec already has: InfiniBand's LL and LL128 kept
+good "nccl-tests --fit: from the transport's own values, not the spec's keys" "^# fit to [^:]*: net_lat=2.7us/4us/[0-9.]*us,net_eff=" nccl-tests --preset dgx-h100:nodes=2,net_lat=500us,net_eff=0.2 --algo nccl:proto=Simple --compare "$tmp/nt_syn2.txt" --fit
 bad_says "nccl-tests --fit without --compare" "--fit needs --compare FILE" nccl-tests --preset dgx-h100:nodes=2 -b 8 -e 8 --fit
 bad_says "nccl-tests --fit in steps mode" "--fit runs in formula mode" nccl-tests --preset dgx-h100:nodes=2 --mode steps --compare "$tmp/nt_syn.txt" --fit
 bad_says "nccl-tests --fit twice" "option --fit given twice" nccl-tests --preset dgx-h100:nodes=2 --compare "$tmp/nt_syn.txt" --fit --fit

@@ -945,11 +945,13 @@ static tc_status nt_fit_run(const nt_in *in, tc_scenario *s, const tc_nccl_row *
     }
     c.base[n] = '\0';
     /* the start: the transport's step latencies (its Ring row) and the
-     * whole line rate */
+     * whole line rate, whatever net_lat= and net_eff= the spec gives (the
+     * lines printed name them as the transport's) */
     double x[4];
+    t->net_lat_given = false;
     for (int k = 0; k < 3; k++)
         x[k] = round3(fmax(FIT_LAT_MIN_US, tc_nccl_ring_net_step_s(t, (tc_proto)(TC_PROTO_LL + k)) * 1e6));
-    x[3] = round3(t->net_eff > 0 ? t->net_eff : 1);
+    x[3] = 1;
     tc_topo_free(t);
     double start = NAN, best;
     size_t used = 0;
