@@ -768,6 +768,10 @@ static void net_lat_and_net_eff_calibrate_the_transport(void **state)
                {"clos:down=2x8,up=1x2,node=8,net_lat=1us/2us", "expected one time or three"},
                {"clos:down=2x8,up=1x2,node=8,net_lat=1us/2us/3us/4us", "expected one time or three"},
                {"clos:down=2x8,up=1x2,node=8,net_lat=fast", "'net_lat': 'fast'"},
+               /* a time too long to read whole is refused, not cut to what parses */
+               {"clos:down=2x8,up=1x2,node=8,net_lat=0.0000000000000000000000000000000000000000000000000000000000000"
+                "000000000000000000000000000000000000000000000000000000000000001usjunk",
+                "characters, at most 127"},
                {"torus:dims=4x4,net_lat=1us", "net_lat"}};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         tc_topo *t = NULL;

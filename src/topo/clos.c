@@ -284,8 +284,10 @@ static tc_status read_net_lat(tc_spec *sp, tc_topo *t, tc_err *err)
         size_t k = slash ? (size_t)(slash - p) : strlen(p);
         tc_err e;
         double s = 0;
-        if (k >= sizeof buf)
-            k = sizeof buf - 1;
+        if (k >= sizeof buf) /* cut, its end would go unread */
+            return tc_fail(err, TC_EINVAL, "clos key 'net_lat': a time of %zu characters, at most %zu (net_lat=LL/LL128/"
+                                           "SIMPLE, e.g. net_lat=30us/30us/40us, or one time for all three)",
+                           k, sizeof buf - 1);
         memcpy(buf, p, k);
         buf[k] = '\0';
         if (tc_parse_time(buf, &s, &e) != TC_OK)
