@@ -587,6 +587,12 @@ echo "$fitl" | awk '{ ok = NF == 5 && $1 > 28.5 && $1 < 31.5 && $2 > 38 && $2 < 
     { echo "FAIL: nccl-tests --fit found '$fitl' (LL LL128 Simple eff objective), made with 30 40 50 0.7"; sed -n '1,3p' "$tmp/nt_fit.txt"; fails=$((fails + 1)); }
 grep -q "^# topocc prediction: .*,net_lat=[0-9.]*us/[0-9.]*us/[0-9.]*us,net_eff=" "$tmp/nt_fit.txt" ||
     { echo "FAIL: nccl-tests --fit does not predict with what it fitted"; fails=$((fails + 1)); }
+# a file's name of 1,800 bytes: the lines whole, each ended (nccl-tests'
+# text after them, not on the last)
+d200=$(printf '%0200d' 0)
+longd="$tmp/$d200/$d200/$d200/$d200/$d200/$d200/$d200/$d200/$d200"
+mkdir -p "$longd" && cp "$tmp/nt_syn.txt" "$longd/nt_syn.txt"
+good "nccl-tests --fit: a long file name keeps the lines whole" "^# fit: the constants are the file's; .*\"Calibrating a transport\")$" nccl-tests --preset dgx-h100:nodes=2 --compare "$longd/nt_syn.txt" --fit
 # every parameter determined: the first line and the last, no line between
 sed -n '2p' "$tmp/nt_fit.txt" | grep -q "^# fit: the constants are the file's; another run" ||
     { echo "FAIL: nccl-tests --fit without a flat parameter lacks its last '# fit:' line"; sed -n '1,3p' "$tmp/nt_fit.txt"; fails=$((fails + 1)); }

@@ -1227,7 +1227,7 @@ int cli_nccl_tests(int argc, char **argv, int first)
         st = tc_fail(&err, TC_EINVAL, "--fit runs in formula mode (hundreds of predictions): drop --mode %s, then "
                                       "check the fitted keys in it with --topo",
                      tc_mode_name(s->mode));
-    char note[2048] = "";
+    char note[8192] = ""; /* --fit's lines: the file's name (at most 4095 bytes, what open takes) and 3 lines */
     if (st == TC_OK && in.fit)
         st = nt_fit_run(&in, s, rows, nrows, note, sizeof note, &err);
     if (st == TC_OK && !in.print_scenario)
