@@ -765,6 +765,9 @@ static void net_lat_and_net_eff_calibrate_the_transport(void **state)
     } bad[] = {{"clos:down=2x8,up=1x2,node=8,net_eff=0", "expected a fraction above 0 and at most 1"},
                {"clos:down=2x8,up=1x2,node=8,net_eff=1.5", "expected a fraction above 0 and at most 1"},
                {"clos:down=2x8,up=1x2,node=8,net_eff=x", "'net_eff': 'x'"},
+               /* what the links reach is a rate from 1bps, as bw= is */
+               {"clos:down=2x8,up=1x2,node=8,net_eff=1e-300", "leaves level 1's links below 1bps"},
+               {"clos:down=2x8,up=1x2,node=8,bw=1bps,net_eff=0.5", "a share of at least 1 there"},
                {"clos:down=2x8,up=1x2,node=8,net_lat=1us/2us", "expected one time or three"},
                {"clos:down=2x8,up=1x2,node=8,net_lat=1us/2us/3us/4us", "expected one time or three"},
                {"clos:down=2x8,up=1x2,node=8,net_lat=fast", "'net_lat': 'fast'"},

@@ -333,6 +333,12 @@ static tc_status read_links(tc_spec *sp, tc_topo *t, tc_err *err)
         snprintf(key, sizeof key, "lat%d", i);
         if (st == TC_OK)
             st = tc_topo_get_time(sp, "clos", key, &l, NULL, err);
+        /* the rate reached is a rate too: at least 1 bit/s (tc_parse_rate) */
+        if (st == TC_OK && !(b * t->net_eff >= 0.125))
+            return tc_fail(err, TC_EINVAL,
+                           "clos key 'net_eff': '%s': leaves level %d's links below 1bps (%gbps of %gbps); a rate "
+                           "reached is from 1bps, a share of at least %g there",
+                           tc_spec_get(sp, "net_eff"), i, b * t->net_eff * 8, b * 8, 0.125 / b);
         /* p parallel cables between the same pair of switches carry what one
          * cable of p times the bandwidth would: they are merged into one. */
         t->level_bw[i] = b * t->par[i] * t->net_eff;
