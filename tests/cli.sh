@@ -606,6 +606,8 @@ bad_says "nccl-tests --fit without --compare" "--fit needs --compare FILE" nccl-
 bad_says "nccl-tests --fit in steps mode" "--fit runs in formula mode" nccl-tests --preset dgx-h100:nodes=2 --mode steps --compare "$tmp/nt_syn.txt" --fit
 bad_says "nccl-tests --fit twice" "option --fit given twice" nccl-tests --preset dgx-h100:nodes=2 --compare "$tmp/nt_syn.txt" --fit --fit
 bad_says "nccl-tests --fit on a torus" "--fit calibrates a Clos's NICs" nccl-tests --topo torus:dims=4x4 --algo ring -b 8 -e 8 --compare "$tmp/nt_odd.txt" --fit
+bad_says "net_lat= with an empty time names the whole value" "^topocc: clos key 'net_lat': '1us//2us': invalid time ''" topo clos:down=4,up=2,net_lat=1us//2us
+bad_says "net_lat= with a trailing slash names the whole value" "^topocc: clos key 'net_lat': '1us/2us/': invalid time ''" topo clos:down=4,up=2,net_lat=1us/2us/
 bad_says "a preset's net_eff out of range" "expected a fraction above 0 and at most 1" nccl-tests --preset dgx-h100:nodes=2,net_eff=2 -b 8 -e 8
 # the file's largest size, cut below itself, is a size the file asked for, not one outside the prediction
 printf '%s\n 1048576 262144 float sum -1 71.93 14.58 27.33 0 71.47 14.67 27.51 0\n 2097155 524288 float sum -1 76.24 27.51 51.58 0 76.62 27.37 51.32 0\n' "$NTH" >"$tmp/nt_oddtop.txt"

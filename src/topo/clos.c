@@ -293,7 +293,7 @@ static tc_status read_net_lat(tc_spec *sp, tc_topo *t, tc_err *err)
         if (tc_parse_time(buf, &s, &e) != TC_OK)
             return tc_fail(err, TC_EINVAL, "clos key 'net_lat': '%s': %s (net_lat=LL/LL128/SIMPLE, e.g. "
                                            "net_lat=30us/30us/40us, or one time for all three)",
-                           buf, e.msg);
+                           v, e.msg);
         t->net_lat[n++] = s;
         if (!slash)
             break;
