@@ -602,6 +602,7 @@ good "nccl-tests --fit: protocols the runs do not use are named" "^# fit: not de
 # it starts from the transport's own values, as its lines say, whatever
 # net_lat= and net_eff= the spec already has: InfiniBand's LL and LL128 kept
 good "nccl-tests --fit: from the transport's own values, not the spec's keys" "^# fit to [^:]*: net_lat=2.7us/4us/[0-9.]*us,net_eff=" nccl-tests --preset dgx-h100:nodes=2,net_lat=500us,net_eff=0.2 --algo nccl:proto=Simple --compare "$tmp/nt_syn2.txt" --fit
+bad_says "nccl-tests --fit: -b/-e outside the file's sizes" "no row of .* has a bus bandwidth at a size the run predicts" nccl-tests --preset dgx-h100:nodes=2 -b 2G -e 2G --compare "$tmp/nt_syn.txt" --fit
 bad_says "nccl-tests --fit without --compare" "--fit needs --compare FILE" nccl-tests --preset dgx-h100:nodes=2 -b 8 -e 8 --fit
 bad_says "nccl-tests --fit in steps mode" "--fit runs in formula mode" nccl-tests --preset dgx-h100:nodes=2 --mode steps --compare "$tmp/nt_syn.txt" --fit
 bad_says "nccl-tests --fit twice" "option --fit given twice" nccl-tests --preset dgx-h100:nodes=2 --compare "$tmp/nt_syn.txt" --fit --fit

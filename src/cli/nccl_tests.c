@@ -959,7 +959,10 @@ static tc_status nt_fit_run(const nt_in *in, tc_scenario *s, const tc_nccl_row *
     if ((st = fit_eval(&c, x, &start, &used, err)) != TC_OK)
         return st;
     if (!used)
-        return tc_fail(err, TC_EINVAL, "--fit: no row of %s has a bus bandwidth to fit to", in->compare);
+        return tc_fail(err, TC_EINVAL,
+                       "--fit: no row of %s has a bus bandwidth at a size the run predicts (the file's sizes, or "
+                       "-b/-e/-f's): nothing to fit to",
+                       in->compare);
     best = start;
     bool flat[4] = {false};
     /* a round that moves nothing has converged: the next would search the
