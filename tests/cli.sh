@@ -596,6 +596,13 @@ good "nccl-tests --fit: a long file name keeps the lines whole" "^# fit: the con
 # every parameter determined: the first line and the last, no line between
 sed -n '2p' "$tmp/nt_fit.txt" | grep -q "^# fit: the constants are the file's; another run" ||
     { echo "FAIL: nccl-tests --fit without a flat parameter lacks its last '# fit:' line"; sed -n '1,3p' "$tmp/nt_fit.txt"; fails=$((fails + 1)); }
+# a broadcast's too: NCCL's choice for its chain does not see net_lat=,
+# so the objective has no jump where the fit crosses a protocol's switch
+"$T" nccl-tests --preset dgx-h100:nodes=2,net_lat=30us,net_eff=0.5 --op broadcast -b 8 -e 1G -f 8 >"$tmp/nt_bc.txt" 2>&1
+fitb=$("$T" nccl-tests --preset dgx-h100:nodes=2 --op broadcast --compare "$tmp/nt_bc.txt" --fit 2>&1 |
+    sed -n 's/^# fit to [^:]*: net_lat=\([0-9.]*\)us\/[0-9.]*us\/[0-9.]*us,net_eff=\([0-9.]*\) .* \([0-9.]*\) fitted)$/\1 \2 \3/p')
+echo "$fitb" | awk '{ ok = NF == 3 && $1 > 28.5 && $1 < 31.5 && $2 > 0.48 && $2 < 0.52 && $3 < 0.01; exit !ok }' ||
+    { echo "FAIL: nccl-tests --fit on a broadcast found '$fitb' (LL eff objective), made with 30 us and 0.5"; fails=$((fails + 1)); }
 # a run on Simple alone says nothing of LL's and LL128's steps
 "$T" nccl-tests --preset dgx-h100:nodes=2,net_lat=60us --algo nccl:proto=Simple -b 1M -e 64M -f 8 >"$tmp/nt_syn2.txt" 2>&1
 good "nccl-tests --fit: protocols the runs do not use are named" "^# fit: not determined by the file .*: LL, LL128$" nccl-tests --preset dgx-h100:nodes=2 --algo nccl:proto=Simple --compare "$tmp/nt_syn2.txt" --fit
