@@ -750,6 +750,27 @@ static void net_lat_and_net_eff_calibrate_the_transport(void **state)
             fail_msg("mode %d: 8 GiB at net_eff=0.5 takes %.4f times as long as at 1 (2 less the latencies)", m,
                      slow / full);
     }
+    /* NCCL's choice reads the NICs' line rate, as NCCL's search does:
+     * net_eff= never changes it, and never makes a prediction faster
+     * (it took LL128 for an 8 MiB broadcast at net_eff=0.5, 92.8 us
+     * against Simple's 233.5 at 1) */
+    static const tc_op cops[] = {TC_OP_ALLREDUCE, TC_OP_ALLGATHER, TC_OP_REDUCESCATTER, TC_OP_BROADCAST, TC_OP_REDUCE};
+    for (size_t oi = 0; oi < sizeof cops / sizeof *cops; oi++)
+        for (double bytes = 8; bytes <= 8.0 * (1 << 30); bytes *= 8) {
+            tc_coll_req c = {.op = cops[oi], .algo = TC_ALGO_NCCL, .p = 16, .bytes = bytes, .elt = 4};
+            tc_algo a1, a2;
+            double t1 = 0, t2 = 0;
+            tc_proto p1 = tc_nccl_choose(&c, ib, &a1, &t1), p2 = tc_nccl_choose(&c, half, &a2, &t2);
+            if (p1 != p2 || a1 != a2 || t1 != t2)
+                fail_msg("op %d, %.0f B: NCCL's choice moved with net_eff=0.5 (%d/%d, %g against %g s)", cops[oi],
+                         bytes, (int)a1, (int)a2, t1, t2);
+        }
+    double tb_full = eval_algo(ib, TC_ALGO_NCCL, TC_OP_BROADCAST, 8 << 20, TC_PROTO_NONE, 0, TC_MODE_FORMULA, false,
+                               TC_ROUTE_DMODK);
+    double tb_half = eval_algo(half, TC_ALGO_NCCL, TC_OP_BROADCAST, 8 << 20, TC_PROTO_NONE, 0, TC_MODE_FORMULA, false,
+                               TC_ROUTE_DMODK);
+    if (!(tb_half > tb_full))
+        fail_msg("8 MiB broadcast: %.1f us at net_eff=0.5, %.1f us at 1", tb_half * 1e6, tb_full * 1e6);
     /* the spec read back builds the same network */
     tc_topo *back = topo(half->spec);
     assert_true(back->level_bw[1] == half->level_bw[1] && back->level_bw[2] == half->level_bw[2]);

@@ -112,6 +112,11 @@ uint32_t tc_nccl_cta_bounds(const tc_coll_req *req, uint32_t C);
 /* NCCL's model's tree graph bandwidth, GB/s (PAT runs on the tree graph:
  * src/init.cc:736 at v2.23.4-1). */
 double tc_nccl_tree_graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G);
+/* An endpoint's fabric injection as NCCL's topology search sees it, B/s:
+ * the NICs' line rate, before net_eff= (the share the transport reaches,
+ * which the links carry and the evaluators time): NCCL reads its NICs'
+ * reported speed. */
+double tc_nccl_nic_line_Bps(const tc_topo *t);
 
 /* qsort's comparison of uint32_t. */
 static inline int tc_cmp_u32(const void *a, const void *b)

@@ -146,8 +146,12 @@ tc_status tc_groups_nccl_view(const tc_groups *g, const tc_topo *t, const uint32
     const tc_topo *f = t->kind == TC_TOPO_MULTIDC ? t->pod[0] : t; /* a multidc: its pods' cables */
     double lat = f->kind == TC_TOPO_CLOS ? f->level_lat[1] : f->torus_lat;
     char spec[512];
+    /* the line rate with net_eff= beside it, as the topology has them */
+    double eff = t->kind != TC_TOPO_TORUS && t->net_eff > 0 ? t->net_eff : 1;
     int n = snprintf(spec, sizeof spec, "clos:down=%u,up=1,bw=%.17gGB/s,lat=%.17gns,hop_lat=%.17gns,alpha=%.17gns", g->size,
-                     in.injection_Bps / 1e9, lat * 1e9, t->hop_lat * 1e9, t->alpha * 1e9);
+                     in.injection_Bps / eff / 1e9, lat * 1e9, t->hop_lat * 1e9, t->alpha * 1e9);
+    if (eff != 1 && n > 0 && (size_t)n < sizeof spec)
+        n += snprintf(spec + n, sizeof spec - (size_t)n, ",net_eff=%.17g", eff);
     if (Gv > 1 && n > 0 && (size_t)n < sizeof spec)
         n += snprintf(spec + n, sizeof spec - (size_t)n, ",node=%u,node_bw=%.17gGB/s,node_lat=%.17gns,node_hop_lat=%.17gns%s",
                       Gv, t->node_bw / 1e9, t->node_lat * 1e9, t->node_hop_lat * 1e9,
@@ -160,8 +164,7 @@ tc_status tc_groups_nccl_view(const tc_groups *g, const tc_topo *t, const uint32
         n += snprintf(spec + n, sizeof spec - (size_t)n, ",transport=%s", tc_transport_name((tc_transport)t->transport));
     if (t->nic_path && n > 0 && (size_t)n < sizeof spec)
         n += snprintf(spec + n, sizeof spec - (size_t)n, ",nic_path=%s", tc_nic_path_name((tc_nic_path)t->nic_path));
-    /* the calibrated step latency rides along; net_eff is in the injection
-     * bandwidth already */
+    /* the calibrated step latency rides along */
     if (t->net_lat_given && n > 0 && (size_t)n < sizeof spec)
         snprintf(spec + n, sizeof spec - (size_t)n, ",net_lat=%.17gns/%.17gns/%.17gns", t->net_lat[0] * 1e9,
                  t->net_lat[1] * 1e9, t->net_lat[2] * 1e9);

@@ -302,14 +302,21 @@ static const double tree_ll128_per_ch[3][3] = {{20.0, 20.0, 20.0}, {20.0, 20.0, 
 
 /* The graph's bandwidth NCCL's model starts from (GB/s), from the topology:
  * a GPU's NVLink share on one node; between nodes also the node's NICs. */
+double tc_nccl_nic_line_Bps(const tc_topo *t)
+{
+    tc_topo_info in;
+    tc_topo_get_info(t, &in);
+    double eff = t->kind != TC_TOPO_TORUS && t->net_eff > 0 ? t->net_eff : 1;
+    return in.injection_Bps / eff;
+}
+
 static double graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G)
 {
     if (!topo)
         return 0;
-    tc_topo_info in;
-    tc_topo_get_info(topo, &in);
-    double nvl = topo->node_size > 1 ? topo->node_bw : in.injection_Bps;
-    return (nodes > 1 ? fmin(nvl, in.injection_Bps * G) : nvl) / 1e9;
+    double inj = tc_nccl_nic_line_Bps(topo);
+    double nvl = topo->node_size > 1 ? topo->node_bw : inj;
+    return (nodes > 1 ? fmin(nvl, inj * G) : nvl) / 1e9;
 }
 
 /* The tree graph's bandwidth NCCL's model takes (GB/s). On one or two

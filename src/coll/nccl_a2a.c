@@ -430,9 +430,7 @@ double tc_nccl_a2a_time_us(const tc_coll_req *req, const tc_topo *t, tc_proto *p
         *proto = pr;
     if (p < 2 || !t)
         return 0;
-    tc_topo_info in;
-    tc_topo_get_info(t, &in);
-    double bw = (N > 1 || t->node_size <= 1 ? in.injection_Bps : t->node_bw) / 1e9;
+    double bw = (N > 1 || t->node_size <= 1 ? tc_nccl_nic_line_Bps(t) : t->node_bw) / 1e9;
     double wire = pr == TC_PROTO_LL ? 2 : 1, B, chain = 0;
     a2a_state st = {0};
     if (a2a_setup(req, t, &st, false, &B, NULL) != TC_OK ||
