@@ -617,6 +617,12 @@ bad_says "nccl-tests --fit on a torus" "--fit calibrates a Clos's NICs" nccl-tes
 bad_says "net_lat= with an empty time names the whole value" "^topocc: clos key 'net_lat': '1us//2us': invalid time ''" topo clos:down=4,up=2,net_lat=1us//2us
 bad_says "net_lat= with a trailing slash names the whole value" "^topocc: clos key 'net_lat': '1us/2us/': invalid time ''" topo clos:down=4,up=2,net_lat=1us/2us/
 bad_says "a preset's net_eff out of range" "expected a fraction above 0 and at most 1" nccl-tests --preset dgx-h100:nodes=2,net_eff=2 -b 8 -e 8
+# net_eff= is a decimal number as bw='s figures are: no leading space, no hex
+bad_says "net_eff with a space" "'net_eff': ' 0.5'" topo --topo "clos:down=4,up=1,net_eff= 0.5"
+bad_says "net_eff in hex" "'net_eff': '0x1p-1'" topo --topo "clos:down=4,up=1,net_eff=0x1p-1"
+# four values from four rows: said to be undetermined
+"$T" nccl-tests --preset dgx-h100:nodes=2 -b 1M -e 4M >"$tmp/nt_few.txt" 2>&1
+good "nccl-tests --fit on few rows says so" "^# fit: only 4 rows for 4 values: .*the constants are not determined" nccl-tests --preset dgx-h100:nodes=2 --compare "$tmp/nt_few.txt" --fit
 # the file's largest size, cut below itself, is a size the file asked for, not one outside the prediction
 printf '%s\n 1048576 262144 float sum -1 71.93 14.58 27.33 0 71.47 14.67 27.51 0\n 2097155 524288 float sum -1 76.24 27.51 51.58 0 76.62 27.37 51.32 0\n' "$NTH" >"$tmp/nt_oddtop.txt"
 good "nccl-tests --compare: the largest size cut below itself is named" "^# not compared: line 3, size 2097155 B" nccl-tests --preset dgx-h100 --compare "$tmp/nt_oddtop.txt"

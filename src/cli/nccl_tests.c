@@ -1005,6 +1005,15 @@ static tc_status nt_fit_run(const nt_in *in, tc_scenario *s, const tc_nccl_row *
                      unused);
         at = w > 0 && at + (size_t)w < note_len ? at + (size_t)w : strlen(note);
     }
+    /* four numbers from fewer rows than a few a parameter: several
+     * values fit them alike */
+    if (used < 8) {
+        w = snprintf(note + at, note_len - at,
+                     "# fit: only %zu row%s for 4 values: other values may fit %s as well; the constants are not "
+                     "determined (compare a run of more sizes)\n",
+                     used, used == 1 ? "" : "s", used == 1 ? "it" : "them");
+        at = w > 0 && at + (size_t)w < note_len ? at + (size_t)w : strlen(note);
+    }
     snprintf(note + at, note_len - at,
              "# fit: the constants are the file's; another run on the same hardware and software takes them as "
              "--topo or preset keys (docs/MODEL.md, \"Calibrating a transport\")\n");

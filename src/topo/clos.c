@@ -314,7 +314,9 @@ static tc_status read_links(tc_spec *sp, tc_topo *t, tc_err *err)
     if (ev) {
         char *end;
         double f = strtod(ev, &end);
-        if (end == ev || *end || !(f > 0 && f <= 1))
+        /* a decimal number as bw='s figures are (no space, no hex) */
+        bool plain = (isdigit((unsigned char)ev[0]) || ev[0] == '.') && !strpbrk(ev, "xX");
+        if (end == ev || *end || !plain || !(f > 0 && f <= 1))
             return tc_fail(err, TC_EINVAL, "clos key 'net_eff': '%s': expected a fraction above 0 and at most 1 (the "
                                            "share of the fabric links' line rate the transport reaches), e.g. "
                                            "net_eff=0.9",
@@ -326,7 +328,7 @@ static tc_status read_links(tc_spec *sp, tc_topo *t, tc_err *err)
     if (st == TC_OK)
         st = tc_topo_get_time(sp, "clos", "lat", &lat, NULL, err);
     for (int i = 1; st == TC_OK && i <= t->levels; i++) {
-        char key[8];
+        char key[16];
         double b = bw, l = lat;
         snprintf(key, sizeof key, "bw%d", i);
         st = tc_topo_get_rate(sp, "clos", key, &b, NULL, err);
