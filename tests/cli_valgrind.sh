@@ -37,6 +37,12 @@ run collective --preset dgx-h100:nodes=2 --op allreduce --algo nccl-ring --size 
 run collective --topo "clos:down=4x4,up=1x2" --op alltoall --algo direct --sizes 64KiB:1MiB --mode flow --flow-bounds --format csv
 run nccl-tests --preset dgx-a100:nodes=2 -b 8 -e 64M -f 8 --compare "$(dirname "$0")/data/nccl-tests/nccltests309_gjaion_h100_2node_ib400_allreduce_ring_minctas24_qps2.txt"
 run nccl-tests --preset nope -b 8 -e 8
+# --fit: hundreds of predictions on one file (a prediction of 4 sizes)
+"$T" nccl-tests --preset dgx-h100:nodes=2 -b 1M -e 64M -f 4 >"$tmp/fit_in.txt" 2>/dev/null
+run nccl-tests --preset dgx-h100:nodes=2 --compare "$tmp/fit_in.txt" --fit
+# report of one point's line of a sweep's results
+sed -n 2p "$(dirname "$0")/data/sweep-example.jsonl" >"$tmp/point.json"
+run report "$tmp/point.json" -o "$tmp/rpoint"
 run compress --topo "clos:down=8x8,up=1x8" --model resnet50 --codec int8 --steps-ratio int8=1 --accel a100
 run collective --topo "clos:down=8x8,up=1x4" --op allreduce --size 1MiB --colour
 run failures --topo "clos:down=4x4,up=1x4" --topo "torus:dims=4x4" --op allreduce --size 1MiB --mode steps --fail-random links=2,switches=1,seed=3 --trials 4 --format json
