@@ -992,29 +992,24 @@ static tc_status nt_fit_run(const nt_in *in, tc_scenario *s, const tc_nccl_row *
     for (int i = 0; i < 4; i++)
         if (flat[i])
             snprintf(unused + strlen(unused), sizeof unused - strlen(unused), "%s%s", unused[0] ? ", " : "", pname[i]);
-    int w = snprintf(note, note_len,
-                     "# fit to %s: net_lat=%gus/%gus/%gus,net_eff=%g (LL/LL128/Simple per network step; mean "
-                     "|ln(predicted / measured busbw)| over %zu rows: %.3f with the transport's own values, %.3f "
-                     "fitted)\n",
-                     in->compare, x[0], x[1], x[2], x[3], used, start, best);
-    size_t at = w > 0 && (size_t)w < note_len ? (size_t)w : strlen(note);
-    if (unused[0]) {
-        w = snprintf(note + at, note_len - at,
-                     "# fit: not determined by the file (its runs do not depend on it), kept at the transport's "
-                     "value: %s\n",
-                     unused);
-        at = w > 0 && at + (size_t)w < note_len ? at + (size_t)w : strlen(note);
-    }
+    /* the lines, each after the last (note_len holds them: its caller) */
+    snprintf(note, note_len,
+             "# fit to %s: net_lat=%gus/%gus/%gus,net_eff=%g (LL/LL128/Simple per network step; mean |ln(predicted / "
+             "measured busbw)| over %zu rows: %.3f with the transport's own values, %.3f fitted)\n",
+             in->compare, x[0], x[1], x[2], x[3], used, start, best);
+    if (unused[0])
+        snprintf(note + strlen(note), note_len - strlen(note),
+                 "# fit: not determined by the file (its runs do not depend on it), kept at the transport's value: "
+                 "%s\n",
+                 unused);
     /* four numbers from fewer rows than a few a parameter: several
      * values fit them alike */
-    if (used < 8) {
-        w = snprintf(note + at, note_len - at,
-                     "# fit: only %zu row%s for 4 values: other values may fit %s as well; the constants are not "
-                     "determined (compare a run of more sizes)\n",
-                     used, used == 1 ? "" : "s", used == 1 ? "it" : "them");
-        at = w > 0 && at + (size_t)w < note_len ? at + (size_t)w : strlen(note);
-    }
-    snprintf(note + at, note_len - at,
+    if (used < 8)
+        snprintf(note + strlen(note), note_len - strlen(note),
+                 "# fit: only %zu row%s for 4 values: other values may fit %s as well; the constants are not "
+                 "determined (compare a run of more sizes)\n",
+                 used, used == 1 ? "" : "s", used == 1 ? "it" : "them");
+    snprintf(note + strlen(note), note_len - strlen(note),
              "# fit: the constants are the file's; another run on the same hardware and software takes them as "
              "--topo or preset keys (docs/MODEL.md, \"Calibrating a transport\")\n");
     return TC_OK;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "topocc/coll.h"
+#include "coll/algos.h"
 
 typedef struct grp_state {
     tc_sched *inner;
@@ -141,17 +142,14 @@ tc_status tc_groups_nccl_view(const tc_groups *g, const tc_topo *t, const uint32
     }
     if (Gv == 0)
         Gv = 1;
-    tc_topo_info in;
-    tc_topo_get_info(t, &in);
     const tc_topo *f = t->kind == TC_TOPO_MULTIDC ? t->pod[0] : t; /* a multidc: its pods' cables */
     double lat = f->kind == TC_TOPO_CLOS ? f->level_lat[1] : f->torus_lat;
     char spec[512];
     /* the line rate with net_eff= beside it, as the topology has them */
-    double eff = t->kind != TC_TOPO_TORUS && t->net_eff > 0 ? t->net_eff : 1;
     int n = snprintf(spec, sizeof spec, "clos:down=%u,up=1,bw=%.17gGB/s,lat=%.17gns,hop_lat=%.17gns,alpha=%.17gns", g->size,
-                     in.injection_Bps / eff / 1e9, lat * 1e9, t->hop_lat * 1e9, t->alpha * 1e9);
-    if (eff != 1 && n > 0 && (size_t)n < sizeof spec)
-        n += snprintf(spec + n, sizeof spec - (size_t)n, ",net_eff=%.17g", eff);
+                     tc_nccl_nic_line_Bps(t) / 1e9, lat * 1e9, t->hop_lat * 1e9, t->alpha * 1e9);
+    if (t->net_eff != 1 && n > 0 && (size_t)n < sizeof spec)
+        n += snprintf(spec + n, sizeof spec - (size_t)n, ",net_eff=%.17g", t->net_eff);
     if (Gv > 1 && n > 0 && (size_t)n < sizeof spec)
         n += snprintf(spec + n, sizeof spec - (size_t)n, ",node=%u,node_bw=%.17gGB/s,node_lat=%.17gns,node_hop_lat=%.17gns%s",
                       Gv, t->node_bw / 1e9, t->node_lat * 1e9, t->node_hop_lat * 1e9,

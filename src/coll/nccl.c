@@ -306,8 +306,7 @@ double tc_nccl_nic_line_Bps(const tc_topo *t)
 {
     tc_topo_info in;
     tc_topo_get_info(t, &in);
-    double eff = t->kind != TC_TOPO_TORUS && t->net_eff > 0 ? t->net_eff : 1;
-    return in.injection_Bps / eff;
+    return in.injection_Bps / t->net_eff;
 }
 
 static double graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G)

@@ -308,7 +308,6 @@ static tc_status read_net_lat(tc_spec *sp, tc_topo *t, tc_err *err)
 static tc_status read_links(tc_spec *sp, tc_topo *t, tc_err *err)
 {
     double bw = TC_TOPO_DEFAULT_BW, lat = TC_TOPO_DEFAULT_LAT;
-    t->net_eff = 1;
     tc_status st = read_net_lat(sp, t, err);
     const char *ev = st == TC_OK ? tc_spec_get(sp, "net_eff") : NULL;
     if (ev) {

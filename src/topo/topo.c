@@ -500,6 +500,7 @@ tc_status tc_topo_build(const char *spec, tc_topo **out, tc_err *err)
     tc_topo *t = tc_calloc(1, sizeof *t);
     if (!t)
         return tc_fail(err, TC_EINTERNAL, "out of memory building '%s'", spec);
+    t->net_eff = 1; /* a Clos's net_eff= may lower it */
     uint64_t fabric = 0;
     st = configure(&sp, t, &fabric, err);
     if (st != TC_OK) {
