@@ -89,6 +89,11 @@ assert a["never_fit"] == 1 and a["makespan_s"] == 10 and abs(a["utilisation"] - 
 assert b["never_fit"] == 2 and b["makespan_s"] == 0 and b["utilisation"] == 0, b
 PY
 
+# the CSV tables as docs/SCHEMA.md lists them
+"$T" cluster --topo "$CLOS" --trace "$tmp/five.csv" --out-dir "$tmp/csvd" --quiet >/dev/null 2>&1
+[ "$(head -1 "$tmp/csvd/cluster.csv")" = "name,started,never_fit,utilisation_arrivals,utilisation,unasked_share,wait_mean_s,wait_p50_s,wait_p99_s,frag_idle_share_arrivals,frag_time_share_arrivals,makespan_s" ] &&
+    [ "$(head -1 "$tmp/csvd/utilisation.csv")" = "name,from_s,utilisation" ] ||
+    { echo "FAIL: cluster's CSV columns are not SCHEMA.md's"; head -1 "$tmp/csvd/cluster.csv" "$tmp/csvd/utilisation.csv"; fails=$((fails + 1)); }
 if [ "$fails" -ne 0 ]; then
     echo "$fails cluster CLI check(s) failed"
     exit 1

@@ -713,6 +713,11 @@ if bad:
 PY
 done
 
+# the CSV table as docs/SCHEMA.md lists it
+"$T" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --format csv --quiet >"$tmp/it.csv" 2>&1
+[ "$(head -1 "$tmp/it.csv")" = "part,time_s,share" ] &&
+    cut -d, -f1 "$tmp/it.csv" | grep -qx "iteration without overlap" && grep -q '^EP all-to-alls (nominal),' "$tmp/it.csv" ||
+    { echo "FAIL: train's CSV is not SCHEMA.md's iteration table"; head -3 "$tmp/it.csv"; fails=$((fails + 1)); }
 if [ "$fails" -ne 0 ]; then
     echo "$fails train CLI check(s) failed"
     exit 1
