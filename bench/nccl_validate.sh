@@ -145,24 +145,27 @@ cases | while IFS='|' read -r f tr why args; do
     out=$("$T" nccl-tests $run_args --compare "$D/$f" 2>&1) || { echo "| $f | $tr | $half | $why | error: $(echo "$out" | tail -1) | | | | | |"; continue; }
     # shellcheck disable=SC2086
     old=$("$T" nccl-tests $before --compare "$D/$f" 2>&1)
-    [ $counted = 1 ] && echo "$tr $half$(bands_of "$out")" >>"$bands"
+    # whether the source states the configuration modelled ("yes") or
+    # topocc assumes part of it ("partly")
+    stated=${why%%:*}
+    [ $counted = 1 ] && echo "$tr $half $stated$(bands_of "$out")" >>"$bands"
     [ $counted = 1 ] || why="$why (not counted in the medians)"
     row "$f" "$tr" "$half" "$why" "$out" "$old"
     if [ -n "$pf" ]; then
         # the same without calibration: the transport's own values
         # shellcheck disable=SC2086
         raw=$("$T" nccl-tests $args --compare "$D/$f" 2>&1)
-        [ $counted = 1 ] && echo "$tr raw$(bands_of "$raw")" >>"$bands"
+        [ $counted = 1 ] && echo "$tr raw $stated$(bands_of "$raw")" >>"$bands"
         row "$f" "$tr" "-" "the same without calibration: the transport's own step latencies and the whole line rate (counted only in the medians without calibration)" "$raw" "$old"
     fi
 done
 # The median over the files of each band's median (a file without sizes in
 # a band does not count there).
-median_row() { # LABEL AWK-CONDITION-ON-$1-$2
-    awk -v label="$1" "$2"' { for (i = 3; i <= 5; i++) if ($i != "-") { n[i]++; v[i, n[i]] = $i } }
+median_row() { # LABEL AWK-CONDITION-ON-$1-$2-$3 (transport, half, stated)
+    awk -v label="$1" "$2"' { for (i = 4; i <= 6; i++) if ($i != "-") { n[i]++; v[i, n[i]] = $i } }
      END {
        printf "| %s | | | |", label
-       for (i = 3; i <= 5; i++) {
+       for (i = 4; i <= 6; i++) {
          m = n[i]
          if (!m) { printf " |"; continue }
          for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (v[i, b] + 0 < v[i, a] + 0) { t = v[i, a]; v[i, a] = v[i, b]; v[i, b] = t }
@@ -177,6 +180,8 @@ plug='($1 == "efa" || $1 == "gib" || $1 == "tcpxo")'
 median_row "median, held-out half: every file no constant was fitted on" '$2 == "held-out"'
 median_row "median, held-out half, NCCL's own transports (nvlink, ib, roce)" "\$2 == \"held-out\" && $own"
 median_row "median, held-out half, network plugins (efa, gib, tcpxo), with their platform's fitted constants" "\$2 == \"held-out\" && $plug"
+median_row "median, held-out half, files whose configuration the source states (modelled: yes)" '$2 == "held-out" && $3 == "yes"'
+median_row "median, held-out half, files with part of the configuration assumed (modelled: partly)" '$2 == "held-out" && $3 == "partly"'
 median_row "median, fit half: network plugins, with the constants fitted on each" '$2 == "fit"'
 median_row "median over every file without calibration" "(\$2 == \"held-out\" && $own) || \$2 == \"raw\""
 median_row "median, network plugins without calibration" '$2 == "raw"'
