@@ -455,7 +455,7 @@ good "dtype: the rounded size is reported" "^allreduce,ring,16,1000," collective
 # Presets from hardware profiles (docs/PROFILES.md)
 good "preset: a DGX H100 pair is a rail-optimized Clos" "rail=8" topo --preset dgx-h100:nodes=2
 good "preset: a TPU slice is a torus" "torus:dims=8x8x8" topo --preset tpu-v5p-slice:dims=8x8x8
-bad_says "preset: unknown, listing the known presets alone" "known are dgx-a100, dgx-b200, dgx-h100, dgx-h200, gb200-nvl72, tpu-v4-slice, tpu-v5p-slice" collective --preset dgx-h999 --op allreduce --size 1MiB
+bad_says "preset: unknown, listing the known presets alone" "known are aws-p4d, aws-p5, dgx-a100, dgx-b200, dgx-h100, dgx-h200, gb200-nvl72, gcp-a3-mega, gcp-a3-ultra, gcp-a4, tpu-v4-slice, tpu-v5p-slice" collective --preset dgx-h999 --op allreduce --size 1MiB
 bad_says "replay of a directory" "a directory: give a saved result or scenario" replay "$tmp"
 bad_says "--scenario of a directory" "a directory: give a scenario file" collective --scenario "$tmp"
 bad_says "train: a codec ratio that leaves too few bytes names the codec" "with --compress-dp topk:ratio=1e-08: dp allgather" train --topo "clos:hosts=64,radix=16,tiers=2,node=8" --model llama3-8b --dp 8 --tp 8 --compress-dp topk:ratio=1e-8
@@ -476,6 +476,23 @@ good "preset: EFA's transport" "transport=efa" topo --preset dgx-h100:nodes=2,tr
 bad "preset: an unknown transport" topo --preset dgx-h100:nodes=2,transport=roce
 bad "topology: SHARP over EFA" topo --topo clos:down=2x8,up=1x2,node=8,sharp=1,transport=efa
 good "preset: a GPU-NIC path" "nic_path=phb" topo --preset dgx-h100:nodes=2,nic_path=phb
+# The cloud instances' presets (docs/PROFILES.md): each builds on one node, two and sixteen, carries its
+# platform's calibration (tests/validation_table.sh holds it to docs/VALIDATION.md's fitted constants), and
+# refuses a key it does not take with one line
+for p in aws-p5 aws-p4d gcp-a3-mega gcp-a3-ultra gcp-a4; do
+    for n in 1 2 16; do
+        good "preset $p:nodes=$n builds, calibrated" "topo=clos:.*,node=8,.*,net_lat=[0-9.]*[mun]s/[0-9.]*[mun]s/[0-9.]*[mun]s,net_eff=0\\.[0-9]*" topo --preset $p:nodes=$n
+    done
+    bad_says "preset $p: an unknown key" "preset $p: unknown key 'gpus': a gpu-node preset takes nodes=N" topo --preset $p:nodes=2,gpus=4
+done
+good "preset aws-p5: EFA's transport and 8 NICs of 400 Gb/s" "topo=clos:down=2x8,up=1x2,bw=400Gbps,.*,rail=8,arch=hopper,transport=efa," topo --preset aws-p5:nodes=2
+good "preset aws-p4d: 4 NICs of 100 Gb/s, Simple-only EFA" "topo=clos:down=2x4,up=1x2,bw=100Gbps,.*,nics=4,rail=4,arch=ampere,transport=efa-sendrecv," topo --preset aws-p4d:nodes=2
+good "preset gcp-a3-mega: 8 NICs of 200 Gb/s" "topo=clos:down=2x8,up=1x2,bw=200Gbps,.*,rail=8,arch=hopper,net_lat=55.1us/66.4us/143us,net_eff=0.921" topo --preset gcp-a3-mega:nodes=2
+good "preset aws-p5 at 64 nodes: rails over two leaves each" "topo=clos:down=32x16,up=1x32," topo --preset aws-p5:nodes=64
+# a user's net_lat= and net_eff= replace the profile's calibration, each alone; transport= and nic_path= its transport and path
+good "preset aws-p5: net_lat= replaces the profile's, net_eff kept" "^# topocc prediction: .*,transport=efa,net_lat=1us/2us/3us,net_eff=0.758," nccl-tests --preset aws-p5:nodes=2,net_lat=1us/2us/3us -b 8 -e 8
+good "preset aws-p5: net_eff= replaces the profile's, net_lat kept" "^# topocc prediction: .*,transport=efa,net_lat=29.1us/50us/53us,net_eff=0.5," nccl-tests --preset aws-p5:nodes=2,net_eff=0.5 -b 8 -e 8
+good "preset gcp-a4: transport=, nic_path= and seed= keys" "\"clos:.*,arch=blackwell,transport=efa,nic_path=phb,net_lat=8.25us/4us/33.8us,net_eff=0.704,alpha=1.1us,seed=7\"" nccl-tests --preset gcp-a4:nodes=2,transport=efa,nic_path=phb,seed=7 -b 8 -e 8 --print-scenario
 # a trace or timeline that is one of the result's files: refused before the run, nothing written
 mkdir "$tmp/rf"
 bad_says "--trace the --out file" "--trace .*rf/x.json is the --out file too" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/rf/x.json" --out "$tmp/rf/./x.json"

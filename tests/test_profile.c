@@ -115,7 +115,8 @@ static void gpu_node_presets_expand_to_rail_optimized_clos(void **state)
 static void presets_fit_their_switch_radix(void **state)
 {
     (void)state;
-    const char *names[] = {"dgx-a100", "dgx-h100", "dgx-h200", "dgx-b200", "gb200-nvl72"};
+    const char *names[] = {"dgx-a100", "dgx-h100", "dgx-h200", "dgx-b200", "gb200-nvl72", "aws-p5",
+                           "aws-p4d",  "gcp-a3-mega", "gcp-a3-ultra", "gcp-a4"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         uint32_t built = 0;
         for (uint32_t n = 1; n <= 80; n++) {
