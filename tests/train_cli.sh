@@ -14,6 +14,9 @@ CLOS=clos:hosts=64,radix=16,tiers=2,node=8
 good "llama3-8b, dp 8 x tp 8" "^iteration " train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --micro-batches 4
 good "memory line" "memory per device: weights" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --zero 3
 good "pipeline" "pipeline bubble" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 8 --pp 2 --micro-batches 8
+# a preset computes on its chip: aws-p4d's 40 GB A100 (40e9 B = 37.25 GiB),
+# not the 80 GB part's 74.51 GiB
+good "aws-p4d's 40 GB A100" "of 37.25 GiB, fits" train --preset aws-p4d:nodes=2 --model llama3-8b --dp 2 --tp 8
 good "a CNN, data parallel" "^iteration " train --topo "$CLOS" --model resnet50 --dp 64 --micro-batch 32
 good "steps mode" "^iteration " train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --mode steps
 good "copy-engine collectives" "copy-engine (--dma) collectives" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --dma
