@@ -12,8 +12,9 @@
  *
  * Data model (used by the data checker that proves every algorithm): each
  * rank holds nslots integer slots. The operation's logical buffer is nblk
- * blocks of blk_bytes each, in slots [0, nblk); all-to-all writes its output
- * to slots [nblk, 2 nblk); slots beyond are scratch. A transfer carries
+ * blocks of blk_bytes each, in slots [0, nblk); all-to-all and sendrecv
+ * write their output to slots [nblk, 2 nblk) (sendrecv: rank r's output
+ * block j is rank r - 1's input block j); slots beyond are scratch. A transfer carries
  * segments (src_slot, dst_slot, count); within a step, every transfer reads
  * its source slots as they were at the start of the step, then copies or adds
  * into the destination. Transfers with src == dst are local copies and cost
@@ -21,7 +22,8 @@
  *
  * Sizes follow nccl-tests: bytes is the whole buffer (all-reduce, broadcast,
  * reduce), the gathered output (all-gather), the input (reduce-scatter), what
- * one rank sends in total, its own block included (all-to-all).
+ * one rank sends in total, its own block included (all-to-all), what one
+ * rank sends to its one peer (sendrecv).
  */
 #ifndef TOPOCC_COLL_H
 #define TOPOCC_COLL_H
@@ -36,6 +38,7 @@ typedef enum {
     TC_OP_ALLTOALL,
     TC_OP_BROADCAST,
     TC_OP_REDUCE,
+    TC_OP_SENDRECV,       /* point-to-point: rank r sends to r + 1 and receives from r - 1 (nccl-tests' sendrecv_perf) */
     TC_OP_COUNT
 } tc_op;
 
@@ -125,7 +128,7 @@ tc_status tc_proto_parse(const char *s, bool as_mask, tc_proto *proto, uint8_t *
 const char *tc_op_name(tc_op op);
 const char *tc_algo_name(tc_algo a);
 tc_status tc_op_parse(const char *s, tc_op *out, tc_err *err);
-/* nccl-tests bus bandwidth factor for p ranks. */
+/* nccl-tests bus bandwidth factor for p ranks (sendrecv: 1 for any p). */
 double tc_op_busbw_factor(tc_op op, uint32_t p);
 
 /* How a phase's traffic looks, so the formula evaluator can cost it in
@@ -291,7 +294,8 @@ typedef enum tc_redop { TC_REDOP_SUM = 0, TC_REDOP_PROD, TC_REDOP_MIN, TC_REDOP_
 bool tc_redop_parse(const char *name, tc_redop *out);
 const char *tc_redop_name(tc_redop op);
 /* nccl-tests' redop column: the operator's name for a reduction
- * (allreduce, reducescatter, reduce), "none" otherwise. */
+ * (allreduce, reducescatter, reduce) and for sendrecv (nccl-tests prints
+ * its -o there, though nothing is reduced), "none" otherwise. */
 const char *tc_redop_column(tc_op op, uint8_t redop);
 /* Whether NCCL v2.21.5-1 has NVLS kernels for the operator on the type of
  * code dtype (ncclNvlsSupported, src/include/device.h:423-440; min and max

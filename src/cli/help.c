@@ -22,7 +22,7 @@ static const cmd_help helps[TC_CMD_COUNT] = {
          "Times one collective on one topology: time, algbw, busbw (nccl-tests factors),\n"
          "the lower bound, phases. --sizes gives a table over sizes (nccl-tests columns);\n"
          "--algo all (or a list) ranks the valid algorithms by time.\n"
-         "OP:    allreduce, reducescatter, allgather, alltoall, broadcast, reduce\n"
+         "OP:    allreduce, reducescatter, allgather, alltoall, broadcast, reduce, sendrecv\n"
          "ALGO:  ring, biring, rd, rhd, binomial, dbtree, bruck, pairwise, direct, torus,\n"
          "       torus-bi, torus-mp, swing, hier, shift, scatter-ring, rsg, neighbor,\n"
          "       segring, hier-dc (hier over a multidc's pods), scatter-rd (MPICH's\n"

@@ -401,11 +401,12 @@ static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows,
     tc_redop rop;
     if (st == TC_OK && in->o && !tc_redop_parse(in->o, &rop))
         st = tc_fail(err, TC_EINVAL, "invalid -o '%s': accepted are sum, prod, min, max, avg", in->o);
-    /* nccl-tests passes -o to the reductions only (the others print none) */
+    /* nccl-tests passes -o to the reductions and sendrecv only (the others
+     * print none; sendrecv prints it and reduces nothing) */
     tc_op top = TC_OP_ALLREDUCE;
     tc_err e2;
     if (st == TC_OK && in->o && (!in->op || tc_op_parse(in->op, &top, &e2) == TC_OK) &&
-        (top == TC_OP_ALLREDUCE || top == TC_OP_REDUCESCATTER || top == TC_OP_REDUCE))
+        (top == TC_OP_ALLREDUCE || top == TC_OP_REDUCESCATTER || top == TC_OP_REDUCE || top == TC_OP_SENDRECV))
         st = set1(s, "--redop", in->o, err);
     if (st == TC_OK && in->mode)
         st = set1(s, "--mode", in->mode, err);

@@ -644,6 +644,12 @@ static bool expected(const chk_data *d, uint32_t r, uint32_t k, int64_t *v)
         /* output block from q, element i = q's input block for r, element i */
         *v = init_val((j - nb) / c, r * c + (j - nb) % c);
         return true;
+    case TC_OP_SENDRECV:
+        if (j < nb || j >= 2 * nb)
+            return false;
+        /* output block i = the input block i of the rank before */
+        *v = init_val(r ? r - 1 : d->p - 1, j - nb);
+        return true;
     default:
         return false;
     }
@@ -693,8 +699,8 @@ static tc_status check_layout(const tc_sched *s, tc_err *err)
     tc_op op = s->req.op;
     if ((op == TC_OP_REDUCESCATTER || op == TC_OP_ALLGATHER || op == TC_OP_ALLTOALL) && s->nblk % p)
         return tc_fail(err, TC_EINTERNAL, "%s needs nblk (%u) divisible by p (%u)", tc_op_name(op), s->nblk, p);
-    if (op == TC_OP_ALLTOALL && s->nslots < 2 * s->nblk)
-        return tc_fail(err, TC_EINTERNAL, "alltoall needs 2 nblk slots");
+    if ((op == TC_OP_ALLTOALL || op == TC_OP_SENDRECV) && s->nslots < 2 * s->nblk)
+        return tc_fail(err, TC_EINTERNAL, "%s needs 2 nblk slots", tc_op_name(op));
     if (s->req.elt) {
         double count = floor(s->req.bytes / s->req.elt);
         if (count * s->req.elt != s->req.bytes || s->blk_bytes != tc_block_bytes(s->req.bytes, s->req.elt, s->nblk))
@@ -780,9 +786,9 @@ tc_status tc_sched_check_sampled(const tc_sched *s, uint32_t blocks_per_rank, ui
         return tc_fail(err, TC_EINVAL, "sampled check: blocks_per_rank must be at least 1");
     if (blocks_per_rank >= s->nslots)
         return tc_sched_check(s, err);
-    if (s->req.op == TC_OP_ALLTOALL)
-        return tc_fail(err, TC_EINVAL,
-                       "sampled check: all-to-all moves blocks between slot indices; use tc_sched_check");
+    if (s->req.op == TC_OP_ALLTOALL || s->req.op == TC_OP_SENDRECV)
+        return tc_fail(err, TC_EINVAL, "sampled check: %s moves blocks between slot indices; use tc_sched_check",
+                       s->req.op == TC_OP_ALLTOALL ? "all-to-all" : "sendrecv");
     tc_status st = check_layout(s, err);
     if (st)
         return st;

@@ -18,8 +18,11 @@
  * to every other rank. reduce-scatter: r sends block j to rank j, which adds
  * it. all-reduce: direct reduce-scatter then direct all-gather (2 steps).
  * broadcast: the root sends the buffer to every rank. reduce: every rank
- * sends its buffer to the root. chunks are ignored (a single step has
- * nothing to pipeline).
+ * sends its buffer to the root. sendrecv (point-to-point, nccl-tests'
+ * sendrecv_perf: NVIDIA/nccl-tests v2.13.10 src/sendrecv.cu:46-59): rank r
+ * sends its buffer, one message, to r + 1 (mod p), which stores it in
+ * output slot 1; on one rank the message is a local copy. chunks are
+ * ignored (a single step has nothing to pipeline).
  *
  * scattered (all-to-all only) is the same MPICH function with its throttle
  * (MPIR_CVAR_ALLTOALL_THROTTLE, default 32 in src/mpi/coll/cvars.txt of
@@ -116,6 +119,12 @@ static tc_status emit_direct(const tc_sched *s, uint32_t step, tc_xfers *x)
                 tc_xfers_seg(x, 0, 0, 1);
             }
         break;
+    case TC_OP_SENDRECV:
+        for (uint32_t r = 0; r < p; r++) {
+            tc_xfers_add(x, r, r + 1 == p ? 0 : r + 1, s->blk_bytes, false);
+            tc_xfers_seg(x, 0, 1, 1);
+        }
+        break;
     default: return TC_EINTERNAL;
     }
     return TC_OK;
@@ -159,6 +168,16 @@ static tc_status direct_build(const tc_coll_req *req, const tc_topo *topo, tc_sc
             ph->src_count = 1;
         }
         return ok ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
+    }
+    if (req->op == TC_OP_SENDRECV) {
+        /* one message a rank: a shift by one (a local copy on one rank) */
+        s->nblk = 1;
+        s->nslots = 2;
+        s->blk_bytes = req->bytes;
+        if (p == 1)
+            return tc_sched_add_copy_phase(s, err);
+        tc_phase *ph = tc_sched_add_phase(s, 1, TC_PAT_SHIFT, 1, s->blk_bytes, "direct sendrecv");
+        return ph ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
     }
     s->emit_part = emit_pairs;
     s->nblk = p;

@@ -916,7 +916,7 @@ static uint8_t default_mask(const tc_topo *t, uint32_t nodes)
 
 tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *algo, double *pred_s)
 {
-    if (req->op == TC_OP_ALLTOALL) {
+    if (req->op == TC_OP_ALLTOALL || req->op == TC_OP_SENDRECV) {
         /* grouped send/recv: nccl-a2a, the protocol of its pieces */
         tc_proto pr = TC_PROTO_SIMPLE;
         double t_us = tc_nccl_a2a_time_us(req, topo, &pr);
@@ -1098,10 +1098,10 @@ static tc_status nccl_build(const tc_coll_req *req, const tc_topo *topo, tc_sche
     return a == TC_ALGO_NCCL_TREE ? nccl_tree_build(&r, topo, s, err) : nccl_ring_build(&r, topo, s, err);
 }
 
-/* nccl: the ring's operations, and all-to-all (nccl-a2a). */
+/* nccl: the ring's operations, and all-to-all and sendrecv (nccl-a2a). */
 static bool nccl_valid(tc_op op, uint32_t p, const tc_topo *topo, tc_err *err)
 {
-    if (op == TC_OP_ALLTOALL)
+    if (op == TC_OP_ALLTOALL || op == TC_OP_SENDRECV)
         return tc_algo_impl_of(TC_ALGO_NCCL_A2A)->valid(op, p, topo, err);
     return nccl_whole_nodes("nccl", p, topo, err);
 }

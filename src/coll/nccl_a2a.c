@@ -101,6 +101,7 @@ typedef struct a2a_state {
     uint32_t ndelta;
     bool pxn;               /* cross-node sends relayed through the GPU at the destination's NIC */
     uint32_t gpn;           /* GPUs per NIC (consecutive local ranks share one) */
+    double piece, fifo;     /* sendrecv: a piece's bytes (calcP2pChunkSize), the FIFO step (p2pChunkSize) */
     a2a_step *plan;         /* per schedule step */
     /* per local rank lr, peer-order entry e and piece j (lr x entries x c):
      * 1 where lr's send of piece j at e is the first send to another rank
@@ -149,8 +150,8 @@ static uint32_t node_size(uint32_t p, const tc_topo *t)
 
 static bool a2a_valid(tc_op op, uint32_t p, const tc_topo *t, tc_err *err)
 {
-    if (op != TC_OP_ALLTOALL) {
-        tc_fail(err, TC_EINVAL, "nccl-a2a implements alltoall only (nccl-tests' grouped ncclSend/ncclRecv)");
+    if (op != TC_OP_ALLTOALL && op != TC_OP_SENDRECV) {
+        tc_fail(err, TC_EINVAL, "nccl-a2a implements alltoall and sendrecv only (nccl-tests' grouped ncclSend/ncclRecv)");
         return false;
     }
     if (t && t->kind == TC_TOPO_MULTIDC) {
@@ -397,9 +398,11 @@ static tc_status a2a_setup(const tc_coll_req *req, const tc_topo *t, a2a_state *
     double step = N > 1 ? 131072.0 : 524288.0, buf = (req->buffsize > 0 ? req->buffsize : 4194304.0) / 8;
     if (step > buf)
         step = buf;
-    *B = req->bytes / p;
+    *B = req->op == TC_OP_SENDRECV ? req->bytes : req->bytes / p; /* sendrecv: its one peer gets all */
     double minsz = N > 1 ? step / 2 : step / 8, maxsz = N > 1 ? step : 32 * step;
     double piece = p2p_chunk(*B, minch, st->cpp, minsz, maxsz), pieces = ceil(*B / piece);
+    st->piece = piece;
+    st->fifo = step;
     if (pieces < 1)
         pieces = 1;
     st->c = pieces < st->cpp ? (uint32_t)pieces : st->cpp;
@@ -425,13 +428,16 @@ static tc_status a2a_setup(const tc_coll_req *req, const tc_topo *t, a2a_state *
 double tc_nccl_a2a_time_us(const tc_coll_req *req, const tc_topo *t, tc_proto *proto)
 {
     uint32_t p = req->p, G = node_size(p, t), N = p / G;
-    tc_proto pr = req->proto ? req->proto : a2a_proto(req->bytes / p);
+    bool sr = req->op == TC_OP_SENDRECV;
+    tc_proto pr = req->proto ? req->proto : a2a_proto(sr ? req->bytes : req->bytes / p);
     if (proto)
         *proto = pr;
     if (p < 2 || !t)
         return 0;
     double bw = (N > 1 || t->node_size <= 1 ? tc_nccl_nic_line_Bps(t) : t->node_bw) / 1e9;
     double wire = pr == TC_PROTO_LL ? 2 : 1, B, chain = 0;
+    if (sr) /* one work a channel, one hop; the whole buffer over one peer's path */
+        return a2a_base_us(pr) + a2a_hop_us(pr, N > 1, t) + wire * req->bytes / (1000 * bw);
     a2a_state st = {0};
     if (a2a_setup(req, t, &st, false, &B, NULL) != TC_OK ||
         a2a_works(&st, a2a_hop_us(pr, false, t), a2a_hop_us(pr, true, t), &chain, NULL, NULL, NULL) != TC_OK)
@@ -608,7 +614,7 @@ static bool a2a_same_shape(const tc_sched *a, const tc_sched *b)
     if (a->same_shape != b->same_shape || !x || !y || a->req.p != b->req.p || a->req.elt != b->req.elt ||
         a->proto != b->proto || a->nblk != b->nblk || a->nslots != b->nslots || a->nphases != b->nphases ||
         a->nsteps != b->nsteps || a->channels != b->channels || a->lanes != b->lanes || a->base_s != b->base_s ||
-        a->wire != b->wire || a->credit_steps != b->credit_steps || a->params[0] != b->params[0] ||
+        a->wire != b->wire || a->credit_steps != b->credit_steps || a->params[0] != b->params[0] || a->params[1] != b->params[1] || a->params[2] != b->params[2] ||
         a->lat_intra_s != b->lat_intra_s || a->lat_inter_s != b->lat_inter_s || a->nlat_pairs != b->nlat_pairs)
         return false;
     if (a->nlat_pairs && memcmp(a->lat_pairs, b->lat_pairs, 2 * (size_t)a->nlat_pairs * sizeof *a->lat_pairs))
@@ -715,9 +721,164 @@ static tc_status a2a_build_pxn(const tc_coll_req *req, const tc_topo *t, tc_sche
     return rs;
 }
 
+/* ---- sendrecv: one peer ----
+ *
+ * nccl-tests' sendrecv_perf (NVIDIA/nccl-tests v2.13.10 src/sendrecv.cu:
+ * 46-59): in one group every rank r posts ncclSend of its buffer to r + 1
+ * and ncclRecv from r - 1 (mod p). NCCL schedules them as any grouped
+ * point-to-point work (the machinery above): the buffer, B = S bytes, is
+ * cut into pieces by calcP2pChunkSize, piece j on channel (p2pChannels[base
+ * mod p2pnChannels] + j mod p2pnChannelsPerPeer) mod p2pnChannels with
+ * base the peer's node delta + step / 8 across nodes, its step inside one
+ * (ncclChannelCompute, src/include/channel.h:15-46, called from
+ * addP2pToPlan, src/enqueue.cc:510-528); LL where a piece is at most
+ * NCCL_P2P_LL_THRESHOLD = 16 KiB (enqueue.cc:507, 528), else Simple. The
+ * send and the receive of a rank are in the same peer-order step or two,
+ * fused into one work a channel (enqueue.cc:947-983): one hop of latency,
+ * across nodes where the rank's send or receive crosses them.
+ *
+ * Every rank's send runs at once (no rank has a second peer): one schedule
+ * step, rank r's c pieces to r + 1, each in its channel's lane. With PXN
+ * (tc_nccl_a2a_pxn_applies), the last GPU of a node sends to the next
+ * node's first GPU (local index 0) through the NIC of local index 0 of its
+ * own node: over NVLink into the proxy GPU's buffer (local rank 0's), whose
+ * NIC sends it on rail 0 (search.cc:1164-1176, net.cc:181-199; see the top
+ * of the file). NCCL's proxy forwards a FIFO step (p2pChunkSize: 128 KiB
+ * across nodes) as soon as it has arrived, so the two hops overlap: the
+ * buffer goes in K = min(8, FIFO steps of a piece) slices (NCCL_STEPS = 8
+ * slots, src/include/device.h), K + 1 schedule steps, step k carrying
+ * every direct send's slice k, the NVLink hop of slice k and the network
+ * hop of slice k - 1 (the relay's scratch slots read at the step's start).
+ * Blocks: slice k, piece j is block k c + j (c pieces), output slot nblk
+ * + block; the relay's scratch slots 2 nblk + j. */
+
+/* Rank r's send to r + 1: its first lane (channel) and the rank whose NIC
+ * carries it (relay_of). */
+static void sr_route(const a2a_state *st, uint32_t p, uint32_t r, uint32_t *q, uint32_t *first, uint32_t *via)
+{
+    uint32_t G = st->G, N = st->N;
+    *q = r + 1 == p ? 0 : r + 1;
+    uint32_t lr = r % G, lq = *q % G, delta = (*q / G + N - r / G) % N, step = (G + lq - lr) % G;
+    uint32_t base = N > 1 ? delta + step / P2P_GROUP : step;
+    *first = mirror_bits(base % st->nch, st->nch);
+    *via = relay_of(st, r, *q);
+}
+
+static tc_status emit_sr(const tc_sched *s, uint32_t step, tc_xfers *x)
+{
+    const a2a_state *st = s->state;
+    uint32_t p = s->req.p, nb = s->nblk, c = st->c, K = s->params[2];
+    if (p == 1) {
+        if (x->with_data) { /* to itself: a local copy */
+            tc_xfers_add(x, 0, 0, 0, false);
+            tc_xfers_seg(x, 0, nb, nb);
+        }
+        return TC_OK;
+    }
+    for (uint32_t r = 0; r < p; r++) {
+        uint32_t q, first, m;
+        sr_route(st, p, r, &q, &first, &m);
+        for (uint32_t j = 0; j < c; j++) {
+            uint32_t lane = (first + j) % st->nch;
+            if (m == r) {
+                if (step < K) /* slice step straight to the peer; the first pays the work's hop */
+                    add_piece(s, x, r, q, lane, step * c + j, nb + step * c + j, step > 0);
+                continue;
+            }
+            if (step < K) /* PXN: slice step over NVLink into the proxy's buffer */
+                add_piece(s, x, r, m, lane, step * c + j, 2 * nb + j, true);
+            if (step > 0) /* and slice step - 1 on from the proxy's NIC */
+                add_piece(s, x, m, q, lane, 2 * nb + j, nb + (step - 1) * c + j, step > 1);
+        }
+    }
+    return x->oom ? TC_EINTERNAL : TC_OK;
+}
+
+static tc_status sr_build(const tc_coll_req *req, const tc_topo *t, tc_sched *s, bool pxn, tc_err *err)
+{
+    uint32_t p = req->p;
+    a2a_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    s->state = st;
+    s->free_state = a2a_state_free;
+    double B;
+    tc_status rs = a2a_setup(req, t, st, pxn, &B, err);
+    if (rs)
+        return rs;
+    uint32_t G = st->G, N = st->N, c = st->c;
+    /* relayed: the last GPU of each node, where PXN sends it through another NIC */
+    bool relay = N > 1 && relay_of(st, G - 1, G) != G - 1;
+    double fifo_steps = ceil(st->piece / st->fifo);
+    uint32_t K = relay ? (fifo_steps < 8 ? (uint32_t)fifo_steps : 8) : 1;
+    if (K < 1)
+        K = 1;
+    s->nblk = c * K;
+    s->nslots = 2 * s->nblk + (relay ? c : 0);
+    s->blk_bytes = tc_block_bytes(req->bytes, req->elt, s->nblk);
+    s->emit = emit_sr;
+    s->same_shape = a2a_same_shape;
+    s->channels = st->nch;
+    s->lanes = st->nch;
+    s->nccl_impl = TC_ALGO_NCCL_A2A;
+    s->proto = req->proto ? req->proto : a2a_proto(B);
+    s->base_s = p > 1 ? a2a_base_us(s->proto) * 1e-6 : 0;
+    s->lat_intra_s = a2a_hop_us(s->proto, false, t) * 1e-6;
+    s->lat_inter_s = a2a_hop_us(s->proto, true, t) * 1e-6;
+    s->wire = tc_nccl_wire_factor(s->proto);
+    s->rate_cap_Bps = 0;
+    s->credit_steps = s->credit_steps_inter = P2P_GROUP;
+    /* a connection's FIFO goes onto the wire in order: slice k + 1 after
+     * slice k (flow: under the credits a rank may run ahead by 8 slices,
+     * which would otherwise share its link and all arrive last) */
+    s->wire_in_order = true;
+    s->params[0] = relay;
+    s->params[1] = 1; /* sendrecv */
+    s->params[2] = K;
+    /* the latency: the base once, then one work's hop: across nodes from
+     * the NIC that sends the last GPU's data to the next node, else inside
+     * the node */
+    s->lat_once = true;
+    s->lat_pairs = malloc(2 * sizeof *s->lat_pairs);
+    if (!s->lat_pairs)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    if (p > 1) {
+        uint32_t q, first, m;
+        sr_route(st, p, N > 1 ? G - 1 : 0, &q, &first, &m);
+        s->lat_pairs[0] = m, s->lat_pairs[1] = q;
+        s->nlat_pairs = 1;
+    }
+    if (p == 1)
+        return tc_sched_add_copy_phase(s, err);
+    /* phases: slice 0, slices 1 .. K - 1 (the same traffic), the last
+     * network hop */
+    uint32_t runs[3] = {1, K - 1, relay}, nrun = 3;
+    tc_xfers x;
+    tc_xfers_init(&x, false);
+    uint32_t *cnt = calloc(2 * (size_t)p, sizeof *cnt);
+    if (!cnt)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    for (uint32_t i = 0; i < nrun && rs == TC_OK; i++) {
+        if (!runs[i])
+            continue;
+        uint32_t first_step = s->nsteps;
+        tc_phase *ph = tc_sched_add_phase(s, runs[i], TC_PAT_GENERIC, 0, s->blk_bytes,
+                                          relay ? "p2p send (PXN)" : "p2p send");
+        if (!ph)
+            rs = tc_fail(err, TC_EINTERNAL, "out of memory");
+        else if ((rs = step_figures(s, first_step, &x, cnt, ph)) != TC_OK)
+            tc_fail(err, rs, "nccl-a2a: step %u could not be emitted", first_step);
+    }
+    tc_xfers_free(&x);
+    free(cnt);
+    return rs;
+}
+
 /* NCCL's default: NCCL_PXN_DISABLE=0 (paths.cc:495). */
 static tc_status a2a_build(const tc_coll_req *req, const tc_topo *t, tc_sched *s, tc_err *err)
 {
+    if (req->op == TC_OP_SENDRECV)
+        return sr_build(req, t, s, req->pxn != 2, err);
     return a2a_build_pxn(req, t, s, req->pxn != 2, err);
 }
 
@@ -736,7 +897,7 @@ tc_status tc_nccl_a2a_build(const tc_coll_req *req, const tc_topo *topo, bool px
     free(s->lat_pairs);
     s->lat_pairs = NULL;
     s->nphases = s->nsteps = 0;
-    st = a2a_build_pxn(req, topo, s, false, err);
+    st = req->op == TC_OP_SENDRECV ? sr_build(req, topo, s, false, err) : a2a_build_pxn(req, topo, s, false, err);
     if (st) {
         tc_sched_free(s);
         *out = NULL;

@@ -265,7 +265,7 @@ const char *tc_nccl_algo_label(tc_algo impl)
 /* ---- names ---- */
 
 static const char *op_names[TC_OP_COUNT] = {
-    "allreduce", "reducescatter", "allgather", "alltoall", "broadcast", "reduce"};
+    "allreduce", "reducescatter", "allgather", "alltoall", "broadcast", "reduce", "sendrecv"};
 
 static const char *algo_names[TC_ALGO_COUNT] = {
     "ring", "biring", "rd", "rhd", "binomial", "dbtree", "bruck", "pairwise", "direct",
@@ -292,14 +292,17 @@ tc_status tc_op_parse(const char *s, tc_op *out, tc_err *err)
             return TC_OK;
         }
     return tc_fail(err, TC_EINVAL,
-                   "unknown operation '%s': accepted are allreduce, reducescatter, allgather, alltoall, broadcast, reduce",
+                   "unknown operation '%s': accepted are allreduce, reducescatter, allgather, alltoall, broadcast, reduce, "
+                   "sendrecv",
                    s ? s : "");
 }
 
 double tc_op_busbw_factor(tc_op op, uint32_t p)
 {
+    /* sendrecv: nccl-tests' SendRecvGetBw, factor 1 whatever the ranks
+     * (v2.13.10 src/sendrecv.cu:38-44) */
     if (p <= 1)
-        return op == TC_OP_BROADCAST || op == TC_OP_REDUCE ? 1.0 : 0.0;
+        return op == TC_OP_BROADCAST || op == TC_OP_REDUCE || op == TC_OP_SENDRECV ? 1.0 : 0.0;
     switch (op) {
     case TC_OP_ALLREDUCE: return 2.0 * (p - 1) / p;
     case TC_OP_REDUCESCATTER:
@@ -369,8 +372,11 @@ const char *tc_redop_name(tc_redop op)
 
 const char *tc_redop_column(tc_op op, uint8_t redop)
 {
-    return op == TC_OP_ALLREDUCE || op == TC_OP_REDUCESCATTER || op == TC_OP_REDUCE ? tc_redop_name((tc_redop)redop)
-                                                                                     : "none";
+    /* sendrecv: nccl-tests passes its -o (sum by default) to TimeTest,
+     * which prints it (v2.13.10 src/sendrecv.cu:103, src/common.cu:73) */
+    return op == TC_OP_ALLREDUCE || op == TC_OP_REDUCESCATTER || op == TC_OP_REDUCE || op == TC_OP_SENDRECV
+               ? tc_redop_name((tc_redop)redop)
+               : "none";
 }
 
 bool tc_nccl_nvls_redop_ok(uint8_t dtype, uint8_t redop)
@@ -792,14 +798,35 @@ tc_status tc_sched_add_copy_phase(tc_sched *s, tc_err *err)
     return TC_OK;
 }
 
+/* sendrecv is point-to-point, no collective: only the algorithms that send
+ * one message per peer run it (direct, MPI-style; nccl-a2a, NCCL's grouped
+ * point-to-point; nccl, which runs nccl-a2a for it). The others' own
+ * validity rules know collectives only. */
+static bool runs_sendrecv(tc_algo a)
+{
+    return a == TC_ALGO_DIRECT || a == TC_ALGO_NCCL_A2A || a == TC_ALGO_NCCL;
+}
+
+/* Whether algorithm a's implementation takes (op, p, topo). */
+static bool impl_valid(tc_op op, tc_algo a, uint32_t p, const tc_topo *topo, tc_err *err)
+{
+    const tc_algo_impl *im = tc_algo_impl_of(a);
+    if (!im)
+        return false;
+    if (op == TC_OP_SENDRECV && !runs_sendrecv(a)) {
+        tc_fail(err, TC_EINVAL, "sendrecv is point-to-point, one message from each rank to the next");
+        return false;
+    }
+    return im->valid(op, p, topo, err);
+}
+
 /* Lists the algorithms valid for (op, p, topo) into buf. */
 static void list_valid(tc_op op, uint32_t p, const tc_topo *topo, char *buf, size_t len)
 {
     size_t n = 0;
     buf[0] = '\0';
     for (int a = 0; a < TC_ALGO_AUTO; a++) {
-        const tc_algo_impl *im = tc_algo_impl_of((tc_algo)a);
-        if (im && im->valid(op, p, topo, NULL) && n < len)
+        if (impl_valid(op, (tc_algo)a, p, topo, NULL) && n < len)
             n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? ", " : "", algo_names[a]);
     }
     if (!buf[0])
@@ -817,21 +844,25 @@ bool tc_coll_valid(tc_op op, tc_algo algo, uint32_t p, const tc_topo *topo, tc_e
         return false;
     }
     if (algo == TC_ALGO_AUTO) {
-        for (int a = 0; a < TC_ALGO_AUTO; a++) {
-            const tc_algo_impl *im = tc_algo_impl_of((tc_algo)a);
-            if (im && im->valid(op, p, topo, NULL))
+        for (int a = 0; a < TC_ALGO_AUTO; a++)
+            if (impl_valid(op, (tc_algo)a, p, topo, NULL))
                 return true;
-        }
         tc_fail(err, TC_EINVAL, "no algorithm implements %s on %u ranks", op_names[op], p);
         return false;
     }
-    const tc_algo_impl *im = tc_algo_impl_of(algo);
     tc_err why;
     why.msg[0] = '\0';
-    if (im && im->valid(op, p, topo, &why))
+    if (impl_valid(op, algo, p, topo, &why))
         return true;
     char list[256];
     list_valid(op, p, topo, list, sizeof list);
+    if (op == TC_OP_SENDRECV && !runs_sendrecv(algo)) {
+        /* list_valid names the MPI-style ones only: NCCL's too */
+        tc_fail(err, TC_EINVAL, "algorithm '%s' does not run sendrecv (%s): the algorithms that can are direct, "
+                                "nccl-a2a and nccl",
+                tc_algo_name(algo), why.msg);
+        return false;
+    }
     if (why.msg[0])
         tc_fail(err, TC_EINVAL, "algorithm '%s' does not fit %s on %u ranks (%s): valid here are %s",
                 tc_algo_name(algo), op_names[op], p, why.msg, list);

@@ -5,14 +5,17 @@
  *  1. injection: the bytes one rank must send (or receive) over all the
  *     links of its endpoint: all-reduce 2(p-1)/p S [Patarasuk & Yuan, JPDC
  *     2009; Thakur et al., IJHPCA 2005], reduce-scatter, all-gather and
- *     all-to-all (p-1)/p S, broadcast and reduce S (the root);
+ *     all-to-all (p-1)/p S, broadcast and reduce S (the root), sendrecv S
+ *     (each rank's buffer to its peer, out and in);
  *  2. cuts: for a set of c ranks whose links to the other q = p - c ranks
  *     have capacity C per direction, the bytes that must cross it over C:
  *     all-to-all c q S / p (every rank sends S/p to every other), all-gather
  *     and reduce-scatter max(c, q) S / p (each side needs the other side's
  *     blocks, or contributions to its own; a block crosses once and is
  *     copied on the far side), all-reduce, broadcast and reduce S (every
- *     element of the result depends on data from both sides). The cuts
+ *     element of the result depends on data from both sides), sendrecv S
+ *     each way (the cycle r -> r + 1 leaves a proper subset of the ranks at
+ *     least once and enters it at least once). The cuts
  *     used, c and q counted through the rank map, are the Clos subtrees
  *     (C = w_1...w_{j+1} up-links of level j+1 around a level-j subtree),
  *     the torus slabs, an interval of coordinates of one dimension (N/d
@@ -65,12 +68,12 @@ static double cut_time(tc_op op, uint64_t c, uint64_t p, double S, double cap)
     return cut_bytes(op, (double)c, (double)(p - c), (double)p, S) / cap;
 }
 
-/* All-reduce and all-to-all move their cut bytes both ways: the weaker
+/* All-reduce, all-to-all and sendrecv move their cut bytes both ways: the weaker
  * direction binds. The others may need one direction only, which one
  * depends on where the root or the larger side is: the stronger one. */
 static double pick_dir(tc_op op, double up, double down)
 {
-    return op == TC_OP_ALLREDUCE || op == TC_OP_ALLTOALL ? fmin(up, down) : fmax(up, down);
+    return op == TC_OP_ALLREDUCE || op == TC_OP_ALLTOALL || op == TC_OP_SENDRECV ? fmin(up, down) : fmax(up, down);
 }
 
 /* The capacity out of and into Clos subtree a of level j (its W_{j+1}
@@ -368,6 +371,7 @@ static void endpoint_bw(const tc_topo *t, uint32_t p, const uint32_t *map, doubl
  * healthy bound's total; p S where switches reduce) through their links'
  * sum;
  * reduce-scatter sends, all-gather receives (p-1)/p S; all-to-all both;
+ * sendrecv sends and receives S;
  * broadcast and reduce load every rank but the root, one way, so at the
  * second slowest endpoint (one of the two slowest is not the root). */
 static double injection_degraded(const tc_topo *t, tc_op op, uint32_t p, double S, double ar_bytes,
@@ -382,6 +386,7 @@ static double injection_degraded(const tc_topo *t, tc_op op, uint32_t p, double 
     case TC_OP_REDUCESCATTER: out = f / lo_out[0]; break;
     case TC_OP_ALLGATHER: in = f / lo_in[0]; break;
     case TC_OP_ALLTOALL: out = f / lo_out[0], in = f / lo_in[0]; break;
+    case TC_OP_SENDRECV: out = S / lo_out[0], in = S / lo_in[0]; break;
     case TC_OP_BROADCAST: in = S / lo_in[1]; break;
     default: out = S / lo_out[1]; break;
     }

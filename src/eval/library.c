@@ -30,7 +30,8 @@ uint64_t tc_library_among(tc_op op)
 #define BIT(a) ((uint64_t)1 << (a))
     switch (op) {
     case TC_OP_ALLREDUCE: return BIT(TC_ALGO_RING) | BIT(TC_ALGO_DBTREE);
-    case TC_OP_ALLTOALL: return BIT(TC_ALGO_DIRECT);
+    case TC_OP_ALLTOALL:
+    case TC_OP_SENDRECV: return BIT(TC_ALGO_DIRECT);
     default: return BIT(TC_ALGO_RING);
     }
 #undef BIT

@@ -2110,10 +2110,13 @@ static bool list_place(const tc_scenario *s)
     return s->job.policy == TC_PLACE_LIST;
 }
 /* The operator of a reduction: some operation reduces. */
+/* The operations with a redop: the reductions, and sendrecv, whose redop
+ * nccl-tests prints in its column (it reduces nothing: timed alike). */
 static bool reduction_op(const tc_scenario *s)
 {
     for (int i = 0; i < s->nops; i++)
-        if (s->ops[i] == TC_OP_ALLREDUCE || s->ops[i] == TC_OP_REDUCESCATTER || s->ops[i] == TC_OP_REDUCE)
+        if (s->ops[i] == TC_OP_ALLREDUCE || s->ops[i] == TC_OP_REDUCESCATTER || s->ops[i] == TC_OP_REDUCE ||
+            s->ops[i] == TC_OP_SENDRECV)
             return true;
     return false;
 }
@@ -2189,7 +2192,7 @@ static const tc_scn_key keys[] = {
     {"collective.sizes", B(COLLECTIVE) | B(COMPARE) | B(FAILURES), NULL, set_sizes, get_sizes, ""},
     {"collective.dtype", B(COLLECTIVE) | B(COMPARE) | B(CONCURRENT) | B(FAILURES), NULL, set_dtype, get_dtype, ""},
     {"collective.redop", B(COLLECTIVE) | B(COMPARE) | B(FAILURES), reduction_op, set_redop, get_redop,
-     "an operation that reduces (allreduce, reducescatter, reduce)"},
+     "an operation that reduces (allreduce, reducescatter, reduce), or sendrecv (nccl-tests' redop column)"},
     {"eval.mode", JOBC | B(TRAIN), NULL, set_mode, get_mode, ""},
     {"eval.phases", B(COLLECTIVE), formula_mode, set_phases, get_phases, "--mode formula"},
     {"flow.rate_cap_Bps", NETC, flow_mode, set_rate_cap, get_rate_cap, "--mode flow"},

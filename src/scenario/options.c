@@ -105,7 +105,7 @@ static const opt_def opts[] = {
      F_VALUE},
     /* algorithm */
     {{"--op", "collective.op", "algorithm", "OP[,OP]", B(COLLECTIVE) | B(COMPARE) | B(FAILURES), false,
-      "allreduce, reducescatter, allgather, alltoall, broadcast, reduce"},
+      "allreduce, reducescatter, allgather, alltoall, broadcast, reduce, sendrecv"},
      F_COMMA},
     {{"--algo", "collective.algo", "algorithm", "ALGO[,ALGO]", B(COLLECTIVE) | B(COMPARE) | B(FAILURES), false,
       "an algorithm (auto: the fastest valid; collective: all, or a list, ranks them)"},
