@@ -1367,6 +1367,29 @@ if command -v ldd >/dev/null 2>&1 && ldd "$T" | grep -q -e libopenblas -e liblap
     fails=$((fails + 1))
 fi
 
+# sendrecv, nccl-tests' sendrecv_perf: its row (count the whole buffer,
+# the -o operator printed, root -1), every algorithm that cannot run it
+# refused naming those that can, the empty rows NCCL keeps as syncs, and
+# --compare on a file topocc wrote
+good "nccl-tests: sendrecv's row as sendrecv_perf prints it" "^     1048576        262144     float     sum      -1 " nccl-tests --preset dgx-h100:nodes=2 --op sendrecv -b 1M -e 1M
+good "nccl-tests: sendrecv prints -o" "^     1048576        262144     float    prod      -1 " nccl-tests --preset dgx-h100:nodes=2 --op sendrecv -b 1M -e 1M -o prod
+good "nccl-tests: sendrecv's busbw is its algbw" "^  1073741824     268435456     float     sum      -1    21859   49.12   49.12 " nccl-tests --preset dgx-h100:nodes=2 --op sendrecv -b 8 -e 8G -f 2
+good "nccl-tests: sendrecv's empty rows are syncs" "^# rows of size 0: .*sync with the peer" nccl-tests --preset dgx-h100:nodes=2 --op sendrecv -b 1 -e 8 -f 2
+good "collective: nccl on sendrecv is NCCL's point-to-point" "nccl:AllToAll,Simple" collective --preset dgx-h100:nodes=2 --op sendrecv --algo nccl --size 1GiB
+good "collective: auto on sendrecv is direct" "direct (chosen by auto)" collective --topo "$CLOS" --op sendrecv --size 1MiB
+for m in formula steps flow; do
+    good "collective: sendrecv in $m mode" "^busbw" collective --preset dgx-h100:nodes=2 --op sendrecv --algo nccl --size 1MiB --mode $m
+done
+bad_says "an algorithm that cannot run sendrecv" "the algorithms that can are direct, nccl-a2a and nccl" collective --topo "$CLOS" --op sendrecv --algo ring --size 1MiB
+bad_says "mpich on sendrecv" "the algorithms that can are direct, nccl-a2a and nccl" collective --topo "$CLOS" --op sendrecv --algo mpich --size 1MiB
+bad_says "nccl-tests: an algorithm that cannot run sendrecv" "does not run sendrecv" nccl-tests --preset dgx-h100:nodes=2 --op sendrecv --algo nccl-ring -b 1M -e 1M
+bad_says "the operations' list names sendrecv" "broadcast, reduce, sendrecv" collective --topo "$CLOS" --op sendrcv --size 1MiB
+"$T" nccl-tests --preset dgx-h100:nodes=2 --op sendrecv -b 8 -e 1G -f 4 >"$tmp/nt_sr.txt" 2>"$tmp/err" ||
+    { echo "FAIL: nccl-tests --op sendrecv"; fails=$((fails + 1)); }
+good "nccl-tests: --compare on a sendrecv_perf file" "^# median |error| >= 256 MiB       : 0.0% over 1 sizes" nccl-tests --preset dgx-h100:nodes=2 --op sendrecv --compare "$tmp/nt_sr.txt"
+bad_says "nccl-tests: --compare of sendrecv rows against another operator" "give -o sum" nccl-tests --preset dgx-h100:nodes=2 --op sendrecv -o prod --compare "$tmp/nt_sr.txt"
+good "compare: sendrecv among the operations" "sendrecv: " compare --topo "$CLOS" --topo "torus:dims=8x8" --op sendrecv,alltoall --sizes 1KiB:1MiB
+
 if [ "$fails" -ne 0 ]; then
     echo "$fails CLI checks failed"
     exit 1

@@ -590,7 +590,14 @@ static tc_status nt_empty(const nt_in *in, tc_scenario *s, nt_built *b, tc_err *
     s->nsizes = k;
     b->hdr.empty = b->empty;
     b->hdr.nrows = n;
-    if (op == TC_OP_ALLTOALL)
+    if (op == TC_OP_SENDRECV)
+        /* NVIDIA/nccl v2.21.5-1 src/enqueue.cc:1916 returns early on count 0
+         * for the collectives only; 937: "Zero size send/recv are syncs" */
+        snprintf(b->note, sizeof b->note,
+                 "rows of size 0: zero whole elements; NCCL keeps the empty send and receive as a sync with the "
+                 "peer, timed as the smallest sendrecv (%.0f bytes)",
+                 b->least);
+    else if (op == TC_OP_ALLTOALL)
         snprintf(b->note, sizeof b->note,
                  "rows of size 0: zero whole elements per rank; NCCL keeps each empty send and receive as a sync "
                  "with its peer, timed as the smallest all-to-all (%.0f bytes, 16 to each rank)",
@@ -1106,12 +1113,12 @@ static tc_status print_scenario(const tc_scenario *s, const char *out, tc_err *e
     return st;
 }
 
-/* The time of the empty all-to-all rows (nt_empty): the all-to-all of
- * b->least bytes, run apart so that the scenario's sizes stay those asked
- * that hold elements. */
+/* The time of the empty all-to-all and sendrecv rows (nt_empty): the
+ * operation of b->least bytes, run apart so that the scenario's sizes stay
+ * those asked that hold elements. */
 static tc_status nt_empty_time(const nt_in *in, tc_scenario *s, nt_built *b, tc_err *err)
 {
-    if (!b->empty || !s->nops || s->ops[0] != TC_OP_ALLTOALL)
+    if (!b->empty || !s->nops || (s->ops[0] != TC_OP_ALLTOALL && s->ops[0] != TC_OP_SENDRECV))
         return TC_OK;
     double *keep = s->sizes, least = b->least;
     size_t n = s->nsizes;
