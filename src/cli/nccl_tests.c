@@ -36,8 +36,8 @@ static const char *help =
     "each with its NIC, as over a --group's group (with --group: each group's communicator).\n"
     "-n -w -c -m -a -G -z -p -N -y -T -C -R and their long names take a value and are accepted\n"
     "and ignored (they change how nccl-tests measures, not what is predicted).\n"
-    "  --op OP        allreduce (default), allgather, reducescatter, broadcast, reduce, alltoall (the\n"
-    "                 binary); --op sum|prod|min|max|avg is nccl-tests' long form of -o\n"
+    "  --op OP        allreduce (default), allgather, reducescatter, broadcast, reduce, alltoall,\n"
+    "                 sendrecv (the binary); --op sum|prod|min|max|avg is nccl-tests' long form of -o\n"
     "  -b, -e         sizes from MIN to MAX (default 32M, 32M); 8, 1K, 8M, 8G. A size of zero whole elements\n"
     "                 per rank prints as nccl-tests prints it, a row of size 0 (docs/NCCL_TESTS.md)\n"
     "  -f, -i         as nccl-tests: -f F above 1 gives MIN, MIN*F, ... (-i unused); else MIN,\n"
@@ -591,7 +591,7 @@ static tc_status nt_empty(const nt_in *in, tc_scenario *s, nt_built *b, tc_err *
     b->hdr.empty = b->empty;
     b->hdr.nrows = n;
     if (op == TC_OP_SENDRECV)
-        /* NVIDIA/nccl v2.21.5-1 src/enqueue.cc:1916 returns early on count 0
+        /* NVIDIA/nccl v2.21.5-1 src/enqueue.cc:1916 (taskAppend) returns early on count 0
          * for the collectives only; 937: "Zero size send/recv are syncs" */
         snprintf(b->note, sizeof b->note,
                  "rows of size 0: zero whole elements; NCCL keeps the empty send and receive as a sync with the "

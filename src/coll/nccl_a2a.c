@@ -1,5 +1,6 @@
 /*
- * nccl_a2a.c - NCCL's all-to-all as nccl-tests runs it (nccl-a2a): one
+ * nccl_a2a.c - NCCL's grouped point-to-point as nccl-tests runs it
+ * (nccl-a2a): all-to-all, and sendrecv (one peer: "sendrecv" below). All-to-all: one
  * group of ncclSend and ncclRecv to every peer, self included
  * (nccl-tests v2.13.10 src/alltoall.cu:57-62), scheduled as NVIDIA/nccl
  * v2.21.5-1 (commit ab2b89c4) schedules point-to-point work
@@ -731,8 +732,8 @@ static tc_status a2a_build_pxn(const tc_coll_req *req, const tc_topo *t, tc_sche
  * mod p2pnChannels] + j mod p2pnChannelsPerPeer) mod p2pnChannels with
  * base the peer's node delta + step / 8 across nodes, its step inside one
  * (ncclChannelCompute, src/include/channel.h:15-46, called from
- * addP2pToPlan, src/enqueue.cc:510-528); LL where a piece is at most
- * NCCL_P2P_LL_THRESHOLD = 16 KiB (enqueue.cc:507, 528), else Simple. The
+ * addP2pToPlan, src/enqueue.cc:510-529); LL where a piece is at most
+ * NCCL_P2P_LL_THRESHOLD = 16 KiB (enqueue.cc:507, 529), else Simple. The
  * send and the receive of a rank are in the same peer-order step or two,
  * fused into one work a channel (enqueue.cc:947-983): one hop of latency,
  * across nodes where the rank's send or receive crosses them.
@@ -746,7 +747,7 @@ static tc_status a2a_build_pxn(const tc_coll_req *req, const tc_topo *t, tc_sche
  * of the file). NCCL's proxy forwards a FIFO step (p2pChunkSize: 128 KiB
  * across nodes) as soon as it has arrived, so the two hops overlap: the
  * buffer goes in K = min(8, FIFO steps of a piece) slices (NCCL_STEPS = 8
- * slots, src/include/device.h), K + 1 schedule steps, step k carrying
+ * slots, src/include/device.h:22), K + 1 schedule steps, step k carrying
  * every direct send's slice k, the NVLink hop of slice k and the network
  * hop of slice k - 1 (the relay's scratch slots read at the step's start).
  * Blocks: slice k, piece j is block k c + j (c pieces), output slot nblk
