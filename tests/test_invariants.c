@@ -10,7 +10,8 @@
  * and valid algorithm, 2 to 300 ranks (first endpoints or a random
  * placement), sizes from 1 KiB to 1 GiB, a degraded link in some. A failure
  * prints the case and its seed. Cases where flow exceeds steps by more than
- * 1% are counted (docs/VALIDATION.md says why they exist).
+ * 1% are counted (docs/VALIDATION.md says why they exist). NCCL's
+ * algorithms, and sendrecv (nccl and direct), on random GPU clusters.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -199,14 +200,17 @@ static void complete_exchange_closed_form_equals_steps(void **state)
     static const char *specs[] = {"clos:down=8x8,up=1x8", "clos:down=8x8,up=1x2,bw2=100Gbps",
                                   "clos:down=4x4x4,up=1x2x2,lat=300ns", "clos:down=4x4x4,up=2x4x2",
                                   "clos:down=16x16,up=1x4,alpha=1us", "clos:hosts=96,radix=16,tiers=3"};
-    static const tc_op ops[] = {TC_OP_ALLTOALL, TC_OP_ALLGATHER, TC_OP_REDUCESCATTER, TC_OP_ALLREDUCE};
+    /* sendrecv's direct step is no complete exchange but the shift by one,
+     * whose closed form is compared here too */
+    static const tc_op ops[] = {TC_OP_ALLTOALL, TC_OP_ALLGATHER, TC_OP_REDUCESCATTER, TC_OP_ALLREDUCE,
+                                TC_OP_SENDRECV};
     tc_err err = {{0}};
     int closed = 0;
     for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
         tc_topo *t = NULL;
         assert_int_equal(tc_topo_build(specs[i], &t, &err), TC_OK);
         for (uint32_t p = 3; p <= t->n_endpoints; p += 1 + p / 3)
-            for (int k = 0; k < 4; k++) {
+            for (int k = 0; k < 5; k++) {
                 tc_coll_req req = {.op = ops[k], .algo = TC_ALGO_DIRECT, .p = p, .bytes = 1e6 + p};
                 tc_sched *s = NULL;
                 assert_int_equal(tc_coll_build(&req, t, &s, &err), TC_OK);
@@ -237,14 +241,16 @@ static void torus_complete_exchange_closed_form_equals_steps(void **state)
                                   "torus:dims=2x7x6,wrap=1x0x1", "torus:dims=8x6x5,alpha=1us", "torus:dims=3x4x2x5",
                                   "torus:dims=12x9,wrap=0x0"};
     static const tc_routing routes[] = {TC_ROUTE_DOR, TC_ROUTE_DOR_POSITIVE};
-    static const tc_op ops[] = {TC_OP_ALLTOALL, TC_OP_ALLGATHER, TC_OP_REDUCESCATTER, TC_OP_ALLREDUCE};
+    /* sendrecv: the shift by one, as above */
+    static const tc_op ops[] = {TC_OP_ALLTOALL, TC_OP_ALLGATHER, TC_OP_REDUCESCATTER, TC_OP_ALLREDUCE,
+                                TC_OP_SENDRECV};
     tc_err err = {{0}};
     int closed = 0;
     for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
         tc_topo *t = NULL;
         assert_int_equal(tc_topo_build(specs[i], &t, &err), TC_OK);
         for (int r = 0; r < 2; r++)
-            for (int k = 0; k < 4; k++) {
+            for (int k = 0; k < 5; k++) {
                 tc_coll_req req = {.op = ops[k], .algo = TC_ALGO_DIRECT, .p = t->n_endpoints, .bytes = 1e6 + 7};
                 tc_sched *s = NULL;
                 assert_int_equal(tc_coll_build(&req, t, &s, &err), TC_OK);
@@ -372,6 +378,61 @@ static void review_regressions(void **state)
  * slower than flow's pipelines on rings, and the tree's up and down in one
  * lane run up to about 1.5x slower in flow, docs/VALIDATION.md; the worst
  * ratio is printed). */
+/* sendrecv (nccl-tests' sendrecv_perf) on random GPU clusters drawn as
+ * below: nccl (NCCL's grouped point-to-point, PXN where it applies) and
+ * direct through tc_evaluate, formula equal to steps, every mode at least
+ * the lower bound, flow within 1.6x of steps (the NCCL cases' bound). */
+static void sendrecv_agrees_on_random_gpu_clusters(void **state)
+{
+    (void)state;
+    int cases = 0;
+    double worst = 1;
+    for (uint64_t i = 0; i < NCCL_DRAWS; i++) {
+        rng r = {tc_mix64(SEED0 ^ 0x5e4d ^ i)};
+        uint32_t G = pick(&r, 2) ? 8 : 4, nodes = 1 + pick(&r, 8), K = pick(&r, 2) ? G : G / 2;
+        char spec[256];
+        snprintf(spec, sizeof spec, "clos:down=%ux%u,up=1x%u,node=%u%s%s,arch=hopper", nodes, K, nodes, G,
+                 K < G ? ",nics=" : "", K < G ? (G == 8 ? "4" : "2") : "");
+        if (pick(&r, 2))
+            snprintf(spec + strlen(spec), sizeof spec - strlen(spec), ",rail=%u", K);
+        tc_err err = {{0}};
+        tc_topo *t = NULL;
+        if (tc_topo_build(spec, &t, &err))
+            fail_msg("%s: %s", spec, err.msg);
+        uint32_t p = G * (1 + pick(&r, nodes));
+        tc_algo a = pick(&r, 3) ? TC_ALGO_NCCL : TC_ALGO_DIRECT;
+        double bytes = 4.0 * pow(2, (double)pick(&r, 29)) + 4 * pick(&r, 1000);
+        tc_coll_req req = {.op = TC_OP_SENDRECV, .algo = a, .p = p, .bytes = bytes, .elt = 4,
+                           .channels = pick(&r, 3) * 4};
+        char what[512];
+        snprintf(what, sizeof what, "%s sendrecv/%s p=%u bytes=%.17g channels=%u", spec, tc_algo_name(a), p, bytes,
+                 req.channels);
+        tc_eval_opts o = {.mode = TC_MODE_FORMULA, .routing = TC_ROUTE_DMODK};
+        tc_result rf, rs, rl;
+        if (tc_evaluate(t, &req, &o, &rf, &err))
+            fail_msg("%s: formula: %s", what, err.msg);
+        o.mode = TC_MODE_STEPS;
+        if (tc_evaluate(t, &req, &o, &rs, &err))
+            fail_msg("%s: steps: %s", what, err.msg);
+        o.mode = TC_MODE_FLOW;
+        if (tc_evaluate(t, &req, &o, &rl, &err))
+            fail_msg("%s: flow: %s", what, err.msg);
+        if (!near(rf.time_s, rs.time_s, 1e-9))
+            fail_msg("%s: formula %.17g != steps %.17g", what, rf.time_s, rs.time_s);
+        double lb = rs.lower_bound_s;
+        if (rf.time_s < lb * (1 - 1e-9) || rl.time_s < lb * (1 - 1e-9))
+            fail_msg("%s: below the lower bound %.17g: formula %.17g flow %.17g", what, lb, rf.time_s, rl.time_s);
+        double ratio = fmax(rl.time_s / rs.time_s, rs.time_s / rl.time_s);
+        if (ratio > 1.6)
+            fail_msg("%s: flow %.6g s against steps %.6g s", what, rl.time_s, rs.time_s);
+        worst = fmax(worst, ratio);
+        cases++;
+        tc_topo_free(t);
+    }
+    printf("%d sendrecv cases; flow and steps differ by at most x%.3f\n", cases, worst);
+    assert_int_equal(cases, NCCL_DRAWS);
+}
+
 static void nccl_algorithms_agree_on_random_gpu_clusters(void **state)
 {
     (void)state;
@@ -451,6 +512,7 @@ int main(void)
         cmocka_unit_test(review_regressions),
         cmocka_unit_test(formula_equals_steps_and_no_evaluator_beats_the_lower_bound),
         cmocka_unit_test(nccl_algorithms_agree_on_random_gpu_clusters),
+        cmocka_unit_test(sendrecv_agrees_on_random_gpu_clusters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
