@@ -364,8 +364,8 @@ static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows,
     if (st == TC_OK)
         st = set1(s, "--op", in->op ? in->op : "allreduce", err);
     /* NCCL's own choice (its tuning model), as a real nccl-tests run would
-     * get, for every operation (all-to-all: its grouped send/recv,
-     * nccl-a2a; broadcast and reduce: its ring's chains) */
+     * get, for every operation (all-to-all and sendrecv: its grouped
+     * send/recv, nccl-a2a; broadcast and reduce: its ring's chains) */
     const char *algo = in->algo ? in->algo : "nccl";
     /* nccl-tests passes -r to broadcast and reduce only (the others have
      * no root: their rows print -1) */
