@@ -1375,7 +1375,7 @@ good "nccl-tests: sendrecv's row as sendrecv_perf prints it" "^     1048576     
 good "nccl-tests: sendrecv prints -o" "^     1048576        262144     float    prod      -1 " nccl-tests --preset dgx-h100:nodes=2 --op sendrecv -b 1M -e 1M -o prod
 good "nccl-tests: sendrecv's busbw is its algbw" "^  1073741824     268435456     float     sum      -1    21859   49.12   49.12 " nccl-tests --preset dgx-h100:nodes=2 --op sendrecv -b 8 -e 8G -f 2
 good "nccl-tests: sendrecv's empty rows are syncs" "^# rows of size 0: .*sync with the peer" nccl-tests --preset dgx-h100:nodes=2 --op sendrecv -b 1 -e 8 -f 2
-good "collective: nccl on sendrecv is NCCL's point-to-point" "nccl:AllToAll,Simple" collective --preset dgx-h100:nodes=2 --op sendrecv --algo nccl --size 1GiB
+good "collective: nccl on sendrecv is NCCL's point-to-point" "nccl:SendRecv,Simple" collective --preset dgx-h100:nodes=2 --op sendrecv --algo nccl --size 1GiB
 good "collective: auto on sendrecv is direct" "direct (chosen by auto)" collective --topo "$CLOS" --op sendrecv --size 1MiB
 for m in formula steps flow; do
     good "collective: sendrecv in $m mode" "^busbw" collective --preset dgx-h100:nodes=2 --op sendrecv --algo nccl --size 1MiB --mode $m

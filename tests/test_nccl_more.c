@@ -283,6 +283,9 @@ static void a2a_by_hand_and_as_nccls_choice(void **state)
     q.bytes = 16400.0 * 16;
     assert_int_equal(tc_nccl_choose(&q, t, &a, NULL), TC_PROTO_SIMPLE);
     assert_string_equal(tc_nccl_algo_label(TC_ALGO_NCCL_A2A), "AllToAll");
+    assert_string_equal(tc_nccl_op_label(TC_ALGO_NCCL_A2A, TC_OP_ALLTOALL), "AllToAll");
+    assert_string_equal(tc_nccl_op_label(TC_ALGO_NCCL_A2A, TC_OP_SENDRECV), "SendRecv");
+    assert_string_equal(tc_nccl_op_label(TC_ALGO_NCCL_TREE, TC_OP_ALLREDUCE), "Tree");
     tc_topo_free(t);
 }
 

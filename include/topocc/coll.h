@@ -115,6 +115,10 @@ bool tc_algo_per_size(tc_algo a);
  * "NVLS", "NVLSTree", "PAT", "AllToAll", "CollNetChain", "CollNetDirect". */
 const char *tc_nccl_algo_label(tc_algo impl);
 
+/* The same for a result of operation op: NCCL's point-to-point run as a
+ * sendrecv is "SendRecv" (ncclFuncSendRecv), not "AllToAll". */
+const char *tc_nccl_op_label(tc_algo impl, tc_op op);
+
 /* The seconds a network step of NCCL's ring takes with protocol p
  * (LL, LL128, Simple) on t's NICs: net_lat= where given, else the
  * transport's (InfiniBand: NCCL's hwLat[NET]; EFA: the aws-ofi-nccl

@@ -262,6 +262,11 @@ const char *tc_nccl_algo_label(tc_algo impl)
     }
 }
 
+const char *tc_nccl_op_label(tc_algo impl, tc_op op)
+{
+    return impl == TC_ALGO_NCCL_A2A && op == TC_OP_SENDRECV ? "SendRecv" : tc_nccl_algo_label(impl);
+}
+
 /* ---- names ---- */
 
 static const char *op_names[TC_OP_COUNT] = {

@@ -37,7 +37,7 @@ static const char *result_algo(const tc_result *r, char *buf, size_t len)
     if (r->proto) {
         size_t n = strlen(buf);
         snprintf(buf + n, len - n, "%s%s%s%s,%uch", strchr(buf, ':') ? "," : ":",
-                 r->algo == TC_ALGO_NCCL ? tc_nccl_algo_label(r->nccl_impl) : "", r->algo == TC_ALGO_NCCL ? "," : "",
+                 r->algo == TC_ALGO_NCCL ? tc_nccl_op_label(r->nccl_impl, r->op) : "", r->algo == TC_ALGO_NCCL ? "," : "",
                  tc_proto_name(r->proto), r->channels);
     }
     return buf;

@@ -44,7 +44,7 @@ json_t *tc_report_result_json(const tc_result *r, const tc_topo *t, tc_routing r
     if (r->proto) {
         json_object_set_new(o, "proto", json_string(tc_proto_name(r->proto)));
         json_object_set_new(o, "channels", json_integer(r->channels));
-        json_object_set_new(o, "nccl_algo", json_string(tc_nccl_algo_label(r->nccl_impl)));
+        json_object_set_new(o, "nccl_algo", json_string(tc_nccl_op_label(r->nccl_impl, r->op)));
     }
     if (r->algo == TC_ALGO_MPICH)
         json_object_set_new(o, "mpich_algo", json_string(tc_algo_name(r->nccl_impl)));
