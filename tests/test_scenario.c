@@ -723,8 +723,9 @@ static void keys_made_moot_take_their_defaults(void **state)
     tc_err err = {{0}};
     s = tc_scenario_new(TC_CMD_TRAIN);
     assert_int_equal(read_text(s, train, &err), TC_OK);
-    const char *one[] = {"1"}, *two[] = {"2"};
+    const char *one[] = {"1"}, *two[] = {"2"}, *dp[] = {"32"};
     assert_int_equal(tc_scenario_set_flag(s, "--pp", one, 1, &err), TC_OK);
+    assert_int_equal(tc_scenario_set_flag(s, "--dp", dp, 1, &err), TC_OK); /* dp x tp: the 64 endpoints */
     assert_int_equal(tc_scenario_set_flag(s, "--virtual-stages", two, 1, &err), TC_OK);
     assert_int_equal(tc_scenario_resolve(s, &err), TC_OK);
     assert_int_equal(tc_scenario_check_given(s, &err), TC_EINVAL);

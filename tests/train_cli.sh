@@ -721,6 +721,39 @@ done
 [ "$(head -1 "$tmp/it.csv")" = "part,time_s,share" ] &&
     cut -d, -f1 "$tmp/it.csv" | grep -qx "iteration without overlap" && grep -q '^EP all-to-alls (nominal),' "$tmp/it.csv" ||
     { echo "FAIL: train's CSV is not SCHEMA.md's iteration table"; head -3 "$tmp/it.csv"; fails=$((fails + 1)); }
+
+# Refusals that depend on the scenario alone come with --print-scenario
+# too (and at a sweep's validation), with the run's message, not only when
+# the scenario runs.
+P="--preset dgx-h100:nodes=2 --model llama3-70b --print-scenario"
+bad_says "--search with --ep, printed" "every ep" train $P --search --ep 2
+bad_says "degrees not the endpoints, printed" "the degrees' product must equal them" train $P --dp 3
+bad_says "--search without a global batch, printed" "needs the global batch" train $P --search --dp 2
+bad_says "--tp-in-node, printed" "spans more than one scale-up node" train $P --tp 16 --tp-in-node
+bad_says "--global-batch not the split's, printed" "is not --dp 16 x --micro-batches 1" train $P --dp 16 --global-batch 5
+bad_says "--capacity-factor without --ep, printed" "give --ep above 1" train $P --dp 16 --capacity-factor 1
+bad_says "--timeline with --search, printed" "not with --search" train $P --dp 16 --search --timeline "$tmp/tl.json"
+bad_says "a codec's aggregation path, printed" "path=ps is evaluated by topocc compress" train $P --dp 16 --compress-dp int8:path=ps
+bad_says "--search with --compress-*, printed" "without --search" train $P --dp 16 --search --compress-dp int8
+bad_says "--compress-pp co-simulated, printed" "not co-simulated" train $P --dp 8 --pp 2 --compress-pp int8 --mode flow
+bad_says "--sync without replicas, printed" "give --replicas M of at least 2" train $P --dp 16 --sync diloco
+bad_says "--dp not a multiple of the replicas, printed" "not a multiple of --replicas 3" train $P --dp 16 --replicas 3
+bad_says "--search with replicas, printed" "one replica's job" train $P --dp 16 --search --replicas 2
+bad_says "more fragments than layers, printed" "at most one fragment per layer" train $P --dp 16 --sync streaming-diloco --replicas 2 --fragments 81
+bad_says "--seq on a CNN, printed" "apply to transformers only" train --preset dgx-h100:nodes=2 --model resnet50 --dp 16 --seq 128 --print-scenario
+bad_says "--achievable profile without one, printed" "achievable_fraction" train $P --dp 16 --accel v100 --achievable profile
+# and so does a sweep's up-front validation
+cat >"$tmp/sw.json" <<EOF
+{"scenario": {"command": "train", "network": {"preset": ["dgx-h100:nodes=2"]},
+ "iteration": {"model": "llama3-8b", "allow_oom": true}, "parallel": {"dp": 16}},
+ "sweep": {"axes": {"parallel.dp": [16, 3]}}}
+EOF
+bad_says "a sweep's point with degrees not the endpoints" "point 1 (parallel.dp=3).*the degrees' product" sweep "$tmp/sw.json" --out "$tmp/sw.jsonl" --quiet
+if [ -s "$tmp/sw.jsonl" ]; then
+    echo "FAIL (a sweep refused up front): it ran a point"
+    fails=$((fails + 1))
+fi
+
 if [ "$fails" -ne 0 ]; then
     echo "$fails train CLI check(s) failed"
     exit 1

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "topocc/outcome.h"
+#include "scenario_int.h"
 #include "topocc/sync.h"
 
 #define CACHE 4096
@@ -1048,33 +1049,77 @@ static tc_status sync_outer(const tc_scenario *s, const tc_zoo_model *m, comm_ct
     return st;
 }
 
-tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_trainiter_out **out, tc_err *err)
-{
-    (void)ro;
-    *out = NULL;
-    tc_trainiter_out *o = tc_calloc(1, sizeof *o);
-    if (!o)
-        return tc_fail(err, TC_EINTERNAL, "out of memory");
+/* What a train scenario gives before any collective is timed: the model,
+ * the network, the accelerator, the replicas and their synchronisation. */
+typedef struct ti_setup {
     tc_zoo_model m;
+    tc_accel a;
+    double cap;                  /* the accelerator's memory, 0: unknown */
+    uint32_t M;                  /* model replicas */
+    tc_sync_kind sk;
+    tc_ti_group order[3];
+} ti_setup;
+
+/* Whether the TP groups of the split lie within scale-up nodes
+ * (o->tp_in_node), and the refusal of one that does not with
+ * --tp-in-node. */
+static tc_status tp_in_node(const tc_scenario *s, const ti_setup *u, tc_trainiter_out *o, tc_err *err)
+{
+    const tc_topo *t = o->net.topo[0];
+    o->tp_in_node = true;
+    if (s->it_search || t->node_size <= 1 || s->tp <= 1)
+        return TC_OK;
+    comm_ctx *cc = tc_calloc(1, sizeof *cc);
+    if (!cc)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    cc->dp = s->dp / u->M;
+    cc->tp = s->tp;
+    cc->pp = s->pp;
+    cc->ep = s->ep;
+    cc->p = o->ranks;
+    cc->M = u->M;
+    cc->merge = u->sk == TC_SYNC_DDP && u->M > 1;
+    memcpy(cc->order, u->order, sizeof cc->order);
+    tc_groups gr;
+    tc_status st = groups_of(cc, TC_TI_TP, &gr, err);
+    for (uint32_t i = 0; st == TC_OK && i < gr.ngroups * gr.size; i++)
+        if (gr.members[i] / t->node_size != gr.members[i - i % gr.size] / t->node_size)
+            o->tp_in_node = false;
+    ctx_groups_free(cc);
+    free(cc);
+    if (st == TC_OK && !o->tp_in_node && s->tp_in_node)
+        st = tc_fail(err, TC_EINVAL, "--tp %u spans more than one scale-up node of %u (--tp-in-node): give a TP "
+                                     "degree dividing the node, with tp innermost in --order",
+                     s->tp, t->node_size);
+    return st;
+}
+
+/* Every check of a train scenario that depends on the scenario alone, and
+ * what they derive (o->net built, o's model, accelerator, ranks, order,
+ * codecs and configuration's degrees): the run makes them first, and
+ * resolving the scenario makes them too (tc_scn_train_check), so that
+ * --print-scenario and a sweep's validation refuse what the run would. */
+static tc_status setup(const tc_scenario *s, tc_trainiter_out *o, ti_setup *u, tc_err *err)
+{
+    tc_zoo_model *m = &u->m;
     char src[256];
-    tc_status st = tc_scenario_model(s, &m, src, sizeof src, err);
+    tc_status st = tc_scenario_model(s, m, src, sizeof src, err);
     /* a CNN has no sequence and no attention: the flags changed nothing */
-    if (st == TC_OK && m.arch == TC_MODEL_CNN && (s->it_seq || strcmp(s->attention, "eager") == 0))
+    if (st == TC_OK && m->arch == TC_MODEL_CNN && (s->it_seq || strcmp(s->attention, "eager") == 0))
         st = tc_fail(err, TC_EINVAL, "%s: --seq and --attention eager apply to transformers only (a CNN has no "
-                                     "sequence and no attention)", m.name);
+                                     "sequence and no attention)", m->name);
     if (st == TC_OK)
         st = tc_net_build(s, &o->net, err);
-    tc_accel a;
     if (st == TC_OK)
-        st = tc_scenario_accel(s, &a, o->accel, sizeof o->accel, err);
-    double cap = 0;
+        st = tc_scenario_accel(s, &u->a, o->accel, sizeof o->accel, err);
+    u->cap = 0;
     if (st == TC_OK) {
         st = tc_accel_memory_bytes(tc_accel_profile_name(s->accel), s->profiles_dir[0] ? s->profiles_dir : NULL,
-                                   &cap, err);
+                                   &u->cap, err);
         if (st == TC_EINVAL && strstr(err->msg, "memory_capacity")) {
             /* a profile without a capacity: memory is reported, not checked */
             st = TC_OK;
-            cap = 0;
+            u->cap = 0;
             o->mem_unknown = true;
         }
     }
@@ -1084,66 +1129,128 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
     if (st == TC_OK && s->achievable < 0 && !(o->profile_achievable > 0))
         st = tc_fail(err, TC_EINVAL, "--achievable profile: the %s profile gives no achievable_fraction: give a "
                                      "fraction", tc_accel_profile_name(s->accel));
-    if (st) {
-        tc_trainiter_out_free(o);
+    if (st)
         return st;
-    }
     o->achievable = s->achievable < 0 ? o->profile_achievable : s->achievable;
-    snprintf(o->model, sizeof o->model, "%s", m.name);
-    o->cnn = m.arch == TC_MODEL_CNN;
+    snprintf(o->model, sizeof o->model, "%s", m->name);
+    o->cnn = m->arch == TC_MODEL_CNN;
     const tc_topo *t = o->net.topo[0];
     uint64_t ranks = (uint64_t)s->dp * s->tp * s->pp;
     /* --search chooses the split: degrees given beside a global batch (or an
      * ep beside either) would be ignored */
     if (s->it_search && (s->ep != 1 || (s->global_batch && (s->dp != 1 || s->tp != 1 || s->pp != 1 ||
-                                                            s->micro_batches != 1)))) {
-        st = tc_fail(err, TC_EINVAL, "--search chooses the split (dp x tp x pp = the %u endpoints, every ep, m = G / "
-                                     "(dp b)): with --global-batch give no --dp, --tp, --pp, --ep or --micro-batches "
-                                     "(given: dp %u, tp %u, pp %u, ep %u, micro-batches %u); without it only --dp, "
-                                     "--tp, --pp and --micro-batches, which give the global batch",
-                     t->n_endpoints, s->dp, s->tp, s->pp, s->ep, s->micro_batches);
-        tc_trainiter_out_free(o);
-        return st;
-    }
-    if (s->it_search && !s->global_batch && ranks != t->n_endpoints) {
-        st = tc_fail(err, TC_EINVAL, "--search needs the global batch: --global-batch G (sequences per iteration), or "
-                                     "degrees whose product is the %u endpoints to take it from",
-                     t->n_endpoints);
-        tc_trainiter_out_free(o);
-        return st;
-    }
+                                                            s->micro_batches != 1))))
+        return tc_fail(err, TC_EINVAL, "--search chooses the split (dp x tp x pp = the %u endpoints, every ep, m = G / "
+                                       "(dp b)): with --global-batch give no --dp, --tp, --pp, --ep or --micro-batches "
+                                       "(given: dp %u, tp %u, pp %u, ep %u, micro-batches %u); without it only --dp, "
+                                       "--tp, --pp and --micro-batches, which give the global batch",
+                       t->n_endpoints, s->dp, s->tp, s->pp, s->ep, s->micro_batches);
+    if (s->it_search && !s->global_batch && ranks != t->n_endpoints)
+        return tc_fail(err, TC_EINVAL, "--search needs the global batch: --global-batch G (sequences per iteration), or "
+                                       "degrees whose product is the %u endpoints to take it from",
+                       t->n_endpoints);
     if (s->it_search)
         ranks = t->n_endpoints;
-    if (ranks != t->n_endpoints) {
-        st = tc_fail(err, TC_EINVAL,
-                     "--dp %u x --tp %u x --pp %u = %llu ranks, but the topology has %u endpoints: the degrees' "
-                     "product must equal them",
-                     s->dp, s->tp, s->pp, (unsigned long long)ranks, t->n_endpoints);
-        tc_trainiter_out_free(o);
-        return st;
-    }
+    if (ranks != t->n_endpoints)
+        return tc_fail(err, TC_EINVAL,
+                       "--dp %u x --tp %u x --pp %u = %llu ranks, but the topology has %u endpoints: the degrees' "
+                       "product must equal them",
+                       s->dp, s->tp, s->pp, (unsigned long long)ranks, t->n_endpoints);
     o->ranks = (uint32_t)ranks;
-    tc_sync_kind sk = TC_SYNC_DDP;
+    u->sk = TC_SYNC_DDP;
     /* replicas: as given, else one per pod of a multidc */
     uint32_t M = s->replicas ? s->replicas : o->net.topo[0]->n_pods ? o->net.topo[0]->n_pods : 1;
+    u->M = M;
     if (s->it_search && (M > 1 || strcmp(s->sync, "ddp")))
-        st = tc_fail(err, TC_EINVAL, "--search ranks the splits of one replica's job: not with --replicas or --sync "
-                                     "(search without them, then time the split with them)");
-    else if (!tc_sync_parse(s->sync, &sk))
-        st = tc_fail(err, TC_EINVAL, "sync.strategy '%s': accepted are ddp, local-sgd, diloco, diloco-eager, "
-                                     "diloco-delayed, streaming-diloco", s->sync);
-    else if (sk != TC_SYNC_DDP && M < 2)
-        st = tc_fail(err, TC_EINVAL, "--sync %s synchronises model replicas: give --replicas M of at least 2", s->sync);
-    else if (s->dp % M)
-        st = tc_fail(err, TC_EINVAL, "--dp %u is not a multiple of --replicas %u: each replica holds dp / M of the "
-                                     "data-parallel ranks", s->dp, M);
-    else if (M > 1 && s->ep > 1 && (s->dp / M) % s->ep)
-        st = tc_fail(err, TC_EINVAL, "--ep %u does not divide a replica's %u data-parallel ranks (--dp %u / "
-                                     "--replicas %u)", s->ep, s->dp / M, s->dp, M);
+        return tc_fail(err, TC_EINVAL, "--search ranks the splits of one replica's job: not with --replicas or --sync "
+                                       "(search without them, then time the split with them)");
+    if (!tc_sync_parse(s->sync, &u->sk))
+        return tc_fail(err, TC_EINVAL, "sync.strategy '%s': accepted are ddp, local-sgd, diloco, diloco-eager, "
+                                       "diloco-delayed, streaming-diloco", s->sync);
+    if (u->sk != TC_SYNC_DDP && M < 2)
+        return tc_fail(err, TC_EINVAL, "--sync %s synchronises model replicas: give --replicas M of at least 2",
+                       s->sync);
+    if (s->dp % M)
+        return tc_fail(err, TC_EINVAL, "--dp %u is not a multiple of --replicas %u: each replica holds dp / M of the "
+                                       "data-parallel ranks", s->dp, M);
+    if (M > 1 && s->ep > 1 && (s->dp / M) % s->ep)
+        return tc_fail(err, TC_EINVAL, "--ep %u does not divide a replica's %u data-parallel ranks (--dp %u / "
+                                       "--replicas %u)", s->ep, s->dp / M, s->dp, M);
+    if (u->sk == TC_SYNC_STREAMING) {
+        uint32_t L = m->layers ? m->layers : 1;
+        if (s->fragments > L) /* sync_outer's fragments */
+            return tc_fail(err, TC_EINVAL, "--fragments %u: %s has %u layers: give at most one fragment per layer",
+                           s->fragments, m->name, L);
+    }
+    bool codec = false;
+    for (int k = 0; k < 3; k++) {
+        if (!s->it_codec[k][0])
+            continue;
+        if ((st = tc_codec_parse(s->it_codec[k], &o->codec_spec[k], err)))
+            return st;
+        /* The iteration times a codec's own collectives; the aggregation
+         * paths are compress's (docs/MODEL.md, "Aggregation paths"). */
+        if (o->codec_spec[k].path != TC_PATH_ALLREDUCE)
+            return tc_fail(err, TC_EINVAL, "codec '%s': train --compress-* times the codec's own all-reduce or "
+                                           "all-gather; path=%s is evaluated by topocc compress",
+                           o->codec_spec[k].name, tc_codec_path_name(o->codec_spec[k].path));
+        codec = true;
+    }
+    if (s->it_search && codec)
+        return tc_fail(err, TC_EINVAL, "--search with --compress-*: time the split you want with compression, "
+                                       "without --search");
+    if (s->it_codec[TC_TI_CODEC_PP][0] && s->mode == TC_MODE_FLOW && s->it_cosim)
+        return tc_fail(err, TC_EINVAL, "--compress-pp is not co-simulated in flow mode (its codec runs inside the "
+                                       "send): add --no-cosim, or use steps or formula mode");
+    if (!tc_par_order_parse(s->par_order, u->order))
+        return tc_fail(err, TC_EINVAL, "parallel order '%s': expected tp, dp and pp each once, innermost first",
+                       s->par_order);
+    snprintf(o->order, sizeof o->order, "%s", s->par_order);
+    if (!s->it_search && s->global_batch && (uint64_t)s->dp * s->micro_batches * s->micro_batch != s->global_batch)
+        return tc_fail(err, TC_EINVAL,
+                       "--global-batch %u is not --dp %u x --micro-batches %u x --micro-batch %u = %llu: give "
+                       "micro-batches that divide the batch",
+                       s->global_batch, s->dp, s->micro_batches, s->micro_batch,
+                       (unsigned long long)s->dp * s->micro_batches * s->micro_batch);
+    if (s->it_search && s->it_timeline[0])
+        return tc_fail(err, TC_EINVAL, "--timeline writes one iteration: not with --search (run the split you want "
+                                       "without --search)");
+    if (!s->it_search && (s->capacity_factor > 0 || s->zipf > 0) && s->ep <= 1)
+        return tc_fail(err, TC_EINVAL, "--capacity-factor and --zipf shape expert parallelism's all-to-alls: give --ep "
+                                       "above 1 (a mixture of experts)");
+    return tp_in_node(s, u, o, err);
+}
+
+tc_status tc_scn_train_check(const tc_scenario *s, tc_err *err)
+{
+    tc_trainiter_out *o = tc_calloc(1, sizeof *o);
+    if (!o)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    ti_setup u;
+    tc_status st = setup(s, o, &u, err);
+    tc_trainiter_out_free(o);
+    return st;
+}
+
+tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_trainiter_out **out, tc_err *err)
+{
+    (void)ro;
+    *out = NULL;
+    tc_trainiter_out *o = tc_calloc(1, sizeof *o);
+    if (!o)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    ti_setup u;
+    tc_status st = setup(s, o, &u, err);
     if (st) {
         tc_trainiter_out_free(o);
         return st;
     }
+    tc_zoo_model m = u.m;
+    tc_accel a = u.a;
+    double cap = u.cap;
+    uint32_t M = u.M;
+    tc_sync_kind sk = u.sk;
+    const tc_topo *t = o->net.topo[0];
     o->acc = (tc_ti_accel){.flops = a.flops, .mem_Bps = a.mem_Bps, .mem_bytes = cap, .achievable = o->achievable};
     tc_ti_cfg *c = &o->cfg;
     tc_ti_cfg_default(c);
@@ -1167,27 +1274,8 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
     c->dma = s->it_dma;
     c->comm_order = strcmp(s->comm_order, "forward") == 0 ? TC_TI_FORWARD_ORDER : TC_TI_BACKWARD_ORDER;
     c->ep = s->ep;
-    for (int k = 0; k < 3 && st == TC_OK; k++) {
-        c->codec[k] = NULL;
-        if (s->it_codec[k][0] && (st = tc_codec_parse(s->it_codec[k], &o->codec_spec[k], err)) == TC_OK)
-            c->codec[k] = &o->codec_spec[k];
-        /* The iteration times a codec's own collectives; the aggregation
-         * paths are compress's (docs/MODEL.md, "Aggregation paths"). */
-        if (st == TC_OK && c->codec[k] && o->codec_spec[k].path != TC_PATH_ALLREDUCE)
-            st = tc_fail(err, TC_EINVAL, "codec '%s': train --compress-* times the codec's own all-reduce or "
-                                         "all-gather; path=%s is evaluated by topocc compress",
-                         o->codec_spec[k].name, tc_codec_path_name(o->codec_spec[k].path));
-    }
-    if (st == TC_OK && s->it_search && (c->codec[0] || c->codec[1] || c->codec[2]))
-        st = tc_fail(err, TC_EINVAL, "--search with --compress-*: time the split you want with compression, "
-                                     "without --search");
-    if (st == TC_OK && c->codec[TC_TI_CODEC_PP] && s->mode == TC_MODE_FLOW && s->it_cosim)
-        st = tc_fail(err, TC_EINVAL, "--compress-pp is not co-simulated in flow mode (its codec runs inside the "
-                                     "send): add --no-cosim, or use steps or formula mode");
-    if (st) {
-        tc_trainiter_out_free(o);
-        return st;
-    }
+    for (int k = 0; k < 3; k++) /* parsed and checked by setup */
+        c->codec[k] = s->it_codec[k][0] ? &o->codec_spec[k] : NULL;
     c->capacity_factor = s->capacity_factor;
     c->zipf = s->zipf;
     comm_ctx *cc = tc_calloc(1, sizeof *cc);
@@ -1220,23 +1308,7 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
             st = tc_algo_parse(s->it_algo[k], &cc->tmpl[algo_kind[k]], err);
     cc->tmpl[TC_TI_EDP] = cc->tmpl[TC_TI_DP];
     cc->lib[TC_TI_EDP] = cc->lib[TC_TI_DP];
-    if (!tc_par_order_parse(s->par_order, cc->order))
-        st = tc_fail(err, TC_EINVAL, "parallel order '%s': expected tp, dp and pp each once, innermost first",
-                     s->par_order);
-    snprintf(o->order, sizeof o->order, "%s", s->par_order);
-    /* TP groups within a scale-up node: every group's ranks on one node */
-    o->tp_in_node = true;
-    if (st == TC_OK && !s->it_search && t->node_size > 1 && s->tp > 1) {
-        tc_groups gr;
-        st = groups_of(cc, TC_TI_TP, &gr, err);
-        for (uint32_t i = 0; st == TC_OK && i < gr.ngroups * gr.size; i++)
-            if (gr.members[i] / t->node_size != gr.members[i - i % gr.size] / t->node_size)
-                o->tp_in_node = false;
-    }
-    if (st == TC_OK && !o->tp_in_node && s->tp_in_node)
-        st = tc_fail(err, TC_EINVAL, "--tp %u spans more than one scale-up node of %u (--tp-in-node): give a TP "
-                                     "degree dividing the node, with tp innermost in --order",
-                     s->tp, t->node_size);
+    memcpy(cc->order, u.order, sizeof cc->order);
     if (st) {
         ctx_groups_free(cc);
         free(cc->cache);
@@ -1252,36 +1324,9 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
      * each collective on its own, every group of its kind at once) */
     cc->cosim = cc->eo.mode == TC_MODE_FLOW && !s->it_search && s->it_cosim;
     o->cosim = cc->cosim;
-    if (!s->it_search && s->global_batch &&
-        (uint64_t)s->dp * s->micro_batches * s->micro_batch != s->global_batch) {
-        st = tc_fail(err, TC_EINVAL,
-                     "--global-batch %u is not --dp %u x --micro-batches %u x --micro-batch %u = %llu: give "
-                     "micro-batches that divide the batch",
-                     s->global_batch, s->dp, s->micro_batches, s->micro_batch,
-                     (unsigned long long)s->dp * s->micro_batches * s->micro_batch);
-        ctx_groups_free(cc);
-        free(cc->cache);
-        free(cc);
-        tc_trainiter_out_free(o);
-        return st;
-    }
     o->search = s->it_search;
-    if (st == TC_OK && o->search && s->it_timeline[0])
-        st = tc_fail(err, TC_EINVAL, "--timeline writes one iteration: not with --search (run the split you want "
-                                     "without --search)");
-    if (st == TC_OK && !o->search && (s->capacity_factor > 0 || s->zipf > 0) && s->ep <= 1)
-        st = tc_fail(err, TC_EINVAL, "--capacity-factor and --zipf shape expert parallelism's all-to-alls: give --ep "
-                                     "above 1 (a mixture of experts)");
     tc_tl_dag dag;
     tc_tl_init(&dag);
-    if (st) {
-        ctx_groups_free(cc);
-        free(cc->cache->e);
-        free(cc->cache);
-        free(cc);
-        tc_trainiter_out_free(o);
-        return st;
-    }
     if (o->search) {
         st = search(&m, o, s, cc, err);
     } else {

@@ -1189,6 +1189,9 @@ tc_status tc_scenario_resolve(tc_scenario *s, tc_err *err)
     s->train.model = s->train_model;
     s->train.data_dir = s->data_dir;
     tc_train_defaults(&s->train);
+    /* what the runner would refuse of this scenario alone */
+    if (s->command == TC_CMD_TRAIN)
+        return tc_scn_train_check(s, err);
     return TC_OK;
 }
 
