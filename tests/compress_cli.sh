@@ -508,6 +508,30 @@ assert abs(i["bucket_first_bytes"] - head) < 1, i  # the LM head alone
 assert i["bucket_max_bytes"] == max(i["bucket_first_bytes"], i["bucket_last_bytes"]), i' "$tmp/bk.json" ||
     { echo "FAIL: the JSON does not say what the buckets are"; fails=$((fails + 1)); }
 
+# Refusals that depend on the scenario alone come with --print-scenario
+# too (and at a sweep's validation), with the run's message, not only when
+# the scenario runs.
+P="--preset dgx-h100:nodes=2 --model resnet50 --codec int8 --print-scenario"
+bad_says "bf16's own ratio other than 1, printed" "bf16's own is 1" compress $P --steps-ratio bf16=2
+bad_says "a ratio given twice, printed" "--steps-ratio for codec 'int8' given twice" compress $P --steps-ratio int8=1 --steps-ratio int8=2
+bad_says "a ratio for a codec not asked for, printed" "which is not among the codecs" compress $P --steps-ratio int8=1 --steps-ratio topk=2
+bad_says "a ratio below one step, printed" "one step to the target" compress $P --steps-ratio int8=1e-9
+bad_says "no ratio for a codec, printed" "no --steps-ratio for codec 'topk" compress $P --codec topk --steps-ratio int8=1
+bad_says "a throughput given twice, printed" "--codec-throughput for codec 'int8' given twice" compress $P --steps-ratio int8=1 --codec-throughput int8=10 --codec-throughput int8=20
+bad_says "a throughput for fp32, printed" "does no codec work" compress $P --steps-ratio int8=1 --codec-throughput fp32=10
+bad_says "one worker, printed" "at least 2 workers" compress $P --steps-ratio int8=1 --workers 1
+good "a valid one is printed" '"command": "compress"' compress $P --steps-ratio int8=1
+cat >"$tmp/sw.json" <<EOF
+{"scenario": {"command": "compress", "network": {"preset": ["dgx-h100:nodes=2"]},
+ "compress": {"model": "resnet50", "steps_ratio": [{"codec": "int8", "ratio": 1}]}, "codecs": ["int8"]},
+ "sweep": {"axes": {"compress.steps_ratio": [[{"codec": "int8", "ratio": 1}], [{"codec": "bf16", "ratio": 2}]]}}}
+EOF
+bad_says "a sweep's point with bf16's ratio other than 1" "point 1 .*bf16's own is 1" sweep "$tmp/sw.json" --out "$tmp/sw.jsonl" --quiet
+if [ -s "$tmp/sw.jsonl" ]; then
+    echo "FAIL (a sweep refused up front): it ran a point"
+    fails=$((fails + 1))
+fi
+
 if [ "$fails" -ne 0 ]; then
     echo "$fails compress CLI check(s) failed"
     exit 1

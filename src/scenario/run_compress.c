@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "topocc/outcome.h"
+#include "scenario_int.h"
 #include "topocc/zoo.h"
 
 /* What the evaluations of one run share. */
@@ -345,14 +346,13 @@ static tc_status ratios_trained(const job *J, tc_err *err)
     return st;
 }
 
+/* The ratios given or read from embedded curves (not trained). */
 static tc_status steps_ratios(const job *J, tc_err *err)
 {
     const tc_scenario *s = J->s;
     if (s->nsteps_ratio)
         return ratios_given(J->o, s, err);
-    if (s->naccuracy)
-        return ratios_embedded(J->o, s, err);
-    return ratios_trained(J, err);
+    return ratios_embedded(J->o, s, err);
 }
 
 /* ---- the workload ---- */
@@ -558,7 +558,14 @@ static tc_status sweep(const job *J, tc_err *err)
     return TC_OK;
 }
 
-static tc_status run_main(job *J, tc_err *err)
+/* Every check that depends on the scenario alone, and what they derive:
+ * the codecs and their throughputs, the network (built into net, freed on
+ * an error), the workload, the steps ratios given or read from embedded
+ * curves (those trained now are not: training is the run's). The run makes
+ * them first, and resolving the scenario makes them too
+ * (tc_scn_compress_check), so that --print-scenario and a sweep's
+ * validation refuse what the run would. */
+static tc_status prepare(job *J, tc_net *net, tc_flow_opts *fo, tc_err *err)
 {
     tc_compress_out *o = J->o;
     const tc_scenario *s = J->s;
@@ -567,13 +574,44 @@ static tc_status run_main(job *J, tc_err *err)
         return st;
     o->target = s->target_acc;
     o->target_given = s->target_acc > 0;
-    tc_net net;
-    if ((st = tc_net_build(s, &net, err)))
+    if ((st = tc_net_build(s, net, err)))
         return st;
-    tc_flow_opts fo;
-    st = make_workload(J, &net, &fo, err);
-    if (st == TC_OK)
+    st = make_workload(J, net, fo, err);
+    if (st == TC_OK && (s->nsteps_ratio || s->naccuracy))
         st = steps_ratios(J, err);
+    if (st)
+        tc_net_free(net);
+    return st;
+}
+
+tc_status tc_scn_compress_check(const tc_scenario *s, tc_err *err)
+{
+    job J;
+    memset(&J, 0, sizeof J);
+    J.s = s;
+    J.o = tc_calloc(1, sizeof *J.o);
+    if (!J.o)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    tc_net net;
+    tc_flow_opts fo;
+    tc_status st = prepare(&J, &net, &fo, err);
+    if (st == TC_OK)
+        tc_net_free(&net);
+    free(J.map);
+    tc_compress_out_free(J.o);
+    return st;
+}
+
+static tc_status run_main(job *J, tc_err *err)
+{
+    tc_compress_out *o = J->o;
+    tc_net net;
+    tc_flow_opts fo;
+    tc_status st = prepare(J, &net, &fo, err);
+    if (st)
+        return st;
+    if (!J->s->nsteps_ratio && !J->s->naccuracy)
+        st = ratios_trained(J, err);
     tc_codec_iter its[TC_COMPRESS_MAX_CODECS];
     double iter[TC_COMPRESS_MAX_CODECS];
     if (st == TC_OK && (st = evaluate_all(o, net.topo[0], &J->w, its, iter, err)) == TC_OK) {

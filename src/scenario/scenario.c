@@ -1192,6 +1192,8 @@ tc_status tc_scenario_resolve(tc_scenario *s, tc_err *err)
     /* what the runner would refuse of this scenario alone */
     if (s->command == TC_CMD_TRAIN)
         return tc_scn_train_check(s, err);
+    if (s->command == TC_CMD_COMPRESS)
+        return tc_scn_compress_check(s, err);
     return TC_OK;
 }
 
