@@ -69,6 +69,10 @@ bad_says "synthetic seed nan" "seed=nan is not a whole number" cluster --topo "$
 good "synthetic jobs in exponent form" "synthetic 100,seed=1" cluster --topo "$RING" --synthetic 1e2,seed=1
 bad_says "ocs on no torus" "none of the topologies is a torus" cluster --topo "$CLOS" --trace "$tmp/five.csv" --ocs 4
 bad_says "ocs of 1" "edge of at least 2" cluster --topo torus:dims=8x8 --trace "$tmp/five.csv" --ocs 1
+# refused with --print-scenario too, as when the replay runs
+bad_says "ocs on no torus, printed" "none of the topologies is a torus" cluster --topo "$CLOS" --trace "$tmp/five.csv" --ocs 4 --print-scenario
+bad_says "ocs of 1, printed" "edge of at least 2" cluster --topo torus:dims=8x8 --trace "$tmp/five.csv" --ocs 1 --print-scenario
+bad_says "ocs not dividing a torus, printed, named" "^topocc: B: ocs=4: the torus's extent 6" cluster --topo torus:dims=8x8 --topo torus:dims=6x4 --trace "$tmp/five.csv" --ocs 4 --print-scenario
 bad_says "a slice's ocs of 1, as cluster's" "ocs=K takes the edge K of the cubes the optical switches join, 2 to 1024" collective --topo torus:dims=4x4x4 --op allreduce --size 1MiB --ranks 8 --place slice:ocs=1
 good "a slice's ocs of 2" "wraparound x yes y yes z yes (by the optical switches" collective --topo torus:dims=4x4x4 --op allreduce --size 1MiB --ranks 8 --place slice:ocs=2
 bad_says "unknown trace format: only what --trace-format accepts" "accepted are auto, csv, philly, helios, pai$" cluster --topo "$RING" --trace "$tmp/five.csv" --trace-format slurm

@@ -123,6 +123,9 @@ typedef struct tc_cluster_out {
 
 tc_status tc_cluster_replay(const tc_topo *t, const tc_trace *tr, const tc_cluster_opts *o, tc_cluster_out *out,
                             tc_err *err);
+/* Whether t can be cubes of edge ocs joined by optical switches (the
+ * refusals tc_cluster_replay makes of tc_cluster_opts.ocs; 0: none). */
+tc_status tc_cluster_ocs_check(const tc_topo *t, uint32_t ocs, tc_err *err);
 void tc_cluster_out_free(tc_cluster_out *o);
 
 #endif

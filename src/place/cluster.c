@@ -716,34 +716,47 @@ static double span_util(const cl *c, double T)
     return area / (T * c->N);
 }
 
+tc_status tc_cluster_ocs_check(const tc_topo *t, uint32_t ocs, tc_err *err)
+{
+    if (!ocs)
+        return TC_OK;
+    if (t->kind != TC_TOPO_TORUS)
+        return tc_fail(err, TC_EINVAL, "ocs=%u needs a torus (cubes joined by optical switches)", ocs);
+    if (ocs < 2)
+        return tc_fail(err, TC_EINVAL, "ocs=%u: a cube needs an edge of at least 2 (TPU v4: 4), or 0 for no optical "
+                                       "switches",
+                       ocs);
+    uint64_t V = 1;
+    for (int d = 0; d < t->ndims; d++) {
+        if (t->dims[d] % ocs)
+            return tc_fail(err, TC_EINVAL, "ocs=%u: the torus's extent %u along dimension %d is not a multiple of it "
+                                           "(expected cubes of %u per dimension)",
+                           ocs, t->dims[d], d, ocs);
+        V *= ocs;
+    }
+    if (V > 4096)
+        return tc_fail(err, TC_EINVAL, "ocs=%u: cubes of %llu endpoints are beyond the 4096 supported", ocs,
+                       (unsigned long long)V);
+    return TC_OK;
+}
+
 static tc_status ocs_setup(cl *c, tc_err *err)
 {
     const tc_topo *t = c->t;
     c->K = c->o->ocs;
-    if (!c->K)
-        return TC_OK;
-    if (t->kind != TC_TOPO_TORUS)
-        return tc_fail(err, TC_EINVAL, "ocs=%u needs a torus (cubes joined by optical switches)", c->K);
-    if (c->K < 2)
-        return tc_fail(err, TC_EINVAL, "ocs=%u: a cube needs an edge of at least 2 (TPU v4: 4), or 0 for no optical "
-                                       "switches",
-                       c->K);
+    tc_status st = tc_cluster_ocs_check(t, c->K, err);
+    if (st || !c->K)
+        return st;
     char spec[128];
     size_t n = (size_t)snprintf(spec, sizeof spec, "torus:dims=");
     c->V = 1;
     c->ncubes = 1;
     for (int d = 0; d < t->ndims; d++) {
-        if (t->dims[d] % c->K)
-            return tc_fail(err, TC_EINVAL, "ocs=%u: the torus's extent %u along dimension %d is not a multiple of it "
-                                           "(expected cubes of %u per dimension)",
-                           c->K, t->dims[d], d, c->K);
         c->cdims[d] = t->dims[d] / c->K;
         c->ncubes *= c->cdims[d];
         c->V *= c->K;
         n += (size_t)snprintf(spec + n, sizeof spec - n, "%s%u", d ? "x" : "", c->K);
     }
-    if (c->V > 4096)
-        return tc_fail(err, TC_EINVAL, "ocs=%u: cubes of %u endpoints are beyond the 4096 supported", c->K, c->V);
     return tc_topo_build(spec, &c->cube, err);
 }
 

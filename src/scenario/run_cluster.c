@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include "topocc/outcome.h"
+#include "scenario_int.h"
 
 typedef struct cprog {
     const tc_run_opts *ro;
@@ -29,6 +30,50 @@ static void on_progress(void *ctx, size_t done, size_t total)
     tc_progress p = {.what = "cluster replay", .fraction = cp->total > 0 ? d / cp->total : -1, .done = d,
                      .total = cp->total, .unit = "jobs", .rate = el > 0 ? d / el : 0};
     cp->ro->progress(cp->ro->progress_ud, &p);
+}
+
+/* --ocs on the topologies: a torus among them, each torus cubes of K
+ * (tc_cluster_ocs_check), named as the replay names them. */
+static tc_status check_ocs(const tc_scenario *s, const tc_net *net, tc_err *err)
+{
+    uint32_t K = s->cluster_ocs;
+    bool torus = false;
+    for (int i = 0; i < net->n; i++)
+        torus = torus || net->topo[i]->kind == TC_TOPO_TORUS;
+    if (K && !torus)
+        return tc_fail(err, TC_EINVAL, "--ocs %u joins a torus's cubes: none of the topologies is a torus", K);
+    for (int i = 0; K && i < net->n; i++) {
+        tc_status st;
+        if (net->topo[i]->kind != TC_TOPO_TORUS || (st = tc_cluster_ocs_check(net->topo[i], K, err)) == TC_OK)
+            continue;
+        if (net->n > 1) {
+            char m[TC_ERR_LEN];
+            snprintf(m, sizeof m, "%s", err->msg);
+            st = tc_fail(err, st, "%s: %s", net->name[i], m);
+        }
+        return st;
+    }
+    return TC_OK;
+}
+
+/* The checks of a cluster scenario that depend on it alone, which the run
+ * makes too: resolving makes them (--print-scenario, a sweep's
+ * validation). The trace's content is the run's to read. */
+tc_status tc_scn_cluster_check(const tc_scenario *s, tc_err *err)
+{
+    tc_cluster_sched sched;
+    tc_trace_format f;
+    tc_status st = tc_cluster_sched_parse(s->scheduler, &sched, err);
+    if (st == TC_OK && s->cluster_trace[0])
+        st = tc_trace_format_parse(s->cluster_format, &f, err);
+    if (st)
+        return st;
+    tc_net net;
+    if ((st = tc_net_build(s, &net, err)))
+        return st;
+    st = check_ocs(s, &net, err);
+    tc_net_free(&net);
+    return st;
 }
 
 tc_status tc_run_cluster(const tc_scenario *s, const tc_run_opts *ro, tc_cluster_run_out **out, tc_err *err)
@@ -52,11 +97,8 @@ tc_status tc_run_cluster(const tc_scenario *s, const tc_run_opts *ro, tc_cluster
         snprintf(o->source, sizeof o->source, "synthetic %llu,seed=%llu,load=%g", (unsigned long long)s->synth_jobs,
                  (unsigned long long)s->synth_seed, s->synth_load);
     }
-    bool torus = false;
-    for (int i = 0; st == TC_OK && i < o->net.n; i++)
-        torus = torus || o->net.topo[i]->kind == TC_TOPO_TORUS;
-    if (st == TC_OK && o->ocs && !torus)
-        st = tc_fail(err, TC_EINVAL, "--ocs %u joins a torus's cubes: none of the topologies is a torus", o->ocs);
+    if (st == TC_OK)
+        st = check_ocs(s, &o->net, err);
     cprog cp = {.ro = ro, .total = (double)o->trace.n * (double)o->net.n};
     clock_gettime(CLOCK_MONOTONIC, &cp.t0);
     for (int i = 0; i < o->net.n && st == TC_OK; i++) {

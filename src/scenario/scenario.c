@@ -1194,6 +1194,8 @@ tc_status tc_scenario_resolve(tc_scenario *s, tc_err *err)
         return tc_scn_train_check(s, err);
     if (s->command == TC_CMD_COMPRESS)
         return tc_scn_compress_check(s, err);
+    if (s->command == TC_CMD_CLUSTER)
+        return tc_scn_cluster_check(s, err);
     return TC_OK;
 }
 
