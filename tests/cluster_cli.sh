@@ -78,6 +78,23 @@ good "a slice's ocs of 2" "wraparound x yes y yes z yes (by the optical switches
 bad_says "unknown trace format: only what --trace-format accepts" "accepted are auto, csv, philly, helios, pai$" cluster --topo "$RING" --trace "$tmp/five.csv" --trace-format slurm
 bad_says "trace format synthetic" "'synthetic' is not a file format: use --synthetic N,seed=S" cluster --topo "$RING" --trace "$tmp/five.csv" --trace-format synthetic
 
+# a relative trace path is recorded against the working directory of the
+# run: a replay from another directory reads the file the run read, not a
+# file of that name there, nor nothing
+mkdir "$tmp/run" "$tmp/elsewhere" "$tmp/empty"
+cp "$tmp/five.csv" "$tmp/run/t.csv"
+printf 'submit,size,duration\n0,1,1\n' >"$tmp/elsewhere/t.csv"
+(cd "$tmp/run" && "$T" cluster --topo "$RING" --trace ./t.csv --out r.json --quiet >/dev/null 2>"$tmp/rel.err") ||
+    { echo "FAIL (a relative trace): $(cat "$tmp/rel.err")"; fails=$((fails + 1)); }
+for d in elsewhere empty; do
+    if ! (cd "$tmp/$d" && "$T" replay ../run/r.json --format json >"$tmp/rel.json" 2>"$tmp/rel.err") ||
+        ! python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); t = j["scenario"]["cluster"]["trace"]
+assert j["trace"]["jobs"] == 5 and t.startswith("/") and t.endswith("/run/t.csv") and "/./" not in t, t' "$tmp/rel.json"; then
+        echo "FAIL (a relative trace replayed from $d): $(cat "$tmp/rel.err")"
+        fails=$((fails + 1))
+    fi
+done
+
 # the makespan is the last end: a job that never fits arriving after it
 # (at 20 s) does not stretch it, nor dilute the utilisation (4 of 16
 # endpoints for 10 s: 0.25); with nothing run it is 0

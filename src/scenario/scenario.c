@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 #include "scenario/keys.h"
 #include <jansson.h>
@@ -875,6 +876,37 @@ static tc_status resolve_collective(tc_scenario *s, tc_err *err)
     return TC_OK;
 }
 
+/* cluster.trace made absolute: a relative path is joined to the working
+ * directory (its leading "./" dropped), so that the scenario names the
+ * file the run read wherever it is replayed from; an absolute one is kept
+ * as given. The path is joined, not resolved: a link stays the link
+ * named. */
+static tc_status trace_absolute(tc_scenario *s, tc_err *err)
+{
+    const char *path = s->cluster_trace;
+    if (path[0] == '/')
+        return TC_OK;
+    while (path[0] == '.' && path[1] == '/') {
+        path += 2;
+        while (path[0] == '/')
+            path++;
+    }
+    char cwd[sizeof s->cluster_trace];
+    if (!getcwd(cwd, sizeof cwd))
+        return tc_fail(err, TC_EINVAL, "%.160s: the working directory, against which the trace's relative path is "
+                                       "recorded, cannot be read: %s (give the trace's absolute path)",
+                       s->cluster_trace, strerror(errno));
+    char abs[sizeof s->cluster_trace];
+    int n = path[0] ? snprintf(abs, sizeof abs, "%s%s%s", cwd, strcmp(cwd, "/") ? "/" : "", path)
+                    : snprintf(abs, sizeof abs, "%s", cwd);
+    if (n < 0 || (size_t)n >= sizeof abs)
+        return tc_fail(err, TC_EINVAL, "%.160s: the trace's path joined to the working directory is longer than "
+                                       "the %zu bytes a scenario records: give a shorter path",
+                       s->cluster_trace, sizeof abs - 1);
+    snprintf(s->cluster_trace, sizeof s->cluster_trace, "%s", abs);
+    return TC_OK;
+}
+
 /* cluster.trace_digest: the trace file's CRC-32 and size. A scenario
  * keeps the trace by path (it may be large); the digest makes a replay
  * refuse a file that changed since, instead of replaying other jobs. A
@@ -1159,7 +1191,9 @@ tc_status tc_scenario_resolve(tc_scenario *s, tc_err *err)
                                        "(scenario keys cluster.trace, cluster.synthetic), not %s",
                        s->cluster_trace[0] ? "both" : "neither");
     if (s->command == TC_CMD_CLUSTER && s->cluster_trace[0]) {
-        tc_status st = trace_digest(s, err);
+        tc_status st = trace_absolute(s, err);
+        if (st == TC_OK)
+            st = trace_digest(s, err);
         if (st)
             return st;
     }
