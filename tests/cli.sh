@@ -123,6 +123,9 @@ bad "degrade a link that does not exist" collective --topo "$CLOS" --op allreduc
 bad "malformed degrade" collective --topo "$CLOS" --op allreduce --size 1MiB --degrade port:3=0.5
 bad "degrade factor of 0 is a failure, not a degradation" collective --topo "$CLOS" --op allreduce --size 1MiB --degrade link:3=0
 bad "unwritable trace" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace /nonexistent/dir/t.json
+# refused as the scenario resolves (--print-scenario, a sweep's validation),
+# not when the simulation ends
+bad_says "a trace that is a directory, printed" "^topocc: --trace .*: a directory: give a file name" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp" --print-scenario
 
 bad "codec-bench with an unknown codec" codec-bench --codec bogus
 bad "codec-bench with a size of 0" codec-bench --size 0

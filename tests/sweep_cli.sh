@@ -453,6 +453,17 @@ cmp -s "$tmp/tr7.json" "$tmp/tr7.keep" || { echo "FAIL (a trace axis overwrote t
 printf '{"scenario": {"command": "train", "network": {"topo": ["%s"]}, "iteration": {"model": "resnet18", "timeline": "%s"}, "parallel": {"dp": 8}}, "sweep": {"axes": {"parallel.dp": [4, 8]}}}' "$CLOS" "$tmp/tl.json" >"$tmp/tl.json.sweep"
 bad_says "a timeline in the base of 2 points" "scenario.iteration.timeline: each of the sweep's 2 points would write" sweep "$tmp/tl.json.sweep" -o "$tmp/tl.jsonl"
 
+# a point's file that is a directory: refused with the other points'
+# validation, naming the value, before any point runs (not
+# when the point's run ends)
+mkdir "$tmp/trdir"
+printf '{"scenario": {%s}, "sweep": {"mode": "zip", "axes": {"collective.sizes": [[1024], [2048]], "flow.trace": ["%s", "%s"]}}}' "$TB" "$tmp/tf.json" "$tmp/trdir" >"$tmp/tr8.json"
+bad_says "a trace that is a directory" "point 1 (collective.sizes=\[2048\], flow.trace=\".*trdir\"): --trace .*trdir: a directory" sweep "$tmp/tr8.json" -o "$tmp/tr8.jsonl"
+printf '{"scenario": {"command": "train", "network": {"topo": ["%s"]}, "iteration": {"model": "resnet18", "allow_oom": true}, "parallel": {"dp": 64}}, "sweep": {"axes": {"iteration.timeline": ["%s", "%s"]}}}' "$CLOS" "$tmp/tl1.json" "$tmp/trdir" >"$tmp/tl2.json.sweep"
+bad_says "a timeline that is a directory" "point 1 (iteration.timeline=\".*trdir\"): --timeline .*trdir: a directory" sweep "$tmp/tl2.json.sweep" -o "$tmp/tl2.jsonl"
+[ ! -e "$tmp/tf.json" ] && [ ! -e "$tmp/tl1.json" ] && [ ! -e "$tmp/tr8.jsonl" ] && [ ! -e "$tmp/tl2.jsonl" ] ||
+    { echo "FAIL (a sweep refused for a point's file wrote a file)"; fails=$((fails + 1)); }
+
 # a range of sizes as an axis's value: the point's sizes
 printf '{"scenario": {"command": "collective", "network": {"topo": ["%s"]}, "collective": {"op": ["allreduce"]}}, "sweep": {"axes": {"collective.sizes": ["1KiB:4KiB:2", [8192]]}}}' "$CLOS" >"$tmp/rs.json"
 good "a range of sizes as an axis value" "2 points: 0 held already, 2 run now" sweep "$tmp/rs.json" -o "$tmp/rs.jsonl" --quiet

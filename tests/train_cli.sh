@@ -101,6 +101,7 @@ fi
 # get their encode in the backward too
 good "DDP hook on expert buckets" "powersgd:rank=4 applied" train --topo "$CLOS" --model mixtral-8x7b --dp 8 --tp 8 --ep 2 --compress-dp powersgd:rank=4 --allow-oom
 bad "timeline in a missing directory" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --timeline /nonexistent/x.json
+bad_says "timeline that is a directory, printed" "^topocc: --timeline .*: a directory: give a file name" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --timeline "$tmp" --print-scenario
 # --timeline and --out naming one file: the result overwrote the trace (exit 0)
 bad_says "timeline and --out the same file" "is the --out file too" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --out "$tmp/same.json" --timeline "$tmp/same.json"
 bad_says "timeline and --out the same file by other names" "is the --out file too" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --out "$tmp/same.json" --timeline "$tmp/./same.json"

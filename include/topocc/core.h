@@ -117,6 +117,10 @@ bool tc_same_file(const char *a, const char *b);
  * (TC_FILE_KEY_MAX always does for a path under 4096 bytes). */
 #define TC_FILE_KEY_MAX 8300
 bool tc_file_key(const char *path, char *buf, size_t len);
+/* A file to be written at path is refused where path is a directory;
+ * what names it in the message ("--trace out: a directory: give a file
+ * name"). Its directory may not exist yet (--out-dir makes it). */
+tc_status tc_check_out_path(const char *path, const char *what, tc_err *err);
 
 /* JSON out: 2-space indentation, keys in insertion order, every real in
  * its shortest form that reads back to the same double (so a value written

@@ -186,6 +186,14 @@ bool tc_file_key(const char *path0, char *buf, size_t len)
     return lexical_path(path, buf + 1, len - 1);
 }
 
+tc_status tc_check_out_path(const char *path, const char *what, tc_err *err)
+{
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return tc_fail(err, TC_EINVAL, "%s %.200s: a directory: give a file name", what, path);
+    return TC_OK;
+}
+
 bool tc_same_file(const char *a, const char *b)
 {
     /* a device or a pipe (/dev/null, /dev/stdout) is never "the same

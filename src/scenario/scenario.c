@@ -1220,6 +1220,12 @@ tc_status tc_scenario_resolve(tc_scenario *s, tc_err *err)
         return tc_fail(err, TC_EINVAL, "--trace records one simulation: give one --size and one algorithm");
     if ((st = reset_moot(s, err)))
         return st;
+    /* the files a run writes (those that apply: reset_moot cleared the
+     * others) are not directories, refused here rather than when the run
+     * ends and writes them */
+    if ((s->trace[0] && (st = tc_check_out_path(s->trace, "--trace", err))) ||
+        (s->it_timeline[0] && (st = tc_check_out_path(s->it_timeline, "--timeline", err))))
+        return st;
     s->train.model = s->train_model;
     s->train.data_dir = s->data_dir;
     tc_train_defaults(&s->train);
