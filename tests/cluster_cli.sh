@@ -82,12 +82,13 @@ bad_says "trace format synthetic" "'synthetic' is not a file format: use --synth
 # run: a replay from another directory reads the file the run read, not a
 # file of that name there, nor nothing
 mkdir "$tmp/run" "$tmp/elsewhere" "$tmp/empty"
+TA=$(cd "$(dirname "$T")" && pwd)/$(basename "$T") # T from any directory
 cp "$tmp/five.csv" "$tmp/run/t.csv"
 printf 'submit,size,duration\n0,1,1\n' >"$tmp/elsewhere/t.csv"
-(cd "$tmp/run" && "$T" cluster --topo "$RING" --trace ./t.csv --out r.json --quiet >/dev/null 2>"$tmp/rel.err") ||
+(cd "$tmp/run" && "$TA" cluster --topo "$RING" --trace ./t.csv --out r.json --quiet >/dev/null 2>"$tmp/rel.err") ||
     { echo "FAIL (a relative trace): $(cat "$tmp/rel.err")"; fails=$((fails + 1)); }
 for d in elsewhere empty; do
-    if ! (cd "$tmp/$d" && "$T" replay ../run/r.json --format json >"$tmp/rel.json" 2>"$tmp/rel.err") ||
+    if ! (cd "$tmp/$d" && "$TA" replay ../run/r.json --format json >"$tmp/rel.json" 2>"$tmp/rel.err") ||
         ! python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); t = j["scenario"]["cluster"]["trace"]
 assert j["trace"]["jobs"] == 5 and t.startswith("/") and t.endswith("/run/t.csv") and "/./" not in t, t' "$tmp/rel.json"; then
         echo "FAIL (a relative trace replayed from $d): $(cat "$tmp/rel.err")"
