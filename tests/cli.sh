@@ -143,14 +143,16 @@ good "codec-bench --help" "example" codec-bench --help
 good "train-accuracy --help" "example" train-accuracy --help
 good "compress --help" "example" compress --help
 # every algorithm the parser accepts is in collective's ALGO list (its own
-# "unknown algorithm" message lists them all)
+# "unknown algorithm" message lists them all); one that does not fit an
+# all-reduce on this Clos is refused as the run refuses it, not as unknown
 "$T" collective --help >"$tmp/help" 2>&1
 for a in ring biring rd rhd binomial dbtree bruck pairwise direct torus torus-bi torus-mp swing hier shift \
     scatter-ring rsg neighbor segring hier-dc scattered scatter-rd auto nccl-ring nccl nccl-tree nccl-nvls \
     nccl-nvls-tree nccl-pat nccl-a2a nccl-collnet-chain nccl-collnet-direct ring-fa torus-fa torus-bi-fa \
     torus-mp-fa dbtree-fa mpich; do
-    "$T" collective --topo "$CLOS" --op allreduce --size 1MiB --algo "$a" --print-scenario >/dev/null 2>&1 ||
-        { echo "FAIL: the parser refuses algorithm $a"; fails=$((fails + 1)); }
+    "$T" collective --topo "$CLOS" --op allreduce --size 1MiB --algo "$a" --print-scenario >/dev/null 2>"$tmp/perr" ||
+        grep -q "^topocc: algorithm '$a' does not fit allreduce on 64 ranks" "$tmp/perr" ||
+        { echo "FAIL: the parser refuses algorithm $a: $(cat "$tmp/perr")"; fails=$((fails + 1)); }
     grep -Eq "(^|[ ,(])$a([ ,);:]|$)" "$tmp/help" ||
         { echo "FAIL: collective --help does not list algorithm $a"; fails=$((fails + 1)); }
 done
@@ -496,6 +498,23 @@ good "preset aws-p5 at 64 nodes: rails over two leaves each" "topo=clos:down=32x
 good "preset aws-p5: net_lat= replaces the profile's, net_eff kept" "^# topocc prediction: .*,transport=efa,net_lat=1us/2us/3us,net_eff=0.758," nccl-tests --preset aws-p5:nodes=2,net_lat=1us/2us/3us -b 8 -e 8
 good "preset aws-p5: net_eff= replaces the profile's, net_lat kept" "^# topocc prediction: .*,transport=efa,net_lat=29.1us/50us/53us,net_eff=0.5," nccl-tests --preset aws-p5:nodes=2,net_eff=0.5 -b 8 -e 8
 good "preset gcp-a4: transport=, nic_path= and seed= keys" "\"clos:.*,arch=blackwell,transport=efa,nic_path=phb,net_lat=8.25us/4us/33.8us,net_eff=0.704,alpha=1.1us,seed=7\"" nccl-tests --preset gcp-a4:nodes=2,transport=efa,nic_path=phb,seed=7 -b 8 -e 8 --print-scenario
+# refusals of the scenario alone come with --print-scenario and replay's
+# too, with the run's message, not only when the collective runs
+C1="--topo $CLOS --size 1MiB --print-scenario"
+bad_says "an algorithm that does not fit the operation, printed" "^topocc: algorithm 'bruck' does not fit allreduce on 64 ranks" collective $C1 --op allreduce --algo bruck
+bad_says "one of several, named, printed" "^topocc: bruck: algorithm 'bruck' does not fit allreduce" collective $C1 --op allreduce --algo ring,bruck
+bad_says "an algorithm that does not fit the ranks, printed" "swing needs a power-of-two rank count" collective $C1 --op allreduce --algo swing --ranks 6
+bad_says "a root beyond the ranks, printed" "^topocc: invalid root 70: expected a rank from 0 to 63$" collective $C1 --op broadcast --algo binomial:root=70
+bad_says "a group that does not partition the job, printed" "^topocc: group stride=3: the stride 3 does not divide the job's 64 ranks" collective $C1 --op allreduce --group stride=3
+bad_says "--flow-bounds with --algo all, printed" "--algo all takes every algorithm" collective $C1 --op alltoall --algo all --mode flow --flow-bounds
+bad_says "--flow-bounds with auto, printed" "auto would try every algorithm" collective $C1 --op alltoall --mode flow --flow-bounds
+bad_says "a rank on a failed host, printed" "rank 5's endpoint 5 has failed" collective $C1 --op allreduce --fail host:5
+bad_says "compare: an algorithm that does not fit, printed" "^topocc: allreduce on A: algorithm 'bruck' does not fit" compare --topo torus:dims=4x4x4 --topo "$CLOS" --op alltoall,allreduce --sizes 1MiB --algo bruck --print-scenario
+bad_says "compare: unequal endpoint counts, printed" "equal endpoint counts" compare --topo torus:dims=4x4 --topo "$CLOS" --op allreduce --sizes 1MiB --print-scenario
+bad_says "compare: a group that does not partition the job, printed" "^topocc: topology A (torus:dims=3x3,.*): group stride=3: the stride 3 does not divide the job.s 8 ranks" compare --topo torus:dims=3x3 --topo clos:down=3x3,up=1x3 --op allreduce --sizes 1MiB --group stride=3 --ranks 8 --print-scenario
+"$T" collective --topo "$CLOS" --size 1MiB --op broadcast --print-scenario >"$tmp/rootless.json" 2>/dev/null
+sed 's/"algo": \[[^]]*\]/"algo": ["binomial:root=70"]/' "$tmp/rootless.json" >"$tmp/root70.json"
+bad_says "replay --print-scenario of a scenario the run refuses" "invalid root 70" replay "$tmp/root70.json" --print-scenario
 # a trace or timeline that is one of the result's files: refused before the run, nothing written
 mkdir "$tmp/rf"
 bad_says "--trace the --out file" "--trace .*rf/x.json is the --out file too" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/rf/x.json" --out "$tmp/rf/./x.json"
@@ -551,7 +570,7 @@ grep -q "takes one topology" "$tmp/err" || { echo "FAIL: two presets for collect
 good "preset before --topo: --names in the command line's order" "^  dgx        clos:down=2x8,up=1x2,.*rail=8" compare --preset dgx-h100:nodes=2 --topo clos:down=4x4,up=1x4 --names dgx,clos --op alltoall --sizes 64MiB:64MiB
 grep -q "^  clos       clos:down=4x4,up=1x4," "$tmp/out" && grep -q "alltoall: dgx fastest" "$tmp/out" ||
     { echo "FAIL: compare --preset then --topo: the names or the conclusion on the wrong topology"; fails=$((fails + 1)); }
-good "--topo, --preset, --topo, --preset interleaved keep their order" '"topo": \["clos:down=4x4,up=1x4,[^"]*", "clos:down=2x8,up=1x2,[^"]*", "torus:dims=4x4,[^"]*", "clos:down=4x8,up=1x4,' compare --topo clos:down=4x4,up=1x4 --preset dgx-h100:nodes=2 --topo torus:dims=4x4 --preset dgx-h100:nodes=4 --op alltoall --sizes 64MiB --print-scenario
+good "--topo, --preset, --topo, --preset interleaved keep their order" '"topo": \["clos:down=4x4,up=1x4,[^"]*", "clos:down=2x8,up=1x2,[^"]*", "torus:dims=4x4,[^"]*", "clos:down=4x8,up=1x4,' compare --topo clos:down=4x4,up=1x4 --preset dgx-h100:nodes=2 --topo torus:dims=4x4 --preset dgx-h100:nodes=4 --op alltoall --sizes 64MiB --ranks 16 --print-scenario
 
 # nccl-tests in and out (docs/NCCL_TESTS.md)
 good "nccl-tests: its columns" "#       size         count      type   redop    root     time   algbw   busbw #wrong" nccl-tests --preset dgx-h100:nodes=2 -b 8 -e 1M -f 4
@@ -963,7 +982,7 @@ bad "degrade: a factor of 0 points to --fail" collective --topo "$CLOS" --op all
 good "fail: routes around, the line says what is down" "failures .*2 of 64 fabric cables down (3.12%)" collective --topo "$CLOS" --op allreduce --size 1MiB --mode steps --fail link:128,link:130
 # a bare ID in --fail's list takes the kind before it
 good "fail: link:128,130 is link:128,link:130" "failures .*2 of 64 fabric cables down (3.12%)" collective --topo "$CLOS" --op allreduce --size 1MiB --mode steps --fail link:128,130
-good "fail: link:128,130,132 in the scenario" '"fail": \["link:128", "link:130", "link:132", "switch:64", "switch:65", "host:5"\]' collective --topo "$CLOS" --op allreduce --size 1MiB --fail link:128,130,132,switch:64,65,host:5 --print-scenario
+good "fail: link:128,130,132 in the scenario" '"fail": \["link:128", "link:130", "link:132", "switch:64", "switch:65", "host:5"\]' collective --topo "$CLOS" --op allreduce --size 1MiB --fail link:128,130,132,switch:64,65,host:5 --endpoints 8-15 --print-scenario
 bad_says "fail: a bare ID first" "a bare ID takes the kind before it" collective --topo "$CLOS" --op allreduce --size 1MiB --fail 128,link:130
 bad "fail: a bare ID does not carry to the next --fail" collective --topo "$CLOS" --op allreduce --size 1MiB --fail link:128 --fail 130
 good "fail-random: the draw is printed" "drawn: cables" collective --topo "$CLOS" --op allreduce --size 1MiB --mode steps --fail-random links=5%,seed=4

@@ -167,14 +167,18 @@ cat >"$tmp/f.json" <<EOF
               "collective": {"op": ["allreduce"], "algo": ["ring"], "sizes": [1048576]}},
  "sweep": {"axes": {"collective.algo": [["ring"], ["bruck"]]}}}
 EOF
-"$T" sweep "$tmp/f.json" -o "$tmp/f.jsonl" --quiet >"$tmp/out" 2>"$tmp/err"
+# bruck does not fit an all-reduce: the validation refuses point 1 before
+# anything runs; without it (--no-validate) the point runs and fails
+bad_says "a point the run would refuse, validated" "point 1 (collective.algo=\[\"bruck\"\]): algorithm 'bruck' does not fit allreduce" sweep "$tmp/f.json" -o "$tmp/f.jsonl" --quiet
+[ -e "$tmp/f.jsonl" ] && { echo "FAIL (a sweep refused up front created its results file)"; fails=$((fails + 1)); }
+"$T" sweep "$tmp/f.json" -o "$tmp/f.jsonl" --quiet --no-validate >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ $rc -ne 2 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -q "points failed" "$tmp/err"; then
     echo "FAIL (failed points: rc=$rc)"; cat "$tmp/err"; fails=$((fails + 1))
 fi
 good "status lists failures" "failed: point 1: algorithm 'bruck' does not fit allreduce" sweep --status "$tmp/f.jsonl"
 # a rerun holds the failed points, and still says they failed (exit 2)
-"$T" sweep "$tmp/f.json" -o "$tmp/f.jsonl" --quiet >"$tmp/out" 2>"$tmp/err"
+"$T" sweep "$tmp/f.json" -o "$tmp/f.jsonl" --quiet --no-validate >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ $rc -ne 2 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -q "2 held already, 0 run now" "$tmp/out" ||
     ! grep -q "1 of 2 points failed, 1 of them held already (.*); the first: point 1: algorithm 'bruck'" "$tmp/err"; then

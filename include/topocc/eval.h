@@ -160,6 +160,13 @@ tc_status tc_evaluate(const tc_topo *t, const tc_coll_req *req, const tc_eval_op
  * what makes sweeps fast. res receives n results. */
 tc_status tc_evaluate_sweep(const tc_topo *t, const tc_coll_req *req, const double *sizes, size_t n,
                             const tc_eval_opts *o, tc_result *res, tc_err *err);
+/* The checks tc_evaluate_sweep makes of its arguments before it builds or
+ * times anything (ranks, sizes, the algorithm against the operation, the
+ * ranks and the topology, a named algorithm's root, the routing, the rank
+ * map), with its messages: what a scenario's resolution asks of a run
+ * without running it. */
+tc_status tc_evaluate_check(const tc_topo *t, const tc_coll_req *req, const double *sizes, size_t n,
+                            const tc_eval_opts *o, tc_err *err);
 
 /* One collective run by every group of g at once (topocc/coll.h,
  * tc_groups), over n sizes (req->p: the group's size; req->bytes ignored;
@@ -175,6 +182,10 @@ tc_status tc_evaluate_sweep(const tc_topo *t, const tc_coll_req *req, const doub
  * winner's whole simulation is kept (its jobs are the groups). */
 tc_status tc_evaluate_groups_sweep(const tc_topo *t, const tc_coll_req *req, const tc_groups *g, const double *sizes,
                                    size_t n, const tc_eval_opts *o, tc_result *res, tc_err *err);
+/* The checks tc_evaluate_groups_sweep makes before it builds or times
+ * anything, with its messages (as tc_evaluate_check). */
+tc_status tc_evaluate_groups_check(const tc_topo *t, const tc_coll_req *req, const tc_groups *g, const double *sizes,
+                                   size_t n, const tc_eval_opts *o, tc_err *err);
 
 /* The flow jobs of a grouped run: job i is group i's inner schedule s on
  * its ranks' endpoints (map: the job's rank map, NULL: identity);

@@ -352,6 +352,15 @@ tc_status tc_scenario_set_flag(tc_scenario *s, const char *flag, const char *con
  * the flag (or the key, when a file gave it) and what would make it apply. */
 tc_status tc_scenario_check_given(const tc_scenario *s, tc_err *err);
 
+/* The checks the command's run makes of the scenario alone, made without
+ * running it, with the run's messages (train's degrees against the
+ * endpoints, compress's steps ratios, cluster's --ocs, an algorithm that
+ * does not fit the operation or the ranks, ...): what --print-scenario and
+ * a sweep's validation refuse, after tc_scenario_resolve and
+ * tc_scenario_check_given (docs/SCENARIO.md, "Canonical form"). What only
+ * running finds out (a job that does not fit in memory) is the run's. */
+tc_status tc_scenario_check_run(const tc_scenario *s, tc_err *err);
+
 /* ---- building what a scenario describes ------------------------------- */
 
 /* The networks of a scenario: each topology built, equalized, degraded,

@@ -412,8 +412,9 @@ static tc_status command(cli_in *in, tc_err *err)
         if (st == TC_OK)
             st = tc_scenario_set_flag(s, "--topo", v, 1, err);
     }
-    if (st == TC_OK && (st = set_flags(s, in, err)) == TC_OK && (st = tc_scenario_resolve(s, err)) == TC_OK)
-        st = tc_scenario_check_given(s, err);
+    if (st == TC_OK && (st = set_flags(s, in, err)) == TC_OK && (st = tc_scenario_resolve(s, err)) == TC_OK &&
+        (st = tc_scenario_check_given(s, err)) == TC_OK)
+        st = tc_scenario_check_run(s, err);
     if (st == TC_OK)
         st = run_and_write(s, in, err);
     tc_scenario_free(s);
@@ -512,7 +513,8 @@ static tc_status replay(cli_in *in, tc_err *err)
         snprintf(s->commit, sizeof s->commit, "%s", tc_commit());
         st = tc_scenario_resolve(s, err);
     }
-    if (st == TC_OK && (st = tc_scenario_check_given(s, err)) == TC_OK) {
+    if (st == TC_OK && (st = tc_scenario_check_given(s, err)) == TC_OK &&
+        (st = tc_scenario_check_run(s, err)) == TC_OK) {
         if (strcmp(ver, tc_version()) != 0 || strcmp(com, tc_commit()) != 0)
             fprintf(stderr, "topocc: warning: %.256s was written by topocc %s (%s); this is %s (%s): numbers may "
                             "differ\n",

@@ -496,6 +496,8 @@ static tc_status build(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows,
                                      "ranks%s)",
                      root, tc_op_name(rop_op), b->comm_ranks - 1, b->comm_ranks,
                      s->group.kind != TC_GROUP_NONE && !b->comm_g ? ", one group's" : "");
+    if (st == TC_OK)
+        st = tc_scenario_check_run(s, err);
     return st;
 }
 

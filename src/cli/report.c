@@ -126,8 +126,8 @@ static tc_status run(const tc_html_input *hi, const char *path, const char *dir,
         /* The scenario records the topocc that runs it. */
         snprintf(s->version, sizeof s->version, "%s", tc_version());
         snprintf(s->commit, sizeof s->commit, "%s", tc_commit());
-        if ((st = tc_scenario_resolve(s, err)) == TC_OK)
-            st = tc_scenario_check_given(s, err);
+        if ((st = tc_scenario_resolve(s, err)) == TC_OK && (st = tc_scenario_check_given(s, err)) == TC_OK)
+            st = tc_scenario_check_run(s, err);
     }
     const char *file = s->trace[0] ? s->trace : s->it_timeline[0] ? s->it_timeline : NULL;
     if (st == TC_OK && file && report_file(file, dir))

@@ -238,14 +238,26 @@ tc_status tc_eval_sched(const tc_topo *t, const tc_sched *s, const tc_eval_opts 
 static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const double *sizes, size_t n,
                                const tc_eval_opts *o, tc_result *res, tc_err *err);
 
-tc_status tc_evaluate_sweep(const tc_topo *t, const tc_coll_req *req, const double *asked, size_t n,
-                            const tc_eval_opts *o, tc_result *res, tc_err *err)
+tc_status tc_evaluate_check(const tc_topo *t, const tc_coll_req *req, const double *asked, size_t n,
+                            const tc_eval_opts *o, tc_err *err)
 {
     tc_status st = check_req(t, req, asked, n, err);
     if (st || (st = check_routing(o, err)) || (st = check_bounds(req, o, err)) ||
         (st = tc_eval_map_check(t, req, o->rank_map, err)) ||
         (st = tc_eval_failed_ranks(t, req->p, o->rank_map, err)) ||
         (req->algo == TC_ALGO_MPICH && (st = tc_mpich_map_check(req->p, t, o->rank_map, err))))
+        return st;
+    /* a named algorithm's root (tc_coll_build's check) */
+    if (req->algo != TC_ALGO_AUTO && (req->op == TC_OP_BROADCAST || req->op == TC_OP_REDUCE) && req->root >= req->p)
+        return tc_fail(err, TC_EINVAL, "invalid root %u: expected a rank from 0 to %u", req->root, req->p - 1);
+    return TC_OK;
+}
+
+tc_status tc_evaluate_sweep(const tc_topo *t, const tc_coll_req *req, const double *asked, size_t n,
+                            const tc_eval_opts *o, tc_result *res, tc_err *err)
+{
+    tc_status st = tc_evaluate_check(t, req, asked, n, o, err);
+    if (st)
         return st;
     if (o->alphas && o->mode == TC_MODE_FLOW)
         return tc_fail(err, TC_EINTERNAL, "per-size alphas apply to the formula and steps sweeps, not to flow");

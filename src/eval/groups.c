@@ -119,6 +119,28 @@ static tc_status check_args(const tc_topo *t, const tc_coll_req *req, const tc_g
     return TC_OK;
 }
 
+tc_status tc_evaluate_groups_check(const tc_topo *t, const tc_coll_req *req, const tc_groups *g, const double *sizes,
+                                   size_t n, const tc_eval_opts *o, tc_err *err)
+{
+    tc_status st = check_args(t, req, g, sizes, n, o, err);
+    if (st)
+        return st;
+    if (req->algo == TC_ALGO_MPICH && (st = tc_groups_mpich_check(g, t, o->rank_map, err)))
+        return st;
+    if (!tc_algo_is_nccl(req->algo))
+        return TC_OK;
+    tc_topo *view = NULL;
+    if ((st = tc_groups_nccl_view(g, t, o->rank_map, &view, err)))
+        return st;
+    if (!tc_coll_valid(req->op, req->algo, g->size, view, err)) {
+        char m[TC_ERR_LEN];
+        snprintf(m, sizeof m, "%s", err ? err->msg : "");
+        st = tc_fail(err, TC_EINVAL, "groups of %u ranks: %s", g->size, m);
+    }
+    tc_topo_free(view);
+    return st;
+}
+
 tc_status tc_evaluate_groups_sweep(const tc_topo *t, const tc_coll_req *req, const tc_groups *g, const double *asked,
                                    size_t n, const tc_eval_opts *o, tc_result *res, tc_err *err)
 {

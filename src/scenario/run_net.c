@@ -470,7 +470,7 @@ static tc_status group_named(const tc_group_spec *spec, tc_status st, tc_err *er
 /* spec: the scenario's group, or (implicit) the job's slice of a torus as
  * one group along every axis, so that the torus algorithms run on the
  * slice's own torus; an implicit group is not reported as groups. */
-static tc_status coll_groups_eval(const tc_scenario *s, const tc_run_opts *ro, tc_collective_out *o,
+static tc_status coll_groups_eval(const tc_scenario *s, const tc_run_opts *ro, bool check, tc_collective_out *o,
                                   const tc_topo *t, tc_eval_opts *eo, const tc_flow_opts *fo, const uint32_t *map,
                                   const tc_group_spec *spec, bool implicit, tc_err *err)
 {
@@ -481,6 +481,17 @@ static tc_status coll_groups_eval(const tc_scenario *s, const tc_run_opts *ro, t
     o->ngroups = g.ngroups;
     o->group_size = g.size;
     if (st || (st = coll_rows(s, t, &g, o, err)))
+        goto done;
+    for (size_t i = 0; check && i < o->nalgos && st == TC_OK; i++) {
+        const tc_coll_row *row = &o->rows[i];
+        tc_coll_req req = {.op = o->op, .algo = row->algo, .p = g.size, .chunks = row->chunks, .root = row->root,
+                           .variant = row->variant, .elt = tc_dtype_size(s->dtype), .throttle = row->spec.throttle,
+                           .dtype = tc_dtype_code(s->dtype), .redop = scn_redop(s)};
+        nccl_options(&req, row);
+        if ((st = tc_evaluate_groups_check(t, &req, &g, s->sizes, o->nsizes, eo, err)) && o->nalgos > 1)
+            st = prefixed(err, st, row->requested);
+    }
+    if (check)
         goto done;
     o->res = tc_calloc(o->nalgos * o->nsizes, sizeof *o->res);
     if (!o->res) {
@@ -533,7 +544,10 @@ static tc_coll_req coll_row_req(const tc_scenario *s, const tc_collective_out *o
     nccl_options(&req, row);
     return req;
 }
-static tc_status coll_eval(const tc_scenario *s, const tc_run_opts *ro, tc_collective_out *o, tc_err *err)
+/* check: make the run's checks of the scenario and time nothing
+ * (tc_scn_collective_check) */
+static tc_status coll_eval(const tc_scenario *s, const tc_run_opts *ro, bool check, tc_collective_out *o,
+                           tc_err *err)
 {
     tc_eval_opts eo;
     tc_flow_opts fo;
@@ -560,15 +574,22 @@ static tc_status coll_eval(const tc_scenario *s, const tc_run_opts *ro, tc_colle
     eo.rank_map = map;
     if (s->group.kind != TC_GROUP_NONE) {
         tc_group_spec g = tc_scn_jobnet_group(&jn, &s->group);
-        st = coll_groups_eval(s, ro, o, t, &eo, &fo, map, &g, false, err);
+        st = coll_groups_eval(s, ro, check, o, t, &eo, &fo, map, &g, false, err);
         o->group = s->group;
         goto done;
     }
     if (jn.implicit) {
-        st = coll_groups_eval(s, ro, o, t, &eo, &fo, map, &jn.axes, true, err);
+        st = coll_groups_eval(s, ro, check, o, t, &eo, &fo, map, &jn.axes, true, err);
         goto done;
     }
     if ((st = coll_rows(s, t, NULL, o, err)))
+        goto done;
+    for (size_t i = 0; check && i < o->nalgos && st == TC_OK; i++) {
+        tc_coll_req req = coll_row_req(s, o, &o->rows[i]);
+        if ((st = tc_evaluate_check(t, &req, s->sizes, o->nsizes, &eo, err)) && o->nalgos > 1)
+            st = prefixed(err, st, o->rows[i].requested);
+    }
+    if (check)
         goto done;
     o->res = tc_calloc(o->nalgos * o->nsizes, sizeof *o->res);
     if (!o->res) {
@@ -611,7 +632,8 @@ done:
     return st;
 }
 
-tc_status tc_run_collective(const tc_scenario *s, const tc_run_opts *ro, tc_collective_out **out, tc_err *err)
+static tc_status run_collective(const tc_scenario *s, const tc_run_opts *ro, bool check, tc_collective_out **out,
+                                tc_err *err)
 {
     *out = NULL;
     if (s->nops < 1 || s->nsizes < 1 || !s->sizes)
@@ -625,7 +647,7 @@ tc_status tc_run_collective(const tc_scenario *s, const tc_run_opts *ro, tc_coll
     tc_status st = tc_net_build(s, &o->net, err);
     if (st == TC_OK) {
         tc_topo_get_info(o->net.topo[0], &o->info);
-        st = coll_eval(s, ro, o, err);
+        st = coll_eval(s, ro, check, o, err);
     }
     if (st) {
         tc_collective_out_free(o);
@@ -633,6 +655,11 @@ tc_status tc_run_collective(const tc_scenario *s, const tc_run_opts *ro, tc_coll
     }
     *out = o;
     return TC_OK;
+}
+
+tc_status tc_run_collective(const tc_scenario *s, const tc_run_opts *ro, tc_collective_out **out, tc_err *err)
+{
+    return run_collective(s, ro, false, out, err);
 }
 
 void tc_collective_out_free(tc_collective_out *o)
@@ -701,7 +728,7 @@ typedef struct cmp_job {
 
 /* One operation on topology t over n (size, alpha) points (alphas NULL:
  * the topology's own), into tmp. */
-static tc_status cmp_sweep(const tc_scenario *s, const tc_run_opts *ro, tc_compare_out *o, const tc_coll_req *base,
+static tc_status cmp_sweep(const tc_scenario *s, const tc_run_opts *ro, bool check, tc_compare_out *o, const tc_coll_req *base,
                            int oi, int t, const cmp_job *cj, const double *sizes, const double *alphas, size_t n,
                            tc_progress_relay *cp, tc_result *tmp, tc_err *err)
 {
@@ -723,10 +750,13 @@ static tc_status cmp_sweep(const tc_scenario *s, const tc_run_opts *ro, tc_compa
     req.op = o->ops[oi];
     req.p = g ? g->size : o->ranks[t];
     tc_status st = TC_OK;
-    if (eo.mode == TC_MODE_FLOW)
+    if (check)
+        st = g ? tc_evaluate_groups_check(et, &req, g, sizes, n, &eo, err)
+               : tc_evaluate_check(et, &req, sizes, n, &eo, err);
+    else if (eo.mode == TC_MODE_FLOW)
         st = g ? groups_mem_check(et, &req, g, sizes, n, map, &fo, ro, err)
                : sweep_mem_check(et, &req, sizes, n, map, &fo, ro, err);
-    if (st == TC_OK)
+    if (st == TC_OK && !check)
         st = g ? tc_evaluate_groups_sweep(et, &req, g, sizes, n, &eo, tmp, err)
                : tc_evaluate_sweep(et, &req, sizes, n, &eo, tmp, err);
     if (st && g && !cj->implicit)
@@ -749,7 +779,7 @@ static tc_status cmp_sweep(const tc_scenario *s, const tc_run_opts *ro, tc_compa
  * topology): the routing does not depend on alpha. Flow runs each setting
  * with the topologies' alpha edited in place (they are this run's own, and
  * so are the slices' own tori) and restored after. */
-static tc_status cmp_grid(const tc_scenario *s, const tc_run_opts *ro, tc_compare_out *o, const tc_coll_req *req,
+static tc_status cmp_grid(const tc_scenario *s, const tc_run_opts *ro, bool check, tc_compare_out *o, const tc_coll_req *req,
                           const cmp_job *cj, tc_err *err)
 {
     o->nset = 1 + s->nalphas;
@@ -794,7 +824,7 @@ static tc_status cmp_grid(const tc_scenario *s, const tc_run_opts *ro, tc_compar
                                            o->net.name[t], tc_fmt_time(o->alpha[k], at, sizeof at));
                 else
                     tc_progress_relay_part(&cp, done, "%s on %s", tc_op_name(o->ops[oi]), o->net.name[t]);
-                st = cmp_sweep(s, ro, o, req, oi, t, &cj[t], sz, flow ? NULL : al, n, &cp, tmp, err);
+                st = cmp_sweep(s, ro, check, o, req, oi, t, &cj[t], sz, flow ? NULL : al, n, &cp, tmp, err);
                 for (size_t i = 0; i < n && st == TC_OK; i++)
                     o->res[tc_compare_index(o, flow ? k : (int)(i / o->nsizes), oi, i % o->nsizes, t)] = tmp[i];
                 done += (double)n;
@@ -811,7 +841,8 @@ static tc_status cmp_grid(const tc_scenario *s, const tc_run_opts *ro, tc_compar
     return st;
 }
 
-static tc_status cmp_eval(const tc_scenario *s, const tc_run_opts *ro, tc_compare_out *o, tc_err *err)
+/* check: as coll_eval's */
+static tc_status cmp_eval(const tc_scenario *s, const tc_run_opts *ro, bool check, tc_compare_out *o, tc_err *err)
 {
     tc_coll_req req = {.elt = tc_dtype_size(s->dtype), .dtype = tc_dtype_code(s->dtype), .redop = scn_redop(s)};
     tc_status st = cmp_algo(s, o, &req, err);
@@ -856,7 +887,7 @@ static tc_status cmp_eval(const tc_scenario *s, const tc_run_opts *ro, tc_compar
         }
     }
     if (st == TC_OK)
-        st = cmp_grid(s, ro, o, &req, cj, err);
+        st = cmp_grid(s, ro, check, o, &req, cj, err);
     for (int t = 0; t < o->net.n; t++) {
         free(maps[t]);
         tc_partition_free(&cj[t].ng.pt);
@@ -866,7 +897,8 @@ static tc_status cmp_eval(const tc_scenario *s, const tc_run_opts *ro, tc_compar
     return st;
 }
 
-tc_status tc_run_compare(const tc_scenario *s, const tc_run_opts *ro, tc_compare_out **out, tc_err *err)
+static tc_status run_compare(const tc_scenario *s, const tc_run_opts *ro, bool check, tc_compare_out **out,
+                             tc_err *err)
 {
     *out = NULL;
     if (s->nops < 1 || s->nsizes < 1 || !s->sizes || s->ntopo < 1)
@@ -885,13 +917,33 @@ tc_status tc_run_compare(const tc_scenario *s, const tc_run_opts *ro, tc_compare
         st = tc_net_build(s, &o->net, err);
     }
     if (st == TC_OK)
-        st = cmp_eval(s, ro, o, err);
+        st = cmp_eval(s, ro, check, o, err);
     if (st) {
         tc_compare_out_free(o);
         return st;
     }
     *out = o;
     return TC_OK;
+}
+
+tc_status tc_run_compare(const tc_scenario *s, const tc_run_opts *ro, tc_compare_out **out, tc_err *err)
+{
+    return run_compare(s, ro, false, out, err);
+}
+
+tc_status tc_scn_collective_check(const tc_scenario *s, tc_err *err)
+{
+    tc_status st;
+    if (s->command == TC_CMD_COMPARE) {
+        tc_compare_out *o = NULL;
+        st = run_compare(s, NULL, true, &o, err);
+        tc_compare_out_free(o);
+    } else {
+        tc_collective_out *o = NULL;
+        st = run_collective(s, NULL, true, &o, err);
+        tc_collective_out_free(o);
+    }
+    return st;
 }
 
 void tc_compare_out_free(tc_compare_out *o)

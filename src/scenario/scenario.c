@@ -1229,13 +1229,19 @@ tc_status tc_scenario_resolve(tc_scenario *s, tc_err *err)
     s->train.model = s->train_model;
     s->train.data_dir = s->data_dir;
     tc_train_defaults(&s->train);
-    /* what the runner would refuse of this scenario alone */
+    return TC_OK;
+}
+
+tc_status tc_scenario_check_run(const tc_scenario *s, tc_err *err)
+{
     if (s->command == TC_CMD_TRAIN)
         return tc_scn_train_check(s, err);
     if (s->command == TC_CMD_COMPRESS)
         return tc_scn_compress_check(s, err);
     if (s->command == TC_CMD_CLUSTER)
         return tc_scn_cluster_check(s, err);
+    if (s->command == TC_CMD_COLLECTIVE || s->command == TC_CMD_COMPARE)
+        return tc_scn_collective_check(s, err);
     return TC_OK;
 }
 

@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include "topocc/render.h"
 #include "topocc/sweep.h"
+#include "sweep/sweep_int.h"
 
 /* Fails with err's own message behind a prefix (err->msg is copied first:
  * it cannot be both the format's argument and its destination). */
@@ -510,6 +511,21 @@ tc_status tc_sweep_point(const tc_sweep *sw, uint64_t i, tc_scenario **out, tc_e
     return TC_OK;
 }
 
+tc_status tc_sweep_point_validate(const tc_sweep *sw, uint64_t i, tc_err *err)
+{
+    tc_scenario *s;
+    tc_status st = tc_sweep_point(sw, i, &s, err);
+    if (st)
+        return st;
+    if ((st = tc_scenario_check_run(s, err))) {
+        char what[600];
+        point_what(sw, i, what, sizeof what);
+        st = prefixed(err, st, what);
+    }
+    tc_scenario_free(s);
+    return st;
+}
+
 /* Points validated between two looks at the clock (each takes tens of
  * microseconds), and seconds between two progress reports, at least. */
 #define VALIDATE_CLOCK_POINTS 64
@@ -537,13 +553,11 @@ tc_status tc_sweep_validate(const tc_sweep *sw, uint64_t first, uint64_t stride,
     if (progress)
         validate_report(progress, progress_ud, 0, total, t0, t0);
     for (uint64_t i = first; i < sw->npoints; i += step) {
-        tc_scenario *s;
-        tc_status st = tc_sweep_point(sw, i, &s, err);
+        tc_status st = tc_sweep_point_validate(sw, i, err);
         if (st) {
             *bad = i;
             return st;
         }
-        tc_scenario_free(s);
         if (progress && ++done % VALIDATE_CLOCK_POINTS == 0) {
             double now = tc_mono_now();
             if (now - last >= VALIDATE_PROGRESS_S) {
