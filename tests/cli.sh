@@ -515,6 +515,11 @@ bad_says "compare: a group that does not partition the job, printed" "^topocc: t
 "$T" collective --topo "$CLOS" --size 1MiB --op broadcast --print-scenario >"$tmp/rootless.json" 2>/dev/null
 sed 's/"algo": \[[^]]*\]/"algo": ["binomial:root=70"]/' "$tmp/rootless.json" >"$tmp/root70.json"
 bad_says "replay --print-scenario of a scenario the run refuses" "invalid root 70" replay "$tmp/root70.json" --print-scenario
+bad_says "failures without draws, printed" "needs the failures to draw" failures --topo "$CLOS" --op allreduce --size 1MiB --print-scenario
+bad_says "failures with two algorithms, printed" "failures takes one algorithm" failures --topo "$CLOS" --op allreduce --size 1MiB --fail-random links=2,seed=1 --algo ring,rd --print-scenario
+bad_says "failures: an algorithm that does not fit, printed" "^topocc: A: algorithm 'bruck' does not fit allreduce" failures --topo "$CLOS" --op allreduce --size 1MiB --fail-random links=2,seed=1 --algo bruck --print-scenario
+printf '{"jobs": [{"name": "A", "op": "allreduce", "algo": "swing", "size": "64MiB", "endpoints": "0,4,5"}]}' >"$tmp/swing3.json"
+bad_says "concurrent: a job's algorithm that does not fit, printed" "^topocc: jobs\[0\] (A): algorithm 'swing' does not fit allreduce on 3 ranks" concurrent --topo clos:down=4x2,up=1x2 --jobs "$tmp/swing3.json" --print-scenario
 # a trace or timeline that is one of the result's files: refused before the run, nothing written
 mkdir "$tmp/rf"
 bad_says "--trace the --out file" "--trace .*rf/x.json is the --out file too" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/rf/x.json" --out "$tmp/rf/./x.json"

@@ -42,10 +42,14 @@ static tc_status prefixed(tc_err *err, tc_status st, const char *where)
 }
 
 /* The job's time on t: alone, or as the implicit group of its slice
- * (g), reported as the job. */
+ * (g), reported as the job. check: the evaluators' checks only, nothing
+ * timed (tc_scn_failures_check). */
 static tc_status job_time(const tc_topo *t, const tc_coll_req *req, const tc_groups *g, const tc_eval_opts *eo,
-                          tc_result *r, tc_err *err)
+                          bool check, tc_result *r, tc_err *err)
 {
+    if (check)
+        return g ? tc_evaluate_groups_check(t, req, g, &req->bytes, 1, eo, err)
+                 : tc_evaluate_check(t, req, &req->bytes, 1, eo, err);
     if (!g)
         return tc_evaluate(t, req, eo, r, err);
     tc_status st = tc_evaluate_groups_sweep(t, req, g, &req->bytes, 1, eo, r, err);
@@ -59,7 +63,7 @@ static tc_status job_time(const tc_topo *t, const tc_coll_req *req, const tc_gro
  * was the failures' (a pair cut off), which the message says; else it is
  * the request's, said as it is. Built and run again only on that error. */
 static bool runs_without_fail(const tc_scenario *s, int i, const uint32_t *map, uint32_t ranks,
-                              const tc_coll_req *req, const tc_eval_opts *eo)
+                              const tc_coll_req *req, const tc_eval_opts *eo, bool check)
 {
     tc_scenario *s0 = malloc(sizeof *s0);
     if (!s0)
@@ -79,7 +83,7 @@ static bool runs_without_fail(const tc_scenario *s, int i, const uint32_t *map, 
             tc_eval_opts o = *eo;
             o.rank_map = jn.map;
             tc_result r;
-            ok = st == TC_OK && job_time(jn.topo, req, jn.implicit ? &ng.g : NULL, &o, &r, &e) == TC_OK;
+            ok = st == TC_OK && job_time(jn.topo, req, jn.implicit ? &ng.g : NULL, &o, check, &r, &e) == TC_OK;
             tc_partition_free(&ng.pt);
             tc_scn_jobnet_free(&jn);
         }
@@ -92,8 +96,9 @@ static bool runs_without_fail(const tc_scenario *s, int i, const uint32_t *map, 
 /* One topology: the job where it runs (tc_scn_jobnet_make: a slice of the
  * optical switches on its own torus, rebuilt from each draw's failures
  * inside it; another slice of a torus as its implicit group), healthy and
- * under each draw. */
-static tc_status run_topo(const tc_scenario *s, tc_failures_out *o, int i, const tc_fail_random *fr,
+ * under each draw. check: the checks of the network as given, nothing
+ * timed, no draw. */
+static tc_status run_topo(const tc_scenario *s, tc_failures_out *o, int i, const tc_fail_random *fr, bool check,
                           tc_progress_relay *fp, tc_err *err)
 {
     tc_topo *t = o->net.topo[i];
@@ -135,10 +140,10 @@ static tc_status run_topo(const tc_scenario *s, tc_failures_out *o, int i, const
     /* an error of the network as given is said to be its failures' only
      * where it is (the job runs without them): an algorithm that does not
      * fit, a root beyond the ranks are the request's */
-    if (st == TC_OK && (st = job_time(jn.topo, &req, g, &eo, &ft->healthy, err)) == TC_EINVAL && s->nfail > 0 &&
-        runs_without_fail(s, i, map, o->ranks[i], &req, &eo))
+    if (st == TC_OK && (st = job_time(jn.topo, &req, g, &eo, check, &ft->healthy, err)) == TC_EINVAL &&
+        s->nfail > 0 && runs_without_fail(s, i, map, o->ranks[i], &req, &eo, check))
         st = prefixed(err, st, "the network without the drawn failures");
-    if (st) {
+    if (st || check) {
         tc_partition_free(&ng.pt);
         tc_scn_jobnet_free(&jn);
         free(map);
@@ -175,7 +180,7 @@ static tc_status run_topo(const tc_scenario *s, tc_failures_out *o, int i, const
         if (rs == TC_OK && jn.own)
             rs = tc_topo_torus_box(t, jn.sr.shape.origin, jn.sr.shape.extent, true, &box, &e2);
         if (rs == TC_OK)
-            rs = job_time(box ? box : jn.topo, &req, g, &eo, &r, &e2);
+            rs = job_time(box ? box : jn.topo, &req, g, &eo, false, &r, &e2);
         tc_topo_free(box);
         if (rs == TC_OK) {
             /* a job that takes no time (one rank) is not slowed down:
@@ -223,7 +228,10 @@ static tc_status run_topo(const tc_scenario *s, tc_failures_out *o, int i, const
     return TC_OK;
 }
 
-tc_status tc_run_failures(const tc_scenario *s, const tc_run_opts *ro, tc_failures_out **out, tc_err *err)
+/* check: the run's checks of the scenario alone, nothing timed
+ * (tc_scn_failures_check) */
+static tc_status run_failures(const tc_scenario *s, const tc_run_opts *ro, bool check, tc_failures_out **out,
+                              tc_err *err)
 {
     *out = NULL;
     if (s->ntopo < 1 || s->nops != 1 || s->nsizes != 1 || !s->sizes)
@@ -253,7 +261,7 @@ tc_status tc_run_failures(const tc_scenario *s, const tc_run_opts *ro, tc_failur
                             (double)o->trials * (double)o->net.n);
     for (int i = 0; i < o->net.n && st == TC_OK; i++) {
         tc_topo_get_info(o->net.topo[i], &o->info[i]);
-        if ((st = run_topo(s, o, i, &fr, &fp, err)))
+        if ((st = run_topo(s, o, i, &fr, check, &fp, err)))
             st = prefixed(err, st, o->net.name[i]);
     }
     if (st) {
@@ -262,6 +270,19 @@ tc_status tc_run_failures(const tc_scenario *s, const tc_run_opts *ro, tc_failur
     }
     *out = o;
     return TC_OK;
+}
+
+tc_status tc_run_failures(const tc_scenario *s, const tc_run_opts *ro, tc_failures_out **out, tc_err *err)
+{
+    return run_failures(s, ro, false, out, err);
+}
+
+tc_status tc_scn_failures_check(const tc_scenario *s, tc_err *err)
+{
+    tc_failures_out *o = NULL;
+    tc_status st = run_failures(s, NULL, true, &o, err);
+    tc_failures_out_free(o);
+    return st;
 }
 
 void tc_failures_out_free(tc_failures_out *o)

@@ -1403,7 +1403,10 @@ static tc_status jobs_run(const tc_scenario *s, const tc_run_opts *ro, tc_concur
     return st;
 }
 
-static tc_status conc_eval(const tc_scenario *s, const tc_run_opts *ro, tc_concurrent_out *o, tc_err *err)
+/* check: the jobs built (placed, checked, auto's choices made by the
+ * formula), not simulated (tc_scn_collective_check) */
+static tc_status conc_eval(const tc_scenario *s, const tc_run_opts *ro, bool check, tc_concurrent_out *o,
+                           tc_err *err)
 {
     const tc_topo *t = o->net.topo[0];
     job_run *jr = tc_calloc(s->njobs, sizeof *jr);
@@ -1414,9 +1417,9 @@ static tc_status conc_eval(const tc_scenario *s, const tc_run_opts *ro, tc_concu
     if (st == TC_OK)
         st = jobs_build(s, t, o, jr, &nflow, err);
     o->njobs = s->njobs;
-    if (st == TC_OK && !(fj = tc_calloc(nflow ? nflow : 1, sizeof *fj)))
+    if (st == TC_OK && !check && !(fj = tc_calloc(nflow ? nflow : 1, sizeof *fj)))
         st = oom(err);
-    if (st == TC_OK) {
+    if (st == TC_OK && !check) {
         jobs_flow(s, o, jr, fj);
         st = jobs_run(s, ro, o, jr, fj, nflow, err);
     }
@@ -1427,7 +1430,8 @@ static tc_status conc_eval(const tc_scenario *s, const tc_run_opts *ro, tc_concu
     return st;
 }
 
-tc_status tc_run_concurrent(const tc_scenario *s, const tc_run_opts *ro, tc_concurrent_out **out, tc_err *err)
+static tc_status run_concurrent(const tc_scenario *s, const tc_run_opts *ro, bool check, tc_concurrent_out **out,
+                                tc_err *err)
 {
     *out = NULL;
     if (s->njobs < 1 || !s->jobs)
@@ -1440,7 +1444,7 @@ tc_status tc_run_concurrent(const tc_scenario *s, const tc_run_opts *ro, tc_conc
     tc_status st = tc_net_build(s, &o->net, err);
     if (st == TC_OK) {
         tc_topo_get_info(o->net.topo[0], &o->info);
-        st = conc_eval(s, ro, o, err);
+        st = conc_eval(s, ro, check, o, err);
     }
     if (st) {
         tc_concurrent_out_free(o);
@@ -1448,6 +1452,19 @@ tc_status tc_run_concurrent(const tc_scenario *s, const tc_run_opts *ro, tc_conc
     }
     *out = o;
     return TC_OK;
+}
+
+tc_status tc_run_concurrent(const tc_scenario *s, const tc_run_opts *ro, tc_concurrent_out **out, tc_err *err)
+{
+    return run_concurrent(s, ro, false, out, err);
+}
+
+tc_status tc_scn_concurrent_check(const tc_scenario *s, tc_err *err)
+{
+    tc_concurrent_out *o = NULL;
+    tc_status st = run_concurrent(s, NULL, true, &o, err);
+    tc_concurrent_out_free(o);
+    return st;
 }
 
 void tc_concurrent_out_free(tc_concurrent_out *o)

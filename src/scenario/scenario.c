@@ -1242,6 +1242,10 @@ tc_status tc_scenario_check_run(const tc_scenario *s, tc_err *err)
         return tc_scn_cluster_check(s, err);
     if (s->command == TC_CMD_COLLECTIVE || s->command == TC_CMD_COMPARE)
         return tc_scn_collective_check(s, err);
+    if (s->command == TC_CMD_FAILURES)
+        return tc_scn_failures_check(s, err);
+    if (s->command == TC_CMD_CONCURRENT)
+        return tc_scn_concurrent_check(s, err);
     return TC_OK;
 }
 

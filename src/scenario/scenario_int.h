@@ -22,8 +22,13 @@ void tc_scn_clear_jobs(tc_scenario *s);
 tc_status tc_scn_train_check(const tc_scenario *s, tc_err *err);
 tc_status tc_scn_compress_check(const tc_scenario *s, tc_err *err);
 tc_status tc_scn_cluster_check(const tc_scenario *s, tc_err *err);
-/* collective and compare: their runners' checks, nothing timed (run_net.c) */
+/* collective and compare: their runners' checks, nothing timed; concurrent:
+ * its jobs built, not simulated (run_net.c) */
 tc_status tc_scn_collective_check(const tc_scenario *s, tc_err *err);
+tc_status tc_scn_concurrent_check(const tc_scenario *s, tc_err *err);
+/* failures: its runner's checks of the network as given, no draw
+ * (run_failures.c) */
+tc_status tc_scn_failures_check(const tc_scenario *s, tc_err *err);
 
 /* Sets the value of the scenario key at path (e.g. "collective.sizes")
  * from a JSON value; where names the value in messages. */
