@@ -72,6 +72,7 @@ bad_says "ocs of 1" "edge of at least 2" cluster --topo torus:dims=8x8 --trace "
 # refused with --print-scenario too, as when the replay runs
 bad_says "ocs on no torus, printed" "none of the topologies is a torus" cluster --topo "$CLOS" --trace "$tmp/five.csv" --ocs 4 --print-scenario
 bad_says "ocs of 1, printed" "edge of at least 2" cluster --topo torus:dims=8x8 --trace "$tmp/five.csv" --ocs 1 --print-scenario
+bad_says "a synthetic trace that cannot be drawn, printed" "a synthetic trace at load 0.9 cannot be: its 10 jobs all at once ask for" cluster --topo torus:dims=4x4x4 --synthetic 10,seed=1 --print-scenario
 bad_says "ocs not dividing a torus, printed, named" "^topocc: B: ocs=4: the torus's extent 6" cluster --topo torus:dims=8x8 --topo torus:dims=6x4 --trace "$tmp/five.csv" --ocs 4 --print-scenario
 bad_says "a slice's ocs of 1, as cluster's" "ocs=K takes the edge K of the cubes the optical switches join, 2 to 1024" collective --topo torus:dims=4x4x4 --op allreduce --size 1MiB --ranks 8 --place slice:ocs=1
 good "a slice's ocs of 2" "wraparound x yes y yes z yes (by the optical switches" collective --topo torus:dims=4x4x4 --op allreduce --size 1MiB --ranks 8 --place slice:ocs=2

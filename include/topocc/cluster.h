@@ -57,6 +57,10 @@ tc_status tc_trace_read(const char *path, tc_trace_format f, tc_trace *out, tc_e
  * `endpoints`-endpoint cluster's capacity; sizes above `endpoints` are
  * drawn again. */
 tc_status tc_trace_synthetic(size_t n, uint64_t seed, uint32_t endpoints, double load, tc_trace *out, tc_err *err);
+/* The refusals of tc_trace_synthetic with the same arguments, with its
+ * messages, without keeping the jobs (the sizes drawn and summed: a load
+ * the jobs cannot offer is refused). */
+tc_status tc_trace_synthetic_check(size_t n, uint64_t seed, uint32_t endpoints, double load, tc_err *err);
 
 void tc_trace_free(tc_trace *t);
 

@@ -1133,9 +1133,8 @@ static double draw_duration(rng64 *r)
     return ldexp(1, 21);
 }
 
-tc_status tc_trace_synthetic(size_t n, uint64_t seed, uint32_t endpoints, double load, tc_trace *out, tc_err *err)
+static tc_status synth_args(size_t n, uint32_t endpoints, double load, tc_err *err)
 {
-    memset(out, 0, sizeof *out);
     if (n < 1 || n > MAX_SYNTH_JOBS)
         return tc_fail(err, TC_EINVAL, "a synthetic trace of %zu jobs: accepted are 1 to %u", n, MAX_SYNTH_JOBS);
     if (endpoints < 1 || endpoints > MAX_SIZE)
@@ -1145,6 +1144,38 @@ tc_status tc_trace_synthetic(size_t n, uint64_t seed, uint32_t endpoints, double
     if (!isfinite(load) || !(load >= 1e-9) || load > 1e6)
         return tc_fail(err, TC_EINVAL, "a synthetic trace at load %g: accepted is a load from 1e-9 (0.9: 90%% of the "
                        "cluster's endpoint-seconds) to 1e6", load);
+    return TC_OK;
+}
+
+/* The jobs' sizes at once against the demand the load asks for. */
+static tc_status synth_load(size_t n, uint32_t endpoints, double load, double ssum, tc_err *err)
+{
+    if (load * endpoints >= ssum)
+        return tc_fail(err, TC_EINVAL, "a synthetic trace at load %g cannot be: its %zu jobs all at once ask for %.0f of "
+                       "the %u endpoints; ask for a lower load or more jobs", load, n, ssum, endpoints);
+    return TC_OK;
+}
+
+tc_status tc_trace_synthetic_check(size_t n, uint64_t seed, uint32_t endpoints, double load, tc_err *err)
+{
+    tc_status st = synth_args(n, endpoints, load, err);
+    if (st)
+        return st;
+    rng64 rs = {seed}; /* as tc_trace_synthetic draws them */
+    double ssum = 0;
+    for (size_t i = 0; i < n; i++) {
+        ssum += draw_size(&rs, endpoints);
+        (void)draw_duration(&rs);
+    }
+    return synth_load(n, endpoints, load, ssum, err);
+}
+
+tc_status tc_trace_synthetic(size_t n, uint64_t seed, uint32_t endpoints, double load, tc_trace *out, tc_err *err)
+{
+    memset(out, 0, sizeof *out);
+    tc_status st = synth_args(n, endpoints, load, err);
+    if (st)
+        return st;
     tc_cjob *v = tc_calloc(n, sizeof *v);
     if (!v)
         return tc_fail(err, TC_EINTERNAL, "out of memory for %zu jobs", n);
@@ -1167,10 +1198,9 @@ tc_status tc_trace_synthetic(size_t n, uint64_t seed, uint32_t endpoints, double
     double ssum = 0;
     for (size_t i = 0; i < n; i++)
         ssum += v[i].size;
-    if (load * endpoints >= ssum) {
+    if ((st = synth_load(n, endpoints, load, ssum, err))) {
         free(v);
-        return tc_fail(err, TC_EINVAL, "a synthetic trace at load %g cannot be: its %zu jobs all at once ask for %.0f of "
-                       "the %u endpoints; ask for a lower load or more jobs", load, n, ssum, endpoints);
+        return st;
     }
     double lo = 1e-12, hi = 1e12, want = load * endpoints;
     for (int it = 0; it < 200 && hi / lo > 1 + 1e-12; it++) {

@@ -57,8 +57,9 @@ static tc_status check_ocs(const tc_scenario *s, const tc_net *net, tc_err *err)
 }
 
 /* The checks of a cluster scenario that depend on it alone, which the run
- * makes too: resolving makes them (--print-scenario, a sweep's
- * validation). The trace's content is the run's to read. */
+ * makes too, for tc_scenario_check_run (--print-scenario, a sweep's
+ * validation): the scheduler, the trace's format, --ocs, a synthetic
+ * trace's draw. A trace file's content is the run's to read. */
 tc_status tc_scn_cluster_check(const tc_scenario *s, tc_err *err)
 {
     tc_cluster_sched sched;
@@ -72,6 +73,8 @@ tc_status tc_scn_cluster_check(const tc_scenario *s, tc_err *err)
     if ((st = tc_net_build(s, &net, err)))
         return st;
     st = check_ocs(s, &net, err);
+    if (st == TC_OK && !s->cluster_trace[0]) /* drawn as the run draws it, for the first topology */
+        st = tc_trace_synthetic_check(s->synth_jobs, s->synth_seed, net.topo[0]->n_endpoints, s->synth_load, err);
     tc_net_free(&net);
     return st;
 }
