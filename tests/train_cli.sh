@@ -743,6 +743,11 @@ bad_says "--search with replicas, printed" "one replica's job" train $P --dp 16 
 bad_says "more fragments than layers, printed" "at most one fragment per layer" train $P --dp 16 --sync streaming-diloco --replicas 2 --fragments 81
 bad_says "--seq on a CNN, printed" "apply to transformers only" train --preset dgx-h100:nodes=2 --model resnet50 --dp 16 --seq 128 --print-scenario
 bad_says "--achievable profile without one, printed" "achievable_fraction" train $P --dp 16 --accel v100 --achievable profile
+bad_says "a job that does not fit in memory, printed" "^topocc: llama3-8b does not fit: 155.73 GiB per device .* (--allow-oom times it anyway)$" train --preset dgx-h100:nodes=2 --model llama3-8b --dp 16 --print-scenario
+good "one that fits with --allow-oom, printed" '"allow_oom": true' train --preset dgx-h100:nodes=2 --model llama3-8b --dp 16 --allow-oom --print-scenario
+bad_says "--compress-dp with ZeRO, printed" "^topocc: with --compress-dp int8: compressing DP gradients (int8) needs ZeRO 0" train --preset dgx-h100:nodes=2 --model llama3-8b --dp 16 --zero 3 --compress-dp int8 --print-scenario
+bad_says "--ep on a model without experts, printed" "llama3-8b has no experts" train --preset dgx-h100:nodes=2 --model llama3-8b --dp 4 --tp 4 --ep 2 --print-scenario
+bad_says "TP beyond the key/value heads, printed" "divide its 8 key/value heads" train --preset dgx-h100:nodes=2 --model llama3-8b --tp 16 --allow-oom --print-scenario
 # and so does a sweep's up-front validation
 cat >"$tmp/sw.json" <<EOF
 {"scenario": {"command": "train", "network": {"preset": ["dgx-h100:nodes=2"]},

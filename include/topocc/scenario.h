@@ -358,7 +358,7 @@ tc_status tc_scenario_check_given(const tc_scenario *s, tc_err *err);
  * does not fit the operation or the ranks, ...): what --print-scenario and
  * a sweep's validation refuse, after tc_scenario_resolve and
  * tc_scenario_check_given (docs/SCENARIO.md, "Canonical form"). What only
- * running finds out (a job that does not fit in memory) is the run's. */
+ * running finds out (a cluster trace's content) is the run's. */
 tc_status tc_scenario_check_run(const tc_scenario *s, tc_err *err);
 
 /* ---- building what a scenario describes ------------------------------- */

@@ -190,5 +190,8 @@ typedef struct tc_ti_result {
  */
 tc_status tc_ti_run(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg *c, tc_ti_comm_fn fn, void *ud,
                     tc_ti_result *out, tc_err *err);
+/* The refusals tc_ti_run makes of its arguments before it builds the
+ * iteration, with its messages, and nothing run. */
+tc_status tc_ti_check(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg *c, tc_err *err);
 
 #endif

@@ -899,6 +899,19 @@ static tc_status search(const tc_zoo_model *m, tc_trainiter_out *o, const tc_sce
  * compressed), so a class is compressed only where that shortens the
  * iteration (its communication on the critical path, its codec's compute
  * paying for itself). */
+/* The codecs of a trial (mask: bit k for class k) as flags:
+ * "--compress-dp int8, --compress-pp fp16". */
+static void codecs_named(uint32_t mask, const tc_codec_spec *const spec[3], char *with, size_t len)
+{
+    static const char *const flag[3] = {"--compress-dp", "--compress-pp", "--compress-ep"};
+    with[0] = '\0';
+    for (int k = 0; k < 3; k++)
+        if (mask & (1u << k)) {
+            size_t l = strlen(with);
+            snprintf(with + l, len - l, "%s%s %s", l ? ", " : "", flag[k], spec[k]->name);
+        }
+}
+
 static tc_status compress_classes(const tc_zoo_model *m, tc_trainiter_out *o, tc_ti_cfg *c, comm_ctx *cc, tc_err *err)
 {
     const tc_codec_spec *spec[3] = {c->codec[0], c->codec[1], c->codec[2]};
@@ -923,14 +936,9 @@ static tc_status compress_classes(const tc_zoo_model *m, tc_trainiter_out *o, tc
         if (st && mask) {
             /* a trial with codecs: name them (a ratio that leaves too few
              * bytes to send fails inside a collective) */
-            static const char *const flag[3] = {"--compress-dp", "--compress-pp", "--compress-ep"};
-            char m2[TC_ERR_LEN], with[160] = "";
+            char m2[TC_ERR_LEN], with[160];
             snprintf(m2, sizeof m2, "%s", err->msg);
-            for (int k = 0; k < 3; k++)
-                if (mask & (1u << k)) {
-                    size_t l = strlen(with);
-                    snprintf(with + l, sizeof with - l, "%s%s %s", l ? ", " : "", flag[k], spec[k]->name);
-                }
+            codecs_named(mask, spec, with, sizeof with);
             return tc_fail(err, st, "with %s: %s", with, m2);
         }
         if (st)
@@ -1047,6 +1055,53 @@ static tc_status sync_outer(const tc_scenario *s, const tc_zoo_model *m, comm_ct
     }
     free(d);
     return st;
+}
+
+/* The refusal of a job that does not fit in the accelerator's memory
+ * (without --allow-oom). */
+static tc_status oom_refusal(const char *model, const tc_mem *mm, tc_err *err)
+{
+    return tc_fail(err, TC_EINVAL,
+                   "%s does not fit: %.2f GiB per device (weights %.2f, gradients %.2f, optimizer %.2f, "
+                   "activations %.2f) on %.2f GiB, short by %.2f GiB (--allow-oom times it anyway)",
+                   model, mm->total / 1073741824.0, mm->weights / 1073741824.0, mm->grads / 1073741824.0,
+                   mm->optim / 1073741824.0, mm->activations / 1073741824.0, mm->capacity / 1073741824.0,
+                   -mm->headroom / 1073741824.0);
+}
+
+static tc_recompute recompute_of(const tc_scenario *s)
+{
+    return strcmp(s->recompute, "full") == 0        ? TC_RECOMPUTE_FULL
+           : strcmp(s->recompute, "selective") == 0 ? TC_RECOMPUTE_SELECTIVE
+                                                    : TC_RECOMPUTE_NONE;
+}
+
+/* tc_ti_run's refusals of the configuration as the run meets them: without
+ * the codecs first, then each combination of those given, named as
+ * compress_classes names them. */
+static tc_status cfg_check(const tc_zoo_model *m, const tc_trainiter_out *o, tc_err *err)
+{
+    const tc_codec_spec *spec[3] = {o->cfg.codec[0], o->cfg.codec[1], o->cfg.codec[2]};
+    tc_ti_cfg c = o->cfg;
+    uint32_t want = 0;
+    for (int k = 0; k < 3; k++)
+        want |= spec[k] ? 1u << k : 0;
+    for (uint32_t mask = 0; mask < 8; mask++) {
+        if (mask & ~want)
+            continue;
+        for (int k = 0; k < 3; k++)
+            c.codec[k] = mask & (1u << k) ? spec[k] : NULL;
+        tc_status st = tc_ti_check(m, &o->acc, &c, err);
+        if (st && mask) {
+            char m2[TC_ERR_LEN], with[160];
+            snprintf(m2, sizeof m2, "%s", err->msg);
+            codecs_named(mask, spec, with, sizeof with);
+            return tc_fail(err, st, "with %s: %s", with, m2);
+        }
+        if (st)
+            return st;
+    }
+    return TC_OK;
 }
 
 /* What a train scenario gives before any collective is timed: the model,
@@ -1218,7 +1273,50 @@ static tc_status setup(const tc_scenario *s, tc_trainiter_out *o, ti_setup *u, t
     if (!s->it_search && (s->capacity_factor > 0 || s->zipf > 0) && s->ep <= 1)
         return tc_fail(err, TC_EINVAL, "--capacity-factor and --zipf shape expert parallelism's all-to-alls: give --ep "
                                        "above 1 (a mixture of experts)");
-    return tp_in_node(s, u, o, err);
+    /* the iteration's configuration (the run's, o->cfg) and its checks */
+    o->acc = (tc_ti_accel){.flops = u->a.flops, .mem_Bps = u->a.mem_Bps, .mem_bytes = u->cap,
+                           .achievable = o->achievable};
+    tc_ti_cfg *c = &o->cfg;
+    tc_ti_cfg_default(c);
+    c->dp = u->sk == TC_SYNC_DDP ? s->dp : s->dp / M;
+    c->tp = s->tp;
+    c->pp = s->pp;
+    c->micro_batches = s->micro_batches;
+    c->micro_batch = s->micro_batch;
+    c->seq = s->it_seq;
+    c->zero = (int)s->zero;
+    c->seq_parallel = s->seq_parallel;
+    c->recompute = recompute_of(s);
+    c->grad_bytes = strcmp(s->grad_dtype, "fp32") == 0 ? 4 : 2;
+    c->eager_attention = strcmp(s->attention, "eager") == 0;
+    c->virtual_stages = s->vstages;
+    c->overlap = s->it_overlap;
+    c->contention.s_c = s->s_c;
+    c->contention.s_m = s->s_m;
+    c->dma = s->it_dma;
+    c->comm_order = strcmp(s->comm_order, "forward") == 0 ? TC_TI_FORWARD_ORDER : TC_TI_BACKWARD_ORDER;
+    c->ep = s->ep;
+    for (int k = 0; k < 3; k++)
+        c->codec[k] = s->it_codec[k][0] ? &o->codec_spec[k] : NULL;
+    c->capacity_factor = s->capacity_factor;
+    c->zipf = s->zipf;
+    if ((st = tp_in_node(s, u, o, err)) || (!s->it_search && (st = cfg_check(m, o, err))))
+        return st;
+    /* the memory per device as the iteration estimates it (tc_ti_run's
+     * tc_mem_estimate on the configuration the run times): a job that
+     * does not fit is refused here too; a configuration the estimate
+     * refuses is the run's to refuse, with the run's message */
+    if (!s->it_search && !s->allow_oom && u->cap > 0) {
+        tc_mem_cfg mc = {.dp = c->dp, .tp = c->tp, .pp = c->pp, .ep = c->ep, .zero = c->zero,
+                         .micro_batch = c->micro_batch, .seq = c->seq, .seq_parallel = c->seq_parallel,
+                         .recompute = c->recompute, .eager_attention = c->eager_attention,
+                         .grad_bytes = c->grad_bytes > 0 ? c->grad_bytes : 2.0};
+        tc_mem mem;
+        tc_err e2;
+        if (tc_mem_estimate(m, &mc, u->cap, &mem, &e2) == TC_OK && !mem.fits)
+            return oom_refusal(o->model, &mem, err);
+    }
+    return TC_OK;
 }
 
 tc_status tc_scn_train_check(const tc_scenario *s, tc_err *err)
@@ -1246,38 +1344,10 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
         return st;
     }
     tc_zoo_model m = u.m;
-    tc_accel a = u.a;
-    double cap = u.cap;
     uint32_t M = u.M;
     tc_sync_kind sk = u.sk;
     const tc_topo *t = o->net.topo[0];
-    o->acc = (tc_ti_accel){.flops = a.flops, .mem_Bps = a.mem_Bps, .mem_bytes = cap, .achievable = o->achievable};
-    tc_ti_cfg *c = &o->cfg;
-    tc_ti_cfg_default(c);
-    c->dp = sk == TC_SYNC_DDP ? s->dp : s->dp / M;
-    c->tp = s->tp;
-    c->pp = s->pp;
-    c->micro_batches = s->micro_batches;
-    c->micro_batch = s->micro_batch;
-    c->seq = s->it_seq;
-    c->zero = (int)s->zero;
-    c->seq_parallel = s->seq_parallel;
-    c->recompute = strcmp(s->recompute, "full") == 0        ? TC_RECOMPUTE_FULL
-                   : strcmp(s->recompute, "selective") == 0 ? TC_RECOMPUTE_SELECTIVE
-                                                            : TC_RECOMPUTE_NONE;
-    c->grad_bytes = strcmp(s->grad_dtype, "fp32") == 0 ? 4 : 2;
-    c->eager_attention = strcmp(s->attention, "eager") == 0;
-    c->virtual_stages = s->vstages;
-    c->overlap = s->it_overlap;
-    c->contention.s_c = s->s_c;
-    c->contention.s_m = s->s_m;
-    c->dma = s->it_dma;
-    c->comm_order = strcmp(s->comm_order, "forward") == 0 ? TC_TI_FORWARD_ORDER : TC_TI_BACKWARD_ORDER;
-    c->ep = s->ep;
-    for (int k = 0; k < 3; k++) /* parsed and checked by setup */
-        c->codec[k] = s->it_codec[k][0] ? &o->codec_spec[k] : NULL;
-    c->capacity_factor = s->capacity_factor;
-    c->zipf = s->zipf;
+    tc_ti_cfg *c = &o->cfg; /* made by setup */
     comm_ctx *cc = tc_calloc(1, sizeof *cc);
     if (!cc) {
         tc_trainiter_out_free(o);
@@ -1348,15 +1418,8 @@ tc_status tc_run_trainiter(const tc_scenario *s, const tc_run_opts *ro, tc_train
     free(cc->cache->e);
     free(cc->cache);
     free(cc);
-    if (st == TC_OK && !o->search && !o->res.fits && !s->allow_oom) {
-        const tc_mem *mm = &o->res.mem;
-        st = tc_fail(err, TC_EINVAL,
-                     "%s does not fit: %.2f GiB per device (weights %.2f, gradients %.2f, optimizer %.2f, "
-                     "activations %.2f) on %.2f GiB, short by %.2f GiB (--allow-oom times it anyway)",
-                     o->model, mm->total / 1073741824.0, mm->weights / 1073741824.0, mm->grads / 1073741824.0,
-                     mm->optim / 1073741824.0, mm->activations / 1073741824.0, mm->capacity / 1073741824.0,
-                     -mm->headroom / 1073741824.0);
-    }
+    if (st == TC_OK && !o->search && !o->res.fits && !s->allow_oom)
+        st = oom_refusal(o->model, &o->res.mem, err);
     /* the trace only of a run that succeeds */
     if (st == TC_OK && !o->search && s->it_timeline[0])
         st = tc_tl_write_chrome(&dag, !c->overlap, s->it_timeline, stage_name, stream_name, NULL, err);

@@ -1723,13 +1723,18 @@ static void figures(ctx *x, const tc_zoo_model *m, const tc_zoo_derived *d, cons
     out->tokens_per_s = out->iter_s > 0 ? units / out->iter_s : 0;
 }
 
+tc_status tc_ti_check(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg *c, tc_err *err)
+{
+    if (!m || !a || !c)
+        return tc_fail(err, TC_EINVAL, "training iteration: a model, an accelerator and a configuration are needed");
+    return check(m, a, c, err);
+}
+
 tc_status tc_ti_run(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg *c, tc_ti_comm_fn fn, void *ud,
                     tc_ti_result *out, tc_err *err)
 {
     memset(out, 0, sizeof *out);
-    if (!m || !a || !c)
-        return tc_fail(err, TC_EINVAL, "training iteration: a model, an accelerator and a configuration are needed");
-    tc_status st = check(m, a, c, err);
+    tc_status st = tc_ti_check(m, a, c, err);
     if (st)
         return st;
     tc_zoo_derived *d = tc_calloc(1, sizeof *d);
