@@ -562,7 +562,7 @@ static tc_status sweep(const job *J, tc_err *err)
  * the codecs and their throughputs, the network (built into net, freed on
  * an error), the workload, the steps ratios given or read from embedded
  * curves (those trained now are not: training is the run's). The run makes
- * them first, and resolving the scenario makes them too
+ * them first, and tc_scenario_check_run makes them before any run
  * (tc_scn_compress_check), so that --print-scenario and a sweep's
  * validation refuse what the run would. */
 static tc_status prepare(job *J, tc_net *net, tc_flow_opts *fo, tc_err *err)

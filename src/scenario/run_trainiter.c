@@ -1151,9 +1151,11 @@ static tc_status tp_in_node(const tc_scenario *s, const ti_setup *u, tc_trainite
 
 /* Every check of a train scenario that depends on the scenario alone, and
  * what they derive (o->net built, o's model, accelerator, ranks, order,
- * codecs and configuration's degrees): the run makes them first, and
- * resolving the scenario makes them too (tc_scn_train_check), so that
- * --print-scenario and a sweep's validation refuse what the run would. */
+ * codecs, o->acc and the iteration's configuration o->cfg, its memory
+ * checked): the run makes them first, and
+ * tc_scenario_check_run makes them before any run (tc_scn_train_check),
+ * so that --print-scenario and a sweep's validation refuse what the run
+ * would. */
 static tc_status setup(const tc_scenario *s, tc_trainiter_out *o, ti_setup *u, tc_err *err)
 {
     tc_zoo_model *m = &u->m;

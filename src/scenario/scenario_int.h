@@ -16,9 +16,9 @@ const char *tc_scn_default_proxy(const tc_scenario *s);
 void tc_scn_clear_jobs(tc_scenario *s);
 
 /* The checks of a command's scenario that depend on it alone and that its
- * runner makes (run_trainiter.c, run_compress.c, run_cluster.c, run_net.c): resolving
- * makes them too, so that --print-scenario and a sweep's validation refuse
- * what the run would, with the run's message. */
+ * runner makes (run_trainiter.c, run_compress.c, run_cluster.c, run_net.c,
+ * run_failures.c), for tc_scenario_check_run: --print-scenario and a
+ * sweep's validation refuse what the run would, with the run's message. */
 tc_status tc_scn_train_check(const tc_scenario *s, tc_err *err);
 tc_status tc_scn_compress_check(const tc_scenario *s, tc_err *err);
 tc_status tc_scn_cluster_check(const tc_scenario *s, tc_err *err);
