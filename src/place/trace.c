@@ -1151,8 +1151,8 @@ static tc_status synth_args(size_t n, uint32_t endpoints, double load, tc_err *e
 static tc_status synth_load(size_t n, uint32_t endpoints, double load, double ssum, tc_err *err)
 {
     if (load * endpoints >= ssum)
-        return tc_fail(err, TC_EINVAL, "a synthetic trace at load %g cannot be: its %zu jobs all at once ask for %.0f of "
-                       "the %u endpoints; ask for a lower load or more jobs", load, n, ssum, endpoints);
+        return tc_fail(err, TC_EINVAL, "a synthetic trace at load %g cannot be: its %zu jobs all at once ask for %.0f "
+                       "of the %u endpoints; ask for a lower load or more jobs", load, n, ssum, endpoints);
     return TC_OK;
 }
 

@@ -728,9 +728,9 @@ typedef struct cmp_job {
 
 /* One operation on topology t over n (size, alpha) points (alphas NULL:
  * the topology's own), into tmp. */
-static tc_status cmp_sweep(const tc_scenario *s, const tc_run_opts *ro, bool check, tc_compare_out *o, const tc_coll_req *base,
-                           int oi, int t, const cmp_job *cj, const double *sizes, const double *alphas, size_t n,
-                           tc_progress_relay *cp, tc_result *tmp, tc_err *err)
+static tc_status cmp_sweep(const tc_scenario *s, const tc_run_opts *ro, bool check, tc_compare_out *o,
+                           const tc_coll_req *base, int oi, int t, const cmp_job *cj, const double *sizes,
+                           const double *alphas, size_t n, tc_progress_relay *cp, tc_result *tmp, tc_err *err)
 {
     const tc_topo *et = cj->jn.topo;
     const uint32_t *map = cj->jn.map;
@@ -779,8 +779,8 @@ static tc_status cmp_sweep(const tc_scenario *s, const tc_run_opts *ro, bool che
  * topology): the routing does not depend on alpha. Flow runs each setting
  * with the topologies' alpha edited in place (they are this run's own, and
  * so are the slices' own tori) and restored after. */
-static tc_status cmp_grid(const tc_scenario *s, const tc_run_opts *ro, bool check, tc_compare_out *o, const tc_coll_req *req,
-                          const cmp_job *cj, tc_err *err)
+static tc_status cmp_grid(const tc_scenario *s, const tc_run_opts *ro, bool check, tc_compare_out *o,
+                          const tc_coll_req *req, const cmp_job *cj, tc_err *err)
 {
     o->nset = 1 + s->nalphas;
     o->alpha[0] = NAN;

@@ -1203,8 +1203,8 @@ static tc_status setup(const tc_scenario *s, tc_trainiter_out *o, ti_setup *u, t
                                        "--tp, --pp and --micro-batches, which give the global batch",
                        t->n_endpoints, s->dp, s->tp, s->pp, s->ep, s->micro_batches);
     if (s->it_search && !s->global_batch && ranks != t->n_endpoints)
-        return tc_fail(err, TC_EINVAL, "--search needs the global batch: --global-batch G (sequences per iteration), or "
-                                       "degrees whose product is the %u endpoints to take it from",
+        return tc_fail(err, TC_EINVAL, "--search needs the global batch: --global-batch G (sequences per iteration), "
+                                       "or degrees whose product is the %u endpoints to take it from",
                        t->n_endpoints);
     if (s->it_search)
         ranks = t->n_endpoints;
