@@ -48,6 +48,7 @@ bad "steps ratio missing for a codec" compress --topo "$CLOS" --model resnet50 -
 bad "unknown accelerator" compress --topo "$CLOS" --model resnet50 --codec topk $R --accel a1000
 bad "missing accuracy file" compress --topo "$CLOS" --model resnet50 --codec topk --accuracy "$tmp/none.json"
 bad "accuracy file that is not one" compress --topo "$CLOS" --model resnet50 --codec topk --accuracy /etc/hostname
+bad_says "accuracy file that is a directory" "a directory: give a file" compress --topo "$CLOS" --model resnet50 --codec topk --accuracy "$tmp"
 bad "accuracy and steps ratio together" compress --topo "$CLOS" --model resnet50 --codec topk $R --accuracy x.json
 bad "target with steps ratio" compress --topo "$CLOS" --model resnet50 --codec topk $R --target-acc 0.8
 bad "target above 1" compress --topo "$CLOS" --model resnet50 --codec topk --target-acc 1.5 --accuracy x.json

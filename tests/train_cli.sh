@@ -14,6 +14,8 @@ CLOS=clos:hosts=64,radix=16,tiers=2,node=8
 good "llama3-8b, dp 8 x tp 8" "^iteration " train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --micro-batches 4
 good "memory line" "memory per device: weights" train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8 --zero 3
 good "pipeline" "pipeline bubble" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 8 --pp 2 --micro-batches 8
+mkdir -p "$tmp/model.json"
+bad_says "a model file that is a directory" "a directory, not a model JSON file" train --topo "$CLOS" --model "$tmp/model.json" --dp 64
 # a preset computes on its chip: aws-p4d's 40 GB A100 (40e9 B = 37.25 GiB),
 # not the 80 GB part's 74.51 GiB
 good "aws-p4d's 40 GB A100" "of 37.25 GiB, fits" train --preset aws-p4d:nodes=2 --model llama3-8b --dp 2 --tp 8

@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <jansson.h>
 #include "topocc/memory.h"
 #include "topocc/zoo.h"
@@ -608,6 +609,9 @@ tc_status tc_zoo_parse_json(const char *text, const char *origin, tc_zoo_model *
 tc_status tc_zoo_load_json(const char *path, tc_zoo_model *m, char *srcbuf, size_t len, tc_err *err)
 {
     json_error_t je;
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) /* jansson reads one as an empty file */
+        return tc_fail(err, TC_EINVAL, "%s: a directory, not a model JSON file", path);
     unsigned long mark = tc_oom_mark();
     json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     if (tc_oom_since(mark)) { /* jansson's parser says so as a syntax error, or not at all */
