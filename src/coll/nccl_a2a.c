@@ -632,16 +632,26 @@ static bool a2a_same_shape(const tc_sched *a, const tc_sched *b)
     return true;
 }
 
-static tc_status a2a_build_pxn(const tc_coll_req *req, const tc_topo *t, tc_sched *s, bool pxn, tc_err *err)
+/* s's state, attached to it (freed with it) and set up: the channels,
+ * pieces and relays of NCCL's point-to-point; *B the bytes to each peer. */
+static tc_status a2a_state_new(const tc_coll_req *req, const tc_topo *t, tc_sched *s, bool pxn, a2a_state **out,
+                               double *B, tc_err *err)
 {
-    uint32_t p = req->p;
     a2a_state *st = calloc(1, sizeof *st);
     if (!st)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
     s->state = st;
     s->free_state = a2a_state_free;
+    *out = st;
+    return a2a_setup(req, t, st, pxn, B, err);
+}
+
+static tc_status a2a_build_pxn(const tc_coll_req *req, const tc_topo *t, tc_sched *s, bool pxn, tc_err *err)
+{
+    uint32_t p = req->p;
+    a2a_state *st = NULL;
     double B;
-    tc_status rs = a2a_setup(req, t, st, pxn, &B, err);
+    tc_status rs = a2a_state_new(req, t, s, pxn, &st, &B, err);
     if (rs)
         return rs;
     uint32_t G = st->G, N = st->N;
@@ -798,13 +808,9 @@ static tc_status emit_sr(const tc_sched *s, uint32_t step, tc_xfers *x)
 static tc_status sr_build(const tc_coll_req *req, const tc_topo *t, tc_sched *s, bool pxn, tc_err *err)
 {
     uint32_t p = req->p;
-    a2a_state *st = calloc(1, sizeof *st);
-    if (!st)
-        return tc_fail(err, TC_EINTERNAL, "out of memory");
-    s->state = st;
-    s->free_state = a2a_state_free;
+    a2a_state *st = NULL;
     double B;
-    tc_status rs = a2a_setup(req, t, st, pxn, &B, err);
+    tc_status rs = a2a_state_new(req, t, s, pxn, &st, &B, err);
     if (rs)
         return rs;
     uint32_t G = st->G, N = st->N, c = st->c;
