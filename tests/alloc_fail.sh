@@ -85,8 +85,8 @@ CMDS=(
     "sweep-resume|sweep $in/sweep.json -o r.jsonl"
     "replay|replay $in/result.json --format json"
     "nccl-tests|nccl-tests --preset dgx-h100 -b 1M -e 1M"
-    "train|train --topo clos:hosts=16,radix=8,tiers=2,node=8 --model $src/tests/data/models/tiny.json --dp 2 --tp 4 --pp 2 --micro-batches 2"
-    "train-flow|train --topo clos:hosts=16,radix=8,tiers=2,node=8 --model $src/tests/data/models/tiny.json --dp 2 --tp 4 --pp 2 --micro-batches 2 --mode flow --dp-algo ring"
+    "train|train --topo clos:hosts=16,radix=8,tiers=2,node=8 --model $src/tests/data/models/tiny.json --dp 4 --tp 2 --pp 2 --micro-batches 2"
+    "train-flow|train --topo clos:hosts=16,radix=8,tiers=2,node=8 --model $src/tests/data/models/tiny.json --dp 4 --tp 2 --pp 2 --micro-batches 2 --mode flow --dp-algo ring"
 )
 
 # Lines that say how a command ran, not what it found, and may differ where

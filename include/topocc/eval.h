@@ -89,7 +89,8 @@ typedef struct tc_result {
     double bounds_upper_s;
 } tc_result;
 
-/* Lower bound on any algorithm's time for op on p ranks (docs/MODEL.md). */
+/* Lower bound on any algorithm's time for op on p ranks (docs/MODEL.md);
+ * NAN when memory ran out while computing it. */
 double tc_lower_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes,
                       const uint32_t *rank_map);
 /* The same with a per-message overhead alpha in place of the topology's. */

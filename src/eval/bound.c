@@ -114,7 +114,7 @@ static double clos_cuts(const tc_topo *t, tc_op op, uint32_t p, double S, const 
             continue;
         uint32_t *cnt = tc_calloc(trees, sizeof *cnt);
         if (!cnt)
-            break; /* out of memory: the cuts found so far, still a bound */
+            return NAN; /* out of memory: no bound rather than a weaker one printed as the bound */
         for (uint32_t r = 0; r < p; r++) {
             uint32_t e = map ? map[r] : r;
             if (e < n)
@@ -159,7 +159,7 @@ static double torus_cuts(const tc_topo *t, tc_op op, uint32_t p, double S, const
         double *plus = tc_calloc(D, sizeof *plus), *minus = tc_calloc(D, sizeof *minus);
         if (!pre || !plus || !minus) {
             free(pre), free(plus), free(minus);
-            break; /* out of memory: the cuts found so far, still a bound */
+            return NAN; /* out of memory: no bound rather than a weaker one printed as the bound */
         }
         for (uint32_t r = 0; r < p; r++) {
             uint32_t e = map ? map[r] : r;
@@ -214,7 +214,7 @@ static double multidc_cuts(const tc_topo *t, tc_op op, uint32_t p, double S, con
     double *out = tc_calloc(P, sizeof *out), *in = tc_calloc(P, sizeof *in), best = 0;
     if (!c || !out || !in) {
         free(c), free(out), free(in);
-        return 0;
+        return NAN; /* out of memory */
     }
     for (uint32_t r = 0; r < p; r++)
         c[(map ? map[r] : r) / n]++;
@@ -253,8 +253,10 @@ double tc_eval_cut_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes, c
     if (t->kind == TC_TOPO_MULTIDC) {
         const tc_topo *pd = t->pod[0];
         double v = identity ? multidc_cuts(t, op, p, bytes, NULL) : 0;
-        if (identity && (pd->kind == TC_TOPO_CLOS ? p <= t->pod_endpoints : p == t->pod_endpoints))
-            v = fmax(v, tc_eval_cut_bound(pd, op, p, bytes, NULL, true));
+        if (!isnan(v) && identity && (pd->kind == TC_TOPO_CLOS ? p <= t->pod_endpoints : p == t->pod_endpoints)) {
+            double w = tc_eval_cut_bound(pd, op, p, bytes, NULL, true);
+            v = isnan(w) ? w : fmax(v, w);
+        }
         return v;
     }
     return 0;
@@ -326,11 +328,11 @@ static double node_cuts(const tc_topo *t, tc_op op, uint32_t p, double S, const 
     }
     if (op == TC_OP_ALLREDUCE && !t->sharp && parties >= 2 && port > 0)
         best = fmax(best, 2.0 * (parties - 1) / parties * S / port);
-    /* Out of memory: the bound without node cuts, weaker but still a bound. */
+    bool oom = !cnt || !set || !mark;
     free(cnt);
     free(set);
     free(mark);
-    return best;
+    return oom ? NAN : best; /* out of memory: no bound rather than a weaker one */
 }
 
 /* The smallest and second smallest, over the job's endpoints, of each
@@ -467,10 +469,13 @@ double tc_lower_bound_ex(const tc_topo *t, tc_op op, uint32_t p, double bytes, c
 
     /* 2. Cuts (Clos subtrees, torus intervals and a multidc's long-haul
      * cuts count the job's ranks on each side under any rank map). */
-    lb = fmax(lb, tc_eval_cut_bound(t, op, p, bytes, rank_map, identity));
-    lb = fmax(lb, node_cuts(t, op, p, bytes, rank_map));
-    if (t->kind == TC_TOPO_MULTIDC && !identity)
-        lb = fmax(lb, multidc_cuts(t, op, p, bytes, rank_map));
+    double cuts[3] = {tc_eval_cut_bound(t, op, p, bytes, rank_map, identity), node_cuts(t, op, p, bytes, rank_map),
+                      t->kind == TC_TOPO_MULTIDC && !identity ? multidc_cuts(t, op, p, bytes, rank_map) : 0};
+    for (int k = 0; k < 3; k++) {
+        if (isnan(cuts[k]))
+            return NAN; /* out of memory */
+        lb = fmax(lb, cuts[k]);
+    }
 
     /* 3. Latency: one round. */
     lb = fmax(lb, alpha + info.min_latency_s);

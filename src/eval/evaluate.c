@@ -414,6 +414,8 @@ static tc_status sweep_rounded(const tc_topo *t, const tc_coll_req *req, const d
         x->busbw_Bps = x->algbw_Bps * tc_op_busbw_factor(req->op, req->p);
         x->lower_bound_s = tc_lower_bound_ex(t, req->op, req->p, sizes[i], o->rank_map,
                                              o->alphas ? o->alphas[i] : t->alpha, tc_req_node_reduces(req));
+        if (isnan(x->lower_bound_s))
+            return tc_fail(err, TC_EINTERNAL, "out of memory");
     }
     return TC_OK;
 }

@@ -85,6 +85,8 @@ static double groups_bound(const tc_topo *t, const tc_coll_req *req, const tc_gr
         }
         double b = tc_lower_bound_ex(t, req->op, g->size, bytes, buf, alpha ? *alpha : t->alpha,
                                      tc_req_node_reduces(req));
+        if (isnan(b))
+            return b; /* out of memory */
         lb = fmax(lb, b);
     }
     return lb;
@@ -297,6 +299,10 @@ tc_status tc_evaluate_groups_sweep(const tc_topo *t, const tc_coll_req *req, con
         x->algbw_Bps = x->time_s > 0 ? sizes[i] / x->time_s : 0;
         x->busbw_Bps = x->algbw_Bps * tc_op_busbw_factor(req->op, g->size);
         x->lower_bound_s = groups_bound(t, req, g, sizes[i], o->rank_map, o->alphas ? &o->alphas[i] : NULL, buf);
+        if (isnan(x->lower_bound_s)) {
+            st = tc_fail(err, TC_EINTERNAL, "out of memory");
+            goto done;
+        }
     }
 done:
     tc_topo_free(view);

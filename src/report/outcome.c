@@ -233,12 +233,16 @@ tc_status tc_outcome_write_file(const tc_outcome *o, const tc_scenario *s, const
         tc_atomic_abort(&af);
         return st;
     }
+    unsigned long mark = tc_oom_mark();
     json_t *j = tc_scenario_to_json(s);
-    bool ok = j && tc_json_dumpf(j, sf.f);
+    /* a scenario built or written with an allocation failing is not whole */
+    bool ok = j && !tc_oom_since(mark) && tc_json_dumpf(j, sf.f) && !tc_oom_since(mark);
     json_decref(j);
     if (!ok) {
         tc_atomic_abort(&sf);
         tc_atomic_abort(&af);
+        if (!j || tc_oom_since(mark))
+            return tc_fail(err, TC_EINTERNAL, "out of memory");
         return tc_fail(err, TC_EINTERNAL, "cannot write the scenario beside '%s'", path);
     }
     if ((st = tc_atomic_commit(&sf, err))) {
