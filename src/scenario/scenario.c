@@ -992,6 +992,7 @@ static tc_status embed_model(tc_scenario *s, tc_err *err)
         return TC_OK;
     }
     json_error_t je;
+    unsigned long mark = tc_oom_mark();
     json_t *file = json_load_file(s->it_model, JSON_REJECT_DUPLICATES, &je);
     json_t *all = s->model_json ? json_loads(s->model_json, 0, NULL) : json_object();
     char *txt = NULL;
@@ -999,6 +1000,10 @@ static tc_status embed_model(tc_scenario *s, tc_err *err)
         txt = tc_json_dumps(all, JSON_COMPACT | JSON_SORT_KEYS);
     json_decref(file);
     json_decref(all);
+    if (txt && tc_oom_since(mark)) /* read or built with an allocation failing: not whole */
+        free(txt), txt = NULL;
+    if (!txt && tc_oom_since(mark))
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
     if (!txt)
         return tc_fail(err, TC_EINTERNAL, "cannot embed the model file '%s'", s->it_model);
     free(s->model_json);

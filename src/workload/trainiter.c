@@ -1582,7 +1582,7 @@ static double covered(const span *v, size_t n, int which)
  * (busy), the time communication runs and compute does not (exposed), and
  * p; without a window, the run [0, the rank's end]. serial: the serial
  * run's times. */
-static void window(const ctx *x, uint32_t r, bool serial, const double *tail, double *busy, double *exposed,
+static void window(ctx *x, uint32_t r, bool serial, const double *tail, double *busy, double *exposed,
                    double *len)
 {
     const tc_tl_dag *d = &x->d;
@@ -1606,8 +1606,10 @@ static void window(const ctx *x, uint32_t r, bool serial, const double *tail, do
     if (!(p > 0))
         return;
     span *v = tc_calloc(2 * d->n + 1, sizeof *v);
-    if (!v)
+    if (!v) { /* the figures would be the idle rank's: none */
+        x->st = tc_fail(x->err, TC_EINTERNAL, "out of memory (the busiest rank's period)");
         return;
+    }
     size_t n = 0;
     for (size_t i = 0; i < d->n; i++) {
         const tc_tl_task *t = &d->task[i];
@@ -1694,6 +1696,8 @@ static void figures(ctx *x, const tc_zoo_model *m, const tc_zoo_derived *d, cons
     window(x, busy, !c->overlap, c->overlap ? tail : tail + c->pp, &busy_s, &exp_s, &len_s);
     free(tail);
     (void)len_s;
+    if (x->st)
+        return;
     if (c->overlap) {
         out->iter_s = per;
         out->exposed_s = exp_s;
