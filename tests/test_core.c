@@ -84,6 +84,22 @@ static void sizes_print_without_exponents_below_unit_boundaries(void **state)
     }
 }
 
+/* A time prints in its magnitude's unit, a negative one too (train's
+ * slowdown of a rank that runs faster than nominal: -1.636us, not
+ * -1.64e+03ns). */
+static void times_print_in_their_magnitudes_unit(void **state)
+{
+    (void)state;
+    char buf[32];
+    assert_string_equal(tc_fmt_time(500e-9, buf, sizeof buf), "500ns");
+    assert_string_equal(tc_fmt_time(-500e-9, buf, sizeof buf), "-500ns");
+    assert_string_equal(tc_fmt_time(1.636e-6, buf, sizeof buf), "1.636us");
+    assert_string_equal(tc_fmt_time(-1.636e-6, buf, sizeof buf), "-1.636us");
+    assert_string_equal(tc_fmt_time(-2.5e-3, buf, sizeof buf), "-2.5ms");
+    assert_string_equal(tc_fmt_time(-3.0, buf, sizeof buf), "-3s");
+    assert_string_equal(tc_fmt_time(0, buf, sizeof buf), "0ns");
+}
+
 static void rates_accept_bits_and_bytes(void **state)
 {
     (void)state;
@@ -278,6 +294,7 @@ int main(void)
         cmocka_unit_test(sizes_use_powers_of_two_for_iec_and_ten_for_si),
         cmocka_unit_test(sizes_reject_zero_overflow_and_unknown_units),
         cmocka_unit_test(sizes_print_without_exponents_below_unit_boundaries),
+        cmocka_unit_test(times_print_in_their_magnitudes_unit),
         cmocka_unit_test(rates_accept_bits_and_bytes),
         cmocka_unit_test(times_accept_ns_us_ms_s),
         cmocka_unit_test(dims_lists_parse_and_reject_gaps),

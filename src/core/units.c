@@ -176,11 +176,12 @@ const char *tc_fmt_size(double b, char *buf, size_t len)
 
 const char *tc_fmt_time(double s, char *buf, size_t len)
 {
-    if (s < 1e-6)
+    double a = fabs(s); /* a negative time (a slowdown that is a speed-up) takes its magnitude's unit */
+    if (a < 1e-6)
         snprintf(buf, len, "%.3gns", s * 1e9);
-    else if (s < 1e-3)
+    else if (a < 1e-3)
         snprintf(buf, len, "%.4gus", s * 1e6);
-    else if (s < 1)
+    else if (a < 1)
         snprintf(buf, len, "%.4gms", s * 1e3);
     else
         snprintf(buf, len, "%.4gs", s);
