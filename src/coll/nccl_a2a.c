@@ -632,6 +632,25 @@ static bool a2a_same_shape(const tc_sched *a, const tc_sched *b)
     return true;
 }
 
+/* What all-to-all and sendrecv share of NCCL's point-to-point on s: a
+ * lane per channel, the protocol for B bytes a peer, NCCL's base latency
+ * once (p > 1) and a hop's inside and across nodes, the protocol's wire
+ * bytes, the credits of a grouped point-to-point. */
+static void p2p_costs(const tc_coll_req *req, const tc_topo *t, const a2a_state *st, double B, tc_sched *s)
+{
+    s->same_shape = a2a_same_shape;
+    s->channels = st->nch;
+    s->lanes = st->nch;
+    s->nccl_impl = TC_ALGO_NCCL_A2A;
+    s->proto = req->proto ? req->proto : a2a_proto(B);
+    s->base_s = req->p > 1 ? a2a_base_us(s->proto) * 1e-6 : 0;
+    s->lat_intra_s = a2a_hop_us(s->proto, false, t) * 1e-6;
+    s->lat_inter_s = a2a_hop_us(s->proto, true, t) * 1e-6;
+    s->wire = tc_nccl_wire_factor(s->proto);
+    s->rate_cap_Bps = 0;
+    s->credit_steps = s->credit_steps_inter = P2P_GROUP;
+}
+
 /* s's state, attached to it (freed with it) and set up: the channels,
  * pieces and relays of NCCL's point-to-point; *B the bytes to each peer. */
 static tc_status a2a_state_new(const tc_coll_req *req, const tc_topo *t, tc_sched *s, bool pxn, a2a_state **out,
@@ -663,21 +682,11 @@ static tc_status a2a_build_pxn(const tc_coll_req *req, const tc_topo *t, tc_sche
     s->nslots = 2 * s->nblk + (st->pxn ? G * st->c : 0); /* PXN: the relayed pieces, by sender's local rank */
     s->blk_bytes = tc_block_bytes(req->bytes, req->elt, s->nblk);
     s->emit = emit_a2a;
-    s->same_shape = a2a_same_shape;
-    s->channels = st->nch;
-    s->lanes = st->nch;
-    s->nccl_impl = TC_ALGO_NCCL_A2A;
-    s->proto = req->proto ? req->proto : a2a_proto(B);
+    p2p_costs(req, t, st, B, s);
     /* the latency: the base once, then the hops of the longest chain of
      * works one channel runs (a2a_works), each the pair of ranks it stands
      * for (lat_once: their sum) */
-    s->base_s = p > 1 ? a2a_base_us(s->proto) * 1e-6 : 0;
-    s->lat_intra_s = a2a_hop_us(s->proto, false, t) * 1e-6;
-    s->lat_inter_s = a2a_hop_us(s->proto, true, t) * 1e-6;
     s->lat_once = true;
-    s->wire = tc_nccl_wire_factor(s->proto);
-    s->rate_cap_Bps = 0;
-    s->credit_steps = s->credit_steps_inter = P2P_GROUP;
     s->params[0] = st->pxn;
     double chain_us = 0;
     if ((rs = a2a_works(st, s->lat_intra_s * 1e6, s->lat_inter_s * 1e6, &chain_us, &s->lat_pairs, &s->nlat_pairs,
@@ -824,17 +833,7 @@ static tc_status sr_build(const tc_coll_req *req, const tc_topo *t, tc_sched *s,
     s->nslots = 2 * s->nblk + (relay ? c : 0);
     s->blk_bytes = tc_block_bytes(req->bytes, req->elt, s->nblk);
     s->emit = emit_sr;
-    s->same_shape = a2a_same_shape;
-    s->channels = st->nch;
-    s->lanes = st->nch;
-    s->nccl_impl = TC_ALGO_NCCL_A2A;
-    s->proto = req->proto ? req->proto : a2a_proto(B);
-    s->base_s = p > 1 ? a2a_base_us(s->proto) * 1e-6 : 0;
-    s->lat_intra_s = a2a_hop_us(s->proto, false, t) * 1e-6;
-    s->lat_inter_s = a2a_hop_us(s->proto, true, t) * 1e-6;
-    s->wire = tc_nccl_wire_factor(s->proto);
-    s->rate_cap_Bps = 0;
-    s->credit_steps = s->credit_steps_inter = P2P_GROUP;
+    p2p_costs(req, t, st, B, s);
     /* a connection's FIFO goes onto the wire in order: slice k + 1 after
      * slice k (flow: under the credits a rank may run ahead by 8 slices,
      * which would otherwise share its link and all arrive last) */

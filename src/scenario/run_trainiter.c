@@ -912,6 +912,16 @@ static void codecs_named(uint32_t mask, const tc_codec_spec *const spec[3], char
         }
 }
 
+/* A trial with the codecs of mask failed with st: err's message prefixed
+ * with the codecs it ran. */
+static tc_status failed_with_codecs(tc_status st, uint32_t mask, const tc_codec_spec *const spec[3], tc_err *err)
+{
+    char m2[TC_ERR_LEN], with[160];
+    snprintf(m2, sizeof m2, "%s", err->msg);
+    codecs_named(mask, spec, with, sizeof with);
+    return tc_fail(err, st, "with %s: %s", with, m2);
+}
+
 static tc_status compress_classes(const tc_zoo_model *m, tc_trainiter_out *o, tc_ti_cfg *c, comm_ctx *cc, tc_err *err)
 {
     const tc_codec_spec *spec[3] = {c->codec[0], c->codec[1], c->codec[2]};
@@ -933,14 +943,8 @@ static tc_status compress_classes(const tc_zoo_model *m, tc_trainiter_out *o, tc
             c->codec[k] = mask & (1u << k) ? spec[k] : NULL;
         tc_ti_result r;
         tc_status st = run_one(m, &o->acc, c, cc, &r, err);
-        if (st && mask) {
-            /* a trial with codecs: name them (a ratio that leaves too few
-             * bytes to send fails inside a collective) */
-            char m2[TC_ERR_LEN], with[160];
-            snprintf(m2, sizeof m2, "%s", err->msg);
-            codecs_named(mask, spec, with, sizeof with);
-            return tc_fail(err, st, "with %s: %s", with, m2);
-        }
+        if (st && mask) /* a trial with codecs: name them (a ratio that leaves too few bytes fails in a collective) */
+            return failed_with_codecs(st, mask, spec, err);
         if (st)
             return st;
         t[mask] = r.iter_s;
@@ -1092,12 +1096,8 @@ static tc_status cfg_check(const tc_zoo_model *m, const tc_trainiter_out *o, tc_
         for (int k = 0; k < 3; k++)
             c.codec[k] = mask & (1u << k) ? spec[k] : NULL;
         tc_status st = tc_ti_check(m, &o->acc, &c, err);
-        if (st && mask) {
-            char m2[TC_ERR_LEN], with[160];
-            snprintf(m2, sizeof m2, "%s", err->msg);
-            codecs_named(mask, spec, with, sizeof with);
-            return tc_fail(err, st, "with %s: %s", with, m2);
-        }
+        if (st && mask)
+            return failed_with_codecs(st, mask, spec, err);
         if (st)
             return st;
     }
