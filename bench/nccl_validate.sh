@@ -59,6 +59,13 @@ gcp_a3mega_2node_16xH100_tcpxo_allreduce.txt|tcpxo|partly: GPUDirect-TCPXO's cos
 gcp_a3mega_2node_16xH100_tcpxo_allreduce.txt|tcpxo|the same with the DGX H100 preset's 8 x 400G, as before the NIC speed was sourced|--preset dgx-h100:nodes=2 --algo nccl
 gcp_a4_1node_2xB200_nvlink_allgather_partial.txt|nvlink|partly: 2 of a B200 node's GPUs (NCCL 2.26.6; Blackwell is newer than the pinned 2.21.5)|--preset dgx-b200 -g 2 --algo nccl --op allgather
 coreweave_gb200_2rack_144gpu_allreduce.txt|ib|partly: two NVL72 racks over InfiniBand; NICs per tray not stated (the preset's 4 x 400G), SHARP and NVLS settings of the run not stated|--preset gb200-nvl72:nodes=2 --algo nccl
+oci_bm_gpu_h200_8_2node_roce_allreduce.txt|roce|partly: 8 RoCE NICs a node (the source), 400G each assumed (the DGX H200 preset's); the NCCL settings of OCI's sample script not shown; NVLSTree likely (486 GB/s); RoCE as InfiniBand|--preset dgx-h200:nodes=2 --algo nccl
+nebius_h200_2node_16gpu_ib_allreduce_runai.txt|ib|partly: NICs not stated (the DGX H200 preset's 8 x 400G NDR assumed); NCCL_BUFFSIZE=8 MiB (buffsize=8388608); NCCL_IB_QPS_PER_CONNECTION=2 not modelled; NCCL 2.23.4 from the image tag|--preset dgx-h200:nodes=2 --algo nccl:buffsize=8388608
+nebius_h100_2node_16gpu_ib_allreduce_skypilot.txt|ib|partly: 8 InfiniBand NICs a node (UCX_NET_DEVICES), 400G inferred from the page's ib_send_bw (353 Gb/s); the DGX H100 preset otherwise; NCCL 2.23.4 from the image tag|--preset dgx-h100:nodes=2 --algo nccl
+gcp_a3ultra_2node_16xH200_roce_allgather_skypilot.txt|gib|yes: two a3-ultragpu-8g (8 x 400G NICs each, as the DGX H200 preset); all-gather between nodes runs Ring|--preset dgx-h200:nodes=2 --algo nccl --op allgather
+gcp_a3ultra_2node_16xH200_roce_allgather_gkepod.txt|gib|partly: GCP's test pods; the page applies GCP's A4 manifest but prints H200 devices (A3 Ultra assumed, as SkyPilot's run); NCCL 2.26.6|--preset dgx-h200:nodes=2 --algo nccl --op allgather
+oci_bm_gpu_b4_8_a100_2node_roce_allreduce_oke.txt|roce|partly: 16 RDMA NICs a node (NCCL_IB_HCA), speed not stated: 16 x 100G assumed, as 8 x 200G (as the other OCI A100 files); NCCL_IB_QPS_PER_CONNECTION=4 not modelled; NCCL 2.29.3, newer than the pinned 2.21.5; NCCL may pick Tree|--preset dgx-a100:nodes=2 --algo nccl
+oci_a100_40gb_2node_roce_allreduce_oke_kueue_nccl2.25.1.txt|roce|partly: as the OKE BM.GPU.B4.8 run; the shape not stated (BM.GPU4.8 or BM.GPU.B4.8, 16 RDMA NICs each); NCCL 2.25.1|--preset dgx-a100:nodes=2 --algo nccl
 EOF
 }
 
