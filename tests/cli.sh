@@ -540,6 +540,27 @@ bad_says "nccl-tests: --out the sizes table of --out-dir" "is in --out-dir" nccl
 [ -z "$(ls "$tmp/rf")" ] || { echo "FAIL (a refused trace wrote a file)"; ls "$tmp/rf"; fails=$((fails + 1)); }
 good "--trace beside --out-dir's files" "allreduce" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/rf/od/t.json" --out-dir "$tmp/rf/od" --quiet
 [ -s "$tmp/rf/od/t.json" ] && [ -s "$tmp/rf/od/scenario.json" ] || { echo "FAIL (a trace beside --out-dir's files)"; fails=$((fails + 1)); }
+# a trace or timeline whose directory does not exist: refused when the
+# scenario resolves (--print-scenario, replay, the run), not when the run
+# ends and writes it; nothing written, no directory made
+bad_says "--trace in a missing directory" "^topocc: --trace .*rf/nodir/t.json: the directory .*rf/nodir does not exist: make it first$" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/rf/nodir/t.json"
+bad_says "--trace in a missing directory, printed" "^topocc: --trace .*rf/nodir/t.json: the directory .*rf/nodir does not exist: make it first$" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/rf/nodir/t.json" --print-scenario
+bad_says "--trace in a missing directory, concurrent" "^topocc: --trace .*rf/nodir/t.json: the directory .*rf/nodir does not exist" concurrent --topo clos:down=4x2,up=1x1 --jobs "$tmp/jobs2.json" --trace "$tmp/rf/nodir/t.json"
+bad_says "--timeline in a missing directory" "^topocc: --timeline .*rf/nodir/tl.json: the directory .*rf/nodir does not exist: make it first$" train --topo "clos:hosts=64,radix=16,tiers=2,node=8" --model llama3-8b --dp 8 --tp 8 --timeline "$tmp/rf/nodir/tl.json"
+bad_says "--timeline in a missing directory, printed" "^topocc: --timeline .*rf/nodir/tl.json: the directory .*rf/nodir does not exist" train --topo "clos:hosts=64,radix=16,tiers=2,node=8" --model llama3-8b --dp 8 --tp 8 --timeline "$tmp/rf/nodir/tl.json" --print-scenario
+bad_says "--trace in a file, not a directory" "^topocc: --trace .*rf/od/t.json/x.json: .*rf/od/t.json is not a directory$" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/rf/od/t.json/x.json"
+bad_says "--trace ending in /" "^topocc: --trace .*rf/t/: a directory: give a file name$" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/rf/t/"
+"$T" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/rf/t0.json" --print-scenario >"$tmp/rf/nodir.scn" 2>/dev/null
+sed "s|$tmp/rf/t0.json|$tmp/rf/nodir/t.json|" "$tmp/rf/nodir.scn" >"$tmp/rf/nodir2.scn"
+bad_says "replay of a trace in a missing directory" "^topocc: --trace .*rf/nodir/t.json: the directory .*rf/nodir does not exist" replay "$tmp/rf/nodir2.scn" --print-scenario
+bad_says "replay of a trace in a missing directory, run" "^topocc: --trace .*rf/nodir/t.json: the directory .*rf/nodir does not exist" replay "$tmp/rf/nodir2.scn"
+[ ! -e "$tmp/rf/nodir" ] && [ ! -e "$tmp/rf/t0.json" ] || { echo "FAIL (a refused trace made its directory)"; fails=$((fails + 1)); }
+rm "$tmp/rf/nodir.scn" "$tmp/rf/nodir2.scn"
+# in a new --out-dir (made before the run): accepted, written atomically
+good "--trace in a new --out-dir" "allreduce" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/newod4/t.json" --out-dir "$tmp/newod4/" --quiet
+[ -s "$tmp/newod4/t.json" ] && [ -s "$tmp/newod4/scenario.json" ] || { echo "FAIL (a trace in a new --out-dir)"; fails=$((fails + 1)); }
+bad_says "--trace below a new --out-dir" "^topocc: --trace .*newod5/sub/t.json: the directory .*newod5/sub does not exist" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/newod5/sub/t.json" --out-dir "$tmp/newod5"
+[ ! -e "$tmp/newod5" ] || { echo "FAIL: a refused run made its --out-dir"; fails=$((fails + 1)); }
 # text that is not UTF-8 (the scenario records it as JSON text): refused naming the option
 X=$(printf '\377')
 bad_says "a trace name not UTF-8" "--trace: the value is not valid UTF-8 text (byte [0-9]* is 0xff)" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/t${X}.json"

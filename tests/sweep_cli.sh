@@ -465,8 +465,14 @@ printf '{"scenario": {%s}, "sweep": {"mode": "zip", "axes": {"collective.sizes":
 bad_says "a trace that is a directory" "point 1 (collective.sizes=\[2048\], flow.trace=\".*trdir\"): --trace .*trdir: a directory" sweep "$tmp/tr8.json" -o "$tmp/tr8.jsonl"
 printf '{"scenario": {"command": "train", "network": {"topo": ["%s"]}, "iteration": {"model": "resnet18", "allow_oom": true}, "parallel": {"dp": 64}}, "sweep": {"axes": {"iteration.timeline": ["%s", "%s"]}}}' "$CLOS" "$tmp/tl1.json" "$tmp/trdir" >"$tmp/tl2.json.sweep"
 bad_says "a timeline that is a directory" "point 1 (iteration.timeline=\".*trdir\"): --timeline .*trdir: a directory" sweep "$tmp/tl2.json.sweep" -o "$tmp/tl2.jsonl"
-[ ! -e "$tmp/tf.json" ] && [ ! -e "$tmp/tl1.json" ] && [ ! -e "$tmp/tr8.jsonl" ] && [ ! -e "$tmp/tl2.jsonl" ] ||
-    { echo "FAIL (a sweep refused for a point's file wrote a file)"; fails=$((fails + 1)); }
+# a point's file in a directory that does not exist: refused the same way
+printf '{"scenario": {%s}, "sweep": {"mode": "zip", "axes": {"collective.sizes": [[1024], [2048]], "flow.trace": ["%s", "%s"]}}}' "$TB" "$tmp/tg.json" "$tmp/nodir/t.json" >"$tmp/tr9.json"
+bad_says "a trace in a missing directory" "point 1 (collective.sizes=\[2048\], flow.trace=\".*nodir/t.json\"): --trace .*nodir/t.json: the directory .*nodir does not exist" sweep "$tmp/tr9.json" -o "$tmp/tr9.jsonl"
+printf '{"scenario": {"command": "train", "network": {"topo": ["%s"]}, "iteration": {"model": "resnet18", "allow_oom": true}, "parallel": {"dp": 64}}, "sweep": {"axes": {"iteration.timeline": ["%s", "%s"]}}}' "$CLOS" "$tmp/tl3.json" "$tmp/nodir/tl.json" >"$tmp/tl3.json.sweep"
+bad_says "a timeline in a missing directory" "point 1 (iteration.timeline=\".*nodir/tl.json\"): --timeline .*nodir/tl.json: the directory .*nodir does not exist" sweep "$tmp/tl3.json.sweep" -o "$tmp/tl3.jsonl"
+[ ! -e "$tmp/tf.json" ] && [ ! -e "$tmp/tl1.json" ] && [ ! -e "$tmp/tr8.jsonl" ] && [ ! -e "$tmp/tl2.jsonl" ] &&
+    [ ! -e "$tmp/tg.json" ] && [ ! -e "$tmp/tl3.json" ] && [ ! -e "$tmp/tr9.jsonl" ] && [ ! -e "$tmp/tl3.jsonl" ] &&
+    [ ! -e "$tmp/nodir" ] || { echo "FAIL (a sweep refused for a point's file wrote a file)"; fails=$((fails + 1)); }
 
 # a range of sizes as an axis's value: the point's sizes
 printf '{"scenario": {"command": "collective", "network": {"topo": ["%s"]}, "collective": {"op": ["allreduce"]}}, "sweep": {"axes": {"collective.sizes": ["1KiB:4KiB:2", [8192]]}}}' "$CLOS" >"$tmp/rs.json"

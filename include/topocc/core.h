@@ -117,10 +117,14 @@ bool tc_same_file(const char *a, const char *b);
  * (TC_FILE_KEY_MAX always does for a path under 4096 bytes). */
 #define TC_FILE_KEY_MAX 8300
 bool tc_file_key(const char *path, char *buf, size_t len);
-/* A file to be written at path is refused where path is a directory;
+/* A file to be written at path is refused where path is a directory (or
+ * ends in '/'), and where its directory does not exist or is not one;
  * what names it in the message ("--trace out: a directory: give a file
- * name"). Its directory may not exist yet (--out-dir makes it). */
-tc_status tc_check_out_path(const char *path, const char *what, tc_err *err);
+ * name", "--trace d/t.json: the directory d does not exist: make it
+ * first"). made_dir (NULL or "": none) is a directory the caller makes
+ * before the file is written (--out-dir): path may be in it though it
+ * does not exist yet. Nothing is created. */
+tc_status tc_check_out_path(const char *path, const char *what, const char *made_dir, tc_err *err);
 
 /* JSON out: 2-space indentation, keys in insertion order, every real in
  * its shortest form that reads back to the same double (so a value written

@@ -267,6 +267,11 @@ typedef struct tc_scenario {
      * where they do not apply (a sweep point's keys from its base, which an
      * axis may have made moot); empty: every key refused. */
     tc_keyset moot_ok;
+    /* A directory the caller makes before the run (the CLI's --out-dir):
+     * resolving refuses a file the run writes (flow.trace,
+     * iteration.timeline) whose directory does not exist, but for this
+     * one; "": none. Not a key: neither read nor written. */
+    char made_dir[4096];
 } tc_scenario;
 
 /* A scenario of command c with every default filled in (not yet resolved:

@@ -401,6 +401,8 @@ static tc_status command(cli_in *in, tc_err *err)
         /* The scenario records the topocc that runs it. */
         snprintf(s->version, sizeof s->version, "%s", tc_version());
         snprintf(s->commit, sizeof s->commit, "%s", tc_commit());
+        /* --out-dir is made before the run: a trace may go in it */
+        snprintf(s->made_dir, sizeof s->made_dir, "%s", in->out_dir ? in->out_dir : "");
     }
     if (st == TC_OK && in->dflt)
         st = apply_default(s, in, err);
@@ -511,6 +513,7 @@ static tc_status replay(cli_in *in, tc_err *err)
         printable(com, sizeof com, s->commit);
         snprintf(s->version, sizeof s->version, "%s", tc_version());
         snprintf(s->commit, sizeof s->commit, "%s", tc_commit());
+        snprintf(s->made_dir, sizeof s->made_dir, "%s", in->out_dir ? in->out_dir : "");
         st = tc_scenario_resolve(s, err);
     }
     if (st == TC_OK && (st = tc_scenario_check_given(s, err)) == TC_OK &&

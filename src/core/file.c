@@ -186,11 +186,31 @@ bool tc_file_key(const char *path0, char *buf, size_t len)
     return lexical_path(path, buf + 1, len - 1);
 }
 
-tc_status tc_check_out_path(const char *path, const char *what, tc_err *err)
+tc_status tc_check_out_path(const char *path, const char *what, const char *made_dir, tc_err *err)
 {
     struct stat sb;
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+    size_t pl = strlen(path);
+    if ((stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) || (pl && path[pl - 1] == '/'))
         return tc_fail(err, TC_EINVAL, "%s %.200s: a directory: give a file name", what, path);
+    /* its directory: what precedes the last '/' ("/" for "/x"), else "." */
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    size_t dl = slash ? (slash == path ? 1 : (size_t)(slash - path)) : 1;
+    if (dl >= sizeof dir)
+        return TC_OK; /* the write says what is wrong with such a name */
+    memcpy(dir, slash ? path : ".", dl);
+    dir[dl] = '\0';
+    while (dl > 1 && dir[dl - 1] == '/')
+        dir[--dl] = '\0';
+    if (made_dir && made_dir[0] && tc_same_file(dir, made_dir))
+        return TC_OK;
+    if (stat(dir, &sb) != 0)
+        return errno == ENOENT
+                   ? tc_fail(err, TC_EINVAL, "%s %.200s: the directory %.200s does not exist: make it first", what,
+                             path, dir)
+                   : tc_fail(err, TC_EINVAL, "%s %.200s: the directory %.200s: %s", what, path, dir, strerror(errno));
+    if (!S_ISDIR(sb.st_mode))
+        return tc_fail(err, TC_EINVAL, "%s %.200s: %.200s is not a directory", what, path, dir);
     return TC_OK;
 }
 

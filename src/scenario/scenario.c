@@ -1226,10 +1226,11 @@ tc_status tc_scenario_resolve(tc_scenario *s, tc_err *err)
     if ((st = reset_moot(s, err)))
         return st;
     /* the files a run writes (those that apply: reset_moot cleared the
-     * others) are not directories, refused here rather than when the run
-     * ends and writes them */
-    if ((s->trace[0] && (st = tc_check_out_path(s->trace, "--trace", err))) ||
-        (s->it_timeline[0] && (st = tc_check_out_path(s->it_timeline, "--timeline", err))))
+     * others) are not directories and go in one that exists (or that the
+     * caller makes: made_dir), refused here rather than when the run ends
+     * and writes them */
+    if ((s->trace[0] && (st = tc_check_out_path(s->trace, "--trace", s->made_dir, err))) ||
+        (s->it_timeline[0] && (st = tc_check_out_path(s->it_timeline, "--timeline", s->made_dir, err))))
         return st;
     s->train.model = s->train_model;
     s->train.data_dir = s->data_dir;
