@@ -56,6 +56,29 @@ bad "malformed line" cluster --topo "$RING" --trace "$tmp/badline.csv"
 grep -q "badline.csv:3" "$tmp/err" || { echo "FAIL: the malformed line's number is not named"; cat "$tmp/err"; fails=$((fails + 1)); }
 printf 'submit,size,duration\n0,3,10\n1,9,4\n' >"$tmp/large.csv"
 bad "a job larger than the cluster with --strict" cluster --topo "$RING" --trace "$tmp/large.csv" --strict
+# a trace's content is refused with the run's message before anything
+# runs: by --print-scenario, replay and a sweep's validation as by the run
+BADLINE="^topocc: .*badline.csv:3: field 'size': expected a positive integer, got 'x'$"
+LARGE="^topocc: .*large.csv: the job of line 3 asks for 9 endpoints but B has 8 (--strict; without it such jobs are counted and skipped)$"
+bad_says "malformed line, run" "$BADLINE" cluster --topo "$RING" --trace "$tmp/badline.csv"
+bad_says "malformed line, printed" "$BADLINE" cluster --topo "$RING" --trace "$tmp/badline.csv" --print-scenario
+bad_says "--strict, run" "$LARGE" cluster --topo torus:dims=16 --topo "$RING" --trace "$tmp/large.csv" --strict
+bad_says "--strict, printed" "$LARGE" cluster --topo torus:dims=16 --topo "$RING" --trace "$tmp/large.csv" --strict --print-scenario
+good "--strict, printed, every job fits" '"strict": true' cluster --topo torus:dims=16 --trace "$tmp/large.csv" --strict --print-scenario
+printf '{"command": "cluster", "network": {"topo": ["%s"]}, "cluster": {"trace": "%s"}}' "$RING" "$tmp/badline.csv" >"$tmp/badline.scn"
+bad_says "malformed line, replayed and printed" "$BADLINE" replay "$tmp/badline.scn" --print-scenario
+bad_says "malformed line, replayed" "$BADLINE" replay "$tmp/badline.scn"
+printf '{"command": "cluster", "network": {"topo": ["%s"]}, "cluster": {"trace": "%s", "strict": true}}' "$RING" "$tmp/large.csv" >"$tmp/large.scn"
+bad_says "--strict, replayed and printed" "^topocc: .*large.csv: the job of line 3 asks for 9 endpoints but A has 8" replay "$tmp/large.scn" --print-scenario
+# a sweep's validation refuses the point, naming its value, before any point runs
+printf '{"scenario": {"command": "cluster", "network": {"topo": ["%s"]}}, "sweep": {"axes": {"cluster.trace": ["%s", "%s"]}}}' "$RING" "$tmp/five.csv" "$tmp/badline.csv" >"$tmp/sw1.json"
+bad_says "malformed line, a sweep's point" "^topocc: sweep .*sw1.json: point 1 (cluster.trace=\".*badline.csv\"): .*badline.csv:3: field 'size': expected a positive integer, got 'x'$" sweep "$tmp/sw1.json" -o "$tmp/sw1.jsonl"
+printf '{"scenario": {"command": "cluster", "network": {"topo": ["torus:dims=16"]}, "cluster": {"trace": "%s", "strict": true}}, "sweep": {"axes": {"network.topo[0]": ["torus:dims=16", "%s"]}}}' "$tmp/large.csv" "$RING" >"$tmp/sw2.json"
+bad_says "--strict, a sweep's point" "^topocc: sweep .*sw2.json: point 1 (network.topo\[0\]=\"torus:dims=8\"): .*large.csv: the job of line 3 asks for 9 endpoints but A has 8 (--strict" sweep "$tmp/sw2.json" -o "$tmp/sw2.jsonl"
+[ ! -e "$tmp/sw1.jsonl" ] && [ ! -e "$tmp/sw2.jsonl" ] || { echo "FAIL (a sweep refused at validation wrote its results)"; fails=$((fails + 1)); }
+# the trace the check read is the run's: a sweep of two points over one trace
+sed 's/"torus:dims=8"/"torus:dims=4x4"/' "$tmp/sw2.json" >"$tmp/sw3.json"
+good "a sweep over one trace" "2 points: 0 held already, 2 run now" sweep "$tmp/sw3.json" -o "$tmp/sw3.jsonl" --quiet
 bad "ocs not dividing the torus" cluster --topo torus:dims=6x4 --trace "$tmp/five.csv" --ocs 4
 bad "synthetic without jobs" cluster --topo "$RING" --synthetic seed=1
 bad "synthetic load out of range" cluster --topo "$RING" --synthetic 10,seed=1,load=0

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include <jansson.h>
 #include "topocc/compress.h"
@@ -733,6 +734,92 @@ static void keys_made_moot_take_their_defaults(void **state)
     tc_scenario_free(s);
 }
 
+/* A cluster scenario of the trace at path, resolved (its digest recorded). */
+static tc_scenario *cluster_of(const char *path, bool strict)
+{
+    tc_err err = {{0}};
+    tc_scenario *s = tc_scenario_new(TC_CMD_CLUSTER);
+    const char *topo[] = {"torus:dims=8"}, *trace[] = {path};
+    assert_int_equal(tc_scenario_set_flag(s, "--topo", topo, 1, &err), TC_OK);
+    assert_int_equal(tc_scenario_set_flag(s, "--trace", trace, 1, &err), TC_OK);
+    s->cluster_strict = strict;
+    if (tc_scenario_resolve(s, &err))
+        fail_msg("resolve: %s", err.msg);
+    return s;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* A trace file's content is checked before the run, with the run's
+ * message; the trace the check read is the one the run replays, and only
+ * for the file it was read from (by its digest: a file rewritten since is
+ * read again). */
+static void cluster_trace_checked_before_the_run(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/topocc_trace_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    tc_err e1 = {{0}}, e2 = {{0}};
+    /* a malformed line, a job larger than the topology under --strict */
+    write_text(path, "submit,size,duration\n0,3,10\n1,x,4\n");
+    tc_scenario *s = cluster_of(path, false);
+    tc_cluster_run_out *o = NULL;
+    assert_int_equal(tc_scenario_check_run(s, &e1), TC_EINVAL);
+    assert_int_equal(tc_run_cluster(s, NULL, &o, &e2), TC_EINVAL);
+    assert_null(o);
+    assert_non_null(strstr(e1.msg, ":3: field 'size'"));
+    assert_string_equal(e1.msg, e2.msg);
+    tc_scenario_free(s);
+    write_text(path, "submit,size,duration\n0,3,10\n1,9,4\n");
+    s = cluster_of(path, true);
+    assert_int_equal(tc_scenario_check_run(s, &e1), TC_EINVAL);
+    assert_int_equal(tc_run_cluster(s, NULL, &o, &e2), TC_EINVAL);
+    assert_non_null(strstr(e1.msg, "the job of line 3 asks for 9 endpoints but A has 8 (--strict"));
+    assert_string_equal(e1.msg, e2.msg);
+    tc_scenario_free(s);
+    /* checked, then run: the jobs read once, the same as a run unchecked */
+    write_text(path, "submit,size,duration\n0,3,10\n0,2,2\n0,2,10\n1,3,4\n3,1,2\n");
+    s = cluster_of(path, false);
+    tc_cluster_run_out *a = NULL, *b = NULL;
+    assert_int_equal(tc_run_cluster(s, NULL, &a, &e1), TC_OK);
+    assert_int_equal(tc_scenario_check_run(s, &e1), TC_OK);
+    assert_int_equal(tc_scenario_check_run(s, &e1), TC_OK); /* a sweep's next point */
+    assert_int_equal(tc_run_cluster(s, NULL, &b, &e1), TC_OK);
+    assert_int_equal(a->trace.n, 5);
+    assert_int_equal(b->trace.n, 5);
+    for (size_t i = 0; i < 5; i++)
+        assert_true(a->trace.jobs[i].submit_s == b->trace.jobs[i].submit_s &&
+                    a->trace.jobs[i].duration_s == b->trace.jobs[i].duration_s &&
+                    a->trace.jobs[i].size == b->trace.jobs[i].size && a->trace.jobs[i].line == b->trace.jobs[i].line);
+    assert_true(a->run[0].makespan_s == b->run[0].makespan_s && a->run[0].wait_mean_s == b->run[0].wait_mean_s);
+    tc_cluster_run_out_free(a);
+    tc_cluster_run_out_free(b);
+    /* checked, then the file rewritten: the run replays the trace the
+     * check read, the content its scenario's digest names (not read
+     * again); a scenario of the new file reads it */
+    assert_int_equal(tc_scenario_check_run(s, &e1), TC_OK);
+    write_text(path, "submit,size,duration\n0,4,10\n");
+    assert_int_equal(tc_run_cluster(s, NULL, &a, &e1), TC_OK);
+    assert_int_equal(a->trace.n, 5);
+    tc_cluster_run_out_free(a);
+    tc_scenario *t = cluster_of(path, false);
+    assert_int_equal(tc_run_cluster(t, NULL, &a, &e1), TC_OK);
+    assert_int_equal(a->trace.n, 1);
+    assert_int_equal(a->trace.jobs[0].size, 4);
+    tc_cluster_run_out_free(a);
+    tc_scenario_free(t);
+    tc_scenario_free(s);
+    remove(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -753,6 +840,7 @@ int main(void)
         cmocka_unit_test(every_key_and_flag_is_documented),
         cmocka_unit_test(no_skip_reaches_the_scenario_and_the_simulator),
         cmocka_unit_test(keys_made_moot_take_their_defaults),
+        cmocka_unit_test(cluster_trace_checked_before_the_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

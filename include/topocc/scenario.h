@@ -362,8 +362,10 @@ tc_status tc_scenario_check_given(const tc_scenario *s, tc_err *err);
  * endpoints, compress's steps ratios, cluster's --ocs, an algorithm that
  * does not fit the operation or the ranks, ...): what --print-scenario and
  * a sweep's validation refuse, after tc_scenario_resolve and
- * tc_scenario_check_given (docs/SCENARIO.md, "Canonical form"). What only
- * running finds out (a cluster trace's content) is the run's. */
+ * tc_scenario_check_given (docs/SCENARIO.md, "Canonical form"). A cluster
+ * trace file is read (its content refused as the run refuses it) and kept
+ * for the run of the same file that follows, which then does not parse
+ * it again. */
 tc_status tc_scenario_check_run(const tc_scenario *s, tc_err *err);
 
 /* ---- building what a scenario describes ------------------------------- */
