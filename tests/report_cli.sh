@@ -230,7 +230,9 @@ bad_says "point whose values are another point's" "line 3 (point 1): its \"value
 printf '{"command": "collective", "collective": {"op": ["allreduce"]}}\n' >"$tmp/notopo.json"
 bad_says "a scenario refused (no topology)" "needs a topology" report "$tmp/notopo.json" -o "$tmp/x"
 # a scenario whose trace is a file the report writes: refused before the run
-"$T" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/x/index.html" --print-scenario >"$tmp/trace_in.json"
+# (the report's directory, not made yet, is made before the run)
+"$T" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/index.html" --print-scenario |
+    sed "s|$tmp/index.html|$tmp/x/index.html|" >"$tmp/trace_in.json"
 bad_says "a trace the report would replace" "flow.trace .*x/index.html is in the report's directory" report "$tmp/trace_in.json" -o "$tmp/x"
 mkdir "$tmp/rt" && echo old >"$tmp/rt/p.svg"
 "$T" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/rt/./p.svg" --print-scenario >"$tmp/trace_svg.json"
