@@ -500,7 +500,7 @@ static void add_blk(tc_xfers *x, const tc_sched *s, uint32_t src, uint32_t dst, 
         x->v[at].lane = (uint16_t)q;
         x->v[at].piped = m > 0;
     }
-    for (uint32_t k = q; k < st->C; k += st->L) {
+    for (uint32_t k = q; x->with_data && k < st->C; k += st->L) {
         uint32_t blk = st->direct ? (k * st->nch + m) * st->H + j : k * st->nch + m;
         tc_xfers_seg(x, blk, blk, 1);
     }

@@ -222,7 +222,7 @@ static void add_blocks(tc_xfers *x, const tc_sched *s, uint32_t src, uint32_t ds
             x->v[at].lane = (uint16_t)q;
             x->v[at].piped = m > 0;
         }
-        for (uint32_t k = q; k < st->C; k += st->L) {
+        for (uint32_t k = q; x->with_data && k < st->C; k += st->L) {
             uint32_t blk = (k * st->nch + m) * st->H + b;
             tc_xfers_seg(x, blk, blk, 1);
         }
@@ -252,7 +252,7 @@ static void add_part(tc_xfers *x, const tc_sched *s, uint32_t src, uint32_t dst,
         x->v[at].lane = 0;
         x->v[at].piped = m > 0;
     }
-    for (uint32_t k = 0; k < st->C; k++) {
+    for (uint32_t k = 0; x->with_data && k < st->C; k++) {
         uint32_t blk = (r * st->C + k) * st->nch + m;
         tc_xfers_seg(x, blk, blk, 1);
     }

@@ -584,7 +584,7 @@ static tc_status emit_pat(const tc_sched *s, uint32_t step, tc_xfers *x)
                 x->v[at].lane = (uint16_t)k;
                 x->v[at].piped = 1; /* NCCL's latency is base_s, once */
             }
-            for (uint32_t i = 0; i < m->n; i++) {
+            for (uint32_t i = 0; x->with_data && i < m->n; i++) {
                 uint32_t D = (uint32_t)(((int64_t)r + st->rel[m->first + i]) % p);
                 uint32_t slot = D * (C * L) + k * L + l;
                 tc_xfers_seg(x, slot, slot, 1);
