@@ -119,17 +119,33 @@ static bool cache_ready(const tc_topo *t, tc_steps_ws *w, const tc_xfers *x)
  * keeps the routes for the second where a step's fit PATH_CACHE_MAX
  * links, else the second routes again (an all-to-all step on 4,096 ranks
  * has 16.7 million of them). */
+/* The end of the run of transfers from i on between the same two ranks
+ * (emitted one after another: a block each of a message cut in blocks, as
+ * NVLS sends a GPU's shards to its switch). They take one route, so the
+ * passes route a run once. */
+static size_t run_end(const tc_xfers *x, size_t i)
+{
+    uint32_t s = x->v[i].src, d = x->v[i].dst;
+    size_t e = i + 1;
+    while (e < x->n && x->v[e].src == s && x->v[e].dst == d)
+        e++;
+    return e;
+}
+
 /* The first pass over a step's transfers (or a part of them): the flows
- * on each link and the messages of each sender. */
+ * on each link and the messages of each sender; a run of transfers between
+ * the same ranks routed once (its first's route kept where cached). */
 static void count_pass(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *o, const tc_xfers *x, tc_steps_ws *w)
 {
     uint32_t *path = w->path, mp = tc_topo_max_path(t);
-    for (size_t i = 0; i < x->n; i++) {
+    for (size_t i = 0, e; i < x->n; i = e) {
         const tc_xfer *tr = &x->v[i];
+        e = run_end(x, i);
         if (tr->src == tr->dst)
             continue;
         uint32_t s = tc_sched_vertex(sc, t, o->rank_map, tr->src), d = tc_sched_vertex(sc, t, o->rank_map, tr->dst);
-        w->sends[tr->src]++;
+        uint64_t run = e - i;
+        w->sends[tr->src] += (uint32_t)run;
         if (w->cached)
             path = w->pcache + i * mp;
         uint32_t m = tc_topo_route(t, o->routing, s, d, path);
@@ -141,13 +157,15 @@ static void count_pass(const tc_topo *t, const tc_sched *sc, const tc_eval_opts 
             continue;
         }
         for (uint32_t j = 0; j < m; j++)
-            w->count[path[j]]++;
+            w->count[path[j]] += run;
     }
 }
 
 /* The second: each transfer's time, alpha per message its sender sends,
  * its path's latency and its bytes at its share of its busiest link; out
- * (and *bottleneck) the largest so far. */
+ * (and *bottleneck) the largest so far. A run of transfers between the
+ * same ranks shares its route, latency and share; a transfer of the bytes
+ * of the one before it in its run takes its time, and changes nothing. */
 static void time_pass(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *o, const tc_xfers *x, tc_steps_ws *w,
                       const double *scale, size_t n, double *out, uint32_t *bottleneck)
 {
@@ -156,8 +174,9 @@ static void time_pass(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *
     bool proto = sc->proto != TC_PROTO_NONE;
     double wire = proto ? sc->wire : 1, cap = proto && sc->rate_cap_Bps > 0 ? sc->rate_cap_Bps * sc->wire : INFINITY;
     uint32_t *path = w->path, mp = tc_topo_max_path(t);
-    for (size_t i = 0; i < x->n; i++) {
+    for (size_t i = 0, e; i < x->n; i = e) {
         const tc_xfer *tr = &x->v[i];
+        e = run_end(x, i);
         if (tr->src == tr->dst)
             continue;
         uint32_t m;
@@ -179,7 +198,7 @@ static void time_pass(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *
             if (sh < share)
                 share = sh, low = path[j];
         }
-        double k = w->sends[tr->src], b = share < INFINITY ? tr->bytes / share : 0;
+        double k = w->sends[tr->src];
         if (proto) {
             /* The latency is the rings' critical path (tc_steps_nccl_latency),
              * added once: a step costs its bytes. */
@@ -187,14 +206,19 @@ static void time_pass(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *
             k = 0;
             if (cap < share)
                 share = cap, low = TC_BOTTLENECK_CAP;
-            b = share < INFINITY ? tr->bytes * wire / share : 0;
         }
-        for (size_t q = 0; q < n; q++) {
-            double v = (o->alphas ? o->alphas[q] : t->alpha) * k + lat + b * scale[q];
-            if (v > out[q]) {
-                if (q == 0)
-                    *bottleneck = low;
-                out[q] = v;
+        for (size_t r = i; r < e; r++) {
+            double bytes = x->v[r].bytes;
+            if (r > i && bytes == x->v[r - 1].bytes)
+                continue;
+            double b = share < INFINITY ? (proto ? bytes * wire : bytes) / share : 0;
+            for (size_t q = 0; q < n; q++) {
+                double v = (o->alphas ? o->alphas[q] : t->alpha) * k + lat + b * scale[q];
+                if (v > out[q]) {
+                    if (q == 0)
+                        *bottleneck = low;
+                    out[q] = v;
+                }
             }
         }
     }
