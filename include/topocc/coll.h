@@ -167,6 +167,7 @@ typedef struct tc_phase {
     double rank_bytes_in; /* most bytes any rank receives in one step */
     uint64_t blk_xfers;   /* where its builder counted them: the transfers of one step, each of the
                              schedule's blk_bytes (tc_sched_count need not emit it); 0 unknown */
+    uint32_t xfer_blks;   /* with blk_xfers: the blocks each of them carries (0: one, blk_bytes) */
     /* +1: a step of this phase carries every transfer (src, dst, bytes) of
      * the previous phase's steps and maybe more; -1: a part of them; 0:
      * neither claimed (a chain's fill and drain). tc_sched_check verifies
@@ -437,6 +438,13 @@ typedef struct tc_sched {
     uint8_t *sw_level;
     uint32_t *sw_pick;
 } tc_sched;
+
+/* The bytes of each transfer a counted phase declares (tc_phase.blk_xfers):
+ * xfer_blks of the schedule's blocks, one where 0. */
+static inline double tc_phase_xfer_bytes(const tc_sched *s, const tc_phase *ph)
+{
+    return ph->xfer_blks ? s->blk_bytes * ph->xfer_blks : s->blk_bytes;
+}
 
 /* Participants of a schedule: its ranks and its switches. */
 static inline uint32_t tc_sched_parts(const tc_sched *s)

@@ -260,12 +260,13 @@ static tc_status check_declared(const tc_sched *s, uint32_t step, const tc_phase
     if (ph->pat == TC_PAT_SHIFT && tl->n > 0 && tl->senders != want_senders)
         return tc_fail(err, TC_EINTERNAL, "step %u (phase '%s'): %u ranks send, the shift declares %u", step, l,
                        tl->senders, want_senders);
-    /* a counted step: so many transfers between ranks, none above blk_bytes
-     * (tc_sched_count takes it for the step) */
-    if (ph->blk_xfers && (tl->n != ph->blk_xfers || !(tl->maxb <= s->blk_bytes * (1 + 1e-12))))
+    /* a counted step: so many transfers between ranks, none above xfer_blks
+     * blocks (tc_sched_count takes it for the step) */
+    double xb = tc_phase_xfer_bytes(s, ph);
+    if (ph->blk_xfers && (tl->n != ph->blk_xfers || !(tl->maxb <= xb * (1 + 1e-12))))
         return tc_fail(err, TC_EINTERNAL, "step %u (phase '%s'): declared %llu transfers of %g bytes, actual %zu of "
-                                          "at most %g", step, l, (unsigned long long)ph->blk_xfers, s->blk_bytes,
-                       tl->n, tl->maxb);
+                                          "at most %g", step, l, (unsigned long long)ph->blk_xfers, xb, tl->n,
+                       tl->maxb);
     if (ph->pat == TC_PAT_TORUS && tl->mask != ph->dims_mask)
         return tc_fail(err, TC_EINTERNAL, "step %u (phase '%s'): declared dims_mask 0x%x, rings used 0x%x", step, l,
                        ph->dims_mask, tl->mask);

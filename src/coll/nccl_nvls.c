@@ -420,6 +420,34 @@ static void step_figures(const tc_sched *s, uint32_t step, uint32_t *fanout, uin
     *fanout = fo, *fanin = fi;
 }
 
+/* One step's transfers, counted from the structure as emit_nvls and
+ * emit_nvls_rsag send them (tc_sched_count need not emit it). */
+static uint64_t step_xfers(const tc_sched *s, uint32_t step)
+{
+    const nvls_state *st = s->state;
+    uint64_t H = st->H, G = st->G, M = st->M, p = s->req.p, n = 0;
+    uint32_t D = st->D, nch = st->nch;
+    if (st->op != TC_OP_ALLREDUCE) {
+        /* reduce-scatter: every GPU's part of each rank, then each sum to its
+         * owner; all-gather: each owner's part, then every part to every GPU */
+        bool rs = st->op == TC_OP_REDUCESCATTER;
+        return on(step, 0, nch) * (rs ? p * p : p) + on(step, 1, nch) * (rs ? p : p * p);
+    }
+    for (uint32_t k = 0; k < st->L; k++) {
+        uint32_t tr = k % 2;
+        for (uint32_t x = 0; x < M; x++) {
+            uint32_t nd = st->nd[tr * M + x];
+            uint64_t below = 0; /* child nodes */
+            for (int c = 0; c < 2; c++)
+                below += st->child[(tr * M + x) * 2 + c] >= 0;
+            n += on(step, D - nd - 2, nch) * G * H + on(step, D - nd - 1, nch) * H;
+            n += (st->parent[tr * M + x] >= 0 && on(step, D - nd, nch)) * H;
+            n += on(step, D + nd, nch) * H * (below + 1) + on(step, D + nd + 1, nch) * G * H;
+        }
+    }
+    return n;
+}
+
 /* Phases: the steps between the moments a stage starts, leaves its first
  * chunk (piped from then on) or ends; each phase's figures from its first
  * step. */
@@ -463,6 +491,8 @@ static tc_status nvls_phases(tc_sched *s, tc_err *err)
             break;
         }
         tc_phase_set_fan(ph, fo ? fo : 1, fi ? fi : 1, xb);
+        ph->blk_xfers = step_xfers(s, b[i]); /* each of per_lane blocks */
+        ph->xfer_blks = st->per_lane;
     }
     free(b);
     return rc;

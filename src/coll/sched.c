@@ -186,7 +186,7 @@ tc_status tc_sched_count(const tc_sched *s, uint64_t *transfers, double *bytes, 
             continue;
         if (ph->blk_xfers) {
             *transfers += ph->blk_xfers * ph->repeat;
-            *bytes += (double)ph->blk_xfers * s->blk_bytes * ph->repeat;
+            *bytes += (double)ph->blk_xfers * tc_phase_xfer_bytes(s, ph) * ph->repeat;
             continue;
         }
         /* the step in parts of senders where it is all-pairs (parts of
