@@ -747,6 +747,7 @@ static tc_status nccl_ring_build(const tc_coll_req *req, const tc_topo *topo, tc
         /* Every rank sends one chunk per channel and receives one. */
         ph->fanout = ph->fanin = C;
         ph->rank_bytes = ph->rank_bytes_in = C * s->blk_bytes;
+        ph->blk_xfers = (uint64_t)C * R; /* a chunk each */
     }
     return TC_OK;
 }
@@ -1392,6 +1393,7 @@ static tc_status nccl_tree_build(const tc_coll_req *req, const tc_topo *topo, tc
         }
         for (size_t j = 0; j < x.n; j++)
             out[x.v[j].src] = in[x.v[j].dst] = 0;
+        size_t nx = x.n;
         tc_xfers_clear(&x);
         tc_phase *ph = tc_sched_add_phase(s, b[i + 1] - b[i], TC_PAT_GENERIC, 0, s->blk_bytes, "tree channels");
         if (!ph) {
@@ -1399,6 +1401,7 @@ static tc_status nccl_tree_build(const tc_coll_req *req, const tc_topo *topo, tc
             break;
         }
         tc_phase_set_fan(ph, fo ? fo : 1, fi ? fi : 1, s->blk_bytes);
+        ph->blk_xfers = nx; /* a chunk each, between ranks (tc_sched_count need not emit it again) */
     }
     tc_xfers_free(&x);
     free(out);
