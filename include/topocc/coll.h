@@ -205,6 +205,10 @@ void tc_xfers_clear(tc_xfers *x);
 void tc_xfers_free(tc_xfers *x);
 /* Grows x for one more transfer (false: out of memory, x->oom set). */
 bool tc_xfers_grow(tc_xfers *x);
+/* Room for n transfers in all, in one allocation (a step whose count is
+ * known, emitted without growing x step by step); an empty x's old room
+ * is not copied. False: out of memory, x->oom set. */
+bool tc_xfers_reserve(tc_xfers *x, size_t n);
 /* Appends a transfer; returns its index. Segments follow with tc_xfers_seg.
  * Inline: the schedules emit tens of millions of them. */
 static inline size_t tc_xfers_add(tc_xfers *x, uint32_t src, uint32_t dst, double bytes, bool reduce)

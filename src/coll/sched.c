@@ -42,6 +42,22 @@ bool tc_xfers_grow(tc_xfers *x)
     return true;
 }
 
+bool tc_xfers_reserve(tc_xfers *x, size_t n)
+{
+    if (n <= x->cap)
+        return true;
+    tc_xfer *v = x->n ? realloc(x->v, n * sizeof *v) : malloc(n * sizeof *v);
+    if (!v) {
+        x->oom = true;
+        return false;
+    }
+    if (!x->n)
+        free(x->v);
+    x->v = v;
+    x->cap = n;
+    return true;
+}
+
 void tc_xfers_seg(tc_xfers *x, uint32_t src_slot, uint32_t dst_slot, uint32_t count)
 {
     if (!x->with_data || x->n == 0 || count == 0)

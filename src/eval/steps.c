@@ -89,25 +89,24 @@ void tc_steps_ws_free(tc_steps_ws *w)
 /* Links of routes one step may keep (4 Mi: 16 MiB) */
 #define PATH_CACHE_MAX ((size_t)4 << 20)
 
-/* Whether the routes of x's transfers fit the cache; makes room. */
+/* Room for n entries in *b (*cap of them), what it held not kept. */
+static bool room_u32(uint32_t **b, size_t *cap, size_t n)
+{
+    if (*cap >= n)
+        return true;
+    free(*b);
+    *b = malloc((n ? n : 1) * sizeof **b);
+    *cap = *b ? n : 0;
+    return *b != NULL;
+}
+
+/* Whether the routes of x's transfers fit the cache; makes room (the
+ * cache holds one step's routes: the last step's are not kept). */
 static bool cache_ready(const tc_topo *t, tc_steps_ws *w, const tc_xfers *x)
 {
     size_t links = x->n * (size_t)tc_topo_max_path(t);
-    if (links > PATH_CACHE_MAX)
-        return false;
-    if (w->pcache_cap < links) {
-        uint32_t *b = realloc(w->pcache, (links ? links : 1) * sizeof *b);
-        if (!b)
-            return false;
-        w->pcache = b, w->pcache_cap = links;
-    }
-    if (w->plen_cap < x->n) {
-        uint32_t *b = realloc(w->plen, (x->n ? x->n : 1) * sizeof *b);
-        if (!b)
-            return false;
-        w->plen = b, w->plen_cap = x->n;
-    }
-    return true;
+    return links <= PATH_CACHE_MAX && room_u32(&w->pcache, &w->pcache_cap, links) &&
+           room_u32(&w->plen, &w->plen_cap, x->n);
 }
 
 /* Time of one step's transfers on t at n scales of their bytes (a
@@ -407,6 +406,14 @@ tc_status tc_steps_phase_sweep(tc_steps_ws *w, const tc_topo *t, const tc_sched 
 {
     const tc_phase *ph = &s->phases[phase];
     uint32_t b, nps = tc_sched_part_senders(s, ph, w->chunk);
+    if (ph->blk_xfers > w->x.cap && nps >= s->req.p) {
+        /* the largest counted step of the schedule, at once */
+        uint64_t most = 0;
+        for (uint32_t i = 0; i < s->nphases; i++)
+            most = s->phases[i].blk_xfers > most ? s->phases[i].blk_xfers : most;
+        if (!tc_xfers_reserve(&w->x, most))
+            return tc_fail(err, TC_EINTERNAL, "out of memory");
+    }
     if (nps < s->req.p ? step_times_parts(t, s, o, ph->first_step, nps, w, scale, n, out, bottleneck ? bottleneck : &b)
                        : tc_sched_emit(s, ph->first_step, &w->x))
         return w->x.oom ? tc_fail(err, TC_EINTERNAL, "out of memory")
