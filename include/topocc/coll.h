@@ -226,6 +226,9 @@ static inline size_t tc_xfers_add(tc_xfers *x, uint32_t src, uint32_t dst, doubl
     t->reduce = reduce ? 1 : 0;
     return x->n++;
 }
+/* Appends n copies of t, without segments (t's seg_off and seg_cnt are
+ * set); false: out of memory, x->oom set. */
+bool tc_xfers_add_copies(tc_xfers *x, tc_xfer t, size_t n);
 /* Appends a segment to the last transfer (no-op unless with_data); a
  * segment that continues the previous one extends it. A cyclic range is
  * emitted as two segments. */

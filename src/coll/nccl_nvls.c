@@ -216,13 +216,21 @@ static void add_blocks(tc_xfers *x, const tc_sched *s, uint32_t src, uint32_t ds
                        uint32_t h)
 {
     const nvls_state *st = s->state;
-    for (uint32_t b = h < st->H ? h : 0; b < (h < st->H ? h + 1 : st->H); b++) {
+    uint32_t b0 = h < st->H ? h : 0, b1 = h < st->H ? h + 1 : st->H;
+    if (!x->with_data) {
+        /* for the evaluators: the transfers alone, all alike */
+        tc_xfer t = {.src = src, .dst = dst, .bytes = s->blk_bytes * st->per_lane, .reduce = red,
+                     .lane = (uint16_t)q, .piped = m > 0};
+        tc_xfers_add_copies(x, t, b1 - b0);
+        return;
+    }
+    for (uint32_t b = b0; b < b1; b++) {
         size_t at = tc_xfers_add(x, src, dst, s->blk_bytes * st->per_lane, red);
         if (!x->oom) {
             x->v[at].lane = (uint16_t)q;
             x->v[at].piped = m > 0;
         }
-        for (uint32_t k = q; x->with_data && k < st->C; k += st->L) {
+        for (uint32_t k = q; k < st->C; k += st->L) {
             uint32_t blk = (k * st->nch + m) * st->H + b;
             tc_xfers_seg(x, blk, blk, 1);
         }

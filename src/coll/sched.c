@@ -58,6 +58,26 @@ bool tc_xfers_reserve(tc_xfers *x, size_t n)
     return true;
 }
 
+bool tc_xfers_add_copies(tc_xfers *x, tc_xfer t, size_t n)
+{
+    while (x->cap - x->n < n)
+        if (!tc_xfers_grow(x))
+            return false;
+    tc_xfer *v = x->v + x->n;
+    for (size_t i = 0; i < n; i++) {
+        v[i].src = t.src;
+        v[i].dst = t.dst;
+        v[i].bytes = t.bytes;
+        v[i].seg_off = (uint32_t)x->nseg;
+        v[i].seg_cnt = 0;
+        v[i].reduce = t.reduce;
+        v[i].lane = t.lane;
+        v[i].piped = t.piped;
+    }
+    x->n += n;
+    return true;
+}
+
 void tc_xfers_seg(tc_xfers *x, uint32_t src_slot, uint32_t dst_slot, uint32_t count)
 {
     if (!x->with_data || x->n == 0 || count == 0)

@@ -175,9 +175,10 @@ static void time_pass(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *
     uint32_t *path = w->path, mp = tc_topo_max_path(t);
     for (size_t i = 0, e; i < x->n; i = e) {
         const tc_xfer *tr = &x->v[i];
-        e = run_end(x, i);
-        if (tr->src == tr->dst)
+        if (tr->src == tr->dst) {
+            e = run_end(x, i);
             continue;
+        }
         uint32_t m;
         if (w->cached) {
             path = w->pcache + i * mp;
@@ -186,8 +187,10 @@ static void time_pass(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *
             uint32_t s = tc_sched_vertex(sc, t, o->rank_map, tr->src), d = tc_sched_vertex(sc, t, o->rank_map, tr->dst);
             m = tc_topo_route(t, o->routing, s, d, path);
         }
-        if (m == TC_NO_ROUTE)
+        if (m == TC_NO_ROUTE) {
+            e = run_end(x, i);
             continue; /* reported by the caller */
+        }
         double lat = 0, share = INFINITY;
         uint32_t low = UINT32_MAX;
         for (uint32_t j = 0; j < m; j++) {
@@ -206,9 +209,9 @@ static void time_pass(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *
             if (cap < share)
                 share = cap, low = TC_BOTTLENECK_CAP;
         }
-        for (size_t r = i; r < e; r++) {
-            double bytes = x->v[r].bytes;
-            if (r > i && bytes == x->v[r - 1].bytes)
+        for (e = i; e < x->n && x->v[e].src == tr->src && x->v[e].dst == tr->dst; e++) {
+            double bytes = x->v[e].bytes;
+            if (e > i && bytes == x->v[e - 1].bytes)
                 continue;
             double b = share < INFINITY ? (proto ? bytes * wire : bytes) / share : 0;
             for (size_t q = 0; q < n; q++) {
