@@ -70,7 +70,7 @@ static const char *help =
     "                 and the share of the line rate reached that bring the prediction closest to it\n"
     "                 (mean |ln(predicted/measured busbw)|); prints them as net_lat= and net_eff= for\n"
     "                 --topo or the preset, then compares with them. Formula mode, about 800\n"
-    "                 predictions: seconds on a few nodes, over a minute on two GB200 NVL72 racks\n"
+    "                 predictions: seconds, on a few nodes as on two GB200 NVL72 racks\n"
     "  --format F     table (default): nccl-tests' text; csv: collective's sizes table of the\n"
     "                 same run (one size too); json: collective's sizes document (one size too)\n"
     "  --out FILE     also write what stdout gets to FILE (whole or not at all)\n"
