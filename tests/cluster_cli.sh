@@ -64,6 +64,9 @@ bad_says "malformed line, run" "$BADLINE" cluster --topo "$RING" --trace "$tmp/b
 bad_says "malformed line, printed" "$BADLINE" cluster --topo "$RING" --trace "$tmp/badline.csv" --print-scenario
 bad_says "--strict, run" "$LARGE" cluster --topo torus:dims=16 --topo "$RING" --trace "$tmp/large.csv" --strict
 bad_says "--strict, printed" "$LARGE" cluster --topo torus:dims=16 --topo "$RING" --trace "$tmp/large.csv" --strict --print-scenario
+SYN="^topocc: synthetic 200,seed=3,load=0.9: the job of line 11 asks for 8 endpoints but B has 4 (--strict; without it such jobs are counted and skipped)$"
+bad_says "--strict, synthetic, run" "$SYN" cluster --topo torus:dims=4x4x4 --topo torus:dims=2x2 --synthetic 200,seed=3 --strict
+bad_says "--strict, synthetic, printed" "$SYN" cluster --topo torus:dims=4x4x4 --topo torus:dims=2x2 --synthetic 200,seed=3 --strict --print-scenario
 good "--strict, printed, every job fits" '"strict": true' cluster --topo torus:dims=16 --trace "$tmp/large.csv" --strict --print-scenario
 printf '{"command": "cluster", "network": {"topo": ["%s"]}, "cluster": {"trace": "%s"}}' "$RING" "$tmp/badline.csv" >"$tmp/badline.scn"
 bad_says "malformed line, replayed and printed" "$BADLINE" replay "$tmp/badline.scn" --print-scenario

@@ -127,10 +127,10 @@ static void kept_put(const tc_scenario *s, tc_trace *tr)
  * file read, or drawn), --ocs against the topologies, the jobs larger than
  * each topology (counted; under --strict the first is refused). The run
  * makes them first, and tc_scenario_check_run makes them before any run
- * (tc_scn_cluster_check, check true: a synthetic trace's draw checked,
- * not kept), so that --print-scenario, replay and a sweep's validation
- * refuse what the run would, with its message. */
-static tc_status prepare(const tc_scenario *s, bool check, tc_cluster_run_out *o, tc_err *err)
+ * (tc_scn_cluster_check; a synthetic trace drawn as the run draws it,
+ * not kept: drawing is cheap), so that --print-scenario, replay and a
+ * sweep's validation refuse what the run would, with its message. */
+static tc_status prepare(const tc_scenario *s, tc_cluster_run_out *o, tc_err *err)
 {
     tc_status st = tc_cluster_sched_parse(s->scheduler, &o->sched, err);
     o->ocs = s->cluster_ocs;
@@ -141,9 +141,7 @@ static tc_status prepare(const tc_scenario *s, bool check, tc_cluster_run_out *o
         if ((st = tc_trace_format_parse(s->cluster_format, &f, err)) == TC_OK && !kept_take(s, &o->trace))
             st = tc_trace_read(s->cluster_trace, f, &o->trace, err);
         snprintf(o->source, sizeof o->source, "%s", s->cluster_trace);
-    } else if (st == TC_OK && check) { /* drawn as the run draws it, for the first topology */
-        st = tc_trace_synthetic_check(s->synth_jobs, s->synth_seed, o->net.topo[0]->n_endpoints, s->synth_load, err);
-    } else if (st == TC_OK) {
+    } else if (st == TC_OK) { /* the check draws it as the run does, for --strict's counts below */
         st = tc_trace_synthetic(s->synth_jobs, s->synth_seed, o->net.topo[0]->n_endpoints, s->synth_load, &o->trace,
                                 err);
         snprintf(o->source, sizeof o->source, "synthetic %llu,seed=%llu,load=%g", (unsigned long long)s->synth_jobs,
@@ -175,7 +173,7 @@ tc_status tc_scn_cluster_check(const tc_scenario *s, tc_err *err)
     tc_cluster_run_out *o = tc_calloc(1, sizeof *o);
     if (!o)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
-    tc_status st = prepare(s, true, o, err);
+    tc_status st = prepare(s, o, err);
     if (st == TC_OK && s->cluster_trace[0])
         kept_put(s, &o->trace);
     tc_cluster_run_out_free(o);
@@ -188,7 +186,7 @@ tc_status tc_run_cluster(const tc_scenario *s, const tc_run_opts *ro, tc_cluster
     tc_cluster_run_out *o = tc_calloc(1, sizeof *o);
     if (!o)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
-    tc_status st = prepare(s, false, o, err);
+    tc_status st = prepare(s, o, err);
     cprog cp = {.ro = ro, .total = (double)o->trace.n * (double)o->net.n};
     clock_gettime(CLOCK_MONOTONIC, &cp.t0);
     for (int i = 0; i < o->net.n && st == TC_OK; i++) {
