@@ -127,10 +127,12 @@ static void kept_put(const tc_scenario *s, tc_trace *tr)
  * file read, or drawn), --ocs against the topologies, the jobs larger than
  * each topology (counted; under --strict the first is refused). The run
  * makes them first, and tc_scenario_check_run makes them before any run
- * (tc_scn_cluster_check; a synthetic trace drawn as the run draws it,
- * not kept: drawing is cheap), so that --print-scenario, replay and a
- * sweep's validation refuse what the run would, with its message. */
-static tc_status prepare(const tc_scenario *s, tc_cluster_run_out *o, tc_err *err)
+ * (tc_scn_cluster_check, check true: a synthetic trace drawn as the run
+ * draws it, its jobs kept only under --strict with several topologies,
+ * where one may not fit a later topology), so that --print-scenario,
+ * replay and a sweep's validation refuse what the run would, with its
+ * message. */
+static tc_status prepare(const tc_scenario *s, bool check, tc_cluster_run_out *o, tc_err *err)
 {
     tc_status st = tc_cluster_sched_parse(s->scheduler, &o->sched, err);
     o->ocs = s->cluster_ocs;
@@ -141,7 +143,11 @@ static tc_status prepare(const tc_scenario *s, tc_cluster_run_out *o, tc_err *er
         if ((st = tc_trace_format_parse(s->cluster_format, &f, err)) == TC_OK && !kept_take(s, &o->trace))
             st = tc_trace_read(s->cluster_trace, f, &o->trace, err);
         snprintf(o->source, sizeof o->source, "%s", s->cluster_trace);
-    } else if (st == TC_OK) { /* the check draws it as the run does, for --strict's counts below */
+    } else if (st == TC_OK && check && !(s->cluster_strict && o->net.n > 1)) {
+        /* drawn as the run draws it, for the first topology, the jobs not
+         * kept (up to 10^8 of them); every drawn size fits the first */
+        st = tc_trace_synthetic_check(s->synth_jobs, s->synth_seed, o->net.topo[0]->n_endpoints, s->synth_load, err);
+    } else if (st == TC_OK) { /* the run; the check under --strict with several topologies, for the counts below */
         st = tc_trace_synthetic(s->synth_jobs, s->synth_seed, o->net.topo[0]->n_endpoints, s->synth_load, &o->trace,
                                 err);
         snprintf(o->source, sizeof o->source, "synthetic %llu,seed=%llu,load=%g", (unsigned long long)s->synth_jobs,
@@ -173,7 +179,7 @@ tc_status tc_scn_cluster_check(const tc_scenario *s, tc_err *err)
     tc_cluster_run_out *o = tc_calloc(1, sizeof *o);
     if (!o)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
-    tc_status st = prepare(s, o, err);
+    tc_status st = prepare(s, true, o, err);
     if (st == TC_OK && s->cluster_trace[0])
         kept_put(s, &o->trace);
     tc_cluster_run_out_free(o);
@@ -186,7 +192,7 @@ tc_status tc_run_cluster(const tc_scenario *s, const tc_run_opts *ro, tc_cluster
     tc_cluster_run_out *o = tc_calloc(1, sizeof *o);
     if (!o)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
-    tc_status st = prepare(s, o, err);
+    tc_status st = prepare(s, false, o, err);
     cprog cp = {.ro = ro, .total = (double)o->trace.n * (double)o->net.n};
     clock_gettime(CLOCK_MONOTONIC, &cp.t0);
     for (int i = 0; i < o->net.n && st == TC_OK; i++) {
