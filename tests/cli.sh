@@ -559,6 +559,8 @@ rm "$tmp/rf/nodir.scn" "$tmp/rf/nodir2.scn"
 # in a new --out-dir (made before the run): accepted, written atomically
 good "--trace in a new --out-dir" "allreduce" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/newod4/t.json" --out-dir "$tmp/newod4/" --quiet
 [ -s "$tmp/newod4/t.json" ] && [ -s "$tmp/newod4/scenario.json" ] || { echo "FAIL (a trace in a new --out-dir)"; fails=$((fails + 1)); }
+good "--trace in a new --out-dir, spelt with ./" "allreduce" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/newod6/./t.json" --out-dir "$tmp/newod6" --quiet
+[ -s "$tmp/newod6/t.json" ] || { echo "FAIL (a trace in a new --out-dir, spelt with ./)"; fails=$((fails + 1)); }
 bad_says "--trace below a new --out-dir" "^topocc: --trace .*newod5/sub/t.json: the directory .*newod5/sub does not exist" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/newod5/sub/t.json" --out-dir "$tmp/newod5"
 [ ! -e "$tmp/newod5" ] || { echo "FAIL: a refused run made its --out-dir"; fails=$((fails + 1)); }
 # text that is not UTF-8 (the scenario records it as JSON text): refused naming the option

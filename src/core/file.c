@@ -186,6 +186,43 @@ bool tc_file_key(const char *path0, char *buf, size_t len)
     return lexical_path(path, buf + 1, len - 1);
 }
 
+/* path without its "." components and with single '/' ("nd/./" is
+ * "nd"; ".." kept: what it names depends on the directory before it),
+ * into buf; false where it does not fit. */
+static bool without_dots(const char *path, char *buf, size_t len)
+{
+    size_t n = 0;
+    if (path[0] == '/') {
+        if (len < 2)
+            return false;
+        buf[n++] = '/';
+    }
+    for (const char *c = path; *c;) {
+        while (*c == '/')
+            c++;
+        size_t m = strcspn(c, "/");
+        if (m == 0)
+            break;
+        if (!(m == 1 && c[0] == '.')) {
+            bool sep = n > 0 && buf[n - 1] != '/';
+            if (n + sep + m + 1 > len)
+                return false;
+            if (sep)
+                buf[n++] = '/';
+            memcpy(buf + n, c, m);
+            n += m;
+        }
+        c += m;
+    }
+    if (n == 0) {
+        if (len < 2)
+            return false;
+        buf[n++] = '.';
+    }
+    buf[n] = '\0';
+    return true;
+}
+
 tc_status tc_check_out_path(const char *path, const char *what, const char *made_dir, tc_err *err)
 {
     struct stat sb;
@@ -202,7 +239,11 @@ tc_status tc_check_out_path(const char *path, const char *what, const char *made
     dir[dl] = '\0';
     while (dl > 1 && dir[dl - 1] == '/')
         dir[--dl] = '\0';
-    if (made_dir && made_dir[0] && tc_same_file(dir, made_dir))
+    /* the directory --out-dir names, which the run makes first: compared
+     * without "." components, which a path not made yet keeps in its key */
+    char d1[4096], d2[4096];
+    if (made_dir && made_dir[0] && without_dots(dir, d1, sizeof d1) && without_dots(made_dir, d2, sizeof d2) &&
+        tc_same_file(d1, d2))
         return TC_OK;
     if (stat(dir, &sb) != 0)
         return errno == ENOENT
