@@ -87,6 +87,48 @@ void tc_atomic_abort(tc_atomic_file *af)
     }
 }
 
+/* path with its "." components taken out and its '/' single, into buf
+ * ("." for a relative path with nothing left, "/" for an absolute one);
+ * with up, a ".." takes out the name before it (never the root), else it
+ * is kept (what it names depends on the directory before it). False where
+ * it does not fit. */
+static bool normal_path(const char *path, bool up, char *buf, size_t len)
+{
+    size_t n = 0, root = path[0] == '/';
+    if (len < 2)
+        return false;
+    if (root)
+        buf[n++] = '/';
+    for (const char *c = path; *c;) {
+        while (*c == '/')
+            c++;
+        size_t m = strcspn(c, "/");
+        if (m == 0)
+            break;
+        if (m == 1 && c[0] == '.') {
+            /* nothing */
+        } else if (up && m == 2 && c[0] == '.' && c[1] == '.') {
+            while (n > root && buf[n - 1] != '/')
+                n--;
+            if (n > root)
+                n--; /* the '/' before the name taken out */
+        } else {
+            bool sep = n > 0 && buf[n - 1] != '/';
+            if (n + sep + m + 1 > len)
+                return false;
+            if (sep)
+                buf[n++] = '/';
+            memcpy(buf + n, c, m);
+            n += m;
+        }
+        c += m;
+    }
+    if (n == 0)
+        buf[n++] = '.';
+    buf[n] = '\0';
+    return true;
+}
+
 /* path made absolute (the working directory before it), its "." and ".."
  * taken out and its '/' single, into buf. */
 static bool lexical_path(const char *path, char *buf, size_t len)
@@ -103,36 +145,7 @@ static bool lexical_path(const char *path, char *buf, size_t len)
     memcpy(whole, cwd, cl);
     whole[cl] = '/';
     memcpy(whole + cl + 1, path, pl + 1);
-    size_t n = 0;
-    for (char *c = whole; *c;) {
-        while (*c == '/')
-            c++;
-        size_t m = strcspn(c, "/");
-        if (m == 0)
-            break;
-        if (m == 1 && c[0] == '.') {
-            /* nothing */
-        } else if (m == 2 && c[0] == '.' && c[1] == '.') {
-            while (n > 0 && buf[n - 1] != '/')
-                n--;
-            if (n > 0)
-                n--; /* the '/' before the name taken out */
-        } else {
-            if (n + 1 + m + 1 > len)
-                return false;
-            buf[n++] = '/';
-            memcpy(buf + n, c, m);
-            n += m;
-        }
-        c += m;
-    }
-    if (n == 0) {
-        if (len < 2)
-            return false;
-        buf[n++] = '/';
-    }
-    buf[n] = '\0';
-    return true;
+    return normal_path(whole, true, buf, len);
 }
 
 bool tc_file_key(const char *path0, char *buf, size_t len)
@@ -186,43 +199,6 @@ bool tc_file_key(const char *path0, char *buf, size_t len)
     return lexical_path(path, buf + 1, len - 1);
 }
 
-/* path without its "." components and with single '/' ("nd/./" is
- * "nd"; ".." kept: what it names depends on the directory before it),
- * into buf; false where it does not fit. */
-static bool without_dots(const char *path, char *buf, size_t len)
-{
-    size_t n = 0;
-    if (path[0] == '/') {
-        if (len < 2)
-            return false;
-        buf[n++] = '/';
-    }
-    for (const char *c = path; *c;) {
-        while (*c == '/')
-            c++;
-        size_t m = strcspn(c, "/");
-        if (m == 0)
-            break;
-        if (!(m == 1 && c[0] == '.')) {
-            bool sep = n > 0 && buf[n - 1] != '/';
-            if (n + sep + m + 1 > len)
-                return false;
-            if (sep)
-                buf[n++] = '/';
-            memcpy(buf + n, c, m);
-            n += m;
-        }
-        c += m;
-    }
-    if (n == 0) {
-        if (len < 2)
-            return false;
-        buf[n++] = '.';
-    }
-    buf[n] = '\0';
-    return true;
-}
-
 tc_status tc_check_out_path(const char *path, const char *what, const char *made_dir, tc_err *err)
 {
     struct stat sb;
@@ -242,8 +218,8 @@ tc_status tc_check_out_path(const char *path, const char *what, const char *made
     /* the directory --out-dir names, which the run makes first: compared
      * without "." components, which a path not made yet keeps in its key */
     char d1[4096], d2[4096];
-    if (made_dir && made_dir[0] && without_dots(dir, d1, sizeof d1) && without_dots(made_dir, d2, sizeof d2) &&
-        tc_same_file(d1, d2))
+    if (made_dir && made_dir[0] && normal_path(dir, false, d1, sizeof d1) &&
+        normal_path(made_dir, false, d2, sizeof d2) && tc_same_file(d1, d2))
         return TC_OK;
     if (stat(dir, &sb) != 0)
         return errno == ENOENT
