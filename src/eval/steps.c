@@ -109,15 +109,6 @@ static bool cache_ready(const tc_topo *t, tc_steps_ws *w, const tc_xfers *x)
            room_u32(&w->plen, &w->plen_cap, x->n);
 }
 
-/* Time of one step's transfers on t at n scales of their bytes (a
- * transfer's time is affine in its bytes: alpha k + latency + bytes /
- * share, so one routing serves every size of a sweep): out[i] for
- * scale[i]. *bottleneck receives the link that gives the slowest transfer
- * at the first scale its smallest share (UINT32_MAX: none). Two passes:
- * count the flows per link, then read each transfer's share; the first
- * keeps the routes for the second where a step's fit PATH_CACHE_MAX
- * links, else the second routes again (an all-to-all step on 4,096 ranks
- * has 16.7 million of them). */
 /* The end of the run of transfers from i on between the same two ranks
  * (emitted one after another: a block each of a message cut in blocks, as
  * NVLS sends a GPU's shards to its switch). They take one route, so the
@@ -226,6 +217,15 @@ static void time_pass(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *
     }
 }
 
+/* Time of one step's transfers on t at n scales of their bytes (a
+ * transfer's time is affine in its bytes: alpha k + latency + bytes /
+ * share, so one routing serves every size of a sweep): out[i] for
+ * scale[i]. *bottleneck receives the link that gives the slowest transfer
+ * at the first scale its smallest share (UINT32_MAX: none). Two passes:
+ * count the flows per link, then read each transfer's share; the first
+ * keeps the routes for the second where a step's fit PATH_CACHE_MAX
+ * links, else the second routes again (an all-to-all step on 4,096 ranks
+ * has 16.7 million of them). */
 static void step_times(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *o, const tc_xfers *x, tc_steps_ws *w,
                        const double *scale, size_t n, double *out, uint32_t *bottleneck)
 {
