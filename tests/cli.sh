@@ -541,6 +541,21 @@ bad_says "nccl-tests: --out the sizes table of --out-dir" "is in --out-dir" nccl
 [ -z "$(ls "$tmp/rf")" ] || { echo "FAIL (a refused trace wrote a file)"; ls "$tmp/rf"; fails=$((fails + 1)); }
 good "--trace beside --out-dir's files" "allreduce" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/rf/od/t.json" --out-dir "$tmp/rf/od" --quiet
 [ -s "$tmp/rf/od/t.json" ] && [ -s "$tmp/rf/od/scenario.json" ] || { echo "FAIL (a trace beside --out-dir's files)"; fails=$((fails + 1)); }
+# --out-dir makes the directories above it that are missing (as mkdir -p), also when spelt with "."
+good "--out-dir with missing parents" "allreduce" collective --topo "$CLOS" --op allreduce --size 1MiB --out-dir "$tmp/mk/a//b/." --quiet
+[ -s "$tmp/mk/a/b/scenario.json" ] || { echo "FAIL: --out-dir did not make its parents"; fails=$((fails + 1)); }
+good "--trace in an --out-dir with missing parents" "allreduce" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/mk2/c/t.json" --out-dir "$tmp/mk2/c" --quiet
+[ -s "$tmp/mk2/c/t.json" ] || { echo "FAIL: --trace in a new nested --out-dir"; fails=$((fails + 1)); }
+: >"$tmp/notadir"
+bad_says "--out-dir under a file" "cannot create the directory .*notadir/x.*notadir' is not a directory" collective --topo "$CLOS" --op allreduce --size 1MiB --out-dir "$tmp/notadir/x"
+# a --trace in an existing directory that cannot be written: refused before the run (not testable
+# as root, whom the permission bits do not stop)
+if [ "$(id -u)" != 0 ]; then
+    mkdir -p "$tmp/rodir" && chmod 555 "$tmp/rodir"
+    bad_says "--trace in a read-only directory" "--trace .*rodir/t.json: the directory .*rodir is not writable" collective --topo "$CLOS" --op allreduce --size 1MiB --mode flow --trace "$tmp/rodir/t.json" --print-scenario
+    chmod 755 "$tmp/rodir"
+fi
+good "report -o with missing parents" "index.html" report "$tmp/mk/a/b/scenario.json" -o "$tmp/mk3/r/s"
 # a trace or timeline whose directory does not exist: refused when the
 # scenario resolves (--print-scenario, replay, the run), not when the run
 # ends and writes it; nothing written, no directory made
@@ -891,7 +906,9 @@ bad_says "nccl-tests --scenario points to collective" "run it with topocc collec
 # shellcheck disable=SC2086
 bad "nccl-tests --out where the directory is not" $NT --out /nonexistent/dir/nt.txt
 # shellcheck disable=SC2086
-bad "nccl-tests --out-dir that cannot be made" $NT --out-dir /nonexistent/dir/sub
+: >"$tmp/ntfile"
+# shellcheck disable=SC2086
+bad "nccl-tests --out-dir that cannot be made" $NT --out-dir "$tmp/ntfile/sub"
 # shellcheck disable=SC2086
 bad "nccl-tests --print-scenario as CSV" $NT --print-scenario --format csv
 bad "nccl-tests --compare as JSON" nccl-tests --preset dgx-h100 --compare "$tmp/nt_half.txt" -d half --format json

@@ -125,6 +125,14 @@ bool tc_file_key(const char *path, char *buf, size_t len);
  * before the file is written (--out-dir): path may be in it though it
  * does not exist yet. Nothing is created. */
 tc_status tc_check_out_path(const char *path, const char *what, const char *made_dir, tc_err *err);
+/* Makes the directory dir and every directory above it that is missing
+ * (as mkdir -p); an existing directory is fine. Refused, naming the
+ * component: one that is not a directory, one that cannot be made. */
+tc_status tc_make_dirs(const char *dir, tc_err *err);
+/* path with its "." components taken out and its '/' single, into buf
+ * ("." for a relative path with nothing left, "/" for an absolute one);
+ * ".." is kept. false where it does not fit in len bytes. */
+bool tc_normal_path(const char *path, char *buf, size_t len);
 
 /* JSON out: 2-space indentation, keys in insertion order, every real in
  * its shortest form that reads back to the same double (so a value written

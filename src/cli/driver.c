@@ -234,31 +234,11 @@ tc_status cli_check_dir(const char *dir, tc_err *err)
     char probe[4200];
     if (strlen(dir) > 4000)
         return tc_fail(err, TC_EINVAL, "--out-dir: the name is too long (at most 4000 bytes)");
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        return tc_fail(err, TC_EINVAL, "cannot create the directory '%s': %s", dir, strerror(errno));
+    tc_status st = tc_make_dirs(dir, err);
+    if (st)
+        return st;
     snprintf(probe, sizeof probe, "%s/scenario.json", dir);
     return cli_check_writable(probe, err);
-}
-
-/* path without "./" segments, repeated or trailing slashes (a directory
- * that does not exist yet is compared by its name). */
-static void path_norm(const char *path, char *out, size_t len)
-{
-    size_t n = 0;
-    for (const char *p = path; *p && n + 1 < len;) {
-        if (p[0] == '/' && (p[1] == '/' || p[1] == '\0') && n > 0) {
-            p++;
-            continue;
-        }
-        if ((p == path || p[-1] == '/') && p[0] == '.' && (p[1] == '/' || p[1] == '\0')) {
-            p += p[1] ? 2 : 1;
-            continue;
-        }
-        out[n++] = *p++;
-    }
-    while (n > 1 && out[n - 1] == '/')
-        n--;
-    out[n] = '\0';
 }
 
 const char *cli_name_in(const char *file, const char *dir)
@@ -274,9 +254,7 @@ const char *cli_name_in(const char *file, const char *dir)
     if (stat(dir, &sb) == 0)
         return NULL;
     char a[4200], b[4200];
-    path_norm(fdir, a, sizeof a);
-    path_norm(dir, b, sizeof b);
-    return strcmp(a, b) == 0 ? name : NULL;
+    return tc_normal_path(fdir, a, sizeof a) && tc_normal_path(dir, b, sizeof b) && strcmp(a, b) == 0 ? name : NULL;
 }
 
 bool cli_ends_with(const char *name, const char *suffix)

@@ -228,6 +228,45 @@ tc_status tc_check_out_path(const char *path, const char *what, const char *made
                    : tc_fail(err, TC_EINVAL, "%s %.200s: the directory %.200s: %s", what, path, dir, strerror(errno));
     if (!S_ISDIR(sb.st_mode))
         return tc_fail(err, TC_EINVAL, "%s %.200s: %.200s is not a directory", what, path, dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        return tc_fail(err, TC_EINVAL, "%s %.200s: the directory %.200s is not writable: %s", what, path, dir,
+                       strerror(errno));
+    return TC_OK;
+}
+
+bool tc_normal_path(const char *path, char *buf, size_t len)
+{
+    return normal_path(path, false, buf, len);
+}
+
+tc_status tc_make_dirs(const char *dir, tc_err *err)
+{
+    char buf[4096];
+    size_t n = strlen(dir);
+    if (n == 0)
+        return tc_fail(err, TC_EINVAL, "an empty directory name");
+    if (n >= sizeof buf)
+        return tc_fail(err, TC_EINVAL, "the directory name is too long (at most %zu bytes): %.64s...", sizeof buf - 1,
+                       dir);
+    memcpy(buf, dir, n + 1);
+    /* each prefix ending before a '/', then the whole name */
+    for (size_t i = 1; i <= n; i++) {
+        if (i < n && buf[i] != '/')
+            continue;
+        if (i < n && buf[i - 1] == '/')
+            continue; /* "a//b": the empty name between */
+        char keep = buf[i];
+        buf[i] = '\0';
+        struct stat sb;
+        if (mkdir(buf, 0777) != 0) {
+            int e = errno;
+            if (stat(buf, &sb) != 0)
+                return tc_fail(err, TC_EINVAL, "cannot create the directory '%s': %s", buf, strerror(e));
+            if (!S_ISDIR(sb.st_mode))
+                return tc_fail(err, TC_EINVAL, "cannot create the directory '%s': '%s' is not a directory", dir, buf);
+        }
+        buf[i] = keep;
+    }
     return TC_OK;
 }
 

@@ -56,8 +56,9 @@ tc_status tc_html_prepare_dir(const char *dir, tc_err *err)
         return tc_fail(err, TC_EINVAL, "the report's directory is empty: -o DIR");
     if (strlen(dir) > 4000)
         return tc_fail(err, TC_EINVAL, "the report's directory name is too long (at most 4000 bytes)");
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        return tc_fail(err, TC_EINVAL, "cannot create the directory '%s': %s", dir, strerror(errno));
+    tc_status made = tc_make_dirs(dir, err);
+    if (made)
+        return made;
     struct stat sb;
     if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
         return tc_fail(err, TC_EINVAL, "cannot write the report into '%s': not a directory", dir);

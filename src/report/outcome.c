@@ -264,8 +264,9 @@ tc_status tc_outcome_write_dir(const tc_outcome *o, const tc_scenario *s, const 
 {
     if (strlen(dir) > 4000)
         return tc_fail(err, TC_EINVAL, "output directory name too long (at most 4000 bytes)");
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        return tc_fail(err, TC_EINVAL, "cannot create the directory '%s': %s", dir, strerror(errno));
+    tc_status made = tc_make_dirs(dir, err);
+    if (made)
+        return made;
     tc_rtable tabs[TC_MAX_TABLES];
     size_t n = tc_outcome_tables(o, s, tabs, TC_MAX_TABLES);
     tc_status st = TC_OK;
