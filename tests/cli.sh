@@ -14,6 +14,11 @@ CLOS="clos:down=8x8,up=1x8,bw=400Gbps,lat=1us"
 # --- bad input: one test each ---
 bad "malformed spec" collective --topo "clos:down8x8" --op allreduce --size 1MiB
 bad "spec without kind keys" collective --topo "clos:" --op allreduce --size 1MiB
+# reduce_bw=: a ring all-reduce of 8 MiB on 8 ranks of one switch, 14 x 1 MiB / 50 GB/s + 14 x 200 ns,
+# plus 7 reductions of 1 MiB at 25 GB/s: 296.4 + 293.6 us
+good "reduce_bw charges the reductions" "^time  *590us" collective --topo clos:down=8,up=1,alpha=0,reduce_bw=25GB/s --op allreduce --algo ring --size 8MiB --mode steps
+good "reduce_bw in flow" "^time  *590us" collective --topo clos:down=8,up=1,alpha=0,reduce_bw=25GB/s --op allreduce --algo ring --size 8MiB --mode flow
+bad_says "reduce_bw that is no rate" "clos key 'reduce_bw': invalid rate 'fast'" collective --topo clos:down=8,up=1,reduce_bw=fast --op allreduce --size 1MiB
 bad_says "spec with a leading empty item" "empty key=value between commas" topo "clos:,down=4x4,up=1x4"
 bad_says "preset with a leading empty item" "empty key=value between commas" nccl-tests --preset dgx-h100:,nodes=2 -b 1M -e 1M
 bad_says "preset with a trailing empty item" "empty key=value between commas" nccl-tests --preset dgx-h100:nodes=2, -b 1M -e 1M

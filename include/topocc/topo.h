@@ -257,6 +257,7 @@ typedef struct tc_topo {
     double cross_lat;          /* the latency of every route between two pods (they are all alike) */
     double hop_lat;            /* traversal of a fabric switch (Clos) or router (torus), seconds */
     double alpha;              /* per-message overhead paid by the sender (LogGP o), once per transfer */
+    double reduce_bw;          /* bytes an endpoint reduces per second (gamma = 1 / reduce_bw); 0: not charged */
     uint64_t seed;             /* ECMP hash seed */
 } tc_topo;
 
@@ -276,7 +277,8 @@ typedef struct tc_topo {
  * with, for any kind: bw= (default 400Gbps), lat= (per cable, default 50ns),
  * on a Clos also bw1=.. bwH=, lat1=.. latH= per level (1 = host-leaf);
  * hop_lat= (per switch or router traversed, default 100ns), alpha= (per
- * message, default 1.1us), seed= (0), node=G[,node_bw=RATE (450GB/s)]
+ * message, default 1.1us), reduce_bw= (bytes an endpoint reduces per second,
+ * the MPI cost models' 1/gamma; default none: a reduction costs nothing), seed= (0), node=G[,node_bw=RATE (450GB/s)]
  * [,node_lat=TIME (250ns)][,node_hop_lat=TIME (0)][,node_reduce=0|1 (default 0; 1: the
  * node switch reduces and multicasts, NVLink SHARP)], on a Clos with node=
  * also rail=R (R divides G; each rail's ports fill whole leaves or a leaf

@@ -7,7 +7,7 @@
  *
  * It also checks, for every step, the promises evaluators rely on: every
  * transfer's bytes equal the blocks it carries; the steps of a phase carry
- * identical traffic; the phase's declared bytes, fanout, fanin, rank_bytes
+ * identical traffic, reductions included; the phase's declared bytes, fanout, fanin, rank_bytes
  * and rank_bytes_in are exact; a SHIFT or XOR phase's transfers follow the
  * pattern from its declared sender range; a LOCAL phase stays inside
  * scale-up nodes; a TORUS phase moves data between ring neighbours on
@@ -48,6 +48,7 @@ typedef struct chk_traffic {
     tc_xfer *sorted;              /* this step, sorted */
     size_t first_cap, nfirst, first_sorted_cap, sorted_cap;
     bool have_first_sorted;
+    bool red;                     /* reductions are traffic (no NCCL protocol: cmp_key) */
     tc_xfer *nest_prev, *nest_cur; /* a phase's step sorted, for the next phase's nest (tc_phase.nest) */
     size_t nest_prev_cap, nest_cur_cap, nnest_prev;
     uint32_t stride[TC_MAX_DIMS]; /* torus: rank = sum of coordinate x stride */
@@ -69,6 +70,7 @@ static tc_status traffic_init(chk_traffic *tr, const tc_sched *s, tc_err *err)
     tr->fan_in = tc_calloc(p, sizeof *tr->fan_in);
     tr->rb_out = tc_calloc(p, sizeof *tr->rb_out);
     tr->rb_in = tc_calloc(p, sizeof *tr->rb_in);
+    tr->red = s->proto == TC_PROTO_NONE;
     uint32_t st = 1;
     for (int d = 0; d < s->ndims && d < TC_MAX_DIMS; d++) {
         tr->stride[d] = st;
@@ -273,19 +275,28 @@ static tc_status check_declared(const tc_sched *s, uint32_t step, const tc_phase
     return TC_OK;
 }
 
-static int cmp_xfer(const void *a, const void *b)
+/* Transfers by (src, dst, bytes), then reduce; red: whether reduce
+ * counts (a schedule without an NCCL protocol, whose reductions can cost
+ * time: reduce_bw=). */
+static int cmp_key(const tc_xfer *x, const tc_xfer *y, bool red)
 {
-    const tc_xfer *x = a, *y = b;
     if (x->src != y->src)
         return x->src < y->src ? -1 : 1;
     if (x->dst != y->dst)
         return x->dst < y->dst ? -1 : 1;
-    return x->bytes < y->bytes ? -1 : x->bytes > y->bytes;
+    if (x->bytes != y->bytes)
+        return x->bytes < y->bytes ? -1 : 1;
+    return red && x->reduce != y->reduce ? (x->reduce < y->reduce ? -1 : 1) : 0;
 }
 
-static bool same_xfer(const tc_xfer *a, const tc_xfer *b)
+static int cmp_xfer(const void *a, const void *b)
 {
-    return a->src == b->src && a->dst == b->dst && near(a->bytes, b->bytes);
+    return cmp_key(a, b, true);
+}
+
+static bool same_xfer(const tc_xfer *a, const tc_xfer *b, bool red)
+{
+    return a->src == b->src && a->dst == b->dst && (!red || a->reduce == b->reduce) && near(a->bytes, b->bytes);
 }
 
 static tc_status reserve(tc_xfer **v, size_t *cap, size_t n, tc_err *err)
@@ -329,12 +340,13 @@ static tc_status same_sorted(chk_traffic *tr, const tc_xfers *x, size_t n, bool 
     qsort(tr->sorted, n, sizeof *tr->sorted, cmp_xfer);
     *same = true;
     for (size_t i = 0; *same && i < n; i++)
-        *same = same_xfer(&tr->sorted[i], &tr->first_sorted[i]);
+        *same = same_xfer(&tr->sorted[i], &tr->first_sorted[i], tr->red);
     return TC_OK;
 }
 
-/* The steps of a repeated phase carry the same (src, dst, bytes) multiset:
- * evaluators cost the first step only. Emitters usually list a phase's
+/* The steps of a repeated phase carry the same (src, dst, reduce, bytes)
+ * multiset: evaluators cost the first step only (a reduction's cost,
+ * reduce_bw=, included). Emitters usually list a phase's
  * transfers in the same order every step, so steps are compared in emission
  * order first and sorted only when that differs. */
 static tc_status check_same_traffic(chk_traffic *tr, uint32_t step, const tc_phase *ph, const tc_xfers *x,
@@ -350,7 +362,7 @@ static tc_status check_same_traffic(chk_traffic *tr, uint32_t step, const tc_pha
     bool same = n == tr->nfirst;
     for (size_t i = 0, k = 0; same && i < x->n; i++)
         if (x->v[i].src != x->v[i].dst)
-            same = same_xfer(&x->v[i], &tr->first[k++]);
+            same = same_xfer(&x->v[i], &tr->first[k++], tr->red);
     if (!same && n == tr->nfirst) {
         tc_status st = same_sorted(tr, x, n, &same, err);
         if (st)
@@ -393,14 +405,15 @@ static tc_status check_complete(const tc_sched *s, uint32_t step, const tc_phase
 }
 
 /* Whether the sorted multiset sub is part of sup: the same src, dst and
- * bytes, exactly (the evaluators' bisection relies on it). */
-static bool sorted_within(const tc_xfer *sub, size_t nsub, const tc_xfer *sup, size_t nsup)
+ * bytes, exactly, and reduce where it counts (the evaluators' bisection
+ * relies on it). */
+static bool sorted_within(const tc_xfer *sub, size_t nsub, const tc_xfer *sup, size_t nsup, bool red)
 {
     size_t j = 0;
     for (size_t i = 0; i < nsub; i++, j++) {
-        while (j < nsup && cmp_xfer(&sup[j], &sub[i]) < 0)
+        while (j < nsup && cmp_key(&sup[j], &sub[i], red) < 0)
             j++;
-        if (j == nsup || cmp_xfer(&sup[j], &sub[i]) != 0)
+        if (j == nsup || cmp_key(&sup[j], &sub[i], red) != 0)
             return false;
     }
     return true;
@@ -422,8 +435,8 @@ static tc_status check_nest(const tc_sched *s, chk_traffic *tr, uint32_t step, c
     if (st)
         return st;
     qsort(tr->nest_cur, n, sizeof *tr->nest_cur, cmp_xfer);
-    if (ph->nest && (i == 0 || !(ph->nest > 0 ? sorted_within(tr->nest_prev, tr->nnest_prev, tr->nest_cur, n)
-                                              : sorted_within(tr->nest_cur, n, tr->nest_prev, tr->nnest_prev))))
+    if (ph->nest && (i == 0 || !(ph->nest > 0 ? sorted_within(tr->nest_prev, tr->nnest_prev, tr->nest_cur, n, tr->red)
+                                              : sorted_within(tr->nest_cur, n, tr->nest_prev, tr->nnest_prev, tr->red))))
         return tc_fail(err, TC_EINTERNAL, "step %u (phase '%s'): its transfers are not %s the previous phase's", step,
                        ph->label, ph->nest > 0 ? "a superset of" : "a subset of");
     tc_xfer *v = tr->nest_prev;

@@ -19,6 +19,10 @@ double tc_eval_cut_bound(const tc_topo *t, tc_op op, uint32_t p, double bytes, c
  * given (resolve it with tc_eval_routing first). */
 typedef struct tc_steps_ws tc_steps_ws;
 tc_steps_ws *tc_steps_ws_new(const tc_topo *t, uint32_t p);
+/* Seconds per byte a rank takes to reduce a transfer it receives (every
+ * evaluator's gamma): 1 / t->reduce_bw, 0 where it is not given and for
+ * an NCCL protocol (its bandwidths include the reduction). */
+double tc_eval_gamma(const tc_topo *t, const tc_sched *sc);
 /* Transfers a step is emitted in at most where it can be emitted in parts
  * (tc_sched_part_senders): TC_SCHED_PART_CHUNK unless a test sets another. */
 void tc_steps_ws_set_chunk(tc_steps_ws *w, size_t transfers);

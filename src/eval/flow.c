@@ -791,7 +791,8 @@ static tc_status tab_fill(fl_sim *S, size_t j, uint32_t s, fl_tab **out)
         const tc_xfer *x = &S->xf.v[i];
         uint32_t vs = fl_vrank(J, x->lane, x->src);
         if (vs < p)
-            T->xv[T->rk[vs].end++] = (fl_sxfer){fl_vrank(J, x->lane, x->dst), x->piped, x->bytes};
+            T->xv[T->rk[vs].end++] = (fl_sxfer){fl_vrank(J, x->lane, x->dst), x->piped,
+                                                (uint16_t)(x->reduce && x->dst < J->s->req.p), x->bytes};
     }
     T->n = kept;
     *out = T;
@@ -1583,6 +1584,7 @@ static void advance(fl_sim *S, uint32_t job, uint32_t r)
             S->fl[f].dst = d;
             S->fl[f].bytes = bytes * wire;
             S->fl[f].piped = (uint8_t)T->xv[k].piped;
+            S->fl[f].red = J->gamma > 0 && T->xv[k].reduce;
             S->f_issue[f] = S->now;
             S->fl[f].hpos = NONE;
             S->fl[f].state = ST_ALPHA;
@@ -1671,6 +1673,18 @@ static void flow_event(fl_sim *S, uint32_t f, double t)
             wire_done(S, J, r, f); /* its sender's next send may take the wire */
         break;
     }
+    case ST_PROP:
+        if (S->fl[f].red) {
+            /* arrived: its receiver reduces it after the reductions it
+             * has not finished (one at a time), then takes it */
+            fl_job *J = &S->jobs[S->fl[f].job];
+            double *clk = &J->rclk[fold_rank(S, S->fl[f].dst)];
+            *clk = fmax(t, *clk) + fl_q(S, J->gamma * S->fl[f].bytes);
+            S->fl[f].state = ST_RED;
+            q_set(S, f, *clk);
+            break;
+        }
+        /* fall through */
     default:
         deliver(S, S->fl[f].job, S->fl[f].step, S->fl[f].src, S->fl[f].dst, S->fl[f].bytes, S->f_issue[f], t);
         q_remove(S, f);
@@ -1839,6 +1853,9 @@ static tc_status job_init(fl_sim *S, size_t j, const tc_flow_job *jb)
         return oom(S);
     J->rk = (fl_rank *)blk;
     J->ah = (fl_ahead **)(blk + o_ah);
+    J->gamma = tc_eval_gamma(S->t, J->s);
+    if (J->gamma > 0 && !(J->rclk = calloc(P, sizeof *J->rclk)))
+        return oom(S);
     if (wire) {
         J->wire = (fl_wire *)(blk + o_wire);
         for (uint32_t r = 0; r < J->p; r++)
@@ -1962,6 +1979,8 @@ void fl_regrid(fl_sim *S)
         for (uint32_t r = 0; J->rk && r < J->p; r++) {
             J->rk[r].fin = fl_q(S, J->rk[r].fin);
             J->rk[r].oclk = fl_q(S, J->rk[r].oclk);
+            if (J->rclk)
+                J->rclk[r] = fl_q(S, J->rclk[r]);
         }
     }
 }
@@ -2060,6 +2079,8 @@ static void job_release(fl_job *J)
         free(J->ah[r]);
     free(J->rk); /* and ah, wire, rc, rc_path, rc_pw: one block */
     free(J->seen);
+    free(J->rclk);
+    J->rclk = NULL;
     J->tabs = NULL;
     J->spare = NULL;
     J->win = NULL;

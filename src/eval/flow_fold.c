@@ -25,7 +25,8 @@
  * Nothing is assumed: the translation is tried for every divisor T of p
  * (smallest first) and kept only if, for every phase (whose steps carry
  * identical traffic), the set of (sender, receiver, bytes) of its first
- * step is invariant, and for every transfer (a, b) of it the path of
+ * step is invariant (and whether each transfer reduces, where a reduction
+ * costs time: reduce_bw=), and for every transfer (a, b) of it the path of
  * (a + T, b + T) is the image of the path of (a, b) under one consistent
  * bijection of the links that keeps bandwidth and latency (and spray
  * fractions). A degraded link that a transfer crosses, an uneven rank map,
@@ -103,7 +104,7 @@ static bool try_T_parts(fl_sim *S, fd_try *w, const fl_job *J, uint32_t step, ui
         for (size_t k = 0; k < S->xf.n; k++) {
             const tc_xfer *x = &S->xf.v[k], *y = &w->xb.v[k];
             if (x->src != a || x->dst >= p || !path_maps(S, w, J, x->src, x->dst, T) || y->src != b ||
-                y->dst != (x->dst + T) % p || y->bytes != x->bytes)
+                y->dst != (x->dst + T) % p || y->bytes != x->bytes || (J->gamma > 0 && y->reduce != x->reduce))
                 return false;
         }
     }
@@ -164,7 +165,7 @@ static bool try_T(fl_sim *S, fd_try *w, uint32_t T)
                 return false;
             for (uint32_t k = 0; k < na; k++) {
                 const tc_xfer *x = &S->xf.v[w->idx[w->off[a] + k]], *y = &S->xf.v[w->idx[w->off[b] + k]];
-                if (y->dst != (x->dst + T) % p || y->bytes != x->bytes)
+                if (y->dst != (x->dst + T) % p || y->bytes != x->bytes || (J->gamma > 0 && y->reduce != x->reduce))
                     return false;
             }
         }

@@ -14,8 +14,8 @@
 
 /* A flow's state; ST_FREE: its id is on the free list; ST_WIRE: it may
  * go, but waits for its sender's sends of earlier steps to leave
- * (fl_wire). */
-enum { ST_ALPHA = 0, ST_XMIT = 1, ST_PROP = 2, ST_FREE = 3, ST_WIRE = 4 };
+ * (fl_wire); ST_RED: arrived, its receiver reducing it (reduce_bw=). */
+enum { ST_ALPHA = 0, ST_XMIT = 1, ST_PROP = 2, ST_FREE = 3, ST_WIRE = 4, ST_RED = 5 };
 
 /* A step's transfers, for one rank: its sends are xv[first, end), recv
  * its receives. */
@@ -26,7 +26,8 @@ typedef struct fl_trank {
 
 typedef struct fl_sxfer {
     uint32_t dst;
-    uint32_t piped;       /* tc_xfer.piped */
+    uint16_t piped;       /* tc_xfer.piped */
+    uint16_t reduce;      /* tc_xfer.reduce, into a rank (not a switch participant) */
     double bytes;
 } fl_sxfer;
 
@@ -121,6 +122,8 @@ typedef struct fl_job {
     const char *name;     /* in the trace; NULL: "job N" */
     uint32_t tag;         /* tc_flow_job.tag */
     uint8_t *seen;        /* tracing: ranks with a track (a slice as sender) */
+    double gamma;         /* seconds per byte a rank reduces (tc_eval_gamma); 0: none */
+    double *rclk;         /* p, with gamma: when each rank's last reduction ends (its reduction clock) */
 } fl_job;
 
 typedef struct fl_ready {
@@ -138,6 +141,7 @@ typedef struct fl_flow {
     uint32_t hpos;        /* its pending event's place (below) */
     uint8_t state;
     uint8_t piped;        /* nccl-*: no step latency, no propagation (tc_xfer.piped) */
+    uint8_t red;          /* its receiver reduces it after delivery (ST_RED), gamma per byte */
 } fl_flow;
 _Static_assert(sizeof(fl_flow) <= 64, "a flow is one cache line");
 

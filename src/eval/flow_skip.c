@@ -24,8 +24,9 @@
  *   sending, propagating), bytes left, rate, event time, issue time, path
  *   latency (a sender's order on the wire, fl_wire, follows from its
  *   flows' steps and states);
- * - every rank's overhead clock (where it is later than now: an earlier
- *   clock no longer delays anything) and last delivery; the job's finish.
+ * - every rank's overhead clock and reduction clock (where later than now:
+ *   an earlier clock no longer delays anything) and last delivery; the
+ *   job's finish.
  * Everything must be identical, bit for bit: a simulation of one job runs
  * on a time grid (flow_sim.h, fl_sim.tq; docs/MODEL.md, "Time on a grid"),
  * where times below FL_GRID_SPAN units add and subtract exactly, so an
@@ -66,7 +67,7 @@ typedef struct sk_flow {
 typedef struct sk_rank {
     int32_t issue;         /* - k */
     uint32_t pend, outst;
-    double fin, oclk;      /* - now; oclk no earlier than 0 */
+    double fin, oclk, rclk; /* - now; oclk and rclk (its reduction clock) no earlier than 0 */
 } sk_rank;
 
 typedef struct sk_snap {
@@ -98,7 +99,9 @@ typedef struct fl_skip {
     /* Per phase of job 0's schedule, the steps [run_first, run_end) of the
      * run of consecutive phases it belongs to: phases whose steps carry
      * the same transfers in the same order (a ring's reduce-scatter and
-     * all-gather), which the simulator cannot tell apart. */
+     * all-gather), which the simulator cannot tell apart (where a
+     * reduction costs time, reduce_bw=, it can: a reduced transfer and a
+     * copied one are then not the same). */
     uint32_t *run_first, *run_end;
     sk_snap a, b;          /* a: the candidate (valid: taken, to compare at step target); b: scratch */
     uint32_t target;
@@ -151,12 +154,15 @@ static bool phase_alike(const tc_phase *x, const tc_phase *y)
            x->rank_bytes == y->rank_bytes && x->rank_bytes_in == y->rank_bytes_in;
 }
 
-static bool xfers_same(const tc_xfers *x, const tc_xfers *y)
+/* red: a reduction costs time (reduce_bw=), so a reduced transfer and a
+ * copied one differ */
+static bool xfers_same(const tc_xfers *x, const tc_xfers *y, bool red)
 {
     if (x->n != y->n)
         return false;
     for (size_t i = 0; i < x->n; i++)
-        if (x->v[i].src != y->v[i].src || x->v[i].dst != y->v[i].dst || x->v[i].bytes != y->v[i].bytes)
+        if (x->v[i].src != y->v[i].src || x->v[i].dst != y->v[i].dst || x->v[i].bytes != y->v[i].bytes ||
+            (red && x->v[i].reduce != y->v[i].reduce))
             return false;
     return true;
 }
@@ -166,14 +172,14 @@ static bool xfers_same(const tc_xfers *x, const tc_xfers *y)
  * part by part (tc_sched_emit_part, about tc_eval_chunk() transfers at a
  * time). false with *ok false when an emission fails. */
 static bool steps_same(const tc_sched *s, const tc_phase *ph, uint32_t sa, uint32_t sb, tc_xfers *a, tc_xfers *b,
-                       bool *have_a, bool *ok)
+                       bool red, bool *have_a, bool *ok)
 {
     uint32_t p = s->req.p, nps = tc_sched_part_senders(s, ph, tc_eval_chunk());
     if (nps >= p) {
         if (!*have_a)
             *ok = tc_sched_emit(s, sa, a) == TC_OK && !a->oom;
         *ok = *ok && tc_sched_emit(s, sb, b) == TC_OK && !b->oom;
-        bool same = *ok && xfers_same(a, b);
+        bool same = *ok && xfers_same(a, b, red);
         tc_xfers x = *a;
         *a = *b;
         *b = x;
@@ -184,7 +190,7 @@ static bool steps_same(const tc_sched *s, const tc_phase *ph, uint32_t sa, uint3
     for (uint32_t lo = 0; lo < p && same && *ok; lo += nps) {
         uint32_t hi = p - lo > nps ? lo + nps : p;
         *ok = tc_sched_emit_part(s, sa, lo, hi, a) == TC_OK && tc_sched_emit_part(s, sb, lo, hi, b) == TC_OK;
-        same = *ok && xfers_same(a, b);
+        same = *ok && xfers_same(a, b, red);
     }
     *have_a = false; /* a holds a part, not step sb */
     return same && *ok;
@@ -210,7 +216,8 @@ static bool runs_init(fl_sim *S, const tc_sched *s, fl_skip *k)
          * latency, not in transfers: never joined. */
         if (i > 0 && !s->proto && ph->repeat && s->phases[i - 1].repeat && phase_alike(ph, &s->phases[i - 1]) &&
             s->phases[i - 1].first_step + s->phases[i - 1].repeat == ph->first_step) {
-            if (steps_same(s, ph, s->phases[i - 1].first_step, ph->first_step, &a, &b, &have_a, &ok))
+            if (steps_same(s, ph, s->phases[i - 1].first_step, ph->first_step, &a, &b, S->jobs[0].gamma > 0, &have_a,
+                           &ok))
                 k->run_first[i] = k->run_first[i - 1];
         } else {
             have_a = false;
@@ -235,6 +242,7 @@ tc_status fl_skip_init(fl_sim *S)
         S->skip_off = "tracing";
     else if (S->njobs != 1)
         S->skip_off = "several jobs";
+
     if (S->skip_off)
         return TC_OK;
     fl_job *J = &S->jobs[0];
@@ -295,8 +303,10 @@ static bool snap_take(fl_sim *S, sk_snap *x, uint32_t k)
     x->transfers = J->transfers;
     for (uint32_t r = 0; r < J->p; r++) {
         const fl_rank *R = &J->rk[r];
-        x->rk[r] = (sk_rank){(int32_t)(R->issue - k), R->pend, R->outst, R->fin - now, fmax(R->oclk - now, 0)};
-        tmax = fmax(tmax, fmax(R->fin, R->oclk));
+        double rc = J->rclk ? J->rclk[r] : 0;
+        x->rk[r] = (sk_rank){(int32_t)(R->issue - k), R->pend, R->outst, R->fin - now, fmax(R->oclk - now, 0),
+                             fmax(rc - now, 0)};
+        tmax = fmax(tmax, fmax(R->fin, fmax(R->oclk, rc)));
     }
     size_t live = S->fhigh - S->nfree;
     if (!tc_grow((void **)&x->fl, &x->flcap, live ? live : 1, sizeof *x->fl))
@@ -341,7 +351,7 @@ static bool snap_same(const fl_sim *S, const sk_snap *a, const sk_snap *b, uint3
     for (uint32_t r = 0; r < p; r++) {
         const sk_rank *x = &a->rk[r], *y = &b->rk[r];
         if (x->issue != y->issue || x->pend != y->pend || x->outst != y->outst || x->fin != y->fin ||
-            x->oclk != y->oclk)
+            x->oclk != y->oclk || x->rclk != y->rclk)
             return false;
     }
     for (size_t i = 0; i < a->nfl; i++) {
@@ -373,6 +383,8 @@ static void shift(fl_sim *S, const sk_snap *a, const sk_snap *b, uint32_t m, uin
         R->issue += K;
         R->fin += D;
         R->oclk += D;
+        if (J->rclk)
+            J->rclk[r] += D;
         /* Its entries ahead, at step s & (acap - 1), follow their steps. */
         uint32_t am = R->acap - 1, ar = K & am;
         if (R->acap && ar) {
@@ -431,9 +443,9 @@ static uint64_t state_hash(fl_sim *S, uint32_t k, sk_hist *e)
     for (uint32_t r = 0; r < J->p; r++) {
         const fl_rank *R = &J->rk[r];
         h += tc_mix64(((uint64_t)r << 40) ^ ((uint64_t)(R->issue - k) << 20) ^ R->pend ^ ((uint64_t)R->outst << 56));
-        c += (R->fin - now) + fmax(R->oclk - now, 0);
+        c += (R->fin - now) + fmax(R->oclk - now, 0) + (J->rclk ? fmax(J->rclk[r] - now, 0) : 0);
     }
-    size_t terms = 1 + 2 * (size_t)J->p;
+    size_t terms = 1 + (J->rclk ? 3 : 2) * (size_t)J->p;
     for (uint32_t f = 0; f < S->fhigh; f++) {
         uint8_t st = S->fl[f].state;
         if (st == ST_FREE)

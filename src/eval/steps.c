@@ -25,6 +25,7 @@
 struct tc_steps_ws {
     uint64_t *count;        /* flows per link, n_links (an all-pairs step of 65,536 ranks has 2^32) */
     uint32_t *sends;        /* messages per sending rank in the current step, p */
+    double *rbytes;         /* bytes each participant reduces in the current step (t->reduce_bw > 0), p */
     uint32_t nparts;        /* participants (sends' length) */
     size_t chunk;           /* transfers emitted at once (an all-pairs step in parts) */
     uint32_t *path;         /* one route, tc_topo_max_path links */
@@ -45,11 +46,12 @@ tc_steps_ws *tc_steps_ws_new(const tc_topo *t, uint32_t p)
         return NULL;
     w->count = tc_calloc(t->n_links, sizeof *w->count);
     w->sends = tc_calloc(p, sizeof *w->sends);
+    w->rbytes = tc_calloc(p, sizeof *w->rbytes);
     w->nparts = p;
     w->chunk = tc_eval_chunk();
     w->path = tc_calloc(tc_topo_max_path(t) + 1, sizeof *w->path);
     tc_xfers_init(&w->x, false);
-    if (!w->count || !w->sends || !w->path) {
+    if (!w->count || !w->sends || !w->rbytes || !w->path) {
         tc_steps_ws_free(w);
         return NULL;
     }
@@ -79,6 +81,7 @@ void tc_steps_ws_free(tc_steps_ws *w)
         return;
     free(w->count);
     free(w->sends);
+    free(w->rbytes);
     free(w->path);
     free(w->pcache);
     free(w->plen);
@@ -122,12 +125,23 @@ static size_t run_end(const tc_xfers *x, size_t i)
     return e;
 }
 
+/* Seconds per byte a rank takes to reduce what it receives (gamma):
+ * 1 / reduce_bw of the topology, 0 where not given and for an NCCL
+ * protocol, whose bandwidths include its reduction (docs/MODEL.md,
+ * "Reduction cost"). */
+double tc_eval_gamma(const tc_topo *t, const tc_sched *sc)
+{
+    return t->reduce_bw > 0 && sc->proto == TC_PROTO_NONE ? 1 / t->reduce_bw : 0;
+}
+
 /* The first pass over a step's transfers (or a part of them): the flows
- * on each link and the messages of each sender; a run of transfers between
- * the same ranks routed once (its first's route kept where cached). */
+ * on each link, the messages of each sender and, with a reduction cost,
+ * the bytes each rank reduces; a run of transfers between the same ranks
+ * routed once (its first's route kept where cached). */
 static void count_pass(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *o, const tc_xfers *x, tc_steps_ws *w)
 {
     uint32_t *path = w->path, mp = tc_topo_max_path(t);
+    bool gamma = tc_eval_gamma(t, sc) > 0;
     for (size_t i = 0, e; i < x->n; i = e) {
         const tc_xfer *tr = &x->v[i];
         e = run_end(x, i);
@@ -136,6 +150,10 @@ static void count_pass(const tc_topo *t, const tc_sched *sc, const tc_eval_opts 
         uint32_t s = tc_sched_vertex(sc, t, o->rank_map, tr->src), d = tc_sched_vertex(sc, t, o->rank_map, tr->dst);
         uint64_t run = e - i;
         w->sends[tr->src] += (uint32_t)run;
+        if (gamma && s != d && tr->dst < sc->req.p)
+            for (size_t j = i; j < e; j++)
+                if (x->v[j].reduce)
+                    w->rbytes[tr->dst] += x->v[j].bytes;
         if (w->cached)
             path = w->pcache + i * mp;
         uint32_t m = tc_topo_route(t, o->routing, s, d, path);
@@ -163,6 +181,7 @@ static void time_pass(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *
      * wire bytes, its rate cap. */
     bool proto = sc->proto != TC_PROTO_NONE;
     double wire = proto ? sc->wire : 1, cap = proto && sc->rate_cap_Bps > 0 ? sc->rate_cap_Bps * sc->wire : INFINITY;
+    double gamma = tc_eval_gamma(t, sc);
     uint32_t *path = w->path, mp = tc_topo_max_path(t);
     for (size_t i = 0, e; i < x->n; i = e) {
         const tc_xfer *tr = &x->v[i];
@@ -205,6 +224,10 @@ static void time_pass(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *
             if (e > i && bytes == x->v[e - 1].bytes)
                 continue;
             double b = share < INFINITY ? (proto ? bytes * wire : bytes) / share : 0;
+            /* its receiver's reductions of the step, one after another,
+             * after the last byte: the step's last reduction ends then */
+            if (gamma > 0 && m > 0 && x->v[e].reduce && tr->dst < sc->req.p)
+                b += gamma * w->rbytes[tr->dst];
             for (size_t q = 0; q < n; q++) {
                 double v = (o->alphas ? o->alphas[q] : t->alpha) * k + lat + b * scale[q];
                 if (v > out[q]) {
@@ -237,8 +260,11 @@ static void step_times(const tc_topo *t, const tc_sched *sc, const tc_eval_opts 
     time_pass(t, sc, o, x, w, scale, n, out, bottleneck);
     w->cached = false;
     memset(w->count, 0, (size_t)t->n_links * sizeof *w->count);
-    for (size_t i = 0; i < x->n; i++)
+    for (size_t i = 0; i < x->n; i++) {
         w->sends[x->v[i].src] = 0;
+        if (x->v[i].dst < w->nparts)
+            w->rbytes[x->v[i].dst] = 0;
+    }
 }
 
 /* An all-pairs step emitted in parts of nps senders (tc_sched_emit_part):
@@ -261,6 +287,7 @@ static tc_status step_times_parts(const tc_topo *t, const tc_sched *sc, const tc
             time_pass(t, sc, o, &w->x, w, scale, n, out, bottleneck);
     memset(w->count, 0, (size_t)t->n_links * sizeof *w->count);
     memset(w->sends, 0, (size_t)w->nparts * sizeof *w->sends);
+    memset(w->rbytes, 0, (size_t)w->nparts * sizeof *w->rbytes);
     return st;
 }
 

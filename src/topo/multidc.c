@@ -302,6 +302,7 @@ static tc_status layout(tc_topo *t, tc_err *err)
     t->net_eff = p0->net_eff;
     t->hop_lat = p0->hop_lat;
     t->alpha = p0->alpha;
+    t->reduce_bw = p0->reduce_bw;
     t->seed = p0->seed;
     if (t->gw_lat < 0)
         t->gw_lat = p0->kind == TC_TOPO_CLOS ? p0->level_lat[p0->levels] : p0->torus_lat;

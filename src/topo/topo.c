@@ -13,7 +13,7 @@
 #include "topo_int.h"
 
 #define COMMON_KEYS                                                                                                    \
-    "hop_lat, alpha, seed, node, node_bw, node_lat, node_hop_lat, node_reduce, arch, transport, nic_path"
+    "hop_lat, alpha, reduce_bw, seed, node, node_bw, node_lat, node_hop_lat, node_reduce, arch, transport, nic_path"
 #define CLOS_KEYS                                                                                                       \
     "down, up, links, hosts, radix, tiers, oversub, bw, bw1..bw6, lat, lat1..lat6, rail, nics, gpus_per_nic, nic_bw, "  \
     "nic_lat, sharp, net_lat, net_eff, " COMMON_KEYS
@@ -114,8 +114,8 @@ const char *tc_topo_list_str(const uint32_t *v, int n, char *buf, size_t len)
  * as such rather than as a missing key. */
 static bool accepted_key(const char *kind, const char *key)
 {
-    static const char *common[] = {"hop_lat",      "alpha",       "seed", "node", "node_bw", "node_lat",
-                                   "node_hop_lat", "node_reduce", "arch", "transport", "nic_path", NULL};
+    static const char *common[] = {"hop_lat",      "alpha",       "reduce_bw", "seed",     "node",     "node_bw",
+                                   "node_lat",     "node_hop_lat", "node_reduce", "arch", "transport", "nic_path", NULL};
     static const char *clos[] = {"down", "up",  "links", "hosts", "radix",        "tiers",  "oversub", "bw",
                                  "lat",  "rail", "nics", "gpus_per_nic", "nic_bw", "nic_lat", "sharp", "net_lat", "net_eff", NULL};
     static const char *torus[] = {"dims", "wrap", "bw", "lat", NULL};
@@ -248,6 +248,8 @@ static tc_status read_common(tc_spec *sp, tc_topo *t, tc_err *err)
     tc_status st = tc_topo_get_time(sp, kind, "hop_lat", &t->hop_lat, NULL, err);
     if (st == TC_OK)
         st = tc_topo_get_time(sp, kind, "alpha", &t->alpha, NULL, err);
+    if (st == TC_OK)
+        st = tc_topo_get_rate(sp, kind, "reduce_bw", &t->reduce_bw, NULL, err);
     if (st == TC_OK)
         st = read_seed(sp, &t->seed, err);
     if (st == TC_OK)
@@ -416,6 +418,8 @@ static void canonical_spec(tc_topo *t)
     if (t->kind == TC_TOPO_CLOS && t->net_eff != 1)
         tc_topo_put(t->spec, sizeof t->spec, ",net_eff=%.12g", t->net_eff);
     tc_topo_put(t->spec, sizeof t->spec, ",alpha=%s", tc_topo_time_str(t->alpha, a, sizeof a));
+    if (t->reduce_bw > 0)
+        tc_topo_put(t->spec, sizeof t->spec, ",reduce_bw=%.12gGB/s", t->reduce_bw / 1e9);
     if (t->seed)
         tc_topo_put(t->spec, sizeof t->spec, ",seed=%llu", (unsigned long long)t->seed);
 }
@@ -673,6 +677,7 @@ tc_status tc_topo_torus_box(const tc_topo *pt, const uint32_t *origin, const uin
     t->torus_lat = pt->torus_lat;
     t->hop_lat = pt->hop_lat;
     t->alpha = pt->alpha;
+    t->reduce_bw = pt->reduce_bw;
     t->seed = pt->seed;
     t->arch = pt->arch;
     t->transport = pt->transport;
