@@ -66,6 +66,19 @@ gcp_a3ultra_2node_16xH200_roce_allgather_skypilot.txt|gib|yes: two a3-ultragpu-8
 gcp_a3ultra_2node_16xH200_roce_allgather_gkepod.txt|gib|partly: GCP's test pods; the page applies GCP's A4 manifest but prints H200 devices (A3 Ultra assumed, as SkyPilot's run); NCCL 2.26.6|--preset dgx-h200:nodes=2 --algo nccl --op allgather
 oci_bm_gpu_b4_8_a100_2node_roce_allreduce_oke.txt|roce|partly: 16 RDMA NICs a node (NCCL_IB_HCA), speed not stated: 16 x 100G assumed, as 8 x 200G (as the other OCI A100 files); NCCL_IB_QPS_PER_CONNECTION=4 not modelled; NCCL 2.29.3, newer than the pinned 2.21.5; NCCL may pick Tree|--preset dgx-a100:nodes=2 --algo nccl
 oci_a100_40gb_2node_roce_allreduce_oke_kueue_nccl2.25.1.txt|roce|partly: as the OKE BM.GPU.B4.8 run; the shape not stated (BM.GPU4.8 or BM.GPU.B4.8, 16 RDMA NICs each); NCCL 2.25.1|--preset dgx-a100:nodes=2 --algo nccl
+ncclcluster_h100_1node_8gpu_nvswitch_allreduce.txt|nvlink|yes: one HGX H100 node (8 x H100 80GB HBM3), NCCL's choice; NCCL 2.29.2, newer than the pinned 2.21.5; NVLS likely (482 GB/s)|--preset dgx-h100 --algo nccl -d double
+ncclcluster_h100_1node_8gpu_nvswitch_allgather.txt|nvlink|yes: one HGX H100 node (8 x H100 80GB HBM3), NCCL's choice; NCCL 2.29.2, newer than the pinned 2.21.5|--preset dgx-h100 --algo nccl --op allgather -d double
+ncclcluster_h100_1node_8gpu_nvswitch_reducescatter.txt|nvlink|yes: one HGX H100 node (8 x H100 80GB HBM3), NCCL's choice; NCCL 2.29.2, newer than the pinned 2.21.5|--preset dgx-h100 --algo nccl --op reducescatter -d double
+ncclcluster_h100_1node_8gpu_nvswitch_alltoall.txt|nvlink|yes: one HGX H100 node (8 x H100 80GB HBM3), NCCL's choice; NCCL 2.29.2, newer than the pinned 2.21.5|--preset dgx-h100 --algo nccl --op alltoall -d double
+ncclcluster_h100_1node_8gpu_nvswitch_sendrecv.txt|nvlink|yes: one HGX H100 node (8 x H100 80GB HBM3), NCCL's choice; NCCL 2.29.2, newer than the pinned 2.21.5|--preset dgx-h100 --algo nccl --op sendrecv -d double
+ncclcluster_h100_10node_80gpu_allreduce.txt|ib|partly: 10 HGX H100 nodes; NICs and fabric not stated (the DGX H100 preset's 8 x 400G InfiniBand assumed); NCCL 2.29.2, newer than the pinned 2.21.5|--preset dgx-h100:nodes=10 --algo nccl -d double
+ncclcluster_h100_10node_80gpu_allgather.txt|ib|partly: 10 HGX H100 nodes; NICs and fabric not stated (the DGX H100 preset's 8 x 400G InfiniBand assumed); NCCL 2.29.2, newer than the pinned 2.21.5|--preset dgx-h100:nodes=10 --algo nccl --op allgather -d double
+ncclcluster_h100_10node_80gpu_reducescatter.txt|ib|partly: 10 HGX H100 nodes; NICs and fabric not stated (the DGX H100 preset's 8 x 400G InfiniBand assumed); NCCL 2.29.2, newer than the pinned 2.21.5|--preset dgx-h100:nodes=10 --algo nccl --op reducescatter -d double
+ncclcluster_h100_10node_80gpu_alltoall.txt|ib|partly: 10 HGX H100 nodes; NICs and fabric not stated (the DGX H100 preset's 8 x 400G InfiniBand assumed); NCCL 2.29.2, newer than the pinned 2.21.5|--preset dgx-h100:nodes=10 --algo nccl --op alltoall -d double
+ncclcluster_h100_10node_80gpu_sendrecv.txt|ib|partly: 10 HGX H100 nodes; NICs and fabric not stated (the DGX H100 preset's 8 x 400G InfiniBand assumed); NCCL 2.29.2, newer than the pinned 2.21.5|--preset dgx-h100:nodes=10 --algo nccl --op sendrecv -d double
+ncclcluster_h100_2node_16gpu_alltoall.txt|ib|partly: 2 of the same cluster's nodes; NICs and fabric not stated (the DGX H100 preset's 8 x 400G InfiniBand assumed); NCCL 2.29.2|--preset dgx-h100:nodes=2 --algo nccl --op alltoall -d double
+ncclcluster_h100_2node_16gpu_sendrecv.txt|ib|partly: 2 of the same cluster's nodes; NICs and fabric not stated (the DGX H100 preset's 8 x 400G InfiniBand assumed); NCCL 2.29.2|--preset dgx-h100:nodes=2 --algo nccl --op sendrecv -d double
+liplus_a100_1node_8gpu_nvlink_sendrecv.txt|nvlink|partly: the page's 8 A100 GPUs with 600 GB/s NVLink each as an HGX A100 board (NVSwitch assumed); NCCL version not printed|--preset dgx-a100 --algo nccl --op sendrecv
 EOF
 }
 
