@@ -79,6 +79,7 @@ ncclcluster_h100_10node_80gpu_sendrecv.txt|ib|partly: 10 HGX H100 nodes; NICs an
 ncclcluster_h100_2node_16gpu_alltoall.txt|ib|partly: 2 of the same cluster's nodes; NICs and fabric not stated (the DGX H100 preset's 8 x 400G InfiniBand assumed); NCCL 2.29.2|--preset dgx-h100:nodes=2 --algo nccl --op alltoall -d double
 ncclcluster_h100_2node_16gpu_sendrecv.txt|ib|partly: 2 of the same cluster's nodes; NICs and fabric not stated (the DGX H100 preset's 8 x 400G InfiniBand assumed); NCCL 2.29.2|--preset dgx-h100:nodes=2 --algo nccl --op sendrecv -d double
 liplus_a100_1node_8gpu_nvlink_sendrecv.txt|nvlink|partly: the page's 8 A100 GPUs with 600 GB/s NVLink each as an HGX A100 board (NVSwitch assumed); NCCL version not printed|--preset dgx-a100 --algo nccl --op sendrecv
+yumibyte_modal_a100_40gb_1node_8gpu_allreduce.txt|nvlink|partly: 8 A100-SXM4-40GB of one Modal node as an HGX A100 board (NVSwitch assumed); one process drives the 8 GPUs (-g 8); NCCL 2.29.3, newer than the pinned 2.21.5|--preset dgx-a100 --algo nccl
 EOF
 }
 
