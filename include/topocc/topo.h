@@ -24,6 +24,10 @@
  *    The + link of cable x is plus_lbase[d] + 2 * (line * dim_cables[d] + x),
  *    the - link (x + 1 -> x) minus_lbase[d] + 2 * (...) = the + link + 1.
  *    tc_topo_torus_link does this arithmetic.
+ *  - Full (fully connected, N endpoints): cable c joins endpoints i < j,
+ *    c = i (2N - i - 1) / 2 + (j - i - 1) (pairs in lexicographic order);
+ *    link 2c goes i -> j (dir +1), 2c + 1 j -> i (dir -1), level 1.
+ *    tc_topo_full_link does this arithmetic.
  *  - Node links follow: node_lbase + 2e is endpoint e -> its node switch,
  *    node_lbase + 2e + 1 the reverse.
  *  - NIC links (nics=) come last: nic_lbase + 2e is endpoint e -> its NIC,
@@ -53,9 +57,9 @@
 #define TC_MAX_LEVELS 6
 #define TC_MAX_DIMS 8
 
-typedef enum { TC_TOPO_CLOS = 1, TC_TOPO_TORUS = 2, TC_TOPO_MULTIDC = 3 } tc_topo_kind;
+typedef enum { TC_TOPO_CLOS = 1, TC_TOPO_TORUS = 2, TC_TOPO_MULTIDC = 3, TC_TOPO_FULL = 4 } tc_topo_kind;
 
-/* "clos", "torus", "multidc". */
+/* "clos", "torus", "multidc", "full". */
 const char *tc_topo_kind_name(tc_topo_kind k);
 
 typedef enum {
@@ -118,7 +122,9 @@ typedef enum {
     TC_ROUTE_DOR,          /* torus: dimension order, shortest way, ties split by source parity */
     TC_ROUTE_DOR_POSITIVE, /* torus: dimension order, ties always positive */
     TC_ROUTE_DETOUR,       /* torus with failures: dor, a failed hop detoured through the next dimension */
-    TC_ROUTE_LINE          /* torus with failures: dor, a ring broken at a failure run as a line (the other way) */
+    TC_ROUTE_LINE,         /* torus with failures: dor, a ring broken at a failure run as a line (the other way) */
+    TC_ROUTE_DIRECT        /* full: the pair's own link only (a failed one cuts the pair off); detour on a full
+                            * mesh (the default with failures) goes through one other endpoint */
 } tc_routing;
 
 /* tc_topo_route's answer where failures leave no path. */
@@ -163,7 +169,8 @@ typedef struct tc_topo {
     uint32_t plus_lbase[TC_MAX_DIMS];        /* first + link of dimension d (layout above; tc_topo_torus_link) */
     uint32_t minus_lbase[TC_MAX_DIMS];       /* plus_lbase[d] + 1 */
     uint32_t dim_cables[TC_MAX_DIMS];        /* cables per line of dimension d */
-    double torus_bw, torus_lat;              /* per cable; a link's lat adds hop_lat */
+    double torus_bw, torus_lat;              /* per cable (torus, and full's bw= and lat=); a link's lat
+                                              * adds hop_lat */
 
     /* Scale-up node: every node_size consecutive endpoints share a node switch. */
     uint32_t node_size;        /* 0 or 1: none */
@@ -265,6 +272,8 @@ typedef struct tc_topo {
  *   clos:down=m1x..xmH,up=w1x..xwH[,links=p1x..xpH][,hosts=N]
  *   clos:hosts=N,radix=K[,tiers=2|3][,oversub=S]   (expands to the form above)
  *   torus:dims=AxBx..[,wrap=1x0x..]
+ *   full:hosts=N   (2 <= N <= 1024 endpoints, every pair joined by a cable of
+ *     its own; hop_lat defaults to 0 there: a link ends at its endpoint)
  *   multidc:pods=P,pod=clos|torus,wan_bw=RATE,wan_lat=TIME[,wan_links=L]
  *           [,gw_bw=RATE][,gw_lat=TIME],<the pod's own keys>
  *     P >= 2 identical pods, each the clos or torus the other keys describe
@@ -412,6 +421,10 @@ const char *tc_routing_name(tc_routing r, const tc_topo *t);
  * second direction of a dimension of size 2, or not a torus). */
 uint32_t tc_topo_torus_link(const tc_topo *t, uint32_t v, int dim, int dir);
 
+/* Full: the link from endpoint a to endpoint b (a != b), or UINT32_MAX (not
+ * a full mesh, a == b, or beyond the endpoints). */
+uint32_t tc_topo_full_link(const tc_topo *t, uint32_t a, uint32_t b);
+
 /* Clos: the latency of a route that climbs to level L (1..levels) and comes
  * back down: 2 (lat_1 + .. + lat_L) for its 2L cables plus (2L - 1) hop_lat
  * for the switches it passes through; 0 for L <= 0. Equal, to rounding, to
@@ -455,13 +468,16 @@ bool tc_topo_same_node(const tc_topo *t, uint32_t a, uint32_t b);
  * endpoints of one scale-up node always go through their node switch.
  * Clos: climb to the lowest common ancestor level (the parent at each up hop
  * chosen by ecmp or dmodk), then descend, which is unique. Torus: dimension
- * order, shortest way. A routing that does not fit the kind (dmodk on a
+ * order, shortest way. Full: the pair's own link. A routing that does not fit the kind (dmodk on a
  * torus) is taken as TC_ROUTE_DEFAULT. O(path length), no allocation.
  * With failed links: a Clos route takes the first surviving up-link
  * choices level by level (from the ECMP hash's or D-mod-k's choice on, in
  * increasing order modulo the up-links, backtracking), a torus route
  * detours (detour, the default) or goes the other way round (line); no
- * surviving path, or a failed end: TC_NO_ROUTE.
+ * surviving path, or a failed end: TC_NO_ROUTE; a full mesh's route
+ * whose link failed goes through the first endpoint after the
+ * destination (cyclically) whose two links survive (detour, the default
+ * with failures) or is cut off (direct).
  * Multidc: within a pod, the pod's own route (the routing applied to the
  * pod's kind); between pods, the source's pod from the endpoint up to a
  * gateway (Clos: the unique path to a top-level switch, then its gateway

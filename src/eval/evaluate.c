@@ -33,7 +33,7 @@ tc_routing tc_eval_routing(tc_mode m, const tc_topo *t, tc_routing requested)
     if (requested != TC_ROUTE_DEFAULT)
         return requested;
     if (tc_topo_fabric_kind(t) != TC_TOPO_CLOS) /* a multidc's pods' kind */
-        return t->n_failed ? TC_ROUTE_DETOUR : TC_ROUTE_DOR;
+        return t->n_failed ? TC_ROUTE_DETOUR : t->kind == TC_TOPO_FULL ? TC_ROUTE_DIRECT : TC_ROUTE_DOR;
     return m == TC_MODE_FORMULA ? TC_ROUTE_DMODK : TC_ROUTE_ECMP;
 }
 
@@ -58,6 +58,8 @@ tc_status tc_eval_cut_off(const tc_topo *t, const tc_sched *s, const tc_eval_opt
 
 const char *tc_eval_cut_hint(const tc_topo *t, tc_routing r, uint32_t vs, uint32_t vd)
 {
+    if (r == TC_ROUTE_DIRECT && t->kind == TC_TOPO_FULL)
+        return " (--routing detour goes through another endpoint)";
     if (r != TC_ROUTE_DETOUR || tc_topo_fabric_kind(t) != TC_TOPO_TORUS)
         return "";
     uint32_t *path = malloc(((size_t)tc_topo_max_path(t) + 1) * sizeof *path);

@@ -504,8 +504,9 @@ uint32_t fl_route(fl_sim *S, uint32_t a, uint32_t b)
 {
     const tc_topo *t = S->t;
     bool local = fl_same_node(t, a, b);
-    if (S->o.multipath == TC_MULTIPATH_SPRAY && t->kind != TC_TOPO_MULTIDC && !local && a < t->n_endpoints &&
-        b < t->n_endpoints) { /* a multidc is refused (sim_init); the estimates probe it routed */
+    /* a full mesh has one shortest path per pair, its own link: spray is the route */
+    if (S->o.multipath == TC_MULTIPATH_SPRAY && t->kind != TC_TOPO_MULTIDC && t->kind != TC_TOPO_FULL && !local &&
+        a < t->n_endpoints && b < t->n_endpoints) { /* a multidc is refused (sim_init); the estimates probe it routed */
         if (t->kind == TC_TOPO_TORUS)
             return torus_spray(S, a, b);
         /* The Clos arithmetic is on host slots (rails). */

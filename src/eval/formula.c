@@ -16,6 +16,10 @@
  *  - ALL over every endpoint of a torus or mesh under dimension order: the
  *    busiest link of each dimension and direction by counting, per line,
  *    the coordinate pairs whose way crosses it.
+ *  - SHIFT, XOR and ALL on a full mesh (no scale-up nodes): every transfer
+ *    has its pair's own link, which no other transfer of the step shares,
+ *    so a phase that sends anything takes lat + hop_lat + bytes / bw
+ *    (after its fanout's alphas).
  * Every other phase, any rank map but the identity, and any degraded link:
  * the steps path, tc_steps_phase_sweep, one routing for every size.
  */
@@ -573,6 +577,38 @@ static void torus_complete_exchange(fm_ctx *c, fm_shape *sh)
     }
 }
 
+/* A full mesh (rank r on endpoint r, no scale-up nodes): the transfers of
+ * a SHIFT, an XOR or a complete exchange go between distinct ordered pairs,
+ * each on the pair's own link, so none shares a link with another; the
+ * phase takes one link's latency and bytes / bw where anything is sent.
+ * A partial XOR or complete exchange is left to the steps path. */
+static bool full_pattern(fm_ctx *c, const tc_phase *ph, fm_shape *sh)
+{
+    const tc_topo *t = c->t;
+    uint64_t p = c->p;
+    if (t->node_size > 1 || p < 2)
+        return false;
+    bool part = ph->src_count > 0 && ph->src_count < p, sends;
+    if (ph->pat == TC_PAT_SHIFT) {
+        int64_t a = ph->arg % (int64_t)p;
+        sends = a != 0; /* a partial shift has src_count >= 1 senders */
+    } else if (ph->pat == TC_PAT_XOR && !part) {
+        if (ph->arg < 0)
+            return false;
+        uint64_t m = (uint64_t)ph->arg;
+        /* rank 2^hb (hb m's high bit) has partner m - 2^hb < 2^hb; every
+         * partner is >= p when 2^hb >= p */
+        sends = m != 0 && (1ull << high_bit(m)) < p;
+    } else if (ph->pat == TC_PAT_ALL && !part) {
+        sends = true;
+    } else {
+        return false;
+    }
+    if (sends)
+        add_term(sh, t->torus_lat + t->hop_lat, 1 / t->torus_bw);
+    return true;
+}
+
 /* The exact closed form of a phase, when it has one: ranks on their own
  * endpoints, no degraded link, and a SHIFT or XOR on a Clos routed by
  * D-mod-k with every flow in one class (clos_pattern), a complete exchange
@@ -591,6 +627,8 @@ static bool exact_shape(fm_ctx *c, const tc_phase *ph, fm_shape *sh)
         torus_complete_exchange(c, sh);
         return true;
     }
+    if (t->kind == TC_TOPO_FULL)
+        return full_pattern(c, ph, sh);
     if (t->kind != TC_TOPO_CLOS)
         return false;
     if (ph->pat == TC_PAT_ALL) {

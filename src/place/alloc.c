@@ -680,10 +680,13 @@ tc_status tc_place_map_free(const tc_topo *t, const tc_job_place *jp, uint8_t *b
                        jp->policy == TC_PLACE_PACKED ? "packed" : "slice",
                        jp->policy == TC_PLACE_PACKED ? "Clos" : "torus");
     if (jp->policy == TC_PLACE_PACKED && t->kind != TC_TOPO_CLOS)
-        return tc_fail(err, TC_EINVAL, "placement packed needs a Clos (it fills leaves, then pods): on a torus use "
-                                       "slice");
+        return tc_fail(err, TC_EINVAL, "placement packed needs a Clos (it fills leaves, then pods): on a %s",
+                       t->kind == TC_TOPO_FULL ? "full mesh every endpoint is one link from every other: use first, "
+                                                 "random or list"
+                                               : "torus use slice");
     if (jp->policy == TC_PLACE_SLICE && t->kind != TC_TOPO_TORUS)
-        return tc_fail(err, TC_EINVAL, "placement slice needs a torus: on a Clos use packed");
+        return tc_fail(err, TC_EINVAL, "placement slice needs a torus: on a %s",
+                       t->kind == TC_TOPO_FULL ? "full mesh use first, random or list" : "Clos use packed");
     if ((jp->shape_ndims || jp->ocs) && jp->policy != TC_PLACE_SLICE)
         return tc_fail(err, TC_EINVAL, "a slice shape or ocs applies to placement slice only");
     uint32_t n = jp->policy == TC_PLACE_LIST ? jp->nendpoints : jp->ranks;

@@ -522,6 +522,8 @@ static void topo_kv(const tc_topo_out *o, tc_table *tb)
            f->kind == TC_TOPO_CLOS ? "switch levels" : "dimensions");
     else if (t->kind == TC_TOPO_CLOS)
         kv(tb, "kind", "clos (%d switch levels)", t->levels);
+    else if (t->kind == TC_TOPO_FULL)
+        kv(tb, "kind", "full (fully connected: every pair of the %u endpoints joined directly)", t->n_endpoints);
     else
         kv(tb, "kind", "torus (%d dimensions)", t->ndims);
     kv(tb, "endpoints", "%u", in->endpoints);
@@ -546,7 +548,7 @@ static void topo_kv(const tc_topo_out *o, tc_table *tb)
     kv(tb, "path latency", "%s min, %s max", tc_fmt_time(in->min_latency_s, b1, sizeof b1),
        tc_fmt_time(in->max_latency_s, b2, sizeof b2));
     kv(tb, "hop latency", "%s per %s traversed", tc_fmt_time(t->hop_lat, b1, sizeof b1),
-       f->kind == TC_TOPO_CLOS ? "switch" : "router");
+       f->kind == TC_TOPO_CLOS ? "switch" : f->kind == TC_TOPO_FULL ? "endpoint entered" : "router");
     if (t->kind == TC_TOPO_MULTIDC) {
         kv(tb, "long-haul", "%u link%s per pair of pods, %s per direction, %s each (%u gateway%s per pod)", t->wan_links,
            t->wan_links == 1 ? "" : "s", tc_fmt_rate(t->wan_bw, b1, sizeof b1), tc_fmt_time(t->wan_lat, b2, sizeof b2),

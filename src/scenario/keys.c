@@ -199,7 +199,7 @@ static tc_status strings_of(const json_t *v, const char *where, char *dst, size_
 
 /* ---- the keys ---- */
 
-static const char *routing_names[] = {"default", "ecmp", "dmodk", "dor", "dor-positive", "detour", "line"};
+static const char *routing_names[] = {"default", "ecmp", "dmodk", "dor", "dor-positive", "detour", "line", "direct"};
 static const char *mode_names[] = {"formula", "steps", "flow"};
 static const char *multipath_names[] = {"route", "spray"};
 /* In tc_flow_deps order. */
@@ -494,7 +494,7 @@ GET(get_degrade)
 SET(set_routing)
 {
     int k;
-    tc_status st = enum_of(v, where, routing_names, 7, &k, err);
+    tc_status st = enum_of(v, where, routing_names, 8, &k, err);
     if (st == TC_OK)
         snprintf(s->routing, sizeof s->routing, "%s", routing_names[k]);
     return st;

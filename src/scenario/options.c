@@ -78,7 +78,8 @@ static const opt_def opts[] = {
      F_VALUE},
     {{"--routing", "network.routing", "network", "R", NETC | B(TRAIN), false,
       "Clos: ecmp (the default in steps and flow) or dmodk (formula's, which refuses ecmp); torus: dor (default; "
-      "detour with failures), dor-positive, detour or line"},
+      "detour with failures), dor-positive, detour or line; full: direct (default; detour with failures) or "
+      "detour"},
      F_VALUE},
     {{"--links", "network.links", "network", NULL, B(TOPO), false, "list every directed link with its ID"}, F_SWITCH},
     /* job */

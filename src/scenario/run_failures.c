@@ -157,7 +157,8 @@ static tc_status run_topo(const tc_scenario *s, tc_failures_out *o, int i, const
         req.chunks = ft->healthy.chunks;
     }
     /* the draws: a trial's failures on top of network.fail, then undone */
-    o->routing[i] = tc_topo_fabric_kind(t) == TC_TOPO_TORUS && eo.routing == TC_ROUTE_DEFAULT ? TC_ROUTE_DETOUR
+    o->routing[i] = (tc_topo_fabric_kind(t) == TC_TOPO_TORUS || t->kind == TC_TOPO_FULL) && eo.routing == TC_ROUTE_DEFAULT
+                        ? TC_ROUTE_DETOUR
                                                                               : tc_eval_routing(eo.mode, t, eo.routing);
     tc_fail_state fs = {0};
     ft->slowdown = tc_calloc(o->trials, sizeof *ft->slowdown);

@@ -501,6 +501,10 @@ static tc_status bom(const tc_topo *t, const tc_cost *c, double force, tc_bom *b
         return tc_fail(err, TC_EINVAL, "a bill of materials covers a clos or a torus: a multidc topology's long-haul "
                                        "links and gateways have no prices in the cost profiles (cost one pod's spec "
                                        "instead)");
+    if (t->kind == TC_TOPO_FULL)
+        return tc_fail(err, TC_EINVAL, "a bill of materials covers a clos or a torus: a full mesh's direct links "
+                                       "(board links such as xGMI or NVLink between GPUs) have no prices in the "
+                                       "cost profiles");
     if (t->kind == TC_TOPO_CLOS)
         count_clos(t, force, b);
     else

@@ -148,6 +148,10 @@ static void draw(uint32_t *v, uint32_t n, uint32_t k, uint64_t *state)
 tc_status tc_topo_fail_random(tc_topo *t, const tc_fail_random *r, uint64_t trial, tc_fail_drawn *out, tc_err *err)
 {
     memset(out, 0, sizeof *out);
+    if (r->switches && t->kind == TC_TOPO_FULL)
+        return tc_fail(err, TC_EINVAL, "--fail-random switches=%u: a full mesh has no switches (every pair of "
+                                       "endpoints is joined directly): draw links=K only",
+                       r->switches);
     uint32_t *cab = malloc(((size_t)t->n_links / 2 + 1) * sizeof *cab);
     if (!cab)
         return tc_fail(err, TC_EINTERNAL, "out of memory");

@@ -18,6 +18,7 @@
     "down, up, links, hosts, radix, tiers, oversub, bw, bw1..bw6, lat, lat1..lat6, rail, nics, gpus_per_nic, nic_bw, "  \
     "nic_lat, sharp, net_lat, net_eff, " COMMON_KEYS
 #define TORUS_KEYS "dims, wrap, bw, lat, " COMMON_KEYS
+#define FULL_KEYS "hosts, bw, lat, " COMMON_KEYS
 
 /* ---- spec helpers ---- */
 
@@ -119,11 +120,12 @@ static bool accepted_key(const char *kind, const char *key)
     static const char *clos[] = {"down", "up",  "links", "hosts", "radix",        "tiers",  "oversub", "bw",
                                  "lat",  "rail", "nics", "gpus_per_nic", "nic_bw", "nic_lat", "sharp", "net_lat", "net_eff", NULL};
     static const char *torus[] = {"dims", "wrap", "bw", "lat", NULL};
+    static const char *full[] = {"hosts", "bw", "lat", NULL};
     for (const char **k = common; *k; k++)
         if (strcmp(*k, key) == 0)
             return true;
     bool is_clos = strcmp(kind, "clos") == 0;
-    for (const char **k = is_clos ? clos : torus; *k; k++)
+    for (const char **k = is_clos ? clos : strcmp(kind, "full") == 0 ? full : torus; *k; k++)
         if (strcmp(*k, key) == 0)
             return true;
     if (is_clos && (strncmp(key, "bw", 2) == 0 || strncmp(key, "lat", 3) == 0)) {
@@ -135,7 +137,7 @@ static bool accepted_key(const char *kind, const char *key)
 
 static tc_status check_keys(const tc_spec *sp, tc_err *err)
 {
-    const char *list = strcmp(sp->kind, "clos") == 0 ? CLOS_KEYS : TORUS_KEYS;
+    const char *list = strcmp(sp->kind, "clos") == 0 ? CLOS_KEYS : strcmp(sp->kind, "full") == 0 ? FULL_KEYS : TORUS_KEYS;
     for (int i = 0; i < sp->nkv; i++)
         if (!accepted_key(sp->kind, sp->key[i]))
             return tc_fail(err, TC_EINVAL, "unknown key '%s' in %s spec: accepted keys are %s", sp->key[i], sp->kind,
@@ -243,7 +245,9 @@ static tc_status read_common(tc_spec *sp, tc_topo *t, tc_err *err)
     t->node_bw = TC_TOPO_DEFAULT_NODE_BW;
     t->node_lat = TC_TOPO_DEFAULT_NODE_LAT;
     t->node_hop_lat = TC_TOPO_DEFAULT_NODE_HOP_LAT;
-    t->hop_lat = TC_TOPO_DEFAULT_HOP_LAT;
+    /* a full mesh's links end at their endpoints: no switch or router
+     * between them (hop_lat= then prices an endpoint that forwards) */
+    t->hop_lat = t->kind == TC_TOPO_FULL ? 0 : TC_TOPO_DEFAULT_HOP_LAT;
     t->alpha = TC_TOPO_DEFAULT_ALPHA;
     tc_status st = tc_topo_get_time(sp, kind, "hop_lat", &t->hop_lat, NULL, err);
     if (st == TC_OK)
@@ -381,6 +385,8 @@ static void canonical_spec(tc_topo *t)
     t->spec[0] = '\0';
     if (t->kind == TC_TOPO_CLOS)
         tc_clos_spec(t, t->spec, sizeof t->spec);
+    else if (t->kind == TC_TOPO_FULL)
+        tc_full_spec(t, t->spec, sizeof t->spec);
     else
         tc_torus_spec(t, t->spec, sizeof t->spec);
     /* Every latency is stated, defaults included: a spec read back, or read
@@ -426,21 +432,24 @@ static void canonical_spec(tc_topo *t)
 
 static tc_status configure(tc_spec *sp, tc_topo *t, uint64_t *fabric_links, tc_err *err)
 {
-    bool clos = strcmp(sp->kind, "clos") == 0, torus = strcmp(sp->kind, "torus") == 0;
-    if (!clos && !torus)
+    bool clos = strcmp(sp->kind, "clos") == 0, torus = strcmp(sp->kind, "torus") == 0,
+         full = strcmp(sp->kind, "full") == 0;
+    if (!clos && !torus && !full)
         return tc_fail(err, TC_EINVAL,
-                       "unknown topology kind '%s': expected clos or torus, or multidc (pods of either joined by "
-                       "long-haul links), e.g. clos:down=8x8,up=1x8, torus:dims=8x8x8 or "
+                       "unknown topology kind '%s': expected clos, torus or full, or multidc (pods of clos or torus "
+                       "joined by long-haul links), e.g. clos:down=8x8,up=1x8, torus:dims=8x8x8, full:hosts=8 or "
                        "multidc:pods=2,pod=clos,hosts=64,radix=16,wan_bw=400Gbps,wan_lat=20ms",
                        sp->kind);
     tc_status st = check_keys(sp, err);
     if (st != TC_OK)
         return st;
-    st = clos ? tc_clos_configure(sp, t, fabric_links, err) : tc_torus_configure(sp, t, fabric_links, err);
+    st = clos    ? tc_clos_configure(sp, t, fabric_links, err)
+         : full ? tc_full_configure(sp, t, fabric_links, err)
+                : tc_torus_configure(sp, t, fabric_links, err);
     if (st == TC_OK)
         st = read_common(sp, t, err);
     if (st == TC_OK)
-        st = tc_spec_check_unused(sp, sp->kind, clos ? CLOS_KEYS : TORUS_KEYS, err);
+        st = tc_spec_check_unused(sp, sp->kind, clos ? CLOS_KEYS : full ? FULL_KEYS : TORUS_KEYS, err);
     return st;
 }
 
@@ -477,6 +486,8 @@ static tc_status assemble(tc_topo *t, uint64_t fabric, tc_topo **out, tc_err *er
     }
     if (t->kind == TC_TOPO_CLOS)
         tc_clos_fill(t);
+    else if (t->kind == TC_TOPO_FULL)
+        tc_full_fill(t);
     else
         tc_torus_fill(t);
     fill_nodes(t);
@@ -905,6 +916,10 @@ tc_status tc_topo_fail_switch(tc_topo *t, uint32_t vertex, tc_err *err)
                            vertex, torus ? "routers" : "fabric switches", lo, hi - 1, t->gw_vbase);
         return fail_vertex(t, vertex, err);
     }
+    if (t->kind == TC_TOPO_FULL)
+        return tc_fail(err, TC_EINVAL, "fail switch:%u: a full mesh has no switches (every pair of endpoints is joined "
+                                       "directly): fail host:ID or link:ID instead",
+                       vertex);
     if (t->kind == TC_TOPO_TORUS) {
         if (vertex >= t->n_endpoints)
             return tc_fail(err, TC_EINVAL, "fail switch:%u: a torus's routers are its endpoints 0 to %u", vertex,
@@ -963,19 +978,35 @@ uint32_t tc_topo_fabric_cables(const tc_topo *t, bool host, bool scaleup, uint32
 
 /* ---- routing ---- */
 
+#define KIND_BIT(k) (1u << (k))
 static const struct {
     const char *name;
     tc_routing r;
-    tc_topo_kind kind;
+    unsigned kinds; /* KIND_BIT of each kind it fits */
 } routings[] = {
-    {"ecmp", TC_ROUTE_ECMP, TC_TOPO_CLOS},
-    {"dmodk", TC_ROUTE_DMODK, TC_TOPO_CLOS},
-    {"dor", TC_ROUTE_DOR, TC_TOPO_TORUS},
-    {"dor-positive", TC_ROUTE_DOR_POSITIVE, TC_TOPO_TORUS},
-    {"detour", TC_ROUTE_DETOUR, TC_TOPO_TORUS},
-    {"line", TC_ROUTE_LINE, TC_TOPO_TORUS},
+    {"ecmp", TC_ROUTE_ECMP, KIND_BIT(TC_TOPO_CLOS)},
+    {"dmodk", TC_ROUTE_DMODK, KIND_BIT(TC_TOPO_CLOS)},
+    {"dor", TC_ROUTE_DOR, KIND_BIT(TC_TOPO_TORUS)},
+    {"dor-positive", TC_ROUTE_DOR_POSITIVE, KIND_BIT(TC_TOPO_TORUS)},
+    {"detour", TC_ROUTE_DETOUR, KIND_BIT(TC_TOPO_TORUS) | KIND_BIT(TC_TOPO_FULL)},
+    {"line", TC_ROUTE_LINE, KIND_BIT(TC_TOPO_TORUS)},
+    {"direct", TC_ROUTE_DIRECT, KIND_BIT(TC_TOPO_FULL)},
 };
 #define N_ROUTINGS (sizeof routings / sizeof *routings)
+
+static const char *kind_routings(tc_topo_kind k)
+{
+    return k == TC_TOPO_CLOS ? "ecmp or dmodk" : k == TC_TOPO_FULL ? "direct or detour" : "dor, dor-positive, detour or line";
+}
+
+/* Whether routing r applies to a fabric of kind k. */
+static bool routing_fits(tc_routing r, tc_topo_kind k)
+{
+    for (size_t i = 0; i < N_ROUTINGS; i++)
+        if (routings[i].r == r)
+            return (routings[i].kinds & KIND_BIT(k)) != 0;
+    return false;
+}
 
 tc_status tc_routing_parse(const char *s, const tc_topo *t, tc_routing *out, tc_err *err)
 {
@@ -986,25 +1017,29 @@ tc_status tc_routing_parse(const char *s, const tc_topo *t, tc_routing *out, tc_
     for (size_t i = 0; s && i < N_ROUTINGS; i++) {
         if (strcmp(s, routings[i].name) != 0)
             continue;
-        tc_topo_kind k = t ? tc_topo_fabric_kind(t) : routings[i].kind;
-        if (k != routings[i].kind)
+        if (t && !(routings[i].kinds & KIND_BIT(tc_topo_fabric_kind(t)))) {
+            tc_topo_kind k = tc_topo_fabric_kind(t);
             return tc_fail(err, TC_EINVAL, "routing '%s' does not fit a %s%s: use %s", s,
-                           k == TC_TOPO_CLOS ? "clos" : "torus", t->kind == TC_TOPO_MULTIDC ? " pod" : "",
-                           k == TC_TOPO_CLOS ? "ecmp or dmodk" : "dor, dor-positive, detour or line");
+                           k == TC_TOPO_FULL ? "full mesh" : tc_topo_kind_name(k),
+                           t->kind == TC_TOPO_MULTIDC ? " pod" : "", kind_routings(k));
+        }
         *out = routings[i].r;
         return TC_OK;
     }
     return tc_fail(err, TC_EINVAL,
-                   "unknown routing '%s': expected ecmp or dmodk (clos), dor, dor-positive, detour or line (torus)",
+                   "unknown routing '%s': expected ecmp or dmodk (clos), dor, dor-positive, detour or line (torus), "
+                   "direct or detour (full)",
                    s ? s : "");
 }
 
 static tc_routing resolve(tc_routing r, const tc_topo *t)
 {
-    tc_topo_kind want = r == TC_ROUTE_ECMP || r == TC_ROUTE_DMODK ? TC_TOPO_CLOS : TC_TOPO_TORUS;
     tc_topo_kind k = tc_topo_fabric_kind(t);
-    if (r == TC_ROUTE_DEFAULT || k != want)
-        return k == TC_TOPO_CLOS ? TC_ROUTE_ECMP : t->n_failed ? TC_ROUTE_DETOUR : TC_ROUTE_DOR;
+    if (r == TC_ROUTE_DEFAULT || !routing_fits(r, k))
+        return k == TC_TOPO_CLOS ? TC_ROUTE_ECMP
+               : t->n_failed     ? TC_ROUTE_DETOUR
+               : k == TC_TOPO_FULL ? TC_ROUTE_DIRECT
+                                   : TC_ROUTE_DOR;
     return r;
 }
 
@@ -1025,6 +1060,8 @@ uint32_t tc_topo_max_path(const tc_topo *t)
     tc_topo_info info;
     tc_topo_get_info(t, &info);
     uint32_t fabric = t->kind == TC_TOPO_CLOS ? 2 * (uint32_t)t->top_level + (t->nics ? 2 : 0) : info.diameter;
+    if (t->kind == TC_TOPO_FULL && t->n_failed)
+        fabric = 2; /* detour: through one other endpoint */
     if (t->kind == TC_TOPO_TORUS && t->n_failed) {
         /* detour: 3 links for a hop; line: the longer way round */
         fabric = 0;
@@ -1075,6 +1112,8 @@ uint32_t tc_topo_route(const tc_topo *t, tc_routing r, uint32_t src, uint32_t ds
                   !(t->node_size > 1 && src / t->node_size == dst / t->node_size);
     if (fabric && t->kind == TC_TOPO_CLOS)
         return tc_clos_route_ft(t, r, src, dst, links);
+    if (fabric && t->kind == TC_TOPO_FULL)
+        return tc_full_route_ft(t, r, src, dst, links);
     if (fabric && (r == TC_ROUTE_DETOUR || r == TC_ROUTE_LINE))
         return tc_torus_route_ft(t, r, src, dst, links);
     /* plain dimension order, a node or a tree hop: no alternative */
@@ -1106,6 +1145,8 @@ uint32_t tc_topo_route_healthy(const tc_topo *t, tc_routing r, uint32_t src, uin
         links[1] = t->node_lbase + 2 * dst + 1;
         return 2;
     }
+    if (t->kind == TC_TOPO_FULL)
+        return tc_full_route(t, src, dst, links);
     r = resolve(r, t);
     return t->kind == TC_TOPO_CLOS ? tc_clos_route(t, r, src, dst, links) : tc_torus_route(t, r, src, dst, links);
 }
@@ -1114,7 +1155,11 @@ uint32_t tc_topo_route_healthy(const tc_topo *t, tc_routing r, uint32_t src, uin
 
 const char *tc_topo_kind_name(tc_topo_kind k)
 {
-    return k == TC_TOPO_CLOS ? "clos" : k == TC_TOPO_TORUS ? "torus" : k == TC_TOPO_MULTIDC ? "multidc" : "?";
+    return k == TC_TOPO_CLOS      ? "clos"
+           : k == TC_TOPO_TORUS   ? "torus"
+           : k == TC_TOPO_MULTIDC ? "multidc"
+           : k == TC_TOPO_FULL    ? "full"
+                                  : "?";
 }
 
 const char *tc_link_kind_name(tc_link_kind k)
@@ -1132,6 +1177,8 @@ void tc_topo_get_info_as_is(const tc_topo *t, tc_topo_info *info)
         tc_clos_info_as_is(t, info);
     else if (t->kind == TC_TOPO_TORUS)
         info->bisection_Bps = tc_torus_bisection_as_is(t);
+    else if (t->kind == TC_TOPO_FULL)
+        info->bisection_Bps = tc_full_bisection_as_is(t);
 }
 
 void tc_topo_get_info(const tc_topo *t, tc_topo_info *info)
@@ -1146,6 +1193,8 @@ void tc_topo_get_info(const tc_topo *t, tc_topo_info *info)
     }
     if (t->kind == TC_TOPO_CLOS)
         tc_clos_info(t, info);
+    else if (t->kind == TC_TOPO_FULL)
+        tc_full_info(t, info);
     else
         tc_torus_info(t, info);
     uint32_t g = t->node_size;
@@ -1190,7 +1239,9 @@ const char *tc_topo_link_name(const tc_topo *t, uint32_t id, char *buf, size_t l
     if (t->kind == TC_TOPO_MULTIDC)
         return tc_multidc_link_name(t, id, buf, len);
     char a[96], b[96];
-    if (t->kind == TC_TOPO_CLOS)
+    if (t->kind == TC_TOPO_FULL)
+        snprintf(buf, len, "ep %u -> ep %u", l->src, l->dst);
+    else if (t->kind == TC_TOPO_CLOS)
         snprintf(buf, len, "%s -> %s", tc_clos_vertex_name(t, l->src, a, sizeof a),
                  tc_clos_vertex_name(t, l->dst, b, sizeof b));
     else /* a box's links by the parent's coordinates and dimensions */

@@ -82,6 +82,24 @@ double tc_torus_bisection_as_is(const tc_topo *t);
 void tc_torus_spec(const tc_topo *t, char *buf, size_t len);
 const char *tc_torus_vertex_name(const tc_topo *t, uint32_t v, char *buf, size_t len);
 
+/* Fully connected (full.c): at most TC_FULL_MAX_HOSTS endpoints, whose
+ * N (N - 1) directed links (1,047,552 at the bound, 32 MiB) stay well within
+ * the link bound. */
+#ifdef TOPOCC_FUZZ
+#define TC_FULL_MAX_HOSTS 256u
+#else
+#define TC_FULL_MAX_HOSTS 1024u
+#endif
+tc_status tc_full_configure(tc_spec *sp, tc_topo *t, uint64_t *fabric_links, tc_err *err);
+void tc_full_fill(tc_topo *t);
+uint32_t tc_full_route(const tc_topo *t, uint32_t src, uint32_t dst, uint32_t *links);
+/* Around failed links: direct (no detour) or detour (through one other
+ * endpoint); TC_NO_ROUTE where neither survives. */
+uint32_t tc_full_route_ft(const tc_topo *t, tc_routing r, uint32_t src, uint32_t dst, uint32_t *links);
+void tc_full_info(const tc_topo *t, tc_topo_info *info);
+double tc_full_bisection_as_is(const tc_topo *t);
+void tc_full_spec(const tc_topo *t, char *buf, size_t len);
+
 /* The CSR index of t's links (out_off, out_link); TC_EINTERNAL when out
  * of memory. */
 tc_status tc_topo_build_csr(tc_topo *t);
