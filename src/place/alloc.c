@@ -824,6 +824,8 @@ tc_status tc_place_shape_of(const tc_topo *t, const uint32_t *map, uint32_t p, u
             uint32_t k = distinct(v, p, what == 2 ? t->n_endpoints / div + 1 : slots / div + 1, &oom);
             *(what == 0 ? &out->leaves : what == 1 ? &out->pods : &out->nodes) = k;
         }
+    } else if (t->kind == TC_TOPO_FULL) {
+        /* every endpoint is one link from every other: no shape to report */
     } else {
         out->ndims = t->ndims;
         uint32_t lo[TC_MAX_DIMS], hi[TC_MAX_DIMS];
@@ -882,6 +884,8 @@ char *tc_place_shape_format(const tc_place_shape *sh, char *buf, size_t len)
             PUT(", %u pod%s", sh->pods, sh->pods == 1 ? "" : "s");
         if (sh->nodes)
             PUT(", %u node%s", sh->nodes, sh->nodes == 1 ? "" : "s");
+    } else if (sh->kind == TC_TOPO_FULL) {
+        PUT("%u endpoint%s of a full mesh (each pair on its own link)", sh->ranks, sh->ranks == 1 ? "" : "s");
     } else if (sh->slice) {
         PUT("slice %s at (", dims_str(sh->extent, sh->ndims, b, sizeof b));
         for (int d = 0; d < sh->ndims; d++)

@@ -783,7 +783,7 @@ static json_t *shape_json(const tc_place_shape *shp)
         json_object_set_new(pl, "pods", json_integer(sh.pods));
         if (sh.nodes)
             json_object_set_new(pl, "nodes", json_integer(sh.nodes));
-    } else {
+    } else if (sh.kind != TC_TOPO_FULL) {
         json_t *ext = json_array(), *org = json_array(), *wr = json_array(), *wo = json_array();
         for (int d = 0; d < sh.ndims; d++) {
             json_array_append_new(ext, json_integer(sh.extent[d]));
