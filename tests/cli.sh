@@ -72,6 +72,29 @@ bad "bad size range" compare --topo "$CLOS" --op allreduce --sizes 1MiB:1KiB
 bad "bad size factor" compare --topo "$CLOS" --op allreduce --sizes 1KiB:1MiB:1
 bad "topo without spec" topo
 bad "node not dividing endpoints" topo "torus:dims=3x3,node=2,node_bw=450GB/s"
+# full mesh (fully connected): spec errors, what it refuses, what it runs
+bad_says "full mesh of one endpoint" "at least 2 endpoints" topo "full:hosts=1"
+bad_says "full mesh beyond its bound" "at most 1024 endpoints" topo "full:hosts=4096"
+bad_says "full mesh without hosts" "needs hosts=N" topo "full:bw=100GB/s"
+bad_says "full mesh with a torus key" "unknown key 'dims' in full spec" topo "full:hosts=8,dims=2x4"
+bad_says "a torus routing on a full mesh" "use direct or detour" collective --topo "full:hosts=8" --op allreduce --size 1MiB --routing dor
+bad_says "a switch of a full mesh" "a full mesh has no switches" collective --topo "full:hosts=8" --op allreduce --size 1MiB --fail switch:1
+bad_says "a full mesh cut off under direct" "routing detour goes through another endpoint" collective --topo "full:hosts=8" --op alltoall --algo direct --size 1MiB --fail link:0 --routing direct
+bad_says "packed on a full mesh" "use first, random or list" collective --topo "full:hosts=8" --op allreduce --size 1MiB --ranks 4 --place packed
+bad_says "a full mesh's bill of materials" "full mesh's direct links" topo "full:hosts=8" --cost cost-2026
+bad_says "ocs with only a full mesh" "none of the topologies is a torus" cluster --topo "full:hosts=64" --synthetic 200,seed=3 --ocs 4
+good "full mesh topo" "full (fully connected: every pair of the 8 endpoints joined directly)" topo "full:hosts=8"
+good "full mesh links" "ep 0 -> ep 1" topo "full:hosts=4" --links
+good "full mesh ring all-reduce, hand value (14 x (1us + 8MiB / 100GB/s))" ",0.00118840512," collective --topo "full:hosts=8,bw=100GB/s,lat=1us,alpha=0" --op allreduce --algo ring --size 64MiB --format csv
+good "full mesh detour around a failed cable" ",detour," collective --topo "full:hosts=8" --op alltoall --algo direct --size 1MiB --fail link:0 --format csv
+good "full mesh in compare" "where each topology wins" compare --topo "full:hosts=8" --topo "torus:dims=2x4" --equalize injection=400Gbps --op allreduce,alltoall --sizes 1KiB:1MiB:32 --mode flow
+good "full mesh in failures" "slowdown" failures --topo "full:hosts=8" --op allreduce --algo ring --size 1MiB --fail-random links=2,seed=1 --trials 4
+good "full mesh in cluster" "^A  *200 " cluster --topo "full:hosts=64" --synthetic 200,seed=3
+printf '{"jobs": [{"name": "A", "op": "allreduce", "algo": "ring", "size": "1MiB", "endpoints": "0-3"}, {"name": "B", "op": "alltoall", "algo": "direct", "size": "1MiB", "ranks": 4}]}' >"$tmp/full_jobs.json"
+good "full mesh in concurrent" "ep 0 -> ep 1" concurrent --topo "full:hosts=8" --jobs "$tmp/full_jobs.json"
+printf '{"scenario": {"command": "collective", "network": {"topo": ["full:hosts=8"]}, "collective": {"op": "allreduce", "sizes": ["1MiB"]}}, "sweep": {"axes": {"network.topo[0]": ["full:hosts=8", "full:hosts=8,bw=800Gbps"]}}}' >"$tmp/full_mesh_sweep.json"
+good "full mesh in sweep" "" sweep "$tmp/full_mesh_sweep.json" -o "$tmp/full_mesh_sweep.jsonl" --quiet
+good "full mesh sweep results" "done 2 of 2" sweep --status "$tmp/full_mesh_sweep.jsonl"
 bad "unwritable output" compare --topo "$CLOS" --op allreduce --sizes 1KiB:1MiB --out /nonexistent/dir/x.json
 
 # --- flow simulator and concurrent jobs: bad input ---
