@@ -83,6 +83,7 @@ bad_says "a full mesh cut off under direct" "routing detour goes through another
 bad_says "packed on a full mesh" "use first, random or list" collective --topo "full:hosts=8" --op allreduce --size 1MiB --ranks 4 --place packed
 bad_says "a full mesh's bill of materials" "full mesh's direct links" topo "full:hosts=8" --cost cost-2026
 bad_says "ocs with only a full mesh" "none of the topologies is a torus" cluster --topo "full:hosts=64" --synthetic 200,seed=3 --ocs 4
+bad_says "NCCL on a full mesh" "a full mesh has no NICs" collective --topo "full:hosts=8" --op allreduce --algo nccl --size 1MiB
 good "full mesh topo" "full (fully connected: every pair of the 8 endpoints joined directly)" topo "full:hosts=8"
 good "full mesh links" "ep 0 -> ep 1" topo "full:hosts=4" --links
 good "full mesh ring all-reduce, hand value (14 x (1us + 8MiB / 100GB/s))" ",0.00118840512," collective --topo "full:hosts=8,bw=100GB/s,lat=1us,alpha=0" --op allreduce --algo ring --size 64MiB --format csv

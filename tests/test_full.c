@@ -147,6 +147,11 @@ static void bad_specs_and_refusals(void **state)
     tc_bom b;
     assert_int_equal(tc_bom_build(t, NULL, &b, &err), TC_EINVAL);
     assert_non_null(strstr(err.msg, "full mesh"));
+    /* NCCL's model needs NICs between nodes: refused; the MPI-style ones run */
+    assert_false(tc_coll_valid(TC_OP_ALLREDUCE, TC_ALGO_NCCL, 8, t, &err));
+    assert_non_null(strstr(err.msg, "no NICs"));
+    assert_false(tc_coll_valid(TC_OP_ALLREDUCE, TC_ALGO_NCCL_RING, 8, t, &err));
+    assert_true(tc_coll_valid(TC_OP_ALLREDUCE, TC_ALGO_RING, 8, t, &err));
     tc_topo *other = topo("clos:down=4x2,up=1x2");
     assert_int_equal(tc_routing_parse("direct", other, &r, &err), TC_EINVAL);
     tc_topo_free(other);

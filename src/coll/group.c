@@ -101,6 +101,10 @@ bool tc_coll_valid_groups(tc_op op, tc_algo algo, const tc_groups *g, tc_err *er
 tc_status tc_groups_nccl_view(const tc_groups *g, const tc_topo *t, const uint32_t *map, tc_topo **out, tc_err *err)
 {
     *out = NULL;
+    if (t->kind == TC_TOPO_FULL)
+        return tc_fail(err, TC_EINVAL, "NCCL's algorithms over sub-groups of a full mesh: NCCL's model takes GPUs "
+                                       "that reach other nodes through NICs on a Clos or torus fabric, and a full "
+                                       "mesh has no NICs");
     /* The view is one Clos: across a multidc's long-haul links NCCL's
      * latency model (constants, the deepest tree path) would leave their
      * latency out, so groups must stay inside pods there. */

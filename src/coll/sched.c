@@ -858,6 +858,11 @@ static bool impl_valid(tc_op op, tc_algo a, uint32_t p, const tc_topo *topo, tc_
         tc_fail(err, TC_EINVAL, "sendrecv is point-to-point, one message from each rank to the next");
         return false;
     }
+    if (topo && topo->kind == TC_TOPO_FULL && tc_algo_is_nccl(a)) {
+        tc_fail(err, TC_EINVAL, "NCCL's algorithms model GPUs that reach other nodes through NICs on a Clos or "
+                                "torus fabric, and a full mesh has no NICs");
+        return false;
+    }
     return im->valid(op, p, topo, err);
 }
 
