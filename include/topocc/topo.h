@@ -116,7 +116,7 @@ const char *tc_nic_path_name(tc_nic_path p);
 int tc_nic_path_level(tc_nic_path p);
 
 typedef enum {
-    TC_ROUTE_DEFAULT = 0,  /* ecmp on a Clos; dor on a torus (detour with failures) */
+    TC_ROUTE_DEFAULT = 0,  /* ecmp on a Clos; dor on a torus, direct on a full mesh (detour with failures) */
     TC_ROUTE_ECMP,         /* Clos: hash(src, dst, seed) over equal-cost up-links */
     TC_ROUTE_DMODK,        /* Clos: destination mod k (Zahavi) */
     TC_ROUTE_DOR,          /* torus: dimension order, shortest way, ties split by source parity */
@@ -412,7 +412,8 @@ void tc_fail_drawn_free(tc_fail_drawn *d);
  * out (capacity n_links / 2) and returns their count. */
 uint32_t tc_topo_fabric_cables(const tc_topo *t, bool host, bool scaleup, uint32_t *out);
 
-/* Parses "ecmp", "dmodk", "dor", "dor-positive" and checks that it fits the topology. */
+/* Parses "ecmp", "dmodk", "dor", "dor-positive", "detour", "line", "direct" (or "default") and checks that it
+ * fits the topology (t NULL: any). */
 tc_status tc_routing_parse(const char *s, const tc_topo *t, tc_routing *out, tc_err *err);
 const char *tc_routing_name(tc_routing r, const tc_topo *t);
 
