@@ -184,6 +184,48 @@ static void random_reducing_schedules_agree(void **state)
     assert_true(alone > 5);
 }
 
+/* A run of transfers between the same two ranks in one step, a copy then
+ * a reduction of the same bytes (dbtree's all-reduce on 2 ranks: rank 1
+ * sends rank 0 a block to copy, then one to reduce; rank 0 sends rank 1
+ * its two apart): the reduction takes its receiver's reductions longer
+ * than the copy. Steps times each transfer of a run unless it takes the
+ * time of the one before it; the reduced one does not. Rank 1's uplink at
+ * a quarter of its bandwidth is the mirror image of rank 0's: the same
+ * time (without the reduction's term rank 1's took 0.678 ms, rank 0's
+ * 1.091 ms). */
+static void a_reduction_after_a_copy_in_a_run_is_charged(void **state)
+{
+    (void)state;
+    const char *spec = "clos:down=2,up=1,lat=0,hop_lat=0,alpha=0,reduce_bw=10GB/s";
+    tc_topo *a = topo(spec), *b = topo(spec);
+    tc_err err = {{0}};
+    /* host 0 -> leaf 0 is link 0, host 1 -> leaf 0 link 2 */
+    assert_int_equal(tc_topo_degrade_link(a, 0, 0.25, &err), TC_OK);
+    assert_int_equal(tc_topo_degrade_link(b, 2, 0.25, &err), TC_OK);
+    tc_sched *sa = sched(a, TC_OP_ALLREDUCE, TC_ALGO_DBTREE, 2, 8 << 20);
+    tc_sched *sb = sched(b, TC_OP_ALLREDUCE, TC_ALGO_DBTREE, 2, 8 << 20);
+    /* the schedule has such a run, into rank 0 */
+    bool run = false;
+    tc_xfers x;
+    tc_xfers_init(&x, false);
+    for (uint32_t st = 0; st < sa->nsteps && !run; st++) {
+        x.n = 0;
+        assert_int_equal(tc_sched_emit(sa, st, &x), TC_OK);
+        for (size_t i = 1; i < x.n; i++)
+            if (x.v[i].src == x.v[i - 1].src && x.v[i].dst == x.v[i - 1].dst && x.v[i].bytes == x.v[i - 1].bytes &&
+                !x.v[i - 1].reduce && x.v[i].reduce && x.v[i].src == 1 && x.v[i].dst == 0)
+                run = true;
+    }
+    tc_xfers_free(&x);
+    assert_true(run);
+    for (tc_mode m = TC_MODE_FORMULA; m <= TC_MODE_STEPS; m++)
+        assert_rel(eval_mode(a, sa, m, false), eval_mode(b, sb, m, false), 1e-12, tc_mode_name(m));
+    tc_sched_free(sa);
+    tc_sched_free(sb);
+    tc_topo_free(a);
+    tc_topo_free(b);
+}
+
 /* The spec: the rate is named in the topology's spec, and a rate that is
  * not one is refused naming the key. */
 static void reduce_bw_in_the_spec(void **state)
@@ -211,6 +253,7 @@ int main(void)
         cmocka_unit_test(reduce_bw_adds_each_reduced_block_by_hand),
         cmocka_unit_test(copies_and_nccl_protocols_take_no_reduction_cost),
         cmocka_unit_test(random_reducing_schedules_agree),
+        cmocka_unit_test(a_reduction_after_a_copy_in_a_run_is_charged),
         cmocka_unit_test(reduce_bw_in_the_spec),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

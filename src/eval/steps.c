@@ -173,7 +173,8 @@ static void count_pass(const tc_topo *t, const tc_sched *sc, const tc_eval_opts 
  * its path's latency and its bytes at its share of its busiest link; out
  * (and *bottleneck) the largest so far. A run of transfers between the
  * same ranks shares its route, latency and share; a transfer of the bytes
- * of the one before it in its run takes its time, and changes nothing. */
+ * of the one before it in its run takes its time, and changes nothing
+ * (where a reduction costs time, one that reduces as that one does). */
 static void time_pass(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *o, const tc_xfers *x, tc_steps_ws *w,
                       const double *scale, size_t n, double *out, uint32_t *bottleneck)
 {
@@ -221,7 +222,9 @@ static void time_pass(const tc_topo *t, const tc_sched *sc, const tc_eval_opts *
         }
         for (e = i; e < x->n && x->v[e].src == tr->src && x->v[e].dst == tr->dst; e++) {
             double bytes = x->v[e].bytes;
-            if (e > i && bytes == x->v[e - 1].bytes)
+            /* (a reduced transfer after a copy of its bytes takes longer:
+             * its receiver's reductions) */
+            if (e > i && bytes == x->v[e - 1].bytes && (!(gamma > 0) || x->v[e].reduce == x->v[e - 1].reduce))
                 continue;
             double b = share < INFINITY ? (proto ? bytes * wire : bytes) / share : 0;
             /* its receiver's reductions of the step, one after another,
