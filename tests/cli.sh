@@ -18,6 +18,10 @@ bad "spec without kind keys" collective --topo "clos:" --op allreduce --size 1Mi
 # plus 7 reductions of 1 MiB at 25 GB/s: 296.4 + 293.6 us
 good "reduce_bw charges the reductions" "^time  *590us" collective --topo clos:down=8,up=1,alpha=0,reduce_bw=25GB/s --op allreduce --algo ring --size 8MiB --mode steps
 good "reduce_bw in flow" "^time  *590us" collective --topo clos:down=8,up=1,alpha=0,reduce_bw=25GB/s --op allreduce --algo ring --size 8MiB --mode flow
+# --flow-bounds: the links' figures see no reduction (a direct reduce-scatter of 16 MiB on 16 ranks
+# at 1 GB/s simulates to 16.06 ms, where the bounds read [329.8us, 329.8us])
+bad_says "flow bounds with a reduction cost" "flow bounds take no reduction cost" collective --topo clos:down=16,up=1,alpha=1us,reduce_bw=1GB/s --op reducescatter --algo direct --size 16MiB --mode flow --flow-bounds
+good "flow bounds with reduce_bw and nothing reduced" "^bounds " collective --topo clos:down=16,up=1,alpha=1us,reduce_bw=1GB/s --op alltoall --algo direct --size 16MiB --mode flow --flow-bounds
 bad_says "reduce_bw that is no rate" "clos key 'reduce_bw': invalid rate 'fast'" collective --topo clos:down=8,up=1,reduce_bw=fast --op allreduce --size 1MiB
 bad_says "spec with a leading empty item" "empty key=value between commas" topo "clos:,down=4x4,up=1x4"
 bad_says "preset with a leading empty item" "empty key=value between commas" nccl-tests --preset dgx-h100:,nodes=2 -b 1M -e 1M

@@ -57,6 +57,7 @@ typedef struct bd {
     uint32_t p, nb, width, nl;
     double lat_lo, lat_hi; /* the messages' path latencies, least and most */
     double alpha, cap_rate; /* the per-flow rate cap (0: none) */
+    double gamma;        /* seconds per byte a rank reduces (tc_eval_gamma): refused */
     uint32_t *slots;     /* per rank: messages it has sent so far */
     double *bins;        /* n_links x nb x nl: bytes routed over the link, by the bins of their start and latency */
     double *weight;      /* per link: path fractions summed over its flows (W_L) */
@@ -144,6 +145,7 @@ static tc_status bd_init(bd *B, const tc_topo *t, const tc_flow_job *job, const 
     B->p = s->req.p;
     B->alpha = t->alpha > 0 ? t->alpha : 0;
     B->cap_rate = o->rate_cap_Bps > 0 ? o->rate_cap_Bps : 0;
+    B->gamma = tc_eval_gamma(t, s);
     uint32_t fanout = s->phases[0].fanout;
     bd_nbins(t, fanout, B->alpha, &B->nb, &B->nl);
     B->width = fanout > B->nb ? (fanout + B->nb - 1) / B->nb : 1;
@@ -199,6 +201,14 @@ static tc_status bd_message(bd *B, int pass, const tc_xfer *x, tc_err *err)
         B->transfers++;
     if (a == b)
         return TC_OK; /* a local copy: instantaneous, no overhead (flow.h) */
+    /* A reduction cost (reduce_bw=): a receiver reduces its messages one
+     * after another as they arrive, which the links' figures do not see
+     * (the simulation's time would lie above the upper end). */
+    if (pass == 0 && B->gamma > 0 && x->reduce)
+        return tc_fail(err, TC_EINVAL,
+                       "flow bounds take no reduction cost: with reduce_bw= rank %u reduces what rank %u sends it, "
+                       "one message after another, which only a simulation times (no --flow-bounds)",
+                       x->dst, x->src);
     uint32_t slot = ++B->slots[x->src];
     double start = slot * B->alpha;
     uint32_t n = fl_route(&B->S, a, b);
