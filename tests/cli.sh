@@ -21,6 +21,8 @@ good "reduce_bw in flow" "^time  *590us" collective --topo clos:down=8,up=1,alph
 # --flow-bounds: the links' figures see no reduction (a direct reduce-scatter of 16 MiB on 16 ranks
 # at 1 GB/s simulates to 16.06 ms, where the bounds read [329.8us, 329.8us])
 bad_says "flow bounds with a reduction cost" "flow bounds take no reduction cost" collective --topo clos:down=16,up=1,alpha=1us,reduce_bw=1GB/s --op reducescatter --algo direct --size 16MiB --mode flow --flow-bounds
+bad_says "no flow bounds hint with a reduction cost" "the flow simulation needs about" collective --topo clos:down=16,up=1,reduce_bw=1GB/s --op reducescatter --algo direct --sizes 1MiB:4MiB --mode flow --mem-limit 1KiB
+bad_says "the flow bounds hint without one" "flow-bounds bounds this one-step schedule instead" collective --topo clos:down=16,up=1 --op reducescatter --algo direct --sizes 1MiB:4MiB --mode flow --mem-limit 1KiB
 good "flow bounds with reduce_bw and nothing reduced" "^bounds " collective --topo clos:down=16,up=1,alpha=1us,reduce_bw=1GB/s --op alltoall --algo direct --size 16MiB --mode flow --flow-bounds
 bad_says "reduce_bw that is no rate" "clos key 'reduce_bw': invalid rate 'fast'" collective --topo clos:down=8,up=1,reduce_bw=fast --op allreduce --size 1MiB
 bad_says "spec with a leading empty item" "empty key=value between commas" topo "clos:,down=4x4,up=1x4"

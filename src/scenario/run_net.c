@@ -110,7 +110,10 @@ static void sweep_mem_need(const tc_topo *t, const tc_coll_req *req, const doubl
             double e = tc_flow_mem_estimate(t, &job, 1, fo);
             if (e > *need) {
                 *need = e;
-                *one_step = sc->nsteps == 1 && !sc->proto && !fo->bounds;
+                /* flow bounds refuse a step with a reduction to charge
+                 * (reduce_bw=): no hint of them there */
+                bool reduces = r.op == TC_OP_ALLREDUCE || r.op == TC_OP_REDUCESCATTER || r.op == TC_OP_REDUCE;
+                *one_step = sc->nsteps == 1 && !sc->proto && !fo->bounds && !(reduces && t->reduce_bw > 0);
             }
             tc_sched_free(sc);
         }
