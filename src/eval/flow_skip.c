@@ -61,6 +61,7 @@ typedef struct sk_flow {
     int32_t step;          /* f_step - k */
     uint32_t src, dst;
     uint8_t state, heap;   /* heap: it has a pending event */
+    uint8_t red;           /* its receiver reduces it (fl_flow.red) */
     double bytes, rem, rate, key, issue, lat; /* rem at now; key, issue: - now */
 } sk_flow;
 
@@ -323,6 +324,7 @@ static bool snap_take(fl_sim *S, sk_snap *x, uint32_t k)
         e->dst = S->fl[f].dst;
         e->state = st;
         e->heap = in_heap;
+        e->red = S->fl[f].red;
         e->bytes = S->fl[f].bytes;
         e->lat = st == ST_ALPHA || st == ST_WIRE ? 0 : S->fl[f].lat; /* set when it starts */
         e->rate = st == ST_XMIT ? S->fl[f].rate : 0;
@@ -357,7 +359,7 @@ static bool snap_same(const fl_sim *S, const sk_snap *a, const sk_snap *b, uint3
     for (size_t i = 0; i < a->nfl; i++) {
         const sk_flow *x = &a->fl[i], *y = &b->fl[i];
         if (x->step != y->step || x->src != y->src || x->dst != y->dst || x->state != y->state ||
-            x->heap != y->heap || x->bytes != y->bytes || x->lat != y->lat || x->rate != y->rate ||
+            x->heap != y->heap || x->red != y->red || x->bytes != y->bytes || x->lat != y->lat || x->rate != y->rate ||
             x->rem != y->rem || x->key != y->key || x->issue != y->issue)
             return false;
     }
