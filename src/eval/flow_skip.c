@@ -618,9 +618,11 @@ void fl_skip_batch(fl_sim *S)
                 /* record the repeat where to_end may use it: the run goes
                  * to the schedule's end, no rank folded, no flow in the
                  * solver (flow.c stops the recording when one enters it,
-                 * or when a flow's rate applies later than its start) */
+                 * or when a flow's rate applies later than its start), no
+                 * reduction clock (a later step's reduction taken before
+                 * an earlier one's would be gone at the end) */
                 S->nrecs = 0;
-                S->rec = !S->fold_T && ph_end == J->nsteps && solver_empty(S);
+                S->rec = !S->fold_T && ph_end == J->nsteps && solver_empty(S) && !J->rclk;
                 S->ht = -INFINITY;
             }
             break;
