@@ -130,6 +130,8 @@ double tc_nccl_ring_net_step_s(const tc_topo *t, tc_proto p);
 tc_status tc_proto_parse(const char *s, bool as_mask, tc_proto *proto, uint8_t *mask, tc_err *err);
 
 const char *tc_op_name(tc_op op);
+/* Whether op reduces: all-reduce, reduce-scatter, reduce. */
+bool tc_op_reduces(tc_op op);
 const char *tc_algo_name(tc_algo a);
 tc_status tc_op_parse(const char *s, tc_op *out, tc_err *err);
 /* nccl-tests bus bandwidth factor for p ranks (sendrecv: 1 for any p). */

@@ -501,11 +501,6 @@ static uint32_t slot_of(const chk_data *d, uint32_t k)
     return d->slots ? d->slots[k] : k;
 }
 
-static bool is_reduction(tc_op op)
-{
-    return op == TC_OP_ALLREDUCE || op == TC_OP_REDUCESCATTER || op == TC_OP_REDUCE;
-}
-
 /* Fills the buffers and, for reductions, each tracked slot's expected sum
  * (computed once: the final comparison is then O(p x w), not O(p^2 x w)). */
 static void init_buffers(chk_data *d)
@@ -539,9 +534,9 @@ static tc_status data_init(chk_data *d, const tc_sched *s, uint32_t *slots, int3
     d->slots = slots;
     d->where = where;
     d->buf = tc_calloc((size_t)d->P * w, sizeof *d->buf);
-    if (is_reduction(s->req.op))
+    if (tc_op_reduces(s->req.op))
         d->sum = tc_calloc(w, sizeof *d->sum);
-    if (!d->buf || (is_reduction(s->req.op) && !d->sum))
+    if (!d->buf || (tc_op_reduces(s->req.op) && !d->sum))
         return tc_fail(err, TC_EINTERNAL, "out of memory for %u ranks x %u slots", d->p, w);
     init_buffers(d);
     return TC_OK;

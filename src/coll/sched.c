@@ -411,11 +411,16 @@ const char *tc_redop_name(tc_redop op)
     return (unsigned)op < sizeof redops / sizeof *redops ? redops[op] : "sum";
 }
 
+bool tc_op_reduces(tc_op op)
+{
+    return op == TC_OP_ALLREDUCE || op == TC_OP_REDUCESCATTER || op == TC_OP_REDUCE;
+}
+
 const char *tc_redop_column(tc_op op, uint8_t redop)
 {
     /* sendrecv: nccl-tests passes its -o (sum by default) to TimeTest,
      * which prints it (v2.13.10 src/sendrecv.cu:103, src/common.cu:73) */
-    return op == TC_OP_ALLREDUCE || op == TC_OP_REDUCESCATTER || op == TC_OP_REDUCE || op == TC_OP_SENDRECV
+    return tc_op_reduces(op) || op == TC_OP_SENDRECV
                ? tc_redop_name((tc_redop)redop)
                : "none";
 }

@@ -56,6 +56,15 @@ tc_status tc_eval_cut_off(const tc_topo *t, const tc_sched *s, const tc_eval_opt
                    a, b, tc_routing_name(r, t), tc_eval_cut_hint(t, r, vs, vd));
 }
 
+/* Seconds per byte a rank takes to reduce what it receives (gamma):
+ * 1 / reduce_bw of the topology, 0 where not given and for an NCCL
+ * protocol, whose bandwidths include its reduction (docs/MODEL.md,
+ * "Reduction cost"). */
+double tc_eval_gamma(const tc_topo *t, const tc_sched *sc)
+{
+    return t->reduce_bw > 0 && sc->proto == TC_PROTO_NONE ? 1 / t->reduce_bw : 0;
+}
+
 const char *tc_eval_cut_hint(const tc_topo *t, tc_routing r, uint32_t vs, uint32_t vd)
 {
     if (r == TC_ROUTE_DIRECT && t->kind == TC_TOPO_FULL)

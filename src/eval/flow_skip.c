@@ -243,7 +243,6 @@ tc_status fl_skip_init(fl_sim *S)
         S->skip_off = "tracing";
     else if (S->njobs != 1)
         S->skip_off = "several jobs";
-
     if (S->skip_off)
         return TC_OK;
     fl_job *J = &S->jobs[0];

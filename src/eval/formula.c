@@ -730,9 +730,9 @@ static void ctx_init(fm_ctx *c, const tc_topo *t, const tc_sched *s, const tc_ev
     /* Rails: ranks are not host slots (the steps path routes them). */
     /* A reduction cost (reduce_bw=) is charged per received transfer by
      * the steps path, which an operation that reduces takes. */
-    bool reduces = s->req.op == TC_OP_ALLREDUCE || s->req.op == TC_OP_REDUCESCATTER || s->req.op == TC_OP_REDUCE;
     c->closed_ok = identity && !t->hslot && !s->proto && t->n_degraded == 0 && t->n_failed == 0 &&
-                   (t->kind != TC_TOPO_CLOS || c->routing == TC_ROUTE_DMODK) && !(reduces && tc_eval_gamma(t, s) > 0);
+                   (t->kind != TC_TOPO_CLOS || c->routing == TC_ROUTE_DMODK) &&
+                   !(tc_op_reduces(s->req.op) && tc_eval_gamma(t, s) > 0);
 }
 
 static tc_status formula_run(const tc_topo *t, const tc_sched *s, const tc_eval_opts *o, const double *sizes, size_t n,

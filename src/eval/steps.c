@@ -125,15 +125,6 @@ static size_t run_end(const tc_xfers *x, size_t i)
     return e;
 }
 
-/* Seconds per byte a rank takes to reduce what it receives (gamma):
- * 1 / reduce_bw of the topology, 0 where not given and for an NCCL
- * protocol, whose bandwidths include its reduction (docs/MODEL.md,
- * "Reduction cost"). */
-double tc_eval_gamma(const tc_topo *t, const tc_sched *sc)
-{
-    return t->reduce_bw > 0 && sc->proto == TC_PROTO_NONE ? 1 / t->reduce_bw : 0;
-}
-
 /* The first pass over a step's transfers (or a part of them): the flows
  * on each link, the messages of each sender and, with a reduction cost,
  * the bytes each rank reduces; a run of transfers between the same ranks

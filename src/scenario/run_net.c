@@ -112,8 +112,7 @@ static void sweep_mem_need(const tc_topo *t, const tc_coll_req *req, const doubl
                 *need = e;
                 /* flow bounds refuse a step with a reduction to charge
                  * (reduce_bw=): no hint of them there */
-                bool reduces = r.op == TC_OP_ALLREDUCE || r.op == TC_OP_REDUCESCATTER || r.op == TC_OP_REDUCE;
-                *one_step = sc->nsteps == 1 && !sc->proto && !fo->bounds && !(reduces && t->reduce_bw > 0);
+                *one_step = sc->nsteps == 1 && !sc->proto && !fo->bounds && !(tc_op_reduces(r.op) && t->reduce_bw > 0);
             }
             tc_sched_free(sc);
         }
