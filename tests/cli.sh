@@ -995,7 +995,7 @@ bad_says "nccl-tests --compare: a blank redop is no reduction's" "holds rows wit
 bad_says "nccl-tests --compare: v2.11.0's all-to-all for all-reduce" "the file is of an operation without a reduction" nccl-tests --preset dgx-h100 --compare "$DATA/constructed_nccltests2.11.0_layout_8rank_alltoall.txt"
 nt_hdr() { printf '# %10s  %12s  %8s' size count type; for c in "$@"; do printf '  %6s' "$c"; done; printf '  %7s  %6s  %6s  %5s\n' time algbw busbw error; }
 { nt_hdr; printf '     1048576         32768     float    25.31   41.43   36.25  0e+00    24.87   42.16   36.89  0e+00\n'; } >"$tmp/nt_ag211.txt"
-good "nccl-tests --compare: v2.11.0's all-gather (no redop, no root)" "     1048576         53.01         36.25" nccl-tests --preset dgx-h100 --op allgather --compare "$tmp/nt_ag211.txt"
+good "nccl-tests --compare: v2.11.0's all-gather (no redop, no root)" "     1048576         53.00         36.25" nccl-tests --preset dgx-h100 --op allgather --compare "$tmp/nt_ag211.txt"
 { nt_hdr root; printf '     1048576        262144     float       0    20.00   52.43   52.43  0e+00    20.00   52.43   52.43  0e+00\n'; } >"$tmp/nt_bc211.txt"
 good "nccl-tests --compare: v2.11.0's broadcast (root, no redop)" "  52.43 " nccl-tests --preset dgx-h100 --op broadcast --compare "$tmp/nt_bc211.txt"
 printf '#      bytes             N    type      op     time  algbw  busbw      res     time  algbw  busbw      res\n     1048576        262144   float     sum    0.020  52.43  91.75    1e-07    0.020  52.43  91.75    1e-07\n' >"$tmp/nt_v1.txt"
@@ -1187,14 +1187,14 @@ good "NCCL_MIN_CTAS raises NVLS's channels (nvls.cc:259)" "^algorithm *nccl:NVLS
 unset NCCL_MIN_CTAS
 good "CollNet's channels: the graph's plus a half, then maxch (connect.cc:447-452, 465-469)" "^algorithm *nccl-collnet-direct:Simple,8ch" collective --preset dgx-a100:nodes=4,sharp=1 --op allreduce --size 1GiB --algo nccl-collnet-direct:maxch=8
 good "maxch changes the channels run, not NCCL's choice (the graph's channels)" "^algorithm *nccl:CollNetDirect,Simple,8ch" collective --preset dgx-a100:nodes=4,sharp=1 --op allreduce --size 1GiB --algo nccl:maxch=8
-good "LL128's ring cap is per channel: maxch=2 runs 2 of the graph's 16 (8 x 36.7 x 2/16 GB/s)" "^busbw *36.67GB/s" collective --preset dgx-h100 --op allreduce --size 1GiB --algo nccl-ring:proto=LL128,maxch=2
+good "LL128's ring cap is per channel: maxch=2 runs 2 of the node's 24 (12 x 36.7 x 2/24 GB/s)" "^busbw *36.67GB/s" collective --preset dgx-h100 --op allreduce --size 1GiB --algo nccl-ring:proto=LL128,maxch=2
 good "--phases of a chain: lock step's phases, a pipeline's time, said" "it is not their sum" collective --preset dgx-h100:nodes=2 --op broadcast --algo nccl-ring --size 64MiB --phases
 good "broadcast chains over sub-groups are pipelines too (as 2 nodes alone)" "^time *731.5us (the slowest group)" collective --preset dgx-a100:nodes=4 --op broadcast --algo nccl-ring --size 64MiB --group block=16
-good "LL128's ring cap with every channel" "^busbw *291.7GB/s" collective --preset dgx-h100 --op allreduce --size 1GiB --algo nccl-ring:proto=LL128
+good "LL128's ring on one H100 node: 12 search channels x 36.7 GB/s do not bind, NVLink at 120/128 does" "^busbw *345GB/s" collective --preset dgx-h100 --op allreduce --size 1GiB --algo nccl-ring:proto=LL128
 export NCCL_ALGO=NVLS NCCL_PROTO=LL NCCL_NVLS_ENABLE=0
 good "NCCL_NVLS_ENABLE=0 with NCCL_ALGO=NVLS across nodes: Ring and Tree on again, NCCL_PROTO kept" "^algorithm *nccl:Ring,LL,16ch" collective --preset dgx-h100:nodes=2 --op allreduce --size 1GiB --algo nccl
 unset NCCL_ALGO NCCL_PROTO NCCL_NVLS_ENABLE
-good "--group keeps the algorithm's NCCL options (algo=)" "^algorithm *nccl:Ring,Simple,16ch" collective --preset dgx-h100:nodes=2 --op allreduce --size 1GiB --algo nccl:algo=Ring --group node
+good "--group keeps the algorithm's NCCL options (algo=); a node's 24 channels" "^algorithm *nccl:Ring,Simple,24ch" collective --preset dgx-h100:nodes=2 --op allreduce --size 1GiB --algo nccl:algo=Ring --group node
 bad "nccl-tests: an empty option value" nccl-tests --preset dgx-h100 --group ""
 bad "--profiles: no such directory" collective --profiles /nonexistent --preset dgx-h100 --op allreduce --size 1MiB
 bad "--profiles: a file, not a directory" collective --profiles /etc/passwd --preset dgx-h100 --op allreduce --size 1MiB
@@ -1210,7 +1210,7 @@ bad "nccl-tests --compare: a NUL byte (/dev/zero never ends)" nccl-tests --prese
 bad "report: a NUL byte (/dev/zero never ends)" report /dev/zero -o "$tmp/rep_zero"
 good "--group node --phases with NCCL's choice: built on the communicator's view" "it is not their sum" collective --preset dgx-a100:nodes=2 --op broadcast --size 4MiB --algo nccl --group node --phases
 good "--group node --phases of NCCL's all-reduce" "^phase  label" collective --preset dgx-a100:nodes=2 --op allreduce --size 4MiB --algo nccl --group node --phases
-good "--group keeps the algorithm's NCCL options (nvls=0)" "^algorithm *nccl:Ring,Simple,16ch" collective --preset dgx-h100:nodes=2 --op allreduce --size 1GiB --algo nccl:nvls=0 --group node
+good "--group keeps the algorithm's NCCL options (nvls=0); a node's 24 channels" "^algorithm *nccl:Ring,Simple,24ch" collective --preset dgx-h100:nodes=2 --op allreduce --size 1GiB --algo nccl:nvls=0 --group node
 export NCCL_NVLS_ENABLE=0
 good "NCCL_NVLS_ENABLE=0 holds over groups (as nccl-tests -g below the node runs)" "^algorithm *nccl:Ring,Simple" collective --preset dgx-h100:nodes=2 --op allreduce --size 1GiB --algo nccl --group block=8
 unset NCCL_NVLS_ENABLE

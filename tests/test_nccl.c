@@ -1265,14 +1265,15 @@ static void one_nvswitch_node_by_hand(void **state)
     got = eval_time(t, TC_OP_ALLREDUCE, 8, TC_PROTO_LL, 0, TC_MODE_FORMULA, false, TC_ROUTE_DMODK);
     if (!(got >= 15.0e-6 && got < 15.0e-6 + 14 * 16 / (185.4e9 / 16)))
         fail_msg("8 B LL: %.9g s, NCCL's model 15.0 us", got);
-    /* LL at 64 KiB runs 2 of the 16 channels (65536 < 3 x 512 x 8 x 8):
-     * min(141, 2/16 x 0.5 x 370.8) = 23.175 GB/s together (tuning.cc:180
-     * with the channels run) */
+    /* LL at 64 KiB runs 2 of NCCL's 24 channels on this node (65536 < 3 x
+     * 512 x 8 x 8; its ring graph is 12 channels of 30 GB/s, 360 GB/s):
+     * min(141, 2/24 x 0.5 x 360) = 15 GB/s together (tuning.cc:180 with
+     * the channels run) */
     tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL_RING, .p = 8, .bytes = 65536, .elt = 4,
                        .proto = TC_PROTO_LL};
     tc_sched *s = sched_req(t, req);
-    if (s->channels != 2 || fabs(s->rate_cap_Bps * s->channels - 23.175e9) > 1e-3)
-        fail_msg("LL 64 KiB: %u channels, %.6g GB/s together, by hand 2 and 23.175", s->channels,
+    if (s->channels != 2 || fabs(s->rate_cap_Bps * s->channels - 15e9) > 1e-3)
+        fail_msg("LL 64 KiB: %u channels, %.6g GB/s together, by hand 2 and 15", s->channels,
                  s->rate_cap_Bps * s->channels / 1e9);
     tc_sched_free(s);
     /* the same 2 channels run whatever NCCL variable set the count before
@@ -1287,12 +1288,70 @@ static void one_nvswitch_node_by_hand(void **state)
         else
             q.min_ctas = 32;
         s = sched_req(t, q);
-        if (s->channels != 2 || fabs(s->rate_cap_Bps * s->channels - 23.175e9) > 1e-3)
-            fail_msg("LL 64 KiB, setting %d: %u channels, %.6g GB/s together, by hand 2 and 23.175", v, s->channels,
+        if (s->channels != 2 || fabs(s->rate_cap_Bps * s->channels - 15e9) > 1e-3)
+            fail_msg("LL 64 KiB, setting %d: %u channels, %.6g GB/s together, by hand 2 and 15", v, s->channels,
                      s->rate_cap_Bps * s->channels / 1e9);
         tc_sched_free(s);
     }
     tc_topo_free(t);
+}
+
+/* NCCL's ring graph on one NVSwitch node, by hand from ncclTopoCompute
+ * (src/graph/search.cc at v2.21.5-1) for GPUs whose NVLink totals T GB/s:
+ * - A100 (12 x 20 = 240, pre-SM90 speeds 40, 30, 20, ...): 6 channels of
+ *   40 reach T (done); doubled to 12 of 20 (40 >= 25); pass 2 finds no
+ *   faster speed with 12 channels (30: 8, 40: 6). NCCL runs 24, as the
+ *   HGX A100 log of NVIDIA/nccl-tests#100 prints ("Channel 23/24").
+ * - H100 (18 x 20.6 = 370.8, SM90 speeds 60, 50, 40, 30, 24, ...): 6 of 60
+ *   (360); 7 of 50 and 9 of 40 and 12 of 30 no better; 24 / 60 < 0.49
+ *   stops; 60 >= 50: doubled to 12 of 30; nothing faster holds 12. NCCL
+ *   runs 24.
+ * - 721.8 GB/s (B200's NVLink, Hopper's lists as 2.21.5 gives Blackwell):
+ *   12 of 60 (720); 14 of 50, 16 of 40 (the 16-channel cap) no better;
+ *   doubled to min(24, 16) = 16 of 60 / 2 = 30; pass 2 raises it to 16 of
+ *   40 (640), 50 and 60 hold fewer than 16. NCCL runs 32.
+ * - DGX-2's V100 (6 x 20 = 120): 3 of 40 reach it; 6 of 20.
+ * - 24 GB/s (pre-SM90): 1 of 20, 18, 15 until 2 of 12 reach it; 12 < 25
+ *   is not doubled.
+ * Through the schedules: the channels nccl-ring runs on one node of each
+ * preset, and across nodes twice the rails as before. */
+static void ring_graph_on_one_node_is_nccls_search(void **state)
+{
+    (void)state;
+    struct {
+        double total;
+        bool sm90;
+        uint32_t n;
+        double bw;
+    } c[] = {{240, false, 12, 20}, {370.8, true, 12, 30}, {360, true, 12, 30},
+             {721.8, true, 16, 40}, {120, false, 6, 20},  {24, false, 2, 12}};
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        uint32_t n = 0;
+        double bw = 0;
+        tc_nccl_ring_graph_one_node(c[i].total, c[i].sm90, &n, &bw);
+        if (n != c[i].n || fabs(bw - c[i].bw) > 1e-12)
+            fail_msg("%.1f GB/s, sm90 %d: %u channels of %g GB/s, by hand %u of %g", c[i].total, c[i].sm90, n, bw,
+                     c[i].n, c[i].bw);
+    }
+    struct {
+        const char *spec;
+        uint32_t p, want;
+    } s[] = {{"clos:down=8,up=1,node=8,node_bw=240GB/s,arch=ampere", 8, 24},
+             {"clos:down=8,up=1,node=8,node_bw=370.8GB/s,arch=hopper", 8, 24},
+             {"clos:down=8,up=1,node=8,node_bw=721.8GB/s,arch=blackwell", 8, 32},
+             {"clos:down=8,up=1,node=8,node_bw=721.8GB/s,arch=blackwell", 2, 32},
+             {"clos:down=8,up=1,node=8,node_bw=240GB/s,arch=ampere,rail=8", 8, 24},
+             {"clos:down=2x8,up=1x2,node=8,node_bw=370.8GB/s,arch=hopper,rail=8", 16, 16}};
+    for (size_t i = 0; i < sizeof s / sizeof *s; i++) {
+        tc_topo *t = topo(s[i].spec);
+        tc_coll_req req = {.op = TC_OP_ALLGATHER, .algo = TC_ALGO_NCCL_RING, .p = s[i].p, .bytes = 1 << 30,
+                           .elt = 4, .proto = TC_PROTO_SIMPLE};
+        tc_sched *sc = sched_req(t, req);
+        if (sc->channels != s[i].want)
+            fail_msg("%s, %u ranks: %u channels, NCCL's %u", s[i].spec, s[i].p, sc->channels, s[i].want);
+        tc_sched_free(sc);
+        tc_topo_free(t);
+    }
 }
 
 /* NCCL's choice on one H100 node with NCCL's ring graph for it, 12
@@ -1904,6 +1963,7 @@ int main(void)
         cmocka_unit_test(small_tree_all_reduce_is_monotone),
         cmocka_unit_test(tree_rate_by_hand),
         cmocka_unit_test(one_nvswitch_node_by_hand),
+        cmocka_unit_test(ring_graph_on_one_node_is_nccls_search),
         cmocka_unit_test(nccl_chooses_protocols_as_its_model),
         cmocka_unit_test(nccl_model_refinements_as_tuning_cc),
         cmocka_unit_test(node_trees_are_nccls),

@@ -309,10 +309,27 @@ double tc_nccl_nic_line_Bps(const tc_topo *t)
     return in.injection_Bps / t->net_eff;
 }
 
+/* NCCL's ring graph where the ranks are on one scale-up node of G > 1 GPUs
+ * (tc_nccl_ring_graph_one_node: the channels and the speed its search
+ * gives, from the node's NVLink bandwidth); false elsewhere. */
+static bool one_node_graph(const tc_topo *topo, uint32_t nodes, uint32_t G, uint32_t *nch, double *bw)
+{
+    if (!topo || nodes != 1 || G < 2 || topo->node_size < 2 || !(topo->node_bw > 0))
+        return false;
+    tc_nccl_ring_graph_one_node(topo->node_bw / 1e9, arch_row(topo) == 2, nch, bw);
+    return true;
+}
+
 static double graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G)
 {
     if (!topo)
         return 0;
+    uint32_t n;
+    double b;
+    /* on one node the model's bandwidth is the graph's channels x speed
+     * (tuning.cc:174-177: "busBw = graphs[a]->nChannels * bw") */
+    if (one_node_graph(topo, nodes, G, &n, &b))
+        return n * b;
     double inj = tc_nccl_nic_line_Bps(topo);
     double nvl = topo->node_size > 1 ? topo->node_bw : inj;
     return (nodes > 1 ? fmin(nvl, inj * G) : nvl) / 1e9;
@@ -596,13 +613,18 @@ uint32_t tc_nccl_channel_bounds(const tc_coll_req *req, uint32_t C)
     return C > 32 ? 32 : C;
 }
 
-/* Channels: the request's, or twice the rails (about one NCCL search
- * channel per NIC, doubled at run time: connect.cc:443), or twice the NICs
- * of a node (nics=), or twice the node size without either; at most 32
- * (MAXCHANNELS, device.h:54); then fewer for small messages as NCCL does. */
+/* Channels: the request's; on one node twice the channels of NCCL's ring
+ * graph (one_node_graph; doubled at run time: connect.cc:443); across nodes
+ * twice the rails (about one NCCL search channel per NIC), or twice the
+ * NICs of a node (nics=), or twice the node size without either; at most
+ * 32 (MAXCHANNELS, device.h:54); then fewer for small messages as NCCL
+ * does. */
 static uint32_t channels_for(const tc_coll_req *req, const tc_topo *topo, uint32_t R, uint32_t G, bool tree)
 {
-    uint32_t C = req->channels;
+    uint32_t C = req->channels, n;
+    double b;
+    if (!C && one_node_graph(topo, R > G ? R / G : 1, G, &n, &b))
+        C = 2 * n;
     if (!C)
         C = topo && topo->rails ? 2 * topo->rails : topo && topo->nics ? 2 * topo->nics : 2 * (G > 1 ? G : 1);
     C = tc_nccl_channel_bounds(req, C);

@@ -63,6 +63,78 @@ double tc_nccl_speed_at_most(bool inter, bool sm90, double cap)
                  : speed_at_most(speed_intra, sizeof speed_intra / sizeof *speed_intra, cap);
 }
 
+/* NCCL's ring graph on one scale-up node, as ncclTopoCompute builds it
+ * (src/graph/search.cc:860-1040 at v2.21.5-1) for GPUs that each reach one
+ * NVSwitch over links of total GB/s (getTotalBw, :28-36; the path from GPU
+ * to GPU through the switch carries as much, so maxBw is the same, :17-26).
+ * On one node NCCL drops the NICs (src/graph/paths.cc:678-681), so the
+ * search takes the intra-node speeds. A ring channel at speed s takes s
+ * from every GPU's link to the switch and from the switch's link back: the
+ * links fit floor(total / s) channels, at most maxChannels = 16 (MAXCHANNELS
+ * / 2, src/init.cc:1051); a graph replaces the best one only with a larger
+ * channels x speed (:379-383), and the search stops at the largest
+ * (:945-946). Pass 1 starts at the first speed the links hold and lowers
+ * it while the next speed is above 0.49 of the best graph's (:991-994);
+ * the best graph's channels are then doubled where its speed is at least
+ * 25 GB/s, except on SM90 and later where it is below 50 with more than 4
+ * channels, the speed divided accordingly (ncclTopoDupChannels, :835-847);
+ * pass 2 raises the speed again, keeping at least that many channels
+ * (:1009-1020). nch and bw are the graph's channels and speed (GB/s); NCCL
+ * runs twice the channels (src/graph/connect.cc:443). */
+void tc_nccl_ring_graph_one_node(double total, bool sm90, uint32_t *nch, double *bw)
+{
+    const double *v = sm90 ? speed_intra : speed_intra_pre90;
+    size_t n = sm90 ? sizeof speed_intra / sizeof *speed_intra : sizeof speed_intra_pre90 / sizeof *speed_intra_pre90;
+    const uint32_t max_ch = 16;
+    /* SUB_ROUND keeps a link's bandwidth to 1e-3 GB/s (search.cc:62) */
+#define FITS(s) ((uint32_t)fmin((double)max_ch, floor(total / (s) + 1e-6)))
+    size_t i = 0;
+    while (v[i] > total && i < n - 1)
+        i++;
+    uint32_t bn = 0;
+    double bb = 0;
+    for (;;) {
+        uint32_t c = FITS(v[i]);
+        if (c >= 1 && c * v[i] > bn * bb) {
+            bn = c;
+            bb = v[i];
+            if (c == max_ch)
+                break; /* every channel found: the search's optimum (:465, :945) */
+        }
+        if (bn * bb >= total)
+            break;
+        if (i < n - 1 && (bn == 0 || v[i + 1] / bb > .49))
+            i++;
+        else
+            break;
+    }
+    if (bn == 0) { /* no speed fits: NCCL's fallback of one channel at 0.1 GB/s (:1034-1041) */
+        *nch = 1;
+        *bw = 0.1;
+        return;
+    }
+    if (bb >= 25.0 && !(sm90 && bb < 50.0 && bn > 4)) {
+        uint32_t d = 2 * bn < max_ch ? 2 * bn : max_ch;
+        bb /= (d + bn - 1) / bn;
+        bn = d;
+    }
+    uint32_t min_ch = bn;
+    i = 0;
+    while (v[i] > bb && i < n - 1)
+        i++;
+    while (i > 0) {
+        double s = v[--i];
+        uint32_t c = FITS(s);
+        if (c >= min_ch && c * s > bn * bb) {
+            bn = c;
+            bb = s;
+        }
+    }
+#undef FITS
+    *nch = bn;
+    *bw = bb;
+}
+
 /* Scale-up node size G (ranks per node, p on one node) and heads H: the GPUs
  * on one node, the NICs of a node across nodes. */
 static void nvls_shape(uint32_t p, const tc_topo *t, uint32_t *G, uint32_t *M, uint32_t *H)
