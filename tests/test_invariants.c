@@ -8,7 +8,8 @@
  * The cases come from a fixed, recorded seed set: Clos with oversubscription
  * and tapered bandwidths, scale-up nodes, tori and meshes, every operation
  * and valid algorithm, 2 to 300 ranks (first endpoints or a random
- * placement), sizes from 1 KiB to 1 GiB, a degraded link in some. A failure
+ * placement), sizes from 1 KiB to 1 GiB, a degraded link in some; fully
+ * connected networks from a seed stream of their own. A failure
  * prints the case and its seed. Cases where flow exceeds steps by more than
  * 1% are counted (docs/VALIDATION.md says why they exist). NCCL's
  * algorithms, and sendrecv (nccl and direct), on random GPU clusters.
@@ -110,11 +111,20 @@ static bool flow_affordable(const tc_sched *s, uint32_t p)
     return true;
 }
 
-static void one_case(uint64_t seed, int *flow_over, int *flow_skipped)
+/* A fully connected network drawn from r (its own seed stream: the draws
+ * of draw_topo stay those of their seeds): 2 to 48 endpoints, a cable's
+ * bandwidth, latency and hop latency, an alpha. */
+static void draw_full(rng *r, char *spec, size_t len)
+{
+    snprintf(spec, len, "full:hosts=%u,bw=%uGbps,lat=%uns,hop_lat=%uns,alpha=%uns", 2 + pick(r, 47),
+             100 * (1 + pick(r, 8)), 100 * (1 + pick(r, 20)), 50 * pick(r, 5), 200 * pick(r, 4));
+}
+
+static void one_case(uint64_t seed, void (*draw)(rng *, char *, size_t), int *flow_over, int *flow_skipped)
 {
     rng r = {seed};
     char spec[256], what[512];
-    draw_topo(&r, spec, sizeof spec);
+    draw(&r, spec, sizeof spec);
     tc_err err = {{0}};
     tc_topo *t = NULL;
     if (tc_topo_build(spec, &t, &err))
@@ -163,6 +173,7 @@ static void one_case(uint64_t seed, int *flow_over, int *flow_skipped)
     bool run_flow = flow_affordable(s, p);
     if (!run_flow) {
         (*flow_skipped)++;
+        printf("flow not run: %s\n", what);
         fl = st;
     } else if (tc_flow_time(t, s, map, &fo, &fl, &err))
         fail_msg("%s: flow: %s", what, err.msg);
@@ -185,11 +196,28 @@ static void formula_equals_steps_and_no_evaluator_beats_the_lower_bound(void **s
     (void)state;
     int over = 0, skipped = 0;
     for (uint64_t i = 0; i < NCASES; i++)
-        one_case(tc_mix64(SEED0 + i), &over, &skipped);
+        one_case(tc_mix64(SEED0 + i), draw_topo, &over, &skipped);
     printf("%d cases; flow above steps by more than 1%% in %d; flow not run in %d (a step of more than %u "
            "transfers possible)\n",
            NCASES, over, skipped, FLOW_MAX_INFLIGHT);
     assert_true(skipped * 20 <= NCASES);
+}
+
+/* The same invariant on fully connected networks, from a seed stream of
+ * their own (every operation and valid algorithm, first or random
+ * endpoints, a degraded link in some). */
+#define SEED_FULL 20261207ull
+#define NCASES_FULL 160
+
+static void full_meshes_keep_the_invariant(void **state)
+{
+    (void)state;
+    int over = 0, skipped = 0;
+    for (uint64_t i = 0; i < NCASES_FULL; i++)
+        one_case(tc_mix64(SEED_FULL + i), draw_full, &over, &skipped);
+    printf("%d full-mesh cases; flow above steps by more than 1%% in %d; flow not run in %d\n", NCASES_FULL, over,
+           skipped);
+    assert_true(skipped * 20 <= NCASES_FULL);
 }
 
 /* The complete exchange's closed form (every rank to every other, D-mod-k)
@@ -511,6 +539,7 @@ int main(void)
         cmocka_unit_test(binomial_closed_form_equals_steps),
         cmocka_unit_test(review_regressions),
         cmocka_unit_test(formula_equals_steps_and_no_evaluator_beats_the_lower_bound),
+        cmocka_unit_test(full_meshes_keep_the_invariant),
         cmocka_unit_test(nccl_algorithms_agree_on_random_gpu_clusters),
         cmocka_unit_test(sendrecv_agrees_on_random_gpu_clusters),
     };
