@@ -1328,15 +1328,22 @@ static void ring_graph_on_one_node_is_nccls_search(void **state)
     for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
         uint32_t n = 0;
         double bw = 0;
-        tc_nccl_ring_graph_one_node(c[i].total, c[i].sm90, &n, &bw);
+        assert_true(tc_nccl_ring_graph_one_node(c[i].total, c[i].sm90, &n, &bw));
         if (n != c[i].n || fabs(bw - c[i].bw) > 1e-12)
             fail_msg("%.1f GB/s, sm90 %d: %u channels of %g GB/s, by hand %u of %g", c[i].total, c[i].sm90, n, bw,
                      c[i].n, c[i].bw);
     }
+    /* below the lists' last speed (3 GB/s) no graph: NCCL falls back to the
+     * PCIe tree, topocc to its default of twice the node size */
+    uint32_t n0 = 0;
+    double b0 = 0;
+    assert_false(tc_nccl_ring_graph_one_node(2.9, true, &n0, &b0));
+    assert_true(tc_nccl_ring_graph_one_node(3, true, &n0, &b0) && n0 == 1 && b0 == 3);
     struct {
         const char *spec;
         uint32_t p, want;
     } s[] = {{"clos:down=8,up=1,node=8,node_bw=240GB/s,arch=ampere", 8, 24},
+             {"clos:down=8,up=1,node=8,node_bw=2GB/s,arch=hopper", 8, 16},
              {"clos:down=8,up=1,node=8,node_bw=370.8GB/s,arch=hopper", 8, 24},
              {"clos:down=8,up=1,node=8,node_bw=721.8GB/s,arch=blackwell", 8, 32},
              {"clos:down=8,up=1,node=8,node_bw=721.8GB/s,arch=blackwell", 2, 32},

@@ -42,8 +42,9 @@ double tc_nccl_nvls_time_us(const tc_coll_req *req, const tc_topo *t, bool tree)
  * (coll/nccl_nvls.c). */
 double tc_nccl_speed_at_most(bool inter, bool sm90, double cap);
 /* NCCL's ring graph on one scale-up node whose GPUs each have total GB/s of
- * NVLink: the graph's channels and speed (GB/s) (nccl_nvls.c). */
-void tc_nccl_ring_graph_one_node(double total, bool sm90, uint32_t *nch, double *bw);
+ * NVLink: the graph's channels and speed (GB/s); false where no speed of
+ * NCCL's lists fits (nccl_nvls.c). */
+bool tc_nccl_ring_graph_one_node(double total, bool sm90, uint32_t *nch, double *bw);
 /* CollNetDirect's or CollNetChain's time by NCCL's tuning model, us
  * (INFINITY where it cannot run: coll/nccl_collnet.c). */
 double tc_nccl_collnet_time_us(const tc_coll_req *req, const tc_topo *t, bool direct);

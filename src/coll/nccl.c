@@ -311,13 +311,13 @@ double tc_nccl_nic_line_Bps(const tc_topo *t)
 
 /* NCCL's ring graph where the ranks are on one scale-up node of G > 1 GPUs
  * (tc_nccl_ring_graph_one_node: the channels and the speed its search
- * gives, from the node's NVLink bandwidth); false elsewhere. */
+ * gives, from the node's NVLink bandwidth); false elsewhere, and below 3
+ * GB/s, where no speed of NCCL's fits (the defaults across nodes then). */
 static bool one_node_graph(const tc_topo *topo, uint32_t nodes, uint32_t G, uint32_t *nch, double *bw)
 {
     if (!topo || nodes != 1 || G < 2 || topo->node_size < 2 || !(topo->node_bw > 0))
         return false;
-    tc_nccl_ring_graph_one_node(topo->node_bw / 1e9, arch_row(topo) == 2, nch, bw);
-    return true;
+    return tc_nccl_ring_graph_one_node(topo->node_bw / 1e9, arch_row(topo) == 2, nch, bw);
 }
 
 static double graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G)

@@ -80,8 +80,11 @@ double tc_nccl_speed_at_most(bool inter, bool sm90, double cap)
  * channels, the speed divided accordingly (ncclTopoDupChannels, :835-847);
  * pass 2 raises the speed again, keeping at least that many channels
  * (:1009-1020). nch and bw are the graph's channels and speed (GB/s); NCCL
- * runs twice the channels (src/graph/connect.cc:443). */
-void tc_nccl_ring_graph_one_node(double total, bool sm90, uint32_t *nch, double *bw)
+ * runs twice the channels (src/graph/connect.cc:443). False where no speed
+ * fits (total below the lists' last, 3 GB/s), where NCCL falls back to one
+ * channel of 0.1 GB/s through the PCIe tree (:1034-1041), which topocc
+ * does not model. */
+bool tc_nccl_ring_graph_one_node(double total, bool sm90, uint32_t *nch, double *bw)
 {
     const double *v = sm90 ? speed_intra : speed_intra_pre90;
     size_t n = sm90 ? sizeof speed_intra / sizeof *speed_intra : sizeof speed_intra_pre90 / sizeof *speed_intra_pre90;
@@ -108,11 +111,8 @@ void tc_nccl_ring_graph_one_node(double total, bool sm90, uint32_t *nch, double 
         else
             break;
     }
-    if (bn == 0) { /* no speed fits: NCCL's fallback of one channel at 0.1 GB/s (:1034-1041) */
-        *nch = 1;
-        *bw = 0.1;
-        return;
-    }
+    if (bn == 0)
+        return false;
     if (bb >= 25.0 && !(sm90 && bb < 50.0 && bn > 4)) {
         uint32_t d = 2 * bn < max_ch ? 2 * bn : max_ch;
         bb /= (d + bn - 1) / bn;
@@ -133,6 +133,7 @@ void tc_nccl_ring_graph_one_node(double total, bool sm90, uint32_t *nch, double 
 #undef FITS
     *nch = bn;
     *bw = bb;
+    return true;
 }
 
 /* Scale-up node size G (ranks per node, p on one node) and heads H: the GPUs
