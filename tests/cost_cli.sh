@@ -93,6 +93,10 @@ bad_says "cost: a speed without every price" "200 Gb/s has no dac price" \
     topo clos:down=2x2,up=1x2,bw=100Gbps --cost "$D/cost-incomplete.json"
 bad_says "cost: a price without a source" "has no source" \
     topo clos:down=2x2,up=1x2,bw=100Gbps --cost "$D/cost-no-source.json"
+mkdir "$tmp/negradix"
+sed 's/"radix": 8,/"radix": -8,/' "$D/cost-test.json" >"$tmp/negradix/cost-test.json"
+bad_says "cost: a negative switch radix, named with file and field" "cost-test.json: field 'fields.switch_100G_8p.radix' is -8: expected 2 to" \
+    topo clos:down=2x2,up=1x2,bw=100Gbps --cost "$tmp/negradix/cost-test.json"
 bad_says "cost: a link speed the profile does not price" "400 to 800 Gb/s" \
     topo clos:down=8x8,up=1x8,bw=100Gbps --cost cost-2026
 bad_says "cost: a switch larger than the profile's" "128 or more ports" \

@@ -183,12 +183,13 @@ static tc_status read_field(tc_cost *c, const char *fname, json_t *f, tc_err *er
     if (st == TC_OK)
         st = field_num(c->path, fname, f, "value", 1e-6, 1e12, &it->usd, err);
     if (st == TC_OK && it->kind == TC_BOM_SWITCH) {
-        double r;
+        double r = 0;
         st = field_num(c->path, fname, f, "radix", 2, 1e6, &r, err);
         if (st == TC_OK && r != floor(r))
             st = tc_fail(err, TC_EINVAL, "profile %s: field 'fields.%s.radix' must be a whole number of ports, not %g",
                          c->path, fname, r);
-        it->radix = (uint32_t)r;
+        if (st == TC_OK) /* a radix out of range (-8) is refused above, not converted */
+            it->radix = (uint32_t)r;
     } else if (st == TC_OK && json_object_get(f, "radix")) {
         st = tc_fail(err, TC_EINVAL, "profile %s: field 'fields.%s.radix': only a switch has a radix", c->path,
                      fname);
