@@ -1306,15 +1306,22 @@ static void one_nvswitch_node_by_hand(void **state)
  *   (360); 7 of 50 and 9 of 40 and 12 of 30 no better; 24 / 60 < 0.49
  *   stops; 60 >= 50: doubled to 12 of 30; nothing faster holds 12. NCCL
  *   runs 24.
- * - 721.8 GB/s (B200's NVLink, Hopper's lists as 2.21.5 gives Blackwell):
- *   12 of 60 (720); 14 of 50, 16 of 40 (the 16-channel cap) no better;
- *   doubled to min(24, 16) = 16 of 60 / 2 = 30; pass 2 raises it to 16 of
- *   40 (640), 50 and 60 hold fewer than 16. NCCL runs 32.
+ * - 721.8 GB/s on SM90's lists (no GPU NCCL 2.21.5 knows has it: a B200
+ *   is 18 links at its 20.6 GB/s, as an H100): 12 of 60 (720); 14 of 50,
+ *   16 of 40 (the 16-channel cap) no better; doubled to min(24, 16) = 16
+ *   of 60 / 2 = 30; pass 2 raises it to 16 of 40 (640), 50 and 60 hold
+ *   fewer than 16.
+ * - 130 (SM90): 2 of 60 (120); 50, 40 and 30 no better, 24 / 60 < 0.49
+ *   stops (without that rule 11 of 11 would win); doubled to 4 of 30.
+ * - 320 (SM90): 8 of 40 reach it; 40 < 50 with more than 4 channels is not
+ *   doubled on SM90 (16 of 20 otherwise); NCCL runs 16.
  * - DGX-2's V100 (6 x 20 = 120): 3 of 40 reach it; 6 of 20.
  * - 24 GB/s (pre-SM90): 1 of 20, 18, 15 until 2 of 12 reach it; 12 < 25
  *   is not doubled.
  * Through the schedules: the channels nccl-ring runs on one node of each
- * preset, and across nodes twice the rails as before. */
+ * preset (a B200 node's 721.8 GB/s of node_bw, 18 links at NCCL 2.30's
+ * 40.1, is 18 x 20.6 = 370.8 GB/s to 2.21.5's search: 24 channels), and
+ * across nodes twice the rails as before. */
 static void ring_graph_on_one_node_is_nccls_search(void **state)
 {
     (void)state;
@@ -1324,7 +1331,8 @@ static void ring_graph_on_one_node_is_nccls_search(void **state)
         uint32_t n;
         double bw;
     } c[] = {{240, false, 12, 20}, {370.8, true, 12, 30}, {360, true, 12, 30},
-             {721.8, true, 16, 40}, {120, false, 6, 20},  {24, false, 2, 12}};
+             {721.8, true, 16, 40}, {130, true, 4, 30},    {320, true, 8, 40},
+             {120, false, 6, 20},   {24, false, 2, 12}};
     for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
         uint32_t n = 0;
         double bw = 0;
@@ -1345,8 +1353,9 @@ static void ring_graph_on_one_node_is_nccls_search(void **state)
     } s[] = {{"clos:down=8,up=1,node=8,node_bw=240GB/s,arch=ampere", 8, 24},
              {"clos:down=8,up=1,node=8,node_bw=2GB/s,arch=hopper", 8, 16},
              {"clos:down=8,up=1,node=8,node_bw=370.8GB/s,arch=hopper", 8, 24},
-             {"clos:down=8,up=1,node=8,node_bw=721.8GB/s,arch=blackwell", 8, 32},
-             {"clos:down=8,up=1,node=8,node_bw=721.8GB/s,arch=blackwell", 2, 32},
+             {"clos:down=8,up=1,node=8,node_bw=721.8GB/s,arch=blackwell", 8, 24},
+             {"clos:down=8,up=1,node=8,node_bw=721.8GB/s,arch=blackwell", 2, 24},
+             {"clos:down=8,up=1,node=8,node_bw=320GB/s,arch=hopper", 8, 16},
              {"clos:down=8,up=1,node=8,node_bw=240GB/s,arch=ampere,rail=8", 8, 24},
              {"clos:down=2x8,up=1x2,node=8,node_bw=370.8GB/s,arch=hopper,rail=8", 16, 16}};
     for (size_t i = 0; i < sizeof s / sizeof *s; i++) {

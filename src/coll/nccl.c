@@ -309,15 +309,30 @@ double tc_nccl_nic_line_Bps(const tc_topo *t)
     return in.injection_Bps / t->net_eff;
 }
 
+/* NCCL's per-link NVLink bandwidth (GB/s): 20.6 from compute capability
+ * 9.0 on at v2.21.5-1 (SM90_NVLINK_BW, src/graph/topo.h:17, 226-233),
+ * Blackwell's included; 40.1 for compute capability 10.0 and later from
+ * v2.25 (SM100_NVLINK_BW, src/graph/topo.h:24 at v2.30.7-1), the figure
+ * the Blackwell presets' node_bw is 18 links of. */
+#define NVLINK_LINK_SM90 20.6
+#define NVLINK_LINK_SM100 40.1
+
 /* NCCL's ring graph where the ranks are on one scale-up node of G > 1 GPUs
  * (tc_nccl_ring_graph_one_node: the channels and the speed its search
- * gives, from the node's NVLink bandwidth); false elsewhere, and below 3
- * GB/s, where no speed of NCCL's fits (the defaults across nodes then). */
+ * gives, from the total NVLink bandwidth NCCL sees a GPU have); false
+ * elsewhere, and below 3 GB/s, where no speed of NCCL's fits (the defaults
+ * across nodes then). NCCL sees links x its per-link figure: node_bw on
+ * Volta, Ampere and Hopper (the presets' node_bw is that product); on
+ * Blackwell v2.21.5-1 counts its links at Hopper's 20.6 GB/s, so the links
+ * node_bw holds at 40.1 GB/s (18 on a B200: 370.8 GB/s, not 721.8). */
 static bool one_node_graph(const tc_topo *topo, uint32_t nodes, uint32_t G, uint32_t *nch, double *bw)
 {
     if (!topo || nodes != 1 || G < 2 || topo->node_size < 2 || !(topo->node_bw > 0))
         return false;
-    return tc_nccl_ring_graph_one_node(topo->node_bw / 1e9, arch_row(topo) == 2, nch, bw);
+    double total = topo->node_bw / 1e9;
+    if (topo->arch == TC_ARCH_BLACKWELL)
+        total = total / NVLINK_LINK_SM100 * NVLINK_LINK_SM90;
+    return tc_nccl_ring_graph_one_node(total, arch_row(topo) == 2, nch, bw);
 }
 
 static double graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G)

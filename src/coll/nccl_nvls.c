@@ -64,7 +64,7 @@ double tc_nccl_speed_at_most(bool inter, bool sm90, double cap)
 }
 
 /* NCCL's ring graph on one scale-up node, as ncclTopoCompute builds it
- * (src/graph/search.cc:860-1040 at v2.21.5-1) for GPUs that each reach one
+ * (src/graph/search.cc:860-1044 at v2.21.5-1) for GPUs that each reach one
  * NVSwitch over links of total GB/s (getTotalBw, :28-36; the path from GPU
  * to GPU through the switch carries as much, so maxBw is the same, :17-26).
  * On one node NCCL drops the NICs (src/graph/paths.cc:678-681), so the
@@ -80,16 +80,18 @@ double tc_nccl_speed_at_most(bool inter, bool sm90, double cap)
  * channels, the speed divided accordingly (ncclTopoDupChannels, :835-847);
  * pass 2 raises the speed again, keeping at least that many channels
  * (:1009-1020). nch and bw are the graph's channels and speed (GB/s); NCCL
- * runs twice the channels (src/graph/connect.cc:443). False where no speed
- * fits (total below the lists' last, 3 GB/s), where NCCL falls back to one
- * channel of 0.1 GB/s through the PCIe tree (:1034-1041), which topocc
- * does not model. */
+ * runs twice the channels (src/graph/connect.cc:443). The search's time
+ * budget is not modelled: with the same channels on every node it allows
+ * 256 steps of G + 1 a channel (:304, :454-455, :927), which binds only
+ * from about 16 GPUs at 16 channels (docs/MODEL.md, "Channels"). False where no speed fits
+ * (total below the lists' last, 3 GB/s), where NCCL falls back to one
+ * channel of 0.1 GB/s in rank order (:1035-1042) and runs 2. */
 bool tc_nccl_ring_graph_one_node(double total, bool sm90, uint32_t *nch, double *bw)
 {
     const double *v = sm90 ? speed_intra : speed_intra_pre90;
     size_t n = sm90 ? sizeof speed_intra / sizeof *speed_intra : sizeof speed_intra_pre90 / sizeof *speed_intra_pre90;
     const uint32_t max_ch = 16;
-    /* SUB_ROUND keeps a link's bandwidth to 1e-3 GB/s (search.cc:62) */
+    /* SUB_ROUND keeps a link's bandwidth to 1e-3 GB/s (search.cc:67) */
 #define FITS(s) ((uint32_t)fmin((double)max_ch, floor(total / (s) + 1e-6)))
     size_t i = 0;
     while (v[i] > total && i < n - 1)
