@@ -317,22 +317,31 @@ double tc_nccl_nic_line_Bps(const tc_topo *t)
 #define NVLINK_LINK_SM90 20.6
 #define NVLINK_LINK_SM100 40.1
 
+/* The NVLink bandwidth a GPU has in NCCL's topology, GB/s (0 without a
+ * scale-up node): its links x NCCL's per-link figure
+ * (src/graph/topo.cc:556-567), which NCCL's graph search and model read
+ * (the evaluators move data at node_bw). That is node_bw on Volta, Ampere
+ * and Hopper (the presets' node_bw is that product); on Blackwell v2.21.5-1
+ * counts its links at Hopper's 20.6 GB/s, so the links node_bw holds at
+ * 40.1 GB/s (18 on a B200: 370.8 GB/s, not 721.8). */
+double tc_nccl_nvlink_GBps(const tc_topo *t)
+{
+    if (!t || t->node_size < 2 || !(t->node_bw > 0))
+        return 0;
+    double total = t->node_bw / 1e9;
+    return t->arch == TC_ARCH_BLACKWELL ? total / NVLINK_LINK_SM100 * NVLINK_LINK_SM90 : total;
+}
+
 /* NCCL's ring graph where the ranks are on one scale-up node of G > 1 GPUs
  * (tc_nccl_ring_graph_one_node: the channels and the speed its search
- * gives, from the total NVLink bandwidth NCCL sees a GPU have); false
- * elsewhere, and below 3 GB/s, where no speed of NCCL's fits (the defaults
- * across nodes then). NCCL sees links x its per-link figure: node_bw on
- * Volta, Ampere and Hopper (the presets' node_bw is that product); on
- * Blackwell v2.21.5-1 counts its links at Hopper's 20.6 GB/s, so the links
- * node_bw holds at 40.1 GB/s (18 on a B200: 370.8 GB/s, not 721.8). */
+ * gives, from the NVLink bandwidth NCCL sees a GPU have); false elsewhere,
+ * and below 3 GB/s, where no speed of NCCL's fits (the defaults across
+ * nodes then). */
 static bool one_node_graph(const tc_topo *topo, uint32_t nodes, uint32_t G, uint32_t *nch, double *bw)
 {
     if (!topo || nodes != 1 || G < 2 || topo->node_size < 2 || !(topo->node_bw > 0))
         return false;
-    double total = topo->node_bw / 1e9;
-    if (topo->arch == TC_ARCH_BLACKWELL)
-        total = total / NVLINK_LINK_SM100 * NVLINK_LINK_SM90;
-    return tc_nccl_ring_graph_one_node(total, arch_row(topo) == 2, nch, bw);
+    return tc_nccl_ring_graph_one_node(tc_nccl_nvlink_GBps(topo), arch_row(topo) == 2, nch, bw);
 }
 
 static double graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G)
@@ -346,7 +355,7 @@ static double graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G)
     if (one_node_graph(topo, nodes, G, &n, &b))
         return n * b;
     double inj = tc_nccl_nic_line_Bps(topo);
-    double nvl = topo->node_size > 1 ? topo->node_bw : inj;
+    double nvl = topo->node_size > 1 ? tc_nccl_nvlink_GBps(topo) * 1e9 : inj;
     return (nodes > 1 ? fmin(nvl, inj * G) : nvl) / 1e9;
 }
 
@@ -366,7 +375,7 @@ static double tree_graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G)
         return bw;
     /* a node of one GPU has no NVLink to hold bwIntra back (NVIDIA/nccl
      * issue #524's graph file: tree 24/12, ring 12/12) */
-    double nvl = topo->node_size > 1 && G > 1 ? topo->node_bw / 1e9 : INFINITY;
+    double nvl = topo->node_size > 1 && G > 1 ? tc_nccl_nvlink_GBps(topo) : INFINITY;
     return fmin(nvl, 2 * bw);
 }
 

@@ -129,7 +129,7 @@ static uint32_t cn_channels_full(const tc_coll_req *req, const tc_topo *t, uint3
         return tc_nccl_channel_bounds(req, req->channels > 32 ? 32 : req->channels);
     uint32_t C = tc_nccl_channels_graph(req, t);
     double nic = tc_nccl_nic_line_Bps(t) * G / H;
-    if (G > 1 && t->node_size > 1 && t->node_bw > nic)
+    if (G > 1 && t->node_size > 1 && tc_nccl_nvlink_GBps(t) * 1e9 > nic)
         C += C / 2;
     /* then the channel variables (connect.cc:465-469, after :447-452) */
     return tc_nccl_channel_bounds(req, C > 32 ? 32 : C);
@@ -203,7 +203,7 @@ double tc_nccl_collnet_time_us(const tc_coll_req *req, const tc_topo *t, bool di
     double nch = tc_nccl_channels_graph(req, t) / 2.0;
     if (nch < 1)
         nch = 1;
-    double nic = tc_nccl_nic_line_Bps(t) * G / H / 1e9, nvl = t->node_size > 1 ? t->node_bw / 1e9 : nic;
+    double nic = tc_nccl_nic_line_Bps(t) * G / H / 1e9, nvl = t->node_size > 1 ? tc_nccl_nvlink_GBps(t) : nic;
     bool sm90 = !(t->arch == TC_ARCH_VOLTA || t->arch == TC_ARCH_AMPERE);
     double inter = tc_nccl_speed_at_most(true, sm90, fmin(nic, nvl / nch));
     double intra = fmax(inter, tc_nccl_speed_at_most(true, sm90, fmin(nvl / nch, 2 * inter * (1 - 1e-9))));

@@ -206,7 +206,7 @@ static bool nvls_tree_valid(tc_op op, uint32_t p, const tc_topo *t, tc_err *err)
  * (search.cc:1021-1024). */
 static void nvls_graph_bw(const tc_topo *t, uint32_t M, uint32_t H, double *bw_intra, double *bw_inter)
 {
-    double nvl = t->node_size > 1 ? t->node_bw / 1e9 : 0;
+    double nvl = tc_nccl_nvlink_GBps(t);
     double nic = tc_nccl_nic_line_Bps(t) * t->node_size / H / 1e9;
     size_t ni = sizeof speed_intra / sizeof *speed_intra, ne = sizeof speed_inter / sizeof *speed_inter;
     if (M == 1) {
