@@ -1370,6 +1370,64 @@ static void ring_graph_on_one_node_is_nccls_search(void **state)
     }
 }
 
+/* NCCL 2.21.5 counts a Blackwell GPU's NVLink links at Hopper's 20.6 GB/s
+ * (src/graph/topo.h:17, 224-233): its model sees a B200 node whose
+ * node_bw is 18 x 40.1 = 721.8 GB/s as 370.8, as an H100 node. So every
+ * model time that reads the NVLink (NVLS on one node, NVLSTree and the
+ * ring's graph across nodes, CollNet) is the H100 node's; without the
+ * conversion NVLS on one node would read 721.8 / 9 -> 60 GB/s a head
+ * instead of 370.8 / 9 -> 40. The evaluators still move data at node_bw. */
+static void blackwell_nvlink_as_nccl_2_21_counts_it(void **state)
+{
+    (void)state;
+    const char *fmt1 = "clos:down=8,up=1,bw=400Gbps,node=8,node_bw=%sGB/s,node_reduce=1,arch=%s";
+    const char *fmt = "clos:down=%ux8,up=1x%u,bw=400Gbps,node=8,node_bw=%sGB/s,rail=8,node_reduce=1,sharp=1,arch=%s";
+    for (uint32_t nodes = 1; nodes <= 4; nodes *= 2) {
+        char sb[256], sh[256];
+        if (nodes == 1) {
+            snprintf(sb, sizeof sb, fmt1, "721.8", "blackwell");
+            snprintf(sh, sizeof sh, fmt1, "370.8", "hopper");
+        } else {
+            snprintf(sb, sizeof sb, fmt, nodes, nodes, "721.8", "blackwell");
+            snprintf(sh, sizeof sh, fmt, nodes, nodes, "370.8", "hopper");
+        }
+        tc_topo *b = topo(sb), *h = topo(sh);
+        assert_true(fabs(tc_nccl_nvlink_GBps(b) - 370.8) < 1e-9 && fabs(tc_nccl_nvlink_GBps(h) - 370.8) < 1e-9);
+        for (double S = 1 << 20; S <= 1 << 30; S *= 32) {
+            tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL, .p = 8 * nodes, .bytes = S, .elt = 4};
+            double nb = tc_nccl_nvls_time_us(&req, b, nodes > 1), nh = tc_nccl_nvls_time_us(&req, h, nodes > 1);
+            if (!(fabs(nb - nh) <= 1e-9 * nh))
+                fail_msg("%u nodes, %.0f B: NVLS%s %.9g us on Blackwell, %.9g on Hopper", nodes, S,
+                         nodes > 1 ? "Tree" : "", nb, nh);
+            if (nodes > 1)
+                for (int d = 0; d < 2; d++) {
+                    double cb = tc_nccl_collnet_time_us(&req, b, d), ch = tc_nccl_collnet_time_us(&req, h, d);
+                    if (!(fabs(cb - ch) <= 1e-9 * ch))
+                        fail_msg("%u nodes, %.0f B: CollNet%s %.9g us on Blackwell, %.9g on Hopper", nodes, S,
+                                 d ? "Direct" : "Chain", cb, ch);
+                }
+            /* the ring with Simple, by NCCL's model (Blackwell has no LL128) */
+            tc_coll_req r = req;
+            r.algo_mask = 1;
+            r.proto_mask = 1u << TC_PROTO_SIMPLE;
+            double pb = 0, ph = 0;
+            tc_nccl_choose(&r, b, NULL, &pb);
+            tc_nccl_choose(&r, h, NULL, &ph);
+            if (!(fabs(pb - ph) <= 1e-9 * ph))
+                fail_msg("%u nodes, %.0f B: Ring Simple by NCCL's model %.9g s on Blackwell, %.9g on Hopper", nodes,
+                         S, pb, ph);
+        }
+        tc_topo_free(b);
+        tc_topo_free(h);
+    }
+    tc_topo *t = topo("clos:down=8,up=1,node=8,node_bw=450GB/s");
+    assert_true(fabs(tc_nccl_nvlink_GBps(t) - 450) < 1e-9);
+    tc_topo_free(t);
+    t = topo("clos:down=8,up=1");
+    assert_true(tc_nccl_nvlink_GBps(t) == 0);
+    tc_topo_free(t);
+}
+
 /* NCCL's choice on one H100 node with NCCL's ring graph for it, 12
  * search channels of 30 GB/s (360 GB/s; 24 channels run): its model, by
  * hand from tuning.cc's tables, picks LL up to 3,591,707 B, LL128 up to
@@ -1980,6 +2038,7 @@ int main(void)
         cmocka_unit_test(tree_rate_by_hand),
         cmocka_unit_test(one_nvswitch_node_by_hand),
         cmocka_unit_test(ring_graph_on_one_node_is_nccls_search),
+        cmocka_unit_test(blackwell_nvlink_as_nccl_2_21_counts_it),
         cmocka_unit_test(nccl_chooses_protocols_as_its_model),
         cmocka_unit_test(nccl_model_refinements_as_tuning_cc),
         cmocka_unit_test(node_trees_are_nccls),
