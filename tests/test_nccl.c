@@ -1428,6 +1428,55 @@ static void blackwell_nvlink_as_nccl_2_21_counts_it(void **state)
     tc_topo_free(t);
 }
 
+/* With CollNet (sharp=1 across nodes) NCCL widens its communicator's
+ * channels by half where NVLink is faster than a head's NICs
+ * (src/graph/connect.cc:447-452), and every algorithm runs the widened
+ * count (comm->collChannels, :472): on 4 DGX H100 nodes the ring and the
+ * tree run 24 channels (16 without SHARP), point-to-point work 32 (the next
+ * power of two, src/graph/paths.cc:748-759); the graph NCCL's model counts
+ * stays 16 (LL128's cap 8 search channels x 36.7 GB/s, the same rate
+ * together). A node whose NVLink is no faster than its NICs is not
+ * widened, nor one node. */
+static void collnet_widens_the_communicators_channels(void **state)
+{
+    (void)state;
+    const char *spec[] = {"clos:down=4x8,up=1x4,bw=400Gbps,node=8,node_bw=370.8GB/s,rail=8,sharp=1,arch=hopper",
+                          "clos:down=4x8,up=1x4,bw=400Gbps,node=8,node_bw=370.8GB/s,rail=8,arch=hopper",
+                          "clos:down=4x8,up=1x4,bw=400Gbps,node=8,node_bw=40GB/s,rail=8,sharp=1,arch=hopper"};
+    uint32_t ring[] = {24, 16, 16}, p2p[] = {32, 16, 16};
+    double cap[3];
+    for (int i = 0; i < 3; i++) {
+        tc_topo *t = topo(spec[i]);
+        for (int a = 0; a < 2; a++) {
+            tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = a ? TC_ALGO_NCCL_TREE : TC_ALGO_NCCL_RING, .p = 32,
+                               .bytes = 1 << 30, .elt = 4, .proto = TC_PROTO_SIMPLE};
+            tc_sched *s = sched_req(t, req);
+            if (s->channels != ring[i])
+                fail_msg("%s, %s: %u channels, NCCL's %u", spec[i], a ? "tree" : "ring", s->channels, ring[i]);
+            tc_sched_free(s);
+            assert_int_equal(tc_nccl_channels_graph(&req, t), 16);
+        }
+        tc_coll_req q = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL_RING, .p = 32, .bytes = 1 << 30, .elt = 4,
+                         .proto = TC_PROTO_LL128};
+        tc_sched *s = sched_req(t, q);
+        cap[i] = s->rate_cap_Bps * s->channels;
+        tc_sched_free(s);
+        tc_coll_req r = {.op = TC_OP_SENDRECV, .algo = TC_ALGO_NCCL, .p = 32, .bytes = 1 << 30, .elt = 4};
+        s = sched_req(t, r);
+        if (s->channels != p2p[i])
+            fail_msg("%s, sendrecv: %u p2p channels, NCCL's %u", spec[i], s->channels, p2p[i]);
+        tc_sched_free(s);
+        tc_topo_free(t);
+    }
+    if (fabs(cap[0] - 8 * 36.7e9) > 1e-3 || fabs(cap[1] - cap[0]) > 1e-3)
+        fail_msg("LL128 together: %.6g GB/s with SHARP, %.6g without, NCCL's model 8 x 36.7", cap[0] / 1e9,
+                 cap[1] / 1e9);
+    tc_topo *t = topo("clos:down=7x8,up=1x7,bw=400Gbps,node=8,node_bw=370.8GB/s,rail=8,sharp=1,arch=hopper");
+    assert_true(tc_nccl_collnet_widens(t, 56, 8));
+    assert_false(tc_nccl_collnet_widens(t, 8, 8));
+    tc_topo_free(t);
+}
+
 /* NCCL's choice on one H100 node with NCCL's ring graph for it, 12
  * search channels of 30 GB/s (360 GB/s; 24 channels run): its model, by
  * hand from tuning.cc's tables, picks LL up to 3,591,707 B, LL128 up to
@@ -2039,6 +2088,7 @@ int main(void)
         cmocka_unit_test(one_nvswitch_node_by_hand),
         cmocka_unit_test(ring_graph_on_one_node_is_nccls_search),
         cmocka_unit_test(blackwell_nvlink_as_nccl_2_21_counts_it),
+        cmocka_unit_test(collnet_widens_the_communicators_channels),
         cmocka_unit_test(nccl_chooses_protocols_as_its_model),
         cmocka_unit_test(nccl_model_refinements_as_tuning_cc),
         cmocka_unit_test(node_trees_are_nccls),

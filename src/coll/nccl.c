@@ -637,20 +637,47 @@ uint32_t tc_nccl_channel_bounds(const tc_coll_req *req, uint32_t C)
     return C > 32 ? 32 : C;
 }
 
-/* Channels: the request's; on one node twice the channels of NCCL's ring
- * graph (one_node_graph; doubled at run time: connect.cc:443); across nodes
+/* Twice the channels of NCCL's ring graph (doubled at run time:
+ * connect.cc:443): on one node its search's (one_node_graph); across nodes
  * twice the rails (about one NCCL search channel per NIC), or twice the
- * NICs of a node (nics=), or twice the node size without either; at most
- * 32 (MAXCHANNELS, device.h:54); then fewer for small messages as NCCL
+ * NICs of a node (nics=), or twice the node size without either. */
+static uint32_t default_channels(const tc_topo *topo, uint32_t R, uint32_t G)
+{
+    uint32_t n;
+    double b;
+    if (one_node_graph(topo, R > G ? R / G : 1, G, &n, &b))
+        return 2 * n;
+    return topo && topo->rails ? 2 * topo->rails : topo && topo->nics ? 2 * topo->nics : 2 * (G > 1 ? G : 1);
+}
+
+/* Whether NCCL's communicator of R ranks in nodes of G GPUs on t has
+ * CollNet (topocc: a Clos whose switches reduce, sharp=1, across at least
+ * 2 nodes: NCCL_COLLNET_NODE_THRESHOLD, src/init.cc:1189-1194) and widens
+ * its channels by half for it: where a node holds several GPUs and its
+ * NVLink is faster than the NICs a CollNet head has (connect.cc:447-452:
+ * "collNetGraph->bwIntra > collNetGraph->bwInter && comm->nRanks >
+ * comm->nNodes"). Every algorithm the communicator runs then has those
+ * channels (comm->collChannels, connect.cc:472). */
+bool tc_nccl_collnet_widens(const tc_topo *t, uint32_t R, uint32_t G)
+{
+    if (!t || !t->sharp || t->kind != TC_TOPO_CLOS || G < 2 || t->node_size < 2 || R <= G || R % G)
+        return false;
+    uint32_t H = t->nics ? t->nics : G;
+    return tc_nccl_nvlink_GBps(t) * 1e9 > tc_nccl_nic_line_Bps(t) * G / H;
+}
+
+/* Channels: the request's, or the communicator's (default_channels, half
+ * as many again with CollNet: tc_nccl_collnet_widens); at most 32
+ * (MAXCHANNELS, device.h:54); then fewer for small messages as NCCL
  * does. */
 static uint32_t channels_for(const tc_coll_req *req, const tc_topo *topo, uint32_t R, uint32_t G, bool tree)
 {
-    uint32_t C = req->channels, n;
-    double b;
-    if (!C && one_node_graph(topo, R > G ? R / G : 1, G, &n, &b))
-        C = 2 * n;
-    if (!C)
-        C = topo && topo->rails ? 2 * topo->rails : topo && topo->nics ? 2 * topo->nics : 2 * (G > 1 ? G : 1);
+    uint32_t C = req->channels;
+    if (!C) {
+        C = default_channels(topo, R, G);
+        if (tc_nccl_collnet_widens(topo, R, G))
+            C += C / 2;
+    }
     C = tc_nccl_channel_bounds(req, C);
     tc_proto p = req->proto ? req->proto : TC_PROTO_SIMPLE;
     double nt = p == TC_PROTO_LL128 ? 640 : 512;
@@ -675,16 +702,16 @@ static double run_share(const tc_coll_req *req, const tc_topo *topo, uint32_t R,
     return c < 1 ? c : 1;
 }
 
-/* The channels of NCCL's graph, which its model's bandwidths count
- * (graphs[a]->nChannels): the count for large messages before
- * NCCL_MIN/MAX_NCHANNELS and minCTAs/maxCTAs, which change the channels
- * run (comm->nChannels, connect.cc:465-469), not the graph's. */
+/* Twice the channels of NCCL's graph, which its model's bandwidths count
+ * (graphs[a]->nChannels, before connect.cc:443 doubles them for the run):
+ * not widened for CollNet, nor changed by NCCL_MIN/MAX_NCHANNELS and
+ * minCTAs/maxCTAs, which change the channels run (comm->nChannels,
+ * connect.cc:447-452, 465-469), not the graph's. */
 static uint32_t graph_channels(const tc_coll_req *req, const tc_topo *topo, uint32_t R, uint32_t G, bool tree)
 {
-    tc_coll_req d = *req;
-    d.bytes = INFINITY;
-    d.min_channels = d.max_channels = d.min_ctas = d.max_ctas = 0;
-    return channels_for(&d, topo, R, G, tree);
+    (void)tree;
+    uint32_t C = req->channels ? req->channels : default_channels(topo, R, G);
+    return C > 32 ? 32 : C;
 }
 
 uint32_t tc_nccl_channels_graph(const tc_coll_req *req, const tc_topo *topo)

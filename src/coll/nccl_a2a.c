@@ -172,12 +172,14 @@ static bool a2a_valid(tc_op op, uint32_t p, const tc_topo *t, tc_err *err)
 /* NCCL v2.21.5-1's channels for point-to-point work (paths.cc:692-774). */
 static void p2p_channels(const tc_coll_req *req, const tc_topo *t, uint32_t N, uint32_t *nch, uint32_t *cpp)
 {
-    uint32_t C = tc_nccl_channels_full(req, t);
-    uint32_t P = next_pow2(C > 32 ? 32 : C); /* p2pnChannels (MAXCHANNELS 32) */
-    uint32_t m = P;                          /* local NVLink peers: 2 x NVLinks, at least P (assumed NVSwitch) */
+    uint32_t C = tc_nccl_channels_full(req, t); /* the communicator's, at most MAXCHANNELS 32 */
+    uint32_t P = next_pow2(C);                    /* p2pnChannels, rounded after the peers' counts (:759) */
+    uint32_t m = C;                               /* local NVLink peers: 2 x NVLinks, at least C (assumed NVSwitch) */
     if (N > 1) {
-        uint32_t net = 2; /* NCCL_NCHANNELS_PER_NET_PEER -1: 2, fewer at scale (paths.cc:716-726) */
-        while (net * req->p > P * 4 && net > 1)
+        /* NCCL_NCHANNELS_PER_NET_PEER -1: 2, fewer at scale against the
+         * p2p channels before their rounding (paths.cc:716-726, 745-749) */
+        uint32_t net = 2;
+        while (net * req->p > C * 4 && net > 1)
             net /= 2;
         m = m < net ? m : net;
     }

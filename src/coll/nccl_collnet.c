@@ -123,13 +123,12 @@ static bool direct_valid(tc_op op, uint32_t p, const tc_topo *t, tc_err *err)
  * has as many search channels as the ring's, init.cc:1067), plus half as
  * many when NVLink is faster than a NIC and a node holds several GPUs
  * (connect.cc:447-452), at most 32; or the request's. */
-static uint32_t cn_channels_full(const tc_coll_req *req, const tc_topo *t, uint32_t G, uint32_t H)
+static uint32_t cn_channels_full(const tc_coll_req *req, const tc_topo *t, uint32_t G)
 {
     if (req->channels)
         return tc_nccl_channel_bounds(req, req->channels > 32 ? 32 : req->channels);
     uint32_t C = tc_nccl_channels_graph(req, t);
-    double nic = tc_nccl_nic_line_Bps(t) * G / H;
-    if (G > 1 && t->node_size > 1 && tc_nccl_nvlink_GBps(t) * 1e9 > nic)
+    if (tc_nccl_collnet_widens(t, G * (req->p / G), G))
         C += C / 2;
     /* then the channel variables (connect.cc:465-469, after :447-452) */
     return tc_nccl_channel_bounds(req, C > 32 ? 32 : C);
@@ -788,7 +787,7 @@ static tc_status agrs_build(const tc_coll_req *req, const tc_topo *t, tc_sched *
 {
     uint32_t G, M, H;
     cn_shape(req->p, t, &G, &M, &H);
-    uint32_t C = cn_channels(req, cn_channels_full(req, t, G, H), H, true);
+    uint32_t C = cn_channels(req, cn_channels_full(req, t, G), H, true);
     double Q = cn_chunk(req->bytes, C, H, G, true);
     double nch = ceil(req->bytes / G / (C * Q));
     if (nch < 1)
@@ -842,7 +841,7 @@ static tc_status cn_build(const tc_coll_req *req, const tc_topo *t, tc_sched *s,
         return agrs_build(req, t, s, err);
     uint32_t G, M, H;
     cn_shape(req->p, t, &G, &M, &H);
-    uint32_t C = cn_channels(req, cn_channels_full(req, t, G, H), H, direct);
+    uint32_t C = cn_channels(req, cn_channels_full(req, t, G), H, direct);
     double Q = cn_chunk(req->bytes, C, H, G, direct), per = direct ? (double)C * H : C;
     double nch = ceil(req->bytes / (per * Q));
     if (nch < 1)
