@@ -43,7 +43,10 @@ double tc_nccl_nvls_time_us(const tc_coll_req *req, const tc_topo *t, bool tree)
 double tc_nccl_speed_at_most(bool inter, bool sm90, double cap);
 /* Whether NCCL's communicator of R ranks in nodes of G GPUs on t widens its
  * channels by half for CollNet (coll/nccl.c). */
-bool tc_nccl_collnet_widens(const tc_topo *t, uint32_t R, uint32_t G);
+bool tc_nccl_collnet_widens(const tc_coll_req *req, const tc_topo *t, uint32_t R, uint32_t G);
+/* NCCL's CollNet graph for req on t: search channels, bwIntra and bwInter
+ * (GB/s) (coll/nccl_collnet.c). */
+void tc_nccl_collnet_graph(const tc_coll_req *req, const tc_topo *t, double *nch, double *intra, double *inter);
 /* The NVLink bandwidth a GPU has in NCCL's topology, GB/s; 0 without a
  * scale-up node (coll/nccl.c). */
 double tc_nccl_nvlink_GBps(const tc_topo *t);

@@ -652,18 +652,22 @@ static uint32_t default_channels(const tc_topo *topo, uint32_t R, uint32_t G)
 
 /* Whether NCCL's communicator of R ranks in nodes of G GPUs on t has
  * CollNet (topocc: a Clos whose switches reduce, sharp=1, across at least
- * 2 nodes: NCCL_COLLNET_NODE_THRESHOLD, src/init.cc:1189-1194) and widens
- * its channels by half for it: where a node holds several GPUs and its
- * NVLink is faster than the NICs a CollNet head has (connect.cc:447-452:
+ * 2 nodes, NCCL_COLLNET_NODE_THRESHOLD, of at most 8 GPUs, above which
+ * NCCL turns CollNet off: src/init.cc:1189-1200) and widens its channels
+ * by half for it: where the CollNet graph's per-channel bandwidth inside
+ * the node is above the one across it (connect.cc:447-452:
  * "collNetGraph->bwIntra > collNetGraph->bwInter && comm->nRanks >
- * comm->nNodes"). Every algorithm the communicator runs then has those
+ * comm->nNodes"; tc_nccl_collnet_graph): the search's second pass raised
+ * bwIntra, as on DGX A100 nodes (30 over 24 GB/s), not on DGX H100 nodes
+ * (45 and 45). Every algorithm the communicator runs then has those
  * channels (comm->collChannels, connect.cc:472). */
-bool tc_nccl_collnet_widens(const tc_topo *t, uint32_t R, uint32_t G)
+bool tc_nccl_collnet_widens(const tc_coll_req *req, const tc_topo *t, uint32_t R, uint32_t G)
 {
-    if (!t || !t->sharp || t->kind != TC_TOPO_CLOS || G < 2 || t->node_size < 2 || R <= G || R % G)
+    if (!t || !t->sharp || t->kind != TC_TOPO_CLOS || G < 2 || G > 8 || t->node_size < 2 || R <= G || R % G)
         return false;
-    uint32_t H = t->nics ? t->nics : G;
-    return tc_nccl_nvlink_GBps(t) * 1e9 > tc_nccl_nic_line_Bps(t) * G / H;
+    double nch, intra, inter;
+    tc_nccl_collnet_graph(req, t, &nch, &intra, &inter);
+    return intra > inter;
 }
 
 /* Channels: the request's, or the communicator's (default_channels, half
@@ -675,7 +679,7 @@ static uint32_t channels_for(const tc_coll_req *req, const tc_topo *topo, uint32
     uint32_t C = req->channels;
     if (!C) {
         C = default_channels(topo, R, G);
-        if (tc_nccl_collnet_widens(topo, R, G))
+        if (tc_nccl_collnet_widens(req, topo, R, G))
             C += C / 2;
     }
     C = tc_nccl_channel_bounds(req, C);

@@ -121,14 +121,15 @@ static bool direct_valid(tc_op op, uint32_t p, const tc_topo *t, tc_err *err)
 
 /* The channels of a CollNet communicator: the ring's (NCCL's CollNet graph
  * has as many search channels as the ring's, init.cc:1067), plus half as
- * many when NVLink is faster than a NIC and a node holds several GPUs
- * (connect.cc:447-452), at most 32; or the request's. */
+ * many where that graph's bwIntra is above its bwInter
+ * (tc_nccl_collnet_widens, connect.cc:447-452), at most 32; or the
+ * request's. */
 static uint32_t cn_channels_full(const tc_coll_req *req, const tc_topo *t, uint32_t G)
 {
     if (req->channels)
         return tc_nccl_channel_bounds(req, req->channels > 32 ? 32 : req->channels);
     uint32_t C = tc_nccl_channels_graph(req, t);
-    if (tc_nccl_collnet_widens(t, G * (req->p / G), G))
+    if (tc_nccl_collnet_widens(req, t, G * (req->p / G), G))
         C += C / 2;
     /* then the channel variables (connect.cc:465-469, after :447-452) */
     return tc_nccl_channel_bounds(req, C > 32 ? 32 : C);
@@ -188,24 +189,33 @@ static double cn_lat_us(uint32_t G, bool direct)
     return 2 * (G - 1) * CN_CHAIN_NVLINK_US + CN_CHAIN_NET_US;
 }
 
+/* The CollNet graph (search.cc): its search channels are the ring's
+ * (init.cc:1063-1070); pass 1 finds one speed of the list for both that a
+ * head's NIC and a GPU's NVLink share over the channels carry; pass 2
+ * raises bwIntra for trees while below twice bwInter and within the NVLink
+ * share (search.cc:1013-1031). */
+void tc_nccl_collnet_graph(const tc_coll_req *req, const tc_topo *t, double *nch, double *intra, double *inter)
+{
+    uint32_t G, M, H;
+    cn_shape(req->p, t, &G, &M, &H);
+    double n = tc_nccl_channels_graph(req, t) / 2.0;
+    if (n < 1)
+        n = 1;
+    double nic = tc_nccl_nic_line_Bps(t) * G / H / 1e9, nvl = t->node_size > 1 ? tc_nccl_nvlink_GBps(t) : nic;
+    bool sm90 = !(t->arch == TC_ARCH_VOLTA || t->arch == TC_ARCH_AMPERE);
+    *inter = tc_nccl_speed_at_most(true, sm90, fmin(nic, nvl / n));
+    *intra = fmax(*inter, tc_nccl_speed_at_most(true, sm90, fmin(nvl / n, 2 * *inter * (1 - 1e-9))));
+    *nch = n;
+}
+
 double tc_nccl_collnet_time_us(const tc_coll_req *req, const tc_topo *t, bool direct)
 {
     if (cn_refusal(req->op, req->p, t, direct))
         return INFINITY;
     uint32_t G, M, H;
     cn_shape(req->p, t, &G, &M, &H);
-    /* The CollNet graph (search.cc): its search channels are the ring's;
-     * pass 1 finds one speed of the list for both that a head's NIC and a
-     * GPU's NVLink share over the channels carry; pass 2 raises bwIntra
-     * for trees while below twice bwInter and within the NVLink share
-     * (search.cc:1013-1031). */
-    double nch = tc_nccl_channels_graph(req, t) / 2.0;
-    if (nch < 1)
-        nch = 1;
-    double nic = tc_nccl_nic_line_Bps(t) * G / H / 1e9, nvl = t->node_size > 1 ? tc_nccl_nvlink_GBps(t) : nic;
-    bool sm90 = !(t->arch == TC_ARCH_VOLTA || t->arch == TC_ARCH_AMPERE);
-    double inter = tc_nccl_speed_at_most(true, sm90, fmin(nic, nvl / nch));
-    double intra = fmax(inter, tc_nccl_speed_at_most(true, sm90, fmin(nvl / nch, 2 * inter * (1 - 1e-9))));
+    double nch, intra, inter;
+    tc_nccl_collnet_graph(req, t, &nch, &intra, &inter);
     double bus = nch * intra;
     if (direct) {
         /* tuning.cc:203-208: a GPU-to-NIC ratio above 1 costs half its excess */
