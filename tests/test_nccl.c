@@ -1496,6 +1496,44 @@ static void collnet_widens_the_communicators_channels(void **state)
     tc_topo_free(t);
 }
 
+/* Where NCCL has NVLS (a Hopper node switch that reduces, more than 2 GPUs
+ * a node, NCCL_NVLS_ENABLE not 0) and its communicator fewer channels than
+ * NVLS's 16 (nodes of 4 NICs: 8), it raises them to 16
+ * (src/graph/connect.cc:478-480) after fixing the collectives' count
+ * (collChannels, :472): the ring keeps 8, point-to-point work takes 16
+ * (src/graph/paths.cc:745-749). Not without NVLS (no reduction, nvls=0,
+ * Ampere), nor where maxCTAs holds NVLS's channels to 8
+ * (src/transport/nvls.cc:259). */
+static void nvls_raises_the_p2p_channels(void **state)
+{
+    (void)state;
+    struct {
+        const char *spec;
+        bool off;
+        uint32_t maxcta, want;
+    } c[] = {{"clos:down=2x4,up=1x2,bw=400Gbps,node=8,node_bw=370.8GB/s,nics=4,rail=4,node_reduce=1,arch=hopper", 0, 0, 16},
+             {"clos:down=2x4,up=1x2,bw=400Gbps,node=8,node_bw=370.8GB/s,nics=4,rail=4,arch=hopper", 0, 0, 8},
+             {"clos:down=2x4,up=1x2,bw=400Gbps,node=8,node_bw=370.8GB/s,nics=4,rail=4,node_reduce=1,arch=hopper", 1, 0, 8},
+             {"clos:down=2x4,up=1x2,bw=400Gbps,node=8,node_bw=370.8GB/s,nics=4,rail=4,node_reduce=1,arch=hopper", 0, 8, 8},
+             {"clos:down=2x4,up=1x2,bw=200Gbps,node=8,node_bw=240GB/s,nics=4,rail=4,node_reduce=1,arch=ampere", 0, 0, 8}};
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        tc_topo *t = topo(c[i].spec);
+        tc_coll_req r = {.op = TC_OP_ALLTOALL, .algo = TC_ALGO_NCCL, .p = 16, .bytes = 1 << 30, .elt = 4,
+                         .nvls_off = c[i].off, .max_ctas = c[i].maxcta};
+        tc_sched *s = sched_req(t, r);
+        if (s->channels != c[i].want)
+            fail_msg("%s, nvls_off %d, maxcta %u: %u p2p channels, NCCL's %u", c[i].spec, c[i].off, c[i].maxcta,
+                     s->channels, c[i].want);
+        tc_sched_free(s);
+        tc_coll_req q = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL_RING, .p = 16, .bytes = 1 << 30, .elt = 4,
+                         .proto = TC_PROTO_SIMPLE};
+        s = sched_req(t, q);
+        assert_int_equal(s->channels, 8);
+        tc_sched_free(s);
+        tc_topo_free(t);
+    }
+}
+
 /* NCCL's choice on one H100 node with NCCL's ring graph for it, 12
  * search channels of 30 GB/s (360 GB/s; 24 channels run): its model, by
  * hand from tuning.cc's tables, picks LL up to 3,591,707 B, LL128 up to
@@ -2108,6 +2146,7 @@ int main(void)
         cmocka_unit_test(ring_graph_on_one_node_is_nccls_search),
         cmocka_unit_test(blackwell_nvlink_as_nccl_2_21_counts_it),
         cmocka_unit_test(collnet_widens_the_communicators_channels),
+        cmocka_unit_test(nvls_raises_the_p2p_channels),
         cmocka_unit_test(nccl_chooses_protocols_as_its_model),
         cmocka_unit_test(nccl_model_refinements_as_tuning_cc),
         cmocka_unit_test(node_trees_are_nccls),

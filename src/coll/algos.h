@@ -41,6 +41,9 @@ double tc_nccl_nvls_time_us(const tc_coll_req *req, const tc_topo *t, bool tree)
  * intra-node, SM90's or the one before, at most cap; 0 if none
  * (coll/nccl_nvls.c). */
 double tc_nccl_speed_at_most(bool inter, bool sm90, double cap);
+/* The channels of NCCL's NVLS for req's communicator on t, 0 where it has
+ * none (coll/nccl_nvls.c). */
+uint32_t tc_nccl_nvls_comm_channels(const tc_coll_req *req, const tc_topo *t);
 /* Whether NCCL's communicator of R ranks in nodes of G GPUs on t widens its
  * channels by half for CollNet (coll/nccl.c). */
 bool tc_nccl_collnet_widens(const tc_coll_req *req, const tc_topo *t, uint32_t R, uint32_t G);

@@ -173,6 +173,9 @@ static bool a2a_valid(tc_op op, uint32_t p, const tc_topo *t, tc_err *err)
 static void p2p_channels(const tc_coll_req *req, const tc_topo *t, uint32_t N, uint32_t *nch, uint32_t *cpp)
 {
     uint32_t C = tc_nccl_channels_full(req, t); /* the communicator's, at most MAXCHANNELS 32 */
+    uint32_t nv = tc_nccl_nvls_comm_channels(req, t);
+    if (C < nv) /* raised to NVLS's (connect.cc:478-480) */
+        C = nv;
     uint32_t P = next_pow2(C);                    /* p2pnChannels, rounded after the peers' counts (:763-764) */
     uint32_t m = C;                               /* local NVLink peers: 2 x NVLinks, at least C (assumed NVSwitch) */
     if (N > 1) {

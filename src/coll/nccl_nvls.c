@@ -138,6 +138,24 @@ bool tc_nccl_ring_graph_one_node(double total, bool sm90, uint32_t *nch, double 
     return true;
 }
 
+/* The channels of NCCL's NVLS for req's communicator on t, 0 where NCCL
+ * has no NVLS (nvlsSupport 0): NCCL_NVLS_ENABLE=0 (nvls=0), a node switch
+ * that does not reduce, GPUs before Hopper, or 2 or fewer GPUs a node
+ * (src/transport/nvls.cc:241); else NCCL_NVLS_NCHANNELS, 16, within
+ * minCTAs and maxCTAs (:259). A communicator with fewer channels is raised
+ * to these (src/graph/connect.cc:478-480), which its point-to-point work
+ * takes (src/graph/paths.cc:745-749). */
+uint32_t tc_nccl_nvls_comm_channels(const tc_coll_req *req, const tc_topo *t)
+{
+    if (req->nvls_off || !t || t->node_size < 2 || !t->node_reduce || t->arch == TC_ARCH_VOLTA ||
+        t->arch == TC_ARCH_AMPERE)
+        return 0;
+    if ((t->node_size < req->p ? t->node_size : req->p) <= 2)
+        return 0;
+    uint32_t C = tc_nccl_cta_bounds(req, NVLS_CHANNELS);
+    return C > 32 ? 32 : C;
+}
+
 /* Scale-up node size G (ranks per node, p on one node) and heads H: the GPUs
  * on one node, the NICs of a node across nodes. */
 static void nvls_shape(uint32_t p, const tc_topo *t, uint32_t *G, uint32_t *M, uint32_t *H)
