@@ -339,7 +339,8 @@ double tc_nccl_nvlink_GBps(const tc_topo *t)
  * nodes then). */
 static bool one_node_graph(const tc_topo *topo, uint32_t nodes, uint32_t G, uint32_t *nch, double *bw)
 {
-    if (!topo || nodes != 1 || G < 2 || topo->node_size < 2 || !(topo->node_bw > 0))
+    /* without a scale-up node the NVLink is 0 GB/s, where no speed fits */
+    if (!topo || nodes != 1 || G < 2)
         return false;
     return tc_nccl_ring_graph_one_node(tc_nccl_nvlink_GBps(topo), arch_row(topo) == 2, nch, bw);
 }
@@ -492,7 +493,7 @@ static nccl_ring_state *ring_state_new(tc_sched *s, uint32_t C, uint32_t R, uint
 
 static tc_status emit_nccl_ring(const tc_sched *s, uint32_t step, tc_xfers *x);
 
-static uint32_t graph_channels(const tc_coll_req *req, const tc_topo *topo, uint32_t R, uint32_t G, bool tree);
+static uint32_t graph_channels(const tc_coll_req *req, const tc_topo *topo, uint32_t R, uint32_t G);
 static double run_share(const tc_coll_req *req, const tc_topo *topo, uint32_t R, uint32_t G, bool tree);
 
 /* What the rings and the chains set alike: nblk blocks (slots), one lane
@@ -506,7 +507,7 @@ static void ring_sched_set(tc_sched *s, const tc_coll_req *req, const tc_topo *t
     s->channels = C;
     s->lanes = C;
     s->nccl_impl = TC_ALGO_NCCL_RING;
-    proto_costs(s, topo, R > G ? R / G : 1, C, graph_channels(req, topo, R, G, false), run_share(req, topo, R, G, false));
+    proto_costs(s, topo, R > G ? R / G : 1, C, graph_channels(req, topo, R, G), run_share(req, topo, R, G, false));
 }
 
 /* Whether NCCL's rings (and trees, and nccl's choice among them) fit p
@@ -702,7 +703,7 @@ static uint32_t channels_for(const tc_coll_req *req, const tc_topo *topo, uint32
  * latency, not a rate, and not modelled. */
 static double run_share(const tc_coll_req *req, const tc_topo *topo, uint32_t R, uint32_t G, bool tree)
 {
-    double c = (double)channels_for(req, topo, R, G, tree) / graph_channels(req, topo, R, G, tree);
+    double c = (double)channels_for(req, topo, R, G, tree) / graph_channels(req, topo, R, G);
     return c < 1 ? c : 1;
 }
 
@@ -711,9 +712,8 @@ static double run_share(const tc_coll_req *req, const tc_topo *topo, uint32_t R,
  * not widened for CollNet, nor changed by NCCL_MIN/MAX_NCHANNELS and
  * minCTAs/maxCTAs, which change the channels run (comm->nChannels,
  * connect.cc:447-452, 465-469), not the graph's. */
-static uint32_t graph_channels(const tc_coll_req *req, const tc_topo *topo, uint32_t R, uint32_t G, bool tree)
+static uint32_t graph_channels(const tc_coll_req *req, const tc_topo *topo, uint32_t R, uint32_t G)
 {
-    (void)tree;
     uint32_t C = req->channels ? req->channels : default_channels(topo, R, G);
     return C > 32 ? 32 : C;
 }
@@ -723,7 +723,7 @@ uint32_t tc_nccl_channels_graph(const tc_coll_req *req, const tc_topo *topo)
     uint32_t G = topo && topo->node_size > 1 ? topo->node_size : 1;
     if (G > req->p)
         G = req->p;
-    return graph_channels(req, topo, req->p, G, false);
+    return graph_channels(req, topo, req->p, G);
 }
 
 uint32_t tc_nccl_channels_full(const tc_coll_req *req, const tc_topo *topo)
@@ -1018,7 +1018,7 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
     full.bytes = INFINITY;
     /* the graph's search channels bound the bandwidths; the channels run
      * (comm->nChannels) decide the ring's plateau below */
-    double search = graph_channels(req, topo, R, G, false) / 2.0, run = channels_for(&full, topo, R, G, false);
+    double search = graph_channels(req, topo, R, G) / 2.0, run = channels_for(&full, topo, R, G, false);
     if (search < 1)
         search = 1;
     int row = nodes == 1 ? arch_row(topo) : 0, col = nodes <= 2 ? (int)nodes - 1 : 2, arow = arch_row(topo);
@@ -1401,7 +1401,7 @@ static tc_status nccl_tree_build(const tc_coll_req *req, const tc_topo *topo, tc
     s->lanes = C;
     s->nccl_impl = TC_ALGO_NCCL_TREE;
     s->wire_in_order = true;
-    uint32_t Cgraph = graph_channels(req, topo, R, G, true);
+    uint32_t Cgraph = graph_channels(req, topo, R, G);
     double share = run_share(req, topo, R, G, true);
     proto_costs(s, topo, M, C, Cgraph, share);
     tree_costs(s, topo, M, C, Cgraph, share);
