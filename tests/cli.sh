@@ -741,6 +741,19 @@ bad_says "net_eff in hex" "'net_eff': '0x1p-1'" topo --topo "clos:down=4,up=1,ne
 # four values from four rows: said to be undetermined
 "$T" nccl-tests --preset dgx-h100:nodes=2 -b 1M -e 4M >"$tmp/nt_few.txt" 2>&1
 good "nccl-tests --fit on few rows says so" "^# fit: only 4 rows for 4 values: .*the constants are not determined" nccl-tests --preset dgx-h100:nodes=2 --compare "$tmp/nt_few.txt" --fit
+# on a sendrecv run --fit finds the rate of one point-to-point channel:
+# p2p_bw= on one node, p2p_net_bw= across nodes, as the runs were made
+"$T" nccl-tests --preset dgx-h100:p2p_bw=17GB/s --op sendrecv -b 1M -e 1G -f 2 >"$tmp/nt_sr1.txt" 2>&1
+good "nccl-tests --fit on a one-node sendrecv finds p2p_bw" "^# fit to [^:]*: p2p_bw=17GB/s (the rate of one point-to-point channel inside a node; .* 0.000 fitted)$" nccl-tests --preset dgx-h100 --op sendrecv --compare "$tmp/nt_sr1.txt" --fit
+good "nccl-tests --fit predicts with the p2p_bw it found" "^# topocc prediction: .*,p2p_bw=17GB/s," nccl-tests --preset dgx-h100:p2p_bw=90GB/s --op sendrecv --compare "$tmp/nt_sr1.txt" --fit
+"$T" nccl-tests --preset dgx-h100:nodes=2,p2p_net_bw=12GB/s --op sendrecv -b 1M -e 1G -f 2 >"$tmp/nt_sr2.txt" 2>&1
+good "nccl-tests --fit on a two-node sendrecv finds p2p_net_bw" "^# fit to [^:]*: p2p_net_bw=12GB/s (the rate of one point-to-point channel across nodes; .* 0.000 fitted)$" nccl-tests --preset dgx-h100:nodes=2 --op sendrecv --compare "$tmp/nt_sr2.txt" --fit
+"$T" nccl-tests --preset dgx-h100 --op sendrecv -b 1M -e 1G -f 2 >"$tmp/nt_sr0.txt" 2>&1
+good "nccl-tests --fit: no channel rate where none fits better" "^# fit to [^:]*: no p2p_bw= (no rate of one point-to-point channel inside a node fits" nccl-tests --preset dgx-h100 --op sendrecv --compare "$tmp/nt_sr0.txt" --fit
+"$T" nccl-tests --preset dgx-h100:p2p_bw=17GB/s --op sendrecv -b 32M -e 64M -f 2 >"$tmp/nt_sr3.txt" 2>&1
+good "nccl-tests --fit on two sendrecv rows says so" "^# fit: only 2 rows for 1 value: the constant is not determined" nccl-tests --preset dgx-h100 --op sendrecv --compare "$tmp/nt_sr3.txt" --fit
+bad_says "p2p_bw= without node=" "p2p_bw= (a point-to-point channel's rate inside a scale-up node) needs node=G" topo "clos:down=4,up=1,p2p_bw=20GB/s"
+bad_says "p2p_net_bw= not a rate" "clos key 'p2p_net_bw': invalid rate 'fast'" topo "clos:down=4,up=1,p2p_net_bw=fast"
 # the file's largest size, cut below itself, is a size the file asked for, not one outside the prediction
 printf '%s\n 1048576 262144 float sum -1 71.93 14.58 27.33 0 71.47 14.67 27.51 0\n 2097155 524288 float sum -1 76.24 27.51 51.58 0 76.62 27.37 51.32 0\n' "$NTH" >"$tmp/nt_oddtop.txt"
 good "nccl-tests --compare: the largest size cut below itself is named" "^# not compared: line 3, size 2097155 B" nccl-tests --preset dgx-h100 --compare "$tmp/nt_oddtop.txt"

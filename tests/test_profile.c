@@ -76,14 +76,22 @@ static void gpu_node_presets_expand_to_rail_optimized_clos(void **state)
     expand_ok("test-node:nodes=4,nic_path=sys", want);
     snprintf(want, sizeof want, "clos:down=4x8,up=1x4,%s,rail=8", node);
     expand_ok("test-vm:nodes=4,nic_path=pxb", want);
-    /* a calibrated transport (net_lat_*_us, net_eff): the profile's, which
-     * the preset's keys override, each alone */
-    snprintf(want, sizeof want, "clos:down=4x8,up=1x4,%s,net_lat=30us/40us/50us,net_eff=0.8,rail=8", node);
+    /* a calibrated transport (net_lat_*_us, net_eff) and point-to-point
+     * channels (p2p_channel_GBps, p2p_channel_net_GBps): the profile's,
+     * which the preset's keys override, each alone */
+    const char *p2p = "p2p_bw=21GB/s,p2p_net_bw=23GB/s";
+    snprintf(want, sizeof want, "clos:down=4x8,up=1x4,%s,net_lat=30us/40us/50us,net_eff=0.8,%s,rail=8", node, p2p);
     expand_ok("test-calib:nodes=4", want);
-    snprintf(want, sizeof want, "clos:down=4x8,up=1x4,%s,net_lat=30us/40us/50us,net_eff=0.5,rail=8", node);
+    snprintf(want, sizeof want, "clos:down=4x8,up=1x4,%s,net_lat=30us/40us/50us,%s,net_eff=0.5,rail=8", node, p2p);
     expand_ok("test-calib:nodes=4,net_eff=0.5", want);
-    snprintf(want, sizeof want, "clos:down=4x8,up=1x4,%s,net_eff=0.8,net_lat=1us,rail=8", node);
+    snprintf(want, sizeof want, "clos:down=4x8,up=1x4,%s,net_eff=0.8,%s,net_lat=1us,rail=8", node, p2p);
     expand_ok("test-calib:nodes=4,net_lat=1us", want);
+    snprintf(want, sizeof want,
+             "clos:down=4x8,up=1x4,%s,net_lat=30us/40us/50us,net_eff=0.8,p2p_net_bw=23GB/s,p2p_bw=5GB/s,rail=8", node);
+    expand_ok("test-calib:nodes=4,p2p_bw=5GB/s", want);
+    snprintf(want, sizeof want,
+             "clos:down=4x8,up=1x4,%s,net_lat=30us/40us/50us,net_eff=0.8,p2p_bw=21GB/s,p2p_net_bw=9GB/s,rail=8", node);
+    expand_ok("test-calib:nodes=4,p2p_net_bw=9GB/s", want);
 
     /* The topology: 4 nodes of 8, GPU g of every node on rail g's leaf. */
     char spec[512];
@@ -188,6 +196,8 @@ static void bad_presets_and_profiles_are_named(void **state)
     expand_fails("bad-typo", "bad-typo.json: field 'fields.transprt' is not one topocc reads: did you mean 'transport'?");
     expand_fails("bad-calib", "bad-calib.json: net_lat_ll_us, net_lat_ll128_us and net_lat_simple_us go together");
     expand_fails("test-node:net_eff=0", "expected a fraction above 0 and at most 1");
+    expand_fails("test-node:p2p_bw=0", "clos key 'p2p_bw': invalid rate '0'");
+    expand_fails("test-node:p2p_net_bw=fast", "'p2p_net_bw'");
     expand_fails("bad-path", "bad-path.json: nic_path 'pcie': accepted are pix, pxb, pxn, phb and sys");
     expand_fails("test-node:nodes=2,nic_path=PHB", "nic_path='PHB'");
     expand_fails("bad-source", "field 'fields.nic_Gbps' has no source");

@@ -5,8 +5,8 @@
  * real buffers (rank r's output is rank r - 1's input) for nodes of 1, 2,
  * 3, 4 and 8 GPUs, a NIC per GPU or shared, 1 to 8 nodes, LL and Simple
  * sizes, several channels, PXN or not; every cross-node transfer on the
- * destination's NIC with PXN; two DGX H100 by hand in every evaluator; the
- * evaluators agree and stay above the lower bound; the algorithms that
+ * destination's NIC with PXN; two DGX H100 by hand in every evaluator, with
+ * and without a channel rate (p2p_bw=, p2p_net_bw=); the evaluators agree and stay above the lower bound; the algorithms that
  * cannot run it are refused.
  */
 #include <math.h>
@@ -215,6 +215,65 @@ static void two_dgx_h100_by_hand(void **state)
     tc_topo_free(t);
 }
 
+/* A point-to-point channel's own rate (p2p_bw= inside a node, p2p_net_bw=
+ * across nodes). One DGX H100, 32 MiB: NCCL cuts the buffer into 4 pieces
+ * of 8 MiB (calcP2pChunkSize with 4 channels at least, 16 MiB at most), 4
+ * channels, one schedule step; at p2p_bw=20GB/s each piece takes
+ * 8 MiB / 20 GB/s (the 4 together, 80 GB/s, stay below the 370.8 GB/s
+ * NVLink port): 8.4 + 3.4 us + 419.43 us = 431.23 us, busbw 77.81 GB/s,
+ * where the port alone gives 8.4 + 3.4 us + 32 MiB / 370.8 GB/s. Two DGX
+ * H100, 1 GiB, at p2p_net_bw=20GB/s: the two pieces of a crossing pair
+ * (B / 2 each, 8 slices of B / 16) each at 20 GB/s instead of half the
+ * 50 GB/s NIC, the first slice's NVLink hop too: 22.4 us + B / 16 / 20 GB/s
+ * + B / 2 / 20 GB/s. p2p_bw= is not read across nodes, p2p_net_bw= not on
+ * one node; LL pieces (1 KiB) are not limited. */
+static void channel_rate_by_hand(void **state)
+{
+    (void)state;
+    static const char *one = "clos:down=8,up=1,bw=400Gbps,node=8,node_bw=370.8GB/s,node_reduce=1,arch=hopper";
+    char spec[256];
+    double M = 32.0 * 1024 * 1024;
+    for (int k = 0; k < 3; k++) {
+        snprintf(spec, sizeof spec, "%s%s", one, k == 0 ? "" : k == 1 ? ",p2p_bw=20GB/s" : ",p2p_net_bw=1GB/s");
+        tc_topo *t = topo(spec);
+        tc_sched *s = build_sr(t, TC_ALGO_NCCL, 8, M, 0, 0);
+        assert_int_equal(s->nblk, 4);
+        double want = 11.8e-6 + (k == 1 ? M / 4 / 20e9 : M / 370.8e9);
+        for (int m = 0; m < 3; m++) {
+            tc_mode mode = m == 0 ? TC_MODE_FORMULA : m == 1 ? TC_MODE_STEPS : TC_MODE_FLOW;
+            double got = eval_sched(t, s, mode, TC_ROUTE_DMODK);
+            if (fabs(got - want) > (m == 2 ? 1e-3 : 1e-9) * want)
+                fail_msg("%s, 32 MiB, %s: %.12g s, by hand %.12g", spec, tc_mode_name(mode), got, want);
+        }
+        /* NCCL's choice reports the same time */
+        tc_coll_req req = {.op = TC_OP_SENDRECV, .algo = TC_ALGO_NCCL, .p = 8, .bytes = M, .elt = 4};
+        double pred = 0;
+        tc_nccl_choose(&req, t, NULL, &pred);
+        if (fabs(pred - want) > 1e-9 * want)
+            fail_msg("%s: NCCL's model %.12g s, by hand %.12g", spec, pred, want);
+        tc_sched_free(s);
+        s = build_sr(t, TC_ALGO_NCCL, 8, 1024, 0, 0); /* LL: not limited */
+        assert_int_equal(s->proto, TC_PROTO_LL);
+        assert_true(s->rate_cap_Bps == 0);
+        tc_sched_free(s);
+        tc_topo_free(t);
+    }
+    double B = 1024.0 * 1024 * 1024, plain = 22.4e-6 + B / 8 / 370.8e9 + B / 50e9;
+    for (int k = 0; k < 2; k++) {
+        snprintf(spec, sizeof spec, "%s%s", DGX2, k ? ",p2p_net_bw=20GB/s" : ",p2p_bw=1GB/s");
+        tc_topo *t = topo(spec);
+        tc_sched *s = build_sr(t, TC_ALGO_NCCL, 16, B, 0, 0);
+        double want = k ? 22.4e-6 + B / 16 / 20e9 + B / 2 / 20e9 : plain;
+        double f = eval_sched(t, s, TC_MODE_FORMULA, TC_ROUTE_DMODK);
+        double sd = eval_sched(t, s, TC_MODE_STEPS, TC_ROUTE_DMODK);
+        double fl = eval_sched(t, s, TC_MODE_FLOW, TC_ROUTE_ECMP);
+        if (fabs(f - want) > 1e-9 * want || fabs(sd - want) > 1e-9 * want || fabs(fl - want) > 1e-3 * want)
+            fail_msg("%s, 1 GiB: formula %.12g steps %.12g flow %.12g s, by hand %.12g", spec, f, sd, fl, want);
+        tc_sched_free(s);
+        tc_topo_free(t);
+    }
+}
+
 /* direct on two DGX H100: one message a rank, the topology's alpha once;
  * the crossing pairs 7 -> 8 and 15 -> 0 go from rail 7 to rail 0, through
  * a spine each way (D-mod-k: different spines or not, one flow a
@@ -256,7 +315,9 @@ static void evaluators_agree(void **state)
         if (K < G)
             n += snprintf(spec + n, sizeof spec - (size_t)n, ",nics=%u", K);
         if (rail)
-            snprintf(spec + n, sizeof spec - (size_t)n, ",rail=%u", K);
+            n += snprintf(spec + n, sizeof spec - (size_t)n, ",rail=%u", K);
+        if (i % 4 == 1) /* channels slower than the links, at some sizes */
+            snprintf(spec + n, sizeof spec - (size_t)n, ",p2p_bw=%uGB/s,p2p_net_bw=%uGB/s", 5 + i, 3 + i);
         tc_topo *t = topo(spec);
         uint32_t p = N * G;
         double bytes = 1024.0 * pow(2, (double)(i % 21));
@@ -326,6 +387,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(schedules_move_the_right_data), cmocka_unit_test(two_dgx_h100_by_hand),
+        cmocka_unit_test(channel_rate_by_hand),
         cmocka_unit_test(direct_by_hand),               cmocka_unit_test(evaluators_agree),
         cmocka_unit_test(lower_bound_by_hand),          cmocka_unit_test(only_point_to_point_algorithms),
     };

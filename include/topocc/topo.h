@@ -210,6 +210,10 @@ typedef struct tc_topo {
     bool net_lat_given;
     double net_lat[3];
     double net_eff;
+    /* The rate one NCCL point-to-point channel (a send and a receive in one
+     * work) reaches, B/s, inside a scale-up node (p2p_bw=) and across
+     * nodes (p2p_net_bw=); 0: not limited (docs/MODEL.md "sendrecv"). */
+    double p2p_bw, p2p_net_bw;
     uint32_t *hslot;           /* n_endpoints (NULL: slot = endpoint) */
 
     uint32_t n_degraded;       /* links whose bandwidth tc_topo_degrade_link changed */

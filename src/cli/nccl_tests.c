@@ -70,7 +70,9 @@ static const char *help =
     "                 and the share of the line rate reached that bring the prediction closest to it\n"
     "                 (mean |ln(predicted/measured busbw)|); prints them as net_lat= and net_eff= for\n"
     "                 --topo or the preset, then compares with them. Formula mode, about 800\n"
-    "                 predictions: seconds, on a few nodes as on two GB200 NVL72 racks\n"
+    "                 predictions: seconds, on a few nodes as on two GB200 NVL72 racks. On a sendrecv\n"
+    "                 run: the rate one point-to-point channel reaches, p2p_bw= on one node,\n"
+    "                 p2p_net_bw= across nodes (docs/MODEL.md \"sendrecv\")\n"
     "  --format F     table (default): nccl-tests' text; csv: collective's sizes table of the\n"
     "                 same run (one size too); json: collective's sizes document (one size too)\n"
     "  --out FILE     also write what stdout gets to FILE (whole or not at all)\n"
@@ -849,16 +851,14 @@ typedef struct nt_fit {
 #define FIT_EFF_MIN 0.05
 
 /* The mean over the file's compared rows of |ln(predicted / measured
- * busbw)| with the parameters x (LL, LL128, Simple in us; efficiency). */
-static tc_status fit_eval(nt_fit *c, const double x[4], double *obj, size_t *used, tc_err *err)
+ * busbw)| with the keys (",k=v,...") added to the topology's spec. */
+static tc_status fit_eval_keys(nt_fit *c, const char *keys, double *obj, size_t *used, tc_err *err)
 {
     char spec[512];
-    int n = snprintf(spec, sizeof spec, "%s,net_lat=%.9gus/%.9gus/%.9gus,net_eff=%.9g", c->base, x[0], x[1], x[2],
-                     x[3]);
+    int n = snprintf(spec, sizeof spec, "%s%s", c->base, keys);
     if (n < 0 || (size_t)n >= sizeof spec || (size_t)n >= sizeof c->s->topo[0])
-        return tc_fail(err, TC_EINVAL, "--fit: the topology's spec is too long to add net_lat= and net_eff= to (%d "
-                                       "characters, at most %zu)",
-                       n, sizeof c->s->topo[0] - 1);
+        return tc_fail(err, TC_EINVAL, "--fit: the topology's spec is too long to add %s to (%d characters, at most %zu)",
+                       keys + 1, n, sizeof c->s->topo[0] - 1);
     memcpy(c->s->topo[0], spec, (size_t)n + 1);
     tc_collective_out *o = NULL;
     tc_run_opts ro = {0};
@@ -886,6 +886,15 @@ static tc_status fit_eval(nt_fit *c, const double x[4], double *obj, size_t *use
     *obj = k ? sum / (double)k : NAN;
     *used = k;
     return TC_OK;
+}
+
+/* fit_eval_keys with the parameters x (LL, LL128, Simple in us;
+ * efficiency). */
+static tc_status fit_eval(nt_fit *c, const double x[4], double *obj, size_t *used, tc_err *err)
+{
+    char keys[160];
+    snprintf(keys, sizeof keys, ",net_lat=%.9gus/%.9gus/%.9gus,net_eff=%.9g", x[0], x[1], x[2], x[3]);
+    return fit_eval_keys(c, keys, obj, used, err);
 }
 
 /* v rounded to 3 significant digits (what the fit prints, and keeps). */
@@ -922,6 +931,95 @@ static tc_status fit_line(nt_fit *c, double x[4], int i, double lo, double hi, i
     return TC_OK;
 }
 
+/* The canonical spec without the keys a fit sets (drop: NULL-ended). */
+static void fit_base(const char *spec, const char *const *drop, char *out, size_t len)
+{
+    size_t n = 0;
+    for (const char *p = spec; *p;) {
+        const char *end = p + strcspn(p, ",");
+        bool keep = true;
+        for (const char *const *k = drop; *k && keep; k++)
+            keep = !(strncmp(p, *k, strlen(*k)) == 0 && p[strlen(*k)] == '=');
+        if (keep && n + (size_t)(end - p) + 2 < len) {
+            if (n)
+                out[n++] = ',';
+            memcpy(out + n, p, (size_t)(end - p));
+            n += (size_t)(end - p);
+        }
+        p = *end ? end + 1 : end;
+    }
+    out[n] = '\0';
+}
+
+/* --fit on a sendrecv run: the rate one point-to-point channel reaches
+ * (p2p_bw= on one node, p2p_net_bw= across nodes: docs/MODEL.md
+ * "sendrecv"), over a geometric grid of 1 GB/s to 1 TB/s, then two finer
+ * ones about its best; none where no rate fits the file better than no
+ * limit.
+ * Prints what it found; leaves s with the fitted topology. */
+static tc_status nt_fit_p2p(const nt_in *in, tc_scenario *s, const tc_nccl_row *rows, size_t nrows,
+                            const tc_topo *t, char *note, size_t note_len, tc_err *err)
+{
+    uint32_t G = t->node_size > 1 ? t->node_size : 1, ranks = s->job.ranks ? s->job.ranks : t->n_endpoints;
+    const char *key = ranks > G ? "p2p_net_bw" : "p2p_bw";
+    nt_fit c = {.s = s, .rows = rows, .nrows = nrows};
+    const char *drop[] = {key, NULL};
+    fit_base(t->spec, drop, c.base, sizeof c.base);
+    double start, best, bx = 0, obj;
+    size_t used = 0;
+    char keys[64];
+    tc_status st = fit_eval_keys(&c, "", &start, &used, err);
+    if (st)
+        return st;
+    if (!used)
+        return tc_fail(err, TC_EINVAL,
+                       "--fit: no row of %s has a bus bandwidth at a size the run predicts (the file's sizes, or "
+                       "-b/-e/-f's): nothing to fit to",
+                       in->compare);
+    best = start;
+    double lo = 1, hi = 1000; /* GB/s */
+    for (int pass = 0; pass < 3 && st == TC_OK; pass++) {
+        int npts = pass ? 25 : 49;
+        for (int k = 0; k < npts && st == TC_OK; k++) {
+            double x = round3(lo * pow(hi / lo, (double)k / (npts - 1)));
+            snprintf(keys, sizeof keys, ",%s=%.9gGB/s", key, x);
+            if ((st = fit_eval_keys(&c, keys, &obj, &used, err)) == TC_OK && obj < best - 1e-12)
+                best = obj, bx = x;
+        }
+        if (!(bx > 0))
+            break;
+        double step = pass ? 1.02 : 1.26; /* a coarse step either side, then a fine one */
+        lo = fmax(1, bx / step), hi = fmin(1000, bx * step);
+    }
+    if (st)
+        return st;
+    if (bx > 0)
+        snprintf(keys, sizeof keys, ",%s=%.9gGB/s", key, bx);
+    else
+        keys[0] = '\0';
+    if ((st = fit_eval_keys(&c, keys, &best, &used, err)) != TC_OK)
+        return st;
+    const char *where = ranks > G ? "across nodes" : "inside a node";
+    if (bx > 0)
+        snprintf(note, note_len,
+                 "# fit to %s: %s=%gGB/s (the rate of one point-to-point channel %s; mean |ln(predicted / measured "
+                 "busbw)| over %zu rows: %.3f without a limit, %.3f fitted)\n",
+                 in->compare, key, bx, where, used, start, best);
+    else
+        snprintf(note, note_len,
+                 "# fit to %s: no %s= (no rate of one point-to-point channel %s fits the file better than none; mean "
+                 "|ln(predicted / measured busbw)| over %zu rows: %.3f)\n",
+                 in->compare, key, where, used, start);
+    if (bx > 0 && used < 3)
+        snprintf(note + strlen(note), note_len - strlen(note),
+                 "# fit: only %zu row%s for 1 value: the constant is not determined (compare a run of more sizes)\n",
+                 used, used == 1 ? "" : "s");
+    snprintf(note + strlen(note), note_len - strlen(note),
+             "# fit: the constant is the file's; another run on the same hardware and software takes it as a --topo "
+             "or preset key (docs/MODEL.md, \"sendrecv\")\n");
+    return TC_OK;
+}
+
 /* Coordinate descent from the transport's own values: each parameter over
  * a coarse grid of its whole range, then a fine one about its best, three
  * rounds. Prints what it found; leaves s with the fitted topology. */
@@ -932,6 +1030,11 @@ static tc_status nt_fit_run(const nt_in *in, tc_scenario *s, const tc_nccl_row *
     tc_status st = tc_topo_build(s->topo[0], &t, err);
     if (st)
         return st;
+    if (s->nops && s->ops[0] == TC_OP_SENDRECV) {
+        st = nt_fit_p2p(in, s, rows, nrows, t, note, note_len, err);
+        tc_topo_free(t);
+        return st;
+    }
     if (t->kind != TC_TOPO_CLOS) {
         tc_topo_kind k = (tc_topo_kind)t->kind;
         tc_topo_free(t);
@@ -941,20 +1044,8 @@ static tc_status nt_fit_run(const nt_in *in, tc_scenario *s, const tc_nccl_row *
     }
     nt_fit c = {.s = s, .rows = rows, .nrows = nrows};
     /* the canonical spec without the keys the fit sets */
-    const char *p = t->spec;
-    size_t n = 0;
-    while (*p) {
-        const char *end = p + strcspn(p, ",");
-        bool drop = !strncmp(p, "net_lat=", 8) || !strncmp(p, "net_eff=", 8);
-        if (!drop && n + (size_t)(end - p) + 2 < sizeof c.base) {
-            if (n)
-                c.base[n++] = ',';
-            memcpy(c.base + n, p, (size_t)(end - p));
-            n += (size_t)(end - p);
-        }
-        p = *end ? end + 1 : end;
-    }
-    c.base[n] = '\0';
+    const char *drop[] = {"net_lat", "net_eff", NULL};
+    fit_base(t->spec, drop, c.base, sizeof c.base);
     /* the start: the transport's step latencies (its Ring row) and the
      * whole line rate, whatever net_lat= and net_eff= the spec gives (the
      * lines printed name them as the transport's) */

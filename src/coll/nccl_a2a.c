@@ -389,6 +389,20 @@ static tc_status a2a_works(a2a_state *st, double intra_us, double inter_us, doub
 /* The shape of req on t (not the plan): nodes, steps, PXN, channels,
  * pieces, the node deltas in NCCL's order (init.cc:1313-1334); *B the
  * bytes a peer. */
+/* The rate one channel of a sendrecv reaches with protocol pr, B/s (0: not
+ * limited): t's p2p_bw= on one node, its p2p_net_bw= across nodes, for
+ * Simple. Such a channel's work holds one send and one receive, 9 and 8 of
+ * its CTA's 20 warps (finishWorkP2p, src/enqueue.cc:117-132), each copying
+ * the piece through its connection's FIFO; what one channel reaches then
+ * can be below its share of the links (docs/MODEL.md "sendrecv"). LL
+ * pieces (16 KiB at most) are not limited. */
+static double sr_channel_Bps(const tc_topo *t, uint32_t N, tc_proto pr)
+{
+    if (pr != TC_PROTO_SIMPLE || !t)
+        return 0;
+    return N > 1 ? t->p2p_net_bw : t->p2p_bw;
+}
+
 static tc_status a2a_setup(const tc_coll_req *req, const tc_topo *t, a2a_state *st, bool pxn, double *B,
                            tc_err *err)
 {
@@ -442,9 +456,14 @@ double tc_nccl_a2a_time_us(const tc_coll_req *req, const tc_topo *t, tc_proto *p
         return 0;
     double bw = (N > 1 || t->node_size <= 1 ? tc_nccl_nic_line_Bps(t) : t->node_bw) / 1e9;
     double wire = pr == TC_PROTO_LL ? 2 : 1, B, chain = 0;
-    if (sr) /* one work a channel, one hop; the whole buffer over one peer's path */
-        return a2a_base_us(pr) + a2a_hop_us(pr, N > 1, t) + wire * req->bytes / (1000 * bw);
     a2a_state st = {0};
+    if (sr) { /* one work a channel, one hop; the whole buffer over one peer's path, its channels' rate at most */
+        double ch = sr_channel_Bps(t, N, pr) / 1e9;
+        if (ch > 0 && a2a_setup(req, t, &st, false, &B, NULL) == TC_OK && st.c * ch < bw)
+            bw = st.c * ch;
+        free(st.delta);
+        return a2a_base_us(pr) + a2a_hop_us(pr, N > 1, t) + wire * req->bytes / (1000 * bw);
+    }
     if (a2a_setup(req, t, &st, false, &B, NULL) != TC_OK ||
         a2a_works(&st, a2a_hop_us(pr, false, t), a2a_hop_us(pr, true, t), &chain, NULL, NULL, NULL) != TC_OK)
         chain = a2a_hop_us(pr, N > 1, t); /* out of memory: one hop */
@@ -839,6 +858,7 @@ static tc_status sr_build(const tc_coll_req *req, const tc_topo *t, tc_sched *s,
     s->blk_bytes = tc_block_bytes(req->bytes, req->elt, s->nblk);
     s->emit = emit_sr;
     p2p_costs(req, t, st, B, s);
+    s->rate_cap_Bps = sr_channel_Bps(t, N, s->proto);
     /* a connection's FIFO goes onto the wire in order: slice k + 1 after
      * slice k (flow: under the credits a rank may run ahead by 8 slices,
      * which would otherwise share its link and all arrive last) */

@@ -300,6 +300,7 @@ static tc_status layout(tc_topo *t, tc_err *err)
     t->net_lat_given = p0->net_lat_given;
     memcpy(t->net_lat, p0->net_lat, sizeof t->net_lat);
     t->net_eff = p0->net_eff;
+    t->p2p_bw = p0->p2p_bw, t->p2p_net_bw = p0->p2p_net_bw;
     t->hop_lat = p0->hop_lat;
     t->alpha = p0->alpha;
     t->reduce_bw = p0->reduce_bw;

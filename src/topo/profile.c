@@ -166,7 +166,8 @@ static tc_status check_near_misses(const char *path, const char *kind, json_t *f
                                       "nvlink_efficiency", "nvlink_lat_ns",    "nic_Gbps",       "leaf_radix",
                                       "switch_lat_ns",     "cable_lat_ns",     "nvlink_sharp",   "transport",
                                       "nic_path",          "accelerator",      "net_lat_ll_us",  "net_lat_ll128_us",
-                                      "net_lat_simple_us", "net_eff",          NULL};
+                                      "net_lat_simple_us", "net_eff",          "p2p_channel_GBps",
+                                      "p2p_channel_net_GBps", NULL};
     static const char *const tpu[] = {"ici_GBps_per_link_per_direction", "ici_lat_ns", "router_lat_ns", "slice_dims",
                                       "accelerator", NULL};
     const char *const *read = strcmp(kind, "gpu-node") == 0 ? gpu : strcmp(kind, "tpu-slice") == 0 ? tpu : NULL;
@@ -425,8 +426,11 @@ static bool valid_nic_path(const char *s)
 
 /* The optional calibration of the NICs' transport (docs/MODEL.md,
  * "Calibrating a transport"): net_lat_ll_us, net_lat_ll128_us and
- * net_lat_simple_us (the three together) and net_eff, as spec keys in out;
- * the preset's own net_lat= or net_eff= (in given) override them. */
+ * net_lat_simple_us (the three together) and net_eff, and the rate of
+ * NCCL's point-to-point channels (p2p_channel_GBps inside a node,
+ * p2p_channel_net_GBps across nodes: docs/MODEL.md "sendrecv"), as spec
+ * keys in out; the preset's own net_lat=, net_eff=, p2p_bw= or
+ * p2p_net_bw= (in given) override them. */
 static tc_status calib_fields(const tc_profile *p, const char *given, char *out, size_t len, tc_err *err)
 {
     static const char *const lat[3] = {"net_lat_ll_us", "net_lat_ll128_us", "net_lat_simple_us"};
@@ -456,6 +460,17 @@ static tc_status calib_fields(const tc_profile *p, const char *given, char *out,
     size_t used = strlen(out);
     if (eff > 0 && !strstr(given, ",net_eff="))
         snprintf(out + used, len - used, ",net_eff=%.12g", eff);
+    static const char *const p2p[2][2] = {{"p2p_channel_GBps", "p2p_bw"}, {"p2p_channel_net_GBps", "p2p_net_bw"}};
+    for (int i = 0; i < 2; i++) {
+        double r = 0;
+        char key[24];
+        snprintf(key, sizeof key, ",%s=", p2p[i][1]);
+        if (field(p, p2p[i][0]) && (st = pos_field(p, p2p[i][0], &r, err)) != TC_OK)
+            return st;
+        used = strlen(out);
+        if (r > 0 && !strstr(given, key))
+            snprintf(out + used, len - used, "%s%.12gGB/s", key, r);
+    }
     used = strlen(out);
     snprintf(out + used, len - used, "%s", given);
     return TC_OK;
@@ -686,8 +701,10 @@ tc_status tc_preset_expand(const char *preset, const char *dir, char *spec, size
                                  name, sp.val[i]);
                 else
                     snprintf(seed, sizeof seed, "%s", sp.val[i]);
-            } else if (gpu && (strcmp(sp.key[i], "net_lat") == 0 || strcmp(sp.key[i], "net_eff") == 0)) {
-                /* a calibration of the NICs' transport (nccl-tests --fit) */
+            } else if (gpu && (strcmp(sp.key[i], "net_lat") == 0 || strcmp(sp.key[i], "net_eff") == 0 ||
+                               strcmp(sp.key[i], "p2p_bw") == 0 || strcmp(sp.key[i], "p2p_net_bw") == 0)) {
+                /* a calibration of the NICs' transport or of the
+                 * point-to-point channels (nccl-tests --fit) */
                 size_t used = strlen(calib);
                 int w = snprintf(calib + used, sizeof calib - used, ",%s=%s", sp.key[i], sp.val[i]);
                 if (w < 0 || (size_t)w >= sizeof calib - used)
@@ -698,7 +715,7 @@ tc_status tc_preset_expand(const char *preset, const char *dir, char *spec, size
             } else {
                 st = tc_fail(err, TC_EINVAL, "preset %s: unknown key '%s': a %s preset takes %s", name, sp.key[i], p->kind,
                              gpu ? "nodes=N, sharp=0|1, transport=ib|efa|efa-sendrecv, nic_path=pix|pxb|pxn|phb|sys, "
-                                   "seed=S, net_lat=LL/LL128/SIMPLE, net_eff=F"
+                                   "seed=S, net_lat=LL/LL128/SIMPLE, net_eff=F, p2p_bw=RATE, p2p_net_bw=RATE"
                                  : "dims=AxBxC");
             }
         }

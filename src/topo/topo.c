@@ -13,7 +13,8 @@
 #include "topo_int.h"
 
 #define COMMON_KEYS                                                                                                    \
-    "hop_lat, alpha, reduce_bw, seed, node, node_bw, node_lat, node_hop_lat, node_reduce, arch, transport, nic_path"
+    "hop_lat, alpha, reduce_bw, seed, node, node_bw, node_lat, node_hop_lat, node_reduce, arch, transport, nic_path, " \
+    "p2p_bw, p2p_net_bw"
 #define CLOS_KEYS                                                                                                       \
     "down, up, links, hosts, radix, tiers, oversub, bw, bw1..bw6, lat, lat1..lat6, rail, nics, gpus_per_nic, nic_bw, "  \
     "nic_lat, sharp, net_lat, net_eff, " COMMON_KEYS
@@ -116,7 +117,8 @@ const char *tc_topo_list_str(const uint32_t *v, int n, char *buf, size_t len)
 static bool accepted_key(const char *kind, const char *key)
 {
     static const char *common[] = {"hop_lat",      "alpha",       "reduce_bw", "seed",     "node",     "node_bw",
-                                   "node_lat",     "node_hop_lat", "node_reduce", "arch", "transport", "nic_path", NULL};
+                                   "node_lat",     "node_hop_lat", "node_reduce", "arch", "transport", "nic_path",
+                                   "p2p_bw",       "p2p_net_bw",  NULL};
     static const char *clos[] = {"down", "up",  "links", "hosts", "radix",        "tiers",  "oversub", "bw",
                                  "lat",  "rail", "nics", "gpus_per_nic", "nic_bw", "nic_lat", "sharp", "net_lat", "net_eff", NULL};
     static const char *torus[] = {"dims", "wrap", "bw", "lat", NULL};
@@ -273,8 +275,17 @@ static tc_status read_common(tc_spec *sp, tc_topo *t, tc_err *err)
         st = tc_topo_get_time(sp, kind, "node_lat", &t->node_lat, &has_lat, err);
     if (st == TC_OK)
         st = tc_topo_get_time(sp, kind, "node_hop_lat", &t->node_hop_lat, &has_hop, err);
+    bool has_p2p = false;
+    if (st == TC_OK)
+        st = tc_topo_get_rate(sp, kind, "p2p_bw", &t->p2p_bw, &has_p2p, err);
+    if (st == TC_OK)
+        st = tc_topo_get_rate(sp, kind, "p2p_net_bw", &t->p2p_net_bw, NULL, err);
     if (st != TC_OK)
         return st;
+    if (has_p2p && !has_node)
+        return tc_fail(err, TC_EINVAL, "%s spec: p2p_bw= (a point-to-point channel's rate inside a scale-up node) "
+                                       "needs node=G (endpoints per scale-up node), e.g. node=8",
+                       kind);
     uint32_t red = 0;
     bool has_red = false;
     st = tc_topo_get_u32(sp, kind, "node_reduce", &red, &has_red, err);
@@ -423,6 +434,10 @@ static void canonical_spec(tc_topo *t)
     }
     if (t->kind == TC_TOPO_CLOS && t->net_eff != 1)
         tc_topo_put(t->spec, sizeof t->spec, ",net_eff=%.12g", t->net_eff);
+    if (t->p2p_bw > 0)
+        tc_topo_put(t->spec, sizeof t->spec, ",p2p_bw=%.12gGB/s", t->p2p_bw / 1e9);
+    if (t->p2p_net_bw > 0)
+        tc_topo_put(t->spec, sizeof t->spec, ",p2p_net_bw=%.12gGB/s", t->p2p_net_bw / 1e9);
     tc_topo_put(t->spec, sizeof t->spec, ",alpha=%s", tc_topo_time_str(t->alpha, a, sizeof a));
     if (t->reduce_bw > 0)
         tc_topo_put(t->spec, sizeof t->spec, ",reduce_bw=%.12gGB/s", t->reduce_bw / 1e9);
@@ -696,6 +711,7 @@ tc_status tc_topo_torus_box(const tc_topo *pt, const uint32_t *origin, const uin
     t->net_lat_given = pt->net_lat_given;
     memcpy(t->net_lat, pt->net_lat, sizeof t->net_lat);
     t->net_eff = pt->net_eff;
+    t->p2p_net_bw = pt->p2p_net_bw;
     if (pt->node_size > 1) {
         if (!box_whole_nodes(t, pt->node_size)) {
             char e[96], o[96] = "(";
@@ -714,6 +730,7 @@ tc_status tc_topo_torus_box(const tc_topo *pt, const uint32_t *origin, const uin
         t->node_lat = pt->node_lat;
         t->node_hop_lat = pt->node_hop_lat;
         t->node_reduce = pt->node_reduce;
+        t->p2p_bw = pt->p2p_bw;
     }
     if ((st = assemble(t, fabric, out, err)))
         return st;
