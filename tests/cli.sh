@@ -627,8 +627,8 @@ bad_says "nccl-tests: one rank" "nccl-tests on one rank: NCCL then copies the bu
 bad_says "topology: an unknown GPU-NIC path" "nic_path='pcie': accepted are pix, pxb, pxn, phb, sys" topo --topo clos:down=2x8,up=1x2,node=8,nic_path=pcie
 # a GPU-NIC path through the CPU turns LL128 off between nodes, over sub-groups (their view topology) and a
 # multidc's pods too (LL128 with the default path)
-good "GPU-NIC path reaches NCCL over groups" "^algorithm     nccl:Ring,LL,2ch" collective --preset dgx-h100:nodes=4,nic_path=phb --group stride=8 --algo nccl --op allreduce --size 2MiB
-good "GPU-NIC path reaches a multidc's pods" "^algorithm    nccl:Ring,LL,4ch" collective --topo "multidc:pods=2,pod=clos,hosts=8,radix=4,wan_bw=100Gbps,wan_lat=1us,node=2,arch=hopper,nic_path=phb" --op allreduce --algo nccl --size 1MiB
+good "GPU-NIC path reaches NCCL over groups" "^algorithm     nccl:Ring,LL,4ch" collective --preset dgx-h100:nodes=4,nic_path=phb --group stride=8 --algo nccl --op allreduce --size 2MiB
+good "GPU-NIC path reaches a multidc's pods" "^algorithm    nccl:Ring,LL,8ch" collective --topo "multidc:pods=2,pod=clos,hosts=8,radix=4,wan_bw=100Gbps,wan_lat=1us,node=2,arch=hopper,nic_path=phb" --op allreduce --algo nccl --size 1MiB
 # EFA's step latency reaches NCCL over sub-groups (their view topology) and a multidc's pods: slower than on
 # InfiniBand (123.9us and 426.7us)
 good "EFA reaches NCCL over groups" "^time          177.9us" collective --preset dgx-h100:nodes=4,transport=efa --group stride=8 --algo nccl-ring --op allreduce --size 1MiB
@@ -1217,7 +1217,7 @@ bad "nccl-tests: -e above 2^60 bytes" nccl-tests --preset dgx-h100 -b 1G -e 1e22
 bad_says "nccl-tests: a broadcast beyond NCCL's ring's chunks" "^topocc: broadcast of 1125899906842624 B (1PiB) is more than topocc models with NCCL's Ring algorithm and Simple protocol: at most 1125899898454016 B (1023.99TiB) for broadcast" nccl-tests --preset dgx-h100:nodes=2 --op broadcast -b 1048576G -e 1048576G
 good "nccl-tests: the largest broadcast NCCL's ring takes" "^1125899898454016 " nccl-tests --preset dgx-h100:nodes=2 --op broadcast -b 1125899898454016 -e 1125899898454016
 bad_says "nccl-tests: an all-reduce beyond NVLSTree's chunks" "allreduce of 1125899906842624 B (1PiB) is more than topocc models with NCCL's NVLSTree algorithm and Simple protocol: at most 281474959933440 B" nccl-tests --preset dgx-h100:nodes=2 -b 1048576G -e 1048576G
-bad_says "collective: PAT beyond its steps" "allgather of 109951162777600 B (100TiB) is more than topocc models with NCCL's PAT algorithm and Simple protocol: at most 18159658598400 B (16.51TiB) for allgather with it (2^24 steps)" collective --topo clos:down=8x4,up=1x4 --op allgather --algo nccl-pat --size 100TiB
+bad_says "collective: PAT beyond its steps" "allgather of 109951162777600 B (100TiB) is more than topocc models with NCCL's PAT algorithm and Simple protocol: at most 36319317196800 B (33.03TiB) for allgather with it (2^24 steps)" collective --topo clos:down=8x4,up=1x4 --op allgather --algo nccl-pat --size 100TiB
 bad_says "collective: CollNetChain beyond its chunks" "NCCL's CollNetChain algorithm and Simple protocol: at most 562949949227008 B (511.99TiB)" collective --preset dgx-h100:nodes=2,sharp=1 --op allreduce --algo nccl-collnet-chain --size 1000TiB
 bad "nccl-tests --compare: a NUL byte (/dev/zero never ends)" nccl-tests --preset dgx-h100 --compare /dev/zero
 bad "report: a NUL byte (/dev/zero never ends)" report /dev/zero -o "$tmp/rep_zero"

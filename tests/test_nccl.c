@@ -1296,6 +1296,19 @@ static void one_nvswitch_node_by_hand(void **state)
     tc_topo_free(t);
 }
 
+/* The channels nccl-ring runs on spec for p ranks (a 1 GiB all-gather). */
+static void expect_ring_channels(const char *spec, uint32_t p, uint32_t want)
+{
+    tc_topo *t = topo(spec);
+    tc_coll_req req = {.op = TC_OP_ALLGATHER, .algo = TC_ALGO_NCCL_RING, .p = p, .bytes = 1 << 30, .elt = 4,
+                       .proto = TC_PROTO_SIMPLE};
+    tc_sched *sc = sched_req(t, req);
+    if (sc->channels != want)
+        fail_msg("%s, %u ranks: %u channels, NCCL's %u", spec, p, sc->channels, want);
+    tc_sched_free(sc);
+    tc_topo_free(t);
+}
+
 /* NCCL's ring graph on one NVSwitch node, by hand from ncclTopoCompute
  * (src/graph/search.cc at v2.21.5-1) for GPUs whose NVLink totals T GB/s:
  * - A100 (12 x 20 = 240, pre-SM90 speeds 40, 30, 20, ...): 6 channels of
@@ -1358,16 +1371,70 @@ static void ring_graph_on_one_node_is_nccls_search(void **state)
              {"clos:down=8,up=1,node=8,node_bw=320GB/s,arch=hopper", 8, 16},
              {"clos:down=8,up=1,node=8,node_bw=240GB/s,arch=ampere,rail=8", 8, 24},
              {"clos:down=2x8,up=1x2,node=8,node_bw=370.8GB/s,arch=hopper,rail=8", 16, 16}};
-    for (size_t i = 0; i < sizeof s / sizeof *s; i++) {
-        tc_topo *t = topo(s[i].spec);
-        tc_coll_req req = {.op = TC_OP_ALLGATHER, .algo = TC_ALGO_NCCL_RING, .p = s[i].p, .bytes = 1 << 30,
-                           .elt = 4, .proto = TC_PROTO_SIMPLE};
-        tc_sched *sc = sched_req(t, req);
-        if (sc->channels != s[i].want)
-            fail_msg("%s, %u ranks: %u channels, NCCL's %u", s[i].spec, s[i].p, sc->channels, s[i].want);
-        tc_sched_free(sc);
-        tc_topo_free(t);
+    for (size_t i = 0; i < sizeof s / sizeof *s; i++)
+        expect_ring_channels(s[i].spec, s[i].p, s[i].want);
+}
+
+/* NCCL's ring graph across nodes (tc_nccl_ring_graph_nodes), by hand from
+ * search.cc at v2.21.5-1:
+ *  - DGX H100 (370.8 GB/s of NVLink, 8 NICs of 50 GB/s on PCIe Gen5 links
+ *    of 48): maxBw 48; at 48 the NVLink fits 7 channels (336), at 45 8
+ *    (360), at 42 8 (336), 40 8 (320), 30 8, 24 15 (360, not larger), 22
+ *    below 0.49 x 45: 8 x 45, not doubled (SM90, below 50, more than 4),
+ *    not raised (8 x 48 > 370.8);
+ *  - two H20 GPUs a node with a 50 GB/s NIC each (NVIDIA/nccl#1189's log,
+ *    "maxBw 48.0 totalBw 370.8", prints the ring graph "nChannels 4, bw
+ *    24.000000/24.000000" and "8 coll channels"): 2 at 48 (one a NIC),
+ *    doubled to 4 x 24 (2 channels are not more than 4), not raised (4 x
+ *    30 do not fit two 48 GB/s links);
+ *  - DGX A100 (240, 8 HDR NICs of 25 on Gen4 links of 24): 8 x 24 (24 is
+ *    below 25: not doubled), not raised (8 x 28 exceed the 24 GB/s links);
+ *  - one GPU a node (no NVLink, one 50 GB/s NIC, Gen5): 1 x 48, doubled to
+ *    2 x 24;
+ *  - 8 A100 on 4 EFA NICs of 12.5 GB/s (Gen4): 4 x 12 (12.5 holds one
+ *    channel of 12; 6 doubles them to 8, 48 again, not larger).
+ * And a tree's bwIntra on two nodes (pass 2, "increase bwIntra for
+ * trees"): H100 45 (8 x 48 exceed the NVLink), A100 24 -> 30 (8 x 30 =
+ * 240 fit, 48 does not), one GPU a node 24 -> 48 (twice bwInter: NVIDIA/
+ * nccl#524's graph file, tree 24/12 against ring 12/12, the same rule). On
+ * the topologies: the DGX H100 preset's ring runs 16 channels, the view of
+ * one GPU a node 4 (nccl-tests -g 1), nodes of 2 GPUs 8, DGX A100 16. */
+static void ring_graph_across_nodes_is_nccls_search(void **state)
+{
+    (void)state;
+    struct {
+        double nvl, nic, pci;
+        uint32_t K;
+        bool sm90;
+        uint32_t n;
+        double bw, tree2;
+    } c[] = {{370.8, 50, 48, 8, true, 8, 45, 45},  {370.8, 50, 48, 2, true, 4, 24, 48},
+             {240, 25, 24, 8, false, 8, 24, 30},   {0, 50, 48, 1, true, 2, 24, 48},
+             {240, 12.5, 24, 4, false, 4, 12, 24}};
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        uint32_t n = 0;
+        double bw = 0;
+        assert_true(tc_nccl_ring_graph_nodes(c[i].nvl, c[i].nic, c[i].pci, c[i].K, c[i].sm90, &n, &bw));
+        double t2 = tc_nccl_tree_intra_two_nodes(bw, n, c[i].nvl, c[i].sm90);
+        if (n != c[i].n || fabs(bw - c[i].bw) > 1e-12 || fabs(t2 - c[i].tree2) > 1e-12)
+            fail_msg("case %zu: %u channels of %g GB/s, tree bwIntra %g; by hand %u of %g, %g", i, n, bw, t2, c[i].n,
+                     c[i].bw, c[i].tree2);
     }
+    struct {
+        const char *spec;
+        uint32_t p;
+        uint32_t want;
+    } s[] = {{"clos:down=2x8,up=1x2,bw=400Gbps,node=8,node_bw=370.8GB/s,arch=hopper,rail=8", 16, 16},
+             {"clos:down=4x2,up=1x4,bw=400Gbps,node=2,node_bw=370.8GB/s,arch=hopper,rail=2", 8, 8},
+             {"clos:down=4,up=1,bw=400Gbps,arch=hopper", 4, 4},
+             {"clos:down=2x8,up=1x2,bw=200Gbps,node=8,node_bw=240GB/s,arch=ampere,rail=8", 16, 16},
+             /* 6 GPUs and 6 NICs: 6 x 48 (not doubled: below 50, more
+              * than 4), 12 run, doubled again on Hopper alone (speed above
+              * 45, fewer than 16: connect.cc:456-459) */
+             {"clos:down=2x6,up=1x2,bw=400Gbps,node=6,node_bw=370.8GB/s,arch=hopper,rail=6", 12, 24},
+             {"clos:down=2x6,up=1x2,bw=400Gbps,node=6,node_bw=721.8GB/s,arch=blackwell,rail=6", 12, 12}};
+    for (size_t i = 0; i < sizeof s / sizeof *s; i++)
+        expect_ring_channels(s[i].spec, s[i].p, s[i].want);
 }
 
 /* NCCL 2.21.5 counts a Blackwell GPU's NVLink links at Hopper's 20.6 GB/s
@@ -1498,7 +1565,8 @@ static void collnet_widens_the_communicators_channels(void **state)
 
 /* Where NCCL has NVLS (a Hopper node switch that reduces, more than 2 GPUs
  * a node, NCCL_NVLS_ENABLE not 0) and its communicator fewer channels than
- * NVLS's 16 (nodes of 4 NICs: 8), it raises them to 16
+ * NVLS's 16 (nodes of 2 NICs: 2 search channels of 48, doubled to 4 of 24,
+ * run as 8), it raises them to 16
  * (src/graph/connect.cc:478-480) after fixing the collectives' count
  * (collChannels, :472): the ring keeps 8, point-to-point work takes 16
  * (src/graph/paths.cc:745-749). Not without NVLS (no reduction, nvls=0,
@@ -1511,10 +1579,10 @@ static void nvls_raises_the_p2p_channels(void **state)
         const char *spec;
         bool off;
         uint32_t maxcta, want;
-    } c[] = {{"clos:down=2x4,up=1x2,bw=400Gbps,node=8,node_bw=370.8GB/s,nics=4,rail=4,node_reduce=1,arch=hopper", 0, 0, 16},
-             {"clos:down=2x4,up=1x2,bw=400Gbps,node=8,node_bw=370.8GB/s,nics=4,rail=4,arch=hopper", 0, 0, 8},
-             {"clos:down=2x4,up=1x2,bw=400Gbps,node=8,node_bw=370.8GB/s,nics=4,rail=4,node_reduce=1,arch=hopper", 1, 0, 8},
-             {"clos:down=2x4,up=1x2,bw=400Gbps,node=8,node_bw=370.8GB/s,nics=4,rail=4,node_reduce=1,arch=hopper", 0, 8, 8},
+    } c[] = {{"clos:down=2x2,up=1x2,bw=400Gbps,node=8,node_bw=370.8GB/s,nics=2,rail=2,node_reduce=1,arch=hopper", 0, 0, 16},
+             {"clos:down=2x2,up=1x2,bw=400Gbps,node=8,node_bw=370.8GB/s,nics=2,rail=2,arch=hopper", 0, 0, 8},
+             {"clos:down=2x2,up=1x2,bw=400Gbps,node=8,node_bw=370.8GB/s,nics=2,rail=2,node_reduce=1,arch=hopper", 1, 0, 8},
+             {"clos:down=2x2,up=1x2,bw=400Gbps,node=8,node_bw=370.8GB/s,nics=2,rail=2,node_reduce=1,arch=hopper", 0, 8, 8},
              {"clos:down=2x4,up=1x2,bw=200Gbps,node=8,node_bw=240GB/s,nics=4,rail=4,node_reduce=1,arch=ampere", 0, 0, 8}};
     for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
         tc_topo *t = topo(c[i].spec);
@@ -1572,10 +1640,12 @@ static void nccl_model_refinements_as_tuning_cc(void **state)
             fail_msg("%s: plateau factor %.9g, tuning.cc's %.1f", arch[a], f, want[a]);
         tc_topo_free(t);
     }
-    /* the tree over 16 nodes of one H100 (one 400 Gb/s NIC each): bus
-     * min(0.92 x 50, 1 search channel x perChMaxTreeBws 36) = 36 GB/s, x
-     * 0.85 for the TREE pattern, x 0.5 for the algorithm bandwidth; from
-     * 1 GiB no treeCorrectionFactor */
+    /* the tree over 16 nodes of one H100 (one 400 Gb/s NIC each, on a
+     * PCIe Gen5 link of 48 GB/s): NCCL's graph 1 channel of 48 doubled to 2
+     * of 24 (tc_nccl_ring_graph_nodes), so bus min(0.92 x 48, 2 search
+     * channels x perChMaxTreeBws 36) = 44.16 GB/s, x 0.85 for the TREE
+     * pattern, x 0.5 for the algorithm bandwidth; from 1 GiB no
+     * treeCorrectionFactor */
     tc_topo *t = topo("clos:down=4x4,up=1x4,bw=400Gbps,arch=hopper");
     double S[2] = {1073741824.0, 2147483648.0}, T[2];
     for (int i = 0; i < 2; i++) {
@@ -1586,26 +1656,31 @@ static void nccl_model_refinements_as_tuning_cc(void **state)
         assert_int_equal(got, TC_ALGO_NCCL_TREE);
     }
     double alg = (S[1] - S[0]) / (T[1] - T[0]);
-    if (fabs(alg - 36e9 * 0.85 * 0.5) > 1e-6 * alg)
-        fail_msg("tree on nodes of one GPU: algorithm bandwidth %.9g B/s, by hand %.9g", alg, 36e9 * 0.85 * 0.5);
+    if (fabs(alg - 44.16e9 * 0.85 * 0.5) > 1e-6 * alg)
+        fail_msg("tree on nodes of one GPU: algorithm bandwidth %.9g B/s, by hand %.9g", alg, 44.16e9 * 0.85 * 0.5);
     tc_topo_free(t);
-    /* the tree's graph on two nodes (8 A100 each, 8 x 100 Gb/s NICs:
-     * bwInter 12.5 GB/s a channel, 100 a node): bwIntra rises to twice
-     * bwInter where the NVLink carries it (search.cc:1025-1028) and the
-     * model reads bwIntra on two nodes (tuning.cc:175): bus 0.92 x
-     * min(NVLink, 200); on three nodes bwInter, 0.92 x 100. The search
-     * channels x perChMaxTreeBw (8 x 23.6 on two nodes, 8 x 17.8 on
-     * three) stay above. Simple from 1 GiB: no treeCorrectionFactor. */
+    /* the tree's graph on two nodes (8 A100 each, 8 x 100 Gb/s NICs of
+     * 12.5 GB/s): NCCL's search finds 8 channels of 12 (96 GB/s; 16 of 6
+     * only tie); bwIntra rises through the speeds above 12 while below
+     * twice 12 and the 8 channels fit the NVLink (search.cc:1025-1028), and
+     * the model reads bwIntra on two nodes (tuning.cc:175): 15 on 130 GB/s
+     * of NVLink (8 x 18 > 130), 24 on 300; bus 0.92 x 8 x 15 and 0.92 x 8 x
+     * 24; on three nodes bwInter, 0.92 x 96. The search channels x
+     * perChMaxTreeBw (8 x 23.6 on two nodes, 8 x 17.8 on three) stay above.
+     * Simple from 1 GiB: no treeCorrectionFactor. */
     static const struct {
         const char *spec;
         uint32_t p;
         double bus_GBps;
-    } tg[] = {{"clos:down=2x8,up=1x8,bw=100Gbps,node=8,node_bw=130GB/s,rail=8,arch=ampere", 16, 0.92 * 130},
-              {"clos:down=2x8,up=1x8,bw=100Gbps,node=8,node_bw=300GB/s,rail=8,arch=ampere", 16, 0.92 * 200},
-              {"clos:down=3x8,up=1x8,bw=100Gbps,node=8,node_bw=300GB/s,rail=8,arch=ampere", 24, 0.92 * 100},
-              /* a GPU a node: no NVLink holds bwIntra back (twice 12.5),
-               * x 0.85 for the TREE pattern; 1 search channel x 23.6 */
-              {"clos:down=2,up=1,bw=100Gbps,arch=ampere", 2, 0.92 * 25 * 0.85}};
+    } tg[] = {{"clos:down=2x8,up=1x8,bw=100Gbps,node=8,node_bw=130GB/s,rail=8,arch=ampere", 16, 0.92 * 120},
+              {"clos:down=2x8,up=1x8,bw=100Gbps,node=8,node_bw=300GB/s,rail=8,arch=ampere", 16, 0.92 * 192},
+              {"clos:down=3x8,up=1x8,bw=100Gbps,node=8,node_bw=300GB/s,rail=8,arch=ampere", 24, 0.92 * 96},
+              /* a GPU a node: one channel of 12 (below 25: not doubled),
+               * bwIntra raised to 24 with no NVLink to hold it, as the
+               * graph file of NVIDIA/nccl#524 shows (ring 12/12, tree
+               * 24/12), x 0.85 for the TREE pattern; 1 search channel x
+               * 23.6 above 0.92 x 24 */
+              {"clos:down=2,up=1,bw=100Gbps,arch=ampere", 2, 0.92 * 24 * 0.85}};
     for (size_t k = 0; k < sizeof tg / sizeof *tg; k++) {
         t = topo(tg[k].spec);
         for (int i = 0; i < 2; i++) {
@@ -2144,6 +2219,7 @@ int main(void)
         cmocka_unit_test(tree_rate_by_hand),
         cmocka_unit_test(one_nvswitch_node_by_hand),
         cmocka_unit_test(ring_graph_on_one_node_is_nccls_search),
+        cmocka_unit_test(ring_graph_across_nodes_is_nccls_search),
         cmocka_unit_test(blackwell_nvlink_as_nccl_2_21_counts_it),
         cmocka_unit_test(collnet_widens_the_communicators_channels),
         cmocka_unit_test(nvls_raises_the_p2p_channels),

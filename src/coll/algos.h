@@ -57,6 +57,8 @@ double tc_nccl_nvlink_GBps(const tc_topo *t);
  * NVLink: the graph's channels and speed (GB/s); false where no speed of
  * NCCL's lists fits (nccl_nvls.c). */
 bool tc_nccl_ring_graph_one_node(double total, bool sm90, uint32_t *nch, double *bw);
+bool tc_nccl_ring_graph_nodes(double nvl, double nic, double pci, uint32_t K, bool sm90, uint32_t *nch, double *bw);
+double tc_nccl_tree_intra_two_nodes(double inter, uint32_t nch, double nvl, bool sm90);
 /* CollNetDirect's or CollNetChain's time by NCCL's tuning model, us
  * (INFINITY where it cannot run: coll/nccl_collnet.c). */
 double tc_nccl_collnet_time_us(const tc_coll_req *req, const tc_topo *t, bool direct);

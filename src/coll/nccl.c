@@ -345,15 +345,49 @@ static bool one_node_graph(const tc_topo *topo, uint32_t nodes, uint32_t G, uint
     return tc_nccl_ring_graph_one_node(tc_nccl_nvlink_GBps(topo), arch_row(topo) == 2, nch, bw);
 }
 
+/* The PCIe link of a GPU and of a NIC in NCCL's topology, GB/s: 16 lanes x
+ * the generation's figure / 80 (kvDictPciGen, width * speed / 80.0:
+ * src/graph/topo.cc:393-395, 459 at v2.21.5-1): Gen3 12, Gen4 24, Gen5 48,
+ * as NVIDIA/nccl-tests#256's H200 log prints ("PCI[48.0]" for every GPU
+ * and NIC). The generation by architecture: Ampere 4, Hopper and
+ * Blackwell 5 (the DGX profiles' pcie_generation: profiles/dgx-a100.json,
+ * dgx-h100.json, dgx-b200.json), Volta 3 (assumed); 0 (not limited)
+ * without arch=. */
+static double pcie_GBps(const tc_topo *t)
+{
+    if (!t)
+        return 0;
+    switch ((tc_arch)t->arch) {
+    case TC_ARCH_VOLTA: return 16 * 60 / 80.0;
+    case TC_ARCH_AMPERE: return 16 * 120 / 80.0;
+    case TC_ARCH_HOPPER:
+    case TC_ARCH_BLACKWELL: return 16 * 240 / 80.0;
+    default: return 0;
+    }
+}
+
+/* NCCL's ring graph where the ranks span nodes of G GPUs
+ * (tc_nccl_ring_graph_nodes): a GPU's NVLink as NCCL sees it, the node's
+ * NICs (nics=, else one a GPU) at their line rate, the architecture's
+ * PCIe links; false on one node. */
+static bool net_graph(const tc_topo *topo, uint32_t nodes, uint32_t G, uint32_t *nch, double *bw)
+{
+    if (!topo || nodes < 2 || !topo->n_links) /* no network (a bare shape, as the data checker's) */
+        return false;
+    uint32_t K = topo->nics && topo->node_size == G ? topo->nics : G;
+    double nic = tc_nccl_nic_line_Bps(topo) / 1e9 * G / K, nvl = G > 1 ? tc_nccl_nvlink_GBps(topo) : 0;
+    return tc_nccl_ring_graph_nodes(nvl, nic, pcie_GBps(topo), K, arch_row(topo) == 2, nch, bw);
+}
+
 static double graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G)
 {
     if (!topo)
         return 0;
     uint32_t n;
     double b;
-    /* on one node the model's bandwidth is the graph's channels x speed
-     * (tuning.cc:174-177: "busBw = graphs[a]->nChannels * bw") */
-    if (one_node_graph(topo, nodes, G, &n, &b))
+    /* the model's bandwidth is the graph's channels x speed (tuning.cc:
+     * 174-177: "busBw = graphs[a]->nChannels * bw") */
+    if (one_node_graph(topo, nodes, G, &n, &b) || net_graph(topo, nodes, G, &n, &b))
         return n * b;
     double inj = tc_nccl_nic_line_Bps(topo);
     double nvl = topo->node_size > 1 ? tc_nccl_nvlink_GBps(topo) * 1e9 : inj;
@@ -376,8 +410,12 @@ static double tree_graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G)
         return bw;
     /* a node of one GPU has no NVLink to hold bwIntra back (NVIDIA/nccl
      * issue #524's graph file: tree 24/12, ring 12/12) */
-    double nvl = topo->node_size > 1 && G > 1 ? tc_nccl_nvlink_GBps(topo) : INFINITY;
-    return fmin(nvl, 2 * bw);
+    double nvl = topo->node_size > 1 && G > 1 ? tc_nccl_nvlink_GBps(topo) : 0;
+    uint32_t n;
+    double b;
+    if (net_graph(topo, nodes, G, &n, &b))
+        return n * tc_nccl_tree_intra_two_nodes(b, n, nvl, arch_row(topo) == 2);
+    return fmin(nvl > 0 ? nvl : INFINITY, 2 * bw);
 }
 
 double tc_nccl_tree_graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G)
@@ -646,7 +684,7 @@ static uint32_t default_channels(const tc_topo *topo, uint32_t R, uint32_t G)
 {
     uint32_t n;
     double b;
-    if (one_node_graph(topo, R > G ? R / G : 1, G, &n, &b))
+    if (one_node_graph(topo, R > G ? R / G : 1, G, &n, &b) || net_graph(topo, R > G ? R / G : 1, G, &n, &b))
         return 2 * n;
     return topo && topo->rails ? 2 * topo->rails : topo && topo->nics ? 2 * topo->nics : 2 * (G > 1 ? G : 1);
 }
@@ -682,6 +720,15 @@ static uint32_t channels_for(const tc_coll_req *req, const tc_topo *topo, uint32
         C = default_channels(topo, R, G);
         if (tc_nccl_collnet_widens(req, topo, R, G))
             C += C / 2;
+        /* "Use 4 compute channels per search channel to reach peak BW on
+         * <8 PPN": on Hopper (compute capability 9.0 exactly) across nodes,
+         * where the ring graph's speed is above 45 GB/s and fewer than 16
+         * channels run (connect.cc:456-459) */
+        uint32_t n;
+        double b;
+        if (topo && topo->arch == TC_ARCH_HOPPER && C < 16 && net_graph(topo, R > G ? R / G : 1, G, &n, &b) &&
+            b > 45.0)
+            C *= 2;
     }
     C = tc_nccl_channel_bounds(req, C);
     tc_proto p = req->proto ? req->proto : TC_PROTO_SIMPLE;

@@ -63,48 +63,51 @@ double tc_nccl_speed_at_most(bool inter, bool sm90, double cap)
                  : speed_at_most(speed_intra, sizeof speed_intra / sizeof *speed_intra, cap);
 }
 
-/* NCCL's ring graph on one scale-up node, as ncclTopoCompute builds it
- * (src/graph/search.cc:860-1044 at v2.21.5-1) for GPUs that each reach one
- * NVSwitch over links of total GB/s (getTotalBw, :28-36; the path from GPU
- * to GPU through the switch carries as much, so maxBw is the same, :17-26).
- * On one node NCCL drops the NICs (src/graph/paths.cc:678-681), so the
- * search takes the intra-node speeds. A ring channel at speed s takes s
- * from every GPU's link to the switch and from the switch's link back: the
- * links fit floor(total / s) channels, at most maxChannels = 16 (MAXCHANNELS
- * / 2, src/init.cc:1051); a graph replaces the best one only with a larger
- * channels x speed (:379-383), and the search stops at the largest
- * (:945-946). Pass 1 starts at the first speed the links hold and lowers
- * it while the next speed is above 0.49 of the best graph's (:991-994);
- * the best graph's channels are then doubled where its speed is at least
- * 25 GB/s, except on SM90 and later where it is below 50 with more than 4
- * channels, the speed divided accordingly (ncclTopoDupChannels, :835-847);
- * pass 2 raises the speed again, keeping at least that many channels
- * (:1009-1020). nch and bw are the graph's channels and speed (GB/s); NCCL
- * runs twice the channels (src/graph/connect.cc:443). The search's time
- * budget is not modelled: with the same channels on every node it allows
- * 256 steps of G + 1 a channel (:304, :454-455, :927), which binds only
- * from about 16 GPUs at 16 channels (docs/MODEL.md, "Channels"). False where no speed fits
- * (total below the lists' last, 3 GB/s), where NCCL falls back to one
- * channel of 0.1 GB/s in rank order (:1035-1042) and runs 2. */
-bool tc_nccl_ring_graph_one_node(double total, bool sm90, uint32_t *nch, double *bw)
+/* What bounds a ring graph's channels at speed s (GB/s): a GPU's NVLink
+ * (nvl, its total; 0: none), and across nodes the NICs (K of them, each
+ * min(nic, pci): the NIC's speed and its PCIe link; K 0: none); at most
+ * max_ch. SUB_ROUND keeps a link's bandwidth to 1e-3 GB/s (search.cc:67). */
+typedef struct ring_limits {
+    double nvl, nic, pci;
+    uint32_t K, max_ch;
+} ring_limits;
+
+static uint32_t ring_fits(const ring_limits *L, double s)
 {
-    const double *v = sm90 ? speed_intra : speed_intra_pre90;
-    size_t n = sm90 ? sizeof speed_intra / sizeof *speed_intra : sizeof speed_intra_pre90 / sizeof *speed_intra_pre90;
-    const uint32_t max_ch = 16;
-    /* SUB_ROUND keeps a link's bandwidth to 1e-3 GB/s (search.cc:67) */
-#define FITS(s) ((uint32_t)fmin((double)max_ch, floor(total / (s) + 1e-6)))
+    double c = L->max_ch;
+    if (L->nvl > 0)
+        c = fmin(c, floor(L->nvl / s + 1e-6));
+    if (L->K > 0)
+        c = fmin(c, L->K * floor(fmin(L->nic, L->pci) / s + 1e-6));
+    return c > 0 ? (uint32_t)c : 0;
+}
+
+/* ncclTopoCompute's ring search (src/graph/search.cc:860-1044 at
+ * v2.21.5-1) where every channel takes its speed s from the limits alone:
+ * pass 1 from the first speed of the list at most maxbw (:919-920),
+ * keeping a graph only for a larger channels x speed (:379-383), stopping
+ * once that reaches total (:945-946) or all max_ch channels are found (the
+ * search's optimum, :465), lowering the speed while the next is above 0.49
+ * of the best graph's (:991-994); the best graph's channels doubled where
+ * its speed is at least 25 GB/s, except on SM90 and later where it is
+ * below 50 with more than 4 channels, the speed divided accordingly
+ * (ncclTopoDupChannels, :835-847); pass 2 raises the speed again, keeping
+ * at least that many channels (:1009-1020). False where no speed fits. */
+static bool ring_search(const double *v, size_t n, const ring_limits *L, double total, double maxbw, bool sm90,
+                        uint32_t *nch, double *bw)
+{
     size_t i = 0;
-    while (v[i] > total && i < n - 1)
+    while (v[i] > maxbw && i < n - 1)
         i++;
     uint32_t bn = 0;
     double bb = 0;
     for (;;) {
-        uint32_t c = FITS(v[i]);
+        uint32_t c = ring_fits(L, v[i]);
         if (c >= 1 && c * v[i] > bn * bb) {
             bn = c;
             bb = v[i];
-            if (c == max_ch)
-                break; /* every channel found: the search's optimum (:465, :945) */
+            if (c == L->max_ch)
+                break;
         }
         if (bn * bb >= total)
             break;
@@ -116,7 +119,7 @@ bool tc_nccl_ring_graph_one_node(double total, bool sm90, uint32_t *nch, double 
     if (bn == 0)
         return false;
     if (bb >= 25.0 && !(sm90 && bb < 50.0 && bn > 4)) {
-        uint32_t d = 2 * bn < max_ch ? 2 * bn : max_ch;
+        uint32_t d = 2 * bn < L->max_ch ? 2 * bn : L->max_ch;
         bb /= (d + bn - 1) / bn;
         bn = d;
     }
@@ -125,17 +128,86 @@ bool tc_nccl_ring_graph_one_node(double total, bool sm90, uint32_t *nch, double 
     while (v[i] > bb && i < n - 1)
         i++;
     while (i > 0) {
-        double s = v[--i];
-        uint32_t c = FITS(s);
-        if (c >= min_ch && c * s > bn * bb) {
+        double sp = v[--i];
+        uint32_t c = ring_fits(L, sp);
+        if (c >= min_ch && c * sp > bn * bb) {
             bn = c;
-            bb = s;
+            bb = sp;
         }
     }
-#undef FITS
     *nch = bn;
     *bw = bb;
     return true;
+}
+
+/* NCCL's ring graph on one scale-up node, as ncclTopoCompute builds it
+ * (ring_search) for GPUs that each reach one NVSwitch over links of total
+ * GB/s (getTotalBw, :28-36; the path from GPU to GPU through the switch
+ * carries as much, so maxBw is the same, :17-26). On one node NCCL drops
+ * the NICs (src/graph/paths.cc:678-681), so the search takes the
+ * intra-node speeds. A ring channel at speed s takes s from every GPU's
+ * link to the switch and from the switch's link back: the links fit
+ * floor(total / s) channels, at most maxChannels = 16 (MAXCHANNELS / 2,
+ * src/init.cc:1051). nch and bw are the graph's channels and speed
+ * (GB/s); NCCL runs twice the channels (src/graph/connect.cc:443). The
+ * search's time budget is not modelled: with the same channels on every
+ * node it allows 256 steps of G + 1 a channel (:304, :454-455, :927),
+ * which binds only from about 16 GPUs at 16 channels (docs/MODEL.md,
+ * "Channels"). False where no speed fits (total below the lists' last, 3
+ * GB/s), where NCCL falls back to one channel of 0.1 GB/s in rank order
+ * (:1035-1042) and runs 2. */
+bool tc_nccl_ring_graph_one_node(double total, bool sm90, uint32_t *nch, double *bw)
+{
+    const double *v = sm90 ? speed_intra : speed_intra_pre90;
+    size_t n = sm90 ? sizeof speed_intra / sizeof *speed_intra : sizeof speed_intra_pre90 / sizeof *speed_intra_pre90;
+    ring_limits L = {.nvl = total, .max_ch = 16};
+    return ring_search(v, n, &L, total, total, sm90, nch, bw);
+}
+
+/* NCCL's ring graph across nodes (ring_search with the inter-node speeds,
+ * search.cc:911-917) for nodes of GPUs with nvl GB/s of NVLink each (0: a
+ * node of one GPU) and K NICs of nic GB/s (the speed the NIC reports, its
+ * line rate: src/graph/topo.cc:356-358), each NIC and GPU on a PCIe link
+ * of pci GB/s (0: not limited). A channel enters the node at one NIC, goes
+ * through every GPU over NVLink and leaves through a NIC: s from each GPU's
+ * NVLink both ways, from its NIC's PCIe link and the NIC itself each way.
+ * maxBw is a GPU's path to its NIC, min(pci, nic) (getMaxBw, :17-26);
+ * totalBw a GPU's NVLink or, without it, its PCIe link (getTotalBw,
+ * :28-36). On a DGX H100 (370.8 GB/s of NVLink, 8 NICs of 50 GB/s on
+ * PCIe Gen5 links of 48): 7 channels at 48, then 8 at 45 (360 GB/s),
+ * not doubled (SM90, below 50, more than 4), not raised (8 at 48 exceed
+ * the NVLink): 8 x 45, run as 16. */
+bool tc_nccl_ring_graph_nodes(double nvl, double nic, double pci, uint32_t K, bool sm90, uint32_t *nch, double *bw)
+{
+    const double *v = sm90 ? speed_inter : speed_inter_pre90;
+    size_t n = sm90 ? sizeof speed_inter / sizeof *speed_inter : sizeof speed_inter_pre90 / sizeof *speed_inter_pre90;
+    if (!(pci > 0))
+        pci = INFINITY;
+    ring_limits L = {.nvl = nvl, .nic = nic, .pci = pci, .K = K ? K : 1, .max_ch = 16};
+    double total = fmax(nvl, isfinite(pci) ? pci : nic), maxbw = fmin(nic, pci);
+    return ring_search(v, n, &L, total, maxbw, sm90, nch, bw);
+}
+
+/* A tree graph's bwIntra on two nodes: the search's second pass raises it
+ * through the inter-node speeds above bwInter (inter) while it is below
+ * twice bwInter and the nch channels fit the GPUs' NVLink, nvl GB/s each
+ * (search.cc:1025-1028: "increase bwIntra for trees (2 nodes or
+ * collnet)"); a node of one GPU has no NVLink to hold it (nvl 0). */
+double tc_nccl_tree_intra_two_nodes(double inter, uint32_t nch, double nvl, bool sm90)
+{
+    const double *v = sm90 ? speed_inter : speed_inter_pre90;
+    size_t n = sm90 ? sizeof speed_inter / sizeof *speed_inter : sizeof speed_inter_pre90 / sizeof *speed_inter_pre90;
+    size_t i = 0;
+    while (v[i] > inter && i < n - 1)
+        i++;
+    double intra = inter;
+    while (i > 0 && intra < 2 * inter) {
+        double sp = v[--i];
+        if (nvl > 0 && nch * sp > nvl * (1 + 1e-9))
+            break;
+        intra = sp;
+    }
+    return intra;
 }
 
 /* The channels of NCCL's NVLS for req's communicator on t, 0 where NCCL
