@@ -931,6 +931,15 @@ static tc_status fit_line(nt_fit *c, double x[4], int i, double lo, double hi, i
     return TC_OK;
 }
 
+/* The refusal where no row of the file is compared. */
+static tc_status fit_nothing(const char *file, tc_err *err)
+{
+    return tc_fail(err, TC_EINVAL,
+                   "--fit: no row of %s has a bus bandwidth at a size the run predicts (the file's sizes, or "
+                   "-b/-e/-f's): nothing to fit to",
+                   file);
+}
+
 /* The canonical spec without the keys a fit sets (drop: NULL-ended). */
 static void fit_base(const char *spec, const char *const *drop, char *out, size_t len)
 {
@@ -972,10 +981,7 @@ static tc_status nt_fit_p2p(const nt_in *in, tc_scenario *s, const tc_nccl_row *
     if (st)
         return st;
     if (!used)
-        return tc_fail(err, TC_EINVAL,
-                       "--fit: no row of %s has a bus bandwidth at a size the run predicts (the file's sizes, or "
-                       "-b/-e/-f's): nothing to fit to",
-                       in->compare);
+        return fit_nothing(in->compare, err);
     best = start;
     double lo = 1, hi = 1000; /* GB/s */
     for (int pass = 0; pass < 3 && st == TC_OK; pass++) {
@@ -1060,10 +1066,7 @@ static tc_status nt_fit_run(const nt_in *in, tc_scenario *s, const tc_nccl_row *
     if ((st = fit_eval(&c, x, &start, &used, err)) != TC_OK)
         return st;
     if (!used)
-        return tc_fail(err, TC_EINVAL,
-                       "--fit: no row of %s has a bus bandwidth at a size the run predicts (the file's sizes, or "
-                       "-b/-e/-f's): nothing to fit to",
-                       in->compare);
+        return fit_nothing(in->compare, err);
     best = start;
     bool flat[4] = {false};
     /* a round that moves nothing has converged: the next would search the
