@@ -224,10 +224,10 @@ static void collnet_on_4_h100_nodes_by_hand(void **state)
  * ring's 8; speed 45 GB/s (the largest listed with 8 x 45 <= 370.8 and at
  * most a NIC's 50); CollNetChain busBw 8 x 45, algorithm bandwidth half:
  * 180 GB/s, latency 2 x 7 x 2.8 + 30 = 69.2 us; CollNetDirect 8 x 45 x
- * 0.85 / 2 = 153 GB/s: NCCL_ALGO=CollNet takes the chain, and so does
- * NCCL's model left to itself at 8 GiB: its ring, 8 search channels of 45
- * GB/s (tc_nccl_ring_graph_nodes), has 360 x 96 / 190 = 181.9 GB/s and a
- * latency of about 1.3 ms, 48,497 us against the chain's 47,791. Where the fabric
+ * 0.85 / 2 = 153 GB/s: NCCL_ALGO=CollNet takes the chain. NCCL's model
+ * left to itself prefers its ring at 8 GiB: 8 search channels of 48 GB/s
+ * (tc_nccl_ring_graph_nodes), 384 x 96 / 190 = 194.0 GB/s, 45,546 us
+ * against the chain's 47,791. Where the fabric
  * does not reduce, CollNet asked for falls back to the ring, as NCCL
  * ignores it (tuning.cc:286-296). */
 static void nccl_chooses_collnet_with_sharp(void **state)
@@ -249,7 +249,7 @@ static void nccl_chooses_collnet_with_sharp(void **state)
     assert_true(fabs(pred - want * 1e-6) < 1e-9 * pred);
     req.algo_mask = 0;
     tc_nccl_choose(&req, t, &a, NULL);
-    assert_int_equal(a, TC_ALGO_NCCL_COLLNET_CHAIN);
+    assert_int_equal(a, TC_ALGO_NCCL_RING);
     tc_topo_free(t);
     t = topo("clos:down=12x8,up=1x12,bw=400Gbps,node=8,node_bw=370.8GB/s,rail=8,arch=hopper");
     req.algo_mask = 32 | 64;

@@ -217,12 +217,12 @@ static void agrs_on_4_h100_nodes_by_hand(void **state)
  * 253-255): CollNetDirect all-gather and reduce-scatter busBw = ppn x
  * bwIntra x 0.85 = 8 x 45 x 0.85 = 306 GB/s (bwIntra 45 GB/s: the
  * CollNet graph's speed, as the all-reduce's), not halved; latency 44 us.
- * Its Simple ring: NCCL's ring graph, 8 search channels of 45 GB/s
- * (tc_nccl_ring_graph_nodes), 360 x 96/95 = 363.8 GB/s after 8.4 + 84 x
+ * Its Simple ring: NCCL's ring graph, 8 search channels of 48 GB/s
+ * (tc_nccl_ring_graph_nodes), 384 x 96/95 = 388.0 GB/s after 8.4 + 84 x
  * 3.4 + 11 x 14 = 448 us. CollNetDirect wins below 404 us / (1/306 -
- * 1/363.8) GB/s = 778 MB against it: at 256 MiB (921.2 us against
- * 1,185.9 us, and 1,122.4 us for the LL128 ring, the model's best ring
- * there), not at 1 GiB (3,553 us against 3,399.5 us).
+ * 1/388.0) GB/s = 585 MB against it: at 256 MiB (921.2 us against
+ * 1,139.8 us, and 1,122.4 us for the LL128 ring, the model's best ring
+ * there), not at 1 GiB (3,553 us against 3,215.1 us).
  * NCCL_ALGO=CollNetDirect takes it at any size; with fewer NICs than GPUs
  * NCCL's model sets its bandwidth to 0 (tuning.cc:193-198) and the ring
  * runs. */
@@ -249,13 +249,13 @@ static void nccl_chooses_collnet_direct_for_agrs(void **state)
         assert_int_equal(tc_coll_build(&req, t, &s, &err), TC_OK);
         assert_int_equal(s->nccl_impl, TC_ALGO_NCCL_COLLNET_DIRECT);
         tc_sched_free(s);
-        /* the ring's figure by hand, and the ring above 778 MB */
+        /* the ring's figure by hand, and the ring above 585 MB */
         tc_coll_req ring = req;
         ring.algo_mask = 1;
         ring.proto_mask = 1u << TC_PROTO_SIMPLE;
         double rp;
         tc_nccl_choose(&ring, t, &a, &rp);
-        double rwant = 448 + req.bytes / (1000 * 360 * 96 / 95);
+        double rwant = 448 + req.bytes / (1000 * 384 * 96 / 95);
         if (fabs(rp * 1e6 - rwant) > 1e-6 * rwant)
             fail_msg("%s: ring by NCCL's model %.9g us, by hand %.9g", tc_op_name(op), rp * 1e6, rwant);
         req.bytes = 1 << 30;

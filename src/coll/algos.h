@@ -57,8 +57,14 @@ double tc_nccl_nvlink_GBps(const tc_topo *t);
  * NVLink: the graph's channels and speed (GB/s); false where no speed of
  * NCCL's lists fits (nccl_nvls.c). */
 bool tc_nccl_ring_graph_one_node(double total, bool sm90, uint32_t *nch, double *bw);
-bool tc_nccl_ring_graph_nodes(double nvl, double nic, double pci, uint32_t K, bool sm90, uint32_t *nch, double *bw);
-double tc_nccl_tree_intra_two_nodes(double inter, uint32_t nch, double nvl, bool sm90);
+/* NCCL's ring graph across nodes of G GPUs (nvl GB/s of NVLink each, 0
+ * for one GPU) with K NICs of nic GB/s on PCIe links of pci GB/s (0: not
+ * limited): its channels and speed; a tree's bwIntra raised on two nodes
+ * (nccl_nvls.c). */
+bool tc_nccl_ring_graph_nodes(double nvl, double nic, double pci, uint32_t K, uint32_t G, bool sm90, uint32_t *nch,
+                              double *bw);
+double tc_nccl_tree_intra_two_nodes(double inter, uint32_t nch, double nvl, uint32_t G, bool sm90);
+bool tc_nccl_tree_pattern_tree(uint32_t G, uint32_t K, bool sm90);
 /* CollNetDirect's or CollNetChain's time by NCCL's tuning model, us
  * (INFINITY where it cannot run: coll/nccl_collnet.c). */
 double tc_nccl_collnet_time_us(const tc_coll_req *req, const tc_topo *t, bool direct);

@@ -376,7 +376,7 @@ static bool net_graph(const tc_topo *topo, uint32_t nodes, uint32_t G, uint32_t 
         return false;
     uint32_t K = topo->nics && topo->node_size == G ? topo->nics : G;
     double nic = tc_nccl_nic_line_Bps(topo) / 1e9 * G / K, nvl = G > 1 ? tc_nccl_nvlink_GBps(topo) : 0;
-    return tc_nccl_ring_graph_nodes(nvl, nic, pcie_GBps(topo), K, arch_row(topo) == 2, nch, bw);
+    return tc_nccl_ring_graph_nodes(nvl, nic, pcie_GBps(topo), K, G, arch_row(topo) == 2, nch, bw);
 }
 
 static double graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G)
@@ -414,7 +414,7 @@ static double tree_graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G)
     uint32_t n;
     double b;
     if (net_graph(topo, nodes, G, &n, &b))
-        return n * tc_nccl_tree_intra_two_nodes(b, n, nvl, arch_row(topo) == 2);
+        return n * tc_nccl_tree_intra_two_nodes(b, n, nvl, G, arch_row(topo) == 2);
     return fmin(nvl > 0 ? nvl : INFINITY, 2 * bw);
 }
 
@@ -425,11 +425,23 @@ double tc_nccl_tree_graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G)
 
 /* NCCL's tree graph has the TREE pattern where a node holds one GPU
  * (src/graph/search.cc:897: "if (ngpus == 1) ... graph->pattern =
- * NCCL_TOPO_PATTERN_TREE"; BALANCED_TREE otherwise, src/init.cc:1057), and
- * the model takes 0.85 of its bus bandwidth then (src/graph/tuning.cc:185:
- * "if (a == NCCL_ALGO_TREE && graphs[a]->pattern == NCCL_TOPO_PATTERN_TREE)
- * busBw *= .85"). */
+ * NCCL_TOPO_PATTERN_TREE"), and across nodes of SM90 and later GPUs each
+ * with its own NIC, where the BALANCED_TREE pattern src/init.cc:1057 asks
+ * for (a NIC's traffic spread over two GPUs near it) finds no better graph
+ * than the simpler tree the search then tries ("Try a simpler tree",
+ * search.cc:964-966; what NCCL's own search code gives, compiled and run on
+ * such nodes: docs/MODEL.md "NCCL's choice"); the model takes 0.85 of its
+ * bus bandwidth then (src/graph/tuning.cc:185: "if (a == NCCL_ALGO_TREE &&
+ * graphs[a]->pattern == NCCL_TOPO_PATTERN_TREE) busBw *= .85"). */
 #define TREE_PATTERN_EFF 0.85
+
+static bool tree_pattern_tree(const tc_topo *t, uint32_t nodes, uint32_t G)
+{
+    if (G == 1)
+        return true;
+    uint32_t K = t && t->nics && t->node_size == G ? t->nics : G;
+    return t && nodes > 1 && t->n_links && tc_nccl_tree_pattern_tree(G, K, arch_row(t) == 2);
+}
 
 /* A tree's protocol costs (coll.h), in place of the ring's. The caps are
  * NCCL's tree bus bandwidths (tuning.cc:182-184: x 0.92 up to the search
@@ -470,7 +482,7 @@ static void tree_costs(tc_sched *s, const tc_topo *t, uint32_t nodes, uint32_t C
         bus = fmin(bus / 3.8, ll_max_bw[nodes == 1 ? row : 0][col]);
     else if (s->proto == TC_PROTO_LL128)
         bus = fmin(bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), share * search * tree_ll128_per_ch[row][col]);
-    if (G == 1)
+    if (tree_pattern_tree(t, nodes, G))
         bus *= TREE_PATTERN_EFF;
     /* the share of that rate NCCL's tree reaches at this size, by NCCL's
      * own measured correction (treeCorrectionFactor, tuning.cc:412-416,
@@ -1115,7 +1127,7 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
                     b = fmin(b / 3.8, ll_max_bw[row][col]);                        /* :183 */
                 else if (p == TC_PROTO_LL128)
                     b = fmin(b * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), search * tree_ll128_per_ch[arow][col]);
-                if (G == 1)
+                if (tree_pattern_tree(topo, nodes, G))
                     b *= TREE_PATTERN_EFF;
                 lat = tree_base_us[i] + 2 * ((floor(ppn) - 1) * tree_nvlink_us[i] + log2i(nodes) * tc_nccl_model_net_lat_us(topo, (tc_proto)p, tree_net_us[i]));
                 b *= .5;                                                          /* :213-219 */

@@ -69,17 +69,28 @@ double tc_nccl_speed_at_most(bool inter, bool sm90, double cap)
  * max_ch. SUB_ROUND keeps a link's bandwidth to 1e-3 GB/s (search.cc:67). */
 typedef struct ring_limits {
     double nvl, nic, pci;
-    uint32_t K, max_ch;
+    uint32_t K, G, max_ch;
 } ring_limits;
 
-static uint32_t ring_fits(const ring_limits *L, double s)
+/* Channels at speed s; cross: a ring that leaves through another NIC than
+ * it came in (crossNic 1), whose entry and exit GPUs are each at their own
+ * NIC, so a channel crosses the NVLink G - 1 times and each GPU, the
+ * channels rotating, carries (G - 1) / G of one; else the exit goes back to
+ * the entry's NIC over NVLink (PXN) and every GPU carries each channel
+ * both ways. */
+static uint32_t ring_fits_x(const ring_limits *L, double s, bool cross)
 {
     double c = L->max_ch;
     if (L->nvl > 0)
-        c = fmin(c, floor(L->nvl / s + 1e-6));
+        c = fmin(c, floor(L->nvl * (cross && L->G > 1 ? (double)L->G / (L->G - 1) : 1) / s + 1e-6));
     if (L->K > 0)
         c = fmin(c, L->K * floor(fmin(L->nic, L->pci) / s + 1e-6));
     return c > 0 ? (uint32_t)c : 0;
+}
+
+static uint32_t ring_fits(const ring_limits *L, double s)
+{
+    return ring_fits_x(L, s, false);
 }
 
 /* ncclTopoCompute's ring search (src/graph/search.cc:860-1044 at
@@ -102,13 +113,18 @@ static bool ring_search(const double *v, size_t n, const ring_limits *L, double 
     uint32_t bn = 0;
     double bb = 0;
     for (;;) {
-        uint32_t c = ring_fits(L, v[i]);
-        if (c >= 1 && c * v[i] > bn * bb) {
-            bn = c;
-            bb = v[i];
-            if (c == L->max_ch)
-                break;
+        /* crossNic 0 first, then 1 where NCCL_CROSS_NIC=2 (its default,
+         * search.cc:14) allows it and there are NICs to cross to
+         * (search.cc:983-986): it replaces only a strictly better graph */
+        for (int x = 0; x < (L->K >= 2 && L->G >= 2 ? 2 : 1); x++) {
+            uint32_t c = ring_fits_x(L, v[i], x == 1);
+            if (c >= 1 && c * v[i] > bn * bb) {
+                bn = c;
+                bb = v[i];
+            }
         }
+        if (bn == L->max_ch)
+            break;
         if (bn * bb >= total)
             break;
         if (i < n - 1 && (bn == 0 || v[i + 1] / bb > .49))
@@ -177,23 +193,35 @@ bool tc_nccl_ring_graph_one_node(double total, bool sm90, uint32_t *nch, double 
  * PCIe Gen5 links of 48): 7 channels at 48, then 8 at 45 (360 GB/s),
  * not doubled (SM90, below 50, more than 4), not raised (8 at 48 exceed
  * the NVLink): 8 x 45, run as 16. */
-bool tc_nccl_ring_graph_nodes(double nvl, double nic, double pci, uint32_t K, bool sm90, uint32_t *nch, double *bw)
+bool tc_nccl_ring_graph_nodes(double nvl, double nic, double pci, uint32_t K, uint32_t G, bool sm90, uint32_t *nch,
+                              double *bw)
 {
     const double *v = sm90 ? speed_inter : speed_inter_pre90;
     size_t n = sm90 ? sizeof speed_inter / sizeof *speed_inter : sizeof speed_inter_pre90 / sizeof *speed_inter_pre90;
     if (!(pci > 0))
         pci = INFINITY;
-    ring_limits L = {.nvl = nvl, .nic = nic, .pci = pci, .K = K ? K : 1, .max_ch = 16};
+    ring_limits L = {.nvl = nvl, .nic = nic, .pci = pci, .K = K ? K : 1, .G = G ? G : 1, .max_ch = 16};
     double total = fmax(nvl, isfinite(pci) ? pci : nic), maxbw = fmin(nic, pci);
     return ring_search(v, n, &L, total, maxbw, sm90, nch, bw);
+}
+
+/* Whether NCCL's tree graph across nodes of G GPUs and K NICs has the TREE
+ * pattern (3) rather than BALANCED_TREE (1): a node of one GPU
+ * (search.cc:897), or, from SM90 on, a NIC for every GPU, where the search
+ * falls back to the simpler tree (search.cc:964-966). */
+bool tc_nccl_tree_pattern_tree(uint32_t G, uint32_t K, bool sm90)
+{
+    return G <= 1 || (sm90 && K == G);
 }
 
 /* A tree graph's bwIntra on two nodes: the search's second pass raises it
  * through the inter-node speeds above bwInter (inter) while it is below
  * twice bwInter and the nch channels fit the GPUs' NVLink, nvl GB/s each
  * (search.cc:1025-1028: "increase bwIntra for trees (2 nodes or
- * collnet)"); a node of one GPU has no NVLink to hold it (nvl 0). */
-double tc_nccl_tree_intra_two_nodes(double inter, uint32_t nch, double nvl, bool sm90)
+ * collnet)"); a tree's chain through the node's G GPUs crosses the NVLink
+ * G - 1 times, so each GPU carries (G - 1) / G of a channel; a node of one
+ * GPU has no NVLink to hold it (nvl 0). */
+double tc_nccl_tree_intra_two_nodes(double inter, uint32_t nch, double nvl, uint32_t G, bool sm90)
 {
     const double *v = sm90 ? speed_inter : speed_inter_pre90;
     size_t n = sm90 ? sizeof speed_inter / sizeof *speed_inter : sizeof speed_inter_pre90 / sizeof *speed_inter_pre90;
@@ -203,7 +231,7 @@ double tc_nccl_tree_intra_two_nodes(double inter, uint32_t nch, double nvl, bool
     double intra = inter;
     while (i > 0 && intra < 2 * inter) {
         double sp = v[--i];
-        if (nvl > 0 && nch * sp > nvl * (1 + 1e-9))
+        if (nvl > 0 && G > 1 && nch * sp * (G - 1) / G > nvl * (1 + 1e-9))
             break;
         intra = sp;
     }
