@@ -1334,10 +1334,16 @@ static void expect_ring_channels(const char *spec, uint32_t p, uint32_t want)
  * - DGX-2's V100 (6 x 20 = 120): 3 of 40 reach it; 6 of 20.
  * - 24 GB/s (pre-SM90): 1 of 20, 18, 15 until 2 of 12 reach it; 12 < 25
  *   is not doubled.
+ * - 247.2 and 164.8 (SM90: 12 and 8 links of 20.6): 4 of 60 doubled to 8
+ *   of 30; 4 of 40 doubled to 8 of 20.
+ * NCCL v2.21.5-1's own search code (its topo.cc, paths.cc and search.cc
+ * compiled with NVML and CUDA stubbed, run on topology files of one node
+ * of 2, 4 or 8 GPUs without NICs) gives the same for 370.8 and 240 GB/s
+ * (8, 4 and 2 GPUs), 247.2, 164.8 and 120.
  * Through the schedules: the channels nccl-ring runs on one node of each
  * preset (a B200 node's 721.8 GB/s of node_bw, 18 links at NCCL 2.30's
  * 40.1, is 18 x 20.6 = 370.8 GB/s to 2.21.5's search: 24 channels), and
- * across nodes twice the rails as before. */
+ * on two DGX H100 nodes NCCL's graph across nodes (8 of 48), 16. */
 static void ring_graph_on_one_node_is_nccls_search(void **state)
 {
     (void)state;
@@ -1348,7 +1354,7 @@ static void ring_graph_on_one_node_is_nccls_search(void **state)
         double bw;
     } c[] = {{240, false, 12, 20}, {370.8, true, 12, 30}, {360, true, 12, 30},
              {721.8, true, 16, 40}, {130, true, 4, 30},    {320, true, 8, 40},
-             {120, false, 6, 20},   {24, false, 2, 12}};
+             {120, false, 6, 20},   {24, false, 2, 12},  {247.2, true, 8, 30}, {164.8, true, 8, 20}};
     for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
         uint32_t n = 0;
         double bw = 0;
