@@ -215,14 +215,14 @@ static void agrs_on_4_h100_nodes_by_hand(void **state)
 
 /* NCCL's model on 12 DGX H100 with SHARP (tuning.cc:188-202, 212-219,
  * 253-255): CollNetDirect all-gather and reduce-scatter busBw = ppn x
- * bwIntra x 0.85 = 8 x 45 x 0.85 = 306 GB/s (bwIntra 45 GB/s: the
+ * bwIntra x 0.85 = 8 x 48 x 0.85 = 326.4 GB/s (bwIntra 48 GB/s: the
  * CollNet graph's speed, as the all-reduce's), not halved; latency 44 us.
  * Its Simple ring: NCCL's ring graph, 8 search channels of 48 GB/s
  * (tc_nccl_ring_graph_nodes), 384 x 96/95 = 388.0 GB/s after 8.4 + 84 x
- * 3.4 + 11 x 14 = 448 us. CollNetDirect wins below 404 us / (1/306 -
- * 1/388.0) GB/s = 585 MB against it: at 256 MiB (921.2 us against
+ * 3.4 + 11 x 14 = 448 us. CollNetDirect wins below 404 us / (1/326.4 -
+ * 1/388.0) GB/s = 830 MB against it: at 256 MiB (866.4 us against
  * 1,139.8 us, and 1,122.4 us for the LL128 ring, the model's best ring
- * there), not at 1 GiB (3,553 us against 3,215.1 us).
+ * there), not at 1 GiB (3,333.6 us against 3,215.1 us).
  * NCCL_ALGO=CollNetDirect takes it at any size; with fewer NICs than GPUs
  * NCCL's model sets its bandwidth to 0 (tuning.cc:193-198) and the ring
  * runs. */
@@ -233,7 +233,7 @@ static void nccl_chooses_collnet_direct_for_agrs(void **state)
     for (int oi = 0; oi < 2; oi++) {
         tc_op op = oi ? TC_OP_REDUCESCATTER : TC_OP_ALLGATHER;
         tc_coll_req req = {.op = op, .algo = TC_ALGO_NCCL, .p = 96, .bytes = 256.0 * (1 << 20), .elt = 4};
-        double want = 44 + req.bytes / (1000 * 306.0);
+        double want = 44 + req.bytes / (1000 * 326.4);
         double us = tc_nccl_collnet_time_us(&req, t, true);
         if (fabs(us - want) > 1e-6 * want)
             fail_msg("%s: CollNetDirect by NCCL's model %.9g us, by hand %.9g", tc_op_name(op), us, want);
@@ -249,7 +249,7 @@ static void nccl_chooses_collnet_direct_for_agrs(void **state)
         assert_int_equal(tc_coll_build(&req, t, &s, &err), TC_OK);
         assert_int_equal(s->nccl_impl, TC_ALGO_NCCL_COLLNET_DIRECT);
         tc_sched_free(s);
-        /* the ring's figure by hand, and the ring above 585 MB */
+        /* the ring's figure by hand, and the ring above 830 MB */
         tc_coll_req ring = req;
         ring.algo_mask = 1;
         ring.proto_mask = 1u << TC_PROTO_SIMPLE;
@@ -265,7 +265,7 @@ static void nccl_chooses_collnet_direct_for_agrs(void **state)
         req.algo_mask = 32;
         tc_nccl_choose(&req, t, &a, &pred);
         assert_int_equal(a, TC_ALGO_NCCL_COLLNET_DIRECT);
-        assert_true(fabs(pred * 1e6 - (44 + req.bytes / (1000 * 306.0))) < 1e-3);
+        assert_true(fabs(pred * 1e6 - (44 + req.bytes / (1000 * 326.4))) < 1e-3);
         /* NCCL_ALGO=CollNetChain: not for these; the ring */
         req.algo_mask = 64;
         tc_nccl_choose(&req, t, &a, NULL);

@@ -1579,7 +1579,7 @@ static void blackwell_nvlink_as_nccl_2_21_counts_it(void **state)
  * (the next power of two, src/graph/paths.cc:763-764); the graph NCCL's
  * model counts stays 16 (LL128's cap 8 search channels x 20 GB/s, the
  * same rate together). On DGX H100 nodes (8 x 400G, 370.8 GB/s) both
- * speeds are 45 GB/s: not widened, 16 and 16; nor without SHARP, nor on
+ * speeds are 48 GB/s: not widened, 16 and 16; nor without SHARP, nor on
  * one node, nor on nodes of more than 8 GPUs (NCCL turns CollNet off,
  * src/init.cc:1195-1200). Across 7 widened A100 nodes (56 ranks) a network
  * peer gets one channel: 2 x 56 > 4 x 24, the p2p channels before their
@@ -1618,6 +1618,29 @@ static void collnet_widens_the_communicators_channels(void **state)
     if (fabs(cap[0] - 8 * 20e9) > 1e-3 || fabs(cap[1] - cap[0]) > 1e-3)
         fail_msg("LL128 together: %.6g GB/s with SHARP, %.6g without, NCCL's model 8 x 20", cap[0] / 1e9,
                  cap[1] / 1e9);
+    /* the CollNet graph (search channels, bwIntra, bwInter) as NCCL
+     * v2.21.5-1's own search code gives it, compiled and run on these
+     * nodes (docs/MODEL.md "Channels"): a NIC carries ceil(channels /
+     * heads) channels, a chain of G GPUs crosses the NVLink G - 1 times */
+    static const struct {
+        const char *spec;
+        double n, intra, inter;
+    } g[] = {{"clos:down=4x8,up=1x4,bw=400Gbps,node=8,node_bw=370.8GB/s,rail=8,sharp=1,arch=hopper", 8, 48, 48},
+             {"clos:down=4x8,up=1x4,bw=200Gbps,node=8,node_bw=240GB/s,rail=8,sharp=1,arch=ampere", 8, 30, 24},
+             {"clos:down=4x8,up=1x4,bw=200Gbps,node=8,node_bw=370.8GB/s,rail=8,sharp=1,arch=hopper", 8, 48, 24},
+             {"clos:down=4x2,up=1x4,bw=400Gbps,node=8,node_bw=370.8GB/s,nics=2,rail=2,sharp=1,arch=hopper", 4, 48, 24},
+             {"clos:down=4x4,up=1x4,bw=400Gbps,node=4,node_bw=370.8GB/s,rail=4,sharp=1,arch=hopper", 8, 48, 24}};
+    for (size_t i = 0; i < sizeof g / sizeof *g; i++) {
+        tc_topo *tg = topo(g[i].spec);
+        uint32_t G = tg->node_size;
+        tc_coll_req q = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL, .p = 4 * G, .bytes = 1 << 30, .elt = 4};
+        double n, intra, inter;
+        tc_nccl_collnet_graph(&q, tg, &n, &intra, &inter);
+        if (n != g[i].n || intra != g[i].intra || inter != g[i].inter)
+            fail_msg("%s: CollNet graph %g x %g/%g, NCCL's search %g x %g/%g", g[i].spec, n, intra, inter, g[i].n,
+                     g[i].intra, g[i].inter);
+        tc_topo_free(tg);
+    }
     tc_coll_req w = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL_RING, .p = 32, .bytes = 1 << 30, .elt = 4};
     tc_topo *t = topo("clos:down=4x16,up=1x4,bw=200Gbps,node=16,node_bw=240GB/s,nics=16,sharp=1,arch=ampere");
     w.p = 64;

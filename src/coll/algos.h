@@ -53,6 +53,9 @@ void tc_nccl_collnet_graph(const tc_coll_req *req, const tc_topo *t, double *nch
 /* The NVLink bandwidth a GPU has in NCCL's topology, GB/s; 0 without a
  * scale-up node (coll/nccl.c). */
 double tc_nccl_nvlink_GBps(const tc_topo *t);
+/* The PCIe link of a GPU and a NIC as NCCL counts it, GB/s, by the
+ * architecture's generation; 0 (not limited) without arch= (coll/nccl.c). */
+double tc_nccl_pcie_GBps(const tc_topo *t);
 /* NCCL's ring graph on one scale-up node whose GPUs each have total GB/s of
  * NVLink: the graph's channels and speed (GB/s); false where no speed of
  * NCCL's lists fits (nccl_nvls.c). */

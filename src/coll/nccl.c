@@ -353,7 +353,7 @@ static bool one_node_graph(const tc_topo *topo, uint32_t nodes, uint32_t G, uint
  * Blackwell 5 (the DGX profiles' pcie_generation: profiles/dgx-a100.json,
  * dgx-h100.json, dgx-b200.json), Volta 3 (assumed); 0 (not limited)
  * without arch=. */
-static double pcie_GBps(const tc_topo *t)
+double tc_nccl_pcie_GBps(const tc_topo *t)
 {
     if (!t)
         return 0;
@@ -376,7 +376,7 @@ static bool net_graph(const tc_topo *topo, uint32_t nodes, uint32_t G, uint32_t 
         return false;
     uint32_t K = topo->nics && topo->node_size == G ? topo->nics : G;
     double nic = tc_nccl_nic_line_Bps(topo) / 1e9 * G / K, nvl = G > 1 ? tc_nccl_nvlink_GBps(topo) : 0;
-    return tc_nccl_ring_graph_nodes(nvl, nic, pcie_GBps(topo), K, G, arch_row(topo) == 2, nch, bw);
+    return tc_nccl_ring_graph_nodes(nvl, nic, tc_nccl_pcie_GBps(topo), K, G, arch_row(topo) == 2, nch, bw);
 }
 
 static double graph_bw(const tc_topo *topo, uint32_t nodes, uint32_t G)
@@ -710,7 +710,7 @@ static uint32_t default_channels(const tc_topo *topo, uint32_t R, uint32_t G)
  * "collNetGraph->bwIntra > collNetGraph->bwInter && comm->nRanks >
  * comm->nNodes"; tc_nccl_collnet_graph): the search's second pass raised
  * bwIntra, as on DGX A100 nodes (30 over 24 GB/s), not on DGX H100 nodes
- * (45 and 45). Every algorithm the communicator runs then has those
+ * (48 and 48). Every algorithm the communicator runs then has those
  * channels (comm->collChannels, connect.cc:472). */
 bool tc_nccl_collnet_widens(const tc_coll_req *req, const tc_topo *t, uint32_t R, uint32_t G)
 {

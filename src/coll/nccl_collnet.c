@@ -190,10 +190,16 @@ static double cn_lat_us(uint32_t G, bool direct)
 }
 
 /* The CollNet graph (search.cc): its search channels are the ring's
- * (init.cc:1063-1070); pass 1 finds one speed of the list for both that a
- * head's NIC and a GPU's NVLink share over the channels carry; pass 2
- * raises bwIntra for trees while below twice bwInter and within the NVLink
- * share (search.cc:1013-1031). */
+ * (init.cc:1063-1070); pass 1 finds one speed of the list that a head's
+ * NIC (and its PCIe link) and the GPUs' NVLink carry over the channels, a
+ * chain through the node's G GPUs crossing the NVLink G - 1 times (each
+ * GPU carrying (G - 1) / G of a channel); pass 2 raises bwIntra for trees
+ * while below twice bwInter and within the NVLink (search.cc:1013-1031;
+ * tc_nccl_tree_intra_two_nodes); a NIC carries ceil(channels / heads) of
+ * them. NCCL's search code itself, compiled and run (docs/MODEL.md
+ * "Channels"), gives DGX H100 nodes 8 x 48/48, DGX A100 nodes 8 x 30/24,
+ * H100 nodes of 2 or 4 NICs (4 channels of the ring) 48/24, of 8 NICs of
+ * 200 Gb/s 48/24, as this does. */
 void tc_nccl_collnet_graph(const tc_coll_req *req, const tc_topo *t, double *nch, double *intra, double *inter)
 {
     uint32_t G, M, H;
@@ -201,10 +207,13 @@ void tc_nccl_collnet_graph(const tc_coll_req *req, const tc_topo *t, double *nch
     double n = tc_nccl_channels_graph(req, t) / 2.0;
     if (n < 1)
         n = 1;
-    double nic = tc_nccl_nic_line_Bps(t) * G / H / 1e9, nvl = t->node_size > 1 ? tc_nccl_nvlink_GBps(t) : nic;
+    double nic = tc_nccl_nic_line_Bps(t) * G / H / 1e9, nvl = t->node_size > 1 ? tc_nccl_nvlink_GBps(t) : 0;
+    double pci = tc_nccl_pcie_GBps(t), path = pci > 0 ? fmin(nic, pci) : nic;
+    double share = nvl > 0 && G > 1 ? nvl * G / (G - 1) / n : INFINITY;
     bool sm90 = !(t->arch == TC_ARCH_VOLTA || t->arch == TC_ARCH_AMPERE);
-    *inter = tc_nccl_speed_at_most(true, sm90, fmin(nic, nvl / n));
-    *intra = fmax(*inter, tc_nccl_speed_at_most(true, sm90, fmin(nvl / n, 2 * *inter * (1 - 1e-9))));
+    /* the channels over the H heads' NICs: ceil(n / H) a NIC */
+    *inter = tc_nccl_speed_at_most(true, sm90, fmin(path / ceil(n / H), share));
+    *intra = tc_nccl_tree_intra_two_nodes(*inter, (uint32_t)n, G > 1 ? nvl : 0, G, sm90);
     *nch = n;
 }
 

@@ -185,14 +185,16 @@ bool tc_nccl_ring_graph_one_node(double total, bool sm90, uint32_t *nch, double 
  * node of one GPU) and K NICs of nic GB/s (the speed the NIC reports, its
  * line rate: src/graph/topo.cc:356-358), each NIC and GPU on a PCIe link
  * of pci GB/s (0: not limited). A channel enters the node at one NIC, goes
- * through every GPU over NVLink and leaves through a NIC: s from each GPU's
- * NVLink both ways, from its NIC's PCIe link and the NIC itself each way.
+ * through every GPU over NVLink and leaves through a NIC (ring_fits_x:
+ * the one it came in, or crossNic 1, the exit GPU's own): s from the
+ * GPUs' NVLink, from its NIC's PCIe link and the NIC itself each way.
  * maxBw is a GPU's path to its NIC, min(pci, nic) (getMaxBw, :17-26);
  * totalBw a GPU's NVLink or, without it, its PCIe link (getTotalBw,
  * :28-36). On a DGX H100 (370.8 GB/s of NVLink, 8 NICs of 50 GB/s on
- * PCIe Gen5 links of 48): 7 channels at 48, then 8 at 45 (360 GB/s),
- * not doubled (SM90, below 50, more than 4), not raised (8 at 48 exceed
- * the NVLink): 8 x 45, run as 16. */
+ * PCIe Gen5 links of 48): at 48, 7 channels back to their NIC, 8 through
+ * the next GPU's (384 GB/s, at least the total: the search stops), not
+ * doubled (SM90, below 50, more than 4): 8 x 48, run as 16, what NCCL's
+ * search code itself gives (tests/test_nccl.c). */
 bool tc_nccl_ring_graph_nodes(double nvl, double nic, double pci, uint32_t K, uint32_t G, bool sm90, uint32_t *nch,
                               double *bw)
 {
