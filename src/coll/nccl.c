@@ -366,15 +366,22 @@ double tc_nccl_pcie_GBps(const tc_topo *t)
     }
 }
 
+/* The NICs of a node of G GPUs of the run: t's nics= where the run takes
+ * whole nodes, else one a GPU. */
+static uint32_t node_nics(const tc_topo *t, uint32_t G)
+{
+    return t->nics && t->node_size == G ? t->nics : G;
+}
+
 /* NCCL's ring graph where the ranks span nodes of G GPUs
  * (tc_nccl_ring_graph_nodes): a GPU's NVLink as NCCL sees it, the node's
- * NICs (nics=, else one a GPU) at their line rate, the architecture's
- * PCIe links; false on one node. */
+ * NICs (node_nics) at their line rate, the architecture's PCIe links;
+ * false on one node. */
 static bool net_graph(const tc_topo *topo, uint32_t nodes, uint32_t G, uint32_t *nch, double *bw)
 {
     if (!topo || nodes < 2 || !topo->n_links) /* no network (a bare shape, as the data checker's) */
         return false;
-    uint32_t K = topo->nics && topo->node_size == G ? topo->nics : G;
+    uint32_t K = node_nics(topo, G);
     double nic = tc_nccl_nic_line_Bps(topo) / 1e9 * G / K, nvl = G > 1 ? tc_nccl_nvlink_GBps(topo) : 0;
     return tc_nccl_ring_graph_nodes(nvl, nic, tc_nccl_pcie_GBps(topo), K, G, arch_row(topo) == 2, nch, bw);
 }
@@ -439,8 +446,7 @@ static bool tree_pattern_tree(const tc_topo *t, uint32_t nodes, uint32_t G)
 {
     if (G == 1)
         return true;
-    uint32_t K = t && t->nics && t->node_size == G ? t->nics : G;
-    return t && nodes > 1 && t->n_links && tc_nccl_tree_pattern_tree(G, K, arch_row(t) == 2);
+    return t && nodes > 1 && t->n_links && tc_nccl_tree_pattern_tree(G, node_nics(t, G), arch_row(t) == 2);
 }
 
 /* A tree's protocol costs (coll.h), in place of the ring's. The caps are
@@ -689,15 +695,24 @@ uint32_t tc_nccl_channel_bounds(const tc_coll_req *req, uint32_t C)
 }
 
 /* Twice the channels of NCCL's ring graph (doubled at run time:
- * connect.cc:443): on one node its search's (one_node_graph); across nodes
- * twice the rails (about one NCCL search channel per NIC), or twice the
- * NICs of a node (nics=), or twice the node size without either. */
-static uint32_t default_channels(const tc_topo *topo, uint32_t R, uint32_t G)
+ * connect.cc:443): on one node its search's (one_node_graph), across nodes
+ * its search's too (net_graph), *net_speed (if given) that graph's speed
+ * across nodes, else 0; on a bare shape without links twice the rails, or
+ * twice the NICs of a node (nics=), or twice the node size without
+ * either. */
+static uint32_t default_channels(const tc_topo *topo, uint32_t R, uint32_t G, double *net_speed)
 {
-    uint32_t n;
+    uint32_t n, nodes = R > G ? R / G : 1;
     double b;
-    if (one_node_graph(topo, R > G ? R / G : 1, G, &n, &b) || net_graph(topo, R > G ? R / G : 1, G, &n, &b))
+    if (net_speed)
+        *net_speed = 0;
+    if (one_node_graph(topo, nodes, G, &n, &b))
         return 2 * n;
+    if (net_graph(topo, nodes, G, &n, &b)) {
+        if (net_speed)
+            *net_speed = b;
+        return 2 * n;
+    }
     return topo && topo->rails ? 2 * topo->rails : topo && topo->nics ? 2 * topo->nics : 2 * (G > 1 ? G : 1);
 }
 
@@ -729,17 +744,15 @@ static uint32_t channels_for(const tc_coll_req *req, const tc_topo *topo, uint32
 {
     uint32_t C = req->channels;
     if (!C) {
-        C = default_channels(topo, R, G);
+        double speed;
+        C = default_channels(topo, R, G, &speed);
         if (tc_nccl_collnet_widens(req, topo, R, G))
             C += C / 2;
         /* "Use 4 compute channels per search channel to reach peak BW on
          * <8 PPN": on Hopper (compute capability 9.0 exactly) across nodes,
          * where the ring graph's speed is above 45 GB/s and fewer than 16
          * channels run (connect.cc:456-459) */
-        uint32_t n;
-        double b;
-        if (topo && topo->arch == TC_ARCH_HOPPER && C < 16 && net_graph(topo, R > G ? R / G : 1, G, &n, &b) &&
-            b > 45.0)
+        if (topo && topo->arch == TC_ARCH_HOPPER && C < 16 && speed > 45.0)
             C *= 2;
     }
     C = tc_nccl_channel_bounds(req, C);
@@ -773,7 +786,7 @@ static double run_share(const tc_coll_req *req, const tc_topo *topo, uint32_t R,
  * connect.cc:447-452, 465-469), not the graph's. */
 static uint32_t graph_channels(const tc_coll_req *req, const tc_topo *topo, uint32_t R, uint32_t G)
 {
-    uint32_t C = req->channels ? req->channels : default_channels(topo, R, G);
+    uint32_t C = req->channels ? req->channels : default_channels(topo, R, G, NULL);
     return C > 32 ? 32 : C;
 }
 

@@ -386,9 +386,6 @@ static tc_status a2a_works(a2a_state *st, double intra_us, double inter_us, doub
     return TC_OK;
 }
 
-/* The shape of req on t (not the plan): nodes, steps, PXN, channels,
- * pieces, the node deltas in NCCL's order (init.cc:1313-1334); *B the
- * bytes a peer. */
 /* The rate one channel of a sendrecv reaches with protocol pr, B/s (0: not
  * limited): t's p2p_bw= on one node, its p2p_net_bw= across nodes, for
  * Simple. Such a channel's work holds one send and one receive, 9 and 8 of
@@ -403,6 +400,9 @@ static double sr_channel_Bps(const tc_topo *t, uint32_t N, tc_proto pr)
     return N > 1 ? t->p2p_net_bw : t->p2p_bw;
 }
 
+/* The shape of req on t (not the plan): nodes, steps, PXN, channels,
+ * pieces, the node deltas in NCCL's order (init.cc:1313-1334); *B the
+ * bytes a peer. */
 static tc_status a2a_setup(const tc_coll_req *req, const tc_topo *t, a2a_state *st, bool pxn, double *B,
                            tc_err *err)
 {

@@ -88,11 +88,6 @@ static uint32_t ring_fits_x(const ring_limits *L, double s, bool cross)
     return c > 0 ? (uint32_t)c : 0;
 }
 
-static uint32_t ring_fits(const ring_limits *L, double s)
-{
-    return ring_fits_x(L, s, false);
-}
-
 /* ncclTopoCompute's ring search (src/graph/search.cc:860-1044 at
  * v2.21.5-1) where every channel takes its speed s from the limits alone:
  * pass 1 from the first speed of the list at most maxbw (:919-920),
@@ -145,7 +140,7 @@ static bool ring_search(const double *v, size_t n, const ring_limits *L, double 
         i++;
     while (i > 0) {
         double sp = v[--i];
-        uint32_t c = ring_fits(L, sp);
+        uint32_t c = ring_fits_x(L, sp, false);
         if (c >= min_ch && c * sp > bn * bb) {
             bn = c;
             bb = sp;
