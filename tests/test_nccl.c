@@ -1660,6 +1660,42 @@ static void collnet_widens_the_communicators_channels(void **state)
     tc_topo_free(t);
 }
 
+/* NCCL's NVLS graph across nodes (heads, bwIntra/bwInter) as NCCL
+ * v2.21.5-1's own search code gives it, compiled and run on these H100
+ * nodes (docs/MODEL.md "NCCL's NVLS"), read back through NVLSTree's model:
+ * algBw = heads x min(bwIntra, bwInter, or bwInter / 2 beyond two nodes)
+ * x 5/6 (tuning.cc:174-177, 213-219). */
+static void nvls_graph_across_nodes_is_nccls_search(void **state)
+{
+    (void)state;
+    static const struct {
+        uint32_t G, K, gbps, heads;
+        double intra, inter;
+    } c[] = {{8, 8, 400, 8, 40, 48}, {8, 8, 200, 8, 24, 24}, {8, 8, 100, 8, 12, 12}, {8, 4, 400, 4, 48, 48},
+             {4, 4, 400, 4, 48, 48}, {8, 2, 400, 2, 48, 48}, {4, 2, 400, 2, 48, 48}, {8, 4, 200, 4, 24, 24}};
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++)
+        for (uint32_t M = 2; M <= 4; M += 2) {
+            char spec[256], nics[24] = "";
+            if (c[i].K < c[i].G)
+                snprintf(nics, sizeof nics, ",nics=%u", c[i].K);
+            snprintf(spec, sizeof spec,
+                     "clos:down=%ux%u,up=1x%u,bw=%uGbps,node=%u,node_bw=370.8GB/s%s,rail=%u,node_reduce=1,arch=hopper", M,
+                     c[i].K, M, c[i].gbps, c[i].G, nics, c[i].K);
+            tc_topo *t = topo(spec);
+            tc_coll_req q = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL_NVLS_TREE, .p = M * c[i].G, .bytes = 1 << 30,
+                             .elt = 4};
+            double t1 = tc_nccl_nvls_time_us(&q, t, true);
+            q.bytes *= 2;
+            double t2 = tc_nccl_nvls_time_us(&q, t, true);
+            double alg = (1 << 30) / (t2 - t1) / 1e3; /* GB/s */
+            double want = c[i].heads * fmin(c[i].intra, M <= 2 ? c[i].inter : c[i].inter / 2) * 5 / 6;
+            if (fabs(alg - want) > 1e-6 * want)
+                fail_msg("%s: NVLSTree %g GB/s, NCCL's graph %u x %g/%g gives %g", spec, alg, c[i].heads, c[i].intra,
+                         c[i].inter, want);
+            tc_topo_free(t);
+        }
+}
+
 /* Where NCCL has NVLS (a Hopper node switch that reduces, more than 2 GPUs
  * a node, NCCL_NVLS_ENABLE not 0) and its communicator fewer channels than
  * NVLS's 16 (nodes of 2 NICs: 2 search channels of 48, doubled to 4 of 24,
@@ -2322,6 +2358,7 @@ int main(void)
         cmocka_unit_test(blackwell_nvlink_as_nccl_2_21_counts_it),
         cmocka_unit_test(collnet_widens_the_communicators_channels),
         cmocka_unit_test(nvls_raises_the_p2p_channels),
+        cmocka_unit_test(nvls_graph_across_nodes_is_nccls_search),
         cmocka_unit_test(nccl_chooses_protocols_as_its_model),
         cmocka_unit_test(nccl_model_refinements_as_tuning_cc),
         cmocka_unit_test(node_trees_are_nccls),
