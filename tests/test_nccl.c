@@ -1629,7 +1629,8 @@ static void collnet_widens_the_communicators_channels(void **state)
              {"clos:down=4x8,up=1x4,bw=200Gbps,node=8,node_bw=240GB/s,rail=8,sharp=1,arch=ampere", 8, 30, 24},
              {"clos:down=4x8,up=1x4,bw=200Gbps,node=8,node_bw=370.8GB/s,rail=8,sharp=1,arch=hopper", 8, 48, 24},
              {"clos:down=4x2,up=1x4,bw=400Gbps,node=8,node_bw=370.8GB/s,nics=2,rail=2,sharp=1,arch=hopper", 4, 48, 24},
-             {"clos:down=4x4,up=1x4,bw=400Gbps,node=4,node_bw=370.8GB/s,rail=4,sharp=1,arch=hopper", 8, 48, 24}};
+             {"clos:down=4x4,up=1x4,bw=400Gbps,node=4,node_bw=370.8GB/s,rail=4,sharp=1,arch=hopper", 8, 48, 24},
+             {"clos:down=4x4,up=1x4,bw=200Gbps,node=8,node_bw=370.8GB/s,nics=4,rail=4,sharp=1,arch=hopper", 4, 48, 24}};
     for (size_t i = 0; i < sizeof g / sizeof *g; i++) {
         tc_topo *tg = topo(g[i].spec);
         uint32_t G = tg->node_size;

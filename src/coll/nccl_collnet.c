@@ -198,8 +198,9 @@ static double cn_lat_us(uint32_t G, bool direct)
  * tc_nccl_tree_intra_two_nodes); a NIC carries ceil(channels / heads) of
  * them. NCCL's search code itself, compiled and run (docs/MODEL.md
  * "Channels"), gives DGX H100 nodes 8 x 48/48, DGX A100 nodes 8 x 30/24,
- * H100 nodes of 2 or 4 NICs (4 channels of the ring) 48/24, of 8 NICs of
- * 200 Gb/s 48/24, as this does. */
+ * 8 H100 with 2 NICs of 400 Gb/s or 4 of 200 Gb/s 4 x 48/24, with 8 NICs
+ * of 200 Gb/s 8 x 48/24, 4 H100 with a 400 Gb/s NIC each 8 x 48/24, as
+ * this does (tests/test_nccl.c). */
 void tc_nccl_collnet_graph(const tc_coll_req *req, const tc_topo *t, double *nch, double *intra, double *inter)
 {
     uint32_t G, M, H;
