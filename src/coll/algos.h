@@ -62,10 +62,12 @@ double tc_nccl_pcie_GBps(const tc_topo *t);
 bool tc_nccl_ring_graph_one_node(double total, bool sm90, uint32_t *nch, double *bw);
 /* NCCL's ring graph across nodes of G GPUs (nvl GB/s of NVLink each, 0
  * for one GPU) with K NICs of nic GB/s on PCIe links of pci GB/s (0: not
- * limited): its channels and speed; a tree's bwIntra raised on two nodes
- * (nccl_nvls.c). */
+ * limited): its channels and speed; a tree's bwIntra raised on two nodes;
+ * the channels of c that the GPU busiest on NVLink sends, the chains
+ * through G GPUs ending at each GPU in turn (nccl_nvls.c). */
 bool tc_nccl_ring_graph_nodes(double nvl, double nic, double pci, uint32_t K, uint32_t G, bool sm90, uint32_t *nch,
                               double *bw);
+uint32_t tc_nccl_chain_nvl_channels(uint32_t c, uint32_t G);
 double tc_nccl_tree_intra_two_nodes(double inter, uint32_t nch, double nvl, uint32_t G, bool sm90);
 bool tc_nccl_tree_pattern_tree(uint32_t G, uint32_t K, bool sm90);
 /* CollNetDirect's or CollNetChain's time by NCCL's tuning model, us

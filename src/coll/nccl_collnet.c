@@ -192,8 +192,8 @@ static double cn_lat_us(uint32_t G, bool direct)
 /* The CollNet graph (search.cc): its search channels are the ring's
  * (init.cc:1063-1070); pass 1 finds one speed of the list that a head's
  * NIC (and its PCIe link) and the GPUs' NVLink carry over the channels, a
- * chain through the node's G GPUs crossing the NVLink G - 1 times (each
- * GPU carrying (G - 1) / G of a channel); pass 2 raises bwIntra for trees
+ * chain through the node's G GPUs crossing the NVLink G - 1 times
+ * (tc_nccl_chain_nvl_channels); pass 2 raises bwIntra for trees
  * while below twice bwInter and within the NVLink (search.cc:1013-1031;
  * tc_nccl_tree_intra_two_nodes); a NIC carries ceil(channels / heads) of
  * them. NCCL's search code itself, compiled and run (docs/MODEL.md
@@ -210,7 +210,7 @@ void tc_nccl_collnet_graph(const tc_coll_req *req, const tc_topo *t, double *nch
         n = 1;
     double nic = tc_nccl_nic_line_Bps(t) * G / H / 1e9, nvl = t->node_size > 1 ? tc_nccl_nvlink_GBps(t) : 0;
     double pci = tc_nccl_pcie_GBps(t), path = pci > 0 ? fmin(nic, pci) : nic;
-    double share = nvl > 0 && G > 1 ? nvl * G / (G - 1) / n : INFINITY;
+    double share = nvl > 0 && G > 1 ? nvl / tc_nccl_chain_nvl_channels((uint32_t)n, G) : INFINITY;
     bool sm90 = !(t->arch == TC_ARCH_VOLTA || t->arch == TC_ARCH_AMPERE);
     /* the channels over the H heads' NICs: ceil(n / H) a NIC */
     *inter = tc_nccl_speed_at_most(true, sm90, fmin(path / ceil(n / H), share));

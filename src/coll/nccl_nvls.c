@@ -72,20 +72,37 @@ typedef struct ring_limits {
     uint32_t K, G, max_ch;
 } ring_limits;
 
+/* The most a GPU sends over NVLink for c channels of a chain through G
+ * GPUs whose last GPU sends nothing on (its NIC takes it), the last GPU
+ * rotating over the GPUs as evenly as c allows: a GPU that is last in no
+ * channel carries all c (c < G), and at best each is last floor(c / G)
+ * times. */
+uint32_t tc_nccl_chain_nvl_channels(uint32_t c, uint32_t G)
+{
+    return G > 1 ? c - c / G : c;
+}
+
 /* Channels at speed s; cross: a ring that leaves through another NIC than
  * it came in (crossNic 1), whose entry and exit GPUs are each at their own
- * NIC, so a channel crosses the NVLink G - 1 times and each GPU, the
- * channels rotating, carries (G - 1) / G of one; else the exit goes back to
- * the entry's NIC over NVLink (PXN) and every GPU carries each channel
- * both ways. */
+ * NIC, so a channel crosses the NVLink G - 1 times, the exit GPU's send
+ * going to its NIC (tc_nccl_chain_nvl_channels); else the exit goes back
+ * to the entry's NIC over NVLink (PXN) and every GPU carries each channel
+ * both ways. On 16 H100 with a 400 Gb/s NIC each: at 48, 7 channels
+ * either way (8 would put 384 on the GPUs that end none); at 24, 16
+ * through the next GPU's NIC (15 x 24 a GPU): 16 x 24, what NCCL's
+ * compiled search gives, not 8 x 48. */
 static uint32_t ring_fits_x(const ring_limits *L, double s, bool cross)
 {
-    double c = L->max_ch;
+    uint32_t c = L->max_ch;
+    if (L->K > 0) {
+        double k = L->K * floor(fmin(L->nic, L->pci) / s + 1e-6);
+        if (k < c)
+            c = k > 0 ? (uint32_t)k : 0;
+    }
     if (L->nvl > 0)
-        c = fmin(c, floor(L->nvl * (cross && L->G > 1 ? (double)L->G / (L->G - 1) : 1) / s + 1e-6));
-    if (L->K > 0)
-        c = fmin(c, L->K * floor(fmin(L->nic, L->pci) / s + 1e-6));
-    return c > 0 ? (uint32_t)c : 0;
+        while (c > 0 && (cross ? tc_nccl_chain_nvl_channels(c, L->G) : c) * s > L->nvl + 1e-6 * s)
+            c--;
+    return c;
 }
 
 /* ncclTopoCompute's ring search (src/graph/search.cc:860-1044 at
@@ -216,8 +233,9 @@ bool tc_nccl_tree_pattern_tree(uint32_t G, uint32_t K, bool sm90)
  * twice bwInter and the nch channels fit the GPUs' NVLink, nvl GB/s each
  * (search.cc:1025-1028: "increase bwIntra for trees (2 nodes or
  * collnet)"); a tree's chain through the node's G GPUs crosses the NVLink
- * G - 1 times, so each GPU carries (G - 1) / G of a channel; a node of one
- * GPU has no NVLink to hold it (nvl 0). */
+ * G - 1 times (tc_nccl_chain_nvl_channels: a GPU that ends no chain
+ * carries every channel); a node of one GPU has no NVLink to hold it (nvl
+ * 0). */
 double tc_nccl_tree_intra_two_nodes(double inter, uint32_t nch, double nvl, uint32_t G, bool sm90)
 {
     const double *v = sm90 ? speed_inter : speed_inter_pre90;
@@ -228,7 +246,7 @@ double tc_nccl_tree_intra_two_nodes(double inter, uint32_t nch, double nvl, uint
     double intra = inter;
     while (i > 0 && intra < 2 * inter) {
         double sp = v[--i];
-        if (nvl > 0 && G > 1 && nch * sp * (G - 1) / G > nvl * (1 + 1e-9))
+        if (nvl > 0 && G > 1 && tc_nccl_chain_nvl_channels(nch, G) * sp > nvl * (1 + 1e-9))
             break;
         intra = sp;
     }
