@@ -276,7 +276,12 @@ static void collnet_refusals(void **state)
                  {"torus:dims=4x4", TC_ALGO_NCCL_COLLNET_CHAIN, TC_OP_ALLREDUCE, 16, "sharp=1"},
                  {"clos:down=4x4,up=1x4,node=8,sharp=1", TC_ALGO_NCCL_COLLNET_DIRECT, TC_OP_ALLREDUCE, 8, "2 nodes"},
                  {"clos:down=4x4,up=1x4,sharp=1", TC_ALGO_NCCL_COLLNET_DIRECT, TC_OP_ALLREDUCE, 8, "NVSwitch"},
-                 {"clos:down=4x4,up=1x4,node=2,sharp=1", TC_ALGO_NCCL_COLLNET_CHAIN, TC_OP_ALLGATHER, 8, "allreduce"}};
+                 {"clos:down=4x4,up=1x4,node=2,sharp=1", TC_ALGO_NCCL_COLLNET_CHAIN, TC_OP_ALLGATHER, 8, "allreduce"},
+                 /* NCCL turns CollNet off on nodes of more than 8 GPUs */
+                 {"clos:down=4x16,up=1x4,node=16,sharp=1", TC_ALGO_NCCL_COLLNET_CHAIN, TC_OP_ALLREDUCE, 32,
+                  "at most 8 GPUs"},
+                 {"clos:down=4x16,up=1x4,node=16,sharp=1", TC_ALGO_NCCL_COLLNET_DIRECT, TC_OP_ALLREDUCE, 32,
+                  "at most 8 GPUs"}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         tc_topo *t = topo(cases[i].spec);
         tc_coll_req req = {.op = cases[i].op, .algo = cases[i].a, .p = cases[i].p, .bytes = 1 << 20};

@@ -92,8 +92,9 @@ static const char *cn_refusal(tc_op op, uint32_t p, const tc_topo *t, bool direc
     if (direct && G < 2)
         return "needs an NVSwitch inside the nodes (node=G, G >= 2): NCCL enables CollNetDirect only there "
                "(src/graph/tuning.cc:297-300)";
-    if (direct && G > CN_DIRECT_ARITY + 1)
-        return "takes at most 8 GPUs per node (NCCL_MAX_DIRECT_ARITY 7 peers, src/include/device.h:156)";
+    if (G > CN_DIRECT_ARITY + 1)
+        return "takes at most 8 GPUs per node (NCCL disables CollNet on a communicator with more: "
+               "src/init.cc:1196-1200, NCCL_MAX_DIRECT_ARITY 7 peers, src/include/device.h:156)";
     if (agrs && H != G)
         return "gathers and scatters only with a NIC per GPU (nics equal to the node size): NCCL's model "
                "disables CollNetDirect's all-gather and reduce-scatter where a node has more GPUs than CollNet "
