@@ -1480,8 +1480,12 @@ static void ring_graph_across_nodes_is_nccls_search(void **state)
              {80, 8, 4, 200, 4, 24, 1, 48},
              {80, 8, 4, 400, 4, 24, 1, 48},
              {80, 8, 8, 100, 8, 12, 1, 24},
-             /* nodes of 6, 12 and 16 GPUs: where channels are fewer than
-              * the GPUs, a GPU that ends no chain carries every channel */
+             /* nodes of 3, 6, 12 and 16 GPUs: where channels are fewer
+              * than the GPUs, a GPU that ends no chain carries every
+              * channel */
+             {90, 3, 3, 100, 3, 12, 3, 24},
+             {90, 3, 3, 400, 6, 24, 3, 48},
+             {80, 3, 3, 200, 3, 24, 1, 48},
              {90, 6, 3, 100, 3, 12, 1, 24},
              {90, 6, 3, 200, 3, 24, 1, 48},
              {90, 6, 3, 400, 6, 24, 1, 48},
@@ -1670,6 +1674,21 @@ static void collnet_widens_the_communicators_channels(void **state)
         if (n != g[i].n || intra != g[i].intra || inter != g[i].inter)
             fail_msg("%s: CollNet graph %g x %g/%g, NCCL's search %g x %g/%g", g[i].spec, n, intra, inter, g[i].n,
                      g[i].intra, g[i].inter);
+        tc_topo_free(tg);
+    }
+    /* By hand: 8 H100 with 110 GB/s of NVLink and 4 NICs of 400 Gb/s: the
+     * ring graph 2 x 48 (110 / 48 = 2.3), doubled to 4 x 24; the CollNet
+     * graph's 4 chains through 8 GPUs leave 4 GPUs that end none, each
+     * sending all 4 channels: 110 / 4 = 27.5 a channel, speed 24 (the
+     * average, 4 x 7/8 = 3.5 channels a GPU, would allow 31.4 and give
+     * 30); bwIntra stays 24 (4 x 30 = 120 > 110). */
+    {
+        tc_topo *tg = topo("clos:down=4x4,up=1x4,bw=400Gbps,node=8,node_bw=110GB/s,nics=4,rail=4,sharp=1,arch=hopper");
+        tc_coll_req q = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL, .p = 32, .bytes = 1 << 30, .elt = 4};
+        double n, intra, inter;
+        tc_nccl_collnet_graph(&q, tg, &n, &intra, &inter);
+        if (n != 4 || intra != 24 || inter != 24)
+            fail_msg("110 GB/s NVLink, 4 NICs: CollNet graph %g x %g/%g, by hand 4 x 24/24", n, intra, inter);
         tc_topo_free(tg);
     }
     tc_coll_req w = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL_RING, .p = 32, .bytes = 1 << 30, .elt = 4};
@@ -2345,6 +2364,26 @@ static void nvls_on_one_h100_node_by_hand(void **state)
     assert_false(tc_coll_valid(TC_OP_BROADCAST, TC_ALGO_NCCL_NVLS, 8, t, &err));
     assert_false(tc_coll_valid(TC_OP_ALLREDUCE, TC_ALGO_NCCL_NVLS, 2, t, &err));
     assert_non_null(strstr(err.msg, "more than 2 GPUs"));
+    {
+        /* NVLS across nodes runs over CollNet, which NCCL turns off on
+         * nodes of more than 8 GPUs (init.cc:1196-1200, tuning.cc:286-290):
+         * refused there even with SHARP, and NCCL's choice takes NVLSTree */
+        tc_topo *t16 = topo("clos:down=4x16,up=1x4,bw=400Gbps,node=16,node_bw=370.8GB/s,node_reduce=1,arch=hopper,"
+                            "sharp=1");
+        assert_false(tc_coll_valid(TC_OP_ALLREDUCE, TC_ALGO_NCCL_NVLS, 64, t16, &err));
+        assert_non_null(strstr(err.msg, "more than 8 GPUs"));
+        tc_coll_req q = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL, .p = 64, .bytes = 1 << 30, .elt = 4};
+        tc_algo a16;
+        tc_nccl_choose(&q, t16, &a16, NULL);
+        assert_int_equal(a16, TC_ALGO_NCCL_NVLS_TREE);
+        tc_topo_free(t16);
+        /* the same with nodes of 8: NVLS over CollNet is NCCL's choice */
+        t16 = topo("clos:down=8x8,up=1x8,bw=400Gbps,node=8,node_bw=370.8GB/s,node_reduce=1,arch=hopper,sharp=1");
+        assert_true(tc_coll_valid(TC_OP_ALLREDUCE, TC_ALGO_NCCL_NVLS, 64, t16, &err));
+        tc_nccl_choose(&q, t16, &a16, NULL);
+        assert_int_equal(a16, TC_ALGO_NCCL_NVLS);
+        tc_topo_free(t16);
+    }
     assert_true(tc_coll_valid(TC_OP_ALLREDUCE, TC_ALGO_NCCL_NVLS_TREE, 16, t, &err));
     /* NVLSTree across two nodes: formula and steps agree; the NICs (one
      * 400 Gb/s per GPU) carry S per node and direction over both trees,

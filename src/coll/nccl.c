@@ -1098,12 +1098,13 @@ tc_proto tc_nccl_choose(const tc_coll_req *req, const tc_topo *topo, tc_algo *al
     uint8_t mask = req->proto_mask ? req->proto_mask : default_mask(topo, nodes);
     uint8_t amask = req->algo_mask ? req->algo_mask : 127;
     /* NCCL's enable rules (tuning.cc:284-300): NVLSTree needs several
-     * nodes; without CollNet (a fabric that reduces: sharp=1) CollNet is
-     * off and so is NVLS across nodes, and where that leaves none of Ring,
-     * Tree, NVLS and NVLSTree both Ring and Tree are on again. */
+     * nodes; without CollNet (a fabric that reduces: sharp=1; NCCL also
+     * turns it off on nodes of more than 8 GPUs, init.cc:1196-1200) CollNet
+     * is off and so is NVLS across nodes, and where that leaves none of
+     * Ring, Tree, NVLS and NVLSTree both Ring and Tree are on again. */
     if (nodes == 1)
         amask &= (uint8_t)~8u;
-    if (!(topo && topo->sharp)) {
+    if (!(topo && topo->sharp) || ppn > 8) {
         amask &= (uint8_t)~(32u | 64u);
         if (nodes > 1)
             amask &= (uint8_t)~4u;

@@ -211,7 +211,7 @@ void tc_nccl_collnet_graph(const tc_coll_req *req, const tc_topo *t, double *nch
         n = 1;
     double nic = tc_nccl_nic_line_Bps(t) * G / H / 1e9, nvl = t->node_size > 1 ? tc_nccl_nvlink_GBps(t) : 0;
     double pci = tc_nccl_pcie_GBps(t), path = pci > 0 ? fmin(nic, pci) : nic;
-    double share = nvl > 0 && G > 1 ? nvl / tc_nccl_chain_nvl_channels((uint32_t)n, G) : INFINITY;
+    double share = nvl > 0 && G > 1 ? nvl / tc_nccl_chain_nvl_channels((uint32_t)ceil(n), G) : INFINITY;
     bool sm90 = !(t->arch == TC_ARCH_VOLTA || t->arch == TC_ARCH_AMPERE);
     /* the channels over the H heads' NICs: ceil(n / H) a NIC */
     *inter = tc_nccl_speed_at_most(true, sm90, fmin(path / ceil(n / H), share));

@@ -73,10 +73,16 @@ typedef struct ring_limits {
 } ring_limits;
 
 /* The most a GPU sends over NVLink for c channels of a chain through G
- * GPUs whose last GPU sends nothing on (its NIC takes it), the last GPU
- * rotating over the GPUs as evenly as c allows: a GPU that is last in no
- * channel carries all c (c < G), and at best each is last floor(c / G)
- * times. */
+ * GPUs whose last GPU sends nothing over NVLink (a ring with crossNic 1
+ * sends it to its own NIC over PCIe; a tree's or CollNet's chain ends
+ * there, its first GPU feeding the NIC), the last GPU rotating over the
+ * GPUs as evenly as c allows: a GPU that is last in no channel carries
+ * all c (c < G), and at best each is last floor(c / G) times, a bound
+ * NCCL's search reaches (its chains go to the next or previous GPU
+ * behind an NVSwitch, search.cc:276-293). A balanced tree's second GPU
+ * reaching the NIC over NVLink (PXN, where it is not under the NIC's PCIe
+ * switch) is not counted: topocc's nodes pair GPUs and NICs under a
+ * switch, as a DGX A100 does. */
 uint32_t tc_nccl_chain_nvl_channels(uint32_t c, uint32_t G)
 {
     return G > 1 ? c - c / G : c;
@@ -86,8 +92,9 @@ uint32_t tc_nccl_chain_nvl_channels(uint32_t c, uint32_t G)
  * it came in (crossNic 1), whose entry and exit GPUs are each at their own
  * NIC, so a channel crosses the NVLink G - 1 times, the exit GPU's send
  * going to its NIC (tc_nccl_chain_nvl_channels); else the exit goes back
- * to the entry's NIC over NVLink (PXN) and every GPU carries each channel
- * both ways. On 16 H100 with a 400 Gb/s NIC each: at 48, 7 channels
+ * to the entry's NIC over NVLink (PXN; over PCIe where the exit GPU is
+ * under that NIC's switch, which gives no more channels than crossNic 1,
+ * tried too) and every GPU carries each channel both ways. On 16 H100 with a 400 Gb/s NIC each: at 48, 7 channels
  * either way (8 would put 384 on the GPUs that end none); at 24, 16
  * through the next GPU's NIC (15 x 24 a GPU): 16 x 24, what NCCL's
  * compiled search gives, not 8 x 48. */
@@ -307,6 +314,9 @@ static const char *nvls_refusal(tc_op op, uint32_t p, const tc_topo *t, bool tre
     if (!tree && p > G && (p % G || !t->sharp || t->kind != TC_TOPO_CLOS))
         return "runs inside one node, or across whole nodes only over CollNet, where the fabric switches reduce "
                "(sharp=1, InfiniBand SHARP; tuning.cc:286-290); across nodes without it: nccl-nvls-tree";
+    if (!tree && p > G && G > 8)
+        return "runs across nodes only over CollNet, which NCCL turns off on nodes of more than 8 GPUs "
+               "(src/init.cc:1196-1200, tuning.cc:286-290); across nodes there: nccl-nvls-tree";
     if (tree && (p <= G || p % G))
         return "runs across nodes: p a multiple of the node size and at least two nodes (nccl-nvls on one node)";
     if ((p < G ? p : G) <= 2)
