@@ -1358,17 +1358,36 @@ static void ring_graph_on_one_node_is_nccls_search(void **state)
     for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
         uint32_t n = 0;
         double bw = 0;
-        assert_true(tc_nccl_ring_graph_one_node(c[i].total, c[i].sm90, &n, &bw));
+        assert_true(tc_nccl_ring_graph_one_node(c[i].total, 8, c[i].sm90, &n, &bw));
         if (n != c[i].n || fabs(bw - c[i].bw) > 1e-12)
             fail_msg("%.1f GB/s, sm90 %d: %u channels of %g GB/s, by hand %u of %g", c[i].total, c[i].sm90, n, bw,
                      c[i].n, c[i].bw);
+    }
+    /* The search's time budget, as NCCL's compiled search gives it on one
+     * SM90 node of 8, 16 and 72 GPUs: 256 steps for the same channels on
+     * every node, G + 1 a channel. At 721 GB/s (35 links of 20.6) 12 x 60
+     * doubles to 16 x 30; its second pass reaches 40 on 8 GPUs (16 x 9
+     * steps), times out on 16 (16 x 17), and on 72, whose same-channel
+     * search stopped at 3 channels, runs with the larger budget. */
+    struct {
+        double total;
+        uint32_t G, n;
+        double bw;
+    } tb[] = {{721, 8, 16, 40}, {721, 16, 16, 30}, {721, 72, 16, 40}, {370.8, 16, 12, 30}, {370.8, 72, 12, 30}};
+    for (size_t i = 0; i < sizeof tb / sizeof *tb; i++) {
+        uint32_t n = 0;
+        double bw = 0;
+        assert_true(tc_nccl_ring_graph_one_node(tb[i].total, tb[i].G, true, &n, &bw));
+        if (n != tb[i].n || fabs(bw - tb[i].bw) > 1e-12)
+            fail_msg("%.1f GB/s, %u GPUs: %u channels of %g GB/s, NCCL's search %u of %g", tb[i].total, tb[i].G, n,
+                     bw, tb[i].n, tb[i].bw);
     }
     /* below the lists' last speed (3 GB/s) no graph: NCCL falls back to the
      * PCIe tree, topocc to its default of twice the node size */
     uint32_t n0 = 0;
     double b0 = 0;
-    assert_false(tc_nccl_ring_graph_one_node(2.9, true, &n0, &b0));
-    assert_true(tc_nccl_ring_graph_one_node(3, true, &n0, &b0) && n0 == 1 && b0 == 3);
+    assert_false(tc_nccl_ring_graph_one_node(2.9, 8, true, &n0, &b0));
+    assert_true(tc_nccl_ring_graph_one_node(3, 8, true, &n0, &b0) && n0 == 1 && b0 == 3);
     struct {
         const char *spec;
         uint32_t p, want;

@@ -59,7 +59,7 @@ double tc_nccl_pcie_GBps(const tc_topo *t);
 /* NCCL's ring graph on one scale-up node whose GPUs each have total GB/s of
  * NVLink: the graph's channels and speed (GB/s); false where no speed of
  * NCCL's lists fits (nccl_nvls.c). */
-bool tc_nccl_ring_graph_one_node(double total, bool sm90, uint32_t *nch, double *bw);
+bool tc_nccl_ring_graph_one_node(double total, uint32_t G, bool sm90, uint32_t *nch, double *bw);
 /* NCCL's ring graph across nodes of G GPUs (nvl GB/s of NVLink each, 0
  * for one GPU) with K NICs of nic GB/s on PCIe links of pci GB/s (0: not
  * limited): its channels and speed; a tree's bwIntra raised on two nodes;

@@ -342,7 +342,7 @@ static bool one_node_graph(const tc_topo *topo, uint32_t nodes, uint32_t G, uint
     /* without a scale-up node the NVLink is 0 GB/s, where no speed fits */
     if (!topo || nodes != 1 || G < 2)
         return false;
-    return tc_nccl_ring_graph_one_node(tc_nccl_nvlink_GBps(topo), arch_row(topo) == 2, nch, bw);
+    return tc_nccl_ring_graph_one_node(tc_nccl_nvlink_GBps(topo), G, arch_row(topo) == 2, nch, bw);
 }
 
 /* The PCIe link of a GPU and of a NIC in NCCL's topology, GB/s: 16 lanes x

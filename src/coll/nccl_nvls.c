@@ -70,7 +70,13 @@ double tc_nccl_speed_at_most(bool inter, bool sm90, double cap)
 typedef struct ring_limits {
     double nvl, nic, pci;
     uint32_t K, G, max_ch;
+    uint32_t steps; /* the search's steps a channel, for its time budget (0: not modelled) */
 } ring_limits;
+
+/* The search's time budget, in steps (search.cc:301-304): a search for the
+ * same channels on every node, and one for any. */
+#define SEARCH_TIMEOUT_SAMECHANNELS 256u
+#define SEARCH_TIMEOUT 16384u
 
 /* The most a GPU sends over NVLink for c channels of a chain through G
  * GPUs whose last GPU sends nothing over NVLink (a ring with crossNic 1
@@ -129,17 +135,29 @@ static bool ring_search(const double *v, size_t n, const ring_limits *L, double 
     size_t i = 0;
     while (v[i] > maxbw && i < n - 1)
         i++;
-    uint32_t bn = 0;
+    uint32_t bn = 0, cap1 = UINT32_MAX, cap0 = UINT32_MAX;
+    if (L->steps)
+        cap1 = SEARCH_TIMEOUT_SAMECHANNELS / L->steps, cap0 = SEARCH_TIMEOUT / L->steps;
+    bool same = false;
     double bb = 0;
     for (;;) {
         /* crossNic 0 first, then 1 where NCCL_CROSS_NIC=2 (its default,
          * search.cc:14) allows it and there are NICs to cross to
-         * (search.cc:983-986): it replaces only a strictly better graph */
+         * (search.cc:983-986): it replaces only a strictly better graph.
+         * Each tries the same channels on every node first, as many as
+         * its budget reaches (cap1), then any (cap0), unless the first
+         * was already enough (:945-955) */
         for (int x = 0; x < (L->K >= 2 && L->G >= 2 ? 2 : 1); x++) {
-            uint32_t c = ring_fits_x(L, v[i], x == 1);
-            if (c >= 1 && c * v[i] > bn * bb) {
-                bn = c;
+            uint32_t c = ring_fits_x(L, v[i], x == 1), c1 = c < cap1 ? c : cap1, c0 = c < cap0 ? c : cap0;
+            if (c1 >= 1 && c1 * v[i] > bn * bb) {
+                bn = c1;
                 bb = v[i];
+                same = true;
+            }
+            if (c0 > c1 && bn < L->max_ch && bn * bb < total && c0 * v[i] > bn * bb) {
+                bn = c0;
+                bb = v[i];
+                same = false;
             }
         }
         if (bn == L->max_ch)
@@ -162,6 +180,11 @@ static bool ring_search(const double *v, size_t n, const ring_limits *L, double 
     i = 0;
     while (v[i] > bb && i < n - 1)
         i++;
+    /* pass 2 searches as the graph it starts from (same channels or not,
+     * :1003-1010): where its budget cannot find min_ch channels it times
+     * out and raises no further (:1016) */
+    if (min_ch > (same ? cap1 : cap0))
+        i = 0;
     while (i > 0) {
         double sp = v[--i];
         uint32_t c = ring_fits_x(L, sp, false);
@@ -185,17 +208,21 @@ static bool ring_search(const double *v, size_t n, const ring_limits *L, double 
  * floor(total / s) channels, at most maxChannels = 16 (MAXCHANNELS / 2,
  * src/init.cc:1051). nch and bw are the graph's channels and speed
  * (GB/s); NCCL runs twice the channels (src/graph/connect.cc:443). The
- * search's time budget is not modelled: with the same channels on every
- * node it allows 256 steps of G + 1 a channel (:304, :454-455, :927),
- * which binds only from about 16 GPUs at 16 channels (docs/MODEL.md,
- * "Channels"). False where no speed fits (total below the lists' last, 3
- * GB/s), where NCCL falls back to one channel of 0.1 GB/s in rank order
- * (:1035-1042) and runs 2. */
-bool tc_nccl_ring_graph_one_node(double total, bool sm90, uint32_t *nch, double *bw)
+ * search's time budget: a channel through the node's G GPUs takes G + 1
+ * steps (one a GPU and one to close it, :452-455), so the search for the
+ * same channels on every node finds at most 256 / (G + 1) of them, the
+ * one for any 16384 / (G + 1) (:301-304, :927-928); on 72 GPUs the first
+ * stops at 3, the second finds the rest; on 16 GPUs of 721 GB/s the
+ * second pass, from 12 x 60 doubled to 16 x 30 with the same channels,
+ * needs 16 x 17 steps at 40 and times out: 16 x 30, what NCCL's compiled
+ * search gives (tests/test_nccl.c). False where no speed fits (total
+ * below the lists' last, 3 GB/s), where NCCL falls back to one channel of
+ * 0.1 GB/s in rank order (:1035-1042) and runs 2. */
+bool tc_nccl_ring_graph_one_node(double total, uint32_t G, bool sm90, uint32_t *nch, double *bw)
 {
     const double *v = sm90 ? speed_intra : speed_intra_pre90;
     size_t n = sm90 ? sizeof speed_intra / sizeof *speed_intra : sizeof speed_intra_pre90 / sizeof *speed_intra_pre90;
-    ring_limits L = {.nvl = total, .max_ch = 16};
+    ring_limits L = {.nvl = total, .max_ch = 16, .steps = G + 1};
     return ring_search(v, n, &L, total, total, sm90, nch, bw);
 }
 
