@@ -100,10 +100,10 @@ uint32_t tc_nccl_chain_nvl_channels(uint32_t c, uint32_t G)
  * going to its NIC (tc_nccl_chain_nvl_channels); else the exit goes back
  * to the entry's NIC over NVLink (PXN; over PCIe where the exit GPU is
  * under that NIC's switch, which gives no more channels than crossNic 1,
- * tried too) and every GPU carries each channel both ways. On 16 H100 with a 400 Gb/s NIC each: at 48, 7 channels
- * either way (8 would put 384 on the GPUs that end none); at 24, 16
- * through the next GPU's NIC (15 x 24 a GPU): 16 x 24, what NCCL's
- * compiled search gives, not 8 x 48. */
+ * tried too) and every GPU carries each channel both ways. On 16 H100
+ * with a 400 Gb/s NIC each: at 48, 7 channels either way (8 would put 384
+ * on the GPUs that end none); at 24, 16 through the next GPU's NIC (15 x
+ * 24 a GPU): 16 x 24, what NCCL's compiled search gives, not 8 x 48. */
 static uint32_t ring_fits_x(const ring_limits *L, double s, bool cross)
 {
     uint32_t c = L->max_ch;
