@@ -534,6 +534,13 @@ good "preset aws-p5 at 64 nodes: rails over two leaves each" "topo=clos:down=32x
 good "preset aws-p5: net_lat= replaces the profile's, net_eff kept" "^# topocc prediction: .*,transport=efa,net_lat=1us/2us/3us,net_eff=0.767," nccl-tests --preset aws-p5:nodes=2,net_lat=1us/2us/3us -b 8 -e 8
 good "preset aws-p5: net_eff= replaces the profile's, net_lat kept" "^# topocc prediction: .*,transport=efa,net_lat=29.1us/49.4us/88.2us,net_eff=0.5," nccl-tests --preset aws-p5:nodes=2,net_eff=0.5 -b 8 -e 8
 good "preset gcp-a4: transport=, nic_path= and seed= keys" "\"clos:.*,arch=blackwell,transport=efa,nic_path=phb,net_lat=8.25us/4us/33.8us,net_eff=0.704,alpha=1.1us,seed=7\"" nccl-tests --preset gcp-a4:nodes=2,transport=efa,nic_path=phb,seed=7 -b 8 -e 8 --print-scenario
+# NCCL's ring graph beside the prediction, as NCCL_DEBUG_SUBSYS=GRAPH prints it (the communicator of all ranks only)
+good "nccl-tests: NCCL's ring graph across DGX H100 nodes" '^# NCCL.s ring graph: 8 channels of 48 GB/s (its search; NCCL_DEBUG_SUBSYS=GRAPH prints "nChannels 8, bw 48.000000/48.000000"), 16 channels run' nccl-tests --preset dgx-h100:nodes=2 -b 8 -e 8
+good "nccl-tests: NCCL's ring graph on one DGX A100 node" '^# NCCL.s ring graph: 12 channels of 20 GB/s (.*"nChannels 12, bw 20.000000/20.000000"), 24 channels run' nccl-tests --preset dgx-a100 -b 8 -e 8
+for a in "--algo ring" "-g 1" "--group node"; do
+    "$T" nccl-tests --preset dgx-h100:nodes=2 $a -b 8 -e 8 >"$tmp/out" 2>&1
+    ! grep -q "ring graph" "$tmp/out" || { echo "FAIL: nccl-tests $a prints NCCL's ring graph of all ranks"; fails=$((fails + 1)); }
+done
 # refusals of the scenario alone come with --print-scenario and replay's
 # too, with the run's message, not only when the collective runs
 C1="--topo $CLOS --size 1MiB --print-scenario"

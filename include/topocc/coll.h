@@ -124,6 +124,14 @@ const char *tc_nccl_op_label(tc_algo impl, tc_op op);
  * transport's (InfiniBand: NCCL's hwLat[NET]; EFA: the aws-ofi-nccl
  * tuner's); docs/MODEL.md "Network transport". */
 double tc_nccl_ring_net_step_s(const tc_topo *t, tc_proto p);
+/* NCCL's ring graph (its topology search at v2.21.5-1, as topocc follows
+ * it: docs/MODEL.md "Channels") for a communicator of R ranks with G on
+ * each node of t: the search's channels and speed (GB/s, bwIntra =
+ * bwInter for a ring), and the channels NCCL runs for large messages
+ * (before NCCL_MIN/MAX_NCHANNELS and NCCL_MIN/MAX_CTAS, with CollNet's
+ * widening and Hopper's doubling); false where no graph applies (a bare
+ * shape, or no speed of NCCL's lists fits). */
+bool tc_nccl_ring_graph(const tc_topo *t, uint32_t R, uint32_t G, uint32_t *nch, double *bw, uint32_t *run);
 /* Parses a protocol as NCCL_PROTO gives it: names case-insensitive,
  * separated by '|' or ',', a leading '^' for "all but". With one name and
  * !as_mask it sets *proto; otherwise *mask (bit 1 << TC_PROTO_x). */

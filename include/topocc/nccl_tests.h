@@ -33,6 +33,7 @@ typedef struct tc_nccl_tests_header {
     size_t nrows;
     double empty_time_s; /* the time those rows print */
     const char *note;    /* a comment line after the prediction's (NULL: none) */
+    const char *graph;   /* a comment line on NCCL's graph, after note (NULL: none) */
 } tc_nccl_tests_header;
 
 /* Writes the collective's sizes (row 0 of o) as nccl-tests prints them:

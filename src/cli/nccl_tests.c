@@ -1276,9 +1276,25 @@ static tc_status run_and_print(const nt_in *in, const tc_scenario *s, const tc_n
             snprintf(routing, sizeof routing, "routing %s", rn);
         snprintf(what, sizeof what, "%.400s, %u ranks, %.64s, mode %s, %.200s%.200s", o->net.topo[0]->spec, o->ranks,
                  o->rows[0].requested, tc_mode_name(r->mode), routing, groups);
+        /* NCCL's ring graph for the communicator of all ranks, whole
+         * nodes (not for groups nor -g's communicators): what
+         * NCCL_DEBUG_SUBSYS=GRAPH prints, to set beside a run's log */
+        char graph[320];
+        tc_nccl_tests_header h = b->hdr;
+        const tc_topo *t0 = o->net.topo[0];
+        uint32_t G = t0->node_size > 1 ? t0->node_size : 1, gn, run;
+        double gbw;
+        if (!b->comm_g && !o->ngroups && !strncmp(o->rows[0].requested, "nccl", 4) && G <= o->ranks &&
+            tc_nccl_ring_graph(t0, o->ranks, G, &gn, &gbw, &run)) {
+            snprintf(graph, sizeof graph, "NCCL's ring graph: %u channels of %g GB/s (its search; "
+                                          "NCCL_DEBUG_SUBSYS=GRAPH prints \"nChannels %u, bw %f/%f\"), %u channels run "
+                                          "for large sizes by default (before NCCL_MIN/MAX_NCHANNELS and CTAs)",
+                     gn, gbw, gn, gbw, gbw, run);
+            h.graph = graph;
+        }
         o->sizes_doc = true; /* one size too: the sizes' shape (print_to's CSV) */
         nt_print p = {.s = s,         .o = o,         .fmt = fmt,           .what = what,
-                      .rows = rows,   .nrows = nrows, .compare = in->compare, .hdr = &b->hdr,
+                      .rows = rows,   .nrows = nrows, .compare = in->compare, .hdr = &h,
                       .note = note};
         /* --out-dir first: a run whose --out-dir fails leaves --out as it was */
         if (in->out_dir) {

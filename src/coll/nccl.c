@@ -808,6 +808,20 @@ uint32_t tc_nccl_channels_full(const tc_coll_req *req, const tc_topo *topo)
     return channels_for(&full, topo, req->p, G, false);
 }
 
+bool tc_nccl_ring_graph(const tc_topo *t, uint32_t R, uint32_t G, uint32_t *nch, double *bw, uint32_t *run)
+{
+    if (G < 1 || R < G || R % G)
+        return false;
+    uint32_t nodes = R / G;
+    if (!one_node_graph(t, nodes, G, nch, bw) && !net_graph(t, nodes, G, nch, bw))
+        return false;
+    if (run) {
+        tc_coll_req req = {.op = TC_OP_ALLREDUCE, .algo = TC_ALGO_NCCL_RING, .p = R, .bytes = INFINITY, .elt = 4};
+        *run = channels_for(&req, t, R, G, false);
+    }
+    return true;
+}
+
 static tc_status nccl_chain_build(const tc_coll_req *req, const tc_topo *topo, tc_sched *s, tc_err *err);
 
 /* bytes in the largest binary unit it reaches, rounded down (a limit

@@ -72,6 +72,8 @@ void tc_nccl_tests_write(FILE *f, const tc_collective_out *o, const char *what, 
     fprintf(f, "#\n# topocc prediction: %s\n", what);
     if (hp && hp->note)
         fprintf(f, "# %s\n", hp->note);
+    if (hp && hp->graph)
+        fprintf(f, "# %s\n", hp->graph);
     fprintf(f, "#\n");
     fprintf(f, "#                                                              out-of-place                       "
                "in-place          \n");
