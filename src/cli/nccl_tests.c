@@ -1284,7 +1284,7 @@ static tc_status run_and_print(const nt_in *in, const tc_scenario *s, const tc_n
         const tc_topo *t0 = o->net.topo[0];
         uint32_t G = t0->node_size > 1 ? t0->node_size : 1, gn, run;
         double gbw;
-        if (!b->comm_g && !o->ngroups && !strncmp(o->rows[0].requested, "nccl", 4) && G <= o->ranks &&
+        if (!b->comm_g && !o->ngroups && !strncmp(o->rows[0].requested, "nccl", 4) &&
             tc_nccl_ring_graph(t0, o->ranks, G, &gn, &gbw, &run)) {
             snprintf(graph, sizeof graph, "NCCL's ring graph: %u channels of %g GB/s (its search; "
                                           "NCCL_DEBUG_SUBSYS=GRAPH prints \"nChannels %u, bw %f/%f\"), %u channels run "
