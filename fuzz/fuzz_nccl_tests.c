@@ -1,9 +1,9 @@
 /*
  * fuzz_nccl_tests.c - the reader of saved nccl-tests output
- * (tc_nccl_tests_read, topocc/nccl_tests.h), which topocc nccl-tests
- * --compare reads: the input is written to a temporary file and read. Rows
- * that read are sizes above zero with finite, non-negative times and bus
- * bandwidths.
+ * (tc_nccl_tests_load, topocc/nccl_tests.h), which topocc nccl-tests
+ * --compare reads: the input is written to a temporary file and read as
+ * all-reduce's (text or JSON). Rows that read are sizes above zero with
+ * finite, non-negative times and bus bandwidths.
  */
 #include <math.h>
 #include "fuzz.h"
@@ -16,13 +16,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char path[4200];
     if (!fz_tmpfile(data, size, path, sizeof path))
         return 0;
-    tc_nccl_row *rows = NULL;
-    size_t n = 0;
-    uint32_t ranks = 0;
+    tc_nccl_file f;
     tc_err err = {{0}};
-    tc_status st = tc_nccl_tests_read(path, &rows, &n, &ranks, &err);
+    tc_status st = tc_nccl_tests_load(path, "all_reduce_perf", &f, &err);
     unlink(path);
-    fz_check(st, &err, "tc_nccl_tests_read");
+    fz_check(st, &err, "tc_nccl_tests_load");
+    tc_nccl_row *rows = f.rows;
+    size_t n = f.n;
+    uint32_t ranks = f.ranks;
     if (st == TC_OK) {
         fz_expect(n >= 1 && rows != NULL, "a file that reads has rows");
         for (size_t i = 0; i < n; i++) {
@@ -33,6 +34,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         fz_expect(rows == NULL && n == 0 && ranks == 0, "nothing returned on failure");
     }
-    free(rows);
+    tc_nccl_file_free(&f);
     return 0;
 }

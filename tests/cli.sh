@@ -6,6 +6,7 @@
 set -u
 T="$1"
 tmp=$(mktemp -d)
+DATA_NT="$(dirname "$0")/data/nccl-tests"
 trap 'rm -rf "$tmp"' EXIT
 fails=0
 . "$(dirname "$0")/cli_lib.sh"
@@ -775,6 +776,22 @@ for a in "" "-b 1M -e 2M"; do
         { echo "FAIL: nccl-tests --compare ($a): not one compare row per measured row"; fails=$((fails + 1)); }
 done
 bad "nccl-tests: an unknown option" nccl-tests --preset dgx-h100 -q 3
+good "nccl-tests: v2.19's output options accepted and ignored" "^# Avg bus bandwidth" nccl-tests --preset dgx-h100 -b 1M -e 1M -S 1 -I 1 -K 2 -M 1 -u 0 -x 1 --unalign 0
+bad_says "nccl-tests: -D needs NCCL 2.28" "^topocc: -D: nccl-tests takes it from NCCL 2.28 on (NCCL's device API) and refuses it below; topocc models NCCL 2.21.5$" nccl-tests --preset dgx-h100 -b 1M -e 1M -D 1
+good "nccl-tests -J: the text as without it" "^# Avg bus bandwidth" nccl-tests --preset dgx-h100:nodes=2 --op allgather -b 1M -e 1G -f 32 -J "$tmp/pred.json"
+grep -q '"version": 3' "$tmp/pred.json" && grep -q '"all_gather_perf"' "$tmp/pred.json" && grep -q '"nccl_version": 22105' "$tmp/pred.json" ||
+    { echo "FAIL: nccl-tests -J: the report lacks its version, test program or NCCL version"; fails=$((fails + 1)); }
+good "nccl-tests -J: its own report compares at 0%" "^# median |error| 1 MiB .. 256 MiB : 0.0% over 2 sizes$" nccl-tests --preset dgx-h100:nodes=2 --op allgather --compare "$tmp/pred.json"
+good "nccl-tests -J: the report read back names its test" "^# the file: all_gather_perf, nccl-tests' JSON report (format version 3), NCCL 2.21.5 (the version topocc models)$" nccl-tests --preset dgx-h100:nodes=2 --op allgather --compare "$tmp/pred.json"
+bad_says "nccl-tests -J: read back for another operation" "holds the output of all_gather_perf (its args), the prediction is of all_reduce_perf: give --op allgather$" nccl-tests --preset dgx-h100:nodes=2 --compare "$tmp/pred.json"
+bad_says "nccl-tests -J: read back on other ranks" "lists 16 ranks (its devices x threads x GPUs)" nccl-tests --preset dgx-h100:nodes=4 --op allgather --compare "$tmp/pred.json"
+good "nccl-tests -J with -g 4" "^# Avg bus bandwidth" nccl-tests --preset dgx-h100:nodes=2 -g 4 -b 1G -e 1G -J "$tmp/pred_g4.json"
+good "nccl-tests -J with -g 4 read back: processes x GPUs are the ranks" "^# median |error| >= 256 MiB       : 0.0% over 1 size$" nccl-tests --preset dgx-h100:nodes=2 -g 4 --compare "$tmp/pred_g4.json"
+bad_says "nccl-tests -J: another suffix" "^topocc: -J .*pred.txt: nccl-tests writes its JSON report only to a FILE.json" nccl-tests --preset dgx-h100 -b 1M -e 1M -J "$tmp/pred.txt"
+bad_says "nccl-tests -J: the --out file" "is the --out file too" nccl-tests --preset dgx-h100 -b 1M -e 1M -J "$tmp/same.json" --out "$tmp/same.json"
+bad_says "nccl-tests -J: the --compare file" "is the --compare file, which the prediction reads" nccl-tests --preset dgx-h100:nodes=2 --op allgather -J "$tmp/pred.json" --compare "$tmp/pred.json"
+bad_says "nccl-tests -J: a file of --out-dir" "is in --out-dir" nccl-tests --preset dgx-h100 -b 1M -e 1M -J "$tmp/od/scenario.json" --out-dir "$tmp/od"
+bad_says "nccl-tests -J: an unwritable place" "^topocc: " nccl-tests --preset dgx-h100 -b 1M -e 1M -J /nonexistent/dir/pred.json
 bad_says "nccl-tests: a repeated option" "option -d given twice" nccl-tests --preset dgx-h100 -b 1M -e 1M -d float -d half
 bad_says "nccl-tests: an option repeated by its long name" "option --datatype given twice" nccl-tests --preset dgx-h100 -b 1M -e 1M -d float --datatype half
 good "nccl-tests: an ignored option may repeat" "^# Avg bus bandwidth" nccl-tests --preset dgx-h100 -b 1M -e 1M -n 20 -n 5
@@ -878,7 +895,7 @@ good "nccl-tests: below one element of all-reduce" "^           0             0 
 good "nccl-tests: the empty sizes are left out of the scenario" '"sizes": \[512, 1024\]' nccl-tests --preset dgx-h100:nodes=4 --op alltoall -b 8 -e 1K -f 2 --print-scenario
 bad_says "nccl-tests: a sweep of empty sizes only" "every size of the sweep is zero whole elements per rank .*give -e at least 128 bytes" nccl-tests --preset dgx-h100 --op allgather -b 8 -e 64 -f 2
 bad "nccl-tests: more GPUs per node than the node has" nccl-tests --preset dgx-h100 -g 9 -b 8 -e 8
-printf '# header\n     1048576        262144     float     sum      -1    12.5  83.9  146.8  0\nthis is not a row\n' >"$tmp/bad_nt.txt"
+printf '# header\n     1048576        262144     float     sum      -1    12.5  83.9  146.8  0\n     2097152  524288  float\n' >"$tmp/bad_nt.txt"
 bad "nccl-tests: an unreadable row, by line" nccl-tests --preset dgx-h100 --compare "$tmp/bad_nt.txt"
 "$T" nccl-tests --preset dgx-h100 --compare "$tmp/bad_nt.txt" 2>"$tmp/err" >/dev/null
 grep -q "line 3" "$tmp/err" || { echo "FAIL: an unreadable nccl-tests row is not named by its line"; fails=$((fails + 1)); }
@@ -902,6 +919,41 @@ good "nccl-tests --compare: the redop matched" "^# median |error|" nccl-tests --
 bad_says "nccl-tests --compare: a reduction's file for all-gather" "give its --op (allreduce, reducescatter, reduce) and -o max" nccl-tests --preset dgx-h100 --op allgather --compare "$tmp/nt_max.txt"
 bad_says "nccl-tests --compare: all-gather's file for all-reduce" "redop none (line 1), the prediction's redop is sum (allreduce): the file is of an operation without a reduction" nccl-tests --preset dgx-h100 --compare "$tmp/nt_none.txt"
 bad_says "nccl-tests --compare: another rank count" "lists 16 ranks in its header ('#  Rank' lines), the prediction is for 8 ranks" nccl-tests --preset dgx-h100 --compare "$tmp/nt_16.txt"
+# --compare on raw logs: a launcher's prefixes, NCCL's and the launcher's
+# lines, several tests in one log, nccl-tests' JSON report
+ntrow='     1048576        262144     float     sum      -1    12.50   83.89  146.80      0    12.50   83.89  146.80      0'
+printf 'this is not a row\n%s\n' "$ntrow" >"$tmp/nt_noise.txt"
+good "nccl-tests --compare: a line that is not a row is named, not read" "^# not read: 1 line of .* neither rows nor comments (a launcher's or NCCL's messages): line 1$" nccl-tests --preset dgx-h100 --compare "$tmp/nt_noise.txt"
+printf 'srun: job 12 queued\n[1,0]<stdout>:# nccl-tests version 2.17.8 nccl-headers=22902 nccl-library=22503\n[1,0]<stdout>:# Collective test starting: all_reduce_perf\n[1,3]<stderr>:node1:77:77 [3] NCCL INFO NCCL version 2.25.1+cuda12.8\n[1,0]<stdout>:%s\n[1,0]<stdout>:# Avg bus bandwidth    : 146.8\n' "$ntrow" >"$tmp/nt_ompi.txt"
+good "nccl-tests --compare: Open MPI's --tag-output prefixes" "^     1048576  *[0-9.]*  *146.80 " nccl-tests --preset dgx-h100 --compare "$tmp/nt_ompi.txt"
+good "nccl-tests --compare: the file's test and versions" "^# the file: all_reduce_perf, nccl-tests 2.17.8, NCCL 2.25.3 (topocc models NCCL 2.21.5)$" nccl-tests --preset dgx-h100 --compare "$tmp/nt_ompi.txt"
+good "nccl-tests --compare: the launcher's line counted" "^# not read: 1 line of .*: line 1$" nccl-tests --preset dgx-h100 --compare "$tmp/nt_ompi.txt"
+printf ' 0: # Collective test starting: all_reduce_perf_mpi\n 0: %s\n12: node1:77:77 [3] NCCL INFO NCCL version 2.21.5+cuda12.4\n' "$ntrow" >"$tmp/nt_srun.txt"
+good "nccl-tests --compare: srun --label prefixes, the _mpi build's name" "^# the file: all_reduce_perf, NCCL 2.21.5 (the version topocc models)$" nccl-tests --preset dgx-h100 --compare "$tmp/nt_srun.txt"
+{ printf '# Collective test starting: all_gather_perf\n'; nt_row 262144 float none; printf '# Collective test starting: all_reduce_perf\n%s\n' "$ntrow"; } >"$tmp/nt_two.txt"
+good "nccl-tests --compare: the rows of the prediction's test" "^# not compared: 1 row of other tests in the file (all_gather_perf)$" nccl-tests --preset dgx-h100 --compare "$tmp/nt_two.txt"
+good "nccl-tests --compare: the other test's rows" "^# not compared: 1 row of other tests in the file (all_reduce_perf)$" nccl-tests --preset dgx-h100 --op allgather --compare "$tmp/nt_two.txt"
+bad_says "nccl-tests --compare: a log of other tests" "holds the output of all_gather_perf, all_reduce_perf (line 2), the prediction is of alltoall_perf: give --op allgather or --op allreduce$" nccl-tests --preset dgx-h100 --op alltoall --compare "$tmp/nt_two.txt"
+{ printf '# Collective test starting: hypercube_perf\n'; nt_row 262144 float none; } >"$tmp/nt_hyper.txt"
+bad_says "nccl-tests --compare: a test topocc does not predict" "holds the output of hypercube_perf (line 2), which topocc does not predict" nccl-tests --preset dgx-h100 --compare "$tmp/nt_hyper.txt"
+printf 'srun: error: node1: task 0: Exited with exit code 1\n' >"$tmp/nt_none_rows.txt"
+bad_says "nccl-tests --compare: a log without rows names its first line" "no result rows .*; line 1, the first of 1 others, is not one" nccl-tests --preset dgx-h100 --compare "$tmp/nt_none_rows.txt"
+printf '%s\n     2097152        524288     float     sum      -1    20.00  104.86  183.50      3    20.00  104.86  183.50      0\n' "$ntrow" >"$tmp/nt_wrong.txt"
+good "nccl-tests --compare: rows nccl-tests found wrong are named" "^# the file: 1 row with #wrong above 0 (the first: line 2): nccl-tests found the run's result wrong there$" nccl-tests --preset dgx-h100 --compare "$tmp/nt_wrong.txt"
+J="$DATA_NT/constructed_nccltests2.19.6_json_16rank_allreduce.json"
+good "nccl-tests --compare: a JSON report" "^# median |error| >= 256 MiB       : [0-9.]*% over 1 size$" nccl-tests --preset dgx-h100:nodes=2 --compare "$J"
+good "nccl-tests --compare: a JSON report's test and versions" "^# the file: all_reduce_perf, nccl-tests' JSON report (format version 3), NCCL 2.21.5 (the version topocc models)$" nccl-tests --preset dgx-h100:nodes=2 --compare "$J"
+NCCL_ALGO=Ring good "nccl-tests --compare: a JSON report's NCCL settings beside topocc's" "^# the run's NCCL settings topocc honours: NCCL_ALGO=Ring (here Ring, alike) NCCL_BUFFSIZE=8388608 (unset here)$" nccl-tests --preset dgx-h100:nodes=2 --compare "$J"
+bad_says "nccl-tests --compare: a JSON report of other ranks" "lists 16 ranks (its devices x threads x GPUs), the prediction is for 8 ranks" nccl-tests --preset dgx-h100 --compare "$J"
+bad_says "nccl-tests --compare: a JSON report of another test" "holds the output of all_reduce_perf (its args), the prediction is of alltoall_perf: give --op allreduce$" nccl-tests --preset dgx-h100:nodes=2 --op alltoall --compare "$J"
+printf '{"version": 3, "results": [\n' >"$tmp/nt_cut.json"
+bad_says "nccl-tests --compare: a JSON report cut short" "nt_cut.json line 2: not a JSON report nccl-tests writes (-J)" nccl-tests --preset dgx-h100 --compare "$tmp/nt_cut.json"
+printf '{"version": 4, "results": []}\n' >"$tmp/nt_v4.json"
+bad_says "nccl-tests --compare: a JSON format version not read" "read are its versions 1 to 3 (nccl-tests v2.17.3 to v2.19.6)" nccl-tests --preset dgx-h100 --compare "$tmp/nt_v4.json"
+printf '{"version": 1, "results": [{"size": 1048576, "type": "float", "redop": "sum", "out_of_place": {"time": 12.5, "bus_bw": 146.8}}, {"size": 2097152, "type": "float", "redop": "sum", "out_of_place": {"time": 20}}]}\n' >"$tmp/nt_nobw.json"
+bad_says "nccl-tests --compare: a JSON result without its busbw" "result 2 is not one nccl-tests writes" nccl-tests --preset dgx-h100 --compare "$tmp/nt_nobw.json"
+printf '{"version": 1, "results": [{"size": 1048576, "type": "half", "redop": "sum", "out_of_place": {"cpu_time": 12.5, "bus_bw": "nan"}}]}\n' >"$tmp/nt_half.json"
+bad_says "nccl-tests --compare: a JSON result's type, by its place" "holds rows of type half (result 1), the prediction is for float: give -d half" nccl-tests --preset dgx-h100 --compare "$tmp/nt_half.json"
 good "nccl-tests --compare: the header's ranks matched" "^# median |error|" nccl-tests --preset dgx-h100:nodes=2 --compare "$tmp/nt_16.txt"
 good "nccl-tests --compare: the header's ranks, 4 GPUs of 4 nodes" "^# median |error|" nccl-tests --preset dgx-h100:nodes=4 -g 4 --algo ring --compare "$tmp/nt_16.txt"
 good "nccl-tests --compare: the header's ranks are all the groups' ranks" "^# median |error|" nccl-tests --preset dgx-h100:nodes=2 --group stride=8 --compare "$tmp/nt_16.txt"
@@ -1509,7 +1561,7 @@ bad_says "nccl-tests: an algorithm that cannot run sendrecv" "does not run sendr
 bad_says "the operations' list names sendrecv" "broadcast, reduce, sendrecv" collective --topo "$CLOS" --op sendrcv --size 1MiB
 "$T" nccl-tests --preset dgx-h100:nodes=2 --op sendrecv -b 8 -e 1G -f 4 >"$tmp/nt_sr.txt" 2>"$tmp/err" ||
     { echo "FAIL: nccl-tests --op sendrecv"; fails=$((fails + 1)); }
-good "nccl-tests: --compare on a sendrecv_perf file" "^# median |error| >= 256 MiB       : 0.0% over 1 sizes" nccl-tests --preset dgx-h100:nodes=2 --op sendrecv --compare "$tmp/nt_sr.txt"
+good "nccl-tests: --compare on a sendrecv_perf file" "^# median |error| >= 256 MiB       : 0.0% over 1 size$" nccl-tests --preset dgx-h100:nodes=2 --op sendrecv --compare "$tmp/nt_sr.txt"
 bad_says "nccl-tests: --compare of sendrecv rows against another operator" "give -o sum" nccl-tests --preset dgx-h100:nodes=2 --op sendrecv -o prod --compare "$tmp/nt_sr.txt"
 good "compare: sendrecv among the operations" "sendrecv: " compare --topo "$CLOS" --topo "torus:dims=8x8" --op sendrecv,alltoall --sizes 1KiB:1MiB
 

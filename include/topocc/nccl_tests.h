@@ -47,6 +47,20 @@ typedef struct tc_nccl_tests_header {
  * their difference; nccl-tests' default 1048576 bytes for one size). */
 void tc_nccl_tests_write(FILE *f, const tc_collective_out *o, const char *what, const tc_nccl_tests_header *h);
 
+/* The same as nccl-tests' JSON report (-J FILE.json; format version 3 of
+ * NVIDIA/nccl-tests v2.19.6, src/util.cu): version, args (the test program
+ * and its arguments, as given), env (the NCCL variables topocc honours, as
+ * its environment has them; nccl-tests writes its whole environment),
+ * nccl_version (22105: the NCCL topocc models), config (devices: one per
+ * process, as nccl-tests gathers them), results (one per row printed,
+ * in-place as out-of-place, nwrong null: nothing is validated), the
+ * footer's out_of_bounds and average_bus_bandwidth, errors, and
+ * topocc_prediction (what). No start_time and end_time: the prediction
+ * takes none. NULL when out of memory. */
+struct json_t;
+struct json_t *tc_nccl_tests_report(const tc_collective_out *o, const tc_nccl_tests_header *h, const char *const *args,
+                                    size_t nargs, const char *what);
+
 /* One measured size of a saved nccl-tests output. */
 typedef struct tc_nccl_row {
     double bytes;
@@ -57,21 +71,66 @@ typedef struct tc_nccl_row {
                          * where the row prints none */
     bool no_redop;      /* the row prints no redop, as older versions print the operations without a
                          * reduction: a blank field, or a layout without the column */
+    bool json;          /* from a JSON report: line is the result's place in its list, from 1 */
+    bool wrong;         /* its out-of-place #wrong is above 0 */
     long line;          /* its line in the file, from 1 */
 } tc_nccl_row;
 
-/* Reads a saved nccl-tests output (the text all_reduce_perf and the
- * others print: rows of size, count, type, redop, root, then time, algbw,
- * busbw and #wrong out of place and in place, or the fewer leading columns
- * older versions print, v1.0.0 to v2.13.3, as the column header names
- * them, with the redop field of the operations without a reduction left
- * blank; comment lines start with '#'; NCCL's own log lines, "NCCL INFO",
- * "NCCL WARN" and "NCCL version", are skipped), or a table of "size_bytes busbw_GBps" lines after a
- * "# topocc: table-only" line. A line that is neither is refused with its
- * number. *ranks: the ranks the header lists, one "#  Rank N ... device ..." line
- * each (the highest N plus one); 0 when it lists none. *rows is owned by
- * the caller (free). */
-tc_status tc_nccl_tests_read(const char *path, tc_nccl_row **rows, size_t *n, uint32_t *ranks, tc_err *err);
+/* A saved nccl-tests output, read (tc_nccl_tests_load). */
+typedef struct tc_nccl_file {
+    tc_nccl_row *rows;      /* the rows of the test asked for, in the file's order */
+    size_t n;
+    uint32_t ranks;         /* the ranks the file lists; 0 where it lists none */
+    char test[48];          /* the test program the rows are of ("all_reduce_perf"), "" where the file
+                             * does not name one */
+    char others[160];       /* other tests whose rows were left out, ", "-separated ("" none) */
+    size_t other_rows;      /* how many rows they held */
+    int nccl_code;          /* NCCL_VERSION_CODE of the library the run used; 0 where not printed */
+    char tests_version[24]; /* nccl-tests' version ("2.17.8"), "" where not printed */
+    int json;               /* the JSON report's version (nccl-tests -J); 0 for text */
+    size_t wrong;           /* rows whose out-of-place #wrong (nwrong) is above 0: nccl-tests found
+                             * the result wrong */
+    long wrong_line;        /* the first of them (its line, or its result's place) */
+    size_t unread;          /* text lines neither rows nor comments (a launcher's or NCCL's lines) */
+    long unread_line[3];    /* the first three of them */
+    char env[512];          /* JSON: the run's values of the NCCL variables topocc honours, "K=V" each,
+                             * space-separated ("" none) */
+} tc_nccl_file;
+
+/* Reads a saved nccl-tests output into *f, the rows of test (the program
+ * name, e.g. "all_reduce_perf"; NULL: every row) where the file names its
+ * tests:
+ *  - text, as the nccl-tests binaries print it: rows of size, count,
+ *    type, redop, root, then time, algbw, busbw and #wrong out of place
+ *    and in place (trailing columns, as -I and -S add, ignored), or the
+ *    fewer leading columns older versions print, v1.0.0 to v2.13.3, as the
+ *    column header names them, with the redop field of the operations
+ *    without a reduction left blank; comment lines start with '#' ("#
+ *    Collective test starting: NAME" opens NAME's rows, "# nccl-tests
+ *    version" names the versions); a launcher's prefix on each line
+ *    (Open MPI's --tag-output, Slurm's srun --label) is dropped; lines
+ *    whose first field is not a number (NCCL's log, a launcher's
+ *    messages) are counted in f->unread, not read; a line that starts
+ *    with a number and is not a row is refused with its number;
+ *  - a table of "size_bytes busbw_GBps" lines after a "# topocc:
+ *    table-only" line (every other line refused);
+ *  - nccl-tests' JSON report (-J FILE.json, v2.17.3 to v2.19.6: versions
+ *    1 to 3 of its format).
+ * A file that names its tests and holds none of test's rows is refused,
+ * naming what it holds. f->ranks: the ranks the file lists (text: one
+ * "#  Rank N ... device ..." line each, the highest N plus one; JSON: its
+ * processes x threads x GPUs). Free with tc_nccl_file_free; on failure
+ * *f holds nothing. */
+tc_status tc_nccl_tests_load(const char *path, const char *test, tc_nccl_file *f, tc_err *err);
+
+void tc_nccl_file_free(tc_nccl_file *f);
+
+/* The nccl-tests program that times op ("all_reduce_perf", ...). */
+const char *tc_nccl_tests_program(tc_op op);
+
+/* NCCL's version code (nccl.h's NCCL_VERSION: X x 1000 + Y x 100 + Z up
+ * to 2.8, X x 10000 + Y x 100 + Z after) as "X.Y.Z" into buf. */
+void tc_nccl_version_str(int code, char *buf, size_t len);
 
 /* The nccl-tests bus bandwidth of op over p ranks: bytes / time / 1e9 x
  * the factor above, in bytes per second. */

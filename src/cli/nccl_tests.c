@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <jansson.h>
 #include "cli/cli.h"
 #include "cli/progress.h"
@@ -34,8 +35,9 @@ static const char *help =
     "each node; default all). NCCL's algorithms (--algo nccl, the default, nccl-ring, ...) with -g\n"
     "below the node size on several nodes run on NCCL's communicator of the g GPUs of each node,\n"
     "each with its NIC, as over a --group's group (with --group: each group's communicator).\n"
-    "-n -w -c -m -a -G -z -p -N -y -T -C -R and their long names take a value and are accepted\n"
-    "and ignored (they change how nccl-tests measures, not what is predicted).\n"
+    "-n -w -c -m -a -G -z -p -N -y -T -C -R -S -I -K -M -u -x and their long names take a value\n"
+    "and are accepted and ignored (they change how nccl-tests measures or reports, not what is\n"
+    "predicted); -D and -V need NCCL 2.28 and are refused.\n"
     "  --op OP        allreduce (default), allgather, reducescatter, broadcast, reduce, alltoall,\n"
     "                 sendrecv (the binary); --op sum|prod|min|max|avg is nccl-tests' long form of -o\n"
     "  -b, -e         sizes from MIN to MAX (default 32M, 32M); 8, 1K, 8M, 8G. A size of zero whole elements\n"
@@ -63,8 +65,10 @@ static const char *help =
     "                 with the group's rank count), time the slowest group's; NCCL's algorithms run on\n"
     "                 each group's communicator (its ranks' nodes and NICs), the groups contending\n"
     "  --compare FILE a saved nccl-tests output: predicted against measured, per size, with\n"
-    "                 the error; without -b/-e the file's sizes are predicted. Its rows' type and\n"
-    "                 redop, and the ranks its header lists ('#  Rank' lines), must be the run's\n"
+    "                 the error; without -b/-e the file's sizes are predicted. The run's log as it\n"
+    "                 is (Open MPI's and srun's line prefixes, NCCL's and the launcher's lines, several\n"
+    "                 tests: the --op's rows are compared) or nccl-tests' JSON report (-J). Its rows'\n"
+    "                 type and redop, and the ranks it lists, must be the run's\n"
     "  --fit          with --compare: calibrate the cluster's NICs to the file (docs/MODEL.md,\n"
     "                 \"Calibrating a transport\"): the per-step network latency of LL, LL128 and Simple\n"
     "                 and the share of the line rate reached that bring the prediction closest to it\n"
@@ -76,6 +80,8 @@ static const char *help =
     "  --format F     table (default): nccl-tests' text; csv: collective's sizes table of the\n"
     "                 same run (one size too); json: collective's sizes document (one size too)\n"
     "  --out FILE     also write what stdout gets to FILE (whole or not at all)\n"
+    "  -J FILE.json   also write nccl-tests' JSON report of the prediction (its format 3, as\n"
+    "                 nccl-tests -J writes it; --compare reads it back)\n"
     "  --out-dir DIR  write collective's tables as DIR/<table>.csv and DIR/scenario.json\n"
     "  --quiet        no progress reports on stderr (a long run, a flow simulation, shows them)\n"
     "  --print-scenario  print the collective scenario the flags make, do not run it:\n"
@@ -86,9 +92,11 @@ static const char *help =
 
 typedef struct nt_in {
     const char *preset, *topo, *profiles, *op, *b, *e, *f, *i, *g, *t, *np, *d, *o, *r, *algo, *mode, *compare,
-        *routing, *group;
+        *routing, *group, *json_out;
     const char *format, *out, *out_dir, *scenario; /* collective's output options */
     bool quiet, print_scenario, fit;
+    const char *const *args; /* nccl-tests' arguments as given (after the command's name) */
+    size_t nargs;
 } nt_in;
 
 /* nccl-tests' size argument: a number with an optional K, M, G suffix
@@ -130,12 +138,20 @@ static tc_status nt_dtype(const char *d, const char **out, tc_err *err)
 
 static tc_status parse(nt_in *in, int argc, char **argv, int first, bool *helped, tc_err *err)
 {
+    in->args = (const char *const *)argv + first;
+    in->nargs = argc > first ? (size_t)(argc - first) : 0;
     /* nccl-tests v2.13.10's options that change how it measures, not what
      * is predicted (src/common.cu:715-739) */
     static const char *ignored[] = {"-n", "--iters", "-w", "--warmup_iters", "-c", "--check", "-m", "--agg_iters",
                                     "-a", "--average", "-G", "--cudagraph", "-z", "--blocking", "-p",
                                     "--parallel_init", "-N", "--run_cycles", "-y", "--stream_null", "-T",
-                                    "--timeout", "-C", "--report_cputime", "-R", "--local_register", NULL};
+                                    "--timeout", "-C", "--report_cputime", "-R", "--local_register",
+                                    /* v2.18.0 to v2.19.6: output and measuring options; -x is ignored
+                                     * by nccl-tests itself below NCCL 2.27 (src/common.cu:1322-1332 at
+                                     * v2.19.6), as on the NCCL 2.21.5 topocc models */
+                                    "-S", "--report_timestamps", "-I",
+                                    "--per_iter_timing", "-K", "--per_iter_skip", "-M", "--memory", "-u",
+                                    "--unalign", "-x", "--cta_policy", NULL};
     for (int i = first; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -175,7 +191,8 @@ static tc_status parse(nt_in *in, int argc, char **argv, int first, bool *helped
                  {"--op-redop", &in->o},    {"-r", &in->r},              {"--root", &in->r},
                  {"--algo", &in->algo},     {"--mode", &in->mode},       {"--compare", &in->compare},
                  {"--routing", &in->routing}, {"--group", &in->group},  {"--format", &in->format},
-                 {"--out", &in->out},       {"--out-dir", &in->out_dir}, {"--scenario", &in->scenario}};
+                 {"--out", &in->out},       {"--out-dir", &in->out_dir}, {"--scenario", &in->scenario},
+                 {"-J", &in->json_out},     {"--output_file", &in->json_out}};
         bool done = false;
         for (size_t k = 0; k < sizeof t / sizeof *t && !done; k++)
             if (!strcmp(a, t[k].flag)) {
@@ -193,6 +210,12 @@ static tc_status parse(nt_in *in, int argc, char **argv, int first, bool *helped
                 i++;
                 done = true;
             }
+        /* -D and -V: nccl-tests refuses them below NCCL 2.28 (src/common.cu:1334-1353 at v2.19.6) */
+        if (!done && (!strcmp(a, "-D") || !strcmp(a, "--device_implementation") || !strcmp(a, "-V") ||
+                      !strcmp(a, "--device_cta_count")))
+            return tc_fail(err, TC_EINVAL, "%s: nccl-tests takes it from NCCL 2.28 on (NCCL's device API) and refuses it "
+                                           "below; topocc models NCCL 2.21.5",
+                           a);
         if (!done)
             return tc_fail(err, TC_EINVAL, "unknown nccl-tests option '%s' (see topocc nccl-tests --help)", a);
     }
@@ -614,6 +637,66 @@ static tc_status nt_empty(const nt_in *in, tc_scenario *s, nt_built *b, tc_err *
     return TC_OK;
 }
 
+/* Where a row is in its file: "line", or in a JSON report "result". */
+static const char *row_unit(const tc_nccl_row *r)
+{
+    return r->json ? "result" : "line";
+}
+
+/* What the comparison says of the file read: its versions and test, the
+ * tests and lines left out, the run's NCCL settings beside topocc's. */
+static void file_notes(FILE *f, const tc_nccl_file *file, const char *path)
+{
+    char ver[24] = "";
+    if (file->nccl_code)
+        tc_nccl_version_str(file->nccl_code, ver, sizeof ver);
+    if (file->json || file->tests_version[0] || ver[0] || file->test[0]) {
+        fprintf(f, "# the file: ");
+        const char *sep = "";
+        if (file->test[0])
+            fprintf(f, "%s", file->test), sep = ", ";
+        if (file->json)
+            fprintf(f, "%snccl-tests' JSON report (format version %d)", sep, file->json), sep = ", ";
+        else if (file->tests_version[0])
+            fprintf(f, "%snccl-tests %s", sep, file->tests_version), sep = ", ";
+        if (ver[0])
+            fprintf(f, "%sNCCL %s (%s)", sep, ver,
+                    file->nccl_code == 22105 ? "the version topocc models" : "topocc models NCCL 2.21.5");
+        fputc('\n', f);
+    }
+    if (file->other_rows)
+        fprintf(f, "# not compared: %zu row%s of other tests in the file (%s)\n", file->other_rows,
+                file->other_rows == 1 ? "" : "s", file->others);
+    if (file->wrong)
+        fprintf(f, "# the file: %zu row%s with #wrong above 0 (the first: %s %ld): nccl-tests found the run's result "
+                   "wrong there\n",
+                file->wrong, file->wrong == 1 ? "" : "s", file->json ? "result" : "line", file->wrong_line);
+    if (file->unread) {
+        fprintf(f, "# not read: %zu line%s of %s neither rows nor comments (a launcher's or NCCL's messages): line",
+                file->unread, file->unread == 1 ? "" : "s", path);
+        size_t k = file->unread < 3 ? file->unread : 3;
+        for (size_t i = 0; i < k; i++)
+            fprintf(f, "%s %ld", i ? "," : (k > 1 ? "s" : ""), file->unread_line[i]);
+        fprintf(f, "%s\n", file->unread > 3 ? ", ..." : "");
+    }
+    if (file->env[0]) {
+        /* the run's settings of the variables topocc honours, beside
+         * topocc's own environment, which the prediction read */
+        fprintf(f, "# the run's NCCL settings topocc honours:");
+        char env[sizeof file->env];
+        snprintf(env, sizeof env, "%s", file->env);
+        char *save = NULL;
+        for (char *kv = strtok_r(env, " ", &save); kv; kv = strtok_r(NULL, " ", &save)) {
+            char *eq = strchr(kv, '=');
+            *eq = '\0';
+            const char *here = getenv(kv);
+            fprintf(f, " %s=%s (%s%s%s)", kv, eq + 1, here ? "here " : "unset here", here ? here : "",
+                    here && strcmp(here, eq + 1) == 0 ? ", alike" : "");
+        }
+        fputc('\n', f);
+    }
+}
+
 /* The file's rows hold the type and the operator the prediction is for:
  * the type and redop columns as this prediction prints them. */
 static tc_status check_rows(const tc_scenario *s, const tc_nccl_row *rows, size_t nrows, const char *path,
@@ -632,8 +715,8 @@ static tc_status check_rows(const tc_scenario *s, const tc_nccl_row *rows, size_
             tc_err e2;
             bool known = nt_dtype(r->type, &d, &e2) == TC_OK;
             return tc_fail(err, TC_EINVAL,
-                           "nccl-tests file %s holds rows of type %s (line %ld), the prediction is for %s: %s%s", path,
-                           r->type, r->line, type, known ? "give -d " : "-d takes nccl-tests' float, half, bfloat16, "
+                           "nccl-tests file %s holds rows of type %s (%s %ld), the prediction is for %s: %s%s", path,
+                           r->type, row_unit(r), r->line, type, known ? "give -d " : "-d takes nccl-tests' float, half, bfloat16, "
                                                                           "double, (u)int8/32/64, f8e4m3, f8e5m2",
                            known ? r->type : "");
         }
@@ -660,8 +743,8 @@ static tc_status check_rows(const tc_scenario *s, const tc_nccl_row *rows, size_
             else
                 snprintf(how, sizeof how, "-o takes sum, prod, min, max, avg");
             return tc_fail(err, TC_EINVAL,
-                           "nccl-tests file %s holds rows of redop %s (line %ld), the prediction's redop is %s (%s): %s",
-                           path, r->redop, r->line, redop, tc_op_name(op), how);
+                           "nccl-tests file %s holds rows of redop %s (%s %ld), the prediction's redop is %s (%s): %s",
+                           path, r->redop, row_unit(r), r->line, redop, tc_op_name(op), how);
         }
     }
     return TC_OK;
@@ -669,8 +752,9 @@ static tc_status check_rows(const tc_scenario *s, const tc_nccl_row *rows, size_
 
 /* The file's header, where it lists its ranks, lists as many as the
  * prediction has. */
-static tc_status check_ranks(const tc_scenario *s, uint32_t file_ranks, const char *path, tc_err *err)
+static tc_status check_ranks(const tc_scenario *s, const tc_nccl_file *file, const char *path, tc_err *err)
 {
+    uint32_t file_ranks = file->ranks;
     if (!file_ranks)
         return TC_OK;
     /* the job's ranks, as the run will place them: before the run */
@@ -684,9 +768,9 @@ static tc_status check_ranks(const tc_scenario *s, uint32_t file_ranks, const ch
     if (st || file_ranks == p)
         return st;
     return tc_fail(err, TC_EINVAL,
-                   "nccl-tests file %s lists %u ranks in its header ('#  Rank' lines), the prediction is for %u ranks: give "
+                   "nccl-tests file %s lists %u ranks %s, the prediction is for %u ranks: give "
                    "the file's nodes (--preset NAME:nodes=N, or --topo) and GPUs per node (-g)",
-                   path, file_ranks, p);
+                   path, file_ranks, file->json ? "(its devices x threads x GPUs)" : "in its header ('#  Rank' lines)", p);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -749,10 +833,13 @@ static double compare_row(FILE *f, const tc_result *r, const tc_nccl_row *m)
  * file of that size, in the file's order: a file of several cycles
  * (nccl-tests -N) gives one compare row per cycle, each measured against
  * its own row, and each counts in the medians. */
-static tc_status compare(FILE *f, const tc_collective_out *o, const tc_nccl_row *rows, size_t nrows,
-                         const char *path, bool file_sizes, tc_err *err)
+static tc_status compare(FILE *f, const tc_collective_out *o, const tc_nccl_file *file, const char *path,
+                         bool file_sizes, tc_err *err)
 {
+    const tc_nccl_row *rows = file->rows;
+    size_t nrows = file->n;
     fprintf(f, "# compare with %s (out-of-place busbw)\n", path);
+    file_notes(f, file, path);
     fprintf(f, "#%11s  %12s  %12s  %8s\n", "size", "predicted", "measured", "error");
     fprintf(f, "#%11s  %12s  %12s  %8s\n", "(B)", "(GB/s)", "(GB/s)", "(%)");
     double *err_band[3];
@@ -807,9 +894,9 @@ static tc_status compare(FILE *f, const tc_collective_out *o, const tc_nccl_row 
         else if (!file_sizes)
             between++; /* a size the -b/-e/-f sweep steps over */
         else
-            fprintf(f, "# not compared: line %ld, size %.0f B, which no predicted size equals (sizes are cut to whole "
+            fprintf(f, "# not compared: %s %ld, size %.0f B, which no predicted size equals (sizes are cut to whole "
                        "elements, of the ranks for all-gather, reduce-scatter and all-to-all, as nccl-tests cuts them)\n",
-                    rows[k].line, rows[k].bytes);
+                    row_unit(&rows[k]), rows[k].line, rows[k].bytes);
     }
     if (outside)
         fprintf(f, "# not compared: %zu row%s of the file outside the sizes predicted (%.0f to %.0f B)\n", outside,
@@ -826,7 +913,7 @@ static tc_status compare(FILE *f, const tc_collective_out *o, const tc_nccl_row 
         size_t k = nb[b];
         double med = k % 2 ? err_band[b][k / 2] : (err_band[b][k / 2 - 1] + err_band[b][k / 2]) / 2;
         if (k == nsz[b])
-            fprintf(f, "# median |error| %-16s : %.1f%% over %zu sizes\n", band[b], med, k);
+            fprintf(f, "# median |error| %-16s : %.1f%% over %zu size%s\n", band[b], med, k, k == 1 ? "" : "s");
         else
             fprintf(f, "# median |error| %-16s : %.1f%% over %zu rows (%zu sizes)\n", band[b], med, k, nsz[b]);
     }
@@ -1132,6 +1219,7 @@ typedef struct nt_print {
     const char *compare;
     const tc_nccl_tests_header *hdr; /* NULL: the sizes are the --compare file's */
     const char *note;                /* --fit's lines, printed first ("": none) */
+    const tc_nccl_file *file;        /* the --compare file read */
 } nt_print;
 
 static tc_status print_to(FILE *f, const nt_print *p, tc_err *err)
@@ -1153,7 +1241,7 @@ static tc_status print_to(FILE *f, const nt_print *p, tc_err *err)
     }
     fputs(p->note ? p->note : "", f);
     tc_nccl_tests_write(f, p->o, p->what, p->hdr);
-    return p->rows ? compare(f, p->o, p->rows, p->nrows, p->compare, !p->hdr || p->hdr->from_sizes, err) : TC_OK;
+    return p->rows ? compare(f, p->o, p->file, p->compare, !p->hdr || p->hdr->from_sizes, err) : TC_OK;
 }
 
 /* --out FILE: what stdout gets, under a temporary name, renamed once whole. */
@@ -1172,6 +1260,33 @@ static tc_status print_file(const char *path, const nt_print *p, tc_err *err)
 
 /* The output options that do not go together, and those that cannot be
  * written, refused before anything runs. */
+/* -J FILE: nccl-tests writes its JSON report only where FILE's suffix is
+ * .json, in any case (classifyOutputFile, src/common.cu:139-170 at
+ * v2.19.6), and nothing otherwise: refused here. FILE is none of the
+ * run's other files. */
+static tc_status check_json_out(const nt_in *in, tc_err *err)
+{
+    const char *j = in->json_out, *dot = strrchr(j, '.'), *slash = strrchr(j, '/');
+    if (!dot || (slash && dot < slash) || strcasecmp(dot + 1, "json") != 0)
+        return tc_fail(err, TC_EINVAL, "-J %.160s: nccl-tests writes its JSON report only to a FILE.json (it takes "
+                                       "the format from the suffix and writes nothing for another)",
+                       j);
+    if (in->print_scenario)
+        return tc_fail(err, TC_EINVAL, "-J writes the prediction's report; --print-scenario runs no prediction: "
+                                       "drop one");
+    if (in->out && tc_same_file(j, in->out))
+        return tc_fail(err, TC_EINVAL, "-J %.160s is the --out file too: give the two other names", j);
+    if (in->compare && tc_same_file(j, in->compare))
+        return tc_fail(err, TC_EINVAL, "-J %.160s is the --compare file, which the prediction reads: give another "
+                                       "name",
+                       j);
+    if (in->out_dir && cli_in_out_dir(j, in->out_dir))
+        return tc_fail(err, TC_EINVAL, "-J %.160s is in --out-dir %.160s, whose scenario.json and TABLE.csv files "
+                                       "are the result's: give it another name or directory",
+                       j, in->out_dir);
+    return in->out_dir ? TC_OK : cli_check_writable(j, err);
+}
+
 static tc_status check_output(const nt_in *in, tc_format *fmt, tc_err *err)
 {
     *fmt = TC_FMT_TABLE;
@@ -1190,6 +1305,8 @@ static tc_status check_output(const nt_in *in, tc_format *fmt, tc_err *err)
                                        "--compare)",
                        in->format);
     if ((st = cli_check_out_beside_dir(in->out, in->out_dir, err)))
+        return st;
+    if (in->json_out && (st = check_json_out(in, err)))
         return st;
     /* --out-dir is made before --out is tried, so that --out may be in it */
     if (in->out_dir && (st = cli_check_dir(in->out_dir, err)))
@@ -1236,10 +1353,30 @@ static tc_status nt_empty_time(const nt_in *in, tc_scenario *s, nt_built *b, tc_
     return st;
 }
 
-/* Runs the prediction; writes --out-dir, --out, then stdout. */
-static tc_status run_and_print(const nt_in *in, const tc_scenario *s, const tc_nccl_row *rows, size_t nrows,
-                               const nt_built *b, tc_format fmt, const char *note, tc_err *err)
+/* -J FILE: nccl-tests' JSON report of the prediction, its args the test
+ * program and the arguments given. */
+static tc_status write_report(const nt_in *in, const tc_collective_out *o, const tc_nccl_tests_header *h,
+                              const char *what, tc_err *err)
 {
+    const char **args = malloc((in->nargs + 1) * sizeof *args);
+    if (!args)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    args[0] = tc_nccl_tests_program(o->nsizes ? tc_collective_at(o, 0, 0)->op : TC_OP_ALLREDUCE);
+    for (size_t i = 0; i < in->nargs; i++)
+        args[i + 1] = in->args[i];
+    json_t *j = tc_nccl_tests_report(o, h, args, in->nargs + 1, what);
+    free(args);
+    tc_status st = tc_json_write(j, in->json_out, err);
+    json_decref(j);
+    return st;
+}
+
+/* Runs the prediction; writes --out-dir, --out, -J, then stdout. */
+static tc_status run_and_print(const nt_in *in, const tc_scenario *s, const tc_nccl_file *file, const nt_built *b,
+                               tc_format fmt, const char *note, tc_err *err)
+{
+    const tc_nccl_row *rows = file->rows;
+    size_t nrows = file->n;
     tc_collective_out *o = NULL;
     cli_progress prog;
     tc_status pst = cli_progress_init(&prog, in->quiet, err);
@@ -1294,7 +1431,7 @@ static tc_status run_and_print(const nt_in *in, const tc_scenario *s, const tc_n
         }
         o->sizes_doc = true; /* one size too: the sizes' shape (print_to's CSV) */
         nt_print p = {.s = s,         .o = o,         .fmt = fmt,           .what = what,
-                      .rows = rows,   .nrows = nrows, .compare = in->compare, .hdr = &h,
+                      .rows = rows,   .nrows = nrows, .compare = in->compare, .hdr = &h, .file = file,
                       .note = note};
         /* --out-dir first: a run whose --out-dir fails leaves --out as it was */
         if (in->out_dir) {
@@ -1303,6 +1440,8 @@ static tc_status run_and_print(const nt_in *in, const tc_scenario *s, const tc_n
         }
         if (st == TC_OK && in->out)
             st = print_file(in->out, &p, err);
+        if (st == TC_OK && in->json_out)
+            st = write_report(in, o, &h, what, err);
         if (st == TC_OK)
             st = print_to(stdout, &p, err);
     }
@@ -1325,12 +1464,18 @@ int cli_nccl_tests(int argc, char **argv, int first)
                                       "prints with --print-scenario is a collective one, run it with topocc "
                                       "collective --scenario %s",
                      in.scenario);
-    tc_nccl_row *rows = NULL;
-    size_t nrows = 0;
-    uint32_t file_ranks = 0;
+    tc_nccl_file file = {0};
     nt_built b = {.have_hdr = false, .hdr = {.ngpus = 1, .from_sizes = true}};
-    if (st == TC_OK && in.compare)
-        st = tc_nccl_tests_read(in.compare, &rows, &nrows, &file_ranks, &err);
+    if (st == TC_OK && in.compare) {
+        /* the file's rows of the test the prediction is of (an --op that
+         * does not parse is refused by build below) */
+        tc_op op = TC_OP_ALLREDUCE;
+        tc_err e0;
+        bool known = !in.op || tc_op_parse(in.op, &op, &e0) == TC_OK;
+        st = tc_nccl_tests_load(in.compare, known ? tc_nccl_tests_program(op) : NULL, &file, &err);
+    }
+    const tc_nccl_row *rows = file.rows;
+    size_t nrows = file.n;
     tc_scenario *s = st == TC_OK ? tc_scenario_new(TC_CMD_COLLECTIVE) : NULL;
     if (st == TC_OK && !s)
         st = tc_fail(&err, TC_EINTERNAL, "out of memory");
@@ -1343,7 +1488,7 @@ int cli_nccl_tests(int argc, char **argv, int first)
     if (st == TC_OK && rows)
         st = check_rows(s, rows, nrows, in.compare, &err);
     if (st == TC_OK && rows)
-        st = check_ranks(s, file_ranks, in.compare, &err);
+        st = check_ranks(s, &file, in.compare, &err);
     tc_format fmt = TC_FMT_TABLE;
     if (st == TC_OK)
         st = check_output(&in, &fmt, &err);
@@ -1362,9 +1507,9 @@ int cli_nccl_tests(int argc, char **argv, int first)
         st = nt_empty_time(&in, s, &b, &err);
     if (st == TC_OK)
         st = in.print_scenario ? print_scenario(s, in.out, &err)
-                               : run_and_print(&in, s, rows, nrows, &b, fmt, note, &err);
+                               : run_and_print(&in, s, &file, &b, fmt, note, &err);
     tc_scenario_free(s);
     free(b.empty);
-    free(rows);
+    tc_nccl_file_free(&file);
     return cli_exit(st, &err);
 }

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <jansson.h>
 #include "topocc/nccl_tests.h"
 
 double tc_nccl_tests_busbw(tc_op op, uint32_t p, double bytes, double time_s)
@@ -33,6 +34,13 @@ static long count_of(tc_op op, uint32_t p, double bytes, uint32_t elt)
         count = floor(count / p);
     return (long)count;
 }
+
+/* The variables of NCCL that topocc honours from its environment (as
+ * src/scenario/scenario.c's nccl_env reads them). */
+static const char *const honoured[] = {"NCCL_ALGO",         "NCCL_PROTO",        "NCCL_NVLS_ENABLE",
+                                       "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS", "NCCL_MIN_NRINGS",
+                                       "NCCL_MAX_NRINGS",    "NCCL_MIN_CTAS",      "NCCL_MAX_CTAS",
+                                       "NCCL_PXN_DISABLE",   "NCCL_BUFFSIZE"};
 
 static void time_str(double us, char *buf, size_t len)
 {
@@ -59,13 +67,77 @@ static tc_nccl_tests_header header_of_sizes(const tc_collective_out *o)
     return h;
 }
 
-void tc_nccl_tests_write(FILE *f, const tc_collective_out *o, const char *what, const tc_nccl_tests_header *hp)
+/* One row as nccl-tests prints it. */
+typedef struct nt_line {
+    long bytes, count;
+    const char *type, *redop;
+    int root;
+    double time_s, algbw, busbw; /* busbw, algbw: GB/s */
+} nt_line;
+
+/* The header's values of o and hp (the command line's, or the sizes'). */
+static tc_nccl_tests_header header_of(const tc_collective_out *o, const tc_nccl_tests_header *hp)
 {
-    size_t n = o->nsizes;
     tc_nccl_tests_header h = hp && !hp->from_sizes ? *hp : header_of_sizes(o);
     if (hp && hp->ngpus)
         h.ngpus = hp->ngpus;
     h.nthreads = hp && hp->nthreads ? hp->nthreads : 1;
+    return h;
+}
+
+/* Calls fn on every row nccl-tests prints for o: o's sizes, and the empty
+ * ones where hp places them. Returns nccl-tests' average bus bandwidth:
+ * the mean of every busbw printed (in and out of place), an empty row's 0
+ * too. */
+static double each_line(const tc_collective_out *o, const tc_nccl_tests_header *hp,
+                        void (*fn)(const nt_line *, void *), void *ud)
+{
+    double sum = 0;
+    size_t n = o->nsizes, rows = n, full = 0;
+    if (hp && hp->empty) {
+        for (size_t i = 0; i < hp->nrows; i++)
+            full += !hp->empty[i];
+        if (full == n)
+            rows = hp->nrows;
+    }
+    for (size_t i = 0, k = 0; i < rows; i++) {
+        const tc_result *r = tc_collective_at(o, 0, k < n ? k : 0);
+        bool empty = rows != n && hp->empty[i];
+        if (!empty)
+            k++;
+        bool rooted = r->op == TC_OP_BROADCAST || r->op == TC_OP_REDUCE;
+        uint32_t p = tc_nccl_tests_ranks(r);
+        nt_line l = {
+            .bytes = empty ? 0L : (long)r->bytes,
+            .count = empty ? 0L : count_of(r->op, p, r->bytes, r->elt),
+            .type = tc_dtype_nccl_name(o->dtype),
+            .redop = tc_redop_column(r->op, r->redop),
+            .root = rooted ? (int)o->rows[0].root : -1,
+            .time_s = empty ? hp->empty_time_s : r->time_s,
+            /* an empty row: count 0, so nccl-tests' GetBw gives 0 whatever the time */
+            .algbw = !empty && r->time_s > 0 ? r->bytes / 1e9 / r->time_s : 0,
+            .busbw = empty ? 0 : tc_nccl_tests_busbw(r->op, p, r->bytes, r->time_s) / 1e9,
+        };
+        fn(&l, ud);
+        sum += l.busbw;
+    }
+    return rows ? sum / (double)rows : 0;
+}
+
+static void text_line(const nt_line *l, void *ud)
+{
+    FILE *f = ud;
+    char ts[32];
+    time_str(l->time_s * 1e6, ts, sizeof ts);
+    fprintf(f, "%12li  %12li  %8s  %6s  %6i", l->bytes, l->count, l->type, l->redop, l->root);
+    for (int j = 0; j < 2; j++)
+        fprintf(f, "  %7s  %6.2f  %6.2f  %5s", ts, l->algbw, l->busbw, "N/A");
+    fputc('\n', f);
+}
+
+void tc_nccl_tests_write(FILE *f, const tc_collective_out *o, const char *what, const tc_nccl_tests_header *hp)
+{
+    tc_nccl_tests_header h = header_of(o, hp);
     fprintf(f, "# nThread %u nGpus %u minBytes %.0f maxBytes %.0f step: %.0f(%s) warmup iters: 0 iters: 0 "
                "agg iters: 1 validation: 0 graph: 0\n",
             h.nthreads, h.ngpus, h.min_bytes, h.max_bytes, h.step, h.step_factor ? "factor" : "bytes");
@@ -81,43 +153,89 @@ void tc_nccl_tests_write(FILE *f, const tc_collective_out *o, const char *what, 
                "algbw   busbw #wrong\n");
     fprintf(f, "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  "
                "(GB/s)  (GB/s)       \n");
-    /* the rows: o's sizes, and the empty ones where h places them */
-    size_t rows = n, full = 0;
-    if (hp && hp->empty) {
-        for (size_t i = 0; i < hp->nrows; i++)
-            full += !hp->empty[i];
-        if (full == n)
-            rows = hp->nrows;
-    }
-    double sum = 0;
-    size_t cnt = 0;
-    for (size_t i = 0, k = 0; i < rows; i++) {
-        const tc_result *r = tc_collective_at(o, 0, k < n ? k : 0);
-        bool empty = rows != n && hp->empty[i];
-        if (!empty)
-            k++;
-        bool rooted = r->op == TC_OP_BROADCAST || r->op == TC_OP_REDUCE;
-        uint32_t root = rooted ? o->rows[0].root : 0;
-        double time_s = empty ? hp->empty_time_s : r->time_s;
-        /* an empty row: count 0, so nccl-tests' GetBw gives 0 whatever the time */
-        double algbw = !empty && r->time_s > 0 ? r->bytes / 1e9 / r->time_s : 0;
-        uint32_t p = tc_nccl_tests_ranks(r);
-        double busbw = empty ? 0 : tc_nccl_tests_busbw(r->op, p, r->bytes, r->time_s) / 1e9;
-        char t[32];
-        time_str(time_s * 1e6, t, sizeof t);
-        fprintf(f, "%12li  %12li  %8s  %6s  %6i", empty ? 0L : (long)r->bytes,
-                empty ? 0L : count_of(r->op, p, r->bytes, r->elt), tc_dtype_nccl_name(o->dtype),
-                tc_redop_column(r->op, r->redop), rooted ? (int)root : -1);
-        for (int j = 0; j < 2; j++)
-            fprintf(f, "  %7s  %6.2f  %6.2f  %5s", t, algbw, busbw, "N/A");
-        fputc('\n', f);
-        /* nccl-tests averages every busbw printed, an empty row's 0 too */
-        sum += 2 * busbw;
-        cnt += 2;
-    }
+    double avg = each_line(o, hp, text_line, f);
     fprintf(f, "# Out of bounds values : 0 OK\n");
-    fprintf(f, "# Avg bus bandwidth    : %g \n", cnt ? sum / (double)cnt : 0);
+    fprintf(f, "# Avg bus bandwidth    : %g \n", avg);
     fprintf(f, "#\n");
+}
+
+typedef struct nt_json {
+    json_t *results;
+    bool oom;
+} nt_json;
+
+static void json_line(const nt_line *l, void *ud)
+{
+    nt_json *j = ud;
+    char root[16];
+    snprintf(root, sizeof root, "%6i", l->root); /* nccl-tests writes the printed field */
+    json_t *side[2];
+    for (int k = 0; k < 2; k++)
+        side[k] = json_pack("{s:f, s:f, s:f, s:n}", "time", l->time_s * 1e6, "alg_bw", l->algbw, "bus_bw", l->busbw,
+                            "nwrong");
+    json_t *row = json_pack("{s:I, s:I, s:s, s:s, s:s, s:o, s:o, s:i, s:s}", "size", (json_int_t)l->bytes, "count",
+                            (json_int_t)l->count, "type", l->type, "redop", l->redop, "root", root, "out_of_place",
+                            side[0], "in_place", side[1], "actual_iterations", 0, "experiment_name", "");
+    if (!row || json_array_append_new(j->results, row))
+        j->oom = true;
+}
+
+json_t *tc_nccl_tests_report(const tc_collective_out *o, const tc_nccl_tests_header *hp, const char *const *args,
+                             size_t nargs, const char *what)
+{
+    tc_nccl_tests_header h = header_of(o, hp);
+    json_t *root = json_object(), *a = json_array(), *env = json_array(), *dev = json_array();
+    nt_json j = {.results = json_array()};
+    if (!root || !a || !env || !dev || !j.results)
+        goto oom;
+    for (size_t i = 0; i < nargs; i++)
+        if (json_array_append_new(a, json_string(args[i])))
+            goto oom;
+    for (size_t i = 0; i < sizeof honoured / sizeof *honoured; i++) {
+        const char *v = getenv(honoured[i]);
+        char kv[512];
+        if (v && snprintf(kv, sizeof kv, "%s=%s", honoured[i], v) < (int)sizeof kv &&
+            json_array_append_new(env, json_string(kv)))
+            goto oom;
+    }
+    /* one device entry per process, as writeDeviceReport gathers them: the
+     * ranks over threads x GPUs */
+    uint32_t ranks = o->nsizes ? tc_nccl_tests_ranks(tc_collective_at(o, 0, 0)) : 0;
+    if (o->ngroups && o->nsizes)
+        ranks = tc_collective_at(o, 0, 0)->ranks; /* every group's ranks are the run's */
+    uint32_t per = h.nthreads * h.ngpus;
+    if (!per)
+        per = 1;
+    uint32_t procs = ranks / per;
+    for (uint32_t pr = 0; pr < procs; pr++) {
+        if (json_array_append_new(dev, json_pack("{s:i, s:i, s:i, s:s, s:i, s:s, s:s}", "rank", (int)(pr * per),
+                                                 "group", 0, "pid", 0, "hostname", "topocc", "device", 0, "device_hex", "",
+                                                 "device_info", "topocc prediction")))
+            goto oom;
+    }
+    json_t *cfg = json_pack("{s:i, s:i, s:I, s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:b, s:b, s:i, s:b, s:O}", "nthreads",
+                            (int)h.nthreads, "ngpus", (int)h.ngpus, "minimum_bytes", (json_int_t)h.min_bytes,
+                            "maximum_bytes", (json_int_t)h.max_bytes, h.step_factor ? "step_factor" : "step_bytes",
+                            (json_int_t)h.step, "warmup_iters", 0, "iterations", 0, "aggregated_iterations", 1,
+                            "validation", 0, "graph", 0, "blocking_collectives", 0, "per_iter_timing", 0,
+                            "per_iter_skip", 0, "parallel_init", 0, "devices", dev);
+    double avg = each_line(o, hp, json_line, &j);
+    if (!cfg || j.oom ||
+        json_object_set_new(root, "version", json_integer(3)) || json_object_set(root, "args", a) ||
+        json_object_set(root, "env", env) || json_object_set_new(root, "nccl_version", json_integer(22105)) ||
+        json_object_set_new(root, "config", cfg) || json_object_set(root, "results", j.results) ||
+        json_object_set_new(root, "out_of_bounds", json_pack("{s:i, s:b}", "count", 0, "okay", 1)) ||
+        json_object_set_new(root, "average_bus_bandwidth",
+                            json_pack("{s:f, s:s}", "bandwidth", avg, "okay",
+                                      "unchecked")) ||
+        json_object_set_new(root, "errors", json_array()) ||
+        json_object_set_new(root, "topocc_prediction", json_string(what ? what : "")))
+        goto oom;
+    json_decref(a), json_decref(env), json_decref(dev), json_decref(j.results);
+    return root;
+oom:
+    json_decref(root), json_decref(a), json_decref(env), json_decref(dev), json_decref(j.results);
+    return NULL;
 }
 
 /* ---- reading ---- */
@@ -167,6 +285,7 @@ static int tokens(char *line, char **tok, int max)
  * token is not a number (no operator is named by a number). */
 typedef struct nt_layout {
     bool redop, root;
+    bool wrong; /* the column after busbw counts wrong elements (#wrong, v2.13 on), not an error size */
     double time_unit; /* s per unit of the time column: us, ms in v1.0.0 */
 } nt_layout;
 
@@ -176,7 +295,7 @@ static bool column_header(const char *comment, nt_layout *lay)
     char buf[4096], *tok[64];
     snprintf(buf, sizeof buf, "%s", comment);
     int nt = tokens(buf, tok, 64), s = -1, t = -1;
-    bool busbw = false;
+    bool busbw = false, wrong = false;
     for (int i = 0; i < nt; i++) {
         if (s < 0 && (strcmp(tok[i], "size") == 0 || strcmp(tok[i], "bytes") == 0))
             s = i;
@@ -184,10 +303,12 @@ static bool column_header(const char *comment, nt_layout *lay)
             t = i;
         else if (t >= 0 && strcmp(tok[i], "busbw") == 0)
             busbw = true;
+        else if (busbw && strcmp(tok[i], "#wrong") == 0)
+            wrong = true;
     }
     if (s < 0 || t < 0 || !busbw)
         return false;
-    *lay = (nt_layout){.time_unit = strcmp(tok[s], "bytes") == 0 ? 1e-3 : 1e-6};
+    *lay = (nt_layout){.time_unit = strcmp(tok[s], "bytes") == 0 ? 1e-3 : 1e-6, .wrong = wrong};
     for (int i = s + 1; i < t; i++) {
         if (strcmp(tok[i], "redop") == 0 || strcmp(tok[i], "op") == 0)
             lay->redop = true;
@@ -219,30 +340,213 @@ static bool rank_line(const char *comment, long *rank)
     return false;
 }
 
-tc_status tc_nccl_tests_read(const char *path, tc_nccl_row **rows, size_t *n, uint32_t *ranks, tc_err *err)
+/* nccl-tests' programs, by operation (tc_op's order). */
+static const char *const programs[TC_OP_COUNT] = {"all_reduce_perf", "reduce_scatter_perf", "all_gather_perf",
+                                                  "alltoall_perf",   "broadcast_perf",      "reduce_perf",
+                                                  "sendrecv_perf"};
+
+const char *tc_nccl_tests_program(tc_op op)
 {
-    *rows = NULL;
-    *n = 0;
-    *ranks = 0;
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return tc_fail(err, TC_EINVAL, "nccl-tests file %s: %s", path, strerror(errno));
+    return (unsigned)op < TC_OP_COUNT ? programs[op] : "";
+}
+
+void tc_nccl_version_str(int code, char *buf, size_t len)
+{
+    /* nccl.h's NCCL_VERSION(X,Y,Z) (src/nccl.h.in:22 at v2.21.5-1) */
+    if (code >= 10000)
+        snprintf(buf, len, "%d.%d.%d", code / 10000, code / 100 % 100, code % 100);
+    else
+        snprintf(buf, len, "%d.%d.%d", code / 1000, code / 100 % 10, code % 100);
+}
+
+void tc_nccl_file_free(tc_nccl_file *f)
+{
+    if (f) {
+        free(f->rows);
+        memset(f, 0, sizeof *f);
+    }
+}
+
+/* The program a file names, as its test: the name the binary ran as
+ * (nccl-tests prints its argv[0]'s last component), without the "_mpi"
+ * that the MPI builds of some distributions append. */
+static void program_of(const char *name, char *out, size_t len)
+{
+    const char *slash = strrchr(name, '/');
+    name = slash ? slash + 1 : name;
+    size_t n = strcspn(name, " \t\r\n");
+    if (n > 4 && strncmp(name + n - 4, "_mpi", 4) == 0)
+        n -= 4;
+    snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), name);
+}
+
+/* Records a test whose rows are left out (once each). */
+static void other_test(tc_nccl_file *f, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = f->others; (p = strstr(p, name)); p += n)
+        if ((p == f->others || p[-1] == ' ') && (p[n] == ',' || p[n] == '\0'))
+            return;
+    size_t used = strlen(f->others);
+    snprintf(f->others + used, sizeof f->others - used, "%s%s", used ? ", " : "", name);
+}
+
+/* The line without a launcher's prefix, where it has one:
+ *  - Open MPI's mpirun --tag-output: "[JOBID,RANK]<stdout>:" (also
+ *    <stderr>, <stddiag>; orte/mca/iof/base/iof_base_output.c of
+ *    open-mpi/ompi v4, commit 34d089db: "[%s,%s]<%s>:"; PRRTE's, for Open
+ *    MPI 5, is the same);
+ *  - Slurm's srun --label: the task's number padded to a width, ": "
+ *    ("%*d: ", "%0*d: " in older versions; "P%u %*d: " for a component of
+ *    a heterogeneous job; SchedMD/slurm src/common/write_labelled_message.c,
+ *    commit 1d32d815, and its later _build_label).
+ * No row of nccl-tests starts with either. */
+static const char *strip_prefix(const char *p)
+{
+    if (p[0] == '[') {
+        const char *q = strchr(p, ']');
+        if (q && memchr(p, ',', (size_t)(q - p))) {
+            static const char *const streams[] = {"<stdout>:", "<stderr>:", "<stddiag>:"};
+            for (int i = 0; i < 3; i++)
+                if (strncmp(q + 1, streams[i], strlen(streams[i])) == 0)
+                    return q + 1 + strlen(streams[i]);
+        }
+        return p;
+    }
+    const char *q = p;
+    if (q[0] == 'P' && isdigit((unsigned char)q[1])) {
+        q++;
+        while (isdigit((unsigned char)*q))
+            q++;
+        if (*q != ' ')
+            return p;
+    }
+    while (*q == ' ')
+        q++;
+    const char *d = q;
+    while (isdigit((unsigned char)*q))
+        q++;
+    return q > d && q[0] == ':' && q[1] == ' ' ? q + 2 : p;
+}
+
+/* "NCCL version A.B.C" in NCCL's log (its init line) as a version code. */
+static int nccl_version_in(const char *p)
+{
+    const char *v = strstr(p, "NCCL version ");
+    int a, b, c;
+    if (!v || sscanf(v + 13, "%d.%d.%d", &a, &b, &c) != 3 || a < 0 || b < 0 || c < 0 || a > 99 || b > 99 || c > 99)
+        return 0;
+    return a <= 2 && b <= 8 ? a * 1000 + b * 100 + c : a * 10000 + b * 100 + c;
+}
+
+static tc_status add_row(tc_nccl_row **v, size_t *nv, size_t *cap, const tc_nccl_row *r, tc_err *err)
+{
+    if (*nv == *cap) {
+        size_t c = *cap ? 2 * *cap : 32;
+        tc_nccl_row *w = realloc(*v, c * sizeof *w);
+        if (!w)
+            return tc_fail(err, TC_EINTERNAL, "out of memory");
+        *v = w;
+        *cap = c;
+    }
+    (*v)[(*nv)++] = *r;
+    return TC_OK;
+}
+
+/* The refusal of a file that names its tests and holds none of test's:
+ * held, the tests it holds, ", "-separated (the first one's place:
+ * where): the --op of each that topocc predicts. */
+static tc_status not_the_test(const char *path, const char *test, const char *held, const char *where, tc_err *err)
+{
+    char ops[160] = "";
+    size_t n = 0;
+    for (const char *p = held; *p;) {
+        size_t len = strcspn(p, ",");
+        for (int op = 0; op < TC_OP_COUNT; op++)
+            if (strlen(programs[op]) == len && strncmp(p, programs[op], len) == 0)
+                n += (size_t)snprintf(ops + n, n < sizeof ops ? sizeof ops - n : 0, "%s--op %s", n ? " or " : "",
+                                      tc_op_name((tc_op)op));
+        p += len;
+        while (*p == ',' || *p == ' ')
+            p++;
+    }
+    if (ops[0])
+        return tc_fail(err, TC_EINVAL, "nccl-tests file %s holds the output of %s (%s), the prediction is of %s: give %s",
+                       path, held, where, test, ops);
+    return tc_fail(err, TC_EINVAL,
+                   "nccl-tests file %s holds the output of %s (%s), which topocc does not predict (it predicts "
+                   "all_reduce_perf, reduce_scatter_perf, all_gather_perf, alltoall_perf, broadcast_perf, reduce_perf "
+                   "and sendrecv_perf)",
+                   path, held, where);
+}
+
+/* One row of nccl-tests' text (tok: its fields) in layout lay into *r. */
+static tc_status text_row(char **tok, int nt, const nt_layout *lay, bool header, const char *path, long lineno,
+                          tc_nccl_row *r, tc_err *err)
+{
+    /* size count type [redop] [root] time algbw busbw #wrong (or error)
+     * [in-place ...] */
+    double cnt, root = 0, t, alg, bus;
+    int k = 3; /* the next column's token */
+    const char *redop = NULL;
+    double x0;
+    if (lay->redop && nt > k && !num(tok[k], &x0))
+        redop = tok[k++];
+    if (nt < k + (lay->root ? 5 : 4) || !num(tok[0], &r->bytes) || !num(tok[1], &cnt) ||
+        (lay->root && !num(tok[k++], &root)) || !num(tok[k], &t) || !num(tok[k + 1], &alg) || !num(tok[k + 2], &bus) ||
+        r->bytes < 0 || t < 0 || bus < 0)
+        return tc_fail(err, TC_EINVAL,
+                       "nccl-tests file %s line %ld: expected a row 'size count type %s%stime algbw busbw #wrong "
+                       "...'%s (or a comment starting with '#')",
+                       path, lineno, lay->redop ? "redop " : "", lay->root ? "root " : "",
+                       header ? ", the columns its column header names" : "");
+    /* numbers nccl-tests can print: whole sizes and counts up to 2^60
+     * bytes, a bus bandwidth below 10^6 GB/s */
+    const char *bad = r->bytes != floor(r->bytes) || r->bytes > 1152921504606846976.0 ? "size"
+                      : cnt < 0 || cnt != floor(cnt) || cnt > 1152921504606846976.0 ? "count"
+                      : bus > 1e6 || alg > 1e6 || alg < 0 ? "bandwidth"
+                      : t > 1e15 ? "time" : NULL;
+    if (bad)
+        return tc_fail(err, TC_EINVAL,
+                       "nccl-tests file %s line %ld: %s %s is not one nccl-tests prints (sizes and counts are "
+                       "whole numbers up to 2^60, bandwidths below 10^6 GB/s)",
+                       path, lineno, bad, !strcmp(bad, "size") ? tok[0] : !strcmp(bad, "count") ? tok[1]
+                                          : !strcmp(bad, "time") ? tok[k] : bus > 1e6 ? tok[k + 2] : tok[k + 1]);
+    r->time_s = t * lay->time_unit;
+    r->busbw_Bps = bus * 1e9;
+    /* #wrong: a count ("%6g"), or N/A where nothing was checked */
+    double wrong;
+    r->wrong = lay->wrong && nt > k + 3 && num(tok[k + 3], &wrong) && wrong > 0;
+    snprintf(r->type, sizeof r->type, "%s", tok[2]);
+    /* no redop printed: an operation without a reduction (nccl-tests
+     * names the reductions' operator in every version) */
+    if (redop)
+        snprintf(r->redop, sizeof r->redop, "%s", redop);
+    else
+        r->no_redop = true;
+    return TC_OK;
+}
+
+/* nccl-tests' text output (tc_nccl_tests_load). */
+static tc_status read_text(FILE *in, const char *path, const char *test, tc_nccl_file *f, tc_err *err)
+{
     tc_nccl_row *v = NULL;
     size_t nv = 0, cap = 0;
     char line[4096];
-    long lineno = 0;
+    long lineno = 0, first_other = 0;
     bool table_only = false;
     /* without a column header, the layout of v2.13 and later */
-    nt_layout lay = {.redop = true, .root = true, .time_unit = 1e-6};
-    bool header = false;
+    nt_layout lay = {.redop = true, .root = true, .wrong = true, .time_unit = 1e-6};
+    bool header = false, named = false;
+    char section[48] = ""; /* the test whose rows follow ("": not named) */
     long max_rank = -1;
     tc_status st = TC_OK;
-    while (st == TC_OK && fgets(line, sizeof line, f)) {
+    while (st == TC_OK && fgets(line, sizeof line, in)) {
         lineno++;
         size_t len = strlen(line);
         /* fgets stops at a newline, a full buffer or the end: a line that
          * ends before any of them holds a NUL byte */
-        if (len < sizeof line - 1 && (len == 0 || line[len - 1] != '\n') && !feof(f)) {
+        if (len < sizeof line - 1 && (len == 0 || line[len - 1] != '\n') && !feof(in)) {
             st = tc_fail(err, TC_EINVAL, "nccl-tests file %s line %ld: holds a NUL byte: expected nccl-tests' text output",
                          path, lineno);
             break;
@@ -252,15 +556,31 @@ tc_status tc_nccl_tests_read(const char *path, tc_nccl_row **rows, size_t *n, ui
                          sizeof line - 2);
             break;
         }
-        const char *p = line;
+        char *p = (char *)strip_prefix(line);
         while (isspace((unsigned char)*p))
             p++;
         if (*p == '#') {
+            const char *c = p + 1;
+            while (*c == ' ')
+                c++;
+            int hdr_code = 0;
+            char tv[24];
             if (strncmp(p, "# topocc: table-only", 20) == 0)
                 table_only = true;
             else if (strncmp(p, "# topocc:", 9) == 0)
                 ; /* a note (tests/data/nccl-tests/), whatever words it uses */
-            else if (column_header(p + 1, &lay))
+            else if (strncmp(c, "Collective test starting:", 25) == 0) {
+                /* v2.16.7 and later (src/common.cu, then src/util.cu) */
+                const char *n = c + 25;
+                while (*n == ' ')
+                    n++;
+                program_of(n, section, sizeof section);
+                named = true;
+            } else if (sscanf(c, "nccl-tests version %23s nccl-headers=%*d nccl-library=%d", tv, &hdr_code) == 2) {
+                /* v2.17.4 and later: the library the run loaded */
+                snprintf(f->tests_version, sizeof f->tests_version, "%s", tv);
+                f->nccl_code = hdr_code;
+            } else if (column_header(p + 1, &lay))
                 header = true; /* the rows after it are in its layout */
             else {
                 long r;
@@ -272,10 +592,13 @@ tc_status tc_nccl_tests_read(const char *path, tc_nccl_row **rows, size_t *n, ui
         if (!*p)
             continue;
         /* NCCL's own log lines interleaved with the table (NCCL_DEBUG) */
-        if (strstr(p, "NCCL INFO") || strstr(p, "NCCL WARN") || strstr(p, "NCCL version"))
+        if (strstr(p, "NCCL INFO") || strstr(p, "NCCL WARN") || strstr(p, "NCCL version")) {
+            if (!f->nccl_code)
+                f->nccl_code = nccl_version_in(p);
             continue;
+        }
         char *tok[32];
-        int nt = tokens(line, tok, 32);
+        int nt = tokens(p, tok, 32);
         tc_nccl_row r = {.line = lineno};
         double x;
         if (table_only) {
@@ -289,74 +612,193 @@ tc_status tc_nccl_tests_read(const char *path, tc_nccl_row **rows, size_t *n, ui
             }
             r.busbw_Bps = x * 1e9;
         } else {
-            /* size count type [redop] [root] time algbw busbw #wrong (or
-             * error) [in-place ...] */
-            double cnt, root = 0, t, alg, bus;
-            int k = 3; /* the next column's token */
-            const char *redop = NULL;
-            double x0;
-            if (lay.redop && nt > k && !num(tok[k], &x0))
-                redop = tok[k++];
-            if (nt < k + (lay.root ? 5 : 4) || !num(tok[0], &r.bytes) || !num(tok[1], &cnt) ||
-                (lay.root && !num(tok[k++], &root)) || !num(tok[k], &t) || !num(tok[k + 1], &alg) ||
-                !num(tok[k + 2], &bus) || r.bytes < 0 || t < 0 || bus < 0) {
-                st = tc_fail(err, TC_EINVAL,
-                             "nccl-tests file %s line %ld: expected a row 'size count type %s%stime algbw busbw #wrong "
-                             "...'%s (or a comment starting with '#')",
-                             path, lineno, lay.redop ? "redop " : "", lay.root ? "root " : "",
-                             header ? ", the columns its column header names" : "");
-                break;
+            if (!num(tok[0], &x)) { /* a launcher's line, or nccl-tests' own messages */
+                if (f->unread < 3)
+                    f->unread_line[f->unread] = lineno;
+                f->unread++;
+                continue;
             }
-            /* numbers nccl-tests can print: whole sizes and counts up to
-             * 2^60 bytes, a bus bandwidth below 10^6 GB/s */
-            const char *bad = r.bytes != floor(r.bytes) || r.bytes > 1152921504606846976.0 ? "size"
-                              : cnt < 0 || cnt != floor(cnt) || cnt > 1152921504606846976.0 ? "count"
-                              : bus > 1e6 || alg > 1e6 || alg < 0 ? "bandwidth"
-                              : t > 1e15 ? "time" : NULL;
-            if (bad) {
-                st = tc_fail(err, TC_EINVAL,
-                             "nccl-tests file %s line %ld: %s %s is not one nccl-tests prints (sizes and counts are "
-                             "whole numbers up to 2^60, bandwidths below 10^6 GB/s)",
-                             path, lineno, bad, !strcmp(bad, "size") ? tok[0] : !strcmp(bad, "count") ? tok[1]
-                                                : !strcmp(bad, "time") ? tok[k] : bus > 1e6 ? tok[k + 2] : tok[k + 1]);
-                break;
+            if (test && section[0] && strcmp(section, test) != 0) {
+                other_test(f, section);
+                if (!f->other_rows++)
+                    first_other = lineno;
+                continue;
             }
-            r.time_s = t * lay.time_unit;
-            r.busbw_Bps = bus * 1e9;
-            snprintf(r.type, sizeof r.type, "%s", tok[2]);
-            /* no redop printed: an operation without a reduction (nccl-tests
-             * names the reductions' operator in every version) */
-            if (redop)
-                snprintf(r.redop, sizeof r.redop, "%s", redop);
-            else
-                r.no_redop = true;
+            if ((st = text_row(tok, nt, &lay, header, path, lineno, &r, err)))
+                break;
         }
         if (!(r.bytes > 0))
             continue; /* nccl-tests prints size 0 rows; nothing to predict */
-        if (nv == cap) {
-            size_t c = cap ? 2 * cap : 32;
-            tc_nccl_row *w = realloc(v, c * sizeof *w);
-            if (!w) {
-                st = tc_fail(err, TC_EINTERNAL, "out of memory");
-                break;
-            }
-            v = w;
-            cap = c;
-        }
-        v[nv++] = r;
+        if (section[0])
+            snprintf(f->test, sizeof f->test, "%s", section);
+        if (r.wrong && !f->wrong++)
+            f->wrong_line = r.line;
+        st = add_row(&v, &nv, &cap, &r, err);
     }
-    if (st == TC_OK && ferror(f))
+    if (st == TC_OK && ferror(in))
         st = tc_fail(err, TC_EINVAL, "nccl-tests file %s: read error", path);
-    fclose(f);
+    if (st == TC_OK && nv == 0 && named && f->others[0]) {
+        char where[32];
+        snprintf(where, sizeof where, "line %ld", first_other);
+        st = not_the_test(path, test, f->others, where, err);
+    }
     if (st == TC_OK && nv == 0)
-        st = tc_fail(err, TC_EINVAL, "nccl-tests file %s: no result rows (lines 'size count type redop root time algbw busbw ...')",
-                     path);
+        st = f->unread ? tc_fail(err, TC_EINVAL,
+                                 "nccl-tests file %s: no result rows (lines 'size count type redop root time algbw busbw "
+                                 "...'); line %ld, the first of %zu others, is not one",
+                                 path, f->unread_line[0], f->unread)
+                       : tc_fail(err, TC_EINVAL,
+                                 "nccl-tests file %s: no result rows (lines 'size count type redop root time algbw busbw "
+                                 "...')",
+                                 path);
     if (st) {
         free(v);
         return st;
     }
-    *rows = v;
-    *n = nv;
-    *ranks = (uint32_t)(max_rank + 1);
+    f->rows = v;
+    f->n = nv;
+    f->ranks = (uint32_t)(max_rank + 1);
     return TC_OK;
+}
+
+/* A JSON number, or nccl-tests' "nan" (jsonDouble writes a NaN so): NAN;
+ * false where the value is neither. */
+static bool json_num(const json_t *j, double *out)
+{
+    if (json_is_number(j)) {
+        *out = json_number_value(j);
+        return isfinite(*out);
+    }
+    if (json_is_string(j) && strcmp(json_string_value(j), "nan") == 0) {
+        *out = NAN;
+        return true;
+    }
+    return false;
+}
+
+/* nccl-tests' JSON report (-J, src/util.cu from v2.17.3: jsonOutputInit,
+ * writeDeviceReport, writeBenchmarkLine*; format versions 1 to 3 up to
+ * v2.19.6): {version, args, env, nccl_version, config {nthreads, ngpus,
+ * devices [one per process]}, results [{size, count, type, redop, root,
+ * out_of_place {time or cpu_time, alg_bw, bus_bw, nwrong}, in_place}],
+ * ...}. */
+static tc_status read_json(const char *path, const char *test, tc_nccl_file *f, tc_err *err)
+{
+    json_error_t je;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!root)
+        return tc_fail(err, TC_EINVAL, "nccl-tests file %s line %d: not a JSON report nccl-tests writes (-J): %s", path,
+                       je.line, je.text);
+    tc_status st = TC_OK;
+    tc_nccl_row *v = NULL;
+    size_t nv = 0, cap = 0;
+    const json_t *ver = json_object_get(root, "version"), *res = json_object_get(root, "results");
+    json_int_t version = json_is_integer(ver) ? json_integer_value(ver) : 0;
+    if (!json_is_object(root) || version < 1 || version > 3 || !json_is_array(res)) {
+        st = tc_fail(err, TC_EINVAL,
+                     "nccl-tests file %s: not a JSON report nccl-tests writes (-J): read are its versions 1 to 3 "
+                     "(nccl-tests v2.17.3 to v2.19.6), an object with \"version\" and a \"results\" list",
+                     path);
+        goto done;
+    }
+    f->json = (int)version;
+    const json_t *args = json_object_get(root, "args"), *a0 = json_array_get(args, 0);
+    if (json_is_string(a0))
+        program_of(json_string_value(a0), f->test, sizeof f->test);
+    const json_t *nv_j = json_object_get(root, "nccl_version");
+    if (json_is_integer(nv_j) && json_integer_value(nv_j) > 0 && json_integer_value(nv_j) < 1000000)
+        f->nccl_code = (int)json_integer_value(nv_j);
+    size_t i;
+    const json_t *e;
+    json_array_foreach(json_object_get(root, "env"), i, e) {
+        const char *kv = json_is_string(e) ? json_string_value(e) : "";
+        for (size_t h = 0; h < sizeof honoured / sizeof *honoured; h++) {
+            size_t n = strlen(honoured[h]);
+            if (strncmp(kv, honoured[h], n) == 0 && kv[n] == '=') {
+                size_t used = strlen(f->env);
+                if (used + strlen(kv) + 2 < sizeof f->env)
+                    snprintf(f->env + used, sizeof f->env - used, "%s%s", used ? " " : "", kv);
+            }
+        }
+    }
+    const json_t *cfg = json_object_get(root, "config"), *dev = json_object_get(cfg, "devices");
+    const json_t *th = json_object_get(cfg, "nthreads"), *gp = json_object_get(cfg, "ngpus");
+    if (json_is_array(dev) && json_is_integer(th) && json_is_integer(gp) && json_integer_value(th) > 0 &&
+        json_integer_value(gp) > 0) {
+        double ranks = (double)json_array_size(dev) * (double)json_integer_value(th) * (double)json_integer_value(gp);
+        if (ranks >= 1 && ranks < 1 << 24)
+            f->ranks = (uint32_t)ranks;
+    }
+    if (test && f->test[0] && strcmp(f->test, test) != 0) {
+        st = not_the_test(path, test, f->test, "its args", err);
+        goto done;
+    }
+    json_array_foreach(res, i, e) {
+        tc_nccl_row r = {.line = (long)i + 1, .json = true};
+        const json_t *oop = json_object_get(e, "out_of_place");
+        const json_t *t = json_object_get(oop, "time") ? json_object_get(oop, "time") : json_object_get(oop, "cpu_time");
+        const json_t *type = json_object_get(e, "type"), *redop = json_object_get(e, "redop");
+        double bytes = -1, tm = 0, bus = 0;
+        const json_t *size = json_object_get(e, "size");
+        if (json_is_integer(size))
+            bytes = (double)json_integer_value(size);
+        if (!json_is_object(e) || bytes < 0 || bytes > 1152921504606846976.0 || !json_is_string(type) ||
+            !json_is_string(redop) || !json_is_object(oop) || !json_num(t, &tm) ||
+            !json_num(json_object_get(oop, "bus_bw"), &bus) || tm < 0 || bus < 0 || bus >= 1e6 || tm > 1e15) {
+            st = tc_fail(err, TC_EINVAL,
+                         "nccl-tests file %s: result %zu is not one nccl-tests writes: expected \"size\" (a whole "
+                         "number of bytes), \"type\", \"redop\" and \"out_of_place\" with \"time\" (or \"cpu_time\") "
+                         "and \"bus_bw\"",
+                         path, i + 1);
+            goto done;
+        }
+        r.bytes = bytes;
+        r.time_s = isnan(tm) ? 0 : tm * 1e-6;
+        r.busbw_Bps = isnan(bus) ? 0 : bus * 1e9;
+        snprintf(r.type, sizeof r.type, "%s", json_string_value(type));
+        snprintf(r.redop, sizeof r.redop, "%s", json_string_value(redop));
+        if (!(r.bytes > 0))
+            continue;
+        const json_t *nw = json_object_get(oop, "nwrong");
+        r.wrong = json_is_number(nw) && json_number_value(nw) > 0;
+        if (r.wrong && !f->wrong++)
+            f->wrong_line = r.line;
+        if ((st = add_row(&v, &nv, &cap, &r, err)))
+            goto done;
+    }
+    if (nv == 0)
+        st = tc_fail(err, TC_EINVAL, "nccl-tests file %s: no results of a size above 0", path);
+done:
+    json_decref(root);
+    if (st) {
+        free(v);
+        return st;
+    }
+    f->rows = v;
+    f->n = nv;
+    return TC_OK;
+}
+
+tc_status tc_nccl_tests_load(const char *path, const char *test, tc_nccl_file *f, tc_err *err)
+{
+    memset(f, 0, sizeof *f);
+    FILE *in = fopen(path, "r");
+    if (!in)
+        return tc_fail(err, TC_EINVAL, "nccl-tests file %s: %s", path, strerror(errno));
+    /* a JSON report starts with '{' (nccl-tests writes one object) */
+    int c;
+    while ((c = fgetc(in)) != EOF && isspace(c))
+        ;
+    tc_status st;
+    if (c == '{') {
+        fclose(in);
+        st = read_json(path, test, f, err);
+    } else {
+        rewind(in);
+        st = read_text(in, path, test, f, err);
+        fclose(in);
+    }
+    if (st)
+        tc_nccl_file_free(f);
+    return st;
 }
