@@ -940,6 +940,12 @@ printf 'srun: error: node1: task 0: Exited with exit code 1\n' >"$tmp/nt_none_ro
 bad_says "nccl-tests --compare: a log without rows names its first line" "no result rows .*; line 1, the first of 1 others, is not one" nccl-tests --preset dgx-h100 --compare "$tmp/nt_none_rows.txt"
 printf '%s\n     2097152        524288     float     sum      -1    20.00  104.86  183.50      3    20.00  104.86  183.50      0\n' "$ntrow" >"$tmp/nt_wrong.txt"
 good "nccl-tests --compare: rows nccl-tests found wrong are named" "^# the file: 1 row with #wrong above 0 (the first: line 2): nccl-tests found the run's result wrong there$" nccl-tests --preset dgx-h100 --compare "$tmp/nt_wrong.txt"
+{ nt_row 262144 float sum; nt_row 262144 float max; nt_row 524288 half sum; nt_row 524288 half max; } >"$tmp/nt_all.txt"
+good "nccl-tests --compare: a -d all -o all log, the run's rows" "^# not compared: 3 rows of other types, operators or roots in the file (float max, half sum, half max)$" nccl-tests --preset dgx-h100 --compare "$tmp/nt_all.txt"
+good "nccl-tests --compare: a -d all -o all log, -d half -o max" "^# not compared: 3 rows of other types, operators or roots in the file (float sum, float max, half sum)$" nccl-tests --preset dgx-h100 -d half -o max --compare "$tmp/nt_all.txt"
+nt_brow() { printf '     1048576        262144     float    none  %6s    12.50   83.89   83.89      0    12.50   83.89   83.89      0\n' "$1"; }
+{ nt_brow 0; nt_brow 1; nt_brow 2; } >"$tmp/nt_roots.txt"
+good "nccl-tests --compare: a -r -1 log of broadcast, the root asked" "^# not compared: 2 rows of other types, operators or roots in the file (root 0, root 2)$" nccl-tests --preset dgx-h100 --op broadcast -r 1 --compare "$tmp/nt_roots.txt"
 J="$DATA_NT/constructed_nccltests2.19.6_json_16rank_allreduce.json"
 good "nccl-tests --compare: a JSON report" "^# median |error| >= 256 MiB       : [0-9.]*% over 1 size$" nccl-tests --preset dgx-h100:nodes=2 --compare "$J"
 good "nccl-tests --compare: a JSON report's test and versions" "^# the file: all_reduce_perf, nccl-tests' JSON report (format version 3), NCCL 2.21.5 (the version topocc models)$" nccl-tests --preset dgx-h100:nodes=2 --compare "$J"

@@ -73,6 +73,7 @@ typedef struct tc_nccl_row {
                          * reduction: a blank field, or a layout without the column */
     bool json;          /* from a JSON report: line is the result's place in its list, from 1 */
     bool wrong;         /* its out-of-place #wrong is above 0 */
+    long root;          /* its root column; -1 where it prints none (or -1) */
     long line;          /* its line in the file, from 1 */
 } tc_nccl_row;
 
@@ -85,6 +86,8 @@ typedef struct tc_nccl_file {
                              * does not name one */
     char others[160];       /* other tests whose rows were left out, ", "-separated ("" none) */
     size_t other_rows;      /* how many rows they held */
+    char other_kinds[160];  /* types and operators whose rows tc_nccl_file_keep left out ("" none) */
+    size_t other_kind_rows; /* how many rows they held */
     int nccl_code;          /* NCCL_VERSION_CODE of the library the run used; 0 where not printed */
     char tests_version[24]; /* nccl-tests' version ("2.17.8"), "" where not printed */
     int json;               /* the JSON report's version (nccl-tests -J); 0 for text */
@@ -124,6 +127,14 @@ typedef struct tc_nccl_file {
 tc_status tc_nccl_tests_load(const char *path, const char *test, tc_nccl_file *f, tc_err *err);
 
 void tc_nccl_file_free(tc_nccl_file *f);
+
+/* A log of nccl-tests run over several types, operators or roots (-d all,
+ * -o all; -r -1 for broadcast and reduce, every root): keeps the rows of
+ * type (nccl-tests' name), redop (the column as printed; rows that print
+ * none count as "none") and, where root >= 0, that root, where the file
+ * holds any, noting the others in f->other_kinds; a file holding none is
+ * left whole (for the caller to refuse, naming what it holds). */
+void tc_nccl_file_keep(tc_nccl_file *f, const char *type, const char *redop, long root);
 
 /* The nccl-tests program that times op ("all_reduce_perf", ...). */
 const char *tc_nccl_tests_program(tc_op op);

@@ -637,6 +637,26 @@ static tc_status nt_empty(const nt_in *in, tc_scenario *s, nt_built *b, tc_err *
     return TC_OK;
 }
 
+/* A log of every type, operator or root (nccl-tests -d all, -o all, -r
+ * -1): the rows of the run predicted, its -d, -o and -r as nccl-tests
+ * prints them (values the run refuses leave the file whole). */
+static void keep_run(const nt_in *in, tc_op op, tc_nccl_file *file)
+{
+    const char *dt;
+    tc_err e;
+    tc_redop rop = TC_REDOP_SUM;
+    if ((in->d && nt_dtype(in->d, &dt, &e) != TC_OK) || (in->o && !tc_redop_parse(in->o, &rop)))
+        return;
+    long root = -1;
+    if (op == TC_OP_BROADCAST || op == TC_OP_REDUCE) {
+        char *end;
+        root = in->r ? strtol(in->r, &end, 10) : 0;
+        if (in->r && (*end || root < 0))
+            return;
+    }
+    tc_nccl_file_keep(file, in->d ? in->d : "float", tc_redop_column(op, (uint8_t)rop), root);
+}
+
 /* Where a row is in its file: "line", or in a JSON report "result". */
 static const char *row_unit(const tc_nccl_row *r)
 {
@@ -667,6 +687,9 @@ static void file_notes(FILE *f, const tc_nccl_file *file, const char *path)
     if (file->other_rows)
         fprintf(f, "# not compared: %zu row%s of other tests in the file (%s)\n", file->other_rows,
                 file->other_rows == 1 ? "" : "s", file->others);
+    if (file->other_kind_rows)
+        fprintf(f, "# not compared: %zu row%s of other types, operators or roots in the file (%s)\n",
+                file->other_kind_rows, file->other_kind_rows == 1 ? "" : "s", file->other_kinds);
     if (file->wrong)
         fprintf(f, "# the file: %zu row%s with #wrong above 0 (the first: %s %ld): nccl-tests found the run's result "
                    "wrong there\n",
@@ -1473,6 +1496,8 @@ int cli_nccl_tests(int argc, char **argv, int first)
         tc_err e0;
         bool known = !in.op || tc_op_parse(in.op, &op, &e0) == TC_OK;
         st = tc_nccl_tests_load(in.compare, known ? tc_nccl_tests_program(op) : NULL, &file, &err);
+        if (st == TC_OK && known)
+            keep_run(&in, op, &file);
     }
     const tc_nccl_row *rows = file.rows;
     size_t nrows = file.n;

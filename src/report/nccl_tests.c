@@ -359,6 +359,51 @@ void tc_nccl_version_str(int code, char *buf, size_t len)
         snprintf(buf, len, "%d.%d.%d", code / 1000, code / 100 % 10, code % 100);
 }
 
+/* Whether row r is of type, redop and (root >= 0) root. */
+static bool row_of(const tc_nccl_row *r, const char *type, const char *redop, long root)
+{
+    const char *rd = r->redop[0] ? r->redop : r->no_redop ? "none" : NULL;
+    return (!r->type[0] || strcmp(r->type, type) == 0) && (!rd || strcmp(rd, redop) == 0) &&
+           (root < 0 || r->root < 0 || r->root == root);
+}
+
+/* Appends kind to the ", "-separated list (once). */
+static void add_kind(char *list, size_t len, const char *kind)
+{
+    size_t n = strlen(kind);
+    for (const char *p = list; (p = strstr(p, kind)); p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == ',' || p[n] == '\0'))
+            return;
+    size_t used = strlen(list);
+    snprintf(list + used, len - used, "%s%s", used ? ", " : "", kind);
+}
+
+void tc_nccl_file_keep(tc_nccl_file *f, const char *type, const char *redop, long root)
+{
+    size_t keep = 0;
+    for (size_t i = 0; i < f->n; i++)
+        keep += row_of(&f->rows[i], type, redop, root);
+    if (keep == 0 || keep == f->n)
+        return;
+    size_t k = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        const tc_nccl_row *r = &f->rows[i];
+        if (row_of(r, type, redop, root)) {
+            f->rows[k++] = *r;
+            continue;
+        }
+        char kind[64];
+        const char *rd = r->redop[0] ? r->redop : "none";
+        if (root >= 0 && r->root >= 0 && r->root != root && !strcmp(r->type, type) && !strcmp(rd, redop))
+            snprintf(kind, sizeof kind, "root %ld", r->root);
+        else
+            snprintf(kind, sizeof kind, "%s %s", r->type, rd);
+        add_kind(f->other_kinds, sizeof f->other_kinds, kind);
+        f->other_kind_rows++;
+    }
+    f->n = k;
+}
+
 void tc_nccl_file_free(tc_nccl_file *f)
 {
     if (f) {
@@ -383,12 +428,7 @@ static void program_of(const char *name, char *out, size_t len)
 /* Records a test whose rows are left out (once each). */
 static void other_test(tc_nccl_file *f, const char *name)
 {
-    size_t n = strlen(name);
-    for (const char *p = f->others; (p = strstr(p, name)); p += n)
-        if ((p == f->others || p[-1] == ' ') && (p[n] == ',' || p[n] == '\0'))
-            return;
-    size_t used = strlen(f->others);
-    snprintf(f->others + used, sizeof f->others - used, "%s%s", used ? ", " : "", name);
+    add_kind(f->others, sizeof f->others, name);
 }
 
 /* The line without a launcher's prefix, where it has one:
@@ -514,6 +554,7 @@ static tc_status text_row(char **tok, int nt, const nt_layout *lay, bool header,
                                           : !strcmp(bad, "time") ? tok[k] : bus > 1e6 ? tok[k + 2] : tok[k + 1]);
     r->time_s = t * lay->time_unit;
     r->busbw_Bps = bus * 1e9;
+    r->root = lay->root && root >= 0 && root < 1e9 && root == floor(root) ? (long)root : -1;
     /* #wrong: a count ("%6g"), or N/A where nothing was checked */
     double wrong;
     r->wrong = lay->wrong && nt > k + 3 && num(tok[k + 3], &wrong) && wrong > 0;
@@ -599,7 +640,7 @@ static tc_status read_text(FILE *in, const char *path, const char *test, tc_nccl
         }
         char *tok[32];
         int nt = tokens(p, tok, 32);
-        tc_nccl_row r = {.line = lineno};
+        tc_nccl_row r = {.line = lineno, .root = -1};
         double x;
         if (table_only) {
             if (nt != 2 || !num(tok[0], &r.bytes) || !num(tok[1], &x) || !(r.bytes > 0) || x < 0 ||
@@ -734,7 +775,7 @@ static tc_status read_json(const char *path, const char *test, tc_nccl_file *f, 
         goto done;
     }
     json_array_foreach(res, i, e) {
-        tc_nccl_row r = {.line = (long)i + 1, .json = true};
+        tc_nccl_row r = {.line = (long)i + 1, .json = true, .root = -1};
         const json_t *oop = json_object_get(e, "out_of_place");
         const json_t *t = json_object_get(oop, "time") ? json_object_get(oop, "time") : json_object_get(oop, "cpu_time");
         const json_t *type = json_object_get(e, "type"), *redop = json_object_get(e, "redop");
@@ -757,6 +798,12 @@ static tc_status read_json(const char *path, const char *test, tc_nccl_file *f, 
         r.busbw_Bps = isnan(bus) ? 0 : bus * 1e9;
         snprintf(r.type, sizeof r.type, "%s", json_string_value(type));
         snprintf(r.redop, sizeof r.redop, "%s", json_string_value(redop));
+        const json_t *rt = json_object_get(e, "root"); /* the printed field, "%6i" */
+        char *end;
+        long rv = json_is_string(rt) ? strtol(json_string_value(rt), &end, 10) : json_is_integer(rt) ? (long)json_integer_value(rt) : -1;
+        if (json_is_string(rt) && *end)
+            rv = -1;
+        r.root = rv >= 0 && rv < 1000000000L ? rv : -1;
         if (!(r.bytes > 0))
             continue;
         const json_t *nw = json_object_get(oop, "nwrong");
