@@ -792,6 +792,13 @@ bad_says "nccl-tests -J: the --out file" "is the --out file too" nccl-tests --pr
 bad_says "nccl-tests -J: the --compare file" "is the --compare file, which the prediction reads" nccl-tests --preset dgx-h100:nodes=2 --op allgather -J "$tmp/pred.json" --compare "$tmp/pred.json"
 bad_says "nccl-tests -J: a file of --out-dir" "is in --out-dir" nccl-tests --preset dgx-h100 -b 1M -e 1M -J "$tmp/od/scenario.json" --out-dir "$tmp/od"
 bad_says "nccl-tests -J: an unwritable place" "^topocc: " nccl-tests --preset dgx-h100 -b 1M -e 1M -J /nonexistent/dir/pred.json
+bad_says "nccl-tests -J with --print-scenario" "^topocc: -J writes the prediction's report; --print-scenario runs no prediction: drop one$" nccl-tests --preset dgx-h100 -b 1M -e 1M -J "$tmp/ps.json" --print-scenario
+bad_says "nccl-tests -J: another suffix with --print-scenario" "writes its JSON report only to a FILE.json" nccl-tests --preset dgx-h100 -b 1M -e 1M -J "$tmp/ps.txt" --print-scenario
+bad_says "nccl-tests -J: unwritable, with --out-dir, refused before the run" "^topocc: " nccl-tests --preset dgx-h100 -b 1M -e 1M --out-dir "$tmp/odj" --out "$tmp/odj.txt" -J /nonexistent/dir/pred.json
+[ ! -e "$tmp/odj.txt" ] && [ ! -e "$tmp/odj/scenario.json" ] || { echo "FAIL: nccl-tests -J unwritable with --out-dir: files written before the refusal"; fails=$((fails + 1)); }
+good "nccl-tests -J: an argument not ASCII is cut as nccl-tests cuts it" "^# Avg bus bandwidth" nccl-tests --preset dgx-h100 -b 1M -e 1M -n "$(printf 'a\377b')" -J "$tmp/nonascii.json"
+grep -q '"-n", "a"' "$tmp/nonascii.json" && grep -q '"parallel_init": "false"' "$tmp/nonascii.json" ||
+    { echo "FAIL: nccl-tests -J: a non-ASCII argument not cut, or booleans not written as nccl-tests writes them"; fails=$((fails + 1)); }
 bad_says "nccl-tests: a repeated option" "option -d given twice" nccl-tests --preset dgx-h100 -b 1M -e 1M -d float -d half
 bad_says "nccl-tests: an option repeated by its long name" "option --datatype given twice" nccl-tests --preset dgx-h100 -b 1M -e 1M -d float --datatype half
 good "nccl-tests: an ignored option may repeat" "^# Avg bus bandwidth" nccl-tests --preset dgx-h100 -b 1M -e 1M -n 20 -n 5
@@ -952,6 +959,27 @@ good "nccl-tests --compare: a JSON report's test and versions" "^# the file: all
 NCCL_ALGO=Ring good "nccl-tests --compare: a JSON report's NCCL settings beside topocc's" "^# the run's NCCL settings topocc honours: NCCL_ALGO=Ring (here Ring, alike) NCCL_BUFFSIZE=8388608 (unset here)$" nccl-tests --preset dgx-h100:nodes=2 --compare "$J"
 bad_says "nccl-tests --compare: a JSON report of other ranks" "lists 16 ranks (its devices x threads x GPUs), the prediction is for 8 ranks" nccl-tests --preset dgx-h100 --compare "$J"
 bad_says "nccl-tests --compare: a JSON report of another test" "holds the output of all_reduce_perf (its args), the prediction is of alltoall_perf: give --op allreduce$" nccl-tests --preset dgx-h100:nodes=2 --op alltoall --compare "$J"
+# a JSON report's NCCL values with a space, a newline: no crash, one line, shown as read
+printf '{"version": 3, "env": ["NCCL_ALGO= Ring", "NCCL_PROTO=Simple\\nX"], "results": [{"size": 1048576, "type": "float", "redop": "sum", "root": "    -1", "out_of_place": {"time": 12.5, "bus_bw": 146.8}}]}\n' >"$tmp/nt_env.json"
+good "nccl-tests --compare: a JSON report's values with blanks and newlines" "^# the run's NCCL settings topocc honours: NCCL_ALGO= Ring (unset here) NCCL_PROTO=Simple?X (unset here)$" nccl-tests --preset dgx-h100 --compare "$tmp/nt_env.json"
+# through a pipe: nothing read twice
+cat "$tmp/nt_two.txt" | "$T" nccl-tests --preset dgx-h100 --compare /dev/stdin >"$tmp/out" 2>&1
+grep -q "^     1048576 .* 146.80 " "$tmp/out" && grep -q "^# not compared: 1 row of other tests in the file (all_gather_perf)$" "$tmp/out" ||
+    { echo "FAIL: nccl-tests --compare /dev/stdin: a log through a pipe is not read as the file"; cat "$tmp/out"; fails=$((fails + 1)); }
+cat "$J" | "$T" nccl-tests --preset dgx-h100:nodes=2 --compare /dev/stdin >"$tmp/out" 2>&1
+grep -q "^# the file: all_reduce_perf, nccl-tests' JSON report" "$tmp/out" ||
+    { echo "FAIL: nccl-tests --compare /dev/stdin: a JSON report through a pipe is not read"; cat "$tmp/out"; fails=$((fails + 1)); }
+printf '\357\273\277' | cat - "$J" >"$tmp/nt_bom.json"
+good "nccl-tests --compare: a JSON report after a byte-order mark" "^# the file: all_reduce_perf, nccl-tests' JSON report" nccl-tests --preset dgx-h100:nodes=2 --compare "$tmp/nt_bom.json"
+printf '[1, 2]\n' >"$tmp/nt_list.json"
+bad_says "nccl-tests --compare: a JSON list" "not a JSON report nccl-tests writes (-J): read are its versions 1 to 3" nccl-tests --preset dgx-h100 --compare "$tmp/nt_list.json"
+# rank lines count per run: another test's, another run's
+{ printf '# Collective test starting: all_gather_perf\n# nThread 1 nGpus 1\n'; nt_ranks 16; nt_row 262144 float none
+  printf '# Collective test concluded: all_gather_perf\n# Collective test starting: all_reduce_perf\n# nThread 1 nGpus 1\n'; nt_ranks 8; nt_row 262144 float sum; } >"$tmp/nt_mixranks.txt"
+good "nccl-tests --compare: the ranks of the test compared, not another's" "^# not compared: 1 row of other tests in the file (all_gather_perf)$" nccl-tests --preset dgx-h100 --compare "$tmp/nt_mixranks.txt"
+bad_says "nccl-tests --compare: another test's ranks are not the run's" "lists 8 ranks in its header" nccl-tests --preset dgx-h100:nodes=2 --compare "$tmp/nt_mixranks.txt"
+{ printf '# nThread 1 nGpus 1\n'; nt_ranks 4; nt_row 262144 float sum; printf '# nThread 1 nGpus 1\n'; nt_ranks 8; nt_row 262144 float sum; } >"$tmp/nt_tworuns.txt"
+bad_says "nccl-tests --compare: two runs on different ranks" "holds runs of the test compared on 4 ranks (its '#  Rank' lines, line 5) and on 8 (line 15)" nccl-tests --preset dgx-h100 --compare "$tmp/nt_tworuns.txt"
 printf '{"version": 3, "results": [\n' >"$tmp/nt_cut.json"
 bad_says "nccl-tests --compare: a JSON report cut short" "nt_cut.json line 2: not a JSON report nccl-tests writes (-J)" nccl-tests --preset dgx-h100 --compare "$tmp/nt_cut.json"
 printf '{"version": 4, "results": []}\n' >"$tmp/nt_v4.json"

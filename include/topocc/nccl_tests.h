@@ -96,8 +96,8 @@ typedef struct tc_nccl_file {
     long wrong_line;        /* the first of them (its line, or its result's place) */
     size_t unread;          /* text lines neither rows nor comments (a launcher's or NCCL's lines) */
     long unread_line[3];    /* the first three of them */
-    char env[512];          /* JSON: the run's values of the NCCL variables topocc honours, "K=V" each,
-                             * space-separated ("" none) */
+    char env[512];          /* JSON: the run's values of the NCCL variables topocc honours, a "K=V\n"
+                             * each, control characters as '?' ("" none) */
 } tc_nccl_file;
 
 /* Reads a saved nccl-tests output into *f, the rows of test (the program

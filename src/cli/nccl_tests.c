@@ -146,9 +146,9 @@ static tc_status parse(nt_in *in, int argc, char **argv, int first, bool *helped
                                     "-a", "--average", "-G", "--cudagraph", "-z", "--blocking", "-p",
                                     "--parallel_init", "-N", "--run_cycles", "-y", "--stream_null", "-T",
                                     "--timeout", "-C", "--report_cputime", "-R", "--local_register",
-                                    /* v2.18.0 to v2.19.6: output and measuring options; -x is ignored
-                                     * by nccl-tests itself below NCCL 2.27 (src/common.cu:1322-1332 at
-                                     * v2.19.6), as on the NCCL 2.21.5 topocc models */
+                                    /* v2.17.0 to v2.19.6: output and measuring options; -x is ignored
+                                     * by nccl-tests built against NCCL's headers below 2.27
+                                     * (src/common.cu:1322-1332 at v2.19.6), as the 2.21.5 modelled */
                                     "-S", "--report_timestamps", "-I",
                                     "--per_iter_timing", "-K", "--per_iter_skip", "-M", "--memory", "-u",
                                     "--unalign", "-x", "--cta_policy", NULL};
@@ -709,8 +709,10 @@ static void file_notes(FILE *f, const tc_nccl_file *file, const char *path)
         char env[sizeof file->env];
         snprintf(env, sizeof env, "%s", file->env);
         char *save = NULL;
-        for (char *kv = strtok_r(env, " ", &save); kv; kv = strtok_r(NULL, " ", &save)) {
+        for (char *kv = strtok_r(env, "\n", &save); kv; kv = strtok_r(NULL, "\n", &save)) {
             char *eq = strchr(kv, '=');
+            if (!eq)
+                continue;
             *eq = '\0';
             const char *here = getenv(kv);
             fprintf(f, " %s=%s (%s%s%s)", kv, eq + 1, here ? "here " : "unset here", here ? here : "",
@@ -938,7 +940,8 @@ static tc_status compare(FILE *f, const tc_collective_out *o, const tc_nccl_file
         if (k == nsz[b])
             fprintf(f, "# median |error| %-16s : %.1f%% over %zu size%s\n", band[b], med, k, k == 1 ? "" : "s");
         else
-            fprintf(f, "# median |error| %-16s : %.1f%% over %zu rows (%zu sizes)\n", band[b], med, k, nsz[b]);
+            fprintf(f, "# median |error| %-16s : %.1f%% over %zu rows (%zu size%s)\n", band[b], med, k, nsz[b],
+                    nsz[b] == 1 ? "" : "s");
     }
     for (int b = 0; b < 3; b++)
         free(err_band[b]);
@@ -1307,7 +1310,7 @@ static tc_status check_json_out(const nt_in *in, tc_err *err)
         return tc_fail(err, TC_EINVAL, "-J %.160s is in --out-dir %.160s, whose scenario.json and TABLE.csv files "
                                        "are the result's: give it another name or directory",
                        j, in->out_dir);
-    return in->out_dir ? TC_OK : cli_check_writable(j, err);
+    return TC_OK;
 }
 
 static tc_status check_output(const nt_in *in, tc_format *fmt, tc_err *err)
@@ -1315,6 +1318,8 @@ static tc_status check_output(const nt_in *in, tc_format *fmt, tc_err *err)
     *fmt = TC_FMT_TABLE;
     tc_status st;
     if (in->format && (st = tc_format_parse(in->format, fmt, err)))
+        return st;
+    if (in->json_out && (st = check_json_out(in, err)))
         return st;
     if (in->print_scenario) {
         if (in->out_dir || (in->format && *fmt != TC_FMT_JSON))
@@ -1329,10 +1334,10 @@ static tc_status check_output(const nt_in *in, tc_format *fmt, tc_err *err)
                        in->format);
     if ((st = cli_check_out_beside_dir(in->out, in->out_dir, err)))
         return st;
-    if (in->json_out && (st = check_json_out(in, err)))
-        return st;
-    /* --out-dir is made before --out is tried, so that --out may be in it */
+    /* --out-dir is made before --out and -J are tried, so that they may be in it */
     if (in->out_dir && (st = cli_check_dir(in->out_dir, err)))
+        return st;
+    if (in->json_out && (st = cli_check_writable(in->json_out, err)))
         return st;
     return in->out ? cli_check_writable(in->out, err) : TC_OK;
 }

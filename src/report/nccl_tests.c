@@ -180,6 +180,17 @@ static void json_line(const nt_line *l, void *ud)
         j->oom = true;
 }
 
+/* A string as nccl-tests writes one (sanitizeJson, src/util.cu:78-119 at
+ * v2.19.6): cut at its first byte outside printable ASCII other than a tab
+ * or a newline (escaped by the JSON writer). */
+static json_t *nt_str(const char *in)
+{
+    size_t n = 0;
+    while (in[n] && ((in[n] >= 0x20 && in[n] < 0x7f) || in[n] == '\t' || in[n] == '\n'))
+        n++;
+    return json_stringn(in, n);
+}
+
 json_t *tc_nccl_tests_report(const tc_collective_out *o, const tc_nccl_tests_header *hp, const char *const *args,
                              size_t nargs, const char *what)
 {
@@ -189,13 +200,13 @@ json_t *tc_nccl_tests_report(const tc_collective_out *o, const tc_nccl_tests_hea
     if (!root || !a || !env || !dev || !j.results)
         goto oom;
     for (size_t i = 0; i < nargs; i++)
-        if (json_array_append_new(a, json_string(args[i])))
+        if (json_array_append_new(a, nt_str(args[i])))
             goto oom;
     for (size_t i = 0; i < sizeof honoured / sizeof *honoured; i++) {
         const char *v = getenv(honoured[i]);
         char kv[512];
         if (v && snprintf(kv, sizeof kv, "%s=%s", honoured[i], v) < (int)sizeof kv &&
-            json_array_append_new(env, json_string(kv)))
+            json_array_append_new(env, nt_str(kv)))
             goto oom;
     }
     /* one device entry per process, as writeDeviceReport gathers them: the
@@ -213,23 +224,24 @@ json_t *tc_nccl_tests_report(const tc_collective_out *o, const tc_nccl_tests_hea
                                                  "device_info", "topocc prediction")))
             goto oom;
     }
-    json_t *cfg = json_pack("{s:i, s:i, s:I, s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:b, s:b, s:i, s:b, s:O}", "nthreads",
+    /* jsonBool writes "true" or "false" as strings (src/util.cu:273-275) */
+    json_t *cfg = json_pack("{s:i, s:i, s:I, s:I, s:I, s:i, s:i, s:i, s:i, s:i, s:s, s:s, s:i, s:s, s:O}", "nthreads",
                             (int)h.nthreads, "ngpus", (int)h.ngpus, "minimum_bytes", (json_int_t)h.min_bytes,
                             "maximum_bytes", (json_int_t)h.max_bytes, h.step_factor ? "step_factor" : "step_bytes",
                             (json_int_t)h.step, "warmup_iters", 0, "iterations", 0, "aggregated_iterations", 1,
-                            "validation", 0, "graph", 0, "blocking_collectives", 0, "per_iter_timing", 0,
-                            "per_iter_skip", 0, "parallel_init", 0, "devices", dev);
+                            "validation", 0, "graph", 0, "blocking_collectives", "false", "per_iter_timing", "false",
+                            "per_iter_skip", 0, "parallel_init", "false", "devices", dev);
     double avg = each_line(o, hp, json_line, &j);
     if (!cfg || j.oom ||
         json_object_set_new(root, "version", json_integer(3)) || json_object_set(root, "args", a) ||
         json_object_set(root, "env", env) || json_object_set_new(root, "nccl_version", json_integer(22105)) ||
         json_object_set_new(root, "config", cfg) || json_object_set(root, "results", j.results) ||
-        json_object_set_new(root, "out_of_bounds", json_pack("{s:i, s:b}", "count", 0, "okay", 1)) ||
+        json_object_set_new(root, "out_of_bounds", json_pack("{s:i, s:s}", "count", 0, "okay", "true")) ||
         json_object_set_new(root, "average_bus_bandwidth",
                             json_pack("{s:f, s:s}", "bandwidth", avg, "okay",
                                       "unchecked")) ||
         json_object_set_new(root, "errors", json_array()) ||
-        json_object_set_new(root, "topocc_prediction", json_string(what ? what : "")))
+        json_object_set_new(root, "topocc_prediction", nt_str(what ? what : "")))
         goto oom;
     json_decref(a), json_decref(env), json_decref(dev), json_decref(j.results);
     return root;
@@ -544,14 +556,14 @@ static tc_status text_row(char **tok, int nt, const nt_layout *lay, bool header,
      * bytes, a bus bandwidth below 10^6 GB/s */
     const char *bad = r->bytes != floor(r->bytes) || r->bytes > 1152921504606846976.0 ? "size"
                       : cnt < 0 || cnt != floor(cnt) || cnt > 1152921504606846976.0 ? "count"
-                      : bus > 1e6 || alg > 1e6 || alg < 0 ? "bandwidth"
+                      : bus >= 1e6 || alg >= 1e6 || alg < 0 ? "bandwidth"
                       : t > 1e15 ? "time" : NULL;
     if (bad)
         return tc_fail(err, TC_EINVAL,
                        "nccl-tests file %s line %ld: %s %s is not one nccl-tests prints (sizes and counts are "
                        "whole numbers up to 2^60, bandwidths below 10^6 GB/s)",
                        path, lineno, bad, !strcmp(bad, "size") ? tok[0] : !strcmp(bad, "count") ? tok[1]
-                                          : !strcmp(bad, "time") ? tok[k] : bus > 1e6 ? tok[k + 2] : tok[k + 1]);
+                                          : !strcmp(bad, "time") ? tok[k] : bus >= 1e6 ? tok[k + 2] : tok[k + 1]);
     r->time_s = t * lay->time_unit;
     r->busbw_Bps = bus * 1e9;
     r->root = lay->root && root >= 0 && root < 1e9 && root == floor(root) ? (long)root : -1;
@@ -569,6 +581,32 @@ static tc_status text_row(char **tok, int nt, const nt_layout *lay, bool header,
 }
 
 /* nccl-tests' text output (tc_nccl_tests_load). */
+/* One run of nccl-tests in a text log: from its "# nThread" line (or a
+ * test's start) to the next; its "#  Rank" lines. */
+typedef struct nt_run {
+    long max_rank, rank_line; /* the highest rank listed and its line; -1: none */
+    bool kept;                /* rows of the run were kept */
+} nt_run;
+
+/* Ends run r: the ranks of a run whose rows were kept are the file's, one
+ * count for all of them. */
+static tc_status end_run(nt_run *r, const char *path, tc_nccl_file *f, long *ranks_line, tc_err *err)
+{
+    tc_status st = TC_OK;
+    if (r->kept && r->max_rank >= 0) {
+        uint32_t n = (uint32_t)(r->max_rank + 1);
+        if (f->ranks && f->ranks != n)
+            st = tc_fail(err, TC_EINVAL,
+                         "nccl-tests file %s holds runs of the test compared on %u ranks (its '#  Rank' lines, line "
+                         "%ld) and on %u (line %ld): give a file of one of them",
+                         path, f->ranks, *ranks_line, n, r->rank_line);
+        else if (!f->ranks)
+            f->ranks = n, *ranks_line = r->rank_line;
+    }
+    *r = (nt_run){.max_rank = -1, .rank_line = -1};
+    return st;
+}
+
 static tc_status read_text(FILE *in, const char *path, const char *test, tc_nccl_file *f, tc_err *err)
 {
     tc_nccl_row *v = NULL;
@@ -580,9 +618,10 @@ static tc_status read_text(FILE *in, const char *path, const char *test, tc_nccl
     nt_layout lay = {.redop = true, .root = true, .wrong = true, .time_unit = 1e-6};
     bool header = false, named = false;
     char section[48] = ""; /* the test whose rows follow ("": not named) */
-    long max_rank = -1;
+    nt_run run = {.max_rank = -1, .rank_line = -1};
+    long ranks_line = 0;
     tc_status st = TC_OK;
-    while (st == TC_OK && fgets(line, sizeof line, in)) {
+    while (st == TC_OK && in && fgets(line, sizeof line, in)) {
         lineno++;
         size_t len = strlen(line);
         /* fgets stops at a newline, a full buffer or the end: a line that
@@ -617,6 +656,13 @@ static tc_status read_text(FILE *in, const char *path, const char *test, tc_nccl
                     n++;
                 program_of(n, section, sizeof section);
                 named = true;
+                st = end_run(&run, path, f, &ranks_line, err);
+            } else if (strncmp(c, "Collective test concluded:", 26) == 0) {
+                section[0] = '\0'; /* rows after it are of no test named */
+                st = end_run(&run, path, f, &ranks_line, err);
+            } else if (strncmp(c, "nThread ", 8) == 0) {
+                /* every run's first header line, every version */
+                st = end_run(&run, path, f, &ranks_line, err);
             } else if (sscanf(c, "nccl-tests version %23s nccl-headers=%*d nccl-library=%d", tv, &hdr_code) == 2) {
                 /* v2.17.4 and later: the library the run loaded */
                 snprintf(f->tests_version, sizeof f->tests_version, "%s", tv);
@@ -625,8 +671,8 @@ static tc_status read_text(FILE *in, const char *path, const char *test, tc_nccl
                 header = true; /* the rows after it are in its layout */
             else {
                 long r;
-                if (rank_line(p + 1, &r) && r > max_rank)
-                    max_rank = r;
+                if (rank_line(p + 1, &r) && r > run.max_rank)
+                    run.max_rank = r, run.rank_line = lineno;
             }
             continue;
         }
@@ -674,9 +720,12 @@ static tc_status read_text(FILE *in, const char *path, const char *test, tc_nccl
             snprintf(f->test, sizeof f->test, "%s", section);
         if (r.wrong && !f->wrong++)
             f->wrong_line = r.line;
+        run.kept = true;
         st = add_row(&v, &nv, &cap, &r, err);
     }
-    if (st == TC_OK && ferror(in))
+    if (st == TC_OK)
+        st = end_run(&run, path, f, &ranks_line, err);
+    if (st == TC_OK && in && ferror(in))
         st = tc_fail(err, TC_EINVAL, "nccl-tests file %s: read error", path);
     if (st == TC_OK && nv == 0 && named && f->others[0]) {
         char where[32];
@@ -698,7 +747,6 @@ static tc_status read_text(FILE *in, const char *path, const char *test, tc_nccl
     }
     f->rows = v;
     f->n = nv;
-    f->ranks = (uint32_t)(max_rank + 1);
     return TC_OK;
 }
 
@@ -723,10 +771,11 @@ static bool json_num(const json_t *j, double *out)
  * devices [one per process]}, results [{size, count, type, redop, root,
  * out_of_place {time or cpu_time, alg_bw, bus_bw, nwrong}, in_place}],
  * ...}. */
-static tc_status read_json(const char *path, const char *test, tc_nccl_file *f, tc_err *err)
+static tc_status read_json(const char *buf, size_t len, const char *path, const char *test, tc_nccl_file *f,
+                           tc_err *err)
 {
     json_error_t je;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
     if (!root)
         return tc_fail(err, TC_EINVAL, "nccl-tests file %s line %d: not a JSON report nccl-tests writes (-J): %s", path,
                        je.line, je.text);
@@ -754,12 +803,14 @@ static tc_status read_json(const char *path, const char *test, tc_nccl_file *f, 
     json_array_foreach(json_object_get(root, "env"), i, e) {
         const char *kv = json_is_string(e) ? json_string_value(e) : "";
         for (size_t h = 0; h < sizeof honoured / sizeof *honoured; h++) {
-            size_t n = strlen(honoured[h]);
-            if (strncmp(kv, honoured[h], n) == 0 && kv[n] == '=') {
-                size_t used = strlen(f->env);
-                if (used + strlen(kv) + 2 < sizeof f->env)
-                    snprintf(f->env + used, sizeof f->env - used, "%s%s", used ? " " : "", kv);
-            }
+            size_t n = strlen(honoured[h]), used = strlen(f->env);
+            if (strncmp(kv, honoured[h], n) != 0 || kv[n] != '=' || used + strlen(kv) + 2 >= sizeof f->env)
+                continue;
+            /* one "K=V" a line, V's control characters shown as '?' */
+            for (const char *c = kv; *c; c++)
+                f->env[used++] = (unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c;
+            f->env[used++] = '\n';
+            f->env[used] = '\0';
         }
     }
     const json_t *cfg = json_object_get(root, "config"), *dev = json_object_get(cfg, "devices");
@@ -826,25 +877,74 @@ done:
     return TC_OK;
 }
 
+/* The file's bytes, whole (a pipe or a FIFO too: nothing is read twice). */
+#define NT_MAX_BYTES (512.0 * 1024 * 1024)
+static tc_status slurp(const char *path, char **buf, size_t *len, tc_err *err)
+{
+    FILE *in = fopen(path, "rb");
+    if (!in)
+        return tc_fail(err, TC_EINVAL, "nccl-tests file %s: %s", path, strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    char *b = malloc(cap);
+    tc_status st = b ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
+    while (st == TC_OK) {
+        if (n == cap) {
+            if ((double)cap * 2 > NT_MAX_BYTES + 2) {
+                st = tc_fail(err, TC_EINVAL, "nccl-tests file %s: larger than %.0f MiB", path, NT_MAX_BYTES / 1048576);
+                break;
+            }
+            char *w = realloc(b, cap * 2);
+            if (!w) {
+                st = tc_fail(err, TC_EINTERNAL, "out of memory");
+                break;
+            }
+            b = w, cap *= 2;
+        }
+        size_t got = fread(b + n, 1, cap - n, in);
+        n += got;
+        if (got == 0) {
+            if (ferror(in))
+                st = tc_fail(err, TC_EINVAL, "nccl-tests file %s: read error", path);
+            break;
+        }
+    }
+    fclose(in);
+    if (st) {
+        free(b);
+        return st;
+    }
+    *buf = b;
+    *len = n;
+    return TC_OK;
+}
+
 tc_status tc_nccl_tests_load(const char *path, const char *test, tc_nccl_file *f, tc_err *err)
 {
     memset(f, 0, sizeof *f);
-    FILE *in = fopen(path, "r");
-    if (!in)
-        return tc_fail(err, TC_EINVAL, "nccl-tests file %s: %s", path, strerror(errno));
-    /* a JSON report starts with '{' (nccl-tests writes one object) */
-    int c;
-    while ((c = fgetc(in)) != EOF && isspace(c))
-        ;
-    tc_status st;
-    if (c == '{') {
-        fclose(in);
-        st = read_json(path, test, f, err);
+    char *buf = NULL;
+    size_t len = 0;
+    tc_status st = slurp(path, &buf, &len, err);
+    if (st)
+        return st;
+    /* a UTF-8 byte-order mark, as some editors save, is no content */
+    size_t at = len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3) ? 3 : 0, i = at;
+    while (i < len && isspace((unsigned char)buf[i]))
+        i++;
+    /* a JSON report starts with '{' (nccl-tests writes one object); '['
+     * is JSON too, refused as no report */
+    if (i < len && (buf[i] == '{' || buf[i] == '[')) {
+        st = read_json(buf + at, len - at, path, test, f, err);
     } else {
-        rewind(in);
-        st = read_text(in, path, test, f, err);
-        fclose(in);
+        FILE *in = len - at ? fmemopen(buf + at, len - at, "r") : NULL;
+        if (len - at && !in)
+            st = tc_fail(err, TC_EINTERNAL, "nccl-tests file %s: %s", path, strerror(errno));
+        else {
+            st = read_text(in, path, test, f, err);
+            if (in)
+                fclose(in);
+        }
     }
+    free(buf);
     if (st)
         tc_nccl_file_free(f);
     return st;
