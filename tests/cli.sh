@@ -972,7 +972,9 @@ grep -q "^# the file: all_reduce_perf, nccl-tests' JSON report" "$tmp/out" ||
 printf '\357\273\277' | cat - "$J" >"$tmp/nt_bom.json"
 good "nccl-tests --compare: a JSON report after a byte-order mark" "^# the file: all_reduce_perf, nccl-tests' JSON report" nccl-tests --preset dgx-h100:nodes=2 --compare "$tmp/nt_bom.json"
 printf '[1, 2]\n' >"$tmp/nt_list.json"
-bad_says "nccl-tests --compare: a JSON list" "not a JSON report nccl-tests writes (-J): read are its versions 1 to 3" nccl-tests --preset dgx-h100 --compare "$tmp/nt_list.json"
+bad_says "nccl-tests --compare: a JSON list is no report" "no result rows .*; line 1, the first of 1 others, is not one" nccl-tests --preset dgx-h100 --compare "$tmp/nt_list.json"
+printf '[1,0]<stdout>:%s\n' "$ntrow" >"$tmp/nt_ompi1.txt"
+good "nccl-tests --compare: a log whose first line Open MPI tagged" "^     1048576  *[0-9.]*  *146.80 " nccl-tests --preset dgx-h100 --compare "$tmp/nt_ompi1.txt"
 # rank lines count per run: another test's, another run's
 { printf '# Collective test starting: all_gather_perf\n# nThread 1 nGpus 1\n'; nt_ranks 16; nt_row 262144 float none
   printf '# Collective test concluded: all_gather_perf\n# Collective test starting: all_reduce_perf\n# nThread 1 nGpus 1\n'; nt_ranks 8; nt_row 262144 float sum; } >"$tmp/nt_mixranks.txt"

@@ -930,9 +930,9 @@ tc_status tc_nccl_tests_load(const char *path, const char *test, tc_nccl_file *f
     size_t at = len >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3) ? 3 : 0, i = at;
     while (i < len && isspace((unsigned char)buf[i]))
         i++;
-    /* a JSON report starts with '{' (nccl-tests writes one object); '['
-     * is JSON too, refused as no report */
-    if (i < len && (buf[i] == '{' || buf[i] == '[')) {
+    /* a JSON report starts with '{' (nccl-tests writes one object; a
+     * line of text starts with '[' where Open MPI tags it) */
+    if (i < len && buf[i] == '{') {
         st = read_json(buf + at, len - at, path, test, f, err);
     } else {
         FILE *in = len - at ? fmemopen(buf + at, len - at, "r") : NULL;
