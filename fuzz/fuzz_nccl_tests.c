@@ -2,8 +2,9 @@
  * fuzz_nccl_tests.c - the reader of saved nccl-tests output
  * (tc_nccl_tests_load, topocc/nccl_tests.h), which topocc nccl-tests
  * --compare reads: the input is written to a temporary file and read as
- * all-reduce's (text or JSON). Rows that read are sizes above zero with
- * finite, non-negative times and bus bandwidths.
+ * all-reduce's (text or JSON), then its float sum rows kept and their
+ * ranks checked. Rows that read are sizes above zero with finite,
+ * non-negative times and bus bandwidths.
  */
 #include <math.h>
 #include "fuzz.h"
@@ -21,6 +22,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tc_status st = tc_nccl_tests_load(path, "all_reduce_perf", &f, &err);
     unlink(path);
     fz_check(st, &err, "tc_nccl_tests_load");
+    if (st == TC_OK) {
+        /* the rows of one type, operator and root, then their ranks */
+        size_t before = f.n;
+        tc_nccl_file_keep(&f, "float", "sum", -1);
+        fz_expect(f.n >= 1 && f.n <= before && f.n + f.other_kind_rows >= before, "keep keeps rows and counts the rest");
+        tc_err e2 = {{0}};
+        tc_status s2 = tc_nccl_file_ranks(&f, path, &e2);
+        fz_check(s2, &e2, "tc_nccl_file_ranks");
+    }
     tc_nccl_row *rows = f.rows;
     size_t n = f.n;
     uint32_t ranks = f.ranks;

@@ -73,7 +73,10 @@ typedef struct tc_nccl_row {
                          * reduction: a blank field, or a layout without the column */
     bool json;          /* from a JSON report: line is the result's place in its list, from 1 */
     bool wrong;         /* its out-of-place #wrong is above 0 */
-    long root;          /* its root column; -1 where it prints none (or -1) */
+    long root;          /* its root column; -1 where it prints -1 or none */
+    bool has_root;      /* the file has a root column */
+    uint32_t ranks;     /* the ranks its run lists (0: none) */
+    long ranks_line;    /* the line of its run's last '#  Rank' line */
     long line;          /* its line in the file, from 1 */
 } tc_nccl_row;
 
@@ -128,12 +131,18 @@ tc_status tc_nccl_tests_load(const char *path, const char *test, tc_nccl_file *f
 
 void tc_nccl_file_free(tc_nccl_file *f);
 
+/* f->ranks from the ranks the runs of f's rows list (0: none lists any);
+ * rows of runs on different rank counts are refused, naming both. */
+tc_status tc_nccl_file_ranks(tc_nccl_file *f, const char *path, tc_err *err);
+
 /* A log of nccl-tests run over several types, operators or roots (-d all,
  * -o all; -r -1 for broadcast and reduce, every root): keeps the rows of
  * type (nccl-tests' name), redop (the column as printed; rows that print
- * none count as "none") and, where root >= 0, that root, where the file
- * holds any, noting the others in f->other_kinds; a file holding none is
- * left whole (for the caller to refuse, naming what it holds). */
+ * none count as "none") and root (root >= 0: broadcast's and reduce's,
+ * that root; root < 0: an operation without a root, whose rows print -1),
+ * where the file holds any, noting the others in f->other_kinds; a file
+ * holding none is left whole (for the caller to refuse, naming what it
+ * holds). */
 void tc_nccl_file_keep(tc_nccl_file *f, const char *type, const char *redop, long root);
 
 /* The nccl-tests program that times op ("all_reduce_perf", ...). */

@@ -637,31 +637,49 @@ static tc_status nt_empty(const nt_in *in, tc_scenario *s, nt_built *b, tc_err *
     return TC_OK;
 }
 
-/* A log of every type, operator or root (nccl-tests -d all, -o all, -r
- * -1): the rows of the run predicted, its -d, -o and -r as nccl-tests
- * prints them (values the run refuses leave the file whole). */
-static void keep_run(const nt_in *in, tc_op op, tc_nccl_file *file)
-{
-    const char *dt;
-    tc_err e;
-    tc_redop rop = TC_REDOP_SUM;
-    if ((in->d && nt_dtype(in->d, &dt, &e) != TC_OK) || (in->o && !tc_redop_parse(in->o, &rop)))
-        return;
-    long root = -1;
-    if (op == TC_OP_BROADCAST || op == TC_OP_REDUCE) {
-        char *end;
-        root = in->r ? strtol(in->r, &end, 10) : 0;
-        if (in->r && (*end || root < 0))
-            return;
-    }
-    tc_nccl_file_keep(file, in->d ? in->d : "float", tc_redop_column(op, (uint8_t)rop), root);
-}
-
 /* Where a row is in its file: "line", or in a JSON report "result". */
 static const char *row_unit(const tc_nccl_row *r)
 {
     return r->json ? "result" : "line";
 }
+
+/* A log of every type, operator or root (nccl-tests -d all, -o all, -r
+ * -1): the rows of the run predicted, its -d, -o and -r as nccl-tests
+ * prints them (values the run refuses leave the file whole). */
+static tc_status keep_run(const nt_in *in, tc_op op, tc_nccl_file *file, tc_err *err)
+{
+    const char *dt;
+    tc_err e;
+    tc_redop rop = TC_REDOP_SUM;
+    if ((in->d && nt_dtype(in->d, &dt, &e) != TC_OK) || (in->o && !tc_redop_parse(in->o, &rop)))
+        return TC_OK;
+    long root = -1;
+    bool rooted = op == TC_OP_BROADCAST || op == TC_OP_REDUCE;
+    if (rooted) {
+        char *end;
+        root = in->r ? strtol(in->r, &end, 10) : 0;
+        if (in->r && (*end || root < 0))
+            return TC_OK;
+    }
+    tc_nccl_file_keep(file, in->d ? in->d : "float", tc_redop_column(op, (uint8_t)rop), root);
+    /* the rows left print the run's root (broadcast's and reduce's), or -1
+     * (the others'), where the file has a root column */
+    for (size_t i = 0; i < file->n; i++) {
+        const tc_nccl_row *r = &file->rows[i];
+        if (!r->has_root || (rooted ? r->root == root : r->root < 0))
+            continue;
+        if (rooted && r->root >= 0)
+            return tc_fail(err, TC_EINVAL, "nccl-tests file %s holds rows of root %ld (%s %ld), the prediction's root is "
+                                           "%ld: give -r %ld",
+                           in->compare, r->root, row_unit(r), r->line, root, r->root);
+        return tc_fail(err, TC_EINVAL, "nccl-tests file %s holds rows of root %ld (%s %ld), as %s: give its --op (%s)",
+                       in->compare, r->root, row_unit(r), r->line,
+                       rooted ? "the operations without a root print them" : "broadcast and reduce print them",
+                       rooted ? "allreduce, allgather, reducescatter, alltoall, sendrecv" : "broadcast, reduce");
+    }
+    return TC_OK;
+}
+
 
 /* What the comparison says of the file read: its versions and test, the
  * tests and lines left out, the run's NCCL settings beside topocc's. */
@@ -1502,7 +1520,9 @@ int cli_nccl_tests(int argc, char **argv, int first)
         bool known = !in.op || tc_op_parse(in.op, &op, &e0) == TC_OK;
         st = tc_nccl_tests_load(in.compare, known ? tc_nccl_tests_program(op) : NULL, &file, &err);
         if (st == TC_OK && known)
-            keep_run(&in, op, &file);
+            st = keep_run(&in, op, &file, &err);
+        if (st == TC_OK)
+            st = tc_nccl_file_ranks(&file, in.compare, &err);
     }
     const tc_nccl_row *rows = file.rows;
     size_t nrows = file.n;

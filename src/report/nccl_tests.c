@@ -375,8 +375,9 @@ void tc_nccl_version_str(int code, char *buf, size_t len)
 static bool row_of(const tc_nccl_row *r, const char *type, const char *redop, long root)
 {
     const char *rd = r->redop[0] ? r->redop : r->no_redop ? "none" : NULL;
-    return (!r->type[0] || strcmp(r->type, type) == 0) && (!rd || strcmp(rd, redop) == 0) &&
-           (root < 0 || r->root < 0 || r->root == root);
+    /* a root column prints -1 for the operations without a root (v2.13 on) */
+    bool root_ok = !r->has_root || (root >= 0 ? r->root == root : r->root < 0);
+    return (!r->type[0] || strcmp(r->type, type) == 0) && (!rd || strcmp(rd, redop) == 0) && root_ok;
 }
 
 /* Appends kind to the ", "-separated list (once). */
@@ -406,7 +407,7 @@ void tc_nccl_file_keep(tc_nccl_file *f, const char *type, const char *redop, lon
         }
         char kind[64];
         const char *rd = r->redop[0] ? r->redop : "none";
-        if (root >= 0 && r->root >= 0 && r->root != root && !strcmp(r->type, type) && !strcmp(rd, redop))
+        if (r->has_root && !strcmp(r->type, type) && !strcmp(rd, redop))
             snprintf(kind, sizeof kind, "root %ld", r->root);
         else
             snprintf(kind, sizeof kind, "%s %s", r->type, rd);
@@ -414,6 +415,25 @@ void tc_nccl_file_keep(tc_nccl_file *f, const char *type, const char *redop, lon
         f->other_kind_rows++;
     }
     f->n = k;
+}
+
+tc_status tc_nccl_file_ranks(tc_nccl_file *f, const char *path, tc_err *err)
+{
+    const tc_nccl_row *first = NULL;
+    for (size_t i = 0; i < f->n; i++) {
+        const tc_nccl_row *r = &f->rows[i];
+        if (!r->ranks)
+            continue;
+        if (!first)
+            first = r;
+        else if (r->ranks != first->ranks)
+            return tc_fail(err, TC_EINVAL,
+                           "nccl-tests file %s holds runs of the rows compared on %u ranks (its '#  Rank' lines, line "
+                           "%ld) and on %u (line %ld): give a file of one of them",
+                           path, first->ranks, first->ranks_line, r->ranks, r->ranks_line);
+    }
+    f->ranks = first ? first->ranks : 0;
+    return TC_OK;
 }
 
 void tc_nccl_file_free(tc_nccl_file *f)
@@ -566,6 +586,7 @@ static tc_status text_row(char **tok, int nt, const nt_layout *lay, bool header,
                                           : !strcmp(bad, "time") ? tok[k] : bus >= 1e6 ? tok[k + 2] : tok[k + 1]);
     r->time_s = t * lay->time_unit;
     r->busbw_Bps = bus * 1e9;
+    r->has_root = lay->root;
     r->root = lay->root && root >= 0 && root < 1e9 && root == floor(root) ? (long)root : -1;
     /* #wrong: a count ("%6g"), or N/A where nothing was checked */
     double wrong;
@@ -582,29 +603,19 @@ static tc_status text_row(char **tok, int nt, const nt_layout *lay, bool header,
 
 /* nccl-tests' text output (tc_nccl_tests_load). */
 /* One run of nccl-tests in a text log: from its "# nThread" line (or a
- * test's start) to the next; its "#  Rank" lines. */
+ * test's start or end) to the next; its "#  Rank" lines. */
 typedef struct nt_run {
     long max_rank, rank_line; /* the highest rank listed and its line; -1: none */
-    bool kept;                /* rows of the run were kept */
+    size_t first;             /* its first row among those kept */
 } nt_run;
 
-/* Ends run r: the ranks of a run whose rows were kept are the file's, one
- * count for all of them. */
-static tc_status end_run(nt_run *r, const char *path, tc_nccl_file *f, long *ranks_line, tc_err *err)
+/* Ends run r: its rows take the ranks it lists. */
+static void end_run(nt_run *r, tc_nccl_row *v, size_t nv)
 {
-    tc_status st = TC_OK;
-    if (r->kept && r->max_rank >= 0) {
-        uint32_t n = (uint32_t)(r->max_rank + 1);
-        if (f->ranks && f->ranks != n)
-            st = tc_fail(err, TC_EINVAL,
-                         "nccl-tests file %s holds runs of the test compared on %u ranks (its '#  Rank' lines, line "
-                         "%ld) and on %u (line %ld): give a file of one of them",
-                         path, f->ranks, *ranks_line, n, r->rank_line);
-        else if (!f->ranks)
-            f->ranks = n, *ranks_line = r->rank_line;
-    }
-    *r = (nt_run){.max_rank = -1, .rank_line = -1};
-    return st;
+    for (size_t i = r->first; i < nv; i++)
+        if (r->max_rank >= 0)
+            v[i].ranks = (uint32_t)(r->max_rank + 1), v[i].ranks_line = r->rank_line;
+    *r = (nt_run){.max_rank = -1, .rank_line = -1, .first = nv};
 }
 
 static tc_status read_text(FILE *in, const char *path, const char *test, tc_nccl_file *f, tc_err *err)
@@ -619,7 +630,6 @@ static tc_status read_text(FILE *in, const char *path, const char *test, tc_nccl
     bool header = false, named = false;
     char section[48] = ""; /* the test whose rows follow ("": not named) */
     nt_run run = {.max_rank = -1, .rank_line = -1};
-    long ranks_line = 0;
     tc_status st = TC_OK;
     while (st == TC_OK && in && fgets(line, sizeof line, in)) {
         lineno++;
@@ -656,13 +666,13 @@ static tc_status read_text(FILE *in, const char *path, const char *test, tc_nccl
                     n++;
                 program_of(n, section, sizeof section);
                 named = true;
-                st = end_run(&run, path, f, &ranks_line, err);
+                end_run(&run, v, nv);
             } else if (strncmp(c, "Collective test concluded:", 26) == 0) {
                 section[0] = '\0'; /* rows after it are of no test named */
-                st = end_run(&run, path, f, &ranks_line, err);
+                end_run(&run, v, nv);
             } else if (strncmp(c, "nThread ", 8) == 0) {
                 /* every run's first header line, every version */
-                st = end_run(&run, path, f, &ranks_line, err);
+                end_run(&run, v, nv);
             } else if (sscanf(c, "nccl-tests version %23s nccl-headers=%*d nccl-library=%d", tv, &hdr_code) == 2) {
                 /* v2.17.4 and later: the library the run loaded */
                 snprintf(f->tests_version, sizeof f->tests_version, "%s", tv);
@@ -720,11 +730,9 @@ static tc_status read_text(FILE *in, const char *path, const char *test, tc_nccl
             snprintf(f->test, sizeof f->test, "%s", section);
         if (r.wrong && !f->wrong++)
             f->wrong_line = r.line;
-        run.kept = true;
         st = add_row(&v, &nv, &cap, &r, err);
     }
-    if (st == TC_OK)
-        st = end_run(&run, path, f, &ranks_line, err);
+    end_run(&run, v, nv);
     if (st == TC_OK && in && ferror(in))
         st = tc_fail(err, TC_EINVAL, "nccl-tests file %s: read error", path);
     if (st == TC_OK && nv == 0 && named && f->others[0]) {
@@ -748,6 +756,15 @@ static tc_status read_text(FILE *in, const char *path, const char *test, tc_nccl
     f->rows = v;
     f->n = nv;
     return TC_OK;
+}
+
+/* s into buf, its control characters as '?' (a message stays one line). */
+static void printable(char *buf, size_t len, const char *s)
+{
+    size_t n = 0;
+    for (; s[n] && n + 1 < len; n++)
+        buf[n] = (unsigned char)s[n] < 0x20 || s[n] == 0x7f ? '?' : s[n];
+    buf[n] = '\0';
 }
 
 /* A JSON number, or nccl-tests' "nan" (jsonDouble writes a NaN so): NAN;
@@ -847,14 +864,16 @@ static tc_status read_json(const char *buf, size_t len, const char *path, const 
         r.bytes = bytes;
         r.time_s = isnan(tm) ? 0 : tm * 1e-6;
         r.busbw_Bps = isnan(bus) ? 0 : bus * 1e9;
-        snprintf(r.type, sizeof r.type, "%s", json_string_value(type));
-        snprintf(r.redop, sizeof r.redop, "%s", json_string_value(redop));
+        printable(r.type, sizeof r.type, json_string_value(type));
+        printable(r.redop, sizeof r.redop, json_string_value(redop));
         const json_t *rt = json_object_get(e, "root"); /* the printed field, "%6i" */
         char *end;
         long rv = json_is_string(rt) ? strtol(json_string_value(rt), &end, 10) : json_is_integer(rt) ? (long)json_integer_value(rt) : -1;
         if (json_is_string(rt) && *end)
             rv = -1;
         r.root = rv >= 0 && rv < 1000000000L ? rv : -1;
+        r.has_root = rt != NULL;
+        r.ranks = f->ranks;
         if (!(r.bytes > 0))
             continue;
         const json_t *nw = json_object_get(oop, "nwrong");
@@ -889,16 +908,17 @@ static tc_status slurp(const char *path, char **buf, size_t *len, tc_err *err)
     tc_status st = b ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
     while (st == TC_OK) {
         if (n == cap) {
-            if ((double)cap * 2 > NT_MAX_BYTES + 2) {
+            if ((double)cap > NT_MAX_BYTES) {
                 st = tc_fail(err, TC_EINVAL, "nccl-tests file %s: larger than %.0f MiB", path, NT_MAX_BYTES / 1048576);
                 break;
             }
-            char *w = realloc(b, cap * 2);
+            size_t nc = (double)cap * 2 > NT_MAX_BYTES ? (size_t)NT_MAX_BYTES + 1 : cap * 2;
+            char *w = realloc(b, nc);
             if (!w) {
                 st = tc_fail(err, TC_EINTERNAL, "out of memory");
                 break;
             }
-            b = w, cap *= 2;
+            b = w, cap = nc;
         }
         size_t got = fread(b + n, 1, cap - n, in);
         n += got;
@@ -945,6 +965,9 @@ tc_status tc_nccl_tests_load(const char *path, const char *test, tc_nccl_file *f
         }
     }
     free(buf);
+    if (st == TC_OK && !f->json)
+        for (size_t k = 0; k < f->n && !f->ranks; k++)
+            f->ranks = f->rows[k].ranks; /* the first run's; tc_nccl_file_ranks checks them all */
     if (st)
         tc_nccl_file_free(f);
     return st;
