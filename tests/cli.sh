@@ -953,6 +953,11 @@ good "nccl-tests --compare: a -d all -o all log, -d half -o max" "^# not compare
 nt_brow() { printf '     1048576        262144     float    none  %6s    12.50   83.89   83.89      0    12.50   83.89   83.89      0\n' "$1"; }
 { nt_brow 0; nt_brow 1; nt_brow 2; } >"$tmp/nt_roots.txt"
 good "nccl-tests --compare: a -r -1 log of broadcast, the root asked" "^# not compared: 2 rows of other types, operators or roots in the file (root 0, root 2)$" nccl-tests --preset dgx-h100 --op broadcast -r 1 --compare "$tmp/nt_roots.txt"
+# v2.19's -I (per-iteration columns) and -S (a timestamp) add columns after the ones read
+printf '#       size         count      type   redop    root     time   algbw   busbw  #wrong    i_min    i_max    i_p99    i_cv%%     time   algbw   busbw  #wrong    i_min    i_max    i_p99    i_cv%%\n     1048576        262144     float     sum      -1    12.50   83.89  146.80       0    12.00    13.00    13.00     1.20    12.50   83.89  146.80       0    12.00    13.00    13.00     1.20\n' >"$tmp/nt_periter.txt"
+good "nccl-tests --compare: -I's per-iteration columns" "^     1048576  *[0-9.]*  *146.80 " nccl-tests --preset dgx-h100 --compare "$tmp/nt_periter.txt"
+printf '#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong           timestamp\n%s  2025-11-03 10:11:12\n' "$ntrow" >"$tmp/nt_stamp.txt"
+good "nccl-tests --compare: -S's timestamp column" "^     1048576  *[0-9.]*  *146.80 " nccl-tests --preset dgx-h100 --compare "$tmp/nt_stamp.txt"
 J="$DATA_NT/constructed_nccltests2.19.6_json_16rank_allreduce.json"
 good "nccl-tests --compare: a JSON report" "^# median |error| >= 256 MiB       : [0-9.]*% over 1 size$" nccl-tests --preset dgx-h100:nodes=2 --compare "$J"
 good "nccl-tests --compare: a JSON report's test and versions" "^# the file: all_reduce_perf, nccl-tests' JSON report (format version 3), NCCL 2.21.5 (the version topocc models)$" nccl-tests --preset dgx-h100:nodes=2 --compare "$J"
