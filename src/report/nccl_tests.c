@@ -445,13 +445,18 @@ void tc_nccl_file_free(tc_nccl_file *f)
 }
 
 /* The program a file names, as its test: the name the binary ran as
- * (nccl-tests prints its argv[0]'s last component), without the "_mpi"
- * that the MPI builds of some distributions append. */
+ * (nccl-tests prints its argv[0]'s last component, after a '/' or, on
+ * Windows from v2.19.1, a '\\': src/common.cu:1125-1133 at v2.19.6),
+ * without a ".exe" and the "_mpi" that the MPI builds of some
+ * distributions append. */
 static void program_of(const char *name, char *out, size_t len)
 {
-    const char *slash = strrchr(name, '/');
-    name = slash ? slash + 1 : name;
+    for (const char *c = name; *c; c++)
+        if (*c == '/' || *c == '\\')
+            name = c + 1;
     size_t n = strcspn(name, " \t\r\n");
+    if (n > 4 && strncmp(name + n - 4, ".exe", 4) == 0)
+        n -= 4;
     if (n > 4 && strncmp(name + n - 4, "_mpi", 4) == 0)
         n -= 4;
     snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), name);
