@@ -104,6 +104,11 @@ tc_status tc_atomic_open(tc_atomic_file *af, const char *path, tc_err *err);
 tc_status tc_atomic_commit(tc_atomic_file *af, tc_err *err);
 /* Closes and removes the temporary file (nothing is written). */
 void tc_atomic_abort(tc_atomic_file *af);
+/* Reads f (a file, a pipe) to its end into *buf (malloc'd, NUL-terminated;
+ * *len bytes before the terminator). Returns 0, or: EFBIG past max bytes,
+ * EILSEQ at a NUL byte where stop_at_nul (a device that never ends stops
+ * there), ENOMEM, or the read's errno; *buf is then untouched. */
+int tc_read_stream(void *f, size_t max, bool stop_at_nul, char **buf, size_t *len);
 /* Whether two paths name one file, compared as files, not as text
  * ("r.json", "./r.json", a link to it and a hard link are one file): the
  * same device and inode where a path exists; where it does not exist yet,

@@ -502,6 +502,48 @@ char *tc_json_line(const struct json_t *v, size_t *len)
     return buf;
 }
 
+int tc_read_stream(void *fp, size_t max, bool stop_at_nul, char **buf, size_t *len)
+{
+    FILE *f = fp;
+    size_t cap = 1 << 16, n = 0;
+    char *b = malloc(cap);
+    if (!b)
+        return ENOMEM;
+    for (;;) {
+        if (n + 1 >= cap) {
+            char *w = cap < ((size_t)1 << 40) ? realloc(b, 2 * cap) : NULL;
+            if (!w) {
+                free(b);
+                return ENOMEM;
+            }
+            b = w;
+            cap *= 2;
+        }
+        size_t got = fread(b + n, 1, cap - 1 - n, f);
+        if (stop_at_nul && memchr(b + n, '\0', got)) {
+            free(b);
+            return EILSEQ;
+        }
+        n += got;
+        if (n > max) {
+            free(b);
+            return EFBIG;
+        }
+        if (got == 0) {
+            if (ferror(f)) {
+                int e = errno ? errno : EIO;
+                free(b);
+                return e;
+            }
+            break;
+        }
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return 0;
+}
+
 tc_status tc_json_write(const struct json_t *v, const char *path, tc_err *err)
 {
     if (!v)

@@ -40,43 +40,18 @@ static tc_status slurp(const char *path, char **buf, size_t *len, tc_err *err)
     FILE *f = std ? stdin : fopen(path, "rb");
     if (!f)
         return tc_fail(err, TC_EINVAL, "cannot read '%s': %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    char *b = malloc(cap);
-    tc_status st = b ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
-    while (st == TC_OK) {
-        if (n + 1 >= cap) {
-            char *nb = cap < ((size_t)1 << 40) ? realloc(b, 2 * cap) : NULL;
-            if (!nb) {
-                st = tc_fail(err, TC_EINTERNAL, "out of memory reading '%s'", path);
-                break;
-            }
-            b = nb;
-            cap *= 2;
-        }
-        size_t got = fread(b + n, 1, cap - 1 - n, f);
-        /* JSON text holds no NUL byte (and a device such as /dev/zero
-         * would never end) */
-        if (memchr(b + n, '\0', got)) {
-            st = tc_fail(err, TC_EINVAL, "'%s': holds a NUL byte: expected a topocc scenario, result or sweep results file",
-                         path);
-            break;
-        }
-        n += got;
-        if (got == 0) {
-            if (ferror(f))
-                st = tc_fail(err, TC_EINVAL, "cannot read '%s': %s", path, strerror(errno));
-            break;
-        }
-    }
+    /* JSON text holds no NUL byte (and a device such as /dev/zero would
+     * never end) */
+    int rc = tc_read_stream(f, SIZE_MAX, true, buf, len);
     if (!std)
         fclose(f);
-    if (st) {
-        free(b);
-        return st;
-    }
-    b[n] = '\0';
-    *buf = b;
-    *len = n;
+    if (rc == EILSEQ)
+        return tc_fail(err, TC_EINVAL, "'%s': holds a NUL byte: expected a topocc scenario, result or sweep results file",
+                       path);
+    if (rc == ENOMEM || rc == EFBIG)
+        return tc_fail(err, TC_EINTERNAL, "out of memory reading '%s'", path);
+    if (rc)
+        return tc_fail(err, TC_EINVAL, "cannot read '%s': %s", path, strerror(rc));
     return TC_OK;
 }
 

@@ -530,6 +530,18 @@ static tc_status add_row(tc_nccl_row **v, size_t *nv, size_t *cap, const tc_nccl
     return TC_OK;
 }
 
+/* A reader's end: its rows v into f where st is TC_OK, else freed. */
+static tc_status keep_rows(tc_nccl_file *f, tc_nccl_row *v, size_t nv, tc_status st)
+{
+    if (st) {
+        free(v);
+        return st;
+    }
+    f->rows = v;
+    f->n = nv;
+    return TC_OK;
+}
+
 /* The refusal of a file that names its tests and holds none of test's:
  * held, the tests it holds, ", "-separated (the first one's place:
  * where): the --op of each that topocc predicts. */
@@ -754,13 +766,7 @@ static tc_status read_text(FILE *in, const char *path, const char *test, tc_nccl
                                  "nccl-tests file %s: no result rows (lines 'size count type redop root time algbw busbw "
                                  "...')",
                                  path);
-    if (st) {
-        free(v);
-        return st;
-    }
-    f->rows = v;
-    f->n = nv;
-    return TC_OK;
+    return keep_rows(f, v, nv, st);
 }
 
 /* s into buf, its control characters as '?' (a message stays one line). */
@@ -892,54 +898,24 @@ static tc_status read_json(const char *buf, size_t len, const char *path, const 
         st = tc_fail(err, TC_EINVAL, "nccl-tests file %s: no results of a size above 0", path);
 done:
     json_decref(root);
-    if (st) {
-        free(v);
-        return st;
-    }
-    f->rows = v;
-    f->n = nv;
-    return TC_OK;
+    return keep_rows(f, v, nv, st);
 }
 
 /* The file's bytes, whole (a pipe or a FIFO too: nothing is read twice). */
-#define NT_MAX_BYTES (512.0 * 1024 * 1024)
+#define NT_MAX_BYTES ((size_t)512 * 1024 * 1024)
 static tc_status slurp(const char *path, char **buf, size_t *len, tc_err *err)
 {
     FILE *in = fopen(path, "rb");
     if (!in)
         return tc_fail(err, TC_EINVAL, "nccl-tests file %s: %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    char *b = malloc(cap);
-    tc_status st = b ? TC_OK : tc_fail(err, TC_EINTERNAL, "out of memory");
-    while (st == TC_OK) {
-        if (n == cap) {
-            if ((double)cap > NT_MAX_BYTES) {
-                st = tc_fail(err, TC_EINVAL, "nccl-tests file %s: larger than %.0f MiB", path, NT_MAX_BYTES / 1048576);
-                break;
-            }
-            size_t nc = (double)cap * 2 > NT_MAX_BYTES ? (size_t)NT_MAX_BYTES + 1 : cap * 2;
-            char *w = realloc(b, nc);
-            if (!w) {
-                st = tc_fail(err, TC_EINTERNAL, "out of memory");
-                break;
-            }
-            b = w, cap = nc;
-        }
-        size_t got = fread(b + n, 1, cap - n, in);
-        n += got;
-        if (got == 0) {
-            if (ferror(in))
-                st = tc_fail(err, TC_EINVAL, "nccl-tests file %s: read error", path);
-            break;
-        }
-    }
+    int rc = tc_read_stream(in, NT_MAX_BYTES, false, buf, len);
     fclose(in);
-    if (st) {
-        free(b);
-        return st;
-    }
-    *buf = b;
-    *len = n;
+    if (rc == EFBIG)
+        return tc_fail(err, TC_EINVAL, "nccl-tests file %s: larger than %zu MiB", path, NT_MAX_BYTES >> 20);
+    if (rc == ENOMEM)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    if (rc)
+        return tc_fail(err, TC_EINVAL, "nccl-tests file %s: read error", path);
     return TC_OK;
 }
 
