@@ -993,6 +993,10 @@ bad_says "nccl-tests --compare: another test's ranks are not the run's" "lists 8
 bad_says "nccl-tests --compare: two runs on different ranks" "holds runs of the rows compared on 4 ranks (its '#  Rank' lines, line 5) and on 8 (line 15)" nccl-tests --preset dgx-h100 --compare "$tmp/nt_tworuns.txt"
 { printf '# nThread 1 nGpus 1\n'; nt_ranks 8; nt_row 524288 half sum; printf '# nThread 1 nGpus 1\n'; nt_ranks 16; nt_row 262144 float sum; } >"$tmp/nt_twotypes.txt"
 good "nccl-tests --compare: the ranks of the rows compared, not of the rows left out" "^# not compared: 1 row of other types, operators or roots in the file (half sum)$" nccl-tests --preset dgx-h100:nodes=2 --compare "$tmp/nt_twotypes.txt"
+# nccl-tests cuts a process's rank lines at 2,048 bytes ('...'): the ranks are its whole processes
+{ printf '# nThread 1 nGpus 8\n'; nt_ranks 6; printf '...\n'; nt_ranks 14 | tail -n 6; printf '...\n'; nt_row 262144 float sum; } >"$tmp/nt_cut.txt"
+good "nccl-tests --compare: rank lines cut at 2 KiB a process" "^# median |error|" nccl-tests --preset dgx-h100:nodes=2 --compare "$tmp/nt_cut.txt"
+bad_says "nccl-tests --compare: rank lines cut, another rank count" "lists 16 ranks in its header" nccl-tests --preset dgx-h100 --compare "$tmp/nt_cut.txt"
 nt_brow 3 >"$tmp/nt_root3.txt"
 bad_says "nccl-tests --compare: a broadcast of another root" "holds rows of root 3 (line 1), the prediction's root is 0: give -r 3$" nccl-tests --preset dgx-h100 --op broadcast --compare "$tmp/nt_root3.txt"
 bad_says "nccl-tests --compare: broadcast's rows for all-gather" "holds rows of root 3 (line 1), as broadcast and reduce print them: give its --op (broadcast, reduce)$" nccl-tests --preset dgx-h100 --op allgather --compare "$tmp/nt_root3.txt"

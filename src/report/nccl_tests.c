@@ -623,15 +623,24 @@ static tc_status text_row(char **tok, int nt, const nt_layout *lay, bool header,
  * test's start or end) to the next; its "#  Rank" lines. */
 typedef struct nt_run {
     long max_rank, rank_line; /* the highest rank listed and its line; -1: none */
+    long per_proc;            /* ranks a process: nThread x nGpus of its header; 0: not given */
     size_t first;             /* its first row among those kept */
 } nt_run;
 
-/* Ends run r: its rows take the ranks it lists. */
+/* Ends run r: its rows take the ranks it lists. nccl-tests numbers a
+ * process's ranks proc x nThreads x nGpus + i and prints them into one
+ * buffer of MAX_LINE = 2,048 bytes a process, cutting what does not fit
+ * (v2.19.6 src/util.cu:668-693), so past about 20 ranks a process the last
+ * ones of each process are missing: the ranks are then the whole processes
+ * up to the highest rank listed. */
 static void end_run(nt_run *r, tc_nccl_row *v, size_t nv)
 {
+    long ranks = r->max_rank + 1;
+    if (r->max_rank >= 0 && r->per_proc > 0)
+        ranks = (r->max_rank / r->per_proc + 1) * r->per_proc;
     for (size_t i = r->first; i < nv; i++)
-        if (r->max_rank >= 0)
-            v[i].ranks = (uint32_t)(r->max_rank + 1), v[i].ranks_line = r->rank_line;
+        if (r->max_rank >= 0 && ranks <= (long)UINT32_MAX)
+            v[i].ranks = (uint32_t)ranks, v[i].ranks_line = r->rank_line;
     *r = (nt_run){.max_rank = -1, .rank_line = -1, .first = nv};
 }
 
@@ -690,6 +699,10 @@ static tc_status read_text(FILE *in, const char *path, const char *test, tc_nccl
             } else if (strncmp(c, "nThread ", 8) == 0) {
                 /* every run's first header line, every version */
                 end_run(&run, v, nv);
+                unsigned nth, ngp;
+                if (sscanf(c, "nThread %u nGpus %u", &nth, &ngp) == 2 && nth > 0 && ngp > 0 && nth <= 1u << 20 &&
+                    ngp <= 1u << 20)
+                    run.per_proc = (long)nth * (long)ngp;
             } else if (sscanf(c, "nccl-tests version %23s nccl-headers=%*d nccl-library=%d", tv, &hdr_code) == 2) {
                 /* v2.17.4 and later: the library the run loaded */
                 snprintf(f->tests_version, sizeof f->tests_version, "%s", tv);
