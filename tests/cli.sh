@@ -579,6 +579,9 @@ good "--out in a new --out-dir" "time" collective --topo "$CLOS" --op allreduce 
 bad_says "--out the scenario of a new --out-dir" "is in --out-dir" collective --topo "$CLOS" --op allreduce --size 1MiB --out "$tmp/newod2/./scenario.json" --out-dir "$tmp/newod2//"
 [ ! -e "$tmp/newod2" ] || { echo "FAIL: a refused run made its --out-dir"; fails=$((fails + 1)); }
 good "nccl-tests --out in a new --out-dir" "Avg bus bandwidth" nccl-tests --preset dgx-h100 -b 8 -e 8 --out "$tmp/newod3/nt.txt" --out-dir "$tmp/newod3"
+bad_says "--out the scenario of a new --out-dir, through .." "is in --out-dir" collective --topo "$CLOS" --op allreduce --size 1MiB --out "$tmp/newod7/../newod7/scenario.json" --out-dir "$tmp/newod7"
+bad_says "nccl-tests -J: the scenario of a new --out-dir, through .." "is in --out-dir" nccl-tests --preset dgx-h100 -b 1M -e 1M -J "$tmp/newod8/x/../scenario.json" --out-dir "$tmp/newod8"
+[ ! -e "$tmp/newod7" ] && [ ! -e "$tmp/newod8" ] || { echo "FAIL: a refused run made its --out-dir"; fails=$((fails + 1)); }
 bad_says "--out the scenario of --out-dir" "is in --out-dir" collective --topo "$CLOS" --op allreduce --size 1MiB --out "$tmp/rf/./scenario.json" --out-dir "$tmp/rf"
 bad_says "nccl-tests: --out the sizes table of --out-dir" "is in --out-dir" nccl-tests --preset dgx-h100 -b 1M -e 2M --out "$tmp/rf/sizes.csv" --out-dir "$tmp/rf"
 [ -z "$(ls "$tmp/rf")" ] || { echo "FAIL (a refused trace wrote a file)"; ls "$tmp/rf"; fails=$((fails + 1)); }

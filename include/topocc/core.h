@@ -134,10 +134,12 @@ tc_status tc_check_out_path(const char *path, const char *what, const char *made
  * (as mkdir -p); an existing directory is fine. Refused, naming the
  * component: one that is not a directory, one that cannot be made. */
 tc_status tc_make_dirs(const char *dir, tc_err *err);
-/* path with its "." components taken out and its '/' single, into buf
- * ("." for a relative path with nothing left, "/" for an absolute one);
- * ".." is kept. false where it does not fit in len bytes. */
-bool tc_normal_path(const char *path, char *buf, size_t len);
+/* The absolute path that path will name once the directories it names
+ * that are not there yet are made as named (tc_make_dirs): its longest
+ * leading part that is there resolved by the system (links followed), the
+ * rest with "." and ".." taken out by name, into buf. false where it does
+ * not fit in len bytes. */
+bool tc_future_path(const char *path, char *buf, size_t len);
 
 /* JSON out: 2-space indentation, keys in insertion order, every real in
  * its shortest form that reads back to the same double (so a value written

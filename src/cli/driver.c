@@ -254,7 +254,7 @@ const char *cli_name_in(const char *file, const char *dir)
     if (stat(dir, &sb) == 0)
         return NULL;
     char a[4200], b[4200];
-    return tc_normal_path(fdir, a, sizeof a) && tc_normal_path(dir, b, sizeof b) && strcmp(a, b) == 0 ? name : NULL;
+    return tc_future_path(fdir, a, sizeof a) && tc_future_path(dir, b, sizeof b) && strcmp(a, b) == 0 ? name : NULL;
 }
 
 bool cli_ends_with(const char *name, const char *suffix)

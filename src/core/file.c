@@ -234,9 +234,39 @@ tc_status tc_check_out_path(const char *path, const char *what, const char *made
     return TC_OK;
 }
 
-bool tc_normal_path(const char *path, char *buf, size_t len)
+bool tc_future_path(const char *path, char *buf, size_t len)
 {
-    return normal_path(path, false, buf, len);
+    char cur[4096], real[PATH_MAX];
+    size_t pl = strlen(path);
+    if (pl == 0 || pl >= sizeof cur)
+        return false;
+    memcpy(cur, path, pl + 1);
+    /* the longest prefix (ending before a '/') the system resolves */
+    size_t cut = pl;
+    for (;;) {
+        char keep = cur[cut];
+        cur[cut] = '\0';
+        bool ok = cut > 0 && realpath(cur, real);
+        cur[cut] = keep;
+        if (ok)
+            break;
+        while (cut > 0 && cur[cut - 1] != '/')
+            cut--;
+        while (cut > 0 && cur[cut - 1] == '/')
+            cut--;
+        if (cut == 0) {
+            if (path[0] == '/')
+                snprintf(real, sizeof real, "/");
+            else if (!getcwd(real, sizeof real))
+                return false;
+            break;
+        }
+    }
+    /* the rest starts with a name not there yet: its "..", once the
+     * directories are made as named, are lexical */
+    char whole[PATH_MAX + 4096 + 2];
+    snprintf(whole, sizeof whole, "%s/%s", real, cur + cut);
+    return normal_path(whole, true, buf, len);
 }
 
 tc_status tc_make_dirs(const char *dir, tc_err *err)
