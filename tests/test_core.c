@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,12 +257,33 @@ static void same_file_compares_files_not_text(void **state)
     assert_true(tc_same_file("h.json", "./a.json"));
     assert_true(tc_same_file("sub/../a.json", "a.json"));
     assert_false(tc_same_file("sub/a.json", "a.json"));
+    /* where a path will lead once its missing directories are made: ".."
+     * after a name not there yet by name, through a link as the system
+     * resolves it (ld/.. is sub, not the directory the link is in) */
+    char a[4200], b[4200], rdir[PATH_MAX];
+    assert_non_null(realpath(dir, rdir)); /* /tmp may be a link */
+    assert_true(tc_future_path("new/../new/x", a, sizeof a));
+    snprintf(b, sizeof b, "%s/new/x", rdir);
+    assert_string_equal(a, b);
+    assert_int_equal(mkdir("sub/deep", 0777), 0);
+    assert_int_equal(symlink("sub/deep", "ld"), 0);
+    assert_true(tc_future_path("ld/../x", a, sizeof a));
+    snprintf(b, sizeof b, "%s/sub/x", rdir);
+    assert_string_equal(a, b);
+    assert_true(tc_future_path("ld/nd/./../y/", a, sizeof a));
+    snprintf(b, sizeof b, "%s/sub/deep/y", rdir);
+    assert_string_equal(a, b);
+    assert_true(tc_future_path("/", a, sizeof a));
+    assert_string_equal(a, "/");
+    assert_false(tc_future_path("", a, sizeof a));
     assert_int_equal(chdir(cwd), 0);
-    const char *names[] = {"a.json", "h.json", "l.json"};
-    for (int i = 0; i < 3; i++) {
+    const char *names[] = {"a.json", "h.json", "l.json", "ld", "sub/deep"};
+    for (int i = 0; i < 4; i++) {
         snprintf(q, sizeof q, "%s/%s", dir, names[i]);
         unlink(q);
     }
+    snprintf(q, sizeof q, "%s/sub/deep", dir);
+    rmdir(q);
     snprintf(q, sizeof q, "%s/sub", dir);
     rmdir(q);
     rmdir(dir);
