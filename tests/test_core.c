@@ -1,6 +1,7 @@
 /* test_core.c - units and spec strings parse exactly as documented; a
  * part's progress reports relayed as its run's; paths compared as files;
  * UTF-8 checked. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
