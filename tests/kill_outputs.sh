@@ -111,6 +111,26 @@ for d in $(delays "$total" 4 14); do
     done
 done
 
+# ---- SIGTERM and SIGHUP: no temporary file left beside the outputs ----
+# (a background job of a script ignores SIGINT, so it is not sent here;
+# gnuplot slowed down so the signal lands while a plot is being written)
+mkdir -p "$tmp/slowbin"
+gp=$(command -v gnuplot)
+printf '#!/bin/sh\nsleep 0.3\nexec "%s" "$@"\n' "$gp" >"$tmp/slowbin/gnuplot"
+chmod +x "$tmp/slowbin/gnuplot"
+for sig in TERM HUP; do
+    for d in 0.5 1.1 1.7; do
+        rm -rf "$tmp/rep"
+        PATH="$tmp/slowbin:$PATH" "$T" report "$tmp/c.json" -o "$tmp/rep" >/dev/null 2>&1 &
+        pid=$!
+        sleep "$d"
+        kill -s "$sig" "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+        left=$(find "$tmp/rep" -name '*.tmp.*' 2>/dev/null | head -1)
+        [ -z "$left" ] || { echo "FAIL (report ended by SIG$sig at ${d}s left $(basename "$left"))"; fails=$((fails + 1)); }
+    done
+done
+
 if [ "$fails" -ne 0 ]; then
     echo "$fails kill checks failed"
     exit 1

@@ -92,12 +92,15 @@ typedef struct tc_atomic_file {
     char path[4096];  /* the destination */
     char tmp[4160];   /* the temporary name, path.tmp.PID */
     bool direct;      /* a device or pipe (/dev/null, a FIFO): written in place */
+    int slot;         /* its place among the temporary files a signal removes; -1: none */
 } tc_atomic_file;
 
 /* Opens a temporary file beside path; fails (TC_EINVAL) naming path when its
  * directory cannot be written or path is a directory. A symbolic link to a
  * file has its target replaced (the link stays); a device or a pipe is
- * written in place. */
+ * written in place. Where SIGINT, SIGTERM or SIGHUP would end the process
+ * (their default action), the temporary files open then are removed before
+ * it ends. */
 tc_status tc_atomic_open(tc_atomic_file *af, const char *path, tc_err *err);
 /* Flushes, closes and renames into place; on any failure removes the
  * temporary file and says why. */

@@ -5,6 +5,7 @@
  */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
+#include <signal.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,9 +17,72 @@
 #include <jansson.h>
 #include "topocc/core.h"
 
+/* The temporary files open now, removed when a signal whose default
+ * action ends the process (SIGINT, SIGTERM, SIGHUP) ends it, so an
+ * interrupted run leaves no *.tmp.PID beside the files it was writing. A
+ * slot's name is written before it is marked used and unmarked before it
+ * is reused; the handler calls only unlink, signal and raise. */
+enum { TMP_SLOTS = 64 };
+static char tmp_name[TMP_SLOTS][sizeof ((tc_atomic_file *)0)->tmp];
+static volatile sig_atomic_t tmp_used[TMP_SLOTS];
+static mtx_t tmp_lock;
+static once_flag tmp_once = ONCE_FLAG_INIT;
+static const int tmp_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+static void tmp_on_signal(int sig)
+{
+    for (int i = 0; i < TMP_SLOTS; i++)
+        if (tmp_used[i])
+            unlink(tmp_name[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void tmp_init(void)
+{
+    mtx_init(&tmp_lock, mtx_plain);
+    /* only where the signal would end the process: a caller's own handler
+     * (or an ignored signal) is left as it is */
+    for (size_t i = 0; i < sizeof tmp_signals / sizeof tmp_signals[0]; i++) {
+        struct sigaction old;
+        if (sigaction(tmp_signals[i], NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+            old.sa_handler == SIG_DFL) {
+            struct sigaction sa = {.sa_handler = tmp_on_signal};
+            sigemptyset(&sa.sa_mask);
+            sigaction(tmp_signals[i], &sa, NULL);
+        }
+    }
+}
+
+static void tmp_track(tc_atomic_file *af)
+{
+    call_once(&tmp_once, tmp_init);
+    af->slot = -1;
+    mtx_lock(&tmp_lock);
+    for (int i = 0; i < TMP_SLOTS; i++)
+        if (!tmp_used[i]) {
+            memcpy(tmp_name[i], af->tmp, sizeof af->tmp);
+            tmp_used[i] = 1;
+            af->slot = i;
+            break;
+        }
+    mtx_unlock(&tmp_lock);
+}
+
+static void tmp_untrack(tc_atomic_file *af)
+{
+    if (af->slot < 0)
+        return;
+    mtx_lock(&tmp_lock);
+    tmp_used[af->slot] = 0;
+    mtx_unlock(&tmp_lock);
+    af->slot = -1;
+}
+
 tc_status tc_atomic_open(tc_atomic_file *af, const char *path, tc_err *err)
 {
     memset(af, 0, sizeof *af);
+    af->slot = -1;
     if (!path || !*path)
         return tc_fail(err, TC_EINVAL, "empty output path");
     if (strlen(path) >= sizeof af->path)
@@ -43,7 +107,10 @@ tc_status tc_atomic_open(tc_atomic_file *af, const char *path, tc_err *err)
             snprintf(af->path, sizeof af->path, "%s", real);
     }
     snprintf(af->tmp, sizeof af->tmp, "%s.tmp.%ld", af->path, (long)getpid());
+    tmp_track(af); /* before it exists: a signal between the two removes nothing there */
     af->f = fopen(af->tmp, "w");
+    if (!af->f)
+        tmp_untrack(af);
     if (!af->f)
         return tc_fail(err, TC_EINVAL, "cannot write '%s': %s (check that its directory exists and is writable)", path,
                        strerror(errno));
@@ -67,13 +134,16 @@ tc_status tc_atomic_commit(tc_atomic_file *af, tc_err *err)
     if (bad) {
         int e = errno;
         remove(af->tmp);
+        tmp_untrack(af);
         return tc_fail(err, TC_EINVAL, "cannot write '%s': %s", af->path, strerror(e));
     }
     if (rename(af->tmp, af->path) != 0) {
         int e = errno;
         remove(af->tmp);
+        tmp_untrack(af);
         return tc_fail(err, TC_EINVAL, "cannot rename the output into '%s': %s", af->path, strerror(e));
     }
+    tmp_untrack(af);
     return TC_OK;
 }
 
@@ -84,6 +154,7 @@ void tc_atomic_abort(tc_atomic_file *af)
         af->f = NULL;
         if (!af->direct)
             remove(af->tmp);
+        tmp_untrack(af);
     }
 }
 
