@@ -769,7 +769,7 @@ bad_says "p2p_net_bw= not a rate" "clos key 'p2p_net_bw': invalid rate 'fast'" t
 printf '%s\n 1048576 262144 float sum -1 71.93 14.58 27.33 0 71.47 14.67 27.51 0\n 2097155 524288 float sum -1 76.24 27.51 51.58 0 76.62 27.37 51.32 0\n' "$NTH" >"$tmp/nt_oddtop.txt"
 good "nccl-tests --compare: the largest size cut below itself is named" "^# not compared: line 3, size 2097155 B" nccl-tests --preset dgx-h100 --compare "$tmp/nt_oddtop.txt"
 # two cycles (nccl-tests -N 2): each row is compared with its own measurement
-printf '%s\n 1048576 262144 float sum -1 1 1 100.00 0 1 1 100.00 0\n 2097152 524288 float sum -1 1 1 110.00 0 1 1 110.00 0\n 1048576 262144 float sum -1 1 1 50.00 0 1 1 50.00 0\n 2097152 524288 float sum -1 1 1 55.00 0 1 1 55.00 0\n' "$NTH" >"$tmp/nt_cycles.txt"
+printf '%s\n 1048576 262144 float sum -1 10.49 99.96 100.00 0 10.49 99.96 100.00 0\n 2097152 524288 float sum -1 20.97 100.01 110.00 0 20.97 100.01 110.00 0\n 1048576 262144 float sum -1 10.49 99.96 50.00 0 10.49 99.96 50.00 0\n 2097152 524288 float sum -1 20.97 100.01 55.00 0 20.97 100.01 55.00 0\n' "$NTH" >"$tmp/nt_cycles.txt"
 for a in "" "-b 1M -e 2M"; do
     # shellcheck disable=SC2086
     good "nccl-tests --compare: two cycles, each measured row compared ($a)" "over 4 rows (2 sizes)" nccl-tests --preset dgx-h100 $a --compare "$tmp/nt_cycles.txt"
@@ -1000,6 +1000,15 @@ good "nccl-tests --compare: the ranks of the rows compared, not of the rows left
 { printf '# nThread 1 nGpus 8\n'; nt_ranks 6; printf '...\n'; nt_ranks 14 | tail -n 6; printf '...\n'; nt_row 262144 float sum; } >"$tmp/nt_cut.txt"
 good "nccl-tests --compare: rank lines cut at 2 KiB a process" "^# median |error|" nccl-tests --preset dgx-h100:nodes=2 --compare "$tmp/nt_cut.txt"
 bad_says "nccl-tests --compare: rank lines cut, another rank count" "lists 16 ranks in its header" nccl-tests --preset dgx-h100 --compare "$tmp/nt_cut.txt"
+# a row with a field missing is refused, not read one column to the left
+sed -E 's/^( +[0-9]+ +[0-9]+ +double +sum) +-1 /\1 /' "$DATA_NT/ncclcluster_h100_1node_8gpu_nvswitch_allreduce.txt" >"$tmp/nt_noroot.txt"
+bad_says "nccl-tests --compare: a row without its root" "line 14: root 182.87 is not one nccl-tests prints (a whole number, -1 for no root): a field missing" nccl-tests --preset dgx-h100 -d double --compare "$tmp/nt_noroot.txt"
+printf '     1048576        262144     float     sum      -1    12.50   83.89  146.80    12.50   83.89  146.80      0\n' >"$tmp/nt_nowrong.txt"
+bad_says "nccl-tests --compare: a row without its #wrong" "line 1: #wrong 12.50 is not one nccl-tests prints (a whole count or N/A)" nccl-tests --preset dgx-h100 --compare "$tmp/nt_nowrong.txt"
+printf '     1048576        262144     float     sum      -1    12.50   50.00  146.80      0    12.50   83.89  146.80      0\n' >"$tmp/nt_noalg.txt"
+bad_says "nccl-tests --compare: an algbw that is not size / time" "line 1: algbw 50.00 is not one nccl-tests prints (size / time)" nccl-tests --preset dgx-h100 --compare "$tmp/nt_noalg.txt"
+mkdir -p "$tmp/nt_dir"
+bad_says "nccl-tests --compare: a directory" "nccl-tests file .*nt_dir: a directory: give the file of a run's output$" nccl-tests --preset dgx-h100 --compare "$tmp/nt_dir"
 nt_brow 3 >"$tmp/nt_root3.txt"
 bad_says "nccl-tests --compare: a broadcast of another root" "holds rows of root 3 (line 1), the prediction's root is 0: give -r 3$" nccl-tests --preset dgx-h100 --op broadcast --compare "$tmp/nt_root3.txt"
 bad_says "nccl-tests --compare: broadcast's rows for all-gather" "holds rows of root 3 (line 1), as broadcast and reduce print them: give its --op (broadcast, reduce)$" nccl-tests --preset dgx-h100 --op allgather --compare "$tmp/nt_root3.txt"

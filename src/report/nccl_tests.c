@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <jansson.h>
 #include "topocc/nccl_tests.h"
 
@@ -298,6 +299,7 @@ static int tokens(char *line, char **tok, int max)
 typedef struct nt_layout {
     bool redop, root;
     bool wrong; /* the column after busbw counts wrong elements (#wrong, v2.13 on), not an error size */
+    bool cputime; /* the time column is the CPU's (-C): algbw is not size / time then */
     double time_unit; /* s per unit of the time column: us, ms in v1.0.0 */
 } nt_layout;
 
@@ -307,12 +309,12 @@ static bool column_header(const char *comment, nt_layout *lay)
     char buf[4096], *tok[64];
     snprintf(buf, sizeof buf, "%s", comment);
     int nt = tokens(buf, tok, 64), s = -1, t = -1;
-    bool busbw = false, wrong = false;
+    bool busbw = false, wrong = false, cpu = false;
     for (int i = 0; i < nt; i++) {
         if (s < 0 && (strcmp(tok[i], "size") == 0 || strcmp(tok[i], "bytes") == 0))
             s = i;
         else if (s >= 0 && t < 0 && (strcmp(tok[i], "time") == 0 || strcmp(tok[i], "cputime") == 0))
-            t = i;
+            t = i, cpu = strcmp(tok[i], "cputime") == 0;
         else if (t >= 0 && strcmp(tok[i], "busbw") == 0)
             busbw = true;
         else if (busbw && strcmp(tok[i], "#wrong") == 0)
@@ -320,7 +322,7 @@ static bool column_header(const char *comment, nt_layout *lay)
     }
     if (s < 0 || t < 0 || !busbw)
         return false;
-    *lay = (nt_layout){.time_unit = strcmp(tok[s], "bytes") == 0 ? 1e-3 : 1e-6, .wrong = wrong};
+    *lay = (nt_layout){.time_unit = strcmp(tok[s], "bytes") == 0 ? 1e-3 : 1e-6, .wrong = wrong, .cputime = cpu};
     for (int i = s + 1; i < t; i++) {
         if (strcmp(tok[i], "redop") == 0 || strcmp(tok[i], "op") == 0)
             lay->redop = true;
@@ -601,13 +603,33 @@ static tc_status text_row(char **tok, int nt, const nt_layout *lay, bool header,
                        "whole numbers up to 2^60, bandwidths below 10^6 GB/s)",
                        path, lineno, bad, !strcmp(bad, "size") ? tok[0] : !strcmp(bad, "count") ? tok[1]
                                           : !strcmp(bad, "time") ? tok[k] : bus >= 1e6 ? tok[k + 2] : tok[k + 1]);
+    /* a root as nccl-tests prints it ("%6i": -1 for the operations
+     * without one); #wrong a count ("%6g") or N/A where nothing was
+     * checked; algbw = size / time, both from one measured time (v2.19.6
+     * src/common.cu:796, 858): a row read in the wrong columns (one field
+     * missing) fails one of them */
+    double wrong = 0;
+    bool wrong_ok = !lay->wrong || nt <= k + 3 || strcmp(tok[k + 3], "N/A") == 0 ||
+                    (num(tok[k + 3], &wrong) && wrong >= 0 && wrong == floor(wrong));
+    double alg_of_time = t > 0 ? r->bytes / (t * lay->time_unit) / 1e9 : 0;
+    const char *shifted = lay->root && (root != floor(root) || root < -1 || root >= 1e9) ? "root"
+                          : !wrong_ok ? "#wrong"
+                          : !lay->cputime && t >= 1 && alg >= 1 && fabs(alg / alg_of_time - 1) > 0.05 ? "algbw"
+                                                                                                    : NULL;
+    if (shifted) {
+        bool is_root = !strcmp(shifted, "root"), is_wrong = !strcmp(shifted, "#wrong");
+        return tc_fail(err, TC_EINVAL,
+                       "nccl-tests file %s line %ld: %s %s is not one nccl-tests prints (%s): a field missing or one "
+                       "too many? expected 'size count type %s%stime algbw busbw #wrong ...'",
+                       path, lineno, shifted, is_root ? tok[k - 1] : is_wrong ? tok[k + 3] : tok[k + 1],
+                       is_root ? "a whole number, -1 for no root" : is_wrong ? "a whole count or N/A" : "size / time",
+                       lay->redop ? "redop " : "", lay->root ? "root " : "");
+    }
     r->time_s = t * lay->time_unit;
     r->busbw_Bps = bus * 1e9;
     r->has_root = lay->root;
-    r->root = lay->root && root >= 0 && root < 1e9 && root == floor(root) ? (long)root : -1;
-    /* #wrong: a count ("%6g"), or N/A where nothing was checked */
-    double wrong;
-    r->wrong = lay->wrong && nt > k + 3 && num(tok[k + 3], &wrong) && wrong > 0;
+    r->root = lay->root && root >= 0 ? (long)root : -1;
+    r->wrong = wrong > 0;
     snprintf(r->type, sizeof r->type, "%s", tok[2]);
     /* no redop printed: an operation without a reduction (nccl-tests
      * names the reductions' operator in every version) */
@@ -921,6 +943,12 @@ static tc_status slurp(const char *path, char **buf, size_t *len, tc_err *err)
     FILE *in = fopen(path, "rb");
     if (!in)
         return tc_fail(err, TC_EINVAL, "nccl-tests file %s: %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(fileno(in), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fclose(in);
+        return tc_fail(err, TC_EINVAL, "nccl-tests file %s: a directory: give the file of a run's output", path);
+    }
+    errno = 0;
     int rc = tc_read_stream(in, NT_MAX_BYTES, false, buf, len);
     fclose(in);
     if (rc == EFBIG)
@@ -928,7 +956,7 @@ static tc_status slurp(const char *path, char **buf, size_t *len, tc_err *err)
     if (rc == ENOMEM)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
     if (rc)
-        return tc_fail(err, TC_EINVAL, "nccl-tests file %s: read error", path);
+        return tc_fail(err, TC_EINVAL, "nccl-tests file %s: cannot read it: %s", path, strerror(rc));
     return TC_OK;
 }
 
