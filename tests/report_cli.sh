@@ -239,6 +239,17 @@ mkdir "$tmp/rt" && echo old >"$tmp/rt/p.svg"
 bad_says "a trace named as a plot of the report" "is in the report's directory" report "$tmp/trace_svg.json" -o "$tmp/rt"
 grep -qx old "$tmp/rt/p.svg" || fail "trace refused" "the file was written"
 [ -e "$tmp/x" ] && fail "bad input" "the directory was created for bad input"
+# a scenario refused after the directory and its missing parents were made:
+# every directory made is removed again, one already there is kept
+"$T" collective --topo "$CLOS" --op allreduce --size 1MiB --print-scenario |
+    sed 's/"algo": *\[[^]]*\]/"algo": ["nosuch"]/' >"$tmp/sbad.json"
+grep -q '"nosuch"' "$tmp/sbad.json" || fail "sbad.json" "the algorithm was not replaced"
+bad_says "a scenario refused (unknown algorithm)" "unknown algorithm 'nosuch'" report "$tmp/sbad.json" -o "$tmp/sb/deep/x"
+[ -e "$tmp/sb" ] && fail "failed report" "the parent directories it made are left behind"
+mkdir "$tmp/keep"
+bad "a scenario refused, under an existing directory" report "$tmp/sbad.json" -o "$tmp/keep/a//b/"
+[ -d "$tmp/keep" ] || fail "failed report" "a directory already there was removed"
+[ -e "$tmp/keep/a" ] && fail "failed report" "a directory it made under one already there is left behind"
 
 good "help" "usage: topocc report" report --help
 "$T" --help | grep -q '^  report FILE -o DIR' || fail "topocc --help" "no report line"

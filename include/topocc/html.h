@@ -109,7 +109,7 @@ void tc_html_input_free(tc_html_input *in);
 
 /* ---- the report (report/html.c, report/html_figs.c) ---------------------- */
 typedef struct tc_html_opts {
-    const char *dir;             /* the report's directory (created if missing, not its parents) */
+    const char *dir;             /* the report's directory (created with its missing parents) */
     const char *origin;          /* where the document comes from, one phrase ("the result in r.json") */
     const char *x, *y;           /* sweep only: an axis and a field (NULL: every numeric axis, the headline fields) */
 } tc_html_opts;

@@ -36,7 +36,8 @@ static const char *help =
     "  a sweep's results file (JSON Lines): one plot per swept axis and result\n"
     "    field; --x PATH (one of the sweep's axes) and --y FIELD (a dotted path\n"
     "    into a point's result, [] for every row: results[].busbw_Bps) choose one.\n"
-    "DIR is created if missing. Plots per command: docs/REPORT.md.\n"
+    "DIR and its missing parents are created, and removed again if the report fails.\n"
+    "Plots per command: docs/REPORT.md.\n"
     "\n"
     "options:\n"
     "  -o DIR         the report's directory (required)\n"
@@ -159,6 +160,48 @@ static tc_status run(const tc_html_input *hi, const char *path, const char *dir,
     return st;
 }
 
+/* The directories of DIR's path not there yet: each prefix ending before
+ * a '/', then the whole name, as tc_make_dirs makes them. The ends of
+ * the missing ones are kept, so that a failed report removes exactly the
+ * directories it made. */
+typedef struct made_dirs {
+    char path[4096];
+    size_t end[2048];
+    size_t n;
+} made_dirs;
+
+static void note_missing(made_dirs *m, const char *dir)
+{
+    m->n = 0;
+    size_t len = strlen(dir);
+    if (len == 0 || len >= sizeof m->path)
+        return; /* refused before anything is made */
+    memcpy(m->path, dir, len + 1);
+    for (size_t i = 1; i <= len && m->n < sizeof m->end / sizeof m->end[0]; i++) {
+        if (i < len && (m->path[i] != '/' || m->path[i - 1] == '/'))
+            continue;
+        char keep = m->path[i];
+        m->path[i] = '\0';
+        struct stat sb;
+        if (lstat(m->path, &sb) != 0)
+            m->end[m->n++] = i;
+        m->path[i] = keep;
+    }
+}
+
+/* Removes the directories noted as missing, deepest first; rmdir removes
+ * one only while it is empty (a run's output kept in it keeps it). */
+static void remove_made(made_dirs *m)
+{
+    while (m->n > 0) {
+        size_t i = m->end[--m->n];
+        char keep = m->path[i];
+        m->path[i] = '\0';
+        rmdir(m->path);
+        m->path[i] = keep;
+    }
+}
+
 static tc_status report(const report_in *in, tc_err *err)
 {
     if (!in->file)
@@ -181,8 +224,8 @@ static tc_status report(const report_in *in, tc_err *err)
                 in->file, hi.sweep.torn_line);
     char origin[400];
     tc_html_opts o = {.dir = in->dir, .origin = origin, .x = in->x, .y = in->y};
-    struct stat sb;
-    bool existed = stat(in->dir, &sb) == 0;
+    static made_dirs made;
+    note_missing(&made, in->dir);
     st = tc_html_prepare_dir(in->dir, err);
     if (st == TC_OK && hi.kind == TC_HTML_SWEEP) {
         snprintf(origin, sizeof origin, "the sweep's results in %.256s", hi.name);
@@ -198,10 +241,10 @@ static tc_status report(const report_in *in, tc_err *err)
         json_decref(doc);
     }
     tc_html_input_free(&hi);
-    /* A run refused or failed leaves no directory behind that it created
-     * (rmdir removes it only while empty). */
-    if (st && !existed)
-        rmdir(in->dir);
+    /* A run refused or failed leaves behind no directory it created: DIR
+     * and the missing ones above it, each only while empty. */
+    if (st)
+        remove_made(&made);
     if (st == TC_OK && !in->quiet) {
         size_t n = strlen(in->dir);
         while (n > 1 && in->dir[n - 1] == '/')
