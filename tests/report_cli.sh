@@ -198,6 +198,9 @@ check "$tmp/r-point" "one point of a sweep"
 grep -q 'collective' "$tmp/r-point/index.html" || fail "one point of a sweep" "not the point's result"
 printf '{"point": 7, "values": {"collective.sizes": "256MiB"}, "scenario": {"command": "collective"}, "error": "it failed"}\n' >"$tmp/pfail.json"
 bad_says "a failed point's line" "records point 7 of a sweep, which failed" report "$tmp/pfail.json" -o "$tmp/r-pfail"
+# as a sweep writes it: no scenario (docs/SWEEP.md)
+printf '{"point": 1, "values": {"collective.sizes": "1MiB"}, "seed": 5, "error": "out of memory: --mem-limit"}\n' >"$tmp/ptf.json"
+bad_says "a failed point's line, no scenario" "records point 1 of a sweep, which failed: it holds no result" report "$tmp/ptf.json" -o "$tmp/r-ptf"
 
 # --- bad input ---
 bad "no file" report -o "$tmp/x"
@@ -210,6 +213,7 @@ printf '{"command": "collective",\n  "network": }\n' >"$tmp/broken.json"
 bad_says "not JSON (says where)" "line 2, column" report "$tmp/broken.json" -o "$tmp/x"
 printf '{"schema_version": 3, "curves": []}\n' >"$tmp/neither.json"
 bad_says "neither scenario, result nor sweep" "not a scenario" report "$tmp/neither.json" -o "$tmp/x"
+grep -q "or one point's line of them" "$tmp/err" || fail "neither" "the message does not name a point's line as accepted"
 : >"$tmp/empty.json"
 bad "empty file" report "$tmp/empty.json" -o "$tmp/x"
 echo file >"$tmp/plain"

@@ -278,15 +278,25 @@ tc_status tc_html_input_read(const char *path, tc_html_input *in, tc_err *err)
         /* one point's line of a sweep's results (as replay takes it): its
          * result with its scenario, as a result file holds them */
         const json_t *point = json_object_get(in->doc, "point"), *pres = json_object_get(in->doc, "result");
+        const json_t *perr = json_object_get(in->doc, "error");
+        /* a failed point's line: {"point", "values", "seed", "error"}, no
+         * scenario (docs/SWEEP.md); said so as replay says it, with the
+         * error quoted (cut with "..." when long) */
+        if (json_is_object(in->doc) && json_is_integer(point) && json_is_string(perr)) {
+            long long k = json_integer_value(point);
+            char e[160];
+            snprintf(e, sizeof e, "%s", json_string_value(perr));
+            for (char *c = e; *c; c++)
+                if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                    *c = '?';
+            if (strlen(json_string_value(perr)) >= sizeof e)
+                memcpy(e + sizeof e - 4, "...", 4);
+            tc_html_input_free(in);
+            return tc_fail(err, TC_EINVAL, "%s: this line records point %lld of a sweep, which failed: it holds no "
+                                           "result to report (its error: \"%s\")",
+                           what, k, e);
+        }
         if (json_is_object(in->doc) && json_is_integer(point) && json_is_object(scn)) {
-            const json_t *perr = json_object_get(in->doc, "error");
-            if (json_is_string(perr)) {
-                long long k = json_integer_value(point);
-                tc_html_input_free(in);
-                return tc_fail(err, TC_EINVAL, "%s: this line records point %lld of a sweep, which failed: it holds no "
-                                               "result to report",
-                               what, k);
-            }
             if (json_is_object(pres) && json_object_get(pres, "schema_version")) {
                 json_t *r = json_deep_copy(pres);
                 if (!r || json_object_set(r, "scenario", (json_t *)scn) != 0) {
@@ -313,8 +323,9 @@ tc_status tc_html_input_read(const char *path, tc_html_input *in, tc_err *err)
     if (!json_is_string(cmd)) {
         tc_html_input_free(in);
         return tc_fail(err, TC_EINVAL, "%s: not a scenario (\"command\", no \"schema_version\"), a result "
-                                       "(\"schema_version\" and \"scenario\") or a sweep's results (JSON Lines "
-                                       "headed by \"topocc_sweep\")",
+                                       "(\"schema_version\" and \"scenario\"), a sweep's results (JSON Lines "
+                                       "headed by \"topocc_sweep\") or one point's line of them (\"point\", "
+                                       "\"scenario\" and \"result\")",
                        what);
     }
     snprintf(in->command, sizeof in->command, "%s", json_string_value(cmd));
