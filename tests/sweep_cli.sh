@@ -184,7 +184,15 @@ if [ $rc -ne 2 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -q "2 held alread
     ! grep -q "1 of 2 points failed, 1 of them held already (.*); the first: point 1: algorithm 'bruck'" "$tmp/err"; then
     echo "FAIL (failed points held by a rerun: rc=$rc)"; cat "$tmp/out" "$tmp/err"; fails=$((fails + 1))
 fi
-# --retry-failed runs the failed points again; a result replaces a failure
+# --retry-failed runs them again: still counted against the sweep's points
+# (2), with how many were run again
+cp "$tmp/f.jsonl" "$tmp/fr.jsonl"
+"$T" sweep "$tmp/f.json" -o "$tmp/fr.jsonl" --quiet --no-validate --retry-failed >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -ne 2 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -q "1 held already, 1 run now" "$tmp/out" ||
+    ! grep -q "1 of 2 points failed (--retry-failed ran again the 1 that had failed before; .*); the first: algorithm 'bruck'" "$tmp/err"; then
+    echo "FAIL (failed points run again and failing again: rc=$rc)"; cat "$tmp/out" "$tmp/err"; fails=$((fails + 1))
+fi
 cat >"$tmp/mm.json" <<EOF
 {"scenario": {"command": "collective", "network": {"topo": ["$CLOS"]},
               "collective": {"op": ["alltoall"], "algo": ["direct"], "sizes": [1048576]}, "eval": {"mode": "flow"}},

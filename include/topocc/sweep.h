@@ -171,6 +171,8 @@ typedef struct tc_sweep_summary {
     uint64_t run, failed;                /* run now; failed of them */
     uint64_t held_failed;                /* of held, the points the file holds as failed (not run
                                           * again: no --retry-failed) */
+    uint64_t retried;                    /* of run, the points the file held as failed, run
+                                          * again (--retry-failed) */
     uint64_t first_held_failed;          /* the lowest of them (when held_failed > 0) */
     char first_held_error[512];          /* its error */
     uint64_t first_failed;               /* the first failed point (when failed > 0) */

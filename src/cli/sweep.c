@@ -320,10 +320,17 @@ static tc_status run(const sweep_args *a, int *argc, char ***argv, tc_err *err)
         if (T.size > 1)
             printf(" on %d MPI ranks", T.size);
         printf(" in %.3g s: %s\n", dt, a->out);
+        /* Counted against the points of the sweep (of its shard), held
+         * ones included, as a first run counts them. */
+        char retried[96] = "";
+        if (sum.retried)
+            snprintf(retried, sizeof retried, "--retry-failed ran again the %llu that had failed before; ",
+                     (unsigned long long)sum.retried);
         if (sum.failed && !sum.held_failed)
             st = tc_fail(err, sum.first_status ? sum.first_status : TC_EINVAL,
-                         "%llu of %llu points failed (topocc sweep --status %s lists them); the first: %s",
-                         (unsigned long long)sum.failed, (unsigned long long)sum.run, a->out, sum.first_error);
+                         "%llu of %llu points failed (%stopocc sweep --status %s lists them); the first: %s",
+                         (unsigned long long)sum.failed, (unsigned long long)(sum.run + sum.held), retried, a->out,
+                         sum.first_error);
         else if (sum.held_failed) {
             /* A rerun holds the failed points of an earlier one: they are
              * still failed, and it says so as the first run did (the first

@@ -389,6 +389,8 @@ static tc_status make_plan(const tc_sweep *sw, const char *out, const tc_sweep_o
             p->held++;
         else
             p->pending[p->npending++] = i;
+        if (held.state[i] == 2 && o->retry_failed)
+            t->sum->retried++;
         /* held failures count as this run's: its exit status says so */
         if (held.state[i] == 2 && !o->retry_failed && !t->sum->held_failed++)
             t->sum->first_held_failed = i;
