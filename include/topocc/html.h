@@ -101,9 +101,10 @@ typedef struct tc_html_input {
 
 /* Reads path ("-": standard input): a scenario (it has "command" and no
  * "schema_version"), a result (what a command writes with --format json:
- * "schema_version" and "scenario") or a sweep's results file. Anything
- * else, and a bad line of a sweep other than a torn last one, is TC_EINVAL
- * naming the line (and column). */
+ * "schema_version" and "scenario", and its command's results as
+ * docs/SCHEMA.md gives them) or a sweep's results file. Anything else, and
+ * a bad line of a sweep other than a torn last one, is TC_EINVAL naming the
+ * line (and column), or what a result lacks. */
 tc_status tc_html_input_read(const char *path, tc_html_input *in, tc_err *err);
 void tc_html_input_free(tc_html_input *in);
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "topocc/html.h"
+#include "topocc/scenario.h"
 #include "topocc/sweep.h"
 
 void tc_html_sweep_free(tc_html_sweep *sw)
@@ -232,6 +233,83 @@ static tc_status read_sweep(char *buf, size_t len, const char *what, tc_html_swe
     return st;
 }
 
+/* What a result of each command holds (docs/SCHEMA.md), as the report
+ * reads it: "K" an array of objects; "K#" a number; "K$" a
+ * string. A command with two forms (collective: several results or one;
+ * train: one split or --search's) names both. */
+static const struct {
+    const char *command;
+    const char *keys[2];
+    const char *says; /* what is accepted, for the message */
+} bodies[] = {
+    {"collective", {"results", "time_s#"}, "\"results\" (an array of result objects) or one result's \"time_s\" (a number)"},
+    {"compare", {"results", NULL}, "\"results\" (an array of result objects)"},
+    {"concurrent", {"jobs", NULL}, "\"jobs\" (an array of job objects)"},
+    {"failures", {"topologies", NULL}, "\"topologies\" (an array of objects, one per topology)"},
+    {"cluster", {"topologies", NULL}, "\"topologies\" (an array of objects, one per topology)"},
+    {"train", {"iter_s#", "splits"}, "\"iter_s\" (a number) or --search's \"splits\" (an array of objects)"},
+    {"compress", {"results", NULL}, "\"results\" (an array of objects, one per codec)"},
+    {"codec-bench", {"codecs", NULL}, "\"codecs\" (an array of objects, one per codec)"},
+    {"train-accuracy", {"curves", NULL}, "\"curves\" (an array of objects, one per codec)"},
+    {"topo", {"topology$", NULL}, "\"topology\" (its spec, a string)"},
+};
+
+static bool holds(const json_t *doc, const char *key)
+{
+    size_t n = strlen(key);
+    char k[64];
+    char kind = key[n - 1] == '#' || key[n - 1] == '$' ? key[n - 1] : '[';
+    snprintf(k, sizeof k, "%.*s", (int)(kind == '[' ? n : n - 1), key);
+    const json_t *v = json_object_get(doc, k);
+    if (kind == '#')
+        return json_is_number(v);
+    if (kind == '$')
+        return json_is_string(v);
+    if (!json_is_array(v))
+        return false;
+    for (size_t i = 0; i < json_array_size(v); i++)
+        if (!json_is_object(json_array_get(v, i)))
+            return false;
+    return true;
+}
+
+/* A result document of a known command holding what its command writes:
+ * else TC_EINVAL naming what is missing or wrong and what is accepted. */
+static tc_status check_result(const json_t *doc, const char *command, const char *what, tc_err *err)
+{
+    tc_command c;
+    tc_err e2;
+    if (tc_command_parse(command, &c, &e2))
+        return tc_fail(err, TC_EINVAL, "%s: a result of an unknown command '%.64s': accepted are topo, collective, "
+                                       "compare, concurrent, codec-bench, train-accuracy, compress, failures, "
+                                       "cluster, train",
+                       what, command);
+    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
+        if (strcmp(bodies[i].command, command) != 0)
+            continue;
+        for (size_t j = 0; j < 2 && bodies[i].keys[j]; j++)
+            if (holds(doc, bodies[i].keys[j]))
+                return TC_OK;
+        /* name the first key given (and wrong), else say it is missing */
+        const char *bad = NULL;
+        for (size_t j = 0; j < 2 && bodies[i].keys[j] && !bad; j++) {
+            char k[64];
+            size_t n = strcspn(bodies[i].keys[j], "#$");
+            snprintf(k, sizeof k, "%.*s", (int)n, bodies[i].keys[j]);
+            if (json_object_get(doc, k))
+                bad = bodies[i].keys[j];
+        }
+        if (bad) {
+            int n = (int)strcspn(bad, "#$");
+            return tc_fail(err, TC_EINVAL, "%s: a result of %s whose \"%.*s\" is not what %s writes: expected %s",
+                           what, command, n, bad, command, bodies[i].says);
+        }
+        return tc_fail(err, TC_EINVAL, "%s: a result of %s without its results: expected %s (docs/SCHEMA.md)", what,
+                       command, bodies[i].says);
+    }
+    return TC_OK;
+}
+
 /* The first line is a sweep's header. */
 static bool is_sweep(const char *buf, size_t len)
 {
@@ -327,6 +405,10 @@ tc_status tc_html_input_read(const char *path, tc_html_input *in, tc_err *err)
                                        "headed by \"topocc_sweep\") or one point's line of them (\"point\", "
                                        "\"scenario\" and \"result\")",
                        what);
+    }
+    if (in->kind == TC_HTML_RESULT && (st = check_result(in->doc, json_string_value(cmd), what, err))) {
+        tc_html_input_free(in);
+        return st;
     }
     snprintf(in->command, sizeof in->command, "%s", json_string_value(cmd));
     return TC_OK;
