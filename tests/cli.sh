@@ -1178,6 +1178,13 @@ good "failures: and counted in the JSON" '"faster_draws": [1-9]' failures --topo
 good "failures: draws take only live cables" "^A              2        50%         0  169.2us    0     100%" failures --topo clos:down=4x2,up=1x2 --op allreduce --size 4MiB --trials 50 --fail link:16,20 --fail-random links=2,seed=1
 bad_says "failures: more draws than live cables" "only 2 of the 4 eligible cables are up" failures --topo clos:down=4x2,up=1x2 --op allreduce --size 4MiB --trials 5 --fail link:16,20 --fail-random links=3,seed=1
 bad_says "failures: more draws than live switches" "only 3 of the 4 fabric switches are up" failures --topo clos:down=4x2,up=1x2 --op allreduce --size 4MiB --trials 5 --fail switch:10 --fail-random switches=4,seed=1
+# a misspelt key is named as such, not read as a spec that draws nothing
+bad_says "failures: an unknown --fail-random key alone" "unknown key 'lnks' in --fail-random spec: accepted keys are links, switches, seed" failures --topo torus:dims=4x4 --op allreduce --size 64MiB --fail-random lnks=1,seed=1 --trials 5
+"$T" failures --topo torus:dims=4x4 --op allreduce --size 64MiB --fail-random links=1,seed=3 --trials 5 --print-scenario |
+    sed 's/"links=1,seed=3"/"lnks=1,seed=3"/' >"$tmp/fr_lnks.json"
+grep -q '"lnks=1,seed=3"' "$tmp/fr_lnks.json" || { echo "FAIL (fr_lnks.json: fail_random not replaced)"; fails=$((fails + 1)); }
+bad_says "replay: an unknown network.fail_random key" "network.fail_random: unknown key 'lnks'" replay "$tmp/fr_lnks.json"
+bad_says "failures: a spec that draws nothing still says so" "draws nothing: give links=K" failures --topo torus:dims=4x4 --op allreduce --size 64MiB --fail-random seed=1 --trials 5
 bad_says "--degrade: one link twice" "link 16 is degraded twice" collective --topo clos:down=4x2,up=1x2 --op allreduce --size 64MiB --algo ring --degrade link:16=0.5 --degrade link:16=0.5
 # the healthy run's errors: "the network without the drawn failures" only for those the failures cause
 bad_says "failures: --fail cuts the job off, said of the network" "^topocc: A: the network without the drawn failures: the failures cut " failures --topo clos:down=4x4,up=1x4 --op allreduce --size 1MiB --fail-random links=1,seed=1 --trials 2 --fail switch:20,21,22,23

@@ -339,6 +339,9 @@ static void cut_off_and_bad_ids(void **state)
     assert_int_equal(tc_fail_random_parse("seed=3", &r, &err), TC_EINVAL);
     assert_non_null(strstr(err.msg, "draws nothing"));
     assert_int_equal(tc_fail_random_parse("links=3,colour=red", &r, &err), TC_EINVAL);
+    /* a misspelt key alone is named, not read as drawing nothing */
+    assert_int_equal(tc_fail_random_parse("lnks=1,seed=1", &r, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "unknown key 'lnks'"));
 }
 
 /* Draws: K or F% of the topology's own fabric cables (Clos: switch to

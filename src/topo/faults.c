@@ -112,9 +112,12 @@ tc_status tc_fail_random_parse(const char *s, tc_fail_random *out, tc_err *err)
     }
     if ((st = bool_key(&sp, "hostlinks", &out->hostlinks, err)) || (st = bool_key(&sp, "nvlinks", &out->nvlinks, err)))
         return st;
+    /* an unknown key first: a misspelt links= would else read as "draws nothing" */
+    if ((st = tc_spec_check_unused(&sp, "--fail-random", "links, switches, seed, hostlinks, nvlinks", err)))
+        return st;
     if (!(out->links > 0) && out->switches == 0)
         return tc_fail(err, TC_EINVAL, "--fail-random '%s': draws nothing: give links=K (or F%%) and/or switches=K", s);
-    return tc_spec_check_unused(&sp, "--fail-random", "links, switches, seed, hostlinks, nvlinks", err);
+    return TC_OK;
 }
 
 void tc_fail_random_format(const tc_fail_random *r, char *buf, size_t len)
