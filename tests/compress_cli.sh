@@ -39,6 +39,18 @@ bad_says "top-k's indices beyond the bucket" "its 4-byte indices address 1 to 2^
 good "powersgd at a rank beyond every tensor" "^powersgd:rank=100000  allreduce   171MiB     213.6us" compress \
     --topo "clos:down=8,up=1,bw=100Gbps" --model resnet50 --codec powersgd:rank=100000 --steps-ratio powersgd=1
 bad_says "steps ratio above 1e6" "at most 1e6" compress --topo "$CLOS" --model resnet50 --codec topk --steps-ratio topk=1e300
+bad_says "a negative steps ratio, named" "the ratio must be a number above 0 and at most 1e6 .*, or 'never'; got '-1'" compress --topo "$CLOS" --model resnet50 --codec topk --steps-ratio topk=-1
+# a saved result's compress.steps_ratio entry, an object: what is wrong in it is named
+"$T" compress --topo "$CLOS" --model resnet50 --codec powersgd:rank=4 --steps-ratio powersgd:rank=4=1.1 --format json --quiet >"$tmp/sr.json"
+[ "$(grep -c '"ratio": 1.1$' "$tmp/sr.json")" -eq 1 ] || { echo "FAIL (sr.json: not one steps_ratio entry)"; fails=$((fails + 1)); }
+sed 's/"ratio": 1.1$/"ratio": -1/' "$tmp/sr.json" >"$tmp/sr_neg.json"
+bad_says "replay: a negative ratio in an object, named" "compress.steps_ratio\[0\]: the ratio must be a number above 0 and at most 1e6 .*, or 'never'; got -1$" replay "$tmp/sr_neg.json"
+sed 's/"ratio": 1.1$/"ratio": -1, "steps": 3/' "$tmp/sr.json" >"$tmp/sr_key.json"
+bad_says "replay: an unknown key in a ratio's object" "compress.steps_ratio\[0\]: unknown key 'steps': accepted are codec and ratio" replay "$tmp/sr_key.json"
+sed 's/"ratio": 1.1$/"rato": 1.1/' "$tmp/sr.json" >"$tmp/sr_typo.json"
+bad_says "replay: a misspelt ratio key" "compress.steps_ratio\[0\]: unknown key 'rato'" replay "$tmp/sr_typo.json"
+sed 's/"ratio": 1.1$/"ratio": null/' "$tmp/sr.json" >"$tmp/sr_never.json"
+"$T" replay "$tmp/sr_never.json" --quiet >/dev/null 2>&1 || { echo "FAIL (replay: a ratio of null, never, refused)"; fails=$((fails + 1)); }
 # bf16 is the reference: its own ratio is 1 (2 was accepted and halved every speedup's reference)
 bad_says "bf16's own ratio other than 1" "bf16's own is 1" compress --topo "$CLOS" --model resnet50 --codec bf16 --steps-ratio bf16=2
 bad_says "bf16 never reaching the target" "bf16's own is 1" compress --topo "$CLOS" --model resnet50 --codec topk $R --steps-ratio bf16=never

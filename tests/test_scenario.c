@@ -218,6 +218,34 @@ static void wrong_type_names_the_key_and_the_type(void **state)
     tc_scenario_free(s);
 }
 
+/* compress.steps_ratio's object form: what is wrong in it is named, as the
+ * flag's CODEC=RATIO names a bad ratio */
+static void steps_ratio_object_names_what_is_wrong(void **state)
+{
+    (void)state;
+    tc_err err = {{0}};
+    tc_scenario *s = tc_scenario_new(TC_CMD_COMPRESS);
+    assert_int_equal(read_text(s, "{\"compress\": {\"steps_ratio\": [{\"codec\": \"powersgd:rank=4\", \"ratio\": -1}]}}", &err),
+                     TC_EINVAL);
+    assert_non_null(strstr(err.msg, "compress.steps_ratio[0]: the ratio must be a number above 0 and at most 1e6"));
+    assert_non_null(strstr(err.msg, "; got -1"));
+    assert_null(strstr(err.msg, "got an object"));
+    assert_int_equal(read_text(s, "{\"compress\": {\"steps_ratio\": [{\"codec\": \"int8\"}]}}", &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "no \"ratio\" for int8"));
+    assert_int_equal(read_text(s, "{\"compress\": {\"steps_ratio\": [{\"codec\": \"int8\", \"ratio\": 1, \"x\": 2}]}}", &err),
+                     TC_EINVAL);
+    assert_non_null(strstr(err.msg, "unknown key 'x'"));
+    assert_int_equal(read_text(s, "{\"compress\": {\"steps_ratio\": [{\"codec\": 8, \"ratio\": 1}]}}", &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "\"codec\" to be a codec's spec"));
+    assert_int_equal(read_text(s, "{\"compress\": {\"steps_ratio\": [{\"codec\": \"int8\", \"ratio\": null}]}}", &err),
+                     TC_OK);
+    assert_true(s->nsteps_ratio == 1 && s->steps_ratio[0].value < 0);
+    assert_int_equal(read_text(s, "{\"compress\": {\"steps_ratio\": [{\"codec\": \"int8\", \"ratio\": 1.5}]}}", &err),
+                     TC_OK);
+    assert_true(s->nsteps_ratio == 1 && s->steps_ratio[0].value == 1.5);
+    tc_scenario_free(s);
+}
+
 static void command_line_list_replaces_the_file_list(void **state)
 {
     (void)state;
@@ -828,6 +856,7 @@ int main(void)
         cmocka_unit_test(groups_of_compare_and_concurrent_round_trip),
         cmocka_unit_test(unknown_key_names_the_nearest_valid_key),
         cmocka_unit_test(wrong_type_names_the_key_and_the_type),
+        cmocka_unit_test(steps_ratio_object_names_what_is_wrong),
         cmocka_unit_test(command_line_list_replaces_the_file_list),
         cmocka_unit_test(presets_go_after_the_topologies_or_where_placed),
         cmocka_unit_test(flags_that_do_not_apply_to_the_mode_are_refused),

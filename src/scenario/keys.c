@@ -1102,20 +1102,41 @@ static bool split_last_eq(const char *s, char *name, size_t len, const char **va
     return true;
 }
 
-/* steps_ratio entries: "C=R" / "C=never" or {"codec": C, "ratio": R|null}. */
+/* steps_ratio entries: "C=R" / "C=never" or {"codec": C, "ratio": R|null}.
+ * An object is read key by key, so that what is wrong in it (a bad ratio
+ * above all) is named as the flag's "C=R" names it. */
 static tc_status ratio_of(const json_t *v, const char *where, tc_scn_codec_value *out, tc_err *err)
 {
+    static const char *const range = "the ratio must be a number above 0 and at most 1e6 (at least one step to the "
+                                     "target: 1 / the baseline's steps), or 'never'";
     const char *val = NULL;
-    json_t *num = NULL;
+    const json_t *num = NULL;
     if (json_is_string(v)) {
         if (!split_last_eq(json_string_value(v), out->codec, sizeof out->codec, &val))
             return tc_fail(err, TC_EINVAL, "%s: '%s' is not CODEC=RATIO, e.g. topk:ratio=0.01=1.3", where,
                            json_string_value(v));
-    } else if (json_is_object(v) && json_is_string(json_object_get(v, "codec")) && json_object_get(v, "ratio") &&
-               json_object_size(v) == 2) {
-        snprintf(out->codec, sizeof out->codec, "%s", json_string_value(json_object_get(v, "codec")));
+    } else if (json_is_object(v)) {
+        const char *k;
+        const json_t *x;
+        json_object_foreach((json_t *)v, k, x) {
+            if (strcmp(k, "codec") != 0 && strcmp(k, "ratio") != 0)
+                return tc_fail(err, TC_EINVAL, "%s: unknown key '%.64s': accepted are codec and ratio "
+                                               "({\"codec\": C, \"ratio\": R or null (never)})",
+                               where, k);
+        }
+        const json_t *codec = json_object_get(v, "codec");
+        if (!codec)
+            return tc_fail(err, TC_EINVAL, "%s: no \"codec\": expected {\"codec\": C, \"ratio\": R or null (never)}",
+                           where);
+        if (!json_is_string(codec))
+            return wrong(codec, where, "\"codec\" to be a codec's spec (a string, e.g. \"topk:ratio=0.01\")", err);
         num = json_object_get(v, "ratio");
-        if (json_is_null(num) || (json_is_string(num) && strcmp(json_string_value(num), "never") == 0))
+        if (!num)
+            return tc_fail(err, TC_EINVAL, "%s: no \"ratio\" for %.64s: expected a number above 0 and at most 1e6, or "
+                                           "null (never)",
+                           where, json_string_value(codec));
+        snprintf(out->codec, sizeof out->codec, "%s", json_string_value(codec));
+        if (json_is_null(num))
             val = "never";
         else if (json_is_string(num))
             val = json_string_value(num);
@@ -1126,17 +1147,21 @@ static tc_status ratio_of(const json_t *v, const char *where, tc_scn_codec_value
         out->value = -1;
         return TC_OK;
     }
-    double r;
+    double r = 0;
     char *end = NULL;
     if (val)
         r = strtod(val, &end);
-    else
+    else if (json_is_number(num))
         r = json_number_value(num);
     /* the lower end is one step to the target, 1 / the baseline's steps:
      * compress checks it once it knows them */
-    if ((val && (end == val || *end)) || (!val && !json_is_number(num)) || !(r > 0) || !isfinite(r) || r > 1e6)
-        return tc_fail(err, TC_EINVAL, "%s: the ratio must be a number above 0 and at most 1e6 (at least one step "
-                                       "to the target: 1 / the baseline's steps), or 'never'", where);
+    if ((val && (end == val || *end)) || (!val && !json_is_number(num)) || !(r > 0) || !isfinite(r) || r > 1e6) {
+        if (val)
+            return tc_fail(err, TC_EINVAL, "%s: %s; got '%.64s'", where, range, val);
+        if (json_is_number(num))
+            return tc_fail(err, TC_EINVAL, "%s: %s; got %.17g", where, range, r);
+        return tc_fail(err, TC_EINVAL, "%s: %s; got %s", where, range, type_name(num));
+    }
     out->value = r;
     return TC_OK;
 }
