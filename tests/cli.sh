@@ -661,6 +661,33 @@ good "preset before --topo: --names in the command line's order" "^  dgx        
 grep -q "^  clos       clos:down=4x4,up=1x4," "$tmp/out" && grep -q "alltoall: dgx fastest" "$tmp/out" ||
     { echo "FAIL: compare --preset then --topo: the names or the conclusion on the wrong topology"; fails=$((fails + 1)); }
 good "--topo, --preset, --topo, --preset interleaved keep their order" '"topo": \["clos:down=4x4,up=1x4,[^"]*", "clos:down=2x8,up=1x2,[^"]*", "torus:dims=4x4,[^"]*", "clos:down=4x8,up=1x4,' compare --topo clos:down=4x4,up=1x4 --preset dgx-h100:nodes=2 --topo torus:dims=4x4 --preset dgx-h100:nodes=4 --op alltoall --sizes 64MiB --ranks 16 --print-scenario
+# A saved preset's topology records its preset (network.topo_preset): --profiles reads a changed profile
+# again, --preset replaces the file's topologies, and the result replays to itself without flags
+mkdir -p "$tmp/pd2"
+sed 's/"name": "dgx-h100"/"name": "myh"/; s/"value": 400,/"value": 200,/' "$(dirname "$0")/../profiles/dgx-h100.json" >"$tmp/pd2/myh.json"
+"$T" collective --preset myh:nodes=4 --profiles "$tmp/pd2" --op allreduce --size 64MiB --format json --out "$tmp/r_myh.json" >/dev/null 2>"$tmp/err" ||
+    { echo "FAIL: a preset from --profiles"; cat "$tmp/err"; fails=$((fails + 1)); }
+good "a preset's topology records its preset" '"topo_preset": \["myh:nodes=4"\]' collective --scenario "$tmp/r_myh.json" --print-scenario
+sed -i 's/"value": 200,/"value": 100,/' "$tmp/pd2/myh.json"
+good "--profiles with --scenario reads a changed profile again" "^time         1.339ms" collective --scenario "$tmp/r_myh.json" --profiles "$tmp/pd2"
+good "--scenario alone keeps the embedded profile" "^time         835.6us" collective --scenario "$tmp/r_myh.json"
+good "--preset with --scenario replaces the file's topology" "^time         1.339ms" collective --scenario "$tmp/r_myh.json" --preset myh:nodes=4
+good "--preset with --scenario: another preset" "topo=clos:down=2x8,up=1x2,bw=400Gbps,.*topo_preset=dgx-h200:nodes=2 " collective --scenario "$tmp/r_myh.json" --preset dgx-h200:nodes=2
+"$T" replay "$tmp/r_myh.json" --format json >"$tmp/r_myh2.json" 2>"$tmp/err"
+cmp -s "$tmp/r_myh.json" "$tmp/r_myh2.json" ||
+    { echo "FAIL: a preset's result with a changed profile file does not replay to itself"; fails=$((fails + 1)); }
+rm -rf "$tmp/pd2"
+good "--profiles: a profile found in no directory stays the scenario's" "^time         835.6us" collective --scenario "$tmp/r_myh.json" --profiles "$tmp"
+"$T" compare --topo clos:down=4x4,up=1x4 --preset dgx-h100:nodes=2 --topo torus:dims=4x4 --op allreduce --sizes 1MiB --ranks 16 --format json --out "$tmp/cp.json" >/dev/null 2>&1
+good "compare: --preset with --scenario replaces the file's topologies and their names" "^  A          clos:down=2x8,up=1x2,bw=400Gbps,.*rail=8,arch=hopper," compare --scenario "$tmp/cp.json" --preset dgx-h200:nodes=2
+good "compare: --topo with --scenario replaces the file's topologies" '"names": \["A", "B"\]' compare --scenario "$tmp/cp.json" --topo clos:down=4x4,up=1x4 --topo torus:dims=4x4 --print-scenario
+grep -q '"topo_preset"' "$tmp/out" && { echo "FAIL: --topo with --scenario kept the file's presets"; fails=$((fails + 1)); }
+good "compare: --names with --scenario and --preset" "^  h200       clos:down=2x8" compare --scenario "$tmp/cp.json" --names h200,torus --preset dgx-h200:nodes=2 --topo torus:dims=4x4
+"$T" replay "$tmp/cp.json" --format json >"$tmp/cp2.json" 2>"$tmp/err"
+cmp -s "$tmp/cp.json" "$tmp/cp2.json" ||
+    { echo "FAIL: compare with a preset among topologies does not replay to itself"; fails=$((fails + 1)); }
+sed 's/"topo_preset": \[null, "dgx-h100:nodes=2", null\]/"topo_preset": ["dgx-h100:nodes=2"]/' "$tmp/cp.json" >"$tmp/cp3.json"
+bad_says "network.topo_preset not one per topology" "network.topo_preset: 1 entries for the 3 topologies of network.topo" compare --scenario "$tmp/cp3.json"
 
 # nccl-tests in and out (docs/NCCL_TESTS.md)
 good "nccl-tests: its columns" "#       size         count      type   redop    root     time   algbw   busbw #wrong" nccl-tests --preset dgx-h100:nodes=2 -b 8 -e 1M -f 4

@@ -301,6 +301,45 @@ static void presets_go_after_the_topologies_or_where_placed(void **state)
     }
 }
 
+/* A --preset flag replaces the file's topologies (and its names for them);
+ * the resolved scenario records each topology's preset, and reads back to
+ * the same topologies and record. */
+static void a_preset_flag_replaces_the_files_topologies(void **state)
+{
+    (void)state;
+    tc_err err = {{0}};
+    tc_scenario *s = tc_scenario_new(TC_CMD_COMPARE);
+    assert_int_equal(read_text(s, "{\"network\": {\"topo\": [\"torus:dims=4x4\", \"torus:dims=2x8\"], \"names\": "
+                                  "[\"a\", \"b\"]}, \"collective\": {\"op\": [\"allreduce\"], \"sizes\": [\"1MiB\"]}}",
+                               &err),
+                     TC_OK);
+    const char *preset[1] = {"dgx-h100:nodes=2"};
+    assert_int_equal(tc_scenario_set_flag(s, "--preset", preset, 1, &err), TC_OK);
+    if (tc_scenario_resolve(s, &err) != TC_OK)
+        fail_msg("resolve: %s", err.msg);
+    assert_int_equal(s->ntopo, 1);
+    assert_non_null(strstr(s->topo[0], "clos:down=2x8,"));
+    assert_int_equal(s->ntopo_preset, 1);
+    assert_string_equal(s->topo_preset[0], "dgx-h100:nodes=2");
+    assert_int_equal(s->nnames, 1);
+    assert_string_equal(s->names[0], "A");
+    json_t *j = tc_scenario_to_json(s);
+    tc_scenario *r = tc_scenario_new(TC_CMD_COMPARE);
+    assert_int_equal(tc_scenario_read_json(r, j, "saved", &err), TC_OK);
+    if (tc_scenario_resolve(r, &err) != TC_OK)
+        fail_msg("resolve again: %s", err.msg);
+    assert_int_equal(r->ntopo, 1);
+    assert_string_equal(r->topo[0], s->topo[0]);
+    assert_int_equal(r->ntopo_preset, 1);
+    assert_string_equal(r->topo_preset[0], "dgx-h100:nodes=2");
+    json_t *k = tc_scenario_to_json(r);
+    assert_true(json_equal(j, k));
+    json_decref(j);
+    json_decref(k);
+    tc_scenario_free(r);
+    tc_scenario_free(s);
+}
+
 static void flags_that_do_not_apply_to_the_mode_are_refused(void **state)
 {
     (void)state;
@@ -859,6 +898,7 @@ int main(void)
         cmocka_unit_test(steps_ratio_object_names_what_is_wrong),
         cmocka_unit_test(command_line_list_replaces_the_file_list),
         cmocka_unit_test(presets_go_after_the_topologies_or_where_placed),
+        cmocka_unit_test(a_preset_flag_replaces_the_files_topologies),
         cmocka_unit_test(flags_that_do_not_apply_to_the_mode_are_refused),
         cmocka_unit_test(degraded_link_is_recorded_and_rebuilt),
         cmocka_unit_test(random_placement_is_a_seeded_permutation),

@@ -126,7 +126,7 @@ typedef struct tc_scenario {
     bool links;                         /* topo: list every directed link */
     /* Presets (NAME[:nodes=N]), expanded by tc_scenario_resolve into
      * topologies after those of network.topo (or where preset_at puts
-     * them), then cleared; the profiles
+     * them), then cleared (topo_preset records them); the profiles
      * they read, and compress's accelerator profile, are kept by content
      * in profiles (a JSON object, name -> profile; owned; NULL: none). */
     char preset[TC_SCN_MAX_TOPOS][128];
@@ -138,6 +138,13 @@ typedef struct tc_scenario {
      * network.topo's. Setting network.preset clears it. */
     int preset_at[TC_SCN_MAX_TOPOS];
     int npreset_at;
+    /* network.topo_preset: for each topology of topo, the preset it was
+     * expanded from ("": given as a spec); ntopo_preset is 0 (no topology
+     * came from a preset) or ntopo. A --profiles flag expands those
+     * presets again from the files; a --topo or --preset flag replaces
+     * the topologies and clears it. */
+    char topo_preset[TC_SCN_MAX_TOPOS][128];
+    int ntopo_preset;
     char profiles_dir[4096];            /* searched first ("": the default path) */
     char *profiles;
 

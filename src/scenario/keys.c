@@ -238,6 +238,39 @@ GET(get_preset)
     return a;
 }
 
+/* For each topology of network.topo, the preset it came from, or null
+ * (a spec): written by resolving, so that a --profiles flag can expand
+ * the presets again. */
+SET(set_topo_preset)
+{
+    if (json_is_null(v)) {
+        s->ntopo_preset = 0;
+        return TC_OK;
+    }
+    tc_status st = list_cap(v, 1, TC_SCN_MAX_TOPOS, where, err);
+    char w[256];
+    for (size_t i = 0; st == TC_OK && i < list_len(v); i++) {
+        WHERE_I(w, where, i);
+        const json_t *x = list_get(v, i);
+        if (json_is_null(x))
+            s->topo_preset[i][0] = '\0';
+        else if (!json_is_string(x))
+            st = wrong(x, w, "a preset NAME[:nodes=N] or null (a topology given as a spec)", err);
+        else
+            st = str_of(x, w, s->topo_preset[i], sizeof s->topo_preset[i], err);
+    }
+    if (st == TC_OK)
+        s->ntopo_preset = (int)list_len(v);
+    return st;
+}
+GET(get_topo_preset)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < s->ntopo_preset; i++)
+        json_array_append_new(a, s->topo_preset[i][0] ? json_string(s->topo_preset[i]) : json_null());
+    return a;
+}
+
 SET(set_profiles_dir)
 {
     if (json_is_null(v)) {
@@ -290,6 +323,10 @@ GET(get_profiles)
 static bool has_presets(const tc_scenario *s)
 {
     return s->npreset > 0;
+}
+static bool has_topo_preset(const tc_scenario *s)
+{
+    return s->ntopo_preset > 0;
 }
 /* compress reads an accelerator profile (compress.accel) too. */
 static bool has_profiles(const tc_scenario *s)
@@ -2189,6 +2226,8 @@ static bool measured_acc(const tc_scenario *s)
 static const tc_scn_key keys[] = {
     {"network.topo", NETC | B(TOPO) | B(CLUSTER) | B(TRAIN), NULL, set_topo, get_topo, ""},
     {"network.preset", NETC | B(TOPO) | B(CLUSTER) | B(TRAIN), has_presets, set_preset, get_preset, "a preset"},
+    {"network.topo_preset", NETC | B(TOPO) | B(CLUSTER) | B(TRAIN), has_topo_preset, set_topo_preset, get_topo_preset,
+     "a preset"},
     {"network.profiles_dir", NETC | B(TOPO) | B(CLUSTER) | B(TRAIN), has_profiles, set_profiles_dir, get_profiles_dir,
      "--preset"},
     {"network.profiles", NETC | B(TOPO) | B(CLUSTER) | B(TRAIN), has_profiles, set_profiles, get_profiles, "--preset"},

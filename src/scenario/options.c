@@ -660,6 +660,24 @@ static json_t *flag_value(const opt_def *d, const char *const *values, size_t n)
     }
 }
 
+/* The topologies a flag gives (--topo, --preset) replace those of the
+ * scenario file as a whole: the file's network.topo (a saved result's
+ * presets are expanded there) and network.preset, unless a flag gives that
+ * one too; the file's record of which came from presets; and the file's
+ * names for them (--names given as a flag stays). */
+static void flag_topologies(tc_scenario *s, bool preset)
+{
+    if (!tc_keyset_has(&s->flag_mask, tc_scn_key_index(preset ? "network.topo" : "network.preset"))) {
+        if (preset)
+            s->ntopo = 0;
+        else
+            s->npreset = s->npreset_at = 0;
+    }
+    s->ntopo_preset = 0;
+    if (!tc_keyset_has(&s->flag_mask, tc_scn_key_index("network.names")))
+        s->nnames = 0;
+}
+
 tc_status tc_scenario_set_flag(tc_scenario *s, const char *flag, const char *const *values, size_t n, tc_err *err)
 {
     const opt_def *d = find_def(flag, s->command);
@@ -729,6 +747,8 @@ tc_status tc_scenario_set_flag(tc_scenario *s, const char *flag, const char *con
     }
     if (tc_oom_since(mark))
         st = tc_fail(err, TC_EINTERNAL, "out of memory");
+    if (st == TC_OK && (strcmp(d->o.key, "network.topo") == 0 || strcmp(d->o.key, "network.preset") == 0))
+        flag_topologies(s, strcmp(d->o.key, "network.preset") == 0);
     if (st == TC_OK)
         tc_keyset_add(&s->flag_mask, ki);
     return st;

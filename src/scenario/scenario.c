@@ -491,14 +491,49 @@ static void preset_positions(const tc_scenario *s, int *at)
         at[i] = ok ? s->preset_at[i] : s->ntopo;
 }
 
+/* Preset NAME[:nodes=N]'s profile: read again from the files when a
+ * --profiles flag is given and the file is there (true). */
+static bool preset_file(const tc_scenario *s, const char *preset)
+{
+    char name[64];
+    size_t nl = strcspn(preset, ":");
+    if (nl == 0 || nl >= sizeof name)
+        return false;
+    snprintf(name, sizeof name, "%.*s", (int)nl, preset);
+    return tc_profile_exists(name, s->profiles_dir[0] ? s->profiles_dir : NULL);
+}
+
 /* Presets become topologies after network.topo's (or where preset_at puts
  * them); the profiles they read are kept by content in s->profiles, and
  * the presets are cleared (a resolved scenario has its topologies as
- * specs: resolving is idempotent). */
+ * specs: resolving is idempotent), each topology's preset recorded in
+ * network.topo_preset. With a --profiles flag, the topologies recorded
+ * there are expanded again from their profiles' files (as a --preset flag
+ * would read them); a profile found in no directory stays the
+ * scenario's. */
 static tc_status resolve_presets(tc_scenario *s, tc_err *err)
 {
-    if (s->npreset == 0)
-        return TC_OK;
+    if (s->ntopo_preset && s->ntopo_preset != s->ntopo)
+        return tc_fail(err, TC_EINVAL, "network.topo_preset: %d entries for the %d topologies of network.topo: give "
+                                       "one per topology (its preset, or null for a spec)",
+                       s->ntopo_preset, s->ntopo);
+    if (!s->ntopo_preset)
+        for (int i = 0; i < s->ntopo; i++)
+            s->topo_preset[i][0] = '\0';
+    tc_status st = TC_OK;
+    bool fresh = tc_keyset_has(&s->flag_mask, tc_scn_key_index("network.profiles_dir"));
+    for (int i = 0; fresh && i < s->ntopo_preset && st == TC_OK; i++) {
+        if (!s->topo_preset[i][0] || !preset_file(s, s->topo_preset[i]))
+            continue;
+        tc_profile *p = NULL;
+        st = tc_preset_expand(s->topo_preset[i], s->profiles_dir[0] ? s->profiles_dir : NULL, s->topo[i],
+                              sizeof s->topo[0], &p, err);
+        if (st == TC_OK)
+            st = embed_profile(s, p, err);
+        tc_profile_free(p);
+    }
+    if (st || s->npreset == 0)
+        return st;
     if (s->ntopo + s->npreset > TC_SCN_MAX_TOPOS)
         return tc_fail(err, TC_EINVAL, "%d topologies and %d presets: at most %d in all", s->ntopo, s->npreset,
                        TC_SCN_MAX_TOPOS);
@@ -506,7 +541,6 @@ static tc_status resolve_presets(tc_scenario *s, tc_err *err)
     preset_positions(s, at);
     /* the presets' specs, expanded after network.topo's, then merged */
     int base = s->ntopo;
-    tc_status st = TC_OK;
     /* train's and compress's accelerator, where not given: the preset's
      * chip (its profile's accelerator field) */
     bool accel = (s->command == TC_CMD_TRAIN || s->command == TC_CMD_COMPRESS) &&
@@ -528,15 +562,21 @@ static tc_status resolve_presets(tc_scenario *s, tc_err *err)
     if (st)
         return st;
     char merged[TC_SCN_MAX_TOPOS][sizeof s->topo[0]];
+    char from[TC_SCN_MAX_TOPOS][sizeof s->topo_preset[0]];
     int n = 0, pi = 0;
     for (int t = 0; t <= base; t++) {
-        for (; pi < s->npreset && at[pi] == t; pi++)
+        for (; pi < s->npreset && at[pi] == t; pi++) {
+            memcpy(from[n], s->preset[pi], sizeof from[0]);
             memcpy(merged[n++], s->topo[base + pi], sizeof merged[0]);
-        if (t < base)
+        }
+        if (t < base) {
+            memcpy(from[n], s->topo_preset[t], sizeof from[0]);
             memcpy(merged[n++], s->topo[t], sizeof merged[0]);
+        }
     }
     memcpy(s->topo, merged, (size_t)n * sizeof merged[0]);
-    s->ntopo = n;
+    memcpy(s->topo_preset, from, (size_t)n * sizeof from[0]);
+    s->ntopo = s->ntopo_preset = n;
     s->npreset = 0;
     s->npreset_at = 0;
     tc_keyset_del(&s->given_mask, tc_scn_key_index("network.preset"));
