@@ -84,6 +84,10 @@ bad_says "full mesh of one endpoint" "at least 2 endpoints" topo "full:hosts=1"
 bad_says "full mesh beyond its bound" "at most 1024 endpoints" topo "full:hosts=4096"
 bad_says "full mesh without hosts" "needs hosts=N" topo "full:bw=100GB/s"
 bad_says "full mesh with a torus key" "unknown key 'dims' in full spec" topo "full:hosts=8,dims=2x4"
+bad_says "a per-level key past a 2-level Clos names its levels" "unknown key 'lat5' in clos spec: this Clos has 2 switch levels; accepted keys are .*bw, bw1..bw2, lat, lat1..lat2, rail" topo clos:down=4x4,up=1x2,lat5=1us
+bad_says "bw3 on a 2-level Clos" "unknown key 'bw3' in clos spec: this Clos has 2 switch levels; .* bw1..bw2, lat, lat1..lat2," topo clos:down=4x4,up=1x2,bw3=1Gbps
+bad_says "lat2 on a 1-level Clos" "this Clos has 1 switch level; .* bw, bw1, lat, lat1, rail" topo clos:down=4,up=1,lat2=1us
+good "lat3 on a 3-level Clos" "lat3=1us" topo clos:down=4x4x4,up=1x2x2,lat3=1us
 bad_says "a torus routing on a full mesh" "use direct or detour" collective --topo "full:hosts=8" --op allreduce --size 1MiB --routing dor
 bad_says "a switch of a full mesh" "a full mesh has no switches" collective --topo "full:hosts=8" --op allreduce --size 1MiB --fail switch:1
 bad_says "a full mesh cut off under direct" "routing detour goes through another endpoint" collective --topo "full:hosts=8" --op alltoall --algo direct --size 1MiB --fail link:0 --routing direct

@@ -15,9 +15,9 @@
 #define COMMON_KEYS                                                                                                    \
     "hop_lat, alpha, reduce_bw, seed, node, node_bw, node_lat, node_hop_lat, node_reduce, arch, transport, nic_path, " \
     "p2p_bw, p2p_net_bw"
-#define CLOS_KEYS                                                                                                       \
-    "down, up, links, hosts, radix, tiers, oversub, bw, bw1..bw6, lat, lat1..lat6, rail, nics, gpus_per_nic, nic_bw, "  \
-    "nic_lat, sharp, net_lat, net_eff, " COMMON_KEYS
+#define CLOS_KEYS_BEFORE "down, up, links, hosts, radix, tiers, oversub, bw, "
+#define CLOS_KEYS_AFTER "rail, nics, gpus_per_nic, nic_bw, nic_lat, sharp, net_lat, net_eff, " COMMON_KEYS
+#define CLOS_KEYS CLOS_KEYS_BEFORE "bw1..bw6, lat, lat1..lat6, " CLOS_KEYS_AFTER
 #define TORUS_KEYS "dims, wrap, bw, lat, " COMMON_KEYS
 #define FULL_KEYS "hosts, bw, lat, " COMMON_KEYS
 
@@ -445,6 +445,29 @@ static void canonical_spec(tc_topo *t)
         tc_topo_put(t->spec, sizeof t->spec, ",seed=%llu", (unsigned long long)t->seed);
 }
 
+/* A configured Clos's keys left unread: refused with the per-level keys of
+ * its h switch levels (bw1..bwh, lat1..lath), not the six a spec may
+ * have. */
+static tc_status clos_check_unused(const tc_spec *sp, int h, tc_err *err)
+{
+    char lv[64];
+    if (h == 1)
+        snprintf(lv, sizeof lv, "bw1, lat, lat1");
+    else
+        snprintf(lv, sizeof lv, "bw1..bw%d, lat, lat1..lat%d", h, h);
+    for (int i = 0; i < sp->nkv; i++)
+        if (!sp->used[i]) {
+            const char *k = sp->key[i];
+            char why[64] = "";
+            if (strncmp(k, "bw", 2) == 0 || strncmp(k, "lat", 3) == 0)
+                snprintf(why, sizeof why, ": this Clos has %d switch level%s", h, h == 1 ? "" : "s");
+            return tc_fail(err, TC_EINVAL,
+                           "unknown key '%s' in clos spec%s; accepted keys are " CLOS_KEYS_BEFORE "%s, " CLOS_KEYS_AFTER,
+                           k, why, lv);
+        }
+    return TC_OK;
+}
+
 static tc_status configure(tc_spec *sp, tc_topo *t, uint64_t *fabric_links, tc_err *err)
 {
     bool clos = strcmp(sp->kind, "clos") == 0, torus = strcmp(sp->kind, "torus") == 0,
@@ -463,6 +486,8 @@ static tc_status configure(tc_spec *sp, tc_topo *t, uint64_t *fabric_links, tc_e
                 : tc_torus_configure(sp, t, fabric_links, err);
     if (st == TC_OK)
         st = read_common(sp, t, err);
+    if (st == TC_OK && clos)
+        st = clos_check_unused(sp, t->levels, err);
     if (st == TC_OK)
         st = tc_spec_check_unused(sp, sp->kind, clos ? CLOS_KEYS : full ? FULL_KEYS : TORUS_KEYS, err);
     return st;
