@@ -130,7 +130,12 @@ static bool torus_valid_common(tc_op op, uint32_t p, const tc_topo *topo, tc_err
         return false;
     }
     if (p != topo->n_endpoints) {
-        tc_fail(err, TC_EINVAL, "needs a torus topology with p equal to its %u endpoints", topo->n_endpoints);
+        /* a job on a box of the torus in coordinate order runs on the
+         * box's own torus (tc_place_slice_run): one that gets here is not */
+        tc_fail(err, TC_EINVAL,
+                "needs all %u endpoints of the torus, or the job's ranks on a box of it in coordinate order, "
+                "first dimension fastest, as --place slice puts them",
+                topo->n_endpoints);
         return false;
     }
     uint64_t n = 1;
