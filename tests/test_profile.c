@@ -183,6 +183,29 @@ static void tpu_presets_expand_to_a_torus(void **state)
     expand_fails("test-tpu:nodes=4", "a tpu-slice preset takes dims=AxBxC");
 }
 
+/* A latency field may be 0, as the spec key it sets (lat=, hop_lat=,
+ * node_lat=, net_lat=) may; below 0 it is refused. */
+static void latency_fields_take_zero(void **state)
+{
+    (void)state;
+    expand_ok("test-zero-tpu", "torus:dims=4x4x4,bw=50GB/s,lat=0ns,hop_lat=0ns");
+    char spec[512];
+    tc_profile *p = NULL;
+    tc_err err = {{0}};
+    if (tc_preset_expand("test-zero-lat:nodes=4", DATA, spec, sizeof spec, &p, &err) != TC_OK)
+        fail_msg("test-zero-lat: %s", err.msg);
+    tc_profile_free(p);
+    assert_non_null(strstr(spec, ",lat=0ns,hop_lat=0ns,"));
+    assert_non_null(strstr(spec, ",node_lat=0ns,"));
+    assert_non_null(strstr(spec, ",net_lat=0us/0us/0us,"));
+    tc_topo *t = NULL;
+    if (tc_topo_build(spec, &t, &err) != TC_OK)
+        fail_msg("%s: %s", spec, err.msg);
+    tc_topo_free(t);
+    expand_fails("bad-lat", "bad-lat.json: field 'fields.cable_lat_ns.value' must be from 0 (a latency) and below 1e30, "
+                            "not -1");
+}
+
 static void bad_presets_and_profiles_are_named(void **state)
 {
     (void)state;
@@ -339,6 +362,7 @@ int main(void)
         cmocka_unit_test(gpu_node_presets_expand_to_rail_optimized_clos),
         cmocka_unit_test(presets_fit_their_switch_radix),
         cmocka_unit_test(tpu_presets_expand_to_a_torus),
+        cmocka_unit_test(latency_fields_take_zero),
         cmocka_unit_test(bad_presets_and_profiles_are_named),
         cmocka_unit_test(accelerators_are_found_in_the_directory_given),
         cmocka_unit_test(shipped_profiles_load_with_sources_and_build),

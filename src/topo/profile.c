@@ -407,6 +407,17 @@ static tc_status pos_field(const tc_profile *p, const char *name, double *out, t
     return st;
 }
 
+/* A latency (the spec keys they set, lat=, hop_lat=, node_lat=, net_lat=,
+ * take 0): from 0, below 1e30. */
+static tc_status lat_field(const tc_profile *p, const char *name, double *out, tc_err *err)
+{
+    tc_status st = tc_profile_num(p, name, out, err);
+    if (st == TC_OK && !(*out >= 0 && *out < 1e30))
+        st = tc_fail(err, TC_EINVAL, "profile %s: field 'fields.%s.value' must be from 0 (a latency) and below 1e30, not %g",
+                     p->path, name, *out);
+    return st;
+}
+
 /* A GPU node profile, nodes=N: N nodes of G GPUs behind an NVSwitch
  * (node=G, node_bw = NVLink bandwidth x efficiency), R NICs per node on R
  * rails of a two-tier rail-optimized Clos of the profile's leaf radix
@@ -439,7 +450,7 @@ static tc_status calib_fields(const tc_profile *p, const char *given, char *out,
     tc_status st = TC_OK;
     out[0] = '\0';
     for (int i = 0; i < 3 && st == TC_OK; i++)
-        if (field(p, lat[i]) && (st = pos_field(p, lat[i], &v[i], err)) == TC_OK)
+        if (field(p, lat[i]) && (st = lat_field(p, lat[i], &v[i], err)) == TC_OK)
             n++;
     if (st)
         return st;
@@ -504,15 +515,15 @@ static tc_status expand_gpu_node(const tc_profile *p, uint32_t nodes, bool ib_sh
     if (!st)
         st = pos_field(p, "nvlink_efficiency", &eff, err);
     if (!st)
-        st = pos_field(p, "nvlink_lat_ns", &nvlat, err);
+        st = lat_field(p, "nvlink_lat_ns", &nvlat, err);
     if (!st)
         st = pos_field(p, "nic_Gbps", &nic, err);
     if (!st)
         st = count_field(p, "leaf_radix", &radix, err);
     if (!st)
-        st = pos_field(p, "switch_lat_ns", &swlat, err);
+        st = lat_field(p, "switch_lat_ns", &swlat, err);
     if (!st)
-        st = pos_field(p, "cable_lat_ns", &cable, err);
+        st = lat_field(p, "cable_lat_ns", &cable, err);
     if (st)
         return st;
     if (eff > 1)
@@ -614,9 +625,9 @@ static tc_status expand_tpu(const tc_profile *p, const char *dims, char *spec, s
     const char *def = NULL;
     tc_status st = pos_field(p, "ici_GBps_per_link_per_direction", &ici, err);
     if (!st)
-        st = pos_field(p, "ici_lat_ns", &lat, err);
+        st = lat_field(p, "ici_lat_ns", &lat, err);
     if (!st)
-        st = pos_field(p, "router_lat_ns", &hop, err);
+        st = lat_field(p, "router_lat_ns", &hop, err);
     if (!st)
         st = tc_profile_str(p, "slice_dims", &def, err);
     if (st)
