@@ -478,6 +478,15 @@ good "slice: ocs wraparound in the JSON" '"ocs_wraparound": true' collective --t
 good "occupancy: the history in the result" "occupancy 0.7: 11 endpoints held" collective --topo clos:down=4x4,up=1x1 --ranks 4 --place packed:seed=1 --occupancy 0.7 --op allreduce --algo direct --size 64MiB --mode steps --routing dmodk
 good "occupancy 0 takes a seed (a sweep from 0 keeps one)" "place=slice seed=1 occupancy=0" collective --topo torus:dims=8x8x8 --ranks 16 --place slice:seed=1 --occupancy 0 --op allreduce --size 1MiB
 bad_says "a seed without random placement or an occupancy" "job.seed applies only with --place random or an --occupancy (0 included)" collective --topo torus:dims=8x8x8 --ranks 16 --place slice:seed=1 --op allreduce --size 1MiB
+# A list names each algorithm, operation and alpha once
+bad_says "an operation listed twice" "^topocc: --op\[1\]: operation 'allreduce' listed twice$" compare --topo "$CLOS" --op allreduce,allreduce --sizes 1MiB
+bad_says "an algorithm listed twice" "^topocc: --algo\[1\]: algorithm 'ring' listed twice$" collective --topo "$CLOS" --op allreduce --size 1MiB --algo ring,ring
+bad_says "one algorithm in two spellings" "'nccl:proto=LL|Simple' and 'nccl:proto=Simple|LL' are one algorithm, 'nccl:proto=LL|Simple', listed twice" collective --topo "$CLOS" --op allreduce --size 1MiB --algo 'nccl:proto=LL|Simple,nccl:proto=Simple|LL'
+good "ring and ring:chunks=1 are two entries" "^1MiB     2  ring:chunks=1 " collective --topo "$CLOS" --op allreduce --size 1MiB --algo ring,ring:chunks=1
+bad_says "an alpha listed twice" "^topocc: --alphas\[1\]: alpha 0ns listed twice$" compare --topo "$CLOS" --op allreduce --sizes 1MiB --alphas 0,0
+bad_says "an alpha listed twice in two units" "alpha 1us listed twice" compare --topo "$CLOS" --op allreduce --sizes 1MiB --alphas 1us,1000ns
+"$T" collective --topo "$CLOS" --op allreduce --size 1MiB --algo ring,rd --print-scenario 2>/dev/null | sed 's/"algo": \["ring", "rd"\]/"algo": ["ring", "rd", "ring"]/' >"$tmp/dup_algo.json"
+bad_says "an algorithm listed twice in a scenario file" "collective.algo\[2\]: algorithm 'ring' listed twice" collective --scenario "$tmp/dup_algo.json"
 bad_says "torus rings on a random placement name the shape they need" "algorithm 'torus' does not fit allreduce on 32 ranks (needs all 64 endpoints of the torus, or the job's ranks on a box of it in coordinate order, first dimension fastest, as --place slice puts them)" collective --topo torus:dims=4x4x4 --ranks 32 --op allreduce --algo torus --size 1MiB --place random:seed=4
 good "torus rings on the same ranks placed first (a 4x4x2 box)" "^time " collective --topo torus:dims=4x4x4 --ranks 32 --op allreduce --algo torus --size 1MiB --place first
 good "occupancy: the scenario key" "occupancy=0.5" collective --topo "$CLOS" --ranks 8 --place first:seed=2 --occupancy 0.5 --op allreduce --size 1MiB

@@ -394,6 +394,11 @@ SET(set_alphas)
     for (size_t i = 0; i < n && st == TC_OK; i++) {
         WHERE_I(w, where, i);
         st = num_in(list_get(v, i), U_TIME, 0, 1, false, w, &a[i], err);
+        for (size_t j = 0; st == TC_OK && j < i; j++)
+            if (a[j] == a[i]) {
+                char b[32];
+                st = tc_fail(err, TC_EINVAL, "%s: alpha %s listed twice", w, tc_fmt_time(a[i], b, sizeof b));
+            }
     }
     if (st)
         return st;
@@ -784,7 +789,18 @@ GET(get_ops)
 
 SET(set_algos)
 {
-    return strings_of(v, where, s->algos[0], sizeof s->algos[0], TC_SCN_MAX_ALGOS, &s->nalgos, err);
+    char a[TC_SCN_MAX_ALGOS][sizeof s->algos[0]];
+    int n = 0;
+    tc_status st = strings_of(v, where, a[0], sizeof a[0], TC_SCN_MAX_ALGOS, &n, err);
+    for (int i = 0; st == TC_OK && i < n; i++)
+        for (int j = 0; st == TC_OK && j < i; j++)
+            if (strcmp(a[j], a[i]) == 0)
+                st = tc_fail(err, TC_EINVAL, "%s[%d]: algorithm '%s' listed twice", where, i, a[i]);
+    if (st == TC_OK) {
+        memcpy(s->algos, a, (size_t)n * sizeof a[0]);
+        s->nalgos = n;
+    }
+    return st;
 }
 GET(get_algos)
 {

@@ -906,12 +906,21 @@ static tc_status resolve_collective(tc_scenario *s, tc_err *err)
     if (s->command == TC_CMD_COMPARE && (s->nalgos != 1 || strcmp(s->algos[0], "all") == 0))
         return tc_fail(err, TC_EINVAL, "compare runs one algorithm per cell (auto by default); rank several with "
                                        "topocc collective --algo all");
+    char given[TC_SCN_MAX_ALGOS][sizeof s->algos[0]];
     for (int i = 0; i < s->nalgos; i++) {
+        memcpy(given[i], s->algos[i], sizeof given[i]);
         tc_status st = canonical_algo(s->algos[i], sizeof s->algos[i], err);
         if (st)
             return st;
         if (strcmp(s->algos[i], "all") == 0 && s->nalgos > 1)
             return tc_fail(err, TC_EINVAL, "--algo all ranks every valid algorithm: give it alone");
+        /* the same algorithm twice, written out alike (set_algos refuses
+         * one given twice as it is) */
+        for (int j = 0; j < i; j++)
+            if (strcmp(s->algos[j], s->algos[i]) == 0)
+                return tc_fail(err, TC_EINVAL, "--algo (collective.algo): '%s' and '%s' are one algorithm, '%s', "
+                                               "listed twice: give it once",
+                               given[j], given[i], s->algos[i]);
     }
     return TC_OK;
 }
