@@ -484,6 +484,46 @@ static void pipeline_with_sends(void **state)
     }
 }
 
+/* The serial run sends as soon as it can: the pipeline above, plus on
+ * stage 1 an optimizer step (1.5 s, after its B) and a gradient bucket (1 s,
+ * after its B), both issued after the gradient send. The send (another rank
+ * waits on it) goes first, [4+s, 4+2s], then compute before communication:
+ * the optimizer [4+2s, 5.5+2s], the bucket [5.5+2s, 6.5+2s]; stage 0's B
+ * [4+2s, 6+2s]: serial 6.5 + 2s. (Compute first would have held the send
+ * behind the optimizer: B on stage 0 at 5.5+2s, serial 7.5 + 2s.) */
+static void serial_sends_first(void **state)
+{
+    (void)state;
+    double s = 0.25;
+    tc_tl_dag d;
+    tc_tl_init(&d);
+    tc_tl_pipe pp = {.stages = 2, .micro = 1, .fwd_s = 1, .bwd_s = 2, .send_s = s, .stream = 3};
+    uint32_t idx[4];
+    tc_err err = {{0}};
+    if (tc_tl_pipeline_1f1b(&d, &pp, idx, &err))
+        fail_msg("%s", err.msg);
+    uint32_t opt = tc_tl_add(&d, TC_TL_COMPUTE, 1, 0, 1.5, "optimizer");
+    uint32_t bk = tc_tl_add(&d, TC_TL_COMM, 1, 1, 1, "bucket");
+    tc_tl_dep(&d, opt, idx[3]);
+    tc_tl_dep(&d, bk, idx[3]);
+    uint32_t send = UINT32_MAX;
+    for (uint32_t i = 0; i < d.n; i++)
+        if (d.task[i].kind == TC_TL_COMM && d.task[i].rank == 1 && d.task[i].stream == 3)
+            send = i;
+    assert_true(send != UINT32_MAX);
+    tc_tl_opts o = opts(0, 0);
+    tc_tl_result r;
+    run(&d, &o, &r);
+    near(d.task[send].serial_start_s, 4 + s, "serial: the gradient send as soon as B ends");
+    near(d.task[opt].serial_start_s, 4 + 2 * s, "serial: the optimizer after the send");
+    near(d.task[bk].serial_start_s, 5.5 + 2 * s, "serial: the bucket after the compute");
+    near(d.task[idx[1]].serial_end_s, 6 + 2 * s, "serial: B on stage 0");
+    near(r.serial_s, 6.5 + 2 * s, "serial");
+    near(r.iter_s, 6 + 2 * s, "iteration");
+    tc_tl_result_free(&r);
+    tc_tl_free(&d);
+}
+
 /* 1F1B with equal stages and no send: every rank is idle
  * (p-1)/(m+p-1) of the iteration (Narayanan et al., SC'21, section 2.2:
  * bubble (p-1)(t_f+t_b) against m(t_f+t_b) of work). */
@@ -848,6 +888,7 @@ int main(void)
         cmocka_unit_test(priority_policy_and_preemption),
         cmocka_unit_test(bad_input),
         cmocka_unit_test(pipeline_with_sends),
+        cmocka_unit_test(serial_sends_first),
         cmocka_unit_test(one_f_one_b_bubble),
         cmocka_unit_test(interleaved_bubble),
         cmocka_unit_test(random_dags),

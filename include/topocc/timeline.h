@@ -160,8 +160,10 @@ typedef struct tc_tl_result {
 /*
  * Runs d twice, writing each task's times: with overlap (streams run
  * concurrently, contention as above) and serial (overlap disabled: on each
- * rank one task at a time whatever its stream, a compute task first when one
- * can start, else the communication task of lowest index; no contention,
+ * rank one task at a time whatever its stream: first a ready communication
+ * task that a task of another rank depends on (a send; lowest index), else a
+ * compute task when one can start, else the communication task of lowest
+ * index; no contention,
  * since nothing overlaps on a rank; ranks still run concurrently). Stream
  * queues and readiness are the same in both runs. o NULL: the defaults.
  * Fails (TC_EINVAL) on a bad task or option, or when tasks remain that can

@@ -145,6 +145,7 @@ typedef struct sim {
     uint8_t *spol;                     /* each stream's policy */
     uint32_t *tstream;
     uint32_t *doff, *dlist;            /* dependents, CSR */
+    bool *xrank;                       /* a task of another rank depends on it */
     /* per run */
     uint32_t *need, *head, *running, *dirty, *srun; /* srun: the task a busy stream runs */
     uint8_t *state;                    /* 0 pending, 1 running, 2 done */
@@ -170,6 +171,7 @@ static void sim_free(sim *s)
     free(s->scompute);
     free(s->spol);
     free(s->tstream);
+    free(s->xrank);
     free(s->doff);
     free(s->dlist);
     free(s->need);
@@ -314,6 +316,11 @@ static tc_status sim_build(sim *s, const tc_tl_dag *d, const tc_tl_opts *o, tc_e
         nd += d->task[i].ndeps;
     ALLOC(s->doff, n + 1);
     ALLOC(s->dlist, nd);
+    ALLOC(s->xrank, n);
+    for (size_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < d->task[i].ndeps; j++)
+            if (d->task[d->task[i].deps[j]].rank != d->task[i].rank)
+                s->xrank[d->task[i].deps[j]] = true;
     for (size_t i = 0; i < n; i++)
         for (uint32_t j = 0; j < d->task[i].ndeps; j++)
             s->doff[d->task[i].deps[j] + 1]++;
@@ -492,21 +499,27 @@ static void start_phase(sim *s, bool serial, double t, double *st, double *en)
         uint32_t r = s->dirty[--s->ndirty];
         s->rdirty[r] = false;
         if (serial) {
-            /* One task at a time on the rank: compute first, else the
+            /* One task at a time on the rank: first the communication
+             * task of lowest index that another rank waits on (a send goes
+             * out as soon as it is ready), else compute, else the
              * communication task of lowest index. */
             while (s->rcount[r] == 0) {
-                uint32_t best = UINT32_MAX;
+                uint32_t best = UINT32_MAX, send = UINT32_MAX, comp = UINT32_MAX;
                 for (uint32_t q = s->rbeg[r]; q < s->rbeg[r + 1]; q++) {
                     uint32_t c = pick(s, q);
                     if (c == UINT32_MAX)
                         continue;
-                    if (s->scompute[q]) {
-                        best = c;
-                        break;
-                    }
-                    if (best == UINT32_MAX || c < best)
+                    if (s->scompute[q])
+                        comp = c;
+                    else if (s->xrank[c] && c < send)
+                        send = c;
+                    else if (c < best)
                         best = c;
                 }
+                if (send != UINT32_MAX)
+                    best = send;
+                else if (comp != UINT32_MAX)
+                    best = comp;
                 if (best == UINT32_MAX)
                     break;
                 start(s, best, t, st, en);
