@@ -298,6 +298,19 @@ good "a serial pipeline sends before its optimizer step" "^iteration without ove
     train --topo full:hosts=2 --model "$tmp/mm.json" --pp 2 --micro-batches 1 --quiet
 good "nothing to hide in it" "^overlap efficiency 0 " \
     train --topo full:hosts=2 --model "$tmp/mm.json" --pp 2 --micro-batches 1 --quiet
+# time linear in the layers: the look-ahead forward scanned every bucket of
+# its stage for each unit (150,000 layers took about two minutes; now a few
+# seconds, the limit leaves room for a slow or sanitized build)
+cat >"$tmp/deep.json" <<EOF
+{"name":"deep","arch":"transformer","layers":150000,"hidden":1024,"ffn":4096,"heads":16,"kv_heads":16,"vocab":32000,"seq":2048}
+EOF
+timeout 60 "$T" train --topo full:hosts=2 --model "$tmp/deep.json" --dp 2 --allow-oom --quiet >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" -ne 0 ] || ! grep -q "^iteration  *108.7s " "$tmp/out"; then
+    echo "FAIL (150,000 layers within 60 s): rc=$rc"
+    head -3 "$tmp/err"
+    fails=$((fails + 1))
+fi
 good "the contention's cost is a row" "^compute slowdown (contention) " train --topo "$CLOS" --model llama3-8b --dp 8 --tp 8
 
 good "search" "splits, .* fit in memory" train --topo "$CLOS" --model llama3-8b --search --global-batch 64

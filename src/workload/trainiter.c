@@ -1227,11 +1227,21 @@ static void bucket_updates(ctx *x, uint32_t r, int32_t prio)
  * and its send. Where it can start without stalling, less where the rank's
  * first forward started in this iteration, is the rank's period; the
  * iteration is the largest (figures). */
-static void next_forward(ctx *x, uint32_t r, uint32_t pp, int32_t prio)
+static void next_forward(ctx *x, uint32_t r, int32_t prio)
 {
     tc_tl_dag *d = &x->d;
     uint32_t last = UINT32_MAX;
     x->nf_first[r] = UINT32_MAX;
+    /* The buckets holding unit ui's parameters: only the first virtual
+     * stage's (k = r; a bucket never spans two virtual stages), its dense
+     * run then its expert run (make_buckets), each stored highest units
+     * first, the units of consecutive buckets adjacent: a cursor from the
+     * end of each run finds them in time linear in the units and buckets. */
+    size_t seg[2][2] = {{x->bbeg[r], x->bbeg[r]}, {0, x->bbeg[r + 1]}};
+    while (seg[0][1] < x->bbeg[r + 1] && !x->bk[seg[0][1]].expert)
+        seg[0][1]++;
+    seg[1][0] = seg[0][1];
+    size_t cur[2] = {seg[0][1], seg[1][1]};
     for (size_t ui = x->vbeg[r]; ui < x->vbeg[r + 1] && !x->st; ui++) {
         uint32_t t = tc_tl_add(d, TC_TL_COMPUTE, r, 0, x->u[ui].fwd_s, "next.fwd");
         if (t == UINT32_MAX)
@@ -1257,10 +1267,17 @@ static void next_forward(ctx *x, uint32_t r, uint32_t pp, int32_t prio)
                     tc_tl_dep(d, t, sd);
             }
         }
-        for (uint32_t cc = 0; cc < (x->c->virtual_stages ? x->c->virtual_stages : 1); cc++)
-            for (size_t n = x->bbeg[cc * pp + r]; n < x->bbeg[cc * pp + r + 1]; n++)
-                if (x->bk[n].last_unit <= ui && ui <= x->bk[n].hi_unit && x->upd[n] != UINT32_MAX)
+        for (int e = 0; e < 2; e++) {
+            size_t lo = seg[e][0];
+            while (cur[e] > lo && x->bk[cur[e] - 1].hi_unit < ui)
+                cur[e]--;
+            size_t n0 = cur[e];
+            while (n0 > lo && x->bk[n0 - 1].last_unit <= ui)
+                n0--;
+            for (size_t n = n0; n < cur[e]; n++)
+                if (x->upd[n] != UINT32_MAX)
                     tc_tl_dep(d, t, x->upd[n]);
+        }
         if (x->c->zero == 3 && x->c->dp > 1) {
             /* FSDP gathers the unit's parameters again before its forward
              * (probe all-gathers after the optimizer, queued behind the
@@ -1402,7 +1419,7 @@ static void build(ctx *x, uint32_t pp, uint32_t v)
         x->opt_task[r] = opt;
     }
     for (uint32_t r = 0; r < pp && !x->st; r++)
-        next_forward(x, r, pp, 2 * (int32_t)cnt[r]);
+        next_forward(x, r, 2 * (int32_t)cnt[r]);
 out:
     free(ix);
     free(utask);
