@@ -317,6 +317,24 @@ good "the proxy is named" "proxy chartf on fortunes" compress --topo "$CLOS" --m
 good "the proxy of the family does not warn" "proxy chartf on fortunes" compress --topo "$CLOS" --model llama-7b \
     --codec int8 --accuracy "$tmp/chartf.json" --target-acc 0.2
 grep -q "^warning" "$tmp/out" && { echo "FAIL: a language proxy for llama-7b warned"; fails=$((fails + 1)); }
+# compress has no --steps: where bf16 falls short of the target it names
+# what compress takes (it said "or more --steps")
+bad_says "a target bf16 does not reach, from a file" \
+    "does not reach the target accuracy 0.5000 .*: give a lower --target-acc, or rerun train-accuracy with more --steps and pass its file with --accuracy$" \
+    compress --topo "$CLOS" --model llama-7b --codec int8 --accuracy "$tmp/chartf.json" --target-acc 0.5
+if [ -d /usr/share/datasets/fashion-mnist ]; then
+    "$T" compress --topo "$CLOS" --model resnet50 --codec int8 --seeds 2 --target-acc 0.99 --print-scenario \
+        >"$tmp/short.json" 2>"$tmp/err"
+    python3 - "$tmp/short.json" <<'PY' || { echo "FAIL: a short training scenario"; fails=$((fails + 1)); }
+import json, sys
+j = json.load(open(sys.argv[1]))
+j["train"].update(steps=20, eval_every=10, train_subset=1000, test_subset=200)
+json.dump(j, open(sys.argv[1], "w"))
+PY
+    bad_says "a target bf16 does not reach, trained now" \
+        "does not reach the target accuracy 0.9900 .*: give a lower --target-acc, or more steps (train.steps in a --scenario file)$" \
+        compress --scenario "$tmp/short.json" --quiet
+fi
 
 # --- accuracy file, end to end (short training runs on several seeds) ---
 if [ -d /usr/share/datasets/fashion-mnist ]; then

@@ -186,6 +186,12 @@ typedef struct tc_acc_stats {
  * different steps; a reference run that does not reach the target, or
  * reaches it at step 0 (naming the seed and the accuracy it ends at). */
 tc_status tc_acc_stats_compute(const tc_acc_curve *curves, size_t n, double target, tc_acc_stats *out, tc_err *err);
+/* The same; longer says how to train longer in the error for a reference
+ * run that does not reach the target, after "give a lower --target-acc, or "
+ * (tc_acc_stats_compute: "more --steps", train-accuracy's flag; NULL: the
+ * same). */
+tc_status tc_acc_stats_compute_hint(const tc_acc_curve *curves, size_t n, double target, const char *longer,
+                                    tc_acc_stats *out, tc_err *err);
 void tc_acc_stats_free(tc_acc_stats *s);
 /* The statistics as the accuracy file records them (docs/SCHEMA.md,
  * "statistics"; new reference). */

@@ -232,13 +232,14 @@ static void curve_list(const tc_acc_curve *cv, size_t nc, char *buf, size_t len)
 }
 
 /* Ratios from curves (embedded or trained now), over their seeds against
- * bf16 (tc_acc_stats_compute); where names the curves' source. target: the
- * one to use, 0 for the default rule. */
+ * bf16 (tc_acc_stats_compute); where names the curves' source, longer how
+ * to train longer where bf16 falls short of the target (compress has no
+ * --steps). target: the one to use, 0 for the default rule. */
 static tc_status ratios_from_curves(tc_compress_out *o, const tc_acc_curve *cv, size_t nc, double target,
-                                   const char *where, tc_err *err)
+                                   const char *where, const char *longer, tc_err *err)
 {
     tc_acc_stats st;
-    tc_status r = tc_acc_stats_compute(cv, nc, target, &st, err);
+    tc_status r = tc_acc_stats_compute_hint(cv, nc, target, longer, &st, err);
     if (r)
         return r;
     snprintf(o->reference, sizeof o->reference, "bf16");
@@ -307,7 +308,8 @@ static tc_status ratios_embedded(tc_compress_out *o, const tc_scenario *s, tc_er
     o->acc_source = "file";
     keep_training(o, &s->accuracy_opts);
     double target = s->target_acc > 0 ? s->target_acc : s->accuracy_opts.target;
-    return ratios_from_curves(o, s->accuracy, s->naccuracy, target, "the accuracy file (--accuracy)", err);
+    return ratios_from_curves(o, s->accuracy, s->naccuracy, target, "the accuracy file (--accuracy)",
+                              "rerun train-accuracy with more --steps and pass its file with --accuracy", err);
 }
 
 /* No accuracy given: short runs on Fashion-MNIST, train.seeds of them per
@@ -340,7 +342,8 @@ static tc_status ratios_trained(const job *J, tc_err *err)
     for (size_t i = 0; st == TC_OK && i < nc; i++) /* the curves under the job's codec names */
         cv[i].codec = o->rows[i / to.seeds].codec;
     if (st == TC_OK)
-        st = ratios_from_curves(o, cv, nc, J->s->target_acc, "the training run", err);
+        st = ratios_from_curves(o, cv, nc, J->s->target_acc, "the training run",
+                                "more steps (train.steps in a --scenario file)", err);
     tc_acc_curves_free(cv, nc);
     free(cv);
     return st;

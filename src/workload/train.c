@@ -666,7 +666,8 @@ static tc_status group_curves(const tc_acc_curve *c, size_t n, groups *g, tc_err
 
 /* The reference's runs: of one length (their mean final accuracy sets the
  * default target), each reaching the target after step 0. */
-static tc_status check_reference(const tc_acc_curve *c, const groups *g, size_t ref, double target, tc_err *err)
+static tc_status check_reference(const tc_acc_curve *c, const groups *g, size_t ref, double target,
+                                 const char *longer, tc_err *err)
 {
     const tc_acc_curve *r0 = run_of(c, g, ref, 0);
     for (uint32_t j = 0; j < g->runs[ref]; j++) {
@@ -678,8 +679,8 @@ static tc_status check_reference(const tc_acc_curve *c, const groups *g, size_t 
         double s = tc_acc_steps_to(r, target);
         if (s < 0)
             return tc_fail(err, TC_EINVAL, "the baseline (bf16) does not reach the target accuracy %.4f on seed %llu "
-                                           "(it ends at %.4f, best %.4f): give a lower --target-acc or more --steps",
-                           target, (unsigned long long)r->seed, final_acc(r), tc_acc_best(r));
+                                           "(it ends at %.4f, best %.4f): give a lower --target-acc, or %s",
+                           target, (unsigned long long)r->seed, final_acc(r), tc_acc_best(r), longer);
         if (!(s > 0))
             return tc_fail(err, TC_EINVAL, "the baseline (bf16) reaches the target accuracy %.4f at step 0 on seed "
                                            "%llu: give a higher --target-acc", target, (unsigned long long)r->seed);
@@ -745,6 +746,12 @@ static void codec_stats(const tc_acc_curve *c, const groups *g, size_t k, size_t
 
 tc_status tc_acc_stats_compute(const tc_acc_curve *c, size_t n, double target, tc_acc_stats *out, tc_err *err)
 {
+    return tc_acc_stats_compute_hint(c, n, target, "more --steps", out, err);
+}
+
+tc_status tc_acc_stats_compute_hint(const tc_acc_curve *c, size_t n, double target, const char *longer,
+                                    tc_acc_stats *out, tc_err *err)
+{
     memset(out, 0, sizeof *out);
     groups g;
     tc_status st = group_curves(c, n, &g, err);
@@ -769,7 +776,7 @@ tc_status tc_acc_stats_compute(const tc_acc_curve *c, size_t n, double target, t
     if (!st && !(target > 0 && target <= 1))
         st = tc_fail(err, TC_EINVAL, "target accuracy %g: expected a fraction in (0, 1]", target);
     if (!st)
-        st = check_reference(c, &g, ref, target, err);
+        st = check_reference(c, &g, ref, target, longer ? longer : "more --steps", err);
     double *buf = st ? NULL : tc_calloc(2 * (size_t)g.runs[ref], sizeof *buf);
     out->codecs = st ? NULL : tc_calloc(g.n, sizeof *out->codecs);
     if (!st && (!buf || !out->codecs))
