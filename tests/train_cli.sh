@@ -336,6 +336,17 @@ bad_says "search with degrees and a global batch" "search chooses the split" tra
 bad_says "search with --dp and a global batch" "with --global-batch give no --dp" train --topo "$CLOS" --model llama3-8b --search --global-batch 16 --dp 2
 bad_says "search with --micro-batches and a global batch" "micro-batches 2" train --topo "$CLOS" --model llama3-8b --search --global-batch 16 --micro-batches 2
 bad_says "search with --ep" "every ep" train --topo "$CLOS" --model mixtral-8x7b --search --dp 64 --ep 2
+# a degree given is refused whatever its value: --ep 1 and --dp 1 beside a
+# global batch were taken for no flag (exit 0)
+bad_says "search with --ep 1 and a global batch" "ep 1" train --topo "$CLOS" --model mixtral-8x7b --search --global-batch 64 --ep 1
+bad_says "search with --ep 1" "every ep" train --topo "$CLOS" --model mixtral-8x7b --search --dp 64 --ep 1
+for f in --dp --tp --pp --micro-batches; do
+    bad_says "search with $f 1 and a global batch" "with --global-batch give no --dp" \
+        train --topo "$CLOS" --model llama3-8b --search --global-batch 64 $f 1
+done
+# a saved scenario holds 1 for each: it runs again
+"$T" train --topo "$CLOS" --model llama3-8b --search --global-batch 64 --print-scenario >"$tmp/search.json" 2>"$tmp/err"
+good "a saved search scenario" "splits, .* fit in memory" train --scenario "$tmp/search.json"
 good "search: degrees that give the global batch" "global batch 128 sequences" train --topo "$CLOS" --model llama3-8b --search --dp 32 --tp 2 --micro-batches 4
 bad "TP across nodes with --tp-in-node" train --topo "$CLOS" --model llama3-8b --dp 4 --tp 16 --tp-in-node
 

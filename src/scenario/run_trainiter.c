@@ -12,6 +12,7 @@
 #include <string.h>
 #include "topocc/outcome.h"
 #include "scenario_int.h"
+#include "scenario/keys.h"
 #include "topocc/sync.h"
 
 #define CACHE 4096
@@ -1073,6 +1074,13 @@ static tc_status oom_refusal(const char *model, const tc_mem *mm, tc_err *err)
                    -mm->headroom / 1073741824.0);
 }
 
+/* A degree or count the search would ignore: given by a flag (any value,
+ * its default 1 included), or not 1 (a file's value). */
+static bool split_given(const tc_scenario *s, const char *key, uint32_t v)
+{
+    return v != 1 || tc_keyset_has(&s->flag_mask, tc_scn_key_index(key));
+}
+
 static tc_recompute recompute_of(const tc_scenario *s)
 {
     return strcmp(s->recompute, "full") == 0        ? TC_RECOMPUTE_FULL
@@ -1194,9 +1202,14 @@ static tc_status setup(const tc_scenario *s, tc_trainiter_out *o, ti_setup *u, t
     const tc_topo *t = o->net.topo[0];
     uint64_t ranks = (uint64_t)s->dp * s->tp * s->pp;
     /* --search chooses the split: degrees given beside a global batch (or an
-     * ep beside either) would be ignored */
-    if (s->it_search && (s->ep != 1 || (s->global_batch && (s->dp != 1 || s->tp != 1 || s->pp != 1 ||
-                                                            s->micro_batches != 1))))
+     * ep beside either) would be ignored. Given: by a flag, whatever its
+     * value (--ep 1 too), or another value than 1 from a file (a saved
+     * scenario holds 1 for each) */
+    if (s->it_search && (split_given(s, "parallel.ep", s->ep) ||
+                         (s->global_batch && (split_given(s, "parallel.dp", s->dp) ||
+                                              split_given(s, "parallel.tp", s->tp) ||
+                                              split_given(s, "parallel.pp", s->pp) ||
+                                              split_given(s, "iteration.micro_batches", s->micro_batches)))))
         return tc_fail(err, TC_EINVAL, "--search chooses the split (dp x tp x pp = the %u endpoints, every ep, m = G / "
                                        "(dp b)): with --global-batch give no --dp, --tp, --pp, --ep or --micro-batches "
                                        "(given: dp %u, tp %u, pp %u, ep %u, micro-batches %u); without it only --dp, "
