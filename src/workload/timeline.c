@@ -509,9 +509,10 @@ static void start_phase(sim *s, bool serial, double t, double *st, double *en)
                     uint32_t c = pick(s, q);
                     if (c == UINT32_MAX)
                         continue;
-                    if (s->scompute[q])
-                        comp = c;
-                    else if (s->xrank[c] && c < send)
+                    if (s->scompute[q]) {
+                        if (comp == UINT32_MAX)
+                            comp = c; /* the rank's first compute stream's, as before */
+                    } else if (s->xrank[c] && c < send)
                         send = c;
                     else if (c < best)
                         best = c;
