@@ -1253,6 +1253,8 @@ bad "fail-random: more than 100%" collective --topo "$CLOS" --op allreduce --siz
 # 10 cables at a million), and a topology with no cable to draw
 bad_says "fail-random: a share of no cable" "give at least 0.000382% (one cable)" failures --topo clos:hosts=65536,radix=64,tiers=3 --fail-random links=0.0001% --trials 2 --op allreduce --size 1MiB
 bad_says "fail-random: a share of no cables at all" "the topology has no eligible cables" collective --topo clos:down=4,up=1 --op allreduce --size 1MiB --fail-random links=1%
+printf '{"command": "collective", "network": {"topo": ["%s"]}, "collective": {"op": ["allreduce"], "sizes": [1024, 2048, "1KiB"]}}' "$CLOS" >"$tmp/dupsizes.json"
+bad_says "a size listed twice in a scenario" "collective.sizes\[2\]: size 1KiB listed twice (also \[0\]): give each size once" collective --scenario "$tmp/dupsizes.json"
 printf '{"command": "failures", "network": {"topo": ["%s"], "fail_random": "links=0"}, "collective": {"op": ["allreduce"], "sizes": [65536]}}' "$CLOS" >"$tmp/frs.json"
 bad_says "fail-random in a scenario file: named as its key" "scenario .*frs.json: network.fail_random: 'links=0': draws nothing" failures --scenario "$tmp/frs.json"
 bad_says "fail-random as a flag: named as the flag" "^topocc: --fail-random 'links=0': draws nothing" failures --topo "$CLOS" --op allreduce --size 64KiB --fail-random links=0

@@ -904,6 +904,13 @@ SET(set_sizes)
             st = num_in(e, U_SIZE, 0, TC_MAX_BYTES, true, w, &vals[i], err);
             if (st == TC_OK && vals[i] != floor(vals[i]))
                 st = tc_fail(err, TC_EINVAL, "%s: %.17g is not a whole number of bytes", w, vals[i]);
+            /* as an operation, algorithm or alpha listed twice: one row each */
+            for (size_t j = 0; j < i && st == TC_OK; j++)
+                if (vals[j] == vals[i]) {
+                    char b[32];
+                    st = tc_fail(err, TC_EINVAL, "%s: size %s listed twice (also [%zu]): give each size once", w,
+                                 tc_fmt_size(vals[i], b, sizeof b), j);
+                }
         }
         if (st) {
             free(vals);
