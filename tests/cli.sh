@@ -1057,6 +1057,9 @@ printf '     1048576        262144     float     sum      -1    12.50   83.89  1
 bad_says "nccl-tests --compare: a row without its #wrong" "line 1: #wrong 12.50 is not one nccl-tests prints (a whole count or N/A)" nccl-tests --preset dgx-h100 --compare "$tmp/nt_nowrong.txt"
 printf '     1048576        262144     float     sum      -1    12.50   50.00  146.80      0    12.50   83.89  146.80      0\n' >"$tmp/nt_noalg.txt"
 bad_says "nccl-tests --compare: an algbw that is not size / time" "line 1: algbw 50.00 is not one nccl-tests prints (size / time)" nccl-tests --preset dgx-h100 --compare "$tmp/nt_noalg.txt"
+# before v2.13.0 (an error column, no #wrong) all-gather's algbw was (n-1)/n of size / time: read as printed
+printf '#       size         count    type     time   algbw   busbw  error     time   algbw   busbw  error\n     1048576        32768   float    20.00   45.88   40.14  0e+00    20.00   45.88   40.14  0e+00\n' >"$tmp/nt_v20ag.txt"
+good "nccl-tests --compare: an old all-gather's algbw of (n-1)/n x size / time" "  40.14 " nccl-tests --preset dgx-h100 --op allgather --compare "$tmp/nt_v20ag.txt"
 mkdir -p "$tmp/nt_dir"
 bad_says "nccl-tests --compare: a directory" "nccl-tests file .*nt_dir: a directory: give the file of a run's output$" nccl-tests --preset dgx-h100 --compare "$tmp/nt_dir"
 nt_brow 3 >"$tmp/nt_root3.txt"

@@ -606,16 +606,19 @@ static tc_status text_row(char **tok, int nt, const nt_layout *lay, bool header,
     /* a root as nccl-tests prints it ("%6i": -1 for the operations
      * without one); #wrong a count ("%6g") or N/A where nothing was
      * checked; algbw = size / time, both from one measured time (v2.19.6
-     * src/common.cu:796, 858): a row read in the wrong columns (one field
-     * missing) fails one of them */
+     * src/common.cu:796, 858; from v2.13.0, whose rows have #wrong: before
+     * it all-gather's and reduce-scatter's algbw was (n-1)/n of that, and
+     * all-to-all's n times too low for most of 2020): a row read in the
+     * wrong columns (one field missing) fails one of them */
     double wrong = 0;
     bool wrong_ok = !lay->wrong || nt <= k + 3 || strcmp(tok[k + 3], "N/A") == 0 ||
                     (num(tok[k + 3], &wrong) && wrong >= 0 && wrong == floor(wrong));
     double alg_of_time = t > 0 ? r->bytes / (t * lay->time_unit) / 1e9 : 0;
     const char *shifted = lay->root && (root != floor(root) || root < -1 || root >= 1e9) ? "root"
                           : !wrong_ok ? "#wrong"
-                          : !lay->cputime && t >= 1 && alg >= 1 && fabs(alg / alg_of_time - 1) > 0.05 ? "algbw"
-                                                                                                    : NULL;
+                          : lay->wrong && !lay->cputime && t >= 1 && alg >= 1 && fabs(alg / alg_of_time - 1) > 0.05
+                              ? "algbw"
+                              : NULL;
     if (shifted) {
         bool is_root = !strcmp(shifted, "root"), is_wrong = !strcmp(shifted, "#wrong");
         return tc_fail(err, TC_EINVAL,
