@@ -64,6 +64,11 @@ tc_status tc_sweep_check_files(const tc_sweep *sw, const char *results, tc_err *
 
 /* Point i's values, {"<key path>": value} (new reference). */
 struct json_t *tc_sweep_values(const tc_sweep *sw, uint64_t i);
+/* Whether line is a failed point's line of a sweep's results ({"point",
+ * "values", "seed", "error"}: no result, docs/SWEEP.md): its point into
+ * *point and its error, fit for a one-line message (control characters as
+ * '?', cut with "..." where it does not fit), into quote. */
+bool tc_sweep_failed_point(const struct json_t *line, long long *point, char *quote, size_t len);
 /* Point i's seed: drawn from the sweep's seed and i (0 when shared). */
 uint64_t tc_sweep_point_seed(const tc_sweep *sw, uint64_t i);
 /* Point i's scenario, resolved and checked (*out owned by the caller). */

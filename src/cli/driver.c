@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "cli/progress.h"
 #include "topocc/render.h"
+#include "topocc/sweep.h"
 
 #define MAX_GIVEN 64
 #define MAX_VALUES 64
@@ -456,22 +457,20 @@ static tc_status replay(cli_in *in, tc_err *err)
     if (!json_is_object(scn) ||
         (!json_object_get(root, "schema_version") && !json_is_integer(json_object_get(root, "point"))))
         scn = root;
-    const json_t *cmd = json_object_get(scn, "command"), *perr = json_object_get(root, "error");
+    const json_t *cmd = json_object_get(scn, "command");
     tc_status st = TC_OK;
+    long long point;
+    char e[160];
     if (scn == root && json_object_get(root, "topocc_sweep")) {
         st = tc_fail(err, TC_EINVAL, "%s: a sweep's header (a results file's first line): it holds no scenario to "
                                      "replay; a point's line does (sed -n 2p RESULTS.jsonl | topocc replay -)",
                      in->positional);
-    } else if (scn == root && json_is_integer(json_object_get(root, "point")) && json_is_string(perr)) {
+    } else if (scn == root && tc_sweep_failed_point(root, &point, e, sizeof e)) {
         /* the error quoted whole when it fits in one message, cut with
          * "..." when not (topocc sweep --status gives it whole) */
-        char e[160];
-        printable(e, sizeof e, json_string_value(perr));
-        if (strlen(json_string_value(perr)) >= sizeof e)
-            memcpy(e + sizeof e - 4, "...", 4);
         st = tc_fail(err, TC_EINVAL, "%s: this line records point %lld of a sweep, which failed: it holds no "
                                      "scenario to replay (its error: \"%s\")",
-                     in->positional, (long long)json_integer_value(json_object_get(root, "point")), e);
+                     in->positional, point, e);
     } else if (!json_is_string(cmd))
         st = tc_fail(err, TC_EINVAL, "%s: no \"command\": expected a scenario or a result written by topocc",
                      in->positional);

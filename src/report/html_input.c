@@ -356,19 +356,12 @@ tc_status tc_html_input_read(const char *path, tc_html_input *in, tc_err *err)
         /* one point's line of a sweep's results (as replay takes it): its
          * result with its scenario, as a result file holds them */
         const json_t *point = json_object_get(in->doc, "point"), *pres = json_object_get(in->doc, "result");
-        const json_t *perr = json_object_get(in->doc, "error");
         /* a failed point's line: {"point", "values", "seed", "error"}, no
          * scenario (docs/SWEEP.md); said so as replay says it, with the
          * error quoted (cut with "..." when long) */
-        if (json_is_object(in->doc) && json_is_integer(point) && json_is_string(perr)) {
-            long long k = json_integer_value(point);
-            char e[160];
-            snprintf(e, sizeof e, "%s", json_string_value(perr));
-            for (char *c = e; *c; c++)
-                if ((unsigned char)*c < 0x20 || *c == 0x7f)
-                    *c = '?';
-            if (strlen(json_string_value(perr)) >= sizeof e)
-                memcpy(e + sizeof e - 4, "...", 4);
+        long long k;
+        char e[160];
+        if (tc_sweep_failed_point(in->doc, &k, e, sizeof e)) {
             tc_html_input_free(in);
             return tc_fail(err, TC_EINVAL, "%s: this line records point %lld of a sweep, which failed: it holds no "
                                            "result to report (its error: \"%s\")",

@@ -361,3 +361,18 @@ tc_status tc_sweep_merge(const char *const *in, size_t n, const char *out, tc_sw
     merge_unlock(fds, n);
     return st;
 }
+
+bool tc_sweep_failed_point(const json_t *line, long long *point, char *quote, size_t len)
+{
+    const json_t *k = json_object_get(line, "point"), *e = json_object_get(line, "error");
+    if (!json_is_object(line) || !json_is_integer(k) || !json_is_string(e) || len < 4)
+        return false;
+    *point = json_integer_value(k);
+    snprintf(quote, len, "%s", json_string_value(e));
+    for (char *c = quote; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    if (strlen(json_string_value(e)) >= len)
+        memcpy(quote + len - 4, "...", 4);
+    return true;
+}
