@@ -234,36 +234,36 @@ static tc_status read_sweep(char *buf, size_t len, const char *what, tc_html_swe
 }
 
 /* What a result of each command holds (docs/SCHEMA.md), as the report
- * reads it: "K" an array of objects; "K#" a number; "K$" a
- * string. A command with two forms (collective: several results or one;
- * train: one split or --search's) names both. */
+ * reads it: a key and its kind, '[' an array of objects, '#' a number,
+ * '$' a string. A command with two forms (collective: several results or
+ * one; train: one split or --search's) names both. */
+typedef struct body_key {
+    const char *key;
+    char kind;
+} body_key;
 static const struct {
     const char *command;
-    const char *keys[2];
+    body_key keys[2];
     const char *says; /* what is accepted, for the message */
 } bodies[] = {
-    {"collective", {"results", "time_s#"}, "\"results\" (an array of result objects) or one result's \"time_s\" (a number)"},
-    {"compare", {"results", NULL}, "\"results\" (an array of result objects)"},
-    {"concurrent", {"jobs", NULL}, "\"jobs\" (an array of job objects)"},
-    {"failures", {"topologies", NULL}, "\"topologies\" (an array of objects, one per topology)"},
-    {"cluster", {"topologies", NULL}, "\"topologies\" (an array of objects, one per topology)"},
-    {"train", {"iter_s#", "splits"}, "\"iter_s\" (a number) or --search's \"splits\" (an array of objects)"},
-    {"compress", {"results", NULL}, "\"results\" (an array of objects, one per codec)"},
-    {"codec-bench", {"codecs", NULL}, "\"codecs\" (an array of objects, one per codec)"},
-    {"train-accuracy", {"curves", NULL}, "\"curves\" (an array of objects, one per codec)"},
-    {"topo", {"topology$", NULL}, "\"topology\" (its spec, a string)"},
+    {"collective", {{"results", '['}, {"time_s", '#'}}, "\"results\" (an array of result objects) or one result's \"time_s\" (a number)"},
+    {"compare", {{"results", '['}}, "\"results\" (an array of result objects)"},
+    {"concurrent", {{"jobs", '['}}, "\"jobs\" (an array of job objects)"},
+    {"failures", {{"topologies", '['}}, "\"topologies\" (an array of objects, one per topology)"},
+    {"cluster", {{"topologies", '['}}, "\"topologies\" (an array of objects, one per topology)"},
+    {"train", {{"iter_s", '#'}, {"splits", '['}}, "\"iter_s\" (a number) or --search's \"splits\" (an array of objects)"},
+    {"compress", {{"results", '['}}, "\"results\" (an array of objects, one per codec)"},
+    {"codec-bench", {{"codecs", '['}}, "\"codecs\" (an array of objects, one per codec)"},
+    {"train-accuracy", {{"curves", '['}}, "\"curves\" (an array of objects, one per codec)"},
+    {"topo", {{"topology", '$'}}, "\"topology\" (its spec, a string)"},
 };
 
-static bool holds(const json_t *doc, const char *key)
+static bool holds(const json_t *doc, body_key k)
 {
-    size_t n = strlen(key);
-    char k[64];
-    char kind = key[n - 1] == '#' || key[n - 1] == '$' ? key[n - 1] : '[';
-    snprintf(k, sizeof k, "%.*s", (int)(kind == '[' ? n : n - 1), key);
-    const json_t *v = json_object_get(doc, k);
-    if (kind == '#')
+    const json_t *v = json_object_get(doc, k.key);
+    if (k.kind == '#')
         return json_is_number(v);
-    if (kind == '$')
+    if (k.kind == '$')
         return json_is_string(v);
     if (!json_is_array(v))
         return false;
@@ -287,23 +287,15 @@ static tc_status check_result(const json_t *doc, const char *command, const char
     for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
         if (strcmp(bodies[i].command, command) != 0)
             continue;
-        for (size_t j = 0; j < 2 && bodies[i].keys[j]; j++)
-            if (holds(doc, bodies[i].keys[j]))
+        const body_key *k = bodies[i].keys;
+        for (size_t j = 0; j < 2 && k[j].key; j++)
+            if (holds(doc, k[j]))
                 return TC_OK;
         /* name the first key given (and wrong), else say it is missing */
-        const char *bad = NULL;
-        for (size_t j = 0; j < 2 && bodies[i].keys[j] && !bad; j++) {
-            char k[64];
-            size_t n = strcspn(bodies[i].keys[j], "#$");
-            snprintf(k, sizeof k, "%.*s", (int)n, bodies[i].keys[j]);
-            if (json_object_get(doc, k))
-                bad = bodies[i].keys[j];
-        }
-        if (bad) {
-            int n = (int)strcspn(bad, "#$");
-            return tc_fail(err, TC_EINVAL, "%s: a result of %s whose \"%.*s\" is not what %s writes: expected %s",
-                           what, command, n, bad, command, bodies[i].says);
-        }
+        for (size_t j = 0; j < 2 && k[j].key; j++)
+            if (json_object_get(doc, k[j].key))
+                return tc_fail(err, TC_EINVAL, "%s: a result of %s whose \"%s\" is not what %s writes: expected %s",
+                               what, command, k[j].key, command, bodies[i].says);
         return tc_fail(err, TC_EINVAL, "%s: a result of %s without its results: expected %s (docs/SCHEMA.md)", what,
                        command, bodies[i].says);
     }
