@@ -1,6 +1,6 @@
 # Thin wrapper over CMake. `make run` and `make test` install what is missing.
 # The build is silent, its log shown only when it fails (V=1: shown as it runs).
-DEBS := cmake gcc make pkg-config libjansson-dev libcmocka-dev valgrind zlib1g-dev libopenblas-dev liblapacke-dev dataset-fashion-mnist fortunes gnuplot-nox openmpi-bin libopenmpi-dev
+DEBS := cmake gcc g++ make pkg-config libjansson-dev libcmocka-dev valgrind zlib1g-dev libopenblas-dev liblapacke-dev dataset-fashion-mnist fortunes gnuplot-nox openmpi-bin libopenmpi-dev
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 V ?= 0
 

@@ -17,6 +17,10 @@
 #include "topocc/place.h"
 #include "topocc/topo.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct tc_cjob {
     double submit_s;         /* arrival, seconds after the trace's first */
     double duration_s;       /* run time once started (> 0) */
@@ -131,5 +135,9 @@ tc_status tc_cluster_replay(const tc_topo *t, const tc_trace *tr, const tc_clust
  * refusals tc_cluster_replay makes of tc_cluster_opts.ocs; 0: none). */
 tc_status tc_cluster_ocs_check(const tc_topo *t, uint32_t ocs, tc_err *err);
 void tc_cluster_out_free(tc_cluster_out *o);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

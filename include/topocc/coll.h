@@ -31,6 +31,10 @@
 #include "topocc/core.h"
 #include "topocc/topo.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
     TC_OP_ALLREDUCE = 0,
     TC_OP_REDUCESCATTER,
@@ -673,5 +677,9 @@ const uint32_t *tc_sched_group_members(const tc_sched *s, uint32_t *ngroups, uin
  * group's result is its own collective's, the inner phases' figures
  * exact). */
 tc_status tc_sched_check_groups(const tc_sched *s, tc_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

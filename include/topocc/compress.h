@@ -14,6 +14,10 @@
 #include "topocc/coll.h"
 #include "topocc/profile.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
     TC_CODEC_FP32 = 0,
     TC_CODEC_FP16,
@@ -360,5 +364,9 @@ tc_status tc_codec_measure_full(const tc_codec_spec *c, uint64_t d, double secon
 /* tc_codec_measure_full's medians: enc_dec_Bps and copy_Bps. */
 tc_status tc_codec_measure(const tc_codec_spec *c, uint64_t d, double seconds, double *enc_dec_Bps, double *copy_Bps,
                            tc_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

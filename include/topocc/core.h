@@ -13,6 +13,10 @@
 #include <stdint.h>
 #include <stdbool.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
     TC_OK = 0,
     TC_EINVAL = 2,   /* bad input: the caller asked for something invalid */
@@ -247,5 +251,9 @@ static inline uint64_t tc_mix64(uint64_t x)
     x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
     return x ^ (x >> 31);
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -32,6 +32,10 @@
 #include "topocc/profile.h"
 #include "topocc/topo.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct tc_cost tc_cost;
 
 /* The items a cost profile prices. */
@@ -125,5 +129,9 @@ tc_status tc_cost_equal_speed(const tc_topo *t, const tc_cost *c, double usd, co
 const char *tc_fmt_usd(double usd, char *buf, size_t len);
 /* "5000000", "5M", "750k", "$2.5M" into dollars (> 0). */
 tc_status tc_parse_usd(const char *s, double *out, tc_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

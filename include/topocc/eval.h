@@ -19,6 +19,10 @@
 #include "topocc/flow.h"
 #include "topocc/topo.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum { TC_MODE_FORMULA = 0, TC_MODE_STEPS = 1, TC_MODE_FLOW = 2 } tc_mode;
 
 const char *tc_mode_name(tc_mode m);
@@ -227,5 +231,9 @@ tc_status tc_library_nccl_ring(const tc_topo *t, const tc_coll_req *req, const t
  * *done stays false and r untouched: the caller times direct. */
 tc_status tc_library_nccl_a2a(const tc_topo *t, const tc_coll_req *req, const tc_groups *g, const double *sizes,
                               size_t n, const tc_eval_opts *o, tc_result *r, bool *done, tc_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

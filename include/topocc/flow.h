@@ -34,6 +34,10 @@
 #include "topocc/coll.h"
 #include "topocc/topo.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
     /* One path per transfer, from the routing (ecmp hash, dmodk, dor,
      * dor-positive): tc_topo_route. */
@@ -246,5 +250,9 @@ double tc_flow_ctx_tag_bytes(const tc_flow_ctx *c, uint32_t tag, uint32_t link);
  * time 0 and no trace), the shape of tc_eval_steps. */
 tc_status tc_flow_time(const tc_topo *t, const tc_sched *s, const uint32_t *rank_map, const tc_flow_opts *o,
                        double *time_s, tc_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -16,6 +16,10 @@
 #include <jansson.h>
 #include "topocc/core.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- plots (report/plot.c) ------------------------------------------------
  * A plot is its data: series of points (lines over a numeric x) or of
  * values per category (clustered bars). tc_plot_render writes NAME.csv
@@ -137,5 +141,9 @@ tc_status tc_html_report_sweep(const tc_html_sweep *sw, const tc_html_opts *o, t
 
 /* s with &, <, >, " and ' escaped for HTML text and attributes. */
 void tc_html_escape(const char *s, FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -13,6 +13,10 @@
 
 #include "topocc/zoo.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Mixed-precision Adam (ZeRO, Figure 1, K = 12): 16-bit parameters and gradients
  * (2 + 2 bytes) and K = 12 bytes of fp32 optimizer state (parameters,
  * momentum, variance). */
@@ -90,5 +94,9 @@ tc_status tc_accel_train_fields(const char *name, const char *dir, double *achie
 /* The breakdown in GiB, several lines, ending "fits (X GiB free)" or "does
  * not fit by X GiB" when a capacity was given. Returns snprintf's count. */
 int tc_mem_format(const tc_mem *mem, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -12,6 +12,10 @@
 #include <stdio.h>
 #include "topocc/outcome_net.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The command line's part of nccl-tests' first header line
  * (src/common.cu:917-919 at v2.13.10): "nGpus %d minBytes %ld maxBytes %ld
  * step: %ld(%s)", maxBytes as given (not the last size run), the step the
@@ -160,5 +164,9 @@ double tc_nccl_tests_busbw(tc_op op, uint32_t p, double bytes, double time_s);
  * or with sub-groups (topocc nccl-tests --group) one group's: nccl-tests'
  * count and busbw over a sub-communicator use its own rank count. */
 uint32_t tc_nccl_tests_ranks(const tc_result *r);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

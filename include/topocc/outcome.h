@@ -18,4 +18,12 @@
 #include "topocc/outcome_net.h"
 #include "topocc/outcome_train.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
 #endif

@@ -13,6 +13,10 @@
 #include "topocc/cluster.h"
 #include "topocc/scenario.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The flow simulator's settings of a run, for the record of its result. */
 typedef struct tc_flow_setup {
     tc_multipath multipath;
@@ -270,5 +274,9 @@ typedef struct tc_cluster_run_out {
 
 tc_status tc_run_cluster(const tc_scenario *s, const tc_run_opts *ro, tc_cluster_run_out **out, tc_err *err);
 void tc_cluster_run_out_free(tc_cluster_run_out *o);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

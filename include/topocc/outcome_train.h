@@ -13,6 +13,10 @@
 #include "topocc/trainiter.h"
 #include "topocc/workload.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- codec-bench ----------------------------------------------------------
  * Encode + decode throughput measured on one core of this machine next to
  * the calibration kernels measured in the same run (memcpy and in-place
@@ -248,5 +252,9 @@ void tc_trainiter_out_free(tc_trainiter_out *out);
 
 
 
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -11,6 +11,10 @@
 
 #include "topocc/topo.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
     TC_PLACE_FIRST = 0,  /* ranks 0..N-1 on endpoints 0..N-1 (generator order) */
     TC_PLACE_RANDOM,     /* N distinct endpoints drawn uniformly, in random order, from the seed */
@@ -228,5 +232,9 @@ typedef struct tc_slice_run {
 tc_status tc_place_slice_run(const tc_topo *t, const uint32_t *map, uint32_t p, uint32_t ocs, tc_slice_run *out,
                              tc_err *err);
 void tc_slice_run_free(tc_slice_run *sr);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

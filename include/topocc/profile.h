@@ -18,6 +18,10 @@
 
 #include "topocc/core.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct tc_profile tc_profile;
 
 /* Loads profile NAME (letters, digits, '-', '_', '.'), searching dir first
@@ -57,5 +61,9 @@ void tc_profile_list(const char *dir, char *buf, size_t len);
  * (the caller frees it). */
 tc_status tc_preset_expand(const char *preset, const char *dir, char *spec, size_t len, tc_profile **prof,
                            tc_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -11,6 +11,10 @@
 #include "topocc/outcome.h"
 #include "topocc/report.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- each command's renderings (report/rep_net.c, report/rep_train.c) ----
  * tc_NAME_json: the whole document (new reference), "scenario" included;
  * the train-accuracy document is the accuracy file (compress reads it back)
@@ -88,5 +92,9 @@ void tc_outcome_csv_sidecar(const char *path, char *buf, size_t len);
 /* Writes every table as DIR/<table>.csv and the scenario as
  * DIR/scenario.json (DIR is created if missing). */
 tc_status tc_outcome_write_dir(const tc_outcome *o, const tc_scenario *s, const char *dir, tc_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,6 +9,10 @@
 #include <jansson.h>
 #include "topocc/eval.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TC_SCHEMA_VERSION 2
 
 typedef enum { TC_FMT_TABLE = 0, TC_FMT_CSV, TC_FMT_JSON } tc_format;
@@ -106,5 +110,9 @@ void tc_rtable_print(const tc_rtable *t, FILE *f);
 void tc_rtable_print_csv(const tc_rtable *t, FILE *f);
 /* CSV into a file, atomically. */
 tc_status tc_rtable_write_csv(const tc_rtable *t, const char *path, tc_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

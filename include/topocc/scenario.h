@@ -26,6 +26,10 @@
 #include "topocc/topo.h"
 #include "topocc/train.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TC_SCENARIO_VERSION 1
 
 typedef enum {
@@ -426,5 +430,9 @@ typedef struct tc_outcome {
 /* The one entry point: runs a resolved scenario. */
 tc_status tc_scenario_run(const tc_scenario *s, const tc_run_opts *ro, tc_outcome *out, tc_err *err);
 void tc_outcome_free(tc_outcome *o);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,6 +9,10 @@
 
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* P(T <= t) for Student's t with df > 0 degrees of freedom: through the
  * regularized incomplete beta function, P(|T| > t) = I_x(df/2, 1/2) with
  * x = df / (df + t^2), evaluated by its continued fraction (NIST DLMF,
@@ -36,5 +40,9 @@ typedef struct tc_stat_ci {
 } tc_stat_ci;
 
 void tc_stat_mean_ci(const double *x, size_t n, double level, tc_stat_ci *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

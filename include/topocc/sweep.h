@@ -27,6 +27,10 @@
 #include <stdint.h>
 #include "topocc/scenario.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TC_SWEEP_FORMAT 1
 #define TC_SWEEP_MAX_AXES 32
 #define TC_SWEEP_MAX_POINTS 100000000ull
@@ -195,5 +199,9 @@ typedef struct tc_sweep_summary {
  * rank that meets it, which then aborts the job. */
 tc_status tc_sweep_run(const tc_sweep *sw, const char *out, const tc_sweep_opts *o, tc_sweep_summary *sum,
                        tc_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -12,6 +12,10 @@
 
 #include "topocc/core.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
     TC_SYNC_DDP = 0,        /* gradients all-reduced over every replica each step */
     TC_SYNC_LOCAL_SGD,      /* parameters averaged every H steps, blocking */
@@ -71,5 +75,9 @@ tc_status tc_sync_step(const tc_sync_in *in, double *step_s, tc_err *err);
  */
 double tc_sync_loss_penalty(tc_sync_kind k, double params, uint32_t M, uint32_t H, uint32_t tau, bool *known,
                             bool *outside);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

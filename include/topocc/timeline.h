@@ -25,6 +25,10 @@
 
 #include "topocc/core.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Compute slowdown while communication is in flight: 18.9% on average over
  * GPT and LLaMA on 4-GPU H100/A100/MI250/MI210 nodes (Lee et al., arXiv
  * 2507.03114). */
@@ -216,5 +220,9 @@ typedef struct tc_tl_pipe {
  * of the iteration: (p-1)/(m+p-1) for plain 1F1B.
  */
 tc_status tc_tl_pipeline_1f1b(tc_tl_dag *d, const tc_tl_pipe *pp, uint32_t *idx, tc_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

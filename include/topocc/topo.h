@@ -54,6 +54,10 @@
 
 #include "topocc/core.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TC_MAX_LEVELS 6
 #define TC_MAX_DIMS 8
 
@@ -538,5 +542,9 @@ void tc_topo_get_info_as_is(const tc_topo *t, tc_topo_info *info);
 
 /* Writes a short description of link id into buf ("leaf 3 -> spine 1"). */
 const char *tc_topo_link_name(const tc_topo *t, uint32_t id, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -10,6 +10,10 @@
 
 #include "topocc/compress.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TC_FASHION_MNIST_DIR "/usr/share/datasets/fashion-mnist"
 
 typedef struct tc_train_opts {
@@ -198,5 +202,9 @@ void tc_acc_stats_free(tc_acc_stats *s);
 struct json_t *tc_acc_stats_json(const tc_acc_stats *s);
 /* The codec's statistics by name; NULL if absent. */
 const tc_acc_codec_stats *tc_acc_stats_find(const tc_acc_stats *s, const char *codec);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -20,6 +20,10 @@
 #include "topocc/compress.h"
 #include "topocc/zoo.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The groups a collective runs over. */
 typedef enum {
     TC_TI_TP = 0,   /* tp consecutive ranks (block=tp) */
@@ -193,5 +197,9 @@ tc_status tc_ti_run(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg
 /* The refusals tc_ti_run makes of its arguments before it builds the
  * iteration, with its messages, and nothing run. */
 tc_status tc_ti_check(const tc_zoo_model *m, const tc_ti_accel *a, const tc_ti_cfg *c, tc_err *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -18,6 +18,10 @@
 #include "topocc/timeline.h"
 #include "topocc/train.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* PyTorch DDP's default bucket_cap_mb = 25, in MiB (25 * 1024 * 1024 bytes). */
 #define TC_DDP_BUCKET_BYTES (25.0 * 1048576.0)
 /* Default model FLOPs utilisation where a model does not state its own. */
@@ -260,5 +264,9 @@ double tc_crossover_bw(const double *bw, const double *speedup, size_t n, double
 /* The default sweep: 10, 25, 50, 100, 200, 400, 800, 1600 Gb/s per endpoint
  * (bytes/s into rates[], at most 8); returns the count. */
 size_t tc_sweep_default_rates(double *rates);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -14,6 +14,10 @@
 
 #include "topocc/core.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
     TC_MODEL_TRANSFORMER = 0,
     TC_MODEL_CNN = 1
@@ -123,5 +127,9 @@ tc_status tc_zoo_parse_json(const char *text, const char *origin, tc_zoo_model *
  * computes it, without recomputation): 6 * matmul_active + 12 * layers *
  * heads * head_dim * s. */
 double tc_zoo_flops_token(const tc_zoo_model *m, const tc_zoo_derived *d, double s);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

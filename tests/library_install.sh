@@ -1,0 +1,110 @@
+#!/bin/sh
+# library_install.sh - topocc as a library for other programs (docs/LIBRARY.md):
+# `cmake --install` of the build into a fresh prefix gives the headers, the
+# static and the shared library and a pkg-config file; the example program
+# examples/library/collective.c compiles against them with pkg-config, links
+# dynamically and statically, and gives, byte for byte, the JSON document the
+# CLI gives for the same scenario; the pkg-config file still works once the
+# prefix is moved; every public header compiles alone, in C and in C++.
+# usage: tests/library_install.sh BUILD_DIR
+set -u
+B="$1"
+S="$(cd "$(dirname "$0")/.." && pwd)"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+CC=${CC:-cc}
+CXX=${CXX:-c++}
+
+if ! cmake --install "$B" --prefix "$tmp/prefix" > "$tmp/install.log" 2>&1; then
+    cat "$tmp/install.log"
+    echo "FAIL: cmake --install"
+    exit 1
+fi
+P="$tmp/prefix"
+pc=$(find "$P" -name topocc.pc | head -n 1)
+[ -n "$pc" ] || { echo "FAIL: no topocc.pc installed"; exit 1; }
+for f in include/topocc/scenario.h include/topocc/outcome.h bin/topocc share/topocc/profiles/dgx-h100.json; do
+    [ -e "$P/$f" ] || fail "not installed: $f"
+done
+lib=$(dirname "$(dirname "$pc")")
+ls "$lib"/libtopocc.a > /dev/null 2>&1 || fail "no libtopocc.a beside the pkg-config file"
+ls "$lib"/libtopocc.so.* > /dev/null 2>&1 || fail "no libtopocc.so beside the pkg-config file"
+
+PKG_CONFIG_PATH="$(dirname "$pc")"
+export PKG_CONFIG_PATH
+[ "$(pkg-config --modversion topocc)" = "$("$B/topocc" --version | sed -n 's/^topocc \([0-9.]*\).*/\1/p')" ] ||
+    fail "pkg-config's version is not the program's"
+ex="$S/examples/library/collective.c"
+# shellcheck disable=SC2046
+$CC -std=c17 -Wall -Wextra -Werror "$ex" $(pkg-config --cflags --libs topocc) -o "$tmp/dyn" ||
+    fail "the example does not build against the shared library"
+# shellcheck disable=SC2046
+$CC -std=c17 -Wall -Wextra -Werror "$ex" $(pkg-config --cflags topocc) "$lib/libtopocc.a" \
+    $(pkg-config --static --libs topocc | sed 's/-ltopocc//') -o "$tmp/static" ||
+    fail "the example does not build against the static library"
+if [ -x "$tmp/dyn" ]; then
+    readelf -d "$tmp/dyn" | grep -q 'NEEDED.*libtopocc\.so' || fail "the dynamic example does not load libtopocc.so"
+fi
+
+# The same scenario through the library and through the CLI: one document.
+topo="clos:hosts=32,radix=8,tiers=2,bw=200Gbps,lat=400ns"
+"$B/topocc" collective --topo "$topo" --op allreduce --size 4MiB --algo ring,rhd,dbtree --mode flow \
+    --format json --quiet > "$tmp/cli.json" || fail "the CLI's run"
+for v in dyn static; do
+    [ -x "$tmp/$v" ] || continue
+    if ! COLLECTIVE_JSON=1 LD_LIBRARY_PATH="$lib" "$tmp/$v" "$topo" 4MiB flow > "$tmp/$v.out"; then
+        fail "the $v example's run"
+        continue
+    fi
+    grep -q '^ring  *[0-9.e-]* s  busbw ' "$tmp/$v.out" || fail "the $v example prints no ring time"
+    sed -n '/^{/,$p' "$tmp/$v.out" > "$tmp/$v.json"
+    cmp -s "$tmp/$v.json" "$tmp/cli.json" || fail "the $v example's JSON is not the CLI's"
+done
+# docs/LIBRARY.md's example: the output it shows is what the example prints.
+doc="$S/docs/LIBRARY.md"
+sed -n '/^\$ \.\/collective$/,/^```$/p' "$doc" | sed '1d;$d' > "$tmp/doc.out"
+LD_LIBRARY_PATH="$lib" "$tmp/dyn" > "$tmp/ex.out" 2>&1 || fail "the example's default run"
+[ -s "$tmp/doc.out" ] || fail "no '\$ ./collective' output block in docs/LIBRARY.md"
+cmp -s "$tmp/doc.out" "$tmp/ex.out" || { fail "docs/LIBRARY.md's output is not what the example prints:"; diff "$tmp/doc.out" "$tmp/ex.out"; }
+sed -n '/^\$ \.\/collective clos:hosts=64,radix=16,tirs=2$/{n;p;}' "$doc" > "$tmp/doc.err"
+LD_LIBRARY_PATH="$lib" "$tmp/dyn" clos:hosts=64,radix=16,tirs=2 > /dev/null 2> "$tmp/ex.err"
+cmp -s "$tmp/doc.err" "$tmp/ex.err" || { fail "docs/LIBRARY.md's error line is not the example's:"; diff "$tmp/doc.err" "$tmp/ex.err"; }
+# Its bad input as the CLI's: one line, exit 2.
+LD_LIBRARY_PATH="$lib" "$tmp/dyn" "clos:hosts=32,radix=8,tirs=2" > /dev/null 2> "$tmp/err"
+rc=$?
+{ [ "$rc" = 2 ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q 'tirs' "$tmp/err"; } ||
+    fail "a bad topology through the library: rc $rc, '$(cat "$tmp/err")'"
+
+# The prefix moved: pkg-config's paths follow it.
+mv "$P" "$tmp/moved"
+PKG_CONFIG_PATH="$(dirname "$pc" | sed "s|^$P|$tmp/moved|")"
+# shellcheck disable=SC2046
+$CC -std=c17 "$ex" $(pkg-config --cflags --libs topocc) -o "$tmp/moved-ex" ||
+    fail "the example does not build once the prefix is moved"
+
+# Every installed header alone, in C17 (pedantic) and in C++.
+for h in "$tmp"/moved/include/topocc/*.h; do
+    n=$(basename "$h")
+    printf '#include <topocc/%s>\n' "$n" > "$tmp/one.c"
+    # shellcheck disable=SC2046
+    $CC -std=c17 -Wall -Wextra -Werror -pedantic $(pkg-config --cflags topocc) -fsyntax-only "$tmp/one.c" ||
+        fail "topocc/$n does not compile alone in C"
+    cp "$tmp/one.c" "$tmp/one.cc"
+    # shellcheck disable=SC2046
+    $CXX -std=c++17 -Wall -Wextra -Werror $(pkg-config --cflags topocc) -fsyntax-only "$tmp/one.cc" ||
+        fail "topocc/$n does not compile alone in C++"
+done
+# C++: the declarations have C linkage (a C++ program links the C library).
+printf '#include <topocc/scenario.h>\nint main() { tc_scenario *s = tc_scenario_new(TC_CMD_TOPO); tc_scenario_free(s); return 0; }\n' \
+    > "$tmp/link.cc"
+# shellcheck disable=SC2046
+$CXX -std=c++17 "$tmp/link.cc" $(pkg-config --cflags --libs topocc) -o "$tmp/link" ||
+    fail "a C++ program does not link against libtopocc"
+
+if [ "$fails" -ne 0 ]; then
+    echo "$fails failure(s)"
+    exit 1
+fi
+echo "library_install: all checks passed"
