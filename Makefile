@@ -17,7 +17,7 @@ define cmake_build
 	fi
 endef
 
-.PHONY: all deps build run test test-plain test-asan test-fuzz test-oom fuzz fuzz-build bench readme clean
+.PHONY: all deps build run test test-plain test-asan test-fuzz test-oom fuzz fuzz-build bench readme install clean
 
 all: build
 
@@ -80,6 +80,14 @@ readme: build
 
 bench: build
 	./bench/run.sh
+
+# The library, its headers and pkg-config file, the program and the profiles
+# under PREFIX (docs/LIBRARY.md); the build is configured for PREFIX, so the
+# installed program finds the profiles it installed.
+PREFIX ?= /usr/local
+install: deps
+	$(call cmake_build,build,-DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$(PREFIX))
+	@cmake --install build
 
 clean:
 	rm -rf build build-asan build-fuzz build-oom
