@@ -16,3 +16,4 @@ B=build
 ./bench/train_accuracy.sh "$B"
 ./bench/proxies.sh "$B"
 ./bench/sweep.sh "$B"
+./bench/simgrid_compare.sh "$B"

@@ -21,8 +21,9 @@ if ! dpkg-query -W -f='${Status}' libsimgrid-dev 2>/dev/null | grep -q 'install 
     { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq libsimgrid-dev; } >&2 ||
         { echo "simgrid_compare.sh: could not install libsimgrid-dev" >&2; exit 2; }
 fi
-command -v smpicc >/dev/null && command -v smpirun >/dev/null ||
-    { echo "simgrid_compare.sh: smpicc or smpirun not found" >&2; exit 2; }
+if ! command -v smpicc >/dev/null || ! command -v smpirun >/dev/null; then
+    echo "simgrid_compare.sh: smpicc or smpirun not found" >&2; exit 2
+fi
 
 work=$(mktemp -d) || exit 1
 trap 'rm -rf "$work"' EXIT
@@ -50,6 +51,7 @@ EOF
 networks() {
 cat <<EOF
 ft|FAT_TREE|2;8,8;1,8;1,1|64|--topo clos:down=8x8,up=1x8,bw=$BW,lat=$LAT,hop_lat=0,alpha=0 --routing dmodk
+ft1|FAT_TREE|1;64;1;1|64|--topo clos:down=64,up=1,bw=$BW,lat=$LAT,hop_lat=0,alpha=0 --routing dmodk
 ft4|FAT_TREE|2;8,8;1,2;1,1|64|--topo clos:down=8x8,up=1x2,bw=$BW,lat=$LAT,hop_lat=0,alpha=0 --routing dmodk
 torus|TORUS|4,4,4|64|--topo torus:dims=4x4x4,bw=$BW,lat=$LAT,hop_lat=0,alpha=0 --routing dor-positive
 EOF
@@ -65,10 +67,15 @@ CFG="--cfg=network/model:CM02 --cfg=network/crosstraffic:0 --cfg=network/TCP-gam
  --cfg=smpi/simulate-computation:no --cfg=smpi/send-is-detached-thresh:65536
  --cfg=smpi/async-small-thresh:65536"
 # topocc: a message of up to 65535 bytes waits for no receiver (SMPI's test
-# is size < 65536).
-TCFG="--mode flow --eager-limit 65535 --dtype fp64 --format csv --quiet"
+# is size < 65536); a row that gives --deps has no eager limit.
+TCFG="--mode flow --dtype fp64 --format csv --quiet"
 
 # network | MPI operation | SMPI's algorithm | topocc's operation | topocc's algorithm
+# [| more topocc options | sizes, if not $SIZES]. ft1 (one switch: every route
+# is 2 cables, so every flow has the same latency) and the --deps recv rows
+# (a rank's eager sends may overlap, as SMPI's detached sends do; at sizes
+# whose messages are all below SMPI's 64 KiB) are controls for the
+# differences that docs/VALIDATION.md explains.
 cases() {
 cat <<'EOF'
 ft|allreduce|rdb|allreduce|rd
@@ -82,8 +89,16 @@ ft|alltoall|pair|alltoall|pairwise
 ft|alltoall|bruck|alltoall|bruck
 ft|alltoall|basic_linear|alltoall|direct
 ft|bcast|binomial_tree|broadcast|binomial
+ft|bcast|binomial_tree|broadcast|binomial|--deps recv|1024 16384
 ft|bcast|scatter_rdb_allgather|broadcast|scatter-rd
+ft|bcast|scatter_rdb_allgather|broadcast|scatter-rd|--deps recv|1024 65536
 ft|reduce_scatter|mpich_pair|reducescatter|pairwise
+ft1|allgather|ring|allgather|shift
+ft1|alltoall|basic_linear|alltoall|direct
+ft1|bcast|binomial_tree|broadcast|binomial
+ft1|bcast|binomial_tree|broadcast|binomial|--deps recv|1024 16384
+ft1|bcast|scatter_rdb_allgather|broadcast|scatter-rd
+ft1|bcast|scatter_rdb_allgather|broadcast|scatter-rd|--deps recv|1024 65536
 ft4|allreduce|lr|allreduce|ring
 ft4|allreduce|rab_rdb|allreduce|rhd
 ft4|alltoall|basic_linear|alltoall|direct
@@ -103,24 +118,29 @@ echo "| network | operation | size | SMPI algorithm | topocc algorithm | SimGrid
 echo "|---|---|---:|---|---|---:|---:|---:|"
 fail=0
 cases >"$work/cases"
-while IFS='|' read -r net op salgo top talgo; do
+while IFS='|' read -r net op salgo top talgo more sizes; do
     line=$(networks | grep "^$net|")
     n=$(echo "$line" | cut -d'|' -f4)
     spec=$(echo "$line" | cut -d'|' -f5)
     prog=$op
     [ "$op" = reduce_scatter ] && prog=reducescatter
-    for s in $SIZES; do
+    for s in ${sizes:-$SIZES}; do
         # shellcheck disable=SC2086
         sg=$(smpirun -np "$n" -platform "$work/$net.xml" -hostfile "$work/$net.hosts" $CFG \
             "--cfg=smpi/$op:$salgo" "$work/coll" "$prog" "$s" 2>"$work/smpi.log" </dev/null | tail -n 1)
         # shellcheck disable=SC2086
-        tc=$("$T" collective $spec --op "$top" --algo "$talgo" --size "$s" $TCFG 2>"$work/topocc.log" |
+        targs="$TCFG --eager-limit 65535"
+        [ -n "$more" ] && targs="$TCFG $more"
+        # shellcheck disable=SC2086
+        tc=$("$T" collective $spec --op "$top" --algo "$talgo" --size "$s" $targs 2>"$work/topocc.log" |
             awk -F, 'NR == 2 { print $5 }')
         case "$sg" in *e[-+]*) ;; *) echo "simgrid_compare.sh: smpirun failed ($net $op $salgo $s):" >&2
             tail -n 5 "$work/smpi.log" >&2; fail=1; continue ;; esac
         [ -n "$tc" ] || { echo "simgrid_compare.sh: topocc failed ($net $top $talgo $s):" >&2
             cat "$work/topocc.log" >&2; fail=1; continue; }
-        awk -v net="$net" -v op="$op" -v sz="$(human "$s")" -v sa="$salgo" -v ta="$talgo" -v sg="$sg" -v tc="$tc" \
+        shown=$talgo
+        [ -n "$more" ] && shown="$talgo ($more)"
+        awk -v net="$net" -v op="$op" -v sz="$(human "$s")" -v sa="$salgo" -v ta="$shown" -v sg="$sg" -v tc="$tc" \
             'BEGIN { printf "| %s | %s | %s | %s | %s | %.3f | %.3f | %.4f |\n", net, op, sz, sa, ta,
                      sg * 1e6, tc * 1e6, tc / sg }'
     done
