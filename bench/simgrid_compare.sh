@@ -47,11 +47,14 @@ EOF
     i=0; : >"$work/$1.hosts"
     while [ $i -lt "$4" ]; do echo "node-$i" >>"$work/$1.hosts"; i=$((i + 1)); done
 }
-# network id | SimGrid topology | its parameters | ranks | topocc spec and routing
+# network id | SimGrid topology | its parameters | ranks | topocc spec and routing [| more
+# SMPI settings]. ft1a: ft1 with a per-message overhead of 1 us on both sides
+# (SMPI's smpi/os and smpi/ois, "from 0 bytes: 1e-6 + 0 x size"; topocc's alpha).
 networks() {
 cat <<EOF
 ft|FAT_TREE|2;8,8;1,8;1,1|64|--topo clos:down=8x8,up=1x8,bw=$BW,lat=$LAT,hop_lat=0,alpha=0 --routing dmodk
 ft1|FAT_TREE|1;64;1;1|64|--topo clos:down=64,up=1,bw=$BW,lat=$LAT,hop_lat=0,alpha=0 --routing dmodk
+ft1a|FAT_TREE|1;64;1;1|64|--topo clos:down=64,up=1,bw=$BW,lat=$LAT,hop_lat=0,alpha=1us --routing dmodk|--cfg=smpi/os:0:1e-6:0 --cfg=smpi/ois:0:1e-6:0
 ft4|FAT_TREE|2;8,8;1,2;1,1|64|--topo clos:down=8x8,up=1x2,bw=$BW,lat=$LAT,hop_lat=0,alpha=0 --routing dmodk
 torus|TORUS|4,4,4|64|--topo torus:dims=4x4x4,bw=$BW,lat=$LAT,hop_lat=0,alpha=0 --routing dor-positive
 EOF
@@ -99,6 +102,10 @@ ft1|bcast|binomial_tree|broadcast|binomial
 ft1|bcast|binomial_tree|broadcast|binomial|--deps recv|1024 16384
 ft1|bcast|scatter_rdb_allgather|broadcast|scatter-rd
 ft1|bcast|scatter_rdb_allgather|broadcast|scatter-rd|--deps recv|1024 65536
+ft1a|allreduce|rdb|allreduce|rd||1024 1048576
+ft1a|allreduce|lr|allreduce|ring||1024 1048576
+ft1a|alltoall|basic_linear|alltoall|direct||1024 1048576
+ft1a|bcast|binomial_tree|broadcast|binomial||1024 1048576
 ft4|allreduce|lr|allreduce|ring
 ft4|allreduce|rab_rdb|allreduce|rhd
 ft4|alltoall|basic_linear|alltoall|direct
@@ -122,11 +129,12 @@ while IFS='|' read -r net op salgo top talgo more sizes; do
     line=$(networks | grep "^$net|")
     n=$(echo "$line" | cut -d'|' -f4)
     spec=$(echo "$line" | cut -d'|' -f5)
+    scfg=$(echo "$line" | cut -d'|' -f6)
     prog=$op
     [ "$op" = reduce_scatter ] && prog=reducescatter
     for s in ${sizes:-$SIZES}; do
         # shellcheck disable=SC2086
-        sg=$(smpirun -np "$n" -platform "$work/$net.xml" -hostfile "$work/$net.hosts" $CFG \
+        sg=$(smpirun -np "$n" -platform "$work/$net.xml" -hostfile "$work/$net.hosts" $CFG $scfg \
             "--cfg=smpi/$op:$salgo" "$work/coll" "$prog" "$s" 2>"$work/smpi.log" </dev/null | tail -n 1)
         # shellcheck disable=SC2086
         targs="$TCFG --eager-limit 65535"
