@@ -32,8 +32,8 @@ smpicc -O2 -o "$work/coll" "$here/simgrid_coll.c" >"$work/cc.log" 2>&1 ||
 
 # Links: 100 Gb/s per direction (SPLITDUPLEX: one link each way, as topocc's),
 # 500 ns per cable, no switch or router latency on either side (SimGrid has
-# none; topocc's hop_lat=0), no per-message overhead (SMPI's smpi/os, or,
-# ois default to 0; topocc's alpha=0).
+# none; topocc's hop_lat=0), no per-message overhead but on ft1a (SMPI's
+# smpi/os, or, ois default to 0; topocc's alpha=0).
 BW=100Gbps LAT=500ns
 cluster() { # ID TOPOLOGY PARAMETERS HOSTS
     cat >"$work/$1.xml" <<EOF
