@@ -696,6 +696,8 @@ good "--profiles with --scenario reads a changed profile again" "^time         1
 good "--scenario alone keeps the embedded profile" "^time         835.6us" collective --scenario "$tmp/r_myh.json"
 good "--preset with --scenario replaces the file's topology" "^time         1.339ms" collective --scenario "$tmp/r_myh.json" --preset myh:nodes=4
 good "--preset with --scenario: another preset" "topo=clos:down=2x8,up=1x2,bw=400Gbps,.*topo_preset=dgx-h200:nodes=2 " collective --scenario "$tmp/r_myh.json" --preset dgx-h200:nodes=2
+good "--preset with --scenario: the new preset's profile embedded" '^      "dgx-h200": {' collective --scenario "$tmp/r_myh.json" --preset dgx-h200:nodes=2 --print-scenario
+grep -q '"myh"' "$tmp/out" && { echo "FAIL: --preset with --scenario kept the replaced preset's profile"; fails=$((fails + 1)); }
 "$T" replay "$tmp/r_myh.json" --format json >"$tmp/r_myh2.json" 2>"$tmp/err"
 cmp -s "$tmp/r_myh.json" "$tmp/r_myh2.json" ||
     { echo "FAIL: a preset's result with a changed profile file does not replay to itself"; fails=$((fails + 1)); }
@@ -705,6 +707,7 @@ good "--profiles: a profile found in no directory stays the scenario's" "^time  
 good "compare: --preset with --scenario replaces the file's topologies and their names" "^  A          clos:down=2x8,up=1x2,bw=400Gbps,.*rail=8,arch=hopper," compare --scenario "$tmp/cp.json" --preset dgx-h200:nodes=2
 good "compare: --topo with --scenario replaces the file's topologies" '"names": \["A", "B"\]' compare --scenario "$tmp/cp.json" --topo clos:down=4x4,up=1x4 --topo torus:dims=4x4 --print-scenario
 grep -q '"topo_preset"' "$tmp/out" && { echo "FAIL: --topo with --scenario kept the file's presets"; fails=$((fails + 1)); }
+grep -q '"profiles"' "$tmp/out" && { echo "FAIL: --topo with --scenario kept the replaced presets' profiles"; fails=$((fails + 1)); }
 good "compare: --names with --scenario and --preset" "^  h200       clos:down=2x8" compare --scenario "$tmp/cp.json" --names h200,torus --preset dgx-h200:nodes=2 --topo torus:dims=4x4
 "$T" replay "$tmp/cp.json" --format json >"$tmp/cp2.json" 2>"$tmp/err"
 cmp -s "$tmp/cp.json" "$tmp/cp2.json" ||

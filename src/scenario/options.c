@@ -665,7 +665,7 @@ static json_t *flag_value(const opt_def *d, const char *const *values, size_t n)
  * presets are expanded there) and network.preset, unless a flag gives that
  * one too; the file's record of which came from presets; and the file's
  * names for them (--names given as a flag stays). */
-static void flag_topologies(tc_scenario *s, bool preset)
+static tc_status flag_topologies(tc_scenario *s, bool preset, tc_err *err)
 {
     if (!tc_keyset_has(&s->flag_mask, tc_scn_key_index(preset ? "network.topo" : "network.preset"))) {
         if (preset)
@@ -673,9 +673,33 @@ static void flag_topologies(tc_scenario *s, bool preset)
         else
             s->npreset = s->npreset_at = 0;
     }
+    /* The profiles of the presets replaced leave network.profiles with
+     * them, but one that also names the accelerator or the cost profile. */
+    json_t *all = s->ntopo_preset && s->profiles ? json_loads(s->profiles, 0, NULL) : NULL;
+    bool changed = false;
+    for (int i = 0; all && i < s->ntopo_preset; i++) {
+        char name[sizeof s->topo_preset[0]];
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(s->topo_preset[i], ":"), s->topo_preset[i]);
+        if (name[0] && strcmp(name, s->accel) != 0 && strcmp(name, s->cost_profile) != 0 &&
+            json_object_get(all, name)) {
+            json_object_del(all, name);
+            changed = true;
+        }
+    }
+    if (changed) {
+        char *txt = json_object_size(all) ? tc_json_dumps(all, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+        if (json_object_size(all) && !txt) {
+            json_decref(all);
+            return tc_fail(err, TC_EINTERNAL, "out of memory");
+        }
+        free(s->profiles);
+        s->profiles = txt;
+    }
+    json_decref(all);
     s->ntopo_preset = 0;
     if (!tc_keyset_has(&s->flag_mask, tc_scn_key_index("network.names")))
         s->nnames = 0;
+    return TC_OK;
 }
 
 tc_status tc_scenario_set_flag(tc_scenario *s, const char *flag, const char *const *values, size_t n, tc_err *err)
@@ -748,7 +772,7 @@ tc_status tc_scenario_set_flag(tc_scenario *s, const char *flag, const char *con
     if (tc_oom_since(mark))
         st = tc_fail(err, TC_EINTERNAL, "out of memory");
     if (st == TC_OK && (strcmp(d->o.key, "network.topo") == 0 || strcmp(d->o.key, "network.preset") == 0))
-        flag_topologies(s, strcmp(d->o.key, "network.preset") == 0);
+        st = flag_topologies(s, strcmp(d->o.key, "network.preset") == 0, err);
     if (st == TC_OK)
         tc_keyset_add(&s->flag_mask, ki);
     return st;
