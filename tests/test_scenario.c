@@ -144,6 +144,44 @@ static void groups_of_compare_and_concurrent_round_trip(void **state)
     remove(path);
 }
 
+/* A caller of the library sets flags that the command line would have
+ * refused before setting them: each is bad input (TC_EINVAL) with the
+ * command line's one line, and the scenario is left as it was. */
+static void set_flag_refuses_what_the_command_line_refuses(void **state)
+{
+    (void)state;
+    tc_err err;
+    tc_scenario *s = tc_scenario_new(TC_CMD_COLLECTIVE);
+    assert_non_null(s);
+    const char *x[1] = {"x"}, *two[2] = {"1MiB", "2MiB"}, *yes[1] = {"yes"}, *none[1] = {NULL};
+    assert_int_equal(tc_scenario_set_flag(s, "--nope", x, 1, &err), TC_EINVAL);
+    assert_string_equal(err.msg, "unknown option '--nope' for 'topocc collective' (did you mean --topo?)");
+    assert_int_equal(tc_scenario_set_flag(s, "--trials", x, 1, &err), TC_EINVAL);
+    assert_string_equal(err.msg, "option --trials does not apply to 'topocc collective' (it belongs to failures)");
+    assert_int_equal(tc_scenario_set_flag(s, "--format", x, 1, &err), TC_EINVAL);
+    assert_non_null(strstr(err.msg, "option --format is not a scenario key"));
+    assert_int_equal(tc_scenario_set_flag(s, NULL, x, 1, &err), TC_EINVAL);
+    /* a value missing, twice, or given to a switch */
+    assert_int_equal(tc_scenario_set_flag(s, "--size", NULL, 0, &err), TC_EINVAL);
+    assert_string_equal(err.msg, "option --size needs a value: --size BYTES");
+    assert_int_equal(tc_scenario_set_flag(s, "--size", none, 1, &err), TC_EINVAL);
+    assert_string_equal(err.msg, "option --size needs a value: --size BYTES");
+    assert_int_equal(tc_scenario_set_flag(s, "--size", two, 2, &err), TC_EINVAL);
+    assert_string_equal(err.msg, "option --size given 2 times (it takes one value)");
+    assert_int_equal(tc_scenario_set_flag(s, "--phases", yes, 1, &err), TC_EINVAL);
+    assert_string_equal(err.msg, "option --phases takes no value");
+    /* none of them set anything: each can still be given once */
+    assert_int_equal(tc_scenario_set_flag(s, "--size", two, 1, &err), TC_OK);
+    assert_int_equal(tc_scenario_set_flag(s, "--phases", NULL, 0, &err), TC_OK);
+    assert_int_equal(tc_scenario_set_flag(s, "--phases", NULL, 0, &err), TC_EINVAL);
+    assert_string_equal(err.msg, "option --phases given twice");
+    /* a list flag takes its occurrences */
+    const char *topos[2] = {"clos:down=4x4,up=1x4", "torus:dims=4x4"};
+    assert_int_equal(tc_scenario_set_flag(s, "--topo", topos, 2, &err), TC_OK);
+    assert_int_equal(s->ntopo, 2);
+    tc_scenario_free(s);
+}
+
 static void random_flag_combinations_round_trip(void **state)
 {
     (void)state;
@@ -910,6 +948,7 @@ int main(void)
         cmocka_unit_test(no_skip_reaches_the_scenario_and_the_simulator),
         cmocka_unit_test(keys_made_moot_take_their_defaults),
         cmocka_unit_test(cluster_trace_checked_before_the_run),
+        cmocka_unit_test(set_flag_refuses_what_the_command_line_refuses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -702,12 +702,69 @@ static tc_status flag_topologies(tc_scenario *s, bool preset, tc_err *err)
     return TC_OK;
 }
 
+/* Which commands accept flag ("failures, train"), for messages; "" none. */
+static void flag_owners(const char *flag, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    unsigned seen = 0;
+    for (size_t i = 0; i < NOPTS; i++) {
+        if (strcmp(opts[i].o.flag, flag) != 0)
+            continue;
+        for (int c = 0; c < TC_CMD_COUNT; c++)
+            if ((opts[i].o.commands & TC_CMD_BIT(c)) && !(seen & TC_CMD_BIT(c))) {
+                size_t l = strlen(buf);
+                snprintf(buf + l, len - l, "%s%s", seen ? ", " : "", tc_command_name((tc_command)c));
+                seen |= TC_CMD_BIT(c);
+            }
+    }
+}
+
+/* What the command line refuses before it sets a flag, refused here for
+ * a caller of the library: a flag of no command or of another command,
+ * an output option, a missing value, a second value of a flag that takes
+ * one, a value given to a switch. */
+static tc_status flag_args(const tc_scenario *s, const char *flag, const opt_def *d, const char *const *values,
+                           size_t n, tc_err *err)
+{
+    const char *cmd = tc_command_name(s->command);
+    if (!d) {
+        char who[256];
+        flag_owners(flag, who, sizeof who);
+        if (who[0])
+            return tc_fail(err, TC_EINVAL, "option %s does not apply to 'topocc %s' (it belongs to %s)", flag, cmd,
+                           who);
+        const char *near = tc_option_nearest(flag, s->command);
+        return tc_fail(err, TC_EINVAL, "unknown option '%.64s' for 'topocc %s'%s%s%s", flag, cmd,
+                       near ? " (did you mean " : "", near ? near : "", near ? "?)" : "");
+    }
+    if (d->kind == F_OUTPUT)
+        return tc_fail(err, TC_EINVAL, "option %s is not a scenario key: it is an output or general option of the "
+                                       "program (a caller renders the outcome itself: tc_outcome_write)",
+                       flag);
+    if (!d->o.metavar) {
+        for (size_t i = 0; i < n; i++)
+            if (values && values[i] && values[i][0])
+                return tc_fail(err, TC_EINVAL, "option %s takes no value", flag);
+        return TC_OK;
+    }
+    if (n == 0 || !values)
+        return tc_fail(err, TC_EINVAL, "option %s needs a value: %s %s", flag, flag, d->o.metavar);
+    if (n > 1 && !d->o.list)
+        return tc_fail(err, TC_EINVAL, "option %s given %zu times (it takes one value)", flag, n);
+    for (size_t i = 0; i < n; i++)
+        if (!values[i])
+            return tc_fail(err, TC_EINVAL, "option %s needs a value: %s %s", flag, flag, d->o.metavar);
+    return TC_OK;
+}
+
 tc_status tc_scenario_set_flag(tc_scenario *s, const char *flag, const char *const *values, size_t n, tc_err *err)
 {
+    if (!flag)
+        return tc_fail(err, TC_EINVAL, "no option given (expected a flag such as --topo)");
     const opt_def *d = find_def(flag, s->command);
-    if (!d || d->kind == F_OUTPUT)
-        return tc_fail(err, TC_EINTERNAL, "internal: %s is not a scenario option of %s", flag,
-                       tc_command_name(s->command));
+    tc_status ast = flag_args(s, flag, d, values, n, err);
+    if (ast)
+        return ast;
     int ki = tc_scn_key_index(d->o.key);
     if (ki < 0)
         return tc_fail(err, TC_EINTERNAL, "internal: no scenario key %s", d->o.key);
@@ -719,7 +776,7 @@ tc_status tc_scenario_set_flag(tc_scenario *s, const char *flag, const char *con
         return tc_fail(err, TC_EINVAL, "option %s given twice", flag);
     }
     /* The scenario holds every value as JSON text, which is UTF-8. */
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; values && i < n; i++) {
         size_t bad;
         if (values[i] && !tc_utf8_valid(values[i], &bad))
             return tc_fail(err, TC_EINVAL, "%s: the value is not valid UTF-8 text (byte %zu is 0x%02x): give it in "
