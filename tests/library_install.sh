@@ -48,6 +48,40 @@ if [ -x "$tmp/dyn" ]; then
     readelf -d "$tmp/dyn" | grep -q 'NEEDED.*libtopocc\.so' || fail "the dynamic example does not load libtopocc.so"
 fi
 
+# The JSON the library hands out is jansson's (json_t, freed with
+# json_decref): a program that uses it builds with pkg-config's flags alone.
+cat > "$tmp/json.c" <<'EOF2'
+#include <stdio.h>
+#include <stdlib.h>
+#include <topocc/render.h>
+int main(void)
+{
+    tc_err err;
+    const char *flags[3][2] = {{"--topo", "torus:dims=4x4"}, {"--op", "allreduce"}, {"--size", "1MiB"}};
+    tc_scenario *s = tc_scenario_new(TC_CMD_COLLECTIVE);
+    tc_status st = s ? TC_OK : TC_EINTERNAL;
+    for (int i = 0; i < 3 && st == TC_OK; i++)
+        st = tc_scenario_set_flag(s, flags[i][0], &flags[i][1], 1, &err);
+    if (st == TC_OK)
+        st = tc_scenario_resolve(s, &err);
+    json_t *j = st == TC_OK ? tc_scenario_to_json(s) : NULL;
+    char *t = j ? json_dumps(j, JSON_COMPACT) : NULL;
+    int ok = t && json_is_object(j);
+    if (t)
+        puts(t);
+    free(t);
+    json_decref(j);
+    tc_scenario_free(s);
+    return ok ? 0 : 1;
+}
+EOF2
+# shellcheck disable=SC2046
+$CC -std=c17 -Wall -Wextra -Werror "$tmp/json.c" $(pkg-config --cflags --libs topocc) -o "$tmp/json" ||
+    fail "a program that frees the library's JSON (json_decref) does not link with pkg-config --libs topocc"
+if [ -x "$tmp/json" ]; then
+    LD_LIBRARY_PATH="$lib" "$tmp/json" | grep -q '"command":"collective"' || fail "tc_scenario_to_json through the library"
+fi
+
 # The same scenario through the library and through the CLI: one document.
 topo="clos:hosts=32,radix=8,tiers=2,bw=200Gbps,lat=400ns"
 "$B/topocc" collective --topo "$topo" --op allreduce --size 4MiB --algo ring,rhd,dbtree --mode flow \
