@@ -32,6 +32,16 @@ lib=$(dirname "$(dirname "$pc")")
 ls "$lib"/libtopocc.a > /dev/null 2>&1 || fail "no libtopocc.a beside the pkg-config file"
 ls "$lib"/libtopocc.so.* > /dev/null 2>&1 || fail "no libtopocc.so beside the pkg-config file"
 
+# The shared library exports the API alone (tc_...): no helper of its own
+# files whose name could clash with one of the program's.
+if command -v nm > /dev/null 2>&1; then
+    for so in "$lib"/libtopocc.so.*.*.*; do
+        [ -f "$so" ] || continue
+        other=$(nm -D --defined-only "$so" | awk '{print $NF}' | grep -v '^tc_' | head -n 5 | tr '\n' ' ')
+        [ -z "$other" ] || fail "libtopocc.so exports names outside tc_: $other"
+    done
+fi
+
 PKG_CONFIG_PATH="$(dirname "$pc")"
 export PKG_CONFIG_PATH
 [ "$(pkg-config --modversion topocc)" = "$("$B/topocc" --version | sed -n 's/^topocc \([0-9.]*\).*/\1/p')" ] ||
