@@ -92,6 +92,19 @@ if [ -x "$tmp/json" ]; then
     LD_LIBRARY_PATH="$lib" "$tmp/json" | grep -q '"command":"collective"' || fail "tc_scenario_to_json through the library"
 fi
 
+# topocc/outcome.h's table of each command's outcome type is the one
+# tc_scenario_run fills: every command listed, with the type its runner takes.
+n=0
+for c in TOPO COLLECTIVE COMPARE CONCURRENT FAILURES CLUSTER CODEC_BENCH TRAIN_ACCURACY COMPRESS TRAIN; do
+    ty=$(sed -n "s/^ \*   TC_CMD_$c  *\(tc_[a-z_]*_out\) .*/\1/p" "$S/include/topocc/outcome.h")
+    run=$(sed -n "/case TC_CMD_$c:/{n;s/.*(\(tc_[a-z_]*_out\) \*\*).*/\1/p;}" "$S/src/scenario/run.c")
+    if [ -z "$ty" ] || [ "$ty" != "$run" ]; then
+        fail "topocc/outcome.h gives TC_CMD_$c's outcome as '$ty'; tc_scenario_run fills a $run"
+    fi
+    n=$((n + 1))
+done
+[ "$(grep -c '^ \*   TC_CMD_' "$S/include/topocc/outcome.h")" = "$n" ] || fail "topocc/outcome.h lists other commands"
+
 # The same scenario through the library and through the CLI: one document.
 topo="clos:hosts=32,radix=8,tiers=2,bw=200Gbps,lat=400ns"
 "$B/topocc" collective --topo "$topo" --op allreduce --size 4MiB --algo ring,rhd,dbtree --mode flow \
