@@ -180,6 +180,9 @@ static void set_flag_refuses_what_the_command_line_refuses(void **state)
     assert_int_equal(tc_scenario_set_flag(s, "--topo", topos, 2, &err), TC_OK);
     assert_int_equal(s->ntopo, 2);
     tc_scenario_free(s);
+    /* no scenario of a command that is none */
+    assert_null(tc_scenario_new(TC_CMD_COUNT));
+    assert_null(tc_scenario_new((tc_command)-1));
 }
 
 static void random_flag_combinations_round_trip(void **state)

@@ -286,7 +286,8 @@ typedef struct tc_scenario {
 } tc_scenario;
 
 /* A scenario of command c with every default filled in (not yet resolved:
- * no topology). Returns NULL when out of memory. */
+ * no topology). Returns NULL when out of memory or c is not a command
+ * (TC_CMD_COUNT and beyond). */
 tc_scenario *tc_scenario_new(tc_command c);
 void tc_scenario_free(tc_scenario *s);
 /* A deep copy (NULL when out of memory). */

@@ -59,6 +59,8 @@ static void compress_train_defaults(tc_train_opts *o)
 
 tc_scenario *tc_scenario_new(tc_command c)
 {
+    if ((int)c < 0 || c >= TC_CMD_COUNT)
+        return NULL;
     tc_scenario *s = tc_calloc(1, sizeof *s);
     if (!s)
         return NULL;
