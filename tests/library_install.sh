@@ -105,6 +105,52 @@ for c in TOPO COLLECTIVE COMPARE CONCURRENT FAILURES CLUSTER CODEC_BENCH TRAIN_A
 done
 [ "$(grep -c '^ \*   TC_CMD_' "$S/include/topocc/outcome.h")" = "$n" ] || fail "topocc/outcome.h lists other commands"
 
+# Nothing exits the caller's process: a PowerSGD codec (OpenBLAS's
+# products) where OpenBLAS cannot be opened (dlopen refused by a shim
+# preloaded) is a status and its line, the program carries on.
+cat > "$tmp/noblas.c" <<'EOF2'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <string.h>
+void *dlopen(const char *file, int flags)
+{
+    void *(*real)(const char *, int) = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+    return file && strstr(file, "openblas") ? NULL : real(file, flags);
+}
+EOF2
+cat > "$tmp/bench.c" <<'EOF2'
+#include <stdio.h>
+#include <topocc/scenario.h>
+int main(void)
+{
+    tc_err err = {{0}};
+    const char *flags[3][2] = {{"--codec", "powersgd:rank=4"}, {"--size", "64KiB"}, {"--seconds", "0.01"}};
+    tc_scenario *s = tc_scenario_new(TC_CMD_CODEC_BENCH);
+    tc_status st = s ? TC_OK : TC_EINTERNAL;
+    for (int i = 0; i < 3 && st == TC_OK; i++)
+        st = tc_scenario_set_flag(s, flags[i][0], &flags[i][1], 1, &err);
+    if (st == TC_OK)
+        st = tc_scenario_resolve(s, &err);
+    tc_outcome o = {0};
+    if (st == TC_OK)
+        st = tc_scenario_run(s, NULL, &o, &err);
+    printf("status %d: %s\n", (int)st, st == TC_OK ? "ran" : err.msg);
+    tc_outcome_free(&o);
+    tc_scenario_free(s);
+    return 0;
+}
+EOF2
+# shellcheck disable=SC2046
+if $CC -shared -fPIC "$tmp/noblas.c" -o "$tmp/noblas.so" -ldl &&
+    $CC -std=c17 -Wall -Wextra -Werror "$tmp/bench.c" $(pkg-config --cflags --libs topocc) -o "$tmp/bench"; then
+    LD_PRELOAD="$tmp/noblas.so" LD_LIBRARY_PATH="$lib" "$tmp/bench" > "$tmp/bench.out" 2> "$tmp/bench.err"
+    rc=$?
+    { [ "$rc" = 0 ] && [ ! -s "$tmp/bench.err" ] && grep -q '^status 1: cannot load OpenBLAS' "$tmp/bench.out"; } ||
+        fail "PowerSGD without OpenBLAS through the library: rc $rc, '$(cat "$tmp/bench.out" "$tmp/bench.err")'"
+else
+    fail "the OpenBLAS check's programs do not build"
+fi
+
 # The same scenario through the library and through the CLI: one document.
 topo="clos:hosts=32,radix=8,tiers=2,bw=200Gbps,lat=400ns"
 "$B/topocc" collective --topo "$topo" --op allreduce --size 4MiB --algo ring,rhd,dbtree --mode flow \

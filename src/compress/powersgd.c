@@ -304,6 +304,10 @@ static tc_status psgd_init(tc_codec *c, tc_err *err)
     tc_status fit = tc_codec_fits(&c->spec, c->d, err);
     if (fit != TC_OK)
         return fit;
+    /* Its products are OpenBLAS's, opened on first use: a codec that
+     * could not run fails here, as a status, not at its first product. */
+    if ((fit = tc_blas_load(err)) != TC_OK)
+        return fit;
     c->npt = whole ? 1 : c->nshapes;
     c->pt = tc_calloc(c->npt, sizeof *c->pt);
     if (!c->pt)

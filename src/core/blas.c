@@ -17,7 +17,8 @@ static bool sym(void *lib, const char *name, void *fp, size_t size)
 {
     void *p = lib ? dlsym(lib, name) : NULL;
     if (!p) {
-        snprintf(why, sizeof why, "cannot find %s: %s", name, lib ? dlerror() : "library not opened");
+        const char *de = lib ? dlerror() : NULL;
+        snprintf(why, sizeof why, "cannot find %s: %s", name, de ? de : lib ? "not found" : "library not opened");
         return false;
     }
     memcpy(fp, &p, size);
@@ -47,13 +48,16 @@ static void load(void)
 #endif
     void *blas = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_GLOBAL);
     if (!blas) {
+        const char *de = dlerror();
         snprintf(why, sizeof why, "cannot load OpenBLAS (libopenblas.so.0, Debian package libopenblas0): %s",
-                 dlerror());
+                 de ? de : "not found");
         return;
     }
     void *lapacke = dlopen("liblapacke.so.3", RTLD_NOW | RTLD_GLOBAL);
     if (!lapacke) {
-        snprintf(why, sizeof why, "cannot load LAPACKE (liblapacke.so.3, Debian package liblapacke): %s", dlerror());
+        const char *de = dlerror();
+        snprintf(why, sizeof why, "cannot load LAPACKE (liblapacke.so.3, Debian package liblapacke): %s",
+                 de ? de : "not found");
         return;
     }
     if (SYM(blas, sgemm, "cblas_sgemm") && SYM(blas, sgemv, "cblas_sgemv") && SYM(blas, sger, "cblas_sger") &&
