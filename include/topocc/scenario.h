@@ -419,7 +419,9 @@ void tc_scenario_eval_opts(const tc_scenario *s, const tc_net *net, int i, tc_ev
 typedef struct tc_run_opts {
     tc_progress_fn progress;   /* NULL: no progress reports */
     void *progress_ud;
-    double mem_limit_bytes;    /* > 0: refuse a run whose estimated memory exceeds it */
+    double mem_limit_bytes;    /* > 0: refuse a flow simulation (of collective, compare or concurrent) whose
+                                * estimated memory exceeds it; 0: no limit (the CLI's default is 75% of
+                                * physical memory, tc_mem_physical); the other runs are not estimated */
 } tc_run_opts;
 
 /* What a scenario produced: the command's own outcome type (topocc/outcome.h). */
