@@ -197,6 +197,9 @@ typedef struct tc_progress {
     const char *detail;     /* the part under way, with its own progress
                              * ("allreduce on B: 42% of flow simulation of ring at 1GiB"); NULL: none */
 } tc_progress;
+/* Called on the caller's thread, but in the runs that train on threads of
+ * their own (train-accuracy, compress's accuracy runs), where it is called
+ * from those threads, one call at a time. */
 typedef void (*tc_progress_fn)(void *ud, const tc_progress *p);
 
 /* Passes the reports of a part of a run (a simulation inside a compare
