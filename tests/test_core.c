@@ -311,6 +311,25 @@ static void utf8_is_checked_as_json_reads_it(void **state)
     assert_false(tc_utf8_valid("\x80", NULL)); /* a continuation alone */
 }
 
+/* An error is one line whatever the input it quotes: a name or a value
+ * with a newline or another control character in it is quoted with '?'
+ * in its place. */
+static void errors_stay_one_line_whatever_they_quote(void **state)
+{
+    (void)state;
+    tc_err err;
+    assert_int_equal(tc_fail(&err, TC_EINVAL, "cannot open '%s': %s", "a\nb\r.json", "gone\t"), TC_EINVAL);
+    assert_string_equal(err.msg, "cannot open 'a?b?.json': gone?");
+    assert_int_equal(tc_fail(&err, TC_EINVAL, "bad size '%s'", "64\x1b[2J\x7f"), TC_EINVAL);
+    assert_string_equal(err.msg, "bad size '64?[2J?'");
+    /* UTF-8 text is left as it is */
+    assert_int_equal(tc_fail(&err, TC_EINVAL, "%s", "caf\xc3\xa9"), TC_EINVAL);
+    assert_string_equal(err.msg, "caf\xc3\xa9");
+    double v;
+    assert_int_equal(tc_parse_size("1\nMiB", &v, &err), TC_EINVAL);
+    assert_null(strchr(err.msg, '\n'));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -326,6 +345,7 @@ int main(void)
         cmocka_unit_test(a_part_renamed_keeps_its_own_figures),
         cmocka_unit_test(same_file_compares_files_not_text),
         cmocka_unit_test(utf8_is_checked_as_json_reads_it),
+        cmocka_unit_test(errors_stay_one_line_whatever_they_quote),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,11 @@ tc_status tc_fail(tc_err *err, tc_status code, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
+        /* one line whatever it quotes: a control character of a name or a
+         * value (a newline in a file name) is shown as '?' */
+        for (char *p = err->msg; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f)
+                *p = '?';
     }
     return code;
 }
