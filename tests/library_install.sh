@@ -4,8 +4,12 @@
 # static and the shared library and a pkg-config file; the example program
 # examples/library/collective.c compiles against them with pkg-config, links
 # dynamically and statically, and gives, byte for byte, the JSON document the
-# CLI gives for the same scenario; the pkg-config file still works once the
-# prefix is moved; every public header compiles alone, in C and in C++.
+# CLI gives for the same scenario; the shared library exports tc_ names
+# alone; a program using the library's JSON (jansson's) links with
+# pkg-config's flags; topocc/outcome.h names each command's outcome type;
+# a codec without OpenBLAS is a status, not an exit; the pkg-config file
+# still works once the prefix is moved; every public header compiles alone,
+# in C and in C++.
 # usage: tests/library_install.sh BUILD_DIR
 set -u
 B="$1"
