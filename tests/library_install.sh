@@ -44,6 +44,11 @@ if command -v nm > /dev/null 2>&1; then
         other=$(nm -D --defined-only "$so" | awk '{print $NF}' | grep -v '^tc_' | head -n 5 | tr '\n' ' ')
         [ -z "$other" ] || fail "libtopocc.so exports names outside tc_: $other"
     done
+    # and the static library defines none either (a program's own fl_route
+    # linked with libtopocc.a would be a second definition)
+    other=$(nm -g --defined-only "$lib/libtopocc.a" | awk 'NF == 3 {print $3}' | grep -v '^tc_' | head -n 5 |
+        tr '\n' ' ')
+    [ -z "$other" ] || fail "libtopocc.a defines global names outside tc_: $other"
 fi
 
 PKG_CONFIG_PATH="$(dirname "$pc")"

@@ -97,8 +97,8 @@ static void requant_ring_on_2_workers_is_one_rounding_of_the_sum(void **state)
     (void)state;
     uint64_t d = 1001;
     float **x = rows(2, d), *a = malloc(d * sizeof *a), *b = malloc(d * sizeof *b);
-    cx_fill_gradient(x[0], d, 1);
-    cx_fill_gradient(x[1], d, 2);
+    tc_cx_fill_gradient(x[0], d, 1);
+    tc_cx_fill_gradient(x[1], d, 2);
     const char *k[2][2] = {{"bf16:path=requant-ring", "bf16"}, {"fp16:path=requant-ring", "fp16"}};
     for (int i = 0; i < 2; i++) {
         aggregate(k[i][0], x, d, 2, 3, a);
@@ -165,11 +165,11 @@ static void requant_tree_bf16_rounds_at_every_node_of_dbtrees_trees(void **state
     assert_true(out[0] == 256 && out[1] == 256);
     aggregate("bf16", x, 2, 4, 0, out);
     assert_true(out[0] == 258 && out[1] == 258);
-    assert_int_equal(cx_dbtree_parent(4, 0, 1), 3);
-    assert_int_equal(cx_dbtree_parent(4, 0, 0), 1);
-    assert_int_equal(cx_dbtree_parent(4, 0, 3), -1);
-    assert_int_equal(cx_dbtree_parent(4, 1, 3), 0);
-    assert_int_equal(cx_dbtree_parent(4, 1, 2), -1);
+    assert_int_equal(tc_cx_dbtree_parent(4, 0, 1), 3);
+    assert_int_equal(tc_cx_dbtree_parent(4, 0, 0), 1);
+    assert_int_equal(tc_cx_dbtree_parent(4, 0, 3), -1);
+    assert_int_equal(tc_cx_dbtree_parent(4, 1, 3), 0);
+    assert_int_equal(tc_cx_dbtree_parent(4, 1, 2), -1);
     tc_codec_wire w = wire("bf16:path=requant-tree", 2, 4);
     assert_int_equal(w.phase[0].how, TC_WIRE_TREE);
     assert_true(w.phase[0].size == 4);
@@ -199,9 +199,9 @@ static void requant_tree_follows_the_dbtree_schedule(void **state)
                 if (!t->reduce || t->src == t->dst)
                     continue;
                 uint32_t which = x.segs[t->seg_off].src_slot >= c;
-                if (cx_dbtree_parent(p, which, t->src) != (int64_t)t->dst)
+                if (tc_cx_dbtree_parent(p, which, t->src) != (int64_t)t->dst)
                     fail_msg("p=%u: step %u sends %u -> %u on tree %u, parent %lld", p, st, t->src, t->dst,
-                             which, (long long)cx_dbtree_parent(p, which, t->src));
+                             which, (long long)tc_cx_dbtree_parent(p, which, t->src));
                 seen++;
             }
         }
@@ -266,7 +266,7 @@ static void path_compute_counts_the_hops_and_the_server(void **state)
  * The ring's chunk is quantized n times (its first sender, then every
  * adder), each a stochastic rounding on the block's own scale: unbiased,
  * variance frac (1 - frac) level^2 (level^2 / 6 on average over a uniform
- * frac), level = max |partial sum| / 127. The gradients of cx_fill_gradient
+ * frac), level = max |partial sum| / 127. The gradients of tc_cx_fill_gradient
  * are about N(0, 1) (sums of 4 uniforms, |x| < 3.47), so the partial sum of
  * k + 1 contributions has the block largest about m sqrt(k + 1) (m about
  * 2.8 for a block of 256) and the sum's error variance adds up to
@@ -302,7 +302,7 @@ static void requant_ring_error_grows_with_hops_against_one_shot(void **state)
     uint64_t d = 1u << 15;
     float **x = rows(32, d), *out = malloc(d * sizeof *out);
     for (uint32_t w = 0; w < 32; w++)
-        cx_fill_gradient(x[w], d, 100 + w);
+        tc_cx_fill_gradient(x[w], d, 100 + w);
     double prev = 0, ring[6], once[6];
     int i = 0;
     for (uint32_t n = 2; n <= 32; n *= 2, i++) {
@@ -341,18 +341,18 @@ static void thc_ps_and_switch_sum_the_indices_exactly(void **state)
     uint32_t n = 4;
     float **x = rows(n, d), *out = malloc(d * sizeof *out), *dec = malloc(d * sizeof *dec);
     for (uint32_t w = 0; w < n; w++)
-        cx_fill_gradient(x[w], d, 40 + w);
+        tc_cx_fill_gradient(x[w], d, 40 + w);
     tc_codec *c = make("thc", d, n);
-    uint64_t len = cx_int_len(c);
+    uint64_t len = tc_cx_int_len(c);
     int8_t *q = malloc(len);
     int32_t *sum = calloc(len, sizeof *sum);
-    float s = cx_int_scale(c, (const float *const *)x, step);
+    float s = tc_cx_int_scale(c, (const float *const *)x, step);
     for (uint32_t w = 0; w < n; w++) {
-        cx_int_encode(c, x[w], NULL, s, step, w, q);
+        tc_cx_int_encode(c, x[w], NULL, s, step, w, q);
         for (uint64_t i = 0; i < len; i++)
             sum[i] += q[i];
     }
-    cx_int_decode(c, sum, n, s, step, dec);
+    tc_cx_int_decode(c, sum, n, s, step, dec);
     const char *paths[3] = {"thc:path=ps,servers=2", "thc:path=ps", "thc:path=switch"};
     for (int k = 0; k < 3; k++) {
         aggregate(paths[k], x, d, n, step, out);
@@ -458,7 +458,7 @@ static void int8_ps_requantizes_once_and_keeps_its_push_error(void **state)
     uint64_t D = 3000;
     float **y = rows(n, D), *o = malloc(D * sizeof *o);
     for (uint32_t w = 0; w < n; w++)
-        cx_fill_gradient(y[w], D, 7 + w);
+        tc_cx_fill_gradient(y[w], D, 7 + w);
     tc_codec *c = make("int8:path=ps,ef=1", D, n);
     tc_err err = {{0}};
     assert_int_equal(tc_codec_aggregate(c, (const float *const *)y, o, 0, &err), TC_OK);

@@ -17,7 +17,7 @@ static float *vec(uint64_t d, uint64_t seed)
 {
     float *x = malloc(d * sizeof *x);
     assert_non_null(x);
-    cx_fill_gradient(x, d, seed);
+    tc_cx_fill_gradient(x, d, seed);
     return x;
 }
 
@@ -59,14 +59,14 @@ static void casts_round_to_nearest_within_half_a_unit_in_the_last_place(void **s
     float want16[6] = {1.0f, 1.0f + 0x1p-9f, 65504.0f, INFINITY, 0x1p-24f, -0x1p-20f};
     uint16_t h[6];
     float back[6];
-    cx_to_f16(in, 1.0f, h, 6);
-    cx_from_f16(h, back, 6);
+    tc_cx_to_f16(in, 1.0f, h, 6);
+    tc_cx_from_f16(h, back, 6);
     for (int i = 0; i < 6; i++)
         assert_true(back[i] == want16[i]);
     float inb[3] = {1.0f + 0x1p-8f, 1.0f + 3 * 0x1p-8f, -2.0f};
     float wantb[3] = {1.0f, 1.0f + 0x1p-6f, -2.0f};
-    cx_to_bf16(inb, 1.0f, h, 3);
-    cx_from_bf16(h, back, 3);
+    tc_cx_to_bf16(inb, 1.0f, h, 3);
+    tc_cx_from_bf16(h, back, 3);
     for (int i = 0; i < 3; i++)
         assert_true(back[i] == wantb[i]);
     free(x);
@@ -84,7 +84,7 @@ static void int_quantization_errs_below_one_level_and_is_unbiased(void **state)
     int T = 4000;
     for (int k = 0; k < 2; k++) {
         tc_codec *c = make(names[k], d, 1);
-        double s = cx_max_abs(x, d), level = s / qmax[k];
+        double s = tc_cx_max_abs(x, d), level = s / qmax[k];
         memset(mean, 0, d * sizeof *mean);
         for (int t = 0; t < T; t++) {
             round_trip(c, x, out, (uint64_t)t);
@@ -118,16 +118,16 @@ static void integer_sums_decode_exactly_to_the_aggregate(void **state)
         x[w] = vec(d, 10 + w);
     for (int k = 0; k < 4; k++) {
         tc_codec *c = make(names[k], d, n);
-        uint64_t len = cx_int_len(c), step = 7;
+        uint64_t len = tc_cx_int_len(c), step = 7;
         int8_t *q = malloc(len);
         int32_t *sum = calloc(len, sizeof *sum);
-        float s = cx_int_scale(c, (const float *const *)x, step);
+        float s = tc_cx_int_scale(c, (const float *const *)x, step);
         for (uint32_t w = 0; w < n; w++) {
-            cx_int_encode(c, x[w], NULL, s, step, w, q);
+            tc_cx_int_encode(c, x[w], NULL, s, step, w, q);
             for (uint64_t i = 0; i < len; i++)
                 sum[i] += q[i];
         }
-        cx_int_decode(c, sum, n, s, step, dec);
+        tc_cx_int_decode(c, sum, n, s, step, dec);
         tc_err err = {{0}};
         assert_int_equal(tc_codec_aggregate(c, (const float *const *)x, out, step, &err), TC_OK);
         assert_memory_equal(out, dec, d * sizeof *out);
@@ -152,9 +152,9 @@ static void thc_error_after_the_inverse_transform_is_bounded_and_unbiased(void *
         char s[32];
         snprintf(s, sizeof s, "thc:bits=%u", bits);
         tc_codec *c = make(s, d, 1);
-        assert_int_equal(cx_int_len(c), 131072);
+        assert_int_equal(tc_cx_int_len(c), 131072);
         const float *g[1] = {x};
-        float M = cx_int_scale(c, g, 0);
+        float M = tc_cx_int_scale(c, g, 0);
         round_trip(c, x, out, 0);
         double e2 = 0;
         for (uint64_t i = 0; i < d; i++)
@@ -357,7 +357,7 @@ static void powersgd_recovers_a_low_rank_bucket_after_warm_started_steps(void **
         {63, 64, 1, "powersgd-batched:rank=1,start=0"}};
     for (int k = 0; k < 7; k++) {
         uint64_t d = cases[k].a * cases[k].b, a, b;
-        cx_psgd_shape(d, &a, &b);
+        tc_cx_psgd_shape(d, &a, &b);
         assert_int_equal(a, cases[k].a);
         assert_int_equal(b, cases[k].b);
         float *x = malloc(d * sizeof *x), *out = malloc(d * sizeof *out);

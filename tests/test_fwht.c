@@ -1,4 +1,4 @@
-/* test_fwht.c - THC's fast Walsh-Hadamard transform (cx_fwht: two radix-4
+/* test_fwht.c - THC's fast Walsh-Hadamard transform (tc_cx_fwht: two radix-4
  * passes inside blocks of 16, then radix-8, radix-4 and radix-2 passes) is,
  * bit for bit, the textbook radix-2 transform (stage h = 1, 2, 4, ...: each
  * pair (a, b) at distance h becomes (a + b, a - b)), for every power of two
@@ -52,7 +52,7 @@ static void equals_the_radix2_transform_bit_for_bit(void **state)
                 float *x = buf + off; /* off 1: not 8-byte aligned */
                 fill(x, n, n + (uint64_t)kind, kind);
                 memcpy(ref, x, n * sizeof *x);
-                cx_fwht(x, n);
+                tc_cx_fwht(x, n);
                 radix2(ref, n);
                 if (memcmp(x, ref, n * sizeof *x) != 0) {
                     uint64_t i = 0;

@@ -44,7 +44,7 @@ static float **grads_of(uint64_t d, uint32_t n, uint64_t seed)
     for (uint32_t w = 0; w < n; w++) {
         g[w] = malloc(d * sizeof **g);
         assert_non_null(g[w]);
-        cx_fill_gradient(g[w], d, seed + w);
+        tc_cx_fill_gradient(g[w], d, seed + w);
     }
     return g;
 }
@@ -453,7 +453,7 @@ static void resnet_wire_bytes_match_the_hand_computation(void **state)
                 assert_int_equal(w.collectives, 2);
                 bat += w.size[0] + w.size[1];
                 uint64_t a, bb;
-                cx_psgd_shape(len[b], &a, &bb);
+                tc_cx_psgd_shape(len[b], &a, &bb);
                 hand_bat += 4.0 * r * (double)(a + bb);
             }
             double hand_per = 4 * (m[k].U + r * (m[k].rows + m[k].cols));

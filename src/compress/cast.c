@@ -113,7 +113,7 @@ CX_WIDE static void from_f16_portable(const uint16_t *restrict h, float *restric
     CX_LOOP(i, d, x[i] = f16_to_f32(h[i]));
 }
 
-void cx_to_f16(const float *restrict x, float mul, uint16_t *restrict h, uint64_t d)
+void tc_cx_to_f16(const float *restrict x, float mul, uint16_t *restrict h, uint64_t d)
 {
 #if defined(__x86_64__)
     if (have_f16c()) {
@@ -124,7 +124,7 @@ void cx_to_f16(const float *restrict x, float mul, uint16_t *restrict h, uint64_
     to_f16_portable(x, mul, h, d);
 }
 
-void cx_from_f16(const uint16_t *restrict h, float *restrict x, uint64_t d)
+void tc_cx_from_f16(const uint16_t *restrict h, float *restrict x, uint64_t d)
 {
 #if defined(__x86_64__)
     if (have_f16c()) {
@@ -135,12 +135,12 @@ void cx_from_f16(const uint16_t *restrict h, float *restrict x, uint64_t d)
     from_f16_portable(h, x, d);
 }
 
-CX_WIDE void cx_to_bf16(const float *restrict x, float mul, uint16_t *restrict h, uint64_t d)
+CX_WIDE void tc_cx_to_bf16(const float *restrict x, float mul, uint16_t *restrict h, uint64_t d)
 {
     CX_LOOP(i, d, h[i] = f32_to_bf16(x[i] * mul));
 }
 
-CX_WIDE void cx_from_bf16(const uint16_t *restrict h, float *restrict x, uint64_t d)
+CX_WIDE void tc_cx_from_bf16(const uint16_t *restrict h, float *restrict x, uint64_t d)
 {
     CX_LOOP(i, d, x[i] = bf16_to_f32(h[i]));
 }
@@ -149,9 +149,9 @@ CX_WIDE void cx_from_bf16(const uint16_t *restrict h, float *restrict x, uint64_
 CX_WIDE static void add_16(bool bf, const uint16_t *restrict h, float *restrict acc, uint64_t d, bool first)
 {
     if (first && bf)
-        cx_from_bf16(h, acc, d);
+        tc_cx_from_bf16(h, acc, d);
     else if (first)
-        cx_from_f16(h, acc, d);
+        tc_cx_from_f16(h, acc, d);
     else if (bf)
         CX_LOOP(i, d, acc[i] += bf16_to_f32(h[i]));
     else
@@ -220,9 +220,9 @@ static void cast_aggregate(tc_codec *c, const float *const *x, float *const *e, 
     bool bf = c->spec.kind == TC_CODEC_BF16;
     for (uint32_t w = 0; w < c->n; w++) {
         if (bf)
-            cx_to_bf16(x[w], inv, c->h16, d);
+            tc_cx_to_bf16(x[w], inv, c->h16, d);
         else
-            cx_to_f16(x[w], inv, c->h16, d);
+            tc_cx_to_f16(x[w], inv, c->h16, d);
         add_16(bf, c->h16, c->facc, d, w == 0);
         if (e)
             residual_16(bf, e[w], c->h16, (float)c->n, d);
@@ -253,13 +253,13 @@ static void cast_one(tc_codec *c, const float *x, float *out, uint64_t step)
     for (uint64_t i0 = 0; i0 < d; i0 += CAST_BLOCK) {
         uint64_t m = d - i0 < CAST_BLOCK ? d - i0 : CAST_BLOCK;
         if (bf) {
-            cx_to_bf16(x + i0, inv, c->h16, m);
-            cx_from_bf16(c->h16, out + i0, m);
+            tc_cx_to_bf16(x + i0, inv, c->h16, m);
+            tc_cx_from_bf16(c->h16, out + i0, m);
         } else {
-            cx_to_f16(x + i0, inv, c->h16, m);
-            cx_from_f16(c->h16, out + i0, m);
+            tc_cx_to_f16(x + i0, inv, c->h16, m);
+            tc_cx_from_f16(c->h16, out + i0, m);
         }
     }
 }
 
-const cx_ops cx_cast_ops = {cast_init, cast_aggregate, cast_one};
+const cx_ops tc_cx_cast_ops = {cast_init, cast_aggregate, cast_one};

@@ -24,26 +24,26 @@ static const cx_ops *ops_of(tc_codec_kind k)
     switch (k) {
     case TC_CODEC_FP32:
     case TC_CODEC_FP16:
-    case TC_CODEC_BF16: return &cx_cast_ops;
+    case TC_CODEC_BF16: return &tc_cx_cast_ops;
     case TC_CODEC_INT8:
-    case TC_CODEC_INT4: return &cx_quant_ops;
-    case TC_CODEC_THC: return &cx_thc_ops;
-    case TC_CODEC_TOPK: return &cx_topk_ops;
-    case TC_CODEC_TOPK_SHARED: return &cx_topk_shared_ops;
-    case TC_CODEC_RANDK: return &cx_randk_ops;
+    case TC_CODEC_INT4: return &tc_cx_quant_ops;
+    case TC_CODEC_THC: return &tc_cx_thc_ops;
+    case TC_CODEC_TOPK: return &tc_cx_topk_ops;
+    case TC_CODEC_TOPK_SHARED: return &tc_cx_topk_shared_ops;
+    case TC_CODEC_RANDK: return &tc_cx_randk_ops;
     case TC_CODEC_POWERSGD:
-    case TC_CODEC_POWERSGD_BATCHED: return &cx_powersgd_ops;
-    case TC_CODEC_SIGNSGD: return &cx_signsgd_ops;
+    case TC_CODEC_POWERSGD_BATCHED: return &tc_cx_powersgd_ops;
+    case TC_CODEC_SIGNSGD: return &tc_cx_signsgd_ops;
     default: return NULL;
     }
 }
 
-bool cx_is_sparse(tc_codec_kind k)
+bool tc_cx_is_sparse(tc_codec_kind k)
 {
     return k == TC_CODEC_TOPK || k == TC_CODEC_TOPK_SHARED || k == TC_CODEC_RANDK;
 }
 
-uint64_t cx_k(double ratio, uint64_t d)
+uint64_t tc_cx_k(double ratio, uint64_t d)
 {
     if (!(ratio > 0) || !isfinite(ratio))
         return 0;
@@ -65,7 +65,7 @@ tc_status tc_codec_fits(const tc_codec_spec *c, uint64_t d, tc_err *err)
     if (c->kind != TC_CODEC_POWERSGD_BATCHED)
         return TC_OK;
     uint64_t a, b;
-    cx_psgd_shape(d, &a, &b);
+    tc_cx_psgd_shape(d, &a, &b);
     uint64_t lim = a < b ? a : b;
     if (c->rank > lim)
         return tc_fail(err, TC_EINVAL,
@@ -92,8 +92,8 @@ static tc_status create(const tc_codec_spec *spec, uint64_t d, const tc_codec_te
     if (st)
         return st;
     uint64_t k = 0;
-    if (cx_is_sparse(spec->kind)) {
-        k = cx_k(spec->ratio, d);
+    if (tc_cx_is_sparse(spec->kind)) {
+        k = tc_cx_k(spec->ratio, d);
         if (k < 1 || k > d)
             return tc_fail(err, TC_EINVAL,
                            "%s: ratio=%g keeps k = %llu of %llu coordinates: k must be 1 to d (accepted are 0 < ratio <= 1)",
@@ -132,7 +132,7 @@ static tc_status create(const tc_codec_spec *spec, uint64_t d, const tc_codec_te
     if (st == TC_OK)
         st = ops->init(c, err);
     if (st == TC_OK)
-        st = cx_path_init(c, err);
+        st = tc_cx_path_init(c, err);
     if (st) {
         tc_codec_free(c);
         return st;
@@ -244,8 +244,8 @@ tc_status tc_codec_aggregate(tc_codec *c, const float *const *grads, float *out,
         add_into(c->mem[w], grads[w], c->d);
         c->xin[w] = c->mem[w];
     }
-    if (cx_path_own(c))
-        cx_path_aggregate(c, c->xin, c->ef ? c->emem : NULL, out, step);
+    if (tc_cx_path_own(c))
+        tc_cx_path_aggregate(c, c->xin, c->ef ? c->emem : NULL, out, step);
     else
         c->ops->aggregate(c, c->xin, c->ef ? c->emem : NULL, out, step);
     return TC_OK;

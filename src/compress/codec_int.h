@@ -75,7 +75,7 @@ typedef struct cx_lanes {
 } cx_lanes;
 
 /* Seeds the lanes from a key (seed, step, worker, purpose mixed together). */
-void cx_lanes_seed(cx_lanes *r, uint64_t key);
+void tc_cx_lanes_seed(cx_lanes *r, uint64_t key);
 /* A key that differs for every (seed, step, worker, purpose). */
 static inline uint64_t cx_key(uint64_t seed, uint64_t step, uint64_t worker, uint64_t purpose)
 {
@@ -97,38 +97,38 @@ static inline float cx_bitsf(uint32_t u)
 }
 
 /* IEEE 754 binary16 and bfloat16, round to nearest even (cast.c). */
-void cx_to_f16(const float *restrict x, float mul, uint16_t *restrict h, uint64_t d);
-void cx_from_f16(const uint16_t *restrict h, float *restrict x, uint64_t d);
-void cx_to_bf16(const float *restrict x, float mul, uint16_t *restrict h, uint64_t d);
-void cx_from_bf16(const uint16_t *restrict h, float *restrict x, uint64_t d);
+void tc_cx_to_f16(const float *restrict x, float mul, uint16_t *restrict h, uint64_t d);
+void tc_cx_from_f16(const uint16_t *restrict h, float *restrict x, uint64_t d);
+void tc_cx_to_bf16(const float *restrict x, float mul, uint16_t *restrict h, uint64_t d);
+void tc_cx_from_bf16(const uint16_t *restrict h, float *restrict x, uint64_t d);
 
 /* max |x_i| and sum |x_i| with lane-wise partial results (vectorisable). */
-float cx_max_abs(const float *x, uint64_t d);
-double cx_sum_abs(const float *x, uint64_t d);
+float tc_cx_max_abs(const float *x, uint64_t d);
+double tc_cx_sum_abs(const float *x, uint64_t d);
 
 /* Fast Walsh-Hadamard transform of x (length a power of two), unnormalised:
  * n log2 n additions [Fino & Algazi, IEEE Trans. Computers 1976]. */
-void cx_fwht(float *x, uint64_t n);
+void tc_cx_fwht(float *x, uint64_t n);
 
 /* The indices of the k largest |x_i| (ties: lowest index first), ascending,
  * in O(d) expected time: a threshold from a random sample, one filtering pass,
  * an exact quickselect among the candidates (sparse.c). keys, cand and ckey
  * are scratch of d entries each. */
-void cx_topk(const float *x, uint64_t d, uint64_t k, uint64_t seed, uint32_t *keys, uint32_t *cand, uint32_t *ckey,
+void tc_cx_topk(const float *x, uint64_t d, uint64_t k, uint64_t seed, uint32_t *keys, uint32_t *cand, uint32_t *ckey,
              uint32_t *idx);
 
 /* Shapes shared by the kernels and the cost model (codec.c, thc.c,
  * powersgd.c): k = ceil(ratio d) (0 if ratio is not in (0, inf)); THC's
  * padded length and full-chunk length; PowerSGD's a x b matrix of a bucket
  * known only by its size. */
-bool cx_is_sparse(tc_codec_kind k);
-uint64_t cx_k(double ratio, uint64_t d);
-uint64_t cx_thc_dpad(uint64_t d, uint64_t *chunk);
-void cx_psgd_shape(uint64_t d, uint64_t *a, uint64_t *b);
-/* The bucket of d coordinates as the a x b matrix of cx_psgd_shape, and the
+bool tc_cx_is_sparse(tc_codec_kind k);
+uint64_t tc_cx_k(double ratio, uint64_t d);
+uint64_t tc_cx_thc_dpad(uint64_t d, uint64_t *chunk);
+void tc_cx_psgd_shape(uint64_t d, uint64_t *a, uint64_t *b);
+/* The bucket of d coordinates as the a x b matrix of tc_cx_psgd_shape, and the
  * rank c uses on it: at most min(a, b); per tensor, 0 where the matrix is
  * not compressed (tc_codec_powersgd_rank). */
-uint32_t cx_psgd_rank_on(const tc_codec_spec *c, uint64_t d, uint64_t *a, uint64_t *b);
+uint32_t tc_cx_psgd_rank_on(const tc_codec_spec *c, uint64_t d, uint64_t *a, uint64_t *b);
 
 typedef struct cx_ops cx_ops;
 
@@ -146,12 +146,12 @@ typedef struct cx_ptensor {
 /* The three products of one worker's PowerSGD step on tensor t of bucket x,
  * as powersgd.c runs them: P = X^T Q, Qout = X P, out = Qout P^T (out at
  * t->off; the cost model's product kernel, measure.c). */
-void cx_psgd_products(const cx_ptensor *t, const float *x, const float *Q, float *P, float *Qout, float *out);
+void tc_cx_psgd_products(const cx_ptensor *t, const float *x, const float *Q, float *P, float *Qout, float *out);
 
 /* The collectives of a PowerSGD step (op, collectives, sizes; not
  * bits_per_coord) for the nt tensors t of a bucket of d coordinates
  * (powersgd.c); t NULL: the bucket as one a x b tensor. */
-void cx_psgd_wire(const tc_codec_spec *c, const tc_codec_tensor *t, size_t nt, uint64_t d, tc_codec_wire *out);
+void tc_cx_psgd_wire(const tc_codec_spec *c, const tc_codec_tensor *t, size_t nt, uint64_t d, tc_codec_wire *out);
 
 struct tc_codec {
     tc_codec_spec spec;
@@ -215,62 +215,62 @@ struct cx_ops {
     void (*one)(tc_codec *c, const float *x, float *out, uint64_t step);
 };
 
-extern const cx_ops cx_cast_ops, cx_quant_ops, cx_thc_ops, cx_topk_ops, cx_topk_shared_ops, cx_randk_ops,
-    cx_powersgd_ops, cx_signsgd_ops;
+extern const cx_ops tc_cx_cast_ops, tc_cx_quant_ops, tc_cx_thc_ops, tc_cx_topk_ops, tc_cx_topk_shared_ops, tc_cx_randk_ops,
+    tc_cx_powersgd_ops, tc_cx_signsgd_ops;
 
 /* q = stochastic rounding of x * mul + add, clamped to [lo, hi]; the lanes
  * carry across calls so a bucket encoded in blocks (multiples of
  * 2 CX_LANES) draws the same numbers as one encoded whole (quant.c). */
-void cx_sround_block(const float *restrict x, uint64_t m, float mul, float add, float lo, float hi,
+void tc_cx_sround_block(const float *restrict x, uint64_t m, float mul, float add, float lo, float hi,
                      cx_lanes *restrict r, int8_t *restrict q);
 /* acc = q (first) or acc += q; out = sum * mul + add. */
-void cx_widen(const int8_t *restrict q, int32_t *restrict acc, uint64_t m, bool first);
-void cx_dequant(const int32_t *restrict sum, float mul, float add, float *restrict out, uint64_t m);
+void tc_cx_widen(const int8_t *restrict q, int32_t *restrict acc, uint64_t m, bool first);
+void tc_cx_dequant(const int32_t *restrict sum, float mul, float add, float *restrict out, uint64_t m);
 
 /* Integer all-reduce codecs (int8, int4, thc), step by step:
  * scale = the shared scale (max over workers, the tiny all-reduce(max));
- * encode writes worker w's integers (len = cx_int_len: d, or the padded
+ * encode writes worker w's integers (len = tc_cx_int_len: d, or the padded
  * length for thc) and, when e is non-NULL (then e == x), turns e into its new
  * error-feedback memory;
  * decode turns the integer sum of `count` contributions into their mean.
  * tc_codec_aggregate is exactly scale, encode per worker, integer sum, decode. */
-uint64_t cx_int_len(const tc_codec *c);
-float cx_int_scale(tc_codec *c, const float *const *x, uint64_t step);
-void cx_int_encode(tc_codec *c, const float *x, float *e, float scale, uint64_t step, uint32_t w, int8_t *q);
-void cx_int_decode(tc_codec *c, const int32_t *sum, uint32_t count, float scale, uint64_t step, float *out);
+uint64_t tc_cx_int_len(const tc_codec *c);
+float tc_cx_int_scale(tc_codec *c, const float *const *x, uint64_t step);
+void tc_cx_int_encode(tc_codec *c, const float *x, float *e, float scale, uint64_t step, uint32_t w, int8_t *q);
+void tc_cx_int_decode(tc_codec *c, const int32_t *sum, uint32_t count, float scale, uint64_t step, float *out);
 
 /* A deterministic, roughly N(0, 1) test vector (measure.c). */
-void cx_fill_gradient(float *x, uint64_t d, uint64_t seed);
+void tc_cx_fill_gradient(float *x, uint64_t d, uint64_t seed);
 
-void cx_int_aggregate(tc_codec *c, const float *const *x, float *const *e, float *out, uint64_t step);
+void tc_cx_int_aggregate(tc_codec *c, const float *const *x, float *const *e, float *out, uint64_t step);
 
 /* ---- aggregation paths (requant.c; docs/MODEL.md, "Aggregation paths") ----
  * Chunk k of a buffer of d coordinates cut into `parts` (MPICH's split: the
  * first d mod parts chunks one coordinate more): its first coordinate and
  * length. */
-uint64_t cx_chunk_lo(uint64_t d, uint32_t parts, uint32_t k);
-uint64_t cx_chunk_len(uint64_t d, uint32_t parts, uint32_t k);
+uint64_t tc_cx_chunk_lo(uint64_t d, uint32_t parts, uint32_t k);
+uint64_t tc_cx_chunk_len(uint64_t d, uint32_t parts, uint32_t k);
 /* Bytes of m coordinates in the block format of the requant and ps paths:
  * fp16, bf16 2 m; fp32 4 m; int8, int4 per block of TC_REQUANT_BLOCK a
  * 4-byte scale and ceil(bits len / 8) bytes. */
-double cx_block_bytes(const tc_codec_spec *c, uint64_t m);
+double tc_cx_block_bytes(const tc_codec_spec *c, uint64_t m);
 /* The parent of rank r in tree `which` (0, 1) of dbtree's double binary
  * tree over n ranks (coll/dbtree.c: NCCL's in-order tree over positions
  * 1..n, the second shifted by one position); -1 at the root. */
-int64_t cx_dbtree_parent(uint32_t n, uint32_t which, uint32_t r);
+int64_t tc_cx_dbtree_parent(uint32_t n, uint32_t which, uint32_t r);
 /* The phases of c's path (tc_codec_wire's path, servers, nphases, phase)
  * from the allreduce path's collectives in out, which the other paths
  * replace by their all-reduce equivalents (cost.c). */
-void cx_wire_phases(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_codec_wire *out);
+void tc_cx_wire_phases(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_codec_wire *out);
 /* Allocates what a path other than allreduce needs (after the kind's init). */
-tc_status cx_path_init(tc_codec *c, tc_err *err);
+tc_status tc_cx_path_init(tc_codec *c, tc_err *err);
 /* Whether c's path runs its own emulation (requant paths; ps of int8 and
  * int4) rather than the kind's aggregate, and that emulation. */
-bool cx_path_own(const tc_codec *c);
-void cx_path_aggregate(tc_codec *c, const float *const *x, float *const *e, float *out, uint64_t step);
+bool tc_cx_path_own(const tc_codec *c);
+void tc_cx_path_aggregate(tc_codec *c, const float *const *x, float *const *e, float *out, uint64_t step);
 /* thc.c's halves of the above */
-float cx_thc_scale(tc_codec *c, const float *const *x, uint64_t step);
-void cx_thc_encode(tc_codec *c, const float *x, float *e, float scale, uint64_t step, uint32_t w, int8_t *q);
-void cx_thc_decode(tc_codec *c, const int32_t *sum, uint32_t count, float scale, uint64_t step, float *out);
+float tc_cx_thc_scale(tc_codec *c, const float *const *x, uint64_t step);
+void tc_cx_thc_encode(tc_codec *c, const float *x, float *e, float scale, uint64_t step, uint32_t w, int8_t *q);
+void tc_cx_thc_decode(tc_codec *c, const int32_t *sum, uint32_t count, float scale, uint64_t step, float *out);
 
 #endif

@@ -34,7 +34,7 @@ static double int_bytes(uint32_t b, uint32_t n)
 
 static uint64_t k_of(const tc_codec_spec *c, uint64_t d)
 {
-    uint64_t k = cx_k(c->ratio, d);
+    uint64_t k = tc_cx_k(c->ratio, d);
     return k < 1 ? 1 : k > d ? d : k;
 }
 
@@ -63,7 +63,7 @@ static double chunked(const tc_codec_spec *c, uint64_t len, uint32_t parts)
 {
     double b = 0;
     for (uint32_t k = 0; k < parts; k++)
-        b += cx_block_bytes(c, cx_chunk_len(len, parts, k));
+        b += tc_cx_block_bytes(c, tc_cx_chunk_len(len, parts, k));
     return b;
 }
 
@@ -72,9 +72,9 @@ static void ps_phases(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_codec_w
     uint32_t S = tc_codec_servers(c, n);
     double push = 0, pull = 0;
     if (c->kind == TC_CODEC_THC) {
-        uint64_t dp = cx_thc_dpad(d, NULL);
+        uint64_t dp = tc_cx_thc_dpad(d, NULL);
         for (uint32_t s = 0; s < S; s++) {
-            uint64_t m = cx_chunk_len(dp, S, s);
+            uint64_t m = tc_cx_chunk_len(dp, S, s);
             push += (double)((m * c->bits + 7) / 8);
             pull += int_bytes(c->bits, n) * (double)m;
         }
@@ -98,7 +98,7 @@ static void ps_phases(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_codec_w
     out->bits_per_coord = 8 * (push + out->size[1]) / (double)d;
 }
 
-void cx_wire_phases(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_codec_wire *out)
+void tc_cx_wire_phases(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_codec_wire *out)
 {
     out->path = c->path;
     out->nphases = 0;
@@ -149,7 +149,7 @@ void tc_codec_wire_cost(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_codec
     case TC_CODEC_INT8:
     case TC_CODEC_INT4:
     case TC_CODEC_THC: {
-        double len = c->kind == TC_CODEC_THC ? (double)cx_thc_dpad(d, NULL) : D;
+        double len = c->kind == TC_CODEC_THC ? (double)tc_cx_thc_dpad(d, NULL) : D;
         out->collectives = 2;
         out->size[0] = int_bytes(int_bits(c), n) * len;
         out->size[1] = 4; /* all-reduce(max) of the shared scale */
@@ -175,7 +175,7 @@ void tc_codec_wire_cost(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_codec
         break;
     case TC_CODEC_POWERSGD:
     case TC_CODEC_POWERSGD_BATCHED: /* powersgd.c: the bucket as one a x b matrix */
-        cx_psgd_wire(c, NULL, 0, d, out);
+        tc_cx_psgd_wire(c, NULL, 0, d, out);
         break;
     case TC_CODEC_SIGNSGD:
         out->op = TC_OP_ALLGATHER;
@@ -186,7 +186,7 @@ void tc_codec_wire_cost(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_codec
     }
     double per_worker = out->op == TC_OP_ALLGATHER ? out->size[0] / N : out->size[0] + out->size[1] + out->size[2];
     out->bits_per_coord = 8 * per_worker / D;
-    cx_wire_phases(c, d, n, out);
+    tc_cx_wire_phases(c, d, n, out);
 }
 
 double tc_codec_send_bytes(const tc_codec_spec *c, uint64_t d)
@@ -222,7 +222,7 @@ double tc_codec_bytes_touched(const tc_codec_spec *c, uint64_t d, uint32_t n)
  * the a x r matrix P, 4 a r^2: Householder QR's 2 m n^2 - (2/3) n^3
  * (https://org-jutil.sourceforge.net/doc/coal/0.3/org/jutil/math/matrix/HouseholderQRDecomposer.html),
  * taken as 2 a r^2, and forming Q as much again (assumed). The bucket is
- * one a x b matrix at the rank the codec uses on it (cx_psgd_rank_on: at
+ * one a x b matrix at the rank the codec uses on it (tc_cx_psgd_rank_on: at
  * most min(a, b); per tensor, none where the matrix is not compressed).
  * THC's transform is in its bytes, at the published kernel's cost; the
  * other codecs are memory bound. */
@@ -230,7 +230,7 @@ static double flops_per_coord(const tc_codec_spec *c, uint64_t d)
 {
     if (c->kind == TC_CODEC_POWERSGD || c->kind == TC_CODEC_POWERSGD_BATCHED) {
         uint64_t a, b;
-        double r = cx_psgd_rank_on(c, d < 1 ? 1 : d, &a, &b);
+        double r = tc_cx_psgd_rank_on(c, d < 1 ? 1 : d, &a, &b);
         return (6.0 * (double)a * (double)b * r + 4.0 * (double)a * r * r) / (double)(d < 1 ? 1 : d);
     }
     return 0;

@@ -86,7 +86,7 @@ static tc_codec_spread spread_of(double work, double *t, size_t n)
     return (tc_codec_spread){work / hi, work / (med > 1e-9 ? med : 1e-9), work / lo};
 }
 
-void cx_fill_gradient(float *x, uint64_t d, uint64_t seed)
+void tc_cx_fill_gradient(float *x, uint64_t d, uint64_t seed)
 {
     for (uint64_t i = 0; i < d; i++) {
         uint64_t h = tc_mix64(seed + i);
@@ -135,7 +135,7 @@ static void gemm_kernel(const float *M, const float *Q, float *P, float *Q2, flo
 {
     cx_ptensor t = {.rows = GEMM_N, .cols = GEMM_N, .numel = (uint64_t)GEMM_N * GEMM_N, .full = GEMM_N,
                     .rank = (uint32_t)r};
-    cx_psgd_products(&t, M, Q, P, Q2, O);
+    tc_cx_psgd_products(&t, M, Q, P, Q2, O);
 }
 
 #define RND_N 65536 /* 256 KiB of values gathered */
@@ -177,7 +177,7 @@ tc_status tc_codec_measure_full(const tc_codec_spec *spec, uint64_t d, double se
         st = tc_fail(err, TC_EINTERNAL, "measure: out of memory for a %llu-coordinate bucket", (unsigned long long)d);
         goto done;
     }
-    cx_fill_gradient(x, d, 12345);
+    tc_cx_fill_gradient(x, d, 12345);
     for (int i = 0; i < CAL_N; i++) {
         cal[i] = 1.0f / (float)(i + 1);
         ical[i] = (uint32_t)tc_mix64((uint64_t)i);

@@ -137,7 +137,7 @@ void tc_codec_defaults(tc_codec_kind k, tc_codec_spec *out)
 {
     memset(out, 0, sizeof *out);
     out->kind = k;
-    out->ratio = cx_is_sparse(k) ? 0.01 : 0;
+    out->ratio = tc_cx_is_sparse(k) ? 0.01 : 0;
     bool psgd = k == TC_CODEC_POWERSGD || k == TC_CODEC_POWERSGD_BATCHED;
     out->rank = psgd ? 4 : 0;
     out->start = psgd ? PSGD_START : 0;

@@ -79,7 +79,7 @@ uint32_t tc_codec_powersgd_rank(const tc_codec_spec *c, uint64_t rows, uint64_t 
     return compressed * c->min_rate < whole ? (uint32_t)r : 0;
 }
 
-void cx_psgd_shape(uint64_t d, uint64_t *a, uint64_t *b)
+void tc_cx_psgd_shape(uint64_t d, uint64_t *a, uint64_t *b)
 {
     uint64_t s = (uint64_t)ceil(sqrt((double)d));
     while (s * s < d)
@@ -90,9 +90,9 @@ void cx_psgd_shape(uint64_t d, uint64_t *a, uint64_t *b)
     *a = (d + s - 1) / s;
 }
 
-uint32_t cx_psgd_rank_on(const tc_codec_spec *c, uint64_t d, uint64_t *a, uint64_t *b)
+uint32_t tc_cx_psgd_rank_on(const tc_codec_spec *c, uint64_t d, uint64_t *a, uint64_t *b)
 {
-    cx_psgd_shape(d, a, b);
+    tc_cx_psgd_shape(d, a, b);
     if (c->kind != TC_CODEC_POWERSGD_BATCHED)
         return tc_codec_powersgd_rank(c, *a, *b);
     uint64_t r = c->rank;
@@ -101,13 +101,13 @@ uint32_t cx_psgd_rank_on(const tc_codec_spec *c, uint64_t d, uint64_t *a, uint64
     return (uint32_t)r;
 }
 
-void cx_psgd_wire(const tc_codec_spec *c, const tc_codec_tensor *t, size_t nt, uint64_t d, tc_codec_wire *out)
+void tc_cx_psgd_wire(const tc_codec_spec *c, const tc_codec_tensor *t, size_t nt, uint64_t d, tc_codec_wire *out)
 {
     bool batched = c->kind == TC_CODEC_POWERSGD_BATCHED;
     double u = 0, p = 0, q = 0;
     if (batched || !t) {
         uint64_t a, b;
-        cx_psgd_shape(d, &a, &b);
+        tc_cx_psgd_shape(d, &a, &b);
         uint32_t r = batched ? c->rank : tc_codec_powersgd_rank(c, a, b);
         if (r) {
             p = (double)a * r;
@@ -151,9 +151,9 @@ void tc_codec_wire_cost_shaped(const tc_codec_spec *c, const tc_codec_tensor *t,
         return;
     }
     memset(out, 0, sizeof *out);
-    cx_psgd_wire(c, t, nt, d, out);
+    tc_cx_psgd_wire(c, t, nt, d, out);
     out->bits_per_coord = 8 * (out->size[0] + out->size[1] + out->size[2]) / (double)d;
-    cx_wire_phases(c, d, n, out);
+    tc_cx_wire_phases(c, d, n, out);
 }
 
 /* ---- kernels of one tensor ---- */
@@ -191,7 +191,7 @@ static void decode(const cx_ptensor *t, const float *P, const float *Q, float *o
                     out + t->full * t->cols, 1);
 }
 
-void cx_psgd_products(const cx_ptensor *t, const float *x, const float *Q, float *P, float *Qout, float *out)
+void tc_cx_psgd_products(const cx_ptensor *t, const float *x, const float *Q, float *P, float *Qout, float *out)
 {
     mul_p(t, x, Q, P, 0.0f);
     mul_q(t, x, P, Qout, 0.0f);
@@ -314,7 +314,7 @@ static tc_status psgd_init(tc_codec *c, tc_err *err)
         return tc_fail(err, TC_EINTERNAL, "out of memory");
     if (whole) {
         uint64_t a, b;
-        cx_psgd_shape(c->d, &a, &b);
+        tc_cx_psgd_shape(c->d, &a, &b);
         uint32_t r = batched ? c->spec.rank : tc_codec_powersgd_rank(&c->spec, a, b);
         c->pt[0] = (cx_ptensor){.rows = a, .cols = b, .numel = c->d, .rank = r};
     } else {
@@ -372,4 +372,4 @@ static void psgd_one(tc_codec *c, const float *x, float *out, uint64_t step)
     psgd_aggregate(c, xs, NULL, out, step);
 }
 
-const cx_ops cx_powersgd_ops = {psgd_init, psgd_aggregate, psgd_one};
+const cx_ops tc_cx_powersgd_ops = {psgd_init, psgd_aggregate, psgd_one};

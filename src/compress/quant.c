@@ -22,7 +22,7 @@
 
 #define PURPOSE_QUANT 1
 
-void cx_lanes_seed(cx_lanes *r, uint64_t key)
+void tc_cx_lanes_seed(cx_lanes *r, uint64_t key)
 {
     for (int l = 0; l < CX_LANES; l++) {
         uint32_t s = (uint32_t)(tc_mix64(key + (uint64_t)l) >> 32);
@@ -30,7 +30,7 @@ void cx_lanes_seed(cx_lanes *r, uint64_t key)
     }
 }
 
-CX_WIDE float cx_max_abs(const float *x, uint64_t d)
+CX_WIDE float tc_cx_max_abs(const float *x, uint64_t d)
 {
     float m[CX_LANES] = {0};
     uint64_t i = 0;
@@ -49,7 +49,7 @@ CX_WIDE float cx_max_abs(const float *x, uint64_t d)
     return r;
 }
 
-CX_WIDE double cx_sum_abs(const float *x, uint64_t d)
+CX_WIDE double tc_cx_sum_abs(const float *x, uint64_t d)
 {
     float s[CX_LANES] = {0};
     double total = 0;
@@ -98,7 +98,7 @@ static inline int32_t sround(float v, uint32_t r16, int32_t span, int32_t lo)
 
 /* Blocks of 2 CX_LANES coordinates: each xorshift32 draw gives two 16-bit
  * uniforms, one for coordinate i + l, one for i + CX_LANES + l. */
-CX_WIDE void cx_sround_block(const float *restrict x, uint64_t m, float mul, float add, float lo, float hi,
+CX_WIDE void tc_cx_sround_block(const float *restrict x, uint64_t m, float mul, float add, float lo, float hi,
                              cx_lanes *restrict r, int8_t *restrict q)
 {
     uint32_t st[CX_LANES];
@@ -117,7 +117,7 @@ CX_WIDE void cx_sround_block(const float *restrict x, uint64_t m, float mul, flo
     memcpy(r->s, st, sizeof st);
 }
 
-CX_WIDE void cx_widen(const int8_t *restrict q, int32_t *restrict acc, uint64_t m, bool first)
+CX_WIDE void tc_cx_widen(const int8_t *restrict q, int32_t *restrict acc, uint64_t m, bool first)
 {
     if (first)
         CX_LOOP(i, m, acc[i] = q[i]);
@@ -125,7 +125,7 @@ CX_WIDE void cx_widen(const int8_t *restrict q, int32_t *restrict acc, uint64_t 
         CX_LOOP(i, m, acc[i] += q[i]);
 }
 
-CX_WIDE void cx_dequant(const int32_t *restrict sum, float mul, float add, float *restrict out, uint64_t m)
+CX_WIDE void tc_cx_dequant(const int32_t *restrict sum, float mul, float add, float *restrict out, uint64_t m)
 {
     CX_LOOP(i, m, out[i] = (float)sum[i] * mul + add);
 }
@@ -140,7 +140,7 @@ static float q_scale(const tc_codec *c, const float *const *x)
 {
     float s = 0;
     for (uint32_t w = 0; w < c->n; w++) {
-        float m = cx_max_abs(x[w], c->d);
+        float m = tc_cx_max_abs(x[w], c->d);
         s = m > s ? m : s;
     }
     return s;
@@ -149,50 +149,50 @@ static float q_scale(const tc_codec *c, const float *const *x)
 static void q_encode(tc_codec *c, const float *x, float *e, float s, uint64_t step, uint32_t w, int8_t *q)
 {
     cx_lanes r;
-    cx_lanes_seed(&r, cx_key(c->spec.seed, step, w, PURPOSE_QUANT));
+    tc_cx_lanes_seed(&r, cx_key(c->spec.seed, step, w, PURPOSE_QUANT));
     float qm = (float)c->qmax;
     float mul = s > 0 ? qm / s : 0;
-    cx_sround_block(x, c->d, mul, 0, -qm, qm, &r, q);
+    tc_cx_sround_block(x, c->d, mul, 0, -qm, qm, &r, q);
     if (e)
         q_residual(e, q, s / qm, c->d);
 }
 
-uint64_t cx_int_len(const tc_codec *c)
+uint64_t tc_cx_int_len(const tc_codec *c)
 {
     return c->spec.kind == TC_CODEC_THC ? c->dpad : c->d;
 }
 
-float cx_int_scale(tc_codec *c, const float *const *x, uint64_t step)
+float tc_cx_int_scale(tc_codec *c, const float *const *x, uint64_t step)
 {
-    return c->spec.kind == TC_CODEC_THC ? cx_thc_scale(c, x, step) : q_scale(c, x);
+    return c->spec.kind == TC_CODEC_THC ? tc_cx_thc_scale(c, x, step) : q_scale(c, x);
 }
 
-void cx_int_encode(tc_codec *c, const float *x, float *e, float scale, uint64_t step, uint32_t w, int8_t *q)
+void tc_cx_int_encode(tc_codec *c, const float *x, float *e, float scale, uint64_t step, uint32_t w, int8_t *q)
 {
     if (c->spec.kind == TC_CODEC_THC)
-        cx_thc_encode(c, x, e, scale, step, w, q);
+        tc_cx_thc_encode(c, x, e, scale, step, w, q);
     else
         q_encode(c, x, e, scale, step, w, q);
 }
 
-void cx_int_decode(tc_codec *c, const int32_t *sum, uint32_t count, float scale, uint64_t step, float *out)
+void tc_cx_int_decode(tc_codec *c, const int32_t *sum, uint32_t count, float scale, uint64_t step, float *out)
 {
     if (c->spec.kind == TC_CODEC_THC)
-        cx_thc_decode(c, sum, count, scale, step, out);
+        tc_cx_thc_decode(c, sum, count, scale, step, out);
     else
-        cx_dequant(sum, scale / ((float)c->qmax * (float)count), 0, out, c->d);
+        tc_cx_dequant(sum, scale / ((float)c->qmax * (float)count), 0, out, c->d);
 }
 
 /* The integer codecs share the aggregate: scale, encode, integer sum, decode. */
-void cx_int_aggregate(tc_codec *c, const float *const *x, float *const *e, float *out, uint64_t step)
+void tc_cx_int_aggregate(tc_codec *c, const float *const *x, float *const *e, float *out, uint64_t step)
 {
-    uint64_t len = cx_int_len(c);
-    float s = cx_int_scale(c, x, step);
+    uint64_t len = tc_cx_int_len(c);
+    float s = tc_cx_int_scale(c, x, step);
     for (uint32_t w = 0; w < c->n; w++) {
-        cx_int_encode(c, x[w], e ? e[w] : NULL, s, step, w, c->q8);
-        cx_widen(c->q8, c->acc, len, w == 0);
+        tc_cx_int_encode(c, x[w], e ? e[w] : NULL, s, step, w, c->q8);
+        tc_cx_widen(c->q8, c->acc, len, w == 0);
     }
-    cx_int_decode(c, c->acc, c->n, s, step, out);
+    tc_cx_int_decode(c, c->acc, c->n, s, step, out);
 }
 
 static tc_status q_init(tc_codec *c, tc_err *err)
@@ -211,17 +211,17 @@ static tc_status q_init(tc_codec *c, tc_err *err)
 
 static void q_one(tc_codec *c, const float *x, float *out, uint64_t step)
 {
-    float s = cx_max_abs(x, c->d);
+    float s = tc_cx_max_abs(x, c->d);
     cx_lanes r;
-    cx_lanes_seed(&r, cx_key(c->spec.seed, step, 0, PURPOSE_QUANT));
+    tc_cx_lanes_seed(&r, cx_key(c->spec.seed, step, 0, PURPOSE_QUANT));
     float qm = (float)c->qmax;
     float mul = s > 0 ? qm / s : 0, back = s / (qm * (float)c->n);
     for (uint64_t i0 = 0; i0 < c->d; i0 += QBLOCK) {
         uint64_t m = c->d - i0 < QBLOCK ? c->d - i0 : QBLOCK;
-        cx_sround_block(x + i0, m, mul, 0, -qm, qm, &r, c->q8);
-        cx_widen(c->q8, c->acc, m, true);
-        cx_dequant(c->acc, back, 0, out + i0, m);
+        tc_cx_sround_block(x + i0, m, mul, 0, -qm, qm, &r, c->q8);
+        tc_cx_widen(c->q8, c->acc, m, true);
+        tc_cx_dequant(c->acc, back, 0, out + i0, m);
     }
 }
 
-const cx_ops cx_quant_ops = {q_init, cx_int_aggregate, q_one};
+const cx_ops tc_cx_quant_ops = {q_init, tc_cx_int_aggregate, q_one};

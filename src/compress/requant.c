@@ -41,18 +41,18 @@ static bool is_cast(const tc_codec *c)
     return c->spec.kind == TC_CODEC_FP16 || c->spec.kind == TC_CODEC_BF16;
 }
 
-uint64_t cx_chunk_lo(uint64_t d, uint32_t parts, uint32_t k)
+uint64_t tc_cx_chunk_lo(uint64_t d, uint32_t parts, uint32_t k)
 {
     uint64_t q = d / parts, r = d % parts;
     return k * q + (k < r ? k : r);
 }
 
-uint64_t cx_chunk_len(uint64_t d, uint32_t parts, uint32_t k)
+uint64_t tc_cx_chunk_len(uint64_t d, uint32_t parts, uint32_t k)
 {
     return d / parts + (k < d % parts ? 1 : 0);
 }
 
-double cx_block_bytes(const tc_codec_spec *c, uint64_t m)
+double tc_cx_block_bytes(const tc_codec_spec *c, uint64_t m)
 {
     if (c->kind == TC_CODEC_FP16 || c->kind == TC_CODEC_BF16)
         return 2.0 * (double)m;
@@ -86,7 +86,7 @@ static uint64_t parent_pos(uint32_t n, uint64_t q)
     return up > n ? q ^ bit : up;
 }
 
-int64_t cx_dbtree_parent(uint32_t n, uint32_t which, uint32_t r)
+int64_t tc_cx_dbtree_parent(uint32_t n, uint32_t which, uint32_t r)
 {
     uint64_t up = parent_pos(n, pos_of(n, which, r));
     return up ? (int64_t)rank_at(n, which, up) : -1;
@@ -147,17 +147,17 @@ static void requant(tc_codec *c, float *v, uint64_t m, uint64_t key)
 {
     if (is_cast(c)) {
         bool bf = c->spec.kind == TC_CODEC_BF16;
-        (bf ? cx_to_bf16 : cx_to_f16)(v, 1.0f, c->h16, m);
-        (bf ? cx_from_bf16 : cx_from_f16)(c->h16, v, m);
+        (bf ? tc_cx_to_bf16 : tc_cx_to_f16)(v, 1.0f, c->h16, m);
+        (bf ? tc_cx_from_bf16 : tc_cx_from_f16)(c->h16, v, m);
         return;
     }
     cx_lanes r;
-    cx_lanes_seed(&r, key);
+    tc_cx_lanes_seed(&r, key);
     float qm = (float)c->qmax;
     for (uint64_t i0 = 0; i0 < m; i0 += TC_REQUANT_BLOCK) {
         uint64_t len = m - i0 < TC_REQUANT_BLOCK ? m - i0 : TC_REQUANT_BLOCK;
-        float s = cx_max_abs(v + i0, len);
-        cx_sround_block(v + i0, len, s > 0 ? qm / s : 0, 0, -qm, qm, &r, c->q8);
+        float s = tc_cx_max_abs(v + i0, len);
+        tc_cx_sround_block(v + i0, len, s > 0 ? qm / s : 0, 0, -qm, qm, &r, c->q8);
         levels_back(c->q8, s / qm, v + i0, len);
     }
 }
@@ -169,8 +169,8 @@ static void contribute(tc_codec *c, const float *x, float *acc, uint64_t m, bool
     if (is_cast(c)) {
         bool bf = c->spec.kind == TC_CODEC_BF16;
         float *dst = first ? acc : c->rtmp;
-        (bf ? cx_to_bf16 : cx_to_f16)(x, 1.0f / (float)c->n, c->h16, m);
-        (bf ? cx_from_bf16 : cx_from_f16)(c->h16, dst, m);
+        (bf ? tc_cx_to_bf16 : tc_cx_to_f16)(x, 1.0f / (float)c->n, c->h16, m);
+        (bf ? tc_cx_from_bf16 : tc_cx_from_f16)(c->h16, dst, m);
         if (!first)
             add_to(acc, dst, m);
     } else if (first) {
@@ -198,7 +198,7 @@ static void ring(tc_codec *c, const float *const *x, float *out, uint64_t step)
 {
     uint32_t p = c->n;
     for (uint32_t k = 0; k < p; k++) {
-        uint64_t lo = cx_chunk_lo(c->d, p, k), m = cx_chunk_len(c->d, p, k);
+        uint64_t lo = tc_cx_chunk_lo(c->d, p, k), m = tc_cx_chunk_len(c->d, p, k);
         float *acc = c->racc;
         for (uint32_t h = 0; h < p && m; h++) {
             contribute(c, x[(k + 1 + h) % p] + lo, acc, m, h == 0);
@@ -226,7 +226,7 @@ static void tree_node(tc_codec *c, const float *const *x, uint32_t t, uint32_t r
 static void tree(tc_codec *c, const float *const *x, float *out, uint64_t step)
 {
     for (uint32_t t = 0; t < 2; t++) {
-        uint64_t lo = cx_chunk_lo(c->d, 2, t), m = cx_chunk_len(c->d, 2, t);
+        uint64_t lo = tc_cx_chunk_lo(c->d, 2, t), m = tc_cx_chunk_len(c->d, 2, t);
         if (!m)
             continue;
         tree_node(c, x, t, c->rroot[t], lo, m, 0, step);
@@ -238,7 +238,7 @@ static void ps(tc_codec *c, const float *const *x, float *const *e, float *out, 
 {
     uint32_t S = tc_codec_servers(&c->spec, c->n);
     for (uint32_t s = 0; s < S; s++) {
-        uint64_t lo = cx_chunk_lo(c->d, S, s), m = cx_chunk_len(c->d, S, s);
+        uint64_t lo = tc_cx_chunk_lo(c->d, S, s), m = tc_cx_chunk_len(c->d, S, s);
         for (uint32_t w = 0; w < c->n && m; w++) {
             float *t = w ? c->rtmp : c->racc;
             memcpy(t, x[w] + lo, m * sizeof *t);
@@ -253,14 +253,14 @@ static void ps(tc_codec *c, const float *const *x, float *const *e, float *out, 
     }
 }
 
-bool cx_path_own(const tc_codec *c)
+bool tc_cx_path_own(const tc_codec *c)
 {
     tc_codec_path p = c->spec.path;
     bool ints = c->spec.kind == TC_CODEC_INT8 || c->spec.kind == TC_CODEC_INT4;
     return p == TC_PATH_REQUANT_RING || p == TC_PATH_REQUANT_TREE || (p == TC_PATH_PS && ints);
 }
 
-void cx_path_aggregate(tc_codec *c, const float *const *x, float *const *e, float *out, uint64_t step)
+void tc_cx_path_aggregate(tc_codec *c, const float *const *x, float *const *e, float *out, uint64_t step)
 {
     switch (c->spec.path) {
     case TC_PATH_REQUANT_RING: ring(c, x, out, step); break;
@@ -269,9 +269,9 @@ void cx_path_aggregate(tc_codec *c, const float *const *x, float *const *e, floa
     }
 }
 
-tc_status cx_path_init(tc_codec *c, tc_err *err)
+tc_status tc_cx_path_init(tc_codec *c, tc_err *err)
 {
-    if (!cx_path_own(c))
+    if (!tc_cx_path_own(c))
         return TC_OK;
     tc_status st = c->spec.path == TC_PATH_REQUANT_TREE ? trees_init(c, err) : TC_OK;
     if (st)

@@ -78,7 +78,7 @@ static void sign_aggregate(tc_codec *c, const float *const *x, float *const *e, 
 {
     (void)step;
     for (uint32_t w = 0; w < c->n; w++) {
-        float s = (float)(cx_sum_abs(x[w], c->d) / (double)c->d);
+        float s = (float)(tc_cx_sum_abs(x[w], c->d) / (double)c->d);
         pack_signs(x[w], c->d, c->bits);
         unpack(c->bits, c->d, s / (float)c->n, out, w == 0);
         if (e)
@@ -89,9 +89,9 @@ static void sign_aggregate(tc_codec *c, const float *const *x, float *const *e, 
 static void sign_one(tc_codec *c, const float *x, float *out, uint64_t step)
 {
     (void)step;
-    float s = (float)(cx_sum_abs(x, c->d) / (double)c->d);
+    float s = (float)(tc_cx_sum_abs(x, c->d) / (double)c->d);
     pack_signs(x, c->d, c->bits);
     unpack(c->bits, c->d, s / (float)c->n, out, true);
 }
 
-const cx_ops cx_signsgd_ops = {sign_init, sign_aggregate, sign_one};
+const cx_ops tc_cx_signsgd_ops = {sign_init, sign_aggregate, sign_one};

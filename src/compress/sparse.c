@@ -24,7 +24,7 @@
  *     variance.
  * Every worker's error feedback is its input with the sent coordinates zeroed.
  *
- * Selection is O(d) expected (cx_topk): the |x| bit patterns are compared as
+ * Selection is O(d) expected (tc_cx_topk): the |x| bit patterns are compared as
  * unsigned integers (monotone in |x| for finite floats); a threshold from a
  * sample of up to 16,384 keys (runs of 32 at random places, d/8 at most)
  * admits about k + (3 sqrt(k s/d) + 8) d/s candidates in one vectorised
@@ -108,7 +108,7 @@ CX_WIDE static uint64_t filter(const float *restrict x, uint64_t d, uint32_t t, 
     return m;
 }
 
-void cx_topk(const float *x, uint64_t d, uint64_t k, uint64_t seed, uint32_t *keys, uint32_t *cand, uint32_t *ckey,
+void tc_cx_topk(const float *x, uint64_t d, uint64_t k, uint64_t seed, uint32_t *keys, uint32_t *cand, uint32_t *ckey,
              uint32_t *idx)
 {
     if (k >= d) {
@@ -197,7 +197,7 @@ static void topk_aggregate(tc_codec *c, const float *const *x, float *const *e, 
 {
     memset(out, 0, c->d * sizeof *out);
     for (uint32_t w = 0; w < c->n; w++) {
-        cx_topk(x[w], c->d, c->k, sample_seed(c, step, w), c->keys, c->cand, c->ckey, c->idx);
+        tc_cx_topk(x[w], c->d, c->k, sample_seed(c, step, w), c->keys, c->cand, c->ckey, c->idx);
         gather(x[w], c->idx, c->k, c->vals);
         /* the gathered sets, summed in worker order */
         for (uint64_t j = 0; j < c->k; j++)
@@ -212,7 +212,7 @@ static void topk_aggregate(tc_codec *c, const float *const *x, float *const *e, 
 
 static void topk_one(tc_codec *c, const float *x, float *out, uint64_t step)
 {
-    cx_topk(x, c->d, c->k, sample_seed(c, step, 0), c->keys, c->cand, c->ckey, c->idx);
+    tc_cx_topk(x, c->d, c->k, sample_seed(c, step, 0), c->keys, c->cand, c->ckey, c->idx);
     gather(x, c->idx, c->k, c->vals);
     scatter(c->vals, c->idx, c->k, 1.0f / (float)c->n, out, c->d);
 }
@@ -234,7 +234,7 @@ static void sum_at_indices(tc_codec *c, const float *const *x, float *const *e)
 static void shared_aggregate(tc_codec *c, const float *const *x, float *const *e, float *out, uint64_t step)
 {
     uint32_t leader = (uint32_t)(step % c->n);
-    cx_topk(x[leader], c->d, c->k, sample_seed(c, step, leader), c->keys, c->cand, c->ckey, c->idx);
+    tc_cx_topk(x[leader], c->d, c->k, sample_seed(c, step, leader), c->keys, c->cand, c->ckey, c->idx);
     sum_at_indices(c, x, e);
     scatter(c->vsum, c->idx, c->k, 1.0f / (float)c->n, out, c->d);
 }
@@ -283,6 +283,6 @@ static void randk_one(tc_codec *c, const float *x, float *out, uint64_t step)
     scatter(c->vsum, c->idx, c->k, randk_mul(c), out, c->d);
 }
 
-const cx_ops cx_topk_ops = {sparse_init, topk_aggregate, topk_one};
-const cx_ops cx_topk_shared_ops = {sparse_init, shared_aggregate, topk_one};
-const cx_ops cx_randk_ops = {sparse_init, randk_aggregate, randk_one};
+const cx_ops tc_cx_topk_ops = {sparse_init, topk_aggregate, topk_one};
+const cx_ops tc_cx_topk_shared_ops = {sparse_init, shared_aggregate, topk_one};
+const cx_ops tc_cx_randk_ops = {sparse_init, randk_aggregate, randk_one};

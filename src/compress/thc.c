@@ -46,7 +46,7 @@ static uint64_t pow2_ceil(uint64_t v)
     return p;
 }
 
-uint64_t cx_thc_dpad(uint64_t d, uint64_t *chunk)
+uint64_t tc_cx_thc_dpad(uint64_t d, uint64_t *chunk)
 {
     uint64_t C = d >= THC_CHUNK ? THC_CHUNK : pow2_ceil(d);
     uint64_t full = d / C, tail = d - full * C;
@@ -109,7 +109,7 @@ CX_WIDE static void small_stages_48(float *restrict x, uint64_t n)
         }
 }
 
-void cx_fwht(float *x, uint64_t n)
+void tc_cx_fwht(float *x, uint64_t n)
 {
     uint64_t h = 1;
     if (n >= 16) {
@@ -175,7 +175,7 @@ static void rht(const tc_codec *c, const float *x, float *y, uint64_t step)
         apply_signs(key, x + i0, y + i0, i0, live, 1.0f / sqrtf((float)len));
         for (uint64_t i = live; i < len; i++)
             y[i0 + i] = 0;
-        cx_fwht(y + i0, len);
+        tc_cx_fwht(y + i0, len);
     }
 }
 
@@ -186,17 +186,17 @@ static void irht(const tc_codec *c, float *y, float *x, uint64_t step)
     for (uint64_t i0 = 0; i0 < c->dpad; i0 += c->chunk) {
         uint64_t len = chunk_len(c, i0);
         uint64_t live = i0 >= c->d ? 0 : (c->d - i0 < len ? c->d - i0 : len);
-        cx_fwht(y + i0, len);
+        tc_cx_fwht(y + i0, len);
         apply_signs(key, y + i0, x + i0, i0, live, 1.0f / sqrtf((float)len));
     }
 }
 
-float cx_thc_scale(tc_codec *c, const float *const *x, uint64_t step)
+float tc_cx_thc_scale(tc_codec *c, const float *const *x, uint64_t step)
 {
     float s = 0;
     for (uint32_t w = 0; w < c->n; w++) {
         rht(c, x[w], c->rot, step);
-        float m = cx_max_abs(c->rot, c->dpad);
+        float m = tc_cx_max_abs(c->rot, c->dpad);
         s = m > s ? m : s;
     }
     return s;
@@ -209,14 +209,14 @@ static void thc_quant(const tc_codec *c, const float *y, float s, uint64_t step,
     (void)step, (void)w;
     float L1 = (float)c->qmax, h = (float)(1u << (c->spec.bits - 1));
     float mul = s > 0 ? L1 / (2 * s) : 0;
-    cx_sround_block(y, m, mul, -0.5f, -h, h - 1, r, q);
+    tc_cx_sround_block(y, m, mul, -0.5f, -h, h - 1, r, q);
 }
 
 /* levels: y = q 2M/((L-1) count) + M/(L-1) for the sum q of count centred indices */
 static void thc_levels(const tc_codec *c, const int32_t *sum, uint32_t count, float s, float *y, uint64_t m)
 {
     float L1 = (float)c->qmax;
-    cx_dequant(sum, 2 * s / (L1 * (float)count), s / L1, y, m);
+    tc_cx_dequant(sum, 2 * s / (L1 * (float)count), s / L1, y, m);
 }
 
 CX_WIDE static void subtract(float *restrict e, const float *restrict v, uint64_t d)
@@ -229,10 +229,10 @@ CX_WIDE static void levels8(const int8_t *restrict q, float mul, float add, floa
     CX_LOOP(i, m, y[i] = (float)q[i] * mul + add);
 }
 
-void cx_thc_encode(tc_codec *c, const float *x, float *e, float s, uint64_t step, uint32_t w, int8_t *q)
+void tc_cx_thc_encode(tc_codec *c, const float *x, float *e, float s, uint64_t step, uint32_t w, int8_t *q)
 {
     cx_lanes r;
-    cx_lanes_seed(&r, cx_key(c->spec.seed, step, w, PURPOSE_ROUND));
+    tc_cx_lanes_seed(&r, cx_key(c->spec.seed, step, w, PURPOSE_ROUND));
     rht(c, x, c->rot, step);
     thc_quant(c, c->rot, s, step, w, q, c->dpad, &r);
     if (!e)
@@ -245,7 +245,7 @@ void cx_thc_encode(tc_codec *c, const float *x, float *e, float s, uint64_t step
     subtract(e, xh, c->d);
 }
 
-void cx_thc_decode(tc_codec *c, const int32_t *sum, uint32_t count, float s, uint64_t step, float *out)
+void tc_cx_thc_decode(tc_codec *c, const int32_t *sum, uint32_t count, float s, uint64_t step, float *out)
 {
     thc_levels(c, sum, count, s, c->rot, c->dpad);
     irht(c, c->rot, out, step);
@@ -256,7 +256,7 @@ static tc_status thc_init(tc_codec *c, tc_err *err)
     if (c->spec.bits < 1 || c->spec.bits > 8)
         return tc_fail(err, TC_EINVAL, "thc: bits=%u is out of range: accepted are 1 to 8", c->spec.bits);
     c->qmax = (1u << c->spec.bits) - 1;
-    c->dpad = cx_thc_dpad(c->d, &c->chunk);
+    c->dpad = tc_cx_thc_dpad(c->d, &c->chunk);
     c->rot = tc_calloc(c->dpad, sizeof *c->rot);
     c->q8 = tc_calloc(c->dpad, 1);
     c->acc = tc_calloc(c->dpad, sizeof *c->acc);
@@ -271,19 +271,19 @@ static tc_status thc_init(tc_codec *c, tc_err *err)
 static void thc_one(tc_codec *c, const float *x, float *out, uint64_t step)
 {
     rht(c, x, c->rot, step);
-    float s = cx_max_abs(c->rot, c->dpad);
+    float s = tc_cx_max_abs(c->rot, c->dpad);
     cx_lanes r;
-    cx_lanes_seed(&r, cx_key(c->spec.seed, step, 0, PURPOSE_ROUND));
+    tc_cx_lanes_seed(&r, cx_key(c->spec.seed, step, 0, PURPOSE_ROUND));
     uint64_t key = cx_key(c->spec.seed, step, 0, PURPOSE_SIGNS);
     for (uint64_t i0 = 0; i0 < c->dpad; i0 += c->chunk) {
         uint64_t len = chunk_len(c, i0);
         uint64_t live = i0 >= c->d ? 0 : (c->d - i0 < len ? c->d - i0 : len);
         thc_quant(c, c->rot + i0, s, step, 0, c->q8, len, &r);
-        cx_widen(c->q8, c->acc, len, true);
+        tc_cx_widen(c->q8, c->acc, len, true);
         thc_levels(c, c->acc, c->n, s, c->rot + i0, len);
-        cx_fwht(c->rot + i0, len);
+        tc_cx_fwht(c->rot + i0, len);
         apply_signs(key, c->rot + i0, out + i0, i0, live, 1.0f / sqrtf((float)len));
     }
 }
 
-const cx_ops cx_thc_ops = {thc_init, cx_int_aggregate, thc_one};
+const cx_ops tc_cx_thc_ops = {thc_init, tc_cx_int_aggregate, thc_one};

@@ -112,11 +112,11 @@ static void add(tc_codec_work *w, double rd, double wr, double alloc, double fop
 
 static uint64_t k_of(const tc_codec_spec *c, uint64_t d)
 {
-    uint64_t k = cx_k(c->ratio, d);
+    uint64_t k = tc_cx_k(c->ratio, d);
     return k < 1 ? 1 : k > d ? d : k;
 }
 
-/* Operations of cx_fwht on n (a power of two) coordinates, per coordinate:
+/* Operations of tc_cx_fwht on n (a power of two) coordinates, per coordinate:
  * the four stages inside blocks of 16 as two radix-4 passes (load, 2
  * additions, store: 4 lane operations each, 2 of them floating-point), then
  * radix-8 passes (load, 3 additions, store: 5), radix-4 (4), radix-2 (3). A
@@ -153,7 +153,7 @@ static void fwht_ops(uint64_t n, double *fops, double *iops, double *sops)
         fwht_pass(h, 1, fops, iops, sops);
 }
 
-/* Top-k's candidates after the sampled threshold (sparse.c, cx_topk). */
+/* Top-k's candidates after the sampled threshold (sparse.c, tc_cx_topk). */
 static void topk_selection(uint64_t d, uint64_t k, double *cand, double *sample)
 {
     uint64_t runs = d / (8 * 32) < 512 ? d / (8 * 32) : 512;
@@ -207,7 +207,7 @@ static void measured_cast(const tc_codec_spec *c, tc_codec_work *w)
 static void measured_thc(uint64_t d, tc_codec_work *w)
 {
     uint64_t C;
-    double pad = (double)cx_thc_dpad(d, &C) / (double)d, Ff, Fi, Fs;
+    double pad = (double)tc_cx_thc_dpad(d, &C) / (double)d, Ff, Fi, Fs;
     fwht_ops(C, &Ff, &Fi, &Fs);
     tc_codec_work t = {0};
     /* R [x; 0] into rot */
@@ -376,7 +376,7 @@ static double int_bytes(uint32_t b, uint32_t n)
 static void accel_thc(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_codec_work *w)
 {
     uint64_t C;
-    double pad = (double)cx_thc_dpad(d, &C) / (double)d, iw = int_bytes(c->bits, n);
+    double pad = (double)tc_cx_thc_dpad(d, &C) / (double)d, iw = int_bytes(c->bits, n);
     bool ps = c->path == TC_PATH_PS;
     double wp = ps ? c->bits / 8.0 : iw, S = tc_codec_servers(c, n);
     double T = fwht_published_factor(C); /* a transform: T reads and T writes of 4 bytes */
@@ -410,7 +410,7 @@ static void accel_thc(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_codec_w
 static void accel_requant(const tc_codec_spec *c, uint32_t n, tc_codec_work *w)
 {
     bool cast = c->kind == TC_CODEC_FP16 || c->kind == TC_CODEC_BF16;
-    double N = n, m = cx_block_bytes(c, TC_REQUANT_BLOCK) / TC_REQUANT_BLOCK, own = cast ? 2 : 4;
+    double N = n, m = tc_cx_block_bytes(c, TC_REQUANT_BLOCK) / TC_REQUANT_BLOCK, own = cast ? 2 : 4;
     if (cast)
         add(w, 4, 2, 0, 0, 0, 0); /* cast(x / n) */
     if (c->path == TC_PATH_REQUANT_RING) {
@@ -435,7 +435,7 @@ static void accel_requant(const tc_codec_spec *c, uint32_t n, tc_codec_work *w)
 static void accel_ps(const tc_codec_spec *c, uint32_t n, tc_codec_work *w)
 {
     bool fp = c->kind == TC_CODEC_FP32;
-    double m = cx_block_bytes(c, TC_REQUANT_BLOCK) / TC_REQUANT_BLOCK, S = tc_codec_servers(c, n);
+    double m = tc_cx_block_bytes(c, TC_REQUANT_BLOCK) / TC_REQUANT_BLOCK, S = tc_codec_servers(c, n);
     add(w, 4, fp ? 4 : m, 0, 0, 0, 0);         /* x / n; cast; quantize */
     add(w, n * m / S, m / S, 0, 0, 0, 0);      /* the server's sum of n shards */
     if (!fp)
@@ -514,7 +514,7 @@ void tc_codec_work_accel(const tc_codec_spec *c, uint64_t d, uint32_t n, tc_code
          * at most min(a, b); per tensor, none where _should_compress
          * declines, and then the bucket goes through the plain all-reduce */
         uint64_t a, b;
-        uint32_t r = cx_psgd_rank_on(c, d, &a, &b);
+        uint32_t r = tc_cx_psgd_rank_on(c, d, &a, &b);
         if (!r) {
             add(w, 4, 4, 0, 0, 0, 0); /* x / n */
             if (ef)

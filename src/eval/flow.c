@@ -327,7 +327,7 @@ static inline bool q_peek(const fl_sim *S, double *key, uint32_t *f)
 }
 
 /* flow_sim.h */
-void fl_queue_shift(fl_sim *S, double D)
+void tc_fl_queue_shift(fl_sim *S, double D)
 {
     for (uint32_t i = 0; i < S->hn; i++)
         S->heap[i].key += D;
@@ -500,7 +500,7 @@ static uint32_t torus_spray(fl_sim *S, uint32_t src, uint32_t dst)
 }
 
 /* flow_sim.h */
-uint32_t fl_route(fl_sim *S, uint32_t a, uint32_t b)
+uint32_t tc_fl_route(fl_sim *S, uint32_t a, uint32_t b)
 {
     const tc_topo *t = S->t;
     bool local = fl_same_node(t, a, b);
@@ -545,7 +545,7 @@ uint32_t fl_route(fl_sim *S, uint32_t a, uint32_t b)
 /* The latency of the route from endpoint a to b (as flow_start takes it). */
 static double fl_path_lat(fl_sim *S, uint32_t a, uint32_t b)
 {
-    uint32_t n = fl_route(S, a, b);
+    uint32_t n = tc_fl_route(S, a, b);
     double lat = 0;
     for (uint32_t k = 0; k < n; k++)
         lat += S->pw[k] * S->t->links[S->path[k]].lat;
@@ -562,7 +562,7 @@ static double rcache_bytes(uint32_t stride)
 }
 
 /* Most incidences a transfer can have. */
-uint32_t fl_max_incidences(const tc_topo *t, tc_multipath mp)
+uint32_t tc_fl_max_incidences(const tc_topo *t, tc_multipath mp)
 {
     uint32_t n = tc_topo_max_path(t);
     if (mp != TC_MULTIPATH_SPRAY)
@@ -867,7 +867,7 @@ static tc_status reemit_differs(fl_sim *S, size_t j, uint32_t s)
  * an earlier step of the same phase, whose traffic is the same but whose
  * transfers of one sender may come in another order. Every rank's sends
  * and receives must number the same. */
-tc_status fl_reemit(fl_sim *S, size_t j, uint32_t s)
+tc_status tc_fl_reemit(fl_sim *S, size_t j, uint32_t s)
 {
     fl_job *J = &S->jobs[j];
     fl_step *st = slot(J, s);
@@ -909,7 +909,7 @@ static bool retire(fl_job *J)
 }
 
 /* flow_sim.h */
-fl_ahead *fl_ahead_at(fl_job *J, uint32_t r, uint32_t s)
+fl_ahead *tc_fl_ahead_at(fl_job *J, uint32_t r, uint32_t s)
 {
     fl_rank *R = &J->rk[r];
     uint32_t need = s - R->issue + 1;
@@ -940,7 +940,7 @@ static inline fl_ahead *ahead(fl_job *J, uint32_t r, uint32_t s)
     const fl_rank *R = &J->rk[r];
     if (s - R->issue < R->acap)
         return &J->ah[r][s & (R->acap - 1)];
-    return fl_ahead_at(J, r, s);
+    return tc_fl_ahead_at(J, r, s);
 }
 
 static void push_ready(fl_sim *S, uint32_t job, uint32_t rank)
@@ -1117,7 +1117,7 @@ static void deliver(fl_sim *S, uint32_t job, uint32_t s, uint32_t src, uint32_t 
     fl_step *st = slot(J, s);
     dst = fold_rank(S, dst);
     if (S->rec && job == 0)
-        fl_rec_add(S, false, s, src, dst, t);
+        tc_fl_rec_add(S, false, s, src, dst, t);
     st->incomplete--;
     J->transfers++;
     if (t > J->finish)
@@ -1158,7 +1158,7 @@ static void rc_flush(fl_sim *S, fl_job *J, uint32_t src)
 }
 
 /* flow_sim.h */
-void fl_flush_bytes(fl_sim *S)
+void tc_fl_flush_bytes(fl_sim *S)
 {
     for (size_t j = 0; j < S->njobs; j++)
         for (uint32_t r = 0; S->jobs[j].rc && r < S->jobs[j].p; r++)
@@ -1264,7 +1264,7 @@ static void flow_start(fl_sim *S, uint32_t f)
     uint32_t n;
     double lat = 0, bytes = S->fl[f].bytes;
     if (S->rec && S->fl[f].job == 0)
-        fl_rec_add(S, true, S->fl[f].step, src, S->fl[f].dst, bytes);
+        tc_fl_rec_add(S, true, S->fl[f].step, src, S->fl[f].dst, bytes);
     fl_rcache *c = J->rc ? &J->rc[src] : NULL;
     if (c && c->n && c->dst == b) {
         /* the sender's last route (a ring sends to one rank every step);
@@ -1277,7 +1277,7 @@ static void flow_start(fl_sim *S, uint32_t f)
     } else {
         if (c)
             rc_flush(S, J, src);
-        n = fl_route(S, a, b);
+        n = tc_fl_route(S, a, b);
         if (n == 0) {
             if (S->st == TC_OK)
                 S->st = tc_fail(S->err, TC_EINVAL,
@@ -1290,7 +1290,7 @@ static void flow_start(fl_sim *S, uint32_t f)
         for (uint32_t k = 0; k < n; k++)
             lat += S->pw[k] * S->t->links[S->path[k]].lat;
         if (S->fold_T)
-            n = fl_fold_path(S, n);
+            n = tc_fl_fold_path(S, n);
         if (c) {
             c->dst = b;
             c->n = n;
@@ -1350,7 +1350,7 @@ static void flow_start(fl_sim *S, uint32_t f)
 }
 
 /* flow_sim.h */
-void fl_rec_add(fl_sim *S, bool start, uint32_t step, uint32_t src, uint32_t dst, double v)
+void tc_fl_rec_add(fl_sim *S, bool start, uint32_t step, uint32_t src, uint32_t dst, double v)
 {
     if (S->nrecs >= fl_rec_max(S->jobs[0].p, S->fhigh)) {
         fl_rec_stop(S); /* a repeat too long to keep */
@@ -1954,7 +1954,7 @@ static void grid_init(fl_sim *S)
 
 /* flow_sim.h. Every time onto the new grid (fl_q; an infinite one
  * stays). Rounding is monotone: the queue's order holds. */
-void fl_regrid(fl_sim *S)
+void tc_fl_regrid(fl_sim *S)
 {
     while (S->now >= FL_GRID_SPAN * S->tq) {
         S->tq *= 2;
@@ -2008,7 +2008,7 @@ static tc_status sim_init(fl_sim *S, const tc_topo *t, const tc_flow_job *jobs, 
     S->budget = S->o.event_budget ? S->o.event_budget : TC_FLOW_DEFAULT_EVENT_BUDGET;
     S->max_slices = S->o.trace_max_slices ? S->o.trace_max_slices : TC_FLOW_DEFAULT_TRACE_SLICES;
     tc_xfers_init(&S->xf, false);
-    S->stride = fl_max_incidences(t, S->o.multipath);
+    S->stride = tc_fl_max_incidences(t, S->o.multipath);
     if (S->stride > 65535)
         return S->st = tc_fail(err, TC_EINVAL, "flow: spraying over this topology needs %u links per transfer; at most "
                                                "65535 are supported, use multipath route",
@@ -2053,12 +2053,12 @@ static tc_status sim_init(fl_sim *S, const tc_topo *t, const tc_flow_job *jobs, 
             return S->st;
     if (njobs == 1)
         grid_init(S);
-    if (fl_fold_init(S) != TC_OK)
+    if (tc_fl_fold_init(S) != TC_OK)
         return S->st;
     if (S->o.progress)
         progress_init(S);
     set_tick(S);
-    if (fl_skip_init(S) != TC_OK)
+    if (tc_fl_skip_init(S) != TC_OK)
         return S->st;
     if (S->o.trace_path)
         return trace_open(S);
@@ -2098,7 +2098,7 @@ static void job_release(fl_job *J)
 
 static void sim_free(fl_sim *S)
 {
-    fl_skip_free(S);
+    tc_fl_skip_free(S);
     blame_free(S->blame);
     S->blame = NULL;
     free(S->resv);
@@ -2162,7 +2162,7 @@ static void sim_loop(fl_sim *S, const size_t *order)
         if (S->tq > 0 && next >= FL_GRID_SPAN * S->tq) {
             /* a coarser grid: the queue's times move (peek again) */
             S->now = next;
-            fl_regrid(S);
+            tc_fl_regrid(S);
             continue;
         }
         /* On the grid, the batch is a few units: the same wherever the
@@ -2203,7 +2203,7 @@ static void sim_loop(fl_sim *S, const size_t *order)
         if (S->o.progress && S->st == TC_OK)
             count_batch(S);
         if (S->st == TC_OK && fl_skip_look(S))
-            fl_skip_batch(S);
+            tc_fl_skip_batch(S);
     }
 }
 
@@ -2227,7 +2227,7 @@ static tc_status check_done(fl_sim *S)
 #define HOT_TIE 1e-9
 
 /* flow_sim.h */
-void fl_hot_links(const tc_topo *t, const double *bytes, const double *cap, double makespan, tc_flow_result *res)
+void tc_fl_hot_links(const tc_topo *t, const double *bytes, const double *cap, double makespan, tc_flow_result *res)
 {
     double util = 0, hot_key[TC_FLOW_HOT_LINKS];
     size_t used = 0;
@@ -2263,7 +2263,7 @@ void fl_hot_links(const tc_topo *t, const double *bytes, const double *cap, doub
 
 static tc_status results(fl_sim *S, tc_flow_result *res)
 {
-    fl_flush_bytes(S);
+    tc_fl_flush_bytes(S);
     res->njobs = S->njobs;
     res->jobs = calloc(S->njobs, sizeof *res->jobs);
     double *tmp = NULL;
@@ -2314,7 +2314,7 @@ static tc_status results(fl_sim *S, tc_flow_result *res)
     if (S->fold_T)
         for (uint32_t l = 0; l < S->t->n_links; l++)
             S->link_bytes[l] = S->link_bytes[S->lrep[l]];
-    fl_hot_links(S->t, S->link_bytes, S->cap, res->makespan_s, res);
+    tc_fl_hot_links(S->t, S->link_bytes, S->cap, res->makespan_s, res);
     res->trace_slices = S->slices;
     res->trace_truncated = S->truncated;
     uint64_t steps = 0;
@@ -2339,7 +2339,7 @@ tc_status tc_flow_run(const tc_topo *t, const tc_flow_job *jobs, size_t njobs, c
     if (st)
         return st;
     if (o && o->bounds)
-        return fl_bounds_run(t, jobs, njobs, o, res, err);
+        return tc_fl_bounds_run(t, jobs, njobs, o, res, err);
     fl_sim S;
     size_t *order = malloc(njobs * sizeof *order);
     st = order ? sim_init(&S, t, jobs, njobs, o, err) : tc_fail(err, TC_EINTERNAL, "flow evaluator: out of memory");
@@ -2517,7 +2517,7 @@ static tc_status solo_route(tc_flow_ctx *c, uint32_t a, uint32_t b, ctx_solo *e,
     fl_sim *S = &c->S;
     if (a == b)
         return TC_OK;
-    uint32_t n = fl_route(S, a, b);
+    uint32_t n = tc_fl_route(S, a, b);
     if (n == 0)
         e->ok = false; /* no path: the simulation says so, event by event */
     for (uint32_t k = 0; k < n; k++) {
@@ -3308,7 +3308,7 @@ static uint32_t fold_probe(const tc_topo *t, const tc_flow_job *job, const tc_fl
     S.err = &err;
     S.njobs = 1;
     tc_xfers_init(&S.xf, false);
-    S.stride = fl_max_incidences(t, S.o.multipath);
+    S.stride = tc_fl_max_incidences(t, S.o.multipath);
     fl_job J = {.s = job->sched, .map = job->rank_map, .topo = t, .p = tc_sched_parts(job->sched),
                 .pfull = tc_sched_parts(job->sched),
                 .lanes = job->sched->lanes > 1 ? job->sched->lanes : 1};
@@ -3320,7 +3320,7 @@ static uint32_t fold_probe(const tc_topo *t, const tc_flow_job *job, const tc_fl
     if (S.cap && S.path && S.pw) {
         for (uint32_t l = 0; l < t->n_links; l++)
             S.cap[l] = t->links[l].bw > 0 ? t->links[l].bw : 0;
-        if (fl_fold_init(&S) == TC_OK)
+        if (tc_fl_fold_init(&S) == TC_OK)
             T = S.fold_T;
     }
     free(S.cap);
@@ -3337,9 +3337,9 @@ double tc_flow_mem_estimate(const tc_topo *t, const tc_flow_job *jobs, size_t nj
     if (!t || !jobs)
         return 0;
     if (o && o->bounds)
-        return njobs == 1 && jobs[0].sched ? fl_bounds_mem(t, jobs, o) : 0;
+        return njobs == 1 && jobs[0].sched ? tc_fl_bounds_mem(t, jobs, o) : 0;
     tc_multipath mp = o ? o->multipath : TC_MULTIPATH_ROUTE;
-    double stride = fl_max_incidences(t, mp);
+    double stride = tc_fl_max_incidences(t, mp);
     double bytes = 0, flows = 0, max_step = 0, part = 0;
     uint32_t T = njobs == 1 && jobs[0].sched ? fold_probe(t, jobs, o) : 0;
     for (size_t j = 0; j < njobs; j++) {

@@ -52,7 +52,7 @@
 #define BD_CHUNK ((size_t)1 << 18)
 
 typedef struct bd {
-    fl_sim S;            /* for fl_route only: t, o, cap, path, pw */
+    fl_sim S;            /* for tc_fl_route only: t, o, cap, path, pw */
     const tc_flow_job *job;
     uint32_t p, nb, width, nl;
     double lat_lo, lat_hi; /* the messages' path latencies, least and most */
@@ -114,7 +114,7 @@ static tc_status bd_check(const tc_topo *t, const tc_flow_job *jobs, size_t njob
     if (o->multipath == TC_MULTIPATH_SPRAY && t->kind == TC_TOPO_MULTIDC)
         return tc_fail(err, TC_EINVAL, "flow: multipath spray splits over a Clos's or a torus's equal-cost "
                                        "paths; a multidc topology takes its routed paths (multipath route)");
-    uint32_t stride = fl_max_incidences(t, o->multipath);
+    uint32_t stride = tc_fl_max_incidences(t, o->multipath);
     if (stride > 65535)
         return tc_fail(err, TC_EINVAL,
                        "flow: spraying over this topology needs %u links per transfer; at most 65535 are "
@@ -152,7 +152,7 @@ static tc_status bd_init(bd *B, const tc_topo *t, const tc_flow_job *job, const 
     B->lat_lo = INFINITY;
     B->lat_hi = 0;
     size_t L = t->n_links ? t->n_links : 1;
-    uint32_t stride = fl_max_incidences(t, o->multipath);
+    uint32_t stride = tc_fl_max_incidences(t, o->multipath);
     B->S.stride = stride;
     B->S.cap = malloc(L * sizeof *B->S.cap);
     B->S.path = malloc(stride * sizeof *B->S.path);
@@ -211,7 +211,7 @@ static tc_status bd_message(bd *B, int pass, const tc_xfer *x, tc_err *err)
                        x->dst, x->src);
     uint32_t slot = ++B->slots[x->src];
     double start = slot * B->alpha;
-    uint32_t n = fl_route(&B->S, a, b);
+    uint32_t n = tc_fl_route(&B->S, a, b);
     if (n == 0) {
         tc_routing r = tc_eval_routing(TC_MODE_FLOW, t, B->S.o.routing);
         return tc_fail(err, TC_EINVAL,
@@ -313,7 +313,7 @@ static double bd_links_lower(const bd *B, double *acc)
 }
 
 /* flow_sim.h */
-tc_status fl_bounds_run(const tc_topo *t, const tc_flow_job *jobs, size_t njobs, const tc_flow_opts *o,
+tc_status tc_fl_bounds_run(const tc_topo *t, const tc_flow_job *jobs, size_t njobs, const tc_flow_opts *o,
                         tc_flow_result *res, tc_err *err)
 {
     tc_status st = bd_check(t, jobs, njobs, o, err);
@@ -344,14 +344,14 @@ tc_status fl_bounds_run(const tc_topo *t, const tc_flow_job *jobs, size_t njobs,
         res->makespan_s = lower;
         res->bounded = true;
         res->upper_s = upper;
-        fl_hot_links(t, B.bytes, B.S.cap, lower, res);
+        tc_fl_hot_links(t, B.bytes, B.S.cap, lower, res);
     }
     bd_free(&B);
     return st;
 }
 
 /* flow_sim.h */
-double fl_bounds_mem(const tc_topo *t, const tc_flow_job *job, const tc_flow_opts *o)
+double tc_fl_bounds_mem(const tc_topo *t, const tc_flow_job *job, const tc_flow_opts *o)
 {
     const tc_sched *s = job->sched;
     if (!s || s->nphases < 1)
@@ -359,7 +359,7 @@ double fl_bounds_mem(const tc_topo *t, const tc_flow_job *job, const tc_flow_opt
     double L = t->n_links ? t->n_links : 1;
     uint32_t nb, nl;
     bd_nbins(t, s->phases[0].fanout, t->alpha, &nb, &nl);
-    double stride = fl_max_incidences(t, o->multipath);
+    double stride = tc_fl_max_incidences(t, o->multipath);
     double part = (double)bd_chunk_senders(s) * s->phases[0].fanout;
     return L * ((double)nb * nl + 3) * sizeof(double) + (double)s->req.p * sizeof(uint32_t) +
            stride * (sizeof(uint32_t) + sizeof(double)) + part * sizeof(tc_xfer);

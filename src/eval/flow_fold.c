@@ -77,10 +77,10 @@ static bool path_maps(fl_sim *S, fd_try *w, const fl_job *J, uint32_t a, uint32_
         return false;
     if (ea == eb)
         return true;
-    uint32_t n1 = fl_route(S, ea, eb);
+    uint32_t n1 = tc_fl_route(S, ea, eb);
     memcpy(w->p1, S->path, n1 * sizeof *w->p1);
     memcpy(w->w1, S->pw, n1 * sizeof *w->w1);
-    uint32_t n2 = fl_route(S, fa, fb);
+    uint32_t n2 = tc_fl_route(S, fa, fb);
     if (n1 == 0 || n1 != n2)
         return false;
     for (uint32_t k = 0; k < n1; k++)
@@ -210,7 +210,7 @@ static bool orbits(fl_sim *S, fd_try *w, uint32_t n)
     return ok;
 }
 
-tc_status fl_fold_init(fl_sim *S)
+tc_status tc_fl_fold_init(fl_sim *S)
 {
     S->fold_T = 0;
     if (S->o.no_skip)
@@ -283,7 +283,7 @@ tc_status fl_fold_init(fl_sim *S)
     return st;
 }
 
-uint32_t fl_fold_path(fl_sim *S, uint32_t n)
+uint32_t tc_fl_fold_path(fl_sim *S, uint32_t n)
 {
     /* Representatives, with the weights of every link of an orbit summed. */
     uint32_t m = 0;

@@ -87,7 +87,7 @@ typedef struct fl_wire {
 
 /* A sender's last route, after folding (flow_start): to endpoint dst, n
  * incidences (0: none yet), its latency, the bytes started on it not yet
- * added to its links' counters (fl_flush_bytes), and a flow's rate alone
+ * added to its links' counters (tc_fl_flush_bytes), and a flow's rate alone
  * on it. */
 typedef struct fl_rcache {
     uint32_t dst, n;
@@ -225,7 +225,7 @@ typedef struct fl_sim {
      * are rounded onto it, and while times stay below FL_GRID_SPAN tq
      * every sum and difference of two of them is exact, so the simulation
      * moved by a multiple of tq computes the same thing moved. Once now
-     * reaches FL_GRID_SPAN tq the grid is made coarser (fl_regrid; regrids
+     * reaches FL_GRID_SPAN tq the grid is made coarser (tc_fl_regrid; regrids
      * counts it). 0: no grid (several jobs, a context). */
     double tq, itq;       /* itq = 1 / tq, exact: a power of two */
     uint32_t regrids;
@@ -317,7 +317,7 @@ static inline uint32_t fold_rank(const fl_sim *S, uint32_t d)
 /* Duration or time d onto the grid (unchanged without one). Multiplying
  * by a power of two is exact. An infinite d, or one of more units than a
  * double holds (some 10^293 s on a grid of 2^-52 of a second), stays as it
- * is: it ends far past the grid's span, where fl_regrid coarsens the grid. */
+ * is: it ends far past the grid's span, where tc_fl_regrid coarsens the grid. */
 static inline double fl_q(const fl_sim *S, double d)
 {
     if (!(S->tq > 0))
@@ -344,40 +344,40 @@ static inline fl_step *slot(fl_job *J, uint32_t s)
 
 /* The incidences of a transfer from endpoint a to b into S->path / S->pw
  * (flow.c); 0 when every path crosses a down link. */
-uint32_t fl_route(fl_sim *S, uint32_t a, uint32_t b);
+uint32_t tc_fl_route(fl_sim *S, uint32_t a, uint32_t b);
 /* The most incidences (path links) one transfer can have under mp: the
  * stride of S->path and S->pw (flow.c). */
-uint32_t fl_max_incidences(const tc_topo *t, tc_multipath mp);
+uint32_t tc_fl_max_incidences(const tc_topo *t, tc_multipath mp);
 /* The utilisation of the links that carried traffic (bytes[l] over
  * cap[l] x makespan) into res: the mean, and the hottest links in order
  * (flow.c). */
-void fl_hot_links(const tc_topo *t, const double *bytes, const double *cap, double makespan, tc_flow_result *res);
+void tc_fl_hot_links(const tc_topo *t, const double *bytes, const double *cap, double makespan, tc_flow_result *res);
 
 /* ---- bounds instead of a simulation (flow_bounds.c) ---- */
 
 /* tc_flow_run with tc_flow_opts.bounds: one job, one step. */
-tc_status fl_bounds_run(const tc_topo *t, const tc_flow_job *job, size_t njobs, const tc_flow_opts *o,
+tc_status tc_fl_bounds_run(const tc_topo *t, const tc_flow_job *job, size_t njobs, const tc_flow_opts *o,
                         tc_flow_result *res, tc_err *err);
 /* Its memory, bytes (tc_flow_mem_estimate). */
-double fl_bounds_mem(const tc_topo *t, const tc_flow_job *job, const tc_flow_opts *o);
+double tc_fl_bounds_mem(const tc_topo *t, const tc_flow_job *job, const tc_flow_opts *o);
 
 /* ---- rank symmetry (flow_fold.c) ---- */
 
 /* Looks for a translation of job 0's ranks that is a symmetry of the run;
  * sets fold_T, fold_n, lrep, lw and job 0's p (or fold_off). */
-tc_status fl_fold_init(fl_sim *S);
+tc_status tc_fl_fold_init(fl_sim *S);
 /* Maps the n incidences in S->path / S->pw to orbit representatives with
  * their weights; returns their number. */
-uint32_t fl_fold_path(fl_sim *S, uint32_t n);
+uint32_t tc_fl_fold_path(fl_sim *S, uint32_t n);
 
 /* ---- repetition skipping (flow_skip.c) ---- */
 
 /* Sets S->skip (or S->skip_off with the reason it stays off). */
-tc_status fl_skip_init(fl_sim *S);
+tc_status tc_fl_skip_init(fl_sim *S);
 /* After a batch (rates applied, nothing ready): looks for a repeating
  * state and advances over the repeats. */
-void fl_skip_batch(fl_sim *S);
-/* Whether fl_skip_batch has anything to do: it looks each time the
+void tc_fl_skip_batch(fl_sim *S);
+/* Whether tc_fl_skip_batch has anything to do: it looks each time the
  * reference rank (job 0's rank 0) passes a step, and returns at once
  * otherwise; this test, inlined, spares the call. */
 static inline bool fl_skip_look(const fl_sim *S)
@@ -385,17 +385,17 @@ static inline bool fl_skip_look(const fl_sim *S)
     const fl_job *J = &S->jobs[0];
     return S->skip && (J->p ? J->rk[0].issue : 0) != S->skip_seen;
 }
-void fl_skip_free(fl_sim *S);
+void tc_fl_skip_free(fl_sim *S);
 /* Re-emits the transfers of step s into its slot, keeping what the ranks
  * did with it (flow.c). */
-tc_status fl_reemit(fl_sim *S, size_t j, uint32_t s);
+tc_status tc_fl_reemit(fl_sim *S, size_t j, uint32_t s);
 /* Brings the link byte counters up to date (flow.c). */
-void fl_flush_bytes(fl_sim *S);
+void tc_fl_flush_bytes(fl_sim *S);
 /* Adds D to every pending event's time (flow.c). */
-void fl_queue_shift(fl_sim *S, double D);
+void tc_fl_queue_shift(fl_sim *S, double D);
 /* Every time of the simulation onto a grid twice as coarse, until now is
  * below FL_GRID_SPAN units (flow.c). */
-void fl_regrid(fl_sim *S);
+void tc_fl_regrid(fl_sim *S);
 /* One event of a recorded repeat (fl_sim.rec): a delivery of step's
  * transfer src -> dst at time v, or (start) the start of its flow of v
  * bytes. */
@@ -420,9 +420,9 @@ static inline void fl_rec_stop(fl_sim *S)
 }
 /* Appends a record (flow.c) while there is room (fl_rec_max; else the
  * recording stops and its records go); out of memory: the run fails. */
-void fl_rec_add(fl_sim *S, bool start, uint32_t step, uint32_t src, uint32_t dst, double v);
+void tc_fl_rec_add(fl_sim *S, bool start, uint32_t step, uint32_t src, uint32_t dst, double v);
 
 /* Rank r's entry for step s (s >= its issue); NULL when out of memory. */
-fl_ahead *fl_ahead_at(fl_job *J, uint32_t r, uint32_t s);
+fl_ahead *tc_fl_ahead_at(fl_job *J, uint32_t r, uint32_t s);
 
 #endif

@@ -117,7 +117,7 @@ static void snap_free(sk_snap *x)
     free(x->lb);
 }
 
-void fl_skip_free(fl_sim *S)
+void tc_fl_skip_free(fl_sim *S)
 {
     if (!S->skip)
         return;
@@ -234,7 +234,7 @@ static bool runs_init(fl_sim *S, const tc_sched *s, fl_skip *k)
     return ok;
 }
 
-tc_status fl_skip_init(fl_sim *S)
+tc_status tc_fl_skip_init(fl_sim *S)
 {
     S->repeat_from = UINT32_MAX;
     if (S->o.no_skip)
@@ -256,11 +256,11 @@ tc_status fl_skip_init(fl_sim *S)
     k->a.lb = malloc(nl * sizeof *k->a.lb);
     k->b.lb = malloc(nl * sizeof *k->b.lb);
     if (!k->a.rk || !k->b.rk || !k->a.lb || !k->b.lb) {
-        fl_skip_free(S);
+        tc_fl_skip_free(S);
         return S->st = tc_fail(S->err, TC_EINTERNAL, "flow evaluator: out of memory");
     }
     if (!runs_init(S, J->s, k))
-        fl_skip_free(S);
+        tc_fl_skip_free(S);
     return S->st;
 }
 
@@ -335,7 +335,7 @@ static bool snap_take(fl_sim *S, sk_snap *x, uint32_t k)
     x->nfl = n;
     x->tmax = fmax(tmax, J->finish);
     qsort(x->fl, n, sizeof *x->fl, cmp_flow);
-    fl_flush_bytes(S);
+    tc_fl_flush_bytes(S);
     memcpy(x->lb, S->link_bytes, S->t->n_links * sizeof *x->lb);
     x->valid = true;
     return true;
@@ -378,7 +378,7 @@ static void shift(fl_sim *S, const sk_snap *a, const sk_snap *b, uint32_t m, uin
         S->fl[f].tlast += D;
         S->f_issue[f] += D;
     }
-    fl_queue_shift(S, D);
+    tc_fl_queue_shift(S, D);
     for (uint32_t r = 0; r < J->p; r++) {
         fl_rank *R = &J->rk[r];
         R->issue += K;
@@ -407,7 +407,7 @@ static void shift(fl_sim *S, const sk_snap *a, const sk_snap *b, uint32_t m, uin
     }
     J->finish += D;
     J->transfers += (uint64_t)m * (b->transfers - a->transfers);
-    fl_flush_bytes(S);
+    tc_fl_flush_bytes(S);
     for (uint32_t l = 0; l < S->t->n_links; l++)
         S->link_bytes[l] += m * (b->lb[l] - a->lb[l]);
     /* The window: step s's slot becomes step s + K's. */
@@ -427,7 +427,7 @@ static void shift(fl_sim *S, const sk_snap *a, const sk_snap *b, uint32_t m, uin
     J->hi += K;
     S->job_ended = true;
     for (uint32_t s = J->lo; s < J->hi && S->st == TC_OK; s++)
-        fl_reemit(S, 0, s);
+        tc_fl_reemit(S, 0, s);
 }
 
 /* A hash of the discrete state relative to step k (independent of the
@@ -492,7 +492,7 @@ static bool to_end(fl_sim *S, const sk_snap *a, const sk_snap *b, uint32_t d, do
 {
     fl_job *J = &S->jobs[0];
     uint32_t N = J->nsteps;
-    /* Records are kept only where this holds (fl_skip_batch, fl_rec_stop). */
+    /* Records are kept only where this holds (tc_fl_skip_batch, fl_rec_stop). */
     if (S->nrecs == 0)
         return false;
     /* the latest time an event is carried to */
@@ -504,7 +504,7 @@ static bool to_end(fl_sim *S, const sk_snap *a, const sk_snap *b, uint32_t d, do
     }
     if (!(last < FL_GRID_SPAN * S->tq))
         return false;
-    fl_flush_bytes(S);
+    tc_fl_flush_bytes(S);
     for (size_t i = 0; i < S->nrecs; i++) {
         const fl_rec *e = &S->recs[i];
         if (e->step >= N || N - 1 - e->step < d)
@@ -513,7 +513,7 @@ static bool to_end(fl_sim *S, const sk_snap *a, const sk_snap *b, uint32_t d, do
         if (e->start) {
             if (!(e->v > 0))
                 continue;
-            uint32_t n = fl_route(S, fl_ep(J, e->src), fl_ep(J, e->dst));
+            uint32_t n = tc_fl_route(S, fl_ep(J, e->src), fl_ep(J, e->dst));
             if (n == 0) {
                 if (S->st == TC_OK)
                     S->st = tc_fail(S->err, TC_EINTERNAL, "flow evaluator: a repeated transfer lost its route");
@@ -547,7 +547,7 @@ static bool to_end(fl_sim *S, const sk_snap *a, const sk_snap *b, uint32_t d, do
     return true;
 }
 
-void fl_skip_batch(fl_sim *S)
+void tc_fl_skip_batch(fl_sim *S)
 {
     fl_skip *sk = S->skip;
     fl_job *J = &S->jobs[0];
