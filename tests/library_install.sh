@@ -43,6 +43,9 @@ if command -v nm > /dev/null 2>&1; then
         [ -f "$so" ] || continue
         other=$(nm -D --defined-only "$so" | awk '{print $NF}' | grep -v '^tc_' | head -n 5 | tr '\n' ' ')
         [ -z "$other" ] || fail "libtopocc.so exports names outside tc_: $other"
+        hidden=$(nm -D --defined-only "$so" | awk '{print $NF}' | grep '^tc_cx_\|^tc_fl_' | grep -v '\.resolver$' |
+            head -n 3 | tr '\n' ' ')
+        [ -z "$hidden" ] || fail "libtopocc.so exports internal helpers: $hidden"
     done
     # and the static library defines none either (a program's own fl_route
     # linked with libtopocc.a would be a second definition)
