@@ -144,6 +144,57 @@ static void groups_of_compare_and_concurrent_round_trip(void **state)
     remove(path);
 }
 
+/* tc_scenario_open: the command comes from the document, a scenario, a
+ * saved result or a sweep's point line alike; a document without one, or
+ * another JSON, is bad input with one line. */
+static void scenario_open_takes_the_documents_command(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/topocc_open_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    const char *docs[][2] = {
+        {"{\"command\": \"train\", \"network\": {\"topo\": [\"clos:down=4x4,up=1x4\"]}}", "train"},
+        {"{\"schema_version\": 1, \"scenario\": {\"command\": \"failures\"}, \"results\": []}", "failures"},
+        {"{\"point\": 3, \"scenario\": {\"command\": \"compare\"}, \"result\": {}}", "compare"},
+    };
+    tc_err err;
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(docs[i][0], f);
+        fclose(f);
+        tc_scenario *s = (tc_scenario *)1;
+        assert_int_equal(tc_scenario_open(path, &s, &err), TC_OK);
+        assert_non_null(s);
+        assert_string_equal(tc_command_name(s->command), docs[i][1]);
+        tc_scenario_free(s);
+    }
+    const char *bad[][2] = {
+        {"{\"network\": {}}", "no \"command\": expected a scenario or a result written by topocc"},
+        {"[1, 2]", "no \"command\""},
+        {"{\"command\": \"collectve\"}", "collectve"},
+        {"{\"command\": \"collective\", \"network\": {\"topoo\": 1}}", "topoo"},
+        {"{\"command\": ", "line 1"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(bad[i][0], f);
+        fclose(f);
+        tc_scenario *s = (tc_scenario *)1;
+        assert_int_equal(tc_scenario_open(path, &s, &err), TC_EINVAL);
+        assert_null(s);
+        assert_non_null(strstr(err.msg, bad[i][1]));
+        assert_null(strchr(err.msg, '\n'));
+    }
+    remove(path);
+    tc_scenario *s = (tc_scenario *)1;
+    assert_int_equal(tc_scenario_open(path, &s, &err), TC_EINVAL);   /* gone */
+    assert_null(s);
+}
+
 /* A caller of the library sets flags that the command line would have
  * refused before setting them: each is bad input (TC_EINVAL) with the
  * command line's one line, and the scenario is left as it was. */
@@ -952,6 +1003,7 @@ int main(void)
         cmocka_unit_test(keys_made_moot_take_their_defaults),
         cmocka_unit_test(cluster_trace_checked_before_the_run),
         cmocka_unit_test(set_flag_refuses_what_the_command_line_refuses),
+        cmocka_unit_test(scenario_open_takes_the_documents_command),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -314,6 +314,16 @@ tc_status tc_scenario_read_json(tc_scenario *s, const struct json_t *root, const
  * but those of the n paths in strict, instead of refusing it (moot_ok). */
 void tc_scenario_allow_moot(tc_scenario *s, const char *const *strict, size_t n);
 tc_status tc_scenario_load(tc_scenario *s, const char *path, tc_err *err);   /* "-": standard input */
+/* A scenario of the command its document names, for a caller that does not
+ * know it: the document is a scenario, a saved result (its "scenario") or a
+ * line of a sweep's results (a point and its scenario). *out is new
+ * (tc_scenario_free; not yet resolved), NULL on failure. tc_scenario_open
+ * reads path ("-": standard input); tc_scenario_from_json a document already
+ * parsed, what naming it in messages. tc_scenario_of_document: the scenario
+ * object inside such a document (root itself for a scenario). */
+tc_status tc_scenario_open(const char *path, tc_scenario **out, tc_err *err);
+tc_status tc_scenario_from_json(const struct json_t *root, const char *what, tc_scenario **out, tc_err *err);
+const struct json_t *tc_scenario_of_document(const struct json_t *root);
 /* Canonical JSON of a resolved scenario (new reference; NULL when out of
  * memory): only the keys that apply to its command (and mode), every number
  * shortest round-trip. */

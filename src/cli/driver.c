@@ -453,14 +453,13 @@ static tc_status replay(cli_in *in, tc_err *err)
     /* A result (schema_version and a scenario) holds its scenario, and so
      * does a line of a sweep's results (a point and its scenario); anything
      * else is read as a scenario, where a stray "scenario" key is unknown. */
-    json_t *scn = json_object_get(root, "scenario");
-    if (!json_is_object(scn) ||
-        (!json_object_get(root, "schema_version") && !json_is_integer(json_object_get(root, "point"))))
-        scn = root;
-    const json_t *cmd = json_object_get(scn, "command");
+    const json_t *scn = tc_scenario_of_document(root);
     tc_status st = TC_OK;
     long long point;
     char e[160];
+    char what[300];
+    snprintf(what, sizeof what, "%.256s", in->positional);
+    tc_scenario *s = NULL;
     if (scn == root && json_object_get(root, "topocc_sweep")) {
         st = tc_fail(err, TC_EINVAL, "%s: a sweep's header (a results file's first line): it holds no scenario to "
                                      "replay; a point's line does (sed -n 2p RESULTS.jsonl | topocc replay -)",
@@ -471,18 +470,8 @@ static tc_status replay(cli_in *in, tc_err *err)
         st = tc_fail(err, TC_EINVAL, "%s: this line records point %lld of a sweep, which failed: it holds no "
                                      "scenario to replay (its error: \"%s\")",
                      in->positional, point, e);
-    } else if (!json_is_string(cmd))
-        st = tc_fail(err, TC_EINVAL, "%s: no \"command\": expected a scenario or a result written by topocc",
-                     in->positional);
-    else
-        st = tc_command_parse(json_string_value(cmd), &in->cmd, err);
-    tc_scenario *s = st == TC_OK ? tc_scenario_new(in->cmd) : NULL;
-    if (st == TC_OK && !s)
-        st = tc_fail(err, TC_EINTERNAL, "out of memory");
-    char what[300];
-    snprintf(what, sizeof what, "%.256s", in->positional);
-    if (st == TC_OK)
-        st = tc_scenario_read_json(s, scn, what, err);
+    } else if ((st = tc_scenario_from_json(root, what, &s, err)) == TC_OK)
+        in->cmd = s->command;
     json_decref(root);
     char ver[sizeof s->version], com[sizeof s->commit];
     if (st == TC_OK) {

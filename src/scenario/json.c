@@ -188,33 +188,88 @@ tc_status tc_scenario_read_json(tc_scenario *s, const json_t *root, const char *
     return TC_OK;
 }
 
-tc_status tc_scenario_load(tc_scenario *s, const char *path, tc_err *err)
+/* The JSON of path ("-": standard input) into *root; what names it in
+ * messages ("scenario FILE"). */
+static tc_status load_root(const char *path, json_t **root, char *what, size_t len, tc_err *err)
 {
     json_error_t je;
     bool in = strcmp(path, "-") == 0;
     struct stat sb;
+    *root = NULL;
     if (!in && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
         return tc_fail(err, TC_EINVAL, "scenario %.256s: a directory: give a scenario file (SCENARIO.json)", path);
     unsigned long mark = tc_oom_mark();
-    json_t *root = in ? json_loadf(stdin, JSON_REJECT_DUPLICATES, &je)
-                      : json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    json_t *r = in ? json_loadf(stdin, JSON_REJECT_DUPLICATES, &je) : json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     if (tc_oom_since(mark)) { /* jansson's parser says so as a syntax error, or not at all */
-        json_decref(root);
+        json_decref(r);
         return tc_fail(err, TC_EINTERNAL, "out of memory");
     }
-    char what[300];
-    snprintf(what, sizeof what, "scenario %.256s", in ? "(standard input)" : path);
-    if (!root) {
+    snprintf(what, len, "scenario %.256s", in ? "(standard input)" : path);
+    if (!r) {
         if (je.line <= 0)
             return tc_fail(err, TC_EINVAL, "%s: %s", what, je.text);
         return tc_fail(err, TC_EINVAL, "%s line %d, column %d: %s", what, je.line, je.column, je.text);
     }
+    *root = r;
+    return TC_OK;
+}
+
+tc_status tc_scenario_load(tc_scenario *s, const char *path, tc_err *err)
+{
+    char what[300];
+    json_t *root;
+    tc_status st = load_root(path, &root, what, sizeof what, err);
+    if (st)
+        return st;
     /* A saved result holds its scenario. */
     const json_t *scn = json_object_get(root, "scenario");
     bool result = json_is_object(scn) && json_object_get(root, "schema_version");
     if (result)
-        snprintf(what, sizeof what, "result %.256s: scenario", in ? "(standard input)" : path);
-    tc_status st = tc_scenario_read_json(s, result ? scn : root, what, err);
+        snprintf(what, sizeof what, "result %.256s: scenario", strcmp(path, "-") == 0 ? "(standard input)" : path);
+    st = tc_scenario_read_json(s, result ? scn : root, what, err);
+    json_decref(root);
+    return st;
+}
+
+const json_t *tc_scenario_of_document(const json_t *root)
+{
+    const json_t *scn = json_object_get(root, "scenario");
+    if (json_is_object(scn) &&
+        (json_object_get(root, "schema_version") || json_is_integer(json_object_get(root, "point"))))
+        return scn;
+    return root;
+}
+
+tc_status tc_scenario_from_json(const json_t *root, const char *what, tc_scenario **out, tc_err *err)
+{
+    *out = NULL;
+    const json_t *scn = tc_scenario_of_document(root);
+    const json_t *cmd = json_is_object(scn) ? json_object_get(scn, "command") : NULL;
+    if (!json_is_string(cmd))
+        return tc_fail(err, TC_EINVAL, "%s: no \"command\": expected a scenario or a result written by topocc", what);
+    tc_command c;
+    tc_status st = tc_command_parse(json_string_value(cmd), &c, err);
+    if (st)
+        return st;
+    tc_scenario *s = tc_scenario_new(c);
+    if (!s)
+        return tc_fail(err, TC_EINTERNAL, "out of memory");
+    if ((st = tc_scenario_read_json(s, scn, what, err)) != TC_OK) {
+        tc_scenario_free(s);
+        return st;
+    }
+    *out = s;
+    return TC_OK;
+}
+
+tc_status tc_scenario_open(const char *path, tc_scenario **out, tc_err *err)
+{
+    char what[300];
+    json_t *root;
+    *out = NULL;
+    tc_status st = load_root(path, &root, what, sizeof what, err);
+    if (st == TC_OK)
+        st = tc_scenario_from_json(root, what, out, err);
     json_decref(root);
     return st;
 }
