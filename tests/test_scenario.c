@@ -147,6 +147,14 @@ static void groups_of_compare_and_concurrent_round_trip(void **state)
 /* tc_scenario_open: the command comes from the document, a scenario, a
  * saved result or a sweep's point line alike; a document without one, or
  * another JSON, is bad input with one line. */
+static void put_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
 static void scenario_open_takes_the_documents_command(void **state)
 {
     (void)state;
@@ -161,10 +169,7 @@ static void scenario_open_takes_the_documents_command(void **state)
     };
     tc_err err;
     for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
-        FILE *f = fopen(path, "w");
-        assert_non_null(f);
-        fputs(docs[i][0], f);
-        fclose(f);
+        put_file(path, docs[i][0]);
         tc_scenario *s = (tc_scenario *)1;
         assert_int_equal(tc_scenario_open(path, &s, &err), TC_OK);
         assert_non_null(s);
@@ -179,10 +184,7 @@ static void scenario_open_takes_the_documents_command(void **state)
         {"{\"command\": ", "line 1"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        FILE *f = fopen(path, "w");
-        assert_non_null(f);
-        fputs(bad[i][0], f);
-        fclose(f);
+        put_file(path, bad[i][0]);
         tc_scenario *s = (tc_scenario *)1;
         assert_int_equal(tc_scenario_open(path, &s, &err), TC_EINVAL);
         assert_null(s);
