@@ -89,6 +89,12 @@ good "status of a torn file" "the last line is torn" sweep --status "$tmp/t.json
 grep -q "11 held already, 7 run now" "$tmp/out" || { echo "FAIL (resume counts)"; cat "$tmp/out"; fails=$((fails + 1)); }
 grep -q "torn line" "$tmp/err" || { echo "FAIL (torn line noted)"; fails=$((fails + 1)); }
 same_sets "resumed after a torn line" "$tmp/full.jsonl" "$tmp/t.jsonl"
+# merging a torn file leaves its torn line out, and says so (a note)
+head -n 12 "$tmp/full.jsonl" >"$tmp/tt.jsonl"
+sed -n 13p "$tmp/full.jsonl" | head -c 200 >>"$tmp/tt.jsonl"
+"$T" sweep --merge "$tmp/tt.jsonl" -o "$tmp/ttm.jsonl" >/dev/null 2>"$tmp/err"
+grep -q "^topocc: note: .*tt.jsonl ends in a torn line; it is left out$" "$tmp/err" ||
+    { echo "FAIL (merge: no note of a torn line)"; cat "$tmp/err"; fails=$((fails + 1)); }
 # only a torn header: started again
 head -c 50 "$tmp/full.jsonl" >"$tmp/h.jsonl"
 "$T" sweep "$tmp/s.json" -o "$tmp/h.jsonl" --quiet >/dev/null 2>&1

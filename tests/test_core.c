@@ -314,6 +314,27 @@ static void utf8_is_checked_as_json_reads_it(void **state)
 /* An error is one line whatever the input it quotes: a name or a value
  * with a newline or another control character in it is quoted with '?'
  * in its place. */
+/* Notes go to the handler the caller set, one line each; NULL drops
+ * them; tc_note_stderr is the default. */
+static void note_capture(void *ud, const char *text)
+{
+    char *buf = ud;
+    snprintf(buf + strlen(buf), 256 - strlen(buf), "[%s]", text);
+}
+static void notes_go_to_the_handler(void **state)
+{
+    (void)state;
+    char buf[256] = "";
+    tc_set_note_handler(note_capture, buf);
+    tc_note("%s ends in a torn line", "r.jsonl");
+    tc_note("a\nb");
+    assert_string_equal(buf, "[r.jsonl ends in a torn line][a?b]");
+    tc_set_note_handler(NULL, NULL);
+    tc_note("dropped");
+    assert_string_equal(buf, "[r.jsonl ends in a torn line][a?b]");
+    tc_set_note_handler(tc_note_stderr, NULL);
+}
+
 static void errors_stay_one_line_whatever_they_quote(void **state)
 {
     (void)state;
@@ -346,6 +367,7 @@ int main(void)
         cmocka_unit_test(same_file_compares_files_not_text),
         cmocka_unit_test(utf8_is_checked_as_json_reads_it),
         cmocka_unit_test(errors_stay_one_line_whatever_they_quote),
+        cmocka_unit_test(notes_go_to_the_handler),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,6 +32,17 @@ typedef struct tc_err {
 tc_status tc_fail(tc_err *err, tc_status code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Notes: what a run says that is neither its result nor an error (a
+ * sweep's results file ends in a torn line and it is left out, ...). Each
+ * goes to the note handler, one line without its newline; the default,
+ * tc_note_stderr, writes "topocc: note: TEXT" on stderr. A caller of the
+ * library sets its own (NULL: notes are dropped). Process-wide: set it
+ * before the runs, not while one is under way. */
+typedef void (*tc_note_fn)(void *ud, const char *text);
+void tc_set_note_handler(tc_note_fn fn, void *ud);
+void tc_note_stderr(void *ud, const char *text);
+void tc_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Allocation that reports failure as TC_EINTERNAL via the caller. */
 void *tc_calloc(size_t n, size_t size);
 

@@ -26,3 +26,33 @@ void *tc_calloc(size_t n, size_t size)
         n = size = 1;
     return calloc(n, size);
 }
+
+static tc_note_fn note_fn = tc_note_stderr;
+static void *note_ud;
+
+void tc_set_note_handler(tc_note_fn fn, void *ud)
+{
+    note_fn = fn;
+    note_ud = ud;
+}
+
+void tc_note_stderr(void *ud, const char *text)
+{
+    (void)ud;
+    fprintf(stderr, "topocc: note: %s\n", text);
+}
+
+void tc_note(const char *fmt, ...)
+{
+    if (!note_fn)
+        return;
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    for (char *p = text; *p; p++) /* one line whatever it quotes, as tc_fail's */
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    note_fn(note_ud, text);
+}

@@ -320,14 +320,13 @@ tc_status tc_sweep_merge(const char *const *in, size_t n, const char *out, tc_sw
                                          "of one sweep merge",
                          in[k], r.hash, in[0], first.hash);
         if (r.torn)
-            fprintf(stderr, "topocc: note: %s ends in a torn line; it is left out\n", in[k]);
+            tc_note("%s ends in a torn line; it is left out", in[k]);
         const json_t *b0 = json_object_get(first.header, "topocc"), *bk = json_object_get(r.header, "topocc");
         if (st == TC_OK && ((b0 && bk && !json_equal(b0, bk)) || r.nother_build)) {
             char name[sizeof r.other_build];
             build_name(bk, name, sizeof name);
-            fprintf(stderr, "topocc: note: %s holds results of another topocc build, %s, than %s's: they may "
-                            "differ\n",
-                    in[k], r.nother_build ? r.other_build : name, in[0]);
+            tc_note("%s holds results of another topocc build, %s, than %s's: they may differ", in[k],
+                    r.nother_build ? r.other_build : name, in[0]);
         }
         tc_sweep_results_free(&r);
     }

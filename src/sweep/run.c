@@ -196,7 +196,7 @@ static tc_status open_results(const tc_sweep *sw, const char *path, writer *w, t
                                          "give another -o, or the sweep file that wrote it",
                          path, hash, sw->hash);
         else {
-            fprintf(stderr, "topocc: note: %s holds only a torn header: it is started again\n", path);
+            tc_note("%s holds only a torn header: it is started again", path);
             fresh = true;
             if (ftruncate(w->fd, 0) != 0)
                 st = tc_fail(err, TC_EINVAL, "cannot truncate '%s': %s", path, strerror(errno));
@@ -215,8 +215,8 @@ static tc_status open_results(const tc_sweep *sw, const char *path, writer *w, t
         const char *hv = json_string_value(json_object_get(hb, "version")),
                    *hc = json_string_value(json_object_get(hb, "commit"));
         if (hv && hc && (strcmp(hv, tc_version()) || strcmp(hc, tc_commit())))
-            fprintf(stderr, "topocc: note: '%s' was started by topocc %s (%s), this is %s (%s): the points run now are "
-                            "this build's (each line records its build; sweep --status counts the others)\n",
+            tc_note("'%s' was started by topocc %s (%s), this is %s (%s): the points run now are this build's (each "
+                    "line records its build; sweep --status counts the others)",
                     path, hv, hc, tc_version(), tc_commit());
         if (st == TC_OK && held->torn) {
             *torn = true;
