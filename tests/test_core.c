@@ -12,6 +12,9 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <cmocka.h>
+#include <stdatomic.h>
+#include <threads.h>
+#include "core/blas.h"
 #include "topocc/core.h"
 
 static void sizes_use_powers_of_two_for_iec_and_ten_for_si(void **state)
@@ -314,6 +317,35 @@ static void utf8_is_checked_as_json_reads_it(void **state)
 /* An error is one line whatever the input it quotes: a name or a value
  * with a newline or another control character in it is quoted with '?'
  * in its place. */
+/* OpenBLAS opened by several threads at once, the first use of it in this
+ * process: every one of them finds it loaded (one opens it, the others wait;
+ * a thread that came while another was opening it used to fail). */
+static atomic_int blas_go;
+static int blas_loader(void *arg)
+{
+    tc_err err;
+    while (!atomic_load(&blas_go))
+        thrd_yield();
+    *(tc_status *)arg = tc_blas_load(&err);
+    return 0;
+}
+static void blas_loads_once_from_any_thread(void **state)
+{
+    (void)state;
+    enum { N = 8 };
+    thrd_t th[N];
+    tc_status st[N];
+    for (int i = 0; i < N; i++) {
+        st[i] = TC_EINTERNAL;
+        assert_int_equal(thrd_create(&th[i], blas_loader, &st[i]), thrd_success);
+    }
+    atomic_store(&blas_go, 1);
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(thrd_join(th[i], NULL), thrd_success);
+        assert_int_equal(st[i], TC_OK);
+    }
+}
+
 /* Notes go to the handler the caller set, one line each; NULL drops
  * them; tc_note_stderr is the default. */
 static void note_capture(void *ud, const char *text)
@@ -368,6 +400,7 @@ int main(void)
         cmocka_unit_test(utf8_is_checked_as_json_reads_it),
         cmocka_unit_test(errors_stay_one_line_whatever_they_quote),
         cmocka_unit_test(notes_go_to_the_handler),
+        cmocka_unit_test(blas_loads_once_from_any_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 #include "core/blas.h"
 
 static tc_blas fns;
@@ -27,10 +28,8 @@ static bool sym(void *lib, const char *name, void *fp, size_t size)
 
 #define SYM(lib, field, name) sym(lib, name, &fns.field, sizeof fns.field)
 
-static void load(void)
+static void load_once(void)
 {
-    if (loaded)
-        return;
     loaded = -1;
 #if defined(__x86_64__)
     /* The same kernels on every x86-64 CPU that can run them. Debian's
@@ -66,6 +65,13 @@ static void load(void)
         SYM(blas, get_num_threads, "openblas_get_num_threads") &&
         SYM(lapacke, sgeqrf_work, "LAPACKE_sgeqrf_work") && SYM(lapacke, sorgqr_work, "LAPACKE_sorgqr_work"))
         loaded = 1;
+}
+
+/* Once per process, whichever thread comes first; the others wait for it. */
+static void load(void)
+{
+    static once_flag once = ONCE_FLAG_INIT;
+    call_once(&once, load_once);
 }
 
 tc_status tc_blas_load(tc_err *err)
