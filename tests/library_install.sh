@@ -43,9 +43,11 @@ if command -v nm > /dev/null 2>&1; then
         [ -f "$so" ] || continue
         other=$(nm -D --defined-only "$so" | awk '{print $NF}' | grep -v '^tc_' | head -n 5 | tr '\n' ' ')
         [ -z "$other" ] || fail "libtopocc.so exports names outside tc_: $other"
-        hidden=$(nm -D --defined-only "$so" | awk '{print $NF}' | grep '^tc_cx_\|^tc_fl_' | grep -v '\.resolver$' |
-            head -n 3 | tr '\n' ' ')
-        [ -z "$hidden" ] || fail "libtopocc.so exports internal helpers: $hidden"
+        # and only what the public headers declare (cmake/version_script.cmake)
+        nm -D --defined-only "$so" | awk '{print $NF}' | sort -u > "$tmp/exported"
+        cat "$P"/include/topocc/*.h | grep -o 'tc_[A-Za-z0-9_]*' | sort -u > "$tmp/declared"
+        inner=$(comm -23 "$tmp/exported" "$tmp/declared" | head -n 3 | tr '\n' ' ')
+        [ -z "$inner" ] || fail "libtopocc.so exports names no public header declares: $inner"
     done
     # and the static library defines none either (a program's own fl_route
     # linked with libtopocc.a would be a second definition)
