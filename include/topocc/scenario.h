@@ -364,6 +364,9 @@ size_t tc_option_count(void);
 const tc_option *tc_option_get(size_t i);
 /* The option spelled flag that command c accepts, or NULL. */
 const tc_option *tc_option_find(const char *flag, tc_command c);
+/* The commands that accept flag, for "it belongs to ..." messages
+ * ("failures, train"); "" when none does. */
+void tc_option_owners(const char *flag, char *buf, size_t len);
 /* The valid flag nearest to flag (edit distance), for "did you mean". */
 const char *tc_option_nearest(const char *flag, tc_command c);
 

@@ -43,24 +43,6 @@ int cli_exit(tc_status st, const tc_err *err)
     return st == TC_EINVAL ? 2 : 1;
 }
 
-/* Which commands accept flag, for "it belongs to ..." messages. */
-static void owners(const char *flag, char *buf, size_t len)
-{
-    buf[0] = '\0';
-    unsigned seen = 0;
-    for (size_t i = 0; i < tc_option_count(); i++) {
-        const tc_option *o = tc_option_get(i);
-        if (strcmp(o->flag, flag) != 0)
-            continue;
-        for (int c = 0; c < TC_CMD_COUNT; c++)
-            if ((o->commands & (1u << c)) && !(seen & (1u << c))) {
-                size_t l = strlen(buf);
-                snprintf(buf + l, len - l, "%s%s", seen ? ", " : "", tc_command_name((tc_command)c));
-                seen |= 1u << c;
-            }
-    }
-}
-
 /* Replay takes only the output and general options that do not describe a
  * scenario. */
 static const tc_option *find_option(const cli_in *in, const char *flag)
@@ -77,7 +59,7 @@ static tc_status unknown_option(const cli_in *in, const char *name, tc_err *err)
 {
     const char *what = in->replay ? "replay" : tc_command_name(in->cmd);
     char who[256];
-    owners(name, who, sizeof who);
+    tc_option_owners(name, who, sizeof who);
     if (who[0] && !in->replay)
         return tc_fail(err, TC_EINVAL, "option %s does not apply to 'topocc %s' (it belongs to %s)", name, what, who);
     if (in->replay)

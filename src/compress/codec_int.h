@@ -54,10 +54,6 @@ static inline bool cx_cpu_f16c(void)
 }
 #endif
 
-/* The helpers of the library's own files: global for the static
- * library's objects, not exported by the shared one (docs/LIBRARY.md). */
-#pragma GCC visibility push(hidden)
-
 /* All-ones when c, else zero: selects without branches (if-conversion is
  * not done for the -O2 vectoriser). */
 static inline uint32_t cx_mask(int c)
@@ -276,7 +272,5 @@ void tc_cx_path_aggregate(tc_codec *c, const float *const *x, float *const *e, f
 float tc_cx_thc_scale(tc_codec *c, const float *const *x, uint64_t step);
 void tc_cx_thc_encode(tc_codec *c, const float *x, float *e, float scale, uint64_t step, uint32_t w, int8_t *q);
 void tc_cx_thc_decode(tc_codec *c, const int32_t *sum, uint32_t count, float scale, uint64_t step, float *out);
-
-#pragma GCC visibility pop
 
 #endif

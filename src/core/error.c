@@ -4,6 +4,15 @@
 #include <stdlib.h>
 #include "topocc/core.h"
 
+/* One line whatever it quotes: a control character of a name or a value
+ * (a newline in a file name) is shown as '?'. */
+static void one_line(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            *s = '?';
+}
+
 tc_status tc_fail(tc_err *err, tc_status code, const char *fmt, ...)
 {
     if (err) {
@@ -11,11 +20,7 @@ tc_status tc_fail(tc_err *err, tc_status code, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
-        /* one line whatever it quotes: a control character of a name or a
-         * value (a newline in a file name) is shown as '?' */
-        for (char *p = err->msg; *p; p++)
-            if ((unsigned char)*p < 0x20 || *p == 0x7f)
-                *p = '?';
+        one_line(err->msg);
     }
     return code;
 }
@@ -51,8 +56,6 @@ void tc_note(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    for (char *p = text; *p; p++) /* one line whatever it quotes, as tc_fail's */
-        if ((unsigned char)*p < 0x20 || *p == 0x7f)
-            *p = '?';
+    one_line(text);
     note_fn(note_ud, text);
 }

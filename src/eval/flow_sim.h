@@ -10,10 +10,6 @@
 #include "eval/flow_int.h"
 #include "topocc/flow.h"
 
-/* The helpers of the library's own files: global for the static
- * library's objects, not exported by the shared one (docs/LIBRARY.md). */
-#pragma GCC visibility push(hidden)
-
 #define NONE UINT32_MAX
 
 /* A flow's state; ST_FREE: its id is on the free list; ST_WIRE: it may
@@ -428,7 +424,5 @@ void tc_fl_rec_add(fl_sim *S, bool start, uint32_t step, uint32_t src, uint32_t 
 
 /* Rank r's entry for step s (s >= its issue); NULL when out of memory. */
 fl_ahead *tc_fl_ahead_at(fl_job *J, uint32_t r, uint32_t s);
-
-#pragma GCC visibility pop
 
 #endif

@@ -702,8 +702,7 @@ static tc_status flag_topologies(tc_scenario *s, bool preset, tc_err *err)
     return TC_OK;
 }
 
-/* Which commands accept flag ("failures, train"), for messages; "" none. */
-static void flag_owners(const char *flag, char *buf, size_t len)
+void tc_option_owners(const char *flag, char *buf, size_t len)
 {
     buf[0] = '\0';
     unsigned seen = 0;
@@ -729,7 +728,7 @@ static tc_status flag_args(const tc_scenario *s, const char *flag, const opt_def
     const char *cmd = tc_command_name(s->command);
     if (!d) {
         char who[256];
-        flag_owners(flag, who, sizeof who);
+        tc_option_owners(flag, who, sizeof who);
         if (who[0])
             return tc_fail(err, TC_EINVAL, "option %s does not apply to 'topocc %s' (it belongs to %s)", flag, cmd,
                            who);
